@@ -1,0 +1,96 @@
+# iotape: one binary, one Makefile. `make` builds ./iotape, `make test` runs
+# every test (installing missing Debian packages first), `make bench` prints
+# speed ratios against blkparse/btt. V=1 shows commands; SANITIZE=address,undefined
+# builds with sanitizers.
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
+	   -Wstrict-prototypes -Wno-unused-parameter -Wvla
+ALL_CFLAGS = -std=gnu11 $(WARNINGS) -I. $(CFLAGS) -D_GNU_SOURCE
+LIBS = -lsqlite3 -lm
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+BUILD = build-san
+else
+BUILD = build
+endif
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+# Debian packages the build, the tests and the benchmarks need.
+DEB_PACKAGES = build-essential pkg-config libsqlite3-dev sqlite3 libcmocka-dev \
+	liburing-dev libblkid-dev blktrace fio gnuplot-nox util-linux e2fsprogs \
+	procps time
+DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
+	/usr/bin/btt /usr/bin/fio /usr/bin/gnuplot /usr/include/liburing.h \
+	/usr/include/blkid/blkid.h
+
+LIB_SRC = lib/util.c lib/emit.c
+CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
+	capture/blkparse_text.c schema/store.c $(BUILD)/schema_sql.c
+CMD_SRC = capture/cmd_import.c analyze/stitch.c analyze/stats.c \
+	analyze/runview.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c
+MAIN_SRC = iotape.c
+SRC = $(LIB_SRC) $(CORE_SRC) $(CMD_SRC)
+OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BUILD)/%,$(SRC))) \
+	$(BUILD)/schema_sql.o
+SQL = $(sort $(wildcard schema/[0-9][0-9][0-9]_*.sql))
+
+UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+
+all: iotape$(if $(SANITIZE),-san)
+
+iotape$(if $(SANITIZE),-san): $(OBJ) $(BUILD)/iotape.o
+	@echo "  LINK  $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: %.c $(wildcard */*.h) | $(BUILD)
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/schema_sql.c: $(SQL) schema/embed.sh | $(BUILD)
+	@echo "  GEN   $@"
+	$(Q)sh schema/embed.sh $(SQL) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/schema_sql.o: $(BUILD)/schema_sql.c
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD):
+	@mkdir -p $(BUILD)
+
+$(BUILD)/tests/%: tests/unit/%.c $(OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ) $(LIBS) -lcmocka
+
+# Installs what the build and tests need when any of it is missing.
+deps:
+	@missing=0; for f in $(DEB_CHECK); do [ -e $$f ] || missing=1; done; \
+	if [ $$missing = 1 ]; then \
+		echo "  DEPS  apt-get install $(DEB_PACKAGES)"; \
+		apt-get update -q >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			$(DEB_PACKAGES) >/dev/null || exit 1; \
+	fi
+
+unit: $(UNIT_TESTS)
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)BUILD=$(BUILD) IOTAPE=$(CURDIR)/iotape$(if $(SANITIZE),-san) \
+		bash tests/run.sh $(UNIT_TESTS)
+
+bench: deps all
+	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/bench.sh
+
+clean:
+	rm -rf build build-san iotape iotape-san
+
+.PHONY: all deps unit test bench clean

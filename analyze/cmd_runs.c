@@ -1,0 +1,83 @@
+/* `iotape runs`: list the runs of a database, one line each. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "lib/util.h"
+#include "schema/store.h"
+
+static void runs_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: iotape runs [--db FILE]\n"
+"\n"
+"Lists the runs: id, name, kind, status, events, requests (stitched I/Os),\n"
+"time span in seconds, devices (major,minor) and source.\n"
+"  --db FILE  the database (default $IOTAPE_DB or iotape.db)\n");
+}
+
+int cmd_runs(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = NULL;
+	struct store *st = NULL;
+	sqlite3_stmt *s;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': db = optarg; break;
+		case 'h': runs_usage(stdout); return 0;
+		default: runs_usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		runs_usage(stderr);
+		return 2;
+	}
+	db = db_path_default(db);
+	if (access(db, F_OK) != 0)
+		return error("cannot open database '%s': no such file", db);
+	if (store_open(&st, db, 0)) {
+		error("%s: %s", db, store_errmsg(st));
+		store_close(st);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(store_db(st),
+		"SELECT id, name, kind, status,"
+		" coalesce(last_event - first_event + 1, 0),"
+		" (SELECT count(*) FROM requests WHERE run = r.id),"
+		" coalesce(((SELECT time_ns FROM events WHERE id = r.last_event)"
+		"   - genesis_ns) / 1e9, 0),"
+		" (SELECT group_concat((dev >> 20) || ',' || (dev & 1048575), ' ')"
+		"   FROM devices WHERE run = r.id),"
+		" coalesce(source, '')"
+		" FROM runs r ORDER BY id", -1, &s, NULL) != SQLITE_OK) {
+		error("%s: %s", db, sqlite3_errmsg(store_db(st)));
+		store_close(st);
+		return -1;
+	}
+	printf("%4s %-20s %-7s %-8s %10s %9s %9s %s\n", "id", "name", "kind",
+	       "status", "events", "requests", "span_s", "devices");
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		printf("%4" PRId64 " %-20s %-7s %-8s %10" PRId64 " %9" PRId64
+		       " %9.3f %s\n", (int64_t)sqlite3_column_int64(s, 0),
+		       sqlite3_column_text(s, 1), sqlite3_column_text(s, 2),
+		       sqlite3_column_text(s, 3),
+		       (int64_t)sqlite3_column_int64(s, 4),
+		       (int64_t)sqlite3_column_int64(s, 5),
+		       sqlite3_column_double(s, 6),
+		       sqlite3_column_text(s, 7) ? (const char *)sqlite3_column_text(s, 7) : "-");
+	}
+	sqlite3_finalize(s);
+	store_close(st);
+	return 0;
+}

@@ -1,0 +1,58 @@
+/* One run's per-device and per-process figures, built from its stitched
+ * requests, for `iotape report` and (later) compare. */
+#ifndef IOTAPE_REPORT_H
+#define IOTAPE_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/runview.h"
+#include "analyze/stats.h"
+#include "lib/emit.h"
+
+struct dir_stats {
+	uint64_t ios, bytes;               /* dispatches (D) and their bytes */
+	uint64_t c_only_ios, c_only_bytes; /* completed bios with no D */
+};
+
+struct dev_stats {
+	uint32_t dev;
+	struct dir_stats dir[2];           /* [0] read, [1] write/discard */
+	uint64_t bios;                     /* Q rows */
+	uint64_t busy_ns;                  /* sum of D2C of dispatches */
+	uint64_t q2c_no_d;                 /* completed bios with no D seen */
+	uint64_t negative;                 /* latencies < 0 (clock steps) */
+	uint64_t seeks_128;                /* D2D distances over 128 sectors */
+	struct hist q2c, d2c, q2d, seek;   /* ns, ns, ns, sectors */
+};
+
+struct proc_stats {
+	uint32_t pid;
+	uint64_t bios, bytes;
+	struct hist q2c;
+};
+
+struct report {
+	const struct runview *rv;
+	int64_t span_ns;
+	struct dev_stats *devs;
+	size_t ndev;
+	struct proc_stats *procs;
+	size_t nproc, pcap;
+	size_t *pidx;                      /* pid hash → procs index + 1 */
+	uint64_t total_bytes;
+	struct hist all_q2c, all_d2c, all_q2d;
+};
+
+/* Reads rv's requests once and fills r. Returns 0 or -1 after an error line. */
+int report_build(struct report *r, struct runview *rv);
+
+/* Emits r as text (80 columns) or JSON; at most max_procs processes in text. */
+void report_emit(struct report *r, struct emit *e, size_t max_procs);
+
+void report_free(struct report *r);
+
+/* The definitions printed under a report and in --help. */
+extern const char report_footer[];
+
+#endif

@@ -1,0 +1,35 @@
+/* Latency statistics in flat memory: a log-linear histogram (128 exact
+ * buckets, then 64 per power of two: values within 1/64 relative) that gives
+ * count, exact mean, min and max, and percentiles to within 0.8%. */
+#ifndef IOTAPE_STATS_H
+#define IOTAPE_STATS_H
+
+#include <stdint.h>
+
+#define HIST_BUCKETS (128 + 57 * 64)
+
+struct hist {
+	uint64_t n;
+	double sum;          /* of values, for the exact mean */
+	uint64_t min, max;
+	uint64_t *counts;    /* HIST_BUCKETS, allocated on first add */
+};
+
+/* Adds one value (ns, sectors, ...). Negative values are not allowed:
+ * callers count them elsewhere. */
+void hist_add(struct hist *h, uint64_t v);
+
+/* Mean of the values added, 0 when none. */
+double hist_mean(const struct hist *h);
+
+/* The p-th percentile (0 < p <= 100) as the midpoint of its bucket clamped
+ * to [min, max]; 0 when empty. Nearest-rank definition. */
+double hist_pct(const struct hist *h, double p);
+
+/* Adds every value of src into dst. */
+void hist_merge(struct hist *dst, const struct hist *src);
+
+/* Frees the buckets. */
+void hist_free(struct hist *h);
+
+#endif

@@ -1,0 +1,51 @@
+/* Request stitching: turns time-ordered block events into one record per I/O
+ * (Q → G or M/F → I → D → C), the way btt(1) pairs them, plus what btt leaves
+ * out (splits followed, zero-length flushes, D-only and Q-only traces). */
+#ifndef IOTAPE_STITCH_H
+#define IOTAPE_STITCH_H
+
+#include <stdint.h>
+
+#include "capture/blktrace_format.h"
+#include "schema/store.h"
+
+/* Receives each finished I/O (completed, or still pending when the trace
+ * ended: c_ns 0) with the id it was given. Returns 0 or a negative code. */
+typedef int (*stitch_emit_fn)(void *ctx, int64_t id,
+			      const struct store_request *rq);
+
+struct stitch_stats {
+	uint64_t bios;          /* Q records taken */
+	uint64_t dispatches;    /* D records */
+	uint64_t completions;   /* C records */
+	uint64_t orphan_d;      /* D with no Q in the trace: a row of its own */
+	uint64_t unmatched_c;   /* C matching nothing in flight (request began
+				 * before the trace, or a duplicate) */
+	uint64_t dup_q;         /* Q at a sector already in flight on the device */
+	uint64_t splits;        /* X records followed */
+	uint64_t requeues;      /* R records */
+	uint64_t remaps;        /* A records */
+	uint64_t pending_end;   /* I/Os still in flight when the trace ended */
+	uint64_t time_backwards;/* events earlier than the one before */
+};
+
+struct stitch;
+
+/* Makes a stitcher that hands rows to emit(ctx, ...) and numbers them from
+ * first_id up. Never fails (aborts when out of memory). */
+struct stitch *stitch_new(stitch_emit_fn emit, void *ctx, int64_t first_id);
+
+/* Feeds one event (any action; notify records are ignored). Events must come
+ * in time order per device. Returns 0 or the emit callback's error. */
+int stitch_event(struct stitch *s, const struct bt_event *ev);
+
+/* Emits every I/O still in flight (c_ns 0). Returns 0 or emit's error. */
+int stitch_finish(struct stitch *s);
+
+/* Counts so far. */
+const struct stitch_stats *stitch_stats(const struct stitch *s);
+
+/* Frees the stitcher; NULL is fine. */
+void stitch_free(struct stitch *s);
+
+#endif

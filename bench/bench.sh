@@ -1,0 +1,126 @@
+# bench/bench.sh: `make bench`. Times iotape against blkparse and btt on a real trace of
+# 2 million or more events: a tracefs capture of fio 4k random reads (io_uring, depth 32,
+# direct) on a loop device over a file in /dev/shm, cached in $BENCH_DIR so reruns reuse
+# it (capturing needs root; timing a cached trace does not). Prints a table.
+# Environment: IOTAPE, BENCH_DIR (/var/tmp/iotape-bench), BENCH_REPS (3, the median is
+# shown), BENCH_IOS (500000 I/Os captured), BENCH_MIN_EVENTS (2000000).
+
+. "$(dirname "$0")/../tests/lib.sh"
+
+BENCH_DIR=${BENCH_DIR:-/var/tmp/iotape-bench}
+REPS=${BENCH_REPS:-3}
+MIN_EVENTS=${BENCH_MIN_EVENTS:-2000000}
+TRACE=$BENCH_DIR/trace.bin      # tracefs binary stream (blkparse -i - < trace.bin)
+BTTIN=$BENCH_DIR/trace.btt      # blkparse -d dump of it, btt's input
+META=$BENCH_DIR/trace.meta      # key=value lines: events, kernel, command
+DB=$BENCH_DIR/b.db
+
+die() { echo "bench: $*" >&2; exit 1; }
+
+for tool in blkparse btt fio /usr/bin/time; do
+	command -v $tool > /dev/null || die "needs $tool (make deps)"
+done
+[ -x "$IOTAPE" ] || die "no iotape binary at $IOTAPE (run make)"
+mkdir -p "$BENCH_DIR" || die "cannot create $BENCH_DIR"
+
+meta() { sed -n "s/^$1=//p" "$META" 2> /dev/null; }
+
+# capture: write $TRACE, $BTTIN and $META (atomically: a cut-short capture is not kept)
+capture() {
+	local ios=${BENCH_IOS:-500000} img dev n
+	[ "$(id -u)" = 0 ] || die "no cached trace in $BENCH_DIR and capturing needs root"
+	tracefs_check || die "cannot capture: $TRACEFS_WHY"
+	img=$(mktemp /dev/shm/iotape-bench.XXXXXX) || die "cannot create a file in /dev/shm"
+	at_exit "rm -f '$img'"
+	truncate -s 1G "$img"
+	loop_attach "$img" || die "cannot attach a loop device"
+	dev=$LOOPDEV
+	echo "bench: capturing $ios 4k random reads on $dev (tracefs blk tracer)..." >&2
+	local cmd="fio --name=bench --filename=/dev/$dev --rw=randread --bs=4k --direct=1"
+	cmd+=" --ioengine=io_uring --iodepth=32 --number_ios=$ios --time_based --runtime=300"
+	cmd+=" --randrepeat=1 --norandommap --output=/dev/null"
+	rm -f "$TRACE.tmp"
+	TRACEFS_BUFFER_KB=131072 tracefs_capture "$TRACE.tmp" "$dev" -- $cmd 2> "$TEST_TMP/capture.err"
+	local rc=$?
+	cat "$TEST_TMP/capture.err" >&2
+	[ $rc = 0 ] || die "capture failed (exit $rc)"
+	grep -q '^warning:' "$TEST_TMP/capture.err" && die "capture lost events; try again"
+	n=$(blkparse_events "$TRACE.tmp" | wc -l)
+	[ "$n" -ge "$MIN_EVENTS" ] ||
+		die "captured only $n events (< $MIN_EVENTS); raise BENCH_IOS"
+	blkparse -q -i - -d "$BTTIN.tmp" -O < "$TRACE.tmp" || die "blkparse -d failed"
+	{
+		echo "events=$n"
+		echo "kernel=$(uname -r)"
+		echo "cpus=$(nproc)"
+		echo "captured=$(date -u +%FT%TZ)"
+		echo "command=$cmd (on a loop device over a 1 GiB file in /dev/shm)"
+	} > "$META.tmp"
+	mv "$BTTIN.tmp" "$BTTIN" && mv "$TRACE.tmp" "$TRACE" && mv "$META.tmp" "$META"
+}
+
+if [ -s "$TRACE" ] && [ -s "$BTTIN" ] && [ "$(meta events)" -ge "$MIN_EVENTS" ] 2> /dev/null; then
+	echo "bench: reusing $TRACE ($(meta events) events, captured $(meta captured))" >&2
+else
+	capture
+fi
+EVENTS=$(meta events)
+at_exit "rm -f '$DB' '$DB-journal' '$DB-wal' '$DB-shm'"
+
+# timeit NAME CMD...: run CMD $REPS times (its stdout to /dev/null, in a scratch
+# directory: btt writes files there); keep each run's "wall_s peak_rss_kb" in
+# $TEST_TMP/NAME.times; a failure ends the benchmark. $PRE runs before each repetition.
+timeit() {
+	local name=$1 i dir; shift
+	dir=$TEST_TMP/$name.cwd; mkdir -p "$dir"
+	: > "$TEST_TMP/$name.times"
+	for ((i = 0; i < REPS; i++)); do
+		[ -n "${PRE:-}" ] && eval "$PRE"
+		if ! (cd "$dir" && /usr/bin/time -f '%e %M' -o "$TEST_TMP/$name.t" "$@" \
+			> /dev/null 2> "$TEST_TMP/$name.err" < "${STDIN:-/dev/null}"); then
+			cat "$TEST_TMP/$name.err" >&2
+			die "$name failed: $*"
+		fi
+		tail -n 1 "$TEST_TMP/$name.t" >> "$TEST_TMP/$name.times"
+	done
+}
+
+# median NAME FIELD: the median of column FIELD (1 wall s, 2 peak RSS KiB) of NAME's runs
+median() {
+	sort -g -k "$2,$2" "$TEST_TMP/$1.times" | awk -v f="$2" '
+		{ v[NR] = $f } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+echo "bench: timing blkparse and iotape import ($REPS runs each)..." >&2
+STDIN=$TRACE timeit blkparse blkparse -i - -o /dev/null
+PRE="rm -f '$DB' '$DB-journal' '$DB-wal' '$DB-shm'" \
+	timeit import "$IOTAPE" import --db "$DB" --run bench "$TRACE"
+echo "bench: timing btt and iotape report..." >&2
+timeit btt btt -i "$BTTIN"
+timeit report "$IOTAPE" report --db "$DB" bench
+
+awk -v events="$EVENTS" -v bytes="$(stat -c %s "$TRACE")" -v reps="$REPS" \
+	-v kernel="$(meta kernel)" -v cpus="$(meta cpus)" \
+	-v bp="$(median blkparse 1)" -v bpm="$(median blkparse 2)" \
+	-v im="$(median import 1)" -v imm="$(median import 2)" \
+	-v bt="$(median btt 1)" -v btm="$(median btt 2)" \
+	-v rp="$(median report 1)" -v rpm="$(median report 2)" '
+function rate(t) { return t > 0 ? events / t : 0 }
+function row(task, tool, t, rss) {
+	printf "%-32s %8.2f %12.0f %10.1f\n", task, t, rate(t), rss / 1024 }
+BEGIN {
+	printf "iotape bench: %d events (%.1f MB tracefs capture), Linux %s, %d CPUs\n",
+		events, bytes / 1e6, kernel, cpus
+	printf "median of %d runs; wall time; events/s = trace events / wall time\n\n", reps
+	printf "%-32s %8s %12s %10s\n", "task", "wall s", "events/s", "peak MiB"
+	printf "%-32s %8s %12s %10s\n", "--------------------------------", "------", "--------", "--------"
+	row("blkparse -i - -o /dev/null", bp, bpm)
+	row("iotape import (fresh db)", im, imm)
+	row("btt -i DUMP", bt, btm)
+	row("iotape report", rp, rpm)
+	printf "\n"
+	printf "import vs blkparse: iotape takes %.2fx blkparse's time (%.2fx its events/s)\n",
+		im / bp, bp / im
+	printf "report vs btt:      iotape takes %.2fx btt's time\n", rp / bt
+	printf "iotape import peak RSS: %.1f MiB\n", imm / 1024
+}'

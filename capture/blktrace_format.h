@@ -1,0 +1,166 @@
+/* The blktrace binary format: a pure decoder and encoder over byte buffers.
+ * Format source: Linux include/uapi/linux/blktrace_api.h (struct blk_io_trace,
+ * version 7, and struct blk_io_trace2, version 8) and blkparse(1); written down
+ * in docs/FORMAT.md. No I/O, no globals, no printing. */
+#ifndef IOTAPE_BLKTRACE_FORMAT_H
+#define IOTAPE_BLKTRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BT_MAGIC 0x65617400u      /* "eat" + version byte */
+#define BT_MAGIC_MASK 0xffffff00u
+#define BT_V7_SIZE 48             /* sizeof(struct blk_io_trace) */
+#define BT_V8_SIZE 64             /* sizeof(struct blk_io_trace2) */
+
+/* Action codes: the low 16 bits of the action field. */
+enum bt_act {
+	BT_A_QUEUE = 1,        /* Q */
+	BT_A_BACKMERGE = 2,    /* M */
+	BT_A_FRONTMERGE = 3,   /* F */
+	BT_A_GETRQ = 4,        /* G */
+	BT_A_SLEEPRQ = 5,      /* S */
+	BT_A_REQUEUE = 6,      /* R */
+	BT_A_ISSUE = 7,        /* D */
+	BT_A_COMPLETE = 8,     /* C */
+	BT_A_PLUG = 9,         /* P */
+	BT_A_UNPLUG_IO = 10,   /* U */
+	BT_A_UNPLUG_TIMER = 11,/* UT */
+	BT_A_INSERT = 12,      /* I */
+	BT_A_SPLIT = 13,       /* X */
+	BT_A_BOUNCE = 14,      /* B */
+	BT_A_REMAP = 15,       /* A */
+	BT_A_ABORT = 16,
+	BT_A_DRV_DATA = 17,
+	BT_A_ZONE_PLUG = 18,   /* v8 */
+	BT_A_ZONE_UNPLUG = 19, /* v8 */
+	BT_A_MAX = 19,
+};
+
+/* Set in the action code when the first 8 PDU bytes are a cgroup id. */
+#define BT_A_CGROUP 0x100u
+
+/* Notify record kinds (action code of a record with the NOTIFY category). */
+enum bt_notify {
+	BT_N_PROCESS = 0,    /* pdu: process name, NUL padded */
+	BT_N_TIMESTAMP = 1,  /* pdu: u32 sec, u32 nsec of wall clock at start */
+	BT_N_MESSAGE = 2,    /* pdu: text, e.g. a scheduler's "cfq..." message */
+};
+
+/* Category bits, counted from bit 16 of the action field. */
+enum bt_cat {
+	BT_C_READ = 1u << 0,
+	BT_C_WRITE = 1u << 1,
+	BT_C_FLUSH = 1u << 2,
+	BT_C_SYNC = 1u << 3,
+	BT_C_QUEUE = 1u << 4,
+	BT_C_REQUEUE = 1u << 5,
+	BT_C_ISSUE = 1u << 6,
+	BT_C_COMPLETE = 1u << 7,
+	BT_C_FS = 1u << 8,
+	BT_C_PC = 1u << 9,
+	BT_C_NOTIFY = 1u << 10,
+	BT_C_AHEAD = 1u << 11,
+	BT_C_META = 1u << 12,
+	BT_C_DISCARD = 1u << 13,
+	BT_C_DRV_DATA = 1u << 14,
+	BT_C_FUA = 1u << 15,
+};
+
+/* One decoded record, in host byte order, whatever the version.
+ * pdu points into the buffer that was decoded (NULL when pdu_len is 0). */
+struct bt_event {
+	uint64_t time_ns;   /* trace clock, ns */
+	uint64_t sector;    /* 512-byte sectors */
+	uint64_t action;    /* bits 0-15 code (+BT_A_CGROUP), bits 16+ categories */
+	uint32_t sequence;  /* per-CPU sequence; 0 for notify records */
+	uint32_t bytes;     /* request size in bytes */
+	uint32_t pid;
+	uint32_t dev;       /* major << 20 | minor */
+	uint32_t cpu;
+	uint16_t error;
+	uint16_t pdu_len;   /* bytes of payload that follow the record */
+	const uint8_t *pdu;
+};
+
+#define BT_MAJOR(dev) ((unsigned)((dev) >> 20))
+#define BT_MINOR(dev) ((unsigned)((dev) & ((1u << 20) - 1)))
+#define BT_MKDEV(ma, mi) ((uint32_t)(((ma) << 20) | (mi)))
+
+static inline unsigned bt_code(const struct bt_event *ev)
+{
+	return (unsigned)(ev->action & 0xff);
+}
+static inline uint64_t bt_cats(const struct bt_event *ev)
+{
+	return ev->action >> 16;
+}
+static inline int bt_is_notify(const struct bt_event *ev)
+{
+	return (bt_cats(ev) & BT_C_NOTIFY) != 0;
+}
+static inline uint32_t bt_sectors(const struct bt_event *ev)
+{
+	return ev->bytes >> 9;
+}
+
+/* Errors: returned negated. */
+enum bt_err {
+	BT_OK = 0,
+	BT_E_SHORT = 1,    /* buffer ends inside the record or its payload */
+	BT_E_MAGIC = 2,    /* no blktrace magic at this offset */
+	BT_E_VERSION = 3,  /* magic right but version not 7 or 8 */
+	BT_E_MIXED = 4,    /* version or byte order differs from the stream's */
+};
+
+/* Byte order and version of a stream, decided once from its first record. */
+struct bt_stream {
+	int version;     /* 7 or 8 */
+	int swap;        /* 1 when the trace's byte order differs from the host's */
+	size_t rec_size; /* BT_V7_SIZE or BT_V8_SIZE */
+};
+
+/* Decides byte order and version from the first 4 bytes of buf (len bytes).
+ * Returns 0, -BT_E_SHORT (len < 4), -BT_E_MAGIC or -BT_E_VERSION. */
+int bt_stream_detect(struct bt_stream *s, const uint8_t *buf, size_t len);
+
+/* Decodes one record at buf (len bytes available) with the stream's layout.
+ * On success fills *ev (ev->pdu points into buf) and sets *used to the bytes
+ * consumed (record + payload). Returns 0, -BT_E_SHORT when buf holds less than
+ * a whole record and payload, -BT_E_MAGIC, or -BT_E_MIXED when the record's
+ * magic names another version or byte order than the stream's. */
+int bt_decode(const struct bt_stream *s, const uint8_t *buf, size_t len,
+	      struct bt_event *ev, size_t *used);
+
+/* Encodes ev as a version 7 or 8 record in big- (big_endian=1) or little-
+ * endian order, payload ev->pdu[0..pdu_len) appended. Returns the bytes
+ * written, or -BT_E_SHORT when cap is too small, -BT_E_VERSION for another
+ * version. Used by tests (round trips) and fixture makers. */
+long bt_encode(const struct bt_event *ev, int version, int big_endian,
+	       uint8_t *buf, size_t cap);
+
+/* A one-line description of a negated bt_err code. */
+const char *bt_strerror(int err);
+
+/* blkparse's action name for ev: "Q", "UT", "m" (message) ... or "?" for a
+ * code it does not know. Source: blkparse.c (dump_trace / process names). */
+const char *bt_action_name(const struct bt_event *ev);
+
+/* blkparse 1.2's RWBS string for ev into out (at least 8 bytes): F (flush),
+ * then D (discard) or W or R, or N when no data, then F (FUA), A, S, M.
+ * Source: blkparse_fmt.c fill_rwbs(). */
+void bt_rwbs(const struct bt_event *ev, char *out);
+
+/* Big-endian payload fields (always big-endian, whatever the record order). */
+struct bt_remap {
+	uint32_t dev_from;   /* the device the I/O came from (major<<20|minor) */
+	uint32_t dev_to;
+	uint64_t sector_from;
+};
+/* Reads a remap (A) payload; returns 0 or -BT_E_SHORT when pdu_len < 16. */
+int bt_pdu_remap(const struct bt_event *ev, struct bt_remap *r);
+/* Reads the big-endian u64 of an unplug (depth) or split (sector) payload;
+ * returns 0 or -BT_E_SHORT when pdu_len < 8. */
+int bt_pdu_u64(const struct bt_event *ev, uint64_t *out);
+
+#endif

@@ -1,0 +1,260 @@
+/* `iotape import`: read blktrace files (single stream or per-CPU set) or
+ * blkparse text into runs of the store, events and stitched requests, all
+ * in one transaction. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/stitch.h"
+#include "capture/import.h"
+#include "capture/trace_input.h"
+#include "commands.h"
+#include "lib/util.h"
+#include "schema/store.h"
+
+struct import_ctx {
+	struct store *st;
+	int64_t run;
+	struct stitch *stitch;
+	uint32_t *devs;
+	size_t ndev;
+	int64_t genesis;
+	int have_genesis;
+};
+
+static int on_event(void *vctx, const struct bt_event *ev)
+{
+	struct import_ctx *c = vctx;
+	int rc;
+
+	/* The trace starts at its first record that is not a process-name or
+	 * timestamp notify (those carry the time they were sent, not of I/O). */
+	if (!c->have_genesis && (!bt_is_notify(ev) || bt_code(ev) == BT_N_MESSAGE)) {
+		c->genesis = (int64_t)ev->time_ns;
+		c->have_genesis = 1;
+	}
+	if ((rc = store_event_add(c->st, c->run, ev)))
+		return rc;
+	if (!bt_is_notify(ev)) {
+		size_t i;
+		for (i = 0; i < c->ndev && c->devs[i] != ev->dev; i++)
+			;
+		if (i == c->ndev) {
+			c->devs = xrealloc(c->devs, (c->ndev + 1) * sizeof(*c->devs));
+			c->devs[c->ndev++] = ev->dev;
+		}
+	}
+	return stitch_event(c->stitch, ev);
+}
+
+static int on_process(void *vctx, uint32_t pid, const char *comm)
+{
+	struct import_ctx *c = vctx;
+	return store_process_set(c->st, c->run, pid, comm);
+}
+
+static int on_request(void *vctx, int64_t id, const struct store_request *rq)
+{
+	struct import_ctx *c = vctx;
+	return store_request_add(c->st, c->run, id, rq);
+}
+
+static int stat_u64(struct store *st, int64_t run, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return store_stat_set(st, run, key, buf);
+}
+
+/* Stores what the read and the stitcher counted, for `runs` and reports. */
+static int save_stats(struct store *st, int64_t run, const struct input_stats *is,
+		      const struct stitch_stats *ss)
+{
+	const struct { const char *k; uint64_t v; } kv[] = {
+		{ "records", is->records }, { "notify", is->notify },
+		{ "skipped", is->skipped }, { "unknown_action", is->unknown_action },
+		{ "truncated_bytes", is->truncated_bytes },
+		{ "cpu_mismatch", is->cpu_mismatch },
+		{ "cpu_files", (uint64_t)is->ncpu_files },
+		{ "bios", ss->bios }, { "dispatches", ss->dispatches },
+		{ "completions", ss->completions }, { "orphan_d", ss->orphan_d },
+		{ "unmatched_c", ss->unmatched_c }, { "dup_q", ss->dup_q },
+		{ "splits", ss->splits }, { "requeues", ss->requeues },
+		{ "remaps", ss->remaps }, { "pending_end", ss->pending_end },
+		{ "time_backwards", ss->time_backwards },
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(kv) && !rc; i++)
+		rc = stat_u64(st, run, kv[i].k, kv[i].v);
+	if (!rc && is->missing_cpus[0])
+		rc = store_stat_set(st, run, "missing_cpus", is->missing_cpus);
+	return rc;
+}
+
+/* A run name from an input path: its file name without ".blktrace.N". */
+static void name_from_path(const char *input, char *out, size_t len)
+{
+	char tmp[PATH_MAX];
+	char *b, *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", input);
+	b = basename(tmp);
+	if ((p = strstr(b, ".blktrace")))
+		*p = '\0';
+	snprintf(out, len, "%s", *b ? b : "run");
+}
+
+int import_one(struct store *st, const struct import_opts *o, const char *input,
+	       const char *name, int64_t *run_out, char *err, size_t errlen)
+{
+	struct import_ctx c = { .st = st };
+	struct event_sink sink = { on_event, on_process, &c };
+	struct input_opts io = { .strict = o->strict };
+	struct input_stats is;
+	char runname[256], abspath[PATH_MAX];
+	struct run_info ri = { 0 };
+	int64_t first_id;
+	int rc;
+
+	if (name)
+		snprintf(runname, sizeof(runname), "%s", name);
+	else {
+		char base[200];
+		name_from_path(input, base, sizeof(base));
+		if ((rc = store_run_free_name(st, base, runname, sizeof(runname))))
+			goto store_err;
+	}
+	ri.name = runname;
+	ri.kind = "import";
+	ri.source = realpath(input, abspath) ? abspath : input;
+	if ((rc = store_run_create(st, &ri, &c.run)))
+		goto store_err;
+	if ((rc = store_next_request_id(st, &first_id)))
+		goto store_err;
+	c.stitch = stitch_new(on_request, &c, first_id);
+	rc = trace_input_read(input, &io, &sink, &is, o->quiet ? NULL : stderr,
+			      err, errlen);
+	if (rc) {
+		if (!err[0])
+			snprintf(err, errlen, "%s: %s", input, store_errmsg(st));
+		goto out;
+	}
+	if ((rc = stitch_finish(c.stitch)))
+		goto store_err;
+	for (size_t i = 0; i < c.ndev && !rc; i++)
+		rc = store_device_add(st, c.run, c.devs[i], NULL, 0, "data");
+	if (!rc)
+		rc = save_stats(st, c.run, &is, stitch_stats(c.stitch));
+	if (!rc) {
+		char sql[160];
+		int64_t dummy, args[1] = { c.run };
+		snprintf(sql, sizeof(sql), "UPDATE runs SET format = '%s', "
+			 "big_endian = %d WHERE id = ?1", is.format, is.big_endian);
+		rc = store_query_i64(st, sql, 1, args, &dummy);
+	}
+	if (!rc)
+		rc = store_run_finish(st, c.run, "complete", c.genesis);
+	if (rc)
+		goto store_err;
+	if (run_out)
+		*run_out = c.run;
+	if (!o->quiet)
+		fprintf(stderr, "iotape: imported '%s' as run '%s': %" PRIu64
+			" events, %" PRIu64 " bios, %" PRIu64 " dispatches\n",
+			input, runname, is.records, stitch_stats(c.stitch)->bios,
+			stitch_stats(c.stitch)->dispatches);
+	goto out;
+store_err:
+	snprintf(err, errlen, "%s: %s", input, store_errmsg(st));
+out:
+	stitch_free(c.stitch);
+	free(c.devs);
+	return rc;
+}
+
+static void import_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: iotape import [--db FILE] [--run NAME] [--strict] [--quiet] INPUT...\n"
+"\n"
+"Reads each INPUT into a run of its own, in one transaction: nothing is\n"
+"stored unless every input reads cleanly.\n"
+"  INPUT      a blktrace binary stream (tracefs blk tracer output, a blkparse\n"
+"             -d dump), a per-CPU set (NAME for NAME.blktrace.N, or any\n"
+"             member), or blkparse's default text output\n"
+"  --db FILE  the database (default $IOTAPE_DB or iotape.db)\n"
+"  --run NAME name of the run (one INPUT only; default: the file's name)\n"
+"  --strict   a trace cut short inside a record is an error, not a warning\n"
+"  --quiet    no summary or warnings on stderr\n");
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'b' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct import_opts o = { 0 };
+	const char *db = NULL, *name = NULL;
+	struct store *st = NULL;
+	char err[1024] = "";
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': db = optarg; break;
+		case 'r': name = optarg; break;
+		case 's': o.strict = 1; break;
+		case 'q': o.quiet = 1; break;
+		case 'h': import_usage(stdout); return 0;
+		default: import_usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		import_usage(stderr);
+		return 2;
+	}
+	if (name && argc - optind > 1)
+		return error("--run names one run; give one INPUT with it");
+	db = db_path_default(db);
+	rc = store_open(&st, db, 1);
+	if (rc) {
+		error("%s: %s", db, store_errmsg(st));
+		store_close(st);
+		return -1;
+	}
+	if ((rc = store_begin(st))) {
+		error("%s: %s", db, store_errmsg(st));
+		store_close(st);
+		return -1;
+	}
+	for (int i = optind; i < argc && !rc; i++) {
+		err[0] = '\0';
+		rc = import_one(st, &o, argv[i], name, NULL, err, sizeof(err));
+	}
+	if (rc) {
+		store_rollback(st);
+		store_close(st);
+		return error("%s", err[0] ? err : "import failed");
+	}
+	if (store_commit(st)) {
+		error("%s: %s", db, store_errmsg(st));
+		store_rollback(st);
+		store_close(st);
+		return -1;
+	}
+	store_close(st);
+	return 0;
+}

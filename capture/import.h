@@ -1,0 +1,24 @@
+/* Importing one input into a new run of an open store, for `iotape import`
+ * and for capture, which imports what it recorded. */
+#ifndef IOTAPE_IMPORT_H
+#define IOTAPE_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schema/store.h"
+
+struct import_opts {
+	int strict; /* a cut-short record is an error */
+	int quiet;  /* no summary or warnings on stderr */
+};
+
+/* Reads input (see trace_input_read()) into a new run named name (NULL: from
+ * the file name, made unique) inside the caller's transaction: events,
+ * processes, devices, stitched requests and import statistics. Returns 0 and
+ * *run_out (may be NULL), or a negative code with a one-line message naming
+ * the file and offset in err; the caller then rolls back. */
+int import_one(struct store *st, const struct import_opts *o, const char *input,
+	       const char *name, int64_t *run_out, char *err, size_t errlen);
+
+#endif

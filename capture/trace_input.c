@@ -1,0 +1,536 @@
+/* Trace inputs: find what a path names (single stream, per-CPU set, blkparse
+ * text), map the files, decode records and deliver them to a sink in time
+ * order. The one place where per-CPU streams are merged (as perf's
+ * ordered-events.c is for perf). */
+#include "trace_input.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+/* A single stream's records may be slightly out of time order across CPUs
+ * (tracefs): a reorder window of this many records puts them back in order
+ * with bounded memory. */
+#define REORDER_WINDOW 4096
+
+struct source {
+	const char *path;
+	const uint8_t *map;
+	size_t len, off;
+	struct bt_stream bs;
+	int file_cpu;     /* CPU number from the file name, -1 for a stream */
+};
+
+struct pending {
+	struct bt_event ev;
+	uint64_t order;   /* arrival order, to keep ties stable */
+	int src;
+};
+
+struct heap {
+	struct pending *v;
+	size_t n, cap;
+};
+
+/* Order as blkparse sorts its rb tree: time, then device, then sequence;
+ * on a full tie the later arrival goes first, as blkparse's insert sends an
+ * equal key to the left (seen on tracefs streams: a C and a P of one
+ * nanosecond come out P first). */
+static int pending_less(const struct pending *a, const struct pending *b)
+{
+	if (a->ev.time_ns != b->ev.time_ns)
+		return a->ev.time_ns < b->ev.time_ns;
+	if (a->ev.dev != b->ev.dev)
+		return a->ev.dev < b->ev.dev;
+	if (a->ev.sequence != b->ev.sequence)
+		return a->ev.sequence < b->ev.sequence;
+	return a->order > b->order;
+}
+
+static void heap_push(struct heap *h, const struct pending *p)
+{
+	size_t i;
+
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 64;
+		h->v = xrealloc(h->v, h->cap * sizeof(*h->v));
+	}
+	i = h->n++;
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (!pending_less(p, &h->v[up]))
+			break;
+		h->v[i] = h->v[up];
+		i = up;
+	}
+	h->v[i] = *p;
+}
+
+static struct pending heap_pop(struct heap *h)
+{
+	struct pending top = h->v[0], last = h->v[--h->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct pending *mv = &last;
+		if (l < h->n && pending_less(&h->v[l], mv)) {
+			m = l;
+			mv = &h->v[l];
+		}
+		if (r < h->n && pending_less(&h->v[r], mv))
+			m = r;
+		if (m == i)
+			break;
+		h->v[i] = h->v[m];
+		i = m;
+	}
+	if (h->n)
+		h->v[i] = last;
+	return top;
+}
+
+struct reader {
+	struct source *src;
+	int nsrc;
+	const struct input_opts *opts;
+	const struct event_sink *sink;
+	struct input_stats *st;
+	FILE *warn;
+	char *err;
+	size_t errlen;
+	uint64_t order;
+	int names_done;   /* process names were read ahead of the merge */
+};
+
+static int map_file(struct source *s, char *err, size_t errlen)
+{
+	struct stat sb;
+	int fd = open(s->path, O_RDONLY);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", s->path, strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "'%s' is not a regular file", s->path);
+		close(fd);
+		return -EINVAL;
+	}
+	s->len = (size_t)sb.st_size;
+	s->off = 0;
+	s->map = NULL;
+	if (s->len) {
+		void *m = mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			snprintf(err, errlen, "cannot map '%s': %s", s->path,
+				 strerror(errno));
+			close(fd);
+			return -errno;
+		}
+		madvise(m, s->len, MADV_SEQUENTIAL);
+		s->map = m;
+	}
+	close(fd);
+	return 0;
+}
+
+static void unmap_file(struct source *s)
+{
+	if (s->map)
+		munmap((void *)s->map, s->len);
+	s->map = NULL;
+}
+
+/* Decodes the next usable record of s into *ev. Returns 1 when one was read,
+ * 0 at the end, or a negative code with err set. Skips (and counts) records
+ * with unknown action codes. */
+static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
+{
+	while (s->off < s->len) {
+		size_t used;
+		int rc = bt_decode(&s->bs, s->map + s->off, s->len - s->off, ev, &used);
+
+		if (rc == -BT_E_SHORT) {
+			r->st->truncated_bytes += s->len - s->off;
+			if (r->opts && r->opts->strict) {
+				snprintf(r->err, r->errlen,
+					 "%s: offset %zu: record cut short "
+					 "(%zu bytes left)", s->path, s->off,
+					 s->len - s->off);
+				return -EINVAL;
+			}
+			if (r->warn)
+				fprintf(r->warn, "iotape: warning: %s: offset %zu: "
+					"trace ends inside a record (%zu bytes "
+					"ignored; capture cut short?)\n",
+					s->path, s->off, s->len - s->off);
+			s->off = s->len;
+			return 0;
+		}
+		if (rc) {
+			snprintf(r->err, r->errlen, "%s: offset %zu: %s", s->path,
+				 s->off, bt_strerror(rc));
+			return -EINVAL;
+		}
+		s->off += used;
+		if (!bt_is_notify(ev)) {
+			unsigned code = bt_code(ev);
+			if (code == 0 || code > BT_A_MAX) {
+				r->st->unknown_action++;
+				r->st->skipped++;
+				continue;
+			}
+			if (s->file_cpu >= 0 && ev->cpu != (uint32_t)s->file_cpu)
+				r->st->cpu_mismatch++;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* Passes a process-name notify record's pid→name to the sink. */
+static int learn_name(struct reader *r, const struct bt_event *ev)
+{
+	char comm[256];
+	size_t n = ev->pdu_len < sizeof(comm) - 1 ? ev->pdu_len : sizeof(comm) - 1;
+
+	if (!ev->pdu_len || !r->sink->process)
+		return 0;
+	memcpy(comm, ev->pdu, n);
+	comm[n] = '\0';
+	return r->sink->process(r->sink->ctx, ev->pid, comm);
+}
+
+/* Hands one record to the sink, learning process names from notify records. */
+static int deliver(struct reader *r, const struct bt_event *ev)
+{
+	int rc;
+
+	if (bt_is_notify(ev)) {
+		r->st->notify++;
+		if (bt_code(ev) == BT_N_PROCESS && !r->names_done &&
+		    (rc = learn_name(r, ev)))
+			return rc;
+	}
+	r->st->records++;
+	return r->sink->event(r->sink->ctx, ev);
+}
+
+/* A single stream: records in file order through a bounded reorder window. */
+static int read_stream(struct reader *r)
+{
+	struct heap h = { 0 };
+	struct source *s = &r->src[0];
+	struct bt_event ev;
+	int rc = 0, got;
+
+	while ((got = source_next(r, s, &ev)) > 0) {
+		struct pending p = { .ev = ev, .order = r->order++, .src = 0 };
+		heap_push(&h, &p);
+		if (h.n > REORDER_WINDOW) {
+			struct pending top = heap_pop(&h);
+			if ((rc = deliver(r, &top.ev)))
+				goto out;
+		}
+	}
+	if (got < 0) {
+		rc = got;
+		goto out;
+	}
+	while (h.n) {
+		struct pending top = heap_pop(&h);
+		if ((rc = deliver(r, &top.ev)))
+			goto out;
+	}
+out:
+	free(h.v);
+	return rc;
+}
+
+/* A per-CPU set: each file is in time order; merge their heads by time.
+ * Process names are read first, file by file in CPU order, so that when two
+ * CPUs name one pid differently (pid 0: swapper/0, swapper/1) the lower
+ * CPU's name wins, as in blkparse. */
+static int read_set(struct reader *r)
+{
+	struct heap h = { 0 };
+	struct bt_event ev;
+	int rc = 0, got;
+
+	FILE *warn = r->warn;
+
+	r->warn = NULL;   /* the real pass warns */
+	for (int i = 0; i < r->nsrc; i++) {
+		struct source s = r->src[i];
+		struct input_stats saved = *r->st;
+		while ((got = source_next(r, &s, &ev)) > 0)
+			if (bt_is_notify(&ev) && bt_code(&ev) == BT_N_PROCESS &&
+			    (rc = learn_name(r, &ev)))
+				return rc;
+		*r->st = saved;   /* the real pass counts */
+		if (got < 0)
+			break;
+	}
+	r->warn = warn;
+	r->err[0] = '\0';
+	r->names_done = 1;
+
+	for (int i = 0; i < r->nsrc; i++) {
+		got = source_next(r, &r->src[i], &ev);
+		if (got < 0) {
+			rc = got;
+			goto out;
+		}
+		if (got) {
+			struct pending p = { .ev = ev, .order = r->order++, .src = i };
+			heap_push(&h, &p);
+		}
+	}
+	while (h.n) {
+		struct pending top = heap_pop(&h);
+		if ((rc = deliver(r, &top.ev)))
+			goto out;
+		got = source_next(r, &r->src[top.src], &ev);
+		if (got < 0) {
+			rc = got;
+			goto out;
+		}
+		if (got) {
+			struct pending p = { .ev = ev, .order = r->order++,
+					     .src = top.src };
+			heap_push(&h, &p);
+		}
+	}
+out:
+	free(h.v);
+	return rc;
+}
+
+/* Splits "DIR/NAME.blktrace.N" into its base "DIR/NAME" (into base) and N;
+ * returns N or -1 when path is not a member's name. */
+static int member_cpu(const char *path, char *base, size_t baselen)
+{
+	const char *dot = strrchr(path, '.');
+	const char *tag = ".blktrace";
+	size_t tl = strlen(tag);
+
+	if (!dot || !dot[1] || (size_t)(dot - path) < tl ||
+	    strncmp(dot - tl, tag, tl))
+		return -1;
+	for (const char *p = dot + 1; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return -1;
+	if (base) {
+		size_t n = (size_t)(dot - tl - path);
+		if (n >= baselen)
+			n = baselen - 1;
+		memcpy(base, path, n);
+		base[n] = '\0';
+	}
+	return atoi(dot + 1);
+}
+
+static int cmp_cpu(const void *a, const void *b)
+{
+	const struct source *x = a, *y = b;
+	return x->file_cpu - y->file_cpu;
+}
+
+/* Describes CPU numbers 0..max missing from the sorted sources as "1-28,30". */
+static void missing_list(const struct source *src, int n, char *out, size_t len)
+{
+	int max = src[n - 1].file_cpu, k = 0;
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (int c = 0; c <= max; ) {
+		if (k < n && src[k].file_cpu == c) {
+			k++;
+			c++;
+			continue;
+		}
+		int e = c;
+		while (e + 1 <= max && !(k < n && src[k].file_cpu == e + 1))
+			e++;
+		if (o < len)
+			o += (size_t)snprintf(out + o, len - o, "%s%d", o ? "," : "", c);
+		if (e > c && o < len)
+			o += (size_t)snprintf(out + o, len - o, "-%d", e);
+		c = e + 1;
+	}
+}
+
+static int open_set(struct reader *r, const char *base)
+{
+	char pat[4200];
+	glob_t g;
+	int n = 0;
+
+	snprintf(pat, sizeof(pat), "%s.blktrace.*", base);
+	if (glob(pat, 0, NULL, &g) != 0) {
+		snprintf(r->err, r->errlen, "cannot open '%s': no such file, and no "
+			 "per-CPU set '%s.blktrace.N'", base, base);
+		return -ENOENT;
+	}
+	r->src = xcalloc(g.gl_pathc, sizeof(*r->src));
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		int cpu = member_cpu(g.gl_pathv[i], NULL, 0);
+		if (cpu < 0)
+			continue;
+		r->src[n].path = xstrdup(g.gl_pathv[i]);
+		r->src[n].file_cpu = cpu;
+		n++;
+	}
+	globfree(&g);
+	if (!n) {
+		snprintf(r->err, r->errlen, "no per-CPU files '%s.blktrace.N'", base);
+		return -ENOENT;
+	}
+	qsort(r->src, (size_t)n, sizeof(*r->src), cmp_cpu);
+	r->nsrc = n;
+	missing_list(r->src, n, r->st->missing_cpus, sizeof(r->st->missing_cpus));
+	return 0;
+}
+
+/* Maps each source and decides its byte order and version. An empty member
+ * of a set is dropped; an empty single file is an error. */
+static int prepare_sources(struct reader *r)
+{
+	for (int i = 0; i < r->nsrc; i++) {
+		struct source *s = &r->src[i];
+		int rc = map_file(s, r->err, r->errlen);
+
+		if (rc)
+			return rc;
+		if (s->len == 0)
+			continue;
+		rc = bt_stream_detect(&s->bs, s->map, s->len);
+		if (rc) {
+			snprintf(r->err, r->errlen, "%s: offset 0: %s", s->path,
+				 bt_strerror(rc));
+			return -EINVAL;
+		}
+		if (r->st->version && (r->st->version != s->bs.version)) {
+			snprintf(r->err, r->errlen, "%s: offset 0: blktrace version "
+				 "%d, other members have %d", s->path,
+				 s->bs.version, r->st->version);
+			return -EINVAL;
+		}
+		r->st->version = s->bs.version;
+		r->st->big_endian = s->bs.swap ? !(htobe16(1) == 1) : (htobe16(1) == 1);
+	}
+	if (!r->st->version) {
+		snprintf(r->err, r->errlen, "%s: offset 0: empty trace", r->src[0].path);
+		return -EINVAL;
+	}
+	snprintf(r->st->format, sizeof(r->st->format), "blktrace-v%d", r->st->version);
+	return 0;
+}
+
+static int read_text(const char *path, const struct event_sink *sink,
+		     struct input_stats *st, FILE *warn, char *err, size_t errlen)
+{
+	FILE *fp = fopen(path, "r");
+	int rc;
+
+	if (!fp) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	snprintf(st->format, sizeof(st->format), "blkparse-text");
+	rc = blkparse_text_read(fp, path, sink, st, warn, err, errlen);
+	fclose(fp);
+	return rc;
+}
+
+/* Looks at a file's first bytes: 1 binary, 2 text, 0 neither, <0 error. */
+static int sniff(const char *path, char *err, size_t errlen)
+{
+	uint8_t buf[4096];
+	struct bt_stream bs;
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -EIO;
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "%s: offset 0: empty trace", path);
+		return -EINVAL;
+	}
+	if (bt_stream_detect(&bs, buf, (size_t)n) != -BT_E_MAGIC)
+		return 1;
+	if (blkparse_text_sniff(buf, (size_t)n))
+		return 2;
+	return 0;
+}
+
+int trace_input_read(const char *input, const struct input_opts *opts,
+		     const struct event_sink *sink, struct input_stats *st,
+		     FILE *warn, char *err, size_t errlen)
+{
+	struct reader r = { .opts = opts, .sink = sink, .st = st, .warn = warn,
+			    .err = err, .errlen = errlen };
+	char base[4096];
+	struct stat sb;
+	int rc, kind;
+
+	memset(st, 0, sizeof(*st));
+	if (stat(input, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    member_cpu(input, base, sizeof(base)) < 0) {
+		kind = sniff(input, err, errlen);
+		if (kind < 0)
+			return kind;
+		if (kind == 2)
+			return read_text(input, sink, st, warn, err, errlen);
+		if (kind == 0) {
+			snprintf(err, errlen, "%s: offset 0: %s", input,
+				 bt_strerror(-BT_E_MAGIC));
+			return -EINVAL;
+		}
+		r.src = xcalloc(1, sizeof(*r.src));
+		r.src[0].path = xstrdup(input);
+		r.src[0].file_cpu = -1;
+		r.nsrc = 1;
+	} else {
+		if (member_cpu(input, base, sizeof(base)) < 0)
+			snprintf(base, sizeof(base), "%s", input);
+		if ((rc = open_set(&r, base)))
+			goto out;
+	}
+	if ((rc = prepare_sources(&r)))
+		goto out;
+	st->ncpu_files = r.src[0].file_cpu >= 0 ? r.nsrc : 0;
+	if (st->missing_cpus[0] && warn)
+		fprintf(warn, "iotape: warning: %s: per-CPU set has no file for "
+			"CPU %s; importing the %d present\n", base,
+			st->missing_cpus, r.nsrc);
+	rc = r.src[0].file_cpu >= 0 ? read_set(&r) : read_stream(&r);
+	if (!rc && st->cpu_mismatch && warn)
+		fprintf(warn, "iotape: warning: %s: %llu records name another CPU "
+			"than their file; trusting the records\n", base,
+			(unsigned long long)st->cpu_mismatch);
+out:
+	for (int i = 0; i < r.nsrc; i++) {
+		unmap_file(&r.src[i]);
+		free((void *)r.src[i].path);
+	}
+	free(r.src);
+	return rc;
+}

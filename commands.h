@@ -1,0 +1,20 @@
+/* The subcommand table's entries: one entry point per subcommand, each in
+ * the folder of its pipeline stage. Each returns 0, or -1 after printing one
+ * error line, or a positive exit code (2 for usage errors). */
+#ifndef IOTAPE_COMMANDS_H
+#define IOTAPE_COMMANDS_H
+
+#define IOTAPE_VERSION "0.1"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+int cmd_import(int argc, char **argv);  /* capture/cmd_import.c */
+int cmd_runs(int argc, char **argv);    /* analyze/cmd_runs.c */
+int cmd_dump(int argc, char **argv);    /* analyze/cmd_dump.c */
+int cmd_report(int argc, char **argv);  /* analyze/cmd_report.c */
+
+#endif

@@ -1,0 +1,73 @@
+/* iotape: record, replay and explain block I/O. main() only dispatches to
+ * the subcommand named by argv[1], looked up in one table (as git.c does).
+ *
+ * Adding a subcommand:
+ *  1. write STAGE/cmd_NAME.c with `int cmd_NAME(int argc, char **argv)` that
+ *     parses argv into a struct and calls a function tests can call directly;
+ *  2. declare it in commands.h and add a row to commands[] below;
+ *  3. add the file to CMD_SRC in the Makefile;
+ *  4. add tests under tests/ and a section to docs/iotape.md (the help and the
+ *     doc are checked against each other by tests/cli/t_help.sh). */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "lib/util.h"
+
+static const struct command commands[] = {
+	{ "import", cmd_import, "read blktrace files or blkparse text into a run" },
+	{ "runs", cmd_runs, "list the runs in the database" },
+	{ "dump", cmd_dump, "print a run's events as blkparse does" },
+	{ "report", cmd_report, "per-device and per-process I/O figures (btt's terms)" },
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "usage: iotape [--version] [--help] COMMAND [ARGS]\n\n"
+		    "commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(fp, "   %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(fp, "\nEvery command takes --db FILE (default $IOTAPE_DB or "
+		    "iotape.db) and --help.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+	int rc;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		if (argc > 2 && (cmd = find_command(argv[2]))) {
+			char *av[] = { argv[2], "--help", NULL };
+			return cmd->fn(2, av) ? 1 : 0;
+		}
+		usage(stdout);
+		return close_stdout() ? 1 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("iotape %s\n", IOTAPE_VERSION);
+		return close_stdout() ? 1 : 0;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		error("'%s' is not an iotape command; see 'iotape --help'", argv[1]);
+		return 2;
+	}
+	rc = cmd->fn(argc - 1, argv + 1);
+	if (!rc && close_stdout())
+		rc = -1;
+	return rc < 0 ? 1 : rc;
+}

@@ -1,0 +1,113 @@
+/* The text/JSON emitter. */
+#include "emit.h"
+
+#include <math.h>
+#include <stdarg.h>
+
+void emit_init(struct emit *e, FILE *fp, int json)
+{
+	e->fp = fp;
+	e->json = json;
+	e->depth = 0;
+	e->first[0] = 1;
+}
+
+static void json_string(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", fp);
+		else if (c < 0x20)
+			fprintf(fp, "\\u%04x", c);
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+static void member(struct emit *e, const char *key)
+{
+	if (!e->first[e->depth])
+		fputc(',', e->fp);
+	e->first[e->depth] = 0;
+	if (key) {
+		json_string(e->fp, key);
+		fputc(':', e->fp);
+	}
+}
+
+static void open_(struct emit *e, const char *key, char c)
+{
+	if (!e->json)
+		return;
+	member(e, key);
+	fputc(c, e->fp);
+	if (e->depth < 31)
+		e->depth++;
+	e->first[e->depth] = 1;
+}
+
+static void close_(struct emit *e, char c)
+{
+	if (!e->json)
+		return;
+	fputc(c, e->fp);
+	if (e->depth > 0)
+		e->depth--;
+}
+
+void emit_obj_begin(struct emit *e, const char *key) { open_(e, key, '{'); }
+void emit_obj_end(struct emit *e) { close_(e, '}'); }
+void emit_arr_begin(struct emit *e, const char *key) { open_(e, key, '['); }
+void emit_arr_end(struct emit *e) { close_(e, ']'); }
+
+void emit_str(struct emit *e, const char *key, const char *v)
+{
+	if (!e->json)
+		return;
+	member(e, key);
+	if (v)
+		json_string(e->fp, v);
+	else
+		fputs("null", e->fp);
+}
+
+void emit_num(struct emit *e, const char *key, double v)
+{
+	if (!e->json)
+		return;
+	member(e, key);
+	if (isfinite(v))
+		fprintf(e->fp, "%.17g", v);
+	else
+		fputs("null", e->fp);
+}
+
+void emit_u64(struct emit *e, const char *key, uint64_t v)
+{
+	if (!e->json)
+		return;
+	member(e, key);
+	fprintf(e->fp, "%llu", (unsigned long long)v);
+}
+
+void emit_text(struct emit *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->json)
+		return;
+	va_start(ap, fmt);
+	vfprintf(e->fp, fmt, ap);
+	va_end(ap);
+}
+
+void emit_finish(struct emit *e)
+{
+	if (e->json)
+		fputc('\n', e->fp);
+}

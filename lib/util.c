@@ -1,0 +1,109 @@
+/* Helpers shared by the subcommands: messages, allocation, numbers. */
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "iotape: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+static void *oom(size_t n)
+{
+	fprintf(stderr, "iotape: out of memory (%zu bytes)\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	return p ? p : oom(n);
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	return p ? p : oom(n * size);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	return q ? q : oom(n);
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	return p ? p : oom(strlen(s));
+}
+
+int parse_u64(const char *s, const char *opt, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return error("invalid value '%s' for %s", s ? s : "", opt);
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return error("invalid value '%s' for %s", s, opt);
+	*out = v;
+	return 0;
+}
+
+const char *db_path_default(const char *opt)
+{
+	const char *env;
+
+	if (opt)
+		return opt;
+	env = getenv("IOTAPE_DB");
+	return env && *env ? env : "iotape.db";
+}
+
+int close_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout))
+		return error("write error on standard output: %s", strerror(errno));
+	return 0;
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t now_mono_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+int64_t now_real_ns(void) { return clock_ns(CLOCK_REALTIME); }

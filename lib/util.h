@@ -1,0 +1,39 @@
+/* Small helpers every subcommand uses: one-line errors and warnings in git's
+ * style, checked allocation, and number parsing that names the option. */
+#ifndef IOTAPE_UTIL_H
+#define IOTAPE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Prints "iotape: <message>" on stderr and returns -1, so a subcommand can
+ * `return error("cannot open '%s': %s", path, strerror(errno));`. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "iotape: warning: <message>" on stderr. */
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* malloc/realloc/strdup that abort with a message when memory runs out. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* Parses a whole decimal or 0x number into *out; returns 0, or prints
+ * "invalid value 'S' for OPT" and returns -1. */
+int parse_u64(const char *s, const char *opt, uint64_t *out);
+
+/* The database path: --db if given, else $IOTAPE_DB, else "iotape.db". */
+const char *db_path_default(const char *opt);
+
+/* Checks stdout for write errors (a full disk while writing a report) and
+ * returns 0 or error("..."). Call at the end of a command that printed. */
+int close_stdout(void);
+
+/* Monotonic and wall clocks in ns. */
+int64_t now_mono_ns(void);
+int64_t now_real_ns(void);
+
+#endif

@@ -1,0 +1,457 @@
+/* The iotape store over SQLite: open and migrate, runs, batched inserts of
+ * events and requests. One prepare-bind-step path, one error path. */
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Generated from schema/NNN_*.sql by the Makefile (schema_sql.c). */
+extern const char *const store_migrations[];
+extern const int store_n_migrations;
+
+enum stmt_id {
+	S_EVENT, S_REQUEST, S_PROCESS, S_DEVICE, S_STAT, S_N
+};
+
+static const char *const stmt_sql[S_N] = {
+	[S_EVENT] = "INSERT INTO events (run, time_ns, sequence, sector, bytes, "
+		    "action, pid, dev, cpu, error, pdu) "
+		    "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+	[S_REQUEST] = "INSERT INTO requests (run, dev, sector, bytes, rwbs, cats,"
+		      " pid, q_ns, g_ns, m_ns, i_ns, d_ns, c_ns, d_sector, "
+		      "d_bytes, requeues, error, merged_into, d_head, "
+		      "seek_sectors, split_from, orig_dev, orig_sector, id) VALUES "
+		      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_PROCESS] = "INSERT OR IGNORE INTO processes (run, pid, comm) "
+		      "VALUES (?,?,?)",
+	[S_DEVICE] = "INSERT OR REPLACE INTO devices (run, dev, name, size_bytes,"
+		     " role) VALUES (?,?,?,?,?)",
+	[S_STAT] = "INSERT OR REPLACE INTO run_stats (run, key, value) "
+		   "VALUES (?,?,?)",
+};
+
+struct store {
+	sqlite3 *db;
+	sqlite3_stmt *stmt[S_N];
+	int64_t ev_run, ev_first, ev_last; /* events.id range of the run being written */
+	char msg[512];
+};
+
+static int fail(struct store *st, int code, const char *what)
+{
+	snprintf(st->msg, sizeof(st->msg), "%s: %s", what,
+		 st->db ? sqlite3_errmsg(st->db) : "no database");
+	return -code;
+}
+
+const char *store_errmsg(const struct store *st)
+{
+	return st ? st->msg : "out of memory";
+}
+
+sqlite3 *store_db(struct store *st)
+{
+	return st->db;
+}
+
+static int exec(struct store *st, const char *sql)
+{
+	char *e = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &e) != SQLITE_OK) {
+		snprintf(st->msg, sizeof(st->msg), "%s", e ? e : "sqlite error");
+		sqlite3_free(e);
+		return -STORE_E_SQLITE;
+	}
+	return 0;
+}
+
+static int user_version(struct store *st, int *v)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc == SQLITE_NOTADB ? -STORE_E_NOTDB
+					   : fail(st, STORE_E_SQLITE, "reading schema version");
+	rc = sqlite3_step(s);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+	sqlite3_finalize(s);
+	if (rc == SQLITE_NOTADB)
+		return -STORE_E_NOTDB;
+	if (rc != SQLITE_ROW)
+		return fail(st, STORE_E_SQLITE, "reading schema version");
+	return 0;
+}
+
+static int migrate(struct store *st)
+{
+	int v, rc;
+	char sql[64];
+
+	rc = user_version(st, &v);
+	if (rc == -STORE_E_NOTDB) {
+		snprintf(st->msg, sizeof(st->msg), "not an iotape database (not SQLite)");
+		return rc;
+	}
+	if (rc)
+		return rc;
+	if (v > store_n_migrations) {
+		snprintf(st->msg, sizeof(st->msg),
+			 "database schema version %d is newer than this iotape's (%d)",
+			 v, store_n_migrations);
+		return -STORE_E_NEWER;
+	}
+	if (v == store_n_migrations)
+		return 0;
+	if ((rc = exec(st, "BEGIN IMMEDIATE")))
+		return rc;
+	/* Re-read under the write lock: another process may have migrated. */
+	if ((rc = user_version(st, &v)))
+		goto out;
+	for (; v < store_n_migrations; v++) {
+		if ((rc = exec(st, store_migrations[v])))
+			goto out;
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
+		if ((rc = exec(st, sql)))
+			goto out;
+	}
+	return exec(st, "COMMIT");
+out:
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int store_open(struct store **out, const char *path, int create)
+{
+	struct store *st = calloc(1, sizeof(*st));
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	int rc;
+
+	*out = st;
+	if (!st)
+		return -ENOMEM;
+	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK)
+		return fail(st, STORE_E_SQLITE, "cannot open database");
+	sqlite3_busy_timeout(st->db, 10000);
+	sqlite3_extended_result_codes(st->db, 0);
+	/* Imports are single transactions: a journal in memory is not enough to
+	 * survive a crash, so keep the default rollback journal on disk; large
+	 * page cache and temp store in memory speed up the big inserts. */
+	rc = exec(st, "PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536;"
+		      " PRAGMA temp_store = MEMORY; PRAGMA synchronous = NORMAL");
+	if (rc) {
+		if (strstr(st->msg, "not a database") || strstr(st->msg, "encrypted")) {
+			snprintf(st->msg, sizeof(st->msg),
+				 "not an iotape database (not SQLite)");
+			return -STORE_E_NOTDB;
+		}
+		return rc;
+	}
+	return migrate(st);
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < S_N; i++)
+		sqlite3_finalize(st->stmt[i]);
+	sqlite3_close(st->db);
+	free(st);
+}
+
+int store_begin(struct store *st) { return exec(st, "BEGIN IMMEDIATE"); }
+int store_commit(struct store *st) { return exec(st, "COMMIT"); }
+int store_rollback(struct store *st) { return exec(st, "ROLLBACK"); }
+
+/* Returns the cached prepared statement id, reset and with bindings cleared. */
+static sqlite3_stmt *stmt(struct store *st, enum stmt_id id)
+{
+	if (!st->stmt[id]) {
+		if (sqlite3_prepare_v3(st->db, stmt_sql[id], -1,
+				       SQLITE_PREPARE_PERSISTENT, &st->stmt[id],
+				       NULL) != SQLITE_OK) {
+			fail(st, STORE_E_SQLITE, "preparing statement");
+			return NULL;
+		}
+	}
+	return st->stmt[id];
+}
+
+/* Steps s once (expecting DONE) and resets it. */
+static int step_done(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return fail(st, STORE_E_SQLITE, what);
+	return 0;
+}
+
+static void bind_opt_i64(sqlite3_stmt *s, int i, int64_t v, int present)
+{
+	if (present)
+		sqlite3_bind_int64(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+int store_run_create(struct store *st, const struct run_info *ri, int64_t *id)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = sqlite3_prepare_v2(st->db,
+		"INSERT INTO runs (name, kind, parent, created_ns, host, kernel, "
+		"source, format, big_endian, notes) VALUES (?,?,?,?,?,?,?,?,?,?)",
+		-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return fail(st, STORE_E_SQLITE, "creating run");
+	sqlite3_bind_text(s, 1, ri->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, ri->kind, -1, SQLITE_TRANSIENT);
+	bind_opt_i64(s, 3, ri->parent, ri->parent != 0);
+	{
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		sqlite3_bind_int64(s, 4, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	}
+	bind_text_or_null(s, 5, ri->host);
+	bind_text_or_null(s, 6, ri->kernel);
+	bind_text_or_null(s, 7, ri->source);
+	bind_text_or_null(s, 8, ri->format);
+	sqlite3_bind_int(s, 9, ri->big_endian);
+	bind_text_or_null(s, 10, ri->notes);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc == SQLITE_CONSTRAINT) {
+		snprintf(st->msg, sizeof(st->msg), "a run named '%s' exists", ri->name);
+		return -STORE_E_EXISTS;
+	}
+	if (rc != SQLITE_DONE)
+		return fail(st, STORE_E_SQLITE, "creating run");
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int store_run_free_name(struct store *st, const char *prefix, char *out,
+			size_t outlen)
+{
+	for (int n = 1; n < 100000; n++) {
+		int64_t id;
+		if (n == 1)
+			snprintf(out, outlen, "%s", prefix);
+		else
+			snprintf(out, outlen, "%s-%d", prefix, n);
+		if (store_run_find(st, out, &id) == -STORE_E_NOTFOUND)
+			return 0;
+	}
+	snprintf(st->msg, sizeof(st->msg), "no free run name for '%s'", prefix);
+	return -STORE_E_EXISTS;
+}
+
+int store_run_find(struct store *st, const char *name, int64_t *id)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = sqlite3_prepare_v2(st->db,
+		"SELECT id FROM runs WHERE name = ?1 "
+		"UNION ALL SELECT id FROM runs WHERE CAST(id AS TEXT) = ?1 "
+		"LIMIT 1", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return fail(st, STORE_E_SQLITE, "finding run");
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc != SQLITE_DONE)
+		return fail(st, STORE_E_SQLITE, "finding run");
+	snprintf(st->msg, sizeof(st->msg), "no run named '%s'", name);
+	return -STORE_E_NOTFOUND;
+}
+
+int store_run_finish(struct store *st, int64_t run, const char *status,
+		     int64_t genesis_ns)
+{
+	sqlite3_stmt *s;
+	int rc, have = st->ev_run == run;
+
+	rc = sqlite3_prepare_v2(st->db,
+		"UPDATE runs SET status = ?2, genesis_ns = ?3, first_event = ?4, "
+		"last_event = ?5 WHERE id = ?1", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return fail(st, STORE_E_SQLITE, "finishing run");
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_text(s, 2, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s, 3, genesis_ns);
+	bind_opt_i64(s, 4, st->ev_first, have);
+	bind_opt_i64(s, 5, st->ev_last, have);
+	rc = step_done(st, s, "finishing run");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int store_event_add(struct store *st, int64_t run, const struct bt_event *ev)
+{
+	sqlite3_stmt *s = stmt(st, S_EVENT);
+
+	if (!s)
+		return -STORE_E_SQLITE;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_int64(s, 2, (int64_t)ev->time_ns);
+	sqlite3_bind_int64(s, 3, ev->sequence);
+	sqlite3_bind_int64(s, 4, (int64_t)ev->sector);
+	sqlite3_bind_int64(s, 5, ev->bytes);
+	sqlite3_bind_int64(s, 6, (int64_t)ev->action);
+	sqlite3_bind_int64(s, 7, ev->pid);
+	sqlite3_bind_int64(s, 8, ev->dev);
+	sqlite3_bind_int64(s, 9, ev->cpu);
+	sqlite3_bind_int(s, 10, ev->error);
+	if (ev->pdu_len)
+		sqlite3_bind_blob(s, 11, ev->pdu, ev->pdu_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 11);
+	if (step_done(st, s, "storing event"))
+		return -STORE_E_SQLITE;
+	if (st->ev_run != run) {
+		st->ev_run = run;
+		st->ev_first = sqlite3_last_insert_rowid(st->db);
+	}
+	st->ev_last = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int store_request_add(struct store *st, int64_t run, int64_t id,
+		      const struct store_request *rq)
+{
+	sqlite3_stmt *s = stmt(st, S_REQUEST);
+
+	if (!s)
+		return -STORE_E_SQLITE;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_int64(s, 2, rq->dev);
+	sqlite3_bind_int64(s, 3, (int64_t)rq->sector);
+	sqlite3_bind_int64(s, 4, rq->bytes);
+	sqlite3_bind_text(s, 5, rq->rwbs, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s, 6, (int64_t)rq->cats);
+	sqlite3_bind_int64(s, 7, rq->pid);
+	bind_opt_i64(s, 8, rq->q_ns, rq->q_ns != 0);
+	bind_opt_i64(s, 9, rq->g_ns, rq->g_ns != 0);
+	bind_opt_i64(s, 10, rq->m_ns, rq->m_ns != 0);
+	bind_opt_i64(s, 11, rq->i_ns, rq->i_ns != 0);
+	bind_opt_i64(s, 12, rq->d_ns, rq->d_ns != 0);
+	bind_opt_i64(s, 13, rq->c_ns, rq->c_ns != 0);
+	bind_opt_i64(s, 14, (int64_t)rq->d_sector, rq->has_d);
+	bind_opt_i64(s, 15, rq->d_bytes, rq->has_d);
+	sqlite3_bind_int64(s, 16, rq->requeues);
+	sqlite3_bind_int(s, 17, rq->error);
+	bind_opt_i64(s, 18, rq->merged_into, rq->merged_into != 0);
+	sqlite3_bind_int(s, 19, rq->d_head);
+	bind_opt_i64(s, 20, rq->seek_sectors, rq->has_seek);
+	bind_opt_i64(s, 21, rq->split_from, rq->split_from != 0);
+	bind_opt_i64(s, 22, rq->orig_dev, rq->has_orig);
+	bind_opt_i64(s, 23, (int64_t)rq->orig_sector, rq->has_orig);
+	sqlite3_bind_int64(s, 24, id);
+	return step_done(st, s, "storing request");
+}
+
+int store_next_request_id(struct store *st, int64_t *id)
+{
+	int rc = store_query_i64(st, "SELECT coalesce(max(id), 0) + 1 FROM requests",
+				 0, NULL, id);
+	return rc;
+}
+
+int store_process_set(struct store *st, int64_t run, uint32_t pid,
+		      const char *comm)
+{
+	sqlite3_stmt *s = stmt(st, S_PROCESS);
+
+	if (!s)
+		return -STORE_E_SQLITE;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_int64(s, 2, pid);
+	sqlite3_bind_text(s, 3, comm, -1, SQLITE_TRANSIENT);
+	return step_done(st, s, "storing process");
+}
+
+int store_device_add(struct store *st, int64_t run, uint32_t dev,
+		     const char *name, int64_t size_bytes, const char *role)
+{
+	sqlite3_stmt *s = stmt(st, S_DEVICE);
+
+	if (!s)
+		return -STORE_E_SQLITE;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_int64(s, 2, dev);
+	bind_text_or_null(s, 3, name);
+	bind_opt_i64(s, 4, size_bytes, size_bytes > 0);
+	sqlite3_bind_text(s, 5, role ? role : "data", -1, SQLITE_TRANSIENT);
+	return step_done(st, s, "storing device");
+}
+
+int store_stat_set(struct store *st, int64_t run, const char *key,
+		   const char *value)
+{
+	sqlite3_stmt *s = stmt(st, S_STAT);
+
+	if (!s)
+		return -STORE_E_SQLITE;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(s, 3, value);
+	return step_done(st, s, "storing run statistics");
+}
+
+int store_query_i64(struct store *st, const char *sql, int nargs,
+		    const int64_t *args, int64_t *out)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return fail(st, STORE_E_SQLITE, "query");
+	for (int i = 0; i < nargs; i++)
+		sqlite3_bind_int64(s, i + 1, args[i]);
+	rc = sqlite3_step(s);
+	*out = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail(st, STORE_E_SQLITE, "query");
+	return 0;
+}
+
+int store_run_delete(struct store *st, int64_t run)
+{
+	static const char *const sql[] = {
+		"DELETE FROM events WHERE id BETWEEN (SELECT first_event FROM runs "
+		"WHERE id = ?1) AND (SELECT last_event FROM runs WHERE id = ?1)",
+		"DELETE FROM requests WHERE run = ?1",
+		"DELETE FROM runs WHERE id = ?1",
+	};
+
+	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
+		int64_t dummy;
+		int rc = store_query_i64(st, sql[i], 1, &run, &dummy);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,405 @@
+# tests/lib.sh: sourced by tests/cli/t_*.sh and bench/bench.sh. TAP lines, a temp
+# dir and a cleanup stack run on exit (also on failure and signals), root and corpus
+# checks, loop devices, tracefs blk capture, and btt-vs-iotape comparison.
+#
+# Sourcing sets EXIT/INT/TERM/HUP traps; add cleanup with at_exit, not with trap.
+
+REPO_ROOT=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel 2>/dev/null) ||
+	REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+IOTAPE=${IOTAPE:-$REPO_ROOT/iotape}
+FIXTURES=$REPO_ROOT/tests/fixtures
+TRACEFS=/sys/kernel/tracing
+TRACER_LOCK=/run/iotape-tracer.lock
+
+# ---- TAP lines ------------------------------------------------------------------
+TAP_FAILS=0
+
+# ok DESC
+ok() { printf 'ok - %s\n' "$*"; }
+
+# not_ok DESC [DETAIL...]: details are printed as "# " lines under the result
+not_ok() {
+	local d=$1; shift
+	printf 'not ok - %s\n' "$d"
+	TAP_FAILS=$((TAP_FAILS + 1))
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /'
+	return 0
+}
+
+# skip DESC REASON
+skip() { printf 'ok - %s # SKIP %s\n' "$1" "$2"; }
+
+# diag TEXT: a comment line the runner ignores
+diag() { printf '# %s\n' "$*"; }
+
+# check_eq DESC EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"
+	else not_ok "$1" "expected: $2" "got:      $3"; fi
+}
+
+# check DESC CMD...: ok when CMD exits 0; otherwise not ok with its output's tail
+check() {
+	local d=$1 out rc; shift
+	out=$("$@" 2>&1); rc=$?
+	if [ $rc = 0 ]; then ok "$d"
+	else not_ok "$d" "command: $*" "exit $rc" "$(printf '%s\n' "$out" | tail -n 10)"; fi
+}
+
+# within_pct A B PCT [ABS]: true when |A-B| <= max(PCT% of |B|, ABS)
+within_pct() {
+	awk -v a="$1" -v b="$2" -v p="$3" -v e="${4:-0}" 'BEGIN {
+		d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b
+		t = m * p / 100; if (t < e) t = e
+		exit !(a != "" && b != "" && d <= t) }'
+}
+
+# tap_finish: exit 1 if any not ok was printed, else 0
+tap_finish() { exit $((TAP_FAILS > 0)); }
+
+# ---- cleanup stack and temp dir ---------------------------------------------------
+_CLEANUP=()
+
+# at_exit CMD: CMD (a string, eval'd) runs at exit; later registrations run first
+at_exit() { _CLEANUP+=("$*"); }
+
+_run_cleanup() {
+	local rc=$? i
+	for ((i = ${#_CLEANUP[@]} - 1; i >= 0; i--)); do
+		eval "${_CLEANUP[$i]}" || true
+	done
+	_CLEANUP=()
+	return $rc
+}
+trap _run_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# TEST_TMP: a fresh directory, removed at exit
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/iotape-test.XXXXXX") || exit 1
+at_exit "rm -rf '$TEST_TMP'"
+
+# ---- preconditions -----------------------------------------------------------------
+
+# need_root DESC: print DESC as skipped and exit unless running as root
+need_root() {
+	[ "$(id -u)" = 0 ] && return 0
+	skip "$1" "needs root"
+	exit 0
+}
+
+# corpus_dir: print the absolute path of ../shared/corpus (seen from the repo root;
+# $IOTAPE_CORPUS overrides); returns 1 when it is absent
+corpus_dir() {
+	local d=${IOTAPE_CORPUS:-$REPO_ROOT/../shared/corpus}
+	[ -d "$d" ] || return 1
+	(cd "$d" && pwd)
+}
+
+# need_corpus DESC: set CORPUS, or print DESC as skipped and exit
+need_corpus() {
+	CORPUS=$(corpus_dir) && return 0
+	skip "$1" "corpus absent"
+	exit 0
+}
+
+# need_iotape DESC: print DESC as failed and exit unless $IOTAPE is executable
+need_iotape() {
+	[ -x "$IOTAPE" ] && return 0
+	not_ok "$1" "no iotape binary at $IOTAPE (run make)"
+	exit 1
+}
+
+# ---- loop devices ------------------------------------------------------------------
+
+# loop_attach FILE [LOSETUP-OPTION...]: attach FILE to a free loop device and set
+# LOOPDEV to its name (e.g. loop3). Call it in the test's shell, not in $( ).
+# Detaching is registered before attaching, so it happens whatever fails later.
+loop_attach() {
+	local file=$1 dev; shift
+	at_exit "loop_detach_file '$file'"
+	dev=$(losetup -f --show "$@" "$file") || return 1
+	LOOPDEV=${dev#/dev/}
+}
+
+# loop_detach_file FILE: detach every loop device backed by FILE and wait until gone
+loop_detach_file() {
+	local file=$1 dev i
+	[ -e "$file" ] || return 0
+	for i in $(seq 50); do
+		devs=$(losetup -j "$file" -n -O NAME 2>/dev/null)
+		[ -z "$devs" ] && return 0
+		for dev in $devs; do losetup -d "$dev" 2>/dev/null; done
+		sleep 0.1
+	done
+	echo "warning: could not detach $(losetup -j "$file")" >&2
+	return 1
+}
+
+# sysfs_set FILE VALUE: write VALUE to a sysfs FILE and restore the old value at exit
+# (for choices such as "[none] mq-deadline", the bracketed one)
+sysfs_set() {
+	local f=$1 v=$2 old
+	old=$(cat "$f") || return 1
+	case $old in *"["*"]"*) old=${old#*[}; old=${old%%]*} ;; esac
+	at_exit "echo '$old' > '$f'"
+	echo "$v" > "$f"
+}
+
+# ---- tracefs blk tracer capture ----------------------------------------------------
+
+# tracefs_check DEV...: true when the tracefs blk tracer can trace these devices; else
+# sets TRACEFS_WHY to the reason (for a skip line)
+tracefs_check() {
+	local d mounted=0
+	TRACEFS_WHY=
+	if [ "$(id -u)" != 0 ]; then TRACEFS_WHY="needs root"; return 1; fi
+	if [ ! -e "$TRACEFS/available_tracers" ]; then
+		if ! mount -t tracefs none "$TRACEFS" 2>/dev/null; then
+			TRACEFS_WHY="cannot mount tracefs"; return 1
+		fi
+		mounted=1
+	fi
+	if ! grep -qw blk "$TRACEFS/available_tracers"; then
+		TRACEFS_WHY="no blk tracer in $TRACEFS/available_tracers"
+	fi
+	[ $mounted = 1 ] && umount "$TRACEFS" 2>/dev/null
+	[ -n "$TRACEFS_WHY" ] && return 1
+	for d in "$@"; do
+		if [ ! -w "/sys/block/$d/trace/enable" ]; then
+			TRACEFS_WHY="no /sys/block/$d/trace/enable"; return 1
+		fi
+	done
+	command -v flock >/dev/null || { TRACEFS_WHY="no flock"; return 1; }
+	return 0
+}
+
+# tracefs_capture OUTFILE DEV... -- CMD...: trace the block events of /dev/DEV... with
+# the tracefs blk tracer in binary mode while CMD runs; OUTFILE is the binary stream
+# (blkparse -i - < OUTFILE). Captures are serialised by flock on $TRACER_LOCK. Every
+# tracefs and sysfs setting changed is restored on exit, failure or signal. Warns on
+# stderr if the kernel lost events. Returns CMD's exit status, or 125 if the capture
+# could not be set up. $TRACEFS_BUFFER_KB sets the per-CPU buffer (default 16384).
+tracefs_capture() {
+	local out=$1; shift
+	local devs=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do devs+=("$1"); shift; done
+	if [ "${1:-}" != "--" ] || [ $# -lt 2 ] || [ ${#devs[@]} = 0 ]; then
+		echo "usage: tracefs_capture OUTFILE DEV... -- CMD..." >&2
+		return 125
+	fi
+	shift
+	( _tracefs_capture_sub "$out" "${devs[@]}" -- "$@" )
+}
+
+# Runs in a subshell, so its traps and the lock's fd end with the capture.
+_tracefs_capture_sub() {
+	local out=$1; shift
+	local devs=() d T=$TRACEFS
+	while [ "$1" != "--" ]; do devs+=("$1"); shift; done
+	shift
+	trap - EXIT HUP INT TERM
+	_CLEANUP=()
+
+	exec 9>>"$TRACER_LOCK" || { echo "tracefs_capture: cannot open $TRACER_LOCK" >&2; exit 125; }
+	if ! flock -w "${TRACEFS_LOCK_WAIT:-900}" 9; then
+		echo "tracefs_capture: timed out waiting for $TRACER_LOCK" >&2; exit 125
+	fi
+
+	# From here on every change is undone by _tracefs_restore, in reverse order.
+	_TR_UMOUNT=0 _TR_CATPID= _TR_SAVED=()
+	trap '_tracefs_restore' EXIT
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+
+	if [ ! -e "$T/current_tracer" ]; then
+		mount -t tracefs none "$T" || { echo "tracefs_capture: cannot mount tracefs" >&2; exit 125; }
+		_TR_UMOUNT=1
+	fi
+	local cur; cur=$(cat "$T/current_tracer")
+	if [ "$cur" != nop ]; then
+		echo "tracefs_capture: tracefs is in use (current_tracer is '$cur')" >&2; exit 125
+	fi
+	for d in "${devs[@]}"; do
+		if [ "$(cat "/sys/block/$d/trace/enable" 2>/dev/null)" != 0 ]; then
+			echo "tracefs_capture: block tracing of $d is in use or unavailable" >&2; exit 125
+		fi
+	done
+
+	_tracefs_set "$T/tracing_on" 0 &&
+	_tracefs_set "$T/options/context-info" 0 &&   # else a 16-byte header per record
+	_tracefs_set "$T/current_tracer" blk &&
+	_tracefs_set "$T/options/bin" 1 &&
+	_tracefs_set "$T/buffer_size_kb" "${TRACEFS_BUFFER_KB:-16384}" || exit 125
+	: > "$T/trace"                                # drop anything already buffered
+	_tracefs_set "$T/tracing_on" 1 || exit 125
+
+	cat "$T/trace_pipe" > "$out" 9>&- &
+	_TR_CATPID=$!
+	for d in "${devs[@]}"; do
+		_tracefs_set "/sys/block/$d/trace/enable" 1 || exit 125
+	done
+
+	local rc=0
+	"$@" 9>&- || rc=$?
+	sync
+
+	# Stop tracing the devices, then let the reader drain the ring buffer.
+	for d in "${devs[@]}"; do echo 0 > "/sys/block/$d/trace/enable"; done
+	_tracefs_drain "$out"
+
+	local lost
+	lost=$(awk '/^overrun:/ { n += $2 } /^dropped events:/ { n += $3 } END { print n + 0 }' \
+		"$T"/per_cpu/cpu*/stats)
+	if [ "$lost" != 0 ]; then
+		echo "warning: tracefs lost $lost events (overrun); raise TRACEFS_BUFFER_KB" >&2
+	fi
+	if grep -aqE 'CPU:[0-9]+ \[LOST [0-9]+ EVENTS\]' "$out"; then
+		echo "warning: $out contains tracefs LOST EVENTS markers (not blktrace records)" >&2
+	fi
+	exit $rc
+}
+
+# _tracefs_set FILE VALUE: remember FILE's value, then write VALUE
+_tracefs_set() {
+	local f=$1 v=$2 old
+	old=$(cat "$f") || return 1
+	case $old in
+	*"(expanded: "*) old=${old#*expanded: }; old=${old%)} ;;  # buffer never allocated
+	esac
+	_TR_SAVED+=("$f=$old")
+	echo "$v" > "$f" || { echo "tracefs_capture: cannot write '$v' to $f" >&2; return 1; }
+}
+
+# _tracefs_drain OUTFILE: wait (at most ~30 s) until every per-CPU buffer is empty and
+# OUTFILE has stopped growing
+_tracefs_drain() {
+	local out=$1 s1=-1 s2 i entries
+	for i in $(seq 100); do
+		sleep 0.3
+		s2=$(stat -c %s "$out" 2>/dev/null || echo 0)
+		entries=$(awk '/^entries:/ { n += $2 } END { print n + 0 }' "$TRACEFS"/per_cpu/cpu*/stats)
+		[ "$entries" = 0 ] && [ "$s1" = "$s2" ] && return 0
+		s1=$s2
+	done
+	echo "warning: tracefs reader did not drain ($entries entries left)" >&2
+}
+
+_tracefs_restore() {
+	local rc=$? i kv
+	if [ -n "$_TR_CATPID" ]; then
+		kill "$_TR_CATPID" 2>/dev/null
+		wait "$_TR_CATPID" 2>/dev/null
+	fi
+	for ((i = ${#_TR_SAVED[@]} - 1; i >= 0; i--)); do
+		kv=${_TR_SAVED[$i]}
+		[ "$(cat "${kv%%=*}" 2>/dev/null)" = "${kv#*=}" ] && continue
+		echo "${kv#*=}" > "${kv%%=*}" 2>/dev/null ||
+			echo "warning: could not restore ${kv%%=*} to '${kv#*=}'" >&2
+	done
+	[ "$_TR_UMOUNT" = 1 ] && umount "$TRACEFS"
+	exit $rc
+}
+
+# ---- trace helpers -----------------------------------------------------------------
+
+# EVENT_RE: blkparse's per-event lines ("  7,0    1   12   0.000123456  ..."); the
+# summary after them is dropped (it has locale-dependent thousands separators)
+EVENT_RE='^ *[0-9]+,[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{9} '
+
+# blkparse_events TRACE: blkparse's per-event lines for a single-stream binary trace
+blkparse_events() { blkparse -i - < "$1" | grep -aE "$EVENT_RE"; }
+
+# compare_dump DB RUN EXPECTED LABEL: check that `iotape dump RUN` prints exactly the
+# lines of EXPECTED (blkparse_events output); on a difference, show the first lines of diff
+compare_dump() {
+	local db=$1 run=$2 expected=$3 label=$4 out n d
+	out=$(mktemp "$TEST_TMP/dump.XXXXXX")
+	n=$(wc -l < "$expected")
+	if ! "$IOTAPE" dump --db "$db" "$run" > "$out" 2> "$out.err"; then
+		not_ok "$label: dump matches blkparse" "iotape dump failed: $(tail -n 3 "$out.err")"
+	elif cmp -s "$expected" "$out"; then
+		ok "$label: dump matches blkparse's $n per-event lines"
+	else
+		mapfile -t d < <(diff "$expected" "$out" | head -n 12)
+		not_ok "$label: dump matches blkparse" "blkparse $n lines, iotape $(wc -l < "$out") lines" \
+			"diff blkparse iotape:" "${d[@]}"
+	fi
+}
+
+# ---- btt vs iotape report ----------------------------------------------------------
+
+# btt_all_row BTTOUT NAME: "N AVG" of row NAME (Q2C, D2C...) in btt's All Devices table
+btt_all_row() {
+	awk -v name="$2" '
+		/^=+ All Devices =+$/ { in_all = 1; next }
+		/^=+ / { in_all = 0 }
+		in_all && $1 == name { print $5, $3; exit }' "$1"
+}
+
+# btt_seeks BTTOUT: "maj,min NSEEKS MEAN" per device from "Device D2D Seek Information",
+# whose rows read " (  7,  0) |          142430        174543.6               0 | 0(189)"
+btt_seeks() {
+	awk '
+		/^=+ Device D2D Seek Information =+$/ { on = 1; next }
+		/^=+ / { on = 0 }
+		on && /^ *\( *[0-9]+, *[0-9]+\) *\|/ {
+			dev = $0; sub(/^ *\(/, "", dev); sub(/\).*/, "", dev); gsub(/ /, "", dev)
+			rest = $0; sub(/^[^|]*\|/, "", rest); split(rest, f, " ")
+			print dev, f[1], f[2] }' "$1"
+}
+
+# compare_btt DB RUN BTT_DUMPFILE LABEL: run btt on BTT_DUMPFILE (a blkparse -d dump of
+# the trace imported as RUN) and check that `iotape report --json` agrees with it: ALL
+# Q2C and D2C count and mean, and each device's D2D seek count and mean, within 1%.
+# Prints one TAP line per figure.
+compare_btt() {
+	local db=$1 run=$2 dump=$3 label=$4
+	local dir json bttout row n avg jn jmean dev ns mean jns jm
+	dir=$(mktemp -d "$TEST_TMP/btt.XXXXXX")
+	bttout=$dir/btt.out
+	# btt writes its *_fp.dat files into the working directory
+	if ! (cd "$dir" && btt -i "$(readlink -f "$dump")" > "$bttout" 2> "$dir/btt.err"); then
+		not_ok "$label: btt runs" "$(tail -n 5 "$dir/btt.err")"; return
+	fi
+	json=$dir/report.json
+	if ! "$IOTAPE" report --db "$db" "$run" --json > "$json" 2> "$dir/report.err" ||
+	   ! jq -e . "$json" > /dev/null 2>&1; then
+		not_ok "$label: iotape report --json" "$(tail -n 5 "$dir/report.err")"; return
+	fi
+	for row in Q2C D2C; do
+		read -r n avg <<< "$(btt_all_row "$bttout" "$row")"
+		local key; key=$(echo "$row" | tr 'A-Z' 'a-z')
+		jn=$(jq -r ".all.$key.n // empty" "$json")
+		jmean=$(jq -r ".all.$key.mean_us // empty" "$json")
+		if [ -z "$n" ]; then
+			# btt prints no row when there is nothing to measure
+			if [ "${jn:-0}" = 0 ]; then ok "$label: $row none, as btt"
+			else not_ok "$label: $row count" "btt has no $row row; iotape n=$jn"; fi
+			continue
+		fi
+		local btt_us; btt_us=$(awk -v s="$avg" 'BEGIN { printf "%.3f", s * 1e6 }')
+		if within_pct "$jn" "$n" 1; then ok "$label: $row N $jn (btt $n)"
+		else not_ok "$label: $row N" "btt N=$n, iotape n=$jn"; fi
+		# btt rounds AVG to 1 ns
+		if within_pct "$jmean" "$btt_us" 1 0.002; then
+			ok "$label: $row mean $(printf '%.3f' "$jmean") us (btt $btt_us)"
+		else not_ok "$label: $row mean" "btt AVG=$avg s ($btt_us us), iotape mean_us=$jmean"; fi
+	done
+	local seen=0
+	while read -r dev ns mean; do
+		[ -n "$dev" ] || continue
+		seen=1
+		jns=$(jq -r --arg d "$dev" '.devices[] | select(.dev == $d) | .seeks.n // empty' "$json")
+		jm=$(jq -r --arg d "$dev" '.devices[] | select(.dev == $d) | .seeks.mean_sectors // empty' "$json")
+		if within_pct "$jns" "$ns" 1; then ok "$label: $dev seeks N $jns (btt $ns)"
+		else not_ok "$label: $dev seeks N" "btt NSEEKS=$ns, iotape seeks.n=${jns:-missing}"; fi
+		# btt prints MEAN with one decimal
+		if within_pct "$jm" "$mean" 1 0.1; then
+			ok "$label: $dev seek mean $(printf '%.1f' "$jm") sectors (btt $mean)"
+		else not_ok "$label: $dev seek mean" "btt MEAN=$mean, iotape seeks.mean_sectors=${jm:-missing}"; fi
+	done <<< "$(btt_seeks "$bttout")"
+	[ $seen = 1 ] || diag "$label: btt printed no D2D seek rows"
+}
