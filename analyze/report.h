@@ -24,6 +24,8 @@ struct dev_stats {
 	uint64_t negative;                 /* latencies < 0 (clock steps) */
 	uint64_t seeks_128;                /* D2D distances over 128 sectors */
 	struct hist q2c, d2c, q2d, seek;   /* ns, ns, ns, sectors */
+	uint64_t split_bios;               /* halves of bios an X split */
+	struct hist q2c_split;             /* their Q2C, ns */
 };
 
 struct proc_stats {

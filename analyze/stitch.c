@@ -213,6 +213,8 @@ static struct sio *sio_new(struct stitch *s, const struct bt_event *ev)
 	n->rq.cats = bt_cats(ev);
 	bt_rwbs(ev, n->rq.rwbs);
 	n->rq.pid = ev->pid;
+	n->rq.q_ns = n->rq.g_ns = n->rq.m_ns = n->rq.i_ns = STORE_NO_TIME;
+	n->rq.d_ns = n->rq.c_ns = STORE_NO_TIME;
 	n->end = ev->sector + bt_sectors(ev);
 	return n;
 }
@@ -258,10 +260,12 @@ static struct sio *zfind(struct zfifo *f, int (*pred)(const struct sio *),
 	return NULL;
 }
 
-static int z_no_g(const struct sio *n) { return !n->rq.g_ns && !n->rq.d_ns; }
-static int z_no_i(const struct sio *n) { return !n->rq.i_ns && !n->rq.d_ns; }
-static int z_no_d(const struct sio *n) { return !n->rq.d_ns; }
-static int z_has_d(const struct sio *n) { return n->rq.d_ns != 0; }
+#define SEEN(t) ((t) != STORE_NO_TIME)
+
+static int z_no_g(const struct sio *n) { return !SEEN(n->rq.g_ns) && !SEEN(n->rq.d_ns); }
+static int z_no_i(const struct sio *n) { return !SEEN(n->rq.i_ns) && !SEEN(n->rq.d_ns); }
+static int z_no_d(const struct sio *n) { return !SEEN(n->rq.d_ns); }
+static int z_has_d(const struct sio *n) { return SEEN(n->rq.d_ns); }
 
 /* Notes a remap so the Q that follows on dev_to can name its origin. */
 static void remap_note(struct stitch *s, const struct bt_event *ev)
@@ -391,7 +395,7 @@ static void on_issue(struct stitch *s, struct devst *d, const struct bt_event *e
 	for (size_t i = 0; i < s->nvec; i++) {
 		n = s->vec[i];
 		set_dispatch(n, ev);
-		if (!head || (n->rq.g_ns && !head->rq.g_ns))
+		if (!head || (SEEN(n->rq.g_ns) && !SEEN(head->rq.g_ns)))
 			head = n;
 	}
 	if (!head) {
@@ -430,7 +434,7 @@ static void on_requeue(struct stitch *s, struct devst *d, const struct bt_event 
 	if (!ev->bytes) {
 		struct sio *n = zfind(&d->zq, z_has_d, 0);
 		if (n) {
-			n->rq.d_ns = 0;
+			n->rq.d_ns = STORE_NO_TIME;
 			n->rq.requeues++;
 		}
 		return;
@@ -438,7 +442,7 @@ static void on_requeue(struct stitch *s, struct devst *d, const struct bt_event 
 	s->nvec = 0;
 	tr_collect(s, d->q, ev->sector, ev->sector + bt_sectors(ev));
 	for (size_t i = 0; i < s->nvec; i++) {
-		s->vec[i]->rq.d_ns = 0;
+		s->vec[i]->rq.d_ns = STORE_NO_TIME;
 		s->vec[i]->rq.d_head = 0;
 		s->vec[i]->rq.requeues++;
 	}
@@ -506,6 +510,7 @@ static void on_split(struct stitch *s, struct devst *d, const struct bt_event *e
 	t->rq.sector = at;
 	t->rq.bytes = (uint32_t)((n->end - at) << 9);
 	t->rq.split_from = n->id;
+	t->rq.split = n->rq.split = 1;
 	t->rq.has_orig = 0;
 	t->end = n->end;
 	n->rq.bytes = (uint32_t)((at - n->rq.sector) << 9);

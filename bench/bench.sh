@@ -3,7 +3,7 @@
 # direct) on a loop device over a file in /dev/shm, cached in $BENCH_DIR so reruns reuse
 # it (capturing needs root; timing a cached trace does not). Prints a table.
 # Environment: IOTAPE, BENCH_DIR (/var/tmp/iotape-bench), BENCH_REPS (3, the median is
-# shown), BENCH_IOS (500000 I/Os captured), BENCH_MIN_EVENTS (2000000).
+# shown), BENCH_IOS (400000 reads captured), BENCH_MIN_EVENTS (2000000).
 
 . "$(dirname "$0")/../tests/lib.sh"
 
@@ -27,7 +27,7 @@ meta() { sed -n "s/^$1=//p" "$META" 2> /dev/null; }
 
 # capture: write $TRACE, $BTTIN and $META (atomically: a cut-short capture is not kept)
 capture() {
-	local ios=${BENCH_IOS:-500000} img dev n
+	local ios=${BENCH_IOS:-400000} img dev n
 	[ "$(id -u)" = 0 ] || die "no cached trace in $BENCH_DIR and capturing needs root"
 	tracefs_check || die "cannot capture: $TRACEFS_WHY"
 	img=$(mktemp /dev/shm/iotape-bench.XXXXXX) || die "cannot create a file in /dev/shm"
@@ -36,10 +36,11 @@ capture() {
 	loop_attach "$img" || die "cannot attach a loop device"
 	dev=$LOOPDEV
 	echo "bench: capturing $ios 4k random reads on $dev (tracefs blk tracer)..." >&2
+	# io_size, not time: a fixed amount of work (6 events per read); runtime is a cap
 	local cmd="fio --name=bench --filename=/dev/$dev --rw=randread --bs=4k --direct=1"
-	cmd+=" --ioengine=io_uring --iodepth=32 --number_ios=$ios --time_based --runtime=300"
-	cmd+=" --randrepeat=1 --norandommap --output=/dev/null"
-	rm -f "$TRACE.tmp"
+	cmd+=" --ioengine=io_uring --iodepth=32 --size=1G --io_size=$((ios * 4096))"
+	cmd+=" --runtime=120 --randrepeat=1 --norandommap --output=/dev/null"
+	at_exit "rm -f '$TRACE.tmp' '$BTTIN.tmp' '$META.tmp'"
 	TRACEFS_BUFFER_KB=131072 tracefs_capture "$TRACE.tmp" "$dev" -- $cmd 2> "$TEST_TMP/capture.err"
 	local rc=$?
 	cat "$TEST_TMP/capture.err" >&2

@@ -92,6 +92,7 @@ const char *const store_migrations[] = {
 "	d_head       INTEGER NOT NULL DEFAULT 0, -- 1 on the one row standing for its D\n"
 "	seek_sectors INTEGER,              -- on d_head rows: btt's D2D seek distance\n"
 "	split_from   INTEGER,              -- requests.id of the bio an X split this from\n"
+"	split        INTEGER NOT NULL DEFAULT 0, -- 1 on both halves of a split bio\n"
 "	orig_dev     INTEGER,              -- where a remap (A) says the bio came from\n"
 "	orig_sector  INTEGER,\n"
 "	q2g_ns  INTEGER GENERATED ALWAYS AS (g_ns - q_ns) VIRTUAL,\n"

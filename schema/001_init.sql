@@ -89,6 +89,7 @@ CREATE TABLE requests (
 	d_head       INTEGER NOT NULL DEFAULT 0, -- 1 on the one row standing for its D
 	seek_sectors INTEGER,              -- on d_head rows: btt's D2D seek distance
 	split_from   INTEGER,              -- requests.id of the bio an X split this from
+	split        INTEGER NOT NULL DEFAULT 0, -- 1 on both halves of a split bio
 	orig_dev     INTEGER,              -- where a remap (A) says the bio came from
 	orig_sector  INTEGER,
 	q2g_ns  INTEGER GENERATED ALWAYS AS (g_ns - q_ns) VIRTUAL,

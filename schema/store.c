@@ -24,8 +24,8 @@ static const char *const stmt_sql[S_N] = {
 	[S_REQUEST] = "INSERT INTO requests (run, dev, sector, bytes, rwbs, cats,"
 		      " pid, q_ns, g_ns, m_ns, i_ns, d_ns, c_ns, d_sector, "
 		      "d_bytes, requeues, error, merged_into, d_head, "
-		      "seek_sectors, split_from, orig_dev, orig_sector, id) VALUES "
-		      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		      "seek_sectors, split_from, orig_dev, orig_sector, split, id) "
+		      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_PROCESS] = "INSERT OR IGNORE INTO processes (run, pid, comm) "
 		      "VALUES (?,?,?)",
 	[S_DEVICE] = "INSERT OR REPLACE INTO devices (run, dev, name, size_bytes,"
@@ -352,12 +352,12 @@ int store_request_add(struct store *st, int64_t run, int64_t id,
 	sqlite3_bind_text(s, 5, rq->rwbs, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(s, 6, (int64_t)rq->cats);
 	sqlite3_bind_int64(s, 7, rq->pid);
-	bind_opt_i64(s, 8, rq->q_ns, rq->q_ns != 0);
-	bind_opt_i64(s, 9, rq->g_ns, rq->g_ns != 0);
-	bind_opt_i64(s, 10, rq->m_ns, rq->m_ns != 0);
-	bind_opt_i64(s, 11, rq->i_ns, rq->i_ns != 0);
-	bind_opt_i64(s, 12, rq->d_ns, rq->d_ns != 0);
-	bind_opt_i64(s, 13, rq->c_ns, rq->c_ns != 0);
+	bind_opt_i64(s, 8, rq->q_ns, rq->q_ns != STORE_NO_TIME);
+	bind_opt_i64(s, 9, rq->g_ns, rq->g_ns != STORE_NO_TIME);
+	bind_opt_i64(s, 10, rq->m_ns, rq->m_ns != STORE_NO_TIME);
+	bind_opt_i64(s, 11, rq->i_ns, rq->i_ns != STORE_NO_TIME);
+	bind_opt_i64(s, 12, rq->d_ns, rq->d_ns != STORE_NO_TIME);
+	bind_opt_i64(s, 13, rq->c_ns, rq->c_ns != STORE_NO_TIME);
 	bind_opt_i64(s, 14, (int64_t)rq->d_sector, rq->has_d);
 	bind_opt_i64(s, 15, rq->d_bytes, rq->has_d);
 	sqlite3_bind_int64(s, 16, rq->requeues);
@@ -368,7 +368,8 @@ int store_request_add(struct store *st, int64_t run, int64_t id,
 	bind_opt_i64(s, 21, rq->split_from, rq->split_from != 0);
 	bind_opt_i64(s, 22, rq->orig_dev, rq->has_orig);
 	bind_opt_i64(s, 23, (int64_t)rq->orig_sector, rq->has_orig);
-	sqlite3_bind_int64(s, 24, id);
+	sqlite3_bind_int(s, 24, rq->split);
+	sqlite3_bind_int64(s, 25, id);
 	return step_done(st, s, "storing request");
 }
 

@@ -77,8 +77,12 @@ int store_run_finish(struct store *st, int64_t run, const char *status,
  * or -STORE_E_SQLITE. Call inside a transaction for speed. */
 int store_event_add(struct store *st, int64_t run, const struct bt_event *ev);
 
-/* One stitched I/O; times are 0 when the action was not seen (stored NULL),
- * as are d_sector/d_bytes when never dispatched and merged_into when 0. */
+/* A time not seen (stored as NULL). */
+#define STORE_NO_TIME INT64_MIN
+
+/* One stitched I/O; times are STORE_NO_TIME when the action was not seen
+ * (stored NULL), d_sector/d_bytes are NULL unless has_d, merged_into and
+ * split_from NULL when 0. */
 struct store_request {
 	uint32_t dev;
 	uint64_t sector;
@@ -97,6 +101,7 @@ struct store_request {
 	int has_seek;
 	int64_t seek_sectors;  /* btt D2D distance of that dispatch */
 	int64_t split_from;
+	int split;             /* one half of a bio an X split */
 	int has_orig;
 	uint32_t orig_dev;
 	uint64_t orig_sector;
