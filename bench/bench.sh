@@ -16,6 +16,7 @@ META=$BENCH_DIR/trace.meta      # key=value lines: events, kernel, command
 DB=$BENCH_DIR/b.db
 
 die() { echo "bench: $*" >&2; exit 1; }
+say() { [ -t 2 ] && echo "bench: $*" >&2; return 0; }   # progress, on a terminal only
 
 for tool in blkparse btt fio /usr/bin/time; do
 	command -v $tool > /dev/null || die "needs $tool (make deps)"
@@ -35,7 +36,7 @@ capture() {
 	truncate -s 1G "$img"
 	loop_attach "$img" || die "cannot attach a loop device"
 	dev=$LOOPDEV
-	echo "bench: capturing $ios 4k random reads on $dev (tracefs blk tracer)..." >&2
+	say "capturing $ios 4k random reads on $dev (tracefs blk tracer)..."
 	# io_size, not time: a fixed amount of work (6 events per read); runtime is a cap
 	local cmd="fio --name=bench --filename=/dev/$dev --rw=randread --bs=4k --direct=1"
 	cmd+=" --ioengine=io_uring --iodepth=32 --size=1G --io_size=$((ios * 4096))"
@@ -61,7 +62,7 @@ capture() {
 }
 
 if [ -s "$TRACE" ] && [ -s "$BTTIN" ] && [ "$(meta events)" -ge "$MIN_EVENTS" ] 2> /dev/null; then
-	echo "bench: reusing $TRACE ($(meta events) events, captured $(meta captured))" >&2
+	say "reusing $TRACE ($(meta events) events, captured $(meta captured))"
 else
 	capture
 fi
@@ -92,26 +93,28 @@ median() {
 		{ v[NR] = $f } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-echo "bench: timing blkparse and iotape import ($REPS runs each)..." >&2
+say "timing blkparse and iotape import ($REPS runs each)..."
 STDIN=$TRACE timeit blkparse blkparse -i - -o /dev/null
 PRE="rm -f '$DB' '$DB-journal' '$DB-wal' '$DB-shm'" \
 	timeit import "$IOTAPE" import --db "$DB" --run bench "$TRACE"
-echo "bench: timing btt and iotape report..." >&2
+say "timing btt and iotape report..."
 timeit btt btt -i "$BTTIN"
 timeit report "$IOTAPE" report --db "$DB" bench
 
 awk -v events="$EVENTS" -v bytes="$(stat -c %s "$TRACE")" -v reps="$REPS" \
 	-v kernel="$(meta kernel)" -v cpus="$(meta cpus)" \
+	-v versions="$("$IOTAPE" --version), $(blkparse -V), $(btt -V 2>&1)" \
 	-v bp="$(median blkparse 1)" -v bpm="$(median blkparse 2)" \
 	-v im="$(median import 1)" -v imm="$(median import 2)" \
 	-v bt="$(median btt 1)" -v btm="$(median btt 2)" \
 	-v rp="$(median report 1)" -v rpm="$(median report 2)" '
 function rate(t) { return t > 0 ? events / t : 0 }
-function row(task, tool, t, rss) {
+function row(task, t, rss) {
 	printf "%-32s %8.2f %12.0f %10.1f\n", task, t, rate(t), rss / 1024 }
 BEGIN {
 	printf "iotape bench: %d events (%.1f MB tracefs capture), Linux %s, %d CPUs\n",
 		events, bytes / 1e6, kernel, cpus
+	printf "%s\n", versions
 	printf "median of %d runs; wall time; events/s = trace events / wall time\n\n", reps
 	printf "%-32s %8s %12s %10s\n", "task", "wall s", "events/s", "peak MiB"
 	printf "%-32s %8s %12s %10s\n", "--------------------------------", "------", "--------", "--------"
@@ -120,8 +123,8 @@ BEGIN {
 	row("btt -i DUMP", bt, btm)
 	row("iotape report", rp, rpm)
 	printf "\n"
-	printf "import vs blkparse: iotape takes %.2fx blkparse's time (%.2fx its events/s)\n",
+	printf "import vs blkparse: iotape time is %.2fx blkparse time (events/s %.2fx)\n",
 		im / bp, bp / im
-	printf "report vs btt:      iotape takes %.2fx btt's time\n", rp / bt
+	printf "report vs btt:      iotape time is %.2fx btt time\n", rp / bt
 	printf "iotape import peak RSS: %.1f MiB\n", imm / 1024
 }'

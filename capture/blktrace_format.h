@@ -12,6 +12,10 @@
 #define BT_MAGIC_MASK 0xffffff00u
 #define BT_V7_SIZE 48             /* sizeof(struct blk_io_trace) */
 #define BT_V8_SIZE 64             /* sizeof(struct blk_io_trace2) */
+/* The largest payload a kernel writes: process names (16), remaps (16),
+ * messages (BLK_TN_MAX_MSG 128 + cgroup id 8), PC command blocks. A larger
+ * pdu_len that runs past the end of a file is corruption, not a cut. */
+#define BT_PDU_PLAUSIBLE 256
 
 /* Action codes: the low 16 bits of the action field. */
 enum bt_act {
@@ -127,8 +131,10 @@ int bt_stream_detect(struct bt_stream *s, const uint8_t *buf, size_t len);
 /* Decodes one record at buf (len bytes available) with the stream's layout.
  * On success fills *ev (ev->pdu points into buf) and sets *used to the bytes
  * consumed (record + payload). Returns 0, -BT_E_SHORT when buf holds less than
- * a whole record and payload, -BT_E_MAGIC, or -BT_E_MIXED when the record's
- * magic names another version or byte order than the stream's. */
+ * a whole record and payload (when the fixed part is whole, *ev holds its
+ * fields, so the caller can tell a cut payload from an absurd pdu_len),
+ * -BT_E_MAGIC, or -BT_E_MIXED when the record's magic names another version
+ * or byte order than the stream's. */
 int bt_decode(const struct bt_stream *s, const uint8_t *buf, size_t len,
 	      struct bt_event *ev, size_t *used);
 

@@ -165,11 +165,11 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 		goto store_err;
 	if (run_out)
 		*run_out = c.run;
-	if (!o->quiet)
-		fprintf(stderr, "iotape: imported '%s' as run '%s': %" PRIu64
-			" events, %" PRIu64 " bios, %" PRIu64 " dispatches\n",
-			input, runname, is.records, stitch_stats(c.stitch)->bios,
-			stitch_stats(c.stitch)->dispatches);
+	if (o->summary)
+		snprintf(o->summary, o->summary_len, "imported '%s' as run '%s': %"
+			 PRIu64 " events, %" PRIu64 " bios, %" PRIu64 " dispatches",
+			 input, runname, is.records, stitch_stats(c.stitch)->bios,
+			 stitch_stats(c.stitch)->dispatches);
 	goto out;
 store_err:
 	snprintf(err, errlen, "%s: %s", input, store_errmsg(st));
@@ -208,7 +208,7 @@ int cmd_import(int argc, char **argv)
 	struct import_opts o = { 0 };
 	const char *db = NULL, *name = NULL;
 	struct store *st = NULL;
-	char err[1024] = "";
+	char err[1024] = "", **summaries;
 	int c, rc;
 
 	optind = 1;
@@ -240,21 +240,30 @@ int cmd_import(int argc, char **argv)
 		store_close(st);
 		return -1;
 	}
+	/* Summaries are printed once the transaction is committed, so nothing
+	 * claims an import that a later input's error rolled back. */
+	summaries = xcalloc((size_t)argc, sizeof(*summaries));
 	for (int i = optind; i < argc && !rc; i++) {
 		err[0] = '\0';
+		summaries[i] = xcalloc(1, 512);
+		o.summary = summaries[i];
+		o.summary_len = 512;
 		rc = import_one(st, &o, argv[i], name, NULL, err, sizeof(err));
 	}
 	if (rc) {
 		store_rollback(st);
-		store_close(st);
-		return error("%s", err[0] ? err : "import failed");
-	}
-	if (store_commit(st)) {
+		error("%s", err[0] ? err : "import failed");
+	} else if (store_commit(st)) {
 		error("%s: %s", db, store_errmsg(st));
 		store_rollback(st);
-		store_close(st);
-		return -1;
+		rc = -1;
 	}
+	for (int i = optind; i < argc; i++) {
+		if (!rc && !o.quiet && summaries[i])
+			fprintf(stderr, "iotape: %s\n", summaries[i]);
+		free(summaries[i]);
+	}
+	free(summaries);
 	store_close(st);
-	return 0;
+	return rc ? -1 : 0;
 }

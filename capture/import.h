@@ -10,7 +10,9 @@
 
 struct import_opts {
 	int strict; /* a cut-short record is an error */
-	int quiet;  /* no summary or warnings on stderr */
+	int quiet;  /* no warnings on stderr */
+	char *summary;      /* if set, a one-line summary of the import goes here */
+	size_t summary_len;
 };
 
 /* Reads input (see trace_input_read()) into a new run named name (NULL: from

@@ -159,6 +159,14 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 		size_t used;
 		int rc = bt_decode(&s->bs, s->map + s->off, s->len - s->off, ev, &used);
 
+		if (rc == -BT_E_SHORT && s->len - s->off >= s->bs.rec_size &&
+		    ev->pdu_len > BT_PDU_PLAUSIBLE) {
+			snprintf(r->err, r->errlen, "%s: offset %zu: pdu_len %u runs "
+				 "past the end of the file (%zu bytes left)",
+				 s->path, s->off, ev->pdu_len,
+				 s->len - s->off - s->bs.rec_size);
+			return -EINVAL;
+		}
 		if (rc == -BT_E_SHORT) {
 			r->st->truncated_bytes += s->len - s->off;
 			if (r->opts && r->opts->strict) {
@@ -500,8 +508,8 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 		if (kind == 2)
 			return read_text(input, sink, st, warn, err, errlen);
 		if (kind == 0) {
-			snprintf(err, errlen, "%s: offset 0: %s", input,
-				 bt_strerror(-BT_E_MAGIC));
+			snprintf(err, errlen, "%s: offset 0: neither a blktrace "
+				 "trace (no magic) nor blkparse text", input);
 			return -EINVAL;
 		}
 		r.src = xcalloc(1, sizeof(*r.src));

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@ extern const char *const store_migrations[];
 extern const int store_n_migrations;
 
 enum stmt_id {
-	S_EVENT, S_REQUEST, S_PROCESS, S_DEVICE, S_STAT, S_N
+	S_EVENT, S_REQUEST, S_PROCESS, S_DEVICE, S_STAT, S_SAMPLE, S_N
 };
 
 static const char *const stmt_sql[S_N] = {
@@ -32,6 +33,8 @@ static const char *const stmt_sql[S_N] = {
 		     " role) VALUES (?,?,?,?,?)",
 	[S_STAT] = "INSERT OR REPLACE INTO run_stats (run, key, value) "
 		   "VALUES (?,?,?)",
+	[S_SAMPLE] = "INSERT INTO samples (run, time_ns, source, key, value) "
+		     "VALUES (?,?,?,?,?)",
 };
 
 struct store {
@@ -455,4 +458,22 @@ int store_run_delete(struct store *st, int64_t run)
 			return rc;
 	}
 	return 0;
+}
+
+int store_sample_add(struct store *st, int64_t run, int64_t time_ns,
+		     const char *source, const char *key, double value)
+{
+	sqlite3_stmt *s = stmt(st, S_SAMPLE);
+
+	if (!s)
+		return -STORE_E_SQLITE;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_int64(s, 2, time_ns);
+	sqlite3_bind_text(s, 3, source, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 4, key, -1, SQLITE_TRANSIENT);
+	if (isfinite(value))
+		sqlite3_bind_double(s, 5, value);
+	else
+		sqlite3_bind_null(s, 5);
+	return step_done(st, s, "storing sample");
 }

@@ -10,7 +10,7 @@
 
 #include "../capture/blktrace_format.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 enum store_err {
 	STORE_E_SQLITE = 1,   /* an SQLite call failed; see store_errmsg() */
@@ -133,6 +133,16 @@ int store_stat_set(struct store *st, int64_t run, const char *key,
  * Returns 0 or -STORE_E_SQLITE. A helper for analyzers' scalar queries. */
 int store_query_i64(struct store *st, const char *sql, int nargs,
 		    const int64_t *args, int64_t *out);
+
+/* Appends one sample of run: time_ns on the events' clock, source
+ * ("vmstat", "meminfo", "stat", "psi" from the /proc samplers, "vmstat-log"
+ * from an imported vmstat text log), key and value as the source names and
+ * counts them (see capture/procstat.h, capture/vmstat_text.h). A non-finite
+ * value is stored as NULL. Returns 0 or -STORE_E_SQLITE. Call inside a
+ * transaction for speed. The views vmstat, vmstat_proc and vmstat_log
+ * (schema/002_vmstat_view.sql) read them. */
+int store_sample_add(struct store *st, int64_t run, int64_t time_ns,
+		     const char *source, const char *key, double value);
 
 /* Deletes a run and everything it owns. Returns 0 or a negative code. */
 int store_run_delete(struct store *st, int64_t run);

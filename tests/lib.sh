@@ -125,7 +125,7 @@ loop_attach() {
 
 # loop_detach_file FILE: detach every loop device backed by FILE and wait until gone
 loop_detach_file() {
-	local file=$1 dev i
+	local file=$1 dev devs i
 	[ -e "$file" ] || return 0
 	for i in $(seq 50); do
 		devs=$(losetup -j "$file" -n -O NAME 2>/dev/null)

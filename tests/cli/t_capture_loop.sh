@@ -12,7 +12,7 @@ need_iotape "capture on a loop device"
 
 t=$TEST_TMP
 truncate -s 256M "$t/disk.img"
-if ! loop_attach "$t/disk.img"; then not_ok "attach a loop device"; tap_finish; fi
+if ! loop_attach "$t/disk.img"; then skip "capture on a loop device" "cannot attach one"; exit 0; fi
 if ! tracefs_check "$LOOPDEV"; then skip "capture on $LOOPDEV" "$TRACEFS_WHY"; exit 0; fi
 
 db=$t/t.db

@@ -1,0 +1,326 @@
+/* The /proc samplers: parsers of vmstat, meminfo, stat and pressure text
+ * (bytes in, key/value pairs out) and procstat_sample(), which reads them
+ * from a proc root. Formats: proc(5), Documentation/accounting/psi.rst. */
+#include "procstat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+/* A view of one line of a buffer: [p, end). */
+struct line {
+	const char *p, *end;
+};
+
+/* Moves *pos past the next line of buf and returns it in *ln; 0 at the end. */
+static int next_line(const char *buf, size_t len, size_t *pos, struct line *ln)
+{
+	const char *nl;
+
+	if (*pos >= len)
+		return 0;
+	ln->p = buf + *pos;
+	nl = memchr(ln->p, '\n', len - *pos);
+	ln->end = nl ? nl : buf + len;
+	*pos = (size_t)(ln->end - buf) + (nl ? 1 : 0);
+	return 1;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* The next whitespace-separated token of *ln into tok (toklen bytes, cut to
+ * fit); returns its length, 0 when the line is used up. */
+static size_t next_token(struct line *ln, char *tok, size_t toklen)
+{
+	const char *s;
+	size_t n;
+
+	while (ln->p < ln->end && is_space(*ln->p))
+		ln->p++;
+	s = ln->p;
+	while (ln->p < ln->end && !is_space(*ln->p))
+		ln->p++;
+	n = (size_t)(ln->p - s);
+	if (toklen) {
+		size_t c = n < toklen - 1 ? n : toklen - 1;
+		memcpy(tok, s, c);
+		tok[c] = '\0';
+	}
+	return n;
+}
+
+static int blank(const struct line *ln)
+{
+	for (const char *p = ln->p; p < ln->end; p++)
+		if (!is_space(*p))
+			return 0;
+	return 1;
+}
+
+/* Parses a whole decimal number (digits, one point, a sign) into *v. */
+static int number(const char *s, double *v)
+{
+	char *end;
+	int digits = 0;
+
+	for (const char *p = s; *p; p++) {
+		if (*p >= '0' && *p <= '9')
+			digits++;
+		else if (*p != '.' && !(p == s && (*p == '-' || *p == '+')))
+			return -1;
+	}
+	if (!digits)
+		return -1;
+	*v = strtod(s, &end);
+	return *end ? -1 : 0;
+}
+
+static int bad(int *bad_line, int lineno)
+{
+	if (bad_line)
+		*bad_line = lineno;
+	return -EINVAL;
+}
+
+int procstat_parse_vmstat(const char *buf, size_t len, procstat_kv_fn kv,
+			  void *ctx, int *bad_line)
+{
+	size_t pos = 0;
+	struct line ln;
+	int lineno = 0, rc;
+
+	while (next_line(buf, len, &pos, &ln)) {
+		char name[128], val[64], extra[8];
+		double v;
+
+		lineno++;
+		if (blank(&ln))
+			continue;
+		if (next_token(&ln, name, sizeof(name)) >= sizeof(name) ||
+		    next_token(&ln, val, sizeof(val)) >= sizeof(val) ||
+		    number(val, &v) || next_token(&ln, extra, sizeof(extra)))
+			return bad(bad_line, lineno);
+		if ((rc = kv(ctx, "vmstat", name, v)))
+			return rc;
+	}
+	return 0;
+}
+
+int procstat_parse_meminfo(const char *buf, size_t len, procstat_kv_fn kv,
+			   void *ctx, int *bad_line)
+{
+	size_t pos = 0;
+	struct line ln;
+	int lineno = 0, rc;
+
+	while (next_line(buf, len, &pos, &ln)) {
+		char name[128], val[64], unit[16];
+		size_t n;
+		double v;
+
+		lineno++;
+		if (blank(&ln))
+			continue;
+		n = next_token(&ln, name, sizeof(name));
+		if (n < 2 || n >= sizeof(name) || name[n - 1] != ':')
+			return bad(bad_line, lineno);
+		name[n - 1] = '\0';
+		if (next_token(&ln, val, sizeof(val)) >= sizeof(val) ||
+		    number(val, &v))
+			return bad(bad_line, lineno);
+		n = next_token(&ln, unit, sizeof(unit));
+		if (n && strcmp(unit, "kB"))
+			return bad(bad_line, lineno);
+		if ((rc = kv(ctx, "meminfo", name, v)))
+			return rc;
+	}
+	return 0;
+}
+
+int procstat_parse_stat(const char *buf, size_t len, procstat_kv_fn kv,
+			void *ctx, int *bad_line)
+{
+	static const char *const cpu_keys[] = {
+		"cpu_user", "cpu_nice", "cpu_system", "cpu_idle", "cpu_iowait",
+		"cpu_irq", "cpu_softirq", "cpu_steal", "cpu_guest",
+		"cpu_guest_nice",
+	};
+	static const char *const single[] = {
+		"ctxt", "intr", "softirq", "btime", "processes", "procs_running",
+		"procs_blocked",
+	};
+	size_t pos = 0;
+	struct line ln;
+	int lineno = 0, rc;
+
+	while (next_line(buf, len, &pos, &ln)) {
+		char name[64], val[64];
+		double v;
+		size_t i;
+
+		lineno++;
+		if (!next_token(&ln, name, sizeof(name)))
+			continue;
+		if (!strcmp(name, "cpu")) {
+			for (i = 0; i < ARRAY_SIZE(cpu_keys); i++) {
+				if (!next_token(&ln, val, sizeof(val)))
+					break;
+				if (number(val, &v))
+					return bad(bad_line, lineno);
+				if ((rc = kv(ctx, "stat", cpu_keys[i], v)))
+					return rc;
+			}
+			if (i < 4)   /* user nice system idle are in every kernel */
+				return bad(bad_line, lineno);
+			continue;
+		}
+		for (i = 0; i < ARRAY_SIZE(single); i++)
+			if (!strcmp(name, single[i]))
+				break;
+		if (i == ARRAY_SIZE(single))
+			continue;
+		if (next_token(&ln, val, sizeof(val)) >= sizeof(val) ||
+		    number(val, &v))
+			return bad(bad_line, lineno);
+		if ((rc = kv(ctx, "stat", single[i], v)))
+			return rc;
+	}
+	return 0;
+}
+
+int procstat_parse_psi(const char *resource, const char *buf, size_t len,
+		       procstat_kv_fn kv, void *ctx, int *bad_line)
+{
+	size_t pos = 0;
+	struct line ln;
+	int lineno = 0, rc;
+
+	while (next_line(buf, len, &pos, &ln)) {
+		char kind[16], tok[96], key[128];
+		double v;
+
+		lineno++;
+		if (blank(&ln))
+			continue;
+		next_token(&ln, kind, sizeof(kind));
+		if (strcmp(kind, "some") && strcmp(kind, "full"))
+			return bad(bad_line, lineno);
+		while (next_token(&ln, tok, sizeof(tok))) {
+			char *eq = strchr(tok, '=');
+			if (!eq || eq == tok || number(eq + 1, &v))
+				return bad(bad_line, lineno);
+			*eq = '\0';
+			snprintf(key, sizeof(key), "%s_%s_%s", resource, kind, tok);
+			if ((rc = kv(ctx, "psi", key, v)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Reads the whole file dir/name into *buf (malloc'd, *len bytes). Returns 0
+ * or -errno. */
+static int slurp(const char *dir, const char *name, char **buf, size_t *len)
+{
+	char path[4096];
+	size_t cap = 16384, n = 0;
+	char *b;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	b = xmalloc(cap);
+	for (;;) {
+		ssize_t r;
+		if (n == cap)
+			b = xrealloc(b, cap *= 2);
+		r = read(fd, b + n, cap - n);
+		if (r < 0) {
+			int e = errno;
+			if (e == EINTR)
+				continue;
+			free(b);
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* Adapts procstat_kv_fn calls to the sampler's callback with its time. */
+struct sample_ctx {
+	procstat_sample_fn fn;
+	void *ctx;
+	int64_t t_ns;
+};
+
+static int sample_kv(void *vctx, const char *source, const char *key, double v)
+{
+	struct sample_ctx *s = vctx;
+	return s->fn(s->ctx, s->t_ns, source, key, v);
+}
+
+int procstat_sample(const char *proc_root, int64_t t_ns, procstat_sample_fn fn,
+		    void *ctx, char *err, size_t errlen)
+{
+	static const struct {
+		const char *file;
+		const char *psi;    /* resource name for pressure files */
+		int (*parse)(const char *, size_t, procstat_kv_fn, void *, int *);
+	} files[] = {
+		{ "vmstat", NULL, procstat_parse_vmstat },
+		{ "meminfo", NULL, procstat_parse_meminfo },
+		{ "stat", NULL, procstat_parse_stat },
+		{ "pressure/io", "io", NULL },
+		{ "pressure/memory", "memory", NULL },
+		{ "pressure/cpu", "cpu", NULL },
+	};
+	struct sample_ctx sc = { fn, ctx, t_ns };
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		int line = 0, rc;
+
+		rc = slurp(proc_root, files[i].file, &buf, &len);
+		if (rc && files[i].psi && (rc == -ENOENT || rc == -EOPNOTSUPP))
+			continue;
+		if (rc) {
+			if (err)
+				snprintf(err, errlen, "cannot read '%s/%s': %s",
+					 proc_root, files[i].file, strerror(-rc));
+			return rc;
+		}
+		if (files[i].psi)
+			rc = procstat_parse_psi(files[i].psi, buf, len, sample_kv,
+						&sc, &line);
+		else
+			rc = files[i].parse(buf, len, sample_kv, &sc, &line);
+		free(buf);
+		if (rc == -EINVAL && line && err)
+			snprintf(err, errlen, "%s/%s: line %d: cannot parse",
+				 proc_root, files[i].file, line);
+		else if (rc && err)
+			snprintf(err, errlen, "%s/%s: sample callback failed "
+				 "(%d)", proc_root, files[i].file, rc);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

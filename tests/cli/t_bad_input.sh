@@ -1,0 +1,80 @@
+# t_bad_input.sh: every broken input kept in tests/fixtures/bad gets a one-line
+# error naming the file and byte offset (or line), a non-zero exit, and leaves
+# the database as it was; a trace cut short imports with a warning.
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "bad inputs"
+B=$FIXTURES/bad t=$TEST_TMP db=$t/t.db
+
+"$IOTAPE" import --quiet --db "$db" --run good "$FIXTURES/loop-fio-small.bin"
+before=$(sqlite3 "$db" "SELECT count(*) FROM runs; SELECT count(*) FROM events;
+	SELECT count(*) FROM requests" | tr '\n' ' ')
+
+# expect_error LABEL PATTERN IOTAPE-ARGS...: exit non-zero, exactly one stderr
+# line matching PATTERN, database unchanged
+expect_error() {
+	local label=$1 pat=$2 rc lines after; shift 2
+	"$IOTAPE" "$@" > "$t/out" 2> "$t/err"; rc=$?
+	lines=$(wc -l < "$t/err")
+	after=$(sqlite3 "$db" "SELECT count(*) FROM runs; SELECT count(*) FROM events;
+		SELECT count(*) FROM requests" | tr '\n' ' ')
+	if [ $rc != 0 ] && [ "$lines" = 1 ] && grep -qE "$pat" "$t/err" &&
+	   [ "$after" = "$before" ]; then
+		ok "$label: $(cat "$t/err")"
+	else
+		not_ok "$label" "exit $rc, $lines stderr lines: $(cat "$t/err")" \
+			"want /$pat/; db before '$before' after '$after'"
+	fi
+}
+
+expect_error "wrong magic" "badmagic.bin: offset 984: bad magic" \
+	import --db "$db" "$B/badmagic.bin"
+expect_error "pdu_len past the end" "pdulen.bin: offset 1968: pdu_len 4000 runs past" \
+	import --db "$db" "$B/pdulen.bin"
+expect_error "empty file" "empty.bin: offset 0: empty trace" \
+	import --db "$db" "$B/empty.bin"
+expect_error "version 6" "version6.bin: offset 0: unsupported blktrace version" \
+	import --db "$db" "$B/version6.bin"
+expect_error "text that is not blkparse output" "not-blkparse.txt: offset 0: neither" \
+	import --db "$db" "$B/not-blkparse.txt"
+expect_error "cut short, --strict" "truncated.bin: offset 4912: record cut short" \
+	import --db "$db" --strict "$B/truncated.bin"
+expect_error "no such input" "cannot open '.*nonexistent'" \
+	import --db "$db" "$t/nonexistent"
+expect_error "second input bad: nothing stored" "badmagic.bin: offset 984" \
+	import --db "$db" "$FIXTURES/loop-fio-small.bin" "$B/badmagic.bin"
+expect_error "run name taken" "a run named 'good' exists" \
+	import --db "$db" --run good "$FIXTURES/loop-fio-small.bin"
+expect_error "unknown run" "no run named 'nope'" report --db "$db" nope
+
+# a database that is not SQLite, and one from a newer iotape: refused, unchanged
+for f in not-sqlite.db newer-schema.db; do
+	cp "$B/$f" "$t/$f"
+	sum=$(md5sum < "$t/$f")
+	"$IOTAPE" import --db "$t/$f" "$FIXTURES/loop-fio-small.bin" 2> "$t/err"; rc=$?
+	if [ $rc != 0 ] && [ "$(wc -l < "$t/err")" = 1 ] && [ "$(md5sum < "$t/$f")" = "$sum" ] &&
+	   grep -qE "$f: (not an iotape database|database schema version 99 is newer)" "$t/err"; then
+		ok "$f refused: $(cat "$t/err")"
+	else
+		not_ok "$f refused" "exit $rc: $(cat "$t/err")"
+	fi
+done
+
+# a capture cut short: complete records imported, warning names file and offset
+if "$IOTAPE" import --db "$db" --run cut "$B/truncated.bin" 2> "$t/err" &&
+   grep -q "truncated.bin: offset 4912: trace ends inside a record (30 bytes" "$t/err"; then
+	ok "cut-short trace imports with a warning"
+else
+	not_ok "cut-short trace imports with a warning" "$(cat "$t/err")"
+fi
+check_eq "cut-short trace: its 100 whole records" 100 \
+	"$(sqlite3 "$db" "SELECT last_event - first_event + 1 FROM runs WHERE name = 'cut'")"
+check_eq "cut-short trace: truncated bytes recorded" 30 \
+	"$(sqlite3 "$db" "SELECT value FROM run_stats s JOIN runs r ON r.id = s.run
+		WHERE r.name = 'cut' AND key = 'truncated_bytes'")"
+check_eq "integrity after all that" ok "$(sqlite3 "$db" 'PRAGMA integrity_check')"
+
+# usage errors exit 2
+"$IOTAPE" import > /dev/null 2>&1; check_eq "import without input exits 2" 2 $?
+"$IOTAPE" frobnicate > /dev/null 2>&1; check_eq "unknown command exits 2" 2 $?
+tap_finish
