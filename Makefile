@@ -8,7 +8,7 @@ CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	   -Wstrict-prototypes -Wno-unused-parameter -Wvla
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -I. $(CFLAGS) -D_GNU_SOURCE
-LIBS = -lsqlite3 -lm
+LIBS = -lsqlite3 -lm -lpthread
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
@@ -26,16 +26,19 @@ endif
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES = build-essential pkg-config libsqlite3-dev sqlite3 libcmocka-dev \
 	liburing-dev libblkid-dev blktrace fio gnuplot-nox util-linux e2fsprogs \
-	procps time
+	procps time jq
 DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
 	/usr/bin/btt /usr/bin/fio /usr/bin/gnuplot /usr/include/liburing.h \
-	/usr/include/blkid/blkid.h
+	/usr/include/blkid/blkid.h /usr/bin/jq
 
 LIB_SRC = lib/util.c lib/emit.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
-	capture/blkparse_text.c schema/store.c $(BUILD)/schema_sql.c
-CMD_SRC = capture/cmd_import.c analyze/stitch.c analyze/stats.c \
-	analyze/runview.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c
+	capture/blkparse_text.c schema/store.c $(BUILD)/schema_sql.c \
+	capture/procstat.c capture/vmstat_text.c
+CMD_SRC = capture/cmd_import.c capture/import_samples.c \
+	capture/cmd_vmstat.c analyze/stitch.c analyze/stats.c \
+	analyze/runview.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c \
+	capture/lab.c capture/machine.c capture/tracefs.c capture/cmd_capture.c
 MAIN_SRC = iotape.c
 SRC = $(LIB_SRC) $(CORE_SRC) $(CMD_SRC)
 OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BUILD)/%,$(SRC))) \

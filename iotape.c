@@ -15,10 +15,12 @@
 #include "lib/util.h"
 
 static const struct command commands[] = {
+	{ "capture", cmd_capture, "record a run: block events, /proc samples, timings" },
 	{ "import", cmd_import, "read blktrace files or blkparse text into a run" },
 	{ "runs", cmd_runs, "list the runs in the database" },
 	{ "dump", cmd_dump, "print a run's events as blkparse does" },
 	{ "report", cmd_report, "per-device and per-process I/O figures (btt's terms)" },
+	{ "vmstat", cmd_vmstat, "a run's samples as vmstat(8)'s table" },
 };
 
 static void usage(FILE *fp)

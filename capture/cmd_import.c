@@ -12,7 +12,9 @@
 
 #include "analyze/stitch.h"
 #include "capture/import.h"
+#include "capture/import_samples.h"
 #include "capture/trace_input.h"
+#include "capture/vmstat_text.h"
 #include "commands.h"
 #include "lib/util.h"
 #include "schema/store.h"
@@ -123,6 +125,8 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 	int64_t first_id;
 	int rc;
 
+	if (vmstat_text_sniff_file(input))
+		return import_vmstat_log(st, o, input, name, run_out, err, errlen);
 	if (name)
 		snprintf(runname, sizeof(runname), "%s", name);
 	else {
@@ -182,17 +186,23 @@ out:
 static void import_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape import [--db FILE] [--run NAME] [--strict] [--quiet] INPUT...\n"
+"usage: iotape import [--db FILE] [--run NAME] [--strict] [--quiet]\n"
+"                     [--interval SEC] [--no-boot-row] INPUT...\n"
 "\n"
 "Reads each INPUT into a run of its own, in one transaction: nothing is\n"
 "stored unless every input reads cleanly.\n"
 "  INPUT      a blktrace binary stream (tracefs blk tracer output, a blkparse\n"
 "             -d dump), a per-CPU set (NAME for NAME.blktrace.N, or any\n"
-"             member), or blkparse's default text output\n"
+"             member), blkparse's default text output, or a vmstat(8) log\n"
 "  --db FILE  the database (default $IOTAPE_DB or iotape.db)\n"
-"  --run NAME name of the run (one INPUT only; default: the file's name)\n"
+"  --run NAME name of the run (one INPUT only; default: the file's name);\n"
+"             a vmstat log given an existing run's name joins that run\n"
 "  --strict   a trace cut short inside a record is an error, not a warning\n"
-"  --quiet    no summary or warnings on stderr\n");
+"  --quiet    no summary or warnings on stderr\n"
+"  --interval SEC  vmstat logs: seconds between rows (default: from the\n"
+"             log's timestamps, else 1)\n"
+"  --no-boot-row  vmstat logs: the first row is an interval's, not the\n"
+"             since-boot average (logs of 'vmstat -t 1 2 | tail -n 1')\n");
 }
 
 int cmd_import(int argc, char **argv)
@@ -202,6 +212,8 @@ int cmd_import(int argc, char **argv)
 		{ "run", required_argument, NULL, 'r' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "no-boot-row", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -218,6 +230,11 @@ int cmd_import(int argc, char **argv)
 		case 'r': name = optarg; break;
 		case 's': o.strict = 1; break;
 		case 'q': o.quiet = 1; break;
+		case 'i':
+			if (parse_seconds(optarg, "--interval", &o.interval_s))
+				return 2;
+			break;
+		case 'n': o.no_boot_row = 1; break;
 		case 'h': import_usage(stdout); return 0;
 		default: import_usage(stderr); return 2;
 		}

@@ -13,6 +13,9 @@ struct import_opts {
 	int quiet;  /* no warnings on stderr */
 	char *summary;      /* if set, a one-line summary of the import goes here */
 	size_t summary_len;
+	double interval_s;  /* vmstat logs: seconds between rows (0: from the
+			     * log's timestamps, else 1) */
+	int no_boot_row;    /* vmstat logs: no row is a since-boot average */
 };
 
 /* Reads input (see trace_input_read()) into a new run named name (NULL: from

@@ -27,11 +27,31 @@ struct source {
 	size_t len, off;
 	struct bt_stream bs;
 	int file_cpu;     /* CPU number from the file name, -1 for a stream */
+	size_t rec_off;   /* offset of the record source_next() returned last */
+	size_t released;  /* pages before this offset were given back */
 };
+
+/* Mapped pages of a trace are given back to the kernel behind the reader in
+ * steps of this many bytes, so memory stays flat however long the trace. */
+#define RELEASE_STEP ((size_t)8 << 20)
+
+/* Drops the pages of s before offset upto (no record before it is needed
+ * any more) from this process's memory. */
+static void source_release(struct source *s, size_t upto)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), a = upto & ~(pg - 1);
+
+	if (s->map && a >= s->released + RELEASE_STEP) {
+		madvise((void *)(s->map + s->released), a - s->released,
+			MADV_DONTNEED);
+		s->released = a;
+	}
+}
 
 struct pending {
 	struct bt_event ev;
 	uint64_t order;   /* arrival order, to keep ties stable */
+	size_t off;       /* the record's offset in its source */
 	int src;
 };
 
@@ -189,6 +209,7 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 				 s->off, bt_strerror(rc));
 			return -EINVAL;
 		}
+		s->rec_off = s->off;
 		s->off += used;
 		if (!bt_is_notify(ev)) {
 			unsigned code = bt_code(ev);
@@ -233,34 +254,48 @@ static int deliver(struct reader *r, const struct bt_event *ev)
 	return r->sink->event(r->sink->ctx, ev);
 }
 
-/* A single stream: records in file order through a bounded reorder window. */
+/* A single stream: records in file order through a bounded reorder window,
+ * kept as a sorted ring. Records come almost in order, so an insertion walks
+ * back a step or two at most and the window costs O(1) per record. */
 static int read_stream(struct reader *r)
 {
-	struct heap h = { 0 };
+	struct pending *ring = xmalloc(REORDER_WINDOW * sizeof(*ring));
 	struct source *s = &r->src[0];
+	size_t head = 0, n = 0;
 	struct bt_event ev;
 	int rc = 0, got;
 
 	while ((got = source_next(r, s, &ev)) > 0) {
-		struct pending p = { .ev = ev, .order = r->order++, .src = 0 };
-		heap_push(&h, &p);
-		if (h.n > REORDER_WINDOW) {
-			struct pending top = heap_pop(&h);
-			if ((rc = deliver(r, &top.ev)))
+		struct pending p = { .ev = ev, .order = r->order++,
+				     .off = s->rec_off, .src = 0 };
+		size_t i;
+
+		if (n == REORDER_WINDOW) {
+			if ((rc = deliver(r, &ring[head].ev)))
 				goto out;
+			head = (head + 1) % REORDER_WINDOW;
+			n--;
+			source_release(s, ring[head].off);
 		}
+		/* insert before the last entries that sort after it */
+		for (i = n; i > 0; i--) {
+			struct pending *prev = &ring[(head + i - 1) % REORDER_WINDOW];
+			if (!pending_less(&p, prev))
+				break;
+			ring[(head + i) % REORDER_WINDOW] = *prev;
+		}
+		ring[(head + i) % REORDER_WINDOW] = p;
+		n++;
 	}
 	if (got < 0) {
 		rc = got;
 		goto out;
 	}
-	while (h.n) {
-		struct pending top = heap_pop(&h);
-		if ((rc = deliver(r, &top.ev)))
+	for (; n; n--, head = (head + 1) % REORDER_WINDOW)
+		if ((rc = deliver(r, &ring[head].ev)))
 			goto out;
-	}
 out:
-	free(h.v);
+	free(ring);
 	return rc;
 }
 
@@ -285,6 +320,8 @@ static int read_set(struct reader *r)
 			    (rc = learn_name(r, &ev)))
 				return rc;
 		*r->st = saved;   /* the real pass counts */
+		if (s.map && s.len)
+			madvise((void *)s.map, s.len, MADV_DONTNEED);
 		if (got < 0)
 			break;
 	}
@@ -299,7 +336,8 @@ static int read_set(struct reader *r)
 			goto out;
 		}
 		if (got) {
-			struct pending p = { .ev = ev, .order = r->order++, .src = i };
+			struct pending p = { .ev = ev, .order = r->order++,
+					     .off = r->src[i].rec_off, .src = i };
 			heap_push(&h, &p);
 		}
 	}
@@ -314,8 +352,10 @@ static int read_set(struct reader *r)
 		}
 		if (got) {
 			struct pending p = { .ev = ev, .order = r->order++,
+					     .off = r->src[top.src].rec_off,
 					     .src = top.src };
 			heap_push(&h, &p);
+			source_release(&r->src[top.src], p.off);
 		}
 	}
 out:

@@ -80,6 +80,21 @@ int parse_u64(const char *s, const char *opt, uint64_t *out)
 	return 0;
 }
 
+int parse_seconds(const char *s, const char *opt, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	if (!s || !*s)
+		return error("invalid value '%s' for %s", s ? s : "", opt);
+	v = strtod(s, &end);
+	if (errno || *end || !(v > 0) || v > 1e9)
+		return error("invalid value '%s' for %s", s, opt);
+	*out = v;
+	return 0;
+}
+
 const char *db_path_default(const char *opt)
 {
 	const char *env;

@@ -25,6 +25,10 @@ char *xstrdup(const char *s);
  * "invalid value 'S' for OPT" and returns -1. */
 int parse_u64(const char *s, const char *opt, uint64_t *out);
 
+/* Parses a whole positive decimal number of seconds ("0.5", "10") into
+ * *out; returns 0, or prints "invalid value 'S' for OPT" and returns -1. */
+int parse_seconds(const char *s, const char *opt, double *out);
+
 /* The database path: --db if given, else $IOTAPE_DB, else "iotape.db". */
 const char *db_path_default(const char *opt);
 

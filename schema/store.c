@@ -37,9 +37,26 @@ static const char *const stmt_sql[S_N] = {
 		     "VALUES (?,?,?,?,?)",
 };
 
+/* Events are inserted EV_BATCH rows per statement: one multi-row INSERT
+ * costs SQLite's per-statement work (cursor open, transaction check, halt)
+ * once for the batch, not per row. */
+#define EV_BATCH 32
+#define EV_COLS 11
+
+struct ev_row {
+	int64_t v[EV_COLS - 1];  /* run .. error, in column order */
+	size_t pdu_off;
+	uint16_t pdu_len;
+};
+
 struct store {
 	sqlite3 *db;
 	sqlite3_stmt *stmt[S_N];
+	sqlite3_stmt *ev_multi;    /* EV_BATCH rows */
+	struct ev_row evb[EV_BATCH];
+	int nev;
+	uint8_t *evpdu;            /* payload bytes of the batched rows */
+	size_t evpdu_len, evpdu_cap;
 	int64_t ev_run, ev_first, ev_last; /* events.id range of the run being written */
 	char msg[512];
 };
@@ -132,12 +149,18 @@ out:
 int store_open(struct store **out, const char *path, int create)
 {
 	struct store *st = calloc(1, sizeof(*st));
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+		    (create ? SQLITE_OPEN_CREATE : 0);
 	int rc;
 
 	*out = st;
 	if (!st)
 		return -ENOMEM;
+	/* No memory statistics (a global mutex per allocation) and no
+	 * mutexes at all: iotape uses SQLite from one thread at a time. Only
+	 * takes effect before SQLite's first use; harmless after. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK)
 		return fail(st, STORE_E_SQLITE, "cannot open database");
 	sqlite3_busy_timeout(st->db, 10000);
@@ -145,7 +168,7 @@ int store_open(struct store **out, const char *path, int create)
 	/* Imports are single transactions: a journal in memory is not enough to
 	 * survive a crash, so keep the default rollback journal on disk; large
 	 * page cache and temp store in memory speed up the big inserts. */
-	rc = exec(st, "PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536;"
+	rc = exec(st, "PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768;"
 		      " PRAGMA temp_store = MEMORY; PRAGMA synchronous = NORMAL");
 	if (rc) {
 		if (strstr(st->msg, "not a database") || strstr(st->msg, "encrypted")) {
@@ -164,13 +187,28 @@ void store_close(struct store *st)
 		return;
 	for (int i = 0; i < S_N; i++)
 		sqlite3_finalize(st->stmt[i]);
+	sqlite3_finalize(st->ev_multi);
+	free(st->evpdu);
 	sqlite3_close(st->db);
 	free(st);
 }
 
+static int flush_events(struct store *st);
+
 int store_begin(struct store *st) { return exec(st, "BEGIN IMMEDIATE"); }
-int store_commit(struct store *st) { return exec(st, "COMMIT"); }
-int store_rollback(struct store *st) { return exec(st, "ROLLBACK"); }
+
+int store_commit(struct store *st)
+{
+	int rc = flush_events(st);
+	return rc ? rc : exec(st, "COMMIT");
+}
+
+int store_rollback(struct store *st)
+{
+	st->nev = 0;
+	st->evpdu_len = 0;
+	return exec(st, "ROLLBACK");
+}
 
 /* Returns the cached prepared statement id, reset and with bindings cleared. */
 static sqlite3_stmt *stmt(struct store *st, enum stmt_id id)
@@ -294,8 +332,11 @@ int store_run_finish(struct store *st, int64_t run, const char *status,
 		     int64_t genesis_ns)
 {
 	sqlite3_stmt *s;
-	int rc, have = st->ev_run == run;
+	int rc, have;
 
+	if ((rc = flush_events(st)))
+		return rc;
+	have = st->ev_run == run;
 	rc = sqlite3_prepare_v2(st->db,
 		"UPDATE runs SET status = ?2, genesis_ns = ?3, first_event = ?4, "
 		"last_event = ?5 WHERE id = ?1", -1, &s, NULL);
@@ -311,34 +352,112 @@ int store_run_finish(struct store *st, int64_t run, const char *status,
 	return rc;
 }
 
-int store_event_add(struct store *st, int64_t run, const struct bt_event *ev)
+/* Binds batched row r at parameter offset base (columns in table order). */
+static void bind_event_row(struct store *st, sqlite3_stmt *s, int base,
+			   const struct ev_row *r)
 {
-	sqlite3_stmt *s = stmt(st, S_EVENT);
-
-	if (!s)
-		return -STORE_E_SQLITE;
-	sqlite3_bind_int64(s, 1, run);
-	sqlite3_bind_int64(s, 2, (int64_t)ev->time_ns);
-	sqlite3_bind_int64(s, 3, ev->sequence);
-	sqlite3_bind_int64(s, 4, (int64_t)ev->sector);
-	sqlite3_bind_int64(s, 5, ev->bytes);
-	sqlite3_bind_int64(s, 6, (int64_t)ev->action);
-	sqlite3_bind_int64(s, 7, ev->pid);
-	sqlite3_bind_int64(s, 8, ev->dev);
-	sqlite3_bind_int64(s, 9, ev->cpu);
-	sqlite3_bind_int(s, 10, ev->error);
-	if (ev->pdu_len)
-		sqlite3_bind_blob(s, 11, ev->pdu, ev->pdu_len, SQLITE_STATIC);
+	for (int i = 0; i < EV_COLS - 1; i++)
+		sqlite3_bind_int64(s, base + i + 1, r->v[i]);
+	if (r->pdu_len)
+		sqlite3_bind_blob(s, base + EV_COLS, st->evpdu + r->pdu_off,
+				  r->pdu_len, SQLITE_STATIC);
 	else
-		sqlite3_bind_null(s, 11);
-	if (step_done(st, s, "storing event"))
-		return -STORE_E_SQLITE;
+		sqlite3_bind_null(s, base + EV_COLS);
+}
+
+/* Writes the batched events: one multi-row INSERT for a full batch, single
+ * rows otherwise. Tracks the run's first and last event id. */
+static int flush_events(struct store *st)
+{
+	int64_t run, last;
+	int n = st->nev, rc = 0;
+
+	if (!n)
+		return 0;
+	run = st->evb[0].v[0];
+	st->nev = 0;
+	if (n == EV_BATCH) {
+		if (!st->ev_multi) {
+			char *sql = sqlite3_mprintf("%s", "INSERT INTO events (run, "
+				"time_ns, sequence, sector, bytes, action, pid, dev, cpu,"
+				" error, pdu) VALUES ");
+			for (int i = 0; i < EV_BATCH && sql; i++) {
+				char *t = sqlite3_mprintf("%s%s(?,?,?,?,?,?,?,?,?,?,?)",
+							  sql, i ? "," : "");
+				sqlite3_free(sql);
+				sql = t;
+			}
+			if (!sql || sqlite3_prepare_v3(st->db, sql, -1,
+					SQLITE_PREPARE_PERSISTENT, &st->ev_multi,
+					NULL) != SQLITE_OK) {
+				sqlite3_free(sql);
+				return fail(st, STORE_E_SQLITE, "preparing statement");
+			}
+			sqlite3_free(sql);
+		}
+		for (int i = 0; i < n; i++)
+			bind_event_row(st, st->ev_multi, i * EV_COLS, &st->evb[i]);
+		rc = step_done(st, st->ev_multi, "storing events");
+	} else {
+		sqlite3_stmt *s = stmt(st, S_EVENT);
+		if (!s)
+			return -STORE_E_SQLITE;
+		for (int i = 0; i < n && !rc; i++) {
+			bind_event_row(st, s, 0, &st->evb[i]);
+			rc = step_done(st, s, "storing event");
+		}
+	}
+	st->evpdu_len = 0;
+	if (rc)
+		return rc;
+	/* rowids of an append are consecutive: the last and n before it */
+	last = sqlite3_last_insert_rowid(st->db);
 	if (st->ev_run != run) {
 		st->ev_run = run;
-		st->ev_first = sqlite3_last_insert_rowid(st->db);
+		st->ev_first = last - n + 1;
 	}
-	st->ev_last = sqlite3_last_insert_rowid(st->db);
+	st->ev_last = last;
 	return 0;
+}
+
+int store_event_add(struct store *st, int64_t run, const struct bt_event *ev)
+{
+	struct ev_row *r;
+
+	if (st->nev && st->evb[0].v[0] != run) {
+		int rc = flush_events(st);
+		if (rc)
+			return rc;
+	}
+	r = &st->evb[st->nev++];
+	r->v[0] = run;
+	r->v[1] = (int64_t)ev->time_ns;
+	r->v[2] = ev->sequence;
+	r->v[3] = (int64_t)ev->sector;
+	r->v[4] = ev->bytes;
+	r->v[5] = (int64_t)ev->action;
+	r->v[6] = ev->pid;
+	r->v[7] = ev->dev;
+	r->v[8] = ev->cpu;
+	r->v[9] = ev->error;
+	r->pdu_len = ev->pdu_len;
+	r->pdu_off = st->evpdu_len;
+	if (ev->pdu_len) {
+		if (st->evpdu_len + ev->pdu_len > st->evpdu_cap) {
+			size_t cap = st->evpdu_cap ? 2 * st->evpdu_cap : 4096;
+			uint8_t *p;
+			while (cap < st->evpdu_len + ev->pdu_len)
+				cap *= 2;
+			p = realloc(st->evpdu, cap);
+			if (!p)
+				return -ENOMEM;
+			st->evpdu = p;
+			st->evpdu_cap = cap;
+		}
+		memcpy(st->evpdu + st->evpdu_len, ev->pdu, ev->pdu_len);
+		st->evpdu_len += ev->pdu_len;
+	}
+	return st->nev == EV_BATCH ? flush_events(st) : 0;
 }
 
 int store_request_add(struct store *st, int64_t run, int64_t id,
@@ -430,6 +549,8 @@ int store_query_i64(struct store *st, const char *sql, int nargs,
 	sqlite3_stmt *s;
 	int rc;
 
+	if ((rc = flush_events(st)))
+		return rc;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return fail(st, STORE_E_SQLITE, "query");
 	for (int i = 0; i < nargs; i++)
@@ -476,4 +597,79 @@ int store_sample_add(struct store *st, int64_t run, int64_t time_ns,
 	else
 		sqlite3_bind_null(s, 5);
 	return step_done(st, s, "storing sample");
+}
+
+int store_run_set(struct store *st, int64_t run, const char *column,
+		  const char *value)
+{
+	static const char *const cols[] = { "kind", "host", "kernel", "source",
+					    "format", "status", "notes" };
+	char sql[96];
+	sqlite3_stmt *s;
+	int rc, ok = 0;
+
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		ok |= !strcmp(cols[i], column);
+	if (!ok) {
+		snprintf(st->msg, sizeof(st->msg), "no run column '%s'", column);
+		return -STORE_E_SQLITE;
+	}
+	snprintf(sql, sizeof(sql), "UPDATE runs SET %s = ?2 WHERE id = ?1", column);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return fail(st, STORE_E_SQLITE, "updating run");
+	sqlite3_bind_int64(s, 1, run);
+	bind_text_or_null(s, 2, value);
+	rc = step_done(st, s, "updating run");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int store_setting_add(struct store *st, int64_t run, const char *key,
+		      const char *value, const char *at)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO settings (run, key,"
+			       " value, at) VALUES (?,?,?,?)", -1, &s, NULL)
+	    != SQLITE_OK)
+		return fail(st, STORE_E_SQLITE, "storing setting");
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_text(s, 2, key, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(s, 3, value);
+	sqlite3_bind_text(s, 4, at, -1, SQLITE_TRANSIENT);
+	rc = step_done(st, s, "storing setting");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int store_command_add(struct store *st, int64_t run,
+		      const struct store_command *c)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO commands (run, idx, argv,"
+			       " start_ns, end_ns, real_s, user_s, sys_s, status)"
+			       " VALUES (?,?,?,?,?,?,?,?,?)", -1, &s, NULL)
+	    != SQLITE_OK)
+		return fail(st, STORE_E_SQLITE, "storing command");
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_int(s, 2, c->idx);
+	sqlite3_bind_text(s, 3, c->argv, -1, SQLITE_TRANSIENT);
+	bind_opt_i64(s, 4, c->start_ns, c->start_ns != STORE_NO_TIME);
+	bind_opt_i64(s, 5, c->end_ns, c->end_ns != STORE_NO_TIME);
+	if (c->start_ns != STORE_NO_TIME && c->end_ns != STORE_NO_TIME) {
+		sqlite3_bind_double(s, 6, c->real_s);
+		sqlite3_bind_double(s, 7, c->user_s);
+		sqlite3_bind_double(s, 8, c->sys_s);
+	} else {
+		sqlite3_bind_null(s, 6);
+		sqlite3_bind_null(s, 7);
+		sqlite3_bind_null(s, 8);
+	}
+	sqlite3_bind_int(s, 9, c->status);
+	rc = step_done(st, s, "storing command");
+	sqlite3_finalize(s);
+	return rc;
 }

@@ -147,4 +147,27 @@ int store_sample_add(struct store *st, int64_t run, int64_t time_ns,
 /* Deletes a run and everything it owns. Returns 0 or a negative code. */
 int store_run_delete(struct store *st, int64_t run);
 
+
+/* Sets a text column of run: one of "kind", "host", "kernel", "source",
+ * "format", "status", "notes" (others are refused with -STORE_E_SQLITE). */
+int store_run_set(struct store *st, int64_t run, const char *column,
+		  const char *value);
+
+/* Records setting key = value of run, read at "start" or "end". */
+int store_setting_add(struct store *st, int64_t run, const char *key,
+		      const char *value, const char *at);
+
+/* One workload of a run: argv as one line, start and end on the events'
+ * clock (ns), real/user/sys seconds (wait4 rusage), exit status (128+signal
+ * when killed; -1 when it never started). */
+struct store_command {
+	int idx;
+	const char *argv;
+	int64_t start_ns, end_ns;
+	double real_s, user_s, sys_s;
+	int status;
+};
+int store_command_add(struct store *st, int64_t run,
+		      const struct store_command *c);
+
 #endif

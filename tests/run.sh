@@ -42,10 +42,10 @@ tap_summarise() {
 			pass) passed=$((passed + 1)); printf 'PASS  %s: %s\n' "$name" "$desc" ;;
 			skip) skipped=$((skipped + 1))
 				# "desc # SKIP reason"; cmocka gives "# SKIP name" and no reason
-				local why=${desc#*[Kk][Ii][Pp]} what=${desc%%#*}
-				what=${what%"${what##*[! ]}"}; why=${why# }
-				if [ -z "$what" ]; then what=$why why=; fi
-				printf 'SKIP  %s: %s%s\n' "$name" "$what" "${why:+ ($why)}" ;;
+				local reason=${desc#*[Kk][Ii][Pp]} what=${desc%%#*}
+				what=${what%"${what##*[! ]}"}; reason=${reason# }
+				if [ -z "$what" ]; then what=$reason reason=; fi
+				printf 'SKIP  %s: %s%s\n' "$name" "$what" "${reason:+ ($reason)}" ;;
 			fail) failed=$((failed + 1)); nfail=$((nfail + 1)); detail=1
 				failures+=("$name: $desc")
 				printf 'FAIL  %s: %s\n' "$name" "$desc" ;;
@@ -68,10 +68,12 @@ tap_summarise() {
 	done < "$out"
 
 	local why=
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then why="timed out after ${TEST_TIMEOUT}s"
+	if [ "$rc" = 124 ]; then why="timed out after ${TEST_TIMEOUT}s"
+	elif [ "$rc" = 137 ]; then why="killed by SIGKILL (timed out, or out of memory)"
 	elif [ "$rc" -gt 128 ]; then why="killed by signal $((rc - 128))"
 	elif [ "$rc" != 0 ] && [ $nfail = 0 ]; then why="exited with status $rc"
 	elif [ $plan -gt 0 ] && [ $nres -lt $plan ]; then why="planned $plan tests, ran $nres"
+	elif [ $nres = 0 ]; then why="printed no test results"
 	fi
 	if [ -n "$why" ]; then
 		failed=$((failed + 1)); failures+=("$name: $why")
@@ -102,7 +104,7 @@ times=()
 for bin in "$@"; do
 	name=unit/$(basename "$bin")
 	if [ ! -x "$bin" ]; then
-		failed=$((failed + 1)); failures+=("$name: not built")
+		failed=$((failed + 1)); failures+=("$name: no such test binary")
 		printf 'FAIL  %s: no such test binary\n' "$name"
 		continue
 	fi

@@ -1,0 +1,388 @@
+/* `iotape vmstat`: a run's samples as vmstat(8)'s classic table (from the
+ * vmstat view: /proc samples or an imported vmstat log), 80 columns, with
+ * the time since the run's start first; --json carries the same numbers. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "lib/emit.h"
+#include "lib/util.h"
+#include "schema/store.h"
+
+#define WIDTH 80
+
+/* The table's columns after the time, in the view's order. */
+enum { C_R, C_B, C_SWPD, C_FREE, C_BUFF, C_CACHE, C_SI, C_SO, C_BI, C_BO,
+       C_IN, C_CS, C_US, C_SY, C_ID, C_WA, C_ST, NCOL };
+
+static const struct {
+	const char *name;
+	const char *json;   /* key in --json, with its unit */
+	int group;
+} cols[NCOL] = {
+	{ "r", "r", 1 }, { "b", "b", 1 },
+	{ "swpd", "swpd_kb", 2 }, { "free", "free_kb", 2 },
+	{ "buff", "buff_kb", 2 }, { "cache", "cache_kb", 2 },
+	{ "si", "si_kbps", 3 }, { "so", "so_kbps", 3 },
+	{ "bi", "bi_kbps", 4 }, { "bo", "bo_kbps", 4 },
+	{ "in", "in_per_s", 5 }, { "cs", "cs_per_s", 5 },
+	{ "us", "us_pct", 6 }, { "sy", "sy_pct", 6 }, { "id", "id_pct", 6 },
+	{ "wa", "wa_pct", 6 }, { "st", "st_pct", 6 },
+};
+
+struct vmstat_opts {
+	const char *db;
+	const char *run;
+	const char *source;  /* "proc", "vmstat-log" or NULL: proc if any */
+	int json;
+};
+
+struct vrow {
+	double t_s;
+	int since_boot;
+	double v[NCOL];      /* NAN where the view has NULL */
+};
+
+/* Units of the memory and rate groups, chosen so the table fits. */
+struct units {
+	int mem;   /* 0 kB, 1 MiB, 2 GiB */
+	int rate;  /* 0 kB/s, 1 MiB/s */
+	int time_decimals;
+};
+
+static void vmstat_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: iotape vmstat [--db FILE] [--source proc|log] [--json] RUN\n"
+"\n"
+"Prints vmstat(8)'s classic columns for RUN, one row per sample, with the\n"
+"time since the run's start (s) first: r b (processes), swpd free buff\n"
+"cache (memory), si so (swap in/out per s), bi bo (read/written per s),\n"
+"in cs (interrupts, context switches per s), us sy id wa st (CPU %%).\n"
+"Memory and rates are in kB, or in MiB/GiB when kB would not fit 80\n"
+"columns (the group line says which). '*' marks rows vmstat printed as\n"
+"averages since boot; '-' a value not known (rates of a first sample);\n"
+"'?' a CPU percentage out of range in the source.\n"
+"  --db FILE      the database (default $IOTAPE_DB or iotape.db)\n"
+"  --source SRC   proc: from /proc samples; log: from an imported vmstat\n"
+"                 log (default: proc when the run has /proc samples)\n"
+"  --json         the same numbers as JSON (units in the key names)\n");
+}
+
+static const char *pick_source(struct store *st, int64_t run, const char *want)
+{
+	int64_t n = 0, args[1] = { run };
+
+	if (want)
+		return !strcmp(want, "log") ? "vmstat-log" : want;
+	store_query_i64(st, "SELECT count(*) FROM (SELECT 1 FROM samples WHERE "
+			"run = ?1 AND source IN ('vmstat', 'meminfo', 'stat') "
+			"LIMIT 1)", 1, args, &n);
+	return n ? "proc" : "vmstat-log";
+}
+
+/* Reads the run's rows from the vmstat view. Returns 0 or -1 (printed). */
+static int load_rows(struct store *st, int64_t run, const char *source,
+		     struct vrow **out, size_t *nout)
+{
+	sqlite3_stmt *s;
+	struct vrow *rows = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	rc = sqlite3_prepare_v2(store_db(st),
+		"SELECT (v.time_ns - coalesce(r.genesis_ns, (SELECT min(time_ns) "
+		"FROM samples WHERE run = ?1))) / 1e9, since_boot,"
+		" v.r, v.b, swpd, free, buff, cache, si, so, bi, bo, \"in\", cs,"
+		" us, sy, v.id, wa, st FROM vmstat v JOIN runs r ON r.id = v.run"
+		" WHERE v.run = ?1 AND v.source = ?2 ORDER BY v.time_ns",
+		-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return error("reading samples: %s", sqlite3_errmsg(store_db(st)));
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_text(s, 2, source, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct vrow *r;
+		if (n == cap)
+			rows = xrealloc(rows, (cap = cap ? 2 * cap : 256) * sizeof(*rows));
+		r = &rows[n++];
+		r->t_s = sqlite3_column_double(s, 0);
+		r->since_boot = sqlite3_column_int(s, 1);
+		for (int i = 0; i < NCOL; i++)
+			r->v[i] = sqlite3_column_type(s, i + 2) == SQLITE_NULL
+				? NAN : sqlite3_column_double(s, i + 2);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(rows);
+		return error("reading samples: %s", sqlite3_errmsg(store_db(st)));
+	}
+	*out = rows;
+	*nout = n;
+	return 0;
+}
+
+/* Formats column c of row r in the units u into buf. */
+static void format_cell(const struct vrow *r, int c, const struct units *u,
+			char *buf, size_t len)
+{
+	double v = r->v[c];
+	int g = cols[c].group;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (g == 6 && (v < 0 || v > 999)) {
+		/* seen in real logs: a wrapped iowait counter printed as
+		 * 3035110221 %; --json has the number */
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (g == 2 && u->mem == 2) {
+		snprintf(buf, len, "%.1f", v / 1048576);
+		return;
+	}
+	if (g == 2 && u->mem == 1)
+		v /= 1024;
+	if ((g == 3 || g == 4) && u->rate == 1)
+		v /= 1024;
+	snprintf(buf, len, "%.0f", v);
+}
+
+static void format_time(const struct vrow *r, const struct units *u, char *buf,
+			size_t len)
+{
+	snprintf(buf, len, "%.*f%s", u->time_decimals, r->t_s,
+		 r->since_boot ? "*" : "");
+}
+
+/* Widths of the time column and each column; returns the line's length. */
+static int widths(const struct vrow *rows, size_t n, const struct units *u,
+		  int *wt, int *w)
+{
+	char buf[64];
+	int total;
+
+	*wt = 1;   /* "s" */
+	for (int c = 0; c < NCOL; c++)
+		w[c] = (int)strlen(cols[c].name);
+	for (size_t i = 0; i < n; i++) {
+		int k;
+		format_time(&rows[i], u, buf, sizeof(buf));
+		if ((k = (int)strlen(buf)) > *wt)
+			*wt = k;
+		for (int c = 0; c < NCOL; c++) {
+			format_cell(&rows[i], c, u, buf, sizeof(buf));
+			if ((k = (int)strlen(buf)) > w[c])
+				w[c] = k;
+		}
+	}
+	if (*wt < 4)
+		*wt = 4;   /* room for "time" over it */
+	total = *wt;
+	for (int c = 0; c < NCOL; c++)
+		total += 1 + w[c];
+	return total;
+}
+
+/* "----label----" centred in width; tries the labels in order until one
+ * fits, else dashes. */
+static void group_label(FILE *fp, int width, const char *const *labels)
+{
+	const char *l = "";
+	int n, left;
+
+	for (; *labels; labels++)
+		if ((int)strlen(*labels) <= width) {
+			l = *labels;
+			break;
+		}
+	n = (int)strlen(l);
+	left = (width - n) / 2;
+	for (int i = 0; i < left; i++)
+		fputc('-', fp);
+	fputs(l, fp);
+	for (int i = left + n; i < width; i++)
+		fputc('-', fp);
+}
+
+static void print_table(FILE *fp, const struct vrow *rows, size_t n,
+			const struct units *u, int wt, const int *w)
+{
+	static const char *const mem_units[] = { "kB", "MiB", "GiB" };
+	static const char *const rate_units[] = { "kB/s", "MiB/s" };
+	char mem[32], mem2[32], swap[32], swap2[32], io[32], io2[32];
+	const char *const l_time[] = { "time", NULL };
+	const char *const l_procs[] = { "procs", "proc", "pr", NULL };
+	const char *const l_mem[] = { mem, mem2, mem_units[u->mem], NULL };
+	const char *const l_swap[] = { swap, swap2, rate_units[u->rate], "swap", NULL };
+	const char *const l_io[] = { io, io2, rate_units[u->rate], "io", NULL };
+	const char *const l_sys[] = { "system /s", "system", "sys", NULL };
+	const char *const l_cpu[] = { "cpu %", "cpu", NULL };
+	const char *const *labels[] = { l_time, l_procs, l_mem, l_swap, l_io,
+					l_sys, l_cpu };
+	char buf[64];
+	int any_boot = 0, any_bad = 0;
+
+	snprintf(mem, sizeof(mem), "memory %s", mem_units[u->mem]);
+	snprintf(mem2, sizeof(mem2), "mem %s", mem_units[u->mem]);
+	snprintf(swap, sizeof(swap), "swap %s", rate_units[u->rate]);
+	snprintf(swap2, sizeof(swap2), "sw %s", rate_units[u->rate]);
+	snprintf(io, sizeof(io), "io %s", rate_units[u->rate]);
+	snprintf(io2, sizeof(io2), "io %s", rate_units[u->rate]);
+
+	/* group line */
+	group_label(fp, wt, labels[0]);
+	for (int g = 1, c = 0; g <= 6; g++) {
+		int span = -1;
+		for (; c < NCOL && cols[c].group == g; c++)
+			span += 1 + w[c];
+		fputc(' ', fp);
+		group_label(fp, span, labels[g]);
+	}
+	fputc('\n', fp);
+	/* column names */
+	fprintf(fp, "%*s", wt, "s");
+	for (int c = 0; c < NCOL; c++)
+		fprintf(fp, " %*s", w[c], cols[c].name);
+	fputc('\n', fp);
+	for (size_t i = 0; i < n; i++) {
+		format_time(&rows[i], u, buf, sizeof(buf));
+		fprintf(fp, "%*s", wt, buf);
+		for (int c = 0; c < NCOL; c++) {
+			format_cell(&rows[i], c, u, buf, sizeof(buf));
+			fprintf(fp, " %*s", w[c], buf);
+		}
+		fputc('\n', fp);
+		any_boot |= rows[i].since_boot;
+		for (int c = C_US; c <= C_ST; c++)
+			any_bad |= rows[i].v[c] < 0 || rows[i].v[c] > 999;
+	}
+	if (any_boot)
+		fprintf(fp, "* averages since boot (vmstat's first row), not of "
+			    "an interval\n");
+	if (any_bad)
+		fprintf(fp, "? a CPU percentage out of range in the source (a "
+			    "counter wrapped)\n");
+}
+
+static void print_json(FILE *fp, const char *run, const char *source,
+		       const struct vrow *rows, size_t n)
+{
+	struct emit e;
+
+	emit_init(&e, fp, 1);
+	emit_obj_begin(&e, NULL);
+	emit_str(&e, "run", run);
+	emit_str(&e, "source", source);
+	emit_arr_begin(&e, "rows");
+	for (size_t i = 0; i < n; i++) {
+		emit_obj_begin(&e, NULL);
+		emit_num(&e, "t_s", rows[i].t_s);
+		emit_u64(&e, "since_boot", (uint64_t)rows[i].since_boot);
+		for (int c = 0; c < NCOL; c++)
+			emit_num(&e, cols[c].json, rows[i].v[c]);
+		emit_obj_end(&e);
+	}
+	emit_arr_end(&e);
+	emit_obj_end(&e);
+	emit_finish(&e);
+}
+
+/* Prints the table (or JSON) of o->run. Returns 0 or -1 after one error. */
+static int vmstat_print(const struct vmstat_opts *o)
+{
+	struct store *st = NULL;
+	struct vrow *rows = NULL;
+	const char *source;
+	size_t n = 0;
+	int64_t run;
+	int rc = -1;
+
+	if (access(o->db, F_OK) != 0)
+		return error("cannot open database '%s': no such file", o->db);
+	if (store_open(&st, o->db, 0)) {
+		error("%s: %s", o->db, store_errmsg(st));
+		goto out;
+	}
+	if (store_run_find(st, o->run, &run)) {
+		error("%s: %s", o->db, store_errmsg(st));
+		goto out;
+	}
+	source = pick_source(st, run, o->source);
+	if (load_rows(st, run, source, &rows, &n))
+		goto out;
+	if (!n) {
+		error("run '%s' has no %s samples", o->run,
+		      !strcmp(source, "proc") ? "/proc" : "vmstat log");
+		goto out;
+	}
+	if (o->json) {
+		print_json(stdout, o->run, source, rows, n);
+	} else {
+		struct units u = { 0, 0, 0 };
+		int wt, w[NCOL];
+		for (size_t i = 0; i < n; i++)
+			if (fabs(rows[i].t_s - round(rows[i].t_s)) > 1e-6)
+				u.time_decimals = 1;
+		/* the smallest units that fit: memory first, then rates */
+		while (widths(rows, n, &u, &wt, w) > WIDTH) {
+			if (u.mem < 2)
+				u.mem++;
+			else if (u.rate < 1)
+				u.rate++;
+			else
+				break;
+		}
+		print_table(stdout, rows, n, &u, wt, w);
+	}
+	rc = 0;
+out:
+	free(rows);
+	store_close(st);
+	return rc;
+}
+
+int cmd_vmstat(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'b' },
+		{ "source", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vmstat_opts o = { 0 };
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': o.db = optarg; break;
+		case 's':
+			if (strcmp(optarg, "proc") && strcmp(optarg, "log")) {
+				error("invalid value '%s' for --source (proc or log)",
+				      optarg);
+				return 2;
+			}
+			o.source = optarg;
+			break;
+		case 'j': o.json = 1; break;
+		case 'h': vmstat_usage(stdout); return 0;
+		default: vmstat_usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		vmstat_usage(stderr);
+		return 2;
+	}
+	o.run = argv[optind];
+	o.db = db_path_default(o.db);
+	return vmstat_print(&o);
+}

@@ -1,0 +1,287 @@
+/* Samples into the store: vmstat text logs (two passes: the first decides
+ * the interval and the time base, the second stores) and /proc sampler
+ * values. See import_samples.h. */
+#include "import_samples.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "capture/procstat.h"
+#include "capture/vmstat_text.h"
+#include "lib/util.h"
+
+/* What the first pass learns. */
+struct scan {
+	int all_timed;       /* every row has a -t stamp or a date line */
+	int64_t wall0;       /* the first row's log wall-clock time, or -1 */
+	int dated_multirow;  /* a date-block log whose blocks have > 1 row */
+};
+
+static int scan_row(void *vctx, const struct vmstat_row *r)
+{
+	struct scan *s = vctx;
+
+	if (r->index == 0) {
+		s->all_timed = 1;
+		s->wall0 = r->stamp_ns >= 0 ? r->stamp_ns : r->date_ns;
+	}
+	if (r->stamp_ns < 0 && r->date_ns < 0)
+		s->all_timed = 0;
+	if (r->stamp_ns < 0 && r->date_ns >= 0 && r->block_row > 0)
+		s->dated_multirow = 1;
+	return 0;
+}
+
+/* The second pass: rows into samples. */
+struct put {
+	struct store *st;
+	int64_t run;
+	int all_timed;
+	int64_t wall0;       /* subtracted from row times (when all_timed) */
+	int64_t base;        /* added to the offsets */
+	int64_t interval_ns;
+	int64_t prev;
+	int have_prev;
+};
+
+static int put_row(void *vctx, const struct vmstat_row *r)
+{
+	struct put *p = vctx;
+	int64_t t;
+	int rc;
+
+	if (p->all_timed)
+		t = p->base + (r->time_ns - p->wall0);
+	else
+		t = p->base + (int64_t)r->index * p->interval_ns;
+	if (p->have_prev && t <= p->prev)
+		t = p->prev + 1;
+	p->prev = t;
+	p->have_prev = 1;
+	for (int i = 0; i < r->ncol; i++)
+		if ((rc = store_sample_add(p->st, p->run, t, "vmstat-log",
+					   r->names[i], r->values[i])))
+			return rc;
+	if (r->since_boot &&
+	    (rc = store_sample_add(p->st, p->run, t, "vmstat-log", "since_boot", 1)))
+		return rc;
+	return 0;
+}
+
+/* A run name from a log's path: its file name without ".log" / ".txt". */
+static void name_from_path(const char *path, char *out, size_t len)
+{
+	char tmp[PATH_MAX], *b, *dot;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	b = basename(tmp);
+	dot = strrchr(b, '.');
+	if (dot && dot != b && (!strcmp(dot, ".log") || !strcmp(dot, ".txt")))
+		*dot = '\0';
+	snprintf(out, len, "%s", *b ? b : "vmstat");
+}
+
+/* "YYYY-MM-DD HH:MM:SS" of a log wall-clock time. */
+static void wall_string(int64_t ns, char *out, size_t len)
+{
+	time_t s = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	strftime(out, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+static int save_stats(struct store *st, int64_t run, const char *path,
+		      const struct vmstat_text_info *in, double interval_s,
+		      const char *interval_from, int64_t wall0)
+{
+	char v[64];
+	const struct { const char *k; uint64_t v; } n[] = {
+		{ "vmstat_log.rows", in->rows },
+		{ "vmstat_log.since_boot_rows", in->boot_rows },
+		{ "vmstat_log.headers", (uint64_t)in->headers },
+		{ "vmstat_log.blocks", (uint64_t)in->blocks },
+		{ "vmstat_log.date_lines", (uint64_t)in->date_lines },
+		{ "vmstat_log.time_lines", (uint64_t)in->time_lines },
+		{ "vmstat_log.frozen_memory", (uint64_t)in->frozen_memory },
+		{ "vmstat_log.truncated", (uint64_t)in->truncated },
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(n) && !rc; i++) {
+		snprintf(v, sizeof(v), "%" PRIu64, n[i].v);
+		rc = store_stat_set(st, run, n[i].k, v);
+	}
+	if (!rc)
+		rc = store_stat_set(st, run, "vmstat_log.path", path);
+	if (!rc)
+		rc = store_stat_set(st, run, "vmstat_log.columns", in->columns);
+	if (!rc && in->zone[0])
+		rc = store_stat_set(st, run, "vmstat_log.zone", in->zone);
+	if (!rc) {
+		snprintf(v, sizeof(v), "%g", interval_s);
+		rc = store_stat_set(st, run, "vmstat_log.interval_s", v);
+	}
+	if (!rc)
+		rc = store_stat_set(st, run, "vmstat_log.interval_from", interval_from);
+	if (!rc && wall0 >= 0) {
+		wall_string(wall0, v, sizeof(v));
+		rc = store_stat_set(st, run, "vmstat_log.first_time", v);
+	}
+	return rc;
+}
+
+int import_vmstat_log(struct store *st, const struct import_opts *o,
+		      const char *path, const char *name, int64_t *run_out,
+		      char *err, size_t errlen)
+{
+	struct vmstat_text_opts vo = { .no_boot_row = o->no_boot_row };
+	struct vmstat_text_info in;
+	struct scan sc = { .wall0 = -1 };
+	struct put p = { .st = st };
+	char runname[256], abspath[PATH_MAX];
+	const char *interval_from;
+	int64_t run = 0, genesis = 0, args[1];
+	int attach = 0, rc;
+	double interval_s;
+	FILE *fp;
+
+	err[0] = '\0';
+	fp = fopen(path, "r");
+	if (!fp) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return rc;
+	}
+	rc = vmstat_text_read(fp, path, &vo, scan_row, &sc, &in, err, errlen);
+	if (rc)
+		goto out;
+	if (!in.rows) {
+		snprintf(err, errlen, "%s: line %" PRIu64 ": no vmstat rows", path,
+			 in.lines);
+		rc = -EINVAL;
+		goto out;
+	}
+
+	if (o->interval_s > 0) {
+		interval_s = o->interval_s;
+		interval_from = "option";
+	} else if (in.stamp_step_ns > 0) {
+		interval_s = in.stamp_step_ns / 1e9;
+		interval_from = "timestamps";
+	} else {
+		interval_s = 1;
+		interval_from = "assumed";
+		if (!o->quiet && (in.rows > 1 && (!sc.all_timed || sc.dated_multirow)))
+			warning("%s: the log does not say its interval; assuming "
+				"1 s between rows (give --interval)", path);
+	}
+	p.interval_ns = (int64_t)llround(interval_s * 1e9);
+	vo.interval_ns = p.interval_ns;
+
+	/* An existing run named so gets the samples; else a new run. */
+	if (name && store_run_find(st, name, &run) == 0) {
+		attach = 1;
+		args[0] = run;
+		if ((rc = store_query_i64(st, "SELECT count(*) FROM samples WHERE "
+					  "run = ?1 AND source = 'vmstat-log'",
+					  1, args, &genesis)))
+			goto store_err;
+		if (genesis) {
+			snprintf(err, errlen, "%s: run '%s' already has a vmstat log's "
+				 "samples", path, name);
+			rc = -EEXIST;
+			goto out;
+		}
+		if ((rc = store_query_i64(st, "SELECT coalesce(genesis_ns, 0) FROM "
+					  "runs WHERE id = ?1", 1, args, &genesis)))
+			goto store_err;
+		snprintf(runname, sizeof(runname), "%s", name);
+	} else {
+		struct run_info ri = { 0 };
+		if (name)
+			snprintf(runname, sizeof(runname), "%s", name);
+		else {
+			char base[200];
+			name_from_path(path, base, sizeof(base));
+			if ((rc = store_run_free_name(st, base, runname,
+						      sizeof(runname))))
+				goto store_err;
+		}
+		ri.name = runname;
+		ri.kind = "import";
+		ri.source = realpath(path, abspath) ? abspath : path;
+		ri.format = "vmstat-text";
+		if ((rc = store_run_create(st, &ri, &run)))
+			goto store_err;
+		genesis = sc.all_timed ? sc.wall0 : 0;
+	}
+
+	p.run = run;
+	p.all_timed = sc.all_timed;
+	p.wall0 = sc.wall0;
+	p.base = genesis;
+	rewind(fp);
+	rc = vmstat_text_read(fp, path, &vo, put_row, &p, &in, err, errlen);
+	if (rc) {
+		if (!err[0])
+			goto store_err;
+		goto out;
+	}
+	if ((rc = save_stats(st, run, path, &in, interval_s, interval_from,
+			     sc.all_timed ? sc.wall0 : -1)))
+		goto store_err;
+	if (!attach && (rc = store_run_finish(st, run, "complete", genesis)))
+		goto store_err;
+	if (in.frozen_memory && !o->quiet)
+		warning("%s: %s", path, VMSTAT_FROZEN_WARNING);
+	if (in.truncated && !o->quiet)
+		warning("%s: the last line is cut short; dropped it", path);
+	if (run_out)
+		*run_out = run;
+	if (o->summary)
+		snprintf(o->summary, o->summary_len, "imported '%s' %s run '%s': %"
+			 PRIu64 " vmstat rows (%" PRIu64 " since boot), %g s apart%s",
+			 path, attach ? "into" : "as", runname, in.rows,
+			 in.boot_rows, interval_s,
+			 in.frozen_memory ? "; memory columns frozen" : "");
+	goto out;
+store_err:
+	snprintf(err, errlen, "%s: %s", path, store_errmsg(st));
+out:
+	fclose(fp);
+	return rc;
+}
+
+struct store_sample_ctx {
+	struct store *st;
+	int64_t run;
+	int failed;   /* the store refused a sample: its message is the one */
+};
+
+static int store_one(void *vctx, int64_t t_ns, const char *source,
+		     const char *key, double value)
+{
+	struct store_sample_ctx *c = vctx;
+	int rc = store_sample_add(c->st, c->run, t_ns, source, key, value);
+
+	c->failed = rc != 0;
+	return rc;
+}
+
+int procstat_sample_store(struct store *st, int64_t run, const char *proc_root,
+			  int64_t t_ns, char *err, size_t errlen)
+{
+	struct store_sample_ctx c = { st, run, 0 };
+	int rc = procstat_sample(proc_root, t_ns, store_one, &c, err, errlen);
+
+	if (rc && c.failed && err)
+		snprintf(err, errlen, "storing samples: %s", store_errmsg(st));
+	return rc;
+}

@@ -1,0 +1,310 @@
+/* Lab controls with a state file: record, change, restore. */
+#include "lab.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+int sysfs_read(const char *path, char *out, size_t outlen)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *nl, *lb, *rb;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if ((nl = strchr(buf, '\n')))
+		*nl = '\0';
+	/* "mq-deadline [none]" → "none"; "7 (expanded: 1408)" → "1408" */
+	if ((lb = strchr(buf, '[')) && (rb = strchr(lb, ']'))) {
+		*rb = '\0';
+		memmove(buf, lb + 1, strlen(lb + 1) + 1);
+	} else if ((lb = strstr(buf, "(expanded: "))) {
+		char *e;
+		memmove(buf, lb + 11, strlen(lb + 11) + 1);
+		if ((e = strchr(buf, ')')))
+			*e = '\0';
+	}
+	snprintf(out, outlen, "%s", buf);
+	return 0;
+}
+
+int sysfs_write(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(value);
+	char buf[512];
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(buf, sizeof(buf), "%s\n", value);
+	n = write(fd, buf, len + 1 < sizeof(buf) ? len + 1 : sizeof(buf) - 1);
+	if (n < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	if (close(fd) < 0)
+		return -errno;
+	return 0;
+}
+
+static int record(struct lab *lab, const char *line)
+{
+	size_t len = strlen(line);
+
+	if (write(lab->state_fd, line, len) != (ssize_t)len || fsync(lab->state_fd))
+		return -errno;
+	return 0;
+}
+
+/* Describes what a state file holds, one "KEY (was VALUE)" per change. */
+static void describe_state(const char *path, char *out, size_t outlen)
+{
+	FILE *fp = fopen(path, "r");
+	char line[1024];
+	size_t o = 0;
+	int n = 0;
+
+	out[0] = '\0';
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp) && o + 80 < outlen) {
+		char *f1 = strtok(line, "\t\n"), *f2 = strtok(NULL, "\t\n");
+		char *f3 = strtok(NULL, "\n");
+		if (!f1 || !f2 || !strcmp(f1, "pid"))
+			continue;
+		o += (size_t)snprintf(out + o, outlen - o, "%s%s %s%s%s%s",
+				      n++ ? ", " : "", f1, f2, f3 ? " (was '" : "",
+				      f3 ? f3 : "", f3 ? "')" : "");
+	}
+	fclose(fp);
+}
+
+int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen)
+{
+	char lockp[300], left[2048];
+	struct stat sb;
+
+	memset(lab, 0, sizeof(*lab));
+	lab->lock_fd = lab->state_fd = -1;
+	snprintf(lab->dir, sizeof(lab->dir), "%s", dir);
+	snprintf(lab->state, sizeof(lab->state), "%s/capture.state", dir);
+	snprintf(lockp, sizeof(lockp), "%s/capture.lock", dir);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot make '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	lab->lock_fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lab->lock_fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", lockp, strerror(errno));
+		return -1;
+	}
+	if (flock(lab->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		snprintf(err, errlen, "another capture is running (it holds '%s'); "
+			 "captures cannot overlap: the block tracer is one per "
+			 "machine", lockp);
+		close(lab->lock_fd);
+		lab->lock_fd = -1;
+		return -1;
+	}
+	if (stat(lab->state, &sb) == 0) {
+		describe_state(lab->state, left, sizeof(left));
+		snprintf(err, errlen, "a capture was killed and left the machine "
+			 "changed (%s: %s); run 'iotape capture --reset' to put it "
+			 "back", lab->state, left[0] ? left : "nothing recorded");
+		close(lab->lock_fd);
+		lab->lock_fd = -1;
+		return -1;
+	}
+	lab->state_fd = open(lab->state, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			     0644);
+	if (lab->state_fd < 0) {
+		snprintf(err, errlen, "cannot make '%s': %s", lab->state,
+			 strerror(errno));
+		close(lab->lock_fd);
+		lab->lock_fd = -1;
+		return -1;
+	}
+	snprintf(left, sizeof(left), "pid\t%d\n", (int)getpid());
+	record(lab, left);
+	return 0;
+}
+
+int lab_set(struct lab *lab, const char *path, const char *value, char *err,
+	    size_t errlen)
+{
+	char old[1024], line[2048];
+	int rc = sysfs_read(path, old, sizeof(old));
+
+	if (rc) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(-rc));
+		return -1;
+	}
+	if (!strcmp(old, value))
+		return 0;
+	snprintf(line, sizeof(line), "set\t%s\t%s\n", path, old);
+	if ((rc = record(lab, line))) {
+		snprintf(err, errlen, "cannot record state in '%s': %s", lab->state,
+			 strerror(-rc));
+		return -1;
+	}
+	if ((rc = sysfs_write(path, value))) {
+		snprintf(err, errlen, "cannot set '%s' to '%s': %s", path, value,
+			 strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+int lab_note_dir(struct lab *lab, const char *path)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line), "dir\t%s\n", path);
+	return record(lab, line);
+}
+
+int lab_note_mount(struct lab *lab, const char *path)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line), "mount\t%s\n", path);
+	return record(lab, line);
+}
+
+/* Removes a cgroup folder, ending any task still in it first. */
+static int remove_cgroup(const char *path)
+{
+	char procs[1100];
+	FILE *fp;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
+	for (int tries = 0; tries < 50; tries++) {
+		int pid, any = 0;
+		if (rmdir(path) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		if ((fp = fopen(procs, "r"))) {
+			while (fscanf(fp, "%d", &pid) == 1) {
+				kill(pid, SIGKILL);
+				any = 1;
+			}
+			fclose(fp);
+		}
+		usleep(any ? 20000 : 5000);
+	}
+	return -EBUSY;
+}
+
+/* Restores the entries of the state file at path in reverse order; returns
+ * the number that failed. verbose: say each on stdout. */
+static int restore_file(const char *path, int verbose)
+{
+	FILE *fp = fopen(path, "r");
+	char **lines = NULL, buf[2048];
+	size_t n = 0;
+	int failed = 0;
+
+	if (!fp)
+		return errno == ENOENT ? 0 : 1;
+	while (fgets(buf, sizeof(buf), fp)) {
+		lines = xrealloc(lines, (n + 1) * sizeof(*lines));
+		lines[n++] = xstrdup(buf);
+	}
+	fclose(fp);
+	while (n--) {
+		char *kind = strtok(lines[n], "\t\n"), *p = strtok(NULL, "\t\n");
+		char *v = strtok(NULL, "\n");
+		int rc = 0;
+
+		if (!kind || !p)
+			goto next;
+		if (!strcmp(kind, "set"))
+			rc = sysfs_write(p, v ? v : "");
+		else if (!strcmp(kind, "dir"))
+			rc = remove_cgroup(p);
+		else if (!strcmp(kind, "mount"))
+			rc = umount(p) < 0 && errno != EINVAL ? -errno : 0;
+		else
+			goto next;
+		if (rc) {
+			fprintf(stderr, "iotape: warning: could not restore %s %s%s%s: %s\n",
+				kind, p, v ? " to " : "", v ? v : "", strerror(-rc));
+			failed++;
+		} else if (verbose) {
+			printf("restored %s %s%s%s\n", kind, p, v ? " = " : "", v ? v : "");
+		}
+next:
+		free(lines[n]);
+	}
+	free(lines);
+	return failed;
+}
+
+int lab_end(struct lab *lab)
+{
+	int failed;
+
+	if (lab->state_fd < 0)
+		return 0;
+	close(lab->state_fd);
+	lab->state_fd = -1;
+	failed = restore_file(lab->state, 0);
+	if (!failed)
+		unlink(lab->state);
+	else
+		fprintf(stderr, "iotape: warning: %d setting(s) not restored; "
+			"'%s' keeps them for 'iotape capture --reset'\n", failed,
+			lab->state);
+	if (lab->lock_fd >= 0)
+		close(lab->lock_fd);
+	lab->lock_fd = -1;
+	return failed;
+}
+
+int lab_reset(const char *dir)
+{
+	char lockp[300], state[300];
+	int fd, failed;
+	struct stat sb;
+
+	snprintf(lockp, sizeof(lockp), "%s/capture.lock", dir);
+	snprintf(state, sizeof(state), "%s/capture.state", dir);
+	fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return error("a capture is running (it holds '%s'); not resetting",
+			     lockp);
+	}
+	if (stat(state, &sb) < 0) {
+		printf("nothing to reset: no '%s'\n", state);
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	failed = restore_file(state, 1);
+	if (!failed)
+		unlink(state);
+	if (fd >= 0)
+		close(fd);
+	return failed ? error("%d setting(s) could not be restored", failed) : 0;
+}

@@ -1,0 +1,56 @@
+/* Lab controls that change the machine (sysfs and procfs settings, tracefs,
+ * cgroups) and put it back: every change is written to a state file before
+ * it is made, so a capture killed with SIGKILL leaves a record that the next
+ * capture refuses on and `iotape capture --reset` restores. */
+#ifndef IOTAPE_LAB_H
+#define IOTAPE_LAB_H
+
+#include <stddef.h>
+
+struct lab {
+	char dir[256];        /* state folder, e.g. /run/iotape */
+	char state[300];      /* dir/capture.state */
+	int lock_fd;          /* flock held while a capture runs */
+	int state_fd;         /* the state file, appended to and fsynced */
+	char umount[256];     /* a tracefs mount we made, to undo last */
+};
+
+/* Takes the capture lock in dir (creating dir), so captures never overlap
+ * (the tracer is one per machine). Fails with a message in err when another
+ * capture holds the lock, or when a state file from a killed capture is
+ * there (naming what it left and pointing at --reset). Returns 0 or -1. */
+int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen);
+
+/* Writes value into the file at path (a sysctl, a queue attribute, a tracefs
+ * control), first recording its present value in the state file. Values
+ * shown as "[choice] other" (schedulers) and "N (expanded: M)" (tracefs
+ * buffer sizes) are recorded as the selected choice and M. Returns 0, or -1
+ * with "cannot set PATH to 'VALUE': ..." in err. */
+int lab_set(struct lab *lab, const char *path, const char *value, char *err,
+	    size_t errlen);
+
+/* Records that folder path was made (a cgroup) and is removed on restore. */
+int lab_note_dir(struct lab *lab, const char *path);
+
+/* Records a tracefs mount point made by the capture (unmounted on restore). */
+int lab_note_mount(struct lab *lab, const char *path);
+
+/* Puts back everything recorded, in reverse order, then removes the state
+ * file and releases the lock. Returns the number of entries it could not
+ * restore (each reported on stderr), 0 when all went back. */
+int lab_end(struct lab *lab);
+
+/* `--reset`: restores what a killed capture left in dir's state file (if
+ * any) and removes it. Prints what it did to stdout. Returns 0, or -1 when
+ * a capture is running (lock held) or something could not be restored. */
+int lab_reset(const char *dir);
+
+/* Reads the first line of the file at path into out (outlen bytes),
+ * without the newline; for "[a] b" choices, the selected one. Returns 0 or
+ * -errno. */
+int sysfs_read(const char *path, char *out, size_t outlen);
+
+/* Writes value (plus a newline) to the file at path. Returns 0 or -errno. */
+int sysfs_write(const char *path, const char *value);
+
+#endif

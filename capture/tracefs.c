@@ -1,0 +1,237 @@
+/* The tracefs blk tracer in binary mode, read by a thread into a file. */
+#include "tracefs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+#define READ_CHUNK (1 << 20)
+
+/* Sums "NAME: value" lines of every per_cpu/cpuN/stats file under root.
+ * With per_cpu set, fills per[cpu] (at most max) with each CPU's sum. */
+static uint64_t per_cpu_sum(const char *root, const char *const *names,
+			    uint64_t *per, int max, int *ncpu)
+{
+	uint64_t total = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < 4096; cpu++) {
+		char path[512], line[256];
+		uint64_t sum = 0;
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", root, cpu);
+		if (!(fp = fopen(path, "r")))
+			break;
+		while (fgets(line, sizeof(line), fp))
+			for (int i = 0; names[i]; i++) {
+				size_t l = strlen(names[i]);
+				if (!strncmp(line, names[i], l) && line[l] == ':')
+					sum += strtoull(line + l + 1, NULL, 10);
+			}
+		fclose(fp);
+		if (per && cpu < max)
+			per[cpu] = sum;
+		total += sum;
+	}
+	if (ncpu)
+		*ncpu = cpu < max ? cpu : max;
+	return total;
+}
+
+static uint64_t entries_left(const char *root)
+{
+	static const char *const names[] = { "entries", NULL };
+	return per_cpu_sum(root, names, NULL, 0, NULL);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The reader: copies trace_pipe to the output until asked to stop and the
+ * buffers are empty. */
+static void *reader(void *arg)
+{
+	struct tracefs *t = arg;
+	char *buf = xmalloc(READ_CHUNK);
+	int quiet_polls = 0;
+
+	for (;;) {
+		ssize_t n = read(t->pipe_fd, buf, READ_CHUNK);
+
+		if (n > 0) {
+			int rc = write_all(t->out_fd, buf, (size_t)n);
+			if (rc) {
+				t->thread_errno = -rc;
+				break;
+			}
+			t->bytes += (uint64_t)n;
+			quiet_polls = 0;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			t->thread_errno = errno;
+			break;
+		}
+		if (t->stop) {
+			/* drained when nothing is buffered and a few reads
+			 * in a row found nothing */
+			if (entries_left(t->root) == 0 && ++quiet_polls >= 3)
+				break;
+		}
+		struct pollfd pfd = { .fd = t->pipe_fd, .events = POLLIN };
+		poll(&pfd, 1, t->stop ? 20 : 100);
+	}
+	free(buf);
+	return NULL;
+}
+
+static int tset(struct lab *lab, const char *root, const char *file,
+		const char *value, char *err, size_t errlen)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, file);
+	return lab_set(lab, path, value, err, errlen);
+}
+
+int tracefs_start(struct tracefs *t, struct lab *lab, const char *root,
+		  const char *sysblock, char devs[][64], int ndev,
+		  unsigned buffer_kb, const char *out_path, char *err,
+		  size_t errlen)
+{
+	char path[512], cur[256], kb[32];
+	struct stat sb;
+
+	memset(t, 0, sizeof(*t));
+	t->pipe_fd = t->out_fd = -1;
+	snprintf(t->root, sizeof(t->root), "%s", root);
+	snprintf(t->sysblock, sizeof(t->sysblock), "%s", sysblock);
+	snprintf(path, sizeof(path), "%s/current_tracer", root);
+	if (stat(path, &sb) < 0) {
+		if (mount("none", root, "tracefs", 0, NULL) < 0) {
+			snprintf(err, errlen, "no tracefs at '%s' and cannot mount "
+				 "it: %s", root, strerror(errno));
+			return -1;
+		}
+		lab_note_mount(lab, root);
+	}
+	if (sysfs_read(path, cur, sizeof(cur)) || strcmp(cur, "nop")) {
+		snprintf(err, errlen, "the tracer is in use ('%s' is '%s', not nop)",
+			 path, cur);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/available_tracers", root);
+	{
+		char avail[512] = "";
+		FILE *fp = fopen(path, "r");
+		if (fp) {
+			if (!fgets(avail, sizeof(avail), fp))
+				avail[0] = '\0';
+			fclose(fp);
+		}
+		if (!strstr(avail, "blk")) {
+			snprintf(err, errlen, "the kernel has no blk tracer (%s: %s)",
+				 path, avail);
+			return -1;
+		}
+	}
+	if (ndev > TRACEFS_MAX_DEVS)
+		ndev = TRACEFS_MAX_DEVS;
+	for (int i = 0; i < ndev; i++) {
+		snprintf(t->devs[i], sizeof(t->devs[i]), "%s", devs[i]);
+		snprintf(path, sizeof(path), "%s/%s/trace/enable", sysblock, devs[i]);
+		if (sysfs_read(path, cur, sizeof(cur)) || strcmp(cur, "0")) {
+			snprintf(err, errlen, "cannot trace '%s': %s is '%s'", devs[i],
+				 path, cur);
+			return -1;
+		}
+	}
+	t->ndev = ndev;
+	snprintf(kb, sizeof(kb), "%u", buffer_kb);
+	if (tset(lab, root, "tracing_on", "0", err, errlen) ||
+	    tset(lab, root, "options/context-info", "0", err, errlen) ||
+	    tset(lab, root, "trace_clock", "mono", err, errlen) ||
+	    tset(lab, root, "current_tracer", "blk", err, errlen) ||
+	    tset(lab, root, "options/bin", "1", err, errlen) ||
+	    tset(lab, root, "buffer_size_kb", kb, err, errlen))
+		return -1;
+	snprintf(path, sizeof(path), "%s/trace", root);
+	sysfs_write(path, "");       /* drop what is buffered */
+	t->out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (t->out_fd < 0) {
+		snprintf(err, errlen, "cannot make '%s': %s", out_path, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/trace_pipe", root);
+	t->pipe_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (t->pipe_fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (tset(lab, root, "tracing_on", "1", err, errlen))
+		return -1;
+	if (pthread_create(&t->thread, NULL, reader, t)) {
+		snprintf(err, errlen, "cannot start the trace reader thread");
+		return -1;
+	}
+	t->running = 1;
+	for (int i = 0; i < ndev; i++) {
+		snprintf(path, sizeof(path), "%s/%s/trace/enable", sysblock, devs[i]);
+		if (lab_set(lab, path, "1", err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+int tracefs_stop(struct tracefs *t, uint64_t *lost, int maxcpu, int *ncpu,
+		 char *err, size_t errlen)
+{
+	static const char *const lost_names[] = { "overrun", "dropped events", NULL };
+	char path[512];
+	int rc = 0;
+
+	for (int i = 0; i < t->ndev; i++) {
+		snprintf(path, sizeof(path), "%s/%s/trace/enable", t->sysblock, t->devs[i]);
+		sysfs_write(path, "0");
+	}
+	if (t->running) {
+		t->stop = 1;
+		pthread_join(t->thread, NULL);
+		t->running = 0;
+	}
+	per_cpu_sum(t->root, lost_names, lost, maxcpu, ncpu);
+	if (t->thread_errno) {
+		snprintf(err, errlen, "reading the trace failed: %s",
+			 strerror(t->thread_errno));
+		rc = -1;
+	}
+	if (t->pipe_fd >= 0)
+		close(t->pipe_fd);
+	if (t->out_fd >= 0 && close(t->out_fd) < 0 && !rc) {
+		snprintf(err, errlen, "writing the trace failed: %s", strerror(errno));
+		rc = -1;
+	}
+	t->pipe_fd = t->out_fd = -1;
+	return rc;
+}

@@ -1,0 +1,50 @@
+/* The tracefs `blk` tracer back end: block events of chosen disks in the
+ * blktrace binary format (options/bin set, options/context-info cleared),
+ * read from trace_pipe by a thread into a file. Every tracefs setting is
+ * changed through the lab (capture/lab.h), so it is restored afterwards.
+ * Source: Documentation/trace/ftrace.rst, kernel/trace/blktrace.c. */
+#ifndef IOTAPE_TRACEFS_H
+#define IOTAPE_TRACEFS_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture/lab.h"
+
+#define TRACEFS_MAX_DEVS 16
+
+struct tracefs {
+	char root[256];             /* /sys/kernel/tracing */
+	char sysblock[256];         /* /sys/block */
+	char devs[TRACEFS_MAX_DEVS][64];
+	int ndev;
+	int pipe_fd, out_fd;
+	pthread_t thread;
+	int running;
+	volatile int stop;          /* set to ask the reader to drain and end */
+	uint64_t bytes;             /* written to the output file */
+	int thread_errno;
+};
+
+/* Starts tracing the whole disks named in devs (sysfs names: "loop0",
+ * "vda"; ndev of them) under root (tracefs, mounted there if absent) into
+ * the file out_path, with buffer_kb of ring buffer per CPU and the mono
+ * trace clock (so event times are CLOCK_MONOTONIC ns, the samplers' clock).
+ * Refuses when the tracer is in use (current_tracer not nop). Returns 0, or
+ * -1 with a message in err (settings already changed stay recorded in lab
+ * for lab_end to restore). */
+int tracefs_start(struct tracefs *t, struct lab *lab, const char *root,
+		  const char *sysblock, char devs[][64], int ndev,
+		  unsigned buffer_kb, const char *out_path, char *err,
+		  size_t errlen);
+
+/* Stops tracing the disks, lets the reader drain every per-CPU buffer, and
+ * ends it. Sets lost[cpu] to the events each CPU lost (tracefs per_cpu
+ * stats: overrun + dropped), *ncpu to the CPUs counted (at most maxcpu).
+ * Returns 0, or -1 with a message in err (the output file is complete up to
+ * the error). */
+int tracefs_stop(struct tracefs *t, uint64_t *lost, int maxcpu, int *ncpu,
+		 char *err, size_t errlen);
+
+#endif

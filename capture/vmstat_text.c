@@ -1,0 +1,768 @@
+/* vmstat(8) text logs: header and layout detection, `date` and `-t`
+ * timestamps, since-boot rows, `time` report lines, and the check for
+ * procps-ng 4.0.2's frozen memory columns. See vmstat_text.h. */
+#include "vmstat_text.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+#define MAX_TOKENS 64
+#define PREAMBLE_MAX 20   /* non-blank lines allowed before the first header */
+
+/* Column names vmstat prints in its default (-a, -w, -t) reports. */
+static const char *const known_cols[] = {
+	"r", "b", "w", "swpd", "free", "buff", "cache", "inact", "active",
+	"si", "so", "bi", "bo", "in", "cs", "us", "sy", "id", "wa", "st", "gu",
+};
+
+/* Columns watched for the frozen-memory check. */
+static const char *const mem_cols[] = {
+	"swpd", "free", "buff", "cache", "inact", "active",
+};
+static const char *const io_cols[] = { "si", "so", "bi", "bo" };
+#define N_WATCH (ARRAY_SIZE(mem_cols) + ARRAY_SIZE(io_cols))
+
+/* Splits line in place at whitespace; returns the number of tokens. */
+static int split(char *line, char **tok, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	while (*p) {
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		if (n == max)
+			return max + 1;
+		tok[n++] = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+	return n;
+}
+
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* A whole decimal number (vmstat prints unsigned integers; a sign and a
+ * fraction are accepted for edited logs). */
+static int number(const char *s, double *v)
+{
+	char *end;
+
+	if (!*s || !(isdigit((unsigned char)*s) || *s == '-' || *s == '.'))
+		return -1;
+	for (const char *p = s; *p; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.' && !(p == s && *p == '-'))
+			return -1;
+	*v = strtod(s, &end);
+	return *end || !isfinite(*v) ? -1 : 0;
+}
+
+static int known_col(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(known_cols); i++)
+		if (!strcmp(s, known_cols[i]))
+			return 1;
+	return 0;
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), so dates need no
+ * time zone database. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static int64_t civil_ns(int y, int mo, int d, int h, int mi, double s)
+{
+	int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d);
+	return ((days * 86400 + h * 3600 + mi * 60) * (int64_t)1000000000) +
+	       (int64_t)llround(s * 1e9);
+}
+
+/* "HH:MM:SS" or "HH:MM:SS.fff" */
+static int parse_hms(const char *s, int *h, int *mi, double *sec)
+{
+	char *end;
+
+	if (sscanf(s, "%2d:%2d:", h, mi) != 2 || strlen(s) < 8 || s[2] != ':' ||
+	    s[5] != ':' || !isdigit((unsigned char)s[6]))
+		return -1;
+	*sec = strtod(s + 6, &end);
+	if (*end || *h > 24 || *mi > 59 || *sec >= 61)
+		return -1;
+	return 0;
+}
+
+/* "YYYY-MM-DD" */
+static int parse_ymd(const char *s, int *y, int *mo, int *d)
+{
+	char tail;
+
+	if (strlen(s) != 10 || s[4] != '-' || s[7] != '-' ||
+	    sscanf(s, "%4d-%2d-%2d%c", y, mo, d, &tail) != 3)
+		return -1;
+	return *mo >= 1 && *mo <= 12 && *d >= 1 && *d <= 31 ? 0 : -1;
+}
+
+int vmstat_text_parse_date(const char *line, int64_t *ns)
+{
+	static const char *const months[] = {
+		"jan", "feb", "mar", "apr", "may", "jun",
+		"jul", "aug", "sep", "oct", "nov", "dec",
+	};
+	char buf[256], *tok[16];
+	int n, y = -1, mo = -1, d = -1, h = -1, mi = 0, pm = -1;
+	double sec = 0;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	n = split(buf, tok, 16);
+	if (n < 1 || n > 16)
+		return -1;
+	/* ISO: "2019-08-28 16:02:01" or "2019-08-28T16:02:01[+zone]" */
+	if (strlen(tok[0]) >= 10 && tok[0][4] == '-') {
+		char date[11];
+		const char *t = NULL;
+		memcpy(date, tok[0], 10);
+		date[10] = '\0';
+		if (parse_ymd(date, &y, &mo, &d))
+			return -1;
+		if (tok[0][10] == 'T')
+			t = tok[0] + 11;
+		else if (!tok[0][10] && n >= 2)
+			t = tok[1];
+		if (!t)
+			return -1;
+		char hms[32];
+		size_t k = strspn(t, "0123456789:.");
+		if (k >= sizeof(hms))
+			return -1;
+		memcpy(hms, t, k);
+		hms[k] = '\0';
+		if (parse_hms(hms, &h, &mi, &sec))
+			return -1;
+		*ns = civil_ns(y, mo, d, h, mi, sec);
+		return 0;
+	}
+	/* date(1)'s default: "Wed Aug 28 16:02:01 IST 2019" and locale kin */
+	for (int i = 0; i < n; i++) {
+		const char *t = tok[i];
+		size_t len = strlen(t);
+		if (strchr(t, ':')) {
+			if (h >= 0 || parse_hms(t, &h, &mi, &sec))
+				return -1;
+		} else if (all_digits(t) && len == 4) {
+			y = atoi(t);
+		} else if (all_digits(t) && len <= 2) {
+			if (d >= 0)
+				return -1;
+			d = atoi(t);
+		} else if (!strcasecmp(t, "AM") || !strcasecmp(t, "PM")) {
+			pm = !strcasecmp(t, "PM");
+		} else if (len >= 3 && mo < 0) {
+			for (int m = 0; m < 12; m++)
+				if (!strncasecmp(t, months[m], 3) &&
+				    (len == 3 || isalpha((unsigned char)t[3]) || t[3] == '.'))
+					mo = m + 1;
+		}
+	}
+	if (y < 1900 || mo < 0 || d < 1 || d > 31 || h < 0)
+		return -1;
+	if (pm >= 0) {
+		if (h > 12)
+			return -1;
+		h = (h % 12) + (pm ? 12 : 0);
+	}
+	*ns = civil_ns(y, mo, d, h, mi, sec);
+	return 0;
+}
+
+/* "0m3.055s", "1h2m3s"?, "3.055" (time -p) into seconds. */
+static int parse_bash_duration(const char *s, double *out)
+{
+	double v = 0, x;
+	char *end;
+
+	if (!*s)
+		return -1;
+	while (*s) {
+		x = strtod(s, &end);
+		if (end == s)
+			return -1;
+		switch (*end) {
+		case 'h': v += x * 3600; end++; break;
+		case 'm': v += x * 60; end++; break;
+		case 's': v += x; end++; break;
+		case '\0': v += x; break;
+		default: return -1;
+		}
+		s = end;
+	}
+	*out = v;
+	return 0;
+}
+
+/* "1:02:03", "0:00.01" (GNU time's elapsed) into seconds. */
+static int parse_clock(const char *s, double *out)
+{
+	double v = 0, x;
+	char *end;
+
+	for (;;) {
+		x = strtod(s, &end);
+		if (end == s)
+			return -1;
+		v = v * 60 + x;
+		if (*end == ':')
+			s = end + 1;
+		else
+			break;
+	}
+	if (strncmp(end, "elapsed", 7) && *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Recognises a `time` report line. Returns 1 with *t filled (fields NAN when
+ * the line does not give them), 2 for a line of a report that carries no
+ * times (GNU time's second line, its exit status line: *status set), 0 for
+ * other lines. */
+static int time_line(char **tok, int n, struct vmstat_time_line *t, int *status)
+{
+	double v;
+
+	t->real_s = t->user_s = t->sys_s = NAN;
+	/* bash: "real	0m3.055s"; time -p: "real 3.05" */
+	if (n == 2 && parse_bash_duration(tok[1], &v) == 0) {
+		if (!strcmp(tok[0], "real"))
+			return t->real_s = v, 1;
+		if (!strcmp(tok[0], "user"))
+			return t->user_s = v, 1;
+		if (!strcmp(tok[0], "sys"))
+			return t->sys_s = v, 1;
+	}
+	/* GNU time: "0.01user 0.00system 0:00.01elapsed 100%CPU (...)" */
+	if (n >= 3) {
+		char *e1, *e2;
+		double u = strtod(tok[0], &e1), s = strtod(tok[1], &e2), r;
+		if (e1 != tok[0] && !strcmp(e1, "user") && e2 != tok[1] &&
+		    !strcmp(e2, "system") && !parse_clock(tok[2], &r) &&
+		    strstr(tok[2], "elapsed")) {
+			t->user_s = u;
+			t->sys_s = s;
+			t->real_s = r;
+			return 1;
+		}
+	}
+	/* zsh: "CMD  0.01s user 0.00s system 90% cpu 0.012 total" */
+	if (n >= 9 && !strcmp(tok[n - 1], "total") && !strcmp(tok[n - 3], "cpu") &&
+	    !strcmp(tok[n - 6], "system") && !strcmp(tok[n - 8], "user") &&
+	    !parse_bash_duration(tok[n - 9], &t->user_s) &&
+	    !parse_bash_duration(tok[n - 7], &t->sys_s) &&
+	    !parse_bash_duration(tok[n - 2], &t->real_s))
+		return 1;
+	if (n >= 2 && strstr(tok[0], "inputs+") && strstr(tok[0], "outputs"))
+		return 2;
+	if (n == 6 && !strcmp(tok[0], "Command") && !strcmp(tok[1], "exited") &&
+	    !strcmp(tok[4], "status")) {
+		*status = atoi(tok[5]);
+		return 2;
+	}
+	if (n == 5 && !strcmp(tok[0], "Command") && !strcmp(tok[1], "terminated") &&
+	    !strcmp(tok[3], "signal")) {
+		*status = 128 + atoi(tok[4]);
+		return 2;
+	}
+	return 0;
+}
+
+/* The frozen-memory check of one invocation: its first row's watched
+ * values and whether any later interval row differed. */
+struct watch {
+	int rows;            /* interval (not since-boot) rows seen */
+	int have_mem;        /* the header has a memory column */
+	int have_io;
+	double mem0[ARRAY_SIZE(mem_cols)];
+	double io0[ARRAY_SIZE(io_cols)];
+	int mem_seen[ARRAY_SIZE(mem_cols)];
+	int io_seen[ARRAY_SIZE(io_cols)];
+	int mem_changed, io_changed;
+};
+
+struct parser {
+	const char *path;
+	const struct vmstat_text_opts *opts;
+	struct vmstat_text_info *info;
+	char *err;
+	size_t errlen;
+
+	/* current header */
+	int ncol, stamps, header_line;
+	char names[VMSTAT_MAX_COLS][8];
+	const char *name_ptr[VMSTAT_MAX_COLS];
+	int widx_mem[ARRAY_SIZE(mem_cols)], widx_io[ARRAY_SIZE(io_cols)];
+	int group_pending;   /* a group line waits for its column line */
+
+	/* invocations */
+	int sep;             /* a date or blank line since the last row */
+	int64_t sep_date;    /* the date seen in that gap, or -1 */
+	int block;
+	uint64_t block_row;
+	int64_t block_date;
+	struct watch w;
+	int frozen, checked;
+
+	/* timestamp steps */
+	int64_t last_stamp;
+	int last_stamp_block;
+	int64_t *steps;
+	size_t nsteps, capsteps;
+
+	int time_status;     /* pending GNU time exit status */
+};
+
+/* Writes "PATH: line N: MESSAGE" into the error buffer; returns -EINVAL. */
+static int fail(struct parser *p, uint64_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct parser *p, uint64_t line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (p->err && p->errlen)
+		snprintf(p->err, p->errlen, "%s: line %llu: %s", p->path,
+			 (unsigned long long)line, msg);
+	return -EINVAL;
+}
+
+/* Closes the current invocation's frozen-memory check. */
+static void watch_end(struct parser *p)
+{
+	struct watch *w = &p->w;
+
+	if (w->rows >= 3 && w->have_mem && w->have_io && w->io_changed) {
+		p->checked++;
+		if (!w->mem_changed)
+			p->frozen++;
+	}
+	memset(w, 0, sizeof(*w));
+}
+
+static void watch_row(struct parser *p, const double *v, int since_boot)
+{
+	struct watch *w = &p->w;
+
+	for (size_t i = 0; i < ARRAY_SIZE(mem_cols); i++) {
+		int k = p->widx_mem[i];
+		if (k < 0)
+			continue;
+		w->have_mem = 1;
+		if (!w->mem_seen[i]) {
+			w->mem_seen[i] = 1;
+			w->mem0[i] = v[k];
+		} else if (v[k] != w->mem0[i]) {
+			w->mem_changed = 1;
+		}
+	}
+	/* A since-boot row's rates always differ from the intervals': leave it
+	 * out of the rates' comparison. */
+	if (since_boot)
+		return;
+	w->rows++;
+	for (size_t i = 0; i < ARRAY_SIZE(io_cols); i++) {
+		int k = p->widx_io[i];
+		if (k < 0)
+			continue;
+		w->have_io = 1;
+		if (!w->io_seen[i]) {
+			w->io_seen[i] = 1;
+			w->io0[i] = v[k];
+		} else if (v[k] != w->io0[i]) {
+			w->io_changed = 1;
+		}
+	}
+}
+
+/* Takes a column-name line (tok[0] is "r") as the current header. */
+static int take_header(struct parser *p, char **tok, int n, uint64_t line)
+{
+	int ncol = n, stamps = 0;
+
+	if (!known_col(tok[n - 1])) {
+		/* vmstat -t names the timestamp column by its zone */
+		stamps = 1;
+		ncol = n - 1;
+	}
+	if (ncol > VMSTAT_MAX_COLS)
+		return fail(p, line, "%d columns is more than vmstat prints", ncol);
+	for (int i = 0; i < ncol; i++) {
+		if (!known_col(tok[i]))
+			return fail(p, line, "unknown vmstat column '%s'", tok[i]);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(tok[i], tok[j]))
+				return fail(p, line, "column '%s' named twice",
+					    tok[i]);
+	}
+	p->ncol = ncol;
+	p->stamps = stamps;
+	p->header_line = (int)line;
+	for (int i = 0; i < ncol; i++) {
+		snprintf(p->names[i], sizeof(p->names[i]), "%s", tok[i]);
+		p->name_ptr[i] = p->names[i];
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(mem_cols); i++) {
+		p->widx_mem[i] = -1;
+		for (int k = 0; k < ncol; k++)
+			if (!strcmp(p->names[k], mem_cols[i]))
+				p->widx_mem[i] = k;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(io_cols); i++) {
+		p->widx_io[i] = -1;
+		for (int k = 0; k < ncol; k++)
+			if (!strcmp(p->names[k], io_cols[i]))
+				p->widx_io[i] = k;
+	}
+	if (stamps) {
+		p->info->has_stamps = 1;
+		if (!p->info->zone[0])
+			snprintf(p->info->zone, sizeof(p->info->zone), "%s", tok[n - 1]);
+	}
+	if (!p->info->headers) {
+		size_t o = 0;
+		for (int i = 0; i < ncol && o < sizeof(p->info->columns); i++)
+			o += (size_t)snprintf(p->info->columns + o,
+					      sizeof(p->info->columns) - o, "%s%s",
+					      i ? " " : "", p->names[i]);
+	}
+	p->info->headers++;
+	p->group_pending = 0;
+	return 0;
+}
+
+static int is_group_line(char **tok, int n, const char *raw)
+{
+	char first[32];
+	size_t k = 0;
+
+	if (n < 2)
+		return 0;
+	for (const char *s = tok[0]; *s && k < sizeof(first) - 1; s++)
+		if (*s != '-')
+			first[k++] = *s;
+	first[k] = '\0';
+	return !strcmp(first, "procs") && strstr(raw, "memory") != NULL;
+}
+
+static int is_column_line(char **tok, int n)
+{
+	return n >= 8 && !strcmp(tok[0], "r") && !strcmp(tok[1], "b") &&
+	       known_col(tok[2]);
+}
+
+static void push_step(struct parser *p, int64_t step)
+{
+	if (p->nsteps == p->capsteps) {
+		p->capsteps = p->capsteps ? 2 * p->capsteps : 256;
+		p->steps = xrealloc(p->steps, p->capsteps * sizeof(*p->steps));
+	}
+	p->steps[p->nsteps++] = step;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int data_row(struct parser *p, char **tok, int n, uint64_t line,
+		    int last_unterminated,
+		    int (*fn)(void *, const struct vmstat_row *), void *ctx)
+{
+	double v[VMSTAT_MAX_COLS];
+	struct vmstat_row row = { 0 };
+	int want = p->ncol + (p->stamps ? 2 : 0);
+
+	if (n != want) {
+		if (last_unterminated && n < want) {
+			p->info->truncated = 1;
+			return 0;
+		}
+		return fail(p, line, "%d fields where the header at line %d "
+			    "names %d", n, p->header_line, want);
+	}
+	for (int i = 0; i < p->ncol; i++)
+		if (number(tok[i], &v[i]))
+			return fail(p, line, "'%s' is not a number", tok[i]);
+	row.stamp_ns = -1;
+	if (p->stamps) {
+		int y, mo, d, h, mi;
+		double s;
+		if (parse_ymd(tok[n - 2], &y, &mo, &d) ||
+		    parse_hms(tok[n - 1], &h, &mi, &s))
+			return fail(p, line, "'%s %s' is not a timestamp "
+				    "\"YYYY-MM-DD HH:MM:SS\"", tok[n - 2], tok[n - 1]);
+		row.stamp_ns = civil_ns(y, mo, d, h, mi, s);
+	}
+
+	/* A new invocation at the file's first row and after a date or blank
+	 * line. */
+	if (p->block < 0 || p->sep) {
+		if (p->block >= 0)
+			watch_end(p);
+		p->block++;
+		p->block_row = 0;
+		p->block_date = p->sep_date;
+		p->sep = 0;
+		p->sep_date = -1;
+		row.since_boot = !p->opts->no_boot_row;
+	}
+	row.index = p->info->rows;
+	row.line = line;
+	row.block = p->block;
+	row.block_row = p->block_row++;
+	row.date_ns = p->block_date;
+	row.time_ns = row.stamp_ns;
+	if (row.time_ns < 0 && row.date_ns >= 0 &&
+	    (p->opts->interval_ns > 0 || row.block_row == 0))
+		row.time_ns = row.date_ns + (int64_t)row.block_row * p->opts->interval_ns;
+	row.ncol = p->ncol;
+	row.names = p->name_ptr;
+	row.values = v;
+
+	if (row.stamp_ns >= 0) {
+		if (p->last_stamp_block == p->block && row.stamp_ns > p->last_stamp)
+			push_step(p, row.stamp_ns - p->last_stamp);
+		p->last_stamp = row.stamp_ns;
+		p->last_stamp_block = p->block;
+	}
+	watch_row(p, v, row.since_boot);
+	p->info->rows++;
+	p->info->boot_rows += row.since_boot;
+	return fn(ctx, &row);
+}
+
+int vmstat_text_read(FILE *fp, const char *path,
+		     const struct vmstat_text_opts *opts,
+		     int (*fn)(void *ctx, const struct vmstat_row *row),
+		     void *ctx, struct vmstat_text_info *info,
+		     char *err, size_t errlen)
+{
+	static const struct vmstat_text_opts no_opts;
+	struct parser p = {
+		.path = path, .opts = opts ? opts : &no_opts, .info = info,
+		.err = err, .errlen = errlen, .block = -1, .sep_date = -1,
+		.block_date = -1, .last_stamp_block = -1,
+	};
+	char *buf = NULL, *raw = NULL;
+	size_t cap = 0, rawcap = 0;
+	ssize_t len;
+	uint64_t line = 0, first_text = 0;
+	int preamble = 0, rc = 0;
+
+	memset(info, 0, sizeof(*info));
+	if (err && errlen)
+		err[0] = '\0';
+	while ((len = getline(&buf, &cap, fp)) >= 0) {
+		char *tok[MAX_TOKENS + 1];
+		int n, unterminated = len == 0 || buf[len - 1] != '\n';
+		int64_t date;
+		struct vmstat_time_line tl;
+
+		line++;
+		if ((size_t)len + 1 > rawcap)
+			raw = xrealloc(raw, rawcap = (size_t)len + 1);
+		memcpy(raw, buf, (size_t)len + 1);
+		n = split(buf, tok, MAX_TOKENS);
+		if (n == 0) {
+			if (p.block >= 0)
+				p.sep = 1;
+			continue;
+		}
+		if (tok[0][0] == '#')
+			continue;
+		if (n <= MAX_TOKENS && is_group_line(tok, n, raw)) {
+			if (p.group_pending) {
+				rc = fail(&p, line, "expected vmstat's column names "
+					  "after the line before");
+				goto out;
+			}
+			p.group_pending = 1;
+			continue;
+		}
+		if (n <= MAX_TOKENS && is_column_line(tok, n)) {
+			if ((rc = take_header(&p, tok, n, line)))
+				goto out;
+			continue;
+		}
+		if (p.group_pending) {
+			rc = fail(&p, line, "expected vmstat's column names after "
+				  "the 'procs ---memory---' line");
+			goto out;
+		}
+		if (n <= MAX_TOKENS && all_digits(tok[0]) && p.ncol) {
+			if ((rc = data_row(&p, tok, n, line, unterminated, fn, ctx)))
+				goto out;
+			continue;
+		}
+		if (vmstat_text_parse_date(raw, &date) == 0) {
+			info->date_lines++;
+			if (p.block >= 0)
+				p.sep = 1;
+			p.sep_date = date;
+			continue;
+		}
+		if (n <= MAX_TOKENS) {
+			int k = time_line(tok, n, &tl, &p.time_status);
+			if (k) {
+				info->time_lines++;
+				if (k == 1 && p.opts->time_line) {
+					tl.line = line;
+					tl.rows_before = info->rows;
+					tl.status = p.time_status;
+					p.time_status = 0;
+					if ((rc = p.opts->time_line(ctx, &tl)))
+						goto out;
+				}
+				continue;
+			}
+		}
+		if (!p.ncol && !all_digits(tok[0])) {
+			/* a prompt or note before the first header */
+			if (!first_text)
+				first_text = line;
+			info->skipped_lines++;
+			if (++preamble > PREAMBLE_MAX) {
+				rc = fail(&p, first_text, "not vmstat output (no "
+					  "'r  b  swpd  free ...' header in the "
+					  "first %d lines)", PREAMBLE_MAX);
+				goto out;
+			}
+			continue;
+		}
+		if (!p.ncol) {
+			rc = fail(&p, line, "not vmstat output (numbers before any "
+				  "'r  b  swpd  free ...' header)");
+			goto out;
+		}
+		if (unterminated && all_digits(tok[0])) {
+			info->truncated = 1;
+			continue;
+		}
+		rc = fail(&p, line, "not vmstat output: '%.60s' after the "
+			  "header at line %d", tok[0], p.header_line);
+		goto out;
+	}
+	if (ferror(fp)) {
+		rc = errno ? -errno : -EIO;
+		if (err && errlen)
+			snprintf(err, errlen, "cannot read '%s': %s", path,
+				 strerror(-rc));
+		goto out;
+	}
+	info->lines = line;
+	if (p.group_pending) {
+		rc = fail(&p, line, "the file ends after a header's first line");
+		goto out;
+	}
+	if (!info->headers) {
+		rc = fail(&p, first_text ? first_text : 1, "not vmstat output (no "
+			  "'r  b  swpd  free ...' header)");
+		goto out;
+	}
+	if (p.block >= 0)
+		watch_end(&p);
+	info->blocks = p.block + 1;
+	info->frozen_memory = p.frozen > 0 && p.frozen == p.checked;
+	if (p.nsteps) {
+		qsort(p.steps, p.nsteps, sizeof(*p.steps), cmp_i64);
+		info->stamp_step_ns = p.steps[p.nsteps / 2];
+	}
+out:
+	info->lines = line;
+	free(buf);
+	free(raw);
+	free(p.steps);
+	return rc;
+}
+
+int vmstat_text_sniff(const uint8_t *buf, size_t len)
+{
+	char line[512];
+	size_t pos = 0;
+	int lines = 0;
+
+	while (pos < len && lines < 30) {
+		const uint8_t *nl = memchr(buf + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		char *tok[MAX_TOKENS + 1];
+		int k;
+
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, buf + pos, n);
+		line[n] = '\0';
+		if (memchr(line, '\0', n))
+			return 0;   /* binary */
+		pos += (nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos);
+		lines++;
+		k = split(line, tok, MAX_TOKENS);
+		if (k <= MAX_TOKENS && is_column_line(tok, k)) {
+			int ok = 1;
+			for (int i = 0; i < k - 1 && ok; i++)
+				ok = known_col(tok[i]);
+			if (ok)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int vmstat_text_sniff_file(const char *path)
+{
+	uint8_t buf[4096];
+	struct stat sb;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 ? vmstat_text_sniff(buf, (size_t)n) : 0;
+}
