@@ -90,10 +90,15 @@ test: deps
 	$(Q)BUILD=$(BUILD) IOTAPE=$(CURDIR)/iotape$(if $(SANITIZE),-san) \
 		bash tests/run.sh $(UNIT_TESTS)
 
+# The main job on a built-in default: capture a workload on a loop device
+# (or, without root, import the committed capture) and print the report.
+demo: deps all
+	$(Q)bash capture/demo.sh
+
 bench: deps all
 	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/bench.sh
 
 clean:
 	rm -rf build build-san iotape iotape-san
 
-.PHONY: all deps unit test bench clean
+.PHONY: all deps unit test bench demo clean

@@ -465,6 +465,7 @@ static void save_cmdlines(struct store *st, int64_t run, const char *root)
 }
 
 static int store_run(struct capture_opts *o, const char *name, const char *raw,
+		     const struct tracefs *tf,
 		     struct capdev *devs, int ndev, struct samples *smp,
 		     struct setting *set0, int nset0, struct setting *set1,
 		     int nset1, uint64_t *lost, int ncpu, const char *tag,
@@ -554,6 +555,9 @@ static int store_run(struct capture_opts *o, const char *name, const char *raw,
 		if (tag)
 			store_stat_set(st, run, "tag", tag);
 	}
+	for (size_t i = 0; i < tf->npid; i++)
+		if (tf->comms[i][0])
+			store_process_set(st, run, tf->pids[i], tf->comms[i]);
 	save_cmdlines(st, run, o->tracefs);
 	if ((rc = store_commit(st)))
 		goto fail;
@@ -754,7 +758,7 @@ stop:
 		if (lost[c] && !o->quiet)
 			warning("CPU %d lost %" PRIu64 " events (tracefs ring buffer "
 				"overrun); raise --buffer-kb", c, lost[c]);
-	rc = store_run(o, name, raw, devs, ndev, &smp, set0, nset0, set1, nset1,
+	rc = store_run(o, name, raw, &tf, devs, ndev, &smp, set0, nset0, set1, nset1,
 		       lost, ncpu, tag, interrupted, t0, res, err, sizeof(err));
 	if (!rc)
 		rc = interrupted;
@@ -771,6 +775,7 @@ out:
 	}
 	if (raw[0] && !o->raw)
 		unlink(raw);
+	tracefs_free(&tf);
 	free(set0);
 	free(set1);
 	samples_free(&smp);

@@ -11,9 +11,52 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture/blktrace_format.h"
 #include "lib/util.h"
 
 #define READ_CHUNK (1 << 20)
+
+/* Notes pid's name from /proc the first time the stream shows it. */
+static void learn_pid(struct tracefs *t, uint32_t pid)
+{
+	char path[300], comm[64];
+
+	for (size_t i = t->npid; i > 0; i--)   /* recent pids are likely */
+		if (t->pids[i - 1] == pid)
+			return;
+	if (t->npid == t->cappid) {
+		t->cappid = t->cappid ? 2 * t->cappid : 256;
+		t->pids = xrealloc(t->pids, t->cappid * sizeof(*t->pids));
+		t->comms = xrealloc(t->comms, t->cappid * sizeof(*t->comms));
+	}
+	snprintf(path, sizeof(path), "%s/%u/comm", t->proc, pid);
+	if (pid == 0 || sysfs_read(path, comm, sizeof(comm)))
+		snprintf(comm, sizeof(comm), "%s", pid ? "" : "swapper");
+	t->pids[t->npid] = pid;
+	snprintf(t->comms[t->npid], sizeof(t->comms[0]), "%.15s", comm);
+	t->npid++;
+}
+
+/* Walks the whole records in buf (len bytes) for their pids; returns the
+ * bytes used (a record cut by the chunk's end waits for the next). */
+static size_t scan_pids(struct tracefs *t, struct bt_stream *bs, int *have_bs,
+			const uint8_t *buf, size_t len)
+{
+	size_t off = 0, used;
+	struct bt_event ev;
+
+	if (!*have_bs) {
+		if (len < 4 || bt_stream_detect(bs, buf, len))
+			return len;   /* not blktrace: nothing to learn */
+		*have_bs = 1;
+	}
+	while (off < len && bt_decode(bs, buf + off, len - off, &ev, &used) == 0) {
+		if (!bt_is_notify(&ev))
+			learn_pid(t, ev.pid);
+		off += used;
+	}
+	return off;
+}
 
 /* Sums "NAME: value" lines of every per_cpu/cpuN/stats file under root.
  * With per_cpu set, fills per[cpu] (at most max) with each CPU's sum. */
@@ -73,19 +116,27 @@ static int write_all(int fd, const char *p, size_t n)
 static void *reader(void *arg)
 {
 	struct tracefs *t = arg;
-	char *buf = xmalloc(READ_CHUNK);
-	int quiet_polls = 0;
+	uint8_t *buf = xmalloc(2 * READ_CHUNK);
+	size_t carry = 0;          /* bytes of a cut record kept at buf's start */
+	struct bt_stream bs;
+	int quiet_polls = 0, have_bs = 0;
 
 	for (;;) {
-		ssize_t n = read(t->pipe_fd, buf, READ_CHUNK);
+		ssize_t n = read(t->pipe_fd, buf + carry, READ_CHUNK);
 
 		if (n > 0) {
-			int rc = write_all(t->out_fd, buf, (size_t)n);
+			int rc = write_all(t->out_fd, (char *)buf + carry, (size_t)n);
+			size_t avail = carry + (size_t)n, used;
 			if (rc) {
 				t->thread_errno = -rc;
 				break;
 			}
 			t->bytes += (uint64_t)n;
+			used = scan_pids(t, &bs, &have_bs, buf, avail);
+			carry = avail - used;
+			if (carry > READ_CHUNK)
+				carry = 0;   /* not records we understand */
+			memmove(buf, buf + used, carry);
 			quiet_polls = 0;
 			continue;
 		}
@@ -125,6 +176,7 @@ int tracefs_start(struct tracefs *t, struct lab *lab, const char *root,
 
 	memset(t, 0, sizeof(*t));
 	t->pipe_fd = t->out_fd = -1;
+	snprintf(t->proc, sizeof(t->proc), "/proc");
 	snprintf(t->root, sizeof(t->root), "%s", root);
 	snprintf(t->sysblock, sizeof(t->sysblock), "%s", sysblock);
 	snprintf(path, sizeof(path), "%s/current_tracer", root);
@@ -234,4 +286,13 @@ int tracefs_stop(struct tracefs *t, uint64_t *lost, int maxcpu, int *ncpu,
 	}
 	t->pipe_fd = t->out_fd = -1;
 	return rc;
+}
+
+void tracefs_free(struct tracefs *t)
+{
+	free(t->pids);
+	free(t->comms);
+	t->pids = NULL;
+	t->comms = NULL;
+	t->npid = t->cappid = 0;
 }

@@ -25,6 +25,13 @@ struct tracefs {
 	volatile int stop;          /* set to ask the reader to drain and end */
 	uint64_t bytes;             /* written to the output file */
 	int thread_errno;
+	/* pid → comm of each process seen in the stream, read from
+	 * /proc/PID/comm when the pid first appears (tracefs records carry
+	 * no process names) */
+	uint32_t *pids;
+	char (*comms)[16];
+	size_t npid, cappid;
+	char proc[256];
 };
 
 /* Starts tracing the whole disks named in devs (sysfs names: "loop0",
@@ -46,5 +53,8 @@ int tracefs_start(struct tracefs *t, struct lab *lab, const char *root,
  * the error). */
 int tracefs_stop(struct tracefs *t, uint64_t *lost, int maxcpu, int *ncpu,
 		 char *err, size_t errlen);
+
+/* Frees the pid → comm table (after the caller has stored it). */
+void tracefs_free(struct tracefs *t);
 
 #endif

@@ -283,10 +283,10 @@ static int time_line(char **tok, int n, struct vmstat_time_line *t, int *status)
 		}
 	}
 	/* zsh: "CMD  0.01s user 0.00s system 90% cpu 0.012 total" */
-	if (n >= 9 && !strcmp(tok[n - 1], "total") && !strcmp(tok[n - 3], "cpu") &&
-	    !strcmp(tok[n - 6], "system") && !strcmp(tok[n - 8], "user") &&
-	    !parse_bash_duration(tok[n - 9], &t->user_s) &&
-	    !parse_bash_duration(tok[n - 7], &t->sys_s) &&
+	if (n >= 8 && !strcmp(tok[n - 1], "total") && !strcmp(tok[n - 3], "cpu") &&
+	    !strcmp(tok[n - 5], "system") && !strcmp(tok[n - 7], "user") &&
+	    !parse_bash_duration(tok[n - 8], &t->user_s) &&
+	    !parse_bash_duration(tok[n - 6], &t->sys_s) &&
 	    !parse_bash_duration(tok[n - 2], &t->real_s))
 		return 1;
 	if (n >= 2 && strstr(tok[0], "inputs+") && strstr(tok[0], "outputs"))

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# capture/demo.sh: the main job on a built-in default (`make demo`). As root:
+# a loop device over a 512 MiB file, a real capture of two workloads sharing
+# it (a 4k random reader and a sequential writer that fsyncs), then the
+# report. Without root or tracefs: import the committed capture instead.
+# Leaves demo/demo.db for `iotape runs|dump|report --db demo/demo.db`.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+iotape=$top/iotape
+out=$top/demo
+mkdir -p "$out"
+db=$out/demo.db
+rm -f "$db"
+
+if [ "$(id -u)" != 0 ] || ! grep -qw blk /sys/kernel/tracing/available_tracers 2>/dev/null &&
+   ! mount -t tracefs none /sys/kernel/tracing 2>/dev/null; then
+	echo "demo: not root or no tracefs blk tracer: importing the committed capture" >&2
+	"$iotape" import --db "$db" --run demo "$top/tests/fixtures/loop-fio-small.bin" &&
+		exec "$iotape" report --db "$db" demo
+	exit 1
+fi
+
+img=$(mktemp /var/tmp/iotape-demo.XXXXXX)
+loop=
+cleanup() {
+	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
+	rm -f "$img"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+truncate -s 512M "$img"
+loop=$(losetup -f --show "$img") || exit 1
+
+echo "demo: capturing fio on $loop (4k random reads + 64k writes with fsync, 5 s)" >&2
+"$iotape" capture --db "$db" --run demo -d "$loop" --interval 0.5 -- \
+	fio --output=/dev/null --filename="$loop" --direct=1 --runtime=5 \
+	--time_based --ioengine=psync \
+	--name=reader --rw=randread --bs=4k --rate_iops=400 \
+	--name=writer --rw=write --bs=64k --fsync=8 --rate_iops=100 --offset=256M \
+	|| exit 1
+"$iotape" report --db "$db" demo

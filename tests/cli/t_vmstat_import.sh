@@ -1,0 +1,160 @@
+# t_vmstat_import.sh: vmstat(8) text logs through `iotape import` (as runs of their
+# own and joined to a trace's run) and `iotape vmstat`: row and since-boot counts,
+# the frozen-memory warning, errors naming the line, tables within 80 columns.
+# Our recorded fixtures always; the corpus logs when the corpus is present.
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "vmstat log import"
+V=$FIXTURES/vmstat t=$TEST_TMP db=$t/t.db
+
+# json_rows DB RUN [SOURCE]: "ROWS SINCE_BOOT" of `iotape vmstat --json`
+json_rows() {
+	"$IOTAPE" vmstat --db "$1" ${3:+--source "$3"} --json "$2" |
+		jq -r '"\(.rows | length) \([.rows[].since_boot] | add)"'
+}
+
+# width_ok LABEL DB RUN: `iotape vmstat` prints and fits 80 columns
+width_ok() {
+	local w
+	if ! "$IOTAPE" vmstat --db "$2" "$3" > "$t/table" 2> "$t/table.err"; then
+		not_ok "$1: iotape vmstat" "$(cat "$t/table.err")"; return
+	fi
+	w=$(awk '{ if (length > m) m = length } END { print m + 0 }' "$t/table")
+	if [ "$w" -le 80 ]; then ok "$1: iotape vmstat fits 80 columns ($w)"
+	else not_ok "$1: iotape vmstat fits 80 columns" "widest line $w" "$(head -n 3 "$t/table")"; fi
+}
+
+# import LABEL ARGS...: run iotape import, stderr into $t/err
+import() {
+	local label=$1; shift
+	if "$IOTAPE" import --db "$db" "$@" 2> "$t/err"; then return 0; fi
+	not_ok "$label: import" "$(cat "$t/err")"
+	return 1
+}
+
+command -v jq > /dev/null || { skip "vmstat log import" "no jq"; exit 0; }
+
+# ---- our fixtures ------------------------------------------------------------------
+if import "plain" --run plain "$V/plain-1-3.log"; then
+	check_eq "plain: rows, since boot" "3 1" "$(json_rows "$db" plain)"
+	check_eq "plain: summary" \
+		"iotape: imported '$V/plain-1-3.log' as run 'plain': 3 vmstat rows (1 since boot), 1 s apart" \
+		"$(grep -v warning "$t/err")"
+	width_ok plain "$db" plain
+	check_eq "plain: first row's free as printed" 22145792 \
+		"$("$IOTAPE" vmstat --db "$db" --json plain | jq '.rows[0].free_kb')"
+fi
+
+if import "frozen fixture" --run frozen "$V/frozen-continuous.log"; then
+	if grep -q "warning: .*frozen-continuous.log: memory columns never change: vmstat continuous mode may have frozen them (procps-ng 4.0.2); prefer one vmstat -t 1 2 per interval" "$t/err"
+	then ok "frozen fixture: warns that memory columns may be frozen"
+	else not_ok "frozen fixture: warns that memory columns may be frozen" "$(cat "$t/err")"; fi
+fi
+import "quiet" --quiet --run frozen-quiet "$V/frozen-continuous.log" &&
+	check_eq "--quiet: no warning" "" "$(cat "$t/err")"
+
+if import "date blocks" --interval 1 --run blocks "$V/date-blocks.log"; then
+	check_eq "date blocks: rows, since boot" "6 2" "$(json_rows "$db" blocks)"
+	check_eq "date blocks: 2nd block's first row at +2 s" 2 \
+		"$("$IOTAPE" vmstat --db "$db" --json blocks | jq '.rows[3].t_s')"
+fi
+import "no boot row" --no-boot-row --run noboot "$V/timestamped-1-3.log" &&
+	check_eq "--no-boot-row: none marked" "3 0" "$(json_rows "$db" noboot)"
+for f in wide-gu-1-3 active-1-3 linux24-handmade repeated-headers; do
+	import "$f" --run "$f" "$V/$f.log" && width_ok "$f" "$db" "$f"
+done
+check_eq "repeated headers: rows, since boot" "25 1" "$(json_rows "$db" repeated-headers)"
+check_eq "-a layout: buff is null" null \
+	"$("$IOTAPE" vmstat --db "$db" --json active-1-3 | jq '.rows[0].buff_kb')"
+
+# joined to a trace's run: times from its first event
+if import "trace" --quiet --run trace "$FIXTURES/loop-fio-small.bin" &&
+   import "join" --run trace --interval 2 "$V/plain-1-3.log"; then
+	check_eq "joined: summary says into" \
+		"iotape: imported '$V/plain-1-3.log' into run 'trace': 3 vmstat rows (1 since boot), 2 s apart" \
+		"$(cat "$t/err")"
+	check_eq "joined: row times 0 2 4 s from the trace's start" "0 2 4" \
+		"$("$IOTAPE" vmstat --db "$db" --json trace | jq -r '[.rows[].t_s] | join(" ")')"
+	check_eq "joined: the trace is still there" 3570 \
+		"$(sqlite3 "$db" "SELECT count(*) FROM events e JOIN runs r ON e.id BETWEEN r.first_event AND r.last_event WHERE r.name = 'trace'")"
+fi
+
+# errors: one line naming file and line, nothing stored
+runs_before=$(sqlite3 "$db" "SELECT count(*) FROM runs; SELECT count(*) FROM samples" | tr '\n' ' ')
+printf '%s\n' \
+	'procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----' \
+	' r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st' \
+	' 1  0      0   1000    100   2000    0    0     0     0   10   10  1  1 98  0  0' \
+	' 1  0      0   1000    100   2000    0    0     0     0   10   10  1  1 98' > "$t/short.log"
+"$IOTAPE" import --db "$db" "$t/short.log" 2> "$t/err"; rc=$?
+if [ $rc != 0 ] && [ "$(wc -l < "$t/err")" = 1 ] &&
+   grep -q "short.log: line 4: 15 fields where the header at line 2 names 17" "$t/err"; then
+	ok "bad row: $(cat "$t/err")"
+else not_ok "bad row: one error naming the line" "exit $rc: $(cat "$t/err")"; fi
+"$IOTAPE" import --db "$db" --run trace "$V/plain-1-3.log" 2> "$t/err"; rc=$?
+if [ $rc != 0 ] && grep -q "run 'trace' already has a vmstat log's samples" "$t/err"; then
+	ok "a second log for one run is refused"
+else not_ok "a second log for one run is refused" "exit $rc: $(cat "$t/err")"; fi
+check_eq "errors stored nothing" "$runs_before" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM runs; SELECT count(*) FROM samples" | tr '\n' ' ')"
+"$IOTAPE" vmstat --db "$db" --source proc plain 2> "$t/err"; rc=$?
+if [ $rc != 0 ] && grep -q "run 'plain' has no /proc samples" "$t/err"; then
+	ok "vmstat --source proc on a log-only run: error"
+else not_ok "vmstat --source proc on a log-only run: error" "exit $rc: $(cat "$t/err")"; fi
+
+# ---- the corpus logs ----------------------------------------------------------------
+if ! CORPUS=$(corpus_dir); then
+	skip "corpus vmstat logs" "corpus absent"
+	tap_finish
+fi
+
+# date + `vmstat 10 7` blocks: 209 blocks, one cut short (4 rows), each led by its
+# since-boot row
+f=$CORPUS/vmstat-ramindin-blocks/vmstat.log
+if [ -r "$f" ] && import "ramindin" --run ramindin "$f"; then
+	if grep -q "does not say its interval; assuming 1 s" "$t/err"; then
+		ok "ramindin: warns that the interval is assumed"
+	else not_ok "ramindin: warns that the interval is assumed" "$(cat "$t/err")"; fi
+	check_eq "ramindin: rows, since boot" "1460 209" "$(json_rows "$db" ramindin)"
+	width_ok ramindin "$db" ramindin
+	import "ramindin --interval 10" --run ramindin10 --interval 10 "$f" &&
+		check_eq "ramindin --interval 10: no warning; block 2 at +60 s, its 2nd row +70 s" \
+			"0 60 70" "$(grep -c warning "$t/err") $("$IOTAPE" vmstat --db "$db" --json ramindin10 |
+				jq -r '"\(.rows[7].t_s) \(.rows[8].t_s)"')"
+else
+	skip "ramindin vmstat log" "absent"
+fi
+
+# vmstat -t 1, repeated headers, ~8k rows
+f=$CORPUS/vmstat-marionavarra-timestamped/vmstat.log
+if [ -r "$f" ] && import "marionavarra" --run mario "$f"; then
+	check_eq "marionavarra: rows, since boot" "7977 1" "$(json_rows "$db" mario)"
+	check_eq "marionavarra: last row at 09:03:09 + 7984 s" 7984 \
+		"$("$IOTAPE" vmstat --db "$db" --json mario | jq '.rows[-1].t_s')"
+	width_ok marionavarra "$db" mario
+else
+	skip "marionavarra vmstat log" "absent"
+fi
+
+# the frozen trap: warned for vmstat-continuous.log, not for vmstat.log
+d=$CORPUS/seed-debsums-patch/one-disk
+if [ -r "$d/vmstat.log" ] && [ -r "$d/vmstat-continuous.log" ]; then
+	if import "seed vmstat.log" --run seed --no-boot-row "$d/vmstat.log"; then
+		check_eq "seed vmstat.log: no frozen warning" 0 "$(grep -c 'memory columns never change' "$t/err")"
+		check_eq "seed vmstat.log: rows, since boot (--no-boot-row)" "7 0" "$(json_rows "$db" seed)"
+		width_ok "seed vmstat.log" "$db" seed
+	fi
+	if import "seed vmstat-continuous.log" --run seed-cont "$d/vmstat-continuous.log"; then
+		check_eq "seed vmstat-continuous.log: frozen warning" 1 \
+			"$(grep -c 'memory columns never change: vmstat continuous mode may have frozen them' "$t/err")"
+		check_eq "seed vmstat-continuous.log: rows, since boot" "8 1" "$(json_rows "$db" seed-cont)"
+	fi
+	if [ -r "$d/trace.bin" ] && import "seed trace" --quiet --run one "$d/trace.bin" &&
+	   import "seed join" --run one --no-boot-row "$d/vmstat.log"; then
+		check_eq "seed: log joined to the one-disk trace, max swpd 4688 kB" 4688 \
+			"$("$IOTAPE" vmstat --db "$db" --json one | jq '[.rows[].swpd_kb] | max')"
+	fi
+else
+	skip "seed vmstat logs" "absent"
+fi
+tap_finish
