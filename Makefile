@@ -88,6 +88,8 @@ unit: $(UNIT_TESTS)
 test: deps
 	$(Q)$(MAKE) --no-print-directory all unit
 	$(Q)BUILD=$(BUILD) IOTAPE=$(CURDIR)/iotape$(if $(SANITIZE),-san) \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		bash tests/run.sh $(UNIT_TESTS)
 
 # The main job on a built-in default: capture a workload on a loop device

@@ -514,8 +514,7 @@ static int store_run(struct capture_opts *o, const char *name, const char *raw,
 	save_settings(st, run, set1, nset1, "end");
 	for (int i = 0; i < ndev; i++)
 		store_device_add(st, run, devs[i].dev, devs[i].name,
-				 devs[i].size_bytes,
-				 devs[i].swap && !devs[i].data ? "swap" : "data");
+				 devs[i].size_bytes, machine_role(&o->mp, devs, ndev, i));
 	for (size_t i = 0; i < smp->nrows; i++) {
 		struct sample_row *r = &smp->rows[i];
 		if ((rc = store_sample_add(st, run, r->t_ns, smp->keys[r->key].source,
@@ -614,6 +613,20 @@ static int capture_one(struct capture_opts *o, const int *pick, const char *name
 	if (lab_begin(&lab, o->state_dir, err, sizeof(err)))
 		goto out;
 	lab_on = 1;
+	/* From the first change on, SIGINT, SIGTERM and SIGHUP are read from
+	 * a signalfd, so whatever arrives, the changes are put back. They must
+	 * not be ignored (a shell starts background jobs with SIGINT ignored),
+	 * or they would never reach the signalfd. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	for (int i = 0; i < o->nset; i++)
 		if (lab_set(&lab, o->sets[i].path, o->sets[i].values[pick[i]], err,
 			    sizeof(err)))
@@ -646,15 +659,8 @@ static int capture_one(struct capture_opts *o, const int *pick, const char *name
 			goto out;
 		}
 		close(fd);
+		lab_note_file(&lab, raw);
 	}
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
 	if (tracefs_start(&tf, &lab, o->tracefs, "/sys/block", devnames, ndev,
 			  o->buffer_kb, raw, err, sizeof(err)))
@@ -822,6 +828,8 @@ static void capture_usage(FILE *fp)
 "  --db FILE         the database (default $IOTAPE_DB or iotape.db)\n"
 "  --run NAME        name of the run (default: capture)\n"
 "  --quiet           no progress or warnings on stderr\n"
+"  --proc DIR, --tracefs DIR, --state-dir DIR  where /proc, tracefs and the\n"
+"                    lock and state file are (for tests)\n"
 "Needs root. Captures never overlap (a lock in /run/iotape).\n");
 }
 

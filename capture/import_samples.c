@@ -48,6 +48,12 @@ struct put {
 	int64_t interval_ns;
 	int64_t prev;
 	int have_prev;
+	/* `time` reports: bash's real/user/sys lines gather into one */
+	const char *path;
+	struct vmstat_time_line pending;
+	int have_pending;
+	int next_idx;        /* commands.idx of the next one */
+	int commands;        /* stored */
 };
 
 static int put_row(void *vctx, const struct vmstat_row *r)
@@ -71,6 +77,71 @@ static int put_row(void *vctx, const struct vmstat_row *r)
 	if (r->since_boot &&
 	    (rc = store_sample_add(p->st, p->run, t, "vmstat-log", "since_boot", 1)))
 		return rc;
+	return 0;
+}
+
+/* Stores a `time` report as a command of the run: it ends at the last row
+ * printed before it (or the run's start) and started real_s before that;
+ * reports without a real time are dropped. */
+static int put_command(struct put *p, const struct vmstat_time_line *t)
+{
+	struct store_command c = { 0 };
+	char argv[512];
+	int rc;
+
+	if (isnan(t->real_s))
+		return 0;
+	snprintf(argv, sizeof(argv), "(a `time` report in %s line %" PRIu64 ")",
+		 p->path, t->line);
+	c.idx = p->next_idx;
+	c.argv = argv;
+	c.end_ns = p->have_prev ? p->prev : p->base;
+	c.start_ns = c.end_ns - (int64_t)llround(t->real_s * 1e9);
+	c.real_s = t->real_s;
+	c.user_s = isnan(t->user_s) ? 0 : t->user_s;
+	c.sys_s = isnan(t->sys_s) ? 0 : t->sys_s;
+	c.status = t->status;
+	if ((rc = store_command_add(p->st, p->run, &c)))
+		return rc;
+	p->next_idx++;
+	p->commands++;
+	return 0;
+}
+
+static int flush_pending(struct put *p)
+{
+	if (!p->have_pending)
+		return 0;
+	p->have_pending = 0;
+	return put_command(p, &p->pending);
+}
+
+/* A `time` report line: bash's real starts a report, user and sys fill it;
+ * GNU time's and zsh's lines are whole reports. */
+static int put_time(void *vctx, const struct vmstat_time_line *t)
+{
+	struct put *p = vctx;
+	int whole = !isnan(t->real_s) && !isnan(t->user_s) && !isnan(t->sys_s);
+	int rc;
+
+	if (whole || !isnan(t->real_s)) {
+		if ((rc = flush_pending(p)))
+			return rc;
+		if (whole)
+			return put_command(p, t);
+		p->pending = *t;
+		p->have_pending = 1;
+		return 0;
+	}
+	if (!p->have_pending) {
+		p->pending = *t;
+		p->have_pending = 1;
+		return 0;
+	}
+	if (!isnan(t->user_s))
+		p->pending.user_s = t->user_s;
+	if (!isnan(t->sys_s))
+		p->pending.sys_s = t->sys_s;
 	return 0;
 }
 
@@ -99,7 +170,7 @@ static void wall_string(int64_t ns, char *out, size_t len)
 
 static int save_stats(struct store *st, int64_t run, const char *path,
 		      const struct vmstat_text_info *in, double interval_s,
-		      const char *interval_from, int64_t wall0)
+		      const char *interval_from, int64_t wall0, int commands)
 {
 	char v[64];
 	const struct { const char *k; uint64_t v; } n[] = {
@@ -117,6 +188,10 @@ static int save_stats(struct store *st, int64_t run, const char *path,
 	for (size_t i = 0; i < ARRAY_SIZE(n) && !rc; i++) {
 		snprintf(v, sizeof(v), "%" PRIu64, n[i].v);
 		rc = store_stat_set(st, run, n[i].k, v);
+	}
+	if (!rc) {
+		snprintf(v, sizeof(v), "%d", commands);
+		rc = store_stat_set(st, run, "vmstat_log.time_commands", v);
 	}
 	if (!rc)
 		rc = store_stat_set(st, run, "vmstat_log.path", path);
@@ -147,7 +222,7 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 	struct put p = { .st = st };
 	char runname[256], abspath[PATH_MAX];
 	const char *interval_from;
-	int64_t run = 0, genesis = 0, args[1];
+	int64_t run = 0, genesis = 0, n, args[1];
 	int attach = 0, rc;
 	double interval_s;
 	FILE *fp;
@@ -223,19 +298,28 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		genesis = sc.all_timed ? sc.wall0 : 0;
 	}
 
+	args[0] = run;
+	if ((rc = store_query_i64(st, "SELECT coalesce(max(idx) + 1, 0) FROM "
+				  "commands WHERE run = ?1", 1, args, &n)))
+		goto store_err;
+	p.next_idx = (int)n;
+	p.path = path;
+	vo.time_line = put_time;
 	p.run = run;
 	p.all_timed = sc.all_timed;
 	p.wall0 = sc.wall0;
 	p.base = genesis;
 	rewind(fp);
 	rc = vmstat_text_read(fp, path, &vo, put_row, &p, &in, err, errlen);
+	if (!rc)
+		rc = flush_pending(&p);
 	if (rc) {
 		if (!err[0])
 			goto store_err;
 		goto out;
 	}
 	if ((rc = save_stats(st, run, path, &in, interval_s, interval_from,
-			     sc.all_timed ? sc.wall0 : -1)))
+			     sc.all_timed ? sc.wall0 : -1, p.commands)))
 		goto store_err;
 	if (!attach && (rc = store_run_finish(st, run, "complete", genesis)))
 		goto store_err;

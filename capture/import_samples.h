@@ -25,7 +25,10 @@
  * The interval is o->interval_s when > 0, else the median step of the
  * log's timestamps, else 1 s. Times are made strictly increasing (a row
  * that would share the time of the one before moves 1 ns later). What was
- * read goes into run_stats under "vmstat_log.*". Unless o->quiet, prints
+ * read goes into run_stats under "vmstat_log.*". `time` reports in the log
+ * (bash's real/user/sys lines, GNU time's, zsh's) become commands of the
+ * run (argv names the file and line; end = the last row's time before the
+ * report, start = end - real: an estimate). Unless o->quiet, prints
  * warnings (memory columns frozen: VMSTAT_FROZEN_WARNING; an assumed
  * interval) on stderr; writes a one-line summary into o->summary when set.
  * Returns 0 and *run_out (may be NULL), or a

@@ -118,12 +118,16 @@ int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen)
 		return -1;
 	}
 	if (flock(lab->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		snprintf(err, errlen, "another capture is running (it holds '%s'); "
-			 "captures cannot overlap: the block tracer is one per "
-			 "machine", lockp);
-		close(lab->lock_fd);
-		lab->lock_fd = -1;
-		return -1;
+		/* The block tracer is one per machine: wait for the other. */
+		fprintf(stderr, "iotape: waiting for another capture to finish "
+			"(it holds '%s')\n", lockp);
+		if (flock(lab->lock_fd, LOCK_EX) < 0) {
+			snprintf(err, errlen, "cannot lock '%s': %s", lockp,
+				 strerror(errno));
+			close(lab->lock_fd);
+			lab->lock_fd = -1;
+			return -1;
+		}
 	}
 	if (stat(lab->state, &sb) == 0) {
 		describe_state(lab->state, left, sizeof(left));
@@ -182,6 +186,14 @@ int lab_note_dir(struct lab *lab, const char *path)
 	return record(lab, line);
 }
 
+int lab_note_file(struct lab *lab, const char *path)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line), "file\t%s\n", path);
+	return record(lab, line);
+}
+
 int lab_note_mount(struct lab *lab, const char *path)
 {
 	char line[1024];
@@ -216,7 +228,9 @@ static int remove_cgroup(const char *path)
 }
 
 /* Restores the entries of the state file at path in reverse order; returns
- * the number that failed. verbose: say each on stdout. */
+ * the number that failed. verbose: say each on stdout (a reset). Scratch
+ * files are removed only on a reset: a finishing capture still imports its
+ * trace and removes it itself. */
 static int restore_file(const char *path, int verbose)
 {
 	FILE *fp = fopen(path, "r");
@@ -244,6 +258,8 @@ static int restore_file(const char *path, int verbose)
 			rc = remove_cgroup(p);
 		else if (!strcmp(kind, "mount"))
 			rc = umount(p) < 0 && errno != EINVAL ? -errno : 0;
+		else if (!strcmp(kind, "file") && verbose)
+			rc = unlink(p) < 0 && errno != ENOENT ? -errno : 0;
 		else
 			goto next;
 		if (rc) {

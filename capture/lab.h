@@ -15,10 +15,11 @@ struct lab {
 	char umount[256];     /* a tracefs mount we made, to undo last */
 };
 
-/* Takes the capture lock in dir (creating dir), so captures never overlap
- * (the tracer is one per machine). Fails with a message in err when another
- * capture holds the lock, or when a state file from a killed capture is
- * there (naming what it left and pointing at --reset). Returns 0 or -1. */
+/* Takes the capture lock in dir (creating dir), waiting while another
+ * capture holds it, so captures never overlap (the tracer is one per
+ * machine). Fails with a message in err when a state file from a killed
+ * capture is there (naming what it left and pointing at --reset). Returns 0
+ * or -1. */
 int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen);
 
 /* Writes value into the file at path (a sysctl, a queue attribute, a tracefs
@@ -31,6 +32,9 @@ int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 
 /* Records that folder path was made (a cgroup) and is removed on restore. */
 int lab_note_dir(struct lab *lab, const char *path);
+
+/* Records a scratch file (the raw trace) that --reset removes. */
+int lab_note_file(struct lab *lab, const char *path);
 
 /* Records a tracefs mount point made by the capture (unmounted on restore). */
 int lab_note_mount(struct lab *lab, const char *path);

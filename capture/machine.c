@@ -107,6 +107,49 @@ int machine_add_device(const struct machine_paths *mp, const char *spec,
 	return 0;
 }
 
+/* Marks as swap the devices holding an active swap area and no mounted
+ * filesystem (proc/swaps, proc/self/mountinfo). */
+static void mark_swap(const struct machine_paths *mp, struct capdev *devs, int n)
+{
+	char path[512], line[1024], name[64], err[256];
+	uint32_t dev;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/swaps", mp->proc);
+	if ((fp = fopen(path, "r"))) {
+		while (fgets(line, sizeof(line), fp)) {
+			char file[512];
+			struct stat sb;
+			dev_t d;
+			if (sscanf(line, "%511s", file) != 1 || file[0] != '/' ||
+			    stat(file, &sb) < 0)
+				continue;
+			d = S_ISBLK(sb.st_mode) ? sb.st_rdev : sb.st_dev;
+			if (disk_of(mp, major(d), minor(d), name, sizeof(name), &dev,
+				    err, sizeof(err)))
+				continue;
+			for (int i = 0; i < n; i++)
+				if (devs[i].dev == dev)
+					devs[i].swap = 1;
+		}
+		fclose(fp);
+	}
+	snprintf(path, sizeof(path), "%s/self/mountinfo", mp->proc);
+	if ((fp = fopen(path, "r"))) {
+		while (fgets(line, sizeof(line), fp)) {
+			unsigned ma, mi;
+			if (sscanf(line, "%*u %*u %u:%u", &ma, &mi) != 2 || !ma ||
+			    disk_of(mp, ma, mi, name, sizeof(name), &dev, err,
+				    sizeof(err)))
+				continue;
+			for (int i = 0; i < n; i++)
+				if (devs[i].dev == dev)
+					devs[i].mounted = 1;
+		}
+		fclose(fp);
+	}
+}
+
 int machine_default_devices(const struct machine_paths *mp, struct capdev *devs,
 			    int *n, int cap, char *err, size_t errlen)
 {
@@ -130,6 +173,14 @@ int machine_default_devices(const struct machine_paths *mp, struct capdev *devs,
 	}
 	fclose(fp);
 	return 0;
+}
+
+const char *machine_role(const struct machine_paths *mp, struct capdev *devs,
+			 int n, int i)
+{
+	if (i == 0)
+		mark_swap(mp, devs, n);
+	return devs[i].swap && !devs[i].mounted ? "swap" : "data";
 }
 
 static void add(struct setting **out, int *n, const char *key, const char *value)

@@ -14,6 +14,7 @@ struct capdev {
 	int64_t size_bytes;
 	int swap;            /* holds an active swap area */
 	int data;            /* named with -d, or holds the current folder */
+	int mounted;         /* holds a mounted filesystem */
 };
 
 struct machine_paths {
@@ -33,6 +34,12 @@ int machine_add_device(const struct machine_paths *mp, const char *spec,
  * swap area (proc/swaps). Returns 0 or -1 with a message in err. */
 int machine_default_devices(const struct machine_paths *mp, struct capdev *devs,
 			    int *n, int cap, char *err, size_t errlen);
+
+/* The role of devs[i] for the store: "swap" when it holds an active swap
+ * area and no mounted filesystem, else "data". Call for i = 0 first (it
+ * reads proc/swaps and proc/self/mountinfo for all n). */
+const char *machine_role(const struct machine_paths *mp, struct capdev *devs,
+			 int n, int i);
 
 /* One setting of the snapshot. */
 struct setting {

@@ -676,10 +676,6 @@ int vmstat_text_read(FILE *fp, const char *path,
 				  "'r  b  swpd  free ...' header)");
 			goto out;
 		}
-		if (unterminated && all_digits(tok[0])) {
-			info->truncated = 1;
-			continue;
-		}
 		rc = fail(&p, line, "not vmstat output: '%.60s' after the "
 			  "header at line %d", tok[0], p.header_line);
 		goto out;

@@ -9,7 +9,7 @@ REPO_ROOT=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel 2>
 IOTAPE=${IOTAPE:-$REPO_ROOT/iotape}
 FIXTURES=$REPO_ROOT/tests/fixtures
 TRACEFS=/sys/kernel/tracing
-TRACER_LOCK=/run/iotape-tracer.lock
+TRACER_LOCK=/run/iotape/capture.lock   # the lock iotape capture takes too
 
 # ---- TAP lines ------------------------------------------------------------------
 TAP_FAILS=0
@@ -202,6 +202,7 @@ _tracefs_capture_sub() {
 	trap - EXIT HUP INT TERM
 	_CLEANUP=()
 
+	mkdir -p "$(dirname "$TRACER_LOCK")"
 	exec 9>>"$TRACER_LOCK" || { echo "tracefs_capture: cannot open $TRACER_LOCK" >&2; exit 125; }
 	if ! flock -w "${TRACEFS_LOCK_WAIT:-900}" 9; then
 		echo "tracefs_capture: timed out waiting for $TRACER_LOCK" >&2; exit 125

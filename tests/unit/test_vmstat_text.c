@@ -3,6 +3,7 @@
  * blocks and since-boot rows, time lines, the frozen-memory check, errors
  * naming the line, sniffing; our recorded fixtures and the corpus logs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -315,23 +316,24 @@ static void test_frozen_rules(void **state)
 }
 
 /* A bug-report paste: prompt, CRLF line ends, bash's time output after. */
+static const char paste[] =
+	"$ time vmstat 1 2\r\n"
+	"procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\r\n"
+	" r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\r\n"
+	" 2  0      0 23601884   2976  22736    0    0   140     0  376  353  0  2 97  0  0\r\n"
+	" 1  0      0 23601880   2976  22740    0    0     0    12  370  350  0  1 99  0  0\r\n"
+	"\r\n"
+	"real\t0m1.004s\r\n"
+	"user\t0m0.001s\r\n"
+	"sys\t0m0.002s\r\n"
+	"# and GNU time, zsh:\n"
+	"Command exited with non-zero status 3\n"
+	"0.01user 0.02system 1:02.50elapsed 0%CPU (0avgtext+0avgdata 2048maxresident)k\n"
+	"0inputs+8outputs (0major+95minor)pagefaults 0swaps\n"
+	"vmstat 1 2  0.00s user 0.01s system 0% cpu 1.004 total\n";
+
 static void test_paste_with_time(void **state)
 {
-	static const char text[] =
-		"$ time vmstat 1 2\r\n"
-		"procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\r\n"
-		" r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\r\n"
-		" 2  0      0 23601884   2976  22736    0    0   140     0  376  353  0  2 97  0  0\r\n"
-		" 1  0      0 23601880   2976  22740    0    0     0    12  370  350  0  1 99  0  0\r\n"
-		"\r\n"
-		"real\t0m1.004s\r\n"
-		"user\t0m0.001s\r\n"
-		"sys\t0m0.002s\r\n"
-		"# and GNU time, zsh:\n"
-		"Command exited with non-zero status 3\n"
-		"0.01user 0.02system 1:02.50elapsed 0%CPU (0avgtext+0avgdata 2048maxresident)k\n"
-		"0inputs+8outputs (0major+95minor)pagefaults 0swaps\n"
-		"vmstat 1 2  0.00s user 0.01s system 0% cpu 1.004 total\n";
 	struct collector *c = calloc(1, sizeof(*c));
 	struct vmstat_text_opts o = { .time_line = col_time };
 	struct vmstat_text_info in;
@@ -339,7 +341,7 @@ static void test_paste_with_time(void **state)
 	int rc;
 
 	(void)state;
-	rc = parse_text(text, &o, c, &in, err, sizeof(err));
+	rc = parse_text(paste, &o, c, &in, err, sizeof(err));
 	if (rc)
 		print_error("%s\n", err);
 	assert_int_equal(rc, 0);
@@ -620,6 +622,38 @@ static void test_import_store(void **state)
 	assert_int_equal(store_query_i64(st, "SELECT count(DISTINCT time_ns) FROM "
 					 "samples WHERE run = ?1", 1, args, &n), 0);
 	assert_int_equal(n, 6);
+
+	/* `time` reports become commands ending at the row before them */
+	{
+		char log[4200];
+		FILE *fp;
+		int fd;
+		snprintf(log, sizeof(log), "%s.paste", path);
+		fd = open(log, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+		assert_true(fd >= 0);
+		fp = fdopen(fd, "w");
+		fputs(paste, fp);
+		fclose(fp);
+		o.interval_s = 0;
+		assert_int_equal(import_vmstat_log(st, &o, log, "paste", &run, err,
+						   sizeof(err)), 0);
+		unlink(log);
+		args[0] = run;
+		assert_int_equal(store_query_i64(st, "SELECT count(*) FROM commands "
+						 "WHERE run = ?1", 1, args, &n), 0);
+		assert_int_equal(n, 3);
+		assert_int_equal(store_query_i64(st, "SELECT end_ns - start_ns FROM "
+						 "commands WHERE run = ?1 AND idx = 0",
+						 1, args, &n), 0);
+		assert_int_equal(n, 1004000000);
+		assert_int_equal(store_query_i64(st, "SELECT end_ns FROM commands "
+						 "WHERE run = ?1 AND idx = 0", 1, args, &n), 0);
+		assert_int_equal(n, 1000000000);   /* the 2nd row, 1 s apart */
+		assert_int_equal(store_query_i64(st, "SELECT status * 1000 + "
+						 "round(sys_s * 1000) FROM commands "
+						 "WHERE run = ?1 AND idx = 1", 1, args, &n), 0);
+		assert_int_equal(n, 3020);
+	}
 	assert_int_equal(store_commit(st), 0);
 	store_close(st);
 	unlink(path);

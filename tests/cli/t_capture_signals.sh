@@ -1,0 +1,82 @@
+# t_capture_signals.sh: a capture stopped by SIGINT or SIGTERM stores its run
+# marked interrupted and leaves nothing on; one killed with SIGKILL leaves a
+# state file that the next capture refuses on and --reset undoes.
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "capture signals"
+need_root "capture signals"
+tracefs_check || { skip "capture signals" "$TRACEFS_WHY"; exit 0; }
+
+t=$TEST_TMP db=$t/t.db
+truncate -s 128M "$t/d.img"
+loop_attach "$t/d.img" || { not_ok "attach loop"; tap_finish; }
+d=$LOOPDEV
+ratio0=$(cat /proc/sys/vm/dirty_ratio)
+ra0=$(cat /sys/block/$d/queue/read_ahead_kb)
+
+# clean_state LABEL: nothing of a capture is left on the machine
+clean_state() {
+	local bad=
+	[ "$(cat /sys/kernel/tracing/current_tracer)" = nop ] || bad="$bad tracer"
+	[ "$(cat /sys/kernel/tracing/options/bin)" = 0 ] || bad="$bad bin"
+	[ "$(cat /sys/kernel/tracing/options/context-info)" = 1 ] || bad="$bad context-info"
+	[ "$(cat /sys/block/$d/trace/enable)" = 0 ] || bad="$bad trace/enable"
+	[ "$(cat /proc/sys/vm/dirty_ratio)" = "$ratio0" ] || bad="$bad dirty_ratio"
+	[ "$(cat /sys/block/$d/queue/read_ahead_kb)" = "$ra0" ] || bad="$bad read_ahead_kb"
+	ls -d /sys/fs/cgroup/memory/iotape-* /sys/fs/cgroup/iotape-* > /dev/null 2>&1 && bad="$bad cgroup"
+	[ -e /run/iotape/capture.state ] && bad="$bad state-file"
+	if [ -z "$bad" ]; then ok "$1: nothing left changed"
+	else not_ok "$1: nothing left changed" "left:$bad"; fi
+}
+
+for sig in INT TERM; do
+	"$IOTAPE" capture --db "$db" --run "sig$sig" -d "/dev/$d" --interval 0.2 \
+		--set vm.dirty_ratio=33 --set "$d:queue/read_ahead_kb=64" --mem-limit 256M \
+		--cmd "while :; do dd if=/dev/$d of=/dev/null bs=4k count=2000 iflag=direct 2>/dev/null; done" \
+		> "$t/out" 2> "$t/err.$sig" &
+	pid=$!
+	sleep 2
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	[ $rc != 0 ] && ok "SIG$sig: capture exits $rc" || not_ok "SIG$sig: capture exits non-zero"
+	st=$(sqlite3 "$db" "SELECT status FROM runs WHERE name = 'sig$sig'")
+	check_eq "SIG$sig: run stored, marked interrupted" interrupted "$st"
+	n=$(sqlite3 "$db" "SELECT coalesce(last_event - first_event + 1, 0) FROM runs WHERE name = 'sig$sig'")
+	[ "${n:-0}" -gt 100 ] && ok "SIG$sig: $n events stored" || not_ok "SIG$sig: events stored" "n=$n"
+	check_eq "SIG$sig: the workload's end recorded" 1 \
+		"$(sqlite3 "$db" "SELECT count(*) FROM commands c JOIN runs r ON r.id = c.run
+			WHERE r.name = 'sig$sig' AND end_ns IS NOT NULL")"
+	clean_state "SIG$sig"
+	pgrep -f "of=/dev/null bs=4k count=2000" > /dev/null &&
+		not_ok "SIG$sig: workload ended" || ok "SIG$sig: workload ended"
+done
+
+# SIGKILL: the state file stays; the next capture refuses; --reset restores
+"$IOTAPE" capture --db "$db" --run killed -d "/dev/$d" --set vm.dirty_ratio=33 \
+	--set "$d:queue/read_ahead_kb=64" --mem-limit 256M --cmd "sleep 60" > /dev/null 2>&1 &
+pid=$!
+at_exit "'$IOTAPE' capture --reset > /dev/null 2>&1"
+sleep 1.5
+kill -KILL $pid
+wait $pid 2>/dev/null
+check_eq "SIGKILL: the setting stays changed" 33 "$(cat /proc/sys/vm/dirty_ratio)"
+"$IOTAPE" capture --db "$db" --run next -d "/dev/$d" -- true > /dev/null 2> "$t/refuse"
+rc=$?
+if [ $rc != 0 ] && grep -q "capture --reset" "$t/refuse" && grep -q "vm/dirty_ratio (was '$ratio0')" "$t/refuse"; then
+	ok "after SIGKILL the next capture refuses and names what was left"
+else
+	not_ok "after SIGKILL the next capture refuses" "exit $rc: $(cat "$t/refuse")"
+fi
+check_eq "the refused capture stored nothing" "" "$(sqlite3 "$db" "SELECT name FROM runs WHERE name = 'next'")"
+"$IOTAPE" capture --reset > "$t/reset" 2>&1
+check_eq "--reset exits 0" 0 $?
+grep -q "restored set /proc/sys/vm/dirty_ratio = $ratio0" "$t/reset" &&
+	ok "--reset says what it restored" || not_ok "--reset says what it restored" "$(cat "$t/reset")"
+clean_state "after --reset"
+pgrep -x -f "sleep 60" > /dev/null && not_ok "--reset ended the cgroup's tasks" ||
+	ok "--reset ended the cgroup's tasks"
+"$IOTAPE" capture --reset > "$t/reset2" 2>&1
+grep -q "nothing to reset" "$t/reset2" && ok "a second --reset has nothing to do" ||
+	not_ok "a second --reset has nothing to do" "$(cat "$t/reset2")"
+tap_finish
