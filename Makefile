@@ -37,7 +37,7 @@ CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/procstat.c capture/vmstat_text.c
 CMD_SRC = capture/cmd_import.c capture/import_samples.c \
 	capture/cmd_vmstat.c analyze/stitch.c analyze/stats.c \
-	analyze/runview.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c \
+	analyze/runview.c analyze/analysis.c analyze/cmd_compare.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/cmd_capture.c
 MAIN_SRC = iotape.c
 SRC = $(LIB_SRC) $(CORE_SRC) $(CMD_SRC)

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "runs", cmd_runs, "list the runs in the database" },
 	{ "dump", cmd_dump, "print a run's events as blkparse does" },
 	{ "report", cmd_report, "per-device and per-process I/O figures (btt's terms)" },
+	{ "compare", cmd_compare, "runs side by side, and why they differ" },
 	{ "vmstat", cmd_vmstat, "a run's samples as vmstat(8)'s table" },
 };
 

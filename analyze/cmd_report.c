@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/analysis.h"
 #include "analyze/report.h"
 #include "analyze/runview.h"
 #include "analyze/stats.h"
@@ -119,16 +120,20 @@ int report_build(struct report *r, struct runview *rv)
 				hist_add(&ps->q2c, (uint64_t)(c - q));
 		}
 		if (hq && hc && bytes > 0) {
-			if (c >= q)
+			if (c >= q) {
 				hist_add(&ds->q2c, (uint64_t)(c - q));
+				hist_add(&r->q2c_dir[w], (uint64_t)(c - q));
+			}
 			else
 				ds->negative++;
 			if (!hd)
 				ds->q2c_no_d++;
 		}
 		if (!split && hd && hc && bytes > 0) {
-			if (c >= d)
+			if (c >= d) {
 				hist_add(&ds->d2c, (uint64_t)(c - d));
+				hist_add(&r->d2c_dir[w], (uint64_t)(c - d));
+			}
 			else
 				ds->negative++;
 		}
@@ -176,6 +181,10 @@ void report_free(struct report *r)
 		hist_free(&r->procs[i].q2c);
 	hist_free(&r->all_q2c);
 	hist_free(&r->all_d2c);
+	for (int w = 0; w < 2; w++) {
+		hist_free(&r->q2c_dir[w]);
+		hist_free(&r->d2c_dir[w]);
+	}
 	hist_free(&r->all_q2d);
 	free(r->devs);
 	free(r->procs);
@@ -226,7 +235,8 @@ static int cmp_proc_bytes(const void *a, const void *b)
 		: (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-void report_emit(struct report *r, struct emit *e, size_t max_procs)
+void report_emit(struct report *r, struct emit *e, size_t max_procs,
+		 const struct finding *f, int nf)
 {
 	const struct runview *rv = r->rv;
 	double span_s = (double)r->span_ns / 1e9;
@@ -336,6 +346,25 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs)
 		emit_text(e, "  (%zu more processes; --json lists all)\n",
 			  r->nproc - max_procs);
 	emit_arr_end(e);
+	emit_arr_begin(e, "findings");
+	if (nf)
+		emit_text(e, "\n== analyzers (strongest pattern first) %.*s\n", 39,
+			  "=======================================");
+	for (int i = 0; i < nf; i++) {
+		emit_obj_begin(e, NULL);
+		emit_str(e, "analyzer", f[i].analyzer);
+		emit_num(e, "score", f[i].score);
+		emit_str(e, "title", f[i].title);
+		emit_str(e, "text", f[i].text);
+		emit_obj_end(e);
+		{
+			char head[256];
+			snprintf(head, sizeof(head), "%s [%.2f]", f[i].title, f[i].score);
+			wrap_text(head, 78);
+			emit_text(e, "%s%s\n%s\n", i ? "\n" : "", head, f[i].text);
+		}
+	}
+	emit_arr_end(e);
 	emit_text(e, "\n%s", report_footer);
 	emit_str(e, "definitions", report_footer);
 	emit_obj_end(e);
@@ -375,8 +404,10 @@ int cmd_report(int argc, char **argv)
 	const char *db = NULL;
 	struct runview rv;
 	struct report r;
+	struct analysis an;
+	struct finding f[8];
 	struct emit e;
-	int c, json = 0, rc;
+	int c, json = 0, rc, nf;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -394,9 +425,10 @@ int cmd_report(int argc, char **argv)
 	if (runview_open(&rv, db_path_default(db), argv[optind]))
 		return -1;
 	rc = report_build(&r, &rv);
-	if (!rc) {
+	if (!rc && !(rc = analysis_build(&an, &rv))) {
+		nf = analysis_findings(&an, f, 8);
 		emit_init(&e, stdout, json);
-		report_emit(&r, &e, 20);
+		report_emit(&r, &e, 20, f, nf);
 	}
 	report_free(&r);
 	runview_close(&rv);

@@ -44,13 +44,18 @@ struct report {
 	size_t *pidx;                      /* pid hash → procs index + 1 */
 	uint64_t total_bytes;
 	struct hist all_q2c, all_d2c, all_q2d;
+	struct hist q2c_dir[2], d2c_dir[2];  /* all devices, [0] read [1] write */
 };
 
 /* Reads rv's requests once and fills r. Returns 0 or -1 after an error line. */
 int report_build(struct report *r, struct runview *rv);
 
-/* Emits r as text (80 columns) or JSON; at most max_procs processes in text. */
-void report_emit(struct report *r, struct emit *e, size_t max_procs);
+struct finding;
+
+/* Emits r as text (80 columns) or JSON; at most max_procs processes in text;
+ * then the analyzers' findings (nf of them, may be 0). */
+void report_emit(struct report *r, struct emit *e, size_t max_procs,
+		 const struct finding *f, int nf);
 
 void report_free(struct report *r);
 

@@ -1,0 +1,917 @@
+/* The explaining analyzers: swap, seek, fairness, writeback and idle, over
+ * one run's stitched requests and samples. Definitions: analysis_definitions
+ * below (and docs/iotape.md). */
+#include "analysis.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/blktrace_format.h"
+#include "lib/util.h"
+
+struct row {
+	int64_t q, d, c;         /* ns; INT64_MIN when not seen */
+	uint64_t dsector;
+	uint32_t bytes, dbytes, pid, dev;
+	int64_t seek;
+	uint8_t write, head, has_seek, split;
+};
+
+#define NONE INT64_MIN
+/* Dirty data worth writing: below this, an idle device is no finding. */
+#define DIRTY_MB 8.0
+
+static int load_rows(const struct runview *rv, struct row **out, size_t *n)
+{
+	sqlite3 *db = store_db(rv->st);
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int step;
+
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db,
+		"SELECT q_ns, d_ns, c_ns, coalesce(d_sector, sector), bytes,"
+		" coalesce(d_bytes, 0), pid, dev, seek_sectors, cats, d_head, split"
+		" FROM requests WHERE run = ?", -1, &s, NULL) != SQLITE_OK)
+		return error("reading requests: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(s, 1, rv->id);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct row *r;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			*out = xrealloc(*out, cap * sizeof(**out));
+		}
+		r = &(*out)[(*n)++];
+		r->q = sqlite3_column_type(s, 0) == SQLITE_NULL ? NONE : sqlite3_column_int64(s, 0);
+		r->d = sqlite3_column_type(s, 1) == SQLITE_NULL ? NONE : sqlite3_column_int64(s, 1);
+		r->c = sqlite3_column_type(s, 2) == SQLITE_NULL ? NONE : sqlite3_column_int64(s, 2);
+		r->dsector = (uint64_t)sqlite3_column_int64(s, 3);
+		r->bytes = (uint32_t)sqlite3_column_int64(s, 4);
+		r->dbytes = (uint32_t)sqlite3_column_int64(s, 5);
+		r->pid = (uint32_t)sqlite3_column_int64(s, 6);
+		r->dev = (uint32_t)sqlite3_column_int64(s, 7);
+		r->has_seek = sqlite3_column_type(s, 8) != SQLITE_NULL;
+		r->seek = sqlite3_column_int64(s, 8);
+		r->write = (sqlite3_column_int64(s, 9) & (BT_C_WRITE | BT_C_DISCARD)) != 0;
+		r->head = (uint8_t)sqlite3_column_int(s, 10);
+		r->split = (uint8_t)sqlite3_column_int(s, 11);
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE)
+		return error("reading requests: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+	return (x->d > y->d) - (x->d < y->d);
+}
+
+/* ---- seek ---- */
+
+static void analyze_seek(struct analysis *a, struct row *rows, size_t n)
+{
+	uint32_t devs[64];
+	uint64_t counts[64] = { 0 };
+	int ndev = 0, best = 0;
+	struct row **h;
+	size_t nh = 0;
+	struct hist dist = { 0 };
+	double sw_sum = 0, same_sum = 0, busy = 0, busy_long = 0;
+	uint64_t sw = 0, same = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int k;
+		if (!rows[i].head || !rows[i].dbytes || !rows[i].has_seek)
+			continue;
+		for (k = 0; k < ndev && devs[k] != rows[i].dev; k++)
+			;
+		if (k == ndev && ndev < 64)
+			devs[ndev++] = rows[i].dev;
+		if (k < 64)
+			counts[k]++;
+	}
+	if (!ndev)
+		return;
+	for (int k = 1; k < ndev; k++)
+		if (counts[k] > counts[best])
+			best = k;
+	a->seek_dev = devs[best];
+	h = xmalloc(counts[best] * sizeof(*h));
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].head && rows[i].dbytes && rows[i].has_seek &&
+		    rows[i].dev == a->seek_dev)
+			h[nh++] = &rows[i];
+	qsort(h, nh, sizeof(*h), cmp_d);
+	a->dispatches = nh;
+	for (size_t i = 0; i < nh; i++) {
+		uint64_t ad = (uint64_t)llabs(h[i]->seek);
+		hist_add(&dist, ad);
+		if (ad > 128)
+			a->seeks_long++;
+		if (h[i]->c != NONE && h[i]->c > h[i]->d) {
+			double t = (double)(h[i]->c - h[i]->d);
+			busy += t;
+			if (ad > 128)
+				busy_long += t;
+		}
+		if (i == 0)
+			continue;
+		if (h[i]->pid != h[i - 1]->pid) {
+			sw++;
+			sw_sum += (double)ad;
+		} else {
+			same++;
+			same_sum += (double)ad;
+		}
+	}
+	a->seek_mean = hist_mean(&dist);
+	a->seek_median = hist_pct(&dist, 50);
+	a->seeks_per_s = a->span_s > 0 ? (double)a->seeks_long / a->span_s : 0;
+	a->switch_frac = nh > 1 ? (double)sw / (double)(nh - 1) : 0;
+	a->switch_dist = sw ? sw_sum / (double)sw : 0;
+	a->same_dist = same ? same_sum / (double)same : 0;
+	a->busy_after_long = busy > 0 ? busy_long / busy : 0;
+	{
+		/* streams: processes with >= 10% of the device's dispatches */
+		uint32_t pids[256];
+		uint64_t pc[256] = { 0 };
+		int np = 0;
+		for (size_t i = 0; i < nh; i++) {
+			int k;
+			for (k = 0; k < np && pids[k] != h[i]->pid; k++)
+				;
+			if (k == np && np < 256)
+				pids[np++] = h[i]->pid;
+			if (k < 256)
+				pc[k]++;
+		}
+		for (int k = 0; k < np; k++)
+			if (pc[k] * 10 >= nh)
+				a->streams++;
+	}
+	a->interleaved = a->streams >= 2 && a->switch_frac > 0.25 &&
+			 a->switch_dist > 4 * fmax(a->same_dist, 128);
+	free(h);
+	hist_free(&dist);
+}
+
+/* ---- per-process: fairness, sequential runs ---- */
+
+struct pev {
+	int64_t t;
+	int delta;          /* +1 queued, -1 completed */
+};
+
+static int cmp_pev(const void *a, const void *b)
+{
+	const struct pev *x = a, *y = b;
+	if (x->t != y->t)
+		return (x->t > y->t) - (x->t < y->t);
+	return y->delta - x->delta;   /* completions after queues at a tie */
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->q > y->q) - (x->q < y->q);
+}
+
+static const char *role_of(const char *comm)
+{
+	if (!comm)
+		return "";
+	if (!strncmp(comm, "jbd2", 4) || !strncmp(comm, "xfsaild", 7))
+		return "journal";
+	if (!strncmp(comm, "kswapd", 6))
+		return "reclaim";
+	if (!strncmp(comm, "kworker", 7) || !strncmp(comm, "flush-", 6) ||
+	    !strncmp(comm, "writeback", 9))
+		return "writeback";
+	return "";
+}
+
+static int cmp_share(const void *a, const void *b)
+{
+	const struct proc_share *x = a, *y = b;
+	return (x->bytes < y->bytes) - (x->bytes > y->bytes);
+}
+
+static void analyze_procs(struct analysis *a, struct row *rows, size_t n)
+{
+	struct row **p = xmalloc((n ? n : 1) * sizeof(*p));
+	size_t np = 0, cap = 64, nall = 0;
+	struct proc_share *all = xcalloc(cap, sizeof(*all));
+	uint64_t total_bytes = 0;
+	double total_busy = 0, sum_x = 0, sum_x2 = 0;
+	int nj = 0;
+	int64_t end = a->rv->last_ns;
+
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].q != NONE && !rows[i].split && rows[i].bytes)
+			p[np++] = &rows[i];
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].head && rows[i].c != NONE && rows[i].d != NONE &&
+		    rows[i].c > rows[i].d)
+			total_busy += (double)(rows[i].c - rows[i].d);
+	}
+	qsort(p, np, sizeof(*p), cmp_pid);
+	for (size_t i = 0; i < np;) {
+		size_t j = i;
+		struct proc_share ps = { .pid = p[i]->pid };
+		struct hist q2c = { 0 };
+		struct pev *ev;
+		size_t nev = 0;
+		int64_t open_at = 0;
+		int out = 0;
+		double busy = 0;
+		uint64_t runs = 0, disp = 0;
+		uint64_t last_end = UINT64_MAX;
+
+		while (j < np && p[j]->pid == ps.pid)
+			j++;
+		ev = xmalloc(2 * (j - i) * sizeof(*ev));
+		for (size_t k = i; k < j; k++) {
+			struct row *r = p[k];
+			ps.bytes += r->bytes;
+			ev[nev++] = (struct pev){ r->q, +1 };
+			ev[nev++] = (struct pev){ r->c != NONE ? r->c : end, -1 };
+			if (r->c != NONE && r->c >= r->q)
+				hist_add(&q2c, (uint64_t)(r->c - r->q));
+		}
+		/* the longest stretch with I/O queued and none completing */
+		qsort(ev, nev, sizeof(*ev), cmp_pev);
+		for (size_t k = 0; k < nev; k++) {
+			if (ev[k].delta > 0) {
+				if (out++ == 0)
+					open_at = ev[k].t;
+			} else {
+				double s = (double)(ev[k].t - open_at) / 1e9;
+				if (s > ps.starve_s) {
+					ps.starve_s = s;
+					ps.starve_at_s = (double)(open_at - a->rv->genesis_ns) / 1e9;
+				}
+				open_at = ev[k].t;
+				out--;
+			}
+		}
+		free(ev);
+		ps.q2c_p50_ms = hist_pct(&q2c, 50) / 1e6;
+		ps.q2c_p99_ms = hist_pct(&q2c, 99) / 1e6;
+		hist_free(&q2c);
+		/* busy time and sequential runs of its dispatches */
+		for (size_t k = i; k < j; k++) {
+			struct row *r = p[k];
+			if (!r->head || r->d == NONE)
+				continue;
+			disp++;
+			if (r->c != NONE && r->c > r->d)
+				busy += (double)(r->c - r->d);
+			if (r->dsector != last_end)
+				runs++;
+			last_end = r->dsector + r->dbytes / 512;
+		}
+		ps.dispatches = disp;
+		ps.seq_run = runs ? (double)disp / (double)runs : 0;
+		ps.busy_share = total_busy > 0 ? busy / total_busy : 0;
+		ps.mb_s = a->span_s > 0 ? (double)ps.bytes / 1e6 / a->span_s : 0;
+		{
+			const char *comm = runview_comm(a->rv, ps.pid);
+			snprintf(ps.comm, sizeof(ps.comm), "%s", comm ? comm : "?");
+			snprintf(ps.role, sizeof(ps.role), "%s", role_of(comm));
+		}
+		total_bytes += ps.bytes;
+		if (nall == cap) {
+			cap *= 2;
+			all = xrealloc(all, cap * sizeof(*all));
+		}
+		all[nall++] = ps;
+		i = j;
+	}
+	qsort(all, nall, sizeof(*all), cmp_share);
+	for (size_t k = 0; k < nall; k++) {
+		all[k].bytes_share = total_bytes ? (double)all[k].bytes / (double)total_bytes : 0;
+		/* Jain's index over the processes that did a share of the I/O
+		 * (at least 5% of the bytes), kernel threads left out */
+		if (all[k].bytes_share >= 0.05 && !all[k].role[0]) {
+			sum_x += all[k].mb_s;
+			sum_x2 += all[k].mb_s * all[k].mb_s;
+			nj++;
+		}
+		if (!all[k].role[0] && all[k].bytes_share >= 0.05 &&
+		    all[k].starve_s > a->max_starve_s)
+			a->max_starve_s = all[k].starve_s;
+	}
+	a->jain = nj && sum_x2 > 0 ? sum_x * sum_x / ((double)nj * sum_x2) : 1;
+	a->nprocs_all = (int)nall;
+	a->nprocs = nall < AN_TOP_PROCS ? (int)nall : AN_TOP_PROCS;
+	memcpy(a->procs, all, (size_t)a->nprocs * sizeof(*all));
+	a->starved = nj >= 2 && a->max_starve_s > 1 &&
+		     a->max_starve_s > 0.2 * a->span_s;
+	free(all);
+	free(p);
+}
+
+/* ---- swap: writes held behind reads ---- */
+
+struct wq {
+	int64_t q, c;
+};
+
+static int cmp_wq(const void *a, const void *b)
+{
+	const struct wq *x = a, *y = b;
+	return (x->q > y->q) - (x->q < y->q);
+}
+
+/* min-heap of pending writes by queue time */
+static void wq_push(struct wq *h, size_t *n, struct wq v)
+{
+	size_t i = (*n)++;
+	while (i > 0 && h[(i - 1) / 2].q > v.q) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static void wq_pop(struct wq *h, size_t *n)
+{
+	struct wq last = h[--(*n)];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < *n && h[l].q < last.q)
+			m = l;
+		if (l + 1 < *n && h[l + 1].q < (m == i ? last.q : h[m].q))
+			m = l + 1;
+		if (m == i)
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	if (*n)
+		h[i] = last;
+}
+
+static void analyze_rw(struct analysis *a, struct row *rows, size_t n)
+{
+	struct wq *w = xmalloc((n ? n : 1) * sizeof(*w)), *heap;
+	struct row **rd = xmalloc((n ? n : 1) * sizeof(*rd));
+	size_t nw = 0, nr = 0, nheap = 0, wi = 0;
+	double rsum = 0, wsum = 0;
+	uint64_t rn = 0, wn = 0;
+	struct pev *ev;
+	size_t nev = 0;
+	double pending = 0, area = 0, peak = 0;
+	int64_t last_t = 0, end = a->rv->last_ns;
+
+	for (size_t i = 0; i < n; i++) {
+		struct row *r = &rows[i];
+		if (r->q == NONE || !r->bytes || r->split)
+			continue;
+		if (r->c != NONE && r->c >= r->q) {
+			if (r->write) {
+				wsum += (double)(r->c - r->q);
+				wn++;
+			} else {
+				rsum += (double)(r->c - r->q);
+				rn++;
+			}
+		}
+		if (r->write)
+			w[nw++] = (struct wq){ r->q, r->c != NONE ? r->c : end };
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!rows[i].write && rows[i].head && rows[i].d != NONE && rows[i].dbytes)
+			rd[nr++] = &rows[i];
+	a->read_q2c_ms = rn ? rsum / (double)rn / 1e6 : 0;
+	a->write_q2c_ms = wn ? wsum / (double)wn / 1e6 : 0;
+	a->rw_latency_ratio = a->read_q2c_ms > 0 ? a->write_q2c_ms / a->read_q2c_ms : 0;
+	a->reads_dispatched = nr;
+	/* reads dispatched while some write had waited over 100 ms */
+	qsort(w, nw, sizeof(*w), cmp_wq);
+	qsort(rd, nr, sizeof(*rd), cmp_d);
+	heap = xmalloc((nw ? nw : 1) * sizeof(*heap));
+	for (size_t i = 0; i < nr; i++) {
+		int64_t t = rd[i]->d;
+		while (wi < nw && w[wi].q <= t)
+			wq_push(heap, &nheap, w[wi++]);
+		while (nheap && heap[0].c <= t)
+			wq_pop(heap, &nheap);
+		/* the heap's top may be done while an older-queued one is not:
+		 * pop completed ones lazily; the top is then the oldest pending */
+		if (nheap && t - heap[0].q > 100000000)
+			a->reads_past_old_writes++;
+	}
+	free(heap);
+	/* write bytes queued and not completed, over time */
+	ev = xmalloc((2 * nw + 1) * sizeof(*ev));
+	for (size_t i = 0; i < n; i++) {
+		struct row *r = &rows[i];
+		if (r->q == NONE || !r->bytes || !r->write)
+			continue;
+		ev[nev++] = (struct pev){ r->q, (int)(r->bytes / 512) };
+		ev[nev++] = (struct pev){ r->c != NONE ? r->c : end, -(int)(r->bytes / 512) };
+	}
+	qsort(ev, nev, sizeof(*ev), cmp_pev);
+	for (size_t i = 0; i < nev; i++) {
+		if (i)
+			area += pending * (double)(ev[i].t - last_t);
+		pending += ev[i].delta * 512.0;
+		if (pending > peak)
+			peak = pending;
+		last_t = ev[i].t;
+	}
+	a->write_pending_peak_mb = peak / 1e6;
+	a->write_pending_mean_mb = a->span_s > 0 ? area / 1e9 / a->span_s / 1e6 : 0;
+	free(ev);
+	free(w);
+	free(rd);
+}
+
+/* ---- samples: swap volumes, dirty data, bo oscillation, idle ---- */
+
+struct interval {
+	int64_t a, b;
+};
+
+static int cmp_iv(const void *x, const void *y)
+{
+	const struct interval *p = x, *q = y;
+	return (p->a > q->a) - (p->a < q->a);
+}
+
+static double setting_value(const struct runview *rv, const char *key)
+{
+	sqlite3_stmt *s;
+	double v = -1;
+
+	if (sqlite3_prepare_v2(store_db(rv->st), "SELECT value FROM settings WHERE"
+			       " run = ? AND key = ? ORDER BY at DESC LIMIT 1",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, rv->id);
+	sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		v = sqlite3_column_double(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static void analyze_samples(struct analysis *a, struct row *rows, size_t n)
+{
+	sqlite3 *db = store_db(a->rv->st);
+	sqlite3_stmt *s;
+	int64_t g = a->rv->genesis_ns, prev_t = 0;
+	int have_prev = 0;
+	double *bo = NULL, wa_sum = 0;
+	size_t nbo = 0, capbo = 0, nwa = 0;
+	struct interval *busy;
+	size_t nb = 0;
+
+	a->first_swap_s = -1;
+	a->min_free_mb = -1;
+	a->dirty_bg_ratio = setting_value(a->rv, "vm.dirty_background_ratio");
+	a->dirty_ratio = setting_value(a->rv, "vm.dirty_ratio");
+	if (sqlite3_prepare_v2(db, "SELECT time_ns, si, so, swpd, free, bo, wa"
+			       " FROM vmstat WHERE run = ? AND"
+			       " coalesce(since_boot, 0) = 0 ORDER BY time_ns",
+			       -1, &s, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(s, 1, a->rv->id);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(s, 0);
+		double dt = have_prev ? (double)(t - prev_t) / 1e9 : 0;
+		a->has_samples = 1;
+		if (sqlite3_column_type(s, 1) != SQLITE_NULL && dt > 0) {
+			a->swap_in_mb += sqlite3_column_double(s, 1) * dt / 1024;
+			a->swap_out_mb += sqlite3_column_double(s, 2) * dt / 1024;
+			if (a->first_swap_s < 0 && sqlite3_column_double(s, 2) > 0)
+				a->first_swap_s = (double)(t - g) / 1e9;
+		}
+		if (sqlite3_column_type(s, 3) != SQLITE_NULL &&
+		    sqlite3_column_double(s, 3) / 1024 > a->peak_swap_mb)
+			a->peak_swap_mb = sqlite3_column_double(s, 3) / 1024;
+		if (sqlite3_column_type(s, 4) != SQLITE_NULL) {
+			double f = sqlite3_column_double(s, 4) / 1024;
+			if (a->min_free_mb < 0 || f < a->min_free_mb)
+				a->min_free_mb = f;
+		}
+		if (sqlite3_column_type(s, 5) != SQLITE_NULL) {
+			if (nbo == capbo) {
+				capbo = capbo ? 2 * capbo : 256;
+				bo = xrealloc(bo, capbo * sizeof(*bo));
+			}
+			bo[nbo++] = sqlite3_column_double(s, 5);
+		}
+		if (sqlite3_column_type(s, 6) != SQLITE_NULL) {
+			wa_sum += sqlite3_column_double(s, 6);
+			nwa++;
+		}
+		prev_t = t;
+		have_prev = 1;
+	}
+	sqlite3_finalize(s);
+	a->iowait_pct = nwa ? wa_sum / (double)nwa : 0;
+	if (nbo > 2) {
+		double sum = 0, sq = 0;
+		size_t flips = 0;
+		for (size_t i = 0; i < nbo; i++) {
+			sum += bo[i];
+			sq += bo[i] * bo[i];
+		}
+		a->bo_mean_kbs = sum / (double)nbo;
+		a->bo_cv = a->bo_mean_kbs > 0 ?
+			sqrt(fmax(sq / (double)nbo - a->bo_mean_kbs * a->bo_mean_kbs, 0)) /
+			a->bo_mean_kbs : 0;
+		for (size_t i = 1; i + 1 < nbo; i++) {
+			double p = bo[i - 1], c = bo[i], x = bo[i + 1];
+			if ((c > 1.5 * p && c > 1.5 * x) || (1.5 * c < p && 1.5 * c < x))
+				flips++;
+		}
+		a->bo_alternation = (double)flips / (double)(nbo - 2);
+	}
+	free(bo);
+
+	/* busy intervals of the devices (D to C), merged */
+	busy = xmalloc((n ? n : 1) * sizeof(*busy));
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].head && rows[i].d != NONE && rows[i].c != NONE &&
+		    rows[i].c > rows[i].d)
+			busy[nb++] = (struct interval){ rows[i].d, rows[i].c };
+	qsort(busy, nb, sizeof(*busy), cmp_iv);
+	{
+		size_t m = 0;
+		for (size_t i = 0; i < nb; i++) {
+			if (m && busy[i].a <= busy[m - 1].b) {
+				if (busy[i].b > busy[m - 1].b)
+					busy[m - 1].b = busy[i].b;
+			} else
+				busy[m++] = busy[i];
+		}
+		nb = m;
+	}
+	/* dirty data over time, and the device idle meanwhile */
+	if (sqlite3_prepare_v2(db, "SELECT time_ns, sum(CASE WHEN key = 'Dirty'"
+			       " THEN value END), sum(CASE WHEN key = 'Writeback'"
+			       " THEN value END) FROM samples WHERE run = ? AND"
+			       " source = 'meminfo' AND key IN ('Dirty', 'Writeback')"
+			       " GROUP BY time_ns ORDER BY time_ns", -1, &s, NULL)
+	    == SQLITE_OK) {
+		int64_t pt = 0;
+		double pdirty = 0, sampled = 0;
+		size_t bi = 0;
+		int havep = 0;
+		sqlite3_bind_int64(s, 1, a->rv->id);
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			int64_t t = sqlite3_column_int64(s, 0);
+			double dirty = sqlite3_column_double(s, 1) / 1024;
+			double wb = sqlite3_column_double(s, 2) / 1024;
+			a->has_meminfo = 1;
+			if (dirty > a->dirty_peak_mb)
+				a->dirty_peak_mb = dirty;
+			if (wb > a->wb_peak_mb)
+				a->wb_peak_mb = wb;
+			if ((a->first_swap_s < 0 || (double)(t - g) / 1e9 <= a->first_swap_s) &&
+			    dirty + wb > a->dirty_before_swap_mb)
+				a->dirty_before_swap_mb = dirty + wb;
+			if (havep && t > pt) {
+				double len = (double)(t - pt), overlap = 0;
+				sampled += len;
+				if (pdirty > DIRTY_MB) {
+					while (bi < nb && busy[bi].b <= pt)
+						bi++;
+					for (size_t k = bi; k < nb && busy[k].a < t; k++) {
+						int64_t lo = busy[k].a > pt ? busy[k].a : pt;
+						int64_t hi = busy[k].b < t ? busy[k].b : t;
+						if (hi > lo)
+							overlap += (double)(hi - lo);
+					}
+					double idle = (len - overlap) / 1e9;
+					a->idle_dirty_s += idle;
+					if (idle > a->longest_idle_dirty_s) {
+						a->longest_idle_dirty_s = idle;
+						a->longest_idle_dirty_at_s = (double)(pt - g) / 1e9;
+					}
+				}
+			}
+			pt = t;
+			pdirty = dirty;
+			havep = 1;
+		}
+		sqlite3_finalize(s);
+		a->idle_dirty_frac = sampled > 0 ? a->idle_dirty_s * 1e9 / sampled : 0;
+	}
+	free(busy);
+	a->idle_with_dirty = a->has_trace && a->idle_dirty_s > 1 &&
+			     a->idle_dirty_frac > 0.2 && a->dirty_peak_mb > DIRTY_MB;
+	a->writes_held = a->swap_out_mb > 1 && a->rw_latency_ratio > 2 &&
+			 a->reads_dispatched &&
+			 a->reads_past_old_writes * 10 > a->reads_dispatched;
+}
+
+int analysis_build(struct analysis *a, const struct runview *rv)
+{
+	struct row *rows;
+	size_t n;
+
+	memset(a, 0, sizeof(*a));
+	a->rv = rv;
+	snprintf(a->name_short, sizeof(a->name_short), "%.23s", rv->name);
+	a->span_s = (double)(rv->last_ns - rv->genesis_ns) / 1e9;
+	if (load_rows(rv, &rows, &n))
+		return -1;
+	a->has_trace = n > 0;
+	analyze_seek(a, rows, n);
+	analyze_procs(a, rows, n);
+	analyze_rw(a, rows, n);
+	analyze_samples(a, rows, n);
+	free(rows);
+	return 0;
+}
+
+/* ---- findings ---- */
+
+void wrap_text(char *text, int width)
+{
+	int col = 0;
+	char *last_space = NULL;
+
+	for (char *p = text; *p; p++) {
+		if (*p == '\n') {
+			col = 0;
+			last_space = NULL;
+			continue;
+		}
+		if (*p == ' ')
+			last_space = p;
+		if (++col > width && last_space) {
+			*last_space = '\n';
+			col = (int)(p - last_space);
+			last_space = NULL;
+		}
+	}
+}
+
+static double rel(double x, double y)
+{
+	double m = fmax(fabs(x), fabs(y));
+	return m > 0 ? fabs(x - y) / m : 0;
+}
+
+static void add(struct finding *out, int *n, int max, const char *an,
+		double score, const char *title, const char *text)
+{
+	if (*n >= max)
+		return;
+	out[*n].analyzer = an;
+	out[*n].score = score > 1 ? 1 : score;
+	snprintf(out[*n].title, sizeof(out[*n].title), "%s", title);
+	snprintf(out[*n].text, sizeof(out[*n].text), "%s", text);
+	wrap_text(out[*n].text, 76);
+	(*n)++;
+}
+
+static int cmp_finding(const void *x, const void *y)
+{
+	const struct finding *a = x, *b = y;
+	return (a->score < b->score) - (a->score > b->score);
+}
+
+static void seek_text(const struct analysis *a, char *t, size_t len)
+{
+	snprintf(t, len, "device %u,%u: %llu dispatches, D2D seek mean %.0f "
+		 "sectors (median %.0f), %llu over 128 sectors (%.1f/s); %.0f%% "
+		 "of consecutive dispatches switch process, seeking %.0f sectors "
+		 "on a switch vs %.0f within one process; %.0f%% of busy time "
+		 "follows a long seek.", BT_MAJOR(a->seek_dev), BT_MINOR(a->seek_dev),
+		 (unsigned long long)a->dispatches, a->seek_mean, a->seek_median,
+		 (unsigned long long)a->seeks_long, a->seeks_per_s,
+		 100 * a->switch_frac, a->switch_dist, a->same_dist,
+		 100 * a->busy_after_long);
+}
+
+static void swap_text(const struct analysis *a, char *t, size_t len)
+{
+	char first[48] = "";
+
+	if (a->first_swap_s >= 0)
+		snprintf(first, sizeof(first), ", first at +%.1f s", a->first_swap_s);
+	char dirty[64] = "";
+
+	if (a->first_swap_s >= 0 && a->has_meminfo)
+		snprintf(dirty, sizeof(dirty), "; dirty + writeback up to %.1f MB "
+			 "before", a->dirty_before_swap_mb);
+	if (!a->has_samples)
+		snprintf(t, len, "no VM samples: swap volume unknown.");
+	else
+		snprintf(t, len, "swapped out %.1f MB, in %.1f MB (peak swap used "
+			 "%.1f MB)%s%s.", a->swap_out_mb, a->swap_in_mb,
+			 a->peak_swap_mb, first, dirty);
+	if (!a->has_trace)
+		return;
+	snprintf(t + strlen(t), len - strlen(t), " Read Q2C %.2f ms "
+		 "vs write %.2f ms (x%.1f); %llu of %llu reads were dispatched "
+		 "while a write had waited over 100 ms; write bytes queued and not "
+		 "done: peak %.1f MB, mean %.1f MB.", a->read_q2c_ms,
+		 a->write_q2c_ms, a->rw_latency_ratio,
+		 (unsigned long long)a->reads_past_old_writes,
+		 (unsigned long long)a->reads_dispatched, a->write_pending_peak_mb,
+		 a->write_pending_mean_mb);
+}
+
+static void fair_text(const struct analysis *a, char *t, size_t len)
+{
+	size_t o = (size_t)snprintf(t, len, "Jain's index %.2f over the processes "
+				    "with 5%% of the bytes or more; longest "
+				    "starvation %.2f s.", a->jain, a->max_starve_s);
+	for (int i = 0; i < a->nprocs && i < 4 && o < len; i++) {
+		const struct proc_share *p = &a->procs[i];
+		o += (size_t)snprintf(t + o, len - o, " %s[%u]%s%s%s: %.0f%% of bytes, "
+				      "%.0f%% of busy time, Q2C p50 %.2f ms p99 %.2f "
+				      "ms, starved %.2f s%s%.1f s.", p->comm, p->pid,
+				      p->role[0] ? " (" : "", p->role,
+				      p->role[0] ? ")" : "", 100 * p->bytes_share,
+				      100 * p->busy_share, p->q2c_p50_ms,
+				      p->q2c_p99_ms, p->starve_s,
+				      p->starve_s > 0 ? " from +" : " at +",
+				      p->starve_at_s);
+	}
+}
+
+static void wb_text(const struct analysis *a, char *t, size_t len)
+{
+	char dbr[32] = "?", dr[32] = "?";
+
+	if (a->dirty_bg_ratio >= 0)
+		snprintf(dbr, sizeof(dbr), "%.0f", a->dirty_bg_ratio);
+	if (a->dirty_ratio >= 0)
+		snprintf(dr, sizeof(dr), "%.0f", a->dirty_ratio);
+	size_t o = 0;
+
+	t[0] = '\0';
+	if (a->has_meminfo && a->has_trace)
+		o = (size_t)snprintf(t, len, "the device was idle for %.1f s (%.0f%% "
+			"of the sampled time) while more than 8 MB was dirty, the "
+			"longest %.1f s from %+.1f s; ", a->idle_dirty_s,
+			100 * a->idle_dirty_frac, a->longest_idle_dirty_s,
+			a->longest_idle_dirty_at_s);
+	if (a->has_meminfo && o < len)
+		o += (size_t)snprintf(t + o, len - o, "dirty peaked at %.1f MB, "
+			"writeback at %.1f MB; ", a->dirty_peak_mb, a->wb_peak_mb);
+	if (o < len)
+		snprintf(t + o, len - o, "bo averaged %.0f kB/s, varying %.0f%% (CV), "
+			 "alternating high/low in %.0f%% of intervals; "
+			 "dirty_background_ratio %s, dirty_ratio %s%s.", a->bo_mean_kbs,
+			 100 * a->bo_cv, 100 * a->bo_alternation, dbr, dr,
+			 a->has_meminfo ? "" : " (no Dirty samples: a vmstat log "
+			 "has none)");
+}
+
+int analysis_findings(const struct analysis *a, struct finding *out, int max)
+{
+	char t[1400];
+	int n = 0;
+
+	if (a->has_trace && a->dispatches) {
+		seek_text(a, t, sizeof(t));
+		add(out, &n, max, "seek", a->interleaved ? 0.9 : a->busy_after_long,
+		    a->interleaved ? "seek: two streams interleaved on one device"
+				   : "seek", t);
+	}
+	if (a->has_samples || a->has_trace) {
+		swap_text(a, t, sizeof(t));
+		add(out, &n, max, "swap", a->writes_held ? 0.95 :
+		    a->swap_out_mb > 1 ? 0.5 : 0.05,
+		    a->writes_held ? "swap: writes held behind reads -> dirty pages "
+				     "pile up -> memory pressure -> swap" : "swap", t);
+	}
+	if (a->has_trace && a->nprocs) {
+		fair_text(a, t, sizeof(t));
+		add(out, &n, max, "fairness", a->starved ? 0.9 : (1 - a->jain) / 2,
+		    a->starved ? "fairness: a process starved" : "fairness", t);
+	}
+	if (a->has_samples) {
+		wb_text(a, t, sizeof(t));
+		add(out, &n, max, "writeback", a->idle_with_dirty ? 0.8 :
+		    a->idle_dirty_frac / 2, a->idle_with_dirty ?
+		    "writeback: device idle while dirty data waited" : "writeback", t);
+	}
+	qsort(out, (size_t)n, sizeof(*out), cmp_finding);
+	return n;
+}
+
+int analysis_compare(const struct analysis *a, int n, struct finding *out,
+		     int max)
+{
+	int nf = 0;
+
+	for (int k = 1; k < n; k++) {
+		const struct analysis *x = &a[0], *y = &a[k];
+		char t[1600], tx[760], ty[760], title[160];
+		const struct analysis *inter = NULL;
+		double sc;
+
+		if (x->has_trace && y->has_trace && x->dispatches && y->dispatches) {
+			sc = fmax(rel(x->seek_mean, y->seek_mean) *
+				  fmax(rel(x->busy_after_long, y->busy_after_long),
+				       fabs(x->switch_frac - y->switch_frac)),
+				  (x->interleaved != y->interleaved) ? 0.9 : 0);
+			/* interleaving shows against the other run: many more
+			 * process switches and a much longer mean seek */
+			{
+				const struct analysis *hi = x->switch_frac > y->switch_frac ? x : y;
+				const struct analysis *lo = hi == x ? y : x;
+				if (hi->switch_frac - lo->switch_frac > 0.15 &&
+				    hi->seek_mean > 3 * fmax(lo->seek_mean, 128) &&
+				    hi->streams >= 2)
+					sc = fmax(sc, 0.9), inter = hi;
+			}
+			seek_text(x, tx, sizeof(tx));
+			seek_text(y, ty, sizeof(ty));
+			snprintf(title, sizeof(title), "seek%s%s%s (%s vs %s)",
+				 inter || x->interleaved != y->interleaved ?
+				 ": two streams interleaved on one device" : "",
+				 inter ? " in " : "", inter ? inter->name_short : "",
+				 x->name_short, y->name_short);
+			snprintf(t, sizeof(t), "%.60s: %.700s\n%.60s: %.700s", x->rv->name, tx,
+				 y->rv->name, ty);
+			add(out, &nf, max, "seek", sc, title, t);
+		}
+		if (x->has_samples || y->has_samples) {
+			sc = rel(x->swap_out_mb, y->swap_out_mb);
+			if (fmax(x->swap_out_mb, y->swap_out_mb) < 0.5)
+				sc = 0;
+			if (x->writes_held != y->writes_held)
+				sc = fmax(sc, 0.9);
+			swap_text(x, tx, sizeof(tx));
+			swap_text(y, ty, sizeof(ty));
+			snprintf(title, sizeof(title), "swap%s (%s vs %s)",
+				 x->writes_held || y->writes_held ?
+				 ": writes held behind reads -> dirty pages pile up -> swap" : "",
+				 x->name_short, y->name_short);
+			snprintf(t, sizeof(t), "%.60s: %.700s\n%.60s: %.700s", x->rv->name, tx,
+				 y->rv->name, ty);
+			add(out, &nf, max, "swap", sc, title, t);
+		}
+		if (x->has_trace && y->has_trace && x->nprocs && y->nprocs) {
+			sc = fmax(fabs(x->jain - y->jain),
+				  rel(x->max_starve_s, y->max_starve_s) *
+				  (fmax(x->max_starve_s, y->max_starve_s) > 0.5));
+			if (x->starved != y->starved)
+				sc = fmax(sc, 0.85);
+			fair_text(x, tx, sizeof(tx));
+			fair_text(y, ty, sizeof(ty));
+			snprintf(title, sizeof(title), "fairness%s (%s vs %s)",
+				 x->starved != y->starved ? ": one process starved" : "",
+				 x->name_short, y->name_short);
+			snprintf(t, sizeof(t), "%.60s: %.700s\n%.60s: %.700s", x->rv->name, tx,
+				 y->rv->name, ty);
+			add(out, &nf, max, "fairness", sc, title, t);
+		}
+		if (x->has_samples && y->has_samples) {
+			sc = fmax(fabs(x->idle_dirty_frac - y->idle_dirty_frac),
+				  fmax(rel(x->dirty_peak_mb, y->dirty_peak_mb) *
+				       (fmax(x->dirty_peak_mb, y->dirty_peak_mb) > 8),
+				       fabs(x->bo_alternation - y->bo_alternation)));
+			if (x->idle_with_dirty != y->idle_with_dirty)
+				sc = fmax(sc, 0.8);
+			wb_text(x, tx, sizeof(tx));
+			wb_text(y, ty, sizeof(ty));
+			snprintf(title, sizeof(title), "writeback and idle (%s vs %s)",
+				 x->name_short, y->name_short);
+			snprintf(t, sizeof(t), "%.60s: %.700s\n%.60s: %.700s", x->rv->name, tx,
+				 y->rv->name, ty);
+			add(out, &nf, max, "writeback", sc, title, t);
+		}
+	}
+	qsort(out, (size_t)nf, sizeof(*out), cmp_finding);
+	return nf;
+}
+
+const char analysis_definitions[] =
+"seek: on the device with most dispatches, btt's D2D distance per dispatch\n"
+"  (sectors from the previous dispatch's end; 0 when they overlap); long\n"
+"  seeks are over 128 sectors (seekwatcher's count); a switch is a dispatch\n"
+"  of another process than the one before; two streams interleave when two\n"
+"  processes have 10% of dispatches or more each, over 25% of dispatches\n"
+"  switch, and switches seek 4x farther than same-process ones.\n"
+"swap: swap in/out integrate vmstat si/so over the samples; reads past old\n"
+"  writes are read dispatches while some write had been queued over 100 ms\n"
+"  and not completed; writes are held behind reads when the run swapped\n"
+"  over 1 MB, write Q2C is over twice read Q2C and 10% of reads passed\n"
+"  old writes.\n"
+"fairness: Jain's index (sum x)^2 / (n sum x^2) over the MB/s of processes\n"
+"  with 5% of the bytes or more, kernel threads (kworker: writeback, jbd2:\n"
+"  journal, kswapd: reclaim) left out; starvation is the longest time a\n"
+"  process had I/O queued with none of it completing.\n"
+"writeback: idle time is sampled time with Dirty over 8 MB and no request\n"
+"  at the devices (D to C); bo alternates when an interval is 1.5x above or\n"
+"  below both neighbours.\n";
