@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "capture/blktrace_format.h"
+#include "lib/emit.h"
 #include "lib/util.h"
 
 struct row {
@@ -65,6 +66,20 @@ static int load_rows(const struct runview *rv, struct row **out, size_t *n)
 	return 0;
 }
 
+/* qsort, skipped when base is already in order (rows come from the store
+ * in queue order, which is nearly every order the analyzers need). */
+static void sort_if_needed(void *base, size_t n, size_t size,
+			   int (*cmp)(const void *, const void *))
+{
+	const char *b = base;
+
+	for (size_t i = 1; i < n; i++)
+		if (cmp(b + (i - 1) * size, b + i * size) > 0) {
+			qsort(base, n, size, cmp);
+			return;
+		}
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
@@ -106,7 +121,7 @@ static void analyze_seek(struct analysis *a, struct row *rows, size_t n)
 		if (rows[i].head && rows[i].dbytes && rows[i].has_seek &&
 		    rows[i].dev == a->seek_dev)
 			h[nh++] = &rows[i];
-	qsort(h, nh, sizeof(*h), cmp_d);
+	sort_if_needed(h, nh, sizeof(*h), cmp_d);
 	a->dispatches = nh;
 	for (size_t i = 0; i < nh; i++) {
 		uint64_t ad = (uint64_t)llabs(h[i]->seek);
@@ -213,15 +228,17 @@ static void analyze_procs(struct analysis *a, struct row *rows, size_t n)
 	int nj = 0;
 	int64_t end = a->rv->last_ns;
 
+	/* processes compete for a device: judge them on the busiest one */
 	for (size_t i = 0; i < n; i++)
-		if (rows[i].q != NONE && !rows[i].split && rows[i].bytes)
+		if (rows[i].q != NONE && !rows[i].split && rows[i].bytes &&
+		    rows[i].dev == a->seek_dev)
 			p[np++] = &rows[i];
 	for (size_t i = 0; i < n; i++) {
 		if (rows[i].head && rows[i].c != NONE && rows[i].d != NONE &&
-		    rows[i].c > rows[i].d)
+		    rows[i].c > rows[i].d && rows[i].dev == a->seek_dev)
 			total_busy += (double)(rows[i].c - rows[i].d);
 	}
-	qsort(p, np, sizeof(*p), cmp_pid);
+	sort_if_needed(p, np, sizeof(*p), cmp_pid);
 	for (size_t i = 0; i < np;) {
 		size_t j = i;
 		struct proc_share ps = { .pid = p[i]->pid };
@@ -236,6 +253,16 @@ static void analyze_procs(struct analysis *a, struct row *rows, size_t n)
 
 		while (j < np && p[j]->pid == ps.pid)
 			j++;
+		ps.first_q = p[i]->q;
+		ps.last_c = p[i]->q;
+		for (size_t k = i; k < j; k++) {
+			if (p[k]->q < ps.first_q)
+				ps.first_q = p[k]->q;
+			if (p[k]->c != NONE && p[k]->c > ps.last_c)
+				ps.last_c = p[k]->c;
+		}
+		ps.row_lo = i;
+		ps.row_hi = j;
 		ev = xmalloc(2 * (j - i) * sizeof(*ev));
 		for (size_t k = i; k < j; k++) {
 			struct row *r = p[k];
@@ -246,7 +273,7 @@ static void analyze_procs(struct analysis *a, struct row *rows, size_t n)
 				hist_add(&q2c, (uint64_t)(r->c - r->q));
 		}
 		/* the longest stretch with I/O queued and none completing */
-		qsort(ev, nev, sizeof(*ev), cmp_pev);
+		sort_if_needed(ev, nev, sizeof(*ev), cmp_pev);
 		for (size_t k = 0; k < nev; k++) {
 			if (ev[k].delta > 0) {
 				if (out++ == 0)
@@ -295,25 +322,52 @@ static void analyze_procs(struct analysis *a, struct row *rows, size_t n)
 		i = j;
 	}
 	qsort(all, nall, sizeof(*all), cmp_share);
-	for (size_t k = 0; k < nall; k++) {
-		all[k].bytes_share = total_bytes ? (double)all[k].bytes / (double)total_bytes : 0;
-		/* Jain's index over the processes that did a share of the I/O
-		 * (at least 5% of the bytes), kernel threads left out */
-		if (all[k].bytes_share >= 0.05 && !all[k].role[0]) {
-			sum_x += all[k].mb_s;
-			sum_x2 += all[k].mb_s * all[k].mb_s;
+	/* Jain's index over the rates of the processes that did a share of
+	 * the I/O (5% of the bytes or more; kernel threads left out), each
+	 * measured while all of them had I/O going (the overlap of their
+	 * first queue to last completion): who got how much while they
+	 * competed. Without an overlap, over the whole run. */
+	{
+		int64_t w0 = INT64_MIN, w1 = INT64_MAX;
+		for (size_t k = 0; k < nall; k++) {
+			all[k].bytes_share = total_bytes ? (double)all[k].bytes / (double)total_bytes : 0;
+			if (all[k].bytes_share < 0.05 || all[k].role[0])
+				continue;
+			if (all[k].first_q > w0)
+				w0 = all[k].first_q;
+			if (all[k].last_c < w1)
+				w1 = all[k].last_c;
+			if (all[k].starve_s > a->max_starve_s)
+				a->max_starve_s = all[k].starve_s;
+		}
+		a->window_s = w0 != INT64_MIN && w1 != INT64_MAX && w1 > w0 ?
+			      (double)(w1 - w0) / 1e9 : 0;
+		for (size_t k = 0; k < nall; k++) {
+			double x;
+			if (all[k].bytes_share < 0.05 || all[k].role[0])
+				continue;
+			if (a->window_s > 0.05) {
+				/* w0, w1 are set when window_s is */
+				uint64_t b = 0;
+				for (size_t r = all[k].row_lo; r < all[k].row_hi; r++)
+					if (p[r]->c != NONE && p[r]->c > w0 && p[r]->c <= w1)
+						b += p[r]->bytes;
+				x = (double)b / 1e6 / a->window_s;
+			} else
+				x = all[k].mb_s;
+			all[k].window_mb_s = x;
+			sum_x += x;
+			sum_x2 += x * x;
 			nj++;
 		}
-		if (!all[k].role[0] && all[k].bytes_share >= 0.05 &&
-		    all[k].starve_s > a->max_starve_s)
-			a->max_starve_s = all[k].starve_s;
 	}
 	a->jain = nj && sum_x2 > 0 ? sum_x * sum_x / ((double)nj * sum_x2) : 1;
+	a->fair_procs = nj;
 	a->nprocs_all = (int)nall;
 	a->nprocs = nall < AN_TOP_PROCS ? (int)nall : AN_TOP_PROCS;
 	memcpy(a->procs, all, (size_t)a->nprocs * sizeof(*all));
-	a->starved = nj >= 2 && a->max_starve_s > 1 &&
-		     a->max_starve_s > 0.2 * a->span_s;
+	a->starved = nj >= 2 && (a->jain < 0.85 || (a->max_starve_s > 1 &&
+		     a->max_starve_s > 0.2 * a->span_s));
 	free(all);
 	free(p);
 }
@@ -396,8 +450,8 @@ static void analyze_rw(struct analysis *a, struct row *rows, size_t n)
 	a->rw_latency_ratio = a->read_q2c_ms > 0 ? a->write_q2c_ms / a->read_q2c_ms : 0;
 	a->reads_dispatched = nr;
 	/* reads dispatched while some write had waited over 100 ms */
-	qsort(w, nw, sizeof(*w), cmp_wq);
-	qsort(rd, nr, sizeof(*rd), cmp_d);
+	sort_if_needed(w, nw, sizeof(*w), cmp_wq);
+	sort_if_needed(rd, nr, sizeof(*rd), cmp_d);
 	heap = xmalloc((nw ? nw : 1) * sizeof(*heap));
 	for (size_t i = 0; i < nr; i++) {
 		int64_t t = rd[i]->d;
@@ -415,12 +469,12 @@ static void analyze_rw(struct analysis *a, struct row *rows, size_t n)
 	ev = xmalloc((2 * nw + 1) * sizeof(*ev));
 	for (size_t i = 0; i < n; i++) {
 		struct row *r = &rows[i];
-		if (r->q == NONE || !r->bytes || !r->write)
+		if (r->q == NONE || !r->bytes || !r->write || r->split)
 			continue;
 		ev[nev++] = (struct pev){ r->q, (int)(r->bytes / 512) };
 		ev[nev++] = (struct pev){ r->c != NONE ? r->c : end, -(int)(r->bytes / 512) };
 	}
-	qsort(ev, nev, sizeof(*ev), cmp_pev);
+	sort_if_needed(ev, nev, sizeof(*ev), cmp_pev);
 	for (size_t i = 0; i < nev; i++) {
 		if (i)
 			area += pending * (double)(ev[i].t - last_t);
@@ -546,7 +600,7 @@ static void analyze_samples(struct analysis *a, struct row *rows, size_t n)
 		if (rows[i].head && rows[i].d != NONE && rows[i].c != NONE &&
 		    rows[i].c > rows[i].d)
 			busy[nb++] = (struct interval){ rows[i].d, rows[i].c };
-	qsort(busy, nb, sizeof(*busy), cmp_iv);
+	sort_if_needed(busy, nb, sizeof(*busy), cmp_iv);
 	{
 		size_t m = 0;
 		for (size_t i = 0; i < nb; i++) {
@@ -629,6 +683,22 @@ int analysis_build(struct analysis *a, const struct runview *rv)
 	if (load_rows(rv, &rows, &n))
 		return -1;
 	a->has_trace = n > 0;
+	{
+		sqlite3_stmt *s;
+		uint64_t bytes = 0;
+		if (sqlite3_prepare_v2(store_db(rv->st), "SELECT coalesce(sum(real_s), 0)"
+				       " FROM commands WHERE run = ?", -1, &s, NULL)
+		    == SQLITE_OK) {
+			sqlite3_bind_int64(s, 1, rv->id);
+			if (sqlite3_step(s) == SQLITE_ROW)
+				a->cmd_real_s = sqlite3_column_double(s, 0);
+			sqlite3_finalize(s);
+		}
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].head && rows[i].c != NONE)
+				bytes += rows[i].dbytes;
+		a->total_mb_s = a->span_s > 0 ? (double)bytes / 1e6 / a->span_s : 0;
+	}
 	analyze_seek(a, rows, n);
 	analyze_procs(a, rows, n);
 	analyze_rw(a, rows, n);
@@ -729,17 +799,21 @@ static void swap_text(const struct analysis *a, char *t, size_t len)
 
 static void fair_text(const struct analysis *a, char *t, size_t len)
 {
-	size_t o = (size_t)snprintf(t, len, "Jain's index %.2f over the processes "
-				    "with 5%% of the bytes or more; longest "
-				    "starvation %.2f s.", a->jain, a->max_starve_s);
+	size_t o = (size_t)snprintf(t, len, "on device %u,%u, Jain's index %.2f "
+				    "over the MB/s of the processes with 5%% of the "
+				    "bytes or more while all of them had I/O going "
+				    "(%.2f s); longest starvation %.2f s.",
+				    BT_MAJOR(a->seek_dev), BT_MINOR(a->seek_dev),
+				    a->jain, a->window_s, a->max_starve_s);
 	for (int i = 0; i < a->nprocs && i < 4 && o < len; i++) {
 		const struct proc_share *p = &a->procs[i];
 		o += (size_t)snprintf(t + o, len - o, " %s[%u]%s%s%s: %.0f%% of bytes, "
-				      "%.0f%% of busy time, Q2C p50 %.2f ms p99 %.2f "
-				      "ms, starved %.2f s%s%.1f s.", p->comm, p->pid,
+				      "%.1f MB/s meanwhile, %.0f%% of busy time, Q2C "
+				      "p50 %.2f ms p99 %.2f ms, starved %.2f s%s%.1f s.",
+				      p->comm, p->pid,
 				      p->role[0] ? " (" : "", p->role,
 				      p->role[0] ? ")" : "", 100 * p->bytes_share,
-				      100 * p->busy_share, p->q2c_p50_ms,
+				      p->window_mb_s, 100 * p->busy_share, p->q2c_p50_ms,
 				      p->q2c_p99_ms, p->starve_s,
 				      p->starve_s > 0 ? " from +" : " at +",
 				      p->starve_at_s);
@@ -808,6 +882,15 @@ int analysis_findings(const struct analysis *a, struct finding *out, int max)
 	return n;
 }
 
+/* 1 when run x did worse than run y: its commands took longer in all (when
+ * both have commands), else it moved fewer bytes per second. */
+static int worse(const struct analysis *x, const struct analysis *y)
+{
+	if (x->cmd_real_s > 0 && y->cmd_real_s > 0)
+		return x->cmd_real_s > y->cmd_real_s;
+	return x->total_mb_s < y->total_mb_s;
+}
+
 int analysis_compare(const struct analysis *a, int n, struct finding *out,
 		     int max)
 {
@@ -820,10 +903,14 @@ int analysis_compare(const struct analysis *a, int n, struct finding *out,
 		double sc;
 
 		if (x->has_trace && y->has_trace && x->dispatches && y->dispatches) {
-			sc = fmax(rel(x->seek_mean, y->seek_mean) *
-				  fmax(rel(x->busy_after_long, y->busy_after_long),
-				       fabs(x->switch_frac - y->switch_frac)),
-				  (x->interleaved != y->interleaved) ? 0.9 : 0);
+			sc = rel(x->seek_mean, y->seek_mean) *
+			     fmax(rel(x->busy_after_long, y->busy_after_long),
+				  fabs(x->switch_frac - y->switch_frac));
+			if (x->interleaved != y->interleaved)
+				sc = fmax(sc, 0.6);
+			/* seeking explains a slowdown only if the slower run is
+			 * the one that seeks more: a faster run seeking more is a
+			 * side effect (a scheduler idling for one process) */
 			/* interleaving shows against the other run: many more
 			 * process switches and a much longer mean seek */
 			{
@@ -831,14 +918,29 @@ int analysis_compare(const struct analysis *a, int n, struct finding *out,
 				const struct analysis *lo = hi == x ? y : x;
 				if (hi->switch_frac - lo->switch_frac > 0.15 &&
 				    hi->seek_mean > 3 * fmax(lo->seek_mean, 128) &&
-				    hi->streams >= 2)
-					sc = fmax(sc, 0.9), inter = hi;
+				    hi->streams >= 2) {
+					sc = fmax(sc, 0.3 + 0.6 * rel(x->seek_mean, y->seek_mean) *
+						  fmin(1, 2 * (hi->switch_frac - lo->switch_frac)));
+					inter = hi;
+				}
 			}
+			if ((x->seek_mean > y->seek_mean) != worse(x, y)) {
+				sc *= 0.3;
+				inter = NULL;
+			}
+			/* serving one process at a time (one starved) removes the
+			 * interleaving: then the seek difference follows from the
+			 * fairness one */
+			if (x->starved != y->starved &&
+			    (x->starved ? x : y)->switch_frac < (x->starved ? y : x)->switch_frac)
+				sc *= 0.5;
+			/* a few hundred dispatches say little about seeking */
+			sc *= fmin(1, (double)(x->dispatches < y->dispatches ?
+					       x->dispatches : y->dispatches) / 1000);
 			seek_text(x, tx, sizeof(tx));
 			seek_text(y, ty, sizeof(ty));
 			snprintf(title, sizeof(title), "seek%s%s%s (%s vs %s)",
-				 inter || x->interleaved != y->interleaved ?
-				 ": two streams interleaved on one device" : "",
+				 inter ? ": two streams interleaved on one device" : "",
 				 inter ? " in " : "", inter ? inter->name_short : "",
 				 x->name_short, y->name_short);
 			snprintf(t, sizeof(t), "%.60s: %.700s\n%.60s: %.700s", x->rv->name, tx,
@@ -866,7 +968,7 @@ int analysis_compare(const struct analysis *a, int n, struct finding *out,
 				  rel(x->max_starve_s, y->max_starve_s) *
 				  (fmax(x->max_starve_s, y->max_starve_s) > 0.5));
 			if (x->starved != y->starved)
-				sc = fmax(sc, 0.85);
+				sc = fmax(sc, 0.9);
 			fair_text(x, tx, sizeof(tx));
 			fair_text(y, ty, sizeof(ty));
 			snprintf(title, sizeof(title), "fairness%s (%s vs %s)",
@@ -908,10 +1010,88 @@ const char analysis_definitions[] =
 "  and not completed; writes are held behind reads when the run swapped\n"
 "  over 1 MB, write Q2C is over twice read Q2C and 10% of reads passed\n"
 "  old writes.\n"
-"fairness: Jain's index (sum x)^2 / (n sum x^2) over the MB/s of processes\n"
-"  with 5% of the bytes or more, kernel threads (kworker: writeback, jbd2:\n"
-"  journal, kswapd: reclaim) left out; starvation is the longest time a\n"
-"  process had I/O queued with none of it completing.\n"
+"fairness: on the device with most dispatches, Jain's index (sum x)^2 /\n"
+"  (n sum x^2) over the MB/s of the processes with 5% of its bytes or more\n"
+"  (kernel threads, kworker: writeback, jbd2:\n"
+"  journal, kswapd: reclaim, left out), each measured while all of them had\n"
+"  I/O going; starvation is the longest time a process had I/O queued with\n"
+"  none of it completing; one process starved when the index is under 0.85\n"
+"  or a starvation lasted over 1 s and a fifth of the run.\n"
 "writeback: idle time is sampled time with Dirty over 8 MB and no request\n"
 "  at the devices (D to C); bo alternates when an interval is 1.5x above or\n"
 "  below both neighbours.\n";
+
+void analysis_emit(struct emit *e, const struct analysis *a)
+{
+	emit_obj_begin(e, "analysis");
+	emit_obj_begin(e, "seek");
+	emit_u64(e, "dispatches", a->dispatches);
+	emit_num(e, "mean_sectors", a->seek_mean);
+	emit_num(e, "median_sectors", a->seek_median);
+	emit_u64(e, "long_seeks", a->seeks_long);
+	emit_num(e, "long_seeks_per_s", a->seeks_per_s);
+	emit_num(e, "switch_frac", a->switch_frac);
+	emit_num(e, "switch_mean_sectors", a->switch_dist);
+	emit_num(e, "same_process_mean_sectors", a->same_dist);
+	emit_num(e, "busy_after_long_seek_frac", a->busy_after_long);
+	emit_u64(e, "streams", (uint64_t)a->streams);
+	emit_u64(e, "interleaved", (uint64_t)a->interleaved);
+	emit_obj_end(e);
+	emit_obj_begin(e, "swap");
+	emit_num(e, "swap_out_mb", a->swap_out_mb);
+	emit_num(e, "swap_in_mb", a->swap_in_mb);
+	emit_num(e, "peak_swap_mb", a->peak_swap_mb);
+	emit_num(e, "first_swap_s", a->first_swap_s);
+	emit_num(e, "dirty_before_swap_mb", a->dirty_before_swap_mb);
+	emit_num(e, "read_q2c_ms", a->read_q2c_ms);
+	emit_num(e, "write_q2c_ms", a->write_q2c_ms);
+	emit_u64(e, "reads_past_old_writes", a->reads_past_old_writes);
+	emit_u64(e, "reads_dispatched", a->reads_dispatched);
+	emit_num(e, "write_pending_peak_mb", a->write_pending_peak_mb);
+	emit_num(e, "write_pending_mean_mb", a->write_pending_mean_mb);
+	emit_u64(e, "writes_held", (uint64_t)a->writes_held);
+	emit_obj_end(e);
+	emit_obj_begin(e, "fairness");
+	emit_num(e, "jain", a->jain);
+	emit_num(e, "window_s", a->window_s);
+	emit_num(e, "max_starve_s", a->max_starve_s);
+	emit_num(e, "rw_latency_ratio", a->rw_latency_ratio);
+	emit_u64(e, "starved", (uint64_t)a->starved);
+	emit_arr_begin(e, "processes");
+	for (int i = 0; i < a->nprocs; i++) {
+		const struct proc_share *p = &a->procs[i];
+		emit_obj_begin(e, NULL);
+		emit_u64(e, "pid", p->pid);
+		emit_str(e, "comm", p->comm);
+		emit_str(e, "role", p->role);
+		emit_num(e, "bytes_share", p->bytes_share);
+		emit_num(e, "busy_share", p->busy_share);
+		emit_num(e, "mb_s_while_sharing", p->window_mb_s);
+		emit_num(e, "q2c_p50_ms", p->q2c_p50_ms);
+		emit_num(e, "q2c_p99_ms", p->q2c_p99_ms);
+		emit_num(e, "starve_s", p->starve_s);
+		emit_num(e, "starve_at_s", p->starve_at_s);
+		emit_num(e, "seq_run", p->seq_run);
+		emit_obj_end(e);
+	}
+	emit_arr_end(e);
+	emit_obj_end(e);
+	emit_obj_begin(e, "writeback");
+	emit_num(e, "idle_dirty_s", a->idle_dirty_s);
+	emit_num(e, "idle_dirty_frac", a->idle_dirty_frac);
+	emit_num(e, "longest_idle_dirty_s", a->longest_idle_dirty_s);
+	emit_num(e, "longest_idle_dirty_at_s", a->longest_idle_dirty_at_s);
+	emit_num(e, "dirty_peak_mb", a->dirty_peak_mb);
+	emit_num(e, "writeback_peak_mb", a->wb_peak_mb);
+	emit_num(e, "bo_mean_kbs", a->bo_mean_kbs);
+	emit_num(e, "bo_cv", a->bo_cv);
+	emit_num(e, "bo_alternation", a->bo_alternation);
+	emit_num(e, "dirty_background_ratio", a->dirty_bg_ratio);
+	emit_num(e, "dirty_ratio", a->dirty_ratio);
+	emit_u64(e, "idle_with_dirty", (uint64_t)a->idle_with_dirty);
+	emit_obj_end(e);
+	emit_num(e, "iowait_pct", a->iowait_pct);
+	emit_num(e, "commands_real_s", a->cmd_real_s);
+	emit_num(e, "total_mb_s", a->total_mb_s);
+	emit_obj_end(e);
+}

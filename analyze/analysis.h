@@ -26,6 +26,9 @@ struct proc_share {
 	double mb_s;              /* throughput over the run's span */
 	uint64_t dispatches;
 	double seq_run;           /* mean length of its contiguous dispatch runs */
+	double window_mb_s;       /* MB/s while all sharing processes had I/O */
+	int64_t first_q, last_c;  /* its first queue and last completion, ns */
+	size_t row_lo, row_hi;    /* its rows (internal) */
 };
 
 struct analysis {
@@ -65,6 +68,8 @@ struct analysis {
 	int nprocs;                          /* filled, by bytes */
 	int nprocs_all;
 	double jain;                         /* over per-process MB/s, 0..1 */
+	double window_s;                     /* time they all had I/O going */
+	int fair_procs;                      /* processes in the index */
 	double max_starve_s;
 	double rw_latency_ratio;             /* write Q2C mean / read Q2C mean */
 	int starved;                         /* the pattern is there */
@@ -80,6 +85,8 @@ struct analysis {
 	int idle_with_dirty;                 /* the pattern is there */
 
 	double iowait_pct;
+	double cmd_real_s;                   /* sum of the commands' real s */
+	double total_mb_s;                   /* dispatched bytes completed / span */
 };
 
 /* Analyzes run rv (reads its requests, samples, settings). Returns 0 or -1
@@ -101,6 +108,10 @@ int analysis_findings(const struct analysis *a, struct finding *out, int max);
 /* Findings comparing runs a[0..n) against a[0], ranked by score. */
 int analysis_compare(const struct analysis *a, int n, struct finding *out,
 		     int max);
+
+struct emit;
+/* Emits a's numbers as an "analysis" JSON object (nothing in text mode). */
+void analysis_emit(struct emit *e, const struct analysis *a);
 
 /* Wraps text at width columns in place (spaces become newlines). */
 void wrap_text(char *text, int width);

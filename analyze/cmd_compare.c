@@ -491,6 +491,14 @@ int cmd_compare(int argc, char **argv)
 		if (fmt == FMT_MARKDOWN)
 			emit_text(&e, "### iotape compare\n\n");
 		print_table(&e, fmt, &fs, rf, n, group_by != NULL);
+		emit_arr_begin(&e, "analyses");
+		for (int i = 0; i < n; i++) {
+			emit_obj_begin(&e, NULL);
+			emit_str(&e, "run", rf[i].rv.name);
+			analysis_emit(&e, &an[i]);
+			emit_obj_end(&e);
+		}
+		emit_arr_end(&e);
 		nf = analysis_compare(an, group_by ? 0 : n, fnd, 64);
 		if (group_by) {
 			/* the explanation compares the first run of each group */

@@ -236,7 +236,7 @@ static int cmp_proc_bytes(const void *a, const void *b)
 }
 
 void report_emit(struct report *r, struct emit *e, size_t max_procs,
-		 const struct finding *f, int nf)
+		 const struct finding *f, int nf, const struct analysis *an)
 {
 	const struct runview *rv = r->rv;
 	double span_s = (double)r->span_ns / 1e9;
@@ -346,6 +346,8 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		emit_text(e, "  (%zu more processes; --json lists all)\n",
 			  r->nproc - max_procs);
 	emit_arr_end(e);
+	if (an)
+		analysis_emit(e, an);
 	emit_arr_begin(e, "findings");
 	if (nf)
 		emit_text(e, "\n== analyzers (strongest pattern first) %.*s\n", 39,
@@ -428,7 +430,7 @@ int cmd_report(int argc, char **argv)
 	if (!rc && !(rc = analysis_build(&an, &rv))) {
 		nf = analysis_findings(&an, f, 8);
 		emit_init(&e, stdout, json);
-		report_emit(&r, &e, 20, f, nf);
+		report_emit(&r, &e, 20, f, nf, &an);
 	}
 	report_free(&r);
 	runview_close(&rv);

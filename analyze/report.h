@@ -51,11 +51,12 @@ struct report {
 int report_build(struct report *r, struct runview *rv);
 
 struct finding;
+struct analysis;
 
 /* Emits r as text (80 columns) or JSON; at most max_procs processes in text;
  * then the analyzers' findings (nf of them, may be 0). */
 void report_emit(struct report *r, struct emit *e, size_t max_procs,
-		 const struct finding *f, int nf);
+		 const struct finding *f, int nf, const struct analysis *an);
 
 void report_free(struct report *r);
 

@@ -83,6 +83,7 @@ static int save_stats(struct store *st, int64_t run, const struct input_stats *i
 		{ "skipped", is->skipped }, { "unknown_action", is->unknown_action },
 		{ "truncated_bytes", is->truncated_bytes },
 		{ "cpu_mismatch", is->cpu_mismatch },
+		{ "clock_steps", is->clock_steps },
 		{ "cpu_files", (uint64_t)is->ncpu_files },
 		{ "bios", ss->bios }, { "dispatches", ss->dispatches },
 		{ "completions", ss->completions }, { "orphan_d", ss->orphan_d },

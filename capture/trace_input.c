@@ -20,6 +20,9 @@
  * (tracefs): a reorder window of this many records puts them back in order
  * with bounded memory. */
 #define REORDER_WINDOW 4096
+/* Records more than this much older than the newest one read mark a step
+ * of the trace clock (or traces joined end to end). */
+#define CLOCK_STEP_NS 1000000000ull
 
 struct source {
 	const char *path;
@@ -276,6 +279,18 @@ static int read_stream(struct reader *r)
 			head = (head + 1) % REORDER_WINDOW;
 			n--;
 			source_release(s, ring[head].off);
+		}
+		/* A record far older than the newest pending one is a clock
+		 * step, not reordering across CPUs: keep the file's order across
+		 * the step (flush the window) rather than walk the whole window
+		 * for every record after it. */
+		if (n && p.ev.time_ns + CLOCK_STEP_NS <
+			 ring[(head + n - 1) % REORDER_WINDOW].ev.time_ns) {
+			r->st->clock_steps++;
+			for (; n; n--, head = (head + 1) % REORDER_WINDOW)
+				if ((rc = deliver(r, &ring[head].ev)))
+					goto out;
+			head = 0;
 		}
 		/* insert before the last entries that sort after it */
 		for (i = n; i > 0; i--) {
