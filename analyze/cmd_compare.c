@@ -316,7 +316,7 @@ static void print_table(struct emit *e, int fmt, struct figset *fs,
 					  g ? " |" : "");
 			else {
 				emit_text(e, show_change ? " %12s" : " %10s", v);
-				if (g && show_change)
+				if (g && show_change && c[0])
 					emit_text(e, " %9s", c);
 			}
 		}
