@@ -100,7 +100,27 @@ demo: deps all
 bench: deps all
 	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/bench.sh
 
-clean:
-	rm -rf build build-san iotape iotape-san
+# Fuzzing (libFuzzer, clang from Debian): make fuzz FUZZ_SECONDS=N runs each
+# harness of tests/fuzz for N seconds. Not part of `make test`; its crashes
+# become fixtures that `make test` replays.
+FUZZ_PACKAGES = clang libclang-rt-14-dev
+FUZZ_SECONDS ?= 60
+FUZZERS = blktrace trace_input blkparse_text vmstat_text
+FUZZ_LIB = lib/util.c capture/blktrace_format.c capture/trace_input.c \
+	capture/blkparse_text.c capture/vmstat_text.c analyze/stitch.c
+fuzz: deps
+	@command -v clang > /dev/null || DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q $(FUZZ_PACKAGES) > /dev/null
+	@mkdir -p build-fuzz
+	$(Q)for f in $(FUZZERS); do \
+		echo "  FUZZ  build-fuzz/fuzz_$$f"; \
+		clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE \
+			-fsanitize=fuzzer,address,undefined \
+			-o build-fuzz/fuzz_$$f tests/fuzz/fuzz_$$f.c $(FUZZ_LIB) || exit 1; \
+	done
+	$(Q)bash tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-.PHONY: all deps unit test bench demo clean
+clean:
+	rm -rf build build-san build-fuzz iotape iotape-san
+
+.PHONY: all deps unit test bench demo fuzz clean

@@ -36,6 +36,8 @@ struct remap_note {
 };
 
 #define REMAP_RING 1024
+#define STITCH_STEP_BACK_NS 1000000000ull          /* 1 s */
+#define STITCH_STEP_AHEAD_NS (600ull * 1000000000) /* 10 min */
 
 struct devst {
 	uint32_t dev;
@@ -53,8 +55,10 @@ struct stitch {
 	size_t ndev;
 	uint32_t seed;
 	uint64_t last_time;
+	int have_last;
 	struct remap_note remaps[REMAP_RING];
 	unsigned nremap;
+	uint64_t nflushed;
 	struct sio **vec;      /* scratch for range collection */
 	size_t nvec, capvec;
 	struct stitch_stats st;
@@ -520,15 +524,30 @@ static void on_split(struct stitch *s, struct devst *d, const struct bt_event *e
 		free(t);
 }
 
+static int flush_tree(struct stitch *s, struct sio *t, int rc);
+static int flush_all(struct stitch *s, uint64_t *count);
+
 int stitch_event(struct stitch *s, const struct bt_event *ev)
 {
 	struct devst *d;
 	unsigned code;
+	int rc;
 
 	if (bt_is_notify(ev) || (bt_cats(ev) & BT_C_PC))
 		return 0;
 	if (ev->time_ns < s->last_time)
 		s->st.time_backwards++;
+	/* A clock step (back by over a second, or ahead by over ten minutes
+	 * while I/O is in flight) would turn every request in flight into a
+	 * latency of the step's size: they are ended there, never completed,
+	 * and the step is counted. */
+	if (s->have_last && (ev->time_ns + STITCH_STEP_BACK_NS < s->last_time ||
+			     ev->time_ns > s->last_time + STITCH_STEP_AHEAD_NS)) {
+		s->st.clock_jumps++;
+		if ((rc = flush_all(s, &s->st.jump_abandoned)))
+			return rc;
+	}
+	s->have_last = 1;
 	s->last_time = ev->time_ns;
 	code = bt_code(ev) & 0xff;
 	d = dev_get(s, ev->dev);
@@ -568,17 +587,20 @@ static int flush_tree(struct stitch *s, struct sio *t, int rc)
 		return rc;
 	rc = flush_tree(s, t->l, rc);
 	rc = flush_tree(s, t->r, rc);
-	s->st.pending_end++;
+	s->nflushed++;
 	if (!rc)
 		rc = s->emit(s->ctx, t->id, &t->rq);
 	free(t);
 	return rc;
 }
 
-int stitch_finish(struct stitch *s)
+/* Emits every I/O in flight as never completed; adds their number to
+ * *count. */
+static int flush_all(struct stitch *s, uint64_t *count)
 {
 	int rc = 0;
 
+	s->nflushed = 0;
 	for (size_t i = 0; i < s->ndev; i++) {
 		struct devst *d = &s->devs[i];
 		rc = flush_tree(s, d->q, rc);
@@ -587,14 +609,20 @@ int stitch_finish(struct stitch *s)
 		while (d->zq.head) {
 			struct sio *n = d->zq.head;
 			d->zq.head = n->next;
-			s->st.pending_end++;
+			s->nflushed++;
 			if (!rc)
 				rc = s->emit(s->ctx, n->id, &n->rq);
 			free(n);
 		}
 		d->zq.tail = NULL;
 	}
+	*count += s->nflushed;
 	return rc;
+}
+
+int stitch_finish(struct stitch *s)
+{
+	return flush_all(s, &s->st.pending_end);
 }
 
 void stitch_free(struct stitch *s)

@@ -91,6 +91,8 @@ static int save_stats(struct store *st, int64_t run, const struct input_stats *i
 		{ "splits", ss->splits }, { "requeues", ss->requeues },
 		{ "remaps", ss->remaps }, { "pending_end", ss->pending_end },
 		{ "time_backwards", ss->time_backwards },
+		{ "clock_jumps", ss->clock_jumps },
+		{ "jump_abandoned", ss->jump_abandoned },
 	};
 	int rc = 0;
 

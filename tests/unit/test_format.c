@@ -96,7 +96,7 @@ static void test_errors(void **state)
 {
 	struct bt_event ev = sample_event(), out;
 	struct bt_stream bs;
-	uint8_t buf[256];
+	uint8_t buf[256] = { 0 };
 	size_t used;
 	long n;
 

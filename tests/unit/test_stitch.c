@@ -229,6 +229,30 @@ static void test_remap_origin(void **state)
 	stitch_free(s);
 }
 
+/* A clock step while I/O is in flight: the I/O ends there, never a
+ * latency of the step's size; the step is counted. */
+static void test_clock_step(void **state)
+{
+	struct rows r = { 0 };
+	struct stitch *s = stitch_new(collect, &r, 1);
+	const uint64_t hour = 3600ull * 1000000000;
+
+	(void)state;
+	feed(s, BT_A_QUEUE, BT_C_READ, 100, 0, 8);
+	feed(s, BT_A_ISSUE, BT_C_READ, 200, 0, 8);
+	feed(s, BT_A_COMPLETE, BT_C_READ, 2 * hour, 0, 8);   /* step ahead */
+	feed(s, BT_A_QUEUE, BT_C_READ, 2 * hour + 10, 8, 8);
+	feed(s, BT_A_COMPLETE, BT_C_READ, 5, 8, 8);          /* step back */
+	assert_int_equal(stitch_finish(s), 0);
+	assert_int_equal(stitch_stats(s)->clock_jumps, 2);
+	assert_int_equal(stitch_stats(s)->jump_abandoned, 2);
+	assert_int_equal(stitch_stats(s)->unmatched_c, 2);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.rq[0].c_ns, STORE_NO_TIME);
+	assert_int_equal(r.rq[1].c_ns, STORE_NO_TIME);
+	stitch_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_requeue_and_unmatched),
 		cmocka_unit_test(test_remap_origin),
+		cmocka_unit_test(test_clock_step),
 	};
 	return cmocka_run_group_tests_name("stitch", tests, NULL, NULL);
 }
