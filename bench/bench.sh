@@ -128,3 +128,7 @@ BEGIN {
 	printf "report vs btt:      iotape time is %.2fx btt time\n", rp / bt
 	printf "iotape import peak RSS: %.1f MiB\n", imm / 1024
 }'
+
+# the cost of capturing (bench/bench_capture.sh)
+. "$(dirname "$0")/bench_capture.sh"
+bench_capture

@@ -84,6 +84,7 @@ static int save_stats(struct store *st, int64_t run, const struct input_stats *i
 		{ "truncated_bytes", is->truncated_bytes },
 		{ "cpu_mismatch", is->cpu_mismatch },
 		{ "clock_steps", is->clock_steps },
+		{ "lost_events_marked", is->lost_events },
 		{ "cpu_files", (uint64_t)is->ncpu_files },
 		{ "bios", ss->bios }, { "dispatches", ss->dispatches },
 		{ "completions", ss->completions }, { "orphan_d", ss->orphan_d },

@@ -173,6 +173,31 @@ static void unmap_file(struct source *s)
 	s->map = NULL;
 }
 
+/* The text tracefs puts in a stream where events were lost,
+ * "CPU:N [LOST M EVENTS]\n" (kernel/trace/trace.c): returns its length and
+ * sets *lost to M, or returns 0 when p does not start with one. */
+static size_t lost_marker(const uint8_t *p, size_t len, uint64_t *lost)
+{
+	size_t i = 4;
+
+	if (len < 20 || memcmp(p, "CPU:", 4))
+		return 0;
+	while (i < len && isdigit(p[i]))
+		i++;
+	if (i + 7 > len || memcmp(p + i, " [LOST ", 7))
+		return 0;
+	i += 7;
+	*lost = 0;
+	while (i < len && isdigit(p[i]))
+		*lost = *lost * 10 + (uint64_t)(p[i++] - '0');
+	if (i + 8 > len || memcmp(p + i, " EVENTS]", 8))
+		return 0;
+	i += 8;
+	if (i < len && p[i] == '\n')
+		i++;
+	return i;
+}
+
 /* Decodes the next usable record of s into *ev. Returns 1 when one was read,
  * 0 at the end, or a negative code with err set. Skips (and counts) records
  * with unknown action codes. */
@@ -206,6 +231,18 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 					s->path, s->off, s->len - s->off);
 			s->off = s->len;
 			return 0;
+		}
+		if (rc == -BT_E_MAGIC) {
+			uint64_t lost;
+			size_t skip = lost_marker(s->map + s->off, s->len - s->off, &lost);
+			if (skip) {
+				/* tracefs writes this text into the binary stream
+				 * when its ring buffer overflowed */
+				r->st->lost_events += lost;
+				r->st->lost_markers++;
+				s->off += skip;
+				continue;
+			}
 		}
 		if (rc) {
 			snprintf(r->err, r->errlen, "%s: offset %zu: %s", s->path,

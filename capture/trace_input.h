@@ -29,6 +29,8 @@ struct input_stats {
 	uint64_t cpu_mismatch;   /* per-CPU set: records naming another CPU than
 				  * their file's */
 	uint64_t clock_steps;    /* times the clock went back by over 1 s */
+	uint64_t lost_events;    /* events tracefs said it lost ("[LOST N EVENTS]") */
+	uint64_t lost_markers;   /* such markers skipped in the stream */
 	int version;             /* blktrace version seen (7 or 8), 0 for text */
 	int big_endian;          /* byte order of the trace */
 	int ncpu_files;          /* per-CPU files read */
