@@ -40,7 +40,9 @@ CMD_SRC = capture/cmd_import.c capture/import_samples.c \
 	analyze/runview.c analyze/analysis.c analyze/cmd_compare.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/cmd_capture.c
 MAIN_SRC = iotape.c
-SRC = $(LIB_SRC) $(CORE_SRC) $(CMD_SRC)
+PLOT_SRC = plots/plot.c plots/gnuplot.c plots/kind_io.c plots/kind_lat.c \
+	plots/kind_vm.c plots/kind_summary.c plots/cmd_plot.c plots/cmd_mail.c
+SRC = $(LIB_SRC) $(CORE_SRC) $(CMD_SRC) $(PLOT_SRC)
 OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BUILD)/%,$(SRC))) \
 	$(BUILD)/schema_sql.o
 SQL = $(sort $(wildcard schema/[0-9][0-9][0-9]_*.sql))

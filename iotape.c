@@ -21,6 +21,8 @@ static const struct command commands[] = {
 	{ "dump", cmd_dump, "print a run's events as blkparse does" },
 	{ "report", cmd_report, "per-device and per-process I/O figures (btt's terms)" },
 	{ "compare", cmd_compare, "runs side by side, and why they differ" },
+	{ "plot", cmd_plot, "gnuplot pictures of runs: seek, tput, lat, qd, vm, ..." },
+	{ "mail", cmd_mail, "one 80-column text of runs compared, to paste in mail" },
 	{ "vmstat", cmd_vmstat, "a run's samples as vmstat(8)'s table" },
 };
 

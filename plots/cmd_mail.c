@@ -1,0 +1,682 @@
+/* `iotape mail`: one plain-text file, no line over 80 columns, ready to
+ * paste into a mailing-list post: what was run, the headline figures with
+ * % change, the analyzers' explanation, vmstat excerpts and text plots;
+ * the PNGs written beside it for attaching. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyze/analysis.h"
+#include "commands.h"
+#include "lib/util.h"
+#include "plots/plot.h"
+#include "plots/plot_int.h"
+
+#define WIDTH 80
+#define MAX_VM_ROWS 12       /* vmstat rows per run in the excerpt */
+#define MAX_FINDINGS 8
+
+struct mail_opts {
+	const char *db;
+	const char *const *runs;  /* at least 2 */
+	size_t nrun;
+	const char *dir;
+};
+
+/* ---- writing lines of at most WIDTH columns ---- */
+
+/* Writes text wrapped at WIDTH - 2 columns, continuation lines indented
+ * by indent blanks; words longer than a line are cut. */
+static void put_wrapped(FILE *fp, const char *text, int indent)
+{
+	int col = 0, room = WIDTH - 2;
+	const char *p = text;
+
+	while (*p) {
+		size_t w = strcspn(p, " \n");
+		if (col && col + 1 + (int)w > room) {
+			fprintf(fp, "\n%*s", indent, "");
+			col = indent;
+		} else if (col) {
+			fputc(' ', fp);
+			col++;
+		}
+		while ((int)w > room - col) {   /* a very long word */
+			int n = room - col;
+			fprintf(fp, "%.*s\n%*s", n, p, indent, "");
+			p += n;
+			w -= (size_t)n;
+			col = indent;
+		}
+		fprintf(fp, "%.*s", (int)w, p);
+		col += (int)w;
+		p += w;
+		if (*p == '\n') {
+			fputc('\n', fp);
+			col = 0;
+		}
+		while (*p == ' ' || *p == '\n')
+			p++;
+	}
+	if (col)
+		fputc('\n', fp);
+}
+
+static void heading(FILE *fp, const char *title)
+{
+	int n = (int)strlen(title);
+
+	fprintf(fp, "\n== %s %.*s\n\n", title, n < WIDTH - 4 ? WIDTH - 4 - n : 0,
+		"=============================================================="
+		"==================");
+}
+
+/* v in at most w characters: as is, or in k / M / G (10^3 steps). */
+static void fit(char *out, size_t len, double v, int w, int decimals)
+{
+	static const char suffix[] = " kMG";
+
+	if (isnan(v)) {
+		snprintf(out, len, "-");
+		return;
+	}
+	for (int i = 0; i < 4; i++, v /= 1000) {
+		int n = i ? snprintf(out, len, "%.0f%c", v, suffix[i])
+			  : snprintf(out, len, "%.*f", decimals, v);
+		if (n <= w)
+			return;
+		if (!i && decimals) {
+			n = snprintf(out, len, "%.0f", v);
+			if (n <= w)
+				return;
+		}
+	}
+}
+
+/* ---- what was run ---- */
+
+static char *col_text(sqlite3_stmt *s, int i, char *out, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	snprintf(out, len, "%s", t && *t ? (const char *)t : "-");
+	return out;
+}
+
+static int setting(struct store *st, int64_t run, const char *key, char *out,
+		   size_t len)
+{
+	sqlite3_stmt *s;
+	int found = 0;
+
+	out[0] = 0;
+	if (sqlite3_prepare_v2(store_db(st), "SELECT value FROM settings WHERE"
+			       " run = ?1 AND key = ?2 ORDER BY at = 'start' DESC",
+			       -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+		snprintf(out, len, "%s", (const char *)sqlite3_column_text(s, 0));
+		found = 1;
+	}
+	sqlite3_finalize(s);
+	return found;
+}
+
+static int write_runs(FILE *fp, struct store *st, struct runview *rv, size_t n)
+{
+	char line[1536], host[128], kernel[128], value[128];
+	int len;
+
+	heading(fp, "what was run");
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_stmt *s;
+		int64_t created = 0, ndev = 0;
+		char when[64] = "-";
+
+		if (sqlite3_prepare_v2(store_db(st), "SELECT host, kernel,"
+				       " created_ns, (SELECT count(*) FROM devices"
+				       " WHERE run = runs.id) FROM runs WHERE id = ?1",
+				       -1, &s, NULL) != SQLITE_OK)
+			return error("reading runs: %s", sqlite3_errmsg(store_db(st)));
+		sqlite3_bind_int64(s, 1, rv[i].id);
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			col_text(s, 0, host, sizeof(host));
+			col_text(s, 1, kernel, sizeof(kernel));
+			created = sqlite3_column_int64(s, 2);
+			ndev = sqlite3_column_int64(s, 3);
+		}
+		sqlite3_finalize(s);
+		if (created) {
+			time_t t = (time_t)(created / 1000000000);
+			struct tm tm;
+			gmtime_r(&t, &tm);
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+		}
+		len = snprintf(line, sizeof(line), "%c. '%s': %s, %s, %s; %.3f s of"
+			       " events, %lld device%s", (int)('A' + i % 26),
+			       rv[i].name, rv[i].kind, rv[i].status,
+			       rv[i].format[0] ? rv[i].format : "no trace",
+			       (double)(rv[i].last_ns - rv[i].genesis_ns) / 1e9,
+			       (long long)ndev, ndev == 1 ? "" : "s");
+		/* the machine, as far as the run knows it */
+		if (strcmp(host, "-"))
+			len += snprintf(line + len, sizeof(line) - len, "; host %s", host);
+		if (strcmp(kernel, "-"))
+			len += snprintf(line + len, sizeof(line) - len, "; Linux %s",
+					kernel);
+		if (setting(st, rv[i].id, "kernel.machine", value, sizeof(value)))
+			len += snprintf(line + len, sizeof(line) - len, " %s", value);
+		if (setting(st, rv[i].id, "cpus", value, sizeof(value)))
+			len += snprintf(line + len, sizeof(line) - len, ", %s CPUs", value);
+		if (setting(st, rv[i].id, "mem.total_kb", value, sizeof(value)))
+			len += snprintf(line + len, sizeof(line) - len, ", %.1f GiB"
+					" memory", atof(value) / 1048576);
+		len += snprintf(line + len, sizeof(line) - len, "; made %s", when);
+		if (rv[i].source[0])
+			snprintf(line + len, sizeof(line) - len, "; from %s", rv[i].source);
+		put_wrapped(fp, line, 3);
+
+		/* its commands */
+		if (sqlite3_prepare_v2(store_db(st), "SELECT idx, argv, real_s, user_s,"
+				       " sys_s, status FROM commands WHERE run = ?1"
+				       " ORDER BY idx", -1, &s, NULL) != SQLITE_OK)
+			return error("reading commands: %s", sqlite3_errmsg(store_db(st)));
+		sqlite3_bind_int64(s, 1, rv[i].id);
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			char argv[600];
+			col_text(s, 1, argv, sizeof(argv));
+			snprintf(line, sizeof(line), "command %d: %s", sqlite3_column_int(s, 0),
+				 argv);
+			fprintf(fp, "   ");
+			put_wrapped(fp, line, 6);
+			if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+				fprintf(fp, "      real %.2f s, user %.2f s, sys %.2f s,"
+					" exit %d\n", sqlite3_column_double(s, 2),
+					sqlite3_column_double(s, 3),
+					sqlite3_column_double(s, 4), sqlite3_column_int(s, 5));
+		}
+		sqlite3_finalize(s);
+	}
+	return 0;
+}
+
+/* The settings (at start) whose values differ between the runs that
+ * recorded settings (captures; imports have none). */
+static int write_settings(FILE *fp, struct store *st, struct runview *rv,
+			  size_t n)
+{
+	sqlite3_stmt *s;
+	char **vals = xcalloc(n, sizeof(*vals)), *has = xcalloc(n, 1);
+	char key[256] = "", line[512], ids[2048];
+	int ndiff = 0, nsame = 0, kw = 30, vw, ncol = 0, step, len;
+
+	heading(fp, "settings that differ");
+	len = snprintf(ids, sizeof(ids), "[");
+	for (size_t i = 0; i < n; i++)
+		len += snprintf(ids + len, sizeof(ids) - len, "%s%lld", i ? "," : "",
+				(long long)rv[i].id);
+	snprintf(ids + len, sizeof(ids) - len, "]");
+	for (size_t i = 0; i < n; i++) {
+		int64_t args[1] = { rv[i].id }, k = 0;
+		if (store_query_i64(st, "SELECT count(*) FROM settings WHERE run = ?1",
+				    1, args, &k)) {
+			free(vals);
+			free(has);
+			return error("reading settings: %s", store_errmsg(st));
+		}
+		has[i] = k > 0;
+		ncol += has[i];
+	}
+	if (ncol < 2) {
+		for (size_t i = 0; i < n; i++)
+			if (has[i])
+				fprintf(fp, "  only %c has settings recorded;", (int)('A' + i % 26));
+		fprintf(fp, "%s runs imported from traces have none.\n",
+			ncol ? "" : "  none of the runs has settings recorded:");
+		free(vals);
+		free(has);
+		return 0;
+	}
+	vw = (WIDTH - 3 - kw) / ncol - 1;
+	if (vw > 24)
+		vw = 24;
+	if (sqlite3_prepare_v2(store_db(st), "SELECT key, run, value FROM settings"
+			       " WHERE at = 'start' AND run IN (SELECT value FROM"
+			       " json_each(?1)) ORDER BY key", -1, &s, NULL) != SQLITE_OK) {
+		free(vals);
+		free(has);
+		return error("reading settings: %s", sqlite3_errmsg(store_db(st)));
+	}
+	sqlite3_bind_text(s, 1, ids, -1, SQLITE_TRANSIENT);
+	for (;;) {
+		const char *k = NULL;
+		step = sqlite3_step(s);
+		if (step == SQLITE_ROW)
+			k = (const char *)sqlite3_column_text(s, 0);
+		if (key[0] && (!k || strcmp(k, key))) {
+			/* the previous key is complete: a row if it differs */
+			const char *first = NULL;
+			int differ = 0;
+			for (size_t i = 0; i < n; i++) {
+				const char *v = vals[i] ? vals[i] : "-";
+				if (!has[i])
+					continue;
+				if (!first)
+					first = v;
+				else if (strcmp(first, v))
+					differ = 1;
+			}
+			if (differ && !ndiff++) {
+				len = snprintf(line, sizeof(line), "  %-*s", kw, "setting");
+				for (size_t i = 0; i < n; i++)
+					if (has[i])
+						len += snprintf(line + len, sizeof(line) - len,
+								" %-*c", vw, (int)('A' + i % 26));
+				while (len > 0 && line[len - 1] == ' ')
+					line[--len] = 0;
+				fprintf(fp, "%s\n", line);
+			}
+			if (differ) {
+				len = snprintf(line, sizeof(line), "  %-*.*s", kw, kw, key);
+				for (size_t i = 0; i < n; i++)
+					if (has[i])
+						len += snprintf(line + len, sizeof(line) - len,
+								" %-*.*s", vw, vw,
+								vals[i] ? vals[i] : "-");
+				while (len > 0 && line[len - 1] == ' ')
+					line[--len] = 0;
+				fprintf(fp, "%s\n", line);
+			} else {
+				nsame++;
+			}
+			for (size_t i = 0; i < n; i++) {
+				free(vals[i]);
+				vals[i] = NULL;
+			}
+		}
+		if (!k)
+			break;
+		snprintf(key, sizeof(key), "%s", k);
+		for (size_t i = 0; i < n; i++)
+			if (rv[i].id == sqlite3_column_int64(s, 1) && !vals[i])
+				vals[i] = xstrdup(sqlite3_column_text(s, 2)
+					? (const char *)sqlite3_column_text(s, 2) : "-");
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE) {
+		free(vals);
+		free(has);
+		return error("reading settings: %s", sqlite3_errmsg(store_db(st)));
+	}
+	fprintf(fp, "%s  %d other setting%s the same in", ndiff ? "\n" :
+		"  none differ;", nsame, nsame == 1 ? " is" : "s are");
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (has[i])
+			fprintf(fp, "%s%c", k++ ? (k == (size_t)ncol ? " and " : ", ") : " ",
+				(int)('A' + i % 26));
+	fprintf(fp, "%s.\n", ncol < (int)n ? " (the others have none recorded)" : "");
+	free(vals);
+	free(has);
+	return 0;
+}
+
+/* ---- the compare table ---- */
+
+static int write_compare(FILE *fp, struct runview *rv, size_t n)
+{
+	double (*v)[PLOT_NHEAD] = xcalloc(n, sizeof(*v));
+	char cell[32], line[256];
+
+	for (size_t i = 0; i < n; i++)
+		if (plot_headline_get(&rv[i], v[i])) {
+			free(v);
+			return -1;
+		}
+	heading(fp, "headline figures, % change against A");
+	/* A, then up to 3 later runs per block: 14 + 10 + 3 * (10 + 9) = 81 */
+	for (size_t b = 1; b < n; b += 3) {
+		size_t e = b + 3 < n ? b + 3 : n;
+		int len = snprintf(line, sizeof(line), "  %-12s %9s", "", "A");
+		for (size_t i = b; i < e; i++)
+			len += snprintf(line + len, sizeof(line) - len, " %9c %8s",
+					(int)('A' + i % 26), "change");
+		fprintf(fp, "%s\n", line);
+		for (int h = 0; h < PLOT_NHEAD; h++) {
+			fit(cell, sizeof(cell), v[0][h], 9, 2);
+			len = snprintf(line, sizeof(line), "  %-12s %9s",
+				       plot_headline_names[h], cell);
+			for (size_t i = b; i < e; i++) {
+				double p = plot_pct_change(v[0][h], v[i][h]);
+				char pc[16];
+				fit(cell, sizeof(cell), v[i][h], 9, 2);
+				if (isnan(p))
+					snprintf(pc, sizeof(pc), "-");
+				else
+					snprintf(pc, sizeof(pc), "%+.1f%%", p);
+				len += snprintf(line + len, sizeof(line) - len, " %9s %8s",
+						cell, pc);
+			}
+			fprintf(fp, "%s\n", line);
+		}
+		if (e < n)
+			fputc('\n', fp);
+	}
+	fprintf(fp, "\n");
+	put_wrapped(fp, "MB/s and IOPS: dispatched requests (completed bios when"
+		    " a trace has no D) over the run's span, MB = 10^6 bytes, as"
+		    " iotape report counts them; Q2C and D2C in us over all"
+		    " devices, paired as btt pairs them. For latency lower is"
+		    " better.", 0);
+	free(v);
+	return 0;
+}
+
+static int write_explanation(FILE *fp, struct runview *rv, size_t n)
+{
+	struct analysis *an = xcalloc(n, sizeof(*an));
+	struct finding *f = xcalloc(MAX_FINDINGS, sizeof(*f));
+	int nf;
+
+	for (size_t i = 0; i < n; i++)
+		if (analysis_build(&an[i], &rv[i])) {
+			free(an);
+			free(f);
+			return -1;
+		}
+	nf = analysis_compare(an, (int)n, f, MAX_FINDINGS);
+	heading(fp, "explanation, most of the difference first");
+	if (nf <= 0)
+		fprintf(fp, "  the analyzers found no difference to explain.\n");
+	for (int i = 0; i < nf; i++) {
+		char head[256];
+		snprintf(head, sizeof(head), "%d. [%.2f] %s", i + 1, f[i].score,
+			 f[i].title);
+		put_wrapped(fp, head, 3);
+		put_wrapped(fp, f[i].text, 0);
+		fputc('\n', fp);
+	}
+	if (nf > 0)
+		fprintf(fp, "score: 0..1, how much of the difference the analyzer"
+			" accounts for\n(iotape compare --help defines them).\n");
+	free(an);
+	free(f);
+	return 0;
+}
+
+/* ---- vmstat excerpts ---- */
+
+static int write_vmstat(FILE *fp, struct store *st, struct runview *rv, size_t n)
+{
+	heading(fp, "vmstat excerpts");
+	fprintf(fp, "memory in MB (10^6 bytes), si so bi bo in kB/s as vmstat"
+		" prints them, cpu in %%;\nk = thousand. Rows around each run's"
+		" busiest interval (swap, else block I/O).\n");
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_stmt *s;
+		double (*row)[16] = NULL;
+		size_t nr = 0, cap = 0, peak = 0, lo, hi;
+		double best = -1;
+		int swap = 0, step;
+		int64_t base = rv[i].genesis_ns;
+
+		if (sqlite3_prepare_v2(store_db(st),
+			"SELECT time_ns, since_boot, r, b, swpd, free, buff, cache,"
+			" si, so, bi, bo, us, sy, id, wa FROM vmstat WHERE run = ?1"
+			" AND source = (CASE WHEN EXISTS (SELECT 1 FROM samples WHERE"
+			" run = ?1 AND source IN ('vmstat', 'meminfo', 'stat')) THEN"
+			" 'proc' ELSE 'vmstat-log' END) ORDER BY time_ns",
+			-1, &s, NULL) != SQLITE_OK)
+			return error("reading samples: %s", sqlite3_errmsg(store_db(st)));
+		sqlite3_bind_int64(s, 1, rv[i].id);
+		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+			if (nr == cap)
+				row = xrealloc(row, (cap = cap ? 2 * cap : 64) * sizeof(*row));
+			for (int k = 0; k < 16; k++)
+				row[nr][k] = sqlite3_column_type(s, k) == SQLITE_NULL ? NAN
+					: sqlite3_column_double(s, k);
+			if (!rv[i].first_event && !nr)
+				base = sqlite3_column_int64(s, 0);
+			nr++;
+		}
+		sqlite3_finalize(s);
+		if (step != SQLITE_DONE) {
+			free(row);
+			return error("reading samples: %s", sqlite3_errmsg(store_db(st)));
+		}
+		fprintf(fp, "\n%c. '%s'", (int)('A' + i % 26), rv[i].name);
+		if (!nr) {
+			fprintf(fp, ": no samples\n");
+			continue;
+		}
+		for (size_t k = 0; k < nr; k++) {
+			double sw = row[k][8] + row[k][9], io = row[k][10] + row[k][11];
+			if (row[k][1] > 0)
+				continue;   /* since-boot averages are not the run's */
+			if (sw > 0 && (!swap || sw > best)) {
+				swap = 1;
+				best = sw;
+				peak = k;
+			} else if (!swap && io > best) {
+				best = io;
+				peak = k;
+			}
+		}
+		lo = nr <= MAX_VM_ROWS ? 0 : peak > MAX_VM_ROWS / 2 ? peak - MAX_VM_ROWS / 2 : 0;
+		hi = lo + MAX_VM_ROWS < nr ? lo + MAX_VM_ROWS : nr;
+		if (hi - lo < MAX_VM_ROWS && nr >= MAX_VM_ROWS)
+			lo = hi - MAX_VM_ROWS;
+		if (nr > MAX_VM_ROWS)
+			fprintf(fp, ": rows %zu-%zu of %zu, around the peak of %s\n",
+				lo + 1, hi, nr, swap ? "si+so" : "bi+bo");
+		else
+			fprintf(fp, ": all %zu rows\n", nr);
+		fprintf(fp, "  %6s %2s %2s %5s %6s %5s %6s %4s %4s %5s %5s %3s %3s %3s %3s\n",
+			"t_s", "r", "b", "swpd", "free", "buff", "cache", "si", "so",
+			"bi", "bo", "us", "sy", "id", "wa");
+		for (size_t k = lo; k < hi; k++) {
+			char c[16][16];
+			static const int w[16] = { 0, 0, 2, 2, 5, 6, 5, 6, 4, 4, 5, 5, 3, 3, 3, 3 };
+			for (int j = 2; j < 16; j++) {
+				double x = row[k][j];
+				if (j >= 4 && j <= 7)
+					x = x * 1024 / 1e6;     /* kB to MB */
+				if (row[k][1] > 0 && j >= 8)
+					x = NAN;                /* since-boot average */
+				fit(c[j], sizeof(c[j]), x, w[j], 0);
+			}
+			fprintf(fp, "  %6.1f %2s %2s %5s %6s %5s %6s %4s %4s %5s %5s %3s"
+				" %3s %3s %3s\n", (row[k][0] - (double)base) / 1e9, c[2],
+				c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11],
+				c[12], c[13], c[14], c[15]);
+		}
+		free(row);
+	}
+	return 0;
+}
+
+/* ---- text plots ---- */
+
+static int append_file(FILE *fp, const char *path)
+{
+	char buf[512];
+	FILE *in = fopen(path, "r");
+
+	if (!in)
+		return error("cannot read '%s': %s", path, strerror(errno));
+	while (fgets(buf, sizeof(buf), in)) {
+		size_t n = strlen(buf);
+		/* tidy_txt made them 80 columns; cut anything else */
+		if (n > WIDTH + 1 || (n == WIDTH + 1 && buf[WIDTH] != '\n'))
+			buf[WIDTH] = '\n', buf[WIDTH + 1] = 0;
+		fputs(buf, fp);
+	}
+	fclose(in);
+	return 0;
+}
+
+static void usage_mail(FILE *fp)
+{
+	fprintf(fp,
+"usage: iotape mail [--db FILE] -o DIR RUN_A RUN_B [RUN...]\n"
+"\n"
+"Writes DIR/NAME.mail.txt (NAME: the runs' names joined by -vs-), one\n"
+"plain-text file ready to paste into a mailing-list post, no line over 80\n"
+"columns and no colour: what was run (each run's commands, host, kernel,\n"
+"machine; the settings that differ), the headline figures with %% change\n"
+"against RUN_A (read and write MB/s, IOPS, Q2C and D2C mean and p99, as\n"
+"iotape report counts them), the analyzers' explanation (as iotape\n"
+"compare's), vmstat excerpts around each run's busiest interval, and text\n"
+"plots (gnuplot's dumb terminal). The PNGs of iotape plot are written\n"
+"beside it (DIR/NAME.KIND.png, with their data and scripts), and the text\n"
+"plots' files under DIR/txt.\n"
+"  --db FILE          the database (default $IOTAPE_DB or iotape.db)\n"
+"  -o, --output DIR   where the files go (made if missing; required)\n");
+}
+
+/* Writes the mail for o's runs. Returns 0 or -1 after one error line. */
+static int mail_run(const struct mail_opts *o)
+{
+	struct store *st = NULL;
+	struct runview *rv = xcalloc(o->nrun, sizeof(*rv));
+	struct plot_opts po;
+	unsigned drawn_png = 0, drawn_txt = 0;
+	char stem[128], path[PATH_MAX + 256], txtdir[PATH_MAX];
+	size_t nloaded = 0;
+	FILE *fp = NULL;
+	int rc = 0;
+
+	/* the pictures first: plot_run checks the runs and makes the folder */
+	memset(&po, 0, sizeof(po));
+	po.db = o->db;
+	po.runs = o->runs;
+	po.nrun = o->nrun;
+	po.kinds = (1u << PLOT_NKINDS) - 1;
+	po.dir = o->dir;
+	po.format = PLOT_PNG;
+	po.align_cmd = -1;
+	po.width = PLOT_WIDTH;
+	po.height = PLOT_HEIGHT;
+	po.drawn = &drawn_png;
+	if (plot_run(&po)) {
+		free(rv);
+		return -1;
+	}
+	snprintf(txtdir, sizeof(txtdir), "%s/txt", o->dir);
+	po.dir = txtdir;
+	po.format = PLOT_TXT;
+	po.drawn = &drawn_txt;
+	if (plot_run(&po)) {
+		free(rv);
+		return -1;
+	}
+
+	if (store_open(&st, o->db, 0)) {
+		rc = error("%s: %s", o->db, store_errmsg(st));
+		goto out;
+	}
+	for (; nloaded < o->nrun; nloaded++)
+		if (runview_load(&rv[nloaded], st, o->runs[nloaded])) {
+			runview_close(&rv[nloaded]);
+			rc = -1;
+			goto out;
+		}
+	plot_stem(o->runs, o->nrun, stem, sizeof(stem));
+	snprintf(path, sizeof(path), "%s/%s.mail.txt", o->dir, stem);
+	if (!(fp = fopen(path, "w"))) {
+		rc = error("cannot create '%s': %s", path, strerror(errno));
+		goto out;
+	}
+
+	{
+		char line[1024];
+		int len = snprintf(line, sizeof(line), "iotape %s: ", IOTAPE_VERSION);
+		for (size_t i = 0; i < o->nrun; i++)
+			len += snprintf(line + len, sizeof(line) - len, "%s%c '%s'",
+					i ? (i + 1 == o->nrun ? " and " : ", ") : "",
+					(int)('A' + i % 26), rv[i].name);
+		snprintf(line + len, sizeof(line) - len, " compared (run %s is the"
+			 " base of every %% change).", "A");
+		put_wrapped(fp, line, 0);
+	}
+	if ((rc = write_runs(fp, st, rv, o->nrun)) ||
+	    (rc = write_settings(fp, st, rv, o->nrun)) ||
+	    (rc = write_compare(fp, rv, o->nrun)) ||
+	    (rc = write_explanation(fp, rv, o->nrun)) ||
+	    (rc = write_vmstat(fp, st, rv, o->nrun)))
+		goto out;
+
+	heading(fp, "text plots");
+	fprintf(fp, "gnuplot's dumb terminal; time 0 is each run's first event."
+		" Skipped: seek\n(a scatter needs the PNG)%s.\n",
+		drawn_txt & (1u << PLOT_VM) ? "" : ", vm (no samples)");
+	for (int k = 0; k < PLOT_NKINDS && !rc; k++) {
+		if (k == PLOT_SEEK || !(drawn_txt & (1u << k)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.%s.txt", txtdir, stem,
+			 plot_kind_name((enum plot_kind)k));
+		fprintf(fp, "\n--- %s ---\n", plot_kind_name((enum plot_kind)k));
+		rc = append_file(fp, path);
+	}
+	if (rc)
+		goto out;
+
+	heading(fp, "attached");
+	for (int k = 0; k < PLOT_NKINDS; k++)
+		if (drawn_png & (1u << k))
+			fprintf(fp, "  %s.%s.png\n", stem, plot_kind_name((enum plot_kind)k));
+	fprintf(fp, "\n-- \nmade by iotape %s mail; every number above is in the"
+		" runs' database.\n", IOTAPE_VERSION);
+out:
+	if (fp) {
+		int bad = ferror(fp);
+		if ((fclose(fp) || bad) && !rc)
+			rc = error("cannot write '%s/%s.mail.txt': %s", o->dir, stem,
+				   strerror(errno ? errno : EIO));
+		else if (!rc)
+			printf("%s/%s.mail.txt\n", o->dir, stem);
+	}
+	for (size_t i = 0; i < nloaded; i++)
+		runview_close(&rv[i]);
+	free(rv);
+	store_close(st);
+	return rc;
+}
+
+int cmd_mail(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'b' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct mail_opts o = { 0 };
+	const char *db = NULL;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': db = optarg; break;
+		case 'o': o.dir = optarg; break;
+		case 'h': usage_mail(stdout); return 0;
+		default: usage_mail(stderr); return 2;
+		}
+	}
+	if (argc - optind < 2 || !o.dir) {
+		usage_mail(stderr);
+		return 2;
+	}
+	o.db = db_path_default(db);
+	o.runs = (const char *const *)argv + optind;
+	o.nrun = (size_t)(argc - optind);
+	return mail_run(&o);
+}

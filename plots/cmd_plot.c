@@ -1,0 +1,139 @@
+/* `iotape plot`: parses argv into struct plot_opts and calls plot_run(),
+ * which writes each picture's data, its gnuplot script and the picture. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "lib/util.h"
+#include "plots/plot.h"
+
+static void plot_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: iotape plot [--db FILE] [--kind K[,K...]] [-o DIR]\n"
+"                   [--format png|svg|txt] [--align start|cmd:N]\n"
+"                   [--width PX] [--height PX] RUN [RUN...]\n"
+"\n"
+"Draws pictures of the runs with gnuplot. Each picture is DIR/NAME.KIND.png\n"
+"(or .svg, .txt) beside its data NAME.KIND.dat and script NAME.KIND.gp, which\n"
+"re-runs as `gnuplot NAME.KIND.gp` in DIR. NAME is the runs' names joined by\n"
+"-vs-. Several runs share one time axis. Kinds:\n"
+"  seek     sector vs time, a colour per process (8 with most bytes, then\n"
+"           other), reads and writes apart; at most 200k points (1 in N)\n"
+"  tput     read and write MB/s and IOPS over time, ~200 bins\n"
+"  lat      Q2C and D2C histogram and CDF, reads and writes apart (log us)\n"
+"  qd       requests in flight at each device over time (D to C)\n"
+"  vm       free, cache, dirty, writeback, swap used, si/so, bi/bo from the\n"
+"           samples, with each command's start and end marked\n"
+"  procs    each process's share of bytes and of busy time\n"
+"  compare  headline figures, %% change against the first run (2+ runs)\n"
+"  all      every kind the runs have data for (the default); the others\n"
+"           are named on stderr with the reason\n"
+"  --db FILE          the database (default $IOTAPE_DB or iotape.db)\n"
+"  --kind K[,K...]    the kinds to draw (default all)\n"
+"  -o, --output DIR   where the files go (default .; made if missing)\n"
+"  --format F         png (default), svg, or txt: gnuplot's dumb terminal,\n"
+"                     80 columns x 24 lines a panel, for plain-text mail\n"
+"  --align A          start: time 0 is each run's first event (default);\n"
+"                     cmd:N: each run's command N (from 0) starts at 0\n"
+"  --width PX         picture width in pixels (default %d; png, svg)\n"
+"  --height PX        picture height in pixels (default %d; png, svg)\n"
+"Prints the path of each picture written. Needs gnuplot ($IOTAPE_GNUPLOT\n"
+"names another program).\n", PLOT_WIDTH, PLOT_HEIGHT);
+}
+
+static int parse_px(const char *s, const char *opt, int *out)
+{
+	uint64_t v;
+
+	if (parse_u64(s, opt, &v))
+		return -1;
+	if (v < 100 || v > 20000)
+		return error("%s must be 100 to 20000 pixels, not '%s'", opt, s);
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_align(const char *s, int *out)
+{
+	uint64_t n;
+
+	if (!strcmp(s, "start")) {
+		*out = -1;
+		return 0;
+	}
+	if (!strncmp(s, "cmd:", 4) && s[4] && parse_u64(s + 4, "--align cmd:N", &n) == 0
+	    && n < 1000000) {
+		*out = (int)n;
+		return 0;
+	}
+	return error("invalid value '%s' for --align (start or cmd:N)", s);
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'b' },
+		{ "kind", required_argument, NULL, 'k' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "align", required_argument, NULL, 'a' },
+		{ "width", required_argument, NULL, 'W' },
+		{ "height", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct plot_opts o = {
+		.dir = ".", .format = PLOT_PNG, .align_cmd = -1,
+		.width = PLOT_WIDTH, .height = PLOT_HEIGHT,
+		.kinds = (1u << PLOT_NKINDS) - 1, .list = stdout,
+	};
+	const char *db = NULL;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': db = optarg; break;
+		case 'k':
+			if (plot_parse_kinds(optarg, &o.kinds))
+				return 2;
+			o.named_kinds = strcmp(optarg, "all") != 0;
+			break;
+		case 'o': o.dir = optarg; break;
+		case 'f':
+			if (!strcmp(optarg, "png")) o.format = PLOT_PNG;
+			else if (!strcmp(optarg, "svg")) o.format = PLOT_SVG;
+			else if (!strcmp(optarg, "txt")) o.format = PLOT_TXT;
+			else {
+				error("invalid value '%s' for --format (png, svg, txt)", optarg);
+				return 2;
+			}
+			break;
+		case 'a':
+			if (parse_align(optarg, &o.align_cmd))
+				return 2;
+			break;
+		case 'W':
+			if (parse_px(optarg, "--width", &o.width))
+				return 2;
+			break;
+		case 'H':
+			if (parse_px(optarg, "--height", &o.height))
+				return 2;
+			break;
+		case 'h': plot_usage(stdout); return 0;
+		default: plot_usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		plot_usage(stderr);
+		return 2;
+	}
+	o.db = db_path_default(db);
+	o.runs = (const char *const *)argv + optind;
+	o.nrun = (size_t)(argc - optind);
+	return plot_run(&o);
+}

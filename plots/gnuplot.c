@@ -1,0 +1,358 @@
+/* The writers of plots' data files and gnuplot scripts, and the one helper
+ * that runs gnuplot (fork, exec, stderr captured for the error message). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "lib/util.h"
+#include "plots/plot_int.h"
+
+const char *const plot_colours[PLOT_NCOLOURS] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+	"#9467bd", "#8c564b", "#e377c2", "#17becf",
+};
+
+static const char *const ext[] = { "png", "svg", "txt" };
+
+static FILE *create_in(const struct plot_ctx *c, const char *file)
+{
+	char path[PATH_MAX];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", c->o->dir, file);
+	if (!(fp = fopen(path, "w")))
+		error("cannot create '%s': %s", path, strerror(errno));
+	return fp;
+}
+
+/* Writes s on a comment line: control characters (a newline would end
+ * the comment) become '?'. */
+static void put_comment(FILE *fp, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < ' ' ? '?' : *s, fp);
+}
+
+/* ---- data files ---- */
+
+int plot_dat_open(struct plot_dat *d, const struct plot_ctx *c,
+		  enum plot_kind k, const char *header)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->file, sizeof(d->file), "%s.%s.dat", c->stem,
+		 plot_kind_name(k));
+	if (!(d->fp = create_in(c, d->file)))
+		return -1;
+	fprintf(d->fp, "# iotape %s: %s data\n", IOTAPE_VERSION, plot_kind_name(k));
+	for (const char *p = header; *p; ) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+		fprintf(d->fp, "# %.*s\n", n, p);
+		p += n + (nl != NULL);
+	}
+	d->in_block = -1;
+	return 0;
+}
+
+void plot_dat_block(struct plot_dat *d, const char *title)
+{
+	if (d->in_block > 0)
+		plot_dat_end(d);
+	if (d->nblocks)
+		fputs("\n\n", d->fp);
+	fputs("# block: ", d->fp);
+	put_comment(d->fp, title);
+	fputc('\n', d->fp);
+	d->in_block = 0;
+}
+
+void plot_dat_comment(struct plot_dat *d, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fputs("# ", d->fp);
+	put_comment(d->fp, buf);
+	fputc('\n', d->fp);
+}
+
+int plot_dat_row(struct plot_dat *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->in_block == 0)
+		d->nblocks++;
+	d->in_block++;
+	d->rows++;
+	va_start(ap, fmt);
+	vfprintf(d->fp, fmt, ap);
+	va_end(ap);
+	fputc('\n', d->fp);
+	return d->nblocks - 1;
+}
+
+int plot_dat_end(struct plot_dat *d)
+{
+	int rows = d->in_block;
+
+	d->in_block = -1;
+	return rows > 0 ? d->nblocks - 1 : -1;
+}
+
+static int close_file(FILE *fp, const char *dir, const char *file)
+{
+	int bad = ferror(fp);
+
+	if (fclose(fp) || bad)
+		return error("cannot write '%s/%s': %s", dir, file,
+			     strerror(errno ? errno : EIO));
+	return 0;
+}
+
+int plot_dat_close(struct plot_dat *d)
+{
+	FILE *fp = d->fp;
+
+	d->fp = NULL;
+	return fp ? close_file(fp, ".", d->file) : 0;
+}
+
+/* ---- scripts ---- */
+
+void plot_gp(struct plot_gp *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(g->fp, fmt, ap);
+	va_end(ap);
+}
+
+void plot_gp_str(struct plot_gp *g, const char *s)
+{
+	fputc('\'', g->fp);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', g->fp);
+		/* newlines would end the command: keep strings on one line */
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, g->fp);
+	}
+	fputc('\'', g->fp);
+}
+
+void plot_gp_dstr(struct plot_gp *g, const char *s)
+{
+	fputc('"', g->fp);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', g->fp);
+		if (*s == '\n')
+			fputs("\\n", g->fp);
+		else
+			/* no backquotes: gnuplot would run them as commands */
+			fputc(*s == '\r' ? ' ' : *s == '`' ? '\'' : *s, g->fp);
+	}
+	fputc('"', g->fp);
+}
+
+int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
+		 enum plot_kind k, const char *what)
+{
+	const struct plot_opts *o = c->o;
+
+	memset(g, 0, sizeof(*g));
+	g->format = o->format;
+	g->width = o->width;
+	g->height = o->height;
+	snprintf(g->file, sizeof(g->file), "%s.%s.gp", c->stem, plot_kind_name(k));
+	snprintf(g->out, sizeof(g->out), "%s.%s.%s", c->stem, plot_kind_name(k),
+		 ext[o->format]);
+	if (!(g->fp = create_in(c, g->file)))
+		return -1;
+	plot_gp(g, "# iotape %s: ", IOTAPE_VERSION);
+	put_comment(g->fp, what);
+	plot_gp(g, "\n# data: %s.%s.dat; re-run in this folder with: gnuplot %s\n",
+		c->stem, plot_kind_name(k), g->file);
+	plot_gp(g, "# written by: iotape plot --kind %s --format %s", plot_kind_name(k),
+		ext[o->format]);
+	for (size_t i = 0; i < c->nrun; i++) {
+		plot_gp(g, " '");
+		put_comment(g->fp, c->runs[i].rv.name);
+		plot_gp(g, "'");
+	}
+	plot_gp(g, "\n");
+	switch (o->format) {
+	case PLOT_PNG:
+		plot_gp(g, "set terminal pngcairo size %d,%d font 'sans,9' noenhanced"
+			" background '#ffffff'\n", o->width, o->height);
+		break;
+	case PLOT_SVG:
+		plot_gp(g, "set terminal svg size %d,%d font 'sans,9' noenhanced"
+			" background '#ffffff'\n", o->width, o->height);
+		break;
+	case PLOT_TXT:
+		/* gnuplot's dumb terminal, for plain-text mail; iotape removes
+		 * the form feed it puts before each page */
+		plot_gp(g, "set terminal dumb size 80,24 mono nofeed noenhanced\n");
+		break;
+	}
+	plot_gp(g, "set output '%s'\n", g->out);
+	plot_gp(g, "dat = '%s.%s.dat'\n", c->stem, plot_kind_name(k));
+	if (o->format != PLOT_TXT)
+		plot_gp(g, "set grid lc rgb '#dddddd'\n");
+	/* 80 columns have no room beside the plot: keys go under it */
+	plot_gp(g, "set key %s\n", o->format == PLOT_TXT ? "below" : "outside right top");
+	return 0;
+}
+
+void plot_gp_panels(struct plot_gp *g, int rows, int cols, const char *title)
+{
+	g->panels = rows * cols;
+	snprintf(g->title, sizeof(g->title), "%s", title);
+	if (g->format != PLOT_TXT) {
+		plot_gp(g, "set multiplot layout %d,%d title ", rows, cols);
+		plot_gp_str(g, title);
+		plot_gp(g, "\n");
+	}
+}
+
+void plot_gp_panel(struct plot_gp *g, const char *title)
+{
+	plot_gp(g, "set title ");
+	if (g->format == PLOT_TXT && g->title[0]) {
+		/* a page of its own: the picture's title, then the panel's */
+		char both[600];
+		snprintf(both, sizeof(both), "%s\n%s", g->title, title);
+		plot_gp_dstr(g, both);
+	} else {
+		plot_gp_str(g, title);
+	}
+	plot_gp(g, "\n");
+}
+
+void plot_gp_margins(struct plot_gp *g, int key_chars)
+{
+	if (g->format != PLOT_TXT)
+		plot_gp(g, "set lmargin 11\nset rmargin %d\n", key_chars + 9);
+}
+
+int plot_gp_close(struct plot_gp *g)
+{
+	FILE *fp = g->fp;
+
+	if (g->panels && g->format != PLOT_TXT)
+		plot_gp(g, "unset multiplot\n");
+	plot_gp(g, "set output\n");
+	g->fp = NULL;
+	return close_file(fp, ".", g->file);
+}
+
+/* ---- running gnuplot ---- */
+
+/* The first line of s (at most 200 bytes) into out. */
+static void first_line(const char *s, char *out, size_t len)
+{
+	size_t n = strcspn(s, "\n");
+
+	while (*s == '\n' || *s == ' ')
+		s++, n = strcspn(s, "\n");
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, s, n);
+	out[n] = 0;
+}
+
+int plot_gnuplot_run(const char *dir, const char *script)
+{
+	const char *prog = getenv("IOTAPE_GNUPLOT");
+	char buf[8192], line[256];
+	size_t n = 0;
+	int pfd[2], status, shown = 0;
+	pid_t pid;
+
+	if (!prog || !*prog)
+		prog = "gnuplot";
+	if (pipe2(pfd, O_CLOEXEC))
+		return error("cannot run gnuplot: pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return error("cannot run gnuplot: fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+		}
+		dup2(pfd[1], 2);
+		if (chdir(dir)) {
+			dprintf(2, "cannot enter '%s': %s\n", dir, strerror(errno));
+			_exit(126);
+		}
+		execlp(prog, prog, script, (char *)NULL);
+		dprintf(2, "iotape-exec: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		char junk[4096];
+		ssize_t r;
+		if (n < sizeof(buf) - 1)
+			r = read(pfd[0], buf + n, sizeof(buf) - 1 - n);
+		else
+			r = read(pfd[0], junk, sizeof(junk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (n < sizeof(buf) - 1)
+			n += (size_t)r;
+	}
+	buf[n] = 0;
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return error("cannot run gnuplot: waitpid: %s", strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
+	    !strncmp(buf, "iotape-exec: ", 13)) {
+		first_line(buf + 13, line, sizeof(line));
+		return error("cannot run '%s' (%s): install gnuplot-nox; the data"
+			     " and script are in '%s'", prog, line, dir);
+	}
+	if (WIFSIGNALED(status))
+		return error("gnuplot %s/%s: killed by signal %d", dir, script,
+			     WTERMSIG(status));
+	if (WEXITSTATUS(status)) {
+		/* gnuplot prints the offending line, a caret, then the
+		 * message: report the message line that names the file */
+		const char *msg = strstr(buf, script);
+		if (msg && msg > buf && msg[-1] == '"')
+			msg--;
+		first_line(msg ? msg : buf, line, sizeof(line));
+		return error("gnuplot %s/%s failed (exit %d): %s", dir, script,
+			     WEXITSTATUS(status), line[0] ? line : "no message");
+	}
+	/* exit 0: pass warnings on, at most three lines */
+	for (const char *p = buf; *p && p < buf + n; ) {
+		first_line(p, line, sizeof(line));
+		if (line[0] && shown++ < 3)
+			warning("gnuplot %s: %s", script, line);
+		p += strcspn(p, "\n");
+		while (*p == '\n')
+			p++;
+	}
+	return 0;
+}

@@ -1,0 +1,575 @@
+/* The time-axis kinds drawn from requests: seek (sector vs time, sampled to
+ * at most SEEK_MAX_POINTS), tput (MB/s and IOPS in ~200 bins, from
+ * completions) and qd (mean requests in flight per bin, D to C). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "plots/plot_int.h"
+
+#define SEEK_MAX_POINTS 200000
+#define TIME_BINS 200
+#define SEEK_PANELS 8
+
+static int is_write(int64_t cats)
+{
+	return (cats & (BT_C_WRITE | BT_C_DISCARD)) != 0;
+}
+
+/* 1 when run has any d_head row (dispatches traced), 0 when none, -1 on
+ * error. */
+static int has_dispatches(struct plot_ctx *c, const struct plot_run *r)
+{
+	int64_t args[1] = { r->rv.id }, n = 0;
+
+	if (store_query_i64(c->st, "SELECT EXISTS (SELECT 1 FROM requests"
+			    " WHERE run = ?1 AND d_head = 1)", 1, args, &n))
+		return error("reading requests: %s", store_errmsg(c->st));
+	return n != 0;
+}
+
+/* ================================ seek ================================ */
+
+struct seek_pt {
+	uint64_t i;          /* row number among the run's rows (sampling) */
+	double t, sector;
+	uint32_t dev, pid, bytes;
+	int w;
+	int rank;            /* the process's colour, set after ranking */
+};
+
+struct pid_bytes {
+	uint32_t dev, pid;
+	uint64_t bytes;
+	int rank;            /* colour 0..7, or PLOT_NCOLOURS for other */
+};
+
+struct seek_run {
+	struct seek_pt *pts;
+	size_t n, cap;
+	uint64_t rows, stride;
+	struct pid_bytes *pb;
+	size_t npb, last;    /* last: pb index of the last lookup */
+	int from_q;          /* positions are Q times and sectors */
+};
+
+static struct pid_bytes *pid_of(struct seek_run *s, uint32_t dev, uint32_t pid)
+{
+	/* few processes per run: a linear search, the last hit first */
+	if (s->last < s->npb && s->pb[s->last].pid == pid &&
+	    s->pb[s->last].dev == dev)
+		return &s->pb[s->last];
+	for (size_t i = 0; i < s->npb; i++)
+		if (s->pb[i].pid == pid && s->pb[i].dev == dev)
+			return &s->pb[s->last = i];
+	s->pb = xrealloc(s->pb, (s->npb + 1) * sizeof(*s->pb));
+	memset(&s->pb[s->npb], 0, sizeof(*s->pb));
+	s->pb[s->npb].dev = dev;
+	s->pb[s->npb].pid = pid;
+	return &s->pb[s->last = s->npb++];
+}
+
+static int cmp_pb(const void *a, const void *b)
+{
+	const struct pid_bytes *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Reads run r's positions, keeping 1 in stride rows (stride doubles when
+ * more than budget are kept). */
+static int seek_read(struct plot_ctx *c, struct plot_run *r, struct seek_run *s,
+		     size_t budget)
+{
+	sqlite3_stmt *st;
+	int hd, step;
+
+	if ((hd = has_dispatches(c, r)) < 0)
+		return -1;
+	s->from_q = !hd;
+	st = plot_prepare(c, "reading requests", hd
+		? "SELECT dev, pid, cats, d_ns, d_sector, d_bytes FROM requests"
+		  " WHERE run = ?1 AND d_head = 1 AND d_bytes > 0"
+		  " AND d_ns IS NOT NULL"
+		: "SELECT dev, pid, cats, q_ns, sector, bytes FROM requests"
+		  " WHERE run = ?1 AND q_ns IS NOT NULL AND bytes > 0");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, r->rv.id);
+	s->stride = 1;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t i = s->rows++;
+		uint32_t dev = (uint32_t)sqlite3_column_int64(st, 0);
+		uint32_t pid = (uint32_t)sqlite3_column_int64(st, 1);
+		uint32_t bytes = (uint32_t)sqlite3_column_int64(st, 5);
+		struct seek_pt *p;
+
+		pid_of(s, dev, pid)->bytes += bytes;
+		if (i % s->stride)
+			continue;
+		if (s->n == budget) {
+			size_t k = 0;
+			s->stride *= 2;
+			for (size_t j = 0; j < s->n; j++)
+				if (s->pts[j].i % s->stride == 0)
+					s->pts[k++] = s->pts[j];
+			s->n = k;
+			if (i % s->stride)
+				continue;
+		}
+		if (s->n == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 4096;
+			s->pts = xrealloc(s->pts, s->cap * sizeof(*s->pts));
+		}
+		p = &s->pts[s->n++];
+		p->i = i;
+		p->dev = dev;
+		p->pid = pid;
+		p->bytes = bytes;
+		p->w = is_write(sqlite3_column_int64(st, 2));
+		p->t = plot_t(r, sqlite3_column_int64(st, 3));
+		p->sector = (double)sqlite3_column_int64(st, 4);
+	}
+	return plot_finish(c, st, step, "reading requests");
+}
+
+int plot_seek(struct plot_ctx *c, char *why, size_t whylen)
+{
+	struct seek_run *sr = xcalloc(c->nrun, sizeof(*sr));
+	size_t budget = SEEK_MAX_POINTS / c->nrun, npanel = 0, nleft = 0;
+	uint64_t stride = 1, total = 0;
+	struct plot_dat d;
+	struct plot_gp g;
+	char title[512], buf[256], dn[32];
+	const char *rps, *wps;
+	size_t kept = 0;
+	int rc = 0, q_any = 0;
+
+	/* ---- extract ---- */
+	for (size_t i = 0; i < c->nrun && !rc; i++) {
+		rc = seek_read(c, &c->runs[i], &sr[i], budget);
+		if (!rc && !sr[i].rows) {
+			snprintf(why, whylen, "run '%s' has no requests with data",
+				 c->runs[i].rv.name);
+			rc = 1;
+		}
+		if (!rc) {
+			stride = sr[i].stride > stride ? sr[i].stride : stride;
+			total += sr[i].rows;
+			q_any |= sr[i].from_q;
+		}
+	}
+	if (rc)
+		goto out;
+	/* the same stride for every run, so densities compare */
+	for (size_t i = 0; i < c->nrun; i++) {
+		struct seek_run *s = &sr[i];
+		size_t k = 0;
+		for (size_t j = 0; j < s->n; j++)
+			if (s->pts[j].i % stride == 0)
+				s->pts[k++] = s->pts[j];
+		s->n = k;
+		/* colours: the 8 processes with most bytes per device */
+		qsort(s->pb, s->npb, sizeof(*s->pb), cmp_pb);
+		for (size_t j = 0, rank = 0; j < s->npb; j++, rank++) {
+			if (j && s->pb[j].dev != s->pb[j - 1].dev)
+				rank = 0;
+			s->pb[j].rank = rank < PLOT_NCOLOURS ? (int)rank : PLOT_NCOLOURS;
+		}
+		s->last = 0;
+		for (size_t j = 0; j < s->n; j++)
+			s->pts[j].rank = pid_of(s, s->pts[j].dev, s->pts[j].pid)->rank;
+	}
+
+	if (stride > 1)
+		snprintf(title, sizeof(title), "seek: sector vs time, 1 in %" PRIu64
+			 " points (of %" PRIu64 "); flushes and empty requests"
+			 " left out", stride, total);
+	else
+		snprintf(title, sizeof(title), "seek: sector vs time, every request;"
+			 " flushes and empty requests left out");
+	snprintf(buf, sizeof(buf),
+		 "position of each request over time%s\n"
+		 "%s\n"
+		 "columns: time_s sector(512 B) bytes pid\n"
+		 "blocks: one per run, device, process (top 8 by bytes, then other)"
+		 " and direction",
+		 stride > 1 ? "" : " (every request)",
+		 q_any ? "D rows: dispatch time and sector; Q rows where a run has no D"
+		       : "dispatch (D) time and sector of each request");
+	if (plot_dat_open(&d, c, PLOT_SEEK, buf) ||
+	    plot_gp_open(&g, c, PLOT_SEEK, title)) {
+		rc = -1;
+		goto out;
+	}
+	if (stride > 1)
+		plot_dat_comment(&d, "sampled: 1 in %" PRIu64 " rows kept", stride);
+
+	/* count panels: (run, device) pairs */
+	for (size_t i = 0; i < c->nrun; i++) {
+		for (size_t j = 0; j < sr[i].npb; j++)
+			if (!j || sr[i].pb[j].dev != sr[i].pb[j - 1].dev) {
+				if (npanel < SEEK_PANELS)
+					npanel++;
+				else
+					nleft++;
+			}
+	}
+	plot_gp_panels(&g, (int)npanel, 1, title);
+	plot_gp_margins(&g, 16);
+	/* dense pictures need smaller points */
+	for (size_t i = 0; i < c->nrun; i++)
+		kept += sr[i].n;
+	rps = kept > 50000 ? "0.2" : kept > 5000 ? "0.3" : "0.45";
+	wps = kept > 50000 ? "0.3" : kept > 5000 ? "0.45" : "0.6";
+	plot_gp(&g, "set xlabel 'time (s)'\nset ylabel 'sector'\n"
+		"set format y '%%.0f'\nset xrange [%.9g:%.9g]\n",
+		c->x0, c->x1 > c->x0 ? c->x1 : c->x0 + 1e-3);
+	if (g.format == PLOT_TXT)   /* mono: letters tell reads from writes */
+		plot_gp(&g, "set key off\nset label 'r read, w write' at graph 0.02,"
+			" graph 1.04 left\n");
+
+	npanel = 0;
+	for (size_t i = 0; i < c->nrun; i++) {
+		struct seek_run *s = &sr[i];
+		for (size_t j = 0; j < s->npb; j++) {
+			uint32_t dev = s->pb[j].dev;
+			if (j && dev == s->pb[j - 1].dev)
+				continue;
+			if (npanel++ >= SEEK_PANELS)
+				continue;
+			plot_devname(dev, dn, sizeof(dn));
+			snprintf(buf, sizeof(buf), "%s, device %s%s", c->runs[i].label,
+				 dn, s->from_q ? " (Q positions: no D in trace)" : "");
+			plot_gp_panel(&g, buf);
+			plot_gp(&g, "plot keyentry with points pt 7 ps 0.6 lc rgb 'black'"
+				" title 'read', \\\n     keyentry with points pt 2 ps 0.8"
+				" lc rgb 'black' title 'write'");
+			/* series: colour rank 0..8 (8 = other), then direction */
+			for (int rank = 0; rank <= PLOT_NCOLOURS; rank++) {
+				char label[64] = "other";
+				int titled = 0;
+				for (size_t k = j; k < s->npb && s->pb[k].dev == dev; k++)
+					if (s->pb[k].rank == rank && rank < PLOT_NCOLOURS)
+						plot_proc_label(&c->runs[i].rv, s->pb[k].pid,
+								label, sizeof(label));
+				for (int w = 0; w <= 1; w++) {
+					int idx;
+					snprintf(buf, sizeof(buf), "run %.100s dev %s %s %s",
+						 c->runs[i].rv.name, dn, label,
+						 w ? "write" : "read");
+					plot_dat_block(&d, buf);
+					for (size_t p = 0; p < s->n; p++) {
+						struct seek_pt *pt = &s->pts[p];
+						if (pt->dev != dev || pt->w != w ||
+						    pt->rank != rank)
+							continue;
+						plot_dat_row(&d, "%.9f %.0f %u %u", pt->t,
+							     pt->sector, pt->bytes, pt->pid);
+					}
+					if ((idx = plot_dat_end(&d)) < 0)
+						continue;
+					plot_gp(&g, ", \\\n     dat index %d using 1:2 with"
+						" points pt %s ps %s lc rgb '%s' ", idx,
+						g.format == PLOT_TXT ? (w ? "'w'" : "'r'")
+						: w ? "2" : "7", w ? wps : rps,
+						rank < PLOT_NCOLOURS ? plot_colours[rank]
+								      : PLOT_GREY);
+					if (titled) {
+						plot_gp(&g, "notitle");
+					} else {
+						plot_gp(&g, "title ");
+						plot_gp_str(&g, label);
+						titled = 1;
+					}
+				}
+			}
+			plot_gp(&g, "\n");
+		}
+	}
+	if (nleft)
+		warning("seek: %zu more device panels left out (at most %d)",
+			nleft, SEEK_PANELS);
+	rc = plot_dat_close(&d);
+	if (plot_gp_close(&g))
+		rc = -1;
+out:
+	for (size_t i = 0; i < c->nrun; i++) {
+		free(sr[i].pts);
+		free(sr[i].pb);
+	}
+	free(sr);
+	return rc;
+}
+
+/* ============================ tput and qd ============================= */
+
+struct bins {
+	double w, b0;        /* width and first bin's start, s */
+	size_t n;
+	char text[32];       /* "25 ms" */
+};
+
+static void bins_init(const struct plot_ctx *c, struct bins *b)
+{
+	double span = c->x1 - c->x0;
+
+	b->w = plot_bin_width(span, TIME_BINS, b->text, sizeof(b->text));
+	b->b0 = floor(c->x0 / b->w) * b->w;
+	b->n = (size_t)floor((c->x1 - b->b0) / b->w) + 1;
+}
+
+static size_t bin_of(const struct bins *b, double t)
+{
+	double k = floor((t - b->b0) / b->w);
+
+	if (k < 0)
+		return 0;
+	if (k >= (double)b->n)
+		return b->n - 1;
+	return (size_t)k;
+}
+
+int plot_tput(struct plot_ctx *c, char *why, size_t whylen)
+{
+	struct bins b;
+	struct plot_dat d;
+	struct plot_gp g;
+	double *acc = NULL;     /* per run: bins x {rbytes, wbytes, rn, wn} */
+	int *idx = xcalloc(c->nrun, sizeof(*idx));
+	char title[256], buf[512];
+	int rc = 0;
+
+	bins_init(c, &b);
+	acc = xcalloc(c->nrun * b.n * 4, sizeof(*acc));
+	for (size_t i = 0; i < c->nrun && !rc; i++) {
+		struct plot_run *r = &c->runs[i];
+		double *a = acc + i * b.n * 4;
+		sqlite3_stmt *s;
+		int hd, step;
+		uint64_t rows = 0;
+
+		if ((hd = has_dispatches(c, r)) < 0) {
+			rc = -1;
+			break;
+		}
+		/* as report: dispatches by direction, or completed bios when
+		 * the trace has no D */
+		s = plot_prepare(c, "reading requests", hd
+			? "SELECT c_ns, cats, d_bytes FROM requests WHERE run = ?1"
+			  " AND d_head = 1 AND c_ns IS NOT NULL"
+			: "SELECT c_ns, cats, bytes FROM requests WHERE run = ?1"
+			  " AND q_ns IS NOT NULL AND c_ns IS NOT NULL"
+			  " AND d_ns IS NULL AND split = 0");
+		if (!s) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(s, 1, r->rv.id);
+		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+			size_t k = bin_of(&b, plot_t(r, sqlite3_column_int64(s, 0)));
+			int w = is_write(sqlite3_column_int64(s, 1));
+			a[k * 4 + w] += (double)sqlite3_column_int64(s, 2);
+			a[k * 4 + 2 + w] += 1;
+			rows++;
+		}
+		if (plot_finish(c, s, step, "reading requests"))
+			rc = -1;
+		else if (!rows) {
+			snprintf(why, whylen, "run '%s' has no completed requests",
+				 r->rv.name);
+			rc = 1;
+		}
+	}
+	if (rc)
+		goto out;
+
+	snprintf(title, sizeof(title), "throughput: completions in bins of %s"
+		 " (MB = 10^6 bytes)", b.text);
+	snprintf(buf, sizeof(buf),
+		 "read and write throughput over time, from completions (C) of\n"
+		 "dispatched requests (completed bios when a run has no D)\n"
+		 "bins of %s (%.9g s); time_s is the bin's middle\n"
+		 "columns: time_s read_MB/s write_MB/s read_IOPS write_IOPS\n"
+		 "blocks: one per run", b.text, b.w);
+	if (plot_dat_open(&d, c, PLOT_TPUT, buf) ||
+	    plot_gp_open(&g, c, PLOT_TPUT, title)) {
+		rc = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < c->nrun; i++) {
+		const struct plot_run *r = &c->runs[i];
+		const double *a = acc + i * b.n * 4;
+		size_t k0 = bin_of(&b, r->t0), k1 = bin_of(&b, r->t1);
+		snprintf(buf, sizeof(buf), "run %s", r->rv.name);
+		plot_dat_block(&d, buf);
+		for (size_t k = k0; k <= k1; k++)
+			plot_dat_row(&d, "%.9g %.6g %.6g %.6g %.6g",
+				     b.b0 + (k + 0.5) * b.w, a[k * 4] / 1e6 / b.w,
+				     a[k * 4 + 1] / 1e6 / b.w, a[k * 4 + 2] / b.w,
+				     a[k * 4 + 3] / b.w);
+		idx[i] = plot_dat_end(&d);
+	}
+	plot_gp_panels(&g, 2, 1, title);
+	plot_gp_margins(&g, plot_label_chars(c) + 6);
+	plot_gp(&g, "set xlabel 'time (s)'\nset xrange [%.9g:%.9g]\n"
+		"set yrange [0:*]\n", b.b0, b.b0 + b.n * b.w);
+	for (int panel = 0; panel < 2; panel++) {
+		plot_gp_panel(&g, panel ? "IOPS" : "MB/s");
+		plot_gp(&g, "set ylabel '%s'\nplot ", panel ? "IOPS" : "MB/s");
+		for (size_t i = 0; i < c->nrun; i++)
+			for (int w = 0; w <= 1; w++) {
+				char t[128];
+				snprintf(t, sizeof(t), "%s%s%s",
+					 c->nrun > 1 ? c->runs[i].label : "",
+					 c->nrun > 1 ? " " : "", w ? "write" : "read");
+				plot_gp(&g, "%sdat index %d using 1:%d with histeps"
+					" lw 1.5 dt %zu lc rgb '%s' title ",
+					i || w ? ", \\\n     " : "", idx[i],
+					2 + 2 * panel + w, i % 5 + 1,
+					plot_colours[(2 * i + w) % PLOT_NCOLOURS]);
+				plot_gp_str(&g, t);
+			}
+		plot_gp(&g, "\n");
+	}
+	rc = plot_dat_close(&d);
+	if (plot_gp_close(&g))
+		rc = -1;
+out:
+	free(acc);
+	free(idx);
+	return rc;
+}
+
+struct qd_series {
+	size_t run;
+	uint32_t dev;
+	double *busy;        /* per bin: in-flight request-seconds */
+};
+
+int plot_qd(struct plot_ctx *c, char *why, size_t whylen)
+{
+	struct bins b;
+	struct plot_dat d;
+	struct plot_gp g;
+	struct qd_series *qs = NULL;
+	size_t nqs = 0;
+	int *idx = NULL;
+	char title[256], buf[512], dn[32];
+	int rc = 0;
+
+	bins_init(c, &b);
+	for (size_t i = 0; i < c->nrun && !rc; i++) {
+		struct plot_run *r = &c->runs[i];
+		size_t first = nqs, last = nqs;
+		sqlite3_stmt *s;
+		int step;
+		uint64_t rows = 0;
+
+		s = plot_prepare(c, "reading requests",
+			"SELECT dev, d_ns, c_ns FROM requests WHERE run = ?1"
+			" AND d_head = 1 AND d_ns IS NOT NULL AND c_ns >= d_ns");
+		if (!s) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(s, 1, r->rv.id);
+		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+			uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
+			double t0 = plot_t(r, sqlite3_column_int64(s, 1));
+			double t1 = plot_t(r, sqlite3_column_int64(s, 2));
+			size_t k0 = bin_of(&b, t0), k1 = bin_of(&b, t1);
+			double *busy;
+
+			if (last == nqs || qs[last].dev != dev) {
+				for (last = first; last < nqs && qs[last].dev != dev; last++)
+					;
+				if (last == nqs) {
+					qs = xrealloc(qs, (nqs + 1) * sizeof(*qs));
+					qs[nqs].run = i;
+					qs[nqs].dev = dev;
+					qs[nqs].busy = xcalloc(b.n, sizeof(double));
+					nqs++;
+				}
+			}
+			busy = qs[last].busy;
+			/* spread [t0, t1] over the bins it overlaps */
+			for (size_t k = k0; k <= k1; k++) {
+				double lo = b.b0 + k * b.w, hi = lo + b.w;
+				double a = t0 > lo ? t0 : lo, z = t1 < hi ? t1 : hi;
+				if (k == b.n - 1)
+					z = t1;   /* the last bin takes the rest */
+				if (k == 0 && t0 < lo)
+					a = t0;
+				if (z > a)
+					busy[k] += z - a;
+			}
+			rows++;
+		}
+		if (plot_finish(c, s, step, "reading requests"))
+			rc = -1;
+		else if (!rows) {
+			snprintf(why, whylen, "run '%s' has no dispatches with"
+				 " completions", r->rv.name);
+			rc = 1;
+		}
+	}
+	if (rc)
+		goto out;
+
+	snprintf(title, sizeof(title), "requests in flight at the device (D to C),"
+		 " mean over bins of %s", b.text);
+	snprintf(buf, sizeof(buf),
+		 "requests in flight at each device (dispatched, not completed),\n"
+		 "time-averaged over bins of %s (%.9g s); time_s is the bin's middle\n"
+		 "columns: time_s in_flight\n"
+		 "blocks: one per run and device", b.text, b.w);
+	if (plot_dat_open(&d, c, PLOT_QD, buf) ||
+	    plot_gp_open(&g, c, PLOT_QD, title)) {
+		rc = -1;
+		goto out;
+	}
+	idx = xcalloc(nqs, sizeof(*idx));
+	for (size_t q = 0; q < nqs; q++) {
+		const struct plot_run *r = &c->runs[qs[q].run];
+		size_t k0 = bin_of(&b, r->t0), k1 = bin_of(&b, r->t1);
+		plot_devname(qs[q].dev, dn, sizeof(dn));
+		snprintf(buf, sizeof(buf), "run %s dev %s", r->rv.name, dn);
+		plot_dat_block(&d, buf);
+		for (size_t k = k0; k <= k1; k++)
+			plot_dat_row(&d, "%.9g %.6g", b.b0 + (k + 0.5) * b.w,
+				     qs[q].busy[k] / b.w);
+		idx[q] = plot_dat_end(&d);
+	}
+	plot_gp(&g, "set title ");
+	plot_gp_str(&g, title);
+	plot_gp(&g, "\nset xlabel 'time (s)'\nset ylabel 'requests in flight'\n"
+		"set xrange [%.9g:%.9g]\nset yrange [0:*]\nplot ", b.b0,
+		b.b0 + b.n * b.w);
+	for (size_t q = 0; q < nqs; q++) {
+		char t[128];
+		plot_devname(qs[q].dev, dn, sizeof(dn));
+		snprintf(t, sizeof(t), "%s%s%s", c->nrun > 1 ? c->runs[qs[q].run].label
+			 : "", c->nrun > 1 ? " " : "", dn);
+		plot_gp(&g, "%sdat index %d using 1:2 with histeps lw 1.5 lc rgb '%s'"
+			" title ", q ? ", \\\n     " : "", idx[q],
+			plot_colours[q % PLOT_NCOLOURS]);
+		plot_gp_str(&g, t);
+	}
+	plot_gp(&g, "\n");
+	rc = plot_dat_close(&d);
+	if (plot_gp_close(&g))
+		rc = -1;
+out:
+	for (size_t q = 0; q < nqs; q++)
+		free(qs[q].busy);
+	free(qs);
+	free(idx);
+	return rc;
+}

@@ -1,0 +1,202 @@
+/* The lat kind: Q2C and D2C latency of each run as a histogram (share of
+ * I/Os per bin, 20 log-spaced bins per decade) and a CDF, reads and writes
+ * apart, on a log-scaled axis in us. Pairs as `iotape report` pairs them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/stats.h"
+#include "lib/util.h"
+#include "plots/plot_int.h"
+
+#define PER_DECADE 20
+#define NBINS (12 * PER_DECADE + 1)   /* 1 ns .. 1000 s; bin 0 holds < 1 ns */
+
+/* [metric][dir] of one run: metric 0 Q2C, 1 D2C; dir 0 read, 1 write. */
+struct lat_run {
+	uint64_t counts[2][2][NBINS];
+	struct hist h[2][2];
+};
+
+static const char *const metric_name[2] = { "Q2C", "D2C" };
+
+static int bin_of(int64_t ns)
+{
+	int k;
+
+	if (ns < 1)
+		return 0;
+	k = (int)floor(log10((double)ns) * PER_DECADE) + 1;
+	return k < NBINS ? k : NBINS - 1;
+}
+
+/* The bin's edges in us. */
+static double bin_lo_us(int k)
+{
+	return k ? pow(10, (k - 1) / (double)PER_DECADE) / 1e3 : 0;
+}
+
+static double bin_hi_us(int k)
+{
+	return pow(10, k / (double)PER_DECADE) / 1e3;
+}
+
+int plot_lat(struct plot_ctx *c, char *why, size_t whylen)
+{
+	struct lat_run *lr = xcalloc(c->nrun, sizeof(*lr));
+	int kmin = NBINS, kmax = -1, rc = 0;
+	int (*idx)[2][2] = xcalloc(c->nrun, sizeof(*idx)); /* block [m][w] */
+	struct plot_dat d;
+	struct plot_gp g;
+	char buf[512], title[256];
+	double xlo, xhi;
+	int ntics = 0, has_m[2] = { 0, 0 };
+
+	for (size_t i = 0; i < c->nrun && !rc; i++) {
+		struct plot_run *r = &c->runs[i];
+		sqlite3_stmt *s;
+		int step;
+		uint64_t n = 0;
+
+		s = plot_prepare(c, "reading requests",
+			"SELECT cats, q_ns, d_ns, c_ns FROM requests WHERE run = ?1"
+			" AND bytes > 0 AND split = 0 AND c_ns IS NOT NULL");
+		if (!s) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(s, 1, r->rv.id);
+		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+			int w = (sqlite3_column_int64(s, 0) & (BT_C_WRITE | BT_C_DISCARD)) != 0;
+			int64_t cn = sqlite3_column_int64(s, 3);
+			for (int m = 0; m < 2; m++) {
+				int64_t from, v;
+				int k;
+				if (sqlite3_column_type(s, 1 + m) == SQLITE_NULL)
+					continue;
+				from = sqlite3_column_int64(s, 1 + m);
+				if ((v = cn - from) < 0)
+					continue;   /* a clock step: report counts them */
+				k = bin_of(v);
+				lr[i].counts[m][w][k]++;
+				hist_add(&lr[i].h[m][w], (uint64_t)v);
+				kmin = k < kmin ? k : kmin;
+				kmax = k > kmax ? k : kmax;
+				n++;
+			}
+		}
+		if (plot_finish(c, s, step, "reading requests"))
+			rc = -1;
+		else if (!n) {
+			snprintf(why, whylen, "run '%s' has no completed requests"
+				 " with data", r->rv.name);
+			rc = 1;
+		}
+	}
+	if (rc)
+		goto out;
+
+	snprintf(title, sizeof(title), "latency: Q2C and D2C, %d bins per decade",
+		 PER_DECADE);
+	snprintf(buf, sizeof(buf),
+		 "Q2C (queue to completion) and D2C (dispatch to completion) of\n"
+		 "each bio with data, paired as iotape report and btt pair them;\n"
+		 "%d log-spaced bins per decade; lo_us <= latency < hi_us\n"
+		 "columns: lo_us hi_us mid_us count pct_of_ios cdf_pct\n"
+		 "blocks: one per run, metric and direction", PER_DECADE);
+	if (plot_dat_open(&d, c, PLOT_LAT, buf) ||
+	    plot_gp_open(&g, c, PLOT_LAT, title)) {
+		rc = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < c->nrun; i++)
+		for (int m = 0; m < 2; m++)
+			for (int w = 0; w < 2; w++) {
+				uint64_t n = lr[i].h[m][w].n, cum = 0;
+				snprintf(buf, sizeof(buf), "run %s %s %s", c->runs[i].rv.name,
+					 metric_name[m], w ? "write" : "read");
+				plot_dat_block(&d, buf);
+				for (int k = kmin; k <= kmax && n; k++) {
+					uint64_t cnt = lr[i].counts[m][w][k];
+					double lo = bin_lo_us(k), hi = bin_hi_us(k);
+					cum += cnt;
+					plot_dat_row(&d, "%.6g %.6g %.6g %llu %.6g %.6g", lo, hi,
+						     k ? sqrt(lo * hi) : hi / 2,
+						     (unsigned long long)cnt,
+						     100.0 * (double)cnt / (double)n,
+						     100.0 * (double)cum / (double)n);
+				}
+				idx[i][m][w] = plot_dat_end(&d);
+			}
+
+	for (size_t i = 0; i < c->nrun; i++)
+		for (int m = 0; m < 2; m++)
+			for (int w = 0; w < 2; w++)
+				if (lr[i].h[m][w].n)
+					has_m[m] = 1;
+	plot_gp_panels(&g, has_m[0] + has_m[1], 2, title);
+	xlo = bin_lo_us(kmin > 0 ? kmin : 1);
+	xhi = bin_hi_us(kmax);
+	plot_gp(&g, "set logscale x\nset xlabel 'us'\nset xrange [%.6g:%.6g]\n"
+		"set xtics (", xlo, xhi);
+	/* tics at 1, 2 and 5 times the powers of ten in range */
+	for (double dec = pow(10, floor(log10(xlo))); dec <= xhi; dec *= 10)
+		for (int m = 1; m <= 5; m += m == 1 ? 1 : 3)
+			if (m * dec >= xlo && m * dec <= xhi)
+				plot_gp(&g, "%s'%g' %g", ntics++ ? ", " : "",
+					m * dec, m * dec);
+	plot_gp(&g, ")\n");
+	if (g.format != PLOT_TXT)
+		plot_gp(&g, "set key opaque\n");
+	for (int m = 0; m < 2; m++)
+		for (int cdf = 0; cdf < 2; cdf++) {
+			int first = 1;
+			if (!has_m[m])
+				continue;   /* e.g. D2C of a trace without D */
+			snprintf(buf, sizeof(buf), "%s %s", metric_name[m],
+				 cdf ? "CDF" : "histogram");
+			plot_gp_panel(&g, buf);
+			plot_gp(&g, "set ylabel '%s'\nset yrange [0:%s]\n%s\nplot ",
+				cdf ? "% of I/Os <= x" : "% of I/Os", cdf ? "100" : "*",
+				g.format == PLOT_TXT ? "set key below" : cdf ?
+				"set key inside right bottom" : "set key inside right top");
+			for (size_t i = 0; i < c->nrun; i++)
+				for (int w = 0; w < 2; w++) {
+					const struct hist *h = &lr[i].h[m][w];
+					char t[160];
+					if (idx[i][m][w] < 0)
+						continue;
+					snprintf(t, sizeof(t), "%s%s%s n %llu, mean %.1f, p99 %.1f",
+						 c->nrun > 1 ? c->runs[i].label : "",
+						 c->nrun > 1 ? " " : "", w ? "write" : "read",
+						 (unsigned long long)h->n, hist_mean(h) / 1e3,
+						 hist_pct(h, 99) / 1e3);
+					if (g.format == PLOT_TXT || cdf)
+						snprintf(t, sizeof(t), "%s%s%s",
+							 c->nrun > 1 ? c->runs[i].label : "",
+							 c->nrun > 1 ? " " : "",
+							 w ? "write" : "read");
+					plot_gp(&g, "%sdat index %d using %s with %s lw 1.5"
+						" dt %zu lc rgb '%s' title ",
+						first ? "" : ", \\\n     ", idx[i][m][w],
+						cdf ? "2:6" : "3:5", cdf ? "steps" : "histeps",
+						i % 5 + 1,
+						plot_colours[(2 * i + w) % PLOT_NCOLOURS]);
+					plot_gp_str(&g, t);
+					first = 0;
+				}
+			plot_gp(&g, "\n");
+		}
+	rc = plot_dat_close(&d);
+	if (plot_gp_close(&g))
+		rc = -1;
+out:
+	for (size_t i = 0; i < c->nrun; i++)
+		for (int m = 0; m < 2; m++)
+			for (int w = 0; w < 2; w++)
+				hist_free(&lr[i].h[m][w]);
+	free(lr);
+	free(idx);
+	return rc;
+}

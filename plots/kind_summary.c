@@ -1,0 +1,323 @@
+/* The bar-chart kinds: procs (each process's share of bytes queued and of
+ * device busy time) and compare (headline figures of several runs from
+ * report_build, as % change against the first run). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/report.h"
+#include "lib/util.h"
+#include "plots/plot_int.h"
+
+/* ================================ procs =============================== */
+
+#define PROCS_TOP 8
+
+struct pshare {
+	uint32_t pid;
+	double bytes, busy_ns;
+};
+
+static int cmp_pshare(const void *a, const void *b)
+{
+	const struct pshare *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* A label without double quotes (they end a gnuplot data column). */
+static void clean_label(char *s)
+{
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\' || (unsigned char)*s < ' ')
+			*s = '\'';
+}
+
+int plot_procs(struct plot_ctx *c, char *why, size_t whylen)
+{
+	struct plot_dat d;
+	struct plot_gp g;
+	char buf[512], title[256];
+	int rc = 0, nrows = 0, no_busy = 0;
+
+	snprintf(buf, sizeof(buf),
+		 "each process's share of its run's bytes queued (Q, as iotape\n"
+		 "report counts them) and of device busy time (sum of D2C of the\n"
+		 "requests it dispatched); top %d by bytes per run, then other\n"
+		 "columns: \"label\" bytes_pct busy_pct MB busy_s", PROCS_TOP);
+	if (plot_dat_open(&d, c, PLOT_PROCS, buf))
+		return -1;
+	plot_dat_block(&d, "all runs");
+	for (size_t i = 0; i < c->nrun && !rc; i++) {
+		struct plot_run *r = &c->runs[i];
+		struct pshare *ps = NULL, other = { 0, 0, 0 };
+		size_t n = 0, cap = 0;
+		double tb = 0, tbusy = 0;
+		sqlite3_stmt *s;
+		int step;
+
+		s = plot_prepare(c, "reading requests",
+			"SELECT pid, sum(CASE WHEN q_ns IS NOT NULL OR split = 1"
+			" THEN bytes ELSE 0 END), sum(CASE WHEN d_head = 1 AND"
+			" c_ns >= d_ns THEN c_ns - d_ns ELSE 0 END)"
+			" FROM requests WHERE run = ?1 GROUP BY pid");
+		if (!s) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(s, 1, r->rv.id);
+		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+			if (n == cap)
+				ps = xrealloc(ps, (cap = cap ? 2 * cap : 64) * sizeof(*ps));
+			ps[n].pid = (uint32_t)sqlite3_column_int64(s, 0);
+			ps[n].bytes = sqlite3_column_double(s, 1);
+			ps[n].busy_ns = sqlite3_column_double(s, 2);
+			tb += ps[n].bytes;
+			tbusy += ps[n].busy_ns;
+			n++;
+		}
+		if (plot_finish(c, s, step, "reading requests")) {
+			free(ps);
+			rc = -1;
+			break;
+		}
+		if (!(tb > 0)) {
+			snprintf(why, whylen, "run '%s' has no queued bytes", r->rv.name);
+			free(ps);
+			rc = 1;
+			break;
+		}
+		no_busy |= !(tbusy > 0);
+		qsort(ps, n, sizeof(*ps), cmp_pshare);
+		for (size_t k = PROCS_TOP; k < n; k++) {
+			other.bytes += ps[k].bytes;
+			other.busy_ns += ps[k].busy_ns;
+		}
+		for (size_t k = 0; k < n && k <= PROCS_TOP; k++) {
+			struct pshare *p = k < PROCS_TOP ? &ps[k] : &other;
+			char label[160], who[64];
+			if (k == PROCS_TOP)
+				snprintf(label, sizeof(label), "%s%sother (%zu)",
+					 c->nrun > 1 ? r->label : "", c->nrun > 1 ? ": " : "",
+					 n - PROCS_TOP);
+			else {
+				plot_proc_label(&r->rv, p->pid, who, sizeof(who));
+				snprintf(label, sizeof(label), "%.80s%s%s",
+					 c->nrun > 1 ? r->label : "", c->nrun > 1 ? ": " : "",
+					 who);
+			}
+			clean_label(label);
+			plot_dat_row(&d, "\"%s\" %.6g %.6g %.6g %.6g", label,
+				     100 * p->bytes / tb,
+				     tbusy > 0 ? 100 * p->busy_ns / tbusy : 0,
+				     p->bytes / 1e6, p->busy_ns / 1e9);
+			nrows++;
+		}
+		free(ps);
+	}
+	if (!rc)
+		plot_dat_end(&d);
+	if (plot_dat_close(&d) && !rc)
+		rc = -1;
+	if (rc)
+		return rc;
+
+	snprintf(title, sizeof(title), "processes: share of bytes and of busy"
+		 " time%s", no_busy ? " (no D in a trace: busy 0)" : "");
+	if (plot_gp_open(&g, c, PLOT_PROCS, title))
+		return -1;
+	/* horizontal bars: the processes' names read across, also in txt */
+	plot_gp(&g, "set title ");
+	plot_gp_str(&g, title);
+	plot_gp(&g, "\nset style fill solid 0.8 border -1\n"
+		"set xrange [0:100]\nset xlabel '%% of the run'\n"
+		"set yrange [%g:0.6]\nset ytics scale 0 nomirror\n"
+		"set grid noytics\nset key %s\n"
+		"plot dat using (column(2)/2):(-$0+0.2):(column(2)/2):(0.18):ytic(1)"
+		" with boxxyerror lc rgb '%s' title 'bytes', \\\n"
+		"     dat using (column(3)/2):(-$0-0.2):(column(3)/2):(0.18)"
+		" with boxxyerror lc rgb '%s' title 'busy time'\n",
+		-nrows + 0.4, g.format == PLOT_TXT ? "below" : "outside right top",
+		plot_colours[0], plot_colours[3]);
+	return plot_gp_close(&g);
+}
+
+/* =============================== compare ============================== */
+
+int plot_headline_get(struct runview *rv, double v[PLOT_NHEAD])
+{
+	struct report r;
+	double span;
+	uint64_t ios = 0, bytes[2] = { 0, 0 };
+
+	if (report_build(&r, rv)) {
+		report_free(&r);
+		return -1;
+	}
+	span = (double)r.span_ns / 1e9;
+	for (size_t i = 0; i < r.ndev; i++) {
+		const struct dev_stats *ds = &r.devs[i];
+		int c_only = !(ds->dir[0].ios + ds->dir[1].ios);
+		for (int w = 0; w < 2; w++) {
+			ios += c_only ? ds->dir[w].c_only_ios : ds->dir[w].ios;
+			bytes[w] += c_only ? ds->dir[w].c_only_bytes : ds->dir[w].bytes;
+		}
+	}
+	v[PLOT_H_READ_MBS] = span > 0 ? (double)bytes[0] / 1e6 / span : 0;
+	v[PLOT_H_WRITE_MBS] = span > 0 ? (double)bytes[1] / 1e6 / span : 0;
+	v[PLOT_H_IOPS] = span > 0 ? (double)ios / span : 0;
+	v[PLOT_H_Q2C_MEAN] = r.all_q2c.n ? hist_mean(&r.all_q2c) / 1e3 : NAN;
+	v[PLOT_H_Q2C_P99] = r.all_q2c.n ? hist_pct(&r.all_q2c, 99) / 1e3 : NAN;
+	v[PLOT_H_D2C_MEAN] = r.all_d2c.n ? hist_mean(&r.all_d2c) / 1e3 : NAN;
+	v[PLOT_H_D2C_P99] = r.all_d2c.n ? hist_pct(&r.all_d2c, 99) / 1e3 : NAN;
+	report_free(&r);
+	return 0;
+}
+
+const char *const plot_headline_names[PLOT_NHEAD] = {
+	"read MB/s", "write MB/s", "IOPS", "Q2C mean us", "Q2C p99 us",
+	"D2C mean us", "D2C p99 us",
+};
+
+/* For 80 columns: at most 8 characters each. */
+static const char *const short_names[PLOT_NHEAD] = {
+	"rd MB/s", "wr MB/s", "IOPS", "Q2C avg", "Q2C p99", "D2C avg", "D2C p99",
+};
+
+const int plot_headline_lower_better[PLOT_NHEAD] = { 0, 0, 0, 1, 1, 1, 1 };
+
+double plot_pct_change(double base, double v)
+{
+	if (isnan(base) || isnan(v) || base == 0)
+		return NAN;
+	return 100.0 * (v - base) / base;
+}
+
+int plot_compare(struct plot_ctx *c, char *why, size_t whylen)
+{
+	double (*v)[PLOT_NHEAD];
+	struct plot_dat d;
+	struct plot_gp g;
+	char buf[1024], title[256];
+	double lo = 0, hi = 0, bw;
+	int rc = 0;
+
+	if (c->nrun < 2) {
+		snprintf(why, whylen, "needs two or more runs");
+		return 1;
+	}
+	v = xcalloc(c->nrun, sizeof(*v));
+	for (size_t i = 0; i < c->nrun && !rc; i++)
+		rc = plot_headline_get(&c->runs[i].rv, v[i]);
+	if (rc)
+		goto out;
+
+	snprintf(buf, sizeof(buf),
+		 "headline figures of each run (iotape report's numbers: MB/s and\n"
+		 "IOPS over the run's span, MB = 10^6 bytes; Q2C and D2C over all\n"
+		 "devices, us) and the %% change of each later run against '%s'\n"
+		 "columns: \"figure\" then each run's value, then each later run's"
+		 " %% change,\nthen 1 when lower is better (latency)",
+		 c->runs[0].rv.name);
+	if (plot_dat_open(&d, c, PLOT_COMPARE, buf)) {
+		rc = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < c->nrun; i++)
+		plot_dat_comment(&d, "run %zu: '%s'", i + 1, c->runs[i].rv.name);
+	plot_dat_block(&d, "figures");
+	for (int h = 0; h < PLOT_NHEAD; h++) {
+		int len = snprintf(buf, sizeof(buf), "\"%s\"", plot_headline_names[h]);
+		for (size_t i = 0; i < c->nrun; i++)
+			len += snprintf(buf + len, sizeof(buf) - len, isnan(v[i][h])
+					? " ?" : " %.6g", v[i][h]);
+		for (size_t i = 1; i < c->nrun; i++) {
+			double p = plot_pct_change(v[0][h], v[i][h]);
+			len += snprintf(buf + len, sizeof(buf) - len, isnan(p) ? " ?"
+					: " %.4g", p);
+			if (!isnan(p)) {
+				lo = fmin(lo, p);
+				hi = fmax(hi, p);
+			}
+		}
+		len += snprintf(buf + len, sizeof(buf) - len, " %d",
+				plot_headline_lower_better[h]);
+		plot_dat_row(&d, "%s", buf);
+	}
+	plot_dat_end(&d);
+	if (plot_dat_close(&d)) {
+		rc = -1;
+		goto out;
+	}
+
+	if (c->nrun == 2)
+		snprintf(title, sizeof(title), "%% change of '%.24s' against '%.24s'"
+			 " (latency: lower is better)", c->runs[1].rv.name,
+			 c->runs[0].rv.name);
+	else
+		snprintf(title, sizeof(title), "%% change against '%.40s' (latency:"
+			 " lower is better)", c->runs[0].rv.name);
+	if (plot_gp_open(&g, c, PLOT_COMPARE, title)) {
+		rc = -1;
+		goto out;
+	}
+	if (hi - lo < 1e-9)
+		lo = -1, hi = 1;
+	plot_gp(&g, "set title ");
+	if (c->nrun == 2 && g.format != PLOT_TXT) {
+		snprintf(buf, sizeof(buf), "%s\ngreen: better, red: worse", title);
+		plot_gp_dstr(&g, buf);
+	} else {
+		plot_gp_str(&g, title);
+	}
+	plot_gp(&g, "\nset datafile missing '?'\nset style fill solid 0.8 border -1\n"
+		"set ylabel '%% change'\nset xzeroaxis lt -1\n"
+		"set yrange [%.4g:%.4g]\nset xrange [-0.6:%d.6]\nset xtics (",
+		lo - (hi - lo) * 0.15, hi + (hi - lo) * 0.15, PLOT_NHEAD - 1);
+	for (int h = 0; h < PLOT_NHEAD; h++) {
+		/* two runs: the values under the name */
+		if (c->nrun == 2 && g.format != PLOT_TXT)
+			snprintf(buf, sizeof(buf), "%s\n%.3g -> %.3g",
+				 plot_headline_names[h], v[0][h], v[1][h]);
+		else
+			snprintf(buf, sizeof(buf), "%s", g.format == PLOT_TXT ?
+				 short_names[h] : plot_headline_names[h]);
+		plot_gp(&g, "%s", h ? ", " : "");
+		plot_gp_dstr(&g, buf);
+		plot_gp(&g, " %d", h);
+	}
+	/* two runs: the title names them, colours say better or worse */
+	plot_gp(&g, ")\n%s", c->nrun > 2 ? (g.format == PLOT_TXT ? "" :
+		"set key below\n") : g.format == PLOT_TXT ? "set key off\n" :
+		"set key off\nset bmargin 4\n");
+	bw = 0.8 / (double)(c->nrun - 1);
+	plot_gp(&g, "plot ");
+	for (size_t i = 1; i < c->nrun; i++) {
+		int col = 1 + (int)c->nrun + (int)i;
+		double off = ((double)i - 1 - (double)(c->nrun - 2) / 2) * bw;
+		if (c->nrun == 2) {
+			/* one run against another: green better, red worse */
+			int lb = 2 * (int)c->nrun + 1;
+			plot_gp(&g, "dat using ($0%+.4f):%d:(%.4f):((column(%d) <= 0)"
+				" == (column(%d) == 1) ? 0x2ca02c : 0xd62728) with boxes"
+				" lc rgb variable ", off, col, bw, col, lb);
+			plot_gp(&g, "notitle");   /* the title names it */
+		} else {
+			plot_gp(&g, "%sdat using ($0%+.4f):%d:(%.4f) with boxes lc"
+				" rgb '%s' title ", i > 1 ? ", \\\n     " : "", off,
+				col, bw, plot_colours[(i - 1) % PLOT_NCOLOURS]);
+			plot_gp_str(&g, c->runs[i].label);
+		}
+		plot_gp(&g, ", \\\n     dat using ($0%+.4f):(column(%d) + (column(%d) < 0"
+			" ? -%.4g : %.4g)):(sprintf('%%+.1f%%%%', column(%d))) with labels"
+			" font ',8' notitle", off, col, col, (hi - lo) * 0.05,
+			(hi - lo) * 0.05, col);
+	}
+	plot_gp(&g, "\n");
+	rc = plot_gp_close(&g);
+out:
+	free(v);
+	return rc;
+}

@@ -1,0 +1,252 @@
+/* The vm kind: memory (free, cache, dirty, writeback, swap used), swap in
+ * and out, and block in and out over time from a run's samples (the vmstat
+ * view, plus raw meminfo Dirty and Writeback), each command's start and end
+ * marked. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "plots/plot_int.h"
+
+enum { V_FREE, V_CACHE, V_DIRTY, V_WB, V_SWAP, V_SI, V_SO, V_BI, V_BO, NV };
+
+static const char *const vname[NV] = {
+	"free", "cache", "dirty", "writeback", "swap used",
+	"swap in", "swap out", "block in", "block out",
+};
+
+/* Panel of each series: 0 memory MB, 1 dirty and writeback MB (small next
+ * to free and cache), 2 swap MB/s, 3 block MB/s. */
+#define NPANEL 4
+static const int vpanel[NV] = { 0, 0, 1, 1, 0, 2, 2, 3, 3 };
+
+/* proc when the run has /proc samples, else vmstat-log (as iotape vmstat) */
+static int pick_source(struct plot_ctx *c, int64_t run, const char **src)
+{
+	int64_t n = 0, args[1] = { run };
+
+	if (store_query_i64(c->st, "SELECT count(*) FROM (SELECT 1 FROM samples"
+			    " WHERE run = ?1 AND source IN ('vmstat', 'meminfo',"
+			    " 'stat') LIMIT 1)", 1, args, &n))
+		return error("reading samples: %s", store_errmsg(c->st));
+	*src = n ? "proc" : "vmstat-log";
+	return 0;
+}
+
+int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
+{
+	struct plot_dat d;
+	struct plot_gp g;
+	int *idx = xcalloc(c->nrun, sizeof(*idx));
+	int (*have)[NV] = xcalloc(c->nrun, sizeof(*have));
+	size_t with = 0;
+	double ymax[NPANEL] = { 0 }, xlo = INFINITY, xhi = -INFINITY;
+	int pan_has[NPANEL] = { 0 }, npan = 0;
+	char buf[1024], title[256];
+	int rc = 0, opened = 0;
+
+	snprintf(title, sizeof(title), "memory, swap and block I/O from the"
+		 " samples; commands marked");
+	snprintf(buf, sizeof(buf),
+		 "vmstat(8) columns per sample (the store's vmstat view: /proc\n"
+		 "samples of a capture, else an imported vmstat log's rows), and\n"
+		 "/proc/meminfo Dirty and Writeback where sampled. MB = 10^6 bytes.\n"
+		 "'?' = not known (a first sample's rates, a since-boot row's rates)\n"
+		 "columns: time_s free_MB cache_MB dirty_MB writeback_MB"
+		 " swap_used_MB\n"
+		 "         si_MB/s so_MB/s bi_MB/s bo_MB/s\n"
+		 "blocks: one per run");
+	if (plot_dat_open(&d, c, PLOT_VM, buf)) {
+		rc = -1;
+		goto out;
+	}
+	opened = 1;
+	for (size_t i = 0; i < c->nrun && !rc; i++) {
+		struct plot_run *r = &c->runs[i];
+		const char *src = "proc";
+		sqlite3_stmt *s;
+		int step;
+
+		idx[i] = -1;
+		if (pick_source(c, r->rv.id, &src)) {
+			rc = -1;
+			break;
+		}
+		s = plot_prepare(c, "reading samples",
+			"SELECT v.time_ns, v.since_boot, v.free, v.cache,"
+			" (SELECT value FROM samples x WHERE x.run = v.run AND"
+			"  x.time_ns = v.time_ns AND x.source = 'meminfo' AND"
+			"  x.key = 'Dirty'),"
+			" (SELECT value FROM samples x WHERE x.run = v.run AND"
+			"  x.time_ns = v.time_ns AND x.source = 'meminfo' AND"
+			"  x.key = 'Writeback'),"
+			" v.swpd, v.si, v.so, v.bi, v.bo"
+			" FROM vmstat v WHERE v.run = ?1 AND v.source = ?2"
+			" ORDER BY v.time_ns");
+		if (!s) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(s, 1, r->rv.id);
+		sqlite3_bind_text(s, 2, src, -1, SQLITE_STATIC);
+		snprintf(buf, sizeof(buf), "run %s (samples: %s)", r->rv.name,
+			 !strcmp(src, "proc") ? "/proc" : "vmstat log");
+		plot_dat_block(&d, buf);
+		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+			int boot = sqlite3_column_int(s, 1);
+			char row[512];
+			double t = plot_t(r, sqlite3_column_int64(s, 0));
+			int len = snprintf(row, sizeof(row), "%.9g", t);
+			xlo = fmin(xlo, t);
+			xhi = fmax(xhi, t);
+			for (int v = 0; v < NV; v++) {
+				int col = 2 + v;
+				double x;
+				if (sqlite3_column_type(s, col) == SQLITE_NULL ||
+				    (boot && vpanel[v] >= 2)) {
+					len += snprintf(row + len, sizeof(row) - len, " ?");
+					continue;
+				}
+				/* kB and kB/s (1024 bytes) to MB and MB/s */
+				x = sqlite3_column_double(s, col) * 1024 / 1e6;
+				len += snprintf(row + len, sizeof(row) - len, " %.6g", x);
+				have[i][v] = 1;
+				ymax[vpanel[v]] = fmax(ymax[vpanel[v]], x);
+			}
+			plot_dat_row(&d, "%s", row);
+		}
+		idx[i] = plot_dat_end(&d);
+		if (plot_finish(c, s, step, "reading samples"))
+			rc = -1;
+		else if (idx[i] < 0) {
+			if (c->nrun == 1) {
+				snprintf(why, whylen, "run '%s' has no samples", r->rv.name);
+				rc = 1;
+			}   /* else said below, once the others are known */
+		} else {
+			with++;
+		}
+	}
+	if (!rc && !with) {
+		snprintf(why, whylen, "none of the runs has samples");
+		rc = 1;
+	}
+	for (size_t i = 0; i < c->nrun && !rc; i++)
+		if (idx[i] < 0)
+			fprintf(stderr, "iotape: vm: run '%s' has no samples; drawn"
+				" without it\n", c->runs[i].rv.name);
+	if (rc)
+		goto out;
+
+	/* the commands, as comments in the data and marks in the picture */
+	if (plot_gp_open(&g, c, PLOT_VM, title)) {
+		rc = -1;
+		goto out;
+	}
+	plot_gp(&g, "set datafile missing '?'\n");
+	for (size_t i = 0; i < c->nrun && !rc; i++) {
+		struct plot_run *r = &c->runs[i];
+		sqlite3_stmt *s;
+		int step;
+
+		s = plot_prepare(c, "reading commands",
+			"SELECT idx, start_ns, end_ns, argv FROM commands"
+			" WHERE run = ?1 ORDER BY idx");
+		if (!s) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(s, 1, r->rv.id);
+		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+			int cmd = sqlite3_column_int(s, 0);
+			const char *argv = (const char *)sqlite3_column_text(s, 3);
+			for (int e = 0; e < 2; e++) {
+				double t;
+				if (sqlite3_column_type(s, 1 + e) == SQLITE_NULL)
+					continue;
+				t = plot_t(r, sqlite3_column_int64(s, 1 + e));
+				xlo = fmin(xlo, t);
+				xhi = fmax(xhi, t);
+				plot_dat_comment(&d, "run %s command %d %s at %.9g s: %.200s",
+					r->rv.name, cmd, e ? "end" : "start", t,
+					argv ? argv : "");
+				plot_gp(&g, "set arrow from %.9g, graph 0 to %.9g, graph 1"
+					" nohead dt 2 lc rgb '%s'\n", t, t,
+					c->nrun > 1 ? plot_colours[i % PLOT_NCOLOURS]
+						    : "#555555");
+				snprintf(buf, sizeof(buf), "%s%s%s %d", c->nrun > 1 ?
+					 r->label : "", c->nrun > 1 ? " " : "",
+					 e ? "end" : "start", cmd);
+				if (g.format == PLOT_TXT)
+					continue;   /* no room in 80 columns: lines only */
+				plot_gp(&g, "set label ");
+				plot_gp_str(&g, buf);
+				plot_gp(&g, " at %.9g, graph 0.97 rotate by 90 right"
+					" offset -0.5,0 font ',7' tc rgb '#555555'\n", t);
+			}
+		}
+		if (plot_finish(c, s, step, "reading commands"))
+			rc = -1;
+	}
+	if (!rc)
+		rc = plot_dat_close(&d);
+	opened = 0;
+	for (size_t i = 0; i < c->nrun; i++)
+		for (int v = 0; v < NV; v++)
+			if (idx[i] >= 0 && have[i][v] && !pan_has[vpanel[v]]) {
+				pan_has[vpanel[v]] = 1;
+				npan++;
+			}
+	plot_gp_panels(&g, npan, 1, title);
+	plot_gp_margins(&g, plot_label_chars(c) + 10);
+	if (!(xhi > xlo))
+		xhi = xlo + 1;
+	/* one time axis for every panel, the commands' marks inside it */
+	plot_gp(&g, "set xlabel 'time (s)'\nset xrange [%.9g:%.9g]\n",
+		xlo - (xhi - xlo) * 0.01, xhi + (xhi - xlo) * 0.01);
+	for (int p = 0; p < NPANEL; p++) {
+		static const char *const ptitle[NPANEL] = {
+			"memory (MB)", "dirty and writeback (MB)",
+			"swap in and out (MB/s)", "block in and out (MB/s)"
+		};
+		int first = 1;
+		if (!pan_has[p])
+			continue;   /* not sampled (Dirty: captures only) */
+		plot_gp_panel(&g, ptitle[p]);
+		/* an all-zero panel gets a range of its own (gnuplot warns) */
+		plot_gp(&g, "set ylabel '%s'\nset yrange [0:%s]\nplot ",
+			p >= 2 ? "MB/s" : "MB", ymax[p] > 0 ? "*" : "1");
+		for (size_t i = 0; i < c->nrun; i++) {
+			if (idx[i] < 0)
+				continue;
+			for (int v = 0; v < NV; v++) {
+				char t[128];
+				if (vpanel[v] != p || !have[i][v])
+					continue;
+				snprintf(t, sizeof(t), "%s%s%s", c->nrun > 1 ?
+					 c->runs[i].label : "", c->nrun > 1 ? " " : "",
+					 vname[v]);
+				plot_gp(&g, "%sdat index %d using 1:%d with %s lw 1.5"
+					" dt %zu lc rgb '%s' title ",
+					first ? "" : ", \\\n     ", idx[i], 2 + v,
+					g.format == PLOT_TXT ? "lines"
+					: "linespoints pt 7 ps 0.3",
+					i % 5 + 1, plot_colours[v % PLOT_NCOLOURS]);
+				plot_gp_str(&g, t);
+				first = 0;
+			}
+		}
+		/* the marks' labels once, on the top panel */
+		plot_gp(&g, "\nunset label\n");
+	}
+	if (plot_gp_close(&g))
+		rc = -1;
+out:
+	if (opened && plot_dat_close(&d) && !rc)
+		rc = -1;
+	free(idx);
+	free(have);
+	return rc;
+}

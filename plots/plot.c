@@ -1,0 +1,356 @@
+/* plot_run(): loads the runs, puts them on one time axis (their starts, or
+ * a command's start, at 0 s), and has each asked-for kind write its data
+ * and script, then runs gnuplot on it; plus the helpers the kinds share. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+#include "plots/plot_int.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(struct plot_ctx *c, char *why, size_t whylen);
+} kinds[PLOT_NKINDS] = {
+	[PLOT_SEEK] = { "seek", plot_seek },
+	[PLOT_TPUT] = { "tput", plot_tput },
+	[PLOT_LAT] = { "lat", plot_lat },
+	[PLOT_QD] = { "qd", plot_qd },
+	[PLOT_VM] = { "vm", plot_vm },
+	[PLOT_PROCS] = { "procs", plot_procs },
+	[PLOT_COMPARE] = { "compare", plot_compare },
+};
+
+const char *plot_kind_name(enum plot_kind k)
+{
+	return (unsigned)k < PLOT_NKINDS ? kinds[k].name : NULL;
+}
+
+int plot_parse_kinds(const char *list, unsigned *out)
+{
+	unsigned set = 0;
+	const char *p = list;
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		int k, found = 0;
+		if (n == 3 && !strncmp(p, "all", 3)) {
+			set |= (1u << PLOT_NKINDS) - 1;
+			found = 1;
+		}
+		for (k = 0; k < PLOT_NKINDS && !found; k++)
+			if (strlen(kinds[k].name) == n && !strncmp(p, kinds[k].name, n)) {
+				set |= 1u << k;
+				found = 1;
+			}
+		if (!found)
+			return error("unknown plot kind '%.*s' (seek, tput, lat, qd,"
+				     " vm, procs, compare, all)", (int)n, p);
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	*out = set;
+	return 0;
+}
+
+void plot_stem(const char *const *runs, size_t nrun, char *out, size_t outlen)
+{
+	size_t len = 0, cap = outlen < 101 ? outlen : 101;
+
+	for (size_t i = 0; i < nrun && len + 1 < cap; i++) {
+		const char *s = runs[i];
+		if (i) {
+			for (const char *v = "-vs-"; *v && len + 1 < cap; v++)
+				out[len++] = *v;
+		}
+		for (; *s && len + 1 < cap; s++) {
+			char ch = *s;
+			if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+			      ch == '-'))
+				ch = '_';
+			out[len++] = ch;
+		}
+	}
+	out[len] = 0;
+	if (!len || out[0] == '.')
+		out[0] = '_';    /* no hidden files, no empty names */
+	if (!len && outlen > 1)
+		out[1] = 0;
+}
+
+double plot_bin_width(double span, int target, char *text, size_t len)
+{
+	static const double steps[] = { 1, 2, 5 };
+	double w = 1e-6;   /* 1 us at least */
+
+	if (!(span > 0))
+		span = 1e-3;
+	for (double dec = 1e-6; ; dec *= 10) {
+		int done = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+			w = steps[i] * dec;
+			if (span / w <= target) {
+				done = 1;
+				break;
+			}
+		}
+		if (done)
+			break;
+	}
+	if (w < 1e-3)
+		snprintf(text, len, "%.0f us", w * 1e6);
+	else if (w < 1)
+		snprintf(text, len, "%.0f ms", w * 1e3);
+	else
+		snprintf(text, len, "%.0f s", w);
+	return w;
+}
+
+void plot_proc_label(const struct runview *rv, uint32_t pid, char *out,
+		     size_t len)
+{
+	const char *comm = runview_comm(rv, pid);
+
+	if (comm && *comm)
+		snprintf(out, len, "%.16s %u", comm, pid);
+	else
+		snprintf(out, len, "pid %u", pid);
+}
+
+int plot_label_chars(const struct plot_ctx *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; c->nrun > 1 && i < c->nrun; i++)
+		if (strlen(c->runs[i].label) + 1 > n)
+			n = strlen(c->runs[i].label) + 1;
+	return (int)n;
+}
+
+void plot_devname(uint32_t dev, char *out, size_t len)
+{
+	snprintf(out, len, "%u,%u", BT_MAJOR(dev), BT_MINOR(dev));
+}
+
+sqlite3_stmt *plot_prepare(struct plot_ctx *c, const char *what,
+			   const char *sql)
+{
+	sqlite3_stmt *s;
+
+	if (sqlite3_prepare_v2(store_db(c->st), sql, -1, &s, NULL) != SQLITE_OK) {
+		error("%s: %s", what, sqlite3_errmsg(store_db(c->st)));
+		return NULL;
+	}
+	return s;
+}
+
+int plot_finish(struct plot_ctx *c, sqlite3_stmt *s, int step,
+		const char *what)
+{
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE && step != SQLITE_ROW)
+		return error("%s: %s", what, sqlite3_errmsg(store_db(c->st)));
+	return 0;
+}
+
+/* mkdir -p dir */
+static int make_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
+		return error("output folder name too long");
+	for (char *p = path + 1; ; p++) {
+		if (*p == '/' || !*p) {
+			char keep = *p;
+			*p = 0;
+			if (mkdir(path, 0777) && errno != EEXIST)
+				return error("cannot create '%s': %s", path, strerror(errno));
+			*p = keep;
+			if (!keep)
+				break;
+		}
+	}
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
+		return error("'%s' is not a folder", dir);
+	return 0;
+}
+
+/* Where run r's time 0 is: its first event (or first sample, for a run of
+ * samples only), or the start of its command align_cmd. */
+static int place_run(struct plot_ctx *c, struct plot_run *r, int align_cmd)
+{
+	int64_t args[2] = { r->rv.id, align_cmd }, v = 0;
+	int64_t first = r->rv.genesis_ns, last = r->rv.last_ns;
+
+	if (!r->rv.first_event) {
+		if (store_query_i64(c->st, "SELECT coalesce(min(time_ns), 0) FROM"
+				    " samples WHERE run = ?1", 1, args, &first))
+			return error("reading samples: %s", store_errmsg(c->st));
+		last = first;
+	}
+	r->base_ns = first;
+	if (align_cmd >= 0) {
+		int64_t n = 0;
+		if (store_query_i64(c->st, "SELECT count(start_ns) FROM commands"
+				    " WHERE run = ?1 AND idx = ?2", 2, args, &n) ||
+		    store_query_i64(c->st, "SELECT start_ns FROM commands"
+				    " WHERE run = ?1 AND idx = ?2", 2, args, &v))
+			return error("reading commands: %s", store_errmsg(c->st));
+		if (!n)
+			return error("run '%s' has no command %d with a start time"
+				     " (--align cmd:N counts from 0)", r->rv.name,
+				     align_cmd);
+		r->base_ns = v;
+	}
+	r->t0 = plot_t(r, first);
+	r->t1 = plot_t(r, last);
+	snprintf(r->label, sizeof(r->label), "%.24s%s", r->rv.name,
+		 strlen(r->rv.name) > 24 ? "..." : "");
+	return 0;
+}
+
+/* gnuplot's dumb terminal starts each page with a form feed and pads lines
+ * with blanks: make the text file plain (pages one blank line apart). */
+static int tidy_txt(const char *dir, const char *file)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *in, *out;
+	int page = 0, bad;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!(in = fopen(path, "r")))
+		return error("cannot read '%s': %s", path, strerror(errno));
+	if (!(out = fopen(tmp, "w"))) {
+		fclose(in);
+		return error("cannot create '%s': %s", tmp, strerror(errno));
+	}
+	while ((n = getline(&line, &cap, in)) >= 0) {
+		char *s = line;
+		if (*s == '\f') {
+			s++;
+			if (page++)
+				fputc('\n', out);
+			n--;
+		}
+		while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' ||
+				 s[n - 1] == '\f' || s[n - 1] == '\r'))
+			n--;
+		fprintf(out, "%.*s\n", (int)n, s);
+	}
+	free(line);
+	fclose(in);
+	bad = ferror(out);
+	if (fclose(out) || bad || rename(tmp, path)) {
+		unlink(tmp);
+		return error("cannot write '%s': %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+int plot_run(const struct plot_opts *o)
+{
+	struct plot_ctx c;
+	unsigned drawn = 0, skipped_named = 0;
+	char why[256];
+	int rc = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	if (o->drawn)
+		*o->drawn = 0;
+	if (!o->nrun)
+		return error("no run to plot");
+	if (access(o->db, F_OK) != 0)
+		return error("cannot open database '%s': no such file", o->db);
+	if (store_open(&c.st, o->db, 0)) {
+		error("%s: %s", o->db, store_errmsg(c.st));
+		store_close(c.st);
+		return -1;
+	}
+	c.runs = xcalloc(o->nrun, sizeof(*c.runs));
+	for (size_t i = 0; i < o->nrun && !rc; i++) {
+		if (runview_load(&c.runs[i].rv, c.st, o->runs[i])) {
+			runview_close(&c.runs[i].rv);
+			rc = -1;
+			break;
+		}
+		c.nrun++;
+		rc = place_run(&c, &c.runs[i], o->align_cmd);
+	}
+	if (!rc) {
+		c.x0 = c.runs[0].t0;
+		c.x1 = c.runs[0].t1;
+		for (size_t i = 1; i < c.nrun; i++) {
+			c.x0 = fmin(c.x0, c.runs[i].t0);
+			c.x1 = fmax(c.x1, c.runs[i].t1);
+		}
+		if (o->name)
+			plot_stem(&o->name, 1, c.stem, sizeof(c.stem));
+		else
+			plot_stem(o->runs, o->nrun, c.stem, sizeof(c.stem));
+		rc = make_dir(o->dir);
+	}
+	for (int k = 0; k < PLOT_NKINDS && !rc; k++) {
+		char script[200], out[200];
+		int r;
+		if (!(o->kinds & (1u << k)))
+			continue;
+		why[0] = 0;
+		r = kinds[k].fn(&c, why, sizeof(why));
+		if (r < 0) {
+			rc = -1;
+			break;
+		}
+		if (r > 0) {
+			/* leave nothing half-written of a skipped kind */
+			for (int e = 0; e < 2; e++) {
+				char path[PATH_MAX];
+				snprintf(path, sizeof(path), "%s/%s.%s.%s", o->dir,
+					 c.stem, kinds[k].name, e ? "gp" : "dat");
+				unlink(path);
+			}
+			fprintf(stderr, "iotape: %s: skipped: %s\n", kinds[k].name,
+				why[0] ? why : "no data");
+			if (o->named_kinds)
+				skipped_named |= 1u << k;
+			continue;
+		}
+		snprintf(script, sizeof(script), "%s.%s.gp", c.stem, kinds[k].name);
+		snprintf(out, sizeof(out), "%s.%s.%s", c.stem, kinds[k].name,
+			 o->format == PLOT_PNG ? "png" : o->format == PLOT_SVG
+			 ? "svg" : "txt");
+		if (plot_gnuplot_run(o->dir, script) ||
+		    (o->format == PLOT_TXT && tidy_txt(o->dir, out))) {
+			rc = -1;
+			break;
+		}
+		drawn |= 1u << k;
+		if (o->list)
+			fprintf(o->list, "%s/%s\n", o->dir, out);
+	}
+	for (size_t i = 0; i < c.nrun; i++)
+		runview_close(&c.runs[i].rv);
+	free(c.runs);
+	store_close(c.st);
+	if (o->drawn)
+		*o->drawn = drawn;
+	if (!rc && skipped_named)
+		return error("%s of the kinds asked for had no data",
+			     skipped_named & (skipped_named - 1) ? "some" : "one");
+	if (!rc && !drawn)
+		return error("nothing to plot: the runs have no data for the"
+			     " kinds asked for");
+	return rc;
+}

@@ -1,0 +1,68 @@
+/* `iotape plot`'s engine: pictures of one or more stored runs drawn by
+ * gnuplot. Each picture is a data file DIR/NAME.KIND.dat and the script
+ * DIR/NAME.KIND.gp beside it, which gnuplot runs in DIR (so both re-run). */
+#ifndef IOTAPE_PLOT_H
+#define IOTAPE_PLOT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* The kinds of picture, in the order `all` draws them. */
+enum plot_kind {
+	PLOT_SEEK,      /* sector vs time per process, reads and writes */
+	PLOT_TPUT,      /* read and write MB/s and IOPS over time, binned */
+	PLOT_LAT,       /* Q2C and D2C histogram and CDF, reads and writes */
+	PLOT_QD,        /* requests in flight at each device over time */
+	PLOT_VM,        /* memory, swap and block rates from the samples */
+	PLOT_PROCS,     /* per-process share of bytes and of busy time */
+	PLOT_COMPARE,   /* headline figures of several runs, % change */
+	PLOT_NKINDS
+};
+
+enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_TXT };
+
+/* Default picture size in pixels (png and svg). */
+#define PLOT_WIDTH 1024
+#define PLOT_HEIGHT 768
+
+struct plot_opts {
+	const char *db;             /* database path */
+	const char *const *runs;    /* run names or ids, in the order given */
+	size_t nrun;                /* at least 1 */
+	unsigned kinds;             /* bit (1u << enum plot_kind) per kind */
+	int named_kinds;            /* kinds were named (not `all`): a kind
+				       without data is an error, not a note */
+	const char *dir;            /* output folder, made if missing */
+	const char *name;           /* file stem NAME; NULL: from the runs */
+	enum plot_format format;
+	int align_cmd;              /* -1: runs start together; N >= 0: each
+				       run's command N (commands.idx) starts
+				       at time 0 */
+	int width, height;          /* pixels, png and svg (txt is 80x24) */
+	FILE *list;                 /* each picture's path is printed here,
+				       one a line; NULL for none */
+	unsigned *drawn;            /* out: bit per kind drawn; NULL ok */
+};
+
+/* The kind's name as --kind spells it ("seek"), or NULL out of range. */
+const char *plot_kind_name(enum plot_kind k);
+
+/* Parses a comma-separated list of kind names ("seek,lat", "all") into a
+ * bit set; returns 0, or -1 after error() naming the unknown kind. */
+int plot_parse_kinds(const char *list, unsigned *kinds);
+
+/* The file stem for runs (run names joined by "-vs-", characters other
+ * than letters, digits, '.', '_' and '-' made '_', at most 100 bytes) into
+ * out (outlen bytes). */
+void plot_stem(const char *const *runs, size_t nrun, char *out, size_t outlen);
+
+/* Draws the kinds of o->kinds for the runs o->runs: writes the data file
+ * and the script of each and runs gnuplot on the script in o->dir. Kinds
+ * the runs have no data for are skipped with a note on stderr saying why
+ * ("vm: run 'x' has no samples"). Returns 0; or -1 after one error line
+ * (no such run or database, cannot write in dir, gnuplot failed or is
+ * missing, no picture drawn at all, or a named kind had no data). Never
+ * exits. */
+int plot_run(const struct plot_opts *o);
+
+#endif

@@ -1,0 +1,192 @@
+/* Inside plots/: the context every kind's extractor and generator share,
+ * the writers of data files and gnuplot scripts, and the one helper that
+ * runs gnuplot. */
+#ifndef IOTAPE_PLOT_INT_H
+#define IOTAPE_PLOT_INT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyze/runview.h"
+#include "plots/plot.h"
+
+/* One run on the shared time axis. */
+struct plot_run {
+	struct runview rv;
+	int64_t base_ns;    /* the events' clock time drawn as 0 s */
+	double t0, t1;      /* its first and last event on the axis, s */
+	char label[32];     /* name shown in keys (run's name, shortened) */
+};
+
+struct plot_ctx {
+	const struct plot_opts *o;
+	struct store *st;
+	struct plot_run *runs;
+	size_t nrun;
+	char stem[128];     /* NAME of NAME.KIND.* */
+	double x0, x1;      /* the union of the runs' spans on the axis, s */
+};
+
+/* Time t_ns of run r on the plot axis, in seconds. */
+static inline double plot_t(const struct plot_run *r, int64_t t_ns)
+{
+	return (double)(t_ns - r->base_ns) / 1e9;
+}
+
+/* Colours: PLOT_NCOLOURS distinct ones, then grey for "other". */
+#define PLOT_NCOLOURS 8
+extern const char *const plot_colours[PLOT_NCOLOURS];
+#define PLOT_GREY "#999999"
+
+/* ---- data files (plots/gnuplot.c) ---- */
+
+/* A data file being written: gnuplot data blocks (`index N`) separated by
+ * two blank lines; only blocks with rows get an index. */
+struct plot_dat {
+	FILE *fp;
+	char file[160];     /* base name, NAME.KIND.dat */
+	int nblocks;        /* blocks with rows so far */
+	int in_block;       /* rows written in the open block */
+	int64_t rows;       /* data rows in the whole file */
+};
+
+/* Creates DIR/NAME.KIND.dat and writes "# " + header lines (a string with
+ * '\n' between lines). Returns 0 or -1 after error(). */
+int plot_dat_open(struct plot_dat *d, const struct plot_ctx *c,
+		  enum plot_kind k, const char *header);
+
+/* Starts a block described by the comment line title (control characters
+ * made '?'); the block gets an index only once a row is written. */
+void plot_dat_block(struct plot_dat *d, const char *title);
+
+/* Writes a "# " comment line (printf format, at most 1 KB; control
+ * characters such as newlines in run names or argv become '?'). */
+void plot_dat_comment(struct plot_dat *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Writes one row (printf format, newline added) into the open block.
+ * Returns the block's index. */
+int plot_dat_row(struct plot_dat *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Ends the open block; returns its index, or -1 when it got no rows. */
+int plot_dat_end(struct plot_dat *d);
+
+/* Closes the file; returns 0 or -1 after error() on a write error. */
+int plot_dat_close(struct plot_dat *d);
+
+/* ---- gnuplot scripts (plots/gnuplot.c) ---- */
+
+struct plot_gp {
+	FILE *fp;
+	char file[160];     /* NAME.KIND.gp */
+	char out[160];      /* NAME.KIND.png|svg|txt */
+	enum plot_format format;
+	int panels;         /* multiplot panels (png, svg) or pages (txt) */
+	char title[256];    /* the panels' title (txt repeats it per page) */
+	int width, height;
+};
+
+/* Creates DIR/NAME.KIND.gp with a comment saying what it draws from which
+ * data file, the terminal for c's format and size, and the output name.
+ * Returns 0 or -1 after error(). */
+int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
+		 enum plot_kind k, const char *what);
+
+/* Writes printf-formatted text into the script. */
+void plot_gp(struct plot_gp *g, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Writes s as a gnuplot single-quoted string (quotes doubled; newlines
+ * made blanks). */
+void plot_gp_str(struct plot_gp *g, const char *s);
+
+/* Writes s as a gnuplot double-quoted string: '"' and '\\' escaped, a
+ * newline kept as a line break ("\n"). */
+void plot_gp_dstr(struct plot_gp *g, const char *s);
+
+/* Opens rows x cols panels under the title (a multiplot for png and svg;
+ * in txt each panel is a page of its own, 80x24, titled). Call
+ * plot_gp_panel() before each panel's plot command. */
+void plot_gp_panels(struct plot_gp *g, int rows, int cols, const char *title);
+void plot_gp_panel(struct plot_gp *g, const char *title);
+
+/* Fixes the left and right margins (png, svg) so stacked panels share
+ * one time axis whatever their tick labels and keys; key_chars is the
+ * longest key title in characters. */
+void plot_gp_margins(struct plot_gp *g, int key_chars);
+
+/* Ends the panels and closes the script; returns 0 or -1 after error(). */
+int plot_gp_close(struct plot_gp *g);
+
+/* Runs `gnuplot SCRIPT` with DIR as the working directory, gnuplot's stderr
+ * captured: its warnings are passed on as warning() lines. The program is
+ * $IOTAPE_GNUPLOT, else gnuplot from PATH. Returns 0, or -1 after one
+ * error() line: gnuplot not found, killed, or exited non-zero (with the
+ * first line of what it printed). */
+int plot_gnuplot_run(const char *dir, const char *script);
+
+/* ---- the kinds (plots/kind_*.c) ----
+ * Each writes NAME.KIND.dat and NAME.KIND.gp for the runs of c. Returns 0
+ * when both are written, 1 when the runs have nothing to draw (why, a
+ * short sentence, says which run lacks what), or -1 after error(). */
+int plot_seek(struct plot_ctx *c, char *why, size_t whylen);
+int plot_tput(struct plot_ctx *c, char *why, size_t whylen);
+int plot_qd(struct plot_ctx *c, char *why, size_t whylen);
+int plot_lat(struct plot_ctx *c, char *why, size_t whylen);
+int plot_vm(struct plot_ctx *c, char *why, size_t whylen);
+int plot_procs(struct plot_ctx *c, char *why, size_t whylen);
+int plot_compare(struct plot_ctx *c, char *why, size_t whylen);
+
+/* ---- headline figures (plots/kind_summary.c; compare and mail) ---- */
+
+enum {
+	PLOT_H_READ_MBS, PLOT_H_WRITE_MBS, PLOT_H_IOPS, PLOT_H_Q2C_MEAN,
+	PLOT_H_Q2C_P99, PLOT_H_D2C_MEAN, PLOT_H_D2C_P99, PLOT_NHEAD
+};
+
+/* Their names with units ("read MB/s", "Q2C p99 us"). */
+extern const char *const plot_headline_names[PLOT_NHEAD];
+
+/* 1 where a lower value is better (latencies), 0 where higher is. */
+extern const int plot_headline_lower_better[PLOT_NHEAD];
+
+/* Fills v with rv's headline figures from report_build(): read and write
+ * MB/s and IOPS (reads + writes) over the run's span, as iotape report
+ * counts them (MB = 10^6 bytes), and Q2C and D2C mean and p99 over all
+ * devices in us (NAN when the run has none). Returns 0 or -1 after an
+ * error line. */
+int plot_headline_get(struct runview *rv, double v[PLOT_NHEAD]);
+
+/* 100 * (v - base) / base, or NAN when base is 0 or either is NAN. */
+double plot_pct_change(double base, double v);
+
+/* ---- shared helpers (plots/plot.c) ---- */
+
+/* A bin width in seconds, 1, 2 or 5 times a power of ten, that cuts span
+ * seconds into at most about target bins; and its text ("25 ms"). */
+double plot_bin_width(double span, int target, char *text, size_t len);
+
+/* A process as "comm pid" (comm cut to 16), or "pid N" when the run has
+ * no name for it. */
+void plot_proc_label(const struct runview *rv, uint32_t pid, char *out,
+		     size_t len);
+
+/* Characters a run's label adds to a key title: 0 for one run, else the
+ * longest label plus a blank. */
+int plot_label_chars(const struct plot_ctx *c);
+
+/* Device number as "major,minor". */
+void plot_devname(uint32_t dev, char *out, size_t len);
+
+/* Prepares sql on c's database; returns the statement, or NULL after
+ * error() naming what (e.g. "reading requests"). */
+sqlite3_stmt *plot_prepare(struct plot_ctx *c, const char *what,
+			   const char *sql);
+
+/* Finishes a statement stepped to its end: finalizes it and returns 0 when
+ * the last step was SQLITE_DONE, else -1 after error() naming what. */
+int plot_finish(struct plot_ctx *c, sqlite3_stmt *s, int step,
+		const char *what);
+
+#endif
