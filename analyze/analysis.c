@@ -12,19 +12,11 @@
 #include "lib/emit.h"
 #include "lib/util.h"
 
-struct row {
-	int64_t q, d, c;         /* ns; INT64_MIN when not seen */
-	uint64_t dsector;
-	uint32_t bytes, dbytes, pid, dev;
-	int64_t seek;
-	uint8_t write, head, has_seek, split;
-};
-
 #define NONE INT64_MIN
 /* Dirty data worth writing: below this, an idle device is no finding. */
 #define DIRTY_MB 8.0
 
-static int load_rows(const struct runview *rv, struct row **out, size_t *n)
+int io_rows_load(const struct runview *rv, struct io_row **out, size_t *n)
 {
 	sqlite3 *db = store_db(rv->st);
 	sqlite3_stmt *s;
@@ -40,7 +32,7 @@ static int load_rows(const struct runview *rv, struct row **out, size_t *n)
 		return error("reading requests: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(s, 1, rv->id);
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		struct row *r;
+		struct io_row *r;
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 4096;
 			*out = xrealloc(*out, cap * sizeof(**out));
@@ -82,18 +74,18 @@ static void sort_if_needed(void *base, size_t n, size_t size,
 
 static int cmp_d(const void *a, const void *b)
 {
-	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+	const struct io_row *x = *(const struct io_row *const *)a, *y = *(const struct io_row *const *)b;
 	return (x->d > y->d) - (x->d < y->d);
 }
 
 /* ---- seek ---- */
 
-static void analyze_seek(struct analysis *a, struct row *rows, size_t n)
+static void analyze_seek(struct analysis *a, struct io_row *rows, size_t n)
 {
 	uint32_t devs[64];
 	uint64_t counts[64] = { 0 };
 	int ndev = 0, best = 0;
-	struct row **h;
+	struct io_row **h;
 	size_t nh = 0;
 	struct hist dist = { 0 };
 	double sw_sum = 0, same_sum = 0, busy = 0, busy_long = 0;
@@ -192,7 +184,7 @@ static int cmp_pev(const void *a, const void *b)
 
 static int cmp_pid(const void *a, const void *b)
 {
-	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+	const struct io_row *x = *(const struct io_row *const *)a, *y = *(const struct io_row *const *)b;
 	if (x->pid != y->pid)
 		return (x->pid > y->pid) - (x->pid < y->pid);
 	return (x->q > y->q) - (x->q < y->q);
@@ -218,9 +210,9 @@ static int cmp_share(const void *a, const void *b)
 	return (x->bytes < y->bytes) - (x->bytes > y->bytes);
 }
 
-static void analyze_procs(struct analysis *a, struct row *rows, size_t n)
+static void analyze_procs(struct analysis *a, struct io_row *rows, size_t n)
 {
-	struct row **p = xmalloc((n ? n : 1) * sizeof(*p));
+	struct io_row **p = xmalloc((n ? n : 1) * sizeof(*p));
 	size_t np = 0, cap = 64, nall = 0;
 	struct proc_share *all = xcalloc(cap, sizeof(*all));
 	uint64_t total_bytes = 0;
@@ -265,7 +257,7 @@ static void analyze_procs(struct analysis *a, struct row *rows, size_t n)
 		ps.row_hi = j;
 		ev = xmalloc(2 * (j - i) * sizeof(*ev));
 		for (size_t k = i; k < j; k++) {
-			struct row *r = p[k];
+			struct io_row *r = p[k];
 			ps.bytes += r->bytes;
 			ev[nev++] = (struct pev){ r->q, +1 };
 			ev[nev++] = (struct pev){ r->c != NONE ? r->c : end, -1 };
@@ -294,7 +286,7 @@ static void analyze_procs(struct analysis *a, struct row *rows, size_t n)
 		hist_free(&q2c);
 		/* busy time and sequential runs of its dispatches */
 		for (size_t k = i; k < j; k++) {
-			struct row *r = p[k];
+			struct io_row *r = p[k];
 			if (!r->head || r->d == NONE)
 				continue;
 			disp++;
@@ -414,10 +406,10 @@ static void wq_pop(struct wq *h, size_t *n)
 		h[i] = last;
 }
 
-static void analyze_rw(struct analysis *a, struct row *rows, size_t n)
+static void analyze_rw(struct analysis *a, struct io_row *rows, size_t n)
 {
 	struct wq *w = xmalloc((n ? n : 1) * sizeof(*w)), *heap;
-	struct row **rd = xmalloc((n ? n : 1) * sizeof(*rd));
+	struct io_row **rd = xmalloc((n ? n : 1) * sizeof(*rd));
 	size_t nw = 0, nr = 0, nheap = 0, wi = 0;
 	double rsum = 0, wsum = 0;
 	uint64_t rn = 0, wn = 0;
@@ -427,7 +419,7 @@ static void analyze_rw(struct analysis *a, struct row *rows, size_t n)
 	int64_t last_t = 0, end = a->rv->last_ns;
 
 	for (size_t i = 0; i < n; i++) {
-		struct row *r = &rows[i];
+		struct io_row *r = &rows[i];
 		if (r->q == NONE || !r->bytes || r->split)
 			continue;
 		if (r->c != NONE && r->c >= r->q) {
@@ -468,7 +460,7 @@ static void analyze_rw(struct analysis *a, struct row *rows, size_t n)
 	/* write bytes queued and not completed, over time */
 	ev = xmalloc((2 * nw + 1) * sizeof(*ev));
 	for (size_t i = 0; i < n; i++) {
-		struct row *r = &rows[i];
+		struct io_row *r = &rows[i];
 		if (r->q == NONE || !r->bytes || !r->write || r->split)
 			continue;
 		ev[nev++] = (struct pev){ r->q, (int)(r->bytes / 512) };
@@ -519,7 +511,7 @@ static double setting_value(const struct runview *rv, const char *key)
 	return v;
 }
 
-static void analyze_samples(struct analysis *a, struct row *rows, size_t n)
+static void analyze_samples(struct analysis *a, struct io_row *rows, size_t n)
 {
 	sqlite3 *db = store_db(a->rv->st);
 	sqlite3_stmt *s;
@@ -673,15 +665,24 @@ static void analyze_samples(struct analysis *a, struct row *rows, size_t n)
 
 int analysis_build(struct analysis *a, const struct runview *rv)
 {
-	struct row *rows;
+	struct io_row *rows;
 	size_t n;
+	int rc;
 
+	if (io_rows_load(rv, &rows, &n))
+		return -1;
+	rc = analysis_build_rows(a, rv, rows, n);
+	free(rows);
+	return rc;
+}
+
+int analysis_build_rows(struct analysis *a, const struct runview *rv,
+			struct io_row *rows, size_t n)
+{
 	memset(a, 0, sizeof(*a));
 	a->rv = rv;
 	snprintf(a->name_short, sizeof(a->name_short), "%.23s", rv->name);
 	a->span_s = (double)(rv->last_ns - rv->genesis_ns) / 1e9;
-	if (load_rows(rv, &rows, &n))
-		return -1;
 	a->has_trace = n > 0;
 	{
 		sqlite3_stmt *s;
@@ -703,7 +704,6 @@ int analysis_build(struct analysis *a, const struct runview *rv)
 	analyze_procs(a, rows, n);
 	analyze_rw(a, rows, n);
 	analyze_samples(a, rows, n);
-	free(rows);
 	return 0;
 }
 

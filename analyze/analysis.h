@@ -13,6 +13,19 @@
 
 #define AN_TOP_PROCS 8
 
+/* One stitched I/O of a run as the analyzers read it (requests table). */
+struct io_row {
+	int64_t q, d, c;         /* ns; INT64_MIN when not seen */
+	uint64_t dsector;        /* the dispatch's sector (or the bio's) */
+	uint32_t bytes, dbytes, pid, dev;
+	int64_t seek;            /* btt D2D distance, on d_head rows */
+	uint8_t write, head, has_seek, split;
+};
+
+/* Reads run rv's requests into *out (*n rows, malloc'd; free() it).
+ * Returns 0 or -1 after an error line. */
+int io_rows_load(const struct runview *rv, struct io_row **out, size_t *n);
+
 struct proc_share {
 	uint32_t pid;
 	char comm[32];
@@ -92,6 +105,10 @@ struct analysis {
 /* Analyzes run rv (reads its requests, samples, settings). Returns 0 or -1
  * after an error line. */
 int analysis_build(struct analysis *a, const struct runview *rv);
+
+/* The same over rows already read with io_rows_load() (sorted in place). */
+int analysis_build_rows(struct analysis *a, const struct runview *rv,
+			struct io_row *rows, size_t n);
 
 /* One finding of an analyzer, ranked by score (0..1, how much of a
  * difference between runs, or how strongly one run shows the pattern). */

@@ -471,13 +471,18 @@ int cmd_compare(int argc, char **argv)
 	rf = xcalloc((size_t)n, sizeof(*rf));
 	an = xcalloc((size_t)n, sizeof(*an));
 	for (int i = 0; i < n && !rc; i++) {
+		struct io_row *rows = NULL;
+		size_t nrows;
 		if (runview_load(&rf[i].rv, st, argv[optind + i]) ||
-		    report_build(&rf[i].rep, &rf[i].rv) ||
-		    analysis_build(&rf[i].an, &rf[i].rv)) {
+		    io_rows_load(&rf[i].rv, &rows, &nrows) ||
+		    report_build_rows(&rf[i].rep, &rf[i].rv, rows, nrows) ||
+		    analysis_build_rows(&rf[i].an, &rf[i].rv, rows, nrows)) {
+			free(rows);
 			rc = -1;
 			n = i + 1;
 			break;
 		}
+		free(rows);
 		if (group_by)
 			group_of(&rf[i], group_by);
 		figures(&fs, &rf[i]);

@@ -62,44 +62,35 @@ static struct proc_stats *proc_of(struct report *r, uint32_t pid)
 	return &r->procs[r->nproc - 1];
 }
 
-static int is_write(int64_t cats)
-{
-	return (cats & (BT_C_WRITE | BT_C_DISCARD)) != 0;
-}
 
 int report_build(struct report *r, struct runview *rv)
 {
-	sqlite3 *db = store_db(rv->st);
-	sqlite3_stmt *s;
-	int step;
+	struct io_row *rows;
+	size_t n;
+	int rc;
 
+	if (io_rows_load(rv, &rows, &n))
+		return -1;
+	rc = report_build_rows(r, rv, rows, n);
+	free(rows);
+	return rc;
+}
+
+int report_build_rows(struct report *r, const struct runview *rv,
+		      const struct io_row *rows, size_t n)
+{
 	memset(r, 0, sizeof(*r));
 	r->rv = rv;
 	r->span_ns = rv->last_ns - rv->genesis_ns;
-	if (sqlite3_prepare_v2(db,
-		"SELECT dev, bytes, cats, pid, q_ns, d_ns, c_ns, d_bytes, d_head,"
-		" seek_sectors, split FROM requests WHERE run = ?",
-		-1, &s, NULL) != SQLITE_OK)
-		return error("reading requests: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(s, 1, rv->id);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
-		int64_t bytes = sqlite3_column_int64(s, 1);
-		int64_t cats = sqlite3_column_int64(s, 2);
-		uint32_t pid = (uint32_t)sqlite3_column_int64(s, 3);
-		int hq = sqlite3_column_type(s, 4) != SQLITE_NULL;
-		int hd = sqlite3_column_type(s, 5) != SQLITE_NULL;
-		int hc = sqlite3_column_type(s, 6) != SQLITE_NULL;
-		int64_t q = sqlite3_column_int64(s, 4);
-		int64_t d = sqlite3_column_int64(s, 5);
-		int64_t c = sqlite3_column_int64(s, 6);
-		int64_t dbytes = sqlite3_column_int64(s, 7);
-		int head = sqlite3_column_int(s, 8);
-		int hseek = sqlite3_column_type(s, 9) != SQLITE_NULL;
-		int64_t seek = sqlite3_column_int64(s, 9);
-		int split = sqlite3_column_int(s, 10);
-		struct dev_stats *ds = dev_of(r, dev);
-		int w = is_write(cats);
+	for (size_t i = 0; i < n; i++) {
+		const struct io_row *x = &rows[i];
+		int64_t bytes = x->bytes, q = x->q, d = x->d, c = x->c;
+		int hq = q != INT64_MIN, hd = d != INT64_MIN, hc = c != INT64_MIN;
+		int64_t dbytes = x->dbytes, seek = x->seek;
+		int head = x->head, hseek = x->has_seek, split = x->split;
+		uint32_t pid = x->pid;
+		struct dev_stats *ds = dev_of(r, x->dev);
+		int w = x->write;
 
 		if (split && hq) {
 			/* btt pairs neither half of a split bio (its D and C
@@ -109,7 +100,6 @@ int report_build(struct report *r, struct runview *rv)
 				hist_add(&ds->q2c_split, (uint64_t)(c - q));
 			hq = 0;
 		}
-
 		if (hq || split) {
 			struct proc_stats *ps = proc_of(r, pid);
 			ds->bios++;
@@ -123,8 +113,7 @@ int report_build(struct report *r, struct runview *rv)
 			if (c >= q) {
 				hist_add(&ds->q2c, (uint64_t)(c - q));
 				hist_add(&r->q2c_dir[w], (uint64_t)(c - q));
-			}
-			else
+			} else
 				ds->negative++;
 			if (!hd)
 				ds->q2c_no_d++;
@@ -133,8 +122,7 @@ int report_build(struct report *r, struct runview *rv)
 			if (c >= d) {
 				hist_add(&ds->d2c, (uint64_t)(c - d));
 				hist_add(&r->d2c_dir[w], (uint64_t)(c - d));
-			}
-			else
+			} else
 				ds->negative++;
 		}
 		if (hq && hd && bytes > 0 && d >= q)
@@ -157,9 +145,6 @@ int report_build(struct report *r, struct runview *rv)
 				ds->seeks_128++;
 		}
 	}
-	sqlite3_finalize(s);
-	if (step != SQLITE_DONE)
-		return error("reading requests: %s", sqlite3_errmsg(db));
 	for (size_t i = 0; i < r->ndev; i++) {
 		hist_merge(&r->all_q2c, &r->devs[i].q2c);
 		hist_merge(&r->all_d2c, &r->devs[i].d2c);
@@ -426,8 +411,20 @@ int cmd_report(int argc, char **argv)
 	}
 	if (runview_open(&rv, db_path_default(db), argv[optind]))
 		return -1;
-	rc = report_build(&r, &rv);
-	if (!rc && !(rc = analysis_build(&an, &rv))) {
+	{
+		struct io_row *rows;
+		size_t n;
+		rc = io_rows_load(&rv, &rows, &n);
+		if (!rc) {
+			/* one read of the requests serves both */
+			rc = report_build_rows(&r, &rv, rows, n);
+			if (!rc)
+				rc = analysis_build_rows(&an, &rv, rows, n);
+			free(rows);
+		} else
+			memset(&r, 0, sizeof(r));
+	}
+	if (!rc) {
 		nf = analysis_findings(&an, f, 8);
 		emit_init(&e, stdout, json);
 		report_emit(&r, &e, 20, f, nf, &an);

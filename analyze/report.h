@@ -50,6 +50,11 @@ struct report {
 /* Reads rv's requests once and fills r. Returns 0 or -1 after an error line. */
 int report_build(struct report *r, struct runview *rv);
 
+struct io_row;
+/* The same from rows already read (analysis.h io_rows_load()). */
+int report_build_rows(struct report *r, const struct runview *rv,
+		      const struct io_row *rows, size_t n);
+
 struct finding;
 struct analysis;
 
