@@ -141,6 +141,14 @@ static struct sio *tr_find_sec(struct sio *t, uint64_t sec)
 	return NULL;
 }
 
+/* The node whose start sector is key, or NULL. */
+static struct sio *tr_find_key(struct sio *t, uint64_t key)
+{
+	while (t && t->rq.sector != key)
+		t = key < t->rq.sector ? t->l : t->r;
+	return t;
+}
+
 /* Appends to s->vec every node lying inside [s0, e0] (btt's rb_foreach). */
 static void tr_collect(struct stitch *s, struct sio *t, uint64_t s0, uint64_t e0)
 {
@@ -411,7 +419,9 @@ static void on_issue(struct stitch *s, struct devst *d, const struct bt_event *e
 		s->st.orphan_d++;
 		d->d = tr_insert(d->d, n, &dup);
 		if (dup) {
-			struct sio *old = tr_find_sec(d->d, ev->sector);
+			/* by start sector: a request under 512 bytes has an
+			 * empty sector range, so containment would miss it */
+			struct sio *old = tr_find_key(d->d, ev->sector);
 			/* Re-dispatch of the same range: take the newer times. */
 			if (old) {
 				old->rq = n->rq;
