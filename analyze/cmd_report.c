@@ -374,7 +374,8 @@ static void report_usage(FILE *fp)
 "Per-device figures of RUN (requests, MB, IOPS and MB/s for reads and\n"
 "writes; bios queued and dispatched, merge ratio, average in flight; D2D\n"
 "seeks; Q2C, D2C and Q2D latency: n, mean, p50, p90, p99, max in us), the\n"
-"same latencies over all devices, and a per-process table.\n"
+"same latencies over all devices, a per-process table, and the swap, seek,\n"
+"fairness and writeback analyzers' findings (see iotape compare --help).\n"
 "  --db FILE  the database (default $IOTAPE_DB or iotape.db)\n"
 "  --json     the same numbers as one JSON object\n"
 "\n%s", report_footer);
