@@ -222,8 +222,7 @@ static void analyze_procs(struct analysis *a, struct io_row *rows, size_t n)
 
 	/* processes compete for a device: judge them on the busiest one */
 	for (size_t i = 0; i < n; i++)
-		if (rows[i].q != NONE && !rows[i].split && rows[i].bytes &&
-		    rows[i].dev == a->seek_dev)
+		if (rows[i].q != NONE && rows[i].bytes && rows[i].dev == a->seek_dev)
 			p[np++] = &rows[i];
 	for (size_t i = 0; i < n; i++) {
 		if (rows[i].head && rows[i].c != NONE && rows[i].d != NONE &&
@@ -261,8 +260,10 @@ static void analyze_procs(struct analysis *a, struct io_row *rows, size_t n)
 			ps.bytes += r->bytes;
 			ev[nev++] = (struct pev){ r->q, +1 };
 			ev[nev++] = (struct pev){ r->c != NONE ? r->c : end, -1 };
-			if (r->c != NONE && r->c >= r->q)
+			if (r->c != NONE && r->c >= r->q && !r->split)
 				hist_add(&q2c, (uint64_t)(r->c - r->q));
+			if (r->c != NONE)
+				a->completions++;
 		}
 		/* the longest stretch with I/O queued and none completing */
 		sort_if_needed(ev, nev, sizeof(*ev), cmp_pev);
@@ -358,8 +359,11 @@ static void analyze_procs(struct analysis *a, struct io_row *rows, size_t n)
 	a->nprocs_all = (int)nall;
 	a->nprocs = nall < AN_TOP_PROCS ? (int)nall : AN_TOP_PROCS;
 	memcpy(a->procs, all, (size_t)a->nprocs * sizeof(*all));
-	a->starved = nj >= 2 && (a->jain < 0.85 || (a->max_starve_s > 1 &&
-		     a->max_starve_s > 0.2 * a->span_s));
+	/* with no completion at all (a trace that lost them) nothing can be
+	 * said of who was served */
+	a->starved = nj >= 2 && a->completions && a->max_starve_s > 1 &&
+		     a->max_starve_s > 0.2 * a->span_s;
+	a->unequal = nj >= 2 && a->completions && a->jain < 0.85;
 	free(all);
 	free(p);
 }
@@ -566,6 +570,7 @@ static void analyze_samples(struct analysis *a, struct io_row *rows, size_t n)
 	}
 	sqlite3_finalize(s);
 	a->iowait_pct = nwa ? wa_sum / (double)nwa : 0;
+	a->bo_samples = nbo;
 	if (nbo > 2) {
 		double sum = 0, sq = 0;
 		size_t flips = 0;
@@ -628,15 +633,16 @@ static void analyze_samples(struct analysis *a, struct io_row *rows, size_t n)
 			if ((a->first_swap_s < 0 || (double)(t - g) / 1e9 <= a->first_swap_s) &&
 			    dirty + wb > a->dirty_before_swap_mb)
 				a->dirty_before_swap_mb = dirty + wb;
-			if (havep && t > pt) {
-				double len = (double)(t - pt), overlap = 0;
+			if (havep && t > pt && a->has_trace && t > g && pt < a->rv->last_ns) {
+				int64_t lo0 = pt > g ? pt : g, hi0 = t < a->rv->last_ns ? t : a->rv->last_ns;
+				double len = (double)(hi0 - lo0), overlap = 0;
 				sampled += len;
 				if (pdirty > DIRTY_MB) {
 					while (bi < nb && busy[bi].b <= pt)
 						bi++;
-					for (size_t k = bi; k < nb && busy[k].a < t; k++) {
-						int64_t lo = busy[k].a > pt ? busy[k].a : pt;
-						int64_t hi = busy[k].b < t ? busy[k].b : t;
+					for (size_t k = bi; k < nb && busy[k].a < hi0; k++) {
+						int64_t lo = busy[k].a > lo0 ? busy[k].a : lo0;
+						int64_t hi = busy[k].b < hi0 ? busy[k].b : hi0;
 						if (hi > lo)
 							overlap += (double)(hi - lo);
 					}
@@ -644,7 +650,7 @@ static void analyze_samples(struct analysis *a, struct io_row *rows, size_t n)
 					a->idle_dirty_s += idle;
 					if (idle > a->longest_idle_dirty_s) {
 						a->longest_idle_dirty_s = idle;
-						a->longest_idle_dirty_at_s = (double)(pt - g) / 1e9;
+						a->longest_idle_dirty_at_s = (double)(lo0 - g) / 1e9;
 					}
 				}
 			}
@@ -657,7 +663,8 @@ static void analyze_samples(struct analysis *a, struct io_row *rows, size_t n)
 	}
 	free(busy);
 	a->idle_with_dirty = a->has_trace && a->idle_dirty_s > 1 &&
-			     a->idle_dirty_frac > 0.2 && a->dirty_peak_mb > DIRTY_MB;
+			     a->idle_dirty_frac > 0.2 && a->dirty_peak_mb > DIRTY_MB &&
+			     a->write_q2c_ms > 0;
 	a->writes_held = a->swap_out_mb > 1 && a->rw_latency_ratio > 2 &&
 			 a->reads_dispatched &&
 			 a->reads_past_old_writes * 10 > a->reads_dispatched;
@@ -785,7 +792,7 @@ static void swap_text(const struct analysis *a, char *t, size_t len)
 		snprintf(t, len, "swapped out %.1f MB, in %.1f MB (peak swap used "
 			 "%.1f MB)%s%s.", a->swap_out_mb, a->swap_in_mb,
 			 a->peak_swap_mb, first, dirty);
-	if (!a->has_trace)
+	if (!a->has_trace || !a->reads_dispatched || a->write_q2c_ms <= 0)
 		return;
 	snprintf(t + strlen(t), len - strlen(t), " Read Q2C %.2f ms "
 		 "vs write %.2f ms (x%.1f); %llu of %llu reads were dispatched "
@@ -799,16 +806,30 @@ static void swap_text(const struct analysis *a, char *t, size_t len)
 
 static void fair_text(const struct analysis *a, char *t, size_t len)
 {
-	size_t o = (size_t)snprintf(t, len, "on device %u,%u, Jain's index %.2f "
-				    "over the MB/s of the processes with 5%% of the "
-				    "bytes or more while all of them had I/O going "
-				    "(%.2f s); longest starvation %.2f s.",
-				    BT_MAJOR(a->seek_dev), BT_MINOR(a->seek_dev),
-				    a->jain, a->window_s, a->max_starve_s);
+	char win[64];
+	size_t o;
+
+	if (!a->completions) {
+		snprintf(t, len, "on device %u,%u no I/O completed in the trace "
+			 "(completions lost, or on CPUs whose files are missing): "
+			 "nothing to say of who was served.", BT_MAJOR(a->seek_dev),
+			 BT_MINOR(a->seek_dev));
+		return;
+	}
+	if (a->window_s > 0.05)
+		snprintf(win, sizeof(win), "while all of them had I/O going (%.2f s)",
+			 a->window_s);
+	else
+		snprintf(win, sizeof(win), "over the whole run");
+	o = (size_t)snprintf(t, len, "on device %u,%u, Jain's index %.2f over the "
+			     "MB/s of the processes with 5%% of the bytes or more "
+			     "%s; longest starvation %.2f s.",
+			     BT_MAJOR(a->seek_dev), BT_MINOR(a->seek_dev), a->jain,
+			     win, a->max_starve_s);
 	for (int i = 0; i < a->nprocs && i < 4 && o < len; i++) {
 		const struct proc_share *p = &a->procs[i];
 		o += (size_t)snprintf(t + o, len - o, " %s[%u]%s%s%s: %.0f%% of bytes, "
-				      "%.1f MB/s meanwhile, %.0f%% of busy time, Q2C "
+				      "%.1f MB/s so measured, %.0f%% of busy time, Q2C "
 				      "p50 %.2f ms p99 %.2f ms, starved %.2f s%s%.1f s.",
 				      p->comm, p->pid,
 				      p->role[0] ? " (" : "", p->role,
@@ -832,26 +853,31 @@ static void wb_text(const struct analysis *a, char *t, size_t len)
 
 	t[0] = '\0';
 	if (a->has_meminfo && a->has_trace)
-		o = (size_t)snprintf(t, len, "the device was idle for %.1f s (%.0f%% "
-			"of the sampled time) while more than 8 MB was dirty, the "
-			"longest %.1f s from %+.1f s; ", a->idle_dirty_s,
+		o = (size_t)snprintf(t, len, "the devices were idle for %.1f s (%.0f%% "
+			"of the sampled time) while more than 8 MB was dirty "
+			"(system-wide), the longest %.1f s from %+.1f s; ", a->idle_dirty_s,
 			100 * a->idle_dirty_frac, a->longest_idle_dirty_s,
 			a->longest_idle_dirty_at_s);
 	if (a->has_meminfo && o < len)
 		o += (size_t)snprintf(t + o, len - o, "dirty peaked at %.1f MB, "
 			"writeback at %.1f MB; ", a->dirty_peak_mb, a->wb_peak_mb);
+	if (o < len && a->bo_samples > 2)
+		o += (size_t)snprintf(t + o, len - o, "bo averaged %.0f kB/s, "
+			"varying %.0f%% (CV), alternating high/low in %.0f%% of "
+			"intervals; ", a->bo_mean_kbs, 100 * a->bo_cv,
+			100 * a->bo_alternation);
+	else if (o < len)
+		o += (size_t)snprintf(t + o, len - o, "too few samples (%zu) for "
+			"bo's pattern; ", a->bo_samples);
 	if (o < len)
-		snprintf(t + o, len - o, "bo averaged %.0f kB/s, varying %.0f%% (CV), "
-			 "alternating high/low in %.0f%% of intervals; "
-			 "dirty_background_ratio %s, dirty_ratio %s%s.", a->bo_mean_kbs,
-			 100 * a->bo_cv, 100 * a->bo_alternation, dbr, dr,
-			 a->has_meminfo ? "" : " (no Dirty samples: a vmstat log "
-			 "has none)");
+		snprintf(t + o, len - o, "dirty_background_ratio %s, dirty_ratio "
+			 "%s%s.", dbr, dr, a->has_meminfo ? "" : " (no Dirty "
+			 "samples: a vmstat log has none)");
 }
 
 int analysis_findings(const struct analysis *a, struct finding *out, int max)
 {
-	char t[1400];
+	char t[4000];
 	int n = 0;
 
 	if (a->has_trace && a->dispatches) {
@@ -869,8 +895,11 @@ int analysis_findings(const struct analysis *a, struct finding *out, int max)
 	}
 	if (a->has_trace && a->nprocs) {
 		fair_text(a, t, sizeof(t));
-		add(out, &n, max, "fairness", a->starved ? 0.9 : (1 - a->jain) / 2,
-		    a->starved ? "fairness: a process starved" : "fairness", t);
+		add(out, &n, max, "fairness", a->starved ? 0.9 :
+		    a->unequal ? 0.5 + (1 - a->jain) / 2 : (1 - a->jain) / 2,
+		    a->starved ? "fairness: a process starved" :
+		    a->unequal ? "fairness: unequal shares while sharing the device"
+			       : "fairness", t);
 	}
 	if (a->has_samples) {
 		wb_text(a, t, sizeof(t));
@@ -898,7 +927,7 @@ int analysis_compare(const struct analysis *a, int n, struct finding *out,
 
 	for (int k = 1; k < n; k++) {
 		const struct analysis *x = &a[0], *y = &a[k];
-		char t[1600], tx[760], ty[760], title[160];
+		char t[8000], tx[3600], ty[3600], title[900];
 		const struct analysis *inter = NULL;
 		double sc;
 
@@ -931,9 +960,11 @@ int analysis_compare(const struct analysis *a, int n, struct finding *out,
 			/* serving one process at a time (one starved) removes the
 			 * interleaving: then the seek difference follows from the
 			 * fairness one */
-			if (x->starved != y->starved &&
-			    (x->starved ? x : y)->switch_frac < (x->starved ? y : x)->switch_frac)
-				sc *= 0.5;
+			if ((x->starved || x->unequal) != (y->starved || y->unequal)) {
+				const struct analysis *u = x->starved || x->unequal ? x : y;
+				if (u->switch_frac < (u == x ? y : x)->switch_frac)
+					sc *= 0.5;
+			}
 			/* a few hundred dispatches say little about seeking */
 			sc *= fmin(1, (double)(x->dispatches < y->dispatches ?
 					       x->dispatches : y->dispatches) / 1000);
@@ -941,9 +972,9 @@ int analysis_compare(const struct analysis *a, int n, struct finding *out,
 			seek_text(y, ty, sizeof(ty));
 			snprintf(title, sizeof(title), "seek%s%s%s (%s vs %s)",
 				 inter ? ": two streams interleaved on one device" : "",
-				 inter ? " in " : "", inter ? inter->name_short : "",
-				 x->name_short, y->name_short);
-			snprintf(t, sizeof(t), "%.60s: %.700s\n%.60s: %.700s", x->rv->name, tx,
+				 inter ? " in " : "", inter ? inter->rv->name : "",
+				 x->rv->name, y->rv->name);
+			snprintf(t, sizeof(t), "%s: %s\n%s: %s", x->rv->name, tx,
 				 y->rv->name, ty);
 			add(out, &nf, max, "seek", sc, title, t);
 		}
@@ -958,8 +989,8 @@ int analysis_compare(const struct analysis *a, int n, struct finding *out,
 			snprintf(title, sizeof(title), "swap%s (%s vs %s)",
 				 x->writes_held || y->writes_held ?
 				 ": writes held behind reads -> dirty pages pile up -> swap" : "",
-				 x->name_short, y->name_short);
-			snprintf(t, sizeof(t), "%.60s: %.700s\n%.60s: %.700s", x->rv->name, tx,
+				 x->rv->name, y->rv->name);
+			snprintf(t, sizeof(t), "%s: %s\n%s: %s", x->rv->name, tx,
 				 y->rv->name, ty);
 			add(out, &nf, max, "swap", sc, title, t);
 		}
@@ -969,12 +1000,15 @@ int analysis_compare(const struct analysis *a, int n, struct finding *out,
 				  (fmax(x->max_starve_s, y->max_starve_s) > 0.5));
 			if (x->starved != y->starved)
 				sc = fmax(sc, 0.9);
+			else if (x->unequal != y->unequal)
+				sc = fmax(sc, 0.7 + fabs(x->jain - y->jain) / 2);
 			fair_text(x, tx, sizeof(tx));
 			fair_text(y, ty, sizeof(ty));
 			snprintf(title, sizeof(title), "fairness%s (%s vs %s)",
-				 x->starved != y->starved ? ": one process starved" : "",
-				 x->name_short, y->name_short);
-			snprintf(t, sizeof(t), "%.60s: %.700s\n%.60s: %.700s", x->rv->name, tx,
+				 x->starved != y->starved ? ": one process starved" :
+				 x->unequal != y->unequal ? ": unequal shares of the device" : "",
+				 x->rv->name, y->rv->name);
+			snprintf(t, sizeof(t), "%s: %s\n%s: %s", x->rv->name, tx,
 				 y->rv->name, ty);
 			add(out, &nf, max, "fairness", sc, title, t);
 		}
@@ -988,8 +1022,8 @@ int analysis_compare(const struct analysis *a, int n, struct finding *out,
 			wb_text(x, tx, sizeof(tx));
 			wb_text(y, ty, sizeof(ty));
 			snprintf(title, sizeof(title), "writeback and idle (%s vs %s)",
-				 x->name_short, y->name_short);
-			snprintf(t, sizeof(t), "%.60s: %.700s\n%.60s: %.700s", x->rv->name, tx,
+				 x->rv->name, y->rv->name);
+			snprintf(t, sizeof(t), "%s: %s\n%s: %s", x->rv->name, tx,
 				 y->rv->name, ty);
 			add(out, &nf, max, "writeback", sc, title, t);
 		}

@@ -86,12 +86,15 @@ struct analysis {
 	double max_starve_s;
 	double rw_latency_ratio;             /* write Q2C mean / read Q2C mean */
 	int starved;                         /* the pattern is there */
+	int unequal;                         /* Jain's index under 0.85 */
+	uint64_t completions;                /* on the busiest device */
 
 	/* writeback and idle */
 	double dirty_bg_ratio, dirty_ratio;  /* settings, -1 unknown */
 	double idle_dirty_s;                 /* device idle while Dirty > 1 MB */
 	double idle_dirty_frac;              /* of the sampled time */
 	double longest_idle_dirty_s, longest_idle_dirty_at_s;
+	size_t bo_samples;
 	double bo_mean_kbs, bo_cv, bo_alternation; /* alternation: share of
 						     * intervals that flip
 						     * high/low by > 1.5x */
@@ -115,8 +118,8 @@ int analysis_build_rows(struct analysis *a, const struct runview *rv,
 struct finding {
 	const char *analyzer;   /* "swap", "seek", "fairness", "writeback" */
 	double score;
-	char title[120];
-	char text[1600];        /* a paragraph, wrapped at 78 columns */
+	char title[900];
+	char text[8000];        /* a paragraph, wrapped at 78 columns */
 };
 
 /* Findings for a single run (report): one per analyzer that has data. */

@@ -4,6 +4,7 @@
  * (80 columns), --markdown for web trackers, --json for scripts. */
 #include <fnmatch.h>
 #include <getopt.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -159,8 +160,11 @@ static void figures(struct figset *fs, struct run_figs *r)
 		set(fs, r, "swap_out_mb", "swap out MB", 1, 2, an->swap_out_mb);
 		set(fs, r, "swap_in_mb", "swap in MB", 1, 2, an->swap_in_mb);
 		set(fs, r, "peak_swap_mb", "peak swap used MB", 1, 2, an->peak_swap_mb);
-		set(fs, r, "peak_dirty_mb", "peak dirty MB", 1, 1, an->dirty_peak_mb);
-		set(fs, r, "peak_writeback_mb", "peak writeback MB", 1, 1, an->wb_peak_mb);
+		if (an->has_meminfo) {
+			set(fs, r, "peak_dirty_mb", "peak dirty MB", 1, 1, an->dirty_peak_mb);
+			set(fs, r, "peak_writeback_mb", "peak writeback MB", 1, 1,
+			    an->wb_peak_mb);
+		}
 		if (an->min_free_mb >= 0)
 			set(fs, r, "min_free_mb", "min free MB", 0, 1, an->min_free_mb);
 		set(fs, r, "iowait_pct", "CPU iowait %", 1, 1, an->iowait_pct);
@@ -223,8 +227,16 @@ static void print_table(struct emit *e, int fmt, struct figset *fs,
 	double med[MAX_RUNS][MAX_FIG], lo[MAX_RUNS][MAX_FIG], hi[MAX_RUNS][MAX_FIG];
 	int has[MAX_RUNS][MAX_FIG];
 
-	if (grouped)
+	if (grouped) {
 		ng = make_groups(rf, n, gidx, names);
+		/* "vm.dirty_ratio=10" → "10" for the columns: the key is in the
+		 * header */
+		for (int g = 0; g < ng; g++) {
+			char *eq = strchr(names[g], '=');
+			if (eq)
+				memmove(names[g], eq + 1, strlen(eq + 1) + 1);
+		}
+	}
 	else {
 		ng = n;
 		for (int i = 0; i < n; i++) {
@@ -289,7 +301,13 @@ static void print_table(struct emit *e, int fmt, struct figset *fs,
 		emit_text(e, "\n");
 	} else {
 		int show_change = ng <= 3;
-		emit_text(e, "%-24s", grouped ? "median of group" : "");
+		if (grouped)
+			emit_text(e, "median of each group%s%.*s%s\n",
+				  strchr(rf[0].group, '=') ? ", by " : "",
+				  strchr(rf[0].group, '=') ?
+				  (int)(strchr(rf[0].group, '=') - rf[0].group) : 0,
+				  rf[0].group, strchr(rf[0].group, '=') ? "=" : "");
+		emit_text(e, "%-24s", "");
 		for (int g = 0; g < ng; g++) {
 			char nm[16];
 			snprintf(nm, sizeof(nm), "%.*s", show_change ? 12 : 10, names[g]);
@@ -358,17 +376,26 @@ static void print_table(struct emit *e, int fmt, struct figset *fs,
 					if (!noted++)
 						emit_text(e, "\nwithin noise (spread within a "
 							  "group > difference between medians):\n");
-					emit_text(e, "  %s: %s vs %s, difference %.3g, spread "
-						  "up to %.3g\n", fs->f[f].label, names[0],
-						  names[g], diff, spread);
+					char line[512];
+					snprintf(line, sizeof(line), "  %s: %s vs %s, "
+						 "difference %.3g, spread up to %.3g",
+						 fs->f[f].label, names[0], names[g], diff,
+						 spread);
+					wrap_text(line, 76);
+					emit_text(e, "%s\n", line);
 				}
 			}
 		for (int g = 0; g < ng; g++) {
-			emit_text(e, "%s%s:", g ? "" : "\ngroups:\n", names[g]);
-			for (int i = 0; i < n; i++)
+			char line[2048];
+			size_t o = (size_t)snprintf(line, sizeof(line), "%s%s:",
+						    g ? "" : "groups (the explanation "
+						    "compares the first run of each):\n", names[g]);
+			for (int i = 0; i < n && o < sizeof(line); i++)
 				if (gidx[i] == g)
-					emit_text(e, " %s", rf[i].rv.name);
-			emit_text(e, "\n");
+					o += (size_t)snprintf(line + o, sizeof(line) - o,
+							      " %s", rf[i].rv.name);
+			wrap_text(line, 78);
+			emit_text(e, "%s%s\n", g ? "" : "\n", line);
 		}
 	}
 }
@@ -441,6 +468,7 @@ int cmd_compare(int argc, char **argv)
 	struct analysis *an;
 	struct finding fnd[64];
 	struct emit e;
+	char **names;
 	int c, fmt = FMT_TEXT, n, rc = 0, nf;
 
 	optind = 1;
@@ -454,26 +482,65 @@ int cmd_compare(int argc, char **argv)
 		default: compare_usage(stderr); return 2;
 		}
 	}
-	n = argc - optind;
-	if (n < 2 || n > MAX_RUNS) {
-		compare_usage(stderr);
+	db = db_path_default(db);
+	if (argc - optind < 1) {
+		error("compare needs two or more RUNs (names, ids or globs such "
+		      "as 'sweep*')");
 		return 2;
 	}
-	db = db_path_default(db);
+	if (access(db, F_OK) != 0)
+		return error("cannot open database '%s': no such file", db);
+	if (store_open(&st, db, 0)) {
+		error("%s: %s", db, store_errmsg(st));
+		store_close(st);
+		return -1;
+	}
+	/* RUN arguments may be globs over the run names, in run order */
 	{
-		struct runview probe;
-		if (runview_open(&probe, db, argv[optind]))
-			return -1;
-		st = probe.st;
-		probe.owns_store = 0;
-		runview_close(&probe);
+		sqlite3_stmt *sq;
+		names = xcalloc(MAX_RUNS, sizeof(*names));
+		n = 0;
+		for (int i = optind; i < argc; i++) {
+			int matched = 0;
+			if (!strpbrk(argv[i], "*?[")) {
+				if (n < MAX_RUNS)
+					names[n++] = xstrdup(argv[i]);
+				continue;
+			}
+			if (sqlite3_prepare_v2(store_db(st), "SELECT name FROM runs "
+					       "ORDER BY id", -1, &sq, NULL) != SQLITE_OK)
+				break;
+			while (sqlite3_step(sq) == SQLITE_ROW) {
+				const char *nm = (const char *)sqlite3_column_text(sq, 0);
+				if (!fnmatch(argv[i], nm, 0) && n < MAX_RUNS) {
+					names[n++] = xstrdup(nm);
+					matched = 1;
+				}
+			}
+			sqlite3_finalize(sq);
+			if (!matched) {
+				error("no run matches '%s'", argv[i]);
+				rc = -1;
+			}
+		}
+		if (!rc && n < 2) {
+			error("compare needs two or more runs; %d given", n);
+			rc = 2;
+		}
+		if (rc) {
+			for (int i = 0; i < n; i++)
+				free(names[i]);
+			free(names);
+			store_close(st);
+			return rc;
+		}
 	}
 	rf = xcalloc((size_t)n, sizeof(*rf));
 	an = xcalloc((size_t)n, sizeof(*an));
 	for (int i = 0; i < n && !rc; i++) {
 		struct io_row *rows = NULL;
 		size_t nrows;
-		if (runview_load(&rf[i].rv, st, argv[optind + i]) ||
+		if (runview_load(&rf[i].rv, st, names[i]) ||
 		    io_rows_load(&rf[i].rv, &rows, &nrows) ||
 		    report_build_rows(&rf[i].rep, &rf[i].rv, rows, nrows) ||
 		    analysis_build_rows(&rf[i].an, &rf[i].rv, rows, nrows)) {
@@ -483,8 +550,17 @@ int cmd_compare(int argc, char **argv)
 			break;
 		}
 		free(rows);
-		if (group_by)
+		if (group_by) {
 			group_of(&rf[i], group_by);
+			if (!strcmp(rf[i].group, "(none)") &&
+			    !strpbrk(group_by, "*?[,")) {
+				error("run '%s' has no setting '%s' to group by",
+				      rf[i].rv.name, group_by);
+				rc = -1;
+				n = i + 1;
+				break;
+			}
+		}
 		figures(&fs, &rf[i]);
 		an[i] = rf[i].an;
 	}
@@ -508,9 +584,9 @@ int cmd_compare(int argc, char **argv)
 		if (group_by) {
 			/* the explanation compares the first run of each group */
 			int gidx[MAX_RUNS], ng, k = 0;
-			char names[MAX_RUNS][128];
+			char gnames[MAX_RUNS][128];
 			struct analysis pick[MAX_RUNS];
-			ng = make_groups(rf, n, gidx, names);
+			ng = make_groups(rf, n, gidx, gnames);
 			for (int g = 0; g < ng; g++)
 				for (int i = 0; i < n; i++)
 					if (gidx[i] == g) {
@@ -548,6 +624,9 @@ int cmd_compare(int argc, char **argv)
 		report_free(&rf[i].rep);
 		runview_close(&rf[i].rv);
 	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 	free(rf);
 	free(an);
 	store_close(st);

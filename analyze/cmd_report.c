@@ -81,7 +81,8 @@ int report_build_rows(struct report *r, const struct runview *rv,
 {
 	memset(r, 0, sizeof(*r));
 	r->rv = rv;
-	r->span_ns = rv->last_ns - rv->genesis_ns;
+	/* a run of samples only (a vmstat log) has no event span */
+	r->span_ns = rv->last_event ? rv->last_ns - rv->genesis_ns : 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct io_row *x = &rows[i];
 		int64_t bytes = x->bytes, q = x->q, d = x->d, c = x->c;
@@ -133,12 +134,16 @@ int report_build_rows(struct report *r, const struct runview *rv,
 			ds->dir[w].c_only_ios++;
 			ds->dir[w].c_only_bytes += (uint64_t)bytes;
 		}
-		if (head) {
+		if (head && !dbytes) {
+			/* zero-length requests (flushes): neither reads nor
+			 * writes, counted apart */
+			ds->flushes++;
+		} else if (head) {
 			ds->dir[w].ios++;
 			ds->dir[w].bytes += (uint64_t)dbytes;
-			if (hc && c >= d)
-				ds->busy_ns += (uint64_t)(c - d);
 		}
+		if (head && hc && c >= d)
+			ds->busy_ns += (uint64_t)(c - d);
 		if (hseek) {
 			hist_add(&ds->seek, (uint64_t)llabs(seek));
 			if (llabs(seek) > 128)
@@ -236,6 +241,9 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	emit_text(e, "run '%s' (%s, %s, %s): %.3f s, %zu device%s\n", rv->name,
 		  rv->kind, rv->status, rv->format[0] ? rv->format : "-", span_s,
 		  r->ndev, r->ndev == 1 ? "" : "s");
+	if (!r->ndev)
+		emit_text(e, "no block events in this run (samples only: see "
+			  "iotape vmstat)\n");
 
 	emit_arr_begin(e, "devices");
 	for (size_t i = 0; i < r->ndev; i++) {
@@ -257,12 +265,15 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		emit_dir(e, "write", &d->dir[1], span_s, c_only);
 		emit_u64(e, "bios", d->bios);
 		emit_u64(e, "dispatches", disp);
-		emit_num(e, "merge_ratio", disp ? (double)d->bios / (double)disp : 0);
+		emit_u64(e, "flushes", d->flushes);
+		emit_num(e, "merge_ratio", disp + d->flushes ?
+			 (double)d->bios / (double)(disp + d->flushes) : 0);
 		emit_num(e, "avg_inflight", inflight);
-		emit_text(e, "  Q bios %" PRIu64 ", D requests %" PRIu64
-			  ", merge ratio Q/D %.2f, avg in flight %.2f\n",
-			  d->bios, disp, disp ? (double)d->bios / (double)disp : 0,
-			  inflight);
+		emit_text(e, "  Q bios %" PRIu64 ", D requests %" PRIu64 " (and %" PRIu64
+			  " empty: flushes), merge ratio Q/D %.2f,\n  avg in flight "
+			  "%.2f\n", d->bios, disp, d->flushes,
+			  disp + d->flushes ? (double)d->bios / (double)(disp + d->flushes)
+					    : 0, inflight);
 		emit_obj_begin(e, "seeks");
 		emit_str(e, "definition", "btt D2D");
 		emit_u64(e, "n", d->seek.n);
@@ -299,7 +310,8 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	emit_lat(e, "q2d", "Q2D", &r->all_q2d);
 	emit_obj_end(e);
 
-	qsort(r->procs, r->nproc, sizeof(*r->procs), cmp_proc_bytes);
+	if (r->nproc)
+		qsort(r->procs, r->nproc, sizeof(*r->procs), cmp_proc_bytes);
 	emit_arr_begin(e, "processes");
 	emit_text(e, "\n== processes (by bytes queued) %.*s\n", 48,
 		  "================================================");
@@ -361,8 +373,9 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 const char report_footer[] =
 "Q2C: queue to completion of each bio with data, D2C: its dispatch to\n"
 "completion, Q2D: queue to dispatch, all in us, as btt(1) pairs them.\n"
-"requests: dispatches (D) by direction (completed bios when the trace has no\n"
-"D); IOPS and MB/s over the run's span; MB = 10^6 bytes. In flight: sum of\n"
+"requests: dispatches (D) with data by direction, discards as writes,\n"
+"empty ones (flushes) apart (completed bios when the trace has no D); IOPS\n"
+"and MB/s over the run's span; MB = 10^6 bytes. In flight: sum of\n"
 "D2C over the span. Seeks: btt's D2D distance from the previous dispatch's\n"
 "end (0 when they overlap), in 512-byte sectors.\n";
 

@@ -29,7 +29,7 @@ int cmd_runs(int argc, char **argv)
 	const char *db = NULL;
 	struct store *st = NULL;
 	sqlite3_stmt *s;
-	int c;
+	int c, width = 20;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -65,11 +65,17 @@ int cmd_runs(int argc, char **argv)
 		store_close(st);
 		return -1;
 	}
-	printf("%4s %-20s %-7s %-8s %10s %9s %9s %s\n", "id", "name", "kind",
+	{
+		/* the name column as wide as the longest name (up to 48) */
+		int64_t w = 20;
+		store_query_i64(st, "SELECT max(length(name)) FROM runs", 0, NULL, &w);
+		width = w < 20 ? 20 : w > 48 ? 48 : (int)w;
+	}
+	printf("%4s %-*s %-7s %-11s %10s %9s %9s %s\n", "id", width, "name", "kind",
 	       "status", "events", "requests", "span_s", "devices");
 	while (sqlite3_step(s) == SQLITE_ROW) {
-		printf("%4" PRId64 " %-20s %-7s %-8s %10" PRId64 " %9" PRId64
-		       " %9.3f %s\n", (int64_t)sqlite3_column_int64(s, 0),
+		printf("%4" PRId64 " %-*s %-7s %-11s %10" PRId64 " %9" PRId64
+		       " %9.3f %s\n", (int64_t)sqlite3_column_int64(s, 0), width,
 		       sqlite3_column_text(s, 1), sqlite3_column_text(s, 2),
 		       sqlite3_column_text(s, 3),
 		       (int64_t)sqlite3_column_int64(s, 4),

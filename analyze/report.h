@@ -19,6 +19,7 @@ struct dev_stats {
 	uint32_t dev;
 	struct dir_stats dir[2];           /* [0] read, [1] write/discard */
 	uint64_t bios;                     /* Q rows */
+	uint64_t flushes;                  /* dispatches with no data */
 	uint64_t busy_ns;                  /* sum of D2C of dispatches */
 	uint64_t q2c_no_d;                 /* completed bios with no D seen */
 	uint64_t negative;                 /* latencies < 0 (clock steps) */

@@ -590,8 +590,8 @@ static int capture_one(struct capture_opts *o, const int *pick, const char *name
 	struct tracefs tf = { .pipe_fd = -1, .out_fd = -1 };
 	struct lab lab;
 	sigset_t mask;
-	int64_t t0, next_sample, end_at;
-	int lab_on = 0;
+	int64_t t0, next_sample, end_at, last_wait_note = 0;
+	int lab_on = 0, fatal = 0, nsamples = 0;
 
 	for (int i = 0; i < o->ncmd; i++) {
 		struct workload *w = &o->cmds[i];
@@ -632,6 +632,17 @@ static int capture_one(struct capture_opts *o, const int *pick, const char *name
 			    sizeof(err)))
 			goto out;
 	machine_settings(&o->mp, devs, ndev, &set0, &nset0);
+	{
+		char v[64];
+		set0 = xrealloc(set0, (size_t)(nset0 + 3) * sizeof(*set0));
+		snprintf(set0[nset0].key, sizeof(set0[0].key), "capture.mem_limit_bytes");
+		snprintf(set0[nset0++].value, sizeof(set0[0].value), "%" PRIu64, o->mem_limit);
+		snprintf(set0[nset0].key, sizeof(set0[0].key), "capture.drop_caches");
+		snprintf(set0[nset0++].value, sizeof(set0[0].value), "%d", o->drop_caches);
+		snprintf(v, sizeof(v), "%g", o->interval_s);
+		snprintf(set0[nset0].key, sizeof(set0[0].key), "capture.interval_s");
+		snprintf(set0[nset0++].value, sizeof(set0[0].value), "%s", v);
+	}
 	if (o->mem_limit &&
 	    make_cgroup(o, &lab, cg_procs, sizeof(cg_procs), err, sizeof(err)))
 		goto out;
@@ -682,6 +693,7 @@ static int capture_one(struct capture_opts *o, const int *pick, const char *name
 
 	for (;;) {
 		int64_t now = mono_ns(), wake = end_at;
+		int sampled = 0;
 		int all_done = o->ncmd > 0, pending = 0;
 		struct signalfd_siginfo si;
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
@@ -694,6 +706,33 @@ static int capture_one(struct capture_opts *o, const int *pick, const char *name
 			next_sample += (int64_t)(o->interval_s * 1e9);
 			if (next_sample < now)
 				next_sample = now + (int64_t)(o->interval_s * 1e9);
+			sampled = 1;
+			nsamples++;
+		}
+		/* a --start-when key the samples never name would wait for
+		 * ever: refuse it after the first sample */
+		for (int i = 0; sampled && nsamples == 1 && i < o->ncmd; i++) {
+			double v;
+			if (o->cmds[i].has_when && cond_value(&smp, o->cmds[i].when_key, &v)) {
+				snprintf(err, sizeof(err), "unknown --start-when key '%s': "
+					 "not swap_used nor a /proc/vmstat, meminfo or psi "
+					 "value", o->cmds[i].when_key);
+				fatal = 1;
+				goto stop;
+			}
+		}
+		if (!o->quiet && now - last_wait_note > 30000000000ll) {
+			for (int i = 0; i < o->ncmd; i++) {
+				double v = 0;
+				struct workload *w = &o->cmds[i];
+				if (w->started || !w->has_when || now - t0 < 30000000000ll)
+					continue;
+				cond_value(&smp, w->when_key, &v);
+				fprintf(stderr, "iotape: still waiting to start '%s': %s is "
+					"%g; --duration caps the run\n", w->line,
+					w->when_key, v);
+				last_wait_note = now;
+			}
 		}
 		for (int i = 0; i < o->ncmd; i++) {
 			struct workload *w = &o->cmds[i];
@@ -760,6 +799,19 @@ stop:
 	if (lab_end(&lab))
 		warning("some settings were not restored; see above");
 	lab_on = 0;
+	if (fatal) {
+		rc = -1;
+		goto out;
+	}
+	for (int i = 0; i < o->ncmd && !o->quiet; i++) {
+		struct workload *w = &o->cmds[i];
+		if (w->done && w->status)
+			warning("command %d ('%s') exited %d%s", i, w->line, w->status,
+				w->status == 137 ? " (killed: out of memory in the "
+				"cgroup?)" : w->status > 128 ? " (killed by a signal)" : "");
+		else if (!w->started)
+			warning("command %d ('%s') never started", i, w->line);
+	}
 	for (int c = 0; c < ncpu; c++)
 		if (lost[c] && !o->quiet)
 			warning("CPU %d lost %" PRIu64 " events (tracefs ring buffer "
@@ -973,6 +1025,44 @@ int cmd_capture(int argc, char **argv)
 		if (!store_open(&st, db_path_default(o.db), 1))
 			store_run_free_name(st, "capture", base, sizeof(base));
 		store_close(st);
+	}
+	/* every run's name is free before anything runs */
+	{
+		struct store *st = NULL;
+		if (store_open(&st, db_path_default(o.db), 1)) {
+			error("%s: %s", db_path_default(o.db), store_errmsg(st));
+			store_close(st);
+			return -1;
+		}
+		for (int k = 0; k < combos && !rc; k++) {
+			char tag[1024] = "", name[1400];
+			int rest = k;
+			size_t tl = 0;
+			int64_t id;
+			for (int i = 0; i < o.nset; i++) {
+				int pk = rest % o.sets[i].nvalues;
+				rest /= o.sets[i].nvalues;
+				if (o.sets[i].nvalues > 1 && tl < sizeof(tag))
+					tl += (size_t)snprintf(tag + tl, sizeof(tag) - tl,
+						"%s%s=%s", tl ? "," : "", o.sets[i].key,
+						o.sets[i].values[pk]);
+			}
+			for (int r = 1; r <= o.repeat && !rc; r++) {
+				snprintf(name, sizeof(name), "%s%s%s%s", base,
+					 tag[0] ? "[" : "", tag, tag[0] ? "]" : "");
+				if (o.repeat > 1) {
+					size_t l = strlen(name);
+					snprintf(name + l, sizeof(name) - l, ".%d", r);
+				}
+				if (!store_run_find(st, name, &id))
+					rc = error("%s: a run named '%s' exists; give "
+						   "another --run", db_path_default(o.db),
+						   name);
+			}
+		}
+		store_close(st);
+		if (rc)
+			return -1;
 	}
 	for (int k = 0; k < combos && rc >= 0 && rc != 1; k++) {
 		char tag[1024] = "", name[1400];

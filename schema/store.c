@@ -120,6 +120,20 @@ static int migrate(struct store *st)
 	}
 	if (rc)
 		return rc;
+	if (v == 0) {
+		/* A fresh file, or another program's database: never add
+		 * iotape's tables to someone else's data. */
+		int64_t n = 0;
+		if ((rc = store_query_i64(st, "SELECT count(*) FROM sqlite_master",
+					  0, NULL, &n)))
+			return rc;
+		if (n) {
+			snprintf(st->msg, sizeof(st->msg), "not an iotape database "
+				 "(an SQLite file with %lld other objects); give "
+				 "another --db", (long long)n);
+			return -STORE_E_NOTDB;
+		}
+	}
 	if (v > store_n_migrations) {
 		snprintf(st->msg, sizeof(st->msg),
 			 "database schema version %d is newer than this iotape's (%d)",

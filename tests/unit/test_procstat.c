@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -83,10 +84,15 @@ static const char *corpus(void)
 	const char *env = getenv("IOTAPE_CORPUS");
 	const char *root = getenv("REPO_ROOT");
 
+	char rel[4096];
+
 	if (env)
-		snprintf(path, sizeof(path), "%s", env);
+		snprintf(rel, sizeof(rel), "%s", env);
 	else
-		snprintf(path, sizeof(path), "%s/../shared/corpus", root ? root : ".");
+		snprintf(rel, sizeof(rel), "%s/../shared/corpus", root ? root : ".");
+	/* absolute: the proc roots link to these files from elsewhere */
+	if (!realpath(rel, path))
+		snprintf(path, sizeof(path), "%s", rel);
 	return path;
 }
 
