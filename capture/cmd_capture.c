@@ -1006,6 +1006,8 @@ int cmd_capture(int argc, char **argv)
 	}
 	if (reset)
 		return lab_reset(o.state_dir) ? -1 : 0;
+	if (o.run && check_run_name(o.run))
+		return 2;
 	if (optind < argc) {
 		if (o.ncmd >= MAX_CMDS)
 			return error("too many commands (at most %d)", MAX_CMDS);

@@ -154,8 +154,20 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 			snprintf(err, errlen, "%s: %s", input, store_errmsg(st));
 		goto out;
 	}
+	if (is.records == 0) {
+		snprintf(err, errlen, "%s: offset 0: no complete record (%llu bytes "
+			 "cut short)", input, (unsigned long long)is.truncated_bytes);
+		rc = -EINVAL;
+		goto out;
+	}
 	if ((rc = stitch_finish(c.stitch)))
 		goto store_err;
+	if (stitch_stats(c.stitch)->clock_jumps && !o->quiet)
+		fprintf(stderr, "iotape: warning: %s: the trace clock stepped %llu "
+			"time(s) (back over 1 s or ahead over 10 min); %llu I/Os in "
+			"flight then are not counted as latencies\n", input,
+			(unsigned long long)stitch_stats(c.stitch)->clock_jumps,
+			(unsigned long long)stitch_stats(c.stitch)->jump_abandoned);
 	for (size_t i = 0; i < c.ndev && !rc; i++)
 		rc = store_device_add(st, c.run, c.devs[i], NULL, 0, "data");
 	if (!rc)
@@ -187,11 +199,49 @@ out:
 	return rc;
 }
 
+/* Reads "PID NAME" lines (tracefs saved_cmdlines, `ps -eo pid,comm`) from
+ * path into run's process names; names the trace gave win. Returns 0 or -1
+ * with a message naming the file and line in err. */
+static int import_names(struct store *st, int64_t run, const char *path,
+			char *err, size_t errlen)
+{
+	FILE *fp = fopen(path, "r");
+	char line[512];
+	int ln = 0;
+
+	if (!fp) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned pid;
+		char comm[256], *nl;
+		ln++;
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		if (!line[0] || line[0] == '#' || !strncmp(line, "  PID", 5) ||
+		    !strncmp(line, "PID", 3))
+			continue;
+		if (sscanf(line, " %u %255[^\n]", &pid, comm) != 2) {
+			snprintf(err, errlen, "%s: line %d: not 'PID NAME'", path, ln);
+			fclose(fp);
+			return -1;
+		}
+		if (store_process_set(st, run, pid, comm)) {
+			snprintf(err, errlen, "%s: %s", path, store_errmsg(st));
+			fclose(fp);
+			return -1;
+		}
+	}
+	fclose(fp);
+	return 0;
+}
+
 static void import_usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: iotape import [--db FILE] [--run NAME] [--strict] [--quiet]\n"
-"                     [--interval SEC] [--no-boot-row] INPUT...\n"
+"                     [--interval SEC] [--no-boot-row] [--names FILE] INPUT...\n"
 "\n"
 "Reads each INPUT into a run of its own, in one transaction: nothing is\n"
 "stored unless every input reads cleanly.\n"
@@ -203,6 +253,8 @@ static void import_usage(FILE *fp)
 "             a vmstat log given an existing run's name joins that run\n"
 "  --strict   a trace cut short inside a record is an error, not a warning\n"
 "  --quiet    no summary or warnings on stderr\n"
+"  --names FILE  process names: 'PID NAME' lines (tracefs saved_cmdlines,\n"
+"             ps -eo pid,comm); for traces that carry none (tracefs)\n"
 "  --interval SEC  vmstat logs: seconds between rows (default: from the\n"
 "             log's timestamps, else 1)\n"
 "  --no-boot-row  vmstat logs: the first row is an interval's, not the\n"
@@ -216,13 +268,14 @@ int cmd_import(int argc, char **argv)
 		{ "run", required_argument, NULL, 'r' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "names", required_argument, NULL, 'N' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "no-boot-row", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct import_opts o = { 0 };
-	const char *db = NULL, *name = NULL;
+	const char *db = NULL, *name = NULL, *names = NULL;
 	struct store *st = NULL;
 	char err[1024] = "", **summaries;
 	int c, rc;
@@ -234,6 +287,7 @@ int cmd_import(int argc, char **argv)
 		case 'r': name = optarg; break;
 		case 's': o.strict = 1; break;
 		case 'q': o.quiet = 1; break;
+		case 'N': names = optarg; break;
 		case 'i':
 			if (parse_seconds(optarg, "--interval", &o.interval_s))
 				return 2;
@@ -249,6 +303,8 @@ int cmd_import(int argc, char **argv)
 	}
 	if (name && argc - optind > 1)
 		return error("--run names one run; give one INPUT with it");
+	if (name && check_run_name(name))
+		return 2;
 	db = db_path_default(db);
 	rc = store_open(&st, db, 1);
 	if (rc) {
@@ -269,7 +325,10 @@ int cmd_import(int argc, char **argv)
 		summaries[i] = xcalloc(1, 512);
 		o.summary = summaries[i];
 		o.summary_len = 512;
-		rc = import_one(st, &o, argv[i], name, NULL, err, sizeof(err));
+		int64_t run = 0;
+		rc = import_one(st, &o, argv[i], name, &run, err, sizeof(err));
+		if (!rc && names && run)
+			rc = import_names(st, run, names, err, sizeof(err));
 	}
 	if (rc) {
 		store_rollback(st);

@@ -12,19 +12,46 @@ void emit_init(struct emit *e, FILE *fp, int json)
 	e->first[0] = 1;
 }
 
-static void json_string(FILE *fp, const char *s)
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when invalid. */
+static int utf8_len(const unsigned char *s)
 {
+	int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 :
+		s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+static void json_string(FILE *fp, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
 	fputc('"', fp);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*s) {
+		unsigned char c = *s;
 		if (c == '"' || c == '\\')
 			fprintf(fp, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", fp);
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(fp, "\\u%04x", c);
-		else
+		else if (c >= 0x80) {
+			/* bytes that are not UTF-8 (a run name, a process
+			 * name) would make the document invalid */
+			int n = utf8_len(s);
+			if (!n) {
+				fputs("\\ufffd", fp);
+				s++;
+				continue;
+			}
+			fwrite(s, 1, (size_t)n, fp);
+			s += n;
+			continue;
+		} else
 			fputc(c, fp);
+		s++;
 	}
 	fputc('"', fp);
 }

@@ -95,6 +95,19 @@ int parse_seconds(const char *s, const char *opt, double *out)
 	return 0;
 }
 
+int check_run_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len || len > 200)
+		return error("invalid run name '%s' (1 to 200 bytes)", name);
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return error("invalid run name: control character 0x%02x "
+				     "at byte %zu", *p, (size_t)(p - (const unsigned char *)name));
+	return 0;
+}
+
 const char *db_path_default(const char *opt)
 {
 	const char *env;

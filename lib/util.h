@@ -29,6 +29,10 @@ int parse_u64(const char *s, const char *opt, uint64_t *out);
  * *out; returns 0, or prints "invalid value 'S' for OPT" and returns -1. */
 int parse_seconds(const char *s, const char *opt, double *out);
 
+/* Checks a run name given by the user: 1 to 200 bytes, no control
+ * characters. Returns 0, or prints why not and returns -1. */
+int check_run_name(const char *name);
+
 /* The database path: --db if given, else $IOTAPE_DB, else "iotape.db". */
 const char *db_path_default(const char *opt);
 
