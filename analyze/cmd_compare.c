@@ -488,13 +488,8 @@ int cmd_compare(int argc, char **argv)
 		      "as 'sweep*')");
 		return 2;
 	}
-	if (access(db, F_OK) != 0)
-		return error("cannot open database '%s': no such file", db);
-	if (store_open(&st, db, 0)) {
-		error("%s: %s", db, store_errmsg(st));
-		store_close(st);
+	if (!(st = store_open_existing(db)))
 		return -1;
-	}
 	/* RUN arguments may be globs over the run names, in run order */
 	{
 		sqlite3_stmt *sq;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyze/runview.h"
 #include "commands.h"
 #include "lib/util.h"
 #include "schema/store.h"
@@ -44,13 +45,8 @@ int cmd_runs(int argc, char **argv)
 		return 2;
 	}
 	db = db_path_default(db);
-	if (access(db, F_OK) != 0)
-		return error("cannot open database '%s': no such file", db);
-	if (store_open(&st, db, 0)) {
-		error("%s: %s", db, store_errmsg(st));
-		store_close(st);
+	if (!(st = store_open_existing(db)))
 		return -1;
-	}
 	if (sqlite3_prepare_v2(store_db(st),
 		"SELECT id, name, kind, status,"
 		" coalesce(last_event - first_event + 1, 0),"

@@ -93,17 +93,27 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 	return 0;
 }
 
-int runview_open(struct runview *rv, const char *db, const char *run)
+struct store *store_open_existing(const char *db)
 {
 	struct store *st = NULL;
 
 	if (access(db, F_OK) != 0) {
-		memset(rv, 0, sizeof(*rv));
-		return error("cannot open database '%s': no such file", db);
+		error("cannot open database '%s': no such file", db);
+		return NULL;
 	}
 	if (store_open(&st, db, 0)) {
 		error("%s: %s", db, store_errmsg(st));
 		store_close(st);
+		return NULL;
+	}
+	return st;
+}
+
+int runview_open(struct runview *rv, const char *db, const char *run)
+{
+	struct store *st = store_open_existing(db);
+
+	if (!st) {
 		memset(rv, 0, sizeof(*rv));
 		return -1;
 	}

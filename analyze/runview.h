@@ -26,6 +26,10 @@ struct runview {
 	size_t cap;
 };
 
+/* Opens the existing database at db for the commands that read it. Prints
+ * one error line and returns NULL when it is absent or not iotape's. */
+struct store *store_open_existing(const char *db);
+
 /* Opens the database at db (which must exist) and the run named (or
  * numbered) run. Prints one error line and returns -1 on failure. */
 int runview_open(struct runview *rv, const char *db, const char *run);
