@@ -8,7 +8,7 @@ CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	   -Wstrict-prototypes -Wno-unused-parameter -Wvla
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -I. $(CFLAGS) -D_GNU_SOURCE
-LIBS = -lsqlite3 -lm -lpthread
+LIBS = -lsqlite3 -lm -lpthread -luring -lblkid
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
@@ -42,7 +42,9 @@ CMD_SRC = capture/cmd_import.c capture/import_samples.c \
 MAIN_SRC = iotape.c
 PLOT_SRC = plots/plot.c plots/gnuplot.c plots/kind_io.c plots/kind_lat.c \
 	plots/kind_vm.c plots/kind_summary.c plots/cmd_plot.c plots/cmd_mail.c
-SRC = $(LIB_SRC) $(CORE_SRC) $(CMD_SRC) $(PLOT_SRC)
+REPLAY_SRC = replay/plan.c replay/engine.c replay/engine_uring.c \
+	replay/sched.c replay/target.c replay/replay.c replay/cmd_replay.c
+SRC = $(LIB_SRC) $(CORE_SRC) $(CMD_SRC) $(PLOT_SRC) $(REPLAY_SRC)
 OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BUILD)/%,$(SRC))) \
 	$(BUILD)/schema_sql.o
 SQL = $(sort $(wildcard schema/[0-9][0-9][0-9]_*.sql))

@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "plot", cmd_plot, "gnuplot pictures of runs: seek, tput, lat, qd, vm, ..." },
 	{ "mail", cmd_mail, "one 80-column text of runs compared, to paste in mail" },
 	{ "vmstat", cmd_vmstat, "a run's samples as vmstat(8)'s table" },
+	{ "replay", cmd_replay, "reissue a run's I/O on a device or file, stored as a run" },
 };
 
 static void usage(FILE *fp)

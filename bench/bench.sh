@@ -132,3 +132,6 @@ BEGIN {
 # the cost of capturing (bench/bench_capture.sh)
 . "$(dirname "$0")/bench_capture.sh"
 bench_capture
+
+# replaying (bench/bench_replay.sh): iotape replay against fio and btreplay
+BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_replay.sh"

@@ -10,7 +10,7 @@
 
 #include "../capture/blktrace_format.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 enum store_err {
 	STORE_E_SQLITE = 1,   /* an SQLite call failed; see store_errmsg() */

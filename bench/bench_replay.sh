@@ -1,0 +1,203 @@
+# bench/bench_replay.sh: `make bench`, replay part (bench.sh runs it at its end). On a
+# loop device over a file in /dev/shm, on one trace (bench.sh's tracefs capture of fio
+# 4k random reads at depth 32, or a smaller one captured here): IOPS of
+# `iotape replay --timing afap` against `fio --read_iolog=TRACE --replay_no_stall=1`
+# and raw fio io_uring random reads at the same depth (the device's limit), and
+# btreplay where it works; then issue-time error with original timing, iotape's own
+# figures and, for both iotape and fio, the Q times traced on the target against
+# the original's (offset from the first I/O, matched in order).
+# Environment: IOTAPE, BENCH_DIR (/var/tmp/iotape-bench), BENCH_REPS (5, the median is
+# shown), BENCH_REPLAY_IOS (200000 reads when a trace must be captured here).
+
+. "$(dirname "$0")/../tests/lib.sh"
+
+BENCH_DIR=${BENCH_DIR:-/var/tmp/iotape-bench}
+REPS=${BENCH_REPS:-5}
+TRACE=$BENCH_DIR/trace.bin      # tracefs binary stream (bench.sh's)
+BTTIN=$BENCH_DIR/trace.btt      # blkparse -d dump of it: what fio and btrecord read
+DB=$TEST_TMP/replay.db
+
+die() { echo "bench_replay: $*" >&2; exit 1; }
+say() { [ -t 2 ] && echo "bench_replay: $*" >&2; return 0; }
+
+if [ "$(id -u)" != 0 ]; then
+	echo "replay bench: needs root (loop devices), skipped"
+	exit 0
+fi
+for tool in fio blkparse jq sqlite3; do
+	command -v $tool > /dev/null || die "needs $tool (make deps)"
+done
+[ -x "$IOTAPE" ] || die "no iotape binary at $IOTAPE (run make)"
+mkdir -p "$BENCH_DIR" || die "cannot create $BENCH_DIR"
+
+img=$(mktemp /dev/shm/iotape-bench-replay.XXXXXX) || die "cannot create a file in /dev/shm"
+at_exit "rm -f '$img'"
+truncate -s 1G "$img"
+loop_attach "$img" || die "cannot attach a loop device"
+L=$LOOPDEV
+
+if [ ! -s "$TRACE" ] || [ ! -s "$BTTIN" ]; then
+	# no trace from bench.sh: capture a smaller one the same way
+	tracefs_check "$L" || die "no cached trace and cannot capture: $TRACEFS_WHY"
+	ios=${BENCH_REPLAY_IOS:-200000}
+	TRACE=$BENCH_DIR/replay-trace.bin BTTIN=$BENCH_DIR/replay-trace.btt
+	if [ ! -s "$TRACE" ] || [ ! -s "$BTTIN" ]; then
+		say "capturing $ios 4k random reads on $L..."
+		TRACEFS_BUFFER_KB=131072 tracefs_capture "$TRACE.tmp" "$L" -- fio --name=bench \
+			--filename="/dev/$L" --rw=randread --bs=4k --direct=1 --ioengine=io_uring \
+			--iodepth=32 --size=1G --io_size=$((ios * 4096)) --randrepeat=1 \
+			--norandommap --output=/dev/null 2> "$TEST_TMP/cap.err" || die "capture failed"
+		blkparse -q -i - -d "$BTTIN" -O < "$TRACE.tmp" || die "blkparse -d failed"
+		mv "$TRACE.tmp" "$TRACE"
+	fi
+fi
+
+say "importing $TRACE..."
+"$IOTAPE" import --db "$DB" --run trace --quiet "$TRACE" || die "import failed"
+SRC=$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'trace'")
+NIOS=$(sqlite3 "$DB" "SELECT count(*) FROM requests WHERE run = $SRC AND q_ns IS NOT NULL")
+# fio's trace replay writes what the trace wrote: a read-only trace only
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM requests WHERE run = $SRC AND cats & 2")" = 0 ] ||
+	die "the trace has writes; fio would replay them"
+
+# median FILE: the median of the numbers in FILE; range FILE: "min-max"
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+range() { sort -g "$1" | awk 'NR == 1 { a = $1 } { b = $1 } END { printf "%.0fk-%.0fk", a / 1000, b / 1000 }'; }
+
+: > "$TEST_TMP/iotape.iops"; : > "$TEST_TMP/fio_replay.iops"; : > "$TEST_TMP/fio_raw.iops"
+: > "$TEST_TMP/fio_lim.iops"
+DEPTH=
+# Every tool runs on CPU 0 (taskset), the loop device's worker wherever the kernel puts
+# it: on 2 vCPUs, where the submitter lands against the worker moves IOPS by 2-3x
+# from run to run; one CPU for all keeps the comparison fair. Rounds interleave the
+# tools so that load from elsewhere falls on all of them.
+PIN="taskset -c 0"
+fio_raw() {   # fio_raw EXTRA-OPTIONS...: fio's random reads, its IOPS on stdout
+	$PIN fio --name=raw --filename="/dev/$L" --rw=randread --bs=4k --direct=1 \
+		--ioengine=io_uring --iodepth="$DEPTH" --size=1G --io_size=$((NIOS * 4096)) \
+		--randrepeat=1 --norandommap --output-format=json "$@" 2> "$TEST_TMP/fio.err" |
+		jq -r '.jobs[0].read.iops'
+}
+for ((i = 1; i <= REPS; i++)); do
+	say "afap round $i of $REPS: iotape replay, fio replay, fio raw..."
+	$PIN "$IOTAPE" replay --db "$DB" trace --target "/dev/$L" --timing afap --run "afap.$i" \
+		--json --quiet > "$TEST_TMP/afap.json" || die "iotape replay failed"
+	jq -r '.[0].iops.replay' "$TEST_TMP/afap.json" >> "$TEST_TMP/iotape.iops"
+	DEPTH=$(jq -r '.[0].depth' "$TEST_TMP/afap.json")
+	sqlite3 "$DB" "DELETE FROM replays WHERE run = (SELECT id FROM runs WHERE name = 'afap.$i');
+		DELETE FROM requests WHERE run = (SELECT id FROM runs WHERE name = 'afap.$i')"
+	$PIN fio --name=replay --read_iolog="$BTTIN" --replay_no_stall=1 --replay_redirect="/dev/$L" \
+		--ioengine=io_uring --iodepth="$DEPTH" --direct=1 --output-format=json \
+		> "$TEST_TMP/fio_replay.json" 2> "$TEST_TMP/fio.err" || die "fio replay failed"
+	jq -r '.jobs[0].read.iops' "$TEST_TMP/fio_replay.json" >> "$TEST_TMP/fio_replay.iops"
+	fio_raw >> "$TEST_TMP/fio_raw.iops" || die "fio failed"
+	# the limit: fio with what iotape does too (registered buffers and files, a
+	# whole depth per submission) and without its per-I/O clock reads
+	fio_raw --fixedbufs=1 --registerfiles=1 --iodepth_batch_submit="$DEPTH" \
+		--iodepth_batch_complete_min=1 --iodepth_batch_complete_max="$DEPTH" \
+		--gtod_reduce=1 >> "$TEST_TMP/fio_lim.iops" || die "fio failed"
+done
+
+# btreplay (libaio, -N: no stalls), where it works: it needs btrecord's bunches,
+# and hangs on some traces; given 60 s
+BTR=
+if command -v btrecord > /dev/null && command -v btreplay > /dev/null; then
+	say "btreplay..."
+	mkdir -p "$TEST_TMP/btr/rec"
+	ln -s "$BTTIN" "$TEST_TMP/btr/trace.blktrace.0"
+	echo "trace $L" > "$TEST_TMP/btr/map"
+	if btrecord -d "$TEST_TMP/btr" -D "$TEST_TMP/btr/rec" trace > /dev/null 2>&1; then
+		t0=$(date +%s.%N)
+		timeout -k 5 60 btreplay -d "$TEST_TMP/btr/rec" -N -M "$TEST_TMP/btr/map" trace \
+			> /dev/null 2>&1
+		rc=$?
+		if [ $rc = 0 ]; then
+			BTR=$(awk -v n="$NIOS" -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", n / (b - a) }')
+		elif [ $rc = 124 ] || [ $rc = 137 ]; then
+			BTR="did not finish in 60 s"
+		else
+			BTR="failed (exit $rc)"
+		fi
+	else
+		BTR="btrecord failed"
+	fi
+fi
+
+# offsets ERRFILE RUN: |(Q_i - Q_0) - (orig_i - orig_0)| in us for the i-th Q of RUN
+# against the i-th of the source, in order, into ERRFILE
+offsets() {
+	local q="SELECT q_ns - (SELECT min(q_ns) FROM requests WHERE run = %s AND q_ns IS NOT NULL)
+		FROM requests WHERE run = %s AND q_ns IS NOT NULL ORDER BY q_ns, id"
+	sqlite3 "$DB" "$(printf "$q" "$SRC" "$SRC")" > "$TEST_TMP/o.t"
+	sqlite3 "$DB" "$(printf "$q" "$2" "$2")" > "$TEST_TMP/r.t"
+	paste -d ' ' "$TEST_TMP/o.t" "$TEST_TMP/r.t" |
+		awk 'NF == 2 { d = $2 - $1; printf "%.3f\n", (d < 0 ? -d : d) / 1000 }' | sort -g > "$1"
+}
+# pcts FILE: "n p50 p99 max" of the sorted numbers in FILE
+pcts() {
+	awk '{ v[NR] = $1 } END { if (!NR) { print 0, "-", "-", "-"; exit }
+		printf "%d %.1f %.1f %.1f\n", NR, v[int((NR - 1) * 0.50) + 1], v[int((NR - 1) * 0.99) + 1], v[NR] }' "$1"
+}
+
+say "original timing: iotape replay --trace..."
+"$IOTAPE" replay --db "$DB" trace --target "/dev/$L" --timing original --trace --run orig \
+	--json --quiet > "$TEST_TMP/orig.json" || die "iotape replay --timing original failed"
+offsets "$TEST_TMP/iotape.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'orig'")"
+"$IOTAPE" replay --db "$DB" trace --target "/dev/$L" --timing scale:0.5 --run half \
+	--json --quiet > "$TEST_TMP/half.json" || die "iotape replay --timing scale:0.5 failed"
+FIO_OFF=
+if tracefs_check "$L"; then
+	say "original timing: fio replay, traced..."
+	tracefs_capture "$TEST_TMP/fio.bin" "$L" -- fio --name=replay --read_iolog="$BTTIN" \
+		--replay_redirect="/dev/$L" --ioengine=io_uring --iodepth="$DEPTH" --direct=1 \
+		--output=/dev/null 2> "$TEST_TMP/fio.err" || die "fio replay (timed) failed"
+	"$IOTAPE" import --db "$DB" --run fio --quiet "$TEST_TMP/fio.bin" || die "import failed"
+	offsets "$TEST_TMP/fio.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'fio'")"
+	FIO_OFF=$(pcts "$TEST_TMP/fio.off")
+fi
+
+jq -r '.[0] | [.issue_error_us.p50, .issue_error_us.p99, .issue_error_us.max,
+	.issue_error_us.late_1ms, .own_error_us.p99, .span_s.replay, .span_s.original,
+	(.steal_pct // 0)] | @tsv' "$TEST_TMP/orig.json" > "$TEST_TMP/orig.tsv"
+jq -r '.[0] | [.issue_error_us.p50, .issue_error_us.p99, .issue_error_us.max,
+	.issue_error_us.late_1ms, .own_error_us.p99, .span_s.replay, .span_s.original,
+	(.steal_pct // 0)] | @tsv' "$TEST_TMP/half.json" > "$TEST_TMP/half.tsv"
+
+awk -v nios="$NIOS" -v depth="$DEPTH" -v reps="$REPS" -v kernel="$(uname -r)" \
+	-v cpus="$(nproc)" -v fiov="$(fio --version)" -v ver="$("$IOTAPE" --version)" \
+	-v it="$(median "$TEST_TMP/iotape.iops")" -v fr="$(median "$TEST_TMP/fio_replay.iops")" \
+	-v fw="$(median "$TEST_TMP/fio_raw.iops")" -v fl="$(median "$TEST_TMP/fio_lim.iops")" \
+	-v itr="$(range "$TEST_TMP/iotape.iops")" -v frr="$(range "$TEST_TMP/fio_replay.iops")" \
+	-v fwr="$(range "$TEST_TMP/fio_raw.iops")" -v flr="$(range "$TEST_TMP/fio_lim.iops")" \
+	-v btr="$BTR" -v io_off="$(pcts "$TEST_TMP/iotape.off")" -v fio_off="$FIO_OFF" \
+	-v orig="$(cat "$TEST_TMP/orig.tsv")" -v half="$(cat "$TEST_TMP/half.tsv")" '
+function row(task, iops, r) {
+	printf "%-42s %9.0f %11s %7.2f\n", task, iops, r, (fl > 0 ? iops / fl : 0) }
+BEGIN {
+	printf "\niotape replay bench: %d 4k random reads (a fio capture), depth %d, on a\n", nios, depth
+	printf "loop device over a file in /dev/shm; Linux %s, %d CPUs, %s, %s\n", kernel, cpus, ver, fiov
+	printf "median (and range) of %d rounds, every tool on CPU 0\n\n", reps
+	printf "%-42s %9s %11s %7s\n", "as fast as possible", "IOPS", "range", "x limit"
+	printf "%-42s %9s %11s %7s\n", "------------------------------------------", "---------", "-----------", "-------"
+	row("fio io_uring randread, tuned (the limit)", fl, flr)
+	row("fio io_uring randread, defaults", fw, fwr)
+	row("iotape replay --timing afap", it, itr)
+	row("fio --read_iolog --replay_no_stall=1", fr, frr)
+	if (btr ~ /^[0-9]+$/) row("btreplay -N", btr, "1 run")
+	else if (btr != "") printf "%-42s %9s\n", "btreplay -N", btr
+	printf "\niotape afap / fio replay_no_stall: %.2fx\n", (fr > 0 ? it / fr : 0)
+	printf "(tuned: --fixedbufs --registerfiles, a whole depth per submit, --gtod_reduce)\n"
+	split(orig, o, "\t"); split(half, h, "\t")
+	printf "\ntimed replays, issue error in us\n"
+	printf "  iotape original, vs schedule:    p50 %.1f p99 %.1f max %.1f, %d over 1 ms\n", o[1], o[2], o[3], o[4]
+	printf "    own lag (vs free to go) p99 %.1f us; span %.3f s (original %.3f s); steal %.0f%%\n", o[5], o[6], o[7], o[8]
+	printf "  iotape scale:0.5, vs schedule:   p50 %.1f p99 %.1f max %.1f, %d over 1 ms\n", h[1], h[2], h[3], h[4]
+	printf "    own lag p99 %.1f us; span %.3f s (original %.3f s x 2); steal %.0f%%\n", h[5], h[6], h[7], h[8]
+	split(io_off, a, " ")
+	printf "  traced Q offset from the first vs the original (n p50 p99 max):\n"
+	printf "    iotape original:    %d %s %s %s\n", a[1], a[2], a[3], a[4]
+	if (fio_off != "") {
+		split(fio_off, b, " ")
+		printf "    fio read_iolog:     %d %s %s %s\n", b[1], b[2], b[3], b[4]
+	}
+}'

@@ -1,0 +1,276 @@
+/* `iotape replay RUN --target PATH [options]`: parses argv into struct
+ * replay_opts and calls replay_run(). Each option is defined once, in
+ * options[], with its help text beside it; --help prints that table. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "lib/util.h"
+#include "replay/replay.h"
+
+struct opt_def {
+	const char *name;
+	int has_arg;
+	int val;
+	const char *arg;      /* shown after the option */
+	const char *help;     /* one paragraph, wrapped when printed */
+};
+
+static const struct opt_def options[] = {
+	{ "target", 1, 't', "PATH", "replay every device of the run on PATH: a "
+	  "block device, or a regular file (created or extended as needed)" },
+	{ "map", 1, 'm', "DEV=PATH", "replay the run's device DEV (major,minor or "
+	  "its name in the run) on PATH; repeatable; every device needs one" },
+	{ "level", 1, 'l', "queue|dispatch", "queue: the bios processes "
+	  "submitted (Q), before merging (default); dispatch: the requests the "
+	  "device saw (D)" },
+	{ "timing", 1, 'T', "MODE", "original: at the recorded times (default);"
+	  " scale:X: X times as fast (scale:2 takes half the time, scale:0.5 "
+	  "twice); afap: as fast as possible" },
+	{ "depth", 1, 'd', "N", "at most N I/Os in flight (default: the most the "
+	  "run had in flight at that level)" },
+	{ "streams", 1, 's', "pid|single", "pid: one stream per original process,"
+	  " each in its own order, a process that waited for each I/O waits "
+	  "again (default); single: one stream in the run's order" },
+	{ "engine", 1, 'e', "NAME", "io_uring (default), sync (one I/O at a time)"
+	  " or null (no I/O: tests the scheduler)" },
+	{ "offset", 1, 'o', "SECTORS", "add SECTORS (512 bytes) to every position" },
+	{ "wrap", 0, 'w', NULL, "positions beyond the target's end wrap around "
+	  "(default: refuse a run that reaches beyond it)" },
+	{ "allow-write", 0, 'W', NULL, "write (and discard) on a block device; it "
+	  "must be unmounted, unused and hold no filesystem, RAID, "
+	  "partition table or swap signature (default: writes are replayed "
+	  "as reads, discards skipped)" },
+	{ "set", 1, 'S', "KEY=V[,V...]", "a setting for the replay, restored "
+	  "after: an attribute of the target's disk (queue/scheduler=bfq), "
+	  "DEV:queue/ATTR or a sysctl; V1,V2 sweeps: one replay per value "
+	  "(NAME[KEY=V])" },
+	{ "repeat", 1, 'n', "N", "N replays of each combination, NAME.1 .. NAME.N" },
+	{ "trace", 0, 'R', NULL, "also record the target's block events (tracefs"
+	  " blk tracer); the run's requests then come from the trace" },
+	{ "run", 1, 'r', "NAME", "name of the replay run (default: RUN-replay)" },
+	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	{ "json", 0, 'j', NULL, "print the figures as JSON" },
+	{ "quiet", 0, 'q', NULL, "no messages on stderr" },
+	{ "state-dir", 1, 'D', "DIR", "the lab's lock and state file (default "
+	  "/run/iotape)" },
+	{ "help", 0, 'h', NULL, "this text" },
+};
+
+/* The column where option help starts. */
+#define HELP_COL 22
+
+static void replay_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: iotape replay [--db FILE] RUN (--target PATH | --map DEV=PATH...)\n"
+"                     [--level queue|dispatch] [--timing MODE] [--depth N]\n"
+"                     [--streams pid|single] [--engine NAME] [--offset N]\n"
+"                     [--wrap] [--allow-write] [--set KEY=V[,V...]]...\n"
+"                     [--repeat N] [--trace] [--run NAME] [--json]\n"
+"\n"
+"Reissues RUN's I/O with O_DIRECT on the targets and stores each replay as\n"
+"a run (kind replay, parent RUN) with every I/O's scheduled, issue and\n"
+"completion time; prints how faithful it was. Settings changed are put back\n"
+"(also on Ctrl-C and SIGTERM).\n");
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
+		const struct opt_def *d = &options[i];
+		char head[64];
+		const char *h = d->help;
+		int len = snprintf(head, sizeof(head), "--%s%s%s", d->name,
+				   d->arg ? " " : "", d->arg ? d->arg : "");
+
+		if (len > HELP_COL - 3) {
+			fprintf(fp, "  %s\n", head);
+			head[0] = '\0';
+		}
+		/* words wrapped to 80 columns beside the option */
+		for (int first = 1; *h; first = 0) {
+			int n = (int)strlen(h);
+			if (n > 80 - HELP_COL) {
+				n = 80 - HELP_COL;
+				while (n > 0 && h[n] != ' ')
+					n--;
+			}
+			fprintf(fp, "  %-*s %.*s\n", HELP_COL - 3, first ? head : "",
+				n, h);
+			h += n;
+			while (*h == ' ')
+				h++;
+		}
+	}
+	fprintf(fp, "Needs root for devices, --set and --trace.\n");
+}
+
+/* "original", "afap", "scale:X" (X > 0). */
+static int parse_timing(const char *s, double *scale)
+{
+	char *end;
+	double x;
+
+	if (!strcmp(s, "original")) {
+		*scale = 1;
+		return 0;
+	}
+	if (!strcmp(s, "afap")) {
+		*scale = 0;
+		return 0;
+	}
+	if (!strncmp(s, "scale:", 6)) {
+		errno = 0;
+		x = strtod(s + 6, &end);
+		if (!errno && end != s + 6 && !*end && x > 0 && isfinite(x) &&
+		    x < 1e9) {
+			*scale = x;
+			return 0;
+		}
+	}
+	return error("invalid --timing '%s' (original, scale:X with X > 0, or "
+		     "afap)", s);
+}
+
+static int parse_set(struct replay_opts *o, const char *arg)
+{
+	struct replay_set *s;
+	const char *eq = strchr(arg, '=');
+	char *vals, *tok, *save;
+
+	if (o->nset >= REPLAY_MAX_SETS)
+		return error("too many --set options (at most %d)", REPLAY_MAX_SETS);
+	s = &o->sets[o->nset];
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(s->key) || !eq[1])
+		return error("invalid --set '%s' (KEY=VALUE or KEY=V1,V2,...)", arg);
+	memcpy(s->key, arg, (size_t)(eq - arg));
+	s->key[eq - arg] = '\0';
+	vals = xstrdup(eq + 1);
+	for (tok = strtok_r(vals, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (s->nvalues == REPLAY_MAX_VALUES) {
+			free(vals);
+			return error("too many values in --set '%s' (at most %d)", arg,
+				     REPLAY_MAX_VALUES);
+		}
+		s->values[s->nvalues++] = xstrdup(tok);
+	}
+	free(vals);
+	if (!s->nvalues)
+		return error("invalid --set '%s'", arg);
+	o->nset++;
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct option longopts[ARRAY_SIZE(options) + 1];
+	struct replay_opts o = { .scale = 1, .repeat = 1 };
+	uint64_t v;
+	int c, rc;
+
+	memset(longopts, 0, sizeof(longopts));
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
+		longopts[i] = (struct option){ options[i].name, options[i].has_arg,
+					       NULL, options[i].val };
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't': o.target = optarg; break;
+		case 'm': {
+			char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !eq[1]) {
+				error("invalid --map '%s' (DEV=PATH)", optarg);
+				return 2;
+			}
+			if (o.nmap == REPLAY_MAX_TARGETS) {
+				error("too many --map options (at most %d)",
+				      REPLAY_MAX_TARGETS);
+				return 2;
+			}
+			*eq = '\0';
+			o.maps[o.nmap].dev = optarg;
+			o.maps[o.nmap++].path = eq + 1;
+			break;
+		}
+		case 'l':
+			if (!strcmp(optarg, "queue"))
+				o.level = REPLAY_QUEUE;
+			else if (!strcmp(optarg, "dispatch"))
+				o.level = REPLAY_DISPATCH;
+			else {
+				error("invalid --level '%s' (queue or dispatch)", optarg);
+				return 2;
+			}
+			break;
+		case 'T':
+			if (parse_timing(optarg, &o.scale))
+				return 2;
+			break;
+		case 'd':
+			if (parse_u64(optarg, "--depth", &v) || v < 1 || v > 65536) {
+				error("--depth takes 1 to 65536");
+				return 2;
+			}
+			o.depth = (unsigned)v;
+			break;
+		case 's':
+			if (!strcmp(optarg, "single"))
+				o.single_stream = 1;
+			else if (!strcmp(optarg, "pid"))
+				o.single_stream = 0;
+			else {
+				error("invalid --streams '%s' (pid or single)", optarg);
+				return 2;
+			}
+			break;
+		case 'e': o.engine = optarg; break;
+		case 'o':
+			if (parse_u64(optarg, "--offset", &o.offset))
+				return 2;
+			break;
+		case 'w': o.wrap = 1; break;
+		case 'W': o.allow_write = 1; break;
+		case 'S':
+			if (parse_set(&o, optarg))
+				return 2;
+			break;
+		case 'n':
+			if (parse_u64(optarg, "--repeat", &v) || v < 1 || v > 1000) {
+				error("--repeat takes 1 to 1000");
+				return 2;
+			}
+			o.repeat = (int)v;
+			break;
+		case 'R': o.trace = 1; break;
+		case 'r': o.name = optarg; break;
+		case 'b': o.db = optarg; break;
+		case 'j': o.json = 1; break;
+		case 'q': o.quiet = 1; break;
+		case 'D': o.state_dir = optarg; break;
+		case 'h': replay_usage(stdout); return 0;
+		default: replay_usage(stderr); return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		error(optind < argc ? "one RUN only" : "no RUN to replay");
+		replay_usage(stderr);
+		return 2;
+	}
+	o.run = argv[optind];
+	if (!o.target == !o.nmap) {
+		error(o.target ? "--target and --map do not go together"
+			       : "no target: give --target PATH or --map DEV=PATH");
+		return 2;
+	}
+	if ((o.nset || o.trace) && geteuid() != 0)
+		return error("--set and --trace need root");
+	if (getenv("IOTAPE_REPLAY_SPIN_US"))   /* tuning, see docs/iotape.md */
+		o.spin_ns = (int64_t)(atof(getenv("IOTAPE_REPLAY_SPIN_US")) * 1000);
+	rc = replay_run(&o);
+	for (int i = 0; i < o.nset; i++)
+		for (int k = 0; k < o.sets[i].nvalues; k++)
+			free(o.sets[i].values[k]);
+	return rc;
+}

@@ -1,0 +1,95 @@
+/* Replay I/O engines as an ops table (fio's ioengines.h): io_uring
+ * (liburing, the default), sync (pread/pwrite/fdatasync, one I/O at a time)
+ * and null (no I/O: completes after a set latency, on real or simulated
+ * time, to test the scheduler, as fio's engines/null.c tests fio). */
+#ifndef IOTAPE_REPLAY_ENGINE_H
+#define IOTAPE_REPLAY_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay/plan.h"
+
+/* One open target as an engine sees it. */
+struct engine_target {
+	int fd;              /* opened with O_DIRECT */
+	int blkdev;          /* discards: BLKDISCARD (1) or a punched hole (0) */
+};
+
+/* The null engine's knobs. */
+struct null_conf {
+	int64_t latency_ns;  /* every I/O completes this long after issue */
+	int64_t *vclock;     /* simulated time (ns) that only waits move; NULL:
+			      * CLOCK_MONOTONIC */
+};
+
+struct engine_setup {
+	const struct engine_target *targets;
+	int ntargets;
+	unsigned depth;      /* most I/Os in flight at once */
+	uint32_t max_len;    /* largest read or write, bytes */
+	size_t align;        /* buffer alignment, bytes (a power of two) */
+	const struct null_conf *null;   /* null engine only; NULL: no latency */
+};
+
+/* One completion. */
+struct engine_cqe {
+	uint32_t idx;        /* the index given to prep */
+	int32_t res;         /* bytes done (0 for flushes and discards), or
+			      * -errno */
+	int64_t t_ns;        /* when it completed, when the engine knows
+			      * (sync, null); 0: when it was reaped */
+};
+
+struct replay_engine;
+
+struct replay_engine_ops {
+	const char *name;
+	/* 1 when prep does the I/O itself (the caller stamps the issue time
+	 * before each prep); 0 when commit hands prepared I/Os over. */
+	int inline_io;
+	/* Sets up for s (buffers, rings). Returns 0 or -errno. */
+	int (*init)(struct replay_engine *e, const struct engine_setup *s);
+	/* Prepares io, known as idx in its completion. Returns 0, -EBUSY
+	 * when the engine must commit first, or another -errno (the I/O is
+	 * then not issued). */
+	int (*prep)(struct replay_engine *e, const struct rio *io, uint32_t idx);
+	/* Hands the prepared I/Os to the kernel, then waits until wait_nr
+	 * completions are ready or the CLOCK_MONOTONIC time deadline_ns (0:
+	 * none) passes. Returns 0 or -errno (-ETIME and -EINTR are not
+	 * errors). */
+	int (*commit)(struct replay_engine *e, unsigned wait_nr,
+		      int64_t deadline_ns);
+	/* Takes up to max ready completions into out without waiting.
+	 * Returns how many. */
+	unsigned (*reap)(struct replay_engine *e, struct engine_cqe *out,
+			 unsigned max);
+	/* Releases what init took; safe after a failed init. */
+	void (*exit)(struct replay_engine *e);
+};
+
+struct replay_engine {
+	const struct replay_engine_ops *ops;
+	void *priv;
+};
+
+/* The engines: io_uring (engine_uring.c), sync and null (engine.c). */
+extern const struct replay_engine_ops engine_uring_ops;
+extern const struct replay_engine_ops engine_sync_ops;
+extern const struct replay_engine_ops engine_null_ops;
+
+/* The engine named name ("io_uring", "sync", "null"), or NULL. */
+const struct replay_engine_ops *engine_find(const char *name);
+
+/* Does io on t synchronously with buffers rbuf (reads) and wbuf (writes),
+ * both at least io->len bytes and aligned for O_DIRECT. Returns bytes
+ * done (0 for flushes and discards), or -errno. Used by the sync engine and for what
+ * io_uring cannot queue (discards on devices). */
+int rio_do_sync(const struct engine_target *t, const struct rio *io,
+		void *rbuf, const void *wbuf);
+
+/* Allocates an aligned buffer of len bytes (at least one page) filled
+ * with a fixed pattern; NULL when out of memory. Free with free(). */
+void *engine_buffer(size_t len, size_t align);
+
+#endif

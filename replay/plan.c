@@ -1,0 +1,471 @@
+/* The replay plan: loading a run's I/Os at one level, streams, dependencies,
+ * the original depth, and mapping sectors onto the targets. */
+#include "plan.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/blktrace_format.h"
+#include "lib/util.h"
+
+const char *rio_op_name(unsigned op)
+{
+	static const char *const names[] = { "read", "write", "flush", "discard" };
+	return op < ARRAY_SIZE(names) ? names[op] : "?";
+}
+
+/* ---- a small id → index hash (open addressing, power-of-two size) ---- */
+
+struct idmap {
+	int64_t *key;       /* 0: empty (ids and pids + 1 are never 0) */
+	size_t *val;
+	size_t cap, n;
+};
+
+static size_t idmap_slot(const struct idmap *m, int64_t key)
+{
+	size_t i = (size_t)((uint64_t)key * 0x9e3779b97f4a7c15ull >> 17) & (m->cap - 1);
+
+	while (m->key[i] && m->key[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static void idmap_put(struct idmap *m, int64_t key, size_t val)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct idmap b = { NULL, NULL, m->cap ? 2 * m->cap : 1024, 0 };
+		b.key = xcalloc(b.cap, sizeof(*b.key));
+		b.val = xcalloc(b.cap, sizeof(*b.val));
+		for (size_t k = 0; k < m->cap; k++)
+			if (m->key[k]) {
+				size_t j = idmap_slot(&b, m->key[k]);
+				b.key[j] = m->key[k];
+				b.val[j] = m->val[k];
+				b.n++;
+			}
+		free(m->key);
+		free(m->val);
+		*m = b;
+	}
+	i = idmap_slot(m, key);
+	if (!m->key[i])
+		m->n++;
+	m->key[i] = key;
+	m->val[i] = val;
+}
+
+static int idmap_get(const struct idmap *m, int64_t key, size_t *val)
+{
+	size_t i;
+
+	if (!m->cap)
+		return 0;
+	i = idmap_slot(m, key);
+	if (!m->key[i])
+		return 0;
+	*val = m->val[i];
+	return 1;
+}
+
+static void idmap_free(struct idmap *m)
+{
+	free(m->key);
+	free(m->val);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- loading ---- */
+
+void source_free(struct source *src)
+{
+	free(src->io);
+	free(src->devs);
+	memset(src, 0, sizeof(*src));
+}
+
+int source_load(struct store *st, int64_t run, enum replay_level level,
+		struct source *src, char *err, size_t errlen)
+{
+	static const char *const sql[] = {
+		[REPLAY_QUEUE] =
+		"SELECT id, dev, pid, sector, bytes, cats, q_ns, c_ns, split_from,"
+		" split FROM requests WHERE run = ?1 AND q_ns IS NOT NULL"
+		" ORDER BY q_ns, id",
+		[REPLAY_DISPATCH] =
+		"SELECT id, dev, pid, coalesce(d_sector, sector),"
+		" coalesce(d_bytes, bytes), cats, d_ns, c_ns, NULL, 0"
+		" FROM requests WHERE run = ?1 AND d_head = 1 AND d_ns IS NOT NULL"
+		" ORDER BY d_ns, id",
+	};
+	sqlite3 *db = store_db(st);
+	struct idmap split = { 0 }, devseen = { 0 };
+	sqlite3_stmt *s;
+	size_t cap = 0, out;
+	int rc;
+
+	memset(src, 0, sizeof(*src));
+	if (sqlite3_prepare_v2(db, sql[level], -1, &s, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "reading requests: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_int64(s, 1, run);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct src_io *io;
+		size_t root;
+
+		if (sqlite3_column_type(s, 8) != SQLITE_NULL) {
+			/* the later half of a split bio: give its bytes back to
+			 * the bio it was cut from (halves can be cut again) */
+			int64_t from = sqlite3_column_int64(s, 8);
+			if (idmap_get(&split, from, &root)) {
+				struct src_io *r = &src->io[root];
+				int64_t c = sqlite3_column_int64(s, 7);
+				r->bytes += (uint32_t)sqlite3_column_int64(s, 4);
+				if (sqlite3_column_type(s, 7) != SQLITE_NULL &&
+				    (!r->has_end || c > r->end_ns)) {
+					r->end_ns = c;
+					r->has_end = 1;
+				}
+				idmap_put(&split, sqlite3_column_int64(s, 0), root);
+				continue;
+			}
+		}
+		if (src->n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			src->io = xrealloc(src->io, cap * sizeof(*src->io));
+		}
+		io = &src->io[src->n];
+		io->id = sqlite3_column_int64(s, 0);
+		io->dev = (uint32_t)sqlite3_column_int64(s, 1);
+		io->pid = (uint32_t)sqlite3_column_int64(s, 2);
+		io->sector = (uint64_t)sqlite3_column_int64(s, 3);
+		io->bytes = (uint32_t)sqlite3_column_int64(s, 4);
+		io->cats = (uint64_t)sqlite3_column_int64(s, 5);
+		io->start_ns = sqlite3_column_int64(s, 6);
+		io->has_end = sqlite3_column_type(s, 7) != SQLITE_NULL;
+		io->end_ns = io->has_end ? sqlite3_column_int64(s, 7) : io->start_ns;
+		if (sqlite3_column_int(s, 9))
+			idmap_put(&split, io->id, src->n);
+		src->n++;
+	}
+	sqlite3_finalize(s);
+	idmap_free(&split);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "reading requests: %s", sqlite3_errmsg(db));
+		source_free(src);
+		return -1;
+	}
+	/* zero-length rows that are not flushes have nothing to replay */
+	for (size_t i = out = 0; i < src->n; i++) {
+		struct src_io *io = &src->io[i];
+		if (!io->bytes && !(io->cats & BT_C_FLUSH)) {
+			src->skipped++;
+			continue;
+		}
+		src->io[out++] = *io;
+	}
+	src->n = out;
+	for (size_t i = 0; i < src->n; i++) {
+		size_t dummy;
+		if (idmap_get(&devseen, (int64_t)src->io[i].dev + 1, &dummy))
+			continue;
+		idmap_put(&devseen, (int64_t)src->io[i].dev + 1, src->ndev);
+		src->devs = xrealloc(src->devs, (src->ndev + 1) * sizeof(*src->devs));
+		src->devs[src->ndev++] = src->io[i].dev;
+	}
+	idmap_free(&devseen);
+	return 0;
+}
+
+/* ---- arithmetic ---- */
+
+int plan_map_range(uint64_t off, uint64_t len, unsigned lbs, uint64_t size,
+		   int wrap, uint64_t *out_off, uint64_t *out_len,
+		   uint8_t *flags)
+{
+	uint64_t mask = (uint64_t)lbs - 1;
+	uint64_t a = off & ~mask;
+	uint64_t e = (off + len + mask) & ~mask;
+
+	if (a != off || e != off + len)
+		*flags |= RIO_ALIGNED;
+	if (size && wrap) {
+		size &= ~mask;
+		if (e - a > size)
+			return -ERANGE;
+		if (e > size) {
+			uint64_t l = e - a;
+			a %= size;
+			if (a + l > size)
+				a = size - l;
+			e = a + l;
+			*flags |= RIO_WRAPPED;
+		}
+	} else if (size && e > size) {
+		return -ERANGE;
+	}
+	*out_off = a;
+	*out_len = e - a;
+	return 0;
+}
+
+struct tpoint {
+	int64_t t;
+	int delta;       /* +1 start, -1 end */
+};
+
+static int cmp_tpoint(const void *pa, const void *pb)
+{
+	const struct tpoint *a = pa, *b = pb;
+
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->delta - b->delta;   /* ends before starts at the same time */
+}
+
+unsigned plan_max_overlap(const int64_t *start, const int64_t *end, size_t n)
+{
+	struct tpoint *p = xmalloc(2 * (n ? n : 1) * sizeof(*p));
+	size_t m = 0;
+	long cur = 0, best = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (end[i] <= start[i])
+			continue;     /* took no time: never in flight */
+		p[m++] = (struct tpoint){ start[i], +1 };
+		p[m++] = (struct tpoint){ end[i], -1 };
+	}
+	qsort(p, m, sizeof(*p), cmp_tpoint);
+	for (size_t i = 0; i < m; i++) {
+		cur += p[i].delta;
+		if (cur > best)
+			best = cur;
+	}
+	free(p);
+	return (unsigned)best;
+}
+
+void plan_free(struct plan *plan)
+{
+	free(plan->io);
+	free(plan->need);
+	free(plan->has_writes);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* The op a source row becomes on a target (RIO_FLUSH for zero-length
+ * flushes, -1 for a discard that is skipped). */
+static int row_op(const struct src_io *io, const struct plan_target *t,
+		  uint8_t *flags)
+{
+	*flags = 0;
+	if (!io->bytes)
+		return RIO_FLUSH;
+	if (io->cats & BT_C_DISCARD)
+		return t->writable ? RIO_DISCARD : -1;
+	if (io->cats & BT_C_WRITE) {
+		if (!t->writable) {
+			*flags |= RIO_AS_READ;
+			return RIO_READ;
+		}
+		if (io->cats & BT_C_FUA)
+			*flags |= RIO_FUA;
+		return RIO_WRITE;
+	}
+	return RIO_READ;
+}
+
+int plan_build(const struct source *src, const int *dev_target,
+	       const struct plan_target *tg, int ntg, int single,
+	       uint64_t offset, struct plan *plan, char *err, size_t errlen)
+{
+	struct idmap pids = { 0 }, devs = { 0 };
+	uint32_t *stream_of = xcalloc(src->n ? src->n : 1, sizeof(*stream_of));
+	int *tgt_of = xcalloc(src->n ? src->n : 1, sizeof(*tgt_of));
+	uint32_t *far_dev = xcalloc((size_t)ntg, sizeof(*far_dev));
+	uint64_t *far_sec = xcalloc((size_t)ntg, sizeof(*far_sec));
+	int64_t *st = NULL, *en = NULL;
+	size_t *count = NULL, *first = NULL, cap = 0;
+	int *serial = NULL;
+	int64_t t_first = src->n ? src->io[0].start_ns : 0, t_end = t_first;
+	int rc = -1;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->need = xcalloc((size_t)ntg, sizeof(*plan->need));
+	plan->has_writes = xcalloc((size_t)ntg, sizeof(*plan->has_writes));
+	plan->skipped = src->skipped;
+	plan->src_n = src->n;
+	for (size_t k = 0; k < src->ndev; k++)
+		idmap_put(&devs, (int64_t)src->devs[k] + 1, (size_t)dev_target[k]);
+
+	/* streams: one per pid in order of first appearance, or one */
+	for (size_t i = 0; i < src->n; i++) {
+		size_t sidx, t;
+		if (single) {
+			sidx = 0;
+			plan->nstreams = 1;
+		} else if (!idmap_get(&pids, (int64_t)src->io[i].pid + 1, &sidx)) {
+			sidx = plan->nstreams++;
+			idmap_put(&pids, (int64_t)src->io[i].pid + 1, sidx);
+		}
+		stream_of[i] = (uint32_t)sidx;
+		idmap_get(&devs, (int64_t)src->io[i].dev + 1, &t);
+		tgt_of[i] = (int)t;
+		if (src->io[i].end_ns > t_end)
+			t_end = src->io[i].end_ns;
+		if (src->io[i].start_ns > t_end)
+			t_end = src->io[i].start_ns;
+		if (src->io[i].bytes)
+			plan->src_bytes += src->io[i].bytes;
+	}
+	plan->src_span_ns = t_end - t_first;
+
+	/* depth: most in flight at once, overall and per stream */
+	st = xmalloc((src->n ? src->n : 1) * sizeof(*st));
+	en = xmalloc((src->n ? src->n : 1) * sizeof(*en));
+	for (size_t i = 0; i < src->n; i++) {
+		st[i] = src->io[i].start_ns;
+		en[i] = src->io[i].end_ns;
+	}
+	plan->depth_orig = plan_max_overlap(st, en, src->n);
+	if (!plan->depth_orig)
+		plan->depth_orig = 1;
+	count = xcalloc(plan->nstreams + 1, sizeof(*count));
+	first = xcalloc(plan->nstreams + 1, sizeof(*first));
+	for (size_t i = 0; i < src->n; i++)
+		count[stream_of[i]]++;
+	for (uint32_t s = 1; s <= plan->nstreams; s++)
+		first[s] = first[s - 1] + count[s - 1];
+	memset(count, 0, (plan->nstreams + 1) * sizeof(*count));
+	for (size_t i = 0; i < src->n; i++) {
+		size_t k = first[stream_of[i]] + count[stream_of[i]]++;
+		st[k] = src->io[i].start_ns;
+		en[k] = src->io[i].end_ns;
+	}
+
+	/* the I/Os */
+	for (size_t i = 0; i < src->n; i++)
+		cap += src->io[i].bytes && (src->io[i].cats & BT_C_FLUSH) ? 2 : 1;
+	plan->io = xcalloc(cap ? cap : 1, sizeof(*plan->io));
+
+	/* what each target must hold (before wrapping) */
+	for (size_t i = 0; i < src->n; i++) {
+		const struct src_io *io = &src->io[i];
+		const struct plan_target *t = &tg[tgt_of[i]];
+		uint64_t end;
+		uint8_t f;
+
+		if (!io->bytes || row_op(io, t, &f) < 0)
+			continue;
+		if (io->sector + offset >= (UINT64_MAX >> 10)) {
+			snprintf(err, errlen, "request %" PRId64 " has an impossible "
+				 "sector %" PRIu64, io->id, io->sector);
+			goto out;
+		}
+		end = ((io->sector + offset) * 512 + io->bytes + t->lbs - 1) &
+		      ~((uint64_t)t->lbs - 1);
+		if (end > plan->need[tgt_of[i]]) {
+			plan->need[tgt_of[i]] = end;
+			far_dev[tgt_of[i]] = io->dev;
+			far_sec[tgt_of[i]] = io->sector + io->bytes / 512;
+		}
+	}
+	for (int k = 0; k < ntg; k++) {
+		const struct plan_target *t = &tg[k];
+		if (t->extend || (t->wrap && t->size) || plan->need[k] <= t->size)
+			continue;
+		snprintf(err, errlen, "the run reaches sector %" PRIu64 " of "
+			 "device %u,%u%s but '%s' holds %" PRIu64 " sectors; use "
+			 "--wrap, a smaller --offset or a larger target",
+			 far_sec[k], BT_MAJOR(far_dev[k]), BT_MINOR(far_dev[k]),
+			 offset ? " (with --offset)" : "", t->name, t->size / 512);
+		goto out;
+	}
+
+	serial = xcalloc(plan->nstreams + 1, sizeof(*serial));
+	for (uint32_t s = 0; s < plan->nstreams; s++)
+		if ((serial[s] = plan_max_overlap(st + first[s], en + first[s],
+						  count[s]) <= 1))
+			plan->serial_streams++;
+	for (size_t i = 0; i < src->n; i++) {
+		const struct src_io *io = &src->io[i];
+		const struct plan_target *t = &tg[tgt_of[i]];
+		uint32_t s = stream_of[i];
+		struct rio r = {
+			.t_ns = io->start_ns - t_first, .stream = s,
+			.target = (uint16_t)tgt_of[i], .pid = io->pid,
+			.src_id = io->id,
+		};
+		int op = row_op(io, t, &r.flags);
+		uint64_t off, len;
+
+		if (op < 0) {
+			plan->discards_skipped++;
+			continue;
+		}
+		if (serial[s])
+			r.flags |= RIO_DEP;
+		if (op == RIO_FLUSH) {
+			r.op = RIO_FLUSH;
+			plan->io[plan->n++] = r;
+			continue;
+		}
+		if (plan_map_range((io->sector + offset) * 512, io->bytes, t->lbs,
+				   t->extend && !(t->wrap && t->size) ? 0 : t->size,
+				   t->wrap, &off, &len, &r.flags)) {
+			snprintf(err, errlen, "request %" PRId64 " (%u bytes) does "
+				 "not fit in '%s' (%" PRIu64 " bytes)", io->id,
+				 io->bytes, t->name, t->size);
+			goto out;
+		}
+		if (len > UINT32_MAX) {
+			snprintf(err, errlen, "request %" PRId64 " is too large",
+				 io->id);
+			goto out;
+		}
+		if ((io->cats & BT_C_FLUSH) && op != RIO_DISCARD) {
+			/* flush+write: the flush, then the write once the
+			 * flush has completed */
+			struct rio f = r;
+			f.op = RIO_FLUSH;
+			f.flags = (uint8_t)((r.flags & RIO_DEP) | RIO_PREFLUSH);
+			plan->io[plan->n++] = f;
+			r.flags |= RIO_DEP;
+			plan->flush_writes++;
+		}
+		r.op = (uint8_t)op;
+		r.off = off;
+		r.len = (uint32_t)len;
+		if (r.flags & RIO_AS_READ)
+			plan->as_read++;
+		if (r.flags & RIO_ALIGNED)
+			plan->aligned++;
+		if (r.flags & RIO_WRAPPED)
+			plan->wrapped++;
+		if (op == RIO_WRITE || op == RIO_DISCARD)
+			plan->has_writes[r.target] = 1;
+		if (op != RIO_DISCARD && r.len > plan->max_len)
+			plan->max_len = r.len;
+		plan->io[plan->n++] = r;
+	}
+	rc = 0;
+out:
+	idmap_free(&pids);
+	idmap_free(&devs);
+	free(stream_of);
+	free(tgt_of);
+	free(far_dev);
+	free(far_sec);
+	free(st);
+	free(en);
+	free(count);
+	free(first);
+	free(serial);
+	return rc;
+}

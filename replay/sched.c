@@ -1,0 +1,362 @@
+/* The replay scheduler: a min-heap of the streams whose next I/O may go
+ * (keyed by that I/O's index: the plan is in time order, so the smallest
+ * index is the earliest), filled up to the depth at each wake-up, waits on
+ * the engine until the next scheduled time less the spin window, then a
+ * busy wait that keeps reaping completions. */
+#include "sched.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/util.h"
+
+static int64_t mono_now(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void mono_sleep_until(void *ctx, int64_t t)
+{
+	struct timespec ts = { t / 1000000000, t % 1000000000 };
+
+	(void)ctx;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* spin_until NULL: the scheduler spins on now() itself, reaping
+ * completions while it waits. */
+const struct sched_clock sched_clock_mono = {
+	.now = mono_now,
+	.sleep_until = mono_sleep_until,
+	.spin_until = NULL,
+	.ctx = NULL,
+};
+
+int64_t sched_time(int64_t t0, int64_t t_ns, double scale)
+{
+	if (scale <= 0)
+		return t0;
+	if (scale == 1)
+		return t0 + t_ns;
+	return t0 + (int64_t)llround((double)t_ns / scale);
+}
+
+struct stream_st {
+	uint32_t head, end;   /* its next I/O and its end, in order[] */
+	uint32_t inflight;
+	int in_heap;
+	int64_t ready_ns;     /* when its next I/O was free to go as far as the
+			       * stream goes: the previous issued (order) or
+			       * completed (a dependency) */
+};
+
+struct sched {
+	const struct rio *io;
+	uint32_t *order;      /* I/O indices grouped by stream, in plan order */
+	struct stream_st *s;
+	uint32_t *heap;       /* stream ids; key: index of the stream's next I/O */
+	uint32_t hn;
+	int stop;
+	int64_t t0;
+	double scale;
+	unsigned depth;
+	int64_t slot_ns;      /* when the depth last went from full to not */
+	/* counters */
+	size_t done, failed, dep_waits;
+	unsigned inflight;
+	int64_t last_complete;
+};
+
+static uint32_t key(const struct sched *q, uint32_t s)
+{
+	return q->order[q->s[s].head];
+}
+
+static void heap_swap(struct sched *q, uint32_t a, uint32_t b)
+{
+	uint32_t t = q->heap[a];
+	q->heap[a] = q->heap[b];
+	q->heap[b] = t;
+}
+
+static void sift_down(struct sched *q, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < q->hn && key(q, q->heap[l]) < key(q, q->heap[m]))
+			m = l;
+		if (r < q->hn && key(q, q->heap[r]) < key(q, q->heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(q, i, m);
+		i = m;
+	}
+}
+
+static void heap_push(struct sched *q, uint32_t s)
+{
+	uint32_t i = q->hn++;
+
+	q->heap[i] = s;
+	q->s[s].in_heap = 1;
+	while (i && key(q, q->heap[(i - 1) / 2]) > key(q, q->heap[i])) {
+		heap_swap(q, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void heap_pop(struct sched *q)
+{
+	q->s[q->heap[0]].in_heap = 0;
+	q->heap[0] = q->heap[--q->hn];
+	if (q->hn)
+		sift_down(q, 0);
+}
+
+static int ready(const struct sched *q, uint32_t s)
+{
+	const struct stream_st *st = &q->s[s];
+
+	return st->head < st->end &&
+	       (!(q->io[q->order[st->head]].flags & RIO_DEP) || !st->inflight);
+}
+
+/* The top stream issued its head at now: move on to its next I/O. */
+static void advance(struct sched *q, int64_t now)
+{
+	uint32_t s = q->heap[0];
+	struct stream_st *st = &q->s[s];
+
+	st->head++;
+	st->ready_ns = now;
+	if (st->head < st->end && ready(q, s)) {
+		sift_down(q, 0);
+		return;
+	}
+	heap_pop(q);
+}
+
+static void complete(struct sched *q, uint32_t i, int32_t r, int64_t t,
+		     struct rio_result *res)
+{
+	uint32_t s = q->io[i].stream;
+
+	res[i].complete_ns = t;
+	res[i].res = r;
+	if (r < 0)
+		q->failed++;
+	if (t > q->last_complete)
+		q->last_complete = t;
+	q->done++;
+	if (q->inflight == q->depth)
+		q->slot_ns = t;
+	q->inflight--;
+	q->s[s].inflight--;
+	if (!q->stop && !q->s[s].in_heap && ready(q, s)) {
+		/* it waited for this completion: did that make it late? */
+		if (t > sched_time(q->t0, q->io[key(q, s)].t_ns, q->scale))
+			q->dep_waits++;
+		q->s[s].ready_ns = t;
+		heap_push(q, s);
+	}
+}
+
+static void reap_all(struct sched *q, struct replay_engine *e,
+		     const struct sched_clock *clk, struct engine_cqe *cqe,
+		     struct rio_result *res)
+{
+	for (;;) {
+		unsigned k = e->ops->reap(e, cqe, 64);
+		int64_t t;
+
+		if (!k)
+			return;
+		t = clk->now(clk->ctx);
+		for (unsigned j = 0; j < k; j++)
+			complete(q, cqe[j].idx, cqe[j].res,
+				 cqe[j].t_ns ? cqe[j].t_ns : t, res);
+	}
+}
+
+int sched_run(const struct plan *plan, const struct sched_params *p,
+	      struct replay_engine *e, const struct sched_clock *clk,
+	      struct rio_result *res, struct sched_stats *out)
+{
+	const struct replay_engine_ops *ops = e->ops;
+	size_t n = plan->n;
+	unsigned depth = p->depth ? p->depth : 1, nbatch = 0;
+	uint32_t ns = plan->nstreams ? plan->nstreams : 1, *batch;
+	struct engine_cqe cqe[64];
+	struct sched q = { .io = plan->io };
+	int64_t t0, next_check, spin = p->spin_ns > 0 ? p->spin_ns : 0;
+	int rc = 0, busy = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(res, 0, n * sizeof(*res));
+	if (!n)
+		return 0;
+	q.order = xmalloc(n * sizeof(*q.order));
+	q.s = xcalloc(ns + 1, sizeof(*q.s));
+	q.heap = xmalloc(ns * sizeof(*q.heap));
+	batch = xmalloc(depth * sizeof(*batch));
+	for (size_t i = 0; i < n; i++)
+		q.s[plan->io[i].stream].end++;
+	for (uint32_t s = 0, sum = 0; s < ns; s++) {
+		uint32_t c = q.s[s].end;
+		q.s[s].head = q.s[s].end = sum;
+		sum += c;
+	}
+	for (size_t i = 0; i < n; i++)
+		q.order[q.s[plan->io[i].stream].end++] = (uint32_t)i;
+	for (uint32_t s = 0; s < ns; s++)
+		if (q.s[s].head < q.s[s].end)
+			heap_push(&q, s);
+
+	t0 = clk->now(clk->ctx) + (p->scale > 0 ? p->lead_ns : 0);
+	out->t0 = q.t0 = t0;
+	q.scale = p->scale;
+	q.depth = depth;
+	out->first_issue = INT64_MAX;
+	next_check = t0;
+	while (q.done < n) {
+		int64_t now = clk->now(clk->ctx), next_ts = INT64_MAX, deadline = 0;
+		unsigned wait_nr = 0;
+
+		if (p->interrupted && now >= next_check) {
+			next_check = now + 10000000;
+			if (!q.stop && p->interrupted(p->ctx)) {
+				q.stop = out->interrupted = 1;
+				while (q.hn)
+					heap_pop(&q);
+			}
+		}
+		if (q.stop && !q.inflight)
+			break;
+		/* issue what is due, up to the depth */
+		while (q.hn && q.inflight < depth) {
+			uint32_t i = key(&q, q.heap[0]);
+			int64_t ts = sched_time(t0, plan->io[i].t_ns, p->scale);
+			int64_t stamp = 0;
+
+			if (ts > now)
+				break;
+			if (ops->inline_io)
+				stamp = clk->now(clk->ctx);
+			rc = ops->prep(e, &plan->io[i], i);
+			if (rc == -EBUSY) {
+				/* hand over what is prepared, take completions */
+				if (busy++ > 2) {
+					rc = -EBUSY;
+					goto out;
+				}
+				if (nbatch) {
+					int64_t t = clk->now(clk->ctx);
+					for (unsigned b = 0; b < nbatch; b++)
+						res[batch[b]].issue_ns = t;
+					nbatch = 0;
+				}
+				if ((rc = ops->commit(e, 0, 0)) < 0)
+					goto out;
+				reap_all(&q, e, clk, cqe, res);
+				continue;
+			}
+			busy = 0;
+			res[i].sched_ns = ts;
+			res[i].free_ns = ts;
+			{
+				const struct stream_st *st = &q.s[q.heap[0]];
+				if (st->ready_ns > res[i].free_ns)
+					res[i].free_ns = st->ready_ns;
+				if (q.slot_ns > res[i].free_ns)
+					res[i].free_ns = q.slot_ns;
+			}
+			out->issued++;
+			if (rc < 0) {
+				/* could not even be queued: a failed I/O */
+				res[i].issue_ns = now;
+				q.inflight++;
+				q.s[plan->io[i].stream].inflight++;
+				advance(&q, now);
+				complete(&q, i, rc, now, res);
+				rc = 0;
+				continue;
+			}
+			if (ops->inline_io)
+				res[i].issue_ns = stamp;
+			else
+				batch[nbatch++] = i;
+			q.inflight++;
+			q.s[plan->io[i].stream].inflight++;
+			if (q.inflight > out->max_inflight)
+				out->max_inflight = q.inflight;
+			advance(&q, now);
+		}
+		if (q.hn && q.inflight < depth)
+			next_ts = sched_time(t0, plan->io[key(&q, q.heap[0])].t_ns,
+					     p->scale);
+		if (!q.inflight) {
+			/* nothing in flight: only time can bring work */
+			if (next_ts == INT64_MAX) {
+				if (q.done < n && !q.stop)
+					rc = -EDEADLK;   /* a bug: nothing can move */
+				break;
+			}
+			if (next_ts - now > spin)
+				clk->sleep_until(clk->ctx, next_ts - spin);
+			else if (clk->spin_until)
+				clk->spin_until(clk->ctx, next_ts);
+			else
+				while (clk->now(clk->ctx) < next_ts)
+					;
+			continue;
+		}
+		if (next_ts == INT64_MAX) {
+			wait_nr = 1;
+		} else if (next_ts - now > spin) {
+			wait_nr = 1;
+			deadline = next_ts - spin;
+		}
+		if (nbatch) {
+			int64_t t = clk->now(clk->ctx);
+			for (unsigned b = 0; b < nbatch; b++)
+				res[batch[b]].issue_ns = t;
+			nbatch = 0;
+		}
+		if ((rc = ops->commit(e, wait_nr, deadline)) < 0)
+			goto out;
+		reap_all(&q, e, clk, cqe, res);
+		if (!wait_nr && next_ts != INT64_MAX) {
+			/* the next one is due within the spin window; a
+			 * completion may free an earlier one: look again then */
+			size_t done0 = q.done;
+			if (clk->spin_until)
+				clk->spin_until(clk->ctx, next_ts);
+			else
+				while (q.done == done0 && clk->now(clk->ctx) < next_ts)
+					reap_all(&q, e, clk, cqe, res);
+		}
+	}
+out:
+	out->failed = q.failed;
+	out->dep_waits = q.dep_waits;
+	out->last_complete = q.last_complete;
+	for (size_t i = 0; i < n; i++)
+		if (res[i].sched_ns && res[i].issue_ns < out->first_issue)
+			out->first_issue = res[i].issue_ns;
+	if (out->first_issue == INT64_MAX)
+		out->first_issue = t0;
+	free(q.order);
+	free(q.s);
+	free(q.heap);
+	free(batch);
+	return rc;
+}

@@ -1,0 +1,348 @@
+/* Replay targets: open with O_DIRECT, size and unit, and the checks before
+ * a device is written (mounts, swap, holders, O_EXCL, libblkid). */
+#include "target.h"
+
+#include <blkid/blkid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <linux/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "capture/blktrace_format.h"
+
+int target_signature(const char *path, char *what, size_t len)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	const char *type = NULL, *usage = NULL, *pt = NULL;
+	int rc;
+
+	if (!pr)
+		return errno ? -errno : -EIO;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
+					  BLKID_SUBLKS_USAGE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, 0);
+	rc = blkid_do_safeprobe(pr);
+	if (rc == 1) {
+		blkid_free_probe(pr);
+		return 0;
+	}
+	if (rc == -2) {
+		snprintf(what, len, "several signatures (ambiguous probe)");
+		blkid_free_probe(pr);
+		return 1;
+	}
+	if (rc < 0) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
+	blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
+	blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
+	blkid_probe_lookup_value(pr, "PTTYPE", &pt, NULL);
+	if (type) {
+		int vowel = strchr("aeiouAEIOU", type[0]) != NULL;
+		snprintf(what, len, "a%s %s signature (%s)", vowel ? "n" : "", type,
+			 usage ? usage : "unknown use");
+	} else if (pt) {
+		snprintf(what, len, "a %s partition table", pt);
+	} else {
+		snprintf(what, len, "an unnamed signature");
+	}
+	blkid_free_probe(pr);
+	return 1;
+}
+
+/* The sysfs folder of block device maj:min (resolved), in out. */
+static int sysfs_dir(const char *sys, unsigned maj, unsigned min, char *out)
+{
+	char link[512];
+
+	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sys, maj, min);
+	return realpath(link, out) ? 0 : -errno;
+}
+
+/* Is the device whose sysfs folder is dir, or one of its partitions (their
+ * folders are inside the disk's), the device maj:min? */
+static int same_disk(const char *sys, const char *dir, unsigned maj,
+		     unsigned min)
+{
+	char other[PATH_MAX];
+	size_t l = strlen(dir);
+
+	if (sysfs_dir(sys, maj, min, other))
+		return 0;
+	return !strcmp(other, dir) || (!strncmp(other, dir, l) && other[l] == '/');
+}
+
+/* Why the block device (sysfs folder dir) must not be written: mounted,
+ * active swap, or held by another device. Returns 1 with a reason. */
+static int in_use(const char *sys, const char *proc, const char *dir,
+		  char *why, size_t len)
+{
+	char path[PATH_MAX], line[4096];
+	FILE *fp;
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "%s/self/mountinfo", proc);
+	if ((fp = fopen(path, "r"))) {
+		while (fgets(line, sizeof(line), fp)) {
+			unsigned ma, mi;
+			char mnt[2048];
+			if (sscanf(line, "%*u %*u %u:%u %*s %2047s", &ma, &mi, mnt) != 3)
+				continue;
+			if (ma && same_disk(sys, dir, ma, mi)) {
+				snprintf(why, len, "it is mounted (device %u:%u on "
+					 "%.160s)", ma, mi, mnt);
+				fclose(fp);
+				return 1;
+			}
+		}
+		fclose(fp);
+	}
+	snprintf(path, sizeof(path), "%s/swaps", proc);
+	if ((fp = fopen(path, "r"))) {
+		while (fgets(line, sizeof(line), fp)) {
+			char f[2048];
+			struct stat sb;
+			if (sscanf(line, "%2047s", f) != 1 || f[0] != '/' ||
+			    stat(f, &sb) < 0)
+				continue;
+			if (S_ISBLK(sb.st_mode) &&
+			    same_disk(sys, dir, major(sb.st_rdev), minor(sb.st_rdev))) {
+				snprintf(why, len, "it holds active swap (%.160s)", f);
+				fclose(fp);
+				return 1;
+			}
+		}
+		fclose(fp);
+	}
+	snprintf(path, sizeof(path), "%.4000s/holders", dir);
+	if ((d = opendir(path))) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(why, len, "it is held by %.100s (device mapper, RAID "
+				 "or another stacked device)", de->d_name);
+			closedir(d);
+			return 1;
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
+/* Fills t->disk from device maj:min (a partition maps to its disk). */
+static void disk_name(const char *sys, struct replay_target *t, unsigned maj,
+		      unsigned min)
+{
+	char dir[PATH_MAX], part[PATH_MAX + 16];
+	struct stat sb;
+
+	t->disk[0] = '\0';
+	if (!maj || sysfs_dir(sys, maj, min, dir))
+		return;
+	snprintf(part, sizeof(part), "%s/partition", dir);
+	if (stat(part, &sb) == 0) {
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+	}
+	snprintf(t->disk, sizeof(t->disk), "%s", basename(dir));
+}
+
+int target_open(struct replay_target *t, const char *path, int want_write,
+		int allow_write, const char *sys, const char *proc, char *err,
+		size_t errlen)
+{
+	struct stat sb;
+	char what[256];
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	if (stat(path, &sb) < 0) {
+		if (errno != ENOENT) {
+			snprintf(err, errlen, "cannot use target '%s': %s", path,
+				 strerror(errno));
+			return -1;
+		}
+		t->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC,
+			     0644);
+		if (t->fd < 0) {
+			int e = errno;
+			if (e == EINVAL) {
+				/* made, but O_DIRECT refused: say so, leave nothing */
+				unlink(path);
+				snprintf(err, errlen, "target '%s' does not support "
+					 "O_DIRECT (the file system refuses it)", path);
+			} else {
+				snprintf(err, errlen, "cannot create target '%s': %s",
+					 path, strerror(e));
+			}
+			return -1;
+		}
+		t->created = 1;
+		if (fstat(t->fd, &sb) < 0) {
+			snprintf(err, errlen, "cannot stat '%s': %s", path,
+				 strerror(errno));
+			return -1;
+		}
+	}
+	if (S_ISBLK(sb.st_mode)) {
+		char dir[PATH_MAX];
+		uint64_t size = 0;
+		int lbs = 0;
+
+		t->blkdev = 1;
+		t->dev = BT_MKDEV(major(sb.st_rdev), minor(sb.st_rdev));
+		disk_name(sys, t, major(sb.st_rdev), minor(sb.st_rdev));
+		if (want_write && allow_write) {
+			if (!sysfs_dir(sys, major(sb.st_rdev), minor(sb.st_rdev), dir) &&
+			    in_use(sys, proc, dir, what, sizeof(what))) {
+				snprintf(err, errlen, "refusing to write to '%s': %s",
+					 path, what);
+				return -1;
+			}
+			t->fd = open(path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
+			if (t->fd < 0 && errno == EBUSY) {
+				snprintf(err, errlen, "refusing to write to '%s': it "
+					 "is in use (open exclusively elsewhere)", path);
+				return -1;
+			}
+		} else {
+			t->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		}
+		if (t->fd < 0) {
+			snprintf(err, errlen, errno == EINVAL ?
+				 "target '%s' does not support O_DIRECT" :
+				 "cannot open target '%s': %s", path, strerror(errno));
+			return -1;
+		}
+		if (want_write && allow_write) {
+			rc = target_signature(path, what, sizeof(what));
+			if (rc < 0) {
+				snprintf(err, errlen, "refusing to write to '%s': "
+					 "cannot probe it for signatures: %s", path,
+					 strerror(-rc));
+				return -1;
+			}
+			if (rc) {
+				snprintf(err, errlen, "refusing to write to '%s': it "
+					 "holds %s; wipefs(8) removes it", path, what);
+				return -1;
+			}
+			t->writable = 1;
+		}
+		if (ioctl(t->fd, BLKGETSIZE64, &size) < 0 ||
+		    ioctl(t->fd, BLKSSZGET, &lbs) < 0 || lbs < 512) {
+			snprintf(err, errlen, "cannot read the size of '%s': %s",
+				 path, strerror(errno));
+			return -1;
+		}
+		t->size = size;
+		t->lbs = (unsigned)lbs;
+		t->mem_align = (unsigned)lbs;
+		return 0;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "target '%s' is neither a block device nor a "
+			 "regular file", path);
+		return -1;
+	}
+	t->dev = BT_MKDEV(major(sb.st_dev), minor(sb.st_dev));
+	disk_name(sys, t, major(sb.st_dev), minor(sb.st_dev));
+	if (!t->created && want_write && sb.st_size > 0) {
+		rc = target_signature(path, what, sizeof(what));
+		if (rc > 0 && !allow_write) {
+			snprintf(err, errlen, "refusing to write to '%s': it holds "
+				 "%s (--allow-write writes anyway)", path, what);
+			return -1;
+		}
+	}
+	if (t->fd < 0) {
+		t->fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+		if (t->fd < 0 && (errno == EACCES || errno == EROFS) && !want_write)
+			t->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		if (t->fd < 0) {
+			snprintf(err, errlen, errno == EINVAL ?
+				 "target '%s' does not support O_DIRECT (the file "
+				 "system refuses it)" : "cannot open target '%s': %s",
+				 path, strerror(errno));
+			return -1;
+		}
+	}
+	t->writable = 1;
+	t->size = (uint64_t)sb.st_size;
+	t->lbs = t->mem_align = 4096;
+	{
+		struct statx sx;
+		if (statx(t->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+		    (sx.stx_mask & STATX_DIOALIGN)) {
+			if (!sx.stx_dio_offset_align) {
+				snprintf(err, errlen, "target '%s' does not support "
+					 "O_DIRECT (statx: no direct I/O)", path);
+				return -1;
+			}
+			t->lbs = sx.stx_dio_offset_align < 512 ? 512
+				 : sx.stx_dio_offset_align;
+			t->mem_align = sx.stx_dio_mem_align ? sx.stx_dio_mem_align : 512;
+		}
+	}
+	return 0;
+}
+
+int target_extend(struct replay_target *t, uint64_t size, char *err,
+		  size_t errlen)
+{
+	if (t->blkdev || size <= t->size)
+		return 0;
+	if (ftruncate(t->fd, (off_t)size) < 0) {
+		snprintf(err, errlen, "cannot extend '%s' to %llu bytes: %s",
+			 t->path, (unsigned long long)size, strerror(errno));
+		return -1;
+	}
+	t->size = size;
+	return 0;
+}
+
+int target_check_direct(struct replay_target *t, char *err, size_t errlen)
+{
+	size_t align = t->mem_align > 4096 ? t->mem_align : 4096;
+	void *buf;
+	ssize_t n;
+
+	if (t->size < t->lbs)
+		return 0;
+	if (posix_memalign(&buf, align, t->lbs)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	n = pread(t->fd, buf, t->lbs, 0);
+	free(buf);
+	if (n < 0) {
+		snprintf(err, errlen, "O_DIRECT reads fail on '%s': %s", t->path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void target_close(struct replay_target *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+}
