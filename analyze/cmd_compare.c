@@ -238,11 +238,27 @@ static void print_table(struct emit *e, int fmt, struct figset *fs,
 		}
 	}
 	else {
+		size_t cp = strlen(rf[0].rv.name);
 		ng = n;
+		/* columns are narrow: names sharing a long start show what
+		 * differs ("lab[queue/scheduler=" + "none]", "mq-deadline]") */
+		for (int i = 1; i < n; i++) {
+			size_t k = 0;
+			while (k < cp && rf[i].rv.name[k] == rf[0].rv.name[k])
+				k++;
+			cp = k;
+		}
+		for (int i = 0; i < n; i++)
+			if (strlen(rf[i].rv.name) <= cp)
+				cp = 0;
+		if (cp < 6 || fmt == FMT_JSON)
+			cp = 0;
 		for (int i = 0; i < n; i++) {
 			gidx[i] = i;
-			snprintf(names[i], 128, "%s", rf[i].rv.name);
+			snprintf(names[i], 128, "%s%s", cp ? "~" : "", rf[i].rv.name + cp);
 		}
+		if (cp && fmt == FMT_TEXT)
+			emit_text(e, "runs: ~ stands for '%.*s'\n", (int)cp, rf[0].rv.name);
 	}
 	for (int g = 0; g < ng; g++)
 		for (int f = 0; f < fs->n; f++) {
