@@ -1122,8 +1122,10 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		struct outcome oc = {
 			.res = res, .ss = &ss, .set0 = set0, .set1 = set1,
 			.nset0 = nset0, .nset1 = nset1, .raw = raw[0] ? raw : NULL,
-			.status = srun < 0 ? "failed" : ss.interrupted ? "interrupted"
-								      : "complete",
+			/* I/Os the target refused (it went away, or
+			 * failed): what was done is stored, marked failed */
+			.status = srun < 0 || f.failed ? "failed" :
+				  ss.interrupted ? "interrupted" : "complete",
 			.tag = tag,
 		};
 		if (store_one(c, name, &oc, &f, &run, err, sizeof(err)))
@@ -1134,6 +1136,17 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		snprintf(err, sizeof(err), "the %s engine failed: %s (what was done "
 			 "is stored in run '%s', marked failed)", c->eng.ops->name,
 			 strerror(-srun), name);
+		goto out;
+	}
+	if (f.failed) {
+		int first = 0;
+		for (size_t i = 0; i < c->plan.n && !first; i++)
+			if (res[i].res < 0)
+				first = (int)-res[i].res;
+		snprintf(err, sizeof(err), "%" PRIu64 " I/Os failed on the target "
+			 "(the first: %s); what was done is stored in run '%s', "
+			 "marked failed", f.failed, strerror(first ? first : EIO),
+			 name);
 		goto out;
 	}
 	if (!o->quiet)

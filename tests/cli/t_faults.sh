@@ -108,4 +108,43 @@ check_eq "two imports at once both land" "0 0 p1 p2" "$r1 $r2 $(q "$db" "SELECT 
 d1=$("$IOTAPE" dump --db "$db" p1 | md5sum) d2=$("$IOTAPE" dump --db "$db" p2 | md5sum)
 check_eq "the concurrent runs hold their own events" "$d1" "$d2"
 check_eq "integrity after concurrent imports" ok "$(q "$db" 'PRAGMA integrity_check')"
+
+# ---- the replay target fails mid-replay: its filesystem turns read-only
+# (ext4's trigger_fs_error with errors=remount-ro; this kernel has no
+# device-mapper to pull a device away) ----
+if [ "$(id -u)" = 0 ] && "$IOTAPE" replay --help > /dev/null 2>&1; then
+	db=$t/r.db
+	"$IOTAPE" import --quiet --db "$db" --run src "$small"
+	truncate -s 128M "$t/rt.img"
+	loop_attach "$t/rt.img"
+	mkfs.ext4 -q -F "/dev/$LOOPDEV"
+	mkdir -p "$t/rmnt"
+	at_exit "umount '$t/rmnt' 2>/dev/null"
+	mount -o errors=remount-ro "/dev/$LOOPDEV" "$t/rmnt"
+	trig=/sys/fs/ext4/$LOOPDEV/trigger_fs_error
+	if [ -w "$trig" ]; then
+		( sleep 0.4; echo 1 > "$trig" ) &
+		flip=$!
+		"$IOTAPE" replay --db "$db" src --target "$t/rmnt/target" --run gone \
+			> /dev/null 2> "$t/err"
+		rc=$?
+		wait $flip
+		if [ $rc != 0 ] && grep -q "I/Os failed on the target" "$t/err" &&
+		   [ "$(grep -c '^iotape: [^w]' "$t/err")" = 1 ]; then
+			ok "target failed mid-replay: $(grep '^iotape: [^w]' "$t/err")"
+		else
+			not_ok "target failed mid-replay: a clean error" "exit $rc: $(cat "$t/err")"
+		fi
+		check_eq "the partial replay is stored, marked failed" failed \
+			"$(q "$db" "SELECT status FROM runs WHERE name = 'gone'")"
+		n=$(q "$db" "SELECT count(*) FROM requests r JOIN runs u ON u.id = r.run WHERE u.name = 'gone'")
+		[ "${n:-0}" -gt 0 ] && ok "its $n I/Os are in the store" || not_ok "its I/Os are in the store"
+	else
+		skip "replay target failing mid-replay" "no $trig"
+	fi
+	sleep 0.5
+	umount "$t/rmnt"
+else
+	skip "replay target failing mid-replay" "needs root and replay"
+fi
 tap_finish
