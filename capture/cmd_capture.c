@@ -1098,5 +1098,5 @@ int cmd_capture(int argc, char **argv)
 	for (int i = 0; i < o.nset; i++)
 		for (int k = 0; k < o.sets[i].nvalues; k++)
 			free(o.sets[i].values[k]);
-	return rc < 0 ? -1 : rc == 1 ? 130 : 0;
+	return rc < 0 ? -1 : rc == 1 ? 128 + (got_signal ? (int)got_signal : SIGINT) : 0;
 }
