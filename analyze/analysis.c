@@ -688,8 +688,10 @@ static void analyze_samples(struct analysis *a, struct io_row *rows, size_t n)
 			if ((a->first_swap_s < 0 || (double)(t - g) / 1e9 <= a->first_swap_s) &&
 			    dirty + wb > a->dirty_before_swap_mb)
 				a->dirty_before_swap_mb = dirty + wb;
-			if (havep && t > pt && a->has_trace && t > g && pt < a->rv->last_ns) {
-				int64_t lo0 = pt > g ? pt : g, hi0 = t < a->rv->last_ns ? t : a->rv->last_ns;
+			/* over the sampled time (a capture samples from before
+			 * its first event to after its last) */
+			if (havep && t > pt && a->has_trace) {
+				int64_t lo0 = pt, hi0 = t;
 				double len = (double)(hi0 - lo0), overlap = 0;
 				sampled += len;
 				if (pdirty > DIRTY_MB) {
