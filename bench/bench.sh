@@ -129,6 +129,33 @@ BEGIN {
 	printf "iotape import peak RSS: %.1f MiB\n", imm / 1024
 }'
 
+# the analyzers on ~5M events: the trace twice, end to end (the second copy's
+# clock steps back, which iotape flags), against btt on the same events
+T2=$BENCH_DIR/trace2x.bin B2=$BENCH_DIR/trace2x.btt DB2=$BENCH_DIR/b2.db
+at_exit "rm -f '$DB2' '$DB2-journal'"
+if ! [ -s "$T2" ] || ! [ -s "$B2" ]; then
+	cat "$TRACE" "$TRACE" > "$T2.tmp" && mv "$T2.tmp" "$T2"
+	blkparse -q -i - -d "$B2.tmp" -O < "$T2" > /dev/null && mv "$B2.tmp" "$B2"
+fi
+rm -f "$DB2"
+"$IOTAPE" import --quiet --db "$DB2" --run big "$T2" || die "import of $T2 failed"
+say "timing btt, iotape report and compare on $((2 * EVENTS)) events..."
+timeit btt2 btt -i "$B2"
+timeit report2 "$IOTAPE" report --db "$DB2" big
+timeit compare2 "$IOTAPE" compare --db "$DB2" big big
+awk -v events=$((2 * EVENTS)) \
+	-v bt="$(median btt2 1)" -v btm="$(median btt2 2)" \
+	-v rp="$(median report2 1)" -v rpm="$(median report2 2)" \
+	-v cp="$(median compare2 1)" -v cpm="$(median compare2 2)" '
+BEGIN {
+	printf "\nanalyzing %d events (the trace twice), median of runs:\n", events
+	printf "%-40s %8s %10s\n", "task", "wall s", "peak MiB"
+	printf "%-40s %8.2f %10.1f\n", "btt -i DUMP", bt, btm / 1024
+	printf "%-40s %8.2f %10.1f\n", "iotape report (figures + analyzers)", rp, rpm / 1024
+	printf "%-40s %8.2f %10.1f\n", "iotape compare (the run against itself)", cp, cpm / 1024
+	printf "report vs btt: %.2fx btt time; compare (two runs): %.2fx\n", rp / bt, cp / bt
+}'
+
 # the cost of capturing (bench/bench_capture.sh)
 . "$(dirname "$0")/bench_capture.sh"
 bench_capture
