@@ -251,7 +251,7 @@ static void print_table(struct emit *e, int fmt, struct figset *fs,
 		for (int i = 0; i < n; i++)
 			if (strlen(rf[i].rv.name) <= cp)
 				cp = 0;
-		if (cp < 6 || fmt == FMT_JSON)
+		if (cp < 6 || fmt != FMT_TEXT)
 			cp = 0;
 		for (int i = 0; i < n; i++) {
 			gidx[i] = i;
@@ -309,8 +309,18 @@ static void print_table(struct emit *e, int fmt, struct figset *fs,
 	/* text or markdown: columns of at most 10 characters each */
 	if (fmt == FMT_MARKDOWN) {
 		emit_text(e, "| figure |");
-		for (int g = 0; g < ng; g++)
-			emit_text(e, " %s |%s", names[g], g ? " change |" : "");
+		for (int g = 0; g < ng; g++) {
+			/* a run name's | and * would break the table */
+			char esc[300];
+			size_t o = 0;
+			for (const char *c = names[g]; *c && o + 3 < sizeof(esc); c++) {
+				if (strchr("|*_`\\[]", *c))
+					esc[o++] = '\\';
+				esc[o++] = *c;
+			}
+			esc[o] = '\0';
+			emit_text(e, " %s |%s", esc, g ? " change |" : "");
+		}
 		emit_text(e, "\n|---|");
 		for (int g = 0; g < ng; g++)
 			emit_text(e, "---:|%s", g ? "---:|" : "");

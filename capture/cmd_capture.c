@@ -856,7 +856,8 @@ static void capture_usage(FILE *fp)
 "Records block events of the devices, /proc samples, each command's timings\n"
 "and the settings at start and end into one run; puts back every setting it\n"
 "changed (also on Ctrl-C and SIGTERM).\n"
-"  -d, --device DEV  a device to trace (path, or major:minor); repeatable;\n"
+"  -d, --device DEV  a device to trace (path, or major:minor; a file's path\n"
+"                    means the disk holding it); repeatable;\n"
 "                    default: the disk of the current folder and every disk\n"
 "                    holding active swap; partitions map to their disk\n"
 "  --interval SEC    seconds between /proc samples (default 1; 0.1 works)\n"
@@ -950,8 +951,8 @@ int cmd_capture(int argc, char **argv)
 			break;
 		case 'i':
 			if (parse_duration(optarg, "--interval", &o.interval_s) ||
-			    o.interval_s < 0.01)
-				{ error("--interval must be at least 0.01 s"); return 2; }
+			    o.interval_s < 0.01 || o.interval_s > 3600)
+				{ error("--interval takes 0.01 s to 1 h"); return 2; }
 			break;
 		case 'D':
 			if (parse_duration(optarg, "--duration", &o.duration_s))
