@@ -658,20 +658,9 @@ static int capture_one(struct capture_opts *o, const int *pick, const char *name
 	}
 	if (o->raw)
 		snprintf(raw, sizeof(raw), "%s", o->raw);
-	else {
-		const char *tmp = getenv("TMPDIR");
-		int fd;
-		snprintf(raw, sizeof(raw), "%s/iotape-capture.XXXXXX",
-			 tmp && *tmp ? tmp : "/var/tmp");
-		if ((fd = mkstemp(raw)) < 0) {
-			snprintf(err, sizeof(err), "cannot make a file in '%s': %s",
-				 tmp && *tmp ? tmp : "/var/tmp", strerror(errno));
-			raw[0] = '\0';
-			goto out;
-		}
-		close(fd);
-		lab_note_file(&lab, raw);
-	}
+	else if (lab_scratch_file(&lab, "iotape-capture", raw, sizeof(raw), err,
+				  sizeof(err)))
+		goto out;
 
 	if (tracefs_start(&tf, &lab, o->tracefs, "/sys/block", devnames, ndev,
 			  o->buffer_kb, raw, err, sizeof(err)))

@@ -194,6 +194,25 @@ int lab_note_file(struct lab *lab, const char *path)
 	return record(lab, line);
 }
 
+int lab_scratch_file(struct lab *lab, const char *prefix, char *path,
+		     size_t len, char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *dir = tmp && *tmp ? tmp : "/var/tmp";
+	int fd;
+
+	snprintf(path, len, "%s/%s.XXXXXX", dir, prefix);
+	if ((fd = mkstemp(path)) < 0) {
+		snprintf(err, errlen, "cannot make a file in '%s': %s", dir,
+			 strerror(errno));
+		path[0] = '\0';
+		return -1;
+	}
+	close(fd);
+	lab_note_file(lab, path);
+	return 0;
+}
+
 int lab_note_mount(struct lab *lab, const char *path)
 {
 	char line[1024];

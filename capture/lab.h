@@ -36,6 +36,13 @@ int lab_note_dir(struct lab *lab, const char *path);
 /* Records a scratch file (the raw trace) that --reset removes. */
 int lab_note_file(struct lab *lab, const char *path);
 
+/* Makes an empty scratch file PREFIX.XXXXXX in $TMPDIR (else /var/tmp) for a
+ * raw trace, recorded with lab_note_file(); its path goes to path (len
+ * bytes). Returns 0, or -1 with a message in err (path then ""). The caller
+ * removes it when done. */
+int lab_scratch_file(struct lab *lab, const char *prefix, char *path,
+		     size_t len, char *err, size_t errlen);
+
 /* Records a tracefs mount point made by the capture (unmounted on restore). */
 int lab_note_mount(struct lab *lab, const char *path);
 

@@ -1059,19 +1059,11 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	machine_settings(&o->mp, c->caps, c->ncap, &set0, &nset0);
 	if (o->trace) {
 		char devs[TRACEFS_MAX_DEVS][64], sysblock[512];
-		const char *tmp = getenv("TMPDIR");
-		int fd, nd = 0;
+		int nd = 0;
 
-		snprintf(raw, sizeof(raw), "%s/iotape-replay.XXXXXX",
-			 tmp && *tmp ? tmp : "/var/tmp");
-		if ((fd = mkstemp(raw)) < 0) {
-			snprintf(err, sizeof(err), "cannot make a file in '%s': %s",
-				 tmp && *tmp ? tmp : "/var/tmp", strerror(errno));
-			raw[0] = '\0';
+		if (lab_scratch_file(&lab, "iotape-replay", raw, sizeof(raw), err,
+				     sizeof(err)))
 			goto out;
-		}
-		close(fd);
-		lab_note_file(&lab, raw);
 		for (int i = 0; i < c->ncap && nd < TRACEFS_MAX_DEVS; i++)
 			snprintf(devs[nd++], sizeof(devs[0]), "%s", c->caps[i].name);
 		snprintf(sysblock, sizeof(sysblock), "%s/block", o->mp.sys);
