@@ -601,8 +601,9 @@ int cmd_compare(int argc, char **argv)
 			emit_obj_end(&e);
 		}
 		emit_arr_end(&e);
-		nf = analysis_compare(an, group_by ? 0 : n, fnd, 64);
-		if (group_by) {
+		if (!group_by)
+			nf = analysis_compare(an, n, fnd, 64);
+		else {
 			/* the explanation compares the first run of each group */
 			int gidx[MAX_RUNS], ng, k = 0;
 			char gnames[MAX_RUNS][128];

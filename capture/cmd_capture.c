@@ -613,20 +613,9 @@ static int capture_one(struct capture_opts *o, const int *pick, const char *name
 	if (lab_begin(&lab, o->state_dir, err, sizeof(err)))
 		goto out;
 	lab_on = 1;
-	/* From the first change on, SIGINT, SIGTERM and SIGHUP are read from
-	 * a signalfd, so whatever arrives, the changes are put back. They must
-	 * not be ignored (a shell starts background jobs with SIGINT ignored),
-	 * or they would never reach the signalfd. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	/* From the first change on, signals are read from a signalfd, so
+	 * whatever arrives, the changes are put back. */
+	sfd = lab_signals(&mask, 1);
 	for (int i = 0; i < o->nset; i++)
 		if (lab_set(&lab, o->sets[i].path, o->sets[i].values[pick[i]], err,
 			    sizeof(err)))

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -293,6 +294,21 @@ next:
 	}
 	free(lines);
 	return failed;
+}
+
+int lab_signals(sigset_t *mask, int child)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	if (child)
+		sigaddset(mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, mask, NULL);
+	return signalfd(-1, mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
 int lab_end(struct lab *lab)

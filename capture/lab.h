@@ -46,6 +46,16 @@ int lab_scratch_file(struct lab *lab, const char *prefix, char *path,
 /* Records a tracefs mount point made by the capture (unmounted on restore). */
 int lab_note_mount(struct lab *lab, const char *path);
 
+#include <signal.h>
+
+/* Makes SIGINT, SIGTERM and SIGHUP (and SIGCHLD when child is set) arrive
+ * on a signalfd instead of ending the process, so a caller that changed the
+ * machine can put it back whatever arrives. Their dispositions are reset
+ * first: a shell starts background jobs with SIGINT ignored, and an ignored
+ * signal never reaches a signalfd. Fills *mask (for SIG_UNBLOCK later) and
+ * returns the signalfd (non-blocking), or -1 with errno set. */
+int lab_signals(sigset_t *mask, int child);
+
 /* Puts back everything recorded, in reverse order, then removes the state
  * file and releases the lock. Returns the number of entries it could not
  * restore (each reported on stderr), 0 when all went back. */

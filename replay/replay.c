@@ -1204,19 +1204,9 @@ int replay_run(const struct replay_opts *o_in)
 			goto out;
 		}
 	}
-	/* From here on SIGINT, SIGTERM and SIGHUP are read from a signalfd, so
-	 * settings are put back and what was replayed is stored whatever
-	 * arrives (reset first: a shell starts background jobs ignoring
-	 * SIGINT). */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	c->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	/* From here on signals are read from a signalfd, so settings are put
+	 * back and what was replayed is stored whatever arrives. */
+	c->sfd = lab_signals(&mask, 0);
 	/* wake-ups as asked, not up to 50 us later */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	emit_init(&c->em, stdout, o.json);

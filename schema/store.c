@@ -577,23 +577,6 @@ int store_query_i64(struct store *st, const char *sql, int nargs,
 	return 0;
 }
 
-int store_run_delete(struct store *st, int64_t run)
-{
-	static const char *const sql[] = {
-		"DELETE FROM events WHERE id BETWEEN (SELECT first_event FROM runs "
-		"WHERE id = ?1) AND (SELECT last_event FROM runs WHERE id = ?1)",
-		"DELETE FROM requests WHERE run = ?1",
-		"DELETE FROM runs WHERE id = ?1",
-	};
-
-	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
-		int64_t dummy;
-		int rc = store_query_i64(st, sql[i], 1, &run, &dummy);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
 
 int store_sample_add(struct store *st, int64_t run, int64_t time_ns,
 		     const char *source, const char *key, double value)

@@ -144,8 +144,6 @@ int store_query_i64(struct store *st, const char *sql, int nargs,
 int store_sample_add(struct store *st, int64_t run, int64_t time_ns,
 		     const char *source, const char *key, double value);
 
-/* Deletes a run and everything it owns. Returns 0 or a negative code. */
-int store_run_delete(struct store *st, int64_t run);
 
 
 /* Sets a text column of run: one of "kind", "host", "kernel", "source",
