@@ -77,13 +77,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(OBJ)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ) $(LIBS) -lcmocka
 
+# apt-get runs as root: directly for root (a fresh Debian root shell has no
+# sudo), through sudo for a user who has it.
+SUDO := $(shell [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null && echo sudo)
+
 # Installs what the build and tests need when any of it is missing.
 deps:
 	@missing=0; for f in $(DEB_CHECK); do [ -e $$f ] || missing=1; done; \
 	if [ $$missing = 1 ]; then \
 		echo "  DEPS  apt-get install $(DEB_PACKAGES)"; \
-		apt-get update -q >/dev/null && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		$(SUDO) apt-get update -q >/dev/null && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 			$(DEB_PACKAGES) >/dev/null || exit 1; \
 	fi
 

@@ -149,6 +149,15 @@ sysfs_set() {
 
 # ---- tracefs blk tracer capture ----------------------------------------------------
 
+# tracefs_state: one line saying how tracefs is left, for "back as it was" checks:
+# "unmounted", or "tracer=T bin=B context-info=C" (a capture mounts tracefs when it is
+# absent and unmounts it after, so a fresh machine's state is "unmounted")
+tracefs_state() {
+	if [ ! -e "$TRACEFS/current_tracer" ]; then echo unmounted; return; fi
+	echo "tracer=$(cat "$TRACEFS/current_tracer") bin=$(cat "$TRACEFS/options/bin")" \
+		"context-info=$(cat "$TRACEFS/options/context-info")"
+}
+
 # tracefs_check DEV...: true when the tracefs blk tracer can trace these devices; else
 # sets TRACEFS_WHY to the reason (for a skip line)
 tracefs_check() {

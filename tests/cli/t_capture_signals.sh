@@ -13,13 +13,13 @@ loop_attach "$t/d.img" || { not_ok "attach loop"; tap_finish; }
 d=$LOOPDEV
 ratio0=$(cat /proc/sys/vm/dirty_ratio)
 ra0=$(cat /sys/block/$d/queue/read_ahead_kb)
+tfs0=$(tracefs_state)
 
 # clean_state LABEL: nothing of a capture is left on the machine
 clean_state() {
 	local bad=
-	[ "$(cat /sys/kernel/tracing/current_tracer)" = nop ] || bad="$bad tracer"
-	[ "$(cat /sys/kernel/tracing/options/bin)" = 0 ] || bad="$bad bin"
-	[ "$(cat /sys/kernel/tracing/options/context-info)" = 1 ] || bad="$bad context-info"
+	local tfs; tfs=$(tracefs_state)
+	[ "$tfs" = "$tfs0" ] || bad="$bad tracefs($tfs, was $tfs0)"
 	[ "$(cat /sys/block/$d/trace/enable)" = 0 ] || bad="$bad trace/enable"
 	[ "$(cat /proc/sys/vm/dirty_ratio)" = "$ratio0" ] || bad="$bad dirty_ratio"
 	[ "$(cat /sys/block/$d/queue/read_ahead_kb)" = "$ra0" ] || bad="$bad read_ahead_kb"

@@ -15,6 +15,7 @@ for tool in mkfs.ext4 mkswap swapon md5sum; do
 done
 
 t=$TEST_TMP db=$t/t.db
+tfs0=$(tracefs_state)
 truncate -s 400M "$t/data.img"
 truncate -s 256M "$t/swap.img"
 loop_attach "$t/data.img" || { not_ok "attach data loop"; tap_finish; }
@@ -105,8 +106,7 @@ check_eq "no lost events" 0 "$(q "SELECT value FROM run_stats WHERE run = $run A
 # everything is back
 check_eq "dirty_background_ratio restored" "$dbr_before" "$(cat /proc/sys/vm/dirty_background_ratio)"
 check_eq "scheduler restored" "$sched_before" "$(sed 's/.*\[\(.*\)\].*/\1/' "$sched_path")"
-check_eq "tracer restored" nop "$(cat /sys/kernel/tracing/current_tracer)"
-check_eq "binary output off" 0 "$(cat /sys/kernel/tracing/options/bin)"
+check_eq "tracefs restored (tracer, binary output, context-info)" "$tfs0" "$(tracefs_state)"
 check_eq "block tracing off" "0 0" "$(cat /sys/block/$data/trace/enable) $(cat /sys/block/$swap/trace/enable)"
 left=$(ls -d /sys/fs/cgroup/memory/iotape-* /sys/fs/cgroup/iotape-* 2>/dev/null)
 check_eq "no memory cgroup left" "" "$left"

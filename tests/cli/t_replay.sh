@@ -270,6 +270,7 @@ check_eq "the file was extended to what the run reaches (sector 395776)" \
 
 # ---- --trace: the target's block events in the replay run ----------------------------
 if tracefs_check "$A"; then
+	tfs0=$(tracefs_state)
 	"$IOTAPE" replay --db "$db" src --target "/dev/$A" --timing afap --trace --run tr \
 		--quiet > /dev/null 2> "$t/err"
 	check_eq "--trace exits 0" 0 $?
@@ -278,8 +279,8 @@ if tracefs_check "$A"; then
 		not_ok "--trace stored block events" "n=$n: $(cat "$t/err")"
 	check_eq "--trace: the traced Q rows are the replayed I/Os" "733" \
 		"$(q "SELECT count(*) FROM requests WHERE run = $(rid tr) AND q_ns IS NOT NULL")"
-	check_eq "--trace: tracefs is back as it was" "nop|0" \
-		"$(cat /sys/kernel/tracing/current_tracer)|$(cat "/sys/block/$A/trace/enable")"
+	check_eq "--trace: tracefs is back as it was" "$tfs0|0" \
+		"$(tracefs_state)|$(cat "/sys/block/$A/trace/enable")"
 else
 	skip "--trace" "$TRACEFS_WHY"
 fi
