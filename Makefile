@@ -36,7 +36,7 @@ CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c schema/store.c $(BUILD)/schema_sql.c \
 	capture/procstat.c capture/vmstat_text.c
 CMD_SRC = capture/cmd_import.c capture/import_samples.c \
-	capture/cmd_vmstat.c analyze/stitch.c analyze/stats.c \
+	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
 	analyze/runview.c analyze/analysis.c analyze/cmd_compare.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/cmd_capture.c
 MAIN_SRC = iotape.c
@@ -115,7 +115,7 @@ FUZZ_PACKAGES = clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 60
 FUZZERS = blktrace trace_input blkparse_text vmstat_text
 FUZZ_LIB = lib/util.c capture/blktrace_format.c capture/trace_input.c \
-	capture/blkparse_text.c capture/vmstat_text.c analyze/stitch.c
+	capture/blkparse_text.c capture/vmstat_text.c capture/stitch.c
 fuzz: deps
 	@command -v clang > /dev/null || DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q $(FUZZ_PACKAGES) > /dev/null

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/stitch.h"
 #include "capture/import.h"
 #include "capture/import_samples.h"
+#include "capture/stitch.h"
 #include "capture/trace_input.h"
 #include "capture/vmstat_text.h"
 #include "commands.h"

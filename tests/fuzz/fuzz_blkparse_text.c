@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "analyze/stitch.h"
+#include "capture/stitch.h"
 #include "capture/trace_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/stitch.h"
+#include "capture/stitch.h"
 #include "capture/trace_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

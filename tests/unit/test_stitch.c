@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/stitch.h"
+#include "capture/stitch.h"
 
 #define MAXROWS 16
 
