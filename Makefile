@@ -35,7 +35,7 @@ LIB_SRC = lib/util.c lib/emit.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c schema/store.c $(BUILD)/schema_sql.c \
 	capture/procstat.c capture/vmstat_text.c
-CMD_SRC = capture/cmd_import.c capture/import_samples.c \
+CMD_SRC = capture/cmd_import.c capture/import.c capture/import_samples.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
 	analyze/runview.c analyze/analysis.c analyze/cmd_compare.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/cmd_capture.c

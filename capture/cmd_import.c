@@ -1,241 +1,13 @@
-/* `iotape import`: read blktrace files (single stream or per-CPU set) or
- * blkparse text into runs of the store, events and stitched requests, all
- * in one transaction. */
-#include <errno.h>
+/* `iotape import`: parses argv into struct import_opts and calls
+ * import_run() (capture/import.c), which reads blktrace files (single stream
+ * or per-CPU set), blkparse text or vmstat logs into runs of the store. */
 #include <getopt.h>
-#include <inttypes.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "capture/import.h"
-#include "capture/import_samples.h"
-#include "capture/stitch.h"
-#include "capture/trace_input.h"
-#include "capture/vmstat_text.h"
 #include "commands.h"
 #include "lib/util.h"
-#include "schema/store.h"
-
-struct import_ctx {
-	struct store *st;
-	int64_t run;
-	struct stitch *stitch;
-	uint32_t *devs;
-	size_t ndev;
-	int64_t genesis;
-	int have_genesis;
-};
-
-static int on_event(void *vctx, const struct bt_event *ev)
-{
-	struct import_ctx *c = vctx;
-	int rc;
-
-	/* The trace starts at its first record that is not a process-name or
-	 * timestamp notify (those carry the time they were sent, not of I/O). */
-	if (!c->have_genesis && (!bt_is_notify(ev) || bt_code(ev) == BT_N_MESSAGE)) {
-		c->genesis = (int64_t)ev->time_ns;
-		c->have_genesis = 1;
-	}
-	if ((rc = store_event_add(c->st, c->run, ev)))
-		return rc;
-	if (!bt_is_notify(ev)) {
-		size_t i;
-		for (i = 0; i < c->ndev && c->devs[i] != ev->dev; i++)
-			;
-		if (i == c->ndev) {
-			c->devs = xrealloc(c->devs, (c->ndev + 1) * sizeof(*c->devs));
-			c->devs[c->ndev++] = ev->dev;
-		}
-	}
-	return stitch_event(c->stitch, ev);
-}
-
-static int on_process(void *vctx, uint32_t pid, const char *comm)
-{
-	struct import_ctx *c = vctx;
-	return store_process_set(c->st, c->run, pid, comm);
-}
-
-static int on_request(void *vctx, int64_t id, const struct store_request *rq)
-{
-	struct import_ctx *c = vctx;
-	return store_request_add(c->st, c->run, id, rq);
-}
-
-static int stat_u64(struct store *st, int64_t run, const char *key, uint64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	return store_stat_set(st, run, key, buf);
-}
-
-/* Stores what the read and the stitcher counted, for `runs` and reports. */
-static int save_stats(struct store *st, int64_t run, const struct input_stats *is,
-		      const struct stitch_stats *ss)
-{
-	const struct { const char *k; uint64_t v; } kv[] = {
-		{ "records", is->records }, { "notify", is->notify },
-		{ "skipped", is->skipped }, { "unknown_action", is->unknown_action },
-		{ "truncated_bytes", is->truncated_bytes },
-		{ "cpu_mismatch", is->cpu_mismatch },
-		{ "clock_steps", is->clock_steps },
-		{ "lost_events_marked", is->lost_events },
-		{ "cpu_files", (uint64_t)is->ncpu_files },
-		{ "bios", ss->bios }, { "dispatches", ss->dispatches },
-		{ "completions", ss->completions }, { "orphan_d", ss->orphan_d },
-		{ "unmatched_c", ss->unmatched_c }, { "dup_q", ss->dup_q },
-		{ "splits", ss->splits }, { "requeues", ss->requeues },
-		{ "remaps", ss->remaps }, { "pending_end", ss->pending_end },
-		{ "time_backwards", ss->time_backwards },
-		{ "clock_jumps", ss->clock_jumps },
-		{ "jump_abandoned", ss->jump_abandoned },
-	};
-	int rc = 0;
-
-	for (size_t i = 0; i < ARRAY_SIZE(kv) && !rc; i++)
-		rc = stat_u64(st, run, kv[i].k, kv[i].v);
-	if (!rc && is->missing_cpus[0])
-		rc = store_stat_set(st, run, "missing_cpus", is->missing_cpus);
-	return rc;
-}
-
-/* A run name from an input path: its file name without ".blktrace.N". */
-static void name_from_path(const char *input, char *out, size_t len)
-{
-	char tmp[PATH_MAX];
-	char *b, *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", input);
-	b = basename(tmp);
-	if ((p = strstr(b, ".blktrace")))
-		*p = '\0';
-	snprintf(out, len, "%s", *b ? b : "run");
-}
-
-int import_one(struct store *st, const struct import_opts *o, const char *input,
-	       const char *name, int64_t *run_out, char *err, size_t errlen)
-{
-	struct import_ctx c = { .st = st };
-	struct event_sink sink = { on_event, on_process, &c };
-	struct input_opts io = { .strict = o->strict };
-	struct input_stats is;
-	char runname[256], abspath[PATH_MAX];
-	struct run_info ri = { 0 };
-	int64_t first_id;
-	int rc;
-
-	if (vmstat_text_sniff_file(input))
-		return import_vmstat_log(st, o, input, name, run_out, err, errlen);
-	if (name)
-		snprintf(runname, sizeof(runname), "%s", name);
-	else {
-		char base[200];
-		name_from_path(input, base, sizeof(base));
-		if ((rc = store_run_free_name(st, base, runname, sizeof(runname))))
-			goto store_err;
-	}
-	ri.name = runname;
-	ri.kind = "import";
-	ri.source = realpath(input, abspath) ? abspath : input;
-	if ((rc = store_run_create(st, &ri, &c.run)))
-		goto store_err;
-	if ((rc = store_next_request_id(st, &first_id)))
-		goto store_err;
-	c.stitch = stitch_new(on_request, &c, first_id);
-	rc = trace_input_read(input, &io, &sink, &is, o->quiet ? NULL : stderr,
-			      err, errlen);
-	if (rc) {
-		if (!err[0])
-			snprintf(err, errlen, "%s: %s", input, store_errmsg(st));
-		goto out;
-	}
-	if (is.records == 0) {
-		snprintf(err, errlen, "%s: offset 0: no complete record (%llu bytes "
-			 "cut short)", input, (unsigned long long)is.truncated_bytes);
-		rc = -EINVAL;
-		goto out;
-	}
-	if ((rc = stitch_finish(c.stitch)))
-		goto store_err;
-	if (stitch_stats(c.stitch)->clock_jumps && !o->quiet)
-		fprintf(stderr, "iotape: warning: %s: the trace clock stepped %llu "
-			"time(s) (back over 1 s or ahead over 10 min); %llu I/Os in "
-			"flight then are not counted as latencies\n", input,
-			(unsigned long long)stitch_stats(c.stitch)->clock_jumps,
-			(unsigned long long)stitch_stats(c.stitch)->jump_abandoned);
-	for (size_t i = 0; i < c.ndev && !rc; i++)
-		rc = store_device_add(st, c.run, c.devs[i], NULL, 0, "data");
-	if (!rc)
-		rc = save_stats(st, c.run, &is, stitch_stats(c.stitch));
-	if (!rc) {
-		char sql[160];
-		int64_t dummy, args[1] = { c.run };
-		snprintf(sql, sizeof(sql), "UPDATE runs SET format = '%s', "
-			 "big_endian = %d WHERE id = ?1", is.format, is.big_endian);
-		rc = store_query_i64(st, sql, 1, args, &dummy);
-	}
-	if (!rc)
-		rc = store_run_finish(st, c.run, "complete", c.genesis);
-	if (rc)
-		goto store_err;
-	if (run_out)
-		*run_out = c.run;
-	if (o->summary)
-		snprintf(o->summary, o->summary_len, "imported '%s' as run '%s': %"
-			 PRIu64 " events, %" PRIu64 " bios, %" PRIu64 " dispatches",
-			 input, runname, is.records, stitch_stats(c.stitch)->bios,
-			 stitch_stats(c.stitch)->dispatches);
-	goto out;
-store_err:
-	snprintf(err, errlen, "%s: %s", input, store_errmsg(st));
-out:
-	stitch_free(c.stitch);
-	free(c.devs);
-	return rc;
-}
-
-/* Reads "PID NAME" lines (tracefs saved_cmdlines, `ps -eo pid,comm`) from
- * path into run's process names; names the trace gave win. Returns 0 or -1
- * with a message naming the file and line in err. */
-static int import_names(struct store *st, int64_t run, const char *path,
-			char *err, size_t errlen)
-{
-	FILE *fp = fopen(path, "r");
-	char line[512];
-	int ln = 0;
-
-	if (!fp) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), fp)) {
-		unsigned pid;
-		char comm[256], *nl;
-		ln++;
-		if ((nl = strchr(line, '\n')))
-			*nl = '\0';
-		if (!line[0] || line[0] == '#' || !strncmp(line, "  PID", 5) ||
-		    !strncmp(line, "PID", 3))
-			continue;
-		if (sscanf(line, " %u %255[^\n]", &pid, comm) != 2) {
-			snprintf(err, errlen, "%s: line %d: not 'PID NAME'", path, ln);
-			fclose(fp);
-			return -1;
-		}
-		if (store_process_set(st, run, pid, comm)) {
-			snprintf(err, errlen, "%s: %s", path, store_errmsg(st));
-			fclose(fp);
-			return -1;
-		}
-	}
-	fclose(fp);
-	return 0;
-}
 
 static void import_usage(FILE *fp)
 {
@@ -275,19 +47,18 @@ int cmd_import(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct import_opts o = { 0 };
-	const char *db = NULL, *name = NULL, *names = NULL;
-	struct store *st = NULL;
-	char err[1024] = "", **summaries;
+	struct import_result *res;
+	char err[1024];
 	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': db = optarg; break;
-		case 'r': name = optarg; break;
+		case 'b': o.db = optarg; break;
+		case 'r': o.name = optarg; break;
 		case 's': o.strict = 1; break;
 		case 'q': o.quiet = 1; break;
-		case 'N': names = optarg; break;
+		case 'N': o.names = optarg; break;
 		case 'i':
 			if (parse_seconds(optarg, "--interval", &o.interval_s))
 				return 2;
@@ -301,49 +72,18 @@ int cmd_import(int argc, char **argv)
 		import_usage(stderr);
 		return 2;
 	}
-	if (name && argc - optind > 1)
+	if (o.name && argc - optind > 1)
 		return error("--run names one run; give one INPUT with it");
-	if (name && check_run_name(name))
+	if (o.name && check_run_name(o.name))
 		return 2;
-	db = db_path_default(db);
-	rc = store_open(&st, db, 1);
-	if (rc) {
-		error("%s: %s", db, store_errmsg(st));
-		store_close(st);
-		return -1;
-	}
-	if ((rc = store_begin(st))) {
-		error("%s: %s", db, store_errmsg(st));
-		store_close(st);
-		return -1;
-	}
-	/* Summaries are printed once the transaction is committed, so nothing
-	 * claims an import that a later input's error rolled back. */
-	summaries = xcalloc((size_t)argc, sizeof(*summaries));
-	for (int i = optind; i < argc && !rc; i++) {
-		err[0] = '\0';
-		summaries[i] = xcalloc(1, 512);
-		o.summary = summaries[i];
-		o.summary_len = 512;
-		int64_t run = 0;
-		rc = import_one(st, &o, argv[i], name, &run, err, sizeof(err));
-		if (!rc && names && run)
-			rc = import_names(st, run, names, err, sizeof(err));
-	}
-	if (rc) {
-		store_rollback(st);
-		error("%s", err[0] ? err : "import failed");
-	} else if (store_commit(st)) {
-		error("%s: %s", db, store_errmsg(st));
-		store_rollback(st);
-		rc = -1;
-	}
-	for (int i = optind; i < argc; i++) {
-		if (!rc && !o.quiet && summaries[i])
-			fprintf(stderr, "iotape: %s\n", summaries[i]);
-		free(summaries[i]);
-	}
-	free(summaries);
-	store_close(st);
+	o.inputs = argv + optind;
+	o.ninput = argc - optind;
+	res = xcalloc((size_t)o.ninput, sizeof(*res));
+	rc = import_run(&o, res, err, sizeof(err));
+	if (rc)
+		error("%s", err);
+	for (int i = 0; i < o.ninput && !rc && !o.quiet; i++)
+		fprintf(stderr, "iotape: %s\n", res[i].summary);
+	free(res);
 	return rc ? -1 : 0;
 }

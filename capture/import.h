@@ -1,5 +1,7 @@
-/* Importing one input into a new run of an open store, for `iotape import`
- * and for capture, which imports what it recorded. */
+/* Importing inputs into runs of the store: one input into a new run of an
+ * open store, for `iotape import` and for capture and replay, which import
+ * what they recorded; and `iotape import` as a function tests can call
+ * without argv. */
 #ifndef IOTAPE_IMPORT_H
 #define IOTAPE_IMPORT_H
 
@@ -16,6 +18,21 @@ struct import_opts {
 	double interval_s;  /* vmstat logs: seconds between rows (0: from the
 			     * log's timestamps, else 1) */
 	int no_boot_row;    /* vmstat logs: no row is a since-boot average */
+	/* for import_run() only */
+	const char *db;     /* NULL: $IOTAPE_DB or iotape.db */
+	const char *name;   /* name of the run (one input only); NULL: from
+			     * the file's name, made unique */
+	const char *names;  /* a file of 'PID NAME' lines (tracefs
+			     * saved_cmdlines, ps -eo pid,comm) for each
+			     * input's processes, or NULL */
+	char *const *inputs;
+	int ninput;
+};
+
+/* What import_run() made of one input. */
+struct import_result {
+	int64_t run;        /* the run made (or joined, for a vmstat log) */
+	char summary[512];  /* "imported 'FILE' as run 'NAME': N events, ..." */
 };
 
 /* Reads input (see trace_input_read()) into a new run named name (NULL: from
@@ -25,5 +42,17 @@ struct import_opts {
  * the file and offset in err; the caller then rolls back. */
 int import_one(struct store *st, const struct import_opts *o, const char *input,
 	       const char *name, int64_t *run_out, char *err, size_t errlen);
+
+/* `iotape import`: reads o->inputs[0 .. o->ninput) into the store at o->db
+ * (made if absent), each into a run of its own with import_one(), and
+ * o->names into each run's process names (names the trace gave win), all
+ * in one transaction: nothing is stored unless every input reads cleanly.
+ * Fills res[i] for each input (o->ninput entries; the caller prints the
+ * summaries once this returns 0, so nothing claims an import that was
+ * rolled back). Readers warn on stderr of inputs cut short unless
+ * o->quiet. Returns 0, or -1 with one line in err naming the file and
+ * offset (or the database) after rolling back. */
+int import_run(const struct import_opts *o, struct import_result *res,
+	       char *err, size_t errlen);
 
 #endif
