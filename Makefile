@@ -38,7 +38,8 @@ CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 CMD_SRC = capture/cmd_import.c capture/import.c capture/import_samples.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
 	analyze/runview.c analyze/analysis.c analyze/cmd_compare.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c \
-	capture/lab.c capture/machine.c capture/tracefs.c capture/cmd_capture.c
+	capture/lab.c capture/machine.c capture/tracefs.c capture/sweep.c \
+	capture/cmd_capture.c
 MAIN_SRC = iotape.c
 PLOT_SRC = plots/plot.c plots/gnuplot.c plots/kind_io.c plots/kind_lat.c \
 	plots/kind_vm.c plots/kind_summary.c plots/cmd_plot.c plots/cmd_mail.c

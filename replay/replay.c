@@ -22,6 +22,7 @@
 #include "capture/blktrace_format.h"
 #include "capture/import.h"
 #include "capture/lab.h"
+#include "capture/sweep.h"
 #include "capture/tracefs.h"
 #include "lib/emit.h"
 #include "lib/util.h"
@@ -1174,7 +1175,8 @@ int replay_run(const struct replay_opts *o_in)
 	struct replay_opts o = *o_in;
 	struct ctx *c = xcalloc(1, sizeof(*c));
 	char err[2048] = "", base[300];
-	int rc = 0, combos = 1, pick[REPLAY_MAX_SETS] = { 0 }, any_io = 0;
+	int rc = 0, any_io = 0;
+	struct sweep sw;
 	sigset_t mask;
 
 	sigemptyset(&mask);
@@ -1192,8 +1194,6 @@ int replay_run(const struct replay_opts *o_in)
 		rc = error("%s", err);
 		goto out;
 	}
-	for (int i = 0; i < o.nset; i++)
-		combos *= o.sets[i].nvalues;
 	if (o.name)
 		snprintf(base, sizeof(base), "%s", o.name);
 	else {
@@ -1212,34 +1212,16 @@ int replay_run(const struct replay_opts *o_in)
 	emit_init(&c->em, stdout, o.json);
 	if (o.json)
 		emit_arr_begin(&c->em, NULL);
-	for (int k = 0; k < combos && rc == 0; k++) {
-		char tag[1024] = "", name[1400];
-		int rest = k;
-		size_t tl = 0;
-
-		for (int i = 0; i < o.nset; i++) {
-			pick[i] = rest % o.sets[i].nvalues;
-			rest /= o.sets[i].nvalues;
-			if (o.sets[i].nvalues > 1 && tl < sizeof(tag))
-				tl += (size_t)snprintf(tag + tl, sizeof(tag) - tl,
-						       "%s%s=%s", tl ? "," : "",
-						       o.sets[i].key,
-						       o.sets[i].values[pick[i]]);
+	sweep_init(&sw, base, o.repeat);
+	for (int i = 0; i < o.nset; i++)
+		sweep_add(&sw, o.sets[i].key, o.sets[i].values, o.sets[i].nvalues);
+	while (rc == 0 && sweep_next(&sw)) {
+		if (check_signals(c)) {
+			rc = 1;
+			break;
 		}
-		for (int r = 1; r <= o.repeat && rc == 0; r++) {
-			snprintf(name, sizeof(name), "%s%s%s%s", base, tag[0] ? "[" : "",
-				 tag, tag[0] ? "]" : "");
-			if (o.repeat > 1) {
-				size_t l = strlen(name);
-				snprintf(name + l, sizeof(name) - l, ".%d", r);
-			}
-			if (check_signals(c)) {
-				rc = 1;
-				break;
-			}
-			rc = replay_one(c, pick, name, tag[0] ? tag : NULL);
-			any_io = 1;
-		}
+		rc = replay_one(c, sw.pick, sw.name, sw.tag[0] ? sw.tag : NULL);
+		any_io = 1;
 	}
 	if (o.json) {
 		emit_arr_end(&c->em);
