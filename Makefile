@@ -31,7 +31,7 @@ DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
 	/usr/bin/btt /usr/bin/fio /usr/bin/gnuplot /usr/include/liburing.h \
 	/usr/include/blkid/blkid.h /usr/bin/jq
 
-LIB_SRC = lib/util.c lib/emit.c
+LIB_SRC = lib/util.c lib/emit.c lib/options.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c schema/store.c $(BUILD)/schema_sql.c \
 	capture/procstat.c capture/vmstat_text.c

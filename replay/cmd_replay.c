@@ -10,16 +10,9 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "lib/options.h"
 #include "lib/util.h"
 #include "replay/replay.h"
-
-struct opt_def {
-	const char *name;
-	int has_arg;
-	int val;
-	const char *arg;      /* shown after the option */
-	const char *help;     /* one paragraph, wrapped when printed */
-};
 
 static const struct opt_def options[] = {
 	{ "target", 1, 't', "PATH", "replay every device of the run on PATH: a "
@@ -78,32 +71,7 @@ static void replay_usage(FILE *fp)
 "a run (kind replay, parent RUN) with every I/O's scheduled, issue and\n"
 "completion time; prints how faithful it was. Settings changed are put back\n"
 "(also on Ctrl-C and SIGTERM).\n");
-	for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
-		const struct opt_def *d = &options[i];
-		char head[64];
-		const char *h = d->help;
-		int len = snprintf(head, sizeof(head), "--%s%s%s", d->name,
-				   d->arg ? " " : "", d->arg ? d->arg : "");
-
-		if (len > HELP_COL - 3) {
-			fprintf(fp, "  %s\n", head);
-			head[0] = '\0';
-		}
-		/* words wrapped to 80 columns beside the option */
-		for (int first = 1; *h; first = 0) {
-			int n = (int)strlen(h);
-			if (n > 80 - HELP_COL) {
-				n = 80 - HELP_COL;
-				while (n > 0 && h[n] != ' ')
-					n--;
-			}
-			fprintf(fp, "  %-*s %.*s\n", HELP_COL - 3, first ? head : "",
-				n, h);
-			h += n;
-			while (*h == ' ')
-				h++;
-		}
-	}
+	opt_usage(fp, options, ARRAY_SIZE(options), HELP_COL, NULL);
 	fprintf(fp, "Needs root for devices, --set and --trace.\n");
 }
 
@@ -170,10 +138,7 @@ int cmd_replay(int argc, char **argv)
 	uint64_t v;
 	int c, rc;
 
-	memset(longopts, 0, sizeof(longopts));
-	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
-		longopts[i] = (struct option){ options[i].name, options[i].has_arg,
-					       NULL, options[i].val };
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {

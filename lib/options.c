@@ -1,0 +1,84 @@
+/* Options defined once (see options.h): getopt_long()'s table and the
+ * option lines of --help from one table per command. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/options.h"
+
+void opt_longopts(const struct opt_def *defs, size_t n, struct option *longopts)
+{
+	memset(longopts, 0, (n + 1) * sizeof(*longopts));
+	for (size_t i = 0; i < n; i++)
+		longopts[i] = (struct option){ defs[i].name, defs[i].has_arg, NULL,
+					       defs[i].val };
+}
+
+/* The length of the next line of h: up to a '\n', or the last space that
+ * keeps it within width (a longer word stays whole). */
+static int line_len(const char *h, int width)
+{
+	int n = (int)strcspn(h, "\n");
+
+	if (n > width) {
+		n = width;
+		while (n > 0 && h[n] != ' ')
+			n--;
+		if (n == 0)
+			n = (int)strcspn(h, " \n");
+	}
+	return n;
+}
+
+/* Appends d's head ("-x, --name ARG") to head (len bytes). */
+static void add_head(char *head, size_t len, const struct opt_def *d,
+		     const char *shorts)
+{
+	size_t o = strlen(head);
+	char sh[8] = "";
+
+	if (shorts && d->val > 0 && d->val < 128 && strchr(shorts, d->val))
+		snprintf(sh, sizeof(sh), "-%c, ", d->val);
+	snprintf(head + o, len - o, "%s%s--%s%s%s", o ? ", " : "", sh, d->name,
+		 d->arg ? " " : "", d->arg ? d->arg : "");
+}
+
+static void usage_entry(FILE *fp, char *head, const char *h, int col)
+{
+	int width = 80 - col, n;
+
+	if ((int)strlen(head) > col - 3) {
+		n = (int)strcspn(h, "\n");
+		if (h[n] == '\n' && 2 + (int)strlen(head) + 2 + n <= 80) {
+			fprintf(fp, "  %s  %.*s\n", head, n, h);
+			h += n + 1;
+		} else {
+			fprintf(fp, "  %s\n", head);
+		}
+		head[0] = '\0';
+	}
+	while (*h) {
+		n = line_len(h, width);
+		fprintf(fp, "  %-*s %.*s\n", col - 3, head, n, h);
+		head[0] = '\0';
+		h += n;
+		if (*h == '\n')
+			h++;
+		else
+			while (*h == ' ')
+				h++;
+	}
+}
+
+void opt_usage(FILE *fp, const struct opt_def *defs, size_t n, int col,
+	       const char *shorts)
+{
+	char head[256] = "";
+
+	for (size_t i = 0; i < n; i++) {
+		add_head(head, sizeof(head), &defs[i], shorts);
+		if (!defs[i].help)
+			continue;
+		usage_entry(fp, head, defs[i].help, col);
+		head[0] = '\0';
+	}
+}
