@@ -39,6 +39,7 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_samples.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
 	analyze/runview.c analyze/analysis.c analyze/cmd_compare.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/sweep.c \
+	capture/samplebuf.c capture/workload.c capture/capture.c \
 	capture/cmd_capture.c
 MAIN_SRC = iotape.c
 PLOT_SRC = plots/plot.c plots/gnuplot.c plots/kind_io.c plots/kind_lat.c \

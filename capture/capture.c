@@ -1,0 +1,669 @@
+/* `iotape capture` without argv (see capture.h): each run of a sweep goes
+ * through the same phases, each a function below: find the disks, set up
+ * the lab (settings, cgroup, cold cache), start the tracer, sample /proc and
+ * run the workloads, stop and put the machine back, store the run. */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture/capture.h"
+#include "capture/import.h"
+#include "capture/lab.h"
+#include "capture/machine.h"
+#include "capture/procstat.h"
+#include "capture/samplebuf.h"
+#include "capture/sweep.h"
+#include "capture/tracefs.h"
+#include "capture/workload.h"
+#include "lib/util.h"
+#include "schema/store.h"
+
+#define MAX_CPUS 256
+
+/* The whole capture: the options with their defaults filled in, the file
+ * each --set key writes, the workloads. */
+struct cap {
+	struct capture_opts o;
+	char set_path[CAPTURE_MAX_SETS][512];
+	struct workload w[CAPTURE_MAX_CMDS];
+	int got_signal;              /* the signal that interrupted a run */
+};
+
+/* One run of the capture, from the first change to the stored run. */
+struct cap_run {
+	struct cap *c;
+	const struct capture_opts *o;        /* &c->o */
+	const char *name, *tag;      /* tag: NULL without swept values */
+	struct capdev devs[CAPTURE_MAX_DEVS];
+	char devnames[CAPTURE_MAX_DEVS][64];
+	int ndev;
+	struct lab lab;
+	int lab_on;                  /* the lab is taken and not put back */
+	int sfd;                     /* the signalfd, or -1 */
+	sigset_t mask;
+	struct setting *set0, *set1; /* the settings at start and end */
+	int nset0, nset1;
+	char cg_procs[600];          /* the memory cgroup's cgroup.procs, or "" */
+	char raw[600];               /* the binary trace's file, or "" */
+	struct tracefs tf;
+	uint64_t lost[MAX_CPUS];     /* events each CPU lost */
+	int ncpu;
+	struct samples smp;
+	int64_t t0, end_at;          /* CLOCK_MONOTONIC ns, as the events */
+	int64_t next_sample, last_wait_note;
+	int nsamples;
+	int interrupted, fatal;
+	char err[2048];
+};
+
+/* ---- setting up ---- */
+
+/* The disks to trace: those named with -d, else the current folder's and
+ * every swap disk. Returns 0, or -1 with a message in err. */
+static int find_devices(struct cap_run *r)
+{
+	const struct capture_opts *o = r->o;
+
+	for (int i = 0; i < o->ndevspec; i++)
+		if (machine_add_device(&o->mp, o->devspecs[i], 0, r->devs, &r->ndev,
+				       CAPTURE_MAX_DEVS, r->err, sizeof(r->err)))
+			return -1;
+	if (!o->ndevspec &&
+	    machine_default_devices(&o->mp, r->devs, &r->ndev, CAPTURE_MAX_DEVS,
+				    r->err, sizeof(r->err)))
+		return -1;
+	for (int i = 0; i < r->ndev; i++)
+		snprintf(r->devnames[i], sizeof(r->devnames[i]), "%s", r->devs[i].name);
+	return 0;
+}
+
+/* The settings at the start, with the capture's own controls. */
+static void snapshot_start(struct cap_run *r)
+{
+	const struct capture_opts *o = r->o;
+	struct setting *s;
+
+	machine_settings(&o->mp, r->devs, r->ndev, &r->set0, &r->nset0);
+	r->set0 = xrealloc(r->set0, (size_t)(r->nset0 + 3) * sizeof(*r->set0));
+	s = &r->set0[r->nset0];
+	snprintf(s[0].key, sizeof(s[0].key), "capture.mem_limit_bytes");
+	snprintf(s[0].value, sizeof(s[0].value), "%" PRIu64, o->mem_limit);
+	snprintf(s[1].key, sizeof(s[1].key), "capture.drop_caches");
+	snprintf(s[1].value, sizeof(s[1].value), "%d", o->drop_caches);
+	snprintf(s[2].key, sizeof(s[2].key), "capture.interval_s");
+	snprintf(s[2].value, sizeof(s[2].value), "%g", o->interval_s);
+	r->nset0 += 3;
+}
+
+/* Takes the lab, routes signals to a signalfd, applies the --set values
+ * pick[] chooses (an index into each set's values), snapshots the settings,
+ * makes the memory cgroup and drops the page cache. Returns 0, or -1 with a
+ * message in err (what was changed is recorded in the lab). */
+static int setup_lab(struct cap_run *r, const int *pick)
+{
+	const struct capture_opts *o = r->o;
+
+	if (lab_begin(&r->lab, o->state_dir, r->err, sizeof(r->err)))
+		return -1;
+	r->lab_on = 1;
+	/* From the first change on, signals are read from a signalfd, so
+	 * whatever arrives, the changes are put back. */
+	r->sfd = lab_signals(&r->mask, 1);
+	for (int i = 0; i < o->nset; i++)
+		if (lab_set(&r->lab, r->c->set_path[i], o->sets[i].values[pick[i]],
+			    r->err, sizeof(r->err)))
+			return -1;
+	snapshot_start(r);
+	if (o->mem_limit &&
+	    workload_cgroup(o->mp.sys, o->mem_limit, &r->lab, r->cg_procs,
+			    sizeof(r->cg_procs), r->err, sizeof(r->err)))
+		return -1;
+	if (o->drop_caches) {
+		char p[512];
+		sync();
+		snprintf(p, sizeof(p), "%s/sys/vm/drop_caches", o->mp.proc);
+		if (sysfs_write(p, "3")) {
+			snprintf(r->err, sizeof(r->err), "cannot drop caches (%s): %s",
+				 p, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Starts the tracefs blk tracer on the disks into the raw file (--raw, or
+ * a scratch file) and the run's clock. Returns 0, or -1 with a message in
+ * err. */
+static int start_tracer(struct cap_run *r)
+{
+	const struct capture_opts *o = r->o;
+	char p[512];
+
+	if (o->raw)
+		snprintf(r->raw, sizeof(r->raw), "%s", o->raw);
+	else if (lab_scratch_file(&r->lab, "iotape-capture", r->raw,
+				  sizeof(r->raw), r->err, sizeof(r->err)))
+		return -1;
+	if (tracefs_start(&r->tf, &r->lab, o->tracefs, "/sys/block", r->devnames,
+			  r->ndev, o->buffer_kb, r->raw, r->err, sizeof(r->err)))
+		return -1;
+	/* A longer pid→comm table in tracefs for the run's process names. */
+	snprintf(p, sizeof(p), "%s/saved_cmdlines_size", o->tracefs);
+	lab_set(&r->lab, p, "8192", r->err, sizeof(r->err));
+	r->err[0] = '\0';
+	r->t0 = now_mono_ns();
+	r->end_at = o->duration_s > 0 ? r->t0 + (int64_t)(o->duration_s * 1e9)
+				      : INT64_MAX;
+	r->next_sample = r->t0;
+	if (!o->quiet)
+		fprintf(stderr, "iotape: capturing %d device%s (%s%s)%s\n", r->ndev,
+			r->ndev == 1 ? "" : "s", r->devnames[0],
+			r->ndev > 1 ? ", ..." : "", o->ncmd ? "" : "; Ctrl-C stops");
+	return 0;
+}
+
+/* ---- running ---- */
+
+/* Samples /proc when a sample is due. A --start-when key the samples never
+ * name would wait for ever: after the first sample, that is fatal. Returns
+ * 0, or -1 (fatal, a message in err). */
+static int sample_due(struct cap_run *r, int64_t now)
+{
+	const struct capture_opts *o = r->o;
+	char e2[512];
+	double v;
+
+	if (now < r->next_sample)
+		return 0;
+	if (procstat_sample(o->mp.proc, now, samples_add, &r->smp, e2,
+			    sizeof(e2)) && !o->quiet)
+		warning("sampling: %s", e2);
+	r->next_sample += (int64_t)(o->interval_s * 1e9);
+	if (r->next_sample < now)
+		r->next_sample = now + (int64_t)(o->interval_s * 1e9);
+	if (++r->nsamples > 1)
+		return 0;
+	for (int i = 0; i < o->ncmd; i++) {
+		if (o->cmds[i].has_when &&
+		    samples_value(&r->smp, o->cmds[i].when_key, &v)) {
+			snprintf(r->err, sizeof(r->err), "unknown --start-when key "
+				 "'%s': not swap_used nor a /proc/vmstat, meminfo or "
+				 "psi value", o->cmds[i].when_key);
+			r->fatal = 1;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Every 30 s, says which workloads still wait for their --start-when. */
+static void note_waiting(struct cap_run *r, int64_t now)
+{
+	if (r->o->quiet || now - r->last_wait_note <= 30000000000ll)
+		return;
+	for (int i = 0; i < r->o->ncmd; i++) {
+		struct workload *w = &r->c->w[i];
+		double v = 0;
+
+		if (w->started || !w->cmd->has_when || now - r->t0 < 30000000000ll)
+			continue;
+		samples_value(&r->smp, w->cmd->when_key, &v);
+		fprintf(stderr, "iotape: still waiting to start '%s': %s is %g; "
+			"--duration caps the run\n", w->line, w->cmd->when_key, v);
+		r->last_wait_note = now;
+	}
+}
+
+/* Starts each workload whose time has come, and lowers *wake to the
+ * earliest --start-after still ahead. Returns 1 when every workload has
+ * ended, -1 when one could not be started (said on stderr), else 0. */
+static int start_due(struct cap_run *r, int64_t now, int64_t *wake)
+{
+	int all_done = r->o->ncmd > 0, pending = 0;
+
+	for (int i = 0; i < r->o->ncmd; i++) {
+		struct workload *w = &r->c->w[i];
+
+		if (!w->started) {
+			if (workload_due(w, &r->smp, now - r->t0) &&
+			    workload_start(w, r->cg_procs[0] ? r->cg_procs : NULL))
+				return -1;
+			if (!w->started) {
+				int64_t at = r->t0 + (int64_t)(w->cmd->after_s * 1e9);
+				pending = 1;
+				if (!w->cmd->has_when && at < *wake)
+					*wake = at;
+			}
+		}
+		if (!w->done)
+			all_done = 0;
+	}
+	return all_done && !pending;
+}
+
+/* Sleeps until wake (at most a second) or a signal; a signal other than
+ * SIGCHLD interrupts the run. Then reaps the workloads that ended. */
+static void wait_events(struct cap_run *r, int64_t wake)
+{
+	struct signalfd_siginfo si;
+	struct pollfd pfd = { .fd = r->sfd, .events = POLLIN };
+	int64_t ms = (wake - now_mono_ns()) / 1000000;
+
+	poll(&pfd, 1, ms < 0 ? 0 : ms > 1000 ? 1000 : (int)ms + 1);
+	while (read(r->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		r->interrupted = 1;
+		r->c->got_signal = (int)si.ssi_signo;
+	}
+	workloads_reap(r->c->w, r->o->ncmd);
+}
+
+/* Samples /proc and starts the workloads when due, until they have all
+ * ended, --duration is up (they get SIGTERM), a signal arrives, a workload
+ * cannot start or a --start-when key is unknown (r->fatal). */
+static void run_workloads(struct cap_run *r)
+{
+	for (;;) {
+		int64_t now = now_mono_ns(), wake = r->end_at;
+
+		if (sample_due(r, now))
+			return;
+		note_waiting(r, now);
+		if (start_due(r, now, &wake))
+			return;
+		if (now >= r->end_at) {
+			workloads_kill(r->c->w, r->o->ncmd, SIGTERM);
+			return;
+		}
+		if (r->next_sample < wake)
+			wake = r->next_sample;
+		wait_events(r, wake);
+		if (r->interrupted)
+			return;
+	}
+}
+
+/* ---- stopping ---- */
+
+/* Ends the workloads (SIGTERM when interrupted, SIGKILL a second later),
+ * takes a last sample, stops the tracer, snapshots the settings at the end
+ * and puts the machine back, before the (possibly long) import. Returns 0,
+ * or -1 with a message in err when the tracer did not stop cleanly. */
+static int stop_run(struct cap_run *r)
+{
+	const struct capture_opts *o = r->o;
+
+	if (r->interrupted) {
+		workloads_kill(r->c->w, o->ncmd, SIGTERM);
+		if (!o->quiet)
+			fprintf(stderr, "iotape: interrupted (%s); storing what was "
+				"captured\n", strsignal(r->c->got_signal));
+	}
+	for (int tries = 0; tries < 100; tries++) {
+		workloads_reap(r->c->w, o->ncmd);
+		if (!workloads_alive(r->c->w, o->ncmd))
+			break;
+		if (tries == 50)
+			workloads_kill(r->c->w, o->ncmd, SIGKILL);
+		usleep(20000);
+	}
+	procstat_sample(o->mp.proc, now_mono_ns(), samples_add, &r->smp, NULL, 0);
+	if (tracefs_stop(&r->tf, r->lost, MAX_CPUS, &r->ncpu, r->err,
+			 sizeof(r->err)))
+		return -1;
+	machine_settings(&o->mp, r->devs, r->ndev, &r->set1, &r->nset1);
+	/* Everything changed goes back before the (possibly long) import. */
+	if (lab_end(&r->lab))
+		warning("some settings were not restored; see above");
+	r->lab_on = 0;
+	return 0;
+}
+
+/* Warns of workloads that failed or never started, and of lost events. */
+static void warn_outcome(struct cap_run *r)
+{
+	if (r->o->quiet)
+		return;
+	for (int i = 0; i < r->o->ncmd; i++) {
+		struct workload *w = &r->c->w[i];
+		if (w->done && w->status)
+			warning("command %d ('%s') exited %d%s", i, w->line, w->status,
+				w->status == 137 ? " (killed: out of memory in the "
+				"cgroup?)" : w->status > 128 ? " (killed by a signal)" : "");
+		else if (!w->started)
+			warning("command %d ('%s') never started", i, w->line);
+	}
+	for (int c = 0; c < r->ncpu; c++)
+		if (r->lost[c])
+			warning("CPU %d lost %" PRIu64 " events (tracefs ring buffer "
+				"overrun); raise --buffer-kb", c, r->lost[c]);
+}
+
+/* Puts back whatever is still changed and frees the run's state. */
+static void clean_up(struct cap_run *r)
+{
+	if (r->tf.running || r->tf.pipe_fd >= 0 || r->tf.out_fd >= 0) {
+		char e2[256];
+		tracefs_stop(&r->tf, r->lost, MAX_CPUS, &r->ncpu, e2, sizeof(e2));
+	}
+	if (r->lab_on && lab_end(&r->lab))
+		warning("some settings were not restored; see above");
+	if (r->sfd >= 0) {
+		close(r->sfd);
+		sigprocmask(SIG_UNBLOCK, &r->mask, NULL);
+	}
+	if (r->raw[0] && !r->o->raw)
+		unlink(r->raw);
+	tracefs_free(&r->tf);
+	free(r->set0);
+	free(r->set1);
+	samples_free(&r->smp);
+}
+
+/* ---- storing ---- */
+
+static void save_settings(struct store *st, int64_t run, struct setting *s,
+			  int n, const char *at)
+{
+	for (int i = 0; i < n; i++)
+		store_setting_add(st, run, s[i].key, s[i].value, at);
+}
+
+/* Reads tracefs saved_cmdlines ("pid comm" lines) into the run. */
+static void save_cmdlines(struct store *st, int64_t run, const char *root)
+{
+	char path[512], line[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", root);
+	if (!(fp = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned pid;
+		char comm[256];
+		if (sscanf(line, "%u %255[^\n]", &pid, comm) == 2 &&
+		    strcmp(comm, "<...>"))
+			store_process_set(st, run, pid, comm);
+	}
+	fclose(fp);
+}
+
+/* The run's kind, status, host and kernel, its settings and devices.
+ * Returns 0 or a store error. */
+static int store_facts(struct cap_run *r, struct store *st, int64_t run)
+{
+	int rc = store_run_set(st, run, "kind", "capture");
+
+	if (!rc)
+		rc = store_run_set(st, run, "status", r->interrupted ? "interrupted"
+								     : "complete");
+	for (int i = 0; i < r->nset0 && !rc; i++) {
+		if (!strcmp(r->set0[i].key, "host"))
+			rc = store_run_set(st, run, "host", r->set0[i].value);
+		else if (!strcmp(r->set0[i].key, "kernel.release"))
+			rc = store_run_set(st, run, "kernel", r->set0[i].value);
+	}
+	if (!rc)
+		rc = store_run_set(st, run, "source", "tracefs blk tracer");
+	if (rc)
+		return rc;
+	save_settings(st, run, r->set0, r->nset0, "start");
+	save_settings(st, run, r->set1, r->nset1, "end");
+	for (int i = 0; i < r->ndev; i++)
+		store_device_add(st, run, r->devs[i].dev, r->devs[i].name,
+				 r->devs[i].size_bytes,
+				 machine_role(&r->o->mp, r->devs, r->ndev, i));
+	return 0;
+}
+
+/* The samples and each workload's command row. Returns 0 or a store error. */
+static int store_rows(struct cap_run *r, struct store *st, int64_t run)
+{
+	const struct samples *smp = &r->smp;
+	int rc;
+
+	for (size_t i = 0; i < smp->nrows; i++) {
+		const struct sample_row *s = &smp->rows[i];
+		if ((rc = store_sample_add(st, run, s->t_ns, smp->keys[s->key].source,
+					   smp->keys[s->key].key, s->value)))
+			return rc;
+	}
+	for (int i = 0; i < r->o->ncmd; i++) {
+		const struct workload *w = &r->c->w[i];
+		struct store_command c = {
+			.idx = i, .argv = w->line,
+			.start_ns = w->started ? w->start_ns : STORE_NO_TIME,
+			.end_ns = w->done ? w->end_ns : STORE_NO_TIME,
+			.real_s = (double)(w->end_ns - w->start_ns) / 1e9,
+			.user_s = (double)w->ru.ru_utime.tv_sec +
+				  (double)w->ru.ru_utime.tv_usec / 1e6,
+			.sys_s = (double)w->ru.ru_stime.tv_sec +
+				 (double)w->ru.ru_stime.tv_usec / 1e6,
+			.status = w->started ? w->status : -1,
+		};
+		if ((rc = store_command_add(st, run, &c)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Lost events, the capture's start, back end and tag as run statistics;
+ * the process names the tracer saw. */
+static void store_stats(struct cap_run *r, struct store *st, int64_t run)
+{
+	uint64_t lost_total = 0;
+	char v[32];
+
+	for (int c = 0; c < r->ncpu; c++) {
+		char key[32];
+		snprintf(key, sizeof(key), "lost_events_cpu%d", c);
+		snprintf(v, sizeof(v), "%" PRIu64, r->lost[c]);
+		store_stat_set(st, run, key, v);
+		lost_total += r->lost[c];
+	}
+	snprintf(v, sizeof(v), "%" PRIu64, lost_total);
+	store_stat_set(st, run, "lost_events", v);
+	snprintf(v, sizeof(v), "%" PRId64, r->t0);
+	store_stat_set(st, run, "capture_start_ns", v);
+	store_stat_set(st, run, "backend", "tracefs");
+	if (r->tag)
+		store_stat_set(st, run, "tag", r->tag);
+	for (size_t i = 0; i < r->tf.npid; i++)
+		if (r->tf.comms[i][0])
+			store_process_set(st, run, r->tf.pids[i], r->tf.comms[i]);
+	save_cmdlines(st, run, r->o->tracefs);
+}
+
+/* Stores the run in one transaction: the raw trace imported (events,
+ * requests, processes; an empty run when nothing was traced), then what
+ * the capture knows besides. Returns 0, or -1 with a message in err. */
+static int store_run(struct cap_run *r)
+{
+	const char *db = db_path_default(r->o->db);
+	struct store *st = NULL;
+	struct import_opts io = { .quiet = 1 };
+	struct stat sb;
+	int64_t run;
+	int rc;
+
+	if (store_open(&st, db, 1)) {
+		snprintf(r->err, sizeof(r->err), "%s: %s", db, store_errmsg(st));
+		store_close(st);
+		return -1;
+	}
+	if ((rc = store_begin(st)))
+		goto fail;
+	if (stat(r->raw, &sb) == 0 && sb.st_size > 0) {
+		if ((rc = import_one(st, &io, r->raw, r->name, &run, r->err,
+				     sizeof(r->err))))
+			goto out;
+	} else {
+		struct run_info ri = { .name = r->name, .kind = "capture" };
+		if ((rc = store_run_create(st, &ri, &run)) ||
+		    (rc = store_run_finish(st, run, "complete", r->t0)))
+			goto fail;
+	}
+	if ((rc = store_facts(r, st, run)) || (rc = store_rows(r, st, run)))
+		goto fail;
+	store_stats(r, st, run);
+	if ((rc = store_commit(st)))
+		goto fail;
+	store_close(st);
+	return 0;
+fail:
+	snprintf(r->err, sizeof(r->err), "%s: %s", db, store_errmsg(st));
+out:
+	store_rollback(st);
+	store_close(st);
+	return -1;
+}
+
+/* ---- one run, and the sweep ---- */
+
+/* Captures one run, named name, with the --set values pick[] chooses.
+ * Returns 0, 1 when interrupted (the run is stored), or -1 after printing
+ * one error line. */
+static int capture_one(struct cap *c, const int *pick, const char *name,
+		       const char *tag)
+{
+	struct cap_run *r = xcalloc(1, sizeof(*r));
+	int rc;
+
+	r->c = c;
+	r->o = &c->o;
+	r->name = name;
+	r->tag = tag;
+	r->sfd = -1;
+	r->tf.pipe_fd = r->tf.out_fd = -1;
+	for (int i = 0; i < c->o.ncmd; i++)
+		workload_reset(&c->w[i]);
+	rc = find_devices(r);
+	if (!rc)
+		rc = setup_lab(r, pick);
+	if (!rc)
+		rc = start_tracer(r);
+	if (!rc) {
+		run_workloads(r);
+		rc = stop_run(r);
+	}
+	if (!rc && r->fatal)
+		rc = -1;
+	if (!rc) {
+		warn_outcome(r);
+		rc = store_run(r);
+		if (!rc)
+			rc = r->interrupted;
+	}
+	clean_up(r);
+	if (rc < 0)
+		error("%s", r->err[0] ? r->err : "capture failed");
+	free(r);
+	return rc;
+}
+
+/* Fills in the defaults, sets the workloads up and finds the file each
+ * --set key writes. Returns 0, or -1 after printing why. */
+static int prepare(struct cap *c, const struct capture_opts *o_in)
+{
+	struct capture_opts *o = &c->o;
+
+	*o = *o_in;
+	if (!o->mp.proc)
+		o->mp.proc = "/proc";
+	if (!o->mp.sys)
+		o->mp.sys = "/sys";
+	if (!o->tracefs)
+		o->tracefs = "/sys/kernel/tracing";
+	if (!o->state_dir)
+		o->state_dir = "/run/iotape";
+	if (!(o->interval_s > 0))
+		o->interval_s = 1;
+	if (o->repeat < 1)
+		o->repeat = 1;
+	if (!o->buffer_kb)
+		o->buffer_kb = 16384;
+	for (int i = 0; i < o->ncmd; i++)
+		workload_init(&c->w[i], &o->cmds[i]);
+	for (int i = 0; i < o->nset; i++)
+		if (machine_setting_path(&o->mp, o->sets[i].key, c->set_path[i],
+					 sizeof(c->set_path[i])))
+			return error("invalid --set key '%s' (a sysctl such as "
+				     "vm.dirty_ratio, or DEV:queue/ATTR)",
+				     o->sets[i].key);
+	return 0;
+}
+
+static void sweep_start(const struct cap *c, struct sweep *sw, const char *base)
+{
+	sweep_init(sw, base, c->o.repeat);
+	for (int i = 0; i < c->o.nset; i++)
+		sweep_add(sw, c->o.sets[i].key, c->o.sets[i].values,
+			  c->o.sets[i].nvalues);
+}
+
+/* The runs' base name into base (len bytes): --run, else "capture" made
+ * unique in the store. Then checks that every run's name is free before
+ * anything runs. Returns 0, or -1 after printing which is taken. */
+static int check_names(const struct cap *c, char *base, size_t len)
+{
+	const char *db = db_path_default(c->o.db);
+	struct store *st = NULL;
+	struct sweep sw;
+	int64_t id;
+	int rc = 0;
+
+	snprintf(base, len, "%s", c->o.run ? c->o.run : "capture");
+	if (!c->o.run) {
+		/* a free default name */
+		if (!store_open(&st, db, 1))
+			store_run_free_name(st, "capture", base, len);
+		store_close(st);
+		st = NULL;
+	}
+	if (store_open(&st, db, 1)) {
+		error("%s: %s", db, store_errmsg(st));
+		store_close(st);
+		return -1;
+	}
+	sweep_start(c, &sw, base);
+	while (!rc && sweep_next(&sw))
+		if (!store_run_find(st, sw.name, &id))
+			rc = error("%s: a run named '%s' exists; give another --run",
+				   db, sw.name);
+	store_close(st);
+	return rc;
+}
+
+int capture_run(const struct capture_opts *o)
+{
+	struct cap *c = xcalloc(1, sizeof(*c));
+	struct sweep sw;
+	char base[256];
+	int rc = prepare(c, o);
+
+	if (!rc)
+		rc = check_names(c, base, sizeof(base));
+	if (!rc)
+		sweep_start(c, &sw, base);
+	while (!rc && sweep_next(&sw)) {
+		rc = capture_one(c, sw.pick, sw.name, sw.tag[0] ? sw.tag : NULL);
+		if (rc >= 0 && !c->o.quiet)
+			fprintf(stderr, "iotape: stored run '%s'%s; see 'iotape "
+				"report %s'\n", sw.name, rc == 1 ? " (interrupted)" : "",
+				sw.name);
+	}
+	rc = rc < 0 ? -1 : rc == 1 ? 128 + (c->got_signal ? c->got_signal : SIGINT)
+				    : 0;
+	for (int i = 0; i < c->o.ncmd; i++)
+		workload_release(&c->w[i]);
+	free(c);
+	return rc;
+}

@@ -1,0 +1,66 @@
+/* The workloads of a capture: each started in its own process group (and
+ * the memory cgroup, with --mem-limit) when its time or its --start-when
+ * condition comes, reaped with its resource usage, ended with the capture. */
+#ifndef IOTAPE_WORKLOAD_H
+#define IOTAPE_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "capture/capture.h"
+#include "capture/lab.h"
+#include "capture/samplebuf.h"
+
+/* One workload and the state of its run. */
+struct workload {
+	const struct capture_cmd *cmd;
+	char *line;                 /* the command as one line, for the store */
+	pid_t pid;
+	int started, done;
+	int status;                 /* exit status, or 128 + signal */
+	int64_t start_ns, end_ns;   /* CLOCK_MONOTONIC */
+	struct rusage ru;
+};
+
+/* Sets w up for cmd (w->line from its shell string or argv) in a fresh,
+ * not started state. Never fails (aborts when out of memory). */
+void workload_init(struct workload *w, const struct capture_cmd *cmd);
+
+/* Forgets the state of a previous run, keeping cmd and line. */
+void workload_reset(struct workload *w);
+
+/* Frees w->line. */
+void workload_release(struct workload *w);
+
+/* Whether w should start now: since_start_ns after the capture started, at
+ * least its --start-after delay and its --start-when condition true on the
+ * samples so far. */
+int workload_due(const struct workload *w, const struct samples *smp,
+		 int64_t since_start_ns);
+
+/* Starts w in its own process group, in the memory cgroup when cg_procs
+ * (its cgroup.procs file) is set: the child adds itself before exec and
+ * ends with 126 when it cannot, 127 when the command cannot run (each said
+ * on stderr). Returns 0, or -1 after printing why fork failed. */
+int workload_start(struct workload *w, const char *cg_procs);
+
+/* Collects every ended child of the n workloads w, without waiting: marks
+ * it done with its end time, status and resource usage. */
+void workloads_reap(struct workload *w, int n);
+
+/* Sends sig to the process group of each running workload of the n in w. */
+void workloads_kill(struct workload *w, int n, int sig);
+
+/* Whether any of the n workloads in w was started and has not ended. */
+int workloads_alive(const struct workload *w, int n);
+
+/* Makes the memory cgroup iotape-PID under sys/fs/cgroup (v2: memory.max)
+ * or sys/fs/cgroup/memory (v1: memory.limit_in_bytes) with limit bytes,
+ * recorded in lab so it is removed on restore, and writes its cgroup.procs
+ * path into procs (len bytes). Returns 0, or -1 with a message in err. */
+int workload_cgroup(const char *sys, uint64_t limit, struct lab *lab,
+		    char *procs, size_t len, char *err, size_t errlen);
+
+#endif
