@@ -1,35 +1,13 @@
 /* `iotape import`: parses argv into struct import_opts and calls
  * import_run() (capture/import.c), which reads blktrace files (single stream
- * or per-CPU set), blkparse text or vmstat logs into runs of the store.
- * Each option is defined once, in options[], with its help text beside it. */
+ * or per-CPU set), blkparse text or vmstat logs into runs of the store. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "capture/import.h"
 #include "commands.h"
-#include "lib/options.h"
 #include "lib/util.h"
-
-static const struct opt_def options[] = {
-	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
-	{ "run", 1, 'r', "NAME", "name of the run (one INPUT only; default: the "
-	  "file's name);\na vmstat log given an existing run's name joins that run" },
-	{ "strict", 0, 's', NULL, "a trace cut short inside a record is an error, "
-	  "not a warning" },
-	{ "quiet", 0, 'q', NULL, "no summary or warnings on stderr" },
-	{ "names", 1, 'N', "FILE", "process names: 'PID NAME' lines (tracefs "
-	  "saved_cmdlines,\nps -eo pid,comm); for traces that carry none (tracefs)" },
-	{ "interval", 1, 'i', "SEC", "vmstat logs: seconds between rows (default: "
-	  "from the\nlog's timestamps, else 1)" },
-	{ "no-boot-row", 0, 'n', NULL, "vmstat logs: the first row is an "
-	  "interval's, not the\nsince-boot average (logs of 'vmstat -t 1 2 | "
-	  "tail -n 1')" },
-	{ "help", 0, 'h', NULL, NULL },
-};
-
-/* The column where option help starts. */
-#define HELP_COL 13
 
 static void import_usage(FILE *fp)
 {
@@ -41,19 +19,38 @@ static void import_usage(FILE *fp)
 "stored unless every input reads cleanly.\n"
 "  INPUT      a blktrace binary stream (tracefs blk tracer output, a blkparse\n"
 "             -d dump), a per-CPU set (NAME for NAME.blktrace.N, or any\n"
-"             member), blkparse's default text output, or a vmstat(8) log\n");
-	opt_usage(fp, options, ARRAY_SIZE(options), HELP_COL, NULL);
+"             member), blkparse's default text output, or a vmstat(8) log\n"
+"  --db FILE  the database (default $IOTAPE_DB or iotape.db)\n"
+"  --run NAME name of the run (one INPUT only; default: the file's name);\n"
+"             a vmstat log given an existing run's name joins that run\n"
+"  --strict   a trace cut short inside a record is an error, not a warning\n"
+"  --quiet    no summary or warnings on stderr\n"
+"  --names FILE  process names: 'PID NAME' lines (tracefs saved_cmdlines,\n"
+"             ps -eo pid,comm); for traces that carry none (tracefs)\n"
+"  --interval SEC  vmstat logs: seconds between rows (default: from the\n"
+"             log's timestamps, else 1)\n"
+"  --no-boot-row  vmstat logs: the first row is an interval's, not the\n"
+"             since-boot average (logs of 'vmstat -t 1 2 | tail -n 1')\n");
 }
 
 int cmd_import(int argc, char **argv)
 {
-	struct option longopts[ARRAY_SIZE(options) + 1];
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'b' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "strict", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "names", required_argument, NULL, 'N' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "no-boot-row", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct import_opts o = { 0 };
 	struct import_result *res;
 	char err[1024];
 	int c, rc;
 
-	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
