@@ -25,7 +25,10 @@ int io_rows_load(const struct runview *rv, struct io_row **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	if (store_requests_open(rv->st, rv->id, STORE_RQ_ALL, &cur))
+	if (store_requests_open(rv->st, rv->id, STORE_RQ_ALL, STORE_RQ_Q |
+				STORE_RQ_D | STORE_RQ_C | STORE_RQ_SECTOR | STORE_RQ_DISPATCH |
+				STORE_RQ_BYTES | STORE_RQ_PID | STORE_RQ_DEV | STORE_RQ_SEEK |
+				STORE_RQ_CATS | STORE_RQ_D_HEAD | STORE_RQ_SPLIT, &cur))
 		return error("%s", store_errmsg(rv->st));
 	while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
 		struct io_row *r;

@@ -101,7 +101,11 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 
 	memset(src, 0, sizeof(*src));
 	if (store_requests_open(st, run, level == REPLAY_QUEUE ? STORE_RQ_QUEUED
-				: STORE_RQ_DISPATCHED, &cur)) {
+				: STORE_RQ_DISPATCHED, STORE_RQ_DEV | STORE_RQ_PID |
+				STORE_RQ_SECTOR | STORE_RQ_BYTES | STORE_RQ_CATS |
+				STORE_RQ_C | (level == REPLAY_QUEUE ? STORE_RQ_Q |
+				STORE_RQ_SPLIT_FROM | STORE_RQ_SPLIT : STORE_RQ_D |
+				STORE_RQ_DISPATCH), &cur)) {
 		snprintf(err, errlen, "%s", store_errmsg(st));
 		return -1;
 	}

@@ -308,28 +308,29 @@ int store_replays_add(struct store *st, int64_t run,
 /* ---- cursors ---- */
 
 int store_requests_open(struct store *st, int64_t run,
-			enum store_rq_order order, struct store_cursor **cur)
+			enum store_rq_order order, unsigned cols,
+			struct store_cursor **cur)
 {
-	return st->be->cursor_open(st, STORE_CUR_REQUESTS, run, (int)order, NULL,
-				   cur);
+	return st->be->cursor_open(st, STORE_CUR_REQUESTS, run, (int)order, cols,
+				   NULL, cur);
 }
 
 int store_events_open(struct store *st, int64_t run, struct store_cursor **cur)
 {
-	return st->be->cursor_open(st, STORE_CUR_EVENTS, run, 0, NULL, cur);
+	return st->be->cursor_open(st, STORE_CUR_EVENTS, run, 0, 0, NULL, cur);
 }
 
 int store_samples_open(struct store *st, int64_t run, const char *source,
 		       struct store_cursor **cur)
 {
-	return st->be->cursor_open(st, STORE_CUR_SAMPLES, run, 0, source, cur);
+	return st->be->cursor_open(st, STORE_CUR_SAMPLES, run, 0, 0, source, cur);
 }
 
 int store_vmstat_open(struct store *st, int64_t run,
 		      enum store_vm_source source, struct store_cursor **cur)
 {
-	return st->be->cursor_open(st, STORE_CUR_VMSTAT, run, (int)source, NULL,
-				   cur);
+	return st->be->cursor_open(st, STORE_CUR_VMSTAT, run, (int)source, 0,
+				   NULL, cur);
 }
 
 /* next() of a cursor of kind: a cursor of another kind is a caller's bug,

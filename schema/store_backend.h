@@ -97,10 +97,11 @@ struct store_backend {
 	int (*replays_add)(struct store *st, int64_t run,
 			   const struct store_replay *rows, size_t n);
 
-	/* cursors: args is the order (requests), the source string or NULL
-	 * (samples), the enum store_vm_source (vmstat); unused for events */
+	/* cursors: iarg is the order (requests) or the enum store_vm_source
+	 * (vmstat); mask the columns (requests); sarg the source or NULL
+	 * (samples); the rest 0 */
 	int (*cursor_open)(struct store *st, enum store_cursor_kind kind,
-			   int64_t run, int iarg, const char *sarg,
+			   int64_t run, int iarg, unsigned mask, const char *sarg,
 			   struct store_cursor **cur);
 	int (*cursor_next)(struct store_cursor *cur, void *row, int64_t *id);
 	void (*cursor_close)(struct store_cursor *cur);

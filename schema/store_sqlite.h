@@ -100,7 +100,8 @@ int sq_commands_get(struct store *st, int64_t run, struct store_command **out,
 int sq_stats_get(struct store *st, int64_t run, struct store_stat **out,
 		 size_t *n);
 int sq_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
-		   int iarg, const char *sarg, struct store_cursor **cur);
+		   int iarg, unsigned mask, const char *sarg,
+		   struct store_cursor **cur);
 int sq_cursor_next(struct store_cursor *cur, void *row, int64_t *id);
 void sq_cursor_close(struct store_cursor *cur);
 

@@ -303,14 +303,40 @@ struct sq_cursor {
 	struct store_cursor base;
 	sqlite3_stmt *q;
 	const char *what;       /* "reading requests", for messages */
+	unsigned mask;          /* requests: the columns selected */
 	int done;               /* stepped to the end (stepping again would
 				 * start over) */
 };
 
-#define RQ_COLS "id, dev, sector, bytes, rwbs, cats, pid, q_ns, g_ns, m_ns, " \
-	"i_ns, d_ns, c_ns, d_sector, d_bytes, requeues, error, merged_into, " \
-	"d_head, seek_sectors, split_from, split, orig_dev, orig_sector " \
-	"FROM requests WHERE run = ?1"
+/* The requests columns of each enum store_rq_col bit, in bit order. */
+static const char *const rq_cols[] = {
+	"dev", "sector", "bytes", "rwbs", "cats", "pid", "q_ns", "g_ns", "m_ns",
+	"i_ns", "d_ns", "c_ns", "d_sector, d_bytes", "requeues", "error",
+	"merged_into", "d_head", "seek_sectors", "split_from", "split",
+	"orig_dev, orig_sector",
+};
+
+/* "SELECT id, <the columns of mask> FROM requests WHERE run = ?1 <order>"
+ * into sql (len bytes); NULL for an unknown order. */
+static const char *requests_sql(unsigned mask, int order, char *sql, size_t len)
+{
+	static const char *const tail[] = {
+		[STORE_RQ_ALL] = " ORDER BY dev, id",
+		[STORE_RQ_QUEUED] = " AND q_ns IS NOT NULL ORDER BY q_ns, id",
+		[STORE_RQ_DISPATCHED] = " AND d_head = 1 AND d_ns IS NOT NULL"
+			" ORDER BY d_ns, id",
+	};
+	size_t n;
+
+	if ((unsigned)order >= sizeof(tail) / sizeof(tail[0]))
+		return NULL;
+	n = (size_t)snprintf(sql, len, "SELECT id");
+	for (size_t b = 0; b < sizeof(rq_cols) / sizeof(rq_cols[0]); b++)
+		if (mask & (1u << b))
+			n += (size_t)snprintf(sql + n, len - n, ", %s", rq_cols[b]);
+	snprintf(sql + n, len - n, " FROM requests WHERE run = ?1%s", tail[order]);
+	return sql;
+}
 
 #define VM_COLS "v.time_ns, v.source, v.since_boot, v.r, v.b, v.swpd, " \
 	"v.free, v.buff, v.cache, v.si, v.so, v.bi, v.bo, v.\"in\", v.cs, " \
@@ -322,15 +348,9 @@ struct sq_cursor {
 	" x.key = 'Writeback') FROM vmstat v WHERE v.run = ?1"
 
 int sq_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
-		   int iarg, const char *sarg, struct store_cursor **cur)
+		   int iarg, unsigned mask, const char *sarg,
+		   struct store_cursor **cur)
 {
-	static const char *const rq_sql[] = {
-		[STORE_RQ_ALL] = "SELECT " RQ_COLS " ORDER BY dev, id",
-		[STORE_RQ_QUEUED] = "SELECT " RQ_COLS " AND q_ns IS NOT NULL"
-			" ORDER BY q_ns, id",
-		[STORE_RQ_DISPATCHED] = "SELECT " RQ_COLS " AND d_head = 1 AND"
-			" d_ns IS NOT NULL ORDER BY d_ns, id",
-	};
 	static const char *const vm_sql[] = {
 		[STORE_VM_ALL] = "SELECT " VM_COLS " ORDER BY v.time_ns",
 		[STORE_VM_PROC] = "SELECT " VM_COLS " AND v.source = 'proc'"
@@ -341,13 +361,13 @@ int sq_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 	struct sqlite_store *s = sq(st);
 	struct sq_cursor *c;
 	const char *sql = NULL, *what = "reading samples";
+	char rqsql[512];
 	int rc;
 
 	*cur = NULL;
 	switch (kind) {
 	case STORE_CUR_REQUESTS:
-		if ((unsigned)iarg < sizeof(rq_sql) / sizeof(rq_sql[0]))
-			sql = rq_sql[iarg];
+		sql = requests_sql(mask, iarg, rqsql, sizeof(rqsql));
 		what = "reading requests";
 		break;
 	case STORE_CUR_EVENTS:
@@ -382,43 +402,73 @@ int sq_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 	c->base.st = st;
 	c->base.kind = kind;
 	c->what = what;
+	c->mask = mask;
 	*cur = &c->base;
 	return 0;
 }
 
-static void request_row(sqlite3_stmt *q, struct store_request *r, int64_t *id)
+/* The selected columns of the row at q into *r, in requests_sql()'s order. */
+static void request_row(sqlite3_stmt *q, unsigned mask, struct store_request *r,
+			int64_t *id)
 {
-	const unsigned char *rwbs = sqlite3_column_text(q, 4);
+	int i = 1;
 
 	memset(r, 0, sizeof(*r));
+	r->q_ns = r->g_ns = r->m_ns = r->i_ns = r->d_ns = r->c_ns = STORE_NO_TIME;
 	if (id)
 		*id = sqlite3_column_int64(q, 0);
-	r->dev = (uint32_t)sqlite3_column_int64(q, 1);
-	r->sector = (uint64_t)sqlite3_column_int64(q, 2);
-	r->bytes = (uint32_t)sqlite3_column_int64(q, 3);
-	snprintf(r->rwbs, sizeof(r->rwbs), "%s", rwbs ? (const char *)rwbs : "");
-	r->cats = (uint64_t)sqlite3_column_int64(q, 5);
-	r->pid = (uint32_t)sqlite3_column_int64(q, 6);
-	r->q_ns = sq_col_i64_or(q, 7, STORE_NO_TIME);
-	r->g_ns = sq_col_i64_or(q, 8, STORE_NO_TIME);
-	r->m_ns = sq_col_i64_or(q, 9, STORE_NO_TIME);
-	r->i_ns = sq_col_i64_or(q, 10, STORE_NO_TIME);
-	r->d_ns = sq_col_i64_or(q, 11, STORE_NO_TIME);
-	r->c_ns = sq_col_i64_or(q, 12, STORE_NO_TIME);
-	r->has_d = sqlite3_column_type(q, 13) != SQLITE_NULL;
-	r->d_sector = (uint64_t)sqlite3_column_int64(q, 13);
-	r->d_bytes = (uint32_t)sqlite3_column_int64(q, 14);
-	r->requeues = (uint32_t)sqlite3_column_int64(q, 15);
-	r->error = sqlite3_column_int(q, 16);
-	r->merged_into = sqlite3_column_int64(q, 17);
-	r->d_head = sqlite3_column_int(q, 18);
-	r->has_seek = sqlite3_column_type(q, 19) != SQLITE_NULL;
-	r->seek_sectors = sqlite3_column_int64(q, 19);
-	r->split_from = sqlite3_column_int64(q, 20);
-	r->split = sqlite3_column_int(q, 21);
-	r->has_orig = sqlite3_column_type(q, 22) != SQLITE_NULL;
-	r->orig_dev = (uint32_t)sqlite3_column_int64(q, 22);
-	r->orig_sector = (uint64_t)sqlite3_column_int64(q, 23);
+	if (mask & STORE_RQ_DEV)
+		r->dev = (uint32_t)sqlite3_column_int64(q, i++);
+	if (mask & STORE_RQ_SECTOR)
+		r->sector = (uint64_t)sqlite3_column_int64(q, i++);
+	if (mask & STORE_RQ_BYTES)
+		r->bytes = (uint32_t)sqlite3_column_int64(q, i++);
+	if (mask & STORE_RQ_RWBS) {
+		const unsigned char *t = sqlite3_column_text(q, i++);
+		snprintf(r->rwbs, sizeof(r->rwbs), "%s", t ? (const char *)t : "");
+	}
+	if (mask & STORE_RQ_CATS)
+		r->cats = (uint64_t)sqlite3_column_int64(q, i++);
+	if (mask & STORE_RQ_PID)
+		r->pid = (uint32_t)sqlite3_column_int64(q, i++);
+	if (mask & STORE_RQ_Q)
+		r->q_ns = sq_col_i64_or(q, i++, STORE_NO_TIME);
+	if (mask & STORE_RQ_G)
+		r->g_ns = sq_col_i64_or(q, i++, STORE_NO_TIME);
+	if (mask & STORE_RQ_M)
+		r->m_ns = sq_col_i64_or(q, i++, STORE_NO_TIME);
+	if (mask & STORE_RQ_I)
+		r->i_ns = sq_col_i64_or(q, i++, STORE_NO_TIME);
+	if (mask & STORE_RQ_D)
+		r->d_ns = sq_col_i64_or(q, i++, STORE_NO_TIME);
+	if (mask & STORE_RQ_C)
+		r->c_ns = sq_col_i64_or(q, i++, STORE_NO_TIME);
+	if (mask & STORE_RQ_DISPATCH) {
+		r->has_d = sqlite3_column_type(q, i) != SQLITE_NULL;
+		r->d_sector = (uint64_t)sqlite3_column_int64(q, i++);
+		r->d_bytes = (uint32_t)sqlite3_column_int64(q, i++);
+	}
+	if (mask & STORE_RQ_REQUEUES)
+		r->requeues = (uint32_t)sqlite3_column_int64(q, i++);
+	if (mask & STORE_RQ_ERROR)
+		r->error = sqlite3_column_int(q, i++);
+	if (mask & STORE_RQ_MERGED_INTO)
+		r->merged_into = sqlite3_column_int64(q, i++);
+	if (mask & STORE_RQ_D_HEAD)
+		r->d_head = sqlite3_column_int(q, i++);
+	if (mask & STORE_RQ_SEEK) {
+		r->has_seek = sqlite3_column_type(q, i) != SQLITE_NULL;
+		r->seek_sectors = sqlite3_column_int64(q, i++);
+	}
+	if (mask & STORE_RQ_SPLIT_FROM)
+		r->split_from = sqlite3_column_int64(q, i++);
+	if (mask & STORE_RQ_SPLIT)
+		r->split = sqlite3_column_int(q, i++);
+	if (mask & STORE_RQ_ORIG) {
+		r->has_orig = sqlite3_column_type(q, i) != SQLITE_NULL;
+		r->orig_dev = (uint32_t)sqlite3_column_int64(q, i++);
+		r->orig_sector = (uint64_t)sqlite3_column_int64(q, i++);
+	}
 }
 
 static void event_row(sqlite3_stmt *q, struct bt_event *ev)
@@ -464,7 +514,7 @@ int sq_cursor_next(struct store_cursor *cur, void *row, int64_t *id)
 		return sq_fail(sq(cur->st), STORE_E_SQLITE, c->what);
 	switch (cur->kind) {
 	case STORE_CUR_REQUESTS:
-		request_row(c->q, row, id);
+		request_row(c->q, c->mask, row, id);
 		break;
 	case STORE_CUR_EVENTS:
 		event_row(c->q, row);

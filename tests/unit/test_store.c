@@ -316,14 +316,16 @@ static void test_cursors(void **state)
 	store_cursor_close(cur);
 
 	/* every request: by device, then id */
-	assert_int_equal(store_requests_open(st, run, STORE_RQ_ALL, &cur), 0);
+	assert_int_equal(store_requests_open(st, run, STORE_RQ_ALL,
+					     STORE_RQ_COLS_ALL, &cur), 0);
 	for (n = 0; store_requests_next(cur, &got, &id) > 0; n++)
 		ids[n] = id - id0;
 	store_cursor_close(cur);
 	assert_int_equal(n, 4);
 	assert_true(ids[0] == 1 && ids[1] == 2 && ids[2] == 0 && ids[3] == 3);
 	/* queued, by Q time: the NULL times come back as STORE_NO_TIME */
-	assert_int_equal(store_requests_open(st, run, STORE_RQ_QUEUED, &cur), 0);
+	assert_int_equal(store_requests_open(st, run, STORE_RQ_QUEUED,
+					     STORE_RQ_COLS_ALL, &cur), 0);
 	for (n = 0; store_requests_next(cur, &got, &id) > 0; n++) {
 		ids[n] = id - id0;
 		if (n == 0) {
@@ -338,7 +340,8 @@ static void test_cursors(void **state)
 	assert_int_equal(n, 3);
 	assert_true(ids[0] == 2 && ids[1] == 1 && ids[2] == 0);
 	/* dispatched, by D time, with the seek distance */
-	assert_int_equal(store_requests_open(st, run, STORE_RQ_DISPATCHED, &cur), 0);
+	assert_int_equal(store_requests_open(st, run, STORE_RQ_DISPATCHED,
+					     STORE_RQ_COLS_ALL, &cur), 0);
 	for (n = 0; store_requests_next(cur, &got, &id) > 0; n++) {
 		ids[n] = id - id0;
 		if (n == 0)
@@ -348,6 +351,15 @@ static void test_cursors(void **state)
 	store_cursor_close(cur);
 	assert_int_equal(n, 3);
 	assert_true(ids[0] == 3 && ids[1] == 0 && ids[2] == 1);
+
+	/* only the columns asked for: the others 0, times not seen */
+	assert_int_equal(store_requests_open(st, run, STORE_RQ_ALL, STORE_RQ_DEV |
+					     STORE_RQ_C, &cur), 0);
+	assert_int_equal(store_requests_next(cur, &got, NULL), 1);
+	assert_true(got.dev == BT_MKDEV(8, 0) && got.c_ns == 600);
+	assert_true(got.q_ns == NO && got.d_ns == NO && !got.bytes && !got.pid &&
+		    !got.has_d && !got.d_head && !got.rwbs[0]);
+	store_cursor_close(cur);
 
 	/* samples by time, of one source or all; NULL values as NAN */
 	assert_int_equal(store_samples_open(st, run, "meminfo", &cur), 0);
