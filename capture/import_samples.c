@@ -262,8 +262,8 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 
 	/* An existing run named so gets the samples; else a new run. */
 	if (name && store_run_find(st, name, &run) == 0) {
-		attach = 1;
 		struct store_run r;
+		attach = 1;
 		if ((rc = store_run_has(st, run, STORE_HAS_LOG_SAMPLES)) < 0)
 			goto store_err;
 		if (rc) {

@@ -397,10 +397,12 @@ static int write_vmstat(FILE *fp, struct store *st, struct runview *rv, size_t n
 		" prints them, cpu in %%;\nk = thousand. Rows around each run's"
 		" busiest interval (swap, else block I/O).\n");
 	for (size_t i = 0; i < n; i++) {
-		static const int col[12] = {
+		/* row[][2..15]: r b swpd free buff cache si so bi bo us sy id wa */
+		static const int col[14] = {
 			STORE_VM_R, STORE_VM_B, STORE_VM_SWPD, STORE_VM_FREE,
 			STORE_VM_BUFF, STORE_VM_CACHE, STORE_VM_SI, STORE_VM_SO,
 			STORE_VM_BI, STORE_VM_BO, STORE_VM_US, STORE_VM_SY,
+			STORE_VM_ID, STORE_VM_WA,
 		};
 		struct store_cursor *cur;
 		struct store_vmstat vm;
@@ -418,14 +420,10 @@ static int write_vmstat(FILE *fp, struct store *st, struct runview *rv, size_t n
 		while ((step = store_vmstat_next(cur, &vm)) > 0) {
 			if (nr == cap)
 				row = xrealloc(row, (cap = cap ? 2 * cap : 64) * sizeof(*row));
-			/* time, since_boot, r b swpd free buff cache si so bi bo
-			 * us sy, then id wa */
 			row[nr][0] = (double)vm.time_ns;
 			row[nr][1] = vm.since_boot;
-			for (int k = 0; k < 12; k++)
+			for (int k = 0; k < 14; k++)
 				row[nr][2 + k] = vm.v[col[k]];
-			row[nr][14] = vm.v[STORE_VM_ID];
-			row[nr][15] = vm.v[STORE_VM_WA];
 			if (!rv[i].first_event && !nr)
 				base = vm.time_ns;
 			nr++;
