@@ -33,8 +33,9 @@ DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
 
 LIB_SRC = lib/util.c lib/emit.c lib/options.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
-	capture/blkparse_text.c schema/store.c $(BUILD)/schema_sql.c \
-	capture/procstat.c capture/vmstat_text.c
+	capture/blkparse_text.c schema/store.c schema/store_sqlite.c \
+	schema/store_sqlite_batch.c schema/store_sqlite_read.c \
+	$(BUILD)/schema_sql.c capture/procstat.c capture/vmstat_text.c
 CMD_SRC = capture/cmd_import.c capture/import.c capture/import_samples.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
 	analyze/runview.c analyze/analysis.c analyze/cmd_compare.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c \
@@ -45,7 +46,8 @@ MAIN_SRC = iotape.c
 PLOT_SRC = plots/plot.c plots/gnuplot.c plots/kind_io.c plots/kind_lat.c \
 	plots/kind_vm.c plots/kind_summary.c plots/cmd_plot.c plots/cmd_mail.c
 REPLAY_SRC = replay/plan.c replay/engine.c replay/engine_uring.c \
-	replay/sched.c replay/target.c replay/replay.c replay/cmd_replay.c
+	replay/sched.c replay/target.c replay/replay.c replay/replay_store.c \
+	replay/cmd_replay.c
 SRC = $(LIB_SRC) $(CORE_SRC) $(CMD_SRC) $(PLOT_SRC) $(REPLAY_SRC)
 OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BUILD)/%,$(SRC))) \
 	$(BUILD)/schema_sql.o

@@ -18,43 +18,42 @@
 
 int io_rows_load(const struct runview *rv, struct io_row **out, size_t *n)
 {
-	sqlite3 *db = store_db(rv->st);
-	sqlite3_stmt *s;
+	struct store_cursor *cur;
+	struct store_request rq;
 	size_t cap = 0;
 	int step;
 
 	*out = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(db,
-		"SELECT q_ns, d_ns, c_ns, coalesce(d_sector, sector), bytes,"
-		" coalesce(d_bytes, 0), pid, dev, seek_sectors, cats, d_head, split"
-		" FROM requests WHERE run = ?", -1, &s, NULL) != SQLITE_OK)
-		return error("reading requests: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(s, 1, rv->id);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	if (store_requests_open(rv->st, rv->id, STORE_RQ_ALL, STORE_RQ_Q |
+				STORE_RQ_D | STORE_RQ_C | STORE_RQ_SECTOR | STORE_RQ_DISPATCH |
+				STORE_RQ_BYTES | STORE_RQ_PID | STORE_RQ_DEV | STORE_RQ_SEEK |
+				STORE_RQ_CATS | STORE_RQ_D_HEAD | STORE_RQ_SPLIT, &cur))
+		return error("%s", store_errmsg(rv->st));
+	while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
 		struct io_row *r;
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 4096;
 			*out = xrealloc(*out, cap * sizeof(**out));
 		}
 		r = &(*out)[(*n)++];
-		r->q = sqlite3_column_type(s, 0) == SQLITE_NULL ? NONE : sqlite3_column_int64(s, 0);
-		r->d = sqlite3_column_type(s, 1) == SQLITE_NULL ? NONE : sqlite3_column_int64(s, 1);
-		r->c = sqlite3_column_type(s, 2) == SQLITE_NULL ? NONE : sqlite3_column_int64(s, 2);
-		r->dsector = (uint64_t)sqlite3_column_int64(s, 3);
-		r->bytes = (uint32_t)sqlite3_column_int64(s, 4);
-		r->dbytes = (uint32_t)sqlite3_column_int64(s, 5);
-		r->pid = (uint32_t)sqlite3_column_int64(s, 6);
-		r->dev = (uint32_t)sqlite3_column_int64(s, 7);
-		r->has_seek = sqlite3_column_type(s, 8) != SQLITE_NULL;
-		r->seek = sqlite3_column_int64(s, 8);
-		r->write = (sqlite3_column_int64(s, 9) & (BT_C_WRITE | BT_C_DISCARD)) != 0;
-		r->head = (uint8_t)sqlite3_column_int(s, 10);
-		r->split = (uint8_t)sqlite3_column_int(s, 11);
+		r->q = rq.q_ns;
+		r->d = rq.d_ns;
+		r->c = rq.c_ns;
+		r->dsector = rq.has_d ? rq.d_sector : rq.sector;
+		r->bytes = rq.bytes;
+		r->dbytes = rq.has_d ? rq.d_bytes : 0;
+		r->pid = rq.pid;
+		r->dev = rq.dev;
+		r->has_seek = (uint8_t)rq.has_seek;
+		r->seek = rq.seek_sectors;
+		r->write = (rq.cats & (BT_C_WRITE | BT_C_DISCARD)) != 0;
+		r->head = (uint8_t)rq.d_head;
+		r->split = (uint8_t)rq.split;
 	}
-	sqlite3_finalize(s);
-	if (step != SQLITE_DONE)
-		return error("reading requests: %s", sqlite3_errmsg(db));
+	store_cursor_close(cur);
+	if (step < 0)
+		return error("%s", store_errmsg(rv->st));
 	return 0;
 }
 
@@ -555,25 +554,64 @@ static uint64_t key_iv(const void *p)
 
 static double setting_value(const struct runview *rv, const char *key)
 {
-	sqlite3_stmt *s;
-	double v = -1;
+	char v[64];
 
-	if (sqlite3_prepare_v2(store_db(rv->st), "SELECT value FROM settings WHERE"
-			       " run = ? AND key = ? ORDER BY at DESC LIMIT 1",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (store_setting_get(rv->st, rv->id, key, STORE_AT_ANY, v, sizeof(v)) <= 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, rv->id);
-	sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-		v = sqlite3_column_double(s, 0);
-	sqlite3_finalize(s);
-	return v;
+	return atof(v);
+}
+
+/* A run's meminfo Dirty and Writeback samples, one sample time at a time. */
+struct dirty_reader {
+	struct store_cursor *cur;
+	int have;            /* a sample read ahead: */
+	int64_t t;
+	int writeback;       /* its key is Writeback (else Dirty) */
+	double v;
+};
+
+/* The next sample time's Dirty and Writeback, each summed over the time's
+ * samples, in MB (2^20 bytes); 0 when not sampled. Returns 1, or 0 when no
+ * time is left (or the store failed). */
+static int dirty_next(struct dirty_reader *r, int64_t *t, double *dirty,
+		      double *wb)
+{
+	int got = 0;
+
+	*dirty = *wb = 0;
+	for (;;) {
+		if (!r->have) {
+			struct store_sample smp;
+			int step;
+			do
+				step = store_samples_next(r->cur, &smp);
+			while (step > 0 && strcmp(smp.key, "Dirty") &&
+			       strcmp(smp.key, "Writeback"));
+			if (step <= 0)
+				break;
+			r->t = smp.time_ns;
+			r->writeback = smp.key[0] == 'W';
+			r->v = smp.value;
+			r->have = 1;
+		}
+		if (got && r->t != *t)
+			break;
+		*t = r->t;
+		got = 1;
+		r->have = 0;
+		if (!isnan(r->v))
+			*(r->writeback ? wb : dirty) += r->v;
+	}
+	*dirty /= 1024;
+	*wb /= 1024;
+	return got;
 }
 
 static void analyze_samples(struct analysis *a, struct io_row *rows, size_t n)
 {
-	sqlite3 *db = store_db(a->rv->st);
-	sqlite3_stmt *s;
+	struct store_cursor *cur;
+	struct store_vmstat vm;
+	struct dirty_reader dr = { 0 };
 	int64_t g = a->rv->genesis_ns, prev_t = 0;
 	int have_prev = 0;
 	double *bo = NULL, wa_sum = 0;
@@ -585,45 +623,44 @@ static void analyze_samples(struct analysis *a, struct io_row *rows, size_t n)
 	a->min_free_mb = -1;
 	a->dirty_bg_ratio = setting_value(a->rv, "vm.dirty_background_ratio");
 	a->dirty_ratio = setting_value(a->rv, "vm.dirty_ratio");
-	if (sqlite3_prepare_v2(db, "SELECT time_ns, si, so, swpd, free, bo, wa"
-			       " FROM vmstat WHERE run = ? AND"
-			       " coalesce(since_boot, 0) = 0 ORDER BY time_ns",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (store_vmstat_open(a->rv->st, a->rv->id, STORE_VM_ALL, &cur))
 		return;
-	sqlite3_bind_int64(s, 1, a->rv->id);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(s, 0);
+	while (store_vmstat_next(cur, &vm) > 0) {
+		int64_t t = vm.time_ns;
 		double dt = have_prev ? (double)(t - prev_t) / 1e9 : 0;
+		if (vm.since_boot)
+			continue;
 		a->has_samples = 1;
-		if (sqlite3_column_type(s, 1) != SQLITE_NULL && dt > 0) {
-			a->swap_in_mb += sqlite3_column_double(s, 1) * dt / 1024;
-			a->swap_out_mb += sqlite3_column_double(s, 2) * dt / 1024;
-			if (a->first_swap_s < 0 && sqlite3_column_double(s, 2) > 0)
+		if (!isnan(vm.v[STORE_VM_SI]) && dt > 0) {
+			double so = isnan(vm.v[STORE_VM_SO]) ? 0 : vm.v[STORE_VM_SO];
+			a->swap_in_mb += vm.v[STORE_VM_SI] * dt / 1024;
+			a->swap_out_mb += so * dt / 1024;
+			if (a->first_swap_s < 0 && so > 0)
 				a->first_swap_s = (double)(t - g) / 1e9;
 		}
-		if (sqlite3_column_type(s, 3) != SQLITE_NULL &&
-		    sqlite3_column_double(s, 3) / 1024 > a->peak_swap_mb)
-			a->peak_swap_mb = sqlite3_column_double(s, 3) / 1024;
-		if (sqlite3_column_type(s, 4) != SQLITE_NULL) {
-			double f = sqlite3_column_double(s, 4) / 1024;
+		if (!isnan(vm.v[STORE_VM_SWPD]) &&
+		    vm.v[STORE_VM_SWPD] / 1024 > a->peak_swap_mb)
+			a->peak_swap_mb = vm.v[STORE_VM_SWPD] / 1024;
+		if (!isnan(vm.v[STORE_VM_FREE])) {
+			double f = vm.v[STORE_VM_FREE] / 1024;
 			if (a->min_free_mb < 0 || f < a->min_free_mb)
 				a->min_free_mb = f;
 		}
-		if (sqlite3_column_type(s, 5) != SQLITE_NULL) {
+		if (!isnan(vm.v[STORE_VM_BO])) {
 			if (nbo == capbo) {
 				capbo = capbo ? 2 * capbo : 256;
 				bo = xrealloc(bo, capbo * sizeof(*bo));
 			}
-			bo[nbo++] = sqlite3_column_double(s, 5);
+			bo[nbo++] = vm.v[STORE_VM_BO];
 		}
-		if (sqlite3_column_type(s, 6) != SQLITE_NULL) {
-			wa_sum += sqlite3_column_double(s, 6);
+		if (!isnan(vm.v[STORE_VM_WA])) {
+			wa_sum += vm.v[STORE_VM_WA];
 			nwa++;
 		}
 		prev_t = t;
 		have_prev = 1;
 	}
-	sqlite3_finalize(s);
+	store_cursor_close(cur);
 	a->iowait_pct = nwa ? wa_sum / (double)nwa : 0;
 	a->bo_samples = nbo;
 	if (nbo > 2) {
@@ -646,7 +683,7 @@ static void analyze_samples(struct analysis *a, struct io_row *rows, size_t n)
 	}
 	free(bo);
 
-	/* busy intervals of the devices (D to C), merged */
+/* busy intervals of the devices (D to C), merged */
 	busy = xmalloc((n ? n : 1) * sizeof(*busy));
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].head && rows[i].d != NONE && rows[i].c != NONE &&
@@ -665,21 +702,12 @@ static void analyze_samples(struct analysis *a, struct io_row *rows, size_t n)
 		nb = m;
 	}
 	/* dirty data over time, and the device idle meanwhile */
-	if (sqlite3_prepare_v2(db, "SELECT time_ns, sum(CASE WHEN key = 'Dirty'"
-			       " THEN value END), sum(CASE WHEN key = 'Writeback'"
-			       " THEN value END) FROM samples WHERE run = ? AND"
-			       " source = 'meminfo' AND key IN ('Dirty', 'Writeback')"
-			       " GROUP BY time_ns ORDER BY time_ns", -1, &s, NULL)
-	    == SQLITE_OK) {
-		int64_t pt = 0;
-		double pdirty = 0, sampled = 0;
+	if (!store_samples_open(a->rv->st, a->rv->id, "meminfo", &dr.cur)) {
+		int64_t pt = 0, t;
+		double pdirty = 0, sampled = 0, dirty, wb;
 		size_t bi = 0;
 		int havep = 0;
-		sqlite3_bind_int64(s, 1, a->rv->id);
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			int64_t t = sqlite3_column_int64(s, 0);
-			double dirty = sqlite3_column_double(s, 1) / 1024;
-			double wb = sqlite3_column_double(s, 2) / 1024;
+		while (dirty_next(&dr, &t, &dirty, &wb)) {
 			a->has_meminfo = 1;
 			if (dirty > a->dirty_peak_mb)
 				a->dirty_peak_mb = dirty;
@@ -715,7 +743,7 @@ static void analyze_samples(struct analysis *a, struct io_row *rows, size_t n)
 			pdirty = dirty;
 			havep = 1;
 		}
-		sqlite3_finalize(s);
+		store_cursor_close(dr.cur);
 		a->idle_dirty_frac = sampled > 0 ? a->idle_dirty_s * 1e9 / sampled : 0;
 	}
 	free(busy);
@@ -749,15 +777,14 @@ int analysis_build_rows(struct analysis *a, const struct runview *rv,
 	a->span_s = (double)(rv->last_ns - rv->genesis_ns) / 1e9;
 	a->has_trace = n > 0;
 	{
-		sqlite3_stmt *s;
+		struct store_command *cmd;
 		uint64_t bytes = 0;
-		if (sqlite3_prepare_v2(store_db(rv->st), "SELECT coalesce(sum(real_s), 0)"
-				       " FROM commands WHERE run = ?", -1, &s, NULL)
-		    == SQLITE_OK) {
-			sqlite3_bind_int64(s, 1, rv->id);
-			if (sqlite3_step(s) == SQLITE_ROW)
-				a->cmd_real_s = sqlite3_column_double(s, 0);
-			sqlite3_finalize(s);
+		size_t ncmd;
+		if (!store_commands_get(rv->st, rv->id, &cmd, &ncmd)) {
+			for (size_t i = 0; i < ncmd; i++)
+				if (!isnan(cmd[i].real_s))
+					a->cmd_real_s += cmd[i].real_s;
+			free(cmd);
 		}
 		for (size_t i = 0; i < n; i++)
 			if (rows[i].head && rows[i].c != NONE)

@@ -73,34 +73,31 @@ static void set(struct figset *fs, struct run_figs *r, const char *key,
 /* The headline figures of one run (see compare_usage for definitions). */
 static void figures(struct figset *fs, struct run_figs *r)
 {
-	sqlite3 *db = store_db(r->rv.st);
-	sqlite3_stmt *s;
+	struct store_command *cmd;
+	size_t ncmd;
 	struct report *rep = &r->rep;
 	struct analysis *an = &r->an;
 	double span = (double)rep->span_ns / 1e9;
 	uint64_t ios[2] = { 0 }, bytes[2] = { 0 };
 	static const char *const dir[2] = { "read", "write" };
 
-	if (sqlite3_prepare_v2(db, "SELECT idx, real_s, user_s, sys_s FROM commands"
-			       " WHERE run = ? AND real_s IS NOT NULL ORDER BY idx",
-			       -1, &s, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(s, 1, r->rv.id);
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			int idx = sqlite3_column_int(s, 0);
+	if (!store_commands_get(r->rv.st, r->rv.id, &cmd, &ncmd)) {
+		for (size_t i = 0; i < ncmd; i++) {
+			int idx = cmd[i].idx;
 			char k[40], l[32];
-			if (idx > 7)
+			if (idx > 7 || isnan(cmd[i].real_s))
 				continue;
 			snprintf(k, sizeof(k), "cmd%d_real_s", idx);
 			snprintf(l, sizeof(l), "cmd %d real s", idx);
-			set(fs, r, k, l, 1, 2, sqlite3_column_double(s, 1));
+			set(fs, r, k, l, 1, 2, cmd[i].real_s);
 			snprintf(k, sizeof(k), "cmd%d_user_s", idx);
 			snprintf(l, sizeof(l), "cmd %d user s", idx);
-			set(fs, r, k, l, 1, 2, sqlite3_column_double(s, 2));
+			set(fs, r, k, l, 1, 2, cmd[i].user_s);
 			snprintf(k, sizeof(k), "cmd%d_sys_s", idx);
 			snprintf(l, sizeof(l), "cmd %d sys s", idx);
-			set(fs, r, k, l, 1, 2, sqlite3_column_double(s, 3));
+			set(fs, r, k, l, 1, 2, cmd[i].sys_s);
 		}
-		sqlite3_finalize(s);
+		free(cmd);
 	}
 	if (an->has_trace) {
 		for (size_t d = 0; d < rep->ndev; d++)
@@ -452,7 +449,7 @@ static void compare_usage(FILE *fp)
 
 static void group_of(struct run_figs *r, const char *by)
 {
-	sqlite3_stmt *s;
+	char value[sizeof(r->group)];
 
 	snprintf(r->group, sizeof(r->group), "%s", "(none)");
 	if (strchr(by, '*') || strchr(by, '?') || strchr(by, '[') || strchr(by, ',')) {
@@ -465,16 +462,12 @@ static void group_of(struct run_figs *r, const char *by)
 		free(pats);
 		return;
 	}
-	if (sqlite3_prepare_v2(store_db(r->rv.st), "SELECT value FROM settings WHERE"
-			       " run = ? AND key = ? AND at = 'start'", -1, &s, NULL)
-	    != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(s, 1, r->rv.id);
-	sqlite3_bind_text(s, 2, by, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		snprintf(r->group, sizeof(r->group), "%s=%s", by,
-			 (const char *)sqlite3_column_text(s, 0));
-	sqlite3_finalize(s);
+	if (store_setting_get(r->rv.st, r->rv.id, by, STORE_AT_START, value,
+			      sizeof(value)) > 0) {
+		size_t len = (size_t)snprintf(r->group, sizeof(r->group), "%s=", by);
+		if (len < sizeof(r->group))
+			snprintf(r->group + len, sizeof(r->group) - len, "%s", value);
+	}
 }
 
 int cmd_compare(int argc, char **argv)
@@ -514,11 +507,15 @@ int cmd_compare(int argc, char **argv)
 		      "as 'sweep*')");
 		return 2;
 	}
-	if (!(st = store_open_existing(db)))
+	if (store_open_existing(&st, db)) {
+		error("%s", store_errmsg(st));
+		store_close(st);
 		return -1;
+	}
 	/* RUN arguments may be globs over the run names, in run order */
 	{
-		sqlite3_stmt *sq;
+		struct store_run_listing *runs = NULL;
+		size_t nruns = 0;
 		names = xcalloc(MAX_RUNS, sizeof(*names));
 		n = 0;
 		for (int i = optind; i < argc; i++) {
@@ -528,17 +525,15 @@ int cmd_compare(int argc, char **argv)
 					names[n++] = xstrdup(argv[i]);
 				continue;
 			}
-			if (sqlite3_prepare_v2(store_db(st), "SELECT name FROM runs "
-					       "ORDER BY id", -1, &sq, NULL) != SQLITE_OK)
+			if (!runs && store_runs_list(st, 0, &runs, &nruns))
 				break;
-			while (sqlite3_step(sq) == SQLITE_ROW) {
-				const char *nm = (const char *)sqlite3_column_text(sq, 0);
+			for (size_t k = 0; k < nruns; k++) {
+				const char *nm = runs[k].run.name;
 				if (!fnmatch(argv[i], nm, 0) && n < MAX_RUNS) {
 					names[n++] = xstrdup(nm);
 					matched = 1;
 				}
 			}
-			sqlite3_finalize(sq);
 			if (!matched) {
 				error("no run matches '%s'", argv[i]);
 				rc = -1;
@@ -548,6 +543,7 @@ int cmd_compare(int argc, char **argv)
 			error("compare needs two or more runs; %d given", n);
 			rc = 2;
 		}
+		free(runs);
 		if (rc) {
 			for (int i = 0; i < n; i++)
 				free(names[i]);

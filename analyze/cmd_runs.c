@@ -2,8 +2,8 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analyze/runview.h"
 #include "commands.h"
@@ -29,8 +29,9 @@ int cmd_runs(int argc, char **argv)
 	};
 	const char *db = NULL;
 	struct store *st = NULL;
-	sqlite3_stmt *s;
-	int c, width = 20;
+	struct store_run_listing *runs = NULL;
+	size_t n = 0;
+	int c, width = 20, rc = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -45,41 +46,44 @@ int cmd_runs(int argc, char **argv)
 		return 2;
 	}
 	db = db_path_default(db);
-	if (!(st = store_open_existing(db)))
-		return -1;
-	if (sqlite3_prepare_v2(store_db(st),
-		"SELECT id, name, kind, status,"
-		" coalesce(last_event - first_event + 1, 0),"
-		" (SELECT count(*) FROM requests WHERE run = r.id),"
-		" coalesce(((SELECT time_ns FROM events WHERE id = r.last_event)"
-		"   - genesis_ns) / 1e9, 0),"
-		" (SELECT group_concat((dev >> 20) || ',' || (dev & 1048575), ' ')"
-		"   FROM devices WHERE run = r.id),"
-		" coalesce(source, '')"
-		" FROM runs r ORDER BY id", -1, &s, NULL) != SQLITE_OK) {
-		error("%s: %s", db, sqlite3_errmsg(store_db(st)));
+	if (store_open_existing(&st, db) || store_runs_list(st, 1, &runs, &n)) {
+		error("%s", store_errmsg(st));
 		store_close(st);
 		return -1;
 	}
-	{
-		/* the name column as wide as the longest name (up to 48) */
-		int64_t w = 20;
-		store_query_i64(st, "SELECT max(length(name)) FROM runs", 0, NULL, &w);
-		width = w < 20 ? 20 : w > 48 ? 48 : (int)w;
+	/* the name column as wide as the longest name (in characters, up
+	 * to 48) */
+	for (size_t i = 0; i < n; i++) {
+		int w = 0;
+		for (const char *p = runs[i].run.name; *p; p++)
+			w += ((unsigned char)*p & 0xc0) != 0x80;
+		width = w > width ? w : width;
 	}
+	width = width > 48 ? 48 : width;
 	printf("%4s %-*s %-7s %-11s %10s %9s %9s %s\n", "id", width, "name", "kind",
 	       "status", "events", "requests", "span_s", "devices");
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct store_run *r = &runs[i].run;
+		struct store_device *devs;
+		size_t ndev;
+		char list[1024] = "-";
+		double span = 0;
+		if ((rc = store_devices_get(st, r->id, &devs, &ndev))) {
+			error("%s", store_errmsg(st));
+			break;
+		}
+		for (size_t k = 0, len = 0; k < ndev && len < sizeof(list); k++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u,%u",
+						k ? " " : "", BT_MAJOR(devs[k].dev),
+						BT_MINOR(devs[k].dev));
+		free(devs);
+		if (r->last_event && r->genesis_ns != STORE_NO_TIME)
+			span = (double)(r->last_ns - r->genesis_ns) / 1e9;
 		printf("%4" PRId64 " %-*s %-7s %-11s %10" PRId64 " %9" PRId64
-		       " %9.3f %s\n", (int64_t)sqlite3_column_int64(s, 0), width,
-		       sqlite3_column_text(s, 1), sqlite3_column_text(s, 2),
-		       sqlite3_column_text(s, 3),
-		       (int64_t)sqlite3_column_int64(s, 4),
-		       (int64_t)sqlite3_column_int64(s, 5),
-		       sqlite3_column_double(s, 6),
-		       sqlite3_column_text(s, 7) ? (const char *)sqlite3_column_text(s, 7) : "-");
+		       " %9.3f %s\n", r->id, width, r->name, r->kind, r->status,
+		       r->events, runs[i].requests, span, list);
 	}
-	sqlite3_finalize(s);
+	free(runs);
 	store_close(st);
-	return 0;
+	return rc ? -1 : 0;
 }

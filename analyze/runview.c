@@ -4,15 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/util.h"
-
-static void copy_col(sqlite3_stmt *s, int i, char *out, size_t len)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-	snprintf(out, len, "%s", t ? (const char *)t : "");
-}
 
 static void comm_put(struct runview *rv, uint32_t pid, const char *comm)
 {
@@ -44,76 +37,43 @@ const char *runview_comm(const struct runview *rv, uint32_t pid)
 
 int runview_load(struct runview *rv, struct store *st, const char *run)
 {
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *s;
+	struct store_process *procs = NULL;
+	struct store_run r;
 	size_t nproc = 0;
-	int rc;
 
 	memset(rv, 0, sizeof(*rv));
 	rv->st = st;
-	if (store_run_find(st, run, &rv->id))
+	if (store_run_find(st, run, &rv->id) || store_run_get(st, rv->id, &r))
 		return error("%s", store_errmsg(st));
-	rc = sqlite3_prepare_v2(db,
-		"SELECT name, kind, status, coalesce(format,''), coalesce(source,''),"
-		" coalesce(genesis_ns,0), coalesce(first_event,0),"
-		" coalesce(last_event,0),"
-		" coalesce((SELECT time_ns FROM events WHERE id = runs.last_event),0),"
-		" (SELECT count(*) FROM processes WHERE run = runs.id)"
-		" FROM runs WHERE id = ?", -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return error("reading run '%s': %s", run, sqlite3_errmsg(db));
-	sqlite3_bind_int64(s, 1, rv->id);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		copy_col(s, 0, rv->name, sizeof(rv->name));
-		copy_col(s, 1, rv->kind, sizeof(rv->kind));
-		copy_col(s, 2, rv->status, sizeof(rv->status));
-		copy_col(s, 3, rv->format, sizeof(rv->format));
-		copy_col(s, 4, rv->source, sizeof(rv->source));
-		rv->genesis_ns = sqlite3_column_int64(s, 5);
-		rv->first_event = sqlite3_column_int64(s, 6);
-		rv->last_event = sqlite3_column_int64(s, 7);
-		rv->last_ns = sqlite3_column_int64(s, 8);
-		nproc = (size_t)sqlite3_column_int64(s, 9);
-	}
-	sqlite3_finalize(s);
+	snprintf(rv->name, sizeof(rv->name), "%s", r.name);
+	snprintf(rv->kind, sizeof(rv->kind), "%s", r.kind);
+	snprintf(rv->status, sizeof(rv->status), "%s", r.status);
+	snprintf(rv->format, sizeof(rv->format), "%s", r.format);
+	snprintf(rv->source, sizeof(rv->source), "%s", r.source);
+	rv->genesis_ns = r.genesis_ns == STORE_NO_TIME ? 0 : r.genesis_ns;
+	rv->first_event = r.first_event;
+	rv->last_event = r.last_event;
+	rv->last_ns = r.last_ns;
+	if (store_processes_get(st, rv->id, &procs, &nproc))
+		return error("%s", store_errmsg(st));
 	rv->cap = 1024;
 	while (rv->cap < 2 * nproc)
 		rv->cap *= 2;
 	rv->pids = xcalloc(rv->cap, sizeof(*rv->pids));
 	rv->comms = xcalloc(rv->cap, sizeof(*rv->comms));
-	rc = sqlite3_prepare_v2(db, "SELECT pid, comm FROM processes WHERE run = ?",
-				-1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return error("reading processes: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(s, 1, rv->id);
-	while (sqlite3_step(s) == SQLITE_ROW)
-		comm_put(rv, (uint32_t)sqlite3_column_int64(s, 0),
-			 (const char *)sqlite3_column_text(s, 1));
-	sqlite3_finalize(s);
+	for (size_t i = 0; i < nproc; i++)
+		comm_put(rv, procs[i].pid, procs[i].comm);
+	free(procs);
 	return 0;
-}
-
-struct store *store_open_existing(const char *db)
-{
-	struct store *st = NULL;
-
-	if (access(db, F_OK) != 0) {
-		error("cannot open database '%s': no such file", db);
-		return NULL;
-	}
-	if (store_open(&st, db, 0)) {
-		error("%s: %s", db, store_errmsg(st));
-		store_close(st);
-		return NULL;
-	}
-	return st;
 }
 
 int runview_open(struct runview *rv, const char *db, const char *run)
 {
-	struct store *st = store_open_existing(db);
+	struct store *st;
 
-	if (!st) {
+	if (store_open_existing(&st, db)) {
+		error("%s", store_errmsg(st));
+		store_close(st);
 		memset(rv, 0, sizeof(*rv));
 		return -1;
 	}
@@ -142,37 +102,19 @@ void runview_close(struct runview *rv)
 int runview_events(struct runview *rv,
 		   int (*fn)(void *ctx, const struct bt_event *ev), void *ctx)
 {
-	sqlite3 *db = store_db(rv->st);
-	sqlite3_stmt *s;
+	struct store_cursor *cur;
+	struct bt_event ev;
 	int rc = 0, step;
 
 	if (!rv->first_event)
 		return 0;
-	if (sqlite3_prepare_v2(db,
-		"SELECT time_ns, sequence, sector, bytes, action, pid, dev, cpu,"
-		" error, pdu FROM events WHERE id BETWEEN ? AND ? ORDER BY id",
-		-1, &s, NULL) != SQLITE_OK)
-		return error("reading events: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(s, 1, rv->first_event);
-	sqlite3_bind_int64(s, 2, rv->last_event);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		struct bt_event ev;
-		ev.time_ns = (uint64_t)sqlite3_column_int64(s, 0);
-		ev.sequence = (uint32_t)sqlite3_column_int64(s, 1);
-		ev.sector = (uint64_t)sqlite3_column_int64(s, 2);
-		ev.bytes = (uint32_t)sqlite3_column_int64(s, 3);
-		ev.action = (uint64_t)sqlite3_column_int64(s, 4);
-		ev.pid = (uint32_t)sqlite3_column_int64(s, 5);
-		ev.dev = (uint32_t)sqlite3_column_int64(s, 6);
-		ev.cpu = (uint32_t)sqlite3_column_int64(s, 7);
-		ev.error = (uint16_t)sqlite3_column_int(s, 8);
-		ev.pdu = sqlite3_column_blob(s, 9);
-		ev.pdu_len = (uint16_t)sqlite3_column_bytes(s, 9);
+	if (store_events_open(rv->st, rv->id, &cur))
+		return error("%s", store_errmsg(rv->st));
+	while ((step = store_events_next(cur, &ev)) > 0)
 		if ((rc = fn(ctx, &ev)))
 			break;
-	}
-	if (!rc && step != SQLITE_DONE)
-		rc = error("reading events: %s", sqlite3_errmsg(db));
-	sqlite3_finalize(s);
+	if (!rc && step < 0)
+		rc = error("%s", store_errmsg(rv->st));
+	store_cursor_close(cur);
 	return rc;
 }

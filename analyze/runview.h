@@ -26,12 +26,9 @@ struct runview {
 	size_t cap;
 };
 
-/* Opens the existing database at db for the commands that read it. Prints
- * one error line and returns NULL when it is absent or not iotape's. */
-struct store *store_open_existing(const char *db);
-
-/* Opens the database at db (which must exist) and the run named (or
- * numbered) run. Prints one error line and returns -1 on failure. */
+/* Opens the database at db (which must exist: store_open_existing()) and
+ * the run named (or numbered) run. Prints one error line and returns -1 on
+ * failure. */
 int runview_open(struct runview *rv, const char *db, const char *run);
 
 /* Loads run into rv from an already open store (rv->st = st, not owned). */

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "lib/emit.h"
@@ -16,9 +15,12 @@
 
 #define WIDTH 80
 
-/* The table's columns after the time, in the view's order. */
+/* The table's columns after the time, in the view's order (as
+ * store_vmstat.v[], enum store_vm_col). */
 enum { C_R, C_B, C_SWPD, C_FREE, C_BUFF, C_CACHE, C_SI, C_SO, C_BI, C_BO,
        C_IN, C_CS, C_US, C_SY, C_ID, C_WA, C_ST, NCOL };
+_Static_assert((int)NCOL == (int)STORE_VM_NCOLS && (int)C_ST == (int)STORE_VM_ST,
+	       "the table's columns are the store's vmstat columns");
 
 static const struct {
 	const char *name;
@@ -76,51 +78,64 @@ static void vmstat_usage(FILE *fp)
 
 static const char *pick_source(struct store *st, int64_t run, const char *want)
 {
-	int64_t n = 0, args[1] = { run };
-
 	if (want)
 		return !strcmp(want, "log") ? "vmstat-log" : want;
-	store_query_i64(st, "SELECT count(*) FROM (SELECT 1 FROM samples WHERE "
-			"run = ?1 AND source IN ('vmstat', 'meminfo', 'stat') "
-			"LIMIT 1)", 1, args, &n);
-	return n ? "proc" : "vmstat-log";
+	return store_run_has(st, run, STORE_HAS_PROC_SAMPLES) > 0 ? "proc"
+								    : "vmstat-log";
 }
 
-/* Reads the run's rows from the vmstat view. Returns 0 or -1 (printed). */
+/* Where the table's time 0 is: the run's genesis, else its first sample. */
+static int time_base(struct store *st, int64_t run, int64_t *base)
+{
+	struct store_cursor *cur;
+	struct store_sample smp;
+	struct store_run r;
+	int step;
+
+	*base = 0;
+	if (store_run_get(st, run, &r))
+		return -1;
+	if (r.genesis_ns != STORE_NO_TIME) {
+		*base = r.genesis_ns;
+		return 0;
+	}
+	if (store_samples_open(st, run, NULL, &cur))
+		return -1;
+	if ((step = store_samples_next(cur, &smp)) > 0)
+		*base = smp.time_ns;
+	store_cursor_close(cur);
+	return step < 0 ? -1 : 0;
+}
+
+/* Reads the run's vmstat rows. Returns 0 or -1 (printed). */
 static int load_rows(struct store *st, int64_t run, const char *source,
 		     struct vrow **out, size_t *nout)
 {
-	sqlite3_stmt *s;
+	struct store_cursor *cur;
+	struct store_vmstat vm;
 	struct vrow *rows = NULL;
 	size_t n = 0, cap = 0;
+	int64_t base;
 	int rc;
 
-	rc = sqlite3_prepare_v2(store_db(st),
-		"SELECT (v.time_ns - coalesce(r.genesis_ns, (SELECT min(time_ns) "
-		"FROM samples WHERE run = ?1))) / 1e9, since_boot,"
-		" v.r, v.b, swpd, free, buff, cache, si, so, bi, bo, \"in\", cs,"
-		" us, sy, v.id, wa, st FROM vmstat v JOIN runs r ON r.id = v.run"
-		" WHERE v.run = ?1 AND v.source = ?2 ORDER BY v.time_ns",
-		-1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return error("reading samples: %s", sqlite3_errmsg(store_db(st)));
-	sqlite3_bind_int64(s, 1, run);
-	sqlite3_bind_text(s, 2, source, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	if (time_base(st, run, &base) ||
+	    store_vmstat_open(st, run, !strcmp(source, "proc") ? STORE_VM_PROC
+			      : STORE_VM_LOG, &cur))
+		return error("%s", store_errmsg(st));
+	while ((rc = store_vmstat_next(cur, &vm)) > 0) {
 		struct vrow *r;
 		if (n == cap)
 			rows = xrealloc(rows, (cap = cap ? 2 * cap : 256) * sizeof(*rows));
 		r = &rows[n++];
-		r->t_s = sqlite3_column_double(s, 0);
-		r->since_boot = sqlite3_column_int(s, 1);
+		r->t_s = (double)(vm.time_ns - base) / 1e9;
+		r->since_boot = vm.since_boot;
 		for (int i = 0; i < NCOL; i++)
-			r->v[i] = sqlite3_column_type(s, i + 2) == SQLITE_NULL
-				? NAN : sqlite3_column_double(s, i + 2);
+			r->v[i] = vm.v[i];
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
+	store_cursor_close(cur);
+	if (rc < 0) {
 		free(rows);
-		return error("reading samples: %s", sqlite3_errmsg(store_db(st)));
+		return error("%s", store_errmsg(st));
 	}
 	*out = rows;
 	*nout = n;
@@ -307,10 +322,8 @@ static int vmstat_print(const struct vmstat_opts *o)
 	int64_t run;
 	int rc = -1;
 
-	if (access(o->db, F_OK) != 0)
-		return error("cannot open database '%s': no such file", o->db);
-	if (store_open(&st, o->db, 0)) {
-		error("%s: %s", o->db, store_errmsg(st));
+	if (store_open_existing(&st, o->db)) {
+		error("%s", store_errmsg(st));
 		goto out;
 	}
 	if (store_run_find(st, o->run, &run)) {

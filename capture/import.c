@@ -170,13 +170,8 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 		rc = store_device_add(st, c.run, c.devs[i], NULL, 0, "data");
 	if (!rc)
 		rc = save_stats(st, c.run, &is, stitch_stats(c.stitch));
-	if (!rc) {
-		char sql[160];
-		int64_t dummy, args[1] = { c.run };
-		snprintf(sql, sizeof(sql), "UPDATE runs SET format = '%s', "
-			 "big_endian = %d WHERE id = ?1", is.format, is.big_endian);
-		rc = store_query_i64(st, sql, 1, args, &dummy);
-	}
+	if (!rc)
+		rc = store_run_set_format(st, c.run, is.format, is.big_endian);
 	if (!rc)
 		rc = store_run_finish(st, c.run, "complete", c.genesis);
 	if (rc)

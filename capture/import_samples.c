@@ -222,7 +222,7 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 	struct put p = { .st = st };
 	char runname[256], abspath[PATH_MAX];
 	const char *interval_from;
-	int64_t run = 0, genesis = 0, n, args[1];
+	int64_t run = 0, genesis = 0, n;
 	int attach = 0, rc;
 	double interval_s;
 	FILE *fp;
@@ -262,21 +262,19 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 
 	/* An existing run named so gets the samples; else a new run. */
 	if (name && store_run_find(st, name, &run) == 0) {
+		struct store_run r;
 		attach = 1;
-		args[0] = run;
-		if ((rc = store_query_i64(st, "SELECT count(*) FROM samples WHERE "
-					  "run = ?1 AND source = 'vmstat-log'",
-					  1, args, &genesis)))
+		if ((rc = store_run_has(st, run, STORE_HAS_LOG_SAMPLES)) < 0)
 			goto store_err;
-		if (genesis) {
+		if (rc) {
 			snprintf(err, errlen, "%s: run '%s' already has a vmstat log's "
 				 "samples", path, name);
 			rc = -EEXIST;
 			goto out;
 		}
-		if ((rc = store_query_i64(st, "SELECT coalesce(genesis_ns, 0) FROM "
-					  "runs WHERE id = ?1", 1, args, &genesis)))
+		if ((rc = store_run_get(st, run, &r)))
 			goto store_err;
+		genesis = r.genesis_ns == STORE_NO_TIME ? 0 : r.genesis_ns;
 		snprintf(runname, sizeof(runname), "%s", name);
 	} else {
 		struct run_info ri = { 0 };
@@ -298,10 +296,17 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		genesis = sc.all_timed ? sc.wall0 : 0;
 	}
 
-	args[0] = run;
-	if ((rc = store_query_i64(st, "SELECT coalesce(max(idx) + 1, 0) FROM "
-				  "commands WHERE run = ?1", 1, args, &n)))
-		goto store_err;
+	{
+		struct store_command *cmd;
+		size_t ncmd;
+		if ((rc = store_commands_get(st, run, &cmd, &ncmd)))
+			goto store_err;
+		n = 0;
+		for (size_t i = 0; i < ncmd; i++)
+			if (cmd[i].idx + 1 > n)
+				n = cmd[i].idx + 1;
+		free(cmd);
+	}
 	p.next_idx = (int)n;
 	p.path = path;
 	vo.time_line = put_time;

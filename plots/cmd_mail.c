@@ -102,32 +102,10 @@ static void fit(char *out, size_t len, double v, int w, int decimals)
 
 /* ---- what was run ---- */
 
-static char *col_text(sqlite3_stmt *s, int i, char *out, size_t len)
-{
-	const unsigned char *t = sqlite3_column_text(s, i);
-	snprintf(out, len, "%s", t && *t ? (const char *)t : "-");
-	return out;
-}
-
 static int setting(struct store *st, int64_t run, const char *key, char *out,
 		   size_t len)
 {
-	sqlite3_stmt *s;
-	int found = 0;
-
-	out[0] = 0;
-	if (sqlite3_prepare_v2(store_db(st), "SELECT value FROM settings WHERE"
-			       " run = ?1 AND key = ?2 ORDER BY at = 'start' DESC",
-			       -1, &s, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(s, 1, run);
-	sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
-		snprintf(out, len, "%s", (const char *)sqlite3_column_text(s, 0));
-		found = 1;
-	}
-	sqlite3_finalize(s);
-	return found;
+	return store_setting_get(st, run, key, STORE_AT_ANY, out, len) > 0;
 }
 
 static int write_runs(FILE *fp, struct store *st, struct runview *rv, size_t n)
@@ -137,23 +115,20 @@ static int write_runs(FILE *fp, struct store *st, struct runview *rv, size_t n)
 
 	heading(fp, "what was run");
 	for (size_t i = 0; i < n; i++) {
-		sqlite3_stmt *s;
-		int64_t created = 0, ndev = 0;
+		struct store_command *cmd;
+		struct store_device *devs;
+		struct store_run r;
+		size_t ndev, ncmd;
+		int64_t created;
 		char when[64] = "-";
 
-		if (sqlite3_prepare_v2(store_db(st), "SELECT host, kernel,"
-				       " created_ns, (SELECT count(*) FROM devices"
-				       " WHERE run = runs.id) FROM runs WHERE id = ?1",
-				       -1, &s, NULL) != SQLITE_OK)
-			return error("reading runs: %s", sqlite3_errmsg(store_db(st)));
-		sqlite3_bind_int64(s, 1, rv[i].id);
-		if (sqlite3_step(s) == SQLITE_ROW) {
-			col_text(s, 0, host, sizeof(host));
-			col_text(s, 1, kernel, sizeof(kernel));
-			created = sqlite3_column_int64(s, 2);
-			ndev = sqlite3_column_int64(s, 3);
-		}
-		sqlite3_finalize(s);
+		if (store_run_get(st, rv[i].id, &r) ||
+		    store_devices_get(st, rv[i].id, &devs, &ndev))
+			return error("%s", store_errmsg(st));
+		free(devs);
+		snprintf(host, sizeof(host), "%s", r.host[0] ? r.host : "-");
+		snprintf(kernel, sizeof(kernel), "%s", r.kernel[0] ? r.kernel : "-");
+		created = r.created_ns;
 		if (created) {
 			time_t t = (time_t)(created / 1000000000);
 			struct tm tm;
@@ -185,82 +160,85 @@ static int write_runs(FILE *fp, struct store *st, struct runview *rv, size_t n)
 		put_wrapped(fp, line, 3);
 
 		/* its commands */
-		if (sqlite3_prepare_v2(store_db(st), "SELECT idx, argv, real_s, user_s,"
-				       " sys_s, status FROM commands WHERE run = ?1"
-				       " ORDER BY idx", -1, &s, NULL) != SQLITE_OK)
-			return error("reading commands: %s", sqlite3_errmsg(store_db(st)));
-		sqlite3_bind_int64(s, 1, rv[i].id);
-		while (sqlite3_step(s) == SQLITE_ROW) {
+		if (store_commands_get(st, rv[i].id, &cmd, &ncmd))
+			return error("%s", store_errmsg(st));
+		for (size_t k = 0; k < ncmd; k++) {
 			char argv[600];
-			col_text(s, 1, argv, sizeof(argv));
-			snprintf(line, sizeof(line), "command %d: %s", sqlite3_column_int(s, 0),
-				 argv);
+			snprintf(argv, sizeof(argv), "%s", cmd[k].argv && cmd[k].argv[0]
+				 ? cmd[k].argv : "-");
+			snprintf(line, sizeof(line), "command %d: %s", cmd[k].idx, argv);
 			fprintf(fp, "   ");
 			put_wrapped(fp, line, 6);
-			if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+			if (!isnan(cmd[k].real_s))
 				fprintf(fp, "      real %.2f s, user %.2f s, sys %.2f s,"
-					" exit %d\n", sqlite3_column_double(s, 2),
-					sqlite3_column_double(s, 3),
-					sqlite3_column_double(s, 4), sqlite3_column_int(s, 5));
+					" exit %d\n", cmd[k].real_s, cmd[k].user_s,
+					cmd[k].sys_s, cmd[k].status);
 		}
-		sqlite3_finalize(s);
+		free(cmd);
 	}
 	return 0;
 }
 
 /* The settings (at start) whose values differ between the runs that
  * recorded settings (captures; imports have none). */
+/* One setting at start of one run, for write_settings(). */
+struct run_setting {
+	const char *key, *value;
+	int64_t run;
+};
+
+static int cmp_run_setting(const void *a, const void *b)
+{
+	return strcmp(((const struct run_setting *)a)->key,
+		      ((const struct run_setting *)b)->key);
+}
+
 static int write_settings(FILE *fp, struct store *st, struct runview *rv,
 			  size_t n)
 {
-	sqlite3_stmt *s;
+	struct store_setting **sets = xcalloc(n, sizeof(*sets));
+	size_t *nsets = xcalloc(n, sizeof(*nsets)), nrows = 0, r = 0;
+	struct run_setting *rows = NULL;
 	char **vals = xcalloc(n, sizeof(*vals)), *has = xcalloc(n, 1);
-	char key[256] = "", line[512], ids[2048];
-	int ndiff = 0, nsame = 0, kw = 30, vw, ncol = 0, step, len;
+	char key[256] = "", line[512];
+	int ndiff = 0, nsame = 0, kw = 30, vw, ncol = 0, len, rc = 0;
 
 	heading(fp, "settings that differ");
-	len = snprintf(ids, sizeof(ids), "[");
-	for (size_t i = 0; i < n; i++)
-		len += snprintf(ids + len, sizeof(ids) - len, "%s%lld", i ? "," : "",
-				(long long)rv[i].id);
-	snprintf(ids + len, sizeof(ids) - len, "]");
-	for (size_t i = 0; i < n; i++) {
-		int64_t args[1] = { rv[i].id }, k = 0;
-		if (store_query_i64(st, "SELECT count(*) FROM settings WHERE run = ?1",
-				    1, args, &k)) {
-			free(vals);
-			free(has);
-			return error("reading settings: %s", store_errmsg(st));
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (store_settings_get(st, rv[i].id, &sets[i], &nsets[i])) {
+			rc = error("%s", store_errmsg(st));
+			break;
 		}
-		has[i] = k > 0;
+		has[i] = nsets[i] > 0;
 		ncol += has[i];
 	}
-	if (ncol < 2) {
-		for (size_t i = 0; i < n; i++)
+	if (rc || ncol < 2) {
+		for (size_t i = 0; i < n && !rc; i++)
 			if (has[i])
 				fprintf(fp, "  only %c has settings recorded;", (int)('A' + i % 26));
-		fprintf(fp, "%s runs imported from traces have none.\n",
-			ncol ? "" : "  none of the runs has settings recorded:");
-		free(vals);
-		free(has);
-		return 0;
+		if (!rc)
+			fprintf(fp, "%s runs imported from traces have none.\n",
+				ncol ? "" : "  none of the runs has settings recorded:");
+		goto out;
 	}
 	vw = (WIDTH - 3 - kw) / ncol - 1;
 	if (vw > 24)
 		vw = 24;
-	if (sqlite3_prepare_v2(store_db(st), "SELECT key, run, value FROM settings"
-			       " WHERE at = 'start' AND run IN (SELECT value FROM"
-			       " json_each(?1)) ORDER BY key", -1, &s, NULL) != SQLITE_OK) {
-		free(vals);
-		free(has);
-		return error("reading settings: %s", sqlite3_errmsg(store_db(st)));
+	/* the start values of the runs (each run once), by key */
+	for (size_t i = 0; i < n; i++) {
+		int dup = 0;
+		for (size_t j = 0; j < i; j++)
+			dup |= rv[j].id == rv[i].id;
+		for (size_t k = 0; k < nsets[i] && !dup; k++)
+			if (sets[i][k].at == STORE_AT_START) {
+				rows = xrealloc(rows, (nrows + 1) * sizeof(*rows));
+				rows[nrows++] = (struct run_setting){ sets[i][k].key,
+					sets[i][k].value, rv[i].id };
+			}
 	}
-	sqlite3_bind_text(s, 1, ids, -1, SQLITE_TRANSIENT);
-	for (;;) {
-		const char *k = NULL;
-		step = sqlite3_step(s);
-		if (step == SQLITE_ROW)
-			k = (const char *)sqlite3_column_text(s, 0);
+	qsort(rows, nrows, sizeof(*rows), cmp_run_setting);
+	for (;; r++) {
+		const char *k = r < nrows ? rows[r].key : NULL;
 		if (key[0] && (!k || strcmp(k, key))) {
 			/* the previous key is complete: a row if it differs */
 			const char *first = NULL;
@@ -306,15 +284,8 @@ static int write_settings(FILE *fp, struct store *st, struct runview *rv,
 			break;
 		snprintf(key, sizeof(key), "%s", k);
 		for (size_t i = 0; i < n; i++)
-			if (rv[i].id == sqlite3_column_int64(s, 1) && !vals[i])
-				vals[i] = xstrdup(sqlite3_column_text(s, 2)
-					? (const char *)sqlite3_column_text(s, 2) : "-");
-	}
-	sqlite3_finalize(s);
-	if (step != SQLITE_DONE) {
-		free(vals);
-		free(has);
-		return error("reading settings: %s", sqlite3_errmsg(store_db(st)));
+			if (rv[i].id == rows[r].run && !vals[i])
+				vals[i] = xstrdup(rows[r].value ? rows[r].value : "-");
 	}
 	fprintf(fp, "%s  %d other setting%s the same in", ndiff ? "\n" :
 		"  none differ;", nsame, nsame == 1 ? " is" : "s are");
@@ -323,9 +294,15 @@ static int write_settings(FILE *fp, struct store *st, struct runview *rv,
 			fprintf(fp, "%s%c", k++ ? (k == (size_t)ncol ? " and " : ", ") : " ",
 				(int)('A' + i % 26));
 	fprintf(fp, "%s.\n", ncol < (int)n ? " (the others have none recorded)" : "");
+out:
+	for (size_t i = 0; i < n; i++)
+		free(sets[i]);
+	free(sets);
+	free(nsets);
+	free(rows);
 	free(vals);
 	free(has);
-	return 0;
+	return rc;
 }
 
 /* ---- the compare table ---- */
@@ -420,36 +397,41 @@ static int write_vmstat(FILE *fp, struct store *st, struct runview *rv, size_t n
 		" prints them, cpu in %%;\nk = thousand. Rows around each run's"
 		" busiest interval (swap, else block I/O).\n");
 	for (size_t i = 0; i < n; i++) {
-		sqlite3_stmt *s;
+		/* row[][2..15]: r b swpd free buff cache si so bi bo us sy id wa */
+		static const int col[14] = {
+			STORE_VM_R, STORE_VM_B, STORE_VM_SWPD, STORE_VM_FREE,
+			STORE_VM_BUFF, STORE_VM_CACHE, STORE_VM_SI, STORE_VM_SO,
+			STORE_VM_BI, STORE_VM_BO, STORE_VM_US, STORE_VM_SY,
+			STORE_VM_ID, STORE_VM_WA,
+		};
+		struct store_cursor *cur;
+		struct store_vmstat vm;
 		double (*row)[16] = NULL;
 		size_t nr = 0, cap = 0, peak = 0, lo, hi;
 		double best = -1;
-		int swap = 0, step;
+		int swap = 0, step, proc;
 		int64_t base = rv[i].genesis_ns;
 
-		if (sqlite3_prepare_v2(store_db(st),
-			"SELECT time_ns, since_boot, r, b, swpd, free, buff, cache,"
-			" si, so, bi, bo, us, sy, id, wa FROM vmstat WHERE run = ?1"
-			" AND source = (CASE WHEN EXISTS (SELECT 1 FROM samples WHERE"
-			" run = ?1 AND source IN ('vmstat', 'meminfo', 'stat')) THEN"
-			" 'proc' ELSE 'vmstat-log' END) ORDER BY time_ns",
-			-1, &s, NULL) != SQLITE_OK)
-			return error("reading samples: %s", sqlite3_errmsg(store_db(st)));
-		sqlite3_bind_int64(s, 1, rv[i].id);
-		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		/* /proc samples when the run has them, else a vmstat log's */
+		if ((proc = store_run_has(st, rv[i].id, STORE_HAS_PROC_SAMPLES)) < 0 ||
+		    store_vmstat_open(st, rv[i].id, proc ? STORE_VM_PROC : STORE_VM_LOG,
+				      &cur))
+			return error("%s", store_errmsg(st));
+		while ((step = store_vmstat_next(cur, &vm)) > 0) {
 			if (nr == cap)
 				row = xrealloc(row, (cap = cap ? 2 * cap : 64) * sizeof(*row));
-			for (int k = 0; k < 16; k++)
-				row[nr][k] = sqlite3_column_type(s, k) == SQLITE_NULL ? NAN
-					: sqlite3_column_double(s, k);
+			row[nr][0] = (double)vm.time_ns;
+			row[nr][1] = vm.since_boot;
+			for (int k = 0; k < 14; k++)
+				row[nr][2 + k] = vm.v[col[k]];
 			if (!rv[i].first_event && !nr)
-				base = sqlite3_column_int64(s, 0);
+				base = vm.time_ns;
 			nr++;
 		}
-		sqlite3_finalize(s);
-		if (step != SQLITE_DONE) {
+		store_cursor_close(cur);
+		if (step < 0) {
 			free(row);
-			return error("reading samples: %s", sqlite3_errmsg(store_db(st)));
+			return error("%s", store_errmsg(st));
 		}
 		fprintf(fp, "\n%c. '%s'", (int)('A' + i % 26), rv[i].name);
 		if (!nr) {
@@ -578,8 +560,8 @@ static int mail_run(const struct mail_opts *o)
 		return -1;
 	}
 
-	if (store_open(&st, o->db, 0)) {
-		rc = error("%s: %s", o->db, store_errmsg(st));
+	if (store_open_existing(&st, o->db)) {
+		rc = error("%s", store_errmsg(st));
 		goto out;
 	}
 	for (; nloaded < o->nrun; nloaded++)

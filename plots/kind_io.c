@@ -23,12 +23,9 @@ static int is_write(int64_t cats)
  * error. */
 static int has_dispatches(struct plot_ctx *c, const struct plot_run *r)
 {
-	int64_t args[1] = { r->rv.id }, n = 0;
+	int rc = store_run_has(c->st, r->rv.id, STORE_HAS_DISPATCHES);
 
-	if (store_query_i64(c->st, "SELECT EXISTS (SELECT 1 FROM requests"
-			    " WHERE run = ?1 AND d_head = 1)", 1, args, &n))
-		return error("reading requests: %s", store_errmsg(c->st));
-	return n != 0;
+	return rc < 0 ? error("%s", store_errmsg(c->st)) : rc;
 }
 
 /* ================================ seek ================================ */
@@ -87,29 +84,34 @@ static int cmp_pb(const void *a, const void *b)
 static int seek_read(struct plot_ctx *c, struct plot_run *r, struct seek_run *s,
 		     size_t budget)
 {
-	sqlite3_stmt *st;
+	struct store_cursor *cur;
+	struct store_request rq;
 	int hd, step;
 
 	if ((hd = has_dispatches(c, r)) < 0)
 		return -1;
 	s->from_q = !hd;
-	st = plot_prepare(c, "reading requests", hd
-		? "SELECT dev, pid, cats, d_ns, d_sector, d_bytes FROM requests"
-		  " WHERE run = ?1 AND d_head = 1 AND d_bytes > 0"
-		  " AND d_ns IS NOT NULL"
-		: "SELECT dev, pid, cats, q_ns, sector, bytes FROM requests"
-		  " WHERE run = ?1 AND q_ns IS NOT NULL AND bytes > 0");
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, r->rv.id);
+	if (store_requests_open(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_DEV |
+				STORE_RQ_PID | STORE_RQ_CATS | (hd ? STORE_RQ_D_HEAD |
+				STORE_RQ_DISPATCH | STORE_RQ_D : STORE_RQ_Q |
+				STORE_RQ_SECTOR | STORE_RQ_BYTES), &cur))
+		return error("%s", store_errmsg(c->st));
 	s->stride = 1;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t i = s->rows++;
-		uint32_t dev = (uint32_t)sqlite3_column_int64(st, 0);
-		uint32_t pid = (uint32_t)sqlite3_column_int64(st, 1);
-		uint32_t bytes = (uint32_t)sqlite3_column_int64(st, 5);
+	while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
+		uint64_t i;
+		uint32_t dev = rq.dev, pid = rq.pid, bytes;
+		int64_t t, sector;
 		struct seek_pt *p;
 
+		/* D rows: dispatches with data; Q rows: queued bios with data */
+		if (hd ? !rq.d_head || !rq.has_d || !rq.d_bytes ||
+			 rq.d_ns == STORE_NO_TIME
+		       : rq.q_ns == STORE_NO_TIME || !rq.bytes)
+			continue;
+		i = s->rows++;
+		bytes = hd ? rq.d_bytes : rq.bytes;
+		t = hd ? rq.d_ns : rq.q_ns;
+		sector = (int64_t)(hd ? rq.d_sector : rq.sector);
 		pid_of(s, dev, pid)->bytes += bytes;
 		if (i % s->stride)
 			continue;
@@ -132,11 +134,12 @@ static int seek_read(struct plot_ctx *c, struct plot_run *r, struct seek_run *s,
 		p->dev = dev;
 		p->pid = pid;
 		p->bytes = bytes;
-		p->w = is_write(sqlite3_column_int64(st, 2));
-		p->t = plot_t(r, sqlite3_column_int64(st, 3));
-		p->sector = (double)sqlite3_column_int64(st, 4);
+		p->w = is_write((int64_t)rq.cats);
+		p->t = plot_t(r, t);
+		p->sector = (double)sector;
 	}
-	return plot_finish(c, st, step, "reading requests");
+	store_cursor_close(cur);
+	return step < 0 ? error("%s", store_errmsg(c->st)) : 0;
 }
 
 int plot_seek(struct plot_ctx *c, char *why, size_t whylen)
@@ -351,7 +354,8 @@ int plot_tput(struct plot_ctx *c, char *why, size_t whylen)
 	for (size_t i = 0; i < c->nrun && !rc; i++) {
 		struct plot_run *r = &c->runs[i];
 		double *a = acc + i * b.n * 4;
-		sqlite3_stmt *s;
+		struct store_cursor *cur;
+		struct store_request rq;
 		int hd, step;
 		uint64_t rows = 0;
 
@@ -359,28 +363,32 @@ int plot_tput(struct plot_ctx *c, char *why, size_t whylen)
 			rc = -1;
 			break;
 		}
-		/* as report: dispatches by direction, or completed bios when
-		 * the trace has no D */
-		s = plot_prepare(c, "reading requests", hd
-			? "SELECT c_ns, cats, d_bytes FROM requests WHERE run = ?1"
-			  " AND d_head = 1 AND c_ns IS NOT NULL"
-			: "SELECT c_ns, cats, bytes FROM requests WHERE run = ?1"
-			  " AND q_ns IS NOT NULL AND c_ns IS NOT NULL"
-			  " AND d_ns IS NULL AND split = 0");
-		if (!s) {
-			rc = -1;
+		if (store_requests_open(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_C |
+					STORE_RQ_CATS | (hd ? STORE_RQ_D_HEAD |
+					STORE_RQ_DISPATCH : STORE_RQ_Q | STORE_RQ_D |
+					STORE_RQ_SPLIT | STORE_RQ_BYTES), &cur)) {
+			rc = error("%s", store_errmsg(c->st));
 			break;
 		}
-		sqlite3_bind_int64(s, 1, r->rv.id);
-		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-			size_t k = bin_of(&b, plot_t(r, sqlite3_column_int64(s, 0)));
-			int w = is_write(sqlite3_column_int64(s, 1));
-			a[k * 4 + w] += (double)sqlite3_column_int64(s, 2);
+		while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
+			size_t k;
+			int w;
+			/* as report: dispatches by direction, or completed bios
+			 * when the trace has no D */
+			if (rq.c_ns == STORE_NO_TIME ||
+			    (hd ? !rq.d_head : rq.q_ns == STORE_NO_TIME ||
+				  rq.d_ns != STORE_NO_TIME || rq.split))
+				continue;
+			k = bin_of(&b, plot_t(r, rq.c_ns));
+			w = is_write((int64_t)rq.cats);
+			a[k * 4 + w] += (double)(hd ? (rq.has_d ? rq.d_bytes : 0)
+						    : rq.bytes);
 			a[k * 4 + 2 + w] += 1;
 			rows++;
 		}
-		if (plot_finish(c, s, step, "reading requests"))
-			rc = -1;
+		store_cursor_close(cur);
+		if (step < 0)
+			rc = error("%s", store_errmsg(c->st));
 		else if (!rows) {
 			snprintf(why, whylen, "run '%s' has no completed requests",
 				 r->rv.name);
@@ -468,24 +476,28 @@ int plot_qd(struct plot_ctx *c, char *why, size_t whylen)
 	for (size_t i = 0; i < c->nrun && !rc; i++) {
 		struct plot_run *r = &c->runs[i];
 		size_t first = nqs, last = nqs;
-		sqlite3_stmt *s;
+		struct store_cursor *cur;
+		struct store_request rq;
 		int step;
 		uint64_t rows = 0;
 
-		s = plot_prepare(c, "reading requests",
-			"SELECT dev, d_ns, c_ns FROM requests WHERE run = ?1"
-			" AND d_head = 1 AND d_ns IS NOT NULL AND c_ns >= d_ns");
-		if (!s) {
-			rc = -1;
+		if (store_requests_open(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_DEV |
+					STORE_RQ_D_HEAD | STORE_RQ_D | STORE_RQ_C, &cur)) {
+			rc = error("%s", store_errmsg(c->st));
 			break;
 		}
-		sqlite3_bind_int64(s, 1, r->rv.id);
-		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-			uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
-			double t0 = plot_t(r, sqlite3_column_int64(s, 1));
-			double t1 = plot_t(r, sqlite3_column_int64(s, 2));
-			size_t k0 = bin_of(&b, t0), k1 = bin_of(&b, t1);
-			double *busy;
+		while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
+			uint32_t dev = rq.dev;
+			double t0, t1, *busy;
+			size_t k0, k1;
+
+			if (!rq.d_head || rq.d_ns == STORE_NO_TIME ||
+			    rq.c_ns == STORE_NO_TIME || rq.c_ns < rq.d_ns)
+				continue;
+			t0 = plot_t(r, rq.d_ns);
+			t1 = plot_t(r, rq.c_ns);
+			k0 = bin_of(&b, t0);
+			k1 = bin_of(&b, t1);
 
 			if (last == nqs || qs[last].dev != dev) {
 				for (last = first; last < nqs && qs[last].dev != dev; last++)
@@ -512,8 +524,9 @@ int plot_qd(struct plot_ctx *c, char *why, size_t whylen)
 			}
 			rows++;
 		}
-		if (plot_finish(c, s, step, "reading requests"))
-			rc = -1;
+		store_cursor_close(cur);
+		if (step < 0)
+			rc = error("%s", store_errmsg(c->st));
 		else if (!rows) {
 			snprintf(why, whylen, "run '%s' has no dispatches with"
 				 " completions", r->rv.name);

@@ -55,28 +55,28 @@ int plot_lat(struct plot_ctx *c, char *why, size_t whylen)
 
 	for (size_t i = 0; i < c->nrun && !rc; i++) {
 		struct plot_run *r = &c->runs[i];
-		sqlite3_stmt *s;
+		struct store_cursor *cur;
+		struct store_request rq;
 		int step;
 		uint64_t n = 0;
 
-		s = plot_prepare(c, "reading requests",
-			"SELECT cats, q_ns, d_ns, c_ns FROM requests WHERE run = ?1"
-			" AND bytes > 0 AND split = 0 AND c_ns IS NOT NULL");
-		if (!s) {
-			rc = -1;
+		if (store_requests_open(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_CATS |
+					STORE_RQ_BYTES | STORE_RQ_SPLIT | STORE_RQ_Q |
+					STORE_RQ_D | STORE_RQ_C, &cur)) {
+			rc = error("%s", store_errmsg(c->st));
 			break;
 		}
-		sqlite3_bind_int64(s, 1, r->rv.id);
-		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-			int w = (sqlite3_column_int64(s, 0) & (BT_C_WRITE | BT_C_DISCARD)) != 0;
-			int64_t cn = sqlite3_column_int64(s, 3);
+		while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
+			int w = (rq.cats & (BT_C_WRITE | BT_C_DISCARD)) != 0;
+			int64_t cn = rq.c_ns, start[2] = { rq.q_ns, rq.d_ns };
+			if (!rq.bytes || rq.split || cn == STORE_NO_TIME)
+				continue;
 			for (int m = 0; m < 2; m++) {
-				int64_t from, v;
+				int64_t v;
 				int k;
-				if (sqlite3_column_type(s, 1 + m) == SQLITE_NULL)
+				if (start[m] == STORE_NO_TIME)
 					continue;
-				from = sqlite3_column_int64(s, 1 + m);
-				if ((v = cn - from) < 0)
+				if ((v = cn - start[m]) < 0)
 					continue;   /* a clock step: report counts them */
 				k = bin_of(v);
 				lr[i].counts[m][w][k]++;
@@ -86,8 +86,9 @@ int plot_lat(struct plot_ctx *c, char *why, size_t whylen)
 				n++;
 			}
 		}
-		if (plot_finish(c, s, step, "reading requests"))
-			rc = -1;
+		store_cursor_close(cur);
+		if (step < 0)
+			rc = error("%s", store_errmsg(c->st));
 		else if (!n) {
 			snprintf(why, whylen, "run '%s' has no completed requests"
 				 " with data", r->rv.name);

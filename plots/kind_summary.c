@@ -27,6 +27,79 @@ static int cmp_pshare(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct pshare *x = a, *y = b;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Each process of run r (by pid, into *out, *n; malloc'd): the bytes it
+ * queued (bios with a Q, and split halves) and its dispatches' D2C summed.
+ * Returns 0 or -1 after error(). */
+static int procs_read(struct plot_ctx *c, const struct plot_run *r,
+		      struct pshare **out, size_t *n)
+{
+	struct pacc { uint32_t pid; int used; uint64_t bytes; int64_t busy; };
+	struct pacc *h = NULL;
+	size_t cap = 256, used = 0;
+	struct store_cursor *cur;
+	struct store_request rq;
+	int step;
+
+	*out = NULL;
+	*n = 0;
+	if (store_requests_open(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_PID |
+				STORE_RQ_BYTES | STORE_RQ_Q | STORE_RQ_SPLIT | STORE_RQ_D_HEAD |
+				STORE_RQ_D | STORE_RQ_C, &cur))
+		return error("%s", store_errmsg(c->st));
+	h = xcalloc(cap, sizeof(*h));
+	while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
+		size_t k;
+		if (2 * (used + 1) > cap) {   /* grow the pid table */
+			struct pacc *old = h;
+			h = xcalloc(cap * 2, sizeof(*h));
+			for (size_t j = 0; j < cap; j++)
+				if (old[j].used) {
+					for (k = (old[j].pid * 2654435761u) & (2 * cap - 1);
+					     h[k].used; k = (k + 1) & (2 * cap - 1))
+						;
+					h[k] = old[j];
+				}
+			free(old);
+			cap *= 2;
+		}
+		for (k = (rq.pid * 2654435761u) & (cap - 1);
+		     h[k].used && h[k].pid != rq.pid; k = (k + 1) & (cap - 1))
+			;
+		if (!h[k].used) {
+			h[k].used = 1;
+			h[k].pid = rq.pid;
+			used++;
+		}
+		if (rq.q_ns != STORE_NO_TIME || rq.split)
+			h[k].bytes += rq.bytes;
+		if (rq.d_head && rq.d_ns != STORE_NO_TIME &&
+		    rq.c_ns != STORE_NO_TIME && rq.c_ns >= rq.d_ns)
+			h[k].busy += rq.c_ns - rq.d_ns;
+	}
+	store_cursor_close(cur);
+	if (step < 0) {
+		free(h);
+		return error("%s", store_errmsg(c->st));
+	}
+	*out = xcalloc(used ? used : 1, sizeof(**out));
+	for (size_t k = 0; k < cap; k++)
+		if (h[k].used) {
+			(*out)[*n].pid = h[k].pid;
+			(*out)[*n].bytes = (double)h[k].bytes;
+			(*out)[*n].busy_ns = (double)h[k].busy;
+			(*n)++;
+		}
+	free(h);
+	qsort(*out, *n, sizeof(**out), cmp_pid);
+	return 0;
+}
+
 /* A label without double quotes (they end a gnuplot data column). */
 static void clean_label(char *s)
 {
@@ -53,35 +126,16 @@ int plot_procs(struct plot_ctx *c, char *why, size_t whylen)
 	for (size_t i = 0; i < c->nrun && !rc; i++) {
 		struct plot_run *r = &c->runs[i];
 		struct pshare *ps = NULL, other = { 0, 0, 0 };
-		size_t n = 0, cap = 0;
+		size_t n = 0;
 		double tb = 0, tbusy = 0;
-		sqlite3_stmt *s;
-		int step;
 
-		s = plot_prepare(c, "reading requests",
-			"SELECT pid, sum(CASE WHEN q_ns IS NOT NULL OR split = 1"
-			" THEN bytes ELSE 0 END), sum(CASE WHEN d_head = 1 AND"
-			" c_ns >= d_ns THEN c_ns - d_ns ELSE 0 END)"
-			" FROM requests WHERE run = ?1 GROUP BY pid");
-		if (!s) {
+		if (procs_read(c, r, &ps, &n)) {
 			rc = -1;
 			break;
 		}
-		sqlite3_bind_int64(s, 1, r->rv.id);
-		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-			if (n == cap)
-				ps = xrealloc(ps, (cap = cap ? 2 * cap : 64) * sizeof(*ps));
-			ps[n].pid = (uint32_t)sqlite3_column_int64(s, 0);
-			ps[n].bytes = sqlite3_column_double(s, 1);
-			ps[n].busy_ns = sqlite3_column_double(s, 2);
-			tb += ps[n].bytes;
-			tbusy += ps[n].busy_ns;
-			n++;
-		}
-		if (plot_finish(c, s, step, "reading requests")) {
-			free(ps);
-			rc = -1;
-			break;
+		for (size_t k = 0; k < n; k++) {
+			tb += ps[k].bytes;
+			tbusy += ps[k].busy_ns;
 		}
 		if (!(tb > 0)) {
 			snprintf(why, whylen, "run '%s' has no queued bytes", r->rv.name);

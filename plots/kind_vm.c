@@ -25,12 +25,10 @@ static const int vpanel[NV] = { 0, 0, 1, 1, 0, 2, 2, 3, 3 };
 /* proc when the run has /proc samples, else vmstat-log (as iotape vmstat) */
 static int pick_source(struct plot_ctx *c, int64_t run, const char **src)
 {
-	int64_t n = 0, args[1] = { run };
+	int n = store_run_has(c->st, run, STORE_HAS_PROC_SAMPLES);
 
-	if (store_query_i64(c->st, "SELECT count(*) FROM (SELECT 1 FROM samples"
-			    " WHERE run = ?1 AND source IN ('vmstat', 'meminfo',"
-			    " 'stat') LIMIT 1)", 1, args, &n))
-		return error("reading samples: %s", store_errmsg(c->st));
+	if (n < 0)
+		return error("%s", store_errmsg(c->st));
 	*src = n ? "proc" : "vmstat-log";
 	return 0;
 }
@@ -66,7 +64,8 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 	for (size_t i = 0; i < c->nrun && !rc; i++) {
 		struct plot_run *r = &c->runs[i];
 		const char *src = "proc";
-		sqlite3_stmt *s;
+		struct store_cursor *cur;
+		struct store_vmstat vm;
 		int step;
 
 		idx[i] = -1;
@@ -74,52 +73,45 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 			rc = -1;
 			break;
 		}
-		s = plot_prepare(c, "reading samples",
-			"SELECT v.time_ns, v.since_boot, v.free, v.cache,"
-			" (SELECT value FROM samples x WHERE x.run = v.run AND"
-			"  x.time_ns = v.time_ns AND x.source = 'meminfo' AND"
-			"  x.key = 'Dirty'),"
-			" (SELECT value FROM samples x WHERE x.run = v.run AND"
-			"  x.time_ns = v.time_ns AND x.source = 'meminfo' AND"
-			"  x.key = 'Writeback'),"
-			" v.swpd, v.si, v.so, v.bi, v.bo"
-			" FROM vmstat v WHERE v.run = ?1 AND v.source = ?2"
-			" ORDER BY v.time_ns");
-		if (!s) {
-			rc = -1;
+		if (store_vmstat_open(c->st, r->rv.id, !strcmp(src, "proc")
+				      ? STORE_VM_PROC : STORE_VM_LOG, &cur)) {
+			rc = error("%s", store_errmsg(c->st));
 			break;
 		}
-		sqlite3_bind_int64(s, 1, r->rv.id);
-		sqlite3_bind_text(s, 2, src, -1, SQLITE_STATIC);
 		snprintf(buf, sizeof(buf), "run %s (samples: %s)", r->rv.name,
 			 !strcmp(src, "proc") ? "/proc" : "vmstat log");
 		plot_dat_block(&d, buf);
-		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-			int boot = sqlite3_column_int(s, 1);
+		while ((step = store_vmstat_next(cur, &vm)) > 0) {
+			/* in the order of enum V_* */
+			const double col[NV] = {
+				vm.v[STORE_VM_FREE], vm.v[STORE_VM_CACHE], vm.dirty_kb,
+				vm.writeback_kb, vm.v[STORE_VM_SWPD], vm.v[STORE_VM_SI],
+				vm.v[STORE_VM_SO], vm.v[STORE_VM_BI], vm.v[STORE_VM_BO],
+			};
+			int boot = vm.since_boot;
 			char row[512];
-			double t = plot_t(r, sqlite3_column_int64(s, 0));
+			double t = plot_t(r, vm.time_ns);
 			int len = snprintf(row, sizeof(row), "%.9g", t);
 			xlo = fmin(xlo, t);
 			xhi = fmax(xhi, t);
 			for (int v = 0; v < NV; v++) {
-				int col = 2 + v;
 				double x;
-				if (sqlite3_column_type(s, col) == SQLITE_NULL ||
-				    (boot && vpanel[v] >= 2)) {
+				if (isnan(col[v]) || (boot && vpanel[v] >= 2)) {
 					len += snprintf(row + len, sizeof(row) - len, " ?");
 					continue;
 				}
 				/* kB and kB/s (1024 bytes) to MB and MB/s */
-				x = sqlite3_column_double(s, col) * 1024 / 1e6;
+				x = col[v] * 1024 / 1e6;
 				len += snprintf(row + len, sizeof(row) - len, " %.6g", x);
 				have[i][v] = 1;
 				ymax[vpanel[v]] = fmax(ymax[vpanel[v]], x);
 			}
 			plot_dat_row(&d, "%s", row);
 		}
+		store_cursor_close(cur);
 		idx[i] = plot_dat_end(&d);
-		if (plot_finish(c, s, step, "reading samples"))
-			rc = -1;
+		if (step < 0)
+			rc = error("%s", store_errmsg(c->st));
 		else if (idx[i] < 0) {
 			if (c->nrun == 1) {
 				snprintf(why, whylen, "run '%s' has no samples", r->rv.name);
@@ -148,29 +140,26 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 	plot_gp(&g, "set datafile missing '?'\n");
 	for (size_t i = 0; i < c->nrun && !rc; i++) {
 		struct plot_run *r = &c->runs[i];
-		sqlite3_stmt *s;
-		int step;
+		struct store_command *cmd;
+		size_t ncmd;
 
-		s = plot_prepare(c, "reading commands",
-			"SELECT idx, start_ns, end_ns, argv FROM commands"
-			" WHERE run = ?1 ORDER BY idx");
-		if (!s) {
-			rc = -1;
+		if (store_commands_get(c->st, r->rv.id, &cmd, &ncmd)) {
+			rc = error("%s", store_errmsg(c->st));
 			break;
 		}
-		sqlite3_bind_int64(s, 1, r->rv.id);
-		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-			int cmd = sqlite3_column_int(s, 0);
-			const char *argv = (const char *)sqlite3_column_text(s, 3);
+		for (size_t k = 0; k < ncmd; k++) {
+			int cmdi = cmd[k].idx;
+			const char *argv = cmd[k].argv;
+			const int64_t at[2] = { cmd[k].start_ns, cmd[k].end_ns };
 			for (int e = 0; e < 2; e++) {
 				double t;
-				if (sqlite3_column_type(s, 1 + e) == SQLITE_NULL)
+				if (at[e] == STORE_NO_TIME)
 					continue;
-				t = plot_t(r, sqlite3_column_int64(s, 1 + e));
+				t = plot_t(r, at[e]);
 				xlo = fmin(xlo, t);
 				xhi = fmax(xhi, t);
 				plot_dat_comment(&d, "run %s command %d %s at %.9g s: %.200s",
-					r->rv.name, cmd, e ? "end" : "start", t,
+					r->rv.name, cmdi, e ? "end" : "start", t,
 					argv ? argv : "");
 				plot_gp(&g, "set arrow from %.9g, graph 0 to %.9g, graph 1"
 					" nohead dt 2 lc rgb '%s'\n", t, t,
@@ -178,7 +167,7 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 						    : "#555555");
 				snprintf(buf, sizeof(buf), "%s%s%s %d", c->nrun > 1 ?
 					 r->label : "", c->nrun > 1 ? " " : "",
-					 e ? "end" : "start", cmd);
+					 e ? "end" : "start", cmdi);
 				if (g.format == PLOT_TXT)
 					continue;   /* no room in 80 columns: lines only */
 				plot_gp(&g, "set label ");
@@ -187,8 +176,7 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 					" offset -0.5,0 font ',7' tc rgb '#555555'\n", t);
 			}
 		}
-		if (plot_finish(c, s, step, "reading commands"))
-			rc = -1;
+		free(cmd);
 	}
 	if (!rc)
 		rc = plot_dat_close(&d);

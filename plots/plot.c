@@ -139,27 +139,6 @@ void plot_devname(uint32_t dev, char *out, size_t len)
 	snprintf(out, len, "%u,%u", BT_MAJOR(dev), BT_MINOR(dev));
 }
 
-sqlite3_stmt *plot_prepare(struct plot_ctx *c, const char *what,
-			   const char *sql)
-{
-	sqlite3_stmt *s;
-
-	if (sqlite3_prepare_v2(store_db(c->st), sql, -1, &s, NULL) != SQLITE_OK) {
-		error("%s: %s", what, sqlite3_errmsg(store_db(c->st)));
-		return NULL;
-	}
-	return s;
-}
-
-int plot_finish(struct plot_ctx *c, sqlite3_stmt *s, int step,
-		const char *what)
-{
-	sqlite3_finalize(s);
-	if (step != SQLITE_DONE && step != SQLITE_ROW)
-		return error("%s: %s", what, sqlite3_errmsg(store_db(c->st)));
-	return 0;
-}
-
 /* mkdir -p dir */
 static int make_dir(const char *dir)
 {
@@ -188,28 +167,39 @@ static int make_dir(const char *dir)
  * samples only), or the start of its command align_cmd. */
 static int place_run(struct plot_ctx *c, struct plot_run *r, int align_cmd)
 {
-	int64_t args[2] = { r->rv.id, align_cmd }, v = 0;
 	int64_t first = r->rv.genesis_ns, last = r->rv.last_ns;
 
 	if (!r->rv.first_event) {
-		if (store_query_i64(c->st, "SELECT coalesce(min(time_ns), 0) FROM"
-				    " samples WHERE run = ?1", 1, args, &first))
-			return error("reading samples: %s", store_errmsg(c->st));
+		struct store_cursor *cur;
+		struct store_sample smp;
+		int step = -1;
+		first = 0;
+		if (!store_samples_open(c->st, r->rv.id, NULL, &cur)) {
+			if ((step = store_samples_next(cur, &smp)) > 0)
+				first = smp.time_ns;
+			store_cursor_close(cur);
+		}
+		if (step < 0)
+			return error("%s", store_errmsg(c->st));
 		last = first;
 	}
 	r->base_ns = first;
 	if (align_cmd >= 0) {
-		int64_t n = 0;
-		if (store_query_i64(c->st, "SELECT count(start_ns) FROM commands"
-				    " WHERE run = ?1 AND idx = ?2", 2, args, &n) ||
-		    store_query_i64(c->st, "SELECT start_ns FROM commands"
-				    " WHERE run = ?1 AND idx = ?2", 2, args, &v))
-			return error("reading commands: %s", store_errmsg(c->st));
-		if (!n)
+		struct store_command *cmd;
+		size_t n;
+		int found = 0;
+		if (store_commands_get(c->st, r->rv.id, &cmd, &n))
+			return error("%s", store_errmsg(c->st));
+		for (size_t i = 0; i < n && !found; i++)
+			if (cmd[i].idx == align_cmd && cmd[i].start_ns != STORE_NO_TIME) {
+				r->base_ns = cmd[i].start_ns;
+				found = 1;
+			}
+		free(cmd);
+		if (!found)
 			return error("run '%s' has no command %d with a start time"
 				     " (--align cmd:N counts from 0)", r->rv.name,
 				     align_cmd);
-		r->base_ns = v;
 	}
 	r->t0 = plot_t(r, first);
 	r->t1 = plot_t(r, last);
@@ -272,10 +262,8 @@ int plot_run(const struct plot_opts *o)
 		*o->drawn = 0;
 	if (!o->nrun)
 		return error("no run to plot");
-	if (access(o->db, F_OK) != 0)
-		return error("cannot open database '%s': no such file", o->db);
-	if (store_open(&c.st, o->db, 0)) {
-		error("%s: %s", o->db, store_errmsg(c.st));
+	if (store_open_existing(&c.st, o->db)) {
+		error("%s", store_errmsg(c.st));
 		store_close(c.st);
 		return -1;
 	}

@@ -179,14 +179,4 @@ int plot_label_chars(const struct plot_ctx *c);
 /* Device number as "major,minor". */
 void plot_devname(uint32_t dev, char *out, size_t len);
 
-/* Prepares sql on c's database; returns the statement, or NULL after
- * error() naming what (e.g. "reading requests"). */
-sqlite3_stmt *plot_prepare(struct plot_ctx *c, const char *what,
-			   const char *sql);
-
-/* Finishes a statement stepped to its end: finalizes it and returns 0 when
- * the last step was SQLITE_DONE, else -1 after error() naming what. */
-int plot_finish(struct plot_ctx *c, sqlite3_stmt *s, int step,
-		const char *what);
-
 #endif

@@ -92,47 +92,39 @@ void source_free(struct source *src)
 int source_load(struct store *st, int64_t run, enum replay_level level,
 		struct source *src, char *err, size_t errlen)
 {
-	static const char *const sql[] = {
-		[REPLAY_QUEUE] =
-		"SELECT id, dev, pid, sector, bytes, cats, q_ns, c_ns, split_from,"
-		" split FROM requests WHERE run = ?1 AND q_ns IS NOT NULL"
-		" ORDER BY q_ns, id",
-		[REPLAY_DISPATCH] =
-		"SELECT id, dev, pid, coalesce(d_sector, sector),"
-		" coalesce(d_bytes, bytes), cats, d_ns, c_ns, NULL, 0"
-		" FROM requests WHERE run = ?1 AND d_head = 1 AND d_ns IS NOT NULL"
-		" ORDER BY d_ns, id",
-	};
-	sqlite3 *db = store_db(st);
 	struct idmap split = { 0 }, devseen = { 0 };
-	sqlite3_stmt *s;
+	struct store_cursor *cur;
+	struct store_request rq;
 	size_t cap = 0, out;
+	int64_t id;
 	int rc;
 
 	memset(src, 0, sizeof(*src));
-	if (sqlite3_prepare_v2(db, sql[level], -1, &s, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "reading requests: %s", sqlite3_errmsg(db));
+	if (store_requests_open(st, run, level == REPLAY_QUEUE ? STORE_RQ_QUEUED
+				: STORE_RQ_DISPATCHED, STORE_RQ_DEV | STORE_RQ_PID |
+				STORE_RQ_SECTOR | STORE_RQ_BYTES | STORE_RQ_CATS |
+				STORE_RQ_C | (level == REPLAY_QUEUE ? STORE_RQ_Q |
+				STORE_RQ_SPLIT_FROM | STORE_RQ_SPLIT : STORE_RQ_D |
+				STORE_RQ_DISPATCH), &cur)) {
+		snprintf(err, errlen, "%s", store_errmsg(st));
 		return -1;
 	}
-	sqlite3_bind_int64(s, 1, run);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = store_requests_next(cur, &rq, &id)) > 0) {
 		struct src_io *io;
 		size_t root;
 
-		if (sqlite3_column_type(s, 8) != SQLITE_NULL) {
+		if (level == REPLAY_QUEUE && rq.split_from) {
 			/* the later half of a split bio: give its bytes back to
 			 * the bio it was cut from (halves can be cut again) */
-			int64_t from = sqlite3_column_int64(s, 8);
-			if (idmap_get(&split, from, &root)) {
+			if (idmap_get(&split, rq.split_from, &root)) {
 				struct src_io *r = &src->io[root];
-				int64_t c = sqlite3_column_int64(s, 7);
-				r->bytes += (uint32_t)sqlite3_column_int64(s, 4);
-				if (sqlite3_column_type(s, 7) != SQLITE_NULL &&
-				    (!r->has_end || c > r->end_ns)) {
-					r->end_ns = c;
+				r->bytes += rq.bytes;
+				if (rq.c_ns != STORE_NO_TIME &&
+				    (!r->has_end || rq.c_ns > r->end_ns)) {
+					r->end_ns = rq.c_ns;
 					r->has_end = 1;
 				}
-				idmap_put(&split, sqlite3_column_int64(s, 0), root);
+				idmap_put(&split, id, root);
 				continue;
 			}
 		}
@@ -141,23 +133,30 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 			src->io = xrealloc(src->io, cap * sizeof(*src->io));
 		}
 		io = &src->io[src->n];
-		io->id = sqlite3_column_int64(s, 0);
-		io->dev = (uint32_t)sqlite3_column_int64(s, 1);
-		io->pid = (uint32_t)sqlite3_column_int64(s, 2);
-		io->sector = (uint64_t)sqlite3_column_int64(s, 3);
-		io->bytes = (uint32_t)sqlite3_column_int64(s, 4);
-		io->cats = (uint64_t)sqlite3_column_int64(s, 5);
-		io->start_ns = sqlite3_column_int64(s, 6);
-		io->has_end = sqlite3_column_type(s, 7) != SQLITE_NULL;
-		io->end_ns = io->has_end ? sqlite3_column_int64(s, 7) : io->start_ns;
-		if (sqlite3_column_int(s, 9))
+		io->id = id;
+		io->dev = rq.dev;
+		io->pid = rq.pid;
+		io->cats = rq.cats;
+		if (level == REPLAY_QUEUE) {
+			io->sector = rq.sector;
+			io->bytes = rq.bytes;
+			io->start_ns = rq.q_ns;
+		} else {
+			/* the dispatched request's position and size */
+			io->sector = rq.has_d ? rq.d_sector : rq.sector;
+			io->bytes = rq.has_d ? rq.d_bytes : rq.bytes;
+			io->start_ns = rq.d_ns;
+		}
+		io->has_end = rq.c_ns != STORE_NO_TIME;
+		io->end_ns = io->has_end ? rq.c_ns : io->start_ns;
+		if (level == REPLAY_QUEUE && rq.split)
 			idmap_put(&split, io->id, src->n);
 		src->n++;
 	}
-	sqlite3_finalize(s);
+	store_cursor_close(cur);
 	idmap_free(&split);
-	if (rc != SQLITE_DONE) {
-		snprintf(err, errlen, "reading requests: %s", sqlite3_errmsg(db));
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", store_errmsg(st));
 		source_free(src);
 		return -1;
 	}

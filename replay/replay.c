@@ -1,13 +1,11 @@
 /* `iotape replay`'s work: check the source run and the targets, then for
  * each combination of settings apply them through the lab, run the
  * schedule, store the replay as a run (kind replay, parent the source) and
- * print how faithful it was. */
-#include "replay.h"
+ * print how faithful it was (those two in replay_store.c). */
+#include "replay/replay_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,62 +13,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/stats.h"
 #include "capture/blktrace_format.h"
-#include "capture/import.h"
 #include "capture/lab.h"
 #include "capture/sweep.h"
 #include "capture/tracefs.h"
-#include "lib/emit.h"
 #include "lib/util.h"
-#include "replay/engine.h"
-#include "replay/sched.h"
-#include "replay/target.h"
-#include "schema/store.h"
-
-#define LATE_NS 1000000          /* an I/O issued over 1 ms late is late */
-#define MAX_SET_PATHS 256
-
-/* One file a --set value is written to. */
-struct set_path {
-	int set;                 /* index into o->sets */
-	char key[160];           /* as recorded: "loop3:queue/scheduler" */
-	char path[512];
-};
-
-struct lat {
-	struct hist q2c, d2c;    /* ns */
-};
-
-struct ctx {
-	const struct replay_opts *o;
-	struct store *st;
-	int64_t src_run;
-	char src_name[256];
-	struct source src;
-	struct replay_target tg[REPLAY_MAX_TARGETS];
-	int ntg;
-	int *dev_target;
-	struct plan plan;
-	unsigned depth;
-	struct replay_engine eng;
-	struct engine_target et[REPLAY_MAX_TARGETS];   /* the engine's view */
-	int eng_ok;
-	struct capdev caps[REPLAY_MAX_TARGETS];
-	int ncap;
-	struct set_path sp[MAX_SET_PATHS];
-	int nsp;
-	struct lat src_lat;
-	int sfd;
-	int got_signal;
-	int realtime;             /* the last replay ran at SCHED_FIFO */
-	struct emit em;
-	char timing[64];
-	char targets_desc[1024];
-};
 
 /* ---- setup ---- */
 
@@ -95,20 +44,13 @@ static int map_matches(const char *spec, uint32_t dev, const char *name)
 	return name && !strcmp(spec, name);
 }
 
+/* The name of the source run's device dev ("" when not known). */
 static void dev_name(struct ctx *c, uint32_t dev, char *out, size_t len)
 {
-	int64_t args[2] = { c->src_run, dev };
-	sqlite3_stmt *s;
-
 	out[0] = '\0';
-	if (sqlite3_prepare_v2(store_db(c->st), "SELECT name FROM devices WHERE "
-			       "run = ?1 AND dev = ?2", -1, &s, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(s, 1, args[0]);
-	sqlite3_bind_int64(s, 2, args[1]);
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-		snprintf(out, len, "%s", (const char *)sqlite3_column_text(s, 0));
-	sqlite3_finalize(s);
+	for (size_t k = 0; k < c->ndevinfo; k++)
+		if (c->devinfo[k].dev == dev && c->devinfo[k].name)
+			snprintf(out, len, "%s", c->devinfo[k].name);
 }
 
 /* Which target each of the run's devices goes to; targets listed in
@@ -194,49 +136,6 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* Latencies of run's requests as report pairs them: Q2C of bios with data
- * (split halves apart), D2C of dispatches with data. */
-static int lat_load(struct store *st, int64_t run, struct lat *l, char *err,
-		    size_t errlen)
-{
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *s;
-	int rc;
-
-	memset(l, 0, sizeof(*l));
-	if (sqlite3_prepare_v2(db, "SELECT q_ns, d_ns, c_ns, bytes, d_bytes, "
-			       "d_head, split FROM requests WHERE run = ?1 AND "
-			       "c_ns IS NOT NULL", -1, &s, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "reading requests: %s", sqlite3_errmsg(db));
-		return -1;
-	}
-	sqlite3_bind_int64(s, 1, run);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int hq = sqlite3_column_type(s, 0) != SQLITE_NULL;
-		int hd = sqlite3_column_type(s, 1) != SQLITE_NULL;
-		int64_t q = sqlite3_column_int64(s, 0), d = sqlite3_column_int64(s, 1);
-		int64_t cc = sqlite3_column_int64(s, 2);
-		if (hq && sqlite3_column_int64(s, 3) > 0 && !sqlite3_column_int(s, 6) &&
-		    cc >= q)
-			hist_add(&l->q2c, (uint64_t)(cc - q));
-		if (hd && sqlite3_column_int(s, 5) && sqlite3_column_int64(s, 4) > 0 &&
-		    cc >= d)
-			hist_add(&l->d2c, (uint64_t)(cc - d));
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		snprintf(err, errlen, "reading requests: %s", sqlite3_errmsg(db));
-		return -1;
-	}
-	return 0;
-}
-
-static void lat_free(struct lat *l)
-{
-	hist_free(&l->q2c);
-	hist_free(&l->d2c);
-}
-
 /* Resolves each --set key to the files it writes. */
 static int resolve_sets(struct ctx *c, char *err, size_t errlen)
 {
@@ -308,24 +207,19 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 	size_t align = 4096;
 	int rc;
 
-	if (store_open(&c->st, db_path_default(o->db), 0)) {
-		snprintf(err, errlen, "%s: %s", db_path_default(o->db),
-			 store_errmsg(c->st));
-		return -1;
-	}
-	if (store_run_find(c->st, o->run, &c->src_run)) {
+	if (store_open_existing(&c->st, db_path_default(o->db))) {
 		snprintf(err, errlen, "%s", store_errmsg(c->st));
 		return -1;
 	}
 	{
-		sqlite3_stmt *s;
-		sqlite3_prepare_v2(store_db(c->st), "SELECT name FROM runs WHERE id = ?",
-				   -1, &s, NULL);
-		sqlite3_bind_int64(s, 1, c->src_run);
-		if (sqlite3_step(s) == SQLITE_ROW)
-			snprintf(c->src_name, sizeof(c->src_name), "%s",
-				 (const char *)sqlite3_column_text(s, 0));
-		sqlite3_finalize(s);
+		struct store_run r;
+		if (store_run_find(c->st, o->run, &c->src_run) ||
+		    store_run_get(c->st, c->src_run, &r) ||
+		    store_devices_get(c->st, c->src_run, &c->devinfo, &c->ndevinfo)) {
+			snprintf(err, errlen, "%s", store_errmsg(c->st));
+			return -1;
+		}
+		snprintf(c->src_name, sizeof(c->src_name), "%s", r.name);
 	}
 	if (source_load(c->st, c->src_run, o->level, &c->src, err, errlen))
 		return -1;
@@ -392,7 +286,7 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 		snprintf(err, errlen, "--trace needs a target on a block device");
 		return -1;
 	}
-	if (lat_load(c->st, c->src_run, &c->src_lat, err, errlen))
+	if (replay_lat_load(c->st, c->src_run, &c->src_lat, err, errlen))
 		return -1;
 	if (o->scale <= 0)
 		snprintf(c->timing, sizeof(c->timing), "afap");
@@ -445,578 +339,6 @@ static int cpu_ticks(const char *proc, uint64_t *steal, uint64_t *total)
 	for (int i = 0; i < 8; i++)
 		*total += v[i];
 	return 0;
-}
-
-/* ---- the figures ---- */
-
-struct fidelity {
-	double steal_pct;         /* CPU time the hypervisor took, %; <0 unknown */
-	struct hist err;          /* issue - sched, ns */
-	struct hist own;          /* issue - free to go: the replayer's own lag */
-	uint64_t late, own_late, held, issued, failed, bytes;
-	int64_t span_ns;
-	double iops, mbs, src_iops, src_mbs;
-	struct lat lat;
-};
-
-static void fidelity_compute(struct ctx *c, const struct rio_result *res,
-			     const struct sched_stats *ss, struct fidelity *f)
-{
-	const struct plan *p = &c->plan;
-	double src_s = (double)p->src_span_ns / 1e9;
-
-	for (size_t i = 0; i < p->n; i++) {
-		int64_t e;
-		if (!res[i].sched_ns)
-			continue;
-		f->issued++;
-		e = res[i].issue_ns - res[i].sched_ns;
-		hist_add(&f->err, (uint64_t)(e > 0 ? e : 0));
-		if (e > LATE_NS)
-			f->late++;
-		e = res[i].issue_ns - res[i].free_ns;
-		hist_add(&f->own, (uint64_t)(e > 0 ? e : 0));
-		if (e > LATE_NS)
-			f->own_late++;
-		if (res[i].free_ns > res[i].sched_ns)
-			f->held++;
-		if (res[i].res < 0)
-			f->failed++;
-		if (p->io[i].op != RIO_FLUSH)
-			f->bytes += p->io[i].len;
-	}
-	f->span_ns = ss->last_complete - ss->first_issue;
-	if (f->span_ns > 0) {
-		f->iops = (double)f->issued / ((double)f->span_ns / 1e9);
-		f->mbs = (double)f->bytes / 1e6 / ((double)f->span_ns / 1e9);
-	}
-	if (src_s > 0) {
-		f->src_iops = (double)p->src_n / src_s;
-		f->src_mbs = (double)p->src_bytes / 1e6 / src_s;
-	}
-}
-
-static double ratio(double a, double b)
-{
-	return b > 0 ? a / b : NAN;
-}
-
-static void emit_row(struct emit *e, const char *label, const char *key,
-		     double orig, double rep, int decimals)
-{
-	char o[32], r[32], q[32];
-
-	emit_obj_begin(e, key);
-	emit_num(e, "original", orig);
-	emit_num(e, "replay", rep);
-	emit_obj_end(e);
-	snprintf(o, sizeof(o), "%.*f", decimals, orig);
-	snprintf(r, sizeof(r), "%.*f", decimals, rep);
-	if (isfinite(ratio(rep, orig)))
-		snprintf(q, sizeof(q), "%.2f", ratio(rep, orig));
-	else
-		snprintf(q, sizeof(q), "-");
-	emit_text(e, "  %-16s %14s %14s %14s\n", label, o, r, q);
-}
-
-static void emit_fidelity(struct ctx *c, const char *name, const char *status,
-			  const char *tag, const struct fidelity *f,
-			  const struct sched_stats *ss)
-{
-	struct emit *e = &c->em;
-	const struct plan *p = &c->plan;
-	const char *level = c->o->level == REPLAY_QUEUE ? "queue" : "dispatch";
-	int afap = c->o->scale <= 0;
-
-	emit_obj_begin(e, NULL);
-	emit_str(e, "run", name);
-	emit_str(e, "source", c->src_name);
-	emit_str(e, "status", status);
-	emit_str(e, "tag", tag);
-	emit_str(e, "level", level);
-	emit_str(e, "timing", c->timing);
-	emit_str(e, "engine", c->eng.ops->name);
-	emit_u64(e, "depth", c->depth);
-	emit_u64(e, "streams", p->nstreams);
-	emit_u64(e, "serial_streams", p->serial_streams);
-	emit_str(e, "targets", c->targets_desc);
-	emit_u64(e, "ios", f->issued);
-	emit_u64(e, "failed", f->failed);
-	emit_u64(e, "writes_as_reads", p->as_read);
-	emit_u64(e, "flush_writes", p->flush_writes);
-	emit_u64(e, "aligned", p->aligned);
-	emit_u64(e, "wrapped", p->wrapped);
-	emit_u64(e, "discards_skipped", p->discards_skipped);
-	emit_u64(e, "dep_waits", ss->dep_waits);
-	emit_text(e, "replay '%s' of run '%s': %s, %" PRIu64 " I/Os in %.3f s\n",
-		  name, c->src_name, status, f->issued, (double)f->span_ns / 1e9);
-	emit_u64(e, "realtime", (uint64_t)c->realtime);
-	emit_text(e, "  %s level, timing %s, %s%s, depth %u, %u stream%s (%u "
-		  "serial)\n", level, c->timing, c->eng.ops->name,
-		  c->realtime ? " (SCHED_FIFO)" : "", c->depth, p->nstreams,
-		  p->nstreams == 1 ? "" : "s", p->serial_streams);
-	emit_text(e, "  on %s\n", c->targets_desc);
-	emit_text(e, "  writes as reads %" PRIu64 ", flush+writes %" PRIu64
-		  ", aligned %" PRIu64 ", wrapped %" PRIu64 ", failed %" PRIu64
-		  "\n", p->as_read, p->flush_writes, p->aligned, p->wrapped,
-		  f->failed);
-	if (p->discards_skipped)
-		emit_text(e, "  discards skipped (target not writable) %" PRIu64 "\n",
-			  p->discards_skipped);
-	emit_num(e, "steal_pct", f->steal_pct >= 0 ? f->steal_pct : NAN);
-	if (f->steal_pct >= 1)
-		emit_text(e, "  the hypervisor took %.0f%% of this machine's CPU time "
-			  "during the replay (steal):\n  timing suffers whatever "
-			  "the replayer does\n", f->steal_pct);
-
-	emit_obj_begin(e, "issue_error_us");
-	emit_u64(e, "n", f->err.n);
-	emit_num(e, "p50", afap ? NAN : hist_pct(&f->err, 50) / 1e3);
-	emit_num(e, "p99", afap ? NAN : hist_pct(&f->err, 99) / 1e3);
-	emit_num(e, "max", afap ? NAN : (double)f->err.max / 1e3);
-	emit_u64(e, "late_1ms", afap ? 0 : f->late);
-	emit_u64(e, "held", afap ? 0 : f->held);
-	emit_obj_end(e);
-	emit_obj_begin(e, "own_error_us");
-	emit_u64(e, "n", f->own.n);
-	emit_num(e, "p50", afap ? NAN : hist_pct(&f->own, 50) / 1e3);
-	emit_num(e, "p99", afap ? NAN : hist_pct(&f->own, 99) / 1e3);
-	emit_num(e, "max", afap ? NAN : (double)f->own.max / 1e3);
-	emit_u64(e, "late_1ms", afap ? 0 : f->own_late);
-	emit_obj_end(e);
-	if (afap) {
-		emit_text(e, "\n  issue error: none to measure (as fast as "
-			  "possible)\n");
-	} else {
-		emit_text(e, "\n  issue error (us)         n        p50        p99"
-			  "        max  late >1ms\n");
-		emit_text(e, "  vs schedule   %11" PRIu64 " %10.1f %10.1f %10.1f %10"
-			  PRIu64 "\n", f->err.n, hist_pct(&f->err, 50) / 1e3,
-			  hist_pct(&f->err, 99) / 1e3, (double)f->err.max / 1e3,
-			  f->late);
-		emit_text(e, "  vs free to go %11" PRIu64 " %10.1f %10.1f %10.1f %10"
-			  PRIu64 "\n", f->own.n, hist_pct(&f->own, 50) / 1e3,
-			  hist_pct(&f->own, 99) / 1e3, (double)f->own.max / 1e3,
-			  f->own_late);
-		emit_text(e, "  (%" PRIu64 " I/O%s waited past %s time for %s "
-			  "process's previous I/O or\n  a free slot; free to go: "
-			  "the later of the schedule and that)\n", f->held,
-			  f->held == 1 ? "" : "s", f->held == 1 ? "its" : "their",
-			  f->held == 1 ? "its" : "their");
-	}
-	emit_text(e, "\n  %-16s %14s %14s %14s\n", "", "original", "replay",
-		  "replay/orig");
-	emit_row(e, "I/Os", "ios", (double)p->src_n, (double)f->issued, 0);
-	emit_row(e, "span s", "span_s", (double)p->src_span_ns / 1e9,
-		 (double)f->span_ns / 1e9, 3);
-	emit_row(e, "IOPS", "iops", f->src_iops, f->iops, 1);
-	emit_row(e, "MB/s", "mb_s", f->src_mbs, f->mbs, 2);
-	emit_row(e, "Q2C mean us", "q2c_mean_us", hist_mean(&c->src_lat.q2c) / 1e3,
-		 hist_mean(&f->lat.q2c) / 1e3, 1);
-	emit_row(e, "Q2C p99 us", "q2c_p99_us", hist_pct(&c->src_lat.q2c, 99) / 1e3,
-		 hist_pct(&f->lat.q2c, 99) / 1e3, 1);
-	emit_row(e, "D2C mean us", "d2c_mean_us", hist_mean(&c->src_lat.d2c) / 1e3,
-		 hist_mean(&f->lat.d2c) / 1e3, 1);
-	emit_row(e, "D2C p99 us", "d2c_p99_us", hist_pct(&c->src_lat.d2c, 99) / 1e3,
-		 hist_pct(&f->lat.d2c, 99) / 1e3, 1);
-	if (!c->o->trace)
-		emit_text(e, "  (the replay's Q2C and D2C are submission to "
-			  "completion as iotape saw them;\n  --trace gives the "
-			  "block layer's)\n");
-	emit_text(e, "\n");
-	emit_obj_end(e);
-	fflush(e->fp);
-}
-
-/* ---- storing ---- */
-
-static void stat_num(struct store *st, int64_t run, const char *key, double v,
-		     int decimals)
-{
-	char b[64];
-
-	if (!isfinite(v))
-		return;
-	snprintf(b, sizeof(b), "%.*f", decimals, v);
-	store_stat_set(st, run, key, b);
-}
-
-static void stat_u64(struct store *st, int64_t run, const char *key, uint64_t v)
-{
-	char b[32];
-
-	snprintf(b, sizeof(b), "%" PRIu64, v);
-	store_stat_set(st, run, key, b);
-}
-
-static void rio_rwbs(const struct rio *io, char *rwbs, uint64_t *cats)
-{
-	switch (io->op) {
-	case RIO_WRITE:
-		snprintf(rwbs, 8, "W%sS", io->flags & RIO_FUA ? "F" : "");
-		*cats = BT_C_WRITE | BT_C_SYNC | (io->flags & RIO_FUA ? BT_C_FUA : 0);
-		break;
-	case RIO_FLUSH:
-		snprintf(rwbs, 8, "FWS");
-		*cats = BT_C_WRITE | BT_C_FLUSH | BT_C_SYNC;
-		break;
-	case RIO_DISCARD:
-		snprintf(rwbs, 8, "DS");
-		*cats = BT_C_DISCARD | BT_C_SYNC;
-		break;
-	default:
-		snprintf(rwbs, 8, "R");
-		*cats = BT_C_READ;
-	}
-}
-
-static int cmp_issue(const void *a, const void *b, void *arg)
-{
-	const struct rio_result *r = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	if (r[x].issue_ns != r[y].issue_ns)
-		return r[x].issue_ns < r[y].issue_ns ? -1 : 1;
-	return (x > y) - (x < y);
-}
-
-/* The requests rows of an untraced replay: one per I/O, queued and
- * dispatched when it was issued, with btt's D2D seek distance per target
- * in issue order. */
-static int store_requests(struct ctx *c, int64_t run,
-			  const struct rio_result *res)
-{
-	const struct plan *p = &c->plan;
-	uint32_t *ord = xmalloc((p->n ? p->n : 1) * sizeof(*ord));
-	uint64_t prev_end[REPLAY_MAX_TARGETS];
-	int have_prev[REPLAY_MAX_TARGETS] = { 0 };
-	size_t n = 0;
-	int64_t id;
-	int rc;
-
-	for (size_t i = 0; i < p->n; i++)
-		if (res[i].sched_ns)
-			ord[n++] = (uint32_t)i;
-	qsort_r(ord, n, sizeof(*ord), cmp_issue, (void *)res);
-	if ((rc = store_next_request_id(c->st, &id)))
-		goto out;
-	for (size_t k = 0; k < n; k++) {
-		uint32_t i = ord[k];
-		const struct rio *io = &p->io[i];
-		struct store_request rq = { 0 };
-		rq.dev = c->tg[io->target].dev;
-		rq.sector = io->off / 512;
-		rq.bytes = io->len;
-		rio_rwbs(io, rq.rwbs, &rq.cats);
-		rq.pid = io->pid;
-		rq.q_ns = rq.d_ns = res[i].issue_ns;
-		rq.g_ns = rq.m_ns = rq.i_ns = STORE_NO_TIME;
-		rq.c_ns = res[i].complete_ns ? res[i].complete_ns : STORE_NO_TIME;
-		rq.has_d = 1;
-		rq.d_sector = rq.sector;
-		rq.d_bytes = rq.bytes;
-		rq.d_head = 1;
-		rq.error = res[i].res < 0 ? -res[i].res : 0;
-		if (io->len && io->op != RIO_DISCARD) {
-			uint64_t s = rq.sector, e = s + io->len / 512;
-			if (have_prev[io->target]) {
-				uint64_t pe = prev_end[io->target];
-				rq.has_seek = 1;
-				rq.seek_sectors = s >= pe ? (int64_t)(s - pe) :
-						  e <= pe ? (int64_t)(pe - s) : 0;
-			}
-			have_prev[io->target] = 1;
-			prev_end[io->target] = e;
-		}
-		if ((rc = store_request_add(c->st, run, id++, &rq)))
-			goto out;
-	}
-out:
-	free(ord);
-	return rc;
-}
-
-/* Binds the replays row of I/O i at parameter offset base. */
-static void bind_replay(struct ctx *c, sqlite3_stmt *s, int base, int64_t run,
-			size_t i, const struct rio_result *r)
-{
-	const struct rio *io = &c->plan.io[i];
-
-	sqlite3_bind_int64(s, base + 1, run);
-	sqlite3_bind_int64(s, base + 2, (int64_t)i);
-	sqlite3_bind_int64(s, base + 3, io->stream);
-	sqlite3_bind_int64(s, base + 4, io->pid);
-	sqlite3_bind_int64(s, base + 5, c->tg[io->target].dev);
-	if (io->op == RIO_FLUSH)
-		sqlite3_bind_null(s, base + 6);
-	else
-		sqlite3_bind_int64(s, base + 6, (int64_t)(io->off / 512));
-	sqlite3_bind_int64(s, base + 7, io->len);
-	sqlite3_bind_text(s, base + 8, rio_op_name(io->op), -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, base + 9, !!(io->flags & RIO_FUA));
-	sqlite3_bind_int(s, base + 10, !!(io->flags & RIO_AS_READ));
-	sqlite3_bind_int64(s, base + 11, io->src_id);
-	sqlite3_bind_int64(s, base + 12, r->sched_ns);
-	sqlite3_bind_int64(s, base + 13, r->issue_ns);
-	if (r->complete_ns)
-		sqlite3_bind_int64(s, base + 14, r->complete_ns);
-	else
-		sqlite3_bind_null(s, base + 14);
-	sqlite3_bind_int64(s, base + 15, r->res);
-	sqlite3_bind_int64(s, base + 16, r->free_ns);
-}
-
-#define REPLAY_COLS 16
-#define REPLAY_BATCH 32
-
-/* The replays rows of the I/Os issued, REPLAY_BATCH rows per INSERT (one
- * statement's fixed cost per batch, as the store does for events).
- * Returns 0 or -STORE_E_SQLITE. */
-static int store_replays(struct ctx *c, int64_t run, const struct rio_result *res)
-{
-	const struct plan *p = &c->plan;
-	sqlite3 *db = store_db(c->st);
-	sqlite3_stmt *s[2] = { NULL, NULL };
-	size_t *pend = xmalloc(REPLAY_BATCH * sizeof(*pend)), np = 0;
-	char sql[256 + REPLAY_BATCH * (2 * REPLAY_COLS + 4)];
-	int rc = 0;
-
-	for (int k = 0; k < 2 && !rc; k++) {
-		int rows = k ? 1 : REPLAY_BATCH;
-		size_t l = (size_t)sprintf(sql, "INSERT INTO replays (run, idx, stream,"
-			" pid, dev, sector, bytes, op, fua, as_read, src_request, "
-			"sched_ns, issue_ns, complete_ns, result, ready_ns) VALUES ");
-		for (int r = 0; r < rows; r++) {
-			sql[l++] = r ? ',' : ' ';
-			sql[l++] = '(';
-			for (int col = 0; col < REPLAY_COLS; col++) {
-				sql[l++] = col ? ',' : '?';
-				if (col)
-					sql[l++] = '?';
-			}
-			sql[l++] = ')';
-		}
-		sql[l] = '\0';
-		if (sqlite3_prepare_v2(db, sql, -1, &s[k], NULL) != SQLITE_OK)
-			rc = -STORE_E_SQLITE;
-	}
-	for (size_t i = 0; i <= p->n && !rc; i++) {
-		if (i < p->n && !res[i].sched_ns)
-			continue;
-		if (i < p->n)
-			pend[np++] = i;
-		if (np == REPLAY_BATCH) {
-			for (size_t b = 0; b < np; b++)
-				bind_replay(c, s[0], (int)b * REPLAY_COLS, run, pend[b],
-					    &res[pend[b]]);
-			if (sqlite3_step(s[0]) != SQLITE_DONE)
-				rc = -STORE_E_SQLITE;
-			sqlite3_reset(s[0]);
-			np = 0;
-		} else if (i == p->n) {
-			for (size_t b = 0; b < np && !rc; b++) {
-				bind_replay(c, s[1], 0, run, pend[b], &res[pend[b]]);
-				if (sqlite3_step(s[1]) != SQLITE_DONE)
-					rc = -STORE_E_SQLITE;
-				sqlite3_reset(s[1]);
-			}
-		}
-	}
-	sqlite3_finalize(s[0]);
-	sqlite3_finalize(s[1]);
-	free(pend);
-	return rc;
-}
-
-static int add_note_event(struct store *st, int64_t run, int64_t t, uint32_t dev,
-			  const char *msg)
-{
-	struct bt_event ev = {
-		.time_ns = (uint64_t)t,
-		.action = BT_N_MESSAGE | ((uint64_t)BT_C_NOTIFY << 16),
-		.pid = (uint32_t)getpid(), .dev = dev,
-		.pdu_len = (uint16_t)strlen(msg), .pdu = (const uint8_t *)msg,
-	};
-	return store_event_add(st, run, &ev);
-}
-
-static void save_settings(struct store *st, int64_t run, struct setting *s,
-			  int n, const char *at)
-{
-	for (int i = 0; i < n; i++)
-		store_setting_add(st, run, s[i].key, s[i].value, at);
-}
-
-struct outcome {
-	const struct rio_result *res;
-	const struct sched_stats *ss;
-	struct setting *set0, *set1;
-	int nset0, nset1;
-	const char *raw;          /* the trace, or NULL */
-	const char *status;
-	const char *tag;
-};
-
-/* Stores one replay as run name; fills f (the replay's latencies come from
- * the stored requests). Returns 0 and *run_out, or -1 with err. */
-static int store_one(struct ctx *c, const char *name, const struct outcome *oc,
-		     struct fidelity *f, int64_t *run_out, char *err,
-		     size_t errlen)
-{
-	const struct replay_opts *o = c->o;
-	struct store *st = c->st;
-	struct stat sb;
-	int64_t run = 0, args[2];
-	char src[1400];
-	int rc, traced = 0;
-
-	snprintf(src, sizeof(src), "replay of '%s' on %s", c->src_name,
-		 c->targets_desc);
-	if ((rc = store_begin(st)))
-		goto fail;
-	if (oc->raw && stat(oc->raw, &sb) == 0 && sb.st_size > 0) {
-		struct import_opts io = { .quiet = 1 };
-		if ((rc = import_one(st, &io, oc->raw, name, &run, err, errlen)))
-			goto out;
-		traced = 1;
-		if ((rc = store_run_set(st, run, "kind", "replay")) ||
-		    (rc = store_run_set(st, run, "source", src)) ||
-		    (rc = store_run_set(st, run, "status", oc->status)))
-			goto fail;
-	} else {
-		struct run_info ri = { .name = name, .kind = "replay",
-				       .parent = c->src_run, .source = src };
-		uint32_t dev0 = c->tg[0].dev;
-		if ((rc = store_run_create(st, &ri, &run)))
-			goto fail;
-		if ((rc = add_note_event(st, run, oc->ss->t0, dev0,
-					 "iotape replay start")) ||
-		    (rc = add_note_event(st, run,
-					 oc->ss->last_complete > oc->ss->t0 ?
-					 oc->ss->last_complete : oc->ss->t0,
-					 dev0, "iotape replay end")) ||
-		    (rc = store_run_finish(st, run, oc->status, oc->ss->t0)))
-			goto fail;
-	}
-	args[0] = run;
-	args[1] = c->src_run;
-	{
-		int64_t dummy;
-		if ((rc = store_query_i64(st, "UPDATE runs SET parent = ?2 WHERE "
-					  "id = ?1", 2, args, &dummy)) ||
-		    (rc = store_query_i64(st, "INSERT OR IGNORE INTO processes (run,"
-					  " pid, comm) SELECT ?1, pid, comm FROM "
-					  "processes WHERE run = ?2", 2, args, &dummy)))
-			goto fail;
-	}
-	for (int i = 0; i < oc->nset0 && !rc; i++) {
-		if (!strcmp(oc->set0[i].key, "host"))
-			rc = store_run_set(st, run, "host", oc->set0[i].value);
-		else if (!strcmp(oc->set0[i].key, "kernel.release"))
-			rc = store_run_set(st, run, "kernel", oc->set0[i].value);
-	}
-	if (rc)
-		goto fail;
-	save_settings(st, run, oc->set0, oc->nset0, "start");
-	save_settings(st, run, oc->set1, oc->nset1, "end");
-	for (int i = 0; i < c->ntg; i++) {
-		const char *nm = c->tg[i].blkdev && c->tg[i].disk[0] ? c->tg[i].disk
-								      : c->tg[i].path;
-		if ((rc = store_device_add(st, run, c->tg[i].dev, nm,
-					   (int64_t)c->tg[i].size, "data")))
-			goto fail;
-	}
-	if ((rc = store_replays(c, run, oc->res))) {
-		snprintf(err, errlen, "%s: storing replays: %s",
-			 db_path_default(o->db), sqlite3_errmsg(store_db(st)));
-		goto out;
-	}
-	if (!traced && (rc = store_requests(c, run, oc->res)))
-		goto fail;
-	if (lat_load(st, run, &f->lat, err, errlen)) {
-		rc = -1;
-		goto out;
-	}
-	{
-		int afap = o->scale <= 0;
-		const struct plan *p = &c->plan;
-		store_stat_set(st, run, "replay.source", c->src_name);
-		store_stat_set(st, run, "replay.level",
-			       o->level == REPLAY_QUEUE ? "queue" : "dispatch");
-		store_stat_set(st, run, "replay.timing", c->timing);
-		store_stat_set(st, run, "replay.engine", c->eng.ops->name);
-		store_stat_set(st, run, "replay.streams",
-			       o->single_stream ? "single" : "pid");
-		store_stat_set(st, run, "replay.targets", c->targets_desc);
-		store_stat_set(st, run, "replay.traced", traced ? "1" : "0");
-		store_stat_set(st, run, "replay.realtime", c->realtime ? "1" : "0");
-		if (f->steal_pct >= 0)
-			stat_num(st, run, "replay.steal_pct", f->steal_pct, 2);
-		stat_u64(st, run, "replay.depth", c->depth);
-		stat_u64(st, run, "replay.depth_original", p->depth_orig);
-		stat_u64(st, run, "replay.ios", f->issued);
-		stat_u64(st, run, "replay.ios_original", p->src_n);
-		stat_u64(st, run, "replay.failed", f->failed);
-		stat_u64(st, run, "replay.writes_as_reads", p->as_read);
-		stat_u64(st, run, "replay.flush_writes", p->flush_writes);
-		stat_u64(st, run, "replay.aligned", p->aligned);
-		stat_u64(st, run, "replay.wrapped", p->wrapped);
-		stat_u64(st, run, "replay.discards_skipped", p->discards_skipped);
-		stat_u64(st, run, "replay.dep_waits", oc->ss->dep_waits);
-		stat_u64(st, run, "replay.streams_n", p->nstreams);
-		stat_u64(st, run, "replay.serial_streams", p->serial_streams);
-		if (!afap) {
-			stat_num(st, run, "replay.issue_err_p50_us",
-				 hist_pct(&f->err, 50) / 1e3, 3);
-			stat_num(st, run, "replay.issue_err_p99_us",
-				 hist_pct(&f->err, 99) / 1e3, 3);
-			stat_num(st, run, "replay.issue_err_max_us",
-				 (double)f->err.max / 1e3, 3);
-			stat_u64(st, run, "replay.late_1ms", f->late);
-			stat_u64(st, run, "replay.held", f->held);
-			stat_num(st, run, "replay.own_err_p50_us",
-				 hist_pct(&f->own, 50) / 1e3, 3);
-			stat_num(st, run, "replay.own_err_p99_us",
-				 hist_pct(&f->own, 99) / 1e3, 3);
-			stat_num(st, run, "replay.own_err_max_us",
-				 (double)f->own.max / 1e3, 3);
-			stat_u64(st, run, "replay.own_late_1ms", f->own_late);
-		}
-		stat_num(st, run, "replay.span_s", (double)f->span_ns / 1e9, 6);
-		stat_num(st, run, "replay.span_s_original",
-			 (double)p->src_span_ns / 1e9, 6);
-		stat_num(st, run, "replay.iops", f->iops, 1);
-		stat_num(st, run, "replay.iops_original", f->src_iops, 1);
-		stat_num(st, run, "replay.mb_s", f->mbs, 3);
-		stat_num(st, run, "replay.mb_s_original", f->src_mbs, 3);
-		stat_num(st, run, "replay.q2c_mean_us", hist_mean(&f->lat.q2c) / 1e3,
-			 3);
-		stat_num(st, run, "replay.q2c_p99_us", hist_pct(&f->lat.q2c, 99) / 1e3,
-			 3);
-		stat_num(st, run, "replay.d2c_mean_us", hist_mean(&f->lat.d2c) / 1e3,
-			 3);
-		stat_num(st, run, "replay.d2c_p99_us", hist_pct(&f->lat.d2c, 99) / 1e3,
-			 3);
-		stat_num(st, run, "replay.q2c_mean_us_original",
-			 hist_mean(&c->src_lat.q2c) / 1e3, 3);
-		stat_num(st, run, "replay.q2c_p99_us_original",
-			 hist_pct(&c->src_lat.q2c, 99) / 1e3, 3);
-		stat_num(st, run, "replay.d2c_mean_us_original",
-			 hist_mean(&c->src_lat.d2c) / 1e3, 3);
-		stat_num(st, run, "replay.d2c_p99_us_original",
-			 hist_pct(&c->src_lat.d2c, 99) / 1e3, 3);
-		if (oc->tag)
-			store_stat_set(st, run, "tag", oc->tag);
-	}
-	if ((rc = store_commit(st)))
-		goto fail;
-	*run_out = run;
-	return 0;
-fail:
-	snprintf(err, errlen, "%s: %s", db_path_default(o->db), store_errmsg(st));
-out:
-	store_rollback(st);
-	return -1;
 }
 
 /* ---- one replay ---- */
@@ -1110,7 +432,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	if (lab_on && lab_end(&lab))
 		warning("some settings were not restored; see above");
 	lab_on = 0;
-	fidelity_compute(c, res, &ss, &f);
+	replay_fidelity_compute(c, res, &ss, &f);
 	{
 		struct outcome oc = {
 			.res = res, .ss = &ss, .set0 = set0, .set1 = set1,
@@ -1121,9 +443,9 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 				  ss.interrupted ? "interrupted" : "complete",
 			.tag = tag,
 		};
-		if (store_one(c, name, &oc, &f, &run, err, sizeof(err)))
+		if (replay_store_one(c, name, &oc, &f, &run, err, sizeof(err)))
 			goto out;
-		emit_fidelity(c, name, oc.status, tag, &f, &ss);
+		replay_emit_fidelity(c, name, oc.status, tag, &f, &ss);
 	}
 	if (srun < 0) {
 		snprintf(err, sizeof(err), "the %s engine failed: %s (what was done "
@@ -1162,7 +484,7 @@ out:
 	free(res);
 	hist_free(&f.err);
 	hist_free(&f.own);
-	lat_free(&f.lat);
+	replay_lat_free(&f.lat);
 	if (rc < 0)
 		error("%s", err[0] ? err : "replay failed");
 	return rc;
@@ -1246,8 +568,9 @@ out:
 	}
 	plan_free(&c->plan);
 	source_free(&c->src);
-	lat_free(&c->src_lat);
+	replay_lat_free(&c->src_lat);
 	free(c->dev_target);
+	free(c->devinfo);
 	store_close(c->st);
 	free(c);
 	return rc;

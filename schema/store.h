@@ -1,47 +1,81 @@
-/* The iotape store: one SQLite file holding runs, their events, stitched
- * requests, samples and settings. A thin API over SQLite that never prints
- * and never exits: functions return 0 or a negative code and leave a message
- * in store_errmsg(). The schema lives in schema/NNN_*.sql. */
+/* The iotape store: runs with their events, stitched requests, samples,
+ * settings, devices, processes and commands, behind one API in the store's
+ * own terms (runs, rows, times). Which back end holds them is decided when a
+ * store is opened (schema/store.c: today an SQLite file; the SQL is the back
+ * end's business). Never prints and never exits: functions return 0 (or 1
+ * for "yes" / "a row") or a negative code and leave a one-line message in
+ * store_errmsg(). Times are int64 ns; sectors are 512 bytes; dev is
+ * major << 20 | minor. The schema lives in schema/NNN_*.sql. */
 #ifndef IOTAPE_STORE_H
 #define IOTAPE_STORE_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include <sqlite3.h>
 
-#include "../capture/blktrace_format.h"
+#include "schema/trace_record.h"
 
 #define STORE_SCHEMA_VERSION 3
 
 enum store_err {
-	STORE_E_SQLITE = 1,   /* an SQLite call failed; see store_errmsg() */
-	STORE_E_NEWER = 2,    /* the file's schema is newer than this binary's */
-	STORE_E_NOTDB = 3,    /* the file is not an SQLite database */
+	STORE_E_SQLITE = 1,   /* the back end failed; see store_errmsg() */
+	STORE_E_NEWER = 2,    /* the store's schema is newer than this binary's */
+	STORE_E_NOTDB = 3,    /* not an iotape store (not SQLite, or another
+			       * program's database) */
 	STORE_E_NOTFOUND = 4, /* no such run */
 	STORE_E_EXISTS = 5,   /* a run of that name exists */
+	STORE_E_MISSING = 6,  /* the database file (or its folder) does not exist */
+	STORE_E_BACKEND = 7,  /* no back end for that URL in this build */
 };
 
 struct store;
 
-/* Opens (creating when create is 1) the database at path and brings its
- * schema to STORE_SCHEMA_VERSION inside a transaction. Sets a 10 s busy
- * timeout so concurrent writers wait. Returns 0 and *out, or -STORE_E_NOTDB,
- * -STORE_E_NEWER, -STORE_E_SQLITE with *out set anyway so store_errmsg()
- * works (release it with store_close()). */
+/* ==== opening ==== */
+
+/* Opens (creating when create is 1) the store at path and brings its schema
+ * to STORE_SCHEMA_VERSION inside a transaction; for writers (import,
+ * capture). path is a file name (SQLite), or a URL whose scheme names a
+ * back end ("postgresql://..." once that back end exists). Concurrent
+ * writers wait up to 10 s for each other. Returns 0 and *out, or -ENOMEM,
+ * -STORE_E_NOTDB, -STORE_E_NEWER, -STORE_E_BACKEND, -STORE_E_SQLITE with
+ * *out set anyway (when memory allowed) so store_errmsg() works, without
+ * the path in the message; release *out with store_close(). */
 int store_open(struct store **out, const char *path, int create);
 
-/* Closes the database; NULL is fine. */
+/* Opens the existing store at path for the commands that read it (report,
+ * plot, replay ...): never creates one. The checks, each with its message
+ * (always naming path, ready to print as it is):
+ *   "cannot open database 'P': no such file"           -STORE_E_MISSING
+ *   "cannot open database 'P': no folder 'DIR'"         -STORE_E_MISSING
+ *   "cannot open database 'P': it is a folder"          -STORE_E_MISSING
+ *   "P: not an iotape database (not SQLite)"            -STORE_E_NOTDB
+ *   "P: not an iotape database (an SQLite file with N other objects); ..."
+ *                                                       -STORE_E_NOTDB
+ *   "P: database schema version V is newer than this iotape's (N)"
+ *                                                       -STORE_E_NEWER
+ *   "P: cannot open database: ..." (permissions, I/O)   -STORE_E_SQLITE
+ * An older schema is brought up to date as store_open() does. Returns 0 and
+ * *out, or one of the codes above (or -ENOMEM) with *out set so that
+ * store_errmsg() works; release it with store_close(). */
+int store_open_existing(struct store **out, const char *path);
+
+/* Closes the store (writes nothing pending: commit first); NULL is fine. */
 void store_close(struct store *st);
 
-/* The last error's one-line message (no file name, no newline). */
+/* The last error's one-line message (no newline); "out of memory" for a
+ * NULL store. */
 const char *store_errmsg(const struct store *st);
 
-/* The SQLite handle, for analyzers' own read-only queries. */
-sqlite3 *store_db(struct store *st);
+/* The schema version the store holds, into *version. Returns 0 or
+ * -STORE_E_SQLITE. */
+int store_schema_version(struct store *st, int *version);
 
-/* Transactions: BEGIN IMMEDIATE / COMMIT / ROLLBACK. Return 0 or -STORE_E_SQLITE. */
+/* Transactions: one writer at a time (BEGIN IMMEDIATE in SQLite). Commit
+ * writes the batched rows first. Return 0 or -STORE_E_SQLITE. */
 int store_begin(struct store *st);
 int store_commit(struct store *st);
 int store_rollback(struct store *st);
+
+/* ==== runs ==== */
 
 /* What a new run row holds. Strings may be NULL. */
 struct run_info {
@@ -56,29 +90,207 @@ struct run_info {
 	const char *notes;
 };
 
-/* Inserts a run; returns 0 and its id in *id, -STORE_E_EXISTS when the name
- * is taken, or -STORE_E_SQLITE. */
+/* Inserts a run (created now, by the wall clock); returns 0 and its id in
+ * *id, -STORE_E_EXISTS when the name is taken, or -STORE_E_SQLITE. */
 int store_run_create(struct store *st, const struct run_info *ri, int64_t *id);
 
-/* Picks a free run name "PREFIX", "PREFIX-2", ... into out (outlen bytes). */
+/* Picks a free run name "PREFIX", "PREFIX-2", ... into out (outlen bytes).
+ * Returns 0, -STORE_E_EXISTS when 100000 are taken, or -STORE_E_SQLITE. */
 int store_run_free_name(struct store *st, const char *prefix, char *out,
 			size_t outlen);
 
-/* Finds a run by name or by numeric id string; returns 0 and *id, or
- * -STORE_E_NOTFOUND. */
+/* Finds a run by name, or by its id written in decimal; returns 0 and *id,
+ * -STORE_E_NOTFOUND ("no run named 'X'"), or -STORE_E_SQLITE. */
 int store_run_find(struct store *st, const char *name_or_id, int64_t *id);
 
-/* Sets the run's status, genesis time and event id range (from the events
- * this connection inserted for it). Returns 0 or -STORE_E_SQLITE. */
+/* Sets the run's status, genesis time (ns, the first event's) and event
+ * range (from the events this connection inserted for it). Returns 0 or
+ * -STORE_E_SQLITE. */
 int store_run_finish(struct store *st, int64_t run, const char *status,
 		     int64_t genesis_ns);
 
-/* Appends one event of run (ev as decoded; pdu stored as a BLOB). Returns 0
- * or -STORE_E_SQLITE. Call inside a transaction for speed. */
-int store_event_add(struct store *st, int64_t run, const struct bt_event *ev);
+/* Sets a text column of run: one of "kind", "host", "kernel", "source",
+ * "format", "status", "notes" (others are refused with -STORE_E_SQLITE). */
+int store_run_set(struct store *st, int64_t run, const char *column,
+		  const char *value);
 
-/* A time not seen (stored as NULL). */
+/* Sets the run's trace format ("blktrace-v7", "blktrace-v8",
+ * "blkparse-text") and the byte order its records had (1: big-endian).
+ * Returns 0 or -STORE_E_SQLITE. */
+int store_run_set_format(struct store *st, int64_t run, const char *format,
+			 int big_endian);
+
+/* Sets the run's parent (the run it replayed; 0 for none). Returns 0 or
+ * -STORE_E_SQLITE. */
+int store_run_set_parent(struct store *st, int64_t run, int64_t parent);
+
+/* A time not seen or not known (stored as NULL). */
 #define STORE_NO_TIME INT64_MIN
+
+/* One run's row, as read. Strings are "" when not recorded (cut to their
+ * buffers). */
+struct store_run {
+	int64_t id;
+	char name[256];
+	char kind[16];          /* import, capture, replay */
+	char status[16];        /* complete, interrupted, failed */
+	char format[32];        /* blktrace-v7, blktrace-v8, blkparse-text, ... */
+	char source[1024];      /* input paths or capture back end */
+	char host[128];
+	char kernel[128];
+	int64_t parent;         /* the run it replayed, 0 for none */
+	int64_t created_ns;     /* wall clock when it was made, ns since 1970 */
+	int64_t genesis_ns;     /* its first event's time; STORE_NO_TIME unset */
+	int64_t first_event;    /* the ids of its first and last events (in */
+	int64_t last_event;     /* store order), 0 when it has none */
+	int64_t events;         /* its events: last - first + 1, or 0 */
+	int64_t last_ns;        /* its last event's time; 0 when no events */
+	int big_endian;         /* byte order of the original records */
+};
+
+/* Reads run id's row into *out. Returns 0, -STORE_E_NOTFOUND or
+ * -STORE_E_SQLITE. */
+int store_run_get(struct store *st, int64_t run, struct store_run *out);
+
+/* A run as `iotape runs` lists it. */
+struct store_run_listing {
+	struct store_run run;
+	int64_t requests;       /* its request rows (stitched I/Os), or -1 */
+};
+
+/* Every run, in id (creation) order, into *out (*n of them; one malloc'd
+ * block: free() it; NULL when there are none); with count_requests, each
+ * run's request rows counted too (that reads an index of every run's
+ * requests: -1 without). Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
+int store_runs_list(struct store *st, int count_requests,
+		    struct store_run_listing **out, size_t *n);
+
+/* Questions store_run_has() answers about a run. */
+enum store_has {
+	STORE_HAS_DISPATCHES,   /* a request row standing for a dispatch (D) */
+	STORE_HAS_PROC_SAMPLES, /* samples from the /proc samplers (sources
+				 * vmstat, meminfo, stat) */
+	STORE_HAS_LOG_SAMPLES,  /* samples of an imported vmstat log */
+};
+
+/* Returns 1 when run has what, 0 when not, or -STORE_E_SQLITE. Cheap: stops
+ * at the first row. */
+int store_run_has(struct store *st, int64_t run, enum store_has what);
+
+/* ==== settings, devices, processes, commands, import statistics ==== */
+
+/* When a setting was read: before or after the run's workload. */
+enum store_at {
+	STORE_AT_START,
+	STORE_AT_END,
+	STORE_AT_ANY,           /* lookups: at start if recorded then, else at end */
+};
+
+/* Records setting key = value of run, read at "start" or "end". Returns 0
+ * or -STORE_E_SQLITE. */
+int store_setting_add(struct store *st, int64_t run, const char *key,
+		      const char *value, const char *at);
+
+/* Copies the value of setting key of run, read at at, into value (len
+ * bytes). Returns 1 when found, 0 when the run has no such setting (or it
+ * was recorded with no value), or -STORE_E_SQLITE / -ENOMEM. */
+int store_setting_get(struct store *st, int64_t run, const char *key,
+		      enum store_at at, char *value, size_t len);
+
+/* One setting of a run. */
+struct store_setting {
+	const char *key;        /* vm.dirty_ratio, loop0:queue/scheduler */
+	const char *value;      /* NULL when recorded with no value */
+	enum store_at at;       /* STORE_AT_START or STORE_AT_END */
+};
+
+/* Every setting of run, by key (strcmp order), the start value before the
+ * end one, into *out (*n of them; one malloc'd block with its strings:
+ * free() it). Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
+int store_settings_get(struct store *st, int64_t run,
+		       struct store_setting **out, size_t *n);
+
+/* Records a device of run (name and size may be NULL/0; role "data" or
+ * "swap"). Returns 0 or -STORE_E_SQLITE. */
+int store_device_add(struct store *st, int64_t run, uint32_t dev,
+		     const char *name, int64_t size_bytes, const char *role);
+
+/* One device of a run. */
+struct store_device {
+	uint32_t dev;           /* major << 20 | minor */
+	const char *name;       /* "loop0", NULL when not known */
+	int64_t size_bytes;     /* 0 when not known */
+	const char *role;       /* "data" or "swap" */
+};
+
+/* The devices of run by dev, into *out (*n; one malloc'd block: free()
+ * it). Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
+int store_devices_get(struct store *st, int64_t run,
+		      struct store_device **out, size_t *n);
+
+/* Records pid→comm for run (the first name seen wins). Returns 0 or
+ * -STORE_E_SQLITE. */
+int store_process_set(struct store *st, int64_t run, uint32_t pid,
+		      const char *comm);
+
+/* Gives run the process names of run from (the names it does not have
+ * yet): a replay keeps its source's names. Returns 0 or -STORE_E_SQLITE. */
+int store_processes_copy(struct store *st, int64_t run, int64_t from);
+
+/* One process of a run. */
+struct store_process {
+	uint32_t pid;
+	const char *comm;
+};
+
+/* The processes of run by pid, into *out (*n; one malloc'd block: free()
+ * it). Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
+int store_processes_get(struct store *st, int64_t run,
+			struct store_process **out, size_t *n);
+
+/* One workload of a run: argv as one line, start and end on the events'
+ * clock (ns; STORE_NO_TIME when not known), real/user/sys seconds (wait4
+ * rusage; stored only with both times; NAN when read back without), exit
+ * status (128+signal when killed; -1 when it never started). */
+struct store_command {
+	int idx;                /* 0, 1, ... in the order given */
+	const char *argv;
+	int64_t start_ns, end_ns;
+	double real_s, user_s, sys_s;
+	int status;
+};
+
+/* Records command c of run. Returns 0 or -STORE_E_SQLITE. */
+int store_command_add(struct store *st, int64_t run,
+		      const struct store_command *c);
+
+/* The commands of run by idx, into *out (*n; one malloc'd block with the
+ * argv strings: free() it). Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
+int store_commands_get(struct store *st, int64_t run,
+		       struct store_command **out, size_t *n);
+
+/* Records one key/value of run's import statistics (run_stats); replaces
+ * an earlier value. Returns 0 or -STORE_E_SQLITE. */
+int store_stat_set(struct store *st, int64_t run, const char *key,
+		   const char *value);
+
+/* One import or replay statistic of a run. */
+struct store_stat {
+	const char *key;        /* "lost_events", "replay.iops", ... */
+	const char *value;      /* NULL when recorded with none */
+};
+
+/* The statistics of run by key, into *out (*n; one malloc'd block: free()
+ * it). Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
+int store_stats_get(struct store *st, int64_t run, struct store_stat **out,
+		    size_t *n);
+
+/* ==== events, requests, samples: batched writes ==== */
+
+/* Appends one event of run (ev as decoded; pdu stored as it is). Batched:
+ * written by the next commit, store_run_finish() or read. Returns 0 or
+ * -STORE_E_SQLITE / -ENOMEM. Call inside a transaction. */
+int store_event_add(struct store *st, int64_t run, const struct bt_event *ev);
 
 /* One stitched I/O; times are STORE_NO_TIME when the action was not seen
  * (stored NULL), d_sector/d_bytes are NULL unless has_d, merged_into and
@@ -88,7 +300,7 @@ struct store_request {
 	uint64_t sector;
 	uint32_t bytes;
 	char rwbs[8];
-	uint64_t cats;
+	uint64_t cats;         /* BT_C_* category bits */
 	uint32_t pid;
 	int64_t q_ns, g_ns, m_ns, i_ns, d_ns, c_ns;
 	uint64_t d_sector;
@@ -113,59 +325,171 @@ struct store_request {
 int store_request_add(struct store *st, int64_t run, int64_t id,
 		      const struct store_request *rq);
 
-/* The first free requests.id (inside the caller's write transaction). */
+/* The first free request id (inside the caller's write transaction).
+ * Returns 0 or -STORE_E_SQLITE. */
 int store_next_request_id(struct store *st, int64_t *id);
-
-/* Records pid→comm for run (the first name seen wins). */
-int store_process_set(struct store *st, int64_t run, uint32_t pid,
-		      const char *comm);
-
-/* Records a device of run (name and size may be NULL/0; role "data"/"swap"). */
-int store_device_add(struct store *st, int64_t run, uint32_t dev,
-		     const char *name, int64_t size_bytes, const char *role);
-
-/* Records one key/value of run's import statistics (run_stats). */
-int store_stat_set(struct store *st, int64_t run, const char *key,
-		   const char *value);
-
-/* Runs one SQL statement with up to 4 int64 parameters bound to ?1..?4 and
- * returns the first column of the first row in *out (0 when no row).
- * Returns 0 or -STORE_E_SQLITE. A helper for analyzers' scalar queries. */
-int store_query_i64(struct store *st, const char *sql, int nargs,
-		    const int64_t *args, int64_t *out);
 
 /* Appends one sample of run: time_ns on the events' clock, source
  * ("vmstat", "meminfo", "stat", "psi" from the /proc samplers, "vmstat-log"
  * from an imported vmstat text log), key and value as the source names and
  * counts them (see capture/procstat.h, capture/vmstat_text.h). A non-finite
  * value is stored as NULL. Returns 0 or -STORE_E_SQLITE. Call inside a
- * transaction for speed. The views vmstat, vmstat_proc and vmstat_log
- * (schema/002_vmstat_view.sql) read them. */
+ * transaction for speed. store_vmstat_open() reads them as vmstat rows. */
 int store_sample_add(struct store *st, int64_t run, int64_t time_ns,
 		     const char *source, const char *key, double value);
 
-
-
-/* Sets a text column of run: one of "kind", "host", "kernel", "source",
- * "format", "status", "notes" (others are refused with -STORE_E_SQLITE). */
-int store_run_set(struct store *st, int64_t run, const char *column,
-		  const char *value);
-
-/* Records setting key = value of run, read at "start" or "end". */
-int store_setting_add(struct store *st, int64_t run, const char *key,
-		      const char *value, const char *at);
-
-/* One workload of a run: argv as one line, start and end on the events'
- * clock (ns), real/user/sys seconds (wait4 rusage), exit status (128+signal
- * when killed; -1 when it never started). */
-struct store_command {
-	int idx;
-	const char *argv;
-	int64_t start_ns, end_ns;
-	double real_s, user_s, sys_s;
-	int status;
+/* One I/O of a replay (the replays table, schema/003_replay.sql). */
+struct store_replay {
+	int64_t idx;            /* place in the schedule */
+	uint32_t stream;        /* 0.. : one per original pid */
+	uint32_t pid;           /* the original process */
+	uint32_t dev;           /* the target */
+	int has_sector;         /* 0 for flushes (stored NULL) */
+	uint64_t sector;        /* on the target, 512-byte sectors */
+	uint32_t bytes;         /* on the target */
+	const char *op;         /* "read", "write", "flush", "discard" */
+	int fua;                /* a write with RWF_DSYNC */
+	int as_read;            /* a write replayed as a read */
+	int64_t src_request;    /* the source run's request id */
+	int64_t sched_ns;       /* when the schedule wanted it issued */
+	int64_t ready_ns;       /* when it was free to go */
+	int64_t issue_ns;       /* when it was handed to the kernel */
+	int64_t complete_ns;    /* when its completion was seen; STORE_NO_TIME */
+	int64_t result;         /* bytes done, or -errno */
 };
-int store_command_add(struct store *st, int64_t run,
-		      const struct store_command *c);
+
+/* Writes the n replays rows of run (many rows per statement). Returns 0 or
+ * -STORE_E_SQLITE. Call inside a transaction. */
+int store_replays_add(struct store *st, int64_t run,
+		      const struct store_replay *rows, size_t n);
+
+/* ==== cursors: a run's rows in order, one at a time ====
+ * Open one, call its next() until it returns 0 (no more rows; it keeps
+ * returning 0) or a negative code (-STORE_E_SQLITE, message in
+ * store_errmsg()), then close it. Pointers
+ * inside a row stay valid until the next call. A cursor reads what was
+ * stored before it was opened; write nothing to the store while one is
+ * open. */
+struct store_cursor;
+
+/* Which requests a requests cursor gives, in which order. */
+enum store_rq_order {
+	STORE_RQ_ALL,           /* every row, by device, then as stored */
+	STORE_RQ_QUEUED,        /* rows with a Q time, by (q_ns, id) */
+	STORE_RQ_DISPATCHED,    /* rows standing for a dispatch (d_head) with a
+				 * D time, by (d_ns, id) */
+};
+
+/* The columns of a request row, for the mask of store_requests_open(): a
+ * cursor fills the columns asked for and leaves the others 0 (times
+ * STORE_NO_TIME). Each column costs time on a big run (on a 235k-request
+ * run, all of them take 3 times as long as the four a plot needs). */
+enum store_rq_col {
+	STORE_RQ_DEV = 1u << 0,
+	STORE_RQ_SECTOR = 1u << 1,
+	STORE_RQ_BYTES = 1u << 2,
+	STORE_RQ_RWBS = 1u << 3,
+	STORE_RQ_CATS = 1u << 4,
+	STORE_RQ_PID = 1u << 5,
+	STORE_RQ_Q = 1u << 6,
+	STORE_RQ_G = 1u << 7,
+	STORE_RQ_M = 1u << 8,
+	STORE_RQ_I = 1u << 9,
+	STORE_RQ_D = 1u << 10,
+	STORE_RQ_C = 1u << 11,
+	STORE_RQ_DISPATCH = 1u << 12,    /* has_d, d_sector, d_bytes */
+	STORE_RQ_REQUEUES = 1u << 13,
+	STORE_RQ_ERROR = 1u << 14,
+	STORE_RQ_MERGED_INTO = 1u << 15,
+	STORE_RQ_D_HEAD = 1u << 16,
+	STORE_RQ_SEEK = 1u << 17,        /* has_seek, seek_sectors */
+	STORE_RQ_SPLIT_FROM = 1u << 18,
+	STORE_RQ_SPLIT = 1u << 19,
+	STORE_RQ_ORIG = 1u << 20,        /* has_orig, orig_dev, orig_sector */
+	STORE_RQ_COLS_ALL = (1u << 21) - 1,
+};
+
+/* Opens a cursor over run's requests (the rows order picks, in its order)
+ * that fills the columns in cols (enum store_rq_col bits). Returns 0 and
+ * *cur, or -STORE_E_SQLITE / -ENOMEM. */
+int store_requests_open(struct store *st, int64_t run,
+			enum store_rq_order order, unsigned cols,
+			struct store_cursor **cur);
+
+/* The next request: the cursor's columns into *rq (times not seen are
+ * STORE_NO_TIME; has_d, has_seek, has_orig say whether those columns were
+ * stored), its id into *id unless id is NULL. Returns 1, 0 at the end, or
+ * -STORE_E_SQLITE. */
+int store_requests_next(struct store_cursor *cur, struct store_request *rq,
+			int64_t *id);
+
+/* Opens a cursor over run's events in store (time) order. Returns 0 and
+ * *cur, or -STORE_E_SQLITE / -ENOMEM. */
+int store_events_open(struct store *st, int64_t run,
+		      struct store_cursor **cur);
+
+/* The next event into *ev (ev->pdu valid until the next call). Returns 1,
+ * 0 at the end, or -STORE_E_SQLITE. */
+int store_events_next(struct store_cursor *cur, struct bt_event *ev);
+
+/* One raw sample. */
+struct store_sample {
+	int64_t time_ns;
+	const char *source;     /* vmstat, meminfo, stat, psi, vmstat-log */
+	const char *key;        /* as the source names it */
+	double value;           /* NAN when stored without one */
+};
+
+/* Opens a cursor over run's samples of source (NULL: every source), by
+ * time (the samples of one time in the order stored). Returns 0 and *cur,
+ * or -STORE_E_SQLITE / -ENOMEM. */
+int store_samples_open(struct store *st, int64_t run, const char *source,
+		       struct store_cursor **cur);
+
+/* The next sample into *s. Returns 1, 0 at the end, or -STORE_E_SQLITE. */
+int store_samples_next(struct store_cursor *cur, struct store_sample *s);
+
+/* vmstat(8)'s classic columns, in its order: indexes into
+ * store_vmstat.v[]. Units: r b processes; swpd free buff cache kB; si so
+ * kB/s swapped in/out; bi bo kB/s read/written (1 kB blocks); in cs per
+ * second; us sy id wa st % of CPU time. */
+enum store_vm_col {
+	STORE_VM_R, STORE_VM_B, STORE_VM_SWPD, STORE_VM_FREE, STORE_VM_BUFF,
+	STORE_VM_CACHE, STORE_VM_SI, STORE_VM_SO, STORE_VM_BI, STORE_VM_BO,
+	STORE_VM_IN, STORE_VM_CS, STORE_VM_US, STORE_VM_SY, STORE_VM_ID,
+	STORE_VM_WA, STORE_VM_ST, STORE_VM_NCOLS
+};
+
+/* Where vmstat rows come from. */
+enum store_vm_source {
+	STORE_VM_ALL,           /* both */
+	STORE_VM_PROC,          /* the /proc samplers' counters, as procps-ng's
+				 * vmstat computes them from two samples */
+	STORE_VM_LOG,           /* an imported vmstat log's rows, as printed */
+};
+
+/* One vmstat row of a run (schema/002_vmstat_view.sql defines them). */
+struct store_vmstat {
+	int64_t time_ns;
+	int from_log;           /* 1: a vmstat log's row; 0: /proc samples */
+	int since_boot;         /* a log row vmstat printed as averages since
+				 * boot, not over an interval */
+	double v[STORE_VM_NCOLS]; /* NAN when not known (a first sample's
+				   * rates; a column the log lacks) */
+	double dirty_kb;        /* /proc/meminfo Dirty and Writeback sampled */
+	double writeback_kb;    /* at the same time, kB; NAN when not sampled */
+};
+
+/* Opens a cursor over run's vmstat rows from source, by time. Returns 0
+ * and *cur, or -STORE_E_SQLITE / -ENOMEM. */
+int store_vmstat_open(struct store *st, int64_t run,
+		      enum store_vm_source source, struct store_cursor **cur);
+
+/* The next vmstat row into *row. Returns 1, 0 at the end, or
+ * -STORE_E_SQLITE. */
+int store_vmstat_next(struct store_cursor *cur, struct store_vmstat *row);
+
+/* Closes a cursor of any kind; NULL is fine. */
+void store_cursor_close(struct store_cursor *cur);
 
 #endif

@@ -355,27 +355,25 @@ struct vrow {
 	int null[17];
 };
 
-/* Reads the vmstat view's rows of run (columns r..st) into rows. */
+/* Reads the vmstat rows of run (columns r..st) from source ("proc" or
+ * "vmstat-log") into rows, through the store's vmstat cursor. */
 static int view_rows(struct store *st, int64_t run, const char *source,
 		     struct vrow *rows, int max)
 {
-	sqlite3_stmt *s;
+	struct store_cursor *cur;
+	struct store_vmstat vm;
 	int n = 0;
 
-	assert_int_equal(sqlite3_prepare_v2(store_db(st),
-		"SELECT r, b, swpd, free, buff, cache, si, so, bi, bo, \"in\", cs,"
-		" us, sy, id, wa, st FROM vmstat WHERE run = ?1 AND source = ?2"
-		" ORDER BY time_ns", -1, &s, NULL), SQLITE_OK);
-	sqlite3_bind_int64(s, 1, run);
-	sqlite3_bind_text(s, 2, source, -1, SQLITE_STATIC);
-	while (sqlite3_step(s) == SQLITE_ROW && n < max) {
+	assert_int_equal(store_vmstat_open(st, run, !strcmp(source, "proc")
+					   ? STORE_VM_PROC : STORE_VM_LOG, &cur), 0);
+	while (n < max && store_vmstat_next(cur, &vm) > 0) {
 		for (int i = 0; i < 17; i++) {
-			rows[n].null[i] = sqlite3_column_type(s, i) == SQLITE_NULL;
-			rows[n].v[i] = sqlite3_column_double(s, i);
+			rows[n].null[i] = isnan(vm.v[i]);
+			rows[n].v[i] = rows[n].null[i] ? 0 : vm.v[i];
 		}
 		n++;
 	}
-	sqlite3_finalize(s);
+	store_cursor_close(cur);
 	return n;
 }
 
@@ -495,10 +493,10 @@ static void test_schema_version(void **state)
 {
 	char path[4096];
 	struct store *st = temp_store(path, sizeof(path));
-	int64_t v = 0;
+	int v = 0;
 
 	(void)state;
-	assert_int_equal(store_query_i64(st, "PRAGMA user_version", 0, NULL, &v), 0);
+	assert_int_equal(store_schema_version(st, &v), 0);
 	assert_int_equal(v, STORE_SCHEMA_VERSION);
 	store_close(st);
 	unlink(path);

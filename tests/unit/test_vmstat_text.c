@@ -558,6 +558,45 @@ static struct store *temp_store(char *path, size_t len)
 	return st;
 }
 
+/* The run's vmstat rows from source: how many, and their since_boot sum. */
+static int64_t vm_rows(struct store *st, int64_t run, enum store_vm_source source,
+		       int64_t *since_boot)
+{
+	struct store_cursor *cur;
+	struct store_vmstat vm;
+	int64_t n = 0, sb = 0;
+	int step;
+
+	assert_int_equal(store_vmstat_open(st, run, source, &cur), 0);
+	while ((step = store_vmstat_next(cur, &vm)) > 0) {
+		n++;
+		sb += vm.since_boot;
+	}
+	store_cursor_close(cur);
+	assert_int_equal(step, 0);
+	if (since_boot)
+		*since_boot = sb;
+	return n;
+}
+
+/* How many distinct times the run's samples have. */
+static int64_t sample_times(struct store *st, int64_t run)
+{
+	struct store_cursor *cur;
+	struct store_sample smp;
+	int64_t n = 0, last = 0;
+	int step;
+
+	assert_int_equal(store_samples_open(st, run, NULL, &cur), 0);
+	while ((step = store_samples_next(cur, &smp)) > 0) {
+		n += !n || smp.time_ns != last;
+		last = smp.time_ns;
+	}
+	store_cursor_close(cur);
+	assert_int_equal(step, 0);
+	return n;
+}
+
 /* Import into a new run and into an existing one; the vmstat view. */
 static void test_import_store(void **state)
 {
@@ -565,24 +604,18 @@ static void test_import_store(void **state)
 	struct run_info ri = { .name = "trace", .kind = "import" };
 	char path[4096], err[512] = "";
 	struct store *st = temp_store(path, sizeof(path));
-	int64_t run, trace, n, args[2];
-	sqlite3_stmt *s;
+	int64_t run, trace, n;
+	struct store_run r;
 
 	(void)state;
 	assert_int_equal(store_begin(st), 0);
 	/* a new run: times are the log's wall clock */
 	assert_int_equal(import_vmstat_log(st, &o, repo_path("tests/fixtures/vmstat/timestamped-1-3.log"),
 					   NULL, &run, err, sizeof(err)), 0);
-	args[0] = run;
-	assert_int_equal(store_query_i64(st, "SELECT count(*) FROM vmstat WHERE run = ?1",
-					 1, args, &n), 0);
-	assert_int_equal(n, 3);
-	assert_int_equal(store_query_i64(st, "SELECT genesis_ns FROM runs WHERE id = ?1",
-					 1, args, &n), 0);
-	assert_true(n == 1796019027LL * 1000000000);
-	assert_int_equal(store_query_i64(st, "SELECT sum(since_boot) FROM vmstat "
-					 "WHERE run = ?1", 1, args, &n), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(vm_rows(st, run, STORE_VM_ALL, &n), 3);
+	assert_int_equal(n, 1);   /* since_boot rows */
+	assert_int_equal(store_run_get(st, run, &r), 0);
+	assert_true(r.genesis_ns == 1796019027LL * 1000000000);
 
 	/* an existing run (genesis 5 s) gets a log without times: index x 2 s */
 	assert_int_equal(store_run_create(st, &ri, &trace), 0);
@@ -591,18 +624,19 @@ static void test_import_store(void **state)
 	assert_int_equal(import_vmstat_log(st, &o, repo_path("tests/fixtures/vmstat/plain-1-3.log"),
 					   "trace", &run, err, sizeof(err)), 0);
 	assert_true(run == trace);
-	assert_int_equal(sqlite3_prepare_v2(store_db(st),
-		"SELECT time_ns, since_boot, free, bo, \"in\" FROM vmstat WHERE run = ?1 "
-		"ORDER BY time_ns", -1, &s, NULL), SQLITE_OK);
-	sqlite3_bind_int64(s, 1, trace);
-	for (int i = 0; i < 3; i++) {
-		assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-		assert_true(sqlite3_column_int64(s, 0) == 5000000000LL + i * 2000000000LL);
-		assert_int_equal(sqlite3_column_int(s, 1), i == 0);
-		assert_int_equal(sqlite3_column_int64(s, 2), 22145792);
+	{
+		struct store_cursor *cur;
+		struct store_vmstat vm;
+		assert_int_equal(store_vmstat_open(st, trace, STORE_VM_ALL, &cur), 0);
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(store_vmstat_next(cur, &vm), 1);
+			assert_true(vm.time_ns == 5000000000LL + i * 2000000000LL);
+			assert_int_equal(vm.since_boot, i == 0);
+			assert_int_equal((int64_t)vm.v[STORE_VM_FREE], 22145792);
+		}
+		assert_int_equal(store_vmstat_next(cur, &vm), 0);
+		store_cursor_close(cur);
 	}
-	assert_int_equal(sqlite3_step(s), SQLITE_DONE);
-	sqlite3_finalize(s);
 	/* a second log for the same run is refused */
 	assert_int_equal(import_vmstat_log(st, &o, repo_path("tests/fixtures/vmstat/plain-1-3.log"),
 					   "trace", &run, err, sizeof(err)), -EEXIST);
@@ -615,13 +649,8 @@ static void test_import_store(void **state)
 	o.interval_s = 2;
 	assert_int_equal(import_vmstat_log(st, &o, repo_path("tests/fixtures/vmstat/date-blocks.log"),
 					   "blocks", &run, err, sizeof(err)), 0);
-	args[0] = run;
-	assert_int_equal(store_query_i64(st, "SELECT count(*) FROM vmstat_log WHERE run = ?1",
-					 1, args, &n), 0);
-	assert_int_equal(n, 6);
-	assert_int_equal(store_query_i64(st, "SELECT count(DISTINCT time_ns) FROM "
-					 "samples WHERE run = ?1", 1, args, &n), 0);
-	assert_int_equal(n, 6);
+	assert_int_equal(vm_rows(st, run, STORE_VM_LOG, NULL), 6);
+	assert_int_equal(sample_times(st, run), 6);
 
 	/* `time` reports become commands ending at the row before them */
 	{
@@ -638,21 +667,19 @@ static void test_import_store(void **state)
 		assert_int_equal(import_vmstat_log(st, &o, log, "paste", &run, err,
 						   sizeof(err)), 0);
 		unlink(log);
-		args[0] = run;
-		assert_int_equal(store_query_i64(st, "SELECT count(*) FROM commands "
-						 "WHERE run = ?1", 1, args, &n), 0);
-		assert_int_equal(n, 3);
-		assert_int_equal(store_query_i64(st, "SELECT end_ns - start_ns FROM "
-						 "commands WHERE run = ?1 AND idx = 0",
-						 1, args, &n), 0);
-		assert_int_equal(n, 1004000000);
-		assert_int_equal(store_query_i64(st, "SELECT end_ns FROM commands "
-						 "WHERE run = ?1 AND idx = 0", 1, args, &n), 0);
-		assert_int_equal(n, 1000000000);   /* the 2nd row, 1 s apart */
-		assert_int_equal(store_query_i64(st, "SELECT status * 1000 + "
-						 "round(sys_s * 1000) FROM commands "
-						 "WHERE run = ?1 AND idx = 1", 1, args, &n), 0);
-		assert_int_equal(n, 3020);
+		{
+			struct store_command *cmd;
+			size_t ncmd;
+			assert_int_equal(store_commands_get(st, run, &cmd, &ncmd), 0);
+			assert_int_equal(ncmd, 3);
+			assert_int_equal(cmd[0].idx, 0);
+			assert_int_equal(cmd[0].end_ns - cmd[0].start_ns, 1004000000);
+			assert_int_equal(cmd[0].end_ns, 1000000000);   /* the 2nd row, 1 s apart */
+			assert_int_equal(cmd[1].idx, 1);
+			assert_int_equal(cmd[1].status * 1000 + lround(cmd[1].sys_s * 1000),
+					 3020);
+			free(cmd);
+		}
 	}
 	assert_int_equal(store_commit(st), 0);
 	store_close(st);

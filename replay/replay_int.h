@@ -1,0 +1,111 @@
+/* Inside replay/ only: the state one `iotape replay` carries from setup
+ * through each replay (struct ctx), and what replay.c and replay_store.c
+ * share: the latencies and fidelity figures of a replay, and storing it. */
+#ifndef IOTAPE_REPLAY_INT_H
+#define IOTAPE_REPLAY_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/stats.h"
+#include "capture/machine.h"
+#include "lib/emit.h"
+#include "replay/engine.h"
+#include "replay/plan.h"
+#include "replay/replay.h"
+#include "replay/sched.h"
+#include "replay/target.h"
+#include "schema/store.h"
+
+#define MAX_SET_PATHS 256
+
+/* One file a --set value is written to. */
+struct set_path {
+	int set;                 /* index into o->sets */
+	char key[160];           /* as recorded: "loop3:queue/scheduler" */
+	char path[512];
+};
+
+struct lat {
+	struct hist q2c, d2c;    /* ns */
+};
+
+struct ctx {
+	const struct replay_opts *o;
+	struct store *st;
+	int64_t src_run;
+	char src_name[256];
+	struct store_device *devinfo;  /* the source run's devices */
+	size_t ndevinfo;
+	struct source src;
+	struct replay_target tg[REPLAY_MAX_TARGETS];
+	int ntg;
+	int *dev_target;
+	struct plan plan;
+	unsigned depth;
+	struct replay_engine eng;
+	struct engine_target et[REPLAY_MAX_TARGETS];   /* the engine's view */
+	int eng_ok;
+	struct capdev caps[REPLAY_MAX_TARGETS];
+	int ncap;
+	struct set_path sp[MAX_SET_PATHS];
+	int nsp;
+	struct lat src_lat;
+	int sfd;
+	int got_signal;
+	int realtime;             /* the last replay ran at SCHED_FIFO */
+	struct emit em;
+	char timing[64];
+	char targets_desc[1024];
+};
+
+struct fidelity {
+	double steal_pct;         /* CPU time the hypervisor took, %; <0 unknown */
+	struct hist err;          /* issue - sched, ns */
+	struct hist own;          /* issue - free to go: the replayer's own lag */
+	uint64_t late, own_late, held, issued, failed, bytes;
+	int64_t span_ns;
+	double iops, mbs, src_iops, src_mbs;
+	struct lat lat;
+};
+
+/* What one replay left, to store. */
+struct outcome {
+	const struct rio_result *res;
+	const struct sched_stats *ss;
+	struct setting *set0, *set1;
+	int nset0, nset1;
+	const char *raw;          /* the trace, or NULL */
+	const char *status;
+	const char *tag;
+};
+
+/* Latencies of run's requests as report pairs them: Q2C of bios with data
+ * (split halves apart), D2C of dispatches with data; into *l (zeroed
+ * first). Returns 0, or -1 with a message in err. */
+int replay_lat_load(struct store *st, int64_t run, struct lat *l, char *err,
+		    size_t errlen);
+
+/* Frees what replay_lat_load() filled. */
+void replay_lat_free(struct lat *l);
+
+/* The fidelity figures of one replay from its results res (one per plan
+ * I/O) and the scheduler's stats into *f (zeroed by the caller; f->lat is
+ * filled by replay_store_one()). */
+void replay_fidelity_compute(struct ctx *c, const struct rio_result *res,
+			     const struct sched_stats *ss, struct fidelity *f);
+
+/* Prints (or emits as JSON) how faithful replay name was. */
+void replay_emit_fidelity(struct ctx *c, const char *name, const char *status,
+			  const char *tag, const struct fidelity *f,
+			  const struct sched_stats *ss);
+
+/* Stores one replay as run name in one transaction (the run, its settings,
+ * devices, replays rows, requests, statistics); fills f->lat from the
+ * stored requests. Returns 0 and *run_out, or -1 with a message in err
+ * (nothing stored). */
+int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
+		     struct fidelity *f, int64_t *run_out, char *err,
+		     size_t errlen);
+
+#endif

@@ -1,0 +1,153 @@
+/* Inside schema/ only: what a store back end implements (struct
+ * store_backend, one ops table per back end) and what the front
+ * (schema/store.c) and the back ends share. Adding a back end: one file
+ * store_NAME.c defining a const struct store_backend, and one row in
+ * backends[] in store.c saying which paths or URLs it takes. */
+#ifndef IOTAPE_STORE_BACKEND_H
+#define IOTAPE_STORE_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schema/store.h"
+
+/* How a store is opened. */
+enum store_open_mode {
+	STORE_OPEN_WRITE,       /* must exist; schema migrated */
+	STORE_OPEN_CREATE,      /* created when absent; schema migrated */
+	STORE_OPEN_EXISTING,    /* must exist, with the checks and messages of
+				 * store_open_existing() */
+};
+
+/* The part of every back end's store the front knows: a back end's own
+ * struct starts with it. */
+struct store {
+	const struct store_backend *be;
+	char msg[512];          /* the last error, store_errmsg() */
+};
+
+/* The part of every back end's cursor the front knows. */
+enum store_cursor_kind {
+	STORE_CUR_REQUESTS, STORE_CUR_EVENTS, STORE_CUR_SAMPLES, STORE_CUR_VMSTAT,
+};
+
+struct store_cursor {
+	struct store *st;
+	enum store_cursor_kind kind;
+};
+
+/* A back end: the same functions as store.h, less what the front derives
+ * (store_run_free_name, store_setting_get, store_errmsg). Each returns what
+ * its store.h namesake returns and sets st->msg on error. open() allocates
+ * the back end's store (NULL only when out of memory) even when it fails;
+ * close() frees it. A cursor's next() writes into the row type of its kind
+ * (struct store_request plus id, struct bt_event, struct store_sample,
+ * struct store_vmstat). */
+struct store_backend {
+	const char *name;
+	int (*open)(struct store **out, const char *path, enum store_open_mode m);
+	void (*close)(struct store *st);
+	int (*schema_version)(struct store *st, int *version);
+	int (*begin)(struct store *st);
+	int (*commit)(struct store *st);
+	int (*rollback)(struct store *st);
+
+	int (*run_create)(struct store *st, const struct run_info *ri, int64_t *id);
+	int (*run_find)(struct store *st, const char *name_or_id, int64_t *id);
+	int (*run_finish)(struct store *st, int64_t run, const char *status,
+			  int64_t genesis_ns);
+	int (*run_set)(struct store *st, int64_t run, const char *column,
+		       const char *value);
+	int (*run_set_format)(struct store *st, int64_t run, const char *format,
+			      int big_endian);
+	int (*run_set_parent)(struct store *st, int64_t run, int64_t parent);
+	int (*run_get)(struct store *st, int64_t run, struct store_run *out);
+	int (*runs_list)(struct store *st, int count_requests,
+			 struct store_run_listing **out, size_t *n);
+	int (*run_has)(struct store *st, int64_t run, enum store_has what);
+
+	int (*setting_add)(struct store *st, int64_t run, const char *key,
+			   const char *value, const char *at);
+	int (*settings_get)(struct store *st, int64_t run,
+			    struct store_setting **out, size_t *n);
+	int (*device_add)(struct store *st, int64_t run, uint32_t dev,
+			  const char *name, int64_t size_bytes, const char *role);
+	int (*devices_get)(struct store *st, int64_t run,
+			   struct store_device **out, size_t *n);
+	int (*process_set)(struct store *st, int64_t run, uint32_t pid,
+			   const char *comm);
+	int (*processes_copy)(struct store *st, int64_t run, int64_t from);
+	int (*processes_get)(struct store *st, int64_t run,
+			     struct store_process **out, size_t *n);
+	int (*command_add)(struct store *st, int64_t run,
+			   const struct store_command *c);
+	int (*commands_get)(struct store *st, int64_t run,
+			    struct store_command **out, size_t *n);
+	int (*stat_set)(struct store *st, int64_t run, const char *key,
+			const char *value);
+	int (*stats_get)(struct store *st, int64_t run, struct store_stat **out,
+			 size_t *n);
+
+	int (*event_add)(struct store *st, int64_t run, const struct bt_event *ev);
+	int (*request_add)(struct store *st, int64_t run, int64_t id,
+			   const struct store_request *rq);
+	int (*next_request_id)(struct store *st, int64_t *id);
+	int (*sample_add)(struct store *st, int64_t run, int64_t time_ns,
+			  const char *source, const char *key, double value);
+	int (*replays_add)(struct store *st, int64_t run,
+			   const struct store_replay *rows, size_t n);
+
+	/* cursors: iarg is the order (requests) or the enum store_vm_source
+	 * (vmstat); mask the columns (requests); sarg the source or NULL
+	 * (samples); the rest 0 */
+	int (*cursor_open)(struct store *st, enum store_cursor_kind kind,
+			   int64_t run, int iarg, unsigned mask, const char *sarg,
+			   struct store_cursor **cur);
+	int (*cursor_next)(struct store_cursor *cur, void *row, int64_t *id);
+	void (*cursor_close)(struct store_cursor *cur);
+};
+
+/* The SQLite back end (schema/store_sqlite.c). */
+extern const struct store_backend store_sqlite_backend;
+
+/* Sets st->msg from a printf format; returns -code. */
+int store_fail(struct store *st, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- building the lists the *_get functions return ----
+ * Rows and their strings go into one malloc'd block the caller free()s:
+ * rows are appended with store_list_row(), strings with store_list_str()
+ * (which keeps an offset in the row's const char * field until
+ * store_list_finish() turns the offsets into pointers). */
+struct store_list {
+	size_t row_size;
+	const size_t *str_fields;  /* offsetof() each const char * field */
+	size_t nstr;
+	char *rows;
+	size_t n, cap;
+	char *pool;
+	size_t plen, pcap;
+	int oom;
+};
+
+/* Starts an empty list of rows of row_size bytes with nstr string fields at
+ * the offsets str_fields. */
+void store_list_init(struct store_list *l, size_t row_size,
+		     const size_t *str_fields, size_t nstr);
+
+/* A new zeroed row (NULL when out of memory; the list remembers). */
+void *store_list_row(struct store_list *l);
+
+/* Copies s (NULL stays NULL) into the list; store the result in a string
+ * field of a row of this list. */
+const char *store_list_str(struct store_list *l, const char *s);
+
+/* Hands the rows out as one block (*out, *n; *out NULL when there are no
+ * rows) and frees the list. Returns 0 or -ENOMEM (message in st). */
+int store_list_finish(struct store *st, struct store_list *l, void **out,
+		      size_t *n);
+
+/* Frees the list without handing it out. */
+void store_list_free(struct store_list *l);
+
+#endif
