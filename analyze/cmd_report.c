@@ -107,7 +107,9 @@ int report_build_rows(struct report *r, const struct runview *rv,
 			ps->bios++;
 			ps->bytes += (uint64_t)bytes;
 			r->total_bytes += (uint64_t)bytes;
-			if (hq && hc && c >= q && bytes > 0)
+			/* flush bios with no size too: a process's commits
+			 * (jbd2's "Q FWFS") wait for them */
+			if (hq && hc && c >= q)
 				hist_add(&ps->q2c, (uint64_t)(c - q));
 		}
 		if (hq && hc && bytes > 0) {

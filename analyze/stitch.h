@@ -21,7 +21,16 @@ struct stitch_stats {
 	uint64_t orphan_d;      /* D with no Q in the trace: a row of its own */
 	uint64_t unmatched_c;   /* C matching nothing in flight (request began
 				 * before the trace, or a duplicate) */
-	uint64_t dup_q;         /* Q at a sector already in flight on the device */
+	uint64_t dup_q;         /* Q at a start sector already in flight on the
+				 * device: the older I/O is ended there, never
+				 * completed (its completion was lost), and the
+				 * new one waits (btt's "Replace overlapping IO") */
+	uint64_t unmatched_gim; /* G, I or M matching no bio waiting */
+	uint64_t c_only;        /* C with data matching nothing: a row of its
+				 * own (a trace of completions only, or I/O
+				 * issued before the trace) */
+	uint64_t requeued_seeks;/* D2D seeks of dispatches later requeued, kept
+				 * in rows of their own */
 	uint64_t splits;        /* X records followed */
 	uint64_t requeues;      /* R records */
 	uint64_t remaps;        /* A records */

@@ -94,6 +94,8 @@ static int save_stats(struct store *st, int64_t run, const struct input_stats *i
 		{ "time_backwards", ss->time_backwards },
 		{ "clock_jumps", ss->clock_jumps },
 		{ "jump_abandoned", ss->jump_abandoned },
+		{ "unmatched_gim", ss->unmatched_gim }, { "c_only", ss->c_only },
+		{ "requeued_seeks", ss->requeued_seeks },
 	};
 	int rc = 0;
 
