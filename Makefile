@@ -31,7 +31,7 @@ DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
 	/usr/bin/btt /usr/bin/fio /usr/bin/gnuplot /usr/include/liburing.h \
 	/usr/include/blkid/blkid.h /usr/bin/jq
 
-LIB_SRC = lib/util.c lib/emit.c
+LIB_SRC = lib/util.c lib/emit.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c schema/store.c $(BUILD)/schema_sql.c \
 	capture/procstat.c capture/vmstat_text.c
@@ -115,7 +115,7 @@ bench: deps all
 FUZZ_PACKAGES = clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 60
 FUZZERS = blktrace trace_input blkparse_text vmstat_text stitch
-FUZZ_LIB = lib/util.c capture/blktrace_format.c capture/trace_input.c \
+FUZZ_LIB = lib/util.c lib/timeline.c capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c capture/vmstat_text.c analyze/stitch.c
 fuzz: deps
 	@command -v clang > /dev/null || DEBIAN_FRONTEND=noninteractive \

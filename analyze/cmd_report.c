@@ -82,7 +82,7 @@ int report_build_rows(struct report *r, const struct runview *rv,
 	memset(r, 0, sizeof(*r));
 	r->rv = rv;
 	/* a run of samples only (a vmstat log) has no event span */
-	r->span_ns = rv->last_event ? rv->last_ns - rv->genesis_ns : 0;
+	r->span_ns = runview_span_ns(rv);
 	for (size_t i = 0; i < n; i++) {
 		const struct io_row *x = &rows[i];
 		int64_t bytes = x->bytes, q = x->q, d = x->d, c = x->c;

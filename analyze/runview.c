@@ -42,6 +42,28 @@ const char *runview_comm(const struct runview *rv, uint32_t pid)
 	return NULL;
 }
 
+/* "active_span_ns=N,min_ns=N,max_ns=N" (any order, any missing). */
+static void span_stats(struct runview *rv, const char *kv)
+{
+	static const char *const keys[] = { "active_span_ns=", "min_ns=", "max_ns=" };
+	int64_t *out[] = { &rv->active_ns, &rv->min_ns, &rv->max_ns };
+
+	for (int i = 0; kv && i < 3; i++) {
+		const char *p = strstr(kv, keys[i]);
+		if (p)
+			*out[i] = strtoll(p + strlen(keys[i]), NULL, 10);
+	}
+}
+
+int64_t runview_span_ns(const struct runview *rv)
+{
+	if (!rv->last_event)
+		return 0;
+	if (rv->active_ns > 0)
+		return rv->active_ns;
+	return rv->last_ns > rv->genesis_ns ? rv->last_ns - rv->genesis_ns : 0;
+}
+
 int runview_load(struct runview *rv, struct store *st, const char *run)
 {
 	sqlite3 *db = store_db(st);
@@ -58,7 +80,10 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 		" coalesce(genesis_ns,0), coalesce(first_event,0),"
 		" coalesce(last_event,0),"
 		" coalesce((SELECT time_ns FROM events WHERE id = runs.last_event),0),"
-		" (SELECT count(*) FROM processes WHERE run = runs.id)"
+		" (SELECT count(*) FROM processes WHERE run = runs.id),"
+		" (SELECT group_concat(key || '=' || value) FROM run_stats"
+		"  WHERE run = runs.id AND key IN ('active_span_ns', 'min_ns',"
+		"  'max_ns'))"
 		" FROM runs WHERE id = ?", -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return error("reading run '%s': %s", run, sqlite3_errmsg(db));
@@ -74,6 +99,7 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 		rv->last_event = sqlite3_column_int64(s, 7);
 		rv->last_ns = sqlite3_column_int64(s, 8);
 		nproc = (size_t)sqlite3_column_int64(s, 9);
+		span_stats(rv, (const char *)sqlite3_column_text(s, 10));
 	}
 	sqlite3_finalize(s);
 	rv->cap = 1024;

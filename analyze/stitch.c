@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/timeline.h"
 #include "lib/util.h"
 
 struct sio {
@@ -58,6 +59,7 @@ struct stitch {
 	size_t ndev;
 	uint32_t seed;
 	uint64_t last_time;
+	struct timeline tl;    /* the time that had I/O */
 	int have_last;
 	struct remap_note remaps[REMAP_RING];
 	unsigned nremap;
@@ -534,15 +536,8 @@ static int complete(struct stitch *s, struct sio *n, const struct bt_event *ev)
 	return emit_free(s, n);
 }
 
-static int z_flush_pending(const struct sio *n)
-{
-	return SEEN(n->rq.d_ns) && !n->flush_done;
-}
-
-static int z_flush_done(const struct sio *n)
-{
-	return n->flush_done;
-}
+static int z_flush_pending(const struct sio *n) { return SEEN(n->rq.d_ns) && !n->flush_done; }
+static int z_flush_done(const struct sio *n) { return n->flush_done; }
 
 /* Emits zero-length bios whose flush request completed over a second before
  * now and whose own completion never came (kernels that do not trace it):
@@ -703,6 +698,11 @@ int stitch_event(struct stitch *s, const struct bt_event *ev)
 		if ((rc = flush_all(s, &s->st.jump_abandoned)))
 			return rc;
 	}
+	if (!s->have_last)
+		s->st.min_ns = s->st.max_ns = ev->time_ns;
+	timeline_add(&s->tl, ev->time_ns);
+	if (ev->time_ns < s->st.min_ns || ev->time_ns > s->st.max_ns)
+		*(ev->time_ns < s->st.min_ns ? &s->st.min_ns : &s->st.max_ns) = ev->time_ns;
 	s->have_last = 1;
 	s->last_time = ev->time_ns;
 	code = bt_code(ev) & 0xff;
@@ -776,6 +776,7 @@ static int flush_all(struct stitch *s, uint64_t *count)
 
 int stitch_finish(struct stitch *s)
 {
+	s->st.active_ns = timeline_total(&s->tl);
 	return flush_all(s, &s->st.pending_end);
 }
 

@@ -38,6 +38,12 @@ struct stitch_stats {
 	uint64_t time_backwards;/* events earlier than the one before */
 	uint64_t clock_jumps;   /* clock steps: back over 1 s, ahead over 10 min */
 	uint64_t jump_abandoned;/* I/Os in flight at a clock step, ended there */
+	/* The time that had I/O (ns): the events' times, in whatever order
+	 * they come, as pieces split where no event falls for over 10
+	 * minutes (a clock step either way, or a long idle gap), each piece's
+	 * last minus first time added up; complete after stitch_finish.
+	 * Earliest and latest event times (ns). */
+	uint64_t active_ns, min_ns, max_ns;
 };
 
 struct stitch;

@@ -96,6 +96,8 @@ static int save_stats(struct store *st, int64_t run, const struct input_stats *i
 		{ "jump_abandoned", ss->jump_abandoned },
 		{ "unmatched_gim", ss->unmatched_gim }, { "c_only", ss->c_only },
 		{ "requeued_seeks", ss->requeued_seeks },
+		{ "active_span_ns", ss->active_ns }, { "min_ns", ss->min_ns },
+		{ "max_ns", ss->max_ns },
 	};
 	int rc = 0;
 

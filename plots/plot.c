@@ -191,6 +191,15 @@ static int place_run(struct plot_ctx *c, struct plot_run *r, int align_cmd)
 	int64_t args[2] = { r->rv.id, align_cmd }, v = 0;
 	int64_t first = r->rv.genesis_ns, last = r->rv.last_ns;
 
+	/* a clock step puts events before the first one or after the last:
+	 * the plot spans the earliest to the latest */
+	if (r->rv.max_ns > r->rv.min_ns) {
+		first = r->rv.min_ns;
+		last = r->rv.max_ns;
+	}
+	if (last < first)
+		last = first;
+
 	if (!r->rv.first_event) {
 		if (store_query_i64(c->st, "SELECT coalesce(min(time_ns), 0) FROM"
 				    " samples WHERE run = ?1", 1, args, &first))
