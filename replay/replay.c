@@ -69,6 +69,8 @@ struct ctx {
 	struct emit em;
 	char timing[64];
 	char targets_desc[1024];
+	size_t gaps;              /* gaps over --max-gap shortened */
+	int64_t gap_removed_ns;   /* the time they lost, original time */
 };
 
 /* ---- setup ---- */
@@ -355,6 +357,8 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 	if (plan_build(&c->src, c->dev_target, pt, c->ntg, o->single_stream,
 		       o->offset, &c->plan, err, errlen))
 		return -1;
+	if (o->scale > 0)
+		c->gaps = plan_cap_gaps(&c->plan, o->max_gap_ns, &c->gap_removed_ns);
 	for (int i = 0; i < c->ntg; i++) {
 		if (!c->tg[i].blkdev && !(o->wrap && c->tg[i].size) &&
 		    target_extend(&c->tg[i], c->plan.need[i], err, errlen))
@@ -962,6 +966,9 @@ static int store_one(struct ctx *c, const char *name, const struct outcome *oc,
 		stat_u64(st, run, "replay.wrapped", p->wrapped);
 		stat_u64(st, run, "replay.discards_skipped", p->discards_skipped);
 		stat_u64(st, run, "replay.dep_waits", oc->ss->dep_waits);
+		stat_u64(st, run, "replay.max_gap_ns", (uint64_t)c->o->max_gap_ns);
+		stat_u64(st, run, "replay.gaps_shortened", c->gaps);
+		stat_u64(st, run, "replay.gap_removed_ns", (uint64_t)c->gap_removed_ns);
 		stat_u64(st, run, "replay.streams_n", p->nstreams);
 		stat_u64(st, run, "replay.serial_streams", p->serial_streams);
 		if (!afap) {
@@ -1073,6 +1080,11 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			goto out;
 		traced = 1;
 	}
+	if (!o->quiet && c->gaps)
+		fprintf(stderr, "iotape: %zu gap%s over --max-gap %g s shortened to "
+			"it: %.3f s of idle time left out (--max-gap 0 keeps "
+			"every gap)\n", c->gaps, c->gaps == 1 ? "" : "s",
+			(double)o->max_gap_ns / 1e9, (double)c->gap_removed_ns / 1e9);
 	if (!o->quiet && isatty(2))
 		fprintf(stderr, "iotape: replaying %zu I/Os of '%s' (timing %s, "
 			"depth %u)...\n", c->plan.n, c->src_name, c->timing, c->depth);
