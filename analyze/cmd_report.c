@@ -130,9 +130,9 @@ int report_build_rows(struct report *r, const struct runview *rv,
 		}
 		if (hq && hd && bytes > 0 && d >= q)
 			hist_add(&ds->q2d, (uint64_t)(d - q));
-		if (hq && hc && !hd) {
-			/* Q and C only (D masked out): completed bios stand in
-			 * for dispatches. */
+		if (hc && !hd) {
+			/* Q and C only (D masked out), or C only (action mask
+			 * C): completed bios stand in for dispatches. */
 			ds->dir[w].c_only_ios++;
 			ds->dir[w].c_only_bytes += (uint64_t)bytes;
 		}
