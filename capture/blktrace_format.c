@@ -222,20 +222,40 @@ void bt_rwbs(const struct bt_event *ev, char *out)
 	out[i] = '\0';
 }
 
+const uint8_t *bt_pdu_body(const struct bt_event *ev, uint16_t *len)
+{
+	if (!ev->pdu) {
+		*len = 0;
+		return NULL;
+	}
+	if (!(ev->action & BT_A_CGROUP)) {
+		*len = ev->pdu_len;
+		return ev->pdu;
+	}
+	*len = ev->pdu_len >= 8 ? (uint16_t)(ev->pdu_len - 8) : 0;
+	return ev->pdu_len >= 8 ? ev->pdu + 8 : ev->pdu;
+}
+
 int bt_pdu_remap(const struct bt_event *ev, struct bt_remap *r)
 {
-	if (ev->pdu_len < 16 || !ev->pdu)
+	uint16_t len;
+	const uint8_t *p = bt_pdu_body(ev, &len);
+
+	if (len < 16 || !p)
 		return -BT_E_SHORT;
-	r->dev_from = rd32(ev->pdu, 1);
-	r->dev_to = rd32(ev->pdu + 4, 1);
-	r->sector_from = rd64(ev->pdu + 8, 1);
+	r->dev_from = rd32(p, 1);
+	r->dev_to = rd32(p + 4, 1);
+	r->sector_from = rd64(p + 8, 1);
 	return 0;
 }
 
 int bt_pdu_u64(const struct bt_event *ev, uint64_t *out)
 {
-	if (ev->pdu_len < 8 || !ev->pdu)
+	uint16_t len;
+	const uint8_t *p = bt_pdu_body(ev, &len);
+
+	if (len < 8 || !p)
 		return -BT_E_SHORT;
-	*out = rd64(ev->pdu, 1);
+	*out = rd64(p, 1);
 	return 0;
 }

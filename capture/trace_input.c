@@ -270,11 +270,13 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 static int learn_name(struct reader *r, const struct bt_event *ev)
 {
 	char comm[256];
-	size_t n = ev->pdu_len < sizeof(comm) - 1 ? ev->pdu_len : sizeof(comm) - 1;
+	uint16_t len;
+	const uint8_t *p = bt_pdu_body(ev, &len);
+	size_t n = len < sizeof(comm) - 1 ? len : sizeof(comm) - 1;
 
-	if (!ev->pdu_len || !r->sink->process)
+	if (!len || !r->sink->process)
 		return 0;
-	memcpy(comm, ev->pdu, n);
+	memcpy(comm, p, n);
 	comm[n] = '\0';
 	return r->sink->process(r->sink->ctx, ev->pid, comm);
 }
