@@ -236,6 +236,23 @@ const uint8_t *bt_pdu_body(const struct bt_event *ev, uint16_t *len)
 	return ev->pdu_len >= 8 ? ev->pdu + 8 : ev->pdu;
 }
 
+int bt_pdu_timestamp(const struct bt_event *ev, int64_t *wall_ns)
+{
+	uint16_t len;
+	const uint8_t *p = bt_pdu_body(ev, &len);
+
+	if (len < 8 || !p)
+		return -BT_E_SHORT;
+	for (int be = 0; be < 2; be++) {
+		uint32_t sec = rd32(p, be), nsec = rd32(p + 4, be);
+		if (nsec < 1000000000u && sec >= 946684800u && sec < 4102444800u) {
+			*wall_ns = (int64_t)sec * 1000000000 + nsec;
+			return 0;
+		}
+	}
+	return -BT_E_MAGIC;
+}
+
 int bt_pdu_remap(const struct bt_event *ev, struct bt_remap *r)
 {
 	uint16_t len;

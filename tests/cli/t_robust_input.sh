@@ -49,4 +49,27 @@ check_eq "cgroup payloads: the I/O paired (Q2C n, origin)" "1 1" \
 "$IOTAPE" import --quiet --db "$db" --run names "$R/names.bin"
 blkparse_events "$R/names.bin" > "$t/names.bp"
 compare_dump "$db" names "$t/names.bp" "messages and long names"
+
+# Wall-clock alignment: a vmstat -t log attached to a trace that has a
+# start-time notify (BLK_TN_TIMESTAMP) lands at its wall-clock times, as
+# blkparse's %z places the I/O (blktrace 918e979), not at the first I/O.
+"$IOTAPE" import --quiet --db "$db" --run wall "$R/walltime.bin"
+"$IOTAPE" import --quiet --db "$db" --run wall "$R/walltime-vmstat.log"
+# the first row (06:10:27) minus the first I/O's wall clock by blkparse
+want=$(TZ=UTC blkparse -i - -f '%z %a\n' < "$R/walltime.bin" | awk '$2 == "Q" {
+	split($1, h, ":"); printf "%.1f %.1f %.1f", 27 - h[3], 28 - h[3], 29 - h[3]; exit }')
+check_eq "wall clock: vmstat rows at their times after the first I/O (s, by blkparse %z)" \
+	"$want" "$(sqlite3 "$db" "SELECT group_concat(printf('%.1f', (t - g) / 1e9), ' ') FROM
+	(SELECT DISTINCT s.time_ns AS t, r.genesis_ns AS g FROM samples s JOIN runs r ON r.id = s.run
+	 WHERE r.name = 'wall' ORDER BY t)")"
+check_eq "wall clock: the alignment used is recorded" trace-timestamp \
+	"$(sqlite3 "$db" "SELECT value FROM run_stats s JOIN runs r ON r.id = s.run
+	   WHERE r.name = 'wall' AND key = 'vmstat_log.alignment'")"
+# a trace with no start-time record (tracefs): the first row at the first I/O
+"$IOTAPE" import --quiet --db "$db" --run nowall "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" import --quiet --db "$db" --run nowall "$R/walltime-vmstat.log"
+check_eq "no start-time record: aligned with the first event, and said" "0.0 first-event" \
+	"$(sqlite3 "$db" "SELECT printf('%.1f', (min(s.time_ns) - r.genesis_ns) / 1e9) FROM samples s
+	   JOIN runs r ON r.id = s.run WHERE r.name = 'nowall'") $(sqlite3 "$db" "SELECT value FROM
+	   run_stats s JOIN runs r ON r.id = s.run WHERE r.name = 'nowall' AND key = 'vmstat_log.alignment'")"
 tap_finish
