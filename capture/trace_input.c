@@ -330,6 +330,10 @@ static int read_stream(struct reader *r)
 				if ((rc = deliver(r, &ring[head].ev)))
 					goto out;
 			head = 0;
+			/* nothing before this record is needed: give it back
+			 * here too, or a trace stepping more often than the
+			 * window fills (traces joined end to end) keeps all */
+			source_release(s, p.off);
 		}
 		/* insert before the last entries that sort after it */
 		for (i = n; i > 0; i--) {
