@@ -245,7 +245,7 @@ int bt_pdu_timestamp(const struct bt_event *ev, int64_t *wall_ns)
 		return -BT_E_SHORT;
 	for (int be = 0; be < 2; be++) {
 		uint32_t sec = rd32(p, be), nsec = rd32(p + 4, be);
-		if (nsec < 1000000000u && sec >= 946684800u && sec < 4102444800u) {
+		if (nsec < 1000000000u && sec >= 946684800u && sec < 0x80000000u) {
 			*wall_ns = (int64_t)sec * 1000000000 + nsec;
 			return 0;
 		}

@@ -173,7 +173,7 @@ const uint8_t *bt_pdu_body(const struct bt_event *ev, uint16_t *len);
  * ns since the epoch) when the trace started, the record's time_ns being
  * the trace clock then (Linux kernel/trace/blktrace.c trace_note_time: u32
  * seconds, u32 nanoseconds in the tracing machine's byte order; the order
- * whose nanoseconds are under 10^9 and seconds a date from 2000 to 2100
+ * whose nanoseconds are under 10^9 and seconds a date from 2000 to 2038
  * wins). Returns 0, -BT_E_SHORT (pdu under 8 bytes) or -BT_E_MAGIC (no
  * plausible time in either order). */
 int bt_pdu_timestamp(const struct bt_event *ev, int64_t *wall_ns);
