@@ -31,7 +31,7 @@ DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
 	/usr/bin/btt /usr/bin/fio /usr/bin/gnuplot /usr/include/liburing.h \
 	/usr/include/blkid/blkid.h /usr/bin/jq
 
-LIB_SRC = lib/util.c lib/emit.c lib/options.c
+LIB_SRC = lib/util.c lib/emit.c lib/options.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c schema/store.c schema/store_sqlite.c \
 	schema/store_sqlite_batch.c schema/store_sqlite_read.c \
@@ -113,12 +113,13 @@ bench: deps all
 	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/bench.sh
 
 # Fuzzing (libFuzzer, clang from Debian): make fuzz FUZZ_SECONDS=N runs each
-# harness of tests/fuzz for N seconds. Not part of `make test`; its crashes
+# harness of tests/fuzz for N seconds (FUZZERS=stitch: that one only); their
+# corpora stay in tests/fuzz/corpus/NAME. Not part of `make test`; its crashes
 # become fixtures that `make test` replays.
 FUZZ_PACKAGES = clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 60
-FUZZERS = blktrace trace_input blkparse_text vmstat_text
-FUZZ_LIB = lib/util.c capture/blktrace_format.c capture/trace_input.c \
+FUZZERS = blktrace trace_input blkparse_text vmstat_text stitch
+FUZZ_LIB = lib/util.c lib/timeline.c capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c capture/vmstat_text.c capture/stitch.c
 fuzz: deps
 	@command -v clang > /dev/null || DEBIAN_FRONTEND=noninteractive \
@@ -130,7 +131,7 @@ fuzz: deps
 			-fsanitize=fuzzer,address,undefined \
 			-o build-fuzz/fuzz_$$f tests/fuzz/fuzz_$$f.c $(FUZZ_LIB) || exit 1; \
 	done
-	$(Q)bash tests/fuzz/run.sh $(FUZZ_SECONDS)
+	$(Q)bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZERS)
 
 clean:
 	rm -rf build build-san build-fuzz iotape iotape-san

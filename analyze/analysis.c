@@ -774,7 +774,7 @@ int analysis_build_rows(struct analysis *a, const struct runview *rv,
 	memset(a, 0, sizeof(*a));
 	a->rv = rv;
 	snprintf(a->name_short, sizeof(a->name_short), "%.23s", rv->name);
-	a->span_s = (double)(rv->last_ns - rv->genesis_ns) / 1e9;
+	a->span_s = (double)runview_span_ns(rv) / 1e9;
 	a->has_trace = n > 0;
 	{
 		struct store_command *cmd;

@@ -38,7 +38,7 @@ static void dump_event(FILE *fp, const struct bt_event *ev, int64_t genesis_ns,
 {
 	uint64_t rel = ev->time_ns - (uint64_t)genesis_ns;
 	const char *act = bt_action_name(ev);
-	const char *name = comm ? comm : "(null)";
+	char name[16];
 	unsigned nsec = bt_sectors(ev);
 	int pc = (bt_cats(ev) & BT_C_PC) != 0;
 	char rwbs[8];
@@ -47,6 +47,8 @@ static void dump_event(FILE *fp, const struct bt_event *ev, int64_t genesis_ns,
 
 	if (bt_is_notify(ev) && bt_code(ev) != BT_N_MESSAGE)
 		return;
+	/* blkparse keeps 15 characters of a name (char comm[16]) */
+	snprintf(name, sizeof(name), "%s", comm ? comm : "(null)");
 	bt_rwbs(ev, rwbs);
 	if (act[0] == 'A') {
 		/* blkparse prints a remap under the device it went to. */
@@ -57,12 +59,15 @@ static void dump_event(FILE *fp, const struct bt_event *ev, int64_t genesis_ns,
 	fprintf(fp, "%3u,%-3u %2u %8u %5u.%09u %5u %2s %3s ",
 		BT_MAJOR(dev), BT_MINOR(dev), ev->cpu, ev->sequence,
 		(unsigned)(rel / 1000000000), (unsigned)(rel % 1000000000),
-		ev->pid, act, rwbs);
+		/* a message (notify) line shows pid 0, as blkparse's */
+		act[0] == 'm' ? 0 : ev->pid, act, rwbs);
 	switch (act[0]) {
-	case 'm':
-		fprintf(fp, "%.*s\n", (int)ev->pdu_len,
-			ev->pdu ? (const char *)ev->pdu : "");
+	case 'm': {
+		uint16_t len;
+		const uint8_t *p = bt_pdu_body(ev, &len);
+		fprintf(fp, "%.*s\n", (int)len, p ? (const char *)p : "");
 		return;
+	}
 	case 'C':
 	case 'R':
 		if (pc) {

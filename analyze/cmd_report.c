@@ -82,7 +82,7 @@ int report_build_rows(struct report *r, const struct runview *rv,
 	memset(r, 0, sizeof(*r));
 	r->rv = rv;
 	/* a run of samples only (a vmstat log) has no event span */
-	r->span_ns = rv->last_event ? rv->last_ns - rv->genesis_ns : 0;
+	r->span_ns = runview_span_ns(rv);
 	for (size_t i = 0; i < n; i++) {
 		const struct io_row *x = &rows[i];
 		int64_t bytes = x->bytes, q = x->q, d = x->d, c = x->c;
@@ -107,7 +107,9 @@ int report_build_rows(struct report *r, const struct runview *rv,
 			ps->bios++;
 			ps->bytes += (uint64_t)bytes;
 			r->total_bytes += (uint64_t)bytes;
-			if (hq && hc && c >= q && bytes > 0)
+			/* flush bios with no size too: a process's commits
+			 * (jbd2's "Q FWFS") wait for them */
+			if (hq && hc && c >= q)
 				hist_add(&ps->q2c, (uint64_t)(c - q));
 		}
 		if (hq && hc && bytes > 0) {
@@ -128,9 +130,9 @@ int report_build_rows(struct report *r, const struct runview *rv,
 		}
 		if (hq && hd && bytes > 0 && d >= q)
 			hist_add(&ds->q2d, (uint64_t)(d - q));
-		if (hq && hc && !hd) {
-			/* Q and C only (D masked out): completed bios stand in
-			 * for dispatches. */
+		if (hc && !hd) {
+			/* Q and C only (D masked out), or C only (action mask
+			 * C): completed bios stand in for dispatches. */
 			ds->dir[w].c_only_ios++;
 			ds->dir[w].c_only_bytes += (uint64_t)bytes;
 		}

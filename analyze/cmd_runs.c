@@ -79,6 +79,22 @@ int cmd_runs(int argc, char **argv)
 		free(devs);
 		if (r->last_event && r->genesis_ns != STORE_NO_TIME)
 			span = (double)(r->last_ns - r->genesis_ns) / 1e9;
+		{
+			/* over the time that had I/O when the trace's clock
+			 * stepped (import counts it in run_stats) */
+			struct store_stat *ss;
+			size_t ns;
+			if ((rc = store_stats_get(st, r->id, &ss, &ns))) {
+				error("%s", store_errmsg(st));
+				break;
+			}
+			for (size_t k = 0; k < ns; k++)
+				if (!strcmp(ss[k].key, "active_span_ns") && ss[k].value)
+					span = (double)strtoll(ss[k].value, NULL, 10) / 1e9;
+			free(ss);
+		}
+		if (span < 0)
+			span = 0;
 		printf("%4" PRId64 " %-*s %-7s %-11s %10" PRId64 " %9" PRId64
 		       " %9.3f %s\n", r->id, width, r->name, r->kind, r->status,
 		       r->events, runs[i].requests, span, list);

@@ -35,6 +35,15 @@ const char *runview_comm(const struct runview *rv, uint32_t pid)
 	return NULL;
 }
 
+int64_t runview_span_ns(const struct runview *rv)
+{
+	if (!rv->last_event)
+		return 0;
+	if (rv->active_ns > 0)
+		return rv->active_ns;
+	return rv->last_ns > rv->genesis_ns ? rv->last_ns - rv->genesis_ns : 0;
+}
+
 int runview_load(struct runview *rv, struct store *st, const char *run)
 {
 	struct store_process *procs = NULL;
@@ -56,6 +65,24 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 	rv->last_ns = r.last_ns;
 	if (store_processes_get(st, rv->id, &procs, &nproc))
 		return error("%s", store_errmsg(st));
+	{
+		/* the span over the time that had I/O, when import counted
+		 * clock steps (run_stats) */
+		struct store_stat *ss;
+		size_t ns;
+		if (store_stats_get(st, rv->id, &ss, &ns)) {
+			free(procs);
+			return error("%s", store_errmsg(st));
+		}
+		for (size_t i = 0; i < ns; i++) {
+			int64_t *to = !strcmp(ss[i].key, "active_span_ns") ? &rv->active_ns
+				      : !strcmp(ss[i].key, "min_ns") ? &rv->min_ns
+				      : !strcmp(ss[i].key, "max_ns") ? &rv->max_ns : NULL;
+			if (to && ss[i].value)
+				*to = strtoll(ss[i].value, NULL, 10);
+		}
+		free(ss);
+	}
 	rv->cap = 1024;
 	while (rv->cap < 2 * nproc)
 		rv->cap *= 2;

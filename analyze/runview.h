@@ -20,6 +20,10 @@ struct runview {
 	int64_t genesis_ns;     /* first event's time */
 	int64_t first_event, last_event; /* events.id range, 0 when none */
 	int64_t last_ns;        /* last event's time */
+	/* from import (run_stats), 0 for older runs: the events' earliest and
+	 * latest times, and the time that had I/O (span split at clock
+	 * steps, the pieces added up) */
+	int64_t min_ns, max_ns, active_ns;
 	/* pid → comm, open addressing */
 	uint32_t *pids;
 	char **comms;
@@ -37,6 +41,11 @@ int runview_load(struct runview *rv, struct store *st, const char *run);
 /* Releases what runview_open/runview_load took (closes the store only when
  * runview_open opened it). */
 void runview_close(struct runview *rv);
+
+/* The run's span for rates (IOPS, MB/s), ns, never negative: the time that
+ * had I/O when import measured it (a clock step splits the timeline and
+ * the time across the step does not count), else last minus first event. */
+int64_t runview_span_ns(const struct runview *rv);
 
 /* The process name of pid in this run, or NULL. */
 const char *runview_comm(const struct runview *rv, uint32_t pid);

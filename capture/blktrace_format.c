@@ -222,20 +222,57 @@ void bt_rwbs(const struct bt_event *ev, char *out)
 	out[i] = '\0';
 }
 
+const uint8_t *bt_pdu_body(const struct bt_event *ev, uint16_t *len)
+{
+	if (!ev->pdu) {
+		*len = 0;
+		return NULL;
+	}
+	if (!(ev->action & BT_A_CGROUP)) {
+		*len = ev->pdu_len;
+		return ev->pdu;
+	}
+	*len = ev->pdu_len >= 8 ? (uint16_t)(ev->pdu_len - 8) : 0;
+	return ev->pdu_len >= 8 ? ev->pdu + 8 : ev->pdu;
+}
+
+int bt_pdu_timestamp(const struct bt_event *ev, int64_t *wall_ns)
+{
+	uint16_t len;
+	const uint8_t *p = bt_pdu_body(ev, &len);
+
+	if (len < 8 || !p)
+		return -BT_E_SHORT;
+	for (int be = 0; be < 2; be++) {
+		uint32_t sec = rd32(p, be), nsec = rd32(p + 4, be);
+		if (nsec < 1000000000u && sec >= 946684800u && sec < 0x80000000u) {
+			*wall_ns = (int64_t)sec * 1000000000 + nsec;
+			return 0;
+		}
+	}
+	return -BT_E_MAGIC;
+}
+
 int bt_pdu_remap(const struct bt_event *ev, struct bt_remap *r)
 {
-	if (ev->pdu_len < 16 || !ev->pdu)
+	uint16_t len;
+	const uint8_t *p = bt_pdu_body(ev, &len);
+
+	if (len < 16 || !p)
 		return -BT_E_SHORT;
-	r->dev_from = rd32(ev->pdu, 1);
-	r->dev_to = rd32(ev->pdu + 4, 1);
-	r->sector_from = rd64(ev->pdu + 8, 1);
+	r->dev_from = rd32(p, 1);
+	r->dev_to = rd32(p + 4, 1);
+	r->sector_from = rd64(p + 8, 1);
 	return 0;
 }
 
 int bt_pdu_u64(const struct bt_event *ev, uint64_t *out)
 {
-	if (ev->pdu_len < 8 || !ev->pdu)
+	uint16_t len;
+	const uint8_t *p = bt_pdu_body(ev, &len);
+
+	if (len < 8 || !p)
 		return -BT_E_SHORT;
-	*out = rd64(ev->pdu, 1);
+	*out = rd64(p, 1);
 	return 0;
 }

@@ -74,6 +74,21 @@ struct bt_remap {
 	uint32_t dev_to;
 	uint64_t sector_from;
 };
+/* The record's own payload: after the 8-byte cgroup id when the action
+ * carries BT_A_CGROUP (kernel 4.14+, tracefs option blk_cgroup; Linux
+ * kernel/trace/blktrace.c __blk_add_trace), else the whole payload. Sets
+ * *len to its length (0 when the id is cut short). */
+const uint8_t *bt_pdu_body(const struct bt_event *ev, uint16_t *len);
+
+/* Reads a start-time notify (BT_N_TIMESTAMP) payload: the wall clock (UTC,
+ * ns since the epoch) when the trace started, the record's time_ns being
+ * the trace clock then (Linux kernel/trace/blktrace.c trace_note_time: u32
+ * seconds, u32 nanoseconds in the tracing machine's byte order; the order
+ * whose nanoseconds are under 10^9 and seconds a date from 2000 to 2038
+ * wins). Returns 0, -BT_E_SHORT (pdu under 8 bytes) or -BT_E_MAGIC (no
+ * plausible time in either order). */
+int bt_pdu_timestamp(const struct bt_event *ev, int64_t *wall_ns);
+
 /* Reads a remap (A) payload; returns 0 or -BT_E_SHORT when pdu_len < 16. */
 int bt_pdu_remap(const struct bt_event *ev, struct bt_remap *r);
 /* Reads the big-endian u64 of an unplug (depth) or split (sector) payload;

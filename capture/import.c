@@ -25,6 +25,9 @@ struct import_ctx {
 	size_t ndev;
 	int64_t genesis;
 	int have_genesis;
+	int64_t wall_ns, wall_at_ns;  /* the start-time notify: wall clock, and
+				       * the trace clock then */
+	int have_wall;
 };
 
 static int on_event(void *vctx, const struct bt_event *ev)
@@ -37,6 +40,11 @@ static int on_event(void *vctx, const struct bt_event *ev)
 	if (!c->have_genesis && (!bt_is_notify(ev) || bt_code(ev) == BT_N_MESSAGE)) {
 		c->genesis = (int64_t)ev->time_ns;
 		c->have_genesis = 1;
+	}
+	if (!c->have_wall && bt_is_notify(ev) && bt_code(ev) == BT_N_TIMESTAMP &&
+	    !bt_pdu_timestamp(ev, &c->wall_ns)) {
+		c->wall_at_ns = (int64_t)ev->time_ns;
+		c->have_wall = 1;
 	}
 	if ((rc = store_event_add(c->st, c->run, ev)))
 		return rc;
@@ -92,6 +100,10 @@ static int save_stats(struct store *st, int64_t run, const struct input_stats *i
 		{ "time_backwards", ss->time_backwards },
 		{ "clock_jumps", ss->clock_jumps },
 		{ "jump_abandoned", ss->jump_abandoned },
+		{ "unmatched_gim", ss->unmatched_gim }, { "c_only", ss->c_only },
+		{ "requeued_seeks", ss->requeued_seeks },
+		{ "active_span_ns", ss->active_ns }, { "min_ns", ss->min_ns },
+		{ "max_ns", ss->max_ns },
 	};
 	int rc = 0;
 
@@ -170,6 +182,15 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 		rc = store_device_add(st, c.run, c.devs[i], NULL, 0, "data");
 	if (!rc)
 		rc = save_stats(st, c.run, &is, stitch_stats(c.stitch));
+	if (!rc && c.have_wall) {
+		/* for aligning wall-clock logs (vmstat -t) with the trace */
+		char v[32];
+		snprintf(v, sizeof(v), "%" PRId64, c.wall_ns);
+		rc = store_stat_set(st, c.run, "trace.wall_ns", v);
+		snprintf(v, sizeof(v), "%" PRId64, c.wall_at_ns);
+		if (!rc)
+			rc = store_stat_set(st, c.run, "trace.wall_at_ns", v);
+	}
 	if (!rc)
 		rc = store_run_set_format(st, c.run, is.format, is.big_endian);
 	if (!rc)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "capture/procstat.h"
 #include "capture/vmstat_text.h"
@@ -158,6 +159,36 @@ static void name_from_path(const char *path, char *out, size_t len)
 	snprintf(out, len, "%s", *b ? b : "vmstat");
 }
 
+/* The offset of zone (a vmstat -t column name: "UTC", "CET") from UTC at
+ * wall_ns, in ns (local = UTC + offset), from the system's tz database.
+ * Returns 0, or -1 when the zone is empty or unknown there. */
+static int zone_offset_ns(const char *zone, int64_t wall_ns, int64_t *off)
+{
+	char path[96], *old;
+	time_t t = (time_t)(wall_ns / 1000000000);
+	struct tm tm;
+
+	if (!strcmp(zone, "UTC") || !strcmp(zone, "GMT")) {
+		*off = 0;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/usr/share/zoneinfo/%s", zone);
+	if (!zone[0] || strstr(zone, "..") || access(path, R_OK))
+		return -1;
+	old = getenv("TZ") ? xstrdup(getenv("TZ")) : NULL;
+	setenv("TZ", zone, 1);
+	tzset();
+	localtime_r(&t, &tm);
+	*off = (int64_t)tm.tm_gmtoff * 1000000000;
+	if (old)
+		setenv("TZ", old, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+	free(old);
+	return 0;
+}
+
 /* "YYYY-MM-DD HH:MM:SS" of a log wall-clock time. */
 static void wall_string(int64_t ns, char *out, size_t len)
 {
@@ -224,6 +255,7 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 	const char *interval_from;
 	int64_t run = 0, genesis = 0, n;
 	int attach = 0, rc;
+	const char *align;
 	double interval_s;
 	FILE *fp;
 
@@ -276,6 +308,24 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 			goto store_err;
 		genesis = r.genesis_ns == STORE_NO_TIME ? 0 : r.genesis_ns;
 		snprintf(runname, sizeof(runname), "%s", name);
+		align = "first-event";
+		if (sc.all_timed) {
+			int64_t wall = 0, at = 0, off;
+			if ((rc = store_query_i64(st, "SELECT coalesce((SELECT CAST(value"
+				" AS INTEGER) FROM run_stats WHERE run = ?1 AND key ="
+				" 'trace.wall_ns'), 0)", 1, args, &wall)) ||
+			    (rc = store_query_i64(st, "SELECT coalesce((SELECT CAST(value"
+				" AS INTEGER) FROM run_stats WHERE run = ?1 AND key ="
+				" 'trace.wall_at_ns'), 0)", 1, args, &at)))
+				goto store_err;
+			if (wall && zone_offset_ns(in.zone, wall, &off) == 0) {
+				/* the trace's start-time record: row times are
+				 * local wall clock, the record's UTC */
+				genesis = at;
+				sc.wall0 = wall + off;
+				align = "trace-timestamp";
+			}
+		}
 	} else {
 		struct run_info ri = { 0 };
 		if (name)
@@ -294,7 +344,10 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		if ((rc = store_run_create(st, &ri, &run)))
 			goto store_err;
 		genesis = sc.all_timed ? sc.wall0 : 0;
+		align = sc.all_timed ? "wall-clock" : "interval";
 	}
+	if (attach && !sc.all_timed)
+		align = "interval";
 
 	{
 		struct store_command *cmd;
@@ -324,7 +377,8 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		goto out;
 	}
 	if ((rc = save_stats(st, run, path, &in, interval_s, interval_from,
-			     sc.all_timed ? sc.wall0 : -1, p.commands)))
+			     sc.all_timed ? sc.wall0 : -1, p.commands)) ||
+	    (rc = store_stat_set(st, run, "vmstat_log.alignment", align)))
 		goto store_err;
 	if (!attach && (rc = store_run_finish(st, run, "complete", genesis)))
 		goto store_err;

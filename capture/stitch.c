@@ -1,18 +1,24 @@
-/* Request stitching over time-ordered events, one state per device.
- * Pairing rules follow btt 2.09 (btt/trace_queue.c, trace_im.c,
- * trace_issue.c, trace_complete.c): a Q waits in a per-device tree keyed by
- * start sector (a second Q at a sector in flight is refused); G, M/F and I
- * find the Q whose range holds their sector; a D with data takes every
- * waiting Q whose range lies inside the D's; a C with data completes every
- * Q inside its range. Seek distance per D is btt's D2D one (btt/seek.c).
+/* Request stitching over time-ordered events, one state per device, after
+ * btt 2.09 (btt/trace_queue.c, trace_im.c, trace_issue.c, trace_complete.c,
+ * dip_rb.c): a Q waits in a per-device tree keyed by start sector (a new Q
+ * at a start sector in flight replaces the old one, whose C was lost: btt's
+ * 2016 "Replace overlapping IO"); G, M/F and I take the Q starting at their
+ * sector, else the one holding it; a D takes the waiting Q of exactly its
+ * range, else every waiting Q inside it; a C completes the Qs dispatched
+ * with exactly its range, else every Q inside it (exact ranges first, as
+ * btt's 2017 lookup fix: a bio nested in another pairs with its own
+ * events). D2D seeks as btt/seek.c, one per D, requeued ones included.
  * Beyond btt: an X split cuts the Q in two so both halves complete;
- * zero-length requests (flushes) pair in arrival order; a D with no Q makes
- * a row of its own so D-and-C-only traces still give D2C. */
+ * zero-length bios pair in arrival order and a flush bio ends at its own C
+ * after its flush request's (Q FWS, D FN, C FN, C WS: kernels 5.x, 6.x); a
+ * D with no Q, or a C with nothing in flight, makes a row of its own, so
+ * D-and-C-only and completion-only traces still give D2C and bio counts. */
 #include "stitch.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/timeline.h"
 #include "lib/util.h"
 
 struct sio {
@@ -22,17 +28,15 @@ struct sio {
 	struct sio *l, *r;     /* treap by rq.sector */
 	uint32_t prio;
 	struct sio *next;      /* zero-length FIFO */
+	int flush_done;        /* zero-length: its flush request completed
+				* (c_ns), the bio's own completion is awaited */
 };
 
-struct zfifo {
-	struct sio *head, *tail;
-};
+struct zfifo { struct sio *head, *tail; };
 
 struct remap_note {
-	uint32_t dev_to;
-	uint64_t sector_to;
-	uint32_t dev_from;
-	uint64_t sector_from;
+	uint32_t dev_to, dev_from;
+	uint64_t sector_to, sector_from;
 };
 
 #define REMAP_RING 1024
@@ -55,6 +59,7 @@ struct stitch {
 	size_t ndev;
 	uint32_t seed;
 	uint64_t last_time;
+	struct timeline tl;    /* the time that had I/O */
 	int have_last;
 	struct remap_note remaps[REMAP_RING];
 	unsigned nremap;
@@ -149,6 +154,15 @@ static struct sio *tr_find_key(struct sio *t, uint64_t key)
 	return t;
 }
 
+static void vec_add(struct stitch *s, struct sio *t)
+{
+	if (s->nvec == s->capvec) {
+		s->capvec = s->capvec ? 2 * s->capvec : 64;
+		s->vec = xrealloc(s->vec, s->capvec * sizeof(*s->vec));
+	}
+	s->vec[s->nvec++] = t;
+}
+
 /* Appends to s->vec every node lying inside [s0, e0] (btt's rb_foreach). */
 static void tr_collect(struct stitch *s, struct sio *t, uint64_t s0, uint64_t e0)
 {
@@ -157,13 +171,11 @@ static void tr_collect(struct stitch *s, struct sio *t, uint64_t s0, uint64_t e0
 	if (s0 < t->rq.sector)
 		tr_collect(s, t->l, s0, e0);
 	if (s0 <= t->rq.sector && t->end <= e0) {
-		if (s->nvec == s->capvec) {
-			s->capvec = s->capvec ? 2 * s->capvec : 64;
-			s->vec = xrealloc(s->vec, s->capvec * sizeof(*s->vec));
-		}
-		s->vec[s->nvec++] = t;
+		vec_add(s, t);
 	}
-	if (t->end < e0)
+	/* by start only: a bio nested inside t can start after t and end
+	 * before t's end (btt's rb_foreach prunes on t's end and misses it) */
+	if (t->rq.sector <= e0)
 		tr_collect(s, t->r, s0, e0);
 }
 
@@ -249,26 +261,30 @@ static void zpush(struct zfifo *f, struct sio *n)
 	f->tail = n;
 }
 
+/* Unlinks n, which is in f. */
+static struct sio *zunlink(struct zfifo *f, struct sio *n)
+{
+	struct sio *prev = NULL;
+
+	for (struct sio *x = f->head; x != n; x = x->next)
+		prev = x;
+	if (prev)
+		prev->next = n->next;
+	else
+		f->head = n->next;
+	if (f->tail == n)
+		f->tail = prev;
+	n->next = NULL;
+	return n;
+}
+
 /* The first zero-length entry satisfying pred, unlinked when take is set. */
 static struct sio *zfind(struct zfifo *f, int (*pred)(const struct sio *),
 			 int take)
 {
-	struct sio *prev = NULL;
-
-	for (struct sio *n = f->head; n; prev = n, n = n->next) {
-		if (!pred(n))
-			continue;
-		if (take) {
-			if (prev)
-				prev->next = n->next;
-			else
-				f->head = n->next;
-			if (f->tail == n)
-				f->tail = prev;
-			n->next = NULL;
-		}
-		return n;
-	}
+	for (struct sio *n = f->head; n; n = n->next)
+		if (pred(n))
+			return take ? zunlink(f, n) : n;
 	return NULL;
 }
 
@@ -319,7 +335,7 @@ static void remap_lookup(struct stitch *s, struct sio *n)
 	}
 }
 
-static void on_queue(struct stitch *s, struct devst *d, const struct bt_event *ev)
+static int on_queue(struct stitch *s, struct devst *d, const struct bt_event *ev)
 {
 	struct sio *n = sio_new(s, ev);
 	int dup = 0;
@@ -329,19 +345,26 @@ static void on_queue(struct stitch *s, struct devst *d, const struct bt_event *e
 	remap_lookup(s, n);
 	if (!ev->bytes) {
 		zpush(&d->zq, n);
-		return;
+		return 0;
 	}
 	d->q = tr_insert(d->q, n, &dup);
 	if (dup) {
-		/* btt refuses it too; keep it as a row that never completes. */
+		/* A new bio at the start sector of one in flight: the older
+		 * one's completion was lost. btt (since 2016) replaces it;
+		 * it ends here as a row that never completed. */
+		struct sio *old = tr_find_key(d->q, n->rq.sector);
 		s->st.dup_q++;
-		s->emit(s->ctx, n->id, &n->rq);
-		free(n);
+		d->q = tr_remove(d->q, n->rq.sector);
+		dup = 0;
+		d->q = tr_insert(d->q, n, &dup);
+		return old ? emit_free(s, old) : 0;
 	}
+	return 0;
 }
 
 /* G, M/F and I: mark the waiting bio holding the event's sector. */
-static void on_igm(struct devst *d, const struct bt_event *ev, unsigned code)
+static void on_igm(struct stitch *s, struct devst *d, const struct bt_event *ev,
+		   unsigned code)
 {
 	struct sio *n;
 	int64_t t = (int64_t)ev->time_ns;
@@ -349,10 +372,15 @@ static void on_igm(struct devst *d, const struct bt_event *ev, unsigned code)
 	if (!ev->bytes) {
 		n = zfind(&d->zq, code == BT_A_INSERT ? z_no_i : z_no_g, 0);
 	} else {
-		n = tr_find_sec(d->q, ev->sector);
+		/* the bio starting here, else the one holding the sector */
+		n = tr_find_key(d->q, ev->sector);
+		if (!n)
+			n = tr_find_sec(d->q, ev->sector);
 	}
-	if (!n)
+	if (!n) {
+		s->st.unmatched_gim++;
 		return;
+	}
 	if (code == BT_A_INSERT)
 		n->rq.i_ns = t;
 	else if (code == BT_A_GETRQ)
@@ -403,7 +431,19 @@ static void on_issue(struct stitch *s, struct devst *d, const struct bt_event *e
 		return;
 	}
 	s->nvec = 0;
-	tr_collect(s, d->q, ev->sector, ev->sector + bt_sectors(ev));
+	n = tr_find_key(d->q, ev->sector);
+	if (n && n->end == ev->sector + bt_sectors(ev) && !SEEN(n->rq.d_ns)) {
+		/* the bio of exactly this range: not any bio nested in it */
+		vec_add(s, n);
+	} else {
+		size_t k = 0;
+		tr_collect(s, d->q, ev->sector, ev->sector + bt_sectors(ev));
+		/* bios already in another dispatched request stay there */
+		for (size_t i = 0; i < s->nvec; i++)
+			if (!SEEN(s->vec[i]->rq.d_ns))
+				s->vec[k++] = s->vec[i];
+		s->nvec = k;
+	}
 	for (size_t i = 0; i < s->nvec; i++) {
 		n = s->vec[i];
 		set_dispatch(n, ev);
@@ -442,8 +482,32 @@ static void on_issue(struct stitch *s, struct devst *d, const struct bt_event *e
 		}
 }
 
-static void on_requeue(struct stitch *s, struct devst *d, const struct bt_event *ev)
+/* The D2D seek of a dispatch that is being requeued, as a row of its own
+ * (no Q, D or C time; has_seek only), so the request's next dispatch does
+ * not overwrite it: btt counts a seek for every D (btt/trace_issue.c). */
+static int keep_seek(struct stitch *s, struct sio *n)
 {
+	struct store_request g;
+
+	if (!n->rq.d_head || !n->rq.has_seek)
+		return 0;
+	g = n->rq;
+	g.sector = n->rq.d_sector;
+	g.bytes = 0;
+	g.q_ns = g.g_ns = g.m_ns = g.i_ns = g.d_ns = g.c_ns = STORE_NO_TIME;
+	g.has_d = g.d_head = g.split = g.has_orig = 0;
+	g.split_from = 0;
+	g.requeues = 1;
+	g.merged_into = n->id;
+	n->rq.has_seek = 0;
+	s->st.requeued_seeks++;
+	return s->emit(s->ctx, s->next_id++, &g);
+}
+
+static int on_requeue(struct stitch *s, struct devst *d, const struct bt_event *ev)
+{
+	int rc = 0;
+
 	s->st.requeues++;
 	if (!ev->bytes) {
 		struct sio *n = zfind(&d->zq, z_has_d, 0);
@@ -451,15 +515,18 @@ static void on_requeue(struct stitch *s, struct devst *d, const struct bt_event 
 			n->rq.d_ns = STORE_NO_TIME;
 			n->rq.requeues++;
 		}
-		return;
+		return 0;
 	}
 	s->nvec = 0;
 	tr_collect(s, d->q, ev->sector, ev->sector + bt_sectors(ev));
-	for (size_t i = 0; i < s->nvec; i++) {
+	tr_collect(s, d->d, ev->sector, ev->sector + bt_sectors(ev));
+	for (size_t i = 0; i < s->nvec && !rc; i++) {
+		rc = keep_seek(s, s->vec[i]);
 		s->vec[i]->rq.d_ns = STORE_NO_TIME;
 		s->vec[i]->rq.d_head = 0;
 		s->vec[i]->rq.requeues++;
 	}
+	return rc;
 }
 
 static int complete(struct stitch *s, struct sio *n, const struct bt_event *ev)
@@ -469,22 +536,90 @@ static int complete(struct stitch *s, struct sio *n, const struct bt_event *ev)
 	return emit_free(s, n);
 }
 
+static int z_flush_pending(const struct sio *n) { return SEEN(n->rq.d_ns) && !n->flush_done; }
+static int z_flush_done(const struct sio *n) { return n->flush_done; }
+
+/* Emits zero-length bios whose flush request completed over a second before
+ * now and whose own completion never came (kernels that do not trace it):
+ * they end at the flush's completion. */
+static int flush_expire(struct stitch *s, struct devst *d, uint64_t now)
+{
+	struct sio *n;
+	int rc = 0;
+
+	while (!rc && d->zq.head && d->zq.head->flush_done &&
+	       (uint64_t)d->zq.head->rq.c_ns + STITCH_STEP_BACK_NS < now) {
+		n = zfind(&d->zq, z_flush_done, 1);
+		rc = emit_free(s, n);
+	}
+	return rc;
+}
+
+/* A zero-length C. A flush request's (no data direction: "C FN") marks
+ * the flush bio waiting for it; a bio's own ("C WS", after its flush
+ * request's, kernels 5.x and 6.x) ends the bio, at its sector when one
+ * waits there, else the first. Kernels that trace one C per flush: the
+ * first dispatched entry ends at it. */
+static int on_complete_empty(struct stitch *s, struct devst *d,
+			     const struct bt_event *ev)
+{
+	uint64_t c = bt_cats(ev);
+	struct sio *n;
+	int rc;
+
+	if ((rc = flush_expire(s, d, ev->time_ns)))
+		return rc;
+	if (!(c & (BT_C_WRITE | BT_C_DISCARD))) {
+		/* "N" in blkparse's RWBS (its READ bit is not a direction) */
+		n = zfind(&d->zq, z_flush_pending, 0);
+		if (!n) {
+			s->st.unmatched_c++;
+			return 0;
+		}
+		if (!SEEN(n->rq.q_ns))         /* no bio waits for it */
+			return complete(s, zfind(&d->zq, z_flush_pending, 1), ev);
+		n->rq.c_ns = (int64_t)ev->time_ns;
+		n->rq.error = ev->error;
+		n->flush_done = 1;
+		return 0;
+	}
+	n = NULL;
+	for (struct sio *x = d->zq.head; x && !n; x = x->next)
+		if (x->flush_done && x->rq.sector == ev->sector)
+			n = x;
+	if (n)
+		zunlink(&d->zq, n);
+	else if (!(n = zfind(&d->zq, z_flush_done, 1)) &&
+		   !(n = zfind(&d->zq, z_has_d, 1))) {
+		s->st.unmatched_c++;
+		return 0;
+	}
+	return complete(s, n, ev);
+}
+
 static int on_complete(struct stitch *s, struct devst *d, const struct bt_event *ev)
 {
 	size_t got = 0;
 	int rc;
 
 	s->st.completions++;
-	if (!ev->bytes) {
-		struct sio *n = zfind(&d->zq, z_has_d, 1);
-		if (!n) {
-			s->st.unmatched_c++;
-			return 0;
-		}
-		return complete(s, n, ev);
-	}
+	if (!ev->bytes)
+		return on_complete_empty(s, d, ev);
 	s->nvec = 0;
 	tr_collect(s, d->q, ev->sector, ev->sector + bt_sectors(ev));
+	{
+		/* the bios dispatched with exactly this range, when there
+		 * are any: a bio nested inside it in flight is not done */
+		size_t k = 0;
+		for (size_t i = 0; i < s->nvec; i++) {
+			const struct sio *n = s->vec[i];
+			if (n->rq.has_d && SEEN(n->rq.d_ns) &&
+			    n->rq.d_sector == ev->sector && n->rq.d_bytes == ev->bytes)
+				s->vec[k++] = s->vec[i];
+		}
+		if (k)
+			s->nvec = k;
+	}
 	got = s->nvec;
 	for (size_t i = 0; i < got; i++)
 		d->q = tr_remove(d->q, s->vec[i]->rq.sector);
@@ -499,8 +634,14 @@ static int on_complete(struct stitch *s, struct devst *d, const struct bt_event 
 	for (size_t i = 0; i < s->nvec; i++)
 		if ((rc = complete(s, s->vec[i], ev)))
 			return rc;
-	if (!got && !s->nvec)
+	if (!got && !s->nvec) {
+		/* nothing in flight: I/O issued before the trace, or a trace
+		 * of completions only; a row of its own, C time only */
+		struct sio *n = sio_new(s, ev);
 		s->st.unmatched_c++;
+		s->st.c_only++;
+		return complete(s, n, ev);
+	}
 	return 0;
 }
 
@@ -557,26 +698,29 @@ int stitch_event(struct stitch *s, const struct bt_event *ev)
 		if ((rc = flush_all(s, &s->st.jump_abandoned)))
 			return rc;
 	}
+	if (!s->have_last)
+		s->st.min_ns = s->st.max_ns = ev->time_ns;
+	timeline_add(&s->tl, ev->time_ns);
+	if (ev->time_ns < s->st.min_ns || ev->time_ns > s->st.max_ns)
+		*(ev->time_ns < s->st.min_ns ? &s->st.min_ns : &s->st.max_ns) = ev->time_ns;
 	s->have_last = 1;
 	s->last_time = ev->time_ns;
 	code = bt_code(ev) & 0xff;
 	d = dev_get(s, ev->dev);
 	switch (code) {
 	case BT_A_QUEUE:
-		on_queue(s, d, ev);
-		break;
+		return on_queue(s, d, ev);
 	case BT_A_GETRQ:
 	case BT_A_BACKMERGE:
 	case BT_A_FRONTMERGE:
 	case BT_A_INSERT:
-		on_igm(d, ev, code);
+		on_igm(s, d, ev, code);
 		break;
 	case BT_A_ISSUE:
 		on_issue(s, d, ev);
 		break;
 	case BT_A_REQUEUE:
-		on_requeue(s, d, ev);
-		break;
+		return on_requeue(s, d, ev);
 	case BT_A_COMPLETE:
 		return on_complete(s, d, ev);
 	case BT_A_SPLIT:
@@ -619,7 +763,7 @@ static int flush_all(struct stitch *s, uint64_t *count)
 		while (d->zq.head) {
 			struct sio *n = d->zq.head;
 			d->zq.head = n->next;
-			s->nflushed++;
+			s->nflushed += !n->flush_done;  /* those ended at their flush */
 			if (!rc)
 				rc = s->emit(s->ctx, n->id, &n->rq);
 			free(n);
@@ -632,6 +776,7 @@ static int flush_all(struct stitch *s, uint64_t *count)
 
 int stitch_finish(struct stitch *s)
 {
+	s->st.active_ns = timeline_total(&s->tl);
 	return flush_all(s, &s->st.pending_end);
 }
 

@@ -21,7 +21,16 @@ struct stitch_stats {
 	uint64_t orphan_d;      /* D with no Q in the trace: a row of its own */
 	uint64_t unmatched_c;   /* C matching nothing in flight (request began
 				 * before the trace, or a duplicate) */
-	uint64_t dup_q;         /* Q at a sector already in flight on the device */
+	uint64_t dup_q;         /* Q at a start sector already in flight on the
+				 * device: the older I/O is ended there, never
+				 * completed (its completion was lost), and the
+				 * new one waits (btt's "Replace overlapping IO") */
+	uint64_t unmatched_gim; /* G, I or M matching no bio waiting */
+	uint64_t c_only;        /* C with data matching nothing: a row of its
+				 * own (a trace of completions only, or I/O
+				 * issued before the trace) */
+	uint64_t requeued_seeks;/* D2D seeks of dispatches later requeued, kept
+				 * in rows of their own */
 	uint64_t splits;        /* X records followed */
 	uint64_t requeues;      /* R records */
 	uint64_t remaps;        /* A records */
@@ -29,6 +38,12 @@ struct stitch_stats {
 	uint64_t time_backwards;/* events earlier than the one before */
 	uint64_t clock_jumps;   /* clock steps: back over 1 s, ahead over 10 min */
 	uint64_t jump_abandoned;/* I/Os in flight at a clock step, ended there */
+	/* The time that had I/O (ns): the events' times, in whatever order
+	 * they come, as pieces split where no event falls for over 10
+	 * minutes (a clock step either way, or a long idle gap), each piece's
+	 * last minus first time added up; complete after stitch_finish.
+	 * Earliest and latest event times (ns). */
+	uint64_t active_ns, min_ns, max_ns;
 };
 
 struct stitch;

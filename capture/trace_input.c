@@ -270,11 +270,13 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 static int learn_name(struct reader *r, const struct bt_event *ev)
 {
 	char comm[256];
-	size_t n = ev->pdu_len < sizeof(comm) - 1 ? ev->pdu_len : sizeof(comm) - 1;
+	uint16_t len;
+	const uint8_t *p = bt_pdu_body(ev, &len);
+	size_t n = len < sizeof(comm) - 1 ? len : sizeof(comm) - 1;
 
-	if (!ev->pdu_len || !r->sink->process)
+	if (!len || !r->sink->process)
 		return 0;
-	memcpy(comm, ev->pdu, n);
+	memcpy(comm, p, n);
 	comm[n] = '\0';
 	return r->sink->process(r->sink->ctx, ev->pid, comm);
 }
@@ -328,6 +330,10 @@ static int read_stream(struct reader *r)
 				if ((rc = deliver(r, &ring[head].ev)))
 					goto out;
 			head = 0;
+			/* nothing before this record is needed: give it back
+			 * here too, or a trace stepping more often than the
+			 * window fills (traces joined end to end) keeps all */
+			source_release(s, p.off);
 		}
 		/* insert before the last entries that sort after it */
 		for (i = n; i > 0; i--) {

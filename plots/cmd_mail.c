@@ -139,7 +139,7 @@ static int write_runs(FILE *fp, struct store *st, struct runview *rv, size_t n)
 			       " events, %lld device%s", (int)('A' + i % 26),
 			       rv[i].name, rv[i].kind, rv[i].status,
 			       rv[i].format[0] ? rv[i].format : "no trace",
-			       (double)(rv[i].last_ns - rv[i].genesis_ns) / 1e9,
+			       (double)runview_span_ns(&rv[i]) / 1e9,
 			       (long long)ndev, ndev == 1 ? "" : "s");
 		/* the machine, as far as the run knows it */
 		if (strcmp(host, "-"))

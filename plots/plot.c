@@ -169,6 +169,15 @@ static int place_run(struct plot_ctx *c, struct plot_run *r, int align_cmd)
 {
 	int64_t first = r->rv.genesis_ns, last = r->rv.last_ns;
 
+	/* a clock step puts events before the first one or after the last:
+	 * the plot spans the earliest to the latest */
+	if (r->rv.max_ns > r->rv.min_ns) {
+		first = r->rv.min_ns;
+		last = r->rv.max_ns;
+	}
+	if (last < first)
+		last = first;
+
 	if (!r->rv.first_event) {
 		struct store_cursor *cur;
 		struct store_sample smp;

@@ -25,6 +25,10 @@ static const struct opt_def options[] = {
 	{ "timing", 1, 'T', "MODE", "original: at the recorded times (default);"
 	  " scale:X: X times as fast (scale:2 takes half the time, scale:0.5 "
 	  "twice); afap: as fast as possible" },
+	{ "max-gap", 1, 'g', "SECONDS", "a timed replay waits at most SECONDS "
+	  "(original time) between one I/O and the next: longer gaps (idle "
+	  "time, a clock step) are shortened, and the run says so (default 10;"
+	  " 0 keeps every gap)" },
 	{ "depth", 1, 'd', "N", "at most N I/Os in flight (default: the most the "
 	  "run had in flight at that level)" },
 	{ "streams", 1, 's', "pid|single", "pid: one stream per original process,"
@@ -134,7 +138,8 @@ static int parse_set(struct replay_opts *o, const char *arg)
 int cmd_replay(int argc, char **argv)
 {
 	struct option longopts[ARRAY_SIZE(options) + 1];
-	struct replay_opts o = { .scale = 1, .repeat = 1 };
+	struct replay_opts o = { .scale = 1, .repeat = 1,
+				 .max_gap_ns = REPLAY_MAX_GAP_NS };
 	uint64_t v;
 	int c, rc;
 
@@ -191,6 +196,19 @@ int cmd_replay(int argc, char **argv)
 			}
 			break;
 		case 'e': o.engine = optarg; break;
+		case 'g': {
+			char *end;
+			double g;
+			errno = 0;
+			g = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(g >= 0) || g > 1e9) {
+				error("invalid --max-gap '%s' (seconds, 0 or more)",
+				      optarg);
+				return 2;
+			}
+			o.max_gap_ns = (int64_t)(g * 1e9);
+			break;
+		}
 		case 'o':
 			if (parse_u64(optarg, "--offset", &o.offset))
 				return 2;

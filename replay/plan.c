@@ -250,6 +250,24 @@ unsigned plan_max_overlap(const int64_t *start, const int64_t *end, size_t n)
 	return (unsigned)best;
 }
 
+size_t plan_cap_gaps(struct plan *plan, int64_t max_gap_ns, int64_t *removed_ns)
+{
+	int64_t shift = 0, prev = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n && max_gap_ns > 0; i++) {
+		int64_t t = plan->io[i].t_ns;
+		if (i && t - prev > max_gap_ns) {
+			shift += t - prev - max_gap_ns;
+			n++;
+		}
+		prev = t;
+		plan->io[i].t_ns = t - shift;
+	}
+	*removed_ns = shift;
+	return n;
+}
+
 void plan_free(struct plan *plan)
 {
 	free(plan->io);

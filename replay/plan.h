@@ -144,6 +144,12 @@ int plan_build(const struct source *src, const int *dev_target,
 	       const struct plan_target *tg, int ntg, int single,
 	       uint64_t offset, struct plan *plan, char *err, size_t errlen);
 
+/* Shortens every gap between consecutive I/Os' start times (t_ns, in plan
+ * order) longer than max_gap_ns to max_gap_ns, moving all later I/Os
+ * earlier; max_gap_ns <= 0 keeps every gap. Returns how many gaps were
+ * shortened and puts the time taken out (ns) in *removed_ns. */
+size_t plan_cap_gaps(struct plan *plan, int64_t max_gap_ns, int64_t *removed_ns);
+
 /* Frees what plan_build() allocated (also after it failed). */
 void plan_free(struct plan *plan);
 

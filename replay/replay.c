@@ -250,6 +250,8 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 	if (plan_build(&c->src, c->dev_target, pt, c->ntg, o->single_stream,
 		       o->offset, &c->plan, err, errlen))
 		return -1;
+	if (o->scale > 0)
+		c->gaps = plan_cap_gaps(&c->plan, o->max_gap_ns, &c->gap_removed_ns);
 	for (int i = 0; i < c->ntg; i++) {
 		if (!c->tg[i].blkdev && !(o->wrap && c->tg[i].size) &&
 		    target_extend(&c->tg[i], c->plan.need[i], err, errlen))
@@ -396,6 +398,11 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			goto out;
 		traced = 1;
 	}
+	if (!o->quiet && c->gaps)
+		fprintf(stderr, "iotape: %zu gap%s over --max-gap %g s shortened to "
+			"it: %.3f s of idle time left out (--max-gap 0 keeps "
+			"every gap)\n", c->gaps, c->gaps == 1 ? "" : "s",
+			(double)o->max_gap_ns / 1e9, (double)c->gap_removed_ns / 1e9);
 	if (!o->quiet && isatty(2))
 		fprintf(stderr, "iotape: replaying %zu I/Os of '%s' (timing %s, "
 			"depth %u)...\n", c->plan.n, c->src_name, c->timing, c->depth);

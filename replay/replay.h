@@ -56,7 +56,15 @@ struct replay_opts {
 	struct machine_paths mp;    /* /proc and /sys; NULLs: the real ones */
 	const char *tracefs;        /* NULL: /sys/kernel/tracing */
 	int64_t spin_ns;            /* busy-wait window; 0: REPLAY_SPIN_NS */
+	int64_t max_gap_ns;         /* timed replays: gaps between I/Os longer
+				     * than this (original time) are shortened
+				     * to it; 0: every gap kept. `iotape
+				     * replay` defaults to REPLAY_MAX_GAP_NS */
 };
+
+/* --max-gap's default: a replay never idles more than 10 s (original
+ * time) waiting for the next I/O; the run says how much it left out. */
+#define REPLAY_MAX_GAP_NS (10ll * 1000000000)
 
 /* Replays o->run once per combination of --set values and repeat: checks
  * everything first (the run has I/Os at the level, every device has a

@@ -57,6 +57,8 @@ struct ctx {
 	struct emit em;
 	char timing[64];
 	char targets_desc[1024];
+	size_t gaps;              /* gaps over --max-gap shortened */
+	int64_t gap_removed_ns;   /* the time they lost, original time */
 };
 
 struct fidelity {

@@ -491,6 +491,9 @@ int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 		stat_u64(st, run, "replay.wrapped", p->wrapped);
 		stat_u64(st, run, "replay.discards_skipped", p->discards_skipped);
 		stat_u64(st, run, "replay.dep_waits", oc->ss->dep_waits);
+		stat_u64(st, run, "replay.max_gap_ns", (uint64_t)c->o->max_gap_ns);
+		stat_u64(st, run, "replay.gaps_shortened", c->gaps);
+		stat_u64(st, run, "replay.gap_removed_ns", (uint64_t)c->gap_removed_ns);
 		stat_u64(st, run, "replay.streams_n", p->nstreams);
 		stat_u64(st, run, "replay.serial_streams", p->serial_streams);
 		if (!afap) {

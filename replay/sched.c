@@ -40,6 +40,17 @@ const struct sched_clock sched_clock_mono = {
 	.ctx = NULL,
 };
 
+/* The end of a wait that should last until t (0: no limit): at most
+ * SCHED_WAKE_NS from now when something must be asked whether to stop. */
+static int64_t wake_cap(const struct sched_params *p, int64_t now, int64_t t)
+{
+	if (!p->interrupted)
+		return t;
+	if (!t || t > now + SCHED_WAKE_NS)
+		return now + SCHED_WAKE_NS;
+	return t;
+}
+
 int64_t sched_time(int64_t t0, int64_t t_ns, double scale)
 {
 	if (scale <= 0)
@@ -311,7 +322,8 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 				break;
 			}
 			if (next_ts - now > spin)
-				clk->sleep_until(clk->ctx, next_ts - spin);
+				clk->sleep_until(clk->ctx, wake_cap(p, now,
+								    next_ts - spin));
 			else if (clk->spin_until)
 				clk->spin_until(clk->ctx, next_ts);
 			else
@@ -321,9 +333,10 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 		}
 		if (next_ts == INT64_MAX) {
 			wait_nr = 1;
+			deadline = wake_cap(p, now, 0);
 		} else if (next_ts - now > spin) {
 			wait_nr = 1;
-			deadline = next_ts - spin;
+			deadline = wake_cap(p, now, next_ts - spin);
 		}
 		if (nbatch) {
 			int64_t t = clk->now(clk->ctx);

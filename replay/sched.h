@@ -31,11 +31,16 @@ struct sched_params {
 	unsigned depth;      /* most I/Os in flight (>= 1) */
 	int64_t spin_ns;     /* busy-wait this long before a scheduled time */
 	int64_t lead_ns;     /* the schedule starts this long after the call */
-	/* Called about every 10 ms; non-zero stops issuing (what is in
-	 * flight is waited for). NULL: never. */
+	/* Called about every 10 ms, and no wait (a sleep, or the engine's
+	 * wait for completions) lasts longer than SCHED_WAKE_NS before it is
+	 * called again, so a long gap or a stuck device never keeps a signal
+	 * waiting; non-zero stops issuing (what is in flight is waited for,
+	 * in the same slices). NULL: never. */
 	int (*interrupted)(void *ctx);
 	void *ctx;
 };
+
+#define SCHED_WAKE_NS 20000000   /* 20 ms */
 
 struct sched_stats {
 	int64_t t0;          /* the schedule's start (time 0 of the plan) */

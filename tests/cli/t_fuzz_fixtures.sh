@@ -1,4 +1,5 @@
-# t_fuzz_fixtures.sh: every input fuzzing found bad (tests/fixtures/fuzz) and
+# t_fuzz_fixtures.sh: every input fuzzing found bad (tests/fixtures/fuzz), every
+# crafted trace of tests/fixtures/robust and
 # every broken input kept (tests/fixtures/bad) goes through import and dump:
 # a clean exit (0, or 1 with one error line), never a crash, a hang or a
 # sanitizer report (this test matters most in the SANITIZE=... build).
@@ -6,7 +7,7 @@
 
 need_iotape "fuzz and bad fixtures"
 t=$TEST_TMP n=0
-for f in "$FIXTURES"/fuzz/* "$FIXTURES"/bad/* "$FIXTURES"/variants/*; do
+for f in "$FIXTURES"/fuzz/* "$FIXTURES"/bad/* "$FIXTURES"/variants/* "$FIXTURES"/robust/*.bin; do
 	case $f in *.md|*.db) continue ;; esac
 	[ -f "$f" ] || continue
 	n=$((n + 1))

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# tests/fuzz/run.sh SECONDS: runs each libFuzzer harness in build-fuzz/ for
-# SECONDS (inputs up to 64 KiB), seeded from the tests' fixtures and ../shared/corpus (copied into
+# tests/fuzz/run.sh SECONDS [NAME...]: runs each libFuzzer harness in
+# build-fuzz/ (or the NAMEs given) for SECONDS at nice 19 (inputs up to 64
+# KiB), seeded from the tests' fixtures and ../shared/corpus (copied into
 # build-fuzz/corpus-NAME, never into the tree), and prints the executions of
-# each. Crashes land in build-fuzz/crash-NAME-*: make each a fixture in
-# tests/fixtures/fuzz/ (tests/cli/t_fuzz_fixtures.sh replays them).
+# each. New inputs go to tests/fuzz/corpus/NAME, minimised (libFuzzer
+# -merge=1) after each run and committed, so the next run starts where this
+# one stopped. Crashes land in build-fuzz/crash-NAME-*: make each a fixture
+# in tests/fixtures/fuzz/ (tests/cli/t_fuzz_fixtures.sh replays them; for
+# stitch, IOTAPE_FUZZ_WRITE=FILE build-fuzz/fuzz_stitch CRASH writes it as a
+# trace).
 set -u
 secs=${1:-60}
+shift
+harnesses=${*:-blktrace trace_input blkparse_text vmstat_text stitch}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=$top/../shared/corpus
 b=$top/build-fuzz
@@ -24,12 +31,25 @@ seed trace_input "$top"/tests/fixtures/variants/* "$corpus"/asifazamali-sda1/*
 seed blkparse_text "$corpus"/*/*.txt "$top"/tests/fixtures/bad/not-blkparse.txt
 seed vmstat_text "$top"/tests/fixtures/vmstat/* "$corpus"/vmstat-*/vmstat.log "$corpus"/seed-debsums-patch/*/vmstat*.log
 printf '%-16s %10s %12s %8s %s\n' harness seconds executions exec/s result
-for h in blktrace trace_input blkparse_text vmstat_text; do
+for h in $harnesses; do
 	log=$b/fuzz-$h.log
-	"$b/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-		-print_final_stats=1 -artifact_prefix="$b/crash-$h-" \
-		"$b/corpus-$h" > "$log" 2>&1
+	keep=$top/tests/fuzz/corpus/$h
+	mkdir -p "$keep" "$b/corpus-$h"
+	# inputs kept small so the committed corpora stay small
+	case $h in
+	stitch) len=2048 ;;                    # 680 generated events
+	blkparse_text|vmstat_text) len=8192 ;; # a hundred lines
+	*) len=65536 ;;
+	esac
+	nice -n 19 "$b/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-max_len=$len -print_final_stats=1 -artifact_prefix="$b/crash-$h-" \
+		"$keep" "$b/corpus-$h" > "$log" 2>&1
 	rc=$?
+	# keep the smallest set of inputs that covers what the corpus covers
+	rm -rf "$b/min-$h" && mkdir -p "$b/min-$h" &&
+	nice -n 19 "$b/fuzz_$h" -merge=1 -max_len=$len "$b/min-$h" "$keep" \
+		> "$b/merge-$h.log" 2>&1 &&
+	rm -rf "$keep" && mv "$b/min-$h" "$keep"
 	n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	r=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
 	res=ok

@@ -181,6 +181,54 @@ static void test_names(void **state)
 	assert_string_equal(bt_action_name(&ev), "?");
 }
 
+/* A cgroup id (action flag 0x100) comes before the record's own payload. */
+static void test_cgroup_pdu(void **state)
+{
+	uint8_t pdu[24] = { 1, 2, 3, 4, 5, 6, 7, 8,   /* cgroup id */
+			    0x0f, 0xd0, 0, 2, 0, 0x80, 0, 0,
+			    0, 0, 0, 0, 0, 0, 0x03, 0xe8 };
+	struct bt_event ev = { .action = BT_A_REMAP | BT_A_CGROUP, .pdu = pdu,
+			       .pdu_len = 24 };
+	struct bt_remap r;
+	uint16_t len;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(bt_pdu_remap(&ev, &r), 0);
+	assert_int_equal(r.dev_from, BT_MKDEV(253, 2));
+	assert_int_equal(r.sector_from, 1000);
+	assert_ptr_equal(bt_pdu_body(&ev, &len), pdu + 8);
+	assert_int_equal(len, 16);
+	ev.pdu_len = 8;                     /* the id only */
+	assert_int_equal(bt_pdu_remap(&ev, &r), -BT_E_SHORT);
+	ev.pdu_len = 16;                    /* id, then a u64 */
+	ev.action = BT_A_UNPLUG_IO | BT_A_CGROUP;
+	assert_int_equal(bt_pdu_u64(&ev, &v), 0);
+	assert_int_equal(v, 0x0fd0000200800000ull);
+	ev.action = BT_A_UNPLUG_IO;         /* no flag: the whole payload */
+	assert_int_equal(bt_pdu_u64(&ev, &v), 0);
+	assert_int_equal(v, 0x0102030405060708ull);
+}
+
+/* The start-time notify: u32 seconds, u32 ns in either byte order. */
+static void test_timestamp_pdu(void **state)
+{
+	uint8_t le[8] = { 0xf2, 0x50, 0x16, 0x6b, 0x00, 0x46, 0xc3, 0x23 };
+	uint8_t be[8] = { 0x6b, 0x16, 0x50, 0xf2, 0x23, 0xc3, 0x46, 0x00 };
+	struct bt_event ev = { .action = BT_N_TIMESTAMP | ((uint64_t)BT_C_NOTIFY << 16),
+			       .pdu = le, .pdu_len = 8 };
+	int64_t w;
+
+	(void)state;
+	assert_int_equal(bt_pdu_timestamp(&ev, &w), 0);
+	assert_int_equal(w, 1796624626ll * 1000000000 + 600000000);
+	ev.pdu = be;
+	assert_int_equal(bt_pdu_timestamp(&ev, &w), 0);
+	assert_int_equal(w, 1796624626ll * 1000000000 + 600000000);
+	ev.pdu_len = 4;
+	assert_int_equal(bt_pdu_timestamp(&ev, &w), -BT_E_SHORT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +241,8 @@ int main(void)
 		cmocka_unit_test(test_rwbs),
 		cmocka_unit_test(test_pdus),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_cgroup_pdu),
+		cmocka_unit_test(test_timestamp_pdu),
 	};
 	return cmocka_run_group_tests_name("blktrace_format", tests, NULL, NULL);
 }

@@ -220,6 +220,41 @@ static void test_interrupt(void **state)
 	assert_int_equal(res[3].sched_ns, 0);
 }
 
+/* A 4400 s gap (a clock step ahead): an interrupt stops the replay within
+ * one wake slice (SCHED_WAKE_NS), not after the gap. */
+static void test_interrupt_in_gap(void **state)
+{
+	struct rio ios[] = { io_at(0, 0, 0), io_at(4400000000000ll, 0, 0) };
+	struct rio_result res[2];
+	struct sched_stats ss;
+	int64_t at = T_START + 2000000000ll;
+
+	(void)state;
+	ss = run(ios, 2, 1, 1, 8, 10 * US, res, stop_after, &at);
+	assert_int_equal(ss.interrupted, 1);
+	assert_int_equal(ss.issued, 1);
+	assert_true(vnow < at + SCHED_WAKE_NS + 10000 * US);
+}
+
+/* --max-gap: gaps between starts over the limit shrink to it. */
+static void test_cap_gaps(void **state)
+{
+	struct rio ios[] = { io_at(0, 0, 0), io_at(5, 0, 0), io_at(100, 0, 0),
+			     io_at(100, 0, 0), io_at(130, 0, 0), io_at(500, 0, 0) };
+	struct plan p = { .io = ios, .n = 6 };
+	int64_t removed;
+
+	(void)state;
+	assert_int_equal(plan_cap_gaps(&p, 20, &removed), 3);
+	assert_int_equal(removed, (95 - 20) + (30 - 20) + (370 - 20));
+	assert_int_equal(ios[2].t_ns, 25);
+	assert_int_equal(ios[3].t_ns, 25);
+	assert_int_equal(ios[4].t_ns, 45);
+	assert_int_equal(ios[5].t_ns, 65);
+	assert_int_equal(plan_cap_gaps(&p, 0, &removed), 0);
+	assert_int_equal(removed, 0);
+}
+
 static void test_map_range(void **state)
 {
 	uint64_t off, len;
@@ -355,6 +390,8 @@ int main(void)
 		cmocka_unit_test(test_dependency),
 		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_interrupt),
+		cmocka_unit_test(test_interrupt_in_gap),
+		cmocka_unit_test(test_cap_gaps),
 		cmocka_unit_test(test_map_range),
 		cmocka_unit_test(test_max_overlap),
 		cmocka_unit_test(test_plan_build),

@@ -201,11 +201,23 @@ static void test_requeue_and_unmatched(void **state)
 	feed(s, BT_A_QUEUE, BT_C_WRITE, 50, 64, 8);     /* never completes */
 	assert_int_equal(stitch_finish(s), 0);
 	assert_int_equal(stitch_stats(s)->unmatched_c, 1);
+	assert_int_equal(stitch_stats(s)->c_only, 1);
 	assert_int_equal(stitch_stats(s)->pending_end, 1);
-	assert_int_equal(r.n, 2);
-	assert_int_equal(r.rq[0].requeues, 1);
-	assert_int_equal(r.rq[0].d_ns, 40);
-	assert_int_equal(r.rq[1].c_ns, STORE_NO_TIME);
+	assert_int_equal(stitch_stats(s)->requeued_seeks, 1);
+	assert_int_equal(r.n, 4);
+	/* the early completion: a row of C time only */
+	assert_int_equal(r.rq[0].q_ns, STORE_NO_TIME);
+	assert_int_equal(r.rq[0].d_ns, STORE_NO_TIME);
+	assert_int_equal(r.rq[0].c_ns, 1);
+	/* the requeued dispatch's D2D seek, kept in a row of its own */
+	assert_int_equal(r.rq[1].has_seek, 1);
+	assert_int_equal(r.rq[1].d_head, 0);
+	assert_int_equal(r.rq[1].bytes, 0);
+	assert_int_equal(r.rq[1].merged_into, r.id[2]);
+	assert_int_equal(r.rq[2].requeues, 1);
+	assert_int_equal(r.rq[2].d_ns, 40);
+	assert_int_equal(r.rq[2].has_seek, 1);
+	assert_int_equal(r.rq[3].c_ns, STORE_NO_TIME);
 	stitch_free(s);
 }
 
@@ -247,9 +259,91 @@ static void test_clock_step(void **state)
 	assert_int_equal(stitch_stats(s)->clock_jumps, 2);
 	assert_int_equal(stitch_stats(s)->jump_abandoned, 2);
 	assert_int_equal(stitch_stats(s)->unmatched_c, 2);
-	assert_int_equal(r.n, 2);
+	assert_int_equal(r.n, 4);
+	/* in flight at each step: ended there; the Cs after: C-only rows */
 	assert_int_equal(r.rq[0].c_ns, STORE_NO_TIME);
-	assert_int_equal(r.rq[1].c_ns, STORE_NO_TIME);
+	assert_int_equal(r.rq[1].q_ns, STORE_NO_TIME);
+	assert_int_equal(r.rq[2].c_ns, STORE_NO_TIME);
+	assert_int_equal(r.rq[3].q_ns, STORE_NO_TIME);
+	stitch_free(s);
+}
+
+/* A lost completion, then a new bio at the same start sector: the old one
+ * ends never completed, the new one pairs with the C (btt since 2016). */
+static void test_replace(void **state)
+{
+	struct rows r = { 0 };
+	struct stitch *s = stitch_new(collect, &r, 1);
+
+	(void)state;
+	feed(s, BT_A_QUEUE, BT_C_WRITE, 10, 64, 8);
+	feed(s, BT_A_ISSUE, BT_C_WRITE, 20, 64, 8);
+	feed(s, BT_A_QUEUE, BT_C_WRITE, 5000, 64, 8);
+	feed(s, BT_A_ISSUE, BT_C_WRITE, 5005, 64, 8);
+	feed(s, BT_A_COMPLETE, BT_C_WRITE, 5051, 64, 8);
+	assert_int_equal(stitch_finish(s), 0);
+	assert_int_equal(stitch_stats(s)->dup_q, 1);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.rq[0].q_ns, 10);
+	assert_int_equal(r.rq[0].c_ns, STORE_NO_TIME);
+	assert_int_equal(r.rq[1].q_ns, 5000);
+	assert_int_equal(r.rq[1].c_ns, 5051);
+	stitch_free(s);
+}
+
+/* A bio nested inside another in flight: each pairs with its own G, D and
+ * C (exact ranges first), whichever completes first. */
+static void test_nested(void **state)
+{
+	for (int outer_first = 0; outer_first < 2; outer_first++) {
+		struct rows r = { 0 };
+		struct stitch *s = stitch_new(collect, &r, 1);
+
+		(void)state;
+		feed(s, BT_A_QUEUE, BT_C_WRITE, 10, 2000, 64);
+		feed(s, BT_A_QUEUE, BT_C_WRITE, 20, 2008, 8);
+		feed(s, BT_A_GETRQ, BT_C_WRITE, 21, 2008, 8);
+		feed(s, BT_A_GETRQ, BT_C_WRITE, 22, 2000, 64);
+		feed(s, BT_A_ISSUE, BT_C_WRITE, 30, 2000, 64);
+		feed(s, BT_A_ISSUE, BT_C_WRITE, 31, 2008, 8);
+		feed(s, BT_A_COMPLETE, BT_C_WRITE, 300, outer_first ? 2000 : 2008,
+		     outer_first ? 64 : 8);
+		feed(s, BT_A_COMPLETE, BT_C_WRITE, 400, outer_first ? 2008 : 2000,
+		     outer_first ? 8 : 64);
+		assert_int_equal(stitch_finish(s), 0);
+		assert_int_equal(r.n, 2);
+		for (int i = 0; i < 2; i++) {
+			int outer = r.rq[i].sector == 2000;
+			assert_int_equal(r.rq[i].g_ns, outer ? 22 : 21);
+			assert_int_equal(r.rq[i].d_ns, outer ? 30 : 31);
+			assert_int_equal(r.rq[i].c_ns, outer == outer_first ? 300 : 400);
+			assert_int_equal(r.rq[i].merged_into, 0);
+		}
+		assert_int_equal(stitch_stats(s)->unmatched_c, 0);
+		assert_int_equal(stitch_stats(s)->unmatched_gim, 0);
+		stitch_free(s);
+	}
+}
+
+/* A flush bio as kernels 5.x and 6.x trace it: Q FWS (no size), D FN,
+ * C FN, then the bio's own C WS: one row, ended at the bio's C. */
+static void test_flush_sequence(void **state)
+{
+	struct rows r = { 0 };
+	struct stitch *s = stitch_new(collect, &r, 1);
+
+	(void)state;
+	feed(s, BT_A_QUEUE, BT_C_FLUSH | BT_C_WRITE | BT_C_SYNC, 10, 500, 0);
+	feed(s, BT_A_ISSUE, BT_C_FLUSH, 20, 0, 0);
+	feed(s, BT_A_COMPLETE, BT_C_FLUSH | BT_C_READ, 700, 0, 0);
+	feed(s, BT_A_COMPLETE, BT_C_WRITE | BT_C_SYNC, 704, 500, 0);
+	assert_int_equal(stitch_finish(s), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.rq[0].q_ns, 10);
+	assert_int_equal(r.rq[0].d_ns, 20);
+	assert_int_equal(r.rq[0].c_ns, 704);
+	assert_int_equal(stitch_stats(s)->unmatched_c, 0);
+	assert_int_equal(stitch_stats(s)->pending_end, 0);
 	stitch_free(s);
 }
 
@@ -263,6 +357,9 @@ int main(void)
 		cmocka_unit_test(test_flush),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_requeue_and_unmatched),
+		cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_nested),
+		cmocka_unit_test(test_flush_sequence),
 		cmocka_unit_test(test_remap_origin),
 		cmocka_unit_test(test_clock_step),
 	};
