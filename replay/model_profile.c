@@ -128,7 +128,7 @@ static const char *const builtin_text[] = {
 "cache_segments = 32         # assumed\n"
 "readahead_kb = 1024         # assumed\n"
 "write_cache = on            # ATA disks ship with the write cache on (hdparm -W)\n"
-"queue = sptf                # NCQ\n"
+"queue = sptf                # Native Command Queuing (SATA)\n"
 "queue_depth = 32            # NCQ: 32 tags\n",
 
 "name = travelstar-5k320\n"
