@@ -161,11 +161,15 @@ int seek_curve_derive(struct seek_curve *sc, uint32_t cylinders,
 
 double seek_curve_ns(const struct seek_curve *sc, uint32_t d)
 {
+	double t;
+
 	if (!d)
 		return 0;
 	if (d < sc->boundary)
-		return sc->a_ns + sc->b_ns * sqrt((double)d);
-	return sc->c_ns + sc->e_ns * d;
+		t = sc->a_ns + sc->b_ns * sqrt((double)d);
+	else
+		t = sc->c_ns + sc->e_ns * d;
+	return t > 0 ? t : 0;     /* a fitted curve may cross 0 near d = 0 */
 }
 
 double seek_curve_avg_ns(const struct seek_curve *sc)

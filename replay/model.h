@@ -52,7 +52,7 @@ struct disk_profile {
 	double hit_rate;             /* fitted: share of requests served from
 				      * the buffer whatever the model's cache
 				      * says (0: none) */
-	char src[PK_N][160];         /* where each value comes from */
+	char src[PK_N][240];         /* where each value comes from */
 };
 
 /* The seek curve of Ruemmler and Wilkes (section "Seek time"): for a seek
