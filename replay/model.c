@@ -34,6 +34,7 @@ struct segment {
 
 struct extent {
 	uint64_t start, end;
+	uint32_t cyl;           /* of start, for choosing the nearest */
 };
 
 /* A command waiting in the disk's queue, located once on arrival. */
@@ -46,7 +47,7 @@ struct pending {
 struct disk_model {
 	struct disk_profile p;
 	int64_t t0;
-	double rev_ns, sw_ns, overhead_ns, settle_ns, bus_ns_per_sector;
+	double rev_ns, inv_rev, sw_ns, overhead_ns, settle_ns, bus_ns_per_sector;
 	uint32_t cylinders;
 	unsigned nzones;
 	struct zone zone[MAX_ZONES];
@@ -233,6 +234,15 @@ void model_locate(const struct disk_model *m, uint64_t lba, struct model_chs *ou
 	off = lba - zn->lba0;
 	out->zone = z;
 	out->spt = zn->spt;
+	if (off < UINT32_MAX && per_cyl < UINT32_MAX) {
+		/* 32-bit divisions: several times cheaper, and zones are small */
+		uint32_t o32 = (uint32_t)off, pc = (uint32_t)per_cyl, r;
+		out->cyl = zn->cyl0 + o32 / pc;
+		r = o32 % pc;
+		out->head = r / zn->spt;
+		out->sector = r % zn->spt;
+		return;
+	}
 	out->cyl = zn->cyl0 + (uint32_t)(off / per_cyl);
 	off %= per_cyl;
 	out->head = (uint32_t)(off / zn->spt);
@@ -325,6 +335,7 @@ struct disk_model *model_new(const struct disk_profile *p, int64_t t0_ns,
 	m->p = *p;
 	m->t0 = t0_ns;
 	m->rev_ns = 60e9 / p->rpm;
+	m->inv_rev = 1 / m->rev_ns;
 	m->sw_ns = p->head_switch_ms * MS;
 	m->overhead_ns = p->overhead_ms * MS;
 	m->settle_ns = p->write_settle_ms * MS;
@@ -516,10 +527,8 @@ static int64_t destage_one(struct disk_model *m, int64_t t)
 	struct extent x;
 
 	for (unsigned i = 0; i < m->ndirty; i++) {
-		struct model_chs c;
-		uint32_t d;
-		model_locate(m, m->dirty[i].start, &c);
-		d = c.cyl > m->cyl ? c.cyl - m->cyl : m->cyl - c.cyl;
+		uint32_t c = m->dirty[i].cyl;
+		uint32_t d = c > m->cyl ? c - m->cyl : m->cyl - c;
 		if (d < bd) {
 			bd = d;
 			best = i;
@@ -540,6 +549,8 @@ static int64_t destage_all(struct disk_model *m, int64_t t)
 
 static void dirty_add(struct disk_model *m, uint64_t lba, uint32_t n)
 {
+	struct model_chs c;
+
 	for (unsigned i = 0; i < m->ndirty; i++) {
 		struct extent *x = &m->dirty[i];
 		if (lba <= x->end && x->start <= lba + n) {
@@ -547,12 +558,17 @@ static void dirty_add(struct disk_model *m, uint64_t lba, uint32_t n)
 			uint64_t s = lba < x->start ? lba : x->start;
 			uint64_t e = lba + n > x->end ? lba + n : x->end;
 			m->dirty_sectors += (e - s) - (x->end - x->start);
+			if (s != x->start) {
+				model_locate(m, s, &c);
+				x->cyl = c.cyl;
+			}
 			x->start = s;
 			x->end = e;
 			return;
 		}
 	}
-	m->dirty[m->ndirty++] = (struct extent){ lba, lba + n };
+	model_locate(m, lba, &c);
+	m->dirty[m->ndirty++] = (struct extent){ lba, lba + n, c.cyl };
 	m->dirty_sectors += n;
 }
 
@@ -635,10 +651,18 @@ static int64_t serve(struct disk_model *m, const struct model_req *r, int64_t t)
 
 /* ---- the queue ---- */
 
-#define QAT(m, k) (&(m)->q[((m)->qh + (k)) % (m)->cap])
+static inline struct pending *qat(const struct disk_model *m, unsigned k)
+{
+	unsigned i = m->qh + k;
 
+	return &m->q[i >= m->cap ? i - m->cap : i];
+}
+#define QAT(m, k) qat(m, k)
+
+/* base: the spindle's angle when the command would start (after the
+ * overhead) had it no seek. */
 static double sptf_estimate(const struct disk_model *m, const struct pending *pd,
-			    int64_t t)
+			    double base)
 {
 	uint32_t d;
 	double move, wait;
@@ -652,8 +676,8 @@ static double sptf_estimate(const struct disk_model *m, const struct pending *pd
 		return 0;
 	d = pd->cyl > m->cyl ? pd->cyl - m->cyl : m->cyl - pd->cyl;
 	move = d ? seek_curve_ns(&m->seek, d) : pd->head != m->head ? m->sw_ns : 0;
-	wait = pd->angle - spindle_angle(m, t + (int64_t)(m->overhead_ns + move));
-	if (wait < 0)
+	wait = pd->angle - (base + move * m->inv_rev);
+	while (wait < 0)       /* a seek is a few turns at most */
 		wait += 1;
 	return move + wait * m->rev_ns;
 }
@@ -666,15 +690,16 @@ static double sptf_estimate(const struct disk_model *m, const struct pending *pd
 static unsigned pick(const struct disk_model *m, int64_t t)
 {
 	unsigned best = 0, lim = m->nq;
-	double bt = INFINITY;
+	double bt = INFINITY, base;
 
 	if (m->p.queue != MODEL_SPTF || m->nq == 1 ||
 	    t - QAT(m, 0)->r.arrive_ns >= SPTF_AGE_NS)
 		return 0;
 	if (lim > m->p.queue_depth)
 		lim = m->p.queue_depth;
+	base = spindle_angle(m, t + (int64_t)m->overhead_ns);
 	for (unsigned i = 0; i < lim && QAT(m, i)->r.arrive_ns <= t; i++) {
-		double e = sptf_estimate(m, QAT(m, i), t);
+		double e = sptf_estimate(m, QAT(m, i), base);
 		if (e < bt) {
 			bt = e;
 			best = i;
