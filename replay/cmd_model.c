@@ -54,9 +54,22 @@ static void usage(FILE *fp)
 "support one. Use a profile with: iotape replay RUN --target model:PROFILE\n");
 	for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
 		char head[64];
+		const char *h = options[i].help;
 		snprintf(head, sizeof(head), "--%s%s%s", options[i].name,
 			 options[i].arg ? " " : "", options[i].arg ? options[i].arg : "");
-		fprintf(fp, "  %-19s %s\n", head, options[i].help);
+		/* words wrapped to 80 columns beside the option */
+		for (int first = 1; *h; first = 0) {
+			int n = (int)strlen(h);
+			if (n > 80 - 22) {
+				n = 80 - 22;
+				while (n > 0 && h[n] != ' ')
+					n--;
+			}
+			fprintf(fp, "  %-19s %.*s\n", first ? head : "", n, h);
+			h += n;
+			while (*h == ' ')
+				h++;
+		}
 	}
 }
 
@@ -105,7 +118,7 @@ static int list_one(const char *spec)
 	if (!(m = model_new(&p, 0, 1, err, sizeof(err))))
 		return error("%s", err);
 	model_layout(m, &l);
-	printf("%s%s%s\n\n", p.name, p.desc[0] ? ": " : "", p.desc);
+	printf("%s\n%s%s\n", p.name, p.desc[0] ? p.desc : "", p.desc[0] ? "\n" : "");
 	printf("%-18s %12s %-9s %s\n", "key", "value", "unit", "source");
 	for (int k = 0; k < PK_N; k++) {
 		char v[64];
@@ -114,15 +127,34 @@ static int list_one(const char *spec)
 			continue;
 		if (k == PK_HIT_RATE && !(p.hit_rate > 0))
 			continue;
+		const char *h;
+		int first = 1;
 		profile_value_text(&p, (enum profile_key)k, v, sizeof(v));
-		printf("%-18s %12s %-9s %s\n", profile_key_name(k), v,
-		       profile_key_unit(k), p.src[k][0] ? p.src[k] : "-");
+		/* the source wrapped in the columns left of 80 */
+		for (h = p.src[k][0] ? p.src[k] : "-"; *h; first = 0) {
+			int w = (int)strlen(h);
+			if (w > 80 - 43) {
+				w = 80 - 43;
+				while (w > 0 && h[w] != ' ')
+					w--;
+				if (!w)
+					w = 80 - 43;
+			}
+			if (first)
+				printf("%-18s %12s %-9s %.*s\n", profile_key_name(k), v,
+				       profile_key_unit(k), w, h);
+			else
+				printf("%42s %.*s\n", "", w, h);
+			h += w;
+			while (*h == ' ')
+				h++;
+		}
 	}
-	printf("\nthe disk it makes: %u cylinders, %u to %u sectors a track, "
-	       "%.2f ms a turn;\nseek (R&W) %.3f + %.4f sqrt(d) ms below %u "
-	       "cylinders, %.3f + %.6f d ms from there;\nweighted average seek "
-	       "%.2f ms; random 4 KiB read about %.2f ms (overhead + average\n"
-	       "seek + half a turn + transfer)\n", l.cylinders, l.spt_outer,
+	printf("\nthe disk it makes: %u cylinders, %u to %u sectors a track,\n"
+	       "%.2f ms a turn; seek (R&W) %.3f + %.4f sqrt(d) ms below %u\n"
+	       "cylinders, %.3f + %.6f d ms from there; weighted average seek\n"
+	       "%.2f ms; a random 4 KiB read about %.2f ms (overhead + average "
+	       "seek +\nhalf a turn + transfer)\n", l.cylinders, l.spt_outer,
 	       l.spt_inner, l.rev_ns / 1e6, l.seek.a_ns / 1e6, l.seek.b_ns / 1e6,
 	       l.seek.boundary, l.seek.c_ns / 1e6, l.seek.e_ns / 1e6,
 	       seek_curve_avg_ns(&l.seek) / 1e6, p.overhead_ms +

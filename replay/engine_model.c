@@ -352,8 +352,7 @@ void model_set_emit(const struct model_set *ms, struct emit *e)
 		emit_str(e, "dev", dev);
 		emit_str(e, "profile", ms->prof[i].name);
 		emit_obj_end(e);
-		emit_text(e, "  modelled disk for %s: %s (%s)\n", dev,
-			  ms->prof[i].name, ms->prof[i].desc);
+		emit_text(e, "  modelled disk for %s: %s\n", dev, ms->prof[i].name);
 	}
 	emit_arr_end(e);
 	emit_obj_end(e);

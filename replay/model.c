@@ -783,7 +783,12 @@ void model_run(struct disk_model *m, int64_t limit, int inclusive)
 
 int64_t model_busy_until(const struct disk_model *m)
 {
-	return m->busy ? m->cur.done_ns : INT64_MAX;
+	if (m->busy)
+		return m->cur.done_ns;
+	if (m->nq)       /* the next start: after a write-back under way */
+		return QAT(m, 0)->r.arrive_ns > m->t_free ? QAT(m, 0)->r.arrive_ns
+							 : m->t_free;
+	return INT64_MAX;
 }
 
 int model_pop(struct disk_model *m, struct model_done *out)

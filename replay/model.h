@@ -118,7 +118,9 @@ int model_submit(struct disk_model *m, const struct model_req *r);
  * inclusive: the caller promises that nothing else arrives at limit). */
 void model_run(struct disk_model *m, int64_t limit, int inclusive);
 
-/* When the command in service finishes, ns; INT64_MAX when none is. */
+/* When the disk next does something: the command in service finishes, or
+ * (idle, or writing back) the next waiting one can start; ns, INT64_MAX
+ * when nothing waits. */
 int64_t model_busy_until(const struct disk_model *m);
 
 /* Takes the oldest finished command into *out. Returns 1, or 0 when none. */

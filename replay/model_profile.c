@@ -85,8 +85,7 @@ static const struct key_def keys[PK_N] = {
 static const char *const builtin_text[] = {
 "name = deskstar-7k500\n"
 "alias = desktop-2006\n"
-"desc = Hitachi Deskstar 7K500 (HDS725050KLA360): 500 GB, 3.5\", SATA 3 Gb/s, "
-"7200 rpm, 2005-2006\n"
+"desc = Hitachi Deskstar 7K500 (HDS725050KLA360), 500 GB SATA, 7200 rpm, 2005\n"
 "rpm = 7200                  # Deskstar 7K500 specification: 7200 rpm, average latency 4.17 ms (spec table in techreport.com review 8752)\n"
 "capacity_sectors = 976773168 # 500,107,862,016 bytes: the LBA count of 500 GB ATA disks (IDEMA rule)\n"
 "heads = 10                  # five platters (silentpcreview.com, Deskstar 7K1000 review: the 7K500 is a five-platter drive)\n"
@@ -109,9 +108,8 @@ static const char *const builtin_text[] = {
 
 "name = ultrastar-7k4000\n"
 "alias = desktop-current\n"
-"desc = HGST Ultrastar 7K4000 (HUS724040ALE640): 4 TB, 3.5\", SATA 6 Gb/s, "
-"7200 rpm, 2012 (the 7200 rpm design still sold; newer data sheets give no seek figures)\n"
-"rpm = 7200                  # HGST Ultrastar 7K4000 specification 4.4\n"
+"desc = HGST Ultrastar 7K4000 (HUS724040ALE640), 4 TB SATA, 7200 rpm, 2012\n"
+"rpm = 7200                  # HGST Ultrastar 7K4000 specification 4.4 (a 2012 design still sold; newer 7200 rpm data sheets give no seek figures)\n"
 "capacity_sectors = 7814037168 # 4,000,787,030,016 bytes: the LBA count of 4 TB disks (IDEMA rule)\n"
 "heads = 10                  # five platters (assumed: 800 GB platters)\n"
 "zones = 30                  # assumed\n"
@@ -133,8 +131,7 @@ static const char *const builtin_text[] = {
 
 "name = travelstar-5k320\n"
 "alias = laptop-5400\n"
-"desc = Hitachi Travelstar 5K320 (HTS543232L9A300): 320 GB, 2.5\", SATA 3 Gb/s, "
-"5400 rpm, 2008\n"
+"desc = Hitachi Travelstar 5K320 (HTS543232L9A300), 320 GB SATA, 5400 rpm, 2008\n"
 "rpm = 5400                  # Travelstar 5K320 specification 4.4.2.4: 5400 rpm, 11.1 ms a revolution\n"
 "capacity_sectors = 625142448 # 320,072,933,376 bytes: the LBA count of 320 GB disks (IDEMA rule)\n"
 "heads = 4                   # assumed: two platters\n"
@@ -157,8 +154,7 @@ static const char *const builtin_text[] = {
 
 "name = ultrastar-15k450\n"
 "alias = sas-15k\n"
-"desc = Hitachi Ultrastar 15K450 (HUS154545VLS300): 450 GB, 3.5\", SAS 3 Gb/s, "
-"15000 rpm, 2008\n"
+"desc = Hitachi Ultrastar 15K450 (HUS154545VLS300), 450 GB SAS, 15000 rpm, 2008\n"
 "rpm = 15000                 # Ultrastar 15K450 specification\n"
 "capacity_sectors = 879097968 # 450,098,159,616 bytes: the LBA count of 450 GB disks (IDEMA rule)\n"
 "heads = 8                   # assumed: four platters\n"
