@@ -262,6 +262,53 @@ int model_fit(const struct fit_req *reqs, size_t n, const struct disk_profile *b
 		no++;
 	}
 	rep->used = no;
+	/* flat in distance? Over every alone read that does not follow on
+	 * from the previous request, hits included: on a device with no head
+	 * to move, the longest seeks cost what the shortest do */
+	{
+		size_t nr = 0, ns = 0, nl = 0;
+		double *dd = xcalloc(n ? n : 1, sizeof(*dd)), *dv = xcalloc(n ? n : 1,
+									     sizeof(*dv));
+		double *sv = xcalloc(n ? n : 1, sizeof(*sv)), *lv = xcalloc(n ? n : 1,
+									     sizeof(*lv));
+		double q1, q3;
+		for (size_t i = 1; i < n; i++) {
+			const struct fit_req *r = &reqs[i];
+			uint64_t pe = reqs[i - 1].sector + reqs[i - 1].sectors;
+			if (!r->sectors || r->write || r->c_ns <= r->d_ns ||
+			    reqs[i - 1].c_ns > r->d_ns || r->sector == pe ||
+			    (i + 1 < n && reqs[i + 1].d_ns < r->c_ns))
+				continue;
+			dd[nr] = (double)(r->sector > pe ? r->sector - pe : pe - r->sector);
+			dv[nr++] = (double)(r->c_ns - r->d_ns);
+		}
+		if (nr >= FIT_MIN_ALONE / 2) {
+			memcpy(sv, dd, nr * sizeof(*sv));
+			q1 = quant(sv, nr, 0.25);
+			q3 = quant(sv, nr, 0.75);
+			for (size_t i = 0; i < nr; i++) {
+				if (dd[i] <= q1)
+					sv[ns++] = dv[i];
+				if (dd[i] >= q3)
+					lv[nl++] = dv[i];
+			}
+			rep->short_ms = quant(sv, ns, 0.5) / 1e6;
+			rep->long_ms = quant(lv, nl, 0.5) / 1e6;
+		}
+		free(dd);
+		free(dv);
+		free(sv);
+		free(lv);
+		if (nr >= FIT_MIN_ALONE / 2 &&
+		    (!(rep->long_ms >= 1.25 * rep->short_ms) || rep->long_ms < 1)) {
+			snprintf(rep->refused, sizeof(rep->refused), "D2C is flat in seek "
+				 "distance: median %.3f ms for the shortest quarter of %zu "
+				 "alone reads' seeks, %.3f ms for the longest; not a "
+				 "rotating disk (an SSD, a loop or virtual device?)",
+				 rep->short_ms, nr, rep->long_ms);
+			goto out;
+		}
+	}
 	rep->hit_rate = reads ? (double)rep->hits / reads : 0;
 	if (rep->alone < FIT_MIN_ALONE || no < FIT_MIN_ALONE / 2) {
 		snprintf(rep->refused, sizeof(rep->refused), "too few requests alone "
@@ -270,35 +317,6 @@ int model_fit(const struct fit_req *reqs, size_t n, const struct disk_profile *b
 			 "queue depth 1, or with idle gaps)", rep->alone, n, no,
 			 FIT_MIN_ALONE);
 		goto out;
-	}
-	/* flat in distance? */
-	{
-		double *dd = xcalloc(no, sizeof(*dd)), q1, q3;
-		size_t ns = 0, nl = 0;
-		double *sv = xcalloc(no, sizeof(*sv)), *lv = xcalloc(no, sizeof(*lv));
-		for (size_t i = 0; i < no; i++)
-			dd[i] = o[i].d;
-		q1 = quant(dd, no, 0.25);
-		q3 = quant(dd, no, 0.75);
-		for (size_t i = 0; i < no; i++) {
-			if (o[i].d <= q1)
-				sv[ns++] = o[i].d2c_ns;
-			if (o[i].d >= q3)
-				lv[nl++] = o[i].d2c_ns;
-		}
-		rep->short_ms = quant(sv, ns, 0.5) / 1e6;
-		rep->long_ms = quant(lv, nl, 0.5) / 1e6;
-		free(dd);
-		free(sv);
-		free(lv);
-		if (!(rep->long_ms >= 1.25 * rep->short_ms) || rep->long_ms < 1) {
-			snprintf(rep->refused, sizeof(rep->refused), "D2C is flat in seek "
-				 "distance: median %.3f ms for the shortest quarter of "
-				 "seeks, %.3f ms for the longest; not a rotating disk (an "
-				 "SSD, a loop or virtual device?)", rep->short_ms,
-				 rep->long_ms);
-			goto out;
-		}
 	}
 	maxd = 1;
 	for (size_t i = 0; i < no; i++)

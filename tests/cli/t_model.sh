@@ -114,9 +114,20 @@ check_eq "a replay on a profile file" "0 " "$? $(cat "$t/err")"
 
 # ---- model fit refuses what cannot support a fit ---------------------------------------
 "$IOTAPE" model fit --db "$db" src > "$t/fit" 2> "$t/err"; rc=$?
-if [ $rc != 0 ] && grep -qE "cannot fit a disk to run 'src' \(device 7,0\): (too few requests alone on the device|D2C is flat in seek distance)" "$t/err"
-then ok "fit on a loop-device capture is refused: $(sed 's/.*: \(too few\|D2C is flat\)/\1/' "$t/err" | cut -c1-60)..."
-else not_ok "fit on a loop-device capture is refused with a reason" "exit $rc" "$(cat "$t/err")"; fi
+if [ $rc != 0 ] && grep -q "cannot fit a disk to run 'src' (device 7,0): D2C is flat in seek distance: .* not a rotating disk" "$t/err"
+then ok "fit on a loop-device capture is refused: D2C flat in seek distance"
+else not_ok "fit on a loop-device capture is refused: D2C flat in seek distance" "exit $rc" "$(cat "$t/err")"; fi
+
+# a short trace: 60 reads, one at a time, 10 ms each
+awk 'BEGIN { for (i = 0; i < 60; i++) { t = i * 0.02; s = (i * 7919 % 1000) * 100000
+	printf "  8,0    0 %8d %14.9f  4242  Q   R %d + 8 [x]\n", 3 * i + 1, t, s
+	printf "  8,0    0 %8d %14.9f  4242  D   R %d + 8 [x]\n", 3 * i + 2, t, s
+	printf "  8,0    0 %8d %14.9f  4242  C   R %d + 8 [0]\n", 3 * i + 3, t + 0.01, s } }' > "$t/short.txt"
+"$IOTAPE" import --db "$db" --run short --quiet "$t/short.txt" || not_ok "import a short trace"
+"$IOTAPE" model fit --db "$db" short > /dev/null 2> "$t/err"; rc=$?
+[ $rc != 0 ] && grep -q "too few requests alone on the device: 59 of 60 with data" "$t/err" &&
+	ok "fit on 60 requests is refused: too few alone on the device" ||
+	not_ok "fit on 60 requests is refused: too few alone on the device" "$(cat "$t/err")"
 
 # ---- the seed case: one disk vs two disks on a 2006 disk --------------------------------
 if CORPUS=$(corpus_dir) && [ -r "$CORPUS/seed-debsums-patch/one-disk/trace.bin" ]; then
@@ -127,6 +138,10 @@ if CORPUS=$(corpus_dir) && [ -r "$CORPUS/seed-debsums-patch/one-disk/trace.bin" 
 		"$IOTAPE" replay --db "$db" "$v" --target model:desktop-2006 --run "$v-2006" \
 			--json --quiet > "$t/$v.json" 2> "$t/err" || not_ok "replay seed $v" "$(cat "$t/err")"
 	done
+	"$IOTAPE" model fit --db "$db" one-disk > /dev/null 2> "$t/err"; rc=$?
+	[ $rc != 0 ] && grep -q "D2C is flat in seek distance: .* not a rotating disk" "$t/err" &&
+		ok "fit on the seed's loop device is refused: D2C flat in distance" ||
+		not_ok "fit on the seed's loop device is refused: D2C flat in distance" "$(cat "$t/err")"
 	one=$(jq '.[0].span_s.replay' "$t/one-disk.json") two=$(jq '.[0].span_s.replay' "$t/two-disks.json")
 	# per process: first modelled dispatch to last modelled completion
 	for v in one-disk two-disks; do
