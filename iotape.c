@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "mail", cmd_mail, "one 80-column text of runs compared, to paste in mail" },
 	{ "vmstat", cmd_vmstat, "a run's samples as vmstat(8)'s table" },
 	{ "replay", cmd_replay, "reissue a run's I/O on a device or file, stored as a run" },
+	{ "model", cmd_model, "modelled rotating disks: list profiles, fit one to a trace" },
 };
 
 static void usage(FILE *fp)

@@ -162,3 +162,6 @@ bench_capture
 
 # replaying (bench/bench_replay.sh): iotape replay against fio and btreplay
 BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_replay.sh"
+
+# the modelled disk (bench/bench_model.sh): simulated I/Os per second
+BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_model.sh"

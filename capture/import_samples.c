@@ -311,13 +311,19 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		align = "first-event";
 		if (sc.all_timed) {
 			int64_t wall = 0, at = 0, off;
-			if ((rc = store_query_i64(st, "SELECT coalesce((SELECT CAST(value"
-				" AS INTEGER) FROM run_stats WHERE run = ?1 AND key ="
-				" 'trace.wall_ns'), 0)", 1, args, &wall)) ||
-			    (rc = store_query_i64(st, "SELECT coalesce((SELECT CAST(value"
-				" AS INTEGER) FROM run_stats WHERE run = ?1 AND key ="
-				" 'trace.wall_at_ns'), 0)", 1, args, &at)))
+			struct store_stat *ss;
+			size_t ns;
+			if ((rc = store_stats_get(st, run, &ss, &ns)))
 				goto store_err;
+			for (size_t i = 0; i < ns; i++) {
+				if (!ss[i].value)
+					continue;
+				if (!strcmp(ss[i].key, "trace.wall_ns"))
+					wall = strtoll(ss[i].value, NULL, 10);
+				else if (!strcmp(ss[i].key, "trace.wall_at_ns"))
+					at = strtoll(ss[i].value, NULL, 10);
+			}
+			free(ss);
 			if (wall && zone_offset_ns(in.zone, wall, &off) == 0) {
 				/* the trace's start-time record: row times are
 				 * local wall clock, the record's UTC */

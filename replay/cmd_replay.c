@@ -16,12 +16,14 @@
 
 static const struct opt_def options[] = {
 	{ "target", 1, 't', "PATH", "replay every device of the run on PATH: a "
-	  "block device, or a regular file (created or extended as needed)" },
+	  "block device, or a regular file (created or extended as needed); "
+	  "model:PROFILE: each device on its own modelled disk (iotape model "
+	  "list), in simulated time" },
 	{ "map", 1, 'm', "DEV=PATH", "replay the run's device DEV (major,minor or "
 	  "its name in the run) on PATH; repeatable; every device needs one" },
 	{ "level", 1, 'l', "queue|dispatch", "queue: the bios processes "
 	  "submitted (Q), before merging (default); dispatch: the requests the "
-	  "device saw (D)" },
+	  "device saw (D) (default on a modelled disk)" },
 	{ "timing", 1, 'T', "MODE", "original: at the recorded times (default);"
 	  " scale:X: X times as fast (scale:2 takes half the time, scale:0.5 "
 	  "twice); afap: as fast as possible" },
@@ -35,7 +37,8 @@ static const struct opt_def options[] = {
 	  " each in its own order, a process that waited for each I/O waits "
 	  "again (default); single: one stream in the run's order" },
 	{ "engine", 1, 'e', "NAME", "io_uring (default), sync (one I/O at a time)"
-	  " or null (no I/O: tests the scheduler)" },
+	  ", null (no I/O: tests the scheduler); model (implied by model: "
+	  "targets)" },
 	{ "offset", 1, 'o', "SECTORS", "add SECTORS (512 bytes) to every position" },
 	{ "wrap", 0, 'w', NULL, "positions beyond the target's end wrap around "
 	  "(default: refuse a run that reaches beyond it)" },
@@ -141,7 +144,7 @@ int cmd_replay(int argc, char **argv)
 	struct replay_opts o = { .scale = 1, .repeat = 1,
 				 .max_gap_ns = REPLAY_MAX_GAP_NS };
 	uint64_t v;
-	int c, rc;
+	int c, rc, level_given = 0;
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
@@ -165,6 +168,7 @@ int cmd_replay(int argc, char **argv)
 			break;
 		}
 		case 'l':
+			level_given = 1;
 			if (!strcmp(optarg, "queue"))
 				o.level = REPLAY_QUEUE;
 			else if (!strcmp(optarg, "dispatch"))
@@ -242,6 +246,10 @@ int cmd_replay(int argc, char **argv)
 		return 2;
 	}
 	o.run = argv[optind];
+	/* a modelled disk stands for the device: it gets what the device got */
+	if (!level_given && ((o.target && !strncmp(o.target, "model:", 6)) ||
+			     (o.nmap && !strncmp(o.maps[0].path, "model:", 6))))
+		o.level = REPLAY_DISPATCH;
 	if (!o.target == !o.nmap) {
 		error(o.target ? "--target and --map do not go together"
 			       : "no target: give --target PATH or --map DEV=PATH");

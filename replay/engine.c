@@ -20,6 +20,7 @@ const struct replay_engine_ops *engine_find(const char *name)
 {
 	static const struct replay_engine_ops *const all[] = {
 		&engine_uring_ops, &engine_sync_ops, &engine_null_ops,
+		&engine_model_ops,
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(all); i++)

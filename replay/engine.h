@@ -23,6 +23,11 @@ struct null_conf {
 			      * CLOCK_MONOTONIC */
 };
 
+/* The modelled disks of a replay (engine_model.c); targets named
+ * MODEL_TARGET_PREFIX PROFILE. */
+struct model_set;
+#define MODEL_TARGET_PREFIX "model:"
+
 struct engine_setup {
 	const struct engine_target *targets;
 	int ntargets;
@@ -30,6 +35,7 @@ struct engine_setup {
 	uint32_t max_len;    /* largest read or write, bytes */
 	size_t align;        /* buffer alignment, bytes (a power of two) */
 	const struct null_conf *null;   /* null engine only; NULL: no latency */
+	struct model_set *model;        /* model engine only: the disks */
 };
 
 /* One completion. */
@@ -73,12 +79,14 @@ struct replay_engine {
 	void *priv;
 };
 
-/* The engines: io_uring (engine_uring.c), sync and null (engine.c). */
+/* The engines: io_uring (engine_uring.c), sync and null (engine.c), model
+ * (engine_model.c: modelled disks on a simulated clock, never sleeping). */
 extern const struct replay_engine_ops engine_uring_ops;
 extern const struct replay_engine_ops engine_sync_ops;
 extern const struct replay_engine_ops engine_null_ops;
+extern const struct replay_engine_ops engine_model_ops;
 
-/* The engine named name ("io_uring", "sync", "null"), or NULL. */
+/* The engine named name ("io_uring", "sync", "null", "model"), or NULL. */
 const struct replay_engine_ops *engine_find(const char *name);
 
 /* Does io on t synchronously with buffers rbuf (reads) and wbuf (writes),
@@ -91,5 +99,44 @@ int rio_do_sync(const struct engine_target *t, const struct rio *io,
 /* Allocates an aligned buffer of len bytes (at least one page) filled
  * with a fixed pattern; NULL when out of memory. Free with free(). */
 void *engine_buffer(size_t len, size_t align);
+
+/* ---- model targets (engine_model.c) ---- */
+
+struct replay_target;
+struct sched_clock;
+struct sched_params;
+struct store;
+struct emit;
+
+/* 1 when path is a modelled disk ("model:PROFILE"). */
+int model_target_path(const char *path);
+
+/* Adds target number target, the modelled disk path ("model:NAME", a
+ * built-in profile or a profile file) standing for the source device dev,
+ * to *ms (made on first use), and fills *t as replay.c's other targets are
+ * (no descriptor, the profile's capacity, 512-byte unit). Returns 0, or -1
+ * with a message in err (an unknown profile, a bad profile file). */
+int model_set_add(struct model_set **ms, int target, const char *path,
+		  uint32_t dev, struct replay_target *t, char *err, size_t errlen);
+
+/* Before one replay on the model engine: fresh disks, the simulated clock
+ * at CLOCK_MONOTONIC now; sp's interrupt check made sparse (the simulated
+ * clock passes 10 ms at almost every I/O) and its spin window 0. Returns
+ * the clock to give sched_run(). */
+const struct sched_clock *model_set_begin(struct model_set *ms,
+					  struct sched_params *sp);
+
+/* After it: ios I/Os were simulated; the CPU time it took is kept. */
+void model_set_end(struct model_set *ms, size_t ios);
+
+/* The replay's model figures into run_stats (replay.model.*: simulation
+ * speed, each disk's profile as a profile file). Returns 0 or the store's
+ * negative error. */
+int model_set_store(const struct model_set *ms, struct store *st, int64_t run);
+
+/* The same figures as text and JSON ("model"). */
+void model_set_emit(const struct model_set *ms, struct emit *e);
+
+void model_set_free(struct model_set *ms);
 
 #endif

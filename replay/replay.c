@@ -60,6 +60,15 @@ static int map_devices(struct ctx *c, char *err, size_t errlen)
 	const struct replay_opts *o = c->o;
 
 	c->dev_target = xcalloc(c->src.ndev, sizeof(*c->dev_target));
+	if (o->target && model_target_path(o->target)) {
+		/* each device its own modelled disk, as in the run */
+		for (size_t k = 0; k < c->src.ndev && k < REPLAY_MAX_TARGETS; k++) {
+			snprintf(c->tg[k].path, sizeof(c->tg[k].path), "%s", o->target);
+			c->dev_target[k] = (int)k;
+			c->ntg = (int)k + 1;
+		}
+		return 0;
+	}
 	if (o->target) {
 		snprintf(c->tg[0].path, sizeof(c->tg[0].path), "%s", o->target);
 		c->ntg = 1;
@@ -82,7 +91,8 @@ static int map_devices(struct ctx *c, char *err, size_t errlen)
 				 BT_MINOR(dev));
 			return -1;
 		}
-		if ((t = find_target(c, o->maps[m].path)) < 0) {
+		if ((t = find_target(c, o->maps[m].path)) < 0 ||
+		    model_target_path(o->maps[m].path)) {
 			if (c->ntg == REPLAY_MAX_TARGETS) {
 				snprintf(err, errlen, "too many targets (at most %d)",
 					 REPLAY_MAX_TARGETS);
@@ -129,10 +139,26 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 	for (int i = 0; i < c->ntg; i++) {
 		c->tg[i].fd = -1;
 	}
-	for (int i = 0; i < c->ntg; i++)
+	for (int i = 0; i < c->ntg; i++) {
+		if (model_target_path(paths[i])) {
+			size_t k = 0;
+			while (k + 1 < c->src.ndev && c->dev_target[k] != i)
+				k++;
+			if (model_set_add(&c->ms, i, paths[i], c->src.devs[k],
+					  &c->tg[i], err, errlen))
+				return -1;
+			continue;
+		}
 		if (target_open(&c->tg[i], paths[i], want[i], o->allow_write,
 				o->mp.sys, o->mp.proc, err, errlen))
 			return -1;
+	}
+	for (int i = 0; c->ms && i < c->ntg; i++)
+		if (!model_target_path(paths[i])) {
+			snprintf(err, errlen, "modelled disks and real targets do "
+				 "not mix in one replay ('%s')", paths[i]);
+			return -1;
+		}
 	return 0;
 }
 
@@ -238,6 +264,19 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 	}
 	if (map_devices(c, err, errlen) || open_targets(c, err, errlen))
 		return -1;
+	if (c->ms || !strcmp(engine, "model")) {
+		if (!c->ms || (o->engine && strcmp(o->engine, "model"))) {
+			snprintf(err, errlen, "the model engine drives modelled disks "
+				 "only: --target model:PROFILE or --map DEV=model:PROFILE");
+			return -1;
+		}
+		if (o->nset || o->trace) {
+			snprintf(err, errlen, "--set and --trace do not apply to a "
+				 "modelled disk");
+			return -1;
+		}
+		engine = "model";
+	}
 	for (int i = 0; i < c->ntg; i++) {
 		pt[i] = (struct plan_target){
 			.name = c->tg[i].path, .size = c->tg[i].size,
@@ -253,6 +292,8 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 	if (o->scale > 0)
 		c->gaps = plan_cap_gaps(&c->plan, o->max_gap_ns, &c->gap_removed_ns);
 	for (int i = 0; i < c->ntg; i++) {
+		if (model_target_path(c->tg[i].path))
+			continue;
 		if (!c->tg[i].blkdev && !(o->wrap && c->tg[i].size) &&
 		    target_extend(&c->tg[i], c->plan.need[i], err, errlen))
 			return -1;
@@ -267,6 +308,7 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 	es.depth = c->depth;
 	es.max_len = c->plan.max_len;
 	es.align = align;
+	es.model = c->ms;
 	c->eng.ops = engine_find(engine);
 	c->eng_ok = 1;
 	if ((rc = c->eng.ops->init(&c->eng, &es))) {
@@ -367,6 +409,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	};
 	int64_t run = 0;
 	uint64_t steal0 = 0, total0 = 0, steal1 = 0, total1 = 0;
+	const struct sched_clock *clk = &sched_clock_mono;
 	int srun, have_ticks;
 
 	if (o->nset || o->trace) {
@@ -410,13 +453,17 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	 * on a busy machine a normal thread wakes milliseconds late. Not for
 	 * afap, whose loop never sleeps long and would starve the workers
 	 * that complete the I/O on its CPU. */
-	if (o->scale > 0) {
+	if (c->ms)
+		clk = model_set_begin(c->ms, &sp);   /* simulated time */
+	else if (o->scale > 0) {
 		struct sched_param prio = { .sched_priority = 1 };
 		c->realtime = sched_setscheduler(0, SCHED_FIFO, &prio) == 0;
 	}
 	f.steal_pct = -1;
 	have_ticks = !cpu_ticks(o->mp.proc, &steal0, &total0);
-	srun = sched_run(&c->plan, &sp, &c->eng, &sched_clock_mono, res, &ss);
+	srun = sched_run(&c->plan, &sp, &c->eng, clk, res, &ss);
+	if (c->ms)
+		model_set_end(c->ms, c->plan.n);
 	if (have_ticks && !cpu_ticks(o->mp.proc, &steal1, &total1) &&
 	    total1 > total0)
 		f.steal_pct = 100.0 * (double)(steal1 - steal0) /
@@ -574,6 +621,7 @@ out:
 			unlink(c->tg[i].path);
 	}
 	plan_free(&c->plan);
+	model_set_free(c->ms);
 	source_free(&c->src);
 	replay_lat_free(&c->src_lat);
 	free(c->dev_target);

@@ -55,6 +55,7 @@ struct ctx {
 	int got_signal;
 	int realtime;             /* the last replay ran at SCHED_FIFO */
 	struct emit em;
+	struct model_set *ms;     /* modelled disks (model:PROFILE targets) */
 	char timing[64];
 	char targets_desc[1024];
 	size_t gaps;              /* gaps over --max-gap shortened */
