@@ -177,6 +177,12 @@ static void one_dev(const struct an_run *r, struct fair_dev *fd)
 						t->last_c + 1) / after;
 		if (c->rate_mb_s >= req || req <= 0)
 			continue;
+		/* held back, not merely asking for less (rate-limited, time-
+		 * based): it sped up once the window closed, or waited mostly
+		 * in the scheduler queue while the others were served */
+		if (!(c->after_mb_s > 2 * c->rate_mb_s) &&
+		    !(c->i2d_s > 0.5 * t->waited_s))
+			continue;
 		if (left <= req * win)
 			finish = left / req;
 		else if (c->after_mb_s > 0)
@@ -280,7 +286,9 @@ static int fair_finding(const struct an_run *r, const void *state,
 		       k >= d->nbound ? " (not competing)" : "");
 	}
 	if (!f->why[0])
-		FD_CAT(f, why, "no process fell below 80%% of an equal share");
+		FD_CAT(f, why, "no process below an equal share was held back: "
+		       "none sped up once the others finished, none waited mostly "
+		       "in the scheduler queue");
 	return 1;
 }
 
@@ -341,6 +349,8 @@ const struct analyzer an_fairness = {
 "  Jain's index (sum x)^2 / (n sum x^2) over their MB/s in it. Cost: how\n"
 "  much later the most slowed process finished than at an equal share:\n"
 "  its bytes from the window's start at the window's total MB/s over n,\n"
-"  and what that leaves at the MB/s it got after the window. Starvation:\n"
+"  and what that leaves at the MB/s it got after the window; counted only\n"
+"  for a process held back (twice as fast after the window, or half its\n"
+"  waiting in the scheduler queue, Q2G + I2D). Starvation:\n"
 "  its longest time with I/O queued and none completing.\n",
 };

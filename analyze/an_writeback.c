@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze/analyzer.h"
+#include "analyze/rsort.h"
 #include "lib/emit.h"
 #include "lib/util.h"
 
@@ -31,6 +32,11 @@ struct wb_state {
 	double throttle_s;            /* dirty over (bg + thresh) / 2 */
 	double cost_s;
 };
+
+static uint64_t key_a(const void *p)
+{
+	return rsort_tkey(((const struct ta_iv *)p)->a);
+}
 
 /* Dirty + Writeback in MB at t. */
 static double dirty_mb(const struct rundata *rd, int64_t t)
@@ -155,6 +161,21 @@ static void *wb_build(const struct an_run *r)
 		}
 		if (!n)
 			continue;
+		/* writeback of dirty pages queues many bios at once (fsync
+		 * plugs them); a process writing O_DIRECT one at a time queues
+		 * each after the last completed */
+		{
+			size_t over = 0;
+			int64_t hi = INT64_MIN;
+			radix_sort(iv, n, sizeof(*iv), key_a);
+			for (size_t i = 0; i < n; i++) {
+				over += iv[i].a < hi;
+				if (iv[i].b > hi)
+					hi = iv[i].b;
+			}
+			if (over * 2 < n)
+				continue;
+		}
 		for (size_t i = 0; i < rd->n; i++) {
 			const struct an_io *x = &rd->io[i];
 			if ((x->flags & (AN_FLUSH | AN_FUA)) && x->q != AN_NONE &&
@@ -190,8 +211,9 @@ static void *wb_build(const struct an_run *r)
 	/* what the synchronous writes cost beyond writeback that could have
 	 * run in the idle time: only as far as they wrote dirty data (the
 	 * dirty total rose by as much before: not O_DIRECT) */
-	if (s->sync_wait_s > 0 && s->sync_mb > 0) {
-		double part = fmin(1, fmax(0, s->dirty_rise_mb) / s->sync_mb);
+	if (s->sync_wait_s > 0 && s->sync_mb > 0 &&
+	    s->dirty_rise_mb >= 0.5 * s->sync_mb) {
+		double part = fmin(1, s->dirty_rise_mb / s->sync_mb);
 		s->cost_s = fmin(s->idle_before_s, s->sync_wait_s) * part;
 	}
 	s->cost_s += s->throttle_s;
@@ -298,7 +320,9 @@ const struct analyzer an_writeback = {
 "  on its synchronous writes (S: fsync, sync, O_SYNC) and the flushes\n"
 "  queued meanwhile, the smaller of that wait and the idle-while-dirty\n"
 "  time before it, times the share of its bytes by which Dirty + Writeback\n"
-"  had risen since the start; plus the time dirty\n"
+"  had risen since the start (at least half of them: else, and when\n"
+"  most were queued only after the one before completed, they were O_DIRECT\n"
+"  writes, not dirty data); plus the time dirty\n"
 "  data stood over the throttling point ((dirty_background_threshold +\n"
 "  dirty_threshold) / 2 from /proc/vmstat).\n",
 };

@@ -124,7 +124,7 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 	}
 	/* a cause must account for a tenth of the difference, and be above
 	 * what run-to-run noise moves a cost by (a share of the run) */
-	min_cost = fmax(FD_CAUSE_SHARE_DIFF * diff_s, 0.03 * el);
+	min_cost = fmax(FD_CAUSE_SHARE_DIFF * diff_s, FD_CAUSE_SHARE * el);
 	finding_rank(out, n, diff_s, min_cost);
 	return n;
 }
@@ -148,11 +148,11 @@ void an_print_definitions(FILE *fp)
 		"(cost), how that was\n  estimated (measured directly, or "
 		"against a counterfactual), its evidence,\n  its window and "
 		"confidence. A cause costs at least %.0f%% of the run's time "
-		"in\n  report (in compare: %.0f%% of the difference and 3%% of "
+		"in\n  report (in compare: %.0f%% of the difference and %.0f%% of "
 		"the slower run);\n  the score is the cost's share of that time. "
 		"Patterns that cost less are\n  listed as present with no "
 		"measurable cost.\n", 100 * FD_CAUSE_SHARE,
-		100 * FD_CAUSE_SHARE_DIFF);
+		100 * FD_CAUSE_SHARE_DIFF, 100 * FD_CAUSE_SHARE);
 	for (int i = 0; i < n_analyzers; i++)
 		fprintf(fp, "%s", analyzers[i]->definitions);
 }

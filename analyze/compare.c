@@ -715,12 +715,12 @@ static void emit_where(struct emit *e, const struct an_run *x,
 	emit_arr_begin(e, "where");
 	emit_text(e, "\n== where the time went %.*s\n", 56,
 		  "========================================================");
-	emit_text(e, "each process (name:op and size#start order) in %.20s, "
-		  "then in %.20s:\nits span (first Q to last C) and its time "
-		  "waiting on I/O (queued or in\nflight), s; the change in "
+	emit_text(e, "each process (name:op, bio size, bytes#start order) in "
+		  "%.16s, then in\n%.16s: its span (first Q to last C) and its "
+		  "time waiting on I/O (queued\nor in flight), s; the change in "
 		  "waiting split by btt's stages, s\n", x->rd.rv->name,
 		  y->rd.rv->name);
-	emit_text(e, "%-14s %6s %6s %6s %6s %7s %7s %7s %7s\n", "process",
+	emit_text(e, "%-16s %6s %6s %6s %6s %6s %6s %6s %6s\n", "process",
 		  "span", "this", "waited", "this", "Q2G+M", "G2I", "I2D", "D2C");
 	for (int i = 0; i < nd; i++) {
 		struct pdiff *d = &pd[i];
@@ -740,8 +740,8 @@ static void emit_where(struct emit *e, const struct an_run *x,
 		emit_obj_end(e);
 		if (i >= 10)
 			continue;
-		emit_text(e, "%-14.14s %6.3f %6.3f %6.3f %6.3f %+7.3f %+7.3f %+7.3f "
-			  "%+7.3f\n", d->key, d->sx, d->sy, d->wx, d->wy,
+		emit_text(e, "%-16.16s %6.2f %6.2f %6.2f %6.2f %+6.2f %+6.2f %+6.2f "
+			  "%+6.2f\n", d->key, d->sx, d->sy, d->wx, d->wy,
 			  d->d[TA_Q2G] + d->d[TA_Q2M], d->d[TA_G2I], d->d[TA_I2D],
 			  d->d[TA_D2C]);
 	}

@@ -370,10 +370,17 @@ static void signature(const struct timeacct *ta, uint32_t pid, char *out,
 		if (t->first_q < *first)
 			*first = t->first_q;
 	}
-	/* the mean bio size, as a power of two from 4 KiB */
+	/* the mean bio size, as a power of two from 4 KiB; the bytes, as
+	 * one of four from 1 MB */
 	while (b < 8 && ios && (rd + wr) / ios > (4096ull << b) + (2048ull << b))
 		b++;
-	snprintf(out, len, "%s:%c%uK", comm, wr > rd ? 'W' : 'R', 4u << b);
+	{
+		uint64_t mb = (rd + wr) / 1000000, m = 1;
+		while (m < (1ull << 40) && mb >= 2 * m)
+			m *= 4;
+		snprintf(out, len, "%s:%c%uK:%lluM", comm, wr > rd ? 'W' : 'R',
+			 4u << b, (unsigned long long)m);
+	}
 }
 
 void ta_match_key(const struct timeacct *ta, uint32_t pid, char *out,

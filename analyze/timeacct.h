@@ -90,8 +90,9 @@ double ta_stage_waited_s(const struct ta_row *r, int k);
 const char *ta_role(const char *comm);
 
 /* The key that matches a process across runs: its name, whether it mostly
- * read or wrote, its mean bio size as a power of two, and its rank by first
- * Q among the processes alike ("dd:R64K#2"). */
+ * read or wrote, its mean bio size as a power of two, its bytes as a power
+ * of four of MB, and its rank by first Q among the processes alike
+ * ("dd:R64K:256M#2"). */
 void ta_match_key(const struct timeacct *ta, uint32_t pid, char *out,
 		  size_t len);
 
