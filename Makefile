@@ -38,7 +38,12 @@ CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	$(BUILD)/schema_sql.c capture/procstat.c capture/vmstat_text.c
 CMD_SRC = capture/cmd_import.c capture/import.c capture/import_samples.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
-	analyze/runview.c analyze/analysis.c analyze/cmd_compare.c analyze/cmd_dump.c analyze/cmd_runs.c analyze/cmd_report.c \
+	analyze/runview.c analyze/rsort.c analyze/rundata.c analyze/timeacct.c \
+	analyze/finding.c analyze/analyzer.c analyze/an_seek.c \
+	analyze/an_fairness.c analyze/an_queue.c analyze/an_readahead.c \
+	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
+	analyze/compare.c analyze/cmd_compare.c analyze/cmd_dump.c \
+	analyze/cmd_runs.c analyze/cmd_report.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/sweep.c \
 	capture/samplebuf.c capture/workload.c capture/capture.c \
 	capture/cmd_capture.c

@@ -1,11 +1,12 @@
 /* One run's per-device and per-process figures, built from its stitched
- * requests, for `iotape report` and (later) compare. */
+ * requests, for `iotape report`, compare and plots. */
 #ifndef IOTAPE_REPORT_H
 #define IOTAPE_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/rundata.h"
 #include "analyze/runview.h"
 #include "analyze/stats.h"
 #include "lib/emit.h"
@@ -48,21 +49,17 @@ struct report {
 	struct hist q2c_dir[2], d2c_dir[2];  /* all devices, [0] read [1] write */
 };
 
-/* Reads rv's requests once and fills r. Returns 0 or -1 after an error line. */
-int report_build(struct report *r, struct runview *rv);
-
-struct io_row;
-/* The same from rows already read (analysis.h io_rows_load()). */
-int report_build_rows(struct report *r, const struct runview *rv,
-		      const struct io_row *rows, size_t n);
+/* Fills r from rd's requests (rundata_load()). Returns 0. */
+int report_build(struct report *r, const struct rundata *rd);
 
 struct finding;
-struct analysis;
+struct an_run;
 
 /* Emits r as text (80 columns) or JSON; at most max_procs processes in text;
- * then the analyzers' findings (nf of them, may be 0). */
+ * then, when an is given, where the time went (timeacct), the analyzers'
+ * numbers and the findings f[0..nf). */
 void report_emit(struct report *r, struct emit *e, size_t max_procs,
-		 const struct finding *f, int nf, const struct analysis *an);
+		 const struct an_run *an, const struct finding *f, int nf);
 
 void report_free(struct report *r);
 

@@ -1,6 +1,7 @@
 /* Log-linear histograms for latency and seek-distance statistics. */
 #include "stats.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "lib/util.h"
@@ -94,4 +95,91 @@ void hist_free(struct hist *h)
 {
 	free(h->counts);
 	h->counts = NULL;
+}
+
+/* U of a against b: pairs (x in a, y in b) with x > y, ties half. */
+static double u_stat(const double *a, int na, const double *b, int nb)
+{
+	double u = 0;
+
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++)
+			u += a[i] > b[j] ? 1 : a[i] == b[j] ? 0.5 : 0;
+	return u;
+}
+
+double mann_whitney_p(const double *a, int na, const double *b, int nb)
+{
+	double u, mean;
+
+	if (na < 1 || nb < 1)
+		return 1;
+	u = u_stat(a, na, b, nb);
+	mean = (double)na * nb / 2;
+	if (na + nb <= 20) {
+		/* the distribution of U under H0: count[k] = number of ways
+		 * m of the first i + m ranks (i from a) give U = k, by
+		 * f(m, n, k) = f(m - 1, n, k - n) + f(m, n - 1, k) */
+		int max = na * nb;
+		double *f = calloc((size_t)(na + 1) * (nb + 1) * (max + 1),
+				   sizeof(*f));
+		double total = 0, tail = 0, d = fabs(u - mean);
+		if (!f)
+			return 1;
+#define F(m, n, k) f[((size_t)(m) * (nb + 1) + (n)) * (max + 1) + (k)]
+		for (int m = 0; m <= na; m++)
+			for (int n = 0; n <= nb; n++)
+				for (int k = 0; k <= max; k++) {
+					if (!m || !n) {
+						F(m, n, k) = k == 0;
+						continue;
+					}
+					F(m, n, k) = (k >= n ? F(m - 1, n, k - n) : 0) +
+						     F(m, n - 1, k);
+				}
+		for (int k = 0; k <= max; k++) {
+			total += F(na, nb, k);
+			if (fabs(k - mean) >= d - 1e-9)
+				tail += F(na, nb, k);
+		}
+#undef F
+		free(f);
+		return total > 0 ? tail / total : 1;
+	}
+	{
+		double sd = sqrt((double)na * nb * (na + nb + 1) / 12);
+		double z = (fabs(u - mean) - 0.5) / sd;
+		return z <= 0 ? 1 : erfc(z / sqrt(2));
+	}
+}
+
+int ranges_apart(const double *a, int na, const double *b, int nb)
+{
+	double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
+
+	if (na < 1 || nb < 1)
+		return 0;
+	for (int i = 0; i < na; i++) {
+		amin = fmin(amin, a[i]);
+		amax = fmax(amax, a[i]);
+	}
+	for (int i = 0; i < nb; i++) {
+		bmin = fmin(bmin, b[i]);
+		bmax = fmax(bmax, b[i]);
+	}
+	return amax < bmin || bmax < amin;
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+double median_of(double *v, int n)
+{
+	if (n < 1)
+		return NAN;
+	qsort(v, (size_t)n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

@@ -32,4 +32,18 @@ void hist_merge(struct hist *dst, const struct hist *src);
 /* Frees the buckets. */
 void hist_free(struct hist *h);
 
+/* The two-sided p-value of the Mann-Whitney U test (Mann & Whitney 1947)
+ * that samples a[0..na) and b[0..nb) come from one distribution: exact (by
+ * counting rank orders; ties share ranks) when na + nb <= 20, else the
+ * normal approximation with continuity correction. 1 when either is empty. */
+double mann_whitney_p(const double *a, int na, const double *b, int nb);
+
+/* 1 when every value of a is below every value of b, or every one above:
+ * the ranges do not overlap (the test for two or three repeats a side,
+ * where no Mann-Whitney p can reach 0.05). */
+int ranges_apart(const double *a, int na, const double *b, int nb);
+
+/* The median of v[0..n) (sorted in place); NAN when n is 0. */
+double median_of(double *v, int n);
+
 #endif

@@ -99,6 +99,34 @@ static void describe_state(const char *path, char *out, size_t outlen)
 	fclose(fp);
 }
 
+/* Waits for the lock on fd, checking every 50 ms for SIGINT, SIGTERM or
+ * SIGHUP: the caller may have blocked them (to read them from a signalfd),
+ * and a blocking flock would sleep through them. Returns 0, or -1 with err
+ * set when the lock failed or a signal came first (it stays pending). */
+static int wait_lock(int fd, const char *path, char *err, size_t errlen)
+{
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+
+	for (;;) {
+		sigset_t pend;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			snprintf(err, errlen, "cannot lock '%s': %s", path,
+				 strerror(errno));
+			return -1;
+		}
+		if (sigpending(&pend) == 0)
+			for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+				if (sigismember(&pend, stops[i])) {
+					snprintf(err, errlen, "stopped by %s while waiting "
+						 "for '%s'", strsignal(stops[i]), path);
+					return -1;
+				}
+		usleep(50000);
+	}
+}
+
 int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen)
 {
 	char lockp[300], left[2048];
@@ -122,9 +150,7 @@ int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen)
 		/* The block tracer is one per machine: wait for the other. */
 		fprintf(stderr, "iotape: waiting for another capture to finish "
 			"(it holds '%s')\n", lockp);
-		if (flock(lab->lock_fd, LOCK_EX) < 0) {
-			snprintf(err, errlen, "cannot lock '%s': %s", lockp,
-				 strerror(errno));
+		if (wait_lock(lab->lock_fd, lockp, err, errlen) < 0) {
 			close(lab->lock_fd);
 			lab->lock_fd = -1;
 			return -1;
@@ -277,7 +303,10 @@ static int restore_file(const char *path, int verbose)
 		else if (!strcmp(kind, "dir"))
 			rc = remove_cgroup(p);
 		else if (!strcmp(kind, "mount"))
-			rc = umount(p) < 0 && errno != EINVAL ? -errno : 0;
+			/* busy: someone else opened it since (another tracer
+			 * user); leaving a tracefs mounted changes nothing */
+			rc = umount(p) < 0 && errno != EINVAL && errno != EBUSY
+			     ? -errno : 0;
 		else if (!strcmp(kind, "file") && verbose)
 			rc = unlink(p) < 0 && errno != ENOENT ? -errno : 0;
 		else

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyze/analysis.h"
+#include "analyze/compare.h"
 #include "commands.h"
 #include "lib/util.h"
 #include "plots/plot.h"
@@ -21,7 +21,6 @@
 
 #define WIDTH 80
 #define MAX_VM_ROWS 12       /* vmstat rows per run in the excerpt */
-#define MAX_FINDINGS 8
 
 struct mail_opts {
 	const char *db;
@@ -356,36 +355,22 @@ static int write_compare(FILE *fp, struct runview *rv, size_t n)
 	return 0;
 }
 
-static int write_explanation(FILE *fp, struct runview *rv, size_t n)
+/* Which took longer, where the time went and why, as compare prints it. */
+static int write_explanation(FILE *fp, struct store *st, const struct mail_opts *o)
 {
-	struct analysis *an = xcalloc(n, sizeof(*an));
-	struct finding *f = xcalloc(MAX_FINDINGS, sizeof(*f));
-	int nf;
+	struct compare c;
+	struct emit e;
+	int rc;
 
-	for (size_t i = 0; i < n; i++)
-		if (analysis_build(&an[i], &rv[i])) {
-			free(an);
-			free(f);
-			return -1;
-		}
-	nf = analysis_compare(an, (int)n, f, MAX_FINDINGS);
-	heading(fp, "explanation, most of the difference first");
-	if (nf <= 0)
-		fprintf(fp, "  the analyzers found no difference to explain.\n");
-	for (int i = 0; i < nf; i++) {
-		char head[256];
-		snprintf(head, sizeof(head), "%d. [%.2f] %s", i + 1, f[i].score,
-			 f[i].title);
-		put_wrapped(fp, head, 3);
-		put_wrapped(fp, f[i].text, 0);
-		fputc('\n', fp);
+	if (o->nrun < 2)
+		return 0;
+	rc = compare_load(&c, st, (char **)o->runs, (int)o->nrun, NULL, NULL);
+	if (!rc) {
+		emit_init(&e, fp, 0);
+		compare_emit_why(&c, &e);
 	}
-	if (nf > 0)
-		fprintf(fp, "score: 0..1, how much of the difference the analyzer"
-			" accounts for\n(iotape compare --help defines them).\n");
-	free(an);
-	free(f);
-	return 0;
+	compare_free(&c);
+	return rc;
 }
 
 /* ---- vmstat excerpts ---- */
@@ -591,7 +576,7 @@ static int mail_run(const struct mail_opts *o)
 	if ((rc = write_runs(fp, st, rv, o->nrun)) ||
 	    (rc = write_settings(fp, st, rv, o->nrun)) ||
 	    (rc = write_compare(fp, rv, o->nrun)) ||
-	    (rc = write_explanation(fp, rv, o->nrun)) ||
+	    (rc = write_explanation(fp, st, o)) ||
 	    (rc = write_vmstat(fp, st, rv, o->nrun)))
 		goto out;
 

@@ -203,13 +203,13 @@ int plot_procs(struct plot_ctx *c, char *why, size_t whylen)
 int plot_headline_get(struct runview *rv, double v[PLOT_NHEAD])
 {
 	struct report r;
+	struct rundata rd;
 	double span;
 	uint64_t ios = 0, bytes[2] = { 0, 0 };
 
-	if (report_build(&r, rv)) {
-		report_free(&r);
+	if (rundata_load(&rd, rv))
 		return -1;
-	}
+	report_build(&r, &rd);
 	span = (double)r.span_ns / 1e9;
 	for (size_t i = 0; i < r.ndev; i++) {
 		const struct dev_stats *ds = &r.devs[i];
@@ -227,6 +227,7 @@ int plot_headline_get(struct runview *rv, double v[PLOT_NHEAD])
 	v[PLOT_H_D2C_MEAN] = r.all_d2c.n ? hist_mean(&r.all_d2c) / 1e3 : NAN;
 	v[PLOT_H_D2C_P99] = r.all_d2c.n ? hist_pct(&r.all_d2c, 99) / 1e3 : NAN;
 	report_free(&r);
+	rundata_free(&rd);
 	return 0;
 }
 

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
 #include "analyze/runview.h"
 #include "capture/blktrace_format.h"
 #include "commands.h"
@@ -168,52 +167,75 @@ static int list_one(const char *spec)
 
 /* The one read from the store: run's dispatched requests (D rows with
  * data or flushes, with a completion) of device dev (0: the device with
- * the most), in D order, into *out. Returns 0, or -1 after an error line.
- * Port to the store's read API here. */
+ * the most), in D order, into *out. Returns 0, or -1 after an error line. */
 static int fit_rows_load(const char *db, const char *run, uint32_t *dev,
 			 struct fit_req **out, size_t *n)
 {
 	struct runview rv;
-	struct io_row *rows;
-	size_t nr, k = 0;
+	struct store_cursor *cur;
+	struct store_request rq;
+	struct fit_req *all = NULL;
+	uint32_t *devs = NULL, devn[64], devid[64];
+	size_t nr = 0, cap = 0, k = 0;
+	int nd = 0, rc;
 
 	*out = NULL;
 	*n = 0;
 	if (runview_open(&rv, db, run))
 		return -1;
-	if (io_rows_load(&rv, &rows, &nr)) {
+	if (store_requests_open(rv.st, rv.id, STORE_RQ_DISPATCHED,
+				STORE_RQ_DEV | STORE_RQ_D | STORE_RQ_C |
+				STORE_RQ_DISPATCH | STORE_RQ_CATS | STORE_RQ_SECTOR |
+				STORE_RQ_BYTES, &cur)) {
+		error("reading requests: %s", store_errmsg(rv.st));
+		runview_close(&rv);
+		return -1;
+	}
+	while ((rc = store_requests_next(cur, &rq, NULL)) > 0) {
+		int d;
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 4096;
+			all = xrealloc(all, cap * sizeof(*all));
+			devs = xrealloc(devs, cap * sizeof(*devs));
+		}
+		for (d = 0; d < nd && devid[d] != rq.dev; d++)
+			;
+		if (d == nd && nd < 64) {
+			devid[nd] = rq.dev;
+			devn[nd++] = 0;
+		}
+		if (d < 64)
+			devn[d]++;
+		devs[nr] = rq.dev;
+		all[nr++] = (struct fit_req){ rq.d_ns, rq.c_ns,
+			rq.has_d ? rq.d_sector : rq.sector,
+			(rq.has_d ? rq.d_bytes : rq.bytes) / 512,
+			(rq.cats & (BT_C_WRITE | BT_C_DISCARD)) != 0 };
+	}
+	store_cursor_close(cur);
+	if (rc < 0) {
+		free(all);
+		free(devs);
+		error("reading requests: %s", store_errmsg(rv.st));
 		runview_close(&rv);
 		return -1;
 	}
 	if (!*dev) {
 		/* the busiest device */
-		uint32_t best = 0;
-		size_t bestn = 0;
-		for (size_t i = 0; i < nr; i++) {
-			size_t c = 0;
-			if (!rows[i].head || rows[i].dev == best)
-				continue;
-			for (size_t j = 0; j < nr; j++)
-				c += rows[j].head && rows[j].dev == rows[i].dev;
-			if (c > bestn) {
-				bestn = c;
-				best = rows[i].dev;
+		uint32_t bestn = 0;
+		for (int d = 0; d < nd; d++)
+			if (devn[d] > bestn) {
+				bestn = devn[d];
+				*dev = devid[d];
 			}
-			if (bestn * 2 > nr)
-				break;
-		}
-		*dev = best;
 	}
-	*out = xcalloc(nr ? nr : 1, sizeof(**out));
-	for (size_t i = 0; i < nr; i++) {
-		const struct io_row *r = &rows[i];
-		if (!r->head || r->dev != *dev || r->d == INT64_MIN || r->c == INT64_MIN)
-			continue;
-		(*out)[k++] = (struct fit_req){ r->d, r->c, r->dsector, r->dbytes / 512,
-						r->write };
-	}
-	free(rows);
+	for (size_t i = 0; i < nr; i++)
+		if (devs[i] == *dev && all[i].c_ns != STORE_NO_TIME &&
+		    all[i].d_ns != STORE_NO_TIME)
+			all[k++] = all[i];
+	free(devs);
 	runview_close(&rv);
+	*out = all;
 	*n = k;
 	return 0;
 }

@@ -1,106 +1,167 @@
-# t_explain.sh: controlled experiments, captured for real with iotape capture,
-# where the cause of the difference is planted; `iotape compare` must rank
-# the planted cause first, with numbers of the right size.
-#   seek:      two sequential readers on one device vs each on its own
-#   fairness:  two identical readers under bfq, one in the idle class, vs equal
-#   writeback: a buffered writer with dirty_background_ratio 1 vs 30
-#   swap:      a memory-limited run with a holder of anonymous memory, a
-#              reader and a heavy writer, vs the same without the writer
+# t_explain.sh: the explanation measured against what it explains, on real
+# captures (iotape capture, loop devices):
+#   healthy runs (two identical random readers, one sequential reader, the
+#     demo's rate-limited jobs): report ranks no cause;
+#   null pairs (the same setup twice): compare ranks no cause and says "no
+#     significant difference";
+#   planted causes (fairness: a reader in bfq's idle class; readahead:
+#     read_ahead_kb 8 vs 512; writeback: dirty data left unwritten through a
+#     pause before a sync, or written back in it; swap: a memory-limited
+#     cgroup): the planted cause
+#     ranked first in report of the changed run alone and in compare, its
+#     cost within 25% of the cost measured independently (the slowed
+#     command's real time minus its real time in the baseline; medians of
+#     two repeats);
+#   seek on a loop device: present, with no measurable cost.
 . "$(dirname "$0")/../lib.sh"
 
-need_iotape "controlled experiments"
-need_root "controlled experiments"
-tracefs_check || { skip "controlled experiments" "$TRACEFS_WHY"; exit 0; }
-for tool in mkfs.ext4 mkswap ionice jq; do
-	command -v $tool > /dev/null || { skip "controlled experiments" "no $tool"; exit 0; }
+need_iotape "explanations"
+need_root "explanations"
+tracefs_check || { skip "explanations" "$TRACEFS_WHY"; exit 0; }
+for tool in mkfs.ext4 mkswap ionice jq fio; do
+	command -v $tool > /dev/null || { skip "explanations" "no $tool"; exit 0; }
 done
 
 t=$TEST_TMP db=$t/x.db
-cap() { "$IOTAPE" capture --quiet --db "$db" --interval 0.25 "$@" 2>> "$t/cap.err" ||
+cap() { "$IOTAPE" capture --quiet --db "$db" --interval 0.1 "$@" 2>> "$t/cap.err" ||
 	diag "capture $* failed: $(tail -n 3 "$t/cap.err")"; }
-# top RUN_A RUN_B: the first finding's analyzer, score and title (JSON);
-# the ranking and each run's totals go to the TAP output as comments
-top() { "$IOTAPE" compare --db "$db" --json "$1" "$2" > "$t/cmp.json" &&
-	jq -r '.findings[] | "# \(.analyzer) \(.score)"' "$t/cmp.json" >&2 &&
-	jq -r '.analyses[] | "# \(.run): commands \(.analysis.commands_real_s) s, \(.analysis.total_mb_s) MB/s, seek mean \(.analysis.seek.mean_sectors)"' "$t/cmp.json" >&2 &&
-	jq -r '.findings[0] | "\(.analyzer)|\(.score)|\(.title)"' "$t/cmp.json"; }
-num() { jq -r --arg r "$1" ".analyses[] | select(.run == \$r) | .analysis.$2" "$t/cmp.json"; }
-gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 > b + 0) }'; }
+q() { sqlite3 "$db" "$1"; }
+# real RUN IDX: a command's real seconds
+real() { q "SELECT real_s FROM commands c JOIN runs r ON r.id = c.run
+	WHERE r.name = '$1' AND c.idx = ${2:-0}"; }
+# causes_report RUN: the causes of report RUN, "analyzer cost" per line
+causes_report() { "$IOTAPE" report --db "$db" --json "$1" |
+	jq -r '.findings[] | select(.cause == 1) | "\(.analyzer) \(.cost_s)"'; }
+causes_compare() { "$IOTAPE" compare --db "$db" --json "$@" |
+	jq -r '.comparisons[0].findings[] | select(.cause == 1) | "\(.analyzer) \(.cost_s)"'; }
+verdict() { "$IOTAPE" compare --db "$db" --json "$@" | jq -r '.comparisons[0].verdict'; }
+med2() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", (a + b) / 2 }'; }
+# within EST MEASURED: |est - measured| <= 25% of measured
+within() { awk -v e="$1" -v m="$2" 'BEGIN { d = e - m; if (d < 0) d = -d;
+	exit !(m > 0 && d <= 0.25 * m) }'; }
 
-truncate -s 2G "$t/a.img"
-truncate -s 2G "$t/b.img"
+# planted NAME BASE CHANGED IDX: checks the planted cause NAME in report of
+# each changed run and in compare of each pair, and the median cost against
+# the median measured difference of command IDX's real time
+planted() {
+	local name=$1 base=$2 chg=$3 idx=$4 i first cost costs=() meas=() c
+	for i in 1 2; do
+		read -r first cost <<< "$(causes_report "$chg.$i" | head -n 1)"
+		check_eq "$name: report of $chg.$i ranks $name first (cost $cost s)" \
+			"$name" "$first"
+		costs+=("${cost:-0}")
+		meas+=("$(awk -v a="$(real "$chg.$i" "$idx")" -v b="$(real "$base.$i" "$idx")" \
+			'BEGIN { printf "%.4f", a - b }')")
+		read -r first c <<< "$(causes_compare "$base.$i" "$chg.$i" | head -n 1)"
+		check_eq "$name: compare $base.$i $chg.$i ranks $name first" "$name" "$first"
+	done
+	c=$(med2 "${costs[0]}" "${costs[1]}")
+	m=$(med2 "${meas[0]}" "${meas[1]}")
+	within "$c" "$m" && ok "$name: cost $c s within 25% of the measured $m s" ||
+		not_ok "$name: cost within 25% of the measured difference" \
+			"cost ${costs[*]} (median $c), measured ${meas[*]} (median $m)"
+	read -r first c <<< "$(causes_compare --group-by "$base.*,$chg.*" "$base.*" "$chg.*" |
+		head -n 1)"
+	check_eq "$name: compare of the repeats as groups ranks $name first" "$name" "$first"
+}
+
+truncate -s 2G "$t/a.img" "$t/b.img"
 loop_attach "$t/a.img" && A=$LOOPDEV || { not_ok "attach loop"; tap_finish; }
 loop_attach "$t/b.img" && B=$LOOPDEV || { not_ok "attach loop"; tap_finish; }
+dd if=/dev/urandom of="/dev/$A" bs=1M count=1280 oflag=direct 2> /dev/null
 
-# ---- seek: one device shared by two sequential readers, or one each ----
-r1="dd if=/dev/$A of=/dev/null bs=64k count=8000 iflag=direct"
-cap --run seek-one -d "/dev/$A" --cmd "$r1" \
-	--cmd "dd if=/dev/$A of=/dev/null bs=64k count=8000 skip=16000 iflag=direct"
-cap --run seek-two -d "/dev/$A" -d "/dev/$B" --cmd "$r1" \
-	--cmd "dd if=/dev/$B of=/dev/null bs=64k count=8000 skip=16000 iflag=direct"
-IFS='|' read -r an sc title <<< "$(top seek-two seek-one)"
-check_eq "seek experiment: seek ranked first ($title, $sc)" seek "$an"
-case $title in *"interleaved on one device in seek-one"*) ok "seek: names the interleaving in seek-one" ;;
-	*) not_ok "seek: names the interleaving in seek-one" "$title" ;; esac
-sf1=$(num seek-one seek.switch_frac) sf2=$(num seek-two seek.switch_frac)
-m1=$(num seek-one seek.mean_sectors)
-gt "$sf1" 0.3 && ! gt "$sf2" 0.05 && ok "seek: switch share $sf1 on one device, $sf2 on two" ||
-	not_ok "seek: switch share" "one $sf1, two $sf2"
-gt "$m1" 500000 && ok "seek: D2D mean $m1 sectors on one device (regions 2 M sectors apart)" ||
-	not_ok "seek: D2D mean on one device" "$m1"
+# ---- healthy runs and null pairs: no cause ------------------------------------
+rr="fio --output=/dev/null --filename=/dev/$A --direct=1 --ioengine=psync --rw=randread"
+rr="$rr --bs=4k --size=1g --runtime=1.5 --time_based --name=r1 --name=r2"
+seq="dd if=/dev/$A of=/dev/null bs=64k count=8000 iflag=direct"
+demo="fio --output=/dev/null --filename=/dev/$A --direct=1 --runtime=2 --time_based"
+demo="$demo --ioengine=psync --name=reader --rw=randread --bs=4k --rate_iops=400"
+demo="$demo --name=writer --rw=write --bs=64k --fsync=8 --rate_iops=100 --offset=1536M"
+for i in 1 2; do
+	cap --run "rr.$i" -d "/dev/$A" --cmd "$rr"
+	cap --run "seq.$i" -d "/dev/$A" --cmd "$seq"
+	cap --run "demo.$i" -d "/dev/$A" --cmd "$demo"
+done
+for r in rr seq demo; do
+	check_eq "healthy $r: report ranks no cause" "" "$(causes_report "$r.1")"
+	check_eq "null pair $r: compare ranks no cause" "" "$(causes_compare "$r.1" "$r.2")"
+	check_eq "null pair $r: no significant difference" "no significant difference" \
+		"$(verdict "$r.1" "$r.2")"
+done
+"$IOTAPE" report --db "$db" seq.1 > "$t/rep"
+grep -q "^no cause" "$t/rep" && ok "healthy: report says no cause" ||
+	not_ok "healthy: report says no cause" "$(sed -n '/== why/,$p' "$t/rep")"
 
-# ---- fairness: bfq, the second reader in the idle class ----
+# ---- fairness: bfq, a short reader in the idle class behind a long one ---------
 sysfs_set "/sys/block/$A/queue/scheduler" bfq
-r2="dd if=/dev/$A of=/dev/null bs=64k count=16000 skip=16000 iflag=direct"
-cap --run fair-equal -d "/dev/$A" --cmd "dd if=/dev/$A of=/dev/null bs=64k count=16000 iflag=direct" --cmd "$r2"
-cap --run fair-idle -d "/dev/$A" --cmd "dd if=/dev/$A of=/dev/null bs=64k count=16000 iflag=direct" \
-	--cmd "ionice -c3 $r2"
-IFS='|' read -r an sc title <<< "$(top fair-equal fair-idle)"
-check_eq "fairness experiment: fairness ranked first ($title, $sc)" fairness "$an"
-j1=$(num fair-equal fairness.jain) j2=$(num fair-idle fairness.jain)
-gt "$j1" 0.9 && ! gt "$j2" 0.85 && ok "fairness: Jain's index $j1 equal, $j2 with an idle-class reader" ||
-	not_ok "fairness: Jain's index" "equal $j1, idle $j2"
+rd="fio --output=/dev/null --filename=/dev/$A --direct=1 --ioengine=libaio --iodepth=4"
+rd="$rd --rw=read --bs=64k"
+long="$rd --size=1g --name=long"
+short="$rd --offset=1g --size=256m --name=short"
+for i in 1 2; do
+	cap --run "fair-equal.$i" -d "/dev/$A" --cmd "$long" --cmd "$short"
+	cap --run "fair-idle.$i" -d "/dev/$A" --cmd "$long" --cmd "ionice -c3 $short"
+done
 echo none > "/sys/block/$A/queue/scheduler"
+planted fairness fair-equal fair-idle 1
 
-# ---- writeback: dirty_background_ratio 1 vs 30, a buffered writer ----
+# ---- seek on a loop device: present, no measurable cost ------------------------
+cap --run seek-one -d "/dev/$A" --cmd "$seq" \
+	--cmd "dd if=/dev/$A of=/dev/null bs=64k count=8000 skip=16000 iflag=direct"
+"$IOTAPE" report --db "$db" --json seek-one > "$t/seek.json"
+check_eq "seek: two streams interleaved, present, with no measurable cost" "1 0 none" \
+	"$(jq -r '.findings[] | select(.analyzer == "seek") | "\(.present) \(.cost_s) \(.confidence)"' "$t/seek.json")"
+jq -r '.findings[] | select(.analyzer == "seek") | .needs' "$t/seek.json" | grep -q "rotating" &&
+	ok "seek: says what would be needed to know" || not_ok "seek: says what would be needed"
+
+# ---- readahead: read_ahead_kb 8 vs 512, a buffered reader in 4 KiB reads -------
 mkfs.ext4 -q -F "/dev/$B"
 mkdir -p "$t/mnt"
 at_exit "umount '$t/mnt' 2>/dev/null"
 mount "/dev/$B" "$t/mnt"
-w="dd if=/dev/zero of=$t/mnt/f bs=1M count=700 2>/dev/null; sleep 6"
-cap --run wb-1 -d "/dev/$B" --set vm.dirty_background_ratio=1 --cmd "$w"
-rm -f "$t/mnt/f"; sync
-cap --run wb-30 -d "/dev/$B" --set vm.dirty_background_ratio=30 --cmd "$w"
-rm -f "$t/mnt/f"; sync
-IFS='|' read -r an sc title <<< "$(top wb-1 wb-30)"
-check_eq "writeback experiment: writeback ranked first ($title, $sc)" writeback "$an"
-i1=$(num wb-1 writeback.idle_dirty_frac) i2=$(num wb-30 writeback.idle_dirty_frac)
-gt "$i2" "$i1" && ok "writeback: idle while dirty $i2 of the time at 30, $i1 at 1" ||
-	not_ok "writeback: idle while dirty" "ratio 1: $i1, ratio 30: $i2"
-check_eq "writeback: the settings are in the runs" "1 30" \
-	"$(num wb-1 writeback.dirty_background_ratio) $(num wb-30 writeback.dirty_background_ratio)"
+dd if=/dev/urandom of="$t/mnt/big" bs=1M count=300 2> /dev/null
+sync
+for i in 1 2; do
+	cap --run "ra-512.$i" -d "/dev/$B" --set "$B:queue/read_ahead_kb=512" --drop-caches \
+		--cmd "dd if=$t/mnt/big of=/dev/null bs=4k"
+	cap --run "ra-8.$i" -d "/dev/$B" --set "$B:queue/read_ahead_kb=8" --drop-caches \
+		--cmd "dd if=$t/mnt/big of=/dev/null bs=4k"
+done
+planted readahead ra-512 ra-8 0
+"$IOTAPE" report --db "$db" --json ra-8.1 |
+	jq -r '.findings[] | select(.analyzer == "readahead") | .title' | grep -q "in 8 KiB requests" &&
+	ok "readahead: names the request size" || not_ok "readahead: names the request size"
 
-# ---- swap: memory pressure from a heavy writer, vs no writer ----
-truncate -s 256M "$t/s.img"
+# ---- writeback: dirty data, a pause, then sync; dirty_background_ratio 1 vs 30 -
+# (writeback starting 1 s after the data was dirtied, in the pause; or only at
+# the sync: dirty_background_ratio 30 and the default 30 s expiry)
+w="dd if=/dev/zero of=$t/mnt/f bs=1M count=300 2>/dev/null; sleep 2.5; sync $t/mnt/f"
+for i in 1 2; do
+	cap --run "wb-soon.$i" -d "/dev/$B" --set vm.dirty_background_ratio=30 \
+		--set vm.dirty_expire_centisecs=100 --set vm.dirty_writeback_centisecs=50 --cmd "$w"
+	rm -f "$t/mnt/f"; sync
+	cap --run "wb-late.$i" -d "/dev/$B" --set vm.dirty_background_ratio=30 \
+		--set vm.dirty_expire_centisecs=3000 --cmd "$w"
+	rm -f "$t/mnt/f"; sync
+done
+planted writeback wb-soon wb-late 0
+
+# ---- swap: 100 MB allocated beside a holder of 100 MB, in 128 MB or unlimited --
+truncate -s 512M "$t/s.img"
 loop_attach "$t/s.img" && S=$LOOPDEV || { not_ok "attach loop"; tap_finish; }
 mkswap -q "/dev/$S" > /dev/null
 at_exit "swapoff '/dev/$S' 2>/dev/null"
 swapon "/dev/$S"
-mkdir -p "$t/mnt/tree"
-cp -a /usr/share/perl "$t/mnt/tree/" 2>/dev/null; sync
-hold='dd if=/dev/zero bs=100M count=1 2>/dev/null | sleep 8'
-read_tree="find $t/mnt/tree -type f -exec md5sum {} + > /dev/null"
-cap --run swap-none -d "/dev/$B" -d "/dev/$S" --mem-limit 128M --drop-caches \
-	--cmd "$hold" --cmd "$read_tree"
-cap --run swap-writer -d "/dev/$B" -d "/dev/$S" --mem-limit 128M --drop-caches \
-	--cmd "$hold" --cmd "$read_tree" \
-	--cmd "dd if=/dev/zero of=$t/mnt/w bs=1M count=400 conv=fsync 2>/dev/null"
-IFS='|' read -r an sc title <<< "$(top swap-none swap-writer)"
-check_eq "swap experiment: swap ranked first ($title, $sc)" swap "$an"
-s1=$(num swap-none swap.swap_out_mb) s2=$(num swap-writer swap.swap_out_mb)
-gt "$s2" "$s1" && ok "swap: swapped out $s2 MB with the writer, $s1 MB without" ||
-	not_ok "swap: swapped out more with the writer" "without $s1, with $s2"
+hold='dd if=/dev/zero bs=100M count=1 2>/dev/null | sleep 4'
+alloc='sleep 0.5; dd if=/dev/zero of=/dev/null bs=100M count=4 2>/dev/null'
+for i in 1 2; do
+	cap --run "swap-none.$i" -d "/dev/$S" --cmd "$hold" --cmd "$alloc"
+	cap --run "swap-tight.$i" -d "/dev/$S" --mem-limit 128M --cmd "$hold" --cmd "$alloc"
+done
+planted swap swap-none swap-tight 1
 
-w80=$("$IOTAPE" compare --db "$db" seek-one seek-two fair-equal fair-idle | awk 'length > 80' | wc -l)
-check_eq "compare of four runs fits 80 columns" 0 "$w80"
+w80=$("$IOTAPE" compare --db "$db" fair-equal.1 fair-idle.1 ra-8.1 | awk 'length > 80' | wc -l)
+check_eq "compare of three runs fits 80 columns" 0 "$w80"
+w80=$("$IOTAPE" report --db "$db" fair-idle.1 | awk 'length > 80' | wc -l)
+check_eq "report fits 80 columns" 0 "$w80"
 tap_finish

@@ -1,0 +1,461 @@
+/* queue: device saturation and contention. In one run, its cost is the
+ * time I/O waited for a request because the queue was full (Q2G: no free
+ * tag or request, nr_requests): something a setting changes. Between runs,
+ * it is also the contention a process met: how much longer its I/O took
+ * when other processes' I/O was in flight at the device than I/O that found
+ * the device free (sharing a device costs nothing by itself in one run:
+ * that is the workload). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyzer.h"
+#include "analyze/rsort.h"
+#include "lib/emit.h"
+#include "lib/util.h"
+
+#define SIZE_CLASSES 9
+#define MIN_BASE 20           /* bios for an unloaded baseline */
+
+struct q_proc {
+	uint32_t pid;
+	char key[40];             /* ta_match_key */
+	double q2g_s;             /* waited for a request (Q2G share) */
+	double contention_s;      /* extra time when others' I/O was in flight */
+	uint64_t bios, bios_shared;
+};
+
+struct q_dev {
+	uint32_t dev;
+	double q2g_p50_us;
+	double busy_pct, aqu, avg_inflight;
+	unsigned max_inflight;
+	double q2g_p99_us;
+	int base_low;             /* a baseline from too few unloaded bios */
+};
+
+struct q_state {
+	struct q_proc *p;
+	int np;
+	struct q_dev *d;
+	int nd;
+	int worst;                /* process with most Q2G wait */
+};
+
+struct qev {
+	int64_t t;
+	int kind;                 /* 0 complete, 1 queue, 2 dispatch */
+	size_t io;
+};
+
+static uint64_t key_qev(const void *p)
+{
+	/* stable: at one time, events keep their order (a bio's Q, D, C) */
+	return rsort_tkey(((const struct qev *)p)->t);
+}
+
+static int size_class(uint32_t bytes)
+{
+	int b = 0;
+	while (b < SIZE_CLASSES - 1 && bytes > (4096u << b))
+		b++;
+	return b;
+}
+
+/* A small pid -> in-flight map over the device's processes. */
+struct pcount {
+	uint32_t pid;
+	int n;
+};
+
+static int *pc_of(struct pcount *pc, int *npc, uint32_t pid)
+{
+	for (int i = 0; i < *npc; i++)
+		if (pc[i].pid == pid)
+			return &pc[i].n;
+	pc[*npc].pid = pid;
+	pc[*npc].n = 0;
+	return &pc[(*npc)++].n;
+}
+
+static struct q_proc *proc_of(struct q_state *s, const struct an_run *r,
+			      uint32_t pid)
+{
+	for (int i = 0; i < s->np; i++)
+		if (s->p[i].pid == pid)
+			return &s->p[i];
+	s->p = xrealloc(s->p, (size_t)(s->np + 1) * sizeof(*s->p));
+	memset(&s->p[s->np], 0, sizeof(*s->p));
+	s->p[s->np].pid = pid;
+	ta_match_key(&r->ta, pid, s->p[s->np].key, sizeof(s->p[0].key));
+	return &s->p[s->np++];
+}
+
+/* One device: which bios found other processes' I/O in flight at their Q
+ * and D, the unloaded baselines, and each process's contention. */
+static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
+{
+	const struct rundata *rd = &r->rd;
+	struct qev *ev = xmalloc((3 * rd->n + 1) * sizeof(*ev));
+	uint8_t *shared = xcalloc(rd->n ? rd->n : 1, 1);
+	struct hist base_d2c[2][SIZE_CLASSES] = { { { 0 } } };
+	struct hist all_d2c[2][SIZE_CLASSES] = { { { 0 } } };
+	struct hist base_q2d[2] = { { 0 } }, all_q2d[2] = { { 0 } };
+	struct pcount *pc = xmalloc((rd->n + 1) * sizeof(*pc));
+	int npc = 0, total = 0;
+	size_t ne = 0;
+	struct q_dev *qd;
+
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct an_io *x = &rd->io[i];
+		if (x->dev != dev || x->q == AN_NONE || x->d == AN_NONE ||
+		    x->c == AN_NONE || x->d < x->q || x->c < x->d || !x->bytes)
+			continue;
+		ev[ne++] = (struct qev){ x->q, 1, i };
+		ev[ne++] = (struct qev){ x->d, 2, i };
+		ev[ne++] = (struct qev){ x->c, 0, i };
+	}
+	radix_sort(ev, ne, sizeof(*ev), key_qev);
+	for (size_t k = 0; k < ne; k++) {
+		const struct an_io *x = &rd->io[ev[k].io];
+		int *own = pc_of(pc, &npc, x->pid);
+		if (ev[k].kind == 1) {
+			if (total - *own > 0)
+				shared[ev[k].io] |= 1;
+		} else if (ev[k].kind == 2) {
+			if (total - *own > 0)
+				shared[ev[k].io] |= 2;
+			total++;
+			(*own)++;
+		} else {
+			total--;
+			(*own)--;
+		}
+	}
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct an_io *x = &rd->io[i];
+		int w = !!(x->flags & AN_WRITE), sc = size_class(x->bytes);
+		if (x->dev != dev || x->q == AN_NONE || x->d == AN_NONE ||
+		    x->c == AN_NONE || x->d < x->q || x->c < x->d || !x->bytes)
+			continue;
+		hist_add(&all_d2c[w][sc], (uint64_t)(x->c - x->d));
+		hist_add(&all_q2d[w], (uint64_t)(x->d - x->q));
+		if (!(shared[i] & 2))
+			hist_add(&base_d2c[w][sc], (uint64_t)(x->c - x->d));
+		if (!(shared[i] & 1))
+			hist_add(&base_q2d[w], (uint64_t)(x->d - x->q));
+	}
+	s->d = xrealloc(s->d, (size_t)(s->nd + 1) * sizeof(*s->d));
+	qd = &s->d[s->nd++];
+	memset(qd, 0, sizeof(*qd));
+	qd->dev = dev;
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct an_io *x = &rd->io[i];
+		int w = !!(x->flags & AN_WRITE), sc = size_class(x->bytes);
+		struct q_proc *p;
+		double bd, bq;
+		if (x->dev != dev || x->q == AN_NONE || x->d == AN_NONE ||
+		    x->c == AN_NONE || x->d < x->q || x->c < x->d || !x->bytes)
+			continue;
+		p = proc_of(s, r, x->pid);
+		p->bios++;
+		if (!shared[i])
+			continue;
+		p->bios_shared++;
+		/* unloaded: bios that found the device free of others; with
+		 * too few of them, the fastest tenth of all */
+		if (base_d2c[w][sc].n >= MIN_BASE)
+			bd = hist_pct(&base_d2c[w][sc], 50);
+		else {
+			bd = hist_pct(&all_d2c[w][sc], 10);
+			qd->base_low = 1;
+		}
+		bq = base_q2d[w].n >= MIN_BASE ? hist_pct(&base_q2d[w], 50)
+					       : hist_pct(&all_q2d[w], 10);
+		if (shared[i] & 2)
+			p->contention_s += ((double)(x->c - x->d) - bd) / 1e9;
+		if (shared[i] & 1)
+			p->contention_s += ((double)(x->d - x->q) - bq) / 1e9;
+	}
+	for (int w = 0; w < 2; w++) {
+		for (int sc = 0; sc < SIZE_CLASSES; sc++) {
+			hist_free(&base_d2c[w][sc]);
+			hist_free(&all_d2c[w][sc]);
+		}
+		hist_free(&base_q2d[w]);
+		hist_free(&all_q2d[w]);
+	}
+	free(pc);
+	free(shared);
+	free(ev);
+}
+
+static void *queue_build(const struct an_run *r)
+{
+	struct q_state *s;
+	double el = rundata_elapsed_s(&r->rd);
+
+	if (!r->rd.n || !r->ta.ndev)
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	for (size_t k = 0; k < r->ta.ndev; k++) {
+		const struct ta_dev *td = &r->ta.devs[k];
+		struct q_dev *qd;
+		one_dev(r, s, td->dev);
+		qd = &s->d[s->nd - 1];
+		qd->busy_pct = el > 0 ? 100 * td->busy_s / el : 0;
+		qd->avg_inflight = el > 0 ? td->d2c_sum_s / el : 0;
+		qd->aqu = el > 0 ? td->q2c_sum_s / el : 0;
+		qd->max_inflight = td->max_inflight;
+		qd->q2g_p99_us = hist_pct(&td->st.h[TA_Q2G], 99) / 1e3;
+		qd->q2g_p50_us = hist_pct(&td->st.h[TA_Q2G], 50) / 1e3;
+	}
+	/* per process: Q2G beyond the device's usual (a tag was free: the
+	 * median; waiting for one takes four times that and 20 us more), and
+	 * contention, both scaled to its waited time (its own I/Os overlap
+	 * when it keeps several queued) */
+	for (size_t i = 0; i < r->rd.n; i++) {
+		const struct an_io *x = &r->rd.io[i];
+		const struct q_dev *qd = NULL;
+		double med;
+		if (x->q == AN_NONE || x->g == AN_NONE || x->g < x->q)
+			continue;
+		for (int k = 0; k < s->nd; k++)
+			if (s->d[k].dev == x->dev)
+				qd = &s->d[k];
+		if (!qd)
+			continue;
+		med = qd->q2g_p50_us * 1e3;
+		if ((double)(x->g - x->q) > 4 * med + 20000)
+			proc_of(s, r, x->pid)->q2g_s += ((double)(x->g - x->q) - med)
+							/ 1e9;
+	}
+	for (int i = 0; i < s->np; i++) {
+		struct q_proc *p = &s->p[i];
+		double waited = 0, q2c = 0;
+		for (size_t k = 0; k < r->ta.nrows; k++) {
+			const struct ta_row *t = &r->ta.rows[k];
+			if (t->pid != p->pid)
+				continue;
+			waited += t->waited_s;
+			q2c += t->st.q2c_s;
+		}
+		if (p->contention_s < 0)
+			p->contention_s = 0;
+		if (q2c > 0 && waited < q2c) {
+			p->contention_s *= waited / q2c;
+			p->q2g_s *= waited / q2c;
+		}
+		if (p->q2g_s > s->p[s->worst].q2g_s)
+			s->worst = i;
+	}
+	return s;
+}
+
+static void dev_evidence(struct finding *f, const struct q_state *s)
+{
+	for (int i = 0; i < s->nd && i < 4; i++) {
+		const struct q_dev *d = &s->d[i];
+		char dev[16];
+		an_dev_name(d->dev, dev, sizeof(dev));
+		FD_CAT(f, evidence, "%s busy %.0f%% of the elapsed time, %.2f in "
+		       "flight on average (max %u), aqu-sz %.2f, Q2G p50 %.1f us, "
+		       "p99 %.1f us. ", dev, d->busy_pct, d->avg_inflight,
+		       d->max_inflight, d->aqu, d->q2g_p50_us, d->q2g_p99_us);
+	}
+}
+
+/* One run: contention that fell on one process more than on the others
+ * (reads behind a flood of writes), beyond what they met in turn; equal
+ * sharing between equals is the workload and costs nothing. */
+static int queue_finding(const struct an_run *r, const void *state,
+			 struct finding *f)
+{
+	const struct q_state *s = state;
+	const struct q_proc *v = NULL;
+	double others = 0, cost;
+	int nothers = 0;
+	char who[48];
+
+	for (int i = 0; i < s->np; i++)
+		if (s->p[i].bios >= 100 &&
+		    (!v || s->p[i].contention_s > v->contention_s))
+			v = &s->p[i];
+	if (!v)
+		return 0;
+	for (int i = 0; i < s->np; i++)
+		if (&s->p[i] != v && s->p[i].bios >= 100) {
+			others += s->p[i].contention_s;
+			nothers++;
+		}
+	if (!nothers) {
+		snprintf(f->title, sizeof(f->title), "queue: one process, no "
+			 "contention");
+		return 1;
+	}
+	others /= nothers;
+	cost = v->contention_s - others;
+	an_proc_name(r, v->pid, who, sizeof(who));
+	f->present = v->bios_shared * 10 >= v->bios;
+	snprintf(f->title, sizeof(f->title), "queue: %s waited %.2f s behind "
+		 "other processes' I/O, they %.2f s behind its", who,
+		 v->contention_s, others);
+	f->cost_s = cost > 0 ? cost : 0;
+	snprintf(f->cost_of, sizeof(f->cost_of), "%s's wait on I/O", who);
+	f->counterfactual = 1;
+	f->victim_pid = v->pid;
+	f->stages = 1u << TA_Q2G | 1u << TA_I2D | 1u << TA_D2C;
+	f->generic = 1;
+	FD_CAT(f, how, "its bios that met other processes' I/O in flight took "
+	       "longer (Q2D and D2C) than bios that found the device free of "
+	       "others, same direction and size, scaled to its waited time; "
+	       "less what the other processes met in turn (%.3f s on average): "
+	       "the unequal part of sharing the device.", others);
+	dev_evidence(f, s);
+	for (int i = 0; i < s->np && i < 4; i++) {
+		char nm[48];
+		an_proc_name(r, s->p[i].pid, nm, sizeof(nm));
+		FD_CAT(f, evidence, "%s: %llu of %llu bios met other processes' "
+		       "I/O in flight, adding %.3f s; Q2G over the usual %.3f s "
+		       "(waiting for a tag while the device works at its depth "
+		       "moves the wait, it does not add one: not counted). ", nm,
+		       (unsigned long long)s->p[i].bios_shared,
+		       (unsigned long long)s->p[i].bios, s->p[i].contention_s,
+		       s->p[i].q2g_s);
+	}
+	f->lo_s = 0;
+	f->hi_s = rundata_elapsed_s(&r->rd);
+	f->conf = v->bios_shared >= 100 && !s->d[0].base_low ? FD_HIGH : FD_MEDIUM;
+	FD_CAT(f, why, "baselines from %s bios that found the device free of "
+	       "others", s->d[0].base_low ? "few (the fastest tenth stood in)"
+	       : "the run's own");
+	return 1;
+}
+
+/* Between runs: the matched process whose Q2G and contention grew most. */
+static int queue_compare(const struct an_run *x, const void *sx,
+			 const struct an_run *y, const void *sy,
+			 struct finding *f)
+{
+	const struct q_state *a = sx, *b = sy;
+	const struct q_proc *best = NULL, *base = NULL;
+	double bestd = 0;
+	char who[48];
+
+	if (!b || !b->np)
+		return 0;
+	for (int i = 0; i < b->np; i++) {
+		const struct q_proc *p = &b->p[i], *o = NULL;
+		double d;
+		for (int k = 0; a && k < a->np; k++)
+			if (!strcmp(a->p[k].key, p->key))
+				o = &a->p[k];
+		d = p->q2g_s + p->contention_s -
+		    (o ? o->q2g_s + o->contention_s : 0);
+		if (!best || d > bestd) {
+			best = p;
+			base = o;
+			bestd = d;
+		}
+	}
+	an_proc_name(y, best->pid, who, sizeof(who));
+	f->present = bestd > 0 && best->contention_s + best->q2g_s > 0.001;
+	snprintf(f->title, sizeof(f->title), "queue: %s waited %.2f s more "
+		 "behind other I/O in %.60s", who, bestd > 0 ? bestd : 0,
+		 y->rd.rv->name);
+	f->cost_s = bestd > 0 ? bestd : 0;
+	snprintf(f->cost_of, sizeof(f->cost_of), "%s's wait on I/O", who);
+	f->counterfactual = 1;
+	f->victim_pid = best->pid;
+	f->stages = 1u << TA_Q2G | 1u << TA_I2D | 1u << TA_D2C;
+	f->generic = 1;
+	FD_CAT(f, how, "its bios that met other processes' I/O in flight took "
+	       "longer (Q2D and D2C) than bios that found the device free of "
+	       "others, plus its wait for a request (Q2G): %.3f s in %s against "
+	       "%.3f s for %s in %s.", best->contention_s + best->q2g_s,
+	       y->rd.rv->name, base ? base->contention_s + base->q2g_s : 0,
+	       best->key, x->rd.rv->name);
+	FD_CAT(f, evidence, "%s: ", y->rd.rv->name);
+	dev_evidence(f, b);
+	FD_CAT(f, evidence, "%s: %llu of %llu bios met others' I/O.",
+	       who, (unsigned long long)best->bios_shared,
+	       (unsigned long long)best->bios);
+	if (a) {
+		FD_CAT(f, evidence, "\n%s: ", x->rd.rv->name);
+		dev_evidence(f, a);
+		if (base)
+			FD_CAT(f, evidence, "%s: %llu of %llu bios met others' "
+			       "I/O.", best->key,
+			       (unsigned long long)base->bios_shared,
+			       (unsigned long long)base->bios);
+	}
+	f->lo_s = 0;
+	f->hi_s = rundata_elapsed_s(&y->rd);
+	f->conf = best->bios_shared >= 100 && !b->d[0].base_low ? FD_HIGH
+								   : FD_MEDIUM;
+	FD_CAT(f, why, "matched as %s in both runs; baselines from bios that "
+	       "found the device free of others%s", best->key,
+	       b->d[0].base_low ? " (few: the fastest tenth stood in)" : "");
+	return 1;
+}
+
+static void queue_emit(struct emit *e, const void *state)
+{
+	const struct q_state *s = state;
+
+	emit_arr_begin(e, "devices");
+	for (int i = 0; i < s->nd; i++) {
+		char dev[16];
+		an_dev_name(s->d[i].dev, dev, sizeof(dev));
+		emit_obj_begin(e, NULL);
+		emit_str(e, "dev", dev);
+		emit_num(e, "busy_pct", s->d[i].busy_pct);
+		emit_num(e, "avg_inflight", s->d[i].avg_inflight);
+		emit_u64(e, "max_inflight", s->d[i].max_inflight);
+		emit_num(e, "aqu_sz", s->d[i].aqu);
+		emit_num(e, "q2g_p99_us", s->d[i].q2g_p99_us);
+		emit_obj_end(e);
+	}
+	emit_arr_end(e);
+	emit_arr_begin(e, "processes");
+	for (int i = 0; i < s->np; i++) {
+		emit_obj_begin(e, NULL);
+		emit_u64(e, "pid", s->p[i].pid);
+		emit_str(e, "match", s->p[i].key);
+		emit_num(e, "q2g_s", s->p[i].q2g_s);
+		emit_num(e, "contention_s", s->p[i].contention_s);
+		emit_u64(e, "bios", s->p[i].bios);
+		emit_u64(e, "bios_meeting_others", s->p[i].bios_shared);
+		emit_obj_end(e);
+	}
+	emit_arr_end(e);
+}
+
+static void queue_release(void *state)
+{
+	struct q_state *s = state;
+	free(s->p);
+	free(s->d);
+	free(s);
+}
+
+const struct analyzer an_queue = {
+	.name = "queue",
+	.build = queue_build,
+	.finding = queue_finding,
+	.compare = queue_compare,
+	.emit = queue_emit,
+	.release = queue_release,
+	.definitions =
+"queue: per device, busy % (iostat's %util), in flight, aqu-sz; Q2G\n"
+"  beyond the device's median where it took 4x that and 20 us more (every\n"
+"  tag was taken; shown, not counted: the wait moves, it is not added).\n"
+"  Contention of a process: for each of its bios that met other\n"
+"  processes' I/O in flight at its Q or D, its Q2D and D2C above the\n"
+"  median of bios that found the device free of others (same direction\n"
+"  and size), scaled to its waited time. Cost in one run: the most\n"
+"  contended process's contention less the others' mean (the unequal\n"
+"  part); between runs: how much its contention and Q2G grew for the\n"
+"  process they grew most for (matched by name and start order).\n",
+};

@@ -1,0 +1,296 @@
+/* readahead: buffered sequential read streams, their request sizes and
+ * readahead (A) share, and sectors read twice within the run (pages evicted
+ * before use and read again: readahead thrashing). Cost: the device time of
+ * the re-reads, plus, for a sequential stream read in small requests, the
+ * per-request time it paid beyond reading the same bytes in requests of
+ * the kernel's default readahead (128 KiB), and the time the reader took
+ * to issue each of them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyzer.h"
+#include "analyze/rsort.h"
+#include "lib/emit.h"
+#include "lib/util.h"
+
+#define REF_BYTES (128 * 1024)   /* the default read_ahead_kb */
+#define MIN_READS 100
+
+struct ra_stream {
+	uint32_t pid, dev;
+	uint64_t reads, seq, ra;     /* bios; sequential; readahead-flagged */
+	double mb, mean_kb, waited_s;
+	double per_req_us;           /* the fixed cost of one request */
+	double gap_us;               /* mean C to next Q: issuing one */
+	int fit;                     /* per_req_us from a fit over sizes */
+	double small_cost_s;
+};
+
+struct ra_state {
+	struct ra_stream s;          /* the costliest stream */
+	int nstreams;
+	double reread_mb, reread_s;  /* device time of re-read bytes */
+	uint64_t reread_bios;
+	double cost_s;
+};
+
+static uint64_t key_q(const void *p)
+{
+	return rsort_tkey((*(const struct an_io *const *)p)->q);
+}
+
+static uint64_t key_sector(const void *p)
+{
+	return (*(const struct an_io *const *)p)->sector;
+}
+
+/* A read through the page cache's readahead: the A flag (REQ_RAHEAD) is
+ * set on both sync and async readahead; direct I/O never has it. */
+static int buffered_read(const struct an_io *x)
+{
+	return (x->flags & AN_RA) && !(x->flags & (AN_WRITE | AN_META)) &&
+	       x->q != AN_NONE && x->bytes;
+}
+
+/* Least squares of D2C (ns) on bytes over the device's buffered reads:
+ * the intercept is the fixed cost of a request. Returns 0 and *a_ns when
+ * the sizes vary enough (two size classes of 20 bios), else -1. */
+static int fixed_cost(const struct rundata *rd, uint32_t dev, double *a_ns)
+{
+	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+	uint64_t small = 0, large = 0;
+
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct an_io *x = &rd->io[i];
+		double b, d;
+		if (x->dev != dev || (x->flags & AN_WRITE) || !(x->flags & AN_HEAD) ||
+		    x->d == AN_NONE || x->c == AN_NONE || x->c < x->d || !x->dbytes)
+			continue;
+		b = x->dbytes;
+		d = (double)(x->c - x->d);
+		n++;
+		sx += b;
+		sy += d;
+		sxx += b * b;
+		sxy += b * d;
+		if (x->dbytes <= 16384)
+			small++;
+		else if (x->dbytes >= 65536)
+			large++;
+	}
+	if (small < 20 || large < 20 || n * sxx - sx * sx <= 0)
+		return -1;
+	{
+		double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+		*a_ns = (sy - slope * sx) / n;
+	}
+	return 0;
+}
+
+static void *ra_build(const struct an_run *r)
+{
+	const struct rundata *rd = &r->rd;
+	struct ra_state *s;
+	struct an_io **p;
+	size_t np = 0;
+
+	if (!rd->n)
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	p = xmalloc(rd->n * sizeof(*p));
+	/* re-reads: per device, bios sorted by sector; a bio overlapping an
+	 * earlier-queued one's range read those sectors twice */
+	for (size_t k = 0; k < r->ta.ndev; k++) {
+		uint32_t dev = r->ta.devs[k].dev;
+		np = 0;
+		for (size_t i = 0; i < rd->n; i++)
+			if (rd->io[i].dev == dev && buffered_read(&rd->io[i]))
+				p[np++] = &rd->io[i];
+		radix_sort(p, np, sizeof(*p), key_q);
+		radix_sort(p, np, sizeof(*p), key_sector);
+		for (size_t i = 1; i < np; i++) {
+			uint64_t end0 = p[i - 1]->sector + p[i - 1]->bytes / 512;
+			uint64_t over;
+			if (p[i]->sector >= end0)
+				continue;
+			over = end0 - p[i]->sector;
+			if (over > p[i]->bytes / 512)
+				over = p[i]->bytes / 512;
+			s->reread_bios++;
+			s->reread_mb += (double)over * 512 / 1e6;
+			if (p[i]->c != AN_NONE && p[i]->d != AN_NONE &&
+			    p[i]->c >= p[i]->d)
+				s->reread_s += (double)(p[i]->c - p[i]->d) / 1e9 *
+					       (double)over * 512 / p[i]->bytes;
+		}
+	}
+	/* sequential streams: per process and device, in Q order */
+	for (size_t t = 0; t < r->ta.nrows; t++) {
+		const struct ta_row *row = &r->ta.rows[t];
+		struct ra_stream st = { .pid = row->pid, .dev = row->dev };
+		uint64_t next = UINT64_MAX;
+		double a_ns;
+		np = 0;
+		for (size_t i = 0; i < rd->n; i++)
+			if (rd->io[i].pid == row->pid && rd->io[i].dev == row->dev &&
+			    buffered_read(&rd->io[i]))
+				p[np++] = &rd->io[i];
+		if (np < MIN_READS)
+			continue;
+		radix_sort(p, np, sizeof(*p), key_q);
+		for (size_t i = 0; i < np; i++) {
+			st.reads++;
+			st.seq += p[i]->sector == next;
+			st.ra += (p[i]->flags & AN_RA) != 0;
+			st.mb += p[i]->bytes / 1e6;
+			next = p[i]->sector + p[i]->bytes / 512;
+		}
+		if (st.seq * 10 < st.reads * 8)
+			continue;            /* not a sequential stream */
+		s->nstreams++;
+		st.mean_kb = st.mb * 1e6 / 1024 / (double)st.reads;
+		st.waited_s = row->waited_s;
+		if (st.mean_kb * 1024 < REF_BYTES / 2) {
+			struct hist d2c = { 0 };
+			double need = st.mb * 1e6 / REF_BYTES, gaps = 0;
+			uint64_t ngap = 0;
+			for (size_t i = 0; i < np; i++) {
+				if (p[i]->c != AN_NONE && p[i]->d != AN_NONE &&
+				    p[i]->c >= p[i]->d)
+					hist_add(&d2c, (uint64_t)(p[i]->c - p[i]->d));
+				/* the process's time between a completion and
+				 * its next request: issuing one synchronously */
+				if (i + 1 < np && p[i]->c != AN_NONE &&
+				    p[i + 1]->q > p[i]->c &&
+				    p[i + 1]->q - p[i]->c < 10000000) {
+					gaps += (double)(p[i + 1]->q - p[i]->c);
+					ngap++;
+				}
+			}
+			st.fit = !fixed_cost(rd, row->dev, &a_ns) && a_ns > 0;
+			if (!st.fit)
+				a_ns = hist_pct(&d2c, 50);
+			st.per_req_us = a_ns / 1e3;
+			st.gap_us = ngap ? gaps / (double)ngap / 1e3 : 0;
+			st.small_cost_s = ((double)st.reads - need) *
+					  (a_ns + st.gap_us * 1e3) / 1e9;
+			if (st.small_cost_s < 0)
+				st.small_cost_s = 0;
+			hist_free(&d2c);
+		}
+		if (st.small_cost_s >= s->s.small_cost_s || !s->s.reads)
+			s->s = st;
+	}
+	s->cost_s = s->reread_s + s->s.small_cost_s;
+	free(p);
+	if (!s->nstreams && !s->reread_bios) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int ra_finding(const struct an_run *r, const void *state,
+		      struct finding *f)
+{
+	const struct ra_state *s = state;
+	char who[48] = "-", dev[16] = "-";
+
+	if (s->s.reads) {
+		an_proc_name(r, s->s.pid, who, sizeof(who));
+		an_dev_name(s->s.dev, dev, sizeof(dev));
+	}
+	f->present = s->reread_mb >= 1 ||
+		     (s->s.reads && s->s.mean_kb * 1024 < REF_BYTES / 2);
+	if (s->s.reads && s->s.mean_kb * 1024 < REF_BYTES / 2)
+		snprintf(f->title, sizeof(f->title), "readahead: %s read %.1f MB "
+			 "sequentially from %s in %.0f KiB requests", who, s->s.mb,
+			 dev, s->s.mean_kb);
+	else
+		snprintf(f->title, sizeof(f->title), "readahead: %.1f MB read "
+			 "twice within the run", s->reread_mb);
+	f->cost_s = s->cost_s;
+	snprintf(f->cost_of, sizeof(f->cost_of), "%s", s->s.small_cost_s > 0 ?
+		 "the reader's elapsed time" : "device time");
+	f->counterfactual = 1;
+	FD_CAT(f, how, "the device time of sectors read a second time (%.3f s); "
+	       "for a sequential stream in small requests, the requests beyond "
+	       "what 128 KiB ones (the default read_ahead_kb) need, each at a "
+	       "request's fixed cost on this device (%.1f us: %s) and the "
+	       "time the reader took to issue the next one (mean %.1f us from "
+	       "a completion to its next Q) (%.3f s).", s->reread_s,
+	       s->s.per_req_us, s->s.fit ? "the intercept of D2C against size "
+	       "over the device's reads" : "the median D2C of its requests, an "
+	       "upper bound", s->s.gap_us, s->s.small_cost_s);
+	if (s->s.reads)
+		FD_CAT(f, evidence, "%s on %s: %llu buffered reads, %.0f%% "
+		       "sequential, %.0f%% flagged readahead (A), mean %.1f KiB, "
+		       "%.1f MB, waited %.3f s. ", who, dev,
+		       (unsigned long long)s->s.reads,
+		       100.0 * (double)s->s.seq / (double)s->s.reads,
+		       100.0 * (double)s->s.ra / (double)s->s.reads, s->s.mean_kb,
+		       s->s.mb, s->s.waited_s);
+	FD_CAT(f, evidence, "Read twice within the run: %.1f MB in %llu bios.",
+	       s->reread_mb, (unsigned long long)s->reread_bios);
+	f->lo_s = 0;
+	f->hi_s = rundata_elapsed_s(&r->rd);
+	f->victim_pid = s->s.pid;
+	f->stages = 1u << TA_D2C;
+	if (s->s.reads && s->s.mean_kb * 1024 < REF_BYTES / 2 && !s->s.fit) {
+		f->conf = FD_MEDIUM;
+		FD_CAT(f, why, "its requests are all small, so a request's fixed "
+		       "cost is taken as their median D2C (the transfer of a small "
+		       "request is counted in, an upper bound); CPU time to copy "
+		       "the pages is not in the trace");
+	} else {
+		f->conf = s->cost_s > 0 ? FD_MEDIUM : FD_LOW;
+		FD_CAT(f, why, "from the trace's own D2C by request size; page "
+		       "cache hits and CPU time per request are not in it");
+	}
+	return 1;
+}
+
+static void ra_emit(struct emit *e, const void *state)
+{
+	const struct ra_state *s = state;
+
+	emit_u64(e, "streams", (uint64_t)s->nstreams);
+	emit_u64(e, "stream_pid", s->s.pid);
+	emit_u64(e, "stream_reads", s->s.reads);
+	emit_num(e, "stream_mean_kib", s->s.mean_kb);
+	emit_num(e, "stream_seq_frac", s->s.reads ? (double)s->s.seq /
+		 (double)s->s.reads : 0);
+	emit_num(e, "stream_ra_frac", s->s.reads ? (double)s->s.ra /
+		 (double)s->s.reads : 0);
+	emit_num(e, "per_request_us", s->s.per_req_us);
+	emit_num(e, "issue_gap_us", s->s.gap_us);
+	emit_num(e, "small_request_cost_s", s->s.small_cost_s);
+	emit_num(e, "reread_mb", s->reread_mb);
+	emit_num(e, "reread_s", s->reread_s);
+	emit_num(e, "cost_s", s->cost_s);
+}
+
+static void ra_release(void *state)
+{
+	free(state);
+}
+
+const struct analyzer an_readahead = {
+	.name = "readahead",
+	.build = ra_build,
+	.finding = ra_finding,
+	.emit = ra_emit,
+	.release = ra_release,
+	.definitions =
+"readahead: buffered reads (flagged A: readahead, sync or async; direct\n"
+"  I/O never is) of a process on a device form a sequential stream when\n"
+"  80% of them start where the previous ended (100 reads or more).\n"
+"  Re-reads: sectors a later buffered read read again (pages evicted\n"
+"  before use). Cost: the re-reads' share of D2C, plus, for a stream whose\n"
+"  requests average under 64 KiB, the requests beyond what 128 KiB ones\n"
+"  need, each at the fixed cost of a request (the intercept of D2C against\n"
+"  size over the device's reads; with one size only, the median D2C) and\n"
+"  the reader's mean time from a completion to its next Q (under 10 ms).\n",
+};

@@ -1,0 +1,342 @@
+/* seek: how far the device's head (if it has one) moved between dispatches
+ * (btt's D2D distance), whether processes' streams interleave, and what it
+ * cost: the device time above what the same device took for sequential
+ * dispatches of the same direction and size in the same run. A device whose
+ * D2C does not grow with distance (SSDs, loop devices, VMs) shows the
+ * pattern at no measurable cost. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyzer.h"
+#include "analyze/rsort.h"
+#include "lib/emit.h"
+#include "lib/util.h"
+
+#define NEAR_SECTORS 128      /* seekwatcher's and btt's "long seek" */
+#define SIZE_CLASSES 9        /* log2 buckets of 4 KiB .. 1 MiB */
+#define NBANDS 4              /* near, <16K, <1M, beyond (sectors) */
+#define MIN_N 20              /* dispatches per side of a comparison */
+
+static const char *const band_name[NBANDS] = {
+	"<=128", "128-16K", "16K-1M", ">1M"
+};
+
+struct seek_dev {
+	uint32_t dev;
+	uint64_t dispatches, long_seeks;
+	double mean, median;                /* |D2D| sectors */
+	double switch_frac, switch_dist, same_dist;
+	int streams, interleaved;
+	/* the fit: median D2C (us) by band, of the busiest (dir, size) class */
+	double band_us[NBANDS];
+	uint64_t band_n[NBANDS];
+	int fit_dir, fit_size;              /* that class */
+	uint64_t near_n, far_n;             /* in classes with both sides */
+	double extra_us;                    /* its far - near median */
+	double cost_s;                      /* device time over sequential */
+	int measurable;                     /* the fit is not flat */
+	int comparable;                     /* some class had both sides */
+};
+
+struct seek_state {
+	struct seek_dev *d;
+	int n;
+	int worst;                          /* index of the costliest */
+};
+
+static int size_class(uint32_t bytes)
+{
+	int b = 0;
+	while (b < SIZE_CLASSES - 1 && bytes > (4096u << b))
+		b++;
+	return b;
+}
+
+static int band_of(uint64_t dist)
+{
+	return dist <= NEAR_SECTORS ? 0 : dist < 16384 ? 1 : dist < 1048576 ? 2
+									    : 3;
+}
+
+static uint64_t key_d(const void *p)
+{
+	return rsort_tkey((*(const struct an_io *const *)p)->d);
+}
+
+/* Pattern numbers of one device's dispatches h[0..n) in D order. */
+static void pattern(struct seek_dev *s, struct an_io **h, size_t n)
+{
+	struct hist dist = { 0 };
+	double sw_sum = 0, same_sum = 0;
+	uint64_t sw = 0, same = 0;
+	uint32_t pids[64];
+	uint64_t pc[64] = { 0 };
+	int np = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ad = (uint64_t)llabs(h[i]->seek);
+		int k;
+		hist_add(&dist, ad);
+		s->long_seeks += ad > NEAR_SECTORS;
+		for (k = 0; k < np && pids[k] != h[i]->pid; k++)
+			;
+		if (k == np && np < 64)
+			pids[np++] = h[i]->pid;
+		if (k < 64)
+			pc[k]++;
+		if (!i)
+			continue;
+		if (h[i]->pid != h[i - 1]->pid) {
+			sw++;
+			sw_sum += (double)ad;
+		} else {
+			same++;
+			same_sum += (double)ad;
+		}
+	}
+	s->dispatches = n;
+	s->mean = hist_mean(&dist);
+	s->median = hist_pct(&dist, 50);
+	s->switch_frac = n > 1 ? (double)sw / (double)(n - 1) : 0;
+	s->switch_dist = sw ? sw_sum / (double)sw : 0;
+	s->same_dist = same ? same_sum / (double)same : 0;
+	for (int k = 0; k < np; k++)
+		s->streams += pc[k] * 10 >= n;
+	s->interleaved = s->streams >= 2 && s->switch_frac > 0.25 &&
+			 s->switch_dist > 4 * fmax(s->same_dist, NEAR_SECTORS);
+	hist_free(&dist);
+}
+
+/* The cost: per (direction, size) class, far dispatches' median D2C above
+ * near ones', times their number. */
+static void fit(struct seek_dev *s, struct an_io **h, size_t n)
+{
+	struct hist (*bh)[SIZE_CLASSES][NBANDS] = xcalloc(2, sizeof(*bh));
+	struct hist (*far)[SIZE_CLASSES] = xcalloc(2, sizeof(*far));
+	uint64_t best = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct an_io *x = h[i];
+		int w = !!(x->flags & AN_WRITE), sc = size_class(x->dbytes);
+		uint64_t ad = (uint64_t)llabs(x->seek);
+		if (x->c == AN_NONE || x->c < x->d)
+			continue;
+		hist_add(&bh[w][sc][band_of(ad)], (uint64_t)(x->c - x->d));
+		if (ad > NEAR_SECTORS)
+			hist_add(&far[w][sc], (uint64_t)(x->c - x->d));
+	}
+	for (int w = 0; w < 2; w++)
+		for (int sc = 0; sc < SIZE_CLASSES; sc++) {
+			struct hist *nh = &bh[w][sc][0], *fh = &far[w][sc];
+			double mn, mf;
+			if (nh->n < MIN_N || fh->n < MIN_N)
+				continue;
+			s->comparable = 1;
+			mn = hist_pct(nh, 50);
+			mf = hist_pct(fh, 50);
+			s->near_n += nh->n;
+			s->far_n += fh->n;
+			/* not flat: far dispatches take a quarter longer and
+			 * 20 us more than near ones of the same size */
+			if (mf > 1.25 * mn && mf - mn > 20000) {
+				s->measurable = 1;
+				s->cost_s += (double)fh->n * (mf - mn) / 1e9;
+			}
+			if (fh->n > best) {
+				best = fh->n;
+				s->fit_dir = w;
+				s->fit_size = sc;
+				s->extra_us = (mf - mn) / 1e3;
+				for (int b = 0; b < NBANDS; b++) {
+					s->band_n[b] = bh[w][sc][b].n;
+					s->band_us[b] = hist_pct(&bh[w][sc][b], 50) / 1e3;
+				}
+			}
+		}
+	for (int w = 0; w < 2; w++)
+		for (int sc = 0; sc < SIZE_CLASSES; sc++) {
+			for (int b = 0; b < NBANDS; b++)
+				hist_free(&bh[w][sc][b]);
+			hist_free(&far[w][sc]);
+		}
+	free(bh);
+	free(far);
+}
+
+static void *seek_build(const struct an_run *r)
+{
+	const struct rundata *rd = &r->rd;
+	struct seek_state *s;
+	struct an_io **h;
+	size_t nh;
+
+	if (!rd->n)
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	h = xmalloc(rd->n * sizeof(*h));
+	for (size_t k = 0; k < r->ta.ndev; k++) {
+		uint32_t dev = r->ta.devs[k].dev;
+		struct seek_dev *sd;
+		nh = 0;
+		for (size_t i = 0; i < rd->n; i++) {
+			const struct an_io *x = &rd->io[i];
+			if (x->dev == dev && (x->flags & AN_HEAD) &&
+			    (x->flags & AN_HAS_SEEK) && x->dbytes &&
+			    x->d != AN_NONE)
+				h[nh++] = (struct an_io *)x;
+		}
+		if (nh < 2)
+			continue;
+		radix_sort(h, nh, sizeof(*h), key_d);
+		s->d = xrealloc(s->d, (size_t)(s->n + 1) * sizeof(*s->d));
+		sd = &s->d[s->n++];
+		memset(sd, 0, sizeof(*sd));
+		sd->dev = dev;
+		pattern(sd, h, nh);
+		fit(sd, h, nh);
+		if (sd->cost_s > s->d[s->worst].cost_s ||
+		    (sd->cost_s == s->d[s->worst].cost_s &&
+		     sd->long_seeks > s->d[s->worst].long_seeks))
+			s->worst = s->n - 1;
+	}
+	free(h);
+	if (!s->n) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int seek_finding(const struct an_run *r, const void *state,
+			struct finding *f)
+{
+	const struct seek_state *s = state;
+	const struct seek_dev *d = &s->d[s->worst];
+	double total = 0;
+	char dev[16];
+
+	for (int i = 0; i < s->n; i++)
+		total += s->d[i].cost_s;
+	an_dev_name(d->dev, dev, sizeof(dev));
+	f->present = d->long_seeks * 10 >= d->dispatches && d->long_seeks >= 20;
+	if (d->interleaved)
+		snprintf(f->title, sizeof(f->title), "seek: %d streams interleaved "
+			 "on %s (D2D mean %.0f sectors)", d->streams, dev, d->mean);
+	else
+		snprintf(f->title, sizeof(f->title), "seek: %.0f%% of dispatches on "
+			 "%s seek over 128 sectors (D2D mean %.0f)",
+			 100.0 * (double)d->long_seeks / (double)d->dispatches, dev,
+			 d->mean);
+	f->cost_s = d->measurable ? total : 0;
+	snprintf(f->cost_of, sizeof(f->cost_of), "device time of %s", dev);
+	f->counterfactual = 1;
+	FD_CAT(f, how, "the dispatches that sought over 128 sectors at the median "
+	       "D2C of this device's sequential dispatches of the same direction "
+	       "and size in this run would have taken that much less device "
+	       "time.");
+	FD_CAT(f, evidence, "%s: %llu dispatches, D2D seek mean %.0f sectors "
+	       "(median %.0f), %llu over 128 sectors; %.0f%% of consecutive "
+	       "dispatches switch process, seeking %.0f sectors on a switch vs "
+	       "%.0f within one process. ", dev,
+	       (unsigned long long)d->dispatches, d->mean, d->median,
+	       (unsigned long long)d->long_seeks, 100 * d->switch_frac,
+	       d->switch_dist, d->same_dist);
+	if (d->comparable) {
+		FD_CAT(f, evidence, "Median D2C of %s %s KiB dispatches by D2D "
+		       "distance (sectors):", d->fit_dir ? "write" : "read",
+		       (const char *[]){ "<=4", "8", "16", "32", "64", "128",
+					 "256", "512", ">=1024" }[d->fit_size]);
+		for (int b = 0; b < NBANDS; b++)
+			if (d->band_n[b])
+				FD_CAT(f, evidence, " %s %.1f us (n %llu)%s",
+				       band_name[b], d->band_us[b],
+				       (unsigned long long)d->band_n[b],
+				       b < NBANDS - 1 ? ";" : "");
+		FD_CAT(f, evidence, ".");
+	}
+	f->lo_s = 0;
+	f->hi_s = rundata_elapsed_s(&r->rd);
+	f->victim_pid = 0;
+	f->stages = 1u << TA_D2C;
+	if (!d->comparable) {
+		f->conf = FD_NONE;
+		FD_CAT(f, why, "no direction and size with %d sequential and %d "
+		       "far dispatches each to compare: what seeking cost here "
+		       "cannot be told", MIN_N, MIN_N);
+		FD_CAT(f, needs, "sequential I/O of the same size on this device "
+		       "in the run, or a rotating-disk model");
+	} else if (!d->measurable) {
+		f->conf = FD_NONE;
+		FD_CAT(f, why, "D2C does not grow with seek distance on %s (far "
+		       "dispatches within 25%% or 20 us of sequential ones of the "
+		       "same size, %llu vs %llu dispatches): seeking costs nothing "
+		       "measurable on this device, as on SSDs, loop devices and "
+		       "VMs", dev, (unsigned long long)d->far_n,
+		       (unsigned long long)d->near_n);
+		FD_CAT(f, needs, "a rotating disk: run it there, or replay it on "
+		       "a disk model");
+	} else {
+		f->conf = d->near_n >= 200 && d->far_n >= 200 ? FD_HIGH : FD_MEDIUM;
+		FD_CAT(f, why, "far dispatches took %.1f us more than sequential "
+		       "ones of the same size (median, %llu far and %llu near "
+		       "dispatches)", d->extra_us, (unsigned long long)d->far_n,
+		       (unsigned long long)d->near_n);
+	}
+	return 1;
+}
+
+static void seek_emit(struct emit *e, const void *state)
+{
+	const struct seek_state *s = state;
+
+	emit_arr_begin(e, "devices");
+	for (int i = 0; i < s->n; i++) {
+		const struct seek_dev *d = &s->d[i];
+		char dev[16];
+		an_dev_name(d->dev, dev, sizeof(dev));
+		emit_obj_begin(e, NULL);
+		emit_str(e, "dev", dev);
+		emit_u64(e, "dispatches", d->dispatches);
+		emit_num(e, "mean_sectors", d->mean);
+		emit_num(e, "median_sectors", d->median);
+		emit_u64(e, "long_seeks", d->long_seeks);
+		emit_num(e, "switch_frac", d->switch_frac);
+		emit_num(e, "switch_mean_sectors", d->switch_dist);
+		emit_num(e, "same_process_mean_sectors", d->same_dist);
+		emit_u64(e, "streams", (uint64_t)d->streams);
+		emit_u64(e, "interleaved", (uint64_t)d->interleaved);
+		emit_u64(e, "comparable", (uint64_t)d->comparable);
+		emit_u64(e, "measurable", (uint64_t)d->measurable);
+		emit_num(e, "far_extra_d2c_us", d->extra_us);
+		emit_num(e, "cost_s", d->cost_s);
+		emit_obj_end(e);
+	}
+	emit_arr_end(e);
+}
+
+static void seek_release(void *state)
+{
+	struct seek_state *s = state;
+	free(s->d);
+	free(s);
+}
+
+const struct analyzer an_seek = {
+	.name = "seek",
+	.build = seek_build,
+	.finding = seek_finding,
+	.emit = seek_emit,
+	.release = seek_release,
+	.definitions =
+"seek: per device, btt's D2D distance of each dispatch (sectors from the\n"
+"  previous dispatch's end, 0 when they overlap); a long seek is over 128\n"
+"  sectors (seekwatcher's count). Streams interleave when two processes\n"
+"  have 10% of the dispatches or more each, over 25% of dispatches switch\n"
+"  process and switches seek 4x farther than same-process ones. Cost: for\n"
+"  each direction and size (log2 classes) with 20 near and 20 far\n"
+"  dispatches, the far ones' number times their median D2C above the near\n"
+"  ones' (counted when 25% and 20 us above): device time. No sequential\n"
+"  dispatches to compare, or no growth with distance: no measurable cost.\n",
+};

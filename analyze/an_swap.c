@@ -1,0 +1,189 @@
+/* swap: how much was swapped out and in (vmstat si/so), and what it cost:
+ * the time tasks were stalled on memory (PSI memory "some": reclaim,
+ * swap-in, thrashing) when the run sampled /proc/pressure, else the time
+ * processes waited on swap reads and on swap writes they issued themselves
+ * (direct reclaim), from the trace. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyzer.h"
+#include "lib/emit.h"
+#include "lib/util.h"
+
+struct swap_state {
+	int has_vm, has_psi;
+	double out_mb, in_mb, peak_mb;
+	double first_out_s;         /* -1: none */
+	double psi_some_s, psi_full_s;
+	double io_some_s;           /* PSI io some, for the evidence */
+	double swapin_wait_s;       /* union of processes' swap reads */
+	double direct_wait_s;       /* swap writes issued by non-kswapd */
+	uint64_t swap_reads, swap_writes;
+	double min_free_mb;
+};
+
+static void *swap_build(const struct an_run *r)
+{
+	const struct rundata *rd = &r->rd;
+	struct swap_state *s;
+	struct ta_iv *iv;
+	size_t nr = 0, nw = 0;
+	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns;
+
+	if (!rd->nvm && !rd->nswap && !rd->psi[RD_PSI_MEM_SOME].n)
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	s->first_out_s = -1;
+	s->min_free_mb = -1;
+	for (size_t i = 0; i < rd->nvm; i++) {
+		const struct an_vm *v = &rd->vm[i];
+		double dt = i ? (double)(v->t - rd->vm[i - 1].t) / 1e9 : 0;
+		s->has_vm = 1;
+		if (isfinite(v->so) && dt > 0) {
+			s->out_mb += v->so * dt * 1024 / 1e6;
+			s->in_mb += v->si * dt * 1024 / 1e6;
+			if (s->first_out_s < 0 && v->so > 0)
+				s->first_out_s = rundata_at_s(rd, v->t);
+		}
+		if (isfinite(v->swpd) && v->swpd * 1024 / 1e6 > s->peak_mb)
+			s->peak_mb = v->swpd * 1024 / 1e6;
+		if (isfinite(v->free) && (s->min_free_mb < 0 ||
+					  v->free * 1024 / 1e6 < s->min_free_mb))
+			s->min_free_mb = v->free * 1024 / 1e6;
+	}
+	if (rd->psi[RD_PSI_MEM_SOME].n >= 2 && rd->t1 > rd->t0) {
+		s->has_psi = 1;
+		s->psi_some_s = series_delta(&rd->psi[RD_PSI_MEM_SOME], rd->t0,
+					     rd->t1) / 1e6;
+		s->psi_full_s = series_delta(&rd->psi[RD_PSI_MEM_FULL], rd->t0,
+					     rd->t1) / 1e6;
+		s->io_some_s = series_delta(&rd->psi[RD_PSI_IO_SOME], rd->t0,
+					    rd->t1) / 1e6;
+	}
+	iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct an_io *x = &rd->io[i];
+		if (!rundata_is_swap(rd, x->dev) || x->q == AN_NONE || !x->bytes)
+			continue;
+		if (!(x->flags & AN_WRITE)) {
+			s->swap_reads++;
+			iv[nr++] = (struct ta_iv){ x->q, x->c != AN_NONE ? x->c : end };
+		}
+	}
+	s->swapin_wait_s = ta_union_s(iv, nr);
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct an_io *x = &rd->io[i];
+		const char *comm;
+		if (!rundata_is_swap(rd, x->dev) || x->q == AN_NONE || !x->bytes ||
+		    !(x->flags & AN_WRITE))
+			continue;
+		s->swap_writes++;
+		comm = runview_comm(rd->rv, x->pid);
+		if (!comm || !strcmp(ta_role(comm), ""))
+			iv[nw++] = (struct ta_iv){ x->q, x->c != AN_NONE ? x->c : end };
+	}
+	s->direct_wait_s = ta_union_s(iv, nw);
+	free(iv);
+	return s;
+}
+
+static int swap_finding(const struct an_run *r, const void *state,
+			struct finding *f)
+{
+	const struct swap_state *s = state;
+	double trace_s = s->swapin_wait_s + s->direct_wait_s;
+
+	f->present = s->out_mb + s->in_mb >= 1 || s->swap_reads + s->swap_writes
+		     >= 100 || (s->has_psi && s->psi_some_s >= 0.01);
+	f->mb = s->out_mb;
+	if (s->has_psi) {
+		f->cost_s = s->psi_some_s;
+		snprintf(f->cost_of, sizeof(f->cost_of), "time tasks were stalled "
+			 "on memory");
+		FD_CAT(f, how, "PSI memory \"some\" over the elapsed time: time at "
+		       "least one task waited in reclaim, on swap-in or on "
+		       "refaulting pages (Documentation/accounting/psi.rst); "
+		       "%.2f s of it with every task stalled (\"full\").",
+		       s->psi_full_s);
+		f->conf = s->out_mb + s->in_mb >= 1 || trace_s > 0 ? FD_HIGH
+								  : FD_MEDIUM;
+		FD_CAT(f, why, "PSI counts the stalls themselves; it is "
+		       "system-wide, so other processes' stalls count too");
+	} else {
+		f->cost_s = trace_s;
+		snprintf(f->cost_of, sizeof(f->cost_of), "time processes waited on "
+			 "swap I/O");
+		FD_CAT(f, how, "the union of the Q to C of reads from the swap "
+		       "devices (swap-in: the faulting task waits) and of swap "
+		       "writes issued by processes themselves (direct reclaim), "
+		       "from the trace.");
+		f->conf = r->rd.nswap > 0 ? FD_MEDIUM : FD_NONE;
+		FD_CAT(f, why, "%s", f->conf ? "the trace shows the waits on the "
+		       "swap device; reclaim without I/O (dropping clean pages) is "
+		       "not in it (no PSI samples)" : "no swap device in the trace "
+		       "and no PSI samples: the stall cannot be measured");
+		if (!f->conf)
+			FD_CAT(f, needs, "a capture with the swap device traced "
+			       "(-d SWAPDEV), or PSI (kernel 4.20+)");
+	}
+	snprintf(f->title, sizeof(f->title), "swap: %.1f MB swapped out, %.1f MB "
+		 "in; tasks stalled %.2f s", s->out_mb, s->in_mb, f->cost_s);
+	f->counterfactual = 0;
+	f->victim_pid = 0;
+	f->stages = 0;
+	FD_CAT(f, evidence, "vmstat si/so integrated over the samples: out %.1f "
+	       "MB, in %.1f MB, peak swap used %.1f MB", s->out_mb, s->in_mb,
+	       s->peak_mb);
+	if (s->first_out_s >= 0)
+		FD_CAT(f, evidence, ", first swap-out at %+.1f s", s->first_out_s);
+	if (s->min_free_mb >= 0)
+		FD_CAT(f, evidence, "; free memory down to %.1f MB", s->min_free_mb);
+	FD_CAT(f, evidence, "; swap device: %llu reads (waited %.2f s), %llu "
+	       "writes (%.2f s by processes in direct reclaim)",
+	       (unsigned long long)s->swap_reads, s->swapin_wait_s,
+	       (unsigned long long)s->swap_writes, s->direct_wait_s);
+	if (s->has_psi)
+		FD_CAT(f, evidence, "; PSI memory some %.2f s, full %.2f s, io "
+		       "some %.2f s", s->psi_some_s, s->psi_full_s, s->io_some_s);
+	FD_CAT(f, evidence, ".");
+	f->lo_s = 0;
+	f->hi_s = rundata_elapsed_s(&r->rd);
+	return 1;
+}
+
+static void swap_emit(struct emit *e, const void *state)
+{
+	const struct swap_state *s = state;
+
+	emit_num(e, "swap_out_mb", s->out_mb);
+	emit_num(e, "swap_in_mb", s->in_mb);
+	emit_num(e, "peak_swap_mb", s->peak_mb);
+	emit_num(e, "first_swap_s", s->first_out_s);
+	emit_num(e, "min_free_mb", s->min_free_mb);
+	emit_num(e, "psi_memory_some_s", s->has_psi ? s->psi_some_s : NAN);
+	emit_num(e, "psi_memory_full_s", s->has_psi ? s->psi_full_s : NAN);
+	emit_u64(e, "swap_reads", s->swap_reads);
+	emit_u64(e, "swap_writes", s->swap_writes);
+	emit_num(e, "swapin_wait_s", s->swapin_wait_s);
+	emit_num(e, "direct_reclaim_wait_s", s->direct_wait_s);
+}
+
+static void swap_release(void *state)
+{
+	free(state);
+}
+
+const struct analyzer an_swap = {
+	.name = "swap",
+	.build = swap_build,
+	.finding = swap_finding,
+	.emit = swap_emit,
+	.release = swap_release,
+	.definitions =
+"swap: swapped out/in MB integrate vmstat so/si over the samples. Cost:\n"
+"  the time tasks were stalled on memory, PSI memory \"some\" over the\n"
+"  elapsed time when sampled; else the union of processes' waits on reads\n"
+"  from the swap devices and on swap writes they issued (direct reclaim).\n",
+};

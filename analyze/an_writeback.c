@@ -1,0 +1,328 @@
+/* writeback: dirty data that waited while the devices idled, and what it
+ * cost: the time a process then waited writing it synchronously (fsync,
+ * sync, O_SYNC: its own S writes while the dirty total fell), up to the
+ * idle time before (had writeback used that time, the wait would have been
+ * that much shorter), plus the time writers may have been throttled
+ * (dirty over the kernel's throttling point). Runs with no dirty data
+ * (O_DIRECT only) have no writeback finding. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyzer.h"
+#include "analyze/rsort.h"
+#include "lib/emit.h"
+#include "lib/util.h"
+
+#define DIRTY_MB 8.0          /* dirty data worth writing */
+
+struct wb_state {
+	int has_meminfo;
+	double dirty_peak_mb, wb_peak_mb;
+	double idle_dirty_s;          /* over the elapsed time */
+	double longest_idle_s, longest_at_s;
+	/* the process that waited longest on synchronous writes */
+	uint32_t pid;
+	double sync_wait_s;           /* union of its S writes' Q to C */
+	double sync_mb;               /* their bytes */
+	double sync_from_s;           /* its first S write, s from start */
+	double idle_before_s;         /* idle while dirty before that */
+	double dirty_rise_mb;         /* dirty + writeback rise before them */
+	double throttle_s;            /* dirty over (bg + thresh) / 2 */
+	double cost_s;
+};
+
+static uint64_t key_a(const void *p)
+{
+	return rsort_tkey(((const struct ta_iv *)p)->a);
+}
+
+/* Dirty + Writeback in MB at t. */
+static double dirty_mb(const struct rundata *rd, int64_t t)
+{
+	double d = series_at(&rd->dirty_kb, t), w = series_at(&rd->writeback_kb, t);
+	return ((isfinite(d) ? d : 0) + (isfinite(w) ? w : 0)) * 1024 / 1e6;
+}
+
+/* Idle time of every traced device while dirty data was over DIRTY_MB
+ * within [lo, hi]; busy holds the merged [D, C] intervals. */
+static double idle_dirty(const struct rundata *rd, const struct ta_iv *busy,
+			 size_t nb, int64_t lo, int64_t hi, double *longest,
+			 double *longest_at)
+{
+	const struct an_series *s = &rd->dirty_kb;
+	double idle = 0, lim = DIRTY_MB * 1e6 / 1024;
+
+	for (size_t i = 1; i < s->n; i++) {
+		int64_t a = s->t[i - 1], b = s->t[i];
+		double va = s->v[i - 1], vb = s->v[i], gap;
+		/* the part of the interval over the limit, between samples
+		 * linearly */
+		if (va <= lim && vb <= lim)
+			continue;
+		if (va <= lim)
+			a += (int64_t)((double)(b - a) * (lim - va) / (vb - va));
+		else if (vb <= lim)
+			b = a + (int64_t)((double)(b - a) * (va - lim) / (va - vb));
+		if (a < lo)
+			a = lo;
+		if (b > hi)
+			b = hi;
+		if (b <= a)
+			continue;
+		gap = (double)(b - a) / 1e9 - ta_overlap_s(busy, nb, a, b);
+		idle += gap;
+		if (longest && gap > *longest) {
+			*longest = gap;
+			*longest_at = rundata_at_s(rd, a);
+		}
+	}
+	return idle;
+}
+
+/* Time within [lo, hi] with dirty + writeback over the point where the
+ * kernel starts throttling writers, (background + dirty threshold) / 2
+ * (mm/page-writeback.c dirty_freerun_ceiling). */
+static double throttled(const struct rundata *rd, int64_t lo, int64_t hi)
+{
+	const struct an_series *s = &rd->dirty_kb;
+	double t = 0;
+
+	if (!rd->dirty_thresh_kb.n || !rd->bg_thresh_kb.n)
+		return 0;
+	for (size_t i = 1; i < s->n; i++) {
+		int64_t a = s->t[i - 1] > lo ? s->t[i - 1] : lo;
+		int64_t b = s->t[i] < hi ? s->t[i] : hi;
+		double ceil = (series_at(&rd->dirty_thresh_kb, a) +
+			       series_at(&rd->bg_thresh_kb, a)) / 2;
+		if (b > a && dirty_mb(rd, a) * 1e6 / 1024 > ceil)
+			t += (double)(b - a) / 1e9;
+	}
+	return t;
+}
+
+static void *wb_build(const struct an_run *r)
+{
+	const struct rundata *rd = &r->rd;
+	struct wb_state *s;
+	struct ta_iv *busy, *iv;
+	size_t nb = 0;
+
+	if (!rd->dirty_kb.n)
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	s->has_meminfo = 1;
+	for (size_t i = 0; i < rd->dirty_kb.n; i++) {
+		int64_t t = rd->dirty_kb.t[i];
+		double d = rd->dirty_kb.v[i] * 1024 / 1e6;
+		double w = series_at(&rd->writeback_kb, t) * 1024 / 1e6;
+		if ((rd->t1 > rd->t0) && (t < rd->t0 || t > rd->t1))
+			continue;
+		if (d > s->dirty_peak_mb)
+			s->dirty_peak_mb = d;
+		if (isfinite(w) && w > s->wb_peak_mb)
+			s->wb_peak_mb = w;
+	}
+	busy = xmalloc((rd->n ? rd->n : 1) * sizeof(*busy));
+	iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct an_io *x = &rd->io[i];
+		if ((x->flags & AN_HEAD) && x->d != AN_NONE && x->c != AN_NONE &&
+		    x->c > x->d)
+			busy[nb++] = (struct ta_iv){ x->d, x->c };
+	}
+	nb = ta_merge(busy, nb);
+	if (rd->t1 > rd->t0)
+		s->idle_dirty_s = idle_dirty(rd, busy, nb, rd->t0, rd->t1,
+					     &s->longest_idle_s, &s->longest_at_s);
+	/* each process's synchronous data writes, and the flushes (journal
+	 * commits, cache flushes of any process) that its sync waited for:
+	 * those queued from its first sync write to 50 ms after its last */
+	for (size_t k = 0; k < r->ta.nrows; k++) {
+		const struct ta_row *t = &r->ta.rows[k];
+		size_t n = 0;
+		double mb = 0, wait;
+		int64_t first = INT64_MAX, last = INT64_MIN;
+		if (t->role[0] || !t->wr_bytes)
+			continue;
+		for (size_t i = 0; i < rd->n; i++) {
+			const struct an_io *x = &rd->io[i];
+			if (x->pid != t->pid || x->dev != t->dev || x->q == AN_NONE ||
+			    x->c == AN_NONE || x->c < x->q || !x->bytes ||
+			    (x->flags & (AN_WRITE | AN_SYNC)) != (AN_WRITE | AN_SYNC))
+				continue;
+			iv[n++] = (struct ta_iv){ x->q, x->c };
+			mb += x->bytes / 1e6;
+			if (x->q < first)
+				first = x->q;
+			if (x->c > last)
+				last = x->c;
+		}
+		if (!n)
+			continue;
+		/* writeback of dirty pages queues many bios at once (fsync
+		 * plugs them); a process writing O_DIRECT one at a time queues
+		 * each after the last completed */
+		{
+			size_t over = 0;
+			int64_t hi = INT64_MIN;
+			radix_sort(iv, n, sizeof(*iv), key_a);
+			for (size_t i = 0; i < n; i++) {
+				over += iv[i].a < hi;
+				if (iv[i].b > hi)
+					hi = iv[i].b;
+			}
+			if (over * 2 < n)
+				continue;
+		}
+		for (size_t i = 0; i < rd->n; i++) {
+			const struct an_io *x = &rd->io[i];
+			if ((x->flags & (AN_FLUSH | AN_FUA)) && x->q != AN_NONE &&
+			    x->c != AN_NONE && x->c >= x->q && x->q >= first &&
+			    x->q <= last + 50000000)
+				iv[n++] = (struct ta_iv){ x->q, x->c };
+		}
+		wait = ta_union_s(iv, n);
+		if (wait <= s->sync_wait_s)
+			continue;
+		s->pid = t->pid;
+		s->sync_wait_s = wait;
+		s->sync_mb = mb;
+		s->sync_from_s = rundata_at_s(rd, first);
+		s->idle_before_s = idle_dirty(rd, busy, nb, rd->t0 < first ?
+					      rd->t0 : first, first, NULL, NULL);
+		/* dirty data made before it: the rise of dirty + writeback from
+		 * the start to its first sync write */
+		s->dirty_rise_mb = 0;
+		for (size_t i = 0; i < rd->dirty_kb.n; i++) {
+			int64_t ts = rd->dirty_kb.t[i];
+			double rise;
+			if (ts < rd->t0 || ts > first)
+				continue;
+			rise = dirty_mb(rd, ts) - dirty_mb(rd, rd->t0);
+			if (rise > s->dirty_rise_mb)
+				s->dirty_rise_mb = rise;
+		}
+		if (dirty_mb(rd, first) - dirty_mb(rd, rd->t0) > s->dirty_rise_mb)
+			s->dirty_rise_mb = dirty_mb(rd, first) - dirty_mb(rd, rd->t0);
+	}
+	s->throttle_s = rd->t1 > rd->t0 ? throttled(rd, rd->t0, rd->t1) : 0;
+	/* what the synchronous writes cost beyond writeback that could have
+	 * run in the idle time: only as far as they wrote dirty data (the
+	 * dirty total rose by as much before: not O_DIRECT) */
+	if (s->sync_wait_s > 0 && s->sync_mb > 0 &&
+	    s->dirty_rise_mb >= 0.5 * s->sync_mb) {
+		double part = fmin(1, s->dirty_rise_mb / s->sync_mb);
+		s->cost_s = fmin(s->idle_before_s, s->sync_wait_s) * part;
+	}
+	s->cost_s += s->throttle_s;
+	free(iv);
+	free(busy);
+	return s;
+}
+
+static int wb_finding(const struct an_run *r, const void *state,
+		      struct finding *f)
+{
+	const struct wb_state *s = state;
+	const struct rundata *rd = &r->rd;
+	char who[48] = "", dbr[16] = "?", dr[16] = "?";
+
+	if (rd->dirty_bg_ratio >= 0)
+		snprintf(dbr, sizeof(dbr), "%.0f", rd->dirty_bg_ratio);
+	if (rd->dirty_ratio >= 0)
+		snprintf(dr, sizeof(dr), "%.0f", rd->dirty_ratio);
+	if (s->pid)
+		an_proc_name(r, s->pid, who, sizeof(who));
+	f->present = s->dirty_peak_mb > DIRTY_MB &&
+		     (s->idle_dirty_s > 0.05 || s->throttle_s > 0);
+	f->cost_s = s->cost_s;
+	f->counterfactual = 1;
+	if (s->pid && s->cost_s > s->throttle_s)
+		snprintf(f->title, sizeof(f->title), "writeback: %s waited %.2f s "
+			 "writing dirty data synchronously after the devices "
+			 "idled %.2f s with it (dirty_background_ratio %s)", who,
+			 s->sync_wait_s, s->idle_before_s, dbr);
+	else
+		snprintf(f->title, sizeof(f->title), "writeback: the devices idled "
+			 "%.2f s while over 8 MB was dirty (dirty_background_ratio "
+			 "%s)", s->idle_dirty_s, dbr);
+	snprintf(f->cost_of, sizeof(f->cost_of), "%s", s->pid ?
+		 "the writer's elapsed time" : "writers' elapsed time");
+	FD_CAT(f, how, "had writeback run while the devices idled with dirty "
+	       "data, the synchronous writes of that data (fsync, sync) and the "
+	       "flushes they waited for would have waited up to that much less: "
+	       "the smaller of the idle time before them and their wait, times "
+	       "the share of their bytes the dirty total had risen by before "
+	       "them (O_DIRECT writes leave nothing dirty)");
+	if (s->throttle_s > 0)
+		FD_CAT(f, how, "; plus %.2f s with dirty data over the throttling "
+		       "point (writers sleep in balance_dirty_pages)", s->throttle_s);
+	FD_CAT(f, how, ".");
+	FD_CAT(f, evidence, "dirty (system-wide) peaked at %.1f MB, writeback at "
+	       "%.1f MB; the devices idled %.2f s of the elapsed time while over "
+	       "8 MB was dirty (longest %.2f s at %+.2f s); "
+	       "dirty_background_ratio %s, dirty_ratio %s", s->dirty_peak_mb,
+	       s->wb_peak_mb, s->idle_dirty_s, s->longest_idle_s, s->longest_at_s,
+	       dbr, dr);
+	if (s->pid)
+		FD_CAT(f, evidence, "; %s's synchronous writes from %+.2f s: %.1f "
+		       "MB, waited %.2f s with the flushes they waited for; dirty "
+		       "rose %.1f MB before them, the devices idling %.2f s of "
+		       "that time", who, s->sync_from_s, s->sync_mb, s->sync_wait_s,
+		       s->dirty_rise_mb, s->idle_before_s);
+	FD_CAT(f, evidence, ".");
+	f->lo_s = rundata_at_s(rd, rd->t0);
+	f->hi_s = rundata_at_s(rd, rd->t1);
+	f->victim_pid = s->pid;
+	f->stages = 1u << TA_D2C;
+	f->conf = s->has_meminfo ? (s->cost_s > 0 ? FD_MEDIUM : FD_LOW) : FD_NONE;
+	FD_CAT(f, why, "Dirty and Writeback are sampled system-wide (other "
+	       "processes' dirty data counts) every sample interval");
+	if (f->present && s->cost_s < 0.001)
+		FD_CAT(f, why, "; no process then waited writing that data in the "
+		       "run (it was written later, or not by a waiting process)");
+	return 1;
+}
+
+static void wb_emit(struct emit *e, const void *state)
+{
+	const struct wb_state *s = state;
+
+	emit_num(e, "dirty_peak_mb", s->dirty_peak_mb);
+	emit_num(e, "writeback_peak_mb", s->wb_peak_mb);
+	emit_num(e, "idle_dirty_s", s->idle_dirty_s);
+	emit_num(e, "longest_idle_dirty_s", s->longest_idle_s);
+	emit_u64(e, "sync_writer_pid", s->pid);
+	emit_num(e, "sync_wait_s", s->sync_wait_s);
+	emit_num(e, "sync_mb", s->sync_mb);
+	emit_num(e, "idle_before_sync_s", s->idle_before_s);
+	emit_num(e, "dirty_rise_mb", s->dirty_rise_mb);
+	emit_num(e, "throttle_s", s->throttle_s);
+	emit_num(e, "cost_s", s->cost_s);
+}
+
+static void wb_release(void *state)
+{
+	free(state);
+}
+
+const struct analyzer an_writeback = {
+	.name = "writeback",
+	.build = wb_build,
+	.finding = wb_finding,
+	.emit = wb_emit,
+	.release = wb_release,
+	.definitions =
+"writeback: idle time is sampled time with Dirty over 8 MB and no request\n"
+"  at any traced device (D to C). Cost: for the process that waited longest\n"
+"  on its synchronous writes (S: fsync, sync, O_SYNC) and the flushes\n"
+"  queued meanwhile, the smaller of that wait and the idle-while-dirty\n"
+"  time before it, times the share of its bytes by which Dirty + Writeback\n"
+"  had risen since the start (at least half of them: else, and when\n"
+"  most were queued only after the one before completed, they were O_DIRECT\n"
+"  writes, not dirty data); plus the time dirty\n"
+"  data stood over the throttling point ((dirty_background_threshold +\n"
+"  dirty_threshold) / 2 from /proc/vmstat).\n",
+};

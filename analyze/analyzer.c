@@ -1,0 +1,158 @@
+/* The analyzers' table and the drivers report and compare call
+ * (analyzer.h). */
+#include "analyzer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/blktrace_format.h"
+#include "lib/emit.h"
+#include "lib/util.h"
+
+const struct analyzer *const analyzers[] = {
+	&an_seek, &an_fairness, &an_queue, &an_readahead, &an_writeback,
+	&an_swap,
+};
+const int n_analyzers = (int)ARRAY_SIZE(analyzers);
+
+void an_proc_name(const struct an_run *r, uint32_t pid, char *out, size_t len)
+{
+	const char *comm = runview_comm(r->rd.rv, pid);
+	snprintf(out, len, "%.15s[%u]", comm ? comm : "?", pid);
+}
+
+void an_dev_name(uint32_t dev, char *out, size_t len)
+{
+	snprintf(out, len, "%u,%u", BT_MAJOR(dev), BT_MINOR(dev));
+}
+
+int an_run_load(struct an_run *r, const struct runview *rv)
+{
+	memset(r, 0, sizeof(*r));
+	if (rundata_load(&r->rd, rv))
+		return -1;
+	timeacct_build(&r->ta, &r->rd);
+	for (int i = 0; i < n_analyzers && i < AN_MAX; i++)
+		r->state[i] = analyzers[i]->build(r);
+	return 0;
+}
+
+void an_run_free(struct an_run *r)
+{
+	for (int i = 0; i < n_analyzers && i < AN_MAX; i++)
+		if (r->state[i])
+			analyzers[i]->release(r->state[i]);
+	timeacct_free(&r->ta);
+	rundata_free(&r->rd);
+	memset(r, 0, sizeof(*r));
+}
+
+int an_run_findings(const struct an_run *r, struct finding *out, int max)
+{
+	double el = rundata_elapsed_s(&r->rd);
+	int n = 0;
+
+	for (int i = 0; i < n_analyzers && n < max; i++) {
+		finding_init(&out[n], analyzers[i]->name);
+		/* no data for it: listed as not seen */
+		if (!r->state[i] ||
+		    analyzers[i]->finding(r, r->state[i], &out[n]))
+			n++;
+	}
+	finding_rank(out, n, el, FD_CAUSE_SHARE * el);
+	return n;
+}
+
+/* The default comparison: y's cost less x's, with both runs' evidence. */
+static int compare_costs(const struct analyzer *a, const struct an_run *x,
+			 const void *sx, const struct an_run *y, const void *sy,
+			 struct finding *f)
+{
+	struct finding fx, fy;
+	int hx, hy;
+
+	finding_init(&fx, a->name);
+	finding_init(&fy, a->name);
+	hx = sx && a->finding(x, sx, &fx);
+	hy = sy && a->finding(y, sy, &fy);
+	if (!hx && !hy)
+		return 0;
+	*f = hy ? fy : fx;
+	f->present = (hy && fy.present) || (hx && fx.present);
+	f->cost_s = (hy ? fy.cost_s : 0) - (hx ? fx.cost_s : 0);
+	if (f->cost_s < 0)
+		f->cost_s = 0;
+	f->conf = hx && hy ? (fx.conf < fy.conf ? fx.conf : fy.conf)
+			   : hy ? fy.conf : fx.conf;
+	f->how[0] = f->evidence[0] = f->why[0] = '\0';
+	FD_CAT(f, how, "%.2f s in %s less %.2f s in %s; each: ",
+	       hy ? fy.cost_s : 0, y->rd.rv->name, hx ? fx.cost_s : 0,
+	       x->rd.rv->name);
+	FD_CAT(f, how, "%s", hy ? fy.how : fx.how);
+	if (hy)
+		FD_CAT(f, evidence, "%s: %s", y->rd.rv->name, fy.evidence);
+	if (hx)
+		FD_CAT(f, evidence, "%s%s: %s", hy ? "\n" : "", x->rd.rv->name,
+		       fx.evidence);
+	FD_CAT(f, why, "%s", hy ? fy.why : fx.why);
+	if (hy && hx && fx.mb >= 0 && fy.mb >= 0)
+		f->mb = fy.mb - fx.mb;
+	return 1;
+}
+
+int an_compare_findings(const struct an_run *x, const struct an_run *y,
+			double diff_s, struct finding *out, int max)
+{
+	double el = rundata_elapsed_s(&y->rd);
+	double min_cost;
+	int n = 0;
+
+	for (int i = 0; i < n_analyzers && n < max; i++) {
+		const struct analyzer *a = analyzers[i];
+		int got;
+		finding_init(&out[n], a->name);
+		if (!x->state[i] && !y->state[i])
+			got = 1;        /* not seen in either */
+		else if (a->compare)
+			got = a->compare(x, x->state[i], y, y->state[i], &out[n]);
+		else
+			got = compare_costs(a, x, x->state[i], y, y->state[i],
+					    &out[n]);
+		n += got;
+	}
+	/* a cause must account for a tenth of the difference, and be above
+	 * what run-to-run noise moves a cost by (a share of the run) */
+	min_cost = fmax(FD_CAUSE_SHARE_DIFF * diff_s, FD_CAUSE_SHARE * el);
+	finding_rank(out, n, diff_s, min_cost);
+	return n;
+}
+
+void an_run_emit(struct emit *e, const struct an_run *r)
+{
+	emit_obj_begin(e, "analysis");
+	for (int i = 0; i < n_analyzers; i++)
+		if (r->state[i] && analyzers[i]->emit) {
+			emit_obj_begin(e, analyzers[i]->name);
+			analyzers[i]->emit(e, r->state[i]);
+			emit_obj_end(e);
+		}
+	emit_obj_end(e);
+}
+
+void an_print_definitions(FILE *fp)
+{
+	fprintf(fp, "%s", timeacct_definitions);
+	fprintf(fp, "findings: each names a cause and what it cost in seconds "
+		"(cost), how that was\n  estimated (measured directly, or "
+		"against a counterfactual), its evidence,\n  its window and "
+		"confidence. A cause costs at least %.0f%% of the run's time "
+		"in\n  report (in compare: %.0f%% of the difference and %.0f%% of "
+		"the slower run);\n  the score is the cost's share of that time. "
+		"Patterns that cost less are\n  listed as present with no "
+		"measurable cost.\n", 100 * FD_CAUSE_SHARE,
+		100 * FD_CAUSE_SHARE_DIFF, 100 * FD_CAUSE_SHARE);
+	for (int i = 0; i < n_analyzers; i++)
+		fprintf(fp, "%s", analyzers[i]->definitions);
+}

@@ -1,0 +1,91 @@
+/* The explaining analyzers as one table (as plots/plot.c kinds[]): each is
+ * one file an_NAME.c that measures one run and says what its cause cost.
+ *
+ * Adding an analyzer:
+ *  1. write analyze/an_NAME.c with `const struct analyzer an_NAME` (build,
+ *     finding, emit, release, definitions; compare when the difference
+ *     between two runs is more than the difference of their costs);
+ *  2. declare it below and add a row to analyzers[] in analyzer.c;
+ *  3. add the file to the Makefile's CMD_SRC;
+ *  4. add a controlled experiment to tests/cli/t_explain.sh that plants the
+ *     cause and checks its rank and cost, and its definitions to
+ *     docs/iotape.md (report --help prints them). */
+#ifndef IOTAPE_ANALYZER_H
+#define IOTAPE_ANALYZER_H
+
+#include <stdio.h>
+
+#include "analyze/finding.h"
+#include "analyze/rundata.h"
+#include "analyze/timeacct.h"
+
+#define AN_MAX 16
+
+/* One run as the analyzers see it. */
+struct an_run {
+	struct rundata rd;
+	struct timeacct ta;
+	void *state[AN_MAX];       /* each analyzer's numbers, or NULL */
+};
+
+struct emit;
+
+struct analyzer {
+	const char *name;
+	/* Measures run r; returns its numbers (malloc'd), or NULL when the
+	 * run has nothing this analyzer reads (no trace, no samples). */
+	void *(*build)(const struct an_run *r);
+	/* The finding of one run from its numbers: what the cause cost there.
+	 * Returns 1, or 0 when the analyzer has nothing to say. */
+	int (*finding)(const struct an_run *r, const void *state,
+		       struct finding *f);
+	/* The finding of run y against run x (the faster): what the cause
+	 * cost y more than x. NULL: the difference of the two runs' costs,
+	 * with both runs' evidence. Returns 1 or 0. */
+	int (*compare)(const struct an_run *x, const void *sx,
+		       const struct an_run *y, const void *sy,
+		       struct finding *f);
+	/* The numbers as one JSON object (key: the analyzer's name). */
+	void (*emit)(struct emit *e, const void *state);
+	void (*release)(void *state);
+	/* What its numbers and costs mean, for --help. */
+	const char *definitions;
+};
+
+extern const struct analyzer an_seek, an_fairness, an_swap, an_writeback,
+	an_readahead, an_queue;
+
+/* The table, in the order their numbers are printed. */
+extern const struct analyzer *const analyzers[];
+extern const int n_analyzers;
+
+/* Loads run rv (rundata_load), accounts its time and builds every
+ * analyzer. Returns 0 or -1 after an error line. */
+int an_run_load(struct an_run *r, const struct runview *rv);
+
+void an_run_free(struct an_run *r);
+
+/* The findings of one run, ranked against its elapsed time (finding_rank);
+ * returns how many (at most max). */
+int an_run_findings(const struct an_run *r, struct finding *out, int max);
+
+/* The findings of run y against run x, ranked against diff_s (how much
+ * longer y took); returns how many. */
+int an_compare_findings(const struct an_run *x, const struct an_run *y,
+			double diff_s, struct finding *out, int max);
+
+/* Emits every analyzer's numbers of r as a JSON object "analysis". */
+void an_run_emit(struct emit *e, const struct an_run *r);
+
+/* Prints every analyzer's definitions and the time accounting's. */
+void an_print_definitions(FILE *fp);
+
+/* Helpers for analyzers. */
+
+/* "dd[1234]" for a process of r. */
+void an_proc_name(const struct an_run *r, uint32_t pid, char *out, size_t len);
+
+/* "7,0". */
+void an_dev_name(uint32_t dev, char *out, size_t len);
+
+#endif

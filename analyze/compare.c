@@ -1,0 +1,919 @@
+/* Runs side by side (compare.h): figures, noise, where the time went and
+ * why. The figures table prints each number once for text, Markdown and
+ * JSON through one emitter. */
+#include "compare.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/stats.h"
+#include "capture/blktrace_format.h"
+#include "lib/util.h"
+
+static int fig_index(struct figset *fs, const char *key, const char *label,
+		     int lower_better, int decimals)
+{
+	for (int i = 0; i < fs->n; i++)
+		if (!strcmp(fs->f[i].key, key))
+			return i;
+	if (fs->n >= CMP_MAX_FIG)
+		return -1;
+	snprintf(fs->f[fs->n].key, sizeof(fs->f[0].key), "%s", key);
+	snprintf(fs->f[fs->n].label, sizeof(fs->f[0].label), "%s", label);
+	fs->f[fs->n].lower_better = lower_better;
+	fs->f[fs->n].decimals = decimals;
+	return fs->n++;
+}
+
+static void set(struct figset *fs, struct run_figs *r, const char *key,
+		const char *label, int lower_better, int decimals, double v)
+{
+	int i = fig_index(fs, key, label, lower_better, decimals);
+
+	if (i >= 0 && isfinite(v)) {
+		r->v[i] = v;
+		r->has[i] = 1;
+	}
+}
+
+/* The headline figures of one run (see compare_usage for definitions). */
+static void figures(struct figset *fs, struct run_figs *r)
+{
+	struct report *rep = &r->rep;
+	const struct rundata *rd = &r->an.rd;
+	double span = (double)rep->span_ns / 1e9;
+	uint64_t ios[2] = { 0 }, bytes[2] = { 0 };
+	static const char *const dir[2] = { "read", "write" };
+
+	set(fs, r, "elapsed_s", "elapsed s", 1, 3, rundata_elapsed_s(rd));
+	for (size_t i = 0; i < rd->ncmd; i++) {
+		int idx = rd->cmds[i].idx;
+		char k[40], l[32];
+		if (idx > 7 || !isfinite(rd->cmds[i].real_s))
+			continue;
+		snprintf(k, sizeof(k), "cmd%d_real_s", idx);
+		snprintf(l, sizeof(l), "cmd %d real s", idx);
+		set(fs, r, k, l, 1, 3, rd->cmds[i].real_s);
+	}
+	if (rd->n) {
+		for (size_t d = 0; d < rep->ndev; d++)
+			for (int w = 0; w < 2; w++) {
+				int c_only = !(rep->devs[d].dir[0].ios + rep->devs[d].dir[1].ios);
+				ios[w] += c_only ? rep->devs[d].dir[w].c_only_ios
+						 : rep->devs[d].dir[w].ios;
+				bytes[w] += c_only ? rep->devs[d].dir[w].c_only_bytes
+						   : rep->devs[d].dir[w].bytes;
+			}
+		for (int w = 0; w < 2; w++) {
+			char k[40], l[32];
+			snprintf(k, sizeof(k), "%s_mb_s", dir[w]);
+			snprintf(l, sizeof(l), "%s MB/s", dir[w]);
+			set(fs, r, k, l, 0, 2, span > 0 ? (double)bytes[w] / 1e6 / span : 0);
+			snprintf(k, sizeof(k), "%s_iops", dir[w]);
+			snprintf(l, sizeof(l), "%s IOPS", dir[w]);
+			set(fs, r, k, l, 0, 1, span > 0 ? (double)ios[w] / span : 0);
+		}
+		if (rep->ndev > 1)
+			for (size_t d = 0; d < rep->ndev && d < 4; d++)
+				for (int w = 0; w < 2; w++) {
+					const struct dir_stats *ds = &rep->devs[d].dir[w];
+					char k[40], l[32];
+					snprintf(k, sizeof(k), "dev%u_%u_%s_mb_s",
+						 BT_MAJOR(rep->devs[d].dev),
+						 BT_MINOR(rep->devs[d].dev), dir[w]);
+					snprintf(l, sizeof(l), "%u,%u %s MB/s",
+						 BT_MAJOR(rep->devs[d].dev),
+						 BT_MINOR(rep->devs[d].dev), dir[w]);
+					set(fs, r, k, l, 0, 2, span > 0 ?
+					    (double)(ds->bytes + ds->c_only_bytes) / 1e6 / span : 0);
+				}
+		for (int w = 0; w < 2; w++) {
+			char k[40], l[32];
+			if (!rep->q2c_dir[w].n && !rep->d2c_dir[w].n)
+				continue;
+			snprintf(k, sizeof(k), "%s_q2c_p50_ms", dir[w]);
+			snprintf(l, sizeof(l), "%s Q2C p50 ms", dir[w]);
+			set(fs, r, k, l, 1, 3, hist_pct(&rep->q2c_dir[w], 50) / 1e6);
+			snprintf(k, sizeof(k), "%s_q2c_p99_ms", dir[w]);
+			snprintf(l, sizeof(l), "%s Q2C p99 ms", dir[w]);
+			set(fs, r, k, l, 1, 3, hist_pct(&rep->q2c_dir[w], 99) / 1e6);
+			snprintf(k, sizeof(k), "%s_d2c_p50_ms", dir[w]);
+			snprintf(l, sizeof(l), "%s D2C p50 ms", dir[w]);
+			set(fs, r, k, l, 1, 3, hist_pct(&rep->d2c_dir[w], 50) / 1e6);
+			snprintf(k, sizeof(k), "%s_d2c_p99_ms", dir[w]);
+			snprintf(l, sizeof(l), "%s D2C p99 ms", dir[w]);
+			set(fs, r, k, l, 1, 3, hist_pct(&rep->d2c_dir[w], 99) / 1e6);
+		}
+		{
+			uint64_t n = 0, n128 = 0;
+			double sum = 0;
+			for (size_t d = 0; d < rep->ndev; d++) {
+				n += rep->devs[d].seek.n;
+				n128 += rep->devs[d].seeks_128;
+				sum += rep->devs[d].seek.sum;
+			}
+			set(fs, r, "long_seeks_per_s", "seeks/s (>128 sectors)", 1, 1,
+			    span > 0 ? (double)n128 / span : 0);
+			set(fs, r, "seek_mean_sectors", "D2D seek mean sectors", 1, 0,
+			    n ? sum / (double)n : 0);
+		}
+	}
+	if (rd->nvm) {
+		double out = 0, in = 0, peak = 0, minfree = -1, wa = 0;
+		int nwa = 0;
+		for (size_t i = 1; i < rd->nvm; i++) {
+			const struct an_vm *v = &rd->vm[i];
+			double dt = (double)(v->t - rd->vm[i - 1].t) / 1e9;
+			if (isfinite(v->so) && dt > 0) {
+				out += v->so * dt * 1024 / 1e6;
+				in += v->si * dt * 1024 / 1e6;
+			}
+			if (isfinite(v->wa)) {
+				wa += v->wa;
+				nwa++;
+			}
+		}
+		for (size_t i = 0; i < rd->nvm; i++) {
+			if (isfinite(rd->vm[i].swpd) && rd->vm[i].swpd * 1024 / 1e6 > peak)
+				peak = rd->vm[i].swpd * 1024 / 1e6;
+			if (isfinite(rd->vm[i].free) && (minfree < 0 ||
+			    rd->vm[i].free * 1024 / 1e6 < minfree))
+				minfree = rd->vm[i].free * 1024 / 1e6;
+		}
+		set(fs, r, "swap_out_mb", "swap out MB", 1, 2, out);
+		set(fs, r, "swap_in_mb", "swap in MB", 1, 2, in);
+		set(fs, r, "peak_swap_mb", "peak swap used MB", 1, 2, peak);
+		if (rd->dirty_kb.n) {
+			double dp = 0, wp = 0;
+			for (size_t i = 0; i < rd->dirty_kb.n; i++)
+				dp = fmax(dp, rd->dirty_kb.v[i] * 1024 / 1e6);
+			for (size_t i = 0; i < rd->writeback_kb.n; i++)
+				wp = fmax(wp, rd->writeback_kb.v[i] * 1024 / 1e6);
+			set(fs, r, "peak_dirty_mb", "peak dirty MB", 1, 1, dp);
+			set(fs, r, "peak_writeback_mb", "peak writeback MB", 1, 1, wp);
+		}
+		if (minfree >= 0)
+			set(fs, r, "min_free_mb", "min free MB", 0, 1, minfree);
+		set(fs, r, "iowait_pct", "CPU iowait %", 1, 1, nwa ? wa / nwa : 0);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double pct_change(double base, double v)
+{
+	return base != 0 ? 100.0 * (v - base) / fabs(base) : (v == 0 ? 0 : NAN);
+}
+
+static void fmt_num(char *out, size_t len, double v, int decimals)
+{
+	if (!isfinite(v))
+		snprintf(out, len, "-");
+	else if (fabs(v) >= 1e7)
+		snprintf(out, len, "%.3g", v);
+	else
+		snprintf(out, len, "%.*f", decimals, v);
+}
+
+static void fmt_pct(char *out, size_t len, double p)
+{
+	if (!isfinite(p))
+		snprintf(out, len, "n/a");
+	else if (fabs(p) >= 1000)
+		snprintf(out, len, "%+.0fx", p / 100 + 1);
+	else
+		snprintf(out, len, "%+.1f%%", p);
+}
+
+/* Groups: runs whose group names are equal. Returns the number of groups
+ * and fills gidx[run] and names. */
+static int make_groups(struct run_figs *rf, int n, int *gidx, char names[][128])
+{
+	int ng = 0;
+
+	for (int i = 0; i < n; i++) {
+		int g;
+		for (g = 0; g < ng && strcmp(names[g], rf[i].group); g++)
+			;
+		if (g == ng)
+			snprintf(names[ng++], 128, "%s", rf[i].group);
+		gidx[i] = g;
+	}
+	return ng;
+}
+
+static void print_table(struct emit *e, int fmt, struct figset *fs,
+			struct run_figs *rf, int n, int grouped)
+{
+	int gidx[CMP_MAX_RUNS], ng;
+	char names[CMP_MAX_RUNS][128];
+	double med[CMP_MAX_RUNS][CMP_MAX_FIG], lo[CMP_MAX_RUNS][CMP_MAX_FIG], hi[CMP_MAX_RUNS][CMP_MAX_FIG];
+	int has[CMP_MAX_RUNS][CMP_MAX_FIG];
+
+	if (grouped) {
+		ng = make_groups(rf, n, gidx, names);
+		/* "vm.dirty_ratio=10" → "10" for the columns: the key is in the
+		 * header */
+		for (int g = 0; g < ng; g++) {
+			char *eq = strchr(names[g], '=');
+			if (eq)
+				memmove(names[g], eq + 1, strlen(eq + 1) + 1);
+		}
+	}
+	else {
+		size_t cp = strlen(rf[0].rv.name);
+		ng = n;
+		/* columns are narrow: names sharing a long start show what
+		 * differs ("lab[queue/scheduler=" + "none]", "mq-deadline]") */
+		for (int i = 1; i < n; i++) {
+			size_t k = 0;
+			while (k < cp && rf[i].rv.name[k] == rf[0].rv.name[k])
+				k++;
+			cp = k;
+		}
+		for (int i = 0; i < n; i++)
+			if (strlen(rf[i].rv.name) <= cp)
+				cp = 0;
+		if (cp < 6 || fmt != CMP_TEXT)
+			cp = 0;
+		for (int i = 0; i < n; i++) {
+			gidx[i] = i;
+			snprintf(names[i], 128, "%s%s", cp ? "~" : "", rf[i].rv.name + cp);
+		}
+		if (cp && fmt == CMP_TEXT)
+			emit_text(e, "runs: ~ stands for '%.*s'\n", (int)cp, rf[0].rv.name);
+	}
+	for (int g = 0; g < ng; g++)
+		for (int f = 0; f < fs->n; f++) {
+			double vals[CMP_MAX_RUNS];
+			int k = 0;
+			for (int i = 0; i < n; i++)
+				if (gidx[i] == g && rf[i].has[f])
+					vals[k++] = rf[i].v[f];
+			has[g][f] = k > 0;
+			if (!k)
+				continue;
+			qsort(vals, (size_t)k, sizeof(double), cmp_double);
+			med[g][f] = k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
+			lo[g][f] = vals[0];
+			hi[g][f] = vals[k - 1];
+		}
+
+	emit_arr_begin(e, grouped ? "groups" : "runs");
+	for (int g = 0; g < ng; g++) {
+		emit_obj_begin(e, NULL);
+		emit_str(e, "name", names[g]);
+		emit_obj_begin(e, "figures");
+		for (int f = 0; f < fs->n; f++)
+			if (has[g][f]) {
+				if (grouped) {
+					emit_obj_begin(e, fs->f[f].key);
+					emit_num(e, "median", med[g][f]);
+					emit_num(e, "min", lo[g][f]);
+					emit_num(e, "max", hi[g][f]);
+					emit_obj_end(e);
+				} else
+					emit_num(e, fs->f[f].key, med[g][f]);
+			}
+		emit_obj_end(e);
+		if (g > 0) {
+			emit_obj_begin(e, "change_pct");
+			for (int f = 0; f < fs->n; f++)
+				if (has[g][f] && has[0][f])
+					emit_num(e, fs->f[f].key, pct_change(med[0][f], med[g][f]));
+			emit_obj_end(e);
+		}
+		emit_obj_end(e);
+	}
+	emit_arr_end(e);
+	if (fmt == CMP_JSON)
+		return;
+
+	/* text or markdown: columns of at most 10 characters each */
+	if (fmt == CMP_MARKDOWN) {
+		emit_text(e, "| figure |");
+		for (int g = 0; g < ng; g++) {
+			/* a run name's | and * would break the table */
+			char esc[300];
+			size_t o = 0;
+			for (const char *c = names[g]; *c && o + 3 < sizeof(esc); c++) {
+				if (strchr("|*_`\\[]", *c))
+					esc[o++] = '\\';
+				esc[o++] = *c;
+			}
+			esc[o] = '\0';
+			emit_text(e, " %s |%s", esc, g ? " change |" : "");
+		}
+		emit_text(e, "\n|---|");
+		for (int g = 0; g < ng; g++)
+			emit_text(e, "---:|%s", g ? "---:|" : "");
+		emit_text(e, "\n");
+	} else {
+		int show_change = ng <= 3;
+		if (grouped)
+			emit_text(e, "median of each group%s%.*s%s\n",
+				  strchr(rf[0].group, '=') ? ", by " : "",
+				  strchr(rf[0].group, '=') ?
+				  (int)(strchr(rf[0].group, '=') - rf[0].group) : 0,
+				  rf[0].group, strchr(rf[0].group, '=') ? "=" : "");
+		emit_text(e, "%-24s", "");
+		for (int g = 0; g < ng; g++) {
+			char nm[16];
+			snprintf(nm, sizeof(nm), "%.*s", show_change ? 12 : 10, names[g]);
+			emit_text(e, show_change ? " %12s" : " %10s", nm);
+			if (g && show_change)
+				emit_text(e, " %9s", "change");
+		}
+		emit_text(e, "\n");
+	}
+	for (int f = 0; f < fs->n; f++) {
+		int show_change = ng <= 3 || fmt == CMP_MARKDOWN;
+		if (fmt == CMP_MARKDOWN)
+			emit_text(e, "| %s |", fs->f[f].label);
+		else
+			emit_text(e, "%-24.24s", fs->f[f].label);
+		for (int g = 0; g < ng; g++) {
+			char v[32] = "-", c[32] = "";
+			if (has[g][f])
+				fmt_num(v, sizeof(v), med[g][f], fs->f[f].decimals);
+			if (g && has[g][f] && has[0][f])
+				fmt_pct(c, sizeof(c), pct_change(med[0][f], med[g][f]));
+			if (fmt == CMP_MARKDOWN)
+				emit_text(e, " %s |%s%s%s", v, g ? " " : "", g ? c : "",
+					  g ? " |" : "");
+			else {
+				emit_text(e, show_change ? " %12s" : " %10s", v);
+				if (g && show_change && c[0])
+					emit_text(e, " %9s", c);
+			}
+		}
+		emit_text(e, "\n");
+	}
+	if (fmt == CMP_TEXT && ng > 3) {
+		emit_text(e, "\n%-24s", "% change vs first");
+		for (int g = 1; g < ng; g++) {
+			char nm[16];
+			snprintf(nm, sizeof(nm), "%.10s", names[g]);
+			emit_text(e, " %10s", nm);
+		}
+		emit_text(e, "\n");
+		for (int f = 0; f < fs->n; f++) {
+			emit_text(e, "%-24.24s", fs->f[f].label);
+			for (int g = 1; g < ng; g++) {
+				char c[32] = "-";
+				if (has[g][f] && has[0][f])
+					fmt_pct(c, sizeof(c), pct_change(med[0][f], med[g][f]));
+				emit_text(e, " %10s", c);
+			}
+			emit_text(e, "\n");
+		}
+	}
+	if (grouped) {
+		/* where the spread inside a group is larger than the difference
+		 * between the groups' medians, say so */
+		int noted = 0;
+		for (int f = 0; f < fs->n; f++)
+			for (int g = 1; g < ng; g++) {
+				double diff, spread = 0;
+				if (!has[g][f] || !has[0][f])
+					continue;
+				diff = fabs(med[g][f] - med[0][f]);
+				for (int k = 0; k < ng; k++)
+					if (has[k][f] && hi[k][f] - lo[k][f] > spread)
+						spread = hi[k][f] - lo[k][f];
+				if (spread > diff && diff > 0) {
+					if (!noted++)
+						emit_text(e, "\nwithin noise (spread within a "
+							  "group > difference between medians):\n");
+					char line[512];
+					snprintf(line, sizeof(line), "  %s: %s vs %s, "
+						 "difference %.3g, spread up to %.3g",
+						 fs->f[f].label, names[0], names[g], diff,
+						 spread);
+					wrap_text(line, 76);
+					emit_text(e, "%s\n", line);
+				}
+			}
+		for (int g = 0; g < ng; g++) {
+			char line[2048];
+			size_t o = (size_t)snprintf(line, sizeof(line), "%s%s:",
+						    g ? "" : "groups (the explanation "
+						    "compares the median run of each):\n", names[g]);
+			for (int i = 0; i < n && o < sizeof(line); i++)
+				if (gidx[i] == g)
+					o += (size_t)snprintf(line + o, sizeof(line) - o,
+							      " %s", rf[i].rv.name);
+			wrap_text(line, 78);
+			emit_text(e, "%s%s\n", g ? "" : "\n", line);
+		}
+	}
+}
+
+
+/* ---- loading ---- */
+
+static void group_of(struct run_figs *r, const char *by)
+{
+	char v[100];
+
+	snprintf(r->group, sizeof(r->group), "%s", "(none)");
+	if (strpbrk(by, "*?[,")) {
+		char *pats = xstrdup(by), *save, *tok;
+		for (tok = strtok_r(pats, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save))
+			if (!fnmatch(tok, r->rv.name, 0)) {
+				snprintf(r->group, sizeof(r->group), "%s", tok);
+				break;
+			}
+		free(pats);
+		return;
+	}
+	if (!rundata_setting(&r->an.rd, by, v, sizeof(v)))
+		snprintf(r->group, sizeof(r->group), "%s=%s", by, v);
+}
+
+int compare_load(struct compare *c, struct store *st, char **names, int n,
+		 const char *group_by, const char *metric)
+{
+	memset(c, 0, sizeof(*c));
+	c->rf = xcalloc((size_t)n, sizeof(*c->rf));
+	c->metric = metric;
+	for (int i = 0; i < n; i++) {
+		struct run_figs *r = &c->rf[i];
+		if (runview_load(&r->rv, st, names[i]))
+			return -1;
+		c->n = i + 1;
+		if (an_run_load(&r->an, &r->rv))
+			return -1;
+		report_build(&r->rep, &r->an.rd);
+		if (group_by) {
+			group_of(r, group_by);
+			if (!strcmp(r->group, "(none)") && !strpbrk(group_by, "*?[,"))
+				return error("run '%s' has no setting '%s' to group by",
+					     r->rv.name, group_by);
+		}
+		figures(&c->fs, r);
+	}
+	if (metric) {
+		int k;
+		for (k = 0; k < c->fs.n && strcmp(c->fs.f[k].key, metric); k++)
+			;
+		if (k == c->fs.n)
+			return error("no figure '%s' to explain in these runs (see "
+				     "compare --json for the keys)", metric);
+	}
+	c->grouped = group_by != NULL;
+	if (c->grouped)
+		c->ng = make_groups(c->rf, c->n, c->gidx, c->gname);
+	else {
+		c->ng = c->n;
+		for (int i = 0; i < c->n; i++) {
+			c->gidx[i] = i;
+			snprintf(c->gname[i], sizeof(c->gname[i]), "%.127s",
+				 c->rf[i].rv.name);
+		}
+	}
+	return 0;
+}
+
+void compare_free(struct compare *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		report_free(&c->rf[i].rep);
+		an_run_free(&c->rf[i].an);
+		runview_close(&c->rf[i].rv);
+	}
+	free(c->rf);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- which took longer, and is it noise ---- */
+
+/* The value the comparison explains for run i: the metric, else the
+ * elapsed time. NAN when the run has none. */
+static double ref_value(const struct compare *c, int i)
+{
+	const char *key = c->metric ? c->metric : "elapsed_s";
+
+	for (int k = 0; k < c->fs.n; k++)
+		if (!strcmp(c->fs.f[k].key, key))
+			return c->rf[i].has[k] ? c->rf[i].v[k] : NAN;
+	return NAN;
+}
+
+struct side {
+	int run[CMP_MAX_RUNS];
+	int n;
+	int rep;               /* the run whose value is the median */
+	double med;
+};
+
+static void side_of(const struct compare *c, int g, struct side *s)
+{
+	double v[CMP_MAX_RUNS];
+	int nv = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < c->n; i++)
+		if (c->gidx[i] == g) {
+			s->run[s->n++] = i;
+			if (isfinite(ref_value(c, i)))
+				v[nv++] = ref_value(c, i);
+		}
+	s->med = median_of(v, nv);
+	s->rep = s->run[0];
+	for (int k = 1; k < s->n; k++)
+		if (fabs(ref_value(c, s->run[k]) - s->med) <
+		    fabs(ref_value(c, s->rep) - s->med))
+			s->rep = s->run[k];
+}
+
+static void side_values(const struct compare *c, const struct side *s,
+			double *v, int *nv)
+{
+	*nv = 0;
+	for (int k = 0; k < s->n; k++)
+		if (isfinite(ref_value(c, s->run[k])))
+			v[(*nv)++] = ref_value(c, s->run[k]);
+}
+
+/* Whether two sides differ beyond their spread: 1 yes, 0 no, -1 cannot
+ * tell (one run a side); the test's description in test. */
+static int significant(const double *a, int na, const double *b, int nb,
+		       char *test, size_t len)
+{
+	if (na < 2 || nb < 2) {
+		snprintf(test, len, "one run on a side cannot separate the "
+			 "difference from run-to-run noise (repeat the runs: "
+			 "--repeat N)");
+		return -1;
+	}
+	if (na >= 4 && nb >= 4) {
+		double p = mann_whitney_p(a, na, b, nb);
+		snprintf(test, len, "Mann-Whitney U over %d and %d repeats: p = "
+			 "%.3f", na, nb, p);
+		return p < 0.05;
+	}
+	snprintf(test, len, "the ranges of %d and %d repeats %s", na, nb,
+		 ranges_apart(a, na, b, nb) ? "do not overlap" : "overlap");
+	return ranges_apart(a, na, b, nb);
+}
+
+/* The cost of analyzer name comparing run x to run y, 0 when none. */
+static double pair_cost(const struct compare *c, int x, int y,
+			const char *name)
+{
+	struct finding f[AN_MAX];
+	double d = ref_value(c, y) - ref_value(c, x);
+	int n = an_compare_findings(&c->rf[x].an, &c->rf[y].an, fabs(d), f,
+				    AN_MAX);
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(f[i].analyzer, name))
+			return f[i].cost_s;
+	return 0;
+}
+
+/* With repeats on both sides, a cause stays a cause when its cost between
+ * the sides' runs is above its cost between runs of one side. */
+static void noise_check(const struct compare *c, const struct side *fast,
+			const struct side *slow, struct finding *f, int nf)
+{
+	for (int i = 0; i < nf; i++) {
+		double cross[CMP_MAX_RUNS * 4], null[CMP_MAX_RUNS * 4];
+		int nc = 0, nn = 0, sig;
+		char test[200];
+		if (!f[i].cause)
+			continue;
+		for (int a = 0; a < fast->n && nc < 64; a++)
+			for (int b = 0; b < slow->n && nc < 64; b++)
+				cross[nc++] = pair_cost(c, fast->run[a], slow->run[b],
+							f[i].analyzer);
+		for (int a = 0; a < fast->n && nn < 64; a++)
+			for (int b = 0; b < fast->n && nn < 64; b++)
+				if (a != b)
+					null[nn++] = pair_cost(c, fast->run[a],
+							       fast->run[b],
+							       f[i].analyzer);
+		for (int a = 0; a < slow->n && nn < 64; a++)
+			for (int b = 0; b < slow->n && nn < 64; b++)
+				if (a != b)
+					null[nn++] = pair_cost(c, slow->run[a],
+							       slow->run[b],
+							       f[i].analyzer);
+		sig = significant(null, nn, cross, nc, test, sizeof(test));
+		if (sig == 0 || median_of(cross, nc) <= median_of(null, nn))
+			f[i].cause = 0;
+		fd_cat(f[i].why, sizeof(f[i].why), "; against the repeats: %s",
+		       test);
+	}
+}
+
+/* The process rows of pid summed over devices. */
+struct pwait {
+	char key[40];
+	double waited, st[TA_NSTAGE];
+	int64_t first_q, last_c;
+};
+
+static int proc_waits(const struct an_run *r, struct pwait *out, int max)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < r->ta.nrows; i++) {
+		const struct ta_row *t = &r->ta.rows[i];
+		char key[40];
+		int k;
+		ta_match_key(&r->ta, t->pid, key, sizeof(key));
+		for (k = 0; k < n && strcmp(out[k].key, key); k++)
+			;
+		if (k == n) {
+			if (n == max)
+				continue;
+			memset(&out[n], 0, sizeof(out[n]));
+			snprintf(out[n].key, sizeof(out[n].key), "%s", key);
+			out[n].first_q = t->first_q;
+			out[n].last_c = t->last_c;
+			n++;
+		}
+		if (t->first_q < out[k].first_q)
+			out[k].first_q = t->first_q;
+		if (t->last_c > out[k].last_c)
+			out[k].last_c = t->last_c;
+		out[k].waited += t->waited_s;
+		for (int s = 0; s < TA_NSTAGE; s++)
+			out[k].st[s] += ta_stage_waited_s(t, s);
+	}
+	return n;
+}
+
+struct pdiff {
+	char key[40];
+	double wx, wy, d[TA_NSTAGE];
+	double sx, sy;          /* span: first Q to last C, s */
+	int both;               /* in both runs */
+};
+
+static int cmp_pdiff(const void *a, const void *b)
+{
+	const struct pdiff *x = a, *y = b;
+	double dx = fmax(fabs(x->sy - x->sx), fabs(x->wy - x->wx));
+	double dy = fmax(fabs(y->sy - y->sx), fabs(y->wy - y->wx));
+	if (x->both != y->both)
+		return y->both - x->both;
+	return (dx < dy) - (dx > dy);
+}
+
+static double span_of(const struct pwait *p)
+{
+	return p->last_c > p->first_q ? (double)(p->last_c - p->first_q) / 1e9 : 0;
+}
+
+/* Where the time went: matched processes' waited time in x and y. */
+static void emit_where(struct emit *e, const struct an_run *x,
+		       const struct an_run *y)
+{
+	struct pwait *px = xcalloc(256, sizeof(*px)), *py = xcalloc(256, sizeof(*py));
+	struct pdiff *pd = xcalloc(512, sizeof(*pd));
+	int nx = proc_waits(x, px, 256), ny = proc_waits(y, py, 256), nd = 0;
+
+	for (int i = 0; i < ny; i++) {
+		struct pdiff *d = &pd[nd++];
+		snprintf(d->key, sizeof(d->key), "%s", py[i].key);
+		d->wy = py[i].waited;
+		d->sy = span_of(&py[i]);
+		for (int s = 0; s < TA_NSTAGE; s++)
+			d->d[s] = py[i].st[s];
+		for (int k = 0; k < nx; k++)
+			if (!strcmp(px[k].key, py[i].key)) {
+				d->wx = px[k].waited;
+				d->sx = span_of(&px[k]);
+				d->both = 1;
+				for (int s = 0; s < TA_NSTAGE; s++)
+					d->d[s] -= px[k].st[s];
+				px[k].key[0] = '\0';
+			}
+	}
+	for (int k = 0; k < nx; k++)
+		if (px[k].key[0]) {
+			struct pdiff *d = &pd[nd++];
+			snprintf(d->key, sizeof(d->key), "%s", px[k].key);
+			d->wx = px[k].waited;
+			d->sx = span_of(&px[k]);
+			for (int s = 0; s < TA_NSTAGE; s++)
+				d->d[s] = -px[k].st[s];
+		}
+	qsort(pd, (size_t)nd, sizeof(*pd), cmp_pdiff);
+	emit_arr_begin(e, "where");
+	emit_text(e, "\n== where the time went %.*s\n", 56,
+		  "========================================================");
+	emit_text(e, "each process (name:op, bio size, bytes#start order) in "
+		  "%.16s, then in\n%.16s: its span (first Q to last C) and its "
+		  "time waiting on I/O (queued\nor in flight), s; the change in "
+		  "waiting split by btt's stages, s\n", x->rd.rv->name,
+		  y->rd.rv->name);
+	emit_text(e, "%-16s %6s %6s %6s %6s %6s %6s %6s %6s\n", "process",
+		  "span", "this", "waited", "this", "Q2G+M", "G2I", "I2D", "D2C");
+	for (int i = 0; i < nd; i++) {
+		struct pdiff *d = &pd[i];
+		emit_obj_begin(e, NULL);
+		emit_str(e, "process", d->key);
+		emit_num(e, "base_span_s", d->sx);
+		emit_num(e, "span_s", d->sy);
+		emit_num(e, "base_waited_s", d->wx);
+		emit_num(e, "waited_s", d->wy);
+		for (int s = 0; s < TA_NSTAGE; s++) {
+			char k[16];
+			snprintf(k, sizeof(k), "%s_change_s", ta_stage_name[s]);
+			for (char *p = k; *p; p++)
+				*p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+			emit_num(e, k, d->d[s]);
+		}
+		emit_obj_end(e);
+		if (i >= 10)
+			continue;
+		emit_text(e, "%-16.16s %6.2f %6.2f %6.2f %6.2f %+6.2f %+6.2f %+6.2f "
+			  "%+6.2f\n", d->key, d->sx, d->sy, d->wx, d->wy,
+			  d->d[TA_Q2G] + d->d[TA_Q2M], d->d[TA_G2I], d->d[TA_I2D],
+			  d->d[TA_D2C]);
+	}
+	emit_arr_end(e);
+	if (nd && pd[0].both &&
+	    fmax(fabs(pd[0].wy - pd[0].wx), fabs(pd[0].sy - pd[0].sx)) >= 0.001) {
+		char line[600], buf[1200];
+		int top = 0;
+		double dw = pd[0].wy - pd[0].wx, ds = pd[0].sy - pd[0].sx;
+		for (int s = 1; s < TA_NSTAGE; s++)
+			if (fabs(pd[0].d[s]) > fabs(pd[0].d[top]))
+				top = s;
+		snprintf(line, sizeof(line), "%s's span %s %.3f s: its waiting on "
+			 "I/O %s %.3f s (%s %+.3f s), the rest %+.3f s outside the "
+			 "block layer (CPU, think time, page cache hits)", pd[0].key,
+			 ds >= 0 ? "grew" : "shrank", fabs(ds), dw >= 0 ? "grew" :
+			 "shrank", fabs(dw), ta_stage_name[top], pd[0].d[top], ds - dw);
+		wrap_indent(line, 78, 2, buf, sizeof(buf));
+		emit_text(e, "%s\n", buf);
+	}
+	free(px);
+	free(py);
+	free(pd);
+}
+
+/* One comparison of side g against side 0. */
+static void emit_pair(struct compare *c, struct emit *e, int g)
+{
+	struct side s0, s1;
+	const struct side *fast, *slow;
+	double a[CMP_MAX_RUNS], b[CMP_MAX_RUNS], diff;
+	int na, nb, sig, nf, explained = 0;
+	char test[300], line[600];
+	const char *what = c->metric ? c->metric : "elapsed";
+	struct finding *f = xcalloc(AN_MAX, sizeof(*f));
+	const struct run_figs *rx, *ry;
+
+	side_of(c, 0, &s0);
+	side_of(c, g, &s1);
+	side_values(c, &s0, a, &na);
+	side_values(c, &s1, b, &nb);
+	emit_obj_begin(e, NULL);
+	emit_str(e, "base", c->gname[0]);
+	emit_str(e, "this", c->gname[g]);
+	if (!na || !nb) {
+		emit_text(e, "%s vs %s: no %s time to compare\n", c->gname[0],
+			  c->gname[g], what);
+		emit_obj_end(e);
+		free(f);
+		return;
+	}
+	diff = s1.med - s0.med;
+	fast = diff >= 0 ? &s0 : &s1;
+	slow = diff >= 0 ? &s1 : &s0;
+	sig = significant(a, na, b, nb, test, sizeof(test));
+	rx = &c->rf[fast->rep];
+	ry = &c->rf[slow->rep];
+	nf = an_compare_findings(&rx->an, &ry->an, fabs(diff), f, AN_MAX);
+	if (sig == 1 && fast->n > 1 && slow->n > 1)
+		noise_check(c, fast, slow, f, nf);
+	for (int i = 0; i < nf; i++)
+		if (f[i].cause && f[i].cost_s >= 0.25 * fabs(diff))
+			explained = 1;
+	if (sig == 0 || (sig < 0 && !explained))
+		for (int i = 0; i < nf; i++)
+			f[i].cause = 0;
+	emit_num(e, "base_value", s0.med);
+	emit_num(e, "value", s1.med);
+	emit_num(e, "difference", diff);
+	emit_str(e, "explains", c->metric ? c->metric : "elapsed_s");
+	emit_str(e, "noise_test", test);
+	emit_str(e, "verdict", sig == 1 || (sig < 0 && explained) ?
+		 "different" : "no significant difference");
+	emit_text(e, "\n== which took longer %.*s\n", 58,
+		  "==========================================================");
+	snprintf(line, sizeof(line), "%s: %s %.3f%s, %s %.3f%s: %s %s by %.3f%s "
+		 "(%+.1f%%)", c->metric ? c->metric : "elapsed", c->gname[0], s0.med,
+		 c->metric ? "" : " s", c->gname[g], s1.med, c->metric ? "" : " s",
+		 c->gname[slow == &s1 ? g : 0], c->metric ? "was higher" :
+		 "took longer", fabs(diff), c->metric ? "" : " s",
+		 fast->med != 0 ? 100 * fabs(diff) / fabs(fast->med) : 0);
+	{
+		char buf[1200];
+		wrap_indent(line, 78, 2, buf, sizeof(buf));
+		emit_text(e, "%s\n", buf);
+	}
+	if (sig == 1)
+		snprintf(line, sizeof(line), "significant: %s", test);
+	else if (sig == 0)
+		snprintf(line, sizeof(line), "no significant difference: %s", test);
+	else if (explained)
+		snprintf(line, sizeof(line), "the findings below account for it; "
+			 "but %s", test);
+	else
+		snprintf(line, sizeof(line), "no significant difference: no cause "
+			 "accounts for it, and %s", test);
+	{
+		char buf[1200];
+		wrap_indent(line, 78, 2, buf, sizeof(buf));
+		emit_text(e, "%s\n", buf);
+	}
+	if (!c->metric) {
+		const struct rundata *dx = &c->rf[s0.rep].an.rd;
+		const struct rundata *dy = &c->rf[s1.rep].an.rd;
+		emit_text(e, "(elapsed: %s)\n", dx->elapsed_from_cmds &&
+			  dy->elapsed_from_cmds ? "the commands' first start to "
+			  "last end" : "the first to the last event");
+		for (size_t i = 0; i < dy->ncmd && i < 8; i++)
+			for (size_t k = 0; k < dx->ncmd; k++)
+				if (dx->cmds[k].idx == dy->cmds[i].idx &&
+				    isfinite(dx->cmds[k].real_s) &&
+				    isfinite(dy->cmds[i].real_s))
+					emit_text(e, "  command %d %-30.30s %8.3f s "
+						  "%8.3f s %+8.3f s\n", dy->cmds[i].idx,
+						  dy->cmds[i].argv, dx->cmds[k].real_s,
+						  dy->cmds[i].real_s,
+						  dy->cmds[i].real_s - dx->cmds[k].real_s);
+	}
+	emit_where(e, &c->rf[s0.rep].an, &c->rf[s1.rep].an);
+	snprintf(line, sizeof(line), "why %s %s %s %s", c->gname[slow == &s1 ?
+		 g : 0], c->metric ? "was higher than" : "took longer than",
+		 c->gname[slow == &s1 ? 0 : g], "(causes by cost)");
+	if (strlen(line) > 70)
+		snprintf(line, sizeof(line), "why: causes by cost");
+	finding_emit(e, f, nf, line);
+	emit_obj_end(e);
+	free(f);
+}
+
+void compare_emit_why(struct compare *c, struct emit *e)
+{
+	emit_arr_begin(e, "comparisons");
+	for (int g = 1; g < c->ng; g++)
+		emit_pair(c, e, g);
+	emit_arr_end(e);
+}
+
+void compare_emit(struct compare *c, struct emit *e, int fmt)
+{
+	emit_obj_begin(e, NULL);
+	if (fmt == CMP_MARKDOWN)
+		emit_text(e, "### iotape compare\n\n");
+	print_table(e, fmt, &c->fs, c->rf, c->n, c->grouped);
+	emit_arr_begin(e, "analyses");
+	for (int i = 0; i < c->n; i++) {
+		emit_obj_begin(e, NULL);
+		emit_str(e, "run", c->rf[i].rv.name);
+		an_run_emit(e, &c->rf[i].an);
+		emit_obj_end(e);
+	}
+	emit_arr_end(e);
+	if (fmt == CMP_MARKDOWN)
+		emit_text(e, "\n```\n");
+	compare_emit_why(c, e);
+	if (fmt == CMP_MARKDOWN)
+		emit_text(e, "```\n");
+	emit_text(e, "\ndefinitions: iotape compare --help\n");
+	emit_obj_end(e);
+	emit_finish(e);
+}
+
+void compare_print_definitions(FILE *fp)
+{
+	fprintf(fp, "which took longer: the elapsed time (each run's commands' "
+		"first start to last\n  end; without commands, its first to last "
+		"event), or the figure --metric\n  names; with repeats (--group-by), "
+		"the groups' medians, and whether the\n  difference is beyond the "
+		"spread: Mann-Whitney U (p < 0.05) with 4 runs a\n  side or more, "
+		"else non-overlapping ranges; with one run a side it cannot\n  be "
+		"told from noise, and the difference counts only when a cause\n  "
+		"accounts for a quarter of it. A finding of repeats stays a cause "
+		"when its\n  cost between the groups' runs is above its cost "
+		"between runs of one group.\n");
+	an_print_definitions(fp);
+}

@@ -1,0 +1,70 @@
+/* Runs side by side: which took longer and whether that is more than
+ * run-to-run noise, the headline figures with % change, where the time
+ * went (btt's stages per process), and the findings ranked by what they
+ * cost. For `iotape compare` and `iotape mail`. */
+#ifndef IOTAPE_COMPARE_H
+#define IOTAPE_COMPARE_H
+
+#include "analyze/analyzer.h"
+#include "analyze/report.h"
+#include "analyze/runview.h"
+#include "lib/emit.h"
+
+#define CMP_MAX_RUNS 64
+#define CMP_MAX_FIG 48
+
+enum { CMP_TEXT, CMP_MARKDOWN, CMP_JSON };
+
+struct cmp_figure {
+	char key[40];       /* JSON key */
+	char label[32];     /* text label, with unit */
+	int lower_better;
+	int decimals;
+};
+
+struct figset {
+	struct cmp_figure f[CMP_MAX_FIG];
+	int n;
+};
+
+struct run_figs {
+	struct runview rv;
+	struct report rep;
+	struct an_run an;
+	double v[CMP_MAX_FIG];
+	int has[CMP_MAX_FIG];
+	char group[128];
+};
+
+struct compare {
+	struct run_figs *rf;
+	int n;
+	struct figset fs;
+	int grouped;
+	int gidx[CMP_MAX_RUNS], ng;
+	char gname[CMP_MAX_RUNS][128];
+	const char *metric;     /* a figure key to explain, NULL: elapsed_s */
+};
+
+/* Loads runs names[0..n) of st (each: report, time accounting, analyzers)
+ * and, when group_by is given, groups them by that setting's value or by
+ * run-name globs ("one*,two*"). metric names the figure whose difference
+ * the findings explain (NULL: elapsed_s). Returns 0, or -1 after an error
+ * line (what was loaded is freed by compare_free()). */
+int compare_load(struct compare *c, struct store *st, char **names, int n,
+		 const char *group_by, const char *metric);
+
+/* Emits everything: which took longer, the figures, where the time went,
+ * the findings; fmt is CMP_TEXT, CMP_MARKDOWN or CMP_JSON. */
+void compare_emit(struct compare *c, struct emit *e, int fmt);
+
+/* Emits only the explanation (which took longer, where the time went,
+ * findings) in text, for mail. */
+void compare_emit_why(struct compare *c, struct emit *e);
+
+void compare_free(struct compare *c);
+
+/* The definitions printed by compare --help. */
+void compare_print_definitions(FILE *fp);
+
+#endif

@@ -1,0 +1,260 @@
+/* Findings: ranking by cost and one emitter for text and JSON (finding.h). */
+#include "finding.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/emit.h"
+
+void finding_init(struct finding *f, const char *analyzer)
+{
+	memset(f, 0, sizeof(*f));
+	f->analyzer = analyzer;
+	f->mb = -1;
+}
+
+void fd_cat(char *field, size_t size, const char *fmt, ...)
+{
+	size_t o = strlen(field);
+	va_list ap;
+
+	if (o + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(field + o, size - o, fmt, ap);
+	va_end(ap);
+}
+
+const char *fd_conf_name(enum fd_conf c)
+{
+	static const char *const names[] = { "none", "low", "medium", "high" };
+	return c <= FD_HIGH ? names[c] : "?";
+}
+
+static int rank_class(const struct finding *f)
+{
+	return f->cause ? 0 : f->present ? 1 : 2;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	int cx = rank_class(x), cy = rank_class(y);
+
+	if (cx != cy)
+		return cx - cy;
+	if (x->cost_s != y->cost_s)
+		return x->cost_s < y->cost_s ? 1 : -1;
+	return strcmp(x->analyzer, y->analyzer);
+}
+
+static int overlaps(const struct finding *a, const struct finding *b)
+{
+	return (a->stages & b->stages) && (a->victim_pid == b->victim_pid ||
+					   !a->victim_pid || !b->victim_pid);
+}
+
+static void mark(struct finding *f, int n, double ref_s, double min_cost_s)
+{
+	for (int i = 0; i < n; i++) {
+		f[i].score = ref_s > 0 ? f[i].cost_s / ref_s : 0;
+		if (f[i].score > 1)
+			f[i].score = 1;
+		f[i].cause = f[i].present && f[i].conf > FD_NONE &&
+			     f[i].cost_s >= FD_MIN_S &&
+			     f[i].cost_s >= min_cost_s;
+	}
+}
+
+void finding_rank(struct finding *f, int n, double ref_s, double min_cost_s)
+{
+	for (int i = 0; i < n; i++)
+		f[i].overlap[0] = '\0';
+	mark(f, n, ref_s, min_cost_s);
+	/* a generic mechanism counts beyond the specific causes it overlaps */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (f[i].generic && !f[j].generic && f[j].cause &&
+			    overlaps(&f[i], &f[j])) {
+				f[i].cost_s = f[i].cost_s > f[j].cost_s
+					      ? f[i].cost_s - f[j].cost_s : 0;
+				fd_cat(f[i].overlap, sizeof(f[i].overlap),
+				       "%scounted beyond what %s explains",
+				       f[i].overlap[0] ? "; " : "", f[j].analyzer);
+			}
+	mark(f, n, ref_s, min_cost_s);
+	qsort(f, (size_t)n, sizeof(*f), cmp_rank);
+	/* two causes charging the same process's same stages share time */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (f[i].cause && f[j].cause && !f[i].generic &&
+			    !f[j].generic && overlaps(&f[i], &f[j]))
+				fd_cat(f[i].overlap, sizeof(f[i].overlap),
+				       "%soverlaps with %s (the same waiting counted "
+				       "by both: do not add them up)",
+				       f[i].overlap[0] ? "; " : "", f[j].analyzer);
+}
+
+void wrap_indent(const char *text, int width, int indent, char *out,
+		 size_t len)
+{
+	size_t o = 0;
+	int col = 0;
+	const char *p = text;
+
+	if (!len)
+		return;
+	while (*p && o + 1 < len) {
+		const char *w = p;
+		int wl;
+		if (*p == '\n') {
+			if (o + (size_t)indent + 2 >= len)
+				break;
+			out[o++] = '\n';
+			for (int k = 0; k < indent; k++)
+				out[o++] = ' ';
+			col = indent;
+			p++;
+			continue;
+		}
+		while (*w && *w != ' ' && *w != '\n')
+			w++;
+		wl = (int)(w - p);
+		if (col > indent && col + 1 + wl > width) {
+			if (o + (size_t)indent + 2 >= len)
+				break;
+			out[o++] = '\n';
+			for (int k = 0; k < indent; k++)
+				out[o++] = ' ';
+			col = indent;
+		} else if (col > 0 && p > text && p[-1] == ' ' && o + 1 < len) {
+			out[o++] = ' ';
+			col++;
+		}
+		while (p < w && o + 1 < len) {
+			out[o++] = *p++;
+			col++;
+		}
+		while (*p == ' ')
+			p++;
+	}
+	out[o] = '\0';
+}
+
+void wrap_text(char *text, int width)
+{
+	int col = 0;
+	char *last_space = NULL;
+
+	for (char *p = text; *p; p++) {
+		if (*p == '\n') {
+			col = 0;
+			last_space = NULL;
+			continue;
+		}
+		if (*p == ' ')
+			last_space = p;
+		if (++col > width && last_space) {
+			*last_space = '\n';
+			col = (int)(p - last_space);
+			last_space = NULL;
+		}
+	}
+}
+
+static void put_par(struct emit *e, const char *lead, const char *text)
+{
+	char buf[8192], in[6000];
+
+	snprintf(in, sizeof(in), "%s%s", lead, text);
+	wrap_indent(in, 78, 5, buf, sizeof(buf));
+	emit_text(e, "   %s\n", buf);
+}
+
+static void emit_json(struct emit *e, const struct finding *f)
+{
+	emit_obj_begin(e, NULL);
+	emit_str(e, "analyzer", f->analyzer);
+	emit_str(e, "title", f->title);
+	emit_u64(e, "cause", (uint64_t)f->cause);
+	emit_u64(e, "present", (uint64_t)f->present);
+	emit_num(e, "cost_s", f->cost_s);
+	emit_str(e, "cost_of", f->cost_of);
+	emit_str(e, "method", f->counterfactual ? "counterfactual" : "measured");
+	emit_str(e, "how", f->how);
+	emit_num(e, "score", f->score);
+	emit_str(e, "evidence", f->evidence);
+	emit_obj_begin(e, "window");
+	emit_num(e, "from_s", f->lo_s);
+	emit_num(e, "to_s", f->hi_s);
+	emit_obj_end(e);
+	emit_str(e, "confidence", fd_conf_name(f->conf));
+	emit_str(e, "confidence_why", f->why);
+	if (f->needs[0])
+		emit_str(e, "needs", f->needs);
+	if (f->mb >= 0)
+		emit_num(e, "mb", f->mb);
+	if (f->overlap[0])
+		emit_str(e, "overlap", f->overlap);
+	emit_obj_end(e);
+}
+
+void finding_emit(struct emit *e, const struct finding *f, int n,
+		  const char *heading)
+{
+	int causes = 0, present = 0, absent = 0;
+
+	emit_arr_begin(e, "findings");
+	for (int i = 0; i < n; i++)
+		emit_json(e, &f[i]);
+	emit_arr_end(e);
+	if (e->json)
+		return;
+	emit_text(e, "\n== %s %.*s\n", heading, (int)(75 - strlen(heading)),
+		  "==========================================================="
+		  "=================");
+	for (int i = 0; i < n; i++) {
+		char line[512], buf[1024];
+		if (!f[i].cause)
+			continue;
+		causes++;
+		snprintf(line, sizeof(line), "%d. %s [%.0f%%]", causes, f[i].title,
+			 100 * f[i].score);
+		wrap_indent(line, 78, 3, buf, sizeof(buf));
+		emit_text(e, "%s%s\n", causes > 1 ? "\n" : "", buf);
+		snprintf(line, sizeof(line), "cost: %.2f s of %s; %s: ", f[i].cost_s,
+			 f[i].cost_of, f[i].counterfactual ? "counterfactual"
+							   : "measured");
+		put_par(e, line, f[i].how);
+		put_par(e, "evidence: ", f[i].evidence);
+		snprintf(line, sizeof(line), "window %+.2f..%+.2f s; confidence "
+			 "%s: ", f[i].lo_s, f[i].hi_s, fd_conf_name(f[i].conf));
+		put_par(e, line, f[i].why);
+		if (f[i].overlap[0])
+			put_par(e, "", f[i].overlap);
+	}
+	if (!causes)
+		emit_text(e, "no cause: nothing here cost a measurable share of the "
+			  "time\n");
+	for (int i = 0; i < n; i++) {
+		char line[600];
+		if (f[i].cause || !f[i].present)
+			continue;
+		if (!present++)
+			emit_text(e, "\npresent, no measurable cost here:\n");
+		snprintf(line, sizeof(line), "- %s (%.2f s): ", f[i].title,
+			 f[i].cost_s);
+		put_par(e, line, f[i].why);
+		if (f[i].needs[0])
+			put_par(e, "  to know: ", f[i].needs);
+	}
+	for (int i = 0; i < n; i++)
+		if (!f[i].present)
+			emit_text(e, "%s %s", absent++ ? "," : "\nnot seen:",
+				  f[i].analyzer);
+	if (absent)
+		emit_text(e, "\n");
+}

@@ -1,0 +1,87 @@
+/* A finding: a cause, what it cost in seconds, on what evidence, how sure,
+ * and its rank (DESIGN.md "What a finding is"). Analyzers fill them; report
+ * and compare rank and print them, in 80-column text and JSON. */
+#ifndef IOTAPE_FINDING_H
+#define IOTAPE_FINDING_H
+
+#include <stddef.h>
+
+/* How sure a cost is. */
+enum fd_conf {
+	FD_NONE,     /* the cost cannot be shown here (see needs) */
+	FD_LOW,
+	FD_MEDIUM,
+	FD_HIGH,
+};
+
+/* A cause counts when it cost at least this share of the time it is
+ * measured against (the run's elapsed time, or the difference between
+ * runs), and at least FD_MIN_S. Below that it is reported as costing
+ * nothing measurable. */
+#define FD_CAUSE_SHARE 0.05
+#define FD_CAUSE_SHARE_DIFF 0.10
+#define FD_MIN_S 0.010
+
+struct finding {
+	const char *analyzer;
+	char title[200];        /* the cause, one line */
+	int present;            /* the pattern is there at all */
+	double cost_s;          /* seconds; 0: nothing measurable */
+	char cost_of[120];      /* what the seconds are: "device time of 7,0" */
+	int counterfactual;     /* 1: estimated against a counterfactual;
+				 * 0: measured directly */
+	char how[700];          /* how the cost was estimated */
+	char evidence[2400];    /* the numbers, with their definitions */
+	double lo_s, hi_s;      /* the window, s from the run's first event */
+	enum fd_conf conf;
+	char why[400];          /* why that confidence */
+	char needs[300];        /* what would be needed to know the cost */
+	double mb;              /* MB swapped (swap), < 0 when not its unit */
+	/* who paid, so overlapping costs can be told apart: a pid (0: the
+	 * device or every process) and the stages charged (1 << TA_*) */
+	unsigned victim_pid;
+	unsigned stages;
+	int generic;            /* a mechanism (queueing) more specific causes
+				 * act through: its cost counts only beyond
+				 * theirs when they overlap */
+	/* filled by finding_rank() */
+	double score;           /* cost_s over the time it is measured against */
+	int cause;
+	char overlap[200];
+};
+
+/* Starts a finding of analyzer name with an empty cost. */
+void finding_init(struct finding *f, const char *analyzer);
+
+/* Appends printf-style text to one of a finding's text fields. */
+void fd_cat(char *field, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define FD_CAT(f, field, ...) fd_cat((f)->field, sizeof((f)->field), __VA_ARGS__)
+
+/* Ranks f[0..n): scores each as cost_s / ref_s (the time it is measured
+ * against), marks the causes (present, confidence above FD_NONE, cost at
+ * least min_cost_s and FD_MIN_S), sorts causes by cost first, then the
+ * present rest, then the absent; notes overlapping causes (the same victim
+ * and stage). */
+void finding_rank(struct finding *f, int n, double ref_s, double min_cost_s);
+
+struct emit;
+/* Emits findings: text (80 columns, causes numbered, then "present, no
+ * measurable cost here", then a line naming what was not seen) and a JSON
+ * array "findings" with every field. heading is the text section's title. */
+void finding_emit(struct emit *e, const struct finding *f, int n,
+		  const char *heading);
+
+/* Wraps text at width columns in place (spaces become newlines), keeping
+ * indent spaces at the start of each continued line when there is room:
+ * out receives the result (at most len bytes). */
+void wrap_indent(const char *text, int width, int indent, char *out,
+		 size_t len);
+
+/* Wraps text at width columns in place: spaces become newlines. */
+void wrap_text(char *text, int width);
+
+/* The confidence's name: "none", "low", "medium", "high". */
+const char *fd_conf_name(enum fd_conf c);
+
+#endif

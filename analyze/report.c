@@ -1,0 +1,357 @@
+/* One run's per-device and per-process figures in btt's terms (btt(1)):
+ * requests, bytes, IOPS and MB/s by direction, Q2C, D2C and Q2D latency,
+ * merge ratio, in-flight average, D2D seeks; then where the time went and
+ * the findings; text for a mailing list (80 columns) or JSON from one
+ * emitter. Used by `iotape report` and plots. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyzer.h"
+#include "lib/emit.h"
+#include "lib/util.h"
+
+static struct dev_stats *dev_of(struct report *r, uint32_t dev)
+{
+	for (size_t i = 0; i < r->ndev; i++)
+		if (r->devs[i].dev == dev)
+			return &r->devs[i];
+	r->devs = xrealloc(r->devs, (r->ndev + 1) * sizeof(*r->devs));
+	memset(&r->devs[r->ndev], 0, sizeof(*r->devs));
+	r->devs[r->ndev].dev = dev;
+	return &r->devs[r->ndev++];
+}
+
+static struct proc_stats *proc_of(struct report *r, uint32_t pid)
+{
+	size_t i;
+
+	if (!r->pcap) {
+		r->pcap = 256;
+		r->pidx = xcalloc(r->pcap, sizeof(*r->pidx));
+	}
+	for (i = (pid * 2654435761u) & (r->pcap - 1); r->pidx[i];
+	     i = (i + 1) & (r->pcap - 1))
+		if (r->procs[r->pidx[i] - 1].pid == pid)
+			return &r->procs[r->pidx[i] - 1];
+	if (2 * (r->nproc + 1) > r->pcap) {
+		size_t ncap = r->pcap * 2;
+		free(r->pidx);
+		r->pidx = xcalloc(ncap, sizeof(*r->pidx));
+		r->pcap = ncap;
+		for (size_t k = 0; k < r->nproc; k++) {
+			size_t j = (r->procs[k].pid * 2654435761u) & (ncap - 1);
+			while (r->pidx[j])
+				j = (j + 1) & (ncap - 1);
+			r->pidx[j] = k + 1;
+		}
+		for (i = (pid * 2654435761u) & (r->pcap - 1); r->pidx[i];
+		     i = (i + 1) & (r->pcap - 1))
+			;
+	}
+	r->procs = xrealloc(r->procs, (r->nproc + 1) * sizeof(*r->procs));
+	memset(&r->procs[r->nproc], 0, sizeof(*r->procs));
+	r->procs[r->nproc].pid = pid;
+	r->pidx[i] = ++r->nproc;
+	return &r->procs[r->nproc - 1];
+}
+
+
+int report_build(struct report *r, const struct rundata *rd)
+{
+	const struct runview *rv = rd->rv;
+	const struct an_io *rows = rd->io;
+	size_t n = rd->n;
+
+	memset(r, 0, sizeof(*r));
+	r->rv = rv;
+	/* a run of samples only (a vmstat log) has no event span */
+	r->span_ns = runview_span_ns(rv);
+	for (size_t i = 0; i < n; i++) {
+		const struct an_io *x = &rows[i];
+		int64_t bytes = x->bytes, q = x->q, d = x->d, c = x->c;
+		int hq = q != AN_NONE, hd = d != AN_NONE, hc = c != AN_NONE;
+		int64_t dbytes = x->dbytes, seek = x->seek;
+		int head = !!(x->flags & AN_HEAD);
+		int hseek = !!(x->flags & AN_HAS_SEEK);
+		int split = !!(x->flags & AN_SPLIT);
+		uint32_t pid = x->pid;
+		struct dev_stats *ds = dev_of(r, x->dev);
+		int w = !!(x->flags & AN_WRITE);
+
+		if (split && hq) {
+			/* btt pairs neither half of a split bio (its D and C
+			 * cover only part of the Q): keep them apart. */
+			ds->split_bios++;
+			if (hc && c >= q)
+				hist_add(&ds->q2c_split, (uint64_t)(c - q));
+			hq = 0;
+		}
+		if (hq || split) {
+			struct proc_stats *ps = proc_of(r, pid);
+			ds->bios++;
+			ps->bios++;
+			ps->bytes += (uint64_t)bytes;
+			r->total_bytes += (uint64_t)bytes;
+			/* flush bios with no size too: a process's commits
+			 * (jbd2's "Q FWFS") wait for them */
+			if (hq && hc && c >= q)
+				hist_add(&ps->q2c, (uint64_t)(c - q));
+		}
+		if (hq && hc && bytes > 0) {
+			if (c >= q) {
+				hist_add(&ds->q2c, (uint64_t)(c - q));
+				hist_add(&r->q2c_dir[w], (uint64_t)(c - q));
+			} else
+				ds->negative++;
+			if (!hd)
+				ds->q2c_no_d++;
+		}
+		if (!split && hd && hc && bytes > 0) {
+			if (c >= d) {
+				hist_add(&ds->d2c, (uint64_t)(c - d));
+				hist_add(&r->d2c_dir[w], (uint64_t)(c - d));
+			} else
+				ds->negative++;
+		}
+		if (hq && hd && bytes > 0 && d >= q)
+			hist_add(&ds->q2d, (uint64_t)(d - q));
+		if (hc && !hd) {
+			/* Q and C only (D masked out), or C only (action mask
+			 * C): completed bios stand in for dispatches. */
+			ds->dir[w].c_only_ios++;
+			ds->dir[w].c_only_bytes += (uint64_t)bytes;
+		}
+		if (head && !dbytes) {
+			/* zero-length requests (flushes): neither reads nor
+			 * writes, counted apart */
+			ds->flushes++;
+		} else if (head) {
+			ds->dir[w].ios++;
+			ds->dir[w].bytes += (uint64_t)dbytes;
+		}
+		if (head && hc && c >= d)
+			ds->busy_ns += (uint64_t)(c - d);
+		if (hseek) {
+			hist_add(&ds->seek, (uint64_t)llabs(seek));
+			if (llabs(seek) > 128)
+				ds->seeks_128++;
+		}
+	}
+	for (size_t i = 0; i < r->ndev; i++) {
+		hist_merge(&r->all_q2c, &r->devs[i].q2c);
+		hist_merge(&r->all_d2c, &r->devs[i].d2c);
+		hist_merge(&r->all_q2d, &r->devs[i].q2d);
+	}
+	return 0;
+}
+
+void report_free(struct report *r)
+{
+	for (size_t i = 0; i < r->ndev; i++) {
+		hist_free(&r->devs[i].q2c);
+		hist_free(&r->devs[i].d2c);
+		hist_free(&r->devs[i].q2d);
+		hist_free(&r->devs[i].seek);
+		hist_free(&r->devs[i].q2c_split);
+	}
+	for (size_t i = 0; i < r->nproc; i++)
+		hist_free(&r->procs[i].q2c);
+	hist_free(&r->all_q2c);
+	hist_free(&r->all_d2c);
+	for (int w = 0; w < 2; w++) {
+		hist_free(&r->q2c_dir[w]);
+		hist_free(&r->d2c_dir[w]);
+	}
+	hist_free(&r->all_q2d);
+	free(r->devs);
+	free(r->procs);
+	free(r->pidx);
+}
+
+/* ---- output: one emitter for text and JSON ---- */
+
+static void emit_lat(struct emit *e, const char *key, const char *label,
+		     const struct hist *h)
+{
+	emit_obj_begin(e, key);
+	emit_u64(e, "n", h->n);
+	emit_num(e, "mean_us", hist_mean(h) / 1e3);
+	emit_num(e, "p50_us", hist_pct(h, 50) / 1e3);
+	emit_num(e, "p90_us", hist_pct(h, 90) / 1e3);
+	emit_num(e, "p99_us", hist_pct(h, 99) / 1e3);
+	emit_num(e, "max_us", (double)h->max / 1e3);
+	emit_obj_end(e);
+	emit_text(e, "  %-5s %9" PRIu64 " %11.1f %11.1f %11.1f %11.1f %11.1f\n",
+		  label, h->n, hist_mean(h) / 1e3, hist_pct(h, 50) / 1e3,
+		  hist_pct(h, 90) / 1e3, hist_pct(h, 99) / 1e3,
+		  (double)h->max / 1e3);
+}
+
+static void emit_dir(struct emit *e, const char *key, const struct dir_stats *d,
+		     double span_s, int c_only)
+{
+	uint64_t ios = c_only ? d->c_only_ios : d->ios;
+	uint64_t bytes = c_only ? d->c_only_bytes : d->bytes;
+	double iops = span_s > 0 ? (double)ios / span_s : 0;
+	double mbs = span_s > 0 ? (double)bytes / 1e6 / span_s : 0;
+
+	emit_obj_begin(e, key);
+	emit_u64(e, "requests", ios);
+	emit_u64(e, "bytes", bytes);
+	emit_num(e, "iops", iops);
+	emit_num(e, "mb_s", mbs);
+	emit_obj_end(e);
+	emit_text(e, "  %-6s %12" PRIu64 " %12.2f %12.1f %12.2f\n", key, ios,
+		  (double)bytes / 1e6, iops, mbs);
+}
+
+static int cmp_proc_bytes(const void *a, const void *b)
+{
+	const struct proc_stats *x = a, *y = b;
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1
+		: (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+void report_emit(struct report *r, struct emit *e, size_t max_procs,
+		 const struct an_run *an, const struct finding *f, int nf)
+{
+	const struct runview *rv = r->rv;
+	double span_s = (double)r->span_ns / 1e9;
+	char devname[32];
+
+	emit_obj_begin(e, NULL);
+	emit_str(e, "run", rv->name);
+	emit_str(e, "kind", rv->kind);
+	emit_str(e, "status", rv->status);
+	emit_str(e, "format", rv->format);
+	emit_num(e, "span_s", span_s);
+	emit_text(e, "run '%s' (%s, %s, %s): %.3f s, %zu device%s\n", rv->name,
+		  rv->kind, rv->status, rv->format[0] ? rv->format : "-", span_s,
+		  r->ndev, r->ndev == 1 ? "" : "s");
+	if (!r->ndev)
+		emit_text(e, "no block events in this run (samples only: see "
+			  "iotape vmstat)\n");
+
+	emit_arr_begin(e, "devices");
+	for (size_t i = 0; i < r->ndev; i++) {
+		struct dev_stats *d = &r->devs[i];
+		uint64_t disp = d->dir[0].ios + d->dir[1].ios;
+		int c_only = disp == 0;
+		double inflight = span_s > 0 ? (double)d->busy_ns / (double)r->span_ns : 0;
+
+		snprintf(devname, sizeof(devname), "%u,%u", BT_MAJOR(d->dev),
+			 BT_MINOR(d->dev));
+		emit_obj_begin(e, NULL);
+		emit_str(e, "dev", devname);
+		emit_text(e, "\n== device %s %.*s\n", devname,
+			  (int)(66 - strlen(devname)),
+			  "==================================================================");
+		emit_text(e, "  %-6s %12s %12s %12s %12s\n", "", "requests", "MB",
+			  "IOPS", "MB/s");
+		emit_dir(e, "read", &d->dir[0], span_s, c_only);
+		emit_dir(e, "write", &d->dir[1], span_s, c_only);
+		emit_u64(e, "bios", d->bios);
+		emit_u64(e, "dispatches", disp);
+		emit_u64(e, "flushes", d->flushes);
+		emit_num(e, "merge_ratio", disp + d->flushes ?
+			 (double)d->bios / (double)(disp + d->flushes) : 0);
+		emit_num(e, "avg_inflight", inflight);
+		emit_text(e, "  Q bios %" PRIu64 ", D requests %" PRIu64 " (and %" PRIu64
+			  " empty: flushes), merge ratio Q/D %.2f,\n  avg in flight "
+			  "%.2f\n", d->bios, disp, d->flushes,
+			  disp + d->flushes ? (double)d->bios / (double)(disp + d->flushes)
+					    : 0, inflight);
+		emit_obj_begin(e, "seeks");
+		emit_str(e, "definition", "btt D2D");
+		emit_u64(e, "n", d->seek.n);
+		emit_num(e, "mean_sectors", hist_mean(&d->seek));
+		emit_num(e, "median_sectors", hist_pct(&d->seek, 50));
+		emit_u64(e, "over_128_sectors", d->seeks_128);
+		emit_obj_end(e);
+		emit_text(e, "  D2D seeks %" PRIu64 ": mean %.1f, median %.0f sectors;"
+			  " %" PRIu64 " over 128\n",
+			  d->seek.n, hist_mean(&d->seek), hist_pct(&d->seek, 50),
+			  d->seeks_128);
+		emit_text(e, "\n  %-5s %9s %11s %11s %11s %11s %11s\n", "us", "n",
+			  "mean", "p50", "p90", "p99", "max");
+		emit_lat(e, "q2c", "Q2C", &d->q2c);
+		emit_lat(e, "d2c", "D2C", &d->d2c);
+		emit_lat(e, "q2d", "Q2D", &d->q2d);
+		emit_u64(e, "split_bios", d->split_bios);
+		emit_num(e, "split_q2c_mean_us", hist_mean(&d->q2c_split) / 1e3);
+		if (d->split_bios)
+			emit_text(e, "  split bios (X halves) %" PRIu64 ", Q2C mean %.1f"
+				  " us, are left out above as by btt\n",
+				  d->split_bios, hist_mean(&d->q2c_split) / 1e3);
+		emit_obj_end(e);
+	}
+	emit_arr_end(e);
+
+	emit_obj_begin(e, "all");
+	emit_text(e, "\n== all devices %.*s\n", 63,
+		  "===============================================================");
+	emit_text(e, "  %-5s %9s %11s %11s %11s %11s %11s\n", "us", "n", "mean",
+		  "p50", "p90", "p99", "max");
+	emit_lat(e, "q2c", "Q2C", &r->all_q2c);
+	emit_lat(e, "d2c", "D2C", &r->all_d2c);
+	emit_lat(e, "q2d", "Q2D", &r->all_q2d);
+	emit_obj_end(e);
+
+	if (r->nproc)
+		qsort(r->procs, r->nproc, sizeof(*r->procs), cmp_proc_bytes);
+	emit_arr_begin(e, "processes");
+	emit_text(e, "\n== processes (by bytes queued) %.*s\n", 48,
+		  "================================================");
+	emit_text(e, "  %7s %-16s %8s %10s %7s %11s %11s\n", "pid", "comm",
+		  "bios", "MB", "share%", "Q2C mean", "Q2C p99");
+	for (size_t i = 0; i < r->nproc; i++) {
+		struct proc_stats *p = &r->procs[i];
+		const char *comm = runview_comm(rv, p->pid);
+		double share = r->total_bytes ? 100.0 * (double)p->bytes /
+						(double)r->total_bytes : 0;
+		if (e->json || i < max_procs) {
+			emit_obj_begin(e, NULL);
+			emit_u64(e, "pid", p->pid);
+			emit_str(e, "comm", comm);
+			emit_u64(e, "bios", p->bios);
+			emit_u64(e, "bytes", p->bytes);
+			emit_num(e, "share_pct", share);
+			emit_num(e, "q2c_mean_us", hist_mean(&p->q2c) / 1e3);
+			emit_num(e, "q2c_p99_us", hist_pct(&p->q2c, 99) / 1e3);
+			emit_obj_end(e);
+			emit_text(e, "  %7u %-16.16s %8" PRIu64 " %10.2f %7.1f %11.1f "
+				  "%11.1f\n", p->pid, comm ? comm : "?", p->bios,
+				  (double)p->bytes / 1e6, share,
+				  hist_mean(&p->q2c) / 1e3,
+				  hist_pct(&p->q2c, 99) / 1e3);
+		}
+	}
+	if (!e->json && r->nproc > max_procs)
+		emit_text(e, "  (%zu more processes; --json lists all)\n",
+			  r->nproc - max_procs);
+	emit_arr_end(e);
+	if (an) {
+		timeacct_emit(e, &an->ta, &an->rd, max_procs);
+		an_run_emit(e, an);
+		finding_emit(e, f, nf, "why: causes by what they cost");
+	}
+	emit_text(e, "\n%s", report_footer);
+	emit_str(e, "definitions", report_footer);
+	emit_obj_end(e);
+	emit_finish(e);
+}
+
+const char report_footer[] =
+"Q2C: queue to completion of each bio with data, D2C: its dispatch to\n"
+"completion, Q2D: queue to dispatch, all in us, as btt(1) pairs them.\n"
+"requests: dispatches (D) with data by direction, discards as writes,\n"
+"empty ones (flushes) apart (completed bios when the trace has no D); IOPS\n"
+"and MB/s over the run's span; MB = 10^6 bytes. In flight: sum of\n"
+"D2C over the span. Seeks: btt's D2D distance from the previous dispatch's\n"
+"end (0 when they overlap), in 512-byte sectors.\n";
+

@@ -1,0 +1,567 @@
+/* Time accounting in btt's stages, per process and device (timeacct.h). */
+#include "timeacct.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/rsort.h"
+#include "capture/blktrace_format.h"
+#include "lib/emit.h"
+#include "lib/util.h"
+
+const char *const ta_stage_name[TA_NSTAGE] = { "Q2G", "Q2M", "G2I", "I2D",
+					       "D2C" };
+
+const char *ta_role(const char *comm)
+{
+	if (!comm)
+		return "";
+	if (!strncmp(comm, "jbd2", 4) || !strncmp(comm, "xfsaild", 7))
+		return "journal";
+	if (!strncmp(comm, "kswapd", 6))
+		return "reclaim";
+	if (!strncmp(comm, "kworker", 7) || !strncmp(comm, "flush-", 6) ||
+	    !strncmp(comm, "writeback", 9))
+		return "writeback";
+	return "";
+}
+
+static uint64_t key_iv(const void *p)
+{
+	return rsort_tkey(((const struct ta_iv *)p)->a);
+}
+
+size_t ta_merge(struct ta_iv *iv, size_t n)
+{
+	size_t m = 0;
+
+	radix_sort(iv, n, sizeof(*iv), key_iv);
+	for (size_t i = 0; i < n; i++) {
+		if (m && iv[i].a <= iv[m - 1].b) {
+			if (iv[i].b > iv[m - 1].b)
+				iv[m - 1].b = iv[i].b;
+		} else
+			iv[m++] = iv[i];
+	}
+	return m;
+}
+
+double ta_union_s(struct ta_iv *iv, size_t n)
+{
+	double s = 0;
+
+	n = ta_merge(iv, n);
+	for (size_t i = 0; i < n; i++)
+		s += (double)(iv[i].b - iv[i].a);
+	return s / 1e9;
+}
+
+double ta_overlap_s(const struct ta_iv *iv, size_t n, int64_t lo, int64_t hi)
+{
+	double s = 0;
+	size_t a = 0, b = n;
+
+	/* the first interval ending after lo */
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+		if (iv[mid].b <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (size_t i = a; i < n && iv[i].a < hi; i++) {
+		int64_t x = iv[i].a > lo ? iv[i].a : lo;
+		int64_t y = iv[i].b < hi ? iv[i].b : hi;
+		if (y > x)
+			s += (double)(y - x);
+	}
+	return s / 1e9;
+}
+
+/* Splits one bio's Q2C into stages (timeacct.h); 0 when it lacks Q, D or
+ * C or its times run backwards (a clock step). */
+static int bio_stages(const struct an_io *x, int64_t st[TA_NSTAGE])
+{
+	int64_t at;
+
+	memset(st, 0, TA_NSTAGE * sizeof(*st));
+	if (x->q == AN_NONE || x->d == AN_NONE || x->c == AN_NONE ||
+	    x->d < x->q || x->c < x->d)
+		return 0;
+	at = x->q;
+	if ((x->flags & AN_MERGED) && x->m != AN_NONE && x->m >= at &&
+	    x->m <= x->d) {
+		st[TA_Q2M] = x->m - at;
+		at = x->m;
+	} else if (x->g != AN_NONE && x->g >= at && x->g <= x->d) {
+		st[TA_Q2G] = x->g - at;
+		at = x->g;
+		if (x->i != AN_NONE && x->i >= at && x->i <= x->d) {
+			st[TA_G2I] = x->i - at;
+			at = x->i;
+		}
+	}
+	st[TA_I2D] = x->d - at;
+	st[TA_D2C] = x->c - x->d;
+	return 1;
+}
+
+static void stages_add(struct ta_stages *s, const int64_t st[TA_NSTAGE],
+		       int merged)
+{
+	s->bios++;
+	s->merged += merged != 0;
+	for (int k = 0; k < TA_NSTAGE; k++) {
+		s->sum_s[k] += (double)st[k] / 1e9;
+		s->q2c_s += (double)st[k] / 1e9;
+		if (k == TA_Q2M && !merged)
+			continue;
+		if (k == TA_Q2G && merged)
+			continue;
+		hist_add(&s->h[k], (uint64_t)st[k]);
+	}
+}
+
+static void stages_free(struct ta_stages *s)
+{
+	for (int k = 0; k < TA_NSTAGE; k++)
+		hist_free(&s->h[k]);
+}
+
+static uint64_t key_pd(const void *p)
+{
+	const struct an_io *x = *(const struct an_io *const *)p;
+	return (uint64_t)x->dev << 32 | x->pid;
+}
+
+static int size_bucket(uint32_t bytes)
+{
+	int b = 0;
+
+	while (b < TA_SIZE_BUCKETS - 1 && bytes > (4096u << b))
+		b++;
+	return b;
+}
+
+static struct ta_dev *dev_get(struct timeacct *ta, uint32_t dev)
+{
+	for (size_t i = 0; i < ta->ndev; i++)
+		if (ta->devs[i].dev == dev)
+			return &ta->devs[i];
+	ta->devs = xrealloc(ta->devs, (ta->ndev + 1) * sizeof(*ta->devs));
+	memset(&ta->devs[ta->ndev], 0, sizeof(*ta->devs));
+	ta->devs[ta->ndev].dev = dev;
+	return &ta->devs[ta->ndev++];
+}
+
+/* Per device: busy time, in flight, sizes, flushes. */
+static void account_devs(struct timeacct *ta, const struct rundata *rd)
+{
+	struct ta_iv *iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
+	struct ta_iv *ev = xmalloc((2 * rd->n + 1) * sizeof(*ev));
+
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct an_io *x = &rd->io[i];
+		int64_t st[TA_NSTAGE];
+		struct ta_dev *d = dev_get(ta, x->dev);
+		if (bio_stages(x, st) && x->bytes) {
+			stages_add(&d->st, st, x->flags & AN_MERGED);
+			d->q2c_sum_s += (double)(x->c - x->q) / 1e9;
+		}
+		if (!(x->flags & AN_HEAD) || x->d == AN_NONE)
+			continue;
+		if (x->dbytes)
+			d->sizes[!!(x->flags & AN_WRITE)][size_bucket(x->dbytes)]++;
+		if (x->flags & (AN_FLUSH | AN_FUA)) {
+			d->flushes += (x->flags & AN_FLUSH) != 0;
+			d->fua += (x->flags & AN_FUA) != 0;
+			if (x->c != AN_NONE && x->c >= x->d)
+				d->flush_d2c_s += (double)(x->c - x->d) / 1e9;
+		}
+		if (x->c != AN_NONE && x->c >= x->d)
+			d->d2c_sum_s += (double)(x->c - x->d) / 1e9;
+	}
+	for (size_t k = 0; k < ta->ndev; k++) {
+		struct ta_dev *d = &ta->devs[k];
+		size_t n = 0, ne = 0;
+		unsigned in = 0;
+		for (size_t i = 0; i < rd->n; i++) {
+			const struct an_io *x = &rd->io[i];
+			if (x->dev != d->dev || !(x->flags & AN_HEAD) ||
+			    x->d == AN_NONE || x->c == AN_NONE || x->c < x->d)
+				continue;
+			iv[n++] = (struct ta_iv){ x->d, x->c };
+			/* completions sort before issues at the same time */
+			ev[ne++] = (struct ta_iv){ x->d, 1 };
+			ev[ne++] = (struct ta_iv){ x->c, -1 };
+		}
+		d->busy_s = ta_union_s(iv, n);
+		radix_sort(ev, ne, sizeof(*ev), key_iv);
+		for (size_t i = 0; i < ne; i++) {
+			in = (unsigned)((int)in + (int)ev[i].b);
+			if (in > d->max_inflight && in < (1u << 31))
+				d->max_inflight = in;
+		}
+	}
+	free(ev);
+	free(iv);
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct ta_row *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->waited_s != y->waited_s)
+		return x->waited_s < y->waited_s ? 1 : -1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	const struct ta_dev *x = a, *y = b;
+	return (x->dev > y->dev) - (x->dev < y->dev);
+}
+
+/* One process on one device: p[0..n) are its bios. */
+static void account_row(struct ta_row *r, struct an_io **p, size_t n,
+			const struct rundata *rd, struct ta_iv *iv)
+{
+	size_t ni = 0, nf = 0;
+	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns;
+	const char *comm = runview_comm(rd->rv, p[0]->pid);
+
+	r->pid = p[0]->pid;
+	r->dev = p[0]->dev;
+	snprintf(r->comm, sizeof(r->comm), "%s", comm ? comm : "?");
+	r->role = ta_role(comm);
+	r->first_q = INT64_MAX;
+	r->last_c = INT64_MIN;
+	for (size_t k = 0; k < n; k++) {
+		const struct an_io *x = p[k];
+		int64_t st[TA_NSTAGE];
+		if (x->q == AN_NONE)
+			continue;
+		r->ios++;
+		r->bytes += x->bytes;
+		if (x->flags & AN_WRITE)
+			r->wr_bytes += x->bytes;
+		else
+			r->rd_bytes += x->bytes;
+		if (x->q < r->first_q)
+			r->first_q = x->q;
+		if (x->c != AN_NONE && x->c > r->last_c)
+			r->last_c = x->c;
+		if (bio_stages(x, st) && (x->bytes || (x->flags & AN_FLUSH)))
+			stages_add(&r->st, st, x->flags & AN_MERGED);
+		iv[ni++] = (struct ta_iv){ x->q, x->c != AN_NONE && x->c >= x->q
+					   ? x->c : AN_NONE };
+	}
+	/* a bio that never completed (lost, or still in flight at the end)
+	 * counts to the process's last completion, or the run's end */
+	for (size_t k = 0; k < ni; k++)
+		if (iv[k].b == AN_NONE) {
+			int64_t to = r->last_c != INT64_MIN ? r->last_c : end;
+			iv[k].b = to > iv[k].a ? to : iv[k].a;
+		}
+	r->waited_s = ta_union_s(iv, ni);
+	for (size_t k = 0; k < n; k++) {
+		const struct an_io *x = p[k];
+		if (x->q == AN_NONE || !(x->flags & (AN_FLUSH | AN_FUA)))
+			continue;
+		r->flushes += (x->flags & AN_FLUSH) != 0;
+		r->fua += (x->flags & AN_FUA) != 0;
+		if (x->c != AN_NONE && x->c >= x->q)
+			iv[nf++] = (struct ta_iv){ x->q, x->c };
+	}
+	r->flush_waited_s = ta_union_s(iv, nf);
+	if (r->first_q == INT64_MAX)
+		r->first_q = 0;
+	if (r->last_c == INT64_MIN)
+		r->last_c = r->first_q;
+}
+
+void timeacct_build(struct timeacct *ta, const struct rundata *rd)
+{
+	struct an_io **p = xmalloc((rd->n ? rd->n : 1) * sizeof(*p));
+	struct ta_iv *iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
+	size_t np = 0, cap = 0;
+
+	memset(ta, 0, sizeof(*ta));
+	ta->elapsed_s = rundata_elapsed_s(rd);
+	for (size_t i = 0; i < rd->n; i++)
+		if (rd->io[i].q != AN_NONE)
+			p[np++] = &rd->io[i];
+	radix_sort(p, np, sizeof(*p), key_pd);
+	for (size_t i = 0; i < np;) {
+		size_t j = i;
+		while (j < np && p[j]->pid == p[i]->pid && p[j]->dev == p[i]->dev)
+			j++;
+		if (ta->nrows == cap) {
+			cap = cap ? 2 * cap : 32;
+			ta->rows = xrealloc(ta->rows, cap * sizeof(*ta->rows));
+		}
+		memset(&ta->rows[ta->nrows], 0, sizeof(*ta->rows));
+		account_row(&ta->rows[ta->nrows++], p + i, j - i, rd, iv);
+		i = j;
+	}
+	free(iv);
+	free(p);
+	account_devs(ta, rd);
+	qsort(ta->rows, ta->nrows, sizeof(*ta->rows), cmp_row);
+	qsort(ta->devs, ta->ndev, sizeof(*ta->devs), cmp_dev);
+}
+
+void timeacct_free(struct timeacct *ta)
+{
+	for (size_t i = 0; i < ta->nrows; i++)
+		stages_free(&ta->rows[i].st);
+	for (size_t i = 0; i < ta->ndev; i++)
+		stages_free(&ta->devs[i].st);
+	free(ta->rows);
+	free(ta->devs);
+	memset(ta, 0, sizeof(*ta));
+}
+
+const struct ta_row *timeacct_row(const struct timeacct *ta, uint32_t pid,
+				  uint32_t dev)
+{
+	for (size_t i = 0; i < ta->nrows; i++)
+		if (ta->rows[i].pid == pid && ta->rows[i].dev == dev)
+			return &ta->rows[i];
+	return NULL;
+}
+
+const struct ta_dev *timeacct_dev(const struct timeacct *ta, uint32_t dev)
+{
+	for (size_t i = 0; i < ta->ndev; i++)
+		if (ta->devs[i].dev == dev)
+			return &ta->devs[i];
+	return NULL;
+}
+
+double ta_stage_waited_s(const struct ta_row *r, int k)
+{
+	return r->st.q2c_s > 0 ? r->waited_s * r->st.sum_s[k] / r->st.q2c_s : 0;
+}
+
+/* A process's signature: its name, whether it mostly read or wrote, and
+ * its usual bio size ("dd:R64K"), over all devices. */
+static void signature(const struct timeacct *ta, uint32_t pid, char *out,
+		      size_t len, int64_t *first)
+{
+	const char *comm = "?";
+	uint64_t rd = 0, wr = 0, ios = 0;
+	int b = 0;
+
+	*first = INT64_MAX;
+	for (size_t i = 0; i < ta->nrows; i++) {
+		const struct ta_row *t = &ta->rows[i];
+		if (t->pid != pid)
+			continue;
+		comm = t->comm;
+		rd += t->rd_bytes;
+		wr += t->wr_bytes;
+		ios += t->ios;
+		if (t->first_q < *first)
+			*first = t->first_q;
+	}
+	/* the mean bio size, as a power of two from 4 KiB; the bytes, as
+	 * one of four from 1 MB */
+	while (b < 8 && ios && (rd + wr) / ios > (4096ull << b) + (2048ull << b))
+		b++;
+	{
+		uint64_t mb = (rd + wr) / 1000000, m = 1;
+		while (m < (1ull << 40) && mb >= 2 * m)
+			m *= 4;
+		snprintf(out, len, "%s:%c%uK:%lluM", comm, wr > rd ? 'W' : 'R',
+			 4u << b, (unsigned long long)m);
+	}
+}
+
+void ta_match_key(const struct timeacct *ta, uint32_t pid, char *out,
+		  size_t len)
+{
+	char sig[48], other[48];
+	int64_t mine, t;
+	int rank = 1;
+
+	signature(ta, pid, sig, sizeof(sig), &mine);
+	for (size_t i = 0; i < ta->nrows; i++) {
+		const struct ta_row *o = &ta->rows[i];
+		int seen = 0;
+		if (o->pid == pid)
+			continue;
+		/* each other pid once */
+		for (size_t k = 0; k < i; k++)
+			if (ta->rows[k].pid == o->pid)
+				seen = 1;
+		if (seen)
+			continue;
+		signature(ta, o->pid, other, sizeof(other), &t);
+		if (!strcmp(sig, other) && (t < mine || (t == mine && o->pid < pid)))
+			rank++;
+	}
+	snprintf(out, len, "%s#%d", sig, rank);
+}
+
+static void emit_stage_pcts(struct emit *e, const struct ta_stages *s)
+{
+	emit_obj_begin(e, "stages");
+	for (int k = 0; k < TA_NSTAGE; k++) {
+		char key[8];
+		snprintf(key, sizeof(key), "%s", ta_stage_name[k]);
+		for (char *c = key; *c; c++)
+			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+		emit_obj_begin(e, key);
+		emit_num(e, "sum_s", s->sum_s[k]);
+		emit_num(e, "pct_of_q2c", s->q2c_s > 0 ? 100 * s->sum_s[k] / s->q2c_s
+						       : 0);
+		emit_num(e, "p50_us", hist_pct(&s->h[k], 50) / 1e3);
+		emit_num(e, "p99_us", hist_pct(&s->h[k], 99) / 1e3);
+		emit_obj_end(e);
+	}
+	emit_u64(e, "bios", s->bios);
+	emit_u64(e, "merged", s->merged);
+	emit_num(e, "q2c_sum_s", s->q2c_s);
+	emit_obj_end(e);
+}
+
+static double pct(double x, double of)
+{
+	return of > 0 ? 100 * x / of : 0;
+}
+
+static const char size_label[TA_SIZE_BUCKETS][8] = {
+	"<=4K", "8K", "16K", "32K", "64K", "128K", "256K", "512K", ">=1M"
+};
+
+static void emit_dev(struct emit *e, const struct ta_dev *d, double span_s)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%u,%u", BT_MAJOR(d->dev), BT_MINOR(d->dev));
+	emit_obj_begin(e, NULL);
+	emit_str(e, "dev", name);
+	emit_num(e, "busy_s", d->busy_s);
+	emit_num(e, "util_pct", pct(d->busy_s, span_s));
+	emit_num(e, "avg_inflight", span_s > 0 ? d->d2c_sum_s / span_s : 0);
+	emit_num(e, "aqu_sz", span_s > 0 ? d->q2c_sum_s / span_s : 0);
+	emit_u64(e, "max_inflight", d->max_inflight);
+	emit_u64(e, "flushes", d->flushes);
+	emit_u64(e, "fua_writes", d->fua);
+	emit_num(e, "flush_d2c_s", d->flush_d2c_s);
+	emit_stage_pcts(e, &d->st);
+	for (int w = 0; w < 2; w++) {
+		emit_obj_begin(e, w ? "write_sizes" : "read_sizes");
+		for (int b = 0; b < TA_SIZE_BUCKETS; b++)
+			emit_u64(e, size_label[b], d->sizes[w][b]);
+		emit_obj_end(e);
+	}
+	emit_obj_end(e);
+	emit_text(e, "  %-7s busy %5.1f%%, avg in flight %.2f (max %u), aqu-sz "
+		  "%.2f;\n          Q2C: Q2G %.1f%% Q2M %.1f%% G2I %.1f%% "
+		  "I2D %.1f%% D2C %.1f%%", name, pct(d->busy_s, span_s),
+		  span_s > 0 ? d->d2c_sum_s / span_s : 0, d->max_inflight,
+		  span_s > 0 ? d->q2c_sum_s / span_s : 0,
+		  pct(d->st.sum_s[TA_Q2G], d->st.q2c_s),
+		  pct(d->st.sum_s[TA_Q2M], d->st.q2c_s),
+		  pct(d->st.sum_s[TA_G2I], d->st.q2c_s),
+		  pct(d->st.sum_s[TA_I2D], d->st.q2c_s),
+		  pct(d->st.sum_s[TA_D2C], d->st.q2c_s));
+	if (d->flushes || d->fua)
+		emit_text(e, ";\n          %" PRIu64 " flushes, %" PRIu64 " FUA "
+			  "writes, their D2C %.3f s", d->flushes, d->fua,
+			  d->flush_d2c_s);
+	emit_text(e, "\n");
+	for (int w = 0; w < 2; w++) {
+		uint64_t tot = 0;
+		for (int b = 0; b < TA_SIZE_BUCKETS; b++)
+			tot += d->sizes[w][b];
+		if (!tot)
+			continue;
+		emit_text(e, "          %s sizes:", w ? "write" : "read ");
+		for (int b = 0; b < TA_SIZE_BUCKETS; b++)
+			if (d->sizes[w][b])
+				emit_text(e, " %s %.0f%%", size_label[b],
+					  pct((double)d->sizes[w][b], (double)tot));
+		emit_text(e, "\n");
+	}
+}
+
+void timeacct_emit(struct emit *e, const struct timeacct *ta,
+		   const struct rundata *rd, size_t max_rows)
+{
+	double span = ta->elapsed_s;
+
+	emit_obj_begin(e, "time");
+	emit_num(e, "elapsed_s", span);
+	emit_str(e, "elapsed_from", rd->elapsed_from_cmds ? "commands"
+			: "events");
+	emit_text(e, "\n== where the time went %.*s\n", 56,
+		  "========================================================");
+	emit_text(e, "  elapsed %.3f s (%s);\n  waited: time with I/O queued "
+		  "or in flight, split by each stage's share of Q2C\n", span,
+		  rd->elapsed_from_cmds ? "the commands' first start to last end"
+					: "the first to the last event");
+	emit_arr_begin(e, "devices");
+	for (size_t i = 0; i < ta->ndev; i++)
+		emit_dev(e, &ta->devs[i], span);
+	emit_arr_end(e);
+	emit_text(e, "\n  %7s %-13s %5s %7s %8s %5s %5s %5s %5s %5s\n", "pid",
+		  "comm", "dev", "bios", "waited s", "Q2G%", "Q2M%", "G2I%",
+		  "I2D%", "D2C%");
+	emit_arr_begin(e, "processes");
+	for (size_t i = 0, shown = 0; i < ta->nrows; i++) {
+		const struct ta_row *r = &ta->rows[i];
+		char dev[16];
+		snprintf(dev, sizeof(dev), "%u,%u", BT_MAJOR(r->dev),
+			 BT_MINOR(r->dev));
+		emit_obj_begin(e, NULL);
+		emit_u64(e, "pid", r->pid);
+		emit_str(e, "comm", r->comm);
+		emit_str(e, "role", r->role);
+		emit_str(e, "dev", dev);
+		emit_u64(e, "bios", r->ios);
+		emit_u64(e, "bytes", r->bytes);
+		emit_num(e, "waited_s", r->waited_s);
+		emit_num(e, "flush_waited_s", r->flush_waited_s);
+		emit_num(e, "first_q_s", rundata_at_s(rd, r->first_q));
+		emit_num(e, "last_c_s", rundata_at_s(rd, r->last_c));
+		emit_stage_pcts(e, &r->st);
+		emit_obj_end(e);
+		if (shown++ >= max_rows)
+			continue;
+		emit_text(e, "  %7u %-13.13s %5s %7" PRIu64 " %8.3f %5.1f %5.1f "
+			  "%5.1f %5.1f %5.1f\n", r->pid, r->comm, dev, r->ios,
+			  r->waited_s, pct(r->st.sum_s[TA_Q2G], r->st.q2c_s),
+			  pct(r->st.sum_s[TA_Q2M], r->st.q2c_s),
+			  pct(r->st.sum_s[TA_G2I], r->st.q2c_s),
+			  pct(r->st.sum_s[TA_I2D], r->st.q2c_s),
+			  pct(r->st.sum_s[TA_D2C], r->st.q2c_s));
+		if (r->flushes || r->fua)
+			emit_text(e, "  %23s %" PRIu64 " flushes, %" PRIu64 " FUA "
+				  "writes: waited %.3f s on them\n", "", r->flushes,
+				  r->fua, r->flush_waited_s);
+	}
+	if (!e->json && ta->nrows > max_rows)
+		emit_text(e, "  (%zu more; --json lists all)\n",
+			  ta->nrows - max_rows);
+	emit_arr_end(e);
+	emit_obj_end(e);
+}
+
+const char timeacct_definitions[] =
+"where the time went: for each process and device, waited s is the time it\n"
+"  had I/O queued or in flight (the union of its bios' Q to C); each bio's\n"
+"  Q2C splits into Q2G (get request), Q2M (merged instead), G2I (insert),\n"
+"  I2D (in the scheduler queue; from G or M when nothing inserts) and D2C\n"
+"  (the device), and the columns give each stage's share of the Q2C sums:\n"
+"  btt's device overhead. busy: the union of D to C over the elapsed time\n"
+"  (iostat's %util); avg in flight: sum of D2C over it; aqu-sz: sum of\n"
+"  Q2C over it; flushes and FUA writes, and the time spent waiting on\n"
+"  them, get their own line.\n";

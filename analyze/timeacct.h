@@ -1,0 +1,126 @@
+/* Time accounting: where each process's I/O time went, in btt's stages
+ * (Q2G, Q2M, G2I, I2D, D2C; btt(1) "Device Overhead"), per process and
+ * device, and each device's busy time, queue size and request sizes. The
+ * first thing report and compare show, and what the analyzers build on. */
+#ifndef IOTAPE_TIMEACCT_H
+#define IOTAPE_TIMEACCT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/rundata.h"
+#include "analyze/stats.h"
+
+/* The stages of a bio's Q2C. For each bio with Q, D and C (C >= Q): Q2G is
+ * Q to G (get request), Q2M Q to M (merged into a request; no G then), G2I
+ * G to I (insert into the scheduler), I2D the rest up to D (time in the
+ * scheduler queue; with no I event, as blk-mq without a scheduler traces,
+ * from G or M to D), D2C D to C (the device). They add up to its Q2C. */
+enum { TA_Q2G, TA_Q2M, TA_G2I, TA_I2D, TA_D2C, TA_NSTAGE };
+
+/* The stage names as btt prints them. */
+extern const char *const ta_stage_name[TA_NSTAGE];
+
+struct ta_stages {
+	double sum_s[TA_NSTAGE];    /* seconds, over the bios of the row */
+	double q2c_s;               /* sum of Q2C, seconds */
+	struct hist h[TA_NSTAGE];   /* ns: p50, p99 */
+	uint64_t bios;              /* bios with Q, D and C */
+	uint64_t merged;            /* of them merged (M) */
+};
+
+/* One process on one device. */
+struct ta_row {
+	uint32_t pid, dev;
+	char comm[16];
+	const char *role;           /* "", "writeback", "journal", "reclaim" */
+	uint64_t ios, bytes;        /* bios queued (Q) and their bytes */
+	uint64_t rd_bytes, wr_bytes;
+	struct ta_stages st;
+	/* time with I/O of it queued or in flight: the union of its bios'
+	 * [Q, C] (C missing: to the run's end), seconds */
+	double waited_s;
+	int64_t first_q, last_c;    /* ns */
+	double flush_waited_s;      /* the same union over its flushes and
+				     * FUA writes only */
+	uint64_t flushes, fua;
+};
+
+/* Request sizes: dispatches with data by log2 of their size, 4 KiB (and
+ * less) up to 1 MiB (and more). */
+#define TA_SIZE_BUCKETS 9
+
+struct ta_dev {
+	uint32_t dev;
+	struct ta_stages st;        /* all processes */
+	double busy_s;              /* union of [D, C] of its dispatches */
+	double d2c_sum_s, q2c_sum_s;
+	unsigned max_inflight;      /* dispatched, not completed */
+	uint64_t sizes[2][TA_SIZE_BUCKETS];   /* [read, write] */
+	uint64_t flushes, fua;
+	double flush_d2c_s;         /* D2C of flushes and FUA writes */
+};
+
+struct timeacct {
+	struct ta_row *rows;        /* by device, then waited_s descending */
+	size_t nrows;
+	struct ta_dev *devs;        /* by device number */
+	size_t ndev;
+	double elapsed_s;           /* the run's (rundata_elapsed_s) */
+};
+
+/* Accounts rd's bios. Never fails (aborts when memory runs out). */
+void timeacct_build(struct timeacct *ta, const struct rundata *rd);
+
+void timeacct_free(struct timeacct *ta);
+
+/* The process row of pid on dev, or NULL. */
+const struct ta_row *timeacct_row(const struct timeacct *ta, uint32_t pid,
+				  uint32_t dev);
+
+/* The device's row, or NULL. */
+const struct ta_dev *timeacct_dev(const struct timeacct *ta, uint32_t dev);
+
+/* A stage's share of a row's waited time: waited_s x sum_s[k] / q2c_s
+ * (seconds; 0 without Q2C). */
+double ta_stage_waited_s(const struct ta_row *r, int k);
+
+/* The role of a kernel thread by its name: "journal" (jbd2, xfsaild),
+ * "reclaim" (kswapd), "writeback" (kworker, flush-), else "". */
+const char *ta_role(const char *comm);
+
+/* The key that matches a process across runs: its name, whether it mostly
+ * read or wrote, its mean bio size as a power of two, its bytes as a power
+ * of four of MB, and its rank by first Q among the processes alike
+ * ("dd:R64K:256M#2"). */
+void ta_match_key(const struct timeacct *ta, uint32_t pid, char *out,
+		  size_t len);
+
+/* An interval of time, ns. */
+struct ta_iv {
+	int64_t a, b;
+};
+
+/* Sorts iv[0..n) by start and merges overlapping ones in place; returns
+ * how many remain. */
+size_t ta_merge(struct ta_iv *iv, size_t n);
+
+/* The union length, in seconds, of n intervals (sorted and merged in place
+ * by ta_merge()). */
+double ta_union_s(struct ta_iv *iv, size_t n);
+
+/* The length, in seconds, of the part of [lo, hi] that merged intervals
+ * iv[0..n) cover. */
+double ta_overlap_s(const struct ta_iv *iv, size_t n, int64_t lo, int64_t hi);
+
+struct emit;
+/* Emits the accounting: text (80 columns: a table of processes by waited
+ * time, at most max_rows, and one line of btt's device overhead per
+ * device) and JSON (every row). */
+void timeacct_emit(struct emit *e, const struct timeacct *ta,
+		   const struct rundata *rd, size_t max_rows);
+
+/* The definitions under the table, for --help and footers. */
+extern const char timeacct_definitions[];
+
+#endif

@@ -1,0 +1,169 @@
+/* Unit tests of the explanation's arithmetic: the Mann-Whitney U test and
+ * the range test against values computed by hand, interval unions, series
+ * interpolation, and the ranking of findings (causes by cost, a generic
+ * mechanism counted beyond the specific cause it overlaps). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/finding.h"
+#include "analyze/rundata.h"
+#include "analyze/stats.h"
+#include "analyze/timeacct.h"
+
+/* Exact two-sided p-values by counting: for samples of 3 and 3 that do
+ * not overlap, 2 of the C(6,3) = 20 orders are as extreme: p = 0.1; for 4
+ * and 4, 2 of 70: p = 0.0286; identical samples give p = 1. */
+static void test_mann_whitney(void **state)
+{
+	double a3[] = { 1, 2, 3 }, b3[] = { 4, 5, 6 };
+	double a4[] = { 1, 2, 3, 4 }, b4[] = { 5, 6, 7, 8 };
+	double c[] = { 1, 2, 3, 4 };
+	/* one swap between 4 and 4: U = 1, as extreme or more: 2 orders with U
+	 * <= 1 on each side (U = 0, U = 1): 4 of 70 */
+	double d4[] = { 1, 2, 3, 5 }, e4[] = { 4, 6, 7, 8 };
+
+	(void)state;
+	assert_true(fabs(mann_whitney_p(a3, 3, b3, 3) - 0.1) < 1e-9);
+	assert_true(fabs(mann_whitney_p(b3, 3, a3, 3) - 0.1) < 1e-9);
+	assert_true(fabs(mann_whitney_p(a4, 4, b4, 4) - 2.0 / 70) < 1e-9);
+	assert_true(fabs(mann_whitney_p(d4, 4, e4, 4) - 4.0 / 70) < 1e-9);
+	assert_true(mann_whitney_p(c, 4, c, 4) > 0.99);
+	assert_true(mann_whitney_p(a3, 0, b3, 3) == 1);
+	/* the normal approximation past 20 values: 11 and 11 apart, far in
+	 * the tail (exact: 2 / C(22, 11) = 2.9e-6) */
+	{
+		double a[11], b[11];
+		for (int i = 0; i < 11; i++) {
+			a[i] = i;
+			b[i] = 100 + i;
+		}
+		assert_true(mann_whitney_p(a, 11, b, 11) < 1e-4);
+	}
+}
+
+static void test_ranges(void **state)
+{
+	double a[] = { 1.0, 1.2 }, b[] = { 1.3, 1.5 }, c[] = { 1.1, 1.4 };
+
+	(void)state;
+	assert_int_equal(ranges_apart(a, 2, b, 2), 1);
+	assert_int_equal(ranges_apart(b, 2, a, 2), 1);
+	assert_int_equal(ranges_apart(a, 2, c, 2), 0);
+	assert_int_equal(ranges_apart(a, 1, b, 0), 0);
+	{
+		double v[] = { 3, 1, 2 };
+		assert_true(median_of(v, 3) == 2);
+		assert_true(isnan(median_of(v, 0)));
+	}
+}
+
+/* [0,10] [5,15] [20,30] [30,31]: union 26 ns; [8,22] of the merged
+ * [0,15] [20,31] covers 7 + 2 = 9 ns. */
+static void test_union(void **state)
+{
+	struct ta_iv iv[] = { { 20, 30 }, { 0, 10 }, { 30, 31 }, { 5, 15 } };
+	size_t n;
+
+	(void)state;
+	assert_true(fabs(ta_union_s(iv, 4) - 26e-9) < 1e-15);
+	n = ta_merge(iv, 4);
+	assert_int_equal(n, 2);
+	assert_true(fabs(ta_overlap_s(iv, n, 8, 22) - 9e-9) < 1e-15);
+	assert_true(ta_overlap_s(iv, n, 40, 50) == 0);
+}
+
+static void test_series(void **state)
+{
+	int64_t t[] = { 0, 10, 20 };
+	double v[] = { 0, 100, 100 };
+	struct an_series s = { t, v, 3 };
+
+	(void)state;
+	assert_true(series_at(&s, 5) == 50);
+	assert_true(series_at(&s, -5) == 0);
+	assert_true(series_at(&s, 25) == 100);
+	assert_true(series_delta(&s, 0, 15) == 100);
+	s.n = 1;
+	assert_true(series_delta(&s, 0, 15) == 0);
+}
+
+static void finding(struct finding *f, const char *an, double cost,
+		    unsigned pid, unsigned stages, int generic)
+{
+	finding_init(f, an);
+	f->present = 1;
+	f->conf = FD_HIGH;
+	f->cost_s = cost;
+	f->victim_pid = pid;
+	f->stages = stages;
+	f->generic = generic;
+}
+
+/* A generic cause (queueing) overlapping a specific one (fairness, same
+ * process and stage) counts only beyond it; causes rank by cost; patterns
+ * under the floor are present but not causes; absent ones go last. */
+static void test_rank(void **state)
+{
+	struct finding f[4];
+
+	(void)state;
+	finding(&f[0], "queue", 1.5, 42, 1u << TA_I2D, 1);
+	finding(&f[1], "fairness", 1.2, 42, 1u << TA_I2D, 0);
+	finding(&f[2], "seek", 0.001, 0, 1u << TA_D2C, 0);
+	finding_init(&f[3], "swap");
+	finding_rank(f, 4, 3.0, 0.15);
+	assert_string_equal(f[0].analyzer, "fairness");
+	assert_int_equal(f[0].cause, 1);
+	assert_true(fabs(f[0].score - 0.4) < 1e-9);
+	assert_string_equal(f[1].analyzer, "queue");
+	assert_int_equal(f[1].cause, 1);
+	assert_true(fabs(f[1].cost_s - 0.3) < 1e-9);
+	assert_non_null(strstr(f[1].overlap, "beyond what fairness"));
+	assert_string_equal(f[2].analyzer, "seek");
+	assert_int_equal(f[2].cause, 0);
+	assert_string_equal(f[3].analyzer, "swap");
+	assert_int_equal(f[3].present, 0);
+
+	/* the generic one drops out when the specific one explains it all */
+	finding(&f[0], "queue", 1.0, 42, 1u << TA_I2D, 1);
+	finding(&f[1], "fairness", 1.2, 42, 1u << TA_I2D, 0);
+	finding_rank(f, 2, 3.0, 0.15);
+	assert_int_equal(f[1].cause, 0);
+	assert_true(f[1].cost_s == 0);
+
+	/* no confidence, no cause, whatever the cost */
+	finding(&f[0], "seek", 2.0, 0, 1u << TA_D2C, 0);
+	f[0].conf = FD_NONE;
+	finding_rank(f, 1, 3.0, 0.15);
+	assert_int_equal(f[0].cause, 0);
+}
+
+static void test_wrap(void **state)
+{
+	char out[256];
+
+	(void)state;
+	wrap_indent("aaaa bbbb cccc dddd", 10, 2, out, sizeof(out));
+	assert_string_equal(out, "aaaa bbbb\n  cccc\n  dddd");
+	wrap_indent("one\ntwo", 40, 3, out, sizeof(out));
+	assert_string_equal(out, "one\n   two");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mann_whitney),
+		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_union),
+		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_rank),
+		cmocka_unit_test(test_wrap),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
