@@ -366,6 +366,7 @@ static int write_explanation(FILE *fp, struct store *st, const struct mail_opts 
 		return 0;
 	rc = compare_load(&c, st, (char **)o->runs, (int)o->nrun, NULL, NULL);
 	if (!rc) {
+		heading(fp, "explanation, against the first run");
 		emit_init(&e, fp, 0);
 		compare_emit_why(&c, &e);
 	}
