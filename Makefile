@@ -42,7 +42,7 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_samples.c \
 	analyze/finding.c analyze/analyzer.c analyze/an_seek.c \
 	analyze/an_fairness.c analyze/an_queue.c analyze/an_readahead.c \
 	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
-	analyze/compare.c analyze/cmd_compare.c analyze/cmd_dump.c \
+	analyze/compare.c analyze/figures.c analyze/cmd_compare.c analyze/cmd_dump.c \
 	analyze/cmd_runs.c analyze/cmd_report.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/sweep.c \
 	capture/samplebuf.c capture/workload.c capture/capture.c \

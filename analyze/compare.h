@@ -67,4 +67,20 @@ void compare_free(struct compare *c);
 /* The definitions printed by compare --help. */
 void compare_print_definitions(FILE *fp);
 
+/* analyze/figures.c, for compare.c: */
+
+/* Adds run r's headline figures to fs (the figure set grows as runs bring
+ * figures others lack) and r->v, r->has. */
+void figures(struct figset *fs, struct run_figs *r);
+
+/* Groups runs rf[0..n) by their group name: returns the number of groups,
+ * gidx[run] its group, names[g] the group's name. */
+int make_groups(struct run_figs *rf, int n, int *gidx, char names[][128]);
+
+/* Emits the figures table: runs (or groups with median and min-max when
+ * grouped) as columns with the % change against the first; fmt is
+ * CMP_TEXT, CMP_MARKDOWN or CMP_JSON. */
+void print_table(struct emit *e, int fmt, struct figset *fs,
+		 struct run_figs *rf, int n, int grouped);
+
 #endif

@@ -1,0 +1,420 @@
+/* The headline figures of compared runs: each run's numbers (elapsed,
+ * commands, MB/s, IOPS, latency percentiles, seeks, swap, dirty) and the
+ * table of them with the % change, one emitter for text, Markdown and JSON
+ * (compare.h). */
+#include "compare.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/stats.h"
+#include "capture/blktrace_format.h"
+#include "lib/util.h"
+
+static int fig_index(struct figset *fs, const char *key, const char *label,
+		     int lower_better, int decimals)
+{
+	for (int i = 0; i < fs->n; i++)
+		if (!strcmp(fs->f[i].key, key))
+			return i;
+	if (fs->n >= CMP_MAX_FIG)
+		return -1;
+	snprintf(fs->f[fs->n].key, sizeof(fs->f[0].key), "%s", key);
+	snprintf(fs->f[fs->n].label, sizeof(fs->f[0].label), "%s", label);
+	fs->f[fs->n].lower_better = lower_better;
+	fs->f[fs->n].decimals = decimals;
+	return fs->n++;
+}
+
+static void set(struct figset *fs, struct run_figs *r, const char *key,
+		const char *label, int lower_better, int decimals, double v)
+{
+	int i = fig_index(fs, key, label, lower_better, decimals);
+
+	if (i >= 0 && isfinite(v)) {
+		r->v[i] = v;
+		r->has[i] = 1;
+	}
+}
+
+/* The headline figures of one run (see compare_usage for definitions). */
+void figures(struct figset *fs, struct run_figs *r)
+{
+	struct report *rep = &r->rep;
+	const struct rundata *rd = &r->an.rd;
+	double span = (double)rep->span_ns / 1e9;
+	uint64_t ios[2] = { 0 }, bytes[2] = { 0 };
+	static const char *const dir[2] = { "read", "write" };
+
+	set(fs, r, "elapsed_s", "elapsed s", 1, 3, rundata_elapsed_s(rd));
+	for (size_t i = 0; i < rd->ncmd; i++) {
+		int idx = rd->cmds[i].idx;
+		char k[40], l[32];
+		if (idx > 7 || !isfinite(rd->cmds[i].real_s))
+			continue;
+		snprintf(k, sizeof(k), "cmd%d_real_s", idx);
+		snprintf(l, sizeof(l), "cmd %d real s", idx);
+		set(fs, r, k, l, 1, 3, rd->cmds[i].real_s);
+	}
+	if (rd->n) {
+		for (size_t d = 0; d < rep->ndev; d++)
+			for (int w = 0; w < 2; w++) {
+				int c_only = !(rep->devs[d].dir[0].ios + rep->devs[d].dir[1].ios);
+				ios[w] += c_only ? rep->devs[d].dir[w].c_only_ios
+						 : rep->devs[d].dir[w].ios;
+				bytes[w] += c_only ? rep->devs[d].dir[w].c_only_bytes
+						   : rep->devs[d].dir[w].bytes;
+			}
+		for (int w = 0; w < 2; w++) {
+			char k[40], l[32];
+			snprintf(k, sizeof(k), "%s_mb_s", dir[w]);
+			snprintf(l, sizeof(l), "%s MB/s", dir[w]);
+			set(fs, r, k, l, 0, 2, span > 0 ? (double)bytes[w] / 1e6 / span : 0);
+			snprintf(k, sizeof(k), "%s_iops", dir[w]);
+			snprintf(l, sizeof(l), "%s IOPS", dir[w]);
+			set(fs, r, k, l, 0, 1, span > 0 ? (double)ios[w] / span : 0);
+		}
+		if (rep->ndev > 1)
+			for (size_t d = 0; d < rep->ndev && d < 4; d++)
+				for (int w = 0; w < 2; w++) {
+					const struct dir_stats *ds = &rep->devs[d].dir[w];
+					char k[40], l[32];
+					snprintf(k, sizeof(k), "dev%u_%u_%s_mb_s",
+						 BT_MAJOR(rep->devs[d].dev),
+						 BT_MINOR(rep->devs[d].dev), dir[w]);
+					snprintf(l, sizeof(l), "%u,%u %s MB/s",
+						 BT_MAJOR(rep->devs[d].dev),
+						 BT_MINOR(rep->devs[d].dev), dir[w]);
+					set(fs, r, k, l, 0, 2, span > 0 ?
+					    (double)(ds->bytes + ds->c_only_bytes) / 1e6 / span : 0);
+				}
+		for (int w = 0; w < 2; w++) {
+			char k[40], l[32];
+			if (!rep->q2c_dir[w].n && !rep->d2c_dir[w].n)
+				continue;
+			snprintf(k, sizeof(k), "%s_q2c_p50_ms", dir[w]);
+			snprintf(l, sizeof(l), "%s Q2C p50 ms", dir[w]);
+			set(fs, r, k, l, 1, 3, hist_pct(&rep->q2c_dir[w], 50) / 1e6);
+			snprintf(k, sizeof(k), "%s_q2c_p99_ms", dir[w]);
+			snprintf(l, sizeof(l), "%s Q2C p99 ms", dir[w]);
+			set(fs, r, k, l, 1, 3, hist_pct(&rep->q2c_dir[w], 99) / 1e6);
+			snprintf(k, sizeof(k), "%s_d2c_p50_ms", dir[w]);
+			snprintf(l, sizeof(l), "%s D2C p50 ms", dir[w]);
+			set(fs, r, k, l, 1, 3, hist_pct(&rep->d2c_dir[w], 50) / 1e6);
+			snprintf(k, sizeof(k), "%s_d2c_p99_ms", dir[w]);
+			snprintf(l, sizeof(l), "%s D2C p99 ms", dir[w]);
+			set(fs, r, k, l, 1, 3, hist_pct(&rep->d2c_dir[w], 99) / 1e6);
+		}
+		{
+			uint64_t n = 0, n128 = 0;
+			double sum = 0;
+			for (size_t d = 0; d < rep->ndev; d++) {
+				n += rep->devs[d].seek.n;
+				n128 += rep->devs[d].seeks_128;
+				sum += rep->devs[d].seek.sum;
+			}
+			set(fs, r, "long_seeks_per_s", "seeks/s (>128 sectors)", 1, 1,
+			    span > 0 ? (double)n128 / span : 0);
+			set(fs, r, "seek_mean_sectors", "D2D seek mean sectors", 1, 0,
+			    n ? sum / (double)n : 0);
+		}
+	}
+	if (rd->nvm) {
+		double out = 0, in = 0, peak = 0, minfree = -1, wa = 0;
+		int nwa = 0;
+		for (size_t i = 1; i < rd->nvm; i++) {
+			const struct an_vm *v = &rd->vm[i];
+			double dt = (double)(v->t - rd->vm[i - 1].t) / 1e9;
+			if (isfinite(v->so) && dt > 0) {
+				out += v->so * dt * 1024 / 1e6;
+				in += v->si * dt * 1024 / 1e6;
+			}
+			if (isfinite(v->wa)) {
+				wa += v->wa;
+				nwa++;
+			}
+		}
+		for (size_t i = 0; i < rd->nvm; i++) {
+			if (isfinite(rd->vm[i].swpd) && rd->vm[i].swpd * 1024 / 1e6 > peak)
+				peak = rd->vm[i].swpd * 1024 / 1e6;
+			if (isfinite(rd->vm[i].free) && (minfree < 0 ||
+			    rd->vm[i].free * 1024 / 1e6 < minfree))
+				minfree = rd->vm[i].free * 1024 / 1e6;
+		}
+		set(fs, r, "swap_out_mb", "swap out MB", 1, 2, out);
+		set(fs, r, "swap_in_mb", "swap in MB", 1, 2, in);
+		set(fs, r, "peak_swap_mb", "peak swap used MB", 1, 2, peak);
+		if (rd->dirty_kb.n) {
+			double dp = 0, wp = 0;
+			for (size_t i = 0; i < rd->dirty_kb.n; i++)
+				dp = fmax(dp, rd->dirty_kb.v[i] * 1024 / 1e6);
+			for (size_t i = 0; i < rd->writeback_kb.n; i++)
+				wp = fmax(wp, rd->writeback_kb.v[i] * 1024 / 1e6);
+			set(fs, r, "peak_dirty_mb", "peak dirty MB", 1, 1, dp);
+			set(fs, r, "peak_writeback_mb", "peak writeback MB", 1, 1, wp);
+		}
+		if (minfree >= 0)
+			set(fs, r, "min_free_mb", "min free MB", 0, 1, minfree);
+		set(fs, r, "iowait_pct", "CPU iowait %", 1, 1, nwa ? wa / nwa : 0);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double pct_change(double base, double v)
+{
+	return base != 0 ? 100.0 * (v - base) / fabs(base) : (v == 0 ? 0 : NAN);
+}
+
+static void fmt_num(char *out, size_t len, double v, int decimals)
+{
+	if (!isfinite(v))
+		snprintf(out, len, "-");
+	else if (fabs(v) >= 1e7)
+		snprintf(out, len, "%.3g", v);
+	else
+		snprintf(out, len, "%.*f", decimals, v);
+}
+
+static void fmt_pct(char *out, size_t len, double p)
+{
+	if (!isfinite(p))
+		snprintf(out, len, "n/a");
+	else if (fabs(p) >= 1000)
+		snprintf(out, len, "%+.0fx", p / 100 + 1);
+	else
+		snprintf(out, len, "%+.1f%%", p);
+}
+
+/* Groups: runs whose group names are equal. Returns the number of groups
+ * and fills gidx[run] and names. */
+int make_groups(struct run_figs *rf, int n, int *gidx, char names[][128])
+{
+	int ng = 0;
+
+	for (int i = 0; i < n; i++) {
+		int g;
+		for (g = 0; g < ng && strcmp(names[g], rf[i].group); g++)
+			;
+		if (g == ng)
+			snprintf(names[ng++], 128, "%s", rf[i].group);
+		gidx[i] = g;
+	}
+	return ng;
+}
+
+void print_table(struct emit *e, int fmt, struct figset *fs,
+			struct run_figs *rf, int n, int grouped)
+{
+	int gidx[CMP_MAX_RUNS], ng;
+	char names[CMP_MAX_RUNS][128];
+	double med[CMP_MAX_RUNS][CMP_MAX_FIG], lo[CMP_MAX_RUNS][CMP_MAX_FIG], hi[CMP_MAX_RUNS][CMP_MAX_FIG];
+	int has[CMP_MAX_RUNS][CMP_MAX_FIG];
+
+	if (grouped) {
+		ng = make_groups(rf, n, gidx, names);
+		/* "vm.dirty_ratio=10" → "10" for the columns: the key is in the
+		 * header */
+		for (int g = 0; g < ng; g++) {
+			char *eq = strchr(names[g], '=');
+			if (eq)
+				memmove(names[g], eq + 1, strlen(eq + 1) + 1);
+		}
+	}
+	else {
+		size_t cp = strlen(rf[0].rv.name);
+		ng = n;
+		/* columns are narrow: names sharing a long start show what
+		 * differs ("lab[queue/scheduler=" + "none]", "mq-deadline]") */
+		for (int i = 1; i < n; i++) {
+			size_t k = 0;
+			while (k < cp && rf[i].rv.name[k] == rf[0].rv.name[k])
+				k++;
+			cp = k;
+		}
+		for (int i = 0; i < n; i++)
+			if (strlen(rf[i].rv.name) <= cp)
+				cp = 0;
+		if (cp < 6 || fmt != CMP_TEXT)
+			cp = 0;
+		for (int i = 0; i < n; i++) {
+			gidx[i] = i;
+			snprintf(names[i], 128, "%s%s", cp ? "~" : "", rf[i].rv.name + cp);
+		}
+		if (cp && fmt == CMP_TEXT)
+			emit_text(e, "runs: ~ stands for '%.*s'\n", (int)cp, rf[0].rv.name);
+	}
+	for (int g = 0; g < ng; g++)
+		for (int f = 0; f < fs->n; f++) {
+			double vals[CMP_MAX_RUNS];
+			int k = 0;
+			for (int i = 0; i < n; i++)
+				if (gidx[i] == g && rf[i].has[f])
+					vals[k++] = rf[i].v[f];
+			has[g][f] = k > 0;
+			if (!k)
+				continue;
+			qsort(vals, (size_t)k, sizeof(double), cmp_double);
+			med[g][f] = k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
+			lo[g][f] = vals[0];
+			hi[g][f] = vals[k - 1];
+		}
+
+	emit_arr_begin(e, grouped ? "groups" : "runs");
+	for (int g = 0; g < ng; g++) {
+		emit_obj_begin(e, NULL);
+		emit_str(e, "name", names[g]);
+		emit_obj_begin(e, "figures");
+		for (int f = 0; f < fs->n; f++)
+			if (has[g][f]) {
+				if (grouped) {
+					emit_obj_begin(e, fs->f[f].key);
+					emit_num(e, "median", med[g][f]);
+					emit_num(e, "min", lo[g][f]);
+					emit_num(e, "max", hi[g][f]);
+					emit_obj_end(e);
+				} else
+					emit_num(e, fs->f[f].key, med[g][f]);
+			}
+		emit_obj_end(e);
+		if (g > 0) {
+			emit_obj_begin(e, "change_pct");
+			for (int f = 0; f < fs->n; f++)
+				if (has[g][f] && has[0][f])
+					emit_num(e, fs->f[f].key, pct_change(med[0][f], med[g][f]));
+			emit_obj_end(e);
+		}
+		emit_obj_end(e);
+	}
+	emit_arr_end(e);
+	if (fmt == CMP_JSON)
+		return;
+
+	/* text or markdown: columns of at most 10 characters each */
+	if (fmt == CMP_MARKDOWN) {
+		emit_text(e, "| figure |");
+		for (int g = 0; g < ng; g++) {
+			/* a run name's | and * would break the table */
+			char esc[300];
+			size_t o = 0;
+			for (const char *c = names[g]; *c && o + 3 < sizeof(esc); c++) {
+				if (strchr("|*_`\\[]", *c))
+					esc[o++] = '\\';
+				esc[o++] = *c;
+			}
+			esc[o] = '\0';
+			emit_text(e, " %s |%s", esc, g ? " change |" : "");
+		}
+		emit_text(e, "\n|---|");
+		for (int g = 0; g < ng; g++)
+			emit_text(e, "---:|%s", g ? "---:|" : "");
+		emit_text(e, "\n");
+	} else {
+		int show_change = ng <= 3;
+		if (grouped)
+			emit_text(e, "median of each group%s%.*s%s\n",
+				  strchr(rf[0].group, '=') ? ", by " : "",
+				  strchr(rf[0].group, '=') ?
+				  (int)(strchr(rf[0].group, '=') - rf[0].group) : 0,
+				  rf[0].group, strchr(rf[0].group, '=') ? "=" : "");
+		emit_text(e, "%-24s", "");
+		for (int g = 0; g < ng; g++) {
+			char nm[16];
+			snprintf(nm, sizeof(nm), "%.*s", show_change ? 12 : 10, names[g]);
+			emit_text(e, show_change ? " %12s" : " %10s", nm);
+			if (g && show_change)
+				emit_text(e, " %9s", "change");
+		}
+		emit_text(e, "\n");
+	}
+	for (int f = 0; f < fs->n; f++) {
+		int show_change = ng <= 3 || fmt == CMP_MARKDOWN;
+		if (fmt == CMP_MARKDOWN)
+			emit_text(e, "| %s |", fs->f[f].label);
+		else
+			emit_text(e, "%-24.24s", fs->f[f].label);
+		for (int g = 0; g < ng; g++) {
+			char v[32] = "-", c[32] = "";
+			if (has[g][f])
+				fmt_num(v, sizeof(v), med[g][f], fs->f[f].decimals);
+			if (g && has[g][f] && has[0][f])
+				fmt_pct(c, sizeof(c), pct_change(med[0][f], med[g][f]));
+			if (fmt == CMP_MARKDOWN)
+				emit_text(e, " %s |%s%s%s", v, g ? " " : "", g ? c : "",
+					  g ? " |" : "");
+			else {
+				emit_text(e, show_change ? " %12s" : " %10s", v);
+				if (g && show_change && c[0])
+					emit_text(e, " %9s", c);
+			}
+		}
+		emit_text(e, "\n");
+	}
+	if (fmt == CMP_TEXT && ng > 3) {
+		emit_text(e, "\n%-24s", "% change vs first");
+		for (int g = 1; g < ng; g++) {
+			char nm[16];
+			snprintf(nm, sizeof(nm), "%.10s", names[g]);
+			emit_text(e, " %10s", nm);
+		}
+		emit_text(e, "\n");
+		for (int f = 0; f < fs->n; f++) {
+			emit_text(e, "%-24.24s", fs->f[f].label);
+			for (int g = 1; g < ng; g++) {
+				char c[32] = "-";
+				if (has[g][f] && has[0][f])
+					fmt_pct(c, sizeof(c), pct_change(med[0][f], med[g][f]));
+				emit_text(e, " %10s", c);
+			}
+			emit_text(e, "\n");
+		}
+	}
+	if (grouped) {
+		/* where the spread inside a group is larger than the difference
+		 * between the groups' medians, say so */
+		int noted = 0;
+		for (int f = 0; f < fs->n; f++)
+			for (int g = 1; g < ng; g++) {
+				double diff, spread = 0;
+				if (!has[g][f] || !has[0][f])
+					continue;
+				diff = fabs(med[g][f] - med[0][f]);
+				for (int k = 0; k < ng; k++)
+					if (has[k][f] && hi[k][f] - lo[k][f] > spread)
+						spread = hi[k][f] - lo[k][f];
+				if (spread > diff && diff > 0) {
+					if (!noted++)
+						emit_text(e, "\nwithin noise (spread within a "
+							  "group > difference between medians):\n");
+					char line[512];
+					snprintf(line, sizeof(line), "  %s: %s vs %s, "
+						 "difference %.3g, spread up to %.3g",
+						 fs->f[f].label, names[0], names[g], diff,
+						 spread);
+					wrap_text(line, 76);
+					emit_text(e, "%s\n", line);
+				}
+			}
+		for (int g = 0; g < ng; g++) {
+			char line[2048];
+			size_t o = (size_t)snprintf(line, sizeof(line), "%s%s:",
+						    g ? "" : "groups (the explanation "
+						    "compares the median run of each):\n", names[g]);
+			for (int i = 0; i < n && o < sizeof(line); i++)
+				if (gidx[i] == g)
+					o += (size_t)snprintf(line + o, sizeof(line) - o,
+							      " %s", rf[i].rv.name);
+			wrap_text(line, 78);
+			emit_text(e, "%s%s\n", g ? "" : "\n", line);
+		}
+	}
+}
+
+
