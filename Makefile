@@ -33,7 +33,7 @@ DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
 
 LIB_SRC = lib/util.c lib/emit.c lib/options.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
-	capture/blkparse_text.c schema/store.c schema/store_sqlite.c \
+	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_sqlite.c \
 	schema/store_sqlite_batch.c schema/store_sqlite_read.c \
 	$(BUILD)/schema_sql.c capture/procstat.c capture/vmstat_text.c
 CMD_SRC = capture/cmd_import.c capture/import.c capture/import_samples.c \
@@ -127,7 +127,7 @@ FUZZ_PACKAGES = clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 60
 FUZZERS = blktrace trace_input blkparse_text vmstat_text stitch
 FUZZ_LIB = lib/util.c lib/timeline.c capture/blktrace_format.c capture/trace_input.c \
-	capture/blkparse_text.c capture/vmstat_text.c capture/stitch.c
+	capture/blkparse_text.c capture/blkparse_lex.c capture/vmstat_text.c capture/stitch.c
 fuzz: deps
 	@command -v clang > /dev/null || DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q $(FUZZ_PACKAGES) > /dev/null

@@ -2,22 +2,12 @@
  * each per-event line becomes one bt_event, with the fields blkparse printed
  * and the payloads (remap, unplug depth, split point, message) rebuilt. */
 #include "trace_input.h"
+#include "blkparse_lex.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A parsed line header: "%3d,%-3d %2d %8d %5d.%09lu %5u %2s %3s " (blkparse
- * 1.2 blkparse_fmt.c process_default(); messages print the sequence as "0"
- * and pid 0, blkparse.c handle_notify()). */
-struct line_hdr {
-	uint32_t maj, min, cpu, seq, pid;
-	uint64_t time_ns;
-	char act[3];
-	char rwbs[8];
-	const char *body; /* after the one space that follows RWBS, or "" */
-};
 
 /* How the text after the header is laid out, per action. */
 enum body_kind {
@@ -126,236 +116,19 @@ static void errf(struct reader *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int is_blank(int c)
-{
-	return c == ' ' || c == '\t';
-}
 
-static int is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
 
-static const char *skip_blanks(const char *p)
-{
-	while (is_blank(*p))
-		p++;
-	return p;
-}
 
-/* Reads a decimal number of at most max at p; returns the end or NULL. */
-static const char *read_u64(const char *p, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
 
-	if (!is_digit(*p))
-		return NULL;
-	for (; is_digit(*p); p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (v > (max - d) / 10)
-			return NULL;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return p;
-}
 
-static const char *read_u32(const char *p, uint32_t *out)
-{
-	uint64_t v;
 
-	p = read_u64(p, UINT32_MAX, &v);
-	if (p)
-		*out = (uint32_t)v;
-	return p;
-}
 
-/* A blank-separated token of 1..cap-1 characters of set (NULL: any) into
- * out; returns the end or NULL. */
-static const char *read_token(const char *p, char *out, size_t cap,
-			      const char *set)
-{
-	size_t n = 0;
 
-	while (*p && !is_blank(*p)) {
-		if (n + 1 >= cap || (set && !strchr(set, *p)))
-			return NULL;
-		out[n++] = *p++;
-	}
-	out[n] = '\0';
-	return n ? p : NULL;
-}
 
-/* Parses the header of a per-event line (NUL-terminated s). Returns 0 and
- * fills *h, or -1 when s is not a per-event line. */
-static int parse_header(const char *s, struct line_hdr *h)
-{
-	const char *p = skip_blanks(s);
-	uint64_t sec, nsec, seq;
-	const char *q;
-	int neg = 0;
 
-	if (!(p = read_u32(p, &h->maj)) || *p++ != ',' ||
-	    !(p = read_u32(p, &h->min)) || !is_blank(*p))
-		return -1;
-	if (h->maj > 0xfff || h->min > 0xfffff)
-		return -1;
-	p = skip_blanks(p);
-	if (!(p = read_u32(p, &h->cpu)) || !is_blank(*p))
-		return -1;
-	/* "%8d" of the u32 sequence: negative from 2^31 on */
-	p = skip_blanks(p);
-	if (*p == '-') {
-		neg = 1;
-		p++;
-	}
-	if (!(p = read_u64(p, neg ? 0x80000000u : UINT32_MAX, &seq)) ||
-	    !is_blank(*p))
-		return -1;
-	h->seq = neg ? (uint32_t)(0 - (uint32_t)seq) : (uint32_t)seq;
-	p = skip_blanks(p);
-	if (!(p = read_u64(p, UINT64_MAX / 1000000000u - 1, &sec)) ||
-	    *p++ != '.')
-		return -1;
-	q = p;
-	if (!(p = read_u64(p, 999999999u, &nsec)) || p - q != 9 ||
-	    !is_blank(*p))
-		return -1;
-	h->time_ns = sec * 1000000000u + nsec;
-	p = skip_blanks(p);
-	if (!(p = read_u32(p, &h->pid)) || !is_blank(*p))
-		return -1;
-	p = skip_blanks(p);
-	if (!(p = read_token(p, h->act, sizeof(h->act),
-			     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")) ||
-	    !is_blank(*p))
-		return -1;
-	p = skip_blanks(p);
-	if (!(p = read_token(p, h->rwbs, sizeof(h->rwbs),
-			     "ABCDEFGHIJKLMNOPQRSTUVWXYZ")))
-		return -1;
-	if (*p && !is_blank(*p))
-		return -1;
-	h->body = *p ? p + 1 : p;
-	return 0;
-}
 
-/* Whether s starts like a per-event line ("maj,min "), whatever follows. */
-static int looks_like_event(const char *s)
-{
-	const char *p = skip_blanks(s);
 
-	if (!is_digit(*p))
-		return 0;
-	while (is_digit(*p))
-		p++;
-	if (*p++ != ',' || !is_digit(*p))
-		return 0;
-	while (is_digit(*p))
-		p++;
-	return is_blank(*p);
-}
 
-/* Lines blkparse prints before the events (stdout on a terminal) or that a
- * tool or the reporter put above them: skipped silently. */
-static int is_preamble(const char *s)
-{
-	return s[0] == '#' ||
-	       (!strncmp(s, "Input file ", 11) && strstr(s, " added"));
-}
-
-/* Whether s opens blkparse's closing summary (blkparse.c show_stats()). */
-static int is_summary_start(const char *s)
-{
-	const char *p;
-
-	if (!strncmp(s, "CPU", 3)) {
-		p = s + 3;
-		if (!is_digit(*p))
-			return 0;
-		while (is_digit(*p))
-			p++;
-		return !strncmp(p, " (", 2);
-	}
-	return !strncmp(s, "Total (", 7) || !strncmp(s, "Throughput (", 12) ||
-	       !strncmp(s, "Events (", 8) || !strncmp(s, "Skips: ", 7) ||
-	       !strncmp(s, " Reads Queued:", 14);
-}
-
-/* Categories from an RWBS string, inverting blkparse 1.2's fill_rwbs(): an
- * optional leading F (flush), then D, W, R or N, then F (FUA), A, S, M in
- * that order. B (barrier, blkparse before 1.1 printed it after A) is the
- * same kernel bit as flush. Returns -1 for a letter out of place. */
-static int rwbs_cats(const char *s, uint64_t *cats)
-{
-	static const char order[] = "FABSM";
-	uint64_t c = 0;
-	const char *o = order;
-
-	if (s[0] == 'F' && s[1] && strchr("DWRN", s[1])) {
-		c |= BT_C_FLUSH;
-		s++;
-	}
-	switch (*s++) {
-	case 'D': c |= BT_C_DISCARD; break;
-	case 'W': c |= BT_C_WRITE; break;
-	case 'R': c |= BT_C_READ; break;
-	case 'N': break;
-	default: return -1;
-	}
-	for (; *s; s++) {
-		const char *at = strchr(o, *s);
-		if (!at)
-			return -1;
-		o = at + 1;
-		switch (*s) {
-		case 'F': c |= BT_C_FUA; break;
-		case 'A': c |= BT_C_AHEAD; break;
-		case 'B': c |= BT_C_FLUSH; break;
-		case 'S': c |= BT_C_SYNC; break;
-		case 'M': c |= BT_C_META; break;
-		}
-	}
-	*cats = c;
-	return 0;
-}
-
-/* "S + N" at p into sector and bytes; returns the end or NULL. */
-static const char *read_extent(const char *p, struct bt_event *ev)
-{
-	uint64_t n;
-
-	if (!(p = read_u64(p, UINT64_MAX, &ev->sector)) || strncmp(p, " + ", 3))
-		return NULL;
-	if (!(p = read_u64(p + 3, UINT32_MAX >> 9, &n)))
-		return NULL;
-	ev->bytes = (uint32_t)(n << 9);
-	return p;
-}
-
-/* "[NAME]" from p to the last ']' of the line; tail receives what follows
- * that ']'. Returns the name's length (name not terminated) or -1. */
-static long read_name(const char *p, const char **name, const char **tail)
-{
-	const char *close;
-
-	if (*p != '[' || !(close = strrchr(p, ']')))
-		return -1;
-	*name = p + 1;
-	*tail = close + 1;
-	return (long)(close - p - 1);
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* blkparse's dump_pdu() text "(xx xx ..) " at p into r->pdu; a trailing
  * ".." stands for the zero bytes after the last printed zero, which the
@@ -369,7 +142,7 @@ static const char *read_pc_pdu(struct reader *r, const char *p,
 		return p;
 	p++;
 	for (;;) {
-		int hi = hexval(p[0]), lo = hi < 0 ? -1 : hexval(p[1]);
+		int hi = bpl_hexval(p[0]), lo = hi < 0 ? -1 : bpl_hexval(p[1]);
 
 		if (lo < 0 || n >= PC_PDU_MAX)
 			return NULL;
@@ -393,17 +166,7 @@ static const char *read_pc_pdu(struct reader *r, const char *p,
 	return p;
 }
 
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (56 - 8 * i));
-}
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (24 - 8 * i));
-}
 
 static uint32_t hash_pc(uint32_t pid, const char *comm, size_t len)
 {
@@ -483,29 +246,6 @@ static int learn_name(struct reader *r, uint32_t pid, const char *name,
 	return r->sink->process(r->sink->ctx, pid, stored);
 }
 
-/* The "[ERR]" of a C or R line (span name[0..len)) into ev->error. blkparse
- * prints the u16 with %d; a "-5" from other tools is stored as the kernel
- * stored it, (u16)-5. */
-static int read_error(const char *name, long len, struct bt_event *ev)
-{
-	char buf[16];
-	uint64_t v;
-	const char *p = buf;
-	int neg = 0;
-
-	if (len <= 0 || len >= (long)sizeof(buf))
-		return -1;
-	memcpy(buf, name, (size_t)len);
-	buf[len] = '\0';
-	if (*p == '-') {
-		neg = 1;
-		p++;
-	}
-	if (!(p = read_u64(p, 65535, &v)) || *p)
-		return -1;
-	ev->error = (uint16_t)(neg ? 0 - (unsigned)v : (unsigned)v);
-	return 0;
-}
 
 /* Parses the text after the header of a line of kind d->kind into ev
  * (header fields set) and the process name span into *name, *nlen (nlen 0
@@ -522,7 +262,7 @@ static int parse_body(struct reader *r, const struct act_def *d,
 	*nlen = 0;
 	switch (d->kind) {
 	case B_SECT_PC:
-		if (*p != '[' && (p = read_u64(p, UINT64_MAX, &v)) &&
+		if (*p != '[' && (p = bpl_read_u64(p, UINT64_MAX, &v)) &&
 		    strncmp(p, " + ", 3)) {
 			/* PC request: "BYTES (hex) [comm]" */
 			if (v > UINT32_MAX || *p++ != ' ')
@@ -538,7 +278,7 @@ static int parse_body(struct reader *r, const struct act_def *d,
 	case B_SECT:
 		if (*p == '[')
 			break;
-		if (!(p = read_extent(p, ev)) || *p++ != ' ')
+		if (!(p = bpl_read_extent(p, ev)) || *p++ != ' ')
 			return -1;
 		break;
 	case B_COMPLETE:
@@ -547,18 +287,18 @@ static int parse_body(struct reader *r, const struct act_def *d,
 			if (!(p = read_pc_pdu(r, p, ev)))
 				return -1;
 		} else {
-			if (!(p = read_u64(p, UINT64_MAX, &ev->sector)))
+			if (!(p = bpl_read_u64(p, UINT64_MAX, &ev->sector)))
 				return -1;
 			if (!strncmp(p, " + ", 3)) {
-				p = read_extent(h->body, ev);
+				p = bpl_read_extent(h->body, ev);
 				if (!p)
 					return -1;
 			}
 			if (*p++ != ' ')
 				return -1;
 		}
-		if ((*nlen = read_name(p, name, &tail)) < 0 || *tail ||
-		    read_error(*name, *nlen, ev))
+		if ((*nlen = bpl_read_name(p, name, &tail)) < 0 || *tail ||
+		    bpl_read_error(*name, *nlen, ev))
 			return -1;
 		*nlen = 0;
 		return 0;
@@ -566,28 +306,28 @@ static int parse_body(struct reader *r, const struct act_def *d,
 	case B_UNPLUG:
 		break;
 	case B_REMAP:
-		if (!(p = read_extent(p, ev)) || strncmp(p, " <- (", 5) ||
-		    !(p = read_u32(p + 5, &maj)) || *p++ != ',' ||
-		    !(p = read_u32(p, &min)) || strncmp(p, ") ", 2) ||
-		    !(p = read_u64(p + 2, UINT64_MAX, &from)) || *p ||
+		if (!(p = bpl_read_extent(p, ev)) || strncmp(p, " <- (", 5) ||
+		    !(p = bpl_read_u32(p + 5, &maj)) || *p++ != ',' ||
+		    !(p = bpl_read_u32(p, &min)) || strncmp(p, ") ", 2) ||
+		    !(p = bpl_read_u64(p + 2, UINT64_MAX, &from)) || *p ||
 		    maj > 0xfff || min > 0xfffff)
 			return -1;
-		put_be32(r->pdu, BT_MKDEV(maj, min));
-		put_be32(r->pdu + 4, ev->dev);
-		put_be64(r->pdu + 8, from);
+		bpl_put_be32(r->pdu, BT_MKDEV(maj, min));
+		bpl_put_be32(r->pdu + 4, ev->dev);
+		bpl_put_be64(r->pdu + 8, from);
 		ev->pdu = r->pdu;
 		ev->pdu_len = 16;
 		return 0;
 	case B_SPLIT:
-		if (!(p = read_u64(p, UINT64_MAX, &ev->sector)) ||
+		if (!(p = bpl_read_u64(p, UINT64_MAX, &ev->sector)) ||
 		    strncmp(p, " / ", 3) ||
-		    !(p = read_u64(p + 3, UINT64_MAX, &v)) || *p++ != ' ')
+		    !(p = bpl_read_u64(p + 3, UINT64_MAX, &v)) || *p++ != ' ')
 			return -1;
 		/* the kernel traces the split-off front part (bio_split()):
 		 * its size is the distance to the split point */
 		if (v > ev->sector && v - ev->sector <= UINT32_MAX >> 9)
 			ev->bytes = (uint32_t)((v - ev->sector) << 9);
-		put_be64(r->pdu, v);
+		bpl_put_be64(r->pdu, v);
 		ev->pdu = r->pdu;
 		ev->pdu_len = 8;
 		break;
@@ -601,13 +341,13 @@ static int parse_body(struct reader *r, const struct act_def *d,
 	}
 
 	/* what is left is "[comm]", or "[comm] depth" for unplugs */
-	if ((*nlen = read_name(p, name, &tail)) < 0)
+	if ((*nlen = bpl_read_name(p, name, &tail)) < 0)
 		return -1;
 	if (d->kind == B_UNPLUG) {
-		if (*tail++ != ' ' || !(tail = read_u64(tail, UINT32_MAX, &v)) ||
+		if (*tail++ != ' ' || !(tail = bpl_read_u64(tail, UINT32_MAX, &v)) ||
 		    *tail)
 			return -1;
-		put_be64(r->pdu, v);
+		bpl_put_be64(r->pdu, v);
 		ev->pdu = r->pdu;
 		ev->pdu_len = 8;
 	} else if (*tail) {
@@ -662,33 +402,33 @@ static int do_line(struct reader *r, struct line_state *ls, char *line,
 	long nlen = 0;
 	int rc;
 
-	if (*skip_blanks(line) == '\0' && strlen(line) == len) {
+	if (*bpl_skip_blanks(line) == '\0' && strlen(line) == len) {
 		st->skipped++;
 		return 0;
 	}
 	if (ls->in_summary) {
-		if (!ls->warned_after_summary && looks_like_event(line)) {
+		if (!ls->warned_after_summary && bpl_looks_like_event(line)) {
 			warnf(r, "per-event lines after blkparse's summary are ignored");
 			ls->warned_after_summary = 1;
 		}
 		st->skipped++;
 		return 0;
 	}
-	if (is_preamble(line)) {
+	if (bpl_is_preamble(line)) {
 		st->skipped++;
 		return 0;
 	}
-	if (strlen(line) != len || parse_header(line, &h)) {
+	if (strlen(line) != len || bpl_parse_header(line, &h)) {
 		if (!ls->seen_event) {
 			errf(r, "not blkparse output (%s)", HEADER_EXPECT);
 			return -EINVAL;
 		}
-		if (is_summary_start(line)) {
+		if (bpl_is_summary_start(line)) {
 			ls->in_summary = 1;
 			st->skipped++;
 			return 0;
 		}
-		if (looks_like_event(line) || at_eof)
+		if (bpl_looks_like_event(line) || at_eof)
 			return bad_line(r, at_eof, len, "per-event line",
 					"maj,min cpu seq time pid action rwbs ...");
 		if (r->line_warnings < MAX_LINE_WARNINGS)
@@ -708,7 +448,7 @@ static int do_line(struct reader *r, struct line_state *ls, char *line,
 	}
 	if (d->kind != B_MESSAGE) {
 		/* trailing blanks from a paste; a message keeps its text */
-		while (len && is_blank(line[len - 1]))
+		while (len && bpl_is_blank(line[len - 1]))
 			line[--len] = '\0';
 	}
 	snprintf(what, sizeof(what), "'%s' line", d->name);
@@ -720,7 +460,7 @@ static int do_line(struct reader *r, struct line_state *ls, char *line,
 	ev.cpu = h.cpu;
 	if (d->kind == B_MESSAGE)
 		cats = BT_C_NOTIFY;
-	else if (rwbs_cats(h.rwbs, &cats))
+	else if (bpl_rwbs_cats(h.rwbs, &cats))
 		return bad_line(r, at_eof, len, "RWBS field",
 				"[F]{D|W|R|N}[F][A][S][M]");
 	if (parse_body(r, d, &h, &ev, &cats, &name, &nlen))
@@ -836,9 +576,9 @@ int blkparse_text_sniff(const uint8_t *buf, size_t len)
 		if (n && line[n - 1] == '\r')
 			line[--n] = '\0';
 		i = j + 1;
-		if (*skip_blanks(line) == '\0' || is_preamble(line))
+		if (*bpl_skip_blanks(line) == '\0' || bpl_is_preamble(line))
 			continue;
-		return parse_header(line, &h) == 0;
+		return bpl_parse_header(line, &h) == 0;
 	}
 	return 0;
 }
