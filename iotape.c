@@ -73,7 +73,13 @@ int main(int argc, char **argv)
 		error("'%s' is not an iotape command; see 'iotape --help'", argv[1]);
 		return 2;
 	}
-	rc = cmd->fn(argc - 1, argv + 1);
+	{
+		/* "iotape CMD" in getopt_long()'s messages */
+		char self[64];
+		snprintf(self, sizeof(self), "iotape %s", cmd->name);
+		argv[1] = self;
+		rc = cmd->fn(argc - 1, argv + 1);
+	}
 	if (!rc && close_stdout())
 		rc = -1;
 	return rc < 0 ? 1 : rc;

@@ -13,9 +13,23 @@
 #include "analyze/compare.h"
 #include "commands.h"
 #include "lib/emit.h"
+#include "lib/options.h"
 #include "lib/util.h"
 
 #define MAX_RUNS CMP_MAX_RUNS
+
+static const struct opt_def options[] = {
+	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	{ "group-by", 1, 'g', "KEY", "group runs of a sweep with repeats by a "
+	  "setting's value (vm.dirty_ratio, loop0:queue/scheduler) or by "
+	  "run-name globs ('one*,two*'): median and min-max per group, % change "
+	  "between group medians, and the noise test" },
+	{ "metric", 1, 'M', "KEY", "the figure whose difference to explain (a "
+	  "key of --json's figures, such as cmd1_real_s; default elapsed_s)" },
+	{ "json", 0, 'j', NULL, "the same numbers and findings as JSON" },
+	{ "markdown", 0, 'm', NULL, "tables in Markdown, for web trackers" },
+	{ "help", 0, 'h', NULL, NULL },
+};
 
 static void compare_usage(FILE *fp)
 {
@@ -32,31 +46,15 @@ static void compare_usage(FILE *fp)
 "(each process's waited time and its change by btt stage) and why: the\n"
 "findings, each with what it cost the slower run in seconds, ranked by cost;\n"
 "the score is the cost's share of the difference.\n"
-"  --db FILE        the database (default $IOTAPE_DB or iotape.db)\n"
-"  --group-by KEY   group runs of a sweep with repeats by a setting's value\n"
-"                   (vm.dirty_ratio, loop0:queue/scheduler) or by run-name\n"
-"                   globs ('one*,two*'): median and min-max per group, %%\n"
-"                   change between group medians, and the noise test\n"
-"  --metric KEY     the figure whose difference to explain (a key of\n"
-"                   --json's figures, such as cmd1_real_s; default\n"
-"                   elapsed_s)\n"
-"  --json           the same numbers and findings as JSON\n"
-"  --markdown       tables in Markdown, for web trackers\n"
 "\n");
+	opt_usage(fp, options, ARRAY_SIZE(options), 19, NULL);
+	fprintf(fp, "\n");
 	compare_print_definitions(fp);
 }
 
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "markdown", no_argument, NULL, 'm' },
-		{ "group-by", required_argument, NULL, 'g' },
-		{ "metric", required_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[ARRAY_SIZE(options) + 1];
 	const char *db = NULL, *group_by = NULL, *metric = NULL;
 	struct store *st = NULL;
 	struct compare cmp;
@@ -64,6 +62,7 @@ int cmd_compare(int argc, char **argv)
 	char **names;
 	int c, fmt = CMP_TEXT, n, rc = 0;
 
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -73,7 +72,7 @@ int cmd_compare(int argc, char **argv)
 		case 'g': group_by = optarg; break;
 		case 'M': metric = optarg; break;
 		case 'h': compare_usage(stdout); return 0;
-		default: compare_usage(stderr); return 2;
+		default: return opt_bad("compare");
 		}
 	}
 	db = db_path_default(db);

@@ -10,6 +10,7 @@
 #include "analyze/runview.h"
 #include "capture/blktrace_format.h"
 #include "commands.h"
+#include "lib/options.h"
 #include "lib/util.h"
 
 /* blkparse's hex dump of a PC payload: bytes as "%02x" separated by spaces,
@@ -145,6 +146,11 @@ static int dump_cb(void *vctx, const struct bt_event *ev)
 	return ferror(d->fp) ? -1 : 0;
 }
 
+static const struct opt_def options[] = {
+	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	{ "help", 0, 'h', NULL, NULL },
+};
+
 static void dump_usage(FILE *fp)
 {
 	fprintf(fp,
@@ -152,28 +158,25 @@ static void dump_usage(FILE *fp)
 "\n"
 "Prints RUN's events as blkparse prints them by default (one line per event:\n"
 "dev cpu sequence seconds.nanoseconds pid action RWBS details), times\n"
-"relative to the first event. No summary.\n"
-"  --db FILE  the database (default $IOTAPE_DB or iotape.db)\n");
+"relative to the first event. No summary.\n");
+	opt_usage(fp, options, ARRAY_SIZE(options), 13, NULL);
 }
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[ARRAY_SIZE(options) + 1];
 	const char *db = NULL;
 	struct runview rv;
 	struct dump_ctx d;
 	int c, rc;
 
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'h': dump_usage(stdout); return 0;
-		default: dump_usage(stderr); return 2;
+		default: return opt_bad("dump");
 		}
 	}
 	if (optind != argc - 1) {

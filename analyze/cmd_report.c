@@ -15,7 +15,14 @@
 #include "analyze/stats.h"
 #include "commands.h"
 #include "lib/emit.h"
+#include "lib/options.h"
 #include "lib/util.h"
+
+static const struct opt_def options[] = {
+	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	{ "json", 0, 'j', NULL, "the same numbers as one JSON object" },
+	{ "help", 0, 'h', NULL, NULL },
+};
 
 static void report_usage(FILE *fp)
 {
@@ -29,21 +36,15 @@ static void report_usage(FILE *fp)
 "(btt's stages per process and device, busy %%, request sizes, flushes);\n"
 "and the findings: each cause with what it cost in seconds, how that was\n"
 "estimated, its evidence and confidence, causes ranked by cost, patterns\n"
-"that cost nothing measurable listed apart.\n"
-"  --db FILE  the database (default $IOTAPE_DB or iotape.db)\n"
-"  --json     the same numbers as one JSON object\n"
-"\n%s\n", report_footer);
+"that cost nothing measurable listed apart.\n");
+	opt_usage(fp, options, ARRAY_SIZE(options), 13, NULL);
+	fprintf(fp, "\n%s\n", report_footer);
 	an_print_definitions(fp);
 }
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[ARRAY_SIZE(options) + 1];
 	const char *db = NULL;
 	struct runview rv;
 	struct report r;
@@ -52,18 +53,20 @@ int cmd_report(int argc, char **argv)
 	struct emit e;
 	int c, json = 0, nf;
 
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'j': json = 1; break;
 		case 'h': report_usage(stdout); return 0;
-		default: report_usage(stderr); return 2;
+		default: return opt_bad("report");
 		}
 	}
 	if (optind != argc - 1) {
-		report_usage(stderr);
-		return 2;
+		error(optind == argc ? "report needs a RUN" : "report takes one "
+		      "RUN; for several: iotape compare");
+		return opt_bad("report");
 	}
 	if (runview_open(&rv, db_path_default(db), argv[optind]))
 		return -1;

@@ -7,8 +7,14 @@
 
 #include "analyze/runview.h"
 #include "commands.h"
+#include "lib/options.h"
 #include "lib/util.h"
 #include "schema/store.h"
+
+static const struct opt_def options[] = {
+	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	{ "help", 0, 'h', NULL, NULL },
+};
 
 static void runs_usage(FILE *fp)
 {
@@ -16,34 +22,31 @@ static void runs_usage(FILE *fp)
 "usage: iotape runs [--db FILE]\n"
 "\n"
 "Lists the runs: id, name, kind, status, events, requests (stitched I/Os),\n"
-"time span in seconds, devices (major,minor) and source.\n"
-"  --db FILE  the database (default $IOTAPE_DB or iotape.db)\n");
+"time span in seconds, devices (major,minor) and source.\n");
+	opt_usage(fp, options, ARRAY_SIZE(options), 13, NULL);
 }
 
 int cmd_runs(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[ARRAY_SIZE(options) + 1];
 	const char *db = NULL;
 	struct store *st = NULL;
 	struct store_run_listing *runs = NULL;
 	size_t n = 0;
 	int c, width = 20, rc = 0;
 
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'h': runs_usage(stdout); return 0;
-		default: runs_usage(stderr); return 2;
+		default: return opt_bad("runs");
 		}
 	}
 	if (optind != argc) {
-		runs_usage(stderr);
-		return 2;
+		error("runs takes no RUN arguments ('%s')", argv[optind]);
+		return opt_bad("runs");
 	}
 	db = db_path_default(db);
 	if (store_open_existing(&st, db) || store_runs_list(st, 1, &runs, &n)) {

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "lib/emit.h"
+#include "lib/options.h"
 #include "lib/util.h"
 #include "schema/store.h"
 
@@ -57,6 +58,15 @@ struct units {
 	int time_decimals;
 };
 
+static const struct opt_def options[] = {
+	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	{ "source", 1, 's', "SRC", "proc: from /proc samples; log: from an "
+	  "imported vmstat log (default: proc when the run has /proc samples)" },
+	{ "json", 0, 'j', NULL, "the same numbers as JSON (units in the key "
+	  "names)" },
+	{ "help", 0, 'h', NULL, NULL },
+};
+
 static void vmstat_usage(FILE *fp)
 {
 	fprintf(fp,
@@ -69,11 +79,8 @@ static void vmstat_usage(FILE *fp)
 "Memory and rates are in kB, or in MiB/GiB when kB would not fit 80\n"
 "columns (the group line says which). '*' marks rows vmstat printed as\n"
 "averages since boot; '-' a value not known (rates of a first sample);\n"
-"'?' a CPU percentage out of range in the source.\n"
-"  --db FILE      the database (default $IOTAPE_DB or iotape.db)\n"
-"  --source SRC   proc: from /proc samples; log: from an imported vmstat\n"
-"                 log (default: proc when the run has /proc samples)\n"
-"  --json         the same numbers as JSON (units in the key names)\n");
+"'?' a CPU percentage out of range in the source.\n");
+	opt_usage(fp, options, ARRAY_SIZE(options), 17, NULL);
 }
 
 static const char *pick_source(struct store *st, int64_t run, const char *want)
@@ -366,16 +373,11 @@ out:
 
 int cmd_vmstat(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'b' },
-		{ "source", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[ARRAY_SIZE(options) + 1];
 	struct vmstat_opts o = { 0 };
 	int c;
 
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -390,7 +392,7 @@ int cmd_vmstat(int argc, char **argv)
 			break;
 		case 'j': o.json = 1; break;
 		case 'h': vmstat_usage(stdout); return 0;
-		default: vmstat_usage(stderr); return 2;
+		default: return opt_bad("vmstat");
 		}
 	}
 	if (optind != argc - 1) {

@@ -82,3 +82,10 @@ void opt_usage(FILE *fp, const struct opt_def *defs, size_t n, int col,
 		head[0] = '\0';
 	}
 }
+
+int opt_bad(const char *cmd)
+{
+	fprintf(stderr, "iotape: see 'iotape %s --help'\n", cmd);
+	return 2;
+}
+

@@ -35,4 +35,9 @@ void opt_longopts(const struct opt_def *defs, size_t n, struct option *longopts)
 void opt_usage(FILE *fp, const struct opt_def *defs, size_t n, int col,
 	       const char *shorts);
 
+/* After getopt_long() printed what was wrong with an option (unknown,
+ * missing its argument): prints "see 'iotape CMD --help'" on stderr, not
+ * the whole help, and returns 2, the usage error's exit status. */
+int opt_bad(const char *cmd);
+
 #endif

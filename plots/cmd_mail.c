@@ -15,6 +15,7 @@
 
 #include "analyze/compare.h"
 #include "commands.h"
+#include "lib/options.h"
 #include "lib/util.h"
 #include "plots/plot.h"
 #include "plots/plot_int.h"
@@ -490,6 +491,13 @@ static int append_file(FILE *fp, const char *path)
 	return 0;
 }
 
+static const struct opt_def options[] = {
+	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	{ "output", 1, 'o', "DIR", "where the files go (made if missing; "
+	  "required)" },
+	{ "help", 0, 'h', NULL, NULL },
+};
+
 static void usage_mail(FILE *fp)
 {
 	fprintf(fp,
@@ -504,9 +512,8 @@ static void usage_mail(FILE *fp)
 "compare's), vmstat excerpts around each run's busiest interval, and text\n"
 "plots (gnuplot's dumb terminal). The PNGs of iotape plot are written\n"
 "beside it (DIR/NAME.KIND.png, with their data and scripts), and the text\n"
-"plots' files under DIR/txt.\n"
-"  --db FILE          the database (default $IOTAPE_DB or iotape.db)\n"
-"  -o, --output DIR   where the files go (made if missing; required)\n");
+"plots' files under DIR/txt.\n");
+	opt_usage(fp, options, ARRAY_SIZE(options), 22, "o");
 }
 
 /* Writes the mail for o's runs. Returns 0 or -1 after one error line. */
@@ -620,28 +627,28 @@ out:
 
 int cmd_mail(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'b' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[ARRAY_SIZE(options) + 1];
 	struct mail_opts o = { 0 };
 	const char *db = NULL;
 	int c;
 
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'o': o.dir = optarg; break;
 		case 'h': usage_mail(stdout); return 0;
-		default: usage_mail(stderr); return 2;
+		default: return opt_bad("mail");
 		}
 	}
-	if (argc - optind < 2 || !o.dir) {
-		usage_mail(stderr);
-		return 2;
+	if (!o.dir) {
+		error("mail needs -o DIR, where its files go");
+		return opt_bad("mail");
+	}
+	if (argc - optind < 2) {
+		error("mail needs two or more RUNs to compare");
+		return opt_bad("mail");
 	}
 	o.db = db_path_default(db);
 	o.runs = (const char *const *)argv + optind;

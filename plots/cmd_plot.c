@@ -6,8 +6,23 @@
 #include <string.h>
 
 #include "commands.h"
+#include "lib/options.h"
 #include "lib/util.h"
 #include "plots/plot.h"
+
+static const struct opt_def options[] = {
+	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	{ "kind", 1, 'k', "K[,K...]", "the kinds to draw (default all)" },
+	{ "output", 1, 'o', "DIR", "where the files go (default .; made if "
+	  "missing)" },
+	{ "format", 1, 'f', "F", "png (default), svg, or txt: gnuplot's dumb "
+	  "terminal, 80 columns x 24 lines a panel, for plain-text mail" },
+	{ "align", 1, 'a', "A", "start: time 0 is each run's first event "
+	  "(default); cmd:N: each run's command N (from 0) starts at 0" },
+	{ "width", 1, 'W', "PX", "picture width in pixels (png, svg)" },
+	{ "height", 1, 'H', "PX", "picture height in pixels (png, svg)" },
+	{ "help", 0, 'h', NULL, NULL },
+};
 
 static void plot_usage(FILE *fp)
 {
@@ -30,18 +45,12 @@ static void plot_usage(FILE *fp)
 "  procs    each process's share of bytes and of busy time\n"
 "  compare  headline figures, %% change against the first run (2+ runs)\n"
 "  all      every kind the runs have data for (the default); the others\n"
-"           are named on stderr with the reason\n"
-"  --db FILE          the database (default $IOTAPE_DB or iotape.db)\n"
-"  --kind K[,K...]    the kinds to draw (default all)\n"
-"  -o, --output DIR   where the files go (default .; made if missing)\n"
-"  --format F         png (default), svg, or txt: gnuplot's dumb terminal,\n"
-"                     80 columns x 24 lines a panel, for plain-text mail\n"
-"  --align A          start: time 0 is each run's first event (default);\n"
-"                     cmd:N: each run's command N (from 0) starts at 0\n"
-"  --width PX         picture width in pixels (default %d; png, svg)\n"
-"  --height PX        picture height in pixels (default %d; png, svg)\n"
-"Prints the path of each picture written. Needs gnuplot ($IOTAPE_GNUPLOT\n"
-"names another program).\n", PLOT_WIDTH, PLOT_HEIGHT);
+"           are named on stderr with the reason\n");
+	opt_usage(fp, options, ARRAY_SIZE(options), 22, "o");
+	fprintf(fp, "Pictures are %dx%d pixels unless --width and --height say "
+		"otherwise. Prints\nthe path of each picture written. Needs "
+		"gnuplot ($IOTAPE_GNUPLOT names\nanother program).\n",
+		PLOT_WIDTH, PLOT_HEIGHT);
 }
 
 static int parse_px(const char *s, const char *opt, int *out)
@@ -74,17 +83,7 @@ static int parse_align(const char *s, int *out)
 
 int cmd_plot(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'b' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "align", required_argument, NULL, 'a' },
-		{ "width", required_argument, NULL, 'W' },
-		{ "height", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[ARRAY_SIZE(options) + 1];
 	struct plot_opts o = {
 		.dir = ".", .format = PLOT_PNG, .align_cmd = -1,
 		.width = PLOT_WIDTH, .height = PLOT_HEIGHT,
@@ -93,6 +92,7 @@ int cmd_plot(int argc, char **argv)
 	const char *db = NULL;
 	int c;
 
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -125,7 +125,7 @@ int cmd_plot(int argc, char **argv)
 				return 2;
 			break;
 		case 'h': plot_usage(stdout); return 0;
-		default: plot_usage(stderr); return 2;
+		default: return opt_bad("plot");
 		}
 	}
 	if (optind >= argc) {

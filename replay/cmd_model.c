@@ -12,17 +12,10 @@
 #include "analyze/runview.h"
 #include "capture/blktrace_format.h"
 #include "commands.h"
+#include "lib/options.h"
 #include "lib/util.h"
 #include "replay/model.h"
 #include "replay/model_fit.h"
-
-struct opt_def {
-	const char *name;
-	int has_arg;
-	int val;
-	const char *arg;
-	const char *help;
-};
 
 static const struct opt_def options[] = {
 	{ "dev", 1, 'd', "MAJ,MIN", "fit: the device (default: the one with the "
@@ -36,7 +29,7 @@ static const struct opt_def options[] = {
 	{ "output", 1, 'o', "FILE", "fit: write the profile to FILE (default: "
 	  "print it)" },
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
-	{ "help", 0, 'h', NULL, "this text" },
+	{ "help", 0, 'h', NULL, NULL },
 };
 
 static void usage(FILE *fp)
@@ -51,25 +44,7 @@ static void usage(FILE *fp)
 "fit: a profile from a trace of a real rotating disk (D2C of requests that\n"
 "were alone on the device against seek distance), or why the trace cannot\n"
 "support one. Use a profile with: iotape replay RUN --target model:PROFILE\n");
-	for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
-		char head[64];
-		const char *h = options[i].help;
-		snprintf(head, sizeof(head), "--%s%s%s", options[i].name,
-			 options[i].arg ? " " : "", options[i].arg ? options[i].arg : "");
-		/* words wrapped to 80 columns beside the option */
-		for (int first = 1; *h; first = 0) {
-			int n = (int)strlen(h);
-			if (n > 80 - 22) {
-				n = 80 - 22;
-				while (n > 0 && h[n] != ' ')
-					n--;
-			}
-			fprintf(fp, "  %-19s %.*s\n", first ? head : "", n, h);
-			h += n;
-			while (*h == ' ')
-				h++;
-		}
-	}
+	opt_usage(fp, options, ARRAY_SIZE(options), 22, "o");
 }
 
 /* ---- list ---- */
@@ -351,10 +326,7 @@ int cmd_model(int argc, char **argv)
 	uint64_t capacity = 0;
 	int c, holdout = 0;
 
-	memset(longopts, 0, sizeof(longopts));
-	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
-		longopts[i] = (struct option){ options[i].name, options[i].has_arg,
-					       NULL, options[i].val };
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -377,7 +349,7 @@ int cmd_model(int argc, char **argv)
 		case 'o': outpath = optarg; break;
 		case 'b': db = optarg; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: return opt_bad("model");
 		}
 	}
 	if (optind >= argc) {
