@@ -173,9 +173,9 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 	if ((rc = stitch_finish(c.stitch)))
 		goto store_err;
 	if (stitch_stats(c.stitch)->clock_jumps && !o->quiet)
-		fprintf(stderr, "iotape: warning: %s: the trace clock stepped %llu "
-			"time(s) (back over 1 s or ahead over 10 min); %llu I/Os in "
-			"flight then are not counted as latencies\n", input,
+		warning("%s: the trace clock stepped %llu time(s) (back over 1 "
+			"s or ahead over 10 min); %llu I/Os in flight then are not "
+			"counted as latencies", input,
 			(unsigned long long)stitch_stats(c.stitch)->clock_jumps,
 			(unsigned long long)stitch_stats(c.stitch)->jump_abandoned);
 	for (size_t i = 0; i < c.ndev && !rc; i++)

@@ -312,8 +312,8 @@ static int restore_file(const char *path, int verbose)
 		else
 			goto next;
 		if (rc) {
-			fprintf(stderr, "iotape: warning: could not restore %s %s%s%s: %s\n",
-				kind, p, v ? " to " : "", v ? v : "", strerror(-rc));
+			warning("could not restore %s %s%s%s: %s", kind, p,
+				v ? " to " : "", v ? v : "", strerror(-rc));
 			failed++;
 		} else if (verbose) {
 			printf("restored %s %s%s%s\n", kind, p, v ? " = " : "", v ? v : "");
@@ -352,9 +352,8 @@ int lab_end(struct lab *lab)
 	if (!failed)
 		unlink(lab->state);
 	else
-		fprintf(stderr, "iotape: warning: %d setting(s) not restored; "
-			"'%s' keeps them for 'iotape capture --reset'\n", failed,
-			lab->state);
+		warning("%d setting(s) not restored; '%s' keeps them for "
+			"'iotape capture --reset'", failed, lab->state);
 	if (lab->lock_fd >= 0)
 		close(lab->lock_fd);
 	lab->lock_fd = -1;
