@@ -110,12 +110,16 @@ static int setup_lab(struct cap_run *r, const int *pick)
 {
 	const struct capture_opts *o = r->o;
 
+	/* Signals are read from a signalfd from before the lab is taken:
+	 * one that comes while waiting for another capture's lock stops the
+	 * wait (a background job ignores SIGINT until then, losing it), and
+	 * from the first change on, whatever arrives, the changes are put
+	 * back. */
+	if (r->sfd < 0)
+		r->sfd = lab_signals(&r->mask, 1);
 	if (lab_begin(&r->lab, o->state_dir, r->err, sizeof(r->err)))
 		return -1;
 	r->lab_on = 1;
-	/* From the first change on, signals are read from a signalfd, so
-	 * whatever arrives, the changes are put back. */
-	r->sfd = lab_signals(&r->mask, 1);
 	for (int i = 0; i < o->nset; i++)
 		if (lab_set(&r->lab, r->c->set_path[i], o->sets[i].values[pick[i]],
 			    r->err, sizeof(r->err)))

@@ -12,6 +12,7 @@
 #include <sys/mount.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/util.h"
@@ -100,9 +101,9 @@ static void describe_state(const char *path, char *out, size_t outlen)
 }
 
 /* Waits for the lock on fd, checking every 50 ms for SIGINT, SIGTERM or
- * SIGHUP: the caller may have blocked them (to read them from a signalfd),
- * and a blocking flock would sleep through them. Returns 0, or -1 with err
- * set when the lock failed or a signal came first (it stays pending). */
+ * SIGHUP: the caller blocks them (lab_signals(), before lab_begin()) and a
+ * blocking flock would sleep through them. Returns 0, or -1 with err set
+ * when the lock failed or such a signal came first (then taken). */
 static int wait_lock(int fd, const char *path, char *err, size_t errlen)
 {
 	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
@@ -119,6 +120,12 @@ static int wait_lock(int fd, const char *path, char *err, size_t errlen)
 		if (sigpending(&pend) == 0)
 			for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
 				if (sigismember(&pend, stops[i])) {
+					/* taken here: it was answered */
+					sigset_t one;
+					struct timespec now = { 0, 0 };
+					sigemptyset(&one);
+					sigaddset(&one, stops[i]);
+					sigtimedwait(&one, NULL, &now);
 					snprintf(err, errlen, "stopped by %s while waiting "
 						 "for '%s'", strsignal(stops[i]), path);
 					return -1;
