@@ -52,7 +52,7 @@ int store_open(struct store **out, const char *path, int create);
  *                                                       -STORE_E_NOTDB
  *   "P: database schema version V is newer than this iotape's (N)"
  *                                                       -STORE_E_NEWER
- *   "P: cannot open database: ..." (permissions, I/O)   -STORE_E_SQLITE
+ *   other failures (permissions, I/O): a line naming P  -STORE_E_SQLITE
  * An older schema is brought up to date as store_open() does. Returns 0 and
  * *out, or one of the codes above (or -ENOMEM) with *out set so that
  * store_errmsg() works; release it with store_close(). */

@@ -195,8 +195,9 @@ out:
 }
 
 /* The checks of an existing database's file, before SQLite sees it: a
- * missing file, a missing folder (named), a folder. Returns 0 or
- * -STORE_E_MISSING with the message set. */
+ * missing file, a missing folder (named), a folder. Returns 0, or
+ * -STORE_E_MISSING (-STORE_E_SQLITE when stat() fails otherwise) with the
+ * message set. */
 static int check_existing(struct sqlite_store *s, const char *path)
 {
 	char dir[PATH_MAX];
@@ -209,7 +210,7 @@ static int check_existing(struct sqlite_store *s, const char *path)
 		return 0;
 	}
 	if (errno != ENOENT && errno != ENOTDIR)
-		return store_fail(&s->base, STORE_E_MISSING, "cannot open database"
+		return store_fail(&s->base, STORE_E_SQLITE, "cannot open database"
 				  " '%s': %s", path, strerror(errno));
 	snprintf(dir, sizeof(dir), "%s", path);
 	/* dirname() of "x.db" is ".", which exists: then the file is missing */
