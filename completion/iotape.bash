@@ -32,6 +32,7 @@ _iotape()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prog=${COMP_WORDS[0]} cmd opt arg i
 	COMPREPLY=()
+	[[ $prog == "~/"* ]] && prog=$HOME/${prog#"~/"}    # as typed: not expanded yet
 	if [ "$COMP_CWORD" = 1 ]; then
 		case $cur in
 		-*) COMPREPLY=($(compgen -W '--help --version' -- "$cur")) ;;
