@@ -23,14 +23,15 @@ else
 	if command -v man > /dev/null; then
 		warn=$(MANWIDTH=80 man --warnings -l "$man_page" 2>&1 > /dev/null)
 		check_eq "man page: man --warnings -l renders it without a warning" "" "$warn"
+		w=$(MANWIDTH=80 man -l "$man_page" 2> /dev/null |
+			awk '{ if (length > m) m = length } END { print m + 0 }')
+		[ "$w" -le 80 ] && ok "man page fits 80 columns" || not_ok "man page fits 80 columns" "$w"
 	fi
 	if command -v lexgrog > /dev/null; then
 		name=$(lexgrog "$man_page")
 		[[ $name == "$man_page: \"iotape - "?*\" ]] && ok "man page: NAME line for whatis" ||
 			not_ok "man page: NAME line for whatis" "lexgrog: $name"
 	fi
-	w=$(MANWIDTH=80 man -l "$man_page" 2> /dev/null | awk '{ if (length > m) m = length } END { print m + 0 }')
-	[ "$w" -le 80 ] && ok "man page fits 80 columns" || not_ok "man page fits 80 columns" "$w"
 fi
 cmds=$("$IOTAPE" --help | awk '/^commands:/ { on = 1; next } on && !NF { exit } on { print $1 }')
 [ -n "$cmds" ] || not_ok "iotape --help lists commands"
