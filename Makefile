@@ -30,6 +30,10 @@ DEB_PACKAGES = build-essential pkg-config libsqlite3-dev sqlite3 libcmocka-dev \
 DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
 	/usr/bin/btt /usr/bin/fio /usr/bin/gnuplot /usr/include/liburing.h \
 	/usr/include/blkid/blkid.h /usr/bin/jq
+# pandoc builds the man page (`make man`, `make install`); debhelper builds the
+# .deb in tests/cli/t_package.sh; zsh runs the zsh completion in t_completion.sh.
+DEB_PACKAGES += pandoc debhelper zsh
+DEB_CHECK += /usr/bin/pandoc /usr/bin/dh /usr/bin/zsh
 
 LIB_SRC = lib/util.c lib/emit.c lib/options.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
@@ -105,7 +109,7 @@ deps:
 unit: $(UNIT_TESTS)
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all unit
+	$(Q)$(MAKE) --no-print-directory all unit man
 	$(Q)BUILD=$(BUILD) IOTAPE=$(CURDIR)/iotape$(if $(SANITIZE),-san) \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
@@ -139,6 +143,49 @@ fuzz: deps
 			-o build-fuzz/fuzz_$$f tests/fuzz/fuzz_$$f.c $(FUZZ_LIB) || exit 1; \
 	done
 	$(Q)bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZERS)
+
+# `make install` (PREFIX=/usr/local, DESTDIR to stage) puts the binary, the man
+# page iotape(1) and the bash and zsh completions where Debian (FHS) looks for
+# them; `make uninstall` removes them. The man page is built by pandoc from
+# docs/iotape.md (`make man`), the page tests/cli/t_help.sh holds to each
+# command's --help, so a new command's section is in it without an edit. The
+# completions ask the binary (`iotape --help`, `iotape CMD --help`) as they
+# complete, so they need no build step and never lag the binary.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# Debian's zsh reads packages' completions from /usr/share/zsh/vendor-completions
+# and the administrator's from /usr/local/share/zsh/site-functions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+INSTALL ?= install
+MAN_PAGE = $(BUILD)/iotape.1
+IOTAPE_VERSION := $(shell sed -n 's/.*IOTAPE_VERSION "\(.*\)".*/\1/p' commands.h)
+
+man: $(MAN_PAGE)
+
+# docs/man.lua writes code spans' hyphens as roff minus signs; the page is
+# left-aligned and not hyphenated, so no option is broken across lines
+$(MAN_PAGE): docs/iotape.md docs/man.lua commands.h | $(BUILD)
+	@command -v pandoc > /dev/null || { echo "make man: needs pandoc" \
+		"(Debian: apt-get install pandoc, or make deps)" >&2; exit 1; }
+	@echo "  MAN   $@"
+	$(Q)pandoc --from gfm --to man --standalone --shift-heading-level-by=-1 \
+		--lua-filter docs/man.lua -V hyphenate= -V adjusting=l \
+		-M footer="iotape $(IOTAPE_VERSION)" -M header="iotape manual" \
+		-o $@.tmp docs/iotape.md && mv $@.tmp $@
+
+install: all man
+	$(INSTALL) -D -m 755 iotape$(if $(SANITIZE),-san) $(DESTDIR)$(BINDIR)/iotape
+	$(INSTALL) -D -m 644 $(MAN_PAGE) $(DESTDIR)$(MANDIR)/man1/iotape.1
+	$(INSTALL) -D -m 644 completion/iotape.bash $(DESTDIR)$(BASHCOMPDIR)/iotape
+	$(INSTALL) -D -m 644 completion/_iotape $(DESTDIR)$(ZSHCOMPDIR)/_iotape
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/iotape $(DESTDIR)$(MANDIR)/man1/iotape.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/iotape $(DESTDIR)$(ZSHCOMPDIR)/_iotape
+
+.PHONY: man install uninstall
 
 clean:
 	rm -rf build build-san build-fuzz iotape iotape-san

@@ -7,7 +7,8 @@
  *  2. declare it in commands.h and add a row to commands[] below;
  *  3. add the file to CMD_SRC in the Makefile;
  *  4. add tests under tests/ and a section to docs/iotape.md (the help and the
- *     doc are checked against each other by tests/cli/t_help.sh). */
+ *     doc are checked against each other by tests/cli/t_help.sh). The man page
+ *     is built from that doc and shell completion reads --help: no edit there. */
 #include <stdio.h>
 #include <string.h>
 
