@@ -48,13 +48,13 @@ for sig in INT TERM; do
 		"$(sqlite3 "$db" "SELECT count(*) FROM commands c JOIN runs r ON r.id = c.run
 			WHERE r.name = 'sig$sig' AND end_ns IS NOT NULL")"
 	clean_state "SIG$sig"
-	pgrep -f "of=/dev/null bs=4k count=2000" > /dev/null &&
+	pgrep -f "if=/dev/$d of=/dev/null bs=4k count=2000" > /dev/null &&
 		not_ok "SIG$sig: workload ended" || ok "SIG$sig: workload ended"
 done
 
 # SIGKILL: the state file stays; the next capture refuses; --reset restores
 "$IOTAPE" capture --db "$db" --run killed -d "/dev/$d" --set vm.dirty_ratio=33 \
-	--set "$d:queue/read_ahead_kb=64" --mem-limit 256M --cmd "sleep 60" > /dev/null 2>&1 &
+	--set "$d:queue/read_ahead_kb=64" --mem-limit 256M --cmd "sleep 60.125" > /dev/null 2>&1 &
 pid=$!
 at_exit "'$IOTAPE' capture --reset > /dev/null 2>&1"
 sleep 1.5
@@ -74,7 +74,7 @@ check_eq "--reset exits 0" 0 $?
 grep -q "restored set /proc/sys/vm/dirty_ratio = $ratio0" "$t/reset" &&
 	ok "--reset says what it restored" || not_ok "--reset says what it restored" "$(cat "$t/reset")"
 clean_state "after --reset"
-pgrep -x -f "sleep 60" > /dev/null && not_ok "--reset ended the cgroup's tasks" ||
+pgrep -x -f "sleep 60.125" > /dev/null && not_ok "--reset ended the cgroup's tasks" ||
 	ok "--reset ended the cgroup's tasks"
 "$IOTAPE" capture --reset > "$t/reset2" 2>&1
 grep -q "nothing to reset" "$t/reset2" && ok "a second --reset has nothing to do" ||
