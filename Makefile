@@ -26,10 +26,10 @@ endif
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES = build-essential pkg-config libsqlite3-dev sqlite3 libcmocka-dev \
 	liburing-dev libblkid-dev blktrace fio gnuplot-nox util-linux e2fsprogs \
-	procps time jq
+	procps time jq sysstat
 DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
 	/usr/bin/btt /usr/bin/fio /usr/bin/gnuplot /usr/include/liburing.h \
-	/usr/include/blkid/blkid.h /usr/bin/jq
+	/usr/include/blkid/blkid.h /usr/bin/jq /usr/bin/iostat
 # pandoc builds the man page (`make man`, `make install`); debhelper builds the
 # .deb in tests/cli/t_package.sh; zsh runs the zsh completion in t_completion.sh.
 DEB_PACKAGES += pandoc debhelper zsh
@@ -39,15 +39,19 @@ LIB_SRC = lib/util.c lib/emit.c lib/options.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_sqlite.c \
 	schema/store_sqlite_batch.c schema/store_sqlite_read.c \
-	$(BUILD)/schema_sql.c capture/procstat.c capture/vmstat_text.c
-CMD_SRC = capture/cmd_import.c capture/import.c capture/import_samples.c \
+	$(BUILD)/schema_sql.c capture/procstat.c capture/vmstat_text.c \
+	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
+	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_time.c \
+	capture/fmt_iostat.c
+CMD_SRC = capture/cmd_import.c capture/import.c capture/import_samples.c capture/import_fmt.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
 	analyze/runview.c analyze/rsort.c analyze/rundata.c analyze/timeacct.c \
 	analyze/finding.c analyze/analyzer.c analyze/an_seek.c \
 	analyze/an_fairness.c analyze/an_queue.c analyze/an_readahead.c \
 	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
 	analyze/compare.c analyze/figures.c analyze/cmd_compare.c analyze/cmd_dump.c \
-	analyze/cmd_runs.c analyze/cmd_report.c \
+	analyze/blkparse_print.c analyze/cmd_runs.c analyze/cmd_report.c \
+	analyze/export.c analyze/cmd_export.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/sweep.c \
 	capture/samplebuf.c capture/workload.c capture/capture.c \
 	capture/cmd_capture.c
@@ -129,9 +133,13 @@ bench: deps all
 # become fixtures that `make test` replays.
 FUZZ_PACKAGES = clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 60
-FUZZERS = blktrace trace_input blkparse_text vmstat_text stitch
+FUZZERS = blktrace trace_input blkparse_text vmstat_text stitch fmt_fio fmt_msr \
+	fmt_systor fmt_cloudphysics fmt_blkreplay fmt_iostat fmt_time
 FUZZ_LIB = lib/util.c lib/timeline.c capture/blktrace_format.c capture/trace_input.c \
-	capture/blkparse_text.c capture/blkparse_lex.c capture/vmstat_text.c capture/stitch.c
+	capture/blkparse_text.c capture/blkparse_lex.c capture/vmstat_text.c capture/stitch.c \
+	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
+	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_iostat.c \
+	capture/fmt_time.c
 fuzz: deps
 	@command -v clang > /dev/null || DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q $(FUZZ_PACKAGES) > /dev/null

@@ -17,6 +17,7 @@ int cmd_runs(int argc, char **argv);    /* analyze/cmd_runs.c */
 int cmd_dump(int argc, char **argv);    /* analyze/cmd_dump.c */
 int cmd_report(int argc, char **argv);  /* analyze/cmd_report.c */
 int cmd_compare(int argc, char **argv); /* analyze/cmd_compare.c */
+int cmd_export(int argc, char **argv);  /* analyze/cmd_export.c */
 int cmd_vmstat(int argc, char **argv);  /* capture/cmd_vmstat.c */
 int cmd_capture(int argc, char **argv); /* capture/cmd_capture.c */
 

@@ -17,11 +17,12 @@
 
 static const struct command commands[] = {
 	{ "capture", cmd_capture, "record a run: block events, /proc samples, timings" },
-	{ "import", cmd_import, "read blktrace files or blkparse text into a run" },
+	{ "import", cmd_import, "read traces, iologs, iostat and time logs into runs" },
 	{ "runs", cmd_runs, "list the runs in the database" },
 	{ "dump", cmd_dump, "print a run's events as blkparse does" },
 	{ "report", cmd_report, "per-device and per-process I/O figures (btt's terms)" },
 	{ "compare", cmd_compare, "runs side by side, and why they differ" },
+	{ "export", cmd_export, "write a run for fio, btt, blkparse or a spreadsheet" },
 	{ "plot", cmd_plot, "gnuplot pictures of runs: seek, tput, lat, qd, vm, ..." },
 	{ "mail", cmd_mail, "one 80-column text of runs compared, to paste in mail" },
 	{ "vmstat", cmd_vmstat, "a run's samples as vmstat(8)'s table" },

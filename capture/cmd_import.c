@@ -1,56 +1,64 @@
 /* `iotape import`: parses argv into struct import_opts and calls
- * import_run() (capture/import.c), which reads blktrace files (single stream
- * or per-CPU set), blkparse text or vmstat logs into runs of the store. */
+ * import_run() (capture/import.c), which reads each input, in any format of
+ * import_formats[] (capture/formats.c), blktrace files (single stream or
+ * per-CPU set), blkparse text or vmstat logs, into runs of the store. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "capture/formats.h"
 #include "capture/import.h"
 #include "commands.h"
+#include "lib/options.h"
 #include "lib/util.h"
+
+static const struct opt_def options[] = {
+	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	{ "run", 1, 'r', "NAME", "name of the run (one INPUT only; default: the "
+	  "file's name); a vmstat or iostat log or a time paste given an "
+	  "existing run's name joins that run" },
+	{ "strict", 0, 's', NULL, "a trace cut short inside a record is an "
+	  "error, not a warning" },
+	{ "quiet", 0, 'q', NULL, "no summary or warnings on stderr" },
+	{ "split", 0, 'S', NULL, "traces of several disks (MSR, SYSTOR): one run "
+	  "per disk, not one per host" },
+	{ "names", 1, 'N', "FILE", "process names: 'PID NAME' lines (tracefs "
+	  "saved_cmdlines, ps -eo pid,comm); for traces that carry none "
+	  "(tracefs)" },
+	{ "interval", 1, 'i', "SEC", "vmstat and iostat logs: seconds between "
+	  "rows (default: from the log's timestamps, else 1)" },
+	{ "no-boot-row", 0, 'n', NULL, "vmstat and iostat logs: the first row is "
+	  "an interval's, not the since-boot average ('vmstat -t 1 2 | tail -n "
+	  "1', iostat -y)" },
+	{ "help", 0, 'h', NULL, NULL },
+};
 
 static void import_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape import [--db FILE] [--run NAME] [--strict] [--quiet]\n"
+"usage: iotape import [--db FILE] [--run NAME] [--strict] [--quiet] [--split]\n"
 "                     [--interval SEC] [--no-boot-row] [--names FILE] INPUT...\n"
 "\n"
 "Reads each INPUT into a run of its own, in one transaction: nothing is\n"
-"stored unless every input reads cleanly.\n"
-"  INPUT      a blktrace binary stream (tracefs blk tracer output, a blkparse\n"
-"             -d dump), a per-CPU set (NAME for NAME.blktrace.N, or any\n"
-"             member), blkparse's default text output, or a vmstat(8) log\n"
-"  --db FILE  the database (default $IOTAPE_DB or iotape.db)\n"
-"  --run NAME name of the run (one INPUT only; default: the file's name);\n"
-"             a vmstat log given an existing run's name joins that run\n"
-"  --strict   a trace cut short inside a record is an error, not a warning\n"
-"  --quiet    no summary or warnings on stderr\n"
-"  --names FILE  process names: 'PID NAME' lines (tracefs saved_cmdlines,\n"
-"             ps -eo pid,comm); for traces that carry none (tracefs)\n"
-"  --interval SEC  vmstat logs: seconds between rows (default: from the\n"
-"             log's timestamps, else 1)\n"
-"  --no-boot-row  vmstat logs: the first row is an interval's, not the\n"
-"             since-boot average (logs of 'vmstat -t 1 2 | tail -n 1')\n");
+"stored unless every input reads cleanly. INPUT is a file in one of the\n"
+"formats below, told from its content (a per-CPU set also as NAME for\n"
+"NAME.blktrace.N).\n");
+	opt_usage(fp, options, ARRAY_SIZE(options), 18, NULL);
+	fprintf(fp, "\nformats (docs/IMPORT.md maps their fields):\n");
+	for (size_t i = 0; i < import_nformats; i++)
+		fprintf(fp, "  %-17s %s\n", import_formats[i].name,
+			import_formats[i].what);
 }
 
 int cmd_import(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'b' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "strict", no_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "names", required_argument, NULL, 'N' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "no-boot-row", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[ARRAY_SIZE(options) + 1];
 	struct import_opts o = { 0 };
 	struct import_result *res;
 	char err[1024];
 	int c, rc;
 
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -58,6 +66,7 @@ int cmd_import(int argc, char **argv)
 		case 'r': o.name = optarg; break;
 		case 's': o.strict = 1; break;
 		case 'q': o.quiet = 1; break;
+		case 'S': o.split = 1; break;
 		case 'N': o.names = optarg; break;
 		case 'i':
 			if (parse_seconds(optarg, "--interval", &o.interval_s))
@@ -65,12 +74,12 @@ int cmd_import(int argc, char **argv)
 			break;
 		case 'n': o.no_boot_row = 1; break;
 		case 'h': import_usage(stdout); return 0;
-		default: import_usage(stderr); return 2;
+		default: return opt_bad("import");
 		}
 	}
 	if (optind >= argc) {
-		import_usage(stderr);
-		return 2;
+		error("import needs an INPUT");
+		return opt_bad("import");
 	}
 	if (o.name && argc - optind > 1)
 		return error("--run names one run; give one INPUT with it");

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/formats.h"
 #include "capture/import.h"
+#include "capture/import_fmt.h"
 #include "capture/import_samples.h"
 #include "capture/stitch.h"
 #include "capture/trace_input.h"
@@ -138,7 +140,10 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 	struct run_info ri = { 0 };
 	int64_t first_id;
 	int rc;
+	const struct import_format *fmt = import_format_sniff_file(input);
 
+	if (fmt && fmt->parse)
+		return import_format_one(st, o, fmt, input, name, run_out, err, errlen);
 	if (vmstat_text_sniff_file(input))
 		return import_vmstat_log(st, o, input, name, run_out, err, errlen);
 	if (name)

@@ -18,6 +18,7 @@ struct import_opts {
 	double interval_s;  /* vmstat logs: seconds between rows (0: from the
 			     * log's timestamps, else 1) */
 	int no_boot_row;    /* vmstat logs: no row is a since-boot average */
+	int split;          /* traces of several disks: one run per disk */
 	/* for import_run() only */
 	const char *db;     /* NULL: $IOTAPE_DB or iotape.db */
 	const char *name;   /* name of the run (one input only); NULL: from

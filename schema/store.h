@@ -378,6 +378,8 @@ enum store_rq_order {
 	STORE_RQ_QUEUED,        /* rows with a Q time, by (q_ns, id) */
 	STORE_RQ_DISPATCHED,    /* rows standing for a dispatch (d_head) with a
 				 * D time, by (d_ns, id) */
+	STORE_RQ_FIRST,         /* every row, by its first time (Q, else D,
+				 * else C; rows with none first), then id */
 };
 
 /* The columns of a request row, for the mask of store_requests_open(): a

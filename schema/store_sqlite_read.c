@@ -325,6 +325,7 @@ static const char *requests_sql(unsigned mask, int order, char *sql, size_t len)
 		[STORE_RQ_QUEUED] = " AND q_ns IS NOT NULL ORDER BY q_ns, id",
 		[STORE_RQ_DISPATCHED] = " AND d_head = 1 AND d_ns IS NOT NULL"
 			" ORDER BY d_ns, id",
+		[STORE_RQ_FIRST] = " ORDER BY coalesce(q_ns, d_ns, c_ns), id",
 	};
 	size_t n;
 

@@ -12,7 +12,7 @@
 set -u
 secs=${1:-60}
 shift
-harnesses=${*:-blktrace trace_input blkparse_text vmstat_text stitch}
+harnesses=${*:-blktrace trace_input blkparse_text vmstat_text stitch fmt_fio fmt_msr fmt_systor fmt_cloudphysics fmt_blkreplay fmt_iostat fmt_time}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=$top/../shared/corpus
 b=$top/build-fuzz
@@ -30,6 +30,16 @@ seed blktrace "$top"/tests/fixtures/*.bin "$top"/tests/fixtures/variants/* "$top
 seed trace_input "$top"/tests/fixtures/variants/* "$corpus"/asifazamali-sda1/*
 seed blkparse_text "$corpus"/*/*.txt "$top"/tests/fixtures/bad/not-blkparse.txt
 seed vmstat_text "$top"/tests/fixtures/vmstat/* "$corpus"/vmstat-*/vmstat.log "$corpus"/seed-debsums-patch/*/vmstat*.log
+# the import formats' harnesses: our own fixtures only (written by
+# tests/fixtures/make-import-fixtures.py, and our vmstat recordings)
+I=$top/tests/fixtures/import X=$top/tests/fixtures/bad
+seed fmt_fio "$I"/*.iolog "$X"/*.iolog
+seed fmt_msr "$I"/msr-*.csv "$X"/msr-*.csv
+seed fmt_systor "$I"/systor17*.csv "$X"/systor17-*.csv
+seed fmt_cloudphysics "$I"/cloudphysics*.csv "$X"/cloudphysics-*.csv
+seed fmt_blkreplay "$I"/*.load "$X"/*.load
+seed fmt_iostat "$I"/iostat-*.log "$X"/iostat-* "$X"/not-blkparse.txt
+seed fmt_time "$I"/time-*.txt "$X"/time-*.txt "$top"/tests/fixtures/vmstat/*
 printf '%-16s %10s %12s %8s %s\n' harness seconds executions exec/s result
 for h in $harnesses; do
 	log=$b/fuzz-$h.log

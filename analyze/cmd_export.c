@@ -1,0 +1,137 @@
+/* `iotape export RUN --format fio|blktrace|csv|blkparse [-o FILE]`: a stored
+ * run written in a format fio, btt, blkparse, seekwatcher, iowatcher or a
+ * spreadsheet reads (analyze/export.c). Parses argv, then exports. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze/export.h"
+#include "analyze/runview.h"
+#include "commands.h"
+#include "lib/util.h"
+
+struct export_opts {
+	const char *db;
+	const char *run;
+	const char *out;          /* NULL: stdout */
+	enum export_format fmt;
+	int quiet;
+};
+
+static void export_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: iotape export [--db FILE] --format FMT [-o FILE] [--quiet] RUN\n"
+"\n"
+"Writes RUN in a format other tools read:\n"
+"  --format fio       fio iolog v3: one line per Q (per D when the run has\n"
+"                     no Q) at its time in us, for fio's read_iolog (and\n"
+"                     replay_redirect onto another device)\n"
+"  --format blktrace  blktrace binary v7 as blkparse -d writes it, for btt,\n"
+"                     blkparse, seekwatcher, iowatcher\n"
+"  --format csv       one line per request: times in ns since the run's\n"
+"                     start and btt's stage times (Q2G G2I Q2M I2D M2D Q2D\n"
+"                     D2C Q2C) in us, with a header\n"
+"  --format blkparse  blkparse's text, as iotape dump prints it\n"
+"  -o, --output FILE  write FILE (made whole or not at all); default stdout\n"
+"  --db FILE          the database (default $IOTAPE_DB or iotape.db)\n"
+"  --quiet            no summary on stderr\n");
+}
+
+/* Exports o->run; prints one error line on failure. */
+static int export_do(const struct export_opts *o)
+{
+	struct runview rv;
+	struct export_stats st;
+	char err[512] = "", tmp[4200] = "";
+	FILE *fp = stdout;
+	int rc;
+
+	if (!o->out && o->fmt == EXPORT_BLKTRACE && isatty(STDOUT_FILENO))
+		return error("blktrace records are binary: give -o FILE or a pipe");
+	if (runview_open(&rv, db_path_default(o->db), o->run))
+		return -1;
+	if (o->out) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", o->out, (int)getpid());
+		if (!(fp = fopen(tmp, "w"))) {
+			rc = error("cannot create '%s': %s", tmp, strerror(errno));
+			runview_close(&rv);
+			return rc;
+		}
+	}
+	rc = export_run(&rv, o->fmt, fp, &st, err, sizeof(err));
+	if (o->out) {
+		if (fclose(fp) && !rc) {
+			snprintf(err, sizeof(err), "writing '%s': %s", o->out,
+				 strerror(errno));
+			rc = -1;
+		}
+		if (!rc && rename(tmp, o->out)) {
+			snprintf(err, sizeof(err), "cannot write '%s': %s", o->out,
+				 strerror(errno));
+			rc = -1;
+		}
+		if (rc)
+			unlink(tmp);
+	}
+	if (rc) {
+		if (err[0])
+			error("%s", err);
+	} else if (!o->quiet) {
+		if (o->fmt == EXPORT_FIO)
+			fprintf(stderr, "iotape: exported run '%s' as a fio iolog: %"
+				PRIu64 " reads, %" PRIu64 " writes, %" PRIu64 " trims, %"
+				PRIu64 " syncs (from %s events)%s\n", rv.name, st.reads,
+				st.writes, st.trims, st.syncs, st.from_d ? "D" : "Q",
+				st.skipped ? "; zero-length non-flush events left out" : "");
+		else
+			fprintf(stderr, "iotape: exported run '%s': %" PRIu64 " %s%s\n",
+				rv.name, st.records, o->fmt == EXPORT_BLKTRACE ? "records"
+				: o->fmt == EXPORT_CSV ? "requests" : "lines",
+				st.skipped ? " (v8-only categories dropped from some)" : "");
+	}
+	runview_close(&rv);
+	return rc ? -1 : 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct export_opts o = { 0 };
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': o.db = optarg; break;
+		case 'f':
+			if (!(o.fmt = export_format_parse(optarg))) {
+				error("invalid value '%s' for --format (fio, blktrace, "
+				      "csv, blkparse)", optarg);
+				return 2;
+			}
+			break;
+		case 'o': o.out = optarg; break;
+		case 'q': o.quiet = 1; break;
+		case 'h': export_usage(stdout); return 0;
+		default: export_usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1 || !o.fmt) {
+		export_usage(stderr);
+		return 2;
+	}
+	o.run = argv[optind];
+	return export_do(&o);
+}

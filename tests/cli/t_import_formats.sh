@@ -1,0 +1,352 @@
+# t_import_formats.sh: every import format of the table (capture/formats.c)
+# on its fixture (tests/fixtures/import, written from the formats' layouts):
+# told from content (whatever the file's name), the numbers the store and
+# report give equal those read off the file with awk, --split and joining an
+# existing run work, each bad fixture is refused with one line naming file
+# and line and the database left as it was. The same checks run on real
+# files where they are: fio's t0038 iolog in ../shared/corpus, iostat run
+# here on the corpus's recorded /proc (sysstat's test snapshots), the
+# published traces in $IOTAPE_INTEROP_DIR (tests/fixtures/README.md); and on
+# real output of fio --write_iolog and iostat, made here.
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "import formats"
+F=$FIXTURES/import B=$FIXTURES/bad t=$TEST_TMP db=$t/t.db
+q() { sqlite3 "$db" "$@"; }
+rid() { echo "(SELECT id FROM runs WHERE name = '$1')"; }
+
+imp() {  # imp RUN FILE [OPTION...]: import, or a not ok line
+	local run=$1 file=$2; shift 2
+	"$IOTAPE" import --quiet --db "$db" --run "$run" "$@" "$file" 2> "$t/err" ||
+		{ not_ok "import $run" "$(cat "$t/err")"; return 1; }
+}
+
+# q2c RUN: "N MEAN_US" of the run's report, the mean to 3 decimals
+q2c() {
+	"$IOTAPE" report --db "$db" --json "$1" |
+		jq -r '"\(.all.q2c.n) \(.all.q2c.mean_us)"' | awk '{ printf "%d %.3f", $1, $2 }'
+}
+
+# ---- one check per format: FILE's own numbers (awk) against the store ----
+
+# check_msr RUN FILE: Q2C is the ResponseTime column (100 ns units)
+check_msr() {
+	check_eq "$1: Q2C n and mean us = ResponseTime's" \
+		"$(awk -F, '$1 ~ /^[0-9]+$/ { s += $7; n++ } END { printf "%d %.3f", n, s / n / 10 }' "$2")" \
+		"$(q2c "$1")"
+	check_eq "$1: format, a Q and a C per line" \
+		"msr-csv $(awk -F, '$1 ~ /^[0-9]+$/ { n += 2 } END { print n }' "$2")" \
+		"$(q "SELECT format, last_event - first_event + 1 FROM runs WHERE name = '$1'" | tr '|' ' ')"
+}
+
+# check_systor RUN FILE: Q2C is the Response column (s); no-response lines skipped
+check_systor() {
+	check_eq "$1: Q2C n and mean us = Response's; lines with no IOType skipped" \
+		"$(awk -F, 'NR > 1 && $3 != "" { s += $2; n++ } NR > 1 && $3 == "" { b++ }
+			END { printf "%d %.3f %d", n, s / n * 1e6, b }' "$2")" \
+		"$(q2c "$1") $(q "SELECT value FROM run_stats WHERE run = $(rid "$1") AND key = 'systor_csv.no_response'")"
+	check_eq "$1: stored in time order ($(awk -F, 'NR > 2 && $1 < p { n++ } { p = $1 } END { print n + 0 }' "$2") lines of the file are not)" \
+		"0 0" "$(q "SELECT count(*) FROM events a JOIN events b ON b.run = a.run AND b.sequence = a.sequence + 1
+			WHERE a.run = $(rid "$1") AND b.time_ns < a.time_ns;
+			SELECT value FROM run_stats WHERE run = $(rid "$1") AND key = 'time_backwards'" | paste -sd' ')"
+}
+
+# check_cloudphysics RUN FILE: SCSI opcodes to directions (SBC-3), bytes as given
+check_cloudphysics() {
+	check_eq "$1: reads, read bytes, writes, write bytes, flushes, discards, other ops" \
+		"$(awk -F, 'NR > 1 { o = tolower($3) }
+			NR > 1 && (o == "28" || o == "08" || o == "a8" || o == "88") { r++; rb += $4; next }
+			NR > 1 && (o == "2a" || o == "0a" || o == "aa" || o == "8a") { w++; wb += $4; next }
+			NR > 1 && (o == "35" || o == "91") { f++; next }
+			NR > 1 && o == "42" { d++; next }
+			NR > 1 { x++ }
+			END { printf "%d %d %d %d %d %d %d", r, rb, w, wb, f, d, x }' "$2")" \
+		"$(q "SELECT total(rwbs = 'R'), total(CASE WHEN rwbs = 'R' THEN bytes END),
+			total(rwbs = 'W'), total(CASE WHEN rwbs = 'W' THEN bytes END),
+			total(rwbs LIKE 'F%'), total(rwbs LIKE 'D%'),
+			(SELECT value FROM run_stats WHERE run = $(rid "$1") AND key = 'cloudphysics_csv.other_ops')
+			FROM requests WHERE run = $(rid "$1")" | awk -F'|' '{ printf "%d %d %d %d %d %d %d", $1, $2, $3, $4, $5, $6, $7 }')"
+}
+
+# check_load RUN FILE: one Q (or D) per data line at its start time (results:
+# start + replay_delay), sectors as given
+check_load() {
+	check_eq "$1: I/Os, bytes, time from the first start to the last" \
+		"$(awk -F';' '/^ *[0-9]+\.[0-9]+ *;/ { t = $1 + ($6 > 0 ? $5 : 0); s += $3 * 512
+			if (!n++ || t < lo) lo = t; if (n == 1 || t > hi) hi = t }
+			END { printf "%d %d %.9f", n, s, hi - lo }' "$2")" \
+		"$(q "SELECT count(*), sum(bytes), printf('%.9f', (max(coalesce(q_ns, d_ns)) - min(coalesce(q_ns, d_ns))) / 1e9)
+			FROM requests WHERE run = $(rid "$1")" | tr '|' ' ')"
+}
+
+# check_fio RUN FILE: I/Os and bytes per direction (trim D, sync and datasync
+# zero-length flushes FWS)
+check_fio() {
+	check_eq "$1: I/Os and bytes per RWBS" \
+		"$(awk '{ a = $(NF - 2) } $1 ~ /^[0-9]+$/ && NF == 5 || NF == 4 {
+			if (a == "read") k = "R"; else if (a == "write") k = "W"; else if (a == "trim") k = "D";
+			else if (a == "sync" || a == "datasync") k = "FWS"; else next
+			n[k]++; b[k] += k == "FWS" ? 0 : $NF }
+			END { for (k in n) printf "%s %d %.0f\n", k, n[k], b[k] }' "$2" | LC_ALL=C sort | paste -sd'|')" \
+		"$(q "SELECT rwbs, count(*), sum(bytes) FROM requests WHERE run = $(rid "$1")
+			GROUP BY rwbs ORDER BY rwbs" | tr '|' ' ' | paste -sd'|')"
+}
+
+# iostat_values FILE: the values of its avg-cpu rows and device tables, plus
+# one since_boot sample per banner (the report after it averages since boot)
+iostat_values() {
+	awk '/^Linux .*\(/ { n++; tab = 0; next }
+		$1 == "avg-cpu:" { cpu = 1; tab = 0; next }
+		cpu { n += NF; cpu = 0; next }
+		$1 ~ /^Device:?$/ || $NF == "Device" { tab = 1; next }
+		NF == 0 { tab = 0; next }
+		tab { n += NF - 1 }
+		END { print n }' "$1"
+}
+
+# check_iostat RUN FILE: every value a sample
+check_iostat() {
+	check_eq "$1: a sample per value (and since_boot)" "$(iostat_values "$2")" \
+		"$(q "SELECT count(*) FROM samples WHERE run = $(rid "$1") AND source = 'iostat'")"
+}
+
+# check_time RUN FILE: bash's real lines, one command each (other reports: not checked)
+check_time() {
+	if grep -qE 'elapsed|Command being timed|s user .* total|bytes transferred in|^real[[:blank:]]+[0-9.]+$' "$2"; then
+		diag "$1: $(basename "$2") has other reports than bash's: not checked"; return
+	fi
+	check_eq "$1: commands and their real seconds" \
+		"$(awk '$1 == "real" { split($2, a, /[ms]/); n++; s += a[1] * 60 + a[2] } END { printf "%d %.3f", n, s }' "$2")" \
+		"$(q "SELECT count(*), printf('%.3f', sum(real_s)) FROM commands WHERE run = $(rid "$1")" | tr '|' ' ')"
+}
+
+# ---- the fixtures ----
+
+imp msr "$F/msr-web.csv" && check_msr msr "$F/msr-web.csv"
+q "SELECT notes FROM runs WHERE name = 'msr'" | grep -q "Q2C is the trace's response time" &&
+	ok "msr: the run's notes say Q2C is the response time" ||
+	not_ok "msr: notes" "$(q "SELECT notes FROM runs WHERE name = 'msr'")"
+
+# never trusted by name: the same bytes as trace.bin
+cp "$F/msr-web.csv" "$t/trace.bin"
+imp byname "$t/trace.bin" &&
+	check_eq "a CSV named .bin is read as what it is" msr-csv \
+		"$(q "SELECT format FROM runs WHERE name = 'byname'")"
+
+# one host's disks: one run with a device each, or with --split a run per
+# disk; two hosts: a run per host
+check_eq "msr: one host, its disks are the run's devices" \
+	"$(awk -F, '{ print "0," $3 }' "$F/msr-web.csv" | sort -u | paste -sd' ')" \
+	"$(q "SELECT (dev >> 20) || ',' || (dev & 1048575) FROM devices WHERE run = $(rid msr) ORDER BY dev" | paste -sd' ')"
+imp split "$F/msr-web.csv" --split &&
+	check_eq "msr --split: a run per disk" \
+		"$(awk -F, '{ n[$2 "_" $3]++ } END { for (k in n) print "split-" k, n[k] }' "$F/msr-web.csv" | sort | paste -sd'|')" \
+		"$(q "SELECT r.name, count(q.id) FROM runs r JOIN requests q ON q.run = r.id
+		      WHERE r.name LIKE 'split-%' GROUP BY r.name ORDER BY r.name" | tr '|' ' ' | paste -sd'|')"
+{ cat "$F/msr-web.csv"; sed 's/,web,/,db,/' "$F/msr-web.csv"; } > "$t/hosts.csv"
+imp hosts "$t/hosts.csv" &&
+	check_eq "msr: a run per host" "hosts-db $(wc -l < "$F/msr-web.csv")|hosts-web $(wc -l < "$F/msr-web.csv")" \
+		"$(q "SELECT r.name, count(q.id) FROM runs r JOIN requests q ON q.run = r.id
+		      WHERE r.name LIKE 'hosts-%' GROUP BY r.name ORDER BY r.name" | tr '|' ' ' | paste -sd'|')"
+
+imp systor "$F/systor17.csv" && check_systor systor "$F/systor17.csv"
+imp slun "$F/systor17.csv" --split &&
+	check_eq "systor --split: a run per LUN" \
+		"$(awk -F, 'NR > 1 && $3 != "" { n["slun-lun" $4]++ } END { for (k in n) print k, n[k] }' "$F/systor17.csv" | sort | paste -sd'|')" \
+		"$(q "SELECT r.name, count(q.id) FROM runs r JOIN requests q ON q.run = r.id
+		      WHERE r.name LIKE 'slun-%' GROUP BY r.name ORDER BY r.name" | tr '|' ' ' | paste -sd'|')"
+
+imp cp "$F/cloudphysics.csv" && check_cloudphysics cp "$F/cloudphysics.csv"
+
+imp load "$F/blkreplay.load" && check_load load "$F/blkreplay.load"
+imp dload "$F/blkreplay-results.load" && check_load dload "$F/blkreplay-results.load"
+# blkreplay's results: Q and C a replay_duration apart, D where it is 0
+imp result "$F/blkreplay-results.load" &&
+	check_eq "blkreplay results: Q2C n and mean us = replay_duration's; D-only lines" \
+		"$(awk -F';' '/^ *[0-9]+\.[0-9]+ *;/ { if ($6 > 0) { n++; s += $6 } else d++ }
+			END { printf "%d %.3f %d", n, s / n * 1e6, d }' "$F/blkreplay-results.load")" \
+		"$(q2c result) $(q "SELECT count(*) FROM requests WHERE run = $(rid result) AND q_ns IS NULL AND d_ns IS NOT NULL")"
+
+imp fio3 "$F/fio-v3.iolog" && check_fio fio3 "$F/fio-v3.iolog"
+check_eq "fio v3: each file a device, open and close in the notes" "/dev/sdb /dev/sdc 4" \
+	"$(q "SELECT name FROM devices WHERE run = $(rid fio3) ORDER BY dev" | paste -sd' ') $(q "SELECT notes FROM runs
+	      WHERE name = 'fio3'" | grep -oE '(opened|closed) at' | wc -l)"
+imp fio2 "$F/fio-v2.iolog" && check_fio fio2 "$F/fio-v2.iolog"
+check_eq "fio v2: the I/O after 'wait 400' is at 400 ms" \
+	"$(awk '$2 == "wait" && $3 > m { m = $3 } END { print m * 1000000 }' "$F/fio-v2.iolog")" \
+	"$(q "SELECT max(q_ns) FROM requests WHERE run = $(rid fio2)")"
+
+# iostat -x: samples named DEVICE:COLUMN; joins an existing run
+"$IOTAPE" import --quiet --db "$db" --run withio "$FIXTURES/loop-fio-small.bin"
+if imp withio "$F/iostat-x-12.log" --interval 1; then
+	check_iostat withio "$F/iostat-x-12.log"
+	check_eq "iostat: sda:r/s and nvme0n1:%util of the first report (read off the log)" "6.5 1.95" \
+		"$(q "SELECT (SELECT value FROM samples WHERE run = $(rid withio) AND key = 'sda:r/s' ORDER BY time_ns LIMIT 1),
+		      (SELECT value FROM samples WHERE run = $(rid withio) AND key = 'nvme0n1:%util' ORDER BY time_ns LIMIT 1)" | tr '|' ' ')"
+	check_eq "iostat: joined, no second run" 1 "$(q "SELECT count(*) FROM runs WHERE name LIKE 'withio%'")"
+fi
+# the other layouts and column sets; reports on the log's own clock when it
+# prints times
+for spec in x-12-pretty:assumed:1 xmt-11:timestamps:3 dx-comma:assumed:1 d-iso:timestamps:5; do
+	IFS=: read -r name from every <<< "$spec"
+	imp "io-$name" "$F/iostat-$name.log" || continue
+	check_iostat "io-$name" "$F/iostat-$name.log"
+	check_eq "io-$name: interval $every s ($from)" "$every $from" \
+		"$(q "SELECT value FROM run_stats WHERE run = $(rid "io-$name") AND key IN ('iostat.interval_s', 'iostat.interval_from')
+		      ORDER BY key DESC" | paste -sd' ')"
+done
+
+# time/dd: each timed command with its real/user/sys and dd's records
+if imp tdd "$F/time-bash-dd.txt"; then
+	check_time tdd "$F/time-bash-dd.txt"
+	check_eq "time: the second is 'sync', the first dd's records are kept" \
+		"sync|2048+0 in, 2048+0 out" \
+		"$(q "SELECT argv FROM commands WHERE idx = 1 AND run = $(rid tdd);
+		      SELECT value FROM run_stats WHERE key = 'command.0.dd_records' AND run = $(rid tdd)" | paste -sd'|')"
+fi
+imp tgnu "$F/time-gnu-zsh-dd.txt" &&
+	check_eq "time: GNU time, -v, time -p, zsh and two dd alone: 6 commands, exit status 1 kept" "6 1" \
+		"$(q "SELECT count(*), max(status) FROM commands WHERE run = $(rid tgnu)" | tr '|' ' ')"
+
+# ---- real files, where they live ----
+
+# fio's own t0038 regression log, in the corpus
+CORPUS=$(corpus_dir) || CORPUS=
+if [ -n "$CORPUS" ]; then
+	imp t0038 "$CORPUS/fio-t0038-iolog/t0038.iolog" &&
+		check_fio t0038 "$CORPUS/fio-t0038-iolog/t0038.iolog"
+else
+	skip "fio's t0038 iolog" "corpus absent"
+fi
+
+# iostat on the corpus's recorded /proc (sysstat's own test snapshots root1
+# and root2, the source of its expected.iostat-x): diskstats read through
+# `iostat -f DIR`, /proc/stat and a made-up /proc/uptime (1000 s, then 1002 s)
+# bound over in a private mount namespace, swapped while iostat waits for
+# its second report. The figures iotape stores are worked out again here
+# from the /proc files with iostat(1)'s formulas.
+S=$CORPUS/sysstat-proc-snapshots
+if [ -z "$CORPUS" ]; then
+	skip "iostat on the corpus's /proc snapshots" "corpus absent"
+elif [ "$(id -u)" != 0 ] || ! command -v iostat > /dev/null || ! command -v unshare > /dev/null; then
+	skip "iostat on the corpus's /proc snapshots" "needs root, iostat and unshare"
+else
+	mkdir -p "$t/procdir"
+	echo "1000.00 3000.00" > "$t/uptime1"
+	echo "1002.00 3004.00" > "$t/uptime2"
+	for try in 1 2 3; do   # the swap must come before iostat's second read, 1 s on
+		ln -sfn "$S/root1_proc_diskstats" "$t/procdir/diskstats"
+		LC_ALL=C timeout 30 unshare -m --propagation private bash -c '
+			mount --bind "$1/root1_proc_stat" /proc/stat &&
+				mount --bind "$2/uptime1" /proc/uptime || exit 1
+			iostat -x -p ALL -t -f "$2/procdir" 1 2 > "$2/iostat-corpus.log" &
+			pid=$!
+			for i in $(seq 300); do
+				grep -q "^Device" "$2/iostat-corpus.log" && break
+				sleep 0.01
+			done
+			mount --bind "$1/root2_proc_stat" /proc/stat &&
+				mount --bind "$2/uptime2" /proc/uptime &&
+				ln -sfn "$1/root2_proc_diskstats" "$2/procdir/ds.new" &&
+				mv -T "$2/procdir/ds.new" "$2/procdir/diskstats"
+			wait $pid' _ "$S" "$t" 2> "$t/err"
+		# in time: sdq, idle in root1, read 200 I/Os by root2
+		awk '$1 == "sdq" { n++; v = $2 } END { exit !(n == 2 && v > 0) }' "$t/iostat-corpus.log" && break
+		diag "iostat on the snapshots, try $try: the second report missed the swap"
+	done
+	if imp iocorpus "$t/iostat-corpus.log"; then
+		check_iostat iocorpus "$t/iostat-corpus.log"
+		d1=$S/root1_proc_diskstats d2=$S/root2_proc_diskstats
+		want=$(awk 'FNR == 1 { f++ }
+			$3 == "sda" && f == 1 { printf "%.2f ", $4 / 1000 }           # r/s since boot
+			$3 == "sdq" { rd[f] = $4 }
+			$3 == "sdr" { w[f] = $8; wt[f] = $11; io[f] = $13 }
+			END { printf "%.2f %.2f %.2f", (rd[2] - rd[1]) / 2,            # r/s over 2 s
+				(wt[2] - wt[1]) / (w[2] - w[1]),                      # w_await, ms
+				(io[2] - io[1]) / 2000 * 100 }' "$d1" "$d2")            # %util
+		want="$want $(awk '$1 == "cpu" { f++; t[f] = $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; i[f] = $5; o[f] = $6 }
+			END { printf "%.2f %.2f", o[1] / t[1] * 100, (i[2] - i[1]) / (t[2] - t[1]) * 100 }' \
+			"$S/root1_proc_stat" "$S/root2_proc_stat")"
+		v() { q "SELECT printf('%.2f', value) FROM samples WHERE run = $(rid iocorpus) AND key = '$1'
+			ORDER BY time_ns LIMIT 1 OFFSET $2"; }
+		diag "iostat on the snapshots: $want"
+		check_eq "iostat on the snapshots: sda r/s since boot; sdq r/s, sdr w_await and %util over 2 s; %iowait since boot, %idle over 2 s" \
+			"$want" "$(v sda:r/s 0) $(v sdq:r/s 1) $(v sdr:w_await 1) $(v sdr:%util 1) $(v cpu:%iowait 0) $(v cpu:%idle 1)"
+	fi
+fi
+
+# the published traces of tests/fixtures/README.md, where someone keeps them:
+# each told from its content and given its format's checks
+if [ -n "${IOTAPE_INTEROP_DIR:-}" ] && [ -d "$IOTAPE_INTEROP_DIR" ]; then
+	n=0
+	for f in "$IOTAPE_INTEROP_DIR"/*; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		imp "real$n" "$f" || continue
+		fmt=$(q "SELECT format FROM runs WHERE name = 'real$n' OR name LIKE 'real$n-%' LIMIT 1")
+		diag "$IOTAPE_INTEROP_DIR: $(basename "$f") is $fmt, run real$n"
+		if [ -z "$(q "SELECT 1 FROM runs WHERE name = 'real$n'")" ]; then
+			diag "$(basename "$f"): several runs (hosts), not checked"
+			continue
+		fi
+		case $fmt in
+		msr-csv) check_msr "real$n" "$f" ;;
+		systor17-csv) check_systor "real$n" "$f" ;;
+		cloudphysics-csv) check_cloudphysics "real$n" "$f" ;;
+		blkreplay-load) check_load "real$n" "$f" ;;
+		fio-iolog) check_fio "real$n" "$f" ;;
+		iostat-text) check_iostat "real$n" "$f" ;;
+		time-text) check_time "real$n" "$f" ;;
+		*) diag "$(basename "$f"): no check for $fmt" ;;
+		esac
+	done
+else
+	skip "published traces (MSR, SYSTOR, CloudPhysics, blkreplay, sysstat, LKML)" "IOTAPE_INTEROP_DIR unset"
+fi
+
+# bad inputs: one line naming the file and line, nothing stored
+before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
+	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+for f in fio-v3-bad-offset.iolog:9 msr-bad-type.csv:3 systor17-short-line.csv:4 \
+	 cloudphysics-bad-lbn.csv:4 blkreplay-bad-op.load:12 iostat-short-row.log:8 \
+	 time-bad-real.txt:19; do
+	name=${f%:*} line=${f#*:}
+	"$IOTAPE" import --db "$db" "$B/$name" > /dev/null 2> "$t/err"; rc=$?
+	after=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
+		SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+	if [ $rc = 1 ] && [ "$(wc -l < "$t/err")" = 1 ] && grep -q "$name: line $line: " "$t/err" &&
+	   [ "$after" = "$before" ]; then
+		ok "bad $name: $(cat "$t/err")"
+	else
+		not_ok "bad $name" "exit $rc: $(cat "$t/err")" "db before '$before' after '$after'"
+	fi
+done
+
+# real fio --write_iolog output: the log's I/Os are fio's own count
+if command -v fio > /dev/null; then
+	fio --name=w --filename="$t/fio.data" --size=4m --rw=randrw --bs=4k --io_size=2m \
+		--ioengine=psync --write_iolog="$t/fio.iolog" --output-format=json \
+		--output="$t/fio.json" > /dev/null 2>&1
+	if [ -s "$t/fio.iolog" ] && imp fiolive "$t/fio.iolog"; then
+		check_eq "fio --write_iolog: reads and writes as fio counted them" \
+			"$(jq -r '.jobs[0] | "\(.read.total_ios) \(.write.total_ios)"' "$t/fio.json")" \
+			"$(q "SELECT sum(rwbs = 'R'), sum(rwbs = 'W') FROM requests WHERE run = $(rid fiolive)" | tr '|' ' ')"
+	else
+		not_ok "fio --write_iolog imports" "$(cat "$t/err" 2>/dev/null)"
+	fi
+else
+	skip "fio --write_iolog imports" "fio absent"
+fi
+
+# real iostat -x -t output: reports at their printed times
+if command -v iostat > /dev/null; then
+	iostat -x -t 1 3 > "$t/iostat.log" 2>&1
+	if imp iolive "$t/iostat.log"; then
+		check_eq "iostat -x -t: 3 reports, interval from the timestamps" "3|timestamps" \
+			"$(q "SELECT value FROM run_stats WHERE key IN ('iostat.reports', 'iostat.interval_from')
+			      AND run = $(rid iolive) ORDER BY key DESC" | paste -sd'|')"
+	fi
+else
+	skip "iostat -x -t imports" "sysstat absent"
+fi
+tap_finish
