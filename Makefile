@@ -129,7 +129,7 @@ bench: deps all
 
 # Fuzzing (libFuzzer, clang from Debian): make fuzz FUZZ_SECONDS=N runs each
 # harness of tests/fuzz for N seconds (FUZZERS=stitch: that one only); their
-# corpora stay in tests/fuzz/corpus/NAME. Not part of `make test`; its crashes
+# corpora stay in build-fuzz/keep-NAME (out of the tree). Not part of `make test`; its crashes
 # become fixtures that `make test` replays.
 FUZZ_PACKAGES = clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 60

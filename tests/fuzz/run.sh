@@ -3,9 +3,10 @@
 # build-fuzz/ (or the NAMEs given) for SECONDS at nice 19 (inputs up to 64
 # KiB), seeded from the tests' fixtures and ../shared/corpus (copied into
 # build-fuzz/corpus-NAME, never into the tree), and prints the executions of
-# each. New inputs go to tests/fuzz/corpus/NAME, minimised (libFuzzer
-# -merge=1) after each run and committed, so the next run starts where this
-# one stopped. Crashes land in build-fuzz/crash-NAME-*: make each a fixture
+# each. New inputs go to build-fuzz/keep-NAME, minimised (libFuzzer
+# -merge=1) after each run, so the next run on this machine starts where
+# this one stopped; they stay out of the tree, since the seeds include the
+# public traces of ../shared/corpus that must not be copied into it. Crashes land in build-fuzz/crash-NAME-*: make each a fixture
 # in tests/fixtures/fuzz/ (tests/cli/t_fuzz_fixtures.sh replays them; for
 # stitch, IOTAPE_FUZZ_WRITE=FILE build-fuzz/fuzz_stitch CRASH writes it as a
 # trace).
@@ -43,9 +44,9 @@ seed fmt_time "$I"/time-*.txt "$X"/time-*.txt "$top"/tests/fixtures/vmstat/*
 printf '%-16s %10s %12s %8s %s\n' harness seconds executions exec/s result
 for h in $harnesses; do
 	log=$b/fuzz-$h.log
-	keep=$top/tests/fuzz/corpus/$h
+	keep=$b/keep-$h
 	mkdir -p "$keep" "$b/corpus-$h"
-	# inputs kept small so the committed corpora stay small
+	# inputs kept small: small inputs mutate faster
 	case $h in
 	stitch) len=2048 ;;                    # 680 generated events
 	blkparse_text|vmstat_text) len=8192 ;; # a hundred lines
