@@ -24,6 +24,9 @@ struct q_proc {
 	double q2g_s;             /* waited for a request (Q2G share) */
 	double contention_s;      /* extra time when others' I/O was in flight */
 	uint64_t bios, bios_shared;
+	double s1, s2;            /* sum and sum of squares of each bio's extra
+				   * (contention and Q2G, unscaled, s; 0 for a
+				   * bio that met no one): for the noise test */
 };
 
 struct q_dev {
@@ -36,6 +39,7 @@ struct q_dev {
 };
 
 struct q_state {
+	double *extra;            /* each bio's extra time (s), by rundata index */
 	struct q_proc *p;
 	int np;
 	struct q_dev *d;
@@ -173,10 +177,14 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 		}
 		bq = base_q2d[w].n >= MIN_BASE ? hist_pct(&base_q2d[w], 50)
 					       : hist_pct(&all_q2d[w], 10);
-		if (shared[i] & 2)
+		if (shared[i] & 2) {
 			p->contention_s += ((double)(x->c - x->d) - bd) / 1e9;
-		if (shared[i] & 1)
+			s->extra[i] += ((double)(x->c - x->d) - bd) / 1e9;
+		}
+		if (shared[i] & 1) {
 			p->contention_s += ((double)(x->d - x->q) - bq) / 1e9;
+			s->extra[i] += ((double)(x->d - x->q) - bq) / 1e9;
+		}
 	}
 	for (int w = 0; w < 2; w++) {
 		for (int sc = 0; sc < SIZE_CLASSES; sc++) {
@@ -199,6 +207,7 @@ static void *queue_build(const struct an_run *r)
 	if (!r->rd.n || !r->ta.ndev)
 		return NULL;
 	s = xcalloc(1, sizeof(*s));
+	s->extra = xcalloc(r->rd.n, sizeof(*s->extra));
 	for (size_t k = 0; k < r->ta.ndev; k++) {
 		const struct ta_dev *td = &r->ta.devs[k];
 		struct q_dev *qd;
@@ -227,9 +236,22 @@ static void *queue_build(const struct an_run *r)
 		if (!qd)
 			continue;
 		med = qd->q2g_p50_us * 1e3;
-		if ((double)(x->g - x->q) > 4 * med + 20000)
+		if ((double)(x->g - x->q) > 4 * med + 20000) {
 			proc_of(s, r, x->pid)->q2g_s += ((double)(x->g - x->q) - med)
 							/ 1e9;
+			s->extra[i] += ((double)(x->g - x->q) - med) / 1e9;
+		}
+	}
+	/* each process's moments over its bios (those one_dev counted) */
+	for (size_t i = 0; i < r->rd.n; i++) {
+		const struct an_io *x = &r->rd.io[i];
+		struct q_proc *p;
+		if (x->q == AN_NONE || x->d == AN_NONE || x->c == AN_NONE ||
+		    x->d < x->q || x->c < x->d || !x->bytes)
+			continue;
+		p = proc_of(s, r, x->pid);
+		p->s1 += s->extra[i];
+		p->s2 += s->extra[i] * s->extra[i];
 	}
 	for (int i = 0; i < s->np; i++) {
 		struct q_proc *p = &s->p[i];
@@ -253,6 +275,33 @@ static void *queue_build(const struct an_run *r)
 	return s;
 }
 
+/* Welch's t of the mean extra per bio of sample a (n1, sum s1, sum of
+ * squares s2) over sample b's: how many standard errors a's mean is above
+ * b's (Welch 1947; the means of thousands of bios are near normal). 0 when
+ * either has fewer than two bios. */
+static double welch_t(double n1, double s1, double s2, double n2, double t1,
+		      double t2)
+{
+	double m1, m2, v1, v2, se;
+
+	if (n1 < 2 || n2 < 2)
+		return 0;
+	m1 = s1 / n1;
+	m2 = t1 / n2;
+	v1 = (s2 - n1 * m1 * m1) / (n1 - 1);
+	v2 = (t2 - n2 * m2 * m2) / (n2 - 1);
+	se = sqrt((v1 > 0 ? v1 : 0) / n1 + (v2 > 0 ? v2 : 0) / n2);
+	return se > 0 ? (m1 - m2) / se : (m1 > m2 ? INFINITY : 0);
+}
+
+/* Noise: an unequal part counts only when the victim's mean extra per bio
+ * is WELCH_T standard errors above the others' (two-sided p < 0.001) and
+ * is at least MIN_UNEQUAL of its own contention: two identical readers
+ * differ by chance, and with many bios by small systematic amounts (which
+ * started first) that no setting changes. */
+#define WELCH_T 3.3
+#define MIN_UNEQUAL 0.20
+
 static void dev_evidence(struct finding *f, const struct q_state *s)
 {
 	for (int i = 0; i < s->nd && i < 4; i++) {
@@ -274,7 +323,7 @@ static int queue_finding(const struct an_run *r, const void *state,
 {
 	const struct q_state *s = state;
 	const struct q_proc *v = NULL;
-	double others = 0, cost;
+	double others = 0, cost, tval;
 	int nothers = 0;
 	char who[48];
 
@@ -296,6 +345,18 @@ static int queue_finding(const struct an_run *r, const void *state,
 	}
 	others /= nothers;
 	cost = v->contention_s - others;
+	{
+		double n2 = 0, t1 = 0, t2 = 0;
+		for (int i = 0; i < s->np; i++)
+			if (&s->p[i] != v && s->p[i].bios >= 100) {
+				n2 += (double)s->p[i].bios;
+				t1 += s->p[i].s1;
+				t2 += s->p[i].s2;
+			}
+		tval = welch_t((double)v->bios, v->s1, v->s2, n2, t1, t2);
+		if (tval < WELCH_T || cost < MIN_UNEQUAL * v->contention_s)
+			cost = 0;
+	}
 	an_proc_name(r, v->pid, who, sizeof(who));
 	f->present = v->bios_shared * 10 >= v->bios;
 	snprintf(f->title, sizeof(f->title), "queue: %s waited %.2f s behind "
@@ -328,8 +389,11 @@ static int queue_finding(const struct an_run *r, const void *state,
 	f->hi_s = rundata_elapsed_s(&r->rd);
 	f->conf = v->bios_shared >= 100 && !s->d[0].base_low ? FD_HIGH : FD_MEDIUM;
 	FD_CAT(f, why, "baselines from %s bios that found the device free of "
-	       "others", s->d[0].base_low ? "few (the fastest tenth stood in)"
-	       : "the run's own");
+	       "others; its mean extra per bio %.1f standard errors above the "
+	       "others' (Welch's t; counted from %.1f, and from an unequal part "
+	       "of %.0f%% of its contention)", s->d[0].base_low ?
+	       "few (the fastest tenth stood in)" : "the run's own", tval,
+	       WELCH_T, 100 * MIN_UNEQUAL);
 	return 1;
 }
 
@@ -340,7 +404,7 @@ static int queue_compare(const struct an_run *x, const void *sx,
 {
 	const struct q_state *a = sx, *b = sy;
 	const struct q_proc *best = NULL, *base = NULL;
-	double bestd = 0;
+	double bestd = 0, tval;
 	char who[48];
 
 	if (!b || !b->np)
@@ -361,6 +425,14 @@ static int queue_compare(const struct an_run *x, const void *sx,
 	}
 	an_proc_name(y, best->pid, who, sizeof(who));
 	f->present = bestd > 0 && best->contention_s + best->q2g_s > 0.001;
+	/* the growth counts when its extra per bio grew beyond noise (a
+	 * process new in y: against nothing, its own spread) */
+	tval = base ? welch_t((double)best->bios, best->s1, best->s2,
+			      (double)base->bios, base->s1, base->s2)
+		    : welch_t((double)best->bios, best->s1, best->s2, 2, 0, 0);
+	if (tval < WELCH_T || bestd < MIN_UNEQUAL * (best->contention_s +
+						      best->q2g_s))
+		bestd = 0;
 	snprintf(f->title, sizeof(f->title), "queue: %s waited %.2f s more "
 		 "behind other I/O in %.60s", who, bestd > 0 ? bestd : 0,
 		 y->rd.rv->name);
@@ -395,8 +467,11 @@ static int queue_compare(const struct an_run *x, const void *sx,
 	f->conf = best->bios_shared >= 100 && !b->d[0].base_low ? FD_HIGH
 								   : FD_MEDIUM;
 	FD_CAT(f, why, "matched as %s in both runs; baselines from bios that "
-	       "found the device free of others%s", best->key,
-	       b->d[0].base_low ? " (few: the fastest tenth stood in)" : "");
+	       "found the device free of others%s; its mean extra per bio "
+	       "%.1f standard errors above the first run's (Welch's t; counted "
+	       "from %.1f)", best->key,
+	       b->d[0].base_low ? " (few: the fastest tenth stood in)" : "",
+	       tval, WELCH_T);
 	return 1;
 }
 
@@ -435,6 +510,7 @@ static void queue_emit(struct emit *e, const void *state)
 static void queue_release(void *state)
 {
 	struct q_state *s = state;
+	free(s->extra);
 	free(s->p);
 	free(s->d);
 	free(s);
@@ -457,5 +533,8 @@ const struct analyzer an_queue = {
 "  and size), scaled to its waited time. Cost in one run: the most\n"
 "  contended process's contention less the others' mean (the unequal\n"
 "  part); between runs: how much its contention and Q2G grew for the\n"
-"  process they grew most for (matched by name and start order).\n",
+"  process they grew most for (matched by name and start order). Noise:\n"
+"  counted only when its mean extra per bio is 3.3 standard errors\n"
+"  (Welch's t) above the others' (between runs: its own in the first)\n"
+"  and the unequal part is a fifth of its contention or more.\n",
 };

@@ -20,6 +20,7 @@ struct swap_state {
 	double io_some_s;           /* PSI io some, for the evidence */
 	double swapin_wait_s;       /* union of processes' swap reads */
 	double direct_wait_s;       /* swap writes issued by non-kswapd */
+	double trace_wait_s;        /* union of both */
 	uint64_t swap_reads, swap_writes;
 	double min_free_mb;
 };
@@ -62,6 +63,8 @@ static void *swap_build(const struct an_run *r)
 		s->io_some_s = series_delta(&rd->psi[RD_PSI_IO_SOME], rd->t0,
 					    rd->t1) / 1e6;
 	}
+	/* swap reads from the front, direct-reclaim writes from the back, so
+	 * that the union of both is the whole array */
 	iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
 	for (size_t i = 0; i < rd->n; i++) {
 		const struct an_io *x = &rd->io[i];
@@ -82,9 +85,13 @@ static void *swap_build(const struct an_run *r)
 		s->swap_writes++;
 		comm = runview_comm(rd->rv, x->pid);
 		if (!comm || !strcmp(ta_role(comm), ""))
-			iv[nw++] = (struct ta_iv){ x->q, x->c != AN_NONE ? x->c : end };
+			iv[rd->n - 1 - nw++] = (struct ta_iv){ x->q, x->c != AN_NONE
+								 ? x->c : end };
 	}
-	s->direct_wait_s = ta_union_s(iv, nw);
+	s->direct_wait_s = ta_union_s(iv + rd->n - nw, nw);
+	/* the reads again at the front, beside the writes: both at once */
+	memmove(iv + rd->n - nw - nr, iv, nr * sizeof(*iv));
+	s->trace_wait_s = ta_union_s(iv + rd->n - nw - nr, nr + nw);
 	free(iv);
 	return s;
 }
@@ -93,24 +100,40 @@ static int swap_finding(const struct an_run *r, const void *state,
 			struct finding *f)
 {
 	const struct swap_state *s = state;
-	double trace_s = s->swapin_wait_s + s->direct_wait_s;
+	double trace_s = s->trace_wait_s;
 
 	f->present = s->out_mb + s->in_mb >= 1 || s->swap_reads + s->swap_writes
 		     >= 100 || (s->has_psi && s->psi_some_s >= 0.01);
 	f->mb = s->out_mb;
 	if (s->has_psi) {
-		f->cost_s = s->psi_some_s;
+		/* PSI's memory stall counts reclaim and the refault of pages
+		 * evicted recently (the workingset), not a swap-in of other
+		 * pages (that waits as I/O); the trace counts every wait on the
+		 * swap device, not reclaim without I/O. PSI gives a total, not
+		 * when: the union of the two is estimated as if the stalls fell
+		 * independently of the I/O waits over the elapsed time,
+		 * P + T - P T / E (inclusion-exclusion) */
+		double el = rundata_elapsed_s(&r->rd), p = s->psi_some_s;
+		f->cost_s = p + trace_s - (el > 0 ? p * trace_s / el : 0);
+		if (f->cost_s < fmax(p, trace_s))
+			f->cost_s = fmax(p, trace_s);
 		snprintf(f->cost_of, sizeof(f->cost_of), "time tasks were stalled "
 			 "on memory");
-		FD_CAT(f, how, "PSI memory \"some\" over the elapsed time: time at "
-		       "least one task waited in reclaim, on swap-in or on "
-		       "refaulting pages (Documentation/accounting/psi.rst); "
-		       "%.2f s of it with every task stalled (\"full\").",
-		       s->psi_full_s);
+		FD_CAT(f, how, "the union of PSI memory \"some\" (%.2f s: time at "
+		       "least one task waited in reclaim or on refaulting "
+		       "recently evicted pages, Documentation/accounting/psi.rst; "
+		       "%.2f s of it with every task stalled, \"full\") and of "
+		       "the Q to C of swap reads (the faulting task waits) and of "
+		       "swap writes processes issued in direct reclaim, from the "
+		       "trace (%.2f s); PSI says how long, not when, so their "
+		       "overlap is taken as if independent: P + T - P T / "
+		       "elapsed.", s->psi_some_s, s->psi_full_s, trace_s);
 		f->conf = s->out_mb + s->in_mb >= 1 || trace_s > 0 ? FD_HIGH
 								  : FD_MEDIUM;
-		FD_CAT(f, why, "PSI counts the stalls themselves; it is "
-		       "system-wide, so other processes' stalls count too");
+		FD_CAT(f, why, "PSI and the trace count the stalls themselves; "
+		       "PSI is system-wide, so other processes' stalls count "
+		       "too; the kernel's own CPU time on faults and swap cache "
+		       "outside reclaim is not a stall and is not counted");
 	} else {
 		f->cost_s = trace_s;
 		snprintf(f->cost_of, sizeof(f->cost_of), "time processes waited on "
@@ -168,6 +191,7 @@ static void swap_emit(struct emit *e, const void *state)
 	emit_u64(e, "swap_writes", s->swap_writes);
 	emit_num(e, "swapin_wait_s", s->swapin_wait_s);
 	emit_num(e, "direct_reclaim_wait_s", s->direct_wait_s);
+	emit_num(e, "swap_io_wait_s", s->trace_wait_s);
 }
 
 static void swap_release(void *state)
@@ -183,7 +207,8 @@ const struct analyzer an_swap = {
 	.release = swap_release,
 	.definitions =
 "swap: swapped out/in MB integrate vmstat so/si over the samples. Cost:\n"
-"  the time tasks were stalled on memory, PSI memory \"some\" over the\n"
-"  elapsed time when sampled; else the union of processes' waits on reads\n"
-"  from the swap devices and on swap writes they issued (direct reclaim).\n",
+"  the time tasks were stalled on memory: the union of processes' waits\n"
+"  on reads from the swap devices and on swap writes they issued (direct\n"
+"  reclaim), T, and PSI memory \"some\" over the elapsed time E when\n"
+"  sampled, P (reclaim, refaults), taken as independent: P + T - P T / E.\n",
 };

@@ -84,8 +84,15 @@ static int compare_costs(const struct analyzer *a, const struct an_run *x,
 	f->cost_s = (hy ? fy.cost_s : 0) - (hx ? fx.cost_s : 0);
 	if (f->cost_s < 0)
 		f->cost_s = 0;
-	f->conf = hx && hy ? (fx.conf < fy.conf ? fx.conf : fy.conf)
-			   : hy ? fy.conf : fx.conf;
+	/* as sure as the less sure side; a side that measured nothing (cost
+	 * 0, no confidence: the pattern is absent there) does not make the
+	 * other's cost unsure */
+	if (hx && hy && !(fx.conf == FD_NONE && fx.cost_s == 0) &&
+	    !(fy.conf == FD_NONE && fy.cost_s == 0))
+		f->conf = fx.conf < fy.conf ? fx.conf : fy.conf;
+	else
+		f->conf = hy && !(fy.conf == FD_NONE && fy.cost_s == 0) ? fy.conf
+									 : fx.conf;
 	f->how[0] = f->evidence[0] = f->why[0] = '\0';
 	FD_CAT(f, how, "%.2f s in %s less %.2f s in %s; each: ",
 	       hy ? fy.cost_s : 0, y->rd.rv->name, hx ? fx.cost_s : 0,

@@ -36,6 +36,60 @@ static void group_of(struct run_figs *r, const char *by)
 		snprintf(r->group, sizeof(r->group), "%s=%s", by, v);
 }
 
+/* The largest change of figure k's median from the first group's to any
+ * other group's; NAN when a run lacks it. */
+static double max_change(const struct compare *c, int k)
+{
+	double v[CMP_MAX_RUNS], m0 = NAN, best = 0;
+
+	for (int g = 0; g < c->ng; g++) {
+		int nv = 0;
+		for (int i = 0; i < c->n; i++) {
+			if (c->gidx[i] != g)
+				continue;
+			if (!c->rf[i].has[k])
+				return NAN;
+			v[nv++] = c->rf[i].v[k];
+		}
+		if (!nv)
+			continue;
+		if (!g)
+			m0 = median_of(v, nv);
+		else if (fabs(median_of(v, nv) - m0) > best)
+			best = fabs(median_of(v, nv) - m0);
+	}
+	return best;
+}
+
+/* Picks the time the findings explain when no metric is named: elapsed,
+ * or the command whose real time changed most, when that change is over
+ * twice elapsed's (issue 11: "commands' real time when the run has
+ * them"). */
+static void choose_time(struct compare *c)
+{
+	double el = NAN, best = 0;
+	int bk = -1;
+
+	snprintf(c->time_key, sizeof(c->time_key), "elapsed_s");
+	snprintf(c->time_label, sizeof(c->time_label), "elapsed");
+	for (int k = 0; k < c->fs.n; k++) {
+		const char *key = c->fs.f[k].key;
+		double d = max_change(c, k);
+		if (!strcmp(key, "elapsed_s"))
+			el = d;
+		else if (!strncmp(key, "cmd", 3) && strstr(key, "_real_s") &&
+			 isfinite(d) && d > best) {
+			best = d;
+			bk = k;
+		}
+	}
+	if (bk >= 0 && isfinite(el) && best > 2 * el) {
+		int idx = atoi(c->fs.f[bk].key + 3);
+		snprintf(c->time_key, sizeof(c->time_key), "%s", c->fs.f[bk].key);
+		snprintf(c->time_label, sizeof(c->time_label), "command %d", idx);
+	}
+}
+
 int compare_load(struct compare *c, struct store *st, char **names, int n,
 		 const char *group_by, const char *metric)
 {
@@ -77,6 +131,7 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 				 c->rf[i].rv.name);
 		}
 	}
+	choose_time(c);
 	return 0;
 }
 
@@ -97,7 +152,7 @@ void compare_free(struct compare *c)
  * elapsed time. NAN when the run has none. */
 static double ref_value(const struct compare *c, int i)
 {
-	const char *key = c->metric ? c->metric : "elapsed_s";
+	const char *key = c->metric ? c->metric : c->time_key;
 
 	for (int k = 0; k < c->fs.n; k++)
 		if (!strcmp(c->fs.f[k].key, key))
@@ -371,7 +426,7 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	double a[CMP_MAX_RUNS], b[CMP_MAX_RUNS], diff;
 	int na, nb, sig, nf, explained = 0;
 	char test[300], line[600];
-	const char *what = c->metric ? c->metric : "elapsed";
+	const char *what = c->metric ? c->metric : c->time_label;
 	struct finding *f = xcalloc(AN_MAX, sizeof(*f));
 	const struct run_figs *rx, *ry;
 
@@ -407,14 +462,14 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_num(e, "base_value", s0.med);
 	emit_num(e, "value", s1.med);
 	emit_num(e, "difference", diff);
-	emit_str(e, "explains", c->metric ? c->metric : "elapsed_s");
+	emit_str(e, "explains", c->metric ? c->metric : c->time_key);
 	emit_str(e, "noise_test", test);
 	emit_str(e, "verdict", sig == 1 || (sig < 0 && explained) ?
 		 "different" : "no significant difference");
 	emit_text(e, "\n== which took longer %.*s\n", 58,
 		  "==========================================================");
 	snprintf(line, sizeof(line), "%s: %s %.3f%s, %s %.3f%s: %s %s by %.3f%s "
-		 "(%+.1f%%)", c->metric ? c->metric : "elapsed", c->gname[0], s0.med,
+		 "(%+.1f%%)", c->metric ? c->metric : c->time_label, c->gname[0], s0.med,
 		 c->metric ? "" : " s", c->gname[g], s1.med, c->metric ? "" : " s",
 		 c->gname[slow == &s1 ? g : 0], c->metric ? "was higher" :
 		 "took longer", fabs(diff), c->metric ? "" : " s",
@@ -442,9 +497,14 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	if (!c->metric) {
 		const struct rundata *dx = &c->rf[s0.rep].an.rd;
 		const struct rundata *dy = &c->rf[s1.rep].an.rd;
-		emit_text(e, "(elapsed: %s)\n", dx->elapsed_from_cmds &&
-			  dy->elapsed_from_cmds ? "the commands' first start to "
-			  "last end" : "the first to the last event");
+		if (strcmp(c->time_key, "elapsed_s"))
+			emit_text(e, "(%s: its real time, which changed over twice "
+				  "as much as elapsed)\n", c->time_label);
+		else
+			emit_text(e, "(elapsed: %s)\n", dx->elapsed_from_cmds &&
+				  dy->elapsed_from_cmds ? "the commands' first "
+				  "start to last end" : "the first to the last "
+				  "event");
 		for (size_t i = 0; i < dy->ncmd && i < 8; i++)
 			for (size_t k = 0; k < dx->ncmd; k++)
 				if (dx->cmds[k].idx == dy->cmds[i].idx &&

@@ -43,13 +43,19 @@ struct compare {
 	int grouped;
 	int gidx[CMP_MAX_RUNS], ng;
 	char gname[CMP_MAX_RUNS][128];
-	const char *metric;     /* a figure key to explain, NULL: elapsed_s */
+	const char *metric;     /* a figure key to explain, NULL: time_key */
+	char time_key[40];      /* without a metric: elapsed_s, or the command
+				 * whose real time changed most (cmdN_real_s)
+				 * when that is over twice elapsed's change */
+	char time_label[48];    /* its name in text: "elapsed", "command 1" */
 };
 
 /* Loads runs names[0..n) of st (each: report, time accounting, analyzers)
  * and, when group_by is given, groups them by that setting's value or by
  * run-name globs ("one*,two*"). metric names the figure whose difference
- * the findings explain (NULL: elapsed_s). Returns 0, or -1 after an error
+ * the findings explain (NULL: elapsed time, or a command's real time when
+ * it changed over twice as much: one process slowed while another sped up
+ * leaves elapsed time as it was). Returns 0, or -1 after an error
  * line (what was loaded is freed by compare_free()). */
 int compare_load(struct compare *c, struct store *st, char **names, int n,
 		 const char *group_by, const char *metric);

@@ -317,7 +317,7 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 			emit_text(e, "---:|%s", g ? "---:|" : "");
 		emit_text(e, "\n");
 	} else {
-		int show_change = ng <= 3;
+		int show_change = ng <= 2;
 		if (grouped)
 			emit_text(e, "median of each group%s%.*s%s\n",
 				  strchr(rf[0].group, '=') ? ", by " : "",
@@ -335,7 +335,7 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 		emit_text(e, "\n");
 	}
 	for (int f = 0; f < fs->n; f++) {
-		int show_change = ng <= 3 || fmt == CMP_MARKDOWN;
+		int show_change = ng <= 2 || fmt == CMP_MARKDOWN;
 		if (fmt == CMP_MARKDOWN)
 			emit_text(e, "| %s |", fs->f[f].label);
 		else

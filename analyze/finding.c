@@ -98,11 +98,13 @@ void finding_rank(struct finding *f, int n, double ref_s, double min_cost_s)
 				       f[i].overlap[0] ? "; " : "", f[j].analyzer);
 }
 
-void wrap_indent(const char *text, int width, int indent, char *out,
-		 size_t len)
+/* wrap_indent() for text that goes out after col0 columns already on its
+ * first line. */
+static void wrap_from(const char *text, int width, int indent, int col0,
+		      char *out, size_t len)
 {
 	size_t o = 0;
-	int col = 0;
+	int col = col0;
 	const char *p = text;
 
 	if (!len)
@@ -144,6 +146,12 @@ void wrap_indent(const char *text, int width, int indent, char *out,
 	out[o] = '\0';
 }
 
+void wrap_indent(const char *text, int width, int indent, char *out,
+		 size_t len)
+{
+	wrap_from(text, width, indent, 0, out, len);
+}
+
 void wrap_text(char *text, int width)
 {
 	int col = 0;
@@ -170,7 +178,7 @@ static void put_par(struct emit *e, const char *lead, const char *text)
 	char buf[8192], in[6000];
 
 	snprintf(in, sizeof(in), "%s%s", lead, text);
-	wrap_indent(in, 78, 5, buf, sizeof(buf));
+	wrap_from(in, 78, 5, 3, buf, sizeof(buf));
 	emit_text(e, "   %s\n", buf);
 }
 

@@ -43,7 +43,7 @@ check_eq "flushseq: completions unmatched" 0 "$(stat flushseq unmatched_c)"
 check_eq "flushseq: pending at the end" 0 "$(stat flushseq pending_end)"
 "$IOTAPE" report --db "$db" flushseq > "$t/flush.txt"
 check_eq "flushseq: jbd2's Q2C mean us (flush bios 704, FWFS writes 700)" 702.0 \
-	"$(awk '$2 == "jbd2/dm-4-8" { print $6 }' "$t/flush.txt")"
+	"$(awk '$2 == "jbd2/dm-4-8" { print $6; exit }' "$t/flush.txt")"
 check_eq "flushseq: FWFS writes stay writes (18 + 6)" 24 \
 	"$("$IOTAPE" report --db "$db" --json flushseq | jq '.devices[0].write.requests')"
 check_eq "flushseq: replay plan keeps each FWFS write after its flush" \
