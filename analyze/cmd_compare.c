@@ -25,7 +25,8 @@ static const struct opt_def options[] = {
 	  "run-name globs ('one*,two*'): median and min-max per group, % change "
 	  "between group medians, and the noise test" },
 	{ "metric", 1, 'M', "KEY", "the figure whose difference to explain (a "
-	  "key of --json's figures, such as cmd1_real_s; default elapsed_s)" },
+	  "key of --json's figures, such as cmd1_real_s; default elapsed_s, or "
+	  "the command whose real time changed over twice as much)" },
 	{ "json", 0, 'j', NULL, "the same numbers and findings as JSON" },
 	{ "markdown", 0, 'm', NULL, "tables in Markdown, for web trackers" },
 	{ "help", 0, 'h', NULL, NULL },
