@@ -404,7 +404,7 @@ static int queue_compare(const struct an_run *x, const void *sx,
 {
 	const struct q_state *a = sx, *b = sy;
 	const struct q_proc *best = NULL, *base = NULL;
-	double bestd = 0, tval;
+	double bestd = 0, tval, grew;
 	char who[48];
 
 	if (!b || !b->np)
@@ -430,11 +430,12 @@ static int queue_compare(const struct an_run *x, const void *sx,
 	tval = base ? welch_t((double)best->bios, best->s1, best->s2,
 			      (double)base->bios, base->s1, base->s2)
 		    : welch_t((double)best->bios, best->s1, best->s2, 2, 0, 0);
+	grew = bestd > 0 ? bestd : 0;
 	if (tval < WELCH_T || bestd < MIN_UNEQUAL * (best->contention_s +
 						      best->q2g_s))
 		bestd = 0;
 	snprintf(f->title, sizeof(f->title), "queue: %s waited %.2f s more "
-		 "behind other I/O in %.60s", who, bestd > 0 ? bestd : 0,
+		 "behind other I/O in %.60s", who, grew,
 		 y->rd.rv->name);
 	f->cost_s = bestd > 0 ? bestd : 0;
 	snprintf(f->cost_of, sizeof(f->cost_of), "%s's wait on I/O", who);

@@ -177,9 +177,17 @@ static void put_par(struct emit *e, const char *lead, const char *text)
 {
 	char buf[8192], in[6000];
 
+	int pad = 3;
+
+	/* the lead's own indentation goes before the text, not into it (the
+	 * wrap drops leading spaces) */
+	while (*lead == ' ') {
+		lead++;
+		pad++;
+	}
 	snprintf(in, sizeof(in), "%s%s", lead, text);
-	wrap_from(in, 78, 5, 3, buf, sizeof(buf));
-	emit_text(e, "   %s\n", buf);
+	wrap_from(in, 78, 5, pad, buf, sizeof(buf));
+	emit_text(e, "%*s%s\n", pad, "", buf);
 }
 
 static void emit_json(struct emit *e, const struct finding *f)
