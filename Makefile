@@ -60,10 +60,12 @@ PLOT_SRC = plots/plot.c plots/gnuplot.c plots/kind_io.c plots/kind_lat.c \
 	plots/kind_vm.c plots/kind_summary.c plots/cmd_plot.c plots/cmd_mail.c
 REPLAY_SRC = replay/plan.c replay/engine.c replay/engine_uring.c \
 	replay/sched.c replay/target.c replay/replay.c replay/replay_store.c \
-	replay/cmd_replay.c replay/model.c replay/model_seek.c \
-	replay/model_profile.c replay/engine_model.c replay/model_fit.c \
-	replay/cmd_model.c
-SRC = $(LIB_SRC) $(CORE_SRC) $(CMD_SRC) $(PLOT_SRC) $(REPLAY_SRC)
+	replay/cmd_replay.c replay/engine_model.c replay/cmd_model.c
+# the disk model: pure (lib only), read by the analyzers (--model) and by
+# replay's model engine
+MODEL_SRC = model/model.c model/model_seek.c model/model_profile.c \
+	model/model_fit.c
+SRC = $(LIB_SRC) $(CORE_SRC) $(MODEL_SRC) $(CMD_SRC) $(PLOT_SRC) $(REPLAY_SRC)
 OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BUILD)/%,$(SRC))) \
 	$(BUILD)/schema_sql.o
 SQL = $(sort $(wildcard schema/[0-9][0-9][0-9]_*.sql))

@@ -28,9 +28,11 @@ void an_dev_name(uint32_t dev, char *out, size_t len)
 	snprintf(out, len, "%u,%u", BT_MAJOR(dev), BT_MINOR(dev));
 }
 
-int an_run_load(struct an_run *r, const struct runview *rv)
+int an_run_load(struct an_run *r, const struct runview *rv,
+		const struct disk_profile *model)
 {
 	memset(r, 0, sizeof(*r));
+	r->model = model;
 	if (rundata_load(&r->rd, rv))
 		return -1;
 	timeacct_build(&r->ta, &r->rd);

@@ -26,9 +26,13 @@ struct an_run {
 	struct rundata rd;
 	struct timeacct ta;
 	void *state[AN_MAX];       /* each analyzer's numbers, or NULL */
+	const struct disk_profile *model;  /* --model: a disk to cost the
+					    * run's I/O on (model/model.h),
+					    * or NULL */
 };
 
 struct emit;
+struct disk_profile;
 
 struct analyzer {
 	const char *name;
@@ -60,8 +64,11 @@ extern const struct analyzer *const analyzers[];
 extern const int n_analyzers;
 
 /* Loads run rv (rundata_load), accounts its time and builds every
- * analyzer. Returns 0 or -1 after an error line. */
-int an_run_load(struct an_run *r, const struct runview *rv);
+ * analyzer; model (NULL: none) is a modelled disk the analyzers that can
+ * cost the run's I/O on it (seek) do so with. Returns 0 or -1 after an
+ * error line. */
+int an_run_load(struct an_run *r, const struct runview *rv,
+		const struct disk_profile *model);
 
 void an_run_free(struct an_run *r);
 

@@ -15,6 +15,7 @@
 #include "lib/emit.h"
 #include "lib/options.h"
 #include "lib/util.h"
+#include "model/model.h"
 
 #define MAX_RUNS CMP_MAX_RUNS
 
@@ -27,6 +28,9 @@ static const struct opt_def options[] = {
 	{ "metric", 1, 'M', "KEY", "the figure whose difference to explain (a "
 	  "key of --json's figures, such as cmd1_real_s; default elapsed_s, or "
 	  "the command whose real time changed over twice as much)" },
+	{ "model", 1, 'P', "PROFILE", "also cost each run's seeks on a modelled "
+	  "rotating disk: a built-in profile (iotape model list) or a profile "
+	  "file (\"on a 2006 disk these seeks would have cost N s\")" },
 	{ "json", 0, 'j', NULL, "the same numbers and findings as JSON" },
 	{ "markdown", 0, 'm', NULL, "tables in Markdown, for web trackers" },
 	{ "help", 0, 'h', NULL, NULL },
@@ -36,7 +40,8 @@ static void compare_usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: iotape compare [--db FILE] [--json | --markdown] [--metric KEY]\n"
-"                      [--group-by SETTING|GLOB,GLOB...] RUN RUN [RUN...]\n"
+"                      [--group-by SETTING|GLOB,GLOB...] [--model PROFILE]\n"
+"                      RUN RUN [RUN...]\n"
 "\n"
 "Which run took longer, by how much, and whether that is beyond run-to-run\n"
 "noise; headline figures of each run with the %% change against the first:\n"
@@ -60,7 +65,9 @@ int cmd_compare(int argc, char **argv)
 	struct store *st = NULL;
 	struct compare cmp;
 	struct emit e;
-	char **names;
+	struct disk_profile model_buf;
+	const struct disk_profile *model = NULL;
+	char **names, err[512];
 	int c, fmt = CMP_TEXT, n, rc = 0;
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
@@ -72,6 +79,11 @@ int cmd_compare(int argc, char **argv)
 		case 'm': fmt = CMP_MARKDOWN; break;
 		case 'g': group_by = optarg; break;
 		case 'M': metric = optarg; break;
+		case 'P':
+			if (profile_resolve(&model_buf, optarg, err, sizeof(err)))
+				return error("%s", err);
+			model = &model_buf;
+			break;
 		case 'h': compare_usage(stdout); return 0;
 		default: return opt_bad("compare");
 		}
@@ -127,7 +139,7 @@ int cmd_compare(int argc, char **argv)
 			return rc;
 		}
 	}
-	rc = compare_load(&cmp, st, names, n, group_by, metric);
+	rc = compare_load(&cmp, st, names, n, group_by, metric, model);
 	if (!rc) {
 		emit_init(&e, stdout, fmt == CMP_JSON);
 		compare_emit(&cmp, &e, fmt);

@@ -17,17 +17,21 @@
 #include "lib/emit.h"
 #include "lib/options.h"
 #include "lib/util.h"
+#include "model/model.h"
 
 static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "json", 0, 'j', NULL, "the same numbers as one JSON object" },
+	{ "model", 1, 'M', "PROFILE", "also cost the run's seeks on a modelled "
+	  "rotating disk: a built-in profile (iotape model list) or a profile "
+	  "file" },
 	{ "help", 0, 'h', NULL, NULL },
 };
 
 static void report_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape report [--db FILE] [--json] RUN\n"
+"usage: iotape report [--db FILE] [--json] [--model PROFILE] RUN\n"
 "\n"
 "Per-device figures of RUN (requests, MB, IOPS and MB/s for reads and\n"
 "writes; bios queued and dispatched, merge ratio, average in flight; D2D\n"
@@ -37,7 +41,7 @@ static void report_usage(FILE *fp)
 "and the findings: each cause with what it cost in seconds, how that was\n"
 "estimated, its evidence and confidence, causes ranked by cost, patterns\n"
 "that cost nothing measurable listed apart.\n");
-	opt_usage(fp, options, ARRAY_SIZE(options), 13, NULL);
+	opt_usage(fp, options, ARRAY_SIZE(options), 19, NULL);
 	fprintf(fp, "\n%s\n", report_footer);
 	an_print_definitions(fp);
 }
@@ -51,6 +55,9 @@ int cmd_report(int argc, char **argv)
 	struct an_run *an;
 	struct finding f[AN_MAX];
 	struct emit e;
+	struct disk_profile model_buf;
+	const struct disk_profile *model = NULL;
+	char err[512];
 	int c, json = 0, nf;
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
@@ -59,6 +66,11 @@ int cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'j': json = 1; break;
+		case 'M':
+			if (profile_resolve(&model_buf, optarg, err, sizeof(err)))
+				return error("%s", err);
+			model = &model_buf;
+			break;
 		case 'h': report_usage(stdout); return 0;
 		default: return opt_bad("report");
 		}
@@ -71,7 +83,7 @@ int cmd_report(int argc, char **argv)
 	if (runview_open(&rv, db_path_default(db), argv[optind]))
 		return -1;
 	an = xcalloc(1, sizeof(*an));
-	if (an_run_load(an, &rv)) {
+	if (an_run_load(an, &rv, model)) {
 		free(an);
 		runview_close(&rv);
 		return -1;

@@ -91,7 +91,8 @@ static void choose_time(struct compare *c)
 }
 
 int compare_load(struct compare *c, struct store *st, char **names, int n,
-		 const char *group_by, const char *metric)
+		 const char *group_by, const char *metric,
+		 const struct disk_profile *model)
 {
 	memset(c, 0, sizeof(*c));
 	c->rf = xcalloc((size_t)n, sizeof(*c->rf));
@@ -101,7 +102,7 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		if (runview_load(&r->rv, st, names[i]))
 			return -1;
 		c->n = i + 1;
-		if (an_run_load(&r->an, &r->rv))
+		if (an_run_load(&r->an, &r->rv, model))
 			return -1;
 		report_build(&r->rep, &r->an.rd);
 		if (group_by) {

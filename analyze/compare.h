@@ -36,6 +36,8 @@ struct run_figs {
 	char group[128];
 };
 
+struct disk_profile;
+
 struct compare {
 	struct run_figs *rf;
 	int n;
@@ -55,10 +57,12 @@ struct compare {
  * run-name globs ("one*,two*"). metric names the figure whose difference
  * the findings explain (NULL: elapsed time, or a command's real time when
  * it changed over twice as much: one process slowed while another sped up
- * leaves elapsed time as it was). Returns 0, or -1 after an error
+ * leaves elapsed time as it was); model (NULL: none) a modelled disk for
+ * the analyzers (an_run_load()). Returns 0, or -1 after an error
  * line (what was loaded is freed by compare_free()). */
 int compare_load(struct compare *c, struct store *st, char **names, int n,
-		 const char *group_by, const char *metric);
+		 const char *group_by, const char *metric,
+		 const struct disk_profile *model);
 
 /* Emits everything: which took longer, the figures, where the time went,
  * the findings; fmt is CMP_TEXT, CMP_MARKDOWN or CMP_JSON. */

@@ -365,7 +365,7 @@ static int write_explanation(FILE *fp, struct store *st, const struct mail_opts 
 
 	if (o->nrun < 2)
 		return 0;
-	rc = compare_load(&c, st, (char **)o->runs, (int)o->nrun, NULL, NULL);
+	rc = compare_load(&c, st, (char **)o->runs, (int)o->nrun, NULL, NULL, NULL);
 	if (!rc) {
 		heading(fp, "explanation, against the first run");
 		emit_init(&e, fp, 0);

@@ -14,8 +14,8 @@
 #include "commands.h"
 #include "lib/options.h"
 #include "lib/util.h"
-#include "replay/model.h"
-#include "replay/model_fit.h"
+#include "model/model.h"
+#include "model/model_fit.h"
 
 static const struct opt_def options[] = {
 	{ "dev", 1, 'd', "MAJ,MIN", "fit: the device (default: the one with the "

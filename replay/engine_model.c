@@ -1,4 +1,4 @@
-/* The model engine: each target a modelled rotating disk (replay/model.c),
+/* The model engine: each target a modelled rotating disk (model/model.c),
  * on a simulated clock that only the engine and the scheduler's waits move,
  * so a replay never sleeps and runs much faster than real time; and the
  * model targets ("model:PROFILE") as replay.c opens, times and stores them. */
@@ -12,7 +12,7 @@
 
 #include "lib/emit.h"
 #include "lib/util.h"
-#include "replay/model.h"
+#include "model/model.h"
 #include "replay/sched.h"
 #include "replay/target.h"
 #include "schema/store.h"

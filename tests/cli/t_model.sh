@@ -3,8 +3,8 @@
 # `iotape replay --target model:PROFILE` on the loop fixture (a replay run whose D/C
 # times are the model's, far faster than real time), its refusals, `model fit`
 # refusing traces that cannot support a fit (a loop device: D2C flat in distance, too
-# few requests alone), the seed case (one disk vs two disks on the 2006 profile,
-# modelled time per process), and, when the DiskSim validation traces of real disks
+# few requests alone), report --model, the seed case (one disk vs two disks on the
+# 2006 profile: modelled time per process, compare --model), and, when the DiskSim validation traces of real disks
 # are at hand, fit on the first half and predict the second.
 . "$(dirname "$0")/../lib.sh"
 
@@ -67,6 +67,18 @@ check_eq "it replays the dispatches (D rows), all of them" \
 	"$(jq '.[0].ios.replay' "$t/m1.json")"
 check_eq "engine model, dispatch level, the 2006 profile" "model dispatch deskstar-7k500" \
 	"$(jq -r '.[0] | "\(.engine) \(.level) \(.model.disks[0].profile)"' "$t/m1.json")"
+# report --model: the seeks' modelled time, beside what this device measured
+"$IOTAPE" report --db "$db" --json --model desktop-2006 src > "$t/rm.json" 2> "$t/err"
+check_eq "report --model desktop-2006 exits 0" "0 " "$? $(cat "$t/err")"
+jq -e '.analysis.seek.devices[0] | .model_device_s > .model_transfer_s and
+	.model_transfer_s > 0 and (.cost_s - (.model_device_s - .model_transfer_s) | fabs) < 1e-6' \
+	"$t/rm.json" > /dev/null && ok "report --model: seek cost is modelled device time less transfer" ||
+	not_ok "report --model: seek cost is modelled device time less transfer" \
+		"$(jq -c '.analysis.seek' "$t/rm.json")"
+check_eq "report --model: the cost names the modelled disk" "device time on the modelled disk deskstar-7k500" \
+	"$(jq -r '.findings[] | select(.analyzer == "seek") | .cost_of' "$t/rm.json")"
+"$IOTAPE" report --db "$db" --model no-such-disk src > /dev/null 2> "$t/err"
+check_eq "report --model with an unknown profile: exit 1, one line" "1 1" "$? $(wc -l < "$t/err")"
 # D2C of the replay is the disk's: random reads on a 2006 disk take milliseconds
 d2c=$(q "SELECT avg(c_ns - d_ns) / 1e6 FROM requests WHERE run = $R AND d_head = 1 AND bytes > 0 AND NOT cats & 2")
 awk -v d="$d2c" 'BEGIN { exit !(d > 3 && d < 200) }' &&
@@ -162,6 +174,24 @@ if CORPUS=$(corpus_dir) && [ -r "$CORPUS/seed-debsums-patch/one-disk/trace.bin" 
 	awk -v a="$pone" -v b="$ptwo" 'BEGIN { exit !(a > b) }' &&
 		ok "seed case: patch takes longer on one disk (${pone} s) than on two (${ptwo} s)" ||
 		not_ok "seed case: patch longer on one disk" "one $pone s, two $ptwo s"
+	# compare --model: what the seeks would have cost on the 2006 disk
+	"$IOTAPE" compare --db "$db" --json --model desktop-2006 one-disk two-disks \
+		> "$t/cmpm.json" 2> "$t/err" || not_ok "compare --model" "$(cat "$t/err")"
+	read -r first cost <<< "$(jq -r '.comparisons[0].findings[] | select(.cause == 1) |
+		"\(.analyzer) \(.cost_s)"' "$t/cmpm.json" | head -n 1)"
+	check_eq "seed case: compare --model desktop-2006 ranks seek first (${cost} s)" seek "$first"
+	s1=$("$IOTAPE" report --db "$db" --json --model desktop-2006 one-disk |
+		jq '[.analysis.seek.devices[].cost_s] | add')
+	s2=$("$IOTAPE" report --db "$db" --json --model desktop-2006 two-disks |
+		jq '[.analysis.seek.devices[].cost_s] | add')
+	awk -v c="$cost" -v a="$s1" -v b="$s2" 'BEGIN { d = a - b - c; if (d < 0) d = -d
+		exit !(a > b && b > 0 && d < 0.001) }' &&
+		ok "seed case: modelled seek time one disk ${s1} s, two disks ${s2} s; the cost is the difference" ||
+		not_ok "seed case: modelled seek time one disk over two disks, cost their difference" \
+			"one $s1, two $s2, cost $cost"
+	"$IOTAPE" compare --db "$db" one-disk two-disks | grep -q "^no cause" &&
+		ok "seed case: without --model, no cause (seeks cost nothing on the loop device)" ||
+		not_ok "seed case: without --model, no cause"
 else
 	skip "seed case on a 2006 disk" "corpus absent"
 fi

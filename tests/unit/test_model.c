@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "replay/model.h"
+#include "model/model.h"
 
 #define T0 1000000000LL
 

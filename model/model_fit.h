@@ -2,13 +2,13 @@
  * the requests that were alone on the device against seek distance, size
  * and direction; and checking a profile against a trace (predict D2C).
  * Pure: arrays in, a profile and figures out. */
-#ifndef IOTAPE_REPLAY_MODEL_FIT_H
-#define IOTAPE_REPLAY_MODEL_FIT_H
+#ifndef IOTAPE_MODEL_MODEL_FIT_H
+#define IOTAPE_MODEL_MODEL_FIT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "replay/model.h"
+#include "model/model.h"
 
 /* One dispatched request of the device, in D order. */
 struct fit_req {

@@ -2,8 +2,8 @@
  * introduction to disk drive modeling", IEEE Computer 27(3)): zoned geometry,
  * seek curve, rotation, head switch, command overhead, read cache with
  * readahead, write-back cache, FIFO or SPTF queue. Pure: no I/O, no store. */
-#ifndef IOTAPE_REPLAY_MODEL_H
-#define IOTAPE_REPLAY_MODEL_H
+#ifndef IOTAPE_MODEL_MODEL_H
+#define IOTAPE_MODEL_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
