@@ -295,17 +295,14 @@ static double welch_t(double n1, double s1, double s2, double n2, double t1,
 }
 
 /* Noise: an unequal part counts only when the victim's mean extra per bio
- * is WELCH_T standard errors above the others' (two-sided p < 0.001) and
- * is at least MIN_UNEQUAL of its own contention: two identical readers
- * differ by chance, and with many bios by small systematic amounts (which
- * started first) that no setting changes. */
+ * is WELCH_T standard errors above the others' (two-sided p < 0.001) ... */
 #define WELCH_T 3.3
-#define MIN_UNEQUAL 0.20
-/* In one run, the unequal part must be half the victim's contention (it met
- * twice what the others met on average): two identical random readers on
- * two CPUs differ by a fifth from run to run (CPU placement, who started
- * first), which no I/O setting changes. */
-#define MIN_UNEQUAL_RUN 0.50
+/* ... and in one run, half the victim's contention (it met twice what the
+ * others met on average), between runs half of its contention in the
+ * second: two identical random readers on two CPUs differ by up to 43%
+ * from one another and from run to run (CPU placement, who started first,
+ * the tracer's own CPU), which no I/O setting changes. */
+#define MIN_UNEQUAL 0.50
 
 static void dev_evidence(struct finding *f, const struct q_state *s)
 {
@@ -359,7 +356,7 @@ static int queue_finding(const struct an_run *r, const void *state,
 				t2 += s->p[i].s2;
 			}
 		tval = welch_t((double)v->bios, v->s1, v->s2, n2, t1, t2);
-		if (tval < WELCH_T || cost < MIN_UNEQUAL_RUN * v->contention_s)
+		if (tval < WELCH_T || cost < MIN_UNEQUAL * v->contention_s)
 			cost = 0;
 	}
 	an_proc_name(r, v->pid, who, sizeof(who));
@@ -398,7 +395,7 @@ static int queue_finding(const struct an_run *r, const void *state,
 	       "others' (Welch's t; counted from %.1f, and from an unequal part "
 	       "of %.0f%% of its contention)", s->d[0].base_low ?
 	       "few (the fastest tenth stood in)" : "the run's own", tval,
-	       WELCH_T, 100 * MIN_UNEQUAL_RUN);
+	       WELCH_T, 100 * MIN_UNEQUAL);
 	return 1;
 }
 
@@ -437,7 +434,7 @@ static int queue_compare(const struct an_run *x, const void *sx,
 		    : welch_t((double)best->bios, best->s1, best->s2, 2, 0, 0);
 	grew = bestd > 0 ? bestd : 0;
 	if (tval < WELCH_T || bestd < MIN_UNEQUAL * (best->contention_s +
-						      best->q2g_s))
+							  best->q2g_s))
 		bestd = 0;
 	snprintf(f->title, sizeof(f->title), "queue: %s waited %.2f s more "
 		 "behind other I/O in %.60s", who, grew,
@@ -542,6 +539,5 @@ const struct analyzer an_queue = {
 "  process they grew most for (matched by name and start order). Noise:\n"
 "  counted only when its mean extra per bio is 3.3 standard errors\n"
 "  (Welch's t) above the others' (between runs: its own in the first)\n"
-"  and the unequal part is half its contention or more (between runs: a\n"
-"  fifth).\n",
+"  and the unequal part (or the growth) is half its contention or more.\n",
 };

@@ -312,8 +312,10 @@ void timeacct_build(struct timeacct *ta, const struct rundata *rd)
 	free(iv);
 	free(p);
 	account_devs(ta, rd);
-	qsort(ta->rows, ta->nrows, sizeof(*ta->rows), cmp_row);
-	qsort(ta->devs, ta->ndev, sizeof(*ta->devs), cmp_dev);
+	if (ta->nrows)          /* qsort's base may not be NULL, even for 0 */
+		qsort(ta->rows, ta->nrows, sizeof(*ta->rows), cmp_row);
+	if (ta->ndev)
+		qsort(ta->devs, ta->ndev, sizeof(*ta->devs), cmp_dev);
 }
 
 void timeacct_free(struct timeacct *ta)
