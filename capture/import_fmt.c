@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/stitch.h"
 #include "lib/util.h"
 
 /* Events of one I/O may come out of file order (C after later Qs, traces
@@ -243,23 +244,6 @@ static struct tdev *dev_of(struct trace *t, const struct fmt_io *io, int *rc)
 	return &t->devs[t->ndev++];
 }
 
-/* btt's D2D seek distance (btt/seek.c), as capture/stitch.c keeps it. */
-static int64_t seek_dist(struct tdev *d, int64_t start, int64_t end)
-{
-	int64_t dist;
-
-	if ((d->last_start <= start && start <= d->last_end) ||
-	    (d->last_start <= end && end <= d->last_end))
-		dist = 0;
-	else if (start > d->last_end)
-		dist = start - d->last_end;
-	else
-		dist = start - d->last_start;
-	d->last_start = start;
-	d->last_end = end;
-	return dist;
-}
-
 static int scan_io(void *vctx, const struct fmt_io *io)
 {
 	struct trace *t = vctx;
@@ -312,8 +296,9 @@ static int take_io(void *vctx, const struct fmt_io *io)
 		rq.d_bytes = io->bytes;
 		rq.d_head = 1;
 		rq.has_seek = 1;
-		rq.seek_sectors = seek_dist(d, (int64_t)io->sector,
-					    (int64_t)(io->sector + io->bytes / 512));
+		rq.seek_sectors = stitch_seek_dist(&d->last_start, &d->last_end,
+						   (int64_t)io->sector,
+						   (int64_t)(io->sector + io->bytes / 512));
 		t->ds++;
 	}
 	if (io->c_ns != FMT_NO_TIME) {

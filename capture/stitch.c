@@ -389,20 +389,20 @@ static void on_igm(struct stitch *s, struct devst *d, const struct bt_event *ev,
 		n->rq.m_ns = t;
 }
 
-/* btt's D2D seek distance (btt/seek.c seek_dist) for a dispatch. */
-static int64_t seek_dist(struct devst *d, uint64_t start64, uint64_t end64)
+int64_t stitch_seek_dist(int64_t *last_start, int64_t *last_end, int64_t start,
+			 int64_t end)
 {
-	int64_t start = (int64_t)start64, end = (int64_t)end64, dist;
+	int64_t dist;
 
-	if ((d->last_start <= start && start <= d->last_end) ||
-	    (d->last_start <= end && end <= d->last_end))
+	if ((*last_start <= start && start <= *last_end) ||
+	    (*last_start <= end && end <= *last_end))
 		dist = 0;
-	else if (start > d->last_end)
-		dist = start - d->last_end;
+	else if (start > *last_end)
+		dist = start - *last_end;
 	else
-		dist = start - d->last_start;
-	d->last_start = start;
-	d->last_end = end;
+		dist = start - *last_start;
+	*last_start = start;
+	*last_end = end;
 	return dist;
 }
 
@@ -474,7 +474,8 @@ static void on_issue(struct stitch *s, struct devst *d, const struct bt_event *e
 	}
 	head->rq.d_head = 1;
 	head->rq.has_seek = 1;
-	head->rq.seek_sectors = seek_dist(d, ev->sector, ev->sector + bt_sectors(ev));
+	head->rq.seek_sectors = stitch_seek_dist(&d->last_start, &d->last_end,
+				(int64_t)ev->sector, (int64_t)(ev->sector + bt_sectors(ev)));
 	for (size_t i = 0; i < s->nvec; i++)
 		if (s->vec[i] != head) {
 			s->vec[i]->rq.merged_into = head->id;

@@ -65,4 +65,12 @@ const struct stitch_stats *stitch_stats(const struct stitch *s);
 /* Frees the stitcher; NULL is fine. */
 void stitch_free(struct stitch *s);
 
+/* btt's D2D seek distance of a dispatch of sectors [start, end) after the
+ * device's previous one [*last_start, *last_end) (btt/seek.c seek_dist):
+ * 0 when either end falls inside the previous dispatch, else from the
+ * previous end forwards or from its start backwards (negative), in 512-byte
+ * sectors; then makes this dispatch the previous one. */
+int64_t stitch_seek_dist(int64_t *last_start, int64_t *last_end, int64_t start,
+			 int64_t end);
+
 #endif
