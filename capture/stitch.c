@@ -393,7 +393,6 @@ int64_t stitch_seek_dist(int64_t *last_start, int64_t *last_end, int64_t start,
 			 int64_t end)
 {
 	int64_t dist;
-
 	if ((*last_start <= start && start <= *last_end) ||
 	    (*last_start <= end && end <= *last_end))
 		dist = 0;
