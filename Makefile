@@ -8,7 +8,7 @@ CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	   -Wstrict-prototypes -Wno-unused-parameter -Wvla
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -I. $(CFLAGS) -D_GNU_SOURCE
-LIBS = -lsqlite3 -lm -lpthread -luring -lblkid
+LIBS = -lsqlite3 -lm -lpthread -luring -lblkid -lnettle
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
@@ -26,10 +26,11 @@ endif
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES = build-essential pkg-config libsqlite3-dev sqlite3 libcmocka-dev \
 	liburing-dev libblkid-dev blktrace fio gnuplot-nox util-linux e2fsprogs \
-	procps time jq sysstat
+	procps time jq sysstat nettle-dev
 DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
 	/usr/bin/btt /usr/bin/fio /usr/bin/gnuplot /usr/include/liburing.h \
-	/usr/include/blkid/blkid.h /usr/bin/jq /usr/bin/iostat
+	/usr/include/blkid/blkid.h /usr/bin/jq /usr/bin/iostat \
+	/usr/include/nettle/sha2.h
 # pandoc builds the man page (`make man`, `make install`); debhelper builds the
 # .deb in tests/cli/t_package.sh; zsh runs the zsh completion in t_completion.sh.
 DEB_PACKAGES += pandoc debhelper zsh
@@ -50,6 +51,7 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_samples.c capture
 	analyze/an_fairness.c analyze/an_queue.c analyze/an_readahead.c \
 	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
 	analyze/compare.c analyze/figures.c analyze/cmd_compare.c analyze/cmd_dump.c \
+	analyze/manage.c analyze/cmd_manage.c \
 	analyze/blkparse_print.c analyze/cmd_runs.c analyze/cmd_report.c \
 	analyze/export.c analyze/cmd_export.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/sweep.c \

@@ -11,6 +11,10 @@
 #include "lib/util.h"
 #include "schema/store.h"
 
+/* The widest name column; with the other columns, 80 in all. */
+#define NAME_MAX_COLS 24
+#define LINE_COLS 80
+
 static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "help", 0, 'h', NULL, NULL },
@@ -21,9 +25,100 @@ static void runs_usage(FILE *fp)
 	fprintf(fp,
 "usage: iotape runs [--db FILE]\n"
 "\n"
-"Lists the runs: id, name, kind, status, events, requests (stitched I/Os),\n"
-"time span in seconds, devices (major,minor) and source.\n");
+"Lists the runs in 80 columns: id, name, kind, status, events, requests\n"
+"(stitched I/Os) and time span in seconds (of the events; of the samples for a\n"
+"run with none: first to last), then on a second line devices (major,minor)\n"
+"and source (its end when too long). A name over %d characters takes a line\n"
+"of its own (its start and end when too long). Last, the database's size.\n",
+		NAME_MAX_COLS);
 	opt_usage(fp, options, ARRAY_SIZE(options), 13, NULL);
+}
+
+/* Characters (UTF-8 sequences) in s: what a terminal shows, near enough. */
+static int utf8_cols(const char *s)
+{
+	int w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+/* Prints s in at most cols characters: when cut, its first head characters,
+ * "…" and its end (a path's file name, a name's numbering tell runs apart). */
+static void print_cut(const char *s, int cols, int head)
+{
+	int w = utf8_cols(s);
+
+	if (w <= cols) {
+		fputs(s, stdout);
+		return;
+	}
+	for (int k = 0; k < head || ((unsigned char)*s & 0xc0) == 0x80; s++) {
+		k += ((unsigned char)*s & 0xc0) != 0x80;
+		if (k <= head)
+			putchar(*s);
+		else
+			break;
+	}
+	while (((unsigned char)*s & 0xc0) == 0x80)
+		putchar(*s++);
+	for (int skip = w - head - (cols - 1 - head); skip > 0 ||
+	     ((unsigned char)*s & 0xc0) == 0x80; s++)
+		skip -= ((unsigned char)*s & 0xc0) != 0x80;
+	printf("\xe2\x80\xa6%s", s);
+}
+
+/* One run: its line, and the line of its devices and source. */
+static int print_run(struct store *st, const struct store_run_listing *l,
+		     int width)
+{
+	const struct store_run *r = &l->run;
+	struct store_device *devs;
+	struct store_stat *ss;
+	size_t ndev, ns;
+	char list[1024] = "-";
+	double span = 0;
+	int len;
+
+	if (store_devices_get(st, r->id, &devs, &ndev))
+		return error("%s", store_errmsg(st));
+	for (size_t k = 0, o = 0; k < ndev && o < sizeof(list); k++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%u,%u",
+				      k ? " " : "", BT_MAJOR(devs[k].dev),
+				      BT_MINOR(devs[k].dev));
+	free(devs);
+	if (r->last_event && r->genesis_ns != STORE_NO_TIME)
+		span = (double)(r->last_ns - r->genesis_ns) / 1e9;
+	else if (!r->events && l->sample_first_ns != STORE_NO_TIME)
+		span = (double)(l->sample_last_ns - l->sample_first_ns) / 1e9;
+	/* over the time that had I/O when the trace's clock stepped (import
+	 * counts it in run_stats) */
+	if (store_stats_get(st, r->id, &ss, &ns))
+		return error("%s", store_errmsg(st));
+	for (size_t k = 0; k < ns; k++)
+		if (!strcmp(ss[k].key, "active_span_ns") && ss[k].value)
+			span = (double)strtoll(ss[k].value, NULL, 10) / 1e9;
+	free(ss);
+	if (span < 0)
+		span = 0;
+	if (utf8_cols(r->name) > width) {
+		printf("%4" PRId64 " ", r->id);
+		print_cut(r->name, LINE_COLS - 5, (LINE_COLS - 6) / 2);
+		printf("\n%4s %-*s", "", width, "");
+	}
+	else
+		printf("%4" PRId64 " %s%*s", r->id, r->name,
+		       width - utf8_cols(r->name), "");
+	printf(" %-7s %-11s %10" PRId64 " %9" PRId64 " %9.3f\n", r->kind,
+	       r->status, r->events, l->requests, span);
+	len = printf("%4s dev %s", "", list);
+	if (r->source[0] && len + 6 < LINE_COLS) {
+		printf("  src ");
+		print_cut(r->source, LINE_COLS - len - 6, 0);
+	}
+	putchar('\n');
+	return 0;
 }
 
 int cmd_runs(int argc, char **argv)
@@ -33,7 +128,8 @@ int cmd_runs(int argc, char **argv)
 	struct store *st = NULL;
 	struct store_run_listing *runs = NULL;
 	size_t n = 0;
-	int c, width = 20, rc = 0;
+	int64_t size = 0;
+	int c, width = 4, rc = 0;
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
@@ -54,54 +150,21 @@ int cmd_runs(int argc, char **argv)
 		store_close(st);
 		return -1;
 	}
-	/* the name column as wide as the longest name (in characters, up
-	 * to 48) */
+	/* the name column as wide as the longest name, 4 to NAME_MAX_COLS
+	 * characters: a longer name takes a line of its own */
 	for (size_t i = 0; i < n; i++) {
-		int w = 0;
-		for (const char *p = runs[i].run.name; *p; p++)
-			w += ((unsigned char)*p & 0xc0) != 0x80;
-		width = w > width ? w : width;
+		int w = utf8_cols(runs[i].run.name);
+		width = w > width && w <= NAME_MAX_COLS ? w : width;
 	}
-	width = width > 48 ? 48 : width;
-	printf("%4s %-*s %-7s %-11s %10s %9s %9s %s\n", "id", width, "name", "kind",
-	       "status", "events", "requests", "span_s", "devices");
-	for (size_t i = 0; i < n && !rc; i++) {
-		const struct store_run *r = &runs[i].run;
-		struct store_device *devs;
-		size_t ndev;
-		char list[1024] = "-";
-		double span = 0;
-		if ((rc = store_devices_get(st, r->id, &devs, &ndev))) {
-			error("%s", store_errmsg(st));
-			break;
-		}
-		for (size_t k = 0, len = 0; k < ndev && len < sizeof(list); k++)
-			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u,%u",
-						k ? " " : "", BT_MAJOR(devs[k].dev),
-						BT_MINOR(devs[k].dev));
-		free(devs);
-		if (r->last_event && r->genesis_ns != STORE_NO_TIME)
-			span = (double)(r->last_ns - r->genesis_ns) / 1e9;
-		{
-			/* over the time that had I/O when the trace's clock
-			 * stepped (import counts it in run_stats) */
-			struct store_stat *ss;
-			size_t ns;
-			if ((rc = store_stats_get(st, r->id, &ss, &ns))) {
-				error("%s", store_errmsg(st));
-				break;
-			}
-			for (size_t k = 0; k < ns; k++)
-				if (!strcmp(ss[k].key, "active_span_ns") && ss[k].value)
-					span = (double)strtoll(ss[k].value, NULL, 10) / 1e9;
-			free(ss);
-		}
-		if (span < 0)
-			span = 0;
-		printf("%4" PRId64 " %-*s %-7s %-11s %10" PRId64 " %9" PRId64
-		       " %9.3f %s\n", r->id, width, r->name, r->kind, r->status,
-		       r->events, runs[i].requests, span, list);
-	}
+	printf("%4s %-*s %-7s %-11s %10s %9s %9s\n", "id", width, "name", "kind",
+	       "status", "events", "requests", "span_s");
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = print_run(st, &runs[i], width);
+	if (!rc && !store_size(st, &size))
+		printf("%zu run%s; database %s: %.1f MiB\n", n, n == 1 ? "" : "s",
+		       db, (double)size / (1024.0 * 1024.0));
+	else if (!rc)
+		rc = error("%s", store_errmsg(st));
 	free(runs);
 	store_close(st);
 	return rc ? -1 : 0;

@@ -30,6 +30,8 @@ static const struct opt_def options[] = {
 	{ "no-boot-row", 0, 'n', NULL, "vmstat and iostat logs: the first row is "
 	  "an interval's, not the since-boot average ('vmstat -t 1 2 | tail -n "
 	  "1', iostat -y)" },
+	{ "again", 0, 'A', NULL, "import a blktrace or blkparse input whose bytes "
+	  "(SHA-256) a run already holds (without it: refused, naming the run)" },
 	{ "help", 0, 'h', NULL, NULL },
 };
 
@@ -37,7 +39,8 @@ static void import_usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: iotape import [--db FILE] [--run NAME] [--strict] [--quiet] [--split]\n"
-"                     [--interval SEC] [--no-boot-row] [--names FILE] INPUT...\n"
+"                     [--interval SEC] [--no-boot-row] [--names FILE] [--again]\n"
+"                     INPUT...\n"
 "\n"
 "Reads each INPUT into a run of its own, in one transaction: nothing is\n"
 "stored unless every input reads cleanly. INPUT is a file in one of the\n"
@@ -56,7 +59,7 @@ int cmd_import(int argc, char **argv)
 	struct import_opts o = { 0 };
 	struct import_result *res;
 	char err[1024];
-	int c, rc;
+	int c, rc, again = 0;
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
@@ -73,6 +76,7 @@ int cmd_import(int argc, char **argv)
 				return 2;
 			break;
 		case 'n': o.no_boot_row = 1; break;
+		case 'A': again = 1; break;
 		case 'h': import_usage(stdout); return 0;
 		default: return opt_bad("import");
 		}
@@ -85,6 +89,7 @@ int cmd_import(int argc, char **argv)
 		return error("--run names one run; give one INPUT with it");
 	if (o.name && check_run_name(o.name))
 		return 2;
+	o.once = !again;
 	o.inputs = argv + optind;
 	o.ninput = argc - optind;
 	res = xcalloc((size_t)o.ninput, sizeof(*res));

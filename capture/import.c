@@ -169,6 +169,20 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 			snprintf(err, errlen, "%s: %s", input, store_errmsg(st));
 		goto out;
 	}
+	if (o->once) {
+		char other[256];
+		int64_t id;
+		rc = store_run_find_input(st, is.sha256, &id, other, sizeof(other));
+		if (rc < 0)
+			goto store_err;
+		if (rc) {
+			snprintf(err, errlen, "%s: already imported as run '%s' (id %"
+				 PRId64 ", the same SHA-256); give --again to "
+				 "import it again", input, other, id);
+			rc = -EEXIST;
+			goto out;
+		}
+	}
 	if (is.records == 0) {
 		snprintf(err, errlen, "%s: offset 0: no complete record (%llu bytes "
 			 "cut short)", input, (unsigned long long)is.truncated_bytes);
@@ -198,6 +212,8 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 	}
 	if (!rc)
 		rc = store_run_set_format(st, c.run, is.format, is.big_endian);
+	if (!rc && is.sha256[0])
+		rc = store_run_set(st, c.run, "input_sha256", is.sha256);
 	if (!rc)
 		rc = store_run_finish(st, c.run, "complete", c.genesis);
 	if (rc)

@@ -19,6 +19,9 @@ struct import_opts {
 			     * log's timestamps, else 1) */
 	int no_boot_row;    /* vmstat logs: no row is a since-boot average */
 	int split;          /* traces of several disks: one run per disk */
+	int once;           /* blktrace and blkparse inputs: refuse one whose
+			     * bytes (SHA-256) a run already holds; `import`
+			     * without --again */
 	/* for import_run() only */
 	const char *db;     /* NULL: $IOTAPE_DB or iotape.db */
 	const char *name;   /* name of the run (one input only); NULL: from

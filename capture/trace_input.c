@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <nettle/sha2.h>
+
 #include "lib/util.h"
 
 /* A single stream's records may be slightly out of time order across CPUs
@@ -122,6 +124,7 @@ static struct pending heap_pop(struct heap *h)
 }
 
 struct reader {
+	struct sha256_ctx sha;  /* of the members' bytes, in CPU order */
 	struct source *src;
 	int nsrc;
 	const struct input_opts *opts;
@@ -519,6 +522,9 @@ static int prepare_sources(struct reader *r)
 			return rc;
 		if (s->len == 0)
 			continue;
+		/* hashed as mapped: the pages are read from disk once, the
+		 * parse finds them cached */
+		sha256_update(&r->sha, s->len, s->map);
 		rc = bt_stream_detect(&s->bs, s->map, s->len);
 		if (rc) {
 			snprintf(r->err, r->errlen, "%s: offset 0: %s", s->path,
@@ -542,19 +548,40 @@ static int prepare_sources(struct reader *r)
 	return 0;
 }
 
+/* The hex of a finished SHA-256 into out (65 bytes). */
+static void sha256_hex(struct sha256_ctx *c, char *out)
+{
+	uint8_t d[SHA256_DIGEST_SIZE];
+
+	sha256_digest(c, sizeof(d), d);
+	for (size_t i = 0; i < sizeof(d); i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
 static int read_text(const char *path, const struct event_sink *sink,
 		     struct input_stats *st, FILE *warn, char *err, size_t errlen)
 {
-	FILE *fp = fopen(path, "r");
+	struct source src = { .path = path };
+	struct sha256_ctx sha;
+	FILE *fp;
 	int rc;
 
+	/* mapped, hashed, then parsed from the mapping: read from disk once */
+	if ((rc = map_file(&src, err, errlen)))
+		return rc;
+	sha256_init(&sha);
+	sha256_update(&sha, src.len, src.map);
+	sha256_hex(&sha, st->sha256);
+	fp = src.len ? fmemopen((void *)src.map, src.len, "r") : fopen(path, "r");
 	if (!fp) {
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		unmap_file(&src);
 		return -errno;
 	}
 	snprintf(st->format, sizeof(st->format), "blkparse-text");
 	rc = blkparse_text_read(fp, path, sink, st, warn, err, errlen);
 	fclose(fp);
+	unmap_file(&src);
 	return rc;
 }
 
@@ -598,6 +625,7 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 	int rc, kind;
 
 	memset(st, 0, sizeof(*st));
+	sha256_init(&r.sha);
 	if (stat(input, &sb) == 0 && S_ISREG(sb.st_mode) &&
 	    member_cpu(input, base, sizeof(base)) < 0) {
 		kind = sniff(input, err, errlen);
@@ -627,6 +655,7 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 		fprintf(warn, "iotape: warning: %s: per-CPU set has no file for "
 			"CPU %s; importing the %d present\n", base,
 			st->missing_cpus, r.nsrc);
+	sha256_hex(&r.sha, st->sha256);
 	rc = r.src[0].file_cpu >= 0 ? read_set(&r) : read_stream(&r);
 	if (!rc && st->cpu_mismatch && warn)
 		fprintf(warn, "iotape: warning: %s: %llu records name another CPU "

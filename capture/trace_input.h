@@ -36,6 +36,9 @@ struct input_stats {
 	int ncpu_files;          /* per-CPU files read */
 	char missing_cpus[256];  /* "1-28" style list of absent members, or "" */
 	char format[32];         /* "blktrace-v7", "blktrace-v8", "blkparse-text" */
+	char sha256[65];         /* SHA-256 (FIPS 180-4, nettle) of the bytes
+				  * read, hex; a per-CPU set's members one
+				  * after another in CPU order */
 };
 
 /* Kinds of input that trace_input_read() recognises. */

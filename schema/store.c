@@ -184,6 +184,32 @@ int store_run_has(struct store *st, int64_t run, enum store_has what)
 	return st->be->run_has(st, run, what);
 }
 
+int store_run_delete(struct store *st, int64_t run, int64_t *kept_replays)
+{
+	return st->be->run_delete(st, run, kept_replays);
+}
+
+int store_run_rename(struct store *st, int64_t run, const char *name)
+{
+	return st->be->run_rename(st, run, name);
+}
+
+int store_run_find_input(struct store *st, const char *sha256, int64_t *id,
+			 char *name, size_t namelen)
+{
+	return st->be->run_find_input(st, sha256, id, name, namelen);
+}
+
+int store_size(struct store *st, int64_t *bytes)
+{
+	return st->be->size(st, bytes);
+}
+
+int store_vacuum(struct store *st, int64_t *before, int64_t *after)
+{
+	return st->be->vacuum(st, before, after);
+}
+
 /* ---- settings, devices, processes, commands, statistics ---- */
 
 int store_setting_add(struct store *st, int64_t run, const char *key,

@@ -14,7 +14,7 @@
 
 #include "schema/trace_record.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 enum store_err {
 	STORE_E_SQLITE = 1,   /* the back end failed; see store_errmsg() */
@@ -110,7 +110,7 @@ int store_run_finish(struct store *st, int64_t run, const char *status,
 		     int64_t genesis_ns);
 
 /* Sets a text column of run: one of "kind", "host", "kernel", "source",
- * "format", "status", "notes" (others are refused with -STORE_E_SQLITE). */
+ * "format", "status", "notes", "input_sha256" (others are refused with -STORE_E_SQLITE). */
 int store_run_set(struct store *st, int64_t run, const char *column,
 		  const char *value);
 
@@ -123,6 +123,37 @@ int store_run_set_format(struct store *st, int64_t run, const char *format,
 /* Sets the run's parent (the run it replayed; 0 for none). Returns 0 or
  * -STORE_E_SQLITE. */
 int store_run_set_parent(struct store *st, int64_t run, int64_t parent);
+
+/* Deletes run and every row that belongs to it (events, requests, samples,
+ * settings, devices, processes, commands, run_stats, replays: the foreign
+ * keys of schema/004_cascade.sql cascade). Replays of run (runs whose
+ * parent it was) are kept with their parent cleared; their number goes to
+ * *kept_replays unless it is NULL. Call inside a transaction
+ * (store_begin()) so several deletes are one. Returns 0, -STORE_E_NOTFOUND
+ * ("no run with id N") or -STORE_E_SQLITE. */
+int store_run_delete(struct store *st, int64_t run, int64_t *kept_replays);
+
+/* Renames run to name (the caller checks it with check_run_name()).
+ * Returns 0, -STORE_E_EXISTS ("a run named 'X' exists") when another run
+ * has that name, -STORE_E_NOTFOUND or -STORE_E_SQLITE. */
+int store_run_rename(struct store *st, int64_t run, const char *name);
+
+/* Finds the run whose input had the SHA-256 digest sha256 (64 lowercase
+ * hex digits, as store_run_set(st, run, "input_sha256", hex) recorded it);
+ * the first such run by id. Returns 1 with *id and its name (cut to
+ * namelen bytes), 0 when no run has it, or -STORE_E_SQLITE. */
+int store_run_find_input(struct store *st, const char *sha256, int64_t *id,
+			 char *name, size_t namelen);
+
+/* The store's size on disk in bytes (SQLite: page_count x page_size, the
+ * main file without its journal) into *bytes. Returns 0 or -STORE_E_SQLITE. */
+int store_size(struct store *st, int64_t *bytes);
+
+/* Gives the space of deleted rows back to the file system (SQLite VACUUM:
+ * rewrites the database; needs about its size free on disk and no open
+ * transaction). *before and *after (bytes, as store_size()) unless NULL.
+ * Returns 0 or -STORE_E_SQLITE. */
+int store_vacuum(struct store *st, int64_t *before, int64_t *after);
 
 /* A time not seen or not known (stored as NULL). */
 #define STORE_NO_TIME INT64_MIN
@@ -156,12 +187,15 @@ int store_run_get(struct store *st, int64_t run, struct store_run *out);
 struct store_run_listing {
 	struct store_run run;
 	int64_t requests;       /* its request rows (stitched I/Os), or -1 */
+	int64_t sample_first_ns;/* its first and last samples' times (the */
+	int64_t sample_last_ns; /* events' clock); STORE_NO_TIME without any */
 };
 
 /* Every run, in id (creation) order, into *out (*n of them; one malloc'd
  * block: free() it; NULL when there are none); with count_requests, each
  * run's request rows counted too (that reads an index of every run's
- * requests: -1 without). Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
+ * requests: -1 without); each run's first and last sample times always (two
+ * index look-ups a run). Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
 int store_runs_list(struct store *st, int count_requests,
 		    struct store_run_listing **out, size_t *n);
 

@@ -65,6 +65,12 @@ struct store_backend {
 	int (*runs_list)(struct store *st, int count_requests,
 			 struct store_run_listing **out, size_t *n);
 	int (*run_has)(struct store *st, int64_t run, enum store_has what);
+	int (*run_delete)(struct store *st, int64_t run, int64_t *kept_replays);
+	int (*run_rename)(struct store *st, int64_t run, const char *name);
+	int (*run_find_input)(struct store *st, const char *sha256, int64_t *id,
+			      char *name, size_t namelen);
+	int (*size)(struct store *st, int64_t *bytes);
+	int (*vacuum)(struct store *st, int64_t *before, int64_t *after);
 
 	int (*setting_add)(struct store *st, int64_t run, const char *key,
 			   const char *value, const char *at);

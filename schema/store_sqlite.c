@@ -406,7 +406,8 @@ static int sq_run_set(struct store *st, int64_t run, const char *column,
 		      const char *value)
 {
 	static const char *const cols[] = { "kind", "host", "kernel", "source",
-					    "format", "status", "notes" };
+					    "format", "status", "notes",
+					    "input_sha256" };
 	struct sqlite_store *s = sq(st);
 	char sql[96];
 	sqlite3_stmt *q;
@@ -443,6 +444,102 @@ static int sq_run_set_parent(struct store *st, int64_t run, int64_t parent)
 			       run, 0, "updating run");
 	return run_sql(sq(st), "UPDATE runs SET parent = ?2 WHERE id = ?1", run,
 		       parent, "updating run");
+}
+
+static int sq_run_delete(struct store *st, int64_t run, int64_t *kept_replays)
+{
+	struct sqlite_store *s = sq(st);
+	int rc;
+
+	/* its replays stay, with no parent (runs.parent has no ON DELETE) */
+	if ((rc = run_sql(s, "UPDATE runs SET parent = NULL WHERE parent = ?1",
+			  run, 0, "deleting run")))
+		return rc;
+	if (kept_replays)
+		*kept_replays = sqlite3_changes(s->db);
+	if ((rc = run_sql(s, "DELETE FROM runs WHERE id = ?1", run, 0,
+			  "deleting run")))
+		return rc;
+	if (!sqlite3_changes(s->db))
+		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
+				  (long long)run);
+	return 0;
+}
+
+static int sq_run_rename(struct store *st, int64_t run, const char *name)
+{
+	struct sqlite_store *s = sq(st);
+	sqlite3_stmt *q;
+	int rc;
+
+	if ((rc = sq_flush_events(s)) ||
+	    (rc = sq_prepare(s, "UPDATE runs SET name = ?2 WHERE id = ?1", &q,
+			     "renaming run")))
+		return rc;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_text(q, 2, name, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc == SQLITE_CONSTRAINT)
+		return store_fail(st, STORE_E_EXISTS, "a run named '%s' exists",
+				  name);
+	if (rc != SQLITE_DONE)
+		return sq_fail(s, STORE_E_SQLITE, "renaming run");
+	if (!sqlite3_changes(s->db))
+		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
+				  (long long)run);
+	return 0;
+}
+
+static int sq_run_find_input(struct store *st, const char *sha256, int64_t *id,
+			     char *name, size_t namelen)
+{
+	struct sqlite_store *s = sq(st);
+	sqlite3_stmt *q;
+	int rc;
+
+	if ((rc = sq_flush_events(s)) ||
+	    (rc = sq_prepare(s, "SELECT id, name FROM runs WHERE input_sha256 = ?1"
+			     " ORDER BY id LIMIT 1", &q, "finding input")))
+		return rc;
+	sqlite3_bind_text(q, 1, sha256, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(q, 0);
+		sq_col_copy(q, 1, name, namelen);
+	}
+	sqlite3_finalize(q);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc != SQLITE_DONE)
+		return sq_fail(s, STORE_E_SQLITE, "finding input");
+	return 0;
+}
+
+static int sq_size(struct store *st, int64_t *bytes)
+{
+	int64_t pages, size;
+	int rc;
+
+	if ((rc = query_i64(sq(st), "PRAGMA page_count", &pages, "reading size")) ||
+	    (rc = query_i64(sq(st), "PRAGMA page_size", &size, "reading size")))
+		return rc;
+	*bytes = pages * size;
+	return 0;
+}
+
+static int sq_vacuum(struct store *st, int64_t *before, int64_t *after)
+{
+	int64_t b;
+	int rc;
+
+	if ((rc = sq_size(st, &b)))
+		return rc;
+	if (before)
+		*before = b;
+	if ((rc = exec(sq(st), "VACUUM")))
+		return rc;
+	return after ? sq_size(st, after) : 0;
 }
 
 /* ---- settings, devices, processes, commands, statistics ---- */
@@ -578,6 +675,11 @@ const struct store_backend store_sqlite_backend = {
 	.run_get = sq_run_get,
 	.runs_list = sq_runs_list,
 	.run_has = sq_run_has,
+	.run_delete = sq_run_delete,
+	.run_rename = sq_run_rename,
+	.run_find_input = sq_run_find_input,
+	.size = sq_size,
+	.vacuum = sq_vacuum,
 	.setting_add = sq_setting_add,
 	.settings_get = sq_settings_get,
 	.device_add = sq_device_add,

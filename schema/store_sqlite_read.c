@@ -105,7 +105,13 @@ static void fill_listing(struct store_list *l, void *row, sqlite3_stmt *q)
 
 	run_row(q, 0, &r->run);
 	r->requests = sqlite3_column_int64(q, 15);
+	r->sample_first_ns = sq_col_i64_or(q, 16, STORE_NO_TIME);
+	r->sample_last_ns = sq_col_i64_or(q, 17, STORE_NO_TIME);
 }
+
+/* a run's first and last sample times: two look-ups in samples_run_time */
+#define SAMPLE_SPAN ", (SELECT min(time_ns) FROM samples WHERE run = runs.id)" \
+	", (SELECT max(time_ns) FROM samples WHERE run = runs.id)"
 
 static int read_list(struct sqlite_store *s, const char *sql, int64_t run,
 		     size_t row_size, const size_t *str_fields, size_t nstr,
@@ -118,9 +124,10 @@ int sq_runs_list(struct store *st, int count_requests,
 {
 	return read_list(sq(st), count_requests
 			 ? "SELECT " RUN_COLS ", (SELECT count(*) FROM requests "
-			   "WHERE run = runs.id) FROM runs WHERE ?1 = ?1 ORDER BY id"
-			 : "SELECT " RUN_COLS ", -1 FROM runs WHERE ?1 = ?1 "
-			   "ORDER BY id", 0, sizeof(**out), NULL, 0, fill_listing,
+			   "WHERE run = runs.id)" SAMPLE_SPAN " FROM runs WHERE ?1 = ?1 "
+			   "ORDER BY id"
+			 : "SELECT " RUN_COLS ", -1" SAMPLE_SPAN " FROM runs WHERE "
+			   "?1 = ?1 ORDER BY id", 0, sizeof(**out), NULL, 0, fill_listing,
 			 (void **)out, n, "reading runs");
 }
 

@@ -42,9 +42,11 @@ expect_error "cut short, --strict" "truncated.bin: offset 4912: record cut short
 expect_error "no such input" "cannot open '.*nonexistent'" \
 	import --db "$db" "$t/nonexistent"
 expect_error "second input bad: nothing stored" "badmagic.bin: offset 984" \
-	import --db "$db" "$FIXTURES/loop-fio-small.bin" "$B/badmagic.bin"
+	import --db "$db" --again "$FIXTURES/loop-fio-small.bin" "$B/badmagic.bin"
 expect_error "run name taken" "a run named 'good' exists" \
 	import --db "$db" --run good "$FIXTURES/loop-fio-small.bin"
+expect_error "input already imported" "loop-fio-small.bin: already imported as run 'good'" \
+	import --db "$db" "$FIXTURES/loop-fio-small.bin"
 expect_error "unknown run" "no run named 'nope'" report --db "$db" nope
 
 # a database that is not SQLite, and one from a newer iotape: refused, unchanged

@@ -86,7 +86,7 @@ sqlite3 "$db" "BEGIN EXCLUSIVE; SELECT count(*) FROM runs;" > /dev/null
 holder=$!
 sleep 0.5
 start=$(date +%s.%N)
-if "$IOTAPE" import --quiet --db "$db" --run b "$small" 2> "$t/err"; then
+if "$IOTAPE" import --quiet --again --db "$db" --run b "$small" 2> "$t/err"; then
 	ok "a writer held the database: the import waited $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s and landed"
 else
 	not_ok "a writer held the database: the import waited and landed" "$(cat "$t/err")"
@@ -96,7 +96,7 @@ wait $holder
 ( sqlite3 "$db" "BEGIN EXCLUSIVE;" "SELECT 1 WHERE 0;" ".shell sleep 13" "COMMIT;" > /dev/null 2>&1 ) &
 holder=$!
 sleep 0.5
-"$IOTAPE" import --db "$db" --run c "$small" 2> "$t/err"
+"$IOTAPE" import --again --db "$db" --run c "$small" 2> "$t/err"
 rc=$?
 wait $holder
 if [ $rc != 0 ] && [ "$(wc -l < "$t/err")" = 1 ] && grep -q "locked" "$t/err"; then

@@ -16,7 +16,7 @@ KINDS2="seek tput lat qd vm procs compare"
 
 # ---- the inputs: the fixture twice, each with a vmstat log; a third with a command
 for r in small small2; do
-	"$IOTAPE" import --db "$db" --quiet --run $r "$FIXTURES/loop-fio-small.bin" &&
+	"$IOTAPE" import --db "$db" --quiet --again --run $r "$FIXTURES/loop-fio-small.bin" &&
 	"$IOTAPE" import --db "$db" --quiet --run $r --interval 1 "$FIXTURES/vmstat/plain-1-3.log" ||
 		{ not_ok "import the fixture and a vmstat log as $r"; tap_finish; }
 done
@@ -24,7 +24,7 @@ done
 { head -n 3 "$FIXTURES/vmstat/plain-1-3.log"
   printf 'real\t0m0.500s\nuser\t0m0.100s\nsys\t0m0.050s\n'
   tail -n 1 "$FIXTURES/vmstat/plain-1-3.log"; } > "$t/timed.log"
-"$IOTAPE" import --db "$db" --quiet --run timed "$FIXTURES/loop-fio-small.bin" &&
+"$IOTAPE" import --db "$db" --quiet --again --run timed "$FIXTURES/loop-fio-small.bin" &&
 "$IOTAPE" import --db "$db" --quiet --run timed --interval 1 "$t/timed.log" ||
 	{ not_ok "import the fixture with a timed vmstat log"; tap_finish; }
 ok "imported the fixture three times, with vmstat logs"

@@ -2,7 +2,8 @@
  * store (each refusal and its message), and every read giving back what the
  * writes stored: runs, settings, devices, processes, commands, statistics,
  * and the cursors over requests (each order, NULL times), events (payloads)
- * and samples. */
+ * and samples; deleting (every row of a run, nothing of the others),
+ * renaming, finding an input by its hash, vacuum. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -387,12 +388,151 @@ static void test_cursors(void **state)
 	unlink(path);
 }
 
+/* Rows of run left in each list and cursor the store has. */
+static size_t rows_left(struct store *st, int64_t run)
+{
+	struct store_cursor *cur;
+	struct store_request r;
+	struct store_sample sm;
+	struct bt_event ev;
+	void *list;
+	size_t n, total = 0;
+
+	assert_int_equal(store_settings_get(st, run, (struct store_setting **)&list, &n), 0);
+	free(list);
+	total += n;
+	assert_int_equal(store_devices_get(st, run, (struct store_device **)&list, &n), 0);
+	free(list);
+	total += n;
+	assert_int_equal(store_processes_get(st, run, (struct store_process **)&list, &n), 0);
+	free(list);
+	total += n;
+	assert_int_equal(store_commands_get(st, run, (struct store_command **)&list, &n), 0);
+	free(list);
+	total += n;
+	assert_int_equal(store_stats_get(st, run, (struct store_stat **)&list, &n), 0);
+	free(list);
+	total += n;
+	assert_int_equal(store_requests_open(st, run, STORE_RQ_ALL, STORE_RQ_COLS_ALL, &cur), 0);
+	while (store_requests_next(cur, &r, NULL) == 1)
+		total++;
+	store_cursor_close(cur);
+	assert_int_equal(store_samples_open(st, run, NULL, &cur), 0);
+	while (store_samples_next(cur, &sm) == 1)
+		total++;
+	store_cursor_close(cur);
+	if (store_events_open(st, run, &cur) == 0) {
+		while (store_events_next(cur, &ev) == 1)
+			total++;
+		store_cursor_close(cur);
+	}
+	return total;
+}
+
+/* Fills run with one row of every kind. */
+static void fill_run(struct store *st, int64_t run)
+{
+	struct bt_event e = { .time_ns = 100, .sector = 8, .action = 1,
+			      .sequence = 1, .bytes = 4096, .pid = 10,
+			      .dev = BT_MKDEV(8, 0) };
+	struct store_request r = rq(BT_MKDEV(8, 0), 8, 100, 200, 300, 1);
+	struct store_command c = { .idx = 0, .argv = "dd", .start_ns = NO,
+				   .end_ns = NO, .status = 0 };
+	struct store_replay rp = { .idx = 0, .dev = BT_MKDEV(8, 0), .bytes = 4096,
+				   .op = "read", .sched_ns = 1, .ready_ns = 1,
+				   .issue_ns = 1, .complete_ns = 2, .result = 4096 };
+	int64_t id;
+
+	assert_int_equal(store_event_add(st, run, &e), 0);
+	assert_int_equal(store_next_request_id(st, &id), 0);
+	assert_int_equal(store_request_add(st, run, id, &r), 0);
+	assert_int_equal(store_sample_add(st, run, 1000, "stat", "ctxt", 5), 0);
+	assert_int_equal(store_setting_add(st, run, "vm.swappiness", "60", "start"), 0);
+	assert_int_equal(store_device_add(st, run, BT_MKDEV(8, 0), "sda", 0, "data"), 0);
+	assert_int_equal(store_process_set(st, run, 10, "dd"), 0);
+	assert_int_equal(store_command_add(st, run, &c), 0);
+	assert_int_equal(store_stat_set(st, run, "records", "1"), 0);
+	assert_int_equal(store_replays_add(st, run, &rp, 1), 0);
+	assert_int_equal(store_run_finish(st, run, "complete", 100), 0);
+}
+
+/* store_run_delete() takes every row of the run (and only its), keeps its
+ * replays with no parent; store_run_rename() refuses a taken name;
+ * store_run_find_input() finds a run by its input's hash; store_vacuum()
+ * gives the space back. */
+static void test_delete_rename(void **state)
+{
+	struct run_info ra = { .name = "a", .kind = "import" };
+	struct run_info rb = { .name = "b", .kind = "replay" };
+	struct run_info rc_ = { .name = "c", .kind = "import" };
+	const char *hex = "014e3295ae97d2b940beb7ae4c4d9e38ddc1600e5bed1589f43475045e201363";
+	struct store *st = NULL;
+	struct store_run r;
+	char path[4096], name[256];
+	int64_t a, b, c, kept = -1, found = 0, before = 0, after = 0, size = 0;
+
+	(void)state;
+	temp_path(path, sizeof(path));
+	assert_int_equal(store_open(&st, path, 1), 0);
+	assert_int_equal(store_begin(st), 0);
+	assert_int_equal(store_run_create(st, &ra, &a), 0);
+	fill_run(st, a);
+	assert_int_equal(store_run_create(st, &rb, &b), 0);
+	assert_int_equal(store_run_set_parent(st, b, a), 0);
+	fill_run(st, b);
+	assert_int_equal(store_run_create(st, &rc_, &c), 0);
+	assert_int_equal(store_run_set(st, c, "input_sha256", hex), 0);
+	for (int i = 0; i < 2000; i++) {
+		struct bt_event e = { .time_ns = 200 + (uint64_t)i, .sector = 8,
+				      .action = 1, .sequence = 2, .bytes = 4096,
+				      .pid = 10, .dev = BT_MKDEV(8, 0) };
+		assert_int_equal(store_event_add(st, a, &e), 0);
+	}
+	assert_int_equal(store_commit(st), 0);
+	/* 5 lists, a request, a sample, the event of its range (the 2000 after
+	 * it lie outside) */
+	assert_int_equal(rows_left(st, a), 8);
+	assert_int_equal(rows_left(st, b), 8);
+
+	assert_int_equal(store_run_find_input(st, hex, &found, name, sizeof(name)), 1);
+	assert_int_equal(found, c);
+	assert_string_equal(name, "c");
+	assert_int_equal(store_run_find_input(st, "00", &found, name, sizeof(name)), 0);
+
+	assert_int_equal(store_begin(st), 0);
+	assert_int_equal(store_run_delete(st, a, &kept), 0);
+	assert_int_equal(kept, 1);
+	assert_int_equal(store_run_delete(st, a, NULL), -STORE_E_NOTFOUND);
+	assert_int_equal(store_commit(st), 0);
+	assert_int_equal(store_run_get(st, a, &r), -STORE_E_NOTFOUND);
+	assert_int_equal(rows_left(st, a), 0);
+	assert_int_equal(rows_left(st, b), 8);
+	assert_int_equal(store_run_get(st, b, &r), 0);
+	assert_int_equal(r.parent, 0);
+
+	assert_int_equal(store_run_rename(st, b, "c"), -STORE_E_EXISTS);
+	assert_non_null(strstr(store_errmsg(st), "a run named 'c' exists"));
+	assert_int_equal(store_run_rename(st, b, "b2"), 0);
+	assert_int_equal(store_run_find(st, "b2", &found), 0);
+	assert_int_equal(found, b);
+	assert_int_equal(store_run_rename(st, 999, "x"), -STORE_E_NOTFOUND);
+
+	assert_int_equal(store_size(st, &size), 0);
+	assert_true(size > 0);
+	assert_int_equal(store_vacuum(st, &before, &after), 0);
+	assert_int_equal(before, size);
+	assert_true(after > 0 && after < before);
+	store_close(st);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_existing),
 		cmocka_unit_test(test_runs_and_lists),
 		cmocka_unit_test(test_cursors),
+		cmocka_unit_test(test_delete_rename),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,130 @@
+/* Run management: RUN arguments (names, ids, globs) to runs, and deleting
+ * or renaming them in one transaction each (analyze/manage.h). */
+#include "analyze/manage.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int add_ref(struct run_ref **out, size_t *n, int64_t id,
+		   const char *name)
+{
+	struct run_ref *r;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*out)[i].id == id)
+			return 0;
+	if (!(r = realloc(*out, (*n + 1) * sizeof(**out))))
+		return -ENOMEM;
+	*out = r;
+	r[*n].id = id;
+	snprintf(r[*n].name, sizeof(r[*n].name), "%s", name);
+	(*n)++;
+	return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct run_ref *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+int manage_resolve(struct store *st, char *const *args, int nargs,
+		   struct run_ref **out, size_t *n, char *err, size_t errlen)
+{
+	struct store_run_listing *runs = NULL;
+	size_t nruns = 0;
+	int rc = 0, nomatch = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (int i = 0; i < nargs && !rc; i++) {
+		int matched = 0;
+		if (!strpbrk(args[i], "*?[")) {
+			struct store_run r;
+			int64_t id;
+			if ((rc = store_run_find(st, args[i], &id)) ||
+			    (rc = store_run_get(st, id, &r)))
+				break;
+			rc = add_ref(out, n, id, r.name);
+			continue;
+		}
+		if (!runs && (rc = store_runs_list(st, 0, &runs, &nruns)))
+			break;
+		for (size_t k = 0; k < nruns && !rc; k++)
+			if (!fnmatch(args[i], runs[k].run.name, 0)) {
+				rc = add_ref(out, n, runs[k].run.id, runs[k].run.name);
+				matched = 1;
+			}
+		if (!rc && !matched) {
+			snprintf(err, errlen, "no run matches '%s'", args[i]);
+			rc = -STORE_E_NOTFOUND;
+			nomatch = 1;
+		}
+	}
+	free(runs);
+	if (rc) {
+		if (!nomatch)
+			snprintf(err, errlen, "%s", rc == -ENOMEM ? "out of memory"
+				 : store_errmsg(st));
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return rc;
+	}
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), by_id);
+	return 0;
+}
+
+int manage_rm(struct store *st, const struct run_ref *runs, size_t n,
+	      int64_t *kept_replays, char *err, size_t errlen)
+{
+	int rc;
+
+	*kept_replays = 0;
+	if ((rc = store_begin(st)))
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		int64_t kept = 0;
+		if ((rc = store_run_delete(st, runs[i].id, &kept))) {
+			store_rollback(st);
+			goto fail;
+		}
+		*kept_replays += kept;
+	}
+	if (!(rc = store_commit(st)))
+		return 0;
+	store_rollback(st);
+fail:
+	snprintf(err, errlen, "%s", store_errmsg(st));
+	return rc;
+}
+
+int manage_mv(struct store *st, const char *old, const char *name, char *err,
+	      size_t errlen)
+{
+	int64_t id;
+	int rc;
+
+	if ((rc = store_run_find(st, old, &id)))
+		goto fail;
+	if ((rc = store_begin(st)))
+		goto fail;
+	if ((rc = store_run_rename(st, id, name))) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s", store_errmsg(st));
+		store_rollback(st);
+		snprintf(err, errlen, "%s", msg);
+		return rc;
+	}
+	if (!(rc = store_commit(st)))
+		return 0;
+	store_rollback(st);
+fail:
+	snprintf(err, errlen, "%s", store_errmsg(st));
+	return rc;
+}
