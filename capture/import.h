@@ -19,6 +19,11 @@ struct import_opts {
 			     * log's timestamps, else 1) */
 	int no_boot_row;    /* vmstat logs: no row is a since-boot average */
 	int split;          /* traces of several disks: one run per disk */
+	/* set by import_one() for an input read through a spool file
+	 * (capture/import_input.h); NULL: from the path */
+	const char *label;     /* the input's name in messages */
+	const char *source;    /* the run's source */
+	const char *name_base; /* path the default run name is made from */
 	/* for import_run() only */
 	const char *db;     /* NULL: $IOTAPE_DB or iotape.db */
 	const char *name;   /* name of the run (one input only); NULL: from

@@ -26,6 +26,7 @@
 
 struct source {
 	const char *path;
+	const char *name; /* the path as messages give it */
 	const uint8_t *map;
 	size_t len, off;
 	struct bt_stream bs;
@@ -140,11 +141,11 @@ static int map_file(struct source *s, char *err, size_t errlen)
 	int fd = open(s->path, O_RDONLY);
 
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", s->path, strerror(errno));
+		snprintf(err, errlen, "cannot open '%s': %s", s->name, strerror(errno));
 		return -errno;
 	}
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		snprintf(err, errlen, "'%s' is not a regular file", s->path);
+		snprintf(err, errlen, "'%s' is not a regular file", s->name);
 		close(fd);
 		return -EINVAL;
 	}
@@ -154,7 +155,7 @@ static int map_file(struct source *s, char *err, size_t errlen)
 	if (s->len) {
 		void *m = mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m == MAP_FAILED) {
-			snprintf(err, errlen, "cannot map '%s': %s", s->path,
+			snprintf(err, errlen, "cannot map '%s': %s", s->name,
 				 strerror(errno));
 			close(fd);
 			return -errno;
@@ -211,7 +212,7 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 		    ev->pdu_len > BT_PDU_PLAUSIBLE) {
 			snprintf(r->err, r->errlen, "%s: offset %zu: pdu_len %u runs "
 				 "past the end of the file (%zu bytes left)",
-				 s->path, s->off, ev->pdu_len,
+				 s->name, s->off, ev->pdu_len,
 				 s->len - s->off - s->bs.rec_size);
 			return -EINVAL;
 		}
@@ -220,7 +221,7 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 			if (r->opts && r->opts->strict) {
 				snprintf(r->err, r->errlen,
 					 "%s: offset %zu: record cut short "
-					 "(%zu bytes left)", s->path, s->off,
+					 "(%zu bytes left)", s->name, s->off,
 					 s->len - s->off);
 				return -EINVAL;
 			}
@@ -228,7 +229,7 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 				fprintf(r->warn, "iotape: warning: %s: offset %zu: "
 					"trace ends inside a record (%zu bytes "
 					"ignored; capture cut short?)\n",
-					s->path, s->off, s->len - s->off);
+					s->name, s->off, s->len - s->off);
 			s->off = s->len;
 			return 0;
 		}
@@ -245,7 +246,7 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 			}
 		}
 		if (rc) {
-			snprintf(r->err, r->errlen, "%s: offset %zu: %s", s->path,
+			snprintf(r->err, r->errlen, "%s: offset %zu: %s", s->name,
 				 s->off, bt_strerror(rc));
 			return -EINVAL;
 		}
@@ -493,6 +494,7 @@ static int open_set(struct reader *r, const char *base)
 		if (cpu < 0)
 			continue;
 		r->src[n].path = xstrdup(g.gl_pathv[i]);
+		r->src[n].name = r->src[n].path;
 		r->src[n].file_cpu = cpu;
 		n++;
 	}
@@ -521,13 +523,13 @@ static int prepare_sources(struct reader *r)
 			continue;
 		rc = bt_stream_detect(&s->bs, s->map, s->len);
 		if (rc) {
-			snprintf(r->err, r->errlen, "%s: offset 0: %s", s->path,
+			snprintf(r->err, r->errlen, "%s: offset 0: %s", s->name,
 				 bt_strerror(rc));
 			return -EINVAL;
 		}
 		if (r->st->version && (r->st->version != s->bs.version)) {
 			snprintf(r->err, r->errlen, "%s: offset 0: blktrace version "
-				 "%d, other members have %d", s->path,
+				 "%d, other members have %d", s->name,
 				 s->bs.version, r->st->version);
 			return -EINVAL;
 		}
@@ -535,31 +537,32 @@ static int prepare_sources(struct reader *r)
 		r->st->big_endian = s->bs.swap ? !(htobe16(1) == 1) : (htobe16(1) == 1);
 	}
 	if (!r->st->version) {
-		snprintf(r->err, r->errlen, "%s: offset 0: empty trace", r->src[0].path);
+		snprintf(r->err, r->errlen, "%s: offset 0: empty trace", r->src[0].name);
 		return -EINVAL;
 	}
 	snprintf(r->st->format, sizeof(r->st->format), "blktrace-v%d", r->st->version);
 	return 0;
 }
 
-static int read_text(const char *path, const struct event_sink *sink,
-		     struct input_stats *st, FILE *warn, char *err, size_t errlen)
+static int read_text(const char *path, const char *label,
+		     const struct event_sink *sink, struct input_stats *st,
+		     FILE *warn, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "r");
 	int rc;
 
 	if (!fp) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot open '%s': %s", label, strerror(errno));
 		return -errno;
 	}
 	snprintf(st->format, sizeof(st->format), "blkparse-text");
-	rc = blkparse_text_read(fp, path, sink, st, warn, err, errlen);
+	rc = blkparse_text_read(fp, label, sink, st, warn, err, errlen);
 	fclose(fp);
 	return rc;
 }
 
 /* Looks at a file's first bytes: 1 binary, 2 text, 0 neither, <0 error. */
-static int sniff(const char *path, char *err, size_t errlen)
+static int sniff(const char *path, const char *label, char *err, size_t errlen)
 {
 	uint8_t buf[4096];
 	struct bt_stream bs;
@@ -567,17 +570,17 @@ static int sniff(const char *path, char *err, size_t errlen)
 	int fd = open(path, O_RDONLY);
 
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot open '%s': %s", label, strerror(errno));
 		return -errno;
 	}
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n < 0) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot read '%s': %s", label, strerror(errno));
 		return -EIO;
 	}
 	if (n == 0) {
-		snprintf(err, errlen, "%s: offset 0: empty trace", path);
+		snprintf(err, errlen, "%s: offset 0: empty trace", label);
 		return -EINVAL;
 	}
 	if (bt_stream_detect(&bs, buf, (size_t)n) != -BT_E_MAGIC)
@@ -593,6 +596,7 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 {
 	struct reader r = { .opts = opts, .sink = sink, .st = st, .warn = warn,
 			    .err = err, .errlen = errlen };
+	const char *label = opts && opts->label ? opts->label : input;
 	char base[4096];
 	struct stat sb;
 	int rc, kind;
@@ -600,18 +604,19 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 	memset(st, 0, sizeof(*st));
 	if (stat(input, &sb) == 0 && S_ISREG(sb.st_mode) &&
 	    member_cpu(input, base, sizeof(base)) < 0) {
-		kind = sniff(input, err, errlen);
+		kind = sniff(input, label, err, errlen);
 		if (kind < 0)
 			return kind;
 		if (kind == 2)
-			return read_text(input, sink, st, warn, err, errlen);
+			return read_text(input, label, sink, st, warn, err, errlen);
 		if (kind == 0) {
 			snprintf(err, errlen, "%s: offset 0: neither a blktrace "
-				 "trace (no magic) nor blkparse text", input);
+				 "trace (no magic) nor blkparse text", label);
 			return -EINVAL;
 		}
 		r.src = xcalloc(1, sizeof(*r.src));
 		r.src[0].path = xstrdup(input);
+		r.src[0].name = label;
 		r.src[0].file_cpu = -1;
 		r.nsrc = 1;
 	} else {
