@@ -63,8 +63,9 @@ int cmd_runs(int argc, char **argv)
 		width = w > width ? w : width;
 	}
 	width = width > 48 ? 48 : width;
-	printf("%4s %-*s %-7s %-11s %10s %9s %9s %s\n", "id", width, "name", "kind",
-	       "status", "events", "requests", "span_s", "devices");
+	printf("%4s %-*s %-7s %-11s %10s %9s %9s %s  %s\n", "id", width, "name",
+	       "kind", "status", "events", "requests", "span_s", "devices",
+	       "source");
 	for (size_t i = 0; i < n && !rc; i++) {
 		const struct store_run *r = &runs[i].run;
 		struct store_device *devs;
@@ -99,8 +100,9 @@ int cmd_runs(int argc, char **argv)
 		if (span < 0)
 			span = 0;
 		printf("%4" PRId64 " %-*s %-7s %-11s %10" PRId64 " %9" PRId64
-		       " %9.3f %s\n", r->id, width, r->name, r->kind, r->status,
-		       r->events, runs[i].requests, span, list);
+		       " %9.3f %s  %s\n", r->id, width, r->name, r->kind,
+		       r->status, r->events, runs[i].requests, span, list,
+		       r->source[0] ? r->source : "-");
 	}
 	free(runs);
 	store_close(st);
