@@ -14,8 +14,12 @@
 
 #include "lib/util.h"
 
-/* Bytes read from libarchive and written to the spool file at a time. */
+/* Bytes read from the input at a time. */
 #define SPOOL_STEP ((size_t)1 << 20)
+/* Bytes taken from libarchive and written to the spool file at a time:
+ * small, as a failing read returns nothing of what it decompressed, so
+ * this is how exactly an error's offset is known. */
+#define DATA_STEP ((size_t)64 << 10)
 
 const char *import_compression_sniff(const uint8_t *buf, size_t len)
 {
@@ -79,12 +83,71 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* What libarchive reads from: the input's descriptor, and its first bytes
+ * (to name the compression when libarchive fails before saying it). */
+struct feed {
+	int fd;
+	char *buf;
+	uint64_t total;     /* bytes read from fd */
+	uint8_t magic[16];
+	size_t nmagic;
+	int err;            /* errno of a failed read */
+};
+
+static la_ssize_t feed_read(struct archive *a, void *vf, const void **out)
+{
+	struct feed *f = vf;
+	ssize_t n;
+
+	do
+		n = read(f->fd, f->buf, SPOOL_STEP);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		f->err = errno;
+		archive_set_error(a, errno, "read error: %s", strerror(errno));
+		return -1;
+	}
+	if (f->nmagic < sizeof(f->magic)) {
+		size_t k = sizeof(f->magic) - f->nmagic;
+		if (k > (size_t)n)
+			k = (size_t)n;
+		memcpy(f->magic + f->nmagic, f->buf, k);
+		f->nmagic += k;
+	}
+	f->total += (uint64_t)n;
+	*out = f->buf;
+	return n;
+}
+
+/* One line for a failure of libarchive on in's input (named label). */
+static void spool_error(struct import_input *in, struct archive *a,
+			const struct feed *f, const char *label,
+			char *err, size_t errlen)
+{
+	const char *comp = in->compression ? in->compression
+			   : import_compression_sniff(f->magic, f->nmagic);
+	const char *why = archive_error_string(a) ? archive_error_string(a)
+						  : "read error";
+
+	if (f->err)
+		snprintf(err, errlen, "cannot read '%s': %s", label,
+			 strerror(f->err));
+	else if (comp)
+		snprintf(err, errlen, "%s: offset %llu of the decompressed %s "
+			 "stream: %s", label,
+			 (unsigned long long)in->spooled_bytes, comp, why);
+	else
+		snprintf(err, errlen, "%s: offset %llu: %s", label,
+			 (unsigned long long)in->spooled_bytes, why);
+}
+
 /* Streams fd (named label) through libarchive into a new spool file:
  * in->fd, in->path, in->compression, in->spooled_bytes. */
 static int spool(struct import_input *in, int fd, const char *label,
 		 char *err, size_t errlen)
 {
 	struct archive *a = archive_read_new();
+	struct feed f = { .fd = fd };
 	struct archive_entry *ent;
 	char *buf = NULL;
 	int rc = 0, r;
@@ -106,37 +169,32 @@ static int spool(struct import_input *in, int fd, const char *label,
 	rc = 0;
 	snprintf(in->path, sizeof(in->path), "/proc/self/fd/%d", in->fd);
 	in->spooled = 1;
-	if (archive_read_open_fd(a, fd, SPOOL_STEP) != ARCHIVE_OK) {
-		snprintf(err, errlen, "%s: offset 0: cannot read: %s", label,
-			 archive_error_string(a) ? archive_error_string(a) : "?");
-		rc = -EIO;
+	f.buf = xmalloc(SPOOL_STEP);
+	if (archive_read_open(a, &f, NULL, feed_read, NULL) != ARCHIVE_OK) {
+		if (f.total == 0 && !f.err)
+			goto out;   /* empty input: the readers say so */
+		spool_error(in, a, &f, label, err, errlen);
+		rc = -EINVAL;
 		goto out;
 	}
 	r = archive_read_next_header(a, &ent);
 	if (r == ARCHIVE_EOF)
-		goto out;   /* empty input: the readers say so */
+		goto out;
 	if (archive_filter_count(a) > 1 &&
 	    archive_filter_code(a, 0) != ARCHIVE_FILTER_NONE)
 		in->compression = archive_filter_name(a, 0);
 	if (r < ARCHIVE_WARN) {
-		snprintf(err, errlen, "%s: offset 0 of the %s stream: %s", label,
-			 in->compression ? in->compression : "input",
-			 archive_error_string(a) ? archive_error_string(a) : "?");
+		spool_error(in, a, &f, label, err, errlen);
 		rc = -EINVAL;
 		goto out;
 	}
-	buf = xmalloc(SPOOL_STEP);
+	buf = xmalloc(DATA_STEP);
 	for (;;) {
-		la_ssize_t n = archive_read_data(a, buf, SPOOL_STEP);
+		la_ssize_t n = archive_read_data(a, buf, DATA_STEP);
 		if (n == 0)
 			break;
 		if (n < 0) {
-			snprintf(err, errlen, "%s: offset %llu of the %s stream: "
-				 "%s", label,
-				 (unsigned long long)in->spooled_bytes,
-				 in->compression ? "decompressed" : "input",
-				 archive_error_string(a) ? archive_error_string(a)
-							 : "read error");
+			spool_error(in, a, &f, label, err, errlen);
 			rc = -EINVAL;
 			goto out;
 		}
@@ -159,6 +217,7 @@ static int spool(struct import_input *in, int fd, const char *label,
 out:
 	free(buf);
 	archive_read_free(a);
+	free(f.buf);
 	return rc;
 }
 
