@@ -31,6 +31,8 @@ struct source {
 	size_t len, off;
 	struct bt_stream bs;
 	int file_cpu;     /* CPU number from the file name, -1 for a stream */
+	int only_cpu;     /* a stream read as one CPU's records: the CPU;
+			   * else -1 */
 	size_t rec_off;   /* offset of the record source_next() returned last */
 	size_t released;  /* pages before this offset were given back */
 };
@@ -133,6 +135,7 @@ struct reader {
 	size_t errlen;
 	uint64_t order;
 	int names_done;   /* process names were read ahead of the merge */
+	int demux;        /* a single stream read as one source per CPU */
 };
 
 static int map_file(struct source *s, char *err, size_t errlen)
@@ -252,6 +255,8 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 		}
 		s->rec_off = s->off;
 		s->off += used;
+		if (s->only_cpu >= 0 && ev->cpu != (uint32_t)s->only_cpu)
+			continue;
 		if (!bt_is_notify(ev)) {
 			unsigned code = bt_code(ev);
 			if (code == 0 || code > BT_A_MAX) {
@@ -422,6 +427,62 @@ out:
 	return rc;
 }
 
+/* Most CPUs a stream may be split into (chunked_stream()). */
+#define MAX_STREAM_CPUS 256
+
+/* Whether the single stream s is what `blktrace -o -` writes: each CPU's
+ * relay buffer in turn, so every CPU's records are in time order but the
+ * stream goes back in time by more than the reorder window can mend (or
+ * by over a second, which read_stream() takes for a clock step).
+ * Decodes the whole stream once (giving its pages back as it goes); sets
+ * cpus[0 .. *ncpu) to the CPUs seen. A stream with a cut-short tail, a
+ * tracefs lost-events marker, any error, a CPU going back in time (a
+ * clock step: read_stream() handles those) or one CPU only is not. */
+static int chunked_stream(struct source *s, uint32_t *cpus, int *ncpu)
+{
+	uint64_t last[MAX_STREAM_CPUS], max_t = 0, i = 0, max_i = 0;
+	int deep = 0, n = 0;
+	size_t off = 0;
+
+	while (off < s->len) {
+		struct bt_event ev;
+		size_t used;
+		int k;
+
+		if (bt_decode(&s->bs, s->map + off, s->len - off, &ev, &used))
+			goto no;
+		off += used;
+		for (k = 0; k < n && cpus[k] != ev.cpu; k++)
+			;
+		if (k == n) {
+			if (n == MAX_STREAM_CPUS)
+				goto no;
+			cpus[n] = ev.cpu;
+			last[n++] = 0;
+		}
+		if (ev.time_ns < last[k])
+			goto no;
+		last[k] = ev.time_ns;
+		if (ev.time_ns >= max_t) {
+			max_t = ev.time_ns;
+			max_i = i;
+		} else if (i - max_i > REORDER_WINDOW ||
+			   max_t - ev.time_ns > CLOCK_STEP_NS) {
+			/* beyond the window, or what read_stream() would
+			 * take for a clock step although no CPU stepped */
+			deep = 1;
+		}
+		i++;
+		source_release(s, off);
+	}
+	s->released = 0;
+	*ncpu = n;
+	return deep && n > 1;
+no:
+	s->released = 0;
+	return 0;
+}
+
 /* Splits "DIR/NAME.blktrace.N" into its base "DIR/NAME" (into base) and N;
  * returns N or -1 when path is not a member's name. */
 static int member_cpu(const char *path, char *base, size_t baselen)
@@ -496,6 +557,7 @@ static int open_set(struct reader *r, const char *base)
 		r->src[n].path = xstrdup(g.gl_pathv[i]);
 		r->src[n].name = r->src[n].path;
 		r->src[n].file_cpu = cpu;
+		r->src[n].only_cpu = -1;
 		n++;
 	}
 	globfree(&g);
@@ -618,6 +680,7 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 		r.src[0].path = xstrdup(input);
 		r.src[0].name = label;
 		r.src[0].file_cpu = -1;
+		r.src[0].only_cpu = -1;
 		r.nsrc = 1;
 	} else {
 		if (member_cpu(input, base, sizeof(base)) < 0)
@@ -627,12 +690,32 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 	}
 	if ((rc = prepare_sources(&r)))
 		goto out;
+	if (r.src[0].file_cpu < 0) {
+		uint32_t cpus[MAX_STREAM_CPUS];
+		int ncpu = 0;
+		if (chunked_stream(&r.src[0], cpus, &ncpu)) {
+			/* blktrace -o -: merge the stream's CPUs by time as a
+			 * per-CPU set, each CPU a pass over the stream */
+			unmap_file(&r.src[0]);
+			r.src = xrealloc(r.src, (size_t)ncpu * sizeof(*r.src));
+			for (int i = 1; i < ncpu; i++) {
+				r.src[i] = r.src[0];
+				r.src[i].path = xstrdup(r.src[0].path);
+			}
+			for (int i = 0; i < ncpu; i++)
+				r.src[i].only_cpu = (int)cpus[i];
+			r.nsrc = ncpu;
+			r.demux = 1;
+			if ((rc = prepare_sources(&r)))
+				goto out;
+		}
+	}
 	st->ncpu_files = r.src[0].file_cpu >= 0 ? r.nsrc : 0;
 	if (st->missing_cpus[0] && warn)
 		fprintf(warn, "iotape: warning: %s: per-CPU set has no file for "
 			"CPU %s; importing the %d present\n", base,
 			st->missing_cpus, r.nsrc);
-	rc = r.src[0].file_cpu >= 0 ? read_set(&r) : read_stream(&r);
+	rc = r.src[0].file_cpu >= 0 || r.demux ? read_set(&r) : read_stream(&r);
 	if (!rc && st->cpu_mismatch && warn)
 		fprintf(warn, "iotape: warning: %s: %llu records name another CPU "
 			"than their file; trusting the records\n", base,
