@@ -427,6 +427,12 @@ out:
 	return rc;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
 /* Most CPUs a stream may be split into (chunked_stream()). */
 #define MAX_STREAM_CPUS 256
 
@@ -476,6 +482,8 @@ static int chunked_stream(struct source *s, uint32_t *cpus, int *ncpu)
 		source_release(s, off);
 	}
 	s->released = 0;
+	/* in CPU order, so the lower CPU's process name wins (read_set()) */
+	qsort(cpus, (size_t)n, sizeof(*cpus), cmp_u32);
 	*ncpu = n;
 	return deep && n > 1;
 no:
