@@ -8,7 +8,7 @@ CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	   -Wstrict-prototypes -Wno-unused-parameter -Wvla
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -I. $(CFLAGS) -D_GNU_SOURCE
-LIBS = -lsqlite3 -lm -lpthread -luring -lblkid -lnettle
+LIBS = -lsqlite3 -lm -lpthread -luring -lblkid -lnettle -larchive
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
@@ -35,6 +35,11 @@ DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
 # .deb in tests/cli/t_package.sh; zsh runs the zsh completion in t_completion.sh.
 DEB_PACKAGES += pandoc debhelper zsh
 DEB_CHECK += /usr/bin/pandoc /usr/bin/dh /usr/bin/zsh
+# libarchive decompresses gzip/xz/zstd/bzip2 inputs of `import`; the tools
+# compress the fixture in tests/cli/t_import_pipes.sh.
+DEB_PACKAGES += libarchive-dev gzip xz-utils zstd bzip2
+DEB_CHECK += /usr/include/archive.h /usr/bin/gzip /usr/bin/xz /usr/bin/zstd \
+	/usr/bin/bzip2
 
 LIB_SRC = lib/util.c lib/emit.c lib/options.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
@@ -44,7 +49,8 @@ CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
 	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_time.c \
 	capture/fmt_iostat.c
-CMD_SRC = capture/cmd_import.c capture/import.c capture/import_samples.c capture/import_fmt.c \
+CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
+	capture/import_samples.c capture/import_fmt.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
 	analyze/runview.c analyze/rsort.c analyze/rundata.c analyze/timeacct.c \
 	analyze/finding.c analyze/analyzer.c analyze/an_seek.c \

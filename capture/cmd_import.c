@@ -15,7 +15,7 @@
 static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "run", 1, 'r', "NAME", "name of the run (one INPUT only; default: the "
-	  "file's name); a vmstat or iostat log or a time paste given an "
+	  "file's name without a .gz/.xz/.zst/.bz2, or stdin); a vmstat or iostat log or a time paste given an "
 	  "existing run's name joins that run" },
 	{ "strict", 0, 's', NULL, "a trace cut short inside a record is an "
 	  "error, not a warning" },
@@ -45,7 +45,10 @@ static void import_usage(FILE *fp)
 "Reads each INPUT into a run of its own, in one transaction: nothing is\n"
 "stored unless every input reads cleanly. INPUT is a file in one of the\n"
 "formats below, told from its content (a per-CPU set also as NAME for\n"
-"NAME.blktrace.N).\n");
+"NAME.blktrace.N); '-' is stdin, and a pipe or <(...) works too. gzip, xz,\n"
+"zstd and bzip2 inputs (told from their magic bytes) are decompressed;\n"
+"stdin, pipes and compressed inputs are spooled into $TMPDIR (default\n"
+"/tmp) while they are read.\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 18, NULL);
 	fprintf(fp, "\nformats (docs/IMPORT.md maps their fields):\n");
 	for (size_t i = 0; i < import_nformats; i++)

@@ -12,6 +12,7 @@
 #include "capture/formats.h"
 #include "capture/import.h"
 #include "capture/import_fmt.h"
+#include "capture/import_input.h"
 #include "capture/import_samples.h"
 #include "capture/stitch.h"
 #include "capture/trace_input.h"
@@ -129,12 +130,17 @@ static void name_from_path(const char *input, char *out, size_t len)
 	snprintf(out, len, "%s", *b ? b : "run");
 }
 
-int import_one(struct store *st, const struct import_opts *o, const char *input,
-	       const char *name, int64_t *run_out, char *err, size_t errlen)
+/* import_one() on input, a file the readers can map or seek (the input
+ * itself or its spool file); o->label, o->source and o->name_base say what
+ * the user gave. */
+static int import_path(struct store *st, const struct import_opts *o,
+		       const char *input, const char *name, int64_t *run_out,
+		       char *err, size_t errlen)
 {
 	struct import_ctx c = { .st = st };
 	struct event_sink sink = { on_event, on_process, &c };
-	struct input_opts io = { .strict = o->strict };
+	struct input_opts io = { .strict = o->strict, .label = o->label };
+	const char *label = o->label ? o->label : input;
 	struct input_stats is;
 	char runname[256], abspath[PATH_MAX];
 	struct run_info ri = { 0 };
@@ -150,13 +156,15 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 		snprintf(runname, sizeof(runname), "%s", name);
 	else {
 		char base[200];
-		name_from_path(input, base, sizeof(base));
+		name_from_path(o->name_base ? o->name_base : input, base,
+			       sizeof(base));
 		if ((rc = store_run_free_name(st, base, runname, sizeof(runname))))
 			goto store_err;
 	}
 	ri.name = runname;
 	ri.kind = "import";
-	ri.source = realpath(input, abspath) ? abspath : input;
+	ri.source = o->source ? o->source
+			      : realpath(input, abspath) ? abspath : input;
 	if ((rc = store_run_create(st, &ri, &c.run)))
 		goto store_err;
 	if ((rc = store_next_request_id(st, &first_id)))
@@ -166,7 +174,7 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 			      err, errlen);
 	if (rc) {
 		if (!err[0])
-			snprintf(err, errlen, "%s: %s", input, store_errmsg(st));
+			snprintf(err, errlen, "%s: %s", label, store_errmsg(st));
 		goto out;
 	}
 	if (o->once) {
@@ -185,7 +193,7 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 	}
 	if (is.records == 0) {
 		snprintf(err, errlen, "%s: offset 0: no complete record (%llu bytes "
-			 "cut short)", input, (unsigned long long)is.truncated_bytes);
+			 "cut short)", label, (unsigned long long)is.truncated_bytes);
 		rc = -EINVAL;
 		goto out;
 	}
@@ -194,7 +202,7 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 	if (stitch_stats(c.stitch)->clock_jumps && !o->quiet)
 		warning("%s: the trace clock stepped %llu time(s) (back over 1 "
 			"s or ahead over 10 min); %llu I/Os in flight then are not "
-			"counted as latencies", input,
+			"counted as latencies", label,
 			(unsigned long long)stitch_stats(c.stitch)->clock_jumps,
 			(unsigned long long)stitch_stats(c.stitch)->jump_abandoned);
 	for (size_t i = 0; i < c.ndev && !rc; i++)
@@ -223,14 +231,34 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 	if (o->summary)
 		snprintf(o->summary, o->summary_len, "imported '%s' as run '%s': %"
 			 PRIu64 " events, %" PRIu64 " bios, %" PRIu64 " dispatches",
-			 input, runname, is.records, stitch_stats(c.stitch)->bios,
+			 label, runname, is.records, stitch_stats(c.stitch)->bios,
 			 stitch_stats(c.stitch)->dispatches);
 	goto out;
 store_err:
-	snprintf(err, errlen, "%s: %s", input, store_errmsg(st));
+	snprintf(err, errlen, "%s: %s", label, store_errmsg(st));
 out:
 	stitch_free(c.stitch);
 	free(c.devs);
+	return rc;
+}
+
+int import_one(struct store *st, const struct import_opts *o, const char *input,
+	       const char *name, int64_t *run_out, char *err, size_t errlen)
+{
+	struct import_input in;
+	struct import_opts oo = *o;
+	int rc;
+
+	if ((rc = import_input_open(input, &in, err, errlen)))
+		goto out;
+	if (in.source[0] || strcmp(in.label, input)) {
+		oo.label = in.label;
+		oo.source = in.source[0] ? in.source : NULL;
+		oo.name_base = in.name_base[0] ? in.name_base : NULL;
+	}
+	rc = import_path(st, &oo, in.path, name, run_out, err, errlen);
+out:
+	import_input_close(&in);
 	return rc;
 }
 

@@ -22,6 +22,11 @@ struct import_opts {
 	int once;           /* blktrace and blkparse inputs: refuse one whose
 			     * bytes (SHA-256) a run already holds; `import`
 			     * without --again */
+	/* set by import_one() for an input read through a spool file
+	 * (capture/import_input.h); NULL: from the path */
+	const char *label;     /* the input's name in messages */
+	const char *source;    /* the run's source */
+	const char *name_base; /* path the default run name is made from */
 	/* for import_run() only */
 	const char *db;     /* NULL: $IOTAPE_DB or iotape.db */
 	const char *name;   /* name of the run (one input only); NULL: from

@@ -25,7 +25,9 @@
 struct common {
 	struct store *st;
 	const struct import_format *f;
-	const char *path;
+	const char *path;      /* the input as messages name it */
+	const char *source;    /* the run's source, NULL: path's real path */
+	const char *name_base; /* default run names from this, NULL: path */
 	char *err;
 	size_t errlen;
 	char *notes;          /* joined note lines */
@@ -92,7 +94,8 @@ static int new_run(struct common *c, const char *name, const char *suffix,
 	if (name)
 		snprintf(base, sizeof(base), "%s", name);
 	else
-		base_name(c->path, base, sizeof(base));
+		base_name(c->name_base ? c->name_base : c->path, base,
+			  sizeof(base));
 	if (suffix && *suffix) {
 		size_t n = strlen(base);
 		snprintf(base + n, sizeof(base) - n, "-%s", suffix);
@@ -103,7 +106,8 @@ static int new_run(struct common *c, const char *name, const char *suffix,
 		return rc;
 	ri.name = runname;
 	ri.kind = "import";
-	ri.source = realpath(c->path, abspath) ? abspath : c->path;
+	ri.source = c->source ? c->source
+			      : realpath(c->path, abspath) ? abspath : c->path;
 	ri.format = c->f->name;
 	return store_run_create(c->st, &ri, &c->run);
 }
@@ -726,19 +730,21 @@ int import_format_one(struct store *st, const struct import_opts *o,
 		      const char *name, int64_t *run_out, char *err,
 		      size_t errlen)
 {
-	struct common c = { .st = st, .f = f, .path = path, .err = err,
-			    .errlen = errlen };
+	struct common c = { .st = st, .f = f, .path = o->label ? o->label : path,
+			    .source = o->source, .name_base = o->name_base,
+			    .err = err, .errlen = errlen };
 	FILE *fp;
 	int rc;
 
 	err[0] = '\0';
 	if (!f->parse) {
-		snprintf(err, errlen, "%s: format %s has no parser here", path, f->name);
+		snprintf(err, errlen, "%s: format %s has no parser here", c.path,
+			 f->name);
 		return -EINVAL;
 	}
 	if (!(fp = fopen(path, "r"))) {
 		rc = -errno;
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot open '%s': %s", c.path, strerror(errno));
 		return rc;
 	}
 	switch (f->kind) {
@@ -754,7 +760,8 @@ int import_format_one(struct store *st, const struct import_opts *o,
 				     o->summary_len);
 		break;
 	default:
-		snprintf(err, errlen, "%s: format %s is read elsewhere", path, f->name);
+		snprintf(err, errlen, "%s: format %s is read elsewhere", c.path,
+			 f->name);
 		rc = -EINVAL;
 	}
 	free(c.notes);

@@ -244,9 +244,10 @@ static int save_stats(struct store *st, int64_t run, const char *path,
 }
 
 int import_vmstat_log(struct store *st, const struct import_opts *o,
-		      const char *path, const char *name, int64_t *run_out,
+		      const char *file, const char *name, int64_t *run_out,
 		      char *err, size_t errlen)
 {
+	const char *path = o->label ? o->label : file;   /* for messages */
 	struct vmstat_text_opts vo = { .no_boot_row = o->no_boot_row };
 	struct vmstat_text_info in;
 	struct scan sc = { .wall0 = -1 };
@@ -260,7 +261,7 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 	FILE *fp;
 
 	err[0] = '\0';
-	fp = fopen(path, "r");
+	fp = fopen(file, "r");
 	if (!fp) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
@@ -338,14 +339,16 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 			snprintf(runname, sizeof(runname), "%s", name);
 		else {
 			char base[200];
-			name_from_path(path, base, sizeof(base));
+			name_from_path(o->name_base ? o->name_base : path,
+				       base, sizeof(base));
 			if ((rc = store_run_free_name(st, base, runname,
 						      sizeof(runname))))
 				goto store_err;
 		}
 		ri.name = runname;
 		ri.kind = "import";
-		ri.source = realpath(path, abspath) ? abspath : path;
+		ri.source = o->source ? o->source
+				      : realpath(path, abspath) ? abspath : path;
 		ri.format = "vmstat-text";
 		if ((rc = store_run_create(st, &ri, &run)))
 			goto store_err;

@@ -28,10 +28,13 @@
 
 struct source {
 	const char *path;
+	const char *name; /* the path as messages give it */
 	const uint8_t *map;
 	size_t len, off;
 	struct bt_stream bs;
 	int file_cpu;     /* CPU number from the file name, -1 for a stream */
+	int only_cpu;     /* a stream read as one CPU's records: the CPU;
+			   * else -1 */
 	size_t rec_off;   /* offset of the record source_next() returned last */
 	size_t released;  /* pages before this offset were given back */
 };
@@ -135,6 +138,7 @@ struct reader {
 	size_t errlen;
 	uint64_t order;
 	int names_done;   /* process names were read ahead of the merge */
+	int demux;        /* a single stream read as one source per CPU */
 };
 
 static int map_file(struct source *s, char *err, size_t errlen)
@@ -143,11 +147,11 @@ static int map_file(struct source *s, char *err, size_t errlen)
 	int fd = open(s->path, O_RDONLY);
 
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", s->path, strerror(errno));
+		snprintf(err, errlen, "cannot open '%s': %s", s->name, strerror(errno));
 		return -errno;
 	}
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		snprintf(err, errlen, "'%s' is not a regular file", s->path);
+		snprintf(err, errlen, "'%s' is not a regular file", s->name);
 		close(fd);
 		return -EINVAL;
 	}
@@ -157,7 +161,7 @@ static int map_file(struct source *s, char *err, size_t errlen)
 	if (s->len) {
 		void *m = mmap(NULL, s->len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m == MAP_FAILED) {
-			snprintf(err, errlen, "cannot map '%s': %s", s->path,
+			snprintf(err, errlen, "cannot map '%s': %s", s->name,
 				 strerror(errno));
 			close(fd);
 			return -errno;
@@ -214,7 +218,7 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 		    ev->pdu_len > BT_PDU_PLAUSIBLE) {
 			snprintf(r->err, r->errlen, "%s: offset %zu: pdu_len %u runs "
 				 "past the end of the file (%zu bytes left)",
-				 s->path, s->off, ev->pdu_len,
+				 s->name, s->off, ev->pdu_len,
 				 s->len - s->off - s->bs.rec_size);
 			return -EINVAL;
 		}
@@ -223,7 +227,7 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 			if (r->opts && r->opts->strict) {
 				snprintf(r->err, r->errlen,
 					 "%s: offset %zu: record cut short "
-					 "(%zu bytes left)", s->path, s->off,
+					 "(%zu bytes left)", s->name, s->off,
 					 s->len - s->off);
 				return -EINVAL;
 			}
@@ -231,7 +235,7 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 				fprintf(r->warn, "iotape: warning: %s: offset %zu: "
 					"trace ends inside a record (%zu bytes "
 					"ignored; capture cut short?)\n",
-					s->path, s->off, s->len - s->off);
+					s->name, s->off, s->len - s->off);
 			s->off = s->len;
 			return 0;
 		}
@@ -248,12 +252,14 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 			}
 		}
 		if (rc) {
-			snprintf(r->err, r->errlen, "%s: offset %zu: %s", s->path,
+			snprintf(r->err, r->errlen, "%s: offset %zu: %s", s->name,
 				 s->off, bt_strerror(rc));
 			return -EINVAL;
 		}
 		s->rec_off = s->off;
 		s->off += used;
+		if (s->only_cpu >= 0 && ev->cpu != (uint32_t)s->only_cpu)
+			continue;
 		if (!bt_is_notify(ev)) {
 			unsigned code = bt_code(ev);
 			if (code == 0 || code > BT_A_MAX) {
@@ -424,6 +430,70 @@ out:
 	return rc;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Most CPUs a stream may be split into (chunked_stream()). */
+#define MAX_STREAM_CPUS 256
+
+/* Whether the single stream s is what `blktrace -o -` writes: each CPU's
+ * relay buffer in turn, so every CPU's records are in time order but the
+ * stream goes back in time by more than the reorder window can mend (or
+ * by over a second, which read_stream() takes for a clock step).
+ * Decodes the whole stream once (giving its pages back as it goes); sets
+ * cpus[0 .. *ncpu) to the CPUs seen. A stream with a cut-short tail, a
+ * tracefs lost-events marker, any error, a CPU going back in time (a
+ * clock step: read_stream() handles those) or one CPU only is not. */
+static int chunked_stream(struct source *s, uint32_t *cpus, int *ncpu)
+{
+	uint64_t last[MAX_STREAM_CPUS], max_t = 0, i = 0, max_i = 0;
+	int deep = 0, n = 0;
+	size_t off = 0;
+
+	while (off < s->len) {
+		struct bt_event ev;
+		size_t used;
+		int k;
+
+		if (bt_decode(&s->bs, s->map + off, s->len - off, &ev, &used))
+			goto no;
+		off += used;
+		for (k = 0; k < n && cpus[k] != ev.cpu; k++)
+			;
+		if (k == n) {
+			if (n == MAX_STREAM_CPUS)
+				goto no;
+			cpus[n] = ev.cpu;
+			last[n++] = 0;
+		}
+		if (ev.time_ns < last[k])
+			goto no;
+		last[k] = ev.time_ns;
+		if (ev.time_ns >= max_t) {
+			max_t = ev.time_ns;
+			max_i = i;
+		} else if (i - max_i > REORDER_WINDOW ||
+			   max_t - ev.time_ns > CLOCK_STEP_NS) {
+			/* beyond the window, or what read_stream() would
+			 * take for a clock step although no CPU stepped */
+			deep = 1;
+		}
+		i++;
+		source_release(s, off);
+	}
+	s->released = 0;
+	/* in CPU order, so the lower CPU's process name wins (read_set()) */
+	qsort(cpus, (size_t)n, sizeof(*cpus), cmp_u32);
+	*ncpu = n;
+	return deep && n > 1;
+no:
+	s->released = 0;
+	return 0;
+}
+
 /* Splits "DIR/NAME.blktrace.N" into its base "DIR/NAME" (into base) and N;
  * returns N or -1 when path is not a member's name. */
 static int member_cpu(const char *path, char *base, size_t baselen)
@@ -496,7 +566,9 @@ static int open_set(struct reader *r, const char *base)
 		if (cpu < 0)
 			continue;
 		r->src[n].path = xstrdup(g.gl_pathv[i]);
+		r->src[n].name = r->src[n].path;
 		r->src[n].file_cpu = cpu;
+		r->src[n].only_cpu = -1;
 		n++;
 	}
 	globfree(&g);
@@ -527,13 +599,13 @@ static int prepare_sources(struct reader *r)
 		sha256_update(&r->sha, s->len, s->map);
 		rc = bt_stream_detect(&s->bs, s->map, s->len);
 		if (rc) {
-			snprintf(r->err, r->errlen, "%s: offset 0: %s", s->path,
+			snprintf(r->err, r->errlen, "%s: offset 0: %s", s->name,
 				 bt_strerror(rc));
 			return -EINVAL;
 		}
 		if (r->st->version && (r->st->version != s->bs.version)) {
 			snprintf(r->err, r->errlen, "%s: offset 0: blktrace version "
-				 "%d, other members have %d", s->path,
+				 "%d, other members have %d", s->name,
 				 s->bs.version, r->st->version);
 			return -EINVAL;
 		}
@@ -541,7 +613,7 @@ static int prepare_sources(struct reader *r)
 		r->st->big_endian = s->bs.swap ? !(htobe16(1) == 1) : (htobe16(1) == 1);
 	}
 	if (!r->st->version) {
-		snprintf(r->err, r->errlen, "%s: offset 0: empty trace", r->src[0].path);
+		snprintf(r->err, r->errlen, "%s: offset 0: empty trace", r->src[0].name);
 		return -EINVAL;
 	}
 	snprintf(r->st->format, sizeof(r->st->format), "blktrace-v%d", r->st->version);
@@ -558,8 +630,9 @@ static void sha256_hex(struct sha256_ctx *c, char *out)
 		snprintf(out + 2 * i, 3, "%02x", d[i]);
 }
 
-static int read_text(const char *path, const struct event_sink *sink,
-		     struct input_stats *st, FILE *warn, char *err, size_t errlen)
+static int read_text(const char *path, const char *label,
+		     const struct event_sink *sink, struct input_stats *st,
+		     FILE *warn, char *err, size_t errlen)
 {
 	struct source src = { .path = path };
 	struct sha256_ctx sha;
@@ -574,19 +647,19 @@ static int read_text(const char *path, const struct event_sink *sink,
 	sha256_hex(&sha, st->sha256);
 	fp = src.len ? fmemopen((void *)src.map, src.len, "r") : fopen(path, "r");
 	if (!fp) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot open '%s': %s", label, strerror(errno));
 		unmap_file(&src);
 		return -errno;
 	}
 	snprintf(st->format, sizeof(st->format), "blkparse-text");
-	rc = blkparse_text_read(fp, path, sink, st, warn, err, errlen);
+	rc = blkparse_text_read(fp, label, sink, st, warn, err, errlen);
 	fclose(fp);
 	unmap_file(&src);
 	return rc;
 }
 
 /* Looks at a file's first bytes: 1 binary, 2 text, 0 neither, <0 error. */
-static int sniff(const char *path, char *err, size_t errlen)
+static int sniff(const char *path, const char *label, char *err, size_t errlen)
 {
 	uint8_t buf[4096];
 	struct bt_stream bs;
@@ -594,17 +667,17 @@ static int sniff(const char *path, char *err, size_t errlen)
 	int fd = open(path, O_RDONLY);
 
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot open '%s': %s", label, strerror(errno));
 		return -errno;
 	}
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n < 0) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot read '%s': %s", label, strerror(errno));
 		return -EIO;
 	}
 	if (n == 0) {
-		snprintf(err, errlen, "%s: offset 0: empty trace", path);
+		snprintf(err, errlen, "%s: offset 0: empty trace", label);
 		return -EINVAL;
 	}
 	if (bt_stream_detect(&bs, buf, (size_t)n) != -BT_E_MAGIC)
@@ -620,6 +693,7 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 {
 	struct reader r = { .opts = opts, .sink = sink, .st = st, .warn = warn,
 			    .err = err, .errlen = errlen };
+	const char *label = opts && opts->label ? opts->label : input;
 	char base[4096];
 	struct stat sb;
 	int rc, kind;
@@ -628,19 +702,21 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 	sha256_init(&r.sha);
 	if (stat(input, &sb) == 0 && S_ISREG(sb.st_mode) &&
 	    member_cpu(input, base, sizeof(base)) < 0) {
-		kind = sniff(input, err, errlen);
+		kind = sniff(input, label, err, errlen);
 		if (kind < 0)
 			return kind;
 		if (kind == 2)
-			return read_text(input, sink, st, warn, err, errlen);
+			return read_text(input, label, sink, st, warn, err, errlen);
 		if (kind == 0) {
 			snprintf(err, errlen, "%s: offset 0: neither a blktrace "
-				 "trace (no magic) nor blkparse text", input);
+				 "trace (no magic) nor blkparse text", label);
 			return -EINVAL;
 		}
 		r.src = xcalloc(1, sizeof(*r.src));
 		r.src[0].path = xstrdup(input);
+		r.src[0].name = label;
 		r.src[0].file_cpu = -1;
+		r.src[0].only_cpu = -1;
 		r.nsrc = 1;
 	} else {
 		if (member_cpu(input, base, sizeof(base)) < 0)
@@ -650,13 +726,33 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 	}
 	if ((rc = prepare_sources(&r)))
 		goto out;
+	if (r.src[0].file_cpu < 0) {
+		uint32_t cpus[MAX_STREAM_CPUS];
+		int ncpu = 0;
+		if (chunked_stream(&r.src[0], cpus, &ncpu)) {
+			/* blktrace -o -: merge the stream's CPUs by time as a
+			 * per-CPU set, each CPU a pass over the stream */
+			unmap_file(&r.src[0]);
+			r.src = xrealloc(r.src, (size_t)ncpu * sizeof(*r.src));
+			for (int i = 1; i < ncpu; i++) {
+				r.src[i] = r.src[0];
+				r.src[i].path = xstrdup(r.src[0].path);
+			}
+			for (int i = 0; i < ncpu; i++)
+				r.src[i].only_cpu = (int)cpus[i];
+			r.nsrc = ncpu;
+			r.demux = 1;
+			if ((rc = prepare_sources(&r)))
+				goto out;
+		}
+	}
 	st->ncpu_files = r.src[0].file_cpu >= 0 ? r.nsrc : 0;
 	if (st->missing_cpus[0] && warn)
 		fprintf(warn, "iotape: warning: %s: per-CPU set has no file for "
 			"CPU %s; importing the %d present\n", base,
 			st->missing_cpus, r.nsrc);
 	sha256_hex(&r.sha, st->sha256);
-	rc = r.src[0].file_cpu >= 0 ? read_set(&r) : read_stream(&r);
+	rc = r.src[0].file_cpu >= 0 || r.demux ? read_set(&r) : read_stream(&r);
 	if (!rc && st->cpu_mismatch && warn)
 		fprintf(warn, "iotape: warning: %s: %llu records name another CPU "
 			"than their file; trusting the records\n", base,

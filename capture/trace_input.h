@@ -51,6 +51,8 @@ enum input_kind {
 /* Options of a read. */
 struct input_opts {
 	int strict; /* 1: a cut-short record at a file's end is an error */
+	const char *label; /* a single file's name in messages (NULL: its
+			    * path), for inputs read from a spool file */
 };
 
 /* Reads INPUT (path as the user gave it: a file, a per-CPU set's base name
