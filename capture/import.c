@@ -186,7 +186,7 @@ static int import_path(struct store *st, const struct import_opts *o,
 		if (rc) {
 			snprintf(err, errlen, "%s: already imported as run '%s' (id %"
 				 PRId64 ", the same SHA-256); give --again to "
-				 "import it again", input, other, id);
+				 "import it again", label, other, id);
 			rc = -EEXIST;
 			goto out;
 		}

@@ -50,32 +50,32 @@ for tool in gzip xz zstd bzip2; do
 	if ! command -v $tool > /dev/null; then skip "$tool file" "no $tool"; continue; fi
 	$tool -c < "$bin" > "$t/$tool.trace" 2> /dev/null ||
 		{ not_ok "$tool compresses the fixture"; continue; }
-	imp "$tool file" z-$tool "$IOTAPE" import --db "$db" --run z-$tool "$t/$tool.trace" &&
+	imp "$tool file" z-$tool "$IOTAPE" import --again --db "$db" --run z-$tool "$t/$tool.trace" &&
 		same_as_plain "$tool file" z-$tool "$(realpath "$t/$tool.trace") ($tool)"
 done
 
 # a default run name drops the compression's suffix
 gzip -c < "$bin" > "$t/small.bin.gz"
-imp "default name" x "$IOTAPE" import --quiet --db "$db" "$t/small.bin.gz" &&
+imp "default name" x "$IOTAPE" import --again --quiet --db "$db" "$t/small.bin.gz" &&
 	check_eq "default run name of small.bin.gz" "1" \
 		"$(q "SELECT count(*) FROM runs WHERE name = 'small.bin'")"
 
 # ---- pipes ----
-cat "$bin" | imp "cat | import -" p-cat "$IOTAPE" import --quiet --db "$db" --run p-cat - &&
+cat "$bin" | imp "cat | import -" p-cat "$IOTAPE" import --again --quiet --db "$db" --run p-cat - &&
 	same_as_plain "cat | import -" p-cat "stdin"
-imp "import <(zcat f.gz)" p-subst "$IOTAPE" import --quiet --db "$db" --run p-subst \
+imp "import <(zcat f.gz)" p-subst "$IOTAPE" import --again --quiet --db "$db" --run p-subst \
 	<(zcat "$t/small.bin.gz") &&
 	same_as_plain "import <(zcat f.gz)" p-subst
 check_eq "<(...) source says pipe" "1" \
 	"$(q "SELECT count(*) FROM runs WHERE name = 'p-subst' AND source LIKE '/dev/fd/% (pipe)'")"
 cat "$t/small.bin.gz" | imp "gzip'd stream on stdin" p-gz \
-	"$IOTAPE" import --quiet --db "$db" --run p-gz - &&
+	"$IOTAPE" import --again --quiet --db "$db" --run p-gz - &&
 	same_as_plain "gzip'd stream on stdin" p-gz "stdin (gzip)"
-imp "import - < file" p-redir "$IOTAPE" import --quiet --db "$db" --run p-redir - < "$bin" &&
+imp "import - < file" p-redir "$IOTAPE" import --again --quiet --db "$db" --run p-redir - < "$bin" &&
 	same_as_plain "import - < file" p-redir "stdin"
-cat "$bin" | imp "import /dev/stdin" p-dev "$IOTAPE" import --quiet --db "$db" \
+cat "$bin" | imp "import /dev/stdin" p-dev "$IOTAPE" import --again --quiet --db "$db" \
 	--run p-dev /dev/stdin && same_as_plain "import /dev/stdin" p-dev "stdin"
-cat "$bin" | "$IOTAPE" import --db "$db" - 2> "$t/err" > /dev/null
+cat "$bin" | "$IOTAPE" import --again --db "$db" - 2> "$t/err" > /dev/null
 check_eq "summary names stdin, default run name stdin" \
 	"iotape: imported 'stdin' as run 'stdin': 3570 events, 733 bios, 426 dispatches" \
 	"$(cat "$t/err")"
@@ -83,9 +83,9 @@ check_eq "summary names stdin, default run name stdin" \
 # ---- other formats on stdin ----
 if command -v blkparse > /dev/null; then
 	blkparse -i - < "$bin" > "$t/text.txt" 2> /dev/null
-	imp "blkparse text file" text-file "$IOTAPE" import --quiet --db "$db" --run text-file "$t/text.txt"
+	imp "blkparse text file" text-file "$IOTAPE" import --again --quiet --db "$db" --run text-file "$t/text.txt"
 	gzip -c < "$t/text.txt" | imp "blkparse text, gzip'd, on stdin" text-pipe \
-		"$IOTAPE" import --quiet --db "$db" --run text-pipe -
+		"$IOTAPE" import --again --quiet --db "$db" --run text-pipe -
 	check_eq "blkparse text on stdin: format, events, report = the file's" \
 		"blkparse-text $(q "SELECT last_event - first_event + 1 FROM runs WHERE name = 'text-file'") $(numbers text-file)" \
 		"$(q "SELECT format, last_event - first_event + 1 FROM runs WHERE name = 'text-pipe'" | tr '|' ' ') $(numbers text-pipe)"
@@ -93,13 +93,13 @@ else
 	skip "blkparse text on stdin" "no blkparse"
 fi
 V=$FIXTURES/vmstat/timestamped-1-3.log
-cat "$V" | imp "vmstat log on stdin" vm "$IOTAPE" import --quiet --db "$db" --run vm -
+cat "$V" | imp "vmstat log on stdin" vm "$IOTAPE" import --again --quiet --db "$db" --run vm -
 check_eq "vmstat log on stdin: format, rows and the first free_kb as in the file" \
 	"vmstat-text 3 $(awk 'NR == 3 { print $4 }' "$V")" \
 	"$(q "SELECT format FROM runs WHERE name = 'vm'") $("$IOTAPE" vmstat --db "$db" --json vm |
 		jq -r '"\(.rows | length) \(.rows[0].free_kb)"')"
 S=$FIXTURES/import/iostat-x-12.log
-xz -c < "$S" | imp "iostat log, xz'd, on stdin" io "$IOTAPE" import --quiet --db "$db" --run io -
+xz -c < "$S" | imp "iostat log, xz'd, on stdin" io "$IOTAPE" import --again --quiet --db "$db" --run io -
 check_eq "iostat log on stdin: told from content" "iostat-text" \
 	"$(q "SELECT format FROM runs WHERE name = 'io'")"
 
@@ -114,7 +114,7 @@ elif ! command -v python3 > /dev/null; then
 	skip "blktrace -o - layout" "no python3"
 else
 	Z=$CORPUS/zzunny97-hadoop-40cpu-partial
-	"$IOTAPE" import --quiet --db "$db" --run bt-set "$Z/sdb" 2> /dev/null
+	"$IOTAPE" import --again --quiet --db "$db" --run bt-set "$Z/sdb" 2> /dev/null
 	want=$("$IOTAPE" dump --db "$db" bt-set | md5sum)
 	for chunk in 4096 524288; do
 		python3 - "$chunk" "$Z/sdb.blktrace.0" "$Z/sdb.blktrace.29" <<'PY' |
@@ -135,7 +135,7 @@ while any(p < len(d) for p, d in zip(pos, data)):
             sys.stdout.buffer.write(d[pos[i]:q])
             pos[i] = q
 PY
-		"$IOTAPE" import --db "$db" --run bt-pipe$chunk - 2> "$t/err"
+		"$IOTAPE" import --again --db "$db" --run bt-pipe$chunk - 2> "$t/err"
 		check_eq "blktrace -o - layout ($chunk-byte chunks) on stdin: dump = the per-CPU set's, no warning" \
 			"$want" "$("$IOTAPE" dump --db "$db" bt-pipe$chunk | md5sum)$(grep warning "$t/err")"
 	done
@@ -157,29 +157,38 @@ bad() {
 for i in $(seq 6); do cat "$bin"; done | gzip -c > "$t/big.gz"
 head -c $(( $(stat -c %s "$t/big.gz") * 2 / 3 )) "$t/big.gz" > "$t/cut.gz"
 bad "truncated .gz" "^iotape: .*/cut\.gz: offset [1-9][0-9]* of the decompressed gzip stream: " \
-	"$IOTAPE" import --db "$db" "$t/cut.gz"
+	"$IOTAPE" import --again --db "$db" "$t/cut.gz"
 head -c 5000 "$t/small.bin.gz" | bad "truncated .gz on stdin" \
 	"^iotape: stdin: offset [0-9]+ of the decompressed gzip stream: " \
-	"$IOTAPE" import --db "$db" -
+	"$IOTAPE" import --again --db "$db" -
 { head -c 10 "$t/small.bin.gz"; head -c 4096 /dev/urandom; } > "$t/garbage.gz"
 bad ".gz of garbage" "^iotape: .*/garbage\.gz: offset 0 of the decompressed gzip stream: " \
-	"$IOTAPE" import --db "$db" "$t/garbage.gz"
+	"$IOTAPE" import --again --db "$db" "$t/garbage.gz"
 head -c 65536 /dev/urandom | gzip -c > "$t/noise.gz"
 bad "gzip of no trace" "^iotape: .*/noise\.gz \(gzip-decompressed\): offset 0: neither a blktrace" \
-	"$IOTAPE" import --db "$db" "$t/noise.gz"
+	"$IOTAPE" import --again --db "$db" "$t/noise.gz"
 bad "empty stdin" "^iotape: stdin: offset 0: empty trace$" \
-	"$IOTAPE" import --db "$db" - < /dev/null
+	"$IOTAPE" import --again --db "$db" - < /dev/null
 # a good input before a bad one: the whole import is rolled back
 bad "good then truncated" "cut\.gz: offset" \
-	"$IOTAPE" import --db "$db" "$bin" "$t/cut.gz"
+	"$IOTAPE" import --again --db "$db" "$bin" "$t/cut.gz"
 check_eq "nothing stored by the failed imports" "$before" \
 	"$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events" | paste -sd' ')"
 
 # ---- where the spool goes ----
 mkdir "$t/spool"
-cat "$t/small.bin.gz" | TMPDIR=$t/spool "$IOTAPE" import --quiet --db "$db" --run p-spool - 2> "$t/err" &&
+cat "$t/small.bin.gz" | TMPDIR=$t/spool "$IOTAPE" import --again --quiet --db "$db" --run p-spool - 2> "$t/err" &&
 	check_eq "TMPDIR spool left empty" "" "$(ls -A "$t/spool")" ||
 	not_ok "import with TMPDIR set" "$(cat "$t/err")"
 cat "$bin" | TMPDIR=$t/missing bad "TMPDIR missing" "spool file in '.*/missing' \(\\\$TMPDIR\)" \
-	"$IOTAPE" import --db "$db" -
+	"$IOTAPE" import --again --db "$db" -
+# the content hash is the decompressed trace's: a gzip'd copy of an imported
+# trace is the same input
+gzip -c < "$bin" > "$t/again.bin.gz"
+"$IOTAPE" import --db "$db" "$t/again.bin.gz" > /dev/null 2> "$t/err"
+check_eq "a gzip'd copy of an imported trace: refused without --again, named as given" \
+	"1 already imported as run 'plain'" \
+	"$? $(grep -o "already imported as run 'plain'" "$t/err")"
+grep -q "^iotape: $t/again.bin.gz" "$t/err" && ok "the refusal names the file as given" ||
+	not_ok "the refusal names the file as given" "$(cat "$t/err")"
 tap_finish
