@@ -56,6 +56,21 @@ static void source_release(struct source *s, size_t upto)
 	}
 }
 
+/* Adds the len bytes at p (a read-only file mapping) to the hash in 8 MiB
+ * steps, giving each step's pages back after it (madvise DONTNEED: they
+ * stay in the page cache for the parse), so hashing a 3 GB trace does not
+ * hold it in the process's memory. */
+static void sha256_mapped(struct sha256_ctx *c, const uint8_t *p, size_t len)
+{
+	const size_t step = 8u << 20;
+
+	for (size_t o = 0; o < len; o += step) {
+		size_t n = len - o < step ? len - o : step;
+		sha256_update(c, n, p + o);
+		madvise((void *)(p + o), n, MADV_DONTNEED);
+	}
+}
+
 struct pending {
 	struct bt_event ev;
 	uint64_t order;   /* arrival order, to keep ties stable */
@@ -596,7 +611,7 @@ static int prepare_sources(struct reader *r)
 			continue;
 		/* hashed as mapped: the pages are read from disk once, the
 		 * parse finds them cached */
-		sha256_update(&r->sha, s->len, s->map);
+		sha256_mapped(&r->sha, s->map, s->len);
 		rc = bt_stream_detect(&s->bs, s->map, s->len);
 		if (rc) {
 			snprintf(r->err, r->errlen, "%s: offset 0: %s", s->name,
@@ -639,22 +654,22 @@ static int read_text(const char *path, const char *label,
 	FILE *fp;
 	int rc;
 
-	/* mapped, hashed, then parsed from the mapping: read from disk once */
+	/* hashed through a mapping whose pages go back as they are hashed,
+	 * then parsed as a stream (the second pass reads the page cache):
+	 * memory stays flat however big the text */
 	if ((rc = map_file(&src, err, errlen)))
 		return rc;
 	sha256_init(&sha);
-	sha256_update(&sha, src.len, src.map);
+	sha256_mapped(&sha, src.map, src.len);
 	sha256_hex(&sha, st->sha256);
-	fp = src.len ? fmemopen((void *)src.map, src.len, "r") : fopen(path, "r");
-	if (!fp) {
+	unmap_file(&src);
+	if (!(fp = fopen(path, "r"))) {
 		snprintf(err, errlen, "cannot open '%s': %s", label, strerror(errno));
-		unmap_file(&src);
 		return -errno;
 	}
 	snprintf(st->format, sizeof(st->format), "blkparse-text");
 	rc = blkparse_text_read(fp, label, sink, st, warn, err, errlen);
 	fclose(fp);
-	unmap_file(&src);
 	return rc;
 }
 
