@@ -116,19 +116,6 @@ static int save_stats(struct store *st, int64_t run, const struct input_stats *i
 	return rc;
 }
 
-/* A run name from an input path: its file name without ".blktrace.N". */
-static void name_from_path(const char *input, char *out, size_t len)
-{
-	char tmp[PATH_MAX];
-	char *b, *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", input);
-	b = basename(tmp);
-	if ((p = strstr(b, ".blktrace")))
-		*p = '\0';
-	snprintf(out, len, "%s", *b ? b : "run");
-}
-
 int import_one(struct store *st, const struct import_opts *o, const char *input,
 	       const char *name, int64_t *run_out, char *err, size_t errlen)
 {
@@ -150,7 +137,7 @@ int import_one(struct store *st, const struct import_opts *o, const char *input,
 		snprintf(runname, sizeof(runname), "%s", name);
 	else {
 		char base[200];
-		name_from_path(input, base, sizeof(base));
+		import_run_name(input, "run", base, sizeof(base));
 		if ((rc = store_run_free_name(st, base, runname, sizeof(runname))))
 			goto store_err;
 	}

@@ -60,23 +60,44 @@ static int c_stat(void *vctx, const char *key, const char *value)
 	return rc;
 }
 
-/* A run name from a path: its file name without a known extension. */
-static void base_name(const char *path, char *out, size_t len)
+void import_run_name(const char *path, const char *fallback, char *out,
+		     size_t len)
 {
-	static const char *const ext[] = { ".csv", ".load", ".iolog", ".log",
-					   ".txt", ".out" };
+	static const char *const packed[] = { ".gz", ".xz", ".zst", ".bz2",
+					      ".lz4", ".lzma", ".Z" };
+	static const char *const trace[] = { ".bin", ".blktrace", ".txt", ".log",
+					     ".csv", ".iolog", ".load", ".out" };
 	char tmp[PATH_MAX], *b;
+	size_t bl;
 
 	snprintf(tmp, sizeof(tmp), "%s", path);
 	b = basename(tmp);
-	for (size_t i = 0; i < ARRAY_SIZE(ext); i++) {
-		size_t bl = strlen(b), el = strlen(ext[i]);
-		if (bl > el && !strcmp(b + bl - el, ext[i])) {
-			b[bl - el] = '\0';
+	bl = strlen(b);
+	/* one compression extension, then one of a trace or log */
+	for (size_t i = 0; i < ARRAY_SIZE(packed); i++) {
+		size_t el = strlen(packed[i]);
+		if (bl > el && !strcmp(b + bl - el, packed[i])) {
+			b[bl -= el] = '\0';
 			break;
 		}
 	}
-	snprintf(out, len, "%s", *b ? b : "import");
+	/* a per-CPU file's ".blktrace.N": the digits first */
+	{
+		size_t d = bl;
+		while (d > 0 && b[d - 1] >= '0' && b[d - 1] <= '9')
+			d--;
+		if (d < bl && d > 9 && !strncmp(b + d - 10, ".blktrace.", 10))
+			b[bl = d - 1] = '\0';
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(trace); i++) {
+		size_t el = strlen(trace[i]);
+		if (bl > el && !strcmp(b + bl - el, trace[i])) {
+			b[bl -= el] = '\0';
+			break;
+		}
+	}
+	snprintf(out, len, "%s", *b && strcmp(b, ".") && strcmp(b, "/") ? b
+								       : fallback);
 }
 
 /* Makes a new run named name (or after the file, made unique, with
@@ -91,7 +112,7 @@ static int new_run(struct common *c, const char *name, const char *suffix,
 	if (name)
 		snprintf(base, sizeof(base), "%s", name);
 	else
-		base_name(c->path, base, sizeof(base));
+		import_run_name(c->path, "import", base, sizeof(base));
 	if (suffix && *suffix) {
 		size_t n = strlen(base);
 		snprintf(base + n, sizeof(base) - n, "-%s", suffix);
