@@ -210,8 +210,12 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 	plot_gp(g, "dat = '%s.%s.dat'\n", c->stem, plot_kind_name(k));
 	if (o->format != PLOT_TXT)
 		plot_gp(g, "set grid lc rgb '#dddddd'\n");
-	/* 80 columns have no room beside the plot: keys go under it */
-	plot_gp(g, "set key %s\n", o->format == PLOT_TXT ? "below" : "outside right top");
+	/* 80 columns have no room beside the plot: keys go under it, and
+	 * the dumb terminal sets one entry's sample line against the next
+	 * entry's title ("read *******write ###") unless the entries are
+	 * widened; later "set key below" keeps the width */
+	plot_gp(g, "set key %s\n", o->format == PLOT_TXT ? "below width 4"
+							 : "outside right top");
 	return 0;
 }
 
