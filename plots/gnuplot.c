@@ -186,9 +186,10 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 	plot_gp(g, "# written by: iotape plot --kind %s --format %s", plot_kind_name(k),
 		ext[o->format]);
 	for (size_t i = 0; i < c->nrun; i++) {
-		plot_gp(g, " '");
-		put_comment(g->fp, c->runs[i].rv.name);
-		plot_gp(g, "'");
+		/* quoted for a shell, even with a quote inside */
+		char q[1100];
+		plot_gp(g, " ");
+		put_comment(g->fp, shell_quote(c->runs[i].rv.name, q, sizeof(q)));
 	}
 	plot_gp(g, "\n");
 	switch (o->format) {
