@@ -60,42 +60,44 @@ static int c_stat(void *vctx, const char *key, const char *value)
 	return rc;
 }
 
+/* Strips the first of ext[0 .. n) that ends b (of length *bl) and is not
+ * all of it; returns whether one did. */
+static int strip_ext(char *b, size_t *bl, const char *const *ext, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t el = strlen(ext[i]);
+		if (*bl > el && !strcmp(b + *bl - el, ext[i])) {
+			b[*bl -= el] = '\0';
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void import_run_name(const char *path, const char *fallback, char *out,
 		     size_t len)
 {
 	static const char *const packed[] = { ".gz", ".xz", ".zst", ".bz2",
 					      ".lz4", ".lzma", ".Z" };
-	static const char *const trace[] = { ".bin", ".blktrace", ".txt", ".log",
-					     ".csv", ".iolog", ".load", ".out" };
+	static const char *const text[] = { ".txt", ".log", ".csv", ".iolog",
+					    ".load", ".out" };
+	static const char *const trace[] = { ".blktrace", ".bin" };
 	char tmp[PATH_MAX], *b;
-	size_t bl;
+	size_t bl, d;
 
 	snprintf(tmp, sizeof(tmp), "%s", path);
 	b = basename(tmp);
 	bl = strlen(b);
-	/* one compression extension, then one of a trace or log */
-	for (size_t i = 0; i < ARRAY_SIZE(packed); i++) {
-		size_t el = strlen(packed[i]);
-		if (bl > el && !strcmp(b + bl - el, packed[i])) {
-			b[bl -= el] = '\0';
-			break;
-		}
-	}
-	/* a per-CPU file's ".blktrace.N": the digits first */
-	{
-		size_t d = bl;
-		while (d > 0 && b[d - 1] >= '0' && b[d - 1] <= '9')
-			d--;
-		if (d < bl && d > 9 && !strncmp(b + d - 10, ".blktrace.", 10))
-			b[bl = d - 1] = '\0';
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(trace); i++) {
-		size_t el = strlen(trace[i]);
-		if (bl > el && !strcmp(b + bl - el, trace[i])) {
-			b[bl -= el] = '\0';
-			break;
-		}
-	}
+	/* at most one of each, outermost first: compression, text or log,
+	 * then blktrace's own (".blktrace.N" with its CPU number) */
+	strip_ext(b, &bl, packed, ARRAY_SIZE(packed));
+	strip_ext(b, &bl, text, ARRAY_SIZE(text));
+	for (d = bl; d > 0 && b[d - 1] >= '0' && b[d - 1] <= '9'; d--)
+		;
+	if (d < bl && d > 10 && !strncmp(b + d - 10, ".blktrace.", 10))
+		b[bl = d - 10] = '\0';
+	else
+		strip_ext(b, &bl, trace, ARRAY_SIZE(trace));
 	snprintf(out, len, "%s", *b && strcmp(b, ".") && strcmp(b, "/") ? b
 								       : fallback);
 }
