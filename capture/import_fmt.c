@@ -61,17 +61,14 @@ static int c_stat(void *vctx, const char *key, const char *value)
 }
 
 /* Strips the first of ext[0 .. n) that ends b (of length *bl) and is not
- * all of it; returns whether one did. */
-static int strip_ext(char *b, size_t *bl, const char *const *ext, size_t n)
+ * all of it. */
+static void strip_ext(char *b, size_t *bl, const char *const *ext, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		size_t el = strlen(ext[i]);
-		if (*bl > el && !strcmp(b + *bl - el, ext[i])) {
+	for (size_t i = 0, el; i < n; i++)
+		if (*bl > (el = strlen(ext[i])) && !strcmp(b + *bl - el, ext[i])) {
 			b[*bl -= el] = '\0';
-			return 1;
+			return;
 		}
-	}
-	return 0;
 }
 
 void import_run_name(const char *path, const char *fallback, char *out,
@@ -86,8 +83,7 @@ void import_run_name(const char *path, const char *fallback, char *out,
 	size_t bl, d;
 
 	snprintf(tmp, sizeof(tmp), "%s", path);
-	b = basename(tmp);
-	bl = strlen(b);
+	bl = strlen(b = basename(tmp));
 	/* at most one of each, outermost first: compression, text or log,
 	 * then blktrace's own (".blktrace.N" with its CPU number) */
 	strip_ext(b, &bl, packed, ARRAY_SIZE(packed));
