@@ -51,6 +51,33 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* An unknown command: one line, with the closest commands of the table
+ * when a typo explains it (git's help_unknown_cmd(): "did you mean"). The
+ * bound: at most 2 edits, and fewer than the name has bytes. */
+static int unknown_command(const char *name)
+{
+	int best = 3, n = 0;
+	char list[256] = "";
+
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		int d = str_distance(name, commands[i].name);
+		if (d < best && d < (int)strlen(name))
+			best = d;
+	}
+	for (size_t i = 0; best <= 2 && i < ARRAY_SIZE(commands); i++)
+		if (str_distance(name, commands[i].name) == best) {
+			size_t o = strlen(list);
+			snprintf(list + o, sizeof(list) - o, "%s'%s'", n++ ? ", " : "",
+				 commands[i].name);
+		}
+	if (n)
+		error("'%s' is not an iotape command; did you mean %s%s?", name,
+		      n > 1 ? "one of " : "", list);
+	else
+		error("'%s' is not an iotape command; see 'iotape --help'", name);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
@@ -74,10 +101,8 @@ int main(int argc, char **argv)
 		return close_stdout() ? 1 : 0;
 	}
 	cmd = find_command(argv[1]);
-	if (!cmd) {
-		error("'%s' is not an iotape command; see 'iotape --help'", argv[1]);
-		return 2;
-	}
+	if (!cmd)
+		return unknown_command(argv[1]);
 	{
 		/* "iotape CMD" in getopt_long()'s messages */
 		char self[64];

@@ -62,8 +62,8 @@ int cmd_dump(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		dump_usage(stderr);
-		return 2;
+		error(optind == argc ? "dump needs a RUN" : "dump takes one RUN");
+		return opt_bad("dump");
 	}
 	if (runview_open(&rv, db_path_default(db), argv[optind]))
 		return -1;

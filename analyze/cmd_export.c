@@ -12,6 +12,7 @@
 #include "analyze/export.h"
 #include "analyze/runview.h"
 #include "commands.h"
+#include "lib/options.h"
 #include "lib/util.h"
 
 struct export_opts {
@@ -125,12 +126,13 @@ int cmd_export(int argc, char **argv)
 		case 'o': o.out = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': export_usage(stdout); return 0;
-		default: export_usage(stderr); return 2;
+		default: return opt_bad("export");
 		}
 	}
 	if (optind != argc - 1 || !o.fmt) {
-		export_usage(stderr);
-		return 2;
+		error(!o.fmt ? "export needs --format FMT" : optind == argc ?
+		      "export needs a RUN" : "export takes one RUN");
+		return opt_bad("export");
 	}
 	o.run = argv[optind];
 	return export_do(&o);

@@ -332,9 +332,30 @@ static int cmp_pdiff(const void *a, const void *b)
 	return (dx < dy) - (dx > dy);
 }
 
+/* NaN (no figure, JSON null) when nothing of the process completed */
 static double span_of(const struct pwait *p)
 {
-	return p->last_c > p->first_q ? (double)(p->last_c - p->first_q) / 1e9 : 0;
+	return p->last_c > p->first_q ? (double)(p->last_c - p->first_q) / 1e9
+				      : NAN;
+}
+
+/* Bios and requests of a run that completed, all devices */
+static uint64_t completions_of(const struct an_run *a)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < a->ta.ndev; i++)
+		n += a->ta.devs[i].completions;
+	return n;
+}
+
+/* A figure of width w with two decimals (sign when sign), "-" for none */
+static void emit_fig(struct emit *e, double v, int sign)
+{
+	if (isfinite(v))
+		emit_text(e, sign ? " %+6.2f" : " %6.2f", v);
+	else
+		emit_text(e, " %6s", "-");
 }
 
 /* Where the time went: matched processes' waited time in x and y. */
@@ -344,6 +365,8 @@ static void emit_where(struct emit *e, const struct an_run *x,
 	struct pwait *px = xcalloc(256, sizeof(*px)), *py = xcalloc(256, sizeof(*py));
 	struct pdiff *pd = xcalloc(512, sizeof(*pd));
 	int nx = proc_waits(x, px, 256), ny = proc_waits(y, py, 256), nd = 0;
+	/* without completions, no stage of either run is measured */
+	int staged = completions_of(x) && completions_of(y);
 
 	for (int i = 0; i < ny; i++) {
 		struct pdiff *d = &pd[nd++];
@@ -395,19 +418,25 @@ static void emit_where(struct emit *e, const struct an_run *x,
 			snprintf(k, sizeof(k), "%s_change_s", ta_stage_name[s]);
 			for (char *p = k; *p; p++)
 				*p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
-			emit_num(e, k, d->d[s]);
+			emit_num(e, k, staged ? d->d[s] : NAN);
 		}
 		emit_obj_end(e);
 		if (i >= 10)
 			continue;
-		emit_text(e, "%-16.16s %6.2f %6.2f %6.2f %6.2f %+6.2f %+6.2f %+6.2f "
-			  "%+6.2f\n", d->key, d->sx, d->sy, d->wx, d->wy,
-			  d->d[TA_Q2G] + d->d[TA_Q2M], d->d[TA_G2I], d->d[TA_I2D],
-			  d->d[TA_D2C]);
+		emit_text(e, "%-16.16s", d->key);
+		emit_fig(e, d->sx, 0);
+		emit_fig(e, d->sy, 0);
+		emit_fig(e, d->wx, 0);
+		emit_fig(e, d->wy, 0);
+		emit_fig(e, staged ? d->d[TA_Q2G] + d->d[TA_Q2M] : NAN, 1);
+		emit_fig(e, staged ? d->d[TA_G2I] : NAN, 1);
+		emit_fig(e, staged ? d->d[TA_I2D] : NAN, 1);
+		emit_fig(e, staged ? d->d[TA_D2C] : NAN, 1);
+		emit_text(e, "\n");
 	}
 	emit_arr_end(e);
-	if (nd && pd[0].both &&
-	    fmax(fabs(pd[0].wy - pd[0].wx), fabs(pd[0].sy - pd[0].sx)) >= 0.001) {
+	if (nd && pd[0].both && staged && isfinite(pd[0].sx) &&
+	    isfinite(pd[0].sy) && fmax(fabs(pd[0].wy - pd[0].wx), fabs(pd[0].sy - pd[0].sx)) >= 0.001) {
 		char line[600], buf[1200];
 		int top = 0;
 		double dw = pd[0].wy - pd[0].wx, ds = pd[0].sy - pd[0].sx;
@@ -536,6 +565,26 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	free(f);
 }
 
+void compare_emit_missing(struct compare *c, struct emit *e)
+{
+	emit_arr_begin(e, "missing");
+	for (int i = 0; i < c->n; i++) {
+		char why[256], line[600], buf[800];
+		if (!c->rf[i].rep.ndev || completions_of(&c->rf[i].an))
+			continue;
+		report_no_completions(&c->rf[i].rv, why, sizeof(why));
+		snprintf(line, sizeof(line), "%s: %s: no Q2C, D2C or span figures",
+			 c->rf[i].rv.name, why);
+		emit_obj_begin(e, NULL);
+		emit_str(e, "run", c->rf[i].rv.name);
+		emit_str(e, "why", why);
+		emit_obj_end(e);
+		wrap_indent(line, 78, 2, buf, sizeof(buf));
+		emit_text(e, "%s\n", buf);
+	}
+	emit_arr_end(e);
+}
+
 void compare_emit_why(struct compare *c, struct emit *e)
 {
 	emit_arr_begin(e, "comparisons");
@@ -550,6 +599,7 @@ void compare_emit(struct compare *c, struct emit *e, int fmt)
 	if (fmt == CMP_MARKDOWN)
 		emit_text(e, "### iotape compare\n\n");
 	print_table(e, fmt, &c->fs, c->rf, c->n, c->grouped);
+	compare_emit_missing(c, e);
 	emit_arr_begin(e, "analyses");
 	for (int i = 0; i < c->n; i++) {
 		emit_obj_begin(e, NULL);

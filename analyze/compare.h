@@ -72,6 +72,11 @@ void compare_emit(struct compare *c, struct emit *e, int fmt);
  * findings) in text, for mail. */
 void compare_emit_why(struct compare *c, struct emit *e);
 
+/* Emits, for each run with block events and no completion, one line (and
+ * a JSON "missing" array entry) saying why, from report_no_completions(),
+ * so the figures left out of the table are accounted for. */
+void compare_emit_missing(struct compare *c, struct emit *e);
+
 void compare_free(struct compare *c);
 
 /* The definitions printed by compare --help. */

@@ -97,16 +97,24 @@ void figures(struct figset *fs, struct run_figs *r)
 				continue;
 			snprintf(k, sizeof(k), "%s_q2c_p50_ms", dir[w]);
 			snprintf(l, sizeof(l), "%s Q2C p50 ms", dir[w]);
-			set(fs, r, k, l, 1, 3, hist_pct(&rep->q2c_dir[w], 50) / 1e6);
+			if (rep->q2c_dir[w].n)
+				set(fs, r, k, l, 1, 3,
+				    hist_pct(&rep->q2c_dir[w], 50) / 1e6);
 			snprintf(k, sizeof(k), "%s_q2c_p99_ms", dir[w]);
 			snprintf(l, sizeof(l), "%s Q2C p99 ms", dir[w]);
-			set(fs, r, k, l, 1, 3, hist_pct(&rep->q2c_dir[w], 99) / 1e6);
+			if (rep->q2c_dir[w].n)
+				set(fs, r, k, l, 1, 3,
+				    hist_pct(&rep->q2c_dir[w], 99) / 1e6);
 			snprintf(k, sizeof(k), "%s_d2c_p50_ms", dir[w]);
 			snprintf(l, sizeof(l), "%s D2C p50 ms", dir[w]);
-			set(fs, r, k, l, 1, 3, hist_pct(&rep->d2c_dir[w], 50) / 1e6);
+			if (rep->d2c_dir[w].n)
+				set(fs, r, k, l, 1, 3,
+				    hist_pct(&rep->d2c_dir[w], 50) / 1e6);
 			snprintf(k, sizeof(k), "%s_d2c_p99_ms", dir[w]);
 			snprintf(l, sizeof(l), "%s D2C p99 ms", dir[w]);
-			set(fs, r, k, l, 1, 3, hist_pct(&rep->d2c_dir[w], 99) / 1e6);
+			if (rep->d2c_dir[w].n)
+				set(fs, r, k, l, 1, 3,
+				    hist_pct(&rep->d2c_dir[w], 99) / 1e6);
 		}
 		{
 			uint64_t n = 0, n128 = 0;
@@ -118,8 +126,10 @@ void figures(struct figset *fs, struct run_figs *r)
 			}
 			set(fs, r, "long_seeks_per_s", "seeks/s (>128 sectors)", 1, 1,
 			    span > 0 ? (double)n128 / span : 0);
-			set(fs, r, "seek_mean_sectors", "D2D seek mean sectors", 1, 0,
-			    n ? sum / (double)n : 0);
+			/* no row of zeros when nothing was dispatched */
+			if (n)
+				set(fs, r, "seek_mean_sectors",
+				    "D2D seek mean sectors", 1, 0, sum / (double)n);
 		}
 	}
 	if (rd->nvm) {

@@ -83,6 +83,8 @@ int report_build(struct report *r, const struct rundata *rd)
 		struct dev_stats *ds = dev_of(r, x->dev);
 		int w = !!(x->flags & AN_WRITE);
 
+		if (hc)
+			ds->completions++;
 		if (split && hq) {
 			/* btt pairs neither half of a split bio (its D and C
 			 * cover only part of the Q): keep them apart. */
@@ -175,21 +177,67 @@ void report_free(struct report *r)
 
 /* ---- output: one emitter for text and JSON ---- */
 
+const char *report_no_completions(const struct runview *rv, char *buf,
+				  size_t len)
+{
+	int n = snprintf(buf, len, "no completions in this trace");
+
+	if (rv->pending_end >= 0 && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ": %" PRId64 " request%s "
+			      "pending at its end", rv->pending_end,
+			      rv->pending_end == 1 ? "" : "s");
+	if (rv->missing_cpus[0] && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "; CPU%s %s missing",
+			 strpbrk(rv->missing_cpus, ",-") ? "s" : "",
+			 rv->missing_cpus);
+	return buf;
+}
+
+/* A latency statistic in us, NaN (JSON null) when nothing was measured */
+static double us_or_nan(const struct hist *h, double p)
+{
+	if (!h->n)
+		return NAN;
+	return (p > 0 ? hist_pct(h, p) : p < 0 ? (double)h->max
+					       : hist_mean(h)) / 1e3;
+}
+
 static void emit_lat(struct emit *e, const char *key, const char *label,
 		     const struct hist *h)
 {
 	emit_obj_begin(e, key);
 	emit_u64(e, "n", h->n);
-	emit_num(e, "mean_us", hist_mean(h) / 1e3);
-	emit_num(e, "p50_us", hist_pct(h, 50) / 1e3);
-	emit_num(e, "p90_us", hist_pct(h, 90) / 1e3);
-	emit_num(e, "p99_us", hist_pct(h, 99) / 1e3);
-	emit_num(e, "max_us", (double)h->max / 1e3);
+	emit_num(e, "mean_us", us_or_nan(h, 0));
+	emit_num(e, "p50_us", us_or_nan(h, 50));
+	emit_num(e, "p90_us", us_or_nan(h, 90));
+	emit_num(e, "p99_us", us_or_nan(h, 99));
+	emit_num(e, "max_us", us_or_nan(h, -1));
 	emit_obj_end(e);
+	/* no row of zeros for a latency nothing measured */
+	if (!h->n)
+		return;
 	emit_text(e, "  %-5s %9" PRIu64 " %11.1f %11.1f %11.1f %11.1f %11.1f\n",
 		  label, h->n, hist_mean(h) / 1e3, hist_pct(h, 50) / 1e3,
 		  hist_pct(h, 90) / 1e3, hist_pct(h, 99) / 1e3,
 		  (double)h->max / 1e3);
+}
+
+/* text wrapped at 80 columns, each line indented by two spaces */
+static void emit_wrapped(struct emit *e, const char *s)
+{
+	while (*s) {
+		size_t n = strlen(s), cut = n;
+		if (n > 76) {
+			for (cut = 76; cut > 0 && s[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = 76;
+		}
+		emit_text(e, "  %.*s\n", (int)cut, s);
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
 }
 
 static void emit_dir(struct emit *e, const char *key, const struct dir_stats *d,
@@ -223,7 +271,10 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	const struct runview *rv = r->rv;
 	double span_s = (double)r->span_ns / 1e9;
 	char devname[32];
+	uint64_t run_c = 0;   /* completions in the run, all devices */
 
+	for (size_t i = 0; i < r->ndev; i++)
+		run_c += r->devs[i].completions;
 	emit_obj_begin(e, NULL);
 	emit_str(e, "run", rv->name);
 	emit_str(e, "kind", rv->kind);
@@ -242,7 +293,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		struct dev_stats *d = &r->devs[i];
 		uint64_t disp = d->dir[0].ios + d->dir[1].ios;
 		int c_only = disp == 0;
-		double inflight = span_s > 0 ? (double)d->busy_ns / (double)r->span_ns : 0;
+		double inflight = span_s > 0 ? (double)d->busy_ns / (double)r->span_ns : NAN;
 
 		snprintf(devname, sizeof(devname), "%u,%u", BT_MAJOR(d->dev),
 			 BT_MINOR(d->dev));
@@ -259,35 +310,57 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		emit_u64(e, "dispatches", disp);
 		emit_u64(e, "flushes", d->flushes);
 		emit_num(e, "merge_ratio", disp + d->flushes ?
-			 (double)d->bios / (double)(disp + d->flushes) : 0);
-		emit_num(e, "avg_inflight", inflight);
+			 (double)d->bios / (double)(disp + d->flushes) : NAN);
+		emit_u64(e, "completions", d->completions);
+		emit_num(e, "avg_inflight", d->completions ? inflight : NAN);
 		emit_text(e, "  Q bios %" PRIu64 ", D requests %" PRIu64 " (and %" PRIu64
-			  " empty: flushes), merge ratio Q/D %.2f,\n  avg in flight "
-			  "%.2f\n", d->bios, disp, d->flushes,
-			  disp + d->flushes ? (double)d->bios / (double)(disp + d->flushes)
-					    : 0, inflight);
+			  " empty: flushes)", d->bios, disp, d->flushes);
+		if (disp + d->flushes)
+			emit_text(e, ", merge ratio Q/D %.2f",
+				  (double)d->bios / (double)(disp + d->flushes));
+		if (d->completions)
+			emit_text(e, ",\n  avg in flight %.2f\n", inflight);
+		else
+			emit_text(e, "\n");
 		emit_obj_begin(e, "seeks");
 		emit_str(e, "definition", "btt D2D");
 		emit_u64(e, "n", d->seek.n);
-		emit_num(e, "mean_sectors", hist_mean(&d->seek));
-		emit_num(e, "median_sectors", hist_pct(&d->seek, 50));
+		emit_num(e, "mean_sectors", d->seek.n ? hist_mean(&d->seek) : NAN);
+		emit_num(e, "median_sectors", d->seek.n ? hist_pct(&d->seek, 50)
+							 : NAN);
 		emit_u64(e, "over_128_sectors", d->seeks_128);
 		emit_obj_end(e);
-		emit_text(e, "  D2D seeks %" PRIu64 ": mean %.1f, median %.0f sectors;"
-			  " %" PRIu64 " over 128\n",
-			  d->seek.n, hist_mean(&d->seek), hist_pct(&d->seek, 50),
-			  d->seeks_128);
-		emit_text(e, "\n  %-5s %9s %11s %11s %11s %11s %11s\n", "us", "n",
-			  "mean", "p50", "p90", "p99", "max");
+		if (d->seek.n)
+			emit_text(e, "  D2D seeks %" PRIu64 ": mean %.1f, median %.0f "
+				  "sectors; %" PRIu64 " over 128\n",
+				  d->seek.n, hist_mean(&d->seek),
+				  hist_pct(&d->seek, 50), d->seeks_128);
+		if (d->q2c.n || d->d2c.n || d->q2d.n)
+			emit_text(e, "\n  %-5s %9s %11s %11s %11s %11s %11s\n", "us",
+				  "n", "mean", "p50", "p90", "p99", "max");
 		emit_lat(e, "q2c", "Q2C", &d->q2c);
 		emit_lat(e, "d2c", "D2C", &d->d2c);
 		emit_lat(e, "q2d", "Q2D", &d->q2d);
+		if (!d->completions) {
+			char why[256], line[400];
+			report_no_completions(rv, why, sizeof(why));
+			snprintf(line, sizeof(line), "%s: no Q2C, D2C or time in "
+				 "flight to show", run_c ? "no completions on this "
+				 "device" : why);
+			emit_str(e, "missing", line);
+			emit_text(e, "\n");
+			emit_wrapped(e, line);
+		}
 		emit_u64(e, "split_bios", d->split_bios);
-		emit_num(e, "split_q2c_mean_us", hist_mean(&d->q2c_split) / 1e3);
-		if (d->split_bios)
+		emit_num(e, "split_q2c_mean_us", us_or_nan(&d->q2c_split, 0));
+		if (d->split_bios && d->q2c_split.n)
 			emit_text(e, "  split bios (X halves) %" PRIu64 ", Q2C mean %.1f"
 				  " us, are left out above as by btt\n",
 				  d->split_bios, hist_mean(&d->q2c_split) / 1e3);
+		else if (d->split_bios)
+			emit_text(e, "  split bios (X halves) %" PRIu64 ", none "
+				  "completed, are left out above as by btt\n",
+				  d->split_bios);
 		emit_obj_end(e);
 	}
 	emit_arr_end(e);
@@ -295,11 +368,16 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	emit_obj_begin(e, "all");
 	emit_text(e, "\n== all devices %.*s\n", 63,
 		  "===============================================================");
-	emit_text(e, "  %-5s %9s %11s %11s %11s %11s %11s\n", "us", "n", "mean",
-		  "p50", "p90", "p99", "max");
+	if (r->all_q2c.n || r->all_d2c.n || r->all_q2d.n)
+		emit_text(e, "  %-5s %9s %11s %11s %11s %11s %11s\n", "us", "n",
+			  "mean", "p50", "p90", "p99", "max");
 	emit_lat(e, "q2c", "Q2C", &r->all_q2c);
 	emit_lat(e, "d2c", "D2C", &r->all_d2c);
 	emit_lat(e, "q2d", "Q2D", &r->all_q2d);
+	if (r->ndev && !run_c) {
+		char why[256];
+		emit_wrapped(e, report_no_completions(rv, why, sizeof(why)));
+	}
 	emit_obj_end(e);
 
 	if (r->nproc)
@@ -321,14 +399,18 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 			emit_u64(e, "bios", p->bios);
 			emit_u64(e, "bytes", p->bytes);
 			emit_num(e, "share_pct", share);
-			emit_num(e, "q2c_mean_us", hist_mean(&p->q2c) / 1e3);
-			emit_num(e, "q2c_p99_us", hist_pct(&p->q2c, 99) / 1e3);
+			emit_num(e, "q2c_mean_us", us_or_nan(&p->q2c, 0));
+			emit_num(e, "q2c_p99_us", us_or_nan(&p->q2c, 99));
 			emit_obj_end(e);
-			emit_text(e, "  %7u %-16.16s %8" PRIu64 " %10.2f %7.1f %11.1f "
-				  "%11.1f\n", p->pid, comm ? comm : "?", p->bios,
-				  (double)p->bytes / 1e6, share,
-				  hist_mean(&p->q2c) / 1e3,
-				  hist_pct(&p->q2c, 99) / 1e3);
+			emit_text(e, "  %7u %-16.16s %8" PRIu64 " %10.2f %7.1f",
+				  p->pid, comm ? comm : "?", p->bios,
+				  (double)p->bytes / 1e6, share);
+			if (p->q2c.n)
+				emit_text(e, " %11.1f %11.1f\n",
+					  hist_mean(&p->q2c) / 1e3,
+					  hist_pct(&p->q2c, 99) / 1e3);
+			else
+				emit_text(e, " %11s %11s\n", "-", "-");
 		}
 	}
 	if (!e->json && r->nproc > max_procs)

@@ -23,6 +23,7 @@ struct dev_stats {
 	uint64_t flushes;                  /* dispatches with no data */
 	uint64_t busy_ns;                  /* sum of D2C of dispatches */
 	uint64_t q2c_no_d;                 /* completed bios with no D seen */
+	uint64_t completions;              /* rows with a C */
 	uint64_t negative;                 /* latencies < 0 (clock steps) */
 	uint64_t seeks_128;                /* D2D distances over 128 sectors */
 	struct hist q2c, d2c, q2d, seek;   /* ns, ns, ns, sectors */
@@ -62,6 +63,13 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		 const struct an_run *an, const struct finding *f, int nf);
 
 void report_free(struct report *r);
+
+/* Writes into buf (len bytes) why a run has no completions, from what
+ * import recorded (run_stats via rv): "no completions in this trace: 2661
+ * requests pending at its end; CPUs 1-28 missing", without the parts not
+ * recorded. Returns buf. */
+const char *report_no_completions(const struct runview *rv, char *buf,
+				  size_t len);
 
 /* The definitions printed under a report and in --help. */
 extern const char report_footer[];

@@ -70,6 +70,7 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 		 * clock steps (run_stats) */
 		struct store_stat *ss;
 		size_t ns;
+		rv->pending_end = rv->completions = -1;
 		if (store_stats_get(st, rv->id, &ss, &ns)) {
 			free(procs);
 			return error("%s", store_errmsg(st));
@@ -77,7 +78,13 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 		for (size_t i = 0; i < ns; i++) {
 			int64_t *to = !strcmp(ss[i].key, "active_span_ns") ? &rv->active_ns
 				      : !strcmp(ss[i].key, "min_ns") ? &rv->min_ns
-				      : !strcmp(ss[i].key, "max_ns") ? &rv->max_ns : NULL;
+				      : !strcmp(ss[i].key, "max_ns") ? &rv->max_ns
+				      : !strcmp(ss[i].key, "pending_end") ? &rv->pending_end
+				      : !strcmp(ss[i].key, "completions") ? &rv->completions
+				      : NULL;
+			if (!strcmp(ss[i].key, "missing_cpus") && ss[i].value)
+				snprintf(rv->missing_cpus, sizeof(rv->missing_cpus),
+					 "%s", ss[i].value);
 			if (to && ss[i].value)
 				*to = strtoll(ss[i].value, NULL, 10);
 		}

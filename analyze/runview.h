@@ -24,6 +24,11 @@ struct runview {
 	 * latest times, and the time that had I/O (span split at clock
 	 * steps, the pieces added up) */
 	int64_t min_ns, max_ns, active_ns;
+	/* from import (run_stats), -1 when not recorded: bios queued but not
+	 * completed when the trace ends, completions recorded; the CPU
+	 * numbers a per-CPU set had no file for ("1-28", "" for none) */
+	int64_t pending_end, completions;
+	char missing_cpus[128];
 	/* pid → comm, open addressing */
 	uint32_t *pids;
 	char **comms;

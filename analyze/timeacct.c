@@ -167,6 +167,8 @@ static void account_devs(struct timeacct *ta, const struct rundata *rd)
 		const struct an_io *x = &rd->io[i];
 		int64_t st[TA_NSTAGE];
 		struct ta_dev *d = dev_get(ta, x->dev);
+		if (x->c != AN_NONE)
+			d->completions++;
 		if (bio_stages(x, st) && x->bytes) {
 			stages_add(&d->st, st, x->flags & AN_MERGED);
 			d->q2c_sum_s += (double)(x->c - x->q) / 1e9;
@@ -421,10 +423,11 @@ static void emit_stage_pcts(struct emit *e, const struct ta_stages *s)
 			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
 		emit_obj_begin(e, key);
 		emit_num(e, "sum_s", s->sum_s[k]);
+		/* null, not 0, for what no bio measured */
 		emit_num(e, "pct_of_q2c", s->q2c_s > 0 ? 100 * s->sum_s[k] / s->q2c_s
-						       : 0);
-		emit_num(e, "p50_us", hist_pct(&s->h[k], 50) / 1e3);
-		emit_num(e, "p99_us", hist_pct(&s->h[k], 99) / 1e3);
+						       : NAN);
+		emit_num(e, "p50_us", s->h[k].n ? hist_pct(&s->h[k], 50) / 1e3 : NAN);
+		emit_num(e, "p99_us", s->h[k].n ? hist_pct(&s->h[k], 99) / 1e3 : NAN);
 		emit_obj_end(e);
 	}
 	emit_u64(e, "bios", s->bios);
@@ -450,10 +453,19 @@ static void emit_dev(struct emit *e, const struct ta_dev *d, double span_s)
 	emit_obj_begin(e, NULL);
 	emit_str(e, "dev", name);
 	emit_num(e, "busy_s", d->busy_s);
-	emit_num(e, "util_pct", pct(d->busy_s, span_s));
-	emit_num(e, "avg_inflight", span_s > 0 ? d->d2c_sum_s / span_s : 0);
-	emit_num(e, "aqu_sz", span_s > 0 ? d->q2c_sum_s / span_s : 0);
-	emit_u64(e, "max_inflight", d->max_inflight);
+	if (!d->completions) {
+		/* nothing completed: no busy time, in-flight or stage share
+		 * to measure (report says why) */
+		emit_num(e, "util_pct", NAN);
+		emit_num(e, "avg_inflight", NAN);
+		emit_num(e, "aqu_sz", NAN);
+		emit_num(e, "max_inflight", NAN);
+	} else {
+		emit_num(e, "util_pct", pct(d->busy_s, span_s));
+		emit_num(e, "avg_inflight", span_s > 0 ? d->d2c_sum_s / span_s : 0);
+		emit_num(e, "aqu_sz", span_s > 0 ? d->q2c_sum_s / span_s : 0);
+		emit_u64(e, "max_inflight", d->max_inflight);
+	}
 	emit_u64(e, "flushes", d->flushes);
 	emit_u64(e, "fua_writes", d->fua);
 	emit_num(e, "flush_d2c_s", d->flush_d2c_s);
@@ -465,16 +477,26 @@ static void emit_dev(struct emit *e, const struct ta_dev *d, double span_s)
 		emit_obj_end(e);
 	}
 	emit_obj_end(e);
-	emit_text(e, "  %-7s busy %5.1f%%, avg in flight %.2f (max %u), aqu-sz "
-		  "%.2f;\n          Q2C: Q2G %.1f%% Q2M %.1f%% G2I %.1f%% "
-		  "I2D %.1f%% D2C %.1f%%", name, pct(d->busy_s, span_s),
-		  span_s > 0 ? d->d2c_sum_s / span_s : 0, d->max_inflight,
-		  span_s > 0 ? d->q2c_sum_s / span_s : 0,
-		  pct(d->st.sum_s[TA_Q2G], d->st.q2c_s),
-		  pct(d->st.sum_s[TA_Q2M], d->st.q2c_s),
-		  pct(d->st.sum_s[TA_G2I], d->st.q2c_s),
-		  pct(d->st.sum_s[TA_I2D], d->st.q2c_s),
-		  pct(d->st.sum_s[TA_D2C], d->st.q2c_s));
+	if (!d->completions)
+		emit_text(e, "  %-7s no completions: no busy time, time in flight "
+			  "or stage shares", name);
+	else if (d->st.q2c_s <= 0)
+		emit_text(e, "  %-7s busy %5.1f%%, avg in flight %.2f (max %u), "
+			  "aqu-sz %.2f", name, pct(d->busy_s, span_s),
+			  span_s > 0 ? d->d2c_sum_s / span_s : 0, d->max_inflight,
+			  span_s > 0 ? d->q2c_sum_s / span_s : 0);
+	else
+		emit_text(e, "  %-7s busy %5.1f%%, avg in flight %.2f (max %u), "
+			  "aqu-sz %.2f;\n          Q2C: Q2G %.1f%% Q2M %.1f%% "
+			  "G2I %.1f%% I2D %.1f%% D2C %.1f%%", name,
+			  pct(d->busy_s, span_s),
+			  span_s > 0 ? d->d2c_sum_s / span_s : 0, d->max_inflight,
+			  span_s > 0 ? d->q2c_sum_s / span_s : 0,
+			  pct(d->st.sum_s[TA_Q2G], d->st.q2c_s),
+			  pct(d->st.sum_s[TA_Q2M], d->st.q2c_s),
+			  pct(d->st.sum_s[TA_G2I], d->st.q2c_s),
+			  pct(d->st.sum_s[TA_I2D], d->st.q2c_s),
+			  pct(d->st.sum_s[TA_D2C], d->st.q2c_s));
 	if (d->flushes || d->fua)
 		emit_text(e, ";\n          %" PRIu64 " flushes, %" PRIu64 " FUA "
 			  "writes, their D2C %.3f s", d->flushes, d->fua,
@@ -538,6 +560,11 @@ void timeacct_emit(struct emit *e, const struct timeacct *ta,
 		emit_obj_end(e);
 		if (shown++ >= max_rows)
 			continue;
+		if (r->st.q2c_s <= 0)
+			emit_text(e, "  %7u %-13.13s %5s %7" PRIu64 " %8.3f %5s "
+				  "%5s %5s %5s %5s\n", r->pid, r->comm, dev,
+				  r->ios, r->waited_s, "-", "-", "-", "-", "-");
+		else
 		emit_text(e, "  %7u %-13.13s %5s %7" PRIu64 " %8.3f %5.1f %5.1f "
 			  "%5.1f %5.1f %5.1f\n", r->pid, r->comm, dev, r->ios,
 			  r->waited_s, pct(r->st.sum_s[TA_Q2G], r->st.q2c_s),

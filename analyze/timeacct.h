@@ -59,6 +59,7 @@ struct ta_dev {
 	uint64_t sizes[2][TA_SIZE_BUCKETS];   /* [read, write] */
 	uint64_t flushes, fua;
 	double flush_d2c_s;         /* D2C of flushes and FUA writes */
+	uint64_t completions;       /* bios and requests with a C */
 };
 
 struct timeacct {

@@ -659,10 +659,20 @@ int capture_run(const struct capture_opts *o)
 		sweep_start(c, &sw, base);
 	while (!rc && sweep_next(&sw)) {
 		rc = capture_one(c, sw.pick, sw.name, sw.tag[0] ? sw.tag : NULL);
-		if (rc >= 0 && !c->o.quiet)
-			fprintf(stderr, "iotape: stored run '%s'%s; see 'iotape "
-				"report %s'\n", sw.name, rc == 1 ? " (interrupted)" : "",
-				sw.name);
+		if (rc >= 0 && !c->o.quiet) {
+			/* a sweep's names ("lab[queue/scheduler=none]") are
+			 * globs to a shell: the hint quotes them */
+			char q[600];
+			shell_quote(sw.name, q, sizeof(q));
+			if (q[0] == '\'')
+				fprintf(stderr, "iotape: stored run '%s'%s; see: "
+					"iotape report %s\n", sw.name, rc == 1 ?
+					" (interrupted)" : "", q);
+			else
+				fprintf(stderr, "iotape: stored run '%s'%s; see "
+					"'iotape report %s'\n", sw.name, rc == 1 ?
+					" (interrupted)" : "", q);
+		}
 	}
 	rc = rc < 0 ? -1 : rc == 1 ? 128 + (c->got_signal ? c->got_signal : SIGINT)
 				    : 0;

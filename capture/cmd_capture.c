@@ -252,7 +252,7 @@ static int parse_option(struct capture_opts *o, int c, struct capture_cmd **last
 	case 'T': o->tracefs = optarg; break;
 	case 'P': o->mp.proc = optarg; break;
 	case 'S': o->state_dir = optarg; break;
-	default: capture_usage(stderr); return 2;
+	default: return opt_bad("capture");
 	}
 	return 0;
 }

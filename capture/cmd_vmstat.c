@@ -396,8 +396,8 @@ int cmd_vmstat(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		vmstat_usage(stderr);
-		return 2;
+		error(optind == argc ? "vmstat needs a RUN" : "vmstat takes one RUN");
+		return opt_bad("vmstat");
 	}
 	o.run = argv[optind];
 	o.db = db_path_default(o.db);

@@ -117,19 +117,6 @@ static int save_stats(struct store *st, int64_t run, const struct input_stats *i
 	return rc;
 }
 
-/* A run name from an input path: its file name without ".blktrace.N". */
-static void name_from_path(const char *input, char *out, size_t len)
-{
-	char tmp[PATH_MAX];
-	char *b, *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", input);
-	b = basename(tmp);
-	if ((p = strstr(b, ".blktrace")))
-		*p = '\0';
-	snprintf(out, len, "%s", *b ? b : "run");
-}
-
 /* import_one() on input, a file the readers can map or seek (the input
  * itself or its spool file); o->label, o->source and o->name_base say what
  * the user gave. */
@@ -156,8 +143,8 @@ static int import_path(struct store *st, const struct import_opts *o,
 		snprintf(runname, sizeof(runname), "%s", name);
 	else {
 		char base[200];
-		name_from_path(o->name_base ? o->name_base : input, base,
-			       sizeof(base));
+		import_run_name(o->name_base ? o->name_base : input, "run", base,
+				sizeof(base));
 		if ((rc = store_run_free_name(st, base, runname, sizeof(runname))))
 			goto store_err;
 	}

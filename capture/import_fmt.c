@@ -63,23 +63,42 @@ static int c_stat(void *vctx, const char *key, const char *value)
 	return rc;
 }
 
-/* A run name from a path: its file name without a known extension. */
-static void base_name(const char *path, char *out, size_t len)
+/* Strips the first of ext[0 .. n) that ends b (of length *bl) and is not
+ * all of it. */
+static void strip_ext(char *b, size_t *bl, const char *const *ext, size_t n)
 {
-	static const char *const ext[] = { ".csv", ".load", ".iolog", ".log",
-					   ".txt", ".out" };
+	for (size_t i = 0, el; i < n; i++)
+		if (*bl > (el = strlen(ext[i])) && !strcmp(b + *bl - el, ext[i])) {
+			b[*bl -= el] = '\0';
+			return;
+		}
+}
+
+void import_run_name(const char *path, const char *fallback, char *out,
+		     size_t len)
+{
+	static const char *const packed[] = { ".gz", ".xz", ".zst", ".bz2",
+					      ".lz4", ".lzma", ".Z" };
+	static const char *const text[] = { ".txt", ".log", ".csv", ".iolog",
+					    ".load", ".out" };
+	static const char *const trace[] = { ".blktrace", ".bin" };
 	char tmp[PATH_MAX], *b;
+	size_t bl, d;
 
 	snprintf(tmp, sizeof(tmp), "%s", path);
-	b = basename(tmp);
-	for (size_t i = 0; i < ARRAY_SIZE(ext); i++) {
-		size_t bl = strlen(b), el = strlen(ext[i]);
-		if (bl > el && !strcmp(b + bl - el, ext[i])) {
-			b[bl - el] = '\0';
-			break;
-		}
-	}
-	snprintf(out, len, "%s", *b ? b : "import");
+	bl = strlen(b = basename(tmp));
+	/* at most one of each, outermost first: compression, text or log,
+	 * then blktrace's own (".blktrace.N" with its CPU number) */
+	strip_ext(b, &bl, packed, ARRAY_SIZE(packed));
+	strip_ext(b, &bl, text, ARRAY_SIZE(text));
+	for (d = bl; d > 0 && b[d - 1] >= '0' && b[d - 1] <= '9'; d--)
+		;
+	if (d < bl && d > 10 && !strncmp(b + d - 10, ".blktrace.", 10))
+		b[bl = d - 10] = '\0';
+	else
+		strip_ext(b, &bl, trace, ARRAY_SIZE(trace));
+	snprintf(out, len, "%s", *b && strcmp(b, ".") && strcmp(b, "/") ? b
+								       : fallback);
 }
 
 /* Makes a new run named name (or after the file, made unique, with
@@ -94,8 +113,8 @@ static int new_run(struct common *c, const char *name, const char *suffix,
 	if (name)
 		snprintf(base, sizeof(base), "%s", name);
 	else
-		base_name(c->name_base ? c->name_base : c->path, base,
-			  sizeof(base));
+		import_run_name(c->name_base ? c->name_base : c->path, "import", base,
+				sizeof(base));
 	if (suffix && *suffix) {
 		size_t n = strlen(base);
 		snprintf(base + n, sizeof(base) - n, "-%s", suffix);

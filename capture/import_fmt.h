@@ -28,6 +28,17 @@
  * Returns 0 and *run_out (the last run made or joined; may be NULL), or a
  * negative code with a one-line message naming the file and line in err;
  * the caller then rolls back. Writes a one-line summary into o->summary. */
+/* The default run name of an input: the file name of path without, at
+ * most one of each and outermost first, a compression extension (.gz .xz
+ * .zst .bz2 .lz4 .lzma .Z), a text or log extension (.txt .log .csv .iolog
+ * .load .out) and a blktrace one (.blktrace.N, .blktrace, .bin):
+ * "sdb.blktrace.0" and "sdb" give "sdb", "t.bin.gz" gives "t",
+ * "nvme0n1.blktrace.txt" "nvme0n1", "vmstat.log" "vmstat". An extension
+ * that is the whole name stays; "/" gives fallback. Written into out (len
+ * bytes). The one rule of every importer (docs/iotape.md, import). */
+void import_run_name(const char *path, const char *fallback, char *out,
+		     size_t len);
+
 int import_format_one(struct store *st, const struct import_opts *o,
 		      const struct import_format *f, const char *path,
 		      const char *name, int64_t *run_out, char *err,

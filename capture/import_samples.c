@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/import_fmt.h"
 #include "capture/procstat.h"
 #include "capture/vmstat_text.h"
 #include "lib/util.h"
@@ -144,19 +145,6 @@ static int put_time(void *vctx, const struct vmstat_time_line *t)
 	if (!isnan(t->sys_s))
 		p->pending.sys_s = t->sys_s;
 	return 0;
-}
-
-/* A run name from a log's path: its file name without ".log" / ".txt". */
-static void name_from_path(const char *path, char *out, size_t len)
-{
-	char tmp[PATH_MAX], *b, *dot;
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	b = basename(tmp);
-	dot = strrchr(b, '.');
-	if (dot && dot != b && (!strcmp(dot, ".log") || !strcmp(dot, ".txt")))
-		*dot = '\0';
-	snprintf(out, len, "%s", *b ? b : "vmstat");
 }
 
 /* The offset of zone (a vmstat -t column name: "UTC", "CET") from UTC at
@@ -339,8 +327,8 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 			snprintf(runname, sizeof(runname), "%s", name);
 		else {
 			char base[200];
-			name_from_path(o->name_base ? o->name_base : path,
-				       base, sizeof(base));
+			import_run_name(o->name_base ? o->name_base : path, "vmstat",
+					base, sizeof(base));
 			if ((rc = store_run_free_name(st, base, runname,
 						      sizeof(runname))))
 				goto store_err;

@@ -108,6 +108,65 @@ int check_run_name(const char *name)
 	return 0;
 }
 
+int str_distance(const char *a, const char *b)
+{
+	/* d[i][j]: distance between the first i bytes of a, j of b */
+	int d[65][65];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > 63 || lb > 63)
+		return 64;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			int cost = a[i - 1] != b[j - 1];
+			int v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+const char *shell_quote(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (!len)
+		return buf;
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789%+,-./:=@_") == strlen(s)) {
+		snprintf(buf, len, "%s", s);
+		return buf;
+	}
+	/* one quote each side, '\'' for a quote inside */
+	if (o + 1 < len)
+		buf[o++] = '\'';
+	for (; *s; s++) {
+		const char *piece = *s == '\'' ? "'\\''" : NULL;
+		size_t n = piece ? 4 : 1;
+		if (o + n + 1 >= len)
+			break;
+		if (piece)
+			memcpy(buf + o, piece, n);
+		else
+			buf[o] = *s;
+		o += n;
+	}
+	if (o + 1 < len)
+		buf[o++] = '\'';
+	buf[o] = '\0';
+	return buf;
+}
+
 const char *db_path_default(const char *opt)
 {
 	const char *env;

@@ -40,6 +40,17 @@ const char *db_path_default(const char *opt);
  * returns 0 or error("..."). Call at the end of a command that printed. */
 int close_stdout(void);
 
+/* The Damerau-Levenshtein distance between a and b in its optimal string
+ * alignment form (insertions, deletions, substitutions and transpositions
+ * of adjacent bytes each cost 1; Damerau 1964, CACM 7(3)), for "did you
+ * mean". Strings longer than 63 bytes count as 64 apart. */
+int str_distance(const char *a, const char *b);
+
+/* s as one shell word: unchanged when it holds only letters, digits and
+ * "%+,-./:=@_", else in single quotes (a quote inside as '\''), into buf
+ * (len bytes, cut short when too small). Returns buf. */
+const char *shell_quote(const char *s, char *buf, size_t len);
+
 /* Monotonic and wall clocks in ns. */
 int64_t now_mono_ns(void);
 int64_t now_real_ns(void);

@@ -369,6 +369,8 @@ static int write_explanation(FILE *fp, struct store *st, const struct mail_opts 
 	if (!rc) {
 		heading(fp, "explanation, against the first run");
 		emit_init(&e, fp, 0);
+		/* the figures the table shows as "-" for want of completions */
+		compare_emit_missing(&c, &e);
 		compare_emit_why(&c, &e);
 	}
 	compare_free(&c);

@@ -129,8 +129,8 @@ int cmd_plot(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		plot_usage(stderr);
-		return 2;
+		error("plot needs a RUN");
+		return opt_bad("plot");
 	}
 	o.db = db_path_default(db);
 	o.runs = (const char *const *)argv + optind;

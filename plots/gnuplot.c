@@ -186,9 +186,10 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 	plot_gp(g, "# written by: iotape plot --kind %s --format %s", plot_kind_name(k),
 		ext[o->format]);
 	for (size_t i = 0; i < c->nrun; i++) {
-		plot_gp(g, " '");
-		put_comment(g->fp, c->runs[i].rv.name);
-		plot_gp(g, "'");
+		/* quoted for a shell, even with a quote inside */
+		char q[1100];
+		plot_gp(g, " ");
+		put_comment(g->fp, shell_quote(c->runs[i].rv.name, q, sizeof(q)));
 	}
 	plot_gp(g, "\n");
 	switch (o->format) {
@@ -210,8 +211,12 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 	plot_gp(g, "dat = '%s.%s.dat'\n", c->stem, plot_kind_name(k));
 	if (o->format != PLOT_TXT)
 		plot_gp(g, "set grid lc rgb '#dddddd'\n");
-	/* 80 columns have no room beside the plot: keys go under it */
-	plot_gp(g, "set key %s\n", o->format == PLOT_TXT ? "below" : "outside right top");
+	/* 80 columns have no room beside the plot: keys go under it, and
+	 * the dumb terminal sets one entry's sample line against the next
+	 * entry's title ("read *******write ###") unless the entries are
+	 * widened; later "set key below" keeps the width */
+	plot_gp(g, "set key %s\n", o->format == PLOT_TXT ? "below width 4"
+							 : "outside right top");
 	return 0;
 }
 

@@ -354,8 +354,7 @@ int cmd_model(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		error("no verb: list or fit");
-		usage(stderr);
-		return 2;
+		return opt_bad("model");
 	}
 	verb = argv[optind++];
 	if (!strcmp(verb, "list")) {

@@ -237,13 +237,12 @@ int cmd_replay(int argc, char **argv)
 		case 'q': o.quiet = 1; break;
 		case 'D': o.state_dir = optarg; break;
 		case 'h': replay_usage(stdout); return 0;
-		default: replay_usage(stderr); return 2;
+		default: return opt_bad("replay");
 		}
 	}
 	if (optind + 1 != argc) {
-		error(optind < argc ? "one RUN only" : "no RUN to replay");
-		replay_usage(stderr);
-		return 2;
+		error(optind < argc ? "replay takes one RUN" : "no RUN to replay");
+		return opt_bad("replay");
 	}
 	o.run = argv[optind];
 	/* a modelled disk stands for the device: it gets what the device got */

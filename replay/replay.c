@@ -518,10 +518,19 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			 name);
 		goto out;
 	}
-	if (!o->quiet)
-		fprintf(stderr, "iotape: stored replay run '%s'%s; see 'iotape "
-			"report %s'\n", name, ss.interrupted ? " (interrupted)" : "",
-			name);
+	if (!o->quiet) {
+		/* a name with brackets is a glob to a shell: quoted */
+		char q[600];
+		shell_quote(name, q, sizeof(q));
+		if (q[0] == '\'')
+			fprintf(stderr, "iotape: stored replay run '%s'%s; see: "
+				"iotape report %s\n", name, ss.interrupted ?
+				" (interrupted)" : "", q);
+		else
+			fprintf(stderr, "iotape: stored replay run '%s'%s; see "
+				"'iotape report %s'\n", name, ss.interrupted ?
+				" (interrupted)" : "", q);
+	}
 	rc = ss.interrupted ? 1 : 0;
 out:
 	if (traced || tf.pipe_fd >= 0 || tf.out_fd >= 0) {

@@ -194,33 +194,46 @@ out:
 	return rc;
 }
 
-/* The checks of an existing database's file, before SQLite sees it: a
- * missing file, a missing folder (named), a folder. Returns 0, or
- * -STORE_E_MISSING (-STORE_E_SQLITE when stat() fails otherwise) with the
- * message set. */
-static int check_existing(struct sqlite_store *s, const char *path)
+/* The checks of a database's path before SQLite sees it (whose message for
+ * all of these is "unable to open database file"): a folder, a missing or
+ * non-folder parent (named), and, when it must exist (m is
+ * STORE_OPEN_EXISTING), a missing file. Returns 0, or -STORE_E_MISSING
+ * (-STORE_E_SQLITE when stat() fails otherwise) with the message set. */
+static int check_path(struct sqlite_store *s, const char *path,
+		      enum store_open_mode m)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], head[PATH_MAX + 32] = "";
 	struct stat sb;
+
+	/* store_open()'s callers put the path first themselves */
+	if (m == STORE_OPEN_EXISTING)
+		snprintf(head, sizeof(head), "cannot open database '%s': ", path);
 
 	if (stat(path, &sb) == 0) {
 		if (S_ISDIR(sb.st_mode))
-			return store_fail(&s->base, STORE_E_MISSING, "cannot open "
-					  "database '%s': it is a folder", path);
+			return store_fail(&s->base, STORE_E_MISSING, "%sit is a "
+					  "folder", head);
 		return 0;
 	}
 	if (errno != ENOENT && errno != ENOTDIR)
-		return store_fail(&s->base, STORE_E_SQLITE, "cannot open database"
-				  " '%s': %s", path, strerror(errno));
+		return store_fail(&s->base, STORE_E_SQLITE, "%s%s", head,
+				  strerror(errno));
 	snprintf(dir, sizeof(dir), "%s", path);
 	/* dirname() of "x.db" is ".", which exists: then the file is missing */
-	if (stat(dirname(dir), &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+	if (stat(dirname(dir), &sb) != 0) {
 		snprintf(dir, sizeof(dir), "%s", path);
-		return store_fail(&s->base, STORE_E_MISSING, "cannot open database"
-				  " '%s': no folder '%s'", path, dirname(dir));
+		return store_fail(&s->base, STORE_E_MISSING, "%sfolder '%s' does "
+				  "not exist", head, dirname(dir));
 	}
-	return store_fail(&s->base, STORE_E_MISSING, "cannot open database '%s':"
-			  " no such file", path);
+	if (!S_ISDIR(sb.st_mode)) {
+		snprintf(dir, sizeof(dir), "%s", path);
+		return store_fail(&s->base, STORE_E_MISSING, "%s'%s' is not a "
+				  "folder", head, dirname(dir));
+	}
+	if (m == STORE_OPEN_EXISTING)
+		return store_fail(&s->base, STORE_E_MISSING, "cannot open "
+				  "database '%s': no such file", path);
+	return 0;
 }
 
 static int sq_open_db(struct sqlite_store *s, const char *path,
@@ -262,7 +275,7 @@ static int sq_open(struct store **out, const char *path, enum store_open_mode m)
 	*out = (struct store *)s;
 	if (!s)
 		return -ENOMEM;
-	if (m == STORE_OPEN_EXISTING && (rc = check_existing(s, path)))
+	if ((rc = check_path(s, path, m)))
 		return rc;
 	rc = sq_open_db(s, path, m);
 	if (rc && m == STORE_OPEN_EXISTING) {

@@ -66,8 +66,14 @@ static void test_open_existing(void **state)
 	snprintf(msg, sizeof(msg), "cannot open database '%s': no such file", path);
 	refused(path, -STORE_E_MISSING, msg);
 	snprintf(dir, sizeof(dir), "%s/sub/x.db", path);
-	snprintf(msg, sizeof(msg), "no folder '%s/sub'", path);
+	snprintf(msg, sizeof(msg), "folder '%s/sub' does not exist", path);
 	refused(dir, -STORE_E_MISSING, msg);
+	/* creating one names the missing folder too, not SQLite's "unable
+	 * to open database file" */
+	assert_int_equal(store_open(&st, dir, 1), -STORE_E_MISSING);
+	assert_non_null(strstr(store_errmsg(st), msg));
+	store_close(st);
+	st = NULL;
 	assert_int_equal(mkdir(path, 0700), 0);
 	refused(path, -STORE_E_MISSING, "it is a folder");
 	rmdir(path);

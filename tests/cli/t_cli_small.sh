@@ -1,0 +1,158 @@
+# t_cli_small.sh: the command line's small manners (issue 15, items 5 and 10):
+# a database in a missing folder is named, usage errors are one line and "see
+# --help" in every command, a mistyped command gets "did you mean", default
+# run names follow one rule, the txt plot's legend is readable, hints quote
+# run names for the shell, and a trace without completions says why instead
+# of printing zeros (corpus; skipped without it).
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "small command-line checks"
+t=$TEST_TMP db=$t/t.db
+"$IOTAPE" import --quiet --db "$db" --run lf "$FIXTURES/loop-fio-small.bin"
+
+# one_line LABEL WANT-RC PATTERN IOTAPE-ARGS...: exit WANT-RC, exactly one
+# stderr line, matching PATTERN
+one_line() {
+	local label=$1 want=$2 pat=$3 rc; shift 3
+	"$IOTAPE" "$@" > "$t/out" 2> "$t/err" < /dev/null; rc=$?
+	if [ "$rc" = "$want" ] && [ "$(wc -l < "$t/err")" = 1 ] &&
+	   grep -qE -- "$pat" "$t/err"; then
+		ok "$label: $(cat "$t/err")"
+	else
+		not_ok "$label" "exit $rc (want $want): $(cat "$t/err")" "want /$pat/"
+	fi
+}
+
+# ---- a database in a missing folder: the folder named, nothing made
+one_line "import into a missing folder" 1 \
+	"^iotape: $t/no/such/x.db: folder '$t/no/such' does not exist$" \
+	import --db "$t/no/such/x.db" "$FIXTURES/loop-fio-small.bin"
+one_line "runs of a database in a missing folder" 1 \
+	"folder '$t/no/such' does not exist$" runs --db "$t/no/such/x.db"
+one_line "report from a database under a file" 1 \
+	"'$t/t.db' is not a folder$" report --db "$t/t.db/x.db" lf
+check "no folder was made" test ! -e "$t/no"
+
+# ---- usage errors: an error line, then "see --help", never the whole help
+"$IOTAPE" report --db "$db" lf lf > "$t/out" 2> "$t/err"; rc=$?
+if [ $rc = 2 ] && [ "$(sed -n 1p "$t/err")" = "iotape: report takes one RUN; for several: iotape compare" ] &&
+   [ "$(sed -n 2p "$t/err")" = "iotape: see 'iotape report --help'" ] &&
+   [ "$(wc -l < "$t/err")" = 2 ] && [ ! -s "$t/out" ]; then
+	ok "report RUN RUN: an error line and see --help"
+else
+	not_ok "report RUN RUN" "exit $rc: $(cat "$t/err")"
+fi
+cmds=$("$IOTAPE" --help | awk '/^commands:/ { on = 1; next } on && /^   [a-z]/ { print $1 }')
+check "the command table lists capture ... model" test "$(printf '%s\n' "$cmds" | wc -l)" -ge 12
+for c in $cmds; do
+	"$IOTAPE" "$c" --db "$db" --no-such-option lf > "$t/out" 2> "$t/err" < /dev/null; rc=$?
+	if [ $rc = 2 ] && [ "$(wc -l < "$t/err")" = 2 ] &&
+	   grep -q "unrecognized option '--no-such-option'" "$t/err" &&
+	   [ "$(sed -n 2p "$t/err")" = "iotape: see 'iotape $c --help'" ] &&
+	   ! grep -q "usage:" "$t/err" "$t/out"; then
+		ok "$c --no-such-option: two lines, exit 2"
+	else
+		not_ok "$c --no-such-option" "exit $rc" "$(head -n 5 "$t/err")"
+	fi
+done
+for c in dump export plot vmstat replay model report; do
+	"$IOTAPE" "$c" --db "$db" > "$t/out" 2> "$t/err" < /dev/null; rc=$?
+	if [ $rc = 2 ] && [ "$(wc -l < "$t/err")" = 2 ] &&
+	   [ "$(sed -n 2p "$t/err")" = "iotape: see 'iotape $c --help'" ] &&
+	   ! grep -q "usage:" "$t/err" "$t/out"; then
+		ok "$c without its arguments: $(sed -n 1p "$t/err")"
+	else
+		not_ok "$c without its arguments" "exit $rc" "$(head -n 5 "$t/err")"
+	fi
+done
+
+# ---- a mistyped command: the closest ones, exit 2
+one_line "reprot" 2 "^iotape: 'reprot' is not an iotape command; did you mean 'report'\?$" reprot lf
+one_line "caputre" 2 "did you mean 'capture'\?$" caputre
+one_line "mial" 2 "did you mean 'mail'\?$" mial
+one_line "nothing close to xyzzy" 2 \
+	"^iotape: 'xyzzy' is not an iotape command; see 'iotape --help'$" xyzzy
+
+# ---- default run names: one rule for every format
+mkdir -p "$t/names"
+cp "$FIXTURES/loop-fio-small.bin" "$t/names/t.bin"
+cp "$FIXTURES/loop-fio-small.bin" "$t/names/w.blktrace.0"
+cp "$FIXTURES/vmstat/plain-1-3.log" "$t/names/vm.log"
+cp "$FIXTURES/import/fio-v3.iolog" "$t/names/fio3.iolog"
+ndb=$t/names.db
+for f in t.bin w.blktrace.0 vm.log fio3.iolog t.bin; do
+	"$IOTAPE" import --quiet --db "$ndb" "$t/names/$f" ||
+		not_ok "import $f"
+done
+check_eq "default names drop .bin, .blktrace.N, .log, .iolog" \
+	"t w vm fio3 t-2" "$(sqlite3 "$ndb" "SELECT name FROM runs ORDER BY id" | tr '\n' ' ' | sed 's/ $//')"
+
+# ---- the txt plot's legend has room between its entries
+if command -v gnuplot > /dev/null; then
+	"$IOTAPE" plot --db "$db" --kind lat --format txt -o "$t/plot" lf 2> "$t/err" ||
+		not_ok "plot --format txt" "$(cat "$t/err")"
+	legend=$(grep -E ' read \*+' "$t/plot/lf.lat.txt" | head -n 1)
+	if printf '%s\n' "$legend" | grep -qE 'read \*+ {2,}write #+'; then
+		ok "txt legend readable: $(printf '%s' "$legend" | sed 's/^ *//')"
+	else
+		not_ok "txt legend" "'$legend'"
+	fi
+else
+	skip "txt plot legend" "no gnuplot"
+fi
+
+# ---- a hint with a run name that is a glob to the shell quotes it
+img=$t/replay.img
+truncate -s 64M "$img"
+name='lf[queue/scheduler=none]'
+if "$IOTAPE" replay --db "$db" --target "$img" --run "$name" --engine sync lf \
+	> "$t/out" 2> "$t/err"; then
+	check_eq "the replay's hint quotes its name" \
+		"iotape: stored replay run '$name'; see: iotape report '$name'" \
+		"$(grep 'stored replay run' "$t/err")"
+	# and the hint works as printed
+	hint=$(grep 'stored replay run' "$t/err" | sed 's/.*see: iotape //')
+	if (eval "set -- $hint" && [ "$#" = 2 ] && [ "$2" = "$name" ]); then
+		ok "the quoted hint reads back as the run's name in a shell"
+	else
+		not_ok "the quoted hint as shell words" "$hint"
+	fi
+else
+	not_ok "replay to a file" "$(tail -n 3 "$t/err")"
+fi
+rm -f "$img"
+
+# ---- a trace without completions (corpus: a per-CPU set with CPUs missing)
+if C=$(corpus_dir) && [ -f "$C/zzunny97-hadoop-40cpu-partial/sdb.blktrace.0" ]; then
+	cdb=$t/c.db set=$C/zzunny97-hadoop-40cpu-partial/sdb
+	"$IOTAPE" import --quiet --db "$cdb" "$set" &&
+	"$IOTAPE" import --quiet --db "$cdb" --run sdb2 "$set" ||
+		not_ok "import the partial set"
+	"$IOTAPE" report --db "$cdb" sdb > "$t/rep" 2> "$t/err" ||
+		not_ok "report sdb" "$(cat "$t/err")"
+	check "report: says why there are no completions" \
+		grep -q "no completions in this trace: 2661 requests pending at its end; CPUs 1-28" "$t/rep"
+	check "report: no Q2C or D2C rows" bash -c "! grep -qE '^  (Q2C|D2C) ' '$t/rep'"
+	check "report: no 'avg in flight 0.00'" bash -c "! grep -q 'avg in flight 0' '$t/rep'"
+	check "report: no stage shares of nothing" bash -c "! grep -q 'Q2G 0.0%' '$t/rep'"
+	check "report: Q2D is still measured" grep -qE '^  Q2D +2402 ' "$t/rep"
+	"$IOTAPE" report --db "$cdb" --json sdb > "$t/rep.json"
+	check_eq "report --json: null, not 0, where nothing was measured" \
+		"0 None None None None None" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"][0]
+t = json.load(open(sys.argv[1]))["time"]["devices"][0]
+print(d["q2c"]["n"], d["q2c"]["mean_us"], d["d2c"]["p99_us"], d["avg_inflight"],
+      t["util_pct"], t["stages"]["d2c"]["pct_of_q2c"])' "$t/rep.json")"
+	"$IOTAPE" compare --db "$cdb" sdb sdb2 > "$t/cmp" 2> "$t/err" ||
+		not_ok "compare sdb sdb2" "$(cat "$t/err")"
+	check "compare: no Q2C or D2C figures" bash -c "! grep -qE '(Q2C|D2C) p(50|99)' '$t/cmp'"
+	check "compare: says why for each run" \
+		test "$(grep -c 'no completions in this trace' "$t/cmp")" = 2
+	"$IOTAPE" mail --db "$cdb" -o "$t/mail" sdb sdb2 > /dev/null 2>&1
+	check "mail: says why" grep -q "no completions in this trace" "$t/mail/sdb-vs-sdb2.mail.txt"
+else
+	skip "a trace without completions" "corpus absent"
+fi
+
+tap_finish

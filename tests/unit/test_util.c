@@ -1,0 +1,100 @@
+/* Unit tests of the small helpers behind the command line's messages: the
+ * edit distance of "did you mean", shell quoting of run names in hints
+ * (a sweep's names have brackets), and the default run name of an input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "capture/import_fmt.h"
+#include "capture/sweep.h"
+#include "lib/util.h"
+
+static void test_distance(void **state)
+{
+	(void)state;
+	assert_int_equal(str_distance("report", "report"), 0);
+	/* a transposition is one edit (Damerau), not two (Levenshtein) */
+	assert_int_equal(str_distance("reprot", "report"), 1);
+	assert_int_equal(str_distance("rport", "report"), 1);
+	assert_int_equal(str_distance("reportt", "report"), 1);
+	assert_int_equal(str_distance("repaly", "replay"), 1);
+	assert_int_equal(str_distance("plto", "plot"), 1);
+	assert_int_equal(str_distance("", "mail"), 4);
+	assert_int_equal(str_distance("kitten", "sitting"), 3);
+	/* optimal string alignment: "ca" -> "abc" is 3, not 2 */
+	assert_int_equal(str_distance("ca", "abc"), 3);
+	assert_true(str_distance("x", "capture") > 2);
+}
+
+static void test_shell_quote(void **state)
+{
+	char *c[] = { "none", "kyber" };
+	struct sweep s;
+	char q[256];
+
+	(void)state;
+	assert_string_equal(shell_quote("demo", q, sizeof(q)), "demo");
+	assert_string_equal(shell_quote("t.bin-2", q, sizeof(q)), "t.bin-2");
+	assert_string_equal(shell_quote("a b", q, sizeof(q)), "'a b'");
+	assert_string_equal(shell_quote("it's", q, sizeof(q)), "'it'\\''s'");
+	assert_string_equal(shell_quote("", q, sizeof(q)), "''");
+	/* the names a sweep really makes */
+	sweep_init(&s, "lab", 0);
+	assert_int_equal(sweep_add(&s, "queue/scheduler", c, 2), 0);
+	assert_int_equal(sweep_next(&s), 1);
+	assert_string_equal(s.name, "lab[queue/scheduler=none]");
+	assert_string_equal(shell_quote(s.name, q, sizeof(q)),
+			    "'lab[queue/scheduler=none]'");
+}
+
+static void test_run_name(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "/a/b/t.bin", "t" },
+		{ "t.bin.gz", "t" },
+		{ "t.bin.zst", "t" },
+		{ "sdb.blktrace.0", "sdb" },
+		{ "dir/sdb.blktrace.17.xz", "sdb" },
+		{ "sdb", "sdb" },
+		{ "sdb.blktrace", "sdb" },
+		{ "nvme0n1.blktrace.txt", "nvme0n1" },
+		{ "x.blktrace.3.txt.gz", "x" },
+		{ "a.blktrace.x", "a.blktrace.x" },
+		{ "vmstat.log", "vmstat" },
+		{ "vmstat.log.bz2", "vmstat" },
+		{ "fio-v3.iolog", "fio-v3" },
+		{ "cloudphysics.csv", "cloudphysics" },
+		{ "trace.tar", "trace.tar" },
+		{ "x.2.bin", "x.2" },
+		{ ".bin", ".bin" },
+		{ "a.bin.bin", "a.bin" },
+	};
+	char out[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		import_run_name(cases[i][0], "run", out, sizeof(out));
+		if (strcmp(out, cases[i][1])) {
+			print_error("'%s' named '%s', not '%s'\n", cases[i][0], out,
+				    cases[i][1]);
+			fail();
+		}
+	}
+	import_run_name("/", "run", out, sizeof(out));
+	assert_string_equal(out, "run");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_distance),
+		cmocka_unit_test(test_shell_quote),
+		cmocka_unit_test(test_run_name),
+	};
+	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
