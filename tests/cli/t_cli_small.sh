@@ -81,7 +81,7 @@ cp "$FIXTURES/vmstat/plain-1-3.log" "$t/names/vm.log"
 cp "$FIXTURES/import/fio-v3.iolog" "$t/names/fio3.iolog"
 ndb=$t/names.db
 for f in t.bin w.blktrace.0 vm.log fio3.iolog t.bin; do
-	"$IOTAPE" import --quiet --db "$ndb" "$t/names/$f" ||
+	"$IOTAPE" import --again --quiet --db "$ndb" "$t/names/$f" ||
 		not_ok "import $f"
 done
 check_eq "default names drop .bin, .blktrace.N, .log, .iolog" \
@@ -126,7 +126,7 @@ rm -f "$img"
 if C=$(corpus_dir) && [ -f "$C/zzunny97-hadoop-40cpu-partial/sdb.blktrace.0" ]; then
 	cdb=$t/c.db set=$C/zzunny97-hadoop-40cpu-partial/sdb
 	"$IOTAPE" import --quiet --db "$cdb" "$set" &&
-	"$IOTAPE" import --quiet --db "$cdb" --run sdb2 "$set" ||
+	"$IOTAPE" import --again --quiet --db "$cdb" --run sdb2 "$set" ||
 		not_ok "import the partial set"
 	"$IOTAPE" report --db "$cdb" sdb > "$t/rep" 2> "$t/err" ||
 		not_ok "report sdb" "$(cat "$t/err")"

@@ -54,11 +54,11 @@ for tool in gzip xz zstd bzip2; do
 		same_as_plain "$tool file" z-$tool "$(realpath "$t/$tool.trace") ($tool)"
 done
 
-# a default run name drops the compression's suffix
+# a default run name drops the compression's suffix, then the trace's (.bin)
 gzip -c < "$bin" > "$t/small.bin.gz"
 imp "default name" x "$IOTAPE" import --again --quiet --db "$db" "$t/small.bin.gz" &&
 	check_eq "default run name of small.bin.gz" "1" \
-		"$(q "SELECT count(*) FROM runs WHERE name = 'small.bin'")"
+		"$(q "SELECT count(*) FROM runs WHERE name = 'small'")"
 
 # ---- pipes ----
 cat "$bin" | imp "cat | import -" p-cat "$IOTAPE" import --again --quiet --db "$db" --run p-cat - &&

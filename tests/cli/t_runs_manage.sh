@@ -34,7 +34,7 @@ if "$IOTAPE" import --quiet --db "$db" "$F" 2> "$t/err"; then
 	not_ok "import of an input already imported is refused"
 else
 	check_eq "import twice: the error names the run holding it" 1 \
-		"$(grep -c "already imported as run 'loop-fio-small.bin' (id 1, the same SHA-256); give --again" "$t/err")"
+		"$(grep -c "already imported as run 'loop-fio-small' (id 1, the same SHA-256); give --again" "$t/err")"
 fi
 check_eq "import twice: nothing stored" 1 "$(q 'SELECT count(*) FROM runs')"
 check_eq "the run's input hash is the file's SHA-256" "$(sha256sum < "$F" | cut -d' ' -f1)" \
@@ -47,8 +47,8 @@ q "UPDATE runs SET kind = 'replay', parent = (SELECT id FROM runs WHERE name = '
 
 # ---- rm ----
 size0=$(stat -c %s "$db")
-check "rm one run by name" "$IOTAPE" rm --db "$db" loop-fio-small.bin
-check_eq "rm: the run is gone" 0 "$(q "SELECT count(*) FROM runs WHERE name = 'loop-fio-small.bin'")"
+check "rm one run by name" "$IOTAPE" rm --db "$db" loop-fio-small
+check_eq "rm: the run is gone" 0 "$(q "SELECT count(*) FROM runs WHERE name = 'loop-fio-small'")"
 check_eq "rm: no orphan rows" "" "$(orphans "$db")"
 if "$IOTAPE" rm --db "$db" 'seed-*' < /dev/null > "$t/out" 2> "$t/err"; then
 	not_ok "rm of a glob matching 2 runs needs --force"
