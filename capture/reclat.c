@@ -147,8 +147,11 @@ void reclat_init(struct reclat *l, const struct rectrig *t, int n)
 	memset(l, 0, sizeof(*l));
 	pthread_mutex_init(&l->mu, NULL);
 	for (int i = 0; i < n && l->ntrig < RECLAT_MAX_TRIG; i++)
-		if (t[i].kind == RECTRIG_LATENCY)
+		if (t[i].kind == RECTRIG_LATENCY) {
 			l->trig[l->ntrig++] = &t[i];
+			l->ops |= t[i].op == RECTRIG_READ ? 1 : t[i].op ==
+				  RECTRIG_WRITE ? 2 : 3;
+		}
 	if (!l->ntrig)
 		return;
 	l->slots = xcalloc((size_t)l->ntrig, sizeof(*l->slots));
@@ -158,10 +161,31 @@ void reclat_init(struct reclat *l, const struct rectrig *t, int n)
 	l->pairs = xcalloc(RECLAT_PAIRS, sizeof(*l->pairs));
 }
 
-static struct reclat_pair *pair_of(struct reclat *l, uint32_t dev, uint64_t sector)
+/* The entry of dev and sector in its set of RECLAT_WAYS, or NULL. With
+ * make, a free entry or else the one queued longest ago, cleared. */
+static struct reclat_pair *pair_of(struct reclat *l, uint32_t dev,
+				   uint64_t sector, int make)
 {
 	uint64_t h = (sector * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)dev * 0xc2b2ae35u);
-	return &l->pairs[(h >> 40) & (RECLAT_PAIRS - 1)];
+	struct reclat_pair *set = &l->pairs[((h >> 40) & (RECLAT_PAIRS - 1)) &
+					    ~(uint64_t)(RECLAT_WAYS - 1)];
+	struct reclat_pair *old = &set[0];
+
+	for (int w = 0; w < RECLAT_WAYS; w++)
+		if (set[w].q_ns && set[w].dev == dev && set[w].sector == sector)
+			return &set[w];
+	if (!make)
+		return NULL;
+	for (int w = 0; w < RECLAT_WAYS; w++) {
+		if (!set[w].q_ns) {
+			old = &set[w];
+			break;
+		}
+		if (set[w].q_ns < old->q_ns)
+			old = &set[w];
+	}
+	memset(old, 0, sizeof(*old));
+	return old;
 }
 
 /* Adds one latency at time t to trigger i's window. */
@@ -185,11 +209,11 @@ static void note(struct reclat *l, int i, int64_t t, int64_t lat)
 
 static void on_complete(struct reclat *l, const struct bt_event *ev)
 {
-	struct reclat_pair *p = pair_of(l, ev->dev, ev->sector);
+	struct reclat_pair *p = pair_of(l, ev->dev, ev->sector, 0);
 	int64_t t = (int64_t)ev->time_ns;
 
 	l->completions++;
-	if (p->dev != ev->dev || p->sector != ev->sector || !p->q_ns) {
+	if (!p) {
 		l->unpaired++;
 		return;
 	}
@@ -219,15 +243,18 @@ void reclat_add_records(struct reclat *l, const uint8_t *buf, size_t len)
 		if (bt_is_notify(&ev) || !ev.bytes)
 			continue;   /* flushes without data have no position */
 		if (code == BT_A_QUEUE) {
-			struct reclat_pair *p = pair_of(l, ev.dev, ev.sector);
+			int write = !!(bt_cats(&ev) & BT_C_WRITE);
+			struct reclat_pair *p;
+			if (!(l->ops & (write ? 2 : 1)))
+				continue;   /* no trigger wants this op */
+			p = pair_of(l, ev.dev, ev.sector, 1);
 			*p = (struct reclat_pair){
-				.dev = ev.dev, .sector = ev.sector,
-				.write = !!(ev.action >> 16 & BT_C_WRITE),
+				.dev = ev.dev, .sector = ev.sector, .write = (uint32_t)write,
 				.q_ns = (int64_t)ev.time_ns,
 			};
 		} else if (code == BT_A_ISSUE) {
-			struct reclat_pair *p = pair_of(l, ev.dev, ev.sector);
-			if (p->dev == ev.dev && p->sector == ev.sector)
+			struct reclat_pair *p = pair_of(l, ev.dev, ev.sector, 0);
+			if (p)
 				p->d_ns = (int64_t)ev.time_ns;
 		} else if (code == BT_A_COMPLETE) {
 			on_complete(l, &ev);

@@ -11,7 +11,8 @@
 
 #define RECLAT_SLOTS 10       /* a window is this many time slots */
 #define RECLAT_BUCKETS 320    /* log-linear: 8 per power of two of ns */
-#define RECLAT_PAIRS 65536    /* pending Q/D times kept (direct-mapped) */
+#define RECLAT_PAIRS 65536    /* pending Q/D times kept */
+#define RECLAT_WAYS 4         /* in sets of this many (the oldest goes) */
 #define RECLAT_MAX_TRIG 8
 
 enum rectrig_kind { RECTRIG_LATENCY, RECTRIG_PSI };
@@ -65,6 +66,7 @@ struct reclat {
 	const struct rectrig *trig[RECLAT_MAX_TRIG];
 	struct reclat_slot (*slots)[RECLAT_SLOTS];
 	int ntrig;
+	unsigned ops;               /* 1: reads, 2: writes a trigger wants */
 	struct reclat_pair *pairs;  /* RECLAT_PAIRS entries */
 	uint64_t completions, unpaired;
 };
@@ -75,9 +77,10 @@ void reclat_init(struct reclat *l, const struct rectrig *t, int n);
 
 /* Reads whole blktrace records (len bytes) for Q, D and C: a C whose
  * device and sector match a pending Q (D) gives a Q2C (D2C) at the C's
- * time to each trigger whose op matches. A Q overwrites whatever pending
- * I/O shares its table entry (so memory stays fixed; an I/O lost so is
- * counted in unpaired when its C comes). */
+ * time to each trigger whose op matches. Only the ops some trigger wants
+ * are kept; a Q whose set of RECLAT_WAYS entries is full replaces the one
+ * queued longest ago (so memory stays fixed; an I/O lost so is counted in
+ * unpaired when its C comes). */
 void reclat_add_records(struct reclat *l, const uint8_t *buf, size_t len);
 
 /* The value of latency trigger i (index among those given to init) over

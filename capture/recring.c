@@ -22,7 +22,10 @@ static size_t seg_room(const struct recring *r)
 void recring_init(struct recring *r, uint64_t keep_bytes, int64_t window_ns,
 		  int lock_mem)
 {
-	uint64_t seg = keep_bytes / 16;
+	/* 18 segments of room fit in keep: the 16 a window's age cuts it
+	 * into (a segment closes after a sixteenth of the window), the one
+	 * filling and one more, so age and not room drops them at low rates */
+	uint64_t seg = keep_bytes / 18 * 4 / 5;
 
 	memset(r, 0, sizeof(*r));
 	pthread_mutex_init(&r->mu, NULL);

@@ -47,8 +47,9 @@ struct recring {
 	uint64_t total_events;
 };
 
-/* Sets r up for keep_bytes (at least 4 segments' room: segments are
- * keep_bytes / 16, between 64 KiB and 64 MiB) and window_ns. With
+/* Sets r up for keep_bytes (at least 4 segments' room: a segment takes
+ * keep_bytes / 18, its records 4/5 of that, between 64 KiB and 64 MiB)
+ * and window_ns. With
  * lock_mem, tries to mlock() every segment (r->mlocked says whether all
  * were). Never fails. */
 void recring_init(struct recring *r, uint64_t keep_bytes, int64_t window_ns,
