@@ -94,8 +94,8 @@ static void drop_oldest(struct recring *r)
 	r->dropped_samples += s->nsmp;
 	r->dropped_bytes += s->evlen + s->nsmp * sizeof(*s->smp);
 	r->dropped_segs++;
-	if (s->t_max > r->dropped_until_ns)
-		r->dropped_until_ns = s->t_max;
+	if (s->ev_max > r->dropped_until_ns)
+		r->dropped_until_ns = s->ev_max;
 	seg_free(r, s);
 }
 
@@ -160,6 +160,8 @@ int recring_add_records(void *ctx, const uint8_t *buf, size_t len)
 		s->nev++;
 		r->total_events++;
 		seg_time(r, s, (int64_t)ev.time_ns);
+		if ((int64_t)ev.time_ns > s->ev_max)
+			s->ev_max = (int64_t)ev.time_ns;
 		off += used;
 	}
 	trim(r, r->newest_ns);

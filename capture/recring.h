@@ -17,7 +17,8 @@ struct recseg {
 	uint64_t id;              /* 1, 2, ... in the order they were opened */
 	int64_t t_min, t_max;     /* ns (events' clock) of what it holds;
 				   * t_min > t_max while empty */
-	int64_t opened_ns;        /* now_mono_ns() when it was opened */
+	int64_t ev_max;           /* the newest record's time (samples are
+				   * taken at once, records come late) */
 	uint8_t *ev;              /* records, seg_bytes of room */
 	size_t evlen;
 	uint64_t nev;
@@ -42,7 +43,7 @@ struct recring {
 	struct samples keys;      /* the sample keys (rows not kept here) */
 	/* what was dropped, oldest first */
 	uint64_t dropped_events, dropped_samples, dropped_segs, dropped_bytes;
-	int64_t dropped_until_ns; /* newest time of what was dropped; 0: none */
+	int64_t dropped_until_ns; /* newest record time dropped; 0: none */
 	uint64_t skipped_bytes;   /* input that was not blktrace records */
 	uint64_t total_events;
 };

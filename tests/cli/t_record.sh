@@ -17,7 +17,12 @@ loop_attach "$t/d.img" || { not_ok "attach loop"; tap_finish; }
 d=$LOOPDEV
 tracefs_check "$d" || { skip "record" "$TRACEFS_WHY"; exit 0; }
 dd if=/dev/urandom of="/dev/$d" bs=1M count=256 oflag=direct status=none
-tfs0=$(tracefs_state)
+# tracefs as it is with no capture running: read under the capture lock
+mkdir -p "$(dirname "$TRACER_LOCK")"
+locked_state() {
+	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; tracefs_state )
+}
+tfs0=$(locked_state)
 REC=
 
 # start_rec ERRFILE ARGS...: starts the recorder in the background (REC = its
@@ -40,7 +45,7 @@ start_rec() {
 stop_rec() {
 	kill -TERM $REC; wait $REC
 	check_eq "$1: the recorder exits 0 on SIGTERM" 0 $?
-	check_eq "$1: SIGTERM leaves tracefs as it was" "$tfs0" "$(tracefs_state)"
+	check_eq "$1: SIGTERM leaves tracefs as it was" "$tfs0" "$(locked_state)"
 	check_eq "$1: trace/enable back to 0" 0 "$(cat /sys/block/$d/trace/enable)"
 	# (another capture may hold the lock and its own state file by now)
 	! grep -qx "pid	$REC" /run/iotape/capture.state 2> /dev/null &&
@@ -63,7 +68,7 @@ q() { sqlite3 "$db" "$@"; }
 setting() { q "SELECT value FROM settings s JOIN runs r ON r.id = s.run WHERE r.name = '$1' AND key = '$2'"; }
 stat_of() { q "SELECT value FROM run_stats s JOIN runs r ON r.id = s.run WHERE r.name = '$1' AND key = '$2'"; }
 ev_time() { q "SELECT $2(time_ns) FROM events e JOIN runs r ON r.id = e.run WHERE r.name = '$1'"; }
-mono_ns() { awk '{ printf "%d\n", $1 * 1e9 }' /proc/uptime; }   # CLOCK_BOOTTIME, 10 ms
+mono_ns() { awk '{ printf "%.0f\n", $1 * 1e9 }' /proc/uptime; }   # CLOCK_BOOTTIME, 10 ms
 
 # ---- a manual save while fio reads --------------------------------------------
 start_rec "$t/err1" --window 30s --pre 3s --post 2s --keep 16M ||
@@ -116,8 +121,9 @@ fio --name=r --filename="/dev/$d" --rw=randread --direct=1 --bs=4k --runtime=13 
 fio1=$!
 sleep 5
 w0=$(mono_ns)
-fio --name=w --filename="/dev/$d" --rw=randwrite --bs=256k --runtime=6 --time_based \
-	--ioengine=psync --fsync=4 --numjobs=2 > /dev/null 2>&1 &
+# big direct writes fill the device's queue; reads wait for it
+fio --name=w --filename="/dev/$d" --rw=randwrite --bs=4M --runtime=6 --time_based \
+	--ioengine=libaio --direct=1 --iodepth=64 --fsync=8 > /dev/null 2>&1 &
 fio2=$!
 wait $fio2; wait $fio1
 wait_saved "$t/err2" 1
@@ -201,7 +207,7 @@ fi
 check_eq "in use: the recorder refuses" 1 "$(cat "$t/busy.rc")"
 grep -q "tracer is in use.*'blk'" "$t/busy" && ok "in use: it says which tracer" ||
 	not_ok "in use: it says which tracer" "$(cat "$t/busy")"
-check_eq "in use: tracefs as it was" "$tfs0" "$(tracefs_state)"
+check_eq "in use: tracefs as it was" "$tfs0" "$(locked_state)"
 "$IOTAPE" record --save --state-dir "$t/state" > /dev/null 2> "$t/nosave"
 [ $? != 0 ] && grep -q "no recorder is running" "$t/nosave" &&
 	ok "--save without a recorder says so" || not_ok "--save without a recorder" "$(cat "$t/nosave")"
