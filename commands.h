@@ -23,6 +23,7 @@ int cmd_compare(int argc, char **argv); /* analyze/cmd_compare.c */
 int cmd_export(int argc, char **argv);  /* analyze/cmd_export.c */
 int cmd_vmstat(int argc, char **argv);  /* capture/cmd_vmstat.c */
 int cmd_capture(int argc, char **argv); /* capture/cmd_capture.c */
+int cmd_record(int argc, char **argv);  /* capture/cmd_record.c */
 
 int cmd_plot(int argc, char **argv);    /* plots/cmd_plot.c */
 int cmd_mail(int argc, char **argv);    /* plots/cmd_mail.c */

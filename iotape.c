@@ -17,6 +17,7 @@
 
 static const struct command commands[] = {
 	{ "capture", cmd_capture, "record a run: block events, /proc samples, timings" },
+	{ "record", cmd_record, "flight recorder: keep recent I/O, save incidents as runs" },
 	{ "import", cmd_import, "read traces, iologs, iostat and time logs into runs" },
 	{ "runs", cmd_runs, "list the runs in the database" },
 	{ "rm", cmd_rm, "delete runs (names, ids, globs) with all their rows" },

@@ -125,7 +125,8 @@ static void *reader(void *arg)
 		ssize_t n = read(t->pipe_fd, buf + carry, READ_CHUNK);
 
 		if (n > 0) {
-			int rc = write_all(t->out_fd, (char *)buf + carry, (size_t)n);
+			int rc = t->sink ? 0 : write_all(t->out_fd, (char *)buf + carry,
+							 (size_t)n);
 			size_t avail = carry + (size_t)n, used;
 			if (rc) {
 				t->thread_errno = -rc;
@@ -133,6 +134,11 @@ static void *reader(void *arg)
 			}
 			t->bytes += (uint64_t)n;
 			used = scan_pids(t, &bs, &have_bs, buf, avail);
+			/* a sink gets whole records only */
+			if (t->sink && used && (rc = t->sink(t->sink_ctx, buf, used))) {
+				t->thread_errno = -rc;
+				break;
+			}
 			carry = avail - used;
 			if (carry > READ_CHUNK)
 				carry = 0;   /* not records we understand */
@@ -166,16 +172,19 @@ static int tset(struct lab *lab, const char *root, const char *file,
 	return lab_set(lab, path, value, err, errlen);
 }
 
-int tracefs_start(struct tracefs *t, struct lab *lab, const char *root,
-		  const char *sysblock, char devs[][64], int ndev,
-		  unsigned buffer_kb, const char *out_path, char *err,
-		  size_t errlen)
+/* Both starts: into the file out_path, or (out_path NULL) into sink. */
+static int start(struct tracefs *t, struct lab *lab, const char *root,
+		 const char *sysblock, char devs[][64], int ndev,
+		 unsigned buffer_kb, const char *out_path, tracefs_sink_fn sink,
+		 void *ctx, char *err, size_t errlen)
 {
 	char path[512], cur[256], kb[32];
 	struct stat sb;
 
 	memset(t, 0, sizeof(*t));
 	t->pipe_fd = t->out_fd = -1;
+	t->sink = sink;
+	t->sink_ctx = ctx;
 	snprintf(t->proc, sizeof(t->proc), "/proc");
 	snprintf(t->root, sizeof(t->root), "%s", root);
 	snprintf(t->sysblock, sizeof(t->sysblock), "%s", sysblock);
@@ -230,8 +239,10 @@ int tracefs_start(struct tracefs *t, struct lab *lab, const char *root,
 		return -1;
 	snprintf(path, sizeof(path), "%s/trace", root);
 	sysfs_write(path, "");       /* drop what is buffered */
-	t->out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (t->out_fd < 0) {
+	if (out_path)
+		t->out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+				 0644);
+	if (out_path && t->out_fd < 0) {
 		snprintf(err, errlen, "cannot make '%s': %s", out_path, strerror(errno));
 		return -1;
 	}
@@ -254,6 +265,31 @@ int tracefs_start(struct tracefs *t, struct lab *lab, const char *root,
 			return -1;
 	}
 	return 0;
+}
+
+int tracefs_start(struct tracefs *t, struct lab *lab, const char *root,
+		  const char *sysblock, char devs[][64], int ndev,
+		  unsigned buffer_kb, const char *out_path, char *err,
+		  size_t errlen)
+{
+	return start(t, lab, root, sysblock, devs, ndev, buffer_kb, out_path,
+		     NULL, NULL, err, errlen);
+}
+
+int tracefs_start_sink(struct tracefs *t, struct lab *lab, const char *root,
+		       const char *sysblock, char devs[][64], int ndev,
+		       unsigned buffer_kb, tracefs_sink_fn sink, void *ctx,
+		       char *err, size_t errlen)
+{
+	return start(t, lab, root, sysblock, devs, ndev, buffer_kb, NULL, sink,
+		     ctx, err, errlen);
+}
+
+uint64_t tracefs_lost(const struct tracefs *t, uint64_t *lost, int maxcpu,
+		      int *ncpu)
+{
+	static const char *const lost_names[] = { "overrun", "dropped events", NULL };
+	return per_cpu_sum(t->root, lost_names, lost, maxcpu, ncpu);
 }
 
 int tracefs_stop(struct tracefs *t, uint64_t *lost, int maxcpu, int *ncpu,

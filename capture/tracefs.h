@@ -14,6 +14,11 @@
 
 #define TRACEFS_MAX_DEVS 16
 
+/* Receives whole records read from trace_pipe (len bytes at buf, a run of
+ * complete records; bytes that are not blktrace records as they came), in
+ * the reader thread. Returns 0, or -errno to stop the reader. */
+typedef int (*tracefs_sink_fn)(void *ctx, const uint8_t *buf, size_t len);
+
 struct tracefs {
 	char root[256];             /* /sys/kernel/tracing */
 	char sysblock[256];         /* /sys/block */
@@ -25,6 +30,8 @@ struct tracefs {
 	volatile int stop;          /* set to ask the reader to drain and end */
 	uint64_t bytes;             /* written to the output file */
 	int thread_errno;
+	tracefs_sink_fn sink;       /* instead of out_fd, when set */
+	void *sink_ctx;
 	/* pid → comm of each process seen in the stream, read from
 	 * /proc/PID/comm when the pid first appears (tracefs records carry
 	 * no process names) */
@@ -45,6 +52,19 @@ int tracefs_start(struct tracefs *t, struct lab *lab, const char *root,
 		  const char *sysblock, char devs[][64], int ndev,
 		  unsigned buffer_kb, const char *out_path, char *err,
 		  size_t errlen);
+
+/* As tracefs_start(), but hands the records to sink (with ctx) instead of
+ * writing a file: the flight recorder keeps them in memory. */
+int tracefs_start_sink(struct tracefs *t, struct lab *lab, const char *root,
+		       const char *sysblock, char devs[][64], int ndev,
+		       unsigned buffer_kb, tracefs_sink_fn sink, void *ctx,
+		       char *err, size_t errlen);
+
+/* The events each CPU lost so far (per_cpu/cpuN/stats: overrun + dropped
+ * events) into lost[0 .. maxcpu), the CPUs counted into *ncpu; returns
+ * their sum. */
+uint64_t tracefs_lost(const struct tracefs *t, uint64_t *lost, int maxcpu,
+		      int *ncpu);
 
 /* Stops tracing the disks, lets the reader drain every per-CPU buffer, and
  * ends it. Sets lost[cpu] to the events each CPU lost (tracefs per_cpu

@@ -1,0 +1,200 @@
+/* `iotape record`: parses argv into struct record_opts and calls
+ * record_run() (capture/record.c), the flight recorder; `--save` asks a
+ * running one to save, `--reset` puts back what a killed one left. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/lab.h"
+#include "capture/record.h"
+#include "commands.h"
+#include "lib/options.h"
+#include "lib/util.h"
+
+static const struct opt_def options[] = {
+	{ "device", 1, 'd', "DEV", "a device to trace (path, or major:minor); "
+	  "repeatable;\ndefault: the disk of the current folder and every\ndisk "
+	  "holding active swap" },
+	{ "window", 1, 'W', "DUR", "keep this much history (units ms s m h; "
+	  "default 120s)" },
+	{ "keep", 1, 'K', "SIZE", "memory for the ring of events and samples "
+	  "(K M G;\ndefault 64M; at least 320K)" },
+	{ "pre", 1, 'p', "DUR", "a save starts this long before its trigger "
+	  "(default 60s)" },
+	{ "post", 1, 'o', "DUR", "and ends this long after it (default 30s)" },
+	{ "trigger", 1, 't', "EXPR", "save when EXPR holds; repeatable:\n"
+	  "[read_|write_]q2c_p99>50ms[/5s] (q2c or d2c; p50 p90\np95 p99 p999 "
+	  "max; over a sliding window, default 5s),\npsi_io_some>150ms/1s "
+	  "(io memory cpu; some full)" },
+	{ "cooldown", 1, 'c', "DUR", "one automatic save per this (default 60s)" },
+	{ "interval", 1, 'i', "DUR", "between /proc samples (default 1s)" },
+	{ "buffer-kb", 1, 'k', "KB", "tracefs ring buffer per CPU (default 4096)" },
+	{ "save", 0, 'V', NULL, "ask the running recorder to save now (as "
+	  "SIGUSR1)" },
+	{ "reset", 0, 'Z', NULL, "put back what a killed recorder or capture "
+	  "left changed" },
+	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	{ "quiet", 0, 'q', NULL, "no progress on stderr" },
+	{ "proc", 1, 'P', "DIR", NULL },
+	{ "tracefs", 1, 'T', "DIR", NULL },
+	{ "state-dir", 1, 'S', "DIR", "where /proc, tracefs and the\nlock, state "
+	  "and pid file are (for tests)" },
+	{ "help", 0, 'h', NULL, NULL },
+};
+
+#define HELP_COL 20
+#define SHORT_OPTS "d"
+
+static void record_usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: iotape record [--db FILE] [-d DEV]... [--window DUR] [--keep SIZE]\n"
+"                     [--pre DUR] [--post DUR] [--trigger EXPR]...\n"
+"                     [--cooldown DUR] [--interval DUR] [--buffer-kb KB]\n"
+"       iotape record --save | --reset\n"
+"\n"
+"The flight recorder: keeps the last --window of block events and /proc\n"
+"samples in a ring of --keep bytes in memory (oldest dropped first), and on\n"
+"a trigger (or SIGUSR1, or --save) stores [trigger - pre, trigger + post] as\n"
+"a run named incident-YYYY-MM-DDTHH:MM:SS. Runs until SIGINT or SIGTERM,\n"
+"then puts tracefs back.\n");
+	opt_usage(fp, options, ARRAY_SIZE(options), HELP_COL, SHORT_OPTS);
+	fprintf(fp, "Needs root. Takes the capture lock in /run/iotape while it "
+		"runs.\n");
+}
+
+/* "30", "30s", "500ms", "2m", "1h" → seconds (> 0). */
+static int parse_dur(const char *s, const char *opt, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0) || !isfinite(v))
+		return error("invalid duration '%s' for %s", s, opt);
+	if (!strcmp(end, "ms"))
+		v /= 1000;
+	else if (!strcmp(end, "m") || !strcmp(end, "min"))
+		v *= 60;
+	else if (!strcmp(end, "h"))
+		v *= 3600;
+	else if (*end && strcmp(end, "s"))
+		return error("invalid duration '%s' for %s (units: ms s m h)", s, opt);
+	*out = v;
+	return 0;
+}
+
+/* "512M", "1G", "65536" → bytes (K, M, G: powers of 1024). */
+static int parse_size(const char *s, const char *opt, uint64_t *out)
+{
+	char *end;
+	double v, mult = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0) || !isfinite(v))
+		return error("invalid size '%s' for %s", s, opt);
+	switch (*end) {
+	case 'k': case 'K': mult = 1024.0; end++; break;
+	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end && strcmp(end, "iB") && strcmp(end, "B"))
+		return error("invalid size '%s' for %s", s, opt);
+	*out = (uint64_t)(v * mult);
+	return 0;
+}
+
+static int parse_option(struct record_opts *o, int c)
+{
+	char err[256];
+	uint64_t v;
+
+	switch (c) {
+	case 'b': o->db = optarg; break;
+	case 'd':
+		if (o->ndevspec >= RECORD_MAX_DEVS)
+			return error("too many devices (at most %d)", RECORD_MAX_DEVS);
+		o->devspecs[o->ndevspec++] = optarg;
+		break;
+	case 'W': return parse_dur(optarg, "--window", &o->window_s);
+	case 'p': return parse_dur(optarg, "--pre", &o->pre_s);
+	case 'o': return parse_dur(optarg, "--post", &o->post_s);
+	case 'c': return parse_dur(optarg, "--cooldown", &o->cooldown_s);
+	case 'i':
+		if (parse_dur(optarg, "--interval", &o->interval_s) ||
+		    o->interval_s < 0.01 || o->interval_s > 3600)
+			return error("--interval takes 10ms to 1h");
+		break;
+	case 'K':
+		if (parse_size(optarg, "--keep", &o->keep_bytes))
+			return -1;
+		break;
+	case 't':
+		if (o->ntrig >= RECLAT_MAX_TRIG)
+			return error("too many triggers (at most %d)", RECLAT_MAX_TRIG);
+		if (rectrig_parse(optarg, &o->trig[o->ntrig], err, sizeof(err)))
+			return error("%s", err);
+		o->ntrig++;
+		break;
+	case 'k':
+		if (parse_u64(optarg, "--buffer-kb", &v) || v < 64 || v > 4194304)
+			return error("--buffer-kb takes 64 to 4194304");
+		o->buffer_kb = (unsigned)v;
+		break;
+	case 'q': o->quiet = 1; break;
+	case 'T': o->tracefs = optarg; break;
+	case 'P': o->mp.proc = optarg; break;
+	case 'S': o->state_dir = optarg; break;
+	default: return opt_bad("record");
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct option longopts[ARRAY_SIZE(options) + 1];
+	struct record_opts o = {
+		.window_s = 120, .keep_bytes = 64u << 20, .pre_s = 60, .post_s = 30,
+		.cooldown_s = 60, .interval_s = 1, .buffer_kb = 4096,
+		.mp = { .proc = "/proc", .sys = "/sys" },
+		.tracefs = "/sys/kernel/tracing", .state_dir = "/run/iotape",
+	};
+	int c, reset = 0, save = 0;
+
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hd:", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			record_usage(stdout);
+			return 0;
+		}
+		if (c == 'Z')
+			reset = 1;
+		else if (c == 'V')
+			save = 1;
+		else if (c == '?')
+			return opt_bad("record");
+		else if (parse_option(&o, c))
+			return 2;
+	}
+	if (optind < argc)
+		return error("unexpected argument '%s'", argv[optind]), 2;
+	if (reset)
+		return lab_reset(o.state_dir) ? -1 : 0;
+	if (save)
+		return record_signal_save(o.state_dir);
+	if (o.pre_s + o.post_s > o.window_s)
+		return error("--pre + --post (%g s) must fit in --window (%g s)",
+			     o.pre_s + o.post_s, o.window_s), 2;
+	if (geteuid() != 0)
+		return error("record needs root (tracefs)");
+	return record_run(&o);
+}
