@@ -297,9 +297,7 @@ static double welch_t(double n1, double s1, double s2, double n2, double t1,
 /* Noise: an unequal part counts only when the victim's mean extra per bio
  * is WELCH_T standard errors above the others' (two-sided p < 0.001) ... */
 #define WELCH_T 3.3
-/* ... and in one run, half the victim's contention (it met twice what the
- * others met on average), between runs half of its contention in the
- * second: two identical random readers on two CPUs differ by up to 43%
+/* ... and, between runs, half of its contention in the second: two identical random readers on two CPUs differ by up to 43%
  * from one another and from run to run (CPU placement, who started first,
  * the tracer's own CPU), which no I/O setting changes. */
 #define MIN_UNEQUAL 0.50
@@ -356,15 +354,17 @@ static int queue_finding(const struct an_run *r, const void *state,
 				t2 += s->p[i].s2;
 			}
 		tval = welch_t((double)v->bios, v->s1, v->s2, n2, t1, t2);
-		if (tval < WELCH_T || cost < MIN_UNEQUAL * v->contention_s)
-			cost = 0;
 	}
 	an_proc_name(r, v->pid, who, sizeof(who));
 	f->present = v->bios_shared * 10 >= v->bios;
 	snprintf(f->title, sizeof(f->title), "queue: %s waited %.2f s behind "
 		 "other processes' I/O, they %.2f s behind its", who,
 		 v->contention_s, others);
-	f->cost_s = cost > 0 ? cost : 0;
+	/* in one run, nothing: sharing a device is the workload, and a share
+	 * unequal while both had I/O queued is fairness's finding (two
+	 * identical random readers met 2x each other's contention, beyond
+	 * Welch's t, in one run of eight: CPU placement, not I/O) */
+	f->cost_s = 0;
 	snprintf(f->cost_of, sizeof(f->cost_of), "%s's wait on I/O", who);
 	f->counterfactual = 1;
 	f->victim_pid = v->pid;
@@ -390,12 +390,15 @@ static int queue_finding(const struct an_run *r, const void *state,
 	f->lo_s = 0;
 	f->hi_s = rundata_elapsed_s(&r->rd);
 	f->conf = v->bios_shared >= 100 && !s->d[0].base_low ? FD_HIGH : FD_MEDIUM;
-	FD_CAT(f, why, "baselines from %s bios that found the device free of "
-	       "others; its mean extra per bio %.1f standard errors above the "
-	       "others' (Welch's t; counted from %.1f, and from an unequal part "
-	       "of %.0f%% of its contention)", s->d[0].base_low ?
-	       "few (the fastest tenth stood in)" : "the run's own", tval,
-	       WELCH_T, 100 * MIN_UNEQUAL);
+	FD_CAT(f, why, "in one run sharing the device is the workload (an "
+	       "unequal share while all had I/O queued is fairness's finding); "
+	       "compare runs to see a process's contention grow. Unequal part "
+	       "%.3f s, its mean extra per bio %.1f standard errors above the "
+	       "others' (Welch's t); baselines from %s bios that found the "
+	       "device free of others", cost > 0 ? cost : 0, tval,
+	       s->d[0].base_low ? "few (the fastest tenth stood in)" :
+	       "the run's own");
+	f->conf = FD_NONE;
 	return 1;
 }
 
@@ -533,11 +536,11 @@ const struct analyzer an_queue = {
 "  Contention of a process: for each of its bios that met other\n"
 "  processes' I/O in flight at its Q or D, its Q2D and D2C above the\n"
 "  median of bios that found the device free of others (same direction\n"
-"  and size), scaled to its waited time. Cost in one run: the most\n"
-"  contended process's contention less the others' mean (the unequal\n"
-"  part); between runs: how much its contention and Q2G grew for the\n"
-"  process they grew most for (matched by name and start order). Noise:\n"
-"  counted only when its mean extra per bio is 3.3 standard errors\n"
-"  (Welch's t) above the others' (between runs: its own in the first)\n"
-"  and the unequal part (or the growth) is half its contention or more.\n",
+"  and size), scaled to its waited time. Cost in one run: none (sharing\n"
+"  is the workload; the most contended process's contention less the\n"
+"  others' mean is shown; an unequal share while all had I/O queued is\n"
+"  fairness's cost). Between runs: how much its contention and Q2G grew\n"
+"  for the process they grew most for (matched by name and start order),\n"
+"  counted when its mean extra per bio is 3.3 standard errors (Welch's t)\n"
+"  above its own in the first run and the growth is half its contention.\n",
 };
