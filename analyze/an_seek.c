@@ -120,13 +120,28 @@ static void fit(struct seek_dev *s, struct an_io **h, size_t n)
 {
 	struct hist (*bh)[SIZE_CLASSES][NBANDS] = xcalloc(2, sizeof(*bh));
 	struct hist (*far)[SIZE_CLASSES] = xcalloc(2, sizeof(*far));
+	uint64_t (*nfar)[SIZE_CLASSES] = xcalloc(2, sizeof(*nfar));
 	uint64_t best = 0;
+	int64_t maxc = INT64_MIN;
 
+	/* D2C by distance from dispatches alone on the device (nothing else in
+	 * flight from their D to their C): on a device that serves one request
+	 * at a time (a loop device's worker, a disk without a queue) a
+	 * dispatch behind another process's waits for it, and that wait, not
+	 * the seek, would grow with the distance of a switch. Every far
+	 * dispatch is counted for the cost. */
 	for (size_t i = 0; i < n; i++) {
 		const struct an_io *x = h[i];
 		int w = !!(x->flags & AN_WRITE), sc = size_class(x->dbytes);
 		uint64_t ad = (uint64_t)llabs(x->seek);
+		int alone;
 		if (x->c == AN_NONE || x->c < x->d)
+			continue;
+		alone = maxc <= x->d && (i + 1 == n || h[i + 1]->d >= x->c);
+		maxc = x->c > maxc ? x->c : maxc;
+		if (ad > NEAR_SECTORS)
+			nfar[w][sc]++;
+		if (!alone)
 			continue;
 		hist_add(&bh[w][sc][band_of(ad)], (uint64_t)(x->c - x->d));
 		if (ad > NEAR_SECTORS)
@@ -147,7 +162,7 @@ static void fit(struct seek_dev *s, struct an_io **h, size_t n)
 			 * 20 us more than near ones of the same size */
 			if (mf > 1.25 * mn && mf - mn > 20000) {
 				s->measurable = 1;
-				s->cost_s += (double)fh->n * (mf - mn) / 1e9;
+				s->cost_s += (double)nfar[w][sc] * (mf - mn) / 1e9;
 			}
 			if (fh->n > best) {
 				best = fh->n;
@@ -168,6 +183,7 @@ static void fit(struct seek_dev *s, struct an_io **h, size_t n)
 		}
 	free(bh);
 	free(far);
+	free(nfar);
 }
 
 /* The n dispatches h (in D order) on a fresh disk of profile p, open loop
@@ -342,7 +358,8 @@ static int seek_finding(const struct an_run *r, const void *state,
 	if (!d->comparable) {
 		f->conf = FD_NONE;
 		FD_CAT(f, why, "no direction and size with %d sequential and %d "
-		       "far dispatches each to compare: what seeking cost here "
+		       "far dispatches alone on the device each to compare: what "
+		       "seeking cost here "
 		       "cannot be told", MIN_N, MIN_N);
 		FD_CAT(f, needs, "sequential I/O of the same size on this device "
 		       "in the run, or a rotating-disk model");
@@ -358,7 +375,8 @@ static int seek_finding(const struct an_run *r, const void *state,
 		       "a disk model");
 	} else {
 		f->conf = d->near_n >= 200 && d->far_n >= 200 ? FD_HIGH : FD_MEDIUM;
-		FD_CAT(f, why, "far dispatches took %.1f us more than sequential "
+		FD_CAT(f, why, "far dispatches alone on the device took %.1f us "
+		       "more than sequential "
 		       "ones of the same size (median, %llu far and %llu near "
 		       "dispatches)", d->extra_us, (unsigned long long)d->far_n,
 		       (unsigned long long)d->near_n);
@@ -419,9 +437,10 @@ const struct analyzer an_seek = {
 "  have 10% of the dispatches or more each, over 25% of dispatches switch\n"
 "  process and switches seek 4x farther than same-process ones. Cost: for\n"
 "  each direction and size (log2 classes) with 20 near and 20 far\n"
-"  dispatches, the far ones' number times their median D2C above the near\n"
-"  ones' (counted when 25% and 20 us above): device time. No sequential\n"
-"  dispatches to compare, or no growth with distance: no measurable cost.\n"
+"  dispatches alone on the device (nothing else in flight), the far ones'\n"
+"  number times their median D2C above the near ones' (counted when 25%\n"
+"  and 20 us above): device time. None to compare, or no growth with\n"
+"  distance: no measurable cost.\n"
 "  With --model PROFILE: the device time the dispatches took on the\n"
 "  modelled disk (open loop, their D times and order) less their command\n"
 "  overhead and media transfer: the seek and rotation time.\n",
