@@ -81,52 +81,6 @@ static void capture_usage(FILE *fp)
 
 /* ---- option values ---- */
 
-/* "30", "30s", "500ms", "2m", "1h" → seconds. */
-static int parse_duration(const char *s, const char *opt, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v >= 0) || !isfinite(v))
-		return error("invalid duration '%s' for %s", s, opt);
-	if (!strcmp(end, "ms"))
-		v /= 1000;
-	else if (!strcmp(end, "m") || !strcmp(end, "min"))
-		v *= 60;
-	else if (!strcmp(end, "h"))
-		v *= 3600;
-	else if (*end && strcmp(end, "s"))
-		return error("invalid duration '%s' for %s (units: ms s m h)", s, opt);
-	*out = v;
-	return 0;
-}
-
-/* "512M", "1G", "512MiB", "100000000" → bytes (K, M, G are powers of 1024). */
-static int parse_size(const char *s, const char *opt, uint64_t *out)
-{
-	char *end;
-	double v;
-	double mult = 1;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v > 0))
-		return error("invalid size '%s' for %s", s, opt);
-	switch (*end) {
-	case 'k': case 'K': mult = 1024.0; end++; break;
-	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
-	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-	case '\0': break;
-	default: return error("invalid size '%s' for %s", s, opt);
-	}
-	if (*end && strcmp(end, "iB") && strcmp(end, "B"))
-		return error("invalid size '%s' for %s", s, opt);
-	*out = (uint64_t)(v * mult);
-	return 0;
-}
-
 /* "KEY>VALUE" (also >=, <, <=, ==, =). */
 static int parse_cond(const char *s, struct capture_cmd *w)
 {

@@ -50,6 +50,20 @@ static const struct opt_def options[] = {
 #define HELP_COL 20
 #define SHORT_OPTS "d"
 
+/* parse_duration(), and more than 0 (a window, pre, post, cooldown or
+ * interval of nothing is no setting). */
+static int parse_dur(const char *s, const char *opt, double *out)
+{
+	double v;
+
+	if (parse_duration(s, opt, &v))
+		return -1;
+	if (!(v > 0))
+		return error("invalid duration '%s' for %s", s, opt);
+	*out = v;
+	return 0;
+}
+
 static void record_usage(FILE *fp)
 {
 	fprintf(fp,
@@ -66,50 +80,6 @@ static void record_usage(FILE *fp)
 	opt_usage(fp, options, ARRAY_SIZE(options), HELP_COL, SHORT_OPTS);
 	fprintf(fp, "Needs root. Takes the capture lock in /run/iotape while it "
 		"runs.\n");
-}
-
-/* "30", "30s", "500ms", "2m", "1h" → seconds (> 0). */
-static int parse_dur(const char *s, const char *opt, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v > 0) || !isfinite(v))
-		return error("invalid duration '%s' for %s", s, opt);
-	if (!strcmp(end, "ms"))
-		v /= 1000;
-	else if (!strcmp(end, "m") || !strcmp(end, "min"))
-		v *= 60;
-	else if (!strcmp(end, "h"))
-		v *= 3600;
-	else if (*end && strcmp(end, "s"))
-		return error("invalid duration '%s' for %s (units: ms s m h)", s, opt);
-	*out = v;
-	return 0;
-}
-
-/* "512M", "1G", "65536" → bytes (K, M, G: powers of 1024). */
-static int parse_size(const char *s, const char *opt, uint64_t *out)
-{
-	char *end;
-	double v, mult = 1;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v > 0) || !isfinite(v))
-		return error("invalid size '%s' for %s", s, opt);
-	switch (*end) {
-	case 'k': case 'K': mult = 1024.0; end++; break;
-	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
-	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-	default: break;
-	}
-	if (*end && strcmp(end, "iB") && strcmp(end, "B"))
-		return error("invalid size '%s' for %s", s, opt);
-	*out = (uint64_t)(v * mult);
-	return 0;
 }
 
 static int parse_option(struct record_opts *o, int c)

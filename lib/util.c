@@ -194,3 +194,49 @@ static int64_t clock_ns(clockid_t id)
 
 int64_t now_mono_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 int64_t now_real_ns(void) { return clock_ns(CLOCK_REALTIME); }
+
+int parse_duration(const char *s, const char *opt, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0) || v > 1e12)
+		return error("invalid duration '%s' for %s", s, opt);
+	if (!strcmp(end, "ms"))
+		v /= 1000;
+	else if (!strcmp(end, "m") || !strcmp(end, "min"))
+		v *= 60;
+	else if (!strcmp(end, "h"))
+		v *= 3600;
+	else if (*end && strcmp(end, "s"))
+		return error("invalid duration '%s' for %s (units: ms s m h)", s, opt);
+	*out = v;
+	return 0;
+}
+
+int parse_size(const char *s, const char *opt, uint64_t *out)
+{
+	char *end;
+	double v;
+	double mult = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0))
+		return error("invalid size '%s' for %s", s, opt);
+	switch (*end) {
+	case 'k': case 'K': mult = 1024.0; end++; break;
+	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+	case '\0': break;
+	default: return error("invalid size '%s' for %s", s, opt);
+	}
+	if (*end && strcmp(end, "iB") && strcmp(end, "B"))
+		return error("invalid size '%s' for %s", s, opt);
+	if (v * mult >= 1.8e19)     /* past UINT64_MAX (and inf) */
+		return error("invalid size '%s' for %s", s, opt);
+	*out = (uint64_t)(v * mult);
+	return 0;
+}

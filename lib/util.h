@@ -29,6 +29,16 @@ int parse_u64(const char *s, const char *opt, uint64_t *out);
  * *out; returns 0, or prints "invalid value 'S' for OPT" and returns -1. */
 int parse_seconds(const char *s, const char *opt, double *out);
 
+/* Parses a duration, "30", "30s", "500ms", "2m" (or "2min"), "1h", into
+ * seconds >= 0 in *out; returns 0, or prints "invalid duration 'S' for OPT"
+ * and returns -1. */
+int parse_duration(const char *s, const char *opt, double *out);
+
+/* Parses a size, "65536", "512K", "512M", "1G", "512MiB", "1GB" (K, M, G
+ * are powers of 1024), > 0, into bytes in *out; returns 0, or prints
+ * "invalid size 'S' for OPT" and returns -1. */
+int parse_size(const char *s, const char *opt, uint64_t *out);
+
 /* Checks a run name given by the user: 1 to 200 bytes, no control
  * characters. Returns 0, or prints why not and returns -1. */
 int check_run_name(const char *name);
