@@ -72,6 +72,16 @@ static void choose_time(struct compare *c)
 
 	snprintf(c->time_key, sizeof(c->time_key), "elapsed_s");
 	snprintf(c->time_label, sizeof(c->time_label), "elapsed");
+	for (int i = 0; i < c->n; i++)
+		if (c->rf[i].an.rd.elapsed_from_cmds)
+			el = 0;
+	if (isnan(el)) {
+		/* no run timed a command: their traces' spans */
+		snprintf(c->time_key, sizeof(c->time_key), "span_s");
+		snprintf(c->time_label, sizeof(c->time_label), "trace span");
+		return;
+	}
+	el = NAN;
 	for (int k = 0; k < c->fs.n; k++) {
 		const char *key = c->fs.f[k].key;
 		double d = max_change(c, k);
@@ -117,7 +127,8 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		int k;
 		for (k = 0; k < c->fs.n && strcmp(c->fs.f[k].key, metric); k++)
 			;
-		if (k == c->fs.n)
+		/* elapsed_s: a run without timed commands has its span */
+		if (k == c->fs.n && strcmp(metric, "elapsed_s"))
 			return error("no figure '%s' to explain in these runs (see "
 				     "compare --json for the keys)", metric);
 	}
@@ -151,14 +162,24 @@ void compare_free(struct compare *c)
 
 /* The value the comparison explains for run i: the metric, else the
  * elapsed time. NAN when the run has none. */
-static double ref_value(const struct compare *c, int i)
+static double fig_value(const struct compare *c, int i, const char *key)
 {
-	const char *key = c->metric ? c->metric : c->time_key;
-
 	for (int k = 0; k < c->fs.n; k++)
 		if (!strcmp(c->fs.f[k].key, key))
 			return c->rf[i].has[k] ? c->rf[i].v[k] : NAN;
 	return NAN;
+}
+
+/* A run without timed commands has no elapsed_s: its trace span (the
+ * first to the last event) stands for it. */
+static double ref_value(const struct compare *c, int i)
+{
+	const char *key = c->metric ? c->metric : c->time_key;
+	double v = fig_value(c, i, key);
+
+	if (isnan(v) && !strcmp(key, "elapsed_s"))
+		v = fig_value(c, i, "span_s");
+	return v;
 }
 
 struct side {
@@ -535,14 +556,18 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	if (!c->metric) {
 		const struct rundata *dx = &c->rf[s0.rep].an.rd;
 		const struct rundata *dy = &c->rf[s1.rep].an.rd;
-		if (strcmp(c->time_key, "elapsed_s"))
+		if (!strcmp(c->time_key, "span_s"))
+			emit_text(e, "(trace span: the first to the last event; "
+				  "no run timed a command)\n");
+		else if (strcmp(c->time_key, "elapsed_s"))
 			emit_text(e, "(%s: its real time, which changed over twice "
 				  "as much as elapsed)\n", c->time_label);
 		else
 			emit_text(e, "(elapsed: %s)\n", dx->elapsed_from_cmds &&
 				  dy->elapsed_from_cmds ? "the commands' first "
-				  "start to last end" : "the first to the last "
-				  "event");
+				  "start to last end" : "the commands' first start "
+				  "to last end; the trace span for a run\n  without "
+				  "timed commands");
 		for (size_t i = 0; i < dy->ncmd && i < 8; i++)
 			for (size_t k = 0; k < dx->ncmd; k++)
 				if (dx->cmds[k].idx == dy->cmds[i].idx &&

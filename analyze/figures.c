@@ -49,7 +49,15 @@ void figures(struct figset *fs, struct run_figs *r)
 	uint64_t ios[2] = { 0 }, bytes[2] = { 0 };
 	static const char *const dir[2] = { "read", "write" };
 
-	set(fs, r, "elapsed_s", "elapsed s", 1, 3, rundata_elapsed_s(rd));
+	/* the question is "why was one slower": its duration comes first,
+	 * the commands' when they were timed, always the trace's span (the
+	 * first to the last event, report's span) for a run with events */
+	if (rd->elapsed_from_cmds)
+		set(fs, r, "elapsed_s", "elapsed s (commands)", 1, 3,
+		    rundata_elapsed_s(rd));
+	if (r->rv.last_event)
+		set(fs, r, "span_s", "trace span s", 1, 3,
+		    (double)runview_span_ns(&r->rv) / 1e9);
 	for (size_t i = 0; i < rd->ncmd; i++) {
 		int idx = rd->cmds[i].idx;
 		char k[40], l[32];
@@ -77,44 +85,45 @@ void figures(struct figset *fs, struct run_figs *r)
 			snprintf(l, sizeof(l), "%s IOPS", dir[w]);
 			set(fs, r, k, l, 0, 1, span > 0 ? (double)ios[w] / span : 0);
 		}
-		if (rep->ndev > 1)
-			for (size_t d = 0; d < rep->ndev && d < 4; d++)
-				for (int w = 0; w < 2; w++) {
-					const struct dir_stats *ds = &rep->devs[d].dir[w];
-					char k[40], l[32];
-					snprintf(k, sizeof(k), "dev%u_%u_%s_mb_s",
-						 BT_MAJOR(rep->devs[d].dev),
-						 BT_MINOR(rep->devs[d].dev), dir[w]);
-					snprintf(l, sizeof(l), "%u,%u %s MB/s",
-						 BT_MAJOR(rep->devs[d].dev),
-						 BT_MINOR(rep->devs[d].dev), dir[w]);
-					set(fs, r, k, l, 0, 2, span > 0 ?
-					    (double)(ds->bytes + ds->c_only_bytes) / 1e6 / span : 0);
-				}
+		/* every run's devices (the table shows them when a run has
+		 * several), so a device only one run has is "-" in the other */
+		for (size_t d = 0; d < rep->ndev && d < 4; d++)
+			for (int w = 0; w < 2; w++) {
+				const struct dir_stats *ds = &rep->devs[d].dir[w];
+				char k[40], l[32];
+				snprintf(k, sizeof(k), "dev%u_%u_%s_mb_s",
+					 BT_MAJOR(rep->devs[d].dev),
+					 BT_MINOR(rep->devs[d].dev), dir[w]);
+				snprintf(l, sizeof(l), "%u,%u %s MB/s",
+					 BT_MAJOR(rep->devs[d].dev),
+					 BT_MINOR(rep->devs[d].dev), dir[w]);
+				set(fs, r, k, l, 0, 2, span > 0 ?
+				    (double)(ds->bytes + ds->c_only_bytes) / 1e6 / span : 0);
+			}
 		for (int w = 0; w < 2; w++) {
 			char k[40], l[32];
 			if (!rep->q2c_dir[w].n && !rep->d2c_dir[w].n)
 				continue;
-			snprintf(k, sizeof(k), "%s_q2c_p50_ms", dir[w]);
-			snprintf(l, sizeof(l), "%s Q2C p50 ms", dir[w]);
+			snprintf(k, sizeof(k), "%s_q2c_p50_us", dir[w]);
+			snprintf(l, sizeof(l), "%s Q2C p50 us", dir[w]);
 			if (rep->q2c_dir[w].n)
-				set(fs, r, k, l, 1, 3,
-				    hist_pct(&rep->q2c_dir[w], 50) / 1e6);
-			snprintf(k, sizeof(k), "%s_q2c_p99_ms", dir[w]);
-			snprintf(l, sizeof(l), "%s Q2C p99 ms", dir[w]);
+				set(fs, r, k, l, 1, 1,
+				    hist_pct(&rep->q2c_dir[w], 50) / 1e3);
+			snprintf(k, sizeof(k), "%s_q2c_p99_us", dir[w]);
+			snprintf(l, sizeof(l), "%s Q2C p99 us", dir[w]);
 			if (rep->q2c_dir[w].n)
-				set(fs, r, k, l, 1, 3,
-				    hist_pct(&rep->q2c_dir[w], 99) / 1e6);
-			snprintf(k, sizeof(k), "%s_d2c_p50_ms", dir[w]);
-			snprintf(l, sizeof(l), "%s D2C p50 ms", dir[w]);
+				set(fs, r, k, l, 1, 1,
+				    hist_pct(&rep->q2c_dir[w], 99) / 1e3);
+			snprintf(k, sizeof(k), "%s_d2c_p50_us", dir[w]);
+			snprintf(l, sizeof(l), "%s D2C p50 us", dir[w]);
 			if (rep->d2c_dir[w].n)
-				set(fs, r, k, l, 1, 3,
-				    hist_pct(&rep->d2c_dir[w], 50) / 1e6);
-			snprintf(k, sizeof(k), "%s_d2c_p99_ms", dir[w]);
-			snprintf(l, sizeof(l), "%s D2C p99 ms", dir[w]);
+				set(fs, r, k, l, 1, 1,
+				    hist_pct(&rep->d2c_dir[w], 50) / 1e3);
+			snprintf(k, sizeof(k), "%s_d2c_p99_us", dir[w]);
+			snprintf(l, sizeof(l), "%s D2C p99 us", dir[w]);
 			if (rep->d2c_dir[w].n)
-				set(fs, r, k, l, 1, 3,
-				    hist_pct(&rep->d2c_dir[w], 99) / 1e6);
+				set(fs, r, k, l, 1, 1,
+				    hist_pct(&rep->d2c_dir[w], 99) / 1e3);
 		}
 		{
 			uint64_t n = 0, n128 = 0;
@@ -220,13 +229,70 @@ int make_groups(struct run_figs *rf, int n, int *gidx, char names[][128])
 	return ng;
 }
 
+/* Device figure f ("dev7_1_read_mb_s"): 1 and its major, minor and
+ * direction (0 read, 1 write), else 0. */
+static int dev_fig(const struct cmp_figure *f, unsigned *maj, unsigned *min,
+		   int *w)
+{
+	char dir[8];
+
+	if (sscanf(f->key, "dev%u_%u_%5[a-z]_mb_s", maj, min, dir) != 3)
+		return 0;
+	*w = !strcmp(dir, "write");
+	return 1;
+}
+
+/* The order the table shows the figures in: as they came, but the device
+ * rows together where the first one came, by device (major, minor) and
+ * read before write, so a device only a later run has is not left at the
+ * bottom; none when no run has more than one device (the totals say it
+ * all). Returns the number of figures shown, their indices in ord. */
+static int figure_order(const struct figset *fs, const struct run_figs *rf,
+			int n, int *ord)
+{
+	int many = 0, nord = 0, devs_done = 0;
+
+	for (int i = 0; i < n; i++)
+		many |= rf[i].rep.ndev > 1;
+	for (int f = 0; f < fs->n; f++) {
+		unsigned a, b;
+		int w, first;
+		if (!dev_fig(&fs->f[f], &a, &b, &w)) {
+			ord[nord++] = f;
+			continue;
+		}
+		if (!many || devs_done)
+			continue;
+		devs_done = 1;
+		first = nord;
+		for (int g = f; g < fs->n; g++) {
+			unsigned ga, gb;
+			int gw, k;
+			if (!dev_fig(&fs->f[g], &ga, &gb, &gw))
+				continue;
+			/* insertion: few rows */
+			for (k = nord; k > first; k--) {
+				unsigned pa = 0, pb = 0;
+				int pw = 0;
+				dev_fig(&fs->f[ord[k - 1]], &pa, &pb, &pw);
+				if (pa < ga || (pa == ga && (pb < gb || (pb == gb && pw <= gw))))
+					break;
+				ord[k] = ord[k - 1];
+			}
+			ord[k] = g;
+			nord++;
+		}
+	}
+	return nord;
+}
+
 void print_table(struct emit *e, int fmt, struct figset *fs,
 			struct run_figs *rf, int n, int grouped)
 {
 	int gidx[CMP_MAX_RUNS], ng;
 	char names[CMP_MAX_RUNS][128];
 	double med[CMP_MAX_RUNS][CMP_MAX_FIG], lo[CMP_MAX_RUNS][CMP_MAX_FIG], hi[CMP_MAX_RUNS][CMP_MAX_FIG];
-	int has[CMP_MAX_RUNS][CMP_MAX_FIG];
+	int has[CMP_MAX_RUNS][CMP_MAX_FIG], ord[CMP_MAX_FIG], nord;
 
 	if (grouped) {
 		ng = make_groups(rf, n, gidx, names);
@@ -277,12 +343,13 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 			hi[g][f] = vals[k - 1];
 		}
 
+	nord = figure_order(fs, rf, n, ord);
 	emit_arr_begin(e, grouped ? "groups" : "runs");
 	for (int g = 0; g < ng; g++) {
 		emit_obj_begin(e, NULL);
 		emit_str(e, "name", names[g]);
 		emit_obj_begin(e, "figures");
-		for (int f = 0; f < fs->n; f++)
+		for (int o = 0, f; o < nord && (f = ord[o], 1); o++)
 			if (has[g][f]) {
 				if (grouped) {
 					emit_obj_begin(e, fs->f[f].key);
@@ -296,7 +363,7 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 		emit_obj_end(e);
 		if (g > 0) {
 			emit_obj_begin(e, "change_pct");
-			for (int f = 0; f < fs->n; f++)
+			for (int o = 0, f; o < nord && (f = ord[o], 1); o++)
 				if (has[g][f] && has[0][f])
 					emit_num(e, fs->f[f].key, pct_change(med[0][f], med[g][f]));
 			emit_obj_end(e);
@@ -344,7 +411,7 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 		}
 		emit_text(e, "\n");
 	}
-	for (int f = 0; f < fs->n; f++) {
+	for (int o = 0, f; o < nord && (f = ord[o], 1); o++) {
 		int show_change = ng <= 2 || fmt == CMP_MARKDOWN;
 		if (fmt == CMP_MARKDOWN)
 			emit_text(e, "| %s |", fs->f[f].label);
@@ -375,7 +442,7 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 			emit_text(e, " %10s", nm);
 		}
 		emit_text(e, "\n");
-		for (int f = 0; f < fs->n; f++) {
+		for (int o = 0, f; o < nord && (f = ord[o], 1); o++) {
 			emit_text(e, "%-24.24s", fs->f[f].label);
 			for (int g = 1; g < ng; g++) {
 				char c[32] = "-";
@@ -390,7 +457,7 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 		/* where the spread inside a group is larger than the difference
 		 * between the groups' medians, say so */
 		int noted = 0;
-		for (int f = 0; f < fs->n; f++)
+		for (int o = 0, f; o < nord && (f = ord[o], 1); o++)
 			for (int g = 1; g < ng; g++) {
 				double diff, spread = 0;
 				if (!has[g][f] || !has[0][f])

@@ -327,6 +327,11 @@ static int write_compare(FILE *fp, struct runview *rv, size_t n)
 					(int)('A' + i % 26), "change");
 		fprintf(fp, "%s\n", line);
 		for (int h = 0; h < PLOT_NHEAD; h++) {
+			int any = 0;
+			for (size_t i = 0; i < n; i++)
+				any |= !isnan(v[i][h]);
+			if (!any)
+				continue;   /* elapsed when no run timed a command */
 			fit(cell, sizeof(cell), v[0][h], 9, 2);
 			len = snprintf(line, sizeof(line), "  %-12s %9s",
 				       plot_headline_names[h], cell);
@@ -347,7 +352,9 @@ static int write_compare(FILE *fp, struct runview *rv, size_t n)
 			fputc('\n', fp);
 	}
 	fprintf(fp, "\n");
-	put_wrapped(fp, "MB/s and IOPS: dispatched requests (completed bios when"
+	put_wrapped(fp, "elapsed: the commands' first start to last end (runs"
+		    " that timed commands); trace span: the first to the last"
+		    " event, as iotape report's span. MB/s and IOPS: dispatched requests (completed bios when"
 		    " a trace has no D) over the run's span, MB = 10^6 bytes, as"
 		    " iotape report counts them; Q2C and D2C in us over all"
 		    " devices, paired as btt pairs them. For latency lower is"
@@ -540,7 +547,7 @@ static int mail_run(const struct mail_opts *o)
 	po.format = PLOT_PNG;
 	po.align_cmd = -1;
 	po.width = PLOT_WIDTH;
-	po.height = PLOT_HEIGHT;
+	po.height = 0;   /* taller for many panels */
 	po.drawn = &drawn_png;
 	if (plot_run(&po)) {
 		free(rv);

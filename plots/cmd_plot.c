@@ -47,10 +47,11 @@ static void plot_usage(FILE *fp)
 "  all      every kind the runs have data for (the default); the others\n"
 "           are named on stderr with the reason\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 22, "o");
-	fprintf(fp, "Pictures are %dx%d pixels unless --width and --height say "
-		"otherwise. Prints\nthe path of each picture written. Needs "
-		"gnuplot ($IOTAPE_GNUPLOT names\nanother program).\n",
-		PLOT_WIDTH, PLOT_HEIGHT);
+	fprintf(fp, "Pictures are %d pixels wide and %d high, taller when they "
+		"stack more panels\n(devices, runs), unless --width and --height "
+		"say otherwise. Keys sit\noutside the data. Prints the path of "
+		"each picture written. Needs gnuplot\n($IOTAPE_GNUPLOT names "
+		"another program).\n", PLOT_WIDTH, PLOT_HEIGHT);
 }
 
 static int parse_px(const char *s, const char *opt, int *out)
@@ -86,7 +87,7 @@ int cmd_plot(int argc, char **argv)
 	struct option longopts[ARRAY_SIZE(options) + 1];
 	struct plot_opts o = {
 		.dir = ".", .format = PLOT_PNG, .align_cmd = -1,
-		.width = PLOT_WIDTH, .height = PLOT_HEIGHT,
+		.width = PLOT_WIDTH, .height = 0,
 		.kinds = (1u << PLOT_NKINDS) - 1, .list = stdout,
 	};
 	const char *db = NULL;

@@ -165,15 +165,29 @@ void plot_gp_dstr(struct plot_gp *g, const char *s)
 	fputc('"', g->fp);
 }
 
+int plot_height(const struct plot_opts *o, int rows, int row_px)
+{
+	int h = PLOT_TITLE_PX + rows * row_px;
+
+	if (o->height > 0)
+		return o->height;
+	if (h < PLOT_HEIGHT)
+		h = PLOT_HEIGHT;
+	return h > PLOT_MAX_AUTO_HEIGHT ? PLOT_MAX_AUTO_HEIGHT : h;
+}
+
 int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
-		 enum plot_kind k, const char *what)
+		 enum plot_kind k, const char *what, int rows, int row_px,
+		 int txt_lines)
 {
 	const struct plot_opts *o = c->o;
 
 	memset(g, 0, sizeof(*g));
 	g->format = o->format;
 	g->width = o->width;
-	g->height = o->height;
+	g->height = plot_height(o, rows, row_px);
+	if (o->format == PLOT_TXT)
+		g->height = txt_lines > 24 ? txt_lines : 24;
 	snprintf(g->file, sizeof(g->file), "%s.%s.gp", c->stem, plot_kind_name(k));
 	snprintf(g->out, sizeof(g->out), "%s.%s.%s", c->stem, plot_kind_name(k),
 		 ext[o->format]);
@@ -195,16 +209,17 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 	switch (o->format) {
 	case PLOT_PNG:
 		plot_gp(g, "set terminal pngcairo size %d,%d font 'sans,9' noenhanced"
-			" background '#ffffff'\n", o->width, o->height);
+			" background '#ffffff'\n", g->width, g->height);
 		break;
 	case PLOT_SVG:
 		plot_gp(g, "set terminal svg size %d,%d font 'sans,9' noenhanced"
-			" background '#ffffff'\n", o->width, o->height);
+			" background '#ffffff'\n", g->width, g->height);
 		break;
 	case PLOT_TXT:
 		/* gnuplot's dumb terminal, for plain-text mail; iotape removes
 		 * the form feed it puts before each page */
-		plot_gp(g, "set terminal dumb size 80,24 mono nofeed noenhanced\n");
+		plot_gp(g, "set terminal dumb size 80,%d mono nofeed noenhanced\n",
+			g->height);
 		break;
 	}
 	plot_gp(g, "set output '%s'\n", g->out);

@@ -151,8 +151,9 @@ int plot_seek(struct plot_ctx *c, char *why, size_t whylen)
 	struct plot_gp g;
 	char title[512], buf[256], dn[32];
 	const char *rps, *wps;
+	double div = 1;
 	size_t kept = 0;
-	int rc = 0, q_any = 0;
+	int rc = 0, q_any = 0, key_rows = 2, key_chars = 6;
 
 	/* ---- extract ---- */
 	for (size_t i = 0; i < c->nrun && !rc; i++) {
@@ -206,33 +207,53 @@ int plot_seek(struct plot_ctx *c, char *why, size_t whylen)
 		 stride > 1 ? "" : " (every request)",
 		 q_any ? "D rows: dispatch time and sector; Q rows where a run has no D"
 		       : "dispatch (D) time and sector of each request");
+	/* count panels, (run, device) pairs, and their keys' entries: read,
+	 * write and a process per colour used */
+	for (size_t i = 0; i < c->nrun; i++) {
+		for (size_t j = 0; j < sr[i].npb; j++) {
+			int n = 0;
+			if (j && sr[i].pb[j].dev == sr[i].pb[j - 1].dev)
+				continue;
+			if (npanel >= SEEK_PANELS) {
+				nleft++;
+				continue;
+			}
+			npanel++;
+			for (size_t k = j; k < sr[i].npb &&
+			     sr[i].pb[k].dev == sr[i].pb[j].dev; k++) {
+				char label[64];
+				plot_proc_label(&c->runs[i].rv, sr[i].pb[k].pid, label,
+						sizeof(label));
+				if (n < PLOT_NCOLOURS + 1)
+					n++;
+				if ((int)strlen(label) > key_chars)
+					key_chars = (int)strlen(label);
+			}
+			if (n + 2 > key_rows)
+				key_rows = n + 2;
+		}
+	}
+	/* a panel tall enough for its key in one column beside it (the
+	 * key's entries ~16 px, title, tick labels and the time axis ~110
+	 * px) and for sector tick labels that do not touch */
 	if (plot_dat_open(&d, c, PLOT_SEEK, buf) ||
-	    plot_gp_open(&g, c, PLOT_SEEK, title)) {
+	    plot_gp_open(&g, c, PLOT_SEEK, title, (int)npanel,
+			 key_rows * 16 + 110 > 220 ? key_rows * 16 + 110 : 220, 0)) {
 		rc = -1;
 		goto out;
 	}
 	if (stride > 1)
 		plot_dat_comment(&d, "sampled: 1 in %" PRIu64 " rows kept", stride);
 
-	/* count panels: (run, device) pairs */
-	for (size_t i = 0; i < c->nrun; i++) {
-		for (size_t j = 0; j < sr[i].npb; j++)
-			if (!j || sr[i].pb[j].dev != sr[i].pb[j - 1].dev) {
-				if (npanel < SEEK_PANELS)
-					npanel++;
-				else
-					nleft++;
-			}
-	}
 	plot_gp_panels(&g, (int)npanel, 1, title);
-	plot_gp_margins(&g, 16);
+	plot_gp_margins(&g, key_chars);
 	/* dense pictures need smaller points */
 	for (size_t i = 0; i < c->nrun; i++)
 		kept += sr[i].n;
 	rps = kept > 50000 ? "0.2" : kept > 5000 ? "0.3" : "0.45";
 	wps = kept > 50000 ? "0.3" : kept > 5000 ? "0.45" : "0.6";
-	plot_gp(&g, "set xlabel 'time (s)'\nset ylabel 'sector'\n"
-		"set format y '%%.0f'\nset xrange [%.9g:%.9g]\n",
+	plot_gp(&g, "set xlabel 'time (s)'\n"
+		"set format y '%%.10g'\nset xrange [%.9g:%.9g]\n",
 		c->x0, c->x1 > c->x0 ? c->x1 : c->x0 + 1e-3);
 	if (g.format == PLOT_TXT)   /* mono: letters tell reads from writes */
 		plot_gp(&g, "set key off\nset label 'r read, w write' at graph 0.02,"
@@ -251,6 +272,21 @@ int plot_seek(struct plot_ctx *c, char *why, size_t whylen)
 			snprintf(buf, sizeof(buf), "%s, device %s%s", c->runs[i].label,
 				 dn, s->from_q ? " (Q positions: no D in trace)" : "");
 			plot_gp_panel(&g, buf);
+			/* at most ~5 sector ticks, in millions or thousands when
+			 * that is shorter: wide tick labels crowd a short panel */
+			{
+				double lo = INFINITY, hi = -INFINITY, step;
+				for (size_t p = 0; p < s->n; p++)
+					if (s->pts[p].dev == dev) {
+						lo = fmin(lo, s->pts[p].sector);
+						hi = fmax(hi, s->pts[p].sector);
+					}
+				div = hi >= 1e6 ? 1e6 : hi >= 1e4 ? 1e3 : 1;
+				step = plot_tick_step((hi - lo) / div);
+				plot_gp(&g, "set ylabel '%s'\nset ytics %.10g\n",
+					div == 1e6 ? "sector (millions)" : div == 1e3 ?
+					"sector (thousands)" : "sector", step);
+			}
 			plot_gp(&g, "plot keyentry with points pt 7 ps 0.6 lc rgb 'black'"
 				" title 'read', \\\n     keyentry with points pt 2 ps 0.8"
 				" lc rgb 'black' title 'write'");
@@ -278,19 +314,22 @@ int plot_seek(struct plot_ctx *c, char *why, size_t whylen)
 					}
 					if ((idx = plot_dat_end(&d)) < 0)
 						continue;
-					plot_gp(&g, ", \\\n     dat index %d using 1:2 with"
-						" points pt %s ps %s lc rgb '%s' ", idx,
+					plot_gp(&g, ", \\\n     dat index %d using 1:($2/%g) with"
+						" points pt %s ps %s lc rgb '%s' ", idx, div,
 						g.format == PLOT_TXT ? (w ? "'w'" : "'r'")
 						: w ? "2" : "7", w ? wps : rps,
 						rank < PLOT_NCOLOURS ? plot_colours[rank]
 								      : PLOT_GREY);
-					if (titled) {
-						plot_gp(&g, "notitle");
-					} else {
-						plot_gp(&g, "title ");
-						plot_gp_str(&g, label);
-						titled = 1;
-					}
+					plot_gp(&g, "notitle");
+					if (titled)
+						continue;
+					/* the key's sample a square big enough to
+					 * tell the colour (the points are tiny) */
+					plot_gp(&g, ", \\\n     keyentry with points pt 5 ps"
+						" 0.9 lc rgb '%s' title ", rank < PLOT_NCOLOURS
+						? plot_colours[rank] : PLOT_GREY);
+					plot_gp_str(&g, label);
+					titled = 1;
 				}
 			}
 			plot_gp(&g, "\n");
@@ -407,7 +446,7 @@ int plot_tput(struct plot_ctx *c, char *why, size_t whylen)
 		 "columns: time_s read_MB/s write_MB/s read_IOPS write_IOPS\n"
 		 "blocks: one per run", b.text, b.w);
 	if (plot_dat_open(&d, c, PLOT_TPUT, buf) ||
-	    plot_gp_open(&g, c, PLOT_TPUT, title)) {
+	    plot_gp_open(&g, c, PLOT_TPUT, title, 2, (int)(26 * c->nrun) + 100, 0)) {
 		rc = -1;
 		goto out;
 	}
@@ -544,7 +583,7 @@ int plot_qd(struct plot_ctx *c, char *why, size_t whylen)
 		 "columns: time_s in_flight\n"
 		 "blocks: one per run and device", b.text, b.w);
 	if (plot_dat_open(&d, c, PLOT_QD, buf) ||
-	    plot_gp_open(&g, c, PLOT_QD, title)) {
+	    plot_gp_open(&g, c, PLOT_QD, title, 1, (int)(13 * nqs) + 100, 0)) {
 		rc = -1;
 		goto out;
 	}

@@ -106,8 +106,16 @@ int plot_lat(struct plot_ctx *c, char *why, size_t whylen)
 		 "%d log-spaced bins per decade; lo_us <= latency < hi_us\n"
 		 "columns: lo_us hi_us mid_us count pct_of_ios cdf_pct\n"
 		 "blocks: one per run, metric and direction", PER_DECADE);
+	for (size_t i = 0; i < c->nrun; i++)
+		for (int m = 0; m < 2; m++)
+			for (int w = 0; w < 2; w++)
+				if (lr[i].h[m][w].n)
+					has_m[m] = 1;
+	/* keys below the panels, an entry a line (~13 px each): a row of
+	 * panels wants ~320 px for the plot and axes, plus its key */
 	if (plot_dat_open(&d, c, PLOT_LAT, buf) ||
-	    plot_gp_open(&g, c, PLOT_LAT, title)) {
+	    plot_gp_open(&g, c, PLOT_LAT, title, has_m[0] + has_m[1],
+			 320 + 26 * (int)c->nrun, 0)) {
 		rc = -1;
 		goto out;
 	}
@@ -131,25 +139,41 @@ int plot_lat(struct plot_ctx *c, char *why, size_t whylen)
 				idx[i][m][w] = plot_dat_end(&d);
 			}
 
-	for (size_t i = 0; i < c->nrun; i++)
-		for (int m = 0; m < 2; m++)
-			for (int w = 0; w < 2; w++)
-				if (lr[i].h[m][w].n)
-					has_m[m] = 1;
 	plot_gp_panels(&g, has_m[0] + has_m[1], 2, title);
 	xlo = bin_lo_us(kmin > 0 ? kmin : 1);
 	xhi = bin_hi_us(kmax);
-	plot_gp(&g, "set logscale x\nset xlabel 'us'\nset xrange [%.6g:%.6g]\n"
-		"set xtics (", xlo, xhi);
-	/* tics at 1, 2 and 5 times the powers of ten in range */
-	for (double dec = pow(10, floor(log10(xlo))); dec <= xhi; dec *= 10)
-		for (int m = 1; m <= 5; m += m == 1 ? 1 : 3)
-			if (m * dec >= xlo && m * dec <= xhi)
-				plot_gp(&g, "%s'%g' %g", ntics++ ? ", " : "",
-					m * dec, m * dec);
+	plot_gp(&g, "set logscale x\nset xlabel 'latency (log scale)'\n"
+		"set xrange [%.6g:%.6g]\nset xtics (", xlo, xhi);
+	/* tics at 1, 2 and 5 times the powers of ten in range, or 1 and 3,
+	 * or the powers alone: as many as fit without their labels running
+	 * together (a label ~6 characters, ~7 px each in png and svg) */
+	{
+		double decades = fmax(log10(xhi / xlo), 0.5), per_decade, room;
+		static const int steps[3][4] = { { 1, 2, 5, 0 }, { 1, 3, 0, 0 },
+						 { 1, 0, 0, 0 } };
+		int pick;
+		/* a panel's width for the axis: half the picture less margins,
+		 * or a dumb page's 80 columns less ~12 */
+		room = g.format == PLOT_TXT ? 68 * 7 : g.width / 2.0 - 90;
+		per_decade = room / decades;
+		/* the closest two tics: 0.30 decades (1, 2, 5), 0.48 (1, 3) */
+		pick = per_decade * 0.30 >= 44 ? 0 : per_decade * 0.48 >= 44 ? 1 : 2;
+		for (double dec = pow(10, floor(log10(xlo))); dec <= xhi; dec *= 10)
+			for (int k = 0; k < 4 && steps[pick][k]; k++) {
+				double at = steps[pick][k] * dec;
+				char lab[16];
+				if (at < xlo || at > xhi)
+					continue;
+				if (at < 1000)
+					snprintf(lab, sizeof(lab), "%gus", at);
+				else if (at < 1e6)
+					snprintf(lab, sizeof(lab), "%gms", at / 1e3);
+				else
+					snprintf(lab, sizeof(lab), "%gs", at / 1e6);
+				plot_gp(&g, "%s'%s' %g", ntics++ ? ", " : "", lab, at);
+			}
+	}
 	plot_gp(&g, ")\n");
-	if (g.format != PLOT_TXT)
-		plot_gp(&g, "set key opaque\n");
 	for (int m = 0; m < 2; m++)
 		for (int cdf = 0; cdf < 2; cdf++) {
 			int first = 1;
@@ -160,15 +184,17 @@ int plot_lat(struct plot_ctx *c, char *why, size_t whylen)
 			plot_gp_panel(&g, buf);
 			plot_gp(&g, "set ylabel '%s'\nset yrange [0:%s]\n%s\nplot ",
 				cdf ? "% of I/Os <= x" : "% of I/Os", cdf ? "100" : "*",
-				g.format == PLOT_TXT ? "set key below" : cdf ?
-				"set key inside right bottom" : "set key inside right top");
+				/* below the panel, outside the data, an entry a
+				 * line: the titles are long */
+				g.format == PLOT_TXT ? "set key below" :
+				"set key below vertical maxcols 1 Left reverse");
 			for (size_t i = 0; i < c->nrun; i++)
 				for (int w = 0; w < 2; w++) {
 					const struct hist *h = &lr[i].h[m][w];
 					char t[160];
 					if (idx[i][m][w] < 0)
 						continue;
-					snprintf(t, sizeof(t), "%s%s%s n %llu, mean %.1f, p99 %.1f",
+					snprintf(t, sizeof(t), "%s%s%s n %llu, mean %.0f us, p99 %.0f us",
 						 c->nrun > 1 ? c->runs[i].label : "",
 						 c->nrun > 1 ? " " : "", w ? "write" : "read",
 						 (unsigned long long)h->n, hist_mean(h) / 1e3,

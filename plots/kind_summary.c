@@ -180,7 +180,9 @@ int plot_procs(struct plot_ctx *c, char *why, size_t whylen)
 
 	snprintf(title, sizeof(title), "processes: share of bytes and of busy"
 		 " time%s", no_busy ? " (no D in a trace: busy 0)" : "");
-	if (plot_gp_open(&g, c, PLOT_PROCS, title))
+	/* a bar pair ~18 px (a line each in txt, where the labels would
+	 * otherwise share lines) */
+	if (plot_gp_open(&g, c, PLOT_PROCS, title, 1, 18 * nrows + 140, nrows + 9))
 		return -1;
 	/* horizontal bars: the processes' names read across, also in txt */
 	plot_gp(&g, "set title ");
@@ -219,6 +221,8 @@ int plot_headline_get(struct runview *rv, double v[PLOT_NHEAD])
 			bytes[w] += c_only ? ds->dir[w].c_only_bytes : ds->dir[w].bytes;
 		}
 	}
+	v[PLOT_H_ELAPSED] = rd.elapsed_from_cmds ? rundata_elapsed_s(&rd) : NAN;
+	v[PLOT_H_SPAN] = rv->last_event ? span : NAN;
 	v[PLOT_H_READ_MBS] = span > 0 ? (double)bytes[0] / 1e6 / span : 0;
 	v[PLOT_H_WRITE_MBS] = span > 0 ? (double)bytes[1] / 1e6 / span : 0;
 	v[PLOT_H_IOPS] = span > 0 ? (double)ios / span : 0;
@@ -232,22 +236,44 @@ int plot_headline_get(struct runview *rv, double v[PLOT_NHEAD])
 }
 
 const char *const plot_headline_names[PLOT_NHEAD] = {
-	"read MB/s", "write MB/s", "IOPS", "Q2C mean us", "Q2C p99 us",
+	"elapsed s", "trace span s", "read MB/s", "write MB/s", "IOPS",
+	"Q2C mean us", "Q2C p99 us",
 	"D2C mean us", "D2C p99 us",
 };
 
 /* For 80 columns: at most 8 characters each. */
 static const char *const short_names[PLOT_NHEAD] = {
-	"rd MB/s", "wr MB/s", "IOPS", "Q2C avg", "Q2C p99", "D2C avg", "D2C p99",
+	"elapsed", "span s", "rd MB/s", "wr MB/s", "IOPS", "Q2C avg", "Q2C p99", "D2C avg", "D2C p99",
 };
 
-const int plot_headline_lower_better[PLOT_NHEAD] = { 0, 0, 0, 1, 1, 1, 1 };
+const int plot_headline_lower_better[PLOT_NHEAD] = { 1, 1, 0, 0, 0, 1, 1, 1, 1 };
 
 double plot_pct_change(double base, double v)
 {
 	if (isnan(base) || isnan(v) || base == 0)
 		return NAN;
 	return 100.0 * (v - base) / base;
+}
+
+/* v in at most 6 characters for a tick label: 3 significant digits, whole
+ * numbers up to 99999, then k and M ("5271", "27.4", "1.2M"); "-" for
+ * none. */
+static void short_value(char *out, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (isnan(v))
+		snprintf(out, len, "-");
+	else if (a >= 1e8)
+		snprintf(out, len, "%.0fM", v / 1e6);
+	else if (a >= 1e6)
+		snprintf(out, len, "%.3gM", v / 1e6);
+	else if (a >= 1e5)
+		snprintf(out, len, "%.0fk", v / 1e3);
+	else if (a >= 100)
+		snprintf(out, len, "%.0f", v);
+	else
+		snprintf(out, len, "%.3g", v);
 }
 
 int plot_compare(struct plot_ctx *c, char *why, size_t whylen)
@@ -257,7 +283,7 @@ int plot_compare(struct plot_ctx *c, char *why, size_t whylen)
 	struct plot_gp g;
 	char buf[1024], title[256];
 	double lo = 0, hi = 0, bw;
-	int rc = 0;
+	int rc = 0, shown[PLOT_NHEAD], nshown = 0;
 
 	if (c->nrun < 2) {
 		snprintf(why, whylen, "needs two or more runs");
@@ -268,6 +294,14 @@ int plot_compare(struct plot_ctx *c, char *why, size_t whylen)
 		rc = plot_headline_get(&c->runs[i].rv, v[i]);
 	if (rc)
 		goto out;
+	/* the figures some run has (elapsed: only runs that timed commands) */
+	for (int h = 0; h < PLOT_NHEAD; h++) {
+		int any = 0;
+		for (size_t i = 0; i < c->nrun; i++)
+			any |= !isnan(v[i][h]);
+		if (any)
+			shown[nshown++] = h;
+	}
 
 	snprintf(buf, sizeof(buf),
 		 "headline figures of each run (iotape report's numbers: MB/s and\n"
@@ -283,7 +317,8 @@ int plot_compare(struct plot_ctx *c, char *why, size_t whylen)
 	for (size_t i = 0; i < c->nrun; i++)
 		plot_dat_comment(&d, "run %zu: '%s'", i + 1, c->runs[i].rv.name);
 	plot_dat_block(&d, "figures");
-	for (int h = 0; h < PLOT_NHEAD; h++) {
+	for (int x = 0; x < nshown; x++) {
+		int h = shown[x];
 		int len = snprintf(buf, sizeof(buf), "\"%s\"", plot_headline_names[h]);
 		for (size_t i = 0; i < c->nrun; i++)
 			len += snprintf(buf + len, sizeof(buf) - len, isnan(v[i][h])
@@ -314,7 +349,7 @@ int plot_compare(struct plot_ctx *c, char *why, size_t whylen)
 	else
 		snprintf(title, sizeof(title), "%% change against '%.40s' (latency:"
 			 " lower is better)", c->runs[0].rv.name);
-	if (plot_gp_open(&g, c, PLOT_COMPARE, title)) {
+	if (plot_gp_open(&g, c, PLOT_COMPARE, title, 1, 0, 0)) {
 		rc = -1;
 		goto out;
 	}
@@ -330,18 +365,23 @@ int plot_compare(struct plot_ctx *c, char *why, size_t whylen)
 	plot_gp(&g, "\nset datafile missing '?'\nset style fill solid 0.8 border -1\n"
 		"set ylabel '%% change'\nset xzeroaxis lt -1\n"
 		"set yrange [%.4g:%.4g]\nset xrange [-0.6:%d.6]\nset xtics (",
-		lo - (hi - lo) * 0.15, hi + (hi - lo) * 0.15, PLOT_NHEAD - 1);
-	for (int h = 0; h < PLOT_NHEAD; h++) {
+		lo - (hi - lo) * 0.15, hi + (hi - lo) * 0.15, nshown - 1);
+	for (int x = 0; x < nshown; x++) {
+		int h = shown[x];
 		/* two runs: the values under the name */
-		if (c->nrun == 2 && g.format != PLOT_TXT)
-			snprintf(buf, sizeof(buf), "%s\n%.3g -> %.3g",
-				 plot_headline_names[h], v[0][h], v[1][h]);
+		if (c->nrun == 2 && g.format != PLOT_TXT) {
+			char a[16], b[16];
+			short_value(a, sizeof(a), v[0][h]);
+			short_value(b, sizeof(b), v[1][h]);
+			snprintf(buf, sizeof(buf), "%s\n%s -> %s",
+				 plot_headline_names[h], a, b);
+		}
 		else
 			snprintf(buf, sizeof(buf), "%s", g.format == PLOT_TXT ?
 				 short_names[h] : plot_headline_names[h]);
-		plot_gp(&g, "%s", h ? ", " : "");
+		plot_gp(&g, "%s", x ? ", " : "");
 		plot_gp_dstr(&g, buf);
-		plot_gp(&g, " %d", h);
+		plot_gp(&g, " %d", x);
 	}
 	/* two runs: the title names them, colours say better or worse */
 	plot_gp(&g, ")\n%s", c->nrun > 2 ? (g.format == PLOT_TXT ? "" :

@@ -17,10 +17,18 @@ static const char *const vname[NV] = {
 	"swap in", "swap out", "block in", "block out",
 };
 
-/* Panel of each series: 0 memory MB, 1 dirty and writeback MB (small next
- * to free and cache), 2 swap MB/s, 3 block MB/s. */
-#define NPANEL 4
-static const int vpanel[NV] = { 0, 0, 1, 1, 0, 2, 2, 3, 3 };
+/* Panel of each series: 0 free memory MB (alone: on a big machine it
+ * dwarfs the rest), 1 cache and swap used MB, 2 dirty and writeback MB,
+ * 3 swap MB/s, 4 block MB/s. */
+#define NPANEL 5
+#define RATES 3             /* panels from here on are MB/s */
+static const int vpanel[NV] = { 0, 1, 2, 2, 1, 3, 3, 4, 4 };
+
+/* A series whose peak is under a tenth of its panel's peak is drawn on
+ * the right-hand axis (y2), scaled to its own peak, so it does not lie
+ * flat along the bottom (swap used under cache, writeback under dirty,
+ * swap in under swap out). */
+#define Y2_RATIO 10
 
 /* proc when the run has /proc samples, else vmstat-log (as iotape vmstat) */
 static int pick_source(struct plot_ctx *c, int64_t run, const char **src)
@@ -40,7 +48,8 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 	int *idx = xcalloc(c->nrun, sizeof(*idx));
 	int (*have)[NV] = xcalloc(c->nrun, sizeof(*have));
 	size_t with = 0;
-	double ymax[NPANEL] = { 0 }, xlo = INFINITY, xhi = -INFINITY;
+	double ymax[NPANEL] = { 0 }, vmax[NV] = { 0 }, xlo = INFINITY,
+	       xhi = -INFINITY, free_lo = INFINITY;
 	int pan_has[NPANEL] = { 0 }, npan = 0;
 	char buf[1024], title[256];
 	int rc = 0, opened = 0;
@@ -96,7 +105,7 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 			xhi = fmax(xhi, t);
 			for (int v = 0; v < NV; v++) {
 				double x;
-				if (isnan(col[v]) || (boot && vpanel[v] >= 2)) {
+				if (isnan(col[v]) || (boot && vpanel[v] >= RATES)) {
 					len += snprintf(row + len, sizeof(row) - len, " ?");
 					continue;
 				}
@@ -105,6 +114,9 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 				len += snprintf(row + len, sizeof(row) - len, " %.6g", x);
 				have[i][v] = 1;
 				ymax[vpanel[v]] = fmax(ymax[vpanel[v]], x);
+				vmax[v] = fmax(vmax[v], x);
+				if (v == V_FREE)
+					free_lo = fmin(free_lo, x);
 			}
 			plot_dat_row(&d, "%s", row);
 		}
@@ -132,8 +144,16 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 	if (rc)
 		goto out;
 
-	/* the commands, as comments in the data and marks in the picture */
-	if (plot_gp_open(&g, c, PLOT_VM, title)) {
+	for (size_t i = 0; i < c->nrun; i++)
+		for (int v = 0; v < NV; v++)
+			if (idx[i] >= 0 && have[i][v] && !pan_has[vpanel[v]]) {
+				pan_has[vpanel[v]] = 1;
+				npan++;
+			}
+	/* the commands, as comments in the data and marks in the picture;
+	 * a panel's key beside it, an entry ~16 px */
+	if (plot_gp_open(&g, c, PLOT_VM, title, npan, (int)(48 * c->nrun) + 130
+			 > 240 ? (int)(48 * c->nrun) + 130 : 240, 0)) {
 		rc = -1;
 		goto out;
 	}
@@ -181,14 +201,8 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 	if (!rc)
 		rc = plot_dat_close(&d);
 	opened = 0;
-	for (size_t i = 0; i < c->nrun; i++)
-		for (int v = 0; v < NV; v++)
-			if (idx[i] >= 0 && have[i][v] && !pan_has[vpanel[v]]) {
-				pan_has[vpanel[v]] = 1;
-				npan++;
-			}
 	plot_gp_panels(&g, npan, 1, title);
-	plot_gp_margins(&g, plot_label_chars(c) + 10);
+	plot_gp_margins(&g, plot_label_chars(c) + 19);
 	if (!(xhi > xlo))
 		xhi = xlo + 1;
 	/* one time axis for every panel, the commands' marks inside it */
@@ -196,16 +210,44 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 		xlo - (xhi - xlo) * 0.01, xhi + (xhi - xlo) * 0.01);
 	for (int p = 0; p < NPANEL; p++) {
 		static const char *const ptitle[NPANEL] = {
-			"memory (MB)", "dirty and writeback (MB)",
-			"swap in and out (MB/s)", "block in and out (MB/s)"
+			"free memory (MB)", "cache and swap used (MB)",
+			"dirty and writeback (MB)", "swap in and out (MB/s)",
+			"block in and out (MB/s)"
 		};
+		const char *unit = p >= RATES ? "MB/s" : "MB";
+		double y1max = 0, y2max = 0;
 		int first = 1;
 		if (!pan_has[p])
 			continue;   /* not sampled (Dirty: captures only) */
+		for (int v = 0; v < NV; v++)
+			if (vpanel[v] == p && vmax[v] > 0 &&
+			    vmax[v] * Y2_RATIO < ymax[p])
+				y2max = fmax(y2max, vmax[v]);
+			else if (vpanel[v] == p)
+				y1max = fmax(y1max, vmax[v]);
 		plot_gp_panel(&g, ptitle[p]);
-		/* an all-zero panel gets a range of its own (gnuplot warns) */
-		plot_gp(&g, "set ylabel '%s'\nset yrange [0:%s]\nplot ",
-			p >= 2 ? "MB/s" : "MB", ymax[p] > 0 ? "*" : "1");
+		/* free memory alone: its own range, so its changes show; the
+		 * others from 0; an all-zero panel gets a range of its own
+		 * (gnuplot warns); about 4 ticks, short panels crowd */
+		if (p == vpanel[V_FREE] && vmax[V_FREE] > free_lo)
+			plot_gp(&g, "set ylabel '%s'\nset yrange [*:*]\n"
+				"set ytics autofreq\n", unit);
+		else if (p == vpanel[V_FREE])   /* flat: gnuplot would warn */
+			plot_gp(&g, "set ylabel '%s'\nset yrange [%.10g:%.10g]\n"
+				"set ytics autofreq\n", unit, free_lo - 1,
+				vmax[V_FREE] + 1);
+		else
+			plot_gp(&g, "set ylabel '%s'\nset yrange [0:%s]\n"
+				"set ytics %.10g\n", unit, ymax[p] > 0 ? "*" : "1",
+				plot_tick_step(y1max > 0 ? y1max : 1));
+		if (y2max > 0)
+			plot_gp(&g, "set ytics nomirror\nset y2tics %.10g\n"
+				"set y2range [0:*]\nset y2label '%s (right axis)'\n",
+				plot_tick_step(y2max), unit);
+		else
+			plot_gp(&g, "set ytics mirror\nunset y2tics\n"
+				"unset y2label\n");
+		plot_gp(&g, "plot ");
 		for (size_t i = 0; i < c->nrun; i++) {
 			if (idx[i] < 0)
 				continue;
@@ -213,12 +255,15 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 				char t[128];
 				if (vpanel[v] != p || !have[i][v])
 					continue;
-				snprintf(t, sizeof(t), "%s%s%s", c->nrun > 1 ?
+				int right = vmax[v] > 0 &&
+					    vmax[v] * Y2_RATIO < ymax[p];
+				snprintf(t, sizeof(t), "%s%s%s%s", c->nrun > 1 ?
 					 c->runs[i].label : "", c->nrun > 1 ? " " : "",
-					 vname[v]);
-				plot_gp(&g, "%sdat index %d using 1:%d with %s lw 1.5"
-					" dt %zu lc rgb '%s' title ",
+					 vname[v], right ? " (right)" : "");
+				plot_gp(&g, "%sdat index %d using 1:%d axes x1%s with %s"
+					" lw 1.5 dt %zu lc rgb '%s' title ",
 					first ? "" : ", \\\n     ", idx[i], 2 + v,
+					right ? "y2" : "y1",
 					g.format == PLOT_TXT ? "lines"
 					: "linespoints pt 7 ps 0.3",
 					i % 5 + 1, plot_colours[v % PLOT_NCOLOURS]);

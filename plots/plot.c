@@ -113,6 +113,17 @@ double plot_bin_width(double span, int target, char *text, size_t len)
 	return w;
 }
 
+double plot_tick_step(double range)
+{
+	double raw = range / 4, dec;
+
+	if (!(raw > 0) || !isfinite(raw))
+		return 1;
+	dec = pow(10, floor(log10(raw)));
+	return raw <= dec ? dec : raw <= 2 * dec ? 2 * dec : raw <= 5 * dec
+		? 5 * dec : 10 * dec;
+}
+
 void plot_proc_label(const struct runview *rv, uint32_t pid, char *out,
 		     size_t len)
 {

@@ -38,7 +38,9 @@ struct plot_opts {
 	int align_cmd;              /* -1: runs start together; N >= 0: each
 				       run's command N (commands.idx) starts
 				       at time 0 */
-	int width, height;          /* pixels, png and svg (txt is 80x24) */
+	int width, height;          /* pixels, png and svg (txt is 80x24);
+				       height 0: PLOT_HEIGHT, taller for
+				       pictures of many panels */
 	FILE *list;                 /* each picture's path is printed here,
 				       one a line; NULL for none */
 	unsigned *drawn;            /* out: bit per kind drawn; NULL ok */

@@ -87,11 +87,26 @@ struct plot_gp {
 	int width, height;
 };
 
+/* Pixels above the panels (the picture's title), and the most an
+ * automatic height grows to. */
+#define PLOT_TITLE_PX 40
+#define PLOT_MAX_AUTO_HEIGHT 4000
+
+/* The picture's height in pixels for rows stacked rows of panels, each
+ * wanting row_px pixels (title, axes, and a key beside or below it): the
+ * --height asked for (o->height > 0), else PLOT_TITLE_PX + rows * row_px
+ * but at least PLOT_HEIGHT and at most PLOT_MAX_AUTO_HEIGHT, so more
+ * panels get a taller canvas rather than squeezed ones. */
+int plot_height(const struct plot_opts *o, int rows, int row_px);
+
 /* Creates DIR/NAME.KIND.gp with a comment saying what it draws from which
- * data file, the terminal for c's format and size, and the output name.
- * Returns 0 or -1 after error(). */
+ * data file, the terminal for c's format and size (png, svg: the width
+ * asked for and plot_height(rows, row_px); txt: 80 columns and txt_lines
+ * lines a page, at least 24), and the output name. Returns 0 or -1 after
+ * error(). */
 int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
-		 enum plot_kind k, const char *what);
+		 enum plot_kind k, const char *what, int rows, int row_px,
+		 int txt_lines);
 
 /* Writes printf-formatted text into the script. */
 void plot_gp(struct plot_gp *g, const char *fmt, ...)
@@ -141,7 +156,7 @@ int plot_compare(struct plot_ctx *c, char *why, size_t whylen);
 /* ---- headline figures (plots/kind_summary.c; compare and mail) ---- */
 
 enum {
-	PLOT_H_READ_MBS, PLOT_H_WRITE_MBS, PLOT_H_IOPS, PLOT_H_Q2C_MEAN,
+	PLOT_H_ELAPSED, PLOT_H_SPAN, PLOT_H_READ_MBS, PLOT_H_WRITE_MBS, PLOT_H_IOPS, PLOT_H_Q2C_MEAN,
 	PLOT_H_Q2C_P99, PLOT_H_D2C_MEAN, PLOT_H_D2C_P99, PLOT_NHEAD
 };
 
@@ -151,7 +166,10 @@ extern const char *const plot_headline_names[PLOT_NHEAD];
 /* 1 where a lower value is better (latencies), 0 where higher is. */
 extern const int plot_headline_lower_better[PLOT_NHEAD];
 
-/* Fills v with rv's headline figures from report_build(): read and write
+/* Fills v with rv's headline figures from report_build(): the elapsed
+ * time of its commands (their first start to last end, s; NAN when it
+ * timed none) and its trace span (the first to the last event, s, as
+ * report's span; NAN without events), read and write
  * MB/s and IOPS (reads + writes) over the run's span, as iotape report
  * counts them (MB = 10^6 bytes), and Q2C and D2C mean and p99 over all
  * devices in us (NAN when the run has none). Returns 0 or -1 after an
@@ -166,6 +184,11 @@ double plot_pct_change(double base, double v);
 /* A bin width in seconds, 1, 2 or 5 times a power of ten, that cuts span
  * seconds into at most about target bins; and its text ("25 ms"). */
 double plot_bin_width(double span, int target, char *text, size_t len);
+
+/* A tick step for an axis spanning range: 1, 2 or 5 times a power of
+ * ten, about a quarter of it (at most 4 or 5 ticks: short panels crowd
+ * with more); 1 for an empty or invalid range. */
+double plot_tick_step(double range);
 
 /* A process as "comm pid" (comm cut to 16), or "pid N" when the run has
  * no name for it. */

@@ -239,7 +239,7 @@ if "$IOTAPE" plot --db "$db" -o "$d" --width $W --height $H small small2 > /dev/
 	check_eq "compare: read MB/s = report's" \
 		"$(jq '.devices[0].read.mb_s * 1000 | round' <<< "$json")" \
 		"$(awk '$1 == "\"read" { printf "%.0f", $3 * 1000 }' "$d/small-vs-small2.compare.dat")"
-	check_eq "compare: the same trace twice changes nothing" "0 0 0 0 0 0 0" \
+	check_eq "compare: the same trace twice changes nothing" "0 0 0 0 0 0 0 0" \
 		"$(awk '!/^#/ && NF { printf "%s%s", n++ ? " " : "", $(NF - 1) }' "$d/small-vs-small2.compare.dat")"
 	failed=
 	for k in $KINDS2; do
