@@ -4,6 +4,7 @@
  * (compare.h). */
 #include "compare.h"
 
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -242,46 +243,66 @@ static int dev_fig(const struct cmp_figure *f, unsigned *maj, unsigned *min,
 	return 1;
 }
 
-/* The order the table shows the figures in: as they came, but the device
- * rows together where the first one came, by device (major, minor) and
- * read before write, so a device only a later run has is not left at the
- * bottom; none when no run has more than one device (the totals say it
- * all). Returns the number of figures shown, their indices in ord. */
+/* The order figures are shown in, whichever run brought them: a figure
+ * only a later run has (a device, a latency of a run whose first had no
+ * completions) sits where it belongs, not at the bottom. Keys no pattern
+ * matches follow in the order they came. */
+static const char *const fig_order[] = {
+	"elapsed_s", "span_s", "cmd*_real_s", "read_mb_s", "read_iops",
+	"write_mb_s", "write_iops", "dev*_mb_s", "read_q2c_p50_us",
+	"read_q2c_p99_us", "read_d2c_p50_us", "read_d2c_p99_us",
+	"write_q2c_p50_us", "write_q2c_p99_us", "write_d2c_p50_us",
+	"write_d2c_p99_us", "long_seeks_per_s", "seek_mean_sectors",
+	"swap_out_mb", "swap_in_mb", "peak_swap_mb", "peak_dirty_mb",
+	"peak_writeback_mb", "min_free_mb", "iowait_pct",
+};
+
+/* Figure f's place: its pattern's index, then the device (major, minor,
+ * read before write) or the key, then the order it came in. */
+static int fig_before(const struct figset *fs, int a, int b)
+{
+	int ra = ARRAY_SIZE(fig_order), rb = ra;
+	unsigned ma = 0, na = 0, mb = 0, nb = 0;
+	int wa = 0, wb = 0;
+
+	for (int k = 0; k < (int)ARRAY_SIZE(fig_order); k++) {
+		if (ra == (int)ARRAY_SIZE(fig_order) &&
+		    !fnmatch(fig_order[k], fs->f[a].key, 0))
+			ra = k;
+		if (rb == (int)ARRAY_SIZE(fig_order) &&
+		    !fnmatch(fig_order[k], fs->f[b].key, 0))
+			rb = k;
+	}
+	if (ra != rb)
+		return ra < rb;
+	if (ra < (int)ARRAY_SIZE(fig_order) && dev_fig(&fs->f[a], &ma, &na, &wa) &&
+	    dev_fig(&fs->f[b], &mb, &nb, &wb) && (ma != mb || na != nb || wa != wb))
+		return ma != mb ? ma < mb : na != nb ? na < nb : wa < wb;
+	if (ra < (int)ARRAY_SIZE(fig_order) && strcmp(fs->f[a].key, fs->f[b].key))
+		return strcmp(fs->f[a].key, fs->f[b].key) < 0;
+	return a < b;
+}
+
+/* The figures to show, in fig_order (ord; returns how many): the device
+ * rows only when a run has more than one device (else the totals say it
+ * all). */
 static int figure_order(const struct figset *fs, const struct run_figs *rf,
 			int n, int *ord)
 {
-	int many = 0, nord = 0, devs_done = 0;
+	int many = 0, nord = 0;
 
 	for (int i = 0; i < n; i++)
 		many |= rf[i].rep.ndev > 1;
 	for (int f = 0; f < fs->n; f++) {
 		unsigned a, b;
-		int w, first;
-		if (!dev_fig(&fs->f[f], &a, &b, &w)) {
-			ord[nord++] = f;
+		int w, k;
+		if (!many && dev_fig(&fs->f[f], &a, &b, &w))
 			continue;
-		}
-		if (!many || devs_done)
-			continue;
-		devs_done = 1;
-		first = nord;
-		for (int g = f; g < fs->n; g++) {
-			unsigned ga, gb;
-			int gw, k;
-			if (!dev_fig(&fs->f[g], &ga, &gb, &gw))
-				continue;
-			/* insertion: few rows */
-			for (k = nord; k > first; k--) {
-				unsigned pa = 0, pb = 0;
-				int pw = 0;
-				dev_fig(&fs->f[ord[k - 1]], &pa, &pb, &pw);
-				if (pa < ga || (pa == ga && (pb < gb || (pb == gb && pw <= gw))))
-					break;
-				ord[k] = ord[k - 1];
-			}
-			ord[k] = g;
-			nord++;
-		}
+		/* insertion: a few dozen rows */
+		for (k = nord; k > 0 && fig_before(fs, f, ord[k - 1]); k--)
+			ord[k] = ord[k - 1];
+		ord[k] = f;
+		nord++;
 	}
 	return nord;
 }

@@ -180,22 +180,31 @@ int plot_procs(struct plot_ctx *c, char *why, size_t whylen)
 
 	snprintf(title, sizeof(title), "processes: share of bytes and of busy"
 		 " time%s", no_busy ? " (no D in a trace: busy 0)" : "");
-	/* a bar pair ~18 px (a line each in txt, where the labels would
-	 * otherwise share lines) */
-	if (plot_gp_open(&g, c, PLOT_PROCS, title, 1, 18 * nrows + 140, nrows + 9))
+	/* a bar pair ~18 px (two lines each in txt: bytes and busy time
+	 * apart, and no two labels on one line) */
+	if (plot_gp_open(&g, c, PLOT_PROCS, title, 1, 18 * nrows + 140,
+			 2 * nrows + 9))
 		return -1;
 	/* horizontal bars: the processes' names read across, also in txt */
 	plot_gp(&g, "set title ");
 	plot_gp_str(&g, title);
+	/* txt: fixed margins and a range a line above the first bar, so
+	 * each process gets exactly two lines (the plot spans 2 * nrows
+	 * lines between its borders), its bytes on the first and its busy
+	 * time on the second */
+	if (g.format == PLOT_TXT)
+		plot_gp(&g, "\nset tmargin 3\nset bmargin 5");
 	plot_gp(&g, "\nset style fill solid 0.8 border -1\n"
 		"set xrange [0:100]\nset xlabel '%% of the run'\n"
-		"set yrange [%g:0.6]\nset ytics scale 0 nomirror\n"
+		"set yrange [%g:%g]\nset ytics scale 0 nomirror\n"
 		"set grid noytics\nset key %s\n"
-		"plot dat using (column(2)/2):(-$0+0.2):(column(2)/2):(0.18):ytic(1)"
+		"plot dat using (column(2)/2):(-$0+0.25):(column(2)/2):(0.2):ytic(1)"
 		" with boxxyerror lc rgb '%s' title 'bytes', \\\n"
-		"     dat using (column(3)/2):(-$0-0.2):(column(3)/2):(0.18)"
+		"     dat using (column(3)/2):(-$0-0.25):(column(3)/2):(0.2)"
 		" with boxxyerror lc rgb '%s' title 'busy time'\n",
-		-nrows + 0.4, g.format == PLOT_TXT ? "below" : "outside right top",
+		g.format == PLOT_TXT ? -nrows + 0.75 : -nrows + 0.5,
+		g.format == PLOT_TXT ? 0.75 : 0.5,
+		g.format == PLOT_TXT ? "below" : "outside right top",
 		plot_colours[0], plot_colours[3]);
 	return plot_gp_close(&g);
 }
@@ -387,7 +396,8 @@ int plot_compare(struct plot_ctx *c, char *why, size_t whylen)
 	plot_gp(&g, ")\n%s", c->nrun > 2 ? (g.format == PLOT_TXT ? "" :
 		"set key below\n") : g.format == PLOT_TXT ? "set key off\n" :
 		"set key off\nset bmargin 4\n");
-	bw = 0.8 / (double)(c->nrun - 1);
+	/* txt: narrower, or neighbours merge into one block of characters */
+	bw = (g.format == PLOT_TXT ? 0.6 : 0.8) / (double)(c->nrun - 1);
 	plot_gp(&g, "plot ");
 	for (size_t i = 1; i < c->nrun; i++) {
 		int col = 1 + (int)c->nrun + (int)i;

@@ -240,10 +240,14 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 			plot_gp(&g, "set ylabel '%s'\nset yrange [0:%s]\n"
 				"set ytics %.10g\n", unit, ymax[p] > 0 ? "*" : "1",
 				plot_tick_step(y1max > 0 ? y1max : 1));
-		if (y2max > 0)
+		if (y2max > 0) {
 			plot_gp(&g, "set ytics nomirror\nset y2tics %.10g\n"
-				"set y2range [0:*]\nset y2label '%s (right axis)'\n",
-				plot_tick_step(y2max), unit);
+				"set y2range [0:*]\n", plot_tick_step(y2max));
+			/* dumb writes a y2 label over the border: the key's
+			 * "(right)" says it there */
+			if (g.format != PLOT_TXT)
+				plot_gp(&g, "set y2label '%s (right axis)'\n", unit);
+		}
 		else
 			plot_gp(&g, "set ytics mirror\nunset y2tics\n"
 				"unset y2label\n");

@@ -1,0 +1,117 @@
+# t_compare_figures.sh: compare's figures table (issue 15 item 9) on runs
+# imported from the fixtures (and the seed captures of the corpus when it is
+# there): latencies in us as report prints them (text and --json), the trace
+# span as a row for runs without command times (elapsed only for runs that
+# timed commands), device rows together by device with '-' for a run
+# without the device, whichever run brings them; and mail's table with the
+# same duration row. No root needed.
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "compare figures"
+command -v jq > /dev/null || { skip "compare figures" "no jq"; exit 0; }
+command -v sqlite3 > /dev/null || { skip "compare figures" "no sqlite3"; exit 0; }
+
+t=$TEST_TMP db=$t/t.db
+imp() { "$IOTAPE" import --db "$db" --quiet --again --run "$@"; }
+imp small "$FIXTURES/loop-fio-small.bin" &&
+imp small2 "$FIXTURES/loop-fio-small.bin" &&
+imp msr "$FIXTURES/import/msr-web.csv" &&
+imp systor "$FIXTURES/import/systor17.csv" ||
+	{ not_ok "import the fixtures"; tap_finish; }
+# a run that timed a command: the fixture with a vmstat log holding bash's time
+{ head -n 3 "$FIXTURES/vmstat/plain-1-3.log"
+  printf 'real\t0m0.500s\nuser\t0m0.100s\nsys\t0m0.050s\n'
+  tail -n 1 "$FIXTURES/vmstat/plain-1-3.log"; } > "$t/timed.log"
+imp timed "$FIXTURES/loop-fio-small.bin" &&
+"$IOTAPE" import --db "$db" --quiet --run timed --interval 1 "$t/timed.log" ||
+	{ not_ok "import a run with a timed command"; tap_finish; }
+ok "imported the fixtures"
+q() { sqlite3 "$db" "$1"; }
+
+# ---- units: us, as report ------------------------------------------------------
+"$IOTAPE" compare --db "$db" small small2 > "$t/txt" 2> "$t/err" &&
+"$IOTAPE" compare --db "$db" --json small small2 > "$t/json" 2>> "$t/err" ||
+	not_ok "compare small small2" "$(cat "$t/err")"
+check_eq "text: latency rows in us, none in ms" "8 0" \
+	"$(grep -cE '^(read|write) (Q2C|D2C) p(50|99) us ' "$t/txt") $(grep -cE '^[a-zA-Z0-9, ]+ ms ' "$t/txt")"
+check_eq "json: latency keys in us, none in ms" "8 0" \
+	"$(jq '[.runs[0].figures | keys[] | select(test("_(q2c|d2c)_p(50|99)_us$"))] | length' "$t/json") $(jq '[.. | objects | keys[] | select(test("_ms$"))] | length' "$t/json")"
+# the p50 of reads' Q2C (bios with data, as report pairs them) worked out in SQL
+R=$(q "SELECT id FROM runs WHERE name = 'small'")
+want=$(q "SELECT (c_ns - q_ns) / 1000.0 FROM requests WHERE run = $R AND bytes > 0 AND split = 0
+	AND q_ns IS NOT NULL AND c_ns IS NOT NULL AND (cats & 8194) = 0 ORDER BY c_ns - q_ns
+	LIMIT 1 OFFSET (SELECT (count(*) - 1) / 2 FROM requests WHERE run = $R AND bytes > 0
+	AND split = 0 AND q_ns IS NOT NULL AND c_ns IS NOT NULL AND (cats & 8194) = 0)")
+got=$(jq '.runs[0].figures.read_q2c_p50_us' "$t/json")
+within_pct "$got" "$want" 5 && ok "read Q2C p50 us = the reads' median Q2C in us ($want)" ||
+	not_ok "read Q2C p50 us = the reads' median Q2C in us" "want $want, got $got"
+check_eq "the same unit as report: its all-I/O Q2C p50 us within 2x of compare's read p50" 1 \
+	"$(jq -n --argjson a "$("$IOTAPE" report --db "$db" --json small | jq '.all.q2c.p50_us')" \
+		--argjson b "$got" '(($a - $b) | fabs) / $a < 0.5 | if . then 1 else 0 end')"
+
+# ---- the duration row ---------------------------------------------------------------
+span=$("$IOTAPE" report --db "$db" --json msr | jq '.span_s')
+check_eq "imports without commands: a trace span row, no elapsed row" "1 0" \
+	"$(grep -c '^trace span s ' "$t/txt") $(grep -c '^elapsed' "$t/txt")"
+"$IOTAPE" compare --db "$db" --json msr systor > "$t/ms.json"
+check_eq "json: span_s = report's span_s" "$span" "$(jq '.runs[0].figures.span_s' "$t/ms.json")"
+check_eq "json: no elapsed_s for runs without commands" "false false" \
+	"$(jq -r '[.runs[].figures | has("elapsed_s")] | join(" ")' "$t/ms.json")"
+check_eq "the trace span is what 'which took longer' compares" "span_s" \
+	"$(jq -r '.comparisons[0].explains' "$t/ms.json")"
+"$IOTAPE" compare --db "$db" small timed > "$t/timed.txt"
+check_eq "a run that timed a command: its elapsed row beside the span" \
+	"elapsed s (commands) - 0.500" \
+	"$(awk '/^elapsed s \(commands\)/ { print "elapsed s (commands)", $4, $5 }' "$t/timed.txt")"
+check_eq "... and both runs' trace spans" 1 "$(grep -c '^trace span s  *1\.001  *1\.001 ' "$t/timed.txt")"
+
+# ---- device rows: together, by device, '-' for a run without it -----------------------
+"$IOTAPE" compare --db "$db" msr systor > "$t/ms.txt"
+check_eq "device rows in device order, right after the totals" \
+	"write IOPS|0,0 read|0,0 write|0,1 read|0,1 write|0,2 read|0,2 write|read Q2C" \
+	"$(awk '/^(write IOPS|[0-9]+,[0-9]+ |read Q2C p50)/ { print $1 " " $2 }' "$t/ms.txt" |
+		sed 's/ MB\/s//; s/ p50//' | paste -sd'|')"
+check_eq "a device only the second run has: '-' for the first" "- -" \
+	"$(awk '/^0,2 (read|write) MB\/s/ { printf "%s%s", n++ ? " " : "", $4 }' "$t/ms.txt")"
+check_eq "json: the same order" \
+	"dev0_0_read_mb_s dev0_0_write_mb_s dev0_1_read_mb_s dev0_1_write_mb_s dev0_2_read_mb_s dev0_2_write_mb_s" \
+	"$(jq -r '[.runs[1].figures | keys_unsorted[] | select(startswith("dev"))] | join(" ")' "$t/ms.json")"
+"$IOTAPE" compare --db "$db" systor msr > "$t/sm.txt"
+check_eq "reversed: the device the first run lacks is '-' in its place, not last" \
+	"0,2 read MB/s 2.40 -" "$(grep '^0,2 read' "$t/sm.txt" | tr -s ' ')"
+check_eq "one device each: no device rows" 0 "$(grep -c '^[0-9]*,[0-9]* ' "$t/txt")"
+
+# ---- the seed captures (corpus): 3.49 s vs 3.05 s ----------------------------------------
+if CORPUS=$(corpus_dir) && [ -r "$CORPUS/seed-debsums-patch/one-disk/trace.bin" ]; then
+	for v in one-disk two-disks; do
+		imp "$v" "$CORPUS/seed-debsums-patch/$v/trace.bin" || not_ok "import seed $v"
+	done
+	"$IOTAPE" compare --db "$db" one-disk two-disks > "$t/seed.txt"
+	check_eq "seed: the trace spans 3.490 s and 3.049 s are the first row" \
+		"trace span s 3.490 3.049 -12.6%" "$(sed -n 2p "$t/seed.txt" | tr -s ' ')"
+	check_eq "seed: 7,2 (two-disks only) among the device rows" \
+		"7,0 7,0 7,1 7,1 7,2 7,2" \
+		"$(awk '/^[0-9]+,[0-9]+ / { printf "%s%s", n++ ? " " : "", $1 }' "$t/seed.txt")"
+	check_eq "seed: 'which took longer' names the trace span" 1 \
+		"$(grep -c '^trace span: one-disk 3.490 s, two-disks 3.049 s: one-disk took longer' "$t/seed.txt")"
+else
+	skip "seed captures" "no ../shared/corpus"
+fi
+
+# ---- mail: the same duration row ----------------------------------------------------------
+if command -v gnuplot > /dev/null; then
+	if "$IOTAPE" mail --db "$db" -o "$t/mail" msr systor > /dev/null 2> "$t/err"; then
+		f=$t/mail/msr-vs-systor.mail.txt
+		check_eq "mail: a trace span row (report's span), no elapsed row" \
+			"1 0" "$(grep -c "^  trace span s  *$(printf '%.2f' "$span") " "$f") $(grep -c '^  elapsed s ' "$f")"
+		# no D in these traces: Q2C rows only, no rows of '-' for D2C
+		check_eq "mail: latency in us, Q2C only (no D2C without D)" "2 0" \
+			"$(grep -cE '^  Q2C (mean|p99) us ' "$f") $(sed -n '/^== headline/,/^== explanation/p' "$f" |
+				grep -cE '^  (D2C|[A-Za-z0-9 ]+ ms) ')"
+	else
+		not_ok "mail msr systor" "$(cat "$t/err")"
+	fi
+else
+	skip "mail" "no gnuplot"
+fi
+tap_finish
