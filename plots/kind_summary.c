@@ -183,15 +183,15 @@ int plot_procs(struct plot_ctx *c, char *why, size_t whylen)
 	/* a bar pair ~18 px (two lines each in txt: bytes and busy time
 	 * apart, and no two labels on one line) */
 	if (plot_gp_open(&g, c, PLOT_PROCS, title, 1, 18 * nrows + 140,
-			 2 * nrows + 9))
+			 2 * nrows + 10))
 		return -1;
 	/* horizontal bars: the processes' names read across, also in txt */
 	plot_gp(&g, "set title ");
 	plot_gp_str(&g, title);
-	/* txt: fixed margins and a range a line above the first bar, so
-	 * each process gets exactly two lines (the plot spans 2 * nrows
-	 * lines between its borders), its bytes on the first and its busy
-	 * time on the second */
+	/* txt: fixed margins and a range a line above the first bar and
+	 * below the last, so each process gets exactly two lines (the plot
+	 * spans 2 * nrows + 1 lines between its borders, half a unit
+	 * each), its bytes on the first and its busy time on the second */
 	if (g.format == PLOT_TXT)
 		plot_gp(&g, "\nset tmargin 3\nset bmargin 5");
 	plot_gp(&g, "\nset style fill solid 0.8 border -1\n"
@@ -202,7 +202,7 @@ int plot_procs(struct plot_ctx *c, char *why, size_t whylen)
 		" with boxxyerror lc rgb '%s' title 'bytes', \\\n"
 		"     dat using (column(3)/2):(-$0-0.25):(column(3)/2):(0.2)"
 		" with boxxyerror lc rgb '%s' title 'busy time'\n",
-		g.format == PLOT_TXT ? -nrows + 0.75 : -nrows + 0.5,
+		g.format == PLOT_TXT ? -nrows + 0.25 : -nrows + 0.5,
 		g.format == PLOT_TXT ? 0.75 : 0.5,
 		g.format == PLOT_TXT ? "below" : "outside right top",
 		plot_colours[0], plot_colours[3]);

@@ -102,7 +102,7 @@ int plot_height(const struct plot_opts *o, int rows, int row_px);
 /* Creates DIR/NAME.KIND.gp with a comment saying what it draws from which
  * data file, the terminal for c's format and size (png, svg: the width
  * asked for and plot_height(rows, row_px); txt: 80 columns and txt_lines
- * lines a page, at least 24), and the output name. Returns 0 or -1 after
+ * lines a page, 0 for 24), and the output name. Returns 0 or -1 after
  * error(). */
 int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 		 enum plot_kind k, const char *what, int rows, int row_px,
