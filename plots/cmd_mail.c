@@ -516,12 +516,12 @@ static void usage_mail(FILE *fp)
 "plain-text file ready to paste into a mailing-list post, no line over 80\n"
 "columns and no colour: what was run (each run's commands, host, kernel,\n"
 "machine; the settings that differ), the headline figures with %% change\n"
-"against RUN_A (read and write MB/s, IOPS, Q2C and D2C mean and p99, as\n"
-"iotape report counts them), the analyzers' explanation (as iotape\n"
-"compare's), vmstat excerpts around each run's busiest interval, and text\n"
-"plots (gnuplot's dumb terminal). The PNGs of iotape plot are written\n"
-"beside it (DIR/NAME.KIND.png, with their data and scripts), and the text\n"
-"plots' files under DIR/txt.\n");
+"against RUN_A (elapsed or trace span s, read and write MB/s, IOPS, Q2C\n"
+"and D2C mean and p99 in us, as iotape report counts them), the analyzers'\n"
+"explanation (as iotape compare's), vmstat excerpts around each run's\n"
+"busiest interval, and text plots (gnuplot's dumb terminal). The PNGs of\n"
+"iotape plot are written beside it (DIR/NAME.KIND.png, with their data and\n"
+"scripts), and the text plots' files under DIR/txt.\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 22, "o");
 }
 
