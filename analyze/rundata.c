@@ -57,6 +57,10 @@ static int load_io(struct rundata *rd, struct store *st)
 		return error("reading requests: %s", store_errmsg(st));
 	while ((rc = store_requests_next(cur, &rq, NULL)) > 0) {
 		struct an_io *x;
+		if (!runview_keep_request(rd->rv, rq.dev, rq.q_ns != STORE_NO_TIME ?
+					  rq.q_ns : rq.d_ns != STORE_NO_TIME ?
+					  rq.d_ns : rq.c_ns))
+			continue;
 		if (rd->n == cap) {
 			cap = cap ? 2 * cap : 4096;
 			rd->io = xrealloc(rd->io, cap * sizeof(*rd->io));
@@ -229,6 +233,21 @@ static double setting_num(const struct rundata *rd, const char *key)
 	return end != v ? x : -1;
 }
 
+/* A --from/--to window cuts the time the run is judged over. */
+static void clip_window(struct rundata *rd)
+{
+	const struct runview *rv = rd->rv;
+
+	if (!rv->filtered)
+		return;
+	if (rd->t0 < rv->from_abs)
+		rd->t0 = rv->from_abs;
+	if (rd->t1 > rv->to_abs)
+		rd->t1 = rv->to_abs;
+	if (rd->t1 < rd->t0)
+		rd->t1 = rd->t0;
+}
+
 /* The window the run is judged over (rundata.h). */
 static void set_window(struct rundata *rd)
 {
@@ -246,6 +265,7 @@ static void set_window(struct rundata *rd)
 		rd->t0 = lo;
 		rd->t1 = hi;
 		rd->elapsed_from_cmds = 1;
+		clip_window(rd);
 		return;
 	}
 	for (size_t i = 0; i < rd->n; i++) {
@@ -259,6 +279,10 @@ static void set_window(struct rundata *rd)
 	}
 	rd->t0 = hi > lo ? lo : 0;
 	rd->t1 = hi > lo ? hi : 0;
+	if (rd->rv->filtered) {
+		clip_window(rd);
+		return;
+	}
 	/* a clock that stepped: the span over the time that had I/O (import
 	 * counts it) from the first event */
 	if (rd->rv->active_ns > 0 && rd->t1 - rd->t0 != rd->rv->active_ns) {
