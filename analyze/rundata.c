@@ -49,18 +49,13 @@ static int load_io(struct rundata *rd, struct store *st)
 	size_t cap = 0;
 	int rc;
 
-	rc = store_requests_open(st, rd->rv->id, STORE_RQ_ALL,
-				 STORE_RQ_COLS_ALL & ~(unsigned)(STORE_RQ_RWBS |
-				 STORE_RQ_REQUEUES | STORE_RQ_ERROR |
-				 STORE_RQ_SPLIT_FROM | STORE_RQ_ORIG), &cur);
-	if (rc)
-		return error("reading requests: %s", store_errmsg(st));
+	if (runview_requests_open(rd->rv, STORE_RQ_ALL, STORE_RQ_COLS_ALL &
+				  ~(unsigned)(STORE_RQ_RWBS | STORE_RQ_REQUEUES |
+				  STORE_RQ_ERROR | STORE_RQ_SPLIT_FROM |
+				  STORE_RQ_ORIG), &cur))
+		return -1;
 	while ((rc = store_requests_next(cur, &rq, NULL)) > 0) {
 		struct an_io *x;
-		if (!runview_keep_request(rd->rv, rq.dev, rq.q_ns != STORE_NO_TIME ?
-					  rq.q_ns : rq.d_ns != STORE_NO_TIME ?
-					  rq.d_ns : rq.c_ns))
-			continue;
 		if (rd->n == cap) {
 			cap = cap ? 2 * cap : 4096;
 			rd->io = xrealloc(rd->io, cap * sizeof(*rd->io));

@@ -87,30 +87,20 @@ int runview_set_filter(struct runview *rv, const struct rv_filter *f)
 	rv->to_abs = f->to_ns == INT64_MAX ? INT64_MAX : rv->genesis_ns + f->to_ns;
 	memcpy(rv->devs, f->devs, sizeof(rv->devs));
 	rv->ndev = f->ndev;
+	rv->range.from_ns = f->from_ns > 0 ? rv->from_abs : INT64_MIN;
+	rv->range.to_ns = rv->to_abs;
+	rv->range.devs = rv->devs;
+	rv->range.ndev = (size_t)rv->ndev;
 	return 0;
 }
 
-int runview_keep_dev(const struct runview *rv, uint32_t dev)
+int runview_requests_open(const struct runview *rv, enum store_rq_order order,
+			  unsigned cols, struct store_cursor **cur)
 {
-	if (!rv->ndev)
-		return 1;
-	for (int i = 0; i < rv->ndev; i++)
-		if (rv->devs[i] == dev)
-			return 1;
+	if (store_requests_open_range(rv->st, rv->id, order, cols,
+				      rv->filtered ? &rv->range : NULL, cur))
+		return error("reading requests: %s", store_errmsg(rv->st));
 	return 0;
-}
-
-int runview_keep_request(const struct runview *rv, uint32_t dev,
-			 int64_t first_ns)
-{
-	if (!rv->filtered)
-		return 1;
-	if (!runview_keep_dev(rv, dev))
-		return 0;
-	if (rv->from_abs == rv->genesis_ns && rv->to_abs == INT64_MAX)
-		return 1;
-	return first_ns != STORE_NO_TIME && first_ns >= rv->from_abs &&
-	       first_ns < rv->to_abs;
 }
 
 int64_t runview_span_ns(const struct runview *rv)
@@ -227,16 +217,12 @@ int runview_events(struct runview *rv,
 
 	if (!rv->first_event)
 		return 0;
-	if (store_events_open(rv->st, rv->id, &cur))
+	if (store_events_open_range(rv->st, rv->id, rv->filtered ? &rv->range
+				    : NULL, &cur))
 		return error("%s", store_errmsg(rv->st));
-	while ((step = store_events_next(cur, &ev)) > 0) {
-		if (rv->filtered && (!runview_keep_dev(rv, ev.dev) ||
-				     (int64_t)ev.time_ns < rv->from_abs ||
-				     (int64_t)ev.time_ns >= rv->to_abs))
-			continue;
+	while ((step = store_events_next(cur, &ev)) > 0)
 		if ((rc = fn(ctx, &ev)))
 			break;
-	}
 	if (!rc && step < 0)
 		rc = error("%s", store_errmsg(rv->st));
 	store_cursor_close(cur);

@@ -9,10 +9,9 @@
 #include "schema/store.h"
 
 /* What a reader keeps of a run (--from, --to, --dev; btt -t/-T, blkparse
- * reading one device's file). A request is kept when its first time (Q,
- * else D, else C: btt counts a request by its Q) is in [from, to) and its
- * device is one of devs; an event when its time is in [from, to) and its
- * device is one of devs. Times are ns from the run's first event. */
+ * reading one device's file): struct store_range's rule (schema/store.h),
+ * a request by its first time (Q, else D, else C: btt counts a request by
+ * its Q), with times in ns from the run's first event. */
 #define RV_MAX_DEVS 16
 struct rv_filter {
 	int64_t from_ns;        /* 0: from the start */
@@ -62,6 +61,7 @@ struct runview {
 	int64_t from_abs, to_abs;
 	uint32_t devs[RV_MAX_DEVS];
 	int ndev;
+	struct store_range range;   /* the same, for the store's cursors */
 };
 
 /* An empty filter (everything kept). */
@@ -72,18 +72,17 @@ void rv_filter_init(struct rv_filter *f);
  * device "major,minor". Returns 0, or -1 after printing one error line. */
 int rv_filter_opt(struct rv_filter *f, int opt, const char *arg);
 
-/* Makes every reader of rv keep only what f keeps: runview_events(), the
- * requests rundata_load() reads, runview_span_ns(). Returns 0, or -1 after
+/* Makes every reader of rv keep only what f keeps: runview_events(),
+ * runview_requests_open() (rundata_load(), export, plots),
+ * runview_span_ns(). Returns 0, or -1 after
  * printing one error line (--to not after --from). */
 int runview_set_filter(struct runview *rv, const struct rv_filter *f);
 
-/* 1 when the filter keeps a request of dev whose first time (Q, else D,
- * else C; STORE_NO_TIME when none) is first_ns; 0 when not. */
-int runview_keep_request(const struct runview *rv, uint32_t dev,
-			 int64_t first_ns);
-
-/* 1 when the filter keeps dev (its time aside). */
-int runview_keep_dev(const struct runview *rv, uint32_t dev);
+/* store_requests_open_range() over rv's run with rv's filter: the cursor
+ * gives the requests the filter keeps. Returns 0 and *cur, or -1 after
+ * printing one error line. */
+int runview_requests_open(const struct runview *rv, enum store_rq_order order,
+			  unsigned cols, struct store_cursor **cur);
 
 /* Opens the database at db (which must exist: store_open_existing()) and
  * the run named (or numbered) run. Prints one error line and returns -1 on
