@@ -85,6 +85,12 @@ int report_build(struct report *r, const struct rundata *rd)
 
 		if (hc)
 			ds->completions++;
+		/* btt 2.09 trace_queue.c: one per Q with data; an X adds
+		 * no Q (btt also counts each R: not here) */
+		if (hq && bytes > 0 && !(x->flags & AN_SPLIT_TAIL))
+			ds->btt_q++;
+		if (x->flags & AN_SPLIT_TAIL)
+			ds->x_splits++;
 		if (split && hq) {
 			/* btt pairs neither half of a split bio (its D and C
 			 * cover only part of the Q): keep them apart. */
@@ -313,15 +319,39 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 			 (double)d->bios / (double)(disp + d->flushes) : NAN);
 		emit_u64(e, "completions", d->completions);
 		emit_num(e, "avg_inflight", d->completions ? inflight : NAN);
-		emit_text(e, "  Q bios %" PRIu64 ", D requests %" PRIu64 " (and %" PRIu64
-			  " empty: flushes)", d->bios, disp, d->flushes);
-		if (disp + d->flushes)
-			emit_text(e, ", merge ratio Q/D %.2f",
-				  (double)d->bios / (double)(disp + d->flushes));
-		if (d->completions)
-			emit_text(e, ",\n  avg in flight %.2f\n", inflight);
-		else
-			emit_text(e, "\n");
+		emit_u64(e, "q_with_data", d->btt_q);
+		emit_u64(e, "btt_q", d->btt_q > disp ? d->btt_q : disp);
+		emit_u64(e, "x_splits", d->x_splits);
+		{
+			char line[512];
+			int k = snprintf(line, sizeof(line), "Q bios %" PRIu64 ": %"
+					 PRIu64 " with data as btt counts #Q", d->bios,
+					 d->btt_q);
+			if (disp > d->btt_q)
+				k += snprintf(line + k, sizeof(line) - (size_t)k,
+					      " (btt prints %" PRIu64 ", never "
+					      "below #D)", disp);
+			if (d->x_splits)
+				k += snprintf(line + k, sizeof(line) - (size_t)k,
+					      ", %" PRIu64 " more from X splits",
+					      d->x_splits);
+			if (d->bios > d->btt_q + d->x_splits)
+				k += snprintf(line + k, sizeof(line) - (size_t)k,
+					      ", %" PRIu64 " empty (flushes)",
+					      d->bios - d->btt_q - d->x_splits);
+			k += snprintf(line + k, sizeof(line) - (size_t)k,
+				      "; D requests %" PRIu64 " (and %" PRIu64
+				      " empty: flushes)", disp, d->flushes);
+			if (disp + d->flushes)
+				k += snprintf(line + k, sizeof(line) - (size_t)k,
+					      ", merge ratio Q/D %.2f",
+					      (double)d->bios /
+					      (double)(disp + d->flushes));
+			if (d->completions)
+				snprintf(line + k, sizeof(line) - (size_t)k,
+					 ", avg in flight %.2f", inflight);
+			emit_wrapped(e, line);
+		}
 		emit_obj_begin(e, "seeks");
 		emit_str(e, "definition", "btt D2D");
 		emit_u64(e, "n", d->seek.n);

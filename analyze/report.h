@@ -20,6 +20,10 @@ struct dev_stats {
 	uint32_t dev;
 	struct dir_stats dir[2];           /* [0] read, [1] write/discard */
 	uint64_t bios;                     /* Q rows */
+	uint64_t btt_q;                    /* btt's #Q: Q events with data,
+					    * a split bio once (btt adds its R
+					    * events; shown at least #D) */
+	uint64_t x_splits;                 /* X events: the halves split off */
 	uint64_t flushes;                  /* dispatches with no data */
 	uint64_t busy_ns;                  /* sum of D2C of dispatches */
 	uint64_t q2c_no_d;                 /* completed bios with no D seen */

@@ -51,8 +51,7 @@ static int load_io(struct rundata *rd, struct store *st)
 
 	if (runview_requests_open(rd->rv, STORE_RQ_ALL, STORE_RQ_COLS_ALL &
 				  ~(unsigned)(STORE_RQ_RWBS | STORE_RQ_REQUEUES |
-				  STORE_RQ_ERROR | STORE_RQ_SPLIT_FROM |
-				  STORE_RQ_ORIG), &cur))
+				  STORE_RQ_ERROR | STORE_RQ_ORIG), &cur))
 		return -1;
 	while ((rc = store_requests_next(cur, &rq, NULL)) > 0) {
 		struct an_io *x;
@@ -76,6 +75,8 @@ static int load_io(struct rundata *rd, struct store *st)
 		x->dev = rq.dev;
 		x->flags = io_flags(rq.cats, (int)rq.bytes, rq.d_head, rq.has_seek,
 				    rq.split, rq.merged_into != 0);
+		if (rq.split_from)
+			x->flags |= AN_SPLIT_TAIL;
 	}
 	store_cursor_close(cur);
 	if (rc < 0)

@@ -361,9 +361,22 @@ btt_seeks() {
 			print dev, f[1], f[2] }' "$1"
 }
 
+# btt_merge_q BTTOUT: "maj,min #Q #D" per device from "Device Merge Information",
+# whose rows read " (  8, 16) |     2589     2589     1.0 |        0 ..."
+btt_merge_q() {
+	awk '
+		/^=+ Device Merge Information =+$/ { on = 1; next }
+		/^=+ / { on = 0 }
+		on && /^ *\( *[0-9]+, *[0-9]+\) *\|/ {
+			dev = $0; sub(/^ *\(/, "", dev); sub(/\).*/, "", dev); gsub(/ /, "", dev)
+			rest = $0; sub(/^[^|]*\|/, "", rest); split(rest, f, " ")
+			print dev, f[1], f[2] }' "$1"
+}
+
 # compare_btt DB RUN BTT_DUMPFILE LABEL: run btt on BTT_DUMPFILE (a blkparse -d dump of
 # the trace imported as RUN) and check that `iotape report --json` agrees with it: ALL
-# Q2C and D2C count and mean, and each device's D2D seek count and mean, within 1%.
+# Q2C and D2C count and mean, and each device's D2D seek count and mean, within 1%;
+# each device's #Q (report's btt_q: Q with data, a split bio once) exactly.
 # Prints one TAP line per figure.
 compare_btt() {
 	local db=$1 run=$2 dump=$3 label=$4
@@ -412,4 +425,11 @@ compare_btt() {
 		else not_ok "$label: $dev seek mean" "btt MEAN=$mean, iotape seeks.mean_sectors=${jm:-missing}"; fi
 	done <<< "$(btt_seeks "$bttout")"
 	[ $seen = 1 ] || diag "$label: btt printed no D2D seek rows"
+	local nq nd jq_
+	while read -r dev nq nd; do
+		[ -n "$dev" ] || continue
+		jq_=$(jq -r --arg d "$dev" '.devices[] | select(.dev == $d) | .btt_q // empty' "$json")
+		if [ "$jq_" = "$nq" ]; then ok "$label: $dev #Q $jq_ (btt $nq)"
+		else not_ok "$label: $dev #Q" "btt #Q=$nq, iotape btt_q=${jq_:-missing}"; fi
+	done <<< "$(btt_merge_q "$bttout")"
 }
