@@ -38,7 +38,7 @@ static const char iostat_footer[] =
 "share of the interval with a request between D and C. --json also has\n"
 "rrqm/s wrqm/s (bios merged, M/F) and rareq-sz wareq-sz (mean kB), left out\n"
 "of the text to keep it in 80 columns. A last, shorter interval's rates are\n"
-"over its own length.\n";
+"over its own length. A request with no C in the trace adds no time.\n";
 
 static void iostat_usage(FILE *fp)
 {

@@ -108,20 +108,22 @@ static void build_dev(const struct an_io *io, size_t n, uint32_t dev,
 			      !(x->flags & AN_MERGED);
 			bytes = x->bytes;
 		}
-		if ((x->flags & AN_HEAD) && x->d != AN_NONE) {
+		/* no C: never completed, or its C went to a later request
+		 * of the same sector (btt's pairing): no time to count */
+		if ((x->flags & AN_HEAD) && x->d != AN_NONE && x->c != AN_NONE &&
+		    x->c >= x->d) {
 			if (nsp == cap) {
 				cap = cap ? 2 * cap : 1024;
 				sp = xrealloc(sp, cap * sizeof(*sp));
 			}
 			sp[nsp].a = x->d;
-			sp[nsp++].b = x->c != AN_NONE && x->c >= x->d ? x->c : end;
+			sp[nsp++].b = x->c;
 		}
 		if (!req || (x->flags & AN_DISCARD))
 			continue;
 		s = start_of(x);
-		if (s != AN_NONE)
-			spread(inflight, s, x->c != AN_NONE && x->c >= s ? x->c : end,
-			       from, end, iv);
+		if (s != AN_NONE && x->c != AN_NONE && x->c >= s)
+			spread(inflight, s, x->c, from, end, iv);
 		if (x->c != AN_NONE && x->c >= from && x->c < end) {
 			size_t k = (size_t)((x->c - from) / iv);
 			struct iostat_row *r = &rows[k];

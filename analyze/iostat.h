@@ -24,7 +24,9 @@
  *                  its completion: the same mean over a run, smoother)
  *   rareq-sz wareq-sz  mean kB of those requests
  *   %util          % of the interval with some request between D and C
- * A request dispatched and never completed is in flight to the end. */
+ * A request with no C in the trace (not completed when it ends, or its C
+ * paired with a later request of the same sector, as btt pairs them) adds
+ * no time to aqu-sz and %util. */
 struct iostat_row {
 	int64_t t0_ns, t1_ns;        /* the interval, on the events' clock */
 	uint32_t dev;

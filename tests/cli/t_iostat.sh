@@ -16,12 +16,10 @@ t=$TEST_TMP db=$t/t.db
 truncate -s 128M "$t/disk.img"
 loop_attach "$t/disk.img" || { skip "iostat against diskstats" "cannot attach a loop device"; exit 0; }
 d=$LOOPDEV
-majmin=$(cat /sys/block/$d/dev)
+majmin=$(tr : , < /sys/block/$d/dev)
 
-# Busy then idle then busy: the device is either saturated (iodepth 4) or idle,
-# where the kernel's io_ticks (whole jiffies, counted from the last stamp) is
-# exact to a few jiffies a second; under sparse short I/O it is not (it counts
-# the jiffies between I/Os as busy), so %util is not compared there.
+# Busy, then nearly idle (one 4k read a second), then busy again, reads and
+# writes mixed.
 cat > "$t/job.fio" <<EOF
 [global]
 filename=/dev/$d
@@ -76,17 +74,28 @@ if [ "$n" -ge 5 ]; then ok "capture sampled /proc/diskstats of $majmin $n times"
 else not_ok "capture sampled /proc/diskstats of $majmin" "$n samples"; tap_finish; fi
 
 # Tolerances: a request whose C is traced just before a sample may be counted
-# by the kernel just after it (or the reverse): 2 requests per window, plus 1%.
-# %util: 3 points (a few 4 ms jiffies a second), on saturated or idle windows.
+# by the kernel just after it (or the reverse), and a C btt's pairing gives to
+# a later request of the same sector leaves its request uncounted: 3 requests
+# per window, plus 1%. %util: 10 points, or 15% of the kernel's: the kernel
+# counts io_ticks in whole jiffies from stamps taken at request start and end
+# (block/blk-core.c update_io_ticks), the trace the union of [D, C] in ns;
+# measured here, on a shared 2-core machine: the kernel's 0.1 to 8.3 points
+# below the trace's. A window starting before the trace's first event holds
+# I/O the trace did not see (the device probed on attach): not compared.
 windows=0 bad=
 prev=
 while read -r tn rd srd wr swr ioms; do
 	if [ -n "$prev" ]; then
 		read -r t0 rd0 srd0 wr0 swr0 ioms0 <<< "$prev"
+		if [ "$t0" -lt "$g" ]; then
+			diag "window from $t0 ns: before the trace's first event ($g), not compared"
+			prev="$tn $rd $srd $wr $swr $ioms"
+			continue
+		fi
 		from=$(awk -v a="$t0" -v g="$g" 'BEGIN { printf "%.9fs", (a - g) / 1e9 }')
 		to=$(awk -v a="$tn" -v g="$g" 'BEGIN { printf "%.9fs", (a - g) / 1e9 }')
 		iv=$(awk -v a="$t0" -v b="$tn" 'BEGIN { printf "%.9fs", (b - a) / 1e9 }')
-		row=$("$IOTAPE" iostat --db "$db" --json --dev "${majmin/:/,}" \
+		row=$("$IOTAPE" iostat --db "$db" --json --dev "$majmin" \
 			--from "$from" --to "$to" --interval "$iv" io |
 			jq -r '.rows[0] | "\(.r) \(.w) \(.["rkB/s"]) \(.util)"')
 		read -r jr jw jrkb jutil <<< "$row"
@@ -95,13 +104,13 @@ while read -r tn rd srd wr swr ioms; do
 			-v dsr="$(( ${srd%.*} - ${srd0%.*} ))" \
 			-v dio="$(( ${ioms%.*} - ${ioms0%.*} ))" \
 			-v jr="$jr" -v jw="$jw" -v jrkb="$jrkb" -v ju="$jutil" -v w="$from" '
-			function off(a, b) { d = a - b; if (d < 0) d = -d; return d > 2 + 0.01 * b }
+			function off(a, b) { d = a - b; if (d < 0) d = -d; return d > 3 + 0.01 * b }
 			BEGIN {
 				s = dt / 1e9; du = 100 * dio / (dt / 1e6); rkb = dsr / 2 / s
 				printf "window %s: reads %d/%d writes %d/%d rkB/s %.0f/%.0f %%util %.1f/%.1f", \
 					w, jr, dr, jw, dw, jrkb, rkb, ju, du
 				if (off(jr, dr) || off(jw, dw) || off(jrkb * s / 4, rkb * s / 4)) print " BAD"
-				else if ((du > 90 || du < 2) && (ju - du > 3 || du - ju > 3)) print " BAD"
+				else if ((d = ju - du) < 0 ? -d > 10 && -d > 0.15 * du : d > 10 && d > 0.15 * du) print " BAD"
 				else print ""
 			}')
 		diag "$line (iotape/diskstats)"
@@ -110,7 +119,7 @@ while read -r tn rd srd wr swr ioms; do
 	fi
 	prev="$tn $rd $srd $wr $swr $ioms"
 done < "$t/ds"
-if [ -z "$bad" ] && [ "$windows" -ge 4 ]; then
+if [ -z "$bad" ] && [ "$windows" -ge 5 ]; then
 	ok "iostat agrees with /proc/diskstats over $windows windows"
 else
 	not_ok "iostat agrees with /proc/diskstats over $windows windows" "${bad#; }"
