@@ -137,6 +137,16 @@ static void test_completions_only(void **state)
 	assert_int_equal(r[1].r, 1);
 	assert_true(fabs(r[1].r_s - 1 / (0.5 + 1e-9)) < 1e-6);
 	free(r);
+	/* dispatched, never completed: no busy or queue time, no request */
+	io[1] = mk(LOOP, 600 * MS, N, 700 * MS, N, 4096, 4096, AN_HEAD);
+	o.to_ns = 1000 * MS;
+	assert_int_equal(iostat_build(io, 2, &o, &r, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].r, 0);
+	assert_true(fabs(r[0].util_pct) < 1e-9);
+	assert_true(fabs(r[0].aqu_sz) < 1e-9);
+	free(r);
+	o.to_ns = INT64_MAX;
 	/* a bad interval; a window with nothing in it */
 	o.interval_ns = 0;
 	assert_int_equal(iostat_build(io, 2, &o, &r, &n), -22);
