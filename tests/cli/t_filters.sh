@@ -60,6 +60,15 @@ check_eq "iostat: its requests are all the D requests with data" \
 	"$(jq '.devices[0].read.requests + .devices[0].write.requests' "$t/full.json")" \
 	"$(jq '[.rows[] | .r + .w] | add' "$t/io-all.json")"
 
+# ---- plot: the tput data and its time axis cover the window only (the data
+# is written with or without gnuplot)
+"$IOTAPE" plot --db "$db" --kind tput --format txt -o "$t/pl" --from 200ms --to 0.5s lf \
+	> /dev/null 2>&1
+got=$(awk '!/^#/ && NF { if (lo == "") lo = $1; hi = $1 } END { print (lo >= 0.2 && hi < 0.51) }' \
+	"$t/pl/lf.tput.dat" 2> /dev/null)
+check_eq "plot --from 200ms --to 0.5s: tput bins in the window" "1" "$got"
+check "plot --from/--to: the x range is the window" grep -q 'set xrange \[0.2:0.5' "$t/pl/lf.tput.gp"
+
 # ---- bad values: one line each
 for args in "--from x" "--to 1q" "--dev 8" "--dev 8,x" "--from 2s --to 1s"; do
 	# shellcheck disable=SC2086
