@@ -18,6 +18,7 @@ int cmd_rm(int argc, char **argv);      /* analyze/cmd_manage.c */
 int cmd_mv(int argc, char **argv);      /* analyze/cmd_manage.c */
 int cmd_vacuum(int argc, char **argv);  /* analyze/cmd_manage.c */
 int cmd_dump(int argc, char **argv);    /* analyze/cmd_dump.c */
+int cmd_iostat(int argc, char **argv);  /* analyze/cmd_iostat.c */
 int cmd_report(int argc, char **argv);  /* analyze/cmd_report.c */
 int cmd_compare(int argc, char **argv); /* analyze/cmd_compare.c */
 int cmd_export(int argc, char **argv);  /* analyze/cmd_export.c */

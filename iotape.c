@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{ "export", cmd_export, "write a run for fio, btt, blkparse or a spreadsheet" },
 	{ "plot", cmd_plot, "gnuplot pictures of runs: seek, tput, lat, qd, vm, ..." },
 	{ "mail", cmd_mail, "one 80-column text of runs compared, to paste in mail" },
+	{ "iostat", cmd_iostat, "iostat -x's table per interval, from a run's trace" },
 	{ "vmstat", cmd_vmstat, "a run's samples as vmstat(8)'s table" },
 	{ "replay", cmd_replay, "reissue a run's I/O on a device or file, stored as a run" },
 	{ "model", cmd_model, "modelled rotating disks: list profiles, fit one to a trace" },

@@ -30,17 +30,19 @@ static int dump_cb(void *vctx, const struct bt_event *ev)
 
 static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	RV_FILTER_OPTS,
 	{ "help", 0, 'h', NULL, NULL },
 };
 
 static void dump_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape dump [--db FILE] RUN\n"
+"usage: iotape dump [--db FILE] [--from T] [--to T] [--dev M,m]... RUN\n"
 "\n"
 "Prints RUN's events as blkparse prints them by default (one line per event:\n"
 "dev cpu sequence seconds.nanoseconds pid action RWBS details), times\n"
-"relative to the first event. No summary.\n");
+"relative to the first event. No summary. --from and --to keep the events\n"
+"whose time is in [from, to).\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 13, NULL);
 }
 
@@ -50,13 +52,19 @@ int cmd_dump(int argc, char **argv)
 	const char *db = NULL;
 	struct runview rv;
 	struct dump_ctx d;
+	struct rv_filter filt;
 	int c, rc;
 
+	rv_filter_init(&filt);
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
+		case RV_OPT_FROM: case RV_OPT_TO: case RV_OPT_DEV:
+			if (rv_filter_opt(&filt, c, optarg))
+				return -1;
+			break;
 		case 'h': dump_usage(stdout); return 0;
 		default: return opt_bad("dump");
 		}
@@ -67,6 +75,10 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (runview_open(&rv, db_path_default(db), argv[optind]))
 		return -1;
+	if (runview_set_filter(&rv, &filt)) {
+		runview_close(&rv);
+		return -1;
+	}
 	d.fp = stdout;
 	d.genesis = rv.genesis_ns;
 	d.rv = &rv;

@@ -21,12 +21,14 @@ struct export_opts {
 	const char *out;          /* NULL: stdout */
 	enum export_format fmt;
 	int quiet;
+	struct rv_filter filt;
 };
 
 static void export_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape export [--db FILE] --format FMT [-o FILE] [--quiet] RUN\n"
+"usage: iotape export [--db FILE] --format FMT [-o FILE] [--quiet]\n"
+"                     [--from T] [--to T] [--dev M,m]... RUN\n"
 "\n"
 "Writes RUN in a format other tools read:\n"
 "  --format fio       fio iolog v3: one line per Q (per D when the run has\n"
@@ -40,7 +42,12 @@ static void export_usage(FILE *fp)
 "  --format blkparse  blkparse's text, as iotape dump prints it\n"
 "  -o, --output FILE  write FILE (made whole or not at all); default stdout\n"
 "  --db FILE          the database (default $IOTAPE_DB or iotape.db)\n"
-"  --quiet            no summary on stderr\n");
+"  --quiet            no summary on stderr\n"
+"  --from T           only what starts at or after T (a duration from the\n"
+"                     run's first event: 2.5s, 500ms, 1m); a request counts\n"
+"                     by its Q time, as btt -t does; events by their time\n"
+"  --to T             only what starts before T (btt -T)\n"
+"  --dev M,m          only device major,minor (8,0); repeat for several\n");
 }
 
 /* Exports o->run; prints one error line on failure. */
@@ -56,6 +63,10 @@ static int export_do(const struct export_opts *o)
 		return error("blktrace records are binary: give -o FILE or a pipe");
 	if (runview_open(&rv, db_path_default(o->db), o->run))
 		return -1;
+	if (runview_set_filter(&rv, &o->filt)) {
+		runview_close(&rv);
+		return -1;
+	}
 	if (o->out) {
 		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", o->out, (int)getpid());
 		if (!(fp = fopen(tmp, "w"))) {
@@ -106,12 +117,16 @@ int cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "from", required_argument, NULL, RV_OPT_FROM },
+		{ "to", required_argument, NULL, RV_OPT_TO },
+		{ "dev", required_argument, NULL, RV_OPT_DEV },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct export_opts o = { 0 };
 	int c;
 
+	rv_filter_init(&o.filt);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -125,6 +140,10 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'o': o.out = optarg; break;
 		case 'q': o.quiet = 1; break;
+		case RV_OPT_FROM: case RV_OPT_TO: case RV_OPT_DEV:
+			if (rv_filter_opt(&o.filt, c, optarg))
+				return -1;
+			break;
 		case 'h': export_usage(stdout); return 0;
 		default: return opt_bad("export");
 		}

@@ -22,6 +22,7 @@
 static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "json", 0, 'j', NULL, "the same numbers as one JSON object" },
+	RV_FILTER_OPTS,
 	{ "model", 1, 'M', "PROFILE", "also cost the run's seeks on a modelled "
 	  "rotating disk: a built-in profile (iotape model list) or a profile "
 	  "file" },
@@ -31,7 +32,8 @@ static const struct opt_def options[] = {
 static void report_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape report [--db FILE] [--json] [--model PROFILE] RUN\n"
+"usage: iotape report [--db FILE] [--json] [--from T] [--to T] [--dev M,m]...\n"
+"                     [--model PROFILE] RUN\n"
 "\n"
 "Per-device figures of RUN (requests, MB, IOPS and MB/s for reads and\n"
 "writes; bios queued and dispatched, merge ratio, average in flight; D2D\n"
@@ -58,14 +60,20 @@ int cmd_report(int argc, char **argv)
 	struct disk_profile model_buf;
 	const struct disk_profile *model = NULL;
 	char err[512];
+	struct rv_filter filt;
 	int c, json = 0, nf;
 
+	rv_filter_init(&filt);
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'j': json = 1; break;
+		case RV_OPT_FROM: case RV_OPT_TO: case RV_OPT_DEV:
+			if (rv_filter_opt(&filt, c, optarg))
+				return -1;
+			break;
 		case 'M':
 			if (profile_resolve(&model_buf, optarg, err, sizeof(err)))
 				return error("%s", err);
@@ -82,6 +90,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (runview_open(&rv, db_path_default(db), argv[optind]))
 		return -1;
+	if (runview_set_filter(&rv, &filt)) {
+		runview_close(&rv);
+		return -1;
+	}
 	an = xcalloc(1, sizeof(*an));
 	if (an_run_load(an, &rv, model)) {
 		free(an);

@@ -435,7 +435,8 @@ static int read_requests(struct runview *rv,
 	int64_t id;
 	int step, rc = 0;
 
-	if (store_requests_open(rv->st, rv->id, STORE_RQ_FIRST, cols, &cur)) {
+	if (store_requests_open_range(rv->st, rv->id, STORE_RQ_FIRST, cols,
+				      rv->filtered ? &rv->range : NULL, &cur)) {
 		snprintf(read_err, sizeof(read_err), "reading requests: %s",
 			 store_errmsg(rv->st));
 		return -1;

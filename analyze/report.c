@@ -85,6 +85,12 @@ int report_build(struct report *r, const struct rundata *rd)
 
 		if (hc)
 			ds->completions++;
+		/* btt 2.09 trace_queue.c: one per Q with data; an X adds
+		 * no Q (btt also counts each R: not here) */
+		if (hq && bytes > 0 && !(x->flags & AN_SPLIT_TAIL))
+			ds->btt_q++;
+		if (x->flags & AN_SPLIT_TAIL)
+			ds->x_splits++;
 		if (split && hq) {
 			/* btt pairs neither half of a split bio (its D and C
 			 * cover only part of the Q): keep them apart. */
@@ -122,6 +128,21 @@ int report_build(struct report *r, const struct rundata *rd)
 		}
 		if (hq && hd && bytes > 0 && d >= q)
 			hist_add(&ds->q2d, (uint64_t)(d - q));
+		if (bytes > 0) {
+			int64_t g = x->g, in = x->i, m = x->m;
+			const int64_t st[RP_NSTAGE][2] = {
+				[RP_Q2G] = { q, g },
+				[RP_G2I] = { g, in },
+				[RP_Q2M] = { q, m },
+				[RP_I2D] = { split ? AN_NONE : in, d },
+				[RP_M2D] = { split ? AN_NONE : m, d },
+			};
+			for (int k = 0; k < RP_NSTAGE; k++)
+				if (st[k][0] != AN_NONE && st[k][1] != AN_NONE &&
+				    st[k][1] >= st[k][0])
+					hist_add(&ds->stage[k],
+						 (uint64_t)(st[k][1] - st[k][0]));
+		}
 		if (hc && !hd) {
 			/* Q and C only (D masked out), or C only (action mask
 			 * C): completed bios stand in for dispatches. */
@@ -148,6 +169,8 @@ int report_build(struct report *r, const struct rundata *rd)
 		hist_merge(&r->all_q2c, &r->devs[i].q2c);
 		hist_merge(&r->all_d2c, &r->devs[i].d2c);
 		hist_merge(&r->all_q2d, &r->devs[i].q2d);
+		for (int k = 0; k < RP_NSTAGE; k++)
+			hist_merge(&r->all_stage[k], &r->devs[i].stage[k]);
 	}
 	return 0;
 }
@@ -160,7 +183,11 @@ void report_free(struct report *r)
 		hist_free(&r->devs[i].q2d);
 		hist_free(&r->devs[i].seek);
 		hist_free(&r->devs[i].q2c_split);
+		for (int k = 0; k < RP_NSTAGE; k++)
+			hist_free(&r->devs[i].stage[k]);
 	}
+	for (int k = 0; k < RP_NSTAGE; k++)
+		hist_free(&r->all_stage[k]);
 	for (size_t i = 0; i < r->nproc; i++)
 		hist_free(&r->procs[i].q2c);
 	hist_free(&r->all_q2c);
@@ -220,6 +247,18 @@ static void emit_lat(struct emit *e, const char *key, const char *label,
 		  label, h->n, hist_mean(h) / 1e3, hist_pct(h, 50) / 1e3,
 		  hist_pct(h, 90) / 1e3, hist_pct(h, 99) / 1e3,
 		  (double)h->max / 1e3);
+}
+
+/* btt's stage rows under the latency table */
+static void emit_stages(struct emit *e, const struct hist *h)
+{
+	static const char *const key[RP_NSTAGE] = { "q2g", "g2i", "q2m", "i2d",
+						     "m2d" };
+	static const char *const label[RP_NSTAGE] = { "Q2G", "G2I", "Q2M", "I2D",
+						       "M2D" };
+
+	for (int k = 0; k < RP_NSTAGE; k++)
+		emit_lat(e, key[k], label[k], &h[k]);
 }
 
 /* text wrapped at 80 columns, each line indented by two spaces */
@@ -313,15 +352,39 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 			 (double)d->bios / (double)(disp + d->flushes) : NAN);
 		emit_u64(e, "completions", d->completions);
 		emit_num(e, "avg_inflight", d->completions ? inflight : NAN);
-		emit_text(e, "  Q bios %" PRIu64 ", D requests %" PRIu64 " (and %" PRIu64
-			  " empty: flushes)", d->bios, disp, d->flushes);
-		if (disp + d->flushes)
-			emit_text(e, ", merge ratio Q/D %.2f",
-				  (double)d->bios / (double)(disp + d->flushes));
-		if (d->completions)
-			emit_text(e, ",\n  avg in flight %.2f\n", inflight);
-		else
-			emit_text(e, "\n");
+		emit_u64(e, "q_with_data", d->btt_q);
+		emit_u64(e, "btt_q", d->btt_q > disp ? d->btt_q : disp);
+		emit_u64(e, "x_splits", d->x_splits);
+		{
+			char line[512];
+			int k = snprintf(line, sizeof(line), "Q bios %" PRIu64 ": %"
+					 PRIu64 " with data as btt counts #Q", d->bios,
+					 d->btt_q);
+			if (disp > d->btt_q)
+				k += snprintf(line + k, sizeof(line) - (size_t)k,
+					      " (btt prints %" PRIu64 ", never "
+					      "below #D)", disp);
+			if (d->x_splits)
+				k += snprintf(line + k, sizeof(line) - (size_t)k,
+					      ", %" PRIu64 " more from X splits",
+					      d->x_splits);
+			if (d->bios > d->btt_q + d->x_splits)
+				k += snprintf(line + k, sizeof(line) - (size_t)k,
+					      ", %" PRIu64 " empty (flushes)",
+					      d->bios - d->btt_q - d->x_splits);
+			k += snprintf(line + k, sizeof(line) - (size_t)k,
+				      "; D requests %" PRIu64 " (and %" PRIu64
+				      " empty: flushes)", disp, d->flushes);
+			if (disp + d->flushes)
+				k += snprintf(line + k, sizeof(line) - (size_t)k,
+					      ", merge ratio Q/D %.2f",
+					      (double)d->bios /
+					      (double)(disp + d->flushes));
+			if (d->completions)
+				snprintf(line + k, sizeof(line) - (size_t)k,
+					 ", avg in flight %.2f", inflight);
+			emit_wrapped(e, line);
+		}
 		emit_obj_begin(e, "seeks");
 		emit_str(e, "definition", "btt D2D");
 		emit_u64(e, "n", d->seek.n);
@@ -341,6 +404,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		emit_lat(e, "q2c", "Q2C", &d->q2c);
 		emit_lat(e, "d2c", "D2C", &d->d2c);
 		emit_lat(e, "q2d", "Q2D", &d->q2d);
+		emit_stages(e, d->stage);
 		if (!d->completions) {
 			char why[256], line[400];
 			report_no_completions(rv, why, sizeof(why));
@@ -374,6 +438,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	emit_lat(e, "q2c", "Q2C", &r->all_q2c);
 	emit_lat(e, "d2c", "D2C", &r->all_d2c);
 	emit_lat(e, "q2d", "Q2D", &r->all_q2d);
+	emit_stages(e, r->all_stage);
 	if (r->ndev && !run_c) {
 		char why[256];
 		emit_wrapped(e, report_no_completions(rv, why, sizeof(why)));
@@ -430,7 +495,9 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 
 const char report_footer[] =
 "Q2C: queue to completion of each bio with data, D2C: its dispatch to\n"
-"completion, Q2D: queue to dispatch, all in us, as btt(1) pairs them.\n"
+"completion, Q2D: queue to dispatch; btt's stages Q2G (to get request),\n"
+"G2I (to insert), Q2M (to merge), I2D, M2D (to dispatch); all in us, as\n"
+"btt(1) pairs them (halves of a bio an X split count in Q2G G2I Q2M).\n"
 "requests: dispatches (D) with data by direction, discards as writes,\n"
 "empty ones (flushes) apart (completed bios when the trace has no D); IOPS\n"
 "and MB/s over the run's span; MB = 10^6 bytes. In flight: sum of\n"

@@ -16,10 +16,19 @@ struct dir_stats {
 	uint64_t c_only_ios, c_only_bytes; /* completed bios with no D */
 };
 
+/* btt's stage latencies of bios with data (split halves apart, as Q2C):
+ * Q2G Q to G, G2I G to I, Q2M Q to its merge (M/F), I2D I to D, M2D the
+ * merge to D (btt(1) "All Devices" rows). */
+enum { RP_Q2G, RP_G2I, RP_Q2M, RP_I2D, RP_M2D, RP_NSTAGE };
+
 struct dev_stats {
 	uint32_t dev;
 	struct dir_stats dir[2];           /* [0] read, [1] write/discard */
 	uint64_t bios;                     /* Q rows */
+	uint64_t btt_q;                    /* btt's #Q: Q events with data,
+					    * a split bio once (btt adds its R
+					    * events; shown at least #D) */
+	uint64_t x_splits;                 /* X events: the halves split off */
 	uint64_t flushes;                  /* dispatches with no data */
 	uint64_t busy_ns;                  /* sum of D2C of dispatches */
 	uint64_t q2c_no_d;                 /* completed bios with no D seen */
@@ -27,6 +36,7 @@ struct dev_stats {
 	uint64_t negative;                 /* latencies < 0 (clock steps) */
 	uint64_t seeks_128;                /* D2D distances over 128 sectors */
 	struct hist q2c, d2c, q2d, seek;   /* ns, ns, ns, sectors */
+	struct hist stage[RP_NSTAGE];      /* btt's Q2G G2I Q2M I2D M2D, ns */
 	uint64_t split_bios;               /* halves of bios an X split */
 	struct hist q2c_split;             /* their Q2C, ns */
 };
@@ -47,6 +57,7 @@ struct report {
 	size_t *pidx;                      /* pid hash → procs index + 1 */
 	uint64_t total_bytes;
 	struct hist all_q2c, all_d2c, all_q2d;
+	struct hist all_stage[RP_NSTAGE];
 	struct hist q2c_dir[2], d2c_dir[2];  /* all devices, [0] read [1] write */
 };
 

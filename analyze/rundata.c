@@ -49,12 +49,10 @@ static int load_io(struct rundata *rd, struct store *st)
 	size_t cap = 0;
 	int rc;
 
-	rc = store_requests_open(st, rd->rv->id, STORE_RQ_ALL,
-				 STORE_RQ_COLS_ALL & ~(unsigned)(STORE_RQ_RWBS |
-				 STORE_RQ_REQUEUES | STORE_RQ_ERROR |
-				 STORE_RQ_SPLIT_FROM | STORE_RQ_ORIG), &cur);
-	if (rc)
-		return error("reading requests: %s", store_errmsg(st));
+	if (runview_requests_open(rd->rv, STORE_RQ_ALL, STORE_RQ_COLS_ALL &
+				  ~(unsigned)(STORE_RQ_RWBS | STORE_RQ_REQUEUES |
+				  STORE_RQ_ERROR | STORE_RQ_ORIG), &cur))
+		return -1;
 	while ((rc = store_requests_next(cur, &rq, NULL)) > 0) {
 		struct an_io *x;
 		if (rd->n == cap) {
@@ -77,6 +75,8 @@ static int load_io(struct rundata *rd, struct store *st)
 		x->dev = rq.dev;
 		x->flags = io_flags(rq.cats, (int)rq.bytes, rq.d_head, rq.has_seek,
 				    rq.split, rq.merged_into != 0);
+		if (rq.split_from)
+			x->flags |= AN_SPLIT_TAIL;
 	}
 	store_cursor_close(cur);
 	if (rc < 0)
@@ -229,6 +229,21 @@ static double setting_num(const struct rundata *rd, const char *key)
 	return end != v ? x : -1;
 }
 
+/* A --from/--to window cuts the time the run is judged over. */
+static void clip_window(struct rundata *rd)
+{
+	const struct runview *rv = rd->rv;
+
+	if (!rv->filtered)
+		return;
+	if (rd->t0 < rv->from_abs)
+		rd->t0 = rv->from_abs;
+	if (rd->t1 > rv->to_abs)
+		rd->t1 = rv->to_abs;
+	if (rd->t1 < rd->t0)
+		rd->t1 = rd->t0;
+}
+
 /* The window the run is judged over (rundata.h). */
 static void set_window(struct rundata *rd)
 {
@@ -246,6 +261,7 @@ static void set_window(struct rundata *rd)
 		rd->t0 = lo;
 		rd->t1 = hi;
 		rd->elapsed_from_cmds = 1;
+		clip_window(rd);
 		return;
 	}
 	for (size_t i = 0; i < rd->n; i++) {
@@ -259,6 +275,10 @@ static void set_window(struct rundata *rd)
 	}
 	rd->t0 = hi > lo ? lo : 0;
 	rd->t1 = hi > lo ? hi : 0;
+	if (rd->rv->filtered) {
+		clip_window(rd);
+		return;
+	}
 	/* a clock that stepped: the span over the time that had I/O (import
 	 * counts it) from the first event */
 	if (rd->rv->active_ns > 0 && rd->t1 - rd->t0 != rd->rv->active_ns) {

@@ -26,6 +26,8 @@ enum {
 	AN_SPLIT = 1 << 8,    /* one half of a bio an X split */
 	AN_MERGED = 1 << 9,   /* merged (M/F) into another request */
 	AN_DISCARD = 1 << 10,
+	AN_SPLIT_TAIL = 1 << 11, /* the half an X split off (split_from set):
+				  * the bio's Q counted once, on the other */
 };
 
 /* One stitched bio (a row of the requests table). Times in ns on the

@@ -1,6 +1,9 @@
 /* Read access to one stored run: its row, process names and events. */
 #include "runview.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +38,82 @@ const char *runview_comm(const struct runview *rv, uint32_t pid)
 	return NULL;
 }
 
+void rv_filter_init(struct rv_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->to_ns = INT64_MAX;
+}
+
+int rv_filter_opt(struct rv_filter *f, int opt, const char *arg)
+{
+	unsigned long ma, mi;
+	char *end;
+	double s;
+
+	if (opt == RV_OPT_DEV) {
+		errno = 0;
+		ma = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end != ',' || ma > 4095)
+			return error("invalid device '%s' for --dev (major,minor: "
+				     "8,0)", arg);
+		mi = strtoul(end + 1, &end, 10);
+		if (errno || *end || mi > 0xfffff || !isdigit((unsigned char)arg[
+		    strlen(arg) - 1]))
+			return error("invalid device '%s' for --dev (major,minor: "
+				     "8,0)", arg);
+		if (f->ndev == RV_MAX_DEVS)
+			return error("too many --dev (at most %d)", RV_MAX_DEVS);
+		f->devs[f->ndev++] = (uint32_t)(ma << 20 | mi);
+		return 0;
+	}
+	if (parse_duration(arg, opt == RV_OPT_FROM ? "--from" : "--to", &s))
+		return -1;
+	if (s > 9e9)
+		return error("invalid duration '%s' for %s (too long)", arg,
+			     opt == RV_OPT_FROM ? "--from" : "--to");
+	if (opt == RV_OPT_FROM)
+		f->from_ns = (int64_t)llround(s * 1e9);
+	else
+		f->to_ns = (int64_t)llround(s * 1e9);
+	return 0;
+}
+
+int runview_set_filter(struct runview *rv, const struct rv_filter *f)
+{
+	if (f->to_ns <= f->from_ns)
+		return error("--to must be after --from");
+	rv->filtered = f->from_ns > 0 || f->to_ns != INT64_MAX || f->ndev;
+	rv->from_abs = rv->genesis_ns + f->from_ns;
+	rv->to_abs = f->to_ns == INT64_MAX ? INT64_MAX : rv->genesis_ns + f->to_ns;
+	memcpy(rv->devs, f->devs, sizeof(rv->devs));
+	rv->ndev = f->ndev;
+	rv->range.from_ns = f->from_ns > 0 ? rv->from_abs : INT64_MIN;
+	rv->range.to_ns = rv->to_abs;
+	rv->range.devs = rv->devs;
+	rv->range.ndev = (size_t)rv->ndev;
+	return 0;
+}
+
+int runview_requests_open(const struct runview *rv, enum store_rq_order order,
+			  unsigned cols, struct store_cursor **cur)
+{
+	if (store_requests_open_range(rv->st, rv->id, order, cols,
+				      rv->filtered ? &rv->range : NULL, cur))
+		return error("reading requests: %s", store_errmsg(rv->st));
+	return 0;
+}
+
 int64_t runview_span_ns(const struct runview *rv)
 {
 	if (!rv->last_event)
 		return 0;
+	if (rv->filtered && (rv->from_abs > rv->genesis_ns ||
+			     rv->to_abs != INT64_MAX)) {
+		int64_t lo = rv->from_abs, hi = rv->to_abs;
+		if (hi > rv->last_ns)
+			hi = rv->last_ns;
+		return hi > lo ? hi - lo : 0;
+	}
 	if (rv->active_ns > 0)
 		return rv->active_ns;
 	return rv->last_ns > rv->genesis_ns ? rv->last_ns - rv->genesis_ns : 0;
@@ -142,7 +217,8 @@ int runview_events(struct runview *rv,
 
 	if (!rv->first_event)
 		return 0;
-	if (store_events_open(rv->st, rv->id, &cur))
+	if (store_events_open_range(rv->st, rv->id, rv->filtered ? &rv->range
+				    : NULL, &cur))
 		return error("%s", store_errmsg(rv->st));
 	while ((step = store_events_next(cur, &ev)) > 0)
 		if ((rc = fn(ctx, &ev)))

@@ -8,6 +8,29 @@
 #include "capture/blktrace_format.h"
 #include "schema/store.h"
 
+/* What a reader keeps of a run (--from, --to, --dev; btt -t/-T, blkparse
+ * reading one device's file): struct store_range's rule (schema/store.h),
+ * a request by its first time (Q, else D, else C: btt counts a request by
+ * its Q), with times in ns from the run's first event. */
+#define RV_MAX_DEVS 16
+struct rv_filter {
+	int64_t from_ns;        /* 0: from the start */
+	int64_t to_ns;          /* INT64_MAX: to the end */
+	uint32_t devs[RV_MAX_DEVS];   /* major << 20 | minor */
+	int ndev;               /* 0: every device */
+};
+
+/* getopt values of the filter's options; RV_FILTER_OPTS are their rows
+ * for a command's opt_def table (lib/options.h). */
+enum { RV_OPT_FROM = 0x2f0, RV_OPT_TO, RV_OPT_DEV };
+#define RV_FILTER_OPTS \
+	{ "from", 1, RV_OPT_FROM, "T", "only what starts at or after T " \
+	  "(a duration from the run's first event: 2.5s, 500ms, 1m); a " \
+	  "request counts by its Q time, as btt -t does" }, \
+	{ "to", 1, RV_OPT_TO, "T", "only what starts before T (btt -T)" }, \
+	{ "dev", 1, RV_OPT_DEV, "M,m", "only device major,minor (8,0); " \
+	  "repeat for several" }
+
 struct runview {
 	struct store *st;
 	int owns_store;         /* runview_open opened st */
@@ -33,7 +56,33 @@ struct runview {
 	uint32_t *pids;
 	char **comms;
 	size_t cap;
+	/* what readers keep (runview_set_filter); from, to absolute ns */
+	int filtered;
+	int64_t from_abs, to_abs;
+	uint32_t devs[RV_MAX_DEVS];
+	int ndev;
+	struct store_range range;   /* the same, for the store's cursors */
 };
+
+/* An empty filter (everything kept). */
+void rv_filter_init(struct rv_filter *f);
+
+/* Takes option opt (RV_OPT_FROM, RV_OPT_TO or RV_OPT_DEV) with its
+ * argument arg into f: a duration by parse_duration() (lib/util.h) or a
+ * device "major,minor". Returns 0, or -1 after printing one error line. */
+int rv_filter_opt(struct rv_filter *f, int opt, const char *arg);
+
+/* Makes every reader of rv keep only what f keeps: runview_events(),
+ * runview_requests_open() (rundata_load(), export, plots),
+ * runview_span_ns(). Returns 0, or -1 after
+ * printing one error line (--to not after --from). */
+int runview_set_filter(struct runview *rv, const struct rv_filter *f);
+
+/* store_requests_open_range() over rv's run with rv's filter: the cursor
+ * gives the requests the filter keeps. Returns 0 and *cur, or -1 after
+ * printing one error line. */
+int runview_requests_open(const struct runview *rv, enum store_rq_order order,
+			  unsigned cols, struct store_cursor **cur);
 
 /* Opens the database at db (which must exist: store_open_existing()) and
  * the run named (or numbered) run. Prints one error line and returns -1 on
@@ -49,13 +98,15 @@ void runview_close(struct runview *rv);
 
 /* The run's span for rates (IOPS, MB/s), ns, never negative: the time that
  * had I/O when import measured it (a clock step splits the timeline and
- * the time across the step does not count), else last minus first event. */
+ * the time across the step does not count), else last minus first event;
+ * with a --from/--to window, the part of first to last event inside it. */
 int64_t runview_span_ns(const struct runview *rv);
 
 /* The process name of pid in this run, or NULL. */
 const char *runview_comm(const struct runview *rv, uint32_t pid);
 
-/* Calls fn(ctx, ev) for each event of the run in stored (time) order; stops
+/* Calls fn(ctx, ev) for each event of the run in stored (time) order (those
+ * the filter keeps: runview_set_filter()); stops
  * and returns fn's non-zero result, or -1 on a database error. */
 int runview_events(struct runview *rv,
 		   int (*fn)(void *ctx, const struct bt_event *ev), void *ctx);

@@ -1,6 +1,7 @@
-/* The /proc samplers: parsers of vmstat, meminfo, stat and pressure text
- * (bytes in, key/value pairs out) and procstat_sample(), which reads them
- * from a proc root. Formats: proc(5), Documentation/accounting/psi.rst. */
+/* The /proc samplers: parsers of vmstat, meminfo, stat, diskstats and
+ * pressure text (bytes in, key/value pairs out) and procstat_sample(), which
+ * reads them from a proc root. Formats: proc(5), Documentation/accounting/
+ * psi.rst, Documentation/admin-guide/iostats.rst. */
 #include "procstat.h"
 
 #include <errno.h>
@@ -226,6 +227,44 @@ int procstat_parse_psi(const char *resource, const char *buf, size_t len,
 	return 0;
 }
 
+int procstat_parse_diskstats(const char *buf, size_t len, procstat_kv_fn kv,
+			     void *ctx, int *bad_line)
+{
+	static const char *const field[] = {
+		"reads", "reads_merged", "sectors_read", "read_ms", "writes",
+		"writes_merged", "sectors_written", "write_ms", "in_flight",
+		"io_ms", "weighted_ms",
+	};
+	size_t pos = 0;
+	struct line ln;
+	int lineno = 0, rc;
+
+	while (next_line(buf, len, &pos, &ln)) {
+		char ma[16], mi[16], name[64], tok[32], key[96];
+		double v[ARRAY_SIZE(field)], dummy;
+		size_t k;
+
+		lineno++;
+		if (blank(&ln))
+			continue;
+		if (!next_token(&ln, ma, sizeof(ma)) || !next_token(&ln, mi, sizeof(mi))
+		    || !next_token(&ln, name, sizeof(name)) || number(ma, &dummy) ||
+		    number(mi, &dummy))
+			return bad(bad_line, lineno);
+		for (k = 0; k < ARRAY_SIZE(field); k++)
+			if (!next_token(&ln, tok, sizeof(tok)) || number(tok, &v[k]))
+				return bad(bad_line, lineno);
+		if (v[0] == 0 && v[4] == 0)
+			continue;
+		for (k = 0; k < ARRAY_SIZE(field); k++) {
+			snprintf(key, sizeof(key), "%s,%s:%s", ma, mi, field[k]);
+			if ((rc = kv(ctx, "diskstats", key, v[k])))
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /* Reads the whole file dir/name into *buf (malloc'd, *len bytes). Returns 0
  * or -errno. */
 static int slurp(const char *dir, const char *name, char **buf, size_t *len)
@@ -287,6 +326,7 @@ int procstat_sample(const char *proc_root, int64_t t_ns, procstat_sample_fn fn,
 		{ "vmstat", NULL, procstat_parse_vmstat },
 		{ "meminfo", NULL, procstat_parse_meminfo },
 		{ "stat", NULL, procstat_parse_stat },
+		{ "diskstats", NULL, procstat_parse_diskstats },
 		{ "pressure/io", "io", NULL },
 		{ "pressure/memory", "memory", NULL },
 		{ "pressure/cpu", "cpu", NULL },
@@ -299,7 +339,8 @@ int procstat_sample(const char *proc_root, int64_t t_ns, procstat_sample_fn fn,
 		int line = 0, rc;
 
 		rc = slurp(proc_root, files[i].file, &buf, &len);
-		if (rc && files[i].psi && (rc == -ENOENT || rc == -EOPNOTSUPP))
+		if (rc && (files[i].psi || files[i].parse == procstat_parse_diskstats)
+		    && (rc == -ENOENT || rc == -EOPNOTSUPP))
 			continue;
 		if (rc) {
 			if (err)

@@ -54,11 +54,23 @@ int procstat_parse_stat(const char *buf, size_t len, procstat_kv_fn kv,
 int procstat_parse_psi(const char *resource, const char *buf, size_t len,
 		       procstat_kv_fn kv, void *ctx, int *bad_line);
 
-/* Reads proc_root/vmstat, meminfo, stat and pressure/{io,memory,cpu}
+/* /proc/diskstats: "major minor name" and counters; source "diskstats",
+ * key "MAJOR,MINOR:FIELD" ("7,0:reads"), the first eleven counters of the
+ * kernel's Documentation/admin-guide/iostats.rst as they are: reads,
+ * reads_merged, sectors_read, read_ms, writes, writes_merged,
+ * sectors_written, write_ms, in_flight, io_ms, weighted_ms (the fields
+ * iostat -x reads; later ones, discards and flushes, are skipped). Lines of
+ * a device with no read or write since boot are skipped. */
+int procstat_parse_diskstats(const char *buf, size_t len, procstat_kv_fn kv,
+			     void *ctx, int *bad_line);
+
+/* Reads proc_root/vmstat, meminfo, stat, diskstats and
+ * pressure/{io,memory,cpu}
  * (proc_root is "/proc" normally; tests give a directory of recorded files)
  * and hands every value to fn with time t_ns (the caller's clock: take it
  * just before the call, on the events' clock). Absent pressure files (no
- * PSI in the kernel, or psi=0: ENOENT, EOPNOTSUPP) are skipped. Returns 0,
+ * PSI in the kernel, or psi=0: ENOENT, EOPNOTSUPP) and an absent diskstats
+ * are skipped. Returns 0,
  * the first negative code fn returned, -errno when a file cannot be read, or
  * -EINVAL when one cannot be parsed; then err (errlen bytes, may be NULL)
  * holds a one-line message naming the file (and line). Values already handed

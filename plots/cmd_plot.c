@@ -21,6 +21,7 @@ static const struct opt_def options[] = {
 	  "(default); cmd:N: each run's command N (from 0) starts at 0" },
 	{ "width", 1, 'W', "PX", "picture width in pixels (png, svg)" },
 	{ "height", 1, 'H', "PX", "picture height in pixels (png, svg)" },
+	RV_FILTER_OPTS,
 	{ "help", 0, 'h', NULL, NULL },
 };
 
@@ -29,7 +30,8 @@ static void plot_usage(FILE *fp)
 	fprintf(fp,
 "usage: iotape plot [--db FILE] [--kind K[,K...]] [-o DIR]\n"
 "                   [--format png|svg|txt] [--align start|cmd:N]\n"
-"                   [--width PX] [--height PX] RUN [RUN...]\n"
+"                   [--width PX] [--height PX] [--from T] [--to T]\n"
+"                   [--dev M,m]... RUN [RUN...]\n"
 "\n"
 "Draws pictures of the runs with gnuplot. Each picture is DIR/NAME.KIND.png\n"
 "(or .svg, .txt) beside its data NAME.KIND.dat and script NAME.KIND.gp, which\n"
@@ -91,8 +93,10 @@ int cmd_plot(int argc, char **argv)
 		.kinds = (1u << PLOT_NKINDS) - 1, .list = stdout,
 	};
 	const char *db = NULL;
-	int c;
+	struct rv_filter filt;
+	int c, filtered = 0;
 
+	rv_filter_init(&filt);
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
@@ -125,6 +129,11 @@ int cmd_plot(int argc, char **argv)
 			if (parse_px(optarg, "--height", &o.height))
 				return 2;
 			break;
+		case RV_OPT_FROM: case RV_OPT_TO: case RV_OPT_DEV:
+			if (rv_filter_opt(&filt, c, optarg))
+				return 2;
+			filtered = 1;
+			break;
 		case 'h': plot_usage(stdout); return 0;
 		default: return opt_bad("plot");
 		}
@@ -134,6 +143,7 @@ int cmd_plot(int argc, char **argv)
 		return opt_bad("plot");
 	}
 	o.db = db_path_default(db);
+	o.filter = filtered ? &filt : NULL;
 	o.runs = (const char *const *)argv + optind;
 	o.nrun = (size_t)(argc - optind);
 	return plot_run(&o);

@@ -91,10 +91,10 @@ static int seek_read(struct plot_ctx *c, struct plot_run *r, struct seek_run *s,
 	if ((hd = has_dispatches(c, r)) < 0)
 		return -1;
 	s->from_q = !hd;
-	if (store_requests_open(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_DEV |
+	if (store_requests_open_range(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_DEV |
 				STORE_RQ_PID | STORE_RQ_CATS | (hd ? STORE_RQ_D_HEAD |
 				STORE_RQ_DISPATCH | STORE_RQ_D : STORE_RQ_Q |
-				STORE_RQ_SECTOR | STORE_RQ_BYTES), &cur))
+				STORE_RQ_SECTOR | STORE_RQ_BYTES), r->rv.filtered ? &r->rv.range : NULL, &cur))
 		return error("%s", store_errmsg(c->st));
 	s->stride = 1;
 	while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
@@ -402,10 +402,10 @@ int plot_tput(struct plot_ctx *c, char *why, size_t whylen)
 			rc = -1;
 			break;
 		}
-		if (store_requests_open(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_C |
+		if (store_requests_open_range(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_C |
 					STORE_RQ_CATS | (hd ? STORE_RQ_D_HEAD |
 					STORE_RQ_DISPATCH : STORE_RQ_Q | STORE_RQ_D |
-					STORE_RQ_SPLIT | STORE_RQ_BYTES), &cur)) {
+					STORE_RQ_SPLIT | STORE_RQ_BYTES), r->rv.filtered ? &r->rv.range : NULL, &cur)) {
 			rc = error("%s", store_errmsg(c->st));
 			break;
 		}
@@ -520,8 +520,8 @@ int plot_qd(struct plot_ctx *c, char *why, size_t whylen)
 		int step;
 		uint64_t rows = 0;
 
-		if (store_requests_open(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_DEV |
-					STORE_RQ_D_HEAD | STORE_RQ_D | STORE_RQ_C, &cur)) {
+		if (store_requests_open_range(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_DEV |
+					STORE_RQ_D_HEAD | STORE_RQ_D | STORE_RQ_C, r->rv.filtered ? &r->rv.range : NULL, &cur)) {
 			rc = error("%s", store_errmsg(c->st));
 			break;
 		}

@@ -60,9 +60,9 @@ int plot_lat(struct plot_ctx *c, char *why, size_t whylen)
 		int step;
 		uint64_t n = 0;
 
-		if (store_requests_open(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_CATS |
+		if (store_requests_open_range(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_CATS |
 					STORE_RQ_BYTES | STORE_RQ_SPLIT | STORE_RQ_Q |
-					STORE_RQ_D | STORE_RQ_C, &cur)) {
+					STORE_RQ_D | STORE_RQ_C, r->rv.filtered ? &r->rv.range : NULL, &cur)) {
 			rc = error("%s", store_errmsg(c->st));
 			break;
 		}

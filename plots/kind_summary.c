@@ -48,9 +48,9 @@ static int procs_read(struct plot_ctx *c, const struct plot_run *r,
 
 	*out = NULL;
 	*n = 0;
-	if (store_requests_open(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_PID |
+	if (store_requests_open_range(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_PID |
 				STORE_RQ_BYTES | STORE_RQ_Q | STORE_RQ_SPLIT | STORE_RQ_D_HEAD |
-				STORE_RQ_D | STORE_RQ_C, &cur))
+				STORE_RQ_D | STORE_RQ_C, r->rv.filtered ? &r->rv.range : NULL, &cur))
 		return error("%s", store_errmsg(c->st));
 	h = xcalloc(cap, sizeof(*h));
 	while ((step = store_requests_next(cur, &rq, NULL)) > 0) {

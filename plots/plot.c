@@ -221,6 +221,13 @@ static int place_run(struct plot_ctx *c, struct plot_run *r, int align_cmd)
 				     " (--align cmd:N counts from 0)", r->rv.name,
 				     align_cmd);
 	}
+	/* a --from/--to window: the time axis shows only it */
+	if (r->rv.filtered && r->rv.range.from_ns > first)
+		first = r->rv.range.from_ns;
+	if (r->rv.filtered && r->rv.range.to_ns < last)
+		last = r->rv.range.to_ns;
+	if (last < first)
+		last = first;
 	r->t0 = plot_t(r, first);
 	r->t1 = plot_t(r, last);
 	snprintf(r->label, sizeof(r->label), "%.24s%s", r->rv.name,
@@ -289,7 +296,8 @@ int plot_run(const struct plot_opts *o)
 	}
 	c.runs = xcalloc(o->nrun, sizeof(*c.runs));
 	for (size_t i = 0; i < o->nrun && !rc; i++) {
-		if (runview_load(&c.runs[i].rv, c.st, o->runs[i])) {
+		if (runview_load(&c.runs[i].rv, c.st, o->runs[i]) ||
+		    (o->filter && runview_set_filter(&c.runs[i].rv, o->filter))) {
 			runview_close(&c.runs[i].rv);
 			rc = -1;
 			break;

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "analyze/runview.h"
+
 /* The kinds of picture, in the order `all` draws them. */
 enum plot_kind {
 	PLOT_SEEK,      /* sector vs time per process, reads and writes */
@@ -44,6 +46,7 @@ struct plot_opts {
 	FILE *list;                 /* each picture's path is printed here,
 				       one a line; NULL for none */
 	unsigned *drawn;            /* out: bit per kind drawn; NULL ok */
+	const struct rv_filter *filter; /* --from/--to/--dev; NULL: all */
 };
 
 /* The kind's name as --kind spells it ("seek"), or NULL out of range. */

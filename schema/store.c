@@ -346,6 +346,51 @@ int store_events_open(struct store *st, int64_t run, struct store_cursor **cur)
 	return st->be->cursor_open(st, STORE_CUR_EVENTS, run, 0, 0, NULL, cur);
 }
 
+/* Gives cursor cur range r (NULL: none); closes it on a bad range. */
+static int set_range(struct store *st, struct store_cursor **cur,
+		     const struct store_range *r)
+{
+	if (!r)
+		return 0;
+	if (r->ndev > STORE_RANGE_MAX_DEVS) {
+		store_cursor_close(*cur);
+		*cur = NULL;
+		return store_fail(st, STORE_E_SQLITE, "more than %d devices asked "
+				  "for", STORE_RANGE_MAX_DEVS);
+	}
+	(*cur)->ranged = 1;
+	(*cur)->range = *r;
+	if (r->ndev)
+		memcpy((*cur)->devs, r->devs, r->ndev * sizeof(*r->devs));
+	(*cur)->range.devs = (*cur)->devs;
+	return 0;
+}
+
+int store_requests_open_range(struct store *st, int64_t run,
+			      enum store_rq_order order, unsigned cols,
+			      const struct store_range *range,
+			      struct store_cursor **cur)
+{
+	int rc;
+
+	if (range)
+		cols |= STORE_RQ_DEV | STORE_RQ_Q | STORE_RQ_D | STORE_RQ_C;
+	if ((rc = store_requests_open(st, run, order, cols, cur)))
+		return rc;
+	return set_range(st, cur, range);
+}
+
+int store_events_open_range(struct store *st, int64_t run,
+			    const struct store_range *range,
+			    struct store_cursor **cur)
+{
+	int rc;
+
+	if ((rc = store_events_open(st, run, cur)))
+		return rc;
+	return set_range(st, cur, range);
+}
+
 int store_samples_open(struct store *st, int64_t run, const char *source,
 		       struct store_cursor **cur)
 {
@@ -370,15 +415,44 @@ static int next(struct store_cursor *cur, enum store_cursor_kind kind,
 	return cur->st->be->cursor_next(cur, row, id);
 }
 
+/* 1 when a row of dev at time t (STORE_NO_TIME: none) is in cur's range */
+static int in_range(const struct store_cursor *cur, uint32_t dev, int64_t t)
+{
+	const struct store_range *r = &cur->range;
+	int open = r->from_ns == INT64_MIN && r->to_ns == INT64_MAX;
+
+	if (r->ndev) {
+		size_t i = 0;
+		while (i < r->ndev && r->devs[i] != dev)
+			i++;
+		if (i == r->ndev)
+			return 0;
+	}
+	if (open)
+		return 1;
+	return t != STORE_NO_TIME && t >= r->from_ns && t < r->to_ns;
+}
+
 int store_requests_next(struct store_cursor *cur, struct store_request *rq,
 			int64_t *id)
 {
-	return next(cur, STORE_CUR_REQUESTS, rq, id);
+	int rc;
+
+	while ((rc = next(cur, STORE_CUR_REQUESTS, rq, id)) == 1 && cur->ranged &&
+	       !in_range(cur, rq->dev, rq->q_ns != STORE_NO_TIME ? rq->q_ns
+			 : rq->d_ns != STORE_NO_TIME ? rq->d_ns : rq->c_ns))
+		;
+	return rc;
 }
 
 int store_events_next(struct store_cursor *cur, struct bt_event *ev)
 {
-	return next(cur, STORE_CUR_EVENTS, ev, NULL);
+	int rc;
+
+	while ((rc = next(cur, STORE_CUR_EVENTS, ev, NULL)) == 1 && cur->ranged &&
+	       !in_range(cur, ev->dev, (int64_t)ev->time_ns))
+		;
+	return rc;
 }
 
 int store_samples_next(struct store_cursor *cur, struct store_sample *s)

@@ -459,6 +459,34 @@ int store_requests_open(struct store *st, int64_t run,
 int store_requests_next(struct store_cursor *cur, struct store_request *rq,
 			int64_t *id);
 
+/* A part of a run for a reader (iotape's --from, --to, --dev; btt -t/-T):
+ * a request row is in it when its first time (Q, else D, else C) is in
+ * [from_ns, to_ns) (btt counts a request by its Q) and its dev is one of
+ * devs; an event when its time is in [from_ns, to_ns) and its dev one of
+ * devs. A row with none of Q, D, C is in it only with an open window. */
+#define STORE_RANGE_MAX_DEVS 16
+struct store_range {
+	int64_t from_ns;        /* events' clock; INT64_MIN: from the start */
+	int64_t to_ns;          /* INT64_MAX: to the end */
+	const uint32_t *devs;   /* ndev of them (copied); ndev 0: all */
+	size_t ndev;
+};
+
+/* store_requests_open() keeping only the rows in range (NULL: all). The
+ * cursor also fills dev, q_ns, d_ns and c_ns, asked for or not. Returns 0
+ * and *cur, or -STORE_E_SQLITE (more than STORE_RANGE_MAX_DEVS devices,
+ * with a message) / -ENOMEM. */
+int store_requests_open_range(struct store *st, int64_t run,
+			      enum store_rq_order order, unsigned cols,
+			      const struct store_range *range,
+			      struct store_cursor **cur);
+
+/* store_events_open() keeping only the events in range (NULL: all).
+ * Returns as store_requests_open_range(). */
+int store_events_open_range(struct store *st, int64_t run,
+			    const struct store_range *range,
+			    struct store_cursor **cur);
+
 /* Opens a cursor over run's events in store (time) order. Returns 0 and
  * *cur, or -STORE_E_SQLITE / -ENOMEM. */
 int store_events_open(struct store *st, int64_t run,

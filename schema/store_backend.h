@@ -34,6 +34,11 @@ enum store_cursor_kind {
 struct store_cursor {
 	struct store *st;
 	enum store_cursor_kind kind;
+	/* store_*_open_range(): rows outside it are skipped by store.c (the
+	 * back ends calloc their cursors: no range) */
+	int ranged;
+	struct store_range range;
+	uint32_t devs[STORE_RANGE_MAX_DEVS];
 };
 
 /* A back end: the same functions as store.h, less what the front derives

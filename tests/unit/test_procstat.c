@@ -223,6 +223,37 @@ static void test_psi_parse(void **state)
 	assert_true(get(&c, "psi", "io_full_total") == 6893500);
 }
 
+/* Two devices as a 6.x kernel prints them (17 counters), one idle (left
+ * out), one of an old kernel (11 counters), and a short line. */
+static void test_diskstats_parse(void **state)
+{
+	static const char ds[] =
+		"   7       0 loop0 23588 339 769724 3245 1342 6716 282769 3595 1"
+		" 1622 7150 172 0 59015358 35 31803 309728\n"
+		"   7       1 loop1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+		"   8       0 sda 49601 2822 3195498 623970 12180 9784 821088 117109"
+		" 0 32862 714408\n";
+	static const char shortline[] = "   8       0 sda 1 2 3\n";
+	struct collector c = { 0 };
+	int line = 0;
+
+	(void)state;
+	assert_int_equal(procstat_parse_diskstats(ds, strlen(ds), col_kv, &c,
+						  NULL), 0);
+	assert_int_equal(c.n, 22);
+	assert_string_equal(c.kv[0].source, "diskstats");
+	assert_string_equal(c.kv[0].key, "7,0:reads");
+	assert_true(get(&c, "diskstats", "7,0:sectors_read") == 769724);
+	assert_true(get(&c, "diskstats", "7,0:in_flight") == 1);
+	assert_true(get(&c, "diskstats", "7,0:io_ms") == 1622);
+	assert_true(get(&c, "diskstats", "7,0:weighted_ms") == 7150);
+	assert_true(isnan(get(&c, "diskstats", "7,1:reads")));
+	assert_true(get(&c, "diskstats", "8,0:writes_merged") == 9784);
+	assert_int_equal(procstat_parse_diskstats(shortline, strlen(shortline),
+						  col_kv, &c, &line), -EINVAL);
+	assert_int_equal(line, 1);
+}
+
 static void test_callback_stops(void **state)
 {
 	static const char text[] = "a 1\nb 2\nc 3\n";
@@ -510,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_meminfo_parse),
 		cmocka_unit_test(test_stat_parse),
 		cmocka_unit_test(test_psi_parse),
+		cmocka_unit_test(test_diskstats_parse),
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_sample_corpus),
 		cmocka_unit_test(test_sample_errors),

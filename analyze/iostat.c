@@ -1,0 +1,236 @@
+/* iostat -x's table per interval from stitched requests (see iostat.h):
+ * counts by completion time as the kernel's diskstats do, in-flight and
+ * busy time spread over the intervals they cover. */
+#include "iostat.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+
+/* A [a, b) time span, for the busy-time union. */
+struct span {
+	int64_t a, b;
+};
+
+static int cmp_span(const void *x, const void *y)
+{
+	const struct span *p = x, *q = y;
+	return (p->a > q->a) - (p->a < q->a);
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* The bins' interval-row fields for [a, b) clipped to [from, end): adds
+ * the overlap (ns) with each interval to acc[] */
+static void spread(double *acc, int64_t a, int64_t b, int64_t from,
+		   int64_t end, int64_t iv)
+{
+	if (a < from)
+		a = from;
+	if (b > end)
+		b = end;
+	if (b <= a)
+		return;
+	for (int64_t k = (a - from) / iv; from + k * iv < b; k++) {
+		int64_t lo = from + k * iv, hi = lo + iv;
+		if (lo < a)
+			lo = a;
+		if (hi > b)
+			hi = b;
+		acc[k] += (double)(hi - lo);
+	}
+}
+
+static int64_t start_of(const struct an_io *x)
+{
+	return x->q != AN_NONE ? x->q : x->g != AN_NONE ? x->g
+		: x->i != AN_NONE ? x->i : x->d;
+}
+
+static void max_time(int64_t *hi, int64_t t)
+{
+	if (t != AN_NONE && t > *hi)
+		*hi = t;
+}
+
+/* The rows of device dev over nint intervals from o->from_ns to end. */
+static void build_dev(const struct an_io *io, size_t n, uint32_t dev,
+		      int64_t from, int64_t end, int64_t iv, size_t nint,
+		      struct iostat_row *rows)
+{
+	double *await[2], *inflight, *busy;
+	uint64_t *nawait[2];
+	struct span *sp = NULL;
+	size_t nsp = 0, cap = 0;
+	int heads = 0;
+
+	await[0] = xcalloc(nint, sizeof(double));
+	await[1] = xcalloc(nint, sizeof(double));
+	nawait[0] = xcalloc(nint, sizeof(uint64_t));
+	nawait[1] = xcalloc(nint, sizeof(uint64_t));
+	inflight = xcalloc(nint, sizeof(double));
+	busy = xcalloc(nint, sizeof(double));
+	for (size_t i = 0; i < n; i++)
+		if (io[i].dev == dev && (io[i].flags & AN_HEAD)) {
+			heads = 1;
+			break;
+		}
+	for (size_t i = 0; i < n; i++) {
+		const struct an_io *x = &io[i];
+		int w = !!(x->flags & AN_WRITE);
+		int req;
+		uint32_t bytes;
+		int64_t s;
+
+		if (x->dev != dev)
+			continue;
+		if ((x->flags & AN_MERGED) && x->m != AN_NONE &&
+		    !(x->flags & AN_DISCARD) && x->m >= from && x->m < end) {
+			struct iostat_row *r = &rows[(x->m - from) / iv];
+			if (w)
+				r->wmerge++;
+			else
+				r->rmerge++;
+		}
+		if (heads) {
+			req = (x->flags & AN_HEAD) && x->dbytes > 0;
+			bytes = x->dbytes;
+		} else {
+			/* no dispatches traced: completed bios stand for them */
+			req = x->c != AN_NONE && x->bytes > 0 &&
+			      !(x->flags & AN_MERGED);
+			bytes = x->bytes;
+		}
+		/* no C: never completed, or its C went to a later request
+		 * of the same sector (btt's pairing): no time to count */
+		if ((x->flags & AN_HEAD) && x->d != AN_NONE && x->c != AN_NONE &&
+		    x->c >= x->d) {
+			if (nsp == cap) {
+				cap = cap ? 2 * cap : 1024;
+				sp = xrealloc(sp, cap * sizeof(*sp));
+			}
+			sp[nsp].a = x->d;
+			sp[nsp++].b = x->c;
+		}
+		if (!req || (x->flags & AN_DISCARD))
+			continue;
+		s = start_of(x);
+		if (s != AN_NONE && x->c != AN_NONE && x->c >= s)
+			spread(inflight, s, x->c, from, end, iv);
+		if (x->c != AN_NONE && x->c >= from && x->c < end) {
+			size_t k = (size_t)((x->c - from) / iv);
+			struct iostat_row *r = &rows[k];
+			if (w) {
+				r->w++;
+				r->wsec += bytes / 512;
+			} else {
+				r->r++;
+				r->rsec += bytes / 512;
+			}
+			if (s != AN_NONE && x->c >= s) {
+				await[w][k] += (double)(x->c - s);
+				nawait[w][k]++;
+			}
+		}
+	}
+	/* busy: the union of [D, C) */
+	if (nsp) {
+		struct span cur;
+		qsort(sp, nsp, sizeof(*sp), cmp_span);
+		cur = sp[0];
+		for (size_t i = 1; i <= nsp; i++) {
+			if (i < nsp && sp[i].a <= cur.b) {
+				if (sp[i].b > cur.b)
+					cur.b = sp[i].b;
+				continue;
+			}
+			spread(busy, cur.a, cur.b, from, end, iv);
+			if (i < nsp)
+				cur = sp[i];
+		}
+	}
+	for (size_t k = 0; k < nint; k++) {
+		struct iostat_row *r = &rows[k];
+		double len_s;
+		r->dev = dev;
+		r->t0_ns = from + (int64_t)k * iv;
+		r->t1_ns = r->t0_ns + iv < end ? r->t0_ns + iv : end;
+		len_s = (double)(r->t1_ns - r->t0_ns) / 1e9;
+		r->r_s = (double)r->r / len_s;
+		r->w_s = (double)r->w / len_s;
+		r->rkb_s = (double)r->rsec / 2 / len_s;
+		r->wkb_s = (double)r->wsec / 2 / len_s;
+		r->rrqm_s = (double)r->rmerge / len_s;
+		r->wrqm_s = (double)r->wmerge / len_s;
+		r->r_await_ms = nawait[0][k] ? await[0][k] / 1e6 /
+			(double)nawait[0][k] : NAN;
+		r->w_await_ms = nawait[1][k] ? await[1][k] / 1e6 /
+			(double)nawait[1][k] : NAN;
+		r->rareq_sz = r->r ? (double)r->rsec / 2 / (double)r->r : NAN;
+		r->wareq_sz = r->w ? (double)r->wsec / 2 / (double)r->w : NAN;
+		r->aqu_sz = inflight[k] / (len_s * 1e9);
+		r->util_pct = 100 * busy[k] / (len_s * 1e9);
+	}
+	free(await[0]);
+	free(await[1]);
+	free(nawait[0]);
+	free(nawait[1]);
+	free(inflight);
+	free(busy);
+	free(sp);
+}
+
+int iostat_build(const struct an_io *io, size_t n,
+		 const struct iostat_opts *o, struct iostat_row **rows,
+		 size_t *nrows)
+{
+	int64_t iv = o->interval_ns, from = o->from_ns, end, hi = INT64_MIN;
+	uint32_t *devs;
+	size_t ndev = 0, nint;
+
+	*rows = NULL;
+	*nrows = 0;
+	if (iv <= 0)
+		return -EINVAL;
+	devs = xmalloc((n ? n : 1) * sizeof(*devs));
+	for (size_t i = 0; i < n; i++) {
+		const struct an_io *x = &io[i];
+		max_time(&hi, x->q);
+		max_time(&hi, x->d);
+		max_time(&hi, x->c);
+		max_time(&hi, x->m);
+		devs[ndev++] = x->dev;
+	}
+	/* --to ends the last interval, else the last time seen (1 ns after) */
+	end = o->to_ns != INT64_MAX ? o->to_ns : hi == INT64_MIN ? from : hi + 1;
+	if (end <= from) {
+		free(devs);
+		return 0;
+	}
+	qsort(devs, ndev, sizeof(*devs), cmp_u32);
+	{
+		size_t u = 0;
+		for (size_t i = 0; i < ndev; i++)
+			if (!u || devs[u - 1] != devs[i])
+				devs[u++] = devs[i];
+		ndev = u;
+	}
+	nint = (size_t)((end - from - 1) / iv + 1);
+	if (nint > 10000000 / ndev) {
+		free(devs);
+		return -EINVAL;
+	}
+	*rows = xcalloc(ndev * nint, sizeof(**rows));
+	for (size_t d = 0; d < ndev; d++)
+		build_dev(io, n, devs[d], from, end, iv, nint, *rows + d * nint);
+	*nrows = ndev * nint;
+	free(devs);
+	return 0;
+}
