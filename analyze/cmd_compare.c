@@ -33,7 +33,7 @@ static const struct opt_def options[] = {
 	  "--across, the workload metric to table (iotape metric RUN lists "
 	  "them; default real_s)" },
 	{ "across", 1, 'A', "SETTING", "a two-way table of a workload metric "
-	  "instead: a column per value of SETTING (a label, a --set key, "
+	  "instead: a column per value of SETTING (a label, a key capture set, "
 	  "kernel, host), a row per value of --group-by's (a setting here), "
 	  "cells the median [min-max] over repeats with % change against the "
 	  "first column; RUNs optional (default: every run)" },

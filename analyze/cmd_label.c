@@ -24,10 +24,10 @@ static void label_usage(FILE *fp)
 "\n"
 "With KEY=VALUE, labels the runs RUN picks (a name, an id or a glob such as\n"
 "'dbt2-ext2-*') in one transaction: each label is stored as a setting read\n"
-"at the start, replacing one of the same key, as capture --label does, for\n"
-"compare --group-by KEY and --across KEY. KEY: letters, digits, _ . : / -\n"
-"(not capture.*). Without, prints each run's settings read at the start\n"
-"(labels, sysctls, queue attributes) as KEY=VALUE lines.\n");
+"at the start, replacing one of the same key, as capture's label option\n"
+"does, for compare --group-by KEY and --across KEY. KEY: letters, digits,\n"
+"_ . : / - (not capture.*). Without, prints each run's settings read at\n"
+"the start (labels, sysctls, queue attributes) as KEY=VALUE lines.\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 15, NULL);
 }
 

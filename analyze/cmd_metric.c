@@ -26,12 +26,12 @@ static void metric_usage(FILE *fp)
 "\n"
 "Without NAME=VALUE, lists the run's workload metrics: name, value, unit and\n"
 "source (time: a command's real/user/sys seconds; fio: its JSON results;\n"
-"dd: its last line; regex: capture --metric; manual: set here). With them,\n"
-"sets each (source manual), replacing one of the same name, in one\n"
-"transaction. VALUE is a number with an optional unit after it (\"41.2tps\",\n"
-"\"700 MB/s\" quoted); a time as 1m49s, 1h2m or 2.5s is stored in seconds\n"
-"(unit s). NAME: letters, digits, _ . -; compare --across --metric NAME\n"
-"tables it.\n");
+"dd: its last line; regex: a capture's metric regex; manual: set here).\n"
+"With them, sets each (source manual), replacing one of the same name, in\n"
+"one transaction. VALUE is a number with an optional unit after it\n"
+"(\"41.2tps\", \"700 MB/s\" quoted); a time as 1m49s, 1h2m or 2.5s is stored\n"
+"in seconds (unit s). NAME: letters, digits, _ . -; compare tables it by\n"
+"settings (see compare's across option).\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 15, NULL);
 }
 

@@ -42,7 +42,7 @@ static const struct opt_def options[] = {
 	  "\ncommands' stdout (else stderr), as a number; repeatable.\nfio's "
 	  "JSON results and dd's last line are read anyway" },
 	{ "label", 1, 'L', "KEY=VALUE", "a label of the run (fs=ext2), stored as "
-	  "a setting:\ncompare --group-by/--across read it; repeatable" },
+	  "a setting,\nfor compare to group and table runs by; repeatable" },
 	{ "drop-caches", 0, 'C', NULL, "sync and drop the page cache before each "
 	  "run" },
 	{ "mem-limit", 1, 'm', "SIZE", "run the commands in a memory cgroup of "
