@@ -121,7 +121,7 @@ static int list(struct store *st, int64_t run, const char *name)
 	printf("%-*s  %14s  %-8s  %s\n", w, "name", "value", "unit", "source");
 	for (size_t i = 0; i < n; i++)
 		printf("%-*s  %14.6g  %-8s  %s\n", w, m[i].name, m[i].value,
-		       m[i].unit ? m[i].unit : "", m[i].source);
+		       m[i].unit && m[i].unit[0] ? m[i].unit : "-", m[i].source);
 	free(m);
 	return 0;
 }

@@ -155,24 +155,26 @@ void crosstab_free(struct crosstab *x)
 
 /* ---- output ---- */
 
-/* A value with as many decimals as its size needs (4 significant digits,
- * never an exponent). */
-static void fmt_num(double v, char *out, size_t len)
+/* The decimals every number of the table gets, from its largest median:
+ * about 4 significant digits there (1000 and over: none). */
+static int table_decimals(const struct crosstab *x)
 {
-	double a = fabs(v);
+	double big = 0;
 
+	for (int r = 0; r < x->nrows; r++)
+		for (int c = 0; c < x->ncols; c++)
+			if (x->cell[r][c].n && fabs(x->cell[r][c].median) > big)
+				big = fabs(x->cell[r][c].median);
+	return big >= 1000 ? 0 : big >= 100 ? 1 : big >= 10 ? 2 : big >= 1 ? 3
+	       : big >= 0.01 ? 5 : 9;
+}
+
+static void fmt_num(double v, int dec, char *out, size_t len)
+{
 	if (!isfinite(v))
 		snprintf(out, len, "-");
-	else if (a >= 1000 || a == 0)
-		snprintf(out, len, "%.0f", v);
-	else if (a >= 100)
-		snprintf(out, len, "%.1f", v);
-	else if (a >= 10)
-		snprintf(out, len, "%.2f", v);
-	else if (a >= 0.001)
-		snprintf(out, len, "%.4g", v);
 	else
-		snprintf(out, len, "%.3g", v);
+		snprintf(out, len, "%.*f", dec, v);
 }
 
 static double pct_of(const struct crosstab *x, int r, int c)
@@ -181,21 +183,23 @@ static double pct_of(const struct crosstab *x, int r, int c)
 }
 
 /* "median [min-max]" (or "median" for one run, "-" for none). */
-static void fmt_cell(const struct xt_cell *c, char *out, size_t len)
+static void fmt_cell(const struct crosstab *x, const struct xt_cell *c,
+		     char *out, size_t len)
 {
-	char m[32], lo[32], hi[32];
+	int dec = table_decimals(x);
+	char m[48], lo[48], hi[48];
 
 	if (!c->n) {
 		snprintf(out, len, "-");
 		return;
 	}
-	fmt_num(c->median, m, sizeof(m));
+	fmt_num(c->median, dec, m, sizeof(m));
 	if (c->n == 1) {
 		snprintf(out, len, "%s", m);
 		return;
 	}
-	fmt_num(c->min, lo, sizeof(lo));
-	fmt_num(c->max, hi, sizeof(hi));
+	fmt_num(c->min, dec, lo, sizeof(lo));
+	fmt_num(c->max, dec, hi, sizeof(hi));
 	snprintf(out, len, "%s [%s-%s]", m, lo, hi);
 }
 
@@ -214,7 +218,7 @@ static void wide_cell(const struct crosstab *x, int r, int c, char *out,
 {
 	char cell[96], p[24];
 
-	fmt_cell(&x->cell[r][c], cell, sizeof(cell));
+	fmt_cell(x, &x->cell[r][c], cell, sizeof(cell));
 	if (!c) {
 		snprintf(out, len, "%s", cell);
 		return;
@@ -315,7 +319,7 @@ static void emit_textual(const struct crosstab *x, struct emit *e)
 		for (int r = 0; r < x->nrows; r++)
 			for (int c = 0; c < x->ncols; c++) {
 				char p[24];
-				fmt_cell(&x->cell[r][c], buf, sizeof(buf));
+				fmt_cell(x, &x->cell[r][c], buf, sizeof(buf));
 				fmt_pct(c ? pct_of(x, r, c) : NAN, p, sizeof(p));
 				emit_text(e, "%-*s  %-*s  %24s  %3d  %8s\n", gw,
 					  x->rows[r], aw, x->cols[c], buf,
@@ -346,7 +350,7 @@ static void emit_markdown(const struct crosstab *x, struct emit *e)
 		emit_text(e, "| %s |", x->rows[r]);
 		for (int c = 0; c < x->ncols; c++) {
 			char p[24];
-			fmt_cell(&x->cell[r][c], buf, sizeof(buf));
+			fmt_cell(x, &x->cell[r][c], buf, sizeof(buf));
 			emit_text(e, " %s |", buf);
 			if (c) {
 				fmt_pct(pct_of(x, r, c), p, sizeof(p));
