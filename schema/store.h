@@ -125,8 +125,8 @@ int store_run_set_format(struct store *st, int64_t run, const char *format,
 int store_run_set_parent(struct store *st, int64_t run, int64_t parent);
 
 /* Deletes run and every row that belongs to it (events, requests, samples,
- * settings, devices, processes, commands, run_stats, replays: the foreign
- * keys of schema/004_cascade.sql cascade). Replays of run (runs whose
+ * settings, devices, processes, commands, run_stats, replays, metrics: the
+ * foreign keys of schema/004_cascade.sql and 005_metrics.sql cascade). Replays of run (runs whose
  * parent it was) are kept with their parent cleared; their number goes to
  * *kept_replays unless it is NULL. Call inside a transaction
  * (store_begin()) so several deletes are one. Returns 0, -STORE_E_NOTFOUND
@@ -331,8 +331,9 @@ struct store_metric {
 
 /* Records metric name = value (unit may be NULL) of run from source (one
  * of "time", "fio", "dd", "regex", "manual"); replaces an earlier value of
- * that name. value must be finite. Returns 0, or -STORE_E_SQLITE (also for
- * a source or value the schema refuses). */
+ * that name. value must be finite. Returns 0, -STORE_E_BACKEND when the
+ * back end keeps no metrics, or -STORE_E_SQLITE (also for a source or value
+ * the schema refuses). */
 int store_metric_set(struct store *st, int64_t run, const char *name,
 		     double value, const char *unit, const char *source);
 

@@ -18,6 +18,9 @@ int store_metric_set(struct store *st, int64_t run, const char *name,
 	if (!isfinite(value))
 		return store_fail(st, STORE_E_SQLITE, "metric '%s': not a finite "
 				  "number", name);
+	if (!st->be->metric_set)
+		return store_fail(st, STORE_E_BACKEND, "the %s store has no "
+				  "metrics", st->be->name);
 	return st->be->metric_set(st, run, name, value, unit, source);
 }
 
@@ -50,7 +53,8 @@ int store_metrics_get(struct store *st, int64_t run, struct store_metric **out,
 
 	*out = NULL;
 	*n = 0;
-	if ((rc = st->be->metrics_get(st, run, &m, &nm)) ||
+	/* a back end without the metrics table still gives the commands' */
+	if ((st->be->metrics_get && (rc = st->be->metrics_get(st, run, &m, &nm))) ||
 	    (rc = store_commands_get(st, run, &c, &nc))) {
 		free(m);
 		return rc;
