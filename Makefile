@@ -8,7 +8,7 @@ CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	   -Wstrict-prototypes -Wno-unused-parameter -Wvla
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -I. $(CFLAGS) -D_GNU_SOURCE
-LIBS = -lsqlite3 -lm -lpthread -luring -lblkid -lnettle -larchive
+LIBS = -lsqlite3 -lm -lpthread -luring -lblkid -lnettle -larchive -ljansson
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
@@ -40,15 +40,18 @@ DEB_CHECK += /usr/bin/pandoc /usr/bin/dh /usr/bin/zsh
 DEB_PACKAGES += libarchive-dev gzip xz-utils zstd bzip2
 DEB_CHECK += /usr/include/archive.h /usr/bin/gzip /usr/bin/xz /usr/bin/zstd \
 	/usr/bin/bzip2
+# jansson reads fio's JSON results into workload metrics (capture/wlmetric.c).
+DEB_PACKAGES += libjansson-dev
+DEB_CHECK += /usr/include/jansson.h
 
 LIB_SRC = lib/util.c lib/emit.c lib/options.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_sqlite.c \
-	schema/store_sqlite_batch.c schema/store_sqlite_read.c \
+	schema/store_sqlite_batch.c schema/store_sqlite_read.c schema/store_metric.c \
 	$(BUILD)/schema_sql.c capture/procstat.c capture/vmstat_text.c \
 	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
 	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_time.c \
-	capture/fmt_iostat.c
+	capture/fmt_iostat.c capture/wlmetric.c
 CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	capture/import_samples.c capture/import_fmt.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
@@ -56,12 +59,12 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	analyze/finding.c analyze/analyzer.c analyze/an_seek.c \
 	analyze/an_fairness.c analyze/an_queue.c analyze/an_readahead.c \
 	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
-	analyze/compare.c analyze/figures.c analyze/cmd_compare.c analyze/cmd_dump.c \
-	analyze/manage.c analyze/cmd_manage.c \
+	analyze/compare.c analyze/figures.c analyze/crosstab.c analyze/cmd_compare.c analyze/cmd_dump.c \
+	analyze/manage.c analyze/cmd_manage.c analyze/cmd_metric.c analyze/cmd_label.c \
 	analyze/blkparse_print.c analyze/cmd_runs.c analyze/cmd_report.c \
 	analyze/export.c analyze/cmd_export.c analyze/iostat.c analyze/cmd_iostat.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/sweep.c \
-	capture/samplebuf.c capture/workload.c capture/capture.c \
+	capture/samplebuf.c capture/workload.c capture/wloutput.c capture/capture.c \
 	capture/cmd_capture.c capture/recring.c capture/reclat.c capture/record.c \
 	capture/cmd_record.c
 MAIN_SRC = iotape.c

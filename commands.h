@@ -22,6 +22,8 @@ int cmd_iostat(int argc, char **argv);  /* analyze/cmd_iostat.c */
 int cmd_report(int argc, char **argv);  /* analyze/cmd_report.c */
 int cmd_compare(int argc, char **argv); /* analyze/cmd_compare.c */
 int cmd_export(int argc, char **argv);  /* analyze/cmd_export.c */
+int cmd_metric(int argc, char **argv);  /* analyze/cmd_metric.c */
+int cmd_label(int argc, char **argv);   /* analyze/cmd_label.c */
 int cmd_vmstat(int argc, char **argv);  /* capture/cmd_vmstat.c */
 int cmd_capture(int argc, char **argv); /* capture/cmd_capture.c */
 int cmd_record(int argc, char **argv);  /* capture/cmd_record.c */

@@ -22,6 +22,8 @@ static const struct command commands[] = {
 	{ "runs", cmd_runs, "list the runs in the database" },
 	{ "rm", cmd_rm, "delete runs (names, ids, globs) with all their rows" },
 	{ "mv", cmd_mv, "rename a run" },
+	{ "label", cmd_label, "label runs KEY=VALUE (fs=ext2) for compare to group by" },
+	{ "metric", cmd_metric, "list a run's workload metrics, or set them by hand" },
 	{ "vacuum", cmd_vacuum, "give deleted runs' space back; sizes before, after" },
 	{ "dump", cmd_dump, "print a run's events as blkparse does" },
 	{ "report", cmd_report, "per-device and per-process I/O figures (btt's terms)" },

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "analyze/compare.h"
+#include "analyze/crosstab.h"
+#include "analyze/manage.h"
 #include "commands.h"
 #include "lib/emit.h"
 #include "lib/options.h"
@@ -27,7 +29,14 @@ static const struct opt_def options[] = {
 	  "between group medians, and the noise test" },
 	{ "metric", 1, 'M', "KEY", "the figure whose difference to explain (a "
 	  "key of --json's figures, such as cmd1_real_s; default elapsed_s, or "
-	  "the command whose real time changed over twice as much)" },
+	  "the command whose real time changed over twice as much); with "
+	  "--across, the workload metric to table (iotape metric RUN lists "
+	  "them; default real_s)" },
+	{ "across", 1, 'A', "SETTING", "a two-way table of a workload metric "
+	  "instead: a column per value of SETTING (a label, a key capture set, "
+	  "kernel, host), a row per value of --group-by's (a setting here), "
+	  "cells the median [min-max] over repeats with % change against the "
+	  "first column; RUNs optional (default: every run)" },
 	{ "model", 1, 'P', "PROFILE", "also cost each run's seeks on a modelled "
 	  "rotating disk: a built-in profile (iotape model list) or a profile "
 	  "file (\"on a 2006 disk these seeks would have cost N s\")" },
@@ -42,6 +51,8 @@ static void compare_usage(FILE *fp)
 "usage: iotape compare [--db FILE] [--json | --markdown] [--metric KEY]\n"
 "                      [--group-by SETTING|GLOB,GLOB...] [--model PROFILE]\n"
 "                      RUN RUN [RUN...]\n"
+"       iotape compare [--db FILE] [--json | --markdown] --across SETTING\n"
+"                      [--group-by SETTING] [--metric NAME] [RUN...]\n"
 "\n"
 "Which run took longer, by how much, and whether that is beyond run-to-run\n"
 "noise; headline figures of each run with the %% change against the first:\n"
@@ -60,10 +71,67 @@ static void compare_usage(FILE *fp)
 	compare_print_definitions(fp);
 }
 
+/* compare --across: the runs args name (every run when none) in a
+ * crosstab (analyze/crosstab.c). */
+static int compare_across(const char *db, char **args, int nargs,
+			  const char *group_by, const char *across,
+			  const char *metric, int fmt)
+{
+	struct store *st = NULL;
+	struct run_ref *runs = NULL;
+	struct crosstab x;
+	struct emit e;
+	int64_t *ids = NULL;
+	size_t n = 0;
+	char err[1024];
+	int rc = 0;
+
+	memset(&x, 0, sizeof(x));
+	if (group_by && strpbrk(group_by, "*?[,")) {
+		error("--across takes a setting for --group-by, not run-name globs");
+		return 2;
+	}
+	if (store_open_existing(&st, db)) {
+		error("%s", store_errmsg(st));
+		store_close(st);
+		return -1;
+	}
+	if (nargs) {
+		if (manage_resolve(st, args, nargs, &runs, &n, err, sizeof(err)))
+			rc = error("%s: %s", db, err);
+		else {
+			ids = xcalloc(n ? n : 1, sizeof(*ids));
+			for (size_t i = 0; i < n; i++)
+				ids[i] = runs[i].id;
+		}
+	} else {
+		struct store_run_listing *all = NULL;
+		if (store_runs_list(st, 0, &all, &n))
+			rc = error("%s: %s", db, store_errmsg(st));
+		ids = xcalloc(n ? n : 1, sizeof(*ids));
+		for (size_t i = 0; i < n && !rc; i++)
+			ids[i] = all[i].run.id;
+		free(all);
+	}
+	if (!rc && crosstab_load(&x, st, ids, n, group_by, across, metric, err,
+				 sizeof(err)))
+		rc = error("%s: %s", db, err);
+	else if (!rc) {
+		emit_init(&e, stdout, fmt == CMP_JSON);
+		crosstab_emit(&x, &e, fmt == CMP_JSON ? XT_JSON :
+			      fmt == CMP_MARKDOWN ? XT_MARKDOWN : XT_TEXT);
+	}
+	crosstab_free(&x);
+	free(ids);
+	free(runs);
+	store_close(st);
+	return rc;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct option longopts[ARRAY_SIZE(options) + 1];
-	const char *db = NULL, *group_by = NULL, *metric = NULL;
+	const char *db = NULL, *group_by = NULL, *metric = NULL, *across = NULL;
 	struct store *st = NULL;
 	struct compare cmp;
 	struct emit e;
@@ -81,6 +149,7 @@ int cmd_compare(int argc, char **argv)
 		case 'm': fmt = CMP_MARKDOWN; break;
 		case 'g': group_by = optarg; break;
 		case 'M': metric = optarg; break;
+		case 'A': across = optarg; break;
 		case 'P':
 			if (profile_resolve(&model_buf, optarg, err, sizeof(err)))
 				return error("%s", err);
@@ -91,6 +160,9 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 	db = db_path_default(db);
+	if (across)
+		return compare_across(db, argv + optind, argc - optind, group_by,
+				      across, metric, fmt);
 	if (argc - optind < 1) {
 		error("compare needs two or more RUNs (names, ids or globs such "
 		      "as 'sweep*')");

@@ -21,6 +21,7 @@
 #include "capture/samplebuf.h"
 #include "capture/sweep.h"
 #include "capture/tracefs.h"
+#include "capture/wlmetric.h"
 #include "capture/workload.h"
 #include "lib/util.h"
 #include "schema/store.h"
@@ -33,6 +34,9 @@ struct cap {
 	struct capture_opts o;
 	char set_path[CAPTURE_MAX_SETS][512];
 	struct workload w[CAPTURE_MAX_CMDS];
+	int kind[CAPTURE_MAX_CMDS];  /* enum wlm_kind of each command */
+	char fio_out[CAPTURE_MAX_CMDS][256]; /* fio's --output=FILE, or "" */
+	struct wlm_regex re[CAPTURE_MAX_METRICS]; /* --metric */
 	int got_signal;              /* the signal that interrupted a run */
 };
 
@@ -367,6 +371,7 @@ static void clean_up(struct cap_run *r)
 	if (r->raw[0] && !r->o->raw)
 		unlink(r->raw);
 	tracefs_free(&r->tf);
+	workloads_outputs_release(r->c->w, r->o->ncmd);
 	free(r->set0);
 	free(r->set1);
 	samples_free(&r->smp);
@@ -421,11 +426,36 @@ static int store_facts(struct cap_run *r, struct store *st, int64_t run)
 		return rc;
 	save_settings(st, run, r->set0, r->nset0, "start");
 	save_settings(st, run, r->set1, r->nset1, "end");
+	for (int i = 0; i < r->o->nlabel; i++) {
+		/* checked KEY=VALUE (check_label()) */
+		const char *kv = r->o->labels[i], *eq = strchr(kv, '=');
+		char key[96];
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+		if ((rc = store_setting_add(st, run, key, eq + 1, "start")))
+			return rc;
+	}
 	for (int i = 0; i < r->ndev; i++)
 		store_device_add(st, run, r->devs[i].dev, r->devs[i].name,
 				 r->devs[i].size_bytes,
 				 machine_role(&r->o->mp, r->devs, r->ndev, i));
 	return 0;
+}
+
+/* The workload metrics the commands printed (workloads_metrics()).
+ * Returns 0 or a store error. */
+static int store_metrics(struct cap_run *r, struct store *st, int64_t run)
+{
+	struct wlm_set set = { 0 };
+	int rc = 0;
+
+	workloads_metrics(r->c->w, r->o->ncmd, r->c->kind, r->c->fio_out,
+			  r->c->re, r->o->nmetric, r->o->quiet, &set);
+	for (size_t k = 0; k < set.n && !rc; k++)
+		rc = store_metric_set(st, run, set.m[k].name, set.m[k].value,
+				      set.m[k].unit[0] ? set.m[k].unit : NULL,
+				      set.m[k].source);
+	wlm_free(&set);
+	return rc;
 }
 
 /* The samples and each workload's command row. Returns 0 or a store error. */
@@ -515,7 +545,8 @@ static int store_run(struct cap_run *r)
 		    (rc = store_run_finish(st, run, "complete", r->t0)))
 			goto fail;
 	}
-	if ((rc = store_facts(r, st, run)) || (rc = store_rows(r, st, run)))
+	if ((rc = store_facts(r, st, run)) || (rc = store_rows(r, st, run)) ||
+	    (rc = store_metrics(r, st, run)))
 		goto fail;
 	store_stats(r, st, run);
 	if ((rc = store_commit(st)))
@@ -555,8 +586,12 @@ static int capture_one(struct cap *c, const int *pick, const char *name,
 	if (!rc)
 		rc = start_tracer(r);
 	if (!rc) {
+		workloads_outputs(c->w, c->o.ncmd, c->kind, c->o.nmetric > 0);
 		run_workloads(r);
 		rc = stop_run(r);
+		for (int i = 0; i < c->o.ncmd; i++)
+			if (c->w[i].out)
+				wl_output_finish(c->w[i].out, 2000);
 	}
 	if (!rc && r->fatal)
 		rc = -1;
@@ -594,8 +629,16 @@ static int prepare(struct cap *c, const struct capture_opts *o_in)
 		o->repeat = 1;
 	if (!o->buffer_kb)
 		o->buffer_kb = 16384;
-	for (int i = 0; i < o->ncmd; i++)
+	for (int i = 0; i < o->ncmd; i++) {
 		workload_init(&c->w[i], &o->cmds[i]);
+		c->kind[i] = wlm_classify(c->w[i].line, c->fio_out[i],
+					  sizeof(c->fio_out[i]));
+	}
+	for (int i = 0; i < o->nmetric; i++) {
+		char err[300];
+		if (wlm_regex_compile(&c->re[i], o->metrics[i], err, sizeof(err)))
+			return error("%s", err);
+	}
 	for (int i = 0; i < o->nset; i++)
 		if (machine_setting_path(&o->mp, o->sets[i].key, c->set_path[i],
 					 sizeof(c->set_path[i])))
@@ -678,6 +721,8 @@ int capture_run(const struct capture_opts *o)
 				    : 0;
 	for (int i = 0; i < c->o.ncmd; i++)
 		workload_release(&c->w[i]);
+	for (int i = 0; i < c->o.nmetric; i++)
+		wlm_regex_free(&c->re[i]);
 	free(c);
 	return rc;
 }

@@ -12,6 +12,8 @@
 #define CAPTURE_MAX_DEVS 16
 #define CAPTURE_MAX_SETS 32
 #define CAPTURE_MAX_VALUES 32
+#define CAPTURE_MAX_METRICS 32
+#define CAPTURE_MAX_LABELS 32
 
 /* The comparison of a --start-when condition. */
 enum capture_op { CAPTURE_GT, CAPTURE_GE, CAPTURE_LT, CAPTURE_LE, CAPTURE_EQ };
@@ -53,6 +55,13 @@ struct capture_opts {
 	int ncmd;
 	struct capture_set sets[CAPTURE_MAX_SETS];
 	int nset;
+	const char *metrics[CAPTURE_MAX_METRICS]; /* --metric NAME=REGEX: read
+				     * from each command's output (see
+				     * capture/wlmetric.h) */
+	int nmetric;
+	const char *labels[CAPTURE_MAX_LABELS]; /* --label KEY=VALUE: stored
+				     * as settings at start of every run */
+	int nlabel;
 	int drop_caches;            /* sync and drop the page cache first */
 	uint64_t mem_limit;         /* bytes: run the workloads in a memory
 				     * cgroup this large; 0: none */
@@ -74,7 +83,11 @@ struct capture_opts {
  * samples /proc every interval on the events' clock while the workloads
  * run, then stops, puts the machine back and stores events, requests,
  * samples, commands, devices, processes and settings at start and end as
- * one run. Prints progress and warnings on stderr unless o->quiet. Returns
+ * one run, with the workload metrics read from the commands' output: fio's
+ * JSON, dd's last line, o->metrics (each command whose line names fio or
+ * dd, or every command when o->metrics are given, writes into pipes that
+ * pass its output through to iotape's stdout and stderr unchanged, and keep
+ * it; see capture/wloutput.h, capture/wlmetric.h). Prints progress and warnings on stderr unless o->quiet. Returns
  * 0, 128 + the signal when one interrupted a run (what was captured is
  * stored, marked interrupted, and no further run starts), or -1 after
  * printing one error line. Needs root. */

@@ -37,6 +37,12 @@ static const struct opt_def options[] = {
 	{ "set", 1, 's', "KEY=VALUE", "a sysctl (vm.dirty_ratio=10) or a queue "
 	  "attribute\n(loop0:queue/scheduler=bfq) for the run, restored after;"
 	  "\nV1,V2,... sweeps: one run per value (NAME[KEY=V])" },
+	{ "metric", 1, 'E', "NAME=REGEX", "a workload metric: the first group of "
+	  "REGEX (POSIX\nextended, regex(7)) on the last matching line of the "
+	  "\ncommands' stdout (else stderr), as a number; repeatable.\nfio's "
+	  "JSON results and dd's last line are read anyway" },
+	{ "label", 1, 'L', "KEY=VALUE", "a label of the run (fs=ext2), stored as "
+	  "a setting,\nfor compare to group and table runs by; repeatable" },
 	{ "drop-caches", 0, 'C', NULL, "sync and drop the page cache before each "
 	  "run" },
 	{ "mem-limit", 1, 'm', "SIZE", "run the commands in a memory cgroup of "
@@ -68,6 +74,7 @@ static void capture_usage(FILE *fp)
 "                      [--duration SEC] [--cmd 'SHELL COMMAND']...\n"
 "                      [--start-after DUR] [--start-when KEY>VALUE]\n"
 "                      [--set KEY=VALUE[,VALUE...]]... [--drop-caches]\n"
+"                      [--metric NAME=REGEX]... [--label KEY=VALUE]...\n"
 "                      [--mem-limit SIZE] [--repeat N] [--raw FILE]\n"
 "                      [--buffer-kb KB] [-- CMD [ARG...]]\n"
 "       iotape capture --reset\n"
@@ -185,6 +192,20 @@ static int parse_option(struct capture_opts *o, int c, struct capture_cmd **last
 	case 's':
 		if (parse_set(o, optarg))
 			return 2;
+		break;
+	case 'E':
+		if (o->nmetric >= CAPTURE_MAX_METRICS)
+			{ error("too many --metric options (at most %d)",
+				CAPTURE_MAX_METRICS); return 2; }
+		o->metrics[o->nmetric++] = optarg;
+		break;
+	case 'L':
+		if (o->nlabel >= CAPTURE_MAX_LABELS)
+			{ error("too many --label options (at most %d)",
+				CAPTURE_MAX_LABELS); return 2; }
+		if (check_label(optarg))
+			return 2;
+		o->labels[o->nlabel++] = optarg;
 		break;
 	case 'C': o->drop_caches = 1; break;
 	case 'm':

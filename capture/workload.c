@@ -94,6 +94,8 @@ int workload_start(struct workload *w, const char *cg_procs)
 			}
 			close(fd);
 		}
+		if (w->out)
+			wl_output_child(w->out);
 		if (w->cmd->shell)
 			execl("/bin/sh", "sh", "-c", w->cmd->shell, (char *)NULL);
 		else
@@ -103,6 +105,9 @@ int workload_start(struct workload *w, const char *cg_procs)
 		_exit(127);
 	}
 	setpgid(pid, pid);
+	if (w->out && wl_output_parent(w->out))
+		warning("cannot keep the output of '%s'; no metrics read from it",
+			w->line);
 	w->pid = pid;
 	w->started = 1;
 	w->start_ns = now_mono_ns();
@@ -172,4 +177,123 @@ int workload_cgroup(const char *sys, uint64_t limit, struct lab *lab,
 	}
 	snprintf(procs, len, "%s/cgroup.procs", dir);
 	return 0;
+}
+
+/* ---- output and metrics ---- */
+
+void workloads_outputs(struct workload *w, int n, const int *kind, int all)
+{
+	for (int i = 0; i < n; i++) {
+		int rc;
+
+		if (!kind[i] && !all)
+			continue;
+		w[i].out = xcalloc(1, sizeof(*w[i].out));
+		if ((rc = wl_output_open(w[i].out))) {
+			warning("cannot keep the output of '%s': %s; no metrics read "
+				"from it", w[i].line, strerror(-rc));
+			free(w[i].out);
+			w[i].out = NULL;
+		}
+	}
+}
+
+void workloads_outputs_release(struct workload *w, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (w[i].out) {
+			wl_output_release(w[i].out);
+			free(w[i].out);
+			w[i].out = NULL;
+		}
+}
+
+/* Reads a file whole (fio's --output=FILE) into *buf, NUL-ended; *buf NULL
+ * when it cannot be opened. Returns its length. */
+static size_t slurp(const char *path, char **buf)
+{
+	FILE *fp = fopen(path, "r");
+	size_t len = 0, cap = 65536, n;
+
+	*buf = NULL;
+	if (!fp)
+		return 0;
+	*buf = xmalloc(cap);
+	while ((n = fread(*buf + len, 1, cap - len - 1, fp)) > 0) {
+		len += n;
+		if (len + 1 == cap)
+			*buf = xrealloc(*buf, cap *= 2);
+	}
+	(*buf)[len] = '\0';
+	fclose(fp);
+	return len;
+}
+
+/* Command i's fio and dd metrics into set, after "cmdN_" when n > 1. */
+static void command_metrics(const struct workload *w, int i, int n, int kind,
+			    const char *fio_out, int quiet, struct wlm_set *set)
+{
+	const struct wl_output *out = w->out;
+	struct wlm_set one = { 0 };
+	char err[256];
+
+	if (kind & WLM_FIO_JSON) {
+		char *file = NULL;
+		size_t len = fio_out[0] ? slurp(fio_out, &file) : 0;
+		const char *text = file;
+
+		if (!file && out && out->buf[0]) {
+			text = out->buf[0];
+			len = out->len[0];
+		}
+		if (wlm_fio_json(text ? text : "", text ? len : 0, &one, err,
+				 sizeof(err)) < 0 && !quiet)
+			warning("command %d ('%s'): %s", i, w->line, err);
+		free(file);
+	}
+	if ((kind & WLM_DD) && out && out->buf[1])
+		wlm_dd(out->buf[1], out->len[1], &one);
+	for (size_t k = 0; k < one.n; k++) {
+		char name[80];
+		if (n > 1)
+			snprintf(name, sizeof(name), "cmd%d_%s", i + 1, one.m[k].name);
+		else
+			snprintf(name, sizeof(name), "%s", one.m[k].name);
+		wlm_add(set, name, one.m[k].value, one.m[k].unit, one.m[k].source);
+	}
+	wlm_free(&one);
+}
+
+void workloads_metrics(struct workload *w, int n, const int *kind,
+		       char fio_out[][256], const struct wlm_regex *re, int nre,
+		       int quiet, struct wlm_set *set)
+{
+	char err[256];
+
+	for (int i = 0; i < n; i++) {
+		command_metrics(&w[i], i, n, kind[i], fio_out[i], quiet, set);
+		if (w[i].out && w[i].out->truncated && !quiet)
+			warning("command %d printed over %u MiB; metrics read from "
+				"the first %u MiB", i, WLO_KEEP_MAX >> 20,
+				WLO_KEEP_MAX >> 20);
+	}
+	for (int k = 0; k < nre; k++) {
+		int got = 0;
+		for (int i = 0; i < n && !got; i++)
+			for (int f = 0; f < 2 && w[i].out && !got; f++) {
+				double v;
+				if (!w[i].out->buf[f])
+					continue;
+				got = wlm_regex_match(&re[k], w[i].out->buf[f],
+						      w[i].out->len[f], &v, err,
+						      sizeof(err));
+				if (got == 1)
+					wlm_add(set, re[k].name, v, NULL, "regex");
+				else if (got < 0 && !quiet)
+					warning("%s", err);
+			}
+		if (!got && !quiet)
+			warning("--metric %s: no line of the commands' output "
+				"matches", re[k].name);
+	}
 }

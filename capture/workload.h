@@ -12,6 +12,8 @@
 #include "capture/capture.h"
 #include "capture/lab.h"
 #include "capture/samplebuf.h"
+#include "capture/wlmetric.h"
+#include "capture/wloutput.h"
 
 /* One workload and the state of its run. */
 struct workload {
@@ -22,6 +24,9 @@ struct workload {
 	int status;                 /* exit status, or 128 + signal */
 	int64_t start_ns, end_ns;   /* CLOCK_MONOTONIC */
 	struct rusage ru;
+	struct wl_output *out;      /* NULL: the command writes to iotape's
+				     * stdout and stderr; else to these pipes
+				     * (passed through and kept) */
 };
 
 /* Sets w up for cmd (w->line from its shell string or argv) in a fresh,
@@ -41,7 +46,8 @@ int workload_due(const struct workload *w, const struct samples *smp,
 		 int64_t since_start_ns);
 
 /* Starts w in its own process group, in the memory cgroup when cg_procs
- * (its cgroup.procs file) is set: the child adds itself before exec and
+ * (its cgroup.procs file) is set, its output into w->out's pipes when set
+ * (wl_output_parent() starts their copying): the child adds itself before exec and
  * ends with 126 when it cannot, 127 when the command cannot run (each said
  * on stderr). Returns 0, or -1 after printing why fork failed. */
 int workload_start(struct workload *w, const char *cg_procs);
@@ -55,6 +61,26 @@ void workloads_kill(struct workload *w, int n, int sig);
 
 /* Whether any of the n workloads in w was started and has not ended. */
 int workloads_alive(const struct workload *w, int n);
+
+/* Gives each of the n workloads w that may print metrics (kind[i], enum
+ * wlm_kind, not 0; every one when all) pipes for its output (w[i].out),
+ * passed through and kept; says on stderr when it cannot (that command's
+ * output then goes straight to iotape's, with no metrics). */
+void workloads_outputs(struct workload *w, int n, const int *kind, int all);
+
+/* Finishes and frees the n workloads' output pipes and copies. */
+void workloads_outputs_release(struct workload *w, int n);
+
+/* The metrics of the n workloads w (after wl_output_finish()) into set:
+ * each command's fio JSON (from fio_out[i], its --output=FILE, when set,
+ * else its stdout) and dd's last line (stderr), named "cmdN_NAME" when n > 1;
+ * then each of the nre regexes re, from the first command whose stdout (or
+ * else stderr) has a matching line, under its own name. What could not be
+ * read (fio's JSON, a regex with no match or no number, output cut at
+ * WLO_KEEP_MAX) is said on stderr unless quiet. */
+void workloads_metrics(struct workload *w, int n, const int *kind,
+		       char fio_out[][256], const struct wlm_regex *re, int nre,
+		       int quiet, struct wlm_set *set);
 
 /* Makes the memory cgroup iotape-PID under sys/fs/cgroup (v2: memory.max)
  * or sys/fs/cgroup/memory (v1: memory.limit_in_bytes) with limit bytes,

@@ -1,6 +1,7 @@
 /* Helpers shared by the subcommands: messages, allocation, numbers. */
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -105,6 +106,26 @@ int check_run_name(const char *name)
 		if (*p < 0x20 || *p == 0x7f)
 			return error("invalid run name: control character 0x%02x "
 				     "at byte %zu", *p, (size_t)(p - (const unsigned char *)name));
+	return 0;
+}
+
+int check_label(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	size_t kl = eq ? (size_t)(eq - kv) : 0;
+
+	if (!eq || !kl || kl > 95 || !eq[1] || strlen(eq + 1) > 255)
+		return error("invalid label '%s' (KEY=VALUE, such as fs=ext2)", kv);
+	for (size_t i = 0; i < kl; i++)
+		if (!isalnum((unsigned char)kv[i]) && !strchr("_.:/-", kv[i]))
+			return error("invalid label key '%.*s' (letters, digits, "
+				     "_ . : / -)", (int)kl, kv);
+	if (!strncmp(kv, "capture.", 8))
+		return error("invalid label key '%.*s': capture.* are the "
+			     "capture's own settings", (int)kl, kv);
+	for (const unsigned char *p = (const unsigned char *)eq + 1; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return error("invalid label '%s': control character", kv);
 	return 0;
 }
 

@@ -43,6 +43,13 @@ int parse_size(const char *s, const char *opt, uint64_t *out);
  * characters. Returns 0, or prints why not and returns -1. */
 int check_run_name(const char *name);
 
+/* Checks a run label given by the user (capture --label, iotape label):
+ * "KEY=VALUE", KEY 1 to 95 bytes of letters, digits and _ . : / -, not
+ * starting with "capture." (the capture's own settings), VALUE 1 to 255
+ * bytes without control characters. Returns 0, or prints why not and
+ * returns -1. */
+int check_label(const char *kv);
+
 /* The database path: --db if given, else $IOTAPE_DB, else "iotape.db". */
 const char *db_path_default(const char *opt);
 

@@ -14,7 +14,7 @@
 
 #include "schema/trace_record.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 enum store_err {
 	STORE_E_SQLITE = 1,   /* the back end failed; see store_errmsg() */
@@ -125,8 +125,8 @@ int store_run_set_format(struct store *st, int64_t run, const char *format,
 int store_run_set_parent(struct store *st, int64_t run, int64_t parent);
 
 /* Deletes run and every row that belongs to it (events, requests, samples,
- * settings, devices, processes, commands, run_stats, replays: the foreign
- * keys of schema/004_cascade.sql cascade). Replays of run (runs whose
+ * settings, devices, processes, commands, run_stats, replays, metrics: the
+ * foreign keys of schema/004_cascade.sql and 005_metrics.sql cascade). Replays of run (runs whose
  * parent it was) are kept with their parent cleared; their number goes to
  * *kept_replays unless it is NULL. Call inside a transaction
  * (store_begin()) so several deletes are one. Returns 0, -STORE_E_NOTFOUND
@@ -318,6 +318,33 @@ struct store_stat {
  * it). Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
 int store_stats_get(struct store *st, int64_t run, struct store_stat **out,
 		    size_t *n);
+
+/* ==== workload metrics (schema/005_metrics.sql) ==== */
+
+/* One number the workload gave about itself, or a user set, for a run. */
+struct store_metric {
+	const char *name;       /* read_iops, dd_bytes_per_s, real_s, tps ... */
+	double value;           /* in unit */
+	const char *unit;       /* "bytes", "s", "IO/s" ...; NULL: a plain number */
+	const char *source;     /* "time", "fio", "dd", "regex", "manual" */
+};
+
+/* Records metric name = value (unit may be NULL) of run from source (one
+ * of "time", "fio", "dd", "regex", "manual"); replaces an earlier value of
+ * that name. value must be finite. Returns 0, -STORE_E_BACKEND when the
+ * back end keeps no metrics, or -STORE_E_SQLITE (also for a source or value
+ * the schema refuses). */
+int store_metric_set(struct store *st, int64_t run, const char *name,
+		     double value, const char *unit, const char *source);
+
+/* Every metric of run by name (strcmp order) into *out (*n; one malloc'd
+ * block with its strings: free() it): the stored rows, and each command's
+ * real, user and sys seconds (commands table, wait4 rusage or a time log)
+ * as metrics of source "time", unit "s": real_s, user_s, sys_s when the
+ * run has one command, cmdN_real_s ... (N from 1) when it has several; a
+ * stored row of the same name wins. Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
+int store_metrics_get(struct store *st, int64_t run, struct store_metric **out,
+		      size_t *n);
 
 /* ==== events, requests, samples: batched writes ==== */
 

@@ -99,6 +99,14 @@ struct store_backend {
 	int (*stats_get)(struct store *st, int64_t run, struct store_stat **out,
 			 size_t *n);
 
+	int (*metric_set)(struct store *st, int64_t run, const char *name,
+			  double value, const char *unit, const char *source);
+	/* the stored rows only, by name (the front adds the commands'); both
+	 * may be NULL in a back end without metrics (the front then refuses
+	 * writes and reads only the commands') */
+	int (*metrics_get)(struct store *st, int64_t run,
+			   struct store_metric **out, size_t *n);
+
 	int (*event_add)(struct store *st, int64_t run, const struct bt_event *ev);
 	int (*request_add)(struct store *st, int64_t run, int64_t id,
 			   const struct store_request *rq);

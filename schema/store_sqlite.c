@@ -665,6 +665,28 @@ static int sq_stat_set(struct store *st, int64_t run, const char *key,
 	return sq_step_done(s, q, "storing run statistics");
 }
 
+static int sq_metric_set(struct store *st, int64_t run, const char *name,
+			 double value, const char *unit, const char *source)
+{
+	struct sqlite_store *s = sq(st);
+	sqlite3_stmt *q;
+	int rc;
+
+	if ((rc = sq_flush_events(s)) ||
+	    (rc = sq_prepare(s, "INSERT OR REPLACE INTO metrics (run, name, value,"
+			     " unit, source) VALUES (?,?,?,?,?)", &q,
+			     "storing metric")))
+		return rc;
+	sqlite3_bind_int64(q, 1, run);
+	sqlite3_bind_text(q, 2, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(q, 3, value);
+	sq_bind_text(q, 4, unit);
+	sqlite3_bind_text(q, 5, source, -1, SQLITE_TRANSIENT);
+	rc = sq_step_done(s, q, "storing metric");
+	sqlite3_finalize(q);
+	return rc;
+}
+
 static int sq_next_request_id(struct store *st, int64_t *id)
 {
 	return query_i64(sq(st), "SELECT coalesce(max(id), 0) + 1 FROM requests",
@@ -704,6 +726,8 @@ const struct store_backend store_sqlite_backend = {
 	.commands_get = sq_commands_get,
 	.stat_set = sq_stat_set,
 	.stats_get = sq_stats_get,
+	.metric_set = sq_metric_set,
+	.metrics_get = sq_metrics_get,
 	.event_add = sq_event_add,
 	.request_add = sq_request_add,
 	.next_request_id = sq_next_request_id,

@@ -304,6 +304,28 @@ int sq_stats_get(struct store *st, int64_t run, struct store_stat **out,
 			 (void **)out, n, "reading run statistics");
 }
 
+static void fill_metric(struct store_list *l, void *row, sqlite3_stmt *q)
+{
+	struct store_metric *r = row;
+
+	r->name = col_str(l, q, 0);
+	r->value = sqlite3_column_double(q, 1);
+	r->unit = col_str(l, q, 2);
+	r->source = col_str(l, q, 3);
+}
+
+int sq_metrics_get(struct store *st, int64_t run, struct store_metric **out,
+		   size_t *n)
+{
+	static const size_t str[] = { offsetof(struct store_metric, name),
+				      offsetof(struct store_metric, unit),
+				      offsetof(struct store_metric, source) };
+
+	return read_list(sq(st), "SELECT name, value, unit, source FROM metrics"
+			 " WHERE run = ?1 ORDER BY name", run, sizeof(**out), str,
+			 3, fill_metric, (void **)out, n, "reading metrics");
+}
+
 /* ---- cursors ---- */
 
 struct sq_cursor {
