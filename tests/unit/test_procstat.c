@@ -502,6 +502,62 @@ static void test_schema_version(void **state)
 	unlink(path);
 }
 
+/* /proc/diskstats: 11, 15 and 17 counters (kernels before 4.18, before 5.5,
+ * after), only the devices asked for, bad lines refused with their number;
+ * this machine's file reads. */
+static void test_diskstats_parse(void **state)
+{
+	static const char text[] =
+		"   7       0 loop0 120 0 960 33 0 0 0 0 0 40 33\n"
+		"   8       0 sda 5000 100 80000 900 2000 50 32000 700 3 1500 1600 "
+		"10 0 800 5\n"
+		" 259       1 nvme0n1p1 1 2 3 4 5 6 7 8 0 10 11 12 13 14 15 16 17\n";
+	static const uint32_t want[] = { 8u << 20, 259u << 20 | 1 };
+	struct collector *c = calloc(1, sizeof(*c));
+	char err[256];
+	int line = 0;
+	(void)state;
+
+	assert_int_equal(procstat_parse_diskstats(text, sizeof(text) - 1, NULL, 0,
+						  col_kv, c, &line), 0);
+	assert_int_equal(c->n, 11 + 15 + 17);
+	assert_string_equal(c->kv[0].source, "diskstats");
+	assert_true(get(c, "diskstats", "loop0:read_sectors") == 960);
+	assert_true(get(c, "diskstats", "loop0:weighted_io_ms") == 33);
+	assert_true(isnan(get(c, "diskstats", "loop0:discards")));
+	assert_true(get(c, "diskstats", "sda:in_flight") == 3);
+	assert_true(get(c, "diskstats", "sda:discard_ms") == 5);
+	assert_true(isnan(get(c, "diskstats", "sda:flushes")));
+	assert_true(get(c, "diskstats", "nvme0n1p1:flush_ms") == 17);
+	c->n = 0;
+	assert_int_equal(procstat_parse_diskstats(text, sizeof(text) - 1, want, 2,
+						  col_kv, c, &line), 0);
+	assert_int_equal(c->n, 15 + 17);
+	assert_true(isnan(get(c, "diskstats", "loop0:reads")));
+	c->n = 0;
+	assert_int_equal(procstat_parse_diskstats("8 0 sda 1 2 3\n", 14, NULL, 0,
+						  col_kv, c, &line), -EINVAL);
+	assert_int_equal(line, 1);
+	assert_int_equal(procstat_parse_diskstats("\n8 x sda 1 2 3 4 5 6 7 8 9 10 11\n",
+						  33, NULL, 0, col_kv, c, &line),
+			 -EINVAL);
+	assert_int_equal(line, 2);
+	assert_int_equal(procstat_parse_diskstats("8 0 sda 1 2 3 4 5 6 7 8 9 10 11 "
+						  "12 13 14 15 16 17 18\n", 53,
+						  NULL, 0, col_kv, c, &line), -EINVAL);
+	c->n = 0;
+	assert_int_equal(procstat_sample_diskstats("/proc", 7, NULL, 0, col_sample,
+						   c, err, sizeof(err)), 0);
+	assert_true(c->n >= 11);
+	assert_non_null(strchr(c->kv[0].key, ':'));
+	assert_int_equal(c->kv[0].t_ns, 7);
+	assert_int_equal(procstat_sample_diskstats("/nonexistent-proc", 0, NULL, 0,
+						   col_sample, c, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent-proc/diskstats"));
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_meminfo_parse),
 		cmocka_unit_test(test_stat_parse),
 		cmocka_unit_test(test_psi_parse),
+		cmocka_unit_test(test_diskstats_parse),
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_sample_corpus),
 		cmocka_unit_test(test_sample_errors),
