@@ -266,7 +266,7 @@ static int slurp(const char *dir, const char *name, char **buf, size_t *len)
 /* The names of /proc/diskstats' fields after major, minor and name, in
  * order (Documentation/admin-guide/iostats.rst: 1-11 since 2.6, 12-15
  * discards since 4.18, 16-17 flushes since 5.5). */
-static const char *const disk_fields[] = {
+const char *const procstat_disk_fields[PROCSTAT_DISK_FIELDS] = {
 	"reads", "reads_merged", "read_sectors", "read_ms",
 	"writes", "writes_merged", "write_sectors", "write_ms",
 	"in_flight", "io_ms", "weighted_io_ms",
@@ -303,9 +303,9 @@ int procstat_parse_diskstats(const char *buf, size_t len, const uint32_t *devs,
 		for (int i = 0; i < ndev && !want; i++)
 			want = devs[i] == dev;
 		for (f = 0; next_token(&ln, tok, sizeof(tok)); f++) {
-			if (number(tok, &v) || f >= ARRAY_SIZE(disk_fields))
+			if (number(tok, &v) || f >= PROCSTAT_DISK_FIELDS)
 				return bad(bad_line, lineno);
-			snprintf(key, sizeof(key), "%s:%s", name, disk_fields[f]);
+			snprintf(key, sizeof(key), "%s:%s", name, procstat_disk_fields[f]);
 			if (want && (rc = kv(ctx, "diskstats", key, v)))
 				return rc;
 		}

@@ -63,6 +63,10 @@ int procstat_parse_psi(const char *resource, const char *buf, size_t len,
  * since boot except in_flight). Only the devices in devs[0 .. ndev)
  * (major << 20 | minor) are handed out; ndev 0: every one. Source:
  * Documentation/admin-guide/iostats.rst, proc(5). */
+#define PROCSTAT_DISK_FIELDS 17
+/* The FIELD names above, in the file's order. */
+extern const char *const procstat_disk_fields[PROCSTAT_DISK_FIELDS];
+
 int procstat_parse_diskstats(const char *buf, size_t len, const uint32_t *devs,
 			     int ndev, procstat_kv_fn kv, void *ctx,
 			     int *bad_line);

@@ -382,7 +382,8 @@ void rectrigs_init(struct rectrigs *s, const struct rectrig *t, int n,
 	s->lat = lat;
 	s->page_bytes = pg > 0 ? (uint64_t)pg : 4096;
 	for (int i = 0; i < s->ntrig; i++) {
-		s->armed[i] = 1;
+		/* armed[i] 0: a value over the threshold at the first look
+		 * (the recorder started inside the condition) is no rise */
 		/* as reclat_init() numbers them */
 		s->lat_idx[i] = t[i].kind == RECTRIG_LATENCY ? nlat++ : -1;
 		if (t[i].kind == RECTRIG_STUCK)

@@ -129,7 +129,8 @@ typedef void (*rectrig_fire_fn)(void *ctx, const struct rectrig *t,
 
 /* Evaluates every trigger but PSI at now_ns (monotonic, the events'
  * clock) by its kind's row, and calls fire for each one over its
- * threshold that was not at the last evaluation. */
+ * threshold that was under it at the last evaluation (a trigger already
+ * over at its first value fires only after going under). */
 void rectrigs_eval(struct rectrigs *s, int64_t now_ns, rectrig_fire_fn fire,
 		   void *ctx);
 

@@ -5,14 +5,15 @@
 # swap storm in a memory-limited cgroup (cgroup v1 memory controller, swap on
 # a loop device) fires the swap-out trigger and the save holds it; a loop
 # device whose backing file sits on a frozen ext4 (fsfreeze) fires the stuck
-# trigger, and its per-device write latency when it thaws. Each save's
+# trigger, and its per-device write latency when it thaws; vmstat --disk
+# shows the saved diskstats. Each save's
 # trigger, threshold and value are in its settings, the trigger's time falls
 # inside the saved window, and report reads the run.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "record triggers"
 need_root "record triggers"
-for tool in fio sqlite3 mkfs.ext4 mkswap swapon fsfreeze; do
+for tool in fio sqlite3 jq mkfs.ext4 mkswap swapon fsfreeze; do
 	command -v $tool > /dev/null || { skip "record triggers" "no $tool"; exit 0; }
 done
 
@@ -182,6 +183,21 @@ else
 			WHERE r.name = '$run' AND s.source = 'vmstat' AND s.key = 'pswpout'")
 		[ "${po%.*}" -gt 1024 ] 2> /dev/null && ok "swap: its samples hold pswpout +$po pages" ||
 			not_ok "swap: its samples hold the swap-outs" "pswpout +$po"
+		# the swap device's diskstats: vmstat --disk counts its writes, and the
+		# sectors written match the requests traced (within a sample's worth)
+		ws=$("$IOTAPE" vmstat --db "$db" --disk --json "$run" |
+			jq --arg d "$s" '[.disks[] | select(.disk == $d) | .rows[].write_sectors] | add')
+		rs=$(q "SELECT sum(bytes) / 512 FROM requests q JOIN runs r ON r.id = q.run
+			WHERE r.name = '$run' AND q.dev = $sdev AND rwbs LIKE '%W%'")
+		diag "swap: diskstats write_sectors $ws, traced $rs"
+		[ "${ws%.*}" -gt 8192 ] 2> /dev/null && [ "${ws%.*}" -le $((rs + rs / 2)) ] &&
+			[ "${ws%.*}" -ge $((rs / 2)) ] &&
+			ok "swap: vmstat --disk shows the swap device's writes ($ws sectors)" ||
+			not_ok "swap: vmstat --disk shows the swap device's writes" "diskstats $ws, traced $rs"
+		"$IOTAPE" vmstat --db "$db" --disk "$run" > "$t/disk.txt"
+		check_eq "swap: vmstat --disk fits 80 columns" 0 "$(awk 'length > 80' "$t/disk.txt" | wc -l)"
+		grep -q "^disk $s: counts in each interval" "$t/disk.txt" &&
+			ok "swap: vmstat --disk names the disk" || not_ok "swap: vmstat --disk names the disk" "$(head -3 "$t/disk.txt")"
 	fi
 fi
 

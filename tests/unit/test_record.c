@@ -342,6 +342,19 @@ static void test_sampled(void **state)
 	assert_int_equal(f.n, 3);
 	assert_string_equal(f.text, "writeback>200M");
 	rectrigs_free(&s);
+	/* a recorder started while dirty is already over: no rise, no fire
+	 * until it has gone under */
+	f.n = 0;
+	rectrigs_init(&s, &t[1], 1, NULL, NULL, 0);
+	rectrigs_sample(&s, 1000000000, "meminfo", "Dirty", 150 * 1024);
+	rectrigs_eval(&s, 1000000000, on_fire, &f);
+	assert_int_equal(f.n, 0);
+	rectrigs_sample(&s, 2000000000, "meminfo", "Dirty", 50 * 1024);
+	rectrigs_eval(&s, 2000000000, on_fire, &f);
+	rectrigs_sample(&s, 3000000000ll, "meminfo", "Dirty", 150 * 1024);
+	rectrigs_eval(&s, 3000000000ll, on_fire, &f);
+	assert_int_equal(f.n, 1);
+	rectrigs_free(&s);
 }
 
 /* stuck: D's with no C for the threshold on one device; a C is progress;
