@@ -427,8 +427,8 @@ static int disk_print(struct store *st, int64_t run, const char *name, int json)
 		emit_str(&e, "disk", d[k].name);
 		emit_text(&e, "%sdisk %s: counts in each interval\n", k ? "\n" : "",
 			  d[k].name);
-		emit_text(&e, "  time -------------reads------------- "
-			  "-------------writes------------ ----IO----\n");
+		emit_text(&e, "  time ------------reads------------- "
+			  "------------writes------------ ----IO----\n");
 		emit_text(&e, "%6s", "s");
 		for (size_t c = 0; c < ARRAY_SIZE(hdr); c++)
 			emit_text(&e, " %*s", w[c], hdr[c]);
