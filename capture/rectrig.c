@@ -303,16 +303,21 @@ static const struct kind {
 	eval_fn eval;            /* NULL: the recorder polls it (PSI) */
 	const char *example;
 } kinds[] = {
-	{ RECTRIG_PSI, "psi_", parse_psi, NULL, "psi_io_some>150ms/1s" },
+	{ RECTRIG_PSI, "psi_", parse_psi, NULL, "psi_io_some>150ms/1s; io, "
+	  "memory or cpu; some or full" },
 	{ RECTRIG_SWAPOUT, "swapout>", parse_swapout, eval_swapout,
 	  "swapout>10MB/s or swapout>10MB/s/10s" },
 	{ RECTRIG_DIRTY, "dirty>", parse_mem, eval_mem, "dirty>1G" },
 	{ RECTRIG_WRITEBACK, "writeback>", parse_mem, eval_mem, "writeback>200M" },
 	{ RECTRIG_STUCK, "stuck>", parse_stuck, eval_stuck, "stuck>10s@loop0" },
-	/* last: every other name is a latency */
+	/* last: every other name is a latency (or unknown: every kind's
+	 * example) */
 	{ RECTRIG_LATENCY, "", parse_latency, eval_latency,
 	  "read_q2c_p99>50ms, d2c_max>1s/10s@8,0" },
 };
+
+#define ALL_KINDS "read_q2c_p99>50ms, psi_io_some>150ms/1s, swapout>10MB/s, " \
+	"dirty>1G, writeback>200M, stuck>10s"
 
 static const struct kind *kind_of(enum rectrig_kind k)
 {
@@ -334,16 +339,17 @@ int rectrig_parse(const char *expr, struct rectrig *t, char *err, size_t errlen)
 		if (!strncmp(expr, kinds[i].prefix, strlen(kinds[i].prefix)))
 			k = &kinds[i];
 	if (!gt || strlen(expr) >= sizeof(t->text)) {
-		snprintf(err, errlen, "invalid --trigger '%s' (e.g. read_q2c_p99>50ms, "
-			 "psi_io_some>150ms/1s, swapout>10MB/s, dirty>1G, "
-			 "writeback>200M, stuck>10s)", expr);
+		snprintf(err, errlen, "invalid --trigger '%s' (e.g. %s)", expr,
+			 ALL_KINDS);
 		return -1;
 	}
 	t->kind = k->kind;
 	rc = k->parse(expr, gt, t, err, errlen);
 	if (rc == -1)
 		snprintf(err, errlen, "invalid --trigger '%s' (e.g. %s)", expr,
-			 k->example);
+			 k->prefix[0] || !strncmp(expr, "read_", 5) ||
+			 !strncmp(expr, "write_", 6) || !strncmp(expr, "q2c_", 4) ||
+			 !strncmp(expr, "d2c_", 4) ? k->example : ALL_KINDS);
 	return rc ? -1 : 0;
 }
 

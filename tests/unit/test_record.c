@@ -247,6 +247,10 @@ static void test_parse_more(void **state)
 	assert_int_equal(rectrig_parse("d2c_max>1s@", &t, err, sizeof(err)), -1);
 	assert_int_equal(rectrig_parse("stuck>@sda", &t, err, sizeof(err)), -1);
 	assert_int_equal(rectrig_parse("stuck", &t, err, sizeof(err)), -1);
+	assert_int_equal(rectrig_parse("iops>100", &t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "stuck>10s"));
+	assert_int_equal(rectrig_parse("read_q2c_p98>1ms", &t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "@8,0"));
 }
 
 static void test_bind(void **state)
