@@ -179,6 +179,22 @@ static int start_tracer(struct cap_run *r)
 
 /* ---- running ---- */
 
+/* Samples /proc, and /proc/diskstats of the traced disks (keys
+ * "MAJOR,MINOR:FIELD"), at now (events' clock). Returns 0 or non-zero with a
+ * message in err. */
+static int sample_proc(struct cap_run *r, int64_t now, char *err, size_t errlen)
+{
+	uint32_t devs[CAPTURE_MAX_DEVS];
+
+	for (int i = 0; i < r->ndev; i++)
+		devs[i] = r->devs[i].dev;
+	if (procstat_sample(r->o->mp.proc, now, samples_add, &r->smp, err, errlen))
+		return -1;
+	int rc = procstat_sample_diskstats(r->o->mp.proc, now, devs, r->ndev,
+					   samples_add, &r->smp, err, errlen);
+	return rc == -ENOENT ? 0 : rc;  /* a --proc folder without it */
+}
+
 /* Samples /proc when a sample is due. A --start-when key the samples never
  * name would wait for ever: after the first sample, that is fatal. Returns
  * 0, or -1 (fatal, a message in err). */
@@ -190,8 +206,7 @@ static int sample_due(struct cap_run *r, int64_t now)
 
 	if (now < r->next_sample)
 		return 0;
-	if (procstat_sample(o->mp.proc, now, samples_add, &r->smp, e2,
-			    sizeof(e2)) && !o->quiet)
+	if (sample_proc(r, now, e2, sizeof(e2)) && !o->quiet)
 		warning("sampling: %s", e2);
 	r->next_sample += (int64_t)(o->interval_s * 1e9);
 	if (r->next_sample < now)
@@ -323,7 +338,7 @@ static int stop_run(struct cap_run *r)
 			workloads_kill(r->c->w, o->ncmd, SIGKILL);
 		usleep(20000);
 	}
-	procstat_sample(o->mp.proc, now_mono_ns(), samples_add, &r->smp, NULL, 0);
+	sample_proc(r, now_mono_ns(), NULL, 0);
 	if (tracefs_stop(&r->tf, r->lost, MAX_CPUS, &r->ncpu, r->err,
 			 sizeof(r->err)))
 		return -1;

@@ -27,10 +27,17 @@ static const struct opt_def options[] = {
 	{ "pre", 1, 'p', "DUR", "a save starts this long before its trigger "
 	  "(default 60s)" },
 	{ "post", 1, 'o', "DUR", "and ends this long after it (default 30s)" },
-	{ "trigger", 1, 't', "EXPR", "save when EXPR holds; repeatable:\n"
-	  "[read_|write_]q2c_p99>50ms[/5s] (q2c or d2c; p50 p90\np95 p99 p999 "
-	  "max; over a sliding window, default 5s),\npsi_io_some>150ms/1s "
-	  "(io memory cpu; some full)" },
+	{ "trigger", 1, 't', "EXPR", "save when EXPR holds; repeatable (at most "
+	  "8):\n"
+	  "[read_|write_]q2c_p99>50ms[/5s][@DEV] (q2c or d2c;\np50 p90 p95 p99 "
+	  "p999 max; over a sliding window,\ndefault 5s; on DEV only: a name or "
+	  "MAJ,MIN),\npsi_io_some>150ms/1s (io memory cpu; some full),\n"
+	  "swapout>10MB/s[/5s] (/proc/vmstat pswpout per s\nover the window),\n"
+	  "dirty>1G, writeback>200M (/proc/meminfo Dirty,\nWriteback),\n"
+	  "stuck>10s[@DEV] (a disk with I/O issued and none\ncompleted for 10s)" },
+	{ "hook", 1, 'H', "CMD", "after each save run sh -c CMD, not waited "
+	  "for, with\nIOTAPE_RUN, IOTAPE_TRIGGER, IOTAPE_THRESHOLD,\n"
+	  "IOTAPE_VALUE and IOTAPE_DB set; its exit status\ngoes to stderr" },
 	{ "cooldown", 1, 'c', "DUR", "one automatic save per this (default 60s)" },
 	{ "interval", 1, 'i', "DUR", "between /proc samples (default 1s)" },
 	{ "buffer-kb", 1, 'k', "KB", "tracefs ring buffer per CPU (default 4096)" },
@@ -70,13 +77,16 @@ static void record_usage(FILE *fp)
 "usage: iotape record [--db FILE] [-d DEV]... [--window DUR] [--keep SIZE]\n"
 "                     [--pre DUR] [--post DUR] [--trigger EXPR]...\n"
 "                     [--cooldown DUR] [--interval DUR] [--buffer-kb KB]\n"
+"                     [--hook CMD]\n"
 "       iotape record --save | --reset\n"
 "\n"
 "The flight recorder: keeps the last --window of block events and /proc\n"
 "samples in a ring of --keep bytes in memory (oldest dropped first), and on\n"
 "a trigger (or SIGUSR1, or --save) stores [trigger - pre, trigger + post] as\n"
-"a run named incident-YYYY-MM-DDTHH:MM:SS. Runs until SIGINT or SIGTERM,\n"
-"then puts tracefs back.\n");
+"a run named incident-YYYY-MM-DDTHH:MM:SS. Triggers within --cooldown of\n"
+"a saved one are skipped; one during a save's window extends it. Samples\n"
+"/proc/vmstat, meminfo, stat, pressure and the traced disks' diskstats.\n"
+"Runs until SIGINT or SIGTERM, then puts tracefs back.\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), HELP_COL, SHORT_OPTS);
 	fprintf(fp, "Needs root. Takes the capture lock in /run/iotape while it "
 		"runs.\n");
@@ -120,6 +130,7 @@ static int parse_option(struct record_opts *o, int c)
 		o->buffer_kb = (unsigned)v;
 		break;
 	case 'q': o->quiet = 1; break;
+	case 'H': o->hook = optarg; break;
 	case 'T': o->tracefs = optarg; break;
 	case 'P': o->mp.proc = optarg; break;
 	case 'S': o->state_dir = optarg; break;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/procstat.h"
 #include "commands.h"
 #include "lib/emit.h"
 #include "lib/options.h"
@@ -43,6 +44,7 @@ struct vmstat_opts {
 	const char *run;
 	const char *source;  /* "proc", "vmstat-log" or NULL: proc if any */
 	int json;
+	int disk;            /* --disk: the diskstats table instead */
 };
 
 struct vrow {
@@ -62,6 +64,8 @@ static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "source", 1, 's', "SRC", "proc: from /proc samples; log: from an "
 	  "imported vmstat log (default: proc when the run has /proc samples)" },
+	{ "disk", 0, 'd', NULL, "per disk, what /proc/diskstats counted in each "
+	  "interval (as vmstat -d, which prints it since boot)" },
 	{ "json", 0, 'j', NULL, "the same numbers as JSON (units in the key "
 	  "names)" },
 	{ "help", 0, 'h', NULL, NULL },
@@ -70,7 +74,7 @@ static const struct opt_def options[] = {
 static void vmstat_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape vmstat [--db FILE] [--source proc|log] [--json] RUN\n"
+"usage: iotape vmstat [--db FILE] [--source proc|log] [--disk] [--json] RUN\n"
 "\n"
 "Prints vmstat(8)'s classic columns for RUN, one row per sample, with the\n"
 "time since the run's start (s) first: r b (processes), swpd free buff\n"
@@ -79,7 +83,10 @@ static void vmstat_usage(FILE *fp)
 "Memory and rates are in kB, or in MiB/GiB when kB would not fit 80\n"
 "columns (the group line says which). '*' marks rows vmstat printed as\n"
 "averages since boot; '-' a value not known (rates of a first sample);\n"
-"'?' a CPU percentage out of range in the source.\n");
+"'?' a CPU percentage out of range in the source. With --disk: per disk\n"
+"(samples of /proc/diskstats, as iotape record takes them) reads and\n"
+"writes (total, merged, 512-byte sectors, ms) and I/O (in flight at the\n"
+"sample, ms busy) in each interval.\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 17, NULL);
 }
 
@@ -319,6 +326,143 @@ static void print_json(FILE *fp, const char *run, const char *source,
 	emit_finish(&e);
 }
 
+/* ---- --disk: the diskstats samples, per disk ---- */
+
+/* One disk's samples, one row per sample time, fields in
+ * procstat_disk_fields[] order (NAN: not sampled). */
+struct dsamples {
+	char name[64];
+	struct { int64_t t_ns; double v[PROCSTAT_DISK_FIELDS]; } *row;
+	size_t n, cap;
+};
+
+/* The field index of "MAJOR,MINOR:FIELD" and its disk ("7,0"), or -1. */
+static int disk_key(const char *key, char *name, size_t len)
+{
+	const char *colon = strrchr(key, ':');
+
+	if (!colon || (size_t)(colon - key) >= len)
+		return -1;
+	for (int f = 0; f < PROCSTAT_DISK_FIELDS; f++)
+		if (!strcmp(colon + 1, procstat_disk_fields[f])) {
+			memcpy(name, key, (size_t)(colon - key));
+			name[colon - key] = '\0';
+			return f;
+		}
+	return -1;
+}
+
+/* Reads run's diskstats samples into disks (*ndisk of them). Returns 0 or
+ * -1 (printed). */
+static int disk_load(struct store *st, int64_t run, struct dsamples **out,
+		     int *ndisk)
+{
+	struct store_cursor *cur;
+	struct store_sample smp;
+	struct dsamples *d = NULL;
+	int n = 0, rc;
+
+	if (store_samples_open(st, run, "diskstats", &cur))
+		return error("%s", store_errmsg(st));
+	while ((rc = store_samples_next(cur, &smp)) > 0) {
+		char name[64];
+		int f = disk_key(smp.key, name, sizeof(name)), k;
+		struct dsamples *ds;
+
+		if (f < 0)
+			continue;
+		for (k = 0; k < n && strcmp(d[k].name, name); k++)
+			;
+		if (k == n) {
+			d = xrealloc(d, (size_t)(n + 1) * sizeof(*d));
+			memset(&d[n], 0, sizeof(d[n]));
+			snprintf(d[n++].name, sizeof(d[k].name), "%s", name);
+		}
+		ds = &d[k];
+		if (!ds->n || ds->row[ds->n - 1].t_ns != smp.time_ns) {
+			if (ds->n == ds->cap)
+				ds->row = xrealloc(ds->row, (ds->cap = ds->cap ?
+					2 * ds->cap : 64) * sizeof(*ds->row));
+			ds->row[ds->n].t_ns = smp.time_ns;
+			for (int i = 0; i < PROCSTAT_DISK_FIELDS; i++)
+				ds->row[ds->n].v[i] = NAN;
+			ds->n++;
+		}
+		ds->row[ds->n - 1].v[f] = smp.value;
+	}
+	store_cursor_close(cur);
+	*out = d;
+	*ndisk = n;
+	return rc < 0 ? error("%s", store_errmsg(st)) : 0;
+}
+
+/* Prints, per disk, the counts between consecutive samples (in_flight as
+ * sampled), as a table or JSON. Returns 0 or -1 (printed). */
+static int disk_print(struct store *st, int64_t run, const char *name, int json)
+{
+	/* the first 10 fields: reads, merged, sectors, ms; the same of
+	 * writes; in flight, io ms (JSON keys: their field names) */
+	static const char *const hdr[] = { "total", "merged", "sectors", "ms",
+		"total", "merged", "sectors", "ms", "cur", "ms" };
+	static const int w[] = { 7, 6, 8, 6, 7, 6, 8, 6, 3, 6 };
+	struct dsamples *d = NULL;
+	struct emit e;
+	int64_t base;
+	int n = 0;
+
+	if (time_base(st, run, &base))
+		return error("%s", store_errmsg(st));
+	if (disk_load(st, run, &d, &n))
+		return -1;
+	if (!n) {
+		free(d);
+		return error("run '%s' has no /proc/diskstats samples", name);
+	}
+	emit_init(&e, stdout, json);
+	emit_obj_begin(&e, NULL);
+	emit_str(&e, "run", name);
+	emit_arr_begin(&e, "disks");
+	for (int k = 0; k < n; k++) {
+		emit_obj_begin(&e, NULL);
+		emit_str(&e, "disk", d[k].name);
+		emit_text(&e, "%sdisk %s: counts in each interval\n", k ? "\n" : "",
+			  d[k].name);
+		emit_text(&e, "  time ------------reads------------- "
+			  "------------writes------------ ----IO----\n");
+		emit_text(&e, "%6s", "s");
+		for (size_t c = 0; c < ARRAY_SIZE(hdr); c++)
+			emit_text(&e, " %*s", w[c], hdr[c]);
+		emit_text(&e, "\n");
+		emit_arr_begin(&e, "rows");
+		for (size_t i = 1; i < d[k].n; i++) {
+			double t = (double)(d[k].row[i].t_ns - base) / 1e9;
+			emit_obj_begin(&e, NULL);
+			emit_num(&e, "t_s", round(t * 1e6) / 1e6);
+			emit_text(&e, "%6.1f", t);
+			for (size_t f = 0; f < ARRAY_SIZE(hdr); f++) {
+				double v = d[k].row[i].v[f];
+				if (f != 8)   /* in_flight is a level, not a count */
+					v -= d[k].row[i - 1].v[f];
+				emit_num(&e, procstat_disk_fields[f], v);
+				if (isnan(v))
+					emit_text(&e, " %*s", w[f], "-");
+				else
+					emit_text(&e, " %*.0f", w[f], v);
+			}
+			emit_text(&e, "\n");
+			emit_obj_end(&e);
+		}
+		emit_arr_end(&e);
+		emit_obj_end(&e);
+		free(d[k].row);
+	}
+	emit_arr_end(&e);
+	emit_obj_end(&e);
+	emit_finish(&e);
+	free(d);
+	return 0;
+}
+
 /* Prints the table (or JSON) of o->run. Returns 0 or -1 after one error. */
 static int vmstat_print(const struct vmstat_opts *o)
 {
@@ -335,6 +479,10 @@ static int vmstat_print(const struct vmstat_opts *o)
 	}
 	if (store_run_find(st, o->run, &run)) {
 		error("%s: %s", o->db, store_errmsg(st));
+		goto out;
+	}
+	if (o->disk) {
+		rc = disk_print(st, run, o->run, o->json);
 		goto out;
 	}
 	source = pick_source(st, run, o->source);
@@ -391,6 +539,7 @@ int cmd_vmstat(int argc, char **argv)
 			o.source = optarg;
 			break;
 		case 'j': o.json = 1; break;
+		case 'd': o.disk = 1; break;
 		case 'h': vmstat_usage(stdout); return 0;
 		default: return opt_bad("vmstat");
 		}

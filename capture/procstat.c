@@ -227,44 +227,6 @@ int procstat_parse_psi(const char *resource, const char *buf, size_t len,
 	return 0;
 }
 
-int procstat_parse_diskstats(const char *buf, size_t len, procstat_kv_fn kv,
-			     void *ctx, int *bad_line)
-{
-	static const char *const field[] = {
-		"reads", "reads_merged", "sectors_read", "read_ms", "writes",
-		"writes_merged", "sectors_written", "write_ms", "in_flight",
-		"io_ms", "weighted_ms",
-	};
-	size_t pos = 0;
-	struct line ln;
-	int lineno = 0, rc;
-
-	while (next_line(buf, len, &pos, &ln)) {
-		char ma[16], mi[16], name[64], tok[32], key[96];
-		double v[ARRAY_SIZE(field)], dummy;
-		size_t k;
-
-		lineno++;
-		if (blank(&ln))
-			continue;
-		if (!next_token(&ln, ma, sizeof(ma)) || !next_token(&ln, mi, sizeof(mi))
-		    || !next_token(&ln, name, sizeof(name)) || number(ma, &dummy) ||
-		    number(mi, &dummy))
-			return bad(bad_line, lineno);
-		for (k = 0; k < ARRAY_SIZE(field); k++)
-			if (!next_token(&ln, tok, sizeof(tok)) || number(tok, &v[k]))
-				return bad(bad_line, lineno);
-		if (v[0] == 0 && v[4] == 0)
-			continue;
-		for (k = 0; k < ARRAY_SIZE(field); k++) {
-			snprintf(key, sizeof(key), "%s,%s:%s", ma, mi, field[k]);
-			if ((rc = kv(ctx, "diskstats", key, v[k])))
-				return rc;
-		}
-	}
-	return 0;
-}
-
 /* Reads the whole file dir/name into *buf (malloc'd, *len bytes). Returns 0
  * or -errno. */
 static int slurp(const char *dir, const char *name, char **buf, size_t *len)
@@ -302,6 +264,59 @@ static int slurp(const char *dir, const char *name, char **buf, size_t *len)
 	return 0;
 }
 
+/* The names of /proc/diskstats' fields after major, minor and name, in
+ * order (Documentation/admin-guide/iostats.rst: 1-11 since 2.6, 12-15
+ * discards since 4.18, 16-17 flushes since 5.5). */
+const char *const procstat_disk_fields[PROCSTAT_DISK_FIELDS] = {
+	"reads", "reads_merged", "read_sectors", "read_ms",
+	"writes", "writes_merged", "write_sectors", "write_ms",
+	"in_flight", "io_ms", "weighted_io_ms",
+	"discards", "discards_merged", "discard_sectors", "discard_ms",
+	"flushes", "flush_ms",
+};
+
+int procstat_parse_diskstats(const char *buf, size_t len, const uint32_t *devs,
+			     int ndev, procstat_kv_fn kv, void *ctx,
+			     int *bad_line)
+{
+	size_t pos = 0;
+	struct line ln;
+	int lineno = 0, rc;
+
+	while (next_line(buf, len, &pos, &ln)) {
+		char tok[64], name[64], key[128];
+		double maj, min, v;
+		uint32_t dev;
+		int want = !ndev;
+		size_t f, n;
+
+		lineno++;
+		if (blank(&ln))
+			continue;
+		if (next_token(&ln, tok, sizeof(tok)) >= sizeof(tok) || number(tok, &maj) ||
+		    next_token(&ln, tok, sizeof(tok)) >= sizeof(tok) || number(tok, &min) ||
+		    maj < 0 || min < 0 || maj >= 4096 || min >= 1048576)
+			return bad(bad_line, lineno);
+		n = next_token(&ln, name, sizeof(name));
+		if (!n || n >= sizeof(name))
+			return bad(bad_line, lineno);
+		dev = (uint32_t)maj << 20 | (uint32_t)min;
+		for (int i = 0; i < ndev && !want; i++)
+			want = devs[i] == dev;
+		for (f = 0; next_token(&ln, tok, sizeof(tok)); f++) {
+			if (number(tok, &v) || f >= PROCSTAT_DISK_FIELDS)
+				return bad(bad_line, lineno);
+			snprintf(key, sizeof(key), "%u,%u:%s", (unsigned)maj, (unsigned)min,
+				 procstat_disk_fields[f]);
+			if (want && (rc = kv(ctx, "diskstats", key, v)))
+				return rc;
+		}
+		if (f < 11)
+			return bad(bad_line, lineno);
+	}
+	return 0;
+}
+
 /* Adapts procstat_kv_fn calls to the sampler's callback with its time. */
 struct sample_ctx {
 	procstat_sample_fn fn;
@@ -326,7 +341,6 @@ int procstat_sample(const char *proc_root, int64_t t_ns, procstat_sample_fn fn,
 		{ "vmstat", NULL, procstat_parse_vmstat },
 		{ "meminfo", NULL, procstat_parse_meminfo },
 		{ "stat", NULL, procstat_parse_stat },
-		{ "diskstats", NULL, procstat_parse_diskstats },
 		{ "pressure/io", "io", NULL },
 		{ "pressure/memory", "memory", NULL },
 		{ "pressure/cpu", "cpu", NULL },
@@ -339,7 +353,7 @@ int procstat_sample(const char *proc_root, int64_t t_ns, procstat_sample_fn fn,
 		int line = 0, rc;
 
 		rc = slurp(proc_root, files[i].file, &buf, &len);
-		if (rc && (files[i].psi || files[i].parse == procstat_parse_diskstats)
+		if (rc && files[i].psi
 		    && (rc == -ENOENT || rc == -EOPNOTSUPP))
 			continue;
 		if (rc) {
@@ -364,4 +378,31 @@ int procstat_sample(const char *proc_root, int64_t t_ns, procstat_sample_fn fn,
 			return rc;
 	}
 	return 0;
+}
+
+int procstat_sample_diskstats(const char *proc_root, int64_t t_ns,
+			      const uint32_t *devs, int ndev,
+			      procstat_sample_fn fn, void *ctx, char *err,
+			      size_t errlen)
+{
+	struct sample_ctx sc = { fn, ctx, t_ns };
+	char *buf = NULL;
+	size_t len = 0;
+	int line = 0, rc;
+
+	if ((rc = slurp(proc_root, "diskstats", &buf, &len))) {
+		if (err)
+			snprintf(err, errlen, "cannot read '%s/diskstats': %s",
+				 proc_root, strerror(-rc));
+		return rc;
+	}
+	rc = procstat_parse_diskstats(buf, len, devs, ndev, sample_kv, &sc, &line);
+	free(buf);
+	if (rc == -EINVAL && line && err)
+		snprintf(err, errlen, "%s/diskstats: line %d: cannot parse",
+			 proc_root, line);
+	else if (rc && err)
+		snprintf(err, errlen, "%s/diskstats: sample callback failed (%d)",
+			 proc_root, rc);
+	return rc;
 }

@@ -54,28 +54,43 @@ int procstat_parse_stat(const char *buf, size_t len, procstat_kv_fn kv,
 int procstat_parse_psi(const char *resource, const char *buf, size_t len,
 		       procstat_kv_fn kv, void *ctx, int *bad_line);
 
-/* /proc/diskstats: "major minor name" and counters; source "diskstats",
- * key "MAJOR,MINOR:FIELD" ("7,0:reads"), the first eleven counters of the
- * kernel's Documentation/admin-guide/iostats.rst as they are: reads,
- * reads_merged, sectors_read, read_ms, writes, writes_merged,
- * sectors_written, write_ms, in_flight, io_ms, weighted_ms (the fields
- * iostat -x reads; later ones, discards and flushes, are skipped). Lines of
- * a device with no read or write since boot are skipped. */
-int procstat_parse_diskstats(const char *buf, size_t len, procstat_kv_fn kv,
-			     void *ctx, int *bad_line);
+/* /proc/diskstats: "MAJOR MINOR NAME" and 11 to 17 counters per line;
+ * source "diskstats", key "MAJOR,MINOR:FIELD" ("7,0:reads") with FIELD
+ * one of reads,
+ * reads_merged, read_sectors, read_ms, writes, writes_merged,
+ * write_sectors, write_ms, in_flight, io_ms, weighted_io_ms, discards,
+ * discards_merged, discard_sectors, discard_ms, flushes, flush_ms (as
+ * many as the kernel prints; sectors of 512 bytes, times in ms, counts
+ * since boot except in_flight). Only the devices in devs[0 .. ndev)
+ * (major << 20 | minor) are handed out; ndev 0: every one. Source:
+ * Documentation/admin-guide/iostats.rst, proc(5). */
+#define PROCSTAT_DISK_FIELDS 17
+/* The FIELD names above, in the file's order. */
+extern const char *const procstat_disk_fields[PROCSTAT_DISK_FIELDS];
 
-/* Reads proc_root/vmstat, meminfo, stat, diskstats and
- * pressure/{io,memory,cpu}
+int procstat_parse_diskstats(const char *buf, size_t len, const uint32_t *devs,
+			     int ndev, procstat_kv_fn kv, void *ctx,
+			     int *bad_line);
+
+/* Reads proc_root/vmstat, meminfo, stat and pressure/{io,memory,cpu}
  * (proc_root is "/proc" normally; tests give a directory of recorded files)
  * and hands every value to fn with time t_ns (the caller's clock: take it
  * just before the call, on the events' clock). Absent pressure files (no
- * PSI in the kernel, or psi=0: ENOENT, EOPNOTSUPP) and an absent diskstats
- * are skipped. Returns 0,
+ * PSI in the kernel, or psi=0: ENOENT, EOPNOTSUPP) are skipped. Returns 0,
  * the first negative code fn returned, -errno when a file cannot be read, or
  * -EINVAL when one cannot be parsed; then err (errlen bytes, may be NULL)
  * holds a one-line message naming the file (and line). Values already handed
  * to fn stay handed: run it inside the caller's transaction. */
 int procstat_sample(const char *proc_root, int64_t t_ns, procstat_sample_fn fn,
 		    void *ctx, char *err, size_t errlen);
+
+/* Reads proc_root/diskstats for the devices devs[0 .. ndev) (all when
+ * ndev is 0) and hands every counter to fn with time t_ns, as
+ * procstat_sample() does. Returns 0, the first negative code fn returned,
+ * -errno, or -EINVAL, with a one-line message in err (may be NULL). */
+int procstat_sample_diskstats(const char *proc_root, int64_t t_ns,
+			      const uint32_t *devs, int ndev,
+			      procstat_sample_fn fn, void *ctx, char *err,
+			      size_t errlen);
 
 #endif

@@ -1,4 +1,4 @@
-/* The recorder's triggers: expressions, and live Q2C/D2C over a sliding
+/* The recorder's latency triggers: live Q2C/D2C over a sliding
  * window of log-linear histograms (see reclat.h). */
 #include <errno.h>
 #include <math.h>
@@ -30,116 +30,6 @@ int64_t reclat_bucket_top(int b)
 	e = 4 + (b - 16) / 8;
 	sub = (b - 16) % 8;
 	return ((int64_t)(8 + sub) << (e - 3)) + ((int64_t)1 << (e - 3)) - 1;
-}
-
-/* "50ms", "1.5s", "200us", "2m", "100ns" → ns. */
-static int parse_dur(const char *s, const char *end, int64_t *ns)
-{
-	char buf[32], *e;
-	double v, mult;
-
-	if (end - s <= 0 || end - s >= (long)sizeof(buf))
-		return -1;
-	memcpy(buf, s, (size_t)(end - s));
-	buf[end - s] = '\0';
-	errno = 0;
-	v = strtod(buf, &e);
-	if (errno || e == buf || !(v > 0) || !isfinite(v))
-		return -1;
-	if (!strcmp(e, "ns")) mult = 1;
-	else if (!strcmp(e, "us")) mult = 1e3;
-	else if (!strcmp(e, "ms")) mult = 1e6;
-	else if (!strcmp(e, "s")) mult = 1e9;
-	else if (!strcmp(e, "m")) mult = 60e9;
-	else return -1;
-	if (v * mult > 1e15)
-		return -1;
-	*ns = (int64_t)(v * mult);
-	return 0;
-}
-
-static int parse_psi(const char *expr, const char *gt, struct rectrig *t,
-		     char *err, size_t errlen)
-{
-	char res[16];
-	const char *slash = strchr(gt, '/'), *p = expr + 4, *u = strchr(p, '_');
-
-	if (!u || u > gt || u - p >= (long)sizeof(res))
-		goto bad;
-	memcpy(res, p, (size_t)(u - p));
-	res[u - p] = '\0';
-	if (strcmp(res, "io") && strcmp(res, "memory") && strcmp(res, "cpu"))
-		goto bad;
-	snprintf(t->resource, sizeof(t->resource), "%.7s", res);
-	if (!strncmp(u + 1, "some>", 5))
-		t->full = 0;
-	else if (!strncmp(u + 1, "full>", 5))
-		t->full = 1;
-	else
-		goto bad;
-	if (!slash || parse_dur(gt + 1, slash, &t->stall_us) ||
-	    parse_dur(slash + 1, slash + strlen(slash), &t->psi_window_us))
-		goto bad;
-	t->stall_us /= 1000;
-	t->psi_window_us /= 1000;
-	if (t->psi_window_us < 500000 || t->psi_window_us > 10000000 ||
-	    t->stall_us > t->psi_window_us) {
-		snprintf(err, errlen, "invalid --trigger '%s': the kernel takes "
-			 "a window of 500ms to 10s and a stall within it", expr);
-		return -1;
-	}
-	t->kind = RECTRIG_PSI;
-	return 0;
-bad:
-	snprintf(err, errlen, "invalid --trigger '%s' (psi_io_some>150ms/1s; "
-		 "io, memory or cpu; some or full)", expr);
-	return -1;
-}
-
-int rectrig_parse(const char *expr, struct rectrig *t, char *err, size_t errlen)
-{
-	static const struct { const char *name; int pct; } stats[] = {
-		{ "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 },
-		{ "p999", 999 }, { "max", 100 },
-	};
-	const char *p = expr, *gt = strchr(expr, '>'), *slash;
-	size_t i;
-
-	memset(t, 0, sizeof(*t));
-	snprintf(t->text, sizeof(t->text), "%s", expr);
-	if (!gt || strlen(expr) >= sizeof(t->text))
-		goto bad;
-	if (!strncmp(expr, "psi_", 4))
-		return parse_psi(expr, gt, t, err, errlen);
-	t->kind = RECTRIG_LATENCY;
-	if (!strncmp(p, "read_", 5)) { t->op = RECTRIG_READ; p += 5; }
-	else if (!strncmp(p, "write_", 6)) { t->op = RECTRIG_WRITE; p += 6; }
-	if (!strncmp(p, "q2c_", 4)) t->metric = RECTRIG_Q2C;
-	else if (!strncmp(p, "d2c_", 4)) t->metric = RECTRIG_D2C;
-	else goto bad;
-	p += 4;
-	for (i = 0; i < ARRAY_SIZE(stats); i++)
-		if ((size_t)(gt - p) == strlen(stats[i].name) &&
-		    !strncmp(p, stats[i].name, (size_t)(gt - p)))
-			break;
-	if (i == ARRAY_SIZE(stats))
-		goto bad;
-	t->pct = stats[i].pct;
-	t->window_ns = 5000000000ll;
-	slash = strchr(gt, '/');
-	if (parse_dur(gt + 1, slash ? slash : gt + strlen(gt), &t->threshold_ns) ||
-	    (slash && parse_dur(slash + 1, slash + strlen(slash), &t->window_ns)))
-		goto bad;
-	if (t->window_ns < 100000000ll) {
-		snprintf(err, errlen, "invalid --trigger '%s': the window is at "
-			 "least 100ms", expr);
-		return -1;
-	}
-	return 0;
-bad:
-	snprintf(err, errlen, "invalid --trigger '%s' (e.g. read_q2c_p99>50ms, "
-		 "d2c_max>1s/10s, psi_io_some>150ms/1s)", expr);
-	return -1;
 }
 
 void reclat_init(struct reclat *l, const struct rectrig *t, int n)
@@ -221,7 +111,8 @@ static void on_complete(struct reclat *l, const struct bt_event *ev)
 		const struct rectrig *tr = l->trig[i];
 		int64_t from = tr->metric == RECTRIG_Q2C ? p->q_ns : p->d_ns;
 		if ((tr->op == RECTRIG_READ && p->write) ||
-		    (tr->op == RECTRIG_WRITE && !p->write) || !from || t < from)
+		    (tr->op == RECTRIG_WRITE && !p->write) || !from || t < from ||
+		    (tr->dev && tr->dev != p->dev))
 			continue;
 		note(l, i, t, t - from);
 	}

@@ -1,4 +1,4 @@
-/* The flight recorder's triggers: parsing --trigger expressions, and the
+/* The flight recorder's latency triggers (parsed by capture/rectrig.h): the
  * I/O latency of the live events (Q and D paired with C by device and
  * sector) over a sliding window, in bounded memory. Latency names as btt(1)
  * uses them: Q2C (queued to completed), D2C (issued to completed). */
@@ -9,41 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capture/rectrig.h"
+
 #define RECLAT_SLOTS 10       /* a window is this many time slots */
 #define RECLAT_BUCKETS 320    /* log-linear: 8 per power of two of ns */
 #define RECLAT_PAIRS 65536    /* pending Q/D times kept */
 #define RECLAT_WAYS 4         /* in sets of this many (the oldest goes) */
-#define RECLAT_MAX_TRIG 8
-
-enum rectrig_kind { RECTRIG_LATENCY, RECTRIG_PSI };
-enum rectrig_op { RECTRIG_ANY, RECTRIG_READ, RECTRIG_WRITE };
-enum rectrig_metric { RECTRIG_Q2C, RECTRIG_D2C };
-
-/* One --trigger. */
-struct rectrig {
-	enum rectrig_kind kind;
-	char text[96];              /* as given, for the run's settings */
-	/* latency */
-	enum rectrig_op op;
-	enum rectrig_metric metric;
-	int pct;                    /* 50, 90, 95, 99, 999 (99.9) or 100 (max) */
-	int64_t threshold_ns;
-	int64_t window_ns;          /* sliding window (default 5 s) */
-	/* psi: "some|full STALL_US WINDOW_US" written to
-	 * /proc/pressure/RESOURCE (Documentation/accounting/psi.rst) */
-	char resource[8];           /* io, memory, cpu */
-	int full;
-	int64_t stall_us, psi_window_us;
-};
-
-/* Parses a --trigger expression into *t:
- *   [read_|write_](q2c|d2c)_(p50|p90|p95|p99|p999|max)>DUR[/WINDOW]
- *     e.g. read_q2c_p99>50ms, d2c_max>1s/10s (window default 5s)
- *   psi_(io|memory|cpu)_(some|full)>STALL/WINDOW
- *     e.g. psi_io_some>150ms/1s (the kernel takes windows of 500ms to 10s)
- * Durations: a number with ns, us, ms, s or m. Returns 0, or -1 with a
- * one-line message in err. */
-int rectrig_parse(const char *expr, struct rectrig *t, char *err, size_t errlen);
+#define RECLAT_MAX_TRIG RECTRIG_MAX
 
 /* One time slot of a latency trigger's window. */
 struct reclat_slot {
@@ -77,7 +49,7 @@ void reclat_init(struct reclat *l, const struct rectrig *t, int n);
 
 /* Reads whole blktrace records (len bytes) for Q, D and C: a C whose
  * device and sector match a pending Q (D) gives a Q2C (D2C) at the C's
- * time to each trigger whose op matches. Only the ops some trigger wants
+ * time to each trigger whose op (and device, when it names one) matches. Only the ops some trigger wants
  * are kept; a Q whose set of RECLAT_WAYS entries is full replaces the one
  * queued longest ago (so memory stays fixed; an I/O lost so is counted in
  * unpaired when its C comes). */

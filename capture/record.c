@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,7 +22,9 @@
 #include "capture/machine.h"
 #include "capture/procstat.h"
 #include "capture/reclat.h"
+#include "capture/rechook.h"
 #include "capture/record.h"
+#include "capture/rectrig.h"
 #include "capture/recring.h"
 #include "capture/samplebuf.h"
 #include "capture/tracefs.h"
@@ -55,7 +58,10 @@ struct rec {
 	struct tracefs tf;
 	struct recring ring;
 	struct reclat lat;
-	int lat_armed[RECLAT_MAX_TRIG];    /* fires on a rise above only */
+	struct rectrig trig[RECTRIG_MAX];  /* o->trig with their @DEV bound */
+	struct rectrigs trs;
+	uint32_t devnums[RECORD_MAX_DEVS];
+	struct rechook hook;
 	int psi_fd[RECLAT_MAX_TRIG];       /* per trigger, or -1 */
 	char pidfile[300];
 	struct pending p;
@@ -74,7 +80,18 @@ static int sink(void *ctx, const uint8_t *buf, size_t len)
 
 	recring_add_records(&r->ring, buf, len);
 	reclat_add_records(&r->lat, buf, len);
+	rectrigs_add_records(&r->trs, buf, len);
 	return 0;
+}
+
+/* Each /proc value goes to the ring and to the triggers. */
+static int on_sample(void *ctx, int64_t t_ns, const char *source,
+		     const char *key, double value)
+{
+	struct rec *r = ctx;
+
+	rectrigs_sample(&r->trs, t_ns, source, key, value);
+	return recring_add_sample(&r->ring, t_ns, source, key, value);
 }
 
 /* Opens a PSI trigger: "some|full STALL_US WINDOW_US" written to
@@ -144,8 +161,14 @@ static int setup(struct rec *r)
 	    machine_default_devices(&o->mp, r->devs, &r->ndev, RECORD_MAX_DEVS,
 				    r->err, sizeof(r->err)))
 		return -1;
-	for (int i = 0; i < r->ndev; i++)
+	for (int i = 0; i < r->ndev; i++) {
 		snprintf(r->devnames[i], sizeof(r->devnames[i]), "%s", r->devs[i].name);
+		r->devnums[i] = r->devs[i].dev;
+	}
+	if (rectrig_bind(r->trig, o->ntrig, r->devs, r->ndev, r->err,
+			 sizeof(r->err)))
+		return -1;
+	rectrigs_init(&r->trs, r->trig, o->ntrig, &r->lat, r->devs, r->ndev);
 	if ((r->sfd = lab_signals(&r->mask, 0)) < 0) {
 		snprintf(r->err, sizeof(r->err), "signalfd: %s", strerror(errno));
 		return -1;
@@ -208,25 +231,11 @@ static void trigger(struct rec *r, const char *what, const char *threshold,
 			"%.0f s after\n", what, value, o->pre_s, o->post_s);
 }
 
-/* Evaluates the latency triggers at now: each fires when its value rises
- * above its threshold. */
-static void eval_latency(struct rec *r, int64_t now)
+/* A trigger of capture/rectrig.c over its threshold. */
+static void on_fire(void *ctx, const struct rectrig *t, int64_t t_ns,
+		    const char *threshold, const char *value)
 {
-	for (int i = 0; i < r->lat.ntrig; i++) {
-		const struct rectrig *t = r->lat.trig[i];
-		int64_t v;
-		uint64_t n;
-		int over = reclat_eval(&r->lat, i, now, &v, &n);
-		char val[64], thr[64];
-
-		if (over && r->lat_armed[i]) {
-			snprintf(val, sizeof(val), "%.3f ms over %" PRIu64 " I/Os",
-				 (double)v / 1e6, n);
-			snprintf(thr, sizeof(thr), "%.3f ms", (double)t->threshold_ns / 1e6);
-			trigger(r, t->text, thr, val, 0, now);
-		}
-		r->lat_armed[i] = !over;
-	}
+	trigger(ctx, t->text, threshold, value, 0, t_ns);
 }
 
 /* ---- saving ---- */
@@ -417,6 +426,44 @@ out:
 	return -1;
 }
 
+/* Starts --hook for the run just saved (rechook.h: never waited for). */
+static void start_hook(struct rec *r, const char *name)
+{
+	struct rechook_env e = {
+		.run = name, .trigger = r->p.trigger, .threshold = r->p.threshold,
+		.value = r->p.value, .db = db_path_default(r->o->db),
+	};
+	char e2[512];
+	pid_t pid;
+
+	if (!r->hook.cmd)
+		return;
+	if ((pid = rechook_start(&r->hook, &e, e2, sizeof(e2))) < 0)
+		warning("%s", e2);
+	else if (!r->o->quiet)
+		fprintf(stderr, "iotape: hook started for '%s' (pid %d)\n", name,
+			(int)pid);
+}
+
+/* A hook that ended: its exit status on stderr (a failure even when
+ * quiet). */
+static void hook_done(void *ctx, const char *run, pid_t pid, int status)
+{
+	struct rec *r = ctx;
+
+	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+		if (!r->o->quiet)
+			fprintf(stderr, "iotape: hook for '%s' (pid %d) exited 0\n",
+				run, (int)pid);
+	} else if (WIFEXITED(status)) {
+		warning("hook for '%s' (pid %d) exited %d", run, (int)pid,
+			WEXITSTATUS(status));
+	} else if (WIFSIGNALED(status)) {
+		warning("hook for '%s' (pid %d) killed by signal %d", run, (int)pid,
+			WTERMSIG(status));
+	}
+}
+
 /* Saves the pending window when its end (and the tracer's delay) is past,
  * or at once (cut at now) when stopping. */
 static void save_due(struct rec *r, int64_t now, int stopping)
@@ -436,6 +483,7 @@ static void save_due(struct rec *r, int64_t now, int stopping)
 		if (!r->o->quiet)
 			fprintf(stderr, "iotape: saved run '%s' (%s); see 'iotape "
 				"report %s'\n", name, r->p.trigger, name);
+		start_hook(r, name);
 	}
 	r->p.on = 0;
 }
@@ -474,16 +522,20 @@ static void loop(struct rec *r)
 		char e2[512];
 
 		if (now >= next_sample) {
-			if (procstat_sample(o->mp.proc, now, recring_add_sample,
-					    &r->ring, e2, sizeof(e2)) && !o->quiet)
+			if ((procstat_sample(o->mp.proc, now, on_sample, r, e2,
+					     sizeof(e2)) ||
+			     procstat_sample_diskstats(o->mp.proc, now, r->devnums,
+						       r->ndev, on_sample, r, e2,
+						       sizeof(e2))) && !o->quiet)
 				warning("sampling: %s", e2);
 			next_sample += step;
 			if (next_sample < now)
 				next_sample = now + step;
 		}
 		recring_expire(&r->ring, now);
-		eval_latency(r, now);
+		rectrigs_eval(&r->trs, now, on_fire, r);
 		save_due(r, now, 0);
+		rechook_reap(&r->hook, hook_done, r);
 		np = 0;
 		pfd[np++] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
 		for (int i = 0; i < o->ntrig; i++)
@@ -531,6 +583,8 @@ static void clean_up(struct rec *r)
 	for (int i = 0; i < r->o->ntrig; i++)
 		if (r->psi_fd[i] >= 0)
 			close(r->psi_fd[i]);
+	if (rechook_reap(&r->hook, hook_done, r))
+		warning("hooks still running are left to finish on their own");
 	if (r->pidfile[0])
 		unlink(r->pidfile);
 	if (r->lab_on && lab_end(&r->lab))
@@ -553,7 +607,9 @@ int record_run(const struct record_opts *o)
 	for (int i = 0; i < RECLAT_MAX_TRIG; i++)
 		r->psi_fd[i] = -1;
 	recring_init(&r->ring, o->keep_bytes, (int64_t)(o->window_s * 1e9), 1);
-	reclat_init(&r->lat, o->trig, o->ntrig);
+	memcpy(r->trig, o->trig, sizeof(r->trig));
+	reclat_init(&r->lat, r->trig, o->ntrig);   /* rectrigs: in setup() */
+	r->hook.cmd = o->hook;
 	rc = setup(r);
 	if (!rc) {
 		loop(r);
@@ -567,6 +623,7 @@ int record_run(const struct record_opts *o)
 	clean_up(r);
 	if (rc)
 		error("%s", r->err[0] ? r->err : "record failed");
+	rectrigs_free(&r->trs);
 	reclat_free(&r->lat);
 	recring_free(&r->ring);
 	free(r);

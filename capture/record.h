@@ -1,7 +1,8 @@
 /* `iotape record`, the flight recorder, as a function tests can call
  * without argv: the tracefs blk tracer drained into a bounded ring with
- * /proc samples (capture/recring.h), triggers (capture/reclat.h, PSI,
- * manual), and each incident's window saved as an ordinary run. */
+ * /proc samples (capture/recring.h), triggers (capture/rectrig.h: latency,
+ * PSI, swap-out, dirty, writeback, stuck; manual), and each incident's
+ * window saved as an ordinary run, with a hook (capture/rechook.h) after. */
 #ifndef IOTAPE_RECORD_H
 #define IOTAPE_RECORD_H
 
@@ -9,6 +10,7 @@
 
 #include "capture/machine.h"
 #include "capture/reclat.h"
+#include "capture/rectrig.h"
 
 #define RECORD_MAX_DEVS 16
 
@@ -22,8 +24,9 @@ struct record_opts {
 				     * (default 60 and 30) */
 	double cooldown_s;          /* one automatic save per this (60) */
 	double interval_s;          /* between /proc samples (1) */
-	struct rectrig trig[RECLAT_MAX_TRIG];
+	struct rectrig trig[RECTRIG_MAX];   /* capture/rectrig.h */
 	int ntrig;
+	const char *hook;           /* --hook: run after each save, or NULL */
 	unsigned buffer_kb;         /* tracefs per-CPU buffer (4096) */
 	int quiet;
 	const char *state_dir;      /* lock, state and pid file (/run/iotape) */
@@ -35,8 +38,9 @@ struct record_opts {
  * capture that holds it), refuses when the tracer is in use, nices itself
  * (nice 10, best-effort I/O priority 7), writes its pid to
  * STATE_DIR/record.pid, starts the blk tracer on the disks into the ring,
- * samples /proc every interval into it, evaluates the triggers every 100
- * ms and on SIGUSR1 takes a manual trigger. A trigger at time T asks for
+ * samples /proc (and /proc/diskstats of the traced disks) every interval
+ * into it, evaluates the triggers every 100 ms (capture/rectrig.h) and on
+ * SIGUSR1 takes a manual trigger. A trigger at time T asks for
  * [T - pre, T + post]; once T + post (and a second for the tracer's
  * buffers) is past, the window is imported as a run named
  * incident-YYYY-MM-DDTHH:MM:SS (local time of T), with the trigger, its
@@ -44,7 +48,8 @@ struct record_opts {
  * settings and stats. A trigger while a save waits extends it (windows
  * merge); an automatic trigger within cooldown of the last saved one is
  * counted and skipped. A failed save is said on stderr and recording goes
- * on. At the end the tracer and every setting go back. Progress on stderr
+ * on. After each save the hook, if any, is started and not waited for
+ * (its exit status is said on stderr once reaped). At the end the tracer and every setting go back. Progress on stderr
  * unless quiet. Returns 0 when stopped by a signal after a clean start, or
  * -1 after printing one error line. Needs root. */
 int record_run(const struct record_opts *o);

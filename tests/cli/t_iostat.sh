@@ -60,12 +60,12 @@ ok "capture fio on $d"
 
 run=$(sqlite3 "$db" "SELECT id FROM runs WHERE name = 'io'")
 g=$(sqlite3 "$db" "SELECT genesis_ns FROM runs WHERE id = $run")
-# one line per sample: time_ns reads sectors_read writes sectors_written io_ms
+# one line per sample: time_ns reads read_sectors writes write_sectors io_ms
 sqlite3 -separator ' ' "$db" "SELECT time_ns,
 	max(CASE WHEN key = '$majmin:reads' THEN value END),
-	max(CASE WHEN key = '$majmin:sectors_read' THEN value END),
+	max(CASE WHEN key = '$majmin:read_sectors' THEN value END),
 	max(CASE WHEN key = '$majmin:writes' THEN value END),
-	max(CASE WHEN key = '$majmin:sectors_written' THEN value END),
+	max(CASE WHEN key = '$majmin:write_sectors' THEN value END),
 	max(CASE WHEN key = '$majmin:io_ms' THEN value END)
 	FROM samples WHERE run = $run AND source = 'diskstats' AND key LIKE '$majmin:%'
 	GROUP BY time_ns ORDER BY time_ns" > "$t/ds"

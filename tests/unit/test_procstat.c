@@ -223,37 +223,6 @@ static void test_psi_parse(void **state)
 	assert_true(get(&c, "psi", "io_full_total") == 6893500);
 }
 
-/* Two devices as a 6.x kernel prints them (17 counters), one idle (left
- * out), one of an old kernel (11 counters), and a short line. */
-static void test_diskstats_parse(void **state)
-{
-	static const char ds[] =
-		"   7       0 loop0 23588 339 769724 3245 1342 6716 282769 3595 1"
-		" 1622 7150 172 0 59015358 35 31803 309728\n"
-		"   7       1 loop1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
-		"   8       0 sda 49601 2822 3195498 623970 12180 9784 821088 117109"
-		" 0 32862 714408\n";
-	static const char shortline[] = "   8       0 sda 1 2 3\n";
-	struct collector c = { 0 };
-	int line = 0;
-
-	(void)state;
-	assert_int_equal(procstat_parse_diskstats(ds, strlen(ds), col_kv, &c,
-						  NULL), 0);
-	assert_int_equal(c.n, 22);
-	assert_string_equal(c.kv[0].source, "diskstats");
-	assert_string_equal(c.kv[0].key, "7,0:reads");
-	assert_true(get(&c, "diskstats", "7,0:sectors_read") == 769724);
-	assert_true(get(&c, "diskstats", "7,0:in_flight") == 1);
-	assert_true(get(&c, "diskstats", "7,0:io_ms") == 1622);
-	assert_true(get(&c, "diskstats", "7,0:weighted_ms") == 7150);
-	assert_true(isnan(get(&c, "diskstats", "7,1:reads")));
-	assert_true(get(&c, "diskstats", "8,0:writes_merged") == 9784);
-	assert_int_equal(procstat_parse_diskstats(shortline, strlen(shortline),
-						  col_kv, &c, &line), -EINVAL);
-	assert_int_equal(line, 1);
-}
-
 static void test_callback_stops(void **state)
 {
 	static const char text[] = "a 1\nb 2\nc 3\n";
@@ -531,6 +500,62 @@ static void test_schema_version(void **state)
 	assert_int_equal(v, STORE_SCHEMA_VERSION);
 	store_close(st);
 	unlink(path);
+}
+
+/* /proc/diskstats: 11, 15 and 17 counters (kernels before 4.18, before 5.5,
+ * after), only the devices asked for, bad lines refused with their number;
+ * this machine's file reads. */
+static void test_diskstats_parse(void **state)
+{
+	static const char text[] =
+		"   7       0 loop0 120 0 960 33 0 0 0 0 0 40 33\n"
+		"   8       0 sda 5000 100 80000 900 2000 50 32000 700 3 1500 1600 "
+		"10 0 800 5\n"
+		" 259       1 nvme0n1p1 1 2 3 4 5 6 7 8 0 10 11 12 13 14 15 16 17\n";
+	static const uint32_t want[] = { 8u << 20, 259u << 20 | 1 };
+	struct collector *c = calloc(1, sizeof(*c));
+	char err[256];
+	int line = 0;
+	(void)state;
+
+	assert_int_equal(procstat_parse_diskstats(text, sizeof(text) - 1, NULL, 0,
+						  col_kv, c, &line), 0);
+	assert_int_equal(c->n, 11 + 15 + 17);
+	assert_string_equal(c->kv[0].source, "diskstats");
+	assert_true(get(c, "diskstats", "7,0:read_sectors") == 960);
+	assert_true(get(c, "diskstats", "7,0:weighted_io_ms") == 33);
+	assert_true(isnan(get(c, "diskstats", "7,0:discards")));
+	assert_true(get(c, "diskstats", "8,0:in_flight") == 3);
+	assert_true(get(c, "diskstats", "8,0:discard_ms") == 5);
+	assert_true(isnan(get(c, "diskstats", "8,0:flushes")));
+	assert_true(get(c, "diskstats", "259,1:flush_ms") == 17);
+	c->n = 0;
+	assert_int_equal(procstat_parse_diskstats(text, sizeof(text) - 1, want, 2,
+						  col_kv, c, &line), 0);
+	assert_int_equal(c->n, 15 + 17);
+	assert_true(isnan(get(c, "diskstats", "7,0:reads")));
+	c->n = 0;
+	assert_int_equal(procstat_parse_diskstats("8 0 sda 1 2 3\n", 14, NULL, 0,
+						  col_kv, c, &line), -EINVAL);
+	assert_int_equal(line, 1);
+	assert_int_equal(procstat_parse_diskstats("\n8 x sda 1 2 3 4 5 6 7 8 9 10 11\n",
+						  33, NULL, 0, col_kv, c, &line),
+			 -EINVAL);
+	assert_int_equal(line, 2);
+	assert_int_equal(procstat_parse_diskstats("8 0 sda 1 2 3 4 5 6 7 8 9 10 11 "
+						  "12 13 14 15 16 17 18\n", 53,
+						  NULL, 0, col_kv, c, &line), -EINVAL);
+	c->n = 0;
+	assert_int_equal(procstat_sample_diskstats("/proc", 7, NULL, 0, col_sample,
+						   c, err, sizeof(err)), 0);
+	assert_true(c->n >= 11);
+	assert_non_null(strchr(c->kv[0].key, ':'));
+	assert_int_equal(c->kv[0].t_ns, 7);
+	assert_int_equal(procstat_sample_diskstats("/nonexistent-proc", 0, NULL, 0,
+						   col_sample, c, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent-proc/diskstats"));
+	free(c);
 }
 
 int main(void)
