@@ -45,12 +45,12 @@ bench_record() {
 	# rec_start: the recorder in the background (pid in $pid), recording
 	rec_start() {
 		"$IOTAPE" record --db "$TEST_TMP/rec.db" -d "$dev" --keep "$keep" \
-			--window 120s --state-dir "$TEST_TMP/recstate" 2> "$err" > /dev/null &
+			--window 120s 2> "$err" > /dev/null &
 		pid=$!
 		at_exit "kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null"
 		# it waits for the capture lock (other captures) before it records
 		for ((i = 0; i < 6000; i++)); do
-			grep -q "iotape: recording" "$err" && return 0
+			grep -qs "iotape: recording" "$err" && return 0
 			kill -0 $pid 2> /dev/null || break
 			sleep 0.1
 		done

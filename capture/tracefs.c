@@ -19,6 +19,7 @@
 #define READ_CHUNK (1 << 20)
 #define RAW_TICK_MS 50             /* the raw reader drains this often */
 #define RAW_MIN_GAP_NS 5000000ll   /* and never more often than this */
+#define RAW_CYCLE_PAGES 64         /* pages read from a CPU per cycle */
 #define RAW_SLACK_NS 2000000ll     /* a record reserved this long before a
 				    * drain began is committed by then */
 
@@ -170,11 +171,14 @@ static void *reader(void *arg)
 }
 
 /* The raw reader (a sink only): each cycle reads every CPU's
- * trace_pipe_raw until it is empty, then hands on, merged in time order, the
- * records older than the cycle's start (less RAW_SLACK_NS); newer ones wait
- * for the next cycle, when every CPU has been read past them. Waits in
- * poll(), which wakes when a CPU's buffer is buffer_percent full, or after
- * RAW_TICK_MS. Ends when asked to stop and the buffers are empty. */
+ * trace_pipe_raw until it is empty (or RAW_CYCLE_PAGES were read: memory
+ * stays bounded), then hands on, merged in time order, the records older
+ * than the cycle's start (less RAW_SLACK_NS) and than the newest record
+ * read from any CPU not emptied; newer ones wait for the next cycle, when
+ * every CPU has been read past them. Waits in poll(), which wakes when a
+ * CPU's buffer is buffer_percent full, or after RAW_TICK_MS; not at all
+ * while a CPU was left unemptied. Ends when asked to stop and the buffers
+ * are empty. */
 static void *raw_reader(void *arg)
 {
 	struct tracefs *t = arg;
@@ -187,16 +191,23 @@ static void *raw_reader(void *arg)
 	for (int i = 0; i < t->nraw; i++)
 		pfd[i] = (struct pollfd){ .fd = t->raw_fd[i], .events = POLLIN };
 	while (!final) {
-		int64_t start = now_mono_ns(), left;
-		int got = 0, stopping = t->stop;
+		int64_t start = now_mono_ns(), upto = start - RAW_SLACK_NS, left;
+		int got = 0, more = 0, stopping = t->stop;
 
 		for (int i = 0; i < t->nraw; i++) {
-			ssize_t n;
-			while ((n = read(t->raw_fd[i], page, t->page_size)) > 0) {
+			ssize_t n = 0;
+			int pages = 0;
+			while (pages < RAW_CYCLE_PAGES &&
+			       (n = read(t->raw_fd[i], page, t->page_size)) > 0) {
 				rawpage_decode(&cpus[i], page, (size_t)n, &t->raw);
 				got = 1;
+				pages++;
 			}
-			if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			if (pages == RAW_CYCLE_PAGES || (n < 0 && errno == EINTR)) {
+				more = 1;       /* not emptied: wait for the rest */
+				if (cpus[i].newest_ns < upto)
+					upto = cpus[i].newest_ns;
+			} else if (n < 0 && errno != EAGAIN) {
 				t->thread_errno = errno;
 				final = 1;
 			}
@@ -207,8 +218,7 @@ static void *raw_reader(void *arg)
 		if (got)
 			quiet = 0;
 		len = 0;
-		rawcpu_merge(cpus, t->nraw, final ? INT64_MAX : start - RAW_SLACK_NS,
-			     &out, &cap, &len);
+		rawcpu_merge(cpus, t->nraw, final ? INT64_MAX : upto, &out, &cap, &len);
 		if (len) {
 			int rc = t->sink(t->sink_ctx, out, len);
 			t->bytes += len;
@@ -217,6 +227,8 @@ static void *raw_reader(void *arg)
 				break;
 			}
 		}
+		if (more && !final)
+			continue;
 		if (final)
 			break;
 		poll(pfd, (nfds_t)t->nraw, stopping ? 20 : RAW_TICK_MS);

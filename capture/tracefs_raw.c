@@ -72,6 +72,8 @@ static void entry(struct rawcpu *c, const uint8_t *e, size_t len, uint64_t ts,
 	memcpy(o + 8, &ts, 8);
 	memcpy(o + ENT_SECTOR, e + ENT_SECTOR, rec - ENT_SECTOR);
 	c->len += rec;
+	if ((int64_t)ts > c->newest_ns)
+		c->newest_ns = (int64_t)ts;
 	st->records++;
 }
 

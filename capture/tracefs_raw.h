@@ -15,6 +15,7 @@
 struct rawcpu {
 	uint8_t *buf;             /* whole v7 records, in this CPU's time order */
 	size_t len, cap, off;     /* off: the first record not handed on */
+	int64_t newest_ns;        /* the newest record's time decoded */
 };
 
 /* Counts of what a page held that is not a blk record. */
