@@ -19,7 +19,8 @@
 #define READ_CHUNK (1 << 20)
 #define RAW_TICK_MS 50             /* the raw reader drains this often */
 #define RAW_MIN_GAP_NS 5000000ll   /* and never more often than this */
-#define RAW_CYCLE_PAGES 64         /* pages read from a CPU per cycle */
+#define RAW_CYCLE_PAGES 16         /* pages read from a CPU per cycle */
+#define RAW_OUT_BYTES (256u << 10) /* records handed to the sink at once */
 #define RAW_SLACK_NS 2000000ll     /* a record reserved this long before a
 				    * drain began is committed by then */
 
@@ -184,12 +185,14 @@ static void *raw_reader(void *arg)
 	struct tracefs *t = arg;
 	struct rawcpu *cpus = xcalloc((size_t)t->nraw, sizeof(*cpus));
 	struct pollfd *pfd = xcalloc((size_t)t->nraw, sizeof(*pfd));
-	uint8_t *page = xmalloc(t->page_size), *out = NULL;
-	size_t cap = 0, len;
+	uint8_t *page = xmalloc(t->page_size), *out = xmalloc(RAW_OUT_BYTES);
+	size_t len;
 	int quiet = 0, final = 0;
 
-	for (int i = 0; i < t->nraw; i++)
+	for (int i = 0; i < t->nraw; i++) {
 		pfd[i] = (struct pollfd){ .fd = t->raw_fd[i], .events = POLLIN };
+		rawcpu_reserve(&cpus[i], 2 * RAW_CYCLE_PAGES * t->page_size);
+	}
 	while (!final) {
 		int64_t start = now_mono_ns(), upto = start - RAW_SLACK_NS, left;
 		int got = 0, more = 0, stopping = t->stop;
@@ -217,16 +220,21 @@ static void *raw_reader(void *arg)
 			final = 1;
 		if (got)
 			quiet = 0;
-		len = 0;
-		rawcpu_merge(cpus, t->nraw, final ? INT64_MAX : upto, &out, &cap, &len);
-		if (len) {
-			int rc = t->sink(t->sink_ctx, out, len);
-			t->bytes += len;
-			if (rc) {
-				t->thread_errno = -rc;
+		do {
+			int rc;
+			len = 0;
+			rawcpu_merge(cpus, t->nraw, final ? INT64_MAX : upto, out,
+				     RAW_OUT_BYTES, &len);
+			if (!len)
 				break;
+			t->bytes += len;
+			if ((rc = t->sink(t->sink_ctx, out, len))) {
+				t->thread_errno = -rc;
+				final = 1;
 			}
-		}
+		} while (!t->thread_errno);
+		if (t->thread_errno)
+			break;
 		if (more && !final)
 			continue;
 		if (final)

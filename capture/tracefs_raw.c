@@ -151,17 +151,10 @@ static size_t rec_len(const struct rawcpu *c)
 }
 
 uint64_t rawcpu_merge(struct rawcpu *cpus, int n, int64_t upto_ns,
-		      uint8_t **out, size_t *out_cap, size_t *out_len)
+		      uint8_t *out, size_t out_cap, size_t *out_len)
 {
-	size_t want = 0;
 	uint64_t moved = 0;
 
-	for (int i = 0; i < n; i++)
-		want += cpus[i].len - cpus[i].off;
-	if (*out_len + want > *out_cap) {
-		*out_cap = *out_len + want;
-		*out = xrealloc(*out, *out_cap);
-	}
 	for (;;) {
 		int best = -1;
 		int64_t bt = 0;
@@ -180,7 +173,9 @@ uint64_t rawcpu_merge(struct rawcpu *cpus, int n, int64_t upto_ns,
 		if (best < 0)
 			break;
 		l = rec_len(&cpus[best]);
-		memcpy(*out + *out_len, cpus[best].buf + cpus[best].off, l);
+		if (*out_len + l > out_cap)
+			break;
+		memcpy(out + *out_len, cpus[best].buf + cpus[best].off, l);
 		*out_len += l;
 		cpus[best].off += l;
 		moved++;
@@ -189,6 +184,14 @@ uint64_t rawcpu_merge(struct rawcpu *cpus, int n, int64_t upto_ns,
 		if (cpus[i].off == cpus[i].len)
 			cpus[i].off = cpus[i].len = 0;
 	return moved;
+}
+
+void rawcpu_reserve(struct rawcpu *c, size_t bytes)
+{
+	if (c->cap < bytes) {
+		c->buf = xrealloc(c->buf, bytes);
+		c->cap = bytes;
+	}
 }
 
 void rawcpu_free(struct rawcpu *c)

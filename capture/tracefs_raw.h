@@ -38,10 +38,15 @@ int rawpage_decode(struct rawcpu *c, const uint8_t *page, size_t page_len,
 		   struct rawstats *st);
 
 /* Moves the records of cpus[0 .. n) with time <= upto_ns, oldest first
- * across CPUs, into out (grown as needed; *out_len bytes). Records newer
- * than upto_ns stay for the next call. Returns the records moved. */
+ * across CPUs, into out (out_cap bytes, *out_len of them used) until the
+ * next one does not fit. Records newer than upto_ns, or that did not fit,
+ * stay for the next call. Returns the records moved. */
 uint64_t rawcpu_merge(struct rawcpu *cpus, int n, int64_t upto_ns,
-		      uint8_t **out, size_t *out_cap, size_t *out_len);
+		      uint8_t *out, size_t out_cap, size_t *out_len);
+
+/* Gives c room for bytes of records at once (so a steady stream does not
+ * reallocate). */
+void rawcpu_reserve(struct rawcpu *c, size_t bytes);
 
 /* Frees c's buffer. */
 void rawcpu_free(struct rawcpu *c);
