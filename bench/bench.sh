@@ -160,6 +160,10 @@ BEGIN {
 . "$(dirname "$0")/bench_capture.sh"
 bench_capture
 
+# the flight recorder's cost (bench/bench_record.sh): against untraced and capture
+. "$(dirname "$0")/bench_record.sh"
+bench_record
+
 # replaying (bench/bench_replay.sh): iotape replay against fio and btreplay
 BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_replay.sh"
 

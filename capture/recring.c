@@ -118,6 +118,10 @@ static struct recseg *room_for(struct recring *r, size_t need, int sample,
 
 	if (!s || (sample ? s->nsmp == s->capsmp : s->evlen + need > r->seg_bytes) ||
 	    (s->t_min != INT64_MAX && t - s->t_min > r->window_ns / 16)) {
+		/* make room first, so the bytes held never pass keep_bytes,
+		 * not even while a segment is being replaced */
+		while (r->oldest && r->held_bytes + seg_room(r) > r->keep_bytes)
+			drop_oldest(r);
 		s = seg_new(r);
 		trim(r, r->newest_ns);
 	}

@@ -7,14 +7,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture/blktrace_format.h"
 #include "lib/util.h"
 
 #define READ_CHUNK (1 << 20)
+#define RAW_TICK_MS 50             /* the raw reader drains this often */
+#define RAW_MIN_GAP_NS 5000000ll   /* and never more often than this */
+#define RAW_CYCLE_PAGES 16         /* pages read from a CPU per cycle */
+#define RAW_OUT_BYTES (256u << 10) /* records handed to the sink at once */
+#define RAW_SLACK_NS 2000000ll     /* a record reserved this long before a
+				    * drain began is committed by then */
 
 /* Notes pid's name from /proc the first time the stream shows it. */
 static void learn_pid(struct tracefs *t, uint32_t pid)
@@ -163,6 +171,162 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* The raw reader (a sink only): each cycle reads every CPU's
+ * trace_pipe_raw until it is empty (or RAW_CYCLE_PAGES were read: memory
+ * stays bounded), then hands on, merged in time order, the records older
+ * than the cycle's start (less RAW_SLACK_NS) and than the newest record
+ * read from any CPU not emptied; newer ones wait for the next cycle, when
+ * every CPU has been read past them. Waits in poll(), which wakes when a
+ * CPU's buffer is buffer_percent full, or after RAW_TICK_MS; not at all
+ * while a CPU was left unemptied. Ends when asked to stop and the buffers
+ * are empty. */
+static void *raw_reader(void *arg)
+{
+	struct tracefs *t = arg;
+	struct rawcpu *cpus = xcalloc((size_t)t->nraw, sizeof(*cpus));
+	struct pollfd *pfd = xcalloc((size_t)t->nraw, sizeof(*pfd));
+	uint8_t *page = xmalloc(t->page_size), *out = xmalloc(RAW_OUT_BYTES);
+	size_t len;
+	int quiet = 0, final = 0;
+
+	for (int i = 0; i < t->nraw; i++) {
+		pfd[i] = (struct pollfd){ .fd = t->raw_fd[i], .events = POLLIN };
+		rawcpu_reserve(&cpus[i], 2 * RAW_CYCLE_PAGES * t->page_size);
+	}
+	while (!final) {
+		int64_t start = now_mono_ns(), upto = start - RAW_SLACK_NS, left;
+		int got = 0, more = 0, stopping = t->stop;
+
+		for (int i = 0; i < t->nraw; i++) {
+			ssize_t n = 0;
+			int pages = 0;
+			while (pages < RAW_CYCLE_PAGES &&
+			       (n = read(t->raw_fd[i], page, t->page_size)) > 0) {
+				rawpage_decode(&cpus[i], page, (size_t)n, &t->raw);
+				got = 1;
+				pages++;
+			}
+			if (pages == RAW_CYCLE_PAGES || (n < 0 && errno == EINTR)) {
+				more = 1;       /* not emptied: wait for the rest */
+				if (cpus[i].newest_ns < upto)
+					upto = cpus[i].newest_ns;
+			} else if (n < 0 && errno != EAGAIN) {
+				t->thread_errno = errno;
+				final = 1;
+			}
+		}
+		/* drained when nothing is buffered and two cycles found nothing */
+		if (stopping && !got && entries_left(t->root) == 0 && ++quiet >= 2)
+			final = 1;
+		if (got)
+			quiet = 0;
+		do {
+			int rc;
+			len = 0;
+			rawcpu_merge(cpus, t->nraw, final ? INT64_MAX : upto, out,
+				     RAW_OUT_BYTES, &len);
+			if (!len)
+				break;
+			t->bytes += len;
+			if ((rc = t->sink(t->sink_ctx, out, len))) {
+				t->thread_errno = -rc;
+				final = 1;
+			}
+		} while (!t->thread_errno);
+		if (t->thread_errno)
+			break;
+		if (more && !final)
+			continue;
+		if (final)
+			break;
+		poll(pfd, (nfds_t)t->nraw, stopping ? 20 : RAW_TICK_MS);
+		left = start + RAW_MIN_GAP_NS - now_mono_ns();
+		if (left > 0) {
+			struct timespec ts = { 0, (long)left };
+			nanosleep(&ts, NULL);
+		}
+	}
+	for (int i = 0; i < t->nraw; i++)
+		rawcpu_free(&cpus[i]);
+	free(cpus);
+	free(pfd);
+	free(page);
+	free(out);
+	return NULL;
+}
+
+/* The ring buffer's page size: the data field's offset + size in
+ * events/header_page ("field: char data;\toffset:16;\tsize:4080;"), else
+ * the system's page size. */
+static size_t raw_page_size(const char *root)
+{
+	char path[512], line[256];
+	size_t size = (size_t)sysconf(_SC_PAGESIZE);
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/events/header_page", root);
+	if (!(fp = fopen(path, "r")))
+		return size;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned off, sz;
+		const char *f = strstr(line, "char data;");
+		if (f && sscanf(f, "char data; offset:%u; size:%u;", &off, &sz) == 2 &&
+		    off + sz >= 64)
+			size = off + sz;
+	}
+	fclose(fp);
+	return size;
+}
+
+static void raw_close(struct tracefs *t)
+{
+	for (int i = 0; i < t->nraw; i++)
+		close(t->raw_fd[i]);
+	free(t->raw_fd);
+	t->raw_fd = NULL;
+	t->nraw = 0;
+}
+
+/* Opens per_cpu/cpuN/trace_pipe_raw of every CPU under root. Returns 0, or
+ * -1 with a message in err. */
+static int raw_open(struct tracefs *t, char *err, size_t errlen)
+{
+	char path[1024];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/per_cpu", t->root);
+	if (!(d = opendir(path))) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		int fd;
+		if (strncmp(de->d_name, "cpu", 3) || de->d_name[3] < '0' ||
+		    de->d_name[3] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%s/per_cpu/%s/trace_pipe_raw", t->root,
+			 de->d_name);
+		if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+			snprintf(err, errlen, "cannot open '%s': %s", path,
+				 strerror(errno));
+			closedir(d);
+			raw_close(t);
+			return -1;
+		}
+		t->raw_fd = xrealloc(t->raw_fd, (size_t)(t->nraw + 1) *
+				     sizeof(*t->raw_fd));
+		t->raw_fd[t->nraw++] = fd;
+	}
+	closedir(d);
+	if (!t->nraw) {
+		snprintf(err, errlen, "no per-CPU buffers under '%s/per_cpu'", t->root);
+		return -1;
+	}
+	t->page_size = raw_page_size(t->root);
+	return 0;
+}
+
 static int tset(struct lab *lab, const char *root, const char *file,
 		const char *value, char *err, size_t errlen)
 {
@@ -247,15 +411,20 @@ static int start(struct tracefs *t, struct lab *lab, const char *root,
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/trace_pipe", root);
-	t->pipe_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (t->pipe_fd < 0) {
+	if (sink) {
+		if (raw_open(t, err, errlen))
+			return -1;
+	} else if ((t->pipe_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	if (tset(lab, root, "tracing_on", "1", err, errlen))
+	if (tset(lab, root, "tracing_on", "1", err, errlen)) {
+		raw_close(t);
 		return -1;
-	if (pthread_create(&t->thread, NULL, reader, t)) {
+	}
+	if (pthread_create(&t->thread, NULL, sink ? raw_reader : reader, t)) {
 		snprintf(err, errlen, "cannot start the trace reader thread");
+		raw_close(t);
 		return -1;
 	}
 	t->running = 1;
@@ -316,6 +485,7 @@ int tracefs_stop(struct tracefs *t, uint64_t *lost, int maxcpu, int *ncpu,
 	}
 	if (t->pipe_fd >= 0)
 		close(t->pipe_fd);
+	raw_close(t);
 	if (t->out_fd >= 0 && close(t->out_fd) < 0 && !rc) {
 		snprintf(err, errlen, "writing the trace failed: %s", strerror(errno));
 		rc = -1;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "capture/lab.h"
+#include "capture/tracefs_raw.h"
 
 #define TRACEFS_MAX_DEVS 16
 
@@ -32,6 +33,11 @@ struct tracefs {
 	int thread_errno;
 	tracefs_sink_fn sink;       /* instead of out_fd, when set */
 	void *sink_ctx;
+	/* with a sink: each CPU's trace_pipe_raw, read a page at a time */
+	int *raw_fd;
+	int nraw;
+	size_t page_size;
+	struct rawstats raw;        /* what the pages held (reader thread) */
 	/* pid → comm of each process seen in the stream, read from
 	 * /proc/PID/comm when the pid first appears (tracefs records carry
 	 * no process names) */
@@ -54,7 +60,14 @@ int tracefs_start(struct tracefs *t, struct lab *lab, const char *root,
 		  size_t errlen);
 
 /* As tracefs_start(), but hands the records to sink (with ctx) instead of
- * writing a file: the flight recorder keeps them in memory. */
+ * writing a file: the flight recorder keeps them in memory. The records
+ * come from each CPU's trace_pipe_raw (whole ring-buffer pages: no
+ * per-event formatting in the kernel, unlike trace_pipe), decoded by
+ * tracefs_raw.h, merged into time order, and handed on every 50 ms (or
+ * sooner when a CPU's buffer is half full: buffer_percent) up to 2 ms
+ * before the time the drain began, so records from all CPUs arrive in time
+ * order. Process names are not looked up (t->pids stays empty: the
+ * recorder reads saved_cmdlines when it saves). */
 int tracefs_start_sink(struct tracefs *t, struct lab *lab, const char *root,
 		       const char *sysblock, char devs[][64], int ndev,
 		       unsigned buffer_kb, tracefs_sink_fn sink, void *ctx,
