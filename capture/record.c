@@ -23,6 +23,7 @@
 #include "capture/reclat.h"
 #include "capture/record.h"
 #include "capture/recring.h"
+#include "capture/recsafe.h"
 #include "capture/samplebuf.h"
 #include "capture/tracefs.h"
 #include "lib/util.h"
@@ -61,6 +62,7 @@ struct rec {
 	struct pending p;
 	int64_t last_trig_ns;              /* of the last saved automatic one */
 	uint64_t saves, failed, suppressed;
+	int spill_warned, mlock_warned;    /* said once (until it works again) */
 	int stop;
 	char err[2048];
 };
@@ -129,6 +131,35 @@ static int write_pidfile(struct rec *r)
 	return 0;
 }
 
+/* Refuses the database or the spill folder on a traced disk unless
+ * allowed. Returns 0, or -1 with a message in err. */
+static int check_paths(struct rec *r)
+{
+	const char *path[2] = { db_path_default(r->o->db), r->o->out_dir };
+	const char *what[2] = { "the database", "--out" };
+	char which[512];
+
+	for (int i = 0; i < 2; i++) {
+		int rc;
+		if (!path[i] || r->o->allow_traced)
+			continue;
+		rc = recsafe_path_traced(&r->o->mp, path[i], r->devs, r->ndev, which,
+					 sizeof(which));
+		if (rc < 0) {
+			snprintf(r->err, sizeof(r->err), "%s", which);
+			return -1;
+		}
+		if (rc) {
+			snprintf(r->err, sizeof(r->err), "%s '%s' is on %s, a traced "
+				 "disk (its writes would fill the incidents); give "
+				 "another path or --allow-traced", what[i], path[i],
+				 which);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Finds the disks, takes the lab and signals (SIGUSR1 too), starts the
  * tracer into the ring and the PSI triggers. Returns 0, or -1 with a
  * message in err. */
@@ -146,6 +177,8 @@ static int setup(struct rec *r)
 		return -1;
 	for (int i = 0; i < r->ndev; i++)
 		snprintf(r->devnames[i], sizeof(r->devnames[i]), "%s", r->devs[i].name);
+	if (check_paths(r))
+		return -1;
 	if ((r->sfd = lab_signals(&r->mask, 0)) < 0) {
 		snprintf(r->err, sizeof(r->err), "signalfd: %s", strerror(errno));
 		return -1;
@@ -394,8 +427,12 @@ static int save(struct rec *r, int64_t to, char *name, size_t namelen)
 	    store_run_free_name(s.st, base, name, namelen))
 		goto fail;
 	if (nev) {
-		if (import_one(s.st, &io, path, name, &s.run, r->err, sizeof(r->err)))
+		char e2[sizeof(r->err) - 200];
+		if (import_one(s.st, &io, path, name, &s.run, e2, sizeof(e2))) {
+			/* e2 names the scratch file: the store is what failed */
+			snprintf(r->err, sizeof(r->err), "%s: %s", db, e2);
 			goto out;
+		}
 	} else {
 		struct run_info ri = { .name = name, .kind = "capture" };
 		if (store_run_create(s.st, &ri, &s.run) ||
@@ -442,6 +479,29 @@ static void save_due(struct rec *r, int64_t now, int stopping)
 
 /* ---- the loop ---- */
 
+/* Spills the ring past its memory bound and says, once, what fails: a
+ * spill (a full disk; it works again: said again at the next failure) or
+ * the ring's mlock(). */
+static void ring_safety(struct rec *r)
+{
+	char e2[600];
+	int rc = recring_spill(&r->ring, e2, sizeof(e2));
+
+	if (rc < 0 && !r->spill_warned) {
+		warning("%s; recording goes on", e2);
+		r->spill_warned = 1;
+	} else if (rc > 0) {
+		r->spill_warned = 0;
+	}
+	if (r->ring.mlocked == 0 && !r->mlock_warned) {
+		warning("cannot lock the ring in memory (mlock: %s; raise the "
+			"memlock limit, as LimitMEMLOCK= in the unit): it may be "
+			"swapped out; recording goes on",
+			strerror(r->ring.mlock_errno));
+		r->mlock_warned = 1;
+	}
+}
+
 static void read_signals(struct rec *r, int64_t now)
 {
 	struct signalfd_siginfo si;
@@ -482,6 +542,7 @@ static void loop(struct rec *r)
 				next_sample = now + step;
 		}
 		recring_expire(&r->ring, now);
+		ring_safety(r);
 		eval_latency(r, now);
 		save_due(r, now, 0);
 		np = 0;
@@ -554,7 +615,11 @@ int record_run(const struct record_opts *o)
 		r->psi_fd[i] = -1;
 	recring_init(&r->ring, o->keep_bytes, (int64_t)(o->window_s * 1e9), 1);
 	reclat_init(&r->lat, o->trig, o->ntrig);
-	rc = setup(r);
+	rc = o->out_dir && o->mem_bytes ?
+	     recring_spill_to(&r->ring, o->out_dir, o->mem_bytes, r->err,
+			      sizeof(r->err)) : 0;
+	if (!rc)
+		rc = setup(r);
 	if (!rc) {
 		loop(r);
 		if (!o->quiet)
