@@ -524,11 +524,13 @@ static void loop(struct rec *r)
 
 	if (!o->quiet)
 		fprintf(stderr, "iotape: recording %d device%s (%s%s); keeping %.0f s "
-			"in %" PRIu64 " MiB%s; SIGUSR1 or 'iotape record --save' "
-			"saves\n", r->ndev, r->ndev == 1 ? "" : "s", r->devnames[0],
-			r->ndev > 1 ? ", ..." : "", o->window_s,
+			"in %" PRIu64 " MiB%s%s%s%s; SIGUSR1 or 'iotape record "
+			"--save' saves\n", r->ndev, r->ndev == 1 ? "" : "s",
+			r->devnames[0], r->ndev > 1 ? ", ..." : "", o->window_s,
 			r->ring.keep_bytes >> 20, r->ring.mlocked == 1 ? " (locked)"
-			: "");
+			: "", r->ring.spill_dir ? " (past memory, in '" : "",
+			r->ring.spill_dir ? r->ring.spill_dir : "",
+			r->ring.spill_dir ? "')" : "");
 	while (!r->stop) {
 		int64_t now = now_mono_ns(), wait;
 		char e2[512];
