@@ -189,6 +189,12 @@ static int setup(struct rec *r)
 	if (lab_begin(&r->lab, o->state_dir, r->err, sizeof(r->err)))
 		return -1;
 	r->lab_on = 1;
+	/* under the lock: the stale segments it removes are no live
+	 * recorder's */
+	if (o->out_dir && o->mem_bytes &&
+	    recring_spill_to(&r->ring, o->out_dir, o->mem_bytes, r->err,
+			     sizeof(r->err)))
+		return -1;
 	be_nice();
 	if (write_pidfile(r))
 		return -1;
@@ -485,7 +491,7 @@ static void save_due(struct rec *r, int64_t now, int stopping)
 static void ring_safety(struct rec *r)
 {
 	char e2[600];
-	int rc = recring_spill(&r->ring, e2, sizeof(e2));
+	int rc = recring_spill(&r->ring, e2, sizeof(e2)), unlocked, why;
 
 	if (rc < 0 && !r->spill_warned) {
 		warning("%s; recording goes on", e2);
@@ -493,11 +499,14 @@ static void ring_safety(struct rec *r)
 	} else if (rc > 0) {
 		r->spill_warned = 0;
 	}
-	if (r->ring.mlocked == 0 && !r->mlock_warned) {
+	pthread_mutex_lock(&r->ring.mu);
+	unlocked = r->ring.mlocked == 0;
+	why = r->ring.mlock_errno;
+	pthread_mutex_unlock(&r->ring.mu);
+	if (unlocked && !r->mlock_warned) {
 		warning("cannot lock the ring in memory (mlock: %s; raise the "
 			"memlock limit, as LimitMEMLOCK= in the unit): it may be "
-			"swapped out; recording goes on",
-			strerror(r->ring.mlock_errno));
+			"swapped out; recording goes on", strerror(why));
 		r->mlock_warned = 1;
 	}
 }
@@ -524,11 +533,11 @@ static void loop(struct rec *r)
 
 	if (!o->quiet)
 		fprintf(stderr, "iotape: recording %d device%s (%s%s); keeping %.0f s "
-			"in %" PRIu64 " MiB%s%s%s%s; SIGUSR1 or 'iotape record "
+			"in %" PRIu64 " MiB%s%s%s; SIGUSR1 or 'iotape record "
 			"--save' saves\n", r->ndev, r->ndev == 1 ? "" : "s",
 			r->devnames[0], r->ndev > 1 ? ", ..." : "", o->window_s,
-			r->ring.keep_bytes >> 20, r->ring.mlocked == 1 ? " (locked)"
-			: "", r->ring.spill_dir ? " (past memory, in '" : "",
+			r->ring.keep_bytes >> 20,
+			r->ring.spill_dir ? " (past memory, in '" : "",
 			r->ring.spill_dir ? r->ring.spill_dir : "",
 			r->ring.spill_dir ? "')" : "");
 	while (!r->stop) {
@@ -617,11 +626,7 @@ int record_run(const struct record_opts *o)
 		r->psi_fd[i] = -1;
 	recring_init(&r->ring, o->keep_bytes, (int64_t)(o->window_s * 1e9), 1);
 	reclat_init(&r->lat, o->trig, o->ntrig);
-	rc = o->out_dir && o->mem_bytes ?
-	     recring_spill_to(&r->ring, o->out_dir, o->mem_bytes, r->err,
-			      sizeof(r->err)) : 0;
-	if (!rc)
-		rc = setup(r);
+	rc = setup(r);
 	if (!rc) {
 		loop(r);
 		if (!o->quiet)
