@@ -229,8 +229,10 @@ command -v prlimit > /dev/null && command -v setpriv > /dev/null &&
 start_rec "$t/err5" --out "$out" --keep 16M --mem 1M --window 30s --pre 5s --post 1s ||
 	{ not_ok "SIGKILL: the next recorder starts" "$(cat "$t/err5")"; tap_finish; }
 check_eq "SIGKILL: the next recorder removed the stale segments" 0 "$(segs "$out")"
-if [ -n "$REC_WRAP" ]; then
-	reader; sleep 1; kill $RD; wait $RD 2> /dev/null
+reader; sleep 1; kill $RD; wait $RD 2> /dev/null
+if grep -q "AddressSanitizer ignores mlock" "$t/err5"; then
+	skip "no mlock: the warning" "AddressSanitizer makes mlock() a no-op"
+elif [ -n "$REC_WRAP" ]; then
 	check_eq "no mlock: one warning says the ring is not locked" 1 \
 		"$(grep -c "cannot lock the ring in memory (mlock: " "$t/err5")"
 	kill -0 $REC 2> /dev/null && ok "no mlock: it goes on recording" ||
