@@ -230,7 +230,7 @@ start_rec "$t/err5" --out "$out" --keep 16M --mem 1M --window 30s --pre 5s --pos
 	{ not_ok "SIGKILL: the next recorder starts" "$(cat "$t/err5")"; tap_finish; }
 check_eq "SIGKILL: the next recorder removed the stale segments" 0 "$(segs "$out")"
 reader; sleep 1; kill $RD; wait $RD 2> /dev/null
-if grep -q "AddressSanitizer ignores mlock" "$t/err5"; then
+if grep -qa __asan_init "$IOTAPE"; then
 	skip "no mlock: the warning" "AddressSanitizer makes mlock() a no-op"
 elif [ -n "$REC_WRAP" ]; then
 	check_eq "no mlock: one warning says the ring is not locked" 1 \
