@@ -67,7 +67,7 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	capture/sweep.c \
 	capture/samplebuf.c capture/workload.c capture/wloutput.c capture/capture.c \
 	capture/cmd_capture.c capture/recring.c capture/reclat.c capture/rectrig.c \
-	capture/rechook.c capture/record.c \
+	capture/rechook.c capture/record.c capture/recsafe.c \
 	capture/cmd_record.c
 MAIN_SRC = iotape.c
 PLOT_SRC = plots/plot.c plots/gnuplot.c plots/kind_io.c plots/kind_lat.c \

@@ -380,6 +380,12 @@ static void clean_up(struct cap_run *r)
 	if (r->lab_on && lab_end(&r->lab))
 		warning("some settings were not restored; see above");
 	if (r->sfd >= 0) {
+		/* a signal that came while storing: taken here (unblocked it
+		 * would end us before the run's line), it stops a sweep */
+		struct signalfd_siginfo si;
+		while (read(r->sfd, &si, sizeof(si)) == sizeof(si))
+			if (si.ssi_signo != SIGCHLD && !r->c->got_signal)
+				r->c->got_signal = (int)si.ssi_signo;
 		close(r->sfd);
 		sigprocmask(SIG_UNBLOCK, &r->mask, NULL);
 	}
@@ -715,7 +721,7 @@ int capture_run(const struct capture_opts *o)
 		rc = check_names(c, base, sizeof(base));
 	if (!rc)
 		sweep_start(c, &sw, base);
-	while (!rc && sweep_next(&sw)) {
+	while (!rc && !c->got_signal && sweep_next(&sw)) {
 		rc = capture_one(c, sw.pick, sw.name, sw.tag[0] ? sw.tag : NULL);
 		if (rc >= 0 && !c->o.quiet) {
 			/* a sweep's names ("lab[queue/scheduler=none]") are
@@ -732,8 +738,8 @@ int capture_run(const struct capture_opts *o)
 					" (interrupted)" : "", q);
 		}
 	}
-	rc = rc < 0 ? -1 : rc == 1 ? 128 + (c->got_signal ? c->got_signal : SIGINT)
-				    : 0;
+	rc = rc < 0 ? -1 : rc == 1 || c->got_signal ?
+		128 + (c->got_signal ? c->got_signal : SIGINT) : 0;
 	for (int i = 0; i < c->o.ncmd; i++)
 		workload_release(&c->w[i]);
 	for (int i = 0; i < c->o.nmetric; i++)

@@ -337,6 +337,11 @@ int lab_signals(sigset_t *mask, int child)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	/* a pipe reader on stdout or stderr ("iotape capture ... 2>&1 | tee
+	 * log") dies with us on a terminal's Ctrl-C or a systemd stop: a
+	 * write to it then fails with EPIPE, not SIGPIPE's death with the
+	 * tracer left on (workloads get SIGPIPE back before exec) */
+	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(mask);
 	sigaddset(mask, SIGINT);
 	sigaddset(mask, SIGTERM);

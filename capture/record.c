@@ -26,6 +26,7 @@
 #include "capture/record.h"
 #include "capture/rectrig.h"
 #include "capture/recring.h"
+#include "capture/recsafe.h"
 #include "capture/samplebuf.h"
 #include "capture/tracefs.h"
 #include "lib/util.h"
@@ -67,6 +68,7 @@ struct rec {
 	struct pending p;
 	int64_t last_trig_ns;              /* of the last saved automatic one */
 	uint64_t saves, failed, suppressed;
+	int spill_warned, mlock_warned;    /* said once (until it works again) */
 	int stop;
 	char err[2048];
 };
@@ -146,6 +148,35 @@ static int write_pidfile(struct rec *r)
 	return 0;
 }
 
+/* Refuses the database or the spill folder on a traced disk unless
+ * allowed. Returns 0, or -1 with a message in err. */
+static int check_paths(struct rec *r)
+{
+	const char *path[2] = { db_path_default(r->o->db), r->o->out_dir };
+	const char *what[2] = { "the database", "--out" };
+	char which[512];
+
+	for (int i = 0; i < 2; i++) {
+		int rc;
+		if (!path[i] || r->o->allow_traced)
+			continue;
+		rc = recsafe_path_traced(&r->o->mp, path[i], r->devs, r->ndev, which,
+					 sizeof(which));
+		if (rc < 0) {
+			snprintf(r->err, sizeof(r->err), "%s", which);
+			return -1;
+		}
+		if (rc) {
+			snprintf(r->err, sizeof(r->err), "%s '%s' is on %s, a traced "
+				 "disk (its writes would fill the incidents); give "
+				 "another path or --allow-traced", what[i], path[i],
+				 which);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Finds the disks, takes the lab and signals (SIGUSR1 too), starts the
  * tracer into the ring and the PSI triggers. Returns 0, or -1 with a
  * message in err. */
@@ -169,6 +200,8 @@ static int setup(struct rec *r)
 			 sizeof(r->err)))
 		return -1;
 	rectrigs_init(&r->trs, r->trig, o->ntrig, &r->lat, r->devs, r->ndev);
+	if (check_paths(r))
+		return -1;
 	if ((r->sfd = lab_signals(&r->mask, 0)) < 0) {
 		snprintf(r->err, sizeof(r->err), "signalfd: %s", strerror(errno));
 		return -1;
@@ -179,6 +212,12 @@ static int setup(struct rec *r)
 	if (lab_begin(&r->lab, o->state_dir, r->err, sizeof(r->err)))
 		return -1;
 	r->lab_on = 1;
+	/* under the lock: the stale segments it removes are no live
+	 * recorder's */
+	if (o->out_dir && o->mem_bytes &&
+	    recring_spill_to(&r->ring, o->out_dir, o->mem_bytes, r->err,
+			     sizeof(r->err)))
+		return -1;
 	be_nice();
 	if (write_pidfile(r))
 		return -1;
@@ -403,8 +442,12 @@ static int save(struct rec *r, int64_t to, char *name, size_t namelen)
 	    store_run_free_name(s.st, base, name, namelen))
 		goto fail;
 	if (nev) {
-		if (import_one(s.st, &io, path, name, &s.run, r->err, sizeof(r->err)))
+		char e2[sizeof(r->err) - 200];
+		if (import_one(s.st, &io, path, name, &s.run, e2, sizeof(e2))) {
+			/* e2 names the scratch file: the store is what failed */
+			snprintf(r->err, sizeof(r->err), "%s: %s", db, e2);
 			goto out;
+		}
 	} else {
 		struct run_info ri = { .name = name, .kind = "capture" };
 		if (store_run_create(s.st, &ri, &s.run) ||
@@ -490,6 +533,32 @@ static void save_due(struct rec *r, int64_t now, int stopping)
 
 /* ---- the loop ---- */
 
+/* Spills the ring past its memory bound and says, once, what fails: a
+ * spill (a full disk; it works again: said again at the next failure) or
+ * the ring's mlock(). */
+static void ring_safety(struct rec *r)
+{
+	char e2[600];
+	int rc = recring_spill(&r->ring, e2, sizeof(e2)), unlocked, why;
+
+	if (rc < 0 && !r->spill_warned) {
+		warning("%s; recording goes on", e2);
+		r->spill_warned = 1;
+	} else if (rc > 0) {
+		r->spill_warned = 0;
+	}
+	pthread_mutex_lock(&r->ring.mu);
+	unlocked = r->ring.mlocked == 0;
+	why = r->ring.mlock_errno;
+	pthread_mutex_unlock(&r->ring.mu);
+	if (unlocked && !r->mlock_warned) {
+		warning("cannot lock the ring in memory (mlock: %s; raise the "
+			"memlock limit, as LimitMEMLOCK= in the unit): it may be "
+			"swapped out; recording goes on", strerror(why));
+		r->mlock_warned = 1;
+	}
+}
+
 static void read_signals(struct rec *r, int64_t now)
 {
 	struct signalfd_siginfo si;
@@ -512,11 +581,13 @@ static void loop(struct rec *r)
 
 	if (!o->quiet)
 		fprintf(stderr, "iotape: recording %d device%s (%s%s); keeping %.0f s "
-			"in %" PRIu64 " MiB%s; SIGUSR1 or 'iotape record --save' "
-			"saves\n", r->ndev, r->ndev == 1 ? "" : "s", r->devnames[0],
-			r->ndev > 1 ? ", ..." : "", o->window_s,
-			r->ring.keep_bytes >> 20, r->ring.mlocked == 1 ? " (locked)"
-			: "");
+			"in %" PRIu64 " MiB%s%s%s; SIGUSR1 or 'iotape record "
+			"--save' saves\n", r->ndev, r->ndev == 1 ? "" : "s",
+			r->devnames[0], r->ndev > 1 ? ", ..." : "", o->window_s,
+			r->ring.keep_bytes >> 20,
+			r->ring.spill_dir ? " (past memory, in '" : "",
+			r->ring.spill_dir ? r->ring.spill_dir : "",
+			r->ring.spill_dir ? "')" : "");
 	while (!r->stop) {
 		int64_t now = now_mono_ns(), wait;
 		char e2[512];
@@ -533,6 +604,7 @@ static void loop(struct rec *r)
 				next_sample = now + step;
 		}
 		recring_expire(&r->ring, now);
+		ring_safety(r);
 		rectrigs_eval(&r->trs, now, on_fire, r);
 		save_due(r, now, 0);
 		rechook_reap(&r->hook, hook_done, r);

@@ -20,6 +20,10 @@ struct record_opts {
 	int ndevspec;
 	double window_s;            /* age bound of the ring (default 120) */
 	uint64_t keep_bytes;        /* byte bound of the ring (default 64M) */
+	uint64_t mem_bytes;         /* of it in memory (0: all); the rest
+				     * spills to out_dir */
+	const char *out_dir;        /* the spill's folder, or NULL */
+	int allow_traced;           /* saves or spill may be on a traced disk */
 	double pre_s, post_s;       /* a save's window around its trigger
 				     * (default 60 and 30) */
 	double cooldown_s;          /* one automatic save per this (60) */
@@ -37,10 +41,14 @@ struct record_opts {
 /* Records until SIGINT or SIGTERM: takes the capture lock (waiting for a
  * capture that holds it), refuses when the tracer is in use, nices itself
  * (nice 10, best-effort I/O priority 7), writes its pid to
- * STATE_DIR/record.pid, starts the blk tracer on the disks into the ring,
- * samples /proc (and /proc/diskstats of the traced disks) every interval
- * into it, evaluates the triggers every 100 ms (capture/rectrig.h) and on
- * SIGUSR1 takes a manual trigger. A trigger at time T asks for
+ * STATE_DIR/record.pid, refuses a database or out_dir on a traced disk
+ * (recsafe.h) unless allow_traced, locks the ring in memory (a failed
+ * mlock() is a warning), spills it to out_dir past mem_bytes (recring.h;
+ * a failed spill is a warning, once, and the ring keeps its memory bound),
+ * starts the blk tracer on the disks into the ring, samples /proc (and
+ * /proc/diskstats of the traced disks) every interval into it, evaluates
+ * the triggers every 100 ms (capture/rectrig.h) and on SIGUSR1 takes a
+ * manual trigger. A trigger at time T asks for
  * [T - pre, T + post]; once T + post (and a second for the tracer's
  * buffers) is past, the window is imported as a run named
  * incident-YYYY-MM-DDTHH:MM:SS (local time of T), with the trigger, its

@@ -1,9 +1,15 @@
 /* The flight recorder's ring of segments (see recring.h): records and
- * sample rows held in mmap()ed segments, dropped oldest first. */
+ * sample rows held in mmap()ed segments, dropped oldest first; the closed
+ * ones over a memory bound spilled to files. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "capture/blktrace_format.h"
 #include "capture/recring.h"
@@ -54,8 +60,10 @@ static struct recseg *seg_new(struct recring *r)
 		m = xmalloc(room);
 		s->heap = 1;
 	}
-	if (r->mlocked == 1 && mlock(m, room) < 0)
+	if (r->mlocked == 1 && mlock(m, room) < 0) {
 		r->mlocked = 0;
+		r->mlock_errno = errno;
+	}
 	s->ev = m;
 	s->smp = (struct sample_row *)(s->ev + r->seg_bytes);
 	s->capsmp = (r->seg_bytes / 4) / sizeof(*s->smp);
@@ -69,15 +77,30 @@ static struct recseg *seg_new(struct recring *r)
 	r->newest = s;
 	r->nseg++;
 	r->held_bytes += room;
+	r->mem_held += room;
 	return s;
 }
 
-static void seg_free(struct recring *r, struct recseg *s)
+/* Gives a segment's memory back (not the struct). */
+static void seg_unmap(struct recring *r, struct recseg *s)
 {
+	if (!s->ev)
+		return;
 	if (s->heap)
 		free(s->ev);
 	else
 		munmap(s->ev, seg_room(r));
+	s->ev = NULL;
+	s->smp = NULL;
+}
+
+static void seg_free(struct recring *r, struct recseg *s)
+{
+	seg_unmap(r, s);
+	if (s->path) {
+		unlink(s->path);
+		free(s->path);
+	}
 	free(s);
 }
 
@@ -90,13 +113,20 @@ static void drop_oldest(struct recring *r)
 		r->newest = NULL;
 	r->nseg--;
 	r->held_bytes -= seg_room(r);
+	if (s->path)
+		r->nspilled--;
+	else
+		r->mem_held -= seg_room(r);
 	r->dropped_events += s->nev;
 	r->dropped_samples += s->nsmp;
 	r->dropped_bytes += s->evlen + s->nsmp * sizeof(*s->smp);
 	r->dropped_segs++;
 	if (s->ev_max > r->dropped_until_ns)
 		r->dropped_until_ns = s->ev_max;
-	seg_free(r, s);
+	if (s->busy)
+		s->dead = 1;       /* recring_spill() frees it when written */
+	else
+		seg_free(r, s);
 }
 
 /* Drops the oldest segments while over a bound (never the newest). */
@@ -210,16 +240,74 @@ int64_t recring_oldest_ns(struct recring *r)
 	return t;
 }
 
-/* Copies the in-window records and samples of the oldest segment whose id
- * is at least id into the buffers; returns its id, or 0 when none is left. */
-static uint64_t copy_seg(struct recring *r, uint64_t id, int64_t from,
-			 int64_t to, uint8_t *ev, size_t *evlen, uint64_t *nev,
-			 struct sample_row *smp, size_t *nsmp)
+/* A spilled segment's file: this header, its records (evlen bytes), then
+ * its sample rows (nsmp struct sample_row, keys indexing r->keys). Only
+ * this process reads it back: native byte order. */
+struct seghdr {
+	char magic[8];            /* "IOTSEG1" */
+	uint64_t id, nev, evlen, nsmp;
+	int64_t t_min, t_max, ev_max;
+};
+
+/* Keeps the in-window records and samples of ev (evlen bytes) and smp
+ * (nsmp rows) into out_ev and out_smp. */
+static void filter(const uint8_t *ev, size_t evlen, const struct sample_row *smp,
+		   size_t nsmp, int64_t from, int64_t to, uint8_t *out_ev,
+		   size_t *out_evlen, uint64_t *nev, struct sample_row *out_smp,
+		   size_t *out_nsmp)
 {
-	struct recseg *s;
 	struct bt_stream bs;
 	struct bt_event e;
 	size_t off = 0, used;
+
+	if (evlen && !bt_stream_detect(&bs, ev, evlen))
+		while (off < evlen &&
+		       !bt_decode(&bs, ev + off, evlen - off, &e, &used)) {
+			if ((int64_t)e.time_ns >= from && (int64_t)e.time_ns <= to) {
+				memcpy(out_ev + *out_evlen, ev + off, used);
+				*out_evlen += used;
+				(*nev)++;
+			}
+			off += used;
+		}
+	for (size_t i = 0; i < nsmp; i++)
+		if (smp[i].t_ns >= from && smp[i].t_ns <= to)
+			out_smp[(*out_nsmp)++] = smp[i];
+}
+
+/* Reads exactly len bytes at off of fd. Returns 0 or -errno (-EIO when the
+ * file is short). */
+static int read_at(int fd, void *buf, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t n = pread(fd, buf, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf = (uint8_t *)buf + n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+/* Work room of recring_extract(): the output and a spilled segment read. */
+struct xbuf {
+	uint8_t *ev, *fev;
+	struct sample_row *smp, *fsmp;
+};
+
+/* Copies the in-window records and samples of the oldest segment whose id
+ * is at least id into x's output; returns its id, 0 when none is left, or
+ * -errno when a spilled one cannot be read. */
+static int64_t copy_seg(struct recring *r, uint64_t id, int64_t from,
+			int64_t to, struct xbuf *x, size_t *evlen, uint64_t *nev,
+			size_t *nsmp)
+{
+	struct recseg *s;
+	struct seghdr h;
+	int fd, rc;
 
 	*evlen = *nsmp = 0;
 	*nev = 0;
@@ -231,50 +319,214 @@ static uint64_t copy_seg(struct recring *r, uint64_t id, int64_t from,
 		return 0;
 	}
 	id = s->id;
-	if (s->t_max >= from && s->t_min <= to) {
-		if (s->evlen && !bt_stream_detect(&bs, s->ev, s->evlen))
-			while (off < s->evlen &&
-			       !bt_decode(&bs, s->ev + off, s->evlen - off, &e, &used)) {
-				if ((int64_t)e.time_ns >= from && (int64_t)e.time_ns <= to) {
-					memcpy(ev + *evlen, s->ev + off, used);
-					*evlen += used;
-					(*nev)++;
-				}
-				off += used;
-			}
-		for (size_t i = 0; i < s->nsmp; i++)
-			if (s->smp[i].t_ns >= from && s->smp[i].t_ns <= to)
-				smp[(*nsmp)++] = s->smp[i];
+	if (s->t_max < from || s->t_min > to) {
+		pthread_mutex_unlock(&r->mu);
+		return (int64_t)id;
 	}
+	if (!s->path) {
+		filter(s->ev, s->evlen, s->smp, s->nsmp, from, to, x->ev, evlen,
+		       nev, x->smp, nsmp);
+		pthread_mutex_unlock(&r->mu);
+		return (int64_t)id;
+	}
+	/* open under the lock (the file may go once it is released: the
+	 * open fd keeps it), read without */
+	fd = open(s->path, O_RDONLY | O_CLOEXEC);
 	pthread_mutex_unlock(&r->mu);
-	return id;
+	if (fd < 0)
+		return -errno;
+	rc = read_at(fd, &h, sizeof(h), 0);
+	if (!rc && (memcmp(h.magic, "IOTSEG1", 8) || h.evlen > r->seg_bytes ||
+		    h.nsmp > (r->seg_bytes / 4) / sizeof(struct sample_row)))
+		rc = -EINVAL;
+	if (!rc)
+		rc = read_at(fd, x->fev, h.evlen, sizeof(h));
+	if (!rc)
+		rc = read_at(fd, x->fsmp, h.nsmp * sizeof(struct sample_row),
+			     (off_t)(sizeof(h) + h.evlen));
+	close(fd);
+	if (rc)
+		return rc;
+	filter(x->fev, h.evlen, x->fsmp, h.nsmp, from, to, x->ev, evlen, nev,
+	       x->smp, nsmp);
+	return (int64_t)id;
 }
 
 int recring_extract(struct recring *r, int64_t from_ns, int64_t to_ns,
 		    const struct recring_out *out, uint64_t *nev)
 {
-	uint8_t *ev = xmalloc(r->seg_bytes);
-	struct sample_row *smp = xmalloc(r->seg_bytes / 4 + sizeof(*smp));
-	uint64_t id = 0, n, total = 0;
+	size_t smp_room = r->seg_bytes / 4 + sizeof(struct sample_row);
+	struct xbuf x = { .ev = xmalloc(r->seg_bytes), .smp = xmalloc(smp_room) };
+	uint64_t n, total = 0;
+	int64_t id = 0;
 	size_t evlen, nsmp;
 	int rc = 0;
 
-	while (!rc && (id = copy_seg(r, id + 1, from_ns, to_ns, ev, &evlen, &n,
-				     smp, &nsmp))) {
+	if (r->spill_dir) {
+		x.fev = xmalloc(r->seg_bytes);
+		x.fsmp = xmalloc(smp_room);
+	}
+	while (!rc && (id = copy_seg(r, (uint64_t)id + 1, from_ns, to_ns, &x,
+				     &evlen, &n, &nsmp)) > 0) {
 		total += n;
 		if (evlen && out->records)
-			rc = out->records(out->ctx, ev, evlen);
+			rc = out->records(out->ctx, x.ev, evlen);
 		for (size_t i = 0; !rc && i < nsmp && out->sample; i++) {
-			const struct sample_key *k = &r->keys.keys[smp[i].key];
-			rc = out->sample(out->ctx, smp[i].t_ns, k->source, k->key,
-					 smp[i].value);
+			const struct sample_key *k = &r->keys.keys[x.smp[i].key];
+			rc = out->sample(out->ctx, x.smp[i].t_ns, k->source, k->key,
+					 x.smp[i].value);
 		}
 	}
-	free(ev);
-	free(smp);
+	if (!rc && id < 0)
+		rc = (int)id;
+	free(x.ev);
+	free(x.smp);
+	free(x.fev);
+	free(x.fsmp);
 	if (nev)
 		*nev = total;
 	return rc;
+}
+
+/* ---- the spill ---- */
+
+int recring_spill_to(struct recring *r, const char *dir, uint64_t mem_bytes,
+		     char *err, size_t errlen)
+{
+	uint64_t seg = mem_bytes / 18 * 4 / 5;
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot make '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!(d = opendir(dir))) {
+		snprintf(err, errlen, "cannot read '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	while (!rc && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char path[4096];
+		if (strncmp(de->d_name, "seg-", 4) || n < 9 ||
+		    strcmp(de->d_name + n - 5, ".ring"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path) < 0) {
+			snprintf(err, errlen, "cannot remove the stale segment '%s' "
+				 "(left by a recorder that was killed): %s", path,
+				 strerror(errno));
+			rc = -1;
+		}
+	}
+	closedir(d);
+	if (rc)
+		return -1;
+	if (seg < SEG_MIN)
+		seg = SEG_MIN;
+	if (seg > SEG_MAX)
+		seg = SEG_MAX;
+	r->seg_bytes = (size_t)(seg & ~(uint64_t)4095);
+	r->mem_bytes = mem_bytes < 4 * (uint64_t)seg_room(r) ?
+		       4 * (uint64_t)seg_room(r) : mem_bytes;
+	if (r->keep_bytes < r->mem_bytes)
+		r->keep_bytes = r->mem_bytes;
+	free(r->spill_dir);
+	r->spill_dir = xstrdup(dir);
+	return 0;
+}
+
+/* Writes s (closed, so nobody changes it) to path. Returns 0 or -errno. */
+static int write_seg(const struct recseg *s, const char *path)
+{
+	struct seghdr h = {
+		.magic = "IOTSEG1", .id = s->id, .nev = s->nev, .evlen = s->evlen,
+		.nsmp = s->nsmp, .t_min = s->t_min, .t_max = s->t_max,
+		.ev_max = s->ev_max,
+	};
+	const void *part[3] = { &h, s->ev, s->smp };
+	size_t len[3] = { sizeof(h), s->evlen, s->nsmp * sizeof(*s->smp) };
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	for (int i = 0; i < 3; i++) {
+		const uint8_t *p = part[i];
+		size_t left = len[i];
+		while (left) {
+			ssize_t w = write(fd, p, left);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				int e = w < 0 ? errno : EIO;
+				close(fd);
+				return -e;
+			}
+			p += w;
+			left -= (size_t)w;
+		}
+	}
+	/* a full disk can show only at close (NFS) */
+	return close(fd) < 0 ? -errno : 0;
+}
+
+int recring_spill(struct recring *r, char *err, size_t errlen)
+{
+	int written = 0;
+
+	if (!r->spill_dir)
+		return 0;
+	for (;;) {
+		struct recseg *s;
+		char path[4096];
+		int rc, dead;
+
+		pthread_mutex_lock(&r->mu);
+		for (s = r->oldest; s && s != r->newest && s->path; s = s->next)
+			;
+		if (r->mem_held <= r->mem_bytes || !s || s == r->newest) {
+			pthread_mutex_unlock(&r->mu);
+			return written;
+		}
+		s->busy = 1;
+		pthread_mutex_unlock(&r->mu);
+
+		snprintf(path, sizeof(path), "%s/seg-%llu.ring", r->spill_dir,
+			 (unsigned long long)s->id);
+		rc = write_seg(s, path);
+
+		pthread_mutex_lock(&r->mu);
+		s->busy = 0;
+		dead = s->dead;
+		if (dead) {          /* dropped meanwhile (age or bytes) */
+			s->path = rc ? NULL : xstrdup(path);
+			if (rc)
+				unlink(path);
+			seg_free(r, s);
+		} else if (!rc) {
+			s->path = xstrdup(path);
+			seg_unmap(r, s);
+			r->mem_held -= seg_room(r);
+			r->nspilled++;
+			r->spilled_segs++;
+			written++;
+		} else {
+			/* keep the memory bound: drop oldest first (the files,
+			 * then this one and on) until it fits */
+			unlink(path);
+			r->spill_failed++;
+			while (r->mem_held > r->mem_bytes && r->oldest != r->newest)
+				drop_oldest(r);
+		}
+		pthread_mutex_unlock(&r->mu);
+		if (rc && !dead) {
+			snprintf(err, errlen, "cannot spill the ring to '%s': %s "
+				 "(dropped the oldest segments instead)", path,
+				 strerror(-rc));
+			return rc;
+		}
+	}
 }
 
 void recring_free(struct recring *r)
@@ -287,6 +539,10 @@ void recring_free(struct recring *r)
 	r->newest = NULL;
 	r->nseg = 0;
 	r->held_bytes = 0;
+	r->mem_held = 0;
+	r->nspilled = 0;
+	free(r->spill_dir);
+	r->spill_dir = NULL;
 	samples_free(&r->keys);
 	pthread_mutex_destroy(&r->mu);
 }

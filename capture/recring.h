@@ -2,7 +2,7 @@
  * and /proc sample rows, in segments bounded by bytes and by age; the oldest
  * segment is dropped first and what it held is counted. Thread-safe: the
  * tracer's reader thread appends records while the main thread samples and
- * saves. */
+ * saves. Segments past a memory bound can spill to files (recring_spill_to()). */
 #ifndef IOTAPE_RECRING_H
 #define IOTAPE_RECRING_H
 
@@ -26,6 +26,9 @@ struct recseg {
 	size_t nsmp, capsmp;
 	struct recseg *next;      /* the next newer segment */
 	int heap;                 /* malloc()ed (mmap failed) */
+	char *path;               /* spilled: its file (ev and smp NULL) */
+	int busy;                 /* being written by recring_spill() */
+	int dead;                 /* dropped while busy: freed after */
 };
 
 struct recring {
@@ -40,6 +43,15 @@ struct recring {
 	uint64_t held_bytes;      /* room of the segments held */
 	int64_t newest_ns;        /* the newest time put in */
 	int mlocked;              /* 1 while every segment got mlock()ed */
+	int mlock_errno;          /* why the first mlock() failed */
+	/* the spill (recring_spill_to()): closed segments over mem_bytes of
+	 * memory go to files in spill_dir, oldest first */
+	char *spill_dir;          /* NULL: memory only */
+	uint64_t mem_bytes;       /* bound on the room of segments in memory */
+	uint64_t mem_held;        /* room of the segments in memory */
+	int nspilled;             /* segments held in files */
+	uint64_t spilled_segs;    /* segments written out so far */
+	uint64_t spill_failed;    /* writes that failed */
 	struct samples keys;      /* the sample keys (rows not kept here) */
 	/* what was dropped, oldest first */
 	uint64_t dropped_events, dropped_samples, dropped_segs, dropped_bytes;
@@ -55,6 +67,28 @@ struct recring {
  * were). Never fails. */
 void recring_init(struct recring *r, uint64_t keep_bytes, int64_t window_ns,
 		  int lock_mem);
+
+/* Lets r hold keep_bytes (as given to recring_init()) with at most
+ * mem_bytes of it in memory: segments are sized for mem_bytes (as
+ * recring_init() sizes them for keep) and recring_spill() writes the
+ * closed ones over mem_bytes to files seg-ID.ring in dir (made if missing,
+ * mode 0700), each removed when the ring drops it. Call it once after
+ * recring_init(), before anything is added. Removes the seg-*.ring files a
+ * killed recorder left in dir first. Returns 0, or -1 with a message in err
+ * (dir cannot be made or read, a stale file cannot be removed). */
+int recring_spill_to(struct recring *r, const char *dir, uint64_t mem_bytes,
+		     char *err, size_t errlen);
+
+/* Writes the oldest closed segments to files while the segments in memory
+ * take more than mem_bytes (see recring_spill_to(); nothing without it).
+ * Writes without holding the lock (the tracer's reader thread goes on
+ * adding); call it from one thread, often (the recorder does every 100
+ * ms: memory goes over mem_bytes by what arrives meanwhile). A write that
+ * fails (a full disk) removes its file and drops the oldest segments,
+ * files first, until memory fits (the ring keeps its memory bound and
+ * drops oldest first). Returns the segments written, or -errno of the
+ * first failed write (then err holds the message). */
+int recring_spill(struct recring *r, char *err, size_t errlen);
 
 /* Appends whole blktrace records (len bytes; a tracefs_sink_fn: ctx is the
  * ring), opening a new segment when the newest is full or older than a
@@ -82,7 +116,8 @@ struct recring_out {
 
 /* Hands out every record and sample with from_ns <= time <= to_ns, oldest
  * segment first (records in arrival order within one), copying one
- * segment at a time under the lock and calling out without it. Sample
+ * segment at a time under the lock (a spilled one is read from its file
+ * without it) and calling out without it. Sample
  * keys are read without the lock: call it from the thread that adds
  * samples. Returns 0, or the first non-zero code a callback returned;
  * *nev (may be NULL) gets the records handed out. */
@@ -92,7 +127,7 @@ int recring_extract(struct recring *r, int64_t from_ns, int64_t to_ns,
 /* The oldest time still held (INT64_MAX when empty). */
 int64_t recring_oldest_ns(struct recring *r);
 
-/* Frees every segment and the keys. */
+/* Frees every segment and the keys, and removes the spilled files. */
 void recring_free(struct recring *r);
 
 #endif

@@ -82,6 +82,7 @@ int workload_start(struct workload *w, const char *cg_procs)
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);   /* lab_signals() ignores it */
 		setpgid(0, 0);
 		if (cg_procs) {
 			char buf[32];

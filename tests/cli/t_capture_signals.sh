@@ -1,6 +1,8 @@
 # t_capture_signals.sh: a capture stopped by SIGINT or SIGTERM stores its run
-# marked interrupted and leaves nothing on; one killed with SIGKILL leaves a
-# state file that the next capture refuses on and --reset undoes.
+# marked interrupted and leaves nothing on, also when the signal goes to its
+# whole process group with its stderr piped to a reader that dies with it (a
+# terminal's Ctrl-C, a systemd stop); one killed with SIGKILL leaves a state
+# file that the next capture refuses on and --reset undoes.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "capture signals"
@@ -13,12 +15,29 @@ loop_attach "$t/d.img" || { not_ok "attach loop"; tap_finish; }
 d=$LOOPDEV
 ratio0=$(cat /proc/sys/vm/dirty_ratio)
 ra0=$(cat /sys/block/$d/queue/read_ahead_kb)
-tfs0=$(tracefs_state)
+# tracefs as it is with no capture running (other tests' captures run
+# beside this one): read under the capture lock
+mkdir -p "$(dirname "$TRACER_LOCK")"
+locked_state() {
+	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; tracefs_state )
+}
+# wait_capturing ERRFILE PID: until the capture has the lock and traces (or
+# has ended)
+wait_capturing() {
+	local i
+	for i in $(seq 9000); do
+		grep -q "iotape: capturing" "$1" 2> /dev/null && return 0
+		kill -0 "$2" 2> /dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+tfs0=$(locked_state)
 
 # clean_state LABEL: nothing of a capture is left on the machine
 clean_state() {
 	local bad=
-	local tfs; tfs=$(tracefs_state)
+	local tfs; tfs=$(locked_state)
 	[ "$tfs" = "$tfs0" ] || bad="$bad tracefs($tfs, was $tfs0)"
 	[ "$(cat /sys/block/$d/trace/enable)" = 0 ] || bad="$bad trace/enable"
 	[ "$(cat /proc/sys/vm/dirty_ratio)" = "$ratio0" ] || bad="$bad dirty_ratio"
@@ -35,6 +54,7 @@ for sig in INT TERM; do
 		--cmd "while :; do dd if=/dev/$d of=/dev/null bs=4k count=2000 iflag=direct 2>/dev/null; done" \
 		> "$t/out" 2> "$t/err.$sig" &
 	pid=$!
+	wait_capturing "$t/err.$sig" $pid
 	sleep 2
 	kill -$sig $pid
 	wait $pid
@@ -52,10 +72,33 @@ for sig in INT TERM; do
 		not_ok "SIG$sig: workload ended" || ok "SIG$sig: workload ended"
 done
 
+# SIGTERM to the process group of `iotape capture -- CMD 2>&1 | cat`: cat dies
+# first, and the capture's next line on stderr must not end it (SIGPIPE) with
+# the tracer left on
+at_exit "'$IOTAPE' capture --reset > /dev/null 2>&1"
+setsid sh -c "exec '$IOTAPE' capture --db '$db' --run pgrp -d /dev/$d --interval 0.2 \
+	-- sh -c 'while :; do dd if=/dev/$d of=/dev/null bs=4k count=2000 iflag=direct 2>/dev/null; done' \
+	2>&1 | cat > '$t/pgrp.out'" &
+grp=$!
+wait_capturing "$t/pgrp.out" $grp
+sleep 1
+kill -TERM -- -$grp
+for i in $(seq 100); do pgrep -g $grp > /dev/null || break; sleep 0.1; done
+wait $grp 2>/dev/null
+pgrep -g $grp > /dev/null && not_ok "group SIGTERM: the capture ends" "$(pgrep -a -g $grp)" ||
+	ok "group SIGTERM: the capture ends"
+check_eq "group SIGTERM: run stored, marked interrupted" interrupted \
+	"$(sqlite3 "$db" "SELECT status FROM runs WHERE name = 'pgrp'")"
+clean_state "group SIGTERM"
+pgrep -f "if=/dev/$d of=/dev/null bs=4k count=2000" > /dev/null &&
+	not_ok "group SIGTERM: workload ended" || ok "group SIGTERM: workload ended"
+"$IOTAPE" capture --reset > /dev/null 2>&1   # (what a failure above left)
+
 # SIGKILL: the state file stays; the next capture refuses; --reset restores
 "$IOTAPE" capture --db "$db" --run killed -d "/dev/$d" --set vm.dirty_ratio=33 \
-	--set "$d:queue/read_ahead_kb=64" --mem-limit 256M --cmd "sleep 60.125" > /dev/null 2>&1 &
+	--set "$d:queue/read_ahead_kb=64" --mem-limit 256M --cmd "sleep 60.125" > /dev/null 2> "$t/err.kill" &
 pid=$!
+wait_capturing "$t/err.kill" $pid
 at_exit "'$IOTAPE' capture --reset > /dev/null 2>&1"
 sleep 1.5
 kill -KILL $pid

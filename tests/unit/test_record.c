@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,6 +102,89 @@ static void test_ring_bounds(void **state)
 		assert_int_equal(g.tmax, (int64_t)t);
 	}
 	recring_free(&r);
+}
+
+/* Files named seg-*.ring in dir. */
+static int count_segs(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, "seg-", 4);
+	closedir(d);
+	return n;
+}
+
+struct order {
+	struct got g;
+	int64_t last;
+	int backwards;
+};
+
+static int order_records(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct order *o = ctx;
+	int64_t before = o->g.tmax;
+
+	got_records(&o->g, buf, len);
+	if (o->g.tmin < o->last || o->g.tmin < before)
+		o->backwards++;
+	o->last = o->g.tmax;
+	o->g.tmin = o->g.tmax;
+	return 0;
+}
+
+/* 8 MiB kept with 1 MiB in memory: the rest spills to files, memory and
+ * disk stay bounded, the oldest go first, a save reads files and memory
+ * in order, and a restart removes the files a killed recorder left. */
+static void test_ring_spill(void **state)
+{
+	struct recring r;
+	uint8_t buf[64 * 1000];
+	char dir[] = "/tmp/iotape-spill.XXXXXX", stale[64], err[512];
+	uint64_t t = 1000000000;
+	size_t len;
+	FILE *fp;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(stale, sizeof(stale), "%s/seg-99.ring", dir);
+	assert_non_null(fp = fopen(stale, "w"));
+	fclose(fp);
+	recring_init(&r, 8 << 20, 3600000000000ll, 0);
+	assert_int_equal(recring_spill_to(&r, dir, 1 << 20, err, sizeof(err)), 0);
+	assert_int_equal(access(stale, F_OK), -1);
+	for (int round = 0; round < 400; round++) {   /* 19 MB of records */
+		len = 0;
+		for (int i = 0; i < 1000; i++)
+			len += rec(buf + len, BT_A_QUEUE, BT_C_READ, t += 1000, 8 * i, 7 << 20);
+		recring_add_records(&r, buf, len);
+		assert_true(recring_spill(&r, err, sizeof(err)) >= 0);
+		assert_true(r.mem_held <= r.mem_bytes);
+		assert_true(r.held_bytes <= r.keep_bytes);
+		assert_int_equal(count_segs(dir), r.nspilled);
+	}
+	assert_true(r.nspilled > 50);
+	assert_true(r.dropped_events > 0);
+	assert_true(recring_oldest_ns(&r) > r.dropped_until_ns);
+	{
+		struct order o = { .g = { 0 } };
+		struct recring_out out = { .records = order_records, .ctx = &o };
+		uint64_t n;
+		assert_int_equal(recring_extract(&r, 0, INT64_MAX, &out, &n), 0);
+		assert_int_equal(n, o.g.nev);
+		assert_int_equal(o.g.nev + r.dropped_events, r.total_events);
+		assert_int_equal(o.last, (int64_t)t);
+		assert_int_equal(o.backwards, 0);
+		/* held: far more than memory takes */
+		assert_true(n * BT_V7_SIZE > 4 * r.mem_bytes);
+	}
+	recring_free(&r);
+	assert_int_equal(count_segs(dir), 0);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 static void test_ring_age_and_window(void **state)
@@ -497,6 +581,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_bounds),
+		cmocka_unit_test(test_ring_spill),
 		cmocka_unit_test(test_ring_age_and_window),
 		cmocka_unit_test(test_buckets),
 		cmocka_unit_test(test_latency),
