@@ -252,9 +252,13 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 		-v span="$(cut -f7 "$TEST_TMP/orig.tsv")" -v io_off="$(pcts "$TEST_TMP/iotape.off")" \
 		-v btr_off="$BTR_OFF" -v fio_off="$FIO_OFF" '
 	BEGIN {
-		peer = (bs != "") ? sprintf("btreplay %.2f s (+ btrecord %.2f s), fio %.2f s", bs, brec, fw2) :
-			sprintf("fio %.2f s (btreplay did not run)", fw2)
-		ratio = (bs != "") ? sprintf("%.2fx btr+btrec", iw / (brec + bs)) : sprintf("%.2fx fio", iw / fw2)
+		if (bs != "") {
+			peer = sprintf("btreplay %.2f s (+ btrecord %.2f s), fio %.2f s", bs, brec, fw2)
+			ratio = sprintf("%.2fx btrecord+btreplay", iw / (brec + bs))
+		} else {
+			peer = sprintf("fio %.2f s (btreplay did not run)", fw2)
+			ratio = sprintf("%.2fx fio", iw / fw2)
+		}
 		print sprintf("replay AFAP, %dk I/Os", nios / 1000), peer,
 			sprintf("I/O %.2f s, %.2f s end to end, %.0f MiB", isp, iw, irss / 1024), ratio,
 			"end to end <= btrecord + btreplay; RSS bounded"
@@ -262,9 +266,11 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 		peer = "-"
 		if (btr_off != "") { split(btr_off, b, " "); peer = sprintf("btreplay offset p99 %s us", b[3]) }
 		if (fio_off != "") { split(fio_off, c, " "); peer = peer (peer == "-" ? "" : "; ") sprintf("fio p99 %s us", c[3]) }
+		ratio = "-"
+		if (btr_off != "" && b[3] > 0)
+			ratio = sprintf("p99 %.2fx btreplay", a[3] / b[3])
 		print sprintf("replay timed, %.0f s trace", span), peer,
-			sprintf("offset p50 %s p99 %s max %s us", a[2], a[3], a[4]),
-			(btr_off != "" && b[3] > 0) ? sprintf("p99 %.2fx btreplay", a[3] / b[3]) : "-",
+			sprintf("offset p50 %s p99 %s max %s us", a[2], a[3], a[4]), ratio,
 			"offset p99 <= 50 us"
 	}' >> "$BENCH_ROWS"
 fi

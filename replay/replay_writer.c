@@ -4,6 +4,7 @@
  * little is left to store when the last I/O completes. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -207,11 +208,20 @@ int replay_writer_start(struct replay_writer *w, struct ctx *c, int64_t run,
 	w->buf = xmalloc(WR_BATCH * sizeof(*w->buf));
 	if ((rc = store_next_request_id(c->st, &w->next_id)))
 		return rc;
-	/* a normal thread even when the scheduler runs at SCHED_FIFO */
+	/* Never the scheduler's SCHED_FIFO. A timed replay's writer runs at
+	 * SCHED_IDLE: only on CPU time nothing else wants, so it never delays
+	 * the workers that complete the I/O (with two CPUs, a writer at
+	 * normal priority took the loop worker's CPU and made the I/Os
+	 * complete milliseconds late); what it did not write by the end it
+	 * writes after, at normal priority. */
 	pthread_attr_init(&attr);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	pthread_attr_setschedpolicy(&attr, c->o->scale > 0 ? SCHED_IDLE : SCHED_OTHER);
 	rc = pthread_create(&w->th, &attr, writer_main, w);
+	if (rc == EPERM || rc == EINVAL) {
+		pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+		rc = pthread_create(&w->th, &attr, writer_main, w);
+	}
 	pthread_attr_destroy(&attr);
 	if (rc)
 		return -rc;
@@ -227,6 +237,8 @@ int replay_writer_finish(struct replay_writer *w, struct lat *lat)
 	int rc;
 
 	if (w->started) {
+		struct sched_param prio = { .sched_priority = 0 };
+		pthread_setschedparam(w->th, SCHED_OTHER, &prio);
 		__atomic_store_n(&w->finished, 1, __ATOMIC_RELEASE);
 		pthread_join(w->th, NULL);
 		w->started = 0;
