@@ -346,6 +346,9 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 	if (plan_build(&c->src, c->dev_target, pt, c->ntg, o->single_stream,
 		       o->offset, &c->plan, err, errlen))
 		return -1;
+	/* the plan holds what the replay needs: the rows go (RSS) */
+	free(c->src.io);
+	c->src.io = NULL;
 	if (o->scale > 0)
 		c->gaps = plan_cap_gaps(&c->plan, o->max_gap_ns, &c->gap_removed_ns);
 	for (int i = 0; i < c->ntg; i++) {
