@@ -85,23 +85,26 @@ at_exit "rm -f '$DB' '$DB-journal' '$DB-wal' '$DB-shm'"
 
 # timeit NAME CMD...: run CMD $REPS times (its stdout to /dev/null, in a scratch
 # directory: btt writes files there); keep each run's "wall_s peak_rss_kb" in
-# $TEST_TMP/NAME.times; a failure ends the benchmark. $PRE runs before each repetition.
+# $TEST_TMP/NAME.times ("wall_s peak_rss_kb cpu_s", CPU user + system, children
+# too: on a loaded machine the CPU time moves less than the wall time); a failure
+# ends the benchmark. $PRE runs before each repetition.
 timeit() {
 	local name=$1 i dir; shift
 	dir=$TEST_TMP/$name.cwd; mkdir -p "$dir"
 	: > "$TEST_TMP/$name.times"
 	for ((i = 0; i < REPS; i++)); do
 		[ -n "${PRE:-}" ] && eval "$PRE"
-		if ! (cd "$dir" && /usr/bin/time -f '%e %M' -o "$TEST_TMP/$name.t" "$@" \
+		if ! (cd "$dir" && /usr/bin/time -f '%e %M %U %S' -o "$TEST_TMP/$name.t" "$@" \
 			> /dev/null 2> "$TEST_TMP/$name.err" < "${STDIN:-/dev/null}"); then
 			cat "$TEST_TMP/$name.err" >&2
 			die "$name failed: $*"
 		fi
-		tail -n 1 "$TEST_TMP/$name.t" >> "$TEST_TMP/$name.times"
+		tail -n 1 "$TEST_TMP/$name.t" | awk '{ print $1, $2, $3 + $4 }' >> "$TEST_TMP/$name.times"
 	done
 }
 
-# median NAME FIELD: the median of column FIELD (1 wall s, 2 peak RSS KiB) of NAME's runs
+# median NAME FIELD: the median of column FIELD (1 wall s, 2 peak RSS KiB, 3 CPU s) of
+# NAME's runs
 median() {
 	sort -g -k "$2,$2" "$TEST_TMP/$1.times" | awk -v f="$2" '
 		{ v[NR] = $f } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
@@ -123,23 +126,25 @@ awk -v events="$EVENTS" -v bytes="$(stat -c %s "$TRACE")" -v reps="$REPS" \
 	-v bp="$(median blkparse 1)" -v bpm="$(median blkparse 2)" \
 	-v im="$(median import 1)" -v imm="$(median import 2)" \
 	-v dp="$(median dump 1)" -v dpm="$(median dump 2)" \
+	-v bpc="$(median blkparse 3)" -v imc="$(median import 3)" -v dpc="$(median dump 3)" \
+	-v btc="$(median btt 3)" -v rpc="$(median report 3)" \
 	-v bt="$(median btt 1)" -v btm="$(median btt 2)" \
 	-v rp="$(median report 1)" -v rpm="$(median report 2)" '
 function rate(t) { return t > 0 ? events / t : 0 }
-function row(task, t, rss) {
-	printf "%-32s %8.2f %12.0f %10.1f\n", task, t, rate(t), rss / 1024 }
+function row(task, t, rss, cpu) {
+	printf "%-32s %8.2f %12.0f %10.1f %8.2f\n", task, t, rate(t), rss / 1024, cpu }
 BEGIN {
 	printf "iotape bench: %d events (%.1f MB tracefs capture), Linux %s, %d CPUs\n",
 		events, bytes / 1e6, kernel, cpus
 	printf "%s\n", versions
 	printf "median of %d runs; wall time; events/s = trace events / wall time\n\n", reps
-	printf "%-32s %8s %12s %10s\n", "task", "wall s", "events/s", "peak MiB"
-	printf "%-32s %8s %12s %10s\n", "--------------------------------", "------", "--------", "--------"
-	row("blkparse -i - -o /dev/null", bp, bpm)
-	row("iotape import (fresh db)", im, imm)
-	row("iotape dump (blkparse text)", dp, dpm)
-	row("btt -i DUMP", bt, btm)
-	row("iotape report", rp, rpm)
+	printf "%-32s %8s %12s %10s %8s\n", "task", "wall s", "events/s", "peak MiB", "cpu s"
+	printf "%-32s %8s %12s %10s %8s\n", "--------------------------------", "------", "--------", "--------", "-----"
+	row("blkparse -i - -o /dev/null", bp, bpm, bpc)
+	row("iotape import (fresh db)", im, imm, imc)
+	row("iotape dump (blkparse text)", dp, dpm, dpc)
+	row("btt -i DUMP", bt, btm, btc)
+	row("iotape report", rp, rpm, rpc)
 	printf "\n"
 	printf "import vs blkparse: iotape time is %.2fx blkparse time (events/s %.2fx)\n",
 		im / bp, bp / im
@@ -177,8 +182,9 @@ BEGIN {
 
 # mail against what it puts together: compare and plot, on the doubled run
 say "timing iotape plot and mail on $((2 * EVENTS)) events..."
-timeit plot2 "$IOTAPE" plot --db "$DB2" -o "$TEST_TMP/plot" big big
-timeit mail2 "$IOTAPE" mail --db "$DB2" -o "$TEST_TMP/mail" big big
+# (BENCH_MAIL_REPS, 1: gnuplot on twice 4.8M events takes a while)
+REPS=${BENCH_MAIL_REPS:-1} timeit plot2 "$IOTAPE" plot --db "$DB2" -o "$TEST_TMP/plot" big big
+REPS=${BENCH_MAIL_REPS:-1} timeit mail2 "$IOTAPE" mail --db "$DB2" -o "$TEST_TMP/mail" big big
 awk -v cp="$(median compare2 1)" -v pl="$(median plot2 1)" -v ml="$(median mail2 1)" \
 	-v mlm="$(median mail2 2)" 'BEGIN {
 	printf "%-40s %8.2f\n", "iotape plot (every kind, PNG)", pl
@@ -189,7 +195,9 @@ awk -v cp="$(median compare2 1)" -v pl="$(median plot2 1)" -v ml="$(median mail2
 awk -v OFS='\t' -v ev="$EVENTS" -v ev2=$((2 * EVENTS)) \
 	-v bp="$(median blkparse 1)" -v bpm="$(median blkparse 2)" \
 	-v im="$(median import 1)" -v imm="$(median import 2)" \
-	-v dp="$(median dump 1)" \
+	-v dp="$(median dump 1)" -v bpc="$(median blkparse 3)" -v imc="$(median import 3)" \
+	-v dpc="$(median dump 3)" -v btc="$(median btt 3)" -v rpc="$(median report 3)" \
+	-v cpc="$(median compare2 3)" -v plc="$(median plot2 3)" -v mlc="$(median mail2 3)" \
 	-v bt="$(median btt 1)" -v btm="$(median btt 2)" \
 	-v rp="$(median report 1)" -v rpm="$(median report 2)" \
 	-v bt2="$(median btt2 1)" -v bt2m="$(median btt2 2)" \
@@ -198,17 +206,19 @@ awk -v OFS='\t' -v ev="$EVENTS" -v ev2=$((2 * EVENTS)) \
 function m(k) { return k / 1024 }
 function ev_s(n) { return sprintf("%.1fM", n / 1e6) }
 BEGIN {
-	print "import " ev_s(ev) " events", sprintf("blkparse text %.2f s, %.0f MiB", bp, m(bpm)),
-		sprintf("%.2f s, %.0f MiB", im, m(imm)), sprintf("rate %.2fx", bp / im),
-		"rate >= 2x blkparse, RAM flat"
-	print "dump " ev_s(ev), sprintf("blkparse text %.2f s", bp), sprintf("%.2f s", dp),
-		sprintf("rate %.2fx", bp / dp), ">= 2x"
+	print "import " ev_s(ev) " events", sprintf("blkparse text %.2f s (cpu %.2f), %.0f MiB",
+		bp, bpc, m(bpm)), sprintf("%.2f s (cpu %.2f), %.0f MiB", im, imc, m(imm)),
+		sprintf("rate %.2fx (cpu %.2fx)", bp / im, bpc / imc), "rate >= 2x blkparse, RAM flat"
+	print "dump " ev_s(ev), sprintf("blkparse text %.2f s (cpu %.2f)", bp, bpc),
+		sprintf("%.2f s (cpu %.2f)", dp, dpc), sprintf("rate %.2fx (cpu %.2fx)", bp / dp,
+		bpc / dpc), ">= 2x"
 	print "report " ev_s(ev) " / " ev_s(ev2), sprintf("btt %.2f s, %.0f MiB / %.2f s, %.0f MiB",
 		bt, m(btm), bt2, m(bt2m)), sprintf("%.2f s, %.0f MiB / %.2f s, %.0f MiB",
-		rp, m(rpm), rp2, m(rp2m)), sprintf("time %.2fx / %.2fx", rp / bt, rp2 / bt2),
-		"time <= 0.5x btt; RAM <= btt, flat"
-	print "mail " ev_s(ev2) " x 2 runs", sprintf("compare %.2f s + plot %.2f s", cp, pl),
-		sprintf("%.2f s", ml), sprintf("%.2fx", ml / (cp + pl)), "<= compare + plot"
+		rp, m(rpm), rp2, m(rp2m)), sprintf("time %.2fx / %.2fx (cpu %.2fx)", rp / bt,
+		rp2 / bt2, rpc / btc), "time <= 0.5x btt; RAM <= btt, flat"
+	print "mail " ev_s(ev2) " x 2 runs", sprintf("compare %.2f s + plot %.2f s (cpu %.2f + %.2f)",
+		cp, pl, cpc, plc), sprintf("%.2f s (cpu %.2f)", ml, mlc),
+		sprintf("%.2fx (cpu %.2fx)", ml / (cp + pl), mlc / (cpc + plc)), "<= compare + plot"
 }' >> "$BENCH_ROWS"
 
 # the cost of capturing (bench/bench_capture.sh)
