@@ -174,6 +174,10 @@ static long step(struct replay_writer *w, int fin)
 static void *writer_main(void *arg)
 {
 	struct replay_writer *w = arg;
+	struct sched_param prio = { .sched_priority = 0 };
+
+	/* (glibc's thread attributes take no SCHED_IDLE; the call does) */
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &prio);
 
 	for (;;) {
 		int fin = __atomic_load_n(&w->finished, __ATOMIC_ACQUIRE);
@@ -208,20 +212,16 @@ int replay_writer_start(struct replay_writer *w, struct ctx *c, int64_t run,
 	w->buf = xmalloc(WR_BATCH * sizeof(*w->buf));
 	if ((rc = store_next_request_id(c->st, &w->next_id)))
 		return rc;
-	/* Never the scheduler's SCHED_FIFO. A timed replay's writer runs at
-	 * SCHED_IDLE: only on CPU time nothing else wants, so it never delays
-	 * the workers that complete the I/O (with two CPUs, a writer at
-	 * normal priority took the loop worker's CPU and made the I/Os
-	 * complete milliseconds late); what it did not write by the end it
-	 * writes after, at normal priority. */
+	/* Never the scheduler's SCHED_FIFO: the writer runs at SCHED_IDLE,
+	 * only on CPU time nothing else wants, so it never delays the
+	 * submitter or the workers that complete the I/O (at normal priority,
+	 * on the replay's CPU, it cost an as-fast-as-possible replay a third
+	 * of its IOPS); what it did not write by the end it writes after, at
+	 * normal priority. */
 	pthread_attr_init(&attr);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, c->o->scale > 0 ? SCHED_IDLE : SCHED_OTHER);
+	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
 	rc = pthread_create(&w->th, &attr, writer_main, w);
-	if (rc == EPERM || rc == EINVAL) {
-		pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
-		rc = pthread_create(&w->th, &attr, writer_main, w);
-	}
 	pthread_attr_destroy(&attr);
 	if (rc)
 		return -rc;
