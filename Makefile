@@ -74,6 +74,7 @@ PLOT_SRC = plots/plot.c plots/gnuplot.c plots/kind_io.c plots/kind_lat.c \
 	plots/kind_vm.c plots/kind_summary.c plots/cmd_plot.c plots/cmd_mail.c
 REPLAY_SRC = replay/plan.c replay/engine.c replay/engine_uring.c \
 	replay/sched.c replay/target.c replay/replay.c replay/replay_store.c \
+	replay/replay_writer.c \
 	replay/cmd_replay.c replay/engine_model.c replay/cmd_model.c
 # the disk model: pure (lib only), read by the analyzers (--model) and by
 # replay's model engine

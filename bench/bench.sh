@@ -2,14 +2,28 @@
 # 2 million or more events: a tracefs capture of fio 4k random reads (io_uring, depth 32,
 # direct) on a loop device over a file in /dev/shm, cached in $BENCH_DIR so reruns reuse
 # it (capturing needs root; timing a cached trace does not). Prints a table.
+# Ends with issue 16's table: each row beside its peer measured in the same run.
 # Environment: IOTAPE, BENCH_DIR (/var/tmp/iotape-bench), BENCH_REPS (3, the median is
-# shown), BENCH_IOS (400000 reads captured), BENCH_MIN_EVENTS (2000000).
+# shown), BENCH_IOS (400000 reads captured: 2.4M events), BENCH_MIN_EVENTS (2000000);
+# BENCH_5M=1: issue 16's sizes (850000 reads, 5.1M events; 10.2M for the doubled
+# trace), cached in /var/tmp/iotape-bench-5m. The machine's load moves every
+# figure: compare the ratios to the peer measured in the same run.
 
 . "$(dirname "$0")/../tests/lib.sh"
 
+if [ "${BENCH_5M:-0}" = 1 ]; then
+	BENCH_IOS=${BENCH_IOS:-850000}
+	BENCH_MIN_EVENTS=${BENCH_MIN_EVENTS:-5000000}
+	BENCH_DIR=${BENCH_DIR:-/var/tmp/iotape-bench-5m}
+fi
 BENCH_DIR=${BENCH_DIR:-/var/tmp/iotape-bench}
 REPS=${BENCH_REPS:-3}
 MIN_EVENTS=${BENCH_MIN_EVENTS:-2000000}
+# issue 16's rows, one a line: work, peer, iotape, ratio, target (tab-separated);
+# bench_replay.sh adds its rows
+export BENCH_ROWS=$TEST_TMP/rows.tsv
+: > "$BENCH_ROWS"
+export BENCH_DIR
 TRACE=$BENCH_DIR/trace.bin      # tracefs binary stream (blkparse -i - < trace.bin)
 BTTIN=$BENCH_DIR/trace.btt      # blkparse -d dump of it, btt's input
 META=$BENCH_DIR/trace.meta      # key=value lines: events, kernel, command
@@ -71,23 +85,26 @@ at_exit "rm -f '$DB' '$DB-journal' '$DB-wal' '$DB-shm'"
 
 # timeit NAME CMD...: run CMD $REPS times (its stdout to /dev/null, in a scratch
 # directory: btt writes files there); keep each run's "wall_s peak_rss_kb" in
-# $TEST_TMP/NAME.times; a failure ends the benchmark. $PRE runs before each repetition.
+# $TEST_TMP/NAME.times ("wall_s peak_rss_kb cpu_s", CPU user + system, children
+# too: on a loaded machine the CPU time moves less than the wall time); a failure
+# ends the benchmark. $PRE runs before each repetition.
 timeit() {
 	local name=$1 i dir; shift
 	dir=$TEST_TMP/$name.cwd; mkdir -p "$dir"
 	: > "$TEST_TMP/$name.times"
 	for ((i = 0; i < REPS; i++)); do
 		[ -n "${PRE:-}" ] && eval "$PRE"
-		if ! (cd "$dir" && /usr/bin/time -f '%e %M' -o "$TEST_TMP/$name.t" "$@" \
+		if ! (cd "$dir" && /usr/bin/time -f '%e %M %U %S' -o "$TEST_TMP/$name.t" "$@" \
 			> /dev/null 2> "$TEST_TMP/$name.err" < "${STDIN:-/dev/null}"); then
 			cat "$TEST_TMP/$name.err" >&2
 			die "$name failed: $*"
 		fi
-		tail -n 1 "$TEST_TMP/$name.t" >> "$TEST_TMP/$name.times"
+		tail -n 1 "$TEST_TMP/$name.t" | awk '{ print $1, $2, $3 + $4 }' >> "$TEST_TMP/$name.times"
 	done
 }
 
-# median NAME FIELD: the median of column FIELD (1 wall s, 2 peak RSS KiB) of NAME's runs
+# median NAME FIELD: the median of column FIELD (1 wall s, 2 peak RSS KiB, 3 CPU s) of
+# NAME's runs
 median() {
 	sort -g -k "$2,$2" "$TEST_TMP/$1.times" | awk -v f="$2" '
 		{ v[NR] = $f } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
@@ -97,6 +114,8 @@ say "timing blkparse and iotape import ($REPS runs each)..."
 STDIN=$TRACE timeit blkparse blkparse -i - -o /dev/null
 PRE="rm -f '$DB' '$DB-journal' '$DB-wal' '$DB-shm'" \
 	timeit import "$IOTAPE" import --db "$DB" --run bench "$TRACE"
+say "timing iotape dump (blkparse's text)..."
+timeit dump "$IOTAPE" dump --db "$DB" bench
 say "timing btt and iotape report..."
 timeit btt btt -i "$BTTIN"
 timeit report "$IOTAPE" report --db "$DB" bench
@@ -106,25 +125,30 @@ awk -v events="$EVENTS" -v bytes="$(stat -c %s "$TRACE")" -v reps="$REPS" \
 	-v versions="$("$IOTAPE" --version), $(blkparse -V), $(btt -V 2>&1)" \
 	-v bp="$(median blkparse 1)" -v bpm="$(median blkparse 2)" \
 	-v im="$(median import 1)" -v imm="$(median import 2)" \
+	-v dp="$(median dump 1)" -v dpm="$(median dump 2)" \
+	-v bpc="$(median blkparse 3)" -v imc="$(median import 3)" -v dpc="$(median dump 3)" \
+	-v btc="$(median btt 3)" -v rpc="$(median report 3)" \
 	-v bt="$(median btt 1)" -v btm="$(median btt 2)" \
 	-v rp="$(median report 1)" -v rpm="$(median report 2)" '
 function rate(t) { return t > 0 ? events / t : 0 }
-function row(task, t, rss) {
-	printf "%-32s %8.2f %12.0f %10.1f\n", task, t, rate(t), rss / 1024 }
+function row(task, t, rss, cpu) {
+	printf "%-32s %8.2f %12.0f %10.1f %8.2f\n", task, t, rate(t), rss / 1024, cpu }
 BEGIN {
 	printf "iotape bench: %d events (%.1f MB tracefs capture), Linux %s, %d CPUs\n",
 		events, bytes / 1e6, kernel, cpus
 	printf "%s\n", versions
 	printf "median of %d runs; wall time; events/s = trace events / wall time\n\n", reps
-	printf "%-32s %8s %12s %10s\n", "task", "wall s", "events/s", "peak MiB"
-	printf "%-32s %8s %12s %10s\n", "--------------------------------", "------", "--------", "--------"
-	row("blkparse -i - -o /dev/null", bp, bpm)
-	row("iotape import (fresh db)", im, imm)
-	row("btt -i DUMP", bt, btm)
-	row("iotape report", rp, rpm)
+	printf "%-32s %8s %12s %10s %8s\n", "task", "wall s", "events/s", "peak MiB", "cpu s"
+	printf "%-32s %8s %12s %10s %8s\n", "--------------------------------", "------", "--------", "--------", "-----"
+	row("blkparse -i - -o /dev/null", bp, bpm, bpc)
+	row("iotape import (fresh db)", im, imm, imc)
+	row("iotape dump (blkparse text)", dp, dpm, dpc)
+	row("btt -i DUMP", bt, btm, btc)
+	row("iotape report", rp, rpm, rpc)
 	printf "\n"
 	printf "import vs blkparse: iotape time is %.2fx blkparse time (events/s %.2fx)\n",
 		im / bp, bp / im
+	printf "dump vs blkparse:   iotape time is %.2fx blkparse time\n", dp / bp
 	printf "report vs btt:      iotape time is %.2fx btt time\n", rp / bt
 	printf "iotape import peak RSS: %.1f MiB\n", imm / 1024
 }'
@@ -156,6 +180,47 @@ BEGIN {
 	printf "report vs btt: %.2fx btt time; compare (two runs): %.2fx\n", rp / bt, cp / bt
 }'
 
+# mail against what it puts together: compare and plot, on the doubled run
+say "timing iotape plot and mail on $((2 * EVENTS)) events..."
+# (BENCH_MAIL_REPS, 1: gnuplot on twice 4.8M events takes a while)
+REPS=${BENCH_MAIL_REPS:-1} timeit plot2 "$IOTAPE" plot --db "$DB2" -o "$TEST_TMP/plot" big big
+REPS=${BENCH_MAIL_REPS:-1} timeit mail2 "$IOTAPE" mail --db "$DB2" -o "$TEST_TMP/mail" big big
+awk -v cp="$(median compare2 1)" -v pl="$(median plot2 1)" -v ml="$(median mail2 1)" \
+	-v mlm="$(median mail2 2)" 'BEGIN {
+	printf "%-40s %8.2f\n", "iotape plot (every kind, PNG)", pl
+	printf "%-40s %8.2f %10.1f\n", "iotape mail (compare, plots, text)", ml, mlm / 1024
+	printf "mail vs compare + plot: %.2fx\n", ml / (cp + pl) }'
+
+# issue 16's rows from this part (bench_replay.sh adds the replays')
+awk -v OFS='\t' -v ev="$EVENTS" -v ev2=$((2 * EVENTS)) \
+	-v bp="$(median blkparse 1)" -v bpm="$(median blkparse 2)" \
+	-v im="$(median import 1)" -v imm="$(median import 2)" \
+	-v dp="$(median dump 1)" -v bpc="$(median blkparse 3)" -v imc="$(median import 3)" \
+	-v dpc="$(median dump 3)" -v btc="$(median btt 3)" -v rpc="$(median report 3)" \
+	-v cpc="$(median compare2 3)" -v plc="$(median plot2 3)" -v mlc="$(median mail2 3)" \
+	-v bt="$(median btt 1)" -v btm="$(median btt 2)" \
+	-v rp="$(median report 1)" -v rpm="$(median report 2)" \
+	-v bt2="$(median btt2 1)" -v bt2m="$(median btt2 2)" \
+	-v rp2="$(median report2 1)" -v rp2m="$(median report2 2)" \
+	-v cp="$(median compare2 1)" -v pl="$(median plot2 1)" -v ml="$(median mail2 1)" '
+function m(k) { return k / 1024 }
+function ev_s(n) { return sprintf("%.1fM", n / 1e6) }
+BEGIN {
+	print "import " ev_s(ev) " events", sprintf("blkparse text %.2f s (cpu %.2f), %.0f MiB",
+		bp, bpc, m(bpm)), sprintf("%.2f s (cpu %.2f), %.0f MiB", im, imc, m(imm)),
+		sprintf("rate %.2fx (cpu %.2fx)", bp / im, bpc / imc), "rate >= 2x blkparse, RAM flat"
+	print "dump " ev_s(ev), sprintf("blkparse text %.2f s (cpu %.2f)", bp, bpc),
+		sprintf("%.2f s (cpu %.2f)", dp, dpc), sprintf("rate %.2fx (cpu %.2fx)", bp / dp,
+		bpc / dpc), ">= 2x"
+	print "report " ev_s(ev) " / " ev_s(ev2), sprintf("btt %.2f s, %.0f MiB / %.2f s, %.0f MiB",
+		bt, m(btm), bt2, m(bt2m)), sprintf("%.2f s, %.0f MiB / %.2f s, %.0f MiB",
+		rp, m(rpm), rp2, m(rp2m)), sprintf("time %.2fx / %.2fx (cpu %.2fx)", rp / bt,
+		rp2 / bt2, rpc / btc), "time <= 0.5x btt; RAM <= btt, flat"
+	print "mail " ev_s(ev2) " x 2 runs", sprintf("compare %.2f s + plot %.2f s (cpu %.2f + %.2f)",
+		cp, pl, cpc, plc), sprintf("%.2f s (cpu %.2f)", ml, mlc),
+		sprintf("%.2fx (cpu %.2fx)", ml / (cp + pl), mlc / (cpc + plc)), "<= compare + plot"
+}' >> "$BENCH_ROWS"
+
 # the cost of capturing (bench/bench_capture.sh)
 . "$(dirname "$0")/bench_capture.sh"
 bench_capture
@@ -169,3 +234,12 @@ BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_replay.sh"
 
 # the modelled disk (bench/bench_model.sh): simulated I/Os per second
 BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_model.sh"
+
+# issue 16's table: every row beside its peer from this same run
+awk -F'\t' -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
+BEGIN {
+	printf "\nissue 16: iotape against its peers, measured in this run (load %s;\n", load
+	printf "on a shared machine compare the ratios, not the seconds)\n"
+	printf "%-26s | %-40s | %-36s | %-18s | %s\n", "work", "peer (median)", "iotape (median)", "ratio", "target"
+}
+{ printf "%-26s | %-40s | %-36s | %-18s | %s\n", $1, $2, $3, $4, $5 }' "$BENCH_ROWS"

@@ -3,9 +3,11 @@
 # 4k random reads at depth 32, or a smaller one captured here): IOPS of
 # `iotape replay --timing afap` against `fio --read_iolog=TRACE --replay_no_stall=1`
 # and raw fio io_uring random reads at the same depth (the device's limit), and
-# btreplay where it works; then issue-time error with original timing, iotape's own
-# figures and, for both iotape and fio, the Q times traced on the target against
-# the original's (offset from the first I/O, matched in order).
+# btreplay where it works; end to end (loading and storing too) against btrecord +
+# btreplay; then issue-time error with original timing, iotape's own figures and,
+# for iotape, fio and btreplay, the Q times traced on the target against the
+# original's (offset from the first I/O, matched in order). Appends issue 16's
+# replay rows to $BENCH_ROWS when set (bench.sh prints them).
 # Environment: IOTAPE, BENCH_DIR (/var/tmp/iotape-bench), BENCH_REPS (5, the median is
 # shown), BENCH_REPLAY_IOS (200000 reads when a trace must be captured here).
 
@@ -65,7 +67,8 @@ median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) 
 range() { sort -g "$1" | awk 'NR == 1 { a = $1 } { b = $1 } END { printf "%.0fk-%.0fk", a / 1000, b / 1000 }'; }
 
 : > "$TEST_TMP/iotape.iops"; : > "$TEST_TMP/fio_replay.iops"; : > "$TEST_TMP/fio_raw.iops"
-: > "$TEST_TMP/fio_lim.iops"
+: > "$TEST_TMP/fio_lim.iops"; : > "$TEST_TMP/iotape.wall"; : > "$TEST_TMP/iotape.rss"
+: > "$TEST_TMP/iotape.span"; : > "$TEST_TMP/fio_replay.wall"
 DEPTH=
 # Every tool runs on CPU 0 (taskset), the loop device's worker wherever the kernel puts
 # it: on 2 vCPUs, where the submitter lands against the worker moves IOPS by 2-3x
@@ -80,16 +83,23 @@ fio_raw() {   # fio_raw EXTRA-OPTIONS...: fio's random reads, its IOPS on stdout
 }
 for ((i = 1; i <= REPS; i++)); do
 	say "afap round $i of $REPS: iotape replay, fio replay, fio raw..."
-	$PIN "$IOTAPE" replay --db "$DB" trace --target "/dev/$L" --timing afap --run "afap.$i" \
+	# end to end: loading the plan, the I/O, storing every I/O's row
+	/usr/bin/time -f '%e %M' -o "$TEST_TMP/afap.time" $PIN "$IOTAPE" replay --db "$DB" \
+		trace --target "/dev/$L" --timing afap --run "afap.$i" \
 		--json --quiet > "$TEST_TMP/afap.json" || die "iotape replay failed"
 	jq -r '.[0].iops.replay' "$TEST_TMP/afap.json" >> "$TEST_TMP/iotape.iops"
+	jq -r '.[0].span_s.replay' "$TEST_TMP/afap.json" >> "$TEST_TMP/iotape.span"
+	tail -n 1 "$TEST_TMP/afap.time" | cut -d' ' -f1 >> "$TEST_TMP/iotape.wall"
+	tail -n 1 "$TEST_TMP/afap.time" | cut -d' ' -f2 >> "$TEST_TMP/iotape.rss"
 	DEPTH=$(jq -r '.[0].depth' "$TEST_TMP/afap.json")
 	sqlite3 "$DB" "DELETE FROM replays WHERE run = (SELECT id FROM runs WHERE name = 'afap.$i');
 		DELETE FROM requests WHERE run = (SELECT id FROM runs WHERE name = 'afap.$i')"
+	/usr/bin/time -f '%e' -o "$TEST_TMP/fio.time" \
 	$PIN fio --name=replay --read_iolog="$BTTIN" --replay_no_stall=1 --replay_redirect="/dev/$L" \
 		--ioengine=io_uring --iodepth="$DEPTH" --direct=1 --output-format=json \
 		> "$TEST_TMP/fio_replay.json" 2> "$TEST_TMP/fio.err" || die "fio replay failed"
 	jq -r '.jobs[0].read.iops' "$TEST_TMP/fio_replay.json" >> "$TEST_TMP/fio_replay.iops"
+	tail -n 1 "$TEST_TMP/fio.time" >> "$TEST_TMP/fio_replay.wall"
 	fio_raw >> "$TEST_TMP/fio_raw.iops" || die "fio failed"
 	# the limit: fio with what iotape does too (registered buffers and files, a
 	# whole depth per submission) and without its per-I/O clock reads
@@ -99,20 +109,24 @@ for ((i = 1; i <= REPS; i++)); do
 done
 
 # btreplay (libaio, -N: no stalls), where it works: it needs btrecord's bunches,
-# and hangs on some traces; given 60 s
-BTR=
+# and hangs on some traces; given 60 s. Its input is named after the loop device,
+# so that btreplay opens /dev/$L without a map (its -M parser crashes here).
+BTR= BTR_REC_S= BTR_S= BTRDIR=
 if command -v btrecord > /dev/null && command -v btreplay > /dev/null; then
-	say "btreplay..."
-	mkdir -p "$TEST_TMP/btr/rec"
-	ln -s "$BTTIN" "$TEST_TMP/btr/trace.blktrace.0"
-	echo "trace $L" > "$TEST_TMP/btr/map"
-	if btrecord -d "$TEST_TMP/btr" -D "$TEST_TMP/btr/rec" trace > /dev/null 2>&1; then
-		t0=$(date +%s.%N)
-		timeout -k 5 60 btreplay -d "$TEST_TMP/btr/rec" -N -M "$TEST_TMP/btr/map" trace \
-			> /dev/null 2>&1
+	say "btrecord and btreplay..."
+	BTRDIR=$TEST_TMP/btr
+	mkdir -p "$BTRDIR/rec"
+	ln -s "$BTTIN" "$BTRDIR/$L.blktrace.0"
+	t0=$(date +%s.%N)
+	if $PIN btrecord -d "$BTRDIR" -D "$BTRDIR/rec" "$L" > /dev/null 2>&1; then
+		t1=$(date +%s.%N)
+		BTR_REC_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+		timeout -k 5 60 $PIN btreplay -d "$BTRDIR/rec" -N "$L" > /dev/null 2>&1
 		rc=$?
+		t2=$(date +%s.%N)
 		if [ $rc = 0 ]; then
-			BTR=$(awk -v n="$NIOS" -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", n / (b - a) }')
+			BTR=$(awk -v n="$NIOS" -v a="$t1" -v b="$t2" 'BEGIN { printf "%.0f", n / (b - a) }')
+			BTR_S=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')
 		elif [ $rc = 124 ] || [ $rc = 137 ]; then
 			BTR="did not finish in 60 s"
 		else
@@ -120,6 +134,7 @@ if command -v btrecord > /dev/null && command -v btreplay > /dev/null; then
 		fi
 	else
 		BTR="btrecord failed"
+		BTRDIR=
 	fi
 fi
 
@@ -145,15 +160,29 @@ say "original timing: iotape replay --trace..."
 offsets "$TEST_TMP/iotape.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'orig'")"
 "$IOTAPE" replay --db "$DB" trace --target "/dev/$L" --timing scale:0.5 --run half \
 	--json --quiet > "$TEST_TMP/half.json" || die "iotape replay --timing scale:0.5 failed"
-FIO_OFF=
+FIO_OFF= BTR_OFF=
 if tracefs_check "$L"; then
 	say "original timing: fio replay, traced..."
-	tracefs_capture "$TEST_TMP/fio.bin" "$L" -- fio --name=replay --read_iolog="$BTTIN" \
+	if tracefs_capture "$TEST_TMP/fio.bin" "$L" -- fio --name=replay --read_iolog="$BTTIN" \
 		--replay_redirect="/dev/$L" --ioengine=io_uring --iodepth="$DEPTH" --direct=1 \
-		--output=/dev/null 2> "$TEST_TMP/fio.err" || die "fio replay (timed) failed"
-	"$IOTAPE" import --db "$DB" --run fio --quiet "$TEST_TMP/fio.bin" || die "import failed"
-	offsets "$TEST_TMP/fio.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'fio'")"
-	FIO_OFF=$(pcts "$TEST_TMP/fio.off")
+		--output=/dev/null 2> "$TEST_TMP/fio.err" &&
+	   "$IOTAPE" import --db "$DB" --run fio --quiet "$TEST_TMP/fio.bin"; then
+		offsets "$TEST_TMP/fio.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'fio'")"
+		FIO_OFF=$(pcts "$TEST_TMP/fio.off")
+	else
+		echo "bench_replay: fio replay (timed, traced) failed: $(tail -n 1 "$TEST_TMP/fio.err")" >&2
+	fi
+	if [ -n "$BTRDIR" ]; then
+		say "original timing: btreplay, traced..."
+		if tracefs_capture "$TEST_TMP/btr.bin" "$L" -- timeout -k 5 120 btreplay \
+			-d "$BTRDIR/rec" "$L" > /dev/null 2> "$TEST_TMP/btr.err" &&
+		   "$IOTAPE" import --db "$DB" --run btr --quiet "$TEST_TMP/btr.bin"; then
+			offsets "$TEST_TMP/btr.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'btr'")"
+			BTR_OFF=$(pcts "$TEST_TMP/btr.off")
+		else
+			echo "bench_replay: btreplay (timed, traced) failed" >&2
+		fi
+	fi
 fi
 
 jq -r '.[0] | [.issue_error_us.p50, .issue_error_us.p99, .issue_error_us.max,
@@ -170,6 +199,9 @@ awk -v nios="$NIOS" -v depth="$DEPTH" -v reps="$REPS" -v kernel="$(uname -r)" \
 	-v itr="$(range "$TEST_TMP/iotape.iops")" -v frr="$(range "$TEST_TMP/fio_replay.iops")" \
 	-v fwr="$(range "$TEST_TMP/fio_raw.iops")" -v flr="$(range "$TEST_TMP/fio_lim.iops")" \
 	-v btr="$BTR" -v io_off="$(pcts "$TEST_TMP/iotape.off")" -v fio_off="$FIO_OFF" \
+	-v btr_off="$BTR_OFF" -v iw="$(median "$TEST_TMP/iotape.wall")" \
+	-v isp="$(median "$TEST_TMP/iotape.span")" -v irss="$(median "$TEST_TMP/iotape.rss")" \
+	-v fw2="$(median "$TEST_TMP/fio_replay.wall")" -v brec="$BTR_REC_S" -v bs="$BTR_S" \
 	-v orig="$(cat "$TEST_TMP/orig.tsv")" -v half="$(cat "$TEST_TMP/half.tsv")" '
 function row(task, iops, r) {
 	printf "%-42s %9.0f %11s %7.2f\n", task, iops, r, (fl > 0 ? iops / fl : 0) }
@@ -200,4 +232,45 @@ BEGIN {
 		split(fio_off, b, " ")
 		printf "    fio read_iolog:     %d %s %s %s\n", b[1], b[2], b[3], b[4]
 	}
+	if (btr_off != "") {
+		split(btr_off, b, " ")
+		printf "    btreplay:           %d %s %s %s\n", b[1], b[2], b[3], b[4]
+	}
+	printf "\nend to end, as fast as possible (median of %d; wall s, loading and storing too):\n", reps
+	printf "  iotape replay: %.2f s (I/O %.2f s), peak RSS %.0f MiB\n", iw, isp, irss / 1024
+	printf "  fio --read_iolog --replay_no_stall=1: %.2f s\n", fw2
+	if (brec != "" && bs != "")
+		printf "  btrecord %.2f s + btreplay -N %.2f s = %.2f s; iotape / that: %.2fx\n",
+			brec, bs, brec + bs, iw / (brec + bs)
 }'
+
+# issue 16's rows
+if [ -n "${BENCH_ROWS:-}" ]; then
+	awk -v OFS='\t' -v nios="$NIOS" -v iw="$(median "$TEST_TMP/iotape.wall")" \
+		-v isp="$(median "$TEST_TMP/iotape.span")" -v irss="$(median "$TEST_TMP/iotape.rss")" \
+		-v fw2="$(median "$TEST_TMP/fio_replay.wall")" -v brec="$BTR_REC_S" -v bs="$BTR_S" \
+		-v span="$(cut -f7 "$TEST_TMP/orig.tsv")" -v io_off="$(pcts "$TEST_TMP/iotape.off")" \
+		-v btr_off="$BTR_OFF" -v fio_off="$FIO_OFF" '
+	BEGIN {
+		if (bs != "") {
+			peer = sprintf("btreplay %.2f s (+ btrecord %.2f s), fio %.2f s", bs, brec, fw2)
+			ratio = sprintf("%.2fx btrecord+btreplay", iw / (brec + bs))
+		} else {
+			peer = sprintf("fio %.2f s (btreplay did not run)", fw2)
+			ratio = sprintf("%.2fx fio", iw / fw2)
+		}
+		print sprintf("replay AFAP, %dk I/Os", nios / 1000), peer,
+			sprintf("I/O %.2f s, %.2f s end to end, %.0f MiB", isp, iw, irss / 1024), ratio,
+			"end to end <= btrecord + btreplay; RSS bounded"
+		split(io_off, a, " ")
+		peer = "-"
+		if (btr_off != "") { split(btr_off, b, " "); peer = sprintf("btreplay offset p99 %s us", b[3]) }
+		if (fio_off != "") { split(fio_off, c, " "); peer = peer (peer == "-" ? "" : "; ") sprintf("fio p99 %s us", c[3]) }
+		ratio = "-"
+		if (btr_off != "" && b[3] > 0)
+			ratio = sprintf("p99 %.2fx btreplay", a[3] / b[3])
+		print sprintf("replay timed, %.0f s trace", span), peer,
+			sprintf("offset p50 %s p99 %s max %s us", a[2], a[3], a[4]), ratio,
+			"offset p99 <= 50 us"
+	}' >> "$BENCH_ROWS"
+fi

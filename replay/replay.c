@@ -5,6 +5,7 @@
 #include "replay/replay_int.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
@@ -22,6 +23,8 @@
 #include "lib/util.h"
 
 /* ---- setup ---- */
+
+static int setup_plan(struct ctx *c, char *err, size_t errlen);
 
 static int find_target(struct ctx *c, const char *path)
 {
@@ -222,7 +225,49 @@ static int resolve_sets(struct ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* The source run's latencies, read on a second connection while the main
+ * thread loads the plan: a large run's two scans take turns otherwise. */
+struct lat_job {
+	const char *db;
+	int64_t run;
+	struct lat *lat;
+	int rc;
+	char err[512];
+};
+
+static void *lat_thread(void *arg)
+{
+	struct lat_job *j = arg;
+	struct store *st = NULL;
+
+	if (store_open_existing(&st, j->db)) {
+		snprintf(j->err, sizeof(j->err), "%s", store_errmsg(st));
+		j->rc = -1;
+	} else {
+		j->rc = replay_lat_load(st, j->run, j->lat, j->err, sizeof(j->err));
+	}
+	store_close(st);
+	return NULL;
+}
+
 static int setup(struct ctx *c, char *err, size_t errlen)
+{
+	int rc0 = setup_plan(c, err, errlen);
+	struct lat_job *j = c->lat_job;
+
+	if (j) {
+		pthread_join(c->lat_th, NULL);
+		if (!rc0 && j->rc) {
+			snprintf(err, errlen, "%s", j->err);
+			rc0 = -1;
+		}
+		free(j);
+		c->lat_job = NULL;
+	}
+	return rc0;
+}
+
+static int setup_plan(struct ctx *c, char *err, size_t errlen)
 {
 	const struct replay_opts *o = c->o;
 	struct plan_target pt[REPLAY_MAX_TARGETS];
@@ -247,6 +292,18 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 		}
 		snprintf(c->src_name, sizeof(c->src_name), "%s", r.name);
 	}
+	{
+		struct lat_job *j = xcalloc(1, sizeof(*j));
+		j->db = db_path_default(o->db);
+		j->run = c->src_run;
+		j->lat = &c->src_lat;
+		if (pthread_create(&c->lat_th, NULL, lat_thread, j))
+			free(j);   /* read below, in turn */
+		else
+			c->lat_job = j;
+	}
+	if (!o->quiet && isatty(2))
+		fprintf(stderr, "iotape: loading run '%s'...\n", c->src_name);
 	if (source_load(c->st, c->src_run, o->level, &c->src, err, errlen))
 		return -1;
 	if (!c->src.n) {
@@ -289,6 +346,9 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 	if (plan_build(&c->src, c->dev_target, pt, c->ntg, o->single_stream,
 		       o->offset, &c->plan, err, errlen))
 		return -1;
+	/* the plan holds what the replay needs: the rows go (RSS) */
+	free(c->src.io);
+	c->src.io = NULL;
 	if (o->scale > 0)
 		c->gaps = plan_cap_gaps(&c->plan, o->max_gap_ns, &c->gap_removed_ns);
 	for (int i = 0; i < c->ntg; i++) {
@@ -330,7 +390,8 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 		snprintf(err, errlen, "--trace needs a target on a block device");
 		return -1;
 	}
-	if (replay_lat_load(c->st, c->src_run, &c->src_lat, err, errlen))
+	if (!c->lat_job &&
+	    replay_lat_load(c->st, c->src_run, &c->src_lat, err, errlen))
 		return -1;
 	if (o->scale <= 0)
 		snprintf(c->timing, sizeof(c->timing), "afap");
@@ -411,6 +472,9 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	uint64_t steal0 = 0, total0 = 0, steal1 = 0, total1 = 0;
 	const struct sched_clock *clk = &sched_clock_mono;
 	int srun, have_ticks;
+	struct replay_writer wr = { 0 };
+	struct lat wr_lat = { 0 };
+	int64_t pre_run = 0;   /* the run, while its transaction is open */
 
 	if (o->nset || o->trace) {
 		if (lab_begin(&lab, o->state_dir ? o->state_dir : "/run/iotape", err,
@@ -446,6 +510,20 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			"it: %.3f s of idle time left out (--max-gap 0 keeps "
 			"every gap)\n", c->gaps, c->gaps == 1 ? "" : "s",
 			(double)o->max_gap_ns / 1e9, (double)c->gap_removed_ns / 1e9);
+	if (!o->trace) {
+		/* the rows are written behind the I/O, in one transaction */
+		int wrc;
+		if (replay_store_begin(c, name, &pre_run, err, sizeof(err)))
+			goto out;
+		if ((wrc = replay_writer_start(&wr, c, pre_run, res, &sp))) {
+			snprintf(err, sizeof(err), "cannot start storing the replay: %s",
+				 wrc == -STORE_E_SQLITE ? store_errmsg(c->st)
+				 : strerror(-wrc));
+			store_rollback(c->st);
+			pre_run = 0;
+			goto out;
+		}
+	}
 	if (!o->quiet && isatty(2))
 		fprintf(stderr, "iotape: replaying %zu I/Os of '%s' (timing %s, "
 			"depth %u)...\n", c->plan.n, c->src_name, c->timing, c->depth);
@@ -462,6 +540,15 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	f.steal_pct = -1;
 	have_ticks = !cpu_ticks(o->mp.proc, &steal0, &total0);
 	srun = sched_run(&c->plan, &sp, &c->eng, clk, res, &ss);
+	if (pre_run) {
+		if (!o->quiet && isatty(2))
+			fprintf(stderr, "iotape: storing the replay...\n");
+		if (replay_writer_finish(&wr, &wr_lat)) {
+			snprintf(err, sizeof(err), "%s: %s", db_path_default(o->db),
+				 store_errmsg(c->st));
+			goto out;
+		}
+	}
 	if (c->ms)
 		model_set_end(c->ms, c->plan.n);
 	if (have_ticks && !cpu_ticks(o->mp.proc, &steal1, &total1) &&
@@ -495,8 +582,9 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			 * failed): what was done is stored, marked failed */
 			.status = srun < 0 || f.failed ? "failed" :
 				  ss.interrupted ? "interrupted" : "complete",
-			.tag = tag,
+			.tag = tag, .run = pre_run, .lat = &wr_lat,
 		};
+		pre_run = 0;   /* replay_store_one commits or rolls back */
 		if (replay_store_one(c, name, &oc, &f, &run, err, sizeof(err)))
 			goto out;
 		replay_emit_fidelity(c, name, oc.status, tag, &f, &ss);
@@ -533,6 +621,10 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	}
 	rc = ss.interrupted ? 1 : 0;
 out:
+	replay_writer_finish(&wr, NULL);   /* nothing left when done */
+	if (pre_run)
+		store_rollback(c->st);
+	replay_lat_free(&wr_lat);
 	if (traced || tf.pipe_fd >= 0 || tf.out_fd >= 0) {
 		char e2[256];
 		tracefs_stop(&tf, lost, 256, &ncpu, e2, sizeof(e2));

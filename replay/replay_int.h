@@ -4,6 +4,7 @@
 #ifndef IOTAPE_REPLAY_INT_H
 #define IOTAPE_REPLAY_INT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,8 @@ struct ctx {
 	char targets_desc[1024];
 	size_t gaps;              /* gaps over --max-gap shortened */
 	int64_t gap_removed_ns;   /* the time they lost, original time */
+	struct lat_job *lat_job;  /* src_lat being read by lat_th */
+	pthread_t lat_th;
 };
 
 struct fidelity {
@@ -72,6 +75,56 @@ struct fidelity {
 	struct lat lat;
 };
 
+/* Writes an untraced replay's rows while it runs (replay_writer.c). */
+struct replay_writer {
+	struct ctx *c;
+	int64_t run;
+	const struct rio_result *res;
+	uint8_t *done;            /* sched_params.done */
+	uint32_t *log;            /* sched_params.issue_log */
+	size_t log_n;             /* sched_params.issue_n */
+	int finished;             /* set (release) when sched_run returned */
+	pthread_t th;
+	int started, rc;
+	size_t rp_next, rq_next;  /* next plan index, next issue_log place */
+	int64_t next_id;          /* next requests.id */
+	uint64_t prev_end[REPLAY_MAX_TARGETS];
+	int have_prev[REPLAY_MAX_TARGETS];
+	struct store_replay *buf;
+	size_t nbuf;
+	struct lat lat;           /* the replay's Q2C and D2C, ns */
+};
+
+/* Starts a thread that stores, inside the caller's open transaction, the
+ * replays row (schedule order) and the requests row (issue order, ids
+ * from store_next_request_id()) of run's I/Os as they complete, res being
+ * the scheduler's results; sets sp->done, sp->issue_log and sp->issue_n
+ * for it. Nothing else may use c->st until replay_writer_finish(). Returns
+ * 0, or a negative code (-errno, -STORE_E_SQLITE: message in
+ * store_errmsg()) with nothing started. */
+int replay_writer_start(struct replay_writer *w, struct ctx *c, int64_t run,
+			const struct rio_result *res, struct sched_params *sp);
+
+/* After sched_run() returned (or failed): stores every row left, waits for
+ * the thread and frees w; the replay's latencies into *lat when lat is not
+ * NULL (replay_lat_free() them). Safe on a w that never started. Returns
+ * 0, or the first store error (-STORE_E_SQLITE). */
+int replay_writer_finish(struct replay_writer *w, struct lat *lat);
+
+/* The replays row of plan I/O i from its result (replay_writer.c). */
+void replay_row(const struct ctx *c, const struct rio_result *res, size_t i,
+		struct store_replay *r);
+
+/* The RWBS text and BT_C_* categories a replayed I/O's requests row has. */
+void replay_rwbs(const struct rio *io, char *rwbs, uint64_t *cats);
+
+/* Begins the store transaction of an untraced replay and creates its run
+ * (kind replay, parent the source) named name, before any I/O: the rows
+ * go in while it runs (replay_writer). Returns 0 and *run, or -1 with a
+ * message in err (rolled back). */
+int replay_store_begin(struct ctx *c, const char *name, int64_t *run,
+		       char *err, size_t errlen);
+
 /* What one replay left, to store. */
 struct outcome {
 	const struct rio_result *res;
@@ -81,6 +134,9 @@ struct outcome {
 	const char *raw;          /* the trace, or NULL */
 	const char *status;
 	const char *tag;
+	int64_t run;              /* made by replay_store_begin(), rows
+				   * stored by a replay_writer; 0: none */
+	struct lat *lat;          /* with run: the replay's latencies */
 };
 
 /* Latencies of run's requests as report pairs them: Q2C of bios with data

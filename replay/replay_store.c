@@ -253,27 +253,6 @@ static void stat_u64(struct store *st, int64_t run, const char *key, uint64_t v)
 	store_stat_set(st, run, key, b);
 }
 
-static void rio_rwbs(const struct rio *io, char *rwbs, uint64_t *cats)
-{
-	switch (io->op) {
-	case RIO_WRITE:
-		snprintf(rwbs, 8, "W%sS", io->flags & RIO_FUA ? "F" : "");
-		*cats = BT_C_WRITE | BT_C_SYNC | (io->flags & RIO_FUA ? BT_C_FUA : 0);
-		break;
-	case RIO_FLUSH:
-		snprintf(rwbs, 8, "FWS");
-		*cats = BT_C_WRITE | BT_C_FLUSH | BT_C_SYNC;
-		break;
-	case RIO_DISCARD:
-		snprintf(rwbs, 8, "DS");
-		*cats = BT_C_DISCARD | BT_C_SYNC;
-		break;
-	default:
-		snprintf(rwbs, 8, "R");
-		*cats = BT_C_READ;
-	}
-}
-
 static int cmp_issue(const void *a, const void *b, void *arg)
 {
 	const struct rio_result *r = arg;
@@ -284,7 +263,8 @@ static int cmp_issue(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
-/* The requests rows of an untraced replay: one per I/O, queued and
+/* The requests rows of an untraced replay stored without a
+ * replay_writer (a --trace replay whose trace came out empty): one per I/O, queued and
  * dispatched when it was issued, with btt's D2D seek distance per target
  * in issue order. */
 static int store_requests(struct ctx *c, int64_t run,
@@ -311,7 +291,7 @@ static int store_requests(struct ctx *c, int64_t run,
 		rq.dev = c->tg[io->target].dev;
 		rq.sector = io->off / 512;
 		rq.bytes = io->len;
-		rio_rwbs(io, rq.rwbs, &rq.cats);
+		replay_rwbs(io, rq.rwbs, &rq.cats);
 		rq.pid = io->pid;
 		rq.q_ns = rq.d_ns = res[i].issue_ns;
 		rq.g_ns = rq.m_ns = rq.i_ns = STORE_NO_TIME;
@@ -349,30 +329,9 @@ static int store_replays(struct ctx *c, int64_t run, const struct rio_result *re
 	size_t n = 0;
 	int rc;
 
-	for (size_t i = 0; i < p->n; i++) {
-		const struct rio *io = &p->io[i];
-		struct store_replay *r = &rows[n];
-		if (!res[i].sched_ns)
-			continue;
-		r->idx = (int64_t)i;
-		r->stream = io->stream;
-		r->pid = io->pid;
-		r->dev = c->tg[io->target].dev;
-		r->has_sector = io->op != RIO_FLUSH;
-		r->sector = io->off / 512;
-		r->bytes = io->len;
-		r->op = rio_op_name(io->op);
-		r->fua = !!(io->flags & RIO_FUA);
-		r->as_read = !!(io->flags & RIO_AS_READ);
-		r->src_request = io->src_id;
-		r->sched_ns = res[i].sched_ns;
-		r->ready_ns = res[i].free_ns;
-		r->issue_ns = res[i].issue_ns;
-		r->complete_ns = res[i].complete_ns ? res[i].complete_ns
-						    : STORE_NO_TIME;
-		r->result = res[i].res;
-		n++;
-	}
+	for (size_t i = 0; i < p->n; i++)
+		if (res[i].sched_ns)
+			replay_row(c, res, i, &rows[n++]);
 	rc = store_replays_add(c->st, run, rows, n);
 	free(rows);
 	return rc;
@@ -400,6 +359,30 @@ static void save_settings(struct store *st, int64_t run, struct setting *s,
 
 /* Stores one replay as run name; fills f (the replay's latencies come from
  * the stored requests). Returns 0 and *run_out, or -1 with err. */
+int replay_store_begin(struct ctx *c, const char *name, int64_t *run,
+		       char *err, size_t errlen)
+{
+	struct store *st = c->st;
+	char src[1400];
+	struct run_info ri = { .name = name, .kind = "replay",
+			       .parent = c->src_run, .source = src };
+
+	snprintf(src, sizeof(src), "replay of '%s' on %s", c->src_name,
+		 c->targets_desc);
+	if (store_begin(st))
+		goto fail;
+	if (store_run_create(st, &ri, run)) {
+		snprintf(err, errlen, "%s: %s", db_path_default(c->o->db),
+			 store_errmsg(st));
+		store_rollback(st);
+		return -1;
+	}
+	return 0;
+fail:
+	snprintf(err, errlen, "%s: %s", db_path_default(c->o->db), store_errmsg(st));
+	return -1;
+}
+
 int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 		     struct fidelity *f, int64_t *run_out, char *err,
 		     size_t errlen)
@@ -413,9 +396,21 @@ int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 
 	snprintf(src, sizeof(src), "replay of '%s' on %s", c->src_name,
 		 c->targets_desc);
-	if ((rc = store_begin(st)))
+	if (!oc->run && (rc = store_begin(st)))
 		goto fail;
-	if (oc->raw && stat(oc->raw, &sb) == 0 && sb.st_size > 0) {
+	if (oc->run) {
+		/* made by replay_store_begin(), its rows already written */
+		uint32_t dev0 = c->tg[0].dev;
+		run = oc->run;
+		if ((rc = add_note_event(st, run, oc->ss->t0, dev0,
+					 "iotape replay start")) ||
+		    (rc = add_note_event(st, run,
+					 oc->ss->last_complete > oc->ss->t0 ?
+					 oc->ss->last_complete : oc->ss->t0,
+					 dev0, "iotape replay end")) ||
+		    (rc = store_run_finish(st, run, oc->status, oc->ss->t0)))
+			goto fail;
+	} else if (oc->raw && stat(oc->raw, &sb) == 0 && sb.st_size > 0) {
 		struct import_opts io = { .quiet = 1 };
 		if ((rc = import_one(st, &io, oc->raw, name, &run, err, errlen)))
 			goto out;
@@ -459,13 +454,18 @@ int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 					   (int64_t)c->tg[i].size, "data")))
 			goto fail;
 	}
-	if ((rc = store_replays(c, run, oc->res)))
-		goto fail;
-	if (!traced && (rc = store_requests(c, run, oc->res)))
-		goto fail;
-	if (replay_lat_load(st, run, &f->lat, err, errlen)) {
-		rc = -1;
-		goto out;
+	if (oc->run) {
+		f->lat = *oc->lat;   /* the writer paired them */
+		memset(oc->lat, 0, sizeof(*oc->lat));
+	} else {
+		if ((rc = store_replays(c, run, oc->res)))
+			goto fail;
+		if (!traced && (rc = store_requests(c, run, oc->res)))
+			goto fail;
+		if (replay_lat_load(st, run, &f->lat, err, errlen)) {
+			rc = -1;
+			goto out;
+		}
 	}
 	{
 		int afap = o->scale <= 0;

@@ -80,6 +80,9 @@ struct sched {
 	double scale;
 	unsigned depth;
 	int64_t slot_ns;      /* when the depth last went from full to not */
+	uint8_t *done_flag;   /* sched_params.done, or NULL */
+	uint32_t *log;        /* sched_params.issue_log, or NULL */
+	size_t *log_n, nlog;
 	/* counters */
 	size_t done, failed, dep_waits;
 	unsigned inflight;
@@ -156,6 +159,17 @@ static void advance(struct sched *q, int64_t now)
 	heap_pop(q);
 }
 
+/* Sets I/O i's issue time t and logs it for a reader (sched_params). */
+static void set_issue(struct sched *q, struct rio_result *res, uint32_t i,
+		      int64_t t)
+{
+	res[i].issue_ns = t;
+	if (q->log) {
+		q->log[q->nlog++] = i;
+		__atomic_store_n(q->log_n, q->nlog, __ATOMIC_RELEASE);
+	}
+}
+
 static void complete(struct sched *q, uint32_t i, int32_t r, int64_t t,
 		     struct rio_result *res)
 {
@@ -163,6 +177,8 @@ static void complete(struct sched *q, uint32_t i, int32_t r, int64_t t,
 
 	res[i].complete_ns = t;
 	res[i].res = r;
+	if (q->done_flag)
+		__atomic_store_n(&q->done_flag[i], 1, __ATOMIC_RELEASE);
 	if (r < 0)
 		q->failed++;
 	if (t > q->last_complete)
@@ -207,7 +223,8 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 	unsigned depth = p->depth ? p->depth : 1, nbatch = 0;
 	uint32_t ns = plan->nstreams ? plan->nstreams : 1, *batch;
 	struct engine_cqe cqe[64];
-	struct sched q = { .io = plan->io };
+	struct sched q = { .io = plan->io, .done_flag = p->done,
+			   .log = p->issue_log, .log_n = p->issue_n };
 	int64_t t0, next_check, spin = p->spin_ns > 0 ? p->spin_ns : 0;
 	int rc = 0, busy = 0;
 
@@ -272,7 +289,7 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 				if (nbatch) {
 					int64_t t = clk->now(clk->ctx);
 					for (unsigned b = 0; b < nbatch; b++)
-						res[batch[b]].issue_ns = t;
+						set_issue(&q, res, batch[b], t);
 					nbatch = 0;
 				}
 				if ((rc = ops->commit(e, 0, 0)) < 0)
@@ -293,7 +310,7 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 			out->issued++;
 			if (rc < 0) {
 				/* could not even be queued: a failed I/O */
-				res[i].issue_ns = now;
+				set_issue(&q, res, i, now);
 				q.inflight++;
 				q.s[plan->io[i].stream].inflight++;
 				advance(&q, now);
@@ -302,7 +319,7 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 				continue;
 			}
 			if (ops->inline_io)
-				res[i].issue_ns = stamp;
+				set_issue(&q, res, i, stamp);
 			else
 				batch[nbatch++] = i;
 			q.inflight++;
@@ -341,7 +358,7 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 		if (nbatch) {
 			int64_t t = clk->now(clk->ctx);
 			for (unsigned b = 0; b < nbatch; b++)
-				res[batch[b]].issue_ns = t;
+				set_issue(&q, res, batch[b], t);
 			nbatch = 0;
 		}
 		if ((rc = ops->commit(e, wait_nr, deadline)) < 0)

@@ -38,6 +38,14 @@ struct sched_params {
 	 * in the same slices). NULL: never. */
 	int (*interrupted)(void *ctx);
 	void *ctx;
+	/* For a reader in another thread (replay_writer.c), both optional:
+	 * done[i] is set to 1 (release order) once res[i] is final;
+	 * issue_log[0 .. *issue_n) lists the I/Os in the order their
+	 * issue_ns was set, *issue_n stored with release order after each
+	 * entry. Each holds plan->n entries. */
+	uint8_t *done;
+	uint32_t *issue_log;
+	size_t *issue_n;
 };
 
 #define SCHED_WAKE_NS 20000000   /* 20 ms */

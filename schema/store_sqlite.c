@@ -294,6 +294,7 @@ static void sq_close(struct store *st)
 	for (int i = 0; i < SQ_N; i++)
 		sqlite3_finalize(s->stmt[i]);
 	sqlite3_finalize(s->ev_multi);
+	sqlite3_finalize(s->rq_multi);
 	free(s->evpdu);
 	sqlite3_close(s->db);
 	free(s);
@@ -315,6 +316,7 @@ static int sq_commit(struct store *st)
 static int sq_rollback(struct store *st)
 {
 	sq(st)->nev = 0;
+	sq(st)->nrq = 0;
 	sq(st)->evpdu_len = 0;
 	return exec(sq(st), "ROLLBACK");
 }

@@ -26,6 +26,15 @@ struct sq_ev_row {
 	uint16_t pdu_len;
 };
 
+/* Requests rows too, SQ_RQ_BATCH per statement, flushed with the events. */
+#define SQ_RQ_BATCH 32
+#define SQ_RQ_COLS 25
+
+struct sq_rq_row {
+	int64_t run, id;
+	struct store_request rq;
+};
+
 struct sqlite_store {
 	struct store base;          /* first: the front's view */
 	sqlite3 *db;
@@ -36,6 +45,9 @@ struct sqlite_store {
 	uint8_t *evpdu;             /* payload bytes of the batched rows */
 	size_t evpdu_len, evpdu_cap;
 	int64_t ev_run, ev_first, ev_last; /* events.id range of the run being written */
+	sqlite3_stmt *rq_multi;     /* SQ_RQ_BATCH requests rows */
+	struct sq_rq_row rqb[SQ_RQ_BATCH];
+	int nrq;
 };
 
 static inline struct sqlite_store *sq(struct store *st)
@@ -46,8 +58,8 @@ static inline struct sqlite_store *sq(struct store *st)
 /* Sets the message to "what: SQLite's message"; returns -code. */
 int sq_fail(struct sqlite_store *s, int code, const char *what);
 
-/* Writes the batched events (before any read or other write that must see
- * them). Returns 0 or -STORE_E_SQLITE. */
+/* Writes the batched events and requests rows (before any read or other
+ * write that must see them). Returns 0 or -STORE_E_SQLITE. */
 int sq_flush_events(struct sqlite_store *s);
 
 /* The kept statement id (prepared on first use); NULL after the message is

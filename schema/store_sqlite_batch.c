@@ -1,6 +1,6 @@
 /* The store's SQLite back end, batched writes: events (SQ_EV_BATCH rows
- * per INSERT), requests, samples and replays rows, with the statements
- * kept prepared. */
+ * per INSERT), requests (SQ_RQ_BATCH), samples and replays rows, with the
+ * statements kept prepared. */
 #include "schema/store_sqlite.h"
 
 #include <errno.h>
@@ -56,7 +56,7 @@ static sqlite3_stmt *prepare_multi(struct sqlite_store *s, const char *head,
 
 /* Writes the batched events: one multi-row INSERT for a full batch, single
  * rows otherwise. Tracks the run's first and last event id. */
-int sq_flush_events(struct sqlite_store *s)
+static int flush_events(struct sqlite_store *s)
 {
 	int64_t run, last;
 	int n = s->nev, rc = 0;
@@ -96,13 +96,22 @@ int sq_flush_events(struct sqlite_store *s)
 	return 0;
 }
 
+static int flush_requests(struct sqlite_store *s);
+
+int sq_flush_events(struct sqlite_store *s)
+{
+	int rc = flush_events(s);
+
+	return rc ? rc : flush_requests(s);
+}
+
 int sq_event_add(struct store *st, int64_t run, const struct bt_event *ev)
 {
 	struct sqlite_store *s = sq(st);
 	struct sq_ev_row *r;
 
 	if (s->nev && s->evb[0].v[0] != run) {
-		int rc = sq_flush_events(s);
+		int rc = flush_events(s);
 		if (rc)
 			return rc;
 	}
@@ -134,43 +143,83 @@ int sq_event_add(struct store *st, int64_t run, const struct bt_event *ev)
 		s->evpdu_len += ev->pdu_len;
 	}
 	s->nev++;
-	return s->nev == SQ_EV_BATCH ? sq_flush_events(s) : 0;
+	return s->nev == SQ_EV_BATCH ? flush_events(s) : 0;
+}
+
+/* Binds requests row r at parameter offset base (SQ_REQUEST's order). */
+static void bind_request(sqlite3_stmt *q, int base, const struct sq_rq_row *r)
+{
+	const struct store_request *rq = &r->rq;
+
+	sqlite3_bind_int64(q, base + 1, r->run);
+	sqlite3_bind_int64(q, base + 2, rq->dev);
+	sqlite3_bind_int64(q, base + 3, (int64_t)rq->sector);
+	sqlite3_bind_int64(q, base + 4, rq->bytes);
+	sqlite3_bind_text(q, base + 5, rq->rwbs, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, base + 6, (int64_t)rq->cats);
+	sqlite3_bind_int64(q, base + 7, rq->pid);
+	sq_bind_opt_i64(q, base + 8, rq->q_ns, rq->q_ns != STORE_NO_TIME);
+	sq_bind_opt_i64(q, base + 9, rq->g_ns, rq->g_ns != STORE_NO_TIME);
+	sq_bind_opt_i64(q, base + 10, rq->m_ns, rq->m_ns != STORE_NO_TIME);
+	sq_bind_opt_i64(q, base + 11, rq->i_ns, rq->i_ns != STORE_NO_TIME);
+	sq_bind_opt_i64(q, base + 12, rq->d_ns, rq->d_ns != STORE_NO_TIME);
+	sq_bind_opt_i64(q, base + 13, rq->c_ns, rq->c_ns != STORE_NO_TIME);
+	sq_bind_opt_i64(q, base + 14, (int64_t)rq->d_sector, rq->has_d);
+	sq_bind_opt_i64(q, base + 15, rq->d_bytes, rq->has_d);
+	sqlite3_bind_int64(q, base + 16, rq->requeues);
+	sqlite3_bind_int(q, base + 17, rq->error);
+	sq_bind_opt_i64(q, base + 18, rq->merged_into, rq->merged_into != 0);
+	sqlite3_bind_int(q, base + 19, rq->d_head);
+	sq_bind_opt_i64(q, base + 20, rq->seek_sectors, rq->has_seek);
+	sq_bind_opt_i64(q, base + 21, rq->split_from, rq->split_from != 0);
+	sq_bind_opt_i64(q, base + 22, rq->orig_dev, rq->has_orig);
+	sq_bind_opt_i64(q, base + 23, (int64_t)rq->orig_sector, rq->has_orig);
+	sqlite3_bind_int(q, base + 24, rq->split);
+	sqlite3_bind_int64(q, base + 25, r->id);
+}
+
+/* Writes the batched requests rows: one multi-row INSERT for a full batch,
+ * single rows otherwise. */
+static int flush_requests(struct sqlite_store *s)
+{
+	int n = s->nrq, rc = 0;
+
+	if (!n)
+		return 0;
+	s->nrq = 0;
+	if (n == SQ_RQ_BATCH) {
+		if (!s->rq_multi &&
+		    !(s->rq_multi = prepare_multi(s, "INSERT INTO requests (run, dev,"
+				" sector, bytes, rwbs, cats, pid, q_ns, g_ns, m_ns, "
+				"i_ns, d_ns, c_ns, d_sector, d_bytes, requeues, error,"
+				" merged_into, d_head, seek_sectors, split_from, "
+				"orig_dev, orig_sector, split, id) VALUES ",
+				SQ_RQ_BATCH, SQ_RQ_COLS)))
+			return -STORE_E_SQLITE;
+		for (int i = 0; i < n; i++)
+			bind_request(s->rq_multi, i * SQ_RQ_COLS, &s->rqb[i]);
+		return sq_step_done(s, s->rq_multi, "storing requests");
+	}
+	sqlite3_stmt *q = sq_stmt(s, SQ_REQUEST);
+	if (!q)
+		return -STORE_E_SQLITE;
+	for (int i = 0; i < n && !rc; i++) {
+		bind_request(q, 0, &s->rqb[i]);
+		rc = sq_step_done(s, q, "storing request");
+	}
+	return rc;
 }
 
 int sq_request_add(struct store *st, int64_t run, int64_t id,
 		   const struct store_request *rq)
 {
 	struct sqlite_store *s = sq(st);
-	sqlite3_stmt *q = sq_stmt(s, SQ_REQUEST);
+	struct sq_rq_row *r = &s->rqb[s->nrq++];
 
-	if (!q)
-		return -STORE_E_SQLITE;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_int64(q, 2, rq->dev);
-	sqlite3_bind_int64(q, 3, (int64_t)rq->sector);
-	sqlite3_bind_int64(q, 4, rq->bytes);
-	sqlite3_bind_text(q, 5, rq->rwbs, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(q, 6, (int64_t)rq->cats);
-	sqlite3_bind_int64(q, 7, rq->pid);
-	sq_bind_opt_i64(q, 8, rq->q_ns, rq->q_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, 9, rq->g_ns, rq->g_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, 10, rq->m_ns, rq->m_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, 11, rq->i_ns, rq->i_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, 12, rq->d_ns, rq->d_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, 13, rq->c_ns, rq->c_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, 14, (int64_t)rq->d_sector, rq->has_d);
-	sq_bind_opt_i64(q, 15, rq->d_bytes, rq->has_d);
-	sqlite3_bind_int64(q, 16, rq->requeues);
-	sqlite3_bind_int(q, 17, rq->error);
-	sq_bind_opt_i64(q, 18, rq->merged_into, rq->merged_into != 0);
-	sqlite3_bind_int(q, 19, rq->d_head);
-	sq_bind_opt_i64(q, 20, rq->seek_sectors, rq->has_seek);
-	sq_bind_opt_i64(q, 21, rq->split_from, rq->split_from != 0);
-	sq_bind_opt_i64(q, 22, rq->orig_dev, rq->has_orig);
-	sq_bind_opt_i64(q, 23, (int64_t)rq->orig_sector, rq->has_orig);
-	sqlite3_bind_int(q, 24, rq->split);
-	sqlite3_bind_int64(q, 25, id);
-	return sq_step_done(s, q, "storing request");
+	r->run = run;
+	r->id = id;
+	r->rq = *rq;
+	return s->nrq == SQ_RQ_BATCH ? flush_requests(s) : 0;
 }
 
 int sq_sample_add(struct store *st, int64_t run, int64_t time_ns,

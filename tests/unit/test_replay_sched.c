@@ -197,6 +197,47 @@ static void test_streams(void **state)
 		assert_true(res[i].issue_ns >= res[i - 1].issue_ns);
 }
 
+/* done[] and the issue log (what replay_writer.c reads while the I/O
+ * runs): every I/O issued is logged once, in issue time order, and marked
+ * done with its completion */
+static void test_issue_log(void **state)
+{
+	struct rio ios[12];
+	struct rio_result res[12];
+	uint8_t done[12] = { 0 }, seen[12] = { 0 };
+	uint32_t log[12];
+	size_t nlog = 0;
+	struct plan p = { .io = ios, .n = 12, .nstreams = 2 };
+	struct null_conf nc = { .latency_ns = 30 * US, .vclock = &vnow };
+	struct engine_target t = { -1, 0 };
+	struct engine_setup es = { .targets = &t, .ntargets = 1, .depth = 4,
+				   .max_len = 4096, .align = 4096, .null = &nc };
+	struct replay_engine e = { .ops = &engine_null_ops };
+	struct sched_params sp = { .scale = 0, .depth = 4, .spin_ns = 50 * US,
+				   .lead_ns = 1000 * US, .done = done,
+				   .issue_log = log, .issue_n = &nlog };
+	struct sched_stats ss;
+
+	(void)state;
+	for (int i = 0; i < 12; i++)
+		ios[i] = io_at(i * US, (uint32_t)(i % 2), 0);
+	vnow = T_START;
+	assert_int_equal(e.ops->init(&e, &es), 0);
+	assert_int_equal(sched_run(&p, &sp, &e, &vclk, res, &ss), 0);
+	e.ops->exit(&e);
+	assert_int_equal(nlog, 12);
+	for (size_t k = 0; k < nlog; k++) {
+		assert_true(log[k] < 12);
+		assert_int_equal(seen[log[k]]++, 0);
+		if (k)
+			assert_true(res[log[k]].issue_ns >= res[log[k - 1]].issue_ns);
+	}
+	for (int i = 0; i < 12; i++) {
+		assert_int_equal(done[i], 1);
+		assert_true(res[i].complete_ns >= res[i].issue_ns);
+	}
+}
+
 static int stop_after(void *ctx)
 {
 	return vnow >= *(int64_t *)ctx;
@@ -389,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_depth_caps_original),
 		cmocka_unit_test(test_dependency),
 		cmocka_unit_test(test_streams),
+		cmocka_unit_test(test_issue_log),
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_interrupt_in_gap),
 		cmocka_unit_test(test_cap_gaps),
