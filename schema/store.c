@@ -13,14 +13,36 @@
 
 #include "schema/store_backend.h"
 
+/* A libpq "key=value ..." connection string: its first word is a keyword
+ * and "=" (a file named so is opened as ./NAME). */
+static int is_conninfo(const char *path)
+{
+	const char *p = path;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!isalpha((unsigned char)*p))
+		return 0;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '=';
+}
+
 /* The back ends, by the start of what is opened: the first row whose prefix
- * matches takes it; a NULL prefix takes every plain path. A URL
- * ("scheme://...") no row takes is refused, not made a file. */
+ * matches (or whose test takes it) is used; a row with neither takes every
+ * plain path. A URL ("scheme://...") no row takes is refused, not made a
+ * file. */
 static const struct {
 	const char *prefix;
+	int (*takes)(const char *path);
 	const struct store_backend *be;
 } backends[] = {
-	{ NULL, &store_sqlite_backend },
+	{ "postgresql://", NULL, &store_pg_backend },
+	{ "postgres://", NULL, &store_pg_backend },
+	{ NULL, is_conninfo, &store_pg_backend },
+	{ NULL, NULL, &store_sqlite_backend },
 };
 
 /* The store handed out when even the back end's struct could not be made. */
@@ -48,7 +70,8 @@ static int open_with(struct store **out, const char *path,
 
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		const char *p = backends[i].prefix;
-		if (p ? !strncmp(path, p, strlen(p)) : !url) {
+		if (p ? !strncmp(path, p, strlen(p))
+		      : backends[i].takes ? backends[i].takes(path) : !url) {
 			be = backends[i].be;
 			break;
 		}

@@ -116,6 +116,10 @@ struct store_backend {
 /* The SQLite back end (schema/store_sqlite.c). */
 extern const struct store_backend store_sqlite_backend;
 
+/* The PostgreSQL back end (schema/store_pg.c), for libpq URIs and
+ * connection strings. */
+extern const struct store_backend store_pg_backend;
+
 /* Sets st->msg from a printf format; returns -code. */
 int store_fail(struct store *st, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
