@@ -50,6 +50,7 @@ CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_sqlite.c \
 	schema/store_sqlite_batch.c schema/store_sqlite_read.c \
 	schema/store_pg.c schema/store_pg_copy.c schema/store_pg_read.c \
+	schema/store_copy.c \
 	$(BUILD)/schema_sql.c $(BUILD)/schema_pg_sql.c capture/procstat.c capture/vmstat_text.c \
 	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
 	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_time.c \
@@ -62,7 +63,7 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	analyze/an_fairness.c analyze/an_queue.c analyze/an_readahead.c \
 	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
 	analyze/compare.c analyze/figures.c analyze/cmd_compare.c analyze/cmd_dump.c \
-	analyze/manage.c analyze/cmd_manage.c \
+	analyze/manage.c analyze/cmd_manage.c analyze/cmd_push.c \
 	analyze/blkparse_print.c analyze/cmd_runs.c analyze/cmd_report.c \
 	analyze/export.c analyze/cmd_export.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/sweep.c \

@@ -17,6 +17,8 @@ int cmd_runs(int argc, char **argv);    /* analyze/cmd_runs.c */
 int cmd_rm(int argc, char **argv);      /* analyze/cmd_manage.c */
 int cmd_mv(int argc, char **argv);      /* analyze/cmd_manage.c */
 int cmd_vacuum(int argc, char **argv);  /* analyze/cmd_manage.c */
+int cmd_push(int argc, char **argv);    /* analyze/cmd_push.c */
+int cmd_pull(int argc, char **argv);    /* analyze/cmd_push.c */
 int cmd_dump(int argc, char **argv);    /* analyze/cmd_dump.c */
 int cmd_report(int argc, char **argv);  /* analyze/cmd_report.c */
 int cmd_compare(int argc, char **argv); /* analyze/cmd_compare.c */

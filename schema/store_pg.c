@@ -230,8 +230,9 @@ static void no_notices(void *arg, const char *message)
 	(void)message;
 }
 
-/* How messages name the server: the URL or conninfo as given (a password in
- * it is refused before connecting, so there is none to hide). */
+/* Refuses a connection string that does not parse, or that holds a
+ * password: messages name the store by what was given, so a password must
+ * never be in it (libpq reads ~/.pgpass, PGPASSFILE, PGSERVICE instead). */
 static int check_conninfo(struct pg_store *s, const char *path)
 {
 	char *err = NULL;
@@ -264,7 +265,7 @@ static int pg_open(struct store **out, const char *path, enum store_open_mode m)
 	if (!s)
 		return -ENOMEM;
 	if ((rc = check_conninfo(s, path)))
-		goto out;
+		return rc;      /* the message does not repeat what was given */
 	s->conn = PQconnectdb(path);
 	if (!s->conn)
 		return store_fail(&s->base, ENOMEM, "out of memory");
