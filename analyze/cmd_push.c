@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "analyze/manage.h"
 #include "commands.h"
@@ -42,12 +41,13 @@ static void push_usage(FILE *fp)
 "usage: iotape push [--db FILE] --to URL [--replace] RUN...\n"
 "\n"
 "Copies runs to a shared store (a PostgreSQL server: a fleet's runs in one\n"
-"place) with their events, requests, samples, settings, devices, processes,\n"
-"commands and statistics, one transaction a run: a run lands whole or not\n"
-"at all. A run is named HOST:RUN there, HOST the machine it was recorded on\n"
-"(this one when not known); a name that has a ':' already is kept. RUN is a\n"
-"name, an id or a glob over the names. Credentials come from libpq's own\n"
-"means (~/.pgpass, PGPASSFILE, PGSERVICE, PG* variables), never the URL.\n");
+"place) with their events, requests, samples, replayed I/Os, settings,\n"
+"devices, processes, commands and statistics, one transaction a run: a run\n"
+"lands whole or not at all. A run is named HOST:RUN there, HOST the machine\n"
+"it was recorded on (this one when not known); a name that has a ':'\n"
+"already is kept. RUN is a name, an id or a glob over the names.\n"
+"Credentials come from libpq's own means (~/.pgpass, PGPASSFILE, PGSERVICE,\n"
+"PG* variables), never the URL.\n");
 	opt_usage(fp, push_options, ARRAY_SIZE(push_options), 16, NULL);
 }
 
@@ -71,25 +71,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The name a pushed run gets: HOST:RUN (HOST its recorded host, else this
- * machine's), or its own name when it has a ':' already. */
-static void fleet_name(struct store *src, const struct run_ref *r, char *out,
-		       size_t len)
-{
-	struct store_run info;
-	char host[128] = "";
-
-	if (strchr(r->name, ':')) {
-		snprintf(out, len, "%s", r->name);
-		return;
-	}
-	if (!store_run_get(src, r->id, &info) && info.host[0])
-		snprintf(host, sizeof(host), "%s", info.host);
-	else if (gethostname(host, sizeof(host) - 1))
-		snprintf(host, sizeof(host), "localhost");
-	snprintf(out, len, "%s:%s", host, r->name);
-}
-
 /* Copies the runs args name in from to to; push names them HOST:RUN. */
 static int copy_runs(const char *cmd, const char *from, const char *to,
 		     int push, int replace, char *const *args, int nargs)
@@ -97,7 +78,7 @@ static int copy_runs(const char *cmd, const char *from, const char *to,
 	struct store *src = NULL, *dst = NULL;
 	struct run_ref *runs = NULL;
 	size_t n = 0;
-	char err[1024], name[300];
+	char err[1024];
 	int rc = 0;
 
 	if (store_open_existing(&src, from)) {
@@ -115,20 +96,17 @@ static int copy_runs(const char *cmd, const char *from, const char *to,
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct store_copy_counts c;
 		double t0 = now_s(), dt;
-		if (push)
-			fleet_name(src, &runs[i], name, sizeof(name));
-		else
-			snprintf(name, sizeof(name), "%s", runs[i].name);
-		if (store_copy_run(src, runs[i].id, dst, name, replace, &c, err,
+		if (store_copy_run(src, runs[i].id, dst, push, replace, &c, err,
 				   sizeof(err))) {
 			rc = error("%s '%s': %s", cmd, runs[i].name, err);
 			break;
 		}
 		dt = now_s() - t0;
 		printf("%s '%s' as '%s': %" PRId64 " events, %" PRId64 " requests, %"
-		       PRId64 " samples; %" PRId64 " rows in %.2f s\n",
-		       push ? "pushed" : "pulled", runs[i].name, name, c.events,
-		       c.requests, c.samples, c.rows, dt);
+		       PRId64 " samples, %" PRId64 " replayed I/Os; %" PRId64
+		       " rows in %.2f s\n", push ? "pushed" : "pulled",
+		       runs[i].name, c.name, c.events, c.requests, c.samples,
+		       c.replays, c.rows, dt);
 	}
 out:
 	free(runs);

@@ -382,6 +382,11 @@ int store_vmstat_open(struct store *st, int64_t run,
 				   NULL, cur);
 }
 
+int store_replays_open(struct store *st, int64_t run, struct store_cursor **cur)
+{
+	return st->be->cursor_open(st, STORE_CUR_REPLAYS, run, 0, 0, NULL, cur);
+}
+
 /* next() of a cursor of kind: a cursor of another kind is a caller's bug,
  * refused with a message rather than writing the wrong row type. */
 static int next(struct store_cursor *cur, enum store_cursor_kind kind,
@@ -412,6 +417,11 @@ int store_samples_next(struct store_cursor *cur, struct store_sample *s)
 int store_vmstat_next(struct store_cursor *cur, struct store_vmstat *row)
 {
 	return next(cur, STORE_CUR_VMSTAT, row, NULL);
+}
+
+int store_replays_next(struct store_cursor *cur, struct store_replay *r)
+{
+	return next(cur, STORE_CUR_REPLAYS, r, NULL);
 }
 
 void store_cursor_close(struct store_cursor *cur)

@@ -88,9 +88,12 @@ struct run_info {
 	const char *format;
 	int big_endian;
 	const char *notes;
+	int64_t created_ns;  /* wall clock ns since 1970; 0: now (a copy keeps
+			      * its original's) */
 };
 
-/* Inserts a run (created now, by the wall clock); returns 0 and its id in
+/* Inserts a run (created now by the wall clock, unless ri->created_ns);
+ * returns 0 and its id in
  * *id, -STORE_E_EXISTS when the name is taken, or -STORE_E_SQLITE. */
 int store_run_create(struct store *st, const struct run_info *ri, int64_t *id);
 
@@ -524,6 +527,14 @@ int store_vmstat_open(struct store *st, int64_t run,
 /* The next vmstat row into *row. Returns 1, 0 at the end, or
  * -STORE_E_SQLITE. */
 int store_vmstat_next(struct store_cursor *cur, struct store_vmstat *row);
+
+/* Opens a cursor over run's replayed I/Os (the replays table), by idx.
+ * Returns 0 and *cur, or -STORE_E_SQLITE / -ENOMEM. */
+int store_replays_open(struct store *st, int64_t run, struct store_cursor **cur);
+
+/* The next replayed I/O into *r (r->op valid until the next call). Returns
+ * 1, 0 at the end, or -STORE_E_SQLITE. */
+int store_replays_next(struct store_cursor *cur, struct store_replay *r);
 
 /* Closes a cursor of any kind; NULL is fine. */
 void store_cursor_close(struct store_cursor *cur);

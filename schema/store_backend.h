@@ -29,6 +29,7 @@ struct store {
 /* The part of every back end's cursor the front knows. */
 enum store_cursor_kind {
 	STORE_CUR_REQUESTS, STORE_CUR_EVENTS, STORE_CUR_SAMPLES, STORE_CUR_VMSTAT,
+	STORE_CUR_REPLAYS,
 };
 
 struct store_cursor {
@@ -42,7 +43,7 @@ struct store_cursor {
  * the back end's store (NULL only when out of memory) even when it fails;
  * close() frees it. A cursor's next() writes into the row type of its kind
  * (struct store_request plus id, struct bt_event, struct store_sample,
- * struct store_vmstat). */
+ * struct store_vmstat, struct store_replay). */
 struct store_backend {
 	const char *name;
 	int (*open)(struct store **out, const char *path, enum store_open_mode m);

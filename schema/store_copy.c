@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* "reading: MSG" or "writing: MSG" into err; returns rc. */
 static int fail(int rc, struct store *st, const char *how, char *err,
@@ -59,7 +60,22 @@ out:
 	return rc;
 }
 
-/* Events, requests and samples of run into to, each through a cursor. */
+#define REPLAY_BATCH 256
+
+/* op as the static string of its name ("read" when none matches: the
+ * table allows no other). */
+static const char *op_name(const char *op)
+{
+	static const char *const ops[] = { "read", "write", "flush", "discard" };
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (op && !strcmp(op, ops[i]))
+			return ops[i];
+	return ops[0];
+}
+
+/* Events, requests, samples and replayed I/Os of run into to, each through
+ * a cursor. */
 static int copy_bulk(struct store *src, int64_t run, struct store *dst,
 		     int64_t to, struct store_copy_counts *c, char *err,
 		     size_t errlen)
@@ -68,6 +84,8 @@ static int copy_bulk(struct store *src, int64_t run, struct store *dst,
 	struct bt_event ev;
 	struct store_request rq;
 	struct store_sample smp;
+	struct store_replay rp[REPLAY_BATCH];
+	size_t nrp = 0;
 	int64_t id;
 	int rc;
 
@@ -98,25 +116,64 @@ static int copy_bulk(struct store *src, int64_t run, struct store *dst,
 				    smp.value));
 		c->samples++;
 	}
+	store_cursor_close(cur);
+	/* in batches; a row's op (it points into the cursor's row) as one of
+	 * the four names the table allows */
+	RD(store_replays_open(src, run, &cur));
+	while (1) {
+		int more;
+		RD(store_replays_next(cur, &rp[nrp]));
+		if ((more = rc))
+			rp[nrp].op = op_name(rp[nrp].op);
+		if (more && ++nrp < REPLAY_BATCH)
+			continue;
+		if (nrp)
+			WR(store_replays_add(dst, to, rp, nrp));
+		c->replays += (int64_t)nrp;
+		nrp = 0;
+		if (!more)
+			break;
+	}
 	rc = 0;
 out:
 	store_cursor_close(cur);
-	c->rows += c->events + c->requests + c->samples;
+	c->rows += c->events + c->requests + c->samples + c->replays;
 	return rc;
 }
 
+void store_copy_fleet_name(const struct store_run *r, char *out, size_t len)
+{
+	char host[128] = "localhost";
+
+	if (strchr(r->name, ':')) {
+		snprintf(out, len, "%s", r->name);
+		return;
+	}
+	if (r->host[0])
+		snprintf(host, sizeof(host), "%s", r->host);
+	else if (gethostname(host, sizeof(host) - 1))
+		snprintf(host, sizeof(host), "localhost");
+	snprintf(out, len, "%s:%s", host, r->name);
+}
+
 int store_copy_run(struct store *src, int64_t run, struct store *dst,
-		   const char *name, int replace, struct store_copy_counts *c,
+		   int fleet, int replace, struct store_copy_counts *c,
 		   char *err, size_t errlen)
 {
 	struct store_run r, parent;
 	struct run_info ri = { 0 };
+	char pname[sizeof(c->name)];
+	const char *name = c->name;
 	int64_t old, to;
 	int rc, began = 0;
 
 	memset(c, 0, sizeof(*c));
 	err[0] = '\0';
 	RD(store_run_get(src, run, &r));
+	if (fleet)
+		store_copy_fleet_name(&r, c->name, sizeof(c->name));
+	else
+		snprintf(c->name, sizeof(c->name), "%s", r.name);
 	WR(store_begin(dst));
 	began = 1;
 	rc = store_run_find(dst, name, &old);
@@ -137,10 +194,16 @@ int store_copy_run(struct store *src, int64_t run, struct store *dst,
 	ri.source = r.source[0] ? r.source : NULL;
 	ri.format = r.format[0] ? r.format : NULL;
 	ri.big_endian = r.big_endian;
+	ri.created_ns = r.created_ns;
 	/* the parent, when the destination has a run of its name */
-	if (r.parent && !store_run_get(src, r.parent, &parent) &&
-	    store_run_find(dst, parent.name, &old) == 0)
-		ri.parent = old;
+	if (r.parent && !store_run_get(src, r.parent, &parent)) {
+		if (fleet)
+			store_copy_fleet_name(&parent, pname, sizeof(pname));
+		else
+			snprintf(pname, sizeof(pname), "%s", parent.name);
+		if (store_run_find(dst, pname, &old) == 0)
+			ri.parent = old;
+	}
 	WR(store_run_create(dst, &ri, &to));
 	c->id = to;
 	c->rows = 1;

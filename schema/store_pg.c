@@ -355,7 +355,8 @@ static int pg_run_create(struct store *st, const struct run_info *ri, int64_t *i
 	p[0] = ri->name;
 	p[1] = ri->kind;
 	p[2] = ri->parent ? pg_i64(parent, ri->parent) : NULL;
-	p[3] = pg_i64(created, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	p[3] = pg_i64(created, ri->created_ns ? ri->created_ns
+		      : (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 	p[4] = ri->host;
 	p[5] = ri->kernel;
 	p[6] = ri->source;

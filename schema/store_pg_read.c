@@ -369,6 +369,12 @@ int pg_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 		if ((unsigned)iarg < sizeof(vm_sql) / sizeof(vm_sql[0]))
 			sql = vm_sql[iarg];
 		break;
+	case STORE_CUR_REPLAYS:
+		sql = "SELECT idx, stream, pid, dev, sector, bytes, op, fua, as_read,"
+		      " src_request, sched_ns, ready_ns, issue_ns, complete_ns, "
+		      "result FROM replays WHERE run = $1 ORDER BY idx";
+		what = "reading replays";
+		break;
 	}
 	if (!sql)
 		return store_fail(st, STORE_E_SQLITE, "%s: no such order or source",
@@ -521,6 +527,27 @@ static void vmstat_row(const PGresult *q, int row, struct store_vmstat *r)
 	r->writeback_kb = pg_get_double(q, row, 4 + STORE_VM_NCOLS);
 }
 
+static void replay_row(const PGresult *q, int row, struct store_replay *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->idx = pg_get_i64(q, row, 0, 0);
+	r->stream = (uint32_t)pg_get_i64(q, row, 1, 0);
+	r->pid = (uint32_t)pg_get_i64(q, row, 2, 0);
+	r->dev = (uint32_t)pg_get_i64(q, row, 3, 0);
+	r->has_sector = !PQgetisnull(q, row, 4);
+	r->sector = (uint64_t)pg_get_i64(q, row, 4, 0);
+	r->bytes = (uint32_t)pg_get_i64(q, row, 5, 0);
+	r->op = PQgetvalue(q, row, 6);
+	r->fua = (int)pg_get_i64(q, row, 7, 0);
+	r->as_read = (int)pg_get_i64(q, row, 8, 0);
+	r->src_request = pg_get_i64(q, row, 9, 0);
+	r->sched_ns = pg_get_i64(q, row, 10, 0);
+	r->ready_ns = pg_get_i64(q, row, 11, 0);
+	r->issue_ns = pg_get_i64(q, row, 12, 0);
+	r->complete_ns = pg_get_i64(q, row, 13, STORE_NO_TIME);
+	r->result = pg_get_i64(q, row, 14, 0);
+}
+
 int pg_cursor_next(struct store_cursor *cur, void *row, int64_t *id)
 {
 	struct pg_cursor *c = (struct pg_cursor *)cur;
@@ -561,6 +588,9 @@ int pg_cursor_next(struct store_cursor *cur, void *row, int64_t *id)
 	}
 	case STORE_CUR_VMSTAT:
 		vmstat_row(c->res, i, row);
+		break;
+	case STORE_CUR_REPLAYS:
+		replay_row(c->res, i, row);
 		break;
 	}
 	return 1;
