@@ -293,7 +293,7 @@ static void pg_close(struct store *st)
 	struct pg_store *s = pg(st);
 
 	PQfinish(s->conn);
-	free(s->buf);
+	pg_copy_free(s);
 	free(s);
 }
 
@@ -327,15 +327,7 @@ static int pg_rollback(struct store *st)
 {
 	struct pg_store *s = pg(st);
 
-	if (s->copy != PG_COPY_NONE) {
-		/* abort the COPY: its rows go with the transaction */
-		PGresult *r;
-		PQputCopyEnd(s->conn, "rolled back");
-		while ((r = PQgetResult(s->conn)))
-			PQclear(r);
-		s->copy = PG_COPY_NONE;
-		s->len = 0;
-	}
+	pg_copy_drop(s);
 	s->ev_run = 0;
 	return pg_exec(s, "ROLLBACK", 0, NULL, NULL, "rolling back");
 }

@@ -10,8 +10,15 @@
 
 /* The tables written with COPY ... FROM STDIN (BINARY). */
 enum pg_copy {
-	PG_COPY_NONE, PG_COPY_EVENTS, PG_COPY_REQUESTS, PG_COPY_SAMPLES,
-	PG_COPY_REPLAYS,
+	PG_COPY_EVENTS, PG_COPY_REQUESTS, PG_COPY_SAMPLES, PG_COPY_REPLAYS,
+	PG_COPY_N
+};
+
+/* One table's rows in COPY's binary format, not yet sent. */
+struct pg_copy_buf {
+	unsigned char *buf;
+	size_t len, cap;
+	int oom;                /* it could not grow */
 };
 
 struct pg_store {
@@ -19,14 +26,11 @@ struct pg_store {
 	PGconn *conn;
 	char *where;                /* the server as messages name it (no
 				     * password) */
-	enum pg_copy copy;          /* the COPY in progress, if any */
-	unsigned char *buf;         /* COPY data not yet sent */
-	size_t len, cap;
+	struct pg_copy_buf copy[PG_COPY_N]; /* rows waiting for their COPY */
 	int64_t ev_run;             /* the run events were last added to, */
 	int64_t ev_first, ev_last;  /* and the ids this connection gave them */
 	int ncursors;               /* cursors open */
 	int implicit;               /* a transaction begun for cursors only */
-	int oom;                    /* the COPY buffer could not grow */
 };
 
 static inline struct pg_store *pg(struct store *st)
@@ -39,10 +43,16 @@ static inline struct pg_store *pg(struct store *st)
  * exists is set. */
 int pg_fail(struct pg_store *s, const char *what, const PGresult *res);
 
-/* Ends the COPY in progress (the rows sent so far become part of the
- * transaction). Every statement other than the COPY's own data calls it
- * first. Returns 0 or -STORE_E_SQLITE. */
+/* Writes the rows waiting in the COPY buffers, one COPY a table (they
+ * become part of the transaction). Every other statement calls it first, so
+ * it sees them. Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
 int pg_copy_end(struct pg_store *s);
+
+/* Drops the rows waiting in the COPY buffers (a rollback). */
+void pg_copy_drop(struct pg_store *s);
+
+/* Frees the COPY buffers. */
+void pg_copy_free(struct pg_store *s);
 
 /* Runs sql with nparams text parameters (NULL is SQL NULL) after ending any
  * COPY; *res gets the result (PQclear() it) when res is not NULL. Returns
