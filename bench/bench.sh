@@ -165,3 +165,6 @@ BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_replay.sh"
 
 # the modelled disk (bench/bench_model.sh): simulated I/Os per second
 BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_model.sh"
+
+# the PostgreSQL store (bench/bench_pg.sh): import, push and report against SQLite
+BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE BENCH_REPS=$REPS bash "$(dirname "$0")/bench_pg.sh"

@@ -33,7 +33,7 @@ med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) 
 isq=() ipg=() push=() rsq=() rpg=()
 for ((i = 0; i < REPS; i++)); do
 	rm -f "$DB"
-	pg_psql "DELETE FROM events; DELETE FROM requests; DELETE FROM runs" > /dev/null
+	[ $i = 0 ] || "$IOTAPE" rm --db "$PG_URL" --force '*' > /dev/null || exit 1
 	isq+=("$(wall "$IOTAPE" import --quiet --db "$DB" --run b "$TRACE")") || exit 1
 	ipg+=("$(wall "$IOTAPE" import --quiet --db "$PG_URL" --run b "$TRACE")") || exit 1
 	push+=("$(wall "$IOTAPE" push --db "$DB" --to "$PG_URL" b)") || exit 1

@@ -224,6 +224,32 @@ check_eq "rm of pushed runs leaves no rows behind" "0 0 0" \
 	"$(pg_psql "SELECT (SELECT count(*) FROM runs WHERE name ~ ':p[1-8]$'),
 		(SELECT count(*) FROM events WHERE run NOT IN (SELECT id FROM runs)),
 		(SELECT count(*) FROM samples WHERE run NOT IN (SELECT id FROM runs))" | tr '\t' ' ')"
+
+# ---- two roles, as the README's "fleet" section grants them: a writer imports and
+# pushes but may not delete; a reader reads but may not write
+pg_psql "$(sed -n '/^-- iotape roles: begin/,/^-- iotape roles: end/p' "$REPO_ROOT/README.md")
+	CREATE ROLE alice LOGIN IN ROLE iotape_writer; CREATE ROLE bob LOGIN IN ROLE iotape_reader" > roles.out 2>&1 ||
+	not_ok "the README's roles" "$(cat roles.out)"
+W="postgresql:///iotape?host=$PG_DIR&user=alice" R="postgresql:///iotape?host=$PG_DIR&user=bob"
+check "the writer role imports" "$IOTAPE" import --quiet --again --db "$W" --run by-alice "$F"
+check "the writer role pushes" "$IOTAPE" push --db "$db" --to "$W" p3
+check "the reader role reads" "$IOTAPE" report --json --db "$R" by-alice
+check "the reader role lists" "$IOTAPE" runs --db "$R"
+"$IOTAPE" import --quiet --again --db "$R" --run by-bob "$F" > /dev/null 2> bob.err; rc=$?
+if [ $rc != 0 ] && grep -q "permission denied" bob.err &&
+   [ "$(pg_psql "SELECT count(*) FROM runs WHERE name = 'by-bob'")" = 0 ]; then
+	ok "the reader role may not import: $(cat bob.err)"
+else
+	not_ok "the reader role imported" "exit $rc: $(cat bob.err)"
+fi
+"$IOTAPE" rm --db "$W" by-alice > /dev/null 2> alice.err; rc=$?
+if [ $rc != 0 ] && grep -q "permission denied" alice.err &&
+   [ "$(pg_psql "SELECT count(*) FROM runs WHERE name = 'by-alice'")" = 1 ]; then
+	ok "the writer role may not delete: $(cat alice.err)"
+else
+	not_ok "the writer role deleted" "exit $rc: $(cat alice.err)"
+fi
+
 pg_psql "CREATE DATABASE empty" > /dev/null
 "$IOTAPE" report --db "postgresql:///empty?host=$PG_DIR&user=postgres" lf > /dev/null 2> empty.err
 if grep -q "no iotape store in this database" empty.err; then
