@@ -63,7 +63,7 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	analyze/an_fairness.c analyze/an_queue.c analyze/an_readahead.c \
 	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
 	analyze/compare.c analyze/figures.c analyze/cmd_compare.c analyze/cmd_dump.c \
-	analyze/manage.c analyze/cmd_manage.c analyze/cmd_push.c \
+	analyze/manage.c analyze/cmd_manage.c analyze/cmd_push.c analyze/cmd_fleet.c \
 	analyze/blkparse_print.c analyze/cmd_runs.c analyze/cmd_report.c \
 	analyze/export.c analyze/cmd_export.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/sweep.c \

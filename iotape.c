@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "vacuum", cmd_vacuum, "give deleted runs' space back; sizes before, after" },
 	{ "push", cmd_push, "copy runs to a shared store (PostgreSQL) as HOST:RUN" },
 	{ "pull", cmd_pull, "copy runs from a shared store into the local one" },
+	{ "fleet", cmd_fleet, "rank a shared store's runs by a latency figure" },
 	{ "dump", cmd_dump, "print a run's events as blkparse does" },
 	{ "report", cmd_report, "per-device and per-process I/O figures (btt's terms)" },
 	{ "compare", cmd_compare, "runs side by side, and why they differ" },

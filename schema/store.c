@@ -430,6 +430,19 @@ void store_cursor_close(struct store_cursor *cur)
 		cur->st->be->cursor_close(cur);
 }
 
+/* ---- across runs ---- */
+
+int store_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
+		      size_t limit, struct store_fleet_row **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!st->be->fleet_worst)
+		return store_fail(st, STORE_E_BACKEND, "ranking runs needs a "
+				  "PostgreSQL store (--db postgresql://...)");
+	return st->be->fleet_worst(st, metric, since_ns, limit, out, n);
+}
+
 /* ---- one-block lists ---- */
 
 void store_list_init(struct store_list *l, size_t row_size,

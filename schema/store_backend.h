@@ -112,6 +112,10 @@ struct store_backend {
 			   struct store_cursor **cur);
 	int (*cursor_next)(struct store_cursor *cur, void *row, int64_t *id);
 	void (*cursor_close)(struct store_cursor *cur);
+
+	/* NULL when the back end cannot rank runs in its SQL */
+	int (*fleet_worst)(struct store *st, const char *metric, int64_t since_ns,
+			   size_t limit, struct store_fleet_row **out, size_t *n);
 };
 
 /* The SQLite back end (schema/store_sqlite.c). */

@@ -675,4 +675,5 @@ const struct store_backend store_pg_backend = {
 	.cursor_open = pg_cursor_open,
 	.cursor_next = pg_cursor_next,
 	.cursor_close = pg_cursor_close,
+	.fleet_worst = pg_fleet_worst,
 };

@@ -100,5 +100,7 @@ int pg_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 		   struct store_cursor **cur);
 int pg_cursor_next(struct store_cursor *cur, void *row, int64_t *id);
 void pg_cursor_close(struct store_cursor *cur);
+int pg_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
+		   size_t limit, struct store_fleet_row **out, size_t *n);
 
 #endif

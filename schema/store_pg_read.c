@@ -611,3 +611,63 @@ void pg_cursor_close(struct store_cursor *cur)
 	free(c->pdu);
 	free(c);
 }
+
+/* ---- across runs ---- */
+
+int pg_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
+		   size_t limit, struct store_fleet_row **out, size_t *n)
+{
+	/* the figure's SQL: which requests, and the latency; chosen from this
+	 * table by name, never built from the caller's text */
+	static const struct {
+		const char *name, *dir, *from;
+	} metrics[] = {
+		{ "read_q2c_p99", "R", "q_ns" },
+		{ "write_q2c_p99", "W", "q_ns" },
+		{ "read_d2c_p99", "R", "d_ns" },
+		{ "write_d2c_p99", "W", "d_ns" },
+	};
+	struct pg_store *s = pg(st);
+	char sql[1024], since[24], lim[24];
+	const char *p[3] = { pg_i64(since, since_ns), metrics[0].dir,
+			     pg_i64(lim, (int64_t)limit) };
+	PGresult *r;
+	size_t m = sizeof(metrics) / sizeof(metrics[0]), i;
+	int rc, rows;
+
+	for (i = 0; i < m && strcmp(metrics[i].name, metric); i++)
+		;
+	if (i == m)
+		return store_fail(st, STORE_E_NOTFOUND, "no figure '%s' to rank by "
+				  "(%s)", metric, STORE_FLEET_METRICS);
+	p[1] = metrics[i].dir;
+	/* a run's requests through its (run, id) key; the percentile in the
+	 * server: only the ranked rows come back */
+	snprintf(sql, sizeof(sql), "SELECT r.id, r.name, r.host, r.kernel, "
+		 "r.created_ns, count(*), percentile_disc(0.99) WITHIN GROUP "
+		 "(ORDER BY q.c_ns - q.%s) / 1e6::float8 AS v FROM runs r JOIN "
+		 "requests q ON q.run = r.id WHERE r.created_ns >= $1 AND "
+		 "strpos(q.rwbs, $2) > 0 AND q.bytes > 0 AND q.%s IS NOT NULL AND "
+		 "q.c_ns IS NOT NULL GROUP BY r.id ORDER BY v DESC, r.id LIMIT $3",
+		 metrics[i].from, metrics[i].from);
+	if ((rc = pg_exec(s, sql, 3, p, &r, "ranking runs")))
+		return rc;
+	rows = PQntuples(r);
+	if (rows && !(*out = calloc((size_t)rows, sizeof(**out)))) {
+		PQclear(r);
+		return store_fail(st, ENOMEM, "out of memory");
+	}
+	for (int k = 0; k < rows; k++) {
+		struct store_fleet_row *f = &(*out)[k];
+		f->run = pg_get_i64(r, k, 0, 0);
+		pg_get_copy(r, k, 1, f->name, sizeof(f->name));
+		pg_get_copy(r, k, 2, f->host, sizeof(f->host));
+		pg_get_copy(r, k, 3, f->kernel, sizeof(f->kernel));
+		f->created_ns = pg_get_i64(r, k, 4, 0);
+		f->n = pg_get_i64(r, k, 5, 0);
+		f->value = pg_get_double(r, k, 6);
+	}
+	*n = (size_t)rows;
+	PQclear(r);
+	return 0;
+}
