@@ -44,10 +44,23 @@ for ((i = 0; i < REPS; i++)); do
 	rsq+=("$(wall "$IOTAPE" report --db "$DB" b)") || exit 1
 	rpg+=("$(wall "$IOTAPE" report --db "$PG_URL" b)") || exit 1
 done
+# fleet over 1000 runs of 1000 requests each (made in SQL: 1 M requests)
+pg_psql "INSERT INTO runs (name, kind, created_ns, host)
+	SELECT 'f' || g, 'import', (extract(epoch FROM now()) * 1e9)::bigint, 'h' || (g % 50)
+	FROM generate_series(1, 1000) g;
+	INSERT INTO requests (run, id, dev, sector, bytes, rwbs, cats, pid, q_ns, d_ns, c_ns)
+	SELECT r.id, k, 7340032, k * 8, 4096, CASE WHEN k % 3 = 0 THEN 'W' ELSE 'R' END, 0, 1,
+		k * 100000, k * 100000 + 1000, k * 100000 + 1000 + (hashint8(r.id * 1000 + k) & 65535) * 100
+	FROM runs r, generate_series(1, 1000) k WHERE r.name LIKE 'f%';
+	ANALYZE" > /dev/null || exit 1
+fl=()
+for ((i = 0; i < REPS; i++)); do
+	fl+=("$(wall "$IOTAPE" fleet --db "$PG_URL" --worst read_q2c_p99 --since 7d)") || exit 1
+done
 awk -v events="$(sed -n 's/^events=//p' "$BENCH_DIR/trace.meta")" -v rows="$rows" \
 	-v reps="$REPS" -v pgv="$("$PG_BIN/postgres" -V)" \
 	-v isq="$(med "${isq[@]}")" -v ipg="$(med "${ipg[@]}")" -v ps="$(med "${push[@]}")" \
-	-v rsq="$(med "${rsq[@]}")" -v rpg="$(med "${rpg[@]}")" '
+	-v rsq="$(med "${rsq[@]}")" -v rpg="$(med "${rpg[@]}")" -v fl="$(med "${fl[@]}")" '
 BEGIN {
 	printf "\nPostgreSQL store (%s, private server, fsync off), median of %d runs:\n", pgv, reps
 	printf "%-40s %8s %12s\n", "task", "wall s", "rows/s"
@@ -56,6 +69,7 @@ BEGIN {
 	printf "%-40s %8.2f %12.0f\n", "iotape push (SQLite to PostgreSQL)", ps, rows / ps
 	printf "%-40s %8.2f\n", "iotape report from SQLite", rsq
 	printf "%-40s %8.2f\n", "iotape report from PostgreSQL", rpg
+	printf "%-40s %8.2f\n", "iotape fleet, 1000 runs, 1 M requests", fl
 	printf "import PostgreSQL vs SQLite: %.2fx the time; report: %.2fx; push: %d rows (events + requests)\n",
 		ipg / isq, rpg / rsq, rows
 }'
