@@ -304,7 +304,15 @@ static int pg_schema_version(struct store *st, int *version)
 
 static int pg_begin(struct store *st)
 {
-	return pg_exec(pg(st), "BEGIN", 0, NULL, NULL, "beginning transaction");
+	struct pg_store *s = pg(st);
+
+	/* the transaction open cursors began becomes the caller's: closing
+	 * them must not commit it */
+	if (s->implicit) {
+		s->implicit = 0;
+		return 0;
+	}
+	return pg_exec(s, "BEGIN", 0, NULL, NULL, "beginning transaction");
 }
 
 static int pg_commit(struct store *st)
