@@ -16,7 +16,7 @@ static const struct opt_def options[] = {
 	{ "db", 1, 'b', "URL", "the store: a PostgreSQL URL or connection string "
 	  "(default $IOTAPE_DB)" },
 	{ "worst", 1, 'w', "FIGURE", "rank by FIGURE, worst first: "
-	  STORE_FLEET_METRICS " (ms; default read_q2c_p99)" },
+	  STORE_FLEET_METRICS " (us; default read_q2c_p99)" },
 	{ "since", 1, 's', "AGE", "only runs made in the last AGE (30m, 12h, 7d; "
 	  "default: every run)" },
 	{ "limit", 1, 'n', "N", "at most N runs (default 20)" },
@@ -31,7 +31,7 @@ static void usage(FILE *fp)
 "Ranks the runs of a shared store (PostgreSQL) by a latency figure, worst\n"
 "first: the exact 99th percentile of their read or write requests' Q2C or\n"
 "D2C, computed in the server, so only the ranked rows travel. One line a\n"
-"run: rank, name, host, kernel, the requests counted and the figure.\n");
+"run: rank, name, host, kernel, the requests counted and the figure (us).\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 18, NULL);
 }
 
@@ -98,9 +98,9 @@ int cmd_fleet(int argc, char **argv)
 		goto out;
 	}
 	printf("%4s %-24s %-12s %-20s %9s %10s\n", "rank", "run", "host", "kernel",
-	       "requests", metric);
+	       "requests", "us");
 	for (size_t i = 0; i < n; i++)
-		printf("%4zu %-24s %-12.12s %-20.20s %9" PRId64 " %10.4f\n", i + 1,
+		printf("%4zu %-24s %-12.12s %-20.20s %9" PRId64 " %10.1f\n", i + 1,
 		       rows[i].name, rows[i].host[0] ? rows[i].host : "-",
 		       rows[i].kernel[0] ? rows[i].kernel : "-", rows[i].n,
 		       rows[i].value);

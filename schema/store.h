@@ -549,11 +549,11 @@ struct store_fleet_row {
 	char kernel[128];
 	int64_t created_ns;     /* wall clock ns since 1970 */
 	int64_t n;              /* the requests the figure is over */
-	double value;           /* the figure, in its unit (ms) */
+	double value;           /* the figure, in its unit (us) */
 };
 
 /* The figures store_fleet_worst() ranks by: the 99th percentile (exact, the
- * smallest value with 99% at or below it) of Q2C or D2C in ms of the read
+ * smallest value with 99% at or below it) of Q2C or D2C in us of the read
  * or write requests with data, Q and C (D and C) seen. */
 #define STORE_FLEET_METRICS "read_q2c_p99, write_q2c_p99, read_d2c_p99, " \
 	"write_d2c_p99"

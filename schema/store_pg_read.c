@@ -645,7 +645,7 @@ int pg_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
 	 * server: only the ranked rows come back */
 	snprintf(sql, sizeof(sql), "SELECT r.id, r.name, r.host, r.kernel, "
 		 "r.created_ns, count(*), percentile_disc(0.99) WITHIN GROUP "
-		 "(ORDER BY q.c_ns - q.%s) / 1e6::float8 AS v FROM runs r JOIN "
+		 "(ORDER BY q.c_ns - q.%s) / 1e3::float8 AS v FROM runs r JOIN "
 		 "requests q ON q.run = r.id WHERE r.created_ns >= $1 AND "
 		 "strpos(q.rwbs, $2) > 0 AND q.bytes > 0 AND q.%s IS NOT NULL AND "
 		 "q.c_ns IS NOT NULL GROUP BY r.id ORDER BY v DESC, r.id LIMIT $3",

@@ -228,12 +228,13 @@ check_eq "rm of pushed runs leaves no rows behind" "0 0 0" \
 # ---- fleet: runs ranked in the server by an exact p99, as compare counts it (its
 # histogram's p99 is within 0.8%)
 "$IOTAPE" fleet --db "$URL" --worst read_q2c_p99 --since 7d --limit 100 > fleet.out 2> fleet.err
-want=$("$IOTAPE" compare --json --db "$URL" lf v8 | jq -r '.runs[0].figures.read_q2c_p99_ms')
+want=$("$IOTAPE" compare --json --db "$URL" lf v8 |
+	jq -r '.runs[0].figures | .read_q2c_p99_us // (.read_q2c_p99_ms * 1000)')
 got=$(awk '$2 == "lf" { print $NF }' fleet.out)
 if [ -n "$got" ] && within_pct "$got" "$want" 1 &&
    [ "$(awk 'NR > 1 { print $NF }' fleet.out | sort -gr)" = "$(awk 'NR > 1 { print $NF }' fleet.out)" ] &&
    [ "$(awk 'NR > 1' fleet.out | wc -l)" -ge 5 ]; then
-	ok "fleet --worst read_q2c_p99: $(($(wc -l < fleet.out) - 1)) runs worst first; lf's $got ms as compare's $want"
+	ok "fleet --worst read_q2c_p99: $(($(wc -l < fleet.out) - 1)) runs worst first; lf's $got us as compare's $want"
 else
 	not_ok "fleet --worst read_q2c_p99" "lf: $got, compare: $want" "$(head -n 4 fleet.out) $(cat fleet.err)"
 fi
