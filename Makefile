@@ -7,8 +7,8 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	   -Wstrict-prototypes -Wno-unused-parameter -Wvla
-ALL_CFLAGS = -std=gnu11 $(WARNINGS) -I. $(CFLAGS) -D_GNU_SOURCE
-LIBS = -lsqlite3 -lm -lpthread -luring -lblkid -lnettle -larchive -ljansson
+ALL_CFLAGS = -std=gnu11 $(WARNINGS) -I. -I/usr/include/postgresql $(CFLAGS) -D_GNU_SOURCE
+LIBS = -lsqlite3 -lpq -lm -lpthread -luring -lblkid -lnettle -larchive -ljansson
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
@@ -43,12 +43,18 @@ DEB_CHECK += /usr/include/archive.h /usr/bin/gzip /usr/bin/xz /usr/bin/zstd \
 # jansson reads fio's JSON results into workload metrics (capture/wlmetric.c).
 DEB_PACKAGES += libjansson-dev
 DEB_CHECK += /usr/include/jansson.h
+# libpq is the PostgreSQL store's client (schema/store_pg*.c); the server
+# (initdb, pg_ctl) runs in the tests that start their own (tests/lib.sh pg_start).
+DEB_PACKAGES += libpq-dev postgresql
+DEB_CHECK += /usr/include/postgresql/libpq-fe.h /usr/lib/postgresql/15/bin/initdb
 
 LIB_SRC = lib/util.c lib/emit.c lib/options.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_sqlite.c \
 	schema/store_sqlite_batch.c schema/store_sqlite_read.c schema/store_metric.c \
-	$(BUILD)/schema_sql.c capture/procstat.c capture/vmstat_text.c \
+	schema/store_pg.c schema/store_pg_copy.c schema/store_pg_read.c \
+	schema/store_copy.c \
+	$(BUILD)/schema_sql.c $(BUILD)/schema_pg_sql.c capture/procstat.c capture/vmstat_text.c \
 	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
 	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_time.c \
 	capture/fmt_iostat.c capture/wlmetric.c
@@ -61,6 +67,7 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
 	analyze/compare.c analyze/figures.c analyze/crosstab.c analyze/cmd_compare.c analyze/cmd_dump.c \
 	analyze/manage.c analyze/cmd_manage.c analyze/cmd_metric.c analyze/cmd_label.c \
+	analyze/cmd_push.c analyze/cmd_fleet.c \
 	analyze/blkparse_print.c analyze/cmd_runs.c analyze/cmd_report.c \
 	analyze/export.c analyze/cmd_export.c analyze/iostat.c analyze/cmd_iostat.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/tracefs_raw.c \
@@ -82,8 +89,9 @@ MODEL_SRC = model/model.c model/model_seek.c model/model_profile.c \
 	model/model_fit.c
 SRC = $(LIB_SRC) $(CORE_SRC) $(MODEL_SRC) $(CMD_SRC) $(PLOT_SRC) $(REPLAY_SRC)
 OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BUILD)/%,$(SRC))) \
-	$(BUILD)/schema_sql.o
+	$(BUILD)/schema_sql.o $(BUILD)/schema_pg_sql.o
 SQL = $(sort $(wildcard schema/[0-9][0-9][0-9]_*.sql))
+PG_SQL = $(sort $(wildcard schema/pg/[0-9][0-9][0-9]_*.sql))
 
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -103,6 +111,13 @@ $(BUILD)/schema_sql.c: $(SQL) schema/embed.sh | $(BUILD)
 	$(Q)sh schema/embed.sh $(SQL) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/schema_sql.o: $(BUILD)/schema_sql.c
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/schema_pg_sql.c: $(PG_SQL) schema/embed.sh | $(BUILD)
+	@echo "  GEN   $@"
+	$(Q)sh schema/embed.sh -n store_pg_migrations $(PG_SQL) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/schema_pg_sql.o: $(BUILD)/schema_pg_sql.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD):

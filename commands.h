@@ -17,6 +17,9 @@ int cmd_runs(int argc, char **argv);    /* analyze/cmd_runs.c */
 int cmd_rm(int argc, char **argv);      /* analyze/cmd_manage.c */
 int cmd_mv(int argc, char **argv);      /* analyze/cmd_manage.c */
 int cmd_vacuum(int argc, char **argv);  /* analyze/cmd_manage.c */
+int cmd_push(int argc, char **argv);    /* analyze/cmd_push.c */
+int cmd_pull(int argc, char **argv);    /* analyze/cmd_push.c */
+int cmd_fleet(int argc, char **argv);   /* analyze/cmd_fleet.c */
 int cmd_dump(int argc, char **argv);    /* analyze/cmd_dump.c */
 int cmd_iostat(int argc, char **argv);  /* analyze/cmd_iostat.c */
 int cmd_report(int argc, char **argv);  /* analyze/cmd_report.c */

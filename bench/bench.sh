@@ -235,6 +235,9 @@ BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_replay.sh"
 # the modelled disk (bench/bench_model.sh): simulated I/Os per second
 BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_model.sh"
 
+# the PostgreSQL store (bench/bench_pg.sh): import, push and report against SQLite
+BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE BENCH_REPS=$REPS bash "$(dirname "$0")/bench_pg.sh"
+
 # issue 16's table: every row beside its peer from this same run
 awk -F'\t' -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
 BEGIN {

@@ -13,14 +13,36 @@
 
 #include "schema/store_backend.h"
 
+/* A libpq "key=value ..." connection string: its first word is a keyword
+ * and "=" (a file named so is opened as ./NAME). */
+static int is_conninfo(const char *path)
+{
+	const char *p = path;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!isalpha((unsigned char)*p))
+		return 0;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '=';
+}
+
 /* The back ends, by the start of what is opened: the first row whose prefix
- * matches takes it; a NULL prefix takes every plain path. A URL
- * ("scheme://...") no row takes is refused, not made a file. */
+ * matches (or whose test takes it) is used; a row with neither takes every
+ * plain path. A URL ("scheme://...") no row takes is refused, not made a
+ * file. */
 static const struct {
 	const char *prefix;
+	int (*takes)(const char *path);
 	const struct store_backend *be;
 } backends[] = {
-	{ NULL, &store_sqlite_backend },
+	{ "postgresql://", NULL, &store_pg_backend },
+	{ "postgres://", NULL, &store_pg_backend },
+	{ NULL, is_conninfo, &store_pg_backend },
+	{ NULL, NULL, &store_sqlite_backend },
 };
 
 /* The store handed out when even the back end's struct could not be made. */
@@ -48,7 +70,8 @@ static int open_with(struct store **out, const char *path,
 
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		const char *p = backends[i].prefix;
-		if (p ? !strncmp(path, p, strlen(p)) : !url) {
+		if (p ? !strncmp(path, p, strlen(p))
+		      : backends[i].takes ? backends[i].takes(path) : !url) {
 			be = backends[i].be;
 			break;
 		}
@@ -404,6 +427,11 @@ int store_vmstat_open(struct store *st, int64_t run,
 				   NULL, cur);
 }
 
+int store_replays_open(struct store *st, int64_t run, struct store_cursor **cur)
+{
+	return st->be->cursor_open(st, STORE_CUR_REPLAYS, run, 0, 0, NULL, cur);
+}
+
 /* next() of a cursor of kind: a cursor of another kind is a caller's bug,
  * refused with a message rather than writing the wrong row type. */
 static int next(struct store_cursor *cur, enum store_cursor_kind kind,
@@ -465,10 +493,28 @@ int store_vmstat_next(struct store_cursor *cur, struct store_vmstat *row)
 	return next(cur, STORE_CUR_VMSTAT, row, NULL);
 }
 
+int store_replays_next(struct store_cursor *cur, struct store_replay *r)
+{
+	return next(cur, STORE_CUR_REPLAYS, r, NULL);
+}
+
 void store_cursor_close(struct store_cursor *cur)
 {
 	if (cur)
 		cur->st->be->cursor_close(cur);
+}
+
+/* ---- across runs ---- */
+
+int store_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
+		      size_t limit, struct store_fleet_row **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!st->be->fleet_worst)
+		return store_fail(st, STORE_E_BACKEND, "ranking runs needs a "
+				  "PostgreSQL store (--db postgresql://...)");
+	return st->be->fleet_worst(st, metric, since_ns, limit, out, n);
 }
 
 /* ---- one-block lists ---- */

@@ -88,9 +88,12 @@ struct run_info {
 	const char *format;
 	int big_endian;
 	const char *notes;
+	int64_t created_ns;  /* wall clock ns since 1970; 0: now (a copy keeps
+			      * its original's) */
 };
 
-/* Inserts a run (created now, by the wall clock); returns 0 and its id in
+/* Inserts a run (created now by the wall clock, unless ri->created_ns);
+ * returns 0 and its id in
  * *id, -STORE_E_EXISTS when the name is taken, or -STORE_E_SQLITE. */
 int store_run_create(struct store *st, const struct run_info *ri, int64_t *id);
 
@@ -580,7 +583,44 @@ int store_vmstat_open(struct store *st, int64_t run,
  * -STORE_E_SQLITE. */
 int store_vmstat_next(struct store_cursor *cur, struct store_vmstat *row);
 
+/* Opens a cursor over run's replayed I/Os (the replays table), by idx.
+ * Returns 0 and *cur, or -STORE_E_SQLITE / -ENOMEM. */
+int store_replays_open(struct store *st, int64_t run, struct store_cursor **cur);
+
+/* The next replayed I/O into *r (r->op valid until the next call). Returns
+ * 1, 0 at the end, or -STORE_E_SQLITE. */
+int store_replays_next(struct store_cursor *cur, struct store_replay *r);
+
 /* Closes a cursor of any kind; NULL is fine. */
 void store_cursor_close(struct store_cursor *cur);
+
+/* ==== across runs (a fleet's store) ==== */
+
+/* One run ranked by store_fleet_worst(). */
+struct store_fleet_row {
+	int64_t run;
+	char name[256];
+	char host[128];
+	char kernel[128];
+	int64_t created_ns;     /* wall clock ns since 1970 */
+	int64_t n;              /* the requests the figure is over */
+	double value;           /* the figure, in its unit (us) */
+};
+
+/* The figures store_fleet_worst() ranks by: the 99th percentile (exact, the
+ * smallest value with 99% at or below it) of Q2C or D2C in us of the read
+ * or write requests with data, Q and C (D and C) seen. */
+#define STORE_FLEET_METRICS "read_q2c_p99, write_q2c_p99, read_d2c_p99, " \
+	"write_d2c_p99"
+
+/* The runs made since since_ns (wall clock ns since 1970) ranked by metric
+ * (one of STORE_FLEET_METRICS), worst (largest) first, at most limit of
+ * them, into *out (*n; malloc'd: free() it), computed in the server.
+ * Returns 0, -STORE_E_NOTFOUND for an unknown metric, -STORE_E_BACKEND when
+ * the back end cannot (SQLite: no percentiles in its SQL), or
+ * -STORE_E_SQLITE / -ENOMEM. */
+int store_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
+		      size_t limit, struct store_fleet_row **out, size_t *n);
+
 
 #endif

@@ -29,6 +29,7 @@ struct store {
 /* The part of every back end's cursor the front knows. */
 enum store_cursor_kind {
 	STORE_CUR_REQUESTS, STORE_CUR_EVENTS, STORE_CUR_SAMPLES, STORE_CUR_VMSTAT,
+	STORE_CUR_REPLAYS,
 };
 
 struct store_cursor {
@@ -47,7 +48,7 @@ struct store_cursor {
  * the back end's store (NULL only when out of memory) even when it fails;
  * close() frees it. A cursor's next() writes into the row type of its kind
  * (struct store_request plus id, struct bt_event, struct store_sample,
- * struct store_vmstat). */
+ * struct store_vmstat, struct store_replay). */
 struct store_backend {
 	const char *name;
 	int (*open)(struct store **out, const char *path, enum store_open_mode m);
@@ -124,10 +125,18 @@ struct store_backend {
 			   struct store_cursor **cur);
 	int (*cursor_next)(struct store_cursor *cur, void *row, int64_t *id);
 	void (*cursor_close)(struct store_cursor *cur);
+
+	/* NULL when the back end cannot rank runs in its SQL */
+	int (*fleet_worst)(struct store *st, const char *metric, int64_t since_ns,
+			   size_t limit, struct store_fleet_row **out, size_t *n);
 };
 
 /* The SQLite back end (schema/store_sqlite.c). */
 extern const struct store_backend store_sqlite_backend;
+
+/* The PostgreSQL back end (schema/store_pg.c), for libpq URIs and
+ * connection strings. */
+extern const struct store_backend store_pg_backend;
 
 /* Sets st->msg from a printf format; returns -code. */
 int store_fail(struct store *st, int code, const char *fmt, ...)

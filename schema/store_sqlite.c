@@ -352,7 +352,8 @@ static int sq_run_create(struct store *st, const struct run_info *ri, int64_t *i
 	sqlite3_bind_text(q, 2, ri->kind, -1, SQLITE_TRANSIENT);
 	sq_bind_opt_i64(q, 3, ri->parent, ri->parent != 0);
 	clock_gettime(CLOCK_REALTIME, &ts);
-	sqlite3_bind_int64(q, 4, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	sqlite3_bind_int64(q, 4, ri->created_ns ? ri->created_ns
+			   : (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 	sq_bind_text(q, 5, ri->host);
 	sq_bind_text(q, 6, ri->kernel);
 	sq_bind_text(q, 7, ri->source);

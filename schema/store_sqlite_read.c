@@ -377,6 +377,10 @@ static const char *requests_sql(unsigned mask, int order, char *sql, size_t len)
 	" x.time_ns = v.time_ns AND x.source = 'meminfo' AND " \
 	" x.key = 'Writeback') FROM vmstat v WHERE v.run = ?1"
 
+/* The replays columns in struct store_replay's order. */
+#define REPLAY_COLS "idx, stream, pid, dev, sector, bytes, op, fua, as_read, " \
+	"src_request, sched_ns, ready_ns, issue_ns, complete_ns, result"
+
 int sq_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 		   int iarg, unsigned mask, const char *sarg,
 		   struct store_cursor **cur)
@@ -416,6 +420,10 @@ int sq_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 	case STORE_CUR_VMSTAT:
 		if ((unsigned)iarg < sizeof(vm_sql) / sizeof(vm_sql[0]))
 			sql = vm_sql[iarg];
+		break;
+	case STORE_CUR_REPLAYS:
+		sql = "SELECT " REPLAY_COLS " FROM replays WHERE run = ?1 ORDER BY idx";
+		what = "reading replays";
 		break;
 	}
 	if (!sql)
@@ -529,6 +537,27 @@ static void vmstat_row(sqlite3_stmt *q, struct store_vmstat *r)
 	r->writeback_kb = col_double_or_nan(q, 4 + STORE_VM_NCOLS);
 }
 
+static void replay_row(sqlite3_stmt *q, struct store_replay *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->idx = sqlite3_column_int64(q, 0);
+	r->stream = (uint32_t)sqlite3_column_int64(q, 1);
+	r->pid = (uint32_t)sqlite3_column_int64(q, 2);
+	r->dev = (uint32_t)sqlite3_column_int64(q, 3);
+	r->has_sector = sqlite3_column_type(q, 4) != SQLITE_NULL;
+	r->sector = (uint64_t)sqlite3_column_int64(q, 4);
+	r->bytes = (uint32_t)sqlite3_column_int64(q, 5);
+	r->op = (const char *)sqlite3_column_text(q, 6);
+	r->fua = sqlite3_column_int(q, 7);
+	r->as_read = sqlite3_column_int(q, 8);
+	r->src_request = sqlite3_column_int64(q, 9);
+	r->sched_ns = sqlite3_column_int64(q, 10);
+	r->ready_ns = sqlite3_column_int64(q, 11);
+	r->issue_ns = sqlite3_column_int64(q, 12);
+	r->complete_ns = sq_col_i64_or(q, 13, STORE_NO_TIME);
+	r->result = sqlite3_column_int64(q, 14);
+}
+
 int sq_cursor_next(struct store_cursor *cur, void *row, int64_t *id)
 {
 	struct sq_cursor *c = (struct sq_cursor *)cur;
@@ -559,6 +588,9 @@ int sq_cursor_next(struct store_cursor *cur, void *row, int64_t *id)
 	}
 	case STORE_CUR_VMSTAT:
 		vmstat_row(c->q, row);
+		break;
+	case STORE_CUR_REPLAYS:
+		replay_row(c->q, row);
 		break;
 	}
 	return 1;

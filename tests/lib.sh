@@ -440,3 +440,60 @@ compare_btt() {
 		else not_ok "$label: $dev #Q" "btt #Q=$nq, iotape btt_q=${jq_:-missing}"; fi
 	done <<< "$(btt_merge_q "$bttout")"
 }
+
+# ---- a private PostgreSQL server ---------------------------------------------------
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+
+# need_pg DESC: print DESC as skipped and exit unless the PostgreSQL 15 server
+# binaries (Debian's postgresql-15: initdb, pg_ctl) and psql are here
+need_pg() {
+	if [ -x "$PG_BIN/initdb" ] && [ -x "$PG_BIN/pg_ctl" ] && [ -x "$PG_BIN/psql" ]; then
+		return 0
+	fi
+	skip "$1" "no PostgreSQL server binaries in $PG_BIN"
+	exit 0
+}
+
+# pg_start: initdb and start a private server in a new directory (as `nobody` when
+# run as root: the server refuses root), listening only on a Unix socket in that
+# directory, trusting local connections; sets PG_DIR and PG_URL (a libpq URI for
+# database iotape as user postgres). Stopped (immediate) and removed at exit, also
+# on failure and signals. Returns 1 (with the server's log on stderr) when it fails.
+pg_start() {
+	local run=() log
+	PG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/iotape-pg.XXXXXX") || return 1
+	at_exit "pg_stop '$PG_DIR'"
+	if [ "$(id -u)" = 0 ]; then
+		chown nobody: "$PG_DIR" || return 1
+		run=(runuser -u nobody --)
+	fi
+	log=$PG_DIR/log
+	"${run[@]}" "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust \
+		--encoding=UTF8 --locale=C.UTF-8 > "$PG_DIR/initdb.out" 2>&1 ||
+		{ cat "$PG_DIR/initdb.out" >&2; return 1; }
+	"${run[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$log" -w -t 60 \
+		-o "-k $PG_DIR -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40" \
+		start > /dev/null 2>&1 || { cat "$log" >&2; return 1; }
+	"$PG_BIN/psql" -q -X -h "$PG_DIR" -U postgres -d postgres \
+		-c "CREATE DATABASE iotape" > /dev/null || return 1
+	PG_URL="postgresql:///iotape?host=$PG_DIR&user=postgres"
+}
+
+# pg_psql SQL: run SQL in the private server's database iotape; prints rows
+# unaligned, tab-separated, without headers
+pg_psql() {
+	"$PG_BIN/psql" -X -q -A -t -F $'\t' -v ON_ERROR_STOP=1 -h "$PG_DIR" \
+		-U postgres -d iotape -c "$1"
+}
+
+# pg_stop DIR: stop the server of DIR (when running) and remove DIR
+pg_stop() {
+	local d=$1 run=()
+	[ -d "$d" ] || return 0
+	[ "$(id -u)" = 0 ] && run=(runuser -u nobody --)
+	if [ -f "$d/data/postmaster.pid" ]; then
+		"${run[@]}" "$PG_BIN/pg_ctl" -D "$d/data" -m immediate -w -t 30 stop \
+			> /dev/null 2>&1
+	fi
+	rm -rf "$d"
+}

@@ -1,0 +1,111 @@
+/* `iotape fleet`: rank a shared store's runs by a latency figure computed
+ * in the server (store_fleet_worst()); argv parsing and the table only. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "lib/options.h"
+#include "lib/util.h"
+#include "schema/store.h"
+
+static const struct opt_def options[] = {
+	{ "db", 1, 'b', "URL", "the store: a PostgreSQL URL or connection string "
+	  "(default $IOTAPE_DB)" },
+	{ "worst", 1, 'w', "FIGURE", "rank by FIGURE, worst first: "
+	  STORE_FLEET_METRICS " (us; default read_q2c_p99)" },
+	{ "since", 1, 's', "AGE", "only runs made in the last AGE (30m, 12h, 7d; "
+	  "default: every run)" },
+	{ "limit", 1, 'n', "N", "at most N runs (default 20)" },
+	{ "help", 0, 'h', NULL, NULL },
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: iotape fleet [--db URL] [--worst FIGURE] [--since AGE] [--limit N]\n"
+"\n"
+"Ranks the runs of a shared store (PostgreSQL) by a latency figure, worst\n"
+"first: the exact 99th percentile of their read or write requests' Q2C or\n"
+"D2C, computed in the server, so only the ranked rows travel. One line a\n"
+"run: rank, name, host, kernel, the requests counted and the figure (us).\n");
+	opt_usage(fp, options, ARRAY_SIZE(options), 18, NULL);
+}
+
+/* AGE: a duration as parse_duration() takes it, or N days ("7d"). */
+static int parse_age(const char *s, double *sec)
+{
+	size_t len = strlen(s);
+	char *end;
+
+	if (len > 1 && s[len - 1] == 'd') {
+		double d = strtod(s, &end);
+		if (end == s + len - 1 && d >= 0) {
+			*sec = d * 86400;
+			return 0;
+		}
+		error("invalid duration '%s' for --since", s);
+		return -1;
+	}
+	return parse_duration(s, "--since", sec);
+}
+
+int cmd_fleet(int argc, char **argv)
+{
+	struct option longopts[ARRAY_SIZE(options) + 1];
+	const char *db = NULL, *metric = "read_q2c_p99";
+	struct store *st = NULL;
+	struct store_fleet_row *rows = NULL;
+	size_t n = 0, limit = 20;
+	int64_t since = 0;
+	double age;
+	char *end;
+	int c, rc = 0;
+
+	opt_longopts(options, ARRAY_SIZE(options), longopts);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': db = optarg; break;
+		case 'w': metric = optarg; break;
+		case 's':
+			if (parse_age(optarg, &age))
+				return 2;
+			since = (int64_t)time(NULL) * 1000000000 - (int64_t)(age * 1e9);
+			break;
+		case 'n':
+			limit = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || !limit) {
+				error("invalid count '%s' for --limit", optarg);
+				return opt_bad("fleet");
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: return opt_bad("fleet");
+		}
+	}
+	if (optind != argc) {
+		error("fleet takes no RUN arguments ('%s')", argv[optind]);
+		return opt_bad("fleet");
+	}
+	db = db_path_default(db);
+	if (store_open_existing(&st, db) ||
+	    store_fleet_worst(st, metric, since, limit, &rows, &n)) {
+		rc = error("%s", store_errmsg(st));
+		goto out;
+	}
+	printf("%4s %-24s %-12s %-20s %9s %10s\n", "rank", "run", "host", "kernel",
+	       "requests", "us");
+	for (size_t i = 0; i < n; i++)
+		printf("%4zu %-24s %-12.12s %-20.20s %9" PRId64 " %10.1f\n", i + 1,
+		       rows[i].name, rows[i].host[0] ? rows[i].host : "-",
+		       rows[i].kernel[0] ? rows[i].kernel : "-", rows[i].n,
+		       rows[i].value);
+out:
+	free(rows);
+	store_close(st);
+	return rc ? -1 : close_stdout();
+}

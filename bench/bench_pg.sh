@@ -1,0 +1,75 @@
+# bench/bench_pg.sh: the PostgreSQL store against SQLite, on a private server
+# (tests/lib.sh pg_start; fsync off, as a scratch server): `import` of the bench
+# trace into each, `push` of the SQLite run (rows per second: events + requests +
+# every other row copied), and `report` from each. Run by bench/bench.sh after it
+# cached the trace; alone: BENCH_DIR=... IOTAPE=... bash bench/bench_pg.sh.
+# Skipped (one line) without the server binaries.
+
+. "$(dirname "$0")/../tests/lib.sh"
+
+BENCH_DIR=${BENCH_DIR:-/var/tmp/iotape-bench}
+TRACE=$BENCH_DIR/trace.bin
+REPS=${BENCH_REPS:-3}
+
+if ! [ -x "$PG_BIN/initdb" ]; then
+	echo "postgresql: skipped (no server binaries in $PG_BIN; make deps)"
+	exit 0
+fi
+[ -s "$TRACE" ] || { echo "bench_pg: no $TRACE (run make bench)" >&2; exit 1; }
+pg_start || { echo "bench_pg: cannot start PostgreSQL" >&2; exit 1; }
+DB=$TEST_TMP/pg.db
+
+# wall CMD...: the wall time of CMD in seconds (its output dropped)
+wall() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$@" > /dev/null 2> "$TEST_TMP/err" || { cat "$TEST_TMP/err" >&2; return 1; }
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+}
+# med V...: the median
+med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+isq=() ipg=() push=() rsq=() rpg=()
+for ((i = 0; i < REPS; i++)); do
+	rm -f "$DB"
+	[ $i = 0 ] || "$IOTAPE" rm --db "$PG_URL" --force '*' > /dev/null || exit 1
+	isq+=("$(wall "$IOTAPE" import --quiet --db "$DB" --run b "$TRACE")") || exit 1
+	ipg+=("$(wall "$IOTAPE" import --quiet --db "$PG_URL" --run b "$TRACE")") || exit 1
+	push+=("$(wall "$IOTAPE" push --db "$DB" --to "$PG_URL" b)") || exit 1
+done
+rows=$(pg_psql "SELECT (SELECT count(*) FROM events e JOIN runs r ON r.id = e.run WHERE r.name LIKE '%:b')
+	+ (SELECT count(*) FROM requests q JOIN runs r ON r.id = q.run WHERE r.name LIKE '%:b')")
+for ((i = 0; i < REPS; i++)); do
+	rsq+=("$(wall "$IOTAPE" report --db "$DB" b)") || exit 1
+	rpg+=("$(wall "$IOTAPE" report --db "$PG_URL" b)") || exit 1
+done
+# fleet over 1000 runs of 1000 requests each (made in SQL: 1 M requests)
+pg_psql "INSERT INTO runs (name, kind, created_ns, host)
+	SELECT 'f' || g, 'import', (extract(epoch FROM now()) * 1e9)::bigint, 'h' || (g % 50)
+	FROM generate_series(1, 1000) g;
+	INSERT INTO requests (run, id, dev, sector, bytes, rwbs, cats, pid, q_ns, d_ns, c_ns)
+	SELECT r.id, k, 7340032, k * 8, 4096, CASE WHEN k % 3 = 0 THEN 'W' ELSE 'R' END, 0, 1,
+		k * 100000, k * 100000 + 1000, k * 100000 + 1000 + (hashint8(r.id * 1000 + k) & 65535) * 100
+	FROM runs r, generate_series(1, 1000) k WHERE r.name LIKE 'f%';
+	ANALYZE" > /dev/null || exit 1
+fl=()
+for ((i = 0; i < REPS; i++)); do
+	fl+=("$(wall "$IOTAPE" fleet --db "$PG_URL" --worst read_q2c_p99 --since 7d)") || exit 1
+done
+awk -v events="$(sed -n 's/^events=//p' "$BENCH_DIR/trace.meta")" -v rows="$rows" \
+	-v reps="$REPS" -v pgv="$("$PG_BIN/postgres" -V)" \
+	-v isq="$(med "${isq[@]}")" -v ipg="$(med "${ipg[@]}")" -v ps="$(med "${push[@]}")" \
+	-v rsq="$(med "${rsq[@]}")" -v rpg="$(med "${rpg[@]}")" -v fl="$(med "${fl[@]}")" '
+BEGIN {
+	printf "\nPostgreSQL store (%s, private server, fsync off), median of %d runs:\n", pgv, reps
+	printf "%-40s %8s %12s\n", "task", "wall s", "rows/s"
+	printf "%-40s %8.2f %12.0f\n", "iotape import into SQLite", isq, events / isq
+	printf "%-40s %8.2f %12.0f\n", "iotape import into PostgreSQL", ipg, events / ipg
+	printf "%-40s %8.2f %12.0f\n", "iotape push (SQLite to PostgreSQL)", ps, rows / ps
+	printf "%-40s %8.2f\n", "iotape report from SQLite", rsq
+	printf "%-40s %8.2f\n", "iotape report from PostgreSQL", rpg
+	printf "%-40s %8.2f\n", "iotape fleet, 1000 runs, 1 M requests", fl
+	printf "import PostgreSQL vs SQLite: %.2fx the time; report: %.2fx; push: %d rows (events + requests)\n",
+		ipg / isq, rpg / rsq, rows
+}'

@@ -1,0 +1,221 @@
+/* Copying a run between stores through the store API (store_copy.h): read
+ * from one, write to the other, in one transaction of the destination. */
+#include "schema/store_copy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* "reading: MSG" or "writing: MSG" into err; returns rc. */
+static int fail(int rc, struct store *st, const char *how, char *err,
+		size_t errlen)
+{
+	snprintf(err, errlen, "%s: %s", how, store_errmsg(st));
+	return rc;
+}
+
+#define RD(expr) do { if ((rc = (expr)) < 0) { \
+	fail(rc, src, "reading", err, errlen); goto out; } } while (0)
+#define WR(expr) do { if ((rc = (expr)) < 0) { \
+	fail(rc, dst, "writing", err, errlen); goto out; } } while (0)
+
+/* Settings, devices, processes, commands and statistics of run into to. */
+static int copy_small(struct store *src, int64_t run, struct store *dst,
+		      int64_t to, struct store_copy_counts *c, char *err,
+		      size_t errlen)
+{
+	struct store_setting *set = NULL;
+	struct store_device *dev = NULL;
+	struct store_process *proc = NULL;
+	struct store_command *cmd = NULL;
+	struct store_stat *stat = NULL;
+	size_t n;
+	int rc;
+
+	RD(store_settings_get(src, run, &set, &n));
+	for (size_t i = 0; i < n; i++, c->rows++)
+		WR(store_setting_add(dst, to, set[i].key, set[i].value,
+				     set[i].at == STORE_AT_END ? "end" : "start"));
+	RD(store_devices_get(src, run, &dev, &n));
+	for (size_t i = 0; i < n; i++, c->rows++)
+		WR(store_device_add(dst, to, dev[i].dev, dev[i].name,
+				    dev[i].size_bytes, dev[i].role));
+	RD(store_processes_get(src, run, &proc, &n));
+	for (size_t i = 0; i < n; i++, c->rows++)
+		WR(store_process_set(dst, to, proc[i].pid, proc[i].comm));
+	RD(store_commands_get(src, run, &cmd, &n));
+	for (size_t i = 0; i < n; i++, c->rows++)
+		WR(store_command_add(dst, to, &cmd[i]));
+	RD(store_stats_get(src, run, &stat, &n));
+	for (size_t i = 0; i < n; i++, c->rows++)
+		WR(store_stat_set(dst, to, stat[i].key, stat[i].value));
+	rc = 0;
+out:
+	free(set);
+	free(dev);
+	free(proc);
+	free(cmd);
+	free(stat);
+	return rc;
+}
+
+#define REPLAY_BATCH 256
+
+/* op as the static string of its name ("read" when none matches: the
+ * table allows no other). */
+static const char *op_name(const char *op)
+{
+	static const char *const ops[] = { "read", "write", "flush", "discard" };
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (op && !strcmp(op, ops[i]))
+			return ops[i];
+	return ops[0];
+}
+
+/* Events, requests, samples and replayed I/Os of run into to, each through
+ * a cursor. */
+static int copy_bulk(struct store *src, int64_t run, struct store *dst,
+		     int64_t to, struct store_copy_counts *c, char *err,
+		     size_t errlen)
+{
+	struct store_cursor *cur = NULL;
+	struct bt_event ev;
+	struct store_request rq;
+	struct store_sample smp;
+	struct store_replay rp[REPLAY_BATCH];
+	size_t nrp = 0;
+	int64_t id;
+	int rc;
+
+	RD(store_events_open(src, run, &cur));
+	while (1) {
+		RD(store_events_next(cur, &ev));
+		if (!rc)
+			break;
+		WR(store_event_add(dst, to, &ev));
+		c->events++;
+	}
+	store_cursor_close(cur);
+	RD(store_requests_open(src, run, STORE_RQ_ALL, STORE_RQ_COLS_ALL, &cur));
+	while (1) {
+		RD(store_requests_next(cur, &rq, &id));
+		if (!rc)
+			break;
+		WR(store_request_add(dst, to, id, &rq));
+		c->requests++;
+	}
+	store_cursor_close(cur);
+	RD(store_samples_open(src, run, NULL, &cur));
+	while (1) {
+		RD(store_samples_next(cur, &smp));
+		if (!rc)
+			break;
+		WR(store_sample_add(dst, to, smp.time_ns, smp.source, smp.key,
+				    smp.value));
+		c->samples++;
+	}
+	store_cursor_close(cur);
+	/* in batches; a row's op (it points into the cursor's row) as one of
+	 * the four names the table allows */
+	RD(store_replays_open(src, run, &cur));
+	while (1) {
+		int more;
+		RD(store_replays_next(cur, &rp[nrp]));
+		if ((more = rc))
+			rp[nrp].op = op_name(rp[nrp].op);
+		if (more && ++nrp < REPLAY_BATCH)
+			continue;
+		if (nrp)
+			WR(store_replays_add(dst, to, rp, nrp));
+		c->replays += (int64_t)nrp;
+		nrp = 0;
+		if (!more)
+			break;
+	}
+	rc = 0;
+out:
+	store_cursor_close(cur);
+	c->rows += c->events + c->requests + c->samples + c->replays;
+	return rc;
+}
+
+void store_copy_fleet_name(const struct store_run *r, char *out, size_t len)
+{
+	char host[128] = "localhost";
+
+	if (strchr(r->name, ':')) {
+		snprintf(out, len, "%s", r->name);
+		return;
+	}
+	if (r->host[0])
+		snprintf(host, sizeof(host), "%s", r->host);
+	else if (gethostname(host, sizeof(host) - 1))
+		snprintf(host, sizeof(host), "localhost");
+	snprintf(out, len, "%s:%s", host, r->name);
+}
+
+int store_copy_run(struct store *src, int64_t run, struct store *dst,
+		   int fleet, int replace, struct store_copy_counts *c,
+		   char *err, size_t errlen)
+{
+	struct store_run r, parent;
+	struct run_info ri = { 0 };
+	char pname[sizeof(c->name)];
+	const char *name = c->name;
+	int64_t old, to;
+	int rc, began = 0;
+
+	memset(c, 0, sizeof(*c));
+	err[0] = '\0';
+	RD(store_run_get(src, run, &r));
+	if (fleet)
+		store_copy_fleet_name(&r, c->name, sizeof(c->name));
+	else
+		snprintf(c->name, sizeof(c->name), "%s", r.name);
+	WR(store_begin(dst));
+	began = 1;
+	rc = store_run_find(dst, name, &old);
+	if (rc == 0 && !replace) {
+		snprintf(err, errlen, "a run named '%s' is there already (--replace"
+			 " to overwrite it)", name);
+		rc = -STORE_E_EXISTS;
+		goto out;
+	}
+	if (rc == 0)
+		WR(store_run_delete(dst, old, NULL));
+	else if (rc != -STORE_E_NOTFOUND)
+		WR(rc);
+	ri.name = name;
+	ri.kind = r.kind;
+	ri.host = r.host[0] ? r.host : NULL;
+	ri.kernel = r.kernel[0] ? r.kernel : NULL;
+	ri.source = r.source[0] ? r.source : NULL;
+	ri.format = r.format[0] ? r.format : NULL;
+	ri.big_endian = r.big_endian;
+	ri.created_ns = r.created_ns;
+	/* the parent, when the destination has a run of its name */
+	if (r.parent && !store_run_get(src, r.parent, &parent)) {
+		if (fleet)
+			store_copy_fleet_name(&parent, pname, sizeof(pname));
+		else
+			snprintf(pname, sizeof(pname), "%s", parent.name);
+		if (store_run_find(dst, pname, &old) == 0)
+			ri.parent = old;
+	}
+	WR(store_run_create(dst, &ri, &to));
+	c->id = to;
+	c->rows = 1;
+	if ((rc = copy_small(src, run, dst, to, c, err, errlen)) ||
+	    (rc = copy_bulk(src, run, dst, to, c, err, errlen)))
+		goto out;
+	WR(store_run_finish(dst, to, r.status[0] ? r.status : "complete",
+			    r.genesis_ns));
+	WR(store_commit(dst));
+	return 0;
+out:
+	if (began)
+		store_rollback(dst);
+	return rc < 0 ? rc : -STORE_E_SQLITE;
+}
