@@ -20,7 +20,8 @@ static int fail(int rc, struct store *st, const char *how, char *err,
 #define WR(expr) do { if ((rc = (expr)) < 0) { \
 	fail(rc, dst, "writing", err, errlen); goto out; } } while (0)
 
-/* Settings, devices, processes, commands and statistics of run into to. */
+/* Settings, devices, processes, commands, statistics and workload metrics
+ * (the stored ones: a command's times come with its command) of run into to. */
 static int copy_small(struct store *src, int64_t run, struct store *dst,
 		      int64_t to, struct store_copy_counts *c, char *err,
 		      size_t errlen)
@@ -30,6 +31,7 @@ static int copy_small(struct store *src, int64_t run, struct store *dst,
 	struct store_process *proc = NULL;
 	struct store_command *cmd = NULL;
 	struct store_stat *stat = NULL;
+	struct store_metric *met = NULL;
 	size_t n;
 	int rc;
 
@@ -50,6 +52,11 @@ static int copy_small(struct store *src, int64_t run, struct store *dst,
 	RD(store_stats_get(src, run, &stat, &n));
 	for (size_t i = 0; i < n; i++, c->rows++)
 		WR(store_stat_set(dst, to, stat[i].key, stat[i].value));
+	RD(store_metrics_get(src, run, &met, &n));
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(met[i].source, "time") && (c->rows++, 1))
+			WR(store_metric_set(dst, to, met[i].name, met[i].value,
+					    met[i].unit, met[i].source));
 	rc = 0;
 out:
 	free(set);
@@ -57,6 +64,7 @@ out:
 	free(proc);
 	free(cmd);
 	free(stat);
+	free(met);
 	return rc;
 }
 

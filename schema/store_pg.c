@@ -631,6 +631,19 @@ static int pg_stat_set(struct store *st, int64_t run, const char *key,
 		       "EXCLUDED.value", 3, p, NULL, "storing run statistics");
 }
 
+static int pg_metric_set(struct store *st, int64_t run, const char *name,
+			 double value, const char *unit, const char *source)
+{
+	char id[24], v[32];
+	const char *p[5] = { pg_i64(id, run), name, v, unit, source };
+
+	snprintf(v, sizeof(v), "%.17g", value);  /* the double back bit for bit */
+	return pg_exec(pg(st), "INSERT INTO metrics (run, name, value, unit, "
+		       "source) VALUES ($1,$2,$3,$4,$5) ON CONFLICT (run, name) DO "
+		       "UPDATE SET value = EXCLUDED.value, unit = EXCLUDED.unit, "
+		       "source = EXCLUDED.source", 5, p, NULL, "storing metric");
+}
+
 /* The first free request id: one more than the largest of any run (each
  * run's largest through its primary key, so no table scan). Writers at the
  * same time may get the same one: ids are unique per run, which is all the
@@ -675,6 +688,8 @@ const struct store_backend store_pg_backend = {
 	.commands_get = pg_commands_get,
 	.stat_set = pg_stat_set,
 	.stats_get = pg_stats_get,
+	.metric_set = pg_metric_set,
+	.metrics_get = pg_metrics_get,
 	.event_add = pg_event_add,
 	.request_add = pg_request_add,
 	.next_request_id = pg_next_request_id,

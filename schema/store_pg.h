@@ -95,6 +95,8 @@ int pg_commands_get(struct store *st, int64_t run, struct store_command **out,
 		    size_t *n);
 int pg_stats_get(struct store *st, int64_t run, struct store_stat **out,
 		 size_t *n);
+int pg_metrics_get(struct store *st, int64_t run, struct store_metric **out,
+		   size_t *n);
 int pg_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 		   int iarg, unsigned mask, const char *sarg,
 		   struct store_cursor **cur);

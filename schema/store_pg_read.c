@@ -264,6 +264,29 @@ int pg_stats_get(struct store *st, int64_t run, struct store_stat **out,
 			 (void **)out, n, "reading run statistics");
 }
 
+static void fill_metric(struct store_list *l, void *row, const PGresult *q,
+			int i)
+{
+	struct store_metric *r = row;
+
+	r->name = col_str(l, q, i, 0);
+	r->value = pg_get_double(q, i, 1);
+	r->unit = col_str(l, q, i, 2);
+	r->source = col_str(l, q, i, 3);
+}
+
+int pg_metrics_get(struct store *st, int64_t run, struct store_metric **out,
+		   size_t *n)
+{
+	static const size_t str[] = { offsetof(struct store_metric, name),
+				      offsetof(struct store_metric, unit),
+				      offsetof(struct store_metric, source) };
+
+	return read_list(pg(st), "SELECT name, value, unit, source FROM metrics"
+			 " WHERE run = $1 ORDER BY name", run, sizeof(**out), str,
+			 3, fill_metric, (void **)out, n, "reading metrics");
+}
+
 /* ---- cursors ---- */
 
 struct pg_cursor {

@@ -133,6 +133,23 @@ else
 	not_ok "push and pull keep when the run was made" "$(diff ma.txt mb.txt | head -n 4)"
 fi
 
+# ---- workload metrics (schema 5): set in PostgreSQL, pushed, pulled
+check "metric sets a value in PostgreSQL" "$IOTAPE" metric --db "$URL" "$host:lf" tps=41.2 'bw=700 MB/s'
+"$IOTAPE" metric --db "$db" lf tps=41.2 'bw=700 MB/s' > /dev/null
+"$IOTAPE" metric --db "$URL" "$host:lf" > ma.txt 2>&1
+"$IOTAPE" metric --db "$db" lf > mb.txt 2>&1
+if grep -q "^tps" ma.txt && cmp -s ma.txt mb.txt; then
+	ok "metric lists the same in both stores"
+else
+	not_ok "metric lists the same in both stores" "$(diff ma.txt mb.txt | head -n 4)"
+fi
+"$IOTAPE" pull --db "$t/m.db" --from "$URL" "$host:lf" > /dev/null 2> pull.err
+"$IOTAPE" metric --db "$t/m.db" "$host:lf" > mc.txt 2>&1
+if cmp -s ma.txt mc.txt; then ok "pull keeps the run's metrics"
+else not_ok "pull keeps the run's metrics" "$(cat pull.err; diff ma.txt mc.txt | head -n 4)"; fi
+check_eq "PostgreSQL's schema version is SQLite's" \
+	"$(sqlite3 "$db" "PRAGMA user_version")" "$(pg_psql "SELECT max(version) FROM iotape_schema")"
+
 # ---- eight pushes at once, each its own run: all land, whole
 for i in 1 2 3 4 5 6 7 8; do
 	"$IOTAPE" import --quiet --again --db "$db" --run "p$i" "$F" || not_ok "import p$i"
