@@ -406,6 +406,8 @@ static int disk_print(struct store *st, int64_t run, const char *name, int json)
 		"total", "merged", "sectors", "ms", "cur", "ms" };
 	static const int w[] = { 7, 6, 8, 6, 7, 6, 8, 6, 3, 6 };
 	struct dsamples *d = NULL;
+	struct store_device *dv = NULL;
+	size_t ndv = 0;
 	struct emit e;
 	int64_t base;
 	int n = 0;
@@ -418,15 +420,27 @@ static int disk_print(struct store *st, int64_t run, const char *name, int json)
 		free(d);
 		return error("run '%s' has no /proc/diskstats samples", name);
 	}
+	if (store_devices_get(st, run, &dv, &ndv))
+		ndv = 0;        /* names are a courtesy: print major,minor only */
 	emit_init(&e, stdout, json);
 	emit_obj_begin(&e, NULL);
 	emit_str(&e, "run", name);
 	emit_arr_begin(&e, "disks");
 	for (int k = 0; k < n; k++) {
+		const char *dn = NULL;
+		unsigned ma, mi;
+
+		if (sscanf(d[k].name, "%u,%u", &ma, &mi) == 2)
+			for (size_t j = 0; j < ndv; j++)
+				if (dv[j].dev == (ma << 20 | mi) && dv[j].name)
+					dn = dv[j].name;
 		emit_obj_begin(&e, NULL);
 		emit_str(&e, "disk", d[k].name);
-		emit_text(&e, "%sdisk %s: counts in each interval\n", k ? "\n" : "",
-			  d[k].name);
+		if (dn)
+			emit_str(&e, "name", dn);
+		emit_text(&e, "%sdisk %s%s%s%s: counts in each interval\n",
+			  k ? "\n" : "", dn ? dn : "", dn ? " (" : "", d[k].name,
+			  dn ? ")" : "");
 		emit_text(&e, "  time ------------reads------------- "
 			  "------------writes------------ ----IO----\n");
 		emit_text(&e, "%6s", "s");
@@ -460,6 +474,7 @@ static int disk_print(struct store *st, int64_t run, const char *name, int json)
 	emit_obj_end(&e);
 	emit_finish(&e);
 	free(d);
+	free(dv);
 	return 0;
 }
 
