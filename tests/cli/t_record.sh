@@ -168,8 +168,11 @@ rss2=$(awk '/^VmRSS/ { print $2 }' /proc/$REC/status)
 diag "small ring: VmRSS ${rss1} kB at 2 s, ${rss2} kB at 7 s"
 [ "$rss2" -lt 32768 ] && ok "small ring: RSS stays under 32 MiB ($rss2 kB)" ||
 	not_ok "small ring: RSS bounded" "$rss2 kB"
-[ $((rss2 - rss1)) -lt 2048 ] && ok "small ring: RSS does not grow while events flow" ||
-	not_ok "small ring: RSS does not grow" "$rss1 -> $rss2 kB"
+# 2 MiB of slack; the sanitizer build keeps freed blocks in its quarantine
+# for a while (2.3 MiB more seen in one CI run): 4 MiB there
+grow_max=2048; case $IOTAPE in *-san) grow_max=4096 ;; esac
+[ $((rss2 - rss1)) -lt $grow_max ] && ok "small ring: RSS does not grow while events flow" ||
+	not_ok "small ring: RSS does not grow" "$rss1 -> $rss2 kB (limit +$grow_max kB)"
 wait $fio1
 fio --name=r --filename="/dev/$d" --rw=randread --direct=1 --bs=4k --runtime=6 \
 	--time_based --ioengine=libaio --iodepth=2 --rate_iops=1000 > /dev/null 2>&1 &
