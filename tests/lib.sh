@@ -395,8 +395,10 @@ compare_btt() {
 	fi
 	# requeues (R): btt counts one more Q and one more I2D for each (the
 	# request inserted and dispatched again); iotape's rows keep one
-	local nr
-	nr=$("$IOTAPE" dump --db "$db" "$run" 2> /dev/null | awk '$6 == "R"' | wc -l)
+	local nr rq
+	rq=$("$IOTAPE" dump --db "$db" "$run" 2> /dev/null |
+		awk '$6 == "R" { n[$1]++ } END { for (d in n) print d, n[d] }')
+	nr=$(awk '{ t += $2 } END { print t + 0 }' <<< "$rq")
 	for row in Q2C D2C Q2G G2I Q2M I2D M2D; do
 		read -r n avg <<< "$(btt_all_row "$bttout" "$row")"
 		local key; key=$(echo "$row" | tr 'A-Z' 'a-z')
@@ -446,9 +448,9 @@ compare_btt() {
 	while read -r dev nq nd; do
 		[ -n "$dev" ] || continue
 		jq_=$(jq -r --arg d "$dev" '.devices[] | select(.dev == $d) | .btt_q // empty' "$json")
-		local rd=0
-		[ "$nr" -gt 0 ] && rd=$("$IOTAPE" dump --db "$db" "$run" 2> /dev/null |
-			awk -v d="$dev" '$1 == d && $6 == "R"' | wc -l)
+		local rd
+		rd=$(awk -v d="$dev" '$1 == d { print $2 }' <<< "$rq")
+		rd=${rd:-0}
 		if [ $((${jq_:-0} + rd)) = "$nq" ]; then ok "$label: $dev #Q $jq_ + $rd requeues (btt $nq)"
 		else not_ok "$label: $dev #Q" "btt #Q=$nq, iotape btt_q=${jq_:-missing} + $rd requeues"; fi
 	done <<< "$(btt_merge_q "$bttout")"
