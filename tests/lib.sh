@@ -7,6 +7,9 @@
 REPO_ROOT=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel 2>/dev/null) ||
 	REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 IOTAPE=${IOTAPE:-$REPO_ROOT/iotape}
+# SAN: 1 when IOTAPE is the sanitizer build (make SANITIZE=... names it iotape-san):
+# checks of time and memory that its shadow memory and slowness move allow for it
+SAN=; case $IOTAPE in *-san) SAN=1 ;; esac
 FIXTURES=$REPO_ROOT/tests/fixtures
 TRACEFS=/sys/kernel/tracing
 TRACER_LOCK=/run/iotape/capture.lock   # the lock iotape capture takes too

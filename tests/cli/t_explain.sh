@@ -70,9 +70,8 @@ planted() {
 	check_eq "$name: compare of the repeats as groups ranks $name first" "$name" "$first"
 }
 
-# the sanitizer build captures too: ranks and verdicts are checked there, costs
-# against wall-clock slowdowns only in the plain build
-SAN=; case $IOTAPE in *-san) SAN=1 ;; esac
+# the sanitizer build ($SAN, tests/lib.sh) captures too: ranks and verdicts
+# are checked there, costs against wall-clock slowdowns only in the plain build
 
 truncate -s 2G "$t/a.img" "$t/b.img"
 loop_attach "$t/a.img" && A=$LOOPDEV || { not_ok "attach loop"; tap_finish; }

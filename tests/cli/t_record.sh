@@ -170,7 +170,7 @@ diag "small ring: VmRSS ${rss1} kB at 2 s, ${rss2} kB at 7 s"
 	not_ok "small ring: RSS bounded" "$rss2 kB"
 # 2 MiB of slack; the sanitizer build keeps freed blocks in its quarantine
 # for a while (2.3 MiB more seen in one CI run): 4 MiB there
-grow_max=2048; case $IOTAPE in *-san) grow_max=4096 ;; esac
+grow_max=2048; [ -n "$SAN" ] && grow_max=4096
 [ $((rss2 - rss1)) -lt $grow_max ] && ok "small ring: RSS does not grow while events flow" ||
 	not_ok "small ring: RSS does not grow" "$rss1 -> $rss2 kB (limit +$grow_max kB)"
 wait $fio1

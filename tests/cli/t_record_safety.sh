@@ -122,7 +122,7 @@ diag "spill: $n segment files, $kb kB on disk, VmRSS $rss kB"
 # 24 MiB: --mem 2M, the reader's buffers, the program; the sanitizer build
 # adds its shadow memory and quarantine (30 MiB seen): 40 MiB there, still
 # under --keep's 48
-rss_max=24576; case $IOTAPE in *-san) rss_max=40960 ;; esac
+rss_max=24576; [ -n "$SAN" ] && rss_max=40960
 [ "$rss" -lt $rss_max ] && ok "spill: RSS stays under --keep ($rss kB < $rss_max kB)" ||
 	not_ok "spill: RSS bounded" "$rss kB (limit $rss_max kB)"
 kill -USR1 $REC
