@@ -161,6 +161,39 @@ tracefs_state() {
 		"context-info=$(cat "$TRACEFS/options/context-info")"
 }
 
+# tracefs_state_locked: tracefs_state read under the capture lock, so never in the
+# middle of another capture
+tracefs_state_locked() {
+	mkdir -p "$(dirname "$TRACER_LOCK")"
+	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; tracefs_state )
+}
+
+# rec_start ERRFILE ARGS...: `iotape record --interval 0.25 REC_ARGS... ARGS...` in the
+# background (under $REC_WRAP when set; REC = its pid, stopped at exit), waiting until
+# it says it records (it takes the capture lock first); 1 when it exits before
+rec_start() {
+	local err=$1 i; shift
+	$REC_WRAP "$IOTAPE" record "${REC_ARGS[@]}" --interval 0.25 "$@" > /dev/null 2> "$err" &
+	REC=$!
+	at_exit "kill -TERM $REC 2> /dev/null; wait $REC 2> /dev/null"
+	for i in $(seq 9000); do
+		grep -q "iotape: recording" "$err" && return 0
+		kill -0 $REC 2> /dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# rec_stop LABEL [DEV]: SIGTERM to the recorder REC; checks that it exits 0, that
+# tracefs is back as TFS0 (tracefs_state_locked before it started) and, with DEV,
+# that DEV's trace/enable is back to 0
+rec_stop() {
+	kill -TERM $REC; wait $REC
+	check_eq "$1: the recorder exits 0 on SIGTERM" 0 $?
+	check_eq "$1: SIGTERM leaves tracefs as it was" "$TFS0" "$(tracefs_state_locked)"
+	[ -z "${2:-}" ] || check_eq "$1: trace/enable back to 0" 0 "$(cat "/sys/block/$2/trace/enable")"
+}
+
 # tracefs_check DEV...: true when the tracefs blk tracer can trace these devices; else
 # sets TRACEFS_WHY to the reason (for a skip line)
 tracefs_check() {

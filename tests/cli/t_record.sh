@@ -18,35 +18,14 @@ d=$LOOPDEV
 tracefs_check "$d" || { skip "record" "$TRACEFS_WHY"; exit 0; }
 dd if=/dev/urandom of="/dev/$d" bs=1M count=256 oflag=direct status=none
 # tracefs as it is with no capture running: read under the capture lock
-mkdir -p "$(dirname "$TRACER_LOCK")"
-locked_state() {
-	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; tracefs_state )
-}
-tfs0=$(locked_state)
+TFS0=$(tracefs_state_locked)
+REC_ARGS=(--db "$db" -d "/dev/$d")
 REC=
-
-# start_rec ERRFILE ARGS...: starts the recorder in the background (REC = its
-# pid) and waits until it records (it waits for the capture lock first)
-start_rec() {
-	local err=$1 i; shift
-	"$IOTAPE" record --db "$db" -d "/dev/$d" --interval 0.25 "$@" > /dev/null 2> "$err" &
-	REC=$!
-	at_exit "kill -TERM $REC 2>/dev/null; wait $REC 2>/dev/null"
-	for i in $(seq 9000); do
-		grep -q "iotape: recording" "$err" && return 0
-		kill -0 $REC 2> /dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 
 # stop_rec LABEL: SIGTERM; it exits 0 and leaves tracefs, the device and the
 # state folder as they were
 stop_rec() {
-	kill -TERM $REC; wait $REC
-	check_eq "$1: the recorder exits 0 on SIGTERM" 0 $?
-	check_eq "$1: SIGTERM leaves tracefs as it was" "$tfs0" "$(locked_state)"
-	check_eq "$1: trace/enable back to 0" 0 "$(cat /sys/block/$d/trace/enable)"
+	rec_stop "$1" "$d"
 	# (another capture may hold the lock and its own state file by now)
 	! grep -qx "pid	$REC" /run/iotape/capture.state 2> /dev/null &&
 		! grep -qx "$REC" /run/iotape/record.pid 2> /dev/null &&
@@ -71,7 +50,7 @@ ev_time() { q "SELECT $2(time_ns) FROM events e JOIN runs r ON r.id = e.run WHER
 mono_ns() { awk '{ printf "%.0f\n", $1 * 1e9 }' /proc/uptime; }   # CLOCK_BOOTTIME, 10 ms
 
 # ---- a manual save while fio reads --------------------------------------------
-start_rec "$t/err1" --window 30s --pre 3s --post 2s --keep 16M ||
+rec_start "$t/err1" --window 30s --pre 3s --post 2s --keep 16M ||
 	{ not_ok "manual: the recorder starts" "$(cat "$t/err1")"; tap_finish; }
 fio --name=r --filename="/dev/$d" --rw=randread --direct=1 --bs=4k --runtime=8 \
 	--time_based --ioengine=libaio --iodepth=4 --rate_iops=1000 > /dev/null 2>&1 &
@@ -113,7 +92,7 @@ check "manual: vmstat reads the incident" "$IOTAPE" vmstat --db "$db" "$run"
 
 # ---- a read-latency trigger -------------------------------------------------
 base=$(q "SELECT coalesce(max(id), 0) FROM runs")
-start_rec "$t/err2" --window 30s --pre 4s --post 2s --cooldown 60s \
+rec_start "$t/err2" --window 30s --pre 4s --post 2s --cooldown 60s \
 	--trigger 'read_q2c_p99>100ms/2s' ||
 	{ not_ok "latency: the recorder starts" "$(cat "$t/err2")"; tap_finish; }
 fio --name=r --filename="/dev/$d" --rw=randread --direct=1 --bs=4k --runtime=13 \
@@ -156,7 +135,7 @@ fi
 # ---- a small ring under a long workload ---------------------------------------
 # full speed first (RSS), then a slower reader, during which a save keeps what
 # the ring still holds: everything dropped is older than all of it
-start_rec "$t/err3" --window 60s --pre 2s --post 0.1s --keep 1M ||
+rec_start "$t/err3" --window 60s --pre 2s --post 0.1s --keep 1M ||
 	{ not_ok "small ring: the recorder starts" "$(cat "$t/err3")"; tap_finish; }
 fio --name=r --filename="/dev/$d" --rw=randread --direct=1 --bs=4k --runtime=8 \
 	--time_based --ioengine=libaio --iodepth=8 > /dev/null 2>&1 &
@@ -213,7 +192,7 @@ fi
 check_eq "in use: the recorder refuses" 1 "$(cat "$t/busy.rc")"
 grep -q "tracer is in use.*'blk'" "$t/busy" && ok "in use: it says which tracer" ||
 	not_ok "in use: it says which tracer" "$(cat "$t/busy")"
-check_eq "in use: tracefs as it was" "$tfs0" "$(locked_state)"
+check_eq "in use: tracefs as it was" "$TFS0" "$(tracefs_state_locked)"
 "$IOTAPE" record --save --state-dir "$t/state" > /dev/null 2> "$t/nosave"
 [ $? != 0 ] && grep -q "no recorder is running" "$t/nosave" &&
 	ok "--save without a recorder says so" || not_ok "--save without a recorder" "$(cat "$t/nosave")"

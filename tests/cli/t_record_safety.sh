@@ -30,11 +30,8 @@ mkdir -p "$mnt"
 at_exit "umount '$mnt' 2> /dev/null"
 mount "/dev/$small" "$mnt" || { not_ok "mount the small filesystem"; tap_finish; }
 
-mkdir -p "$(dirname "$TRACER_LOCK")"
-locked_state() {
-	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; tracefs_state )
-}
-tfs0=$(locked_state)
+TFS0=$(tracefs_state_locked)
+REC_ARGS=(-d "/dev/$d")
 REC= REC_WRAP=
 
 # reader [slow]: a reader on the traced disk (at full speed, or slow: about
@@ -48,20 +45,6 @@ reader() {
 	at_exit "kill $RD 2> /dev/null"
 }
 
-# start_rec ERRFILE ARGS...: the recorder in the background (REC), waits
-# until it records (after the capture lock)
-start_rec() {
-	local err=$1 i; shift
-	$REC_WRAP "$IOTAPE" record -d "/dev/$d" --interval 0.25 "$@" > /dev/null 2> "$err" &
-	REC=$!
-	at_exit "kill -TERM $REC 2> /dev/null; wait $REC 2> /dev/null"
-	for i in $(seq 9000); do
-		grep -q "iotape: recording" "$err" && return 0
-		kill -0 $REC 2> /dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 
 # wait_line ERRFILE PATTERN N: waits (30 s) for the Nth line matching PATTERN
 wait_line() {
@@ -73,12 +56,6 @@ wait_line() {
 	return 1
 }
 
-stop_rec() {
-	kill -TERM $REC; wait $REC
-	check_eq "$1: the recorder exits 0 on SIGTERM" 0 $?
-	check_eq "$1: tracefs as it was" "$tfs0" "$(locked_state)"
-	check_eq "$1: trace/enable back to 0" 0 "$(cat /sys/block/$d/trace/enable)"
-}
 
 segs() { find "$1" -maxdepth 1 -name 'seg-*.ring' | wc -l; }
 seg_kb() { du -sk --apparent-size "$1" | cut -f1; }
@@ -93,7 +70,7 @@ rc=$?
 "$IOTAPE" record -d "/dev/$small" --out "$mnt/spill" --db "$t/y.db" > /dev/null 2> "$t/traced2"
 grep -q "\-\-out '$mnt/spill' is on $small" "$t/traced2" &&
 	ok "--out on a traced disk is refused" || not_ok "--out on a traced disk is refused" "$(cat "$t/traced2")"
-check_eq "the refusal leaves tracefs as it was" "$tfs0" "$(locked_state)"
+check_eq "the refusal leaves tracefs as it was" "$TFS0" "$(tracefs_state_locked)"
 "$IOTAPE" record --keep 64M --mem 4M > /dev/null 2> "$t/nospill"
 [ $? = 2 ] && grep -q "needs --out DIR" "$t/nospill" && ok "--keep over --mem needs --out" ||
 	not_ok "--keep over --mem needs --out" "$(cat "$t/nospill")"
@@ -107,7 +84,7 @@ mkdir -p "$out/seg-8.ring"            # a stale "segment" that cannot be removed
 	not_ok "a stale segment that cannot be removed" "$(cat "$t/stale")"
 rmdir "$out/seg-8.ring"
 : > "$out/seg-7.ring"                  # one a killed recorder left
-start_rec "$t/err1" --out "$out" --keep 48M --mem 2M --window 60s --pre 30s --post 0.2s ||
+rec_start "$t/err1" --out "$out" --keep 48M --mem 2M --window 60s --pre 30s --post 0.2s ||
 	{ not_ok "spill: the recorder starts" "$(cat "$t/err1")"; tap_finish; }
 [ -e "$out/seg-7.ring" ] && not_ok "spill: a stale segment is removed at the start" ||
 	ok "spill: a stale segment is removed at the start"
@@ -136,12 +113,12 @@ ev=$(sqlite3 "$db1" "SELECT count(*) FROM events")
 	not_ok "spill: the save reads the spilled segments" "$ev events"
 check "spill: report reads the incident" "$IOTAPE" report --db "$db1" \
 	"$(sqlite3 "$db1" "SELECT name FROM runs LIMIT 1")"
-stop_rec spill
+rec_stop spill "$d"
 check_eq "spill: the files go at the end" 0 "$(segs "$out")"
 
 # ---- a full disk during a save ----------------------------------------------
 db=$mnt/inc.db
-start_rec "$t/err2" --db "$db" --keep 64M --window 60s --pre 5s --post 0.2s ||
+rec_start "$t/err2" --db "$db" --keep 64M --window 60s --pre 5s --post 0.2s ||
 	{ not_ok "full disk: the recorder starts" "$(cat "$t/err2")"; tap_finish; }
 reader slow
 sleep 1
@@ -178,11 +155,11 @@ n2=$(sqlite3 "$db" "SELECT count(*) FROM events WHERE run = (SELECT max(id) FROM
 [ "${n2:-0}" -gt 1000 ] && ok "full disk: the second save holds $n2 events" ||
 	not_ok "full disk: the second save holds events" "$n2"
 kill $RD; wait $RD 2> /dev/null
-stop_rec "full disk"
+rec_stop "full disk" "$d"
 
 # ---- SIGTERM during a save --------------------------------------------------
 db=$t/term.db
-start_rec "$t/err3" --db "$db" --keep 256M --window 120s --pre 60s --post 0.1s ||
+rec_start "$t/err3" --db "$db" --keep 256M --window 120s --pre 60s --post 0.1s ||
 	{ not_ok "SIGTERM: the recorder starts" "$(cat "$t/err3")"; tap_finish; }
 reader
 sleep 12
@@ -195,7 +172,7 @@ rc=$?
 t1=$(date +%s.%N)
 diag "SIGTERM: the recorder ended $(echo "$t1 - $t0" | bc) s after SIGTERM"
 check_eq "SIGTERM: the recorder exits 0" 0 $rc
-check_eq "SIGTERM: tracefs as it was" "$tfs0" "$(locked_state)"
+check_eq "SIGTERM: tracefs as it was" "$TFS0" "$(tracefs_state_locked)"
 n=$(runs_in "$db" 2> /dev/null || echo 0)
 bad=$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE status IS NOT 'complete'" 2> /dev/null || echo 0)
 [ "${n:-0}" -le 1 ] && [ "${bad:-0}" = 0 ] &&
@@ -209,7 +186,7 @@ if [ "${n:-0}" = 1 ]; then
 fi
 
 # ---- SIGKILL: record --reset puts it back -----------------------------------
-start_rec "$t/err4" --out "$out" --keep 16M --mem 1M --window 30s --pre 5s --post 1s ||
+rec_start "$t/err4" --out "$out" --keep 16M --mem 1M --window 30s --pre 5s --post 1s ||
 	{ not_ok "SIGKILL: the recorder starts" "$(cat "$t/err4")"; tap_finish; }
 at_exit "'$IOTAPE' record --reset > /dev/null 2>&1"
 reader
@@ -222,7 +199,7 @@ check_eq "SIGKILL: the tracer stays on" 1 "$(cat /sys/block/$d/trace/enable)"
 check_eq "SIGKILL: record --reset exits 0" 0 $?
 grep -q "restored set .*current_tracer" "$t/reset" && ok "SIGKILL: --reset says what it restored" ||
 	not_ok "SIGKILL: --reset says what it restored" "$(cat "$t/reset")"
-check_eq "SIGKILL: tracefs as it was after --reset" "$tfs0" "$(locked_state)"
+check_eq "SIGKILL: tracefs as it was after --reset" "$TFS0" "$(tracefs_state_locked)"
 check_eq "SIGKILL: trace/enable back to 0" 0 "$(cat /sys/block/$d/trace/enable)"
 [ "$k" -gt 0 ] && ok "SIGKILL: $k segment files left" || not_ok "SIGKILL: segment files left" "$k"
 # the next one without CAP_IPC_LOCK and a 64 KiB memlock limit: mlock()
@@ -230,7 +207,7 @@ check_eq "SIGKILL: trace/enable back to 0" 0 "$(cat /sys/block/$d/trace/enable)"
 REC_WRAP=
 command -v prlimit > /dev/null && command -v setpriv > /dev/null &&
 	REC_WRAP="prlimit --memlock=65536:65536 setpriv --bounding-set -ipc_lock"
-start_rec "$t/err5" --out "$out" --keep 16M --mem 1M --window 30s --pre 5s --post 1s ||
+rec_start "$t/err5" --out "$out" --keep 16M --mem 1M --window 30s --pre 5s --post 1s ||
 	{ not_ok "SIGKILL: the next recorder starts" "$(cat "$t/err5")"; tap_finish; }
 check_eq "SIGKILL: the next recorder removed the stale segments" 0 "$(segs "$out")"
 reader; sleep 1; kill $RD; wait $RD 2> /dev/null
@@ -244,5 +221,5 @@ elif [ -n "$REC_WRAP" ]; then
 else
 	skip "no mlock: the warning" "no prlimit or setpriv"
 fi
-stop_rec "after SIGKILL"
+rec_stop "after SIGKILL" "$d"
 tap_finish

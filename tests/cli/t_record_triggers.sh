@@ -23,34 +23,11 @@ loop_attach "$t/d.img" || { not_ok "attach loop"; tap_finish; }
 d=$LOOPDEV
 dmm=$(tr : , < "/sys/class/block/$d/dev")   # diskstats keys: MAJOR,MINOR:FIELD
 tracefs_check "$d" || { skip "record triggers" "$TRACEFS_WHY"; exit 0; }
-mkdir -p "$(dirname "$TRACER_LOCK")"
-locked_state() {
-	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; tracefs_state )
-}
-tfs0=$(locked_state)
+TFS0=$(tracefs_state_locked)
+REC_ARGS=(--db "$db")
 REC=
 
-# start_rec ERRFILE ARGS...: starts the recorder in the background (REC = its
-# pid) and waits until it records (it waits for the capture lock first)
-start_rec() {
-	local err=$1 i; shift
-	"$IOTAPE" record --db "$db" --interval 0.25 "$@" > /dev/null 2> "$err" &
-	REC=$!
-	at_exit "kill -TERM $REC 2>/dev/null; wait $REC 2>/dev/null"
-	for i in $(seq 9000); do
-		grep -q "iotape: recording" "$err" && return 0
-		kill -0 $REC 2> /dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 
-# stop_rec LABEL: SIGTERM; it exits 0 and leaves tracefs as it was
-stop_rec() {
-	kill -TERM $REC; wait $REC
-	check_eq "$1: the recorder exits 0 on SIGTERM" 0 $?
-	check_eq "$1: SIGTERM leaves tracefs as it was" "$tfs0" "$(locked_state)"
-}
 
 # wait_saved ERRFILE N SECONDS: waits for the Nth "saved run" line
 wait_saved() {
@@ -89,7 +66,7 @@ sync
 d0=$(kb Dirty)
 # Dirty is the machine's: margins well above what other work adds meanwhile
 lo=$((d0 / 1024 + 320)) hi=$((d0 / 1024 + 640))
-start_rec "$t/err1" -d "/dev/$d" --window 30s --pre 3s --post 3s --cooldown 60s \
+rec_start "$t/err1" -d "/dev/$d" --window 30s --pre 3s --post 3s --cooldown 60s \
 	--trigger "dirty>${lo}M" --trigger "dirty>${hi}M" \
 	--hook "echo \"\$IOTAPE_RUN|\$IOTAPE_TRIGGER|\$IOTAPE_THRESHOLD|\$IOTAPE_DB\" > '$t/hook.out'; exit 7" ||
 	{ not_ok "dirty: the recorder starts" "$(cat "$t/err1")"; tap_finish; }
@@ -99,7 +76,7 @@ w0=$(mono_ns)
 dd if=/dev/zero of="/dev/$d" bs=1M count=900 status=none
 wait_saved "$t/err1" 1 20
 sleep 2     # a second save would be reported by now; the hook ends
-stop_rec dirty
+rec_stop dirty
 sync
 runs=$(q "SELECT name FROM runs WHERE name LIKE 'incident-%' ORDER BY id")
 run=$(printf '%s\n' "$runs" | head -n 1)
@@ -154,7 +131,7 @@ else
 	mkdir "$g" && echo $((128 << 20)) > "$g/memory.limit_in_bytes" ||
 		{ not_ok "make a memory cgroup"; tap_finish; }
 	base=$(q "SELECT coalesce(max(id), 0) FROM runs")
-	start_rec "$t/err2" -d "/dev/$s" --window 30s --pre 4s --post 3s \
+	rec_start "$t/err2" -d "/dev/$s" --window 30s --pre 4s --post 3s \
 		--trigger 'swapout>1M/s/2s' ||
 		{ not_ok "swap: the recorder starts" "$(cat "$t/err2")"; tap_finish; }
 	sleep 4
@@ -163,7 +140,7 @@ else
 	sh -c "echo \$\$ > '$g/cgroup.procs'; exec sh -c 'head -c 300M /dev/zero | tail -n 1 > /dev/null'"
 	s1=$(mono_ns)
 	wait_saved "$t/err2" 1 20
-	stop_rec swap
+	rec_stop swap
 	swapoff "/dev/$s"
 	rmdir "$g"
 	run=$(q "SELECT name FROM runs WHERE id > $base ORDER BY id LIMIT 1")
@@ -216,7 +193,7 @@ loop_attach "$t/mnt/b.img" || { not_ok "attach loop on ext4"; tap_finish; }
 b=$LOOPDEV
 at_exit "fsfreeze -u '$t/mnt' 2>/dev/null"
 base=$(q "SELECT coalesce(max(id), 0) FROM runs")
-start_rec "$t/err3" -d "/dev/$b" --window 30s --pre 3s --post 4s \
+rec_start "$t/err3" -d "/dev/$b" --window 30s --pre 3s --post 4s \
 	--trigger "stuck>2s@$b" --trigger "write_d2c_max>1s@$b" ||
 	{ not_ok "stuck: the recorder starts" "$(cat "$t/err3")"; tap_finish; }
 fio --name=w --filename="/dev/$b" --rw=randwrite --direct=1 --bs=64k --runtime=10 \
@@ -230,7 +207,7 @@ z1=$(mono_ns)
 fsfreeze -u "$t/mnt"
 wait $fio1
 wait_saved "$t/err3" 1 20
-stop_rec stuck
+rec_stop stuck
 run=$(q "SELECT name FROM runs WHERE id > $base ORDER BY id LIMIT 1")
 if [ -z "$run" ]; then
 	not_ok "stuck: the frozen device was saved" "$(cat "$t/err3")"
@@ -261,5 +238,5 @@ fi
 [ $? = 2 ] && grep -q "invalid --trigger 'swapout>10MB' (e.g. swapout>10MB/s" "$t/bad" &&
 	ok "a bad trigger is refused with an example" ||
 	not_ok "a bad trigger is refused with an example" "$(cat "$t/bad")"
-check_eq "tracefs as it was" "$tfs0" "$(locked_state)"
+check_eq "tracefs as it was" "$TFS0" "$(tracefs_state_locked)"
 tap_finish
