@@ -58,7 +58,8 @@ int pg_run_get(struct store *st, int64_t run, struct store_run *out)
 	PGresult *r;
 	int rc;
 
-	if ((rc = exec_run(pg(st), "SELECT " RUN_COLS " FROM runs WHERE id = $1",
+	if ((rc = pg_attach_loading(pg(st), run)) ||
+	    (rc = exec_run(pg(st), "SELECT " RUN_COLS " FROM runs WHERE id = $1",
 			   run, &r, "reading run")))
 		return rc;
 	if (PQntuples(r))
@@ -113,6 +114,10 @@ static void fill_listing(struct store_list *l, void *row, const PGresult *q,
 int pg_runs_list(struct store *st, int count_requests,
 		 struct store_run_listing **out, size_t *n)
 {
+	int rc;
+
+	if ((rc = pg_attach_loading(pg(st), 0)))
+		return rc;
 	return read_list(pg(st), count_requests
 			 ? "SELECT " RUN_COLS ", (SELECT count(*) FROM requests "
 			   "WHERE run = runs.id)" SAMPLE_SPAN " FROM runs WHERE "
@@ -141,7 +146,8 @@ int pg_run_has(struct store *st, int64_t run, enum store_has what)
 	if ((unsigned)what >= sizeof(sql) / sizeof(sql[0]))
 		return store_fail(st, STORE_E_SQLITE, "no such question (%d)",
 				  (int)what);
-	if ((rc = exec_run(pg(st), sql[what], run, &r, msg)))
+	if ((rc = pg_attach_loading(pg(st), run)) ||
+	    (rc = exec_run(pg(st), sql[what], run, &r, msg)))
 		return rc;
 	rc = (int)pg_get_i64(r, 0, 0, 0);
 	PQclear(r);
@@ -372,6 +378,8 @@ int pg_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 	int rc;
 
 	*cur = NULL;
+	if ((rc = pg_attach_loading(s, run)))
+		return rc;
 	switch (kind) {
 	case STORE_CUR_REQUESTS:
 		sql = requests_sql(mask, iarg, rqsql, sizeof(rqsql));
@@ -664,6 +672,8 @@ int pg_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
 		return store_fail(st, STORE_E_NOTFOUND, "no figure '%s' to rank by "
 				  "(%s)", metric, STORE_FLEET_METRICS);
 	p[1] = metrics[i].dir;
+	if ((rc = pg_attach_loading(s, 0)))
+		return rc;
 	/* a run's requests through its (run, id) key; the percentile in the
 	 * server: only the ranked rows come back */
 	snprintf(sql, sizeof(sql), "SELECT r.id, r.name, r.host, r.kernel, "
