@@ -121,6 +121,84 @@ static int query_i64(struct pg_store *s, const char *sql, int nparams,
 	return 0;
 }
 
+/* Adds run to list l; -ENOMEM when it cannot grow. */
+static int runs_add(struct pg_store *s, struct pg_runs *l, int64_t run)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		int64_t *p = realloc(l->id, cap * sizeof(*p));
+		if (!p)
+			return store_fail(&s->base, ENOMEM, "out of memory");
+		l->id = p;
+		l->cap = cap;
+	}
+	l->id[l->n++] = run;
+	return 0;
+}
+
+/* Takes run out of list l; whether it was in. */
+static int runs_take(struct pg_runs *l, int64_t run)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->id[i] == run) {
+			l->id[i] = l->id[--l->n];
+			return 1;
+		}
+	return 0;
+}
+
+int pg_loading(const struct pg_store *s, int64_t run)
+{
+	for (size_t i = 0; i < s->loading.n; i++)
+		if (s->loading.id[i] == run)
+			return 1;
+	return 0;
+}
+
+/* Attaches run's tables (its rows sent first) and takes it off the list. */
+static int attach_run(struct pg_store *s, int64_t run)
+{
+	char id[24];
+	const char *p[1] = { pg_i64(id, run) };
+	int rc;
+
+	if ((rc = pg_copy_end(s)))
+		return rc;
+	runs_take(&s->loading, run);
+	return pg_exec(s, "SELECT iotape_run_attach($1)", 1, p, NULL,
+		       "attaching the run's tables");
+}
+
+int pg_attach_loading(struct pg_store *s, int64_t run)
+{
+	int rc;
+
+	if (run)
+		return pg_loading(s, run) ? attach_run(s, run) : 0;
+	while (s->loading.n)
+		if ((rc = attach_run(s, s->loading.id[s->loading.n - 1])))
+			return rc;
+	return 0;
+}
+
+/* Drops the tables of the runs deleted in this transaction (as late as it
+ * can: DROP of a partition locks its parent until the commit). */
+static int drop_deleted(struct pg_store *s)
+{
+	char sql[256];
+	int rc;
+
+	while (s->dropping.n) {
+		long long r = (long long)s->dropping.id[--s->dropping.n];
+		/* r is an id this process read from the server, not text */
+		snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS events_%lld, "
+			 "requests_%lld, samples_%lld, replays_%lld", r, r, r, r);
+		if ((rc = pg_exec(s, sql, 0, NULL, NULL, "deleting run")))
+			return rc;
+	}
+	return 0;
+}
+
 /* Runs the insert or update sql in a savepoint when a transaction is open,
  * so a refused row (a name taken) leaves the transaction usable, as SQLite
  * does. Returns as pg_exec(). */
@@ -264,6 +342,7 @@ static int pg_open(struct store **out, const char *path, enum store_open_mode m)
 	*out = (struct store *)s;
 	if (!s)
 		return -ENOMEM;
+	s->copying = -1;
 	if ((rc = check_conninfo(s, path)))
 		return rc;      /* the message does not repeat what was given */
 	s->conn = PQconnectdb(path);
@@ -294,6 +373,8 @@ static void pg_close(struct store *st)
 
 	PQfinish(s->conn);
 	pg_copy_free(s);
+	free(s->loading.id);
+	free(s->dropping.id);
 	free(s);
 }
 
@@ -321,7 +402,8 @@ static int pg_commit(struct store *st)
 	PGresult *r;
 	int rc;
 
-	if ((rc = pg_exec(s, "COMMIT", 0, NULL, &r, "committing")))
+	if ((rc = pg_attach_loading(s, 0)) || (rc = drop_deleted(s)) ||
+	    (rc = pg_exec(s, "COMMIT", 0, NULL, &r, "committing")))
 		return rc;
 	/* COMMIT of a failed transaction rolls it back and says so */
 	if (!strcmp(PQcmdStatus(r), "ROLLBACK"))
@@ -337,6 +419,8 @@ static int pg_rollback(struct store *st)
 
 	pg_copy_drop(s);
 	s->ev_run = 0;
+	s->loading.n = 0;
+	s->dropping.n = 0;
 	return pg_exec(s, "ROLLBACK", 0, NULL, NULL, "rolling back");
 }
 
@@ -374,6 +458,15 @@ static int pg_run_create(struct store *st, const struct run_info *ri, int64_t *i
 		return rc;
 	*id = pg_get_i64(r, 0, 0, 0);
 	PQclear(r);
+	/* its tables, to be attached when its rows are in (at once outside a
+	 * transaction: nothing would be whole to wait for) */
+	p[0] = pg_i64(parent, *id);
+	if ((rc = pg_exec(s, "SELECT iotape_run_tables($1)", 1, p, NULL,
+			  "creating run")) ||
+	    (rc = runs_add(s, &s->loading, *id)))
+		return rc;
+	if (PQtransactionStatus(s->conn) != PQTRANS_INTRANS)
+		return attach_run(s, *id);
 	return 0;
 }
 
@@ -405,6 +498,8 @@ static int pg_run_finish(struct store *st, int64_t run, const char *status,
 	int rc, have;
 
 	if ((rc = pg_copy_end(s)))
+		return rc;
+	if (pg_loading(s, run) && (rc = attach_run(s, run)))
 		return rc;
 	have = s->ev_run == run;
 	p[0] = pg_i64(a, run);
@@ -457,12 +552,6 @@ static int pg_run_set_parent(struct store *st, int64_t run, int64_t parent)
 
 static int pg_run_delete(struct store *st, int64_t run, int64_t *kept_replays)
 {
-	static const char *const bulk[] = {
-		"DELETE FROM events WHERE run = $1",
-		"DELETE FROM requests WHERE run = $1",
-		"DELETE FROM samples WHERE run = $1",
-		"DELETE FROM replays WHERE run = $1",
-	};
 	struct pg_store *s = pg(st);
 	int64_t n;
 	int rc;
@@ -472,16 +561,18 @@ static int pg_run_delete(struct store *st, int64_t run, int64_t *kept_replays)
 		return rc;
 	if (kept_replays)
 		*kept_replays = n;
-	for (size_t i = 0; i < sizeof(bulk) / sizeof(bulk[0]); i++)
-		if ((rc = run_sql(s, bulk[i], 1, run, 0, NULL, "deleting run")))
-			return rc;
+	/* the run first (a writer may not: refused before any table goes);
+	 * its tables at the commit */
 	if ((rc = run_sql(s, "DELETE FROM runs WHERE id = $1", 1, run, 0, &n,
 			  "deleting run")))
 		return rc;
 	if (!n)
 		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
 				  (long long)run);
-	return 0;
+	if (s->ev_run == run)
+		s->ev_run = 0;
+	runs_take(&s->loading, run);
+	return runs_add(s, &s->dropping, run);
 }
 
 static int pg_run_rename(struct store *st, int64_t run, const char *name)
@@ -650,6 +741,10 @@ static int pg_metric_set(struct store *st, int64_t run, const char *name,
  * key (run, id) asks. */
 static int pg_next_request_id(struct store *st, int64_t *id)
 {
+	int rc;
+
+	if ((rc = pg_attach_loading(pg(st), 0)))
+		return rc;
 	return query_i64(pg(st), "SELECT coalesce(max((SELECT max(q.id) FROM "
 			 "requests q WHERE q.run = runs.id)), 0) + 1 FROM runs", 0,
 			 NULL, id, "reading requests");

@@ -18,7 +18,14 @@ enum pg_copy {
 struct pg_copy_buf {
 	unsigned char *buf;
 	size_t len, cap;
+	int64_t run;            /* the run of the rows waiting */
 	int oom;                /* it could not grow */
+};
+
+/* A list of run ids (runs whose tables wait for their attach or drop). */
+struct pg_runs {
+	int64_t *id;
+	size_t n, cap;
 };
 
 struct pg_store {
@@ -27,8 +34,15 @@ struct pg_store {
 	char *where;                /* the server as messages name it (no
 				     * password) */
 	struct pg_copy_buf copy[PG_COPY_N]; /* rows waiting for their COPY */
+	int copying;                /* the table whose COPY is open (its rows
+				     * stream as they come), or -1 */
+	int copy_failed;            /* sending to that COPY failed */
 	int64_t ev_run;             /* the run events were last added to, */
 	int64_t ev_first, ev_last;  /* and the ids this connection gave them */
+	struct pg_runs loading;     /* runs made in this transaction whose
+				     * tables are not attached yet */
+	struct pg_runs dropping;    /* runs deleted in this transaction whose
+				     * tables are dropped at commit */
 	int ncursors;               /* cursors open */
 	int implicit;               /* a transaction begun for cursors only */
 };
@@ -53,6 +67,16 @@ void pg_copy_drop(struct pg_store *s);
 
 /* Frees the COPY buffers. */
 void pg_copy_free(struct pg_store *s);
+
+/* Whether run's tables are not attached yet (made in this transaction):
+ * its rows are COPYed into them, not the parents. */
+int pg_loading(const struct pg_store *s, int64_t run);
+
+/* Attaches the tables of run (0: of every run) made in this transaction
+ * and not attached yet (their rows in: iotape_run_attach() builds their
+ * keys), so the statements after see its rows through the parents. Reads
+ * call it first. Returns as pg_exec(). */
+int pg_attach_loading(struct pg_store *s, int64_t run);
 
 /* Runs sql with nparams text parameters (NULL is SQL NULL) after ending any
  * COPY; *res gets the result (PQclear() it) when res is not NULL. Returns

@@ -3,8 +3,11 @@
  * (PostgreSQL's "COPY" reference page, "Binary Format": a signature and
  * header, then per row a 16-bit field count and each field as a 32-bit
  * length, -1 for NULL, and its bytes in the type's send format, all
- * big-endian; a -1 count ends the data). Rows wait in a buffer a table and
- * go in one COPY a few megabytes at a time, or before any other statement. */
+ * big-endian; a -1 count ends the data). Rows wait in a buffer a table;
+ * once a table's COPY is open its rows stream to it as they come (the
+ * server stores them while this process reads and encodes the next), and it
+ * is ended before any other statement, or when another table's rows have
+ * piled up. */
 #include "schema/store_pg.h"
 
 #include <errno.h>
@@ -12,24 +15,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A table's rows are sent when this many bytes wait (one COPY each time),
- * and before any other statement. Rows of several tables may be added in
- * turn (an import adds events and requests as it stitches): each waits in
- * its own buffer, so COPYs stay long. */
+/* A table's COPY is opened when this many bytes of its rows wait (ending
+ * another's that is open). Rows of several tables may be added in turn (an
+ * import adds events and requests as it stitches): each waits in its own
+ * buffer, so COPYs stay long. */
 #define COPY_FLUSH (8 * 1024 * 1024)
+/* The rows of the open COPY's table are sent when this many bytes wait. */
+#define COPY_CHUNK (256 * 1024)
 
-static const char *const copy_sql[] = {
-	[PG_COPY_EVENTS] = "COPY events (run, id, time_ns, sequence, sector, "
-		"bytes, action, pid, dev, cpu, error, pdu) FROM STDIN (FORMAT binary)",
-	[PG_COPY_REQUESTS] = "COPY requests (run, id, dev, sector, bytes, rwbs, "
-		"cats, pid, q_ns, g_ns, m_ns, i_ns, d_ns, c_ns, d_sector, d_bytes, "
-		"requeues, error, merged_into, d_head, seek_sectors, split_from, "
-		"split, orig_dev, orig_sector) FROM STDIN (FORMAT binary)",
-	[PG_COPY_SAMPLES] = "COPY samples (run, time_ns, source, key, value) "
-		"FROM STDIN (FORMAT binary)",
-	[PG_COPY_REPLAYS] = "COPY replays (run, idx, stream, pid, dev, sector, "
-		"bytes, op, fua, as_read, src_request, sched_ns, ready_ns, issue_ns,"
-		" complete_ns, result) FROM STDIN (FORMAT binary)",
+/* Each table's name and the columns its COPY sends. */
+static const char *const copy_table[] = {
+	[PG_COPY_EVENTS] = "events",
+	[PG_COPY_REQUESTS] = "requests",
+	[PG_COPY_SAMPLES] = "samples",
+	[PG_COPY_REPLAYS] = "replays",
+};
+static const char *const copy_cols[] = {
+	[PG_COPY_EVENTS] = "run, id, time_ns, sequence, sector, bytes, action, "
+		"pid, dev, cpu, error, pdu",
+	[PG_COPY_REQUESTS] = "run, id, dev, sector, bytes, rwbs, cats, pid, "
+		"q_ns, g_ns, m_ns, i_ns, d_ns, c_ns, d_sector, d_bytes, requeues, "
+		"error, merged_into, d_head, seek_sectors, split_from, split, "
+		"orig_dev, orig_sector",
+	[PG_COPY_SAMPLES] = "run, time_ns, source, key, value",
+	[PG_COPY_REPLAYS] = "run, idx, stream, pid, dev, sector, bytes, op, fua,"
+		" as_read, src_request, sched_ns, ready_ns, issue_ns, complete_ns, "
+		"result",
 };
 
 /* Makes room for n more bytes (b->oom when it cannot). */
@@ -124,60 +135,125 @@ static void f_double(struct pg_copy_buf *b, double v)
 	put_be(b, bits, 8);
 }
 
-/* Table t's buffer with a row of nfields begun (the COPY header first when
- * it is empty). */
-static struct pg_copy_buf *row_begin(struct pg_store *s, enum pg_copy t,
-				     int nfields)
-{
-	static const unsigned char sig[11] = "PGCOPY\n\377\r\n";
-	struct pg_copy_buf *b = &s->copy[t];
-	unsigned char *p;
+static int flush_table(struct pg_store *s, enum pg_copy t);
 
-	if (!b->len && (p = room(b, sizeof(sig)))) {
-		memcpy(p, sig, sizeof(sig));
-		b->len = sizeof(sig);
-		put_be(b, 0, 4);        /* flags: no OIDs */
-		put_be(b, 0, 4);        /* header extension length */
-	}
+/* Table t's buffer with a row of run of nfields begun (another run's rows
+ * waiting are sent first: one COPY goes to one run's table). NULL when
+ * those rows fail. */
+static struct pg_copy_buf *row_begin(struct pg_store *s, enum pg_copy t,
+				     int64_t run, int nfields)
+{
+	struct pg_copy_buf *b = &s->copy[t];
+
+	if ((b->len || s->copying == (int)t) && b->run != run &&
+	    flush_table(s, t))
+		return NULL;
+	b->run = run;
 	put_be(b, (uint64_t)nfields, 2);
 	return b;
 }
 
-/* Sends table t's waiting rows in one COPY and empties its buffer. */
-static int flush_table(struct pg_store *s, enum pg_copy t)
+/* Sends len bytes of p into the open COPY. */
+static int send_data(struct pg_store *s, const void *p, size_t len)
 {
+	for (size_t off = 0; off < len && !s->copy_failed; off += 1u << 20) {
+		size_t n = len - off < (1u << 20) ? len - off : 1u << 20;
+		if (PQputCopyData(s->conn, (const char *)p + off, (int)n) != 1)
+			s->copy_failed = 1;
+	}
+	return s->copy_failed ? pg_fail(s, "writing rows", NULL) : 0;
+}
+
+/* Opens the COPY of table t (for the run of its waiting rows) and sends
+ * the binary header. */
+static int copy_open(struct pg_store *s, enum pg_copy t)
+{
+	static const unsigned char head[19] = "PGCOPY\n\377\r\n\0"
+		"\0\0\0\0\0\0\0";       /* signature, flags 0, no extension */
 	struct pg_copy_buf *b = &s->copy[t];
+	char sql[512];
+	PGresult *r;
+	int rc;
+
+	/* a run made in this transaction: straight into its own table (no
+	 * index yet, no routing); else through the parent */
+	if (pg_loading(s, b->run))
+		snprintf(sql, sizeof(sql), "COPY %s_%lld (%s) FROM STDIN (FORMAT "
+			 "binary)", copy_table[t], (long long)b->run, copy_cols[t]);
+	else
+		snprintf(sql, sizeof(sql), "COPY %s (%s) FROM STDIN (FORMAT binary)",
+			 copy_table[t], copy_cols[t]);
+	r = PQexec(s->conn, sql);
+	if (PQresultStatus(r) != PGRES_COPY_IN) {
+		rc = pg_fail(s, "writing rows", r);
+		PQclear(r);
+		return rc;
+	}
+	PQclear(r);
+	s->copying = (int)t;
+	s->copy_failed = 0;
+	return send_data(s, head, sizeof(head));
+}
+
+/* Ends the open COPY (abandoned, its rows not stored, when abort is set or
+ * sending failed); returns the server's verdict. */
+static int copy_close(struct pg_store *s, int abort)
+{
+	static const unsigned char trailer[2] = { 0xff, 0xff };
 	PGresult *r;
 	int rc = 0;
 
-	if (!b->len)
+	if (s->copying < 0)
 		return 0;
-	put_be(b, 0xffff, 2);   /* the trailer */
+	s->copying = -1;
+	if (!abort && !s->copy_failed)
+		rc = send_data(s, trailer, sizeof(trailer));
+	abort |= s->copy_failed;
+	if (PQputCopyEnd(s->conn, abort ? "iotape: rows abandoned" : NULL) != 1
+	    && !rc && !abort)
+		rc = pg_fail(s, "writing rows", NULL);
+	while ((r = PQgetResult(s->conn))) {
+		if (!rc && !abort && PQresultStatus(r) != PGRES_COMMAND_OK)
+			rc = pg_fail(s, "writing rows", r);
+		PQclear(r);
+	}
+	if (abort && !rc)
+		rc = s->copy_failed ? pg_fail(s, "writing rows", NULL) : 0;
+	s->copy_failed = 0;
+	return rc;
+}
+
+/* Sends table t's waiting rows into its COPY (opened, ending another, when
+ * it is not the open one) and empties its buffer; the COPY stays open. */
+static int send_table(struct pg_store *s, enum pg_copy t)
+{
+	struct pg_copy_buf *b = &s->copy[t];
+	int rc;
+
 	if (b->oom) {
 		pg_copy_drop(s);
 		return store_fail(&s->base, ENOMEM, "out of memory");
 	}
-	r = PQexec(s->conn, copy_sql[t]);
-	if (PQresultStatus(r) != PGRES_COPY_IN) {
-		rc = pg_fail(s, "writing rows", r);
-		PQclear(r);
+	if (s->copying != (int)t && ((rc = copy_close(s, 0)) ||
+				     (rc = copy_open(s, t)))) {
 		b->len = 0;
 		return rc;
 	}
-	PQclear(r);
-	for (size_t off = 0; off < b->len && !rc; off += 1u << 20) {
-		size_t n = b->len - off < (1u << 20) ? b->len - off : 1u << 20;
-		if (PQputCopyData(s->conn, (const char *)b->buf + off, (int)n) != 1)
-			rc = pg_fail(s, "writing rows", NULL);
-	}
+	rc = send_data(s, b->buf, b->len);
 	b->len = 0;
-	if (PQputCopyEnd(s->conn, rc ? "iotape: writing rows failed" : NULL) != 1
-	    && !rc)
-		rc = pg_fail(s, "writing rows", NULL);
-	while ((r = PQgetResult(s->conn))) {
-		if (!rc && PQresultStatus(r) != PGRES_COMMAND_OK)
-			rc = pg_fail(s, "writing rows", r);
-		PQclear(r);
+	return rc;
+}
+
+/* Sends table t's waiting rows and ends its COPY. */
+static int flush_table(struct pg_store *s, enum pg_copy t)
+{
+	int rc = 0;
+
+	if (s->copy[t].len)
+		rc = send_table(s, t);
+	if (s->copying == (int)t) {
+		int rc2 = copy_close(s, 0);
+		rc = rc ? rc : rc2;
 	}
 	return rc;
 }
@@ -186,6 +262,9 @@ int pg_copy_end(struct pg_store *s)
 {
 	int rc;
 
+	/* the open one first: its rows came first */
+	if (s->copying >= 0 && (rc = flush_table(s, (enum pg_copy)s->copying)))
+		return rc;
 	for (int t = 0; t < PG_COPY_N; t++)
 		if ((rc = flush_table(s, (enum pg_copy)t)))
 			return rc;
@@ -194,6 +273,7 @@ int pg_copy_end(struct pg_store *s)
 
 void pg_copy_drop(struct pg_store *s)
 {
+	copy_close(s, 1);
 	for (int t = 0; t < PG_COPY_N; t++) {
 		s->copy[t].len = 0;
 		s->copy[t].oom = 0;
@@ -206,11 +286,15 @@ void pg_copy_free(struct pg_store *s)
 		free(s->copy[t].buf);
 }
 
-/* After a row of table t: sends the table's rows when enough wait. */
+/* After a row of table t: streams the rows of the open COPY's table a
+ * chunk at a time; opens a table's COPY when enough of its rows wait. */
 static int row_done(struct pg_store *s, enum pg_copy t)
 {
-	if (s->copy[t].oom || s->copy[t].len >= COPY_FLUSH)
-		return flush_table(s, t);
+	struct pg_copy_buf *b = &s->copy[t];
+
+	if (b->oom || b->len >= COPY_FLUSH ||
+	    (s->copying == (int)t && b->len >= COPY_CHUNK))
+		return send_table(s, t);
 	return 0;
 }
 
@@ -222,18 +306,25 @@ int pg_event_add(struct store *st, int64_t run, const struct bt_event *ev)
 
 	if (s->ev_run != run) {
 		/* go on after the run's events already stored */
-		char id[24];
+		char id[24], sql[96];
 		const char *p[1] = { pg_i64(id, run) };
 		PGresult *r;
-		if ((rc = pg_exec(s, "SELECT coalesce(max(id), 0) FROM events WHERE "
-				  "run = $1", 1, p, &r, "storing events")))
+		/* a run made in this transaction: in its own table still */
+		if (pg_loading(s, run))
+			snprintf(sql, sizeof(sql), "SELECT coalesce(max(id), 0) FROM "
+				 "events_%lld WHERE run = $1", (long long)run);
+		else
+			snprintf(sql, sizeof(sql), "SELECT coalesce(max(id), 0) FROM "
+				 "events WHERE run = $1");
+		if ((rc = pg_exec(s, sql, 1, p, &r, "storing events")))
 			return rc;
 		s->ev_last = pg_get_i64(r, 0, 0, 0);
 		PQclear(r);
 		s->ev_first = s->ev_last + 1;
 		s->ev_run = run;
 	}
-	b = row_begin(s, PG_COPY_EVENTS, 12);
+	if (!(b = row_begin(s, PG_COPY_EVENTS, run, 12)))
+		return -STORE_E_SQLITE;
 	f_i64(b, run);
 	f_i64(b, ++s->ev_last);
 	f_i64(b, (int64_t)ev->time_ns);
@@ -258,7 +349,8 @@ int pg_request_add(struct store *st, int64_t run, int64_t id,
 	struct pg_store *s = pg(st);
 	struct pg_copy_buf *b;
 
-	b = row_begin(s, PG_COPY_REQUESTS, 25);
+	if (!(b = row_begin(s, PG_COPY_REQUESTS, run, 25)))
+		return -STORE_E_SQLITE;
 	f_i64(b, run);
 	f_i64(b, id);
 	f_i64(b, rq->dev);
@@ -293,7 +385,8 @@ int pg_sample_add(struct store *st, int64_t run, int64_t time_ns,
 	struct pg_store *s = pg(st);
 	struct pg_copy_buf *b;
 
-	b = row_begin(s, PG_COPY_SAMPLES, 5);
+	if (!(b = row_begin(s, PG_COPY_SAMPLES, run, 5)))
+		return -STORE_E_SQLITE;
 	f_i64(b, run);
 	f_i64(b, time_ns);
 	f_text(b, source);
@@ -311,7 +404,8 @@ int pg_replays_add(struct store *st, int64_t run,
 
 	for (size_t i = 0; i < n; i++) {
 		const struct store_replay *r = &rows[i];
-		b = row_begin(s, PG_COPY_REPLAYS, 16);
+		if (!(b = row_begin(s, PG_COPY_REPLAYS, run, 16)))
+			return -STORE_E_SQLITE;
 		f_i64(b, run);
 		f_i64(b, r->idx);
 		f_i64(b, r->stream);

@@ -26,10 +26,15 @@ static int exec_run(struct pg_store *s, const char *sql, int64_t run,
 
 /* ---- runs ---- */
 
-#define RUN_COLS "id, name, kind, status, format, source, host, kernel, " \
-	"parent, created_ns, genesis_ns, first_event, last_event, " \
-	"(SELECT time_ns FROM events e WHERE e.run = runs.id AND " \
-	"e.id = runs.last_event), big_endian"
+/* A run's row; LAST is its last event's time. The bulk tables are read
+ * with the run as a parameter ($1), never runs.id: a value the planner
+ * knows picks the run's partitions when it plans (schema/pg/006), where a
+ * correlated one opens and locks every run's. */
+#define RUN_COLS_LAST(last) "id, name, kind, status, format, source, host, " \
+	"kernel, parent, created_ns, genesis_ns, first_event, last_event, " \
+	last ", big_endian"
+#define RUN_COLS RUN_COLS_LAST("(SELECT time_ns FROM events e WHERE " \
+	"e.run = $1 AND e.id = runs.last_event)")
 
 static void run_row(const PGresult *q, int row, struct store_run *r)
 {
@@ -58,7 +63,8 @@ int pg_run_get(struct store *st, int64_t run, struct store_run *out)
 	PGresult *r;
 	int rc;
 
-	if ((rc = exec_run(pg(st), "SELECT " RUN_COLS " FROM runs WHERE id = $1",
+	if ((rc = pg_attach_loading(pg(st), run)) ||
+	    (rc = exec_run(pg(st), "SELECT " RUN_COLS " FROM runs WHERE id = $1",
 			   run, &r, "reading run")))
 		return rc;
 	if (PQntuples(r))
@@ -107,19 +113,46 @@ static void fill_listing(struct store_list *l, void *row, const PGresult *q,
 	r->sample_last_ns = pg_get_i64(q, i, 17, STORE_NO_TIME);
 }
 
-#define SAMPLE_SPAN ", (SELECT min(time_ns) FROM samples WHERE run = runs.id)" \
-	", (SELECT max(time_ns) FROM samples WHERE run = runs.id)"
-
 int pg_runs_list(struct store *st, int count_requests,
 		 struct store_run_listing **out, size_t *n)
 {
-	return read_list(pg(st), count_requests
-			 ? "SELECT " RUN_COLS ", (SELECT count(*) FROM requests "
-			   "WHERE run = runs.id)" SAMPLE_SPAN " FROM runs WHERE "
-			   "$1::bigint IS NOT NULL ORDER BY id"
-			 : "SELECT " RUN_COLS ", -1" SAMPLE_SPAN " FROM runs WHERE "
-			   "$1::bigint IS NOT NULL ORDER BY id", 0, sizeof(**out),
-			 NULL, 0, fill_listing, (void **)out, n, "reading runs");
+	struct pg_store *s = pg(st);
+	int rc;
+
+	if ((rc = pg_attach_loading(s, 0)) ||
+	    (rc = read_list(s, "SELECT " RUN_COLS_LAST("NULL::bigint") ", -1, "
+			    "NULL::bigint, NULL::bigint FROM runs WHERE $1::bigint "
+			    "IS NOT NULL ORDER BY id", 0, sizeof(**out), NULL, 0,
+			    fill_listing, (void **)out, n, "reading runs")))
+		return rc;
+	/* then each run's figures from its own partitions, one query a run */
+	for (size_t i = 0; i < *n; i++) {
+		struct store_run_listing *l = &(*out)[i];
+		char id[24], last[24];
+		const char *p[2] = { pg_i64(id, l->run.id),
+				     l->run.last_event ? pg_i64(last,
+						l->run.last_event) : NULL };
+		PGresult *r;
+		if ((rc = pg_exec(s, count_requests
+				  ? "SELECT (SELECT time_ns FROM events WHERE run = $1 "
+				    "AND id = $2), (SELECT count(*) FROM requests WHERE"
+				    " run = $1), min(time_ns), max(time_ns) FROM "
+				    "samples WHERE run = $1"
+				  : "SELECT (SELECT time_ns FROM events WHERE run = $1 "
+				    "AND id = $2), -1, min(time_ns), max(time_ns) FROM "
+				    "samples WHERE run = $1", 2, p, &r, "reading runs"))) {
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return rc;
+		}
+		l->run.last_ns = pg_get_i64(r, 0, 0, 0);
+		l->requests = pg_get_i64(r, 0, 1, -1);
+		l->sample_first_ns = pg_get_i64(r, 0, 2, STORE_NO_TIME);
+		l->sample_last_ns = pg_get_i64(r, 0, 3, STORE_NO_TIME);
+		PQclear(r);
+	}
+	return 0;
 }
 
 int pg_run_has(struct store *st, int64_t run, enum store_has what)
@@ -141,7 +174,8 @@ int pg_run_has(struct store *st, int64_t run, enum store_has what)
 	if ((unsigned)what >= sizeof(sql) / sizeof(sql[0]))
 		return store_fail(st, STORE_E_SQLITE, "no such question (%d)",
 				  (int)what);
-	if ((rc = exec_run(pg(st), sql[what], run, &r, msg)))
+	if ((rc = pg_attach_loading(pg(st), run)) ||
+	    (rc = exec_run(pg(st), sql[what], run, &r, msg)))
 		return rc;
 	rc = (int)pg_get_i64(r, 0, 0, 0);
 	PQclear(r);
@@ -335,10 +369,10 @@ static const char *requests_sql(unsigned mask, int order, char *sql, size_t len)
 #define VM_COLS "v.time_ns, v.source, v.since_boot, v.r, v.b, v.swpd, " \
 	"v.free, v.buff, v.cache, v.si, v.so, v.bi, v.bo, v.\"in\", v.cs, " \
 	"v.us, v.sy, v.id, v.wa, v.st, " \
-	"(SELECT value FROM samples x WHERE x.run = v.run AND " \
+	"(SELECT value FROM samples x WHERE x.run = $1 AND " \
 	" x.time_ns = v.time_ns AND x.source = 'meminfo' AND x.key = 'Dirty' " \
 	" ORDER BY x.id LIMIT 1), " \
-	"(SELECT value FROM samples x WHERE x.run = v.run AND " \
+	"(SELECT value FROM samples x WHERE x.run = $1 AND " \
 	" x.time_ns = v.time_ns AND x.source = 'meminfo' AND " \
 	" x.key = 'Writeback' ORDER BY x.id LIMIT 1) FROM vmstat v " \
 	"WHERE v.run = $1"
@@ -372,6 +406,8 @@ int pg_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 	int rc;
 
 	*cur = NULL;
+	if ((rc = pg_attach_loading(s, run)))
+		return rc;
 	switch (kind) {
 	case STORE_CUR_REQUESTS:
 		sql = requests_sql(mask, iarg, rqsql, sizeof(rqsql));
@@ -664,6 +700,8 @@ int pg_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
 		return store_fail(st, STORE_E_NOTFOUND, "no figure '%s' to rank by "
 				  "(%s)", metric, STORE_FLEET_METRICS);
 	p[1] = metrics[i].dir;
+	if ((rc = pg_attach_loading(s, 0)))
+		return rc;
 	/* a run's requests through its (run, id) key; the percentile in the
 	 * server: only the ranked rows come back */
 	snprintf(sql, sizeof(sql), "SELECT r.id, r.name, r.host, r.kernel, "

@@ -510,6 +510,7 @@ need_pg() {
 # directory, trusting local connections; sets PG_DIR and PG_URL (a libpq URI for
 # database iotape as user postgres). Stopped (immediate) and removed at exit, also
 # on failure and signals. Returns 1 (with the server's log on stderr) when it fails.
+# PG_OPTS: more server options (-c name=value ...).
 pg_start() {
 	local run=() log
 	PG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/iotape-pg.XXXXXX") || return 1
@@ -523,7 +524,7 @@ pg_start() {
 		--encoding=UTF8 --locale=C.UTF-8 > "$PG_DIR/initdb.out" 2>&1 ||
 		{ cat "$PG_DIR/initdb.out" >&2; return 1; }
 	"${run[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$log" -w -t 60 \
-		-o "-k $PG_DIR -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40" \
+		-o "-k $PG_DIR -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40 ${PG_OPTS:-}" \
 		start > /dev/null 2>&1 || { cat "$log" >&2; return 1; }
 	"$PG_BIN/psql" -q -X -h "$PG_DIR" -U postgres -d postgres \
 		-c "CREATE DATABASE iotape" > /dev/null || return 1

@@ -5,7 +5,10 @@
 # name taken unless --replace); names full of quotes, semicolons and backslashes go
 # through as values; eight pushes at once all land; a push killed with SIGKILL in
 # the middle of its COPY leaves nothing, and a reader meanwhile does not see the
-# run. Skipped without the server binaries (make deps installs them).
+# run; each run's rows are partitions of their own, made by the writer role
+# through the owner's functions and dropped by rm; a version 5 store migrates to
+# 6 and reads the same. Skipped without the server binaries (make deps installs
+# them).
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "PostgreSQL store"
@@ -236,7 +239,17 @@ if grep -q "a password in --db is refused" pw.err && ! grep -q "password=x" pw.e
 else
 	not_ok "a password in the URL" "$(cat pw.err)"
 fi
+# each run's rows are partitions of their own, attached (schema 6)
+check_eq "every run's events, requests, samples and replays are its own attached partitions" \
+	"$(pg_psql "SELECT count(*) * 4 FROM runs")" \
+	"$(pg_psql "SELECT count(*) FROM runs r, unnest(ARRAY['events', 'requests', 'samples',
+		'replays']) t JOIN pg_inherits i ON i.inhparent = t::regclass
+		WHERE i.inhrelid = to_regclass(t || '_' || r.id)")"
+pids=$(pg_psql "SELECT string_agg(id::text, ',') FROM runs WHERE name ~ ':p[1-8]$'")
 "$IOTAPE" rm --db "$URL" --force "$host:p*" > /dev/null 2> rm.err
+check_eq "rm drops the runs' partitions" 0 \
+	"$(pg_psql "SELECT count(*) FROM unnest('{$pids}'::bigint[]) r, unnest(ARRAY['events',
+		'requests', 'samples', 'replays']) t WHERE to_regclass(t || '_' || r) IS NOT NULL")"
 check_eq "rm of pushed runs leaves no rows behind" "0 0 0" \
 	"$(pg_psql "SELECT (SELECT count(*) FROM runs WHERE name ~ ':p[1-8]$'),
 		(SELECT count(*) FROM events WHERE run NOT IN (SELECT id FROM runs)),
@@ -271,6 +284,27 @@ check "the writer role imports" "$IOTAPE" import --quiet --again --db "$W" --run
 check "the writer role pushes" "$IOTAPE" push --db "$db" --to "$W" p3
 check "the reader role reads" "$IOTAPE" report --json --db "$R" by-alice
 check "the reader role lists" "$IOTAPE" runs --db "$R"
+# the writer made its run's tables through the owner's functions: owned by the
+# owner, attached, and nobody's to write to directly once attached
+aid=$(pg_psql "SELECT id FROM runs WHERE name = 'by-alice'")
+check_eq "the writer's run: partitions owned by the schema's owner, closed to direct writes" \
+	"postgres postgres f f" \
+	"$(pg_psql "SELECT pg_get_userbyid(relowner), (SELECT pg_get_userbyid(relowner) FROM pg_class
+		WHERE oid = 'events'::regclass), has_table_privilege('alice', 'events_$aid', 'INSERT'),
+		has_table_privilege('bob', 'requests_$aid', 'INSERT')
+		FROM pg_class WHERE oid = 'events_$aid'::regclass AND relispartition" | tr '\t' ' ')"
+psql_as() { "$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$PG_DIR" -U "$1" -d iotape -c "$2"; }
+if ! psql_as alice "SELECT iotape_run_tables($aid)" > fn.out 2>&1 && grep -q "already exists" fn.out; then
+	ok "the writer may not make a committed run's tables again: $(head -n 1 fn.out)"
+else
+	not_ok "the writer made a committed run's tables again" "$(cat fn.out)"
+fi
+if ! psql_as bob "SELECT iotape_run_tables($aid)" > fn.out 2>&1 &&
+   grep -q "permission denied for function" fn.out; then
+	ok "the reader may not make run tables: $(head -n 1 fn.out)"
+else
+	not_ok "the reader called iotape_run_tables" "$(cat fn.out)"
+fi
 "$IOTAPE" import --quiet --again --db "$R" --run by-bob "$F" > /dev/null 2> bob.err; rc=$?
 if [ $rc != 0 ] && grep -q "permission denied" bob.err &&
    [ "$(pg_psql "SELECT count(*) FROM runs WHERE name = 'by-bob'")" = 0 ]; then
@@ -285,6 +319,41 @@ if [ $rc != 0 ] && grep -q "permission denied" alice.err &&
 else
 	not_ok "the writer role deleted" "exit $rc: $(cat alice.err)"
 fi
+
+# ---- a version 5 store (schema/pg/001-005 as psql runs them, run lf's rows copied
+# in) is migrated to 6: its rows move into the runs' partitions and read the same
+pg_psql "CREATE DATABASE v5" > /dev/null
+V5="postgresql:///v5?host=$PG_DIR&user=postgres"
+v5() { "$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$PG_DIR" -U postgres -d v5 "$@"; }
+lid=$(pg_psql "SELECT id FROM runs WHERE name = 'lf'")
+mig=ok
+for f in "$REPO_ROOT"/schema/pg/00[1-5]_*.sql; do
+	v5 -f "$f" > /dev/null 2> v5.err || mig="$f: $(cat v5.err)"
+done
+v5 -c "UPDATE iotape_schema SET version = 5" > /dev/null || mig="version"
+for tb in runs settings devices processes commands run_stats metrics events requests samples replays; do
+	col=run; [ $tb = runs ] && col=id
+	"$PG_BIN/psql" -X -q -h "$PG_DIR" -U postgres -d iotape \
+		-c "COPY (SELECT * FROM $tb WHERE $col = $lid) TO STDOUT" |
+		v5 -c "COPY $tb FROM STDIN" > /dev/null 2> v5.err || mig="$tb: $(cat v5.err)"
+done
+v5 -c "SELECT setval(pg_get_serial_sequence('runs', 'id'), max(id)) FROM runs" > /dev/null
+check_eq "a version 5 store made from schema/pg/001-005 with run lf's rows" ok "$mig"
+"$IOTAPE" runs --db "$V5" > /dev/null 2> v5.err
+check_eq "the version 5 store is migrated to 6, lf's rows in its partitions" \
+	"6 $(pg_psql "SELECT (SELECT count(*) FROM events WHERE run = $lid) || ' ' ||
+		(SELECT count(*) FROM requests WHERE run = $lid) || ' ' ||
+		(SELECT count(*) FROM samples WHERE run = $lid)")" \
+	"$(v5 -c "SELECT (SELECT version FROM iotape_schema) || ' ' ||
+		(SELECT count(*) FROM events_$lid) || ' ' || (SELECT count(*) FROM requests_$lid)
+		|| ' ' || (SELECT count(*) FROM samples_$lid)")$(cat v5.err)"
+for c in "dump lf" "report --json lf" "vmstat lf"; do
+	"$IOTAPE" $c --db "$URL" > a.out 2>&1
+	"$IOTAPE" $c --db "$V5" > b.out 2>&1
+	if cmp -s a.out b.out; then ok "migrated store: $c gives the same $(wc -c < a.out) bytes"
+	else not_ok "migrated store: $c differs" "$(diff a.out b.out | head -n 4)"; fi
+done
+check "an import into the migrated store" "$IOTAPE" import --quiet --again --db "$V5" --run new "$F"
 
 pg_psql "CREATE DATABASE empty" > /dev/null
 "$IOTAPE" report --db "postgresql:///empty?host=$PG_DIR&user=postgres" lf > /dev/null 2> empty.err
