@@ -89,6 +89,21 @@ void source_free(struct source *src)
 	memset(src, 0, sizeof(*src));
 }
 
+/* Source order: start time, then requests.id (as the store's ordered
+ * cursors give them). */
+static int cmp_src(const void *pa, const void *pb)
+{
+	const struct src_io *a = pa, *b = pb;
+
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The rows are read as the store finds them (no sort in the store before
+ * the first row: on a 400k-request run that sort was most of the load)
+ * and put in source order here, which costs nothing when they were stored
+ * in that order, as imports store them. */
 int source_load(struct store *st, int64_t run, enum replay_level level,
 		struct source *src, char *err, size_t errlen)
 {
@@ -97,11 +112,11 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 	struct store_request rq;
 	size_t cap = 0, out;
 	int64_t id;
-	int rc;
+	int rc, sorted = 1;
 
 	memset(src, 0, sizeof(*src));
-	if (store_requests_open(st, run, level == REPLAY_QUEUE ? STORE_RQ_QUEUED
-				: STORE_RQ_DISPATCHED, STORE_RQ_DEV | STORE_RQ_PID |
+	if (store_requests_open(st, run, level == REPLAY_QUEUE ? STORE_RQ_QUEUED_ANY
+				: STORE_RQ_DISPATCHED_ANY, STORE_RQ_DEV | STORE_RQ_PID |
 				STORE_RQ_SECTOR | STORE_RQ_BYTES | STORE_RQ_CATS |
 				STORE_RQ_C | (level == REPLAY_QUEUE ? STORE_RQ_Q |
 				STORE_RQ_SPLIT_FROM | STORE_RQ_SPLIT : STORE_RQ_D |
@@ -111,28 +126,13 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 	}
 	while ((rc = store_requests_next(cur, &rq, &id)) > 0) {
 		struct src_io *io;
-		size_t root;
 
-		if (level == REPLAY_QUEUE && rq.split_from) {
-			/* the later half of a split bio: give its bytes back to
-			 * the bio it was cut from (halves can be cut again) */
-			if (idmap_get(&split, rq.split_from, &root)) {
-				struct src_io *r = &src->io[root];
-				r->bytes += rq.bytes;
-				if (rq.c_ns != STORE_NO_TIME &&
-				    (!r->has_end || rq.c_ns > r->end_ns)) {
-					r->end_ns = rq.c_ns;
-					r->has_end = 1;
-				}
-				idmap_put(&split, id, root);
-				continue;
-			}
-		}
 		if (src->n == cap) {
 			cap = cap ? 2 * cap : 4096;
 			src->io = xrealloc(src->io, cap * sizeof(*src->io));
 		}
 		io = &src->io[src->n];
+		memset(io, 0, sizeof(*io));
 		io->id = id;
 		io->dev = rq.dev;
 		io->pid = rq.pid;
@@ -141,6 +141,8 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 			io->sector = rq.sector;
 			io->bytes = rq.bytes;
 			io->start_ns = rq.q_ns;
+			io->split = rq.split;
+			io->split_from = rq.split_from;
 		} else {
 			/* the dispatched request's position and size */
 			io->sector = rq.has_d ? rq.d_sector : rq.sector;
@@ -149,17 +151,41 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 		}
 		io->has_end = rq.c_ns != STORE_NO_TIME;
 		io->end_ns = io->has_end ? rq.c_ns : io->start_ns;
-		if (level == REPLAY_QUEUE && rq.split)
-			idmap_put(&split, io->id, src->n);
+		if (src->n && sorted && cmp_src(io - 1, io) > 0)
+			sorted = 0;
 		src->n++;
 	}
 	store_cursor_close(cur);
-	idmap_free(&split);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", store_errmsg(st));
 		source_free(src);
 		return -1;
 	}
+	if (!sorted)
+		qsort(src->io, src->n, sizeof(*src->io), cmp_src);
+	/* in source order: the later half of a split bio gives its bytes back
+	 * to the bio it was cut from (halves can be cut again) */
+	for (size_t i = out = 0; level == REPLAY_QUEUE && i < src->n; i++) {
+		struct src_io io = src->io[i];
+		size_t root;
+
+		if (io.split_from && idmap_get(&split, io.split_from, &root)) {
+			struct src_io *r = &src->io[root];
+			r->bytes += io.bytes;
+			if (io.has_end && (!r->has_end || io.end_ns > r->end_ns)) {
+				r->end_ns = io.end_ns;
+				r->has_end = 1;
+			}
+			idmap_put(&split, io.id, root);
+			continue;
+		}
+		if (io.split)
+			idmap_put(&split, io.id, out);
+		src->io[out++] = io;
+	}
+	if (level == REPLAY_QUEUE)
+		src->n = out;
+	idmap_free(&split);
 	/* zero-length rows that are not flushes have nothing to replay */
 	for (size_t i = out = 0; i < src->n; i++) {
 		struct src_io *io = &src->io[i];
@@ -228,12 +254,66 @@ static int cmp_tpoint(const void *pa, const void *pb)
 	return a->delta - b->delta;   /* ends before starts at the same time */
 }
 
+/* plan_max_overlap() for starts in order, as a source's are: a min-heap
+ * of the ends of the intervals still open, O(n log depth) and memory for
+ * the depth only. */
+static unsigned max_overlap_sorted(const int64_t *start, const int64_t *end,
+				   size_t n)
+{
+	int64_t *h = NULL;
+	size_t hn = 0, cap = 0, best = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+		if (end[i] <= start[i])
+			continue;     /* took no time: never in flight */
+		while (hn && h[0] <= start[i]) {
+			/* pop the earliest end: it ended before this start */
+			int64_t last = h[--hn];
+			size_t j = 0;
+			for (;;) {
+				size_t l = 2 * j + 1, m = j;
+				int64_t v = last;
+				if (l < hn && h[l] < v)
+					m = l, v = h[l];
+				if (l + 1 < hn && h[l + 1] < v)
+					m = l + 1;
+				if (m == j)
+					break;
+				h[j] = h[m];
+				j = m;
+			}
+			if (hn)
+				h[j] = last;
+		}
+		if (hn == cap) {
+			cap = cap ? 2 * cap : 64;
+			h = xrealloc(h, cap * sizeof(*h));
+		}
+		for (k = hn++; k && h[(k - 1) / 2] > end[i]; k = (k - 1) / 2)
+			h[k] = h[(k - 1) / 2];
+		h[k] = end[i];
+		if (hn > best)
+			best = hn;
+	}
+	free(h);
+	return (unsigned)best;
+}
+
 unsigned plan_max_overlap(const int64_t *start, const int64_t *end, size_t n)
 {
-	struct tpoint *p = xmalloc(2 * (n ? n : 1) * sizeof(*p));
+	struct tpoint *p;
 	size_t m = 0;
 	long cur = 0, best = 0;
 
+	{
+		size_t i = 1;
+		while (i < n && start[i - 1] <= start[i])
+			i++;
+		if (i >= n)
+			return max_overlap_sorted(start, end, n);
+	}
+	p = xmalloc(2 * (n ? n : 1) * sizeof(*p));
 	for (size_t i = 0; i < n; i++) {
 		if (end[i] <= start[i])
 			continue;     /* took no time: never in flight */

@@ -64,6 +64,8 @@ struct src_io {
 	int64_t start_ns;    /* q_ns (queue) or d_ns (dispatch) */
 	int64_t end_ns;      /* c_ns, or start_ns when no completion was seen */
 	int has_end;
+	int split;           /* loading only: the row is half of a split bio */
+	int64_t split_from;  /* loading only: the requests.id it was cut from */
 };
 
 /* The source run's I/Os in start order (start_ns, then id). */

@@ -28,7 +28,7 @@ int replay_lat_load(struct store *st, int64_t run, struct lat *l, char *err,
 	int rc;
 
 	memset(l, 0, sizeof(*l));
-	if (store_requests_open(st, run, STORE_RQ_ALL, STORE_RQ_Q | STORE_RQ_D |
+	if (store_requests_open(st, run, STORE_RQ_ALL_ANY, STORE_RQ_Q | STORE_RQ_D |
 				STORE_RQ_C | STORE_RQ_BYTES | STORE_RQ_SPLIT | STORE_RQ_D_HEAD |
 				STORE_RQ_DISPATCH, &cur)) {
 		snprintf(err, errlen, "%s", store_errmsg(st));

@@ -444,6 +444,13 @@ enum store_rq_order {
 				 * D time, by (d_ns, id) */
 	STORE_RQ_FIRST,         /* every row, by its first time (Q, else D,
 				 * else C; rows with none first), then id */
+	/* The rows of STORE_RQ_ALL, _QUEUED and _DISPATCHED in no set order
+	 * (as the back end finds them: no sort before the first row; on
+	 * SQLite a third of the time of the ordered ones on a 400k-request
+	 * run), for callers that order them themselves or need no order. */
+	STORE_RQ_ALL_ANY,
+	STORE_RQ_QUEUED_ANY,
+	STORE_RQ_DISPATCHED_ANY,
 };
 
 /* The columns of a request row, for the mask of store_requests_open(): a

@@ -353,6 +353,9 @@ static const char *requests_sql(unsigned mask, int order, char *sql, size_t len)
 			" ORDER BY d_ns, id",
 		[STORE_RQ_FIRST] = " ORDER BY coalesce(q_ns, d_ns, c_ns) NULLS "
 			"FIRST, id",
+		[STORE_RQ_ALL_ANY] = "",
+		[STORE_RQ_QUEUED_ANY] = " AND q_ns IS NOT NULL",
+		[STORE_RQ_DISPATCHED_ANY] = " AND d_head = 1 AND d_ns IS NOT NULL",
 	};
 	size_t n;
 

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -342,6 +343,40 @@ static void test_max_overlap(void **state)
 	assert_int_equal(plan_max_overlap(NULL, NULL, 0), 0);
 }
 
+/* Starts in order take the heap path, the same intervals out of order the
+ * sort of start and end points: both give the same depth, on intervals
+ * with shared starts, shared ends and ends equal to later starts. */
+static void test_max_overlap_paths(void **state)
+{
+	enum { N = 5000 };
+	int64_t *s = malloc(N * sizeof(*s)), *e = malloc(N * sizeof(*e));
+	int64_t *s2 = malloc(N * sizeof(*s2)), *e2 = malloc(N * sizeof(*e2));
+	unsigned seed = 12345;
+
+	(void)state;
+	for (int round = 0; round < 20; round++) {
+		int64_t t = 0;
+		for (int i = 0; i < N; i++) {
+			seed = seed * 1103515245u + 12345u;
+			t += (seed >> 16) % 4;                 /* repeats starts */
+			s[i] = t;
+			seed = seed * 1103515245u + 12345u;
+			e[i] = t + (int64_t)((seed >> 16) % (8 + 8 * round));
+		}
+		for (int i = 0; i < N; i++) {          /* reversed: unsorted */
+			s2[i] = s[N - 1 - i];
+			e2[i] = e[N - 1 - i];
+		}
+		assert_int_equal(plan_max_overlap(s, e, N),
+				 plan_max_overlap(s2, e2, N));
+		assert_true(plan_max_overlap(s, e, N) > 1);
+	}
+	free(s);
+	free(e);
+	free(s2);
+	free(e2);
+}
+
 static void test_plan_build(void **state)
 {
 	const uint32_t dev = BT_MKDEV(7, 0);
@@ -436,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_cap_gaps),
 		cmocka_unit_test(test_map_range),
 		cmocka_unit_test(test_max_overlap),
+		cmocka_unit_test(test_max_overlap_paths),
 		cmocka_unit_test(test_plan_build),
 	};
 	return cmocka_run_group_tests_name("replay_sched", tests, NULL, NULL);
