@@ -22,6 +22,32 @@ static void bind_event_row(struct sqlite_store *s, sqlite3_stmt *q, int base,
 		sqlite3_bind_null(q, base + SQ_EV_COLS);
 }
 
+/* As bind_event_row() for row slot i of the kept multi-row statement,
+ * binding only the parameters whose value changed since the last batch:
+ * half an event's fields repeat from one batch to the next, and a bind costs
+ * more than the compare. */
+static void bind_event_slot(struct sqlite_store *s, int i,
+			    const struct sq_ev_row *r)
+{
+	sqlite3_stmt *q = s->ev_multi;
+	int64_t *b = s->ev_bound[i];
+	int base = i * SQ_EV_COLS, ok = s->ev_bound_ok;
+
+	for (int c = 0; c < SQ_EV_COLS - 1; c++)
+		if (!ok || b[c] != r->v[c]) {
+			sqlite3_bind_int64(q, base + c + 1, r->v[c]);
+			b[c] = r->v[c];
+		}
+	if (r->pdu_len) {
+		sqlite3_bind_blob(q, base + SQ_EV_COLS, s->evpdu + r->pdu_off,
+				  r->pdu_len, SQLITE_STATIC);
+		s->ev_bound_null[i] = 0;
+	} else if (!ok || !s->ev_bound_null[i]) {
+		sqlite3_bind_null(q, base + SQ_EV_COLS);
+		s->ev_bound_null[i] = 1;
+	}
+}
+
 /* "INSERT INTO table (cols) VALUES (?,..),.." for rows rows of ncols
  * columns, prepared to keep; NULL after the message is set. */
 static sqlite3_stmt *prepare_multi(struct sqlite_store *s, const char *head,
@@ -72,7 +98,8 @@ static int flush_events(struct sqlite_store *s)
 				" cpu, error, pdu) VALUES ", SQ_EV_BATCH, SQ_EV_COLS)))
 			return -STORE_E_SQLITE;
 		for (int i = 0; i < n; i++)
-			bind_event_row(s, s->ev_multi, i * SQ_EV_COLS, &s->evb[i]);
+			bind_event_slot(s, i, &s->evb[i]);
+		s->ev_bound_ok = 1;
 		rc = sq_step_done(s, s->ev_multi, "storing events");
 	} else {
 		sqlite3_stmt *q = sq_stmt(s, SQ_EVENT);
