@@ -52,6 +52,10 @@ struct sqlite_store {
 	size_t evpdu_len, evpdu_cap;
 	int64_t ev_run, ev_first, ev_last; /* events.id range of the run being written */
 	sqlite3_stmt *rq_multi;     /* SQ_RQ_BATCH requests rows */
+	/* what rq_multi's integer parameters hold, as ev_bound */
+	int64_t rq_bound[SQ_RQ_BATCH][SQ_RQ_COLS];
+	uint8_t rq_bound_null[SQ_RQ_BATCH][SQ_RQ_COLS];
+	int rq_bound_ok;
 	struct sq_rq_row rqb[SQ_RQ_BATCH];
 	int nrq;
 	int fk_off;                 /* foreign keys off for a bulk transaction */
