@@ -59,7 +59,7 @@ CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_time.c \
 	capture/fmt_iostat.c capture/wlmetric.c
 CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
-	capture/import_samples.c capture/import_fmt.c \
+	capture/import_pipe.c capture/import_samples.c capture/import_fmt.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
 	analyze/runview.c analyze/rsort.c analyze/rundata.c analyze/timeacct.c \
 	analyze/finding.c analyze/analyzer.c analyze/an_seek.c \

@@ -87,11 +87,12 @@ at_exit "rm -f '$DB' '$DB-journal' '$DB-wal' '$DB-shm'"
 # directory: btt writes files there); keep each run's "wall_s peak_rss_kb" in
 # $TEST_TMP/NAME.times ("wall_s peak_rss_kb cpu_s", CPU user + system, children
 # too: on a loaded machine the CPU time moves less than the wall time); a failure
-# ends the benchmark. $PRE runs before each repetition.
+# ends the benchmark. $PRE runs before each repetition; KEEP set and not 0 adds to
+# NAME's earlier runs.
 timeit() {
 	local name=$1 i dir; shift
 	dir=$TEST_TMP/$name.cwd; mkdir -p "$dir"
-	: > "$TEST_TMP/$name.times"
+	[ "${KEEP:-0}" = 0 ] && : > "$TEST_TMP/$name.times"
 	for ((i = 0; i < REPS; i++)); do
 		[ -n "${PRE:-}" ] && eval "$PRE"
 		if ! (cd "$dir" && /usr/bin/time -f '%e %M %U %S' -o "$TEST_TMP/$name.t" "$@" \
@@ -110,10 +111,14 @@ median() {
 		{ v[NR] = $f } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-say "timing blkparse and iotape import ($REPS runs each)..."
-STDIN=$TRACE timeit blkparse blkparse -i - -o /dev/null
-PRE="rm -f '$DB' '$DB-journal' '$DB-wal' '$DB-shm'" \
-	timeit import "$IOTAPE" import --db "$DB" --run bench "$TRACE"
+# blkparse and import take turns (one run each, $REPS times), so a change in the
+# machine's load falls on both alike
+say "timing blkparse and iotape import, taking turns ($REPS runs each)..."
+for ((rep = 0; rep < REPS; rep++)); do
+	KEEP=$rep REPS=1 STDIN=$TRACE timeit blkparse blkparse -i - -o /dev/null
+	KEEP=$rep REPS=1 PRE="rm -f '$DB' '$DB-journal' '$DB-wal' '$DB-shm'" \
+		timeit import "$IOTAPE" import --db "$DB" --run bench "$TRACE"
+done
 say "timing iotape dump (blkparse's text)..."
 timeit dump "$IOTAPE" dump --db "$DB" bench
 say "timing btt and iotape report..."
@@ -162,7 +167,8 @@ if ! [ -s "$T2" ] || ! [ -s "$B2" ]; then
 	blkparse -q -i - -d "$B2.tmp" -O < "$T2" > /dev/null && mv "$B2.tmp" "$B2"
 fi
 rm -f "$DB2"
-"$IOTAPE" import --quiet --db "$DB2" --run big "$T2" || die "import of $T2 failed"
+# timed once for its peak RSS: RAM flat in run size means the same as the trace's
+REPS=1 timeit import2 "$IOTAPE" import --quiet --db "$DB2" --run big "$T2"
 say "timing btt, iotape report and compare on $((2 * EVENTS)) events..."
 timeit btt2 btt -i "$B2"
 timeit report2 "$IOTAPE" report --db "$DB2" big
@@ -194,7 +200,7 @@ awk -v cp="$(median compare2 1)" -v pl="$(median plot2 1)" -v ml="$(median mail2
 # issue 16's rows from this part (bench_replay.sh adds the replays')
 awk -v OFS='\t' -v ev="$EVENTS" -v ev2=$((2 * EVENTS)) \
 	-v bp="$(median blkparse 1)" -v bpm="$(median blkparse 2)" \
-	-v im="$(median import 1)" -v imm="$(median import 2)" \
+	-v im="$(median import 1)" -v imm="$(median import 2)" -v im2m="$(median import2 2)" \
 	-v dp="$(median dump 1)" -v bpc="$(median blkparse 3)" -v imc="$(median import 3)" \
 	-v dpc="$(median dump 3)" -v btc="$(median btt 3)" -v rpc="$(median report 3)" \
 	-v cpc="$(median compare2 3)" -v plc="$(median plot2 3)" -v mlc="$(median mail2 3)" \
@@ -207,7 +213,8 @@ function m(k) { return k / 1024 }
 function ev_s(n) { return sprintf("%.1fM", n / 1e6) }
 BEGIN {
 	print "import " ev_s(ev) " events", sprintf("blkparse text %.2f s (cpu %.2f), %.0f MiB",
-		bp, bpc, m(bpm)), sprintf("%.2f s (cpu %.2f), %.0f MiB", im, imc, m(imm)),
+		bp, bpc, m(bpm)), sprintf("%.2f s (cpu %.2f), %.0f MiB (%.0f MiB at %s)", im,
+		imc, m(imm), m(im2m), ev_s(ev2)),
 		sprintf("rate %.2fx (cpu %.2fx)", bp / im, bpc / imc), "rate >= 2x blkparse, RAM flat"
 	print "dump " ev_s(ev), sprintf("blkparse text %.2f s (cpu %.2f)", bp, bpc),
 		sprintf("%.2f s (cpu %.2f)", dp, dpc), sprintf("rate %.2fx (cpu %.2fx)", bp / dp,

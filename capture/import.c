@@ -13,6 +13,7 @@
 #include "capture/import.h"
 #include "capture/import_fmt.h"
 #include "capture/import_input.h"
+#include "capture/import_pipe.h"
 #include "capture/import_samples.h"
 #include "capture/stitch.h"
 #include "capture/trace_input.h"
@@ -20,9 +21,14 @@
 #include "lib/util.h"
 #include "schema/store.h"
 
+/* The decoding thread (reader, stitcher, the fields below up to the store
+ * writes) hands rows to the writing thread through pipe while the read
+ * runs; with pipe NULL (the stitcher's last rows) they go to the store. */
 struct import_ctx {
 	struct store *st;
 	int64_t run;
+	struct import_pipe *pipe;
+	int pipe_used;    /* the decoding thread ran */
 	struct stitch *stitch;
 	uint32_t *devs;
 	size_t ndev;
@@ -49,7 +55,7 @@ static int on_event(void *vctx, const struct bt_event *ev)
 		c->wall_at_ns = (int64_t)ev->time_ns;
 		c->have_wall = 1;
 	}
-	if ((rc = store_event_add(c->st, c->run, ev)))
+	if ((rc = import_pipe_event(c->pipe, ev)))
 		return rc;
 	if (!bt_is_notify(ev)) {
 		size_t i;
@@ -66,13 +72,58 @@ static int on_event(void *vctx, const struct bt_event *ev)
 static int on_process(void *vctx, uint32_t pid, const char *comm)
 {
 	struct import_ctx *c = vctx;
-	return store_process_set(c->st, c->run, pid, comm);
+	return import_pipe_process(c->pipe, pid, comm);
 }
 
 static int on_request(void *vctx, int64_t id, const struct store_request *rq)
 {
 	struct import_ctx *c = vctx;
+
+	if (c->pipe)
+		return import_pipe_request(c->pipe, id, rq);
 	return store_request_add(c->st, c->run, id, rq);
+}
+
+/* The writing side: the rows the decoding thread queued, into the store. */
+static int write_event(void *vctx, const struct bt_event *ev)
+{
+	struct import_ctx *c = vctx;
+	return store_event_add(c->st, c->run, ev);
+}
+
+static int write_process(void *vctx, uint32_t pid, const char *comm)
+{
+	struct import_ctx *c = vctx;
+	return store_process_set(c->st, c->run, pid, comm);
+}
+
+static int write_request(void *vctx, int64_t id, const struct store_request *rq)
+{
+	struct import_ctx *c = vctx;
+	return store_request_add(c->st, c->run, id, rq);
+}
+
+/* What the decoding thread runs: the whole read, each record through
+ * on_event() (bookkeeping, stitcher) into the pipe. */
+struct read_job {
+	struct import_ctx *c;
+	const char *input;
+	const struct input_opts *io;
+	struct input_stats *is;
+	FILE *warn;
+	char *err;
+	size_t errlen;
+};
+
+static int read_on_pipe(void *arg, struct import_pipe *pipe)
+{
+	struct read_job *j = arg;
+	struct event_sink sink = { on_event, on_process, j->c };
+
+	j->c->pipe = pipe;
+	j->c->pipe_used = 1;
+	return trace_input_read(j->input, j->io, &sink, j->is, j->warn, j->err,
+				j->errlen);
 }
 
 static int stat_u64(struct store *st, int64_t run, const char *key, uint64_t v)
@@ -125,14 +176,16 @@ static int import_path(struct store *st, const struct import_opts *o,
 		       char *err, size_t errlen)
 {
 	struct import_ctx c = { .st = st };
-	struct event_sink sink = { on_event, on_process, &c };
+	struct import_pipe_consumer cons = { write_event, write_process,
+					     write_request, &c };
 	struct input_opts io = { .strict = o->strict, .label = o->label };
 	const char *label = o->label ? o->label : input;
 	struct input_stats is;
+	struct read_job job;
 	char runname[256], abspath[PATH_MAX];
 	struct run_info ri = { 0 };
 	int64_t first_id;
-	int rc;
+	int rc, wrc;
 	const struct import_format *fmt = import_format_sniff_file(input);
 
 	if (fmt && fmt->parse)
@@ -157,8 +210,19 @@ static int import_path(struct store *st, const struct import_opts *o,
 	if ((rc = store_next_request_id(st, &first_id)))
 		goto store_err;
 	c.stitch = stitch_new(on_request, &c, first_id);
-	rc = trace_input_read(input, &io, &sink, &is, o->quiet ? NULL : stderr,
-			      err, errlen);
+	job = (struct read_job){ &c, input, &io, &is, o->quiet ? NULL : stderr,
+				 err, errlen };
+	rc = import_pipe_run(read_on_pipe, &job, &cons, &wrc);
+	c.pipe = NULL;
+	if (wrc) {
+		rc = wrc;
+		goto store_err;
+	}
+	if (rc && !c.pipe_used) {
+		snprintf(err, errlen, "%s: cannot start the decoding thread: %s",
+			 label, strerror(-rc));
+		goto out;
+	}
 	if (rc) {
 		if (!err[0])
 			snprintf(err, errlen, "%s: %s", label, store_errmsg(st));
@@ -296,7 +360,7 @@ int import_run(const struct import_opts *o_in, struct import_result *res,
 	int rc;
 
 	err[0] = '\0';
-	if (store_open(&st, db, 1) || store_begin(st)) {
+	if (store_open(&st, db, 1) || store_begin_bulk(st)) {
 		snprintf(err, errlen, "%s: %s", db, store_errmsg(st));
 		store_close(st);
 		return -1;

@@ -47,8 +47,12 @@ struct source {
  * any more) from this process's memory. */
 static void source_release(struct source *s, size_t upto)
 {
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), a = upto & ~(pg - 1);
+	static size_t pg;   /* asked once: this runs for every record */
+	size_t a;
 
+	if (!pg)
+		pg = (size_t)sysconf(_SC_PAGESIZE);
+	a = upto & ~(pg - 1);
 	if (s->map && a >= s->released + RELEASE_STEP) {
 		madvise((void *)(s->map + s->released), a - s->released,
 			MADV_DONTNEED);

@@ -134,6 +134,11 @@ int store_schema_version(struct store *st, int *version)
 }
 
 int store_begin(struct store *st) { return st->be->begin(st); }
+
+int store_begin_bulk(struct store *st)
+{
+	return st->be->begin_bulk ? st->be->begin_bulk(st) : st->be->begin(st);
+}
 int store_commit(struct store *st) { return st->be->commit(st); }
 int store_rollback(struct store *st) { return st->be->rollback(st); }
 

@@ -75,6 +75,15 @@ int store_begin(struct store *st);
 int store_commit(struct store *st);
 int store_rollback(struct store *st);
 
+/* A transaction as store_begin() for a bulk load that only adds rows, each
+ * naming a run that exists (created or found inside it: an import): the back
+ * end may skip per-row checks such rows always pass (SQLite: the foreign key
+ * lookup of runs(id) for each events and requests row, a fifth of an
+ * import's time; SQLite switches it only outside a transaction, so it is off
+ * from here until the commit or rollback). Deleting runs inside it is not
+ * allowed (no cascade). Returns 0 or -STORE_E_SQLITE. */
+int store_begin_bulk(struct store *st);
+
 /* ==== runs ==== */
 
 /* What a new run row holds. Strings may be NULL. */

@@ -55,6 +55,7 @@ struct store_backend {
 	void (*close)(struct store *st);
 	int (*schema_version)(struct store *st, int *version);
 	int (*begin)(struct store *st);
+	int (*begin_bulk)(struct store *st);  /* NULL: begin */
 	int (*commit)(struct store *st);
 	int (*rollback)(struct store *st);
 

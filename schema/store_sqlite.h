@@ -16,8 +16,9 @@ enum sq_stmt {
 
 /* Events are inserted SQ_EV_BATCH rows per statement: one multi-row INSERT
  * costs SQLite's per-statement work (cursor open, transaction check, halt)
- * once for the batch, not per row. */
-#define SQ_EV_BATCH 32
+ * once for the batch, not per row (128 rows: 1,408 parameters, far below
+ * SQLite's 32,766). */
+#define SQ_EV_BATCH 128
 #define SQ_EV_COLS 11
 
 struct sq_ev_row {
@@ -27,7 +28,7 @@ struct sq_ev_row {
 };
 
 /* Requests rows too, SQ_RQ_BATCH per statement, flushed with the events. */
-#define SQ_RQ_BATCH 32
+#define SQ_RQ_BATCH 64
 #define SQ_RQ_COLS 25
 
 struct sq_rq_row {
@@ -40,14 +41,24 @@ struct sqlite_store {
 	sqlite3 *db;
 	sqlite3_stmt *stmt[SQ_N];
 	sqlite3_stmt *ev_multi;     /* SQ_EV_BATCH rows */
+	/* what ev_multi's parameters hold (bindings outlive a reset): a value
+	 * a row slot already holds (run, dev, cpu, error...) is not bound again */
+	int64_t ev_bound[SQ_EV_BATCH][SQ_EV_COLS - 1];
+	uint8_t ev_bound_null[SQ_EV_BATCH]; /* pdu is bound NULL */
+	int ev_bound_ok;            /* ev_bound is what ev_multi holds */
 	struct sq_ev_row evb[SQ_EV_BATCH];
 	int nev;
 	uint8_t *evpdu;             /* payload bytes of the batched rows */
 	size_t evpdu_len, evpdu_cap;
 	int64_t ev_run, ev_first, ev_last; /* events.id range of the run being written */
 	sqlite3_stmt *rq_multi;     /* SQ_RQ_BATCH requests rows */
+	/* what rq_multi's integer parameters hold, as ev_bound */
+	int64_t rq_bound[SQ_RQ_BATCH][SQ_RQ_COLS];
+	uint8_t rq_bound_null[SQ_RQ_BATCH][SQ_RQ_COLS];
+	int rq_bound_ok;
 	struct sq_rq_row rqb[SQ_RQ_BATCH];
 	int nrq;
+	int fk_off;                 /* foreign keys off for a bulk transaction */
 };
 
 static inline struct sqlite_store *sq(struct store *st)

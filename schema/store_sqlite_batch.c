@@ -22,6 +22,32 @@ static void bind_event_row(struct sqlite_store *s, sqlite3_stmt *q, int base,
 		sqlite3_bind_null(q, base + SQ_EV_COLS);
 }
 
+/* As bind_event_row() for row slot i of the kept multi-row statement,
+ * binding only the parameters whose value changed since the last batch:
+ * half an event's fields repeat from one batch to the next, and a bind costs
+ * more than the compare. */
+static void bind_event_slot(struct sqlite_store *s, int i,
+			    const struct sq_ev_row *r)
+{
+	sqlite3_stmt *q = s->ev_multi;
+	int64_t *b = s->ev_bound[i];
+	int base = i * SQ_EV_COLS, ok = s->ev_bound_ok;
+
+	for (int c = 0; c < SQ_EV_COLS - 1; c++)
+		if (!ok || b[c] != r->v[c]) {
+			sqlite3_bind_int64(q, base + c + 1, r->v[c]);
+			b[c] = r->v[c];
+		}
+	if (r->pdu_len) {
+		sqlite3_bind_blob(q, base + SQ_EV_COLS, s->evpdu + r->pdu_off,
+				  r->pdu_len, SQLITE_STATIC);
+		s->ev_bound_null[i] = 0;
+	} else if (!ok || !s->ev_bound_null[i]) {
+		sqlite3_bind_null(q, base + SQ_EV_COLS);
+		s->ev_bound_null[i] = 1;
+	}
+}
+
 /* "INSERT INTO table (cols) VALUES (?,..),.." for rows rows of ncols
  * columns, prepared to keep; NULL after the message is set. */
 static sqlite3_stmt *prepare_multi(struct sqlite_store *s, const char *head,
@@ -72,7 +98,8 @@ static int flush_events(struct sqlite_store *s)
 				" cpu, error, pdu) VALUES ", SQ_EV_BATCH, SQ_EV_COLS)))
 			return -STORE_E_SQLITE;
 		for (int i = 0; i < n; i++)
-			bind_event_row(s, s->ev_multi, i * SQ_EV_COLS, &s->evb[i]);
+			bind_event_slot(s, i, &s->evb[i]);
+		s->ev_bound_ok = 1;
 		rc = sq_step_done(s, s->ev_multi, "storing events");
 	} else {
 		sqlite3_stmt *q = sq_stmt(s, SQ_EVENT);
@@ -146,36 +173,62 @@ int sq_event_add(struct store *st, int64_t run, const struct bt_event *ev)
 	return s->nev == SQ_EV_BATCH ? flush_events(s) : 0;
 }
 
-/* Binds requests row r at parameter offset base (SQ_REQUEST's order). */
-static void bind_request(sqlite3_stmt *q, int base, const struct sq_rq_row *r)
+/* Where a requests row's parameters go: q from parameter base + 1; with
+ * bound (a row slot of rq_multi) set, a value the slot already holds is not
+ * bound again (most of a row's 25 repeat: run, dev, NULLs, zeros). */
+struct rq_binder {
+	sqlite3_stmt *q;
+	int base;
+	int64_t *bound;       /* SQ_RQ_COLS, or NULL: bind everything */
+	uint8_t *bound_null;
+	int ok;               /* bound holds what q holds */
+};
+
+/* Column c (1-based) of the row: v, or NULL when !present. */
+static void bind_col(struct rq_binder *b, int c, int64_t v, int present)
+{
+	if (b->bound) {
+		int64_t *was = &b->bound[c - 1];
+		uint8_t *was_null = &b->bound_null[c - 1];
+		if (b->ok && *was_null == !present && (!present || *was == v))
+			return;
+		*was = v;
+		*was_null = !present;
+	}
+	sq_bind_opt_i64(b->q, b->base + c, v, present);
+}
+
+/* Binds requests row r (SQ_REQUEST's column order). */
+static void bind_request(struct rq_binder *b, const struct sq_rq_row *r)
 {
 	const struct store_request *rq = &r->rq;
 
-	sqlite3_bind_int64(q, base + 1, r->run);
-	sqlite3_bind_int64(q, base + 2, rq->dev);
-	sqlite3_bind_int64(q, base + 3, (int64_t)rq->sector);
-	sqlite3_bind_int64(q, base + 4, rq->bytes);
-	sqlite3_bind_text(q, base + 5, rq->rwbs, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, base + 6, (int64_t)rq->cats);
-	sqlite3_bind_int64(q, base + 7, rq->pid);
-	sq_bind_opt_i64(q, base + 8, rq->q_ns, rq->q_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, base + 9, rq->g_ns, rq->g_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, base + 10, rq->m_ns, rq->m_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, base + 11, rq->i_ns, rq->i_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, base + 12, rq->d_ns, rq->d_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, base + 13, rq->c_ns, rq->c_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, base + 14, (int64_t)rq->d_sector, rq->has_d);
-	sq_bind_opt_i64(q, base + 15, rq->d_bytes, rq->has_d);
-	sqlite3_bind_int64(q, base + 16, rq->requeues);
-	sqlite3_bind_int(q, base + 17, rq->error);
-	sq_bind_opt_i64(q, base + 18, rq->merged_into, rq->merged_into != 0);
-	sqlite3_bind_int(q, base + 19, rq->d_head);
-	sq_bind_opt_i64(q, base + 20, rq->seek_sectors, rq->has_seek);
-	sq_bind_opt_i64(q, base + 21, rq->split_from, rq->split_from != 0);
-	sq_bind_opt_i64(q, base + 22, rq->orig_dev, rq->has_orig);
-	sq_bind_opt_i64(q, base + 23, (int64_t)rq->orig_sector, rq->has_orig);
-	sqlite3_bind_int(q, base + 24, rq->split);
-	sqlite3_bind_int64(q, base + 25, r->id);
+	bind_col(b, 1, r->run, 1);
+	bind_col(b, 2, rq->dev, 1);
+	bind_col(b, 3, (int64_t)rq->sector, 1);
+	bind_col(b, 4, rq->bytes, 1);
+	/* text: always bound (its length is taken when bound) */
+	sqlite3_bind_text(b->q, b->base + 5, rq->rwbs, -1, SQLITE_STATIC);
+	bind_col(b, 6, (int64_t)rq->cats, 1);
+	bind_col(b, 7, rq->pid, 1);
+	bind_col(b, 8, rq->q_ns, rq->q_ns != STORE_NO_TIME);
+	bind_col(b, 9, rq->g_ns, rq->g_ns != STORE_NO_TIME);
+	bind_col(b, 10, rq->m_ns, rq->m_ns != STORE_NO_TIME);
+	bind_col(b, 11, rq->i_ns, rq->i_ns != STORE_NO_TIME);
+	bind_col(b, 12, rq->d_ns, rq->d_ns != STORE_NO_TIME);
+	bind_col(b, 13, rq->c_ns, rq->c_ns != STORE_NO_TIME);
+	bind_col(b, 14, (int64_t)rq->d_sector, rq->has_d);
+	bind_col(b, 15, rq->d_bytes, rq->has_d);
+	bind_col(b, 16, rq->requeues, 1);
+	bind_col(b, 17, rq->error, 1);
+	bind_col(b, 18, rq->merged_into, rq->merged_into != 0);
+	bind_col(b, 19, rq->d_head, 1);
+	bind_col(b, 20, rq->seek_sectors, rq->has_seek);
+	bind_col(b, 21, rq->split_from, rq->split_from != 0);
+	bind_col(b, 22, rq->orig_dev, rq->has_orig);
+	bind_col(b, 23, (int64_t)rq->orig_sector, rq->has_orig);
+	bind_col(b, 24, rq->split, 1);
+	bind_col(b, 25, r->id, 1);
 }
 
 /* Writes the batched requests rows: one multi-row INSERT for a full batch,
@@ -196,15 +249,21 @@ static int flush_requests(struct sqlite_store *s)
 				"orig_dev, orig_sector, split, id) VALUES ",
 				SQ_RQ_BATCH, SQ_RQ_COLS)))
 			return -STORE_E_SQLITE;
-		for (int i = 0; i < n; i++)
-			bind_request(s->rq_multi, i * SQ_RQ_COLS, &s->rqb[i]);
+		for (int i = 0; i < n; i++) {
+			struct rq_binder b = { s->rq_multi, i * SQ_RQ_COLS,
+					       s->rq_bound[i], s->rq_bound_null[i],
+					       s->rq_bound_ok };
+			bind_request(&b, &s->rqb[i]);
+		}
+		s->rq_bound_ok = 1;
 		return sq_step_done(s, s->rq_multi, "storing requests");
 	}
 	sqlite3_stmt *q = sq_stmt(s, SQ_REQUEST);
 	if (!q)
 		return -STORE_E_SQLITE;
 	for (int i = 0; i < n && !rc; i++) {
-		bind_request(q, 0, &s->rqb[i]);
+		struct rq_binder b = { .q = q };
+		bind_request(&b, &s->rqb[i]);
 		rc = sq_step_done(s, q, "storing request");
 	}
 	return rc;
