@@ -45,14 +45,22 @@ struct fair_state {
 	int n, worst;
 };
 
+/* A Q or C of one process's bio, sorted in place. */
 struct pev {
 	int64_t t;
-	int delta;
-};
+	uint32_t ik;              /* rundata index << 1 | 1 for the C */
+} __attribute__((packed));
 
 static uint64_t key_pev(const void *p)
 {
 	return rsort_tkey(((const struct pev *)p)->t);
+}
+
+/* at one time: in the order listed (by bio, its Q before its C) */
+static int tie_pev(const void *a, const void *b)
+{
+	uint32_t x = ((const struct pev *)a)->ik, y = ((const struct pev *)b)->ik;
+	return (x > y) - (x < y);
 }
 
 /* The longest stretch with I/O of pid on dev queued and none completing. */
@@ -68,12 +76,13 @@ static void starvation(const struct rundata *rd, uint32_t pid, uint32_t dev,
 		const struct an_io *x = &rd->io[i];
 		if (x->pid != pid || x->dev != dev || x->q == AN_NONE || !x->bytes)
 			continue;
-		ev[n++] = (struct pev){ x->q, 1 };
-		ev[n++] = (struct pev){ x->c != AN_NONE ? x->c : end, -1 };
+		ev[n++] = (struct pev){ x->q, (uint32_t)i << 1 };
+		ev[n++] = (struct pev){ x->c != AN_NONE ? x->c : end,
+					(uint32_t)i << 1 | 1 };
 	}
-	radix_sort(ev, n, sizeof(*ev), key_pev);
+	radix_sort_inplace(ev, n, sizeof(*ev), key_pev, tie_pev);
 	for (size_t i = 0; i < n; i++) {
-		if (ev[i].delta > 0) {
+		if (!(ev[i].ik & 1)) {
 			if (out++ == 0)
 				open_at = ev[i].t;
 			continue;

@@ -47,16 +47,25 @@ struct q_state {
 	int worst;                /* process with most Q2G wait */
 };
 
+/* One Q, D or C of a bio: 12 bytes, three per bio, sorted in place. */
 struct qev {
 	int64_t t;
-	int kind;                 /* 0 complete, 1 queue, 2 dispatch */
-	size_t io;
-};
+	uint32_t ik;              /* rundata index << 2 | QEV_* */
+} __attribute__((packed));
+
+enum { QEV_Q, QEV_D, QEV_C };  /* a bio's events in their order */
 
 static uint64_t key_qev(const void *p)
 {
-	/* stable: at one time, events keep their order (a bio's Q, D, C) */
 	return rsort_tkey(((const struct qev *)p)->t);
+}
+
+/* at one time, events keep the order they were listed in: by bio, and a
+ * bio's Q, D, C */
+static int tie_qev(const void *a, const void *b)
+{
+	uint32_t x = ((const struct qev *)a)->ik, y = ((const struct qev *)b)->ik;
+	return (x > y) - (x < y);
 }
 
 static int size_class(uint32_t bytes)
@@ -116,20 +125,22 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 		if (x->dev != dev || x->q == AN_NONE || x->d == AN_NONE ||
 		    x->c == AN_NONE || x->d < x->q || x->c < x->d || !x->bytes)
 			continue;
-		ev[ne++] = (struct qev){ x->q, 1, i };
-		ev[ne++] = (struct qev){ x->d, 2, i };
-		ev[ne++] = (struct qev){ x->c, 0, i };
+		ev[ne++] = (struct qev){ x->q, (uint32_t)i << 2 | QEV_Q };
+		ev[ne++] = (struct qev){ x->d, (uint32_t)i << 2 | QEV_D };
+		ev[ne++] = (struct qev){ x->c, (uint32_t)i << 2 | QEV_C };
 	}
-	radix_sort(ev, ne, sizeof(*ev), key_qev);
+	radix_sort_inplace(ev, ne, sizeof(*ev), key_qev, tie_qev);
 	for (size_t k = 0; k < ne; k++) {
-		const struct an_io *x = &rd->io[ev[k].io];
+		size_t io = (size_t)(ev[k].ik >> 2);
+		int kind = (int)(ev[k].ik & 3);
+		const struct an_io *x = &rd->io[io];
 		int *own = pc_of(pc, &npc, x->pid);
-		if (ev[k].kind == 1) {
+		if (kind == QEV_Q) {
 			if (total - *own > 0)
-				shared[ev[k].io] |= 1;
-		} else if (ev[k].kind == 2) {
+				shared[io] |= 1;
+		} else if (kind == QEV_D) {
 			if (total - *own > 0)
-				shared[ev[k].io] |= 2;
+				shared[io] |= 2;
 			total++;
 			(*own)++;
 		} else {
