@@ -185,3 +185,82 @@ int rsort_ptr_order(const void *a, const void *b)
 
 	return (x > y) - (x < y);
 }
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* flag_sort() over 32-bit indices whose keys key_of gives with ctx; equal
+ * keys by index. */
+static void flag_sort_idx(uint32_t *v, size_t n, int shift,
+			  uint64_t (*key_of)(uint32_t, const void *),
+			  const void *ctx)
+{
+	size_t count[256] = { 0 }, head[256], end[256], at = 0, from = 0;
+
+	if (n < 32) {
+		for (size_t i = 1; i < n; i++) {
+			uint32_t t = v[i];
+			uint64_t kt = key_of(t, ctx);
+			size_t j = i;
+			while (j > 0) {
+				uint64_t kj = key_of(v[j - 1], ctx);
+				if (kj < kt || (kj == kt && v[j - 1] < t))
+					break;
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = t;
+		}
+		return;
+	}
+	if (shift < 0) {
+		qsort(v, n, sizeof(*v), cmp_u32);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		count[(key_of(v[i], ctx) >> shift) & 0xff]++;
+	for (int b = 0; b < 256; b++) {
+		head[b] = at;
+		at += count[b];
+		end[b] = at;
+	}
+	for (int b = 0; b < 256; b++)
+		while (head[b] < end[b]) {
+			uint32_t e = v[head[b]];
+			unsigned k = (key_of(e, ctx) >> shift) & 0xff;
+			if (k == (unsigned)b)
+				head[b]++;
+			else {
+				v[head[b]] = v[head[k]];
+				v[head[k]++] = e;
+			}
+		}
+	for (int b = 0; b < 256; b++) {
+		if (count[b] > 1)
+			flag_sort_idx(v + from, count[b], shift - 8, key_of, ctx);
+		from = end[b];
+	}
+}
+
+void radix_sort_idx(uint32_t *v, size_t n,
+		    uint64_t (*key_of)(uint32_t, const void *), const void *ctx)
+{
+	uint64_t all_or = 0, all_and = ~0ull, diff;
+	int shift = 56;
+
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = key_of(v[i], ctx);
+		all_or |= k;
+		all_and &= k;
+	}
+	diff = all_or ^ all_and;
+	while (shift >= 0 && !((diff >> shift) & 0xff))
+		shift -= 8;
+	flag_sort_idx(v, n, shift, key_of, ctx);
+}

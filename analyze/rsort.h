@@ -25,6 +25,13 @@ void radix_sort_inplace(void *base, size_t n, size_t size,
 			uint64_t (*key_of)(const void *),
 			int (*tie)(const void *, const void *));
 
+/* Sorts n 32-bit values v (indices, or indices with flags in their low
+ * bits) in place by the key key_of gives for each with ctx, equal keys by
+ * value: radix_sort()'s order for values listed in ascending order. 4
+ * bytes an element, for the sorts of every request's events. */
+void radix_sort_idx(uint32_t *v, size_t n,
+		    uint64_t (*key_of)(uint32_t, const void *), const void *ctx);
+
 /* A tie for radix_sort_inplace() over an array of pointers into one array
  * (filled in that array's order): the order of what they point to, as
  * radix_sort() would keep it. */

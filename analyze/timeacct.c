@@ -139,22 +139,14 @@ static uint64_t key_pd(const void *p)
 	return (uint64_t)x->dev << 32 | x->pid;
 }
 
-/* A dispatch or completion of account_devs(), sorted in place. */
-struct dc_ev {
-	int64_t t;
-	uint32_t ik;        /* rundata index << 1 | 1 for a completion */
-} __attribute__((packed));
-
-static uint64_t key_dc(const void *p)
+/* account_devs()'s events: rundata index << 1, | 1 for the completion;
+ * the key is the event's time (at one time, by request, its D before its
+ * C: radix_sort_idx() orders equal keys by value) */
+static uint64_t key_dc(uint32_t ev, const void *ctx)
 {
-	return rsort_tkey(((const struct dc_ev *)p)->t);
-}
+	const struct an_io *x = &((const struct an_io *)ctx)[ev >> 1];
 
-/* at one time: in the order listed (by request, its D before its C) */
-static int tie_dc(const void *a, const void *b)
-{
-	uint32_t x = ((const struct dc_ev *)a)->ik, y = ((const struct dc_ev *)b)->ik;
-	return (x > y) - (x < y);
+	return rsort_tkey((ev & 1) ? x->c : x->d);
 }
 
 static int size_bucket(uint32_t bytes)
@@ -215,7 +207,7 @@ static void account_devs(struct timeacct *ta, const struct rundata *rd)
 	for (size_t k = 0; k < ta->ndev; k++) {
 		struct ta_dev *d = &ta->devs[k];
 		struct ta_iv *iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
-		struct dc_ev *ev;
+		uint32_t *ev;
 		size_t n = 0, ne = 0;
 		unsigned in = 0;
 		for (size_t i = 0; i < rd->n; i++)
@@ -228,13 +220,12 @@ static void account_devs(struct timeacct *ta, const struct rundata *rd)
 			const struct an_io *x = &rd->io[i];
 			if (!dc_counts(x, d->dev))
 				continue;
-			/* at one time: by request, its D before its C */
-			ev[ne++] = (struct dc_ev){ x->d, (uint32_t)i << 1 };
-			ev[ne++] = (struct dc_ev){ x->c, (uint32_t)i << 1 | 1 };
+			ev[ne++] = (uint32_t)i << 1;
+			ev[ne++] = (uint32_t)i << 1 | 1;
 		}
-		radix_sort_inplace(ev, ne, sizeof(*ev), key_dc, tie_dc);
+		radix_sort_idx(ev, ne, key_dc, rd->io);
 		for (size_t i = 0; i < ne; i++) {
-			in = (ev[i].ik & 1) ? in - 1 : in + 1;
+			in = (ev[i] & 1) ? in - 1 : in + 1;
 			if (in > d->max_inflight && in < (1u << 31))
 				d->max_inflight = in;
 		}
