@@ -126,8 +126,14 @@ static void flag_sort(char *base, size_t n, size_t size, int shift, char *t,
 		return;
 	}
 	if (shift < 0) {
-		/* equal keys: the caller's order for them */
-		if (tie)
+		/* equal keys: the caller's order for them (often the order
+		 * they are in: no copy, no n log n then) */
+		size_t i = 1;
+		if (!tie)
+			return;
+		while (i < n && tie(base + (i - 1) * size, base + i * size) <= 0)
+			i++;
+		if (i < n)
 			qsort(base, n, size, tie);
 		return;
 	}
@@ -218,7 +224,11 @@ static void flag_sort_idx(uint32_t *v, size_t n, int shift,
 		return;
 	}
 	if (shift < 0) {
-		qsort(v, n, sizeof(*v), cmp_u32);
+		size_t i = 1;
+		while (i < n && v[i - 1] <= v[i])
+			i++;
+		if (i < n)
+			qsort(v, n, sizeof(*v), cmp_u32);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
