@@ -45,44 +45,58 @@ struct fair_state {
 	int n, worst;
 };
 
-struct pev {
-	int64_t t;
-	int delta;
+/* starvation()'s events: rundata index << 1, | 1 for the C (at end when
+ * the bio never completed); keyed by time, at one time by bio, its Q
+ * before its C (radix_sort_idx() orders equal keys by value) */
+struct pev_ctx {
+	const struct an_io *io;
+	int64_t end;
 };
 
-static uint64_t key_pev(const void *p)
+static int64_t pev_time(uint32_t ev, const struct pev_ctx *c)
 {
-	return rsort_tkey(((const struct pev *)p)->t);
+	const struct an_io *x = &c->io[ev >> 1];
+
+	if (!(ev & 1))
+		return x->q;
+	return x->c != AN_NONE ? x->c : c->end;
+}
+
+static uint64_t key_pev(uint32_t ev, const void *ctx)
+{
+	return rsort_tkey(pev_time(ev, ctx));
 }
 
 /* The longest stretch with I/O of pid on dev queued and none completing. */
 static void starvation(const struct rundata *rd, uint32_t pid, uint32_t dev,
 		       struct comp *c)
 {
-	struct pev *ev = xmalloc((2 * rd->n + 1) * sizeof(*ev));
+	uint32_t *ev = xmalloc((2 * rd->n + 1) * sizeof(*ev));
 	size_t n = 0;
 	int out = 0;
 	int64_t open_at = 0, end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns;
+	struct pev_ctx ctx = { rd->io, end };
 
 	for (size_t i = 0; i < rd->n; i++) {
 		const struct an_io *x = &rd->io[i];
 		if (x->pid != pid || x->dev != dev || x->q == AN_NONE || !x->bytes)
 			continue;
-		ev[n++] = (struct pev){ x->q, 1 };
-		ev[n++] = (struct pev){ x->c != AN_NONE ? x->c : end, -1 };
+		ev[n++] = (uint32_t)i << 1;
+		ev[n++] = (uint32_t)i << 1 | 1;
 	}
-	radix_sort(ev, n, sizeof(*ev), key_pev);
+	radix_sort_idx(ev, n, key_pev, &ctx);
 	for (size_t i = 0; i < n; i++) {
-		if (ev[i].delta > 0) {
+		int64_t t = pev_time(ev[i], &ctx);
+		if (!(ev[i] & 1)) {
 			if (out++ == 0)
-				open_at = ev[i].t;
+				open_at = t;
 			continue;
 		}
-		if ((double)(ev[i].t - open_at) / 1e9 > c->starve_s) {
-			c->starve_s = (double)(ev[i].t - open_at) / 1e9;
+		if ((double)(t - open_at) / 1e9 > c->starve_s) {
+			c->starve_s = (double)(t - open_at) / 1e9;
 			c->starve_at_s = rundata_at_s(rd, open_at);
 		}
-		open_at = ev[i].t;
+		open_at = t;
 		out--;
 	}
 	free(ev);

@@ -47,16 +47,19 @@ struct q_state {
 	int worst;                /* process with most Q2G wait */
 };
 
-struct qev {
-	int64_t t;
-	int kind;                 /* 0 complete, 1 queue, 2 dispatch */
-	size_t io;
-};
+/* A bio's events, listed as rundata index << 2 | QEV_*: 4 bytes each,
+ * sorted by time in place. */
+enum { QEV_Q, QEV_D, QEV_C };  /* a bio's events in their order */
 
-static uint64_t key_qev(const void *p)
+/* the event's time; at one time, events keep the order they were listed
+ * in (by bio, and a bio's Q, D, C): radix_sort_idx() orders equal keys by
+ * the values */
+static uint64_t key_qev(uint32_t ev, const void *ctx)
 {
-	/* stable: at one time, events keep their order (a bio's Q, D, C) */
-	return rsort_tkey(((const struct qev *)p)->t);
+	const struct an_io *x = &((const struct an_io *)ctx)[ev >> 2];
+	int k = ev & 3;
+
+	return rsort_tkey(k == QEV_Q ? x->q : k == QEV_D ? x->d : x->c);
 }
 
 static int size_class(uint32_t bytes)
@@ -101,7 +104,7 @@ static struct q_proc *proc_of(struct q_state *s, const struct an_run *r,
 static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 {
 	const struct rundata *rd = &r->rd;
-	struct qev *ev = xmalloc((3 * rd->n + 1) * sizeof(*ev));
+	uint32_t *ev = xmalloc((3 * rd->n + 1) * sizeof(*ev));
 	uint8_t *shared = xcalloc(rd->n ? rd->n : 1, 1);
 	struct hist base_d2c[2][SIZE_CLASSES] = { { { 0 } } };
 	struct hist all_d2c[2][SIZE_CLASSES] = { { { 0 } } };
@@ -116,20 +119,22 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 		if (x->dev != dev || x->q == AN_NONE || x->d == AN_NONE ||
 		    x->c == AN_NONE || x->d < x->q || x->c < x->d || !x->bytes)
 			continue;
-		ev[ne++] = (struct qev){ x->q, 1, i };
-		ev[ne++] = (struct qev){ x->d, 2, i };
-		ev[ne++] = (struct qev){ x->c, 0, i };
+		ev[ne++] = (uint32_t)i << 2 | QEV_Q;
+		ev[ne++] = (uint32_t)i << 2 | QEV_D;
+		ev[ne++] = (uint32_t)i << 2 | QEV_C;
 	}
-	radix_sort(ev, ne, sizeof(*ev), key_qev);
+	radix_sort_idx(ev, ne, key_qev, rd->io);
 	for (size_t k = 0; k < ne; k++) {
-		const struct an_io *x = &rd->io[ev[k].io];
+		size_t io = ev[k] >> 2;
+		int kind = (int)(ev[k] & 3);
+		const struct an_io *x = &rd->io[io];
 		int *own = pc_of(pc, &npc, x->pid);
-		if (ev[k].kind == 1) {
+		if (kind == QEV_Q) {
 			if (total - *own > 0)
-				shared[ev[k].io] |= 1;
-		} else if (ev[k].kind == 2) {
+				shared[io] |= 1;
+		} else if (kind == QEV_D) {
 			if (total - *own > 0)
-				shared[ev[k].io] |= 2;
+				shared[io] |= 2;
 			total++;
 			(*own)++;
 		} else {

@@ -46,6 +46,17 @@ static uint64_t key_sector(const void *p)
 	return (*(const struct an_io *const *)p)->sector;
 }
 
+/* Bios at one sector: by Q, then in rundata's order (what sorting by Q
+ * and then, stably, by sector gives). */
+static int tie_q(const void *a, const void *b)
+{
+	uint64_t x = key_q(a), y = key_q(b);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return rsort_ptr_order(a, b);
+}
+
 /* A read through the page cache's readahead: the A flag (REQ_RAHEAD) is
  * set on both sync and async readahead; direct I/O never has it. */
 static int buffered_read(const struct an_io *x)
@@ -108,8 +119,7 @@ static void *ra_build(const struct an_run *r)
 		for (size_t i = 0; i < rd->n; i++)
 			if (rd->io[i].dev == dev && buffered_read(&rd->io[i]))
 				p[np++] = &rd->io[i];
-		radix_sort(p, np, sizeof(*p), key_q);
-		radix_sort(p, np, sizeof(*p), key_sector);
+		radix_sort_inplace(p, np, sizeof(*p), key_sector, tie_q);
 		for (size_t i = 1; i < np; i++) {
 			uint64_t end0 = p[i - 1]->sector + p[i - 1]->bytes / 512;
 			uint64_t over;
@@ -139,7 +149,7 @@ static void *ra_build(const struct an_run *r)
 				p[np++] = &rd->io[i];
 		if (np < MIN_READS)
 			continue;
-		radix_sort(p, np, sizeof(*p), key_q);
+		radix_sort_inplace(p, np, sizeof(*p), key_q, rsort_ptr_order);
 		for (size_t i = 0; i < np; i++) {
 			st.reads++;
 			st.seq += p[i]->sector == next;

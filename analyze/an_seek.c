@@ -252,7 +252,7 @@ static void *seek_build(const struct an_run *r)
 		}
 		if (nh < 2)
 			continue;
-		radix_sort(h, nh, sizeof(*h), key_d);
+		radix_sort_inplace(h, nh, sizeof(*h), key_d, rsort_ptr_order);
 		s->d = xrealloc(s->d, (size_t)(s->n + 1) * sizeof(*s->d));
 		sd = &s->d[s->n++];
 		memset(sd, 0, sizeof(*sd));

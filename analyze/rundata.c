@@ -2,6 +2,7 @@
  * commands and settings, each with one query and one error path. */
 #include "rundata.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -55,6 +56,11 @@ static int load_io(struct rundata *rd, struct store *st)
 		return -1;
 	while ((rc = store_requests_next(cur, &rq, NULL)) > 0) {
 		struct an_io *x;
+		if (rd->n == AN_MAX_IO) {
+			store_cursor_close(cur);
+			return error("run %s has more than %u requests: more than "
+				     "iotape analyzes", rd->rv->name, AN_MAX_IO);
+		}
 		if (rd->n == cap) {
 			cap = cap ? 2 * cap : 4096;
 			rd->io = xrealloc(rd->io, cap * sizeof(*rd->io));
@@ -287,12 +293,27 @@ static void set_window(struct rundata *rd)
 	}
 }
 
+/* The page cache a reader keeps (KiB): the requests are read once, in
+ * index order, so a few MiB serve as well as the writers' 32 MiB. */
+#define RD_CACHE_KIB 2048
+
+/* Big arrays (one element or more per request) come from mmap and go back
+ * to the system when freed: with glibc's default, the threshold grows to
+ * the size of the first such array freed, and later ones, taken from the
+ * heap, stay in the process's memory after free (mallopt(3)). */
+#define RD_MMAP_THRESHOLD (128 * 1024)
+
 int rundata_load(struct rundata *rd, const struct runview *rv)
 {
 	struct store *db = rv->st;
 
 	memset(rd, 0, sizeof(*rd));
 	rd->rv = rv;
+	mallopt(M_MMAP_THRESHOLD, RD_MMAP_THRESHOLD);
+	if (store_cache_limit(db, RD_CACHE_KIB)) {
+		error("reading requests: %s", store_errmsg(db));
+		return -1;
+	}
 	if (load_io(rd, db) || load_vm(rd, db) || load_raw(rd, db) ||
 	    load_cmds(rd, db) || load_devices(rd, db)) {
 		rundata_free(rd);

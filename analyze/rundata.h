@@ -10,6 +10,10 @@
 
 #include "analyze/runview.h"
 
+/* The most requests one run may have: the analyzers index them in 32 bits
+ * with two to spare (96 GiB of struct an_io; rundata_load() refuses more). */
+#define AN_MAX_IO (1u << 30)
+
 /* A time not seen (the action was not traced). */
 #define AN_NONE INT64_MIN
 
@@ -93,7 +97,8 @@ struct rundata {
 enum { RD_PSI_MEM_SOME, RD_PSI_MEM_FULL, RD_PSI_IO_SOME, RD_PSI_IO_FULL };
 
 /* Reads run rv's requests, samples, commands and settings into rd. Returns
- * 0, or -1 after printing one error line. */
+ * 0, or -1 after printing one error line (also for a run of more than
+ * AN_MAX_IO requests). */
 int rundata_load(struct rundata *rd, const struct runview *rv);
 
 /* Frees what rundata_load took. */

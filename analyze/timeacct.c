@@ -38,7 +38,9 @@ size_t ta_merge(struct ta_iv *iv, size_t n)
 {
 	size_t m = 0;
 
-	radix_sort(iv, n, sizeof(*iv), key_iv);
+	/* the union does not depend on the order of intervals that start
+	 * together: no tie, no copy of the array */
+	radix_sort_inplace(iv, n, sizeof(*iv), key_iv, NULL);
 	for (size_t i = 0; i < n; i++) {
 		if (m && iv[i].a <= iv[m - 1].b) {
 			if (iv[i].b > iv[m - 1].b)
@@ -137,6 +139,16 @@ static uint64_t key_pd(const void *p)
 	return (uint64_t)x->dev << 32 | x->pid;
 }
 
+/* account_devs()'s events: rundata index << 1, | 1 for the completion;
+ * the key is the event's time (at one time, by request, its D before its
+ * C: radix_sort_idx() orders equal keys by value) */
+static uint64_t key_dc(uint32_t ev, const void *ctx)
+{
+	const struct an_io *x = &((const struct an_io *)ctx)[ev >> 1];
+
+	return rsort_tkey((ev & 1) ? x->c : x->d);
+}
+
 static int size_bucket(uint32_t bytes)
 {
 	int b = 0;
@@ -157,12 +169,16 @@ static struct ta_dev *dev_get(struct timeacct *ta, uint32_t dev)
 	return &ta->devs[ta->ndev++];
 }
 
+/* 1 when x is a dispatch on dev with its D and C (busy and in flight). */
+static int dc_counts(const struct an_io *x, uint32_t dev)
+{
+	return x->dev == dev && (x->flags & AN_HEAD) && x->d != AN_NONE &&
+	       x->c != AN_NONE && x->c >= x->d;
+}
+
 /* Per device: busy time, in flight, sizes, flushes. */
 static void account_devs(struct timeacct *ta, const struct rundata *rd)
 {
-	struct ta_iv *iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
-	struct ta_iv *ev = xmalloc((2 * rd->n + 1) * sizeof(*ev));
-
 	for (size_t i = 0; i < rd->n; i++) {
 		const struct an_io *x = &rd->io[i];
 		int64_t st[TA_NSTAGE];
@@ -186,30 +202,35 @@ static void account_devs(struct timeacct *ta, const struct rundata *rd)
 		if (x->c != AN_NONE && x->c >= x->d)
 			d->d2c_sum_s += (double)(x->c - x->d) / 1e9;
 	}
+	/* busy time, then the most in flight: one array after the other, the
+	 * peak memory is the larger */
 	for (size_t k = 0; k < ta->ndev; k++) {
 		struct ta_dev *d = &ta->devs[k];
+		struct ta_iv *iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
+		uint32_t *ev;
 		size_t n = 0, ne = 0;
 		unsigned in = 0;
+		for (size_t i = 0; i < rd->n; i++)
+			if (dc_counts(&rd->io[i], d->dev))
+				iv[n++] = (struct ta_iv){ rd->io[i].d, rd->io[i].c };
+		d->busy_s = ta_union_s(iv, n);
+		free(iv);
+		ev = xmalloc((2 * n + 1) * sizeof(*ev));
 		for (size_t i = 0; i < rd->n; i++) {
 			const struct an_io *x = &rd->io[i];
-			if (x->dev != d->dev || !(x->flags & AN_HEAD) ||
-			    x->d == AN_NONE || x->c == AN_NONE || x->c < x->d)
+			if (!dc_counts(x, d->dev))
 				continue;
-			iv[n++] = (struct ta_iv){ x->d, x->c };
-			/* completions sort before issues at the same time */
-			ev[ne++] = (struct ta_iv){ x->d, 1 };
-			ev[ne++] = (struct ta_iv){ x->c, -1 };
+			ev[ne++] = (uint32_t)i << 1;
+			ev[ne++] = (uint32_t)i << 1 | 1;
 		}
-		d->busy_s = ta_union_s(iv, n);
-		radix_sort(ev, ne, sizeof(*ev), key_iv);
+		radix_sort_idx(ev, ne, key_dc, rd->io);
 		for (size_t i = 0; i < ne; i++) {
-			in = (unsigned)((int)in + (int)ev[i].b);
+			in = (ev[i] & 1) ? in - 1 : in + 1;
 			if (in > d->max_inflight && in < (1u << 31))
 				d->max_inflight = in;
 		}
+		free(ev);
 	}
-	free(ev);
-	free(iv);
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -298,7 +319,7 @@ void timeacct_build(struct timeacct *ta, const struct rundata *rd)
 	for (size_t i = 0; i < rd->n; i++)
 		if (rd->io[i].q != AN_NONE)
 			p[np++] = &rd->io[i];
-	radix_sort(p, np, sizeof(*p), key_pd);
+	radix_sort_inplace(p, np, sizeof(*p), key_pd, rsort_ptr_order);
 	for (size_t i = 0; i < np;) {
 		size_t j = i;
 		while (j < np && p[j]->pid == p[i]->pid && p[j]->dev == p[i]->dev)

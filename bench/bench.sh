@@ -221,8 +221,8 @@ BEGIN {
 		bpc / dpc), ">= 2x"
 	print "report " ev_s(ev) " / " ev_s(ev2), sprintf("btt %.2f s, %.0f MiB / %.2f s, %.0f MiB",
 		bt, m(btm), bt2, m(bt2m)), sprintf("%.2f s, %.0f MiB / %.2f s, %.0f MiB",
-		rp, m(rpm), rp2, m(rp2m)), sprintf("time %.2fx / %.2fx (cpu %.2fx)", rp / bt,
-		rp2 / bt2, rpc / btc), "time <= 0.5x btt; RAM <= btt, flat"
+		rp, m(rpm), rp2, m(rp2m)), sprintf("time %.2fx / %.2fx (cpu %.2fx), RAM %.2fx / %.2fx",
+		rp / bt, rp2 / bt2, rpc / btc, rpm / btm, rp2m / bt2m), "time <= 0.5x btt; RAM <= btt, flat"
 	print "mail " ev_s(ev2) " x 2 runs", sprintf("compare %.2f s + plot %.2f s (cpu %.2f + %.2f)",
 		cp, pl, cpc, plc), sprintf("%.2f s (cpu %.2f)", ml, mlc),
 		sprintf("%.2fx (cpu %.2fx)", ml / (cp + pl), mlc / (cpc + plc)), "<= compare + plot"

@@ -233,6 +233,11 @@ int store_size(struct store *st, int64_t *bytes)
 	return st->be->size(st, bytes);
 }
 
+int store_cache_limit(struct store *st, int kib)
+{
+	return st->be->cache_limit ? st->be->cache_limit(st, kib) : 0;
+}
+
 int store_vacuum(struct store *st, int64_t *before, int64_t *after)
 {
 	return st->be->vacuum(st, before, after);

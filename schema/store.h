@@ -161,6 +161,13 @@ int store_run_find_input(struct store *st, const char *sha256, int64_t *id,
  * main file without its journal) into *bytes. Returns 0 or -STORE_E_SQLITE. */
 int store_size(struct store *st, int64_t *bytes);
 
+/* Caps the store's cache of database pages at kib KiB (SQLite: PRAGMA
+ * cache_size = -kib; back ends without one: nothing), for a reader that
+ * reads each row once, in index order (report, explain, compare): writers
+ * keep the large cache store_open() sets (32 MiB). Returns 0 or
+ * -STORE_E_SQLITE. */
+int store_cache_limit(struct store *st, int kib);
+
 /* Gives the space of deleted rows back to the file system (SQLite VACUUM:
  * rewrites the database; needs about its size free on disk and no open
  * transaction). *before and *after (bytes, as store_size()) unless NULL.

@@ -78,6 +78,7 @@ struct store_backend {
 			      char *name, size_t namelen);
 	int (*size)(struct store *st, int64_t *bytes);
 	int (*vacuum)(struct store *st, int64_t *before, int64_t *after);
+	int (*cache_limit)(struct store *st, int kib);   /* NULL: no cache */
 
 	int (*setting_add)(struct store *st, int64_t run, const char *key,
 			   const char *value, const char *at);

@@ -577,6 +577,14 @@ static int sq_size(struct store *st, int64_t *bytes)
 	return 0;
 }
 
+static int sq_cache_limit(struct store *st, int kib)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%d", kib > 0 ? kib : 1);
+	return exec(sq(st), sql);
+}
+
 static int sq_vacuum(struct store *st, int64_t *before, int64_t *after)
 {
 	int64_t b;
@@ -752,6 +760,7 @@ const struct store_backend store_sqlite_backend = {
 	.run_find_input = sq_run_find_input,
 	.size = sq_size,
 	.vacuum = sq_vacuum,
+	.cache_limit = sq_cache_limit,
 	.setting_add = sq_setting_add,
 	.settings_get = sq_settings_get,
 	.device_add = sq_device_add,
