@@ -90,7 +90,7 @@ static int open_with(struct store **out, const char *path,
 		return -ENOMEM;
 	}
 	(*out)->be = be;
-	return rc;
+	return rc ? rc : store_summary_backfill(*out, m);
 }
 
 int store_open(struct store **out, const char *path, int create)
@@ -107,6 +107,7 @@ void store_close(struct store *st)
 {
 	if (!st || st == &oom_store)
 		return;
+	free(st->pending);
 	if (st->be)
 		st->be->close(st);
 	else
@@ -133,9 +134,23 @@ int store_schema_version(struct store *st, int *version)
 	return st->be->schema_version(st, version);
 }
 
-int store_begin(struct store *st) { return st->be->begin(st); }
-int store_commit(struct store *st) { return st->be->commit(st); }
-int store_rollback(struct store *st) { return st->be->rollback(st); }
+int store_begin(struct store *st)
+{
+	store_summary_forget(st);
+	return st->be->begin(st);
+}
+int store_commit(struct store *st)
+{
+	int rc = store_summary_pending(st);
+
+	return rc ? rc : st->be->commit(st);
+}
+
+int store_rollback(struct store *st)
+{
+	store_summary_forget(st);
+	return st->be->rollback(st);
+}
 
 /* ---- runs ---- */
 
@@ -171,7 +186,9 @@ int store_run_find(struct store *st, const char *name_or_id, int64_t *id)
 int store_run_finish(struct store *st, int64_t run, const char *status,
 		     int64_t genesis_ns)
 {
-	return st->be->run_finish(st, run, status, genesis_ns);
+	int rc = st->be->run_finish(st, run, status, genesis_ns);
+
+	return rc ? rc : store_summary_note(st, run);
 }
 
 int store_run_set(struct store *st, int64_t run, const char *column,
@@ -505,17 +522,6 @@ void store_cursor_close(struct store_cursor *cur)
 }
 
 /* ---- across runs ---- */
-
-int store_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
-		      size_t limit, struct store_fleet_row **out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	if (!st->be->fleet_worst)
-		return store_fail(st, STORE_E_BACKEND, "ranking runs needs a "
-				  "PostgreSQL store (--db postgresql://...)");
-	return st->be->fleet_worst(st, metric, since_ns, limit, out, n);
-}
 
 /* ---- one-block lists ---- */
 

@@ -24,6 +24,10 @@ enum store_open_mode {
 struct store {
 	const struct store_backend *be;
 	char msg[512];          /* the last error, store_errmsg() */
+	/* runs store_run_finish() finished in this transaction that need a
+	 * summary at commit (schema/store_summary.c) */
+	int64_t *pending;
+	size_t npending, pcap;
 };
 
 /* The part of every back end's cursor the front knows. */
@@ -126,9 +130,19 @@ struct store_backend {
 	int (*cursor_next)(struct store_cursor *cur, void *row, int64_t *id);
 	void (*cursor_close)(struct store_cursor *cur);
 
-	/* NULL when the back end cannot rank runs in its SQL */
-	int (*fleet_worst)(struct store *st, const char *metric, int64_t since_ns,
-			   size_t limit, struct store_fleet_row **out, size_t *n);
+	/* run_summary (schema/007_summary.sql): set replaces the run's rows;
+	 * get returns 1 or 0 (none); missing lists the runs without rows, by
+	 * id (malloc'd); fleet_worst ranks by column col (a fixed name from
+	 * schema/store_summary.c, with its count ncol) of direction dir
+	 * ("read", "write"), the value divided by 1e3 (us) */
+	int (*summary_set)(struct store *st, int64_t run,
+			   const struct store_summary *s);
+	int (*summary_get)(struct store *st, int64_t run,
+			   struct store_summary *out);
+	int (*summary_missing)(struct store *st, int64_t **ids, size_t *n);
+	int (*fleet_worst)(struct store *st, const char *dir, const char *ncol,
+			   const char *col, int64_t since_ns, size_t limit,
+			   struct store_fleet_row **out, size_t *n);
 };
 
 /* The SQLite back end (schema/store_sqlite.c). */
@@ -137,6 +151,17 @@ extern const struct store_backend store_sqlite_backend;
 /* The PostgreSQL back end (schema/store_pg.c), for libpq URIs and
  * connection strings. */
 extern const struct store_backend store_pg_backend;
+
+/* The summary front (schema/store_summary.c): store_run_finish() notes run
+ * (when a summarizer is set), store_commit() summarises the noted runs,
+ * store_begin()/store_rollback() forget them, open back-fills the runs that
+ * have none (errors ignored for STORE_OPEN_EXISTING: a reader's role may
+ * not write), store_close() frees the list. Each returns 0 or a negative
+ * store code with st->msg set. */
+int store_summary_note(struct store *st, int64_t run);
+int store_summary_pending(struct store *st);
+void store_summary_forget(struct store *st);
+int store_summary_backfill(struct store *st, enum store_open_mode m);
 
 /* Sets st->msg from a printf format; returns -code. */
 int store_fail(struct store *st, int code, const char *fmt, ...)

@@ -102,7 +102,12 @@ int pg_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 		   struct store_cursor **cur);
 int pg_cursor_next(struct store_cursor *cur, void *row, int64_t *id);
 void pg_cursor_close(struct store_cursor *cur);
-int pg_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
-		   size_t limit, struct store_fleet_row **out, size_t *n);
+/* Run summaries (schema/store_pg_summary.c). */
+int pg_summary_set(struct store *st, int64_t run, const struct store_summary *s);
+int pg_summary_get(struct store *st, int64_t run, struct store_summary *out);
+int pg_summary_missing(struct store *st, int64_t **ids, size_t *n);
+int pg_fleet_worst(struct store *st, const char *dir, const char *ncol,
+		   const char *col, int64_t since_ns, size_t limit,
+		   struct store_fleet_row **out, size_t *n);
 
 #endif
