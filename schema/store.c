@@ -46,7 +46,7 @@ static const struct {
 };
 
 /* The store handed out when even the back end's struct could not be made. */
-static struct store oom_store = { NULL, "out of memory" };
+static struct store oom_store = { .be = NULL, .msg = "out of memory" };
 
 static int is_url(const char *path, size_t *scheme_len)
 {

@@ -629,8 +629,9 @@ typedef int (*store_summarize_fn)(struct store *st, int64_t run,
  * transaction of their own. NULL (the default): no summaries written. */
 void store_set_summarizer(store_summarize_fn fn);
 
-/* Writes run's summary (replacing one it had); the run then needs none at
- * commit. Returns 0 or -STORE_E_SQLITE. */
+/* Writes run's summary (a run that has one keeps it: a writer's role needs
+ * no UPDATE, and two openers back-filling one run do not collide); the run
+ * then needs none at commit. Returns 0 or -STORE_E_SQLITE. */
 int store_summary_set(struct store *st, int64_t run,
 		      const struct store_summary *s);
 

@@ -130,7 +130,8 @@ struct store_backend {
 	int (*cursor_next)(struct store_cursor *cur, void *row, int64_t *id);
 	void (*cursor_close)(struct store_cursor *cur);
 
-	/* run_summary (schema/007_summary.sql): set replaces the run's rows;
+	/* run_summary (schema/007_summary.sql): set writes the run's rows
+	 * unless it has them;
 	 * get returns 1 or 0 (none); missing lists the runs without rows, by
 	 * id (malloc'd); fleet_worst ranks by column col (a fixed name from
 	 * schema/store_summary.c, with its count ncol) of direction dir

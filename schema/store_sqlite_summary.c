@@ -30,7 +30,7 @@ int sq_summary_set(struct store *st, int64_t run, const struct store_summary *s)
 	int rc;
 
 	if ((rc = sq_flush_events(sl)) ||
-	    (rc = sq_prepare(sl, "INSERT OR REPLACE INTO run_summary (run, dir, "
+	    (rc = sq_prepare(sl, "INSERT OR IGNORE INTO run_summary (run, dir, "
 			     "span_ns, requests, bytes, q2c_n, q2c_mean_ns, "
 			     "q2c_p50_ns, q2c_p99_ns, q2c_max_ns, d2c_n, d2c_mean_ns,"
 			     " d2c_p50_ns, d2c_p99_ns, d2c_max_ns) VALUES (?,?,?,?,"
