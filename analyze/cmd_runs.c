@@ -162,7 +162,7 @@ int cmd_runs(int argc, char **argv)
 		rc = print_run(st, &runs[i], width);
 	if (!rc && !store_size(st, &size))
 		printf("%zu run%s; database %s: %.1f MiB\n", n, n == 1 ? "" : "s",
-		       db, (double)size / (1024.0 * 1024.0));
+		       store_shown(db), (double)size / (1024.0 * 1024.0));
 	else if (!rc)
 		rc = error("%s", store_errmsg(st));
 	free(runs);

@@ -61,21 +61,46 @@ static int is_url(const char *path, size_t *scheme_len)
 	return !strncmp(path + i, "://", 3);
 }
 
-static int open_with(struct store **out, const char *path,
-		     enum store_open_mode m)
+/* The back end that takes path, or NULL (a URL of no back end's). */
+static const struct store_backend *backend_of(const char *path)
 {
-	const struct store_backend *be = NULL;
 	size_t slen = 0;
-	int url = is_url(path, &slen), rc;
+	int url = is_url(path, &slen);
 
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		const char *p = backends[i].prefix;
 		if (p ? !strncmp(path, p, strlen(p))
-		      : backends[i].takes ? backends[i].takes(path) : !url) {
-			be = backends[i].be;
-			break;
-		}
+		      : backends[i].takes ? backends[i].takes(path) : !url)
+			return backends[i].be;
 	}
+	return NULL;
+}
+
+const char *store_shown(const char *path)
+{
+	/* two buffers: two calls in one message keep both */
+	static char buf[2][512];
+	static int k;
+	const struct store_backend *be;
+	char *out = buf[k ^= 1];
+
+	if (!path)
+		return "";
+	be = backend_of(path);
+	if (!be || !be->shown)
+		return path;
+	be->shown(path, out, sizeof(buf[0]));
+	return out;
+}
+
+static int open_with(struct store **out, const char *path,
+		     enum store_open_mode m)
+{
+	const struct store_backend *be = backend_of(path);
+	size_t slen = 0;
+	int rc;
+
+	is_url(path, &slen);
 	if (!be) {
 		struct store *st = calloc(1, sizeof(*st));
 		*out = st ? st : &oom_store;

@@ -58,6 +58,13 @@ int store_open(struct store **out, const char *path, int create);
  * store_errmsg() works; release it with store_close(). */
 int store_open_existing(struct store **out, const char *path);
 
+/* path (as store_open() takes it) as a message may show it: a PostgreSQL
+ * URI or connection string rebuilt as key=value pairs by libpq's
+ * PQconninfoParse() without its password (or sslpassword), anything else
+ * as it is. Every message that names a store names it so. Returns a
+ * static buffer (valid until the call after next; not thread-safe). */
+const char *store_shown(const char *path);
+
 /* Closes the store (writes nothing pending: commit first); NULL is fine. */
 void store_close(struct store *st);
 

@@ -55,6 +55,9 @@ struct store_cursor {
  * struct store_vmstat, struct store_replay). */
 struct store_backend {
 	const char *name;
+	/* path as messages may show it (secrets left out) into out (len
+	 * bytes); NULL: path as it is */
+	void (*shown)(const char *path, char *out, size_t len);
 	int (*open)(struct store **out, const char *path, enum store_open_mode m);
 	void (*close)(struct store *st);
 	int (*schema_version)(struct store *st, int *version);

@@ -232,13 +232,12 @@ static void no_notices(void *arg, const char *message)
 	(void)message;
 }
 
-/* Refuses a connection string that does not parse, or that holds a
- * password: messages name the store by what was given, so a password must
- * never be in it (libpq reads ~/.pgpass, PGPASSFILE, PGSERVICE instead). */
+/* Refuses a connection string that does not parse (libpq's message says
+ * where, without repeating the string). */
 static int check_conninfo(struct pg_store *s, const char *path)
 {
 	char *err = NULL;
-	PQconninfoOption *o = PQconninfoParse(path, &err), *i;
+	PQconninfoOption *o = PQconninfoParse(path, &err);
 	int rc = 0;
 
 	if (!o) {
@@ -248,14 +247,52 @@ static int check_conninfo(struct pg_store *s, const char *path)
 		PQfreemem(err);
 		return rc;
 	}
-	for (i = o; i->keyword; i++)
-		if (!strcmp(i->keyword, "password") && i->val && *i->val)
-			rc = store_fail(&s->base, STORE_E_SQLITE, "a password in "
-					"--db is refused (it would show in process"
-					" lists and messages): put it in ~/.pgpass, "
-					"PGPASSFILE or a PGSERVICE");
 	PQconninfoFree(o);
-	return rc;
+	return 0;
+}
+
+/* The options that are secrets: never shown. */
+static int secret(const char *keyword)
+{
+	return !strcmp(keyword, "password") || !strcmp(keyword, "sslpassword");
+}
+
+/* path as key=value pairs (libpq's PQconninfoParse(), so a URI and a
+ * conninfo string alike), the secrets left out, values quoted as libpq
+ * reads them back ('...' with \' and \\) when they hold a space, a quote or
+ * a backslash or are empty. */
+static void pg_shown(const char *path, char *out, size_t len)
+{
+	PQconninfoOption *o = PQconninfoParse(path, NULL), *i;
+	size_t k = 0;
+
+	if (!o) {
+		snprintf(out, len, "(a PostgreSQL connection string that does not "
+			 "parse)");
+		return;
+	}
+	out[0] = 0;
+	for (i = o; i->keyword && k + 1 < len; i++) {
+		const char *v = i->val;
+		int quote;
+		if (!v || secret(i->keyword))
+			continue;
+		quote = !*v || strpbrk(v, " \t\n'\\") != NULL;
+		k += (size_t)snprintf(out + k, len - k, "%s%s=%s", k ? " " : "",
+				      i->keyword, quote ? "'" : "");
+		for (; *v && k + 3 < len; v++) {
+			if (quote && (*v == '\'' || *v == '\\'))
+				out[k++] = '\\';
+			out[k++] = *v;
+		}
+		out[k] = 0;
+		if (quote && k + 1 < len)
+			k += (size_t)snprintf(out + k, len - k, "'");
+	}
+	if (k >= len)
+		k = len - 1;
+	out[k] = 0;
+	PQconninfoFree(o);
 }
 
 static int pg_open(struct store **out, const char *path, enum store_open_mode m)
@@ -268,6 +305,8 @@ static int pg_open(struct store **out, const char *path, enum store_open_mode m)
 		return -ENOMEM;
 	if ((rc = check_conninfo(s, path)))
 		return rc;      /* the message does not repeat what was given */
+	/* a password in path (libpq takes it) is never shown: messages name
+	 * the store by pg_shown() */
 	s->conn = PQconnectdb(path);
 	if (!s->conn)
 		return store_fail(&s->base, ENOMEM, "out of memory");
@@ -283,9 +322,10 @@ static int pg_open(struct store **out, const char *path, enum store_open_mode m)
 out:
 	if (rc && m == STORE_OPEN_EXISTING) {
 		/* name the store: the message is printed as it is */
-		char msg[sizeof(s->base.msg)];
+		char msg[sizeof(s->base.msg)], shown[256];
 		snprintf(msg, sizeof(msg), "%s", s->base.msg);
-		store_fail(&s->base, -rc, "%s: %s", path, msg);
+		pg_shown(path, shown, sizeof(shown));
+		store_fail(&s->base, -rc, "%s: %s", shown, msg);
 	}
 	return rc;
 }
@@ -659,6 +699,7 @@ static int pg_next_request_id(struct store *st, int64_t *id)
 
 const struct store_backend store_pg_backend = {
 	.name = "postgresql",
+	.shown = pg_shown,
 	.open = pg_open,
 	.close = pg_close,
 	.schema_version = pg_schema_version,
