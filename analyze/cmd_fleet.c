@@ -39,24 +39,6 @@ static void usage(FILE *fp)
 	opt_usage(fp, options, ARRAY_SIZE(options), 18, NULL);
 }
 
-/* AGE: a duration as parse_duration() takes it, or N days ("7d"). */
-static int parse_age(const char *s, double *sec)
-{
-	size_t len = strlen(s);
-	char *end;
-
-	if (len > 1 && s[len - 1] == 'd') {
-		double d = strtod(s, &end);
-		if (end == s + len - 1 && d >= 0) {
-			*sec = d * 86400;
-			return 0;
-		}
-		error("invalid duration '%s' for --since", s);
-		return -1;
-	}
-	return parse_duration(s, "--since", sec);
-}
-
 int cmd_fleet(int argc, char **argv)
 {
 	struct option longopts[ARRAY_SIZE(options) + 1];
@@ -76,7 +58,7 @@ int cmd_fleet(int argc, char **argv)
 		case 'b': db = optarg; break;
 		case 'w': metric = optarg; break;
 		case 's':
-			if (parse_age(optarg, &age))
+			if (parse_age(optarg, "--since", &age))
 				return 2;
 			since = (int64_t)time(NULL) * 1000000000 - (int64_t)(age * 1e9);
 			break;

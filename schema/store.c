@@ -241,7 +241,67 @@ int store_run_get(struct store *st, int64_t run, struct store_run *out)
 int store_runs_list(struct store *st, int count_requests,
 		    struct store_run_listing **out, size_t *n)
 {
-	return st->be->runs_list(st, count_requests, out, n);
+	return st->be->runs_list(st, count_requests, NULL, out, n);
+}
+
+int store_runs_list_where(struct store *st, int count_requests,
+			  const struct store_run_filter *f,
+			  struct store_run_listing **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (f && f->nwhere > STORE_FILTER_MAX_WHERE)
+		return store_fail(st, STORE_E_SQLITE, "at most %d settings to "
+				  "match", STORE_FILTER_MAX_WHERE);
+	return st->be->runs_list(st, count_requests, f, out, n);
+}
+
+int store_filter_sql(const struct store_run_filter *f, char mark, int first,
+		     char *sql, size_t len, const char **params,
+		     char (*num)[24], int *np)
+{
+	/* the text is fixed fragments and parameter numbers only */
+	size_t o = 0;
+	int k = first;
+
+	sql[0] = 0;
+	*np = 0;
+#define ADD(...) do { o += (size_t)snprintf(sql + o, o < len ? len - o : 0, \
+					    __VA_ARGS__); } while (0)
+	if (!f)
+		return 0;
+	if (f->host) {
+		ADD(" AND host = %c%d", mark, k++);
+		params[(*np)++] = f->host;
+	}
+	if (f->kernel) {
+		ADD(" AND kernel = %c%d", mark, k++);
+		params[(*np)++] = f->kernel;
+	}
+	if (f->kind) {
+		ADD(" AND kind = %c%d", mark, k++);
+		params[(*np)++] = f->kind;
+	}
+	if (f->since_ns != INT64_MIN) {
+		ADD(" AND created_ns >= CAST(%c%d AS bigint)", mark, k++);
+		snprintf(num[0], sizeof(num[0]), "%lld", (long long)f->since_ns);
+		params[(*np)++] = num[0];
+	}
+	if (f->until_ns != INT64_MAX) {
+		ADD(" AND created_ns < CAST(%c%d AS bigint)", mark, k++);
+		snprintf(num[1], sizeof(num[1]), "%lld", (long long)f->until_ns);
+		params[(*np)++] = num[1];
+	}
+	for (size_t i = 0; i < f->nwhere; i++) {
+		ADD(" AND (SELECT s.value FROM settings s WHERE s.run = runs.id "
+		    "AND s.key = %c%d ORDER BY s.at = 'start' DESC LIMIT 1) = "
+		    "%c%d", mark, k, mark, k + 1);
+		k += 2;
+		params[(*np)++] = f->keys[i];
+		params[(*np)++] = f->values[i];
+	}
+#undef ADD
+	return o < len ? 0 : -1;
 }
 
 int store_run_has(struct store *st, int64_t run, enum store_has what)

@@ -209,6 +209,34 @@ struct store_run_listing {
 int store_runs_list(struct store *st, int count_requests,
 		    struct store_run_listing **out, size_t *n);
 
+/* Which runs store_runs_list_where() lists: every condition given must
+ * hold (values are compared as they are: bound parameters, never SQL). */
+struct store_run_filter {
+	const char *host;       /* runs.host equal to it; NULL: any */
+	const char *kernel;     /* runs.kernel equal to it; NULL: any */
+	const char *kind;       /* "import", "capture", "replay"; NULL: any */
+	int64_t since_ns;       /* made (created_ns, wall clock ns since 1970) */
+	int64_t until_ns;       /* in [since_ns, until_ns); INT64_MIN and
+				 * INT64_MAX: open */
+	const char *const *keys;   /* nwhere settings the run has with these */
+	const char *const *values; /* values (the value read at start, else */
+	size_t nwhere;             /* at end: STORE_AT_ANY) */
+};
+
+/* An open filter (every run). */
+#define STORE_RUN_FILTER_ALL { NULL, NULL, NULL, INT64_MIN, INT64_MAX, NULL, \
+			       NULL, 0 }
+
+/* At most this many settings in a filter. */
+#define STORE_FILTER_MAX_WHERE 16
+
+/* store_runs_list() keeping the runs f keeps (NULL: all), chosen in the
+ * back end's SQL. Returns as store_runs_list(), or -STORE_E_SQLITE for more
+ * than STORE_FILTER_MAX_WHERE settings. */
+int store_runs_list_where(struct store *st, int count_requests,
+			  const struct store_run_filter *f,
+			  struct store_run_listing **out, size_t *n);
+
 /* Questions store_run_has() answers about a run. */
 enum store_has {
 	STORE_HAS_DISPATCHES,   /* a request row standing for a dispatch (D) */

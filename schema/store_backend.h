@@ -75,7 +75,9 @@ struct store_backend {
 			      int big_endian);
 	int (*run_set_parent)(struct store *st, int64_t run, int64_t parent);
 	int (*run_get)(struct store *st, int64_t run, struct store_run *out);
+	/* f NULL: every run (store_filter_sql() turns f into SQL) */
 	int (*runs_list)(struct store *st, int count_requests,
+			 const struct store_run_filter *f,
 			 struct store_run_listing **out, size_t *n);
 	int (*run_has)(struct store *st, int64_t run, enum store_has what);
 	int (*run_delete)(struct store *st, int64_t run, int64_t *kept_replays);
@@ -166,6 +168,18 @@ int store_summary_note(struct store *st, int64_t run);
 int store_summary_pending(struct store *st);
 void store_summary_forget(struct store *st);
 int store_summary_backfill(struct store *st, enum store_open_mode m);
+
+/* The most parameters store_filter_sql() makes. */
+#define STORE_FILTER_MAX_PARAMS (5 + 2 * STORE_FILTER_MAX_WHERE)
+
+/* Turns f (NULL: nothing) into " AND ..." conditions on the runs table
+ * (its rows as `runs`) in sql (len bytes), each value a parameter written
+ * MARK N (mark '$' for PostgreSQL, '?' for SQLite; N from first up), the
+ * values into params[*np] (times as decimal text in num[0], num[1]; compared
+ * as CAST(... AS bigint)). Returns 0, or -1 when sql is too short. */
+int store_filter_sql(const struct store_run_filter *f, char mark, int first,
+		     char *sql, size_t len, const char **params,
+		     char (*num)[24], int *np);
 
 /* Sets st->msg from a printf format; returns -code. */
 int store_fail(struct store *st, int code, const char *fmt, ...)

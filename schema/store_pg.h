@@ -83,6 +83,7 @@ int pg_replays_add(struct store *st, int64_t run,
 		   const struct store_replay *rows, size_t n);
 int pg_run_get(struct store *st, int64_t run, struct store_run *out);
 int pg_runs_list(struct store *st, int count_requests,
+		 const struct store_run_filter *f,
 		 struct store_run_listing **out, size_t *n);
 int pg_run_has(struct store *st, int64_t run, enum store_has what);
 int pg_settings_get(struct store *st, int64_t run, struct store_setting **out,

@@ -111,15 +111,33 @@ static void fill_listing(struct store_list *l, void *row, const PGresult *q,
 	", (SELECT max(time_ns) FROM samples WHERE run = runs.id)"
 
 int pg_runs_list(struct store *st, int count_requests,
+		 const struct store_run_filter *f,
 		 struct store_run_listing **out, size_t *n)
 {
-	return read_list(pg(st), count_requests
-			 ? "SELECT " RUN_COLS ", (SELECT count(*) FROM requests "
-			   "WHERE run = runs.id)" SAMPLE_SPAN " FROM runs WHERE "
-			   "$1::bigint IS NOT NULL ORDER BY id"
-			 : "SELECT " RUN_COLS ", -1" SAMPLE_SPAN " FROM runs WHERE "
-			   "$1::bigint IS NOT NULL ORDER BY id", 0, sizeof(**out),
-			 NULL, 0, fill_listing, (void **)out, n, "reading runs");
+	const char *params[STORE_FILTER_MAX_PARAMS];
+	char sql[4096], cond[3072], num[2][24];
+	struct store_list l;
+	PGresult *r;
+	int rc, np;
+
+	*out = NULL;
+	*n = 0;
+	if (store_filter_sql(f, '$', 1, cond, sizeof(cond), params, num, &np))
+		return store_fail(st, STORE_E_SQLITE, "reading runs: filter too long");
+	snprintf(sql, sizeof(sql), "SELECT " RUN_COLS ", %s" SAMPLE_SPAN " FROM "
+		 "runs WHERE true%s ORDER BY id", count_requests ?
+		 "(SELECT count(*) FROM requests WHERE run = runs.id)" : "-1", cond);
+	if ((rc = pg_exec(pg(st), sql, np, params, &r, "reading runs")))
+		return rc;
+	store_list_init(&l, sizeof(**out), NULL, 0);
+	for (int i = 0; i < PQntuples(r); i++) {
+		void *row = store_list_row(&l);
+		if (!row)
+			break;
+		fill_listing(&l, row, r, i);
+	}
+	PQclear(r);
+	return store_list_finish(st, &l, (void **)out, n);
 }
 
 int pg_run_has(struct store *st, int64_t run, enum store_has what)

@@ -99,6 +99,7 @@ int sq_replays_add(struct store *st, int64_t run,
 /* Reads (schema/store_sqlite_read.c). */
 int sq_run_get(struct store *st, int64_t run, struct store_run *out);
 int sq_runs_list(struct store *st, int count_requests,
+		 const struct store_run_filter *f,
 		 struct store_run_listing **out, size_t *n);
 int sq_run_has(struct store *st, int64_t run, enum store_has what);
 int sq_settings_get(struct store *st, int64_t run, struct store_setting **out,
