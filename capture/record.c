@@ -158,7 +158,9 @@ static int check_paths(struct rec *r)
 
 	for (int i = 0; i < 2; i++) {
 		int rc;
-		if (!path[i] || r->o->allow_traced)
+		/* a server's store (PostgreSQL) writes to no local disk */
+		if (!path[i] || r->o->allow_traced ||
+		    (i == 0 && !store_is_file(path[i])))
 			continue;
 		rc = recsafe_path_traced(&r->o->mp, path[i], r->devs, r->ndev, which,
 					 sizeof(which));

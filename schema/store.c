@@ -93,6 +93,11 @@ const char *store_shown(const char *path)
 	return out;
 }
 
+int store_is_file(const char *path)
+{
+	return backend_of(path) == &store_sqlite_backend;
+}
+
 static int open_with(struct store **out, const char *path,
 		     enum store_open_mode m)
 {

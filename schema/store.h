@@ -65,6 +65,10 @@ int store_open_existing(struct store **out, const char *path);
  * static buffer (valid until the call after next; not thread-safe). */
 const char *store_shown(const char *path);
 
+/* 1 when path names a store in a local file (SQLite), 0 for a server's
+ * (a PostgreSQL URI or connection string) or a URL no back end takes. */
+int store_is_file(const char *path);
+
 /* Closes the store (writes nothing pending: commit first); NULL is fine. */
 void store_close(struct store *st);
 
