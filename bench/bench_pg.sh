@@ -87,7 +87,7 @@ BEGIN {
 	printf "%-40s %8.2f %12.0f\n", "iotape push (SQLite to PostgreSQL)", ps, rows / ps
 	printf "%-40s %8.2f\n", "iotape report from SQLite", rsq
 	printf "%-40s %8.2f\n", "iotape report from PostgreSQL", rpg
-	printf "%-40s %8.2f\n", "fleet's p99 scanned from 1 M requests", fs
+	printf "%-40s %8.2f\n", "fleet: exact p99 over 1 M requests", fs
 	printf "%-40s %8.2f\n", "summaries of 1000 runs (once, back-fill)", bf
 	printf "%-40s %8.2f\n", "iotape fleet, 1000 runs, from summaries", fl
 	printf "import PostgreSQL vs SQLite: %.2fx the time; report: %.2fx; push: %d rows (events + requests)\n",

@@ -161,8 +161,8 @@ extern const struct store_backend store_pg_backend;
 /* The summary front (schema/store_summary.c): store_run_finish() notes run
  * (when a summarizer is set), store_commit() summarises the noted runs,
  * store_begin()/store_rollback() forget them, open back-fills the runs that
- * have none (errors ignored for STORE_OPEN_EXISTING: a reader's role may
- * not write), store_close() frees the list. Each returns 0 or a negative
+ * have none (in a transaction of its own; a failure is not the open's:
+ * the runs stay without), store_close() frees the list. Each returns 0 or a negative
  * store code with st->msg set. */
 int store_summary_note(struct store *st, int64_t run);
 int store_summary_pending(struct store *st);
