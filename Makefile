@@ -52,7 +52,8 @@ LIB_SRC = lib/util.c lib/emit.c lib/options.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_sqlite.c \
 	schema/store_sqlite_batch.c schema/store_sqlite_read.c schema/store_metric.c \
-	schema/store_pg.c schema/store_pg_copy.c schema/store_pg_read.c \
+	schema/store_pg.c schema/store_pg_util.c schema/store_pg_copy.c schema/store_pg_read.c \
+	schema/store_summary.c schema/store_sqlite_summary.c schema/store_pg_summary.c \
 	schema/store_copy.c \
 	$(BUILD)/schema_sql.c $(BUILD)/schema_pg_sql.c capture/procstat.c capture/vmstat_text.c \
 	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
@@ -67,7 +68,7 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
 	analyze/compare.c analyze/figures.c analyze/crosstab.c analyze/cmd_compare.c analyze/cmd_dump.c \
 	analyze/manage.c analyze/cmd_manage.c analyze/cmd_metric.c analyze/cmd_label.c \
-	analyze/cmd_push.c analyze/cmd_fleet.c \
+	analyze/cmd_push.c analyze/cmd_fleet.c analyze/summary.c \
 	analyze/blkparse_print.c analyze/cmd_runs.c analyze/cmd_report.c \
 	analyze/export.c analyze/cmd_export.c analyze/iostat.c analyze/cmd_iostat.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/tracefs_raw.c \

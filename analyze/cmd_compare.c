@@ -98,7 +98,7 @@ static int compare_across(const char *db, char **args, int nargs,
 	}
 	if (nargs) {
 		if (manage_resolve(st, args, nargs, &runs, &n, err, sizeof(err)))
-			rc = error("%s: %s", db, err);
+			rc = error("%s: %s", store_shown(db), err);
 		else {
 			ids = xcalloc(n ? n : 1, sizeof(*ids));
 			for (size_t i = 0; i < n; i++)
@@ -107,7 +107,7 @@ static int compare_across(const char *db, char **args, int nargs,
 	} else {
 		struct store_run_listing *all = NULL;
 		if (store_runs_list(st, 0, &all, &n))
-			rc = error("%s: %s", db, store_errmsg(st));
+			rc = error("%s: %s", store_shown(db), store_errmsg(st));
 		ids = xcalloc(n ? n : 1, sizeof(*ids));
 		for (size_t i = 0; i < n && !rc; i++)
 			ids[i] = all[i].run.id;
@@ -115,7 +115,7 @@ static int compare_across(const char *db, char **args, int nargs,
 	}
 	if (!rc && crosstab_load(&x, st, ids, n, group_by, across, metric, err,
 				 sizeof(err)))
-		rc = error("%s: %s", db, err);
+		rc = error("%s: %s", store_shown(db), err);
 	else if (!rc) {
 		emit_init(&e, stdout, fmt == CMP_JSON);
 		crosstab_emit(&x, &e, fmt == CMP_JSON ? XT_JSON :

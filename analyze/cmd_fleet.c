@@ -1,5 +1,6 @@
-/* `iotape fleet`: rank a shared store's runs by a latency figure computed
- * in the server (store_fleet_worst()); argv parsing and the table only. */
+/* `iotape fleet`: rank a store's runs by a latency figure of their
+ * summaries, in the store's SQL (store_fleet_worst()); argv parsing and the
+ * table only. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,8 +14,8 @@
 #include "schema/store.h"
 
 static const struct opt_def options[] = {
-	{ "db", 1, 'b', "URL", "the store: a PostgreSQL URL or connection string "
-	  "(default $IOTAPE_DB)" },
+	{ "db", 1, 'b', "URL", "the store: a PostgreSQL URL or connection string,"
+	  " or an SQLite file (default $IOTAPE_DB or iotape.db)" },
 	{ "worst", 1, 'w', "FIGURE", "rank by FIGURE, worst first: "
 	  STORE_FLEET_METRICS " (us; default read_q2c_p99)" },
 	{ "since", 1, 's', "AGE", "only runs made in the last AGE (30m, 12h, 7d; "
@@ -28,29 +29,14 @@ static void usage(FILE *fp)
 	fprintf(fp,
 "usage: iotape fleet [--db URL] [--worst FIGURE] [--since AGE] [--limit N]\n"
 "\n"
-"Ranks the runs of a shared store (PostgreSQL) by a latency figure, worst\n"
-"first: the exact 99th percentile of their read or write requests' Q2C or\n"
-"D2C, computed in the server, so only the ranked rows travel. One line a\n"
-"run: rank, name, host, kernel, the requests counted and the figure (us).\n");
+"Ranks the runs of a store (a shared PostgreSQL one, or an SQLite file) by a\n"
+"latency figure, worst first: the mean, p50, p99 or max of their read or\n"
+"write requests' Q2C or D2C, as `iotape report` and `iotape compare` give\n"
+"them. The figures are each run's summary, written when the run landed, so\n"
+"no run's requests are read; the ranking runs in the server and only the\n"
+"ranked rows travel. One line a run: rank, name, host, kernel, the requests\n"
+"measured and the figure (us).\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 18, NULL);
-}
-
-/* AGE: a duration as parse_duration() takes it, or N days ("7d"). */
-static int parse_age(const char *s, double *sec)
-{
-	size_t len = strlen(s);
-	char *end;
-
-	if (len > 1 && s[len - 1] == 'd') {
-		double d = strtod(s, &end);
-		if (end == s + len - 1 && d >= 0) {
-			*sec = d * 86400;
-			return 0;
-		}
-		error("invalid duration '%s' for --since", s);
-		return -1;
-	}
-	return parse_duration(s, "--since", sec);
 }
 
 int cmd_fleet(int argc, char **argv)
@@ -72,7 +58,7 @@ int cmd_fleet(int argc, char **argv)
 		case 'b': db = optarg; break;
 		case 'w': metric = optarg; break;
 		case 's':
-			if (parse_age(optarg, &age))
+			if (parse_age(optarg, "--since", &age))
 				return 2;
 			since = (int64_t)time(NULL) * 1000000000 - (int64_t)(age * 1e9);
 			break;

@@ -79,12 +79,12 @@ int cmd_label(int argc, char **argv)
 		return -1;
 	}
 	if (manage_resolve(st, argv + optind, 1, &runs, &n, err, sizeof(err))) {
-		rc = error("%s: %s", db, err);
+		rc = error("%s: %s", store_shown(db), err);
 	} else if (optind + 1 == argc) {
 		for (size_t k = 0; k < n && !rc; k++)
 			rc = print_settings(st, &runs[k], n > 1);
 	} else if (store_begin(st)) {
-		rc = error("%s: %s", db, store_errmsg(st));
+		rc = error("%s: %s", store_shown(db), store_errmsg(st));
 	} else {
 		for (size_t k = 0; k < n && !rc; k++)
 			for (int i = optind + 1; i < argc && !rc; i++) {
@@ -93,12 +93,12 @@ int cmd_label(int argc, char **argv)
 				snprintf(key, sizeof(key), "%.*s", (int)(eq - argv[i]),
 					 argv[i]);
 				if (store_setting_add(st, runs[k].id, key, eq + 1, "start"))
-					rc = error("%s: %s", db, store_errmsg(st));
+					rc = error("%s: %s", store_shown(db), store_errmsg(st));
 			}
 		if (rc)
 			store_rollback(st);
 		else if (store_commit(st))
-			rc = error("%s: %s", db, store_errmsg(st));
+			rc = error("%s: %s", store_shown(db), store_errmsg(st));
 	}
 	free(runs);
 	store_close(st);

@@ -71,7 +71,7 @@ int cmd_rm(int argc, char **argv)
 	}
 	db = db_path_default(db);
 	if (store_open(&st, db, 0)) {
-		error("%s: %s", db, store_errmsg(st));
+		error("%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
 		return -1;
 	}
@@ -139,7 +139,7 @@ int cmd_mv(int argc, char **argv)
 		return 2;
 	db = db_path_default(db);
 	if (store_open(&st, db, 0)) {
-		error("%s: %s", db, store_errmsg(st));
+		error("%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
 		return -1;
 	}
@@ -189,7 +189,7 @@ int cmd_vacuum(int argc, char **argv)
 	}
 	db = db_path_default(db);
 	if (store_open_existing(&st, db) || store_vacuum(st, &before, &after)) {
-		error("%s: %s", db, store_errmsg(st));
+		error("%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
 		return -1;
 	}

@@ -161,11 +161,11 @@ int cmd_metric(int argc, char **argv)
 		return -1;
 	}
 	if (store_run_find(st, argv[optind], &run)) {
-		rc = error("%s: %s", db, store_errmsg(st));
+		rc = error("%s: %s", store_shown(db), store_errmsg(st));
 	} else if (optind + 1 == argc) {
 		rc = list(st, run, argv[optind]);
 	} else if (store_begin(st)) {
-		rc = error("%s: %s", db, store_errmsg(st));
+		rc = error("%s: %s", store_shown(db), store_errmsg(st));
 	} else {
 		for (int i = optind + 1; i < argc && !rc; i++) {
 			char name[64], unit[32];
@@ -173,12 +173,12 @@ int cmd_metric(int argc, char **argv)
 			parse_pair(argv[i], name, sizeof(name), &v, unit, sizeof(unit));
 			if (store_metric_set(st, run, name, v, unit[0] ? unit : NULL,
 					     "manual"))
-				rc = error("%s: %s", db, store_errmsg(st));
+				rc = error("%s: %s", store_shown(db), store_errmsg(st));
 		}
 		if (rc)
 			store_rollback(st);
 		else if (store_commit(st))
-			rc = error("%s: %s", db, store_errmsg(st));
+			rc = error("%s: %s", store_shown(db), store_errmsg(st));
 	}
 	store_close(st);
 	return rc;

@@ -90,7 +90,7 @@ static int copy_runs(const char *cmd, const char *from, const char *to,
 		goto out;
 	}
 	if (store_open(&dst, to, 1)) {
-		rc = error("%s: %s", to, store_errmsg(dst));
+		rc = error("%s: %s", store_shown(to), store_errmsg(dst));
 		goto out;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {

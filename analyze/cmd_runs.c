@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analyze/runview.h"
 #include "commands.h"
@@ -17,21 +18,31 @@
 
 static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
+	{ "host", 1, 'H', "H", "only runs recorded on host H" },
+	{ "kernel", 1, 'k', "K", "only runs recorded under kernel K (uname -r)" },
+	{ "kind", 1, 'K', "KIND", "only runs of KIND: import, capture or replay" },
+	{ "since", 1, 's', "AGE", "only runs made in the last AGE (30m, 12h, 7d)" },
+	{ "until", 1, 'u', "AGE", "only runs made more than AGE ago" },
+	{ "where", 1, 'w', "KEY=VALUE", "only runs whose setting KEY (as recorded "
+	  "at the start, else at the end) is VALUE, e.g. vm.dirty_ratio=20; "
+	  "repeat: all must hold" },
 	{ "help", 0, 'h', NULL, NULL },
 };
 
 static void runs_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape runs [--db FILE]\n"
+"usage: iotape runs [--db FILE] [--host H] [--kernel K] [--kind KIND]\n"
+"                   [--since AGE] [--until AGE] [--where KEY=VALUE]...\n"
 "\n"
 "Lists the runs in 80 columns: id, name, kind, status, events, requests\n"
 "(stitched I/Os) and time span in seconds (of the events; of the samples for a\n"
 "run with none: first to last), then on a second line devices (major,minor)\n"
 "and source (its end when too long). A name over %d characters takes a line\n"
-"of its own (its start and end when too long). Last, the database's size.\n",
+"of its own (its start and end when too long). Last, the database's size.\n"
+"The filters keep the runs that match all of them, in the store's SQL.\n",
 		NAME_MAX_COLS);
-	opt_usage(fp, options, ARRAY_SIZE(options), 13, NULL);
+	opt_usage(fp, options, ARRAY_SIZE(options), 20, NULL);
 }
 
 /* Characters (UTF-8 sequences) in s: what a terminal shows, near enough. */
@@ -127,15 +138,56 @@ int cmd_runs(int argc, char **argv)
 	const char *db = NULL;
 	struct store *st = NULL;
 	struct store_run_listing *runs = NULL;
+	struct store_run_filter f = STORE_RUN_FILTER_ALL;
+	const char *keys[STORE_FILTER_MAX_WHERE], *values[STORE_FILTER_MAX_WHERE];
+	char *eq;
 	size_t n = 0;
-	int64_t size = 0;
+	int64_t size = 0, now = (int64_t)time(NULL) * 1000000000;
+	double age;
 	int c, width = 4, rc = 0;
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
+	f.keys = keys;
+	f.values = values;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
+		case 'H': f.host = optarg; break;
+		case 'k': f.kernel = optarg; break;
+		case 'K':
+			if (strcmp(optarg, "import") && strcmp(optarg, "capture") &&
+			    strcmp(optarg, "replay")) {
+				error("invalid kind '%s' for --kind (import, capture, "
+				      "replay)", optarg);
+				return opt_bad("runs");
+			}
+			f.kind = optarg;
+			break;
+		case 's':
+		case 'u':
+			if (parse_age(optarg, c == 's' ? "--since" : "--until", &age))
+				return opt_bad("runs");
+			if (c == 's')
+				f.since_ns = now - (int64_t)(age * 1e9);
+			else
+				f.until_ns = now - (int64_t)(age * 1e9);
+			break;
+		case 'w':
+			/* KEY=VALUE: the key up to the first '=' (keys have none) */
+			if (!(eq = strchr(optarg, '=')) || eq == optarg) {
+				error("invalid setting '%s' for --where (KEY=VALUE)",
+				      optarg);
+				return opt_bad("runs");
+			}
+			if (f.nwhere == STORE_FILTER_MAX_WHERE) {
+				error("at most %d --where", STORE_FILTER_MAX_WHERE);
+				return opt_bad("runs");
+			}
+			*eq = '\0';
+			keys[f.nwhere] = optarg;
+			values[f.nwhere++] = eq + 1;
+			break;
 		case 'h': runs_usage(stdout); return 0;
 		default: return opt_bad("runs");
 		}
@@ -145,7 +197,7 @@ int cmd_runs(int argc, char **argv)
 		return opt_bad("runs");
 	}
 	db = db_path_default(db);
-	if (store_open_existing(&st, db) || store_runs_list(st, 1, &runs, &n)) {
+	if (store_open_existing(&st, db) || store_runs_list_where(st, 1, &f, &runs, &n)) {
 		error("%s", store_errmsg(st));
 		store_close(st);
 		return -1;
@@ -162,7 +214,7 @@ int cmd_runs(int argc, char **argv)
 		rc = print_run(st, &runs[i], width);
 	if (!rc && !store_size(st, &size))
 		printf("%zu run%s; database %s: %.1f MiB\n", n, n == 1 ? "" : "s",
-		       db, (double)size / (1024.0 * 1024.0));
+		       store_shown(db), (double)size / (1024.0 * 1024.0));
 	else if (!rc)
 		rc = error("%s", store_errmsg(st));
 	free(runs);

@@ -550,7 +550,7 @@ static int store_run(struct cap_run *r)
 	int rc;
 
 	if (store_open(&st, db, 1)) {
-		snprintf(r->err, sizeof(r->err), "%s: %s", db, store_errmsg(st));
+		snprintf(r->err, sizeof(r->err), "%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
 		return -1;
 	}
@@ -575,7 +575,7 @@ static int store_run(struct cap_run *r)
 	store_close(st);
 	return 0;
 fail:
-	snprintf(r->err, sizeof(r->err), "%s: %s", db, store_errmsg(st));
+	snprintf(r->err, sizeof(r->err), "%s: %s", store_shown(db), store_errmsg(st));
 out:
 	store_rollback(st);
 	store_close(st);
@@ -697,7 +697,7 @@ static int check_names(const struct cap *c, char *base, size_t len)
 		st = NULL;
 	}
 	if (store_open(&st, db, 1)) {
-		error("%s: %s", db, store_errmsg(st));
+		error("%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
 		return -1;
 	}

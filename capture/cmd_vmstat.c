@@ -493,7 +493,7 @@ static int vmstat_print(const struct vmstat_opts *o)
 		goto out;
 	}
 	if (store_run_find(st, o->run, &run)) {
-		error("%s: %s", o->db, store_errmsg(st));
+		error("%s: %s", store_shown(o->db), store_errmsg(st));
 		goto out;
 	}
 	if (o->disk) {

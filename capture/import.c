@@ -361,7 +361,7 @@ int import_run(const struct import_opts *o_in, struct import_result *res,
 
 	err[0] = '\0';
 	if (store_open(&st, db, 1) || store_begin_bulk(st)) {
-		snprintf(err, errlen, "%s: %s", db, store_errmsg(st));
+		snprintf(err, errlen, "%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
 		return -1;
 	}
@@ -380,7 +380,7 @@ int import_run(const struct import_opts *o_in, struct import_result *res,
 		if (!err[0])
 			snprintf(err, errlen, "import failed");
 	} else if (store_commit(st)) {
-		snprintf(err, errlen, "%s: %s", db, store_errmsg(st));
+		snprintf(err, errlen, "%s: %s", store_shown(db), store_errmsg(st));
 		store_rollback(st);
 		rc = -1;
 	}

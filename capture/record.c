@@ -158,7 +158,9 @@ static int check_paths(struct rec *r)
 
 	for (int i = 0; i < 2; i++) {
 		int rc;
-		if (!path[i] || r->o->allow_traced)
+		/* a server's store (PostgreSQL) writes to no local disk */
+		if (!path[i] || r->o->allow_traced ||
+		    (i == 0 && !store_is_file(path[i])))
 			continue;
 		rc = recsafe_path_traced(&r->o->mp, path[i], r->devs, r->ndev, which,
 					 sizeof(which));
@@ -445,7 +447,7 @@ static int save(struct rec *r, int64_t to, char *name, size_t namelen)
 		char e2[sizeof(r->err) - 200];
 		if (import_one(s.st, &io, path, name, &s.run, e2, sizeof(e2))) {
 			/* e2 names the scratch file: the store is what failed */
-			snprintf(r->err, sizeof(r->err), "%s: %s", db, e2);
+			snprintf(r->err, sizeof(r->err), "%s: %s", store_shown(db), e2);
 			goto out;
 		}
 	} else {
@@ -460,7 +462,7 @@ static int save(struct rec *r, int64_t to, char *name, size_t namelen)
 	unlink(path);
 	return 0;
 fail:
-	snprintf(r->err, sizeof(r->err), "%s: %s", db, store_errmsg(s.st));
+	snprintf(r->err, sizeof(r->err), "%s: %s", store_shown(db), store_errmsg(s.st));
 out:
 	if (s.st)
 		store_rollback(s.st);

@@ -237,6 +237,22 @@ int parse_duration(const char *s, const char *opt, double *out)
 	return 0;
 }
 
+int parse_age(const char *s, const char *opt, double *out)
+{
+	size_t len = strlen(s);
+	char *end;
+	double d;
+
+	if (len < 2 || s[len - 1] != 'd')
+		return parse_duration(s, opt, out);
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno || end != s + len - 1 || !(d >= 0) || d > 1e7)
+		return error("invalid duration '%s' for %s", s, opt);
+	*out = d * 86400;
+	return 0;
+}
+
 int parse_size(const char *s, const char *opt, uint64_t *out)
 {
 	char *end;

@@ -34,6 +34,11 @@ int parse_seconds(const char *s, const char *opt, double *out);
  * and returns -1. */
 int parse_duration(const char *s, const char *opt, double *out);
 
+/* Parses an age, a duration as parse_duration() takes it or N days ("7d",
+ * "1.5d"), into seconds >= 0 in *out; returns 0, or prints "invalid
+ * duration 'S' for OPT" and returns -1. */
+int parse_age(const char *s, const char *opt, double *out);
+
 /* Parses a size, "65536", "512K", "512M", "1G", "512MiB", "1GB" (K, M, G
  * are powers of 1024), > 0, into bytes in *out; returns 0, or prints
  * "invalid size 'S' for OPT" and returns -1. */

@@ -544,7 +544,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		if (!o->quiet && isatty(2))
 			fprintf(stderr, "iotape: storing the replay...\n");
 		if (replay_writer_finish(&wr, &wr_lat)) {
-			snprintf(err, sizeof(err), "%s: %s", db_path_default(o->db),
+			snprintf(err, sizeof(err), "%s: %s", store_shown(db_path_default(o->db)),
 				 store_errmsg(c->st));
 			goto out;
 		}

@@ -372,14 +372,14 @@ int replay_store_begin(struct ctx *c, const char *name, int64_t *run,
 	if (store_begin(st))
 		goto fail;
 	if (store_run_create(st, &ri, run)) {
-		snprintf(err, errlen, "%s: %s", db_path_default(c->o->db),
+		snprintf(err, errlen, "%s: %s", store_shown(db_path_default(c->o->db)),
 			 store_errmsg(st));
 		store_rollback(st);
 		return -1;
 	}
 	return 0;
 fail:
-	snprintf(err, errlen, "%s: %s", db_path_default(c->o->db), store_errmsg(st));
+	snprintf(err, errlen, "%s: %s", store_shown(db_path_default(c->o->db)), store_errmsg(st));
 	return -1;
 }
 
@@ -548,7 +548,7 @@ int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 	*run_out = run;
 	return 0;
 fail:
-	snprintf(err, errlen, "%s: %s", db_path_default(o->db), store_errmsg(st));
+	snprintf(err, errlen, "%s: %s", store_shown(db_path_default(o->db)), store_errmsg(st));
 out:
 	store_rollback(st);
 	return -1;

@@ -46,7 +46,7 @@ static const struct {
 };
 
 /* The store handed out when even the back end's struct could not be made. */
-static struct store oom_store = { NULL, "out of memory" };
+static struct store oom_store = { .be = NULL, .msg = "out of memory" };
 
 static int is_url(const char *path, size_t *scheme_len)
 {
@@ -61,21 +61,51 @@ static int is_url(const char *path, size_t *scheme_len)
 	return !strncmp(path + i, "://", 3);
 }
 
-static int open_with(struct store **out, const char *path,
-		     enum store_open_mode m)
+/* The back end that takes path, or NULL (a URL of no back end's). */
+static const struct store_backend *backend_of(const char *path)
 {
-	const struct store_backend *be = NULL;
 	size_t slen = 0;
-	int url = is_url(path, &slen), rc;
+	int url = is_url(path, &slen);
 
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		const char *p = backends[i].prefix;
 		if (p ? !strncmp(path, p, strlen(p))
-		      : backends[i].takes ? backends[i].takes(path) : !url) {
-			be = backends[i].be;
-			break;
-		}
+		      : backends[i].takes ? backends[i].takes(path) : !url)
+			return backends[i].be;
 	}
+	return NULL;
+}
+
+const char *store_shown(const char *path)
+{
+	/* two buffers: two calls in one message keep both */
+	static char buf[2][512];
+	static int k;
+	const struct store_backend *be;
+	char *out = buf[k ^= 1];
+
+	if (!path)
+		return "";
+	be = backend_of(path);
+	if (!be || !be->shown)
+		return path;
+	be->shown(path, out, sizeof(buf[0]));
+	return out;
+}
+
+int store_is_file(const char *path)
+{
+	return backend_of(path) == &store_sqlite_backend;
+}
+
+static int open_with(struct store **out, const char *path,
+		     enum store_open_mode m)
+{
+	const struct store_backend *be = backend_of(path);
+	size_t slen = 0;
+	int rc;
+
+	is_url(path, &slen);
 	if (!be) {
 		struct store *st = calloc(1, sizeof(*st));
 		*out = st ? st : &oom_store;
@@ -90,7 +120,7 @@ static int open_with(struct store **out, const char *path,
 		return -ENOMEM;
 	}
 	(*out)->be = be;
-	return rc;
+	return rc ? rc : store_summary_backfill(*out, m);
 }
 
 int store_open(struct store **out, const char *path, int create)
@@ -107,6 +137,7 @@ void store_close(struct store *st)
 {
 	if (!st || st == &oom_store)
 		return;
+	free(st->pending);
 	if (st->be)
 		st->be->close(st);
 	else
@@ -133,14 +164,30 @@ int store_schema_version(struct store *st, int *version)
 	return st->be->schema_version(st, version);
 }
 
-int store_begin(struct store *st) { return st->be->begin(st); }
+int store_begin(struct store *st)
+{
+	store_summary_forget(st);
+	return st->be->begin(st);
+}
 
 int store_begin_bulk(struct store *st)
 {
+	store_summary_forget(st);
 	return st->be->begin_bulk ? st->be->begin_bulk(st) : st->be->begin(st);
 }
-int store_commit(struct store *st) { return st->be->commit(st); }
-int store_rollback(struct store *st) { return st->be->rollback(st); }
+
+int store_commit(struct store *st)
+{
+	int rc = store_summary_pending(st);
+
+	return rc ? rc : st->be->commit(st);
+}
+
+int store_rollback(struct store *st)
+{
+	store_summary_forget(st);
+	return st->be->rollback(st);
+}
 
 /* ---- runs ---- */
 
@@ -176,7 +223,9 @@ int store_run_find(struct store *st, const char *name_or_id, int64_t *id)
 int store_run_finish(struct store *st, int64_t run, const char *status,
 		     int64_t genesis_ns)
 {
-	return st->be->run_finish(st, run, status, genesis_ns);
+	int rc = st->be->run_finish(st, run, status, genesis_ns);
+
+	return rc ? rc : store_summary_note(st, run);
 }
 
 int store_run_set(struct store *st, int64_t run, const char *column,
@@ -204,7 +253,67 @@ int store_run_get(struct store *st, int64_t run, struct store_run *out)
 int store_runs_list(struct store *st, int count_requests,
 		    struct store_run_listing **out, size_t *n)
 {
-	return st->be->runs_list(st, count_requests, out, n);
+	return st->be->runs_list(st, count_requests, NULL, out, n);
+}
+
+int store_runs_list_where(struct store *st, int count_requests,
+			  const struct store_run_filter *f,
+			  struct store_run_listing **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (f && f->nwhere > STORE_FILTER_MAX_WHERE)
+		return store_fail(st, STORE_E_SQLITE, "at most %d settings to "
+				  "match", STORE_FILTER_MAX_WHERE);
+	return st->be->runs_list(st, count_requests, f, out, n);
+}
+
+int store_filter_sql(const struct store_run_filter *f, char mark, int first,
+		     char *sql, size_t len, const char **params,
+		     char (*num)[24], int *np)
+{
+	/* the text is fixed fragments and parameter numbers only */
+	size_t o = 0;
+	int k = first;
+
+	sql[0] = 0;
+	*np = 0;
+#define ADD(...) do { o += (size_t)snprintf(sql + o, o < len ? len - o : 0, \
+					    __VA_ARGS__); } while (0)
+	if (!f)
+		return 0;
+	if (f->host) {
+		ADD(" AND host = %c%d", mark, k++);
+		params[(*np)++] = f->host;
+	}
+	if (f->kernel) {
+		ADD(" AND kernel = %c%d", mark, k++);
+		params[(*np)++] = f->kernel;
+	}
+	if (f->kind) {
+		ADD(" AND kind = %c%d", mark, k++);
+		params[(*np)++] = f->kind;
+	}
+	if (f->since_ns != INT64_MIN) {
+		ADD(" AND created_ns >= CAST(%c%d AS bigint)", mark, k++);
+		snprintf(num[0], sizeof(num[0]), "%lld", (long long)f->since_ns);
+		params[(*np)++] = num[0];
+	}
+	if (f->until_ns != INT64_MAX) {
+		ADD(" AND created_ns < CAST(%c%d AS bigint)", mark, k++);
+		snprintf(num[1], sizeof(num[1]), "%lld", (long long)f->until_ns);
+		params[(*np)++] = num[1];
+	}
+	for (size_t i = 0; i < f->nwhere; i++) {
+		ADD(" AND (SELECT s.value FROM settings s WHERE s.run = runs.id "
+		    "AND s.key = %c%d ORDER BY s.at = 'start' DESC LIMIT 1) = "
+		    "%c%d", mark, k, mark, k + 1);
+		k += 2;
+		params[(*np)++] = f->keys[i];
+		params[(*np)++] = f->values[i];
+	}
+#undef ADD
+	return o < len ? 0 : -1;
 }
 
 int store_run_has(struct store *st, int64_t run, enum store_has what)
@@ -515,17 +624,6 @@ void store_cursor_close(struct store_cursor *cur)
 }
 
 /* ---- across runs ---- */
-
-int store_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
-		      size_t limit, struct store_fleet_row **out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	if (!st->be->fleet_worst)
-		return store_fail(st, STORE_E_BACKEND, "ranking runs needs a "
-				  "PostgreSQL store (--db postgresql://...)");
-	return st->be->fleet_worst(st, metric, since_ns, limit, out, n);
-}
 
 /* ---- one-block lists ---- */
 

@@ -14,7 +14,7 @@
 
 #include "schema/trace_record.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 enum store_err {
 	STORE_E_SQLITE = 1,   /* the back end failed; see store_errmsg() */
@@ -57,6 +57,17 @@ int store_open(struct store **out, const char *path, int create);
  * *out, or one of the codes above (or -ENOMEM) with *out set so that
  * store_errmsg() works; release it with store_close(). */
 int store_open_existing(struct store **out, const char *path);
+
+/* path (as store_open() takes it) as a message may show it: a PostgreSQL
+ * URI or connection string rebuilt as key=value pairs by libpq's
+ * PQconninfoParse() without its password (or sslpassword), anything else
+ * as it is. Every message that names a store names it so. Returns a
+ * static buffer (valid until the call after next; not thread-safe). */
+const char *store_shown(const char *path);
+
+/* 1 when path names a store in a local file (SQLite), 0 for a server's
+ * (a PostgreSQL URI or connection string) or a URL no back end takes. */
+int store_is_file(const char *path);
 
 /* Closes the store (writes nothing pending: commit first); NULL is fine. */
 void store_close(struct store *st);
@@ -217,6 +228,34 @@ struct store_run_listing {
  * index look-ups a run). Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
 int store_runs_list(struct store *st, int count_requests,
 		    struct store_run_listing **out, size_t *n);
+
+/* Which runs store_runs_list_where() lists: every condition given must
+ * hold (values are compared as they are: bound parameters, never SQL). */
+struct store_run_filter {
+	const char *host;       /* runs.host equal to it; NULL: any */
+	const char *kernel;     /* runs.kernel equal to it; NULL: any */
+	const char *kind;       /* "import", "capture", "replay"; NULL: any */
+	int64_t since_ns;       /* made (created_ns, wall clock ns since 1970) */
+	int64_t until_ns;       /* in [since_ns, until_ns); INT64_MIN and
+				 * INT64_MAX: open */
+	const char *const *keys;   /* nwhere settings the run has with these */
+	const char *const *values; /* values (the value read at start, else */
+	size_t nwhere;             /* at end: STORE_AT_ANY) */
+};
+
+/* An open filter (every run). */
+#define STORE_RUN_FILTER_ALL { NULL, NULL, NULL, INT64_MIN, INT64_MAX, NULL, \
+			       NULL, 0 }
+
+/* At most this many settings in a filter. */
+#define STORE_FILTER_MAX_WHERE 16
+
+/* store_runs_list() keeping the runs f keeps (NULL: all), chosen in the
+ * back end's SQL. Returns as store_runs_list(), or -STORE_E_SQLITE for more
+ * than STORE_FILTER_MAX_WHERE settings. */
+int store_runs_list_where(struct store *st, int count_requests,
+			  const struct store_run_filter *f,
+			  struct store_run_listing **out, size_t *n);
 
 /* Questions store_run_has() answers about a run. */
 enum store_has {
@@ -619,6 +658,49 @@ void store_cursor_close(struct store_cursor *cur);
 
 /* ==== across runs (a fleet's store) ==== */
 
+/* A run's headline figures in one direction, as `iotape report` computes
+ * them (analyze/summary.c), kept in run_summary (schema/007_summary.sql). */
+struct store_lat {
+	int64_t n;              /* requests measured; the rest NAN when 0 */
+	double mean_ns, p50_ns, p99_ns, max_ns;
+};
+
+struct store_summary_dir {
+	int64_t requests;       /* dispatched requests (D) with data */
+	int64_t bytes;          /* their bytes */
+	struct store_lat q2c, d2c;
+};
+
+struct store_summary {
+	int64_t span_ns;        /* the run's span for rates */
+	struct store_summary_dir dir[2];  /* [0] read, [1] write (and discard) */
+};
+
+/* Computes run's summary into *out from what st holds of it (the caller's
+ * transaction included); 0, or -1 with a one-line message in err (errlen
+ * bytes). */
+typedef int (*store_summarize_fn)(struct store *st, int64_t run,
+				  struct store_summary *out, char *err,
+				  size_t errlen);
+
+/* Sets the function every store of this process uses to summarise a run
+ * when it lands: store_commit() summarises the runs store_run_finish()
+ * finished in its transaction (those store_summary_set() gave a summary
+ * already aside), and opening a store summarises the runs that have none
+ * (stored before schema 7, or by a program that set no function), in a
+ * transaction of their own. NULL (the default): no summaries written. */
+void store_set_summarizer(store_summarize_fn fn);
+
+/* Writes run's summary (a run that has one keeps it: a writer's role needs
+ * no UPDATE, and two openers back-filling one run do not collide); the run
+ * then needs none at commit. Returns 0 or -STORE_E_SQLITE. */
+int store_summary_set(struct store *st, int64_t run,
+		      const struct store_summary *s);
+
+/* Reads run's summary into *out. Returns 1, 0 when it has none, or
+ * -STORE_E_SQLITE. */
+int store_summary_get(struct store *st, int64_t run, struct store_summary *out);
+
 /* One run ranked by store_fleet_worst(). */
 struct store_fleet_row {
 	int64_t run;
@@ -630,18 +712,17 @@ struct store_fleet_row {
 	double value;           /* the figure, in its unit (us) */
 };
 
-/* The figures store_fleet_worst() ranks by: the 99th percentile (exact, the
- * smallest value with 99% at or below it) of Q2C or D2C in us of the read
- * or write requests with data, Q and C (D and C) seen. */
-#define STORE_FLEET_METRICS "read_q2c_p99, write_q2c_p99, read_d2c_p99, " \
-	"write_d2c_p99"
+/* The figures store_fleet_worst() ranks by, from the runs' summaries: the
+ * mean, 50th and 99th percentiles (report's, within 0.8%) and maximum of
+ * Q2C or D2C in us of the read or write requests with data. */
+#define STORE_FLEET_METRICS "{read,write}_{q2c,d2c}_{mean,p50,p99,max}"
 
 /* The runs made since since_ns (wall clock ns since 1970) ranked by metric
- * (one of STORE_FLEET_METRICS), worst (largest) first, at most limit of
- * them, into *out (*n; malloc'd: free() it), computed in the server.
- * Returns 0, -STORE_E_NOTFOUND for an unknown metric, -STORE_E_BACKEND when
- * the back end cannot (SQLite: no percentiles in its SQL), or
- * -STORE_E_SQLITE / -ENOMEM. */
+ * (as STORE_FLEET_METRICS names them, e.g. read_q2c_p99), worst (largest)
+ * first, at most limit of them, into *out (*n; malloc'd: free() it), read
+ * from run_summary in the back end's SQL (no run's requests are read).
+ * Runs without that figure (no such requests) are left out. Returns 0,
+ * -STORE_E_NOTFOUND for an unknown metric, or -STORE_E_SQLITE / -ENOMEM. */
 int store_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
 		      size_t limit, struct store_fleet_row **out, size_t *n);
 

@@ -24,6 +24,10 @@ enum store_open_mode {
 struct store {
 	const struct store_backend *be;
 	char msg[512];          /* the last error, store_errmsg() */
+	/* runs store_run_finish() finished in this transaction that need a
+	 * summary at commit (schema/store_summary.c) */
+	int64_t *pending;
+	size_t npending, pcap;
 };
 
 /* The part of every back end's cursor the front knows. */
@@ -51,6 +55,9 @@ struct store_cursor {
  * struct store_vmstat, struct store_replay). */
 struct store_backend {
 	const char *name;
+	/* path as messages may show it (secrets left out) into out (len
+	 * bytes); NULL: path as it is */
+	void (*shown)(const char *path, char *out, size_t len);
 	int (*open)(struct store **out, const char *path, enum store_open_mode m);
 	void (*close)(struct store *st);
 	int (*schema_version)(struct store *st, int *version);
@@ -69,7 +76,9 @@ struct store_backend {
 			      int big_endian);
 	int (*run_set_parent)(struct store *st, int64_t run, int64_t parent);
 	int (*run_get)(struct store *st, int64_t run, struct store_run *out);
+	/* f NULL: every run (store_filter_sql() turns f into SQL) */
 	int (*runs_list)(struct store *st, int count_requests,
+			 const struct store_run_filter *f,
 			 struct store_run_listing **out, size_t *n);
 	int (*run_has)(struct store *st, int64_t run, enum store_has what);
 	int (*run_delete)(struct store *st, int64_t run, int64_t *kept_replays);
@@ -128,9 +137,20 @@ struct store_backend {
 	int (*cursor_next)(struct store_cursor *cur, void *row, int64_t *id);
 	void (*cursor_close)(struct store_cursor *cur);
 
-	/* NULL when the back end cannot rank runs in its SQL */
-	int (*fleet_worst)(struct store *st, const char *metric, int64_t since_ns,
-			   size_t limit, struct store_fleet_row **out, size_t *n);
+	/* run_summary (schema/007_summary.sql): set writes the run's rows
+	 * unless it has them;
+	 * get returns 1 or 0 (none); missing lists the runs without rows, by
+	 * id (malloc'd); fleet_worst ranks by column col (a fixed name from
+	 * schema/store_summary.c, with its count ncol) of direction dir
+	 * ("read", "write"), the value divided by 1e3 (us) */
+	int (*summary_set)(struct store *st, int64_t run,
+			   const struct store_summary *s);
+	int (*summary_get)(struct store *st, int64_t run,
+			   struct store_summary *out);
+	int (*summary_missing)(struct store *st, int64_t **ids, size_t *n);
+	int (*fleet_worst)(struct store *st, const char *dir, const char *ncol,
+			   const char *col, int64_t since_ns, size_t limit,
+			   struct store_fleet_row **out, size_t *n);
 };
 
 /* The SQLite back end (schema/store_sqlite.c). */
@@ -139,6 +159,29 @@ extern const struct store_backend store_sqlite_backend;
 /* The PostgreSQL back end (schema/store_pg.c), for libpq URIs and
  * connection strings. */
 extern const struct store_backend store_pg_backend;
+
+/* The summary front (schema/store_summary.c): store_run_finish() notes run
+ * (when a summarizer is set), store_commit() summarises the noted runs,
+ * store_begin()/store_rollback() forget them, open back-fills the runs that
+ * have none (in a transaction of its own; a failure is not the open's:
+ * the runs stay without), store_close() frees the list. Each returns 0 or a negative
+ * store code with st->msg set. */
+int store_summary_note(struct store *st, int64_t run);
+int store_summary_pending(struct store *st);
+void store_summary_forget(struct store *st);
+int store_summary_backfill(struct store *st, enum store_open_mode m);
+
+/* The most parameters store_filter_sql() makes. */
+#define STORE_FILTER_MAX_PARAMS (5 + 2 * STORE_FILTER_MAX_WHERE)
+
+/* Turns f (NULL: nothing) into " AND ..." conditions on the runs table
+ * (its rows as `runs`) in sql (len bytes), each value a parameter written
+ * MARK N (mark '$' for PostgreSQL, '?' for SQLite; N from first up), the
+ * values into params[*np] (times as decimal text in num[0], num[1]; compared
+ * as CAST(... AS bigint)). Returns 0, or -1 when sql is too short. */
+int store_filter_sql(const struct store_run_filter *f, char mark, int first,
+		     char *sql, size_t len, const char **params,
+		     char (*num)[24], int *np);
 
 /* Sets st->msg from a printf format; returns -code. */
 int store_fail(struct store *st, int code, const char *fmt, ...)

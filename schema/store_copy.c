@@ -169,6 +169,7 @@ int store_copy_run(struct store *src, int64_t run, struct store *dst,
 		   char *err, size_t errlen)
 {
 	struct store_run r, parent;
+	struct store_summary sum;
 	struct run_info ri = { 0 };
 	char pname[sizeof(c->name)];
 	const char *name = c->name;
@@ -220,6 +221,12 @@ int store_copy_run(struct store *src, int64_t run, struct store *dst,
 		goto out;
 	WR(store_run_finish(dst, to, r.status[0] ? r.status : "complete",
 			    r.genesis_ns));
+	/* the summary as the source computed it (the same rows give the same
+	 * figures): the destination need not read the run back */
+	if ((rc = store_summary_get(src, run, &sum)) < 0)
+		RD(rc);
+	if (rc == 1)
+		WR(store_summary_set(dst, to, &sum));
 	WR(store_commit(dst));
 	return 0;
 out:

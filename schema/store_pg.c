@@ -19,75 +19,6 @@ extern const int store_pg_n_migrations;
 /* The key of the advisory lock that serialises migrations ("iotape"). */
 #define PG_MIGRATE_LOCK "6913541713"
 
-int pg_fail(struct pg_store *s, const char *what, const PGresult *res)
-{
-	const char *m = res ? PQresultErrorMessage(res) : "";
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	size_t n;
-
-	if (!m || !*m)
-		m = s->conn ? PQerrorMessage(s->conn) : "no connection";
-	if (!strncmp(m, "ERROR:  ", 8))
-		m += 8;
-	n = strcspn(m, "\n");
-	snprintf(s->base.msg, sizeof(s->base.msg), "%s: %.*s", what, (int)n, m);
-	return state && !strcmp(state, "23505") ? -STORE_E_EXISTS
-						 : -STORE_E_SQLITE;
-}
-
-int pg_exec(struct pg_store *s, const char *sql, int nparams,
-	    const char *const *params, PGresult **res, const char *what)
-{
-	PGresult *r;
-	ExecStatusType t;
-	int rc;
-
-	if (res)
-		*res = NULL;
-	if ((rc = pg_copy_end(s)))
-		return rc;
-	r = nparams ? PQexecParams(s->conn, sql, nparams, NULL, params, NULL,
-				   NULL, 0)
-		    : PQexec(s->conn, sql);
-	t = PQresultStatus(r);
-	if (t != PGRES_COMMAND_OK && t != PGRES_TUPLES_OK) {
-		rc = pg_fail(s, what, r);
-		PQclear(r);
-		return rc;
-	}
-	if (res)
-		*res = r;
-	else
-		PQclear(r);
-	return 0;
-}
-
-const char *pg_i64(char *buf, int64_t v)
-{
-	snprintf(buf, 24, "%" PRId64, v);
-	return buf;
-}
-
-int64_t pg_get_i64(const PGresult *res, int row, int col, int64_t none)
-{
-	if (PQgetisnull(res, row, col))
-		return none;
-	return strtoll(PQgetvalue(res, row, col), NULL, 10);
-}
-
-double pg_get_double(const PGresult *res, int row, int col)
-{
-	if (PQgetisnull(res, row, col))
-		return NAN;
-	return strtod(PQgetvalue(res, row, col), NULL);
-}
-
-void pg_get_copy(const PGresult *res, int row, int col, char *out, size_t len)
-{
-	snprintf(out, len, "%s", PQgetisnull(res, row, col) ? ""
-			 : PQgetvalue(res, row, col));
-}
-
 /* Runs sql with up to 2 int64 parameters, expecting no rows; the number of
  * rows it changed into *changed unless NULL. */
 static int run_sql(struct pg_store *s, const char *sql, int nparams, int64_t a,
@@ -288,8 +219,10 @@ static int migrate(struct pg_store *s, enum store_open_mode m)
 		goto out;
 	for (v = v < 0 ? 0 : v; v < store_pg_n_migrations; v++) {
 		snprintf(ver, sizeof(ver), "%d", v + 1);
-		if ((rc = pg_exec(s, store_pg_migrations[v], 0, NULL, NULL,
-				  "migrating")) ||
+		/* a number with no migration in this build (embed.sh) */
+		if ((store_pg_migrations[v] &&
+		     (rc = pg_exec(s, store_pg_migrations[v], 0, NULL, NULL,
+				   "migrating"))) ||
 		    (rc = pg_exec(s, "UPDATE iotape_schema SET version = $1", 1, p,
 				  NULL, "migrating")))
 			goto out;
@@ -308,13 +241,12 @@ static void no_notices(void *arg, const char *message)
 	(void)message;
 }
 
-/* Refuses a connection string that does not parse, or that holds a
- * password: messages name the store by what was given, so a password must
- * never be in it (libpq reads ~/.pgpass, PGPASSFILE, PGSERVICE instead). */
+/* Refuses a connection string that does not parse (libpq's message says
+ * where, without repeating the string). */
 static int check_conninfo(struct pg_store *s, const char *path)
 {
 	char *err = NULL;
-	PQconninfoOption *o = PQconninfoParse(path, &err), *i;
+	PQconninfoOption *o = PQconninfoParse(path, &err);
 	int rc = 0;
 
 	if (!o) {
@@ -324,14 +256,52 @@ static int check_conninfo(struct pg_store *s, const char *path)
 		PQfreemem(err);
 		return rc;
 	}
-	for (i = o; i->keyword; i++)
-		if (!strcmp(i->keyword, "password") && i->val && *i->val)
-			rc = store_fail(&s->base, STORE_E_SQLITE, "a password in "
-					"--db is refused (it would show in process"
-					" lists and messages): put it in ~/.pgpass, "
-					"PGPASSFILE or a PGSERVICE");
 	PQconninfoFree(o);
-	return rc;
+	return 0;
+}
+
+/* The options that are secrets: never shown. */
+static int secret(const char *keyword)
+{
+	return !strcmp(keyword, "password") || !strcmp(keyword, "sslpassword");
+}
+
+/* path as key=value pairs (libpq's PQconninfoParse(), so a URI and a
+ * conninfo string alike), the secrets left out, values quoted as libpq
+ * reads them back ('...' with \' and \\) when they hold a space, a quote or
+ * a backslash or are empty. */
+static void pg_shown(const char *path, char *out, size_t len)
+{
+	PQconninfoOption *o = PQconninfoParse(path, NULL), *i;
+	size_t k = 0;
+
+	if (!o) {
+		snprintf(out, len, "(a PostgreSQL connection string that does not "
+			 "parse)");
+		return;
+	}
+	out[0] = 0;
+	for (i = o; i->keyword && k + 1 < len; i++) {
+		const char *v = i->val;
+		int quote;
+		if (!v || secret(i->keyword))
+			continue;
+		quote = !*v || strpbrk(v, " \t\n'\\") != NULL;
+		k += (size_t)snprintf(out + k, len - k, "%s%s=%s", k ? " " : "",
+				      i->keyword, quote ? "'" : "");
+		for (; *v && k + 3 < len; v++) {
+			if (quote && (*v == '\'' || *v == '\\'))
+				out[k++] = '\\';
+			out[k++] = *v;
+		}
+		out[k] = 0;
+		if (quote && k + 1 < len)
+			k += (size_t)snprintf(out + k, len - k, "'");
+	}
+	if (k >= len)
+		k = len - 1;
+	out[k] = 0;
+	PQconninfoFree(o);
 }
 
 static int pg_open(struct store **out, const char *path, enum store_open_mode m)
@@ -345,6 +315,8 @@ static int pg_open(struct store **out, const char *path, enum store_open_mode m)
 	s->copying = -1;
 	if ((rc = check_conninfo(s, path)))
 		return rc;      /* the message does not repeat what was given */
+	/* a password in path (libpq takes it) is never shown: messages name
+	 * the store by pg_shown() */
 	s->conn = PQconnectdb(path);
 	if (!s->conn)
 		return store_fail(&s->base, ENOMEM, "out of memory");
@@ -360,9 +332,10 @@ static int pg_open(struct store **out, const char *path, enum store_open_mode m)
 out:
 	if (rc && m == STORE_OPEN_EXISTING) {
 		/* name the store: the message is printed as it is */
-		char msg[sizeof(s->base.msg)];
+		char msg[sizeof(s->base.msg)], shown[256];
 		snprintf(msg, sizeof(msg), "%s", s->base.msg);
-		store_fail(&s->base, -rc, "%s: %s", path, msg);
+		pg_shown(path, shown, sizeof(shown));
+		store_fail(&s->base, -rc, "%s: %s", shown, msg);
 	}
 	return rc;
 }
@@ -752,6 +725,7 @@ static int pg_next_request_id(struct store *st, int64_t *id)
 
 const struct store_backend store_pg_backend = {
 	.name = "postgresql",
+	.shown = pg_shown,
 	.open = pg_open,
 	.close = pg_close,
 	.schema_version = pg_schema_version,
@@ -793,5 +767,8 @@ const struct store_backend store_pg_backend = {
 	.cursor_open = pg_cursor_open,
 	.cursor_next = pg_cursor_next,
 	.cursor_close = pg_cursor_close,
+	.summary_set = pg_summary_set,
+	.summary_get = pg_summary_get,
+	.summary_missing = pg_summary_missing,
 	.fleet_worst = pg_fleet_worst,
 };

@@ -107,6 +107,7 @@ int pg_replays_add(struct store *st, int64_t run,
 		   const struct store_replay *rows, size_t n);
 int pg_run_get(struct store *st, int64_t run, struct store_run *out);
 int pg_runs_list(struct store *st, int count_requests,
+		 const struct store_run_filter *f,
 		 struct store_run_listing **out, size_t *n);
 int pg_run_has(struct store *st, int64_t run, enum store_has what);
 int pg_settings_get(struct store *st, int64_t run, struct store_setting **out,
@@ -126,7 +127,12 @@ int pg_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 		   struct store_cursor **cur);
 int pg_cursor_next(struct store_cursor *cur, void *row, int64_t *id);
 void pg_cursor_close(struct store_cursor *cur);
-int pg_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
-		   size_t limit, struct store_fleet_row **out, size_t *n);
+/* Run summaries (schema/store_pg_summary.c). */
+int pg_summary_set(struct store *st, int64_t run, const struct store_summary *s);
+int pg_summary_get(struct store *st, int64_t run, struct store_summary *out);
+int pg_summary_missing(struct store *st, int64_t **ids, size_t *n);
+int pg_fleet_worst(struct store *st, const char *dir, const char *ncol,
+		   const char *col, int64_t since_ns, size_t limit,
+		   struct store_fleet_row **out, size_t *n);
 
 #endif

@@ -114,25 +114,45 @@ static void fill_listing(struct store_list *l, void *row, const PGresult *q,
 }
 
 int pg_runs_list(struct store *st, int count_requests,
+		 const struct store_run_filter *f,
 		 struct store_run_listing **out, size_t *n)
 {
+	const char *params[STORE_FILTER_MAX_PARAMS];
+	char sql[4096], cond[3072], num[2][24];
 	struct pg_store *s = pg(st);
-	int rc;
+	struct store_list l;
+	PGresult *r;
+	int rc, np;
 
-	if ((rc = pg_attach_loading(s, 0)) ||
-	    (rc = read_list(s, "SELECT " RUN_COLS_LAST("NULL::bigint") ", -1, "
-			    "NULL::bigint, NULL::bigint FROM runs WHERE $1::bigint "
-			    "IS NOT NULL ORDER BY id", 0, sizeof(**out), NULL, 0,
-			    fill_listing, (void **)out, n, "reading runs")))
+	*out = NULL;
+	*n = 0;
+	if (store_filter_sql(f, '$', 1, cond, sizeof(cond), params, num, &np))
+		return store_fail(st, STORE_E_SQLITE, "reading runs: filter too long");
+	if ((rc = pg_attach_loading(s, 0)))
 		return rc;
-	/* then each run's figures from its own partitions, one query a run */
+	snprintf(sql, sizeof(sql), "SELECT " RUN_COLS_LAST("NULL::bigint") ", -1, "
+		 "NULL::bigint, NULL::bigint FROM runs WHERE true%s ORDER BY id", cond);
+	if ((rc = pg_exec(s, sql, np, params, &r, "reading runs")))
+		return rc;
+	store_list_init(&l, sizeof(**out), NULL, 0);
+	for (int i = 0; i < PQntuples(r); i++) {
+		void *row = store_list_row(&l);
+		if (!row)
+			break;
+		fill_listing(&l, row, r, i);
+	}
+	PQclear(r);
+	if ((rc = store_list_finish(st, &l, (void **)out, n)))
+		return rc;
+	/* then each run's figures from its own partitions, one query a run
+	 * (the run a parameter, so the planner opens only its partitions) */
 	for (size_t i = 0; i < *n; i++) {
-		struct store_run_listing *l = &(*out)[i];
+		struct store_run_listing *rl = &(*out)[i];
 		char id[24], last[24];
-		const char *p[2] = { pg_i64(id, l->run.id),
-				     l->run.last_event ? pg_i64(last,
-						l->run.last_event) : NULL };
-		PGresult *r;
+		const char *p[2] = { pg_i64(id, rl->run.id),
+				     rl->run.last_event ? pg_i64(last,
+						rl->run.last_event) : NULL };
+		PGresult *q;
 		if ((rc = pg_exec(s, count_requests
 				  ? "SELECT (SELECT time_ns FROM events WHERE run = $1 "
 				    "AND id = $2), (SELECT count(*) FROM requests WHERE"
@@ -140,17 +160,17 @@ int pg_runs_list(struct store *st, int count_requests,
 				    "samples WHERE run = $1"
 				  : "SELECT (SELECT time_ns FROM events WHERE run = $1 "
 				    "AND id = $2), -1, min(time_ns), max(time_ns) FROM "
-				    "samples WHERE run = $1", 2, p, &r, "reading runs"))) {
+				    "samples WHERE run = $1", 2, p, &q, "reading runs"))) {
 			free(*out);
 			*out = NULL;
 			*n = 0;
 			return rc;
 		}
-		l->run.last_ns = pg_get_i64(r, 0, 0, 0);
-		l->requests = pg_get_i64(r, 0, 1, -1);
-		l->sample_first_ns = pg_get_i64(r, 0, 2, STORE_NO_TIME);
-		l->sample_last_ns = pg_get_i64(r, 0, 3, STORE_NO_TIME);
-		PQclear(r);
+		rl->run.last_ns = pg_get_i64(q, 0, 0, 0);
+		rl->requests = pg_get_i64(q, 0, 1, -1);
+		rl->sample_first_ns = pg_get_i64(q, 0, 2, STORE_NO_TIME);
+		rl->sample_last_ns = pg_get_i64(q, 0, 3, STORE_NO_TIME);
+		PQclear(q);
 	}
 	return 0;
 }
@@ -672,66 +692,4 @@ void pg_cursor_close(struct store_cursor *cur)
 	cursors_done(s);
 	free(c->pdu);
 	free(c);
-}
-
-/* ---- across runs ---- */
-
-int pg_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
-		   size_t limit, struct store_fleet_row **out, size_t *n)
-{
-	/* the figure's SQL: which requests, and the latency; chosen from this
-	 * table by name, never built from the caller's text */
-	static const struct {
-		const char *name, *dir, *from;
-	} metrics[] = {
-		{ "read_q2c_p99", "R", "q_ns" },
-		{ "write_q2c_p99", "W", "q_ns" },
-		{ "read_d2c_p99", "R", "d_ns" },
-		{ "write_d2c_p99", "W", "d_ns" },
-	};
-	struct pg_store *s = pg(st);
-	char sql[1024], since[24], lim[24];
-	const char *p[3] = { pg_i64(since, since_ns), metrics[0].dir,
-			     pg_i64(lim, (int64_t)limit) };
-	PGresult *r;
-	size_t m = sizeof(metrics) / sizeof(metrics[0]), i;
-	int rc, rows;
-
-	for (i = 0; i < m && strcmp(metrics[i].name, metric); i++)
-		;
-	if (i == m)
-		return store_fail(st, STORE_E_NOTFOUND, "no figure '%s' to rank by "
-				  "(%s)", metric, STORE_FLEET_METRICS);
-	p[1] = metrics[i].dir;
-	if ((rc = pg_attach_loading(s, 0)))
-		return rc;
-	/* a run's requests through its (run, id) key; the percentile in the
-	 * server: only the ranked rows come back */
-	snprintf(sql, sizeof(sql), "SELECT r.id, r.name, r.host, r.kernel, "
-		 "r.created_ns, count(*), percentile_disc(0.99) WITHIN GROUP "
-		 "(ORDER BY q.c_ns - q.%s) / 1e3::float8 AS v FROM runs r JOIN "
-		 "requests q ON q.run = r.id WHERE r.created_ns >= $1 AND "
-		 "strpos(q.rwbs, $2) > 0 AND q.bytes > 0 AND q.%s IS NOT NULL AND "
-		 "q.c_ns IS NOT NULL GROUP BY r.id ORDER BY v DESC, r.id LIMIT $3",
-		 metrics[i].from, metrics[i].from);
-	if ((rc = pg_exec(s, sql, 3, p, &r, "ranking runs")))
-		return rc;
-	rows = PQntuples(r);
-	if (rows && !(*out = calloc((size_t)rows, sizeof(**out)))) {
-		PQclear(r);
-		return store_fail(st, ENOMEM, "out of memory");
-	}
-	for (int k = 0; k < rows; k++) {
-		struct store_fleet_row *f = &(*out)[k];
-		f->run = pg_get_i64(r, k, 0, 0);
-		pg_get_copy(r, k, 1, f->name, sizeof(f->name));
-		pg_get_copy(r, k, 2, f->host, sizeof(f->host));
-		pg_get_copy(r, k, 3, f->kernel, sizeof(f->kernel));
-		f->created_ns = pg_get_i64(r, k, 4, 0);
-		f->n = pg_get_i64(r, k, 5, 0);
-		f->value = pg_get_double(r, k, 6);
-	}
-	*n = (size_t)rows;
-	PQclear(r);
-	return 0;
 }

@@ -110,6 +110,7 @@ int sq_replays_add(struct store *st, int64_t run,
 /* Reads (schema/store_sqlite_read.c). */
 int sq_run_get(struct store *st, int64_t run, struct store_run *out);
 int sq_runs_list(struct store *st, int count_requests,
+		 const struct store_run_filter *f,
 		 struct store_run_listing **out, size_t *n);
 int sq_run_has(struct store *st, int64_t run, enum store_has what);
 int sq_settings_get(struct store *st, int64_t run, struct store_setting **out,
@@ -124,6 +125,13 @@ int sq_stats_get(struct store *st, int64_t run, struct store_stat **out,
 		 size_t *n);
 int sq_metrics_get(struct store *st, int64_t run, struct store_metric **out,
 		   size_t *n);
+/* Run summaries (schema/store_sqlite_summary.c). */
+int sq_summary_set(struct store *st, int64_t run, const struct store_summary *s);
+int sq_summary_get(struct store *st, int64_t run, struct store_summary *out);
+int sq_summary_missing(struct store *st, int64_t **ids, size_t *n);
+int sq_fleet_worst(struct store *st, const char *dir, const char *ncol,
+		   const char *col, int64_t since_ns, size_t limit,
+		   struct store_fleet_row **out, size_t *n);
 int sq_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 		   int iarg, unsigned mask, const char *sarg,
 		   struct store_cursor **cur);

@@ -120,15 +120,41 @@ static int read_list(struct sqlite_store *s, const char *sql, int64_t run,
 		     void **out, size_t *n, const char *what);
 
 int sq_runs_list(struct store *st, int count_requests,
+		 const struct store_run_filter *f,
 		 struct store_run_listing **out, size_t *n)
 {
-	return read_list(sq(st), count_requests
-			 ? "SELECT " RUN_COLS ", (SELECT count(*) FROM requests "
-			   "WHERE run = runs.id)" SAMPLE_SPAN " FROM runs WHERE ?1 = ?1 "
-			   "ORDER BY id"
-			 : "SELECT " RUN_COLS ", -1" SAMPLE_SPAN " FROM runs WHERE "
-			   "?1 = ?1 ORDER BY id", 0, sizeof(**out), NULL, 0, fill_listing,
-			 (void **)out, n, "reading runs");
+	struct sqlite_store *s = sq(st);
+	const char *params[STORE_FILTER_MAX_PARAMS];
+	char sql[4096], cond[3072], num[2][24];
+	struct store_list l;
+	sqlite3_stmt *q;
+	int rc, step, np;
+
+	*out = NULL;
+	*n = 0;
+	if (store_filter_sql(f, '?', 2, cond, sizeof(cond), params, num, &np))
+		return store_fail(st, STORE_E_SQLITE, "reading runs: filter too long");
+	snprintf(sql, sizeof(sql), "SELECT " RUN_COLS ", %s" SAMPLE_SPAN " FROM "
+		 "runs WHERE ?1 = ?1%s ORDER BY id", count_requests ?
+		 "(SELECT count(*) FROM requests WHERE run = runs.id)" : "-1", cond);
+	if ((rc = prepare_run(s, sql, 0, &q, "reading runs")))
+		return rc;
+	for (int i = 0; i < np; i++)
+		sqlite3_bind_text(q, 2 + i, params[i], -1, SQLITE_STATIC);
+	store_list_init(&l, sizeof(**out), NULL, 0);
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		void *row = store_list_row(&l);
+		if (!row)
+			break;
+		fill_listing(&l, row, q);
+	}
+	if (step == SQLITE_ROW)
+		sqlite3_finalize(q);  /* out of memory: the list says so */
+	else if ((rc = finish(s, q, step, "reading runs"))) {
+		store_list_free(&l);
+		return rc;
+	}
+	return store_list_finish(st, &l, (void **)out, n);
 }
 
 int sq_run_has(struct store *st, int64_t run, enum store_has what)

@@ -1,0 +1,58 @@
+/* A run's headline figures for run_summary (schema/007_summary.sql), by
+ * report's own code (report_build()), so `iotape fleet` ranks by the
+ * numbers `iotape report` and `iotape compare` print for the run. */
+#include "analyze/summary.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze/report.h"
+#include "analyze/rundata.h"
+#include "analyze/runview.h"
+
+static void lat_of(struct store_lat *l, const struct hist *h)
+{
+	l->n = (int64_t)h->n;
+	l->mean_ns = h->n ? hist_mean(h) : NAN;
+	l->p50_ns = h->n ? hist_pct(h, 50) : NAN;
+	l->p99_ns = h->n ? hist_pct(h, 99) : NAN;
+	l->max_ns = h->n ? (double)h->max : NAN;
+}
+
+int run_summarize(struct store *st, int64_t run, struct store_summary *out,
+		  char *err, size_t errlen)
+{
+	struct runview rv;
+	struct rundata rd;
+	struct report rep;
+	char id[24];
+	int rc;
+
+	snprintf(id, sizeof(id), "%lld", (long long)run);
+	if (runview_load(&rv, st, id)) {
+		snprintf(err, errlen, "%s", store_errmsg(st));
+		runview_close(&rv);
+		return -1;
+	}
+	if ((rc = rundata_load(&rd, &rv))) {
+		snprintf(err, errlen, "%s", store_errmsg(st));
+		runview_close(&rv);
+		return -1;
+	}
+	report_build(&rep, &rd);
+	memset(out, 0, sizeof(*out));
+	out->span_ns = rep.span_ns;
+	for (int w = 0; w < 2; w++) {
+		for (size_t i = 0; i < rep.ndev; i++) {
+			out->dir[w].requests += (int64_t)rep.devs[i].dir[w].ios;
+			out->dir[w].bytes += (int64_t)rep.devs[i].dir[w].bytes;
+		}
+		lat_of(&out->dir[w].q2c, &rep.q2c_dir[w]);
+		lat_of(&out->dir[w].d2c, &rep.d2c_dir[w]);
+	}
+	report_free(&rep);
+	rundata_free(&rd);
+	runview_close(&rv);
+	return 0;
+}
