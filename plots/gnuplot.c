@@ -26,7 +26,7 @@ static FILE *create_in(const struct plot_ctx *c, const char *file)
 	char path[PATH_MAX];
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/%s", c->o->dir, file);
+	snprintf(path, sizeof(path), "%s/%s", c->dir, file);
 	if (!(fp = fopen(path, "w")))
 		error("cannot create '%s': %s", path, strerror(errno));
 	return fp;
@@ -48,6 +48,9 @@ int plot_dat_open(struct plot_dat *d, const struct plot_ctx *c,
 	memset(d, 0, sizeof(*d));
 	snprintf(d->file, sizeof(d->file), "%s.%s.dat", c->stem,
 		 plot_kind_name(k));
+	d->in_block = -1;
+	if (c->dat_written)
+		return 0;   /* an earlier pass wrote it: count blocks only */
 	if (!(d->fp = create_in(c, d->file)))
 		return -1;
 	fprintf(d->fp, "# iotape %s: %s data\n", IOTAPE_VERSION, plot_kind_name(k));
@@ -57,7 +60,6 @@ int plot_dat_open(struct plot_dat *d, const struct plot_ctx *c,
 		fprintf(d->fp, "# %.*s\n", n, p);
 		p += n + (nl != NULL);
 	}
-	d->in_block = -1;
 	return 0;
 }
 
@@ -65,12 +67,14 @@ void plot_dat_block(struct plot_dat *d, const char *title)
 {
 	if (d->in_block > 0)
 		plot_dat_end(d);
+	d->in_block = 0;
+	if (!d->fp)
+		return;
 	if (d->nblocks)
 		fputs("\n\n", d->fp);
 	fputs("# block: ", d->fp);
 	put_comment(d->fp, title);
 	fputc('\n', d->fp);
-	d->in_block = 0;
 }
 
 void plot_dat_comment(struct plot_dat *d, const char *fmt, ...)
@@ -78,6 +82,8 @@ void plot_dat_comment(struct plot_dat *d, const char *fmt, ...)
 	char buf[1024];
 	va_list ap;
 
+	if (!d->fp)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -94,6 +100,8 @@ int plot_dat_row(struct plot_dat *d, const char *fmt, ...)
 		d->nblocks++;
 	d->in_block++;
 	d->rows++;
+	if (!d->fp)
+		return d->nblocks - 1;
 	va_start(ap, fmt);
 	vfprintf(d->fp, fmt, ap);
 	va_end(ap);
@@ -183,22 +191,22 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 	const struct plot_opts *o = c->o;
 
 	memset(g, 0, sizeof(*g));
-	g->format = o->format;
+	g->format = c->format;
 	g->width = o->width;
 	g->height = plot_height(o, rows, row_px);
-	if (o->format == PLOT_TXT)
+	if (c->format == PLOT_TXT)
 		g->height = txt_lines > 0 ? txt_lines : 24;
 	snprintf(g->file, sizeof(g->file), "%s.%s.gp", c->stem, plot_kind_name(k));
 	snprintf(g->out, sizeof(g->out), "%s.%s.%s", c->stem, plot_kind_name(k),
-		 ext[o->format]);
+		 ext[c->format]);
 	if (!(g->fp = create_in(c, g->file)))
 		return -1;
 	plot_gp(g, "# iotape %s: ", IOTAPE_VERSION);
 	put_comment(g->fp, what);
-	plot_gp(g, "\n# data: %s.%s.dat; re-run in this folder with: gnuplot %s\n",
-		c->stem, plot_kind_name(k), g->file);
+	plot_gp(g, "\n# data: %s%s.%s.dat; re-run in this folder with: gnuplot %s\n",
+		c->dat_prefix, c->stem, plot_kind_name(k), g->file);
 	plot_gp(g, "# written by: iotape plot --kind %s --format %s", plot_kind_name(k),
-		ext[o->format]);
+		ext[c->format]);
 	for (size_t i = 0; i < c->nrun; i++) {
 		/* quoted for a shell, even with a quote inside */
 		char q[1100];
@@ -206,7 +214,7 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 		put_comment(g->fp, shell_quote(c->runs[i].rv.name, q, sizeof(q)));
 	}
 	plot_gp(g, "\n");
-	switch (o->format) {
+	switch (c->format) {
 	case PLOT_PNG:
 		plot_gp(g, "set terminal pngcairo size %d,%d font 'sans,9' noenhanced"
 			" background '#ffffff'\n", g->width, g->height);
@@ -223,14 +231,15 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 		break;
 	}
 	plot_gp(g, "set output '%s'\n", g->out);
-	plot_gp(g, "dat = '%s.%s.dat'\n", c->stem, plot_kind_name(k));
-	if (o->format != PLOT_TXT)
+	plot_gp(g, "dat = '%s%s.%s.dat'\n", c->dat_prefix, c->stem,
+		plot_kind_name(k));
+	if (c->format != PLOT_TXT)
 		plot_gp(g, "set grid lc rgb '#dddddd'\n");
 	/* 80 columns have no room beside the plot: keys go under it, and
 	 * the dumb terminal sets one entry's sample line against the next
 	 * entry's title ("read *******write ###") unless the entries are
 	 * widened; later "set key below" keeps the width */
-	plot_gp(g, "set key %s\n", o->format == PLOT_TXT ? "below width 4"
+	plot_gp(g, "set key %s\n", c->format == PLOT_TXT ? "below width 4"
 							 : "outside right top");
 	return 0;
 }
@@ -292,7 +301,21 @@ static void first_line(const char *s, char *out, size_t len)
 	out[n] = 0;
 }
 
-int plot_gnuplot_run(const char *dir, const char *script)
+/* The message into err; returns -1. */
+static int fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int plot_gnuplot_exec(const char *dir, const char *script, char *err,
+		      size_t errlen)
 {
 	const char *prog = getenv("IOTAPE_GNUPLOT");
 	char buf[8192], line[256];
@@ -303,13 +326,13 @@ int plot_gnuplot_run(const char *dir, const char *script)
 	if (!prog || !*prog)
 		prog = "gnuplot";
 	if (pipe2(pfd, O_CLOEXEC))
-		return error("cannot run gnuplot: pipe: %s", strerror(errno));
+		return fail(err, errlen, "cannot run gnuplot: pipe: %s", strerror(errno));
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
-		return error("cannot run gnuplot: fork: %s", strerror(errno));
+		return fail(err, errlen, "cannot run gnuplot: fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
@@ -345,16 +368,17 @@ int plot_gnuplot_run(const char *dir, const char *script)
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return error("cannot run gnuplot: waitpid: %s", strerror(errno));
+			return fail(err, errlen, "cannot run gnuplot: waitpid: %s",
+				    strerror(errno));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
 	    !strncmp(buf, "iotape-exec: ", 13)) {
 		first_line(buf + 13, line, sizeof(line));
-		return error("cannot run '%s' (%s): install gnuplot-nox; the data"
-			     " and script are in '%s'", prog, line, dir);
+		return fail(err, errlen, "cannot run '%s' (%s): install gnuplot-nox;"
+			    " the data and script are in '%s'", prog, line, dir);
 	}
 	if (WIFSIGNALED(status))
-		return error("gnuplot %s/%s: killed by signal %d", dir, script,
-			     WTERMSIG(status));
+		return fail(err, errlen, "gnuplot %s/%s: killed by signal %d", dir,
+			    script, WTERMSIG(status));
 	if (WEXITSTATUS(status)) {
 		/* gnuplot prints the offending line, a caret, then the
 		 * message: report the message line that names the file */
@@ -362,8 +386,8 @@ int plot_gnuplot_run(const char *dir, const char *script)
 		if (msg && msg > buf && msg[-1] == '"')
 			msg--;
 		first_line(msg ? msg : buf, line, sizeof(line));
-		return error("gnuplot %s/%s failed (exit %d): %s", dir, script,
-			     WEXITSTATUS(status), line[0] ? line : "no message");
+		return fail(err, errlen, "gnuplot %s/%s failed (exit %d): %s", dir,
+			    script, WEXITSTATUS(status), line[0] ? line : "no message");
 	}
 	/* exit 0: pass warnings on, at most three lines */
 	for (const char *p = buf; *p && p < buf + n; ) {
@@ -374,5 +398,14 @@ int plot_gnuplot_run(const char *dir, const char *script)
 		while (*p == '\n')
 			p++;
 	}
+	return 0;
+}
+
+int plot_gnuplot_run(const char *dir, const char *script)
+{
+	char err[512];
+
+	if (plot_gnuplot_exec(dir, script, err, sizeof(err)))
+		return error("%s", err);
 	return 0;
 }

@@ -9,6 +9,8 @@
 
 #include "analyze/runview.h"
 
+struct rundata;
+
 /* The kinds of picture, in the order `all` draws them. */
 enum plot_kind {
 	PLOT_SEEK,      /* sector vs time per process, reads and writes */
@@ -47,6 +49,19 @@ struct plot_opts {
 				       one a line; NULL for none */
 	unsigned *drawn;            /* out: bit per kind drawn; NULL ok */
 	const struct rv_filter *filter; /* --from/--to/--dev; NULL: all */
+	/* mail: the runs as the caller already read them, so nothing is read
+	 * twice: rundata[i] (rundata_load() of runs[i]) and, when the
+	 * compare kind is asked for, head[i * PLOT_NHEAD ...] their headline
+	 * figures (plot_headline_of()); NULL: plot_run reads them */
+	const struct rundata *const *rundata;
+	const double *head;
+	/* mail: the kinds in also_kinds drawn a second time, in also_format
+	 * into also_dir (a folder under dir), from the same data files;
+	 * also_dir NULL for none; also_drawn: out, bit per kind drawn */
+	const char *also_dir;
+	enum plot_format also_format;
+	unsigned also_kinds;
+	unsigned *also_drawn;
 };
 
 /* The kind's name as --kind spells it ("seek"), or NULL out of range. */
