@@ -246,20 +246,6 @@ const struct plot_kind_ops plot_kind_procs = {
 
 /* =============================== compare ============================== */
 
-int plot_headline_get(struct runview *rv, double v[PLOT_NHEAD])
-{
-	struct report r;
-	struct rundata rd;
-
-	if (rundata_load(&rd, rv))
-		return -1;
-	report_build(&r, &rd);
-	plot_headline_of(rv, &rd, &r, v);
-	report_free(&r);
-	rundata_free(&rd);
-	return 0;
-}
-
 void plot_headline_of(const struct runview *rv, const struct rundata *rd,
 		      const struct report *r, double v[PLOT_NHEAD])
 {

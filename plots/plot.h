@@ -76,8 +76,10 @@ int plot_parse_kinds(const char *list, unsigned *kinds);
  * out (outlen bytes). */
 void plot_stem(const char *const *runs, size_t nrun, char *out, size_t outlen);
 
-/* Draws the kinds of o->kinds for the runs o->runs: writes the data file
- * and the script of each and runs gnuplot on the script in o->dir. Kinds
+/* Draws the kinds of o->kinds for the runs o->runs: reads each run once
+ * (unless o->rundata), writes the data file and the script of each kind,
+ * and runs gnuplot on the scripts in o->dir, as many at once as there are
+ * CPUs (at most 4); then the same for o->also_kinds in o->also_dir. Kinds
  * the runs have no data for are skipped with a note on stderr saying why
  * ("vm: run 'x' has no samples"). Returns 0; or -1 after one error line
  * (no such run or database, cannot write in dir, gnuplot failed or is

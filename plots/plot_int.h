@@ -62,8 +62,10 @@ struct plot_dat {
 	int64_t rows;       /* data rows in the whole file */
 };
 
-/* Creates DIR/NAME.KIND.dat and writes "# " + header lines (a string with
- * '\n' between lines). Returns 0 or -1 after error(). */
+/* Creates DIR/NAME.KIND.dat (DIR: c->dir) and writes "# " + header lines
+ * (a string with '\n' between lines); with c->dat_written it creates
+ * nothing and the plot_dat_* calls below only count blocks and rows, so a
+ * later pass gets the same block indices. Returns 0 or -1 after error(). */
 int plot_dat_open(struct plot_dat *d, const struct plot_ctx *c,
 		  enum plot_kind k, const char *header);
 
@@ -199,20 +201,15 @@ extern const char *const plot_headline_names[PLOT_NHEAD];
 /* 1 where a lower value is better (latencies), 0 where higher is. */
 extern const int plot_headline_lower_better[PLOT_NHEAD];
 
-/* Fills v with the headline figures of rv from its rundata rd and its
- * report r (report_build() of rd), as plot_headline_get() says. */
+/* Fills v with rv's headline figures from rd (rundata_load() of rv) and
+ * r (report_build() of rd): the elapsed time of its commands (their first
+ * start to last end, s; NAN when it timed none) and its trace span (the
+ * first to the last event, s, as report's span; NAN without events), read
+ * and write MB/s and IOPS (reads + writes) over the run's span, as iotape
+ * report counts them (MB = 10^6 bytes), and Q2C and D2C mean and p99 over
+ * all devices in us (NAN when the run has none). */
 void plot_headline_of(const struct runview *rv, const struct rundata *rd,
 		      const struct report *r, double v[PLOT_NHEAD]);
-
-/* Fills v with rv's headline figures from report_build(): the elapsed
- * time of its commands (their first start to last end, s; NAN when it
- * timed none) and its trace span (the first to the last event, s, as
- * report's span; NAN without events), read and write
- * MB/s and IOPS (reads + writes) over the run's span, as iotape report
- * counts them (MB = 10^6 bytes), and Q2C and D2C mean and p99 over all
- * devices in us (NAN when the run has none). Returns 0 or -1 after an
- * error line. */
-int plot_headline_get(struct runview *rv, double v[PLOT_NHEAD]);
 
 /* 100 * (v - base) / base, or NAN when base is 0 or either is NAN. */
 double plot_pct_change(double base, double v);
