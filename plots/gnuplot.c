@@ -1,7 +1,8 @@
 /* The writers of plots' data files and gnuplot scripts, and the one helper
- * that runs gnuplot (fork, exec, stderr captured for the error message). */
+ * that runs gnuplot (posix_spawn, stderr captured for the error message). */
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -318,36 +319,41 @@ int plot_gnuplot_exec(const char *dir, const char *script, char *err,
 		      size_t errlen)
 {
 	const char *prog = getenv("IOTAPE_GNUPLOT");
-	char buf[8192], line[256];
+	char buf[8192], line[256], *argv[3];
+	posix_spawn_file_actions_t fa;
 	size_t n = 0;
-	int pfd[2], status, shown = 0;
+	int pfd[2], status, shown = 0, rc;
 	pid_t pid;
 
 	if (!prog || !*prog)
 		prog = "gnuplot";
+	argv[0] = (char *)prog;
+	argv[1] = (char *)script;
+	argv[2] = NULL;
 	if (pipe2(pfd, O_CLOEXEC))
 		return fail(err, errlen, "cannot run gnuplot: pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
+	/* posix_spawn, not fork: a large mail's process (hundreds of MB)
+	 * would have its page tables copied for every picture */
+	if ((rc = posix_spawn_file_actions_init(&fa)) ||
+	    (rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) ||
+	    (rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0)) ||
+	    (rc = posix_spawn_file_actions_adddup2(&fa, pfd[1], 2)) ||
+	    (rc = posix_spawn_file_actions_addchdir_np(&fa, dir))) {
 		close(pfd[0]);
 		close(pfd[1]);
-		return fail(err, errlen, "cannot run gnuplot: fork: %s", strerror(errno));
+		return fail(err, errlen, "cannot run gnuplot: %s", strerror(rc));
 	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-		}
-		dup2(pfd[1], 2);
-		if (chdir(dir)) {
-			dprintf(2, "cannot enter '%s': %s\n", dir, strerror(errno));
-			_exit(126);
-		}
-		execlp(prog, prog, script, (char *)NULL);
-		dprintf(2, "iotape-exec: %s\n", strerror(errno));
-		_exit(127);
+	fflush(NULL);
+	rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		close(pfd[0]);
+		close(pfd[1]);
+		if (access(dir, X_OK))
+			return fail(err, errlen, "cannot enter '%s': %s", dir,
+				    strerror(errno));
+		return fail(err, errlen, "cannot run '%s' (%s): install gnuplot-nox;"
+			    " the data and script are in '%s'", prog, strerror(rc), dir);
 	}
 	close(pfd[1]);
 	for (;;) {
@@ -370,12 +376,6 @@ int plot_gnuplot_exec(const char *dir, const char *script, char *err,
 		if (errno != EINTR)
 			return fail(err, errlen, "cannot run gnuplot: waitpid: %s",
 				    strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
-	    !strncmp(buf, "iotape-exec: ", 13)) {
-		first_line(buf + 13, line, sizeof(line));
-		return fail(err, errlen, "cannot run '%s' (%s): install gnuplot-nox;"
-			    " the data and script are in '%s'", prog, line, dir);
-	}
 	if (WIFSIGNALED(status))
 		return fail(err, errlen, "gnuplot %s/%s: killed by signal %d", dir,
 			    script, WTERMSIG(status));
