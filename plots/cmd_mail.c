@@ -6,7 +6,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,16 +307,12 @@ out:
 
 /* ---- the compare table ---- */
 
-static int write_compare(FILE *fp, struct runview *rv, size_t n)
+/* The table of headline figures v (n runs x PLOT_NHEAD, from
+ * plot_headline_of()). */
+static void write_compare(FILE *fp, const double (*v)[PLOT_NHEAD], size_t n)
 {
-	double (*v)[PLOT_NHEAD] = xcalloc(n, sizeof(*v));
 	char cell[32], line[256];
 
-	for (size_t i = 0; i < n; i++)
-		if (plot_headline_get(&rv[i], v[i])) {
-			free(v);
-			return -1;
-		}
 	heading(fp, "headline figures, % change against A");
 	/* A, then up to 3 later runs per block: 14 + 10 + 3 * (10 + 9) = 81 */
 	for (size_t b = 1; b < n; b += 3) {
@@ -360,29 +355,19 @@ static int write_compare(FILE *fp, struct runview *rv, size_t n)
 		    " iotape report counts them; Q2C and D2C in us over all"
 		    " devices, paired as btt pairs them. For latency lower is"
 		    " better.", 0);
-	free(v);
-	return 0;
 }
 
-/* Which took longer, where the time went and why, as compare prints it. */
-static int write_explanation(FILE *fp, struct store *st, const struct mail_opts *o)
+/* Which took longer, where the time went and why, as compare prints it
+ * (c: the runs as compare_load() read them). */
+static void write_explanation(FILE *fp, struct compare *c)
 {
-	struct compare c;
 	struct emit e;
-	int rc;
 
-	if (o->nrun < 2)
-		return 0;
-	rc = compare_load(&c, st, (char **)o->runs, (int)o->nrun, NULL, NULL, NULL);
-	if (!rc) {
-		heading(fp, "explanation, against the first run");
-		emit_init(&e, fp, 0);
-		/* the figures the table shows as "-" for want of completions */
-		compare_emit_missing(&c, &e);
-		compare_emit_why(&c, &e);
-	}
-	compare_free(&c);
-	return rc;
+	heading(fp, "explanation, against the first run");
+	emit_init(&e, fp, 0);
+	/* the figures the table shows as "-" for want of completions */
+	compare_emit_missing(c, &e);
+	compare_emit_why(c, &e);
 }
 
 /* ---- vmstat excerpts ---- */
@@ -526,39 +511,27 @@ static void usage_mail(FILE *fp)
 	opt_usage(fp, options, ARRAY_SIZE(options), 22, "o");
 }
 
-/* Writes the mail for o's runs. Returns 0 or -1 after one error line. */
-/* The text plots, drawn in a second thread while the PNGs and the rest of
- * the mail are made: with two CPUs mail then takes about as long as plot
- * and compare do. */
-struct txt_job {
-	struct plot_opts po;
-	unsigned drawn;
-	int rc;
-};
-
-static void *txt_thread(void *arg)
-{
-	struct txt_job *j = arg;
-
-	j->po.drawn = &j->drawn;
-	j->rc = plot_run(&j->po);
-	return NULL;
-}
-
+/* Writes the mail for o's runs. Returns 0 or -1 after one error line.
+ * Each run is read once (compare_load(): its requests, report and the
+ * analyzers); the headline table, the explanation and every picture are
+ * made from that. The pictures' data files are written once, into o->dir;
+ * the PNGs and (under o->dir/txt) the text plots are drawn from them, by
+ * gnuplots running side by side. */
 static int mail_run(const struct mail_opts *o)
 {
 	struct store *st = NULL;
 	struct runview *rv = xcalloc(o->nrun, sizeof(*rv));
+	const struct rundata **rds = xcalloc(o->nrun, sizeof(*rds));
+	double (*head)[PLOT_NHEAD] = xcalloc(o->nrun, sizeof(*head));
+	struct compare cmp;
 	struct plot_opts po;
-	struct txt_job txt;
-	pthread_t th;
-	int txt_started = 0;
 	unsigned drawn_png = 0, drawn_txt = 0;
 	char stem[128], path[PATH_MAX + 256], txtdir[PATH_MAX];
 	size_t nloaded = 0;
 	FILE *fp = NULL;
-	int rc = 0;
+	int rc = 0, loaded = 0;
 
+	stem[0] = 0;
 	/* the runs first, so that a bad name is said once */
 	if (store_open_existing(&st, o->db)) {
 		rc = error("%s", store_errmsg(st));
@@ -570,6 +543,16 @@ static int mail_run(const struct mail_opts *o)
 			rc = -1;
 			goto out;
 		}
+	loaded = 1;
+	if (compare_load(&cmp, st, (char **)o->runs, (int)o->nrun, NULL, NULL,
+			 NULL)) {
+		rc = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < o->nrun; i++) {
+		rds[i] = &cmp.rf[i].an.rd;
+		plot_headline_of(&cmp.rf[i].rv, rds[i], &cmp.rf[i].rep, head[i]);
+	}
 	memset(&po, 0, sizeof(po));
 	po.db = o->db;
 	po.runs = o->runs;
@@ -581,22 +564,19 @@ static int mail_run(const struct mail_opts *o)
 	po.width = PLOT_WIDTH;
 	po.height = 0;   /* taller for many panels */
 	po.drawn = &drawn_png;
+	po.rundata = rds;
+	po.head = &head[0][0];
 	snprintf(txtdir, sizeof(txtdir), "%s/txt", o->dir);
-	txt.po = po;
-	txt.po.dir = txtdir;
-	txt.po.format = PLOT_TXT;
+	po.also_dir = txtdir;
+	po.also_format = PLOT_TXT;
 	/* the text plots leave out the seek scatter (below): not drawing it
 	 * saves the slowest picture of a large run */
-	txt.po.kinds &= ~(1u << PLOT_SEEK);
-	txt.drawn = 0;
-	txt.rc = 0;
-	txt_started = !pthread_create(&th, NULL, txt_thread, &txt);
+	po.also_kinds = po.kinds & ~(1u << PLOT_SEEK);
+	po.also_drawn = &drawn_txt;
 	if (plot_run(&po)) {
 		rc = -1;
 		goto out;
 	}
-	if (!txt_started)
-		txt_thread(&txt);
 	plot_stem(o->runs, o->nrun, stem, sizeof(stem));
 	snprintf(path, sizeof(path), "%s/%s.mail.txt", o->dir, stem);
 	if (!(fp = fopen(path, "w"))) {
@@ -616,21 +596,13 @@ static int mail_run(const struct mail_opts *o)
 		put_wrapped(fp, line, 0);
 	}
 	if ((rc = write_runs(fp, st, rv, o->nrun)) ||
-	    (rc = write_settings(fp, st, rv, o->nrun)) ||
-	    (rc = write_compare(fp, rv, o->nrun)) ||
-	    (rc = write_explanation(fp, st, o)) ||
-	    (rc = write_vmstat(fp, st, rv, o->nrun)))
+	    (rc = write_settings(fp, st, rv, o->nrun)))
+		goto out;
+	write_compare(fp, (const double (*)[PLOT_NHEAD])head, o->nrun);
+	write_explanation(fp, &cmp);
+	if ((rc = write_vmstat(fp, st, rv, o->nrun)))
 		goto out;
 
-	if (txt_started) {
-		pthread_join(th, NULL);
-		txt_started = 0;
-	}
-	if (txt.rc) {
-		rc = -1;
-		goto out;
-	}
-	drawn_txt = txt.drawn;
 	heading(fp, "text plots");
 	fprintf(fp, "gnuplot's dumb terminal; time 0 is each run's first event."
 		" Skipped: seek\n(a scatter needs the PNG)%s.\n",
@@ -653,8 +625,6 @@ static int mail_run(const struct mail_opts *o)
 	fprintf(fp, "\n-- \nmade by iotape %s mail; every number above is in the"
 		" runs' database.\n", IOTAPE_VERSION);
 out:
-	if (txt_started)
-		pthread_join(th, NULL);
 	if (fp) {
 		int bad = ferror(fp);
 		if ((fclose(fp) || bad) && !rc)
@@ -663,9 +633,13 @@ out:
 		else if (!rc)
 			printf("%s/%s.mail.txt\n", o->dir, stem);
 	}
+	if (loaded)
+		compare_free(&cmp);
 	for (size_t i = 0; i < nloaded; i++)
 		runview_close(&rv[i]);
 	free(rv);
+	free(rds);
+	free(head);
 	store_close(st);
 	return rc;
 }

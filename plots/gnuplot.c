@@ -1,7 +1,8 @@
 /* The writers of plots' data files and gnuplot scripts, and the one helper
- * that runs gnuplot (fork, exec, stderr captured for the error message). */
+ * that runs gnuplot (posix_spawn, stderr captured for the error message). */
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@ static FILE *create_in(const struct plot_ctx *c, const char *file)
 	char path[PATH_MAX];
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/%s", c->o->dir, file);
+	snprintf(path, sizeof(path), "%s/%s", c->dir, file);
 	if (!(fp = fopen(path, "w")))
 		error("cannot create '%s': %s", path, strerror(errno));
 	return fp;
@@ -48,6 +49,9 @@ int plot_dat_open(struct plot_dat *d, const struct plot_ctx *c,
 	memset(d, 0, sizeof(*d));
 	snprintf(d->file, sizeof(d->file), "%s.%s.dat", c->stem,
 		 plot_kind_name(k));
+	d->in_block = -1;
+	if (c->dat_written)
+		return 0;   /* an earlier pass wrote it: count blocks only */
 	if (!(d->fp = create_in(c, d->file)))
 		return -1;
 	fprintf(d->fp, "# iotape %s: %s data\n", IOTAPE_VERSION, plot_kind_name(k));
@@ -57,7 +61,6 @@ int plot_dat_open(struct plot_dat *d, const struct plot_ctx *c,
 		fprintf(d->fp, "# %.*s\n", n, p);
 		p += n + (nl != NULL);
 	}
-	d->in_block = -1;
 	return 0;
 }
 
@@ -65,12 +68,14 @@ void plot_dat_block(struct plot_dat *d, const char *title)
 {
 	if (d->in_block > 0)
 		plot_dat_end(d);
+	d->in_block = 0;
+	if (!d->fp)
+		return;
 	if (d->nblocks)
 		fputs("\n\n", d->fp);
 	fputs("# block: ", d->fp);
 	put_comment(d->fp, title);
 	fputc('\n', d->fp);
-	d->in_block = 0;
 }
 
 void plot_dat_comment(struct plot_dat *d, const char *fmt, ...)
@@ -78,6 +83,8 @@ void plot_dat_comment(struct plot_dat *d, const char *fmt, ...)
 	char buf[1024];
 	va_list ap;
 
+	if (!d->fp)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -94,6 +101,8 @@ int plot_dat_row(struct plot_dat *d, const char *fmt, ...)
 		d->nblocks++;
 	d->in_block++;
 	d->rows++;
+	if (!d->fp)
+		return d->nblocks - 1;
 	va_start(ap, fmt);
 	vfprintf(d->fp, fmt, ap);
 	va_end(ap);
@@ -183,22 +192,22 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 	const struct plot_opts *o = c->o;
 
 	memset(g, 0, sizeof(*g));
-	g->format = o->format;
+	g->format = c->format;
 	g->width = o->width;
 	g->height = plot_height(o, rows, row_px);
-	if (o->format == PLOT_TXT)
+	if (c->format == PLOT_TXT)
 		g->height = txt_lines > 0 ? txt_lines : 24;
 	snprintf(g->file, sizeof(g->file), "%s.%s.gp", c->stem, plot_kind_name(k));
 	snprintf(g->out, sizeof(g->out), "%s.%s.%s", c->stem, plot_kind_name(k),
-		 ext[o->format]);
+		 ext[c->format]);
 	if (!(g->fp = create_in(c, g->file)))
 		return -1;
 	plot_gp(g, "# iotape %s: ", IOTAPE_VERSION);
 	put_comment(g->fp, what);
-	plot_gp(g, "\n# data: %s.%s.dat; re-run in this folder with: gnuplot %s\n",
-		c->stem, plot_kind_name(k), g->file);
+	plot_gp(g, "\n# data: %s%s.%s.dat; re-run in this folder with: gnuplot %s\n",
+		c->dat_prefix, c->stem, plot_kind_name(k), g->file);
 	plot_gp(g, "# written by: iotape plot --kind %s --format %s", plot_kind_name(k),
-		ext[o->format]);
+		ext[c->format]);
 	for (size_t i = 0; i < c->nrun; i++) {
 		/* quoted for a shell, even with a quote inside */
 		char q[1100];
@@ -206,7 +215,7 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 		put_comment(g->fp, shell_quote(c->runs[i].rv.name, q, sizeof(q)));
 	}
 	plot_gp(g, "\n");
-	switch (o->format) {
+	switch (c->format) {
 	case PLOT_PNG:
 		plot_gp(g, "set terminal pngcairo size %d,%d font 'sans,9' noenhanced"
 			" background '#ffffff'\n", g->width, g->height);
@@ -223,14 +232,15 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 		break;
 	}
 	plot_gp(g, "set output '%s'\n", g->out);
-	plot_gp(g, "dat = '%s.%s.dat'\n", c->stem, plot_kind_name(k));
-	if (o->format != PLOT_TXT)
+	plot_gp(g, "dat = '%s%s.%s.dat'\n", c->dat_prefix, c->stem,
+		plot_kind_name(k));
+	if (c->format != PLOT_TXT)
 		plot_gp(g, "set grid lc rgb '#dddddd'\n");
 	/* 80 columns have no room beside the plot: keys go under it, and
 	 * the dumb terminal sets one entry's sample line against the next
 	 * entry's title ("read *******write ###") unless the entries are
 	 * widened; later "set key below" keeps the width */
-	plot_gp(g, "set key %s\n", o->format == PLOT_TXT ? "below width 4"
+	plot_gp(g, "set key %s\n", c->format == PLOT_TXT ? "below width 4"
 							 : "outside right top");
 	return 0;
 }
@@ -292,39 +302,58 @@ static void first_line(const char *s, char *out, size_t len)
 	out[n] = 0;
 }
 
-int plot_gnuplot_run(const char *dir, const char *script)
+/* The message into err; returns -1. */
+static int fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int plot_gnuplot_exec(const char *dir, const char *script, char *err,
+		      size_t errlen)
 {
 	const char *prog = getenv("IOTAPE_GNUPLOT");
-	char buf[8192], line[256];
+	char buf[8192], line[256], *argv[3];
+	posix_spawn_file_actions_t fa;
 	size_t n = 0;
-	int pfd[2], status, shown = 0;
+	int pfd[2], status, shown = 0, rc;
 	pid_t pid;
 
 	if (!prog || !*prog)
 		prog = "gnuplot";
+	argv[0] = (char *)prog;
+	argv[1] = (char *)script;
+	argv[2] = NULL;
 	if (pipe2(pfd, O_CLOEXEC))
-		return error("cannot run gnuplot: pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
+		return fail(err, errlen, "cannot run gnuplot: pipe: %s", strerror(errno));
+	/* posix_spawn, not fork: a large mail's process (hundreds of MB)
+	 * would have its page tables copied for every picture */
+	if ((rc = posix_spawn_file_actions_init(&fa)) ||
+	    (rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) ||
+	    (rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0)) ||
+	    (rc = posix_spawn_file_actions_adddup2(&fa, pfd[1], 2)) ||
+	    (rc = posix_spawn_file_actions_addchdir_np(&fa, dir))) {
 		close(pfd[0]);
 		close(pfd[1]);
-		return error("cannot run gnuplot: fork: %s", strerror(errno));
+		return fail(err, errlen, "cannot run gnuplot: %s", strerror(rc));
 	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-		}
-		dup2(pfd[1], 2);
-		if (chdir(dir)) {
-			dprintf(2, "cannot enter '%s': %s\n", dir, strerror(errno));
-			_exit(126);
-		}
-		execlp(prog, prog, script, (char *)NULL);
-		dprintf(2, "iotape-exec: %s\n", strerror(errno));
-		_exit(127);
+	fflush(NULL);
+	rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		close(pfd[0]);
+		close(pfd[1]);
+		if (access(dir, X_OK))
+			return fail(err, errlen, "cannot enter '%s': %s", dir,
+				    strerror(errno));
+		return fail(err, errlen, "cannot run '%s' (%s): install gnuplot-nox;"
+			    " the data and script are in '%s'", prog, strerror(rc), dir);
 	}
 	close(pfd[1]);
 	for (;;) {
@@ -345,16 +374,11 @@ int plot_gnuplot_run(const char *dir, const char *script)
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return error("cannot run gnuplot: waitpid: %s", strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
-	    !strncmp(buf, "iotape-exec: ", 13)) {
-		first_line(buf + 13, line, sizeof(line));
-		return error("cannot run '%s' (%s): install gnuplot-nox; the data"
-			     " and script are in '%s'", prog, line, dir);
-	}
+			return fail(err, errlen, "cannot run gnuplot: waitpid: %s",
+				    strerror(errno));
 	if (WIFSIGNALED(status))
-		return error("gnuplot %s/%s: killed by signal %d", dir, script,
-			     WTERMSIG(status));
+		return fail(err, errlen, "gnuplot %s/%s: killed by signal %d", dir,
+			    script, WTERMSIG(status));
 	if (WEXITSTATUS(status)) {
 		/* gnuplot prints the offending line, a caret, then the
 		 * message: report the message line that names the file */
@@ -362,8 +386,8 @@ int plot_gnuplot_run(const char *dir, const char *script)
 		if (msg && msg > buf && msg[-1] == '"')
 			msg--;
 		first_line(msg ? msg : buf, line, sizeof(line));
-		return error("gnuplot %s/%s failed (exit %d): %s", dir, script,
-			     WEXITSTATUS(status), line[0] ? line : "no message");
+		return fail(err, errlen, "gnuplot %s/%s failed (exit %d): %s", dir,
+			    script, WEXITSTATUS(status), line[0] ? line : "no message");
 	}
 	/* exit 0: pass warnings on, at most three lines */
 	for (const char *p = buf; *p && p < buf + n; ) {
@@ -374,5 +398,14 @@ int plot_gnuplot_run(const char *dir, const char *script)
 		while (*p == '\n')
 			p++;
 	}
+	return 0;
+}
+
+int plot_gnuplot_run(const char *dir, const char *script)
+{
+	char err[512];
+
+	if (plot_gnuplot_exec(dir, script, err, sizeof(err)))
+		return error("%s", err);
 	return 0;
 }

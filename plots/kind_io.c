@@ -14,11 +14,6 @@
 #define TIME_BINS 200
 #define SEEK_PANELS 8
 
-static int is_write(int64_t cats)
-{
-	return (cats & (BT_C_WRITE | BT_C_DISCARD)) != 0;
-}
-
 /* 1 when run has any d_head row (dispatches traced), 0 when none, -1 on
  * error. */
 static int has_dispatches(struct plot_ctx *c, const struct plot_run *r)
@@ -79,39 +74,33 @@ static int cmp_pb(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* Reads run r's positions, keeping 1 in stride rows (stride doubles when
- * more than budget are kept). */
+/* Takes run r's positions from rd, keeping 1 in stride rows (stride
+ * doubles when more than budget are kept). */
 static int seek_read(struct plot_ctx *c, struct plot_run *r, struct seek_run *s,
-		     size_t budget)
+		     const struct rundata *rd, size_t budget)
 {
-	struct store_cursor *cur;
-	struct store_request rq;
-	int hd, step;
+	int hd;
 
 	if ((hd = has_dispatches(c, r)) < 0)
 		return -1;
 	s->from_q = !hd;
-	if (store_requests_open_range(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_DEV |
-				STORE_RQ_PID | STORE_RQ_CATS | (hd ? STORE_RQ_D_HEAD |
-				STORE_RQ_DISPATCH | STORE_RQ_D : STORE_RQ_Q |
-				STORE_RQ_SECTOR | STORE_RQ_BYTES), r->rv.filtered ? &r->rv.range : NULL, &cur))
-		return error("%s", store_errmsg(c->st));
 	s->stride = 1;
-	while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
+	for (size_t n = 0; n < rd->n; n++) {
+		const struct an_io *x = &rd->io[n];
 		uint64_t i;
-		uint32_t dev = rq.dev, pid = rq.pid, bytes;
+		uint32_t dev = x->dev, pid = x->pid, bytes;
 		int64_t t, sector;
 		struct seek_pt *p;
 
-		/* D rows: dispatches with data; Q rows: queued bios with data */
-		if (hd ? !rq.d_head || !rq.has_d || !rq.d_bytes ||
-			 rq.d_ns == STORE_NO_TIME
-		       : rq.q_ns == STORE_NO_TIME || !rq.bytes)
+		/* D rows: dispatches with data (a head row has its dispatch's
+		 * sector and size); Q rows: queued bios with data */
+		if (hd ? !(x->flags & AN_HEAD) || !x->dbytes || x->d == AN_NONE
+		       : x->q == AN_NONE || !x->bytes)
 			continue;
 		i = s->rows++;
-		bytes = hd ? rq.d_bytes : rq.bytes;
-		t = hd ? rq.d_ns : rq.q_ns;
-		sector = (int64_t)(hd ? rq.d_sector : rq.sector);
+		bytes = hd ? x->dbytes : x->bytes;
+		t = hd ? x->d : x->q;
+		sector = (int64_t)(hd ? x->dsector : x->sector);
 		pid_of(s, dev, pid)->bytes += bytes;
 		if (i % s->stride)
 			continue;
@@ -134,45 +123,80 @@ static int seek_read(struct plot_ctx *c, struct plot_run *r, struct seek_run *s,
 		p->dev = dev;
 		p->pid = pid;
 		p->bytes = bytes;
-		p->w = is_write((int64_t)rq.cats);
+		p->w = (x->flags & AN_WRITE) != 0;
 		p->t = plot_t(r, t);
 		p->sector = (double)sector;
 	}
-	store_cursor_close(cur);
-	return step < 0 ? error("%s", store_errmsg(c->st)) : 0;
+	return 0;
 }
 
-int plot_seek(struct plot_ctx *c, char *why, size_t whylen)
+struct seek_state {
+	struct seek_run *sr;
+	size_t nrun;
+	uint64_t stride, total;
+	int q_any, ranked;
+};
+
+static void *seek_start(struct plot_ctx *c)
 {
-	struct seek_run *sr = xcalloc(c->nrun, sizeof(*sr));
-	size_t budget = SEEK_MAX_POINTS / c->nrun, npanel = 0, nleft = 0;
-	uint64_t stride = 1, total = 0;
+	struct seek_state *st = xcalloc(1, sizeof(*st));
+
+	st->sr = xcalloc(c->nrun, sizeof(*st->sr));
+	st->nrun = c->nrun;
+	st->stride = 1;
+	return st;
+}
+
+static void seek_release(void *state)
+{
+	struct seek_state *st = state;
+
+	for (size_t i = 0; i < st->nrun; i++) {
+		free(st->sr[i].pts);
+		free(st->sr[i].pb);
+	}
+	free(st->sr);
+	free(st);
+}
+
+static int seek_add(void *state, struct plot_ctx *c, size_t i,
+		    const struct rundata *rd, char *why, size_t whylen)
+{
+	struct seek_state *st = state;
+	struct seek_run *s = &st->sr[i];
+
+	if (seek_read(c, &c->runs[i], s, rd, SEEK_MAX_POINTS / c->nrun))
+		return -1;
+	if (!s->rows) {
+		snprintf(why, whylen, "run '%s' has no requests with data",
+			 c->runs[i].rv.name);
+		return 1;
+	}
+	st->stride = s->stride > st->stride ? s->stride : st->stride;
+	st->total += s->rows;
+	st->q_any |= s->from_q;
+	return 0;
+}
+
+static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
+{
+	struct seek_state *st = state;
+	struct seek_run *sr = st->sr;
+	size_t npanel = 0, nleft = 0;
+	uint64_t stride = st->stride, total = st->total;
 	struct plot_dat d;
 	struct plot_gp g;
 	char title[512], buf[256], dn[32];
 	const char *rps, *wps;
 	double div = 1;
 	size_t kept = 0;
-	int rc = 0, q_any = 0, key_rows = 2, key_chars = 6;
+	int rc = 0, q_any = st->q_any, key_rows = 2, key_chars = 6;
 
-	/* ---- extract ---- */
-	for (size_t i = 0; i < c->nrun && !rc; i++) {
-		rc = seek_read(c, &c->runs[i], &sr[i], budget);
-		if (!rc && !sr[i].rows) {
-			snprintf(why, whylen, "run '%s' has no requests with data",
-				 c->runs[i].rv.name);
-			rc = 1;
-		}
-		if (!rc) {
-			stride = sr[i].stride > stride ? sr[i].stride : stride;
-			total += sr[i].rows;
-			q_any |= sr[i].from_q;
-		}
-	}
-	if (rc)
-		goto out;
-	/* the same stride for every run, so densities compare */
-	for (size_t i = 0; i < c->nrun; i++) {
+	(void)why;
+	(void)whylen;
+	/* the same stride for every run, so densities compare (once: a
+	 * later pass draws the same points) */
+	for (size_t i = 0; i < c->nrun && !st->ranked; i++) {
 		struct seek_run *s = &sr[i];
 		size_t k = 0;
 		for (size_t j = 0; j < s->n; j++)
@@ -190,6 +214,7 @@ int plot_seek(struct plot_ctx *c, char *why, size_t whylen)
 		for (size_t j = 0; j < s->n; j++)
 			s->pts[j].rank = pid_of(s, s->pts[j].dev, s->pts[j].pid)->rank;
 	}
+	st->ranked = 1;
 
 	if (stride > 1)
 		snprintf(title, sizeof(title), "seek: sector vs time, 1 in %" PRIu64
@@ -239,8 +264,8 @@ int plot_seek(struct plot_ctx *c, char *why, size_t whylen)
 	if (plot_dat_open(&d, c, PLOT_SEEK, buf) ||
 	    plot_gp_open(&g, c, PLOT_SEEK, title, (int)npanel,
 			 key_rows * 16 + 110 > 220 ? key_rows * 16 + 110 : 220, 0)) {
-		rc = -1;
-		goto out;
+		plot_dat_close(&d);
+		return -1;
 	}
 	if (stride > 1)
 		plot_dat_comment(&d, "sampled: 1 in %" PRIu64 " rows kept", stride);
@@ -335,20 +360,18 @@ int plot_seek(struct plot_ctx *c, char *why, size_t whylen)
 			plot_gp(&g, "\n");
 		}
 	}
-	if (nleft)
+	if (nleft && !c->dat_written)   /* said once, not per pass */
 		warning("seek: %zu more device panels left out (at most %d)",
 			nleft, SEEK_PANELS);
 	rc = plot_dat_close(&d);
 	if (plot_gp_close(&g))
 		rc = -1;
-out:
-	for (size_t i = 0; i < c->nrun; i++) {
-		free(sr[i].pts);
-		free(sr[i].pb);
-	}
-	free(sr);
 	return rc;
 }
+
+const struct plot_kind_ops plot_kind_seek = {
+	"seek", seek_start, seek_add, seek_draw, seek_release,
+};
 
 /* ============================ tput and qd ============================= */
 
@@ -378,65 +401,77 @@ static size_t bin_of(const struct bins *b, double t)
 	return (size_t)k;
 }
 
-int plot_tput(struct plot_ctx *c, char *why, size_t whylen)
-{
+struct tput_state {
 	struct bins b;
+	double *acc;        /* per run: bins x {rbytes, wbytes, rn, wn} */
+};
+
+static void *tput_start(struct plot_ctx *c)
+{
+	struct tput_state *st = xcalloc(1, sizeof(*st));
+
+	bins_init(c, &st->b);
+	st->acc = xcalloc(c->nrun * st->b.n * 4, sizeof(*st->acc));
+	return st;
+}
+
+static void tput_release(void *state)
+{
+	struct tput_state *st = state;
+
+	free(st->acc);
+	free(st);
+}
+
+static int tput_add(void *state, struct plot_ctx *c, size_t i,
+		    const struct rundata *rd, char *why, size_t whylen)
+{
+	struct tput_state *st = state;
+	struct plot_run *r = &c->runs[i];
+	double *a = st->acc + i * st->b.n * 4;
+	uint64_t rows = 0;
+	int hd;
+
+	if ((hd = has_dispatches(c, r)) < 0)
+		return -1;
+	for (size_t n = 0; n < rd->n; n++) {
+		const struct an_io *x = &rd->io[n];
+		size_t k;
+		int w;
+		/* as report: dispatches by direction, or completed bios
+		 * when the trace has no D */
+		if (x->c == AN_NONE ||
+		    (hd ? !(x->flags & AN_HEAD) : x->q == AN_NONE ||
+			  x->d != AN_NONE || (x->flags & AN_SPLIT)))
+			continue;
+		k = bin_of(&st->b, plot_t(r, x->c));
+		w = (x->flags & AN_WRITE) != 0;
+		/* a head row has its dispatch's size */
+		a[k * 4 + w] += (double)(hd ? x->dbytes : x->bytes);
+		a[k * 4 + 2 + w] += 1;
+		rows++;
+	}
+	if (!rows) {
+		snprintf(why, whylen, "run '%s' has no completed requests",
+			 r->rv.name);
+		return 1;
+	}
+	return 0;
+}
+
+static int tput_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
+{
+	struct tput_state *st = state;
+	struct bins b = st->b;
 	struct plot_dat d;
 	struct plot_gp g;
-	double *acc = NULL;     /* per run: bins x {rbytes, wbytes, rn, wn} */
+	const double *acc = st->acc;
 	int *idx = xcalloc(c->nrun, sizeof(*idx));
 	char title[256], buf[512];
 	int rc = 0;
 
-	bins_init(c, &b);
-	acc = xcalloc(c->nrun * b.n * 4, sizeof(*acc));
-	for (size_t i = 0; i < c->nrun && !rc; i++) {
-		struct plot_run *r = &c->runs[i];
-		double *a = acc + i * b.n * 4;
-		struct store_cursor *cur;
-		struct store_request rq;
-		int hd, step;
-		uint64_t rows = 0;
-
-		if ((hd = has_dispatches(c, r)) < 0) {
-			rc = -1;
-			break;
-		}
-		if (store_requests_open_range(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_C |
-					STORE_RQ_CATS | (hd ? STORE_RQ_D_HEAD |
-					STORE_RQ_DISPATCH : STORE_RQ_Q | STORE_RQ_D |
-					STORE_RQ_SPLIT | STORE_RQ_BYTES), r->rv.filtered ? &r->rv.range : NULL, &cur)) {
-			rc = error("%s", store_errmsg(c->st));
-			break;
-		}
-		while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
-			size_t k;
-			int w;
-			/* as report: dispatches by direction, or completed bios
-			 * when the trace has no D */
-			if (rq.c_ns == STORE_NO_TIME ||
-			    (hd ? !rq.d_head : rq.q_ns == STORE_NO_TIME ||
-				  rq.d_ns != STORE_NO_TIME || rq.split))
-				continue;
-			k = bin_of(&b, plot_t(r, rq.c_ns));
-			w = is_write((int64_t)rq.cats);
-			a[k * 4 + w] += (double)(hd ? (rq.has_d ? rq.d_bytes : 0)
-						    : rq.bytes);
-			a[k * 4 + 2 + w] += 1;
-			rows++;
-		}
-		store_cursor_close(cur);
-		if (step < 0)
-			rc = error("%s", store_errmsg(c->st));
-		else if (!rows) {
-			snprintf(why, whylen, "run '%s' has no completed requests",
-				 r->rv.name);
-			rc = 1;
-		}
-	}
-	if (rc)
-		goto out;
-
+	(void)why;
+	(void)whylen;
 	snprintf(title, sizeof(title), "throughput: completions in bins of %s"
 		 " (MB = 10^6 bytes)", b.text);
 	snprintf(buf, sizeof(buf),
@@ -489,10 +524,13 @@ int plot_tput(struct plot_ctx *c, char *why, size_t whylen)
 	if (plot_gp_close(&g))
 		rc = -1;
 out:
-	free(acc);
 	free(idx);
 	return rc;
 }
+
+const struct plot_kind_ops plot_kind_tput = {
+	"tput", tput_start, tput_add, tput_draw, tput_release,
+};
 
 struct qd_series {
 	size_t run;
@@ -500,81 +538,100 @@ struct qd_series {
 	double *busy;        /* per bin: in-flight request-seconds */
 };
 
-int plot_qd(struct plot_ctx *c, char *why, size_t whylen)
-{
+struct qd_state {
 	struct bins b;
+	struct qd_series *qs;
+	size_t nqs;
+};
+
+static void *qd_start(struct plot_ctx *c)
+{
+	struct qd_state *st = xcalloc(1, sizeof(*st));
+
+	bins_init(c, &st->b);
+	return st;
+}
+
+static void qd_release(void *state)
+{
+	struct qd_state *st = state;
+
+	for (size_t q = 0; q < st->nqs; q++)
+		free(st->qs[q].busy);
+	free(st->qs);
+	free(st);
+}
+
+static int qd_add(void *state, struct plot_ctx *c, size_t i,
+		  const struct rundata *rd, char *why, size_t whylen)
+{
+	struct qd_state *st = state;
+	struct bins *b = &st->b;
+	struct plot_run *r = &c->runs[i];
+	size_t first = st->nqs, last = st->nqs;
+	uint64_t rows = 0;
+
+	for (size_t n = 0; n < rd->n; n++) {
+		const struct an_io *x = &rd->io[n];
+		uint32_t dev = x->dev;
+		double t0, t1, *busy;
+		size_t k0, k1;
+
+		if (!(x->flags & AN_HEAD) || x->d == AN_NONE ||
+		    x->c == AN_NONE || x->c < x->d)
+			continue;
+		t0 = plot_t(r, x->d);
+		t1 = plot_t(r, x->c);
+		k0 = bin_of(b, t0);
+		k1 = bin_of(b, t1);
+
+		if (last == st->nqs || st->qs[last].dev != dev) {
+			for (last = first; last < st->nqs && st->qs[last].dev != dev; last++)
+				;
+			if (last == st->nqs) {
+				st->qs = xrealloc(st->qs, (st->nqs + 1) * sizeof(*st->qs));
+				st->qs[st->nqs].run = i;
+				st->qs[st->nqs].dev = dev;
+				st->qs[st->nqs].busy = xcalloc(b->n, sizeof(double));
+				st->nqs++;
+			}
+		}
+		busy = st->qs[last].busy;
+		/* spread [t0, t1] over the bins it overlaps */
+		for (size_t k = k0; k <= k1; k++) {
+			double lo = b->b0 + k * b->w, hi = lo + b->w;
+			double a = t0 > lo ? t0 : lo, z = t1 < hi ? t1 : hi;
+			if (k == b->n - 1)
+				z = t1;   /* the last bin takes the rest */
+			if (k == 0 && t0 < lo)
+				a = t0;
+			if (z > a)
+				busy[k] += z - a;
+		}
+		rows++;
+	}
+	if (!rows) {
+		snprintf(why, whylen, "run '%s' has no dispatches with"
+			 " completions", r->rv.name);
+		return 1;
+	}
+	return 0;
+}
+
+static int qd_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
+{
+	struct qd_state *st = state;
+	struct bins b = st->b;
 	struct plot_dat d;
 	struct plot_gp g;
-	struct qd_series *qs = NULL;
-	size_t nqs = 0;
+	const struct qd_series *qs = st->qs;
+	size_t nqs = st->nqs;
 	int *idx = NULL;
 	char title[256], buf[512], dn[32];
 	int rc = 0;
 
-	bins_init(c, &b);
-	for (size_t i = 0; i < c->nrun && !rc; i++) {
-		struct plot_run *r = &c->runs[i];
-		size_t first = nqs, last = nqs;
-		struct store_cursor *cur;
-		struct store_request rq;
-		int step;
-		uint64_t rows = 0;
-
-		if (store_requests_open_range(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_DEV |
-					STORE_RQ_D_HEAD | STORE_RQ_D | STORE_RQ_C, r->rv.filtered ? &r->rv.range : NULL, &cur)) {
-			rc = error("%s", store_errmsg(c->st));
-			break;
-		}
-		while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
-			uint32_t dev = rq.dev;
-			double t0, t1, *busy;
-			size_t k0, k1;
-
-			if (!rq.d_head || rq.d_ns == STORE_NO_TIME ||
-			    rq.c_ns == STORE_NO_TIME || rq.c_ns < rq.d_ns)
-				continue;
-			t0 = plot_t(r, rq.d_ns);
-			t1 = plot_t(r, rq.c_ns);
-			k0 = bin_of(&b, t0);
-			k1 = bin_of(&b, t1);
-
-			if (last == nqs || qs[last].dev != dev) {
-				for (last = first; last < nqs && qs[last].dev != dev; last++)
-					;
-				if (last == nqs) {
-					qs = xrealloc(qs, (nqs + 1) * sizeof(*qs));
-					qs[nqs].run = i;
-					qs[nqs].dev = dev;
-					qs[nqs].busy = xcalloc(b.n, sizeof(double));
-					nqs++;
-				}
-			}
-			busy = qs[last].busy;
-			/* spread [t0, t1] over the bins it overlaps */
-			for (size_t k = k0; k <= k1; k++) {
-				double lo = b.b0 + k * b.w, hi = lo + b.w;
-				double a = t0 > lo ? t0 : lo, z = t1 < hi ? t1 : hi;
-				if (k == b.n - 1)
-					z = t1;   /* the last bin takes the rest */
-				if (k == 0 && t0 < lo)
-					a = t0;
-				if (z > a)
-					busy[k] += z - a;
-			}
-			rows++;
-		}
-		store_cursor_close(cur);
-		if (step < 0)
-			rc = error("%s", store_errmsg(c->st));
-		else if (!rows) {
-			snprintf(why, whylen, "run '%s' has no dispatches with"
-				 " completions", r->rv.name);
-			rc = 1;
-		}
-	}
-	if (rc)
-		goto out;
-
+	(void)why;
+	(void)whylen;
 	snprintf(title, sizeof(title), "requests in flight at the device (D to C),"
 		 " mean over bins of %s", b.text);
 	snprintf(buf, sizeof(buf),
@@ -619,9 +676,10 @@ int plot_qd(struct plot_ctx *c, char *why, size_t whylen)
 	if (plot_gp_close(&g))
 		rc = -1;
 out:
-	for (size_t q = 0; q < nqs; q++)
-		free(qs[q].busy);
-	free(qs);
 	free(idx);
 	return rc;
 }
+
+const struct plot_kind_ops plot_kind_qd = {
+	"qd", qd_start, qd_add, qd_draw, qd_release,
+};

@@ -42,10 +42,76 @@ static double bin_hi_us(int k)
 	return pow(10, k / (double)PER_DECADE) / 1e3;
 }
 
-int plot_lat(struct plot_ctx *c, char *why, size_t whylen)
+struct lat_state {
+	struct lat_run *lr;
+	size_t nrun;
+	int kmin, kmax;
+};
+
+static void *lat_start(struct plot_ctx *c)
 {
-	struct lat_run *lr = xcalloc(c->nrun, sizeof(*lr));
-	int kmin = NBINS, kmax = -1, rc = 0;
+	struct lat_state *st = xcalloc(1, sizeof(*st));
+
+	st->lr = xcalloc(c->nrun, sizeof(*st->lr));
+	st->nrun = c->nrun;
+	st->kmin = NBINS;
+	st->kmax = -1;
+	return st;
+}
+
+static void lat_release(void *state)
+{
+	struct lat_state *st = state;
+
+	for (size_t i = 0; i < st->nrun; i++)
+		for (int m = 0; m < 2; m++)
+			for (int w = 0; w < 2; w++)
+				hist_free(&st->lr[i].h[m][w]);
+	free(st->lr);
+	free(st);
+}
+
+static int lat_add(void *state, struct plot_ctx *c, size_t i,
+		   const struct rundata *rd, char *why, size_t whylen)
+{
+	struct lat_state *st = state;
+	struct lat_run *lr = &st->lr[i];
+	uint64_t n = 0;
+
+	for (size_t j = 0; j < rd->n; j++) {
+		const struct an_io *x = &rd->io[j];
+		int w = (x->flags & AN_WRITE) != 0;
+		int64_t cn = x->c, start[2] = { x->q, x->d };
+		if (!x->bytes || (x->flags & AN_SPLIT) || cn == AN_NONE)
+			continue;
+		for (int m = 0; m < 2; m++) {
+			int64_t v;
+			int k;
+			if (start[m] == AN_NONE)
+				continue;
+			if ((v = cn - start[m]) < 0)
+				continue;   /* a clock step: report counts them */
+			k = bin_of(v);
+			lr->counts[m][w][k]++;
+			hist_add(&lr->h[m][w], (uint64_t)v);
+			st->kmin = k < st->kmin ? k : st->kmin;
+			st->kmax = k > st->kmax ? k : st->kmax;
+			n++;
+		}
+	}
+	if (!n) {
+		snprintf(why, whylen, "run '%s' has no completed requests"
+			 " with data", c->runs[i].rv.name);
+		return 1;
+	}
+	return 0;
+}
+
+static int lat_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
+{
+	struct lat_state *st = state;
+	struct lat_run *lr = st->lr;
+	int kmin = st->kmin, kmax = st->kmax, rc = 0;
 	int (*idx)[2][2] = xcalloc(c->nrun, sizeof(*idx)); /* block [m][w] */
 	struct plot_dat d;
 	struct plot_gp g;
@@ -53,51 +119,8 @@ int plot_lat(struct plot_ctx *c, char *why, size_t whylen)
 	double xlo, xhi;
 	int ntics = 0, has_m[2] = { 0, 0 };
 
-	for (size_t i = 0; i < c->nrun && !rc; i++) {
-		struct plot_run *r = &c->runs[i];
-		struct store_cursor *cur;
-		struct store_request rq;
-		int step;
-		uint64_t n = 0;
-
-		if (store_requests_open_range(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_CATS |
-					STORE_RQ_BYTES | STORE_RQ_SPLIT | STORE_RQ_Q |
-					STORE_RQ_D | STORE_RQ_C, r->rv.filtered ? &r->rv.range : NULL, &cur)) {
-			rc = error("%s", store_errmsg(c->st));
-			break;
-		}
-		while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
-			int w = (rq.cats & (BT_C_WRITE | BT_C_DISCARD)) != 0;
-			int64_t cn = rq.c_ns, start[2] = { rq.q_ns, rq.d_ns };
-			if (!rq.bytes || rq.split || cn == STORE_NO_TIME)
-				continue;
-			for (int m = 0; m < 2; m++) {
-				int64_t v;
-				int k;
-				if (start[m] == STORE_NO_TIME)
-					continue;
-				if ((v = cn - start[m]) < 0)
-					continue;   /* a clock step: report counts them */
-				k = bin_of(v);
-				lr[i].counts[m][w][k]++;
-				hist_add(&lr[i].h[m][w], (uint64_t)v);
-				kmin = k < kmin ? k : kmin;
-				kmax = k > kmax ? k : kmax;
-				n++;
-			}
-		}
-		store_cursor_close(cur);
-		if (step < 0)
-			rc = error("%s", store_errmsg(c->st));
-		else if (!n) {
-			snprintf(why, whylen, "run '%s' has no completed requests"
-				 " with data", r->rv.name);
-			rc = 1;
-		}
-	}
-	if (rc)
-		goto out;
-
+	(void)why;
+	(void)whylen;
 	snprintf(title, sizeof(title), "latency: Q2C and D2C, %d bins per decade",
 		 PER_DECADE);
 	snprintf(buf, sizeof(buf),
@@ -219,11 +242,10 @@ int plot_lat(struct plot_ctx *c, char *why, size_t whylen)
 	if (plot_gp_close(&g))
 		rc = -1;
 out:
-	for (size_t i = 0; i < c->nrun; i++)
-		for (int m = 0; m < 2; m++)
-			for (int w = 0; w < 2; w++)
-				hist_free(&lr[i].h[m][w]);
-	free(lr);
 	free(idx);
 	return rc;
 }
+
+const struct plot_kind_ops plot_kind_lat = {
+	"lat", lat_start, lat_add, lat_draw, lat_release,
+};

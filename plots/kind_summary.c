@@ -33,59 +33,47 @@ static int cmp_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* Each process of run r (by pid, into *out, *n; malloc'd): the bytes it
- * queued (bios with a Q, and split halves) and its dispatches' D2C summed.
- * Returns 0 or -1 after error(). */
-static int procs_read(struct plot_ctx *c, const struct plot_run *r,
-		      struct pshare **out, size_t *n)
+/* Each process of run r (by pid, into *out, *n; malloc'd) from rd: the
+ * bytes it queued (bios with a Q, and split halves) and its dispatches'
+ * D2C summed. */
+static void procs_read(const struct rundata *rd, struct pshare **out, size_t *n)
 {
 	struct pacc { uint32_t pid; int used; uint64_t bytes; int64_t busy; };
 	struct pacc *h = NULL;
 	size_t cap = 256, used = 0;
-	struct store_cursor *cur;
-	struct store_request rq;
-	int step;
 
 	*out = NULL;
 	*n = 0;
-	if (store_requests_open_range(c->st, r->rv.id, STORE_RQ_ALL, STORE_RQ_PID |
-				STORE_RQ_BYTES | STORE_RQ_Q | STORE_RQ_SPLIT | STORE_RQ_D_HEAD |
-				STORE_RQ_D | STORE_RQ_C, r->rv.filtered ? &r->rv.range : NULL, &cur))
-		return error("%s", store_errmsg(c->st));
 	h = xcalloc(cap, sizeof(*h));
-	while ((step = store_requests_next(cur, &rq, NULL)) > 0) {
+	for (size_t j = 0; j < rd->n; j++) {
+		const struct an_io *x = &rd->io[j];
 		size_t k;
 		if (2 * (used + 1) > cap) {   /* grow the pid table */
 			struct pacc *old = h;
 			h = xcalloc(cap * 2, sizeof(*h));
-			for (size_t j = 0; j < cap; j++)
-				if (old[j].used) {
-					for (k = (old[j].pid * 2654435761u) & (2 * cap - 1);
+			for (size_t i = 0; i < cap; i++)
+				if (old[i].used) {
+					for (k = (old[i].pid * 2654435761u) & (2 * cap - 1);
 					     h[k].used; k = (k + 1) & (2 * cap - 1))
 						;
-					h[k] = old[j];
+					h[k] = old[i];
 				}
 			free(old);
 			cap *= 2;
 		}
-		for (k = (rq.pid * 2654435761u) & (cap - 1);
-		     h[k].used && h[k].pid != rq.pid; k = (k + 1) & (cap - 1))
+		for (k = (x->pid * 2654435761u) & (cap - 1);
+		     h[k].used && h[k].pid != x->pid; k = (k + 1) & (cap - 1))
 			;
 		if (!h[k].used) {
 			h[k].used = 1;
-			h[k].pid = rq.pid;
+			h[k].pid = x->pid;
 			used++;
 		}
-		if (rq.q_ns != STORE_NO_TIME || rq.split)
-			h[k].bytes += rq.bytes;
-		if (rq.d_head && rq.d_ns != STORE_NO_TIME &&
-		    rq.c_ns != STORE_NO_TIME && rq.c_ns >= rq.d_ns)
-			h[k].busy += rq.c_ns - rq.d_ns;
-	}
-	store_cursor_close(cur);
-	if (step < 0) {
-		free(h);
-		return error("%s", store_errmsg(c->st));
+		if (x->q != AN_NONE || (x->flags & AN_SPLIT))
+			h[k].bytes += x->bytes;
+		if ((x->flags & AN_HEAD) && x->d != AN_NONE &&
+		    x->c != AN_NONE && x->c >= x->d)
+			h[k].busy += x->c - x->d;
 	}
 	*out = xcalloc(used ? used : 1, sizeof(**out));
 	for (size_t k = 0; k < cap; k++)
@@ -97,6 +85,49 @@ static int procs_read(struct plot_ctx *c, const struct plot_run *r,
 		}
 	free(h);
 	qsort(*out, *n, sizeof(**out), cmp_pid);
+}
+
+/* Each run's processes (procs_read()), by run. */
+struct procs_state {
+	struct pshare **ps;
+	size_t *n, nrun;
+};
+
+static void *procs_start(struct plot_ctx *c)
+{
+	struct procs_state *st = xcalloc(1, sizeof(*st));
+
+	st->ps = xcalloc(c->nrun, sizeof(*st->ps));
+	st->n = xcalloc(c->nrun, sizeof(*st->n));
+	st->nrun = c->nrun;
+	return st;
+}
+
+static void procs_release(void *state)
+{
+	struct procs_state *st = state;
+
+	for (size_t i = 0; i < st->nrun; i++)
+		free(st->ps[i]);
+	free(st->ps);
+	free(st->n);
+	free(st);
+}
+
+static int procs_add(void *state, struct plot_ctx *c, size_t i,
+		     const struct rundata *rd, char *why, size_t whylen)
+{
+	struct procs_state *st = state;
+	double tb = 0;
+
+	procs_read(rd, &st->ps[i], &st->n[i]);
+	for (size_t k = 0; k < st->n[i]; k++)
+		tb += st->ps[i][k].bytes;
+	if (!(tb > 0)) {
+		snprintf(why, whylen, "run '%s' has no queued bytes",
+			 c->runs[i].rv.name);
+		return 1;
+	}
 	return 0;
 }
 
@@ -108,8 +139,9 @@ static void clean_label(char *s)
 			*s = '\'';
 }
 
-int plot_procs(struct plot_ctx *c, char *why, size_t whylen)
+static int procs_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 {
+	struct procs_state *st = state;
 	struct plot_dat d;
 	struct plot_gp g;
 	char buf[512], title[256];
@@ -125,14 +157,13 @@ int plot_procs(struct plot_ctx *c, char *why, size_t whylen)
 	plot_dat_block(&d, "all runs");
 	for (size_t i = 0; i < c->nrun && !rc; i++) {
 		struct plot_run *r = &c->runs[i];
-		struct pshare *ps = NULL, other = { 0, 0, 0 };
-		size_t n = 0;
+		struct pshare *ps, other = { 0, 0, 0 };
+		size_t n = st->n[i];
 		double tb = 0, tbusy = 0;
 
-		if (procs_read(c, r, &ps, &n)) {
-			rc = -1;
-			break;
-		}
+		/* a copy: a later pass sorts the same rows again */
+		ps = xcalloc(n ? n : 1, sizeof(*ps));
+		memcpy(ps, st->ps[i], n * sizeof(*ps));
 		for (size_t k = 0; k < n; k++) {
 			tb += ps[k].bytes;
 			tbusy += ps[k].busy_ns;
@@ -209,39 +240,35 @@ int plot_procs(struct plot_ctx *c, char *why, size_t whylen)
 	return plot_gp_close(&g);
 }
 
+const struct plot_kind_ops plot_kind_procs = {
+	"procs", procs_start, procs_add, procs_draw, procs_release,
+};
+
 /* =============================== compare ============================== */
 
-int plot_headline_get(struct runview *rv, double v[PLOT_NHEAD])
+void plot_headline_of(const struct runview *rv, const struct rundata *rd,
+		      const struct report *r, double v[PLOT_NHEAD])
 {
-	struct report r;
-	struct rundata rd;
-	double span;
+	double span = (double)r->span_ns / 1e9;
 	uint64_t ios = 0, bytes[2] = { 0, 0 };
 
-	if (rundata_load(&rd, rv))
-		return -1;
-	report_build(&r, &rd);
-	span = (double)r.span_ns / 1e9;
-	for (size_t i = 0; i < r.ndev; i++) {
-		const struct dev_stats *ds = &r.devs[i];
+	for (size_t i = 0; i < r->ndev; i++) {
+		const struct dev_stats *ds = &r->devs[i];
 		int c_only = !(ds->dir[0].ios + ds->dir[1].ios);
 		for (int w = 0; w < 2; w++) {
 			ios += c_only ? ds->dir[w].c_only_ios : ds->dir[w].ios;
 			bytes[w] += c_only ? ds->dir[w].c_only_bytes : ds->dir[w].bytes;
 		}
 	}
-	v[PLOT_H_ELAPSED] = rd.elapsed_from_cmds ? rundata_elapsed_s(&rd) : NAN;
+	v[PLOT_H_ELAPSED] = rd->elapsed_from_cmds ? rundata_elapsed_s(rd) : NAN;
 	v[PLOT_H_SPAN] = rv->last_event ? span : NAN;
 	v[PLOT_H_READ_MBS] = span > 0 ? (double)bytes[0] / 1e6 / span : 0;
 	v[PLOT_H_WRITE_MBS] = span > 0 ? (double)bytes[1] / 1e6 / span : 0;
 	v[PLOT_H_IOPS] = span > 0 ? (double)ios / span : 0;
-	v[PLOT_H_Q2C_MEAN] = r.all_q2c.n ? hist_mean(&r.all_q2c) / 1e3 : NAN;
-	v[PLOT_H_Q2C_P99] = r.all_q2c.n ? hist_pct(&r.all_q2c, 99) / 1e3 : NAN;
-	v[PLOT_H_D2C_MEAN] = r.all_d2c.n ? hist_mean(&r.all_d2c) / 1e3 : NAN;
-	v[PLOT_H_D2C_P99] = r.all_d2c.n ? hist_pct(&r.all_d2c, 99) / 1e3 : NAN;
-	report_free(&r);
-	rundata_free(&rd);
-	return 0;
+	v[PLOT_H_Q2C_MEAN] = r->all_q2c.n ? hist_mean(&r->all_q2c) / 1e3 : NAN;
+	v[PLOT_H_Q2C_P99] = r->all_q2c.n ? hist_pct(&r->all_q2c, 99) / 1e3 : NAN;
+	v[PLOT_H_D2C_MEAN] = r->all_d2c.n ? hist_mean(&r->all_d2c) / 1e3 : NAN;
+	v[PLOT_H_D2C_P99] = r->all_d2c.n ? hist_pct(&r->all_d2c, 99) / 1e3 : NAN;
 }
 
 const char *const plot_headline_names[PLOT_NHEAD] = {
@@ -285,24 +312,20 @@ static void short_value(char *out, size_t len, double v)
 		snprintf(out, len, "%.3g", v);
 }
 
-int plot_compare(struct plot_ctx *c, char *why, size_t whylen)
+static int compare_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 {
-	double (*v)[PLOT_NHEAD];
+	const double (*v)[PLOT_NHEAD] = (const double (*)[PLOT_NHEAD])c->head;
 	struct plot_dat d;
 	struct plot_gp g;
 	char buf[1024], title[256];
 	double lo = 0, hi = 0, bw;
 	int rc = 0, shown[PLOT_NHEAD], nshown = 0;
 
-	if (c->nrun < 2) {
+	(void)state;
+	if (c->nrun < 2 || !v) {
 		snprintf(why, whylen, "needs two or more runs");
 		return 1;
 	}
-	v = xcalloc(c->nrun, sizeof(*v));
-	for (size_t i = 0; i < c->nrun && !rc; i++)
-		rc = plot_headline_get(&c->runs[i].rv, v[i]);
-	if (rc)
-		goto out;
 	/* the figures some run has (elapsed: only runs that timed commands) */
 	for (int h = 0; h < PLOT_NHEAD; h++) {
 		int any = 0;
@@ -423,6 +446,9 @@ int plot_compare(struct plot_ctx *c, char *why, size_t whylen)
 	plot_gp(&g, "\n");
 	rc = plot_gp_close(&g);
 out:
-	free(v);
 	return rc;
 }
+
+const struct plot_kind_ops plot_kind_compare = {
+	"compare", NULL, NULL, compare_draw, NULL,
+};

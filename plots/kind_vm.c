@@ -41,7 +41,7 @@ static int pick_source(struct plot_ctx *c, int64_t run, const char **src)
 	return 0;
 }
 
-int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
+static int vm_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 {
 	struct plot_dat d;
 	struct plot_gp g;
@@ -54,6 +54,7 @@ int plot_vm(struct plot_ctx *c, char *why, size_t whylen)
 	char buf[1024], title[256];
 	int rc = 0, opened = 0;
 
+	(void)state;
 	snprintf(title, sizeof(title), "memory, swap and block I/O from the"
 		 " samples; commands marked");
 	snprintf(buf, sizeof(buf),
@@ -287,3 +288,7 @@ out:
 	free(have);
 	return rc;
 }
+
+const struct plot_kind_ops plot_kind_vm = {
+	"vm", NULL, NULL, vm_draw, NULL,
+};

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,22 +14,19 @@
 #include "lib/util.h"
 #include "plots/plot_int.h"
 
-static const struct {
-	const char *name;
-	int (*fn)(struct plot_ctx *c, char *why, size_t whylen);
-} kinds[PLOT_NKINDS] = {
-	[PLOT_SEEK] = { "seek", plot_seek },
-	[PLOT_TPUT] = { "tput", plot_tput },
-	[PLOT_LAT] = { "lat", plot_lat },
-	[PLOT_QD] = { "qd", plot_qd },
-	[PLOT_VM] = { "vm", plot_vm },
-	[PLOT_PROCS] = { "procs", plot_procs },
-	[PLOT_COMPARE] = { "compare", plot_compare },
+static const struct plot_kind_ops *const kinds[PLOT_NKINDS] = {
+	[PLOT_SEEK] = &plot_kind_seek,
+	[PLOT_TPUT] = &plot_kind_tput,
+	[PLOT_LAT] = &plot_kind_lat,
+	[PLOT_QD] = &plot_kind_qd,
+	[PLOT_VM] = &plot_kind_vm,
+	[PLOT_PROCS] = &plot_kind_procs,
+	[PLOT_COMPARE] = &plot_kind_compare,
 };
 
 const char *plot_kind_name(enum plot_kind k)
 {
-	return (unsigned)k < PLOT_NKINDS ? kinds[k].name : NULL;
+	return (unsigned)k < PLOT_NKINDS ? kinds[k]->name : NULL;
 }
 
 int plot_parse_kinds(const char *list, unsigned *out)
@@ -44,7 +42,7 @@ int plot_parse_kinds(const char *list, unsigned *out)
 			found = 1;
 		}
 		for (k = 0; k < PLOT_NKINDS && !found; k++)
-			if (strlen(kinds[k].name) == n && !strncmp(p, kinds[k].name, n)) {
+			if (strlen(kinds[k]->name) == n && !strncmp(p, kinds[k]->name, n)) {
 				set |= 1u << k;
 				found = 1;
 			}
@@ -236,8 +234,9 @@ static int place_run(struct plot_ctx *c, struct plot_run *r, int align_cmd)
 }
 
 /* gnuplot's dumb terminal starts each page with a form feed and pads lines
- * with blanks: make the text file plain (pages one blank line apart). */
-static int tidy_txt(const char *dir, const char *file)
+ * with blanks: make the text file plain (pages one blank line apart).
+ * Returns 0, or -1 with the error line in err (errlen bytes). */
+static int tidy_txt(const char *dir, const char *file, char *err, size_t errlen)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8], *line = NULL;
 	size_t cap = 0;
@@ -247,11 +246,14 @@ static int tidy_txt(const char *dir, const char *file)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!(in = fopen(path, "r")))
-		return error("cannot read '%s': %s", path, strerror(errno));
+	if (!(in = fopen(path, "r"))) {
+		snprintf(err, errlen, "cannot read '%.400s': %s", path, strerror(errno));
+		return -1;
+	}
 	if (!(out = fopen(tmp, "w"))) {
+		snprintf(err, errlen, "cannot create '%.400s': %s", tmp, strerror(errno));
 		fclose(in);
-		return error("cannot create '%s': %s", tmp, strerror(errno));
+		return -1;
 	}
 	while ((n = getline(&line, &cap, in)) >= 0) {
 		char *s = line;
@@ -270,8 +272,173 @@ static int tidy_txt(const char *dir, const char *file)
 	fclose(in);
 	bad = ferror(out);
 	if (fclose(out) || bad || rename(tmp, path)) {
+		snprintf(err, errlen, "cannot write '%.400s': %s", path, strerror(errno));
 		unlink(tmp);
-		return error("cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- running gnuplot on the scripts, several at once ---- */
+
+struct gp_job {
+	const char *dir;
+	char script[200], out[200];
+	int tidy;           /* a dumb-terminal text to make plain */
+	int kind;
+	int rc;
+};
+
+struct gp_pool {
+	struct gp_job *jobs;
+	size_t n, next;
+	int failed;
+	char err[512];      /* the first failure's error line */
+	pthread_mutex_t lock;
+};
+
+static void *gp_worker(void *arg)
+{
+	struct gp_pool *p = arg;
+
+	for (;;) {
+		struct gp_job *j;
+		char err[512];
+		int rc;
+
+		pthread_mutex_lock(&p->lock);
+		j = p->failed || p->next == p->n ? NULL : &p->jobs[p->next++];
+		pthread_mutex_unlock(&p->lock);
+		if (!j)
+			return NULL;
+		rc = plot_gnuplot_exec(j->dir, j->script, err, sizeof(err));
+		if (!rc && j->tidy)
+			rc = tidy_txt(j->dir, j->out, err, sizeof(err));
+		j->rc = rc;
+		if (rc) {
+			pthread_mutex_lock(&p->lock);
+			if (!p->failed++)
+				snprintf(p->err, sizeof(p->err), "%s", err);
+			pthread_mutex_unlock(&p->lock);
+		}
+	}
+}
+
+/* Runs gnuplot on jobs[0..n), as many at once as there are CPUs (at most
+ * 4): the pictures of a large run take seconds each. Stops starting jobs
+ * after a failure. Returns 0, or -1 after one error line (the first
+ * failure's). */
+static int run_jobs(struct gp_job *jobs, size_t n)
+{
+	struct gp_pool p = { .jobs = jobs, .n = n };
+	pthread_t th[4];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nth = cpus < 1 ? 1 : cpus > 4 ? 4 : (size_t)cpus, started = 0;
+
+	if (nth > n)
+		nth = n;
+	pthread_mutex_init(&p.lock, NULL);
+	for (size_t i = 1; i < nth; i++)
+		if (!pthread_create(&th[started], NULL, gp_worker, &p))
+			started++;
+	gp_worker(&p);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&p.lock);
+	return p.failed ? error("%s", p.err) : 0;
+}
+
+/* Draws the kinds of want (each one's data and script) for c's pass, and
+ * adds a gnuplot job for each into *jobs. Kinds with nothing to draw are
+ * noted on stderr (when note) and their half-written files removed; their
+ * bits go into *skipped. Returns 0 or -1 after error(). */
+static int draw_pass(struct plot_ctx *c, void **state, unsigned want,
+		     const char (*why)[256], int note, struct gp_job **jobs,
+		     size_t *njob, unsigned *skipped)
+{
+	static const char *const ext[] = { "png", "svg", "txt" };
+
+	for (int k = 0; k < PLOT_NKINDS; k++) {
+		char whyd[256];
+		struct gp_job *j;
+		int r = 1;
+
+		if (!(want & (1u << k)))
+			continue;
+		snprintf(whyd, sizeof(whyd), "%s", why[k]);
+		if (!whyd[0])
+			r = kinds[k]->draw(state[k], c, whyd, sizeof(whyd));
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			/* leave nothing half-written of a skipped kind */
+			for (int e = 0; e < 2; e++) {
+				char path[PATH_MAX];
+				if (!e && c->dat_written)
+					continue;   /* the data is the first pass's */
+				snprintf(path, sizeof(path), "%s/%s.%s.%s", c->dir,
+					 c->stem, kinds[k]->name, e ? "gp" : "dat");
+				unlink(path);
+			}
+			if (note)
+				fprintf(stderr, "iotape: %s: skipped: %s\n",
+					kinds[k]->name, whyd[0] ? whyd : "no data");
+			*skipped |= 1u << k;
+			continue;
+		}
+		*jobs = xrealloc(*jobs, (*njob + 1) * sizeof(**jobs));
+		j = &(*jobs)[(*njob)++];
+		memset(j, 0, sizeof(*j));
+		j->dir = c->dir;
+		j->kind = k;
+		j->tidy = c->format == PLOT_TXT;
+		snprintf(j->script, sizeof(j->script), "%s.%s.gp", c->stem,
+			 kinds[k]->name);
+		snprintf(j->out, sizeof(j->out), "%s.%s.%s", c->stem,
+			 kinds[k]->name, ext[c->format]);
+	}
+	return 0;
+}
+
+/* Reads each run once (unless o->rundata has it) and hands it to the
+ * kinds of want that read requests, and to the headline figures when
+ * c->head wants them; a kind whose add says a run has nothing to draw
+ * gets its reason in why[k]. Returns 0 or -1 after error(). */
+static int read_runs(struct plot_ctx *c, void **state, unsigned want,
+		     char (*why)[256])
+{
+	const struct plot_opts *o = c->o;
+	unsigned adds = 0;
+
+	for (int k = 0; k < PLOT_NKINDS; k++)
+		if ((want & (1u << k)) && kinds[k]->add)
+			adds |= 1u << k;
+	if (!adds && (!c->head || o->head))
+		return 0;
+	for (size_t i = 0; i < c->nrun; i++) {
+		struct rundata own;
+		const struct rundata *rd = o->rundata ? o->rundata[i] : &own;
+		int rc = 0;
+
+		if (!o->rundata && rundata_load(&own, &c->runs[i].rv))
+			return -1;
+		for (int k = 0; k < PLOT_NKINDS && rc >= 0; k++) {
+			if (!(adds & (1u << k)) || why[k][0])
+				continue;
+			rc = kinds[k]->add(state[k], c, i, rd, why[k], sizeof(why[k]));
+			if (rc > 0 && !why[k][0])
+				snprintf(why[k], sizeof(why[k]), "no data");
+		}
+		if (rc >= 0 && c->head && !o->head) {
+			struct report rep;
+			report_build(&rep, rd);
+			plot_headline_of(&c->runs[i].rv, rd, &rep, c->head + i * PLOT_NHEAD);
+			report_free(&rep);
+		}
+		if (!o->rundata)
+			rundata_free(&own);
+		if (rc < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -279,14 +446,23 @@ static int tidy_txt(const char *dir, const char *file)
 int plot_run(const struct plot_opts *o)
 {
 	struct plot_ctx c;
-	unsigned drawn = 0, skipped_named = 0;
-	char why[256];
+	void *state[PLOT_NKINDS] = { 0 };
+	char why[PLOT_NKINDS][256];
+	struct gp_job *jobs = NULL;
+	size_t njob = 0, npass0;
+	unsigned drawn = 0, also_drawn = 0, skipped = 0, also_skipped = 0;
 	int rc = 0;
 
 	memset(&c, 0, sizeof(c));
+	memset(why, 0, sizeof(why));
 	c.o = o;
+	c.format = o->format;
+	c.dir = o->dir;
+	c.dat_prefix = "";
 	if (o->drawn)
 		*o->drawn = 0;
+	if (o->also_drawn)
+		*o->also_drawn = 0;
 	if (!o->nrun)
 		return error("no run to plot");
 	if (store_open_existing(&c.st, o->db)) {
@@ -318,53 +494,60 @@ int plot_run(const struct plot_opts *o)
 			plot_stem(o->runs, o->nrun, c.stem, sizeof(c.stem));
 		rc = make_dir(o->dir);
 	}
-	for (int k = 0; k < PLOT_NKINDS && !rc; k++) {
-		char script[200], out[200];
-		int r;
-		if (!(o->kinds & (1u << k)))
-			continue;
-		why[0] = 0;
-		r = kinds[k].fn(&c, why, sizeof(why));
-		if (r < 0) {
-			rc = -1;
-			break;
-		}
-		if (r > 0) {
-			/* leave nothing half-written of a skipped kind */
-			for (int e = 0; e < 2; e++) {
-				char path[PATH_MAX];
-				snprintf(path, sizeof(path), "%s/%s.%s.%s", o->dir,
-					 c.stem, kinds[k].name, e ? "gp" : "dat");
-				unlink(path);
-			}
-			fprintf(stderr, "iotape: %s: skipped: %s\n", kinds[k].name,
-				why[0] ? why : "no data");
-			if (o->named_kinds)
-				skipped_named |= 1u << k;
-			continue;
-		}
-		snprintf(script, sizeof(script), "%s.%s.gp", c.stem, kinds[k].name);
-		snprintf(out, sizeof(out), "%s.%s.%s", c.stem, kinds[k].name,
-			 o->format == PLOT_PNG ? "png" : o->format == PLOT_SVG
-			 ? "svg" : "txt");
-		if (plot_gnuplot_run(o->dir, script) ||
-		    (o->format == PLOT_TXT && tidy_txt(o->dir, out))) {
-			rc = -1;
-			break;
-		}
-		drawn |= 1u << k;
-		if (o->list)
-			fprintf(o->list, "%s/%s\n", o->dir, out);
+	if (!rc && (o->kinds & (1u << PLOT_COMPARE)) && c.nrun > 1) {
+		c.head = xcalloc(c.nrun * PLOT_NHEAD, sizeof(*c.head));
+		if (o->head)
+			memcpy(c.head, o->head, c.nrun * PLOT_NHEAD * sizeof(*c.head));
 	}
+	for (int k = 0; k < PLOT_NKINDS && !rc; k++)
+		if ((o->kinds & (1u << k)) && kinds[k]->start)
+			state[k] = kinds[k]->start(&c);
+	if (!rc)
+		rc = read_runs(&c, state, o->kinds, why);
+	if (!rc)
+		rc = draw_pass(&c, state, o->kinds, (const char (*)[256])why, 1,
+			       &jobs, &njob, &skipped);
+	npass0 = njob;
+	if (!rc && o->also_dir) {
+		unsigned want = 0;
+		for (size_t i = 0; i < njob; i++)
+			want |= 1u << jobs[i].kind;
+		c.format = o->also_format;
+		c.dir = o->also_dir;
+		c.dat_prefix = "../";
+		c.dat_written = 1;
+		rc = make_dir(o->also_dir);
+		if (!rc)
+			rc = draw_pass(&c, state, want & o->also_kinds,
+				       (const char (*)[256])why, 0, &jobs, &njob,
+				       &also_skipped);
+	}
+	if (!rc && njob)
+		rc = run_jobs(jobs, njob);
+	for (size_t i = 0; i < njob && !rc; i++) {
+		if (i < npass0)
+			drawn |= 1u << jobs[i].kind;
+		else
+			also_drawn |= 1u << jobs[i].kind;
+		if (o->list && i < npass0)
+			fprintf(o->list, "%s/%s\n", jobs[i].dir, jobs[i].out);
+	}
+	free(jobs);
+	for (int k = 0; k < PLOT_NKINDS; k++)
+		if (state[k])
+			kinds[k]->release(state[k]);
+	free(c.head);
 	for (size_t i = 0; i < c.nrun; i++)
 		runview_close(&c.runs[i].rv);
 	free(c.runs);
 	store_close(c.st);
 	if (o->drawn)
 		*o->drawn = drawn;
-	if (!rc && skipped_named)
+	if (o->also_drawn)
+		*o->also_drawn = also_drawn;
+	if (!rc && o->named_kinds && skipped)
 		return error("%s of the kinds asked for had no data",
-			     skipped_named & (skipped_named - 1) ? "some" : "one");
+			     skipped & (skipped - 1) ? "some" : "one");
 	if (!rc && !drawn)
 		return error("nothing to plot: the runs have no data for the"
 			     " kinds asked for");

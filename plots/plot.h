@@ -9,6 +9,8 @@
 
 #include "analyze/runview.h"
 
+struct rundata;
+
 /* The kinds of picture, in the order `all` draws them. */
 enum plot_kind {
 	PLOT_SEEK,      /* sector vs time per process, reads and writes */
@@ -47,6 +49,19 @@ struct plot_opts {
 				       one a line; NULL for none */
 	unsigned *drawn;            /* out: bit per kind drawn; NULL ok */
 	const struct rv_filter *filter; /* --from/--to/--dev; NULL: all */
+	/* mail: the runs as the caller already read them, so nothing is read
+	 * twice: rundata[i] (rundata_load() of runs[i]) and, when the
+	 * compare kind is asked for, head[i * PLOT_NHEAD ...] their headline
+	 * figures (plot_headline_of()); NULL: plot_run reads them */
+	const struct rundata *const *rundata;
+	const double *head;
+	/* mail: the kinds in also_kinds drawn a second time, in also_format
+	 * into also_dir (a folder under dir), from the same data files;
+	 * also_dir NULL for none; also_drawn: out, bit per kind drawn */
+	const char *also_dir;
+	enum plot_format also_format;
+	unsigned also_kinds;
+	unsigned *also_drawn;
 };
 
 /* The kind's name as --kind spells it ("seek"), or NULL out of range. */
@@ -61,8 +76,10 @@ int plot_parse_kinds(const char *list, unsigned *kinds);
  * out (outlen bytes). */
 void plot_stem(const char *const *runs, size_t nrun, char *out, size_t outlen);
 
-/* Draws the kinds of o->kinds for the runs o->runs: writes the data file
- * and the script of each and runs gnuplot on the script in o->dir. Kinds
+/* Draws the kinds of o->kinds for the runs o->runs: reads each run once
+ * (unless o->rundata), writes the data file and the script of each kind,
+ * and runs gnuplot on the scripts in o->dir, as many at once as there are
+ * CPUs (at most 4); then the same for o->also_kinds in o->also_dir. Kinds
  * the runs have no data for are skipped with a note on stderr saying why
  * ("vm: run 'x' has no samples"). Returns 0; or -1 after one error line
  * (no such run or database, cannot write in dir, gnuplot failed or is

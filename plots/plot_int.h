@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyze/report.h"
+#include "analyze/rundata.h"
 #include "analyze/runview.h"
 #include "plots/plot.h"
 
@@ -25,6 +27,16 @@ struct plot_ctx {
 	size_t nrun;
 	char stem[128];     /* NAME of NAME.KIND.* */
 	double x0, x1;      /* the union of the runs' spans on the axis, s */
+	/* the pass being drawn: o's format into o->dir, then (mail) o->also
+	 * into its folder from the same data files */
+	enum plot_format format;
+	const char *dir;         /* where this pass's scripts and pictures go */
+	const char *dat_prefix;  /* the data files' folder as the scripts name
+				  * it: "" (the same) or "../" */
+	int dat_written;         /* the data files exist: plot_dat_* count
+				  * blocks and rows but write nothing */
+	double *head;            /* nrun x PLOT_NHEAD headline figures (the
+				  * compare kind), NULL when not asked for */
 };
 
 /* Time t_ns of run r on the plot axis, in seconds. */
@@ -50,8 +62,10 @@ struct plot_dat {
 	int64_t rows;       /* data rows in the whole file */
 };
 
-/* Creates DIR/NAME.KIND.dat and writes "# " + header lines (a string with
- * '\n' between lines). Returns 0 or -1 after error(). */
+/* Creates DIR/NAME.KIND.dat (DIR: c->dir) and writes "# " + header lines
+ * (a string with '\n' between lines); with c->dat_written it creates
+ * nothing and the plot_dat_* calls below only count blocks and rows, so a
+ * later pass gets the same block indices. Returns 0 or -1 after error(). */
 int plot_dat_open(struct plot_dat *d, const struct plot_ctx *c,
 		  enum plot_kind k, const char *header);
 
@@ -141,17 +155,38 @@ int plot_gp_close(struct plot_gp *g);
  * first line of what it printed). */
 int plot_gnuplot_run(const char *dir, const char *script);
 
+/* The same, printing nothing on failure: the error line goes into err
+ * (errlen bytes) instead; warnings are still passed on. For running
+ * several gnuplots at once with one error line in the end. */
+int plot_gnuplot_exec(const char *dir, const char *script, char *err,
+		      size_t errlen);
+
 /* ---- the kinds (plots/kind_*.c) ----
- * Each writes NAME.KIND.dat and NAME.KIND.gp for the runs of c. Returns 0
- * when both are written, 1 when the runs have nothing to draw (why, a
- * short sentence, says which run lacks what), or -1 after error(). */
-int plot_seek(struct plot_ctx *c, char *why, size_t whylen);
-int plot_tput(struct plot_ctx *c, char *why, size_t whylen);
-int plot_qd(struct plot_ctx *c, char *why, size_t whylen);
-int plot_lat(struct plot_ctx *c, char *why, size_t whylen);
-int plot_vm(struct plot_ctx *c, char *why, size_t whylen);
-int plot_procs(struct plot_ctx *c, char *why, size_t whylen);
-int plot_compare(struct plot_ctx *c, char *why, size_t whylen);
+ * A kind drawn from requests reads them in one pass shared by every kind:
+ * plot_run() reads each run once (struct rundata, the analyzers' read) and
+ * hands it to each kind's add (run: the index in c->runs) before the next
+ * run is read; the kind keeps what it needs in its state (from start,
+ * freed by release). add returns 0, 1 when the run has nothing to draw
+ * (why, a short sentence, says which run lacks what), or -1 after error().
+ *
+ * Each kind's draw then writes NAME.KIND.dat (unless c->dat_written) and
+ * NAME.KIND.gp for c's pass; it is called once per pass and must leave
+ * its state as it found it. Returns 0 when both are written, 1 when the
+ * runs have nothing to draw (why), or -1 after error(). The kinds
+ * without add (vm: samples; compare: c->head) read what they need in
+ * draw. */
+struct plot_kind_ops {
+	const char *name;
+	void *(*start)(struct plot_ctx *c);
+	int (*add)(void *state, struct plot_ctx *c, size_t run,
+		   const struct rundata *rd, char *why, size_t whylen);
+	int (*draw)(void *state, struct plot_ctx *c, char *why, size_t whylen);
+	void (*release)(void *state);
+};
+
+extern const struct plot_kind_ops plot_kind_seek, plot_kind_tput,
+	plot_kind_qd, plot_kind_lat, plot_kind_vm, plot_kind_procs,
+	plot_kind_compare;
 
 /* ---- headline figures (plots/kind_summary.c; compare and mail) ---- */
 
@@ -166,15 +201,15 @@ extern const char *const plot_headline_names[PLOT_NHEAD];
 /* 1 where a lower value is better (latencies), 0 where higher is. */
 extern const int plot_headline_lower_better[PLOT_NHEAD];
 
-/* Fills v with rv's headline figures from report_build(): the elapsed
- * time of its commands (their first start to last end, s; NAN when it
- * timed none) and its trace span (the first to the last event, s, as
- * report's span; NAN without events), read and write
- * MB/s and IOPS (reads + writes) over the run's span, as iotape report
- * counts them (MB = 10^6 bytes), and Q2C and D2C mean and p99 over all
- * devices in us (NAN when the run has none). Returns 0 or -1 after an
- * error line. */
-int plot_headline_get(struct runview *rv, double v[PLOT_NHEAD]);
+/* Fills v with rv's headline figures from rd (rundata_load() of rv) and
+ * r (report_build() of rd): the elapsed time of its commands (their first
+ * start to last end, s; NAN when it timed none) and its trace span (the
+ * first to the last event, s, as report's span; NAN without events), read
+ * and write MB/s and IOPS (reads + writes) over the run's span, as iotape
+ * report counts them (MB = 10^6 bytes), and Q2C and D2C mean and p99 over
+ * all devices in us (NAN when the run has none). */
+void plot_headline_of(const struct runview *rv, const struct rundata *rd,
+		      const struct report *r, double v[PLOT_NHEAD]);
 
 /* 100 * (v - base) / base, or NAN when base is 0 or either is NAN. */
 double plot_pct_change(double base, double v);
