@@ -109,12 +109,12 @@ check_eq "push: the pushed run's summary is the local one" \
 check_eq "fleet --since 7d ranks the pushed run with the others" 1 \
 	"$("$IOTAPE" fleet --db "$URL" --since 7d --worst read_q2c_p99 | grep -c " $host:lf ")"
 
-# ---- schema 5 on PostgreSQL: the first opener back-fills
+# ---- schema 6 on PostgreSQL (the one before summaries): the first opener back-fills
 before=$(pg_psql "$sumq" | norm)
-pg_psql "DROP TABLE run_summary; UPDATE iotape_schema SET version = 5"
-"$IOTAPE" fleet --db "$URL" > /dev/null 2> fleet.err || not_ok "fleet on a schema-5 store" "$(cat fleet.err)"
-check_eq "PostgreSQL schema 5 -> 7: every run's summary back-filled, as it was" "$before" "$(pg_psql "$sumq" | norm)"
-check_eq "PostgreSQL schema 5 -> 7: version" 7 "$(pg_psql "SELECT max(version) FROM iotape_schema")"
+pg_psql "DROP TABLE run_summary; UPDATE iotape_schema SET version = 6"
+"$IOTAPE" fleet --db "$URL" > /dev/null 2> fleet.err || not_ok "fleet on a schema-6 store" "$(cat fleet.err)"
+check_eq "PostgreSQL schema 6 -> 7: every run's summary back-filled, as it was" "$before" "$(pg_psql "$sumq" | norm)"
+check_eq "PostgreSQL schema 6 -> 7: version" 7 "$(pg_psql "SELECT max(version) FROM iotape_schema")"
 
 # ---- a failed import leaves no summary row either
 printf 'garbage' > bad.bin
