@@ -114,6 +114,7 @@ int main(int argc, char **argv)
 		return unknown_command(argv[1]);
 	/* every run that lands gets report's headline figures (run_summary) */
 	store_set_summarizer(run_summarize);
+	store_set_summary_stream(&run_summary_stream);
 	{
 		/* "iotape CMD" in getopt_long()'s messages */
 		char self[64];

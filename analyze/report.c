@@ -61,110 +61,111 @@ static struct proc_stats *proc_of(struct report *r, uint32_t pid)
 }
 
 
-int report_build(struct report *r, const struct rundata *rd)
+void report_begin(struct report *r, const struct runview *rv)
 {
-	const struct runview *rv = rd->rv;
-	const struct an_io *rows = rd->io;
-	size_t n = rd->n;
-
 	memset(r, 0, sizeof(*r));
 	r->rv = rv;
 	/* a run of samples only (a vmstat log) has no event span */
-	r->span_ns = runview_span_ns(rv);
-	for (size_t i = 0; i < n; i++) {
-		const struct an_io *x = &rows[i];
-		int64_t bytes = x->bytes, q = x->q, d = x->d, c = x->c;
-		int hq = q != AN_NONE, hd = d != AN_NONE, hc = c != AN_NONE;
-		int64_t dbytes = x->dbytes, seek = x->seek;
-		int head = !!(x->flags & AN_HEAD);
-		int hseek = !!(x->flags & AN_HAS_SEEK);
-		int split = !!(x->flags & AN_SPLIT);
-		uint32_t pid = x->pid;
-		struct dev_stats *ds = dev_of(r, x->dev);
-		int w = !!(x->flags & AN_WRITE);
+	r->span_ns = rv ? runview_span_ns(rv) : 0;
+}
 
-		if (hc)
-			ds->completions++;
-		/* btt 2.09 trace_queue.c: one per Q with data; an X adds
-		 * no Q (btt also counts each R: not here) */
-		if (hq && bytes > 0 && !(x->flags & AN_SPLIT_TAIL))
-			ds->btt_q++;
-		if (x->flags & AN_SPLIT_TAIL)
-			ds->x_splits++;
-		if (split && hq) {
-			/* btt pairs neither half of a split bio (its D and C
-			 * cover only part of the Q): keep them apart. */
-			ds->split_bios++;
-			if (hc && c >= q)
-				hist_add(&ds->q2c_split, (uint64_t)(c - q));
-			hq = 0;
-		}
-		if (hq || split) {
-			struct proc_stats *ps = proc_of(r, pid);
-			ds->bios++;
-			ps->bios++;
-			ps->bytes += (uint64_t)bytes;
-			r->total_bytes += (uint64_t)bytes;
-			/* flush bios with no size too: a process's commits
-			 * (jbd2's "Q FWFS") wait for them */
-			if (hq && hc && c >= q)
-				hist_add(&ps->q2c, (uint64_t)(c - q));
-		}
-		if (hq && hc && bytes > 0) {
-			if (c >= q) {
-				hist_add(&ds->q2c, (uint64_t)(c - q));
-				hist_add(&r->q2c_dir[w], (uint64_t)(c - q));
-			} else
-				ds->negative++;
-			if (!hd)
-				ds->q2c_no_d++;
-		}
-		if (!split && hd && hc && bytes > 0) {
-			if (c >= d) {
-				hist_add(&ds->d2c, (uint64_t)(c - d));
-				hist_add(&r->d2c_dir[w], (uint64_t)(c - d));
-			} else
-				ds->negative++;
-		}
-		if (hq && hd && bytes > 0 && d >= q)
-			hist_add(&ds->q2d, (uint64_t)(d - q));
-		if (bytes > 0) {
-			int64_t g = x->g, in = x->i, m = x->m;
-			const int64_t st[RP_NSTAGE][2] = {
-				[RP_Q2G] = { q, g },
-				[RP_G2I] = { g, in },
-				[RP_Q2M] = { q, m },
-				[RP_I2D] = { split ? AN_NONE : in, d },
-				[RP_M2D] = { split ? AN_NONE : m, d },
-			};
-			for (int k = 0; k < RP_NSTAGE; k++)
-				if (st[k][0] != AN_NONE && st[k][1] != AN_NONE &&
-				    st[k][1] >= st[k][0])
-					hist_add(&ds->stage[k],
-						 (uint64_t)(st[k][1] - st[k][0]));
-		}
-		if (hc && !hd) {
-			/* Q and C only (D masked out), or C only (action mask
-			 * C): completed bios stand in for dispatches. */
-			ds->dir[w].c_only_ios++;
-			ds->dir[w].c_only_bytes += (uint64_t)bytes;
-		}
-		if (head && !dbytes) {
-			/* zero-length requests (flushes): neither reads nor
-			 * writes, counted apart */
-			ds->flushes++;
-		} else if (head) {
-			ds->dir[w].ios++;
-			ds->dir[w].bytes += (uint64_t)dbytes;
-		}
-		if (head && hc && c >= d)
-			ds->busy_ns += (uint64_t)(c - d);
-		if (hseek) {
-			hist_add(&ds->seek, (uint64_t)llabs(seek));
-			if (llabs(seek) > 128)
-				ds->seeks_128++;
-		}
+void report_add(struct report *r, const struct an_io *x)
+{
+	int64_t bytes = x->bytes, q = x->q, d = x->d, c = x->c;
+	int hq = q != AN_NONE, hd = d != AN_NONE, hc = c != AN_NONE;
+	int64_t dbytes = x->dbytes, seek = x->seek;
+	int head = !!(x->flags & AN_HEAD);
+	int hseek = !!(x->flags & AN_HAS_SEEK);
+	int split = !!(x->flags & AN_SPLIT);
+	uint32_t pid = x->pid;
+	struct dev_stats *ds = dev_of(r, x->dev);
+	int w = !!(x->flags & AN_WRITE);
+
+	if (hc)
+		ds->completions++;
+	/* btt 2.09 trace_queue.c: one per Q with data; an X adds
+	 * no Q (btt also counts each R: not here) */
+	if (hq && bytes > 0 && !(x->flags & AN_SPLIT_TAIL))
+		ds->btt_q++;
+	if (x->flags & AN_SPLIT_TAIL)
+		ds->x_splits++;
+	if (split && hq) {
+		/* btt pairs neither half of a split bio (its D and C
+		 * cover only part of the Q): keep them apart. */
+		ds->split_bios++;
+		if (hc && c >= q)
+			hist_add(&ds->q2c_split, (uint64_t)(c - q));
+		hq = 0;
 	}
+	if (hq || split) {
+		struct proc_stats *ps = proc_of(r, pid);
+		ds->bios++;
+		ps->bios++;
+		ps->bytes += (uint64_t)bytes;
+		r->total_bytes += (uint64_t)bytes;
+		/* flush bios with no size too: a process's commits
+		 * (jbd2's "Q FWFS") wait for them */
+		if (hq && hc && c >= q)
+			hist_add(&ps->q2c, (uint64_t)(c - q));
+	}
+	if (hq && hc && bytes > 0) {
+		if (c >= q) {
+			hist_add(&ds->q2c, (uint64_t)(c - q));
+			hist_add(&r->q2c_dir[w], (uint64_t)(c - q));
+		} else
+			ds->negative++;
+		if (!hd)
+			ds->q2c_no_d++;
+	}
+	if (!split && hd && hc && bytes > 0) {
+		if (c >= d) {
+			hist_add(&ds->d2c, (uint64_t)(c - d));
+			hist_add(&r->d2c_dir[w], (uint64_t)(c - d));
+		} else
+			ds->negative++;
+	}
+	if (hq && hd && bytes > 0 && d >= q)
+		hist_add(&ds->q2d, (uint64_t)(d - q));
+	if (bytes > 0) {
+		int64_t g = x->g, in = x->i, m = x->m;
+		const int64_t st[RP_NSTAGE][2] = {
+			[RP_Q2G] = { q, g },
+			[RP_G2I] = { g, in },
+			[RP_Q2M] = { q, m },
+			[RP_I2D] = { split ? AN_NONE : in, d },
+			[RP_M2D] = { split ? AN_NONE : m, d },
+		};
+		for (int k = 0; k < RP_NSTAGE; k++)
+			if (st[k][0] != AN_NONE && st[k][1] != AN_NONE &&
+			    st[k][1] >= st[k][0])
+				hist_add(&ds->stage[k],
+					 (uint64_t)(st[k][1] - st[k][0]));
+	}
+	if (hc && !hd) {
+		/* Q and C only (D masked out), or C only (action mask
+		 * C): completed bios stand in for dispatches. */
+		ds->dir[w].c_only_ios++;
+		ds->dir[w].c_only_bytes += (uint64_t)bytes;
+	}
+	if (head && !dbytes) {
+		/* zero-length requests (flushes): neither reads nor
+		 * writes, counted apart */
+		ds->flushes++;
+	} else if (head) {
+		ds->dir[w].ios++;
+		ds->dir[w].bytes += (uint64_t)dbytes;
+	}
+	if (head && hc && c >= d)
+		ds->busy_ns += (uint64_t)(c - d);
+	if (hseek) {
+		hist_add(&ds->seek, (uint64_t)llabs(seek));
+		if (llabs(seek) > 128)
+			ds->seeks_128++;
+	}
+}
+
+void report_end(struct report *r)
+{
 	for (size_t i = 0; i < r->ndev; i++) {
 		hist_merge(&r->all_q2c, &r->devs[i].q2c);
 		hist_merge(&r->all_d2c, &r->devs[i].d2c);
@@ -172,6 +173,14 @@ int report_build(struct report *r, const struct rundata *rd)
 		for (int k = 0; k < RP_NSTAGE; k++)
 			hist_merge(&r->all_stage[k], &r->devs[i].stage[k]);
 	}
+}
+
+int report_build(struct report *r, const struct rundata *rd)
+{
+	report_begin(r, rd->rv);
+	for (size_t i = 0; i < rd->n; i++)
+		report_add(r, &rd->io[i]);
+	report_end(r);
 	return 0;
 }
 

@@ -64,6 +64,15 @@ struct report {
 /* Fills r from rd's requests (rundata_load()). Returns 0. */
 int report_build(struct report *r, const struct rundata *rd);
 
+/* report_build() a request at a time, for a caller that sees the rows as
+ * they are written (analyze/summary.c): report_begin() clears r for run rv
+ * (its span; rv NULL: none yet, the caller sets rv and span_ns), report_add() counts one request x (in any order: every
+ * figure is a count, a sum of integers or a histogram), report_end() adds
+ * the devices up. report_free() frees r after. */
+void report_begin(struct report *r, const struct runview *rv);
+void report_add(struct report *r, const struct an_io *x);
+void report_end(struct report *r);
+
 struct finding;
 struct an_run;
 

@@ -43,6 +43,27 @@ static uint32_t io_flags(uint64_t cats, int bytes, int head, int has_seek,
 	return f;
 }
 
+void rundata_io_of(struct an_io *x, const struct store_request *rq)
+{
+	x->q = rq->q_ns;
+	x->g = rq->g_ns;
+	x->i = rq->i_ns;
+	x->d = rq->d_ns;
+	x->c = rq->c_ns;
+	x->m = rq->m_ns;
+	x->seek = rq->seek_sectors;
+	x->sector = rq->sector;
+	x->dsector = rq->has_d ? rq->d_sector : rq->sector;
+	x->bytes = rq->bytes;
+	x->dbytes = rq->has_d ? rq->d_bytes : rq->bytes;
+	x->pid = rq->pid;
+	x->dev = rq->dev;
+	x->flags = io_flags(rq->cats, (int)rq->bytes, rq->d_head, rq->has_seek,
+			    rq->split, rq->merged_into != 0);
+	if (rq->split_from)
+		x->flags |= AN_SPLIT_TAIL;
+}
+
 static int load_io(struct rundata *rd, struct store *st)
 {
 	struct store_cursor *cur;
@@ -55,7 +76,6 @@ static int load_io(struct rundata *rd, struct store *st)
 				  STORE_RQ_ERROR | STORE_RQ_ORIG), &cur))
 		return -1;
 	while ((rc = store_requests_next(cur, &rq, NULL)) > 0) {
-		struct an_io *x;
 		if (rd->n == AN_MAX_IO) {
 			store_cursor_close(cur);
 			return error("run %s has more than %u requests: more than "
@@ -65,24 +85,7 @@ static int load_io(struct rundata *rd, struct store *st)
 			cap = cap ? 2 * cap : 4096;
 			rd->io = xrealloc(rd->io, cap * sizeof(*rd->io));
 		}
-		x = &rd->io[rd->n++];
-		x->q = rq.q_ns;
-		x->g = rq.g_ns;
-		x->i = rq.i_ns;
-		x->d = rq.d_ns;
-		x->c = rq.c_ns;
-		x->m = rq.m_ns;
-		x->seek = rq.seek_sectors;
-		x->sector = rq.sector;
-		x->dsector = rq.has_d ? rq.d_sector : rq.sector;
-		x->bytes = rq.bytes;
-		x->dbytes = rq.has_d ? rq.d_bytes : rq.bytes;
-		x->pid = rq.pid;
-		x->dev = rq.dev;
-		x->flags = io_flags(rq.cats, (int)rq.bytes, rq.d_head, rq.has_seek,
-				    rq.split, rq.merged_into != 0);
-		if (rq.split_from)
-			x->flags |= AN_SPLIT_TAIL;
+		rundata_io_of(&rd->io[rd->n++], &rq);
 	}
 	store_cursor_close(cur);
 	if (rc < 0)

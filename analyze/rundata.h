@@ -101,6 +101,11 @@ enum { RD_PSI_MEM_SOME, RD_PSI_MEM_FULL, RD_PSI_IO_SOME, RD_PSI_IO_FULL };
  * AN_MAX_IO requests). */
 int rundata_load(struct rundata *rd, const struct runview *rv);
 
+/* One request row as the analyzers see it: x from rq (a row of the
+ * requests table, as store_requests_next() reads it and store_request_add()
+ * writes it), its flags from its RWBS categories and its stitching. */
+void rundata_io_of(struct an_io *x, const struct store_request *rq);
+
 /* Frees what rundata_load took. */
 void rundata_free(struct rundata *rd);
 

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/report.h"
@@ -18,6 +19,21 @@ static void lat_of(struct store_lat *l, const struct hist *h)
 	l->p50_ns = h->n ? hist_pct(h, 50) : NAN;
 	l->p99_ns = h->n ? hist_pct(h, 99) : NAN;
 	l->max_ns = h->n ? (double)h->max : NAN;
+}
+
+/* out from report r (built: report_end() done). */
+static void summary_of(struct store_summary *out, const struct report *r)
+{
+	memset(out, 0, sizeof(*out));
+	out->span_ns = r->span_ns;
+	for (int w = 0; w < 2; w++) {
+		for (size_t i = 0; i < r->ndev; i++) {
+			out->dir[w].requests += (int64_t)r->devs[i].dir[w].ios;
+			out->dir[w].bytes += (int64_t)r->devs[i].dir[w].bytes;
+		}
+		lat_of(&out->dir[w].q2c, &r->q2c_dir[w]);
+		lat_of(&out->dir[w].d2c, &r->d2c_dir[w]);
+	}
 }
 
 int run_summarize(struct store *st, int64_t run, struct store_summary *out,
@@ -41,18 +57,60 @@ int run_summarize(struct store *st, int64_t run, struct store_summary *out,
 		return -1;
 	}
 	report_build(&rep, &rd);
-	memset(out, 0, sizeof(*out));
-	out->span_ns = rep.span_ns;
-	for (int w = 0; w < 2; w++) {
-		for (size_t i = 0; i < rep.ndev; i++) {
-			out->dir[w].requests += (int64_t)rep.devs[i].dir[w].ios;
-			out->dir[w].bytes += (int64_t)rep.devs[i].dir[w].bytes;
-		}
-		lat_of(&out->dir[w].q2c, &rep.q2c_dir[w]);
-		lat_of(&out->dir[w].d2c, &rep.d2c_dir[w]);
-	}
+	summary_of(out, &rep);
 	report_free(&rep);
 	rundata_free(&rd);
 	runview_close(&rv);
 	return 0;
 }
+
+/* ---- the stream: report_add() a row at a time as the run is written ---- */
+
+static void *stream_open(void)
+{
+	struct report *r = calloc(1, sizeof(*r));
+
+	if (r)
+		report_begin(r, NULL);
+	return r;
+}
+
+static void stream_add(void *acc, const struct store_request *rq)
+{
+	struct an_io x;
+
+	rundata_io_of(&x, rq);
+	report_add(acc, &x);
+}
+
+static int stream_close(void *acc, struct store *st, int64_t run,
+			struct store_summary *out, char *err, size_t errlen)
+{
+	struct report *r = acc;
+	struct runview rv;
+	char id[24];
+	int rc = 0;
+
+	if (out) {
+		snprintf(id, sizeof(id), "%lld", (long long)run);
+		if (runview_load(&rv, st, id)) {
+			snprintf(err, errlen, "%s", store_errmsg(st));
+			rc = -1;
+		} else {
+			r->rv = &rv;
+			r->span_ns = runview_span_ns(&rv);
+			report_end(r);
+			summary_of(out, r);
+		}
+		runview_close(&rv);
+	}
+	report_free(r);
+	free(r);
+	return rc;
+}
+
+const struct store_summary_stream run_summary_stream = {
+	.open = stream_open,
+	.add = stream_add,
+	.close = stream_close,
+};

@@ -19,4 +19,9 @@
 int run_summarize(struct store *st, int64_t run, struct store_summary *out,
 		  char *err, size_t errlen);
 
+/* The same figures counted from a run's rows as they are written
+ * (report_add() a row at a time; the span read at commit), for
+ * store_set_summary_stream(): a landing run is not read back. */
+extern const struct store_summary_stream run_summary_stream;
+
 #endif

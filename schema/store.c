@@ -137,7 +137,9 @@ void store_close(struct store *st)
 {
 	if (!st || st == &oom_store)
 		return;
+	store_summary_forget(st);
 	free(st->pending);
+	free(st->streams);
 	if (st->be)
 		st->be->close(st);
 	else
@@ -166,26 +168,37 @@ int store_schema_version(struct store *st, int *version)
 
 int store_begin(struct store *st)
 {
+	int rc;
+
 	store_summary_forget(st);
-	return st->be->begin(st);
+	rc = st->be->begin(st);
+	st->in_txn = !rc;
+	return rc;
 }
 
 int store_begin_bulk(struct store *st)
 {
+	int rc;
+
 	store_summary_forget(st);
-	return st->be->begin_bulk ? st->be->begin_bulk(st) : st->be->begin(st);
+	rc = st->be->begin_bulk ? st->be->begin_bulk(st) : st->be->begin(st);
+	st->in_txn = !rc;
+	return rc;
 }
 
 int store_commit(struct store *st)
 {
 	int rc = store_summary_pending(st);
 
+	store_summary_forget(st);
+	st->in_txn = 0;
 	return rc ? rc : st->be->commit(st);
 }
 
 int store_rollback(struct store *st)
 {
 	store_summary_forget(st);
+	st->in_txn = 0;
 	return st->be->rollback(st);
 }
 
@@ -193,7 +206,9 @@ int store_rollback(struct store *st)
 
 int store_run_create(struct store *st, const struct run_info *ri, int64_t *id)
 {
-	return st->be->run_create(st, ri, id);
+	int rc = st->be->run_create(st, ri, id);
+
+	return rc || !st->in_txn ? rc : store_summary_stream_open(st, *id);
 }
 
 int store_run_free_name(struct store *st, const char *prefix, char *out,
@@ -453,7 +468,11 @@ int store_event_add(struct store *st, int64_t run, const struct bt_event *ev)
 int store_request_add(struct store *st, int64_t run, int64_t id,
 		      const struct store_request *rq)
 {
-	return st->be->request_add(st, run, id, rq);
+	int rc = st->be->request_add(st, run, id, rq);
+
+	if (!rc && st->nstreams)
+		store_summary_stream_add(st, run, rq);
+	return rc;
 }
 
 int store_next_request_id(struct store *st, int64_t *id)

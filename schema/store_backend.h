@@ -28,6 +28,11 @@ struct store {
 	 * summary at commit (schema/store_summary.c) */
 	int64_t *pending;
 	size_t npending, pcap;
+	int in_txn;             /* store_begin() ... commit or rollback */
+	/* runs created in this transaction, each with the summary stream's
+	 * accumulator fed their rows as they are written */
+	struct store_stream { int64_t run; void *acc; } *streams;
+	size_t nstreams, scap;
 };
 
 /* The part of every back end's cursor the front knows. */
@@ -167,6 +172,12 @@ extern const struct store_backend store_pg_backend;
  * the runs stay without), store_close() frees the list. Each returns 0 or a negative
  * store code with st->msg set. */
 int store_summary_note(struct store *st, int64_t run);
+/* The stream (store_set_summary_stream()): store_run_create() inside a
+ * transaction opens run's accumulator, store_request_add() feeds it a row;
+ * store_summary_pending() and _forget() close them. */
+int store_summary_stream_open(struct store *st, int64_t run);
+void store_summary_stream_add(struct store *st, int64_t run,
+			      const struct store_request *rq);
 int store_summary_pending(struct store *st);
 void store_summary_forget(struct store *st);
 int store_summary_backfill(struct store *st, enum store_open_mode m);

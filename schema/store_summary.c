@@ -12,10 +12,60 @@
 #include "schema/store_backend.h"
 
 static store_summarize_fn summarizer;
+static const struct store_summary_stream *stream;
 
 void store_set_summarizer(store_summarize_fn fn)
 {
 	summarizer = fn;
+}
+
+void store_set_summary_stream(const struct store_summary_stream *ops)
+{
+	stream = ops;
+}
+
+int store_summary_stream_open(struct store *st, int64_t run)
+{
+	void *acc;
+
+	if (!stream || !summarizer || !st->be->summary_set)
+		return 0;
+	if (st->nstreams == st->scap) {
+		size_t cap = st->scap ? 2 * st->scap : 4;
+		struct store_stream *p = realloc(st->streams, cap * sizeof(*p));
+		if (!p)
+			return store_fail(st, ENOMEM, "out of memory");
+		st->streams = p;
+		st->scap = cap;
+	}
+	if (!(acc = stream->open()))
+		return store_fail(st, ENOMEM, "out of memory");
+	st->streams[st->nstreams].run = run;
+	st->streams[st->nstreams++].acc = acc;
+	return 0;
+}
+
+void store_summary_stream_add(struct store *st, int64_t run,
+			      const struct store_request *rq)
+{
+	/* most transactions write one run: the last opened first */
+	for (size_t i = st->nstreams; i-- > 0;)
+		if (st->streams[i].run == run) {
+			stream->add(st->streams[i].acc, rq);
+			return;
+		}
+}
+
+/* run's stream taken out of st's list (NULL when it has none). */
+static void *stream_take(struct store *st, int64_t run)
+{
+	for (size_t i = 0; i < st->nstreams; i++)
+		if (st->streams[i].run == run) {
+			void *acc = st->streams[i].acc;
+			st->streams[i] = st->streams[--st->nstreams];
+			return acc;
+		}
+	return NULL;
 }
 
 int store_summary_note(struct store *st, int64_t run)
@@ -40,17 +90,24 @@ int store_summary_note(struct store *st, int64_t run)
 void store_summary_forget(struct store *st)
 {
 	st->npending = 0;
+	while (st->nstreams) {
+		struct store_stream *t = &st->streams[--st->nstreams];
+		stream->close(t->acc, st, t->run, NULL, NULL, 0);
+	}
 }
 
-/* Summarises run and writes its rows. */
+/* Summarises run (from its stream when it has one, else read back) and
+ * writes its rows. */
 static int summarize(struct store *st, int64_t run)
 {
 	struct store_summary s;
 	char err[sizeof(st->msg) - 40];
+	void *acc = stream_take(st, run);
 
 	memset(&s, 0, sizeof(s));
 	err[0] = 0;
-	if (summarizer(st, run, &s, err, sizeof(err)))
+	if (acc ? stream->close(acc, st, run, &s, err, sizeof(err))
+		: summarizer(st, run, &s, err, sizeof(err)))
 		return store_fail(st, STORE_E_SQLITE, "summarising run %lld: %s",
 				  (long long)run, err);
 	return st->be->summary_set(st, run, &s);
