@@ -6,8 +6,10 @@
 # Environment: IOTAPE, BENCH_DIR (/var/tmp/iotape-bench), BENCH_REPS (3, the median is
 # shown), BENCH_IOS (400000 reads captured: 2.4M events), BENCH_MIN_EVENTS (2000000);
 # BENCH_5M=1: issue 16's sizes (850000 reads, 5.1M events; 10.2M for the doubled
-# trace), cached in /var/tmp/iotape-bench-5m. The machine's load moves every
-# figure: compare the ratios to the peer measured in the same run.
+# trace), cached in /var/tmp/iotape-bench-5m. BENCH_SKIP: parts left out, of
+# "capture record replay model pg" (the blkparse/btt part and issue 16's table always
+# run). The machine's load moves every figure: compare the ratios to the peer measured
+# in the same run.
 
 . "$(dirname "$0")/../tests/lib.sh"
 
@@ -228,22 +230,29 @@ BEGIN {
 		sprintf("%.2fx (cpu %.2fx)", ml / (cp + pl), mlc / (cpc + plc)), "<= compare + plot"
 }' >> "$BENCH_ROWS"
 
+# part NAME: true unless BENCH_SKIP names it
+part() { case " ${BENCH_SKIP:-} " in *" $1 "*) echo "($1: skipped, BENCH_SKIP)"; return 1;; esac; }
+
 # the cost of capturing (bench/bench_capture.sh)
-. "$(dirname "$0")/bench_capture.sh"
-bench_capture
+if part capture; then
+	. "$(dirname "$0")/bench_capture.sh"
+	bench_capture
+fi
 
 # the flight recorder's cost (bench/bench_record.sh): against untraced and capture
-. "$(dirname "$0")/bench_record.sh"
-bench_record
+if part record; then
+	. "$(dirname "$0")/bench_record.sh"
+	bench_record
+fi
 
 # replaying (bench/bench_replay.sh): iotape replay against fio and btreplay
-BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_replay.sh"
+part replay && BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_replay.sh"
 
 # the modelled disk (bench/bench_model.sh): simulated I/Os per second
-BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_model.sh"
+part model && BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_model.sh"
 
 # the PostgreSQL store (bench/bench_pg.sh): import, push and report against SQLite
-BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE BENCH_REPS=$REPS bash "$(dirname "$0")/bench_pg.sh"
+part pg && BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE BENCH_REPS=$REPS bash "$(dirname "$0")/bench_pg.sh"
 
 # issue 16's table: every row beside its peer from this same run
 awk -F'\t' -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
