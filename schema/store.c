@@ -102,12 +102,12 @@ static int open_with(struct store **out, const char *path,
 		     enum store_open_mode m)
 {
 	const struct store_backend *be = backend_of(path);
-	size_t slen = 0;
 	int rc;
 
-	is_url(path, &slen);
 	if (!be) {
 		struct store *st = calloc(1, sizeof(*st));
+		size_t slen = 0;
+		is_url(path, &slen);   /* the scheme, for the message */
 		*out = st ? st : &oom_store;
 		if (!st)
 			return -ENOMEM;
