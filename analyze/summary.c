@@ -36,21 +36,31 @@ static void summary_of(struct store_summary *out, const struct report *r)
 	}
 }
 
+/* Loads run's view into rv; 0, or -1 with the store's message in err (rv
+ * closed then). */
+static int view_of(struct runview *rv, struct store *st, int64_t run,
+		   char *err, size_t errlen)
+{
+	char id[24];
+
+	snprintf(id, sizeof(id), "%lld", (long long)run);
+	if (!runview_load(rv, st, id))
+		return 0;
+	snprintf(err, errlen, "%s", store_errmsg(st));
+	runview_close(rv);
+	return -1;
+}
+
 int run_summarize(struct store *st, int64_t run, struct store_summary *out,
 		  char *err, size_t errlen)
 {
 	struct runview rv;
 	struct rundata rd;
 	struct report rep;
-	char id[24];
 	int rc;
 
-	snprintf(id, sizeof(id), "%lld", (long long)run);
-	if (runview_load(&rv, st, id)) {
-		snprintf(err, errlen, "%s", store_errmsg(st));
-		runview_close(&rv);
+	if (view_of(&rv, st, run, err, errlen))
 		return -1;
-	}
 	if ((rc = rundata_load(&rd, &rv))) {
 		snprintf(err, errlen, "%s", store_errmsg(st));
 		runview_close(&rv);
@@ -88,20 +98,13 @@ static int stream_close(void *acc, struct store *st, int64_t run,
 {
 	struct report *r = acc;
 	struct runview rv;
-	char id[24];
 	int rc = 0;
 
-	if (out) {
-		snprintf(id, sizeof(id), "%lld", (long long)run);
-		if (runview_load(&rv, st, id)) {
-			snprintf(err, errlen, "%s", store_errmsg(st));
-			rc = -1;
-		} else {
-			r->rv = &rv;
-			r->span_ns = runview_span_ns(&rv);
-			report_end(r);
-			summary_of(out, r);
-		}
+	if (out && !(rc = view_of(&rv, st, run, err, errlen))) {
+		r->rv = &rv;
+		r->span_ns = runview_span_ns(&rv);
+		report_end(r);
+		summary_of(out, r);
 		runview_close(&rv);
 	}
 	report_free(r);
