@@ -6,8 +6,11 @@
 # btreplay where it works; end to end (loading and storing too) against btrecord +
 # btreplay; then issue-time error with original timing, iotape's own figures and,
 # for iotape, fio and btreplay, the Q times traced on the target against the
-# original's (offset from the first I/O, matched in order). Appends issue 16's
-# replay rows to $BENCH_ROWS when set (bench.sh prints them).
+# original's (offset from the first I/O, matched in order): on that trace, which the
+# device only just sustained when it was captured, and on a mixed trace at fixed rates
+# (captured here once, cached in $BENCH_DIR/mixed.bin) that measures the schedulers
+# rather than the device. Appends issue 16's replay rows to $BENCH_ROWS when set
+# (bench.sh prints them).
 # Environment: IOTAPE, BENCH_DIR (/var/tmp/iotape-bench), BENCH_REPS (5, the median is
 # shown), BENCH_REPLAY_IOS (200000 reads when a trace must be captured here).
 
@@ -138,12 +141,12 @@ if command -v btrecord > /dev/null && command -v btreplay > /dev/null; then
 	fi
 fi
 
-# offsets ERRFILE RUN: |(Q_i - Q_0) - (orig_i - orig_0)| in us for the i-th Q of RUN
-# against the i-th of the source, in order, into ERRFILE
+# offsets ERRFILE RUN SRC: |(Q_i - Q_0) - (orig_i - orig_0)| in us for the i-th Q of
+# RUN against the i-th of the source run SRC, in order, into ERRFILE
 offsets() {
 	local q="SELECT q_ns - (SELECT min(q_ns) FROM requests WHERE run = %s AND q_ns IS NOT NULL)
 		FROM requests WHERE run = %s AND q_ns IS NOT NULL ORDER BY q_ns, id"
-	sqlite3 "$DB" "$(printf "$q" "$SRC" "$SRC")" > "$TEST_TMP/o.t"
+	sqlite3 "$DB" "$(printf "$q" "$3" "$3")" > "$TEST_TMP/o.t"
 	sqlite3 "$DB" "$(printf "$q" "$2" "$2")" > "$TEST_TMP/r.t"
 	paste -d ' ' "$TEST_TMP/o.t" "$TEST_TMP/r.t" |
 		awk 'NF == 2 { d = $2 - $1; printf "%.3f\n", (d < 0 ? -d : d) / 1000 }' | sort -g > "$1"
@@ -154,40 +157,99 @@ pcts() {
 		printf "%d %.1f %.1f %.1f\n", NR, v[int((NR - 1) * 0.50) + 1], v[int((NR - 1) * 0.99) + 1], v[NR] }' "$1"
 }
 
+# peers_timed TAG BTT BTRREC SRC [BTREPLAY-FLAGS...]: fio --read_iolog (at $DEPTH) and
+# btreplay (its btrecord bunches in BTRREC; none when empty) replay BTT at its original
+# timing, traced; their Q offsets against the source run SRC (an id) go to
+# $TEST_TMP/TAG.fio.off and TAG.btr.off (left empty when a tool failed, with its
+# reason on stderr)
+peers_timed() {
+	local tag=$1 btt=$2 rec=$3 src=$4; shift 4
+	: > "$TEST_TMP/$tag.fio.off"; : > "$TEST_TMP/$tag.btr.off"
+	tracefs_check "$L" || return 0
+	say "$tag timing: fio replay, traced..."
+	if tracefs_capture "$TEST_TMP/fio.bin" "$L" -- fio --name=replay --read_iolog="$btt" \
+		--replay_redirect="/dev/$L" --ioengine=io_uring --iodepth="$DEPTH" --direct=1 \
+		--output=/dev/null 2> "$TEST_TMP/fio.err" &&
+	   "$IOTAPE" import --db "$DB" --run "$tag.fio" --quiet "$TEST_TMP/fio.bin" 2>> "$TEST_TMP/fio.err"; then
+		offsets "$TEST_TMP/$tag.fio.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = '$tag.fio'")" "$src"
+	else
+		echo "bench_replay: fio replay ($tag, traced) failed: $(tail -n 2 "$TEST_TMP/fio.err" | tr '\n' ' ')" >&2
+	fi
+	rm -f "$TEST_TMP/fio.bin"
+	[ -n "$rec" ] || return 0
+	say "$tag timing: btreplay, traced..."
+	if TRACEFS_BUFFER_KB=65536 tracefs_capture "$TEST_TMP/btr.bin" "$L" -- timeout -k 5 120 \
+		btreplay "$@" -d "$rec" "$L" > /dev/null 2> "$TEST_TMP/btr.err" &&
+	   "$IOTAPE" import --db "$DB" --run "$tag.btr" --quiet "$TEST_TMP/btr.bin" 2>> "$TEST_TMP/btr.err"; then
+		offsets "$TEST_TMP/$tag.btr.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = '$tag.btr'")" "$src"
+	else
+		echo "bench_replay: btreplay ($tag, traced) failed: $(tail -n 2 "$TEST_TMP/btr.err" | tr '\n' ' ')" >&2
+	fi
+	rm -f "$TEST_TMP/btr.bin"
+}
+# pcts_of FILE: pcts of FILE, or empty when FILE is
+pcts_of() { [ -s "$1" ] && pcts "$1"; return 0; }
+
 say "original timing: iotape replay --trace..."
 "$IOTAPE" replay --db "$DB" trace --target "/dev/$L" --timing original --trace --run orig \
 	--json --quiet > "$TEST_TMP/orig.json" || die "iotape replay --timing original failed"
-offsets "$TEST_TMP/iotape.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'orig'")"
+offsets "$TEST_TMP/iotape.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'orig'")" "$SRC"
 "$IOTAPE" replay --db "$DB" trace --target "/dev/$L" --timing scale:0.5 --run half \
 	--json --quiet > "$TEST_TMP/half.json" || die "iotape replay --timing scale:0.5 failed"
-FIO_OFF= BTR_OFF=
-if tracefs_check "$L"; then
-	say "original timing: fio replay, traced..."
-	if tracefs_capture "$TEST_TMP/fio.bin" "$L" -- fio --name=replay --read_iolog="$BTTIN" \
-		--replay_redirect="/dev/$L" --ioengine=io_uring --iodepth="$DEPTH" --direct=1 \
-		--output=/dev/null 2> "$TEST_TMP/fio.err" &&
-	   "$IOTAPE" import --db "$DB" --run fio --quiet "$TEST_TMP/fio.bin"; then
-		offsets "$TEST_TMP/fio.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'fio'")"
-		FIO_OFF=$(pcts "$TEST_TMP/fio.off")
-	else
-		echo "bench_replay: fio replay (timed, traced) failed: $(tail -n 1 "$TEST_TMP/fio.err")" >&2
-	fi
+peers_timed sat "$BTTIN" "${BTRDIR:+$BTRDIR/rec}" "$SRC"
+FIO_OFF=$(pcts_of "$TEST_TMP/sat.fio.off") BTR_OFF=$(pcts_of "$TEST_TMP/sat.btr.off")
+
+# The saturated trace above measures the device: replayed at its original rate, the
+# loop device falls behind and I/Os wait for a slot of the original depth (held).
+# The scheduler is measured on a trace the device sustains: three fio processes at
+# fixed rates (4k random reads, 64k sequential writes, 16k random writes, about
+# 3,600 I/Os a second for 16 s), captured once into $BENCH_DIR, replayed by every
+# tool with its writes (the target is this bench's scratch loop device).
+MIX=$BENCH_DIR/mixed.bin MIXBTT=$BENCH_DIR/mixed.btt
+if { [ ! -s "$MIX" ] || [ ! -s "$MIXBTT" ]; } && tracefs_check "$L"; then
+	say "capturing the mixed trace (16 s) on $L..."
+	TRACEFS_BUFFER_KB=65536 tracefs_capture "$MIX.tmp" "$L" -- fio --output=/dev/null \
+		--filename="/dev/$L" --direct=1 --ioengine=io_uring --size=1G --runtime=16 \
+		--time_based --randrepeat=1 --norandommap \
+		--name=rr --rw=randread --bs=4k --iodepth=4 --rate_iops=3000 \
+		--name=sw --rw=write --bs=64k --iodepth=2 --rate_iops=300 --offset=512m \
+		--name=rw --rw=randwrite --bs=16k --iodepth=1 --rate_iops=300 \
+		2> "$TEST_TMP/mix.err" && ! grep -q '^warning:' "$TEST_TMP/mix.err" &&
+	blkparse -q -i - -d "$MIXBTT.tmp" -O < "$MIX.tmp" &&
+	mv "$MIXBTT.tmp" "$MIXBTT" && mv "$MIX.tmp" "$MIX" ||
+		echo "bench_replay: mixed capture failed: $(tail -n 2 "$TEST_TMP/mix.err" | tr '\n' ' ')" >&2
+	rm -f "$MIX.tmp" "$MIXBTT.tmp"
+fi
+MIX_ROW=
+if [ -s "$MIX" ] && [ -s "$MIXBTT" ]; then
+	"$IOTAPE" import --db "$DB" --run mixed --quiet "$MIX" || die "import of $MIX failed"
+	MSRC=$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'mixed'")
+	say "mixed trace: iotape replay, untraced and traced..."
+	"$IOTAPE" replay --db "$DB" mixed --target "/dev/$L" --allow-write --timing original \
+		--run mixed.iotape --json --quiet > "$TEST_TMP/mix.json" ||
+		die "iotape replay of the mixed trace failed"
+	"$IOTAPE" replay --db "$DB" mixed --target "/dev/$L" --allow-write --timing original \
+		--trace --run mixed.traced --json --quiet > "$TEST_TMP/mixt.json" ||
+		die "iotape replay --trace of the mixed trace failed"
+	offsets "$TEST_TMP/mix.iotape.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'mixed.traced'")" "$MSRC"
+	MREC=
 	if [ -n "$BTRDIR" ]; then
-		say "original timing: btreplay, traced..."
-		if tracefs_capture "$TEST_TMP/btr.bin" "$L" -- timeout -k 5 120 btreplay \
-			-d "$BTRDIR/rec" "$L" > /dev/null 2> "$TEST_TMP/btr.err" &&
-		   "$IOTAPE" import --db "$DB" --run btr --quiet "$TEST_TMP/btr.bin"; then
-			offsets "$TEST_TMP/btr.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'btr'")"
-			BTR_OFF=$(pcts "$TEST_TMP/btr.off")
-		else
-			echo "bench_replay: btreplay (timed, traced) failed" >&2
-		fi
+		mkdir -p "$BTRDIR/mix/rec"
+		ln -sf "$MIXBTT" "$BTRDIR/mix/$L.blktrace.0"
+		$PIN btrecord -d "$BTRDIR/mix" -D "$BTRDIR/mix/rec" "$L" > /dev/null 2>&1 &&
+			MREC=$BTRDIR/mix/rec
 	fi
+	DEPTH=$(jq -r '.[0].depth' "$TEST_TMP/mix.json") peers_timed mix "$MIXBTT" "$MREC" "$MSRC" -W
+	MIX_ROW=$(jq -r '.[0] | [.issue_error_us.p50, .issue_error_us.p99, .issue_error_us.max,
+		.issue_error_us.late_1ms, .issue_error_us.held, .own_error_us.p99, .span_s.original] | @tsv' \
+		"$TEST_TMP/mix.json")
+	MIXT_ROW=$(jq -r '.[0] | [.issue_error_us.p99, .issue_error_us.held, .own_error_us.p99] | @tsv' \
+		"$TEST_TMP/mixt.json")
 fi
 
 jq -r '.[0] | [.issue_error_us.p50, .issue_error_us.p99, .issue_error_us.max,
 	.issue_error_us.late_1ms, .own_error_us.p99, .span_s.replay, .span_s.original,
-	(.steal_pct // 0)] | @tsv' "$TEST_TMP/orig.json" > "$TEST_TMP/orig.tsv"
+	(.steal_pct // 0), .issue_error_us.held] | @tsv' "$TEST_TMP/orig.json" > "$TEST_TMP/orig.tsv"
 jq -r '.[0] | [.issue_error_us.p50, .issue_error_us.p99, .issue_error_us.max,
 	.issue_error_us.late_1ms, .own_error_us.p99, .span_s.replay, .span_s.original,
 	(.steal_pct // 0)] | @tsv' "$TEST_TMP/half.json" > "$TEST_TMP/half.tsv"
@@ -202,7 +264,13 @@ awk -v nios="$NIOS" -v depth="$DEPTH" -v reps="$REPS" -v kernel="$(uname -r)" \
 	-v btr_off="$BTR_OFF" -v iw="$(median "$TEST_TMP/iotape.wall")" \
 	-v isp="$(median "$TEST_TMP/iotape.span")" -v irss="$(median "$TEST_TMP/iotape.rss")" \
 	-v fw2="$(median "$TEST_TMP/fio_replay.wall")" -v brec="$BTR_REC_S" -v bs="$BTR_S" \
-	-v orig="$(cat "$TEST_TMP/orig.tsv")" -v half="$(cat "$TEST_TMP/half.tsv")" '
+	-v orig="$(cat "$TEST_TMP/orig.tsv")" -v half="$(cat "$TEST_TMP/half.tsv")" \
+	-v mix="$MIX_ROW" -v mixt="${MIXT_ROW:-}" -v mio="$(pcts_of "$TEST_TMP/mix.iotape.off")" \
+	-v mfio="$(pcts_of "$TEST_TMP/mix.fio.off")" -v mbtr="$(pcts_of "$TEST_TMP/mix.btr.off")" '
+function offrow(label, p) {
+	if (p == "") { printf "    %-20s -\n", label; return }
+	split(p, x, " ")
+	printf "    %-20s %d %s %s %s\n", label, x[1], x[2], x[3], x[4] }
 function row(task, iops, r) {
 	printf "%-42s %9.0f %11s %7.2f\n", task, iops, r, (fl > 0 ? iops / fl : 0) }
 BEGIN {
@@ -225,16 +293,22 @@ BEGIN {
 	printf "    own lag (vs free to go) p99 %.1f us; span %.3f s (original %.3f s); steal %.0f%%\n", o[5], o[6], o[7], o[8]
 	printf "  iotape scale:0.5, vs schedule:   p50 %.1f p99 %.1f max %.1f, %d over 1 ms\n", h[1], h[2], h[3], h[4]
 	printf "    own lag p99 %.1f us; span %.3f s (original %.3f s x 2); steal %.0f%%\n", h[5], h[6], h[7], h[8]
-	split(io_off, a, " ")
-	printf "  traced Q offset from the first vs the original (n p50 p99 max):\n"
-	printf "    iotape original:    %d %s %s %s\n", a[1], a[2], a[3], a[4]
-	if (fio_off != "") {
-		split(fio_off, b, " ")
-		printf "    fio read_iolog:     %d %s %s %s\n", b[1], b[2], b[3], b[4]
-	}
-	if (btr_off != "") {
-		split(btr_off, b, " ")
-		printf "    btreplay:           %d %s %s %s\n", b[1], b[2], b[3], b[4]
+	printf "    %d I/Os held past their time for a slot of the original depth (the\n", o[9]
+	printf "    device fell behind the original rate)\n"
+	printf "  traced Q offset from the first vs the original, us (n p50 p99 max):\n"
+	offrow("iotape original:", io_off)
+	offrow("fio read_iolog:", fio_off)
+	offrow("btreplay:", btr_off)
+	if (mix != "") {
+		split(mix, m, "\t"); split(mixt, t, "\t")
+		printf "\nthe mixed trace (%.1f s: 4k random reads, 64k sequential and 16k random\n", m[7]
+		printf "writes at fixed rates), original timing, issue error in us:\n"
+		printf "  iotape, vs schedule:  p50 %.1f p99 %.1f max %.1f, %d over 1 ms, %d held\n", m[1], m[2], m[3], m[4], m[5]
+		printf "    own lag p99 %.1f us; traced: p99 %.1f, %d held, own lag p99 %.1f\n", m[6], t[1], t[2], t[3]
+		printf "  traced Q offset from the first vs the original, us (n p50 p99 max):\n"
+		offrow("iotape --trace:", mio)
+		offrow("fio read_iolog:", mfio)
+		offrow("btreplay -W:", mbtr)
 	}
 	printf "\nend to end, as fast as possible (median of %d; wall s, loading and storing too):\n", reps
 	printf "  iotape replay: %.2f s (I/O %.2f s), peak RSS %.0f MiB\n", iw, isp, irss / 1024
@@ -250,7 +324,20 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 		-v isp="$(median "$TEST_TMP/iotape.span")" -v irss="$(median "$TEST_TMP/iotape.rss")" \
 		-v fw2="$(median "$TEST_TMP/fio_replay.wall")" -v brec="$BTR_REC_S" -v bs="$BTR_S" \
 		-v span="$(cut -f7 "$TEST_TMP/orig.tsv")" -v io_off="$(pcts "$TEST_TMP/iotape.off")" \
-		-v btr_off="$BTR_OFF" -v fio_off="$FIO_OFF" '
+		-v btr_off="$BTR_OFF" -v fio_off="$FIO_OFF" -v held="$(cut -f9 "$TEST_TMP/orig.tsv")" \
+		-v mix="$MIX_ROW" -v mio="$(pcts_of "$TEST_TMP/mix.iotape.off")" \
+		-v mfio="$(pcts_of "$TEST_TMP/mix.fio.off")" -v mbtr="$(pcts_of "$TEST_TMP/mix.btr.off")" '
+	# timed_row WORK IOTAPE BTREPLAY FIO NOTE: offsets "n p50 p99 max" of each ("" when
+	# the tool did not run)
+	function timed_row(work, io, bt, fi, note,   a, b, c, peer, ratio) {
+		split(io, a, " ")
+		peer = ""
+		if (bt != "") { split(bt, b, " "); peer = sprintf("btreplay offset p99 %s us", b[3]) }
+		if (fi != "") { split(fi, c, " "); peer = peer (peer == "" ? "" : "; ") sprintf("fio p99 %s us", c[3]) }
+		ratio = (bt != "" && b[3] > 0) ? sprintf("p99 %.2fx btreplay", a[3] / b[3]) : "-"
+		print work, (peer == "" ? "-" : peer), sprintf("offset p50 %s p99 %s max %s us; %s",
+			a[2], a[3], a[4], note), ratio, "offset p99 <= 50 us"
+	}
 	BEGIN {
 		if (bs != "") {
 			peer = sprintf("btreplay %.2f s (+ btrecord %.2f s), fio %.2f s", bs, brec, fw2)
@@ -262,15 +349,12 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 		print sprintf("replay AFAP, %dk I/Os", nios / 1000), peer,
 			sprintf("I/O %.2f s, %.2f s end to end, %.0f MiB", isp, iw, irss / 1024), ratio,
 			"end to end <= btrecord + btreplay; RSS bounded"
-		split(io_off, a, " ")
-		peer = "-"
-		if (btr_off != "") { split(btr_off, b, " "); peer = sprintf("btreplay offset p99 %s us", b[3]) }
-		if (fio_off != "") { split(fio_off, c, " "); peer = peer (peer == "-" ? "" : "; ") sprintf("fio p99 %s us", c[3]) }
-		ratio = "-"
-		if (btr_off != "" && b[3] > 0)
-			ratio = sprintf("p99 %.2fx btreplay", a[3] / b[3])
-		print sprintf("replay timed, %.0f s trace", span), peer,
-			sprintf("offset p50 %s p99 %s max %s us", a[2], a[3], a[4]), ratio,
-			"offset p99 <= 50 us"
+		timed_row(sprintf("replay timed, %.0f s saturated", span), io_off, btr_off, fio_off,
+			sprintf("device-bound: %d held", held))
+		if (mix != "") {
+			split(mix, m, "\t")
+			timed_row(sprintf("replay timed, %.0f s mixed", m[7]), mio, mbtr, mfio,
+				sprintf("untraced vs schedule p99 %.1f", m[2]))
+		}
 	}' >> "$BENCH_ROWS"
 fi
