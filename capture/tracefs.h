@@ -1,7 +1,9 @@
 /* The tracefs `blk` tracer back end: block events of chosen disks in the
  * blktrace binary format (options/bin set, options/context-info cleared),
- * read from trace_pipe by a thread into a file. Every tracefs setting is
- * changed through the lab (capture/lab.h), so it is restored afterwards.
+ * read from each CPU's trace_pipe_raw by a thread (trace_pipe where those
+ * cannot be read), merged in time order, into a file or a sink. Every
+ * tracefs setting is changed through the lab (capture/lab.h), so it is
+ * restored afterwards.
  * Source: Documentation/trace/ftrace.rst, kernel/trace/blktrace.c. */
 #ifndef IOTAPE_TRACEFS_H
 #define IOTAPE_TRACEFS_H
@@ -10,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capture/blktrace_format.h"
 #include "capture/lab.h"
 #include "capture/tracefs_raw.h"
 
@@ -38,6 +41,8 @@ struct tracefs {
 	int nraw;
 	size_t page_size;
 	struct rawstats raw;        /* what the pages held (reader thread) */
+	struct bt_stream file_bs;   /* into a file: the stream's byte order */
+	int file_have_bs;
 	/* pid → comm of each process seen in the stream, read from
 	 * /proc/PID/comm when the pid first appears (tracefs records carry
 	 * no process names) */
@@ -51,6 +56,8 @@ struct tracefs {
  * "vda"; ndev of them) under root (tracefs, mounted there if absent) into
  * the file out_path, with buffer_kb of ring buffer per CPU and the mono
  * trace clock (so event times are CLOCK_MONOTONIC ns, the samplers' clock).
+ * The file is one blktrace stream in time order (the raw reader below);
+ * each pid's name is read from /proc/PID/comm when it first appears.
  * Refuses when the tracer is in use (current_tracer not nop). Returns 0, or
  * -1 with a message in err (settings already changed stay recorded in lab
  * for lab_end to restore). */
