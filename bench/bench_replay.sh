@@ -142,14 +142,19 @@ if command -v btrecord > /dev/null && command -v btreplay > /dev/null; then
 fi
 
 # offsets ERRFILE RUN SRC: |(Q_i - Q_0) - (orig_i - orig_0)| in us for the i-th Q of
-# RUN against the i-th of the source run SRC, in order, into ERRFILE
+# RUN against the i-th of the source run SRC, in order, into ERRFILE; and into
+# ERRFILE.med the same offsets about their median instead of the first I/O's (a first
+# I/O that took the cold path late or early shifts every offset from it alike)
 offsets() {
 	local q="SELECT q_ns - (SELECT min(q_ns) FROM requests WHERE run = %s AND q_ns IS NOT NULL)
 		FROM requests WHERE run = %s AND q_ns IS NOT NULL ORDER BY q_ns, id"
 	sqlite3 "$DB" "$(printf "$q" "$3" "$3")" > "$TEST_TMP/o.t"
 	sqlite3 "$DB" "$(printf "$q" "$2" "$2")" > "$TEST_TMP/r.t"
 	paste -d ' ' "$TEST_TMP/o.t" "$TEST_TMP/r.t" |
-		awk 'NF == 2 { d = $2 - $1; printf "%.3f\n", (d < 0 ? -d : d) / 1000 }' | sort -g > "$1"
+		awk 'NF == 2 { printf "%.3f\n", ($2 - $1) / 1000 }' | sort -g > "$TEST_TMP/d.t"
+	awk '{ printf "%.3f\n", ($1 < 0 ? -$1 : $1) }' "$TEST_TMP/d.t" | sort -g > "$1"
+	awk -v m="$(median "$TEST_TMP/d.t")" '{ d = $1 - m; printf "%.3f\n", (d < 0 ? -d : d) }' \
+		"$TEST_TMP/d.t" | sort -g > "$1.med"
 }
 # pcts FILE: "n p50 p99 max" of the sorted numbers in FILE
 pcts() {
@@ -166,26 +171,24 @@ peers_timed() {
 	local tag=$1 btt=$2 rec=$3 src=$4; shift 4
 	: > "$TEST_TMP/$tag.fio.off"; : > "$TEST_TMP/$tag.btr.off"
 	tracefs_check "$L" || return 0
+	# traced as iotape replay --trace traces itself: by iotape capture's reader
 	say "$tag timing: fio replay, traced..."
-	if tracefs_capture "$TEST_TMP/fio.bin" "$L" -- fio --name=replay --read_iolog="$btt" \
+	if "$IOTAPE" capture --db "$DB" --run "$tag.fio" -d "/dev/$L" --quiet \
+		--buffer-kb 65536 -- fio --name=replay --read_iolog="$btt" \
 		--replay_redirect="/dev/$L" --ioengine=io_uring --iodepth="$DEPTH" --direct=1 \
-		--output=/dev/null 2> "$TEST_TMP/fio.err" &&
-	   "$IOTAPE" import --db "$DB" --run "$tag.fio" --quiet "$TEST_TMP/fio.bin" 2>> "$TEST_TMP/fio.err"; then
+		--output=/dev/null > /dev/null 2> "$TEST_TMP/fio.err"; then
 		offsets "$TEST_TMP/$tag.fio.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = '$tag.fio'")" "$src"
 	else
 		echo "bench_replay: fio replay ($tag, traced) failed: $(tail -n 2 "$TEST_TMP/fio.err" | tr '\n' ' ')" >&2
 	fi
-	rm -f "$TEST_TMP/fio.bin"
 	[ -n "$rec" ] || return 0
 	say "$tag timing: btreplay, traced..."
-	if TRACEFS_BUFFER_KB=65536 tracefs_capture "$TEST_TMP/btr.bin" "$L" -- timeout -k 5 120 \
-		btreplay "$@" -d "$rec" "$L" > /dev/null 2> "$TEST_TMP/btr.err" &&
-	   "$IOTAPE" import --db "$DB" --run "$tag.btr" --quiet "$TEST_TMP/btr.bin" 2>> "$TEST_TMP/btr.err"; then
+	if "$IOTAPE" capture --db "$DB" --run "$tag.btr" -d "/dev/$L" --quiet --buffer-kb 65536 \
+		-- timeout -k 5 120 btreplay "$@" -d "$rec" "$L" > /dev/null 2> "$TEST_TMP/btr.err"; then
 		offsets "$TEST_TMP/$tag.btr.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = '$tag.btr'")" "$src"
 	else
 		echo "bench_replay: btreplay ($tag, traced) failed: $(tail -n 2 "$TEST_TMP/btr.err" | tr '\n' ' ')" >&2
 	fi
-	rm -f "$TEST_TMP/btr.bin"
 }
 # pcts_of FILE: pcts of FILE, or empty when FILE is
 pcts_of() { [ -s "$1" ] && pcts "$1"; return 0; }
@@ -266,7 +269,9 @@ awk -v nios="$NIOS" -v depth="$DEPTH" -v reps="$REPS" -v kernel="$(uname -r)" \
 	-v fw2="$(median "$TEST_TMP/fio_replay.wall")" -v brec="$BTR_REC_S" -v bs="$BTR_S" \
 	-v orig="$(cat "$TEST_TMP/orig.tsv")" -v half="$(cat "$TEST_TMP/half.tsv")" \
 	-v mix="$MIX_ROW" -v mixt="${MIXT_ROW:-}" -v mio="$(pcts_of "$TEST_TMP/mix.iotape.off")" \
-	-v mfio="$(pcts_of "$TEST_TMP/mix.fio.off")" -v mbtr="$(pcts_of "$TEST_TMP/mix.btr.off")" '
+	-v mfio="$(pcts_of "$TEST_TMP/mix.fio.off")" -v mbtr="$(pcts_of "$TEST_TMP/mix.btr.off")" \
+	-v miom="$(pcts_of "$TEST_TMP/mix.iotape.off.med")" -v mfiom="$(pcts_of "$TEST_TMP/mix.fio.off.med")" \
+	-v mbtrm="$(pcts_of "$TEST_TMP/mix.btr.off.med")" '
 function offrow(label, p) {
 	if (p == "") { printf "    %-20s -\n", label; return }
 	split(p, x, " ")
@@ -309,6 +314,10 @@ BEGIN {
 		offrow("iotape --trace:", mio)
 		offrow("fio read_iolog:", mfio)
 		offrow("btreplay -W:", mbtr)
+		printf "  the same about each tool\047s median offset, us (n p50 p99 max):\n"
+		offrow("iotape --trace:", miom)
+		offrow("fio read_iolog:", mfiom)
+		offrow("btreplay -W:", mbtrm)
 	}
 	printf "\nend to end, as fast as possible (median of %d; wall s, loading and storing too):\n", reps
 	printf "  iotape replay: %.2f s (I/O %.2f s), peak RSS %.0f MiB\n", iw, isp, irss / 1024
@@ -326,7 +335,8 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 		-v span="$(cut -f7 "$TEST_TMP/orig.tsv")" -v io_off="$(pcts "$TEST_TMP/iotape.off")" \
 		-v btr_off="$BTR_OFF" -v fio_off="$FIO_OFF" -v held="$(cut -f9 "$TEST_TMP/orig.tsv")" \
 		-v mix="$MIX_ROW" -v mio="$(pcts_of "$TEST_TMP/mix.iotape.off")" \
-		-v mfio="$(pcts_of "$TEST_TMP/mix.fio.off")" -v mbtr="$(pcts_of "$TEST_TMP/mix.btr.off")" '
+		-v mfio="$(pcts_of "$TEST_TMP/mix.fio.off")" -v mbtr="$(pcts_of "$TEST_TMP/mix.btr.off")" \
+		-v miom="$(pcts_of "$TEST_TMP/mix.iotape.off.med")" -v mbtrm="$(pcts_of "$TEST_TMP/mix.btr.off.med")" '
 	# timed_row WORK IOTAPE BTREPLAY FIO NOTE: offsets "n p50 p99 max" of each ("" when
 	# the tool did not run)
 	function timed_row(work, io, bt, fi, note,   a, b, c, peer, ratio) {
@@ -353,8 +363,10 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 			sprintf("device-bound: %d held", held))
 		if (mix != "") {
 			split(mix, m, "\t")
+			split(miom, a, " "); split(mbtrm, b, " ")
 			timed_row(sprintf("replay timed, %.0f s mixed", m[7]), mio, mbtr, mfio,
-				sprintf("untraced vs schedule p99 %.1f", m[2]))
+				sprintf("about the median p99 %s (btreplay %s); untraced vs schedule p99 %.1f",
+				a[3], (mbtrm == "" ? "-" : b[3]), m[2]))
 		}
 	}' >> "$BENCH_ROWS"
 fi
