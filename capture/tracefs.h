@@ -18,9 +18,9 @@
 
 #define TRACEFS_MAX_DEVS 16
 
-/* Receives whole records read from trace_pipe (len bytes at buf, a run of
- * complete records; bytes that are not blktrace records as they came), in
- * the reader thread. Returns 0, or -errno to stop the reader. */
+/* Receives whole records read from the trace (len bytes at buf, a run of
+ * complete records in time order), in the reader thread. Returns 0, or
+ * -errno to stop the reader. */
 typedef int (*tracefs_sink_fn)(void *ctx, const uint8_t *buf, size_t len);
 
 struct tracefs {
