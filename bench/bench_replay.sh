@@ -155,6 +155,11 @@ offsets() {
 	awk '{ printf "%.3f\n", ($1 < 0 ? -$1 : $1) }' "$TEST_TMP/d.t" | sort -g > "$1"
 	awk -v m="$(median "$TEST_TMP/d.t")" '{ d = $1 - m; printf "%.3f\n", (d < 0 ? -d : d) }' \
 		"$TEST_TMP/d.t" | sort -g > "$1.med"
+	# and into ERRFILE.gap the inter-arrival error: each gap between one Q and the
+	# next against the original's, |(Q_i - Q_i-1) - (orig_i - orig_i-1)|
+	paste -d ' ' "$TEST_TMP/o.t" "$TEST_TMP/r.t" | awk 'NF == 2 {
+		if (NR > 1) { d = ($2 - p2) - ($1 - p1); printf "%.3f\n", (d < 0 ? -d : d) / 1000 }
+		p1 = $1; p2 = $2 }' | sort -g > "$1.gap"
 }
 # pcts FILE: "n p50 p99 max" of the sorted numbers in FILE
 pcts() {
@@ -271,7 +276,8 @@ awk -v nios="$NIOS" -v depth="$DEPTH" -v reps="$REPS" -v kernel="$(uname -r)" \
 	-v mix="$MIX_ROW" -v mixt="${MIXT_ROW:-}" -v mio="$(pcts_of "$TEST_TMP/mix.iotape.off")" \
 	-v mfio="$(pcts_of "$TEST_TMP/mix.fio.off")" -v mbtr="$(pcts_of "$TEST_TMP/mix.btr.off")" \
 	-v miom="$(pcts_of "$TEST_TMP/mix.iotape.off.med")" -v mfiom="$(pcts_of "$TEST_TMP/mix.fio.off.med")" \
-	-v mbtrm="$(pcts_of "$TEST_TMP/mix.btr.off.med")" '
+	-v mbtrm="$(pcts_of "$TEST_TMP/mix.btr.off.med")" -v miog="$(pcts_of "$TEST_TMP/mix.iotape.off.gap")" \
+	-v mfiog="$(pcts_of "$TEST_TMP/mix.fio.off.gap")" -v mbtrg="$(pcts_of "$TEST_TMP/mix.btr.off.gap")" '
 function offrow(label, p) {
 	if (p == "") { printf "    %-20s -\n", label; return }
 	split(p, x, " ")
@@ -318,6 +324,10 @@ BEGIN {
 		offrow("iotape --trace:", miom)
 		offrow("fio read_iolog:", mfiom)
 		offrow("btreplay -W:", mbtrm)
+		printf "  inter-arrival error (each gap to the next Q against the original\047s), us:\n"
+		offrow("iotape --trace:", miog)
+		offrow("fio read_iolog:", mfiog)
+		offrow("btreplay -W:", mbtrg)
 	}
 	printf "\nend to end, as fast as possible (median of %d; wall s, loading and storing too):\n", reps
 	printf "  iotape replay: %.2f s (I/O %.2f s), peak RSS %.0f MiB\n", iw, isp, irss / 1024
@@ -336,7 +346,8 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 		-v btr_off="$BTR_OFF" -v fio_off="$FIO_OFF" -v held="$(cut -f9 "$TEST_TMP/orig.tsv")" \
 		-v mix="$MIX_ROW" -v mio="$(pcts_of "$TEST_TMP/mix.iotape.off")" \
 		-v mfio="$(pcts_of "$TEST_TMP/mix.fio.off")" -v mbtr="$(pcts_of "$TEST_TMP/mix.btr.off")" \
-		-v miom="$(pcts_of "$TEST_TMP/mix.iotape.off.med")" -v mbtrm="$(pcts_of "$TEST_TMP/mix.btr.off.med")" '
+		-v miom="$(pcts_of "$TEST_TMP/mix.iotape.off.med")" -v mbtrm="$(pcts_of "$TEST_TMP/mix.btr.off.med")" \
+		-v miog="$(pcts_of "$TEST_TMP/mix.iotape.off.gap")" '
 	# timed_row WORK IOTAPE BTREPLAY FIO NOTE: offsets "n p50 p99 max" of each ("" when
 	# the tool did not run)
 	function timed_row(work, io, bt, fi, note,   a, b, c, peer, ratio) {
@@ -363,10 +374,10 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 			sprintf("device-bound: %d held", held))
 		if (mix != "") {
 			split(mix, m, "\t")
-			split(miom, a, " "); split(mbtrm, b, " ")
+			split(miom, a, " "); split(mbtrm, b, " "); split(miog, g, " ")
 			timed_row(sprintf("replay timed, %.0f s mixed", m[7]), mio, mbtr, mfio,
-				sprintf("about the median p99 %s (btreplay %s); untraced vs schedule p99 %.1f",
-				a[3], (mbtrm == "" ? "-" : b[3]), m[2]))
+				sprintf("about the median p99 %s (btreplay %s); inter-arrival p99 %s; untraced vs schedule p99 %.1f",
+				a[3], (mbtrm == "" ? "-" : b[3]), g[3], m[2]))
 		}
 	}' >> "$BENCH_ROWS"
 fi
