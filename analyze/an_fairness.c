@@ -49,17 +49,18 @@ struct fair_state {
  * the bio never completed); keyed by time, at one time by bio, its Q
  * before its C (radix_sort_idx() orders equal keys by value) */
 struct pev_ctx {
-	const struct an_io *io;
+	const struct rundata *rd;
 	int64_t end;
 };
 
 static int64_t pev_time(uint32_t ev, const struct pev_ctx *c)
 {
-	const struct an_io *x = &c->io[ev >> 1];
+	int64_t t;
 
 	if (!(ev & 1))
-		return x->q;
-	return x->c != AN_NONE ? x->c : c->end;
+		return rundata_q(c->rd, ev >> 1);
+	t = rundata_c(c->rd, ev >> 1);
+	return t != AN_NONE ? t : c->end;
 }
 
 static uint64_t key_pev(uint32_t ev, const void *ctx)
@@ -75,10 +76,11 @@ static void starvation(const struct rundata *rd, uint32_t pid, uint32_t dev,
 	size_t n = 0;
 	int out = 0;
 	int64_t open_at = 0, end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns;
-	struct pev_ctx ctx = { rd->io, end };
+	struct pev_ctx ctx = { rd, end };
 
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		if (x->pid != pid || x->dev != dev || x->q == AN_NONE || !x->bytes)
 			continue;
 		ev[n++] = (uint32_t)i << 1;
@@ -109,7 +111,8 @@ static double done_mb(const struct rundata *rd, uint32_t pid, uint32_t dev,
 	double b = 0;
 
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		if (x->pid == pid && x->dev == dev && x->q != AN_NONE &&
 		    x->c != AN_NONE && x->c >= lo && x->c < hi)
 			b += x->bytes;

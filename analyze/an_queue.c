@@ -56,10 +56,11 @@ enum { QEV_Q, QEV_D, QEV_C };  /* a bio's events in their order */
  * the values */
 static uint64_t key_qev(uint32_t ev, const void *ctx)
 {
-	const struct an_io *x = &((const struct an_io *)ctx)[ev >> 2];
+	const struct rundata *rd = ctx;
 	int k = ev & 3;
 
-	return rsort_tkey(k == QEV_Q ? x->q : k == QEV_D ? x->d : x->c);
+	return rsort_tkey(k == QEV_Q ? rundata_q(rd, ev >> 2) : k == QEV_D ?
+			  rundata_d(rd, ev >> 2) : rundata_c(rd, ev >> 2));
 }
 
 static int size_class(uint32_t bytes)
@@ -115,7 +116,8 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 	struct q_dev *qd;
 
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		if (x->dev != dev || x->q == AN_NONE || x->d == AN_NONE ||
 		    x->c == AN_NONE || x->d < x->q || x->c < x->d || !x->bytes)
 			continue;
@@ -123,12 +125,11 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 		ev[ne++] = (uint32_t)i << 2 | QEV_D;
 		ev[ne++] = (uint32_t)i << 2 | QEV_C;
 	}
-	radix_sort_idx(ev, ne, key_qev, rd->io);
+	radix_sort_idx(ev, ne, key_qev, rd);
 	for (size_t k = 0; k < ne; k++) {
 		size_t io = ev[k] >> 2;
 		int kind = (int)(ev[k] & 3);
-		const struct an_io *x = &rd->io[io];
-		int *own = pc_of(pc, &npc, x->pid);
+		int *own = pc_of(pc, &npc, rundata_pid(rd, io));
 		if (kind == QEV_Q) {
 			if (total - *own > 0)
 				shared[io] |= 1;
@@ -143,7 +144,8 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 		}
 	}
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		int w = !!(x->flags & AN_WRITE), sc = size_class(x->bytes);
 		if (x->dev != dev || x->q == AN_NONE || x->d == AN_NONE ||
 		    x->c == AN_NONE || x->d < x->q || x->c < x->d || !x->bytes)
@@ -160,7 +162,8 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 	memset(qd, 0, sizeof(*qd));
 	qd->dev = dev;
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		int w = !!(x->flags & AN_WRITE), sc = size_class(x->bytes);
 		struct q_proc *p;
 		double bd, bq;
@@ -230,7 +233,8 @@ static void *queue_build(const struct an_run *r)
 	 * contention, both scaled to its waited time (its own I/Os overlap
 	 * when it keeps several queued) */
 	for (size_t i = 0; i < r->rd.n; i++) {
-		const struct an_io *x = &r->rd.io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(&r->rd, i, &xb);
 		const struct q_dev *qd = NULL;
 		double med;
 		if (x->q == AN_NONE || x->g == AN_NONE || x->g < x->q)
@@ -249,7 +253,8 @@ static void *queue_build(const struct an_run *r)
 	}
 	/* each process's moments over its bios (those one_dev counted) */
 	for (size_t i = 0; i < r->rd.n; i++) {
-		const struct an_io *x = &r->rd.io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(&r->rd, i, &xb);
 		struct q_proc *p;
 		if (x->q == AN_NONE || x->d == AN_NONE || x->c == AN_NONE ||
 		    x->d < x->q || x->c < x->d || !x->bytes)

@@ -65,13 +65,15 @@ static int band_of(uint64_t dist)
 									    : 3;
 }
 
-static uint64_t key_d(const void *p)
+static uint64_t key_d(uint32_t i, const void *ctx)
 {
-	return rsort_tkey((*(const struct an_io *const *)p)->d);
+	return rsort_tkey(rundata_d(ctx, i));
 }
 
-/* Pattern numbers of one device's dispatches h[0..n) in D order. */
-static void pattern(struct seek_dev *s, struct an_io **h, size_t n)
+/* Pattern numbers of one device's dispatches, rows h[0..n) of rd in D
+ * order. */
+static void pattern(struct seek_dev *s, const struct rundata *rd,
+		    const uint32_t *h, size_t n)
 {
 	struct hist dist = { 0 };
 	double sw_sum = 0, same_sum = 0;
@@ -81,19 +83,21 @@ static void pattern(struct seek_dev *s, struct an_io **h, size_t n)
 	int np = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t ad = (uint64_t)llabs(h[i]->seek);
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, h[i], &xb);
+		uint64_t ad = (uint64_t)llabs(x->seek);
 		int k;
 		hist_add(&dist, ad);
 		s->long_seeks += ad > NEAR_SECTORS;
-		for (k = 0; k < np && pids[k] != h[i]->pid; k++)
+		for (k = 0; k < np && pids[k] != x->pid; k++)
 			;
 		if (k == np && np < 64)
-			pids[np++] = h[i]->pid;
+			pids[np++] = x->pid;
 		if (k < 64)
 			pc[k]++;
 		if (!i)
 			continue;
-		if (h[i]->pid != h[i - 1]->pid) {
+		if (x->pid != rundata_pid(rd, h[i - 1])) {
 			sw++;
 			sw_sum += (double)ad;
 		} else {
@@ -116,7 +120,8 @@ static void pattern(struct seek_dev *s, struct an_io **h, size_t n)
 
 /* The cost: per (direction, size) class, far dispatches' median D2C above
  * near ones', times their number. */
-static void fit(struct seek_dev *s, struct an_io **h, size_t n)
+static void fit(struct seek_dev *s, const struct rundata *rd,
+		const uint32_t *h, size_t n)
 {
 	struct hist (*bh)[SIZE_CLASSES][NBANDS] = xcalloc(2, sizeof(*bh));
 	struct hist (*far)[SIZE_CLASSES] = xcalloc(2, sizeof(*far));
@@ -131,13 +136,14 @@ static void fit(struct seek_dev *s, struct an_io **h, size_t n)
 	 * the seek, would grow with the distance of a switch. Every far
 	 * dispatch is counted for the cost. */
 	for (size_t i = 0; i < n; i++) {
-		const struct an_io *x = h[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, h[i], &xb);
 		int w = !!(x->flags & AN_WRITE), sc = size_class(x->dbytes);
 		uint64_t ad = (uint64_t)llabs(x->seek);
 		int alone;
 		if (x->c == AN_NONE || x->c < x->d)
 			continue;
-		alone = maxc <= x->d && (i + 1 == n || h[i + 1]->d >= x->c);
+		alone = maxc <= x->d && (i + 1 == n || rundata_d(rd, h[i + 1]) >= x->c);
 		maxc = x->c > maxc ? x->c : maxc;
 		if (ad > NEAR_SECTORS)
 			nfar[w][sc]++;
@@ -191,8 +197,8 @@ static void fit(struct seek_dev *s, struct an_io **h, size_t n)
  * what of it was not positioning: each one's command overhead and media
  * transfer at its zone's rate (what it costs streaming, the head already
  * there). Sectors past the modelled disk's end wrap. */
-static void model_dev(struct seek_dev *s, struct an_io **h, size_t n,
-		      const struct disk_profile *p)
+static void model_dev(struct seek_dev *s, const struct rundata *rd,
+		      const uint32_t *h, size_t n, const struct disk_profile *p)
 {
 	struct model_req *rq = xmalloc(n * sizeof(*rq));
 	int64_t *svc = xmalloc(n * sizeof(*svc));
@@ -202,13 +208,15 @@ static void model_dev(struct seek_dev *s, struct an_io **h, size_t n,
 	double t = 0, xfer = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		uint32_t sec = h[i]->dbytes / 512 ? h[i]->dbytes / 512 : 1;
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, h[i], &xb);
+		uint32_t sec = x->dbytes / 512 ? x->dbytes / 512 : 1;
 		if (sec >= cap)
 			sec = (uint32_t)(cap / 2);
 		rq[i] = (struct model_req){
-			.lba = h[i]->dsector % (cap - sec), .sectors = sec,
-			.op = (h[i]->flags & AN_WRITE) ? MOP_WRITE : MOP_READ,
-			.tag = (uint32_t)i, .arrive_ns = h[i]->d,
+			.lba = x->dsector % (cap - sec), .sectors = sec,
+			.op = (x->flags & AN_WRITE) ? MOP_WRITE : MOP_READ,
+			.tag = (uint32_t)i, .arrive_ns = x->d,
 		};
 	}
 	if (model_device_times(p, rq, n, svc, NULL, err, sizeof(err)) ||
@@ -232,7 +240,7 @@ static void *seek_build(const struct an_run *r)
 {
 	const struct rundata *rd = &r->rd;
 	struct seek_state *s;
-	struct an_io **h;
+	uint32_t *h;
 	size_t nh;
 
 	if (!rd->n)
@@ -244,23 +252,24 @@ static void *seek_build(const struct an_run *r)
 		struct seek_dev *sd;
 		nh = 0;
 		for (size_t i = 0; i < rd->n; i++) {
-			const struct an_io *x = &rd->io[i];
+			struct an_io xb;
+			const struct an_io *x = rundata_io(rd, i, &xb);
 			if (x->dev == dev && (x->flags & AN_HEAD) &&
 			    (x->flags & AN_HAS_SEEK) && x->dbytes &&
 			    x->d != AN_NONE)
-				h[nh++] = (struct an_io *)x;
+				h[nh++] = (uint32_t)i;
 		}
 		if (nh < 2)
 			continue;
-		radix_sort_inplace(h, nh, sizeof(*h), key_d, rsort_ptr_order);
+		radix_sort_idx(h, nh, key_d, rd);
 		s->d = xrealloc(s->d, (size_t)(s->n + 1) * sizeof(*s->d));
 		sd = &s->d[s->n++];
 		memset(sd, 0, sizeof(*sd));
 		sd->dev = dev;
-		pattern(sd, h, nh);
-		fit(sd, h, nh);
+		pattern(sd, rd, h, nh);
+		fit(sd, rd, h, nh);
 		if (r->model) {
-			model_dev(sd, h, nh, r->model);
+			model_dev(sd, rd, h, nh, r->model);
 			if (sd->modelled)
 				sd->cost_s = fmax(0, sd->model_s - sd->model_seq_s);
 		}

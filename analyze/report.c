@@ -178,8 +178,10 @@ void report_end(struct report *r)
 int report_build(struct report *r, const struct rundata *rd)
 {
 	report_begin(r, rd->rv);
-	for (size_t i = 0; i < rd->n; i++)
-		report_add(r, &rd->io[i]);
+	for (size_t i = 0; i < rd->n; i++) {
+		struct an_io xb;
+		report_add(r, rundata_io(rd, i, &xb));
+	}
 	report_end(r);
 	return 0;
 }

@@ -133,10 +133,11 @@ static void stages_free(struct ta_stages *s)
 		hist_free(&s->h[k]);
 }
 
-static uint64_t key_pd(const void *p)
+static uint64_t key_pd(uint32_t i, const void *ctx)
 {
-	const struct an_io *x = *(const struct an_io *const *)p;
-	return (uint64_t)x->dev << 32 | x->pid;
+	const struct rundata *rd = ctx;
+
+	return (uint64_t)rundata_dev(rd, i) << 32 | rundata_pid(rd, i);
 }
 
 /* account_devs()'s events: rundata index << 1, | 1 for the completion;
@@ -144,9 +145,9 @@ static uint64_t key_pd(const void *p)
  * C: radix_sort_idx() orders equal keys by value) */
 static uint64_t key_dc(uint32_t ev, const void *ctx)
 {
-	const struct an_io *x = &((const struct an_io *)ctx)[ev >> 1];
+	const struct rundata *rd = ctx;
 
-	return rsort_tkey((ev & 1) ? x->c : x->d);
+	return rsort_tkey((ev & 1) ? rundata_c(rd, ev >> 1) : rundata_d(rd, ev >> 1));
 }
 
 static int size_bucket(uint32_t bytes)
@@ -180,7 +181,8 @@ static int dc_counts(const struct an_io *x, uint32_t dev)
 static void account_devs(struct timeacct *ta, const struct rundata *rd)
 {
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		int64_t st[TA_NSTAGE];
 		struct ta_dev *d = dev_get(ta, x->dev);
 		if (x->c != AN_NONE)
@@ -210,20 +212,24 @@ static void account_devs(struct timeacct *ta, const struct rundata *rd)
 		uint32_t *ev;
 		size_t n = 0, ne = 0;
 		unsigned in = 0;
-		for (size_t i = 0; i < rd->n; i++)
-			if (dc_counts(&rd->io[i], d->dev))
-				iv[n++] = (struct ta_iv){ rd->io[i].d, rd->io[i].c };
+		for (size_t i = 0; i < rd->n; i++) {
+			struct an_io xb;
+			const struct an_io *x = rundata_io(rd, i, &xb);
+			if (dc_counts(x, d->dev))
+				iv[n++] = (struct ta_iv){ x->d, x->c };
+		}
 		d->busy_s = ta_union_s(iv, n);
 		free(iv);
 		ev = xmalloc((2 * n + 1) * sizeof(*ev));
 		for (size_t i = 0; i < rd->n; i++) {
-			const struct an_io *x = &rd->io[i];
+			struct an_io xb;
+			const struct an_io *x = rundata_io(rd, i, &xb);
 			if (!dc_counts(x, d->dev))
 				continue;
 			ev[ne++] = (uint32_t)i << 1;
 			ev[ne++] = (uint32_t)i << 1 | 1;
 		}
-		radix_sort_idx(ev, ne, key_dc, rd->io);
+		radix_sort_idx(ev, ne, key_dc, rd);
 		for (size_t i = 0; i < ne; i++) {
 			in = (ev[i] & 1) ? in - 1 : in + 1;
 			if (in > d->max_inflight && in < (1u << 31))
@@ -250,22 +256,23 @@ static int cmp_dev(const void *a, const void *b)
 	return (x->dev > y->dev) - (x->dev < y->dev);
 }
 
-/* One process on one device: p[0..n) are its bios. */
-static void account_row(struct ta_row *r, struct an_io **p, size_t n,
+/* One process on one device: rows p[0..n) of rd are its bios. */
+static void account_row(struct ta_row *r, const uint32_t *p, size_t n,
 			const struct rundata *rd, struct ta_iv *iv)
 {
 	size_t ni = 0, nf = 0;
 	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns;
-	const char *comm = runview_comm(rd->rv, p[0]->pid);
+	const char *comm = runview_comm(rd->rv, rundata_pid(rd, p[0]));
 
-	r->pid = p[0]->pid;
-	r->dev = p[0]->dev;
+	r->pid = rundata_pid(rd, p[0]);
+	r->dev = rundata_dev(rd, p[0]);
 	snprintf(r->comm, sizeof(r->comm), "%s", comm ? comm : "?");
 	r->role = ta_role(comm);
 	r->first_q = INT64_MAX;
 	r->last_c = INT64_MIN;
 	for (size_t k = 0; k < n; k++) {
-		const struct an_io *x = p[k];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, p[k], &xb);
 		int64_t st[TA_NSTAGE];
 		if (x->q == AN_NONE)
 			continue;
@@ -293,7 +300,8 @@ static void account_row(struct ta_row *r, struct an_io **p, size_t n,
 		}
 	r->waited_s = ta_union_s(iv, ni);
 	for (size_t k = 0; k < n; k++) {
-		const struct an_io *x = p[k];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, p[k], &xb);
 		if (x->q == AN_NONE || !(x->flags & (AN_FLUSH | AN_FUA)))
 			continue;
 		r->flushes += (x->flags & AN_FLUSH) != 0;
@@ -310,19 +318,20 @@ static void account_row(struct ta_row *r, struct an_io **p, size_t n,
 
 void timeacct_build(struct timeacct *ta, const struct rundata *rd)
 {
-	struct an_io **p = xmalloc((rd->n ? rd->n : 1) * sizeof(*p));
+	uint32_t *p = xmalloc((rd->n ? rd->n : 1) * sizeof(*p));
 	struct ta_iv *iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
 	size_t np = 0, cap = 0;
 
 	memset(ta, 0, sizeof(*ta));
 	ta->elapsed_s = rundata_elapsed_s(rd);
 	for (size_t i = 0; i < rd->n; i++)
-		if (rd->io[i].q != AN_NONE)
-			p[np++] = &rd->io[i];
-	radix_sort_inplace(p, np, sizeof(*p), key_pd, rsort_ptr_order);
+		if (rundata_q(rd, i) != AN_NONE)
+			p[np++] = (uint32_t)i;
+	radix_sort_idx(p, np, key_pd, rd);
 	for (size_t i = 0; i < np;) {
 		size_t j = i;
-		while (j < np && p[j]->pid == p[i]->pid && p[j]->dev == p[i]->dev)
+		while (j < np && rundata_pid(rd, p[j]) == rundata_pid(rd, p[i]) &&
+		       rundata_dev(rd, p[j]) == rundata_dev(rd, p[i]))
 			j++;
 		if (ta->nrows == cap) {
 			cap = cap ? 2 * cap : 32;
