@@ -50,20 +50,18 @@ struct rank_ctx {
 static uint64_t key_rank_sector(uint32_t rank, const void *ctx)
 {
 	const struct rank_ctx *c = ctx;
-	struct an_io xb;
 
-	return rundata_io(c->rd, c->p[rank], &xb)->sector;
+	return rundata_sector(c->rd, c->p[rank]);
 }
 
-/* Sorts rows p[0..n) of rd by sector, bios at one sector by Q, then in
- * rundata's order (what sorting by Q and then, stably, by sector gives);
- * tmp has room for n. */
+/* Sorts rows p[0..n) of rd, in Q order, by sector, bios at one sector by
+ * Q, then in rundata's order (what sorting by Q and then, stably, by
+ * sector gives); tmp has room for n. */
 static void by_sector(const struct rundata *rd, uint32_t *p, size_t n,
 		      uint32_t *tmp)
 {
 	struct rank_ctx c = { rd, p };
 
-	radix_sort_idx(p, n, key_q, rd);
 	for (size_t i = 0; i < n; i++)
 		tmp[i] = (uint32_t)i;
 	radix_sort_idx(tmp, n, key_rank_sector, &c);
@@ -132,12 +130,15 @@ static void *ra_build(const struct an_run *r)
 	 * earlier-queued one's range read those sectors twice */
 	for (size_t k = 0; k < r->ta.ndev; k++) {
 		uint32_t dev = r->ta.devs[k].dev;
+		struct ev_it it;
+		uint32_t row;
+		int64_t q;
 		np = 0;
-		for (size_t i = 0; i < rd->n; i++) {
+		ev_it_init(&it, &r->ord, (size_t)rundata_dev_index(rd, dev), EV_Q);
+		while (ev_it_next(&it, &row, &q)) {
 			struct an_io xb;
-			const struct an_io *x = rundata_io(rd, i, &xb);
-			if (x->dev == dev && buffered_read(x))
-				p[np++] = (uint32_t)i;
+			if (buffered_read(rundata_io(rd, row, &xb)))
+				p[np++] = row;
 		}
 		by_sector(rd, p, np, tmp);
 		for (size_t i = 1; i < np; i++) {
@@ -164,13 +165,13 @@ static void *ra_build(const struct an_run *r)
 		struct ra_stream st = { .pid = row->pid, .dev = row->dev };
 		uint64_t next = UINT64_MAX;
 		double a_ns;
+		/* its bios (in the run's order), then by Q */
 		np = 0;
-		for (size_t i = 0; i < rd->n; i++) {
+		for (size_t k = 0; k < row->nbio; k++) {
+			uint32_t i = r->ta.bio[row->bio_first + k];
 			struct an_io xb;
-			const struct an_io *x = rundata_io(rd, i, &xb);
-			if (x->pid == row->pid && x->dev == row->dev &&
-			    buffered_read(x))
-				p[np++] = (uint32_t)i;
+			if (buffered_read(rundata_io(rd, i, &xb)))
+				p[np++] = i;
 		}
 		if (np < MIN_READS)
 			continue;

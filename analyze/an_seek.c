@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "analyze/analyzer.h"
-#include "analyze/rsort.h"
 #include "lib/emit.h"
 #include "lib/util.h"
 #include "model/model.h"
@@ -63,11 +62,6 @@ static int band_of(uint64_t dist)
 {
 	return dist <= NEAR_SECTORS ? 0 : dist < 16384 ? 1 : dist < 1048576 ? 2
 									    : 3;
-}
-
-static uint64_t key_d(uint32_t i, const void *ctx)
-{
-	return rsort_tkey(rundata_d(ctx, i));
 }
 
 /* Pattern numbers of one device's dispatches, rows h[0..n) of rd in D
@@ -250,18 +244,19 @@ static void *seek_build(const struct an_run *r)
 	for (size_t k = 0; k < r->ta.ndev; k++) {
 		uint32_t dev = r->ta.devs[k].dev;
 		struct seek_dev *sd;
+		struct ev_it it;
+		uint32_t i;
+		int64_t d;
+		/* the device's dispatches with a distance, by D (then row) */
 		nh = 0;
-		for (size_t i = 0; i < rd->n; i++) {
-			struct an_io xb;
-			const struct an_io *x = rundata_io(rd, i, &xb);
-			if (x->dev == dev && (x->flags & AN_HEAD) &&
-			    (x->flags & AN_HAS_SEEK) && x->dbytes &&
-			    x->d != AN_NONE)
-				h[nh++] = (uint32_t)i;
+		ev_it_init(&it, &r->ord, (size_t)rundata_dev_index(rd, dev), EV_D);
+		while (ev_it_next(&it, &i, &d)) {
+			if ((rundata_flags(rd, i) & (AN_HEAD | AN_HAS_SEEK)) ==
+			    (AN_HEAD | AN_HAS_SEEK) && rundata_dbytes(rd, i))
+				h[nh++] = i;
 		}
 		if (nh < 2)
 			continue;
-		radix_sort_idx(h, nh, key_d, rd);
 		s->d = xrealloc(s->d, (size_t)(s->n + 1) * sizeof(*s->d));
 		sd = &s->d[s->n++];
 		memset(sd, 0, sizeof(*sd));

@@ -147,11 +147,12 @@ static void *wb_build(const struct an_run *r)
 		int64_t first = INT64_MAX, last = INT64_MIN;
 		if (t->role[0] || !t->wr_bytes)
 			continue;
-		for (size_t i = 0; i < rd->n; i++) {
+		/* its bios, in the run's order */
+		for (size_t k2 = 0; k2 < t->nbio; k2++) {
 			struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-			if (x->pid != t->pid || x->dev != t->dev || x->q == AN_NONE ||
-			    x->c == AN_NONE || x->c < x->q || !x->bytes ||
+			const struct an_io *x = rundata_io(rd, r->ta.bio[t->bio_first +
+							k2], &xb);
+			if (x->c == AN_NONE || x->c < x->q || !x->bytes ||
 			    (x->flags & (AN_WRITE | AN_SYNC)) != (AN_WRITE | AN_SYNC))
 				continue;
 			iv[n++] = (struct ta_iv){ x->q, x->c };
@@ -180,7 +181,7 @@ static void *wb_build(const struct an_run *r)
 		}
 		for (size_t i = 0; i < rd->n; i++) {
 			struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
+			const struct an_io *x = rundata_io(rd, i, &xb);
 			if ((x->flags & (AN_FLUSH | AN_FUA)) && x->q != AN_NONE &&
 			    x->c != AN_NONE && x->c >= x->q && x->q >= first &&
 			    x->q <= last + 50000000)

@@ -35,9 +35,14 @@ int an_run_load(struct an_run *r, const struct runview *rv,
 	r->model = model;
 	if (rundata_load(&r->rd, rv))
 		return -1;
-	timeacct_build(&r->ta, &r->rd);
+	evorder_build(&r->ord, &r->rd, 1u << EV_Q | 1u << EV_D | 1u << EV_C);
+	timeacct_build(&r->ta, &r->rd, &r->ord);
 	for (int i = 0; i < n_analyzers && i < AN_MAX; i++)
 		r->state[i] = analyzers[i]->build(r);
+	/* what only the builds read: memory back before the next run loads
+	 * (compare holds several) */
+	evorder_free(&r->ord);
+	timeacct_drop_bios(&r->ta);
 	return 0;
 }
 
@@ -47,6 +52,7 @@ void an_run_free(struct an_run *r)
 		if (r->state[i])
 			analyzers[i]->release(r->state[i]);
 	timeacct_free(&r->ta);
+	evorder_free(&r->ord);
 	rundata_free(&r->rd);
 	memset(r, 0, sizeof(*r));
 }

@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 
+#include "analyze/evorder.h"
 #include "analyze/finding.h"
 #include "analyze/rundata.h"
 #include "analyze/timeacct.h"
@@ -24,6 +25,8 @@
 /* One run as the analyzers see it. */
 struct an_run {
 	struct rundata rd;
+	struct evorder ord;        /* rd's rows by Q, D and C time, for the
+				    * builds (an_run_load() frees it after) */
 	struct timeacct ta;
 	void *state[AN_MAX];       /* each analyzer's numbers, or NULL */
 	const struct disk_profile *model;  /* --model: a disk to cost the

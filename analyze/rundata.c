@@ -82,6 +82,9 @@ int an_row_pack(struct an_row *r, const struct an_io *x, uint16_t dev)
 	r->dev = dev;
 	r->pid = x->pid;
 	r->flags = (uint16_t)(x->flags & AN_FLAGS_ALL);
+	r->sector = x->sector;
+	r->bytes = x->bytes;
+	r->dbytes = x->dbytes;
 	if ((x->flags & ~AN_FLAGS_ALL) || (x->g != AN_NONE && x->m != AN_NONE) ||
 	    ds < INT32_MIN || ds > INT32_MAX || x->seek < INT32_MIN ||
 	    x->seek > INT32_MAX)
@@ -112,11 +115,8 @@ int an_row_pack(struct an_row *r, const struct an_io *x, uint16_t dev)
 	}
 	if (x->m != AN_NONE)
 		r->flags |= AN_R_M;
-	r->sector = x->sector;
 	r->dsec = (int32_t)ds;
 	r->seek = (int32_t)x->seek;
-	r->bytes = x->bytes;
-	r->dbytes = x->dbytes;
 	return 0;
 }
 

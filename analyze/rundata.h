@@ -82,12 +82,13 @@ enum {
 	AN_R_NOQ = 1 << 12,   /* no Q: t is not q */
 	AN_R_M = 1 << 13,     /* dg is the merge's offset (no G) */
 	AN_R_ESC = 1 << 14,   /* kept whole in the escape table (index dg);
-			       * dev, pid and flags are valid in the row */
+			       * dev, pid, flags, sector, bytes and dbytes
+			       * are valid in the row */
 };
 
 /* Packs x into r with device index dev: 0, or -1 when x does not fit in a
- * row (r then holds x's dev, pid and flags only: the caller keeps x whole,
- * sets AN_R_ESC and the index). */
+ * row (r then holds x's dev, pid, flags, sector, bytes and dbytes only:
+ * the caller keeps x whole, sets AN_R_ESC and the index). */
 int an_row_pack(struct an_row *r, const struct an_io *x, uint16_t dev);
 
 /* The request row r stands for (r not AN_R_ESC), dev its device number,
@@ -183,7 +184,8 @@ static inline const struct an_io *rundata_io(const struct rundata *rd,
 	return buf;
 }
 
-/* The device, process and AN_* flags of row i, without the rest. */
+/* The device, process and AN_* flags of row i, without the rest (and
+ * below, more of its fields one at a time). */
 static inline uint32_t rundata_dev(const struct rundata *rd, size_t i)
 {
 	return rd->devs[rd->row[i].dev];
@@ -197,6 +199,22 @@ static inline uint32_t rundata_pid(const struct rundata *rd, size_t i)
 static inline uint32_t rundata_flags(const struct rundata *rd, size_t i)
 {
 	return rd->row[i].flags & AN_FLAGS_ALL;
+}
+
+/* The bio's size and first sector, and its dispatch's size, of row i. */
+static inline uint32_t rundata_bytes(const struct rundata *rd, size_t i)
+{
+	return rd->row[i].bytes;
+}
+
+static inline uint64_t rundata_sector(const struct rundata *rd, size_t i)
+{
+	return rd->row[i].sector;
+}
+
+static inline uint32_t rundata_dbytes(const struct rundata *rd, size_t i)
+{
+	return rd->row[i].dbytes;
 }
 
 /* The Q, D and C times of row i (AN_NONE when not seen). */

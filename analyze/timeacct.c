@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/evorder.h"
 #include "analyze/rsort.h"
 #include "capture/blktrace_format.h"
 #include "lib/emit.h"
@@ -83,6 +84,40 @@ double ta_overlap_s(const struct ta_iv *iv, size_t n, int64_t lo, int64_t hi)
 	return s / 1e9;
 }
 
+/* A union of intervals given by their starts in order, summed as
+ * ta_union_s() sums it (the same merged intervals, in the same order):
+ * no array. */
+struct ta_run {
+	int64_t a, b;
+	int open;
+	double s;
+};
+
+static void run_add(struct ta_run *u, int64_t a, int64_t b)
+{
+	if (u->open && a <= u->b) {
+		if (b > u->b)
+			u->b = b;
+		return;
+	}
+	if (u->open)
+		u->s += (double)(u->b - u->a);
+	u->a = a;
+	u->b = b;
+	u->open = 1;
+}
+
+/* The union's length, seconds; u starts empty again. */
+static double run_end(struct ta_run *u)
+{
+	double s = u->s;
+
+	if (u->open)
+		s += (double)(u->b - u->a);
+	memset(u, 0, sizeof(*u));
+	return s / 1e9;
+}
+
 /* Splits one bio's Q2C into stages (timeacct.h); 0 when it lacks Q, D or
  * C or its times run backwards (a clock step). */
 static int bio_stages(const struct an_io *x, int64_t st[TA_NSTAGE])
@@ -140,15 +175,6 @@ static uint64_t key_pd(uint32_t i, const void *ctx)
 	return (uint64_t)rundata_dev(rd, i) << 32 | rundata_pid(rd, i);
 }
 
-/* account_devs()'s events: rundata index << 1, | 1 for the completion;
- * the key is the event's time (at one time, by request, its D before its
- * C: radix_sort_idx() orders equal keys by value) */
-static uint64_t key_dc(uint32_t ev, const void *ctx)
-{
-	const struct rundata *rd = ctx;
-
-	return rsort_tkey((ev & 1) ? rundata_c(rd, ev >> 1) : rundata_d(rd, ev >> 1));
-}
 
 static int size_bucket(uint32_t bytes)
 {
@@ -170,15 +196,61 @@ static struct ta_dev *dev_get(struct timeacct *ta, uint32_t dev)
 	return &ta->devs[ta->ndev++];
 }
 
-/* 1 when x is a dispatch on dev with its D and C (busy and in flight). */
-static int dc_counts(const struct an_io *x, uint32_t dev)
+/* 1 when row i is a dispatch with its D and C (busy and in flight); an
+ * ev_merge keep() with rd as ctx. */
+static int dc_counts(const void *ctx, uint32_t i, int rank)
 {
-	return x->dev == dev && (x->flags & AN_HEAD) && x->d != AN_NONE &&
-	       x->c != AN_NONE && x->c >= x->d;
+	const struct rundata *rd = ctx;
+	int64_t d = rundata_d(rd, i), c = rundata_c(rd, i);
+
+	(void)rank;
+	return (rundata_flags(rd, i) & AN_HEAD) && d != AN_NONE &&
+	       c != AN_NONE && c >= d;
+}
+
+/* The union of [D, C] of device dk's dispatches (dc_counts()), seconds:
+ * ta_union_s() of them, from their D order without a copy. */
+static double busy_of(const struct rundata *rd, const struct evorder *ord,
+		      size_t dk)
+{
+	struct ta_run u = { 0 };
+	struct ev_it it;
+	uint32_t i;
+	int64_t d;
+
+	ev_it_init(&it, ord, dk, EV_D);
+	while (ev_it_next(&it, &i, &d))
+		if (dc_counts(rd, i, 0))
+			run_add(&u, d, rundata_c(rd, i));
+	return run_end(&u);
+}
+
+/* The most of device dk's dispatches (dc_counts()) in flight at once: D
+ * and C by time (at one time by row, a row's D before its C). */
+static unsigned inflight_of(const struct rundata *rd,
+			    const struct evorder *ord, size_t dk)
+{
+	struct ev_it it[2];
+	struct ev_merge m;
+	unsigned in = 0, max = 0;
+	uint32_t i;
+	int64_t t;
+	int rank;
+
+	ev_it_init(&it[0], ord, dk, EV_D);
+	ev_it_init(&it[1], ord, dk, EV_C);
+	ev_merge_init(&m, it, 2, dc_counts, rd);
+	while (ev_merge_next(&m, &i, &t, &rank)) {
+		in = rank ? in - 1 : in + 1;
+		if (in > max && in < (1u << 31))
+			max = in;
+	}
+	return max;
 }
 
 /* Per device: busy time, in flight, sizes, flushes. */
-static void account_devs(struct timeacct *ta, const struct rundata *rd)
+static void account_devs(struct timeacct *ta, const struct rundata *rd,
+			 const struct evorder *ord)
 {
 	for (size_t i = 0; i < rd->n; i++) {
 		struct an_io xb;
@@ -204,38 +276,12 @@ static void account_devs(struct timeacct *ta, const struct rundata *rd)
 		if (x->c != AN_NONE && x->c >= x->d)
 			d->d2c_sum_s += (double)(x->c - x->d) / 1e9;
 	}
-	/* busy time, then the most in flight: one array after the other, the
-	 * peak memory is the larger */
+	/* busy time and the most in flight, from the shared orders */
 	for (size_t k = 0; k < ta->ndev; k++) {
 		struct ta_dev *d = &ta->devs[k];
-		struct ta_iv *iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
-		uint32_t *ev;
-		size_t n = 0, ne = 0;
-		unsigned in = 0;
-		for (size_t i = 0; i < rd->n; i++) {
-			struct an_io xb;
-			const struct an_io *x = rundata_io(rd, i, &xb);
-			if (dc_counts(x, d->dev))
-				iv[n++] = (struct ta_iv){ x->d, x->c };
-		}
-		d->busy_s = ta_union_s(iv, n);
-		free(iv);
-		ev = xmalloc((2 * n + 1) * sizeof(*ev));
-		for (size_t i = 0; i < rd->n; i++) {
-			struct an_io xb;
-			const struct an_io *x = rundata_io(rd, i, &xb);
-			if (!dc_counts(x, d->dev))
-				continue;
-			ev[ne++] = (uint32_t)i << 1;
-			ev[ne++] = (uint32_t)i << 1 | 1;
-		}
-		radix_sort_idx(ev, ne, key_dc, rd);
-		for (size_t i = 0; i < ne; i++) {
-			in = (ev[i] & 1) ? in - 1 : in + 1;
-			if (in > d->max_inflight && in < (1u << 31))
-				d->max_inflight = in;
-		}
-		free(ev);
+		size_t dk = (size_t)rundata_dev_index(rd, d->dev);
+		d->busy_s = busy_of(rd, ord, dk);
+		d->max_inflight = inflight_of(rd, ord, dk);
 	}
 }
 
@@ -256,13 +302,17 @@ static int cmp_dev(const void *a, const void *b)
 	return (x->dev > y->dev) - (x->dev < y->dev);
 }
 
-/* One process on one device: rows p[0..n) of rd are its bios. */
+/* One process on one device: rows p[0..n) of rd are its bios. Their
+ * unions take an array only when their Qs are out of order. */
 static void account_row(struct ta_row *r, const uint32_t *p, size_t n,
-			const struct rundata *rd, struct ta_iv *iv)
+			const struct rundata *rd)
 {
 	size_t ni = 0, nf = 0;
-	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns;
+	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns, prev = INT64_MIN;
 	const char *comm = runview_comm(rd->rv, rundata_pid(rd, p[0]));
+	struct ta_iv *iv = NULL;
+	struct ta_run u = { 0 };
+	int sorted = 1;
 
 	r->pid = rundata_pid(rd, p[0]);
 	r->dev = rundata_dev(rd, p[0]);
@@ -288,38 +338,55 @@ static void account_row(struct ta_row *r, const uint32_t *p, size_t n,
 			r->last_c = x->c;
 		if (bio_stages(x, st) && (x->bytes || (x->flags & AN_FLUSH)))
 			stages_add(&r->st, st, x->flags & AN_MERGED);
-		iv[ni++] = (struct ta_iv){ x->q, x->c != AN_NONE && x->c >= x->q
-					   ? x->c : AN_NONE };
+		if (x->q < prev)
+			sorted = 0;
+		prev = x->q;
 	}
-	/* a bio that never completed (lost, or still in flight at the end)
-	 * counts to the process's last completion, or the run's end */
-	for (size_t k = 0; k < ni; k++)
-		if (iv[k].b == AN_NONE) {
-			int64_t to = r->last_c != INT64_MIN ? r->last_c : end;
-			iv[k].b = to > iv[k].a ? to : iv[k].a;
-		}
-	r->waited_s = ta_union_s(iv, ni);
+	if (!sorted)
+		iv = xmalloc(n * sizeof(*iv));
+	/* each bio's [Q, C]; one that never completed (lost, or still in
+	 * flight at the end) counts to the process's last completion, or the
+	 * run's end */
 	for (size_t k = 0; k < n; k++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, p[k], &xb);
-		if (x->q == AN_NONE || !(x->flags & (AN_FLUSH | AN_FUA)))
+		int64_t q = rundata_q(rd, p[k]), c = rundata_c(rd, p[k]);
+		if (q == AN_NONE)
 			continue;
-		r->flushes += (x->flags & AN_FLUSH) != 0;
-		r->fua += (x->flags & AN_FUA) != 0;
-		if (x->c != AN_NONE && x->c >= x->q)
-			iv[nf++] = (struct ta_iv){ x->q, x->c };
+		if (c == AN_NONE || c < q) {
+			int64_t to = r->last_c != INT64_MIN ? r->last_c : end;
+			c = to > q ? to : q;
+		}
+		if (iv)
+			iv[ni++] = (struct ta_iv){ q, c };
+		else
+			run_add(&u, q, c);
 	}
-	r->flush_waited_s = ta_union_s(iv, nf);
+	r->waited_s = iv ? ta_union_s(iv, ni) : run_end(&u);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t f = rundata_flags(rd, p[k]);
+		int64_t q = rundata_q(rd, p[k]), c = rundata_c(rd, p[k]);
+		if (q == AN_NONE || !(f & (AN_FLUSH | AN_FUA)))
+			continue;
+		r->flushes += (f & AN_FLUSH) != 0;
+		r->fua += (f & AN_FUA) != 0;
+		if (c == AN_NONE || c < q)
+			continue;
+		if (iv)
+			iv[nf++] = (struct ta_iv){ q, c };
+		else
+			run_add(&u, q, c);
+	}
+	r->flush_waited_s = iv ? ta_union_s(iv, nf) : run_end(&u);
+	free(iv);
 	if (r->first_q == INT64_MAX)
 		r->first_q = 0;
 	if (r->last_c == INT64_MIN)
 		r->last_c = r->first_q;
 }
 
-void timeacct_build(struct timeacct *ta, const struct rundata *rd)
+void timeacct_build(struct timeacct *ta, const struct rundata *rd,
+		    const struct evorder *ord)
 {
 	uint32_t *p = xmalloc((rd->n ? rd->n : 1) * sizeof(*p));
-	struct ta_iv *iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
 	size_t np = 0, cap = 0;
 
 	memset(ta, 0, sizeof(*ta));
@@ -338,12 +405,15 @@ void timeacct_build(struct timeacct *ta, const struct rundata *rd)
 			ta->rows = xrealloc(ta->rows, cap * sizeof(*ta->rows));
 		}
 		memset(&ta->rows[ta->nrows], 0, sizeof(*ta->rows));
-		account_row(&ta->rows[ta->nrows++], p + i, j - i, rd, iv);
+		ta->rows[ta->nrows].bio_first = i;
+		ta->rows[ta->nrows++].nbio = j - i;
 		i = j;
 	}
-	free(iv);
-	free(p);
-	account_devs(ta, rd);
+	for (size_t k = 0; k < ta->nrows; k++)
+		account_row(&ta->rows[k], p + ta->rows[k].bio_first,
+			    ta->rows[k].nbio, rd);
+	ta->bio = p;
+	account_devs(ta, rd, ord);
 	if (ta->nrows)          /* qsort's base may not be NULL, even for 0 */
 		qsort(ta->rows, ta->nrows, sizeof(*ta->rows), cmp_row);
 	if (ta->ndev)
@@ -358,7 +428,14 @@ void timeacct_free(struct timeacct *ta)
 		stages_free(&ta->devs[i].st);
 	free(ta->rows);
 	free(ta->devs);
+	free(ta->bio);
 	memset(ta, 0, sizeof(*ta));
+}
+
+void timeacct_drop_bios(struct timeacct *ta)
+{
+	free(ta->bio);
+	ta->bio = NULL;
 }
 
 const struct ta_row *timeacct_row(const struct timeacct *ta, uint32_t pid,

@@ -64,6 +64,9 @@ static void round_trip(const struct an_io *x, int fits)
 	assert_int_equal(r.dev, 3);
 	assert_int_equal(r.pid, x->pid);
 	assert_int_equal(r.flags & AN_FLAGS_ALL, x->flags);
+	assert_int_equal(r.sector, x->sector);
+	assert_int_equal(r.bytes, x->bytes);
+	assert_int_equal(r.dbytes, x->dbytes);
 	if (!fits)
 		return;
 	memset(&y, 0xff, sizeof(y));
@@ -172,6 +175,9 @@ static void test_of_ios(void **state)
 		assert_int_equal(rundata_dev(&rd, i), in[want[i]].dev);
 		assert_int_equal(rundata_pid(&rd, i), in[want[i]].pid);
 		assert_int_equal(rundata_flags(&rd, i), in[want[i]].flags);
+		assert_int_equal(rundata_bytes(&rd, i), in[want[i]].bytes);
+		assert_int_equal(rundata_dbytes(&rd, i), in[want[i]].dbytes);
+		assert_int_equal(rundata_sector(&rd, i), in[want[i]].sector);
 	}
 	rundata_free(&rd);
 }
