@@ -186,6 +186,11 @@ int report_build(struct report *r, const struct rundata *rd)
 	return 0;
 }
 
+void report_build_side(void *ctx, const struct an_run *a)
+{
+	report_build(ctx, &a->rd);
+}
+
 void report_free(struct report *r)
 {
 	for (size_t i = 0; i < r->ndev; i++) {

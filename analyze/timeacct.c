@@ -168,13 +168,6 @@ static void stages_free(struct ta_stages *s)
 		hist_free(&s->h[k]);
 }
 
-static uint64_t key_pd(uint32_t i, const void *ctx)
-{
-	const struct rundata *rd = ctx;
-
-	return (uint64_t)rundata_dev(rd, i) << 32 | rundata_pid(rd, i);
-}
-
 
 static int size_bucket(uint32_t bytes)
 {
@@ -302,17 +295,12 @@ static int cmp_dev(const void *a, const void *b)
 	return (x->dev > y->dev) - (x->dev < y->dev);
 }
 
-/* One process on one device: rows p[0..n) of rd are its bios. Their
- * unions take an array only when their Qs are out of order. */
+/* One process on one device: rows p[0..n) of rd are its bios (its
+ * unions come after, row_unions()). */
 static void account_row(struct ta_row *r, const uint32_t *p, size_t n,
 			const struct rundata *rd)
 {
-	size_t ni = 0, nf = 0;
-	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns, prev = INT64_MIN;
 	const char *comm = runview_comm(rd->rv, rundata_pid(rd, p[0]));
-	struct ta_iv *iv = NULL;
-	struct ta_run u = { 0 };
-	int sorted = 1;
 
 	r->pid = rundata_pid(rd, p[0]);
 	r->dev = rundata_dev(rd, p[0]);
@@ -338,63 +326,191 @@ static void account_row(struct ta_row *r, const uint32_t *p, size_t n,
 			r->last_c = x->c;
 		if (bio_stages(x, st) && (x->bytes || (x->flags & AN_FLUSH)))
 			stages_add(&r->st, st, x->flags & AN_MERGED);
-		if (x->q < prev)
-			sorted = 0;
-		prev = x->q;
-	}
-	if (!sorted)
-		iv = xmalloc(n * sizeof(*iv));
-	/* each bio's [Q, C]; one that never completed (lost, or still in
-	 * flight at the end) counts to the process's last completion, or the
-	 * run's end */
-	for (size_t k = 0; k < n; k++) {
-		int64_t q = rundata_q(rd, p[k]), c = rundata_c(rd, p[k]);
-		if (q == AN_NONE)
-			continue;
-		if (c == AN_NONE || c < q) {
-			int64_t to = r->last_c != INT64_MIN ? r->last_c : end;
-			c = to > q ? to : q;
+		if (x->flags & (AN_FLUSH | AN_FUA)) {
+			r->flushes += (x->flags & AN_FLUSH) != 0;
+			r->fua += (x->flags & AN_FUA) != 0;
 		}
-		if (iv)
-			iv[ni++] = (struct ta_iv){ q, c };
-		else
-			run_add(&u, q, c);
 	}
-	r->waited_s = iv ? ta_union_s(iv, ni) : run_end(&u);
-	for (size_t k = 0; k < n; k++) {
-		uint32_t f = rundata_flags(rd, p[k]);
-		int64_t q = rundata_q(rd, p[k]), c = rundata_c(rd, p[k]);
-		if (q == AN_NONE || !(f & (AN_FLUSH | AN_FUA)))
-			continue;
-		r->flushes += (f & AN_FLUSH) != 0;
-		r->fua += (f & AN_FUA) != 0;
-		if (c == AN_NONE || c < q)
-			continue;
-		if (iv)
-			iv[nf++] = (struct ta_iv){ q, c };
-		else
-			run_add(&u, q, c);
-	}
-	r->flush_waited_s = iv ? ta_union_s(iv, nf) : run_end(&u);
-	free(iv);
-	if (r->first_q == INT64_MAX)
-		r->first_q = 0;
-	if (r->last_c == INT64_MIN)
-		r->last_c = r->first_q;
 }
 
-void timeacct_build(struct timeacct *ta, const struct rundata *rd,
-		    const struct evorder *ord)
+/* The row of rows[0..n) (sorted by pid) with pid, from *last on. */
+static size_t row_of(const struct ta_row *rows, size_t n, uint32_t pid,
+		     size_t *last)
 {
-	uint32_t *p = xmalloc((rd->n ? rd->n : 1) * sizeof(*p));
-	size_t np = 0, cap = 0;
+	size_t lo = 0, hi = n;
 
+	if (*last < n && rows[*last].pid == pid)
+		return *last;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (rows[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return *last = lo;
+}
+
+/* The unions of rows[0..n), one device's (dk) by pid: the time with a bio
+ * queued or in flight (a bio that never completed, lost or still in flight
+ * at the end, counts to the process's last completion, or the run's end),
+ * and the same over flushes and FUA writes. The device's bios by Q, each
+ * to its row's union as ta_union_s() sums it, no arrays. */
+static void row_unions(struct ta_row *rows, size_t n, const struct rundata *rd,
+		       const struct evorder *ord, size_t dk)
+{
+	struct ta_run (*u)[2] = xcalloc(n ? n : 1, sizeof(*u));
+	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns, q;
+	size_t last = 0;
+	struct ev_it it;
+	uint32_t i;
+
+	ev_it_init(&it, ord, dk, EV_Q);
+	while (ev_it_next(&it, &i, &q)) {
+		size_t k = row_of(rows, n, rundata_pid(rd, i), &last);
+		int64_t c = rundata_c(rd, i), to = rows[k].last_c;
+		if ((rundata_flags(rd, i) & (AN_FLUSH | AN_FUA)) && c != AN_NONE &&
+		    c >= q)
+			run_add(&u[k][1], q, c);
+		if (c == AN_NONE || c < q) {
+			if (to == INT64_MIN)
+				to = end;
+			c = to > q ? to : q;
+		}
+		run_add(&u[k][0], q, c);
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct ta_row *r = &rows[k];
+		r->waited_s = run_end(&u[k][0]);
+		r->flush_waited_s = run_end(&u[k][1]);
+		if (r->first_q == INT64_MAX)
+			r->first_q = 0;
+		if (r->last_c == INT64_MIN)
+			r->last_c = r->first_q;
+	}
+	free(u);
+}
+
+/* A small map of pid -> index (0, 1, ... in the order first seen), open
+ * addressing. */
+struct pidmap {
+	uint32_t *pid, *idx;
+	size_t cap, n;
+};
+
+static uint32_t pidmap_get(struct pidmap *m, uint32_t pid)
+{
+	size_t h;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct pidmap g = { 0 };
+		g.cap = m->cap ? 2 * m->cap : 64;
+		g.pid = xmalloc(g.cap * sizeof(*g.pid));
+		g.idx = xmalloc(g.cap * sizeof(*g.idx));
+		memset(g.idx, 0xff, g.cap * sizeof(*g.idx));
+		for (size_t k = 0; k < m->cap; k++)
+			if (m->idx[k] != UINT32_MAX) {
+				for (h = (m->pid[k] * 2654435761u) & (g.cap - 1);
+				     g.idx[h] != UINT32_MAX; h = (h + 1) & (g.cap - 1))
+					;
+				g.pid[h] = m->pid[k];
+				g.idx[h] = m->idx[k];
+			}
+		free(m->pid);
+		free(m->idx);
+		g.n = m->n;
+		*m = g;
+	}
+	for (h = (pid * 2654435761u) & (m->cap - 1); m->idx[h] != UINT32_MAX;
+	     h = (h + 1) & (m->cap - 1))
+		if (m->pid[h] == pid)
+			return m->idx[h];
+	m->pid[h] = pid;
+	return m->idx[h] = (uint32_t)m->n++;
+}
+
+static int cmp_pid_first(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;     /* { pid, index } */
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Puts rows p[0..n) (rows of rd with a Q, in rd's order: by device) by
+ * device, then process (ascending), then in rd's order: a stable counting
+ * sort over each device's processes; tmp has room for n. */
+static void group_rows(uint32_t *p, size_t n, const struct rundata *rd,
+		       uint32_t *tmp)
+{
+	for (size_t i = 0, j; i < n; i = j) {
+		uint32_t dev = rundata_dev(rd, p[i]), (*pk)[2], *rank, lastpid, lastk;
+		struct pidmap m = { 0 };
+		size_t *at;
+		int one = 1;
+		for (j = i; j < n && rundata_dev(rd, p[j]) == dev; j++)
+			one &= rundata_pid(rd, p[j]) == rundata_pid(rd, p[i]);
+		if (one)
+			continue;   /* one process: as it is */
+		for (size_t k = i; k < j; k++)
+			pidmap_get(&m, rundata_pid(rd, p[k]));
+		/* each process's place among them by pid */
+		pk = xmalloc(m.n * sizeof(*pk));
+		for (size_t h = 0; h < m.cap; h++)
+			if (m.idx[h] != UINT32_MAX) {
+				pk[m.idx[h]][0] = m.pid[h];
+				pk[m.idx[h]][1] = m.idx[h];
+			}
+		qsort(pk, m.n, sizeof(*pk), cmp_pid_first);
+		at = xcalloc(m.n + 1, sizeof(*at));
+		rank = xmalloc(m.n * sizeof(*rank));
+		for (size_t r = 0; r < m.n; r++)
+			rank[pk[r][1]] = (uint32_t)r;
+		/* count, then place (the last process looked up kept: bios of
+		 * one process come in runs) */
+		for (int pass = 0; pass < 2; pass++) {
+			lastpid = rundata_pid(rd, p[i]);
+			lastk = rank[pidmap_get(&m, lastpid)];
+			for (size_t k = i; k < j; k++) {
+				uint32_t v = rundata_pid(rd, p[k]);
+				if (v != lastpid) {
+					lastpid = v;
+					lastk = rank[pidmap_get(&m, v)];
+				}
+				if (pass)
+					tmp[at[lastk]++] = p[k];
+				else
+					at[lastk + 1]++;
+			}
+			for (size_t r = 0; !pass && r < m.n; r++)
+				at[r + 1] += at[r];
+		}
+		memcpy(p + i, tmp, (j - i) * sizeof(*p));
+		free(rank);
+		free(at);
+		free(pk);
+		free(m.pid);
+		free(m.idx);
+	}
+}
+
+void timeacct_begin(struct timeacct *ta, const struct rundata *rd)
+{
 	memset(ta, 0, sizeof(*ta));
 	ta->elapsed_s = rundata_elapsed_s(rd);
+}
+
+void timeacct_rows(struct timeacct *ta, const struct rundata *rd,
+		   const struct evorder *ord)
+{
+	uint32_t *p = xmalloc((rd->n ? rd->n : 1) * sizeof(*p)), *tmp;
+	size_t np = 0, cap = 0;
+
 	for (size_t i = 0; i < rd->n; i++)
 		if (rundata_q(rd, i) != AN_NONE)
 			p[np++] = (uint32_t)i;
-	radix_sort_idx(p, np, key_pd, rd);
+	tmp = xmalloc((np ? np : 1) * sizeof(*tmp));
+	group_rows(p, np, rd, tmp);
+	free(tmp);
 	for (size_t i = 0; i < np;) {
 		size_t j = i;
 		while (j < np && rundata_pid(rd, p[j]) == rundata_pid(rd, p[i]) &&
@@ -412,12 +528,38 @@ void timeacct_build(struct timeacct *ta, const struct rundata *rd,
 	for (size_t k = 0; k < ta->nrows; k++)
 		account_row(&ta->rows[k], p + ta->rows[k].bio_first,
 			    ta->rows[k].nbio, rd);
+	/* each device's rows (together, by pid) get their unions */
+	for (size_t k = 0, k1; k < ta->nrows; k = k1) {
+		for (k1 = k; k1 < ta->nrows && ta->rows[k1].dev == ta->rows[k].dev;
+		     k1++)
+			;
+		row_unions(ta->rows + k, k1 - k, rd, ord,
+			   (size_t)rundata_dev_index(rd, ta->rows[k].dev));
+	}
 	ta->bio = p;
+}
+
+void timeacct_devs(struct timeacct *ta, const struct rundata *rd,
+		   const struct evorder *ord)
+{
 	account_devs(ta, rd, ord);
+}
+
+void timeacct_end(struct timeacct *ta)
+{
 	if (ta->nrows)          /* qsort's base may not be NULL, even for 0 */
 		qsort(ta->rows, ta->nrows, sizeof(*ta->rows), cmp_row);
 	if (ta->ndev)
 		qsort(ta->devs, ta->ndev, sizeof(*ta->devs), cmp_dev);
+}
+
+void timeacct_build(struct timeacct *ta, const struct rundata *rd,
+		    const struct evorder *ord)
+{
+	timeacct_begin(ta, rd);
+	timeacct_rows(ta, rd, ord);
+	timeacct_devs(ta, rd, ord);
+	timeacct_end(ta);
 }
 
 void timeacct_free(struct timeacct *ta)
