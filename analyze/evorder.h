@@ -48,6 +48,7 @@ void evorder_build(struct evorder *o, const struct rundata *rd, unsigned mask);
  * come from evorder_build() (with a mask of 0, say). */
 void evorder_add(struct evorder *o, unsigned mask);
 
+/* Frees o's orders (o may be zeroed or built; it is zeroed after). */
 void evorder_free(struct evorder *o);
 
 /* A walk over one device's rows in the order of one time: the rows in

@@ -302,6 +302,10 @@ static int sq_open_reader(struct store *st, struct store **out)
 	/* a library built without threads, or a database in memory */
 	if (!sqlite3_threadsafe() || !file || !*file)
 		return store_fail(st, ENOTSUP, "no second handle on this store");
+	/* st's open transaction: another connection would not see its rows
+	 * (and would wait on its locks) */
+	if (!sqlite3_get_autocommit(s->db))
+		return store_fail(st, EBUSY, "a transaction is open on this store");
 	if (!(r = calloc(1, sizeof(*r))))
 		return store_fail(st, ENOMEM, "out of memory");
 	if (sqlite3_open_v2(file, &r->db, SQLITE_OPEN_READONLY |

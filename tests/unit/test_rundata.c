@@ -3,6 +3,7 @@
  * offsets, a G and a merge, far sectors, wide seeks) go whole to the escape
  * table, and a run read from a real SQLite file in two parts at once comes
  * out as the store's own cursor gives it, row for row. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -273,12 +274,67 @@ static void test_load_parts(void **state)
 	unlink(path);
 }
 
+/* Inside a writer's open transaction (a summary read back at commit), the
+ * rows it wrote are read too: no second handle then, which would not see
+ * them. */
+static void test_load_in_transaction(void **state)
+{
+	const struct run_info ri = { .name = "t", .kind = "import" };
+	struct store *st = NULL;
+	struct store_request rq;
+	struct runview rv;
+	struct rundata rd;
+	char path[4096];
+	int64_t run, id;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/iotape-test.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+	assert_int_equal(store_open(&st, path, 1), 0);
+	assert_int_equal(store_begin(st), 0);
+	assert_int_equal(store_run_create(st, &ri, &run), 0);
+	{
+		struct bt_event e = { .time_ns = 1000, .dev = BT_MKDEV(8, 0),
+				      .action = BT_A_QUEUE | (uint64_t)BT_C_READ << 16 };
+		assert_int_equal(store_event_add(st, run, &e), 0);
+	}
+	assert_int_equal(store_run_finish(st, run, "complete", 1000), 0);
+	assert_int_equal(store_next_request_id(st, &id), 0);
+	for (int k = 0; k < NRQ; k++) {
+		memset(&rq, 0, sizeof(rq));
+		rq.dev = BT_MKDEV(8, 0);
+		rq.bytes = 4096;
+		snprintf(rq.rwbs, sizeof(rq.rwbs), "R");
+		rq.q_ns = 1000 + k;
+		rq.g_ns = rq.m_ns = rq.i_ns = rq.d_ns = rq.c_ns = STORE_NO_TIME;
+		assert_int_equal(store_request_add(st, run, id + k, &rq), 0);
+	}
+	assert_int_equal(runview_load(&rv, st, "t"), 0);
+	assert_int_equal(rundata_load_parts(&rd, &rv, 2), 0);
+	assert_int_equal(rd.n, NRQ);
+	rundata_free(&rd);
+	runview_close(&rv);
+	{
+		struct store *r2;
+		assert_int_equal(store_open_reader(st, &r2), -EBUSY);
+	}
+	assert_int_equal(store_commit(st), 0);
+	store_close(st);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_row_round_trip),
 		cmocka_unit_test(test_of_ios),
 		cmocka_unit_test(test_load_parts),
+		cmocka_unit_test(test_load_in_transaction),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
