@@ -38,8 +38,6 @@ struct q_dev {
 };
 
 struct q_state {
-	double *extra;            /* each bio's extra time (s), by rundata
-				   * index; while building only (then NULL) */
 	struct q_proc *p;
 	int np;
 	struct q_dev *d;
@@ -121,6 +119,9 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 	struct q_dev *qd;
 	uint32_t io;
 	int64_t t;
+	/* the device's median Q2G, ns (as queue_build() keeps it: in us) */
+	double q2g_med = hist_pct(&timeacct_dev(&r->ta, dev)->st.h[TA_Q2G], 50) /
+			 1e3 * 1e3;
 
 	for (size_t i = i0; i < i1; i++) {
 		struct an_io xb;
@@ -175,7 +176,7 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 		const struct an_io *x;
 		int w, sc, shared = mark[i - i0] & (QM_AT_Q | QM_AT_D);
 		struct q_proc *p;
-		double bd, bq;
+		double bd, bq, extra = 0;   /* the bio's, seconds */
 		if (!(mark[i - i0] & QM_COUNTS))
 			continue;
 		x = rundata_io(rd, i, &xb);
@@ -183,27 +184,34 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 		sc = size_class(x->bytes);
 		p = proc_of(s, r, x->pid);
 		p->bios++;
-		if (!shared)
-			continue;
-		p->bios_shared++;
-		/* unloaded: bios that found the device free of others; with
-		 * too few of them, the fastest tenth of all */
-		if (base_d2c[w][sc].n >= MIN_BASE)
-			bd = hist_pct(&base_d2c[w][sc], 50);
-		else {
-			bd = hist_pct(&all_d2c[w][sc], 10);
-			qd->base_low = 1;
+		if (shared) {
+			p->bios_shared++;
+			/* unloaded: bios that found the device free of others;
+			 * with too few of them, the fastest tenth of all */
+			if (base_d2c[w][sc].n >= MIN_BASE)
+				bd = hist_pct(&base_d2c[w][sc], 50);
+			else {
+				bd = hist_pct(&all_d2c[w][sc], 10);
+				qd->base_low = 1;
+			}
+			bq = base_q2d[w].n >= MIN_BASE ? hist_pct(&base_q2d[w], 50)
+						       : hist_pct(&all_q2d[w], 10);
+			if (shared & QM_AT_D) {
+				p->contention_s += ((double)(x->c - x->d) - bd) / 1e9;
+				extra += ((double)(x->c - x->d) - bd) / 1e9;
+			}
+			if (shared & QM_AT_Q) {
+				p->contention_s += ((double)(x->d - x->q) - bq) / 1e9;
+				extra += ((double)(x->d - x->q) - bq) / 1e9;
+			}
 		}
-		bq = base_q2d[w].n >= MIN_BASE ? hist_pct(&base_q2d[w], 50)
-					       : hist_pct(&all_q2d[w], 10);
-		if (shared & QM_AT_D) {
-			p->contention_s += ((double)(x->c - x->d) - bd) / 1e9;
-			s->extra[i] += ((double)(x->c - x->d) - bd) / 1e9;
-		}
-		if (shared & QM_AT_Q) {
-			p->contention_s += ((double)(x->d - x->q) - bq) / 1e9;
-			s->extra[i] += ((double)(x->d - x->q) - bq) / 1e9;
-		}
+		/* its Q2G beyond the device's usual (queue_build() counts it
+		 * for the process), in the moments of its extra */
+		if (x->g != AN_NONE && x->g >= x->q &&
+		    (double)(x->g - x->q) > 4 * q2g_med + 20000)
+			extra += ((double)(x->g - x->q) - q2g_med) / 1e9;
+		p->s1 += extra;
+		p->s2 += extra * extra;
 	}
 	for (int w = 0; w < 2; w++) {
 		for (int sc = 0; sc < SIZE_CLASSES; sc++) {
@@ -225,7 +233,6 @@ static void *queue_build(const struct an_run *r)
 	if (!r->rd.n || !r->ta.ndev)
 		return NULL;
 	s = xcalloc(1, sizeof(*s));
-	s->extra = xcalloc(r->rd.n, sizeof(*s->extra));
 	for (size_t k = 0; k < r->ta.ndev; k++) {
 		const struct ta_dev *td = &r->ta.devs[k];
 		struct q_dev *qd;
@@ -255,23 +262,9 @@ static void *queue_build(const struct an_run *r)
 		if (!qd)
 			continue;
 		med = qd->q2g_p50_us * 1e3;
-		if ((double)(x->g - x->q) > 4 * med + 20000) {
+		if ((double)(x->g - x->q) > 4 * med + 20000)
 			proc_of(s, r, x->pid)->q2g_s += ((double)(x->g - x->q) - med)
 							/ 1e9;
-			s->extra[i] += ((double)(x->g - x->q) - med) / 1e9;
-		}
-	}
-	/* each process's moments over its bios (those one_dev counted) */
-	for (size_t i = 0; i < r->rd.n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(&r->rd, i, &xb);
-		struct q_proc *p;
-		if (x->q == AN_NONE || x->d == AN_NONE || x->c == AN_NONE ||
-		    x->d < x->q || x->c < x->d || !x->bytes)
-			continue;
-		p = proc_of(s, r, x->pid);
-		p->s1 += s->extra[i];
-		p->s2 += s->extra[i] * s->extra[i];
 	}
 	for (int i = 0; i < s->np; i++) {
 		struct q_proc *p = &s->p[i];
@@ -292,9 +285,6 @@ static void *queue_build(const struct an_run *r)
 		if (p->q2g_s > s->p[s->worst].q2g_s)
 			s->worst = i;
 	}
-	/* per bio only while building: 8 bytes a request back now */
-	free(s->extra);
-	s->extra = NULL;
 	return s;
 }
 
@@ -549,7 +539,6 @@ static void queue_emit(struct emit *e, const void *state)
 static void queue_release(void *state)
 {
 	struct q_state *s = state;
-	free(s->extra);
 	free(s->p);
 	free(s->d);
 	free(s);
