@@ -219,7 +219,7 @@ static void *part_read(void *arg)
 
 /* The page cache a reader keeps (KiB): the requests are read once, in
  * table order, so a few MiB serve as well as the writers' 32 MiB. */
-#define RD_CACHE_KIB 2048
+#define RD_CACHE_KIB 512
 
 /* The columns the analyzers read. */
 #define RD_COLS (STORE_RQ_COLS_ALL & ~(unsigned)(STORE_RQ_RWBS | \

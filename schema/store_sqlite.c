@@ -318,7 +318,7 @@ static int sq_open_reader(struct store *st, struct store **out)
 	}
 	sqlite3_busy_timeout(r->db, 10000);
 	sqlite3_extended_result_codes(r->db, 0);
-	if (exec(r, "PRAGMA cache_size = -2048")) {
+	if (exec(r, "PRAGMA cache_size = -512")) {
 		store_fail(st, STORE_E_SQLITE, "%s", r->base.msg);
 		sqlite3_close(r->db);
 		free(r);
