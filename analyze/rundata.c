@@ -218,7 +218,7 @@ static void *part_read(void *arg)
 }
 
 /* The page cache a reader keeps (KiB): the requests are read once, in
- * table order, so a few MiB serve as well as the writers' 32 MiB. */
+ * table order, so the pages on the cursor's path are all it reuses. */
 #define RD_CACHE_KIB 512
 
 /* The columns the analyzers read. */

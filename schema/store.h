@@ -602,7 +602,7 @@ int store_requests_open_ids(struct store *st, int64_t run, int64_t lo,
 /* A second handle on st's store, for reading in another thread at the same
  * time as st (each handle used by one thread at a time): it only reads
  * (SQLite: the same file opened read only, no schema check or migration;
- * its page cache 2 MiB). It sees what is committed: refused while st has a
+ * its page cache 512 KiB). It sees what is committed: refused while st has a
  * transaction open (whose rows it would not see). Returns 0 and *out
  * (release it with store_close()), or -ENOTSUP (a back end or an SQLite
  * library without threads, or a store not in a file), -EBUSY (st's
