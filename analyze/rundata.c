@@ -429,6 +429,8 @@ static int load_io_parts(struct rundata *rd, int nparts)
 	return rc;
 }
 
+/* rd's requests: in parts where the store can, else through its cursor;
+ * then by device. Returns 0 or -1 after an error line. */
 static int load_io(struct rundata *rd, int nparts)
 {
 	int rc = load_io_parts(rd, nparts);
@@ -691,7 +693,6 @@ static void set_window(struct rundata *rd)
 		rd->t1 = rd->rv->genesis_ns + rd->rv->active_ns;
 	}
 }
-
 
 /* Big arrays (one element or more per request) come from mmap and go back
  * to the system when freed: with glibc's default, the threshold grows to
