@@ -168,7 +168,6 @@ static void stages_free(struct ta_stages *s)
 		hist_free(&s->h[k]);
 }
 
-
 static int size_bucket(uint32_t bytes)
 {
 	int b = 0;
