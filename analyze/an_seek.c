@@ -301,6 +301,7 @@ static void *seek_build(const struct an_run *r)
 			s->worst = s->n - 1;
 	}
 	if (!s->n) {
+		free(s->d);     /* the slot of a device with too few */
 		free(s);
 		return NULL;
 	}
