@@ -62,8 +62,8 @@ CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	capture/import_pipe.c capture/import_samples.c capture/import_fmt.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
-	analyze/runview.c analyze/rsort.c analyze/rundata.c analyze/timeacct.c \
-	analyze/finding.c analyze/analyzer.c analyze/an_seek.c \
+	analyze/runview.c analyze/rsort.c analyze/rundata.c analyze/evorder.c \
+	analyze/timeacct.c analyze/finding.c analyze/analyzer.c analyze/an_seek.c \
 	analyze/an_fairness.c analyze/an_queue.c analyze/an_readahead.c \
 	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
 	analyze/compare.c analyze/figures.c analyze/crosstab.c analyze/cmd_compare.c analyze/cmd_dump.c \

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "analyze/analyzer.h"
-#include "analyze/rsort.h"
 #include "lib/emit.h"
 #include "lib/util.h"
 
@@ -45,49 +44,51 @@ struct fair_state {
 	int n, worst;
 };
 
-/* starvation()'s events: rundata index << 1, | 1 for the C (at end when
- * the bio never completed); keyed by time, at one time by bio, its Q
- * before its C (radix_sort_idx() orders equal keys by value) */
+/* starvation()'s merge keeps the bios of one process with a Q and data */
 struct pev_ctx {
-	const struct an_io *io;
-	int64_t end;
+	const struct rundata *rd;
+	uint32_t pid;
 };
 
-static int64_t pev_time(uint32_t ev, const struct pev_ctx *c)
+static int keep_pid(const void *ctx, uint32_t i, int rank)
 {
-	const struct an_io *x = &c->io[ev >> 1];
+	const struct pev_ctx *c = ctx;
 
-	if (!(ev & 1))
-		return x->q;
-	return x->c != AN_NONE ? x->c : c->end;
+	(void)rank;
+	return rundata_pid(c->rd, i) == c->pid && rundata_bytes(c->rd, i) &&
+	       rundata_q(c->rd, i) != AN_NONE;
 }
 
-static uint64_t key_pev(uint32_t ev, const void *ctx)
-{
-	return rsort_tkey(pev_time(ev, ctx));
-}
-
-/* The longest stretch with I/O of pid on dev queued and none completing. */
-static void starvation(const struct rundata *rd, uint32_t pid, uint32_t dev,
+/* The longest stretch with I/O of pid on dev queued and none completing:
+ * its bios' Q and C (at the run's end when never completed) by time, at
+ * one time by bio, a bio's Q before its C. */
+static void starvation(const struct an_run *r, uint32_t pid, uint32_t dev,
 		       struct comp *c)
 {
-	uint32_t *ev = xmalloc((2 * rd->n + 1) * sizeof(*ev));
-	size_t n = 0;
-	int out = 0;
-	int64_t open_at = 0, end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns;
-	struct pev_ctx ctx = { rd->io, end };
+	const struct rundata *rd = &r->rd;
+	size_t dk = (size_t)rundata_dev_index(rd, dev);
+	size_t i0 = rd->dev_first[dk], i1 = rd->dev_first[dk + 1], nn = 0, cap = 0;
+	uint32_t *never = NULL, ev;
+	struct pev_ctx ctx = { rd, pid };
+	struct ev_it it[3];
+	struct ev_merge m;
+	int out = 0, kind;
+	int64_t open_at = 0, end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns, t;
 
-	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
-		if (x->pid != pid || x->dev != dev || x->q == AN_NONE || !x->bytes)
-			continue;
-		ev[n++] = (uint32_t)i << 1;
-		ev[n++] = (uint32_t)i << 1 | 1;
-	}
-	radix_sort_idx(ev, n, key_pev, &ctx);
-	for (size_t i = 0; i < n; i++) {
-		int64_t t = pev_time(ev[i], &ctx);
-		if (!(ev[i] & 1)) {
+	for (size_t i = i0; i < i1; i++)
+		if (rundata_c(rd, i) == AN_NONE && keep_pid(&ctx, (uint32_t)i, 0)) {
+			if (nn == cap) {
+				cap = cap ? 2 * cap : 16;
+				never = xrealloc(never, cap * sizeof(*never));
+			}
+			never[nn++] = (uint32_t)i;
+		}
+	ev_it_init(&it[0], &r->ord, dk, EV_Q);
+	ev_it_init(&it[1], &r->ord, dk, EV_C);
+	ev_it_fixed(&it[2], rd, never, nn, end);
+	ev_merge_init(&m, it, 3, keep_pid, &ctx);
+	while (ev_merge_next(&m, &ev, &t, &kind)) {
+		if (!kind) {
 			if (out++ == 0)
 				open_at = t;
 			continue;
@@ -99,17 +100,19 @@ static void starvation(const struct rundata *rd, uint32_t pid, uint32_t dev,
 		open_at = t;
 		out--;
 	}
-	free(ev);
+	free(never);
 }
 
 /* Bytes of pid on dev completed in [lo, hi). */
 static double done_mb(const struct rundata *rd, uint32_t pid, uint32_t dev,
 		      int64_t lo, int64_t hi)
 {
+	size_t dk = (size_t)rundata_dev_index(rd, dev);
 	double b = 0;
 
-	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+	for (size_t i = rd->dev_first[dk]; i < rd->dev_first[dk + 1]; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		if (x->pid == pid && x->dev == dev && x->q != AN_NONE &&
 		    x->c != AN_NONE && x->c >= lo && x->c < hi)
 			b += x->bytes;
@@ -149,7 +152,7 @@ static void one_dev(const struct an_run *r, struct fair_dev *fd)
 		c->bytes_mb = (double)t->bytes / 1e6;
 		c->busy_frac = span > 0 ? t->waited_s / span : 0;
 		c->i2d_s = ta_stage_waited_s(t, TA_I2D) + ta_stage_waited_s(t, TA_Q2G);
-		starvation(rd, t->pid, t->dev, c);
+		starvation(r, t->pid, t->dev, c);
 	}
 	qsort(fd->c, (size_t)fd->ncomp, sizeof(fd->c[0]), cmp_comp);
 	for (int k = 0; k < fd->ncomp && fd->c[k].busy_frac >= BOUND_FRAC; k++)

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "analyze/analyzer.h"
-#include "analyze/rsort.h"
 #include "lib/emit.h"
 #include "lib/util.h"
 
@@ -39,7 +38,6 @@ struct q_dev {
 };
 
 struct q_state {
-	double *extra;            /* each bio's extra time (s), by rundata index */
 	struct q_proc *p;
 	int np;
 	struct q_dev *d;
@@ -47,19 +45,22 @@ struct q_state {
 	int worst;                /* process with most Q2G wait */
 };
 
-/* A bio's events, listed as rundata index << 2 | QEV_*: 4 bytes each,
- * sorted by time in place. */
-enum { QEV_Q, QEV_D, QEV_C };  /* a bio's events in their order */
+/* one_dev()'s marks of a device's rows: the bio met others' I/O in flight
+ * at its Q, at its D; it has Q, D and C in order and data (it counts) */
+enum { QM_AT_Q = 1, QM_AT_D = 2, QM_COUNTS = 4 };
 
-/* the event's time; at one time, events keep the order they were listed
- * in (by bio, and a bio's Q, D, C): radix_sort_idx() orders equal keys by
- * the values */
-static uint64_t key_qev(uint32_t ev, const void *ctx)
+/* one_dev()'s merge keeps the rows that count */
+struct keep_ctx {
+	const uint8_t *mark;
+	size_t first;               /* the device's first row */
+};
+
+static int keep_counts(const void *ctx, uint32_t i, int rank)
 {
-	const struct an_io *x = &((const struct an_io *)ctx)[ev >> 2];
-	int k = ev & 3;
+	const struct keep_ctx *k = ctx;
 
-	return rsort_tkey(k == QEV_Q ? x->q : k == QEV_D ? x->d : x->c);
+	(void)rank;
+	return k->mark[i - k->first] & QM_COUNTS;
 }
 
 static int size_class(uint32_t bytes)
@@ -104,37 +105,45 @@ static struct q_proc *proc_of(struct q_state *s, const struct an_run *r,
 static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 {
 	const struct rundata *rd = &r->rd;
-	uint32_t *ev = xmalloc((3 * rd->n + 1) * sizeof(*ev));
-	uint8_t *shared = xcalloc(rd->n ? rd->n : 1, 1);
+	size_t dk = (size_t)rundata_dev_index(rd, dev);
+	size_t i0 = rd->dev_first[dk], i1 = rd->dev_first[dk + 1];
+	uint8_t *mark = xcalloc(i1 > i0 ? i1 - i0 : 1, 1);
+	struct keep_ctx kc = { mark, i0 };
 	struct hist base_d2c[2][SIZE_CLASSES] = { { { 0 } } };
 	struct hist all_d2c[2][SIZE_CLASSES] = { { { 0 } } };
 	struct hist base_q2d[2] = { { 0 } }, all_q2d[2] = { { 0 } };
-	struct pcount *pc = xmalloc((rd->n + 1) * sizeof(*pc));
-	int npc = 0, total = 0;
-	size_t ne = 0;
+	struct pcount *pc = xmalloc((i1 - i0 + 1) * sizeof(*pc));
+	int npc = 0, total = 0, kind;
+	struct ev_it it[3];
+	struct ev_merge m;
 	struct q_dev *qd;
+	uint32_t io;
+	int64_t t;
+	/* the device's median Q2G, ns (as queue_build() keeps it: in us) */
+	double q2g_med = hist_pct(&timeacct_dev(&r->ta, dev)->st.h[TA_Q2G], 50) /
+			 1e3 * 1e3;
 
-	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
-		if (x->dev != dev || x->q == AN_NONE || x->d == AN_NONE ||
-		    x->c == AN_NONE || x->d < x->q || x->c < x->d || !x->bytes)
+	for (size_t i = i0; i < i1; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
+		if (x->q == AN_NONE || x->d == AN_NONE || x->c == AN_NONE ||
+		    x->d < x->q || x->c < x->d || !x->bytes)
 			continue;
-		ev[ne++] = (uint32_t)i << 2 | QEV_Q;
-		ev[ne++] = (uint32_t)i << 2 | QEV_D;
-		ev[ne++] = (uint32_t)i << 2 | QEV_C;
+		mark[i - i0] = QM_COUNTS;
 	}
-	radix_sort_idx(ev, ne, key_qev, rd->io);
-	for (size_t k = 0; k < ne; k++) {
-		size_t io = ev[k] >> 2;
-		int kind = (int)(ev[k] & 3);
-		const struct an_io *x = &rd->io[io];
-		int *own = pc_of(pc, &npc, x->pid);
-		if (kind == QEV_Q) {
+	/* the Q, D and C of the bios that count, by time (at one time by
+	 * bio, a bio's Q before its D before its C) */
+	for (int k = 0; k < 3; k++)
+		ev_it_init(&it[k], &r->ord, dk, k == 0 ? EV_Q : k == 1 ? EV_D : EV_C);
+	ev_merge_init(&m, it, 3, keep_counts, &kc);
+	while (ev_merge_next(&m, &io, &t, &kind)) {
+		int *own = pc_of(pc, &npc, rundata_pid(rd, io));
+		if (kind == 0) {
 			if (total - *own > 0)
-				shared[io] |= 1;
-		} else if (kind == QEV_D) {
+				mark[io - i0] |= QM_AT_Q;
+		} else if (kind == 1) {
 			if (total - *own > 0)
-				shared[io] |= 2;
+				mark[io - i0] |= QM_AT_D;
 			total++;
 			(*own)++;
 		} else {
@@ -142,54 +151,67 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 			(*own)--;
 		}
 	}
-	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
-		int w = !!(x->flags & AN_WRITE), sc = size_class(x->bytes);
-		if (x->dev != dev || x->q == AN_NONE || x->d == AN_NONE ||
-		    x->c == AN_NONE || x->d < x->q || x->c < x->d || !x->bytes)
+	for (size_t i = i0; i < i1; i++) {
+		struct an_io xb;
+		const struct an_io *x;
+		int w, sc;
+		if (!(mark[i - i0] & QM_COUNTS))
 			continue;
+		x = rundata_io(rd, i, &xb);
+		w = !!(x->flags & AN_WRITE);
+		sc = size_class(x->bytes);
 		hist_add(&all_d2c[w][sc], (uint64_t)(x->c - x->d));
 		hist_add(&all_q2d[w], (uint64_t)(x->d - x->q));
-		if (!(shared[i] & 2))
+		if (!(mark[i - i0] & QM_AT_D))
 			hist_add(&base_d2c[w][sc], (uint64_t)(x->c - x->d));
-		if (!(shared[i] & 1))
+		if (!(mark[i - i0] & QM_AT_Q))
 			hist_add(&base_q2d[w], (uint64_t)(x->d - x->q));
 	}
 	s->d = xrealloc(s->d, (size_t)(s->nd + 1) * sizeof(*s->d));
 	qd = &s->d[s->nd++];
 	memset(qd, 0, sizeof(*qd));
 	qd->dev = dev;
-	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
-		int w = !!(x->flags & AN_WRITE), sc = size_class(x->bytes);
+	for (size_t i = i0; i < i1; i++) {
+		struct an_io xb;
+		const struct an_io *x;
+		int w, sc, shared = mark[i - i0] & (QM_AT_Q | QM_AT_D);
 		struct q_proc *p;
-		double bd, bq;
-		if (x->dev != dev || x->q == AN_NONE || x->d == AN_NONE ||
-		    x->c == AN_NONE || x->d < x->q || x->c < x->d || !x->bytes)
+		double bd, bq, extra = 0;   /* the bio's, seconds */
+		if (!(mark[i - i0] & QM_COUNTS))
 			continue;
+		x = rundata_io(rd, i, &xb);
+		w = !!(x->flags & AN_WRITE);
+		sc = size_class(x->bytes);
 		p = proc_of(s, r, x->pid);
 		p->bios++;
-		if (!shared[i])
-			continue;
-		p->bios_shared++;
-		/* unloaded: bios that found the device free of others; with
-		 * too few of them, the fastest tenth of all */
-		if (base_d2c[w][sc].n >= MIN_BASE)
-			bd = hist_pct(&base_d2c[w][sc], 50);
-		else {
-			bd = hist_pct(&all_d2c[w][sc], 10);
-			qd->base_low = 1;
+		if (shared) {
+			p->bios_shared++;
+			/* unloaded: bios that found the device free of others;
+			 * with too few of them, the fastest tenth of all */
+			if (base_d2c[w][sc].n >= MIN_BASE)
+				bd = hist_pct(&base_d2c[w][sc], 50);
+			else {
+				bd = hist_pct(&all_d2c[w][sc], 10);
+				qd->base_low = 1;
+			}
+			bq = base_q2d[w].n >= MIN_BASE ? hist_pct(&base_q2d[w], 50)
+						       : hist_pct(&all_q2d[w], 10);
+			if (shared & QM_AT_D) {
+				p->contention_s += ((double)(x->c - x->d) - bd) / 1e9;
+				extra += ((double)(x->c - x->d) - bd) / 1e9;
+			}
+			if (shared & QM_AT_Q) {
+				p->contention_s += ((double)(x->d - x->q) - bq) / 1e9;
+				extra += ((double)(x->d - x->q) - bq) / 1e9;
+			}
 		}
-		bq = base_q2d[w].n >= MIN_BASE ? hist_pct(&base_q2d[w], 50)
-					       : hist_pct(&all_q2d[w], 10);
-		if (shared[i] & 2) {
-			p->contention_s += ((double)(x->c - x->d) - bd) / 1e9;
-			s->extra[i] += ((double)(x->c - x->d) - bd) / 1e9;
-		}
-		if (shared[i] & 1) {
-			p->contention_s += ((double)(x->d - x->q) - bq) / 1e9;
-			s->extra[i] += ((double)(x->d - x->q) - bq) / 1e9;
-		}
+		/* its Q2G beyond the device's usual (queue_build() counts it
+		 * for the process), in the moments of its extra */
+		if (x->g != AN_NONE && x->g >= x->q &&
+		    (double)(x->g - x->q) > 4 * q2g_med + 20000)
+			extra += ((double)(x->g - x->q) - q2g_med) / 1e9;
+		p->s1 += extra;
+		p->s2 += extra * extra;
 	}
 	for (int w = 0; w < 2; w++) {
 		for (int sc = 0; sc < SIZE_CLASSES; sc++) {
@@ -200,8 +222,7 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 		hist_free(&all_q2d[w]);
 	}
 	free(pc);
-	free(shared);
-	free(ev);
+	free(mark);
 }
 
 static void *queue_build(const struct an_run *r)
@@ -212,7 +233,6 @@ static void *queue_build(const struct an_run *r)
 	if (!r->rd.n || !r->ta.ndev)
 		return NULL;
 	s = xcalloc(1, sizeof(*s));
-	s->extra = xcalloc(r->rd.n, sizeof(*s->extra));
 	for (size_t k = 0; k < r->ta.ndev; k++) {
 		const struct ta_dev *td = &r->ta.devs[k];
 		struct q_dev *qd;
@@ -230,7 +250,8 @@ static void *queue_build(const struct an_run *r)
 	 * contention, both scaled to its waited time (its own I/Os overlap
 	 * when it keeps several queued) */
 	for (size_t i = 0; i < r->rd.n; i++) {
-		const struct an_io *x = &r->rd.io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(&r->rd, i, &xb);
 		const struct q_dev *qd = NULL;
 		double med;
 		if (x->q == AN_NONE || x->g == AN_NONE || x->g < x->q)
@@ -241,22 +262,9 @@ static void *queue_build(const struct an_run *r)
 		if (!qd)
 			continue;
 		med = qd->q2g_p50_us * 1e3;
-		if ((double)(x->g - x->q) > 4 * med + 20000) {
+		if ((double)(x->g - x->q) > 4 * med + 20000)
 			proc_of(s, r, x->pid)->q2g_s += ((double)(x->g - x->q) - med)
 							/ 1e9;
-			s->extra[i] += ((double)(x->g - x->q) - med) / 1e9;
-		}
-	}
-	/* each process's moments over its bios (those one_dev counted) */
-	for (size_t i = 0; i < r->rd.n; i++) {
-		const struct an_io *x = &r->rd.io[i];
-		struct q_proc *p;
-		if (x->q == AN_NONE || x->d == AN_NONE || x->c == AN_NONE ||
-		    x->d < x->q || x->c < x->d || !x->bytes)
-			continue;
-		p = proc_of(s, r, x->pid);
-		p->s1 += s->extra[i];
-		p->s2 += s->extra[i] * s->extra[i];
 	}
 	for (int i = 0; i < s->np; i++) {
 		struct q_proc *p = &s->p[i];
@@ -531,7 +539,6 @@ static void queue_emit(struct emit *e, const void *state)
 static void queue_release(void *state)
 {
 	struct q_state *s = state;
-	free(s->extra);
 	free(s->p);
 	free(s->d);
 	free(s);

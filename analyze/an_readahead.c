@@ -36,25 +36,38 @@ struct ra_state {
 	double cost_s;
 };
 
-static uint64_t key_q(const void *p)
+static uint64_t key_q(uint32_t i, const void *ctx)
 {
-	return rsort_tkey((*(const struct an_io *const *)p)->q);
+	return rsort_tkey(rundata_q(ctx, i));
 }
 
-static uint64_t key_sector(const void *p)
+/* by_sector()'s sort: ranks in Q order keyed by their row's sector */
+struct rank_ctx {
+	const struct rundata *rd;
+	const uint32_t *p;
+};
+
+static uint64_t key_rank_sector(uint32_t rank, const void *ctx)
 {
-	return (*(const struct an_io *const *)p)->sector;
+	const struct rank_ctx *c = ctx;
+
+	return rundata_sector(c->rd, c->p[rank]);
 }
 
-/* Bios at one sector: by Q, then in rundata's order (what sorting by Q
- * and then, stably, by sector gives). */
-static int tie_q(const void *a, const void *b)
+/* Sorts rows p[0..n) of rd, in Q order, by sector, bios at one sector by
+ * Q, then in rundata's order (what sorting by Q and then, stably, by
+ * sector gives); tmp has room for n. */
+static void by_sector(const struct rundata *rd, uint32_t *p, size_t n,
+		      uint32_t *tmp)
 {
-	uint64_t x = key_q(a), y = key_q(b);
+	struct rank_ctx c = { rd, p };
 
-	if (x != y)
-		return x < y ? -1 : 1;
-	return rsort_ptr_order(a, b);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = (uint32_t)i;
+	radix_sort_idx(tmp, n, key_rank_sector, &c);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = p[tmp[i]];
+	memcpy(p, tmp, n * sizeof(*p));
 }
 
 /* A read through the page cache's readahead: the A flag (REQ_RAHEAD) is
@@ -74,7 +87,8 @@ static int fixed_cost(const struct rundata *rd, uint32_t dev, double *a_ns)
 	uint64_t small = 0, large = 0;
 
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		double b, d;
 		if (x->dev != dev || (x->flags & AN_WRITE) || !(x->flags & AN_HEAD) ||
 		    x->d == AN_NONE || x->c == AN_NONE || x->c < x->d || !x->dbytes)
@@ -104,36 +118,45 @@ static void *ra_build(const struct an_run *r)
 {
 	const struct rundata *rd = &r->rd;
 	struct ra_state *s;
-	struct an_io **p;
+	uint32_t *p, *tmp;
 	size_t np = 0;
 
 	if (!rd->n)
 		return NULL;
 	s = xcalloc(1, sizeof(*s));
 	p = xmalloc(rd->n * sizeof(*p));
+	tmp = xmalloc(rd->n * sizeof(*tmp));
 	/* re-reads: per device, bios sorted by sector; a bio overlapping an
 	 * earlier-queued one's range read those sectors twice */
 	for (size_t k = 0; k < r->ta.ndev; k++) {
 		uint32_t dev = r->ta.devs[k].dev;
+		struct ev_it it;
+		uint32_t row;
+		int64_t q;
 		np = 0;
-		for (size_t i = 0; i < rd->n; i++)
-			if (rd->io[i].dev == dev && buffered_read(&rd->io[i]))
-				p[np++] = &rd->io[i];
-		radix_sort_inplace(p, np, sizeof(*p), key_sector, tie_q);
+		ev_it_init(&it, &r->ord, (size_t)rundata_dev_index(rd, dev), EV_Q);
+		while (ev_it_next(&it, &row, &q)) {
+			struct an_io xb;
+			if (buffered_read(rundata_io(rd, row, &xb)))
+				p[np++] = row;
+		}
+		by_sector(rd, p, np, tmp);
 		for (size_t i = 1; i < np; i++) {
-			uint64_t end0 = p[i - 1]->sector + p[i - 1]->bytes / 512;
+			struct an_io ab, xb;
+			const struct an_io *a = rundata_io(rd, p[i - 1], &ab);
+			const struct an_io *x = rundata_io(rd, p[i], &xb);
+			uint64_t end0 = a->sector + a->bytes / 512;
 			uint64_t over;
-			if (p[i]->sector >= end0)
+			if (x->sector >= end0)
 				continue;
-			over = end0 - p[i]->sector;
-			if (over > p[i]->bytes / 512)
-				over = p[i]->bytes / 512;
+			over = end0 - x->sector;
+			if (over > x->bytes / 512)
+				over = x->bytes / 512;
 			s->reread_bios++;
 			s->reread_mb += (double)over * 512 / 1e6;
-			if (p[i]->c != AN_NONE && p[i]->d != AN_NONE &&
-			    p[i]->c >= p[i]->d)
-				s->reread_s += (double)(p[i]->c - p[i]->d) / 1e9 *
-					       (double)over * 512 / p[i]->bytes;
+			if (x->c != AN_NONE && x->d != AN_NONE && x->c >= x->d)
+				s->reread_s += (double)(x->c - x->d) / 1e9 *
+					       (double)over * 512 / x->bytes;
 		}
 	}
 	/* sequential streams: per process and device, in Q order */
@@ -142,20 +165,25 @@ static void *ra_build(const struct an_run *r)
 		struct ra_stream st = { .pid = row->pid, .dev = row->dev };
 		uint64_t next = UINT64_MAX;
 		double a_ns;
+		/* its bios (in the run's order), then by Q */
 		np = 0;
-		for (size_t i = 0; i < rd->n; i++)
-			if (rd->io[i].pid == row->pid && rd->io[i].dev == row->dev &&
-			    buffered_read(&rd->io[i]))
-				p[np++] = &rd->io[i];
+		for (size_t k = 0; k < row->nbio; k++) {
+			uint32_t i = r->ta.bio[row->bio_first + k];
+			struct an_io xb;
+			if (buffered_read(rundata_io(rd, i, &xb)))
+				p[np++] = i;
+		}
 		if (np < MIN_READS)
 			continue;
-		radix_sort_inplace(p, np, sizeof(*p), key_q, rsort_ptr_order);
+		radix_sort_idx(p, np, key_q, rd);
 		for (size_t i = 0; i < np; i++) {
+			struct an_io xb;
+			const struct an_io *x = rundata_io(rd, p[i], &xb);
 			st.reads++;
-			st.seq += p[i]->sector == next;
-			st.ra += (p[i]->flags & AN_RA) != 0;
-			st.mb += p[i]->bytes / 1e6;
-			next = p[i]->sector + p[i]->bytes / 512;
+			st.seq += x->sector == next;
+			st.ra += (x->flags & AN_RA) != 0;
+			st.mb += x->bytes / 1e6;
+			next = x->sector + x->bytes / 512;
 		}
 		if (st.seq * 10 < st.reads * 8)
 			continue;            /* not a sequential stream */
@@ -167,15 +195,16 @@ static void *ra_build(const struct an_run *r)
 			double need = st.mb * 1e6 / REF_BYTES, gaps = 0;
 			uint64_t ngap = 0;
 			for (size_t i = 0; i < np; i++) {
-				if (p[i]->c != AN_NONE && p[i]->d != AN_NONE &&
-				    p[i]->c >= p[i]->d)
-					hist_add(&d2c, (uint64_t)(p[i]->c - p[i]->d));
+				struct an_io xb;
+				const struct an_io *x = rundata_io(rd, p[i], &xb);
+				int64_t nq = i + 1 < np ? rundata_q(rd, p[i + 1]) : 0;
+				if (x->c != AN_NONE && x->d != AN_NONE && x->c >= x->d)
+					hist_add(&d2c, (uint64_t)(x->c - x->d));
 				/* the process's time between a completion and
 				 * its next request: issuing one synchronously */
-				if (i + 1 < np && p[i]->c != AN_NONE &&
-				    p[i + 1]->q > p[i]->c &&
-				    p[i + 1]->q - p[i]->c < 10000000) {
-					gaps += (double)(p[i + 1]->q - p[i]->c);
+				if (i + 1 < np && x->c != AN_NONE && nq > x->c &&
+				    nq - x->c < 10000000) {
+					gaps += (double)(nq - x->c);
 					ngap++;
 				}
 			}
@@ -195,6 +224,7 @@ static void *ra_build(const struct an_run *r)
 	}
 	s->cost_s = s->reread_s + s->s.small_cost_s;
 	free(p);
+	free(tmp);
 	if (!s->nstreams && !s->reread_bios) {
 		free(s);
 		return NULL;

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "analyze/analyzer.h"
-#include "analyze/rsort.h"
 #include "lib/emit.h"
 #include "lib/util.h"
 #include "model/model.h"
@@ -65,41 +64,65 @@ static int band_of(uint64_t dist)
 									    : 3;
 }
 
-static uint64_t key_d(const void *p)
+/* A walk over one device's dispatches with a distance (btt's D2D seek),
+ * in D order (then row): no array of them. */
+struct disp_walk {
+	const struct rundata *rd;
+	struct ev_it it;
+};
+
+static void disp_start(struct disp_walk *w, const struct an_run *r, size_t dk)
 {
-	return rsort_tkey((*(const struct an_io *const *)p)->d);
+	w->rd = &r->rd;
+	ev_it_init(&w->it, &r->ord, dk, EV_D);
 }
 
-/* Pattern numbers of one device's dispatches h[0..n) in D order. */
-static void pattern(struct seek_dev *s, struct an_io **h, size_t n)
+/* The next dispatch's row; 0 at the end. */
+static int disp_next(struct disp_walk *w, uint32_t *row)
+{
+	int64_t d;
+
+	while (ev_it_next(&w->it, row, &d))
+		if ((rundata_flags(w->rd, *row) & (AN_HEAD | AN_HAS_SEEK)) ==
+		    (AN_HEAD | AN_HAS_SEEK) && rundata_dbytes(w->rd, *row))
+			return 1;
+	return 0;
+}
+
+/* Pattern numbers of one device's dispatches (walk w); returns how many
+ * there are. */
+static size_t pattern(struct seek_dev *s, struct disp_walk *w)
 {
 	struct hist dist = { 0 };
 	double sw_sum = 0, same_sum = 0;
 	uint64_t sw = 0, same = 0;
-	uint32_t pids[64];
+	uint32_t pids[64], prev = 0, row;
 	uint64_t pc[64] = { 0 };
 	int np = 0;
+	size_t n = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t ad = (uint64_t)llabs(h[i]->seek);
+	for (size_t i = 0; disp_next(w, &row); i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(w->rd, row, &xb);
+		uint64_t ad = (uint64_t)llabs(x->seek);
 		int k;
+		n++;
 		hist_add(&dist, ad);
 		s->long_seeks += ad > NEAR_SECTORS;
-		for (k = 0; k < np && pids[k] != h[i]->pid; k++)
+		for (k = 0; k < np && pids[k] != x->pid; k++)
 			;
 		if (k == np && np < 64)
-			pids[np++] = h[i]->pid;
+			pids[np++] = x->pid;
 		if (k < 64)
 			pc[k]++;
-		if (!i)
-			continue;
-		if (h[i]->pid != h[i - 1]->pid) {
+		if (i && x->pid != prev) {
 			sw++;
 			sw_sum += (double)ad;
-		} else {
+		} else if (i) {
 			same++;
 			same_sum += (double)ad;
 		}
+		prev = x->pid;
 	}
 	s->dispatches = n;
 	s->mean = hist_mean(&dist);
@@ -112,12 +135,16 @@ static void pattern(struct seek_dev *s, struct an_io **h, size_t n)
 	s->interleaved = s->streams >= 2 && s->switch_frac > 0.25 &&
 			 s->switch_dist > 4 * fmax(s->same_dist, NEAR_SECTORS);
 	hist_free(&dist);
+	return n;
 }
 
 /* The cost: per (direction, size) class, far dispatches' median D2C above
  * near ones', times their number. */
-static void fit(struct seek_dev *s, struct an_io **h, size_t n)
+static void fit(struct seek_dev *s, struct disp_walk *wk)
 {
+	const struct rundata *rd = wk->rd;
+	uint32_t row, next;
+	int more = disp_next(wk, &next);
 	struct hist (*bh)[SIZE_CLASSES][NBANDS] = xcalloc(2, sizeof(*bh));
 	struct hist (*far)[SIZE_CLASSES] = xcalloc(2, sizeof(*far));
 	uint64_t (*nfar)[SIZE_CLASSES] = xcalloc(2, sizeof(*nfar));
@@ -130,14 +157,21 @@ static void fit(struct seek_dev *s, struct an_io **h, size_t n)
 	 * dispatch behind another process's waits for it, and that wait, not
 	 * the seek, would grow with the distance of a switch. Every far
 	 * dispatch is counted for the cost. */
-	for (size_t i = 0; i < n; i++) {
-		const struct an_io *x = h[i];
-		int w = !!(x->flags & AN_WRITE), sc = size_class(x->dbytes);
-		uint64_t ad = (uint64_t)llabs(x->seek);
-		int alone;
+	while (more) {
+		struct an_io xb;
+		const struct an_io *x;
+		int w, sc, alone;
+		uint64_t ad;
+		/* each with the next one (nothing else in flight?) */
+		row = next;
+		more = disp_next(wk, &next);
+		x = rundata_io(rd, row, &xb);
+		w = !!(x->flags & AN_WRITE);
+		sc = size_class(x->dbytes);
+		ad = (uint64_t)llabs(x->seek);
 		if (x->c == AN_NONE || x->c < x->d)
 			continue;
-		alone = maxc <= x->d && (i + 1 == n || h[i + 1]->d >= x->c);
+		alone = maxc <= x->d && (!more || rundata_d(rd, next) >= x->c);
 		maxc = x->c > maxc ? x->c : maxc;
 		if (ad > NEAR_SECTORS)
 			nfar[w][sc]++;
@@ -186,29 +220,32 @@ static void fit(struct seek_dev *s, struct an_io **h, size_t n)
 	free(nfar);
 }
 
-/* The n dispatches h (in D order) on a fresh disk of profile p, open loop
- * at their own D times (model_device_times()): their mechanism time, and
- * what of it was not positioning: each one's command overhead and media
- * transfer at its zone's rate (what it costs streaming, the head already
- * there). Sectors past the modelled disk's end wrap. */
-static void model_dev(struct seek_dev *s, struct an_io **h, size_t n,
+/* The n dispatches of walk wk (in D order) on a fresh disk of profile p,
+ * open loop at their own D times (model_device_times()): their mechanism
+ * time, and what of it was not positioning: each one's command overhead
+ * and media transfer at its zone's rate (what it costs streaming, the head
+ * already there). Sectors past the modelled disk's end wrap. */
+static void model_dev(struct seek_dev *s, struct disp_walk *wk, size_t n,
 		      const struct disk_profile *p)
 {
 	struct model_req *rq = xmalloc(n * sizeof(*rq));
+	uint32_t row;
 	int64_t *svc = xmalloc(n * sizeof(*svc));
 	uint64_t cap = p->capacity_sectors;
 	struct disk_model *m = NULL;
 	char err[256];
 	double t = 0, xfer = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		uint32_t sec = h[i]->dbytes / 512 ? h[i]->dbytes / 512 : 1;
+	for (size_t i = 0; i < n && disp_next(wk, &row); i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(wk->rd, row, &xb);
+		uint32_t sec = x->dbytes / 512 ? x->dbytes / 512 : 1;
 		if (sec >= cap)
 			sec = (uint32_t)(cap / 2);
 		rq[i] = (struct model_req){
-			.lba = h[i]->dsector % (cap - sec), .sectors = sec,
-			.op = (h[i]->flags & AN_WRITE) ? MOP_WRITE : MOP_READ,
-			.tag = (uint32_t)i, .arrive_ns = h[i]->d,
+			.lba = x->dsector % (cap - sec), .sectors = sec,
+			.op = (x->flags & AN_WRITE) ? MOP_WRITE : MOP_READ,
+			.tag = (uint32_t)i, .arrive_ns = x->d,
 		};
 	}
 	if (model_device_times(p, rq, n, svc, NULL, err, sizeof(err)) ||
@@ -232,35 +269,29 @@ static void *seek_build(const struct an_run *r)
 {
 	const struct rundata *rd = &r->rd;
 	struct seek_state *s;
-	struct an_io **h;
 	size_t nh;
 
 	if (!rd->n)
 		return NULL;
 	s = xcalloc(1, sizeof(*s));
-	h = xmalloc(rd->n * sizeof(*h));
 	for (size_t k = 0; k < r->ta.ndev; k++) {
 		uint32_t dev = r->ta.devs[k].dev;
+		size_t dk = (size_t)rundata_dev_index(rd, dev);
 		struct seek_dev *sd;
-		nh = 0;
-		for (size_t i = 0; i < rd->n; i++) {
-			const struct an_io *x = &rd->io[i];
-			if (x->dev == dev && (x->flags & AN_HEAD) &&
-			    (x->flags & AN_HAS_SEEK) && x->dbytes &&
-			    x->d != AN_NONE)
-				h[nh++] = (struct an_io *)x;
-		}
-		if (nh < 2)
-			continue;
-		radix_sort_inplace(h, nh, sizeof(*h), key_d, rsort_ptr_order);
+		struct disp_walk w;
 		s->d = xrealloc(s->d, (size_t)(s->n + 1) * sizeof(*s->d));
-		sd = &s->d[s->n++];
+		sd = &s->d[s->n];
 		memset(sd, 0, sizeof(*sd));
 		sd->dev = dev;
-		pattern(sd, h, nh);
-		fit(sd, h, nh);
+		disp_start(&w, r, dk);
+		if ((nh = pattern(sd, &w)) < 2)
+			continue;       /* not one with two dispatches */
+		s->n++;
+		disp_start(&w, r, dk);
+		fit(sd, &w);
 		if (r->model) {
-			model_dev(sd, h, nh, r->model);
+			disp_start(&w, r, dk);
+			model_dev(sd, &w, nh, r->model);
 			if (sd->modelled)
 				sd->cost_s = fmax(0, sd->model_s - sd->model_seq_s);
 		}
@@ -269,8 +300,8 @@ static void *seek_build(const struct an_run *r)
 		     sd->long_seeks > s->d[s->worst].long_seeks))
 			s->worst = s->n - 1;
 	}
-	free(h);
 	if (!s->n) {
+		free(s->d);     /* the slot of a device with too few */
 		free(s);
 		return NULL;
 	}

@@ -67,7 +67,8 @@ static void *swap_build(const struct an_run *r)
 	 * that the union of both is the whole array */
 	iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		if (!rundata_is_swap(rd, x->dev) || x->q == AN_NONE || !x->bytes)
 			continue;
 		if (!(x->flags & AN_WRITE)) {
@@ -77,7 +78,8 @@ static void *swap_build(const struct an_run *r)
 	}
 	s->swapin_wait_s = ta_union_s(iv, nr);
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		const char *comm;
 		if (!rundata_is_swap(rd, x->dev) || x->q == AN_NONE || !x->bytes ||
 		    !(x->flags & AN_WRITE))

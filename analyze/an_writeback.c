@@ -127,7 +127,8 @@ static void *wb_build(const struct an_run *r)
 	busy = xmalloc((rd->n ? rd->n : 1) * sizeof(*busy));
 	iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		if ((x->flags & AN_HEAD) && x->d != AN_NONE && x->c != AN_NONE &&
 		    x->c > x->d)
 			busy[nb++] = (struct ta_iv){ x->d, x->c };
@@ -146,10 +147,12 @@ static void *wb_build(const struct an_run *r)
 		int64_t first = INT64_MAX, last = INT64_MIN;
 		if (t->role[0] || !t->wr_bytes)
 			continue;
-		for (size_t i = 0; i < rd->n; i++) {
-			const struct an_io *x = &rd->io[i];
-			if (x->pid != t->pid || x->dev != t->dev || x->q == AN_NONE ||
-			    x->c == AN_NONE || x->c < x->q || !x->bytes ||
+		/* its bios, in the run's order */
+		for (size_t k2 = 0; k2 < t->nbio; k2++) {
+			struct an_io xb;
+			const struct an_io *x = rundata_io(rd, r->ta.bio[t->bio_first +
+							k2], &xb);
+			if (x->c == AN_NONE || x->c < x->q || !x->bytes ||
 			    (x->flags & (AN_WRITE | AN_SYNC)) != (AN_WRITE | AN_SYNC))
 				continue;
 			iv[n++] = (struct ta_iv){ x->q, x->c };
@@ -177,7 +180,8 @@ static void *wb_build(const struct an_run *r)
 				continue;
 		}
 		for (size_t i = 0; i < rd->n; i++) {
-			const struct an_io *x = &rd->io[i];
+			struct an_io xb;
+			const struct an_io *x = rundata_io(rd, i, &xb);
 			if ((x->flags & (AN_FLUSH | AN_FUA)) && x->q != AN_NONE &&
 			    x->c != AN_NONE && x->c >= x->q && x->q >= first &&
 			    x->q <= last + 50000000)

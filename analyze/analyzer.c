@@ -3,6 +3,7 @@
 #include "analyzer.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,13 @@ const struct analyzer *const analyzers[] = {
 };
 const int n_analyzers = (int)ARRAY_SIZE(analyzers);
 
+/* The order the builds are handed to the threads: the longest first (on the
+ * 5.1M-event bench queue takes 0.13 s, fairness 0.06, seek 0.04), so the
+ * two threads end together; analyzers not named follow in table order. */
+static const struct analyzer *const build_first[] = {
+	&an_queue, &an_fairness, &an_seek,
+};
+
 void an_proc_name(const struct an_run *r, uint32_t pid, char *out, size_t len)
 {
 	const char *comm = runview_comm(r->rd.rv, pid);
@@ -28,17 +36,108 @@ void an_dev_name(uint32_t dev, char *out, size_t len)
 	snprintf(out, len, "%u,%u", BT_MAJOR(dev), BT_MINOR(dev));
 }
 
+/* The builds of an_run_load_with(), shared by its threads: the tasks in
+ * order, each taken by the next free thread; each writes its own part of
+ * r (its state[] slot), or the side task its own ctx. */
+struct load_work {
+	struct an_run *r;
+	const struct an_side *side;
+	int task[AN_MAX + 1];       /* analyzers[] indices; -1: the side task */
+	int ntask, next;
+	pthread_mutex_t lock;
+};
+
+/* The next task of w, or -2 when there are none. */
+static int next_task(struct load_work *w)
+{
+	int t;
+
+	pthread_mutex_lock(&w->lock);
+	t = w->next < w->ntask ? w->task[w->next++] : -2;
+	pthread_mutex_unlock(&w->lock);
+	return t;
+}
+
+static void *build_worker(void *arg)
+{
+	struct load_work *w = arg;
+	int t;
+
+	while ((t = next_task(w)) != -2) {
+		if (t == -1)
+			w->side->fn(w->side->ctx, w->r);
+		else
+			w->r->state[t] = analyzers[t]->build(w->r);
+	}
+	return NULL;
+}
+
+/* The second thread's half of the accounting: the Q order (which only the
+ * process rows and the analyzers read), then the process rows. */
+static void *rows_worker(void *arg)
+{
+	struct an_run *r = arg;
+
+	evorder_add(&r->ord, 1u << EV_Q);
+	timeacct_rows(&r->ta, &r->rd, &r->ord);
+	return NULL;
+}
+
+int an_run_load_with(struct an_run *r, const struct runview *rv,
+		     const struct disk_profile *model,
+		     const struct an_side *side, int threads)
+{
+	struct load_work w = { .r = r, .side = side };
+	pthread_t th;
+	int two = threads > 1, started;
+
+	memset(r, 0, sizeof(*r));
+	r->model = model;
+	if (rundata_load_parts(&r->rd, rv, two ? 2 : 1))
+		return -1;
+	/* the orders and the accounting: processes on one thread, devices
+	 * (D and C orders) on the other */
+	evorder_build(&r->ord, &r->rd, 0);
+	timeacct_begin(&r->ta, &r->rd);
+	started = two && !pthread_create(&th, NULL, rows_worker, r);
+	evorder_add(&r->ord, 1u << EV_D | 1u << EV_C);
+	timeacct_devs(&r->ta, &r->rd, &r->ord);
+	if (started)
+		pthread_join(th, NULL);
+	else
+		rows_worker(r);
+	timeacct_end(&r->ta);
+	/* the builds, the longest first, and the side task after them */
+	for (size_t k = 0; k < ARRAY_SIZE(build_first); k++)
+		for (int i = 0; i < n_analyzers && i < AN_MAX; i++)
+			if (analyzers[i] == build_first[k])
+				w.task[w.ntask++] = i;
+	for (int i = 0; i < n_analyzers && i < AN_MAX; i++) {
+		int listed = 0;
+		for (size_t k = 0; k < ARRAY_SIZE(build_first); k++)
+			listed |= analyzers[i] == build_first[k];
+		if (!listed)
+			w.task[w.ntask++] = i;
+	}
+	if (side)
+		w.task[w.ntask++] = -1;
+	pthread_mutex_init(&w.lock, NULL);
+	started = two && !pthread_create(&th, NULL, build_worker, &w);
+	build_worker(&w);
+	if (started)
+		pthread_join(th, NULL);
+	pthread_mutex_destroy(&w.lock);
+	/* what only the builds read: memory back before the next run loads
+	 * (compare holds several) */
+	evorder_free(&r->ord);
+	timeacct_drop_bios(&r->ta);
+	return 0;
+}
+
 int an_run_load(struct an_run *r, const struct runview *rv,
 		const struct disk_profile *model)
 {
-	memset(r, 0, sizeof(*r));
-	r->model = model;
-	if (rundata_load(&r->rd, rv))
-		return -1;
-	timeacct_build(&r->ta, &r->rd);
-	for (int i = 0; i < n_analyzers && i < AN_MAX; i++)
-		r->state[i] = analyzers[i]->build(r);
-	return 0;
+	return an_run_load_with(r, rv, model, NULL, 2);
 }
 
 void an_run_free(struct an_run *r)
@@ -47,6 +146,7 @@ void an_run_free(struct an_run *r)
 		if (r->state[i])
 			analyzers[i]->release(r->state[i]);
 	timeacct_free(&r->ta);
+	evorder_free(&r->ord);
 	rundata_free(&r->rd);
 	memset(r, 0, sizeof(*r));
 }

@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 
+#include "analyze/evorder.h"
 #include "analyze/finding.h"
 #include "analyze/rundata.h"
 #include "analyze/timeacct.h"
@@ -24,6 +25,8 @@
 /* One run as the analyzers see it. */
 struct an_run {
 	struct rundata rd;
+	struct evorder ord;        /* rd's rows by Q, D and C time, for the
+				    * builds (an_run_load() frees it after) */
 	struct timeacct ta;
 	void *state[AN_MAX];       /* each analyzer's numbers, or NULL */
 	const struct disk_profile *model;  /* --model: a disk to cost the
@@ -69,6 +72,22 @@ extern const int n_analyzers;
  * error line. */
 int an_run_load(struct an_run *r, const struct runview *rv,
 		const struct disk_profile *model);
+
+/* A task to run beside the analyzers' builds: fn(ctx, r) once, on one of
+ * an_run_load_with()'s threads, with r->rd loaded; it may read r->rd and
+ * write only its own ctx. (report's and compare's btt figures.) */
+struct an_side {
+	void (*fn)(void *ctx, const struct an_run *r);
+	void *ctx;
+};
+
+/* an_run_load() on threads threads (at most 2 are used; 1: all on this
+ * one), running side (NULL: none) beside the builds. Reading the rows,
+ * the orders and the accounting, and the builds each share the threads;
+ * every analyzer's numbers are the same on one thread or two. */
+int an_run_load_with(struct an_run *r, const struct runview *rv,
+		     const struct disk_profile *model,
+		     const struct an_side *side, int threads);
 
 void an_run_free(struct an_run *r);
 

@@ -164,7 +164,7 @@ static int iostat_run(const struct iostat_cmd *o)
 	io.from_ns = rv.genesis_ns + o->filt.from_ns;
 	io.to_ns = o->filt.to_ns == INT64_MAX ? INT64_MAX
 		   : rv.genesis_ns + o->filt.to_ns;
-	if (iostat_build(rd.io, rd.n, &io, &rows, &nrows)) {
+	if (iostat_build(&rd, &io, &rows, &nrows)) {
 		rc = error("too many intervals of %g s in run '%s'",
 			   o->interval_s, rv.name);
 		goto out;

@@ -95,12 +95,13 @@ int cmd_report(int argc, char **argv)
 		return -1;
 	}
 	an = xcalloc(1, sizeof(*an));
-	if (an_run_load(an, &rv, model)) {
+	/* the figures built beside the analyzers */
+	if (an_run_load_with(an, &rv, model, &(struct an_side){
+				     report_build_side, &r }, 2)) {
 		free(an);
 		runview_close(&rv);
 		return -1;
 	}
-	report_build(&r, &an->rd);
 	nf = an_run_findings(an, f, AN_MAX);
 	emit_init(&e, stdout, json);
 	report_emit(&r, &e, 20, an, f, nf);

@@ -112,9 +112,10 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		if (runview_load(&r->rv, st, names[i]))
 			return -1;
 		c->n = i + 1;
-		if (an_run_load(&r->an, &r->rv, model))
+		/* the figures built beside the analyzers */
+		if (an_run_load_with(&r->an, &r->rv, model, &(struct an_side){
+					     report_build_side, &r->rep }, 2))
 			return -1;
-		report_build(&r->rep, &r->an.rd);
 		if (group_by) {
 			group_of(r, group_by);
 			if (!strcmp(r->group, "(none)") && !strpbrk(group_by, "*?[,"))

@@ -21,12 +21,6 @@ static int cmp_span(const void *x, const void *y)
 	return (p->a > q->a) - (p->a < q->a);
 }
 
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return (a > b) - (a < b);
-}
-
 /* The bins' interval-row fields for [a, b) clipped to [from, end): adds
  * the overlap (ns) with each interval to acc[] */
 static void spread(double *acc, int64_t a, int64_t b, int64_t from,
@@ -60,9 +54,9 @@ static void max_time(int64_t *hi, int64_t t)
 		*hi = t;
 }
 
-/* The rows of device dev over nint intervals from o->from_ns to end. */
-static void build_dev(const struct an_io *io, size_t n, uint32_t dev,
-		      int64_t from, int64_t end, int64_t iv, size_t nint,
+/* The rows of rd's device kd over nint intervals from o->from_ns to end. */
+static void build_dev(const struct rundata *rd, size_t kd, int64_t from,
+		      int64_t end, int64_t iv, size_t nint,
 		      struct iostat_row *rows)
 {
 	double *await[2], *inflight, *busy;
@@ -70,6 +64,8 @@ static void build_dev(const struct an_io *io, size_t n, uint32_t dev,
 	struct span *sp = NULL;
 	size_t nsp = 0, cap = 0;
 	int heads = 0;
+	uint32_t dev = rd->devs[kd];
+	size_t i0 = rd->dev_first[kd], i1 = rd->dev_first[kd + 1];
 
 	await[0] = xcalloc(nint, sizeof(double));
 	await[1] = xcalloc(nint, sizeof(double));
@@ -77,20 +73,19 @@ static void build_dev(const struct an_io *io, size_t n, uint32_t dev,
 	nawait[1] = xcalloc(nint, sizeof(uint64_t));
 	inflight = xcalloc(nint, sizeof(double));
 	busy = xcalloc(nint, sizeof(double));
-	for (size_t i = 0; i < n; i++)
-		if (io[i].dev == dev && (io[i].flags & AN_HEAD)) {
+	for (size_t i = i0; i < i1; i++)
+		if (rundata_flags(rd, i) & AN_HEAD) {
 			heads = 1;
 			break;
 		}
-	for (size_t i = 0; i < n; i++) {
-		const struct an_io *x = &io[i];
+	for (size_t i = i0; i < i1; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		int w = !!(x->flags & AN_WRITE);
 		int req;
 		uint32_t bytes;
 		int64_t s;
 
-		if (x->dev != dev)
-			continue;
 		if ((x->flags & AN_MERGED) && x->m != AN_NONE &&
 		    !(x->flags & AN_DISCARD) && x->m >= from && x->m < end) {
 			struct iostat_row *r = &rows[(x->m - from) / iv];
@@ -187,50 +182,35 @@ static void build_dev(const struct an_io *io, size_t n, uint32_t dev,
 	free(sp);
 }
 
-int iostat_build(const struct an_io *io, size_t n,
-		 const struct iostat_opts *o, struct iostat_row **rows,
-		 size_t *nrows)
+int iostat_build(const struct rundata *rd, const struct iostat_opts *o,
+		 struct iostat_row **rows, size_t *nrows)
 {
 	int64_t iv = o->interval_ns, from = o->from_ns, end, hi = INT64_MIN;
-	uint32_t *devs;
-	size_t ndev = 0, nint;
+	size_t ndev = rd->ndevs, nint;
 
 	*rows = NULL;
 	*nrows = 0;
 	if (iv <= 0)
 		return -EINVAL;
-	devs = xmalloc((n ? n : 1) * sizeof(*devs));
-	for (size_t i = 0; i < n; i++) {
-		const struct an_io *x = &io[i];
+	for (size_t i = 0; i < rd->n; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		max_time(&hi, x->q);
 		max_time(&hi, x->d);
 		max_time(&hi, x->c);
 		max_time(&hi, x->m);
-		devs[ndev++] = x->dev;
 	}
 	/* --to ends the last interval, else the last time seen (1 ns after) */
 	end = o->to_ns != INT64_MAX ? o->to_ns : hi == INT64_MIN ? from : hi + 1;
-	if (end <= from) {
-		free(devs);
+	if (end <= from)
 		return 0;
-	}
-	qsort(devs, ndev, sizeof(*devs), cmp_u32);
-	{
-		size_t u = 0;
-		for (size_t i = 0; i < ndev; i++)
-			if (!u || devs[u - 1] != devs[i])
-				devs[u++] = devs[i];
-		ndev = u;
-	}
 	nint = (size_t)((end - from - 1) / iv + 1);
-	if (nint > 10000000 / ndev) {
-		free(devs);
+	if (nint > 10000000 / ndev)
 		return -EINVAL;
-	}
 	*rows = xcalloc(ndev * nint, sizeof(**rows));
+	/* the run's devices, ascending: each one's rows lie together */
 	for (size_t d = 0; d < ndev; d++)
-		build_dev(io, n, devs[d], from, end, iv, nint, *rows + d * nint);
+		build_dev(rd, d, from, end, iv, nint, *rows + d * nint);
 	*nrows = ndev * nint;
-	free(devs);
 	return 0;
 }

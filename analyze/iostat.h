@@ -46,14 +46,13 @@ struct iostat_opts {
 				      * ns; to INT64_MAX: to the last event */
 };
 
-/* Builds the rows of io[0 .. n) (every device that appears, by dev, then
+/* Builds the rows of rd's requests (every device that appears, by dev, then
  * each interval in time order; intervals start at from_ns, the last one
  * ends at to_ns, else 1 ns after the last time seen, so it may be shorter:
  * its rates are over its own length). Returns 0 with *rows (malloc'd: free()) and *nrows
  * (0 and NULL when io has no times in the window), or -EINVAL for a bad
  * interval or more than 10 million rows. */
-int iostat_build(const struct an_io *io, size_t n,
-		 const struct iostat_opts *o, struct iostat_row **rows,
-		 size_t *nrows);
+int iostat_build(const struct rundata *rd, const struct iostat_opts *o,
+		 struct iostat_row **rows, size_t *nrows);
 
 #endif

@@ -178,10 +178,17 @@ void report_end(struct report *r)
 int report_build(struct report *r, const struct rundata *rd)
 {
 	report_begin(r, rd->rv);
-	for (size_t i = 0; i < rd->n; i++)
-		report_add(r, &rd->io[i]);
+	for (size_t i = 0; i < rd->n; i++) {
+		struct an_io xb;
+		report_add(r, rundata_io(rd, i, &xb));
+	}
 	report_end(r);
 	return 0;
+}
+
+void report_build_side(void *ctx, const struct an_run *a)
+{
+	report_build(ctx, &a->rd);
 }
 
 void report_free(struct report *r)

@@ -64,6 +64,12 @@ struct report {
 /* Fills r from rd's requests (rundata_load()). Returns 0. */
 int report_build(struct report *r, const struct rundata *rd);
 
+struct an_run;
+/* report_build() of an_run a's rows into the struct report at ctx: an
+ * an_side (analyzer.h) task, so an_run_load_with() builds the figures
+ * beside the analyzers. */
+void report_build_side(void *ctx, const struct an_run *a);
+
 /* report_build() a request at a time, for a caller that sees the rows as
  * they are written (analyze/summary.c): report_begin() clears r for run rv
  * (its span; rv NULL: none yet, the caller sets rv and span_ns), report_add() counts one request x (in any order: every

@@ -31,6 +31,19 @@ void radix_sort(void *base, size_t n, size_t size,
 		free(t);
 		return;
 	}
+	{
+		/* in order already (often, for times): nothing to do */
+		size_t i = 1;
+		uint64_t prev = key_of(src);
+		for (; i < n; i++) {
+			uint64_t k = key_of(src + i * size);
+			if (k < prev)
+				break;
+			prev = k;
+		}
+		if (i == n)
+			return;
+	}
 	key = xmalloc(n * sizeof(*key));
 	key2 = xmalloc(n * sizeof(*key2));
 	tmp = xmalloc(n * size);
@@ -169,13 +182,20 @@ void radix_sort_inplace(void *base, size_t n, size_t size,
 	char *src = base, *t;
 	int shift = 56;
 
+	int sorted = 1;
+
 	if (n < 2)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t k = key_of(src + i * size);
+		if (sorted && i && cmp_full(src + (i - 1) * size, src + i * size,
+					    key_of, tie) > 0)
+			sorted = 0;
 		all_or |= k;
 		all_and &= k;
 	}
+	if (sorted)
+		return;     /* in order already (often, for times) */
 	diff = all_or ^ all_and;
 	/* start at the highest byte that differs between keys */
 	while (shift >= 0 && !((diff >> shift) & 0xff))
@@ -259,16 +279,21 @@ static void flag_sort_idx(uint32_t *v, size_t n, int shift,
 void radix_sort_idx(uint32_t *v, size_t n,
 		    uint64_t (*key_of)(uint32_t, const void *), const void *ctx)
 {
-	uint64_t all_or = 0, all_and = ~0ull, diff;
-	int shift = 56;
+	uint64_t all_or = 0, all_and = ~0ull, diff, prev = 0;
+	int shift = 56, sorted = 1;
 
 	if (n < 2)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t k = key_of(v[i], ctx);
+		if (i && (k < prev || (k == prev && v[i] < v[i - 1])))
+			sorted = 0;
+		prev = k;
 		all_or |= k;
 		all_and &= k;
 	}
+	if (sorted)
+		return;     /* in order already (often, for times) */
 	diff = all_or ^ all_and;
 	while (shift >= 0 && !((diff >> shift) & 0xff))
 		shift -= 8;

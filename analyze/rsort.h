@@ -8,8 +8,9 @@
 
 /* Sorts n elements of size bytes at base by the 64-bit key key_of gives for
  * each, ascending and stable: 8 bits a pass, passes over key bytes that are
- * alike in every key skipped; insertion sort under 64 elements. Aborts (via
- * xmalloc) when memory runs out. */
+ * alike in every key skipped; insertion sort under 64 elements. Each of the
+ * sorts here returns after one look when the elements are in order already
+ * (times often are). Aborts (via xmalloc) when memory runs out. */
 void radix_sort(void *base, size_t n, size_t size,
 		uint64_t (*key_of)(const void *));
 

@@ -2,8 +2,10 @@
  * commands and settings, each with one query and one error path. */
 #include "rundata.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,13 @@
 
 #include "capture/blktrace_format.h"
 #include "lib/util.h"
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
 
 /* The flags of a request row from its categories, RWBS and stitching. */
 static uint32_t io_flags(uint64_t cats, int bytes, int head, int has_seek,
@@ -64,33 +73,421 @@ void rundata_io_of(struct an_io *x, const struct store_request *rq)
 		x->flags |= AN_SPLIT_TAIL;
 }
 
-static int load_io(struct rundata *rd, struct store *st)
+int an_row_pack(struct an_row *r, const struct an_io *x, uint16_t dev)
 {
-	struct store_cursor *cur;
-	struct store_request rq;
-	size_t cap = 0;
-	int rc;
+	const int64_t tm[5] = { x->g, x->i, x->d, x->c, x->m };
+	uint32_t *off[5] = { &r->dg, &r->di, &r->dd, &r->dc, &r->dg };
+	int64_t t = x->q, ds = (int64_t)(x->dsector - x->sector);
 
-	if (runview_requests_open(rd->rv, STORE_RQ_ALL, STORE_RQ_COLS_ALL &
-				  ~(unsigned)(STORE_RQ_RWBS | STORE_RQ_REQUEUES |
-				  STORE_RQ_ERROR | STORE_RQ_ORIG), &cur))
+	r->dev = dev;
+	r->pid = x->pid;
+	r->flags = (uint16_t)(x->flags & AN_FLAGS_ALL);
+	r->sector = x->sector;
+	r->bytes = x->bytes;
+	r->dbytes = x->dbytes;
+	if ((x->flags & ~AN_FLAGS_ALL) || (x->g != AN_NONE && x->m != AN_NONE) ||
+	    ds < INT32_MIN || ds > INT32_MAX || x->seek < INT32_MIN ||
+	    x->seek > INT32_MAX)
 		return -1;
-	while ((rc = store_requests_next(cur, &rq, NULL)) > 0) {
-		if (rd->n == AN_MAX_IO) {
-			store_cursor_close(cur);
-			return error("run %s has more than %u requests: more than "
-				     "iotape analyzes", rd->rv->name, AN_MAX_IO);
-		}
-		if (rd->n == cap) {
-			cap = cap ? 2 * cap : 4096;
-			rd->io = xrealloc(rd->io, cap * sizeof(*rd->io));
-		}
-		rundata_io_of(&rd->io[rd->n++], &rq);
+	if (t == AN_NONE) {
+		/* no Q: the offsets from the earliest time seen */
+		r->flags |= AN_R_NOQ;
+		t = INT64_MAX;
+		for (int k = 0; k < 5; k++)
+			if (tm[k] != AN_NONE && tm[k] < t)
+				t = tm[k];
+		if (t == INT64_MAX)
+			t = 0;
 	}
-	store_cursor_close(cur);
-	if (rc < 0)
-		return error("reading requests: %s", store_errmsg(st));
+	r->t = t;
+	r->dg = AN_R_NONE;
+	for (int k = 0; k < 5; k++) {
+		int64_t d;
+		if (tm[k] == AN_NONE) {
+			if (k != 4)
+				*off[k] = AN_R_NONE;
+			continue;
+		}
+		if (__builtin_sub_overflow(tm[k], t, &d) || d < 0 ||
+		    d >= (int64_t)AN_R_NONE)
+			return -1;
+		*off[k] = (uint32_t)d;
+	}
+	if (x->m != AN_NONE)
+		r->flags |= AN_R_M;
+	r->dsec = (int32_t)ds;
+	r->seek = (int32_t)x->seek;
 	return 0;
+}
+
+int rundata_dev_index(const struct rundata *rd, uint32_t dev)
+{
+	size_t lo = 0, hi = rd->ndevs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (rd->devs[mid] < dev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rd->ndevs && rd->devs[lo] == dev ? (int)lo : -1;
+}
+
+/* The requests of one part of the run as they are read: rows into row[0,
+ * room), the ones that do not fit a row into esc (their rows' positions
+ * in escpos). */
+struct rd_part {
+	const struct rundata *rd;   /* the device table */
+	struct store *st;
+	struct store_cursor *cur;
+	struct an_row *row;
+	size_t n, room;
+	struct an_io *esc;
+	size_t nesc, esccap;
+	size_t *escpos;
+	int grow;                   /* row is rundata's, grown as needed */
+	struct rundata *owner;      /* grow: the rundata whose array it is */
+	int rc;                     /* 0; -1 the store failed (message in
+				     * st); -2 more than AN_MAX_IO rows; -3 a
+				     * device not in the table */
+};
+
+/* Adds the row rq to p; the device table is rd's (grown when p->grow:
+ * rows come by device, ascending). Returns 0 or p->rc. */
+static int part_add(struct rd_part *p, const struct store_request *rq,
+		    int *last)
+{
+	struct rundata *own = p->owner;
+	struct an_io x;
+	struct an_row *r;
+	const struct rundata *rd = p->rd;
+	int k = *last;
+
+	rundata_io_of(&x, rq);
+	if (k < 0 || rd->devs[k] != x.dev) {
+		k = rundata_dev_index(rd, x.dev);
+		if (k < 0 && p->grow && (!rd->ndevs || rd->devs[rd->ndevs - 1] < x.dev)
+		    && rd->ndevs < UINT16_MAX) {
+			own->devs = xrealloc(own->devs, (own->ndevs + 1) *
+					     sizeof(*own->devs));
+			own->devs[own->ndevs] = x.dev;
+			k = (int)own->ndevs++;
+		}
+		if (k < 0 || k > UINT16_MAX)
+			return p->rc = -3;
+		*last = k;
+	}
+	if (p->n == p->room) {
+		if (!p->grow || p->n == AN_MAX_IO)
+			return p->rc = -2;
+		p->room = p->room ? 2 * p->room : 4096;
+		if (p->room > AN_MAX_IO)
+			p->room = AN_MAX_IO;
+		own->row = p->row = xrealloc(p->row, p->room * sizeof(*p->row));
+	}
+	r = &p->row[p->n];
+	if (an_row_pack(r, &x, (uint16_t)k)) {
+		if (p->nesc == p->esccap) {
+			p->esccap = p->esccap ? 2 * p->esccap : 64;
+			p->esc = xrealloc(p->esc, p->esccap * sizeof(*p->esc));
+			p->escpos = xrealloc(p->escpos, p->esccap * sizeof(*p->escpos));
+		}
+		p->esc[p->nesc] = x;
+		p->escpos[p->nesc] = p->n;
+		r->dg = (uint32_t)p->nesc++;
+		r->flags |= AN_R_ESC;
+	}
+	p->n++;
+	return 0;
+}
+
+/* Reads p's cursor to its end. */
+static void *part_read(void *arg)
+{
+	struct rd_part *p = arg;
+	struct store_request rq;
+	int rc, last = -1;
+
+	while ((rc = store_requests_next(p->cur, &rq, NULL)) > 0)
+		if (part_add(p, &rq, &last))
+			return NULL;
+	if (rc < 0)
+		p->rc = -1;
+	return NULL;
+}
+
+/* The page cache a reader keeps (KiB): the requests are read once, in
+ * table order, so the pages on the cursor's path are all it reuses. */
+#define RD_CACHE_KIB 512
+
+/* The columns the analyzers read. */
+#define RD_COLS (STORE_RQ_COLS_ALL & ~(unsigned)(STORE_RQ_RWBS | \
+	STORE_RQ_REQUEUES | STORE_RQ_ERROR | STORE_RQ_ORIG))
+
+/* The message of a part that failed; -1. */
+static int part_error(const struct rundata *rd, const struct rd_part *p)
+{
+	if (p->rc == -2)
+		return error("run %s has more than %u requests: more than "
+			     "iotape analyzes", rd->rv->name, AN_MAX_IO);
+	if (p->rc == -3)
+		return error("reading requests: a device not among the run's "
+			     "(the run changed while read)");
+	return error("reading requests: %s", store_errmsg(p->st));
+}
+
+/* Every row in the order the store gives them (by device, then id), one
+ * handle: for back ends that cannot read a run in parts. */
+static int load_io_cursor(struct rundata *rd)
+{
+	struct rd_part p = { .rd = rd, .st = rd->rv->st, .grow = 1,
+			     .owner = rd };
+
+	if (runview_requests_open(rd->rv, STORE_RQ_ALL, RD_COLS, &p.cur))
+		return -1;
+	part_read(&p);
+	store_cursor_close(p.cur);
+	rd->row = p.row;
+	rd->n = p.n;
+	rd->esc = p.esc;
+	rd->nesc = p.nesc;
+	free(p.escpos);
+	if (p.rc)
+		return part_error(rd, &p);
+	return 0;
+}
+
+/* Puts the rows (read by id) in the order by device, then id: a stable
+ * permutation in place, cycle by cycle (4 bytes a row while it runs). */
+static void order_by_dev(struct rundata *rd)
+{
+	size_t *first = xcalloc(rd->ndevs + 1, sizeof(*first)), sorted = 1;
+	uint32_t *to;
+
+	for (size_t i = 0; i < rd->n; i++) {
+		first[rd->row[i].dev + 1]++;
+		if (i && rd->row[i].dev < rd->row[i - 1].dev)
+			sorted = 0;
+	}
+	for (size_t k = 0; k < rd->ndevs; k++)
+		first[k + 1] += first[k];
+	rd->dev_first = first;
+	if (sorted)
+		return;
+	{
+		size_t *at = xmalloc(rd->ndevs * sizeof(*at));
+		memcpy(at, first, rd->ndevs * sizeof(*at));
+		to = xmalloc(rd->n * sizeof(*to));
+		for (size_t i = 0; i < rd->n; i++)
+			to[i] = (uint32_t)at[rd->row[i].dev]++;
+		free(at);
+	}
+	for (size_t i = 0; i < rd->n; i++)
+		while (to[i] != i) {
+			uint32_t j = to[i];
+			struct an_row t = rd->row[j];
+			rd->row[j] = rd->row[i];
+			rd->row[i] = t;
+			to[i] = to[j];
+			to[j] = j;
+		}
+	free(to);
+}
+
+/* Drops devices with no rows from the table (a --dev filter keeps some
+ * out), renumbering the rows. */
+static void drop_empty_devs(struct rundata *rd)
+{
+	size_t *cnt = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*cnt)), m = 0;
+	uint16_t *to = xmalloc((rd->ndevs ? rd->ndevs : 1) * sizeof(*to));
+
+	for (size_t i = 0; i < rd->n; i++)
+		cnt[rd->row[i].dev]++;
+	for (size_t k = 0; k < rd->ndevs; k++)
+		if (cnt[k]) {
+			to[k] = (uint16_t)m;
+			rd->devs[m++] = rd->devs[k];
+		}
+	if (m != rd->ndevs)
+		for (size_t i = 0; i < rd->n; i++)
+			rd->row[i].dev = to[rd->row[i].dev];
+	rd->ndevs = m;
+	free(cnt);
+	free(to);
+}
+
+/* The parts' rows one after the other in rd->row, their escapes in
+ * rd->esc; returns 0 or the first failed part's message (-1). */
+static int join_parts(struct rundata *rd, struct rd_part *p, int np)
+{
+	size_t n = 0, nesc = 0;
+
+	for (int k = 0; k < np; k++)
+		if (p[k].rc)
+			return part_error(rd, &p[k]);
+	for (int k = 0; k < np; k++) {
+		if (p[k].row != rd->row + n)
+			memmove(rd->row + n, p[k].row, p[k].n * sizeof(*rd->row));
+		if (p[k].nesc) {
+			rd->esc = xrealloc(rd->esc, (nesc + p[k].nesc) *
+					   sizeof(*rd->esc));
+			memcpy(rd->esc + nesc, p[k].esc, p[k].nesc * sizeof(*rd->esc));
+			for (size_t e = 0; e < p[k].nesc; e++)
+				rd->row[n + p[k].escpos[e]].dg = (uint32_t)(nesc + e);
+		}
+		n += p[k].n;
+		nesc += p[k].nesc;
+	}
+	rd->n = n;
+	rd->nesc = nesc;
+	return 0;
+}
+
+/* The fewest ids worth a second thread. */
+#define RD_PART_MIN 50000
+
+/* Every row, read by id in up to nparts parts at once (each on a handle
+ * of its own: the first on rd's, the others on store_open_reader()'s),
+ * then put by device. Returns 0, -1 after an error line, or 1 when the
+ * store cannot read in parts (load_io_cursor() then). */
+static int load_io_parts(struct rundata *rd, int nparts)
+{
+	struct store *st = rd->rv->st;
+	struct rd_part p[2];
+	pthread_t th[2];
+	int started[2] = { 0, 0 }, rc = 0, np = 1;
+	int64_t lo, hi, span, cut[3];
+	uint32_t *devs;
+	size_t ndev;
+
+	if ((rc = store_requests_span(st, rd->rv->id, &devs, &ndev, &lo, &hi))) {
+		if (rc == -ENOTSUP)
+			return 1;
+		return error("reading requests: %s", store_errmsg(st));
+	}
+	span = hi - lo + 1;
+	if (span > AN_MAX_IO || ndev > UINT16_MAX) {
+		free(devs);
+		return 1;       /* load_io_cursor() says why, or reads it */
+	}
+	rd->devs = devs;
+	rd->ndevs = ndev;
+	if (span <= 0)
+		return 0;
+	if (nparts > 1 && span >= RD_PART_MIN)
+		np = 2;
+	cut[0] = lo;
+	cut[np] = hi + 1;
+	if (np == 2)
+		cut[1] = lo + span / 2;
+	rd->row = xmalloc((size_t)span * sizeof(*rd->row));
+	memset(p, 0, sizeof(p));
+	for (int k = 0; k < np; k++) {
+		p[k].rd = rd;
+		p[k].row = rd->row + (cut[k] - lo);
+		p[k].room = (size_t)(cut[k + 1] - cut[k]);
+		p[k].st = st;
+		if (k && store_open_reader(st, &p[k].st)) {
+			/* no second handle: the first reads it all */
+			p[k].st = NULL;
+			np = 1;
+			p[0].room = (size_t)span;
+			break;
+		}
+	}
+	cut[np] = hi + 1;
+	for (int k = 0; k < np; k++) {
+		if (k)
+			store_cache_limit(p[k].st, RD_CACHE_KIB);
+		if (store_requests_open_ids(p[k].st, rd->rv->id, cut[k], cut[k + 1],
+					    RD_COLS, rd->rv->filtered ?
+					    &rd->rv->range : NULL, &p[k].cur)) {
+			rc = error("reading requests: %s", store_errmsg(p[k].st));
+			break;
+		}
+	}
+	if (!rc) {
+		for (int k = 1; k < np; k++)
+			started[k] = !pthread_create(&th[k], NULL, part_read, &p[k]);
+		for (int k = 1; k < np; k++)
+			if (!started[k])
+				part_read(&p[k]);    /* no thread: in turn */
+		part_read(&p[0]);
+		for (int k = 1; k < np; k++)
+			if (started[k])
+				pthread_join(th[k], NULL);
+		rc = join_parts(rd, p, np);
+	}
+	for (int k = 0; k < np; k++) {
+		store_cursor_close(p[k].cur);
+		if (k && p[k].st)
+			store_close(p[k].st);
+		free(p[k].esc);
+		free(p[k].escpos);
+	}
+	return rc;
+}
+
+/* rd's requests: in parts where the store can, else through its cursor;
+ * then by device. Returns 0 or -1 after an error line. */
+static int load_io(struct rundata *rd, int nparts)
+{
+	int rc = load_io_parts(rd, nparts);
+
+	if (rc > 0) {
+		free(rd->devs);
+		free(rd->row);
+		rd->devs = NULL;
+		rd->row = NULL;
+		rd->ndevs = rd->n = 0;
+		rc = load_io_cursor(rd);
+	}
+	if (rc)
+		return rc;
+	drop_empty_devs(rd);
+	order_by_dev(rd);
+	/* the rows read: the room a filter or a gap in the ids left unused
+	 * back to the system */
+	if (rd->n)
+		rd->row = xrealloc(rd->row, rd->n * sizeof(*rd->row));
+	return 0;
+}
+
+void rundata_of_ios(struct rundata *rd, const struct runview *rv,
+		    const struct an_io *io, size_t n)
+{
+	size_t *at;
+
+	memset(rd, 0, sizeof(*rd));
+	rd->rv = rv;
+	rd->devs = xmalloc((n ? n : 1) * sizeof(*rd->devs));
+	for (size_t i = 0; i < n; i++)
+		rd->devs[i] = io[i].dev;
+	qsort(rd->devs, n, sizeof(*rd->devs), cmp_u32);
+	for (size_t i = 0; i < n; i++)
+		if (!rd->ndevs || rd->devs[rd->ndevs - 1] != rd->devs[i])
+			rd->devs[rd->ndevs++] = rd->devs[i];
+	rd->dev_first = xcalloc(rd->ndevs + 1, sizeof(*rd->dev_first));
+	for (size_t i = 0; i < n; i++)
+		rd->dev_first[rundata_dev_index(rd, io[i].dev) + 1]++;
+	for (size_t k = 0; k < rd->ndevs; k++)
+		rd->dev_first[k + 1] += rd->dev_first[k];
+	at = xmalloc((rd->ndevs ? rd->ndevs : 1) * sizeof(*at));
+	memcpy(at, rd->dev_first, rd->ndevs * sizeof(*at));
+	rd->row = xmalloc((n ? n : 1) * sizeof(*rd->row));
+	rd->esc = xmalloc((n ? n : 1) * sizeof(*rd->esc));
+	for (size_t i = 0; i < n; i++) {
+		int k = rundata_dev_index(rd, io[i].dev);
+		struct an_row *r = &rd->row[at[k]++];
+		if (an_row_pack(r, &io[i], (uint16_t)k)) {
+			rd->esc[rd->nesc] = io[i];
+			r->dg = (uint32_t)rd->nesc++;
+			r->flags |= AN_R_ESC;
+		}
+	}
+	rd->n = n;
+	free(at);
 }
 
 static void series_push(struct an_series *s, size_t *cap, int64_t t, double v)
@@ -274,9 +671,10 @@ static void set_window(struct rundata *rd)
 		return;
 	}
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
-		int64_t a = x->q != AN_NONE ? x->q : x->d != AN_NONE ? x->d : x->c;
-		int64_t b = x->c != AN_NONE ? x->c : x->d != AN_NONE ? x->d : x->q;
+		int64_t q = rundata_q(rd, i), d = rundata_d(rd, i);
+		int64_t c = rundata_c(rd, i);
+		int64_t a = q != AN_NONE ? q : d != AN_NONE ? d : c;
+		int64_t b = c != AN_NONE ? c : d != AN_NONE ? d : q;
 		if (a != AN_NONE && a < lo)
 			lo = a;
 		if (b != AN_NONE && b > hi)
@@ -296,10 +694,6 @@ static void set_window(struct rundata *rd)
 	}
 }
 
-/* The page cache a reader keeps (KiB): the requests are read once, in
- * index order, so a few MiB serve as well as the writers' 32 MiB. */
-#define RD_CACHE_KIB 2048
-
 /* Big arrays (one element or more per request) come from mmap and go back
  * to the system when freed: with glibc's default, the threshold grows to
  * the size of the first such array freed, and later ones, taken from the
@@ -307,6 +701,12 @@ static void set_window(struct rundata *rd)
 #define RD_MMAP_THRESHOLD (128 * 1024)
 
 int rundata_load(struct rundata *rd, const struct runview *rv)
+{
+	return rundata_load_parts(rd, rv, 2);
+}
+
+int rundata_load_parts(struct rundata *rd, const struct runview *rv,
+		       int nparts)
 {
 	struct store *db = rv->st;
 
@@ -317,7 +717,7 @@ int rundata_load(struct rundata *rd, const struct runview *rv)
 		error("reading requests: %s", store_errmsg(db));
 		return -1;
 	}
-	if (load_io(rd, db) || load_vm(rd, db) || load_raw(rd, db) ||
+	if (load_io(rd, nparts) || load_vm(rd, db) || load_raw(rd, db) ||
 	    load_cmds(rd, db) || load_devices(rd, db)) {
 		rundata_free(rd);
 		return -1;
@@ -334,7 +734,10 @@ void rundata_free(struct rundata *rd)
 		&rd->dirty_thresh_kb, &rd->bg_thresh_kb, &rd->psi[0], &rd->psi[1], &rd->psi[2],
 		&rd->psi[3] };
 
-	free(rd->io);
+	free(rd->row);
+	free(rd->esc);
+	free(rd->devs);
+	free(rd->dev_first);
 	free(rd->vm);
 	free(rd->cmds);
 	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {

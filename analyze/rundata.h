@@ -34,8 +34,13 @@ enum {
 				  * the bio's Q counted once, on the other */
 };
 
+/* Every AN_* flag: they fit in 12 bits (struct an_row keeps them in 16). */
+#define AN_FLAGS_ALL ((1u << 12) - 1)
+
 /* One stitched bio (a row of the requests table). Times in ns on the
- * events' clock, AN_NONE when not seen; sectors are 512 bytes. */
+ * events' clock, AN_NONE when not seen; sectors are 512 bytes. What a
+ * reader of a run sees of a row: rundata keeps rows as struct an_row and
+ * gives them out as this (rundata_io()). */
 struct an_io {
 	int64_t q, g, i, d, c;   /* queue, get request, insert, issue, complete */
 	int64_t m;               /* merge (M or F), when merged */
@@ -47,6 +52,67 @@ struct an_io {
 	uint32_t pid, dev;       /* dev as major << 20 | minor */
 	uint32_t flags;          /* AN_* */
 };
+
+/* One row as rundata keeps it, 56 bytes for struct an_io's 96: times as
+ * 32-bit offsets from a base, the dispatch's sector from the bio's, seek
+ * in 32 bits, the device as an index into rundata's device table. A row
+ * that does not fit so (an offset of 4.3 s or more or below 0, both a G
+ * and a merge, a far sector) is kept whole in rundata's escape table and
+ * its row says where (AN_R_ESC). an_row_pack() and an_row_unpack() are
+ * the two directions; rundata_io() reads a row of a run. */
+struct an_row {
+	int64_t t;            /* base: q, or (no Q) the earliest time seen,
+			       * or 0 when none is */
+	uint32_t dg;          /* g - t, or m - t (AN_R_M); AN_R_NONE: not seen;
+			       * the escape table's index with AN_R_ESC */
+	uint32_t di, dd, dc;  /* i - t, d - t, c - t, or AN_R_NONE */
+	uint64_t sector;
+	int32_t dsec;         /* dsector - sector */
+	int32_t seek;
+	uint32_t bytes, dbytes, pid;
+	uint16_t dev;         /* index into the run's device table */
+	uint16_t flags;       /* AN_* and AN_R_* */
+};
+
+/* An offset that stands for a time not seen. */
+#define AN_R_NONE UINT32_MAX
+
+/* struct an_row's own flags, above the AN_* ones. */
+enum {
+	AN_R_NOQ = 1 << 12,   /* no Q: t is not q */
+	AN_R_M = 1 << 13,     /* dg is the merge's offset (no G) */
+	AN_R_ESC = 1 << 14,   /* kept whole in the escape table (index dg);
+			       * dev, pid, flags, sector, bytes and dbytes
+			       * are valid in the row */
+};
+
+/* Packs x into r with device index dev: 0, or -1 when x does not fit in a
+ * row (r then holds x's dev, pid, flags, sector, bytes and dbytes only:
+ * the caller keeps x whole, sets AN_R_ESC and the index). */
+int an_row_pack(struct an_row *r, const struct an_io *x, uint16_t dev);
+
+/* The request row r stands for (r not AN_R_ESC), dev its device number,
+ * into *x. */
+static inline void an_row_unpack(const struct an_row *r, uint32_t dev,
+				 struct an_io *x)
+{
+	int64_t t = r->t;
+
+	x->q = (r->flags & AN_R_NOQ) ? AN_NONE : t;
+	x->g = (r->flags & AN_R_M) || r->dg == AN_R_NONE ? AN_NONE : t + r->dg;
+	x->m = (r->flags & AN_R_M) ? t + r->dg : AN_NONE;
+	x->i = r->di == AN_R_NONE ? AN_NONE : t + r->di;
+	x->d = r->dd == AN_R_NONE ? AN_NONE : t + r->dd;
+	x->c = r->dc == AN_R_NONE ? AN_NONE : t + r->dc;
+	x->seek = r->seek;
+	x->sector = r->sector;
+	x->dsector = r->sector + (uint64_t)(int64_t)r->dsec;
+	x->bytes = r->bytes;
+	x->dbytes = r->dbytes;
+	x->pid = r->pid;
+	x->dev = dev;
+	x->flags = r->flags & AN_FLAGS_ALL;
+}
 
 /* A time series of one sampled value: t[i] ns on the events' clock. */
 struct an_series {
@@ -75,8 +141,16 @@ struct an_cmd {
 
 struct rundata {
 	const struct runview *rv;
-	struct an_io *io;
+	/* the requests, n rows by device (ascending), then by id: read them
+	 * with rundata_io() */
+	struct an_row *row;
 	size_t n;
+	struct an_io *esc;           /* the rows kept whole (AN_R_ESC) */
+	size_t nesc;
+	uint32_t *devs;              /* the device table: numbers, ascending */
+	size_t ndevs;
+	/* device k's rows are row[dev_first[k] .. dev_first[k + 1]) */
+	size_t *dev_first;
 	struct an_vm *vm;            /* in time order, since-boot rows left out */
 	size_t nvm;
 	struct an_series dirty_kb, writeback_kb;   /* meminfo Dirty, Writeback */
@@ -96,10 +170,102 @@ struct rundata {
 
 enum { RD_PSI_MEM_SOME, RD_PSI_MEM_FULL, RD_PSI_IO_SOME, RD_PSI_IO_FULL };
 
-/* Reads run rv's requests, samples, commands and settings into rd. Returns
- * 0, or -1 after printing one error line (also for a run of more than
- * AN_MAX_IO requests). */
+/* Row i of rd as struct an_io: in *buf (the returned pointer), or in the
+ * escape table (the returned pointer; buf untouched). Valid until rd is
+ * freed or buf reused. */
+static inline const struct an_io *rundata_io(const struct rundata *rd,
+					     size_t i, struct an_io *buf)
+{
+	const struct an_row *r = &rd->row[i];
+
+	if (r->flags & AN_R_ESC)
+		return &rd->esc[r->dg];
+	an_row_unpack(r, rd->devs[r->dev], buf);
+	return buf;
+}
+
+/* The device, process and AN_* flags of row i, without the rest (and
+ * below, more of its fields one at a time). */
+static inline uint32_t rundata_dev(const struct rundata *rd, size_t i)
+{
+	return rd->devs[rd->row[i].dev];
+}
+
+static inline uint32_t rundata_pid(const struct rundata *rd, size_t i)
+{
+	return rd->row[i].pid;
+}
+
+static inline uint32_t rundata_flags(const struct rundata *rd, size_t i)
+{
+	return rd->row[i].flags & AN_FLAGS_ALL;
+}
+
+/* The bio's size and first sector, and its dispatch's size, of row i. */
+static inline uint32_t rundata_bytes(const struct rundata *rd, size_t i)
+{
+	return rd->row[i].bytes;
+}
+
+static inline uint64_t rundata_sector(const struct rundata *rd, size_t i)
+{
+	return rd->row[i].sector;
+}
+
+static inline uint32_t rundata_dbytes(const struct rundata *rd, size_t i)
+{
+	return rd->row[i].dbytes;
+}
+
+/* The Q, D and C times of row i (AN_NONE when not seen). */
+static inline int64_t rundata_q(const struct rundata *rd, size_t i)
+{
+	const struct an_row *r = &rd->row[i];
+
+	if (r->flags & AN_R_ESC)
+		return rd->esc[r->dg].q;
+	return (r->flags & AN_R_NOQ) ? AN_NONE : r->t;
+}
+
+static inline int64_t rundata_d(const struct rundata *rd, size_t i)
+{
+	const struct an_row *r = &rd->row[i];
+
+	if (r->flags & AN_R_ESC)
+		return rd->esc[r->dg].d;
+	return r->dd == AN_R_NONE ? AN_NONE : r->t + r->dd;
+}
+
+static inline int64_t rundata_c(const struct rundata *rd, size_t i)
+{
+	const struct an_row *r = &rd->row[i];
+
+	if (r->flags & AN_R_ESC)
+		return rd->esc[r->dg].c;
+	return r->dc == AN_R_NONE ? AN_NONE : r->t + r->dc;
+}
+
+/* The index of device dev in rd's device table, or -1. */
+int rundata_dev_index(const struct rundata *rd, uint32_t dev);
+
+/* Makes rd a run of the n requests io (in that order within each device,
+ * the devices' rows put in ascending order) with no samples, commands or
+ * settings, for tests and for readers of requests that are not a stored
+ * run; rd->rv is rv (NULL: none, for readers of the requests alone, as
+ * iostat_build()). Aborts when memory runs out. */
+void rundata_of_ios(struct rundata *rd, const struct runview *rv,
+		    const struct an_io *io, size_t n);
+
+/* Reads run rv's requests, samples, commands and settings into rd, the
+ * requests on two threads (two handles on the store) where the store can.
+ * Returns 0, or -1 after printing one error line (also for a run of more
+ * than AN_MAX_IO requests). */
 int rundata_load(struct rundata *rd, const struct runview *rv);
+
+/* rundata_load() reading the requests in at most nparts parts at once
+ * (1: on this thread, through the one handle; the result is the same). */
+int rundata_load_parts(struct rundata *rd, const struct runview *rv,
+		       int nparts);
 
 /* One request row as the analyzers see it: x from rq (a row of the
  * requests table, as store_requests_next() reads it and store_request_add()

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/evorder.h"
 #include "analyze/rsort.h"
 #include "capture/blktrace_format.h"
 #include "lib/emit.h"
@@ -83,6 +84,40 @@ double ta_overlap_s(const struct ta_iv *iv, size_t n, int64_t lo, int64_t hi)
 	return s / 1e9;
 }
 
+/* A union of intervals given by their starts in order, summed as
+ * ta_union_s() sums it (the same merged intervals, in the same order):
+ * no array. */
+struct ta_run {
+	int64_t a, b;
+	int open;
+	double s;
+};
+
+static void run_add(struct ta_run *u, int64_t a, int64_t b)
+{
+	if (u->open && a <= u->b) {
+		if (b > u->b)
+			u->b = b;
+		return;
+	}
+	if (u->open)
+		u->s += (double)(u->b - u->a);
+	u->a = a;
+	u->b = b;
+	u->open = 1;
+}
+
+/* The union's length, seconds; u starts empty again. */
+static double run_end(struct ta_run *u)
+{
+	double s = u->s;
+
+	if (u->open)
+		s += (double)(u->b - u->a);
+	memset(u, 0, sizeof(*u));
+	return s / 1e9;
+}
+
 /* Splits one bio's Q2C into stages (timeacct.h); 0 when it lacks Q, D or
  * C or its times run backwards (a clock step). */
 static int bio_stages(const struct an_io *x, int64_t st[TA_NSTAGE])
@@ -133,22 +168,6 @@ static void stages_free(struct ta_stages *s)
 		hist_free(&s->h[k]);
 }
 
-static uint64_t key_pd(const void *p)
-{
-	const struct an_io *x = *(const struct an_io *const *)p;
-	return (uint64_t)x->dev << 32 | x->pid;
-}
-
-/* account_devs()'s events: rundata index << 1, | 1 for the completion;
- * the key is the event's time (at one time, by request, its D before its
- * C: radix_sort_idx() orders equal keys by value) */
-static uint64_t key_dc(uint32_t ev, const void *ctx)
-{
-	const struct an_io *x = &((const struct an_io *)ctx)[ev >> 1];
-
-	return rsort_tkey((ev & 1) ? x->c : x->d);
-}
-
 static int size_bucket(uint32_t bytes)
 {
 	int b = 0;
@@ -169,18 +188,65 @@ static struct ta_dev *dev_get(struct timeacct *ta, uint32_t dev)
 	return &ta->devs[ta->ndev++];
 }
 
-/* 1 when x is a dispatch on dev with its D and C (busy and in flight). */
-static int dc_counts(const struct an_io *x, uint32_t dev)
+/* 1 when row i is a dispatch with its D and C (busy and in flight); an
+ * ev_merge keep() with rd as ctx. */
+static int dc_counts(const void *ctx, uint32_t i, int rank)
 {
-	return x->dev == dev && (x->flags & AN_HEAD) && x->d != AN_NONE &&
-	       x->c != AN_NONE && x->c >= x->d;
+	const struct rundata *rd = ctx;
+	int64_t d = rundata_d(rd, i), c = rundata_c(rd, i);
+
+	(void)rank;
+	return (rundata_flags(rd, i) & AN_HEAD) && d != AN_NONE &&
+	       c != AN_NONE && c >= d;
+}
+
+/* The union of [D, C] of device dk's dispatches (dc_counts()), seconds:
+ * ta_union_s() of them, from their D order without a copy. */
+static double busy_of(const struct rundata *rd, const struct evorder *ord,
+		      size_t dk)
+{
+	struct ta_run u = { 0 };
+	struct ev_it it;
+	uint32_t i;
+	int64_t d;
+
+	ev_it_init(&it, ord, dk, EV_D);
+	while (ev_it_next(&it, &i, &d))
+		if (dc_counts(rd, i, 0))
+			run_add(&u, d, rundata_c(rd, i));
+	return run_end(&u);
+}
+
+/* The most of device dk's dispatches (dc_counts()) in flight at once: D
+ * and C by time (at one time by row, a row's D before its C). */
+static unsigned inflight_of(const struct rundata *rd,
+			    const struct evorder *ord, size_t dk)
+{
+	struct ev_it it[2];
+	struct ev_merge m;
+	unsigned in = 0, max = 0;
+	uint32_t i;
+	int64_t t;
+	int rank;
+
+	ev_it_init(&it[0], ord, dk, EV_D);
+	ev_it_init(&it[1], ord, dk, EV_C);
+	ev_merge_init(&m, it, 2, dc_counts, rd);
+	while (ev_merge_next(&m, &i, &t, &rank)) {
+		in = rank ? in - 1 : in + 1;
+		if (in > max && in < (1u << 31))
+			max = in;
+	}
+	return max;
 }
 
 /* Per device: busy time, in flight, sizes, flushes. */
-static void account_devs(struct timeacct *ta, const struct rundata *rd)
+static void account_devs(struct timeacct *ta, const struct rundata *rd,
+			 const struct evorder *ord)
 {
 	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_io *x = &rd->io[i];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
 		int64_t st[TA_NSTAGE];
 		struct ta_dev *d = dev_get(ta, x->dev);
 		if (x->c != AN_NONE)
@@ -202,34 +268,12 @@ static void account_devs(struct timeacct *ta, const struct rundata *rd)
 		if (x->c != AN_NONE && x->c >= x->d)
 			d->d2c_sum_s += (double)(x->c - x->d) / 1e9;
 	}
-	/* busy time, then the most in flight: one array after the other, the
-	 * peak memory is the larger */
+	/* busy time and the most in flight, from the shared orders */
 	for (size_t k = 0; k < ta->ndev; k++) {
 		struct ta_dev *d = &ta->devs[k];
-		struct ta_iv *iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
-		uint32_t *ev;
-		size_t n = 0, ne = 0;
-		unsigned in = 0;
-		for (size_t i = 0; i < rd->n; i++)
-			if (dc_counts(&rd->io[i], d->dev))
-				iv[n++] = (struct ta_iv){ rd->io[i].d, rd->io[i].c };
-		d->busy_s = ta_union_s(iv, n);
-		free(iv);
-		ev = xmalloc((2 * n + 1) * sizeof(*ev));
-		for (size_t i = 0; i < rd->n; i++) {
-			const struct an_io *x = &rd->io[i];
-			if (!dc_counts(x, d->dev))
-				continue;
-			ev[ne++] = (uint32_t)i << 1;
-			ev[ne++] = (uint32_t)i << 1 | 1;
-		}
-		radix_sort_idx(ev, ne, key_dc, rd->io);
-		for (size_t i = 0; i < ne; i++) {
-			in = (ev[i] & 1) ? in - 1 : in + 1;
-			if (in > d->max_inflight && in < (1u << 31))
-				d->max_inflight = in;
-		}
-		free(ev);
+		size_t dk = (size_t)rundata_dev_index(rd, d->dev);
+		d->busy_s = busy_of(rd, ord, dk);
+		d->max_inflight = inflight_of(rd, ord, dk);
 	}
 }
 
@@ -250,22 +294,22 @@ static int cmp_dev(const void *a, const void *b)
 	return (x->dev > y->dev) - (x->dev < y->dev);
 }
 
-/* One process on one device: p[0..n) are its bios. */
-static void account_row(struct ta_row *r, struct an_io **p, size_t n,
-			const struct rundata *rd, struct ta_iv *iv)
+/* One process on one device: rows p[0..n) of rd are its bios (its
+ * unions come after, row_unions()). */
+static void account_row(struct ta_row *r, const uint32_t *p, size_t n,
+			const struct rundata *rd)
 {
-	size_t ni = 0, nf = 0;
-	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns;
-	const char *comm = runview_comm(rd->rv, p[0]->pid);
+	const char *comm = runview_comm(rd->rv, rundata_pid(rd, p[0]));
 
-	r->pid = p[0]->pid;
-	r->dev = p[0]->dev;
+	r->pid = rundata_pid(rd, p[0]);
+	r->dev = rundata_dev(rd, p[0]);
 	snprintf(r->comm, sizeof(r->comm), "%s", comm ? comm : "?");
 	r->role = ta_role(comm);
 	r->first_q = INT64_MAX;
 	r->last_c = INT64_MIN;
 	for (size_t k = 0; k < n; k++) {
-		const struct an_io *x = p[k];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, p[k], &xb);
 		int64_t st[TA_NSTAGE];
 		if (x->q == AN_NONE)
 			continue;
@@ -281,64 +325,240 @@ static void account_row(struct ta_row *r, struct an_io **p, size_t n,
 			r->last_c = x->c;
 		if (bio_stages(x, st) && (x->bytes || (x->flags & AN_FLUSH)))
 			stages_add(&r->st, st, x->flags & AN_MERGED);
-		iv[ni++] = (struct ta_iv){ x->q, x->c != AN_NONE && x->c >= x->q
-					   ? x->c : AN_NONE };
-	}
-	/* a bio that never completed (lost, or still in flight at the end)
-	 * counts to the process's last completion, or the run's end */
-	for (size_t k = 0; k < ni; k++)
-		if (iv[k].b == AN_NONE) {
-			int64_t to = r->last_c != INT64_MIN ? r->last_c : end;
-			iv[k].b = to > iv[k].a ? to : iv[k].a;
+		if (x->flags & (AN_FLUSH | AN_FUA)) {
+			r->flushes += (x->flags & AN_FLUSH) != 0;
+			r->fua += (x->flags & AN_FUA) != 0;
 		}
-	r->waited_s = ta_union_s(iv, ni);
-	for (size_t k = 0; k < n; k++) {
-		const struct an_io *x = p[k];
-		if (x->q == AN_NONE || !(x->flags & (AN_FLUSH | AN_FUA)))
-			continue;
-		r->flushes += (x->flags & AN_FLUSH) != 0;
-		r->fua += (x->flags & AN_FUA) != 0;
-		if (x->c != AN_NONE && x->c >= x->q)
-			iv[nf++] = (struct ta_iv){ x->q, x->c };
 	}
-	r->flush_waited_s = ta_union_s(iv, nf);
-	if (r->first_q == INT64_MAX)
-		r->first_q = 0;
-	if (r->last_c == INT64_MIN)
-		r->last_c = r->first_q;
 }
 
-void timeacct_build(struct timeacct *ta, const struct rundata *rd)
+/* The row of rows[0..n) (sorted by pid) with pid, from *last on. */
+static size_t row_of(const struct ta_row *rows, size_t n, uint32_t pid,
+		     size_t *last)
 {
-	struct an_io **p = xmalloc((rd->n ? rd->n : 1) * sizeof(*p));
-	struct ta_iv *iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
-	size_t np = 0, cap = 0;
+	size_t lo = 0, hi = n;
 
+	if (*last < n && rows[*last].pid == pid)
+		return *last;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (rows[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return *last = lo;
+}
+
+/* The unions of rows[0..n), one device's (dk) by pid: the time with a bio
+ * queued or in flight (a bio that never completed, lost or still in flight
+ * at the end, counts to the process's last completion, or the run's end),
+ * and the same over flushes and FUA writes. The device's bios by Q, each
+ * to its row's union as ta_union_s() sums it, no arrays. */
+static void row_unions(struct ta_row *rows, size_t n, const struct rundata *rd,
+		       const struct evorder *ord, size_t dk)
+{
+	struct ta_run (*u)[2] = xcalloc(n ? n : 1, sizeof(*u));
+	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns, q;
+	size_t last = 0;
+	struct ev_it it;
+	uint32_t i;
+
+	ev_it_init(&it, ord, dk, EV_Q);
+	while (ev_it_next(&it, &i, &q)) {
+		size_t k = row_of(rows, n, rundata_pid(rd, i), &last);
+		int64_t c = rundata_c(rd, i), to = rows[k].last_c;
+		if ((rundata_flags(rd, i) & (AN_FLUSH | AN_FUA)) && c != AN_NONE &&
+		    c >= q)
+			run_add(&u[k][1], q, c);
+		if (c == AN_NONE || c < q) {
+			if (to == INT64_MIN)
+				to = end;
+			c = to > q ? to : q;
+		}
+		run_add(&u[k][0], q, c);
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct ta_row *r = &rows[k];
+		r->waited_s = run_end(&u[k][0]);
+		r->flush_waited_s = run_end(&u[k][1]);
+		if (r->first_q == INT64_MAX)
+			r->first_q = 0;
+		if (r->last_c == INT64_MIN)
+			r->last_c = r->first_q;
+	}
+	free(u);
+}
+
+/* A small map of pid -> index (0, 1, ... in the order first seen), open
+ * addressing. */
+struct pidmap {
+	uint32_t *pid, *idx;
+	size_t cap, n;
+};
+
+static uint32_t pidmap_get(struct pidmap *m, uint32_t pid)
+{
+	size_t h;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct pidmap g = { 0 };
+		g.cap = m->cap ? 2 * m->cap : 64;
+		g.pid = xmalloc(g.cap * sizeof(*g.pid));
+		g.idx = xmalloc(g.cap * sizeof(*g.idx));
+		memset(g.idx, 0xff, g.cap * sizeof(*g.idx));
+		for (size_t k = 0; k < m->cap; k++)
+			if (m->idx[k] != UINT32_MAX) {
+				for (h = (m->pid[k] * 2654435761u) & (g.cap - 1);
+				     g.idx[h] != UINT32_MAX; h = (h + 1) & (g.cap - 1))
+					;
+				g.pid[h] = m->pid[k];
+				g.idx[h] = m->idx[k];
+			}
+		free(m->pid);
+		free(m->idx);
+		g.n = m->n;
+		*m = g;
+	}
+	for (h = (pid * 2654435761u) & (m->cap - 1); m->idx[h] != UINT32_MAX;
+	     h = (h + 1) & (m->cap - 1))
+		if (m->pid[h] == pid)
+			return m->idx[h];
+	m->pid[h] = pid;
+	return m->idx[h] = (uint32_t)m->n++;
+}
+
+static int cmp_pid_first(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;     /* { pid, index } */
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Puts rows p[0..n) (rows of rd with a Q, in rd's order: by device) by
+ * device, then process (ascending), then in rd's order: a stable counting
+ * sort over each device's processes; tmp has room for n. */
+static void group_rows(uint32_t *p, size_t n, const struct rundata *rd,
+		       uint32_t *tmp)
+{
+	for (size_t i = 0, j; i < n; i = j) {
+		uint32_t dev = rundata_dev(rd, p[i]), (*pk)[2], *rank, lastpid, lastk;
+		struct pidmap m = { 0 };
+		size_t *at;
+		int one = 1;
+		for (j = i; j < n && rundata_dev(rd, p[j]) == dev; j++)
+			one &= rundata_pid(rd, p[j]) == rundata_pid(rd, p[i]);
+		if (one)
+			continue;   /* one process: as it is */
+		for (size_t k = i; k < j; k++)
+			pidmap_get(&m, rundata_pid(rd, p[k]));
+		/* each process's place among them by pid */
+		pk = xmalloc(m.n * sizeof(*pk));
+		for (size_t h = 0; h < m.cap; h++)
+			if (m.idx[h] != UINT32_MAX) {
+				pk[m.idx[h]][0] = m.pid[h];
+				pk[m.idx[h]][1] = m.idx[h];
+			}
+		qsort(pk, m.n, sizeof(*pk), cmp_pid_first);
+		at = xcalloc(m.n + 1, sizeof(*at));
+		rank = xmalloc(m.n * sizeof(*rank));
+		for (size_t r = 0; r < m.n; r++)
+			rank[pk[r][1]] = (uint32_t)r;
+		/* count, then place (the last process looked up kept: bios of
+		 * one process come in runs) */
+		for (int pass = 0; pass < 2; pass++) {
+			lastpid = rundata_pid(rd, p[i]);
+			lastk = rank[pidmap_get(&m, lastpid)];
+			for (size_t k = i; k < j; k++) {
+				uint32_t v = rundata_pid(rd, p[k]);
+				if (v != lastpid) {
+					lastpid = v;
+					lastk = rank[pidmap_get(&m, v)];
+				}
+				if (pass)
+					tmp[at[lastk]++] = p[k];
+				else
+					at[lastk + 1]++;
+			}
+			for (size_t r = 0; !pass && r < m.n; r++)
+				at[r + 1] += at[r];
+		}
+		memcpy(p + i, tmp, (j - i) * sizeof(*p));
+		free(rank);
+		free(at);
+		free(pk);
+		free(m.pid);
+		free(m.idx);
+	}
+}
+
+void timeacct_begin(struct timeacct *ta, const struct rundata *rd)
+{
 	memset(ta, 0, sizeof(*ta));
 	ta->elapsed_s = rundata_elapsed_s(rd);
+}
+
+void timeacct_rows(struct timeacct *ta, const struct rundata *rd,
+		   const struct evorder *ord)
+{
+	uint32_t *p = xmalloc((rd->n ? rd->n : 1) * sizeof(*p)), *tmp;
+	size_t np = 0, cap = 0;
+
 	for (size_t i = 0; i < rd->n; i++)
-		if (rd->io[i].q != AN_NONE)
-			p[np++] = &rd->io[i];
-	radix_sort_inplace(p, np, sizeof(*p), key_pd, rsort_ptr_order);
+		if (rundata_q(rd, i) != AN_NONE)
+			p[np++] = (uint32_t)i;
+	tmp = xmalloc((np ? np : 1) * sizeof(*tmp));
+	group_rows(p, np, rd, tmp);
+	free(tmp);
 	for (size_t i = 0; i < np;) {
 		size_t j = i;
-		while (j < np && p[j]->pid == p[i]->pid && p[j]->dev == p[i]->dev)
+		while (j < np && rundata_pid(rd, p[j]) == rundata_pid(rd, p[i]) &&
+		       rundata_dev(rd, p[j]) == rundata_dev(rd, p[i]))
 			j++;
 		if (ta->nrows == cap) {
 			cap = cap ? 2 * cap : 32;
 			ta->rows = xrealloc(ta->rows, cap * sizeof(*ta->rows));
 		}
 		memset(&ta->rows[ta->nrows], 0, sizeof(*ta->rows));
-		account_row(&ta->rows[ta->nrows++], p + i, j - i, rd, iv);
+		ta->rows[ta->nrows].bio_first = i;
+		ta->rows[ta->nrows++].nbio = j - i;
 		i = j;
 	}
-	free(iv);
-	free(p);
-	account_devs(ta, rd);
+	for (size_t k = 0; k < ta->nrows; k++)
+		account_row(&ta->rows[k], p + ta->rows[k].bio_first,
+			    ta->rows[k].nbio, rd);
+	/* each device's rows (together, by pid) get their unions */
+	for (size_t k = 0, k1; k < ta->nrows; k = k1) {
+		for (k1 = k; k1 < ta->nrows && ta->rows[k1].dev == ta->rows[k].dev;
+		     k1++)
+			;
+		row_unions(ta->rows + k, k1 - k, rd, ord,
+			   (size_t)rundata_dev_index(rd, ta->rows[k].dev));
+	}
+	ta->bio = p;
+}
+
+void timeacct_devs(struct timeacct *ta, const struct rundata *rd,
+		   const struct evorder *ord)
+{
+	account_devs(ta, rd, ord);
+}
+
+void timeacct_end(struct timeacct *ta)
+{
 	if (ta->nrows)          /* qsort's base may not be NULL, even for 0 */
 		qsort(ta->rows, ta->nrows, sizeof(*ta->rows), cmp_row);
 	if (ta->ndev)
 		qsort(ta->devs, ta->ndev, sizeof(*ta->devs), cmp_dev);
+}
+
+void timeacct_build(struct timeacct *ta, const struct rundata *rd,
+		    const struct evorder *ord)
+{
+	timeacct_begin(ta, rd);
+	timeacct_rows(ta, rd, ord);
+	timeacct_devs(ta, rd, ord);
+	timeacct_end(ta);
 }
 
 void timeacct_free(struct timeacct *ta)
@@ -349,7 +569,14 @@ void timeacct_free(struct timeacct *ta)
 		stages_free(&ta->devs[i].st);
 	free(ta->rows);
 	free(ta->devs);
+	free(ta->bio);
 	memset(ta, 0, sizeof(*ta));
+}
+
+void timeacct_drop_bios(struct timeacct *ta)
+{
+	free(ta->bio);
+	ta->bio = NULL;
 }
 
 const struct ta_row *timeacct_row(const struct timeacct *ta, uint32_t pid,

@@ -86,7 +86,8 @@ static int seek_read(struct plot_ctx *c, struct plot_run *r, struct seek_run *s,
 	s->from_q = !hd;
 	s->stride = 1;
 	for (size_t n = 0; n < rd->n; n++) {
-		const struct an_io *x = &rd->io[n];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, n, &xb);
 		uint64_t i;
 		uint32_t dev = x->dev, pid = x->pid, bytes;
 		int64_t t, sector;
@@ -435,7 +436,8 @@ static int tput_add(void *state, struct plot_ctx *c, size_t i,
 	if ((hd = has_dispatches(c, r)) < 0)
 		return -1;
 	for (size_t n = 0; n < rd->n; n++) {
-		const struct an_io *x = &rd->io[n];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, n, &xb);
 		size_t k;
 		int w;
 		/* as report: dispatches by direction, or completed bios
@@ -572,7 +574,8 @@ static int qd_add(void *state, struct plot_ctx *c, size_t i,
 	uint64_t rows = 0;
 
 	for (size_t n = 0; n < rd->n; n++) {
-		const struct an_io *x = &rd->io[n];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, n, &xb);
 		uint32_t dev = x->dev;
 		double t0, t1, *busy;
 		size_t k0, k1;

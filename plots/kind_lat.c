@@ -79,7 +79,8 @@ static int lat_add(void *state, struct plot_ctx *c, size_t i,
 	uint64_t n = 0;
 
 	for (size_t j = 0; j < rd->n; j++) {
-		const struct an_io *x = &rd->io[j];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, j, &xb);
 		int w = (x->flags & AN_WRITE) != 0;
 		int64_t cn = x->c, start[2] = { x->q, x->d };
 		if (!x->bytes || (x->flags & AN_SPLIT) || cn == AN_NONE)

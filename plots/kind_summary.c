@@ -46,7 +46,8 @@ static void procs_read(const struct rundata *rd, struct pshare **out, size_t *n)
 	*n = 0;
 	h = xcalloc(cap, sizeof(*h));
 	for (size_t j = 0; j < rd->n; j++) {
-		const struct an_io *x = &rd->io[j];
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, j, &xb);
 		size_t k;
 		if (2 * (used + 1) > cap) {   /* grow the pid table */
 			struct pacc *old = h;

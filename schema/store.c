@@ -552,6 +552,50 @@ int store_events_open_range(struct store *st, int64_t run,
 	return set_range(st, cur, range);
 }
 
+int store_requests_span(struct store *st, int64_t run, uint32_t **devs,
+			size_t *ndev, int64_t *lo, int64_t *hi)
+{
+	*devs = NULL;
+	*ndev = 0;
+	*lo = 0;
+	*hi = -1;
+	if (!st->be->requests_span)
+		return store_fail(st, ENOTSUP, "%s: no reading in parts",
+				  st->be->name);
+	return st->be->requests_span(st, run, devs, ndev, lo, hi);
+}
+
+int store_requests_open_ids(struct store *st, int64_t run, int64_t lo,
+			    int64_t hi, unsigned cols,
+			    const struct store_range *range,
+			    struct store_cursor **cur)
+{
+	int rc;
+
+	*cur = NULL;
+	if (!st->be->requests_open_ids)
+		return store_fail(st, ENOTSUP, "%s: no reading in parts",
+				  st->be->name);
+	if (range)
+		cols |= STORE_RQ_DEV | STORE_RQ_Q | STORE_RQ_D | STORE_RQ_C;
+	if ((rc = st->be->requests_open_ids(st, run, lo, hi, cols, cur)))
+		return rc;
+	return set_range(st, cur, range);
+}
+
+int store_open_reader(struct store *st, struct store **out)
+{
+	int rc;
+
+	*out = NULL;
+	if (!st->be || !st->be->open_reader)
+		return store_fail(st, ENOTSUP, "no second handle on this store");
+	if ((rc = st->be->open_reader(st, out)))
+		return rc;
+	(*out)->be = st->be;
+	return 0;
+}
+
 int store_samples_open(struct store *st, int64_t run, const char *source,
 		       struct store_cursor **cur)
 {

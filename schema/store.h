@@ -573,6 +573,43 @@ int store_requests_open_range(struct store *st, int64_t run,
 			      const struct store_range *range,
 			      struct store_cursor **cur);
 
+/* ---- one run's requests read in parts, on several handles at once ----
+ * A reader that splits a run's requests between threads: each thread opens
+ * its own handle (store_open_reader()) and a cursor over one part of the
+ * ids (store_requests_open_ids()); store_requests_span() says where the
+ * run's ids lie. Back ends without them (PostgreSQL) return -ENOTSUP: read
+ * with store_requests_open_range() then. */
+
+/* The devices of run's requests, ascending (*devs, malloc'd, *ndev of
+ * them; NULL and 0 when it has none), and the lowest and highest id of its
+ * requests (*lo, *hi; 0 and -1 when it has none), looked up in the index
+ * without reading the rows. Returns 0, -ENOMEM, -ENOTSUP or
+ * -STORE_E_SQLITE. */
+int store_requests_span(struct store *st, int64_t run, uint32_t **devs,
+			size_t *ndev, int64_t *lo, int64_t *hi);
+
+/* Opens a cursor over run's requests with lo <= id < hi, in id order,
+ * filling cols (enum store_rq_col bits) and keeping only the rows in range
+ * (NULL: all) as store_requests_open_range() does. Rows of one run have
+ * consecutive ids, so this reads them in table order, without the index:
+ * the fastest way through a run. Returns 0 and *cur, or -ENOTSUP,
+ * -ENOMEM, -STORE_E_SQLITE. */
+int store_requests_open_ids(struct store *st, int64_t run, int64_t lo,
+			    int64_t hi, unsigned cols,
+			    const struct store_range *range,
+			    struct store_cursor **cur);
+
+/* A second handle on st's store, for reading in another thread at the same
+ * time as st (each handle used by one thread at a time): it only reads
+ * (SQLite: the same file opened read only, no schema check or migration;
+ * its page cache 512 KiB). It sees what is committed: refused while st has a
+ * transaction open (whose rows it would not see). Returns 0 and *out
+ * (release it with store_close()), or -ENOTSUP (a back end or an SQLite
+ * library without threads, or a store not in a file), -EBUSY (st's
+ * transaction), -ENOMEM or -STORE_E_SQLITE, with the message in st's
+ * store_errmsg(). */
+int store_open_reader(struct store *st, struct store **out);
+
 /* store_events_open() keeping only the events in range (NULL: all).
  * Returns as store_requests_open_range(). */
 int store_events_open_range(struct store *st, int64_t run,

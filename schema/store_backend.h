@@ -141,6 +141,14 @@ struct store_backend {
 			   struct store_cursor **cur);
 	int (*cursor_next)(struct store_cursor *cur, void *row, int64_t *id);
 	void (*cursor_close)(struct store_cursor *cur);
+	/* a run's requests in parts (store.h); NULL: -ENOTSUP. open_reader
+	 * allocates the second handle (NULL on failure, the message in st) */
+	int (*requests_span)(struct store *st, int64_t run, uint32_t **devs,
+			     size_t *ndev, int64_t *lo, int64_t *hi);
+	int (*requests_open_ids)(struct store *st, int64_t run, int64_t lo,
+				 int64_t hi, unsigned mask,
+				 struct store_cursor **cur);
+	int (*open_reader)(struct store *st, struct store **out);
 
 	/* run_summary (schema/007_summary.sql): set writes the run's rows
 	 * unless it has them;

@@ -245,10 +245,12 @@ static int sq_open_db(struct sqlite_store *s, const char *path,
 	int rc;
 
 	/* No memory statistics (a global mutex per allocation) and no
-	 * mutexes at all: iotape uses SQLite from one thread at a time. Only
+	 * mutexes on a connection (NOMUTEX: each is used by one thread at a
+	 * time), but SQLite's own global state guarded: readers on other
+	 * threads open connections of their own (store_open_reader()). Only
 	 * takes effect before SQLite's first use; harmless after. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK)
 		return sq_fail(s, STORE_E_SQLITE, "cannot open database");
 	sqlite3_busy_timeout(s->db, 10000);
@@ -286,6 +288,44 @@ static int sq_open(struct store **out, const char *path, enum store_open_mode m)
 		store_fail(&s->base, -rc, "%s: %s", path, msg);
 	}
 	return rc;
+}
+
+/* store_open_reader(): the same file, read only, as it is (no checks or
+ * migration: st opened it); a small page cache (the reader reads each row
+ * once, in table order). */
+static int sq_open_reader(struct store *st, struct store **out)
+{
+	struct sqlite_store *s = sq(st), *r;
+	const char *file = sqlite3_db_filename(s->db, "main");
+
+	*out = NULL;
+	/* a library built without threads, or a database in memory */
+	if (!sqlite3_threadsafe() || !file || !*file)
+		return store_fail(st, ENOTSUP, "no second handle on this store");
+	/* st's open transaction: another connection would not see its rows
+	 * (and would wait on its locks) */
+	if (!sqlite3_get_autocommit(s->db))
+		return store_fail(st, EBUSY, "a transaction is open on this store");
+	if (!(r = calloc(1, sizeof(*r))))
+		return store_fail(st, ENOMEM, "out of memory");
+	if (sqlite3_open_v2(file, &r->db, SQLITE_OPEN_READONLY |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		store_fail(st, STORE_E_SQLITE, "cannot open database again: %s",
+			   r->db ? sqlite3_errmsg(r->db) : "out of memory");
+		sqlite3_close(r->db);
+		free(r);
+		return -STORE_E_SQLITE;
+	}
+	sqlite3_busy_timeout(r->db, 10000);
+	sqlite3_extended_result_codes(r->db, 0);
+	if (exec(r, "PRAGMA cache_size = -512")) {
+		store_fail(st, STORE_E_SQLITE, "%s", r->base.msg);
+		sqlite3_close(r->db);
+		free(r);
+		return -STORE_E_SQLITE;
+	}
+	*out = &r->base;
+	return 0;
 }
 
 static void sq_close(struct store *st)
@@ -787,4 +827,7 @@ const struct store_backend store_sqlite_backend = {
 	.cursor_open = sq_cursor_open,
 	.cursor_next = sq_cursor_next,
 	.cursor_close = sq_cursor_close,
+	.requests_span = sq_requests_span,
+	.requests_open_ids = sq_requests_open_ids,
+	.open_reader = sq_open_reader,
 };

@@ -137,5 +137,9 @@ int sq_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 		   struct store_cursor **cur);
 int sq_cursor_next(struct store_cursor *cur, void *row, int64_t *id);
 void sq_cursor_close(struct store_cursor *cur);
+int sq_requests_span(struct store *st, int64_t run, uint32_t **devs,
+		     size_t *ndev, int64_t *lo, int64_t *hi);
+int sq_requests_open_ids(struct store *st, int64_t run, int64_t lo,
+			 int64_t hi, unsigned mask, struct store_cursor **cur);
 
 #endif

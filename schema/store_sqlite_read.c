@@ -371,6 +371,19 @@ static const char *const rq_cols[] = {
 	"orig_dev, orig_sector",
 };
 
+/* "SELECT id, <the columns of mask>" into sql (len bytes); returns its
+ * length. Times come as they are stored, NULL as STORE_NO_TIME (one column
+ * call per time, not a type check and a read). */
+static size_t requests_cols_sql(unsigned mask, char *sql, size_t len)
+{
+	size_t n = (size_t)snprintf(sql, len, "SELECT id");
+
+	for (size_t b = 0; b < sizeof(rq_cols) / sizeof(rq_cols[0]); b++)
+		if (mask & (1u << b))
+			n += (size_t)snprintf(sql + n, len - n, ", %s", rq_cols[b]);
+	return n;
+}
+
 /* "SELECT id, <the columns of mask> FROM requests WHERE run = ?1 <order>"
  * into sql (len bytes); NULL for an unknown order. */
 static const char *requests_sql(unsigned mask, int order, char *sql, size_t len)
@@ -389,10 +402,7 @@ static const char *requests_sql(unsigned mask, int order, char *sql, size_t len)
 
 	if ((unsigned)order >= sizeof(tail) / sizeof(tail[0]))
 		return NULL;
-	n = (size_t)snprintf(sql, len, "SELECT id");
-	for (size_t b = 0; b < sizeof(rq_cols) / sizeof(rq_cols[0]); b++)
-		if (mask & (1u << b))
-			n += (size_t)snprintf(sql + n, len - n, ", %s", rq_cols[b]);
+	n = requests_cols_sql(mask, sql, len);
 	snprintf(sql + n, len - n, " FROM requests WHERE run = ?1%s", tail[order]);
 	return sql;
 }
@@ -471,6 +481,96 @@ int sq_cursor_open(struct store *st, enum store_cursor_kind kind, int64_t run,
 	c->what = what;
 	c->mask = mask;
 	*cur = &c->base;
+	return 0;
+}
+
+int sq_requests_open_ids(struct store *st, int64_t run, int64_t lo,
+			 int64_t hi, unsigned mask, struct store_cursor **cur)
+{
+	struct sqlite_store *s = sq(st);
+	struct sq_cursor *c;
+	char sql[512];
+	size_t n;
+	int rc;
+
+	*cur = NULL;
+	/* +run: not the (run, dev) index; the ids' range of the table */
+	n = requests_cols_sql(mask, sql, sizeof(sql));
+	snprintf(sql + n, sizeof(sql) - n, " FROM requests WHERE +run = ?1 AND "
+		 "id >= ?2 AND id < ?3 ORDER BY id");
+	if (!(c = calloc(1, sizeof(*c))))
+		return store_fail(st, ENOMEM, "out of memory");
+	if ((rc = prepare_run(s, sql, run, &c->q, "reading requests"))) {
+		free(c);
+		return rc;
+	}
+	sqlite3_bind_int64(c->q, 2, lo);
+	sqlite3_bind_int64(c->q, 3, hi);
+	c->base.st = st;
+	c->base.kind = STORE_CUR_REQUESTS;
+	c->what = "reading requests";
+	c->mask = mask;
+	*cur = &c->base;
+	return 0;
+}
+
+int sq_requests_span(struct store *st, int64_t run, uint32_t **devs,
+		     size_t *ndev, int64_t *lo, int64_t *hi)
+{
+	struct sqlite_store *s = sq(st);
+	sqlite3_stmt *nx = NULL, *mm = NULL;
+	uint32_t *d = NULL;
+	size_t n = 0, cap = 0;
+	int64_t last = -1;
+	int rc, step;
+
+	/* each device by a seek in the (run, dev) index, its first and last
+	 * id by two more (SQLite's min/max look-up) */
+	if ((rc = prepare_run(s, "SELECT dev FROM requests WHERE run = ?1 AND "
+			      "dev > ?2 ORDER BY dev LIMIT 1", run, &nx,
+			      "reading requests")) ||
+	    (rc = prepare_run(s, "SELECT (SELECT min(id) FROM requests WHERE "
+			      "run = ?1 AND dev = ?2), (SELECT max(id) FROM "
+			      "requests WHERE run = ?1 AND dev = ?2)", run, &mm,
+			      "reading requests")))
+		goto out;
+	for (;;) {
+		sqlite3_bind_int64(nx, 2, last);
+		if ((step = sqlite3_step(nx)) != SQLITE_ROW)
+			break;
+		last = sqlite3_column_int64(nx, 0);
+		sqlite3_reset(nx);
+		if (n == cap) {
+			uint32_t *t = realloc(d, (cap = cap ? 2 * cap : 8) * sizeof(*d));
+			if (!t) {
+				rc = store_fail(st, ENOMEM, "out of memory");
+				goto out;
+			}
+			d = t;
+		}
+		d[n++] = (uint32_t)last;
+		sqlite3_bind_int64(mm, 2, last);
+		if ((step = sqlite3_step(mm)) != SQLITE_ROW)
+			break;
+		if (n == 1 || sqlite3_column_int64(mm, 0) < *lo)
+			*lo = sqlite3_column_int64(mm, 0);
+		if (n == 1 || sqlite3_column_int64(mm, 1) > *hi)
+			*hi = sqlite3_column_int64(mm, 1);
+		sqlite3_reset(mm);
+	}
+	if (step != SQLITE_DONE)
+		rc = sq_fail(s, STORE_E_SQLITE, "reading requests");
+out:
+	sqlite3_finalize(nx);
+	sqlite3_finalize(mm);
+	if (rc) {
+		free(d);
+		*lo = 0;
+		*hi = -1;
+		return rc;
+	}
+	*devs = d;
+	*ndev = n;
 	return 0;
 }
 

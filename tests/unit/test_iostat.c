@@ -28,6 +28,19 @@ static const uint32_t LOOP = BT_MKDEV(7, 0), SDA = BT_MKDEV(8, 0);
 
 /* A: read request of two bios (B merged into it), C and D writes, E an
  * empty flush; a one-read second device. */
+/* iostat_build() over the n requests io, as a run of them */
+static int build(const struct an_io *io, size_t n, const struct iostat_opts *o,
+		 struct iostat_row **r, size_t *nr)
+{
+	struct rundata rd;
+	int rc;
+
+	rundata_of_ios(&rd, NULL, io, n);
+	rc = iostat_build(&rd, o, r, nr);
+	rundata_free(&rd);
+	return rc;
+}
+
 static void fixture(struct an_io *io)
 {
 	io[0] = mk(LOOP, 100 * MS, N, 200 * MS, 400 * MS, 4096, 8192, AN_HEAD);
@@ -51,7 +64,7 @@ static void test_two_intervals(void **state)
 
 	(void)state;
 	fixture(io);
-	assert_int_equal(iostat_build(io, 6, &o, &r, &n), 0);
+	assert_int_equal(build(io, 6, &o, &r, &n), 0);
 	assert_int_equal(n, 4);
 	/* loop0, [0, 1 s): A done at 0.4 s, 16 sectors, Q2C 300 ms; B merged;
 	 * in flight A 300 ms + C 100 ms; busy [0.2, 0.4] + [0.95, 1) */
@@ -101,7 +114,7 @@ static void test_window(void **state)
 
 	(void)state;
 	fixture(io);
-	assert_int_equal(iostat_build(io, 5, &o, &r, &n), 0);
+	assert_int_equal(build(io, 5, &o, &r, &n), 0);
 	assert_int_equal(n, 2);
 	/* [1.2, 1.3): C and D in flight and busy; C done at 1.3: next one */
 	assert_int_equal(r[0].w, 0);
@@ -127,7 +140,7 @@ static void test_completions_only(void **state)
 	(void)state;
 	io[0] = mk(LOOP, N, N, N, 500 * MS, 4096, 4096, 0);
 	io[1] = mk(LOOP, N, N, N, 1500 * MS, 4096, 4096, 0);
-	assert_int_equal(iostat_build(io, 2, &o, &r, &n), 0);
+	assert_int_equal(build(io, 2, &o, &r, &n), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(r[0].r, 1);
 	assert_true(fabs(r[0].rkb_s - 4) < 1e-9);
@@ -140,7 +153,7 @@ static void test_completions_only(void **state)
 	/* dispatched, never completed: no busy or queue time, no request */
 	io[1] = mk(LOOP, 600 * MS, N, 700 * MS, N, 4096, 4096, AN_HEAD);
 	o.to_ns = 1000 * MS;
-	assert_int_equal(iostat_build(io, 2, &o, &r, &n), 0);
+	assert_int_equal(build(io, 2, &o, &r, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(r[0].r, 0);
 	assert_true(fabs(r[0].util_pct) < 1e-9);
@@ -149,10 +162,10 @@ static void test_completions_only(void **state)
 	o.to_ns = INT64_MAX;
 	/* a bad interval; a window with nothing in it */
 	o.interval_ns = 0;
-	assert_int_equal(iostat_build(io, 2, &o, &r, &n), -22);
+	assert_int_equal(build(io, 2, &o, &r, &n), -22);
 	o.interval_ns = 1000 * MS;
 	o.from_ns = 5000 * MS;
-	assert_int_equal(iostat_build(io, 2, &o, &r, &n), 0);
+	assert_int_equal(build(io, 2, &o, &r, &n), 0);
 	assert_int_equal(n, 0);
 }
 
