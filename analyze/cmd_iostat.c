@@ -37,7 +37,8 @@ static const char iostat_footer[] =
 "aqu-sz requests from Q to C, time-weighted over the interval; %util the\n"
 "share of the interval with a request between D and C. --json also has\n"
 "rrqm/s wrqm/s (bios merged, M/F) and rareq-sz wareq-sz (mean kB), left out\n"
-"of the text to keep it in 80 columns. A last, shorter interval's rates are\n"
+"of the text to keep it in 80 columns (where a value of 10^7 or more is in\n"
+"millions: 12.35M). A last, shorter interval's rates are\n"
 "over its own length. A request with no C in the trace adds no time.\n";
 
 static void iostat_usage(FILE *fp)
@@ -53,13 +54,18 @@ static void iostat_usage(FILE *fp)
 	fprintf(fp, "\n%s", iostat_footer);
 }
 
-/* A value in 7 columns: 2 decimals while they fit, fewer after; "-" for
- * none (NAN) */
+/* A value in 7 columns: 2 decimals while they fit, fewer after, and from
+ * 10^7 on in millions with an M ("12.35M": a loop device over page cache
+ * reads over 10 GB/s, 8 digits of kB/s); "-" for none (NAN) */
 static const char *fmt7(char *buf, double v)
 {
 	if (!isfinite(v))
 		return "-";
-	snprintf(buf, 16, "%.*f", v < 999.995 ? 2 : v < 9999.95 ? 1 : 0, v);
+	if (v >= 9999999.5)
+		snprintf(buf, 16, "%.*fM", v < 99.995e6 ? 2 : v < 999.95e6 ? 1 : 0,
+			 v / 1e6);
+	else
+		snprintf(buf, 16, "%.*f", v < 999.995 ? 2 : v < 9999.95 ? 1 : 0, v);
 	return buf;
 }
 
@@ -84,7 +90,7 @@ static void emit_rows(struct emit *e, const struct runview *rv,
 		      const struct iostat_row *rows, size_t n,
 		      const struct store_device *devs, size_t ndev)
 {
-	char b[8][16], name[32], num[32];
+	char b[9][16], name[32], num[32];
 
 	emit_arr_begin(e, "rows");
 	emit_text(e, "%7s %-8s %7s %7s %7s %7s %7s %7s %7s %7s\n", "s",
@@ -122,8 +128,8 @@ static void emit_rows(struct emit *e, const struct runview *rv,
 			emit_u64(e, "r", r->r);
 			emit_u64(e, "w", r->w);
 			emit_obj_end(e);
-			emit_text(e, "%7.2f %-8.8s %7s %7s %7s %7s %7s %7s %7s %7s\n",
-				  t, label, fmt7(b[0], r->r_s), fmt7(b[1], r->w_s),
+			emit_text(e, "%7s %-8.8s %7s %7s %7s %7s %7s %7s %7s %7s\n",
+				  fmt7(b[8], t), label, fmt7(b[0], r->r_s), fmt7(b[1], r->w_s),
 				  fmt7(b[2], r->rkb_s), fmt7(b[3], r->wkb_s),
 				  fmt7(b[4], r->r_await_ms), fmt7(b[5], r->w_await_ms),
 				  fmt7(b[6], r->aqu_sz), fmt7(b[7], r->util_pct));

@@ -60,6 +60,19 @@ check_eq "iostat: its requests are all the D requests with data" \
 	"$(jq '.devices[0].read.requests + .devices[0].write.requests' "$t/full.json")" \
 	"$(jq '[.rows[] | .r + .w] | add' "$t/io-all.json")"
 
+# ---- iostat's text stays in 80 columns when a rate has 10 digits: one 1 GiB
+# read completed 0.5 ms after its Q, the run's one interval (its last, rated
+# over its own 0.5 ms): 1048576 kB / 0.0005 s, 2.1 * 10^9 kB/s
+cat > "$t/big.txt" <<'EOF'
+  7,0    0        1     0.000000000  1234  Q   R 0 + 2097152 [fio]
+  7,0    0        2     0.000002000  1234  D   R 0 + 2097152 [fio]
+  7,0    0        3     0.000500000     0  C   R 0 + 2097152 [0]
+EOF
+"$IOTAPE" import --quiet --db "$db" --run big "$t/big.txt"
+"$IOTAPE" iostat --db "$db" --interval 1ms big > "$t/big.out"
+check_eq "iostat: 2097152000 kB/s is 2097M, the row in 80 columns" "2097M 80" \
+	"$(awk '$2 == "7,0" { print $5, length }' "$t/big.out")"
+
 # ---- plot: the tput data and its time axis cover the window only (the data
 # is written with or without gnuplot)
 "$IOTAPE" plot --db "$db" --kind tput --format txt -o "$t/pl" --from 200ms --to 0.5s lf \
