@@ -19,7 +19,7 @@
 
 struct q_proc {
 	uint32_t pid;
-	char key[40];             /* ta_match_key */
+	struct ta_pkey k;         /* pairs it with a process of another run */
 	double q2g_s;             /* waited for a request (Q2G share) */
 	double contention_s;      /* extra time when others' I/O was in flight */
 	uint64_t bios, bios_shared;
@@ -96,7 +96,7 @@ static struct q_proc *proc_of(struct q_state *s, const struct an_run *r,
 	s->p = xrealloc(s->p, (size_t)(s->np + 1) * sizeof(*s->p));
 	memset(&s->p[s->np], 0, sizeof(*s->p));
 	s->p[s->np].pid = pid;
-	ta_match_key(&r->ta, pid, s->p[s->np].key, sizeof(s->p[0].key));
+	ta_pkey_of(&r->ta, pid, &s->p[s->np].k);
 	return &s->p[s->np++];
 }
 
@@ -430,14 +430,23 @@ static int queue_compare(const struct an_run *x, const void *sx,
 	double bestd = 0, tval, grew, waited;
 	char who[48];
 
+	const struct ta_pkey **kx, **ky;
+	int *pair;
+
 	if (!b || !b->np)
 		return 0;
+	kx = xcalloc(a && a->np ? (size_t)a->np : 1, sizeof(*kx));
+	ky = xcalloc((size_t)b->np, sizeof(*ky));
+	pair = xcalloc((size_t)b->np, sizeof(*pair));
+	for (int k = 0; a && k < a->np; k++)
+		kx[k] = &a->p[k].k;
+	for (int i = 0; i < b->np; i++)
+		ky[i] = &b->p[i].k;
+	ta_pair(kx, a ? (size_t)a->np : 0, ky, (size_t)b->np, pair);
 	for (int i = 0; i < b->np; i++) {
-		const struct q_proc *p = &b->p[i], *o = NULL;
+		const struct q_proc *p = &b->p[i];
+		const struct q_proc *o = pair[i] >= 0 ? &a->p[pair[i]] : NULL;
 		double d;
-		for (int k = 0; a && k < a->np; k++)
-			if (!strcmp(a->p[k].key, p->key))
-				o = &a->p[k];
 		d = p->q2g_s + p->contention_s -
 		    (o ? o->q2g_s + o->contention_s : 0);
 		if (!best || d > bestd) {
@@ -446,6 +455,9 @@ static int queue_compare(const struct an_run *x, const void *sx,
 			bestd = d;
 		}
 	}
+	free(kx);
+	free(ky);
+	free(pair);
 	an_proc_name(y, best->pid, who, sizeof(who));
 	f->present = bestd > 0 && best->contention_s + best->q2g_s > 0.001;
 	/* the growth counts when its extra per bio grew beyond noise (a
@@ -476,7 +488,7 @@ static int queue_compare(const struct an_run *x, const void *sx,
 	       "others, plus its wait for a request (Q2G): %.3f s in %s against "
 	       "%.3f s for %s in %s.", best->contention_s + best->q2g_s,
 	       y->rd.rv->name, base ? base->contention_s + base->q2g_s : 0,
-	       best->key, x->rd.rv->name);
+	       base ? base->k.key : "no process", x->rd.rv->name);
 	FD_CAT(f, evidence, "%s: ", y->rd.rv->name);
 	dev_evidence(f, b);
 	FD_CAT(f, evidence, "%s: %llu of %llu bios met others' I/O.",
@@ -487,7 +499,7 @@ static int queue_compare(const struct an_run *x, const void *sx,
 		dev_evidence(f, a);
 		if (base)
 			FD_CAT(f, evidence, "%s: %llu of %llu bios met others' "
-			       "I/O.", best->key,
+			       "I/O.", base->k.key,
 			       (unsigned long long)base->bios_shared,
 			       (unsigned long long)base->bios);
 	}
@@ -495,10 +507,18 @@ static int queue_compare(const struct an_run *x, const void *sx,
 	f->hi_s = rundata_elapsed_s(&y->rd);
 	f->conf = best->bios_shared >= 100 && !b->d[0].base_low ? FD_HIGH
 								   : FD_MEDIUM;
-	FD_CAT(f, why, "matched as %s in both runs; baselines from bios that "
+	if (!base)
+		FD_CAT(f, why, "%s matched no process of %s; ", best->k.key,
+		       x->rd.rv->name);
+	else if (strcmp(base->k.key, best->k.key))
+		FD_CAT(f, why, "matched as %s, %s in %s (the same kind, in "
+		       "start order); ", best->k.key, base->k.key, x->rd.rv->name);
+	else
+		FD_CAT(f, why, "matched as %s in both runs; ", best->k.key);
+	FD_CAT(f, why, "baselines from bios that "
 	       "found the device free of others%s; its mean extra per bio "
 	       "%.1f standard errors above the first run's (Welch's t; counted "
-	       "from %.1f)", best->key,
+	       "from %.1f)",
 	       b->d[0].base_low ? " (few: the fastest tenth stood in)" : "",
 	       tval, WELCH_T);
 	return 1;
@@ -526,7 +546,7 @@ static void queue_emit(struct emit *e, const void *state)
 	for (int i = 0; i < s->np; i++) {
 		emit_obj_begin(e, NULL);
 		emit_u64(e, "pid", s->p[i].pid);
-		emit_str(e, "match", s->p[i].key);
+		emit_str(e, "match", s->p[i].k.key);
 		emit_num(e, "q2g_s", s->p[i].q2g_s);
 		emit_num(e, "contention_s", s->p[i].contention_s);
 		emit_u64(e, "bios", s->p[i].bios);

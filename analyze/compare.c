@@ -301,7 +301,7 @@ static void noise_check(const struct compare *c, const struct side *fast,
 
 /* The process rows of pid summed over devices. */
 struct pwait {
-	char key[40];
+	struct ta_pkey k;
 	double waited, st[TA_NSTAGE];
 	int64_t first_q, last_c;
 };
@@ -312,16 +312,16 @@ static int proc_waits(const struct an_run *r, struct pwait *out, int max)
 
 	for (size_t i = 0; i < r->ta.nrows; i++) {
 		const struct ta_row *t = &r->ta.rows[i];
-		char key[40];
+		struct ta_pkey key;
 		int k;
-		ta_match_key(&r->ta, t->pid, key, sizeof(key));
-		for (k = 0; k < n && strcmp(out[k].key, key); k++)
+		ta_pkey_of(&r->ta, t->pid, &key);
+		for (k = 0; k < n && strcmp(out[k].k.key, key.key); k++)
 			;
 		if (k == n) {
 			if (n == max)
 				continue;
 			memset(&out[n], 0, sizeof(out[n]));
-			snprintf(out[n].key, sizeof(out[n].key), "%s", key);
+			out[n].k = key;
 			out[n].first_q = t->first_q;
 			out[n].last_c = t->last_c;
 			n++;
@@ -339,6 +339,7 @@ static int proc_waits(const struct an_run *r, struct pwait *out, int max)
 
 struct pdiff {
 	char key[40];
+	char xkey[40];          /* its pair in x, when in both runs */
 	double wx, wy, d[TA_NSTAGE];
 	double sx, sy;          /* span: first Q to last C, s */
 	int both;               /* in both runs */
@@ -390,27 +391,36 @@ static void emit_where(struct emit *e, const struct an_run *x,
 	/* without completions, no stage of either run is measured */
 	int staged = completions_of(x) && completions_of(y);
 
+	const struct ta_pkey *kx[256], *ky[256];
+	int pair[256], paired[256] = { 0 };
+
+	for (int k = 0; k < nx; k++)
+		kx[k] = &px[k].k;
+	for (int i = 0; i < ny; i++)
+		ky[i] = &py[i].k;
+	ta_pair(kx, (size_t)nx, ky, (size_t)ny, pair);
 	for (int i = 0; i < ny; i++) {
 		struct pdiff *d = &pd[nd++];
-		snprintf(d->key, sizeof(d->key), "%s", py[i].key);
+		int k = pair[i];
+		snprintf(d->key, sizeof(d->key), "%s", py[i].k.key);
 		d->wy = py[i].waited;
 		d->sy = span_of(&py[i]);
 		for (int s = 0; s < TA_NSTAGE; s++)
 			d->d[s] = py[i].st[s];
-		for (int k = 0; k < nx; k++)
-			if (!strcmp(px[k].key, py[i].key)) {
-				d->wx = px[k].waited;
-				d->sx = span_of(&px[k]);
-				d->both = 1;
-				for (int s = 0; s < TA_NSTAGE; s++)
-					d->d[s] -= px[k].st[s];
-				px[k].key[0] = '\0';
-			}
+		if (k >= 0) {
+			snprintf(d->xkey, sizeof(d->xkey), "%s", px[k].k.key);
+			d->wx = px[k].waited;
+			d->sx = span_of(&px[k]);
+			d->both = 1;
+			for (int s = 0; s < TA_NSTAGE; s++)
+				d->d[s] -= px[k].st[s];
+			paired[k] = 1;
+		}
 	}
 	for (int k = 0; k < nx; k++)
-		if (px[k].key[0]) {
+		if (!paired[k]) {
 			struct pdiff *d = &pd[nd++];
-			snprintf(d->key, sizeof(d->key), "%s", px[k].key);
+			snprintf(d->key, sizeof(d->key), "%s", px[k].k.key);
 			d->wx = px[k].waited;
 			d->sx = span_of(&px[k]);
 			for (int s = 0; s < TA_NSTAGE; s++)
@@ -431,6 +441,9 @@ static void emit_where(struct emit *e, const struct an_run *x,
 		struct pdiff *d = &pd[i];
 		emit_obj_begin(e, NULL);
 		emit_str(e, "process", d->key);
+		/* paired by kind (ta_pair) when the keys differ */
+		if (d->both)
+			emit_str(e, "base_process", d->xkey);
 		emit_num(e, "base_span_s", d->sx);
 		emit_num(e, "span_s", d->sy);
 		emit_num(e, "base_waited_s", d->wx);

@@ -661,6 +661,55 @@ void ta_match_key(const struct timeacct *ta, uint32_t pid, char *out,
 	snprintf(out, len, "%s#%d", sig, rank);
 }
 
+void ta_pkey_of(const struct timeacct *ta, uint32_t pid, struct ta_pkey *k)
+{
+	char *colon;
+
+	ta_match_key(ta, pid, k->key, sizeof(k->key));
+	signature(ta, pid, k->kind, sizeof(k->kind), &k->first_q);
+	colon = strrchr(k->kind, ':');
+	if (colon)
+		*colon = '\0';
+}
+
+void ta_pair(const struct ta_pkey *const *x, size_t nx,
+	     const struct ta_pkey *const *y, size_t ny, int *pair)
+{
+	uint64_t used[4096 / 64] = { 0 };
+
+	for (size_t i = 0; i < ny; i++) {
+		pair[i] = -1;
+		for (size_t k = 0; k < nx && k < 4096; k++)
+			if (!(used[k / 64] >> (k % 64) & 1) &&
+			    !strcmp(x[k]->key, y[i]->key)) {
+				pair[i] = (int)k;
+				used[k / 64] |= 1ull << (k % 64);
+				break;
+			}
+	}
+	/* the rest by kind: y's earliest unpaired with x's earliest unpaired */
+	for (;;) {
+		int bi = -1, bk = -1;
+		for (size_t i = 0; i < ny; i++)
+			if (pair[i] < 0 && (bi < 0 || y[i]->first_q < y[bi]->first_q)) {
+				int kk = -1;
+				for (size_t k = 0; k < nx && k < 4096; k++)
+					if (!(used[k / 64] >> (k % 64) & 1) &&
+					    !strcmp(x[k]->kind, y[i]->kind) &&
+					    (kk < 0 || x[k]->first_q < x[kk]->first_q))
+						kk = (int)k;
+				if (kk >= 0) {
+					bi = (int)i;
+					bk = kk;
+				}
+			}
+		if (bi < 0)
+			break;
+		pair[bi] = bk;
+		used[bk / 64] |= 1ull << (bk % 64);
+	}
+}
+
 static void emit_stage_pcts(struct emit *e, const struct ta_stages *s)
 {
 	emit_obj_begin(e, "stages");

@@ -122,6 +122,28 @@ const char *ta_role(const char *comm);
 void ta_match_key(const struct timeacct *ta, uint32_t pid, char *out,
 		  size_t len);
 
+/* What pairs a process of one run with one of another: its
+ * ta_match_key(), the same without the bytes and rank ("dd:R64K", the
+ * process's kind) and its first Q (ns). */
+struct ta_pkey {
+	char key[40];
+	char kind[40];
+	int64_t first_q;
+};
+
+/* Fills k for pid of ta. */
+void ta_pkey_of(const struct timeacct *ta, uint32_t pid, struct ta_pkey *k);
+
+/* Pairs the processes of run y with those of run x: pair[i] is the index
+ * in x of y's i-th (x[] and y[] point at their keys), or -1 for none.
+ * Equal ta_match_key()s pair first; those left pair by kind, in their
+ * order of first Q among the ones left, so that a process whose bytes
+ * crossed a power of four between two runs of one workload (two fio jobs
+ * splitting a device 60:180 MB in one run, 140:140 in the next) still
+ * meets itself. No allocation; nx and ny at most 4096. */
+void ta_pair(const struct ta_pkey *const *x, size_t nx,
+	     const struct ta_pkey *const *y, size_t ny, int *pair);
+
 /* An interval of time, ns. */
 struct ta_iv {
 	int64_t a, b;

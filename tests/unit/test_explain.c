@@ -1,12 +1,14 @@
 /* Unit tests of the explanation's arithmetic: the Mann-Whitney U test and
  * the range test against values computed by hand, interval unions, series
  * interpolation, and the ranking of findings (causes by cost, a generic
- * mechanism counted beyond the specific cause it overlaps). */
+ * mechanism counted beyond the specific cause it overlaps), the pairing of
+ * processes between runs. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -155,6 +157,56 @@ static void test_wrap(void **state)
 	assert_string_equal(out, "one\n   two");
 }
 
+/* Pairing processes of two runs: equal keys first; the rest by kind in
+ * start order. The null pair that found it: two fio jobs that split the
+ * device 60:180 MB in one run (keys 64M#1, 256M#1) and 140:140 in the next
+ * (256M#1, 256M#2). */
+static void pk(struct ta_pkey *k, const char *key, const char *kind,
+	       int64_t first)
+{
+	snprintf(k->key, sizeof(k->key), "%s", key);
+	snprintf(k->kind, sizeof(k->kind), "%s", kind);
+	k->first_q = first;
+}
+
+static void test_pair(void **state)
+{
+	struct ta_pkey x[3], y[3];
+	const struct ta_pkey *px[3] = { &x[0], &x[1], &x[2] };
+	const struct ta_pkey *py[3] = { &y[0], &y[1], &y[2] };
+	int pair[3];
+
+	(void)state;
+	/* x: the 64M one started first; y: both 256M */
+	pk(&x[0], "fio:R4K:64M#1", "fio:R4K", 10);
+	pk(&x[1], "fio:R4K:256M#1", "fio:R4K", 20);
+	pk(&y[0], "fio:R4K:256M#2", "fio:R4K", 25);
+	pk(&y[1], "fio:R4K:256M#1", "fio:R4K", 5);
+	ta_pair(px, 2, py, 2, pair);
+	assert_int_equal(pair[1], 1);     /* equal keys */
+	assert_int_equal(pair[0], 0);     /* the rest by kind */
+	/* a kind with nothing left in x, and an x left unpaired */
+	pk(&y[2], "dd:W64K:16M#1", "dd:W64K", 1);
+	pk(&x[2], "dd:R64K:16M#1", "dd:R64K", 1);
+	ta_pair(px, 3, py, 3, pair);
+	assert_int_equal(pair[0], 0);
+	assert_int_equal(pair[1], 1);
+	assert_int_equal(pair[2], -1);
+	/* three of a kind, none equal: by start order */
+	pk(&x[0], "a:R4K:1M#1", "a:R4K", 1);
+	pk(&x[1], "a:R4K:4M#1", "a:R4K", 2);
+	pk(&x[2], "a:R4K:16M#1", "a:R4K", 3);
+	pk(&y[0], "a:R4K:64M#3", "a:R4K", 30);
+	pk(&y[1], "a:R4K:64M#1", "a:R4K", 10);
+	pk(&y[2], "a:R4K:64M#2", "a:R4K", 20);
+	ta_pair(px, 3, py, 3, pair);
+	assert_int_equal(pair[0], 2);
+	assert_int_equal(pair[1], 0);
+	assert_int_equal(pair[2], 1);
+	ta_pair(px, 0, py, 3, pair);
+	assert_int_equal(pair[0], -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_rank),
 		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_pair),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
