@@ -2,9 +2,10 @@
  * readahead (A) share, and sectors read twice within the run (pages evicted
  * before use and read again: readahead thrashing). Cost: the device time of
  * the re-reads, plus, for a sequential stream read in small requests, the
- * per-request time it paid beyond reading the same bytes in requests of
- * the kernel's default readahead (128 KiB), and the time the reader took
- * to issue each of them. */
+ * time the reader waited on its reads (the union of their Q to C) beyond
+ * what reading the same bytes in requests of the kernel's default
+ * readahead (128 KiB) would have waited: each such request's fixed cost,
+ * and the transfer of the bytes where the device's D2C by size gives it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@ struct ra_stream {
 	uint64_t reads, seq, ra;     /* bios; sequential; readahead-flagged */
 	double mb, mean_kb, waited_s;
 	double per_req_us;           /* the fixed cost of one request */
+	double per_kib_us;           /* transfer of a KiB (0: not known) */
+	double need;                 /* requests of 128 KiB the bytes need */
 	double gap_us;               /* mean C to next Q: issuing one */
 	int fit;                     /* per_req_us from a fit over sizes */
 	double small_cost_s;
@@ -78,10 +81,12 @@ static int buffered_read(const struct an_io *x)
 	       x->q != AN_NONE && x->bytes;
 }
 
-/* Least squares of D2C (ns) on bytes over the device's buffered reads:
- * the intercept is the fixed cost of a request. Returns 0 and *a_ns when
- * the sizes vary enough (two size classes of 20 bios), else -1. */
-static int fixed_cost(const struct rundata *rd, uint32_t dev, double *a_ns)
+/* Least squares of D2C (ns) on bytes over the device's reads: the
+ * intercept is the fixed cost of a request, the slope the transfer of a
+ * byte. Returns 0, *a_ns and *b_ns (per byte, at least 0) when the sizes
+ * vary enough (two size classes of 20 bios), else -1. */
+static int fixed_cost(const struct rundata *rd, uint32_t dev, double *a_ns,
+		      double *b_ns)
 {
 	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
 	uint64_t small = 0, large = 0;
@@ -109,6 +114,7 @@ static int fixed_cost(const struct rundata *rd, uint32_t dev, double *a_ns)
 		return -1;
 	{
 		double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+		*b_ns = slope > 0 ? slope : 0;
 		*a_ns = (sy - slope * sx) / n;
 	}
 	return 0;
@@ -164,7 +170,7 @@ static void *ra_build(const struct an_run *r)
 		const struct ta_row *row = &r->ta.rows[t];
 		struct ra_stream st = { .pid = row->pid, .dev = row->dev };
 		uint64_t next = UINT64_MAX;
-		double a_ns;
+		double a_ns, b_ns = 0;
 		/* its bios (in the run's order), then by Q */
 		np = 0;
 		for (size_t k = 0; k < row->nbio; k++) {
@@ -208,14 +214,22 @@ static void *ra_build(const struct an_run *r)
 					ngap++;
 				}
 			}
-			st.fit = !fixed_cost(rd, row->dev, &a_ns) && a_ns > 0;
-			if (!st.fit)
+			st.fit = !fixed_cost(rd, row->dev, &a_ns, &b_ns) &&
+				 a_ns > 0;
+			if (!st.fit) {
 				a_ns = hist_pct(&d2c, 50);
+				b_ns = 0;
+			}
 			st.per_req_us = a_ns / 1e3;
+			st.per_kib_us = b_ns * 1024 / 1e3;
+			st.need = need;
 			st.gap_us = ngap ? gaps / (double)ngap / 1e3 : 0;
-			st.small_cost_s = ((double)st.reads - need) *
-					  (a_ns + st.gap_us * 1e3) / 1e9;
-			if (st.small_cost_s < 0)
+			/* what it waited (overlapping requests once) less what
+			 * the 128 KiB requests would have: the reader's own
+			 * time between its reads stays as it was */
+			st.small_cost_s = st.waited_s -
+					  (need * a_ns + st.mb * 1e6 * b_ns) / 1e9;
+			if (st.small_cost_s < 0 || (double)st.reads <= need)
 				st.small_cost_s = 0;
 			hist_free(&d2c);
 		}
@@ -256,14 +270,20 @@ static int ra_finding(const struct an_run *r, const void *state,
 		 "the reader's elapsed time" : "device time");
 	f->counterfactual = 1;
 	FD_CAT(f, how, "the device time of sectors read a second time (%.3f s); "
-	       "for a sequential stream in small requests, the requests beyond "
-	       "what 128 KiB ones (the default read_ahead_kb) need, each at a "
-	       "request's fixed cost on this device (%.1f us: %s) and the "
-	       "time the reader took to issue the next one (mean %.1f us from "
-	       "a completion to its next Q) (%.3f s).", s->reread_s,
-	       s->s.per_req_us, s->s.fit ? "the intercept of D2C against size "
-	       "over the device's reads" : "the median D2C of its requests, an "
-	       "upper bound", s->s.gap_us, s->s.small_cost_s);
+	       "for a sequential stream in small requests, the time the reader "
+	       "waited on its reads (%.3f s, overlapping ones once) less what "
+	       "the %.0f requests of 128 KiB (the default read_ahead_kb) its "
+	       "bytes need would have waited, each at a request's fixed cost "
+	       "on this device (%.1f us: %s)", s->reread_s, s->s.waited_s,
+	       s->s.need, s->s.per_req_us, s->s.fit ? "the intercept of D2C "
+	       "against size over the device's reads" : "the median D2C of its "
+	       "requests, an upper bound");
+	if (s->s.fit)
+		FD_CAT(f, how, ", and the transfer of its bytes (%.2f us a "
+		       "KiB: the slope)", s->s.per_kib_us);
+	FD_CAT(f, how, " (%.3f s). The reader's own time between its reads "
+	       "(mean %.1f us from a completion to its next Q) stays.",
+	       s->s.small_cost_s, s->s.gap_us);
 	if (s->s.reads)
 		FD_CAT(f, evidence, "%s on %s: %llu buffered reads, %.0f%% "
 		       "sequential, %.0f%% flagged readahead (A), mean %.1f KiB, "
@@ -282,8 +302,8 @@ static int ra_finding(const struct an_run *r, const void *state,
 		f->conf = FD_MEDIUM;
 		FD_CAT(f, why, "its requests are all small, so a request's fixed "
 		       "cost is taken as their median D2C (the transfer of a small "
-		       "request is counted in, an upper bound); CPU time to copy "
-		       "the pages is not in the trace");
+		       "request is counted in: the cost is an upper bound); CPU "
+		       "time to copy the pages is not in the trace");
 	} else {
 		f->conf = s->cost_s > 0 ? FD_MEDIUM : FD_LOW;
 		FD_CAT(f, why, "from the trace's own D2C by request size; page "
@@ -305,6 +325,8 @@ static void ra_emit(struct emit *e, const void *state)
 	emit_num(e, "stream_ra_frac", s->s.reads ? (double)s->s.ra /
 		 (double)s->s.reads : 0);
 	emit_num(e, "per_request_us", s->s.per_req_us);
+	emit_num(e, "per_kib_us", s->s.fit ? s->s.per_kib_us : NAN);
+	emit_u64(e, "per_request_fit", (uint64_t)s->s.fit);
 	emit_num(e, "issue_gap_us", s->s.gap_us);
 	emit_num(e, "small_request_cost_s", s->s.small_cost_s);
 	emit_num(e, "reread_mb", s->reread_mb);
@@ -329,8 +351,9 @@ const struct analyzer an_readahead = {
 "  80% of them start where the previous ended (100 reads or more).\n"
 "  Re-reads: sectors a later buffered read read again (pages evicted\n"
 "  before use). Cost: the re-reads' share of D2C, plus, for a stream whose\n"
-"  requests average under 64 KiB, the requests beyond what 128 KiB ones\n"
-"  need, each at the fixed cost of a request (the intercept of D2C against\n"
-"  size over the device's reads; with one size only, the median D2C) and\n"
-"  the reader's mean time from a completion to its next Q (under 10 ms).\n",
+"  requests average under 64 KiB, the reader's time waiting on its reads\n"
+"  (the union of their Q to C) less what the 128 KiB requests its bytes\n"
+"  need would wait: each the fixed cost of a request (the intercept of D2C\n"
+"  against size over the device's reads; with one size only, the median\n"
+"  D2C, an upper bound) and, with the fit, the bytes' transfer (slope).\n",
 };

@@ -4,8 +4,8 @@
 #     demo's rate-limited jobs): report ranks no cause;
 #   null pairs (the same setup twice): compare ranks no cause and says "no
 #     significant difference";
-#   planted causes (fairness: a reader in bfq's idle class; readahead:
-#     read_ahead_kb 8 vs 512; writeback: dirty data left unwritten through a
+#   planted causes (fairness: a reader in bfq's idle class, where the kernel
+#     has bfq; readahead: read_ahead_kb 8 vs 512; writeback: dirty data left unwritten through a
 #     pause before a sync, or written back in it by a background sync; swap:
 #     300 MB through a 128 MB memory cgroup): the planted cause
 #     ranked first in report of the changed run alone and in compare, its
@@ -101,17 +101,27 @@ grep -q "^no cause" "$t/rep" && ok "healthy: report says no cause" ||
 	not_ok "healthy: report says no cause" "$(sed -n '/== why/,$p' "$t/rep")"
 
 # ---- fairness: bfq, a short reader in the idle class behind a long one ---------
-sysfs_set "/sys/block/$A/queue/scheduler" bfq
-rd="fio --output=/dev/null --filename=/dev/$A --direct=1 --ioengine=libaio --iodepth=4"
-rd="$rd --rw=read --bs=64k"
-long="$rd --size=1g --name=long"
-short="$rd --offset=1g --size=256m --name=short"
-for i in 1 2; do
-	cap --run "fair-equal.$i" -d "/dev/$A" --cmd "$long" --cmd "$short"
-	cap --run "fair-idle.$i" -d "/dev/$A" --cmd "$long" --cmd "ionice -c3 $short"
-done
-echo none > "/sys/block/$A/queue/scheduler"
-planted fairness fair-equal fair-idle 1
+# (a kernel without bfq has no I/O scheduler that starves a class on a loop
+# device: mq-deadline's priorities act only on requests held back for want
+# of the driver's tags, of which a loop device has 128: then it is skipped)
+if grep -qw bfq "/sys/block/$A/queue/scheduler"; then
+	sysfs_set "/sys/block/$A/queue/scheduler" bfq
+	rd="fio --output=/dev/null --filename=/dev/$A --direct=1 --ioengine=libaio"
+	rd="$rd --iodepth=4 --rw=read --bs=64k"
+	long="$rd --size=1g --name=long"
+	short="$rd --offset=1g --size=256m --name=short"
+	for i in 1 2; do
+		cap --run "fair-equal.$i" -d "/dev/$A" --cmd "$long" --cmd "$short"
+		cap --run "fair-idle.$i" -d "/dev/$A" --cmd "$long" --cmd "ionice -c3 $short"
+	done
+	echo none > "/sys/block/$A/queue/scheduler"
+	planted fairness fair-equal fair-idle 1
+	fair=fair-idle.1
+else
+	skip "fairness: a reader in bfq's idle class" \
+		"no bfq in this kernel (schedulers: $(cat "/sys/block/$A/queue/scheduler"))"
+	fair=seq.1
+fi
 
 # ---- seek on a loop device: present, no measurable cost ------------------------
 cap --run seek-one -d "/dev/$A" --cmd "$seq" \
@@ -123,17 +133,27 @@ jq -r '.findings[] | select(.analyzer == "seek") | .needs' "$t/seek.json" | grep
 	ok "seek: says what would be needed to know" || not_ok "seek: says what would be needed"
 
 # ---- readahead: read_ahead_kb 8 vs 512, a buffered reader in 4 KiB reads -------
+# On a loop device doing direct I/O to its file (--direct-io=on), so a read
+# waits on the disk under /tmp as on a disk of its own. Over the page cache a
+# loop device's request costs the reader kernel CPU more than device time
+# (dd's sys time 0.54 s of 0.70 s with read_ahead_kb 8), which the trace does
+# not see: the cost there is above the slowdown by a third.
 mkfs.ext4 -q -F "/dev/$B"
-mkdir -p "$t/mnt"
+mkdir -p "$t/mnt" "$t/rmnt"
 at_exit "umount '$t/mnt' 2>/dev/null"
 mount "/dev/$B" "$t/mnt"
-dd if=/dev/urandom of="$t/mnt/big" bs=1M count=300 2> /dev/null
+truncate -s 1G "$t/r.img"
+loop_attach "$t/r.img" --direct-io=on && R=$LOOPDEV || { not_ok "attach loop"; tap_finish; }
+mkfs.ext4 -q -F "/dev/$R"
+at_exit "umount '$t/rmnt' 2>/dev/null"
+mount "/dev/$R" "$t/rmnt"
+dd if=/dev/urandom of="$t/rmnt/big" bs=1M count=300 2> /dev/null
 sync
 for i in 1 2; do
-	cap --run "ra-512.$i" -d "/dev/$B" --set "$B:queue/read_ahead_kb=512" --drop-caches \
-		--cmd "dd if=$t/mnt/big of=/dev/null bs=4k"
-	cap --run "ra-8.$i" -d "/dev/$B" --set "$B:queue/read_ahead_kb=8" --drop-caches \
-		--cmd "dd if=$t/mnt/big of=/dev/null bs=4k"
+	cap --run "ra-512.$i" -d "/dev/$R" --set "$R:queue/read_ahead_kb=512" --drop-caches \
+		--cmd "dd if=$t/rmnt/big of=/dev/null bs=4k"
+	cap --run "ra-8.$i" -d "/dev/$R" --set "$R:queue/read_ahead_kb=8" --drop-caches \
+		--cmd "dd if=$t/rmnt/big of=/dev/null bs=4k"
 done
 planted readahead ra-512 ra-8 0
 "$IOTAPE" report --db "$db" --json ra-8.1 |
@@ -173,8 +193,8 @@ for i in 1 2; do
 done
 planted swap swap-none swap-tight 0
 
-w80=$("$IOTAPE" compare --db "$db" fair-equal.1 fair-idle.1 ra-8.1 | awk 'length > 80' | wc -l)
+w80=$("$IOTAPE" compare --db "$db" seq.1 "$fair" ra-8.1 | awk 'length > 80' | wc -l)
 check_eq "compare of three runs fits 80 columns" 0 "$w80"
-w80=$("$IOTAPE" report --db "$db" fair-idle.1 | awk 'length > 80' | wc -l)
+w80=$("$IOTAPE" report --db "$db" "$fair" | awk 'length > 80' | wc -l)
 check_eq "report fits 80 columns" 0 "$w80"
 tap_finish
