@@ -52,9 +52,13 @@ mono_ns() { awk '{ printf "%.0f\n", $1 * 1e9 }' /proc/uptime; }   # CLOCK_BOOTTI
 # ---- a manual save while fio reads --------------------------------------------
 rec_start "$t/err1" --window 30s --pre 3s --post 2s --keep 16M ||
 	{ not_ok "manual: the recorder starts" "$(cat "$t/err1")"; tap_finish; }
-fio --name=r --filename="/dev/$d" --rw=randread --direct=1 --bs=4k --runtime=8 \
+# (fio reads until both saves are in, not for a set time: a machine that
+# stalled a few seconds once ended an 8 s fio before the signal, and the
+# post window was empty)
+fio --name=r --filename="/dev/$d" --rw=randread --direct=1 --bs=4k --runtime=60 \
 	--time_based --ioengine=libaio --iodepth=4 --rate_iops=1000 > /dev/null 2>&1 &
 fio1=$!
+at_exit "kill $fio1 2> /dev/null"
 sleep 4
 "$IOTAPE" record --save > "$t/save.out" 2>&1
 check_eq "record --save signals the recorder" 0 $?
@@ -63,6 +67,7 @@ wait_saved "$t/err1" 1 && ok "manual: a save is reported" ||
 kill -USR1 $REC      # a second one, by hand, after the first save: saved too
 wait_saved "$t/err1" 2 && ok "manual: SIGUSR1 saves again" ||
 	not_ok "manual: SIGUSR1 saves again" "$(cat "$t/err1")"
+kill $fio1 2> /dev/null
 wait $fio1
 stop_rec manual
 runs=$(q "SELECT name FROM runs WHERE name LIKE 'incident-%' ORDER BY id")
