@@ -85,9 +85,12 @@ awk -v d="$d2c" 'BEGIN { exit !(d > 3 && d < 200) }' &&
 	ok "modelled read D2C is a rotating disk's (mean $d2c ms)" ||
 	not_ok "modelled read D2C is a rotating disk's" "mean $d2c ms"
 span=$(jq '.[0].span_s.replay' "$t/m1.json") sim=$(jq '.[0].model.sim_wall_s' "$t/m1.json")
-awk -v s="$span" -v w="$sim" 'BEGIN { exit !(w > 0 && s / w > 50) }' &&
+# (50 times; 10 in the sanitizer build, whose checks slow the model itself:
+# 23 times seen there in one CI run)
+fast=50; [ -n "$SAN" ] && fast=10
+awk -v s="$span" -v w="$sim" -v f=$fast 'BEGIN { exit !(w > 0 && s / w > f) }' &&
 	ok "simulated time: $span s of disk time in $sim s of CPU" ||
-	not_ok "the model replay is much faster than real time" "span $span s, CPU $sim s"
+	not_ok "the model replay is much faster than real time" "span $span s, CPU $sim s (at least $fast times)"
 check_eq "run_stats keep the profile as a profile file" "1" \
 	"$(q "SELECT count(*) FROM run_stats WHERE run = $R AND key LIKE 'replay.model.profile.%' AND value LIKE '%seek_avg_ms = 8.5%'")"
 check "iotape report works on the model replay" "$IOTAPE" report --db "$db" m1

@@ -153,8 +153,11 @@ rss1=$(awk '/^VmRSS/ { print $2 }' /proc/$REC/status)
 sleep 5
 rss2=$(awk '/^VmRSS/ { print $2 }' /proc/$REC/status)
 diag "small ring: VmRSS ${rss1} kB at 2 s, ${rss2} kB at 7 s"
-[ "$rss2" -lt 32768 ] && ok "small ring: RSS stays under 32 MiB ($rss2 kB)" ||
-	not_ok "small ring: RSS bounded" "$rss2 kB"
+# (the sanitizer build's own allocator and shadow take more: 33.6 MiB seen
+# there in one CI run; 48 MiB)
+rss_max=32768; [ -n "$SAN" ] && rss_max=49152
+[ "$rss2" -lt $rss_max ] && ok "small ring: RSS stays under $((rss_max / 1024)) MiB ($rss2 kB)" ||
+	not_ok "small ring: RSS bounded" "$rss2 kB (limit $rss_max kB)"
 # 2 MiB of slack; the sanitizer build keeps freed blocks in its quarantine
 # for a while (2.3 MiB more seen in one CI run): 4 MiB there
 grow_max=2048; [ -n "$SAN" ] && grow_max=4096
