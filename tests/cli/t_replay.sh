@@ -271,9 +271,17 @@ check_eq "the file was extended to what the run reaches (sector 395776)" \
 # ---- --trace: the target's block events in the replay run ----------------------------
 if tracefs_check "$A"; then
 	tfs0=$(tracefs_state)
+	rsec0=$(awk '{ print $3 }' "/sys/block/$A/stat")
 	"$IOTAPE" replay --db "$db" src --target "/dev/$A" --timing afap --trace --run tr \
 		--quiet > /dev/null 2> "$t/err"
 	check_eq "--trace exits 0" 0 $?
+	# the O_DIRECT check (a pread) and the engine's warm-up: two block reads
+	# before the schedule (and the trace) starts, not in the traced run
+	# (below); sectors, as the device merges requests
+	check_eq "--trace: the device read the replay's sectors and two blocks more" \
+		"$(q "SELECT (sum(bytes) + 2 * $(cat "/sys/block/$A/queue/logical_block_size")) / 512
+			FROM replays WHERE run = $(rid tr) AND op = 'read'")" \
+		"$(( $(awk '{ print $3 }' "/sys/block/$A/stat") - rsec0 ))"
 	n=$(q "SELECT coalesce(last_event - first_event + 1, 0) FROM runs WHERE name = 'tr'")
 	[ "${n:-0}" -gt 733 ] && ok "--trace stored $n block events" ||
 		not_ok "--trace stored block events" "n=$n: $(cat "$t/err")"
