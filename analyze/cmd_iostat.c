@@ -38,8 +38,8 @@ static const char iostat_footer[] =
 "share of the interval with a request between D and C. --json also has\n"
 "rrqm/s wrqm/s (bios merged, M/F) and rareq-sz wareq-sz (mean kB), left out\n"
 "of the text to keep it in 80 columns (where a value of 10^7 or more is in\n"
-"millions: 12.35M). A last, shorter interval's rates are\n"
-"over its own length. A request with no C in the trace adds no time.\n";
+"millions: 12.35M). A last, shorter interval's rates are over its own\n"
+"length. A request with no C in the trace adds no time.\n";
 
 static void iostat_usage(FILE *fp)
 {
