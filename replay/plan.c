@@ -84,10 +84,11 @@ static void idmap_free(struct idmap *m)
 
 void source_free(struct source *src)
 {
-	free(src->io);
+	spill_free(&src->io_mem);
 	free(src->devs);
 	memset(src, 0, sizeof(*src));
 }
+
 
 /* Source order: start time, then requests.id (as the store's ordered
  * cursors give them). */
@@ -98,6 +99,95 @@ static int cmp_src(const void *pa, const void *pb)
 	if (a->start_ns != b->start_ns)
 		return a->start_ns < b->start_ns ? -1 : 1;
 	return (a->id > b->id) - (a->id < b->id);
+}
+
+#define SORT_RUN 65536   /* rows sorted in place before the merge */
+
+struct merge_ctx {
+	const struct src_io *io;
+	size_t *pos;
+};
+
+static int merge_less(const struct merge_ctx *m, size_t a, size_t b)
+{
+	return cmp_src(&m->io[m->pos[a]], &m->io[m->pos[b]]) < 0;
+}
+
+static void merge_down(const struct merge_ctx *m, size_t *h, size_t hn,
+		       size_t j)
+{
+	for (;;) {
+		size_t l = 2 * j + 1, s = j, t;
+		if (l < hn && merge_less(m, h[l], h[s]))
+			s = l;
+		if (l + 1 < hn && merge_less(m, h[l + 1], h[s]))
+			s = l + 1;
+		if (s == j)
+			return;
+		t = h[j];
+		h[j] = h[s];
+		h[s] = t;
+		j = s;
+	}
+}
+
+int source_sort(struct source *src, size_t run)
+{
+	const size_t sz = sizeof(*src->io), n = src->n;
+	size_t nruns, hn = 0;
+	size_t *pos, *end, *h, *rel;
+	struct spill out;
+	struct src_io *o;
+	struct merge_ctx m;
+	int rc;
+
+	if (!run)
+		run = SORT_RUN;
+	nruns = (n + run - 1) / run;
+	if (!src->io_mem.p || src->io_mem.fd < 0 || nruns <= 1) {
+		qsort(src->io, n, sz, cmp_src);
+		return 0;
+	}
+	for (size_t r = 0; r < nruns; r++) {
+		size_t a = r * run, len = n - a < run ? n - a : run;
+		qsort(src->io + a, len, sz, cmp_src);
+		spill_release_range(&src->io_mem, a * sz, (a + len) * sz);
+	}
+	if ((rc = spill_init(&out, n * sz)))
+		return rc;
+	o = out.p;
+	pos = xmalloc(nruns * sizeof(*pos));
+	end = xmalloc(nruns * sizeof(*end));
+	rel = xmalloc(nruns * sizeof(*rel));
+	h = xmalloc(nruns * sizeof(*h));
+	m = (struct merge_ctx){ src->io, pos };
+	for (size_t r = 0; r < nruns; r++) {
+		pos[r] = rel[r] = r * run;
+		end[r] = pos[r] + run < n ? pos[r] + run : n;
+		h[hn++] = r;
+	}
+	for (size_t j = hn / 2; j-- > 0;)
+		merge_down(&m, h, hn, j);
+	for (size_t k = 0; k < n; k++) {
+		size_t r = h[0];
+		o[k] = src->io[pos[r]++];
+		if (pos[r] - rel[r] >= 16384) {
+			spill_release_range(&src->io_mem, rel[r] * sz, pos[r] * sz);
+			rel[r] = pos[r];
+		}
+		if (pos[r] == end[r])
+			h[0] = h[--hn];
+		merge_down(&m, h, hn, 0);
+		spill_at(&out, k, sz);
+	}
+	free(pos);
+	free(end);
+	free(rel);
+	free(h);
+	spill_free(&src->io_mem);
+	src->io_mem = out;
+	src->io = out.p;
+	return 0;
 }
 
 /* The rows are read as the store finds them (no sort in the store before
@@ -115,6 +205,13 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 	int rc, sorted = 1;
 
 	memset(src, 0, sizeof(*src));
+	if ((rc = spill_init(&src->io_mem, 4096 * sizeof(*src->io)))) {
+		snprintf(err, errlen, "no memory for the run's requests: %s",
+			 strerror(-rc));
+		return -1;
+	}
+	cap = src->io_mem.cap / sizeof(*src->io);
+	src->io = src->io_mem.p;
 	if (store_requests_open(st, run, level == REPLAY_QUEUE ? STORE_RQ_QUEUED_ANY
 				: STORE_RQ_DISPATCHED_ANY, STORE_RQ_DEV | STORE_RQ_PID |
 				STORE_RQ_SECTOR | STORE_RQ_BYTES | STORE_RQ_CATS |
@@ -122,15 +219,25 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 				STORE_RQ_SPLIT_FROM | STORE_RQ_SPLIT : STORE_RQ_D |
 				STORE_RQ_DISPATCH), &cur)) {
 		snprintf(err, errlen, "%s", store_errmsg(st));
+		source_free(src);
 		return -1;
 	}
 	while ((rc = store_requests_next(cur, &rq, &id)) > 0) {
 		struct src_io *io;
 
 		if (src->n == cap) {
-			cap = cap ? 2 * cap : 4096;
-			src->io = xrealloc(src->io, cap * sizeof(*src->io));
+			int grc = spill_grow(&src->io_mem, 2 * cap * sizeof(*src->io));
+			if (grc) {
+				store_cursor_close(cur);
+				snprintf(err, errlen, "no room for the run's %zu "
+					 "requests: %s", 2 * cap, strerror(-grc));
+				source_free(src);
+				return -1;
+			}
+			cap = src->io_mem.cap / sizeof(*src->io);
+			src->io = src->io_mem.p;
 		}
+		spill_at(&src->io_mem, src->n, sizeof(*src->io));
 		io = &src->io[src->n];
 		memset(io, 0, sizeof(*io));
 		io->id = id;
@@ -161,14 +268,20 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 		source_free(src);
 		return -1;
 	}
-	if (!sorted)
-		qsort(src->io, src->n, sizeof(*src->io), cmp_src);
+	if (!sorted && (rc = source_sort(src, 0))) {
+		snprintf(err, errlen, "no room to sort the run's requests: %s",
+			 strerror(-rc));
+		source_free(src);
+		return -1;
+	}
 	/* in source order: the later half of a split bio gives its bytes back
 	 * to the bio it was cut from (halves can be cut again) */
+	spill_rewind(&src->io_mem);
 	for (size_t i = out = 0; level == REPLAY_QUEUE && i < src->n; i++) {
 		struct src_io io = src->io[i];
 		size_t root;
 
+		spill_at(&src->io_mem, out, sizeof(*src->io));
 		if (io.split_from && idmap_get(&split, io.split_from, &root)) {
 			struct src_io *r = &src->io[root];
 			r->bytes += io.bytes;
@@ -187,8 +300,11 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 		src->n = out;
 	idmap_free(&split);
 	/* zero-length rows that are not flushes have nothing to replay */
+	spill_rewind(&src->io_mem);
 	for (size_t i = out = 0; i < src->n; i++) {
 		struct src_io *io = &src->io[i];
+
+		spill_at(&src->io_mem, out, sizeof(*src->io));
 		if (!io->bytes && !(io->cats & BT_C_FLUSH)) {
 			src->skipped++;
 			continue;
@@ -196,8 +312,10 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 		src->io[out++] = *io;
 	}
 	src->n = out;
+	spill_rewind(&src->io_mem);
 	for (size_t i = 0; i < src->n; i++) {
 		size_t dummy;
+		spill_at(&src->io_mem, i, sizeof(*src->io));
 		if (idmap_get(&devseen, (int64_t)src->io[i].dev + 1, &dummy))
 			continue;
 		idmap_put(&devseen, (int64_t)src->io[i].dev + 1, src->ndev);
@@ -254,50 +372,59 @@ static int cmp_tpoint(const void *pa, const void *pb)
 	return a->delta - b->delta;   /* ends before starts at the same time */
 }
 
-/* plan_max_overlap() for starts in order, as a source's are: a min-heap
- * of the ends of the intervals still open, O(n log depth) and memory for
- * the depth only. */
+/* Most intervals open at once, for intervals given in order of start: a
+ * min-heap of the ends of those still open, O(log depth) an interval and
+ * memory for the depth only. */
+struct overlap {
+	int64_t *h;
+	size_t hn, cap, best;
+};
+
+static void overlap_add(struct overlap *o, int64_t start, int64_t end)
+{
+	size_t k;
+
+	if (end <= start)
+		return;       /* took no time: never in flight */
+	while (o->hn && o->h[0] <= start) {
+		/* pop the earliest end: it ended before this start */
+		int64_t last = o->h[--o->hn];
+		size_t j = 0;
+		for (;;) {
+			size_t l = 2 * j + 1, m = j;
+			int64_t v = last;
+			if (l < o->hn && o->h[l] < v)
+				m = l, v = o->h[l];
+			if (l + 1 < o->hn && o->h[l + 1] < v)
+				m = l + 1;
+			if (m == j)
+				break;
+			o->h[j] = o->h[m];
+			j = m;
+		}
+		if (o->hn)
+			o->h[j] = last;
+	}
+	if (o->hn == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 64;
+		o->h = xrealloc(o->h, o->cap * sizeof(*o->h));
+	}
+	for (k = o->hn++; k && o->h[(k - 1) / 2] > end; k = (k - 1) / 2)
+		o->h[k] = o->h[(k - 1) / 2];
+	o->h[k] = end;
+	if (o->hn > o->best)
+		o->best = o->hn;
+}
+
 static unsigned max_overlap_sorted(const int64_t *start, const int64_t *end,
 				   size_t n)
 {
-	int64_t *h = NULL;
-	size_t hn = 0, cap = 0, best = 0;
+	struct overlap o = { 0 };
 
-	for (size_t i = 0; i < n; i++) {
-		size_t k;
-		if (end[i] <= start[i])
-			continue;     /* took no time: never in flight */
-		while (hn && h[0] <= start[i]) {
-			/* pop the earliest end: it ended before this start */
-			int64_t last = h[--hn];
-			size_t j = 0;
-			for (;;) {
-				size_t l = 2 * j + 1, m = j;
-				int64_t v = last;
-				if (l < hn && h[l] < v)
-					m = l, v = h[l];
-				if (l + 1 < hn && h[l + 1] < v)
-					m = l + 1;
-				if (m == j)
-					break;
-				h[j] = h[m];
-				j = m;
-			}
-			if (hn)
-				h[j] = last;
-		}
-		if (hn == cap) {
-			cap = cap ? 2 * cap : 64;
-			h = xrealloc(h, cap * sizeof(*h));
-		}
-		for (k = hn++; k && h[(k - 1) / 2] > end[i]; k = (k - 1) / 2)
-			h[k] = h[(k - 1) / 2];
-		h[k] = end[i];
-		if (hn > best)
-			best = hn;
-	}
-	free(h);
-	return (unsigned)best;
+	for (size_t i = 0; i < n; i++)
+		overlap_add(&o, start[i], end[i]);
+	free(o.h);
+	return (unsigned)o.best;
 }
 
 unsigned plan_max_overlap(const int64_t *start, const int64_t *end, size_t n)
@@ -350,7 +477,7 @@ size_t plan_cap_gaps(struct plan *plan, int64_t max_gap_ns, int64_t *removed_ns)
 
 void plan_free(struct plan *plan)
 {
-	free(plan->io);
+	spill_free(&plan->io_mem);
 	free(plan->need);
 	free(plan->has_writes);
 	memset(plan, 0, sizeof(*plan));
@@ -378,18 +505,26 @@ static int row_op(const struct src_io *io, const struct plan_target *t,
 	return RIO_READ;
 }
 
+/* Per stream while building: its last end so far (streams whose I/Os
+ * never overlapped are serial: each starts at or after every earlier one's
+ * end, intervals that took no time left out, as plan_max_overlap() has
+ * it). */
+struct pstream {
+	int64_t max_end;
+	int overlapped;
+};
+
 int plan_build(const struct source *src, const int *dev_target,
 	       const struct plan_target *tg, int ntg, int single,
 	       uint64_t offset, struct plan *plan, char *err, size_t errlen)
 {
 	struct idmap pids = { 0 }, devs = { 0 };
-	uint32_t *stream_of = xcalloc(src->n ? src->n : 1, sizeof(*stream_of));
-	int *tgt_of = xcalloc(src->n ? src->n : 1, sizeof(*tgt_of));
+	struct spill *sm = (struct spill *)&src->io_mem;
 	uint32_t *far_dev = xcalloc((size_t)ntg, sizeof(*far_dev));
 	uint64_t *far_sec = xcalloc((size_t)ntg, sizeof(*far_sec));
-	int64_t *st = NULL, *en = NULL;
-	size_t *count = NULL, *first = NULL, cap = 0;
-	int *serial = NULL;
+	struct pstream *ps = NULL;
+	struct overlap all = { 0 };
+	size_t cap = 0, ps_cap = 0;
 	int64_t t_first = src->n ? src->io[0].start_ns : 0, t_end = t_first;
 	int rc = -1;
 
@@ -401,63 +536,48 @@ int plan_build(const struct source *src, const int *dev_target,
 	for (size_t k = 0; k < src->ndev; k++)
 		idmap_put(&devs, (int64_t)src->devs[k] + 1, (size_t)dev_target[k]);
 
-	/* streams: one per pid in order of first appearance, or one */
-	for (size_t i = 0; i < src->n; i++) {
-		size_t sidx, t;
-		if (single) {
-			sidx = 0;
-			plan->nstreams = 1;
-		} else if (!idmap_get(&pids, (int64_t)src->io[i].pid + 1, &sidx)) {
-			sidx = plan->nstreams++;
-			idmap_put(&pids, (int64_t)src->io[i].pid + 1, sidx);
-		}
-		stream_of[i] = (uint32_t)sidx;
-		idmap_get(&devs, (int64_t)src->io[i].dev + 1, &t);
-		tgt_of[i] = (int)t;
-		if (src->io[i].end_ns > t_end)
-			t_end = src->io[i].end_ns;
-		if (src->io[i].start_ns > t_end)
-			t_end = src->io[i].start_ns;
-		if (src->io[i].bytes)
-			plan->src_bytes += src->io[i].bytes;
-	}
-	plan->src_span_ns = t_end - t_first;
-
-	/* depth: most in flight at once, overall and per stream */
-	st = xmalloc((src->n ? src->n : 1) * sizeof(*st));
-	en = xmalloc((src->n ? src->n : 1) * sizeof(*en));
-	for (size_t i = 0; i < src->n; i++) {
-		st[i] = src->io[i].start_ns;
-		en[i] = src->io[i].end_ns;
-	}
-	plan->depth_orig = plan_max_overlap(st, en, src->n);
-	if (!plan->depth_orig)
-		plan->depth_orig = 1;
-	count = xcalloc(plan->nstreams + 1, sizeof(*count));
-	first = xcalloc(plan->nstreams + 1, sizeof(*first));
-	for (size_t i = 0; i < src->n; i++)
-		count[stream_of[i]]++;
-	for (uint32_t s = 1; s <= plan->nstreams; s++)
-		first[s] = first[s - 1] + count[s - 1];
-	memset(count, 0, (plan->nstreams + 1) * sizeof(*count));
-	for (size_t i = 0; i < src->n; i++) {
-		size_t k = first[stream_of[i]] + count[stream_of[i]]++;
-		st[k] = src->io[i].start_ns;
-		en[k] = src->io[i].end_ns;
-	}
-
-	/* the I/Os */
-	for (size_t i = 0; i < src->n; i++)
-		cap += src->io[i].bytes && (src->io[i].cats & BT_C_FLUSH) ? 2 : 1;
-	plan->io = xcalloc(cap ? cap : 1, sizeof(*plan->io));
-
-	/* what each target must hold (before wrapping) */
+	/* one pass in source (start) order: streams, one per pid in order of
+	 * first appearance (or one), the span, most in flight at once overall
+	 * (the depth) and per stream (serial or not), the plan's size, and
+	 * what each target must hold (before wrapping) */
+	spill_rewind(sm);
 	for (size_t i = 0; i < src->n; i++) {
 		const struct src_io *io = &src->io[i];
-		const struct plan_target *t = &tg[tgt_of[i]];
+		const struct plan_target *t;
+		size_t sidx, ti = 0;
 		uint64_t end;
 		uint8_t f;
 
+		spill_at(sm, i, sizeof(*io));
+		if (single) {
+			sidx = 0;
+			plan->nstreams = 1;
+		} else if (!idmap_get(&pids, (int64_t)io->pid + 1, &sidx)) {
+			sidx = plan->nstreams++;
+			idmap_put(&pids, (int64_t)io->pid + 1, sidx);
+		}
+		if (sidx >= ps_cap) {
+			size_t old = ps_cap;
+			ps_cap = ps_cap ? 2 * ps_cap : 64;
+			ps = xrealloc(ps, ps_cap * sizeof(*ps));
+			memset(ps + old, 0, (ps_cap - old) * sizeof(*ps));
+		}
+		if (io->end_ns > io->start_ns) {
+			if (io->start_ns < ps[sidx].max_end)
+				ps[sidx].overlapped = 1;
+			if (io->end_ns > ps[sidx].max_end)
+				ps[sidx].max_end = io->end_ns;
+		}
+		overlap_add(&all, io->start_ns, io->end_ns);
+		if (io->end_ns > t_end)
+			t_end = io->end_ns;
+		if (io->start_ns > t_end)
+			t_end = io->start_ns;
+		if (io->bytes)
+			plan->src_bytes += io->bytes;
+		cap += io->bytes && (io->cats & BT_C_FLUSH) ? 2 : 1;
+		idmap_get(&devs, (int64_t)io->dev + 1, &ti);
+		t = &tg[ti];
 		if (!io->bytes || row_op(io, t, &f) < 0)
 			continue;
 		if (io->sector + offset >= (UINT64_MAX >> 10)) {
@@ -467,12 +587,19 @@ int plan_build(const struct source *src, const int *dev_target,
 		}
 		end = ((io->sector + offset) * 512 + io->bytes + t->lbs - 1) &
 		      ~((uint64_t)t->lbs - 1);
-		if (end > plan->need[tgt_of[i]]) {
-			plan->need[tgt_of[i]] = end;
-			far_dev[tgt_of[i]] = io->dev;
-			far_sec[tgt_of[i]] = io->sector + io->bytes / 512;
+		if (end > plan->need[ti]) {
+			plan->need[ti] = end;
+			far_dev[ti] = io->dev;
+			far_sec[ti] = io->sector + io->bytes / 512;
 		}
 	}
+	plan->src_span_ns = t_end - t_first;
+	plan->depth_orig = (unsigned)all.best;
+	if (!plan->depth_orig)
+		plan->depth_orig = 1;
+	for (uint32_t k = 0; k < plan->nstreams; k++)
+		if (!ps[k].overlapped)
+			plan->serial_streams++;
 	for (int k = 0; k < ntg; k++) {
 		const struct plan_target *t = &tg[k];
 		if (t->extend || (t->wrap && t->size) || plan->need[k] <= t->size)
@@ -485,28 +612,40 @@ int plan_build(const struct source *src, const int *dev_target,
 		goto out;
 	}
 
-	serial = xcalloc(plan->nstreams + 1, sizeof(*serial));
-	for (uint32_t s = 0; s < plan->nstreams; s++)
-		if ((serial[s] = plan_max_overlap(st + first[s], en + first[s],
-						  count[s]) <= 1))
-			plan->serial_streams++;
+	/* the I/Os, in a second pass */
+	if ((rc = spill_init(&plan->io_mem, (cap ? cap : 1) * sizeof(*plan->io)))) {
+		snprintf(err, errlen, "no room for a plan of %zu I/Os: %s", cap,
+			 strerror(-rc));
+		rc = -1;
+		goto out;
+	}
+	rc = -1;
+	plan->io = plan->io_mem.p;
+	spill_rewind(sm);
 	for (size_t i = 0; i < src->n; i++) {
 		const struct src_io *io = &src->io[i];
-		const struct plan_target *t = &tg[tgt_of[i]];
-		uint32_t s = stream_of[i];
-		struct rio r = {
-			.t_ns = io->start_ns - t_first, .stream = s,
-			.target = (uint16_t)tgt_of[i], .pid = io->pid,
-			.src_id = io->id,
-		};
-		int op = row_op(io, t, &r.flags);
+		size_t sidx = 0, ti = 0;
+		const struct plan_target *t;
+		struct rio r;
+		int op;
 		uint64_t off, len;
 
+		spill_at(sm, i, sizeof(*io));
+		spill_at(&plan->io_mem, plan->n, sizeof(*plan->io));
+		if (!single)
+			idmap_get(&pids, (int64_t)io->pid + 1, &sidx);
+		idmap_get(&devs, (int64_t)io->dev + 1, &ti);
+		t = &tg[ti];
+		r = (struct rio){
+			.t_ns = io->start_ns - t_first, .stream = (uint32_t)sidx,
+			.target = (uint16_t)ti, .pid = io->pid, .src_id = io->id,
+		};
+		op = row_op(io, t, &r.flags);
 		if (op < 0) {
 			plan->discards_skipped++;
 			continue;
 		}
-		if (serial[s])
+		if (!ps[sidx].overlapped)
 			r.flags |= RIO_DEP;
 		if (op == RIO_FLUSH) {
 			r.op = RIO_FLUSH;
@@ -555,14 +694,9 @@ int plan_build(const struct source *src, const int *dev_target,
 out:
 	idmap_free(&pids);
 	idmap_free(&devs);
-	free(stream_of);
-	free(tgt_of);
 	free(far_dev);
 	free(far_sec);
-	free(st);
-	free(en);
-	free(count);
-	free(first);
-	free(serial);
+	free(ps);
+	free(all.h);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/spill.h"
 #include "schema/store.h"
 
 enum rio_op {
@@ -70,7 +71,8 @@ struct src_io {
 
 /* The source run's I/Os in start order (start_ns, then id). */
 struct source {
-	struct src_io *io;
+	struct src_io *io;   /* io_mem's array */
+	struct spill io_mem; /* out of the resident set behind each pass */
 	size_t n;
 	uint32_t *devs;      /* distinct devices, in first-seen order */
 	size_t ndev;
@@ -84,7 +86,14 @@ struct source {
 int source_load(struct store *st, int64_t run, enum replay_level level,
 		struct source *src, char *err, size_t errlen);
 
-/* Frees what source_load() allocated; src is zeroed. */
+/* Puts src's rows in source order (start_ns, then id). With its rows in a
+ * spill file (spill.h), in bounded memory: runs of run rows (0: 65536)
+ * sorted in place and released, then merged into a new array through a
+ * heap of the runs' heads, what the merge has read and written released
+ * as it goes; else one qsort. Returns 0 or -errno (src unchanged). */
+int source_sort(struct source *src, size_t run);
+
+/* Frees what source_load() allocated; src is emptied. */
 void source_free(struct source *src);
 
 /* What plan_build needs to know of a target. */
@@ -99,7 +108,9 @@ struct plan_target {
 
 /* The plan and what building it counted. */
 struct plan {
-	struct rio *io;
+	struct rio *io;            /* io_mem's array */
+	struct spill io_mem;       /* released behind its readers (spill.h):
+				    * the resident set stays bounded */
 	size_t n;
 	uint32_t nstreams;
 	uint32_t serial_streams;   /* streams that never had two I/Os in flight */

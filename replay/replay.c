@@ -128,9 +128,12 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 	int want[REPLAY_MAX_TARGETS] = { 0 };
 	char paths[REPLAY_MAX_TARGETS][1024];
 
+	spill_rewind(&c->src.io_mem);
 	for (size_t i = 0; i < c->src.n; i++) {
 		const struct src_io *io = &c->src.io[i];
 		size_t k;
+
+		spill_at(&c->src.io_mem, i, sizeof(*io));
 		if (!io->bytes || !(io->cats & (BT_C_WRITE | BT_C_DISCARD)))
 			continue;
 		for (k = 0; k < c->src.ndev && c->src.devs[k] != io->dev; k++)
@@ -240,7 +243,8 @@ static void *lat_thread(void *arg)
 	struct lat_job *j = arg;
 	struct store *st = NULL;
 
-	if (store_open_existing(&st, j->db)) {
+	/* (one pass over the rows: a reader's small cache) */
+	if (store_open_existing(&st, j->db) || store_cache_limit(st, 512)) {
 		snprintf(j->err, sizeof(j->err), "%s", store_errmsg(st));
 		j->rc = -1;
 	} else {
@@ -304,8 +308,15 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 	}
 	if (!o->quiet && isatty(2))
 		fprintf(stderr, "iotape: loading run '%s'...\n", c->src_name);
-	if (source_load(c->st, c->src_run, o->level, &c->src, err, errlen))
+	/* the rows are read once: a reader's cache while they are, the
+	 * writer's after (the replay's rows are written through it) */
+	if (store_cache_limit(c->st, 512) ||
+	    source_load(c->st, c->src_run, o->level, &c->src, err, errlen) ||
+	    store_cache_limit(c->st, STORE_WRITER_CACHE_KIB)) {
+		if (!err[0])
+			snprintf(err, errlen, "%s", store_errmsg(c->st));
 		return -1;
+	}
 	if (!c->src.n) {
 		snprintf(err, errlen, "run '%s' has no requests at the %s level "
 			 "(%s)%s", c->src_name, level,
@@ -347,7 +358,7 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 		       o->offset, &c->plan, err, errlen))
 		return -1;
 	/* the plan holds what the replay needs: the rows go (RSS) */
-	free(c->src.io);
+	spill_free(&c->src.io_mem);
 	c->src.io = NULL;
 	if (o->scale > 0)
 		c->gaps = plan_cap_gaps(&c->plan, o->max_gap_ns, &c->gap_removed_ns);
@@ -493,7 +504,8 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	int nset0 = 0, nset1 = 0;
 	struct tracefs tf = { .pipe_fd = -1, .out_fd = -1 };
 	uint64_t lost[256] = { 0 };
-	struct rio_result *res = xcalloc(c->plan.n ? c->plan.n : 1, sizeof(*res));
+	struct spill res_mem = { .fd = -1 };
+	struct rio_result *res;
 	struct sched_stats ss = { 0 };
 	struct fidelity f = { 0 };
 	struct sched_params sp = {
@@ -510,6 +522,16 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	struct lat wr_lat = { 0 };
 	int64_t pre_run = 0;   /* the run, while its transaction is open */
 
+	/* each I/O's result, out of the resident set behind the writer */
+	if (spill_init(&res_mem, (c->plan.n ? c->plan.n : 1) * sizeof(*res))) {
+		error("no memory for the results of %zu I/Os", c->plan.n);
+		return -1;
+	}
+	res = res_mem.p;
+	sp.res_zeroed = 1;
+	sp.plan_mem = &c->plan.io_mem;
+	sp.res_mem = &res_mem;
+	c->res_mem = &res_mem;
 	if (o->nset || o->trace) {
 		if (lab_begin(&lab, o->state_dir ? o->state_dir : "/run/iotape", err,
 			      sizeof(err)))
@@ -550,7 +572,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		int wrc;
 		if (replay_store_begin(c, name, &pre_run, err, sizeof(err)))
 			goto out;
-		if ((wrc = replay_writer_start(&wr, c, pre_run, res, &sp))) {
+		if ((wrc = replay_writer_start(&wr, c, pre_run, &res_mem, &sp))) {
 			snprintf(err, sizeof(err), "cannot start storing the replay: %s",
 				 wrc == -STORE_E_SQLITE ? store_errmsg(c->st)
 				 : strerror(-wrc));
@@ -632,9 +654,12 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	}
 	if (f.failed) {
 		int first = 0;
-		for (size_t i = 0; i < c->plan.n && !first; i++)
+		spill_rewind(&res_mem);
+		for (size_t i = 0; i < c->plan.n && !first; i++) {
+			spill_at(&res_mem, i, sizeof(*res));
 			if (res[i].res < 0)
 				first = (int)-res[i].res;
+		}
 		snprintf(err, sizeof(err), "%" PRIu64 " I/Os failed on the target "
 			 "(the first: %s); what was done is stored in run '%s', "
 			 "marked failed", f.failed, strerror(first ? first : EIO),
@@ -671,7 +696,8 @@ out:
 	tracefs_free(&tf);
 	free(set0);
 	free(set1);
-	free(res);
+	spill_free(&res_mem);
+	c->res_mem = NULL;
 	hist_free(&f.err);
 	hist_free(&f.own);
 	replay_lat_free(&f.lat);

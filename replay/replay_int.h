@@ -63,6 +63,9 @@ struct ctx {
 	int64_t gap_removed_ns;   /* the time they lost, original time */
 	struct lat_job *lat_job;  /* src_lat being read by lat_th */
 	pthread_t lat_th;
+	struct spill *res_mem;    /* the results of the replay under way
+				   * (replay_one()): passes over them
+				   * release what they leave behind */
 };
 
 struct fidelity {
@@ -80,6 +83,8 @@ struct replay_writer {
 	struct ctx *c;
 	int64_t run;
 	const struct rio_result *res;
+	struct spill *res_mem;    /* res's memory */
+	struct spill done_mem, log_mem;
 	uint8_t *done;            /* sched_params.done */
 	uint32_t *log;            /* sched_params.issue_log */
 	size_t log_n;             /* sched_params.issue_n */
@@ -103,7 +108,7 @@ struct replay_writer {
  * 0, or a negative code (-errno, -STORE_E_SQLITE: message in
  * store_errmsg()) with nothing started. */
 int replay_writer_start(struct replay_writer *w, struct ctx *c, int64_t run,
-			const struct rio_result *res, struct sched_params *sp);
+			struct spill *res, struct sched_params *sp);
 
 /* After sched_run() returned (or failed): stores every row left, waits for
  * the thread and frees w; the replay's latencies into *lat when lat is not

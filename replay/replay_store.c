@@ -60,15 +60,33 @@ void replay_lat_free(struct lat *l)
 
 /* ---- the figures ---- */
 
+/* A pass over the plan and the results in plan order: what lies behind
+ * leaves the resident set (spill.h). */
+static void pass_begin(struct ctx *c)
+{
+	spill_rewind(&c->plan.io_mem);
+	if (c->res_mem)
+		spill_rewind(c->res_mem);
+}
+
+static void pass_at(struct ctx *c, size_t i)
+{
+	spill_at(&c->plan.io_mem, i, sizeof(struct rio));
+	if (c->res_mem)
+		spill_at(c->res_mem, i, sizeof(struct rio_result));
+}
+
 
 void replay_fidelity_compute(struct ctx *c, const struct rio_result *res,
 			     const struct sched_stats *ss, struct fidelity *f)
 {
-	const struct plan *p = &c->plan;
+	struct plan *p = &c->plan;
 	double src_s = (double)p->src_span_ns / 1e9;
 
+	pass_begin(c);
 	for (size_t i = 0; i < p->n; i++) {
 		int64_t e;
+		pass_at(c, i);
 		if (!res[i].sched_ns)
 			continue;
 		f->issued++;
@@ -278,16 +296,22 @@ static int store_requests(struct ctx *c, int64_t run,
 	int64_t id;
 	int rc;
 
-	for (size_t i = 0; i < p->n; i++)
+	pass_begin(c);
+	for (size_t i = 0; i < p->n; i++) {
+		pass_at(c, i);
 		if (res[i].sched_ns)
 			ord[n++] = (uint32_t)i;
+	}
 	qsort_r(ord, n, sizeof(*ord), cmp_issue, (void *)res);
+	pass_begin(c);
 	if ((rc = store_next_request_id(c->st, &id)))
 		goto out;
 	for (size_t k = 0; k < n; k++) {
 		uint32_t i = ord[k];
 		const struct rio *io = &p->io[i];
 		struct store_request rq = { 0 };
+
+		pass_at(c, i);
 		rq.dev = c->tg[io->target].dev;
 		rq.sector = io->off / 512;
 		rq.bytes = io->len;
@@ -325,14 +349,20 @@ out:
 static int store_replays(struct ctx *c, int64_t run, const struct rio_result *res)
 {
 	const struct plan *p = &c->plan;
-	struct store_replay *rows = xcalloc(p->n ? p->n : 1, sizeof(*rows));
+	struct store_replay *rows = xcalloc(4096, sizeof(*rows));
 	size_t n = 0;
-	int rc;
+	int rc = 0;
 
-	for (size_t i = 0; i < p->n; i++)
+	pass_begin(c);
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		pass_at(c, i);
 		if (res[i].sched_ns)
 			replay_row(c, res, i, &rows[n++]);
-	rc = store_replays_add(c->st, run, rows, n);
+		if (n == 4096 || (n && i + 1 == p->n)) {
+			rc = store_replays_add(c->st, run, rows, n);
+			n = 0;
+		}
+	}
 	free(rows);
 	return rc;
 }

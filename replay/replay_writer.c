@@ -117,16 +117,37 @@ static int request_row(struct replay_writer *w, uint32_t i)
 	return store_request_add(c->st, w->run, w->next_id++, &rq);
 }
 
-/* Stores what is final; with fin, everything. Returns rows written, or a
- * negative code. */
-static long step(struct replay_writer *w, int fin)
+/* Releases the plan's and the results' pages that both of the writer's
+ * passes are done with (spill.h): behind the replays rows written and the
+ * requests row to write next, less a margin (issue order strays a little
+ * from plan order; a page read again after is only slower). */
+static void release_behind(struct replay_writer *w, size_t ln)
+{
+	size_t upto = w->rp_next;
+
+	if (w->rq_next < ln && w->log[w->rq_next] < upto)
+		upto = w->log[w->rq_next];
+	if (upto < 65536)
+		return;
+	upto -= 65536;
+	spill_release(&w->c->plan.io_mem, upto * sizeof(struct rio));
+	spill_release(w->res_mem, upto * sizeof(struct rio_result));
+	spill_release(&w->done_mem, upto);
+	spill_release(&w->log_mem, w->rq_next * sizeof(*w->log));
+}
+
+/* One slice of step(): replays rows up to plan index upto, then the
+ * requests rows of what has been issued. */
+static long step_slice(struct replay_writer *w, int fin, size_t upto)
 {
 	const struct rio_result *res = w->res;
 	size_t n = w->c->plan.n, ln;
 	long rows = 0;
 	int rc;
 
-	while (w->rp_next < n && (fin || is_done(w, w->rp_next))) {
+	if (upto > n)
+		upto = n;
+	while (w->rp_next < upto && (fin || is_done(w, w->rp_next))) {
 		size_t i = w->rp_next++;
 		if (!res[i].sched_ns)
 			continue;
@@ -142,7 +163,11 @@ static long step(struct replay_writer *w, int fin)
 	ln = __atomic_load_n(&w->log_n, __ATOMIC_ACQUIRE);
 	while (w->rq_next < ln) {
 		size_t a = w->rq_next, b = a;
-		int64_t t = res[w->log[a]].issue_ns;
+		int64_t t;
+
+		if (w->log[a] >= upto && upto < n)
+			break;   /* the next slice's */
+		t = res[w->log[a]].issue_ns;
 		while (b < ln && res[w->log[b]].issue_ns == t)
 			b++;
 		if (!fin) {
@@ -168,6 +193,27 @@ static long step(struct replay_writer *w, int fin)
 		}
 		w->rq_next = b;
 	}
+	return rows;
+}
+
+/* Stores what is final; with fin, everything. The two passes go in
+ * slices of 64k I/Os, side by side, so that what is released behind them
+ * is not read again. Returns rows written, or a negative code. */
+static long step(struct replay_writer *w, int fin)
+{
+	long rows = 0, r;
+
+	do {
+		size_t n0 = w->rp_next + 65536, ln0 = w->rq_next;
+		r = step_slice(w, fin, n0);
+		if (r < 0)
+			return r;
+		rows += r;
+		release_behind(w, __atomic_load_n(&w->log_n, __ATOMIC_ACQUIRE));
+		if (w->rp_next < n0 && w->rq_next == ln0)
+			break;   /* nothing more is ready */
+	} while (w->rp_next < w->c->plan.n ||
+		 w->rq_next < __atomic_load_n(&w->log_n, __ATOMIC_ACQUIRE));
 	return rows;
 }
 
@@ -197,7 +243,7 @@ static void *writer_main(void *arg)
 }
 
 int replay_writer_start(struct replay_writer *w, struct ctx *c, int64_t run,
-			const struct rio_result *res, struct sched_params *sp)
+			struct spill *res, struct sched_params *sp)
 {
 	size_t n = c->plan.n ? c->plan.n : 1;
 	pthread_attr_t attr;
@@ -206,10 +252,19 @@ int replay_writer_start(struct replay_writer *w, struct ctx *c, int64_t run,
 	memset(w, 0, sizeof(*w));
 	w->c = c;
 	w->run = run;
-	w->res = res;
-	w->done = xcalloc(n, sizeof(*w->done));
-	w->log = xmalloc(n * sizeof(*w->log));
+	w->res = res->p;
+	w->res_mem = res;
+	w->done_mem.fd = w->log_mem.fd = -1;
+	if ((rc = spill_init(&w->done_mem, n * sizeof(*w->done))) ||
+	    (rc = spill_init(&w->log_mem, n * sizeof(*w->log))))
+		return rc;
+	w->done = w->done_mem.p;
+	w->log = w->log_mem.p;
 	w->buf = xmalloc(WR_BATCH * sizeof(*w->buf));
+	/* each pass of the writer over the plan and the results starts
+	 * here */
+	spill_rewind(&c->plan.io_mem);
+	spill_rewind(res);
 	if ((rc = store_next_request_id(c->st, &w->next_id)))
 		return rc;
 	/* Never the scheduler's SCHED_FIFO: the writer runs at SCHED_IDLE,
@@ -249,8 +304,8 @@ int replay_writer_finish(struct replay_writer *w, struct lat *lat)
 		memset(&w->lat, 0, sizeof(w->lat));
 	}
 	replay_lat_free(&w->lat);
-	free(w->done);
-	free(w->log);
+	spill_free(&w->done_mem);
+	spill_free(&w->log_mem);
 	free(w->buf);
 	w->done = NULL;
 	w->log = NULL;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/spill.h"
 #include "lib/util.h"
 
 static int64_t mono_now(void *ctx)
@@ -62,6 +63,7 @@ int64_t sched_time(int64_t t0, int64_t t_ns, double scale)
 
 struct stream_st {
 	uint32_t head, end;   /* its next I/O and its end, in order[] */
+	uint32_t rel;         /* order[] released up to here (spill.h) */
 	uint32_t inflight;
 	int in_heap;
 	int64_t ready_ns;     /* when its next I/O was free to go as far as the
@@ -72,6 +74,7 @@ struct stream_st {
 struct sched {
 	const struct rio *io;
 	uint32_t *order;      /* I/O indices grouped by stream, in plan order */
+	struct spill order_mem;
 	struct stream_st *s;
 	uint32_t *heap;       /* stream ids; key: index of the stream's next I/O */
 	uint32_t hn;
@@ -83,7 +86,11 @@ struct sched {
 	uint8_t *done_flag;   /* sched_params.done, or NULL */
 	uint32_t *log;        /* sched_params.issue_log, or NULL */
 	size_t *log_n, nlog;
+	/* releasing plan and results behind (sched_params.plan_mem) */
+	struct spill *plan_mem, *res_mem;
+	size_t rel, issued;   /* released below index rel; I/Os issued */
 	/* counters */
+	int64_t first_issue;  /* the earliest issue time set */
 	size_t done, failed, dep_waits;
 	unsigned inflight;
 	int64_t last_complete;
@@ -144,14 +151,41 @@ static int ready(const struct sched *q, uint32_t s)
 	       (!(q->io[q->order[st->head]].flags & RIO_DEP) || !st->inflight);
 }
 
+/* After I/O i was issued: every 64k I/Os, the plan's and the results'
+ * pages more than 64k I/Os and the depth behind it leave the resident set
+ * (an I/O of a stream that lags that far is read back from the file). */
+static void release_behind(struct sched *q, uint32_t i)
+{
+	size_t margin = 65536 + (size_t)q->depth, upto;
+
+	if (!q->plan_mem || (++q->issued & 0xffff) || i < margin)
+		return;
+	upto = i - margin;
+	if (upto <= q->rel)
+		return;
+	spill_release_range(q->plan_mem, q->rel * sizeof(struct rio),
+			    upto * sizeof(struct rio));
+	if (q->res_mem)
+		spill_release_range(q->res_mem, q->rel * sizeof(struct rio_result),
+				    upto * sizeof(struct rio_result));
+	q->rel = upto;
+}
+
 /* The top stream issued its head at now: move on to its next I/O. */
 static void advance(struct sched *q, int64_t now)
 {
 	uint32_t s = q->heap[0];
 	struct stream_st *st = &q->s[s];
 
+	release_behind(q, q->order[st->head]);
 	st->head++;
 	st->ready_ns = now;
+	if (st->head - st->rel >= 65536) {
+		/* the stream's part of order[] behind its head */
+		spill_release_range(&q->order_mem, (size_t)st->rel * 4,
+				    (size_t)st->head * 4);
+		st->rel = st->head;
+	}
 	if (st->head < st->end && ready(q, s)) {
 		sift_down(q, 0);
 		return;
@@ -164,6 +198,8 @@ static void set_issue(struct sched *q, struct rio_result *res, uint32_t i,
 		      int64_t t)
 {
 	res[i].issue_ns = t;
+	if (t < q->first_issue)
+		q->first_issue = t;
 	if (q->log) {
 		q->log[q->nlog++] = i;
 		__atomic_store_n(q->log_n, q->nlog, __ATOMIC_RELEASE);
@@ -224,27 +260,41 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 	uint32_t ns = plan->nstreams ? plan->nstreams : 1, *batch;
 	struct engine_cqe cqe[64];
 	struct sched q = { .io = plan->io, .done_flag = p->done,
-			   .log = p->issue_log, .log_n = p->issue_n };
+			   .log = p->issue_log, .log_n = p->issue_n,
+			   .plan_mem = p->plan_mem, .res_mem = p->res_mem,
+			   .first_issue = INT64_MAX };
 	int64_t t0, next_check, spin = p->spin_ns > 0 ? p->spin_ns : 0;
 	int rc = 0, busy = 0;
 
 	memset(out, 0, sizeof(*out));
-	memset(res, 0, n * sizeof(*res));
+	if (!p->res_zeroed)
+		memset(res, 0, n * sizeof(*res));
 	if (!n)
 		return 0;
-	q.order = xmalloc(n * sizeof(*q.order));
+	if ((rc = spill_init(&q.order_mem, n * sizeof(*q.order))))
+		return rc;
+	q.order = q.order_mem.p;
 	q.s = xcalloc(ns + 1, sizeof(*q.s));
 	q.heap = xmalloc(ns * sizeof(*q.heap));
 	batch = xmalloc(depth * sizeof(*batch));
-	for (size_t i = 0; i < n; i++)
+	/* two passes over the plan: each leaves what it has read (spill.h) */
+	for (size_t i = 0; i < n; i++) {
 		q.s[plan->io[i].stream].end++;
+		if (q.plan_mem && !(i & 0xffff))
+			spill_release_range(q.plan_mem, 0, i * sizeof(*plan->io));
+	}
 	for (uint32_t s = 0, sum = 0; s < ns; s++) {
 		uint32_t c = q.s[s].end;
-		q.s[s].head = q.s[s].end = sum;
+		q.s[s].head = q.s[s].end = q.s[s].rel = sum;
 		sum += c;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		q.order[q.s[plan->io[i].stream].end++] = (uint32_t)i;
+		if (q.plan_mem && !(i & 0xffff))
+			spill_release_range(q.plan_mem, 0, i * sizeof(*plan->io));
+	}
+	if (q.plan_mem)
+		spill_release_range(q.plan_mem, 0, n * sizeof(*plan->io));
 	for (uint32_t s = 0; s < ns; s++)
 		if (q.s[s].head < q.s[s].end)
 			heap_push(&q, s);
@@ -379,12 +429,10 @@ out:
 	out->failed = q.failed;
 	out->dep_waits = q.dep_waits;
 	out->last_complete = q.last_complete;
-	for (size_t i = 0; i < n; i++)
-		if (res[i].sched_ns && res[i].issue_ns < out->first_issue)
-			out->first_issue = res[i].issue_ns;
+	out->first_issue = q.first_issue;
 	if (out->first_issue == INT64_MAX)
 		out->first_issue = t0;
-	free(q.order);
+	spill_free(&q.order_mem);
 	free(q.s);
 	free(q.heap);
 	free(batch);

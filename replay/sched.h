@@ -46,6 +46,14 @@ struct sched_params {
 	uint8_t *done;
 	uint32_t *issue_log;
 	size_t *issue_n;
+	/* res is all zero already (fresh spill memory, spill.h): not cleared,
+	 * so that its pages are touched only as the I/Os are */
+	int res_zeroed;
+	/* Optional: the memory of plan->io and of res (spill.h), whose pages
+	 * far behind the last I/O issued leave the resident set as the
+	 * replay goes on (a reader behind, replay_writer.c, reads them back
+	 * from the file) */
+	struct spill *plan_mem, *res_mem;
 };
 
 #define SCHED_WAKE_NS 20000000   /* 20 ms */

@@ -172,10 +172,14 @@ int store_run_find_input(struct store *st, const char *sha256, int64_t *id,
  * main file without its journal) into *bytes. Returns 0 or -STORE_E_SQLITE. */
 int store_size(struct store *st, int64_t *bytes);
 
+/* The cache of database pages store_open() sets, KiB: what writers keep. */
+#define STORE_WRITER_CACHE_KIB 32768
+
 /* Caps the store's cache of database pages at kib KiB (SQLite: PRAGMA
  * cache_size = -kib; back ends without one: nothing), for a reader that
  * reads each row once, in index order (report, explain, compare): writers
- * keep the large cache store_open() sets (32 MiB). Returns 0 or
+ * keep the large cache store_open() sets (STORE_WRITER_CACHE_KIB); a
+ * writer that reads first sets it back before it writes. Returns 0 or
  * -STORE_E_SQLITE. */
 int store_cache_limit(struct store *st, int kib);
 

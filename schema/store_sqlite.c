@@ -237,6 +237,9 @@ static int check_path(struct sqlite_store *s, const char *path,
 	return 0;
 }
 
+#define STORE_STR_(x) #x
+#define STORE_STR(x) STORE_STR_(x)
+
 static int sq_open_db(struct sqlite_store *s, const char *path,
 		      enum store_open_mode m)
 {
@@ -258,7 +261,8 @@ static int sq_open_db(struct sqlite_store *s, const char *path,
 	/* Imports are single transactions: a journal in memory is not enough to
 	 * survive a crash, so keep the default rollback journal on disk; large
 	 * page cache and temp store in memory speed up the big inserts. */
-	rc = exec(s, "PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768;"
+	rc = exec(s, "PRAGMA foreign_keys = ON; PRAGMA cache_size = -"
+		     STORE_STR(STORE_WRITER_CACHE_KIB) ";"
 		     " PRAGMA temp_store = MEMORY; PRAGMA synchronous = NORMAL");
 	if (rc) {
 		if (strstr(s->base.msg, "not a database") ||

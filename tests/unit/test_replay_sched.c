@@ -3,7 +3,8 @@
  * timing are exact, afap keeps the depth, dependent I/Os wait for their
  * stream, streams keep their order and do not hold each other up, an
  * interrupt stops issuing; and of the plan: range mapping (alignment,
- * wrap, refusal), overlap depth, serial streams, flush+write split. */
+ * wrap, refusal), overlap depth, serial streams, flush+write split, the
+ * bounded-memory sort of a run's rows. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -455,6 +456,60 @@ static void test_plan_build(void **state)
 	plan_free(&p);
 }
 
+/* The bounded-memory sort of a run's rows (source_sort): runs sorted in
+ * place and merged give the order one qsort gives, in a spill file and in
+ * anonymous memory, with rows of equal times ordered by id. */
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct src_io *a = pa, *b = pb;
+
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+static void test_source_sort(void **state)
+{
+	const size_t n = 200003;
+	struct src_io *want = malloc(n * sizeof(*want));
+	const char *tmpdir = getenv("TMPDIR");
+
+	(void)state;
+	assert_non_null(want);
+	for (int anon = 0; anon < 2; anon++) {
+		struct source src = { 0 };
+		uint64_t x = 88172645463325252ull;
+		/* anonymous memory: a TMPDIR where no file can be made */
+		if (anon)
+			setenv("TMPDIR", "/nonexistent-iotape-test", 1);
+		assert_int_equal(spill_init(&src.io_mem, n * sizeof(*src.io)), 0);
+		assert_int_equal(src.io_mem.fd < 0, anon);
+		src.io = src.io_mem.p;
+		src.n = n;
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* a clock that steps back now and then, ties on purpose */
+			src.io[i] = (struct src_io){ .id = (int64_t)(n - i),
+				.start_ns = (int64_t)(x % 50000), .bytes = 4096 };
+		}
+		memcpy(want, src.io, n * sizeof(*want));
+		qsort(want, n, sizeof(*want), cmp_rows);
+		assert_int_equal(source_sort(&src, 1000), 0);
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(src.io[i].id, want[i].id);
+			assert_int_equal(src.io[i].start_ns, want[i].start_ns);
+		}
+		source_free(&src);
+		if (tmpdir)
+			setenv("TMPDIR", tmpdir, 1);
+		else
+			unsetenv("TMPDIR");
+	}
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_max_overlap),
 		cmocka_unit_test(test_max_overlap_paths),
 		cmocka_unit_test(test_plan_build),
+		cmocka_unit_test(test_source_sort),
 	};
 	return cmocka_run_group_tests_name("replay_sched", tests, NULL, NULL);
 }

@@ -1,0 +1,159 @@
+/* Arrays in an unlinked temporary file mapped shared (spill.h): resident
+ * while touched, released to the file behind the reader. */
+#include "lib/spill.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define RELEASE_STEP (1u << 20)   /* release in steps of at least 1 MiB */
+
+static size_t page_round(size_t bytes)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!bytes)
+		bytes = 1;
+	return (bytes + pg - 1) / pg * pg;
+}
+
+/* A new unlinked file in dir, or -1. */
+static int tmp_file(const char *dir)
+{
+	char path[4096];
+	int fd;
+
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+#endif
+	if (snprintf(path, sizeof(path), "%s/iotape-spill.XXXXXX", dir) >=
+	    (int)sizeof(path))
+		return -1;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	return fd;
+}
+
+/* The file's blocks for [from, to), so that a full disk is an error here,
+ * not a SIGBUS at a store into the mapping later. */
+static int reserve(int fd, size_t from, size_t to)
+{
+	int rc = posix_fallocate(fd, (off_t)from, (off_t)(to - from));
+
+	return rc ? -rc : 0;
+}
+
+int spill_init(struct spill *s, size_t bytes)
+{
+	const char *dir = getenv("TMPDIR");
+	size_t cap = page_round(bytes);
+	void *p;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = tmp_file(dir && *dir ? dir : "/tmp");
+	if (s->fd >= 0 && (ftruncate(s->fd, (off_t)cap) || reserve(s->fd, 0, cap))) {
+		close(s->fd);
+		s->fd = -1;
+	}
+	if (s->fd >= 0) {
+		p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+		if (p == MAP_FAILED) {
+			close(s->fd);
+			s->fd = -1;
+		}
+	}
+	if (s->fd < 0) {
+		p = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return -errno;
+	}
+	s->p = p;
+	s->cap = cap;
+	return 0;
+}
+
+int spill_grow(struct spill *s, size_t bytes)
+{
+	size_t cap = page_round(bytes);
+	void *p;
+	int rc;
+
+	if (cap <= s->cap)
+		return 0;
+	if (s->fd >= 0) {
+		if (ftruncate(s->fd, (off_t)cap))
+			return -errno;
+		if ((rc = reserve(s->fd, s->cap, cap))) {
+			/* the file as it was: nothing of the array changed */
+			if (ftruncate(s->fd, (off_t)s->cap)) {
+				/* the old size stays mapped and valid */
+			}
+			return rc;
+		}
+	}
+	p = mremap(s->p, s->cap, cap, MREMAP_MAYMOVE);
+	if (p == MAP_FAILED)
+		return -errno;
+	s->p = p;
+	s->cap = cap;
+	return 0;
+}
+
+void spill_release(struct spill *s, size_t upto)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), end;
+
+	if (s->fd < 0 || !s->p)
+		return;
+	if (upto > s->cap)
+		upto = s->cap;
+	end = upto / pg * pg;
+	if (end < s->released + RELEASE_STEP)
+		return;
+	/* a shared file mapping: the pages stay in the file and the page
+	 * cache; only this process's mapping of them goes */
+	madvise((char *)s->p + s->released, end - s->released, MADV_DONTNEED);
+	s->released = end;
+}
+
+void spill_release_range(struct spill *s, size_t from, size_t to)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (s->fd < 0 || !s->p)
+		return;
+	if (to > s->cap)
+		to = s->cap;
+	from = (from + pg - 1) / pg * pg;
+	to = to / pg * pg;
+	if (to > from)
+		madvise((char *)s->p + from, to - from, MADV_DONTNEED);
+}
+
+void spill_rewind(struct spill *s)
+{
+	s->released = 0;
+}
+
+void spill_free(struct spill *s)
+{
+	/* an empty s (zeroed, or after a failed init) holds nothing: its fd
+	 * of 0 is not ours */
+	if (s->p) {
+		munmap(s->p, s->cap);
+		if (s->fd >= 0)
+			close(s->fd);
+	}
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
