@@ -44,6 +44,8 @@ expect_error "no such input" "cannot open '.*nonexistent'" \
 mkdir "$t/adir"
 expect_error "a directory" "^iotape: '.*/adir' is a directory$" \
 	import --db "$db" "$t/adir"
+expect_error "--names a directory: nothing stored" "^iotape: cannot read '.*/adir': Is a directory$" \
+	import --db "$db" --again --run x --names "$t/adir" "$FIXTURES/loop-fio-small.bin"
 expect_error "second input bad: nothing stored" "badmagic.bin: offset 984" \
 	import --db "$db" --again "$FIXTURES/loop-fio-small.bin" "$B/badmagic.bin"
 expect_error "run name taken" "a run named 'good' exists" \
