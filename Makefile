@@ -48,7 +48,7 @@ DEB_CHECK += /usr/include/jansson.h
 DEB_PACKAGES += libpq-dev postgresql
 DEB_CHECK += /usr/include/postgresql/libpq-fe.h /usr/lib/postgresql/15/bin/initdb
 
-LIB_SRC = lib/util.c lib/emit.c lib/options.c lib/timeline.c lib/spill.c
+LIB_SRC = lib/util.c lib/emit.c lib/options.c lib/outfile.c lib/spill.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_sqlite.c \
 	schema/store_sqlite_batch.c schema/store_sqlite_read.c schema/store_metric.c \

@@ -49,7 +49,9 @@ static void usage(FILE *fp)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(fp, "   %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(fp, "\nEvery command takes --db FILE (default $IOTAPE_DB or "
-		    "iotape.db) and --help.\n");
+		    "iotape.db) and --help.\n"
+		    "A RUN is a run's name or its id; a new run's name is not "
+		    "digits only.\n");
 }
 
 static const struct command *find_command(const char *name)

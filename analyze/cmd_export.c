@@ -13,6 +13,7 @@
 #include "analyze/runview.h"
 #include "commands.h"
 #include "lib/options.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 
 struct export_opts {
@@ -40,7 +41,9 @@ static void export_usage(FILE *fp)
 "                     start and btt's stage times (Q2G G2I Q2M I2D M2D Q2D\n"
 "                     D2C Q2C) in us, with a header\n"
 "  --format blkparse  blkparse's text, as iotape dump prints it\n"
-"  -o, --output FILE  write FILE (made whole or not at all); default stdout\n"
+"  -o, --output FILE  write FILE, made whole or not at all, keeping its mode\n"
+"                     (a device, FIFO, symlink or hard-linked file: written\n"
+"                     in place); default stdout\n"
 "  --db FILE          the database (default $IOTAPE_DB or iotape.db)\n"
 "  --quiet            no summary on stderr\n"
 "  --from T           only what starts at or after T (a duration from the\n"
@@ -55,7 +58,8 @@ static int export_do(const struct export_opts *o)
 {
 	struct runview rv;
 	struct export_stats st;
-	char err[512] = "", tmp[4200] = "";
+	struct out_file of;
+	char err[512] = "";
 	FILE *fp = stdout;
 	int rc;
 
@@ -68,28 +72,19 @@ static int export_do(const struct export_opts *o)
 		return -1;
 	}
 	if (o->out) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", o->out, (int)getpid());
-		if (!(fp = fopen(tmp, "w"))) {
-			rc = error("cannot create '%s': %s", tmp, strerror(errno));
+		if ((rc = out_file_open(&of, o->out))) {
+			rc = error("cannot write '%s': %s", o->out, strerror(-rc));
 			runview_close(&rv);
 			return rc;
 		}
+		fp = of.fp;
 	}
 	rc = export_run(&rv, o->fmt, fp, &st, err, sizeof(err));
-	if (o->out) {
-		if (fclose(fp) && !rc) {
-			snprintf(err, sizeof(err), "writing '%s': %s", o->out,
-				 strerror(errno));
-			rc = -1;
-		}
-		if (!rc && rename(tmp, o->out)) {
-			snprintf(err, sizeof(err), "cannot write '%s': %s", o->out,
-				 strerror(errno));
-			rc = -1;
-		}
-		if (rc)
-			unlink(tmp);
-	}
+	if (o->out && rc)
+		out_file_discard(&of);
+	else if (o->out && (rc = out_file_commit(&of)))
+		snprintf(err, sizeof(err), "cannot write '%s': %s", o->out,
+			 strerror(-rc));
 	if (rc) {
 		if (err[0])
 			error("%s", err);

@@ -110,7 +110,8 @@ static void mv_usage(FILE *fp)
 	fprintf(fp,
 "usage: iotape mv [--db FILE] OLD NEW\n"
 "\n"
-"Renames run OLD (a name or an id) to NEW; refuses a name another run has.\n");
+"Renames run OLD (a name or an id) to NEW; refuses a name another run has,\n"
+"and a NEW of digits only (it would read as a run id).\n");
 	opt_usage(fp, mv_options, ARRAY_SIZE(mv_options), 13, NULL);
 }
 

@@ -54,7 +54,8 @@ static const struct opt_def options[] = {
 	  "16384)" },
 	{ "reset", 0, 'Z', NULL, "put back what a killed capture left changed" },
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
-	{ "run", 1, 'r', "NAME", "name of the run (default: capture)" },
+	{ "run", 1, 'r', "NAME", "name of the run (default: capture); not digits "
+	  "only,\nwhich read as a run id" },
 	{ "quiet", 0, 'q', NULL, "no progress or warnings on stderr" },
 	{ "proc", 1, 'P', "DIR", NULL },
 	{ "tracefs", 1, 'T', "DIR", NULL },

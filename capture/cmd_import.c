@@ -15,7 +15,7 @@
 static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "run", 1, 'r', "NAME", "name of the run (one INPUT only; default: the "
-	  "file's name without a .gz/.xz/.zst/.bz2, or stdin); a vmstat or iostat log or a time paste given an "
+	  "file's name without a .gz/.xz/.zst/.bz2, or stdin; 7.bin: run-7); not digits only, which read as a run id; a vmstat or iostat log or a time paste given an "
 	  "existing run's name joins that run" },
 	{ "strict", 0, 's', NULL, "a trace cut short inside a record is an "
 	  "error, not a warning" },

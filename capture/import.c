@@ -347,6 +347,13 @@ static int import_names(struct store *st, int64_t run, const char *path,
 			return -1;
 		}
 	}
+	/* a directory opens, and its first read fails (EISDIR) */
+	if (ferror(fp)) {
+		snprintf(err, errlen, "cannot read '%s': %s", path,
+			 strerror(errno ? errno : EIO));
+		fclose(fp);
+		return -1;
+	}
 	fclose(fp);
 	return 0;
 }

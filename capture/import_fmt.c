@@ -97,8 +97,11 @@ void import_run_name(const char *path, const char *fallback, char *out,
 		b[bl = d - 10] = '\0';
 	else
 		strip_ext(b, &bl, trace, ARRAY_SIZE(trace));
-	snprintf(out, len, "%s", *b && strcmp(b, ".") && strcmp(b, "/") ? b
-								       : fallback);
+	if (run_name_is_id(b))   /* "7.bin": "run-7", not a name hiding run 7 */
+		snprintf(out, len, "%s-%s", fallback, b);
+	else
+		snprintf(out, len, "%s", *b && strcmp(b, ".") && strcmp(b, "/") ? b
+									       : fallback);
 }
 
 /* Makes a new run named name (or after the file, made unique, with

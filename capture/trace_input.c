@@ -575,6 +575,11 @@ static int open_set(struct reader *r, const char *base)
 
 	snprintf(pat, sizeof(pat), "%s.blktrace.*", base);
 	if (glob(pat, 0, NULL, &g) != 0) {
+		struct stat sb;
+		if (stat(base, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			snprintf(r->err, r->errlen, "'%s' is a directory", base);
+			return -EISDIR;
+		}
 		snprintf(r->err, r->errlen, "cannot open '%s': no such file, and no "
 			 "per-CPU set '%s.blktrace.N'", base, base);
 		return -ENOENT;

@@ -96,6 +96,16 @@ int parse_seconds(const char *s, const char *opt, double *out)
 	return 0;
 }
 
+int run_name_is_id(const char *name)
+{
+	if (!*name)
+		return 0;
+	for (; *name; name++)
+		if (*name < '0' || *name > '9')
+			return 0;
+	return 1;
+}
+
 int check_run_name(const char *name)
 {
 	size_t len = strlen(name);
@@ -106,6 +116,9 @@ int check_run_name(const char *name)
 		if (*p < 0x20 || *p == 0x7f)
 			return error("invalid run name: control character 0x%02x "
 				     "at byte %zu", *p, (size_t)(p - (const unsigned char *)name));
+	if (run_name_is_id(name))
+		return error("invalid run name '%s': digits only would read as a "
+			     "run id", name);
 	return 0;
 }
 

@@ -44,9 +44,15 @@ int parse_age(const char *s, const char *opt, double *out);
  * "invalid size 'S' for OPT" and returns -1. */
 int parse_size(const char *s, const char *opt, uint64_t *out);
 
-/* Checks a run name given by the user: 1 to 200 bytes, no control
- * characters. Returns 0, or prints why not and returns -1. */
+/* Checks a new run name given by the user: 1 to 200 bytes, no control
+ * characters, not digits only (a RUN argument that is a number finds the
+ * run of that id only when no run has it as its name, so such a name would
+ * hide a run: run_name_is_id()). Returns 0, or prints why not and returns
+ * -1. */
 int check_run_name(const char *name);
+
+/* 1 when name is digits only ("12"), so it would read as a run id; else 0. */
+int run_name_is_id(const char *name);
 
 /* Checks a run label given by the user (capture --label, iotape label):
  * "KEY=VALUE", KEY 1 to 95 bytes of letters, digits and _ . : / -, not

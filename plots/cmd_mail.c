@@ -16,6 +16,7 @@
 #include "analyze/compare.h"
 #include "commands.h"
 #include "lib/options.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 #include "plots/plot.h"
 #include "plots/plot_int.h"
@@ -528,6 +529,7 @@ static int mail_run(const struct mail_opts *o)
 	unsigned drawn_png = 0, drawn_txt = 0;
 	char stem[128], path[PATH_MAX + 256], txtdir[PATH_MAX];
 	size_t nloaded = 0;
+	struct out_file of;
 	FILE *fp = NULL;
 	int rc = 0, loaded = 0;
 
@@ -579,10 +581,11 @@ static int mail_run(const struct mail_opts *o)
 	}
 	plot_stem(o->runs, o->nrun, stem, sizeof(stem));
 	snprintf(path, sizeof(path), "%s/%s.mail.txt", o->dir, stem);
-	if (!(fp = fopen(path, "w"))) {
-		rc = error("cannot create '%s': %s", path, strerror(errno));
+	if ((rc = out_file_open(&of, path))) {
+		rc = error("cannot create '%s': %s", path, strerror(-rc));
 		goto out;
 	}
+	fp = of.fp;
 
 	{
 		char line[1024];
@@ -625,12 +628,13 @@ static int mail_run(const struct mail_opts *o)
 	fprintf(fp, "\n-- \nmade by iotape %s mail; every number above is in the"
 		" runs' database.\n", IOTAPE_VERSION);
 out:
-	if (fp) {
-		int bad = ferror(fp);
-		if ((fclose(fp) || bad) && !rc)
+	if (fp && rc) {
+		out_file_discard(&of);
+	} else if (fp) {
+		if ((rc = out_file_commit(&of)))
 			rc = error("cannot write '%s/%s.mail.txt': %s", o->dir, stem,
-				   strerror(errno ? errno : EIO));
-		else if (!rc)
+				   strerror(-rc));
+		else
 			printf("%s/%s.mail.txt\n", o->dir, stem);
 	}
 	if (loaded)

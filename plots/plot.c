@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/outfile.h"
 #include "lib/util.h"
 #include "plots/plot_int.h"
 
@@ -234,24 +235,26 @@ static int place_run(struct plot_ctx *c, struct plot_run *r, int align_cmd)
 }
 
 /* gnuplot's dumb terminal starts each page with a form feed and pads lines
- * with blanks: make the text file plain (pages one blank line apart).
- * Returns 0, or -1 with the error line in err (errlen bytes). */
+ * with blanks: make the text file plain (pages one blank line apart). The
+ * text is read whole first, as the file may be written in place (a symlink:
+ * lib/outfile.h). Returns 0, or -1 with the error line in err (errlen
+ * bytes). */
 static int tidy_txt(const char *dir, const char *file, char *err, size_t errlen)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8], *line = NULL;
-	size_t cap = 0;
+	char path[PATH_MAX], *line = NULL, *text = NULL;
+	size_t cap = 0, len = 0;
 	ssize_t n;
-	FILE *in, *out;
-	int page = 0, bad;
+	struct out_file of;
+	FILE *in, *mem;
+	int page = 0, rc;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (!(in = fopen(path, "r"))) {
 		snprintf(err, errlen, "cannot read '%.400s': %s", path, strerror(errno));
 		return -1;
 	}
-	if (!(out = fopen(tmp, "w"))) {
-		snprintf(err, errlen, "cannot create '%.400s': %s", tmp, strerror(errno));
+	if (!(mem = open_memstream(&text, &len))) {
+		snprintf(err, errlen, "cannot read '%.400s': %s", path, strerror(errno));
 		fclose(in);
 		return -1;
 	}
@@ -260,20 +263,35 @@ static int tidy_txt(const char *dir, const char *file, char *err, size_t errlen)
 		if (*s == '\f') {
 			s++;
 			if (page++)
-				fputc('\n', out);
+				fputc('\n', mem);
 			n--;
 		}
 		while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' ||
 				 s[n - 1] == '\f' || s[n - 1] == '\r'))
 			n--;
-		fprintf(out, "%.*s\n", (int)n, s);
+		fprintf(mem, "%.*s\n", (int)n, s);
 	}
 	free(line);
+	rc = ferror(in) ? -EIO : 0;
 	fclose(in);
-	bad = ferror(out);
-	if (fclose(out) || bad || rename(tmp, path)) {
-		snprintf(err, errlen, "cannot write '%.400s': %s", path, strerror(errno));
-		unlink(tmp);
+	if (fclose(mem) && !rc)
+		rc = -ENOMEM;
+	if (rc) {
+		snprintf(err, errlen, "cannot read '%.400s': %s", path, strerror(-rc));
+		free(text);
+		return -1;
+	}
+	if (!(rc = out_file_open(&of, path))) {
+		if (fwrite(text, 1, len, of.fp) != len) {
+			rc = errno ? -errno : -EIO;
+			out_file_discard(&of);
+		} else {
+			rc = out_file_commit(&of);
+		}
+	}
+	free(text);
+	if (rc) {
+		snprintf(err, errlen, "cannot write '%.400s': %s", path, strerror(-rc));
 		return -1;
 	}
 	return 0;

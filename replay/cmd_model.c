@@ -13,6 +13,7 @@
 #include "capture/blktrace_format.h"
 #include "commands.h"
 #include "lib/options.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 #include "model/model.h"
 #include "model/model_fit.h"
@@ -300,10 +301,17 @@ static int fit(const char *db, const char *run, uint32_t dev, const char *base_n
 	text = xmalloc(16384);
 	profile_format(&p, text, 16384);
 	if (outpath) {
-		FILE *fp = fopen(outpath, "w");
-		if (!fp || fputs(text, fp) < 0 || fclose(fp)) {
+		struct out_file of;
+		int wrc = out_file_open(&of, outpath);
+		if (!wrc && fputs(text, of.fp) < 0) {
+			wrc = errno ? -errno : -EIO;
+			out_file_discard(&of);
+		} else if (!wrc) {
+			wrc = out_file_commit(&of);
+		}
+		if (wrc) {
 			free(text);
-			error("cannot write '%s': %s", outpath, strerror(errno));
+			error("cannot write '%s': %s", outpath, strerror(-wrc));
 			goto out;
 		}
 		printf("\nwrote profile '%s' to %s; replay on it with --target "

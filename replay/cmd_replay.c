@@ -53,7 +53,8 @@ static const struct opt_def options[] = {
 	{ "repeat", 1, 'n', "N", "N replays of each combination, NAME.1 .. NAME.N" },
 	{ "trace", 0, 'R', NULL, "also record the target's block events (tracefs"
 	  " blk tracer); the run's requests then come from the trace" },
-	{ "run", 1, 'r', "NAME", "name of the replay run (default: RUN-replay)" },
+	{ "run", 1, 'r', "NAME", "name of the replay run (default: RUN-replay); not "
+	  "digits\nonly, which read as a run id" },
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "json", 0, 'j', NULL, "print the figures as JSON" },
 	{ "quiet", 0, 'q', NULL, "no messages on stderr" },
@@ -245,6 +246,8 @@ int cmd_replay(int argc, char **argv)
 		return opt_bad("replay");
 	}
 	o.run = argv[optind];
+	if (o.name && check_run_name(o.name))
+		return 2;
 	/* a modelled disk stands for the device: it gets what the device got */
 	if (!level_given && ((o.target && !strncmp(o.target, "model:", 6)) ||
 			     (o.nmap && !strncmp(o.maps[0].path, "model:", 6))))

@@ -41,6 +41,11 @@ expect_error "cut short, --strict" "truncated.bin: offset 4912: record cut short
 	import --db "$db" --strict "$B/truncated.bin"
 expect_error "no such input" "cannot open '.*nonexistent'" \
 	import --db "$db" "$t/nonexistent"
+mkdir "$t/adir"
+expect_error "a directory" "^iotape: '.*/adir' is a directory$" \
+	import --db "$db" "$t/adir"
+expect_error "--names a directory: nothing stored" "^iotape: cannot read '.*/adir': Is a directory$" \
+	import --db "$db" --again --run x --names "$t/adir" "$FIXTURES/loop-fio-small.bin"
 expect_error "second input bad: nothing stored" "badmagic.bin: offset 984" \
 	import --db "$db" --again "$FIXTURES/loop-fio-small.bin" "$B/badmagic.bin"
 expect_error "run name taken" "a run named 'good' exists" \

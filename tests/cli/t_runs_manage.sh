@@ -3,7 +3,8 @@
 # an input it already holds unless --again, vacuum shrinking the file after rm,
 # runs within 80 columns with long names and sources, a vmstat-only run's span,
 # and a schema-3 database (made here from schema/00[1-3]_*.sql) migrated to the
-# latest with nothing lost and its orphans dropped; a newer schema refused.
+# latest with nothing lost and its orphans dropped; a newer schema refused;
+# new run names of digits only refused (they would hide run ids), old ones read.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "run management"
@@ -151,4 +152,36 @@ fi
 sqlite3 "$old" "PRAGMA user_version = $((latest + 1))"
 if "$IOTAPE" runs --db "$old" > /dev/null 2> "$t/err"; then not_ok "a newer schema is refused"
 else check_eq "a newer schema is refused" 1 "$(grep -c "schema version $((latest + 1)) is newer than this iotape" "$t/err")"; fi
+
+# ---- names of digits only: refused for new runs (a run named 1 would hide
+# the run whose id is 1); an old database's such a name still reads ----
+idb=$t/ids.db
+"$IOTAPE" import --quiet --db "$idb" --run first "$F"
+"$IOTAPE" import --quiet --again --db "$idb" --run second "$F"
+names() { sqlite3 "$idb" "SELECT group_concat(name, ' ') FROM (SELECT name FROM runs ORDER BY id)"; }
+# digits DESC ARGS...: iotape ARGS exits 2 with one line saying why; the runs unchanged
+digits() {
+	local d=$1 rc; shift
+	"$IOTAPE" "$@" > /dev/null 2> "$t/err"; rc=$?
+	check_eq "$d: refused (exit 2, one line why), the runs unchanged" \
+		"2 1 1 first second" "$rc $(wc -l < "$t/err") $(grep -c \
+		"invalid run name '1': digits only would read as a run id" "$t/err") $(names)"
+}
+digits "import --again --run 1" import --quiet --again --db "$idb" --run 1 "$F"
+digits "mv second 1" mv --db "$idb" second 1
+digits "replay --run 1" replay --db "$idb" --run 1 --target "$t/replay.img" first
+digits "capture --run 1" capture --db "$idb" --run 1 --duration 1 -d no-such-dev
+check_eq "report 1: the run whose id is 1" 1 \
+	"$("$IOTAPE" report --db "$idb" 1 | grep -c "^run 'first' ")"
+cp "$F" "$t/7.bin"
+"$IOTAPE" import --quiet --again --db "$idb" "$t/7.bin"
+check_eq "import 7.bin: named run-7, not 7" "first second run-7" "$(names)"
+# an old database with a run named 1 (id 2): still found by that name, and mv
+# gives it one that does not hide run 1
+sqlite3 "$idb" "UPDATE runs SET name = '1' WHERE name = 'second'"
+check_eq "an old run named 1: report 1 shows it, as before" 1 \
+	"$("$IOTAPE" report --db "$idb" 1 | grep -c "^run '1' ")"
+check "an old run named 1: mv renames it" "$IOTAPE" mv --db "$idb" 1 second
+check_eq "after mv, report 1 is run id 1 again" 1 \
+	"$("$IOTAPE" report --db "$idb" 1 | grep -c "^run 'first' ")"
 tap_finish

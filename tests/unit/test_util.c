@@ -1,6 +1,7 @@
 /* Unit tests of the small helpers behind the command line's messages: the
  * edit distance of "did you mean", shell quoting of run names in hints
- * (a sweep's names have brackets), and the default run name of an input. */
+ * (a sweep's names have brackets), the default run name of an input, and
+ * which names would read as run ids. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -73,6 +74,10 @@ static void test_run_name(void **state)
 		{ "x.2.bin", "x.2" },
 		{ ".bin", ".bin" },
 		{ "a.bin.bin", "a.bin" },
+		/* digits only would read as a run id */
+		{ "7.bin", "run-7" },
+		{ "dir/20240101.blktrace.0", "run-20240101" },
+		{ "7.x", "7.x" },
 	};
 	char out[256];
 
@@ -89,12 +94,24 @@ static void test_run_name(void **state)
 	assert_string_equal(out, "run");
 }
 
+static void test_run_name_is_id(void **state)
+{
+	(void)state;
+	assert_true(run_name_is_id("1"));
+	assert_true(run_name_is_id("0042"));
+	assert_false(run_name_is_id(""));
+	assert_false(run_name_is_id("1a"));
+	assert_false(run_name_is_id("-1"));
+	assert_false(run_name_is_id(" 1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_distance),
 		cmocka_unit_test(test_shell_quote),
 		cmocka_unit_test(test_run_name),
+		cmocka_unit_test(test_run_name_is_id),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

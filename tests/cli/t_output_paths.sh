@@ -1,0 +1,99 @@
+# t_output_paths.sh: an output path that is not a plain file of its own is
+# written in place, never replaced (lib/outfile.c): export -o into a FIFO, a
+# device node, /dev/null, a symlink, a hard-linked file; plot's text through
+# a symlink. A plain file is still made whole and keeps its mode (and owner,
+# as root).
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "output paths"
+t=$TEST_TMP db=$t/t.db
+"$IOTAPE" import --quiet --db "$db" --run lf "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" export --quiet --db "$db" --format csv -o "$t/want.csv" lf
+want=$(md5sum < "$t/want.csv")
+
+# exp PATH: export run lf as CSV to PATH; its exit status
+exp() { "$IOTAPE" export --quiet --db "$db" --format csv -o "$1" lf 2> "$t/err"; }
+
+# a FIFO: a reader gets the CSV, the FIFO stays
+mkfifo "$t/fifo"
+timeout 20 cat "$t/fifo" > "$t/fifo.out" &
+reader=$!
+at_exit "kill $reader 2> /dev/null"
+timeout 20 "$IOTAPE" export --quiet --db "$db" --format csv -o "$t/fifo" lf 2> "$t/err"
+rc=$?
+wait $reader
+check_eq "fifo: export exits 0, the reader gets the CSV, the FIFO stays" "0 $want fifo" \
+	"$rc $(md5sum < "$t/fifo.out") $([ -p "$t/fifo" ] && echo fifo || echo replaced)"
+
+# a symlink: its target written, the link stays
+echo old > "$t/target.csv"
+ln -s target.csv "$t/link.csv"
+exp "$t/link.csv"; rc=$?
+check_eq "symlink: exit 0, still a symlink, its target holds the CSV" "0 link $want" \
+	"$rc $([ -L "$t/link.csv" ] && echo link || echo replaced) $(md5sum < "$t/target.csv")"
+
+# a file with two names: both see the CSV
+echo old > "$t/a.csv"
+ln "$t/a.csv" "$t/b.csv"
+exp "$t/a.csv"; rc=$?
+check_eq "hard link: exit 0, the other name sees the CSV, still 2 links" "0 $want 2" \
+	"$rc $(md5sum < "$t/b.csv") $(stat -c %h "$t/a.csv")"
+
+# a plain file of mode 600 (owned by nobody, as root): replaced whole, mode
+# and owner kept; no temporary left beside it
+echo old > "$t/m600.csv"
+chmod 600 "$t/m600.csv"
+owner=$(id -un)
+if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1; then
+	chown nobody "$t/m600.csv" && owner=nobody
+fi
+exp "$t/m600.csv"; rc=$?
+check_eq "mode 600 file: exit 0, the CSV, mode 600, owner $owner kept" "0 $want 600 $owner" \
+	"$rc $(md5sum < "$t/m600.csv") $(stat -c '%a %U' "$t/m600.csv")"
+check_eq "no temporary left beside it" "" "$(ls "$t" | grep '\.tmp\.')"
+
+# device nodes: a private null and full (as root: mknod in TEST_TMP), then
+# /dev/null itself, but only when the private null survived
+safe=1
+if [ "$(id -u)" = 0 ] && mknod "$t/null" c 1 3 2> /dev/null && mknod "$t/full" c 1 7 2> /dev/null; then
+	exp "$t/null"; rc=$?
+	check_eq "a null device node: exit 0, still char device 1,3" "0 c 1,3" \
+		"$rc $(stat -c '%F' "$t/null" | sed 's/character special file/c/') $(stat -c '%t,%T' "$t/null")"
+	[ -c "$t/null" ] || safe=0
+	exp "$t/full"; rc=$?
+	check_eq "a full device node: exit 1 with one line saying so, still a char device" \
+		"1 1 yes c" "$rc $(wc -l < "$t/err") $(grep -q 'No space left on device' "$t/err" &&
+			echo yes || echo no) $([ -c "$t/full" ] && echo c || echo replaced)"
+	[ -c "$t/full" ] || safe=0
+else
+	skip "device nodes in TEST_TMP" "needs root and mknod"
+fi
+if [ $safe = 1 ]; then
+	exp /dev/null; rc=$?
+	check_eq "/dev/null: exit 0, still char device 1,3" "0 yes 1,3" \
+		"$rc $([ -c /dev/null ] && echo yes || echo no) $(stat -c '%t,%T' /dev/null)"
+else
+	not_ok "/dev/null not tried: export replaced a device node in TEST_TMP"
+fi
+
+# a failed export into an existing file leaves it whole
+echo old > "$t/keep.csv"
+"$IOTAPE" export --quiet --db "$db" --format csv -o "$t/keep.csv" nope 2> /dev/null
+check_eq "failed export: the old file whole" old "$(cat "$t/keep.csv")"
+
+# plot --format txt: its text tidied through a symlink the user put there
+if command -v gnuplot > /dev/null; then
+	mkdir "$t/plot"
+	echo old > "$t/tput.txt"
+	ln -s ../tput.txt "$t/plot/lf.tput.txt"
+	if "$IOTAPE" plot --db "$db" -o "$t/plot" --format txt --kind tput lf > /dev/null 2> "$t/err"; then
+		check_eq "plot txt through a symlink: still a symlink, its target the plot" "link yes" \
+			"$([ -L "$t/plot/lf.tput.txt" ] && echo link || echo replaced) $(
+			grep -q 'MB/s' "$t/tput.txt" && echo yes || echo no)"
+	else
+		not_ok "plot --format txt into a symlink" "$(cat "$t/err")"
+	fi
+else
+	skip "plot txt through a symlink" "no gnuplot"
+fi
+tap_finish
