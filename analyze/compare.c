@@ -435,7 +435,16 @@ static void emit_where(struct emit *e, const struct an_run *x,
 		  "time waiting on I/O (queued\nor in flight), s; the change in "
 		  "waiting split by btt's stages, s\n", x->rd.rv->name,
 		  y->rd.rv->name);
-	emit_text(e, "%-16s %6s %6s %6s %6s %6s %6s %6s %6s\n", "process",
+	/* the key column as wide as the keys shown, up to what leaves the
+	 * eight figures (7 columns each) in 80; a longer key, whole on its
+	 * own line, the figures under it: a cut key could name two rows */
+	int kw = 7;
+	for (int i = 0; i < nd && i < 10; i++)
+		if ((int)strlen(pd[i].key) > kw)
+			kw = (int)strlen(pd[i].key);
+	if (kw > 80 - 8 * 7)
+		kw = 80 - 8 * 7;
+	emit_text(e, "%-*s %6s %6s %6s %6s %6s %6s %6s %6s\n", kw, "process",
 		  "span", "this", "waited", "this", "Q2G+M", "G2I", "I2D", "D2C");
 	for (int i = 0; i < nd; i++) {
 		struct pdiff *d = &pd[i];
@@ -458,7 +467,10 @@ static void emit_where(struct emit *e, const struct an_run *x,
 		emit_obj_end(e);
 		if (i >= 10)
 			continue;
-		emit_text(e, "%-16.16s", d->key);
+		if ((int)strlen(d->key) > kw)
+			emit_text(e, "%s\n%*s", d->key, kw, "");
+		else
+			emit_text(e, "%-*s", kw, d->key);
 		emit_fig(e, d->sx, 0);
 		emit_fig(e, d->sy, 0);
 		emit_fig(e, d->wx, 0);

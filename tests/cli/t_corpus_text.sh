@@ -54,6 +54,30 @@ for ((i = 0; i < n; i++)); do
 	fi
 done
 
+# compare's "where the time went": keys whole, so the seed pair's two md5sum
+# processes are two rows; a key longer than the column (a 15-character comm)
+# on a line of its own, the figures under it
+where() { sed -n '/^== where the time went/,/^== why/p' "$1"; }
+rows=$(where "$t/one-disk.compare" | grep -c '^md5sum:R32K:256M#[12] ')
+if [ "$rows" = 2 ] && ! where "$t/one-disk.compare" | grep -q '#  '; then
+	ok "compare: md5sum:R32K:256M#1 and #2, keys whole"
+else
+	not_ok "compare: keys whole" "$(where "$t/one-disk.compare")"
+fi
+for r in one-disk two-disks; do
+	sed 's/md5sum$/debsums-md5sums/' "$S/$r/cmdlines.txt" > "$t/$r.names"
+	"$IOTAPE" import --quiet --db "$t/long.db" --run "$r" --names "$t/$r.names" \
+		"$S/$r/trace.bin"
+done
+"$IOTAPE" compare --db "$t/long.db" one-disk two-disks > "$t/long.compare" 2>&1
+wide "compare with 27-character keys" "$t/long.compare"
+if where "$t/long.compare" | grep -A1 -x 'debsums-md5sums:R32K:256M#2' |
+   grep -qE '^ {24} +[0-9]+\.[0-9]{2} '; then
+	ok "compare: a long key on its own line, its figures under it"
+else
+	not_ok "compare: a long key on its own line" "$(where "$t/long.compare")"
+fi
+
 # size histograms: no 0% bin in the text (hadoop's 2 reads of 8K among 2589),
 # each continuation line under the first bin; every bin in --json
 awk '/^          (read |write) sizes:/ { on = 1; print; next }
