@@ -509,7 +509,7 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	struct side s0, s1;
 	const struct side *fast, *slow;
 	double a[CMP_MAX_RUNS], b[CMP_MAX_RUNS], diff;
-	int na, nb, sig, nf, explained = 0;
+	int na, nb, sig, nf, explained = 0, same_run, len;
 	char test[300], line[600];
 	const char *what = c->metric ? c->metric : c->time_label;
 	struct finding *f = xcalloc(AN_MAX, sizeof(*f));
@@ -553,18 +553,34 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 		 "different" : "no significant difference");
 	emit_text(e, "\n== which took longer %.*s\n", 58,
 		  "==========================================================");
-	snprintf(line, sizeof(line), "%s: %s %.3f%s, %s %.3f%s: %s %s by %.3f%s "
-		 "(%+.1f%%)", c->metric ? c->metric : c->time_label, c->gname[0], s0.med,
-		 c->metric ? "" : " s", c->gname[g], s1.med, c->metric ? "" : " s",
-		 c->gname[slow == &s1 ? g : 0], c->metric ? "was higher" :
-		 "took longer", fabs(diff), c->metric ? "" : " s",
-		 fast->med != 0 ? 100 * fabs(diff) / fabs(fast->med) : 0);
+	/* a run against itself, or a difference that prints as 0.000: no
+	 * side took longer */
+	same_run = s0.n == 1 && s1.n == 1 &&
+		   c->rf[s0.rep].rv.id == c->rf[s1.rep].rv.id;
+	len = snprintf(line, sizeof(line), "%s: %s %.3f%s, %s %.3f%s: ",
+		       c->metric ? c->metric : c->time_label, c->gname[0], s0.med,
+		       c->metric ? "" : " s", c->gname[g], s1.med,
+		       c->metric ? "" : " s");
+	if (same_run)
+		snprintf(line + len, sizeof(line) - len, "the same run on both "
+			 "sides, nothing to compare");
+	else if (fabs(diff) < 0.0005)
+		snprintf(line + len, sizeof(line) - len, "%s", c->metric ?
+			 "the same value" : "they took the same time");
+	else
+		snprintf(line + len, sizeof(line) - len, "%s %s by %.3f%s "
+			 "(%+.1f%%)", c->gname[slow == &s1 ? g : 0], c->metric ?
+			 "was higher" : "took longer", fabs(diff), c->metric ?
+			 "" : " s", fast->med != 0 ? 100 * fabs(diff) /
+			 fabs(fast->med) : 0);
 	{
 		char buf[1200];
 		wrap_indent(line, 78, 2, buf, sizeof(buf));
 		emit_text(e, "%s\n", buf);
 	}
-	if (sig == 1)
+	if (same_run)
+		line[0] = 0;
+	else if (sig == 1)
 		snprintf(line, sizeof(line), "significant: %s", test);
 	else if (sig == 0)
 		snprintf(line, sizeof(line), "no significant difference: %s", test);
@@ -577,7 +593,8 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	{
 		char buf[1200];
 		wrap_indent(line, 78, 2, buf, sizeof(buf));
-		emit_text(e, "%s\n", buf);
+		if (line[0])
+			emit_text(e, "%s\n", buf);
 	}
 	if (!c->metric) {
 		const struct rundata *dx = &c->rf[s0.rep].an.rd;
@@ -609,7 +626,7 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	snprintf(line, sizeof(line), "why %s %s %s %s", c->gname[slow == &s1 ?
 		 g : 0], c->metric ? "was higher than" : "took longer than",
 		 c->gname[slow == &s1 ? 0 : g], "(causes by cost)");
-	if (strlen(line) > 70)
+	if (strlen(line) > 70 || same_run || fabs(diff) < 0.0005)
 		snprintf(line, sizeof(line), "why: causes by cost");
 	finding_emit(e, f, nf, line);
 	emit_obj_end(e);

@@ -2,8 +2,9 @@
 # a database in a missing folder is named, usage errors are one line and "see
 # --help" in every command, a mistyped command gets "did you mean", default
 # run names follow one rule, the txt plot's legend is readable, hints quote
-# run names for the shell, and a trace without completions says why instead
-# of printing zeros (corpus; skipped without it).
+# run names for the shell, a trace without completions says why instead of
+# printing zeros (corpus; skipped without it), and compare of a run against
+# itself or its twin says nobody took longer.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "small command-line checks"
@@ -153,6 +154,23 @@ print(d["q2c"]["n"], d["q2c"]["mean_us"], d["d2c"]["p99_us"], d["avg_inflight"],
 	check "mail: says why" grep -q "no completions in this trace" "$t/mail/sdb-vs-sdb2.mail.txt"
 else
 	skip "a trace without completions" "corpus absent"
+fi
+
+# ---- a run against itself, or two runs of the same time: nobody took longer
+"$IOTAPE" import --quiet --db "$db" --again --run lf2 "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" compare --db "$db" lf lf > "$t/self" 2>&1
+"$IOTAPE" compare --db "$db" lf lf2 > "$t/twin" 2>&1
+if grep -q '^trace span: lf 1.001 s, lf 1.001 s: the same run on both sides' "$t/self" &&
+   ! grep -q 'took longer \(by\|than\)' "$t/self"; then
+	ok "compare lf lf: the same run"
+else
+	not_ok "compare lf lf: the same run" "$(grep -A3 'which took' "$t/self")"
+fi
+if grep -q '^trace span: lf 1.001 s, lf2 1.001 s: they took the same time$' "$t/twin" &&
+   ! grep -q 'took longer \(by\|than\)' "$t/twin"; then
+	ok "compare lf lf2: the same time"
+else
+	not_ok "compare lf lf2: the same time" "$(grep -A3 'which took' "$t/twin")"
 fi
 
 tap_finish
