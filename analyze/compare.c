@@ -428,8 +428,7 @@ static void emit_where(struct emit *e, const struct an_run *x,
 		}
 	qsort(pd, (size_t)nd, sizeof(*pd), cmp_pdiff);
 	emit_arr_begin(e, "where");
-	emit_text(e, "\n== where the time went %.*s\n", 56,
-		  "========================================================");
+	emit_heading(e, "where the time went");
 	emit_text(e, "each process (name:op, bio size, bytes#start order) in "
 		  "%.16s, then in\n%.16s: its span (first Q to last C) and its "
 		  "time waiting on I/O (queued\nor in flight), s; the change in "
@@ -551,8 +550,7 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_str(e, "noise_test", test);
 	emit_str(e, "verdict", sig == 1 || (sig < 0 && explained) ?
 		 "different" : "no significant difference");
-	emit_text(e, "\n== which took longer %.*s\n", 58,
-		  "==========================================================");
+	emit_heading(e, "which took longer");
 	/* a run against itself, or a difference that prints as 0.000: no
 	 * side took longer */
 	same_run = s0.n == 1 && s1.n == 1 &&

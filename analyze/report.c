@@ -379,7 +379,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 {
 	const struct runview *rv = r->rv;
 	double span_s = (double)r->span_ns / 1e9;
-	char devname[32];
+	char devname[32], title[48];
 	uint64_t run_c = 0;   /* completions in the run, all devices */
 
 	for (size_t i = 0; i < r->ndev; i++)
@@ -416,9 +416,8 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 			 BT_MINOR(d->dev));
 		emit_obj_begin(e, NULL);
 		emit_str(e, "dev", devname);
-		emit_text(e, "\n== device %s %.*s\n", devname,
-			  (int)(66 - strlen(devname)),
-			  "==================================================================");
+		snprintf(title, sizeof(title), "device %s", devname);
+		emit_heading(e, title);
 		emit_text(e, "  %-6s %12s %12s %12s %12s\n", "", "requests", "MB",
 			  "IOPS", "MB/s");
 		emit_dir(e, "read", &d->dir[0], span_s, c_only);
@@ -508,8 +507,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	emit_arr_end(e);
 
 	emit_obj_begin(e, "all");
-	emit_text(e, "\n== all devices %.*s\n", 63,
-		  "===============================================================");
+	emit_heading(e, "all devices");
 	if (r->all_q2c.n || r->all_d2c.n || r->all_q2d.n)
 		emit_text(e, "  %-5s %9s %11s %11s %11s %11s %11s\n", "us", "n",
 			  "mean", "p50", "p90", "p99", "max");
@@ -526,8 +524,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	if (r->nproc)
 		qsort(r->procs, r->nproc, sizeof(*r->procs), cmp_proc_bytes);
 	emit_arr_begin(e, "processes");
-	emit_text(e, "\n== processes (by bytes queued) %.*s\n", 48,
-		  "================================================");
+	emit_heading(e, "processes (by bytes queued)");
 	emit_text(e, "  %7s %-16s %8s %10s %7s %11s %11s\n", "pid", "comm",
 		  "bios", "MB", "share%", "Q2C mean", "Q2C p99");
 	for (size_t i = 0; i < r->nproc; i++) {

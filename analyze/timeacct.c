@@ -840,8 +840,7 @@ void timeacct_emit(struct emit *e, const struct timeacct *ta,
 	emit_num(e, "elapsed_s", span);
 	emit_str(e, "elapsed_from", rd->elapsed_from_cmds ? "commands"
 			: "events");
-	emit_text(e, "\n== where the time went %.*s\n", 56,
-		  "========================================================");
+	emit_heading(e, "where the time went");
 	emit_text(e, "  elapsed %.3f s (%s);\n  waited: time with I/O queued "
 		  "or in flight, split by each stage's share of Q2C\n", span,
 		  rd->elapsed_from_cmds ? "the commands' first start to last end"

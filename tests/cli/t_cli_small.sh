@@ -3,8 +3,8 @@
 # --help" in every command, a mistyped command gets "did you mean", default
 # run names follow one rule, the txt plot's legend is readable, hints quote
 # run names for the shell, a trace without completions says why instead of
-# printing zeros (corpus; skipped without it), and compare of a run against
-# itself or its twin says nobody took longer.
+# printing zeros (corpus; skipped without it), compare of a run against
+# itself or its twin says nobody took longer, and section rules are 80 wide.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "small command-line checks"
@@ -171,6 +171,20 @@ if grep -q '^trace span: lf 1.001 s, lf2 1.001 s: they took the same time$' "$t/
 	ok "compare lf lf2: the same time"
 else
 	not_ok "compare lf lf2: the same time" "$(grep -A3 'which took' "$t/twin")"
+fi
+
+# ---- section rules: every "== title ===" line of report, compare and mail
+# is 80 columns wide
+"$IOTAPE" report --db "$db" lf > "$t/rep" 2>&1
+"$IOTAPE" mail --db "$db" -o "$t/rules" lf lf2 > /dev/null 2>&1
+rules=$(cat "$t/rep" "$t/twin" "$t/rules/lf-vs-lf2.mail.txt" | grep '^== ')
+widths=$(printf '%s\n' "$rules" | awk '{ print length }' | sort -u | paste -sd' ')
+n=$(printf '%s\n' "$rules" | wc -l)
+if [ "$widths" = 80 ] && [ "$n" -ge 15 ]; then
+	ok "section rules: all $n of them 80 columns"
+else
+	not_ok "section rules: all 80 columns" "$(printf '%s\n' "$rules" |
+		awk 'length != 80 { print length ": " $0 }')"
 fi
 
 tap_finish
