@@ -4,7 +4,8 @@
 # run names follow one rule, the txt plot's legend is readable, hints quote
 # run names for the shell, a trace without completions says why instead of
 # printing zeros (corpus; skipped without it), compare of a run against
-# itself or its twin says nobody took longer, and section rules are 80 wide.
+# itself or its twin says nobody took longer, section rules are 80 wide, and
+# the hints after a store (replay, make demo) run as printed.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "small command-line checks"
@@ -108,15 +109,16 @@ truncate -s 64M "$img"
 name='lf[queue/scheduler=none]'
 if "$IOTAPE" replay --db "$db" --target "$img" --run "$name" --engine sync lf \
 	> "$t/out" 2> "$t/err"; then
-	check_eq "the replay's hint quotes its name" \
-		"iotape: stored replay run '$name'; see: iotape report '$name'" \
+	check_eq "the replay's hint quotes its name and names the store" \
+		"iotape: stored replay run '$name'; see: iotape report --db $db '$name'" \
 		"$(grep 'stored replay run' "$t/err")"
 	# and the hint works as printed
 	hint=$(grep 'stored replay run' "$t/err" | sed 's/.*see: iotape //')
-	if (eval "set -- $hint" && [ "$#" = 2 ] && [ "$2" = "$name" ]); then
-		ok "the quoted hint reads back as the run's name in a shell"
+	if (eval "set -- $hint" && [ "$#" = 4 ] && [ "$4" = "$name" ]) &&
+	   (cd / && eval "\"\$IOTAPE\" $hint" | head -n 1 | grep -qF "run '$name' (replay"); then
+		ok "the quoted hint runs as printed, from another folder too"
 	else
-		not_ok "the quoted hint as shell words" "$hint"
+		not_ok "the quoted hint runs as printed" "$hint"
 	fi
 else
 	not_ok "replay to a file" "$(tail -n 3 "$t/err")"
@@ -171,6 +173,30 @@ if grep -q '^trace span: lf 1.001 s, lf2 1.001 s: they took the same time$' "$t/
 	ok "compare lf lf2: the same time"
 else
 	not_ok "compare lf lf2: the same time" "$(grep -A3 'which took' "$t/twin")"
+fi
+
+# ---- make demo (capture/demo.sh; its import path, as a user would run it
+# without root) ends with hints that run as printed from the top of the tree
+d=$t/top
+mkdir -p "$d/capture" "$d/tests/fixtures"
+cp "$REPO_ROOT/capture/demo.sh" "$d/capture/" && cp "$IOTAPE" "$d/iotape" &&
+	cp "$FIXTURES/loop-fio-small.bin" "$d/tests/fixtures/"
+chmod -R a+rwX "$d"; chmod a+x "$t"
+as_user=()
+[ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+if [ ${#as_user[@]} -gt 0 ] && ! command -v setpriv > /dev/null; then
+	skip "make demo's hints" "root and no setpriv"
+elif (cd "$d" && "${as_user[@]}" bash capture/demo.sh) > "$t/demo.out" 2> "$t/demo.err"; then
+	mapfile -t cmds < <(sed -n 's/^demo:   //p' "$t/demo.err")
+	if [ "${#cmds[@]}" = 2 ] && [ "${cmds[0]}" = "./iotape report --db demo/demo.db demo" ] &&
+	   (cd "$d" && eval "${cmds[0]}") | cmp -s - "$t/demo.out" &&
+	   (cd "$d" && eval "${cmds[1]}") | grep -q '^ *1 demo '; then
+		ok "make demo's hints run as printed: ${cmds[0]}; ${cmds[1]}"
+	else
+		not_ok "make demo's hints run as printed" "$(tail -n 4 "$t/demo.err")"
+	fi
+else
+	not_ok "capture/demo.sh without root" "$(tail -n 3 "$t/demo.err")"
 fi
 
 # ---- section rules: every "== title ===" line of report, compare and mail
