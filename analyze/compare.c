@@ -428,14 +428,22 @@ static void emit_where(struct emit *e, const struct an_run *x,
 		}
 	qsort(pd, (size_t)nd, sizeof(*pd), cmp_pdiff);
 	emit_arr_begin(e, "where");
-	emit_text(e, "\n== where the time went %.*s\n", 56,
-		  "========================================================");
+	emit_heading(e, "where the time went");
 	emit_text(e, "each process (name:op, bio size, bytes#start order) in "
 		  "%.16s, then in\n%.16s: its span (first Q to last C) and its "
 		  "time waiting on I/O (queued\nor in flight), s; the change in "
 		  "waiting split by btt's stages, s\n", x->rd.rv->name,
 		  y->rd.rv->name);
-	emit_text(e, "%-16s %6s %6s %6s %6s %6s %6s %6s %6s\n", "process",
+	/* the key column as wide as the keys shown, up to what leaves the
+	 * eight figures (7 columns each) in 80; a longer key, whole on its
+	 * own line, the figures under it: a cut key could name two rows */
+	int kw = 7;
+	for (int i = 0; i < nd && i < 10; i++)
+		if ((int)strlen(pd[i].key) > kw)
+			kw = (int)strlen(pd[i].key);
+	if (kw > 80 - 8 * 7)
+		kw = 80 - 8 * 7;
+	emit_text(e, "%-*s %6s %6s %6s %6s %6s %6s %6s %6s\n", kw, "process",
 		  "span", "this", "waited", "this", "Q2G+M", "G2I", "I2D", "D2C");
 	for (int i = 0; i < nd; i++) {
 		struct pdiff *d = &pd[i];
@@ -458,7 +466,10 @@ static void emit_where(struct emit *e, const struct an_run *x,
 		emit_obj_end(e);
 		if (i >= 10)
 			continue;
-		emit_text(e, "%-16.16s", d->key);
+		if ((int)strlen(d->key) > kw)
+			emit_text(e, "%s\n%*s", d->key, kw, "");
+		else
+			emit_text(e, "%-*s", kw, d->key);
 		emit_fig(e, d->sx, 0);
 		emit_fig(e, d->sy, 0);
 		emit_fig(e, d->wx, 0);
@@ -497,7 +508,7 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	struct side s0, s1;
 	const struct side *fast, *slow;
 	double a[CMP_MAX_RUNS], b[CMP_MAX_RUNS], diff;
-	int na, nb, sig, nf, explained = 0;
+	int na, nb, sig, nf, explained = 0, same_run, len;
 	char test[300], line[600];
 	const char *what = c->metric ? c->metric : c->time_label;
 	struct finding *f = xcalloc(AN_MAX, sizeof(*f));
@@ -539,20 +550,35 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_str(e, "noise_test", test);
 	emit_str(e, "verdict", sig == 1 || (sig < 0 && explained) ?
 		 "different" : "no significant difference");
-	emit_text(e, "\n== which took longer %.*s\n", 58,
-		  "==========================================================");
-	snprintf(line, sizeof(line), "%s: %s %.3f%s, %s %.3f%s: %s %s by %.3f%s "
-		 "(%+.1f%%)", c->metric ? c->metric : c->time_label, c->gname[0], s0.med,
-		 c->metric ? "" : " s", c->gname[g], s1.med, c->metric ? "" : " s",
-		 c->gname[slow == &s1 ? g : 0], c->metric ? "was higher" :
-		 "took longer", fabs(diff), c->metric ? "" : " s",
-		 fast->med != 0 ? 100 * fabs(diff) / fabs(fast->med) : 0);
+	emit_heading(e, "which took longer");
+	/* a run against itself, or a difference that prints as 0.000: no
+	 * side took longer */
+	same_run = s0.n == 1 && s1.n == 1 &&
+		   c->rf[s0.rep].rv.id == c->rf[s1.rep].rv.id;
+	len = snprintf(line, sizeof(line), "%s: %s %.3f%s, %s %.3f%s: ",
+		       c->metric ? c->metric : c->time_label, c->gname[0], s0.med,
+		       c->metric ? "" : " s", c->gname[g], s1.med,
+		       c->metric ? "" : " s");
+	if (same_run)
+		snprintf(line + len, sizeof(line) - len, "the same run on both "
+			 "sides, nothing to compare");
+	else if (fabs(diff) < 0.0005)
+		snprintf(line + len, sizeof(line) - len, "%s", c->metric ?
+			 "the same value" : "they took the same time");
+	else
+		snprintf(line + len, sizeof(line) - len, "%s %s by %.3f%s "
+			 "(%+.1f%%)", c->gname[slow == &s1 ? g : 0], c->metric ?
+			 "was higher" : "took longer", fabs(diff), c->metric ?
+			 "" : " s", fast->med != 0 ? 100 * fabs(diff) /
+			 fabs(fast->med) : 0);
 	{
 		char buf[1200];
 		wrap_indent(line, 78, 2, buf, sizeof(buf));
 		emit_text(e, "%s\n", buf);
 	}
-	if (sig == 1)
+	if (same_run)
+		line[0] = 0;
+	else if (sig == 1)
 		snprintf(line, sizeof(line), "significant: %s", test);
 	else if (sig == 0)
 		snprintf(line, sizeof(line), "no significant difference: %s", test);
@@ -565,7 +591,8 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	{
 		char buf[1200];
 		wrap_indent(line, 78, 2, buf, sizeof(buf));
-		emit_text(e, "%s\n", buf);
+		if (line[0])
+			emit_text(e, "%s\n", buf);
 	}
 	if (!c->metric) {
 		const struct rundata *dx = &c->rf[s0.rep].an.rd;
@@ -597,7 +624,7 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	snprintf(line, sizeof(line), "why %s %s %s %s", c->gname[slow == &s1 ?
 		 g : 0], c->metric ? "was higher than" : "took longer than",
 		 c->gname[slow == &s1 ? 0 : g], "(causes by cost)");
-	if (strlen(line) > 70)
+	if (strlen(line) > 70 || same_run || fabs(diff) < 0.0005)
 		snprintf(line, sizeof(line), "why: causes by cost");
 	finding_emit(e, f, nf, line);
 	emit_obj_end(e);

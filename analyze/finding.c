@@ -229,9 +229,7 @@ void finding_emit(struct emit *e, const struct finding *f, int n,
 	emit_arr_end(e);
 	if (e->json)
 		return;
-	emit_text(e, "\n== %s %.*s\n", heading, (int)(75 - strlen(heading)),
-		  "==========================================================="
-		  "=================");
+	emit_heading(e, heading);
 	for (int i = 0; i < n; i++) {
 		char line[512], buf[1024];
 		if (!f[i].cause)

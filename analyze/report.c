@@ -236,6 +236,60 @@ const char *report_no_completions(const struct runview *rv, char *buf,
 	return buf;
 }
 
+/* Writes into buf why the report of rv has no device: a run of samples
+ * only, or the devices or the window asked for (--dev, --from, --to)
+ * keeping no request; names what is empty, as iostat does. Returns buf. */
+static const char *nothing_kept(const struct runview *rv, char *buf, size_t len)
+{
+	struct store_device *devs = NULL;
+	size_t ndev = 0;
+	int n, have = 0;
+	char from[32], to[32];
+
+	if (!rv->last_event)
+		return snprintf(buf, len, "no block events in this run (samples "
+				"only: see iotape vmstat)"), buf;
+	if (!rv->filtered)
+		return snprintf(buf, len, "no requests in this run"), buf;
+	if (rv->ndev && !store_devices_get(rv->st, rv->id, &devs, &ndev))
+		for (int i = 0; i < rv->ndev; i++)
+			for (size_t k = 0; k < ndev; k++)
+				have += devs[k].dev == rv->devs[i];
+	if (rv->ndev && !have && ndev) {
+		/* none of the devices asked for is in the run: name its own */
+		n = snprintf(buf, len, "no device");
+		for (int i = 0; i < rv->ndev && n >= 0 && (size_t)n < len; i++)
+			n += snprintf(buf + n, len - (size_t)n, "%s%u,%u",
+				      i ? " or " : " ", BT_MAJOR(rv->devs[i]),
+				      BT_MINOR(rv->devs[i]));
+		if (n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, " in this run; "
+				      "it has");
+		for (size_t k = 0; k < ndev && n >= 0 && (size_t)n < len; k++)
+			n += snprintf(buf + n, len - (size_t)n, "%s%u,%u",
+				      k ? ", " : " ", BT_MAJOR(devs[k].dev),
+				      BT_MINOR(devs[k].dev));
+		free(devs);
+		return buf;
+	}
+	free(devs);
+	if (rv->from_abs <= rv->genesis_ns && rv->to_abs == INT64_MAX)
+		return snprintf(buf, len, "no requests of the devices asked for "
+				"in this run"), buf;
+	snprintf(from, sizeof(from), "%.3f s", (double)(rv->from_abs -
+		 rv->genesis_ns) / 1e9);
+	if (rv->to_abs == INT64_MAX)
+		snprintf(to, sizeof(to), "the end");
+	else
+		snprintf(to, sizeof(to), "%.3f s", (double)(rv->to_abs -
+			 rv->genesis_ns) / 1e9);
+	snprintf(buf, len, "no requests %sin the window %s to %s: the run's "
+		 "events are from 0.000 to %.3f s", rv->ndev ? "of the devices "
+		 "asked for " : "", from, to,
+		 (double)(rv->last_ns - rv->genesis_ns) / 1e9);
+	return buf;
+}
+
 /* A latency statistic in us, NaN (JSON null) when nothing was measured */
 static double us_or_nan(const struct hist *h, double p)
 {
@@ -325,7 +379,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 {
 	const struct runview *rv = r->rv;
 	double span_s = (double)r->span_ns / 1e9;
-	char devname[32];
+	char devname[32], title[48];
 	uint64_t run_c = 0;   /* completions in the run, all devices */
 
 	for (size_t i = 0; i < r->ndev; i++)
@@ -339,9 +393,17 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	emit_text(e, "run '%s' (%s, %s, %s): %.3f s, %zu device%s\n", rv->name,
 		  rv->kind, rv->status, rv->format[0] ? rv->format : "-", span_s,
 		  r->ndev, r->ndev == 1 ? "" : "s");
-	if (!r->ndev)
-		emit_text(e, "no block events in this run (samples only: see "
-			  "iotape vmstat)\n");
+	if (!r->ndev) {
+		char why[512];
+
+		nothing_kept(rv, why, sizeof(why));
+		emit_str(e, "empty", why);
+		emit_wrapped(e, why);
+		/* a window or device with nothing in it: the sections
+		 * would be empty tables and an elapsed of 0 s */
+		if (rv->filtered && !e->json)
+			return;
+	}
 
 	emit_arr_begin(e, "devices");
 	for (size_t i = 0; i < r->ndev; i++) {
@@ -354,9 +416,8 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 			 BT_MINOR(d->dev));
 		emit_obj_begin(e, NULL);
 		emit_str(e, "dev", devname);
-		emit_text(e, "\n== device %s %.*s\n", devname,
-			  (int)(66 - strlen(devname)),
-			  "==================================================================");
+		snprintf(title, sizeof(title), "device %s", devname);
+		emit_heading(e, title);
 		emit_text(e, "  %-6s %12s %12s %12s %12s\n", "", "requests", "MB",
 			  "IOPS", "MB/s");
 		emit_dir(e, "read", &d->dir[0], span_s, c_only);
@@ -446,8 +507,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	emit_arr_end(e);
 
 	emit_obj_begin(e, "all");
-	emit_text(e, "\n== all devices %.*s\n", 63,
-		  "===============================================================");
+	emit_heading(e, "all devices");
 	if (r->all_q2c.n || r->all_d2c.n || r->all_q2d.n)
 		emit_text(e, "  %-5s %9s %11s %11s %11s %11s %11s\n", "us", "n",
 			  "mean", "p50", "p90", "p99", "max");
@@ -464,8 +524,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	if (r->nproc)
 		qsort(r->procs, r->nproc, sizeof(*r->procs), cmp_proc_bytes);
 	emit_arr_begin(e, "processes");
-	emit_text(e, "\n== processes (by bytes queued) %.*s\n", 48,
-		  "================================================");
+	emit_heading(e, "processes (by bytes queued)");
 	emit_text(e, "  %7s %-16s %8s %10s %7s %11s %11s\n", "pid", "comm",
 		  "bios", "MB", "share%", "Q2C mean", "Q2C p99");
 	for (size_t i = 0; i < r->nproc; i++) {

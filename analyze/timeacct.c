@@ -805,11 +805,28 @@ static void emit_dev(struct emit *e, const struct ta_dev *d, double span_s)
 			tot += d->sizes[w][b];
 		if (!tot)
 			continue;
+		/* bins that round to 0% are left out of the text (--json
+		 * has every count); wrapped at 80 columns, continued
+		 * under the first bin */
+		int col = 22;   /* "          write sizes:" */
+
 		emit_text(e, "          %s sizes:", w ? "write" : "read ");
-		for (int b = 0; b < TA_SIZE_BUCKETS; b++)
-			if (d->sizes[w][b])
-				emit_text(e, " %s %.0f%%", size_label[b],
-					  pct((double)d->sizes[w][b], (double)tot));
+		for (int b = 0; b < TA_SIZE_BUCKETS; b++) {
+			double p = pct((double)d->sizes[w][b], (double)tot);
+			char bin[24];
+			int n;
+
+			if (p < 0.5)
+				continue;
+			n = snprintf(bin, sizeof(bin), " %s %.0f%%",
+				     size_label[b], p);
+			if (col + n > 80) {
+				emit_text(e, "\n%22s", "");
+				col = 22;
+			}
+			emit_text(e, "%s", bin);
+			col += n;
+		}
 		emit_text(e, "\n");
 	}
 }
@@ -823,8 +840,7 @@ void timeacct_emit(struct emit *e, const struct timeacct *ta,
 	emit_num(e, "elapsed_s", span);
 	emit_str(e, "elapsed_from", rd->elapsed_from_cmds ? "commands"
 			: "events");
-	emit_text(e, "\n== where the time went %.*s\n", 56,
-		  "========================================================");
+	emit_heading(e, "where the time went");
 	emit_text(e, "  elapsed %.3f s (%s);\n  waited: time with I/O queued "
 		  "or in flight, split by each stage's share of Q2C\n", span,
 		  rd->elapsed_from_cmds ? "the commands' first start to last end"

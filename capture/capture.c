@@ -726,16 +726,10 @@ int capture_run(const struct capture_opts *o)
 		if (rc >= 0 && !c->o.quiet) {
 			/* a sweep's names ("lab[queue/scheduler=none]") are
 			 * globs to a shell: the hint quotes them */
-			char q[600];
-			shell_quote(sw.name, q, sizeof(q));
-			if (q[0] == '\'')
-				fprintf(stderr, "iotape: stored run '%s'%s; see: "
-					"iotape report %s\n", sw.name, rc == 1 ?
-					" (interrupted)" : "", q);
-			else
-				fprintf(stderr, "iotape: stored run '%s'%s; see "
-					"'iotape report %s'\n", sw.name, rc == 1 ?
-					" (interrupted)" : "", q);
+			char see[1800];
+			fprintf(stderr, "iotape: stored run '%s'%s; %s\n",
+				sw.name, rc == 1 ? " (interrupted)" : "",
+				see_report(c->o.db, sw.name, see, sizeof(see)));
 		}
 	}
 	rc = rc < 0 ? -1 : rc == 1 || c->got_signal ?

@@ -3,20 +3,34 @@
 # a loop device over a 512 MiB file, a real capture of two workloads sharing
 # it (a 4k random reader and a sequential writer that fsyncs), then the
 # report. Without root or tracefs: import the committed capture instead.
-# Leaves demo/demo.db for `iotape runs|dump|report --db demo/demo.db`.
+# Leaves demo/demo.db and ends saying how to read it (`./iotape report --db
+# demo/demo.db demo`): a plain `iotape report` opens iotape.db.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-iotape=$top/iotape
-out=$top/demo
-mkdir -p "$out"
-db=$out/demo.db
+# the paths as the caller types them: relative from the top (make demo)
+if [ "$(pwd -P)" = "$(cd "$top" && pwd -P)" ]; then
+	iotape=./iotape db=demo/demo.db
+else
+	iotape=$top/iotape db=$top/demo/demo.db
+fi
+cd "$top" || exit 1
+mkdir -p demo
 rm -f "$db"
+
+# hint: where the run is and how to read it again, runnable as printed
+hint() {
+	local i d
+	i=$(printf '%q' "$iotape") d=$(printf '%q' "$db")
+	printf "demo: the run 'demo' is in %s; read it again with\n" "$d" >&2
+	printf "demo:   %s report --db %s demo\n" "$i" "$d" >&2
+	printf "demo:   %s runs --db %s\n" "$i" "$d" >&2
+}
 
 if [ "$(id -u)" != 0 ] || ! grep -qw blk /sys/kernel/tracing/available_tracers 2>/dev/null &&
    ! mount -t tracefs none /sys/kernel/tracing 2>/dev/null; then
 	echo "demo: not root or no tracefs blk tracer: importing the committed capture" >&2
 	"$iotape" import --db "$db" --run demo "$top/tests/fixtures/loop-fio-small.bin" &&
-		exec "$iotape" report --db "$db" demo
+		"$iotape" report --db "$db" demo && hint && exit 0
 	exit 1
 fi
 
@@ -38,4 +52,4 @@ echo "demo: capturing fio on $loop (4k random reads + 64k writes with fsync, 5 s
 	--name=reader --rw=randread --bs=4k --rate_iops=400 \
 	--name=writer --rw=write --bs=64k --fsync=8 --rate_iops=100 --offset=256M \
 	|| exit 1
-"$iotape" report --db "$db" demo
+"$iotape" report --db "$db" demo && hint

@@ -513,7 +513,7 @@ static void hook_done(void *ctx, const char *run, pid_t pid, int status)
  * or at once (cut at now) when stopping. */
 static void save_due(struct rec *r, int64_t now, int stopping)
 {
-	char name[256];
+	char name[256], see[1800];
 	int64_t to = r->p.to_ns;
 
 	if (!r->p.on || (!stopping && now < to + DRAIN_NS))
@@ -526,8 +526,9 @@ static void save_due(struct rec *r, int64_t now, int stopping)
 	} else {
 		r->saves++;
 		if (!r->o->quiet)
-			fprintf(stderr, "iotape: saved run '%s' (%s); see 'iotape "
-				"report %s'\n", name, r->p.trigger, name);
+			fprintf(stderr, "iotape: saved run '%s' (%s); %s\n", name,
+				r->p.trigger, see_report(r->o->db, name, see,
+							 sizeof(see)));
 		start_hook(r, name);
 	}
 	r->p.on = 0;

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <string.h>
 
 void emit_init(struct emit *e, FILE *fp, int json)
 {
@@ -131,6 +132,17 @@ void emit_text(struct emit *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(e->fp, fmt, ap);
 	va_end(ap);
+}
+
+void emit_heading(struct emit *e, const char *title)
+{
+	static const char rule[] = "============================================"
+		"====================================";   /* 80 */
+	int n = 80 - 4 - (int)strlen(title);
+
+	if (e->json)
+		return;
+	fprintf(e->fp, "\n== %s %.*s\n", title, n < 3 ? 3 : n, rule);
 }
 
 void emit_finish(struct emit *e)

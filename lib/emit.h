@@ -28,6 +28,9 @@ void emit_u64(struct emit *e, const char *key, uint64_t v);
 /* Text output (ignored in JSON mode). */
 void emit_text(struct emit *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Text: a section heading after a blank line, "== title ===...", the rule
+ * filling 80 columns (at least three '='). Ignored in JSON mode. */
+void emit_heading(struct emit *e, const char *title);
 /* Ends the document (a newline after JSON). */
 void emit_finish(struct emit *e);
 

@@ -201,6 +201,23 @@ const char *shell_quote(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+const char *see_report(const char *db_opt, const char *run, char *buf,
+		       size_t len)
+{
+	char qdb[1100] = "", qrun[600];
+	int quoted;
+
+	shell_quote(run, qrun, sizeof(qrun));
+	if (db_opt)
+		shell_quote(db_opt, qdb, sizeof(qdb));
+	quoted = qrun[0] == '\'' || qdb[0] == '\'';
+	snprintf(buf, len, "see%s iotape report %s%s%s%s", quoted ? ":" : " '",
+		 db_opt ? "--db " : "", qdb, db_opt ? " " : "", qrun);
+	if (!quoted && strlen(buf) + 1 < len)
+		strcat(buf, "'");
+	return buf;
+}
+
 const char *db_path_default(const char *opt)
 {
 	const char *env;

@@ -79,6 +79,14 @@ int str_distance(const char *a, const char *b);
  * (len bytes, cut short when too small). Returns buf. */
 const char *shell_quote(const char *s, char *buf, size_t len);
 
+/* The hint after storing run, runnable as printed: "see 'iotape report
+ * RUN'", with "--db FILE" when the store was named by --db (db_opt not
+ * NULL: a plain 'iotape report' opens $IOTAPE_DB or iotape.db), each word
+ * shell_quote()d; "see: iotape report ..." when a word needed quotes.
+ * Into buf (len bytes, cut short when too small). Returns buf. */
+const char *see_report(const char *db_opt, const char *run, char *buf,
+		       size_t len);
+
 /* Monotonic and wall clocks in ns. */
 int64_t now_mono_ns(void);
 int64_t now_real_ns(void);

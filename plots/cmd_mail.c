@@ -33,19 +33,21 @@ struct mail_opts {
 
 /* ---- writing lines of at most WIDTH columns ---- */
 
-/* Writes text wrapped at WIDTH - 2 columns, continuation lines indented
- * by indent blanks; words longer than a line are cut. */
-static void put_wrapped(FILE *fp, const char *text, int indent)
+/* Writes text wrapped at WIDTH - 2 columns, the first line indented by
+ * first blanks, continuation lines by indent; words longer than a line are
+ * cut. */
+static void put_wrapped(FILE *fp, const char *text, int first, int indent)
 {
-	int col = 0, room = WIDTH - 2;
+	int col = first, room = WIDTH - 2, empty = 1;   /* empty: no word yet */
 	const char *p = text;
 
+	fprintf(fp, "%*s", first, "");
 	while (*p) {
 		size_t w = strcspn(p, " \n");
-		if (col && col + 1 + (int)w > room) {
+		if (!empty && col + 1 + (int)w > room) {
 			fprintf(fp, "\n%*s", indent, "");
 			col = indent;
-		} else if (col) {
+		} else if (!empty) {
 			fputc(' ', fp);
 			col++;
 		}
@@ -58,15 +60,17 @@ static void put_wrapped(FILE *fp, const char *text, int indent)
 		}
 		fprintf(fp, "%.*s", (int)w, p);
 		col += (int)w;
+		empty = 0;
 		p += w;
 		if (*p == '\n') {
 			fputc('\n', fp);
 			col = 0;
+			empty = 1;
 		}
 		while (*p == ' ' || *p == '\n')
 			p++;
 	}
-	if (col)
+	if (!empty)
 		fputc('\n', fp);
 }
 
@@ -158,7 +162,7 @@ static int write_runs(FILE *fp, struct store *st, struct runview *rv, size_t n)
 		len += snprintf(line + len, sizeof(line) - len, "; made %s", when);
 		if (rv[i].source[0])
 			snprintf(line + len, sizeof(line) - len, "; from %s", rv[i].source);
-		put_wrapped(fp, line, 3);
+		put_wrapped(fp, line, 0, 3);
 
 		/* its commands */
 		if (store_commands_get(st, rv[i].id, &cmd, &ncmd))
@@ -168,8 +172,7 @@ static int write_runs(FILE *fp, struct store *st, struct runview *rv, size_t n)
 			snprintf(argv, sizeof(argv), "%s", cmd[k].argv && cmd[k].argv[0]
 				 ? cmd[k].argv : "-");
 			snprintf(line, sizeof(line), "command %d: %s", cmd[k].idx, argv);
-			fprintf(fp, "   ");
-			put_wrapped(fp, line, 6);
+			put_wrapped(fp, line, 3, 6);
 			if (!isnan(cmd[k].real_s))
 				fprintf(fp, "      real %.2f s, user %.2f s, sys %.2f s,"
 					" exit %d\n", cmd[k].real_s, cmd[k].user_s,
@@ -355,7 +358,7 @@ static void write_compare(FILE *fp, const double (*v)[PLOT_NHEAD], size_t n)
 		    " a trace has no D) over the run's span, MB = 10^6 bytes, as"
 		    " iotape report counts them; Q2C and D2C in us over all"
 		    " devices, paired as btt pairs them. For latency lower is"
-		    " better.", 0);
+		    " better.", 0, 0);
 }
 
 /* Which took longer, where the time went and why, as compare prints it
@@ -596,7 +599,7 @@ static int mail_run(const struct mail_opts *o)
 					(int)('A' + i % 26), rv[i].name);
 		snprintf(line + len, sizeof(line) - len, " compared (run %s is the"
 			 " base of every %% change).", "A");
-		put_wrapped(fp, line, 0);
+		put_wrapped(fp, line, 0, 0);
 	}
 	if ((rc = write_runs(fp, st, rv, o->nrun)) ||
 	    (rc = write_settings(fp, st, rv, o->nrun)))

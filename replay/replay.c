@@ -668,16 +668,10 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	}
 	if (!o->quiet) {
 		/* a name with brackets is a glob to a shell: quoted */
-		char q[600];
-		shell_quote(name, q, sizeof(q));
-		if (q[0] == '\'')
-			fprintf(stderr, "iotape: stored replay run '%s'%s; see: "
-				"iotape report %s\n", name, ss.interrupted ?
-				" (interrupted)" : "", q);
-		else
-			fprintf(stderr, "iotape: stored replay run '%s'%s; see "
-				"'iotape report %s'\n", name, ss.interrupted ?
-				" (interrupted)" : "", q);
+		char see[1800];
+		fprintf(stderr, "iotape: stored replay run '%s'%s; %s\n", name,
+			ss.interrupted ? " (interrupted)" : "",
+			see_report(o->db, name, see, sizeof(see)));
 	}
 	rc = ss.interrupted ? 1 : 0;
 out:

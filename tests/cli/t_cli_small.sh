@@ -2,8 +2,10 @@
 # a database in a missing folder is named, usage errors are one line and "see
 # --help" in every command, a mistyped command gets "did you mean", default
 # run names follow one rule, the txt plot's legend is readable, hints quote
-# run names for the shell, and a trace without completions says why instead
-# of printing zeros (corpus; skipped without it).
+# run names for the shell, a trace without completions says why instead of
+# printing zeros (corpus; skipped without it), compare of a run against
+# itself or its twin says nobody took longer, section rules are 80 wide, and
+# the hints after a store (replay, make demo) run as printed.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "small command-line checks"
@@ -107,15 +109,16 @@ truncate -s 64M "$img"
 name='lf[queue/scheduler=none]'
 if "$IOTAPE" replay --db "$db" --target "$img" --run "$name" --engine sync lf \
 	> "$t/out" 2> "$t/err"; then
-	check_eq "the replay's hint quotes its name" \
-		"iotape: stored replay run '$name'; see: iotape report '$name'" \
+	check_eq "the replay's hint quotes its name and names the store" \
+		"iotape: stored replay run '$name'; see: iotape report --db $db '$name'" \
 		"$(grep 'stored replay run' "$t/err")"
 	# and the hint works as printed
 	hint=$(grep 'stored replay run' "$t/err" | sed 's/.*see: iotape //')
-	if (eval "set -- $hint" && [ "$#" = 2 ] && [ "$2" = "$name" ]); then
-		ok "the quoted hint reads back as the run's name in a shell"
+	if (eval "set -- $hint" && [ "$#" = 4 ] && [ "$4" = "$name" ]) &&
+	   (cd / && eval "\"\$IOTAPE\" $hint" | head -n 1 | grep -qF "run '$name' (replay"); then
+		ok "the quoted hint runs as printed, from another folder too"
 	else
-		not_ok "the quoted hint as shell words" "$hint"
+		not_ok "the quoted hint runs as printed" "$hint"
 	fi
 else
 	not_ok "replay to a file" "$(tail -n 3 "$t/err")"
@@ -153,6 +156,61 @@ print(d["q2c"]["n"], d["q2c"]["mean_us"], d["d2c"]["p99_us"], d["avg_inflight"],
 	check "mail: says why" grep -q "no completions in this trace" "$t/mail/sdb-vs-sdb2.mail.txt"
 else
 	skip "a trace without completions" "corpus absent"
+fi
+
+# ---- a run against itself, or two runs of the same time: nobody took longer
+"$IOTAPE" import --quiet --db "$db" --again --run lf2 "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" compare --db "$db" lf lf > "$t/self" 2>&1
+"$IOTAPE" compare --db "$db" lf lf2 > "$t/twin" 2>&1
+if grep -q '^trace span: lf 1.001 s, lf 1.001 s: the same run on both sides' "$t/self" &&
+   ! grep -q 'took longer \(by\|than\)' "$t/self"; then
+	ok "compare lf lf: the same run"
+else
+	not_ok "compare lf lf: the same run" "$(grep -A3 'which took' "$t/self")"
+fi
+if grep -q '^trace span: lf 1.001 s, lf2 1.001 s: they took the same time$' "$t/twin" &&
+   ! grep -q 'took longer \(by\|than\)' "$t/twin"; then
+	ok "compare lf lf2: the same time"
+else
+	not_ok "compare lf lf2: the same time" "$(grep -A3 'which took' "$t/twin")"
+fi
+
+# ---- make demo (capture/demo.sh; its import path, as a user would run it
+# without root) ends with hints that run as printed from the top of the tree
+d=$t/top
+mkdir -p "$d/capture" "$d/tests/fixtures"
+cp "$REPO_ROOT/capture/demo.sh" "$d/capture/" && cp "$IOTAPE" "$d/iotape" &&
+	cp "$FIXTURES/loop-fio-small.bin" "$d/tests/fixtures/"
+chmod -R a+rwX "$d"; chmod a+x "$t"
+as_user=()
+[ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+if [ ${#as_user[@]} -gt 0 ] && ! command -v setpriv > /dev/null; then
+	skip "make demo's hints" "root and no setpriv"
+elif (cd "$d" && "${as_user[@]}" bash capture/demo.sh) > "$t/demo.out" 2> "$t/demo.err"; then
+	mapfile -t cmds < <(sed -n 's/^demo:   //p' "$t/demo.err")
+	if [ "${#cmds[@]}" = 2 ] && [ "${cmds[0]}" = "./iotape report --db demo/demo.db demo" ] &&
+	   (cd "$d" && eval "${cmds[0]}") | cmp -s - "$t/demo.out" &&
+	   (cd "$d" && eval "${cmds[1]}") | grep -q '^ *1 demo '; then
+		ok "make demo's hints run as printed: ${cmds[0]}; ${cmds[1]}"
+	else
+		not_ok "make demo's hints run as printed" "$(tail -n 4 "$t/demo.err")"
+	fi
+else
+	not_ok "capture/demo.sh without root" "$(tail -n 3 "$t/demo.err")"
+fi
+
+# ---- section rules: every "== title ===" line of report, compare and mail
+# is 80 columns wide
+"$IOTAPE" report --db "$db" lf > "$t/rep" 2>&1
+"$IOTAPE" mail --db "$db" -o "$t/rules" lf lf2 > /dev/null 2>&1
+rules=$(cat "$t/rep" "$t/twin" "$t/rules/lf-vs-lf2.mail.txt" | grep '^== ')
+widths=$(printf '%s\n' "$rules" | awk '{ print length }' | sort -u | paste -sd' ')
+n=$(printf '%s\n' "$rules" | wc -l)
+if [ "$widths" = 80 ] && [ "$n" -ge 15 ]; then
+	ok "section rules: all $n of them 80 columns"
+else
+	not_ok "section rules: all 80 columns" "$(printf '%s\n' "$rules" |
+		awk 'length != 80 { print length ": " $0 }')"
 fi
 
 tap_finish

@@ -2,8 +2,9 @@
 # loop fixture: dump's window equals the full dump's lines cut by their time
 # column; report's window counts what SQL counts by Q time straight from the
 # requests table (btt's rule: a request counts by its Q); the CSV export keeps
-# the same requests; iostat's window cuts intervals. On the two-disk corpus
-# trace: report --dev gives the device's own figures of the whole report.
+# the same requests; iostat's window cuts intervals; report names a window or
+# device with nothing in it. On the two-disk corpus trace: report --dev gives
+# the device's own figures of the whole report.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "reader filters"
@@ -50,6 +51,25 @@ check_eq "export csv --from/--to: the requests the window keeps (SQL)" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM requests WHERE run = $run AND
 		coalesce(q_ns, d_ns, c_ns) >= $lo AND coalesce(q_ns, d_ns, c_ns) < $hi")" \
 	"$(($(wc -l < "$t/cut.csv") - 1))"
+
+# ---- report of a window after the run or a device it lacks: says which is
+# empty (not "samples only"), and prints no empty tables
+"$IOTAPE" report --db "$db" --from 10s lf > "$t/late" 2>&1
+"$IOTAPE" report --db "$db" --dev 9,9 lf > "$t/nodev" 2>&1
+"$IOTAPE" report --db "$db" --json --dev 9,9 lf > "$t/nodev.json"
+if grep -q "^  no requests in the window 10.000 s to the end: the run's events are" "$t/late" &&
+   ! grep -qE 'samples only|elapsed|^==' "$t/late"; then
+	ok "report --from 10s: the window is empty"
+else
+	not_ok "report --from 10s: the window is empty" "$(head -n 4 "$t/late")"
+fi
+if grep -qx "  no device 9,9 in this run; it has 7,0" "$t/nodev" &&
+   ! grep -qE 'samples only|elapsed|^==' "$t/nodev" &&
+   [ "$(jq -r .empty "$t/nodev.json")" = "no device 9,9 in this run; it has 7,0" ]; then
+	ok "report --dev 9,9: the run has no such device"
+else
+	not_ok "report --dev 9,9: the run has no such device" "$(head -n 4 "$t/nodev")"
+fi
 
 # ---- iostat: --from/--to cut intervals; rows sum to the whole
 "$IOTAPE" iostat --db "$db" --json --interval 100ms --from 200ms --to 0.5s lf > "$t/io.json"

@@ -2,7 +2,8 @@
 # vmstat log attached), one run and two: every kind gives a valid PNG of the asked
 # size that is not blank, and an SVG; the data files hold the expected numbers of
 # points; txt plots fit 80 columns; the scripts re-run unchanged with gnuplot; the
-# mail file fits 80 columns and holds the compare table. No root needed.
+# mail file fits 80 columns (a long command line too) and holds the compare
+# table. No root needed.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "plot"
@@ -308,5 +309,30 @@ if "$IOTAPE" mail --db "$db" -o "$m" small small2 > "$t/out" 2> "$t/err"; then
 	check_eq "mail: the PNGs beside it" "" "$missing"
 else
 	not_ok "mail small small2" "$(cat "$t/err")"
+fi
+
+# a command line longer than a line (the demo's fio): wrapped under its
+# "command N:", every line in 80 columns, no word lost
+long="fio --output=/dev/null --filename=/dev/loop0 --direct=1 --runtime=5"
+long="$long --time_based --ioengine=psync --name=reader --rw=randread --bs=4k"
+# the fixture's GNU time -v report of dd, the command made long
+sed "s|Command being timed: \"dd if=/dev/nvme0n1 [^\"]*\"|Command being timed: \"$long\"|" \
+	"$FIXTURES/import/time-gnu-zsh-dd.txt" > "$t/long.txt"
+if "$IOTAPE" import --db "$db" --quiet --again --run long "$FIXTURES/loop-fio-small.bin" &&
+   "$IOTAPE" import --db "$db" --quiet --run long "$t/long.txt" &&
+   "$IOTAPE" mail --db "$db" -o "$t/mail-long" small long > /dev/null 2> "$t/err"; then
+	f=$t/mail-long/small-vs-long.mail.txt
+	got=$(awk '/^   command 1: / { on = 1; sub(/^   command 1: /, ""); printf "%s", $0; next }
+		on && /^      [^ ]/ && !/^      real / { sub(/^ +/, " "); printf "%s", $0; next }
+		{ on = 0 }' "$f")
+	wmax=$(awk '{ if (length > m) m = length } END { print m + 0 }' "$f")
+	if [ "$wmax" -le 80 ] && [ "$got" = "$long" ]; then
+		ok "mail: a long command line wrapped in 80 columns ($wmax)"
+	else
+		not_ok "mail: a long command line wrapped in 80 columns" "widest $wmax" \
+			"$(grep -A3 'command 1:' "$f")"
+	fi
+else
+	not_ok "mail small long" "$(cat "$t/err")"
 fi
 tap_finish

@@ -1,0 +1,101 @@
+# t_corpus_text.sh: the text promises 80 columns for a mailing list: every
+# trace of ../shared/corpus, imported, gives report, compare and mail lines of
+# at most 80 columns, and report's size histograms leave 0% bins out (--json
+# keeps every bin). Skipped where the corpus is absent.
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "corpus text in 80 columns"
+need_corpus "corpus text in 80 columns"
+t=$TEST_TMP
+db=$t/text.db
+S=$CORPUS/seed-debsums-patch
+
+# name:input[:names file]
+runs="one-disk:$S/one-disk/trace.bin:$S/one-disk/cmdlines.txt
+two-disks:$S/two-disks/trace.bin:$S/two-disks/cmdlines.txt
+liuzel:$CORPUS/liuzel01-centos7-sda/sda
+asif:$CORPUS/asifazamali-sda1/sda1
+romeus0:$CORPUS/romeus-loop-blkparse-d/trace_x_0_y_0.bin
+romeus1:$CORPUS/romeus-loop-blkparse-d/trace_x_1_y_1.bin
+hadoop:$CORPUS/zzunny97-hadoop-40cpu-partial/sdb.blktrace.29
+apress:$CORPUS/apress-mbpa-blkparse/blktrace.txt
+oxdead:$CORPUS/oxdeadmeat-nvme-dmcrypt/nvme0n1.blktrace.txt
+fio0038:$CORPUS/fio-t0038-iolog/t0038.iolog"
+names=()
+while IFS=: read -r name input cmdlines; do
+	if "$IOTAPE" import --quiet --db "$db" --run "$name" \
+		${cmdlines:+--names "$cmdlines"} "$input" 2> "$t/err"; then
+		names+=("$name")
+	else
+		not_ok "import $name" "$(tail -n 3 "$t/err")"
+	fi
+done <<< "$runs"
+
+# wide LABEL FILE...: ok when no line of FILE is over 80 columns
+wide() {
+	local label=$1 bad; shift
+	bad=$(awk 'length > 80 { print FILENAME ":" FNR ": " length ": " $0 }' "$@" | head -n 5)
+	if [ -z "$bad" ]; then ok "$label: within 80 columns"
+	else not_ok "$label: within 80 columns" "$bad"; fi
+}
+
+n=${#names[@]}
+for ((i = 0; i < n; i++)); do
+	a=${names[$i]} b=${names[$(((i + 1) % n))]}
+	"$IOTAPE" report --db "$db" "$a" > "$t/$a.report" 2>&1
+	wide "report $a" "$t/$a.report"
+	"$IOTAPE" compare --db "$db" "$a" "$b" > "$t/$a.compare" 2>&1
+	wide "compare $a $b" "$t/$a.compare"
+	rm -rf "$t/mail"
+	if "$IOTAPE" mail --db "$db" "$a" "$b" -o "$t/mail" > /dev/null 2> "$t/err"; then
+		wide "mail $a $b" $(find "$t/mail" -name '*.txt')
+	else
+		not_ok "mail $a $b" "$(tail -n 3 "$t/err")"
+	fi
+done
+
+# compare's "where the time went": keys whole, so the seed pair's two md5sum
+# processes are two rows; a key longer than the column (a 15-character comm)
+# on a line of its own, the figures under it
+where() { sed -n '/^== where the time went/,/^== why/p' "$1"; }
+rows=$(where "$t/one-disk.compare" | grep -c '^md5sum:R32K:256M#[12] ')
+if [ "$rows" = 2 ] && ! where "$t/one-disk.compare" | grep -q '#  '; then
+	ok "compare: md5sum:R32K:256M#1 and #2, keys whole"
+else
+	not_ok "compare: keys whole" "$(where "$t/one-disk.compare")"
+fi
+for r in one-disk two-disks; do
+	sed 's/md5sum$/debsums-md5sums/' "$S/$r/cmdlines.txt" > "$t/$r.names"
+	"$IOTAPE" import --quiet --db "$t/long.db" --run "$r" --names "$t/$r.names" \
+		"$S/$r/trace.bin"
+done
+"$IOTAPE" compare --db "$t/long.db" one-disk two-disks > "$t/long.compare" 2>&1
+wide "compare with 27-character keys" "$t/long.compare"
+if where "$t/long.compare" | grep -A1 -x 'debsums-md5sums:R32K:256M#2' |
+   grep -qE '^ {24} +[0-9]+\.[0-9]{2} '; then
+	ok "compare: a long key on its own line, its figures under it"
+else
+	not_ok "compare: a long key on its own line" "$(where "$t/long.compare")"
+fi
+
+# size histograms: no 0% bin in the text (hadoop's 2 reads of 8K among 2589),
+# each continuation line under the first bin; every bin in --json
+awk '/^          (read |write) sizes:/ { on = 1; print; next }
+	on && /^                       [^ ]/ { print; next } { on = 0 }' \
+	"$t"/*.report > "$t/sizes"
+if [ -s "$t/sizes" ] && ! grep -q ' 0%' "$t/sizes" &&
+   grep -q '^ *read  sizes: <=4K 4% 16K' "$t/hadoop.report"; then
+	ok "report: size histograms without 0% bins"
+else
+	not_ok "report: size histograms without 0% bins" "$(grep ' 0%' "$t/sizes")" \
+		"$(grep -A1 'read  sizes' "$t/hadoop.report")"
+fi
+"$IOTAPE" report --db "$db" --json hadoop > "$t/hadoop.json"
+k=$(jq '[.time.devices[].read_sizes | keys | length] | min' "$t/hadoop.json")
+v=$(jq '.time.devices[0].read_sizes["8K"]' "$t/hadoop.json")
+if [ "$k" = 9 ] && [ "${v:-0}" -ge 1 ]; then
+	ok "report --json: every size bin, 8K's $v reads too"
+else
+	not_ok "report --json: every size bin" "bins $k, 8K $v"
+fi
+tap_finish
