@@ -79,6 +79,18 @@ const struct import_format *import_format_sniff(const uint8_t *buf, size_t len)
 	return best;
 }
 
+int import_format_known(const uint8_t *buf, size_t len)
+{
+	/* the native readers' own sniffs read 4 KiB (capture/trace_input.c,
+	 * capture/vmstat_text.c) */
+	const size_t native = 4096;
+
+	if (len > FMT_SNIFF_BYTES)
+		len = FMT_SNIFF_BYTES;
+	return import_format_sniff(buf, len) ||
+	       import_format_sniff(buf, len < native ? len : native);
+}
+
 const struct import_format *import_format_sniff_file(const char *path)
 {
 	uint8_t *buf;

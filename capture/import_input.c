@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture/formats.h"
 #include "lib/util.h"
 
 /* Bytes read from the input at a time. */
@@ -141,8 +142,23 @@ static void spool_error(struct import_input *in, struct archive *a,
 			 (unsigned long long)in->spooled_bytes, why);
 }
 
+/* The stable name of libarchive's filter name comp, whatever libarchive
+ * calls it. */
+static const char *compression_name(const char *comp)
+{
+	static const char *names[] = { "gzip", "xz", "zstd", "bzip2" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(comp, names[i]))
+			return names[i];
+	return comp;
+}
+
 /* Streams fd (named label) through libarchive into a new spool file:
- * in->fd, in->path, in->compression, in->spooled_bytes. */
+ * in->fd, in->path, in->compression, in->spooled_bytes. The first
+ * FMT_SNIFF_BYTES of the (decompressed) stream decide whether any reader
+ * takes it before the rest is read: /dev/zero is refused at once, not
+ * spooled until the disk is full. */
 static int spool(struct import_input *in, int fd, const char *label,
 		 char *err, size_t errlen)
 {
@@ -150,6 +166,9 @@ static int spool(struct import_input *in, int fd, const char *label,
 	struct feed f = { .fd = fd };
 	struct archive_entry *ent;
 	char *buf = NULL;
+	uint8_t *head = NULL;   /* the stream's first bytes, for the sniff */
+	size_t nhead = 0;
+	int sniffed = 0;
 	int rc = 0, r;
 
 	if (!a) {
@@ -182,15 +201,37 @@ static int spool(struct import_input *in, int fd, const char *label,
 		goto out;
 	if (archive_filter_count(a) > 1 &&
 	    archive_filter_code(a, 0) != ARCHIVE_FILTER_NONE)
-		in->compression = archive_filter_name(a, 0);
+		in->compression = compression_name(archive_filter_name(a, 0));
 	if (r < ARCHIVE_WARN) {
 		spool_error(in, a, &f, label, err, errlen);
 		rc = -EINVAL;
 		goto out;
 	}
 	buf = xmalloc(DATA_STEP);
+	head = xmalloc(FMT_SNIFF_BYTES);
 	for (;;) {
 		la_ssize_t n = archive_read_data(a, buf, DATA_STEP);
+		if (!sniffed && n >= 0) {
+			size_t k = FMT_SNIFF_BYTES - nhead;
+			if (k > (size_t)n)
+				k = (size_t)n;
+			memcpy(head + nhead, buf, k);
+			nhead += k;
+			if (nhead && (n == 0 || nhead == FMT_SNIFF_BYTES)) {
+				sniffed = 1;
+				if (!import_format_known(head, nhead)) {
+					if (in->compression)
+						snprintf(err, errlen, "%s (%s-decompressed): "
+							 "offset 0: " FMT_UNKNOWN,
+							 label, in->compression);
+					else
+						snprintf(err, errlen, "%s: offset 0: "
+							 FMT_UNKNOWN, label);
+					rc = -EINVAL;
+					goto out;
+				}
+			}
+		}
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -207,14 +248,8 @@ static int spool(struct import_input *in, int fd, const char *label,
 		}
 		in->spooled_bytes += (uint64_t)n;
 	}
-	if (in->compression) {
-		/* stable names whatever libarchive calls them */
-		static const char *names[] = { "gzip", "xz", "zstd", "bzip2" };
-		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-			if (!strcmp(in->compression, names[i]))
-				in->compression = names[i];
-	}
 out:
+	free(head);
 	free(buf);
 	archive_read_free(a);
 	free(f.buf);

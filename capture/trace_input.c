@@ -16,6 +16,7 @@
 
 #include <nettle/sha2.h>
 
+#include "capture/formats.h"
 #include "lib/util.h"
 
 /* A single stream's records may be slightly out of time order across CPUs
@@ -727,8 +728,8 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 		if (kind == 2)
 			return read_text(input, label, sink, st, warn, err, errlen);
 		if (kind == 0) {
-			snprintf(err, errlen, "%s: offset 0: neither a blktrace "
-				 "trace (no magic) nor blkparse text", label);
+			snprintf(err, errlen, "%s: offset 0: " FMT_UNKNOWN,
+				 label);
 			return -EINVAL;
 		}
 		r.src = xcalloc(1, sizeof(*r.src));

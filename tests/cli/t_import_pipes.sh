@@ -5,7 +5,7 @@
 # numbers and a source naming what was read; blkparse text, a vmstat log and
 # an iostat log on stdin; a truncated .gz, a .gz of garbage bytes and a gzip
 # of a non-trace give one error line naming the input and offset and store
-# nothing.
+# nothing; so does a long stream of zeros, from its first bytes.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "import of pipes and compressed traces"
@@ -169,6 +169,16 @@ bad "gzip of no trace" "^iotape: .*/noise\.gz \(gzip-decompressed\): offset 0: n
 	"$IOTAPE" import --again --db "$db" "$t/noise.gz"
 bad "empty stdin" "^iotape: stdin: offset 0: empty trace$" \
 	"$IOTAPE" import --again --db "$db" - < /dev/null
+# a long stream that is no trace: refused from its first bytes, not spooled
+# whole first (head is killed by SIGPIPE, 141, when import stops reading)
+mkdir "$t/zspool"
+{ head -c 64M /dev/zero; echo $? > "$t/head.rc"; } | TMPDIR=$t/zspool bad "64 MB of zeros on stdin" \
+	"^iotape: stdin: offset 0: neither a blktrace" timeout 10 "$IOTAPE" import --again --db "$db" -
+check_eq "64 MB of zeros: refused before the stream's end, nothing left in TMPDIR" "141 " \
+	"$(cat "$t/head.rc") $(ls -A "$t/zspool")"
+head -c 64M /dev/zero | gzip -1 | bad "64 MB of zeros gzip'd on stdin" \
+	"^iotape: stdin \(gzip-decompressed\): offset 0: neither a blktrace" \
+	timeout 10 "$IOTAPE" import --again --db "$db" -
 # a good input before a bad one: the whole import is rolled back
 bad "good then truncated" "cut\.gz: offset" \
 	"$IOTAPE" import --again --db "$db" "$bin" "$t/cut.gz"
