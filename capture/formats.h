@@ -156,11 +156,12 @@ const struct import_format *import_format_find(const char *name);
  * around each; returns the count. */
 int fmt_split(char *line, char sep, char **f, int max);
 
-/* Parses a whole unsigned decimal (or 0x hex when hex is set and the text
- * starts with 0x) into *v; 0 or -1. */
+/* Parses a whole unsigned decimal (dec_u64(): digits only; or 0x hex when
+ * hex is set and the text starts with 0x) into *v; 0 or -1. */
 int fmt_u64(const char *s, int hex, uint64_t *v);
 
-/* Parses a whole decimal number (sign, fraction, exponent) into *v; 0 or -1. */
+/* Parses a plain decimal number (dec_double(): sign, fraction, exponent;
+ * no hex, inf or nan) into *v; 0 or -1. */
 int fmt_double(const char *s, double *v);
 
 /* Parses "SEC.FRACTION" (up to 9 fraction digits) exactly into ns; 0 or -1. */

@@ -328,20 +328,25 @@ static int import_names(struct store *st, int64_t run, const char *path,
 		return -1;
 	}
 	while (fgets(line, sizeof(line), fp)) {
-		unsigned pid;
-		char comm[256], *nl;
+		const char *p = line + strspn(line, " \t"), *comm;
+		uint64_t pid;
+		char *nl;
 		ln++;
 		if ((nl = strchr(line, '\n')))
 			*nl = '\0';
 		if (!line[0] || line[0] == '#' || !strncmp(line, "  PID", 5) ||
 		    !strncmp(line, "PID", 3))
 			continue;
-		if (sscanf(line, " %u %255[^\n]", &pid, comm) != 2) {
+		comm = NULL;
+		if (!dec_u64(p, &pid, &p) && pid <= UINT32_MAX &&
+		    (*p == ' ' || *p == '\t'))
+			comm = p + strspn(p, " \t");
+		if (!comm || !*comm) {
 			snprintf(err, errlen, "%s: line %d: not 'PID NAME'", path, ln);
 			fclose(fp);
 			return -1;
 		}
-		if (store_process_set(st, run, pid, comm)) {
+		if (store_process_set(st, run, (uint32_t)pid, comm)) {
 			snprintf(err, errlen, "%s: %s", path, store_errmsg(st));
 			fclose(fp);
 			return -1;
