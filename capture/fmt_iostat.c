@@ -189,7 +189,8 @@ static int bad_value(struct iparse *p, uint64_t line, const char *value,
 }
 
 /* A value as iostat prints it: a plain decimal number (dec_double()), a
- * decimal comma read as a point. */
+ * decimal comma read as a point, never below 0 (every column is a rate, a
+ * size, a time or a %). */
 static int value(const char *s, double *v)
 {
 	char tmp[64];
@@ -198,7 +199,7 @@ static int value(const char *s, double *v)
 	for (char *c = tmp; *c; c++)
 		if (*c == ',')
 			*c = '.';   /* locales with a decimal comma */
-	return fmt_double(tmp, v);
+	return fmt_double(tmp, v) || *v < 0 ? -1 : 0;
 }
 
 static int put(struct iparse *p, const char *who, const char *col, double v)

@@ -65,11 +65,23 @@ static int all_digits(const char *s)
 	return 1;
 }
 
-/* A plain decimal number (vmstat prints unsigned integers; a sign and a
- * fraction are accepted for edited logs). */
+/* A plain decimal number (a sign and a fraction are accepted for a CPU %
+ * of an edited log: out of 0..100, `iotape vmstat` shows it as '?'). */
 static int number(const char *s, double *v)
 {
 	return dec_double(s, DEC_SIGN | DEC_FRAC, v, NULL);
+}
+
+/* The CPU % columns; every other column is a count, kB or a rate, which
+ * vmstat prints as an unsigned integer. */
+static int cpu_col(const char *name)
+{
+	static const char *const cpu[] = { "us", "sy", "id", "wa", "st", "gu" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(cpu); i++)
+		if (!strcmp(name, cpu[i]))
+			return 1;
+	return 0;
 }
 
 /* The two digits at s (no sign, no blank) as a number, or -1. */
@@ -523,9 +535,18 @@ static int data_row(struct parser *p, char **tok, int n, uint64_t line,
 		return fail(p, line, "%d fields where the header at line %d "
 			    "names %d", n, p->header_line, want);
 	}
-	for (int i = 0; i < p->ncol; i++)
+	for (int i = 0; i < p->ncol; i++) {
+		uint64_t u;
 		if (number(tok[i], &v[i]))
 			return fail(p, line, "'%s' is not a number", tok[i]);
+		/* a count or a size: stored as a double, so exact below 2^53
+		 * (free = 1e26 made `iotape vmstat` 95 columns wide) */
+		if (!cpu_col(p->names[i]) &&
+		    (dec_u64(tok[i], &u, NULL) || u >= VMSTAT_MAX_COUNT))
+			return fail(p, line, "bad value '%s' for %s (a whole "
+				    "number from 0 to 2^53 - 1)", tok[i],
+				    p->names[i]);
+	}
 	row.stamp_ns = -1;
 	if (p->stamps) {
 		int y, mo, d, h, mi;

@@ -347,6 +347,9 @@ for v in 0x1p4 0x10 inf nan; do
 	sed "11s/140.00/$v/" "$F/iostat-d-iso.log" > "$t/iostat-$v.log"
 	badnum "iostat value $v" "$t/iostat-$v.log" 11 "bad value '$v' for tps"
 done
+# no iostat column is ever below 0
+sed '11s/140.00/-140.00/' "$F/iostat-d-iso.log" > "$t/iostat-neg.log"
+badnum "iostat value -140.00" "$t/iostat-neg.log" 11 "bad value '-140.00' for tps"
 
 # real fio --write_iolog output: the log's I/Os are fio's own count
 if command -v fio > /dev/null; then
