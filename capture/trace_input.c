@@ -234,12 +234,19 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 		size_t used;
 		int rc = bt_decode(&s->bs, s->map + s->off, s->len - s->off, ev, &used);
 
-		if (rc == -BT_E_SHORT && s->len - s->off >= s->bs.rec_size &&
-		    ev->pdu_len > BT_PDU_PLAUSIBLE) {
-			snprintf(r->err, r->errlen, "%s: offset %zu: pdu_len %u runs "
-				 "past the end of the file (%zu bytes left)",
-				 s->name, s->off, ev->pdu_len,
-				 s->len - s->off - s->bs.rec_size);
+		if (rc == -BT_E_PDU_LEN) {
+			size_t left = s->len - s->off - s->bs.rec_size;
+			if (left < ev->pdu_len)
+				snprintf(r->err, r->errlen, "%s: offset %zu: pdu_len "
+					 "%u runs past the end of the file (%zu "
+					 "bytes left)", s->name, s->off,
+					 ev->pdu_len, left);
+			else
+				snprintf(r->err, r->errlen, "%s: offset %zu: pdu_len "
+					 "%u runs to offset %zu, where no record "
+					 "starts (bad magic)", s->name, s->off,
+					 ev->pdu_len,
+					 s->off + s->bs.rec_size + ev->pdu_len);
 			return -EINVAL;
 		}
 		if (rc == -BT_E_SHORT) {

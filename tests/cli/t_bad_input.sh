@@ -31,6 +31,9 @@ expect_error "wrong magic" "badmagic.bin: offset 984: bad magic" \
 	import --db "$db" "$B/badmagic.bin"
 expect_error "pdu_len past the end" "pdulen.bin: offset 1968: pdu_len 4000 runs past" \
 	import --db "$db" "$B/pdulen.bin"
+expect_error "pdu_len into the records after it" \
+	"pdulen-garbage.bin: offset 87040: pdu_len 60000 runs to offset 147088, where no record starts" \
+	import --db "$db" "$B/pdulen-garbage.bin"
 expect_error "empty file" "empty.bin: offset 0: empty trace" \
 	import --db "$db" "$B/empty.bin"
 expect_error "version 6" "version6.bin: offset 0: unsupported blktrace version" \
