@@ -190,8 +190,19 @@ static int spool(struct import_input *in, int fd, const char *label,
 	in->spooled = 1;
 	f.buf = xmalloc(SPOOL_STEP);
 	if (archive_read_open(a, &f, NULL, feed_read, NULL) != ARCHIVE_OK) {
+		const char *comp = import_compression_sniff(f.magic, f.nmagic);
 		if (f.total == 0 && !f.err)
 			goto out;   /* empty input: the readers say so */
+		if (comp && !f.err && archive_errno(a) == EILSEQ) {
+			/* the raw format takes any first byte, so libarchive's
+			 * "Unrecognized archive format" (EILSEQ, its
+			 * ARCHIVE_ERRNO_FILE_FORMAT) with no filter error means
+			 * decompression gave none (gzip of an empty file) */
+			snprintf(err, errlen, "%s: offset 0 of the decompressed %s "
+				 "stream: the compressed input is empty", label, comp);
+			rc = -EINVAL;
+			goto out;
+		}
 		spool_error(in, a, &f, label, err, errlen);
 		rc = -EINVAL;
 		goto out;

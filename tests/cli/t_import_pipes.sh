@@ -5,7 +5,8 @@
 # numbers and a source naming what was read; blkparse text, a vmstat log and
 # an iostat log on stdin; a truncated .gz, a .gz of garbage bytes and a gzip
 # of a non-trace give one error line naming the input and offset and store
-# nothing; so does a long stream of zeros, from its first bytes.
+# nothing; so does a long stream of zeros, from its first bytes, and a
+# compressed empty file says it is one.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "import of pipes and compressed traces"
@@ -167,6 +168,17 @@ bad ".gz of garbage" "^iotape: .*/garbage\.gz: offset 0 of the decompressed gzip
 head -c 65536 /dev/urandom | gzip -c > "$t/noise.gz"
 bad "gzip of no trace" "^iotape: .*/noise\.gz \(gzip-decompressed\): offset 0: neither a blktrace" \
 	"$IOTAPE" import --again --db "$db" "$t/noise.gz"
+# a compressed empty file: said so, not libarchive's "Unrecognized archive format"
+for tool in gzip xz zstd bzip2; do
+	command -v $tool > /dev/null || continue
+	$tool -c < /dev/null > "$t/empty.$tool"
+	bad "$tool of an empty file" \
+		"^iotape: .*/empty\.$tool: offset 0 of the decompressed $tool stream: the compressed input is empty$" \
+		"$IOTAPE" import --again --db "$db" "$t/empty.$tool"
+done
+gzip -c < /dev/null | bad "gzip of nothing on stdin" \
+	"^iotape: stdin: offset 0 of the decompressed gzip stream: the compressed input is empty$" \
+	"$IOTAPE" import --again --db "$db" -
 bad "empty stdin" "^iotape: stdin: offset 0: empty trace$" \
 	"$IOTAPE" import --again --db "$db" - < /dev/null
 # a long stream that is no trace: refused from its first bytes, not spooled
