@@ -4,6 +4,7 @@
 #include "capture/import_input.h"
 
 #include <archive.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -120,6 +121,26 @@ static la_ssize_t feed_read(struct archive *a, void *vf, const void **out)
 	return n;
 }
 
+/* libarchive's message msg in iotape's style into buf (len bytes): its
+ * filters write "Truncated zstd input" but "truncated gzip input", and
+ * "Lzma library error:  No progress is possible"; a capital that starts
+ * the message or follows ": " becomes lowercase (not one of an acronym:
+ * the next letter is lowercase too), blanks are single. */
+static const char *archive_message(const char *msg, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *p = msg; *p && o + 1 < len; p++) {
+		int start = !o || (o >= 2 && buf[o - 1] == ' ' && buf[o - 2] == ':');
+		if (*p == ' ' && o && buf[o - 1] == ' ')
+			continue;
+		buf[o++] = start && isupper((unsigned char)p[0]) &&
+			   islower((unsigned char)p[1]) ? (char)tolower(p[0]) : *p;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 /* One line for a failure of libarchive on in's input (named label). */
 static void spool_error(struct import_input *in, struct archive *a,
 			const struct feed *f, const char *label,
@@ -127,8 +148,10 @@ static void spool_error(struct import_input *in, struct archive *a,
 {
 	const char *comp = in->compression ? in->compression
 			   : import_compression_sniff(f->magic, f->nmagic);
-	const char *why = archive_error_string(a) ? archive_error_string(a)
-						  : "read error";
+	char msg[256];
+	const char *why = archive_error_string(a)
+			  ? archive_message(archive_error_string(a), msg, sizeof(msg))
+			  : "read error";
 
 	if (f->err)
 		snprintf(err, errlen, "cannot read '%s': %s", label,

@@ -159,6 +159,15 @@ for i in $(seq 6); do cat "$bin"; done | gzip -c > "$t/big.gz"
 head -c $(( $(stat -c %s "$t/big.gz") * 2 / 3 )) "$t/big.gz" > "$t/cut.gz"
 bad "truncated .gz" "^iotape: .*/cut\.gz: offset [1-9][0-9]* of the decompressed gzip stream: " \
 	"$IOTAPE" import --again --db "$db" "$t/cut.gz"
+# every filter's message in one style, lowercase (libarchive writes "Truncated
+# zstd input" but "truncated gzip input")
+for tool in zstd xz bzip2; do
+	command -v $tool > /dev/null || continue
+	for i in $(seq 6); do cat "$bin"; done | $tool -c > "$t/big.$tool"
+	head -c $(( $(stat -c %s "$t/big.$tool") * 2 / 3 )) "$t/big.$tool" > "$t/cut.$tool"
+	bad "truncated $tool" "^iotape: .*/cut\.$tool: offset [0-9]+ of the decompressed $tool stream: [a-z][^A-Z]*$" \
+		"$IOTAPE" import --again --db "$db" "$t/cut.$tool"
+done
 head -c 5000 "$t/small.bin.gz" | bad "truncated .gz on stdin" \
 	"^iotape: stdin: offset [0-9]+ of the decompressed gzip stream: " \
 	"$IOTAPE" import --again --db "$db" -
