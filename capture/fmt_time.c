@@ -435,8 +435,12 @@ static int time_line(struct tparse *p, uint64_t line, char *s)
 	}
 	/* bash: "real\t0m48.776s" / time -p: "real 48.77" */
 	if (sscanf(s, "%31s %63s %63s", a, b, d) != 2 ||
-	    (strcmp(a, "real") && strcmp(a, "user") && strcmp(a, "sys")) ||
-	    !isdigit((unsigned char)b[0]))
+	    (strcmp(a, "real") && strcmp(a, "user") && strcmp(a, "sys")))
+		return 0;
+	/* "real X" is a report's first line whatever X is (a bad time is an
+	 * error naming the line); "user X" and "sys X" are one's when X is a
+	 * number or a report is open, not prose such as "user root" */
+	if (a[0] != 'r' && !isdigit((unsigned char)b[0]) && !p->have_rep)
 		return 0;
 	if (duration(b, &v))
 		return bad(p, line, a[0] == 'r' ? "real time" :

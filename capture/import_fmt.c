@@ -623,6 +623,7 @@ struct commands {
 	struct common c;
 	int64_t at;          /* where the next command starts */
 	int idx, n;
+	uint64_t untimed_line; /* the first report with no real time, or 0 */
 };
 
 static int put_dd(struct commands *x, int idx, const struct fmt_command *k)
@@ -663,8 +664,11 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	double real = isnan(k->real_s) ? k->dd_s : k->real_s;
 	int rc;
 
-	if (isnan(real))
+	if (isnan(real)) {
+		if (!x->untimed_line)
+			x->untimed_line = k->line;
 		return 0;
+	}
 	if (k->argv)
 		snprintf(argv, sizeof(argv), "%s", k->argv);
 	else
@@ -718,8 +722,13 @@ static int import_commands(struct common *c, FILE *fp, const char *name,
 	}
 	if ((rc = c->f->parse(fp, c->path, &fo, &sink, c->err, c->errlen)))
 		goto store;
-	if (!x.n) {
+	if (!x.n && x.untimed_line)
+		snprintf(c->err, c->errlen, "%s: line %" PRIu64 ": a time report "
+			 "without its real time (no timed command in the text)",
+			 c->path, x.untimed_line);
+	else if (!x.n)
 		snprintf(c->err, c->errlen, "%s: no timed command in the text", c->path);
+	if (!x.n) {
 		rc = -EINVAL;
 		goto out;
 	}

@@ -347,6 +347,12 @@ for v in 0x1p4 0x10 inf nan; do
 	sed "11s/140.00/$v/" "$F/iostat-d-iso.log" > "$t/iostat-$v.log"
 	badnum "iostat value $v" "$t/iostat-$v.log" 11 "bad value '$v' for tps"
 done
+# a report's line that holds no time is named, not "no timed command"
+printf '$ time make\nreal\tabc\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-abc.txt"
+badnum "time paste: real abc" "$t/time-abc.txt" 2 "bad real time 'abc'"
+printf '$ time make\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-noreal.txt"
+badnum "time paste: user and sys, no real" "$t/time-noreal.txt" 2 \
+	"a time report without its real time"
 # no iostat column is ever below 0
 sed '11s/140.00/-140.00/' "$F/iostat-d-iso.log" > "$t/iostat-neg.log"
 badnum "iostat value -140.00" "$t/iostat-neg.log" 11 "bad value '-140.00' for tps"
