@@ -412,7 +412,7 @@ static int import_trace(struct common *c, FILE *fp, const struct import_opts *o,
 				"%s'%s'", i ? ", " : "", t.runname);
 	}
 	if (rc && (t.c.store_failed || !c->err[0]))
-		snprintf(c->err, c->errlen, "%s: %s", c->path, store_errmsg(c->st));
+		import_store_error(c->st, c->path, c->err, c->errlen);
 	if (!rc && run_out)
 		*run_out = t.c.run;
 	if (!rc && summary) {
@@ -610,7 +610,7 @@ static int import_samples(struct common *c, FILE *fp, const struct import_opts *
 	goto out;
 store:
 	if (x.c.store_failed || !c->err[0])
-		snprintf(c->err, c->errlen, "%s: %s", c->path, store_errmsg(c->st));
+		import_store_error(c->st, c->path, c->err, c->errlen);
 out:
 	free(x.steps);
 	c->notes = x.c.notes;
@@ -747,7 +747,7 @@ static int import_commands(struct common *c, FILE *fp, const char *name,
 	goto out;
 store:
 	if (x.c.store_failed || !c->err[0])
-		snprintf(c->err, c->errlen, "%s: %s", c->path, store_errmsg(c->st));
+		import_store_error(c->st, c->path, c->err, c->errlen);
 out:
 	c->notes = x.c.notes;
 	return rc;

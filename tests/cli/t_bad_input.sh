@@ -1,6 +1,7 @@
 # t_bad_input.sh: every broken input kept in tests/fixtures/bad gets a one-line
 # error naming the file and byte offset (or line), a non-zero exit, and leaves
-# the database as it was; a trace cut short imports with a warning.
+# the database as it was; a trace cut short imports with a warning; a
+# database that cannot be written is named, not the trace.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "bad inputs"
@@ -64,6 +65,31 @@ for f in not-sqlite.db newer-schema.db; do
 		not_ok "$f refused" "exit $rc: $(cat "$t/err")"
 	fi
 done
+
+# a database that cannot be written: the database named first, not the trace
+ro=$t/ro
+mkdir "$ro"
+"$IOTAPE" import --quiet --db "$ro/t.db" --run first "$FIXTURES/loop-fio-small.bin"
+# ro_run CMD...: CMD with $ro read-only: a read-only bind mount in a mount
+# namespace of its own as root (root writes through modes), else its modes
+ro_ok=1
+if [ "$(id -u)" = 0 ]; then
+	ro_run() { unshare -m sh -c 'mount --bind -o ro "$0" "$0" && exec "$@"' "$ro" "$@"; }
+	ro_run true 2> /dev/null || ro_ok=
+else
+	chmod a-w "$ro" "$ro/t.db"
+	at_exit "chmod u+w '$ro' '$ro/t.db'"
+	ro_run() { "$@"; }
+fi
+if [ -n "$ro_ok" ]; then
+	ro_run "$IOTAPE" import --again --db "$ro/t.db" "$FIXTURES/loop-fio-small.bin" 2> "$t/err"; rc=$?
+	if [ $rc != 0 ] && [ "$(wc -l < "$t/err")" = 1 ] &&
+	   grep -q "^iotape: $ro/t.db: importing '.*loop-fio-small.bin': creating run: attempt to write a readonly database" "$t/err"; then
+		ok "read-only database: $(cat "$t/err")"
+	else not_ok "read-only database: named first" "exit $rc: $(cat "$t/err")"; fi
+else
+	skip "read-only database" "no mount namespace"
+fi
 
 # a capture cut short: complete records imported, warning names file and offset
 if "$IOTAPE" import --db "$db" --run cut "$B/truncated.bin" 2> "$t/err" &&
