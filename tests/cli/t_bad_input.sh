@@ -1,7 +1,7 @@
 # t_bad_input.sh: every broken input kept in tests/fixtures/bad gets a one-line
 # error naming the file and byte offset (or line), a non-zero exit, and leaves
 # the database as it was; a trace cut short imports with a warning; a
-# database that cannot be written is named, not the trace.
+# database that cannot be written is named, not the trace, with why.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "bad inputs"
@@ -84,12 +84,20 @@ fi
 if [ -n "$ro_ok" ]; then
 	ro_run "$IOTAPE" import --again --db "$ro/t.db" "$FIXTURES/loop-fio-small.bin" 2> "$t/err"; rc=$?
 	if [ $rc != 0 ] && [ "$(wc -l < "$t/err")" = 1 ] &&
-	   grep -q "^iotape: $ro/t.db: importing '.*loop-fio-small.bin': creating run: attempt to write a readonly database" "$t/err"; then
+	   grep -q "^iotape: $ro/t.db: importing '.*loop-fio-small.bin': creating run: attempt to write a readonly database (folder '$ro' is not writable: " "$t/err"; then
 		ok "read-only database: $(cat "$t/err")"
-	else not_ok "read-only database: named first" "exit $rc: $(cat "$t/err")"; fi
+	else not_ok "read-only database: named first, with why" "exit $rc: $(cat "$t/err")"; fi
+	ro_run "$IOTAPE" import --db "$ro/new.db" "$FIXTURES/loop-fio-small.bin" 2> "$t/err"; rc=$?
+	if [ $rc != 0 ] && [ "$(wc -l < "$t/err")" = 1 ] &&
+	   grep -q "^iotape: $ro/new.db: cannot open database: unable to open database file (folder '$ro' is not writable: " "$t/err"; then
+		ok "database in a read-only folder: $(cat "$t/err")"
+	else not_ok "database in a read-only folder: why" "exit $rc: $(cat "$t/err")"; fi
 else
 	skip "read-only database" "no mount namespace"
 fi
+"$IOTAPE" import --db "$t/nope/new.db" "$FIXTURES/loop-fio-small.bin" 2> "$t/err"; rc=$?
+check_eq "database in a folder that does not exist: why" \
+	"1 iotape: $t/nope/new.db: folder '$t/nope' does not exist" "$rc $(cat "$t/err")"
 
 # a capture cut short: complete records imported, warning names file and offset
 if "$IOTAPE" import --db "$db" --run cut "$B/truncated.bin" 2> "$t/err" &&
