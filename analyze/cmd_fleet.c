@@ -48,7 +48,6 @@ int cmd_fleet(int argc, char **argv)
 	size_t n = 0, limit = 20;
 	int64_t since = 0;
 	double age;
-	char *end;
 	int c, rc = 0;
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
@@ -62,13 +61,15 @@ int cmd_fleet(int argc, char **argv)
 				return 2;
 			since = (int64_t)time(NULL) * 1000000000 - (int64_t)(age * 1e9);
 			break;
-		case 'n':
-			limit = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || !limit) {
+		case 'n': {
+			uint64_t v;
+			if (dec_u64(optarg, &v, NULL) || !v || v > SIZE_MAX) {
 				error("invalid count '%s' for --limit", optarg);
 				return opt_bad("fleet");
 			}
+			limit = (size_t)v;
 			break;
+		}
 		case 'h': usage(stdout); return 0;
 		default: return opt_bad("fleet");
 		}

@@ -43,12 +43,10 @@ static int parse_hms(const char *s, double *out)
 	int parts = 0;
 
 	while (*s) {
-		char *end;
+		const char *end;
 		double v;
 
-		errno = 0;
-		v = strtod(s, &end);
-		if (end == s || errno || v < 0 || *end == '\0')
+		if (dec_double(s, DEC_FRAC, &v, &end) || *end == '\0')
 			return -1;
 		if (!strncmp(end, "ms", 2)) { total += v / 1e3; end += 2; }
 		else if (*end == 'h') { total += v * 3600; end++; }
@@ -68,9 +66,8 @@ static int parse_hms(const char *s, double *out)
 static int parse_pair(const char *arg, char *name, size_t nlen, double *value,
 		      char *unit, size_t ulen)
 {
-	const char *eq = strchr(arg, '='), *v;
+	const char *eq = strchr(arg, '='), *v, *end;
 	size_t kl = eq ? (size_t)(eq - arg) : 0;
-	char *end;
 
 	if (!eq || !kl || kl >= nlen || !eq[1])
 		return error("invalid metric '%s' (NAME=VALUE[UNIT], such as "
@@ -87,9 +84,13 @@ static int parse_pair(const char *arg, char *name, size_t nlen, double *value,
 		snprintf(unit, ulen, "s");
 		return 0;
 	}
-	errno = 0;
-	*value = strtod(v, &end);
-	if (end == v || errno || !isfinite(*value))
+	/* a plain decimal number and its unit: "0x10" is no 0 in unit "x10",
+	 * "1.5.2" no 1.5 in ".2" */
+	if (dec_double(v, DEC_SIGN | DEC_FRAC | DEC_EXP, value, &end) ||
+	    isdigit((unsigned char)*end) || *end == '.' || *end == ',' ||
+	    (end - v == 1 + (*v == '-') && end[-1] == '0' &&
+	     (*end == 'x' || *end == 'X') && (isxdigit((unsigned char)end[1]) ||
+					     end[1] == '.')))
 		return error("invalid metric '%s': '%s' is not a number", arg, v);
 	while (*end == ' ')
 		end++;

@@ -46,19 +46,11 @@ void rv_filter_init(struct rv_filter *f)
 
 int rv_filter_opt(struct rv_filter *f, int opt, const char *arg)
 {
-	unsigned long ma, mi;
-	char *end;
+	unsigned ma, mi;
 	double s;
 
 	if (opt == RV_OPT_DEV) {
-		errno = 0;
-		ma = strtoul(arg, &end, 10);
-		if (errno || end == arg || *end != ',' || ma > 4095)
-			return error("invalid device '%s' for --dev (major,minor: "
-				     "8,0)", arg);
-		mi = strtoul(end + 1, &end, 10);
-		if (errno || *end || mi > 0xfffff || !isdigit((unsigned char)arg[
-		    strlen(arg) - 1]))
+		if (!strchr(arg, ',') || dec_devnum(arg, &ma, &mi))
 			return error("invalid device '%s' for --dev (major,minor: "
 				     "8,0)", arg);
 		if (f->ndev == RV_MAX_DEVS)

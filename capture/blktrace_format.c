@@ -118,6 +118,14 @@ int bt_decode(const struct bt_stream *s, const uint8_t *buf, size_t len,
 		ev->error = rd16(buf + 48, be);
 		ev->pdu_len = rd16(buf + 50, be);
 	}
+	if (ev->pdu_len > BT_PDU_PLAUSIBLE) {
+		/* no kernel writes such a payload: the length is bad unless
+		 * the stream's next record starts right after it */
+		size_t end = s->rec_size + ev->pdu_len;
+		if (len < end || (len - end >= 4 &&
+				  (magic_version(buf + end, &rbe) != v || rbe != be)))
+			return -BT_E_PDU_LEN;
+	}
 	if (len - s->rec_size < ev->pdu_len)
 		return -BT_E_SHORT;
 	ev->pdu = ev->pdu_len ? buf + s->rec_size : NULL;
@@ -169,6 +177,7 @@ const char *bt_strerror(int err)
 	case BT_E_MAGIC: return "bad magic (not a blktrace record)";
 	case BT_E_VERSION: return "unsupported blktrace version (want 7 or 8)";
 	case BT_E_MIXED: return "record version or byte order differs from the stream's";
+	case BT_E_PDU_LEN: return "pdu_len runs past the end or to bytes that are no record";
 	}
 	return "unknown error";
 }

@@ -16,7 +16,8 @@
 #define BT_V8_SIZE 64             /* sizeof(struct blk_io_trace2) */
 /* The largest payload a kernel writes: process names (16), remaps (16),
  * messages (BLK_TN_MAX_MSG 128 + cgroup id 8), PC command blocks. A larger
- * pdu_len that runs past the end of a file is corruption, not a cut. */
+ * pdu_len that runs past the end of a file, or to bytes that are no record,
+ * is corruption, not a cut (-BT_E_PDU_LEN). */
 #define BT_PDU_PLAUSIBLE 256
 
 /* Errors: returned negated. */
@@ -26,6 +27,8 @@ enum bt_err {
 	BT_E_MAGIC = 2,    /* no blktrace magic at this offset */
 	BT_E_VERSION = 3,  /* magic right but version not 7 or 8 */
 	BT_E_MIXED = 4,    /* version or byte order differs from the stream's */
+	BT_E_PDU_LEN = 5,  /* pdu_len over BT_PDU_PLAUSIBLE runs past the buffer
+			    * or to bytes without the stream's magic */
 };
 
 /* Byte order and version of a stream, decided once from its first record. */
@@ -42,10 +45,13 @@ int bt_stream_detect(struct bt_stream *s, const uint8_t *buf, size_t len);
 /* Decodes one record at buf (len bytes available) with the stream's layout.
  * On success fills *ev (ev->pdu points into buf) and sets *used to the bytes
  * consumed (record + payload). Returns 0, -BT_E_SHORT when buf holds less than
- * a whole record and payload (when the fixed part is whole, *ev holds its
- * fields, so the caller can tell a cut payload from an absurd pdu_len),
- * -BT_E_MAGIC, or -BT_E_MIXED when the record's magic names another version
- * or byte order than the stream's. */
+ * a whole record and payload, -BT_E_PDU_LEN when pdu_len is over
+ * BT_PDU_PLAUSIBLE and the payload runs past len or is followed by 4 bytes
+ * that are not the stream's magic (so the record with the bad length is
+ * named, not the garbage after it), -BT_E_MAGIC, or -BT_E_MIXED when the
+ * record's magic names another version or byte order than the stream's.
+ * With -BT_E_SHORT (the fixed part whole) and -BT_E_PDU_LEN, *ev holds the
+ * fixed part's fields. */
 int bt_decode(const struct bt_stream *s, const uint8_t *buf, size_t len,
 	      struct bt_event *ev, size_t *used);
 

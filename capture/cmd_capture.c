@@ -93,7 +93,6 @@ static void capture_usage(FILE *fp)
 static int parse_cond(const char *s, struct capture_cmd *w)
 {
 	const char *p = s;
-	char *end;
 	size_t klen;
 
 	while (*p && (isalnum((unsigned char)*p) || *p == '_' || *p == '(' ||
@@ -112,9 +111,7 @@ static int parse_cond(const char *s, struct capture_cmd *w)
 	else if (*p == '=') { w->when_op = CAPTURE_EQ; p++; }
 	else
 		return error("invalid --start-when '%s' (KEY>VALUE, e.g. swap_used>0)", s);
-	errno = 0;
-	w->when_value = strtod(p, &end);
-	if (errno || end == p || *end)
+	if (dec_double(p, DEC_SIGN | DEC_FRAC, &w->when_value, NULL))
 		return error("invalid --start-when '%s': '%s' is not a number", s, p);
 	w->has_when = 1;
 	return 0;

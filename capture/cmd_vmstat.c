@@ -83,10 +83,10 @@ static void vmstat_usage(FILE *fp)
 "Memory and rates are in kB, or in MiB/GiB when kB would not fit 80\n"
 "columns (the group line says which). '*' marks rows vmstat printed as\n"
 "averages since boot; '-' a value not known (rates of a first sample);\n"
-"'?' a CPU percentage out of range in the source. With --disk: per disk\n"
-"(samples of /proc/diskstats, as iotape record takes them) reads and\n"
-"writes (total, merged, 512-byte sectors, ms) and I/O (in flight at the\n"
-"sample, ms busy) in each interval.\n");
+"'?' a CPU percentage out of range (below 0 or above 100) in the source.\n"
+"With --disk: per disk (samples of /proc/diskstats, as iotape record\n"
+"takes them) reads and writes (total, merged, 512-byte sectors, ms) and\n"
+"I/O (in flight at the sample, ms busy) in each interval.\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 17, NULL);
 }
 
@@ -156,6 +156,14 @@ static int load_rows(struct store *st, int64_t run, const char *source,
 	return 0;
 }
 
+/* Whether v, a CPU %, is outside 0..100: shown as '?' (--json has the
+ * number). Seen in real logs: a wrapped iowait counter printed as
+ * 3035110221 %. */
+static int cpu_out_of_range(double v)
+{
+	return v < 0 || v > 100;
+}
+
 /* Formats column c of row r in the units u into buf. */
 static void format_cell(const struct vrow *r, int c, const struct units *u,
 			char *buf, size_t len)
@@ -167,9 +175,7 @@ static void format_cell(const struct vrow *r, int c, const struct units *u,
 		snprintf(buf, len, "-");
 		return;
 	}
-	if (g == 6 && (v < 0 || v > 999)) {
-		/* seen in real logs: a wrapped iowait counter printed as
-		 * 3035110221 %; --json has the number */
+	if (g == 6 && cpu_out_of_range(v)) {
 		snprintf(buf, len, "?");
 		return;
 	}
@@ -291,7 +297,7 @@ static void print_table(FILE *fp, const struct vrow *rows, size_t n,
 		fputc('\n', fp);
 		any_boot |= rows[i].since_boot;
 		for (int c = C_US; c <= C_ST; c++)
-			any_bad |= rows[i].v[c] < 0 || rows[i].v[c] > 999;
+			any_bad |= cpu_out_of_range(rows[i].v[c]);
 	}
 	if (any_boot)
 		fprintf(fp, "* averages since boot (vmstat's first row), not of "

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "capture/formats.h"
+#include "lib/util.h"
 
 #define MAX_COLS 48
 
@@ -113,18 +114,47 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 /* iostat -t's timestamp line: "06/01/20 12:53:20", "06/01/2020 12:53:20 PM",
  * "2020-06-01 12:53:20", "2020-06-01T12:53:20+0200" (the zone is ignored:
  * times are the printed local time read as UTC). Returns 0 and *ns. */
+/* The decimal digits at s as *v (at most 9999), and the text after them, or
+ * NULL (also when s is NULL). */
+static const char *field(const char *s, int *v)
+{
+	uint64_t x;
+	const char *end;
+
+	if (!s || dec_u64(s, &x, &end) || x > 9999)
+		return NULL;
+	*v = (int)x;
+	return end;
+}
+
+/* s after the character c, or NULL. */
+static const char *sep(const char *s, char c)
+{
+	return s && *s == c ? s + 1 : NULL;
+}
+
 static int stamp(const char *s, int64_t *ns)
 {
-	int y, mo, d, h, mi, sec, n = 0;
-	char ampm[3] = "";
+	int y, mo, d, h, mi, sec;
+	const char *rest;
 
-	if (sscanf(s, "%d-%d-%d%*1[ T]%d:%d:%d%n", &y, &mo, &d, &h, &mi, &sec, &n) == 6 ||
-	    sscanf(s, "%d/%d/%d %d:%d:%d%n", &mo, &d, &y, &h, &mi, &sec, &n) == 6) {
-		const char *rest = s + n;
-		if (*rest == ' ' && sscanf(rest, " %2[APM]", ampm) == 1) {
-			if (!strcmp(ampm, "PM") && h < 12)
+	/* "Y-M-D[ T]h:m:s" or "M/D/Y h:m:s" */
+	rest = field(sep(field(sep(field(s, &y), '-'), &mo), '-'), &d);
+	if (rest && (*rest == ' ' || *rest == 'T'))
+		rest++;
+	else {
+		rest = field(sep(field(sep(field(s, &mo), '/'), &d), '/'), &y);
+		if (rest && *rest == ' ')
+			rest += strspn(rest, " ");
+		else
+			rest = NULL;
+	}
+	rest = field(sep(field(sep(field(rest, &h), ':'), &mi), ':'), &sec);
+	if (rest) {
+		if (!strcmp(rest, " PM") || !strcmp(rest, " AM")) {
+			if (rest[1] == 'P' && h < 12)
 				h += 12;
-			else if (!strcmp(ampm, "AM") && h == 12)
+			else if (rest[1] == 'A' && h == 12)
 				h = 0;
 			rest += 3;
 		} else if (*rest == '+' || *rest == '-' || *rest == 'Z')
@@ -149,6 +179,18 @@ static int fail(struct iparse *p, uint64_t line, const char *what)
 	return -EINVAL;
 }
 
+/* fail() with "bad value 'VALUE' for COLUMN". */
+static int bad_value(struct iparse *p, uint64_t line, const char *value,
+		     const char *col)
+{
+	snprintf(p->err, p->errlen, "%s: line %" PRIu64 ": bad value '%.40s' for "
+		 "%s", p->path, line, value, col);
+	return -EINVAL;
+}
+
+/* A value as iostat prints it: a plain decimal number (dec_double()), a
+ * decimal comma read as a point, never below 0 (every column is a rate, a
+ * size, a time or a %). */
 static int value(const char *s, double *v)
 {
 	char tmp[64];
@@ -157,7 +199,7 @@ static int value(const char *s, double *v)
 	for (char *c = tmp; *c; c++)
 		if (*c == ',')
 			*c = '.';   /* locales with a decimal comma */
-	return fmt_double(tmp, v);
+	return fmt_double(tmp, v) || *v < 0 ? -1 : 0;
 }
 
 static int put(struct iparse *p, const char *who, const char *col, double v)
@@ -214,7 +256,7 @@ static int take_line(struct iparse *p, uint64_t line, char *raw, int cut)
 		for (int i = 0; i < n && !rc; i++) {
 			double v;
 			if (value(t[i], &v))
-				return fail(p, line, "bad avg-cpu value");
+				return bad_value(p, line, t[i], p->cpu_cols[i]);
 			rc = put(p, "cpu", p->cpu_cols[i], v);
 		}
 		return rc;
@@ -249,7 +291,7 @@ static int take_line(struct iparse *p, uint64_t line, char *raw, int cut)
 		if (i == p->devcol)
 			continue;
 		if (value(t[i], &v))
-			return fail(p, line, "bad value in a device row");
+			return bad_value(p, line, t[i], p->cols[i]);
 		rc = put(p, t[p->devcol], p->cols[i], v);
 	}
 	return rc;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "capture/formats.h"
+#include "lib/util.h"
 
 #define MAX_QUEUE 64
 
@@ -45,11 +46,29 @@ static void cmd_init(struct fmt_command *c)
 	c->dd_out_full = c->dd_out_partial = -1;
 }
 
+/* The plain decimal number (dec_double() with flags) at s into *v; returns
+ * the text after it, NULL when s does not start with one. */
+static const char *num(const char *s, unsigned flags, double *v)
+{
+	const char *end;
+
+	return s && !dec_double(s, flags, v, &end) ? end : NULL;
+}
+
+/* s after the text lit, NULL when s does not start with it (s may be
+ * NULL). */
+static const char *lit(const char *s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s && !strncmp(s, lit, n) ? s + n : NULL;
+}
+
 /* "0m48.776s", "1h2m3.5s", "48.77" (time -p), "1:02.3" into seconds. */
 static int duration(const char *s, double *out)
 {
 	double total = 0, v;
-	char *end;
+	const char *end;
 	int parts = 0;
 
 	if (!isdigit((unsigned char)*s))
@@ -57,8 +76,7 @@ static int duration(const char *s, double *out)
 	if (strchr(s, ':')) {
 		/* [h:]m:ss.ss (GNU time's elapsed) */
 		while (*s) {
-			v = strtod(s, &end);
-			if (end == s)
+			if (!(end = num(s, DEC_FRAC, &v)))
 				return -1;
 			total = total * 60 + v;
 			s = end;
@@ -73,8 +91,7 @@ static int duration(const char *s, double *out)
 		return 0;
 	}
 	while (*s) {
-		v = strtod(s, &end);
-		if (end == s || v < 0)
+		if (!(end = num(s, DEC_FRAC, &v)))
 			return -1;
 		switch (*end) {
 		case 'h': total += v * 3600; end++; break;
@@ -92,6 +109,15 @@ static int duration(const char *s, double *out)
 static int fail(struct tparse *p, uint64_t line, const char *what)
 {
 	snprintf(p->err, p->errlen, "%s: line %" PRIu64 ": %s", p->path, line, what);
+	return -EINVAL;
+}
+
+/* fail() with "bad WHAT 'VALUE'". */
+static int bad(struct tparse *p, uint64_t line, const char *what,
+	       const char *value)
+{
+	snprintf(p->err, p->errlen, "%s: line %" PRIu64 ": bad %s '%.40s'",
+		 p->path, line, what, value);
 	return -EINVAL;
 }
 
@@ -204,11 +230,14 @@ static double rate_of(double v, const char *unit)
 /* The dd lines; returns 1 when line was one, 0 if not, <0 on error. */
 static int dd_line(struct tparse *p, uint64_t line, char *s)
 {
-	long long full, part;
-	char word[8];
+	uint64_t full, part;
+	const char *word = NULL, *e;
 
-	if (sscanf(s, "%lld+%lld records %7s", &full, &part, word) == 3 &&
-	    (!strcmp(word, "in") || !strcmp(word, "out"))) {
+	/* "F+P records in", "F+P records out" */
+	if (!dec_u64(s, &full, &e) && *e == '+' && !dec_u64(e + 1, &part, &e) &&
+	    full <= INT64_MAX && part <= INT64_MAX)
+		word = lit(e, " records ");
+	if (word && (!strcmp(word, "in") || !strcmp(word, "out"))) {
 		if (word[0] == 'i') {
 			if (p->have_dd && p->dd_out) {
 				int rc = flush_dd(p);
@@ -219,45 +248,59 @@ static int dd_line(struct tparse *p, uint64_t line, char *s)
 				cmd_init(&p->dd);
 			p->have_dd = 1;
 			p->dd.line = line;
-			p->dd.dd_in_full = full;
-			p->dd.dd_in_partial = part;
+			p->dd.dd_in_full = (int64_t)full;
+			p->dd.dd_in_partial = (int64_t)part;
 		} else {
 			if (!p->have_dd) {
 				cmd_init(&p->dd);
 				p->dd.line = line;
 			}
 			p->have_dd = p->dd_out = 1;
-			p->dd.dd_out_full = full;
-			p->dd.dd_out_partial = part;
+			p->dd.dd_out_full = (int64_t)full;
+			p->dd.dd_out_partial = (int64_t)part;
 		}
 		return 1;
 	}
 	{
-		long long bytes;
+		uint64_t bytes;
 		double secs, rate;
-		char unit[16], *c = strstr(s, " copied, ");
-		if (c && sscanf(s, "%lld bytes", &bytes) == 1 &&
-		    sscanf(c, " copied, %lf s, %lf %15s", &secs, &rate, unit) == 3) {
+		const char *c = strstr(s, " copied, "), *b = NULL, *r = NULL;
+		if (!dec_u64(s, &bytes, &b) && bytes <= INT64_MAX)
+			b = lit(b, " byte");
+		else
+			b = NULL;
+		/* coreutils prints the seconds with %g: 1.5e-05 */
+		if (b && c && (c = num(c + 9, DEC_FRAC | DEC_EXP, &secs)))
+			r = lit(c, " s, ");
+		if (r) {
 			if (!p->have_dd) {
 				cmd_init(&p->dd);
 				p->dd.line = line;
 				p->have_dd = 1;
 			}
 			p->dd_out = 1;
-			p->dd.dd_bytes = bytes;
+			p->dd.dd_bytes = (int64_t)bytes;
 			p->dd.dd_s = secs;
-			p->dd.dd_rate = rate_of(rate, unit);
+			/* "186 MB/s"; "Infinity B/s" after 0 s is no rate */
+			p->dd.dd_rate = (r = num(r, DEC_FRAC | DEC_EXP, &rate)) &&
+					*r == ' ' ? rate_of(rate, r + 1) : NAN;
 			return 1;
 		}
-		if (sscanf(s, "%lld bytes transferred in %lf secs (%lf bytes/sec)",
-			   &bytes, &secs, &rate) == 3) {
+		/* BSD: "N bytes transferred in S secs (R bytes/sec)" */
+		r = NULL;
+		if (!dec_u64(s, &bytes, &b) && bytes <= INT64_MAX &&
+		    (b = num(lit(b, " bytes transferred in "), DEC_FRAC | DEC_EXP,
+			     &secs)) && (b = lit(b, " secs (")) &&
+		    (b = num(b, DEC_FRAC | DEC_EXP, &rate)))
+			r = lit(b, " bytes/sec)");
+		if (r) {
 			if (!p->have_dd) {
 				cmd_init(&p->dd);
 				p->dd.line = line;
 				p->have_dd = 1;
 			}
 			p->dd_out = 1;
-			p->dd.dd_bytes = bytes;
+			p->dd.dd_bytes = (int64_t)bytes;
 			p->dd.dd_s = secs;
 			p->dd.dd_rate = rate;
 			return 1;
@@ -286,22 +329,38 @@ static int verbose_line(struct tparse *p, uint64_t line, const char *s, int *rc)
 		return 0;
 	if (!strncmp(s, "User time (seconds): ", 21)) {
 		if (fmt_double(s + 21, &v))
-			*rc = fail(p, line, "bad user time");
+			*rc = bad(p, line, "user time", s + 21);
 		p->rep.user_s = v;
 	} else if (!strncmp(s, "System time (seconds): ", 23)) {
 		if (fmt_double(s + 23, &v))
-			*rc = fail(p, line, "bad system time");
+			*rc = bad(p, line, "system time", s + 23);
 		p->rep.sys_s = v;
 	} else if (!strncmp(s, "Elapsed (wall clock) time", 25)) {
 		const char *c = strstr(s, "): ");
 		if (!c || duration(c + 3, &v))
-			*rc = fail(p, line, "bad elapsed time");
+			*rc = bad(p, line, "elapsed time", c ? c + 3 : s);
 		p->rep.real_s = v;
 	} else if (!strncmp(s, "Exit status: ", 13)) {
-		p->rep.status = atoi(s + 13);
-		*rc = flush_rep(p);
+		uint64_t st;
+		if (dec_u64(s + 13, &st, NULL) || st > 255)
+			*rc = bad(p, line, "exit status", s + 13);
+		else {
+			p->rep.status = (int)st;
+			*rc = flush_rep(p);
+		}
 	} else
 		return strchr(s, ':') != NULL;   /* the block's other counters */
+	return 1;
+}
+
+/* Whether s ends with tail; if so, cuts it off. */
+static int cut_tail(char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	if (n < t || strcmp(s + n - t, tail))
+		return 0;
+	s[n - t] = '\0';
 	return 1;
 }
 
@@ -309,16 +368,20 @@ static int time_line(struct tparse *p, uint64_t line, char *s)
 {
 	char a[32], b[64], c[64], d[64];
 	double v, u, y, r;
-	int n, rc = 0;
+	uint64_t st;
+	const char *e;
+	int rc = 0;
 
 	/* GNU time: "0.38user 11.85system 0:48.77elapsed 25%CPU (...)" */
-	if (sscanf(s, "%lfuser %lfsystem %63s", &u, &y, b) == 3) {
-		char *e = strstr(b, "elapsed");
-		if (!e)
-			return 0;
-		*e = '\0';
-		if (duration(b, &r))
-			return fail(p, line, "bad elapsed time");
+	if (sscanf(s, "%31s %63s %63s", a, b, c) == 3 && cut_tail(a, "user") &&
+	    cut_tail(b, "system") && strstr(c, "elapsed")) {
+		*strstr(c, "elapsed") = '\0';
+		if (dec_double(a, DEC_FRAC, &u, NULL))
+			return bad(p, line, "user time", a);
+		if (dec_double(b, DEC_FRAC, &y, NULL))
+			return bad(p, line, "system time", b);
+		if (duration(c, &r))
+			return bad(p, line, "elapsed time", c);
 		if ((rc = flush_rep(p)))
 			return rc;
 		cmd_init(&p->rep);
@@ -331,44 +394,57 @@ static int time_line(struct tparse *p, uint64_t line, char *s)
 		p->have_rep = 1;
 		return (rc = flush_rep(p)) ? rc : 1;
 	}
-	if (sscanf(s, "Command exited with non-zero status %d", &n) == 1) {
-		p->status = n;
+	if ((e = lit(s, "Command exited with non-zero status "))) {
+		if (dec_u64(e, &st, NULL) || st > 255)
+			return bad(p, line, "exit status", e);
+		p->status = (int)st;
 		return 1;
 	}
-	/* zsh: "CMD  0.38s user 11.85s system 24% cpu 48.776 total" */
+	/* zsh: "CMD  0.38s user 11.85s system 24% cpu 48.776 total" (the
+	 * total as "1:02.345" past a minute) */
 	{
-		char *t = strstr(s, "s user ");
-		if (t && strstr(s, " total") && strstr(s, "s system ")) {
-			char *start = t;
-			while (start > s && start[-1] != ' ')
+		char copy[1024], *t[64], *q;
+		int n = 0;
+		snprintf(copy, sizeof(copy), "%s", s);
+		for (q = strtok(copy, " \t"); q && n < 64; q = strtok(NULL, " \t"))
+			t[n++] = q;
+		if (n >= 8 && !strcmp(t[n - 1], "total") &&
+		    !strcmp(t[n - 3], "cpu") && !strcmp(t[n - 5], "system") &&
+		    !strcmp(t[n - 7], "user")) {
+			const char *start = s + (t[n - 8] - copy);
+			if (!cut_tail(t[n - 8], "s") || duration(t[n - 8], &u))
+				return bad(p, line, "user time", t[n - 8]);
+			if (!cut_tail(t[n - 6], "s") || duration(t[n - 6], &y))
+				return bad(p, line, "system time", t[n - 6]);
+			if (duration(t[n - 2], &r))
+				return bad(p, line, "total time", t[n - 2]);
+			if ((rc = flush_rep(p)))
+				return rc;
+			cmd_init(&p->rep);
+			p->rep.line = line;
+			p->rep.real_s = r;
+			p->rep.user_s = u;
+			p->rep.sys_s = y;
+			p->have_rep = 1;
+			/* the job's name zsh prints before the times */
+			while (start > s && (start[-1] == ' ' || start[-1] == '\t'))
 				start--;
-			if (sscanf(start, "%lfs user %lfs system %63s cpu %lf total",
-				   &u, &y, c, &r) == 4) {
-				if ((rc = flush_rep(p)))
-					return rc;
-				cmd_init(&p->rep);
-				p->rep.line = line;
-				p->rep.real_s = r;
-				p->rep.user_s = u;
-				p->rep.sys_s = y;
-				p->have_rep = 1;
-				/* the job's name zsh prints before the times */
-				while (start > s && start[-1] == ' ')
-					start--;
-				snprintf(p->job, sizeof(p->job), "%.*s",
-					 (int)(start - s), s);
-				return (rc = flush_rep(p)) ? rc : 1;
-			}
+			snprintf(p->job, sizeof(p->job), "%.*s", (int)(start - s), s);
+			return (rc = flush_rep(p)) ? rc : 1;
 		}
 	}
 	/* bash: "real\t0m48.776s" / time -p: "real 48.77" */
 	if (sscanf(s, "%31s %63s %63s", a, b, d) != 2 ||
-	    (strcmp(a, "real") && strcmp(a, "user") && strcmp(a, "sys")) ||
-	    !isdigit((unsigned char)b[0]))
+	    (strcmp(a, "real") && strcmp(a, "user") && strcmp(a, "sys")))
+		return 0;
+	/* "real X" is a report's first line whatever X is (a bad time is an
+	 * error naming the line); "user X" and "sys X" are one's when X is a
+	 * number or a report is open, not prose such as "user root" */
+	if (a[0] != 'r' && !isdigit((unsigned char)b[0]) && !p->have_rep)
 		return 0;
 	if (duration(b, &v))
-		return fail(p, line, a[0] == 'r' ? "bad real time" :
-			    a[0] == 'u' ? "bad user time" : "bad sys time");
+		return bad(p, line, a[0] == 'r' ? "real time" :
+			   a[0] == 'u' ? "user time" : "sys time", b);
 	if (a[0] == 'r' || !p->have_rep || (a[0] == 'u' && !isnan(p->rep.user_s))) {
 		if ((rc = flush_rep(p)))
 			return rc;

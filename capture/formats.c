@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +12,7 @@
 
 #include "capture/trace_input.h"
 #include "capture/vmstat_text.h"
+#include "lib/util.h"
 
 static int sniff_blktrace(const uint8_t *buf, size_t len)
 {
@@ -77,6 +77,18 @@ const struct import_format *import_format_sniff(const uint8_t *buf, size_t len)
 		}
 	}
 	return best;
+}
+
+int import_format_known(const uint8_t *buf, size_t len)
+{
+	/* the native readers' own sniffs read 4 KiB (capture/trace_input.c,
+	 * capture/vmstat_text.c) */
+	const size_t native = 4096;
+
+	if (len > FMT_SNIFF_BYTES)
+		len = FMT_SNIFF_BYTES;
+	return import_format_sniff(buf, len) ||
+	       import_format_sniff(buf, len < native ? len : native);
 }
 
 const struct import_format *import_format_sniff_file(const char *path)
@@ -150,30 +162,23 @@ int fmt_split(char *line, char sep, char **f, int max)
 int fmt_u64(const char *s, int hex, uint64_t *v)
 {
 	char *end;
-	int base = 10;
 
-	if (!s || !*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+	if (!s)
 		return -1;
 	if (hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
 		s += 2;
-		if (!isxdigit((unsigned char)*s))
+		if (!*s || s[strspn(s, "0123456789abcdefABCDEF")])
 			return -1;
+		errno = 0;
+		*v = strtoull(s, &end, 16);
+		return errno ? -1 : 0;
 	}
-	errno = 0;
-	*v = strtoull(s, &end, base);
-	return (errno || *end) ? -1 : 0;
+	return dec_u64(s, v, NULL);
 }
 
 int fmt_double(const char *s, double *v)
 {
-	char *end;
-
-	if (!s || !*s || isspace((unsigned char)*s))
-		return -1;
-	errno = 0;
-	*v = strtod(s, &end);
-	return (errno || *end || !isfinite(*v)) ? -1 : 0;
+	return s ? dec_double(s, DEC_SIGN | DEC_FRAC | DEC_EXP, v, NULL) : -1;
 }
 
 int fmt_seconds_ns(const char *s, int64_t *ns)

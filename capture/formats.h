@@ -137,6 +137,16 @@ const struct import_format *import_format_sniff(const uint8_t *buf, size_t len);
  * path; NULL when it is not one, is empty or cannot be read. */
 const struct import_format *import_format_sniff_file(const char *path);
 
+/* Whether some reader of `iotape import` takes an input whose first bytes
+ * are buf (len bytes: its first FMT_SNIFF_BYTES, or all of a shorter
+ * input): a row's sniff on them, or on their first 4 KiB as the native
+ * readers (blktrace, blkparse text, vmstat) sniff. 0 means the import
+ * would fail with FMT_UNKNOWN, so a stream need not be read further. */
+int import_format_known(const uint8_t *buf, size_t len);
+
+/* What an input no reader takes is, after "LABEL: offset 0: ". */
+#define FMT_UNKNOWN "neither a blktrace trace (no magic) nor blkparse text"
+
 /* The row named name, or NULL. */
 const struct import_format *import_format_find(const char *name);
 
@@ -146,11 +156,12 @@ const struct import_format *import_format_find(const char *name);
  * around each; returns the count. */
 int fmt_split(char *line, char sep, char **f, int max);
 
-/* Parses a whole unsigned decimal (or 0x hex when hex is set and the text
- * starts with 0x) into *v; 0 or -1. */
+/* Parses a whole unsigned decimal (dec_u64(): digits only; or 0x hex when
+ * hex is set and the text starts with 0x) into *v; 0 or -1. */
 int fmt_u64(const char *s, int hex, uint64_t *v);
 
-/* Parses a whole decimal number (sign, fraction, exponent) into *v; 0 or -1. */
+/* Parses a plain decimal number (dec_double(): sign, fraction, exponent;
+ * no hex, inf or nan) into *v; 0 or -1. */
 int fmt_double(const char *s, double *v);
 
 /* Parses "SEC.FRACTION" (up to 9 fraction digits) exactly into ns; 0 or -1. */

@@ -225,7 +225,7 @@ static int import_path(struct store *st, const struct import_opts *o,
 	}
 	if (rc) {
 		if (!err[0])
-			snprintf(err, errlen, "%s: %s", label, store_errmsg(st));
+			import_store_error(st, label, err, errlen);
 		goto out;
 	}
 	if (o->once) {
@@ -286,11 +286,18 @@ static int import_path(struct store *st, const struct import_opts *o,
 			 stitch_stats(c.stitch)->dispatches);
 	goto out;
 store_err:
-	snprintf(err, errlen, "%s: %s", label, store_errmsg(st));
+	import_store_error(st, label, err, errlen);
 out:
 	stitch_free(c.stitch);
 	free(c.devs);
 	return rc;
+}
+
+void import_store_error(struct store *st, const char *label, char *err,
+			size_t errlen)
+{
+	snprintf(err, errlen, "%s: importing '%s': %s", store_name(st), label,
+		 store_errmsg(st));
 }
 
 int import_one(struct store *st, const struct import_opts *o, const char *input,
@@ -328,21 +335,26 @@ static int import_names(struct store *st, int64_t run, const char *path,
 		return -1;
 	}
 	while (fgets(line, sizeof(line), fp)) {
-		unsigned pid;
-		char comm[256], *nl;
+		const char *p = line + strspn(line, " \t"), *comm;
+		uint64_t pid;
+		char *nl;
 		ln++;
 		if ((nl = strchr(line, '\n')))
 			*nl = '\0';
 		if (!line[0] || line[0] == '#' || !strncmp(line, "  PID", 5) ||
 		    !strncmp(line, "PID", 3))
 			continue;
-		if (sscanf(line, " %u %255[^\n]", &pid, comm) != 2) {
+		comm = NULL;
+		if (!dec_u64(p, &pid, &p) && pid <= UINT32_MAX &&
+		    (*p == ' ' || *p == '\t'))
+			comm = p + strspn(p, " \t");
+		if (!comm || !*comm) {
 			snprintf(err, errlen, "%s: line %d: not 'PID NAME'", path, ln);
 			fclose(fp);
 			return -1;
 		}
-		if (store_process_set(st, run, pid, comm)) {
-			snprintf(err, errlen, "%s: %s", path, store_errmsg(st));
+		if (store_process_set(st, run, (uint32_t)pid, comm)) {
+			import_store_error(st, path, err, errlen);
 			fclose(fp);
 			return -1;
 		}

@@ -52,6 +52,12 @@ struct import_result {
 int import_one(struct store *st, const struct import_opts *o, const char *input,
 	       const char *name, int64_t *run_out, char *err, size_t errlen);
 
+/* Writes a failure of st met while importing label into err (errlen
+ * bytes), the database first, since it is what failed: "DB: importing
+ * 'demo.blktrace': creating run: attempt to write a readonly database". */
+void import_store_error(struct store *st, const char *label, char *err,
+			size_t errlen);
+
 /* `iotape import`: reads o->inputs[0 .. o->ninput) into the store at o->db
  * (made if absent), each into a run of its own with import_one(), and
  * o->names into each run's process names (names the trace gave win), all

@@ -415,7 +415,7 @@ static int import_trace(struct common *c, FILE *fp, const struct import_opts *o,
 				"%s'%s'", i ? ", " : "", t.runname);
 	}
 	if (rc && (t.c.store_failed || !c->err[0]))
-		snprintf(c->err, c->errlen, "%s: %s", c->path, store_errmsg(c->st));
+		import_store_error(c->st, c->path, c->err, c->errlen);
 	if (!rc && run_out)
 		*run_out = t.c.run;
 	if (!rc && summary) {
@@ -613,7 +613,7 @@ static int import_samples(struct common *c, FILE *fp, const struct import_opts *
 	goto out;
 store:
 	if (x.c.store_failed || !c->err[0])
-		snprintf(c->err, c->errlen, "%s: %s", c->path, store_errmsg(c->st));
+		import_store_error(c->st, c->path, c->err, c->errlen);
 out:
 	free(x.steps);
 	c->notes = x.c.notes;
@@ -626,6 +626,7 @@ struct commands {
 	struct common c;
 	int64_t at;          /* where the next command starts */
 	int idx, n;
+	uint64_t untimed_line; /* the first report with no real time, or 0 */
 };
 
 static int put_dd(struct commands *x, int idx, const struct fmt_command *k)
@@ -666,8 +667,11 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	double real = isnan(k->real_s) ? k->dd_s : k->real_s;
 	int rc;
 
-	if (isnan(real))
+	if (isnan(real)) {
+		if (!x->untimed_line)
+			x->untimed_line = k->line;
 		return 0;
+	}
 	if (k->argv)
 		snprintf(argv, sizeof(argv), "%s", k->argv);
 	else
@@ -721,8 +725,13 @@ static int import_commands(struct common *c, FILE *fp, const char *name,
 	}
 	if ((rc = c->f->parse(fp, c->path, &fo, &sink, c->err, c->errlen)))
 		goto store;
-	if (!x.n) {
+	if (!x.n && x.untimed_line)
+		snprintf(c->err, c->errlen, "%s: line %" PRIu64 ": a time report "
+			 "without its real time (no timed command in the text)",
+			 c->path, x.untimed_line);
+	else if (!x.n)
 		snprintf(c->err, c->errlen, "%s: no timed command in the text", c->path);
+	if (!x.n) {
 		rc = -EINVAL;
 		goto out;
 	}
@@ -741,7 +750,7 @@ static int import_commands(struct common *c, FILE *fp, const char *name,
 	goto out;
 store:
 	if (x.c.store_failed || !c->err[0])
-		snprintf(c->err, c->errlen, "%s: %s", c->path, store_errmsg(c->st));
+		import_store_error(c->st, c->path, c->err, c->errlen);
 out:
 	c->notes = x.c.notes;
 	return rc;

@@ -4,6 +4,7 @@
 #include "capture/import_input.h"
 
 #include <archive.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture/formats.h"
 #include "lib/util.h"
 
 /* Bytes read from the input at a time. */
@@ -119,6 +121,26 @@ static la_ssize_t feed_read(struct archive *a, void *vf, const void **out)
 	return n;
 }
 
+/* libarchive's message msg in iotape's style into buf (len bytes): its
+ * filters write "Truncated zstd input" but "truncated gzip input", and
+ * "Lzma library error:  No progress is possible"; a capital that starts
+ * the message or follows ": " becomes lowercase (not one of an acronym:
+ * the next letter is lowercase too), blanks are single. */
+static const char *archive_message(const char *msg, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *p = msg; *p && o + 1 < len; p++) {
+		int start = !o || (o >= 2 && buf[o - 1] == ' ' && buf[o - 2] == ':');
+		if (*p == ' ' && o && buf[o - 1] == ' ')
+			continue;
+		buf[o++] = start && isupper((unsigned char)p[0]) &&
+			   islower((unsigned char)p[1]) ? (char)tolower(p[0]) : *p;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 /* One line for a failure of libarchive on in's input (named label). */
 static void spool_error(struct import_input *in, struct archive *a,
 			const struct feed *f, const char *label,
@@ -126,8 +148,10 @@ static void spool_error(struct import_input *in, struct archive *a,
 {
 	const char *comp = in->compression ? in->compression
 			   : import_compression_sniff(f->magic, f->nmagic);
-	const char *why = archive_error_string(a) ? archive_error_string(a)
-						  : "read error";
+	char msg[256];
+	const char *why = archive_error_string(a)
+			  ? archive_message(archive_error_string(a), msg, sizeof(msg))
+			  : "read error";
 
 	if (f->err)
 		snprintf(err, errlen, "cannot read '%s': %s", label,
@@ -141,8 +165,23 @@ static void spool_error(struct import_input *in, struct archive *a,
 			 (unsigned long long)in->spooled_bytes, why);
 }
 
+/* The stable name of libarchive's filter name comp, whatever libarchive
+ * calls it. */
+static const char *compression_name(const char *comp)
+{
+	static const char *names[] = { "gzip", "xz", "zstd", "bzip2" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(comp, names[i]))
+			return names[i];
+	return comp;
+}
+
 /* Streams fd (named label) through libarchive into a new spool file:
- * in->fd, in->path, in->compression, in->spooled_bytes. */
+ * in->fd, in->path, in->compression, in->spooled_bytes. The first
+ * FMT_SNIFF_BYTES of the (decompressed) stream decide whether any reader
+ * takes it before the rest is read: /dev/zero is refused at once, not
+ * spooled until the disk is full. */
 static int spool(struct import_input *in, int fd, const char *label,
 		 char *err, size_t errlen)
 {
@@ -150,6 +189,9 @@ static int spool(struct import_input *in, int fd, const char *label,
 	struct feed f = { .fd = fd };
 	struct archive_entry *ent;
 	char *buf = NULL;
+	uint8_t *head = NULL;   /* the stream's first bytes, for the sniff */
+	size_t nhead = 0;
+	int sniffed = 0;
 	int rc = 0, r;
 
 	if (!a) {
@@ -171,8 +213,19 @@ static int spool(struct import_input *in, int fd, const char *label,
 	in->spooled = 1;
 	f.buf = xmalloc(SPOOL_STEP);
 	if (archive_read_open(a, &f, NULL, feed_read, NULL) != ARCHIVE_OK) {
+		const char *comp = import_compression_sniff(f.magic, f.nmagic);
 		if (f.total == 0 && !f.err)
 			goto out;   /* empty input: the readers say so */
+		if (comp && !f.err && archive_errno(a) == EILSEQ) {
+			/* the raw format takes any first byte, so libarchive's
+			 * "Unrecognized archive format" (EILSEQ, its
+			 * ARCHIVE_ERRNO_FILE_FORMAT) with no filter error means
+			 * decompression gave none (gzip of an empty file) */
+			snprintf(err, errlen, "%s: offset 0 of the decompressed %s "
+				 "stream: the compressed input is empty", label, comp);
+			rc = -EINVAL;
+			goto out;
+		}
 		spool_error(in, a, &f, label, err, errlen);
 		rc = -EINVAL;
 		goto out;
@@ -182,15 +235,37 @@ static int spool(struct import_input *in, int fd, const char *label,
 		goto out;
 	if (archive_filter_count(a) > 1 &&
 	    archive_filter_code(a, 0) != ARCHIVE_FILTER_NONE)
-		in->compression = archive_filter_name(a, 0);
+		in->compression = compression_name(archive_filter_name(a, 0));
 	if (r < ARCHIVE_WARN) {
 		spool_error(in, a, &f, label, err, errlen);
 		rc = -EINVAL;
 		goto out;
 	}
 	buf = xmalloc(DATA_STEP);
+	head = xmalloc(FMT_SNIFF_BYTES);
 	for (;;) {
 		la_ssize_t n = archive_read_data(a, buf, DATA_STEP);
+		if (!sniffed && n >= 0) {
+			size_t k = FMT_SNIFF_BYTES - nhead;
+			if (k > (size_t)n)
+				k = (size_t)n;
+			memcpy(head + nhead, buf, k);
+			nhead += k;
+			if (nhead && (n == 0 || nhead == FMT_SNIFF_BYTES)) {
+				sniffed = 1;
+				if (!import_format_known(head, nhead)) {
+					if (in->compression)
+						snprintf(err, errlen, "%s (%s-decompressed): "
+							 "offset 0: " FMT_UNKNOWN,
+							 label, in->compression);
+					else
+						snprintf(err, errlen, "%s: offset 0: "
+							 FMT_UNKNOWN, label);
+					rc = -EINVAL;
+					goto out;
+				}
+			}
+		}
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -207,14 +282,8 @@ static int spool(struct import_input *in, int fd, const char *label,
 		}
 		in->spooled_bytes += (uint64_t)n;
 	}
-	if (in->compression) {
-		/* stable names whatever libarchive calls them */
-		static const char *names[] = { "gzip", "xz", "zstd", "bzip2" };
-		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-			if (!strcmp(in->compression, names[i]))
-				in->compression = names[i];
-	}
 out:
+	free(head);
 	free(buf);
 	archive_read_free(a);
 	free(f.buf);

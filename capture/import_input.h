@@ -39,9 +39,12 @@ const char *import_compression_sniff(const uint8_t *buf, size_t len);
  * /dev/fd/N of `<(...)`, a compressed file) is streamed through libarchive's
  * raw format with the gzip, xz, zstd and bzip2 filters into an unlinked
  * temporary file in $TMPDIR (default /tmp) in 1 MiB steps, so memory stays
- * bounded and disk use is the decompressed size. Returns 0, or a negative
- * code with one line in err naming the input and, for a broken compressed
- * stream, the offset in the decompressed stream reached. Call
+ * bounded and disk use is the decompressed size; a stream whose first
+ * FMT_SNIFF_BYTES (decompressed) no reader takes (import_format_known()) is
+ * refused before the rest is read. Returns 0, or a negative code with one
+ * line in err naming the input and offset ("offset 0: neither ..." for an
+ * unknown stream; for a broken compressed stream, the offset in the
+ * decompressed stream reached). Call
  * import_input_close() after either. */
 int import_input_open(const char *input, struct import_input *in,
 		      char *err, size_t errlen);

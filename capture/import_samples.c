@@ -393,7 +393,7 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 			 in.frozen_memory ? "; memory columns frozen" : "");
 	goto out;
 store_err:
-	snprintf(err, errlen, "%s: %s", path, store_errmsg(st));
+	import_store_error(st, path, err, errlen);
 out:
 	fclose(fp);
 	return rc;

@@ -65,9 +65,8 @@ int machine_add_device(const struct machine_paths *mp, const char *spec,
 	uint32_t dev;
 	struct stat sb;
 	uint64_t sectors;
-	char c;
 
-	if (sscanf(spec, "%u%*[:,]%u%c", &maj, &min, &c) == 2) {
+	if (!dec_devnum(spec, &maj, &min)) {
 		/* major:minor */
 	} else if (stat(spec, &sb) == 0) {
 		dev_t d = S_ISBLK(sb.st_mode) ? sb.st_rdev : sb.st_dev;

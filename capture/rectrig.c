@@ -19,16 +19,15 @@
 /* "50ms", "1.5s", "200us", "2m", "100ns" in [s, end) → ns. */
 static int parse_dur(const char *s, const char *end, int64_t *ns)
 {
-	char buf[32], *e;
+	char buf[32];
+	const char *e;
 	double v, mult;
 
 	if (end - s <= 0 || end - s >= (long)sizeof(buf))
 		return -1;
 	memcpy(buf, s, (size_t)(end - s));
 	buf[end - s] = '\0';
-	errno = 0;
-	v = strtod(buf, &e);
-	if (errno || e == buf || !(v > 0) || !isfinite(v))
+	if (dec_double(buf, DEC_FRAC, &v, &e) || !(v > 0))
 		return -1;
 	if (!strcmp(e, "ns")) mult = 1;
 	else if (!strcmp(e, "us")) mult = 1e3;
@@ -46,16 +45,15 @@ static int parse_dur(const char *s, const char *end, int64_t *ns)
  * G powers of 1024, as lib/util's parse_size, without printing). */
 static int parse_bytes(const char *s, const char *end, uint64_t *out)
 {
-	char buf[32], *e;
+	char buf[32];
+	const char *e;
 	double v, mult = 1;
 
 	if (end - s <= 0 || end - s >= (long)sizeof(buf))
 		return -1;
 	memcpy(buf, s, (size_t)(end - s));
 	buf[end - s] = '\0';
-	errno = 0;
-	v = strtod(buf, &e);
-	if (errno || e == buf || !(v > 0) || !isfinite(v))
+	if (dec_double(buf, DEC_FRAC, &v, &e) || !(v > 0))
 		return -1;
 	switch (*e) {
 	case 'k': case 'K': mult = 1024.0; e++; break;
@@ -74,7 +72,6 @@ static int parse_at(const char *expr, struct rectrig *t, const char **end)
 {
 	const char *at = strrchr(expr, '@');
 	unsigned maj, min;
-	char c;
 
 	*end = expr + strlen(expr);
 	if (!at)
@@ -83,9 +80,7 @@ static int parse_at(const char *expr, struct rectrig *t, const char **end)
 	if (!at[1] || strlen(at + 1) >= sizeof(t->devspec) || strchr(at + 1, '/'))
 		return -1;
 	snprintf(t->devspec, sizeof(t->devspec), "%s", at + 1);
-	if ((sscanf(at + 1, "%u,%u%c", &maj, &min, &c) == 2 ||
-	     sscanf(at + 1, "%u:%u%c", &maj, &min, &c) == 2) &&
-	    maj < 4096 && min < (1u << 20))
+	if (!dec_devnum(at + 1, &maj, &min))
 		t->dev = maj << 20 | min;
 	return 0;
 }

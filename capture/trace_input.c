@@ -16,6 +16,7 @@
 
 #include <nettle/sha2.h>
 
+#include "capture/formats.h"
 #include "lib/util.h"
 
 /* A single stream's records may be slightly out of time order across CPUs
@@ -233,12 +234,19 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 		size_t used;
 		int rc = bt_decode(&s->bs, s->map + s->off, s->len - s->off, ev, &used);
 
-		if (rc == -BT_E_SHORT && s->len - s->off >= s->bs.rec_size &&
-		    ev->pdu_len > BT_PDU_PLAUSIBLE) {
-			snprintf(r->err, r->errlen, "%s: offset %zu: pdu_len %u runs "
-				 "past the end of the file (%zu bytes left)",
-				 s->name, s->off, ev->pdu_len,
-				 s->len - s->off - s->bs.rec_size);
+		if (rc == -BT_E_PDU_LEN) {
+			size_t left = s->len - s->off - s->bs.rec_size;
+			if (left < ev->pdu_len)
+				snprintf(r->err, r->errlen, "%s: offset %zu: pdu_len "
+					 "%u runs past the end of the file (%zu "
+					 "bytes left)", s->name, s->off,
+					 ev->pdu_len, left);
+			else
+				snprintf(r->err, r->errlen, "%s: offset %zu: pdu_len "
+					 "%u runs to offset %zu, where no record "
+					 "starts (bad magic)", s->name, s->off,
+					 ev->pdu_len,
+					 s->off + s->bs.rec_size + ev->pdu_len);
 			return -EINVAL;
 		}
 		if (rc == -BT_E_SHORT) {
@@ -732,8 +740,8 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 		if (kind == 2)
 			return read_text(input, label, sink, st, warn, err, errlen);
 		if (kind == 0) {
-			snprintf(err, errlen, "%s: offset 0: neither a blktrace "
-				 "trace (no magic) nor blkparse text", label);
+			snprintf(err, errlen, "%s: offset 0: " FMT_UNKNOWN,
+				 label);
 			return -EINVAL;
 		}
 		r.src = xcalloc(1, sizeof(*r.src));

@@ -65,19 +65,31 @@ static int all_digits(const char *s)
 	return 1;
 }
 
-/* A whole decimal number (vmstat prints unsigned integers; a sign and a
- * fraction are accepted for edited logs). */
+/* A plain decimal number (a sign and a fraction are accepted for a CPU %
+ * of an edited log: out of 0..100, `iotape vmstat` shows it as '?'). */
 static int number(const char *s, double *v)
 {
-	char *end;
+	return dec_double(s, DEC_SIGN | DEC_FRAC, v, NULL);
+}
 
-	if (!*s || !(isdigit((unsigned char)*s) || *s == '-' || *s == '.'))
+/* The CPU % columns; every other column is a count, kB or a rate, which
+ * vmstat prints as an unsigned integer. */
+static int cpu_col(const char *name)
+{
+	static const char *const cpu[] = { "us", "sy", "id", "wa", "st", "gu" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(cpu); i++)
+		if (!strcmp(name, cpu[i]))
+			return 1;
+	return 0;
+}
+
+/* The two digits at s (no sign, no blank) as a number, or -1. */
+static int two_digits(const char *s)
+{
+	if (!isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[1]))
 		return -1;
-	for (const char *p = s; *p; p++)
-		if (!isdigit((unsigned char)*p) && *p != '.' && !(p == s && *p == '-'))
-			return -1;
-	*v = strtod(s, &end);
-	return *end || !isfinite(*v) ? -1 : 0;
+	return (s[0] - '0') * 10 + (s[1] - '0');
 }
 
 static int known_col(const char *s)
@@ -110,13 +122,11 @@ static int64_t civil_ns(int y, int mo, int d, int h, int mi, double s)
 /* "HH:MM:SS" or "HH:MM:SS.fff" */
 static int parse_hms(const char *s, int *h, int *mi, double *sec)
 {
-	char *end;
-
-	if (sscanf(s, "%2d:%2d:", h, mi) != 2 || strlen(s) < 8 || s[2] != ':' ||
-	    s[5] != ':' || !isdigit((unsigned char)s[6]))
+	if (strlen(s) < 8 || s[2] != ':' || s[5] != ':' ||
+	    (*h = two_digits(s)) < 0 || (*mi = two_digits(s + 3)) < 0 ||
+	    !isdigit((unsigned char)s[6]) || dec_double(s + 6, DEC_FRAC, sec, NULL))
 		return -1;
-	*sec = strtod(s + 6, &end);
-	if (*end || *h > 24 || *mi > 59 || *sec >= 61)
+	if (*h > 24 || *mi > 59 || *sec >= 61)
 		return -1;
 	return 0;
 }
@@ -124,11 +134,13 @@ static int parse_hms(const char *s, int *h, int *mi, double *sec)
 /* "YYYY-MM-DD" */
 static int parse_ymd(const char *s, int *y, int *mo, int *d)
 {
-	char tail;
+	int c = 0, y2;
 
 	if (strlen(s) != 10 || s[4] != '-' || s[7] != '-' ||
-	    sscanf(s, "%4d-%2d-%2d%c", y, mo, d, &tail) != 3)
+	    (c = two_digits(s)) < 0 || (y2 = two_digits(s + 2)) < 0 ||
+	    (*mo = two_digits(s + 5)) < 0 || (*d = two_digits(s + 8)) < 0)
 		return -1;
+	*y = c * 100 + y2;
 	return *mo >= 1 && *mo <= 12 && *d >= 1 && *d <= 31 ? 0 : -1;
 }
 
@@ -208,13 +220,12 @@ int vmstat_text_parse_date(const char *line, int64_t *ns)
 static int parse_bash_duration(const char *s, double *out)
 {
 	double v = 0, x;
-	char *end;
+	const char *end;
 
 	if (!*s)
 		return -1;
 	while (*s) {
-		x = strtod(s, &end);
-		if (end == s)
+		if (dec_double(s, DEC_FRAC, &x, &end))
 			return -1;
 		switch (*end) {
 		case 'h': v += x * 3600; end++; break;
@@ -233,11 +244,10 @@ static int parse_bash_duration(const char *s, double *out)
 static int parse_clock(const char *s, double *out)
 {
 	double v = 0, x;
-	char *end;
+	const char *end;
 
 	for (;;) {
-		x = strtod(s, &end);
-		if (end == s)
+		if (dec_double(s, DEC_FRAC, &x, &end))
 			return -1;
 		v = v * 60 + x;
 		if (*end == ':')
@@ -257,6 +267,7 @@ static int parse_clock(const char *s, double *out)
  * other lines. */
 static int time_line(char **tok, int n, struct vmstat_time_line *t, int *status)
 {
+	uint64_t st;
 	double v;
 
 	t->real_s = t->user_s = t->sys_s = NAN;
@@ -271,9 +282,10 @@ static int time_line(char **tok, int n, struct vmstat_time_line *t, int *status)
 	}
 	/* GNU time: "0.01user 0.00system 0:00.01elapsed 100%CPU (...)" */
 	if (n >= 3) {
-		char *e1, *e2;
-		double u = strtod(tok[0], &e1), s = strtod(tok[1], &e2), r;
-		if (e1 != tok[0] && !strcmp(e1, "user") && e2 != tok[1] &&
+		const char *e1, *e2;
+		double u, s, r;
+		if (!dec_double(tok[0], DEC_FRAC, &u, &e1) && !strcmp(e1, "user") &&
+		    !dec_double(tok[1], DEC_FRAC, &s, &e2) &&
 		    !strcmp(e2, "system") && !parse_clock(tok[2], &r) &&
 		    strstr(tok[2], "elapsed")) {
 			t->user_s = u;
@@ -292,13 +304,14 @@ static int time_line(char **tok, int n, struct vmstat_time_line *t, int *status)
 	if (n >= 2 && strstr(tok[0], "inputs+") && strstr(tok[0], "outputs"))
 		return 2;
 	if (n == 6 && !strcmp(tok[0], "Command") && !strcmp(tok[1], "exited") &&
-	    !strcmp(tok[4], "status")) {
-		*status = atoi(tok[5]);
+	    !strcmp(tok[4], "status") && !dec_u64(tok[5], &st, NULL) &&
+	    st <= 255) {
+		*status = (int)st;
 		return 2;
 	}
 	if (n == 5 && !strcmp(tok[0], "Command") && !strcmp(tok[1], "terminated") &&
-	    !strcmp(tok[3], "signal")) {
-		*status = 128 + atoi(tok[4]);
+	    !strcmp(tok[3], "signal") && !dec_u64(tok[4], &st, NULL) && st < 128) {
+		*status = 128 + (int)st;
 		return 2;
 	}
 	return 0;
@@ -522,9 +535,18 @@ static int data_row(struct parser *p, char **tok, int n, uint64_t line,
 		return fail(p, line, "%d fields where the header at line %d "
 			    "names %d", n, p->header_line, want);
 	}
-	for (int i = 0; i < p->ncol; i++)
+	for (int i = 0; i < p->ncol; i++) {
+		uint64_t u;
 		if (number(tok[i], &v[i]))
 			return fail(p, line, "'%s' is not a number", tok[i]);
+		/* a count or a size: stored as a double, so exact below 2^53
+		 * (free = 1e26 made `iotape vmstat` 95 columns wide) */
+		if (!cpu_col(p->names[i]) &&
+		    (dec_u64(tok[i], &u, NULL) || u >= VMSTAT_MAX_COUNT))
+			return fail(p, line, "bad value '%s' for %s (a whole "
+				    "number from 0 to 2^53 - 1)", tok[i],
+				    p->names[i]);
+	}
 	row.stamp_ns = -1;
 	if (p->stamps) {
 		int y, mo, d, h, mi;

@@ -84,6 +84,9 @@ struct vmstat_text_info {
 			       * interval rows of one invocation, 0 unknown */
 };
 
+/* Counts and sizes of a vmstat row are below 2^53, exact as doubles. */
+#define VMSTAT_MAX_COUNT ((uint64_t)1 << 53)
+
 /* Reads vmstat(8) output from fp (named path in messages) and calls fn once
  * per data row in file order (fn returns 0, or a negative code that stops
  * the read and is returned). Understands: one header or repeated headers
@@ -100,8 +103,11 @@ struct vmstat_text_info {
  * is skipped; `time` report lines and lines starting with '#' anywhere.
  * Sets *info (frozen_memory is decided at the end). Returns 0; -EINVAL for
  * input that is not vmstat output (no header, a row whose numbers do not
- * match its header, unknown text after a header) with a message naming
- * path and line in err (errlen bytes); -errno on a read error. A last line
+ * match its header, unknown text after a header) or a value that cannot be
+ * (a count, kB or rate that is not a whole number from 0 to
+ * VMSTAT_MAX_COUNT - 1; CPU % are any plain decimal number and kept as
+ * printed) with a message naming path and line in err (errlen bytes);
+ * -errno on a read error. A last line
  * cut short (no newline, too few fields) is dropped and counted in
  * info->truncated. Format source: vmstat(8), procps-ng vmstat.c output. */
 int vmstat_text_read(FILE *fp, const char *path,

@@ -248,11 +248,10 @@ int wlm_fio_json(const char *text, size_t len, struct wlm_set *s, char *err,
 static double dd_rate(const char *p)
 {
 	static const char prefixes[] = "kMGTPEZY";
-	char *end;
-	double v = strtod(p, &end), mul = 1;
-	const char *u = end, *pos;
+	const char *u, *pos;
+	double v, mul = 1;
 
-	if (end == p)
+	if (dec_double(p, DEC_FRAC | DEC_EXP, &v, &u))
 		return NAN;
 	while (*u == ' ')
 		u++;
@@ -269,18 +268,16 @@ static double dd_rate(const char *p)
 /* One line: "N byte(s) [(...)] copied, T s, R U/s". Returns 1 when it is. */
 static int dd_line(const char *l, double *bytes, double *secs, double *rate)
 {
-	char *end;
-	const char *c;
+	const char *end, *c;
 
-	errno = 0;
-	*bytes = strtod(l, &end);
-	if (end == l || errno || strncmp(end, " byte", 5))
+	if (dec_double(l, 0, bytes, &end) || strncmp(end, " byte", 5))
 		return 0;
 	if (!(c = strstr(end, " copied, ")))
 		return 0;
 	c += 9;
-	*secs = strtod(c, &end);
-	if (end == c || strncmp(end, " s, ", 4))
+	/* coreutils prints the seconds with %g: 1.5e-05 */
+	if (dec_double(c, DEC_FRAC | DEC_EXP, secs, &end) ||
+	    strncmp(end, " s, ", 4))
 		return 0;
 	*rate = dd_rate(end + 4);
 	return 1;
@@ -367,7 +364,7 @@ void wlm_regex_free(struct wlm_regex *r)
 int wlm_regex_match(const struct wlm_regex *r, const char *text, size_t len,
 		    double *value, char *err, size_t errlen)
 {
-	char *buf = xmalloc(len + 1), *end, group[64];
+	char *buf = xmalloc(len + 1), group[64];
 	const char *p;
 	regmatch_t m[2], last[2];
 	int found = 0, flags = 0;
@@ -394,9 +391,7 @@ int wlm_regex_match(const struct wlm_regex *r, const char *text, size_t len,
 	snprintf(group, sizeof(group), "%.*s",
 		 (int)(last[1].rm_eo - last[1].rm_so), buf + last[1].rm_so);
 	free(buf);
-	errno = 0;
-	*value = strtod(group, &end);
-	if (end == group || errno || !isfinite(*value)) {
+	if (dec_double(group, DEC_SIGN | DEC_FRAC | DEC_EXP, value, NULL)) {
 		snprintf(err, errlen, "--metric %s: '%s' is not a number", r->name,
 			 group);
 		return -1;

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,32 +67,104 @@ char *xstrdup(const char *s)
 	return p ? p : oom(strlen(s));
 }
 
+size_t dec_span(const char *s, unsigned flags)
+{
+	const char *p = s;
+	size_t digits;
+
+	if ((flags & DEC_SIGN) && *p == '-')
+		p++;
+	digits = strspn(p, "0123456789");
+	p += digits;
+	if ((flags & DEC_FRAC) && *p == '.') {
+		size_t frac = strspn(p + 1, "0123456789");
+		if (digits || frac) {
+			digits += frac;
+			p += 1 + frac;
+		}
+	}
+	if (!digits)
+		return 0;
+	if ((flags & DEC_EXP) && (*p == 'e' || *p == 'E')) {
+		const char *e = p + 1;
+		if (*e == '-' || *e == '+')
+			e++;
+		if (isdigit((unsigned char)*e))
+			p = e + strspn(e, "0123456789");
+	}
+	return (size_t)(p - s);
+}
+
+int dec_double(const char *s, unsigned flags, double *v, const char **end)
+{
+	size_t n = dec_span(s, flags);
+	char small[64], *buf = small, *e;
+	double x;
+
+	if (!n || (!end && s[n]))
+		return -1;
+	/* strtod() on a copy, so it cannot read on past the number ("1e5"
+	 * without DEC_EXP is 1 followed by "e5") */
+	if (n >= sizeof(small))
+		buf = xmalloc(n + 1);
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	x = strtod(buf, &e);
+	if (buf != small)
+		free(buf);
+	if (!isfinite(x))
+		return -1;
+	*v = x;
+	if (end)
+		*end = s + n;
+	return 0;
+}
+
+int dec_u64(const char *s, uint64_t *v, const char **end)
+{
+	size_t n = dec_span(s, 0);
+	uint64_t x = 0;
+
+	if (!n || (!end && s[n]))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	*v = x;
+	if (end)
+		*end = s + n;
+	return 0;
+}
+
+int dec_devnum(const char *s, unsigned *maj, unsigned *min)
+{
+	uint64_t a, b;
+	const char *p;
+
+	if (dec_u64(s, &a, &p) || (*p != ':' && *p != ',') ||
+	    dec_u64(p + 1, &b, NULL) || a >= 4096 || b >= (1u << 20))
+		return -1;
+	*maj = (unsigned)a;
+	*min = (unsigned)b;
+	return 0;
+}
+
 int parse_u64(const char *s, const char *opt, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (!s || !*s || *s == '-')
+	if (!s || dec_u64(s, out, NULL))
 		return error("invalid value '%s' for %s", s ? s : "", opt);
-	v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return error("invalid value '%s' for %s", s, opt);
-	*out = v;
 	return 0;
 }
 
 int parse_seconds(const char *s, const char *opt, double *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	if (!s || !*s)
+	if (!s || dec_double(s, DEC_FRAC, &v, NULL) || !(v > 0) || v > 1e9)
 		return error("invalid value '%s' for %s", s ? s : "", opt);
-	v = strtod(s, &end);
-	if (errno || *end || !(v > 0) || v > 1e9)
-		return error("invalid value '%s' for %s", s, opt);
 	*out = v;
 	return 0;
 }
@@ -248,12 +321,10 @@ int64_t now_real_ns(void) { return clock_ns(CLOCK_REALTIME); }
 
 int parse_duration(const char *s, const char *opt, double *out)
 {
-	char *end;
+	const char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v >= 0) || v > 1e12)
+	if (dec_double(s, DEC_FRAC, &v, &end) || v > 1e12)
 		return error("invalid duration '%s' for %s", s, opt);
 	if (!strcmp(end, "ms"))
 		v /= 1000;
@@ -262,7 +333,10 @@ int parse_duration(const char *s, const char *opt, double *out)
 	else if (!strcmp(end, "h"))
 		v *= 3600;
 	else if (*end && strcmp(end, "s"))
-		return error("invalid duration '%s' for %s (units: ms s m h)", s, opt);
+		/* a word after the number is a unit; "0x2s" is no number */
+		return error("invalid duration '%s' for %s%s", s, opt,
+			     end[strspn(end, "abcdefghijklmnopqrstuvwxyz")] ? ""
+			     : " (units: ms s m h)");
 	*out = v;
 	return 0;
 }
@@ -270,14 +344,12 @@ int parse_duration(const char *s, const char *opt, double *out)
 int parse_age(const char *s, const char *opt, double *out)
 {
 	size_t len = strlen(s);
-	char *end;
+	const char *end;
 	double d;
 
 	if (len < 2 || s[len - 1] != 'd')
 		return parse_duration(s, opt, out);
-	errno = 0;
-	d = strtod(s, &end);
-	if (errno || end != s + len - 1 || !(d >= 0) || d > 1e7)
+	if (dec_double(s, DEC_FRAC, &d, &end) || end != s + len - 1 || d > 1e7)
 		return error("invalid duration '%s' for %s", s, opt);
 	*out = d * 86400;
 	return 0;
@@ -285,13 +357,11 @@ int parse_age(const char *s, const char *opt, double *out)
 
 int parse_size(const char *s, const char *opt, uint64_t *out)
 {
-	char *end;
+	const char *end;
 	double v;
 	double mult = 1;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v > 0))
+	if (dec_double(s, DEC_FRAC, &v, &end) || !(v > 0))
 		return error("invalid size '%s' for %s", s, opt);
 	switch (*end) {
 	case 'k': case 'K': mult = 1024.0; end++; break;

@@ -21,7 +21,39 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
-/* Parses a whole decimal or 0x number into *out; returns 0, or prints
+/* What a plain decimal number may hold besides its digits, for dec_span()
+ * and dec_double(). A plain decimal number is never hex ("0x10", "0x1p4"),
+ * octal ("010" is ten), "inf" or "nan", and has no leading blank or '+':
+ * every number a user gives (an option, a metric, a value in an imported
+ * log) goes through these, not through strtod() or strtoull() alone, which
+ * take all of those. */
+#define DEC_SIGN 1u  /* a leading '-' */
+#define DEC_FRAC 2u  /* one '.', with a digit before or after it */
+#define DEC_EXP  4u  /* an exponent after the digits: 'e' or 'E', an optional
+		      * sign, digits */
+
+/* The length of the plain decimal number at the start of s, digits and what
+ * flags allow (DEC_*); 0 when s does not start with one. */
+size_t dec_span(const char *s, unsigned flags);
+
+/* Parses the plain decimal number at the start of s (as dec_span() takes
+ * it) into *v. With end, *end is set past it and the caller judges what
+ * follows (a unit); without, the number must be all of s. Returns 0, or -1
+ * when s does not start with one, more follows (end NULL), or it is beyond
+ * a double's range; *v and *end are then unchanged. */
+int dec_double(const char *s, unsigned flags, double *v, const char **end);
+
+/* Parses the whole number of decimal digits at the start of s into *v, end
+ * as for dec_double(). Returns 0, or -1 when s does not start with a digit,
+ * more follows (end NULL) or it is above UINT64_MAX. */
+int dec_u64(const char *s, uint64_t *v, const char **end);
+
+/* Parses "MAJOR:MINOR" or "MAJOR,MINOR" (decimal, as the kernel prints
+ * device numbers; major below 4096, minor below 2^20) into *maj and *min;
+ * returns 0, or -1 when s is not one. Prints nothing. */
+int dec_devnum(const char *s, unsigned *maj, unsigned *min);
+
+/* Parses a whole decimal number into *out; returns 0, or prints
  * "invalid value 'S' for OPT" and returns -1. */
 int parse_u64(const char *s, const char *opt, uint64_t *out);
 

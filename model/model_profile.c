@@ -251,7 +251,7 @@ void profile_value_text(const struct disk_profile *p, enum profile_key k,
 static int set_value(struct disk_profile *p, const struct key_def *d, const char *v,
 		     char *why, size_t whylen)
 {
-	char *base = (char *)p + d->off, *end;
+	char *base = (char *)p + d->off;
 	double x;
 
 	if (d->type == KT_BOOL) {
@@ -272,9 +272,7 @@ static int set_value(struct disk_profile *p, const struct key_def *d, const char
 			return snprintf(why, whylen, "'%s' is not fifo or sptf", v), -1;
 		return 0;
 	}
-	errno = 0;
-	x = strtod(v, &end);
-	if (errno || end == v || *end || !isfinite(x))
+	if (dec_double(v, DEC_SIGN | DEC_FRAC | DEC_EXP, &x, NULL))
 		return snprintf(why, whylen, "'%s' is not a number", v), -1;
 	if (x < d->min || x > d->max)
 		return snprintf(why, whylen, "%s is out of range (%g to %g %s)", v,

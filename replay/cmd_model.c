@@ -340,8 +340,7 @@ int cmd_model(int argc, char **argv)
 		switch (c) {
 		case 'd': {
 			unsigned ma, mi;
-			char x;
-			if (sscanf(optarg, "%u%*[,:]%u%c", &ma, &mi, &x) != 2) {
+			if (dec_devnum(optarg, &ma, &mi)) {
 				error("invalid --dev '%s' (MAJOR,MINOR)", optarg);
 				return 2;
 			}

@@ -86,7 +86,6 @@ static void replay_usage(FILE *fp)
 /* "original", "afap", "scale:X" (X > 0). */
 static int parse_timing(const char *s, double *scale)
 {
-	char *end;
 	double x;
 
 	if (!strcmp(s, "original")) {
@@ -98,10 +97,7 @@ static int parse_timing(const char *s, double *scale)
 		return 0;
 	}
 	if (!strncmp(s, "scale:", 6)) {
-		errno = 0;
-		x = strtod(s + 6, &end);
-		if (!errno && end != s + 6 && !*end && x > 0 && isfinite(x) &&
-		    x < 1e9) {
+		if (!dec_double(s + 6, DEC_FRAC, &x, NULL) && x > 0 && x < 1e9) {
 			*scale = x;
 			return 0;
 		}
@@ -202,11 +198,8 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'e': o.engine = optarg; break;
 		case 'g': {
-			char *end;
 			double g;
-			errno = 0;
-			g = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(g >= 0) || g > 1e9) {
+			if (dec_double(optarg, DEC_FRAC, &g, NULL) || g > 1e9) {
 				error("invalid --max-gap '%s' (seconds, 0 or more)",
 				      optarg);
 				return 2;
@@ -259,8 +252,15 @@ int cmd_replay(int argc, char **argv)
 	}
 	if ((o.nset || o.trace) && geteuid() != 0)
 		return error("--set and --trace need root");
-	if (getenv("IOTAPE_REPLAY_SPIN_US"))   /* tuning, see docs/iotape.md */
-		o.spin_ns = (int64_t)(atof(getenv("IOTAPE_REPLAY_SPIN_US")) * 1000);
+	if (getenv("IOTAPE_REPLAY_SPIN_US")) {   /* tuning, see docs/iotape.md */
+		const char *spin = getenv("IOTAPE_REPLAY_SPIN_US");
+		double us;
+		if (dec_double(spin, DEC_FRAC, &us, NULL) || us > 1e9) {
+			error("invalid value '%s' for IOTAPE_REPLAY_SPIN_US", spin);
+			return 2;
+		}
+		o.spin_ns = (int64_t)(us * 1000);
+	}
 	rc = replay_run(&o);
 	for (int i = 0; i < o.nset; i++)
 		for (int k = 0; k < o.sets[i].nvalues; k++)

@@ -38,9 +38,8 @@ static int find_target(struct ctx *c, const char *path)
 static int map_matches(const char *spec, uint32_t dev, const char *name)
 {
 	unsigned ma, mi;
-	char x;
 
-	if (sscanf(spec, "%u%*[:,]%u%c", &ma, &mi, &x) == 2)
+	if (!dec_devnum(spec, &ma, &mi))
 		return BT_MKDEV(ma, mi) == dev;
 	if (!strncmp(spec, "/dev/", 5))
 		spec += 5;

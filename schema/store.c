@@ -120,6 +120,7 @@ static int open_with(struct store **out, const char *path,
 		return -ENOMEM;
 	}
 	(*out)->be = be;
+	snprintf((*out)->name, sizeof((*out)->name), "%s", store_shown(path));
 	return rc ? rc : store_summary_backfill(*out, m);
 }
 
@@ -149,6 +150,11 @@ void store_close(struct store *st)
 const char *store_errmsg(const struct store *st)
 {
 	return st ? st->msg : "out of memory";
+}
+
+const char *store_name(const struct store *st)
+{
+	return st ? st->name : "";
 }
 
 int store_fail(struct store *st, int code, const char *fmt, ...)

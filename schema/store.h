@@ -76,6 +76,11 @@ void store_close(struct store *st);
  * NULL store. */
 const char *store_errmsg(const struct store *st);
 
+/* The path st was opened with as a message shows it (store_shown()), so a
+ * caller far from the open can say which database failed; "" for a NULL
+ * store or one that could not be allocated. */
+const char *store_name(const struct store *st);
+
 /* The schema version the store holds, into *version. Returns 0 or
  * -STORE_E_SQLITE. */
 int store_schema_version(struct store *st, int *version);

@@ -24,6 +24,7 @@ enum store_open_mode {
 struct store {
 	const struct store_backend *be;
 	char msg[512];          /* the last error, store_errmsg() */
+	char name[512];         /* the path as messages show it, store_name() */
 	/* runs store_run_finish() finished in this transaction that need a
 	 * summary at commit (schema/store_summary.c) */
 	int64_t *pending;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Generated from schema/NNN_*.sql by the Makefile (schema_sql.c). */
 extern const char *const store_migrations[];
@@ -37,19 +38,60 @@ static const char *const stmt_sql[SQ_N] = {
 		      "VALUES (?,?,?,?,?)",
 };
 
+/* Why SQLite could not write or make the database file (SQLite says only
+ * "attempt to write a readonly database" or "unable to open database
+ * file"): " (folder 'DIR' is not writable: Read-only file system)" or
+ * " ('FILE' is not writable: Permission denied)" into buf, or "" when both
+ * are writable. */
+static const char *why_not_writable(const struct sqlite_store *s, char *buf,
+				    size_t len)
+{
+	char dir[PATH_MAX];
+	const char *path = s->base.name;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	buf[0] = '\0';
+	if (!*path)
+		return buf;
+	if (access(dirname(dir), W_OK | X_OK)) {
+		int e = errno;
+		snprintf(dir, sizeof(dir), "%s", path);
+		snprintf(buf, len, " (folder '%s' is not writable: %s)",
+			 dirname(dir), strerror(e));
+	} else if (access(path, W_OK) && errno != ENOENT) {
+		snprintf(buf, len, " ('%s' is not writable: %s)", path,
+			 strerror(errno));
+	}
+	return buf;
+}
+
+/* " (why)" after a failure of s's file that why_not_writable() explains. */
+static const char *fs_why(const struct sqlite_store *s, char *buf, size_t len)
+{
+	int code = s->db ? sqlite3_errcode(s->db) : SQLITE_OK;
+
+	buf[0] = '\0';
+	return code == SQLITE_READONLY || code == SQLITE_CANTOPEN
+	       ? why_not_writable(s, buf, len) : buf;
+}
+
 int sq_fail(struct sqlite_store *s, int code, const char *what)
 {
-	snprintf(s->base.msg, sizeof(s->base.msg), "%s: %s", what,
-		 s->db ? sqlite3_errmsg(s->db) : "no database");
+	char why[PATH_MAX + 64];
+
+	snprintf(s->base.msg, sizeof(s->base.msg), "%s: %s%s", what,
+		 s->db ? sqlite3_errmsg(s->db) : "no database",
+		 fs_why(s, why, sizeof(why)));
 	return -code;
 }
 
 static int exec(struct sqlite_store *s, const char *sql)
 {
-	char *e = NULL;
+	char *e = NULL, why[PATH_MAX + 64];
 
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &e) != SQLITE_OK) {
-		snprintf(s->base.msg, sizeof(s->base.msg), "%s", e ? e : "sqlite error");
+		snprintf(s->base.msg, sizeof(s->base.msg), "%s%s",
+			 e ? e : "sqlite error", fs_why(s, why, sizeof(why)));
 		sqlite3_free(e);
 		return -STORE_E_SQLITE;
 	}
@@ -282,6 +324,8 @@ static int sq_open(struct store **out, const char *path, enum store_open_mode m)
 	*out = (struct store *)s;
 	if (!s)
 		return -ENOMEM;
+	/* for why_not_writable() before store.c sets it too */
+	snprintf(s->base.name, sizeof(s->base.name), "%s", path);
 	if ((rc = check_path(s, path, m)))
 		return rc;
 	rc = sq_open_db(s, path, m);

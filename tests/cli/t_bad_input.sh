@@ -1,6 +1,7 @@
 # t_bad_input.sh: every broken input kept in tests/fixtures/bad gets a one-line
 # error naming the file and byte offset (or line), a non-zero exit, and leaves
-# the database as it was; a trace cut short imports with a warning.
+# the database as it was; a trace cut short imports with a warning; a
+# database that cannot be written is named, not the trace, with why.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "bad inputs"
@@ -31,6 +32,9 @@ expect_error "wrong magic" "badmagic.bin: offset 984: bad magic" \
 	import --db "$db" "$B/badmagic.bin"
 expect_error "pdu_len past the end" "pdulen.bin: offset 1968: pdu_len 4000 runs past" \
 	import --db "$db" "$B/pdulen.bin"
+expect_error "pdu_len into the records after it" \
+	"pdulen-garbage.bin: offset 87040: pdu_len 60000 runs to offset 147088, where no record starts" \
+	import --db "$db" "$B/pdulen-garbage.bin"
 expect_error "empty file" "empty.bin: offset 0: empty trace" \
 	import --db "$db" "$B/empty.bin"
 expect_error "version 6" "version6.bin: offset 0: unsupported blktrace version" \
@@ -66,6 +70,39 @@ for f in not-sqlite.db newer-schema.db; do
 		not_ok "$f refused" "exit $rc: $(cat "$t/err")"
 	fi
 done
+
+# a database that cannot be written: the database named first, not the trace
+ro=$t/ro
+mkdir "$ro"
+"$IOTAPE" import --quiet --db "$ro/t.db" --run first "$FIXTURES/loop-fio-small.bin"
+# ro_run CMD...: CMD with $ro read-only: a read-only bind mount in a mount
+# namespace of its own as root (root writes through modes), else its modes
+ro_ok=1
+if [ "$(id -u)" = 0 ]; then
+	ro_run() { unshare -m sh -c 'mount --bind -o ro "$0" "$0" && exec "$@"' "$ro" "$@"; }
+	ro_run true 2> /dev/null || ro_ok=
+else
+	chmod a-w "$ro" "$ro/t.db"
+	at_exit "chmod u+w '$ro' '$ro/t.db'"
+	ro_run() { "$@"; }
+fi
+if [ -n "$ro_ok" ]; then
+	ro_run "$IOTAPE" import --again --db "$ro/t.db" "$FIXTURES/loop-fio-small.bin" 2> "$t/err"; rc=$?
+	if [ $rc != 0 ] && [ "$(wc -l < "$t/err")" = 1 ] &&
+	   grep -q "^iotape: $ro/t.db: importing '.*loop-fio-small.bin': creating run: attempt to write a readonly database (folder '$ro' is not writable: " "$t/err"; then
+		ok "read-only database: $(cat "$t/err")"
+	else not_ok "read-only database: named first, with why" "exit $rc: $(cat "$t/err")"; fi
+	ro_run "$IOTAPE" import --db "$ro/new.db" "$FIXTURES/loop-fio-small.bin" 2> "$t/err"; rc=$?
+	if [ $rc != 0 ] && [ "$(wc -l < "$t/err")" = 1 ] &&
+	   grep -q "^iotape: $ro/new.db: cannot open database: unable to open database file (folder '$ro' is not writable: " "$t/err"; then
+		ok "database in a read-only folder: $(cat "$t/err")"
+	else not_ok "database in a read-only folder: why" "exit $rc: $(cat "$t/err")"; fi
+else
+	skip "read-only database" "no mount namespace"
+fi
+"$IOTAPE" import --db "$t/nope/new.db" "$FIXTURES/loop-fio-small.bin" 2> "$t/err"; rc=$?
+check_eq "database in a folder that does not exist: why" \
+	"1 iotape: $t/nope/new.db: folder '$t/nope' does not exist" "$rc $(cat "$t/err")"
 
 # a capture cut short: complete records imported, warning names file and offset
 if "$IOTAPE" import --db "$db" --run cut "$B/truncated.bin" 2> "$t/err" &&

@@ -103,7 +103,8 @@ check_eq "plot --from 200ms --to 0.5s: tput bins in the window" "1" "$got"
 check "plot --from/--to: the x range is the window" grep -q 'set xrange \[0.2:0.5' "$t/pl/lf.tput.gp"
 
 # ---- bad values: one line each
-for args in "--from x" "--to 1q" "--dev 8" "--dev 8,x" "--from 2s --to 1s"; do
+for args in "--from x" "--to 1q" "--dev 8" "--dev 8,x" "--from 2s --to 1s" \
+	    "--from 0x2s" "--from inf" "--to nan" "--from 0x1p1" "--dev 0x8,0" "--dev 8,-1"; do
 	# shellcheck disable=SC2086
 	"$IOTAPE" report --db "$db" $args lf > /dev/null 2> "$t/err"; rc=$?
 	if [ $rc != 0 ] && [ "$(wc -l < "$t/err")" = 1 ]; then ok "report $args: $(cat "$t/err")"

@@ -322,6 +322,41 @@ for f in fio-v3-bad-offset.iolog:9 msr-bad-type.csv:3 systor17-short-line.csv:4 
 	fi
 done
 
+# hex, inf and nan where a log has a number: refused as the bad fixtures are
+# (strtod() took real 0x10.0s as 16 s and an iostat value 0x1p4 as 16)
+# badnum DESC FILE LINE MESSAGE: import FILE fails with one line naming FILE,
+# LINE and MESSAGE, nothing stored
+badnum() {
+	"$IOTAPE" import --db "$db" "$2" > /dev/null 2> "$t/err"; rc=$?
+	after=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
+		SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+	if [ $rc = 1 ] && [ "$(wc -l < "$t/err")" = 1 ] && [ "$after" = "$before" ] &&
+	   grep -qF "$(basename "$2"): line $3: $4" "$t/err"; then
+		ok "$1: $(cat "$t/err")"
+	else
+		not_ok "$1" "exit $rc: $(cat "$t/err")" "want 'line $3: $4'; db before '$before' after '$after'"
+	fi
+}
+sed '8s/0m3.921s/0x10.0s/' "$F/time-bash-dd.txt" > "$t/time-hex.txt"
+badnum "time paste: real 0x10.0s" "$t/time-hex.txt" 8 "bad real time '0x10.0s'"
+sed '7s/^0.00user/0x1user/' "$F/time-gnu-zsh-dd.txt" > "$t/time-gnu-hex.txt"
+badnum "time paste: GNU time's 0x1user" "$t/time-gnu-hex.txt" 7 "bad user time '0x1'"
+sed '40s/2.417 total/inf total/' "$F/time-gnu-zsh-dd.txt" > "$t/time-zsh-inf.txt"
+badnum "time paste: zsh's inf total" "$t/time-zsh-inf.txt" 40 "bad total time 'inf'"
+for v in 0x1p4 0x10 inf nan; do
+	sed "11s/140.00/$v/" "$F/iostat-d-iso.log" > "$t/iostat-$v.log"
+	badnum "iostat value $v" "$t/iostat-$v.log" 11 "bad value '$v' for tps"
+done
+# a report's line that holds no time is named, not "no timed command"
+printf '$ time make\nreal\tabc\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-abc.txt"
+badnum "time paste: real abc" "$t/time-abc.txt" 2 "bad real time 'abc'"
+printf '$ time make\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-noreal.txt"
+badnum "time paste: user and sys, no real" "$t/time-noreal.txt" 2 \
+	"a time report without its real time"
+# no iostat column is ever below 0
+sed '11s/140.00/-140.00/' "$F/iostat-d-iso.log" > "$t/iostat-neg.log"
+badnum "iostat value -140.00" "$t/iostat-neg.log" 11 "bad value '-140.00' for tps"
+
 # real fio --write_iolog output: the log's I/Os are fio's own count
 if command -v fio > /dev/null; then
 	fio --name=w --filename="$t/fio.data" --size=4m --rw=randrw --bs=4k --io_size=2m \

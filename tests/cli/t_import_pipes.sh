@@ -5,7 +5,8 @@
 # numbers and a source naming what was read; blkparse text, a vmstat log and
 # an iostat log on stdin; a truncated .gz, a .gz of garbage bytes and a gzip
 # of a non-trace give one error line naming the input and offset and store
-# nothing.
+# nothing; so does a long stream of zeros, from its first bytes, and a
+# compressed empty file says it is one.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "import of pipes and compressed traces"
@@ -158,6 +159,15 @@ for i in $(seq 6); do cat "$bin"; done | gzip -c > "$t/big.gz"
 head -c $(( $(stat -c %s "$t/big.gz") * 2 / 3 )) "$t/big.gz" > "$t/cut.gz"
 bad "truncated .gz" "^iotape: .*/cut\.gz: offset [1-9][0-9]* of the decompressed gzip stream: " \
 	"$IOTAPE" import --again --db "$db" "$t/cut.gz"
+# every filter's message in one style, lowercase (libarchive writes "Truncated
+# zstd input" but "truncated gzip input")
+for tool in zstd xz bzip2; do
+	command -v $tool > /dev/null || continue
+	for i in $(seq 6); do cat "$bin"; done | $tool -c > "$t/big.$tool"
+	head -c $(( $(stat -c %s "$t/big.$tool") * 2 / 3 )) "$t/big.$tool" > "$t/cut.$tool"
+	bad "truncated $tool" "^iotape: .*/cut\.$tool: offset [0-9]+ of the decompressed $tool stream: [a-z][^A-Z]*$" \
+		"$IOTAPE" import --again --db "$db" "$t/cut.$tool"
+done
 head -c 5000 "$t/small.bin.gz" | bad "truncated .gz on stdin" \
 	"^iotape: stdin: offset [0-9]+ of the decompressed gzip stream: " \
 	"$IOTAPE" import --again --db "$db" -
@@ -167,8 +177,29 @@ bad ".gz of garbage" "^iotape: .*/garbage\.gz: offset 0 of the decompressed gzip
 head -c 65536 /dev/urandom | gzip -c > "$t/noise.gz"
 bad "gzip of no trace" "^iotape: .*/noise\.gz \(gzip-decompressed\): offset 0: neither a blktrace" \
 	"$IOTAPE" import --again --db "$db" "$t/noise.gz"
+# a compressed empty file: said so, not libarchive's "Unrecognized archive format"
+for tool in gzip xz zstd bzip2; do
+	command -v $tool > /dev/null || continue
+	$tool -c < /dev/null > "$t/empty.$tool"
+	bad "$tool of an empty file" \
+		"^iotape: .*/empty\.$tool: offset 0 of the decompressed $tool stream: the compressed input is empty$" \
+		"$IOTAPE" import --again --db "$db" "$t/empty.$tool"
+done
+gzip -c < /dev/null | bad "gzip of nothing on stdin" \
+	"^iotape: stdin: offset 0 of the decompressed gzip stream: the compressed input is empty$" \
+	"$IOTAPE" import --again --db "$db" -
 bad "empty stdin" "^iotape: stdin: offset 0: empty trace$" \
 	"$IOTAPE" import --again --db "$db" - < /dev/null
+# a long stream that is no trace: refused from its first bytes, not spooled
+# whole first (head is killed by SIGPIPE, 141, when import stops reading)
+mkdir "$t/zspool"
+{ head -c 64M /dev/zero; echo $? > "$t/head.rc"; } | TMPDIR=$t/zspool bad "64 MB of zeros on stdin" \
+	"^iotape: stdin: offset 0: neither a blktrace" timeout 10 "$IOTAPE" import --again --db "$db" -
+check_eq "64 MB of zeros: refused before the stream's end, nothing left in TMPDIR" "141 " \
+	"$(cat "$t/head.rc") $(ls -A "$t/zspool")"
+head -c 64M /dev/zero | gzip -1 | bad "64 MB of zeros gzip'd on stdin" \
+	"^iotape: stdin \(gzip-decompressed\): offset 0: neither a blktrace" \
+	timeout 10 "$IOTAPE" import --again --db "$db" -
 # a good input before a bad one: the whole import is rolled back
 bad "good then truncated" "cut\.gz: offset" \
 	"$IOTAPE" import --again --db "$db" "$bin" "$t/cut.gz"

@@ -90,6 +90,11 @@ check_eq "a run without the labels is counted and left out" 1 \
 "$IOTAPE" metric --db "$db" unlabelled 'tps=fast' 2> "$t/err"
 check_eq "metric: a value that is not a number is refused" "2 1" \
 	"$? $(grep -c "'fast' is not a number" "$t/err")"
+for v in 0x10 0x1p4 inf nan 1.5.2; do
+	"$IOTAPE" metric --db "$db" unlabelled "tps=$v" 2> "$t/err"
+	check_eq "metric: tps=$v (not plain decimal) is refused" "2 1" \
+		"$? $(grep -c "'$v' is not a number" "$t/err")"
+done
 "$IOTAPE" label --db "$db" unlabelled 'fs ext2' 2> "$t/err"
 check_eq "label: KEY=VALUE required" "2 1" "$? $(grep -c 'invalid label' "$t/err")"
 "$IOTAPE" label --db "$db" unlabelled 'capture.x=1' 2> /dev/null

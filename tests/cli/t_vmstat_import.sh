@@ -1,6 +1,7 @@
 # t_vmstat_import.sh: vmstat(8) text logs through `iotape import` (as runs of their
 # own and joined to a trace's run) and `iotape vmstat`: row and since-boot counts,
-# the frozen-memory warning, errors naming the line, tables within 80 columns.
+# the frozen-memory warning, errors naming the line (and the column of a value
+# out of range), CPU % out of 0..100 shown as '?', tables within 80 columns.
 # Our recorded fixtures always; the corpus logs when the corpus is present.
 . "$(dirname "$0")/../lib.sh"
 
@@ -91,6 +92,29 @@ if [ $rc != 0 ] && [ "$(wc -l < "$t/err")" = 1 ] &&
    grep -q "short.log: line 4: 15 fields where the header at line 2 names 17" "$t/err"; then
 	ok "bad row: $(cat "$t/err")"
 else not_ok "bad row: one error naming the line" "exit $rc: $(cat "$t/err")"; fi
+# values a row cannot hold: a count or kB below 0, or past 2^53 - 1 (1e26 was
+# stored and made the table 95 columns wide)
+for v in -5 99999999999999999999999999 9007199254740992 1.5 0x10; do
+	awk -v v="$v" 'NR == 4 { $4 = v } 1' "$V/plain-1-3.log" > "$t/free.log"
+	"$IOTAPE" import --db "$db" "$t/free.log" 2> "$t/err"; rc=$?
+	if [ $rc != 0 ] && [ "$(wc -l < "$t/err")" = 1 ] &&
+	   grep -qE "free.log: line 4: (bad value '$v' for free|'$v' is not a number)" "$t/err"; then
+		ok "free = $v: $(cat "$t/err")"
+	else not_ok "free = $v: one error naming file, line and column" "exit $rc: $(cat "$t/err")"; fi
+done
+check_eq "bad values stored nothing" "$runs_before" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM runs; SELECT count(*) FROM samples" | tr '\n' ' ')"
+# a CPU % out of 0..100: kept, shown as '?' as `iotape vmstat --help` says
+awk 'NR == 4 { $13 = 250 } NR == 5 { $16 = 101 } 1' "$V/plain-1-3.log" > "$t/cpu.log"
+if import "us = 250" --run cpu250 "$t/cpu.log"; then
+	"$IOTAPE" vmstat --db "$db" cpu250 > "$t/table"
+	check_eq "us = 250, wa = 101: '?' in the table, the numbers in --json, the footnote" \
+		"? ? 250 101 1" \
+		"$(awk '$1 == "1" { print $14 } $1 == "2" { print $17 }' "$t/table" | paste -sd' ') $(
+		"$IOTAPE" vmstat --db "$db" --json cpu250 | jq -r '"\(.rows[1].us_pct) \(.rows[2].wa_pct)"') $(
+		grep -c '^? a CPU percentage out of range' "$t/table")"
+	runs_before=$(sqlite3 "$db" "SELECT count(*) FROM runs; SELECT count(*) FROM samples" | tr '\n' ' ')
+fi
 "$IOTAPE" import --db "$db" --run trace "$V/plain-1-3.log" 2> "$t/err"; rc=$?
 if [ $rc != 0 ] && grep -q "run 'trace' already has a vmstat log's samples" "$t/err"; then
 	ok "a second log for one run is refused"

@@ -124,6 +124,51 @@ static void test_errors(void **state)
 	assert_non_null(strstr(bt_strerror(-BT_E_MAGIC), "magic"));
 }
 
+/* A pdu_len no kernel writes (over BT_PDU_PLAUSIBLE) is the record's own
+ * error when it runs past the buffer or to bytes that are no record, so
+ * the record is named, not the garbage after it; followed by a record, it
+ * is read. */
+static void test_pdu_len(void **state)
+{
+	struct bt_event ev = sample_event(), out;
+	struct bt_stream bs;
+	uint8_t pdu[300], buf[1024];
+	size_t used;
+	long n, m;
+
+	(void)state;
+	memset(pdu, 'x', sizeof(pdu));
+	memset(buf, 0xff, sizeof(buf));
+	ev.pdu = pdu;
+	ev.pdu_len = sizeof(pdu);
+	n = bt_encode(&ev, 7, 0, buf, sizeof(buf));
+	assert_int_equal(bt_stream_detect(&bs, buf, (size_t)n), 0);
+	/* at the buffer's end: read; cut: past the end */
+	assert_int_equal(bt_decode(&bs, buf, (size_t)n, &out, &used), 0);
+	assert_int_equal(bt_decode(&bs, buf, (size_t)n - 1, &out, &used),
+			 -BT_E_PDU_LEN);
+	assert_int_equal(out.pdu_len, sizeof(pdu));
+	/* followed by 0xff bytes: to garbage */
+	assert_int_equal(bt_decode(&bs, buf, sizeof(buf), &out, &used),
+			 -BT_E_PDU_LEN);
+	/* followed by a record of the stream: read */
+	ev.pdu_len = 0;
+	m = bt_encode(&ev, 7, 0, buf + n, sizeof(buf) - (size_t)n);
+	assert_true(m > 0);
+	assert_int_equal(bt_decode(&bs, buf, sizeof(buf), &out, &used), 0);
+	assert_int_equal(used, (size_t)n);
+	/* followed by a big-endian record: no record of this stream */
+	assert_true(bt_encode(&ev, 7, 1, buf + n, sizeof(buf) - (size_t)n) > 0);
+	assert_int_equal(bt_decode(&bs, buf, sizeof(buf), &out, &used),
+			 -BT_E_PDU_LEN);
+	/* a plausible pdu_len cut short stays a cut */
+	ev.pdu_len = 16;
+	n = bt_encode(&ev, 7, 0, buf, sizeof(buf));
+	assert_int_equal(bt_decode(&bs, buf, (size_t)n - 1, &out, &used),
+			 -BT_E_SHORT);
+	assert_non_null(strstr(bt_strerror(-BT_E_PDU_LEN), "pdu_len"));
+}
+
 /* RWBS as blkparse 1.2 prints it (checked against the corpus). */
 static void test_rwbs(void **state)
 {
@@ -238,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_v8_be),
 		cmocka_unit_test(test_v7_layout),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_pdu_len),
 		cmocka_unit_test(test_rwbs),
 		cmocka_unit_test(test_pdus),
 		cmocka_unit_test(test_names),

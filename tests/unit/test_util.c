@@ -1,7 +1,8 @@
 /* Unit tests of the small helpers behind the command line's messages: the
  * edit distance of "did you mean", shell quoting of run names in hints
  * (a sweep's names have brackets), the default run name of an input, and
- * which names would read as run ids. */
+ * which names would read as run ids, and the plain decimal numbers every
+ * option and imported value is read as. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,65 @@
 #include "capture/import_fmt.h"
 #include "capture/sweep.h"
 #include "lib/util.h"
+
+static void test_decimal(void **state)
+{
+	const unsigned all = DEC_SIGN | DEC_FRAC | DEC_EXP;
+	const char *end;
+	uint64_t u;
+	unsigned ma, mi;
+	double v;
+
+	(void)state;
+	assert_int_equal(dec_span("12.5e3x", all), 6);
+	assert_int_equal(dec_span("12.5e3x", DEC_FRAC), 4);
+	assert_int_equal(dec_span("-7", 0), 0);
+	assert_int_equal(dec_span("1e", all), 1);
+	assert_int_equal(dec_span(".", DEC_FRAC), 0);
+	assert_int_equal(dec_double("-1.5e2", all, &v, NULL), 0);
+	assert_true(v == -150);
+	assert_int_equal(dec_double(".5", DEC_FRAC, &v, NULL), 0);
+	assert_true(v == 0.5);
+	/* what strtod() takes and a user never means */
+	static const char *const no[] = { "0x10", "0x1p4", "0x10.0", "inf",
+		"nan", "INFINITY", " 1", "+1", "", "-", "1e999", "1.2.3" };
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		assert_int_equal(dec_double(no[i], all, &v, NULL), -1);
+	/* with end: the number before its unit, never hex */
+	assert_int_equal(dec_double("2.5ms", DEC_FRAC, &v, &end), 0);
+	assert_true(v == 2.5);
+	assert_string_equal(end, "ms");
+	assert_int_equal(dec_double("1e5", DEC_FRAC, &v, &end), 0);
+	assert_true(v == 1);
+	assert_string_equal(end, "e5");
+	assert_int_equal(dec_double("0x10.0s", DEC_FRAC, &v, &end), 0);
+	assert_string_equal(end, "x10.0s");
+	assert_int_equal(dec_u64("18446744073709551615", &u, NULL), 0);
+	assert_true(u == UINT64_MAX);
+	assert_int_equal(dec_u64("18446744073709551616", &u, NULL), -1);
+	assert_int_equal(dec_u64("010", &u, NULL), 0);
+	assert_true(u == 10);
+	assert_int_equal(dec_u64("0x10", &u, NULL), -1);
+	assert_int_equal(dec_u64("-1", &u, NULL), -1);
+	assert_int_equal(dec_devnum("8:16", &ma, &mi), 0);
+	assert_true(ma == 8 && mi == 16);
+	assert_int_equal(dec_devnum("259,0", &ma, &mi), 0);
+	assert_int_equal(dec_devnum("0x8:0", &ma, &mi), -1);
+	assert_int_equal(dec_devnum("-8:0", &ma, &mi), -1);
+	assert_int_equal(dec_devnum(" 8:0", &ma, &mi), -1);
+	assert_int_equal(dec_devnum("4096:0", &ma, &mi), -1);
+	assert_int_equal(dec_devnum("8:", &ma, &mi), -1);
+	/* the option parsers built on them */
+	assert_int_equal(parse_u64("16", "--depth", &u), 0);
+	assert_int_equal(parse_u64("0x10", "--depth", &u), -1);
+	assert_int_equal(parse_duration("0x2s", "--from", &v), -1);
+	assert_int_equal(parse_duration("1.5m", "--from", &v), 0);
+	assert_true(v == 90);
+	assert_int_equal(parse_duration("inf", "--from", &v), -1);
+	assert_int_equal(parse_size("0x1G", "--mem", &u), -1);
+	assert_int_equal(parse_seconds("nan", "--interval", &v), -1);
+	assert_int_equal(parse_age("0x1d", "--since", &v), -1);
+}
 
 static void test_distance(void **state)
 {
@@ -108,6 +168,7 @@ static void test_run_name_is_id(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decimal),
 		cmocka_unit_test(test_distance),
 		cmocka_unit_test(test_shell_quote),
 		cmocka_unit_test(test_run_name),

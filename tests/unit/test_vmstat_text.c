@@ -427,6 +427,50 @@ static void test_errors(void **state)
 	free(c);
 }
 
+/* Values a vmstat row cannot hold: counts and kB are whole numbers from 0
+ * to 2^53 - 1 (an error naming the line, the value and the column); a CPU
+ * % out of 0..100 is kept as printed (`iotape vmstat` marks it '?'). */
+static void test_value_ranges(void **state)
+{
+	static const char head[] =
+		" r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
+		" 1  0      0   1000    100   2000    0    0     0     0   10   10  1  1 98  0  0\n";
+	static const struct { const char *row, *err; } bad[] = {
+		{ " 1  0      0     -5    100   2000    0    0     0     0   10   10  1  1 98  0  0\n",
+		  "line 3: bad value '-5' for free (a whole number from 0 to 2^53 - 1)" },
+		{ " 1  0      0 99999999999999999999999999 100 2000 0 0 0 0 10 10 1 1 98 0 0\n",
+		  "line 3: bad value '99999999999999999999999999' for free" },
+		{ " 1  0      0 9007199254740992 100 2000 0 0 0 0 10 10 1 1 98 0 0\n",
+		  "line 3: bad value '9007199254740992' for free" },
+		{ " 1  0      0   1000    100   2000    0    0   1.5     0   10   10  1  1 98  0  0\n",
+		  "line 3: bad value '1.5' for bi" },
+		{ " 1 -1      0   1000    100   2000    0    0     0     0   10   10  1  1 98  0  0\n",
+		  "line 3: bad value '-1' for b" },
+	};
+	struct collector *c = calloc(1, sizeof(*c));
+	struct vmstat_text_info in;
+	char text[1024], err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(c, 0, sizeof(*c));
+		snprintf(text, sizeof(text), "%s%s", head, bad[i].row);
+		assert_int_equal(parse_text(text, NULL, c, &in, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, bad[i].err));
+		assert_int_equal(c->nrows, 1);
+	}
+	/* 2^53 - 1 is the largest; us 250 and wa -3 are kept as printed */
+	memset(c, 0, sizeof(*c));
+	snprintf(text, sizeof(text), "%s%s", head,
+		 " 1  0      0 9007199254740991 100 2000 0 0 0 0 10 10 250 1 98 -3 0\n");
+	assert_int_equal(parse_text(text, NULL, c, &in, err, sizeof(err)), 0);
+	assert_int_equal(c->nrows, 2);
+	assert_true(c->rows[1].values[3] == 9007199254740991.0);
+	assert_true(c->rows[1].values[12] == 250);
+	assert_true(c->rows[1].values[15] == -3);
+	free(c);
+}
+
 static void test_cut_last_line_and_stop(void **state)
 {
 	static const char text[] =
@@ -699,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cut_last_line_and_stop),
 		cmocka_unit_test(test_dates),
+		cmocka_unit_test(test_value_ranges),
 		cmocka_unit_test(test_sniff),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_import_store),
