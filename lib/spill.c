@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #define RELEASE_STEP (1u << 20)   /* release in steps of at least 1 MiB */
+#define SPILL_FILE_MIN (8u << 20)  /* smaller arrays stay in memory */
 
 static size_t page_round(size_t bytes)
 {
@@ -52,25 +53,31 @@ static int reserve(int fd, size_t from, size_t to)
 	return rc ? -rc : 0;
 }
 
-int spill_init(struct spill *s, size_t bytes)
+/* A new unlinked file of cap bytes (blocks reserved) mapped shared into
+ * *p; returns its descriptor, or -1. */
+static int map_file(size_t cap, void **p)
 {
 	const char *dir = getenv("TMPDIR");
+	int fd = tmp_file(dir && *dir ? dir : "/tmp");
+
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)cap) || reserve(fd, 0, cap) ||
+	    (*p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+	    MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int spill_init(struct spill *s, size_t bytes)
+{
 	size_t cap = page_round(bytes);
-	void *p;
+	void *p = NULL;
 
 	memset(s, 0, sizeof(*s));
-	s->fd = tmp_file(dir && *dir ? dir : "/tmp");
-	if (s->fd >= 0 && (ftruncate(s->fd, (off_t)cap) || reserve(s->fd, 0, cap))) {
-		close(s->fd);
-		s->fd = -1;
-	}
-	if (s->fd >= 0) {
-		p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
-		if (p == MAP_FAILED) {
-			close(s->fd);
-			s->fd = -1;
-		}
-	}
+	s->fd = cap >= SPILL_FILE_MIN ? map_file(cap, &p) : -1;
 	if (s->fd < 0) {
 		p = mmap(NULL, cap, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -86,10 +93,19 @@ int spill_grow(struct spill *s, size_t bytes)
 {
 	size_t cap = page_round(bytes);
 	void *p;
-	int rc;
+	int rc, fd;
 
 	if (cap <= s->cap)
 		return 0;
+	if (s->fd < 0 && cap >= SPILL_FILE_MIN && (fd = map_file(cap, &p)) >= 0) {
+		/* grown out of memory's share: into a file from now on */
+		memcpy(p, s->p, s->cap);
+		munmap(s->p, s->cap);
+		s->p = p;
+		s->fd = fd;
+		s->cap = cap;
+		return 0;
+	}
 	if (s->fd >= 0) {
 		if (ftruncate(s->fd, (off_t)cap))
 			return -errno;
@@ -138,6 +154,30 @@ void spill_release_range(struct spill *s, size_t from, size_t to)
 	to = to / pg * pg;
 	if (to > from)
 		madvise((char *)s->p + from, to - from, MADV_DONTNEED);
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void spill_prefault(struct spill *s, size_t from, size_t to)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!s->p)
+		return;
+	if (to > s->cap)
+		to = s->cap;
+	from = from / pg * pg;
+	to = (to + pg - 1) / pg * pg;
+	if (to > s->cap)
+		to = s->cap;
+	/* 16 pages a call: the call holds the address space's lock (for
+	 * reading) while it faults, and a thread waiting to map memory would
+	 * hold every other thread's page fault behind it meanwhile */
+	for (size_t a = from; a < to; a += 16 * pg)
+		madvise((char *)s->p + a, to - a < 16 * pg ? to - a : 16 * pg,
+			MADV_POPULATE_WRITE);
 }
 
 void spill_rewind(struct spill *s)

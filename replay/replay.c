@@ -453,6 +453,92 @@ static void warm_up(struct ctx *c)
 	}
 }
 
+/* ---- the pages the scheduler writes, faulted in ahead of it ---- */
+
+#define PF_AHEAD 65536          /* I/Os ahead of the scheduler */
+
+/* A thread that keeps the next PF_AHEAD I/Os' result pages (and the
+ * writer's done[] and issue log) faulted in and writable ahead of the
+ * scheduler (spill_prefault()), so that its stores never fault through
+ * the file system. */
+struct prefaulter {
+	pthread_t th;
+	int started, stop;        /* stop: set (release) to end it */
+	size_t progress;          /* sched_params.progress */
+	size_t n;                 /* the plan's I/Os */
+	struct spill *res, *done, *log;   /* done, log: NULL without a writer */
+	const size_t *log_n;      /* the issue log's length */
+	size_t res_to, log_to;    /* prefaulted up to (I/Os, log entries) */
+};
+
+/* Prefaults up to PF_AHEAD past the scheduler, in steps of a quarter. */
+static void prefault_step(struct prefaulter *p)
+{
+	size_t to = __atomic_load_n(&p->progress, __ATOMIC_RELAXED) + PF_AHEAD;
+
+	if (to > p->n)
+		to = p->n;
+	if (to >= p->res_to + PF_AHEAD / 4 || (to == p->n && p->res_to < to)) {
+		spill_prefault(p->res, p->res_to * sizeof(struct rio_result),
+			       to * sizeof(struct rio_result));
+		if (p->done)
+			spill_prefault(p->done, p->res_to, to);
+		p->res_to = to;
+	}
+	if (p->log) {
+		size_t l = __atomic_load_n(p->log_n, __ATOMIC_ACQUIRE) + PF_AHEAD;
+		if (l > p->n)
+			l = p->n;
+		if (l >= p->log_to + PF_AHEAD / 4 || (l == p->n && p->log_to < l)) {
+			spill_prefault(p->log, p->log_to * sizeof(uint32_t),
+				       l * sizeof(uint32_t));
+			p->log_to = l;
+		}
+	}
+}
+
+static void *prefault_main(void *arg)
+{
+	struct prefaulter *p = arg;
+
+	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = { 0, 1000000 };
+		prefault_step(p);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* The first PF_AHEAD I/Os' pages now, then a thread for the rest; sp
+ * publishes the scheduler's progress to it. Without the thread the
+ * scheduler faults its own pages: slower, still right. */
+static void prefault_start(struct prefaulter *p, struct spill *res,
+			   struct replay_writer *w, size_t n,
+			   struct sched_params *sp)
+{
+	memset(p, 0, sizeof(*p));
+	p->n = n;
+	p->res = res;
+	if (w->started) {
+		p->done = &w->done_mem;
+		p->log = &w->log_mem;
+		p->log_n = &w->log_n;
+	}
+	prefault_step(p);
+	sp->progress = &p->progress;
+	if (!pthread_create(&p->th, NULL, prefault_main, p))
+		p->started = 1;
+}
+
+static void prefault_stop(struct prefaulter *p)
+{
+	if (!p->started)
+		return;
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(p->th, NULL);
+	p->started = 0;
+}
+
 /* ---- signals ---- */
 
 static int check_signals(void *ctx)
@@ -504,6 +590,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	struct tracefs tf = { .pipe_fd = -1, .out_fd = -1 };
 	uint64_t lost[256] = { 0 };
 	struct spill res_mem = { .fd = -1 };
+	struct prefaulter pf = { 0 };
 	struct rio_result *res;
 	struct sched_stats ss = { 0 };
 	struct fidelity f = { 0 };
@@ -583,6 +670,9 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	if (!o->quiet && isatty(2))
 		fprintf(stderr, "iotape: replaying %zu I/Os of '%s' (timing %s, "
 			"depth %u)...\n", c->plan.n, c->src_name, c->timing, c->depth);
+	/* (before SCHED_FIFO: the thread is a normal one) */
+	if (!c->ms)
+		prefault_start(&pf, &res_mem, &wr, c->plan.n, &sp);
 	/* A timed replay runs at SCHED_FIFO priority 1 where allowed (root):
 	 * on a busy machine a normal thread wakes milliseconds late. Not for
 	 * afap, whose loop never sleeps long and would starve the workers
@@ -596,6 +686,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	f.steal_pct = -1;
 	have_ticks = !cpu_ticks(o->mp.proc, &steal0, &total0);
 	srun = sched_run(&c->plan, &sp, &c->eng, clk, res, &ss);
+	prefault_stop(&pf);
 	if (pre_run) {
 		if (!o->quiet && isatty(2))
 			fprintf(stderr, "iotape: storing the replay...\n");
@@ -674,6 +765,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	}
 	rc = ss.interrupted ? 1 : 0;
 out:
+	prefault_stop(&pf);
 	replay_writer_finish(&wr, NULL);   /* nothing left when done */
 	if (pre_run)
 		store_rollback(c->st);

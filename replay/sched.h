@@ -54,6 +54,10 @@ struct sched_params {
 	 * replay goes on (a reader behind, replay_writer.c, reads them back
 	 * from the file) */
 	struct spill *plan_mem, *res_mem;
+	/* Optional: the highest plan index issued so far, stored (relaxed)
+	 * after each issue, for a thread that prefaults the pages the
+	 * scheduler writes next (replay.c) */
+	size_t *progress;
 };
 
 #define SCHED_WAKE_NS 20000000   /* 20 ms */

@@ -1,7 +1,8 @@
 /* Unit tests of the out-of-core arrays (lib/spill.c): what is written stays
  * through a release and a growth, a release takes the pages out of the
  * resident set (RssFile in /proc/self/status), and without a place for the
- * file the array is anonymous memory that a release leaves alone. */
+ * file the array is anonymous memory that a release leaves alone; a small
+ * array is in memory until it grows past 8 MiB. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -106,11 +107,31 @@ static void test_anonymous(void **state)
 		unsetenv("TMPDIR");
 }
 
+/* Under 8 MiB an array stays in memory; grown past it, it moves into a
+ * file with what it held. */
+static void test_small_then_file(void **state)
+{
+	const size_t n = (1u << 20) / 4;   /* 1 MiB */
+	struct spill s;
+
+	(void)state;
+	assert_int_equal(spill_init(&s, n * 4), 0);
+	assert_true(s.fd < 0);
+	fill(s.p, n);
+	spill_prefault(&s, 0, n * 4);      /* in memory too: nothing changes */
+	assert_true(same(s.p, n));
+	assert_int_equal(spill_grow(&s, 16 * n * 4), 0);
+	assert_true(s.fd >= 0);
+	assert_true(same(s.p, n));
+	spill_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_release_keeps_data),
 		cmocka_unit_test(test_anonymous),
+		cmocka_unit_test(test_small_then_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
