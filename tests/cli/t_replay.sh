@@ -59,7 +59,8 @@ check "iotape report works on the replay" "$IOTAPE" report --db "$db" orig1
 # replayer's own lag (issue time minus when the I/O was free to go) is checked
 # always; the error against the schedule also counts I/Os that waited for their
 # process's previous I/O, so it follows the device: it is checked when the device
-# kept up (D2C at most 3x the original's), as it does on an idle machine. Neither
+# kept up (D2C at most 1.5x the original's), as it does on an idle machine (a
+# CI run saw D2C 2.8x and a 7 ms p99 while the replayer's own p99 was 34 us). Neither
 # can hold while the hypervisor takes the VM's CPUs away (steal, which iotape
 # measures during each replay): then the check is skipped, saying so.
 p99s= own99s= slow= steal=
@@ -87,7 +88,7 @@ if lt "$med" 1000; then
 	ok "--timing original: p99 issue error ${med} us < 1 ms (runs:$p99s)"
 elif ! lt "$st" 2; then
 	skip "--timing original: p99 issue error < 1 ms" "$why_steal; p99s:$p99s"
-elif ! lt "$sl" 3; then
+elif ! lt "$sl" 1.5; then
 	skip "--timing original: p99 issue error < 1 ms" \
 		"the device was ${sl}x slower than in the original (a busy machine); p99s:$p99s"
 else
