@@ -61,7 +61,7 @@ static int export_do(const struct export_opts *o)
 	struct out_file of;
 	char err[512] = "";
 	FILE *fp = stdout;
-	int rc;
+	int rc, werr;
 
 	if (!o->out && o->fmt == EXPORT_BLKTRACE && isatty(STDOUT_FILENO))
 		return error("blktrace records are binary: give -o FILE or a pipe");
@@ -80,8 +80,14 @@ static int export_do(const struct export_opts *o)
 		fp = of.fp;
 	}
 	rc = export_run(&rv, o->fmt, fp, &st, err, sizeof(err));
-	if (o->out && rc)
+	werr = errno;
+	if (o->out && rc) {
+		/* a write error names the file the user gave, not the run */
+		if (ferror(fp))
+			snprintf(err, sizeof(err), "cannot write '%s': %s", o->out,
+				 strerror(werr));
 		out_file_discard(&of);
+	}
 	else if (o->out && (rc = out_file_commit(&of)))
 		snprintf(err, sizeof(err), "cannot write '%s': %s", o->out,
 			 strerror(-rc));

@@ -429,11 +429,18 @@ static void emit_where(struct emit *e, const struct an_run *x,
 	qsort(pd, (size_t)nd, sizeof(*pd), cmp_pdiff);
 	emit_arr_begin(e, "where");
 	emit_heading(e, "where the time went");
-	emit_text(e, "each process (name:op, bio size, bytes#start order) in "
-		  "%.16s, then in\n%.16s: its span (first Q to last C) and its "
-		  "time waiting on I/O (queued\nor in flight), s; the change in "
-		  "waiting split by btt's stages, s\n", x->rd.rv->name,
-		  y->rd.rv->name);
+	{
+		/* the run names whole (up to 255 bytes each), the caption
+		 * wrapped to 80 columns around them */
+		char cap[1024], wrapped[1100];
+		snprintf(cap, sizeof(cap), "each process (name:op, bio size, "
+			 "bytes#start order) in %s, then in %s: its span (first "
+			 "Q to last C) and its time waiting on I/O (queued or in "
+			 "flight), s; the change in waiting split by btt's "
+			 "stages, s", x->rd.rv->name, y->rd.rv->name);
+		wrap_indent(cap, 80, 0, wrapped, sizeof(wrapped));
+		emit_text(e, "%s\n", wrapped);
+	}
 	/* the key column as wide as the keys shown, up to what leaves the
 	 * eight figures (7 columns each) in 80; a longer key, whole on its
 	 * own line, the figures under it: a cut key could name two rows */

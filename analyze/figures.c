@@ -422,10 +422,22 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 				  strchr(rf[0].group, '=') ?
 				  (int)(strchr(rf[0].group, '=') - rf[0].group) : 0,
 				  rf[0].group, strchr(rf[0].group, '=') ? "=" : "");
+		/* a name wider than its column would be cut, and two cut
+		 * names could read the same: then the columns are numbered
+		 * and the names given whole above the table */
+		int cw = show_change ? 12 : 10, cut = 0;
+		for (int g = 0; g < ng; g++)
+			if ((int)strlen(names[g]) > cw)
+				cut = 1;
+		for (int g = 0; cut && g < ng; g++)
+			emit_text(e, "[%d] %s\n", g + 1, names[g]);
 		emit_text(e, "%-24s", "");
 		for (int g = 0; g < ng; g++) {
 			char nm[16];
-			snprintf(nm, sizeof(nm), "%.*s", show_change ? 12 : 10, names[g]);
+			if (cut)
+				snprintf(nm, sizeof(nm), "[%d]", g + 1);
+			else
+				snprintf(nm, sizeof(nm), "%.15s", names[g]);
 			emit_text(e, show_change ? " %12s" : " %10s", nm);
 			if (g && show_change)
 				emit_text(e, " %9s", "change");

@@ -114,4 +114,19 @@ if command -v gnuplot > /dev/null; then
 else
 	skip "mail" "no gnuplot"
 fi
+# names wider than their column (after a common prefix is taken out as '~'):
+# numbered columns, the names whole above the table and in the caption of "where the time went", every line in 80 columns
+a=baseline-kernel-6.1.0-run-one b=patched-kernel-6.1.0-run-two
+imp "$a" "$FIXTURES/loop-fio-small.bin" && imp "$b" "$FIXTURES/loop-fio-small.bin" ||
+	not_ok "import two runs with long names"
+"$IOTAPE" compare --db "$db" "$a" "$b" > "$t/long.txt" 2> "$t/err"
+check_eq "long names: legend lines, numbered columns" "[1] $a|[2] $b|[1] [2] change" \
+	"$(sed -n 1,2p "$t/long.txt" | paste -sd'|')|$(sed -n 3p "$t/long.txt" | xargs)"
+check_eq "long names: both whole in the where-the-time-went caption" "1" \
+	"$(sed -n '/^== where the time went/,/^process/p' "$t/long.txt" | tr '\n' ' ' |
+		grep -oE "in $a, then in $b:" | wc -l)"
+check_eq "long names: no line over 80 columns" "" "$(awk 'length > 80' "$t/long.txt")"
+"$IOTAPE" compare --db "$db" small small2 > "$t/short.txt"
+check_eq "short names: the names head their columns" "small small2 change" \
+	"$(sed -n 1p "$t/short.txt" | xargs)"
 tap_finish

@@ -61,8 +61,8 @@ if [ "$(id -u)" = 0 ] && mknod "$t/null" c 1 3 2> /dev/null && mknod "$t/full" c
 		"$rc $(stat -c '%F' "$t/null" | sed 's/character special file/c/') $(stat -c '%t,%T' "$t/null")"
 	[ -c "$t/null" ] || safe=0
 	exp "$t/full"; rc=$?
-	check_eq "a full device node: exit 1 with one line saying so, still a char device" \
-		"1 1 yes c" "$rc $(wc -l < "$t/err") $(grep -q 'No space left on device' "$t/err" &&
+	check_eq "a full device node: exit 1, one line naming the path and ENOSPC, still a char device" \
+		"1 1 yes c" "$rc $(wc -l < "$t/err") $(grep -qF "cannot write '$t/full': No space left on device" "$t/err" &&
 			echo yes || echo no) $([ -c "$t/full" ] && echo c || echo replaced)"
 	[ -c "$t/full" ] || safe=0
 else
