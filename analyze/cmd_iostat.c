@@ -25,6 +25,9 @@ static const struct opt_def options[] = {
 	  "last event)" },
 	{ "dev", 1, RV_OPT_DEV, "M,m", "only device major,minor (8,0); repeat "
 	  "for several" },
+	{ "source", 1, 's', "SRC", "trace: computed from the requests; log: "
+	  "an imported iostat log's reports as iostat printed them (default: "
+	  "the trace when the run has requests, else the log)" },
 	{ "json", 0, 'j', NULL, "every column, as one JSON object" },
 	{ "help", 0, 'h', NULL, NULL },
 };
@@ -45,11 +48,12 @@ static void iostat_usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: iotape iostat [--db FILE] [--interval T] [--from T] [--to T]\n"
-"                     [--dev M,m]... [--json] RUN\n"
+"                     [--dev M,m]... [--source trace|log] [--json] RUN\n"
 "\n"
 "One row per interval and device, as iostat -x prints from /proc/diskstats,\n"
 "computed from RUN's requests: time (s from the run's first event), device,\n"
-"r/s w/s rkB/s wkB/s r_await w_await aqu-sz %%util.\n");
+"r/s w/s rkB/s wkB/s r_await w_await aqu-sz %%util. A run imported from an\n"
+"iostat log shows the log's reports (--source log).\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 19, NULL);
 	fprintf(fp, "\n%s", iostat_footer);
 }
@@ -71,8 +75,10 @@ static const char *fmt7(char *buf, double v)
 
 struct iostat_cmd {
 	const char *db, *run;
+	const char *source;     /* "trace", "log" or NULL: pick */
 	struct rv_filter filt;
 	double interval_s;
+	int interval_given;
 	int json;
 };
 
@@ -138,6 +144,213 @@ static void emit_rows(struct emit *e, const struct runview *rv,
 	emit_arr_end(e);
 }
 
+static const char log_footer[] =
+"From an imported iostat log (iostat(1), sysstat), each report as iostat\n"
+"printed it: s its time from the run's first event (or the log's first\n"
+"report), 'boot' the first report's averages since boot; r/s w/s rkB/s\n"
+"wkB/s r_await w_await aqu-sz %util as logged, older sysstat's rMB/s (x 1024),\n"
+"rsec/s (/ 2), await (both directions) and avgqu-sz in their place; '-' a\n"
+"column the log does not have. --json has every column of the log.\n";
+
+/* The columns an iostat log can hold per device: sysstat 12's -x has 21 */
+#define LOG_MAXCOL 48
+
+/* One device's values in one report of an iostat log (sysstat 12's
+ * --pretty splits a report's devices into a read and a write part: their
+ * columns meet in one row). */
+struct log_row {
+	int64_t time_ns;
+	int since_boot;
+	int dev;                   /* index into the device names */
+	double v[LOG_MAXCOL];      /* by column index; NAN: not logged */
+};
+
+/* The names seen so far (devices or columns); the index of name[0..len),
+ * added when new; -1 when out of memory or past max. */
+static int intern(char ***names, size_t *n, size_t max, const char *name,
+		  size_t len)
+{
+	char **nn;
+
+	for (size_t i = 0; i < *n; i++)
+		if (strlen((*names)[i]) == len && !strncmp((*names)[i], name, len))
+			return (int)i;
+	if (*n >= max || !(nn = realloc(*names, (*n + 1) * sizeof(*nn))))
+		return -1;
+	*names = nn;
+	if (!(nn[*n] = strndup(name, len)))
+		return -1;
+	return (int)(*n)++;
+}
+
+/* The value of column key in row r, NAN when the log has none. */
+static double log_get(char **cols, size_t ncol, const struct log_row *r,
+		      const char *key)
+{
+	for (size_t i = 0; i < ncol; i++)
+		if (!strcmp(cols[i], key))
+			return r->v[i];
+	return NAN;
+}
+
+/* The column of iostat -x's in row r, from the newer name or an older
+ * sysstat's (iostat(1): rMB/s, rsec/s, await, avgqu-sz; -d's kB_read/s). */
+static double log_col(char **cols, size_t ncol, const struct log_row *r,
+		      const char *key)
+{
+	double v = log_get(cols, ncol, r, key);
+	int w = key[0] == 'w';
+
+	if (isfinite(v))
+		return v;
+	if (!strcmp(key, "rkB/s") || !strcmp(key, "wkB/s")) {
+		if (isfinite(v = log_get(cols, ncol, r, w ? "wMB/s" : "rMB/s")))
+			return v * 1024;
+		if (isfinite(v = log_get(cols, ncol, r, w ? "wsec/s" : "rsec/s")))
+			return v / 2;
+		return log_get(cols, ncol, r, w ? "kB_wrtn/s" : "kB_read/s");
+	}
+	if (!strcmp(key, "r_await") || !strcmp(key, "w_await"))
+		return log_get(cols, ncol, r, "await");
+	if (!strcmp(key, "aqu-sz"))
+		return log_get(cols, ncol, r, "avgqu-sz");
+	return NAN;
+}
+
+/* Prints run's imported iostat log (samples of source "iostat", keys
+ * "DEVICE:column" and "cpu:column", stored by capture/import_fmt.c) as
+ * iostat -x's table, the reports in [from, to) of the run's time base
+ * (its first event, else the log's first report). Returns 0 or -1
+ * (printed). */
+static int log_run(const struct iostat_cmd *o, struct runview *rv)
+{
+	struct store_cursor *cur;
+	struct store_sample smp;
+	struct log_row *rows = NULL;
+	char **devs = NULL, **cols = NULL, b[9][16];
+	size_t nrows = 0, crows = 0, ndev = 0, ncol = 0, row0 = 0;
+	int64_t base = rv->genesis_ns, t_boot = INT64_MIN;
+	int step, have_base = !!rv->last_event, rc = -1;
+	struct emit e;
+
+	if (o->filt.ndev)
+		return error("run '%s': an iostat log names its devices, not "
+			     "major,minor: --dev is for --source trace", rv->name);
+	if (o->interval_given)
+		return error("run '%s': an iostat log's reports keep the log's "
+			     "interval: --interval is for --source trace", rv->name);
+	if (store_samples_open(rv->st, rv->id, "iostat", &cur))
+		return error("reading samples: %s", store_errmsg(rv->st));
+	while ((step = store_samples_next(cur, &smp)) > 0) {
+		const char *colon = strchr(smp.key, ':');
+		struct log_row *r = NULL;
+		int d, c;
+
+		if (!have_base) {
+			base = smp.time_ns;
+			have_base = 1;
+		}
+		if (!strcmp(smp.key, "since_boot")) {
+			t_boot = smp.time_ns;
+			continue;
+		}
+		if (!colon || !strncmp(smp.key, "cpu:", 4))
+			continue;
+		if (smp.time_ns - base < o->filt.from_ns ||
+		    (o->filt.to_ns != INT64_MAX && smp.time_ns - base >= o->filt.to_ns))
+			continue;
+		if ((d = intern(&devs, &ndev, 4096, smp.key,
+				(size_t)(colon - smp.key))) < 0 ||
+		    (c = intern(&cols, &ncol, LOG_MAXCOL, colon + 1,
+				strlen(colon + 1))) < 0) {
+			error("run '%s': an iostat log of more than 4096 devices "
+			      "or %d columns (or out of memory)", rv->name,
+			      LOG_MAXCOL);
+			goto out;
+		}
+		if (nrows && rows[nrows - 1].time_ns != smp.time_ns)
+			row0 = nrows;   /* a new report */
+		for (size_t i = row0; i < nrows; i++)
+			if (rows[i].dev == d)
+				r = &rows[i];
+		if (!r) {
+			if (nrows == crows) {
+				size_t cap = crows ? 2 * crows : 64;
+				struct log_row *nr = realloc(rows, cap * sizeof(*rows));
+				if (!nr) {
+					error("out of memory");
+					goto out;
+				}
+				rows = nr;
+				crows = cap;
+			}
+			r = &rows[nrows++];
+			r->time_ns = smp.time_ns;
+			r->dev = d;
+			r->since_boot = smp.time_ns == t_boot;
+			for (int k = 0; k < LOG_MAXCOL; k++)
+				r->v[k] = NAN;
+		}
+		r->v[c] = smp.value;
+	}
+	if (step < 0) {
+		error("reading samples: %s", store_errmsg(rv->st));
+		goto out;
+	}
+	emit_init(&e, stdout, o->json);
+	emit_obj_begin(&e, NULL);
+	emit_str(&e, "run", rv->name);
+	emit_str(&e, "source", "log");
+	if (!nrows)
+		emit_text(&e, "run '%s': no iostat reports%s\n", rv->name,
+			  o->filt.from_ns || o->filt.to_ns != INT64_MAX
+			  ? " in the window asked for" : "");
+	emit_arr_begin(&e, "rows");
+	if (nrows)
+		emit_text(&e, "%7s %-8s %7s %7s %7s %7s %7s %7s %7s %7s\n", "s",
+			  "Device", "r/s", "w/s", "rkB/s", "wkB/s", "r_await",
+			  "w_await", "aqu-sz", "%util");
+	for (size_t i = 0; i < nrows; i++) {
+		const struct log_row *r = &rows[i];
+		double t = (double)(r->time_ns - base) / 1e9;
+
+		emit_obj_begin(&e, NULL);
+		emit_num(&e, "t_s", t);
+		emit_u64(&e, "since_boot", (uint64_t)r->since_boot);
+		emit_str(&e, "device", devs[r->dev]);
+		for (size_t k = 0; k < ncol; k++)
+			if (!isnan(r->v[k]))
+				emit_num(&e, cols[k], r->v[k]);
+		emit_obj_end(&e);
+		emit_text(&e, "%7s %-8.8s %7s %7s %7s %7s %7s %7s %7s %7s\n",
+			  r->since_boot ? "boot" : fmt7(b[8], t), devs[r->dev],
+			  fmt7(b[0], log_col(cols, ncol, r, "r/s")),
+			  fmt7(b[1], log_col(cols, ncol, r, "w/s")),
+			  fmt7(b[2], log_col(cols, ncol, r, "rkB/s")),
+			  fmt7(b[3], log_col(cols, ncol, r, "wkB/s")),
+			  fmt7(b[4], log_col(cols, ncol, r, "r_await")),
+			  fmt7(b[5], log_col(cols, ncol, r, "w_await")),
+			  fmt7(b[6], log_col(cols, ncol, r, "aqu-sz")),
+			  fmt7(b[7], log_col(cols, ncol, r, "%util")));
+	}
+	emit_arr_end(&e);
+	emit_str(&e, "definitions", log_footer);
+	emit_text(&e, "\n%s", log_footer);
+	emit_obj_end(&e);
+	emit_finish(&e);
+	rc = 0;
+out:
+	store_cursor_close(cur);
+	for (size_t i = 0; i < ndev; i++)
+		free(devs[i]);
+	for (size_t i = 0; i < ncol; i++)
+		free(cols[i]);
+	free(devs);
+	free(cols);
+	free(rows);
+	return rc;
+}
+
 static int iostat_run(const struct iostat_cmd *o)
 {
 	struct runview rv;
@@ -154,6 +367,20 @@ static int iostat_run(const struct iostat_cmd *o)
 		return error("--to must be after --from");
 	if (runview_open(&rv, db_path_default(o->db), o->run))
 		return -1;
+	if (o->source ? !strcmp(o->source, "log") : !rv.last_event) {
+		int has = store_run_has(rv.st, rv.id, STORE_HAS_IOSTAT_SAMPLES);
+		if (has < 0)
+			rc = error("reading samples: %s", store_errmsg(rv.st));
+		else if (has)
+			rc = log_run(o, &rv);
+		else if (o->source)
+			rc = error("run '%s' has no iostat log (import one: iotape "
+				   "import --run %s LOG)", rv.name, rv.name);
+		if (has || o->source) {
+			runview_close(&rv);
+			return rc;
+		}
+	}
 	/* the window cuts intervals here (requests count by their C), so
 	 * only the devices filter the requests read */
 	devonly.from_ns = 0;
@@ -213,6 +440,7 @@ int cmd_iostat(int argc, char **argv)
 		case 'i':
 			if (parse_duration(optarg, "--interval", &o.interval_s))
 				return -1;
+			o.interval_given = 1;
 			if (o.interval_s < 1e-3 || o.interval_s > 1e6)
 				return error("invalid duration '%s' for --interval "
 					     "(1ms to 1e6 s)", optarg);
@@ -220,6 +448,12 @@ int cmd_iostat(int argc, char **argv)
 		case RV_OPT_FROM: case RV_OPT_TO: case RV_OPT_DEV:
 			if (rv_filter_opt(&o.filt, c, optarg))
 				return -1;
+			break;
+		case 's':
+			if (strcmp(optarg, "trace") && strcmp(optarg, "log"))
+				return error("invalid value '%s' for --source "
+					     "(trace or log)", optarg);
+			o.source = optarg;
 			break;
 		case 'j': o.json = 1; break;
 		case 'h': iostat_usage(stdout); return 0;

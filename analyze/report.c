@@ -248,7 +248,10 @@ static const char *nothing_kept(const struct runview *rv, char *buf, size_t len)
 
 	if (!rv->last_event)
 		return snprintf(buf, len, "no block events in this run (samples "
-				"only: see iotape vmstat)"), buf;
+				"only: see iotape %s)",
+				store_run_has(rv->st, rv->id,
+					      STORE_HAS_IOSTAT_SAMPLES) > 0
+				? "iostat" : "vmstat"), buf;
 	if (!rv->filtered)
 		return snprintf(buf, len, "no requests in this run"), buf;
 	if (rv->ndev && !store_devices_get(rv->st, rv->id, &devs, &ndev))

@@ -272,6 +272,7 @@ enum store_has {
 	STORE_HAS_PROC_SAMPLES, /* samples from the /proc samplers (sources
 				 * vmstat, meminfo, stat) */
 	STORE_HAS_LOG_SAMPLES,  /* samples of an imported vmstat log */
+	STORE_HAS_IOSTAT_SAMPLES, /* samples of an imported iostat log */
 };
 
 /* Returns 1 when run has what, 0 when not, or -STORE_E_SQLITE. Cheap: stops

@@ -185,6 +185,8 @@ int pg_run_has(struct store *st, int64_t run, enum store_has what)
 			"'stat'))::int",
 		[STORE_HAS_LOG_SAMPLES] = "SELECT EXISTS (SELECT 1 FROM samples "
 			"WHERE run = $1 AND source = 'vmstat-log')::int",
+		[STORE_HAS_IOSTAT_SAMPLES] = "SELECT EXISTS (SELECT 1 FROM samples "
+			"WHERE run = $1 AND source = 'iostat')::int",
 	};
 	const char *msg = what == STORE_HAS_DISPATCHES ? "reading requests"
 						      : "reading samples";

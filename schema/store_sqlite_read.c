@@ -166,6 +166,8 @@ int sq_run_has(struct store *st, int64_t run, enum store_has what)
 			"WHERE run = ?1 AND source IN ('vmstat', 'meminfo', 'stat'))",
 		[STORE_HAS_LOG_SAMPLES] = "SELECT EXISTS (SELECT 1 FROM samples "
 			"WHERE run = ?1 AND source = 'vmstat-log')",
+		[STORE_HAS_IOSTAT_SAMPLES] = "SELECT EXISTS (SELECT 1 FROM samples "
+			"WHERE run = ?1 AND source = 'iostat')",
 	};
 	struct sqlite_store *s = sq(st);
 	const char *msg = what == STORE_HAS_DISPATCHES ? "reading requests"

@@ -196,6 +196,43 @@ for spec in x-12-pretty:assumed:1 xmt-11:timestamps:3 dx-comma:assumed:1 d-iso:t
 		      ORDER BY key DESC" | paste -sd' ')"
 done
 
+# iotape iostat shows an imported log: the trace's table for a traced run
+# (--source log for its log), the log's reports for a run of the log alone;
+# a --pretty log's split read and write parts meet in one row per device
+ios() { "$IOTAPE" iostat --db "$db" "$@"; }
+check_eq "iostat of a traced run with a log: the trace's devices by default" "7,0" \
+	"$(ios withio | awk 'NR > 1 && NF == 10 { print $2 }' | sort -u)"
+ios withio --source log > "$t/withio-log.txt"
+ios io-x-12-pretty > "$t/pretty.txt"
+check_eq "iostat --source log: the log's devices, the first report 'boot'" "boot dm-0 boot nvme0n1 boot sda" \
+	"$(awk 'NR > 1 && NF == 10 && $1 == "boot" { printf "%s%s %s", n++ ? " " : "", $1, $2 }' "$t/withio-log.txt")"
+check_eq "iostat: a --pretty log reads as the plain one (rows past the time column)" \
+	"$(awk 'NF == 10 { $1 = ""; print }' "$t/withio-log.txt")" "$(awk 'NF == 10 { $1 = ""; print }' "$t/pretty.txt")"
+# sda in the second report, from the stored samples, against the table's row
+want=$(q "SELECT group_concat(printf('%.2f', value), ' ') FROM (SELECT value FROM samples
+	WHERE run = $(rid io-x-12-pretty) AND key IN ('sda:r/s', 'sda:w/s', 'sda:r_await', 'sda:w_await', 'sda:aqu-sz', 'sda:%util')
+	AND time_ns = (SELECT DISTINCT time_ns FROM samples WHERE run = $(rid io-x-12-pretty) ORDER BY time_ns LIMIT 1 OFFSET 1)
+	ORDER BY CASE key WHEN 'sda:r/s' THEN 1 WHEN 'sda:w/s' THEN 2 WHEN 'sda:r_await' THEN 3 WHEN 'sda:w_await' THEN 4
+		WHEN 'sda:aqu-sz' THEN 5 ELSE 6 END)")
+check_eq "iostat log: sda's second report as stored (r/s w/s r_await w_await aqu-sz %util)" "$want" \
+	"$(awk '$1 != "boot" && $2 == "sda" { print $3, $4, $7, $8, $9, $10 }' "$t/pretty.txt")"
+# sysstat 11's rMB/s in kB/s
+want=$(q "SELECT printf('%.2f', value * 1024) FROM samples WHERE run = $(rid io-xmt-11) AND key = 'sdb:rMB/s'
+	ORDER BY time_ns LIMIT 1 OFFSET 1")
+check_eq "iostat log, sysstat 11: rkB/s from rMB/s x 1024" "$want" \
+	"$(ios io-xmt-11 | awk '$1 != "boot" && $2 == "sdb" { print $5; exit }')"
+check_eq "iostat log --json: every column of the log (sysstat 11's svctm)" "true" \
+	"$(ios io-xmt-11 --json | jq '.source == "log" and (.rows[0] | has("svctm"))')"
+check_eq "report on a log-only run points at iotape iostat" "1" \
+	"$("$IOTAPE" report --db "$db" io-x-12-pretty | grep -c 'samples only: see iotape iostat')"
+ios io-x-12-pretty --dev 8,0 > /dev/null 2> "$t/err"; rc=$?
+check_eq "iostat log: --dev refused, one line" "1 1" "$rc $(wc -l < "$t/err")"
+ios io-x-12-pretty --interval 5 > /dev/null 2> "$t/err"; rc=$?
+check_eq "iostat log: --interval refused, one line" "1 1" "$rc $(wc -l < "$t/err")"
+ios fio2 --source log > /dev/null 2> "$t/err"; rc=$?
+check_eq "iostat --source log on a run without a log: exit 1, saying so" "1 1" \
+	"$rc $(grep -c 'has no iostat log' "$t/err")"
+
 # time/dd: each timed command with its real/user/sys and dd's records
 if imp tdd "$F/time-bash-dd.txt"; then
 	check_time tdd "$F/time-bash-dd.txt"

@@ -381,6 +381,7 @@ static void test_cursors(void **state)
 	store_cursor_close(cur);
 	assert_int_equal(store_run_has(st, run, STORE_HAS_PROC_SAMPLES), 1);
 	assert_int_equal(store_run_has(st, run, STORE_HAS_LOG_SAMPLES), 0);
+	assert_int_equal(store_run_has(st, run, STORE_HAS_IOSTAT_SAMPLES), 0);
 	assert_int_equal(store_run_has(st, run, STORE_HAS_DISPATCHES), 1);
 	{
 		struct store_run_listing *runs;
