@@ -167,6 +167,24 @@ static int flush_rep(struct tparse *p)
 	return emit(p, &p->rep);
 }
 
+/* Ends the report being read and starts one at line with real, user and
+ * system seconds (NAN: not read yet). Returns 0 or the sink's error. */
+static int new_rep(struct tparse *p, int line, double real_s, double user_s,
+		   double sys_s)
+{
+	int rc;
+
+	if ((rc = flush_rep(p)))
+		return rc;
+	cmd_init(&p->rep);
+	p->rep.line = line;
+	p->rep.real_s = real_s;
+	p->rep.user_s = user_s;
+	p->rep.sys_s = sys_s;
+	p->have_rep = 1;
+	return 0;
+}
+
 /* A dd block with no time report of its own: a command timed by dd. */
 static int flush_dd(struct tparse *p)
 {
@@ -382,16 +400,10 @@ static int time_line(struct tparse *p, uint64_t line, char *s)
 			return bad(p, line, "system time", b);
 		if (duration(c, &r))
 			return bad(p, line, "elapsed time", c);
-		if ((rc = flush_rep(p)))
+		if ((rc = new_rep(p, line, r, u, y)))
 			return rc;
-		cmd_init(&p->rep);
-		p->rep.line = line;
-		p->rep.real_s = r;
-		p->rep.user_s = u;
-		p->rep.sys_s = y;
 		p->rep.status = p->status;
 		p->status = 0;
-		p->have_rep = 1;
 		return (rc = flush_rep(p)) ? rc : 1;
 	}
 	if ((e = lit(s, "Command exited with non-zero status "))) {
@@ -418,14 +430,8 @@ static int time_line(struct tparse *p, uint64_t line, char *s)
 				return bad(p, line, "system time", t[n - 6]);
 			if (duration(t[n - 2], &r))
 				return bad(p, line, "total time", t[n - 2]);
-			if ((rc = flush_rep(p)))
+			if ((rc = new_rep(p, line, r, u, y)))
 				return rc;
-			cmd_init(&p->rep);
-			p->rep.line = line;
-			p->rep.real_s = r;
-			p->rep.user_s = u;
-			p->rep.sys_s = y;
-			p->have_rep = 1;
 			/* the job's name zsh prints before the times */
 			while (start > s && (start[-1] == ' ' || start[-1] == '\t'))
 				start--;
@@ -446,11 +452,8 @@ static int time_line(struct tparse *p, uint64_t line, char *s)
 		return bad(p, line, a[0] == 'r' ? "real time" :
 			   a[0] == 'u' ? "user time" : "sys time", b);
 	if (a[0] == 'r' || !p->have_rep || (a[0] == 'u' && !isnan(p->rep.user_s))) {
-		if ((rc = flush_rep(p)))
+		if ((rc = new_rep(p, line, NAN, NAN, NAN)))
 			return rc;
-		cmd_init(&p->rep);
-		p->rep.line = line;
-		p->have_rep = 1;
 	}
 	if (a[0] == 'r')
 		p->rep.real_s = v;
