@@ -188,17 +188,21 @@ diag "small ring: dropped until $until, first kept $first"
 	not_ok "small ring: dropped oldest first" "dropped until $until, first kept $first"
 
 # ---- a tracer in use is refused ------------------------------------------------
-if [ ! -e "$TRACEFS/current_tracer" ]; then
-	skip "in use: the recorder refuses" "tracefs not mounted"; tap_finish
-fi
-# hold the real lock, so no capture runs meanwhile; the recorder uses its own
+# hold the real lock, so no capture runs meanwhile; the recorder uses its own.
+# tracefs mounted here when it is not (and unmounted again), so the check
+# runs on a machine where nothing mounted it
 (
 	exec 9>> "$TRACER_LOCK"; flock -w 900 9 || exit 1
-	T=$TRACEFS
+	T=$TRACEFS mounted=0
+	if [ ! -e "$T/current_tracer" ]; then
+		mount -t tracefs none "$T" || exit 1
+		mounted=1
+	fi
 	echo blk > "$T/current_tracer"
 	"$IOTAPE" record --db "$db" -d "/dev/$d" --state-dir "$t/state" > /dev/null 2> "$t/busy"
 	echo $? > "$t/busy.rc"
 	echo nop > "$T/current_tracer"
+	[ $mounted = 0 ] || umount "$T"
 )
 check_eq "in use: the recorder refuses" 1 "$(cat "$t/busy.rc")"
 grep -q "tracer is in use.*'blk'" "$t/busy" && ok "in use: it says which tracer" ||
