@@ -65,12 +65,33 @@ static const char *fmt7(char *buf, double v)
 {
 	if (!isfinite(v))
 		return "-";
-	if (v >= 9999999.5)
+	if (v >= 9999999.5e6 || v <= -999999.5)
+		/* past 9999999M (a corrupt or wrapped counter in a log):
+		 * the exponent, in 7 columns */
+		snprintf(buf, 16, "%.1e", v);
+	else if (v >= 9999999.5)
 		snprintf(buf, 16, "%.*fM", v < 99.995e6 ? 2 : v < 999.95e6 ? 1 : 0,
 			 v / 1e6);
 	else
 		snprintf(buf, 16, "%.*f", v < 999.995 ? 2 : v < 9999.95 ? 1 : 0, v);
 	return buf;
+}
+
+/* One row of the table: time, device and the eight values, 80 columns. A
+ * device name wider than its 8 columns is never cut (nvme0n1p1 and
+ * nvme0n1p12 would read the same, nvme10n1p1 as another disk): it takes a
+ * line of its own after the time, the values on the next. */
+static void row_text(struct emit *e, const char *t, const char *dev,
+		     const char *v0, const char *v1, const char *v2,
+		     const char *v3, const char *v4, const char *v5,
+		     const char *v6, const char *v7)
+{
+	if (strlen(dev) > 8)
+		emit_text(e, "%7s %s\n%16s", t, dev, "");
+	else
+		emit_text(e, "%7s %-8s", t, dev);
+	emit_text(e, " %7s %7s %7s %7s %7s %7s %7s %7s\n", v0, v1, v2, v3, v4,
+		  v5, v6, v7);
 }
 
 struct iostat_cmd {
@@ -134,8 +155,7 @@ static void emit_rows(struct emit *e, const struct runview *rv,
 			emit_u64(e, "r", r->r);
 			emit_u64(e, "w", r->w);
 			emit_obj_end(e);
-			emit_text(e, "%7s %-8.8s %7s %7s %7s %7s %7s %7s %7s %7s\n",
-				  fmt7(b[8], t), label, fmt7(b[0], r->r_s), fmt7(b[1], r->w_s),
+			row_text(e, fmt7(b[8], t), label, fmt7(b[0], r->r_s), fmt7(b[1], r->w_s),
 				  fmt7(b[2], r->rkb_s), fmt7(b[3], r->wkb_s),
 				  fmt7(b[4], r->r_await_ms), fmt7(b[5], r->w_await_ms),
 				  fmt7(b[6], r->aqu_sz), fmt7(b[7], r->util_pct));
@@ -322,8 +342,7 @@ static int log_run(const struct iostat_cmd *o, struct runview *rv)
 			if (!isnan(r->v[k]))
 				emit_num(&e, cols[k], r->v[k]);
 		emit_obj_end(&e);
-		emit_text(&e, "%7s %-8.8s %7s %7s %7s %7s %7s %7s %7s %7s\n",
-			  r->since_boot ? "boot" : fmt7(b[8], t), devs[r->dev],
+		row_text(&e, r->since_boot ? "boot" : fmt7(b[8], t), devs[r->dev],
 			  fmt7(b[0], log_col(cols, ncol, r, "r/s")),
 			  fmt7(b[1], log_col(cols, ncol, r, "w/s")),
 			  fmt7(b[2], log_col(cols, ncol, r, "rkB/s")),

@@ -162,6 +162,24 @@ static void disk_name(const char *sys, struct replay_target *t, unsigned maj,
 	snprintf(t->disk, sizeof(t->disk), "%s", basename(dir));
 }
 
+/* 1 when the directory path would be made in is /dev or below it (after
+ * symlinks: /dev/disk/by-id/..., a relative path from /dev). */
+static int under_dev(const char *path)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (!realpath(dir, real))
+		return 0;
+	return !strcmp(real, "/dev") || !strncmp(real, "/dev/", 5);
+}
+
 int target_open(struct replay_target *t, const char *path, int want_write,
 		int allow_write, const char *sys, const char *proc, char *err,
 		size_t errlen)
@@ -177,6 +195,13 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 		if (errno != ENOENT) {
 			snprintf(err, errlen, "cannot use target '%s': %s", path,
 				 strerror(errno));
+			return -1;
+		}
+		if (under_dev(path)) {
+			/* a mistyped device name, not a file to make in RAM */
+			snprintf(err, errlen, "target '%s': no such device (a "
+				 "missing target is made as a file only outside "
+				 "/dev)", path);
 			return -1;
 		}
 		t->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC,

@@ -225,6 +225,21 @@ check_eq "iostat log --json: every column of the log (sysstat 11's svctm)" "true
 	"$(ios io-xmt-11 --json | jq '.source == "log" and (.rows[0] | has("svctm"))')"
 check_eq "report on a log-only run points at iotape iostat" "1" \
 	"$("$IOTAPE" report --db "$db" io-x-12-pretty | grep -c 'samples only: see iotape iostat')"
+# device names wider than the column: whole, on a line of their own, never cut
+# to another device's name (nvme0n1p1 and nvme0n1p12 would both read nvme0n1p)
+{ printf 'Linux 6.1 (h) \t12/04/26 \t_x86_64_\t(2 CPU)\n\nDevice            r/s     w/s  %%util\n'
+  printf 'nvme0n1p1       10.00   20.00  30.00\nnvme0n1p12     100.00  200.00  99.00\n'
+  printf 'vg_data-lv_wal   5.00    5.00   5.00\n\n'
+  printf 'Device            r/s     w/s  %%util\nsdz   1.00 123456789012345678901.00 2.00\n\n'; } > "$t/long.log"
+if imp longdev "$t/long.log" --interval 1 2> "$t/err"; then
+	ios longdev > "$t/long.txt"
+	check_eq "iostat log: long device names whole on their own lines" "nvme0n1p1 nvme0n1p12 vg_data-lv_wal" \
+		"$(awk '$1 == "boot" && NF == 2 { printf "%s%s", n++ ? " " : "", $2 }' "$t/long.txt")"
+	check_eq "iostat log: every line in 80 columns, a huge value as an exponent" "0 1.2e+20" \
+		"$(awk 'length > 80' "$t/long.txt" | wc -l) $(awk '$2 == "sdz" { print $4 }' "$t/long.txt")"
+else
+	not_ok "import a log of long device names" "$(cat "$t/err")"
+fi
 ios io-x-12-pretty --dev 8,0 > /dev/null 2> "$t/err"; rc=$?
 check_eq "iostat log: --dev refused, one line" "1 1" "$rc $(wc -l < "$t/err")"
 ios io-x-12-pretty --interval 5 > /dev/null 2> "$t/err"; rc=$?

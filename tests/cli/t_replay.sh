@@ -206,6 +206,12 @@ printf '\x55\xaa' | dd of="/dev/$E" bs=1 seek=510 conv=notrunc status=none
 grep -q "holds a dos partition table" "$t/err" && ok "a partition table is refused" ||
 	not_ok "a partition table is refused" "$(cat "$t/err")"
 wipefs -a -q "/dev/$E" > /dev/null 2>&1
+# a mistyped device name is not made as a file in /dev
+nodev=/dev/iotape-no-such-dev-$$
+at_exit "rm -f $nodev"
+"$IOTAPE" replay --db "$db" src --target "$nodev" --timing afap --run typo > /dev/null 2> "$t/err"
+check_eq "a missing target under /dev: exit 1, 'no such device', no file made" "1 1 absent" \
+	"$? $(grep -c "target '$nodev': no such device" "$t/err") $([ -e "$nodev" ] && echo made || echo absent)"
 check_eq "no refused replay stored a run (only the read-only one)" "$((n0 + 1))" "$(nruns)"
 # a blank device with --allow-write is written
 sum1=$(md5sum < "/dev/$E")
