@@ -181,7 +181,11 @@ int cmd_compare(int argc, char **argv)
 		n = 0;
 		for (int i = optind; i < argc; i++) {
 			int matched = 0;
-			if (!strpbrk(argv[i], "*?[")) {
+			int64_t id;
+			/* a run's whole name, glob characters and all, is
+			 * that run (replay --set's 'name[key=value]') */
+			if (!strpbrk(argv[i], "*?[") ||
+			    !store_run_find(st, argv[i], &id)) {
 				if (n < MAX_RUNS)
 					names[n++] = xstrdup(argv[i]);
 				continue;

@@ -43,9 +43,12 @@ int manage_resolve(struct store *st, char *const *args, int nargs,
 	*n = 0;
 	for (int i = 0; i < nargs && !rc; i++) {
 		int matched = 0;
-		if (!strpbrk(args[i], "*?[")) {
+		int64_t id;
+		/* a name with glob characters that is a run's whole name is
+		 * that run (replay --set names runs 'name[key=value]') */
+		if (!strpbrk(args[i], "*?[") ||
+		    !store_run_find(st, args[i], &id)) {
 			struct store_run r;
-			int64_t id;
 			if ((rc = store_run_find(st, args[i], &id)) ||
 			    (rc = store_run_get(st, id, &r)))
 				break;

@@ -129,4 +129,14 @@ check_eq "long names: no line over 80 columns" "" "$(awk 'length > 80' "$t/long.
 "$IOTAPE" compare --db "$db" small small2 > "$t/short.txt"
 check_eq "short names: the names head their columns" "small small2 change" \
 	"$(sed -n 1p "$t/short.txt" | xargs)"
+# a run's whole name with glob characters (replay --set's 'name[key=value]')
+# names that run in compare, label and rm
+imp 'sw[s=none]' "$FIXTURES/loop-fio-small.bin" && imp 'sw[s=kyber]' "$FIXTURES/loop-fio-small.bin" ||
+	not_ok "import runs named with brackets"
+"$IOTAPE" compare --db "$db" 'sw[s=none]' 'sw[s=kyber]' > /dev/null 2> "$t/err"
+check_eq "compare 'sw[s=none]' 'sw[s=kyber]': the two runs" "0" "$?"
+"$IOTAPE" label --db "$db" 'sw[s=none]' s=none 2> "$t/err"
+check_eq "label 'sw[s=none]': labelled" "0 none" "$? $(q "SELECT value FROM settings WHERE run = (SELECT id FROM runs WHERE name = 'sw[s=none]') AND key = 's'")"
+"$IOTAPE" rm --db "$db" 'sw[s=none]' > /dev/null 2> "$t/err"
+check_eq "rm 'sw[s=none]': that run only" "0 sw[s=kyber]" "$? $(q "SELECT group_concat(name) FROM runs WHERE name LIKE 'sw%'")"
 tap_finish
