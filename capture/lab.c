@@ -134,6 +134,30 @@ static int wait_lock(int fd, const char *path, char *err, size_t errlen)
 	}
 }
 
+/* The message for a state file at path, left by a killed capture or
+ * replay: what it changed, and --reset. */
+static void left_changed(const char *path, char *err, size_t errlen)
+{
+	char left[2048];
+
+	describe_state(path, left, sizeof(left));
+	snprintf(err, errlen, "a capture or replay was killed and left the "
+		 "machine changed (%s: %s); run 'iotape capture --reset' to put "
+		 "it back", path, left[0] ? left : "nothing recorded");
+}
+
+int lab_check(const char *dir, char *err, size_t errlen)
+{
+	char path[300];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/capture.state", dir);
+	if (stat(path, &sb) < 0)
+		return 0;
+	left_changed(path, err, errlen);
+	return -1;
+}
+
 int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen)
 {
 	char lockp[300], left[2048];
@@ -164,10 +188,7 @@ int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen)
 		}
 	}
 	if (stat(lab->state, &sb) == 0) {
-		describe_state(lab->state, left, sizeof(left));
-		snprintf(err, errlen, "a capture was killed and left the machine "
-			 "changed (%s: %s); run 'iotape capture --reset' to put it "
-			 "back", lab->state, left[0] ? left : "nothing recorded");
+		left_changed(lab->state, err, errlen);
 		close(lab->lock_fd);
 		lab->lock_fd = -1;
 		return -1;

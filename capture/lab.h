@@ -22,6 +22,12 @@ struct lab {
  * or -1. */
 int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen);
 
+/* Without taking the lock or changing anything: fails with lab_begin()'s
+ * message when a killed capture or replay left its state file in dir (the
+ * machine may still run with its settings, so a measurement now would be
+ * of them). Returns 0 or -1 with err. */
+int lab_check(const char *dir, char *err, size_t errlen);
+
 /* Writes value into the file at path (a sysctl, a queue attribute, a tracefs
  * control), first recording its present value in the state file. Values
  * shown as "[choice] other" (schedulers) and "N (expanded: M)" (tracefs

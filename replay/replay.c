@@ -623,6 +623,9 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			      sizeof(err)))
 			goto out;
 		lab_on = 1;
+	} else if (lab_check(o->state_dir ? o->state_dir : "/run/iotape", err,
+			     sizeof(err))) {
+		goto out;
 	}
 	for (int k = 0; k < c->nsp; k++) {
 		const struct replay_set *s = &o->sets[c->sp[k].set];

@@ -162,6 +162,16 @@ done
 check_eq "the device's scheduler is back" "$before" \
 	"$(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$A/queue/scheduler")"
 [ -e /run/iotape/capture.state ] && not_ok "no lab state file left" || ok "no lab state file left"
+# a state file a killed capture or replay left (its own --state-dir here):
+# a replay without --set refuses too, storing nothing, as the machine may
+# still run with what it changed
+mkdir -p "$t/sd"
+printf 'pid\t1\nset\t/sys/block/%s/queue/scheduler\t%s\n' "$A" "$before" > "$t/sd/capture.state"
+n1=$(q "SELECT count(*) FROM runs")
+"$IOTAPE" replay --db "$db" src --target "/dev/$A" --timing afap --run left --state-dir "$t/sd" \
+	> /dev/null 2> "$t/err"
+check_eq "a killed run's state file: replay without --set refuses, naming it, stores nothing" \
+	"1 1 $n1" "$? $(grep -c "was killed and left the machine changed ($t/sd/capture.state" "$t/err") $(q "SELECT count(*) FROM runs")"
 
 # ---- safety: what may not be written is not ----------------------------------------
 truncate -s 64M "$t/e.img"
