@@ -336,6 +336,9 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 				k++;
 			cp = k;
 		}
+		/* never inside a UTF-8 character: back to its first byte */
+		while (cp && ((unsigned char)rf[0].rv.name[cp] & 0xC0) == 0x80)
+			cp--;
 		for (int i = 0; i < n; i++)
 			if (strlen(rf[i].rv.name) <= cp)
 				cp = 0;
@@ -424,11 +427,15 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 				  rf[0].group, strchr(rf[0].group, '=') ? "=" : "");
 		/* a name wider than its column would be cut, and two cut
 		 * names could read the same: then the columns are numbered
-		 * and the names given whole above the table */
+		 * and the names given whole above the table (so too a name
+		 * of other than ASCII, which the padding would misalign) */
 		int cw = show_change ? 12 : 10, cut = 0;
 		for (int g = 0; g < ng; g++)
-			if ((int)strlen(names[g]) > cw)
-				cut = 1;
+			for (const char *c = names[g]; *c; c++)
+				/* too wide, or not ASCII: printf pads bytes, not
+				 * the columns a character takes */
+				if (c - names[g] >= cw || (unsigned char)*c >= 0x80)
+					cut = 1;
 		for (int g = 0; cut && g < ng; g++)
 			emit_text(e, "[%d] %s\n", g + 1, names[g]);
 		emit_text(e, "%-24s", "");

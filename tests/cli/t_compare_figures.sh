@@ -139,4 +139,12 @@ check_eq "compare 'sw[s=none]' 'sw[s=kyber]': the two runs" "0" "$?"
 check_eq "label 'sw[s=none]': labelled" "0 none" "$? $(q "SELECT value FROM settings WHERE run = (SELECT id FROM runs WHERE name = 'sw[s=none]') AND key = 's'")"
 "$IOTAPE" rm --db "$db" 'sw[s=none]' > /dev/null 2> "$t/err"
 check_eq "rm 'sw[s=none]': that run only" "0 sw[s=kyber]" "$? $(q "SELECT group_concat(name) FROM runs WHERE name LIKE 'sw%'")"
+# names past ASCII: the shared start cut on a character, never inside one
+# (valid UTF-8 out), the columns numbered (padding counts bytes)
+u1='ストレージテスト-実行ト' u2='ストレージテスト-実行ノ'
+imp "$u1" "$FIXTURES/loop-fio-small.bin" && imp "$u2" "$FIXTURES/loop-fio-small.bin" ||
+	not_ok "import runs named in Japanese"
+"$IOTAPE" compare --db "$db" "$u1" "$u2" > "$t/utf8.txt" 2> "$t/err"
+check_eq "UTF-8 names: valid UTF-8, the prefix whole, numbered columns" "ok|runs: ~ stands for 'ストレージテスト-実行'|[1] ~ト|[2] ~ノ" \
+	"$(iconv -f UTF-8 -t UTF-8 "$t/utf8.txt" > /dev/null 2>&1 && echo ok || echo invalid)|$(sed -n 1,3p "$t/utf8.txt" | paste -sd'|')"
 tap_finish
