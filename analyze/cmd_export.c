@@ -71,6 +71,16 @@ static int export_do(const struct export_opts *o)
 		runview_close(&rv);
 		return -1;
 	}
+	/* a window or device with nothing in it: say so (as report does)
+	 * rather than write a file of no I/O, which fio and import refuse */
+	if (rv.filtered && (rc = runview_has_requests(&rv)) <= 0) {
+		char why[512];
+		if (!rc)
+			error("run '%s': %s", rv.name,
+			      runview_why_empty(&rv, why, sizeof(why)));
+		runview_close(&rv);
+		return -1;
+	}
 	if (o->out) {
 		if ((rc = out_file_open(&of, o->out))) {
 			rc = error("cannot write '%s': %s", o->out, strerror(-rc));

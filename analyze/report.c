@@ -236,62 +236,6 @@ const char *report_no_completions(const struct runview *rv, char *buf,
 	return buf;
 }
 
-/* Writes into buf why the report of rv has no device: a run of samples
- * only, or the devices or the window asked for (--dev, --from, --to)
- * keeping no request; names what is empty, as iostat does. Returns buf. */
-static const char *nothing_kept(const struct runview *rv, char *buf, size_t len)
-{
-	struct store_device *devs = NULL;
-	size_t ndev = 0;
-	int n, have = 0;
-	char from[32], to[32];
-
-	if (!rv->last_event)
-		return snprintf(buf, len, "no block events in this run (samples "
-				"only: see iotape %s)",
-				store_run_has(rv->st, rv->id,
-					      STORE_HAS_IOSTAT_SAMPLES) > 0
-				? "iostat" : "vmstat"), buf;
-	if (!rv->filtered)
-		return snprintf(buf, len, "no requests in this run"), buf;
-	if (rv->ndev && !store_devices_get(rv->st, rv->id, &devs, &ndev))
-		for (int i = 0; i < rv->ndev; i++)
-			for (size_t k = 0; k < ndev; k++)
-				have += devs[k].dev == rv->devs[i];
-	if (rv->ndev && !have && ndev) {
-		/* none of the devices asked for is in the run: name its own */
-		n = snprintf(buf, len, "no device");
-		for (int i = 0; i < rv->ndev && n >= 0 && (size_t)n < len; i++)
-			n += snprintf(buf + n, len - (size_t)n, "%s%u,%u",
-				      i ? " or " : " ", BT_MAJOR(rv->devs[i]),
-				      BT_MINOR(rv->devs[i]));
-		if (n >= 0 && (size_t)n < len)
-			n += snprintf(buf + n, len - (size_t)n, " in this run; "
-				      "it has");
-		for (size_t k = 0; k < ndev && n >= 0 && (size_t)n < len; k++)
-			n += snprintf(buf + n, len - (size_t)n, "%s%u,%u",
-				      k ? ", " : " ", BT_MAJOR(devs[k].dev),
-				      BT_MINOR(devs[k].dev));
-		free(devs);
-		return buf;
-	}
-	free(devs);
-	if (rv->from_abs <= rv->genesis_ns && rv->to_abs == INT64_MAX)
-		return snprintf(buf, len, "no requests of the devices asked for "
-				"in this run"), buf;
-	snprintf(from, sizeof(from), "%.3f s", (double)(rv->from_abs -
-		 rv->genesis_ns) / 1e9);
-	if (rv->to_abs == INT64_MAX)
-		snprintf(to, sizeof(to), "the end");
-	else
-		snprintf(to, sizeof(to), "%.3f s", (double)(rv->to_abs -
-			 rv->genesis_ns) / 1e9);
-	snprintf(buf, len, "no requests %sin the window %s to %s: the run's "
-		 "events are from 0.000 to %.3f s", rv->ndev ? "of the devices "
-		 "asked for " : "", from, to,
-		 (double)(rv->last_ns - rv->genesis_ns) / 1e9);
-	return buf;
-}
 
 /* A latency statistic in us, NaN (JSON null) when nothing was measured */
 static double us_or_nan(const struct hist *h, double p)
@@ -399,7 +343,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	if (!r->ndev) {
 		char why[512];
 
-		nothing_kept(rv, why, sizeof(why));
+		runview_why_empty(rv, why, sizeof(why));
 		emit_str(e, "empty", why);
 		emit_wrapped(e, why);
 		/* a window or device with nothing in it: the sections

@@ -220,3 +220,72 @@ int runview_events(struct runview *rv,
 	store_cursor_close(cur);
 	return rc;
 }
+
+const char *runview_why_empty(const struct runview *rv, char *buf, size_t len)
+{
+	struct store_device *devs = NULL;
+	size_t ndev = 0;
+	int n, have = 0;
+	char from[32], to[32];
+
+	if (!rv->last_event)
+		return snprintf(buf, len, "no block events in this run (samples "
+				"only: see iotape %s)",
+				store_run_has(rv->st, rv->id,
+					      STORE_HAS_IOSTAT_SAMPLES) > 0
+				? "iostat" : "vmstat"), buf;
+	if (!rv->filtered)
+		return snprintf(buf, len, "no requests in this run"), buf;
+	if (rv->ndev && !store_devices_get(rv->st, rv->id, &devs, &ndev))
+		for (int i = 0; i < rv->ndev; i++)
+			for (size_t k = 0; k < ndev; k++)
+				have += devs[k].dev == rv->devs[i];
+	if (rv->ndev && !have && ndev) {
+		/* none of the devices asked for is in the run: name its own */
+		n = snprintf(buf, len, "no device");
+		for (int i = 0; i < rv->ndev && n >= 0 && (size_t)n < len; i++)
+			n += snprintf(buf + n, len - (size_t)n, "%s%u,%u",
+				      i ? " or " : " ", BT_MAJOR(rv->devs[i]),
+				      BT_MINOR(rv->devs[i]));
+		if (n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, " in this run; "
+				      "it has");
+		for (size_t k = 0; k < ndev && n >= 0 && (size_t)n < len; k++)
+			n += snprintf(buf + n, len - (size_t)n, "%s%u,%u",
+				      k ? ", " : " ", BT_MAJOR(devs[k].dev),
+				      BT_MINOR(devs[k].dev));
+		free(devs);
+		return buf;
+	}
+	free(devs);
+	if (rv->from_abs <= rv->genesis_ns && rv->to_abs == INT64_MAX)
+		return snprintf(buf, len, "no requests of the devices asked for "
+				"in this run"), buf;
+	snprintf(from, sizeof(from), "%.3f s", (double)(rv->from_abs -
+		 rv->genesis_ns) / 1e9);
+	if (rv->to_abs == INT64_MAX)
+		snprintf(to, sizeof(to), "the end");
+	else
+		snprintf(to, sizeof(to), "%.3f s", (double)(rv->to_abs -
+			 rv->genesis_ns) / 1e9);
+	snprintf(buf, len, "no requests %sin the window %s to %s: the run's "
+		 "events are from 0.000 to %.3f s", rv->ndev ? "of the devices "
+		 "asked for " : "", from, to,
+		 (double)(rv->last_ns - rv->genesis_ns) / 1e9);
+	return buf;
+}
+
+int runview_has_requests(const struct runview *rv)
+{
+	struct store_cursor *cur;
+	struct store_request rq;
+	int step;
+
+	if (runview_requests_open(rv, STORE_RQ_ALL_ANY, STORE_RQ_DEV, &cur))
+		return -1;
+	step = store_requests_next(cur, &rq, NULL);
+	store_cursor_close(cur);
+	if (step < 0)
+		return error("reading requests: %s", store_errmsg(rv->st));
+	return step > 0;
+}

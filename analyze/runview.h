@@ -111,4 +111,15 @@ const char *runview_comm(const struct runview *rv, uint32_t pid);
 int runview_events(struct runview *rv,
 		   int (*fn)(void *ctx, const struct bt_event *ev), void *ctx);
 
+/* 1 when rv's filter keeps at least one request, 0 when none, or -1 after
+ * printing one error line. */
+int runview_has_requests(const struct runview *rv);
+
+/* Writes into buf (len bytes) why rv keeps no request: a run of samples
+ * only (pointing at iotape vmstat or iostat), none in the run, the devices
+ * asked for (--dev) not in it (naming its own), or the window (--from,
+ * --to) empty (naming the run's span), as iostat names what is empty.
+ * Returns buf. */
+const char *runview_why_empty(const struct runview *rv, char *buf, size_t len);
+
 #endif

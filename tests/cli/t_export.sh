@@ -138,4 +138,14 @@ check_eq "unknown run: exit 1, one line, no file" "1 1 no" \
 	"$rc $(wc -l < "$t/err") $([ -e "$t/x.csv" ] && echo yes || echo no)"
 "$IOTAPE" export --db "$db" --format csv -o "$t/nodir/x.csv" lf 2> "$t/err"; rc=$?
 check_eq "unwritable -o: exit 1, one line" "1 1" "$rc $(wc -l < "$t/err")"
+# a device or window with no request: report's reason, exit 1, no file (a
+# header-only iolog is what fio and import then refuse)
+for fmt in blktrace fio csv blkparse; do
+	"$IOTAPE" export --db "$db" --format $fmt --dev 9,9 -o "$t/none.$fmt" lf 2> "$t/err"; rc=$?
+	check_eq "$fmt --dev 9,9: exit 1, report's reason, no file" "1 1 no" \
+		"$rc $(grep -c "^iotape: run 'lf': no device 9,9 in this run; it has 7,0$" "$t/err") $([ -e "$t/none.$fmt" ] && echo yes || echo no)"
+done
+"$IOTAPE" export --db "$db" --format fio --from 10s -o "$t/late.iolog" lf 2> "$t/err"; rc=$?
+check_eq "fio --from 10s: exit 1, the window named, no file" "1 1 no" \
+	"$rc $(grep -c "no requests in the window 10.000 s to the end" "$t/err") $([ -e "$t/late.iolog" ] && echo yes || echo no)"
 tap_finish
