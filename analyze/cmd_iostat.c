@@ -34,15 +34,17 @@ static const struct opt_def options[] = {
 
 static const char iostat_footer[] =
 "As iostat -x names them (iostat(1)), from the trace: r/s w/s requests\n"
-"completed in the interval per second (one per D with data; completed bios\n"
-"when the trace has no D; flushes and discards apart), rkB/s wkB/s their kB\n"
-"(1024 bytes); r_await w_await mean ms from each request's first Q to its C;\n"
-"aqu-sz requests from Q to C, time-weighted over the interval; %util the\n"
-"share of the interval with a request between D and C. --json also has\n"
-"rrqm/s wrqm/s (bios merged, M/F) and rareq-sz wareq-sz (mean kB), left out\n"
-"of the text to keep it in 80 columns (where a value of 10^7 or more is in\n"
-"millions: 12.35M). A last, shorter interval's rates are over its own\n"
-"length. A request with no C in the trace adds no time.\n";
+"completed in the interval per second (one per D with data, and an empty\n"
+"flush as a write of 0 kB, as the kernel counts it; completed bios when the\n"
+"trace has no D; discards apart), rkB/s wkB/s their kB (1024 bytes);\n"
+"r_await w_await mean ms from each request's first Q to its C; aqu-sz\n"
+"requests from Q to C, time-weighted over the interval; %util the share of\n"
+"the interval with a request between D and C. --json also has rrqm/s\n"
+"wrqm/s (bios merged, M/F), f/s (flushes: empty or before a write) and\n"
+"rareq-sz wareq-sz (mean kB), left out of the text to keep it in 80\n"
+"columns (where a value of 10^7 or more is in millions: 12.35M). A last,\n"
+"shorter interval's rates are over its own length. A request with no C in\n"
+"the trace adds no time.\n";
 
 static void iostat_usage(FILE *fp)
 {
@@ -146,6 +148,7 @@ static void emit_rows(struct emit *e, const struct runview *rv,
 			emit_num(e, "wkB/s", r->wkb_s);
 			emit_num(e, "rrqm/s", r->rrqm_s);
 			emit_num(e, "wrqm/s", r->wrqm_s);
+			emit_num(e, "f/s", r->f_s);
 			emit_num(e, "r_await", r->r_await_ms);
 			emit_num(e, "w_await", r->w_await_ms);
 			emit_num(e, "aqu-sz", r->aqu_sz);
@@ -154,6 +157,7 @@ static void emit_rows(struct emit *e, const struct runview *rv,
 			emit_num(e, "util", r->util_pct);
 			emit_u64(e, "r", r->r);
 			emit_u64(e, "w", r->w);
+			emit_u64(e, "f", r->f);
 			emit_obj_end(e);
 			row_text(e, fmt7(b[8], t), label, fmt7(b[0], r->r_s), fmt7(b[1], r->w_s),
 				  fmt7(b[2], r->rkb_s), fmt7(b[3], r->wkb_s),

@@ -94,13 +94,18 @@ static void build_dev(const struct rundata *rd, size_t kd, int64_t from,
 			else
 				r->rmerge++;
 		}
+		/* an empty flush (fsync's preflush, RWBS FWS of 0 bytes) is
+		 * a write of 0 sectors to the kernel's counters as well as a
+		 * flush: /proc/diskstats on Linux 6.18 counted 562 writes and
+		 * 62 flushes for 500 WS and 62 FWS dispatches */
 		if (heads) {
-			req = (x->flags & AN_HEAD) && x->dbytes > 0;
+			req = (x->flags & AN_HEAD) &&
+			      (x->dbytes > 0 || (x->flags & AN_FLUSH));
 			bytes = x->dbytes;
 		} else {
 			/* no dispatches traced: completed bios stand for them */
-			req = x->c != AN_NONE && x->bytes > 0 &&
-			      !(x->flags & AN_MERGED);
+			req = x->c != AN_NONE && !(x->flags & AN_MERGED) &&
+			      (x->bytes > 0 || (x->flags & AN_FLUSH));
 			bytes = x->bytes;
 		}
 		/* no C: never completed, or its C went to a later request
@@ -122,6 +127,8 @@ static void build_dev(const struct rundata *rd, size_t kd, int64_t from,
 		if (x->c != AN_NONE && x->c >= from && x->c < end) {
 			size_t k = (size_t)((x->c - from) / iv);
 			struct iostat_row *r = &rows[k];
+			if (x->flags & AN_FLUSH)
+				r->f++;
 			if (w) {
 				r->w++;
 				r->wsec += bytes / 512;
@@ -162,6 +169,7 @@ static void build_dev(const struct rundata *rd, size_t kd, int64_t from,
 		r->w_s = (double)r->w / len_s;
 		r->rkb_s = (double)r->rsec / 2 / len_s;
 		r->wkb_s = (double)r->wsec / 2 / len_s;
+		r->f_s = (double)r->f / len_s;
 		r->rrqm_s = (double)r->rmerge / len_s;
 		r->wrqm_s = (double)r->wmerge / len_s;
 		r->r_await_ms = nawait[0][k] ? await[0][k] / 1e6 /

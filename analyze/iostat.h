@@ -30,10 +30,12 @@
 struct iostat_row {
 	int64_t t0_ns, t1_ns;        /* the interval, on the events' clock */
 	uint32_t dev;
-	uint64_t r, w;               /* requests completed */
+	uint64_t r, w;               /* requests completed (w: empty
+				      * flushes too, as the kernel counts) */
+	uint64_t f;                  /* flushes completed (preflush or empty) */
 	uint64_t rsec, wsec;         /* their 512-byte sectors */
 	uint64_t rmerge, wmerge;     /* bios merged */
-	double r_s, w_s, rkb_s, wkb_s, rrqm_s, wrqm_s;
+	double r_s, w_s, rkb_s, wkb_s, rrqm_s, wrqm_s, f_s;
 	double r_await_ms, w_await_ms;   /* NAN with no start to time from */
 	double aqu_sz;
 	double rareq_sz, wareq_sz;   /* kB; NAN with no request */

@@ -19,7 +19,8 @@ d=$LOOPDEV
 majmin=$(tr : , < /sys/block/$d/dev)
 
 # Busy, then nearly idle (one 4k read a second), then busy again, reads and
-# writes mixed.
+# writes mixed; an fsync every 4 writes, an empty flush the kernel counts as
+# a write of 0 sectors and as a flush.
 cat > "$t/job.fio" <<EOF
 [global]
 filename=/dev/$d
@@ -36,6 +37,7 @@ bs=256k
 rw=randwrite
 bs=256k
 rate_iops=40
+fsync=4
 [idle]
 stonewall
 rw=read
@@ -61,12 +63,14 @@ ok "capture fio on $d"
 run=$(sqlite3 "$db" "SELECT id FROM runs WHERE name = 'io'")
 g=$(sqlite3 "$db" "SELECT genesis_ns FROM runs WHERE id = $run")
 # one line per sample: time_ns reads read_sectors writes write_sectors io_ms
+# flushes (-1 on a kernel without the flush fields, before 5.5)
 sqlite3 -separator ' ' "$db" "SELECT time_ns,
 	max(CASE WHEN key = '$majmin:reads' THEN value END),
 	max(CASE WHEN key = '$majmin:read_sectors' THEN value END),
 	max(CASE WHEN key = '$majmin:writes' THEN value END),
 	max(CASE WHEN key = '$majmin:write_sectors' THEN value END),
-	max(CASE WHEN key = '$majmin:io_ms' THEN value END)
+	max(CASE WHEN key = '$majmin:io_ms' THEN value END),
+	coalesce(max(CASE WHEN key = '$majmin:flushes' THEN value END), -1)
 	FROM samples WHERE run = $run AND source = 'diskstats' AND key LIKE '$majmin:%'
 	GROUP BY time_ns ORDER BY time_ns" > "$t/ds"
 n=$(wc -l < "$t/ds")
@@ -84,12 +88,12 @@ else not_ok "capture sampled /proc/diskstats of $majmin" "$n samples"; tap_finis
 # I/O the trace did not see (the device probed on attach): not compared.
 windows=0 bad=
 prev=
-while read -r tn rd srd wr swr ioms; do
+while read -r tn rd srd wr swr ioms fl; do
 	if [ -n "$prev" ]; then
-		read -r t0 rd0 srd0 wr0 swr0 ioms0 <<< "$prev"
+		read -r t0 rd0 srd0 wr0 swr0 ioms0 fl0 <<< "$prev"
 		if [ "$t0" -lt "$g" ]; then
 			diag "window from $t0 ns: before the trace's first event ($g), not compared"
-			prev="$tn $rd $srd $wr $swr $ioms"
+			prev="$tn $rd $srd $wr $swr $ioms $fl"
 			continue
 		fi
 		from=$(awk -v a="$t0" -v g="$g" 'BEGIN { printf "%.9fs", (a - g) / 1e9 }')
@@ -97,22 +101,24 @@ while read -r tn rd srd wr swr ioms; do
 		iv=$(awk -v a="$t0" -v b="$tn" 'BEGIN { printf "%.9fs", (b - a) / 1e9 }')
 		row=$("$IOTAPE" iostat --db "$db" --json --dev "$majmin" \
 			--from "$from" --to "$to" --interval "$iv" io |
-			jq -r '.rows[0] | "\(.r) \(.w) \(.["rkB/s"]) \(.util)"')
-		read -r jr jw jrkb jutil <<< "$row"
+			jq -r '.rows[0] | "\(.r) \(.w) \(.["rkB/s"]) \(.util) \(.f)"')
+		read -r jr jw jrkb jutil jf <<< "$row"
 		line=$(awk -v dt="$(( tn - t0 ))" -v dr="$(( ${rd%.*} - ${rd0%.*} ))" \
 			-v dw="$(( ${wr%.*} - ${wr0%.*} ))" \
 			-v dsr="$(( ${srd%.*} - ${srd0%.*} ))" \
 			-v dio="$(( ${ioms%.*} - ${ioms0%.*} ))" \
+			-v df="$(( ${fl%.*} < 0 ? -1 : ${fl%.*} - ${fl0%.*} ))" -v jf="$jf" \
 			-v jr="$jr" -v jw="$jw" -v jrkb="$jrkb" -v ju="$jutil" -v w="$from" '
 			function off(a, b) { d = a - b; if (d < 0) d = -d; return d > 3 + 0.01 * b }
 			BEGIN {
 				s = dt / 1e9; du = 100 * dio / (dt / 1e6); rkb = dsr / 2 / s
-				printf "window %s: reads %d/%d writes %d/%d rkB/s %.0f/%.0f %%util %.1f/%.1f", \
-					w, jr, dr, jw, dw, jrkb, rkb, ju, du
+				printf "window %s: reads %d/%d writes %d/%d flushes %d/%d rkB/s %.0f/%.0f %%util %.1f/%.1f", \
+					w, jr, dr, jw, dw, jf, df, jrkb, rkb, ju, du
 				# kB in requests of the mean read size of the window (the
 				# workload mixes sizes: one 512k read is 128 4k ones)
 				rsz = dr > 0 ? dsr / 2 / dr : 4
-				if (off(jr, dr) || off(jw, dw) || off(jrkb * s / rsz, rkb * s / rsz)) print " BAD"
+				if (off(jr, dr) || off(jw, dw) || (df >= 0 && off(jf, df)) ||
+				    off(jrkb * s / rsz, rkb * s / rsz)) print " BAD"
 				else if ((d = ju - du) < 0 ? -d > 10 && -d > 0.15 * du : d > 10 && d > 0.15 * du) print " BAD"
 				else print ""
 			}')
@@ -120,8 +126,11 @@ while read -r tn rd srd wr swr ioms; do
 		case $line in *BAD) bad="$bad; $line" ;; esac
 		windows=$((windows + 1))
 	fi
-	prev="$tn $rd $srd $wr $swr $ioms"
+	prev="$tn $rd $srd $wr $swr $ioms $fl"
 done < "$t/ds"
+nf=$("$IOTAPE" iostat --db "$db" --json --dev "$majmin" io | jq '[.rows[].f] | add')
+[ "${nf:-0}" -gt 0 ] && ok "the trace holds flushes to count ($nf)" ||
+	not_ok "the trace holds flushes to count" "f: $nf"
 if [ -z "$bad" ] && [ "$windows" -ge 5 ]; then
 	ok "iostat agrees with /proc/diskstats over $windows windows"
 else

@@ -80,17 +80,20 @@ static void test_two_intervals(void **state)
 	assert_true(fabs(r[0].rareq_sz - 8) < 1e-9);
 	assert_true(fabs(r[0].util_pct - 25) < 1e-9);
 	/* loop0, [1, 2 s): C and D done, 8 + 32 sectors, Q2C 400 ms each; the
-	 * flush is no write; in flight C 300 + D 400 ms; busy [1, 1.5] and
-	 * the flush's [1.6, 1.7] */
+	 * empty flush a write of 0 sectors (as the kernel counts it) and a
+	 * flush, Q2C 100 ms; in flight C 300 + D 400 + the flush 100 ms; busy
+	 * [1, 1.5] and the flush's [1.6, 1.7] */
 	assert_int_equal(r[1].t0_ns, 1000 * MS);
 	assert_int_equal(r[1].t1_ns, 2000 * MS);
-	assert_int_equal(r[1].w, 2);
-	assert_true(fabs(r[1].w_s - 2) < 1e-9);
+	assert_int_equal(r[1].w, 3);
+	assert_int_equal(r[1].f, 1);
+	assert_true(fabs(r[1].w_s - 3) < 1e-9);
+	assert_true(fabs(r[1].f_s - 1) < 1e-9);
 	assert_true(fabs(r[1].wkb_s - 20) < 1e-9);
-	assert_true(fabs(r[1].wareq_sz - 10) < 1e-9);
-	assert_true(fabs(r[1].w_await_ms - 400) < 1e-9);
+	assert_true(fabs(r[1].wareq_sz - 20.0 / 3) < 1e-9);
+	assert_true(fabs(r[1].w_await_ms - 300) < 1e-9);
 	assert_true(isnan(r[1].r_await_ms));
-	assert_true(fabs(r[1].aqu_sz - 0.7) < 1e-9);
+	assert_true(fabs(r[1].aqu_sz - 0.8) < 1e-9);
 	assert_true(fabs(r[1].util_pct - 60) < 1e-9);
 	/* sda: in flight and busy 0.5 s in each interval, done in the second */
 	assert_int_equal(r[2].dev, SDA);
