@@ -72,6 +72,7 @@ int fmt_iostat_sniff(const uint8_t *buf, size_t len)
 
 struct iparse {
 	const char *path;
+	int quiet;              /* fmt_opts.quiet */
 	const struct fmt_sink *sink;
 	char *err;
 	size_t errlen;
@@ -248,11 +249,20 @@ static int take_line(struct iparse *p, uint64_t line, char *raw, int cut)
 		p->ncols = 0;
 		return 0;
 	}
+	/* a last row with no newline: a log copied while iostat wrote it
+	 * ("18.80" read as "18.8", or a row short of columns) */
+	if ((p->cpu_next || p->ncols) && cut) {
+		p->cpu_next = 0;
+		if (!p->quiet)
+			warning("%s: line %" PRIu64 ": the last line is cut short (no "
+				"newline); left out", p->path, line);
+		return 0;
+	}
 	if (p->cpu_next) {
 		p->cpu_next = 0;
 		if (n != p->ncpu)
-			return cut ? 0 : fail(p, line, "avg-cpu values do not match "
-					      "its header");
+			return fail(p, line, "avg-cpu values do not match its "
+				    "header");
 		for (int i = 0; i < n && !rc; i++) {
 			double v;
 			if (value(t[i], &v))
@@ -284,8 +294,8 @@ static int take_line(struct iparse *p, uint64_t line, char *raw, int cut)
 	if (!p->ncols)
 		return 0;   /* text outside a table: a prompt, a comment */
 	if (n != p->ncols)
-		return cut ? 0 : fail(p, line, "a device row whose values do not "
-				      "match its header");
+		return fail(p, line, "a device row whose values do not match "
+			    "its header");
 	for (int i = 0; i < n && !rc; i++) {
 		double v;
 		if (i == p->devcol)
@@ -307,7 +317,7 @@ int fmt_iostat_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 	uint64_t line = 0;
 	int rc = 0, cut;
 
-	(void)o;
+	p.quiet = o->quiet;
 	while (!rc && fmt_getline(fp, &buf, &cap, &cut) >= 0)
 		rc = take_line(&p, ++line, buf, cut);
 	if (!rc && !p.values)

@@ -103,6 +103,8 @@ struct fmt_sink {
 /* Options of a parse; all-zero is the default. */
 struct fmt_opts {
 	int split;           /* one run per disk, not per host (MSR, SYSTOR) */
+	int quiet;           /* no warnings on stderr (--quiet, or a second
+			      * pass over the same file) */
 };
 
 /* A format's parse: reads fp (named path in messages) to its end and hands

@@ -559,6 +559,7 @@ static int import_samples(struct common *c, FILE *fp, const struct import_opts *
 	int attach, rc;
 
 	sink.ctx = &x;
+	fo.quiet = o->quiet;
 	rc = c->f->parse(fp, c->path, &fo, &sink, c->err, c->errlen);
 	if (!rc && !x.reports) {
 		snprintf(c->err, c->errlen, "%s: no reports in the log", c->path);
@@ -590,6 +591,7 @@ static int import_samples(struct common *c, FILE *fp, const struct import_opts *
 	sink = (struct fmt_sink){ .sample = put_sample, .note = c_note,
 				  .stat = c_stat, .ctx = &x };
 	rewind(fp);
+	fo.quiet = 1;   /* the first pass has warned */
 	if ((rc = c->f->parse(fp, c->path, &fo, &sink, c->err, c->errlen)))
 		goto store;
 	{
