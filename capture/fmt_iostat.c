@@ -86,6 +86,10 @@ struct iparse {
 	char seen[8][MAX_COLS * 12]; /* headers of its device tables */
 	int nseen;
 	int banner;               /* a banner came before the current report */
+	int banner_blanks;        /* blank lines right after it: iostat -y
+				   * (no since-boot report) prints two, sysstat
+				   * 11 and 12 alike */
+	int blanks_done;          /* a line other than blank came since */
 	int since_boot;
 	int64_t wall;             /* the report's timestamp, or -1 */
 	uint64_t values;
@@ -96,7 +100,7 @@ static void new_report(struct iparse *p)
 	p->report++;
 	p->in_report = 0;
 	p->nseen = 0;
-	p->since_boot = p->banner;
+	p->since_boot = p->banner && p->banner_blanks < 2;
 	p->banner = 0;
 	p->wall = -1;
 }
@@ -226,13 +230,17 @@ static int take_line(struct iparse *p, uint64_t line, char *raw, int cut)
 	if (!n) {
 		p->ncols = 0;
 		p->cpu_next = 0;
+		if (p->banner && !p->blanks_done)
+			p->banner_blanks++;
 		return 0;
 	}
 	if (!strcmp(t[0], "Linux") && strchr(raw, '(')) {
 		p->banner = 1;
+		p->banner_blanks = p->blanks_done = 0;
 		p->ncols = 0;
 		return 0;
 	}
+	p->blanks_done = 1;
 	if (stamp(raw + strspn(raw, " \t"), &ns) == 0) {
 		new_report(p);
 		p->wall = ns;

@@ -247,6 +247,14 @@ head -c "$(( $(grep -b -o '99\.60' "$f12" | tail -n 1 | cut -d: -f1) + 4 ))" "$f
 "$IOTAPE" import --db "$db" --run iocut --interval 1 "$t/cut.log" > /dev/null 2> "$t/err"; rc=$?
 check_eq "iostat log cut short: exit 0, one warning naming its last line, sda's cut row not stored" \
 	"0 1 0 5" "$rc $(grep -c "cut.log: line $(wc -l < "$t/cut.log" | awk '{ print $1 + 1 }'): the last line is cut short" "$t/err") $(q "SELECT count(*) FROM samples WHERE run = $(rid iocut) AND key = 'sda:%util' AND value BETWEEN 99 AND 100") $(q "SELECT count(*) FROM samples WHERE run = $(rid iocut) AND key LIKE '%:%util'")"
+# iostat -y: no since-boot report, which sysstat shows by two blank lines
+# after the banner (one without -y): its first report is an interval's
+{ printf 'Linux 6.1 (h) \t12/04/26 \t_x86_64_\t(2 CPU)\n\n\n'
+  printf 'Device            r/s     w/s  %%util\nsda              1.00    2.00   3.00\n\n'
+  printf 'Device            r/s     w/s  %%util\nsda              4.00    5.00   6.00\n\n'; } > "$t/y.log"
+imp ylog "$t/y.log" --interval 1 2> /dev/null
+check_eq "iostat -y log: no report since boot" "0" \
+	"$(q "SELECT count(*) FROM samples WHERE run = $(rid ylog) AND key = 'since_boot'")"
 ios io-x-12-pretty --dev 8,0 > /dev/null 2> "$t/err"; rc=$?
 check_eq "iostat log: --dev refused, one line" "1 1" "$rc $(wc -l < "$t/err")"
 ios io-x-12-pretty --interval 5 > /dev/null 2> "$t/err"; rc=$?
