@@ -76,8 +76,8 @@ fi
 check_eq "iostat --from 200ms --to 0.5s --interval 100ms: three rows at 0.2 0.3 0.4" \
 	"0.2 0.3 0.4" "$(jq -r '[.rows[].t_s * 10 | round / 10] | map(tostring) | join(" ")' "$t/io.json")"
 "$IOTAPE" iostat --db "$db" --json --interval 100ms lf > "$t/io-all.json"
-check_eq "iostat: its requests are all the D requests with data" \
-	"$(jq '.devices[0].read.requests + .devices[0].write.requests' "$t/full.json")" \
+check_eq "iostat: its requests are all the D requests with data and the empty flushes" \
+	"$(jq '.devices[0].read.requests + .devices[0].write.requests + .devices[0].flushes' "$t/full.json")" \
 	"$(jq '[.rows[] | .r + .w] | add' "$t/io-all.json")"
 
 # ---- iostat's text stays in 80 columns when a rate has 10 digits: one 1 GiB
