@@ -61,21 +61,44 @@ int plot_parse_kinds(const char *list, unsigned *out)
 void plot_stem(const char *const *runs, size_t nrun, char *out, size_t outlen)
 {
 	size_t len = 0, cap = outlen < 101 ? outlen : 101;
+	uint32_t h = 2166136261u;      /* FNV-1a of the names, each with its NUL */
+	int lossy = 0;
 
-	for (size_t i = 0; i < nrun && len + 1 < cap; i++) {
+	for (size_t i = 0; i < nrun; i++) {
 		const char *s = runs[i];
-		if (i) {
-			for (const char *v = "-vs-"; *v && len + 1 < cap; v++)
-				out[len++] = *v;
+		for (const char *c = s; ; c++) {
+			h = (h ^ (unsigned char)*c) * 16777619u;
+			if (!*c)
+				break;
 		}
-		for (; *s && len + 1 < cap; s++) {
+		if (i) {
+			for (const char *v = "-vs-"; *v; v++)
+				if (len + 1 < cap)
+					out[len++] = *v;
+				else
+					lossy = 1;
+		}
+		for (; *s; s++) {
 			char ch = *s;
 			if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 			      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
-			      ch == '-'))
+			      ch == '-')) {
 				ch = '_';
-			out[len++] = ch;
+				lossy = 1;
+			}
+			if (len + 1 < cap)
+				out[len++] = ch;
+			else
+				lossy = 1;
 		}
+	}
+	/* a name changed or cut could be another's: the names' hash after
+	 * it keeps each set of runs its own files */
+	if (lossy && cap > 10) {
+		if (len > cap - 10)
+			len = cap - 10;
+		snprintf(out + len, cap - len, "-%08x", h);
+		len += 9;
 	}
 	out[len] = 0;
 	if (!len || out[0] == '.')
