@@ -147,4 +147,12 @@ imp "$u1" "$FIXTURES/loop-fio-small.bin" && imp "$u2" "$FIXTURES/loop-fio-small.
 "$IOTAPE" compare --db "$db" "$u1" "$u2" > "$t/utf8.txt" 2> "$t/err"
 check_eq "UTF-8 names: valid UTF-8, the prefix whole, numbered columns" "ok|runs: ~ stands for 'ストレージテスト-実行'|[1] ~ト|[2] ~ノ" \
 	"$(iconv -f UTF-8 -t UTF-8 "$t/utf8.txt" > /dev/null 2>&1 && echo ok || echo invalid)|$(sed -n 1,3p "$t/utf8.txt" | paste -sd'|')"
+# names that map to one file stem ('_' for each byte past ASCII) keep their
+# own files: the stem ends in the names' hash
+if command -v gnuplot > /dev/null; then
+	for u in "$u1" "$u2"; do
+		"$IOTAPE" plot --db "$db" -o "$t/stems" --format txt --kind tput "$u" small > /dev/null 2>&1
+	done
+	check_eq "plot: two names of one stem, two files" "2" "$(ls "$t/stems" | grep -c '\.tput\.txt$')"
+fi
 tap_finish
