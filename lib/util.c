@@ -284,7 +284,7 @@ const char *see_report(const char *db_opt, const char *run, char *buf,
 	if (db_opt)
 		shell_quote(db_opt, qdb, sizeof(qdb));
 	quoted = qrun[0] == '\'' || qdb[0] == '\'';
-	snprintf(buf, len, "see%s iotape report %s%s%s%s", quoted ? ":" : " '",
+	snprintf(buf, len, "see%siotape report %s%s%s%s", quoted ? ": " : " '",
 		 db_opt ? "--db " : "", qdb, db_opt ? " " : "", qrun);
 	if (!quoted && strlen(buf) + 1 < len)
 		strcat(buf, "'");

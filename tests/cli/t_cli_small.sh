@@ -123,6 +123,15 @@ if "$IOTAPE" replay --db "$db" --target "$img" --run "$name" --engine sync lf \
 else
 	not_ok "replay to a file" "$(tail -n 3 "$t/err")"
 fi
+# a plain name: the hint in quotes as it runs ("see ' iotape" had a space)
+if "$IOTAPE" replay --db "$db" --target "$img" --run lfplain --engine sync lf \
+	> "$t/out" 2> "$t/err"; then
+	check_eq "the replay's hint for a plain name" \
+		"iotape: stored replay run 'lfplain'; see 'iotape report --db $db lfplain'" \
+		"$(grep 'stored replay run' "$t/err")"
+else
+	not_ok "replay to a file, a plain name" "$(tail -n 3 "$t/err")"
+fi
 rm -f "$img"
 
 # ---- a trace without completions (corpus: a per-CPU set with CPUs missing)
