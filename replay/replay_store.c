@@ -171,10 +171,19 @@ void replay_emit_fidelity(struct ctx *c, const char *name, const char *status,
 	emit_text(e, "replay '%s' of run '%s': %s, %" PRIu64 " I/Os in %.3f s\n",
 		  name, c->src_name, status, f->issued, (double)f->span_ns / 1e9);
 	emit_u64(e, "realtime", (uint64_t)c->realtime);
-	emit_text(e, "  %s level, timing %s, %s%s, depth %u, %u stream%s (%u "
-		  "serial)\n", level, c->timing, c->eng.ops->name,
-		  c->realtime ? " (SCHED_FIFO)" : "", c->depth, p->nstreams,
-		  p->nstreams == 1 ? "" : "s", p->serial_streams);
+	{
+		/* one line, or two when it would pass 78 columns (the
+		 * sweep's header indents it by one more) */
+		char how[200], what[120];
+		snprintf(how, sizeof(how), "%s level, timing %s, %s%s", level,
+			 c->timing, c->eng.ops->name,
+			 c->realtime ? " (SCHED_FIFO)" : "");
+		snprintf(what, sizeof(what), "depth %u, %u stream%s (%u serial)",
+			 c->depth, p->nstreams, p->nstreams == 1 ? "" : "s",
+			 p->serial_streams);
+		emit_text(e, "  %s,%s%s\n", how,
+			  strlen(how) + strlen(what) + 4 > 78 ? "\n  " : " ", what);
+	}
 	emit_text(e, "  on %s\n", c->targets_desc);
 	if (c->ms)
 		model_set_emit(c->ms, e);
