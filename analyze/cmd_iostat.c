@@ -429,7 +429,12 @@ static int iostat_run(const struct iostat_cmd *o)
 	emit_obj_begin(&e, NULL);
 	emit_str(&e, "run", rv.name);
 	emit_num(&e, "interval_s", o->interval_s);
-	if (!nrows)
+	if (!nrows && !rv.last_event)
+		emit_text(&e, "run '%s': no block events (samples only%s)\n",
+			  rv.name, store_run_has(rv.st, rv.id,
+						 STORE_HAS_IOSTAT_SAMPLES) > 0
+			  ? ": its iostat log is --source log" : "");
+	else if (!nrows)
 		emit_text(&e, "run '%s': no requests%s\n", rv.name,
 			  rv.filtered || o->filt.from_ns || o->filt.to_ns != INT64_MAX
 			  ? " in the window or devices asked for" : "");

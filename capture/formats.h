@@ -147,7 +147,7 @@ const struct import_format *import_format_sniff_file(const char *path);
 int import_format_known(const uint8_t *buf, size_t len);
 
 /* What an input no reader takes is, after "LABEL: offset 0: ". */
-#define FMT_UNKNOWN "neither a blktrace trace (no magic) nor blkparse text"
+#define FMT_UNKNOWN "neither a blktrace trace (no magic) nor blkparse text, nor another format iotape imports (iotape import --help lists them)"
 
 /* The row named name, or NULL. */
 const struct import_format *import_format_find(const char *name);
