@@ -605,6 +605,12 @@ static int import_samples(struct common *c, FILE *fp, const struct import_opts *
 	if (!attach && ((rc = put_notes(&x.c)) ||
 			(rc = store_run_finish(c->st, x.c.run, "complete", x.base))))
 		goto store;
+	if (attach && x.all_timed && !o->quiet)
+		/* iostat -t prints local time with no zone: not to be set
+		 * against the trace's clock */
+		warning("%s: its -t times carry no time zone: its first report "
+			"is placed at the first event of run '%s', not by the clock",
+			c->path, runname);
 	if (run_out)
 		*run_out = x.c.run;
 	if (summary)

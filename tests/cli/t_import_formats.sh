@@ -255,6 +255,12 @@ check_eq "iostat log cut short: exit 0, one warning naming its last line, sda's 
 imp ylog "$t/y.log" --interval 1 2> /dev/null
 check_eq "iostat -y log: no report since boot" "0" \
 	"$(q "SELECT count(*) FROM samples WHERE run = $(rid ylog) AND key = 'since_boot'")"
+# an iostat -t log joined to a traced run: local times with no zone, placed
+# at the run's first event, saying so
+"$IOTAPE" import --quiet --again --db "$db" --run tjoin "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" import --db "$db" --run tjoin "$F/iostat-xmt-11.log" > /dev/null 2> "$t/err"
+check_eq "iostat -t log into a traced run: a warning that it is not placed by the clock" "1" \
+	"$(grep -c "carry no time zone: its first report is placed at the first event of run 'tjoin'" "$t/err")"
 ios io-x-12-pretty --dev 8,0 > /dev/null 2> "$t/err"; rc=$?
 check_eq "iostat log: --dev refused, one line" "1 1" "$rc $(wc -l < "$t/err")"
 ios io-x-12-pretty --interval 5 > /dev/null 2> "$t/err"; rc=$?
