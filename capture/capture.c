@@ -190,7 +190,7 @@ static int sample_proc(struct cap_run *r, int64_t now, char *err, size_t errlen)
 		devs[i] = r->devs[i].dev;
 	if (procstat_sample(r->o->mp.proc, now, samples_add, &r->smp, err, errlen))
 		return -1;
-	int rc = procstat_sample_diskstats(r->o->mp.proc, now, devs, r->ndev,
+	int rc = procstat_sample_diskstats(r->o->mp.proc, PROCSTAT_AT_READ, devs, r->ndev,
 					   samples_add, &r->smp, err, errlen);
 	return rc == -ENOENT ? 0 : rc;  /* a --proc folder without it */
 }

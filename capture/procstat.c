@@ -389,8 +389,12 @@ int procstat_sample_diskstats(const char *proc_root, int64_t t_ns,
 	char *buf = NULL;
 	size_t len = 0;
 	int line = 0, rc;
+	int64_t t0 = t_ns == PROCSTAT_AT_READ ? now_mono_ns() : 0;
 
-	if ((rc = slurp(proc_root, "diskstats", &buf, &len))) {
+	rc = slurp(proc_root, "diskstats", &buf, &len);
+	if (t_ns == PROCSTAT_AT_READ)
+		sc.t_ns = t0 + (now_mono_ns() - t0) / 2;
+	if (rc) {
 		if (err)
 			snprintf(err, errlen, "cannot read '%s/diskstats': %s",
 				 proc_root, strerror(-rc));

@@ -84,9 +84,16 @@ int procstat_parse_diskstats(const char *buf, size_t len, const uint32_t *devs,
 int procstat_sample(const char *proc_root, int64_t t_ns, procstat_sample_fn fn,
 		    void *ctx, char *err, size_t errlen);
 
+/* t_ns for procstat_sample_diskstats(): stamp the counters with the
+ * CLOCK_MONOTONIC midpoint of the file's read, not a time taken before. */
+#define PROCSTAT_AT_READ INT64_MIN
+
 /* Reads proc_root/diskstats for the devices devs[0 .. ndev) (all when
  * ndev is 0) and hands every counter to fn with time t_ns, as
- * procstat_sample() does. Returns 0, the first negative code fn returned,
+ * procstat_sample() does; with t_ns PROCSTAT_AT_READ, at the midpoint of
+ * the read (the counters move by about one request per ms of a busy disk, so
+ * a stamp taken before the other /proc files were read is late by their read
+ * time, which on a loaded machine reached 16 requests). Returns 0, the first negative code fn returned,
  * -errno, or -EINVAL, with a one-line message in err (may be NULL). */
 int procstat_sample_diskstats(const char *proc_root, int64_t t_ns,
 			      const uint32_t *devs, int ndev,

@@ -598,7 +598,8 @@ static void loop(struct rec *r)
 		if (now >= next_sample) {
 			if ((procstat_sample(o->mp.proc, now, on_sample, r, e2,
 					     sizeof(e2)) ||
-			     procstat_sample_diskstats(o->mp.proc, now, r->devnums,
+			     procstat_sample_diskstats(o->mp.proc, PROCSTAT_AT_READ,
+						       r->devnums,
 						       r->ndev, on_sample, r, e2,
 						       sizeof(e2))) && !o->quiet)
 				warning("sampling: %s", e2);
