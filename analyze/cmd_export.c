@@ -93,14 +93,17 @@ static int export_do(const struct export_opts *o)
 	werr = errno;
 	if (o->out && rc) {
 		/* a write error names the file the user gave, not the run */
-		if (ferror(fp))
-			snprintf(err, sizeof(err), "cannot write '%s': %s", o->out,
-				 strerror(werr));
+		if (!ferror(fp))
+			werr = 0;
 		out_file_discard(&of);
+	} else if (o->out && (rc = out_file_commit(&of))) {
+		werr = -rc;
+	} else {
+		werr = 0;
 	}
-	else if (o->out && (rc = out_file_commit(&of)))
+	if (werr)
 		snprintf(err, sizeof(err), "cannot write '%s': %s", o->out,
-			 strerror(-rc));
+			 strerror(werr));
 	if (rc) {
 		if (err[0])
 			error("%s", err);

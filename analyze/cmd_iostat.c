@@ -115,6 +115,14 @@ static const char *dev_label(const struct store_device *devs, size_t ndev,
 	return buf;
 }
 
+/* The table's header line: iostat -x's column names (text only). */
+static void emit_header(struct emit *e)
+{
+	emit_text(e, "%7s %-8s %7s %7s %7s %7s %7s %7s %7s %7s\n", "s",
+		  "Device", "r/s", "w/s", "rkB/s", "wkB/s", "r_await", "w_await",
+		  "aqu-sz", "%util");
+}
+
 static void emit_rows(struct emit *e, const struct runview *rv,
 		      const struct iostat_row *rows, size_t n,
 		      const struct store_device *devs, size_t ndev)
@@ -122,9 +130,7 @@ static void emit_rows(struct emit *e, const struct runview *rv,
 	char b[9][16], name[32], num[32];
 
 	emit_arr_begin(e, "rows");
-	emit_text(e, "%7s %-8s %7s %7s %7s %7s %7s %7s %7s %7s\n", "s",
-		  "Device", "r/s", "w/s", "rkB/s", "wkB/s", "r_await", "w_await",
-		  "aqu-sz", "%util");
+	emit_header(e);
 	/* rows come by device, then interval: print by interval, then device */
 	size_t nint = 0;
 	while (nint < n && rows[nint].dev == rows[0].dev)
@@ -331,9 +337,7 @@ static int log_run(const struct iostat_cmd *o, struct runview *rv)
 			  ? " in the window asked for" : "");
 	emit_arr_begin(&e, "rows");
 	if (nrows)
-		emit_text(&e, "%7s %-8s %7s %7s %7s %7s %7s %7s %7s %7s\n", "s",
-			  "Device", "r/s", "w/s", "rkB/s", "wkB/s", "r_await",
-			  "w_await", "aqu-sz", "%util");
+		emit_header(&e);
 	for (size_t i = 0; i < nrows; i++) {
 		const struct log_row *r = &rows[i];
 		double t = (double)(r->time_ns - base) / 1e9;

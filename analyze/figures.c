@@ -430,8 +430,8 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 		 * and the names given whole above the table (so too a name
 		 * of other than ASCII, which the padding would misalign) */
 		int cw = show_change ? 12 : 10, cut = 0;
-		for (int g = 0; g < ng; g++)
-			for (const char *c = names[g]; *c; c++)
+		for (int g = 0; g < ng && !cut; g++)
+			for (const char *c = names[g]; *c && !cut; c++)
 				/* too wide, or not ASCII: printf pads bytes, not
 				 * the columns a character takes */
 				if (c - names[g] >= cw || (unsigned char)*c >= 0x80)

@@ -643,7 +643,7 @@ static int prepare(struct cap *c, const struct capture_opts *o_in)
 	if (!o->tracefs)
 		o->tracefs = "/sys/kernel/tracing";
 	if (!o->state_dir)
-		o->state_dir = "/run/iotape";
+		o->state_dir = LAB_DIR_DEFAULT;
 	if (!(o->interval_s > 0))
 		o->interval_s = 1;
 	if (o->repeat < 1)

@@ -236,7 +236,7 @@ int cmd_capture(int argc, char **argv)
 	struct capture_opts o = {
 		.interval_s = 1, .repeat = 1, .buffer_kb = 16384,
 		.mp = { .proc = "/proc", .sys = "/sys" },
-		.tracefs = "/sys/kernel/tracing", .state_dir = "/run/iotape",
+		.tracefs = "/sys/kernel/tracing", .state_dir = LAB_DIR_DEFAULT,
 	};
 	struct capture_cmd *last = NULL;
 	int c, reset = 0, rc;

@@ -167,7 +167,7 @@ int cmd_record(int argc, char **argv)
 		.window_s = 120, .keep_bytes = 64u << 20, .pre_s = 60, .post_s = 30,
 		.cooldown_s = 60, .interval_s = 1, .buffer_kb = 4096,
 		.mp = { .proc = "/proc", .sys = "/sys" },
-		.tracefs = "/sys/kernel/tracing", .state_dir = "/run/iotape",
+		.tracefs = "/sys/kernel/tracing", .state_dir = LAB_DIR_DEFAULT,
 	};
 	int c, reset = 0, save = 0;
 	static char dbpath[4096];

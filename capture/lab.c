@@ -146,12 +146,18 @@ static void left_changed(const char *path, char *err, size_t errlen)
 		 "it back", path, left[0] ? left : "nothing recorded");
 }
 
+/* dir/name (the lock or the state file) into buf of len bytes. */
+static void lab_path(char *buf, size_t len, const char *dir, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
 int lab_check(const char *dir, char *err, size_t errlen)
 {
 	char path[300];
 	struct stat sb;
 
-	snprintf(path, sizeof(path), "%s/capture.state", dir);
+	lab_path(path, sizeof(path), dir, "capture.state");
 	if (stat(path, &sb) < 0)
 		return 0;
 	left_changed(path, err, errlen);
@@ -166,8 +172,8 @@ int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen)
 	memset(lab, 0, sizeof(*lab));
 	lab->lock_fd = lab->state_fd = -1;
 	snprintf(lab->dir, sizeof(lab->dir), "%s", dir);
-	snprintf(lab->state, sizeof(lab->state), "%s/capture.state", dir);
-	snprintf(lockp, sizeof(lockp), "%s/capture.lock", dir);
+	lab_path(lab->state, sizeof(lab->state), dir, "capture.state");
+	lab_path(lockp, sizeof(lockp), dir, "capture.lock");
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		snprintf(err, errlen, "cannot make '%s': %s", dir, strerror(errno));
 		return -1;
@@ -399,8 +405,8 @@ int lab_reset(const char *dir)
 	int fd, failed;
 	struct stat sb;
 
-	snprintf(lockp, sizeof(lockp), "%s/capture.lock", dir);
-	snprintf(state, sizeof(state), "%s/capture.state", dir);
+	lab_path(lockp, sizeof(lockp), dir, "capture.lock");
+	lab_path(state, sizeof(state), dir, "capture.state");
 	fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);

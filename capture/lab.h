@@ -7,6 +7,9 @@
 
 #include <stddef.h>
 
+/* Where the lock and the state file live unless --state-dir says. */
+#define LAB_DIR_DEFAULT "/run/iotape"
+
 struct lab {
 	char dir[256];        /* state folder, e.g. /run/iotape */
 	char state[300];      /* dir/capture.state */

@@ -618,13 +618,12 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	sp.plan_mem = &c->plan.io_mem;
 	sp.res_mem = &res_mem;
 	c->res_mem = &res_mem;
+	const char *sdir = o->state_dir ? o->state_dir : LAB_DIR_DEFAULT;
 	if (o->nset || o->trace) {
-		if (lab_begin(&lab, o->state_dir ? o->state_dir : "/run/iotape", err,
-			      sizeof(err)))
+		if (lab_begin(&lab, sdir, err, sizeof(err)))
 			goto out;
 		lab_on = 1;
-	} else if (lab_check(o->state_dir ? o->state_dir : "/run/iotape", err,
-			     sizeof(err))) {
+	} else if (lab_check(sdir, err, sizeof(err))) {
 		goto out;
 	}
 	for (int k = 0; k < c->nsp; k++) {
