@@ -8,7 +8,7 @@ CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	   -Wstrict-prototypes -Wno-unused-parameter -Wvla
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -I. -I/usr/include/postgresql $(CFLAGS) -D_GNU_SOURCE
-LIBS = -lsqlite3 -lpq -lm -lpthread -luring -lblkid -lnettle -larchive -ljansson
+LIBS = -lsqlite3 -lm -lpthread -luring -lblkid -lnettle -ljansson
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
@@ -35,7 +35,8 @@ DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
 # .deb in tests/cli/t_package.sh; zsh runs the zsh completion in t_completion.sh.
 DEB_PACKAGES += pandoc debhelper zsh
 DEB_CHECK += /usr/bin/pandoc /usr/bin/dh /usr/bin/zsh
-# libarchive decompresses gzip/xz/zstd/bzip2 inputs of `import`; the tools
+# libarchive decompresses gzip/xz/zstd/bzip2 inputs of `import` (loaded then:
+# capture/archive_dl.c; linked into the unit tests only); the tools
 # compress the fixture in tests/cli/t_import_pipes.sh.
 DEB_PACKAGES += libarchive-dev gzip xz-utils zstd bzip2
 DEB_CHECK += /usr/include/archive.h /usr/bin/gzip /usr/bin/xz /usr/bin/zstd \
@@ -43,16 +44,17 @@ DEB_CHECK += /usr/include/archive.h /usr/bin/gzip /usr/bin/xz /usr/bin/zstd \
 # jansson reads fio's JSON results into workload metrics (capture/wlmetric.c).
 DEB_PACKAGES += libjansson-dev
 DEB_CHECK += /usr/include/jansson.h
-# libpq is the PostgreSQL store's client (schema/store_pg*.c); the server
+# libpq is the PostgreSQL store's client (schema/store_pg*.c), loaded when
+# a store URL is opened (schema/pq_dl.c), not linked; the server
 # (initdb, pg_ctl) runs in the tests that start their own (tests/lib.sh pg_start).
 DEB_PACKAGES += libpq-dev postgresql
 DEB_CHECK += /usr/include/postgresql/libpq-fe.h /usr/lib/postgresql/15/bin/initdb
 
-LIB_SRC = lib/util.c lib/emit.c lib/options.c lib/outfile.c lib/spill.c lib/timeline.c
+LIB_SRC = lib/util.c lib/dl.c lib/emit.c lib/options.c lib/outfile.c lib/spill.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_sqlite.c \
 	schema/store_sqlite_batch.c schema/store_sqlite_read.c schema/store_metric.c \
-	schema/store_pg.c schema/store_pg_util.c schema/store_pg_copy.c schema/store_pg_read.c \
+	schema/store_pg.c schema/pq_dl.c schema/store_pg_util.c schema/store_pg_copy.c schema/store_pg_read.c \
 	schema/store_summary.c schema/store_sqlite_summary.c schema/store_pg_summary.c \
 	schema/store_copy.c \
 	$(BUILD)/schema_sql.c $(BUILD)/schema_pg_sql.c capture/procstat.c capture/vmstat_text.c \
@@ -60,6 +62,7 @@ CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_time.c \
 	capture/fmt_iostat.c capture/wlmetric.c
 CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
+	capture/archive_dl.c \
 	capture/import_pipe.c capture/import_samples.c capture/import_fmt.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
 	analyze/runview.c analyze/rsort.c analyze/rundata.c analyze/evorder.c \
@@ -127,7 +130,7 @@ $(BUILD):
 $(BUILD)/tests/%: tests/unit/%.c $(OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ) $(LIBS) -lcmocka
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ) $(LIBS) -larchive -lcmocka
 
 # apt-get runs as root: directly for root (a fresh Debian root shell has no
 # sudo), through sudo for a user who has it.

@@ -2,8 +2,8 @@
  * zstd, bzip2): told from their magic bytes, decompressed with libarchive's
  * raw format and spooled into an unlinked file in $TMPDIR. */
 #include "capture/import_input.h"
+#include "capture/archive_dl.h"
 
-#include <archive.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -185,7 +185,7 @@ static const char *compression_name(const char *comp)
 static int spool(struct import_input *in, int fd, const char *label,
 		 char *err, size_t errlen)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a;
 	struct feed f = { .fd = fd };
 	struct archive_entry *ent;
 	char *buf = NULL;
@@ -194,7 +194,9 @@ static int spool(struct import_input *in, int fd, const char *label,
 	int sniffed = 0;
 	int rc = 0, r;
 
-	if (!a) {
+	if (archive_load(err, errlen))
+		return -ELIBACC;
+	if (!(a = archive_read_new())) {
 		snprintf(err, errlen, "%s: out of memory", label);
 		return -ENOMEM;
 	}

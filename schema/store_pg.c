@@ -313,6 +313,11 @@ static int pg_open(struct store **out, const char *path, enum store_open_mode m)
 	if (!s)
 		return -ENOMEM;
 	s->copying = -1;
+	{
+		char e[300];
+		if (pq_load(e, sizeof(e)))
+			return store_fail(&s->base, ELIBACC, "%s", e);
+	}
 	if ((rc = check_conninfo(s, path)))
 		return rc;      /* the message does not repeat what was given */
 	/* a password in path (libpq takes it) is never shown: messages name

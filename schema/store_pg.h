@@ -4,7 +4,7 @@
 #ifndef IOTAPE_STORE_PG_H
 #define IOTAPE_STORE_PG_H
 
-#include <libpq-fe.h>
+#include "schema/pq_dl.h"
 
 #include "schema/store_backend.h"
 

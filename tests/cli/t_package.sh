@@ -62,7 +62,9 @@ done
 mode=$(dpkg-deb -c "$deb" | awk '$NF == "./usr/bin/iotape" { print $1 }')
 check_eq "the .deb's iotape is executable" "-rwxr-xr-x" "$mode"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libsqlite3-0 liburing2 libblkid1; do
+# libarchive13 and libpq5 are loaded on use (lib/dl.h): dh_shlibdeps cannot
+# see them, debian/control names them
+for lib in libsqlite3-0 liburing2 libblkid1 libarchive13 libpq5; do
 	[[ $depends == *"$lib"* ]] && ok "the .deb depends on $lib" ||
 		not_ok "the .deb depends on $lib" "Depends: $depends"
 done
