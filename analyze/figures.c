@@ -336,8 +336,12 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 				k++;
 			cp = k;
 		}
-		/* never inside a UTF-8 character: back to its first byte */
-		while (cp && ((unsigned char)rf[0].rv.name[cp] & 0xC0) == 0x80)
+		/* cut after a separator ('-', '_', ' ', '/', '=', '[', ',',
+		 * ':'), never inside a word or number ("kernel-6.1" of
+		 * "kernel-6.18" and "kernel-6.1-", which would leave "~8"), and
+		 * so never inside a UTF-8 character; '.' is not one: it joins
+		 * the parts of a version */
+		while (cp && !strchr("-_ /=[,:", rf[0].rv.name[cp - 1]))
 			cp--;
 		for (int i = 0; i < n; i++)
 			if (strlen(rf[i].rv.name) <= cp)

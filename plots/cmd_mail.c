@@ -376,6 +376,16 @@ static void write_explanation(FILE *fp, struct compare *c)
 
 /* ---- vmstat excerpts ---- */
 
+/* Run i's excerpt heading, "A. 'NAME': WHAT", with WHAT on a line of its
+ * own when the name would take the line past 80 columns. */
+static void vm_heading(FILE *fp, size_t i, const char *name, const char *what)
+{
+	size_t w = 7 + strlen(name) + strlen(what);
+
+	fprintf(fp, "\n%c. '%s':%s%s\n", (int)('A' + i % 26), name,
+		w > 80 ? "\n   " : " ", what);
+}
+
 static int write_vmstat(FILE *fp, struct store *st, struct runview *rv, size_t n)
 {
 	heading(fp, "vmstat excerpts");
@@ -397,6 +407,7 @@ static int write_vmstat(FILE *fp, struct store *st, struct runview *rv, size_t n
 		double best = -1;
 		int swap = 0, step, proc;
 		int64_t base = rv[i].genesis_ns;
+		char what[96];
 
 		/* /proc samples when the run has them, else a vmstat log's */
 		if ((proc = store_run_has(st, rv[i].id, STORE_HAS_PROC_SAMPLES)) < 0 ||
@@ -419,9 +430,8 @@ static int write_vmstat(FILE *fp, struct store *st, struct runview *rv, size_t n
 			free(row);
 			return error("%s", store_errmsg(st));
 		}
-		fprintf(fp, "\n%c. '%s'", (int)('A' + i % 26), rv[i].name);
 		if (!nr) {
-			fprintf(fp, ": no samples\n");
+			vm_heading(fp, i, rv[i].name, "no samples");
 			continue;
 		}
 		for (size_t k = 0; k < nr; k++) {
@@ -442,10 +452,12 @@ static int write_vmstat(FILE *fp, struct store *st, struct runview *rv, size_t n
 		if (hi - lo < MAX_VM_ROWS && nr >= MAX_VM_ROWS)
 			lo = hi - MAX_VM_ROWS;
 		if (nr > MAX_VM_ROWS)
-			fprintf(fp, ": rows %zu-%zu of %zu, around the peak of %s\n",
-				lo + 1, hi, nr, swap ? "si+so" : "bi+bo");
+			snprintf(what, sizeof(what), "rows %zu-%zu of %zu, around "
+				 "the peak of %s", lo + 1, hi, nr, swap ? "si+so" :
+				 "bi+bo");
 		else
-			fprintf(fp, ": all %zu rows\n", nr);
+			snprintf(what, sizeof(what), "all %zu rows", nr);
+		vm_heading(fp, i, rv[i].name, what);
 		fprintf(fp, "  %6s %2s %2s %5s %6s %5s %6s %4s %4s %5s %5s %3s %3s %3s %3s\n",
 			"t_s", "r", "b", "swpd", "free", "buff", "cache", "si", "so",
 			"bi", "bo", "us", "sy", "id", "wa");

@@ -60,7 +60,8 @@ int plot_parse_kinds(const char *list, unsigned *out)
 
 void plot_stem(const char *const *runs, size_t nrun, char *out, size_t outlen)
 {
-	size_t len = 0, cap = outlen < 101 ? outlen : 101;
+	size_t len = 0, cap = outlen < PLOT_STEM_MAX + 1 ? outlen :
+						       PLOT_STEM_MAX + 1;
 	uint32_t h = 2166136261u;      /* FNV-1a of the names, each with its NUL */
 	int lossy = 0;
 

@@ -71,12 +71,17 @@ const char *plot_kind_name(enum plot_kind k);
  * bit set; returns 0, or -1 after error() naming the unknown kind. */
 int plot_parse_kinds(const char *list, unsigned *kinds);
 
+/* The longest file stem: a file's name (stem, '.', kind, '.png') indented
+ * two in mail's list of files fits 80 columns. */
+#define PLOT_STEM_MAX 64
+
 /* The file stem for runs (run names joined by "-vs-", characters other
- * than letters, digits, '.', '_' and '-' made '_', at most 100 bytes) into
- * out (outlen bytes). When a character was changed or the names cut, the
- * stem ends in '-' and 8 hex digits of the names' FNV-1a hash, so runs
- * whose names map to one stem ('テスト', 'ディス'; two long names alike in
- * their first 100 bytes) do not write over each other's files. */
+ * than letters, digits, '.', '_' and '-' made '_', at most PLOT_STEM_MAX
+ * bytes) into out (outlen bytes). When a character was changed or the
+ * names cut, the stem ends in '-' and 8 hex digits of the names' FNV-1a
+ * hash, so runs whose names map to one stem ('テスト', 'ディス'; two long
+ * names alike in their first 55 bytes) do not write over each other's
+ * files. */
 void plot_stem(const char *const *runs, size_t nrun, char *out, size_t outlen);
 
 /* Draws the kinds of o->kinds for the runs o->runs: reads each run once

@@ -145,8 +145,23 @@ u1='ストレージテスト-実行ト' u2='ストレージテスト-実行ノ'
 imp "$u1" "$FIXTURES/loop-fio-small.bin" && imp "$u2" "$FIXTURES/loop-fio-small.bin" ||
 	not_ok "import runs named in Japanese"
 "$IOTAPE" compare --db "$db" "$u1" "$u2" > "$t/utf8.txt" 2> "$t/err"
-check_eq "UTF-8 names: valid UTF-8, the prefix whole, numbered columns" "ok|runs: ~ stands for 'ストレージテスト-実行'|[1] ~ト|[2] ~ノ" \
+check_eq "UTF-8 names: valid UTF-8, the prefix cut after its '-', numbered columns" "ok|runs: ~ stands for 'ストレージテスト-'|[1] ~実行ト|[2] ~実行ノ" \
 	"$(iconv -f UTF-8 -t UTF-8 "$t/utf8.txt" > /dev/null 2>&1 && echo ok || echo invalid)|$(sed -n 1,3p "$t/utf8.txt" | paste -sd'|')"
+# the shared start ends after a separator, not inside a version ('6.1' of
+# '6.18'); every line of compare and mail in 80 columns with names of 62
+k1=kernel-6.18-ext4-debsums-running-patch-apply-mq-deadline-ra-512
+k2=kernel-6.1-ext4-debsums-running-patch-apply-mq-deadline-ra-128
+imp "$k1" "$FIXTURES/loop-fio-small.bin" && imp "$k2" "$FIXTURES/loop-fio-small.bin" ||
+	not_ok "import runs named by kernel version"
+"$IOTAPE" compare --db "$db" "$k1" "$k2" > "$t/ver.txt" 2> "$t/err"
+check_eq "versions: the shared start cut after 'kernel-'" "runs: ~ stands for 'kernel-'|[1] ~6.18-ext4-debsums-running-patch-apply-mq-deadline-ra-512" \
+	"$(sed -n 1,2p "$t/ver.txt" | paste -sd'|')"
+check_eq "versions: compare in 80 columns" "" "$(awk 'length > 80' "$t/ver.txt")"
+if command -v gnuplot > /dev/null; then
+	"$IOTAPE" mail --db "$db" -o "$t/vmail" "$k1" "$k2" > /dev/null 2> "$t/err"
+	check_eq "versions: mail in 80 columns, file names of 64 at most" "0|" \
+		"$(ls "$t/vmail" | awk -F. '{ sub(/\.[^.]*\.[^.]*$/, "") } length > 64' | wc -l)|$(awk 'length > 80' "$t"/vmail/*.mail.txt)"
+fi
 # names that map to one file stem ('_' for each byte past ASCII) keep their
 # own files: the stem ends in the names' hash
 if command -v gnuplot > /dev/null; then
