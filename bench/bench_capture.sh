@@ -37,14 +37,22 @@ bench_capture() {
 		out=$(mktemp "$TEST_TMP/txt.XXXXXX")
 		(
 			exec 9>>"$TRACER_LOCK"; flock 9
-			T=$TRACEFS
-			echo blk > $T/current_tracer
-			echo 1 > /sys/block/$LOOPDEV/trace/enable
-			cat $T/trace_pipe > /dev/null & cat=$!
-			fio_job $rate > "$out"
-			echo 0 > /sys/block/$LOOPDEV/trace/enable
-			kill $cat; wait $cat 2>/dev/null
-			echo nop > $T/current_tracer
+			T=$TRACEFS mnt=0
+			# as a capture does: mounted for the run when absent
+			if [ ! -e "$T/current_tracer" ]; then
+				mount -t tracefs none "$T" && mnt=1
+			fi
+			if echo blk > "$T/current_tracer" &&
+			   echo 1 > "/sys/block/$LOOPDEV/trace/enable"; then
+				cat "$T/trace_pipe" > /dev/null & cat=$!
+				fio_job $rate > "$out"
+				echo 0 > "/sys/block/$LOOPDEV/trace/enable"
+				kill $cat; wait $cat 2>/dev/null
+			else
+				echo 0 > "$out"   # not traced: no figure, not an untraced one
+			fi
+			echo nop > "$T/current_tracer" 2>/dev/null
+			[ $mnt = 1 ] && umount "$T"
 		)
 		res[text,$rate]=$(cat "$out")
 	done
