@@ -19,6 +19,7 @@
 
 #include "capture/import_samples.h"
 #include "capture/procstat.h"
+#include "lib/util.h"
 #include "schema/store.h"
 
 #define MAX_KV 4096
@@ -551,6 +552,22 @@ static void test_diskstats_parse(void **state)
 	assert_true(c->n >= 11);
 	assert_non_null(strchr(c->kv[0].key, ':'));
 	assert_int_equal(c->kv[0].t_ns, 7);
+	/* PROCSTAT_AT_READ: every counter stamped with one time, taken while
+	 * the file was read (between the clock before and after the call) */
+	c->n = 0;
+	{
+		int64_t before = now_mono_ns(), after;
+		assert_int_equal(procstat_sample_diskstats("/proc", PROCSTAT_AT_READ,
+							   NULL, 0, col_sample, c,
+							   err, sizeof(err)), 0);
+		after = now_mono_ns();
+		assert_true(c->n >= 11);
+		for (int i = 0; i < c->n; i++) {
+			assert_true(c->kv[i].t_ns >= before);
+			assert_true(c->kv[i].t_ns <= after);
+			assert_true(c->kv[i].t_ns == c->kv[0].t_ns);
+		}
+	}
 	assert_int_equal(procstat_sample_diskstats("/nonexistent-proc", 0, NULL, 0,
 						   col_sample, c, err, sizeof(err)),
 			 -ENOENT);
