@@ -26,8 +26,22 @@ hint() {
 	printf "demo:   %s runs --db %s\n" "$i" "$d" >&2
 }
 
-if [ "$(id -u)" != 0 ] || ! grep -qw blk /sys/kernel/tracing/available_tracers 2>/dev/null &&
-   ! mount -t tracefs none /sys/kernel/tracing 2>/dev/null; then
+# can_trace: root and a blk tracer; tracefs is looked at, and left as it was
+# (the capture mounts it when it is absent, and unmounts it after)
+can_trace() {
+	local T=/sys/kernel/tracing mounted=0 rc
+	[ "$(id -u)" = 0 ] || return 1
+	if [ ! -e "$T/available_tracers" ]; then
+		mount -t tracefs none "$T" 2>/dev/null || return 1
+		mounted=1
+	fi
+	grep -qw blk "$T/available_tracers"
+	rc=$?
+	[ $mounted = 1 ] && umount "$T" 2>/dev/null
+	return $rc
+}
+
+if ! can_trace; then
 	echo "demo: not root or no tracefs blk tracer: importing the committed capture" >&2
 	"$iotape" import --db "$db" --run demo "$top/tests/fixtures/loop-fio-small.bin" &&
 		"$iotape" report --db "$db" demo && hint && exit 0

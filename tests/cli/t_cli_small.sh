@@ -207,6 +207,16 @@ elif (cd "$d" && "${as_user[@]}" bash capture/demo.sh) > "$t/demo.out" 2> "$t/de
 else
 	not_ok "capture/demo.sh without root" "$(tail -n 3 "$t/demo.err")"
 fi
+# as root, the capture path: tracefs as it was before (it looked, mounting
+# tracefs when absent, and once left it mounted)
+if [ "$(id -u)" = 0 ] && tracefs_check && command -v fio > /dev/null; then
+	tfs0=$(tracefs_state_locked)
+	(cd "$d" && bash capture/demo.sh) > "$t/demo-root.out" 2> "$t/demo-root.err"
+	check_eq "make demo as root: exits 0, a run, tracefs as it was ($tfs0)" \
+		"0 1 $tfs0" "$? $(grep -c '^demo: capturing' "$t/demo-root.err") $(tracefs_state_locked)"
+else
+	skip "make demo as root" "not root, no blk tracer or no fio"
+fi
 
 # ---- section rules: every "== title ===" line of report, compare and mail
 # is 80 columns wide
