@@ -250,9 +250,31 @@ static int check_conninfo(struct pg_store *s, const char *path)
 	int rc = 0;
 
 	if (!o) {
-		size_t n = err ? strcspn(err, "\n") : 0;
+		char why[300];
+		size_t k = 0;
+		/* libpq's first line, each quoted part of more than one
+		 * character as "...": it quotes the string, or the value, that
+		 * does not parse, and that may be a password */
+		for (const char *c = err ? err : ""; *c && *c != '\n' &&
+		     k + 6 < sizeof(why); c++) {
+			const char *q = *c == '"' ? strchr(c + 1, '"') : NULL;
+			if (q && memchr(c, '\n', (size_t)(q - c)))
+				q = NULL;       /* past the first line */
+			if (q && q - c > 2) {
+				memcpy(why + k, "\"...\"", 5);
+				k += 5;
+				c = q;
+			} else if (q && (size_t)(q - c) + 1 + k + 6 < sizeof(why)) {
+				memcpy(why + k, c, (size_t)(q - c) + 1);  /* "]" */
+				k += (size_t)(q - c) + 1;
+				c = q;
+			} else {
+				why[k++] = *c;
+			}
+		}
+		why[k] = 0;
 		rc = store_fail(&s->base, STORE_E_SQLITE, "not a PostgreSQL "
-				"connection string: %.*s", (int)n, err ? err : "");
+				"connection string: %s", why);
 		PQfreemem(err);
 		return rc;
 	}
@@ -272,8 +294,17 @@ static int secret(const char *keyword)
  * a backslash or are empty. */
 static void pg_shown(const char *path, char *out, size_t len)
 {
-	PQconninfoOption *o = PQconninfoParse(path, NULL), *i;
+	PQconninfoOption *o, *i;
 	size_t k = 0;
+	char e[300];
+
+	if (pq_load(e, sizeof(e))) {
+		/* no libpq to parse it with: nothing of path, which may hold a
+		 * password */
+		snprintf(out, len, "(a PostgreSQL store)");
+		return;
+	}
+	o = PQconninfoParse(path, NULL);
 
 	if (!o) {
 		snprintf(out, len, "(a PostgreSQL connection string that does not "
@@ -301,6 +332,8 @@ static void pg_shown(const char *path, char *out, size_t len)
 	if (k >= len)
 		k = len - 1;
 	out[k] = 0;
+	if (!k)   /* "postgres://": every option libpq's default */
+		snprintf(out, len, "(the PostgreSQL store of libpq's defaults)");
 	PQconninfoFree(o);
 }
 
@@ -349,7 +382,8 @@ static void pg_close(struct store *st)
 {
 	struct pg_store *s = pg(st);
 
-	PQfinish(s->conn);
+	if (s->conn)          /* NULL when libpq could not be loaded */
+		PQfinish(s->conn);
 	pg_copy_free(s);
 	free(s->loading.id);
 	free(s->dropping.id);

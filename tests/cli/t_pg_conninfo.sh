@@ -63,4 +63,27 @@ if IOTAPE_DB=$right "$IOTAPE" runs > runs.out 2> runs.err && grep -q " lf " runs
 else
 	not_ok "the right password" "$(cat runs.err runs.out)"
 fi
+# a URL that does not parse: libpq quotes it (or the value it stopped at),
+# password and all; iotape's message shows neither
+for bad in 'postgresql://u:s3cr3t-pw@[bad' 'postgresql://u:s3cr3t-pw%zz@h/x'; do
+	"$IOTAPE" runs --db "$bad" > /dev/null 2> e9
+	check_eq "a URL that does not parse ($bad): exit 1, one line, no password" \
+		"1 1 0" "$? $(wc -l < e9) $(grep -c 's3cr3t' e9)"
+done
+"$IOTAPE" runs --db postgres:// > /dev/null 2> e10
+grep -q "^iotape: (the PostgreSQL store of libpq's defaults): " e10 &&
+	ok "postgres:// alone: the store named" || not_ok "postgres:// alone: the store named" "$(cat e10)"
+# libpq is loaded on first use (lib/dl.h): without it (hidden by a bind
+# mount in a mount namespace of this command's own) a PostgreSQL store is
+# one line naming the package, not a crash
+lib=$(ldconfig -p | awk '$1 == "libpq.so.5" && /x86-64/ { print $NF; exit }')
+if [ -n "$lib" ] && command -v unshare > /dev/null; then
+	lib=$(readlink -f "$lib")
+	unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$lib" \
+		"$IOTAPE" runs --db "$right" > /dev/null 2> e11
+	check_eq "no libpq: exit 1, one line naming libpq5, no password" "1 1 1 0" \
+		"$? $(wc -l < e11) $(grep -c 'apt-get install libpq5' e11) $(grep -c right-one e11)"
+else
+	skip "no libpq" "no libpq.so.5 in ldconfig's cache, or no unshare"
+fi
 tap_finish
