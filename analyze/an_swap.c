@@ -207,6 +207,7 @@ const struct analyzer an_swap = {
 	.finding = swap_finding,
 	.emit = swap_emit,
 	.release = swap_release,
+	.cats = 1u << CP_SWAP,
 	.definitions =
 "swap: swapped out/in MB integrate vmstat so/si over the samples. Cost:\n"
 "  the time tasks were stalled on memory: the union of processes' waits\n"

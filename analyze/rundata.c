@@ -529,6 +529,12 @@ static int load_vm(struct rundata *rd, struct store *st)
 		v->swpd = row.v[STORE_VM_SWPD];
 		v->free = row.v[STORE_VM_FREE];
 		v->wa = row.v[STORE_VM_WA];
+		v->r = row.v[STORE_VM_R];
+		v->b = row.v[STORE_VM_B];
+		v->us = row.v[STORE_VM_US];
+		v->sy = row.v[STORE_VM_SY];
+		v->id = row.v[STORE_VM_ID];
+		v->cache = row.v[STORE_VM_CACHE];
 	}
 	store_cursor_close(cur);
 	if (rc < 0)
@@ -579,6 +585,108 @@ static int load_raw(struct rundata *rd, struct store *st)
 			return error("reading samples: %s", store_errmsg(st));
 	}
 	return 0;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct an_task *x = a, *y = b;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static struct an_task *task_of(struct rundata *rd, size_t *cap, uint32_t pid)
+{
+	/* samples come by time, each task's fields together: the last one
+	 * added is the likeliest */
+	for (size_t i = rd->ntask; i-- > 0;)
+		if (rd->tasks[i].pid == pid)
+			return &rd->tasks[i];
+	if (rd->ntask == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		rd->tasks = xrealloc(rd->tasks, *cap * sizeof(*rd->tasks));
+	}
+	rd->tasks[rd->ntask] = (struct an_task){ .pid = pid, .start = AN_NONE,
+		.exit = AN_NONE, .cpu_s = NAN, .cpu_delay_s = NAN,
+		.blkio_delay_s = NAN, .swapin_delay_s = NAN,
+		.freepages_delay_s = NAN, .thrashing_delay_s = NAN,
+		.compact_delay_s = NAN };
+	return &rd->tasks[rd->ntask++];
+}
+
+/* The "task" samples (capture's delay accounting): "PID.FIELD" = value,
+ * the latest of each kept. */
+static int load_tasks(struct rundata *rd, struct store *st)
+{
+	static const struct { const char *f; size_t off; } ns[] = {
+		{ "cpu_ns", offsetof(struct an_task, cpu_s) },
+		{ "cpu_delay_ns", offsetof(struct an_task, cpu_delay_s) },
+		{ "blkio_delay_ns", offsetof(struct an_task, blkio_delay_s) },
+		{ "swapin_delay_ns", offsetof(struct an_task, swapin_delay_s) },
+		{ "freepages_delay_ns", offsetof(struct an_task, freepages_delay_s) },
+		{ "thrashing_delay_ns", offsetof(struct an_task, thrashing_delay_s) },
+		{ "compact_delay_ns", offsetof(struct an_task, compact_delay_s) },
+	};
+	struct store_cursor *cur;
+	struct store_sample sm;
+	size_t cap = 0;
+	int rc;
+
+	if (store_samples_open(st, rd->rv->id, "task", &cur))
+		return error("reading samples: %s", store_errmsg(st));
+	while ((rc = store_samples_next(cur, &sm)) > 0) {
+		char *dot;
+		unsigned long pid = strtoul(sm.key, &dot, 10);
+		struct an_task *t;
+		if (dot == sm.key || *dot != '.' || !pid || pid > UINT32_MAX ||
+		    !isfinite(sm.value))
+			continue;
+		t = task_of(rd, &cap, (uint32_t)pid);
+		dot++;
+		if (!strcmp(dot, "ppid"))
+			t->ppid = (uint32_t)sm.value;
+		else if (!strcmp(dot, "start_ns"))
+			t->start = (int64_t)sm.value;
+		else if (!strcmp(dot, "exit_ns"))
+			t->exit = (int64_t)sm.value;
+		else
+			for (size_t k = 0; k < ARRAY_SIZE(ns); k++)
+				if (!strcmp(dot, ns[k].f))
+					*(double *)((char *)t + ns[k].off) =
+						sm.value / 1e9;
+	}
+	store_cursor_close(cur);
+	if (rc < 0)
+		return error("reading samples: %s", store_errmsg(st));
+	if (rd->ntask)
+		qsort(rd->tasks, rd->ntask, sizeof(*rd->tasks), cmp_task);
+	return 0;
+}
+
+const struct an_task *rundata_task(const struct rundata *rd, uint32_t pid)
+{
+	struct an_task key = { .pid = pid };
+
+	if (!rd->ntask)
+		return NULL;
+	return bsearch(&key, rd->tasks, rd->ntask, sizeof(*rd->tasks), cmp_task);
+}
+
+/* The machine's CPUs: the capture's setting, else what import saw. */
+static void load_ncpu(struct rundata *rd, struct store *st)
+{
+	struct store_stat *s;
+	size_t n;
+	char v[32];
+
+	if (!rundata_setting(rd, "cpus", v, sizeof(v)) && atoi(v) > 0) {
+		rd->ncpu = atoi(v);
+		return;
+	}
+	if (store_stats_get(st, rd->rv->id, &s, &n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s[i].key, "cpus_seen") && s[i].value)
+			rd->ncpu = atoi(s[i].value);
+	free(s);
 }
 
 static int load_cmds(struct rundata *rd, struct store *st)
@@ -718,10 +826,11 @@ int rundata_load_parts(struct rundata *rd, const struct runview *rv,
 		return -1;
 	}
 	if (load_io(rd, nparts) || load_vm(rd, db) || load_raw(rd, db) ||
-	    load_cmds(rd, db) || load_devices(rd, db)) {
+	    load_cmds(rd, db) || load_devices(rd, db) || load_tasks(rd, db)) {
 		rundata_free(rd);
 		return -1;
 	}
+	load_ncpu(rd, db);
 	rd->dirty_bg_ratio = setting_num(rd, "vm.dirty_background_ratio");
 	rd->dirty_ratio = setting_num(rd, "vm.dirty_ratio");
 	set_window(rd);
@@ -740,6 +849,7 @@ void rundata_free(struct rundata *rd)
 	free(rd->dev_first);
 	free(rd->vm);
 	free(rd->cmds);
+	free(rd->tasks);
 	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
 		free(all[i]->t);
 		free(all[i]->v);
