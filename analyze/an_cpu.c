@@ -60,12 +60,12 @@ static int cpu_finding(const struct an_run *r, const void *state,
 		 "for a CPU (runnable, not running)", c);
 	f->counterfactual = !cp->measured;
 	if (cp->measured)
-		FD_CAT(f, how, "measured by the kernel: the workload's tasks' run "
+		FD_CAT(f, how, "the workload's tasks' run "
 		       "delay (taskstats cpu_delay_total, %.2f s summed over its "
 		       "tasks), as its share of the time they did not wait on "
 		       "their traced I/O.", cp->dly_cpu_s);
 	else
-		FD_CAT(f, how, "inferred: of the workload's time not waiting on "
+		FD_CAT(f, how, "of the workload's time not waiting on "
 		       "its own I/O, the part when vmstat showed the CPUs busy "
 		       "(id under 10%%) with more runnable tasks than CPUs (r over "
 		       "%d): r - CPUs of every r runnable tasks wait.", r->rd.ncpu);

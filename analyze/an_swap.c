@@ -147,8 +147,13 @@ static int swap_finding(const struct an_run *r, const void *state,
 		f->conf = r->rd.nswap > 0 ? FD_MEDIUM : FD_NONE;
 		FD_CAT(f, why, "%s", f->conf ? "the trace shows the waits on the "
 		       "swap device; reclaim without I/O (dropping clean pages) is "
-		       "not in it (no PSI samples)" : "no swap device in the trace "
-		       "and no PSI samples: the stall cannot be measured");
+		       "not in it (no PSI samples)" : "no swap device found in the "
+		       "trace (none listed, and no device's page-sized I/O "
+		       "tracks vmstat's si/so) and no PSI samples: the stall "
+		       "cannot be measured");
+		if (r->rd.swap_inferred)
+			FD_CAT(f, why, "; the swap device was told from the trace: "
+			       "page-sized I/O whose volume tracks vmstat's si/so");
 		if (!f->conf)
 			FD_CAT(f, needs, "a capture with the swap device traced "
 			       "(-d SWAPDEV), or PSI (kernel 4.20+)");

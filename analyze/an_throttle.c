@@ -47,20 +47,20 @@ static int thr_finding(const struct an_run *r, const void *state,
 	f->present = c >= FD_MIN_S;
 	if (dirty)
 		snprintf(f->title, sizeof(f->title), "throttle: the writer was "
-			 "blocked %.2f s at the dirty limit (%s)", c, s->limits);
+			 "blocked %.2f s at the dirty limit (%.120s)", c, s->limits);
 	else
 		snprintf(f->title, sizeof(f->title), "throttle: the workload was "
 			 "blocked %.2f s with no I/O traced (held above the block "
 			 "layer: blk-throttle, a cgroup I/O limit)", c);
 	f->counterfactual = !cp->measured;
 	if (cp->measured)
-		FD_CAT(f, how, "measured by the kernel: the workload's tasks' "
+		FD_CAT(f, how, "the workload's tasks' "
 		       "block I/O delay beyond the time the trace shows them "
 		       "waiting on their own I/O (%.2f s summed over its tasks), "
 		       "as its share of their time not on traced I/O.",
 		       cp->dly_blkio_s);
 	else
-		FD_CAT(f, how, "inferred: the workload's time not waiting on its "
+		FD_CAT(f, how, "the workload's time not waiting on its "
 		       "own traced I/O while vmstat counted blocked tasks (b) and "
 		       "%s.", dirty ? "the flushers' writes were in flight with "
 		       "dirty data over the throttling point" : "no traced device "

@@ -328,8 +328,10 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 	}
 	if (unexplained_s)
 		*unexplained_s = diff_s - sum;
-	/* a cause must account for a tenth of the difference */
-	min_cost = fmax(FD_CAUSE_SHARE_DIFF * fabs(diff_s), FD_MIN_S);
+	/* a cause must account for a tenth of the difference, and be above
+	 * what run-to-run noise moves a cost by (a share of the run) */
+	min_cost = fmax(fmax(FD_CAUSE_SHARE_DIFF * fabs(diff_s), FD_MIN_S),
+			FD_CAUSE_SHARE * y->cp.elapsed_s);
 	finding_rank(out, n, fabs(diff_s), min_cost);
 	return n;
 }

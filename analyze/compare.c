@@ -312,6 +312,23 @@ struct pwait {
 	int64_t first_q, last_c;
 };
 
+/* The key of pid's family in r for matching across runs: its name (a
+ * command's processes by name, kernel threads by role); 0 when it has no
+ * name (a tracefs capture: its processes are keyed one by one by what
+ * they did, ta_pkey_of()). */
+static int family_key(const struct an_run *r, uint32_t pid, char *out,
+		      size_t len)
+{
+	const struct families *fs = &r->cp.fam;
+	int k = family_of(fs, pid);
+
+	if (k < 0 || !strncmp(fs->f[k].name, "pid ", 4))
+		return 0;
+	snprintf(out, len, "%s", fs->f[k].name);
+	return 1;
+}
+
+/* Each process family's waits, summed over its processes and devices. */
 static int proc_waits(const struct an_run *r, struct pwait *out, int max)
 {
 	int n = 0;
@@ -320,20 +337,25 @@ static int proc_waits(const struct an_run *r, struct pwait *out, int max)
 		const struct ta_row *t = &r->ta.rows[i];
 		struct ta_pkey key;
 		int k;
-		ta_pkey_of(&r->ta, t->pid, &key);
+		memset(&key, 0, sizeof(key));
+		if (family_key(r, t->pid, key.key, sizeof(key.key)))
+			snprintf(key.kind, sizeof(key.kind), "%s", key.key);
+		else
+			ta_pkey_of(&r->ta, t->pid, &key);
 		for (k = 0; k < n && strcmp(out[k].k.key, key.key); k++)
 			;
 		if (k == n) {
 			if (n == max)
 				continue;
 			memset(&out[n], 0, sizeof(out[n]));
+			key.first_q = t->first_q;
 			out[n].k = key;
 			out[n].first_q = t->first_q;
 			out[n].last_c = t->last_c;
 			n++;
 		}
 		if (t->first_q < out[k].first_q)
-			out[k].first_q = t->first_q;
+			out[k].first_q = out[k].k.first_q = t->first_q;
 		if (t->last_c > out[k].last_c)
 			out[k].last_c = t->last_c;
 		out[k].waited += t->waited_s;
@@ -439,11 +461,13 @@ static void emit_where(struct emit *e, const struct an_run *x,
 		/* the run names whole (up to 255 bytes each), the caption
 		 * wrapped to 80 columns around them */
 		char cap[1024], wrapped[1100];
-		snprintf(cap, sizeof(cap), "each process (name:op, bio size, "
-			 "bytes#start order) in %s, then in %s: its span (first "
-			 "Q to last C) and its time waiting on I/O (queued or in "
-			 "flight), s; the change in waiting split by btt's "
-			 "stages, s", x->rd.rv->name, y->rd.rv->name);
+		snprintf(cap, sizeof(cap), "each process family (a command's "
+			 "processes by name, kernel threads by role: writeback, "
+			 "journal, reclaim; a nameless one by what it did) in %s, "
+			 "then in %s: its span (first Q to last C) and its "
+			 "processes' time waiting on I/O (queued or in flight), "
+			 "s; the change in waiting split by btt's stages, s",
+			 x->rd.rv->name, y->rd.rv->name);
 		wrap_indent(cap, 80, 0, wrapped, sizeof(wrapped));
 		emit_text(e, "%s\n", wrapped);
 	}
@@ -515,16 +539,18 @@ static void emit_where(struct emit *e, const struct an_run *x,
 	free(pd);
 }
 
-/* The question's value as text: "12.345 s", "949.0 tps". */
-static void fmt_value(const struct question *q, double v, char *out, size_t len)
+/* The question's value as text: "12.345 s", "949.0 tps"; big is the
+ * largest value shown beside it (the decimals follow it). */
+static void fmt_value(const struct question *q, double v, double big,
+		      char *out, size_t len)
 {
 	if (q->duration && q->unit_scale == 1)
 		snprintf(out, len, "%.3f s", v);
-	else if (fabs(v) >= 1e6)
+	else if (fabs(big) >= 1e6)
 		snprintf(out, len, "%.4g%s%s", v, q->unit[0] ? " " : "", q->unit);
 	else
-		snprintf(out, len, "%.*f%s%s", fabs(v) >= 100 ? 1 : 3, v,
-			 q->unit[0] ? " " : "", q->unit);
+		snprintf(out, len, "%.*f%s%s", fabs(big) >= 100 ? 1 :
+			 fabs(big) >= 1 ? 2 : 4, v, q->unit[0] ? " " : "", q->unit);
 }
 
 static void emit_wrapped(struct emit *e, const char *line, int indent)
@@ -617,9 +643,12 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_str(e, "verdict", sig == 1 || (sig < 0 && explained) ?
 		 "different" : "no significant difference");
 	emit_heading(e, "the question");
-	fmt_value(q, s0.med, v0, sizeof(v0));
-	fmt_value(q, s1.med, v1, sizeof(v1));
-	fmt_value(q, fabs(diff), dv, sizeof(dv));
+	{
+		double big = fmax(fabs(s0.med), fabs(s1.med));
+		fmt_value(q, s0.med, big, v0, sizeof(v0));
+		fmt_value(q, s1.med, big, v1, sizeof(v1));
+		fmt_value(q, fabs(diff), big, dv, sizeof(dv));
+	}
 	{
 		int len = snprintf(line, sizeof(line), "%s (%s is better): %s %s, "
 				   "%s %s: ", q->label, q->lower_better ? "lower" :
@@ -749,16 +778,23 @@ void compare_emit(struct compare *c, struct emit *e, int fmt)
 
 void compare_print_definitions(FILE *fp)
 {
-	fprintf(fp, "which took longer: the elapsed time (each run's commands' "
-		"first start to last\n  end; without commands, its first to last "
-		"event), or the figure --metric\n  names; with repeats (--group-by), "
-		"the groups' medians, and whether the\n  difference is beyond the "
-		"spread: Mann-Whitney U (p < 0.05) with 4 runs a\n  side or more, "
-		"else non-overlapping ranges; with one run a side it cannot\n  be "
-		"told from noise, and the difference counts only when a cause\n  "
-		"accounts for a quarter of it. A finding of repeats stays a cause "
-		"when its\n  cost between the groups' runs is above its cost "
-		"between runs of one group\n  (the same tests; or its median "
-		"between the groups above every cost\n  within one).\n");
+	fprintf(fp, "the question: the figure --metric names (a figure, a "
+		"workload metric, a sum\n  A+B, total, span; NAME:higher or "
+		":lower), else the workload's own result\n  every run has, else "
+		"the timed commands' total real time, else the\n  workload's span "
+		"(first Q to last C of the families that issued its I/O);\n  "
+		"times lower is better, rates higher. A rate's difference in the "
+		"worse run's\n  seconds: E (1 - worse/better). With repeats "
+		"(--group-by), the groups'\n  medians, and whether the difference "
+		"is beyond the spread: Mann-Whitney U\n  (p < 0.05) with 4 runs a "
+		"side or more, else non-overlapping ranges; with one\n  run a side "
+		"it cannot be told from noise, and the difference counts only\n  "
+		"when a cause accounts for a quarter of it. A finding of repeats "
+		"stays a\n  cause when its cost between the groups' runs is above "
+		"its cost between runs\n  of one group.\n"
+		"waterfall: each cause's time on the workload's critical path in "
+		"the worse run\n  less the better run's (scaled to the work done); "
+		"with the offsets (in the\n  other run's favour) and what is not "
+		"explained it adds up to the difference.\n");
 	an_print_definitions(fp);
 }

@@ -631,15 +631,15 @@ static uint8_t *mark_refaults(const struct rundata *rd, const struct critpath *c
 	return mark;
 }
 
-/* Swap devices: the capture's list, else devices whose I/O is page-sized,
- * scattered and both read and written while vmstat swapped in or out
- * (DESIGN.md: a trace and a vmstat log alone). */
+/* The swap devices (rundata's: the capture's list, or told from the
+ * trace) and what vmstat swapped over the window. */
 static void find_swap(struct critpath *cp, const struct rundata *rd)
 {
 	double so = 0, si = 0;
 
 	for (int i = 0; i < rd->nswap && i < 8; i++)
 		cp->swap_dev[cp->nswap++] = rd->swap_dev[i];
+	cp->swap_inferred = rd->swap_inferred;
 	for (size_t i = 1; i < rd->nvm; i++) {
 		double dt = (double)(rd->vm[i].t - rd->vm[i - 1].t) / 1e9;
 		int64_t mid = rd->vm[i].t - (rd->vm[i].t - rd->vm[i - 1].t) / 2;
@@ -652,31 +652,6 @@ static void find_swap(struct critpath *cp, const struct rundata *rd)
 	}
 	cp->swap_out_mb = so;
 	cp->swap_in_mb = si;
-	if (cp->nswap || so + si < 1)
-		return;
-	/* a device whose writes are mostly of 4 KiB to 64 KiB, by processes
-	 * and kswapd, that wrote at least half of what vmstat swapped out */
-	for (size_t k = 0; k < rd->ndevs && cp->nswap < 8; k++) {
-		double wmb = 0, rmb = 0, small = 0, n = 0;
-		for (size_t i = rd->dev_first[k]; i < rd->dev_first[k + 1]; i++) {
-			uint32_t b = rundata_bytes(rd, i);
-			int64_t q = rundata_q(rd, i);
-			if (q == AN_NONE || q < cp->t0 || q > cp->t1 || !b)
-				continue;
-			n++;
-			if (rundata_flags(rd, i) & AN_WRITE)
-				wmb += b / 1e6;
-			else
-				rmb += b / 1e6;
-			small += b <= 64 * 1024;
-		}
-		if (n >= 16 && small >= 0.8 * n && ((so >= 1 && wmb >= 0.5 * so &&
-		    wmb <= 3 * so + 1) || (si >= 1 && rmb >= 0.5 * si &&
-		    rmb <= 3 * si + 1))) {
-			cp->swap_dev[cp->nswap++] = rd->devs[k];
-			cp->swap_inferred = 1;
-		}
-	}
 }
 
 /* ---- after the walk ---- */
@@ -877,9 +852,26 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		/* blocked (procs_blocked: tasks in I/O wait, counted also when
 		 * the CPUs are busy, unlike wa) first: a blocked task is not
 		 * waiting for a CPU */
+		/* PSI memory "some" over the bin (Documentation/accounting/
+		 * psi.rst): the share of it some task stalled on memory
+		 * (reclaim, refaults); the workload's free time takes that
+		 * share as memory stall */
+		if (rd->psi[RD_PSI_MEM_SOME].n >= 2) {
+			double p = series_delta(&rd->psi[RD_PSI_MEM_SOME],
+						t - cp->bin_ns / 2, t + cp->bin_ns / 2)
+				   / 1e6 / len;
+			if (p > 1)
+				p = 1;
+			if (p > 0.01) {
+				cp->cat[CP_SWAP] += f * p;
+				cp->swap_stall_s += f * p;
+				cp->swap_active_s += f * p;
+				f -= f * p;
+			}
+		}
 		blocked = v && isfinite(v->b) && v->b - bbg >= 1;
 		writing = b->wb_mb >= 0.5 || b->wb_s >= 0.3 * len;
-		if (blocked && v->si + v->so >= 100) {
+		if (blocked && v->si + v->so >= 100 && rd->psi[RD_PSI_MEM_SOME].n < 2) {
 			cp->cat[CP_SWAP] += f;
 			cp->swap_stall_s += f;
 			cp->swap_active_s += f;

@@ -191,7 +191,7 @@ static void put_par(struct emit *e, const char *lead, const char *text)
 }
 
 static void emit_json(struct emit *e, const struct finding *f, double total_s,
-		      double unit_per_s)
+		      double unit_per_s, int shown)
 {
 	emit_obj_begin(e, NULL);
 	emit_str(e, "analyzer", f->analyzer);
@@ -216,8 +216,10 @@ static void emit_json(struct emit *e, const struct finding *f, double total_s,
 		emit_num(e, "mb", f->mb);
 	if (f->overlap[0])
 		emit_str(e, "overlap", f->overlap);
-	if (total_s != 0)
+	if (total_s != 0) {
 		emit_num(e, "share", f->cost_s / total_s);
+		emit_u64(e, "in_waterfall", (uint64_t)shown);
+	}
 	if (unit_per_s != 0)
 		emit_num(e, "cost_in_figure", f->cost_s * unit_per_s);
 	emit_obj_end(e);
@@ -299,7 +301,8 @@ void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 
 	emit_arr_begin(e, "findings");
 	for (int i = 0; i < n; i++)
-		emit_json(e, &f[i], total_s, unit_per_s);
+		emit_json(e, &f[i], total_s, unit_per_s, f[i].cause ||
+			  f[i].cost_s <= -min_off);
 	emit_arr_end(e);
 	if (e->json)
 		return;
@@ -313,7 +316,7 @@ void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 		return;
 	}
 	emit_text(e, "   seconds  share  cause (they add up to the %s)\n",
-		  total_label);
+		  strlen(total_label) <= 38 ? total_label : "total");
 	causes = 0;
 	for (int i = 0; i < n; i++) {
 		char lead[16];
@@ -351,7 +354,7 @@ void finding_emit(struct emit *e, const struct finding *f, int n,
 
 	emit_arr_begin(e, "findings");
 	for (int i = 0; i < n; i++)
-		emit_json(e, &f[i], 0, 0);
+		emit_json(e, &f[i], 0, 0, 0);
 	emit_arr_end(e);
 	if (e->json)
 		return;

@@ -199,8 +199,7 @@ static int workload_metric(struct question *q, const struct q_run *r,
 			q->assumed = dir < 0;
 			q->unit_scale = time_unit(m->name, m->unit);
 			q->duration = q->lower_better && q->unit_scale > 0;
-			snprintf(q->label, sizeof(q->label), "%s%s%s (%s)", m->name,
-				 q->unit[0] ? " " : "", q->unit, m->source);
+			snprintf(q->label, sizeof(q->label), "%s", m->name);
 			snprintf(q->why, sizeof(q->why), "the workload's own result "
 				 "(%s), which every run has", m->source);
 			q->kind = Q_WORKLOAD;

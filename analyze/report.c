@@ -513,8 +513,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 			for (int i = 0; i < nf; i++)
 				if (f[i].cause)
 					own -= f[i].cost_s;
-			snprintf(total, sizeof(total), "workload's time (%s)",
-				 an->cp.window_why);
+			snprintf(total, sizeof(total), "workload's time");
 			finding_emit_waterfall(e, f, nf, "why: causes by what they "
 					       "cost", an->cp.elapsed_s, own, total,
 					       "the workload's own time: its I/O at "

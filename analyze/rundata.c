@@ -724,6 +724,52 @@ static int load_devices(struct rundata *rd, struct store *st)
 	return 0;
 }
 
+/* Swap devices a trace without the capture's list shows (DESIGN.md: a
+ * trace and a vmstat log alone): a device whose I/O is page-sized (4 to 64
+ * KiB, 80% of it or more) and whose writes are between half and three
+ * times what vmstat swapped out over the run (or its reads what it swapped
+ * in). */
+static void infer_swap(struct rundata *rd)
+{
+	double so = 0, si = 0;
+
+	if (rd->nswap || rd->nvm < 2)
+		return;
+	for (size_t i = 1; i < rd->nvm; i++) {
+		double dt = (double)(rd->vm[i].t - rd->vm[i - 1].t) / 1e9;
+		if (dt <= 0 || rd->vm[i].t < rd->t0 ||
+		    rd->vm[i - 1].t > rd->t1)
+			continue;
+		if (isfinite(rd->vm[i].so))
+			so += rd->vm[i].so * dt * 1024 / 1e6;
+		if (isfinite(rd->vm[i].si))
+			si += rd->vm[i].si * dt * 1024 / 1e6;
+	}
+	if (so + si < 1)
+		return;
+	for (size_t k = 0; k < rd->ndevs && rd->nswap < 8; k++) {
+		double wmb = 0, rmb = 0, small = 0, n = 0;
+		for (size_t i = rd->dev_first[k]; i < rd->dev_first[k + 1]; i++) {
+			uint32_t b = rundata_bytes(rd, i);
+			int64_t q = rundata_q(rd, i);
+			if (q == AN_NONE || q < rd->t0 || q > rd->t1 || !b)
+				continue;
+			n++;
+			if (rundata_flags(rd, i) & AN_WRITE)
+				wmb += b / 1e6;
+			else
+				rmb += b / 1e6;
+			small += b <= 64 * 1024;
+		}
+		if (n >= 16 && small >= 0.8 * n &&
+		    ((so >= 1 && wmb >= 0.5 * so && wmb <= 3 * so + 1) ||
+		     (si >= 1 && rmb >= 0.5 * si && rmb <= 3 * si + 1))) {
+			rd->swap_dev[rd->nswap++] = rd->devs[k];
+			rd->swap_inferred = 1;
+		}
+	}
+}
+
 int rundata_setting(const struct rundata *rd, const char *key, char *out,
 		    size_t len)
 {
@@ -834,6 +880,7 @@ int rundata_load_parts(struct rundata *rd, const struct runview *rv,
 	rd->dirty_bg_ratio = setting_num(rd, "vm.dirty_background_ratio");
 	rd->dirty_ratio = setting_num(rd, "vm.dirty_ratio");
 	set_window(rd);
+	infer_swap(rd);
 	return 0;
 }
 

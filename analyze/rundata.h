@@ -179,8 +179,10 @@ struct rundata {
 	struct an_series psi[4];     /* cumulative stall, us: RD_PSI_* below */
 	struct an_cmd *cmds;
 	size_t ncmd;
-	uint32_t swap_dev[8];        /* devices of role swap */
+	uint32_t swap_dev[8];        /* devices of role swap (the capture's
+				      * list, else told from the trace) */
 	int nswap;
+	int swap_inferred;           /* swap_dev told from the trace */
 	struct an_task *tasks;       /* by pid; none for a run without delay
 				      * accounting (every import) */
 	size_t ntask;
