@@ -12,6 +12,7 @@
 #include "critpath.h"
 
 #include <math.h>
+#include <sys/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,6 +458,12 @@ static void classify(struct walk *w, struct fly *f, uint32_t row,
 	}
 	if (!f->has_d)
 		sd += sq, sq = 0;
+	/* a synchronous write or flush (fsync, sync, O_SYNC): writeback's
+	 * counterfactual may claim its time (settle_free()) */
+	if (dir && (x->flags & (AN_SYNC | AN_FUA | AN_FLUSH))) {
+		bin_count(cp, w->now, offsetof(struct cp_bin, syncw_s), sq + sd);
+		cp->cls[dir][sc].sync_s += sq + sd;
+	}
 	if (f->shared_q) {
 		own = dp_of(w, x->dev, x->pid);
 		own->sq_shared += sq;
@@ -822,8 +829,39 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 {
 	int ncpu = rd->ncpu;
 	double idle_dirty = 0, bbg = b_background(cp, rd), wb_total = 0;
-	double limit = dirty_limit_bytes(rd), sync_total = 0;
+	double limit = dirty_limit_bytes(rd), sync_total = 0, from_sync = 0;
+	double sync_all = 0;
 
+	/* without meminfo (a trace and a vmstat log): data is taken as dirty
+	 * in the gaps between the flushers' bursts (the next burst writes what
+	 * waited), and where vmstat's cache grew with nothing read or written
+	 * (buffered writes not yet written back) */
+	uint8_t *pend = xcalloc(cp->nbin ? cp->nbin : 1, 1);
+	if (!rd->dirty_kb.n) {
+		ssize_t last = -1;
+		for (size_t j = 0; j < cp->nbin; j++)
+			if (cp->bin[j].wb_mb >= 0.5) {
+				for (ssize_t k = last + 1; last >= 0 && k < (ssize_t)j; k++)
+					pend[k] = 1;
+				last = (ssize_t)j;
+			}
+		for (size_t j = 0; j < cp->nbin; j++) {
+			int64_t t = cp->t0 + (int64_t)j * cp->bin_ns + cp->bin_ns / 2;
+			const struct an_vm *v = vm_at(rd, t);
+			size_t vi;
+			if (!v || v == rd->vm)
+				continue;
+			vi = (size_t)(v - rd->vm);
+			if (isfinite(v->cache) && isfinite(rd->vm[vi - 1].cache) &&
+			    v->cache - rd->vm[vi - 1].cache >= 8 * 1024 &&
+			    isfinite(v->bi) && isfinite(v->bo) &&
+			    v->bi + v->bo < 1024)
+				/* the rest of the window until the next write */
+				for (size_t k = j; k < cp->nbin && cp->bin[k].wb_mb < 0.5 &&
+				     !cp->bin[k].sync_mb; k++)
+					pend[k] = 1;
+		}
+	}
 	for (size_t j = 0; j < cp->nbin; j++) {
 		wb_total += cp->bin[j].wb_mb;
 		sync_total += cp->bin[j].sync_mb;
@@ -840,8 +878,16 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 			continue;
 		/* devices idle with dirty data waiting (meminfo), for the
 		 * writeback that a later wait could have used */
-		if (isfinite(dirty) && dirty * 1024 / 1e6 >= 8 && b->busy_s < 0.1 * len)
+		if (((isfinite(dirty) && dirty * 1024 / 1e6 >= 8) || pend[j]) &&
+		    b->busy_s < 0.1 * len)
 			idle_dirty += len - b->busy_s;
+		/* the workload's own synchronous writes of dirty data after the
+		 * devices idled with it: what the idle time could have done */
+		if (b->syncw_s > 0 && idle_dirty > 0) {
+			double c = b->syncw_s < idle_dirty ? b->syncw_s : idle_dirty;
+			from_sync += c;
+			idle_dirty -= c;
+		}
 		if (f <= 0)
 			continue;
 		if (v && isfinite(v->r) && isfinite(v->id) && v->id < 10) {
@@ -903,6 +949,25 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		}
 	}
 	cp->idle_dirty_s = idle_dirty;
+	free(pend);
+	/* what writeback claimed of the synchronous writes leaves the device's
+	 * time, class by class as their share */
+	for (int sc = 0; sc < CP_SIZES; sc++)
+		sync_all += cp->cls[1][sc].sync_s;
+	if (from_sync > 0 && sync_all > 0) {
+		if (from_sync > cp->cat[CP_DEVICE])
+			from_sync = cp->cat[CP_DEVICE];
+		cp->cat[CP_WRITEBACK] += from_sync;
+		cp->cat[CP_DEVICE] -= from_sync;
+		for (int sc = 0; sc < CP_SIZES; sc++) {
+			struct cp_class *c = &cp->cls[1][sc];
+			double part = from_sync * c->sync_s / sync_all;
+			double near = c->dev_near_s < part ? c->dev_near_s : part;
+			c->dev_s -= part;
+			c->dev_near_s -= near;
+			c->dev_far_s -= part - near;
+		}
+	}
 }
 
 /* With the tasks' delay accounting: the free time split as the workload's

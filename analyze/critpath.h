@@ -65,6 +65,7 @@ struct cp_class {
 	double far;             /* bios dispatched after a far seek */
 	double dev_far_s, dev_near_s;   /* dev_s + seek_s of far, near bios */
 	double d2c_sum_ns;      /* their D2C, for means */
+	double sync_s;          /* of the whole, synchronous writes and flushes */
 };
 
 /* Free time of the workload by stretch of time (for the signals that are
@@ -77,6 +78,8 @@ struct cp_bin {
 	double wb_mb;           /* asynchronous writes queued (writeback) */
 	double sync_mb;         /* the workload's synchronous writes and
 				 * flushes (counted as 1 MB each) queued */
+	double syncw_s;         /* the workload's critical time waiting on
+				 * them, by completion */
 };
 
 struct critpath {

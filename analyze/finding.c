@@ -333,7 +333,12 @@ void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 			 f[i].title);
 		wf_row(e, f[i].cost_s, total_s, "   ", t);
 	}
-	wf_row(e, rest_s, total_s, "   ", rest_label);
+	if (rest_s < -min_off) {
+		char t[400];
+		snprintf(t, sizeof(t), "in the other run's favour, %s", rest_label);
+		wf_row(e, rest_s, total_s, "   ", t);
+	} else
+		wf_row(e, rest_s, total_s, "   ", rest_label);
 	emit_text(e, "  %s\n", "--------");
 	{
 		char t[200];

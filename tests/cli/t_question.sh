@@ -130,7 +130,8 @@ check_eq "... while the trace span grew 8 s" "1" \
 addsup() {
 	jq -r '.comparisons[] | select(.difference_s != null and .difference_s != 0) |
 		([.findings[] | select(.in_waterfall == 1) | .cost_s] | add // 0) as $s |
-		([.findings[] | select(.in_waterfall == 1 and .cost_s < 0) | -.cost_s] | add // 0) as $off |
+		(([.findings[] | select(.in_waterfall == 1 and .cost_s < 0) | -.cost_s] | add // 0) +
+		 (if .not_explained_s < 0 then -.not_explained_s else 0 end)) as $off |
 		(if (($s + .not_explained_s - .difference_s) | fabs) < 1e-6 then "sum" else "nosum" end) + " " +
 		(if ([.findings[] | select(.cause == 1 and .cost_s > .difference_s + $off + 1e-6)] | length) == 0
 		 then "bounded" else "unbounded" end)' "$1"
