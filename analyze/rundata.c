@@ -560,11 +560,17 @@ static const struct {
 					       psi[RD_PSI_MEM_FULL]), 1 },
 	{ "psi", "io_some_total", offsetof(struct rundata, psi[RD_PSI_IO_SOME]), 1 },
 	{ "psi", "io_full_total", offsetof(struct rundata, psi[RD_PSI_IO_FULL]), 1 },
+	{ "meminfo", "AnonPages", offsetof(struct rundata, anon_kb), 1 },
+	{ "memcg", "rss_bytes", offsetof(struct rundata, cg_anon_kb), 1.0 / 1024 },
+	{ "memcg", "dirty_bytes", offsetof(struct rundata, cg_dirty_kb), 1.0 / 1024 },
+	{ "memcg", "writeback_bytes", offsetof(struct rundata, cg_writeback_kb),
+	  1.0 / 1024 },
 };
 
 static int load_raw(struct rundata *rd, struct store *st)
 {
-	static const char *const sources[] = { "meminfo", "vmstat", "psi" };
+	static const char *const sources[] = { "meminfo", "vmstat", "psi",
+					       "memcg" };
 	size_t cap[ARRAY_SIZE(raw)] = { 0 };
 
 	for (size_t k = 0; k < ARRAY_SIZE(sources); k++) {
@@ -604,11 +610,9 @@ static struct an_task *task_of(struct rundata *rd, size_t *cap, uint32_t pid)
 		*cap = *cap ? 2 * *cap : 64;
 		rd->tasks = xrealloc(rd->tasks, *cap * sizeof(*rd->tasks));
 	}
+	/* a field the capture never stored was 0 in every account */
 	rd->tasks[rd->ntask] = (struct an_task){ .pid = pid, .start = AN_NONE,
-		.exit = AN_NONE, .cpu_s = NAN, .cpu_delay_s = NAN,
-		.blkio_delay_s = NAN, .swapin_delay_s = NAN,
-		.freepages_delay_s = NAN, .thrashing_delay_s = NAN,
-		.compact_delay_s = NAN };
+		.exit = AN_NONE };
 	return &rd->tasks[rd->ntask++];
 }
 
@@ -773,6 +777,8 @@ static void infer_swap(struct rundata *rd)
 int rundata_setting(const struct rundata *rd, const char *key, char *out,
 		    size_t len)
 {
+	if (!rd->rv || !rd->rv->st)
+		return -1;      /* rows made in memory (rundata_of_ios()) */
 	return store_setting_get(rd->rv->st, rd->rv->id, key, STORE_AT_ANY, out,
 				 len) == 1 ? 0 : -1;
 }
@@ -888,7 +894,8 @@ void rundata_free(struct rundata *rd)
 {
 	struct an_series *all[] = { &rd->dirty_kb, &rd->writeback_kb,
 		&rd->dirty_thresh_kb, &rd->bg_thresh_kb, &rd->psi[0], &rd->psi[1], &rd->psi[2],
-		&rd->psi[3] };
+		&rd->psi[3], &rd->anon_kb, &rd->cg_anon_kb, &rd->cg_dirty_kb,
+		&rd->cg_writeback_kb };
 
 	free(rd->row);
 	free(rd->esc);

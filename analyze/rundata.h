@@ -177,6 +177,10 @@ struct rundata {
 	struct an_series dirty_thresh_kb;          /* vmstat nr_dirty_threshold */
 	struct an_series bg_thresh_kb;   /* vmstat nr_dirty_background_threshold */
 	struct an_series psi[4];     /* cumulative stall, us: RD_PSI_* below */
+	struct an_series anon_kb;    /* meminfo AnonPages */
+	/* the memory cgroup of --mem-limit (memory.stat, capture's "memcg"
+	 * samples): anonymous (rss), dirty and writeback pages, kB */
+	struct an_series cg_anon_kb, cg_dirty_kb, cg_writeback_kb;
 	struct an_cmd *cmds;
 	size_t ncmd;
 	uint32_t swap_dev[8];        /* devices of role swap (the capture's
