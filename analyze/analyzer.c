@@ -154,17 +154,19 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	}
 	if (side)
 		w.task[w.ntask++] = -1;
-	w.task[w.ntask++] = -3;     /* the critical path */
 	pthread_mutex_init(&w.lock, NULL);
 	started = two && !pthread_create(&th, NULL, build_worker, &w);
 	build_worker(&w);
 	if (started)
 		pthread_join(th, NULL);
 	pthread_mutex_destroy(&w.lock);
+	/* the critical path after the builds: its temporary arrays (the
+	 * re-read sort) come when theirs are gone */
+	timeacct_drop_bios(&r->ta);
+	critpath_build(&r->cp, &r->rd, &r->ord, w.cmd_mask);
 	/* what only the builds read: memory back before the next run loads
 	 * (compare holds several) */
 	evorder_free(&r->ord);
-	timeacct_drop_bios(&r->ta);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/rsort.h"
 #include "analyze/timeacct.h"
 #include "lib/emit.h"
 #include "lib/util.h"
@@ -585,52 +586,55 @@ static int cmp_life(const void *a, const void *b)
 /* ---- before the walk ---- */
 
 struct rr {
-	uint64_t a, b;          /* device << 40 + sector range */
-	int64_t q;
-	uint32_t row;
+	uint64_t a;             /* device << 40 + first sector */
+	uint32_t len;           /* sectors */
+	uint32_t row;           /* rows of a device are in Q order */
 };
 
-static int cmp_rr(const void *p, const void *q)
+static uint64_t key_rr(const void *p)
+{
+	return ((const struct rr *)p)->a;
+}
+
+static int tie_rr(const void *p, const void *q)
 {
 	const struct rr *x = p, *y = q;
-	if (x->a != y->a)
-		return x->a < y->a ? -1 : 1;
-	return (x->q > y->q) - (x->q < y->q);
+	return (x->row > y->row) - (x->row < y->row);
 }
 
 /* Rows that read sectors a workload read read before (pages evicted and
- * read again): buffered reads only (direct I/O re-reads on purpose). */
+ * read again): buffered reads only (direct I/O re-reads on purpose). 16
+ * bytes a read while it runs; NULL when none. */
 static uint8_t *mark_refaults(const struct rundata *rd, const struct critpath *cp)
 {
 	struct rr *v;
-	size_t n = 0;
+	size_t n = 0, owner = 0;
 	uint8_t *mark = NULL;
 	uint64_t maxb = 0;
-	size_t owner = 0;
 
 	v = xmalloc((rd->n ? rd->n : 1) * sizeof(*v));
 	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		if ((x->flags & (AN_WRITE | AN_SYNC)) || !x->bytes ||
-		    x->q == AN_NONE || is_swap(cp, x->dev) ||
-		    !family_is_workload(&cp->fam, x->pid))
+		uint32_t f = rundata_flags(rd, i), b = rundata_bytes(rd, i);
+		uint32_t dev = rundata_dev(rd, i);
+		if ((f & (AN_WRITE | AN_SYNC)) || !b || rundata_q(rd, i) == AN_NONE ||
+		    is_swap(cp, dev) || !family_is_workload(&cp->fam,
+							    rundata_pid(rd, i)))
 			continue;
-		v[n++] = (struct rr){ ((uint64_t)x->dev << 40) + x->sector,
-				      ((uint64_t)x->dev << 40) + x->sector +
-				      x->bytes / 512, x->q, (uint32_t)i };
+		v[n++] = (struct rr){ ((uint64_t)rd->row[i].dev << 40) +
+				      rundata_sector(rd, i), b / 512, (uint32_t)i };
 	}
-	qsort(v, n, sizeof(*v), cmp_rr);
+	/* in place: a sort that copies would double it */
+	radix_sort_inplace(v, n, sizeof(*v), key_rr, tie_rr);
 	for (size_t i = 0; i < n; i++) {
 		if (i && v[i].a < maxb) {
 			/* overlaps what an earlier start covered: the later
 			 * read of the two is the re-read */
 			if (!mark)
 				mark = xcalloc(rd->n, 1);
-			mark[v[i].q >= v[owner].q ? v[i].row : v[owner].row] = 1;
+			mark[v[i].row > v[owner].row ? v[i].row : v[owner].row] = 1;
 		}
-		if (v[i].b > maxb) {
-			maxb = v[i].b;
+		if (v[i].a + v[i].len > maxb) {
+			maxb = v[i].a + v[i].len;
 			owner = i;
 		}
 	}
@@ -1121,33 +1125,27 @@ static void make_units(struct walk *w, struct life **lives, size_t *nl)
 		u->died = t && t->exit != AN_NONE ? t->exit : INT64_MIN;
 		w->nu++;
 	}
+	/* sorted pids for unit_of() (fs->pid is sorted, the units in order) */
+	w->upid = xmalloc((w->nu ? w->nu : 1) * sizeof(*w->upid));
+	w->uidx = xmalloc((w->nu ? w->nu : 1) * sizeof(*w->uidx));
+	for (int i = 0; i < w->nu; i++) {
+		w->upid[i] = w->u[i].pid;
+		w->uidx[i] = i;
+	}
 	/* first Q and last C where the tasks did not say */
 	for (size_t i = 0; i < rd->n; i++) {
 		int64_t q = rundata_q(rd, i), c = rundata_c(rd, i);
-		int ui;
-		if (q == AN_NONE)
+		int ui = unit_of(w, rundata_pid(rd, i));
+		int told;
+		if (q == AN_NONE || ui < 0)
 			continue;
-		for (ui = 0; ui < w->nu && w->u[ui].pid != rundata_pid(rd, i); ui++)
-			;
-		if (ui == w->nu)
-			continue;
-		if (!rundata_task(rd, w->u[ui].pid) || w->u[ui].born == INT64_MAX) {
-			if (q < w->u[ui].born)
-				w->u[ui].born = q;
-		}
-		if (!rundata_task(rd, w->u[ui].pid) || w->u[ui].died == INT64_MIN) {
+		told = rundata_task(rd, w->u[ui].pid) != NULL;
+		if ((!told || w->u[ui].born == INT64_MAX) && q < w->u[ui].born)
+			w->u[ui].born = q;
+		if (!told || w->u[ui].died == INT64_MIN) {
 			int64_t e = c != AN_NONE ? c : q;
 			if (e > w->u[ui].died)
 				w->u[ui].died = e;
-		}
-	}
-	w->upid = xmalloc((w->nu ? w->nu : 1) * sizeof(*w->upid));
-	w->uidx = xmalloc((w->nu ? w->nu : 1) * sizeof(*w->uidx));
-	{
-		/* sorted pids for unit_of() (fs->pid is sorted, units in it) */
-		for (int i = 0; i < w->nu; i++) {
-			w->upid[i] = w->u[i].pid;
-			w->uidx[i] = i;
 		}
 	}
 	w->ualive = xmalloc((w->nu ? w->nu : 1) * sizeof(*w->ualive));
