@@ -11,6 +11,7 @@
 #include "capture/blktrace_format.h"
 #include "lib/emit.h"
 #include "lib/util.h"
+#include "model/model.h"
 
 const struct analyzer *const analyzers[] = {
 	&an_seek, &an_fairness, &an_queue, &an_readahead, &an_writeback,
@@ -164,6 +165,14 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	 * re-read sort) come when theirs are gone */
 	timeacct_drop_bios(&r->ta);
 	critpath_build(&r->cp, &r->rd, &r->ord, w.cmd_mask);
+	/* --model: the workload's I/O at the modelled disk's times */
+	if (r->model)
+		for (int i = 0; i < n_analyzers; i++)
+			if (analyzers[i] == &an_seek && r->state[i]) {
+				double svc, seq, d2c;
+				an_seek_modelled(r, r->state[i], &svc, &seq, &d2c);
+				critpath_model(&r->cp, svc, seq, d2c, r->model->name);
+			}
 	/* what only the builds read: memory back before the next run loads
 	 * (compare holds several) */
 	evorder_free(&r->ord);
@@ -214,8 +223,13 @@ int an_run_findings(const struct an_run *r, struct finding *out, int max,
 		if (!r->state[i] || a->finding(r, r->state[i], f)) {
 			if (a->cats && r->state[i] && !a->compare_only) {
 				f->cost_s = cats_sum(r->cp.cat, a->cats);
-				snprintf(f->cost_of, sizeof(f->cost_of), "the "
-					 "workload's time");
+				if (r->cp.modelled && r->model)
+					snprintf(f->cost_of, sizeof(f->cost_of),
+						 "the workload's time on the "
+						 "modelled disk %s", r->model->name);
+				else
+					snprintf(f->cost_of, sizeof(f->cost_of),
+						 "the workload's time");
 			}
 			/* a cost never larger than the workload's device time
 			 * it is carved from, nor the run */
@@ -323,8 +337,14 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 		if (f->cost_s < 0 && f->x_title[0])
 			snprintf(f->title, sizeof(f->title), "%.60s: %.130s",
 				 x->rd.rv->name, f->x_title);
-		if (fabs(f->cost_s) >= FD_MIN_S)
+		/* a part of the workload's time measured in both runs: sure
+		 * enough to count, whatever one run alone could say */
+		if (fabs(f->cost_s) >= FD_MIN_S) {
 			f->present = 1;
+			if (f->conf == FD_NONE && (a->cats || a->mix_cost))
+				f->conf = x->cp.measured && y->cp.measured ? FD_HIGH
+									   : FD_MEDIUM;
+		}
 		sum += f->cost_s;
 		n++;
 	}

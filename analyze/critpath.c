@@ -27,7 +27,20 @@ const char *const cp_cat_name[CP_NCAT] = {
 	"wbwait", "throttle", "cpu", "other",
 };
 
-#define FAR_SECTORS 128        /* btt/seekwatcher: a seek over 128 sectors */
+/* the seek bands' upper ends, sectors (btt/seekwatcher: a long seek is
+ * over 128 sectors) */
+static const int64_t band_end[CP_BANDS - 1] = { 128, 16384, 1 << 20 };
+
+static int band_of(int64_t seek)
+{
+	int b = 0;
+
+	if (seek < 0)
+		seek = -seek;
+	while (b < CP_BANDS - 1 && seek > band_end[b])
+		b++;
+	return b;
+}
 #define MIN_BASE 20            /* bios for a baseline */
 
 /* ---- small open-addressed tables ---- */
@@ -96,12 +109,12 @@ struct walk {
 	int nasync;             /* asynchronous writes queued or in flight */
 	int nblocked;           /* units with I/O in flight */
 	uint8_t *refault;       /* rows that re-read sectors */
-	/* cells: [dir][size][far][shared] */
+	/* cells: [dir][size][seek band][shared] */
 	struct {
 		double n, sd, sdr;      /* bios, critical s at the device,
 					 * and its sum over D2C (s/ns) */
 		struct hist d2c;        /* ns */
-	} cell[2][CP_SIZES][2][2];
+	} cell[2][CP_SIZES][CP_BANDS][2];
 	struct hist all_d2c[2][CP_SIZES];
 };
 
@@ -442,7 +455,7 @@ static void classify(struct walk *w, struct fly *f, uint32_t row,
 	int dir = !!(x->flags & AN_WRITE);
 	uint32_t db = x->dbytes ? x->dbytes : x->bytes;
 	int sc = size_class(db);
-	int far = (x->flags & AN_HAS_SEEK) && llabs(x->seek) > FAR_SECTORS;
+	int far = (x->flags & AN_HAS_SEEK) ? band_of(x->seek) : 0;
 	int64_t d2c = f->has_d ? x->c - x->d : x->c - x->q;
 	struct devpid *own;
 
@@ -471,16 +484,16 @@ static void classify(struct walk *w, struct fly *f, uint32_t row,
 	} else {
 		cp->cat[CP_DEVICE] += sq;
 		cp->cls[dir][sc].dev_s += sq;
-		cp->cls[dir][sc].dev_near_s += sq;
+		cp->cls[dir][sc].devb_s[far] += sq;
 	}
 	cp->cls[dir][sc].n++;
 	cp->cls[dir][sc].bytes += x->bytes;
-	cp->cls[dir][sc].far += far;
+	cp->cls[dir][sc].nb[far]++;
 	cp->cls[dir][sc].d2c_sum_ns += (double)d2c;
 	if (d2c <= 0) {
 		cp->cat[CP_DEVICE] += sd;
 		cp->cls[dir][sc].dev_s += sd;
-		cp->cls[dir][sc].dev_near_s += sd;
+		cp->cls[dir][sc].devb_s[far] += sd;
 		return;
 	}
 	{
@@ -667,15 +680,29 @@ static void find_swap(struct critpath *cp, const struct rundata *rd)
 
 /* ---- after the walk ---- */
 
-static double base_of(struct walk *w, int dir, int sc, int far)
+static double base_of(struct walk *w, int dir, int sc, int band)
 {
-	if (w->cell[dir][sc][far][0].d2c.n >= MIN_BASE)
-		return hist_pct(&w->cell[dir][sc][far][0].d2c, 50);
-	if (far && w->cell[dir][sc][0][0].d2c.n >= MIN_BASE)
-		return hist_pct(&w->cell[dir][sc][0][0].d2c, 50);
+	for (int b = band; b >= 0; b--)
+		if (w->cell[dir][sc][b][0].d2c.n >= MIN_BASE)
+			return hist_pct(&w->cell[dir][sc][b][0].d2c, 50);
 	if (w->all_d2c[dir][sc].n)
 		return hist_pct(&w->all_d2c[dir][sc], 10);
 	return 0;
+}
+
+/* What a seek of band b adds to a dispatch of class (dir, sc), ns: its
+ * unloaded median over the near one's, when 25% and 20 us more (a device
+ * that shows seeks); 0 when it does not or cannot be told. */
+static double seek_extra(struct walk *w, int dir, int sc, int b)
+{
+	double bn, bb;
+
+	if (!b || w->cell[dir][sc][0][0].d2c.n < MIN_BASE ||
+	    w->cell[dir][sc][b][0].d2c.n < MIN_BASE)
+		return -1;      /* not known here */
+	bn = hist_pct(&w->cell[dir][sc][0][0].d2c, 50);
+	bb = hist_pct(&w->cell[dir][sc][b][0].d2c, 50);
+	return bb > 1.25 * bn && bb - bn > 20e3 ? bb - bn : 0;
 }
 
 /* The device time of the cells: the device's own speed, seeks, and queueing
@@ -683,36 +710,46 @@ static double base_of(struct walk *w, int dir, int sc, int far)
 static void settle_cells(struct walk *w)
 {
 	struct critpath *cp = w->cp;
+	double gextra[CP_BANDS] = { 0 };
 
+	/* what a seek of each band adds where some class shows it, weighted
+	 * by its dispatches: for the classes with too few near ones to say */
+	for (int b = 1; b < CP_BANDS; b++) {
+		double xsum = 0, xn = 0;
+		for (int dir = 0; dir < 2; dir++)
+			for (int sc = 0; sc < CP_SIZES; sc++) {
+				double e = seek_extra(w, dir, sc, b);
+				double n = (double)w->cell[dir][sc][b][0].d2c.n;
+				if (e >= 0) {
+					xsum += e * n;
+					xn += n;
+				}
+			}
+		gextra[b] = xn > 0 ? xsum / xn : 0;
+	}
 	for (int dir = 0; dir < 2; dir++)
 		for (int sc = 0; sc < CP_SIZES; sc++) {
-			double bn = base_of(w, dir, sc, 0), bf = base_of(w, dir, sc, 1);
-			/* a device that shows seeks: far dispatches slower than
-			 * near ones of the size, both measured unloaded */
-			int seeks = w->cell[dir][sc][0][0].d2c.n >= MIN_BASE &&
-				    w->cell[dir][sc][1][0].d2c.n >= MIN_BASE &&
-				    bf > 1.25 * bn && bf - bn > 20e3;
 			struct cp_class *c = &cp->cls[dir][sc];
-			cp->base_ns[dir][sc][0] = bn;
-			cp->base_ns[dir][sc][1] = bf;
-			for (int far = 0; far < 2; far++)
+			for (int b = 0; b < CP_BANDS; b++) {
+				double base = base_of(w, dir, sc, b);
+				double extra = seek_extra(w, dir, sc, b);
+				if (extra < 0)
+					extra = gextra[b];
+				cp->base_ns[dir][sc][b] = base;
 				for (int sh = 0; sh < 2; sh++) {
-					double sd = w->cell[dir][sc][far][sh].sd;
-					double sdr = w->cell[dir][sc][far][sh].sdr;
+					double sd = w->cell[dir][sc][b][sh].sd;
+					double sdr = w->cell[dir][sc][b][sh].sdr;
 					double own = sd, q = 0, seek = 0;
 					if (sd <= 0)
 						continue;
 					if (sh) {
-						double b = far ? bf : bn;
-						q = sd - b * sdr;
+						q = sd - base * sdr;
 						if (q < 0)
 							q = 0;
 						own = sd - q;
 					}
-					if (far && seeks) {
-						seek = own - bn * (sh ? own / sd : 1) * sdr;
-						if (seek < 0)
-							seek = 0;
+					if (b && extra > 0) {
+						seek = extra * (sh ? own / sd : 1) * sdr;
 						if (seek > own)
 							seek = own;
 					}
@@ -722,11 +759,9 @@ static void settle_cells(struct walk *w)
 					c->queue_s += q;
 					c->seek_s += seek;
 					c->dev_s += own - seek;
-					if (far)
-						c->dev_far_s += own;
-					else
-						c->dev_near_s += own;
+					c->devb_s[b] += own;
 				}
+			}
 		}
 }
 
@@ -965,11 +1000,12 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		cp->cat[CP_DEVICE] -= from_sync;
 		for (int sc = 0; sc < CP_SIZES; sc++) {
 			struct cp_class *c = &cp->cls[1][sc];
-			double part = from_sync * c->sync_s / sync_all;
-			double near = c->dev_near_s < part ? c->dev_near_s : part;
+			double part = from_sync * c->sync_s / sync_all, all = 0;
 			c->dev_s -= part;
-			c->dev_near_s -= near;
-			c->dev_far_s -= part - near;
+			for (int b = 0; b < CP_BANDS; b++)
+				all += c->devb_s[b];
+			for (int b = 0; b < CP_BANDS && all > 0; b++)
+				c->devb_s[b] -= part * c->devb_s[b] / all;
 		}
 	}
 }
@@ -1257,9 +1293,9 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	}
 	for (int dir = 0; dir < 2; dir++)
 		for (int sc = 0; sc < CP_SIZES; sc++) {
-			for (int far = 0; far < 2; far++)
+			for (int b = 0; b < CP_BANDS; b++)
 				for (int sh = 0; sh < 2; sh++)
-					hist_free(&w->cell[dir][sc][far][sh].d2c);
+					hist_free(&w->cell[dir][sc][b][sh].d2c);
 			hist_free(&w->all_d2c[dir][sc]);
 		}
 	free(lives);
@@ -1274,6 +1310,42 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	free(w->ds);
 	free(w->refault);
 	free(w);
+}
+
+void critpath_model(struct critpath *cp, double svc_s, double seq_s,
+		    double d2c_s, const char *model)
+{
+	double crit = 0, d2c = 0, ratio, was, now;
+	size_t o;
+
+	if (svc_s <= 0)
+		return;
+	for (int dir = 0; dir < 2; dir++)
+		for (int sc = 0; sc < CP_SIZES; sc++) {
+			const struct cp_class *c = &cp->cls[dir][sc];
+			crit += c->dev_s + c->seek_s + c->queue_s;
+			d2c += c->d2c_sum_ns / 1e9;
+		}
+	if (d2c <= 0)
+		return;
+	ratio = crit / d2c;
+	if (ratio > 1)
+		ratio = 1;
+	was = cp->cat[CP_DEVICE] + cp->cat[CP_SEEK] + cp->cat[CP_QUEUE];
+	cp->cat[CP_DEVICE] = seq_s * ratio;
+	cp->cat[CP_SEEK] = (svc_s - seq_s) * ratio;
+	/* the open loop's queueing (d2c_s) is not a slower disk's: the
+	 * workload, waiting on it, would have issued later; queueing behind
+	 * other I/O is left out with the measured device */
+	(void)d2c_s;
+	cp->cat[CP_QUEUE] = 0;
+	now = cp->cat[CP_DEVICE] + cp->cat[CP_SEEK] + cp->cat[CP_QUEUE];
+	cp->elapsed_s += now - was;
+	cp->blocked_s += now - was;
+	cp->modelled = 1;
+	o = strlen(cp->window_why);
+	snprintf(cp->window_why + o, sizeof(cp->window_why) - o, ", its I/O "
+		 "on the modelled disk %s", model);
 }
 
 void critpath_free(struct critpath *cp)
@@ -1295,6 +1367,10 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 	memset(o, 0, sizeof(*o));
 	for (int k = 0; k < CP_NCAT; k++)
 		o->d[k] = y->cat[k] - scale * x->cat[k];
+	o->total_s = y->elapsed_s - scale * x->elapsed_s;
+	/* a modelled disk's time is already split into its mechanism's parts */
+	if (x->modelled || y->modelled)
+		return o->total_s;
 	/* the device's time (its speed and seeks), class by class: of a class
 	 * in both runs, y's requests at y's cost per request less at x's is
 	 * speed (the part from more far dispatches, at x's far-near
@@ -1309,15 +1385,18 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 			ny += b->n;
 			dx += a->dev_s + a->seek_s;
 			if (a->n >= MIN_BASE && b->n >= MIN_BASE) {
-				double fa = a->far / a->n, fb = b->far / b->n;
-				double mfar = a->far > 0 ? a->dev_far_s / a->far : 0;
-				double mnear = a->n > a->far ? a->dev_near_s /
-					       (a->n - a->far) : 0;
 				double ma = (a->dev_s + a->seek_s) / a->n;
 				double mb = (b->dev_s + b->seek_s) / b->n;
+				double mnear = a->nb[0] > 0 ? a->devb_s[0] / a->nb[0] : 0;
 				double sm = 0;
-				if (a->far > 0 && a->n > a->far && mfar > mnear)
-					sm = b->n * (fb - fa) * (mfar - mnear);
+				/* each band's share of y's dispatches less x's, at
+				 * x's cost of that band over a near dispatch */
+				for (int k = 1; k < CP_BANDS && a->nb[0] > 0; k++) {
+					double mk = a->nb[k] > 0 ? a->devb_s[k] / a->nb[k] : 0;
+					if (a->nb[k] > 0 && mk > mnear)
+						sm += b->n * (b->nb[k] / b->n - a->nb[k] / a->n) *
+						      (mk - mnear);
+				}
 				o->seekmix_s += sm;
 				o->speed_s += b->n * (mb - ma) - sm;
 				mix += (b->n - scale * a->n) * ma;
