@@ -1368,6 +1368,40 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 	for (int k = 0; k < CP_NCAT; k++)
 		o->d[k] = y->cat[k] - scale * x->cat[k];
 	o->total_s = y->elapsed_s - scale * x->elapsed_s;
+	/* waiting for a CPU is the work the workload did on one (CP_OTHER, W)
+	 * times how long it waited per second of it (k = CP_CPU / W): a run
+	 * that did more work waits more at the same contention. The cpu cause
+	 * is the contention's change, W_y (k_y - k_x); the more work, at x's
+	 * contention, (W_y - scale W_x)(1 + k_x), stays with the rest (or with
+	 * swap, below) */
+	{
+		double wx = x->cat[CP_OTHER], wy = y->cat[CP_OTHER];
+		double kx = wx > 1e-6 ? x->cat[CP_CPU] / wx : 0;
+		double ky = wy > 1e-6 ? y->cat[CP_CPU] / wy : 0;
+		double cont = wy > 1e-6 ? wy * (ky - kx) : o->d[CP_CPU];
+		double work = o->d[CP_CPU] + o->d[CP_OTHER] - cont;
+		/* more work under memory pressure: reclaim and page faults are
+		 * work the workload did for the pressure; with the worse run
+		 * swapping or stalling on memory more, it is swap's */
+		int pressure = o->d[CP_SWAP] > 0 &&
+			       (y->swap_out_mb + y->swap_in_mb >
+				scale * (x->swap_out_mb + x->swap_in_mb) + 1 ||
+				y->swap_stall_s > scale * x->swap_stall_s);
+		/* the split needs the work measured (delay accounting): from
+		 * vmstat's r the wait per second on a CPU is too rough to tell
+		 * more work from more contention, unless memory pressure says
+		 * why there was more work */
+		if ((x->measured && y->measured) || pressure) {
+			o->d[CP_CPU] = cont;
+			o->d[CP_OTHER] = work;
+			o->more_work_s = work;
+			if (work > 0 && pressure) {
+				o->d[CP_SWAP] += work;
+				o->d[CP_OTHER] = 0;
+				o->work_to_swap_s = work;
+			}
+		}
+	}
 	/* a modelled disk's time is already split into its mechanism's parts */
 	if (x->modelled || y->modelled)
 		return o->total_s;

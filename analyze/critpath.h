@@ -158,8 +158,12 @@ void critpath_model(struct critpath *cp, double svc_s, double seq_s,
  * size:
  * volume_s from more bytes at x's cost per byte, mix_s the rest (more,
  * smaller requests for the bytes). d[CP_DEVICE] + d[CP_SEEK] + mix_s +
- * volume_s (both directions) is y's device time less scale x's. Returns
- * y's elapsed time less scale x's. */
+ * volume_s (both directions) is y's device time less scale x's. Waiting
+ * for a CPU splits the same way: d[CP_CPU] is the contention's change (the
+ * wait per second on a CPU), the more time on a CPU (at x's contention)
+ * goes to d[CP_OTHER], or to d[CP_SWAP] when the worse run swapped or
+ * stalled on memory more (reclaim and faults are work). Returns y's elapsed
+ * time less scale x's. */
 struct cp_diff {
 	double d[CP_NCAT];
 	double speed_s;         /* requests of a size took longer (CP_DEVICE) */
@@ -167,6 +171,9 @@ struct cp_diff {
 	double mix_s[2];        /* [read, write]: count and size, beyond bytes */
 	double volume_s[2];     /* more bytes at x's cost per byte */
 	double mean_kb[2][2];   /* [x, y][dir]: mean bio size */
+	double more_work_s;     /* the workload's more time on a CPU (and the
+				 * wait for it at the better run's contention) */
+	double work_to_swap_s;  /* of it, given to swap (memory pressure) */
 	double total_s;
 };
 double critpath_diff(const struct critpath *x, const struct critpath *y,
