@@ -27,6 +27,21 @@ const char *const cp_cat_name[CP_NCAT] = {
 	"wbwait", "throttle", "cpu", "other",
 };
 
+const char *const cp_cat_desc[CP_NCAT] = {
+	"waited on its I/O at the device's own speed",
+	"waited on the device seeking",
+	"waited behind other I/O",
+	"waited in the scheduler beyond the other processes",
+	"waited on swap and memory",
+	"waited re-reading data it had read",
+	"waited on writeback the idle time before could have done",
+	"waited for writeback at the device's speed",
+	"was blocked issuing no I/O (dirty throttling, I/O held above the "
+	"block layer)",
+	"waited for a CPU",
+	"ran or thought",
+};
+
 /* the seek bands' upper ends, sectors (btt/seekwatcher: a long seek is
  * over 128 sectors) */
 static const int64_t band_end[CP_BANDS - 1] = { 128, 16384, 1 << 20 };
@@ -69,6 +84,8 @@ struct fly {                /* a blocking I/O of a unit, in flight */
 	int shared_q;           /* others' I/O queued or in flight at Q or D */
 	int shared_d;           /* others' I/O in flight at D */
 	uint64_t others_at_d;   /* others' dispatches so far, at D */
+	double others_frac;     /* of the I/O ahead of it at the device at D,
+				 * the share other processes' */
 };
 
 struct devpid {
@@ -86,6 +103,7 @@ struct devpid {
 struct dstate {
 	int queued, disp;
 	uint64_t ndisp;
+	int64_t last_c;         /* the device's latest completion */
 	double q2d_sum_ns;      /* every process's, for fairness */
 	uint64_t q2d_n;
 };
@@ -109,13 +127,16 @@ struct walk {
 	int nasync;             /* asynchronous writes queued or in flight */
 	int nblocked;           /* units with I/O in flight */
 	uint8_t *refault;       /* rows that re-read sectors */
-	/* cells: [dir][size][seek band][shared] */
+	/* each device's mean service time per request of a direction and size
+	 * (the utilization law over the run: Sum of C - max(D, previous C) /
+	 * requests), ns: [dev index][dir][size] */
+	double (*svc_mean)[2][CP_SIZES];
+	/* cells: [dir][size][seek band]: the bios' critical time in their own
+	 * service at the device and its sum over their service time */
 	struct {
-		double n, sd, sdr;      /* bios, critical s at the device,
-					 * and its sum over D2C (s/ns) */
-		struct hist d2c;        /* ns */
-	} cell[2][CP_SIZES][CP_BANDS][2];
-	struct hist all_d2c[2][CP_SIZES];
+		double n, sd, sdr;      /* bios, critical s, s per ns of service */
+		struct hist svc;        /* service time, ns */
+	} cell[2][CP_SIZES][CP_BANDS];
 };
 
 static int size_class(uint32_t bytes)
@@ -439,6 +460,8 @@ static void on_d(struct walk *w, uint32_t row, const struct an_io *x)
 			f->shared_q = 1;
 		f->shared_d = d->disp - own->disp > 0;
 		f->others_at_d = d->ndisp - own->ndisp;
+		f->others_frac = d->disp > 0 ? (double)(d->disp - own->disp) /
+				 (double)d->disp : 0;
 	}
 	own->disp++;
 	own->ndisp++;
@@ -447,9 +470,16 @@ static void on_d(struct walk *w, uint32_t row, const struct an_io *x)
 	w->ndisp_all++;
 }
 
+/* Puts a blocking I/O's critical share (sq before dispatch, sd at the
+ * device) into the categories. Its time at the device is its own service
+ * (svc ns: since the device's previous completion or its D, whichever was
+ * later: the utilization law's service time) and, before that, a wait
+ * behind the I/O ahead of it; the part of that wait behind other
+ * processes' I/O is queueing. */
 static void classify(struct walk *w, struct fly *f, uint32_t row,
-		     const struct an_io *x, double sq, double sd)
+		     const struct an_io *x, double sq, double sd, int64_t svc)
 {
+	int dk = rundata_dev_index(w->rd, x->dev);
 	struct critpath *cp = w->cp;
 	struct unit *u = &w->u[f->unit];
 	int dir = !!(x->flags & AN_WRITE);
@@ -457,7 +487,9 @@ static void classify(struct walk *w, struct fly *f, uint32_t row,
 	int sc = size_class(db);
 	int far = (x->flags & AN_HAS_SEEK) ? band_of(x->seek) : 0;
 	int64_t d2c = f->has_d ? x->c - x->d : x->c - x->q;
+	struct cp_class *c = &cp->cls[dir][sc];
 	struct devpid *own;
+	double qpart = 0;
 
 	if (is_swap(cp, x->dev)) {
 		cp->cat[CP_SWAP] += sq + sd;
@@ -476,35 +508,49 @@ static void classify(struct walk *w, struct fly *f, uint32_t row,
 	 * counterfactual may claim its time (settle_free()) */
 	if (dir && (x->flags & (AN_SYNC | AN_FUA | AN_FLUSH))) {
 		bin_count(cp, w->now, offsetof(struct cp_bin, syncw_s), sq + sd);
-		cp->cls[dir][sc].sync_s += sq + sd;
+		c->sync_s += sq + sd;
 	}
 	if (f->shared_q) {
 		own = dp_of(w, x->dev, x->pid);
 		own->sq_shared += sq;
 	} else {
 		cp->cat[CP_DEVICE] += sq;
-		cp->cls[dir][sc].dev_s += sq;
-		cp->cls[dir][sc].devb_s[far] += sq;
+		c->dev_s += sq;
+		c->devb_s[far] += sq;
 	}
-	cp->cls[dir][sc].n++;
-	cp->cls[dir][sc].bytes += x->bytes;
-	cp->cls[dir][sc].nb[far]++;
-	cp->cls[dir][sc].d2c_sum_ns += (double)d2c;
+	c->n++;
+	c->bytes += x->bytes;
+	c->nb[far]++;
+	c->d2c_sum_ns += (double)d2c;
 	if (d2c <= 0) {
 		cp->cat[CP_DEVICE] += sd;
-		cp->cls[dir][sc].dev_s += sd;
-		cp->cls[dir][sc].devb_s[far] += sd;
+		c->dev_s += sd;
+		c->devb_s[far] += sd;
 		return;
 	}
-	{
-		int sh = f->shared_d;
-		w->cell[dir][sc][far][sh].n++;
-		w->cell[dir][sc][far][sh].sd += sd;
-		w->cell[dir][sc][far][sh].sdr += sd / (double)d2c;
-		if (!sh)
-			hist_add(&w->cell[dir][sc][far][0].d2c, (uint64_t)d2c);
-		hist_add(&w->all_d2c[dir][sc], (uint64_t)d2c);
+	/* completed with the one before it (a device that serves several at
+	 * once, or hands them back together): no service time of its own */
+	if (svc < 0 || svc > d2c)
+		svc = svc < 0 ? 0 : d2c;
+	c->svc_sum_ns += (double)svc;
+	/* the wait before its service, the other processes' share of it:
+	 * beyond the device's mean service of a request of its direction and
+	 * size (one bio's own service, from completion times, is too rough a
+	 * measure on devices that hand requests back in bursts) */
+	if (f->shared_d) {
+		double mean = w->svc_mean[dk][dir][sc];
+		if (mean > 0 && mean < d2c)
+			qpart = sd * (1 - mean / (double)d2c) * f->others_frac;
 	}
+	cp->cat[CP_QUEUE] += qpart;
+	c->queue_s += qpart;
+	sd -= qpart;
+	w->cell[dir][sc][far].n++;
+	w->cell[dir][sc][far].sd += sd;
+	/* per ns of its service (of its D2C when it had none of its own) */
+	w->cell[dir][sc][far].sdr += sd / (double)(svc > 0 ? svc : d2c);
+	if (svc > 0)
+		hist_add(&w->cell[dir][sc][far].svc, (uint64_t)svc);
 }
 
 static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
@@ -514,10 +560,21 @@ static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
 	struct dstate *d = &w->ds[dk];
 	struct fly *f = fly_slot(w, row, 0);
 
+	int64_t svc = 0;
+
 	if (x->d != AN_NONE) {
 		own->disp--;
 		d->disp--;
 		w->ndisp_all--;
+		/* the utilization law's service time: from the device's
+		 * previous completion, or this request's D when the device was
+		 * idle (btt/iostat's svctm per request) */
+		if (x->flags & AN_HEAD) {
+			svc = x->c - (x->d > d->last_c ? x->d : d->last_c);
+			if (x->c > d->last_c)
+				d->last_c = x->c;
+		} else
+			svc = x->c - x->d;
 	} else if (x->q != AN_NONE && !(x->flags & AN_SPLIT_TAIL)) {
 		/* completed with no D seen (a Q and C trace) */
 		own->queued--;
@@ -536,7 +593,7 @@ static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
 			f->shared_d = 1;
 		sq = f->phi_d - f->phi_q;
 		sd = u->phi - f->phi_d;
-		classify(w, f, row, x, sq, sd);
+		classify(w, f, row, x, sq, sd, svc);
 		fly_del(w, f);
 		if (--u->k == 0) {
 			if (u->alive)
@@ -678,48 +735,75 @@ static void find_swap(struct critpath *cp, const struct rundata *rd)
 	cp->swap_in_mb = si;
 }
 
-/* ---- after the walk ---- */
-
-static double base_of(struct walk *w, int dir, int sc, int band)
+/* Each device's mean service time per request of a direction and size:
+ * its requests in C order, each served from the later of its D and the
+ * previous completion to its C (the utilization law: a device that serves
+ * one at a time is busy for their sum). */
+static void service_means(struct walk *w, const struct evorder *ord)
 {
-	for (int b = band; b >= 0; b--)
-		if (w->cell[dir][sc][b][0].d2c.n >= MIN_BASE)
-			return hist_pct(&w->cell[dir][sc][b][0].d2c, 50);
-	if (w->all_d2c[dir][sc].n)
-		return hist_pct(&w->all_d2c[dir][sc], 10);
-	return 0;
+	const struct rundata *rd = w->rd;
+
+	w->svc_mean = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->svc_mean));
+	for (size_t k = 0; k < rd->ndevs; k++) {
+		double sum[2][CP_SIZES] = { { 0 } }, n[2][CP_SIZES] = { { 0 } };
+		int64_t last = INT64_MIN, t;
+		struct ev_it it;
+		uint32_t row;
+		ev_it_init(&it, ord, k, EV_C);
+		while (ev_it_next(&it, &row, &t)) {
+			struct an_io xb;
+			const struct an_io *x = rundata_io(rd, row, &xb);
+			int dir, sc;
+			int64_t from;
+			if (!(x->flags & AN_HEAD) || x->d == AN_NONE || x->c < x->d)
+				continue;
+			from = x->d > last ? x->d : last;
+			if (x->c > last)
+				last = x->c;
+			dir = !!(x->flags & AN_WRITE);
+			sc = size_class(x->dbytes ? x->dbytes : x->bytes);
+			sum[dir][sc] += (double)(x->c - from);
+			n[dir][sc]++;
+		}
+		for (int dir = 0; dir < 2; dir++)
+			for (int sc = 0; sc < CP_SIZES; sc++)
+				w->svc_mean[k][dir][sc] = n[dir][sc] > 0 ?
+					sum[dir][sc] / n[dir][sc] : 0;
+	}
 }
 
-/* What a seek of band b adds to a dispatch of class (dir, sc), ns: its
- * unloaded median over the near one's, when 25% and 20 us more (a device
- * that shows seeks); 0 when it does not or cannot be told. */
+/* ---- after the walk ---- */
+
+/* What a seek of band b adds to the service of a dispatch of class (dir,
+ * sc), ns: its median service over a near one's, when 25% and 20 us more (a
+ * device that shows seeks); 0 when it does not, -1 when it cannot be told
+ * here (too few of either). */
 static double seek_extra(struct walk *w, int dir, int sc, int b)
 {
 	double bn, bb;
 
-	if (!b || w->cell[dir][sc][0][0].d2c.n < MIN_BASE ||
-	    w->cell[dir][sc][b][0].d2c.n < MIN_BASE)
-		return -1;      /* not known here */
-	bn = hist_pct(&w->cell[dir][sc][0][0].d2c, 50);
-	bb = hist_pct(&w->cell[dir][sc][b][0].d2c, 50);
+	if (!b || w->cell[dir][sc][0].svc.n < MIN_BASE ||
+	    w->cell[dir][sc][b].svc.n < MIN_BASE)
+		return -1;
+	bn = hist_pct(&w->cell[dir][sc][0].svc, 50);
+	bb = hist_pct(&w->cell[dir][sc][b].svc, 50);
 	return bb > 1.25 * bn && bb - bn > 20e3 ? bb - bn : 0;
 }
 
-/* The device time of the cells: the device's own speed, seeks, and queueing
- * beyond the unloaded baseline. */
+/* The service time of the cells: the device's own speed and seeks (a
+ * band's extra over a near dispatch of the class, or the device's where
+ * the class has too few near ones to say). */
 static void settle_cells(struct walk *w)
 {
 	struct critpath *cp = w->cp;
 	double gextra[CP_BANDS] = { 0 };
 
-	/* what a seek of each band adds where some class shows it, weighted
-	 * by its dispatches: for the classes with too few near ones to say */
 	for (int b = 1; b < CP_BANDS; b++) {
 		double xsum = 0, xn = 0;
 		for (int dir = 0; dir < 2; dir++)
 			for (int sc = 0; sc < CP_SIZES; sc++) {
 				double e = seek_extra(w, dir, sc, b);
-				double n = (double)w->cell[dir][sc][b][0].d2c.n;
+				double n = (double)w->cell[dir][sc][b].svc.n;
 				if (e >= 0) {
 					xsum += e * n;
 					xn += n;
@@ -731,36 +815,26 @@ static void settle_cells(struct walk *w)
 		for (int sc = 0; sc < CP_SIZES; sc++) {
 			struct cp_class *c = &cp->cls[dir][sc];
 			for (int b = 0; b < CP_BANDS; b++) {
-				double base = base_of(w, dir, sc, b);
-				double extra = seek_extra(w, dir, sc, b);
+				double sd = w->cell[dir][sc][b].sd;
+				double sdr = w->cell[dir][sc][b].sdr;
+				double extra = seek_extra(w, dir, sc, b), seek = 0;
+				if (w->cell[dir][sc][b].svc.n)
+					cp->base_ns[dir][sc][b] =
+						hist_pct(&w->cell[dir][sc][b].svc, 50);
+				if (sd <= 0)
+					continue;
 				if (extra < 0)
 					extra = gextra[b];
-				cp->base_ns[dir][sc][b] = base;
-				for (int sh = 0; sh < 2; sh++) {
-					double sd = w->cell[dir][sc][b][sh].sd;
-					double sdr = w->cell[dir][sc][b][sh].sdr;
-					double own = sd, q = 0, seek = 0;
-					if (sd <= 0)
-						continue;
-					if (sh) {
-						q = sd - base * sdr;
-						if (q < 0)
-							q = 0;
-						own = sd - q;
-					}
-					if (b && extra > 0) {
-						seek = extra * (sh ? own / sd : 1) * sdr;
-						if (seek > own)
-							seek = own;
-					}
-					cp->cat[CP_QUEUE] += q;
-					cp->cat[CP_SEEK] += seek;
-					cp->cat[CP_DEVICE] += own - seek;
-					c->queue_s += q;
-					c->seek_s += seek;
-					c->dev_s += own - seek;
-					c->devb_s[b] += own;
+				if (b && extra > 0) {
+					seek = extra * sdr;
+					if (seek > sd)
+						seek = sd;
 				}
+				cp->cat[CP_SEEK] += seek;
+				cp->cat[CP_DEVICE] += sd - seek;
+				c->seek_s += seek;
+				c->dev_s += sd - seek;
+				c->devb_s[b] += sd;
 			}
 		}
 }
@@ -988,6 +1062,7 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		}
 	}
 	cp->idle_dirty_s = idle_dirty;
+	cp->dirty_limited = limit > 0 && limit * 2 < wb_total * 1e6;
 	free(pend);
 	/* what writeback claimed of the synchronous writes leaves the device's
 	 * time, class by class as their share */
@@ -1026,24 +1101,23 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 		int ui = unit_of(w, t->pid);
 		double life, io = ui >= 0 ? w->u[ui].io_union_s : 0;
 		double swio = ui >= 0 ? w->u[ui].swap_wait_s : 0;
-		double busy;
-		if (!family_is_workload(&cp->fam, t->pid) || !isfinite(t->cpu_s))
+		double v[AT_NFIELD], busy;
+		if (!family_is_workload(&cp->fam, t->pid))
 			continue;
+		for (int k = 0; k < AT_NFIELD; k++)
+			v[k] = rundata_task_s(t, k, cp->t0);
 		life = in_win(cp, t->start != AN_NONE ? t->start : cp->t0,
 			      t->exit != AN_NONE ? t->exit : cp->t1);
-		busy = t->cpu_s + (isfinite(t->cpu_delay_s) ? t->cpu_delay_s : 0) +
-		       (isfinite(t->blkio_delay_s) ? t->blkio_delay_s : 0);
+		busy = v[AT_CPU] + v[AT_CPU_DELAY] + v[AT_BLKIO];
 		if (life <= 0 || busy < 0.2 * life)
 			continue;
 		ok = 1;
-		cpu += isfinite(t->cpu_delay_s) ? t->cpu_delay_s : 0;
-		mem += (isfinite(t->freepages_delay_s) ? t->freepages_delay_s : 0) +
-		       (isfinite(t->thrashing_delay_s) ? t->thrashing_delay_s : 0) +
-		       (isfinite(t->compact_delay_s) ? t->compact_delay_s : 0);
-		if (isfinite(t->swapin_delay_s) && t->swapin_delay_s > swio)
-			mem += t->swapin_delay_s - swio;
-		if (isfinite(t->blkio_delay_s) && t->blkio_delay_s > io)
-			held += t->blkio_delay_s - io;
+		cpu += v[AT_CPU_DELAY];
+		mem += v[AT_FREEPAGES] + v[AT_THRASHING] + v[AT_COMPACT];
+		if (v[AT_SWAPIN] > swio)
+			mem += v[AT_SWAPIN] - swio;
+		if (v[AT_BLKIO] > io)
+			held += v[AT_BLKIO] - io;
 		freep += life - io > 0 ? life - io : 0;
 	}
 	if (!ok || f <= 0)
@@ -1071,7 +1145,7 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 	/* held: dirty throttling when dirty data was over the throttling point
 	 * most of the free time, else waiting for writeback (or I/O held above
 	 * the block layer) */
-	if (bins && th_bins * 2 > bins) {
+	if ((bins && th_bins * 2 > bins) || cp->dirty_limited) {
 		cp->cat[CP_THROTTLE] = h;
 		cp->cat[CP_WRITEBACK] = cp->cat[CP_WBWAIT] = 0;
 	} else {
@@ -1226,6 +1300,7 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	w->ds = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->ds));
 	make_units(w, &lives, &nl);
 	w->refault = mark_refaults(rd, cp);
+	service_means(w, ord);
 	/* the walks: Q, D and C of each device */
 	nits = (int)rd->ndevs * 3;
 	its = xcalloc(nits ? (size_t)nits : 1, sizeof(*its));
@@ -1292,12 +1367,9 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 		cp->fam_free_s[w->u[i].fam] += w->u[i].free_s;
 	}
 	for (int dir = 0; dir < 2; dir++)
-		for (int sc = 0; sc < CP_SIZES; sc++) {
+		for (int sc = 0; sc < CP_SIZES; sc++)
 			for (int b = 0; b < CP_BANDS; b++)
-				for (int sh = 0; sh < 2; sh++)
-					hist_free(&w->cell[dir][sc][b][sh].d2c);
-			hist_free(&w->all_d2c[dir][sc]);
-		}
+				hist_free(&w->cell[dir][sc][b].svc);
 	free(lives);
 	free(its);
 	free(h);
@@ -1309,6 +1381,7 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	free(w->dp);
 	free(w->ds);
 	free(w->refault);
+	free(w->svc_mean);
 	free(w);
 }
 
@@ -1450,6 +1523,25 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 	dev = o->d[CP_DEVICE] + o->d[CP_SEEK];
 	o->d[CP_SEEK] = o->seekmix_s;
 	o->d[CP_DEVICE] = dev - o->seekmix_s - (split - o->speed_s - o->seekmix_s);
+	/* queueing behind other processes' I/O grows with the device's
+	 * service time as well as with the sharing: of y's queueing in a class,
+	 * the part that y's I/O would not have waited at x's service time
+	 * (the same sharing, x's speed) is the device's */
+	for (int dir = 0; dir < 2; dir++)
+		for (int sc = 0; sc < CP_SIZES; sc++) {
+			const struct cp_class *a = &x->cls[dir][sc], *b = &y->cls[dir][sc];
+			double sa, sb, part;
+			if (a->n < MIN_BASE || b->n < MIN_BASE || b->queue_s <= 0)
+				continue;
+			sa = a->svc_sum_ns / a->n;
+			sb = b->svc_sum_ns / b->n;
+			if (sb <= sa || sb <= 0)
+				continue;
+			part = b->queue_s * (1 - sa / sb);
+			o->d[CP_QUEUE] -= part;
+			o->d[CP_DEVICE] += part;
+			o->speed_s += part;
+		}
 	o->total_s = y->elapsed_s - scale * x->elapsed_s;
 	return o->total_s;
 }

@@ -31,7 +31,8 @@ enum cp_cat {
 			 * distance bands), where the device shows it */
 	CP_QUEUE,       /* waiting behind other I/O: before dispatch while
 			 * other processes' I/O was queued or in flight, and at
-			 * the device beyond its own speed while theirs was */
+			 * the device before its own service began, the other
+			 * processes' share of the I/O then ahead of it */
 	CP_FAIRNESS,    /* a process's wait before dispatch beyond what the
 			 * other processes on the device waited */
 	CP_SWAP,        /* I/O on a swap device (swap-in), and memory stalls
@@ -50,6 +51,8 @@ enum cp_cat {
 };
 
 extern const char *const cp_cat_name[CP_NCAT];
+/* What the workload did in each: "waited behind other I/O". */
+extern const char *const cp_cat_desc[CP_NCAT];
 
 /* Dispatch sizes by log2, 4 KiB and less up to 1 MiB and more. */
 #define CP_SIZES 9
@@ -69,6 +72,8 @@ struct cp_class {
 	double nb[CP_BANDS];    /* bios by the seek before their dispatch */
 	double devb_s[CP_BANDS];        /* dev_s + seek_s of them */
 	double d2c_sum_ns;      /* their D2C, for means */
+	double svc_sum_ns;      /* their service time (from the device's
+				 * previous completion or their D) */
 	double sync_s;          /* of the whole, synchronous writes and flushes */
 };
 
@@ -95,7 +100,8 @@ struct critpath {
 	double blocked_s, free_s;
 	struct cp_class cls[2][CP_SIZES];   /* [read, write] */
 	/* what the classes' baselines were (unloaded median D2C, ns) */
-	double base_ns[2][CP_SIZES][CP_BANDS];  /* [dir][size][band] */
+	/* the classes' median service times, ns: [dir][size][band] */
+	double base_ns[2][CP_SIZES][CP_BANDS];
 	/* the free time by bin */
 	struct cp_bin *bin;
 	size_t nbin;
@@ -110,6 +116,10 @@ struct critpath {
 	double wb_active_s;     /* free time with writeback under way */
 	double idle_dirty_s;    /* devices idle with dirty data waiting, before
 				 * the workload waited on writeback */
+	int dirty_limited;      /* the dirty limit (vm.dirty_bytes, else the
+				 * kernel's threshold) was under half of what
+				 * the flushers wrote: writers were held to the
+				 * disk's speed */
 	double swap_out_mb, swap_in_mb;     /* vmstat so/si over the window */
 	int swap_inferred;      /* swap devices told from the trace */
 	uint32_t swap_dev[8];
