@@ -52,8 +52,11 @@ static double fig_of(void *ctx, const char *key)
 	for (int k = 0; k < x->c->fs.n; k++)
 		if (!strcmp(x->c->fs.f[k].key, key))
 			return r->has[k] ? r->v[k] : NAN;
+	/* a run with events but no workload I/O in them (a buffered writer
+	 * whose data was written after the trace) took no time of it */
 	if (!strcmp(key, "workload_span_s") || !strcmp(key, "model_time_s"))
-		return r->an.cp.elapsed_s > 0 ? r->an.cp.elapsed_s : NAN;
+		return r->an.cp.elapsed_s > 0 || r->rv.last_event ?
+		       r->an.cp.elapsed_s : NAN;
 	return NAN;
 }
 
@@ -678,10 +681,15 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 			snprintf(line + len, sizeof(line) - len, "%s", q->duration ?
 				 "they took the same time" : "the same");
 		else
+		{
+			char pct[32] = "from 0";
+			if (good->med != 0)
+				snprintf(pct, sizeof(pct), "%+.1f%%", 100 *
+					 (bad->med - good->med) / fabs(good->med));
 			snprintf(line + len, sizeof(line) - len, "%s is worse by "
-				 "%s (%+.1f%%)%s", bad_name, dv, good->med != 0 ?
-				 100 * (bad->med - good->med) / fabs(good->med) : 0,
-				 bad == &s0 ? ", so this explains what made " : "");
+				 "%s (%s)%s", bad_name, dv, pct, bad == &s0 ?
+				 ", so this explains what made " : "");
+		}
 		if (!tie && bad == &s0)
 			snprintf(line + strlen(line), sizeof(line) - strlen(line),
 				 "%s better", c->gname[g]);

@@ -127,6 +127,8 @@ struct walk {
 	int nasync;             /* asynchronous writes queued or in flight */
 	int nblocked;           /* units with I/O in flight */
 	uint8_t *refault;       /* rows that re-read sectors */
+	int user_sync;          /* the workload's user processes queued
+				 * synchronous writes or flushes */
 	/* each device's mean service time per request of a direction and size
 	 * (the utilization law over the run: Sum of C - max(D, previous C) /
 	 * requests), ns: [dev index][dir][size] */
@@ -476,6 +478,8 @@ static void on_d(struct walk *w, uint32_t row, const struct an_io *x)
  * later: the utilization law's service time) and, before that, a wait
  * behind the I/O ahead of it; the part of that wait behind other
  * processes' I/O is queueing. */
+static const struct an_vm *vm_at(const struct rundata *rd, int64_t t);
+
 static void classify(struct walk *w, struct fly *f, uint32_t row,
 		     const struct an_io *x, double sq, double sd, int64_t svc)
 {
@@ -495,6 +499,20 @@ static void classify(struct walk *w, struct fly *f, uint32_t row,
 		cp->cat[CP_SWAP] += sq + sd;
 		u->swap_wait_s += (double)(x->c - x->q) / 1e9;
 		return;
+	}
+	/* a flusher standing for a writer the trace does not show: while
+	 * vmstat counted a task blocked, the writer waited for it, at the
+	 * dirty limit (throttle), or in sync or fsync when the workload's own
+	 * processes queued synchronous writes or flushes (waiting for
+	 * writeback) */
+	if (u->proxy) {
+		const struct an_vm *v = vm_at(w->rd, w->now);
+		if (v && isfinite(v->b) && v->b >= 1) {
+			cp->cat[w->user_sync ? CP_WBWAIT : CP_THROTTLE] += sq + sd;
+			if (!w->user_sync)
+				cp->proxy_throttle_s += sq + sd;
+			return;
+		}
 	}
 	if (w->refault && w->refault[row]) {
 		cp->cat[CP_REFAULT] += sq + sd;
@@ -1159,6 +1177,36 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 
 /* ---- the build ---- */
 
+/* Where buffered writing began before t (a trace shows no writer that
+ * only dirties pages: DESIGN.md, a trace and a vmstat log alone): going
+ * back from the vmstat interval holding t, through intervals where nothing
+ * was written back (bo under 1 MB/s: what was dirtied stayed dirty) or the
+ * cache grew, to 10 s before t, the start of the earliest interval where
+ * the cache grew by 8 MB or more with little read (bi under 1 MB/s); t when
+ * there is none. */
+static int64_t dirtying_since(const struct rundata *rd, int64_t t)
+{
+	int64_t from = t;
+	size_t i;
+
+	if (rd->dirty_kb.n || rd->nvm < 2)
+		return t;       /* meminfo shows the dirty data itself */
+	for (i = 1; i < rd->nvm && rd->vm[i].t < t; i++)
+		;
+	for (; i >= 1 && i < rd->nvm; i--) {
+		const struct an_vm *v = &rd->vm[i], *p = &rd->vm[i - 1];
+		int grew = isfinite(v->cache) && isfinite(p->cache) &&
+			   v->cache - p->cache >= 8 * 1024 &&
+			   !(isfinite(v->bi) && v->bi >= 1024);
+		int quiet = isfinite(v->bo) && v->bo < 1024;
+		if (t - p->t > 10000000000LL || (!grew && !quiet))
+			break;
+		if (grew)
+			from = p->t;
+	}
+	return from;
+}
+
 static void window(struct critpath *cp, const struct rundata *rd,
 		   uint64_t mask)
 {
@@ -1187,6 +1235,7 @@ static void window(struct critpath *cp, const struct rundata *rd,
 		snprintf(cp->window_why, sizeof(cp->window_why), "the timed "
 			 "commands' first start to last end");
 	} else if (cp->fam.t1 > cp->fam.t0) {
+		int64_t early = dirtying_since(rd, cp->fam.t0);
 		cp->t0 = cp->fam.t0;
 		cp->t1 = cp->fam.t1;
 		if (rd->rv && rd->rv->filtered) {
@@ -1197,6 +1246,13 @@ static void window(struct critpath *cp, const struct rundata *rd,
 		}
 		snprintf(cp->window_why, sizeof(cp->window_why), "the workload's "
 			 "first Q to last C (%s)", cp->fam.why);
+		if (early < cp->t0 && !(rd->rv && rd->rv->filtered)) {
+			size_t o = strlen(cp->window_why);
+			cp->t0 = early;
+			snprintf(cp->window_why + o, sizeof(cp->window_why) - o,
+				 ", from when vmstat's cache began to grow with "
+				 "nothing read (buffered writes) before it");
+		}
 	} else {
 		cp->t0 = rd->t0;
 		cp->t1 = rd->t1;
@@ -1300,6 +1356,15 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	w->ds = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->ds));
 	make_units(w, &lives, &nl);
 	w->refault = mark_refaults(rd, cp);
+	for (size_t i = 0; i < rd->n && !w->user_sync; i++) {
+		uint32_t fl = rundata_flags(rd, i);
+		int k = family_of(&cp->fam, rundata_pid(rd, i));
+		int64_t q = rundata_q(rd, i);
+		if (k >= 0 && cp->fam.f[k].workload && !*cp->fam.f[k].role &&
+		    q != AN_NONE && q >= cp->t0 && q <= cp->t1 &&
+		    ((fl & AN_FLUSH) || ((fl & AN_WRITE) && (fl & (AN_SYNC | AN_FUA)))))
+			w->user_sync = 1;
+	}
 	service_means(w, ord);
 	/* the walks: Q, D and C of each device */
 	nits = (int)rd->ndevs * 3;

@@ -114,6 +114,8 @@ struct critpath {
 	double swap_stall_s;    /* the part of CP_SWAP from the free time */
 	double held_s;          /* free time blocked with no I/O traced */
 	double wb_active_s;     /* free time with writeback under way */
+	double proxy_throttle_s;/* a flusher's writes a blocked writer the
+				 * trace does not show waited for */
 	double idle_dirty_s;    /* devices idle with dirty data waiting, before
 				 * the workload waited on writeback */
 	int dirty_limited;      /* the dirty limit (vm.dirty_bytes, else the
