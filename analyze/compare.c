@@ -440,6 +440,17 @@ static void emit_where(struct emit *e, const struct an_run *x,
 	/* without completions, no stage of either run is measured */
 	int staged = completions_of(x) && completions_of(y);
 
+	/* neither run traced a process (pasted times, a vmstat log): no
+	 * section, an empty "where" in JSON */
+	if (!nx && !ny) {
+		emit_arr_begin(e, "where");
+		emit_arr_end(e);
+		free(px);
+		free(py);
+		free(pd);
+		return;
+	}
+
 	const struct ta_pkey *kx[256], *ky[256];
 	int pair[256], paired[256] = { 0 };
 
@@ -683,7 +694,10 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 		else
 		{
 			char pct[32] = "from 0";
-			if (good->med != 0)
+			double r = good->med != 0 ? bad->med / good->med : 0;
+			if (good->med != 0 && fabs(r) >= 10)
+				snprintf(pct, sizeof(pct), "%.0fx", fabs(r));
+			else if (good->med != 0)
 				snprintf(pct, sizeof(pct), "%+.1f%%", 100 *
 					 (bad->med - good->med) / fabs(good->med));
 			snprintf(line + len, sizeof(line) - len, "%s is worse by "

@@ -888,9 +888,17 @@ static void settle_queue(struct walk *w)
 static const struct an_vm *vm_at(const struct rundata *rd, int64_t t)
 {
 	size_t lo = 0, hi = rd->nvm;
+	int64_t iv;
 
-	if (rd->nvm < 2 || t > rd->vm[rd->nvm - 1].t + (rd->vm[rd->nvm - 1].t -
-						       rd->vm[rd->nvm - 2].t))
+	if (!rd->nvm)
+		return NULL;
+	/* a run shorter than two intervals of a vmstat 1 log has one row:
+	 * it stands for the second before it, give or take half of one */
+	if (rd->nvm == 1)
+		return t > rd->vm[0].t - 1500000000LL && t <= rd->vm[0].t + 500000000LL
+		       ? &rd->vm[0] : NULL;
+	iv = rd->vm[rd->nvm - 1].t - rd->vm[rd->nvm - 2].t;
+	if (t > rd->vm[rd->nvm - 1].t + iv)
 		return NULL;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -900,7 +908,7 @@ static const struct an_vm *vm_at(const struct rundata *rd, int64_t t)
 			hi = mid;
 	}
 	if (lo == 0)
-		return t >= rd->vm[0].t - (rd->vm[1].t - rd->vm[0].t) ? &rd->vm[1]
+		return t >= rd->vm[0].t - (rd->vm[1].t - rd->vm[0].t) ? &rd->vm[0]
 								    : NULL;
 	return lo < rd->nvm ? &rd->vm[lo] : &rd->vm[rd->nvm - 1];
 }
