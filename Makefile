@@ -76,7 +76,7 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	analyze/export.c analyze/cmd_export.c analyze/iostat.c analyze/cmd_iostat.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/tracefs_raw.c \
 	capture/sweep.c \
-	capture/samplebuf.c capture/workload.c capture/wloutput.c capture/capture.c \
+	capture/samplebuf.c capture/taskstats.c capture/taskacct.c capture/workload.c capture/wloutput.c capture/capture.c \
 	capture/cmd_capture.c capture/recring.c capture/reclat.c capture/rectrig.c \
 	capture/rechook.c capture/record.c capture/recsafe.c \
 	capture/cmd_record.c

@@ -227,6 +227,48 @@ int procstat_parse_psi(const char *resource, const char *buf, size_t len,
 	return 0;
 }
 
+/* Whether a memory.stat field is an event count (else bytes). */
+static int memcg_counter(const char *name)
+{
+	static const char *const prefixes[] = {
+		"pg", "workingset_", "thp_", "pswp", "zswp", "swpin_", "swpout_",
+		"numa_",
+	};
+
+	if (!strncmp(name, "total_", 6))
+		name += 6;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+int procstat_parse_memcg(const char *buf, size_t len, procstat_kv_fn kv,
+			 void *ctx, int *bad_line)
+{
+	size_t pos = 0;
+	struct line ln;
+	int lineno = 0, rc;
+
+	while (next_line(buf, len, &pos, &ln)) {
+		char name[96], val[64], extra[8], key[112];
+		double v;
+
+		lineno++;
+		if (blank(&ln))
+			continue;
+		if (next_token(&ln, name, sizeof(name)) >= sizeof(name) ||
+		    next_token(&ln, val, sizeof(val)) >= sizeof(val) ||
+		    number(val, &v) || next_token(&ln, extra, sizeof(extra)))
+			return bad(bad_line, lineno);
+		snprintf(key, sizeof(key), "%s%s", name,
+			 memcg_counter(name) ? "" : "_bytes");
+		if ((rc = kv(ctx, "memcg", key, v)))
+			return rc;
+	}
+	return 0;
+}
+
 /* Reads the whole file dir/name into *buf (malloc'd, *len bytes). Returns 0
  * or -errno. */
 static int slurp(const char *dir, const char *name, char **buf, size_t *len)
@@ -409,4 +451,50 @@ int procstat_sample_diskstats(const char *proc_root, int64_t t_ns,
 		snprintf(err, errlen, "%s/diskstats: sample callback failed (%d)",
 			 proc_root, rc);
 	return rc;
+}
+
+int procstat_sample_memcg(const char *cgroup_dir, int64_t t_ns,
+			  procstat_sample_fn fn, void *ctx, char *err,
+			  size_t errlen)
+{
+	struct sample_ctx sc = { fn, ctx, t_ns };
+	static const char *const usage[] = { "memory.usage_in_bytes",
+					     "memory.current" };
+	char *buf = NULL;
+	size_t len = 0;
+	int line = 0, rc;
+
+	if ((rc = slurp(cgroup_dir, "memory.stat", &buf, &len))) {
+		if (err)
+			snprintf(err, errlen, "cannot read '%s/memory.stat': %s",
+				 cgroup_dir, strerror(-rc));
+		return rc;
+	}
+	rc = procstat_parse_memcg(buf, len, sample_kv, &sc, &line);
+	free(buf);
+	if (rc) {
+		if (err && rc == -EINVAL && line)
+			snprintf(err, errlen, "%s/memory.stat: line %d: cannot parse",
+				 cgroup_dir, line);
+		else if (err)
+			snprintf(err, errlen, "%s/memory.stat: sample callback "
+				 "failed (%d)", cgroup_dir, rc);
+		return rc;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(usage); i++) {
+		double v;
+		if (slurp(cgroup_dir, usage[i], &buf, &len))
+			continue;
+		buf = xrealloc(buf, len + 1);
+		buf[len] = '\0';
+		len = strcspn(buf, "\n");
+		buf[len] = '\0';
+		if (!number(buf, &v) && (rc = fn(ctx, t_ns, "memcg", "usage_bytes", v))) {
+			free(buf);
+			return rc;
+		}
+		free(buf);
+		break;
+	}
+	return 0;
 }
