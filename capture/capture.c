@@ -558,8 +558,14 @@ static int store_rows(struct cap_run *r, struct store *st, int64_t run)
 	struct task_sink ts = { st, run };
 	int rc;
 
-	if (r->ta_on && (rc = taskacct_rows(&r->ta, task_sample, &ts)))
-		return rc;
+	if (r->ta_on) {
+		uint64_t dropped = 0;
+		char v[32];
+		if ((rc = taskacct_rows(&r->ta, task_sample, &ts, &dropped)))
+			return rc;
+		snprintf(v, sizeof(v), "%" PRIu64, dropped);
+		store_stat_set(st, run, "task_delays_dropped", v);
+	}
 
 	for (size_t i = 0; i < smp->nrows; i++) {
 		const struct sample_row *s = &smp->rows[i];

@@ -24,6 +24,8 @@
 #define WALK_MAX 4096          /* live tasks asked for at one sample */
 #define KTHREADD 2             /* the kernel threads' parent */
 #define KTHREAD_CPU_NS 1000000 /* a kernel thread that ran less is left out */
+#define DELAY_SLACK_NS 10000000 /* a delay may pass a task's life by this
+				 * (local_clock against ktime) */
 
 /* ---- observations ---- */
 
@@ -623,14 +625,15 @@ static int row(procstat_sample_fn fn, void *ctx, int64_t t, uint32_t pid,
 	return fn(ctx, t, "task", key, v);
 }
 
-/* The rows of one task's observations o[0..n) (time order). */
+/* The rows of one task's observations o[0..n) (time order); *dropped
+ * counts delay fields left out because a total passed the task's life. */
 static int task_rows(const struct ta_obs *const *o, size_t n, procstat_sample_fn fn,
-		     void *ctx)
+		     void *ctx, uint64_t *dropped)
 {
 	const struct task_acct *f = &o[0]->a;
 	int64_t t0 = o[0]->t_ns;
 	uint32_t ppid = f->ppid;
-	unsigned nonzero = 0;
+	unsigned nonzero = 0, bogus = 0;
 	int rc;
 
 	/* the first known parent: an orphan's exit names its adopter */
@@ -650,9 +653,21 @@ static int task_rows(const struct ta_obs *const *o, size_t n, procstat_sample_fn
 		for (int i = 0; i < CUM_FIELDS; i++)
 			if (v[i])
 				nonzero |= 1u << i;
+		/* A delay longer than the task's life is the kernel's error (a
+		 * wake-up ending a delay whose start was never stamped adds the
+		 * clock's whole value, seen on 6.18 with delayed dequeue): left
+		 * out, not stored as a measure. */
+		for (int i = 2; i < 7; i++)
+			if ((o[k]->a.have & TA_HAVE_BASIC) &&
+			    v[i] > o[k]->a.etime_us * 1000 + DELAY_SLACK_NS)
+				bogus |= 1u << i;
 		if (o[k]->exited)
 			break;
 	}
+	for (int i = 2; i < 7; i++)
+		if (bogus & (1u << i))
+			(*dropped)++;
+	nonzero &= ~bogus;
 	for (size_t k = 0; k < n; k++) {
 		const char *nm[CUM_FIELDS];
 		uint64_t v[CUM_FIELDS];
@@ -710,18 +725,24 @@ static int each_task(const struct taskacct *ta,
 struct rows_ctx {
 	procstat_sample_fn fn;
 	void *ctx;
+	uint64_t dropped;
 };
 
 static int rows_each(void *vctx, const struct ta_obs *const *o, size_t n)
 {
 	struct rows_ctx *c = vctx;
-	return task_rows(o, n, c->fn, c->ctx);
+	return task_rows(o, n, c->fn, c->ctx, &c->dropped);
 }
 
-int taskacct_rows(const struct taskacct *ta, procstat_sample_fn fn, void *ctx)
+int taskacct_rows(const struct taskacct *ta, procstat_sample_fn fn, void *ctx,
+		  uint64_t *dropped)
 {
-	struct rows_ctx c = { fn, ctx };
-	return each_task(ta, rows_each, &c);
+	struct rows_ctx c = { fn, ctx, 0 };
+	int rc = each_task(ta, rows_each, &c);
+
+	if (dropped)
+		*dropped = c.dropped;
+	return rc;
 }
 
 struct comms_ctx {

@@ -92,9 +92,12 @@ void taskacct_finish(struct taskacct *ta, int64_t now_ns);
  * whose accounts moved: at a task's first account its ppid, tgid and
  * start_ns; at each account the cumulative cpu_ns, cpu_delay_ns,
  * blkio/swapin/freepages/thrashing/compact _delay_ns and _count (those the
- * kernel sent), read_bytes and write_bytes; at an exit its exit_ns.
- * Returns 0 or fn's first non-zero code. */
-int taskacct_rows(const struct taskacct *ta, procstat_sample_fn fn, void *ctx);
+ * kernel sent), read_bytes and write_bytes; at an exit its exit_ns. A
+ * delay total longer than the task's life (the kernel's error) is left out
+ * for that task and counted in *dropped (may be NULL). Returns 0 or fn's
+ * first non-zero code. */
+int taskacct_rows(const struct taskacct *ta, procstat_sample_fn fn, void *ctx,
+		  uint64_t *dropped);
 
 /* Hands each stored task's pid and name (its last account's comm) to fn.
  * Returns 0 or fn's first non-zero code. */
