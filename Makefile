@@ -163,6 +163,17 @@ demo: deps all
 bench: deps all
 	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/bench.sh
 
+# The blind explanation scoreboard (tests/score; README "How the explanation
+# is scored"): captures its scenarios afresh into $(SCORE_DIR) as root (a
+# few minutes), copies each run blind (blktrace export and vmstat log) and
+# scores both copies; exits 1 when a target is missed. RESCORE=1 re-scores
+# the captures already in $(SCORE_DIR); SCORE_ONLY=queue,swap a subset. Not
+# part of `make test` (t_score checks the scorer on two quick scenarios).
+SCORE_DIR ?= build/score
+explain-score: deps all
+	$(Q)IOTAPE=$(CURDIR)/iotape SCORE_DIR=$(SCORE_DIR) RESCORE=$(RESCORE) \
+		SCORE_ONLY=$(SCORE_ONLY) bash tests/score/score.sh
+
 # Fuzzing (libFuzzer, clang from Debian): make fuzz FUZZ_SECONDS=N runs each
 # harness of tests/fuzz for N seconds (FUZZERS=stitch: that one only); their
 # corpora stay in build-fuzz/keep-NAME (out of the tree). Not part of `make test`; its crashes
@@ -234,4 +245,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz iotape iotape-san
 
-.PHONY: all deps unit test bench demo fuzz clean
+.PHONY: all deps unit test bench demo fuzz clean explain-score

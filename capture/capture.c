@@ -299,7 +299,7 @@ static int start_due(struct cap_run *r, int64_t now, int64_t *wake)
 			    workload_start(w, r->cg_procs[0] ? r->cg_procs : NULL))
 				return -1;
 			if (w->started && r->ta_on)
-				taskacct_add_root(&r->ta, w->pid);
+				taskacct_add_root(&r->ta, w->pid, i);
 			if (!w->started) {
 				int64_t at = r->t0 + (int64_t)(w->cmd->after_s * 1e9);
 				pending = 1;

@@ -383,10 +383,12 @@ int taskacct_start(struct taskacct *ta, struct lab *lab, const char *proc,
 	return 0;
 }
 
-void taskacct_add_root(struct taskacct *ta, pid_t pid)
+void taskacct_add_root(struct taskacct *ta, pid_t pid, int cmd)
 {
-	if (ta->nroots < TASKACCT_MAX_ROOTS && pid > 0)
+	if (ta->nroots < TASKACCT_MAX_ROOTS && pid > 0) {
+		ta->root_cmd[ta->nroots] = cmd;
 		ta->roots[ta->nroots++] = pid;
+	}
 }
 
 int taskacct_fd(const struct taskacct *ta)
@@ -625,10 +627,11 @@ static int row(procstat_sample_fn fn, void *ctx, int64_t t, uint32_t pid,
 	return fn(ctx, t, "task", key, v);
 }
 
-/* The rows of one task's observations o[0..n) (time order); *dropped
- * counts delay fields left out because a total passed the task's life. */
-static int task_rows(const struct ta_obs *const *o, size_t n, procstat_sample_fn fn,
-		     void *ctx, uint64_t *dropped)
+/* The rows of one task's observations o[0..n) (time order), cmd the
+ * command it is the root of (or -1); *dropped counts delay fields left out
+ * because a total passed the task's life. */
+static int task_rows(const struct ta_obs *const *o, size_t n, int cmd,
+		     procstat_sample_fn fn, void *ctx, uint64_t *dropped)
 {
 	const struct task_acct *f = &o[0]->a;
 	int64_t t0 = o[0]->t_ns;
@@ -643,6 +646,8 @@ static int task_rows(const struct ta_obs *const *o, size_t n, procstat_sample_fn
 	if ((f->have & TA_HAVE_BASIC) &&
 	    (rc = row(fn, ctx, t0, f->pid, "start_ns",
 		      (double)(t0 - (int64_t)f->etime_us * 1000))))
+		return rc;
+	if (cmd >= 0 && (rc = row(fn, ctx, t0, f->pid, "cmd", cmd)))
 		return rc;
 	/* a field 0 in every account is left out (absent reads as 0) */
 	for (size_t k = 0; k < n; k++) {
@@ -723,6 +728,7 @@ static int each_task(const struct taskacct *ta,
 }
 
 struct rows_ctx {
+	const struct taskacct *ta;
 	procstat_sample_fn fn;
 	void *ctx;
 	uint64_t dropped;
@@ -731,13 +737,18 @@ struct rows_ctx {
 static int rows_each(void *vctx, const struct ta_obs *const *o, size_t n)
 {
 	struct rows_ctx *c = vctx;
-	return task_rows(o, n, c->fn, c->ctx, &c->dropped);
+	int cmd = -1;
+
+	for (int i = 0; i < c->ta->nroots; i++)
+		if ((uint32_t)c->ta->roots[i] == o[0]->a.pid)
+			cmd = c->ta->root_cmd[i];
+	return task_rows(o, n, cmd, c->fn, c->ctx, &c->dropped);
 }
 
 int taskacct_rows(const struct taskacct *ta, procstat_sample_fn fn, void *ctx,
 		  uint64_t *dropped)
 {
-	struct rows_ctx c = { fn, ctx, 0 };
+	struct rows_ctx c = { ta, fn, ctx, 0 };
 	int rc = each_task(ta, rows_each, &c);
 
 	if (dropped)

@@ -49,6 +49,7 @@ struct taskacct {
 	pid_t self;            /* the capture (orphans' new parent) */
 	int subreaper;         /* PR_SET_CHILD_SUBREAPER was set */
 	pid_t roots[TASKACCT_MAX_ROOTS];
+	int root_cmd[TASKACCT_MAX_ROOTS];  /* each root's command index */
 	int nroots;
 	struct ta_obs *obs;    /* every account received, exits of every task */
 	size_t nobs, capobs;
@@ -69,8 +70,8 @@ enum { TASKACCT_NONE, TASKACCT_NETLINK, TASKACCT_PROC };
 int taskacct_start(struct taskacct *ta, struct lab *lab, const char *proc,
 		   const char *sys, int64_t now_ns, char *err, size_t errlen);
 
-/* A workload's process (the root of a family). */
-void taskacct_add_root(struct taskacct *ta, pid_t pid);
+/* A workload's process (the root of a family): command cmd's (from 0). */
+void taskacct_add_root(struct taskacct *ta, pid_t pid, int cmd);
 
 /* The exit-event socket to poll for POLLIN, or -1. */
 int taskacct_fd(const struct taskacct *ta);
@@ -90,7 +91,8 @@ void taskacct_finish(struct taskacct *ta, int64_t now_ns);
 /* Hands out the rows to store (source "task", key "PID.FIELD"; see
  * docs/iotape.md) of the workloads' families and of the kernel threads
  * whose accounts moved: at a task's first account its ppid, tgid and
- * start_ns; at each account the cumulative cpu_ns, cpu_delay_ns,
+ * start_ns (and cmd, the command index, for a command's own process); at
+ * each account the cumulative cpu_ns, cpu_delay_ns,
  * blkio/swapin/freepages/thrashing/compact _delay_ns and _count (those the
  * kernel sent), read_bytes and write_bytes; at an exit its exit_ns. A
  * delay total longer than the task's life (the kernel's error) is left out

@@ -3,9 +3,9 @@
 # loops pinned to the same CPU (changed; started beside the capture, not in
 # it: they do no I/O). gzip then gets a third of the CPU. Planted: cpu.
 scenario cpu cpu cpu 0
-variation one-24M 1
-variation xargs-2x12M 2
-variation loop-6x4M 1 nopsi
+variation one-16M 1
+variation xargs-2x8M 2
+variation loop-4x4M 1 nopsi
 
 cpu_check() {
 	[ "$(nproc)" -ge 2 ] || { echo "one CPU: nowhere to pin beside"; return 1; }
@@ -16,10 +16,10 @@ cpu_check() {
 cpu_setup() {
 	mkdisk CP 256 0 0 0 0 || return 1
 	mkfs_mount "$CP" "$TEST_TMP/cp" || return 1
-	head -c 24M /dev/urandom > "$TEST_TMP/cp/big" &&
-	head -c 12M /dev/urandom > "$TEST_TMP/cp/m1" &&
-	head -c 12M /dev/urandom > "$TEST_TMP/cp/m2" &&
-	for i in 1 2 3 4 5 6; do head -c 4M /dev/urandom > "$TEST_TMP/cp/s$i"; done &&
+	head -c 16M /dev/urandom > "$TEST_TMP/cp/big" &&
+	head -c 8M /dev/urandom > "$TEST_TMP/cp/m1" &&
+	head -c 8M /dev/urandom > "$TEST_TMP/cp/m2" &&
+	for i in 1 2 3 4; do head -c 4M /dev/urandom > "$TEST_TMP/cp/s$i"; done &&
 	sync || return 1
 	throttle "$CP_LOWER" 209715200 209715200 0 0
 }
@@ -27,9 +27,9 @@ cpu_setup() {
 cpu_run() {
 	local var=$1 side=$2 name=$3 m=$TEST_TMP/cp cmd rc
 	case $var in
-	one-24M) cmd="gzip -1 -c $m/big > /dev/null" ;;
-	xargs-2x12M) cmd="ls $m/m1 $m/m2 | xargs -P 2 -n 1 gzip -1 -c > /dev/null" ;;
-	loop-6x4M) cmd="for f in $m/s*; do gzip -1 -c \$f > /dev/null; done" ;;
+	one-16M) cmd="gzip -1 -c $m/big > /dev/null" ;;
+	xargs-2x8M) cmd="ls $m/m1 $m/m2 | xargs -P 2 -n 1 gzip -1 -c > /dev/null" ;;
+	loop-4x4M) cmd="for f in $m/s*; do gzip -1 -c \$f > /dev/null; done" ;;
 	esac
 	[ "$side" = changed ] && hogs_start 1 2
 	cap "$name" -d "/dev/$CP" --drop-caches --cmd "taskset -c 1 sh -c '$cmd'"

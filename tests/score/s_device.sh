@@ -17,7 +17,7 @@ device_run() {
 	case $var in
 	dd-48M) cmd="$r bs=256k count=192 2> /dev/null" ;;
 	xargs-2x24M) cmd="printf '0\n96\n' | xargs -P 2 -I@ $r bs=256k count=96 skip=@ 2> /dev/null" ;;
-	loop-12x4M) cmd="for i in \$(seq 0 11); do $r bs=64k count=64 skip=\$((i * 64)) 2> /dev/null; done" ;;
+	loop-12x4M) cmd="for i in \$(seq 0 11); do $r bs=256k count=16 skip=\$((i * 16)) 2> /dev/null; done" ;;
 	esac
 	throttle "$DV_LOWER" "$bps" "$bps" 0 0
 	cap "$name" -d "/dev/$DV" --cmd "$cmd"

@@ -5,8 +5,8 @@
 # (both are).
 scenario queue queue blkio 0
 variation dd-2x32M 1
-variation xargs-2x2x16M 2
-variation loop-2x8x4M 1 nopsi
+variation xargs-2x16M 2
+variation loop-8x4M 1 nopsi
 
 queue_setup() {
 	mkdisk QA 256 0 0 0 0 && mkdisk QB 256 0 0 0 0 || return 1
@@ -22,8 +22,8 @@ queue_reader() {
 	local r="dd if=/dev/$2 of=/dev/null iflag=direct bs=64k"
 	case $1 in
 	dd-2x32M) echo "$r count=512 skip=$(($3 * 16)) 2> /dev/null" ;;
-	xargs-2x2x16M) echo "printf '$(($3 * 16))\n$(($3 * 16 + 256))\n' | xargs -P 2 -I@ $r count=256 skip=@ 2> /dev/null" ;;
-	loop-2x8x4M) echo "for i in \$(seq 0 7); do $r count=64 skip=\$(($3 * 16 + i * 64)) 2> /dev/null; done" ;;
+	xargs-2x16M) echo "printf '$(($3 * 16))\n$(($3 * 16 + 256))\n' | xargs -P 2 -I@ $r count=256 skip=@ 2> /dev/null" ;;
+	loop-8x4M) echo "for i in \$(seq 0 7); do $r count=64 skip=\$(($3 * 16 + i * 64)) 2> /dev/null; done" ;;
 	esac
 }
 

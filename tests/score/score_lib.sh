@@ -28,8 +28,8 @@ real_s() {
 # delay_s NAME IDX KIND: the kernel-measured delay of KIND (blkio: block I/O;
 # swap: swap-in, direct reclaim and thrashing; cpu: run delay) summed over the
 # tasks of command IDX's family in the full capture (its root: the task whose
-# parent is outside the run and whose start is nearest the command's; the
-# rest: descendants by ppid), seconds; empty without per-task samples
+# PID.cmd is IDX; the rest: descendants by ppid), seconds; empty without
+# per-task samples
 delay_s() {
 	local fields
 	case $3 in
@@ -46,18 +46,19 @@ delay_s() {
 	      FROM samples WHERE run = (SELECT id FROM r) AND source = 'task'
 	      GROUP BY key),
 	pp AS (SELECT pid, CAST(v AS INTEGER) AS ppid FROM t WHERE f = 'ppid'),
-	st AS (SELECT pid, v AS start FROM t WHERE f = 'start_ns'),
-	cmd AS (SELECT start_ns FROM commands WHERE run = (SELECT id FROM r)
-		AND idx = $2),
-	root AS (SELECT pp.pid FROM pp JOIN st USING (pid)
-		 WHERE pp.ppid NOT IN (SELECT pid FROM pp) AND pp.ppid NOT IN (0, 2)
-		 AND pp.pid != 2
-		 ORDER BY abs(st.start - (SELECT start_ns FROM cmd)) LIMIT 1),
+	root AS (SELECT pid FROM t WHERE f = 'cmd' AND v = $2),
 	fam(pid) AS (SELECT pid FROM root
 		     UNION SELECT pp.pid FROM pp JOIN fam ON pp.ppid = fam.pid)
 	SELECT CASE WHEN EXISTS (SELECT 1 FROM root)
 		    THEN printf('%.4f', coalesce(sum(v), 0) / 1e9) END
 	FROM t WHERE pid IN (SELECT pid FROM fam) AND f IN ($fields)"
+}
+
+# dropped NAME: the per-task delays the capture left out (the kernel's
+# errors, task_delays_dropped), 0 when none
+dropped() {
+	sqlite3 "$FULL" "SELECT coalesce(max(CAST(s.value AS INTEGER)), 0) FROM run_stats s
+		JOIN runs r ON r.id = s.run WHERE r.name = '$1' AND s.key = 'task_delays_dropped'"
 }
 
 # median V...: the median of the numbers given (empty for none)
@@ -102,7 +103,7 @@ fmt() { [ -n "$1" ] && printf '%.2f' "$1" || printf -- -; }
 score_planted() {
 	local s=$1 v=$2 reps=$3 copy=$4 db plant=${S_PLANT[$1]} idx=${S_IDX[$1]}
 	local kind=${S_KIND[$1]} i first rep_ok=0 reps_list=() cj cfirst cost meas
-	local d_chg d_base err='' dacct='' worse note='' meas_l=() dacct_l=() cmp_ok=0
+	local d_chg d_base err='' dacct='' worse note='' meas_l=() dacct_l=() cmp_ok=0 ndrop=0
 	local base=$s-$v-base chg=$s-$v-changed
 	db=$FULL; [ "$copy" = blind ] && db=$BLIND
 	for ((i = 1; i <= reps; i++)); do
@@ -114,6 +115,7 @@ score_planted() {
 			'BEGIN { if (a != "" && b != "") printf "%.4f", a - b }')")
 		d_chg=$(delay_s "$chg.$i" "$idx" "$kind")
 		d_base=$(delay_s "$base.$i" "$idx" "$kind")
+		ndrop=$((ndrop + $(dropped "$chg.$i") + $(dropped "$base.$i")))
 		[ -n "$d_chg" ] && [ -n "$d_base" ] &&
 			dacct_l+=("$(awk -v a="$d_chg" -v b="$d_base" 'BEGIN { printf "%.4f", a - b }')")
 	done
@@ -151,13 +153,13 @@ score_planted() {
 	T_CMP_N[$copy]=$((T_CMP_N[$copy] + 1))
 	row "$s" "$v" "$copy" "$rep_ok/$reps" "$( ((cmp_ok)) && echo yes || echo no)" \
 		"$cfirst" "$(fmt "$cost")" "$(fmt "$meas")" "${err:--}" \
-		"$([ "$copy" = blind ] && fmt "$dacct" || echo)"
+		"$([ "$copy" = blind ] && fmt "$dacct" || echo)$([ "$copy" = blind ] && ((ndrop)) && echo '*')"
 	[ -n "$note" ] && NOTES+=("$s $v $copy: $note")
 	jq -nc --arg s "$s" --arg v "$v" --arg copy "$copy" --arg plant "$plant" \
 		--arg kind "$kind" --argjson reps "$reps" --argjson rep_ok "$rep_ok" \
 		--arg reports "${reps_list[*]}" --arg cfirst "$cfirst" \
 		--argjson cmp_ok "$cmp_ok" --arg cost "$cost" --arg meas "$meas" \
-		--arg err "$err" --arg dacct "$dacct" --arg note "$note" \
+		--arg err "$err" --arg dacct "$dacct" --arg note "$note" --argjson ndrop "$ndrop" \
 		--arg verdict "$(jq -r '.comparisons[0].verdict // ""' <<< "$cj" 2> /dev/null)" \
 		--arg causes "$(jq -r '[.comparisons[0].findings[] | select(.cause == 1) |
 			"\(.analyzer) \(.cost_s)"] | join(", ")' <<< "$cj" 2> /dev/null)" \
@@ -168,7 +170,8 @@ score_planted() {
 		  verdict: $verdict, cost_s: ($cost | tonumber? // null),
 		  measured_s: ($meas | tonumber? // null),
 		  cost_error_pct: ($err | tonumber? // null),
-		  delay_acct_s: ($dacct | tonumber? // null), note: $note}' >> "$ROWS_JSON"
+		  delay_acct_s: ($dacct | tonumber? // null),
+		  delay_acct_dropped: $ndrop, note: $note}' >> "$ROWS_JSON"
 }
 
 # score_null S LABEL COPY A B [RUN...]: causes claimed on the null pair A B
@@ -252,6 +255,9 @@ score_all() {
 	for line in "${skipped[@]}"; do echo "skipped: $line"; done | fold -s -w 80
 	((NO_WORSE)) && echo "note: $NO_WORSE compares gave no .worse: the changed run was taken" \
 		"as the worse"
+	echo "acct_s: the full capture's kernel-measured delay of the planted kind in the"
+	echo "  slowed command's family, changed less base; '*': some per-task delays were"
+	echo "  left out (the kernel's errors: task_delays_dropped)"
 	for line in "${NOTES[@]}"; do echo "note: $line"; done | fold -s -w 80
 	jq -s --argjson ok "$ok" --arg dir "$SCORE_DIR" \
 		--arg kernel "$(uname -r)" --arg when "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \

@@ -424,7 +424,7 @@ static void test_families(void **state)
 
 	memset(&ta, 0, sizeof(ta));
 	ta.self = 100;
-	ta.roots[ta.nroots++] = 200;
+	taskacct_add_root(&ta, 200, 3);
 	/* the workload (a shell), its xargs, xargs' children (one exits
 	 * after its parent: adopted by the capture, 100), a thread of one */
 	obs(&ta, 200, 100, 200, 1000, 0, 0, 5);
@@ -463,6 +463,8 @@ static void test_families(void **state)
 	/* a field 0 in every account is not stored */
 	assert_int_equal(last(r, "300.blkio_delay_ns", NULL), -1);
 	assert_int_equal(last(r, "200.exit_ns", NULL), 2600);
+	assert_int_equal(last(r, "200.cmd", NULL), 3);
+	assert_int_equal(last(r, "300.cmd", NULL), -1);
 	assert_int_equal(last(r, "900.cpu_ns", NULL), -1);
 	assert_int_equal(last(r, "901.cpu_ns", NULL), -1);
 	assert_int_equal(last(r, "50.cpu_ns", NULL), -1);
