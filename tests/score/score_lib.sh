@@ -99,11 +99,33 @@ row() {
 
 fmt() { [ -n "$1" ] && printf '%.2f' "$1" || printf -- -; }
 
-# score_planted S V REPS COPY: one planted row
+# measure S V REPS: the full capture's figures of a variation, for both
+# copies' rows: M_MEAS (the median over repeats of the slowed command's real
+# time, changed less base), M_DACCT (the same of delay_s), M_NDROP (the
+# per-task delays the captures left out)
+measure() {
+	local s=$1 v=$2 reps=$3 idx=${S_IDX[$1]} kind=${S_KIND[$1]} i rb rc d_chg d_base
+	local meas_l=() dacct_l=()
+	M_NDROP=0
+	for ((i = 1; i <= reps; i++)); do
+		rb=$(real_s "$s-$v-base.$i" "$idx") rc=$(real_s "$s-$v-changed.$i" "$idx")
+		meas_l+=("$(awk -v a="$rc" -v b="$rb" \
+			'BEGIN { if (a != "" && b != "") printf "%.4f", a - b }')")
+		d_chg=$(delay_s "$s-$v-changed.$i" "$idx" "$kind")
+		d_base=$(delay_s "$s-$v-base.$i" "$idx" "$kind")
+		M_NDROP=$((M_NDROP + $(dropped "$s-$v-changed.$i") + $(dropped "$s-$v-base.$i")))
+		[ -n "$d_chg" ] && [ -n "$d_base" ] &&
+			dacct_l+=("$(awk -v a="$d_chg" -v b="$d_base" 'BEGIN { printf "%.4f", a - b }')")
+	done
+	M_MEAS=$(median "${meas_l[@]}")
+	M_DACCT=$(median "${dacct_l[@]}")
+}
+
+# score_planted S V REPS COPY: one planted row (after measure S V REPS)
 score_planted() {
-	local s=$1 v=$2 reps=$3 copy=$4 db plant=${S_PLANT[$1]} idx=${S_IDX[$1]}
-	local kind=${S_KIND[$1]} i first rep_ok=0 reps_list=() cj cfirst cost meas
-	local d_chg d_base err='' dacct='' worse note='' meas_l=() dacct_l=() cmp_ok=0 ndrop=0
+	local s=$1 v=$2 reps=$3 copy=$4 db plant=${S_PLANT[$1]} kind=${S_KIND[$1]}
+	local i first rep_ok=0 reps_list=() cj cfirst cost worse verdict causes
+	local err='' note='' cmp_ok=0 meas=$M_MEAS dacct=$M_DACCT ndrop=$M_NDROP
 	local base=$s-$v-base chg=$s-$v-changed
 	db=$FULL; [ "$copy" = blind ] && db=$BLIND
 	for ((i = 1; i <= reps; i++)); do
@@ -111,24 +133,21 @@ score_planted() {
 		first=${first%% *}
 		reps_list+=("${first:--}")
 		[ "$first" = "$plant" ] && rep_ok=$((rep_ok + 1))
-		meas_l+=("$(awk -v a="$(real_s "$chg.$i" "$idx")" -v b="$(real_s "$base.$i" "$idx")" \
-			'BEGIN { if (a != "" && b != "") printf "%.4f", a - b }')")
-		d_chg=$(delay_s "$chg.$i" "$idx" "$kind")
-		d_base=$(delay_s "$base.$i" "$idx" "$kind")
-		ndrop=$((ndrop + $(dropped "$chg.$i") + $(dropped "$base.$i")))
-		[ -n "$d_chg" ] && [ -n "$d_base" ] &&
-			dacct_l+=("$(awk -v a="$d_chg" -v b="$d_base" 'BEGIN { printf "%.4f", a - b }')")
 	done
 	if [ "$reps" -gt 1 ]; then
 		cj=$(compare_json "$db" --group-by "$base.*,$chg.*" "$base.*" "$chg.*")
 	else
 		cj=$(compare_json "$db" "$base.1" "$chg.1")
 	fi
-	cfirst=$(jq -r '[.comparisons[0].findings[] | select(.cause == 1) | .analyzer][0] // "-"' \
+	# compare's first cause, the planted finding's cost, .worse, the verdict
+	# and every cause with its cost, in one pass
+	IFS=$'\037' read -r cfirst cost worse verdict causes < <(jq -r --arg p "$plant" '
+		.comparisons[0] as $c | [$c.findings[] | select(.cause == 1)] as $k |
+		[($k[0].analyzer // "-"),
+		 ([$c.findings[] | select(.analyzer == $p) | .cost_s][0] // 0 | tostring),
+		 ($c.worse // ""), ($c.verdict // ""),
+		 ([$k[] | "\(.analyzer) \(.cost_s)"] | join(", "))] | join("\u001f")' \
 		<<< "$cj" 2> /dev/null)
-	cost=$(jq -r --arg p "$plant" '[.comparisons[0].findings[] | select(.analyzer == $p)
-		| .cost_s][0] // 0' <<< "$cj" 2> /dev/null)
-	worse=$(jq -r '.comparisons[0].worse // empty' <<< "$cj" 2> /dev/null)
 	if [ -z "$cj" ]; then
 		cfirst="?" cost=0 note="compare failed"
 	elif [ -z "$worse" ]; then
@@ -138,8 +157,6 @@ score_planted() {
 		cfirst="($cfirst)"
 	fi
 	[ "$cfirst" = "$plant" ] && cmp_ok=1
-	meas=$(median "${meas_l[@]}")
-	dacct=$(median "${dacct_l[@]}")
 	if [ -n "$meas" ] && awk -v m="$meas" 'BEGIN { exit !(m > 0) }'; then
 		err=$(awk -v c="$cost" -v m="$meas" 'BEGIN { d = c - m; if (d < 0) d = -d;
 			printf "%.0f", 100 * d / m }')
@@ -160,9 +177,7 @@ score_planted() {
 		--arg reports "${reps_list[*]}" --arg cfirst "$cfirst" \
 		--argjson cmp_ok "$cmp_ok" --arg cost "$cost" --arg meas "$meas" \
 		--arg err "$err" --arg dacct "$dacct" --arg note "$note" --argjson ndrop "$ndrop" \
-		--arg verdict "$(jq -r '.comparisons[0].verdict // ""' <<< "$cj" 2> /dev/null)" \
-		--arg causes "$(jq -r '[.comparisons[0].findings[] | select(.cause == 1) |
-			"\(.analyzer) \(.cost_s)"] | join(", ")' <<< "$cj" 2> /dev/null)" \
+		--arg verdict "$verdict" --arg causes "$causes" \
 		'{type: "planted", scenario: $s, variation: $v, copy: $copy, planted: $plant,
 		  kind: $kind, repeats: $reps, report_first: ($reports | split(" ")),
 		  report_planted_first: $rep_ok, compare_first: $cfirst,
@@ -227,6 +242,7 @@ score_all() {
 				score_null "$s" "$v" "$c" "$s-$v.1" "$s-$v.2" "$s-$v.1" "$s-$v.2"
 				continue
 			fi
+			[ "$c" = full ] && measure "$s" "$v" "$reps"
 			score_planted "$s" "$v" "$reps" "$c"
 			if [ "$reps" -ge 2 ]; then
 				score_null "$s" "$v/nb" "$c" "$s-$v-base.1" "$s-$v-base.2"
