@@ -91,15 +91,19 @@ static int bad(int *bad_line, int lineno)
 	return -EINVAL;
 }
 
-int procstat_parse_vmstat(const char *buf, size_t len, procstat_kv_fn kv,
-			  void *ctx, int *bad_line)
+/* "name value" lines (/proc/vmstat, memory.stat): each value to kv under
+ * source, its key the name with suffix(name) appended (suffix may be
+ * NULL). */
+static int parse_pairs(const char *buf, size_t len, const char *source,
+		       const char *(*suffix)(const char *name), procstat_kv_fn kv,
+		       void *ctx, int *bad_line)
 {
 	size_t pos = 0;
 	struct line ln;
 	int lineno = 0, rc;
 
 	while (next_line(buf, len, &pos, &ln)) {
-		char name[128], val[64], extra[8];
+		char name[128], val[64], extra[8], key[144];
 		double v;
 
 		lineno++;
@@ -109,10 +113,17 @@ int procstat_parse_vmstat(const char *buf, size_t len, procstat_kv_fn kv,
 		    next_token(&ln, val, sizeof(val)) >= sizeof(val) ||
 		    number(val, &v) || next_token(&ln, extra, sizeof(extra)))
 			return bad(bad_line, lineno);
-		if ((rc = kv(ctx, "vmstat", name, v)))
+		snprintf(key, sizeof(key), "%s%s", name, suffix ? suffix(name) : "");
+		if ((rc = kv(ctx, source, key, v)))
 			return rc;
 	}
 	return 0;
+}
+
+int procstat_parse_vmstat(const char *buf, size_t len, procstat_kv_fn kv,
+			  void *ctx, int *bad_line)
+{
+	return parse_pairs(buf, len, "vmstat", NULL, kv, ctx, bad_line);
 }
 
 int procstat_parse_meminfo(const char *buf, size_t len, procstat_kv_fn kv,
@@ -227,46 +238,27 @@ int procstat_parse_psi(const char *resource, const char *buf, size_t len,
 	return 0;
 }
 
-/* Whether a memory.stat field is an event count (else bytes). */
-static int memcg_counter(const char *name)
+/* The key suffix of a memory.stat field: "" for an event count, "_bytes"
+ * for an amount. */
+static const char *memcg_suffix(const char *name)
 {
-	static const char *const prefixes[] = {
+	static const char *const counters[] = {
 		"pg", "workingset_", "thp_", "pswp", "zswp", "swpin_", "swpout_",
 		"numa_",
 	};
 
 	if (!strncmp(name, "total_", 6))
 		name += 6;
-	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
-			return 1;
-	return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
+		if (!strncmp(name, counters[i], strlen(counters[i])))
+			return "";
+	return "_bytes";
 }
 
 int procstat_parse_memcg(const char *buf, size_t len, procstat_kv_fn kv,
 			 void *ctx, int *bad_line)
 {
-	size_t pos = 0;
-	struct line ln;
-	int lineno = 0, rc;
-
-	while (next_line(buf, len, &pos, &ln)) {
-		char name[96], val[64], extra[8], key[112];
-		double v;
-
-		lineno++;
-		if (blank(&ln))
-			continue;
-		if (next_token(&ln, name, sizeof(name)) >= sizeof(name) ||
-		    next_token(&ln, val, sizeof(val)) >= sizeof(val) ||
-		    number(val, &v) || next_token(&ln, extra, sizeof(extra)))
-			return bad(bad_line, lineno);
-		snprintf(key, sizeof(key), "%s%s", name,
-			 memcg_counter(name) ? "" : "_bytes");
-		if ((rc = kv(ctx, "memcg", key, v)))
-			return rc;
-	}
-	return 0;
+	return parse_pairs(buf, len, "memcg", memcg_suffix, kv, ctx, bad_line);
 }
 
 /* Reads the whole file dir/name into *buf (malloc'd, *len bytes). Returns 0
