@@ -66,9 +66,10 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	capture/import_pipe.c capture/import_samples.c capture/import_fmt.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
 	analyze/runview.c analyze/rsort.c analyze/rundata.c analyze/evorder.c \
-	analyze/timeacct.c analyze/finding.c analyze/analyzer.c analyze/an_seek.c \
+	analyze/timeacct.c analyze/family.c analyze/critpath.c analyze/question.c analyze/finding.c analyze/analyzer.c analyze/an_seek.c \
 	analyze/an_fairness.c analyze/an_queue.c analyze/an_readahead.c \
-	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
+	analyze/an_writeback.c analyze/an_swap.c analyze/an_cpu.c \
+	analyze/an_throttle.c analyze/an_device.c analyze/an_refault.c analyze/report.c \
 	analyze/compare.c analyze/figures.c analyze/crosstab.c analyze/cmd_compare.c analyze/cmd_dump.c \
 	analyze/manage.c analyze/cmd_manage.c analyze/cmd_metric.c analyze/cmd_label.c \
 	analyze/cmd_push.c analyze/cmd_fleet.c analyze/summary.c \

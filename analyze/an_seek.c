@@ -461,6 +461,7 @@ const struct analyzer an_seek = {
 	.finding = seek_finding,
 	.emit = seek_emit,
 	.release = seek_release,
+	.cats = 1u << CP_SEEK,
 	.definitions =
 "seek: per device, btt's D2D distance of each dispatch (sectors from the\n"
 "  previous dispatch's end, 0 when they overlap); a long seek is over 128\n"

@@ -318,6 +318,7 @@ const struct analyzer an_writeback = {
 	.finding = wb_finding,
 	.emit = wb_emit,
 	.release = wb_release,
+	.cats = 1u << CP_WRITEBACK,
 	.definitions =
 "writeback: idle time is sampled time with Dirty over 8 MB and no request\n"
 "  at any traced device (D to C). Cost: for the process that waited longest\n"

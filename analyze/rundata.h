@@ -127,6 +127,26 @@ struct an_series {
 struct an_vm {
 	int64_t t;
 	double si, so, bi, bo, swpd, free, wa;
+	double r, b;               /* runnable and blocked (D state) tasks */
+	double us, sy, id;         /* % of CPU time */
+	double cache;              /* kB */
+};
+
+/* One task's own account of its time, from the kernel's per-task delay
+ * accounting (taskstats, Documentation/accounting/delay-accounting.rst;
+ * capture's samples of source "task", keys "PID.FIELD"): cumulative seconds
+ * as of its exit or the last sample, NAN when not recorded. */
+struct an_task {
+	uint32_t pid, ppid;
+	int64_t start, exit;       /* ns on the events' clock, AN_NONE unknown */
+	double cpu_s;              /* on a CPU */
+	double cpu_delay_s;        /* runnable, waiting for a CPU */
+	double blkio_delay_s;      /* waiting for block I/O (io_schedule:
+				    * also dirty throttling's sleeps) */
+	double swapin_delay_s;     /* waiting for swap-in */
+	double freepages_delay_s;  /* direct reclaim */
+	double thrashing_delay_s;  /* refaulting recently evicted pages */
+	double compact_delay_s;    /* memory compaction */
 };
 
 /* One workload of the run: start and end ns on the events' clock
@@ -157,10 +177,22 @@ struct rundata {
 	struct an_series dirty_thresh_kb;          /* vmstat nr_dirty_threshold */
 	struct an_series bg_thresh_kb;   /* vmstat nr_dirty_background_threshold */
 	struct an_series psi[4];     /* cumulative stall, us: RD_PSI_* below */
+	struct an_series anon_kb;    /* meminfo AnonPages */
+	/* the memory cgroup of --mem-limit (memory.stat, capture's "memcg"
+	 * samples): anonymous (rss), dirty and writeback pages, kB */
+	struct an_series cg_anon_kb, cg_dirty_kb, cg_writeback_kb;
 	struct an_cmd *cmds;
 	size_t ncmd;
-	uint32_t swap_dev[8];        /* devices of role swap */
+	uint32_t swap_dev[8];        /* devices of role swap (the capture's
+				      * list, else told from the trace) */
 	int nswap;
+	int swap_inferred;           /* swap_dev told from the trace */
+	struct an_task *tasks;       /* by pid; none for a run without delay
+				      * accounting (every import) */
+	size_t ntask;
+	int ncpu;                    /* the machine's CPUs (setting "cpus", or
+				      * the CPUs its trace records name); 0
+				      * when unknown */
 	double dirty_bg_ratio, dirty_ratio; /* settings, -1 when unknown */
 	/* The time the run is judged over: its commands' first start to last
 	 * end when it has commands, else its first to last event. */
@@ -271,6 +303,9 @@ int rundata_load_parts(struct rundata *rd, const struct runview *rv,
  * requests table, as store_requests_next() reads it and store_request_add()
  * writes it), its flags from its RWBS categories and its stitching. */
 void rundata_io_of(struct an_io *x, const struct store_request *rq);
+
+/* The task pid of rd (delay accounting), or NULL. */
+const struct an_task *rundata_task(const struct rundata *rd, uint32_t pid);
 
 /* Frees what rundata_load took. */
 void rundata_free(struct rundata *rd);
