@@ -19,7 +19,9 @@
 # Usage (as root): bash tests/score/score.sh [--rescore] [--only PATTERN]
 #   [--quick] [--dir DIR]; or the environment: SCORE_DIR (default
 #   build/score), RESCORE=1 (no capture: re-export, re-import and re-score the
-#   runs in SCORE_DIR), SCORE_ONLY (patterns on scenario names, separated by , or |), SCORE_QUICK=1
+#   runs in SCORE_DIR), SCORE_ONLY (patterns on scenario names, separated by
+#   , or |: only those are captured, replacing their runs in SCORE_DIR, and
+#   scored), SCORE_QUICK=1
 #   (the first variation of readahead and healthy, one run a side: a check of
 #   the scorer, not a score), IOTAPE (the binary).
 . "$(dirname "$0")/../lib.sh"
@@ -238,10 +240,22 @@ capture_all() {
 	tracefs_check || die "$TRACEFS_WHY"
 	[ -w $TG/blkio.throttle.read_bps_device ] ||
 		die "needs cgroup v1 blk-throttle ($TG/blkio.throttle.read_bps_device)"
-	rm -rf "$FULL" "$BLIND" "$RUNS" "$MANIFEST"
-	mkdir -p "$RUNS"
-	: > "$RUNS/captured"
 	local s t0=$SECONDS
+	if [ -n "$SCORE_ONLY" ] && [ -s "$MANIFEST" ] && [ -z "$SCORE_QUICK" ]; then
+		# a subset captured again: only its runs are replaced
+		for s in "${SCN[@]}"; do
+			selected "$s" || continue
+			"$IOTAPE" rm --db "$FULL" --force "$s-*" > /dev/null 2>&1
+			rm -f "$RUNS/$s"-*
+			sed -i "/^$s-/d" "$RUNS/captured"
+			awk -F'\t' -v s="$s" '$2 != s' "$MANIFEST" > "$MANIFEST.new" &&
+				mv "$MANIFEST.new" "$MANIFEST"
+		done
+	else
+		rm -rf "$FULL" "$BLIND" "$RUNS" "$MANIFEST"
+		mkdir -p "$RUNS"
+		: > "$RUNS/captured"
+	fi
 	for s in "${SCN[@]}"; do
 		if [ -n "$SCORE_QUICK" ]; then
 			case $s in readahead|healthy) ;; *) continue ;; esac

@@ -150,6 +150,10 @@ score_planted() {
 		<<< "$cj" 2> /dev/null)
 	if [ -z "$cj" ]; then
 		cfirst="?" cost=0 note="compare failed"
+	elif [ -z "$cfirst" ]; then
+		cfirst="?" cost=0
+		note="compare compared nothing: $(jq -r '.comparisons[0] | tostring' <<< "$cj" |
+			cut -c 1-60)"
 	elif [ -z "$worse" ]; then
 		NO_WORSE=$((NO_WORSE + 1))
 	elif [ "${worse/-base/}" != "$worse" ]; then
@@ -204,7 +208,7 @@ score_null() {
 		fi
 	done
 	cj=$(compare_json "$db" "$a" "$b")
-	cfirst=$(jq -r '[.comparisons[0].findings[] | select(.cause == 1) | .analyzer][0] // "-"' \
+	cfirst=$(jq -r '[.comparisons[0].findings[]? | select(.cause == 1) | .analyzer][0] // "-"' \
 		<<< "$cj" 2> /dev/null)
 	[ -z "$cj" ] && cfirst="?"
 	[ "$cfirst" != - ] && claimed+=("compare $a $b: $cfirst")
