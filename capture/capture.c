@@ -165,8 +165,10 @@ static int start_taskacct(struct cap_run *r)
 	struct setting *s;
 
 	if (taskacct_start(&r->ta, &r->lab, o->mp.proc, o->mp.sys, r->t0, r->err,
-			   sizeof(r->err)))
+			   sizeof(r->err))) {
+		taskacct_free(&r->ta);
 		return -1;
+	}
 	r->ta_on = 1;
 	r->set0 = xrealloc(r->set0, (size_t)(r->nset0 + 1) * sizeof(*r->set0));
 	s = &r->set0[r->nset0++];
