@@ -21,9 +21,14 @@
 #   build/score), RESCORE=1 (no capture: re-export, re-import and re-score the
 #   runs in SCORE_DIR), SCORE_ONLY (patterns on scenario names, separated by
 #   , or |: only those are captured, replacing their runs in SCORE_DIR, and
-#   scored), SCORE_QUICK=1
-#   (the first variation of readahead and healthy, one run a side: a check of
-#   the scorer, not a score), IOTAPE (the binary).
+#   scored), SCORE_QUICK=1 (the first variation of readahead and healthy,
+#   one run a side: a check of the scorer, not a score), IOTAPE (the binary).
+#
+# Adding a scenario is one file, tests/score/s_NAME.sh, that calls
+# `scenario NAME PLANT KIND IDX` and `variation VAR REPS [nopsi]` and defines
+# NAME_setup (devices, files; cleanups with scn_at_exit), NAME_run VAR SIDE
+# RUN (SIDE base or changed, a for healthy: one `cap RUN ...`) and, when it
+# may not run here, NAME_check (prints why and returns 1).
 . "$(dirname "$0")/../lib.sh"
 
 SCORE_DIR=${SCORE_DIR:-$REPO_ROOT/build/score}
@@ -61,7 +66,8 @@ done
 # variation NAME REPS [nopsi]: one of its variations, REPS runs a side; nopsi:
 # the full copy's PSI samples are dropped after the capture (a kernel without
 # PSI)
-SCN=() declare -A S_PLANT S_KIND S_IDX S_VARS
+SCN=()
+declare -A S_PLANT S_KIND S_IDX S_VARS
 scenario() {
 	SCN+=("$1")
 	S_PLANT[$1]=$2 S_KIND[$1]=$3 S_IDX[$1]=$4 S_VARS[$1]=
