@@ -124,7 +124,7 @@ measure() {
 # score_planted S V REPS COPY: one planted row (after measure S V REPS)
 score_planted() {
 	local s=$1 v=$2 reps=$3 copy=$4 db plant=${S_PLANT[$1]} kind=${S_KIND[$1]}
-	local i first rep_ok=0 reps_list=() cj cfirst cost worse verdict causes
+	local i first rep_ok=0 reps_list=() cj cfirst cost worse verdict causes direction
 	local err='' note='' cmp_ok=0 meas=$M_MEAS dacct=$M_DACCT ndrop=$M_NDROP
 	local base=$s-$v-base chg=$s-$v-changed
 	db=$FULL; [ "$copy" = blind ] && db=$BLIND
@@ -139,14 +139,15 @@ score_planted() {
 	else
 		cj=$(compare_json "$db" "$base.1" "$chg.1")
 	fi
-	# compare's first cause, the planted finding's cost, .worse, the verdict
-	# and every cause with its cost, in one pass
-	IFS=$'\037' read -r cfirst cost worse verdict causes < <(jq -r --arg p "$plant" '
+	# compare's first cause, the planted finding's cost, .worse, the verdict,
+	# every cause with its cost and .direction, in one pass
+	IFS=$'\037' read -r cfirst cost worse verdict causes direction < <(jq -r --arg p "$plant" '
 		.comparisons[0] as $c | [$c.findings[] | select(.cause == 1)] as $k |
 		[($k[0].analyzer // "-"),
 		 ([$c.findings[] | select(.analyzer == $p) | .cost_s][0] // 0 | tostring),
 		 ($c.worse // ""), ($c.verdict // ""),
-		 ([$k[] | "\(.analyzer) \(.cost_s)"] | join(", "))] | join("\u001f")' \
+		 ([$k[] | "\(.analyzer) \(.cost_s)"] | join(", ")),
+		 ($c.direction // "" | tostring)] | join("\u001f")' \
 		<<< "$cj" 2> /dev/null)
 	if [ -z "$cj" ]; then
 		cfirst="?" cost=0 note="compare failed"
@@ -181,12 +182,14 @@ score_planted() {
 		--arg reports "${reps_list[*]}" --arg cfirst "$cfirst" \
 		--argjson cmp_ok "$cmp_ok" --arg cost "$cost" --arg meas "$meas" \
 		--arg err "$err" --arg dacct "$dacct" --arg note "$note" --argjson ndrop "$ndrop" \
-		--arg verdict "$verdict" --arg causes "$causes" \
+		--arg verdict "$verdict" --arg causes "$causes" --arg worse "$worse" \
+		--arg direction "$direction" \
 		'{type: "planted", scenario: $s, variation: $v, copy: $copy, planted: $plant,
 		  kind: $kind, repeats: $reps, report_first: ($reports | split(" ")),
 		  report_planted_first: $rep_ok, compare_first: $cfirst,
 		  compare_planted_first: ($cmp_ok == 1), compare_causes: $causes,
-		  verdict: $verdict, cost_s: ($cost | tonumber? // null),
+		  verdict: $verdict, worse: $worse, direction: $direction,
+		  cost_s: ($cost | tonumber? // null),
 		  measured_s: ($meas | tonumber? // null),
 		  cost_error_pct: ($err | tonumber? // null),
 		  delay_acct_s: ($dacct | tonumber? // null),
