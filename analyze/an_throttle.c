@@ -42,7 +42,7 @@ static int thr_finding(const struct an_run *r, const void *state,
 	const struct thr_state *s = state;
 	const struct critpath *cp = &r->cp;
 	double c = cp->cat[CP_THROTTLE];
-	int dirty = cp->wb_active_s > cp->held_s;
+	int dirty = cp->wb_active_s + cp->proxy_throttle_s > cp->held_s;
 
 	f->present = c >= FD_MIN_S;
 	if (dirty)
@@ -65,6 +65,11 @@ static int thr_finding(const struct an_run *r, const void *state,
 		       "%s.", dirty ? "the flushers' writes were in flight with "
 		       "dirty data over the throttling point" : "no traced device "
 		       "had I/O in flight");
+	if (cp->proxy_throttle_s > 0)
+		FD_CAT(f, how, " The writer itself is not in the trace (it "
+		       "only dirtied pages): %.2f s of the flushers' writes while "
+		       "vmstat counted a task blocked and no process of the "
+		       "workload synced stand for its wait.", cp->proxy_throttle_s);
 	FD_CAT(f, evidence, "%s; peak Dirty %.1f MB; %.2f s of the workload's "
 	       "free time blocked while writeback ran, %.2f s blocked with the "
 	       "devices idle", s->limits, s->dirty_peak_mb, cp->wb_active_s,

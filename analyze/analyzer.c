@@ -11,6 +11,7 @@
 #include "capture/blktrace_format.h"
 #include "lib/emit.h"
 #include "lib/util.h"
+#include "model/model.h"
 
 const struct analyzer *const analyzers[] = {
 	&an_seek, &an_fairness, &an_queue, &an_readahead, &an_writeback,
@@ -164,6 +165,14 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	 * re-read sort) come when theirs are gone */
 	timeacct_drop_bios(&r->ta);
 	critpath_build(&r->cp, &r->rd, &r->ord, w.cmd_mask);
+	/* --model: the workload's I/O at the modelled disk's times */
+	if (r->model)
+		for (int i = 0; i < n_analyzers; i++)
+			if (analyzers[i] == &an_seek && r->state[i]) {
+				double svc, seq, d2c;
+				an_seek_modelled(r, r->state[i], &svc, &seq, &d2c);
+				critpath_model(&r->cp, svc, seq, d2c, r->model->name);
+			}
 	/* what only the builds read: memory back before the next run loads
 	 * (compare holds several) */
 	evorder_free(&r->ord);
@@ -200,6 +209,38 @@ static double cats_sum(const double *v, unsigned cats)
 	return s;
 }
 
+/* A finding for analyzer a from its categories alone, when its own finding()
+ * had nothing to say of run r (too few bios for its evidence, say) but the
+ * workload's time in them is there. Returns 1 when it made one. */
+static int generic_finding(const struct analyzer *a, const struct an_run *r,
+			   struct finding *f)
+{
+	double c = 0;
+	int k1 = -1;
+
+	for (int k = 0; k < CP_NCAT; k++)
+		if (a->cats & (1u << k)) {
+			c += r->cp.cat[k];
+			if (k1 < 0)
+				k1 = k;
+		}
+	if (k1 < 0 || c < FD_MIN_S)
+		return 0;
+	finding_init(f, a->name);
+	f->present = 1;
+	snprintf(f->title, sizeof(f->title), "%s: the workload %s %.2f s",
+		 a->name, cp_cat_desc[k1], c);
+	FD_CAT(f, how, "the workload's time on its critical path in this "
+	       "category (iotape compare --help)");
+	FD_CAT(f, evidence, "%.2f s of the workload's %.2f s", c,
+	       r->cp.elapsed_s);
+	f->conf = FD_MEDIUM;
+	FD_CAT(f, why, "the critical path's accounting of the trace and samples");
+	f->lo_s = 0;
+	f->hi_s = r->cp.elapsed_s;
+	return 1;
+}
+
 int an_run_findings(const struct an_run *r, struct finding *out, int max,
 		    double *own_s)
 {
@@ -211,11 +252,17 @@ int an_run_findings(const struct an_run *r, struct finding *out, int max,
 		struct finding *f = &out[n];
 		finding_init(f, a->name);
 		/* no data for it: listed as not seen */
-		if (!r->state[i] || a->finding(r, r->state[i], f)) {
+		if (!r->state[i] || a->finding(r, r->state[i], f) ||
+		    (a->cats && !a->compare_only && generic_finding(a, r, f))) {
 			if (a->cats && r->state[i] && !a->compare_only) {
 				f->cost_s = cats_sum(r->cp.cat, a->cats);
-				snprintf(f->cost_of, sizeof(f->cost_of), "the "
-					 "workload's time");
+				if (r->cp.modelled && r->model)
+					snprintf(f->cost_of, sizeof(f->cost_of),
+						 "the workload's time on the "
+						 "modelled disk %s", r->model->name);
+				else
+					snprintf(f->cost_of, sizeof(f->cost_of),
+						 "the workload's time");
 			}
 			/* a cost never larger than the workload's device time
 			 * it is carved from, nor the run */
@@ -246,6 +293,11 @@ static int both_findings(const struct analyzer *a, const struct an_run *x,
 	finding_init(&fy, a->name);
 	hx = sx && a->finding(x, sx, &fx);
 	hy = sy && a->finding(y, sy, &fy);
+	/* the categories alone, when the analyzer had nothing to say */
+	if (!hx && a->cats)
+		hx = generic_finding(a, x, &fx);
+	if (!hy && a->cats)
+		hy = generic_finding(a, y, &fy);
 	if (!hx && !hy)
 		return 0;
 	*f = hy ? fy : fx;
@@ -323,8 +375,14 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 		if (f->cost_s < 0 && f->x_title[0])
 			snprintf(f->title, sizeof(f->title), "%.60s: %.130s",
 				 x->rd.rv->name, f->x_title);
-		if (fabs(f->cost_s) >= FD_MIN_S)
+		/* a part of the workload's time measured in both runs: sure
+		 * enough to count, whatever one run alone could say */
+		if (fabs(f->cost_s) >= FD_MIN_S) {
 			f->present = 1;
+			if (f->conf == FD_NONE && (a->cats || a->mix_cost))
+				f->conf = x->cp.measured && y->cp.measured ? FD_HIGH
+									   : FD_MEDIUM;
+		}
 		sum += f->cost_s;
 		n++;
 	}

@@ -70,6 +70,7 @@ struct analyzer {
 	/* 1: its categories are a cause only between runs (in one run they
 	 * are the workload's own time) */
 	int compare_only;
+
 };
 
 extern const struct analyzer an_seek, an_fairness, an_swap, an_writeback,
@@ -143,6 +144,13 @@ void an_proc_name(const struct an_run *r, uint32_t pid, char *out, size_t len);
 
 /* "7,0". */
 void an_dev_name(uint32_t dev, char *out, size_t len);
+
+/* The seek analyzer's dispatches on the modelled disk (--model), summed over
+ * devices, seconds: mechanism time svc_s, of it overhead and transfer
+ * seq_s, and completion less arrival d2c_s (with the queueing a slower disk
+ * adds). Zeros when not modelled. */
+void an_seek_modelled(const struct an_run *r, const void *state,
+		      double *svc_s, double *seq_s, double *d2c_s);
 
 /* The dirty limits as the run set them, bytes when set in bytes:
  * "dirty_background_bytes 4000000, dirty_bytes 8000000" or

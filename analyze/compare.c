@@ -13,6 +13,7 @@
 #include "analyze/stats.h"
 #include "capture/blktrace_format.h"
 #include "lib/util.h"
+#include "model/model.h"
 
 /* ---- loading ---- */
 
@@ -51,8 +52,11 @@ static double fig_of(void *ctx, const char *key)
 	for (int k = 0; k < x->c->fs.n; k++)
 		if (!strcmp(x->c->fs.f[k].key, key))
 			return r->has[k] ? r->v[k] : NAN;
-	if (!strcmp(key, "workload_span_s"))
-		return r->an.cp.elapsed_s > 0 ? r->an.cp.elapsed_s : NAN;
+	/* a run with events but no workload I/O in them (a buffered writer
+	 * whose data was written after the trace) took no time of it */
+	if (!strcmp(key, "workload_span_s") || !strcmp(key, "model_time_s"))
+		return r->an.cp.elapsed_s > 0 || r->rv.last_event ?
+		       r->an.cp.elapsed_s : NAN;
 	return NAN;
 }
 
@@ -94,6 +98,23 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		return error("%s", err);
 	}
 	free(qr);
+	/* --model without a figure: the workload's time with its I/O on the
+	 * modelled disk (critpath_model()) */
+	if (model && !metric) {
+		struct question *q = &c->q;
+		q->kind = Q_SPAN;
+		snprintf(q->key, sizeof(q->key), "model_time_s");
+		snprintf(q->terms[0], sizeof(q->terms[0]), "model_time_s");
+		q->nterms = 1;
+		snprintf(q->label, sizeof(q->label), "the workload's time on %s "
+			 "(modelled)", model->name);
+		snprintf(q->why, sizeof(q->why), "--model: %s, with the I/O's "
+			 "device time the modelled disk's", q->kind == Q_COMMANDS ?
+			 "the commands' time" : "the workload's span");
+		snprintf(q->unit, sizeof(q->unit), "s");
+		q->lower_better = q->duration = 1;
+		q->unit_scale = 1;
+	}
 	for (int i = 0; i < n; i++) {
 		struct run_figs *r = &c->rf[i];
 		struct an_opts o = { model, c->q.cmd_mask };
@@ -660,10 +681,15 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 			snprintf(line + len, sizeof(line) - len, "%s", q->duration ?
 				 "they took the same time" : "the same");
 		else
+		{
+			char pct[32] = "from 0";
+			if (good->med != 0)
+				snprintf(pct, sizeof(pct), "%+.1f%%", 100 *
+					 (bad->med - good->med) / fabs(good->med));
 			snprintf(line + len, sizeof(line) - len, "%s is worse by "
-				 "%s (%+.1f%%)%s", bad_name, dv, good->med != 0 ?
-				 100 * (bad->med - good->med) / fabs(good->med) : 0,
-				 bad == &s0 ? ", so this explains what made " : "");
+				 "%s (%s)%s", bad_name, dv, pct, bad == &s0 ?
+				 ", so this explains what made " : "");
+		}
 		if (!tie && bad == &s0)
 			snprintf(line + strlen(line), sizeof(line) - strlen(line),
 				 "%s better", c->gname[g]);

@@ -27,7 +27,35 @@ const char *const cp_cat_name[CP_NCAT] = {
 	"wbwait", "throttle", "cpu", "other",
 };
 
-#define FAR_SECTORS 128        /* btt/seekwatcher: a seek over 128 sectors */
+const char *const cp_cat_desc[CP_NCAT] = {
+	"waited on its I/O at the device's own speed",
+	"waited on the device seeking",
+	"waited behind other I/O",
+	"waited in the scheduler beyond the other processes",
+	"waited on swap and memory",
+	"waited re-reading data it had read",
+	"waited on writeback the idle time before could have done",
+	"waited for writeback at the device's speed",
+	"was blocked issuing no I/O (dirty throttling, I/O held above the "
+	"block layer)",
+	"waited for a CPU",
+	"ran or thought",
+};
+
+/* the seek bands' upper ends, sectors (btt/seekwatcher: a long seek is
+ * over 128 sectors) */
+static const int64_t band_end[CP_BANDS - 1] = { 128, 16384, 1 << 20 };
+
+static int band_of(int64_t seek)
+{
+	int b = 0;
+
+	if (seek < 0)
+		seek = -seek;
+	while (b < CP_BANDS - 1 && seek > band_end[b])
+		b++;
+	return b;
+}
 #define MIN_BASE 20            /* bios for a baseline */
 
 /* ---- small open-addressed tables ---- */
@@ -56,6 +84,8 @@ struct fly {                /* a blocking I/O of a unit, in flight */
 	int shared_q;           /* others' I/O queued or in flight at Q or D */
 	int shared_d;           /* others' I/O in flight at D */
 	uint64_t others_at_d;   /* others' dispatches so far, at D */
+	double others_frac;     /* of the I/O ahead of it at the device at D,
+				 * the share other processes' */
 };
 
 struct devpid {
@@ -73,6 +103,7 @@ struct devpid {
 struct dstate {
 	int queued, disp;
 	uint64_t ndisp;
+	int64_t last_c;         /* the device's latest completion */
 	double q2d_sum_ns;      /* every process's, for fairness */
 	uint64_t q2d_n;
 };
@@ -96,13 +127,18 @@ struct walk {
 	int nasync;             /* asynchronous writes queued or in flight */
 	int nblocked;           /* units with I/O in flight */
 	uint8_t *refault;       /* rows that re-read sectors */
-	/* cells: [dir][size][far][shared] */
+	int user_sync;          /* the workload's user processes queued
+				 * synchronous writes or flushes */
+	/* each device's mean service time per request of a direction and size
+	 * (the utilization law over the run: Sum of C - max(D, previous C) /
+	 * requests), ns: [dev index][dir][size] */
+	double (*svc_mean)[2][CP_SIZES];
+	/* cells: [dir][size][seek band]: the bios' critical time in their own
+	 * service at the device and its sum over their service time */
 	struct {
-		double n, sd, sdr;      /* bios, critical s at the device,
-					 * and its sum over D2C (s/ns) */
-		struct hist d2c;        /* ns */
-	} cell[2][CP_SIZES][2][2];
-	struct hist all_d2c[2][CP_SIZES];
+		double n, sd, sdr;      /* bios, critical s, s per ns of service */
+		struct hist svc;        /* service time, ns */
+	} cell[2][CP_SIZES][CP_BANDS];
 };
 
 static int size_class(uint32_t bytes)
@@ -426,6 +462,8 @@ static void on_d(struct walk *w, uint32_t row, const struct an_io *x)
 			f->shared_q = 1;
 		f->shared_d = d->disp - own->disp > 0;
 		f->others_at_d = d->ndisp - own->ndisp;
+		f->others_frac = d->disp > 0 ? (double)(d->disp - own->disp) /
+				 (double)d->disp : 0;
 	}
 	own->disp++;
 	own->ndisp++;
@@ -434,22 +472,47 @@ static void on_d(struct walk *w, uint32_t row, const struct an_io *x)
 	w->ndisp_all++;
 }
 
+/* Puts a blocking I/O's critical share (sq before dispatch, sd at the
+ * device) into the categories. Its time at the device is its own service
+ * (svc ns: since the device's previous completion or its D, whichever was
+ * later: the utilization law's service time) and, before that, a wait
+ * behind the I/O ahead of it; the part of that wait behind other
+ * processes' I/O is queueing. */
+static const struct an_vm *vm_at(const struct rundata *rd, int64_t t);
+
 static void classify(struct walk *w, struct fly *f, uint32_t row,
-		     const struct an_io *x, double sq, double sd)
+		     const struct an_io *x, double sq, double sd, int64_t svc)
 {
+	int dk = rundata_dev_index(w->rd, x->dev);
 	struct critpath *cp = w->cp;
 	struct unit *u = &w->u[f->unit];
 	int dir = !!(x->flags & AN_WRITE);
 	uint32_t db = x->dbytes ? x->dbytes : x->bytes;
 	int sc = size_class(db);
-	int far = (x->flags & AN_HAS_SEEK) && llabs(x->seek) > FAR_SECTORS;
+	int far = (x->flags & AN_HAS_SEEK) ? band_of(x->seek) : 0;
 	int64_t d2c = f->has_d ? x->c - x->d : x->c - x->q;
+	struct cp_class *c = &cp->cls[dir][sc];
 	struct devpid *own;
+	double qpart = 0;
 
 	if (is_swap(cp, x->dev)) {
 		cp->cat[CP_SWAP] += sq + sd;
 		u->swap_wait_s += (double)(x->c - x->q) / 1e9;
 		return;
+	}
+	/* a flusher standing for a writer the trace does not show: while
+	 * vmstat counted a task blocked, the writer waited for it, at the
+	 * dirty limit (throttle), or in sync or fsync when the workload's own
+	 * processes queued synchronous writes or flushes (waiting for
+	 * writeback) */
+	if (u->proxy) {
+		const struct an_vm *v = vm_at(w->rd, w->now);
+		if (v && isfinite(v->b) && v->b >= 1) {
+			cp->cat[w->user_sync ? CP_WBWAIT : CP_THROTTLE] += sq + sd;
+			if (!w->user_sync)
+				cp->proxy_throttle_s += sq + sd;
+			return;
+		}
 	}
 	if (w->refault && w->refault[row]) {
 		cp->cat[CP_REFAULT] += sq + sd;
@@ -463,35 +526,49 @@ static void classify(struct walk *w, struct fly *f, uint32_t row,
 	 * counterfactual may claim its time (settle_free()) */
 	if (dir && (x->flags & (AN_SYNC | AN_FUA | AN_FLUSH))) {
 		bin_count(cp, w->now, offsetof(struct cp_bin, syncw_s), sq + sd);
-		cp->cls[dir][sc].sync_s += sq + sd;
+		c->sync_s += sq + sd;
 	}
 	if (f->shared_q) {
 		own = dp_of(w, x->dev, x->pid);
 		own->sq_shared += sq;
 	} else {
 		cp->cat[CP_DEVICE] += sq;
-		cp->cls[dir][sc].dev_s += sq;
-		cp->cls[dir][sc].dev_near_s += sq;
+		c->dev_s += sq;
+		c->devb_s[far] += sq;
 	}
-	cp->cls[dir][sc].n++;
-	cp->cls[dir][sc].bytes += x->bytes;
-	cp->cls[dir][sc].far += far;
-	cp->cls[dir][sc].d2c_sum_ns += (double)d2c;
+	c->n++;
+	c->bytes += x->bytes;
+	c->nb[far]++;
+	c->d2c_sum_ns += (double)d2c;
 	if (d2c <= 0) {
 		cp->cat[CP_DEVICE] += sd;
-		cp->cls[dir][sc].dev_s += sd;
-		cp->cls[dir][sc].dev_near_s += sd;
+		c->dev_s += sd;
+		c->devb_s[far] += sd;
 		return;
 	}
-	{
-		int sh = f->shared_d;
-		w->cell[dir][sc][far][sh].n++;
-		w->cell[dir][sc][far][sh].sd += sd;
-		w->cell[dir][sc][far][sh].sdr += sd / (double)d2c;
-		if (!sh)
-			hist_add(&w->cell[dir][sc][far][0].d2c, (uint64_t)d2c);
-		hist_add(&w->all_d2c[dir][sc], (uint64_t)d2c);
+	/* completed with the one before it (a device that serves several at
+	 * once, or hands them back together): no service time of its own */
+	if (svc < 0 || svc > d2c)
+		svc = svc < 0 ? 0 : d2c;
+	c->svc_sum_ns += (double)svc;
+	/* the wait before its service, the other processes' share of it:
+	 * beyond the device's mean service of a request of its direction and
+	 * size (one bio's own service, from completion times, is too rough a
+	 * measure on devices that hand requests back in bursts) */
+	if (f->shared_d) {
+		double mean = w->svc_mean[dk][dir][sc];
+		if (mean > 0 && mean < d2c)
+			qpart = sd * (1 - mean / (double)d2c) * f->others_frac;
 	}
+	cp->cat[CP_QUEUE] += qpart;
+	c->queue_s += qpart;
+	sd -= qpart;
+	w->cell[dir][sc][far].n++;
+	w->cell[dir][sc][far].sd += sd;
+	/* per ns of its service (of its D2C when it had none of its own) */
+	w->cell[dir][sc][far].sdr += sd / (double)(svc > 0 ? svc : d2c);
+	if (svc > 0)
+		hist_add(&w->cell[dir][sc][far].svc, (uint64_t)svc);
 }
 
 static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
@@ -501,10 +578,21 @@ static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
 	struct dstate *d = &w->ds[dk];
 	struct fly *f = fly_slot(w, row, 0);
 
+	int64_t svc = 0;
+
 	if (x->d != AN_NONE) {
 		own->disp--;
 		d->disp--;
 		w->ndisp_all--;
+		/* the utilization law's service time: from the device's
+		 * previous completion, or this request's D when the device was
+		 * idle (btt/iostat's svctm per request) */
+		if (x->flags & AN_HEAD) {
+			svc = x->c - (x->d > d->last_c ? x->d : d->last_c);
+			if (x->c > d->last_c)
+				d->last_c = x->c;
+		} else
+			svc = x->c - x->d;
 	} else if (x->q != AN_NONE && !(x->flags & AN_SPLIT_TAIL)) {
 		/* completed with no D seen (a Q and C trace) */
 		own->queued--;
@@ -523,7 +611,7 @@ static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
 			f->shared_d = 1;
 		sq = f->phi_d - f->phi_q;
 		sd = u->phi - f->phi_d;
-		classify(w, f, row, x, sq, sd);
+		classify(w, f, row, x, sq, sd, svc);
 		fly_del(w, f);
 		if (--u->k == 0) {
 			if (u->alive)
@@ -665,68 +753,107 @@ static void find_swap(struct critpath *cp, const struct rundata *rd)
 	cp->swap_in_mb = si;
 }
 
-/* ---- after the walk ---- */
-
-static double base_of(struct walk *w, int dir, int sc, int far)
+/* Each device's mean service time per request of a direction and size:
+ * its requests in C order, each served from the later of its D and the
+ * previous completion to its C (the utilization law: a device that serves
+ * one at a time is busy for their sum). */
+static void service_means(struct walk *w, const struct evorder *ord)
 {
-	if (w->cell[dir][sc][far][0].d2c.n >= MIN_BASE)
-		return hist_pct(&w->cell[dir][sc][far][0].d2c, 50);
-	if (far && w->cell[dir][sc][0][0].d2c.n >= MIN_BASE)
-		return hist_pct(&w->cell[dir][sc][0][0].d2c, 50);
-	if (w->all_d2c[dir][sc].n)
-		return hist_pct(&w->all_d2c[dir][sc], 10);
-	return 0;
+	const struct rundata *rd = w->rd;
+
+	w->svc_mean = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->svc_mean));
+	for (size_t k = 0; k < rd->ndevs; k++) {
+		double sum[2][CP_SIZES] = { { 0 } }, n[2][CP_SIZES] = { { 0 } };
+		int64_t last = INT64_MIN, t;
+		struct ev_it it;
+		uint32_t row;
+		ev_it_init(&it, ord, k, EV_C);
+		while (ev_it_next(&it, &row, &t)) {
+			struct an_io xb;
+			const struct an_io *x = rundata_io(rd, row, &xb);
+			int dir, sc;
+			int64_t from;
+			if (!(x->flags & AN_HEAD) || x->d == AN_NONE || x->c < x->d)
+				continue;
+			from = x->d > last ? x->d : last;
+			if (x->c > last)
+				last = x->c;
+			dir = !!(x->flags & AN_WRITE);
+			sc = size_class(x->dbytes ? x->dbytes : x->bytes);
+			sum[dir][sc] += (double)(x->c - from);
+			n[dir][sc]++;
+		}
+		for (int dir = 0; dir < 2; dir++)
+			for (int sc = 0; sc < CP_SIZES; sc++)
+				w->svc_mean[k][dir][sc] = n[dir][sc] > 0 ?
+					sum[dir][sc] / n[dir][sc] : 0;
+	}
 }
 
-/* The device time of the cells: the device's own speed, seeks, and queueing
- * beyond the unloaded baseline. */
+/* ---- after the walk ---- */
+
+/* What a seek of band b adds to the service of a dispatch of class (dir,
+ * sc), ns: its median service over a near one's, when 25% and 20 us more (a
+ * device that shows seeks); 0 when it does not, -1 when it cannot be told
+ * here (too few of either). */
+static double seek_extra(struct walk *w, int dir, int sc, int b)
+{
+	double bn, bb;
+
+	if (!b || w->cell[dir][sc][0].svc.n < MIN_BASE ||
+	    w->cell[dir][sc][b].svc.n < MIN_BASE)
+		return -1;
+	bn = hist_pct(&w->cell[dir][sc][0].svc, 50);
+	bb = hist_pct(&w->cell[dir][sc][b].svc, 50);
+	return bb > 1.25 * bn && bb - bn > 20e3 ? bb - bn : 0;
+}
+
+/* The service time of the cells: the device's own speed and seeks (a
+ * band's extra over a near dispatch of the class, or the device's where
+ * the class has too few near ones to say). */
 static void settle_cells(struct walk *w)
 {
 	struct critpath *cp = w->cp;
+	double gextra[CP_BANDS] = { 0 };
 
+	for (int b = 1; b < CP_BANDS; b++) {
+		double xsum = 0, xn = 0;
+		for (int dir = 0; dir < 2; dir++)
+			for (int sc = 0; sc < CP_SIZES; sc++) {
+				double e = seek_extra(w, dir, sc, b);
+				double n = (double)w->cell[dir][sc][b].svc.n;
+				if (e >= 0) {
+					xsum += e * n;
+					xn += n;
+				}
+			}
+		gextra[b] = xn > 0 ? xsum / xn : 0;
+	}
 	for (int dir = 0; dir < 2; dir++)
 		for (int sc = 0; sc < CP_SIZES; sc++) {
-			double bn = base_of(w, dir, sc, 0), bf = base_of(w, dir, sc, 1);
-			/* a device that shows seeks: far dispatches slower than
-			 * near ones of the size, both measured unloaded */
-			int seeks = w->cell[dir][sc][0][0].d2c.n >= MIN_BASE &&
-				    w->cell[dir][sc][1][0].d2c.n >= MIN_BASE &&
-				    bf > 1.25 * bn && bf - bn > 20e3;
 			struct cp_class *c = &cp->cls[dir][sc];
-			cp->base_ns[dir][sc][0] = bn;
-			cp->base_ns[dir][sc][1] = bf;
-			for (int far = 0; far < 2; far++)
-				for (int sh = 0; sh < 2; sh++) {
-					double sd = w->cell[dir][sc][far][sh].sd;
-					double sdr = w->cell[dir][sc][far][sh].sdr;
-					double own = sd, q = 0, seek = 0;
-					if (sd <= 0)
-						continue;
-					if (sh) {
-						double b = far ? bf : bn;
-						q = sd - b * sdr;
-						if (q < 0)
-							q = 0;
-						own = sd - q;
-					}
-					if (far && seeks) {
-						seek = own - bn * (sh ? own / sd : 1) * sdr;
-						if (seek < 0)
-							seek = 0;
-						if (seek > own)
-							seek = own;
-					}
-					cp->cat[CP_QUEUE] += q;
-					cp->cat[CP_SEEK] += seek;
-					cp->cat[CP_DEVICE] += own - seek;
-					c->queue_s += q;
-					c->seek_s += seek;
-					c->dev_s += own - seek;
-					if (far)
-						c->dev_far_s += own;
-					else
-						c->dev_near_s += own;
+			for (int b = 0; b < CP_BANDS; b++) {
+				double sd = w->cell[dir][sc][b].sd;
+				double sdr = w->cell[dir][sc][b].sdr;
+				double extra = seek_extra(w, dir, sc, b), seek = 0;
+				if (w->cell[dir][sc][b].svc.n)
+					cp->base_ns[dir][sc][b] =
+						hist_pct(&w->cell[dir][sc][b].svc, 50);
+				if (sd <= 0)
+					continue;
+				if (extra < 0)
+					extra = gextra[b];
+				if (b && extra > 0) {
+					seek = extra * sdr;
+					if (seek > sd)
+						seek = sd;
 				}
+				cp->cat[CP_SEEK] += seek;
+				cp->cat[CP_DEVICE] += sd - seek;
+				c->seek_s += seek;
+				c->dev_s += sd - seek;
+				c->devb_s[b] += sd;
+			}
 		}
 }
 
@@ -953,6 +1080,7 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		}
 	}
 	cp->idle_dirty_s = idle_dirty;
+	cp->dirty_limited = limit > 0 && limit * 2 < wb_total * 1e6;
 	free(pend);
 	/* what writeback claimed of the synchronous writes leaves the device's
 	 * time, class by class as their share */
@@ -965,11 +1093,12 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		cp->cat[CP_DEVICE] -= from_sync;
 		for (int sc = 0; sc < CP_SIZES; sc++) {
 			struct cp_class *c = &cp->cls[1][sc];
-			double part = from_sync * c->sync_s / sync_all;
-			double near = c->dev_near_s < part ? c->dev_near_s : part;
+			double part = from_sync * c->sync_s / sync_all, all = 0;
 			c->dev_s -= part;
-			c->dev_near_s -= near;
-			c->dev_far_s -= part - near;
+			for (int b = 0; b < CP_BANDS; b++)
+				all += c->devb_s[b];
+			for (int b = 0; b < CP_BANDS && all > 0; b++)
+				c->devb_s[b] -= part * c->devb_s[b] / all;
 		}
 	}
 }
@@ -990,24 +1119,23 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 		int ui = unit_of(w, t->pid);
 		double life, io = ui >= 0 ? w->u[ui].io_union_s : 0;
 		double swio = ui >= 0 ? w->u[ui].swap_wait_s : 0;
-		double busy;
-		if (!family_is_workload(&cp->fam, t->pid) || !isfinite(t->cpu_s))
+		double v[AT_NFIELD], busy;
+		if (!family_is_workload(&cp->fam, t->pid))
 			continue;
+		for (int k = 0; k < AT_NFIELD; k++)
+			v[k] = rundata_task_s(t, k, cp->t0);
 		life = in_win(cp, t->start != AN_NONE ? t->start : cp->t0,
 			      t->exit != AN_NONE ? t->exit : cp->t1);
-		busy = t->cpu_s + (isfinite(t->cpu_delay_s) ? t->cpu_delay_s : 0) +
-		       (isfinite(t->blkio_delay_s) ? t->blkio_delay_s : 0);
+		busy = v[AT_CPU] + v[AT_CPU_DELAY] + v[AT_BLKIO];
 		if (life <= 0 || busy < 0.2 * life)
 			continue;
 		ok = 1;
-		cpu += isfinite(t->cpu_delay_s) ? t->cpu_delay_s : 0;
-		mem += (isfinite(t->freepages_delay_s) ? t->freepages_delay_s : 0) +
-		       (isfinite(t->thrashing_delay_s) ? t->thrashing_delay_s : 0) +
-		       (isfinite(t->compact_delay_s) ? t->compact_delay_s : 0);
-		if (isfinite(t->swapin_delay_s) && t->swapin_delay_s > swio)
-			mem += t->swapin_delay_s - swio;
-		if (isfinite(t->blkio_delay_s) && t->blkio_delay_s > io)
-			held += t->blkio_delay_s - io;
+		cpu += v[AT_CPU_DELAY];
+		mem += v[AT_FREEPAGES] + v[AT_THRASHING] + v[AT_COMPACT];
+		if (v[AT_SWAPIN] > swio)
+			mem += v[AT_SWAPIN] - swio;
+		if (v[AT_BLKIO] > io)
+			held += v[AT_BLKIO] - io;
 		freep += life - io > 0 ? life - io : 0;
 	}
 	if (!ok || f <= 0)
@@ -1035,7 +1163,7 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 	/* held: dirty throttling when dirty data was over the throttling point
 	 * most of the free time, else waiting for writeback (or I/O held above
 	 * the block layer) */
-	if (bins && th_bins * 2 > bins) {
+	if ((bins && th_bins * 2 > bins) || cp->dirty_limited) {
 		cp->cat[CP_THROTTLE] = h;
 		cp->cat[CP_WRITEBACK] = cp->cat[CP_WBWAIT] = 0;
 	} else {
@@ -1048,6 +1176,36 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 }
 
 /* ---- the build ---- */
+
+/* Where buffered writing began before t (a trace shows no writer that
+ * only dirties pages: DESIGN.md, a trace and a vmstat log alone): going
+ * back from the vmstat interval holding t, through intervals where nothing
+ * was written back (bo under 1 MB/s: what was dirtied stayed dirty) or the
+ * cache grew, to 10 s before t, the start of the earliest interval where
+ * the cache grew by 8 MB or more with little read (bi under 1 MB/s); t when
+ * there is none. */
+static int64_t dirtying_since(const struct rundata *rd, int64_t t)
+{
+	int64_t from = t;
+	size_t i;
+
+	if (rd->dirty_kb.n || rd->nvm < 2)
+		return t;       /* meminfo shows the dirty data itself */
+	for (i = 1; i < rd->nvm && rd->vm[i].t < t; i++)
+		;
+	for (; i >= 1 && i < rd->nvm; i--) {
+		const struct an_vm *v = &rd->vm[i], *p = &rd->vm[i - 1];
+		int grew = isfinite(v->cache) && isfinite(p->cache) &&
+			   v->cache - p->cache >= 8 * 1024 &&
+			   !(isfinite(v->bi) && v->bi >= 1024);
+		int quiet = isfinite(v->bo) && v->bo < 1024;
+		if (t - p->t > 10000000000LL || (!grew && !quiet))
+			break;
+		if (grew)
+			from = p->t;
+	}
+	return from;
+}
 
 static void window(struct critpath *cp, const struct rundata *rd,
 		   uint64_t mask)
@@ -1077,6 +1235,7 @@ static void window(struct critpath *cp, const struct rundata *rd,
 		snprintf(cp->window_why, sizeof(cp->window_why), "the timed "
 			 "commands' first start to last end");
 	} else if (cp->fam.t1 > cp->fam.t0) {
+		int64_t early = dirtying_since(rd, cp->fam.t0);
 		cp->t0 = cp->fam.t0;
 		cp->t1 = cp->fam.t1;
 		if (rd->rv && rd->rv->filtered) {
@@ -1087,6 +1246,13 @@ static void window(struct critpath *cp, const struct rundata *rd,
 		}
 		snprintf(cp->window_why, sizeof(cp->window_why), "the workload's "
 			 "first Q to last C (%s)", cp->fam.why);
+		if (early < cp->t0 && !(rd->rv && rd->rv->filtered)) {
+			size_t o = strlen(cp->window_why);
+			cp->t0 = early;
+			snprintf(cp->window_why + o, sizeof(cp->window_why) - o,
+				 ", from when vmstat's cache began to grow with "
+				 "nothing read (buffered writes) before it");
+		}
 	} else {
 		cp->t0 = rd->t0;
 		cp->t1 = rd->t1;
@@ -1190,6 +1356,16 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	w->ds = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->ds));
 	make_units(w, &lives, &nl);
 	w->refault = mark_refaults(rd, cp);
+	for (size_t i = 0; i < rd->n && !w->user_sync; i++) {
+		uint32_t fl = rundata_flags(rd, i);
+		int k = family_of(&cp->fam, rundata_pid(rd, i));
+		int64_t q = rundata_q(rd, i);
+		if (k >= 0 && cp->fam.f[k].workload && !*cp->fam.f[k].role &&
+		    q != AN_NONE && q >= cp->t0 && q <= cp->t1 &&
+		    ((fl & AN_FLUSH) || ((fl & AN_WRITE) && (fl & (AN_SYNC | AN_FUA)))))
+			w->user_sync = 1;
+	}
+	service_means(w, ord);
 	/* the walks: Q, D and C of each device */
 	nits = (int)rd->ndevs * 3;
 	its = xcalloc(nits ? (size_t)nits : 1, sizeof(*its));
@@ -1256,12 +1432,9 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 		cp->fam_free_s[w->u[i].fam] += w->u[i].free_s;
 	}
 	for (int dir = 0; dir < 2; dir++)
-		for (int sc = 0; sc < CP_SIZES; sc++) {
-			for (int far = 0; far < 2; far++)
-				for (int sh = 0; sh < 2; sh++)
-					hist_free(&w->cell[dir][sc][far][sh].d2c);
-			hist_free(&w->all_d2c[dir][sc]);
-		}
+		for (int sc = 0; sc < CP_SIZES; sc++)
+			for (int b = 0; b < CP_BANDS; b++)
+				hist_free(&w->cell[dir][sc][b].svc);
 	free(lives);
 	free(its);
 	free(h);
@@ -1273,7 +1446,44 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	free(w->dp);
 	free(w->ds);
 	free(w->refault);
+	free(w->svc_mean);
 	free(w);
+}
+
+void critpath_model(struct critpath *cp, double svc_s, double seq_s,
+		    double d2c_s, const char *model)
+{
+	double crit = 0, d2c = 0, ratio, was, now;
+	size_t o;
+
+	if (svc_s <= 0)
+		return;
+	for (int dir = 0; dir < 2; dir++)
+		for (int sc = 0; sc < CP_SIZES; sc++) {
+			const struct cp_class *c = &cp->cls[dir][sc];
+			crit += c->dev_s + c->seek_s + c->queue_s;
+			d2c += c->d2c_sum_ns / 1e9;
+		}
+	if (d2c <= 0)
+		return;
+	ratio = crit / d2c;
+	if (ratio > 1)
+		ratio = 1;
+	was = cp->cat[CP_DEVICE] + cp->cat[CP_SEEK] + cp->cat[CP_QUEUE];
+	cp->cat[CP_DEVICE] = seq_s * ratio;
+	cp->cat[CP_SEEK] = (svc_s - seq_s) * ratio;
+	/* the open loop's queueing (d2c_s) is not a slower disk's: the
+	 * workload, waiting on it, would have issued later; queueing behind
+	 * other I/O is left out with the measured device */
+	(void)d2c_s;
+	cp->cat[CP_QUEUE] = 0;
+	now = cp->cat[CP_DEVICE] + cp->cat[CP_SEEK] + cp->cat[CP_QUEUE];
+	cp->elapsed_s += now - was;
+	cp->blocked_s += now - was;
+	cp->modelled = 1;
+	o = strlen(cp->window_why);
+	snprintf(cp->window_why + o, sizeof(cp->window_why) - o, ", its I/O "
+		 "on the modelled disk %s", model);
 }
 
 void critpath_free(struct critpath *cp)
@@ -1295,6 +1505,44 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 	memset(o, 0, sizeof(*o));
 	for (int k = 0; k < CP_NCAT; k++)
 		o->d[k] = y->cat[k] - scale * x->cat[k];
+	o->total_s = y->elapsed_s - scale * x->elapsed_s;
+	/* waiting for a CPU is the work the workload did on one (CP_OTHER, W)
+	 * times how long it waited per second of it (k = CP_CPU / W): a run
+	 * that did more work waits more at the same contention. The cpu cause
+	 * is the contention's change, W_y (k_y - k_x); the more work, at x's
+	 * contention, (W_y - scale W_x)(1 + k_x), stays with the rest (or with
+	 * swap, below) */
+	{
+		double wx = x->cat[CP_OTHER], wy = y->cat[CP_OTHER];
+		double kx = wx > 1e-6 ? x->cat[CP_CPU] / wx : 0;
+		double ky = wy > 1e-6 ? y->cat[CP_CPU] / wy : 0;
+		double cont = wy > 1e-6 ? wy * (ky - kx) : o->d[CP_CPU];
+		double work = o->d[CP_CPU] + o->d[CP_OTHER] - cont;
+		/* more work under memory pressure: reclaim and page faults are
+		 * work the workload did for the pressure; with the worse run
+		 * swapping or stalling on memory more, it is swap's */
+		int pressure = o->d[CP_SWAP] > 0 &&
+			       (y->swap_out_mb + y->swap_in_mb >
+				scale * (x->swap_out_mb + x->swap_in_mb) + 1 ||
+				y->swap_stall_s > scale * x->swap_stall_s);
+		/* the split needs the work measured (delay accounting): from
+		 * vmstat's r the wait per second on a CPU is too rough to tell
+		 * more work from more contention, unless memory pressure says
+		 * why there was more work */
+		if ((x->measured && y->measured) || pressure) {
+			o->d[CP_CPU] = cont;
+			o->d[CP_OTHER] = work;
+			o->more_work_s = work;
+			if (work > 0 && pressure) {
+				o->d[CP_SWAP] += work;
+				o->d[CP_OTHER] = 0;
+				o->work_to_swap_s = work;
+			}
+		}
+	}
+	/* a modelled disk's time is already split into its mechanism's parts */
+	if (x->modelled || y->modelled)
+		return o->total_s;
 	/* the device's time (its speed and seeks), class by class: of a class
 	 * in both runs, y's requests at y's cost per request less at x's is
 	 * speed (the part from more far dispatches, at x's far-near
@@ -1309,15 +1557,18 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 			ny += b->n;
 			dx += a->dev_s + a->seek_s;
 			if (a->n >= MIN_BASE && b->n >= MIN_BASE) {
-				double fa = a->far / a->n, fb = b->far / b->n;
-				double mfar = a->far > 0 ? a->dev_far_s / a->far : 0;
-				double mnear = a->n > a->far ? a->dev_near_s /
-					       (a->n - a->far) : 0;
 				double ma = (a->dev_s + a->seek_s) / a->n;
 				double mb = (b->dev_s + b->seek_s) / b->n;
+				double mnear = a->nb[0] > 0 ? a->devb_s[0] / a->nb[0] : 0;
 				double sm = 0;
-				if (a->far > 0 && a->n > a->far && mfar > mnear)
-					sm = b->n * (fb - fa) * (mfar - mnear);
+				/* each band's share of y's dispatches less x's, at
+				 * x's cost of that band over a near dispatch */
+				for (int k = 1; k < CP_BANDS && a->nb[0] > 0; k++) {
+					double mk = a->nb[k] > 0 ? a->devb_s[k] / a->nb[k] : 0;
+					if (a->nb[k] > 0 && mk > mnear)
+						sm += b->n * (b->nb[k] / b->n - a->nb[k] / a->n) *
+						      (mk - mnear);
+				}
 				o->seekmix_s += sm;
 				o->speed_s += b->n * (mb - ma) - sm;
 				mix += (b->n - scale * a->n) * ma;
@@ -1337,6 +1588,25 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 	dev = o->d[CP_DEVICE] + o->d[CP_SEEK];
 	o->d[CP_SEEK] = o->seekmix_s;
 	o->d[CP_DEVICE] = dev - o->seekmix_s - (split - o->speed_s - o->seekmix_s);
+	/* queueing behind other processes' I/O grows with the device's
+	 * service time as well as with the sharing: of y's queueing in a class,
+	 * the part that y's I/O would not have waited at x's service time
+	 * (the same sharing, x's speed) is the device's */
+	for (int dir = 0; dir < 2; dir++)
+		for (int sc = 0; sc < CP_SIZES; sc++) {
+			const struct cp_class *a = &x->cls[dir][sc], *b = &y->cls[dir][sc];
+			double sa, sb, part;
+			if (a->n < MIN_BASE || b->n < MIN_BASE || b->queue_s <= 0)
+				continue;
+			sa = a->svc_sum_ns / a->n;
+			sb = b->svc_sum_ns / b->n;
+			if (sb <= sa || sb <= 0)
+				continue;
+			part = b->queue_s * (1 - sa / sb);
+			o->d[CP_QUEUE] -= part;
+			o->d[CP_DEVICE] += part;
+			o->speed_s += part;
+		}
 	o->total_s = y->elapsed_s - scale * x->elapsed_s;
 	return o->total_s;
 }

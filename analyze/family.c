@@ -250,7 +250,10 @@ void families_build(struct families *fs, const struct rundata *rd)
 			fs->f[k].first_q = p[i].first_q;
 		if (p[i].last_c > fs->f[k].last_c)
 			fs->f[k].last_c = p[i].last_c;
-		if (fs->has_tasks && !*role && rundata_task(rd, p[i].pid))
+		/* the capture's tasks, but kernel threads (kthreadd's children)
+		 * it recorded for their roles */
+		if (fs->has_tasks && !*role && rundata_task(rd, p[i].pid) &&
+		    rundata_task(rd, p[i].pid)->ppid != 2 && p[i].pid != 2)
 			fs->f[k].workload = 1;
 	}
 	fs->npid = np;

@@ -610,24 +610,20 @@ static struct an_task *task_of(struct rundata *rd, size_t *cap, uint32_t pid)
 		*cap = *cap ? 2 * *cap : 64;
 		rd->tasks = xrealloc(rd->tasks, *cap * sizeof(*rd->tasks));
 	}
-	/* a field the capture never stored was 0 in every account */
 	rd->tasks[rd->ntask] = (struct an_task){ .pid = pid, .start = AN_NONE,
-		.exit = AN_NONE };
+		.exit = AN_NONE, .t_first = AN_NONE, .t_last = AN_NONE };
+	for (int k = 0; k < AT_NFIELD; k++)
+		rd->tasks[rd->ntask].first[k] = rd->tasks[rd->ntask].last[k] = NAN;
 	return &rd->tasks[rd->ntask++];
 }
 
 /* The "task" samples (capture's delay accounting): "PID.FIELD" = value,
- * the latest of each kept. */
+ * each field's first and last sample kept (they come by time). */
 static int load_tasks(struct rundata *rd, struct store *st)
 {
-	static const struct { const char *f; size_t off; } ns[] = {
-		{ "cpu_ns", offsetof(struct an_task, cpu_s) },
-		{ "cpu_delay_ns", offsetof(struct an_task, cpu_delay_s) },
-		{ "blkio_delay_ns", offsetof(struct an_task, blkio_delay_s) },
-		{ "swapin_delay_ns", offsetof(struct an_task, swapin_delay_s) },
-		{ "freepages_delay_ns", offsetof(struct an_task, freepages_delay_s) },
-		{ "thrashing_delay_ns", offsetof(struct an_task, thrashing_delay_s) },
-		{ "compact_delay_ns", offsetof(struct an_task, compact_delay_s) },
+	static const char *const ns[AT_NFIELD] = {
+		"cpu_ns", "cpu_delay_ns", "blkio_delay_ns", "swapin_delay_ns",
+		"freepages_delay_ns", "thrashing_delay_ns", "compact_delay_ns",
 	};
 	struct store_cursor *cur;
 	struct store_sample sm;
@@ -644,6 +640,10 @@ static int load_tasks(struct rundata *rd, struct store *st)
 		    !isfinite(sm.value))
 			continue;
 		t = task_of(rd, &cap, (uint32_t)pid);
+		if (t->t_first == AN_NONE || sm.time_ns < t->t_first)
+			t->t_first = sm.time_ns;
+		if (t->t_last == AN_NONE || sm.time_ns > t->t_last)
+			t->t_last = sm.time_ns;
 		dot++;
 		if (!strcmp(dot, "ppid"))
 			t->ppid = (uint32_t)sm.value;
@@ -652,17 +652,35 @@ static int load_tasks(struct rundata *rd, struct store *st)
 		else if (!strcmp(dot, "exit_ns"))
 			t->exit = (int64_t)sm.value;
 		else
-			for (size_t k = 0; k < ARRAY_SIZE(ns); k++)
-				if (!strcmp(dot, ns[k].f))
-					*(double *)((char *)t + ns[k].off) =
-						sm.value / 1e9;
+			for (int k = 0; k < AT_NFIELD; k++)
+				if (!strcmp(dot, ns[k])) {
+					/* the first sample of the field, and the
+					 * latest (a task's samples come by time) */
+					if (isnan(t->first[k]))
+						t->first[k] = sm.value / 1e9;
+					t->last[k] = sm.value / 1e9;
+				}
 	}
 	store_cursor_close(cur);
 	if (rc < 0)
 		return error("reading samples: %s", store_errmsg(st));
+	for (size_t i = 0; i < rd->ntask; i++)
+		for (int k = 0; k < AT_NFIELD; k++)
+			if (isnan(rd->tasks[i].first[k]))
+				rd->tasks[i].first[k] = rd->tasks[i].last[k] = 0;
 	if (rd->ntask)
 		qsort(rd->tasks, rd->ntask, sizeof(*rd->tasks), cmp_task);
 	return 0;
+}
+
+double rundata_task_s(const struct an_task *t, int k, int64_t t0)
+{
+	/* started in the window (or its start unknown and first seen in
+	 * it): its totals are the window's */
+	if ((t->start != AN_NONE && t->start >= t0) ||
+	    (t->start == AN_NONE && t->t_first >= t0))
+		return t->last[k];
+	return t->last[k] - t->first[k];
 }
 
 const struct an_task *rundata_task(const struct rundata *rd, uint32_t pid)

@@ -134,19 +134,27 @@ struct an_vm {
 
 /* One task's own account of its time, from the kernel's per-task delay
  * accounting (taskstats, Documentation/accounting/delay-accounting.rst;
- * capture's samples of source "task", keys "PID.FIELD"): cumulative seconds
- * as of its exit or the last sample, NAN when not recorded. */
+ * capture's samples of source "task", keys "PID.FIELD"): each field's
+ * cumulative seconds since the task started, at its first and its last
+ * sample (a field never stored was 0). rundata_task_s() gives a field over
+ * a window. */
+enum {
+	AT_CPU,                    /* on a CPU */
+	AT_CPU_DELAY,              /* runnable, waiting for a CPU */
+	AT_BLKIO,                  /* waiting for block I/O (io_schedule: also
+				    * dirty throttling's sleeps) */
+	AT_SWAPIN,                 /* waiting for swap-in */
+	AT_FREEPAGES,              /* direct reclaim */
+	AT_THRASHING,              /* refaulting recently evicted pages */
+	AT_COMPACT,                /* memory compaction */
+	AT_NFIELD
+};
+
 struct an_task {
 	uint32_t pid, ppid;
 	int64_t start, exit;       /* ns on the events' clock, AN_NONE unknown */
-	double cpu_s;              /* on a CPU */
-	double cpu_delay_s;        /* runnable, waiting for a CPU */
-	double blkio_delay_s;      /* waiting for block I/O (io_schedule:
-				    * also dirty throttling's sleeps) */
-	double swapin_delay_s;     /* waiting for swap-in */
-	double freepages_delay_s;  /* direct reclaim */
-	double thrashing_delay_s;  /* refaulting recently evicted pages */
-	double compact_delay_s;    /* memory compaction */
+	int64_t t_first, t_last;   /* its first and last sample */
+	double first[AT_NFIELD], last[AT_NFIELD];
 };
 
 /* One workload of the run: start and end ns on the events' clock
@@ -306,6 +314,13 @@ void rundata_io_of(struct an_io *x, const struct store_request *rq);
 
 /* The task pid of rd (delay accounting), or NULL. */
 const struct an_task *rundata_task(const struct rundata *rd, uint32_t pid);
+
+/* Task t's field k (AT_*) over the window from t0 on, seconds: all of it
+ * when the task started then or later (its totals count from its start),
+ * else its last sample's less its first's (a task older than the window,
+ * a kernel thread, counts only what it did in it, as far as the samples
+ * tell). */
+double rundata_task_s(const struct an_task *t, int k, int64_t t0);
 
 /* Frees what rundata_load took. */
 void rundata_free(struct rundata *rd);

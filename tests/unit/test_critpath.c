@@ -119,10 +119,12 @@ static void test_depth(void **state)
 	done(&cp, &rd, &o);
 }
 
-/* two processes each reading for the whole 100 ms on one device, 10 ms
- * a read alone (found the device free) in the first 20 ms, 20 ms once both
- * ran: each instant counted once; the part at the device beyond 10 ms while
- * the other's read was in flight is queueing */
+/* two processes on one device that serves a request at a time: pid 1
+ * alone for 200 ms (10 ms reads back to back), then both queue a read every
+ * 20 ms, pid 1's served first (done at +10 ms), pid 2's after it (done at
+ * +20 ms: it waited 10 ms behind pid 1's). Each instant counted once, half
+ * to each process while both wait; pid 2's wait behind pid 1's read is
+ * queueing, its own 10 ms of service the device's */
 static void test_two(void **state)
 {
 	struct an_io io[64];
@@ -133,20 +135,20 @@ static void test_two(void **state)
 	int64_t t;
 
 	(void)state;
-	/* pid 1 alone 0..200 ms: 20 reads of 10 ms */
 	for (t = 0; t < 200 * MS; t += 10 * MS)
 		io[n++] = io_of(1, t, t, t + 10 * MS, 4096, (uint64_t)t / MS * 8);
-	/* then both, 20 ms each, 200..400 ms */
 	for (t = 200 * MS; t < 400 * MS; t += 20 * MS) {
-		io[n++] = io_of(1, t, t, t + 20 * MS, 4096, (uint64_t)t / MS * 8);
+		io[n++] = io_of(1, t, t, t + 10 * MS, 4096, (uint64_t)t / MS * 8);
 		io[n++] = io_of(2, t, t, t + 20 * MS, 4096, 1000000 + (uint64_t)t / MS * 8);
 	}
 	build(&cp, &rd, &o, io, n);
 	assert_true(fabs(cp.elapsed_s - 0.400) < 1e-9);
 	assert_true(fabs(cat_sum(&cp) - 0.400) < 1e-6);
-	/* shared half: each read 20 ms of which 10 beyond the unloaded 10 ms */
-	assert_true(fabs(cp.cat[CP_QUEUE] - 0.100) < 0.01);
-	assert_true(fabs(cp.cat[CP_DEVICE] - 0.300) < 0.01);
+	/* pid 1 ends at its last C (390 ms): pid 2 alone for the last 10 ms
+	 * takes it whole, 2.5 ms more queueing, 2.5 more device, 5 less free */
+	assert_true(fabs(cp.cat[CP_QUEUE] - 0.0525) < 1e-6);
+	assert_true(fabs(cp.cat[CP_DEVICE] - 0.3025) < 1e-6);
+	assert_true(fabs(cp.free_s - 0.045) < 1e-6);
 	done(&cp, &rd, &o);
 }
 
