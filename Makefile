@@ -77,7 +77,7 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	analyze/export.c analyze/cmd_export.c analyze/iostat.c analyze/cmd_iostat.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/tracefs_raw.c \
 	capture/sweep.c \
-	capture/samplebuf.c capture/workload.c capture/wloutput.c capture/capture.c \
+	capture/samplebuf.c capture/taskstats.c capture/taskacct.c capture/workload.c capture/wloutput.c capture/capture.c \
 	capture/cmd_capture.c capture/recring.c capture/reclat.c capture/rectrig.c \
 	capture/rechook.c capture/record.c capture/recsafe.c \
 	capture/cmd_record.c
@@ -164,6 +164,17 @@ demo: deps all
 bench: deps all
 	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/bench.sh
 
+# The blind explanation scoreboard (tests/score; README "How the explanation
+# is scored"): captures its scenarios afresh into $(SCORE_DIR) as root (a
+# few minutes), copies each run blind (blktrace export and vmstat log) and
+# scores both copies; exits 1 when a target is missed. RESCORE=1 re-scores
+# the captures already in $(SCORE_DIR); SCORE_ONLY=queue,swap a subset. Not
+# part of `make test` (t_score checks the scorer on two quick scenarios).
+SCORE_DIR ?= build/score
+explain-score: deps all
+	$(Q)IOTAPE=$(CURDIR)/iotape SCORE_DIR=$(SCORE_DIR) RESCORE=$(RESCORE) \
+		SCORE_ONLY=$(SCORE_ONLY) bash tests/score/score.sh
+
 # Fuzzing (libFuzzer, clang from Debian): make fuzz FUZZ_SECONDS=N runs each
 # harness of tests/fuzz for N seconds (FUZZERS=stitch: that one only); their
 # corpora stay in build-fuzz/keep-NAME (out of the tree). Not part of `make test`; its crashes
@@ -235,4 +246,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz iotape iotape-san
 
-.PHONY: all deps unit test bench demo fuzz clean
+.PHONY: all deps unit test bench demo fuzz clean explain-score
