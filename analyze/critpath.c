@@ -1132,6 +1132,13 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 			continue;
 		for (int k = 0; k < AT_NFIELD; k++)
 			v[k] = rundata_task_s(t, k, cp->t0);
+		/* a delay the capture dropped (not measured): its traced waits
+		 * stand for its block I/O, nothing for the others */
+		if (isnan(v[AT_BLKIO]))
+			v[AT_BLKIO] = io;
+		for (int k = 0; k < AT_NFIELD; k++)
+			if (isnan(v[k]))
+				v[k] = 0;
 		life = in_win(cp, t->start != AN_NONE ? t->start : cp->t0,
 			      t->exit != AN_NONE ? t->exit : cp->t1);
 		busy = v[AT_CPU] + v[AT_CPU_DELAY] + v[AT_BLKIO];

@@ -651,6 +651,14 @@ static int load_tasks(struct rundata *rd, struct store *st)
 			t->start = (int64_t)sm.value;
 		else if (!strcmp(dot, "exit_ns"))
 			t->exit = (int64_t)sm.value;
+		else if (!strcmp(dot, "blkio_count"))
+			t->counts[AT_BLKIO] = sm.value;
+		else if (!strcmp(dot, "swapin_count"))
+			t->counts[AT_SWAPIN] = sm.value;
+		else if (!strcmp(dot, "freepages_count"))
+			t->counts[AT_FREEPAGES] = sm.value;
+		else if (!strcmp(dot, "thrashing_count"))
+			t->counts[AT_THRASHING] = sm.value;
 		else
 			for (int k = 0; k < AT_NFIELD; k++)
 				if (!strcmp(dot, ns[k])) {
@@ -664,9 +672,12 @@ static int load_tasks(struct rundata *rd, struct store *st)
 	store_cursor_close(cur);
 	if (rc < 0)
 		return error("reading samples: %s", store_errmsg(st));
+	/* a field never stored was 0, unless the task counted delays of its
+	 * kind: then the capture dropped it (a delay longer than the task's
+	 * life: task_delays_dropped) and it stays NAN, not measured */
 	for (size_t i = 0; i < rd->ntask; i++)
 		for (int k = 0; k < AT_NFIELD; k++)
-			if (isnan(rd->tasks[i].first[k]))
+			if (isnan(rd->tasks[i].first[k]) && !(rd->tasks[i].counts[k] > 0))
 				rd->tasks[i].first[k] = rd->tasks[i].last[k] = 0;
 	if (rd->ntask)
 		qsort(rd->tasks, rd->ntask, sizeof(*rd->tasks), cmp_task);

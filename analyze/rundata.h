@@ -154,7 +154,9 @@ struct an_task {
 	uint32_t pid, ppid;
 	int64_t start, exit;       /* ns on the events' clock, AN_NONE unknown */
 	int64_t t_first, t_last;   /* its first and last sample */
-	double first[AT_NFIELD], last[AT_NFIELD];
+	double first[AT_NFIELD], last[AT_NFIELD];   /* NAN: not measured (the
+						     * capture dropped it) */
+	double counts[AT_NFIELD];  /* how many delays of the kind it counted */
 };
 
 /* One workload of the run: start and end ns on the events' clock
@@ -319,7 +321,7 @@ const struct an_task *rundata_task(const struct rundata *rd, uint32_t pid);
  * when the task started then or later (its totals count from its start),
  * else its last sample's less its first's (a task older than the window,
  * a kernel thread, counts only what it did in it, as far as the samples
- * tell). */
+ * tell); NAN when the capture dropped the field (not measured). */
 double rundata_task_s(const struct an_task *t, int k, int64_t t0);
 
 /* Frees what rundata_load took. */
