@@ -643,14 +643,20 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	if (sig == 1 && good->n > 1 && bad->n > 1)
 		noise_check(c, good, bad, f, nf);
 	/* with one run a side a difference counts when it is over 5% of the
-	 * better run's time and one cause accounts for half of it (two
-	 * captures of one setup on a busy machine differ by a few percent,
-	 * and their noise has parts too) */
-	for (int i = 0; i < nf; i++)
-		if (f[i].cause && f[i].cost_s >= 0.5 * fabs(dtime) &&
-		    fabs(dtime) >= FD_CAUSE_SHARE *
-				   c->rf[good->rep].an.cp.elapsed_s)
-			explained = 1;
+	 * better run's time, a cause accounts for a quarter of it and the
+	 * causes for half (two captures of one setup on a busy machine differ
+	 * by a few percent, and their noise has parts too) */
+	{
+		double top = 0, all = 0;
+		for (int i = 0; i < nf; i++)
+			if (f[i].cause) {
+				all += f[i].cost_s;
+				top = fmax(top, f[i].cost_s);
+			}
+		explained = top >= 0.25 * fabs(dtime) && all >= 0.5 * fabs(dtime) &&
+			    fabs(dtime) >= FD_CAUSE_SHARE *
+					   c->rf[good->rep].an.cp.elapsed_s;
+	}
 	if (sig == 0 || (sig < 0 && !explained))
 		for (int i = 0; i < nf; i++)
 			f[i].cause = 0;
@@ -835,10 +841,10 @@ void compare_print_definitions(FILE *fp)
 		"is beyond the spread: Mann-Whitney U\n  (p < 0.05) with 4 runs a "
 		"side or more, else non-overlapping ranges; with one\n  run a side "
 		"it cannot be told from noise, and the difference counts only\n  "
-		"when it is 5%% of the better run's time and a cause accounts "
-		"for half of\n  it. A finding of repeats stays a cause when its cost "
-		"between the groups'\n  runs is above its cost between runs of "
-		"one group.\n"
+		"when it is 5%% of the better run's time, a cause accounts for a "
+		"quarter\n  of it and the causes for half. A finding of repeats "
+		"stays a cause when its\n  cost between the groups' runs is above "
+		"its cost between runs of one group.\n"
 		"waterfall: each cause's time on the workload's critical path in "
 		"the worse run\n  less the better run's (scaled to the work done); "
 		"with the offsets (in the\n  other run's favour) and what is not "

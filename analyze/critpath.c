@@ -98,6 +98,7 @@ struct devpid {
 	double sq_shared;
 	double q2d_sum_ns;
 	uint64_t q2d_n;
+	uint64_t blocking;      /* the unit's blocking bios on the device */
 };
 
 struct dstate {
@@ -425,6 +426,7 @@ static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 		f->unit = ui;
 		f->phi_q = u->phi;
 		f->shared_q = d->queued + d->disp - own->queued - own->disp > 0;
+		own->blocking++;
 		if (u->k++ == 0) {
 			if (u->alive)
 				w->nfree--;
@@ -1434,6 +1436,28 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 		}
 	settle_cells(w);
 	settle_queue(w);
+	/* how many of the workload's processes shared a device: on each, the
+	 * effective number of them with blocking I/O there (inverse Simpson
+	 * over their bios: two alike are 2, one with a stray read beside it
+	 * 1), a mean weighted by the device's bios */
+	{
+		double num = 0, den = 0;
+		for (size_t k = 0; k < rd->ndevs; k++) {
+			double n = 0, n2 = 0;
+			for (size_t i = 0; i < w->dpcap; i++)
+				if (w->dp[i].used && w->dp[i].blocking &&
+				    w->dp[i].dev == rd->devs[k]) {
+					double b = (double)w->dp[i].blocking;
+					n += b;
+					n2 += b * b;
+				}
+			if (n2 > 0) {
+				num += n * n / n2 * n;
+				den += n;
+			}
+		}
+		cp->sharers = den > 0 ? num / den : 0;
+	}
 	for (size_t j = 0; j < cp->nbin; j++)
 		cp->free_s += cp->bin[j].free_s;
 	for (int k = 0; k < CP_NCAT; k++)
@@ -1622,7 +1646,34 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 			o->d[CP_DEVICE] += part;
 			o->speed_s += part;
 		}
+	/* as many processes sharing each device as before: more queueing is
+	 * what more time at the device brings when they overlap more (smaller
+	 * requests, a slower device), the device's difference's to carry, in
+	 * proportion to its parts that grew */
+	if (o->d[CP_QUEUE] > 0 && y->sharers <= 1.2 * x->sharers && x->sharers > 1) {
+		double parts[4] = { o->d[CP_DEVICE], o->d[CP_SEEK], o->mix_s[0],
+				    o->mix_s[1] }, sum = 0;
+		for (int i = 0; i < 4; i++)
+			sum += parts[i] > 0 ? parts[i] : 0;
+		if (sum > 0) {
+			double q = o->d[CP_QUEUE];
+			o->d[CP_QUEUE] = 0;
+			o->d[CP_DEVICE] += parts[0] > 0 ? q * parts[0] / sum : 0;
+			o->d[CP_SEEK] += parts[1] > 0 ? q * parts[1] / sum : 0;
+			o->mix_s[0] += parts[2] > 0 ? q * parts[2] / sum : 0;
+			o->mix_s[1] += parts[3] > 0 ? q * parts[3] / sum : 0;
+			o->queue_moved_s = q;
+		}
+	}
 	o->total_s = y->elapsed_s - scale * x->elapsed_s;
+	if (getenv("IOTAPE_DEBUG_DIFF")) {
+		fprintf(stderr, "speed %.4f seekmix %.4f mix %.4f %.4f volume %.4f "
+			"%.4f work %.4f->swap %.4f\n", o->speed_s, o->seekmix_s,
+			o->mix_s[0], o->mix_s[1], o->volume_s[0], o->volume_s[1],
+			o->more_work_s, o->work_to_swap_s);
+		for (int k = 0; k < CP_NCAT; k++)
+			fprintf(stderr, "final %s %.4f\n", cp_cat_name[k], o->d[k]);
+	}
 	return o->total_s;
 }
 
@@ -1634,6 +1685,7 @@ void critpath_emit(struct emit *e, const struct critpath *cp)
 	emit_num(e, "waiting_on_io_s", cp->blocked_s);
 	emit_num(e, "not_waiting_on_io_s", cp->free_s);
 	emit_u64(e, "measured_by_kernel", (uint64_t)cp->measured);
+	emit_num(e, "sharers", cp->sharers);
 	emit_obj_begin(e, "by_cause_s");
 	for (int k = 0; k < CP_NCAT; k++)
 		emit_num(e, cp_cat_name[k], cp->cat[k]);

@@ -127,6 +127,8 @@ struct critpath {
 	uint32_t swap_dev[8];
 	int nswap;
 	int measured;           /* 1: the free time from delay accounting */
+	double sharers;         /* the workload's processes with blocking I/O
+				 * on a device, a mean over its bios */
 	int modelled;           /* 1: the device time is a modelled disk's
 				 * (critpath_model()) */
 	/* the workload tasks' own delay accounting, summed (NAN: none) */
@@ -174,8 +176,12 @@ void critpath_model(struct critpath *cp, double svc_s, double seq_s,
  * for a CPU splits the same way: d[CP_CPU] is the contention's change (the
  * wait per second on a CPU), the more time on a CPU (at x's contention)
  * goes to d[CP_OTHER], or to d[CP_SWAP] when the worse run swapped or
- * stalled on memory more (reclaim and faults are work). Returns y's elapsed
- * time less scale x's. */
+ * stalled on memory more (reclaim and faults are work). Queueing behind
+ * other processes' I/O: its growth with the service time (the same
+ * sharing at y's slower service) is the device's; with as many processes
+ * sharing each device as in x, its growth is what more time at the device
+ * brought (they overlap more) and goes to the device's parts that grew
+ * (speed, seeks, count and size). Returns y's elapsed time less scale x's. */
 struct cp_diff {
 	double d[CP_NCAT];
 	double speed_s;         /* requests of a size took longer (CP_DEVICE) */
@@ -186,6 +192,8 @@ struct cp_diff {
 	double more_work_s;     /* the workload's more time on a CPU (and the
 				 * wait for it at the better run's contention) */
 	double work_to_swap_s;  /* of it, given to swap (memory pressure) */
+	double queue_moved_s;   /* more queueing at the same sharing, given to
+				 * the device's parts that grew */
 	double total_s;
 };
 double critpath_diff(const struct critpath *x, const struct critpath *y,

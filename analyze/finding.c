@@ -51,12 +51,6 @@ static int cmp_rank(const void *a, const void *b)
 	return strcmp(x->analyzer, y->analyzer);
 }
 
-static int overlaps(const struct finding *a, const struct finding *b)
-{
-	return (a->stages & b->stages) && (a->victim_pid == b->victim_pid ||
-					   !a->victim_pid || !b->victim_pid);
-}
-
 static void mark(struct finding *f, int n, double ref_s, double min_cost_s)
 {
 	for (int i = 0; i < n; i++) {
@@ -71,31 +65,12 @@ static void mark(struct finding *f, int n, double ref_s, double min_cost_s)
 
 void finding_rank(struct finding *f, int n, double ref_s, double min_cost_s)
 {
+	/* the costs are parts of the workload's time that do not overlap
+	 * (critpath.h): each counts whole */
 	for (int i = 0; i < n; i++)
 		f[i].overlap[0] = '\0';
 	mark(f, n, ref_s, min_cost_s);
-	/* a generic mechanism counts beyond the specific causes it overlaps */
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++)
-			if (f[i].generic && !f[j].generic && f[j].cause &&
-			    overlaps(&f[i], &f[j])) {
-				f[i].cost_s = f[i].cost_s > f[j].cost_s
-					      ? f[i].cost_s - f[j].cost_s : 0;
-				fd_cat(f[i].overlap, sizeof(f[i].overlap),
-				       "%scounted beyond what %s explains",
-				       f[i].overlap[0] ? "; " : "", f[j].analyzer);
-			}
-	mark(f, n, ref_s, min_cost_s);
 	qsort(f, (size_t)n, sizeof(*f), cmp_rank);
-	/* two causes charging the same process's same stages share time */
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < i; j++)
-			if (f[i].cause && f[j].cause && !f[i].generic &&
-			    !f[j].generic && overlaps(&f[i], &f[j]))
-				fd_cat(f[i].overlap, sizeof(f[i].overlap),
-				       "%soverlaps with %s (the same waiting counted "
-				       "by both: do not add them up)",
-				       f[i].overlap[0] ? "; " : "", f[j].analyzer);
 }
 
 /* wrap_indent() for text that goes out after col0 columns already on its

@@ -63,8 +63,8 @@ void fd_cat(char *field, size_t size, const char *fmt, ...)
 /* Ranks f[0..n): scores each as cost_s / ref_s (the time it is measured
  * against), marks the causes (present, confidence above FD_NONE, cost at
  * least min_cost_s and FD_MIN_S), sorts causes by cost first, then the
- * present rest, then the absent; notes overlapping causes (the same victim
- * and stage). */
+ * present rest, then the absent. Costs are parts of the workload's time
+ * that do not overlap (critpath.h). */
 void finding_rank(struct finding *f, int n, double ref_s, double min_cost_s);
 
 struct emit;
