@@ -278,13 +278,15 @@ static int loop_attach(int fd, const char *label, char *loop, size_t len,
 /* The queue settings of a disk of this kind on this kernel: rotational,
  * the scheduler asked for, readahead as this kernel gives a SATA disk
  * (128 KiB, VM_READAHEAD_PAGES), requests of at most 1 MiB (one FUSE
- * request each: max_write). Returns 0 or -1 with err. */
+ * request each: max_write), no discard (a disk of 2006 has no TRIM).
+ * Returns 0 or -1 with err. */
 static int loop_queue_set(const char *loop, const char *sched, char *err,
 			  size_t errlen)
 {
-	static const char *const keys[] = { "rotational", "read_ahead_kb",
-					    "max_sectors_kb", "scheduler" };
-	const char *vals[] = { "1", "128", "1024", sched };
+	static const char *const keys[] = { "rotational", "max_sectors_kb",
+					    "scheduler", "read_ahead_kb",
+					    "discard_max_bytes" };
+	const char *vals[] = { "1", "1024", sched, "128", "0" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		char p[300];
