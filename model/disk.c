@@ -109,10 +109,10 @@ static int state_write(const char *dir, const struct disk_info *d)
 		return -errno;
 	fprintf(fp, "name=%s\nprofile=%s\nloop=%s\nmajor=%u\nminor=%u\n"
 		"size_bytes=%" PRIu64 "\nbacking=%s\nmade_backing=%d\nkeep=%d\n"
-		"pid=%d\nguardian=%d\nstarted_real_ns=%" PRId64 "\nzero_time=%d\n",
-		d->name, d->profile, d->loop, d->major, d->minor, d->size_bytes,
-		d->backing, d->made_backing, d->keep, d->pid, d->guardian,
-		d->started_real_ns, d->zero_time);
+		"pid=%d\nguardian=%d\nstarted_real_ns=%" PRId64 "\nzero_time=%d\n"
+		"fuse_dev=%" PRIu64 "\n", d->name, d->profile, d->loop, d->major,
+		d->minor, d->size_bytes, d->backing, d->made_backing, d->keep, d->pid,
+		d->guardian, d->started_real_ns, d->zero_time, d->fuse_dev);
 	rc = ferror(fp) ? -EIO : 0;
 	if (fclose(fp) || rc) {
 		unlink(tmp);
@@ -170,6 +170,8 @@ int disk_info_read(const char *dir, const char *name, struct disk_info *d,
 			d->started_real_ns = strtoll(v, NULL, 10);
 		else if (!strcmp(line, "zero_time"))
 			d->zero_time = atoi(v);
+		else if (!strcmp(line, "fuse_dev"))
+			d->fuse_dev = strtoull(v, NULL, 10);
 	}
 	fclose(fp);
 	return 0;
@@ -177,19 +179,23 @@ int disk_info_read(const char *dir, const char *name, struct disk_info *d,
 
 /* ---- the loop device ---- */
 
-/* 1 when loop device path (/dev/loopN) is backed by disk name's FUSE file
- * (its backing_file names the file under the disk's folder). */
-static int loop_is_ours(const char *dir, const char *name, const char *loop)
+/* 1 when loop device d->loop is still disk d's: the name the disk gave
+ * it (LOOP_CONFIGURE's lo_file_name, "iotape-disk-NAME") and the device of
+ * the FUSE file under it (lo_device). Its backing_file in sysfs cannot
+ * tell: once the daemon's namespace is gone its path reads "/disk". */
+static int loop_is_ours(const struct disk_info *d)
 {
-	char p[300], v[600], want[600];
+	struct loop_info64 li;
+	char want[LO_NAME_SIZE];
+	int fd, ok;
 
-	if (strncmp(loop, "/dev/", 5))
+	if (strncmp(d->loop, "/dev/loop", 9) || (fd = open(d->loop, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
-	snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", loop + 5);
-	if (sysfs_read(p, v, sizeof(v)))
-		return 0;
-	disk_path(want, sizeof(want), dir, name, "mnt/disk");
-	return !strcmp(v, want) || strstr(v, want + strlen(dir)) != NULL;
+	ok = ioctl(fd, LOOP_GET_STATUS64, &li) == 0;
+	close(fd);
+	snprintf(want, sizeof(want), "iotape-disk-%s", d->name);
+	return ok && !strncmp((const char *)li.lo_file_name, want, LO_NAME_SIZE) &&
+	       (!d->fuse_dev || li.lo_device == d->fuse_dev);
 }
 
 /* Detaches loop (the kernel does it when its last user closes it, if it
@@ -315,7 +321,7 @@ static int cleanup(const char *dir, const char *name, const struct disk_info *d,
 	char p[600];
 	int rc = 0, keep = d->keep;
 
-	if (d->loop[0] && loop_is_ours(dir, name, d->loop) &&
+	if (d->loop[0] && loop_is_ours(d) &&
 	    (rc = loop_detach(d->loop)))
 		snprintf(err, errlen, "cannot detach %s: %s", d->loop, strerror(-rc));
 	disk_path(p, sizeof(p), dir, name, "tracefs");
@@ -471,6 +477,11 @@ static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
 	if ((ffd = open(p, O_RDWR | O_CLOEXEC)) < 0) {
 		snprintf(err, errlen, "cannot open '%s': %s", p, strerror(errno));
 		goto out_thread;
+	}
+	{
+		struct stat sb;
+		if (!fstat(ffd, &sb))
+			dm->info.fuse_dev = (uint64_t)sb.st_dev;
 	}
 	snprintf(p, sizeof(p), "iotape-disk-%s", o->name);
 	if (loop_attach(ffd, p, dm->info.loop, sizeof(dm->info.loop), &dm->info.major,

@@ -56,6 +56,8 @@ struct disk_info {
 	int alive;                 /* it holds its lock */
 	int64_t started_real_ns;   /* CLOCK_REALTIME */
 	int zero_time;
+	uint64_t fuse_dev;         /* st_dev of its FUSE file (the loop
+				    * device's lo_device) */
 };
 
 /* The disks under dir (sorted by name) into *out (malloc'd, *n of them).
