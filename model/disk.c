@@ -346,8 +346,10 @@ static int cleanup(const char *dir, const char *name, const struct disk_info *d,
 
 /* The guardian: forked by the daemon before anything else; waits until
  * the daemon's end of pipe fd closes (it ended, however), then cleans up
- * unless the daemon did. */
-static void guardian(const char *dir, const char *name, int fd)
+ * unless the daemon did. A dying process's files are released in no set
+ * order, so its lock may outlive the pipe's end for a moment: the guardian
+ * waits for the daemon (pid) to be gone and its lock free. */
+static void guardian(const char *dir, const char *name, int fd, int pid)
 {
 	char c, err[256];
 	struct disk_info d;
@@ -355,7 +357,10 @@ static void guardian(const char *dir, const char *name, int fd)
 	prctl(PR_SET_NAME, "iotape-diskgd", 0, 0, 0);
 	while (read(fd, &c, 1) < 0 && errno == EINTR)
 		;
-	if (disk_info_read(dir, name, &d, err, sizeof(err)) || d.alive)
+	for (int i = 0; i < 500 && (proc_alive(pid) || lock_held(dir, name)); i++)
+		usleep(10000);
+	if (disk_info_read(dir, name, &d, err, sizeof(err)) || d.alive ||
+	    (d.pid && d.pid != pid))
 		_exit(0);    /* cleaned up, or a new daemon serves the name */
 	if (cleanup(dir, name, &d, err, sizeof(err)))
 		fprintf(stderr, "iotape disk %s: %s\n", name, err);
@@ -418,7 +423,7 @@ static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
 	struct disk_srv_conf conf;
 	sigset_t mask;
 	int sfd, lock = -1, gpipe[2], ffd = -1, rc = -1;
-	pid_t g;
+	pid_t g, self;
 
 	disk_path(p, sizeof(p), o->dir, o->name, "lock");
 	if ((lock = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0 ||
@@ -430,6 +435,7 @@ static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
 	}
 	/* the guardian first: it must hold none of the daemon's files (the
 	 * lock, /dev/fuse, the status pipe) */
+	self = getpid();
 	if (pipe2(gpipe, O_CLOEXEC) < 0 || (g = fork()) < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
 		close(lock);
@@ -442,7 +448,7 @@ static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
 			close(status);
 		close(dm->backing_fd);
 		setsid();
-		guardian(o->dir, o->name, gpipe[0]);
+		guardian(o->dir, o->name, gpipe[0], self);
 	}
 	close(gpipe[0]);
 	dm->info.guardian = g;

@@ -421,7 +421,9 @@ struct disk_srv *disk_srv_new(const struct disk_srv_conf *c, char *err,
 	fuse_set_log_func(fuse_log_to_stderr);
 	snprintf(fsname, sizeof(fsname), "fsname=iotape-disk-%s,subtype=iotape",
 		 c->name);
-	if (!(s->se = fuse_session_new(&args, &ops, sizeof(ops), s))) {
+	s->se = fuse_session_new(&args, &ops, sizeof(ops), s);
+	fuse_opt_free_args(&args);     /* the parser may have copied them */
+	if (!s->se) {
 		snprintf(err, errlen, "cannot start a FUSE session (libfuse3)");
 		goto fail;
 	}

@@ -20,7 +20,8 @@
 	X(fuse_session_exit) X(fuse_session_exited) X(fuse_reply_err) \
 	X(fuse_reply_none) X(fuse_reply_entry) X(fuse_reply_attr) \
 	X(fuse_reply_open) X(fuse_reply_write) X(fuse_reply_buf) \
-	X(fuse_reply_statfs) X(fuse_req_userdata) X(fuse_set_log_func)
+	X(fuse_reply_statfs) X(fuse_req_userdata) X(fuse_set_log_func) \
+	X(fuse_opt_free_args)
 
 struct fuse_api {
 #define FUSE_MEMBER(f) __typeof__(&f) f##_p;
@@ -55,6 +56,7 @@ int fuse_load(char *err, size_t errlen);
 #define fuse_reply_statfs (fuse_api.fuse_reply_statfs_p)
 #define fuse_req_userdata (fuse_api.fuse_req_userdata_p)
 #define fuse_set_log_func (fuse_api.fuse_set_log_func_p)
+#define fuse_opt_free_args (fuse_api.fuse_opt_free_args_p)
 #endif
 
 #endif
