@@ -320,7 +320,13 @@ struct disk_tracer *disk_tracer_start(const char *name, unsigned major,
 		goto fail;
 	}
 	snprintf(filter, sizeof(filter), "dev == %u", t->dev);
-	if (inst_write(t, "trace_clock", "mono") ||
+	/* a new instance takes the top level's options: a capture running
+	 * there has bin on and context-info off; this one needs text lines
+	 * with their times */
+	if (inst_write(t, "options/bin", "0") || inst_write(t, "options/raw", "0") ||
+	    inst_write(t, "options/hex", "0") ||
+	    inst_write(t, "options/context-info", "1") ||
+	    inst_write(t, "trace_clock", "mono") ||
 	    inst_write(t, "buffer_size_kb", "1024") ||
 	    inst_write(t, "events/block/block_rq_issue/filter", filter) ||
 	    inst_write(t, "events/block/block_rq_complete/filter", filter) ||
