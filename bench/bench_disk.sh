@@ -8,7 +8,8 @@
 #    daemon's answer time, `iotape disk stats`), p50 and p99, at depth 1;
 #  - the model's lateness (answer - modelled completion) p50 and p99 at 100, 1,000
 #    and 10,000 modelled I/Os per second: profiles whose every read is a buffer
-#    hit (hit_rate 1) costing 10, 1 and 0.1 ms, kept busy at depth 4.
+#    hit (hit_rate 1) costing 10, 1 and 0.1 ms, kept busy at depth 4, with the
+#    default spin (100 us) and, at 100, without.
 # Needs root, /dev/fuse, fio. Environment: IOTAPE, BENCH_DISK_SECONDS (5 per fio
 # run), TMPDIR (the backing files; /var/tmp).
 
@@ -77,17 +78,19 @@ printf '%s\t%s\t%s\t%s\n' "host overhead per request us" "(FUSE + loop, measured
 
 # ---- lateness at 100, 1,000, 10,000 modelled I/Os per second ------------------------------
 # a 4 KiB buffer hit costs overhead + 4096 / 300 MB/s (13.65 us) on this base
-for iops in 100 1000 10000; do
+for iops in 100 1000 10000 100s0; do
+	spin=100
+	case $iops in *s0) iops=${iops%s0} spin=0 ;; esac
 	prof=$TEST_TMP/hit$iops.profile
 	awk -v i="$iops" 'BEGIN { printf "base = desktop-2006\nname = hit-%d-iops\nhit_rate = 1\n" \
 		"overhead_ms = %.5f\n", i, 1000 / i - 0.01365 }' > "$prof"
-	say "lateness at $iops modelled I/Os per second..."
-	disk_up "$prof"
+	say "lateness at $iops modelled I/Os per second (spin $spin us)..."
+	disk_up "$prof" --spin $spin
 	s=$SECS
 	[ "$iops" = 100 ] && s=$((SECS * 2))
 	read -r io q50 q99 <<< "$(fio_run "$DEV" 4 "$s")"
 	"$IOTAPE" disk stats --json "$name" > "$TEST_TMP/l$iops.json"
-	printf '%s\t%s\t%s\t%s\n' "lateness at $iops modelled I/Os/s" \
+	printf '%s\t%s\t%s\t%s\n' "lateness at $iops I/Os/s, spin $spin us" \
 		"$(printf 'fio %.0f I/Os/s (depth 4)' "$io")" \
 		"$(jq -r '.late | "p50 \(.p50_us | floor) / p99 \(.p99_us | floor) us"' "$TEST_TMP/l$iops.json")" \
 		"$(jq -r '"late >1ms \(.late_over_1ms) of \(.late.n)"' "$TEST_TMP/l$iops.json")" >> "$rows"

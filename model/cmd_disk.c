@@ -34,7 +34,8 @@ static const struct opt_def options[] = {
 	{ "zero-time", 0, 'z', NULL, "start: answer every request at once, the "
 	  "model not consulted (the host's own ceiling, for benchmarks)" },
 	{ "spin", 1, 'p', "US", "start: busy-wait the last US microseconds "
-	  "before each answer instead of sleeping (default 0)" },
+	  "before each answer instead of sleeping to it, a quarter of a second "
+	  "each second at most (default 100; 0: never)" },
 	{ "force", 0, 'F', NULL, "stop: even when the device is mounted or "
 	  "open (its users get I/O errors)" },
 	{ "json", 0, 'j', NULL, "list, stats: JSON" },
@@ -214,7 +215,7 @@ int cmd_disk(int argc, char **argv)
 {
 	struct option longopts[ARRAY_SIZE(options) + 1];
 	struct disk_opts o = {
-		.model = "desktop-2006", .scheduler = "mq-deadline",
+		.model = "desktop-2006", .scheduler = "mq-deadline", .spin_us = 100,
 	};
 	const char *dir = NULL, *verb;
 	int c, json = 0, force = 0, rc = 0;

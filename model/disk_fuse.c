@@ -33,6 +33,7 @@
 #define MAX_IO (1u << 20)        /* max_write: a loop request of up to
 				  * 1 MiB is one FUSE request */
 #define ATTR_TIMEOUT 86400.0
+#define SPIN_BUDGET_NS 250000000 /* of spinning in each second, at most */
 
 /* A request between its arrival and its answer. */
 struct pend {
@@ -484,7 +485,7 @@ int disk_srv_run(struct disk_srv *s)
 	struct pollfd pf[3] = {
 		{ s->fd, POLLIN, 0 }, { s->tfd, POLLIN, 0 }, { s->efd, POLLIN, 0 },
 	};
-	int64_t spin = (int64_t)s->c.spin_us * 1000;
+	int64_t spin = (int64_t)s->c.spin_us * 1000, spun = 0, window = 0;
 	struct sched_param prio = { .sched_priority = 1 };
 
 	/* SCHED_FIFO where allowed, as a timed replay runs: on a busy machine a
@@ -497,19 +498,27 @@ int disk_srv_run(struct disk_srv *s)
 
 		if (s->stopping && !s->inflight)
 			return 0;
+		/* spinning takes at most a quarter of each second of this CPU
+		 * (a SCHED_FIFO thread that never sleeps starves the rest) */
+		if (now - window > 1000000000) {
+			window = now;
+			spun = 0;
+		}
 		if (next == INT64_MAX) {
 			arm(s, 0);
-		} else if (next - now <= spin) {
+		} else if (next - now <= spin && spun < SPIN_BUDGET_NS) {
 			timeout = 0;
 			arm(s, 0);
 		} else {
-			arm(s, next - spin);
+			arm(s, next - (spun < SPIN_BUDGET_NS ? spin : 0));
 		}
 		if (poll(pf, 3, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
+		if (!timeout)
+			spun += now_mono_ns() - now;
 		if (pf[2].revents & POLLIN) {
 			uint64_t v;
 			if (read(s->efd, &v, sizeof(v)) == sizeof(v))
