@@ -173,6 +173,12 @@ demo: deps all
 bench: deps all
 	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/bench.sh
 
+# `iotape disk` against the model and the seed reports, for real (root, minutes;
+# IOTAPE_DISKSIM_VALID: DiskSim 4.0's valid/ folder for its traces)
+validate-disk: deps all
+	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/validate_disk.sh
+	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/seed_disk.sh
+
 # Fuzzing (libFuzzer, clang from Debian): make fuzz FUZZ_SECONDS=N runs each
 # harness of tests/fuzz for N seconds (FUZZERS=stitch: that one only); their
 # corpora stay in build-fuzz/keep-NAME (out of the tree). Not part of `make test`; its crashes
@@ -244,4 +250,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz iotape iotape-san
 
-.PHONY: all deps unit test bench demo fuzz clean
+.PHONY: all deps unit test bench validate-disk demo fuzz clean

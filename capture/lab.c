@@ -240,6 +240,20 @@ int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 	if (!strcmp(old, value))
 		return 0;
 	snprintf(line, sizeof(line), "set\t%s\t%s\n", path, old);
+	{
+		/* vm.dirty_bytes (dirty_background_bytes) at 0 means the
+		 * ratio rules, and 0 cannot be written back (EINVAL): record the
+		 * ratio instead, whose write clears the bytes again (kernel
+		 * mm/page-writeback.c, dirty_ratio_handler) */
+		size_t pl = strlen(path);
+		char rpath[512], rold[64];
+		if (!strcmp(old, "0") && pl > 6 && pl < sizeof(rpath) &&
+		    strstr(path, "/vm/dirty") && !strcmp(path + pl - 6, "_bytes")) {
+			snprintf(rpath, sizeof(rpath), "%.*s_ratio", (int)(pl - 6), path);
+			if (!sysfs_read(rpath, rold, sizeof(rold)) && strcmp(rold, "0"))
+				snprintf(line, sizeof(line), "set\t%s\t%s\n", rpath, rold);
+		}
+	}
 	if ((rc = record(lab, line))) {
 		snprintf(err, errlen, "cannot record state in '%s': %s", lab->state,
 			 strerror(-rc));

@@ -129,13 +129,16 @@ check_eq "disk b: 64 writes of 64 KiB and a flush reached the model" "true true"
 
 # ---- capture -d NAME, the offline model, replay --target NAME ----------------------------
 if tracefs_check "$a"; then
-	"$IOTAPE" capture --db "$db" --run live --quiet -d "$pre-a" --cmd \
+	dirty0=$(sysctl -n vm.dirty_bytes vm.dirty_ratio | tr '\n' ' ')
+	"$IOTAPE" capture --db "$db" --run live --quiet -d "$pre-a" --set vm.dirty_bytes=50331648 --cmd \
 		"fio --name=c --filename=$A --rw=randread --bs=4k --direct=1 --ioengine=psync --runtime=2 --time_based --randseed=7 --output=/dev/null" \
 		> /dev/null 2> "$t/err"
 	rc=$?
 	check_eq "capture -d NAME traces the disk's loop device" "0 $a" \
 		"$rc $(sqlite3 "$db" "SELECT name FROM devices WHERE run = (SELECT id FROM runs WHERE name = 'live')")"
 	[ $rc = 0 ] || diag "capture: $(tail -n 5 "$t/err")"
+	check_eq "capture puts vm.dirty_bytes and dirty_ratio back (bytes 0: the ratio rules)" "$dirty0" \
+		"$(sysctl -n vm.dirty_bytes vm.dirty_ratio | tr '\n' ' ')"
 	"$IOTAPE" report --db "$db" --json live > "$t/live.json" 2>> "$t/err"
 	cp "/run/iotape/disk/$pre-a/profile" "$t/a.profile"
 	lab_retry /dev/null "$IOTAPE" replay --db "$db" live --target "model:$t/a.profile" \
