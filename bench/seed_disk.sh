@@ -8,11 +8,16 @@
 #    source tree of generated Pascal files (216/4 MB) and its patch (every second
 #    .pp/.pas/.inc file of 2 to 512 KiB edited on line 1 and every 50th line, as
 #    the corpus's how-made/make-data.sh does), a memory cgroup of 512/4 MiB with an
-#    idle holder of 350/4 MiB of anonymous memory, a swap file of 1024/4 MiB on the
-#    usr disk, dirty limits of 24/4 and 48/4 MiB. two-disks: usr and the swap file
-#    on disk A, src on disk B; one-disk: all three on disk A. Every disk a
-#    desktop-2006 of 1 GiB. Each variant captured (iotape capture -d NAME) as its
-#    own run; then iotape compare explains one against the other.
+#    idle holder of 350/4 MiB of anonymous memory (written once, made cold with
+#    MADV_COLD, a page written a second, as the captures' anonhold), a swap file of
+#    1024/4 MiB on the
+#    usr disk, dirty limits of 24/4 and 48/4 MiB; debsums starts 1 s into the run,
+#    patch 1.5 s (in the corpus's captures, when swap use first rose: 1.5 to 1.8 s;
+#    here a fixed time, the same in both variants, and not moved by other jobs'
+#    swapping on a shared machine). two-disks: usr and the swap file on disk A, src
+#    on disk B; one-disk: all three on disk A. Every disk a desktop-2006 of
+#    4096/SCALE MiB. Each variant captured (iotape capture -d NAME) as its own run;
+#    then iotape compare explains patch's time in one against the other.
 #  seed004: a writer (dd, 1 MiB blocks) on a disk of 13 MB/s, with
 #    dirty_background_ratio 10 against 30 of a box of SEED004_MB (256) MiB (as
 #    dirty_background_bytes; dirty_bytes 40% of it): the bo oscillation and idle
@@ -34,7 +39,7 @@ say() { echo "seed_disk: $*" >&2; }
 
 [ -x "$IOTAPE" ] || die "no iotape binary at $IOTAPE (run make)"
 [ "$(id -u)" = 0 ] || die "needs root"
-for tool in mke2fs bzip2 bzcat patch diff md5sum jq fio; do
+for tool in mke2fs bzip2 bzcat patch diff md5sum jq fio python3; do
 	command -v $tool > /dev/null || die "needs $tool"
 done
 mkdir -p "$S" || die "cannot make $S"
@@ -101,11 +106,11 @@ make_patch() {
 	( cd "$S/mk/fpc" && find . -type f -print0 | sort -z | xargs -0 md5sum > ../fpc.md5 )
 }
 
-# the images: 1 GiB each (sparse), ext4 of the size given at the start; the swap
+# the images: 4096/SCALE MiB each (sparse), ext4 of the size given at the start; the swap
 # file is of random bytes (mke2fs -d leaves blocks of zeros out, and swapon
 # refuses a file with holes), its header written by mkswap
 make_images() {
-	local swap_mb=$((1024 / SCALE))
+	local swap_mb=$((1024 / SCALE)) disk=$((4096 / SCALE))
 	rm -rf "$S/img" "$S/stA" "$S/stB" "$S/st1"
 	mkdir -p "$S/img" "$S/stA" "$S/stB" "$S/st1"
 	cp -a "$S/stage/usr" "$S/stA/usr"
@@ -115,10 +120,10 @@ make_images() {
 	mkswap -q "$S/stA/swapfile" > /dev/null || die "mkswap failed"
 	cp "$S/stA/swapfile" "$S/st1/swapfile"
 	chmod 600 "$S/stA/swapfile" "$S/st1/swapfile"
-	mk() { truncate -s 1G "$S/img/$1.img" && mke2fs -q -F -t ext4 -b 4096 \
+	mk() { truncate -s ${disk}M "$S/img/$1.img" && mke2fs -q -F -t ext4 -b 4096 \
 		-E lazy_itable_init=0,lazy_journal_init=0 -L "$1" -d "$2" "$S/img/$1.img" "$3"; }
-	mk A "$S/stA" $((1024 * 3 / 4))M && mk B "$S/stB" $((1024 / 2))M &&
-		mk one "$S/st1" $((1024 - 32))M || die "mke2fs failed"
+	mk A "$S/stA" $((disk * 3 / 4))M && mk B "$S/stB" $((disk / 2))M &&
+		mk one "$S/st1" $((disk - 32))M || die "mke2fs failed"
 	rm -rf "$S/stA" "$S/stB" "$S/st1"
 }
 
@@ -169,16 +174,31 @@ seed000_run() {
 	fi
 	swapon "$MA/swapfile" || die "swapon $MA/swapfile failed"
 	rm -f "$W"/stop "$W"/*.done
+	# the idle desktop of the seed's captures: anonymous memory written once,
+	# made cold (MADV_COLD, 20), then one random page written a second
+	cat > "$W/holder.py" <<'PY'
+import mmap, os, random, sys, time
+n, page = int(sys.argv[1]) << 20, 4096
+m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+for i in range(0, n, page):
+    m[i] = (i // page) % 251 + 1
+m.madvise(20)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(1)
+    i = random.randrange(n // page) * page
+    m[i] ^= 1
+PY
 	say "$run: $var (disks: $a${b:+ $b})..."
-	"$IOTAPE" capture --db "$DB" --run "$run" "${devs[@]}" --interval 0.5 --duration 40m \
+	# the holder ends when debsums and patch both have (whichever ends last
+	# says so), so the run's elapsed time is theirs
+	"$IOTAPE" capture --db "$DB" --run "$run" "${devs[@]}" --interval 0.5 --duration 60m \
 		--mem-limit ${lim}M --drop-caches --label "seed=000" --label "variant=$var" \
 		--set vm.dirty_background_bytes=$((25165824 / SCALE)) --set vm.dirty_bytes=$((50331648 / SCALE)) \
-		--cmd "dd if=/dev/zero bs=${hold}M count=1 2> /dev/null | (while [ ! -e $W/stop ]; do sleep 0.2; done)" \
-		--cmd "find $usr -type f -print0 | xargs -0 md5sum > /dev/null; touch $W/debsums.done" \
+		--cmd "python3 $W/holder.py $hold $W/stop" \
+		--cmd "find $usr -type f -print0 | xargs -0 md5sum > /dev/null; touch $W/debsums.done; if [ -e $W/patch.done ]; then touch $W/stop; fi" \
 		--start-after 1s \
-		--cmd "cd $src/fpc && bzcat ../p.bz2 | patch -p1 -s; touch $W/patch.done" \
-		--start-when 'pswpout>0' \
-		--cmd "while [ ! -e $W/debsums.done ] || [ ! -e $W/patch.done ]; do sleep 0.2; done; sync; touch $W/stop" \
+		--cmd "cd $src/fpc && bzcat ../p.bz2 | patch -p1 -s; touch $W/patch.done; if [ -e $W/debsums.done ]; then touch $W/stop; fi" \
+		--start-after 1.5s \
 		> "$W/$run.out" 2> "$W/$run.err" || { cat "$W/$run.err" >&2; die "capture $run failed"; }
 	( cd "$src/fpc" && md5sum -c --quiet "$S/mk/fpc.md5" > "$W/verify.txt" 2>&1 ) ||
 		say "$run: the patched tree differs in $(wc -l < "$W/verify.txt") files"
@@ -188,24 +208,19 @@ seed000_run() {
 	disks_down
 }
 
-# the figures of a run: commands' real seconds and MB swapped out (pswpout, 4 KiB pages)
+# the figures of a run: debsums' and patch's real seconds, MB swapped out and in
+# (/proc/vmstat, the whole machine's), the trace's seek mean
 seed000_figures() {
-	local r=$1
-	sqlite3 -separator ' ' "$DB" "SELECT c.argv, printf('%.1f', c.real_s)
-		FROM commands c JOIN runs r ON r.id = c.run WHERE r.name = '$r' ORDER BY c.idx" |
-		awk -v r="$r" '/md5sum/ { d = $NF } /patch -p1/ { p = $NF }
-			END { printf "%s debsums_s %s patch_s %s", r, d, p }'
-	sqlite3 "$DB" "SELECT printf(' swapped_mb %.1f', (max(value) - min(value)) * 4096 / 1e6)
-		FROM samples s JOIN runs r ON r.id = s.run WHERE r.name = '$r' AND s.key = 'pswpout'"
-	echo
+	"$IOTAPE" compare --db "$DB" --json "$1" "$1" | jq -r --arg r "$1" '.runs[0].figures |
+		"\($r | . + " " * (14 - length))debsums \(.cmd1_real_s * 10 | round / 10) s, patch \(.cmd2_real_s * 10 | round / 10) s, swapped out \(.swap_out_mb * 10 | round / 10) MB, in \(.swap_in_mb * 10 | round / 10) MB, peak swap used \(.peak_swap_mb * 10 | round / 10) MB, D2D seek mean \(.seek_mean_sectors | round) sectors"'
 }
 
 seed000() {
 	seed000_data
 	local i
 	for i in $(seq "$REPEAT"); do
-		sqlite3 "$DB" "SELECT 1" > /dev/null 2>&1
-		"$IOTAPE" rm --db "$DB" "two-disks.$i" "one-disk.$i" > /dev/null 2>&1
+		"$IOTAPE" rm --db "$DB" "two-disks.$i" > /dev/null 2>&1
+		"$IOTAPE" rm --db "$DB" "one-disk.$i" > /dev/null 2>&1
 		seed000_run two-disks "two-disks.$i"
 		seed000_run one-disk "one-disk.$i"
 	done
@@ -216,7 +231,8 @@ seed000() {
 			seed000_figures "one-disk.$i"
 		done
 	} | tee "$S/seed000.txt"
-	"$IOTAPE" compare --db "$DB" "one-disk.1" "two-disks.1" | tee "$S/seed000-compare.txt"
+	"$IOTAPE" compare --db "$DB" --metric cmd2_real_s "one-disk.1" "two-disks.1" |
+		tee "$S/seed000-compare.txt"
 }
 
 # ---- seed004: a writer on a disk of 13 MB/s ----------------------------------------------
@@ -240,7 +256,8 @@ seed004_run() {
 }
 
 seed004() {
-	"$IOTAPE" rm --db "$DB" dbr10 dbr30 > /dev/null 2>&1
+	"$IOTAPE" rm --db "$DB" dbr10 > /dev/null 2>&1
+	"$IOTAPE" rm --db "$DB" dbr30 > /dev/null 2>&1
 	seed004_run 10 dbr10
 	seed004_run 30 dbr30
 	for r in dbr10 dbr30; do

@@ -33,6 +33,10 @@ static const struct opt_def options[] = {
 	  "device's path on stdout, until Ctrl-C or SIGTERM" },
 	{ "zero-time", 0, 'z', NULL, "start: answer every request at once, the "
 	  "model not consulted (the host's own ceiling, for benchmarks)" },
+	{ "compensate", 0, 'c', NULL, "start: stamp each request's arrival at "
+	  "the disk earlier by the host's FUSE and loop overhead measured so far "
+	  "(its median), so the trace's D2C is the model's time, not the model's "
+	  "plus the host's" },
 	{ "spin", 1, 'p', "US", "start: busy-wait the last US microseconds "
 	  "before each answer instead of sleeping to it, a quarter of a second "
 	  "each second at most (default 100; 0: never)" },
@@ -51,7 +55,8 @@ static void usage(FILE *fp)
 	fprintf(fp,
 "usage: iotape disk start --name NAME [--model PROFILE] [--size SIZE]\n"
 "                         [--backing FILE] [--scheduler NAME] [--keep]\n"
-"                         [--foreground] [--zero-time] [--spin US]\n"
+"                         [--foreground] [--zero-time] [--compensate]\n"
+"                         [--spin US]\n"
 "       iotape disk list [--json]\n"
 "       iotape disk stop NAME... [--force] [--keep]\n"
 "       iotape disk stats NAME [--json]\n"
@@ -188,6 +193,7 @@ static int stats(const char *dir, const char *name, int json)
 	hist_row(&e, "overhead", "host overhead (FUSE, loop)", &s.h[DH_OVERHEAD]);
 	emit_u64(&e, "late_over_1ms", s.late);
 	emit_num(&e, "realtime", s.realtime);
+	emit_num(&e, "compensate_us", s.compensate ? (double)s.comp_ns / 1e3 : 0);
 	emit_u64(&e, "overhead_unmatched", s.ov_unmatched);
 	emit_str(&e, "overhead_why", s.ov_why[0] ? s.ov_why : NULL);
 	emit_obj_end(&e);
@@ -198,6 +204,9 @@ static int stats(const char *dir, const char *name, int json)
 	if (!s.realtime && total)
 		emit_text(&e, "  the server runs at normal priority (SCHED_FIFO "
 			  "refused): on a busy machine\n  its timer wakes late\n");
+	if (s.compensate)
+		emit_text(&e, "  compensated: arrivals stamped %.1f us earlier (the host "
+			  "overhead's median)\n", (double)s.comp_ns / 1e3);
 	if (s.ov_why[0])
 		emit_text(&e, "  host overhead not measured: %s\n", s.ov_why);
 	else
@@ -236,6 +245,7 @@ int cmd_disk(int argc, char **argv)
 		case 'k': o.keep = 1; break;
 		case 'f': o.foreground = 1; break;
 		case 'z': o.zero_time = 1; break;
+		case 'c': o.compensate = 1; break;
 		case 'p':
 			if (parse_u64(optarg, "--spin", &v) || v > 100000) {
 				error("--spin takes 0 to 100000 microseconds");

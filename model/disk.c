@@ -469,8 +469,8 @@ static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
 		goto out;
 	}
 	conf = (struct disk_srv_conf){ o->name, mnt, dm->backing_fd,
-		dm->info.size_bytes, &dm->prof, o->zero_time, o->spin_us,
-		dm->stats, &dm->answers };
+		dm->info.size_bytes, &dm->prof, o->zero_time, o->compensate,
+		o->spin_us, dm->stats, &dm->answers };
 	if (!(dm->srv = disk_srv_new(&conf, err, errlen)))
 		goto out;
 	if ((dm->srv_done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||

@@ -28,6 +28,8 @@ struct disk_opts {
 	const char *scheduler;     /* the loop device's I/O scheduler */
 	int keep;                  /* keep a backing file the disk made */
 	int zero_time;             /* answer at once (the host's ceiling) */
+	int compensate;            /* arrivals put at D: the host overhead's
+				    * median taken off */
 	int foreground;            /* serve in this process until a signal */
 	unsigned spin_us;          /* busy-wait this long before an answer */
 };
@@ -116,6 +118,8 @@ struct disk_stats {
 	uint64_t ov_unmatched;         /* traced requests with no answer */
 	int64_t up_ns;                 /* since the daemon started */
 	int realtime;                  /* its server runs at SCHED_FIFO */
+	int compensate;                /* arrivals stamped earlier by comp_ns */
+	int64_t comp_ns;
 	char ov_why[160];              /* why overhead is not measured */
 	struct disk_hsum h[DH_N];
 };

@@ -57,6 +57,7 @@ struct disk_srv {
 	int free_head;
 	unsigned inflight;
 	int64_t last_stamp;          /* arrivals are stamped strictly later */
+	int64_t last_arrive;         /* the model's arrivals, non-decreasing */
 	int64_t armed;               /* the timerfd's expiry, 0: disarmed */
 	struct disk_hist_w w[DH_N];
 	struct fuse_buf fbuf;
@@ -130,7 +131,12 @@ static void answer(struct disk_srv *s, struct pend *p, int64_t done_ns,
 	pend_put(s, p);
 }
 
-/* Hands p, arrived at t, to the model (or answers it at once). */
+/* Hands p, received at t, to the model (or answers it at once). With
+ * compensation its arrival at the disk is put when the block layer
+ * dispatched it, by the host's overhead measured so far (the daemon gets
+ * a request that long after D, less the way back): the model may then
+ * have started a command at a time it did not know this one by, by at
+ * most that much. */
 static void submit(struct disk_srv *s, struct pend *p, int64_t t)
 {
 	struct model_req r = {
@@ -143,7 +149,12 @@ static void submit(struct disk_srv *s, struct pend *p, int64_t t)
 		answer(s, p, t, 0, 0);
 		return;
 	}
-	model_run(s->m, t, 0);
+	if (s->c.compensate)
+		r.arrive_ns = t - __atomic_load_n(&s->c.stats->comp_ns, __ATOMIC_RELAXED);
+	if (r.arrive_ns <= s->last_arrive)
+		r.arrive_ns = s->last_arrive + 1;
+	s->last_arrive = r.arrive_ns;
+	model_run(s->m, r.arrive_ns, 0);
 	if (model_submit(s->m, &r)) {
 		p->err = EIO;         /* cannot happen: SLOTS bounds both */
 		answer(s, p, t, -1, -1);
@@ -492,6 +503,7 @@ int disk_srv_run(struct disk_srv *s)
 	 * normal thread wakes milliseconds after its timer */
 	s->c.stats->realtime = pthread_setschedparam(pthread_self(), SCHED_FIFO,
 						     &prio) == 0;
+	s->c.stats->compensate = s->c.compensate;
 	for (;;) {
 		int64_t now = now_mono_ns(), next = complete_due(s, now);
 		int timeout = -1;

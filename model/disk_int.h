@@ -18,7 +18,7 @@
 /* ---- the statistics file (DIR/disk/NAME/stats, mapped shared) ---- */
 
 #define DISK_STATS_MAGIC 0x6b736964u   /* "disk" */
-#define DISK_STATS_VERSION 1u
+#define DISK_STATS_VERSION 2u
 
 struct disk_hist_hdr {
 	uint64_t n;
@@ -37,7 +37,9 @@ struct disk_stats_file {
 	uint64_t ov_matched, ov_unmatched;
 	char ov_why[160];
 	int32_t realtime;              /* the server runs at SCHED_FIFO */
-	int32_t pad;
+	int32_t compensate;            /* arrivals stamped comp_ns earlier */
+	int64_t comp_ns;               /* the host overhead's median so far
+					* (the tracer sets it) */
 	struct disk_hist_hdr h[DH_N];
 	uint64_t counts[DH_N][HIST_BUCKETS];
 };
@@ -91,6 +93,7 @@ struct disk_srv_conf {
 	uint64_t size_bytes;
 	const struct disk_profile *prof;   /* NULL with zero_time */
 	int zero_time;
+	int compensate;
 	unsigned spin_us;
 	struct disk_stats_file *stats;
 	struct disk_answers *answers;

@@ -168,7 +168,11 @@ static int match(struct disk_tracer *t, const struct done *d)
 	if (found) {
 		int64_t ov = d->c - d->d - held;
 		disk_hist_add(&t->w[DH_OVERHEAD], (uint64_t)(ov > 0 ? ov : 0));
-		t->f->ov_matched++;
+		/* the median so far, for a compensating server (every 32) */
+		if (!(t->f->ov_matched++ % 32))
+			__atomic_store_n(&t->f->comp_ns,
+					 (int64_t)hist_pct(&t->w[DH_OVERHEAD].h, 50),
+					 __ATOMIC_RELAXED);
 	}
 	return found;
 }
