@@ -173,6 +173,13 @@ seed000_run() {
 		usr=$MA/usr src=$MA/src devs=(-d seedA)
 	fi
 	swapon "$MA/swapfile" || die "swapon $MA/swapfile failed"
+	# where the swap file lies on disk A, for the swap I/O in the trace: the
+	# machine-wide counters also count other jobs' swapping
+	filefrag -e -b512 "$MA/swapfile" | awk -F'[:.]+' '/^ *[0-9]+:/ {
+		gsub(/ /, ""); printf "%s(sector BETWEEN %s AND %s)", n++ ? " OR " : "", $4, $5 }' \
+		> "$W/$run.swapext"
+	printf '%d\n' $(( $(cut -d: -f1 /sys/block/${a#/dev/}/dev) << 20 | $(cut -d: -f2 /sys/block/${a#/dev/}/dev) )) \
+		> "$W/$run.devA"
 	rm -f "$W"/stop "$W"/*.done
 	# the idle desktop of the seed's captures: anonymous memory written once,
 	# made cold (MADV_COLD, 20), then one random page written a second
@@ -208,11 +215,17 @@ PY
 	disks_down
 }
 
-# the figures of a run: debsums' and patch's real seconds, MB swapped out and in
-# (/proc/vmstat, the whole machine's), the trace's seek mean
+# the figures of a run: debsums' and patch's real seconds; MB written to and read
+# from the swap file (the trace's bios within its extents); the trace's seek mean
 seed000_figures() {
-	"$IOTAPE" compare --db "$DB" --json "$1" "$1" | jq -r --arg r "$1" '.runs[0].figures |
-		"\($r | . + " " * (14 - length))debsums \(.cmd1_real_s * 10 | round / 10) s, patch \(.cmd2_real_s * 10 | round / 10) s, swapped out \(.swap_out_mb * 10 | round / 10) MB, in \(.swap_in_mb * 10 | round / 10) MB, peak swap used \(.peak_swap_mb * 10 | round / 10) MB, D2D seek mean \(.seek_mean_sectors | round) sectors"'
+	local r=$1 sw so si
+	sw=$(cat "$W/$r.swapext" 2> /dev/null)
+	so=$(sqlite3 "$DB" "SELECT printf('%.1f', coalesce(sum(bytes), 0) / 1e6) FROM requests q JOIN runs r ON
+		r.id = q.run WHERE r.name = '$r' AND q.dev = $(cat "$W/$r.devA") AND q.rwbs LIKE '%W%' AND ($sw)")
+	si=$(sqlite3 "$DB" "SELECT printf('%.1f', coalesce(sum(bytes), 0) / 1e6) FROM requests q JOIN runs r ON
+		r.id = q.run WHERE r.name = '$r' AND q.dev = $(cat "$W/$r.devA") AND q.rwbs LIKE '%R%' AND ($sw)")
+	"$IOTAPE" compare --db "$DB" --json "$r" "$r" | jq -r --arg r "$r" --arg so "$so" --arg si "$si" '.runs[0].figures |
+		"\($r | . + " " * (14 - length))debsums \(.cmd1_real_s * 10 | round / 10) s, patch \(.cmd2_real_s * 10 | round / 10) s, swap file written \($so) MB, read \($si) MB; D2D seek mean \(.seek_mean_sectors | round) sectors"'
 }
 
 seed000() {
@@ -231,8 +244,13 @@ seed000() {
 			seed000_figures "one-disk.$i"
 		done
 	} | tee "$S/seed000.txt"
-	"$IOTAPE" compare --db "$DB" --metric cmd2_real_s "one-disk.1" "two-disks.1" |
-		tee "$S/seed000-compare.txt"
+	if [ "$REPEAT" = 1 ]; then
+		"$IOTAPE" compare --db "$DB" --metric cmd2_real_s "one-disk.1" "two-disks.1"
+	else
+		"$IOTAPE" compare --db "$DB" --metric cmd2_real_s --group-by 'one-disk.*,two-disks.*' \
+			$(for i in $(seq "$REPEAT"); do echo "one-disk.$i"; done) \
+			$(for i in $(seq "$REPEAT"); do echo "two-disks.$i"; done)
+	fi | tee "$S/seed000-compare.txt"
 }
 
 # ---- seed004: a writer on a disk of 13 MB/s ----------------------------------------------
