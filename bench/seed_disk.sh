@@ -274,15 +274,24 @@ seed004_run() {
 }
 
 seed004() {
+	local r
 	"$IOTAPE" rm --db "$DB" dbr10 > /dev/null 2>&1
 	"$IOTAPE" rm --db "$DB" dbr30 > /dev/null 2>&1
 	seed004_run 10 dbr10
 	seed004_run 30 dbr30
-	for r in dbr10 dbr30; do
-		"$IOTAPE" iostat --db "$DB" "$r" --interval 1s > "$S/$r.iostat.txt"
-		echo "== $r: iostat of the disk every second (MB/s written), from the trace"
-		awk '$1 ~ /loop/ { printf "%s ", $0 ~ /wMB\/s/ ? "" : $0 }' "$S/$r.iostat.txt" > /dev/null
-	done
+	{
+		echo "seed 004 on a modelled disk of 13 MB/s ($("$IOTAPE" --version)): dd of" \
+			"${SEED004_WRITE_MB:-400} MB, dirty limits of a ${SEED004_MB:-256} MiB box"
+		for r in dbr10 dbr30; do
+			"$IOTAPE" iostat --db "$DB" "$r" --interval 1s --json |
+				jq -r --arg r "$r" --argjson dd "$("$IOTAPE" compare --db "$DB" --json "$r" "$r" |
+					jq '.runs[0].figures.cmd0_real_s')" '[.rows[] | .["wkB/s"] / 1000] as $w |
+				($w | map(select(. < 0.5)) | length) as $idle |
+				"\($r): dd + sync \($dd * 10 | round / 10) s; the disk wrote \($w | add | round) MB in \($w | length) s: " +
+				"\($idle) idle seconds (under 0.5 MB/s), busy seconds \($w | map(select(. >= 0.5)) | if length > 0 then (add / length * 10 | round / 10) else 0 end) MB/s on average, " +
+				"max \($w | max * 10 | round / 10)\nMB/s written each second: \($w | map(. * 10 | round / 10 | tostring) | join(" "))"'
+		done
+	} | tee "$S/seed004.txt"
 	"$IOTAPE" compare --db "$DB" dbr10 dbr30 | tee "$S/seed004-compare.txt"
 }
 

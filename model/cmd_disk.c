@@ -181,6 +181,8 @@ static int stats(const char *dir, const char *name, int json)
 	}
 	emit_obj_end(&e);
 	emit_u64(&e, "errors", s.errors);
+	emit_u64(&e, "held_max", s.held_max);
+	emit_text(&e, "  at most %" PRIu64 " requests held at once\n", s.held_max);
 	if (s.errors)
 		emit_text(&e, "  %" PRIu64 " answered with an error (the backing "
 			  "file failed)\n", s.errors);

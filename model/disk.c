@@ -282,18 +282,25 @@ static int loop_attach(int fd, const char *label, char *loop, size_t len,
 }
 
 /* The queue settings of a disk of this kind on this kernel: rotational,
+ * requests of at most 1 MiB (one FUSE request each: max_write), at most
+ * depth requests at the device (a SATA disk's NCQ tags: the profile's
+ * queue_depth; a loop device takes 128, so the rest would wait in the
+ * model's queue, dispatched, instead of the scheduler's: with no scheduler,
+ * nr_requests sets the driver tags in use (block/blk-mq.c,
+ * blk_mq_update_nr_requests), and a scheduler attached after keeps them),
  * the scheduler asked for, readahead as this kernel gives a SATA disk
- * (128 KiB, VM_READAHEAD_PAGES), requests of at most 1 MiB (one FUSE
- * request each: max_write), no discard (a disk of 2006 has no TRIM).
+ * (128 KiB, VM_READAHEAD_PAGES), no discard (a disk of 2006 has no TRIM).
  * Returns 0 or -1 with err. */
-static int loop_queue_set(const char *loop, const char *sched, char *err,
-			  size_t errlen)
+static int loop_queue_set(const char *loop, const char *sched, unsigned depth,
+			  char *err, size_t errlen)
 {
 	static const char *const keys[] = { "rotational", "max_sectors_kb",
-					    "scheduler", "read_ahead_kb",
-					    "discard_max_bytes" };
-	const char *vals[] = { "1", "1024", sched, "128", "0" };
+					    "scheduler", "nr_requests", "scheduler",
+					    "read_ahead_kb", "discard_max_bytes" };
+	char d[16];
+	const char *vals[] = { "1", "1024", "none", d, sched, "128", "0" };
 
+	snprintf(d, sizeof(d), "%u", depth ? depth : 1);
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		char p[300];
 		int rc;
@@ -495,7 +502,7 @@ static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
 		goto out_thread;
 	close(ffd);
 	ffd = -1;
-	if (loop_queue_set(dm->info.loop, o->scheduler, err, errlen))
+	if (loop_queue_set(dm->info.loop, o->scheduler, dm->prof.queue_depth, err, errlen))
 		goto out_loop;
 	dm->info.pid = getpid();
 	dm->info.started_real_ns = now_real_ns();

@@ -119,6 +119,7 @@ struct disk_stats {
 	int64_t up_ns;                 /* since the daemon started */
 	int realtime;                  /* its server runs at SCHED_FIFO */
 	int compensate;                /* arrivals stamped earlier by comp_ns */
+	uint64_t held_max;             /* requests the daemon held at once */
 	int64_t comp_ns;
 	char ov_why[160];              /* why overhead is not measured */
 	struct disk_hsum h[DH_N];

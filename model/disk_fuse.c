@@ -85,7 +85,8 @@ static struct pend *pend_get(struct disk_srv *s)
 		return NULL;
 	p = &s->p[s->free_head];
 	s->free_head = p->next_free;
-	s->inflight++;
+	if (++s->inflight > s->c.stats->held_max)
+		s->c.stats->held_max = s->inflight;
 	return p;
 }
 

@@ -18,7 +18,7 @@
 /* ---- the statistics file (DIR/disk/NAME/stats, mapped shared) ---- */
 
 #define DISK_STATS_MAGIC 0x6b736964u   /* "disk" */
-#define DISK_STATS_VERSION 2u
+#define DISK_STATS_VERSION 3u
 
 struct disk_hist_hdr {
 	uint64_t n;
@@ -40,6 +40,7 @@ struct disk_stats_file {
 	int32_t compensate;            /* arrivals stamped comp_ns earlier */
 	int64_t comp_ns;               /* the host overhead's median so far
 					* (the tracer sets it) */
+	uint64_t held_max;             /* requests held at once, at most */
 	struct disk_hist_hdr h[DH_N];
 	uint64_t counts[DH_N][HIST_BUCKETS];
 };

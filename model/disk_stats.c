@@ -106,6 +106,7 @@ int disk_stats_read(const char *dir, const char *name, struct disk_stats *s,
 	s->realtime = f->realtime;
 	s->compensate = f->compensate;
 	s->comp_ns = f->comp_ns;
+	s->held_max = f->held_max;
 	s->up_ns = now_mono_ns() - f->started_mono_ns;
 	snprintf(s->ov_why, sizeof(s->ov_why), "%.*s", (int)sizeof(f->ov_why) - 1,
 		 f->ov_why);

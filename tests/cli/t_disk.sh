@@ -127,6 +127,12 @@ stat_js "$pre-b" > "$t/sb.json"
 check_eq "disk b: 64 writes of 64 KiB and a flush reached the model" "true true" \
 	"$(jq '.ops.write.requests >= 64 and .ops.write.bytes >= 4194304' "$t/sb.json") $(jq '.ops.flush.requests >= 1' "$t/sb.json")"
 
+# ---- the device takes the profile's queue depth, the scheduler the rest -------------------
+fio --name=deep --filename="$B" --rw=randread --bs=4k --direct=1 --ioengine=libaio \
+	--iodepth=64 --runtime=1 --time_based --output=/dev/null 2> /dev/null
+check_eq "64 reads queued: 32 at the disk (NCQ), the rest in the scheduler" "32" \
+	"$(stat_js "$pre-b" | jq '.held_max')"
+
 # ---- capture -d NAME, the offline model, replay --target NAME ----------------------------
 if tracefs_check "$a"; then
 	dirty0=$(sysctl -n vm.dirty_bytes vm.dirty_ratio | tr '\n' ' ')
