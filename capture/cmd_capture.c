@@ -233,6 +233,29 @@ static int parse_option(struct capture_opts *o, int c, struct capture_cmd **last
 	return 0;
 }
 
+/* --reset's second half: stops every disk of `iotape disk` under dir (as
+ * `disk stop --force`), a line each. Returns 0, or -1 when one could not be
+ * stopped (said). */
+static int stop_disks(const char *dir)
+{
+	struct disk_info *d;
+	size_t n;
+	char err[512];
+	int rc = 0;
+
+	if (disk_list(dir, &d, &n, err, sizeof(err)))
+		return error("%s", err);
+	for (size_t i = 0; i < n; i++) {
+		if (disk_stop(dir, d[i].name, 1, 0, err, sizeof(err)))
+			rc = error("%s", err);
+		else
+			printf("stopped disk '%s'%s%s%s\n", d[i].name, d[i].loop[0] ?
+			       " (" : "", d[i].loop, d[i].loop[0] ? ")" : "");
+	}
+	free(d);
+	return rc;
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	struct option longopts[ARRAY_SIZE(options) + 1];
@@ -261,7 +284,7 @@ int cmd_capture(int argc, char **argv)
 		/* the lab as it was: settings, then the modelled disks
 		 * (not under a capture that runs: its workload may use them) */
 		rc = lab_reset(o.state_dir) ? -1 : 0;
-		if (!lab_busy(o.state_dir) && disk_stop_all(o.state_dir))
+		if (!lab_busy(o.state_dir) && stop_disks(o.state_dir))
 			rc = -1;
 		return rc;
 	}

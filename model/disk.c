@@ -958,28 +958,3 @@ int disk_resolve(const char *dir, const char *spec, char *path, size_t len,
 	snprintf(path, len, "%s", d.loop);
 	return 1;
 }
-
-int disk_stop_all(const char *dir)
-{
-	struct disk_info *d;
-	size_t n;
-	char err[512];
-	int failed = 0;
-
-	if (disk_list(dir, &d, &n, err, sizeof(err))) {
-		error("%s", err);
-		return 1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (disk_stop(dir, d[i].name, 1, 0, err, sizeof(err))) {
-			error("%s", err);
-			failed++;
-		} else {
-			printf("stopped disk '%s'%s%s%s\n", d[i].name,
-			       d[i].loop[0] ? " (" : "", d[i].loop,
-			       d[i].loop[0] ? ")" : "");
-		}
-	}
-	free(d);
-	return failed;
-}

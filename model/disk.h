@@ -88,10 +88,6 @@ int disk_stop(const char *dir, const char *name, int force, int keep,
 int disk_resolve(const char *dir, const char *spec, char *path, size_t len,
 		 char *err, size_t errlen);
 
-/* Stops every disk under dir (force; `capture --reset`), printing one line
- * per disk to stdout. Returns the number that could not be stopped. */
-int disk_stop_all(const char *dir);
-
 /* ---- statistics (disk_stats.c) ---- */
 
 /* The histograms a disk keeps, each in ns. */
