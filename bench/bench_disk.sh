@@ -100,9 +100,9 @@ done
 awk -F'\t' -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v ver="$("$IOTAPE" --version)" '
 BEGIN {
 	printf "\nissue 29: the modelled disk in real time (%s, %d s fio runs, load %s)\n", ver, '"$SECS"', load
-	printf "%-34s | %-28s | %-30s | %s\n", "work", "peer, same run", "iotape disk", "ratio / note"
+	printf "%-37s | %-28s | %-30s | %s\n", "work", "peer, same run", "iotape disk", "ratio / note"
 }
-{ printf "%-34s | %-28s | %-30s | %s\n", $1, $2, $3, $4 }
+{ printf "%-37s | %-28s | %-30s | %s\n", $1, $2, $3, $4 }
 END {
 	printf "(zero time: answered as soon as read, no model: the daemon and the host alone;\n"
 	printf "lateness: answer minus the modelled completion, from iotape disk stats)\n"

@@ -45,6 +45,8 @@ static const struct opt_def options[] = {
 	{ "json", 0, 'j', NULL, "list, stats: JSON" },
 	{ "state-dir", 1, 'D', "DIR", "the lab folder, disks in DIR/disk/NAME "
 	  "(default /run/iotape)" },
+	{ "db", 1, 'b', "FILE", "taken as every command takes it; a disk keeps "
+	  "no runs (capture -d NAME stores them)" },
 	{ "help", 0, 'h', NULL, NULL },
 };
 
@@ -258,6 +260,7 @@ int cmd_disk(int argc, char **argv)
 		case 'F': force = 1; break;
 		case 'j': json = 1; break;
 		case 'D': dir = optarg; break;
+		case 'b': break;
 		case 'h': usage(stdout); return 0;
 		default: return opt_bad("disk");
 		}
