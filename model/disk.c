@@ -557,6 +557,8 @@ out:
 	}
 	if (sfd >= 0)
 		close(sfd);
+	if (dm->srv_done_fd > 0)
+		close(dm->srv_done_fd);
 	close(gpipe[1]);
 	close(lock);
 	return rc == 1 ? 0 : rc;
