@@ -71,9 +71,10 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	capture/import_pipe.c capture/import_samples.c capture/import_fmt.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
 	analyze/runview.c analyze/rsort.c analyze/rundata.c analyze/evorder.c \
-	analyze/timeacct.c analyze/finding.c analyze/analyzer.c analyze/an_seek.c \
+	analyze/timeacct.c analyze/family.c analyze/critpath.c analyze/question.c analyze/finding.c analyze/analyzer.c analyze/an_seek.c \
 	analyze/an_fairness.c analyze/an_queue.c analyze/an_readahead.c \
-	analyze/an_writeback.c analyze/an_swap.c analyze/report.c \
+	analyze/an_writeback.c analyze/an_swap.c analyze/an_cpu.c \
+	analyze/an_throttle.c analyze/an_device.c analyze/an_refault.c analyze/report.c \
 	analyze/compare.c analyze/figures.c analyze/crosstab.c analyze/cmd_compare.c analyze/cmd_dump.c \
 	analyze/manage.c analyze/cmd_manage.c analyze/cmd_metric.c analyze/cmd_label.c \
 	analyze/cmd_push.c analyze/cmd_fleet.c analyze/summary.c \
@@ -81,7 +82,7 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
 	analyze/export.c analyze/cmd_export.c analyze/iostat.c analyze/cmd_iostat.c \
 	capture/lab.c capture/machine.c capture/tracefs.c capture/tracefs_raw.c \
 	capture/sweep.c \
-	capture/samplebuf.c capture/workload.c capture/wloutput.c capture/capture.c \
+	capture/samplebuf.c capture/taskstats.c capture/taskacct.c capture/workload.c capture/wloutput.c capture/capture.c \
 	capture/cmd_capture.c capture/recring.c capture/reclat.c capture/rectrig.c \
 	capture/rechook.c capture/record.c capture/recsafe.c \
 	capture/cmd_record.c
@@ -179,6 +180,17 @@ validate-disk: deps all
 	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/validate_disk.sh
 	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/seed_disk.sh
 
+# The blind explanation scoreboard (tests/score; README "How the explanation
+# is scored"): captures its scenarios afresh into $(SCORE_DIR) as root (a
+# few minutes), copies each run blind (blktrace export and vmstat log) and
+# scores both copies; exits 1 when a target is missed. RESCORE=1 re-scores
+# the captures already in $(SCORE_DIR); SCORE_ONLY=queue,swap a subset. Not
+# part of `make test` (t_score checks the scorer on two quick scenarios).
+SCORE_DIR ?= build/score
+explain-score: deps all
+	$(Q)IOTAPE=$(CURDIR)/iotape SCORE_DIR=$(SCORE_DIR) RESCORE=$(RESCORE) \
+		SCORE_ONLY=$(SCORE_ONLY) bash tests/score/score.sh
+
 # Fuzzing (libFuzzer, clang from Debian): make fuzz FUZZ_SECONDS=N runs each
 # harness of tests/fuzz for N seconds (FUZZERS=stitch: that one only); their
 # corpora stay in build-fuzz/keep-NAME (out of the tree). Not part of `make test`; its crashes
@@ -250,4 +262,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz iotape iotape-san
 
-.PHONY: all deps unit test bench validate-disk demo fuzz clean
+.PHONY: all deps unit test bench validate-disk demo fuzz clean explain-score

@@ -358,6 +358,7 @@ const struct analyzer an_fairness = {
 	.finding = fair_finding,
 	.emit = fair_emit,
 	.release = fair_release,
+	.cats = 1u << CP_FAIRNESS,
 	.definitions =
 "fairness: per device, the processes (kernel threads left out) with 5% of\n"
 "  its bytes or more that kept I/O queued or in flight at least half of\n"

@@ -420,109 +420,6 @@ static int queue_finding(const struct an_run *r, const void *state,
 	return 1;
 }
 
-/* Between runs: the matched process whose Q2G and contention grew most. */
-static int queue_compare(const struct an_run *x, const void *sx,
-			 const struct an_run *y, const void *sy,
-			 struct finding *f)
-{
-	const struct q_state *a = sx, *b = sy;
-	const struct q_proc *best = NULL, *base = NULL;
-	double bestd = 0, tval, grew, waited;
-	char who[48];
-
-	const struct ta_pkey **kx, **ky;
-	int *pair;
-
-	if (!b || !b->np)
-		return 0;
-	kx = xcalloc(a && a->np ? (size_t)a->np : 1, sizeof(*kx));
-	ky = xcalloc((size_t)b->np, sizeof(*ky));
-	pair = xcalloc((size_t)b->np, sizeof(*pair));
-	for (int k = 0; a && k < a->np; k++)
-		kx[k] = &a->p[k].k;
-	for (int i = 0; i < b->np; i++)
-		ky[i] = &b->p[i].k;
-	ta_pair(kx, a ? (size_t)a->np : 0, ky, (size_t)b->np, pair);
-	for (int i = 0; i < b->np; i++) {
-		const struct q_proc *p = &b->p[i];
-		const struct q_proc *o = pair[i] >= 0 ? &a->p[pair[i]] : NULL;
-		double d;
-		d = p->q2g_s + p->contention_s -
-		    (o ? o->q2g_s + o->contention_s : 0);
-		if (!best || d > bestd) {
-			best = p;
-			base = o;
-			bestd = d;
-		}
-	}
-	free(kx);
-	free(ky);
-	free(pair);
-	an_proc_name(y, best->pid, who, sizeof(who));
-	f->present = bestd > 0 && best->contention_s + best->q2g_s > 0.001;
-	/* the growth counts when its extra per bio grew beyond noise (a
-	 * process new in y: against nothing, its own spread) */
-	tval = base ? welch_t((double)best->bios, best->s1, best->s2,
-			      (double)base->bios, base->s1, base->s2)
-		    : welch_t((double)best->bios, best->s1, best->s2, 2, 0, 0);
-	grew = bestd > 0 ? bestd : 0;
-	waited = 0;
-	for (size_t k = 0; k < y->ta.nrows; k++)
-		if (y->ta.rows[k].pid == best->pid)
-			waited += y->ta.rows[k].waited_s;
-	if (tval < WELCH_T || bestd < MIN_UNEQUAL * (best->contention_s +
-						      best->q2g_s) ||
-	    bestd < MIN_WAIT_SHARE * waited)
-		bestd = 0;
-	snprintf(f->title, sizeof(f->title), "queue: %s waited %.2f s more "
-		 "behind other I/O in %.60s", who, grew,
-		 y->rd.rv->name);
-	f->cost_s = bestd > 0 ? bestd : 0;
-	snprintf(f->cost_of, sizeof(f->cost_of), "%s's wait on I/O", who);
-	f->counterfactual = 1;
-	f->victim_pid = best->pid;
-	f->stages = 1u << TA_Q2G | 1u << TA_I2D | 1u << TA_D2C;
-	f->generic = 1;
-	FD_CAT(f, how, "its bios that met other processes' I/O in flight took "
-	       "longer (Q2D and D2C) than bios that found the device free of "
-	       "others, plus its wait for a request (Q2G): %.3f s in %s against "
-	       "%.3f s for %s in %s.", best->contention_s + best->q2g_s,
-	       y->rd.rv->name, base ? base->contention_s + base->q2g_s : 0,
-	       base ? base->k.key : "no process", x->rd.rv->name);
-	FD_CAT(f, evidence, "%s: ", y->rd.rv->name);
-	dev_evidence(f, b);
-	FD_CAT(f, evidence, "%s: %llu of %llu bios met others' I/O.",
-	       who, (unsigned long long)best->bios_shared,
-	       (unsigned long long)best->bios);
-	if (a) {
-		FD_CAT(f, evidence, "\n%s: ", x->rd.rv->name);
-		dev_evidence(f, a);
-		if (base)
-			FD_CAT(f, evidence, "%s: %llu of %llu bios met others' "
-			       "I/O.", base->k.key,
-			       (unsigned long long)base->bios_shared,
-			       (unsigned long long)base->bios);
-	}
-	f->lo_s = 0;
-	f->hi_s = rundata_elapsed_s(&y->rd);
-	f->conf = best->bios_shared >= 100 && !b->d[0].base_low ? FD_HIGH
-								   : FD_MEDIUM;
-	if (!base)
-		FD_CAT(f, why, "%s matched no process of %s; ", best->k.key,
-		       x->rd.rv->name);
-	else if (strcmp(base->k.key, best->k.key))
-		FD_CAT(f, why, "matched as %s, %s in %s (the same kind, in "
-		       "start order); ", best->k.key, base->k.key, x->rd.rv->name);
-	else
-		FD_CAT(f, why, "matched as %s in both runs; ", best->k.key);
-	FD_CAT(f, why, "baselines from bios that "
-	       "found the device free of others%s; its mean extra per bio "
-	       "%.1f standard errors above the first run's (Welch's t; counted "
-	       "from %.1f)",
-	       b->d[0].base_low ? " (few: the fastest tenth stood in)" : "",
-	       tval, WELCH_T);
-	return 1;
-}
 
 static void queue_emit(struct emit *e, const void *state)
 {
@@ -568,9 +465,9 @@ const struct analyzer an_queue = {
 	.name = "queue",
 	.build = queue_build,
 	.finding = queue_finding,
-	.compare = queue_compare,
 	.emit = queue_emit,
 	.release = queue_release,
+	.cats = 1u << CP_QUEUE,
 	.definitions =
 "queue: per device, busy % (iostat's %util), in flight, aqu-sz; Q2G\n"
 "  beyond the device's median where it took 4x that and 20 us more (every\n"

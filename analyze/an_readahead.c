@@ -265,7 +265,8 @@ static int ra_finding(const struct an_run *r, const void *state,
 	else
 		snprintf(f->title, sizeof(f->title), "readahead: %.1f MB read "
 			 "twice within the run", s->reread_mb);
-	f->cost_s = s->cost_s;
+	/* on the workload's critical path: never more than its device time */
+	f->cost_s = fmin(s->cost_s, r->cp.cat[CP_DEVICE] + r->cp.cat[CP_REFAULT]);
 	snprintf(f->cost_of, sizeof(f->cost_of), "%s", s->s.small_cost_s > 0 ?
 		 "the reader's elapsed time" : "device time");
 	f->counterfactual = 1;
@@ -339,12 +340,20 @@ static void ra_release(void *state)
 	free(state);
 }
 
+/* In compare: the reads' count and size part of the device's difference
+ * (critpath_diff()), when the worse run read in smaller requests. */
+static double ra_mix(const struct cp_diff *d)
+{
+	return d->mean_kb[1][0] < 0.8 * d->mean_kb[0][0] ? d->mix_s[0] : 0;
+}
+
 const struct analyzer an_readahead = {
 	.name = "readahead",
 	.build = ra_build,
 	.finding = ra_finding,
 	.emit = ra_emit,
 	.release = ra_release,
+	.mix_cost = ra_mix,
 	.definitions =
 "readahead: buffered reads (flagged A: readahead, sync or async; direct\n"
 "  I/O never is) of a process on a device form a sequential stream when\n"

@@ -23,7 +23,88 @@ struct swap_state {
 	double trace_wait_s;        /* union of both */
 	uint64_t swap_reads, swap_writes;
 	double min_free_mb;
+	/* why it swapped: what pushed pages out */
+	double anon_growth_mb;      /* anonymous memory's growth */
+	const char *anon_src;       /* "the memory cgroup's rss", ... */
+	double dirty_peak_mb;       /* dirty + writeback pages at most */
+	const char *dirty_src;
 };
+
+/* The growth of series s over [t0, t1] (its peak less its first value),
+ * in MB from kB; NAN when it has no samples there. */
+static double growth_mb(const struct an_series *s, int64_t t0, int64_t t1)
+{
+	double first = NAN, peak = NAN;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->t[i] < t0 || s->t[i] > t1)
+			continue;
+		if (isnan(first))
+			first = s->v[i];
+		if (isnan(peak) || s->v[i] > peak)
+			peak = s->v[i];
+	}
+	return isnan(first) ? NAN : (peak - first) * 1024 / 1e6;
+}
+
+static double peak_mb(const struct an_series *a, const struct an_series *b,
+		      int64_t t0, int64_t t1)
+{
+	double peak = NAN;
+
+	for (size_t i = 0; i < a->n; i++) {
+		double v;
+		if (a->t[i] < t0 || a->t[i] > t1)
+			continue;
+		v = a->v[i] + (b->n ? series_at(b, a->t[i]) : 0);
+		if (isnan(peak) || v > peak)
+			peak = v;
+	}
+	return isnan(peak) ? NAN : peak * 1024 / 1e6;
+}
+
+/* What pushed pages out: anonymous growth and dirty pages, from the memory
+ * cgroup's memory.stat under --mem-limit, else /proc/meminfo, else
+ * vmstat's columns (used = all but free, cache and buffers). */
+static void pressure(struct swap_state *s, const struct rundata *rd)
+{
+	int64_t t0 = rd->t0, t1 = rd->t1 > rd->t0 ? rd->t1 : INT64_MAX;
+
+	s->anon_growth_mb = s->dirty_peak_mb = NAN;
+	if (rd->cg_anon_kb.n) {
+		s->anon_growth_mb = growth_mb(&rd->cg_anon_kb, t0, t1);
+		s->anon_src = "the memory cgroup's rss";
+	} else if (rd->anon_kb.n) {
+		s->anon_growth_mb = growth_mb(&rd->anon_kb, t0, t1);
+		s->anon_src = "AnonPages";
+	} else if (rd->nvm) {
+		double first = NAN, low = NAN;
+		for (size_t i = 0; i < rd->nvm; i++) {
+			const struct an_vm *v = &rd->vm[i];
+			double avail;
+			if (v->t < t0 || v->t > t1 || !isfinite(v->free) ||
+			    !isfinite(v->cache))
+				continue;
+			avail = v->free + v->cache;
+			if (isnan(first))
+				first = avail;
+			if (isnan(low) || avail < low)
+				low = avail;
+		}
+		if (!isnan(first)) {
+			s->anon_growth_mb = (first - low) * 1024 / 1e6;
+			s->anon_src = "vmstat (free + cache fell)";
+		}
+	}
+	if (rd->cg_dirty_kb.n) {
+		s->dirty_peak_mb = peak_mb(&rd->cg_dirty_kb, &rd->cg_writeback_kb,
+					   t0, t1);
+		s->dirty_src = "the memory cgroup's";
+	} else if (rd->dirty_kb.n) {
+		s->dirty_peak_mb = peak_mb(&rd->dirty_kb, &rd->writeback_kb, t0, t1);
+		s->dirty_src = "meminfo's";
+	}
+}
 
 static void *swap_build(const struct an_run *r)
 {
@@ -77,6 +158,7 @@ static void *swap_build(const struct an_run *r)
 		}
 	}
 	s->swapin_wait_s = ta_union_s(iv, nr);
+	pressure(s, rd);
 	for (size_t i = 0; i < rd->n; i++) {
 		struct an_io xb;
 		const struct an_io *x = rundata_io(rd, i, &xb);
@@ -147,8 +229,13 @@ static int swap_finding(const struct an_run *r, const void *state,
 		f->conf = r->rd.nswap > 0 ? FD_MEDIUM : FD_NONE;
 		FD_CAT(f, why, "%s", f->conf ? "the trace shows the waits on the "
 		       "swap device; reclaim without I/O (dropping clean pages) is "
-		       "not in it (no PSI samples)" : "no swap device in the trace "
-		       "and no PSI samples: the stall cannot be measured");
+		       "not in it (no PSI samples)" : "no swap device found in the "
+		       "trace (none listed, and no device's page-sized I/O "
+		       "tracks vmstat's si/so) and no PSI samples: the stall "
+		       "cannot be measured");
+		if (r->rd.swap_inferred)
+			FD_CAT(f, why, "; the swap device was told from the trace: "
+			       "page-sized I/O whose volume tracks vmstat's si/so");
 		if (!f->conf)
 			FD_CAT(f, needs, "a capture with the swap device traced "
 			       "(-d SWAPDEV), or PSI (kernel 4.20+)");
@@ -172,6 +259,17 @@ static int swap_finding(const struct an_run *r, const void *state,
 	if (s->has_psi)
 		FD_CAT(f, evidence, "; PSI memory some %.2f s, full %.2f s, io "
 		       "some %.2f s", s->psi_some_s, s->psi_full_s, s->io_some_s);
+	/* why it swapped: what took the memory */
+	if (isfinite(s->anon_growth_mb))
+		FD_CAT(f, evidence, "; what pushed pages out: anonymous memory "
+		       "grew %.1f MB (%s)", s->anon_growth_mb, s->anon_src);
+	if (isfinite(s->dirty_peak_mb))
+		FD_CAT(f, evidence, "%s dirty and writeback pages up to %.1f MB "
+		       "(%s)", isfinite(s->anon_growth_mb) ? "," : "; what pushed "
+		       "pages out:", s->dirty_peak_mb, s->dirty_src);
+	if (r->cp.refault_mb >= 1)
+		FD_CAT(f, evidence, ", file data read again %.1f MB",
+		       r->cp.refault_mb);
 	FD_CAT(f, evidence, ".");
 	f->lo_s = 0;
 	f->hi_s = rundata_elapsed_s(&r->rd);
@@ -194,6 +292,8 @@ static void swap_emit(struct emit *e, const void *state)
 	emit_num(e, "swapin_wait_s", s->swapin_wait_s);
 	emit_num(e, "direct_reclaim_wait_s", s->direct_wait_s);
 	emit_num(e, "swap_io_wait_s", s->trace_wait_s);
+	emit_num(e, "anon_growth_mb", s->anon_growth_mb);
+	emit_num(e, "dirty_writeback_peak_mb", s->dirty_peak_mb);
 }
 
 static void swap_release(void *state)
@@ -207,6 +307,7 @@ const struct analyzer an_swap = {
 	.finding = swap_finding,
 	.emit = swap_emit,
 	.release = swap_release,
+	.cats = 1u << CP_SWAP,
 	.definitions =
 "swap: swapped out/in MB integrate vmstat so/si over the samples. Cost:\n"
 "  the time tasks were stalled on memory: the union of processes' waits\n"

@@ -31,7 +31,90 @@ struct wb_state {
 	double dirty_rise_mb;         /* dirty + writeback rise before them */
 	double throttle_s;            /* dirty over (bg + thresh) / 2 */
 	double cost_s;
+	/* the flushers' bursts, from the trace: asynchronous writes with
+	 * gaps under BURST_GAP between them */
+	int bursts;
+	double burst_mb, burst_every_s, burst_idle_s;
+	double bo_min, bo_max;        /* vmstat bo over the run, kB/s */
+	int bo_swings;                /* rows from over half bo_max to under
+				       * a quarter of it, or back */
+	char limits[160];             /* as set, bytes or ratio */
 };
+
+#define BURST_GAP 200000000LL   /* 200 ms */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The flushers' write bursts (writeback from the trace alone: DESIGN.md):
+ * asynchronous writes (no S, FUA or flush) by time, a new burst after a
+ * gap of BURST_GAP; the gaps between bursts are time the written data
+ * waited dirty. And vmstat's bo: how often it swung from high to low. */
+static void bursts(struct wb_state *s, const struct rundata *rd)
+{
+	int64_t *t = NULL, lo = rd->t0, hi = rd->t1 > rd->t0 ? rd->t1 : INT64_MAX;
+	double *mb = NULL, total = 0;
+	size_t n = 0, cap = 0;
+	int64_t first_start = 0, last_start = 0, prev = 0;
+	int state = 0;
+
+	for (size_t i = 0; i < rd->n; i++) {
+		uint32_t f = rundata_flags(rd, i);
+		int64_t q = rundata_q(rd, i);
+		if (!(f & AN_WRITE) || (f & (AN_SYNC | AN_FUA | AN_FLUSH)) ||
+		    q == AN_NONE || q < lo || q > hi || !rundata_bytes(rd, i))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			t = xrealloc(t, cap * sizeof(*t));
+		}
+		t[n++] = q;
+		total += rundata_bytes(rd, i) / 1e6;
+	}
+	(void)mb;
+	if (n) {
+		qsort(t, n, sizeof(*t), cmp_i64);
+		s->bursts = 1;
+		first_start = last_start = prev = t[0];
+		for (size_t i = 1; i < n; i++) {
+			if (t[i] - prev >= BURST_GAP) {
+				s->bursts++;
+				s->burst_idle_s += (double)(t[i] - prev) / 1e9;
+				last_start = t[i];
+			}
+			prev = t[i];
+		}
+		s->burst_mb = total / s->bursts;
+		s->burst_every_s = s->bursts > 1 ? (double)(last_start - first_start) /
+				   1e9 / (s->bursts - 1) : 0;
+	}
+	free(t);
+	s->bo_min = s->bo_max = NAN;
+	for (size_t i = 0; i < rd->nvm; i++) {
+		double bo = rd->vm[i].bo;
+		if (!isfinite(bo) || rd->vm[i].t < lo || rd->vm[i].t > hi)
+			continue;
+		if (isnan(s->bo_min) || bo < s->bo_min)
+			s->bo_min = bo;
+		if (isnan(s->bo_max) || bo > s->bo_max)
+			s->bo_max = bo;
+	}
+	for (size_t i = 0; i < rd->nvm && isfinite(s->bo_max) && s->bo_max > 0; i++) {
+		double bo = rd->vm[i].bo;
+		if (!isfinite(bo) || rd->vm[i].t < lo || rd->vm[i].t > hi)
+			continue;
+		if (bo > 0.5 * s->bo_max && state != 1) {
+			s->bo_swings += state != 0;
+			state = 1;
+		} else if (bo < 0.25 * s->bo_max && state != -1) {
+			s->bo_swings += state != 0;
+			state = -1;
+		}
+	}
+}
 
 static uint64_t key_a(const void *p)
 {
@@ -109,9 +192,17 @@ static void *wb_build(const struct an_run *r)
 	struct ta_iv *busy, *iv;
 	size_t nb = 0;
 
-	if (!rd->dirty_kb.n)
-		return NULL;
 	s = xcalloc(1, sizeof(*s));
+	an_dirty_limits(rd, s->limits, sizeof(s->limits));
+	bursts(s, rd);
+	if (!rd->dirty_kb.n) {
+		/* a trace and a vmstat log: the bursts are the evidence */
+		if (s->bursts < 2 && !rd->nvm) {
+			free(s);
+			return NULL;
+		}
+		return s;
+	}
 	s->has_meminfo = 1;
 	for (size_t i = 0; i < rd->dirty_kb.n; i++) {
 		int64_t t = rd->dirty_kb.t[i];
@@ -231,27 +322,30 @@ static int wb_finding(const struct an_run *r, const void *state,
 {
 	const struct wb_state *s = state;
 	const struct rundata *rd = &r->rd;
-	char who[48] = "", dbr[16] = "?", dr[16] = "?";
+	char who[48] = "";
 
-	if (rd->dirty_bg_ratio >= 0)
-		snprintf(dbr, sizeof(dbr), "%.0f", rd->dirty_bg_ratio);
-	if (rd->dirty_ratio >= 0)
-		snprintf(dr, sizeof(dr), "%.0f", rd->dirty_ratio);
 	if (s->pid)
 		an_proc_name(r, s->pid, who, sizeof(who));
-	f->present = s->dirty_peak_mb > DIRTY_MB &&
-		     (s->idle_dirty_s > 0.05 || s->throttle_s > 0);
+	f->present = (s->dirty_peak_mb > DIRTY_MB &&
+		      (s->idle_dirty_s > 0.05 || s->throttle_s > 0)) ||
+		     (s->bursts >= 3 && s->burst_idle_s >= 1) ||
+		     r->cp.cat[CP_WRITEBACK] >= FD_MIN_S;
 	f->cost_s = s->cost_s;
 	f->counterfactual = 1;
 	if (s->pid && s->cost_s > s->throttle_s)
 		snprintf(f->title, sizeof(f->title), "writeback: %s waited %.2f s "
 			 "writing dirty data synchronously after the devices "
-			 "idled %.2f s with it (dirty_background_ratio %s)", who,
-			 s->sync_wait_s, s->idle_before_s, dbr);
+			 "idled %.2f s with it (%.60s)", who, s->sync_wait_s,
+			 s->idle_before_s, s->limits);
+	else if (s->bursts >= 3 && s->burst_idle_s >= 1)
+		snprintf(f->title, sizeof(f->title), "writeback: the flushers "
+			 "wrote in %d bursts of %.1f MB every %.1f s, the devices "
+			 "idle %.1f s between them (%.60s)", s->bursts, s->burst_mb,
+			 s->burst_every_s, s->burst_idle_s, s->limits);
 	else
 		snprintf(f->title, sizeof(f->title), "writeback: the devices idled "
-			 "%.2f s while over 8 MB was dirty (dirty_background_ratio "
-			 "%s)", s->idle_dirty_s, dbr);
+			 "%.2f s while over 8 MB was dirty (%.60s)", s->idle_dirty_s,
+			 s->limits);
 	snprintf(f->cost_of, sizeof(f->cost_of), "%s", s->pid ?
 		 "the writer's elapsed time" : "writers' elapsed time");
 	FD_CAT(f, how, "had writeback run while the devices idled with dirty "
@@ -264,12 +358,27 @@ static int wb_finding(const struct an_run *r, const void *state,
 		FD_CAT(f, how, "; plus %.2f s with dirty data over the throttling "
 		       "point (writers sleep in balance_dirty_pages)", s->throttle_s);
 	FD_CAT(f, how, ".");
-	FD_CAT(f, evidence, "dirty (system-wide) peaked at %.1f MB, writeback at "
-	       "%.1f MB; the devices idled %.2f s of the elapsed time while over "
-	       "8 MB was dirty (longest %.2f s at %+.2f s); "
-	       "dirty_background_ratio %s, dirty_ratio %s", s->dirty_peak_mb,
-	       s->wb_peak_mb, s->idle_dirty_s, s->longest_idle_s, s->longest_at_s,
-	       dbr, dr);
+	if (s->has_meminfo)
+		FD_CAT(f, evidence, "dirty (system-wide) peaked at %.1f MB, "
+		       "writeback at %.1f MB; the devices idled %.2f s of the "
+		       "elapsed time while over 8 MB was dirty (longest %.2f s at "
+		       "%+.2f s); ", s->dirty_peak_mb, s->wb_peak_mb,
+		       s->idle_dirty_s, s->longest_idle_s, s->longest_at_s);
+	FD_CAT(f, evidence, "%s", s->limits);
+	if (s->bursts)
+		FD_CAT(f, evidence, "; the trace's asynchronous writes (the "
+		       "flushers') came in %d burst%s (a gap of 0.2 s or more "
+		       "between two), %.1f MB each, %s%.1f s between them idle",
+		       s->bursts, s->bursts == 1 ? "" : "s", s->burst_mb,
+		       s->bursts > 1 ? "one every " : "", s->bursts > 1 ?
+		       s->burst_every_s : 0);
+	if (s->bursts > 1)
+		FD_CAT(f, evidence, " (%.1f s in all)", s->burst_idle_s);
+	if (isfinite(s->bo_max))
+		FD_CAT(f, evidence, "; vmstat bo (machine-wide) between %.0f and "
+		       "%.0f kB/s, swinging %d time%s from over half its peak to "
+		       "under a quarter or back", s->bo_min, s->bo_max, s->bo_swings,
+		       s->bo_swings == 1 ? "" : "s");
 	if (s->pid)
 		FD_CAT(f, evidence, "; %s's synchronous writes from %+.2f s: %.1f "
 		       "MB, waited %.2f s with the flushes they waited for; dirty "
@@ -281,9 +390,12 @@ static int wb_finding(const struct an_run *r, const void *state,
 	f->hi_s = rundata_at_s(rd, rd->t1);
 	f->victim_pid = s->pid;
 	f->stages = 1u << TA_D2C;
-	f->conf = s->has_meminfo ? (s->cost_s > 0 ? FD_MEDIUM : FD_LOW) : FD_NONE;
-	FD_CAT(f, why, "Dirty and Writeback are sampled system-wide (other "
-	       "processes' dirty data counts) every sample interval");
+	f->conf = s->has_meminfo ? (s->cost_s > 0 ? FD_MEDIUM : FD_LOW) :
+		  s->bursts >= 2 ? FD_LOW : FD_NONE;
+	FD_CAT(f, why, "%s", s->has_meminfo ? "Dirty and Writeback are sampled "
+	       "system-wide (other processes' dirty data counts) every sample "
+	       "interval" : "without meminfo samples the dirty data is inferred: "
+	       "what a burst wrote waited dirty in the gap before it");
 	if (f->present && s->cost_s < 0.001)
 		FD_CAT(f, why, "; no process then waited writing that data in the "
 		       "run (it was written later, or not by a waiting process)");
@@ -305,6 +417,12 @@ static void wb_emit(struct emit *e, const void *state)
 	emit_num(e, "dirty_rise_mb", s->dirty_rise_mb);
 	emit_num(e, "throttle_s", s->throttle_s);
 	emit_num(e, "cost_s", s->cost_s);
+	emit_u64(e, "bursts", (uint64_t)s->bursts);
+	emit_num(e, "burst_mb", s->burst_mb);
+	emit_num(e, "burst_every_s", s->burst_every_s);
+	emit_num(e, "burst_idle_s", s->burst_idle_s);
+	emit_u64(e, "bo_swings", (uint64_t)s->bo_swings);
+	emit_str(e, "limits", s->limits);
 }
 
 static void wb_release(void *state)
@@ -318,6 +436,7 @@ const struct analyzer an_writeback = {
 	.finding = wb_finding,
 	.emit = wb_emit,
 	.release = wb_release,
+	.cats = 1u << CP_WRITEBACK,
 	.definitions =
 "writeback: idle time is sampled time with Dirty over 8 MB and no request\n"
 "  at any traced device (D to C). Cost: for the process that waited longest\n"

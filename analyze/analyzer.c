@@ -11,10 +11,11 @@
 #include "capture/blktrace_format.h"
 #include "lib/emit.h"
 #include "lib/util.h"
+#include "model/model.h"
 
 const struct analyzer *const analyzers[] = {
 	&an_seek, &an_fairness, &an_queue, &an_readahead, &an_writeback,
-	&an_swap,
+	&an_swap, &an_cpu, &an_throttle, &an_device, &an_refault,
 };
 const int n_analyzers = (int)ARRAY_SIZE(analyzers);
 
@@ -36,13 +37,42 @@ void an_dev_name(uint32_t dev, char *out, size_t len)
 	snprintf(out, len, "%u,%u", BT_MAJOR(dev), BT_MINOR(dev));
 }
 
+void an_dirty_limits(const struct rundata *rd, char *out, size_t len)
+{
+	static const char *const keys[2][2] = {
+		{ "vm.dirty_background_bytes", "vm.dirty_bytes" },
+		{ "vm.dirty_background_ratio", "vm.dirty_ratio" },
+	};
+	char v[2][2][32];
+	int have[2][2];
+
+	for (int u = 0; u < 2; u++)
+		for (int k = 0; k < 2; k++)
+			have[u][k] = !rundata_setting(rd, keys[u][k], v[u][k],
+						      sizeof(v[u][k]));
+	out[0] = 0;
+	for (int k = 0; k < 2; k++) {
+		/* bytes win when set (non-zero): writing one zeroes the other */
+		int u = have[0][k] && strcmp(v[0][k], "0") ? 0 : 1;
+		size_t o = strlen(out);
+		if (!have[u][k])
+			continue;
+		snprintf(out + o, len - o, "%s%s %s", o ? ", " : "",
+			 keys[u][k] + 3, v[u][k]);
+	}
+	if (!out[0])
+		snprintf(out, len, "dirty limits unknown");
+}
+
 /* The builds of an_run_load_with(), shared by its threads: the tasks in
  * order, each taken by the next free thread; each writes its own part of
  * r (its state[] slot), or the side task its own ctx. */
 struct load_work {
 	struct an_run *r;
+	uint64_t cmd_mask;
 	const struct an_side *side;
-	int task[AN_MAX + 1];       /* analyzers[] indices; -1: the side task */
+	int task[AN_MAX + 2];       /* analyzers[] indices; -1: the side task;
+				    * -3: the critical path */
 	int ntask, next;
 	pthread_mutex_t lock;
 };
@@ -66,6 +96,9 @@ static void *build_worker(void *arg)
 	while ((t = next_task(w)) != -2) {
 		if (t == -1)
 			w->side->fn(w->side->ctx, w->r);
+		else if (t == -3)
+			critpath_build(&w->r->cp, &w->r->rd, &w->r->ord,
+				       w->cmd_mask);
 		else
 			w->r->state[t] = analyzers[t]->build(w->r);
 	}
@@ -84,15 +117,16 @@ static void *rows_worker(void *arg)
 }
 
 int an_run_load_with(struct an_run *r, const struct runview *rv,
-		     const struct disk_profile *model,
+		     const struct an_opts *o,
 		     const struct an_side *side, int threads)
 {
-	struct load_work w = { .r = r, .side = side };
+	struct load_work w = { .r = r, .side = side,
+			       .cmd_mask = o ? o->cmd_mask : 0 };
 	pthread_t th;
 	int two = threads > 1, started;
 
 	memset(r, 0, sizeof(*r));
-	r->model = model;
+	r->model = o ? o->model : NULL;
 	if (rundata_load_parts(&r->rd, rv, two ? 2 : 1))
 		return -1;
 	/* the orders and the accounting: processes on one thread, devices
@@ -127,17 +161,29 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	if (started)
 		pthread_join(th, NULL);
 	pthread_mutex_destroy(&w.lock);
+	/* the critical path after the builds: its temporary arrays (the
+	 * re-read sort) come when theirs are gone */
+	timeacct_drop_bios(&r->ta);
+	critpath_build(&r->cp, &r->rd, &r->ord, w.cmd_mask);
+	/* --model: the workload's I/O at the modelled disk's times */
+	if (r->model)
+		for (int i = 0; i < n_analyzers; i++)
+			if (analyzers[i] == &an_seek && r->state[i]) {
+				double svc, seq, d2c;
+				an_seek_modelled(r, r->state[i], &svc, &seq, &d2c);
+				critpath_model(&r->cp, svc, seq, d2c, r->model->name);
+			}
 	/* what only the builds read: memory back before the next run loads
 	 * (compare holds several) */
 	evorder_free(&r->ord);
-	timeacct_drop_bios(&r->ta);
 	return 0;
 }
 
 int an_run_load(struct an_run *r, const struct runview *rv,
 		const struct disk_profile *model)
 {
-	return an_run_load_with(r, rv, model, NULL, 2);
+	struct an_opts o = { .model = model };
+	return an_run_load_with(r, rv, &o, NULL, 2);
 }
 
 void an_run_free(struct an_run *r)
@@ -146,29 +192,97 @@ void an_run_free(struct an_run *r)
 		if (r->state[i])
 			analyzers[i]->release(r->state[i]);
 	timeacct_free(&r->ta);
+	critpath_free(&r->cp);
 	evorder_free(&r->ord);
 	rundata_free(&r->rd);
 	memset(r, 0, sizeof(*r));
 }
 
-int an_run_findings(const struct an_run *r, struct finding *out, int max)
+/* The seconds of categories cats (1 << CP_*) in v. */
+static double cats_sum(const double *v, unsigned cats)
 {
-	double el = rundata_elapsed_s(&r->rd);
+	double s = 0;
+
+	for (int k = 0; k < CP_NCAT; k++)
+		if (cats & (1u << k))
+			s += v[k];
+	return s;
+}
+
+/* A finding for analyzer a from its categories alone, when its own finding()
+ * had nothing to say of run r (too few bios for its evidence, say) but the
+ * workload's time in them is there. Returns 1 when it made one. */
+static int generic_finding(const struct analyzer *a, const struct an_run *r,
+			   struct finding *f)
+{
+	double c = 0;
+	int k1 = -1;
+
+	for (int k = 0; k < CP_NCAT; k++)
+		if (a->cats & (1u << k)) {
+			c += r->cp.cat[k];
+			if (k1 < 0)
+				k1 = k;
+		}
+	if (k1 < 0 || c < FD_MIN_S)
+		return 0;
+	finding_init(f, a->name);
+	f->present = 1;
+	snprintf(f->title, sizeof(f->title), "%s: the workload %s %.2f s",
+		 a->name, cp_cat_desc[k1], c);
+	FD_CAT(f, how, "the workload's time on its critical path in this "
+	       "category (iotape compare --help)");
+	FD_CAT(f, evidence, "%.2f s of the workload's %.2f s", c,
+	       r->cp.elapsed_s);
+	f->conf = FD_MEDIUM;
+	FD_CAT(f, why, "the critical path's accounting of the trace and samples");
+	f->lo_s = 0;
+	f->hi_s = r->cp.elapsed_s;
+	return 1;
+}
+
+int an_run_findings(const struct an_run *r, struct finding *out, int max,
+		    double *own_s)
+{
+	double el = r->cp.elapsed_s, causes = 0;
 	int n = 0;
 
 	for (int i = 0; i < n_analyzers && n < max; i++) {
-		finding_init(&out[n], analyzers[i]->name);
+		const struct analyzer *a = analyzers[i];
+		struct finding *f = &out[n];
+		finding_init(f, a->name);
 		/* no data for it: listed as not seen */
-		if (!r->state[i] ||
-		    analyzers[i]->finding(r, r->state[i], &out[n]))
+		if (!r->state[i] || a->finding(r, r->state[i], f) ||
+		    (a->cats && !a->compare_only && generic_finding(a, r, f))) {
+			if (a->cats && r->state[i] && !a->compare_only) {
+				f->cost_s = cats_sum(r->cp.cat, a->cats);
+				if (r->cp.modelled && r->model)
+					snprintf(f->cost_of, sizeof(f->cost_of),
+						 "the workload's time on the "
+						 "modelled disk %s", r->model->name);
+				else
+					snprintf(f->cost_of, sizeof(f->cost_of),
+						 "the workload's time");
+			}
+			/* a cost never larger than the workload's device time
+			 * it is carved from, nor the run */
+			if (f->cost_s > el)
+				f->cost_s = el;
 			n++;
+		}
 	}
 	finding_rank(out, n, el, FD_CAUSE_SHARE * el);
+	for (int i = 0; i < n; i++)
+		if (out[i].cause)
+			causes += out[i].cost_s;
+	if (own_s)
+		*own_s = el - causes;
 	return n;
 }
 
-/* The default comparison: y's cost less x's, with both runs' evidence. */
-static int compare_costs(const struct analyzer *a, const struct an_run *x,
+/* The evidence of both runs for analyzer a: y's finding, with x's beside
+ * it. Returns 1 when either run has one. */
+static int both_findings(const struct analyzer *a, const struct an_run *x,
 			 const void *sx, const struct an_run *y, const void *sy,
 			 struct finding *f)
 {
@@ -179,27 +293,23 @@ static int compare_costs(const struct analyzer *a, const struct an_run *x,
 	finding_init(&fy, a->name);
 	hx = sx && a->finding(x, sx, &fx);
 	hy = sy && a->finding(y, sy, &fy);
+	/* the categories alone, when the analyzer had nothing to say */
+	if (!hx && a->cats)
+		hx = generic_finding(a, x, &fx);
+	if (!hy && a->cats)
+		hy = generic_finding(a, y, &fy);
 	if (!hx && !hy)
 		return 0;
 	*f = hy ? fy : fx;
 	f->present = (hy && fy.present) || (hx && fx.present);
-	f->cost_s = (hy ? fy.cost_s : 0) - (hx ? fx.cost_s : 0);
-	if (f->cost_s < 0)
-		f->cost_s = 0;
-	/* as sure as the less sure side; a side that measured nothing (cost
-	 * 0, no confidence: the pattern is absent there) does not make the
-	 * other's cost unsure */
+	/* as sure as the less sure side that measured something */
 	if (hx && hy && !(fx.conf == FD_NONE && fx.cost_s == 0) &&
 	    !(fy.conf == FD_NONE && fy.cost_s == 0))
 		f->conf = fx.conf < fy.conf ? fx.conf : fy.conf;
 	else
 		f->conf = hy && !(fy.conf == FD_NONE && fy.cost_s == 0) ? fy.conf
 									 : fx.conf;
-	f->how[0] = f->evidence[0] = f->why[0] = '\0';
-	FD_CAT(f, how, "%.2f s in %s less %.2f s in %s; each: ",
-	       hy ? fy.cost_s : 0, y->rd.rv->name, hx ? fx.cost_s : 0,
-	       x->rd.rv->name);
-	FD_CAT(f, how, "%s", hy ? fy.how : fx.how);
+	f->evidence[0] = f->why[0] = '\0';
 	if (hy)
 		FD_CAT(f, evidence, "%s: %s", y->rd.rv->name, fy.evidence);
 	if (hx)
@@ -208,39 +318,88 @@ static int compare_costs(const struct analyzer *a, const struct an_run *x,
 	FD_CAT(f, why, "%s", hy ? fy.why : fx.why);
 	if (hy && hx && fx.mb >= 0 && fy.mb >= 0)
 		f->mb = fy.mb - fx.mb;
+	f->x_cost_s = hx ? fx.cost_s : 0;
+	snprintf(f->x_title, sizeof(f->x_title), "%s", hx ? fx.title : "");
+	f->y_cost_s = hy ? fy.cost_s : 0;
 	return 1;
 }
 
 int an_compare_findings(const struct an_run *x, const struct an_run *y,
-			double diff_s, struct finding *out, int max)
+			double diff_s, double scale, struct finding *out,
+			int max, double *unexplained_s)
 {
-	double el = rundata_elapsed_s(&y->rd);
-	double min_cost;
+	struct cp_diff d;
+	double min_cost, sum = 0;
 	int n = 0;
 
+	critpath_diff(&x->cp, &y->cp, scale, &d);
 	for (int i = 0; i < n_analyzers && n < max; i++) {
 		const struct analyzer *a = analyzers[i];
+		struct finding *f = &out[n];
 		int got;
-		finding_init(&out[n], a->name);
+		finding_init(f, a->name);
 		if (!x->state[i] && !y->state[i])
 			got = 1;        /* not seen in either */
-		else if (a->compare)
-			got = a->compare(x, x->state[i], y, y->state[i], &out[n]);
 		else
-			got = compare_costs(a, x, x->state[i], y, y->state[i],
-					    &out[n]);
-		n += got;
+			got = both_findings(a, x, x->state[i], y, y->state[i], f);
+		if (!got)
+			continue;
+		f->cost_s = 0;
+		if (a->cats)
+			f->cost_s = cats_sum(d.d, a->cats);
+		if (a->mix_cost)
+			f->cost_s += a->mix_cost(&d);
+		if (!a->cats && !a->mix_cost)
+			f->cost_s = f->y_cost_s - scale * f->x_cost_s;
+		snprintf(f->cost_of, sizeof(f->cost_of), "%.40s's time beyond "
+			 "%.40s's", y->rd.rv->name, x->rd.rv->name);
+		f->how[0] = 0;
+		if (a->cats)
+			FD_CAT(f, how, "%.3f s of the workload's time in %s less "
+			       "%.3f s in %s%s", cats_sum(y->cp.cat, a->cats),
+			       y->rd.rv->name, cats_sum(x->cp.cat, a->cats),
+			       x->rd.rv->name, scale != 1 ? " (x scaled to the "
+			       "work y did)" : "");
+		if (a->cats & (1u << CP_DEVICE))
+			FD_CAT(f, how, "; of the device's difference, class by "
+			       "class (direction and size), the part from "
+			       "requests of a size taking longer");
+		if (a->mix_cost)
+			FD_CAT(f, how, "%sthe part of the device's difference "
+			       "from the reads' count and size, class by class "
+			       "(mean read %.1f KiB in %s, %.1f KiB in %s): %.3f s",
+			       f->how[0] ? "; " : "", d.mean_kb[1][0],
+			       y->rd.rv->name, d.mean_kb[0][0], x->rd.rv->name,
+			       a->mix_cost(&d));
+		/* a cost in the better run's favour: what the better run had */
+		if (f->cost_s < 0 && f->x_title[0])
+			snprintf(f->title, sizeof(f->title), "%.60s: %.130s",
+				 x->rd.rv->name, f->x_title);
+		/* a part of the workload's time measured in both runs: sure
+		 * enough to count, whatever one run alone could say */
+		if (fabs(f->cost_s) >= FD_MIN_S) {
+			f->present = 1;
+			if (f->conf == FD_NONE && (a->cats || a->mix_cost))
+				f->conf = x->cp.measured && y->cp.measured ? FD_HIGH
+									   : FD_MEDIUM;
+		}
+		sum += f->cost_s;
+		n++;
 	}
+	if (unexplained_s)
+		*unexplained_s = diff_s - sum;
 	/* a cause must account for a tenth of the difference, and be above
 	 * what run-to-run noise moves a cost by (a share of the run) */
-	min_cost = fmax(FD_CAUSE_SHARE_DIFF * diff_s, FD_CAUSE_SHARE * el);
-	finding_rank(out, n, diff_s, min_cost);
+	min_cost = fmax(fmax(FD_CAUSE_SHARE_DIFF * fabs(diff_s), FD_MIN_S),
+			FD_CAUSE_SHARE * y->cp.elapsed_s);
+	finding_rank(out, n, fabs(diff_s), min_cost);
 	return n;
 }
 
 void an_run_emit(struct emit *e, const struct an_run *r)
 {
 	emit_obj_begin(e, "analysis");
+	critpath_emit(e, &r->cp);
 	for (int i = 0; i < n_analyzers; i++)
 		if (r->state[i] && analyzers[i]->emit) {
 			emit_obj_begin(e, analyzers[i]->name);

@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 
+#include "analyze/critpath.h"
 #include "analyze/evorder.h"
 #include "analyze/finding.h"
 #include "analyze/rundata.h"
@@ -28,6 +29,7 @@ struct an_run {
 	struct evorder ord;        /* rd's rows by Q, D and C time, for the
 				    * builds (an_run_load() frees it after) */
 	struct timeacct ta;
+	struct critpath cp;        /* the workload's time by cause */
 	void *state[AN_MAX];       /* each analyzer's numbers, or NULL */
 	const struct disk_profile *model;  /* --model: a disk to cost the
 					    * run's I/O on (model/model.h),
@@ -57,10 +59,22 @@ struct analyzer {
 	void (*release)(void *state);
 	/* What its numbers and costs mean, for --help. */
 	const char *definitions;
+	/* The categories of the workload's time (1 << CP_*, critpath.h) its
+	 * cost is: in report, their seconds in the run; in compare, their
+	 * difference between the runs. 0: the cost is finding()'s own. */
+	unsigned cats;
+	/* In compare, the part of the device's difference that is the
+	 * requests' count and size (critpath_diff()'s mix) it claims, given
+	 * the runs' difference d; NULL: none. */
+	double (*mix_cost)(const struct cp_diff *d);
+	/* 1: its categories are a cause only between runs (in one run they
+	 * are the workload's own time) */
+	int compare_only;
+
 };
 
 extern const struct analyzer an_seek, an_fairness, an_swap, an_writeback,
-	an_readahead, an_queue;
+	an_readahead, an_queue, an_cpu, an_throttle, an_device, an_refault;
 
 /* The table, in the order their numbers are printed. */
 extern const struct analyzer *const analyzers[];
@@ -72,6 +86,14 @@ extern const int n_analyzers;
  * error line. */
 int an_run_load(struct an_run *r, const struct runview *rv,
 		const struct disk_profile *model);
+
+/* What the analyzers are to judge a run over: cmd_mask (bit idx of each
+ * command; 0: the whole run) names the timed commands whose time the
+ * question is (question.h), the critical path's window. */
+struct an_opts {
+	const struct disk_profile *model;
+	uint64_t cmd_mask;
+};
 
 /* A task to run beside the analyzers' builds: fn(ctx, r) once, on one of
  * an_run_load_with()'s threads, with r->rd loaded; it may read r->rd and
@@ -86,19 +108,28 @@ struct an_side {
  * the orders and the accounting, and the builds each share the threads;
  * every analyzer's numbers are the same on one thread or two. */
 int an_run_load_with(struct an_run *r, const struct runview *rv,
-		     const struct disk_profile *model,
+		     const struct an_opts *o,
 		     const struct an_side *side, int threads);
 
 void an_run_free(struct an_run *r);
 
-/* The findings of one run, ranked against its elapsed time (finding_rank);
- * returns how many (at most max). */
-int an_run_findings(const struct an_run *r, struct finding *out, int max);
+/* The findings of one run, ranked against its elapsed time (finding_rank):
+ * each cause's cost is the time it took from the workload (critpath.h);
+ * *own_s (may be NULL) gets the rest of the elapsed time, the workload's
+ * own (its I/O at the device's speed, its CPU and think time). Returns how
+ * many (at most max). */
+int an_run_findings(const struct an_run *r, struct finding *out, int max,
+		    double *own_s);
 
-/* The findings of run y against run x, ranked against diff_s (how much
- * longer y took); returns how many. */
+/* The findings of run y (the worse) against run x, their costs what each
+ * cause took from y beyond x, in y's seconds: the difference of their
+ * critical paths (critpath_diff(), x scaled by scale: how much of x's work
+ * y did). diff_s is the difference the question measured, in y's seconds;
+ * the causes, offsets (negative costs) and *unexplained_s (may be NULL)
+ * add up to it. Ranked against diff_s; returns how many. */
 int an_compare_findings(const struct an_run *x, const struct an_run *y,
-			double diff_s, struct finding *out, int max);
+			double diff_s, double scale, struct finding *out,
+			int max, double *unexplained_s);
 
 /* Emits every analyzer's numbers of r as a JSON object "analysis". */
 void an_run_emit(struct emit *e, const struct an_run *r);
@@ -113,5 +144,17 @@ void an_proc_name(const struct an_run *r, uint32_t pid, char *out, size_t len);
 
 /* "7,0". */
 void an_dev_name(uint32_t dev, char *out, size_t len);
+
+/* The seek analyzer's dispatches on the modelled disk (--model), summed over
+ * devices, seconds: mechanism time svc_s, of it overhead and transfer
+ * seq_s, and completion less arrival d2c_s (with the queueing a slower disk
+ * adds). Zeros when not modelled. */
+void an_seek_modelled(const struct an_run *r, const void *state,
+		      double *svc_s, double *seq_s, double *d2c_s);
+
+/* The dirty limits as the run set them, bytes when set in bytes:
+ * "dirty_background_bytes 4000000, dirty_bytes 8000000" or
+ * "dirty_background_ratio 10, dirty_ratio 20"; "dirty limits unknown". */
+void an_dirty_limits(const struct rundata *rd, char *out, size_t len);
 
 #endif

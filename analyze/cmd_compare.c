@@ -27,11 +27,12 @@ static const struct opt_def options[] = {
 	  "setting's value (vm.dirty_ratio, loop0:queue/scheduler) or by "
 	  "run-name globs ('one*,two*'): median and min-max per group, % change "
 	  "between group medians, and the noise test" },
-	{ "metric", 1, 'M', "KEY", "the figure whose difference to explain (a "
-	  "key of --json's figures, such as cmd1_real_s; default elapsed_s, or "
-	  "the command whose real time changed over twice as much); with "
-	  "--across, the workload metric to table (iotape metric RUN lists "
-	  "them; default real_s)" },
+	{ "metric", 1, 'M', "EXPR", "the question's figure: a key of --json's "
+	  "figures or a workload metric (iotape metric RUN), a sum A+B, total "
+	  "(every timed command), span; NAME:higher or :lower says which is "
+	  "better (default: the workload's own result, else the timed "
+	  "commands' total, else the workload's span); with --across, the "
+	  "workload metric to table (default real_s)" },
 	{ "across", 1, 'A', "SETTING", "a two-way table of a workload metric "
 	  "instead: a column per value of SETTING (a label, a key capture set, "
 	  "kernel, host), a row per value of --group-by's (a setting here), "
@@ -48,23 +49,24 @@ static const struct opt_def options[] = {
 static void compare_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape compare [--db FILE] [--json | --markdown] [--metric KEY]\n"
+"usage: iotape compare [--db FILE] [--json | --markdown] [--metric EXPR]\n"
 "                      [--group-by SETTING|GLOB,GLOB...] [--model PROFILE]\n"
 "                      RUN RUN [RUN...]\n"
 "       iotape compare [--db FILE] [--json | --markdown] --across SETTING\n"
 "                      [--group-by SETTING] [--metric NAME] [RUN...]\n"
 "\n"
-"Which run took longer, by how much, and whether that is beyond run-to-run\n"
-"noise; headline figures of each run with the %% change against the first:\n"
-"elapsed s (runs that timed commands), trace span s (first to last event),\n"
-"each command's real s; read and write MB/s and IOPS (per device too, in\n"
+"The question (one figure, which way is better), which run is worse, by how\n"
+"much, and whether that is beyond run-to-run noise; headline figures of each\n"
+"run with the %% change against the first: elapsed s (runs that timed\n"
+"commands), trace span s, workload span s, each command's real s (cmd1 ...),\n"
+"the workload's metrics; read and write MB/s and IOPS (per device too, in\n"
 "device order, '-' for a run without the device); Q2C and D2C p50/p99 in us\n"
 "for reads and writes, as report prints them; long seeks (>128 sectors)\n"
 "per s and the D2D seek mean; swap out/in MB, peak swap used, peak dirty and\n"
 "writeback MB, minimum free MB, CPU iowait %%. Then where the time went\n"
-"(each process's waited time and its change by btt stage) and why: the\n"
-"findings, each with what it cost the slower run in seconds, ranked by cost;\n"
-"the score is the cost's share of the difference.\n"
+"(each process family's waited time and its change by btt stage) and why:\n"
+"a waterfall of causes, each with what it cost the worse run in seconds,\n"
+"that with the offsets and what is not explained adds up to the difference.\n"
 "\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 19, NULL);
 	fprintf(fp, "\n");

@@ -96,13 +96,14 @@ int cmd_report(int argc, char **argv)
 	}
 	an = xcalloc(1, sizeof(*an));
 	/* the figures built beside the analyzers */
-	if (an_run_load_with(an, &rv, model, &(struct an_side){
+	if (an_run_load_with(an, &rv, &(struct an_opts){ .model = model },
+			     &(struct an_side){
 				     report_build_side, &r }, 2)) {
 		free(an);
 		runview_close(&rv);
 		return -1;
 	}
-	nf = an_run_findings(an, f, AN_MAX);
+	nf = an_run_findings(an, f, AN_MAX, NULL);
 	emit_init(&e, stdout, json);
 	report_emit(&r, &e, 20, an, f, nf);
 	report_free(&r);

@@ -13,6 +13,7 @@
 #include "analyze/stats.h"
 #include "capture/blktrace_format.h"
 #include "lib/util.h"
+#include "model/model.h"
 
 /* ---- loading ---- */
 
@@ -36,84 +37,89 @@ static void group_of(struct run_figs *r, const char *by)
 		snprintf(r->group, sizeof(r->group), "%s=%s", by, v);
 }
 
-/* The largest change of figure k's median from the first group's to any
- * other group's; NAN when a run lacks it. */
-static double max_change(const struct compare *c, int k)
-{
-	double v[CMP_MAX_RUNS], m0 = NAN, best = 0;
+/* A figure of run i by key, for question_value(): compare's figures, the
+ * workload's span (its critical path's window when no command was timed). */
+struct figctx {
+	const struct compare *c;
+	int i;
+};
 
-	for (int g = 0; g < c->ng; g++) {
-		int nv = 0;
-		for (int i = 0; i < c->n; i++) {
-			if (c->gidx[i] != g)
-				continue;
-			if (!c->rf[i].has[k])
-				return NAN;
-			v[nv++] = c->rf[i].v[k];
-		}
-		if (!nv)
-			continue;
-		if (!g)
-			m0 = median_of(v, nv);
-		else if (fabs(median_of(v, nv) - m0) > best)
-			best = fabs(median_of(v, nv) - m0);
-	}
-	return best;
+static double fig_of(void *ctx, const char *key)
+{
+	const struct figctx *x = ctx;
+	const struct run_figs *r = &x->c->rf[x->i];
+
+	for (int k = 0; k < x->c->fs.n; k++)
+		if (!strcmp(x->c->fs.f[k].key, key))
+			return r->has[k] ? r->v[k] : NAN;
+	/* a run with events but no workload I/O in them (a buffered writer
+	 * whose data was written after the trace) took no time of it */
+	if (!strcmp(key, "workload_span_s") || !strcmp(key, "model_time_s"))
+		return r->an.cp.elapsed_s > 0 || r->rv.last_event ?
+		       r->an.cp.elapsed_s : NAN;
+	return NAN;
 }
 
-/* Picks the time the findings explain when no metric is named: elapsed,
- * or the command whose real time changed most, when that change is over
- * twice elapsed's (issue 11: "commands' real time when the run has
- * them"). */
-static void choose_time(struct compare *c)
+/* The value the comparison explains for run i (the question's figure);
+ * NAN when the run has none. */
+static double ref_value(const struct compare *c, int i)
 {
-	double el = NAN, best = 0;
-	int bk = -1;
+	struct figctx x = { c, i };
 
-	snprintf(c->time_key, sizeof(c->time_key), "elapsed_s");
-	snprintf(c->time_label, sizeof(c->time_label), "elapsed");
-	for (int i = 0; i < c->n; i++)
-		if (c->rf[i].an.rd.elapsed_from_cmds)
-			el = 0;
-	if (isnan(el)) {
-		/* no run timed a command: their traces' spans */
-		snprintf(c->time_key, sizeof(c->time_key), "span_s");
-		snprintf(c->time_label, sizeof(c->time_label), "trace span");
-		return;
-	}
-	el = NAN;
-	for (int k = 0; k < c->fs.n; k++) {
-		const char *key = c->fs.f[k].key;
-		double d = max_change(c, k);
-		if (!strcmp(key, "elapsed_s"))
-			el = d;
-		else if (!strncmp(key, "cmd", 3) && strstr(key, "_real_s") &&
-			 isfinite(d) && d > best) {
-			best = d;
-			bk = k;
-		}
-	}
-	if (bk >= 0 && isfinite(el) && best > 2 * el) {
-		int idx = atoi(c->fs.f[bk].key + 3);
-		snprintf(c->time_key, sizeof(c->time_key), "%s", c->fs.f[bk].key);
-		snprintf(c->time_label, sizeof(c->time_label), "command %d", idx);
-	}
+	return question_value(&c->q, &c->rf[i].qr, fig_of, &x);
 }
 
 int compare_load(struct compare *c, struct store *st, char **names, int n,
 		 const char *group_by, const char *metric,
 		 const struct disk_profile *model)
 {
+	struct q_run *qr;
+	char err[400];
+
 	memset(c, 0, sizeof(*c));
 	c->rf = xcalloc((size_t)n, sizeof(*c->rf));
-	c->metric = metric;
+	/* the runs, their workload metrics and commands: the question */
 	for (int i = 0; i < n; i++) {
 		struct run_figs *r = &c->rf[i];
 		if (runview_load(&r->rv, st, names[i]))
 			return -1;
 		c->n = i + 1;
+		if (store_metrics_get(st, r->rv.id, &r->wm, &r->nwm) ||
+		    store_commands_get(st, r->rv.id, &r->cmds, &r->ncmds))
+			return error("reading run '%s': %s", r->rv.name,
+				     store_errmsg(st));
+		r->qr = (struct q_run){ r->wm, r->nwm, r->cmds, r->ncmds };
+	}
+	qr = xcalloc((size_t)n, sizeof(*qr));
+	for (int i = 0; i < n; i++)
+		qr[i] = c->rf[i].qr;
+	if (question_choose(&c->q, metric, qr, (size_t)n, err, sizeof(err))) {
+		free(qr);
+		return error("%s", err);
+	}
+	free(qr);
+	/* --model without a figure: the workload's time with its I/O on the
+	 * modelled disk (critpath_model()) */
+	if (model && !metric) {
+		struct question *q = &c->q;
+		q->kind = Q_SPAN;
+		snprintf(q->key, sizeof(q->key), "model_time_s");
+		snprintf(q->terms[0], sizeof(q->terms[0]), "model_time_s");
+		q->nterms = 1;
+		snprintf(q->label, sizeof(q->label), "the workload's time on %s "
+			 "(modelled)", model->name);
+		snprintf(q->why, sizeof(q->why), "--model: %s, with the I/O's "
+			 "device time the modelled disk's", q->kind == Q_COMMANDS ?
+			 "the commands' time" : "the workload's span");
+		snprintf(q->unit, sizeof(q->unit), "s");
+		q->lower_better = q->duration = 1;
+		q->unit_scale = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		struct run_figs *r = &c->rf[i];
+		struct an_opts o = { model, c->q.cmd_mask };
 		/* the figures built beside the analyzers */
-		if (an_run_load_with(&r->an, &r->rv, model, &(struct an_side){
+		if (an_run_load_with(&r->an, &r->rv, &o, &(struct an_side){
 					     report_build_side, &r->rep }, 2))
 			return -1;
 		if (group_by) {
@@ -125,13 +131,13 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		figures(&c->fs, r);
 	}
 	if (metric) {
-		int k;
-		for (k = 0; k < c->fs.n && strcmp(c->fs.f[k].key, metric); k++)
-			;
-		/* elapsed_s: a run without timed commands has its span */
-		if (k == c->fs.n && strcmp(metric, "elapsed_s"))
+		int some = 0;
+		for (int i = 0; i < c->n; i++)
+			some |= isfinite(ref_value(c, i));
+		if (!some)
 			return error("no figure '%s' to explain in these runs (see "
-				     "compare --json for the keys)", metric);
+				     "compare --json for the figures, iotape metric "
+				     "RUN for a run's metrics)", metric);
 	}
 	c->grouped = group_by != NULL;
 	if (c->grouped)
@@ -144,13 +150,14 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 				 c->rf[i].rv.name);
 		}
 	}
-	choose_time(c);
 	return 0;
 }
 
 void compare_free(struct compare *c)
 {
 	for (int i = 0; i < c->n; i++) {
+		free(c->rf[i].wm);
+		free(c->rf[i].cmds);
 		report_free(&c->rf[i].rep);
 		an_run_free(&c->rf[i].an);
 		runview_close(&c->rf[i].rv);
@@ -160,28 +167,6 @@ void compare_free(struct compare *c)
 }
 
 /* ---- which took longer, and is it noise ---- */
-
-/* The value the comparison explains for run i: the metric, else the
- * elapsed time. NAN when the run has none. */
-static double fig_value(const struct compare *c, int i, const char *key)
-{
-	for (int k = 0; k < c->fs.n; k++)
-		if (!strcmp(c->fs.f[k].key, key))
-			return c->rf[i].has[k] ? c->rf[i].v[k] : NAN;
-	return NAN;
-}
-
-/* A run without timed commands has no elapsed_s: its trace span (the
- * first to the last event) stands for it. */
-static double ref_value(const struct compare *c, int i)
-{
-	const char *key = c->metric ? c->metric : c->time_key;
-	double v = fig_value(c, i, key);
-
-	if (isnan(v) && !strcmp(key, "elapsed_s"))
-		v = fig_value(c, i, "span_s");
-	return v;
-}
 
 struct side {
 	int run[CMP_MAX_RUNS];
@@ -241,15 +226,57 @@ static int significant(const double *a, int na, const double *b, int nb,
 	return ranges_apart(a, na, b, nb);
 }
 
-/* The cost of analyzer name comparing run x to run y, 0 when none. */
+/* 1 when value a is worse than b for q. */
+static int worse(const struct question *q, double a, double b)
+{
+	return q->lower_better ? a > b : a < b;
+}
+
+/* The difference the findings of run y (worse, value vy) against run x
+ * (vx) explain, in seconds of y's time, and how much of x's work y did
+ * (scale, for critpath_diff()): a duration's own difference; for a rate,
+ * the time y lost doing less in its time, E_y (1 - vy / vx); for another
+ * figure where lower is better, E_y (1 - vx / vy). */
+static double time_diff(const struct compare *c, int x, int y, double vx,
+			double vy, double *scale)
+{
+	double ex = c->rf[x].an.cp.elapsed_s, ey = c->rf[y].an.cp.elapsed_s;
+	double d;
+
+	if (c->q.duration)
+		d = (vy - vx) * c->q.unit_scale;
+	else if (!c->q.lower_better)
+		d = vx != 0 ? ey * (1 - vy / vx) : 0;
+	else
+		d = vy != 0 ? ey * (1 - vx / vy) : 0;
+	*scale = ex > 0 ? (ey - d) / ex : 1;
+	if (*scale < 0)
+		*scale = 0;
+	return d;
+}
+
+/* The cost of analyzer name comparing the worse of runs x and y with the
+ * better, 0 when none. */
 static double pair_cost(const struct compare *c, int x, int y,
 			const char *name)
 {
 	struct finding f[AN_MAX];
-	double d = ref_value(c, y) - ref_value(c, x);
-	int n = an_compare_findings(&c->rf[x].an, &c->rf[y].an, fabs(d), f,
-				    AN_MAX);
+	double vx = ref_value(c, x), vy = ref_value(c, y), scale, d;
+	int n;
 
+	if (!isfinite(vx) || !isfinite(vy))
+		return 0;
+	if (worse(&c->q, vx, vy)) {
+		int t = x;
+		double tv = vx;
+		x = y;
+		y = t;
+		vx = vy;
+		vy = tv;
+	}
+	d = time_diff(c, x, y, vx, vy, &scale);
+	n = an_compare_findings(&c->rf[x].an, &c->rf[y].an, d, scale, f,
+				AN_MAX, NULL);
 	for (int i = 0; i < n; i++)
 		if (!strcmp(f[i].analyzer, name))
 			return f[i].cost_s;
@@ -306,6 +333,23 @@ struct pwait {
 	int64_t first_q, last_c;
 };
 
+/* The key of pid's family in r for matching across runs: its name (a
+ * command's processes by name, kernel threads by role); 0 when it has no
+ * name (a tracefs capture: its processes are keyed one by one by what
+ * they did, ta_pkey_of()). */
+static int family_key(const struct an_run *r, uint32_t pid, char *out,
+		      size_t len)
+{
+	const struct families *fs = &r->cp.fam;
+	int k = family_of(fs, pid);
+
+	if (k < 0 || !strncmp(fs->f[k].name, "pid ", 4))
+		return 0;
+	snprintf(out, len, "%s", fs->f[k].name);
+	return 1;
+}
+
+/* Each process family's waits, summed over its processes and devices. */
 static int proc_waits(const struct an_run *r, struct pwait *out, int max)
 {
 	int n = 0;
@@ -314,20 +358,25 @@ static int proc_waits(const struct an_run *r, struct pwait *out, int max)
 		const struct ta_row *t = &r->ta.rows[i];
 		struct ta_pkey key;
 		int k;
-		ta_pkey_of(&r->ta, t->pid, &key);
+		memset(&key, 0, sizeof(key));
+		if (family_key(r, t->pid, key.key, sizeof(key.key)))
+			snprintf(key.kind, sizeof(key.kind), "%s", key.key);
+		else
+			ta_pkey_of(&r->ta, t->pid, &key);
 		for (k = 0; k < n && strcmp(out[k].k.key, key.key); k++)
 			;
 		if (k == n) {
 			if (n == max)
 				continue;
 			memset(&out[n], 0, sizeof(out[n]));
+			key.first_q = t->first_q;
 			out[n].k = key;
 			out[n].first_q = t->first_q;
 			out[n].last_c = t->last_c;
 			n++;
 		}
 		if (t->first_q < out[k].first_q)
-			out[k].first_q = t->first_q;
+			out[k].first_q = out[k].k.first_q = t->first_q;
 		if (t->last_c > out[k].last_c)
 			out[k].last_c = t->last_c;
 		out[k].waited += t->waited_s;
@@ -391,6 +440,17 @@ static void emit_where(struct emit *e, const struct an_run *x,
 	/* without completions, no stage of either run is measured */
 	int staged = completions_of(x) && completions_of(y);
 
+	/* neither run traced a process (pasted times, a vmstat log): no
+	 * section, an empty "where" in JSON */
+	if (!nx && !ny) {
+		emit_arr_begin(e, "where");
+		emit_arr_end(e);
+		free(px);
+		free(py);
+		free(pd);
+		return;
+	}
+
 	const struct ta_pkey *kx[256], *ky[256];
 	int pair[256], paired[256] = { 0 };
 
@@ -433,11 +493,13 @@ static void emit_where(struct emit *e, const struct an_run *x,
 		/* the run names whole (up to 255 bytes each), the caption
 		 * wrapped to 80 columns around them */
 		char cap[1024], wrapped[1100];
-		snprintf(cap, sizeof(cap), "each process (name:op, bio size, "
-			 "bytes#start order) in %s, then in %s: its span (first "
-			 "Q to last C) and its time waiting on I/O (queued or in "
-			 "flight), s; the change in waiting split by btt's "
-			 "stages, s", x->rd.rv->name, y->rd.rv->name);
+		snprintf(cap, sizeof(cap), "each process family (a command's "
+			 "processes by name, kernel threads by role: writeback, "
+			 "journal, reclaim; a nameless one by what it did) in %s, "
+			 "then in %s: its span (first Q to last C) and its "
+			 "processes' time waiting on I/O (queued or in flight), "
+			 "s; the change in waiting split by btt's stages, s",
+			 x->rd.rv->name, y->rd.rv->name);
 		wrap_indent(cap, 80, 0, wrapped, sizeof(wrapped));
 		emit_text(e, "%s\n", wrapped);
 	}
@@ -509,17 +571,41 @@ static void emit_where(struct emit *e, const struct an_run *x,
 	free(pd);
 }
 
-/* One comparison of side g against side 0. */
+/* The question's value as text: "12.345 s", "949.0 tps"; big is the
+ * largest value shown beside it (the decimals follow it). */
+static void fmt_value(const struct question *q, double v, double big,
+		      char *out, size_t len)
+{
+	if (q->duration && q->unit_scale == 1)
+		snprintf(out, len, "%.3f s", v);
+	else if (fabs(big) >= 1e6)
+		snprintf(out, len, "%.4g%s%s", v, q->unit[0] ? " " : "", q->unit);
+	else
+		snprintf(out, len, "%.*f%s%s", fabs(big) >= 100 ? 1 :
+			 fabs(big) >= 1 ? 2 : 4, v, q->unit[0] ? " " : "", q->unit);
+}
+
+static void emit_wrapped(struct emit *e, const char *line, int indent)
+{
+	char buf[1600];
+
+	wrap_indent(line, 78, indent, buf, sizeof(buf));
+	emit_text(e, "%s\n", buf);
+}
+
+/* One comparison of side g against side 0: the question and which side is
+ * worse, where the time went, and why (the waterfall of causes). */
 static void emit_pair(struct compare *c, struct emit *e, int g)
 {
+	const struct question *q = &c->q;
 	struct side s0, s1;
-	const struct side *fast, *slow;
-	double a[CMP_MAX_RUNS], b[CMP_MAX_RUNS], diff;
-	int na, nb, sig, nf, explained = 0, same_run, len;
-	char test[300], line[600];
-	const char *what = c->metric ? c->metric : c->time_label;
+	const struct side *good, *bad;
+	double a[CMP_MAX_RUNS], b[CMP_MAX_RUNS], diff, dtime = 0, scale = 1;
+	double rest = 0, shown = 0;
+	int na, nb, sig, nf = 0, explained = 0, same_run, tie;
+	char test[300], line[1200], v0[48], v1[48], dv[48];
 	struct finding *f = xcalloc(AN_MAX, sizeof(*f));
-	const struct run_figs *rx, *ry;
+	const char *bad_name, *good_name;
 
 	side_of(c, 0, &s0);
 	side_of(c, g, &s1);
@@ -529,111 +615,156 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_str(e, "base", c->gname[0]);
 	emit_str(e, "this", c->gname[g]);
 	if (!na || !nb) {
-		emit_text(e, "%s vs %s: no %s time to compare\n", c->gname[0],
-			  c->gname[g], what);
+		emit_text(e, "%s vs %s: no %s to compare\n", c->gname[0],
+			  c->gname[g], q->label);
 		emit_obj_end(e);
 		free(f);
 		return;
 	}
 	diff = s1.med - s0.med;
-	fast = diff >= 0 ? &s0 : &s1;
-	slow = diff >= 0 ? &s1 : &s0;
+	bad = worse(q, s0.med, s1.med) ? &s0 : &s1;
+	good = bad == &s1 ? &s0 : &s1;
+	bad_name = c->gname[bad == &s1 ? g : 0];
+	good_name = c->gname[bad == &s1 ? 0 : g];
 	sig = significant(a, na, b, nb, test, sizeof(test));
-	rx = &c->rf[fast->rep];
-	ry = &c->rf[slow->rep];
-	nf = an_compare_findings(&rx->an, &ry->an, fabs(diff), f, AN_MAX);
-	if (sig == 1 && fast->n > 1 && slow->n > 1)
-		noise_check(c, fast, slow, f, nf);
+	/* a run against itself, or a difference that prints as 0.000: no
+	 * side is worse */
+	same_run = s0.n == 1 && s1.n == 1 &&
+		   c->rf[s0.rep].rv.id == c->rf[s1.rep].rv.id;
+	tie = same_run || fabs(diff) <= 1e-9 * fmax(fabs(s0.med), 1) ||
+	      (q->duration && fabs(diff) * q->unit_scale < 0.0005);
+	if (!tie) {
+		dtime = time_diff(c, good->rep, bad->rep, good->med, bad->med,
+				  &scale);
+		nf = an_compare_findings(&c->rf[good->rep].an,
+					 &c->rf[bad->rep].an, dtime, scale, f,
+					 AN_MAX, NULL);
+	}
+	if (sig == 1 && good->n > 1 && bad->n > 1)
+		noise_check(c, good, bad, f, nf);
+	/* with one run a side a difference counts when it is over 5% of the
+	 * better run's time and one cause accounts for half of it (two
+	 * captures of one setup on a busy machine differ by a few percent,
+	 * and their noise has parts too) */
 	for (int i = 0; i < nf; i++)
-		if (f[i].cause && f[i].cost_s >= 0.25 * fabs(diff))
+		if (f[i].cause && f[i].cost_s >= 0.5 * fabs(dtime) &&
+		    fabs(dtime) >= FD_CAUSE_SHARE *
+				   c->rf[good->rep].an.cp.elapsed_s)
 			explained = 1;
 	if (sig == 0 || (sig < 0 && !explained))
 		for (int i = 0; i < nf; i++)
 			f[i].cause = 0;
+	for (int i = 0; i < nf; i++)
+		if (f[i].cause || f[i].cost_s <= -fmax(FD_CAUSE_SHARE_DIFF *
+						      fabs(dtime), FD_MIN_S))
+			shown += f[i].cost_s;
+	rest = dtime - shown;
 	emit_num(e, "base_value", s0.med);
 	emit_num(e, "value", s1.med);
 	emit_num(e, "difference", diff);
-	emit_str(e, "explains", c->metric ? c->metric : c->time_key);
+	emit_str(e, "explains", q->key);
+	emit_obj_begin(e, "question");
+	emit_str(e, "figure", q->key);
+	emit_str(e, "label", q->label);
+	emit_str(e, "unit", q->unit);
+	emit_str(e, "direction", q->lower_better ? "lower is better"
+						 : "higher is better");
+	emit_u64(e, "direction_assumed", (uint64_t)q->assumed);
+	emit_str(e, "chosen", q->why);
+	emit_obj_end(e);
+	emit_str(e, "worse", tie ? NULL : bad_name);
+	emit_str(e, "better", tie ? NULL : good_name);
+	emit_num(e, "difference_s", dtime);
+	emit_num(e, "scale", scale);
+	emit_num(e, "not_explained_s", rest);
 	emit_str(e, "noise_test", test);
 	emit_str(e, "verdict", sig == 1 || (sig < 0 && explained) ?
 		 "different" : "no significant difference");
-	emit_heading(e, "which took longer");
-	/* a run against itself, or a difference that prints as 0.000: no
-	 * side took longer */
-	same_run = s0.n == 1 && s1.n == 1 &&
-		   c->rf[s0.rep].rv.id == c->rf[s1.rep].rv.id;
-	len = snprintf(line, sizeof(line), "%s: %s %.3f%s, %s %.3f%s: ",
-		       c->metric ? c->metric : c->time_label, c->gname[0], s0.med,
-		       c->metric ? "" : " s", c->gname[g], s1.med,
-		       c->metric ? "" : " s");
-	if (same_run)
-		snprintf(line + len, sizeof(line) - len, "the same run on both "
-			 "sides, nothing to compare");
-	else if (fabs(diff) < 0.0005)
-		snprintf(line + len, sizeof(line) - len, "%s", c->metric ?
-			 "the same value" : "they took the same time");
-	else
-		snprintf(line + len, sizeof(line) - len, "%s %s by %.3f%s "
-			 "(%+.1f%%)", c->gname[slow == &s1 ? g : 0], c->metric ?
-			 "was higher" : "took longer", fabs(diff), c->metric ?
-			 "" : " s", fast->med != 0 ? 100 * fabs(diff) /
-			 fabs(fast->med) : 0);
+	emit_heading(e, "the question");
 	{
-		char buf[1200];
-		wrap_indent(line, 78, 2, buf, sizeof(buf));
-		emit_text(e, "%s\n", buf);
+		double big = fmax(fabs(s0.med), fabs(s1.med));
+		fmt_value(q, s0.med, big, v0, sizeof(v0));
+		fmt_value(q, s1.med, big, v1, sizeof(v1));
+		fmt_value(q, fabs(diff), big, dv, sizeof(dv));
 	}
-	if (same_run)
+	{
+		int len = snprintf(line, sizeof(line), "%s (%s is better): %s %s, "
+				   "%s %s: ", q->label, q->lower_better ? "lower" :
+				   "higher", c->gname[0], v0, c->gname[g], v1);
+		if (same_run)
+			snprintf(line + len, sizeof(line) - len, "the same run on "
+				 "both sides, nothing to compare");
+		else if (tie)
+			snprintf(line + len, sizeof(line) - len, "%s", q->duration ?
+				 "they took the same time" : "the same");
+		else
+		{
+			char pct[32] = "from 0";
+			double r = good->med != 0 ? bad->med / good->med : 0;
+			if (good->med != 0 && fabs(r) >= 10)
+				snprintf(pct, sizeof(pct), "%.0fx", fabs(r));
+			else if (good->med != 0)
+				snprintf(pct, sizeof(pct), "%+.1f%%", 100 *
+					 (bad->med - good->med) / fabs(good->med));
+			snprintf(line + len, sizeof(line) - len, "%s is worse by "
+				 "%s (%s)%s", bad_name, dv, pct, bad == &s0 ?
+				 ", so this explains what made " : "");
+		}
+		if (!tie && bad == &s0)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line),
+				 "%s better", c->gname[g]);
+	}
+	emit_wrapped(e, line, 2);
+	if (!tie && !q->duration) {
+		snprintf(line, sizeof(line), "in %s's time: %.3f s of its %.3f s "
+			 "(what it lost doing less in the same time)", bad_name,
+			 dtime, c->rf[bad->rep].an.cp.elapsed_s);
+		emit_wrapped(e, line, 2);
+	}
+	snprintf(line, sizeof(line), "(chosen: %s)", q->why);
+	emit_wrapped(e, line, 1);
+	if (same_run || tie)
 		line[0] = 0;
 	else if (sig == 1)
 		snprintf(line, sizeof(line), "significant: %s", test);
 	else if (sig == 0)
 		snprintf(line, sizeof(line), "no significant difference: %s", test);
 	else if (explained)
-		snprintf(line, sizeof(line), "the findings below account for it; "
+		snprintf(line, sizeof(line), "the causes below account for it; "
 			 "but %s", test);
 	else
 		snprintf(line, sizeof(line), "no significant difference: no cause "
 			 "accounts for it, and %s", test);
+	if (line[0])
+		emit_wrapped(e, line, 2);
 	{
-		char buf[1200];
-		wrap_indent(line, 78, 2, buf, sizeof(buf));
-		if (line[0])
-			emit_text(e, "%s\n", buf);
-	}
-	if (!c->metric) {
 		const struct rundata *dx = &c->rf[s0.rep].an.rd;
 		const struct rundata *dy = &c->rf[s1.rep].an.rd;
-		if (!strcmp(c->time_key, "span_s"))
-			emit_text(e, "(trace span: the first to the last event; "
-				  "no run timed a command)\n");
-		else if (strcmp(c->time_key, "elapsed_s"))
-			emit_text(e, "(%s: its real time, which changed over twice "
-				  "as much as elapsed)\n", c->time_label);
-		else
-			emit_text(e, "(elapsed: %s)\n", dx->elapsed_from_cmds &&
-				  dy->elapsed_from_cmds ? "the commands' first "
-				  "start to last end" : "the commands' first start "
-				  "to last end; the trace span for a run\n  without "
-				  "timed commands");
 		for (size_t i = 0; i < dy->ncmd && i < 8; i++)
 			for (size_t k = 0; k < dx->ncmd; k++)
 				if (dx->cmds[k].idx == dy->cmds[i].idx &&
 				    isfinite(dx->cmds[k].real_s) &&
 				    isfinite(dy->cmds[i].real_s))
-					emit_text(e, "  command %d %-30.30s %8.3f s "
-						  "%8.3f s %+8.3f s\n", dy->cmds[i].idx,
-						  dy->cmds[i].argv, dx->cmds[k].real_s,
-						  dy->cmds[i].real_s,
+					emit_text(e, "  cmd%-2d %-32.32s %8.3f s "
+						  "%8.3f s %+8.3f s\n",
+						  dy->cmds[i].idx + 1, dy->cmds[i].argv,
+						  dx->cmds[k].real_s, dy->cmds[i].real_s,
 						  dy->cmds[i].real_s - dx->cmds[k].real_s);
 	}
 	emit_where(e, &c->rf[s0.rep].an, &c->rf[s1.rep].an);
-	snprintf(line, sizeof(line), "why %s %s %s %s", c->gname[slow == &s1 ?
-		 g : 0], c->metric ? "was higher than" : "took longer than",
-		 c->gname[slow == &s1 ? 0 : g], "(causes by cost)");
-	if (strlen(line) > 70 || same_run || fabs(diff) < 0.0005)
+	if (tie)
 		snprintf(line, sizeof(line), "why: causes by cost");
-	finding_emit(e, f, nf, line);
+	else
+		snprintf(line, sizeof(line), "why %s is worse than %s",
+			 bad_name, good_name);
+	if (strlen(line) > 70)
+		snprintf(line, sizeof(line), "why: causes by cost");
+	finding_emit_waterfall(e, f, nf, line, tie ? 0 : dtime, rest,
+			       "difference", "not explained: outside what the "
+			       "trace and samples tell apart (the workload's "
+			       "own CPU and think time, noise)",
+			       q->duration ? NULL : q->unit,
+			       dtime != 0 ? (bad->med - good->med) / dtime : 0);
 	emit_obj_end(e);
 	free(f);
 }
@@ -693,16 +824,24 @@ void compare_emit(struct compare *c, struct emit *e, int fmt)
 
 void compare_print_definitions(FILE *fp)
 {
-	fprintf(fp, "which took longer: the elapsed time (each run's commands' "
-		"first start to last\n  end; without commands, its first to last "
-		"event), or the figure --metric\n  names; with repeats (--group-by), "
-		"the groups' medians, and whether the\n  difference is beyond the "
-		"spread: Mann-Whitney U (p < 0.05) with 4 runs a\n  side or more, "
-		"else non-overlapping ranges; with one run a side it cannot\n  be "
-		"told from noise, and the difference counts only when a cause\n  "
-		"accounts for a quarter of it. A finding of repeats stays a cause "
-		"when its\n  cost between the groups' runs is above its cost "
-		"between runs of one group\n  (the same tests; or its median "
-		"between the groups above every cost\n  within one).\n");
+	fprintf(fp, "the question: the figure --metric names (a figure, a "
+		"workload metric, a sum\n  A+B, total, span; NAME:higher or "
+		":lower), else the workload's own result\n  every run has, else "
+		"the timed commands' total real time, else the\n  workload's span "
+		"(first Q to last C of the families that issued its I/O);\n  "
+		"times lower is better, rates higher. A rate's difference in the "
+		"worse run's\n  seconds: E (1 - worse/better). With repeats "
+		"(--group-by), the groups'\n  medians, and whether the difference "
+		"is beyond the spread: Mann-Whitney U\n  (p < 0.05) with 4 runs a "
+		"side or more, else non-overlapping ranges; with one\n  run a side "
+		"it cannot be told from noise, and the difference counts only\n  "
+		"when it is 5%% of the better run's time and a cause accounts "
+		"for half of\n  it. A finding of repeats stays a cause when its cost "
+		"between the groups'\n  runs is above its cost between runs of "
+		"one group.\n"
+		"waterfall: each cause's time on the workload's critical path in "
+		"the worse run\n  less the better run's (scaled to the work done); "
+		"with the offsets (in the\n  other run's favour) and what is not "
+		"explained it adds up to the difference.\n");
 	an_print_definitions(fp);
 }

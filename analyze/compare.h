@@ -6,6 +6,7 @@
 #define IOTAPE_COMPARE_H
 
 #include "analyze/analyzer.h"
+#include "analyze/question.h"
 #include "analyze/report.h"
 #include "analyze/runview.h"
 #include "lib/emit.h"
@@ -34,6 +35,12 @@ struct run_figs {
 	double v[CMP_MAX_FIG];
 	int has[CMP_MAX_FIG];
 	char group[128];
+	/* the workload's metrics and commands (the question's values) */
+	struct store_metric *wm;
+	size_t nwm;
+	struct store_command *cmds;
+	size_t ncmds;
+	struct q_run qr;
 };
 
 struct disk_profile;
@@ -45,21 +52,17 @@ struct compare {
 	int grouped;
 	int gidx[CMP_MAX_RUNS], ng;
 	char gname[CMP_MAX_RUNS][128];
-	const char *metric;     /* a figure key to explain, NULL: time_key */
-	char time_key[40];      /* without a metric: elapsed_s, or the command
-				 * whose real time changed most (cmdN_real_s)
-				 * when that is over twice elapsed's change */
-	char time_label[48];    /* its name in text: "elapsed", "command 1" */
+	struct question q;      /* what the findings explain */
 };
 
 /* Loads runs names[0..n) of st (each: report, time accounting, analyzers)
  * and, when group_by is given, groups them by that setting's value or by
- * run-name globs ("one*,two*"). metric names the figure whose difference
- * the findings explain (NULL: elapsed time, or a command's real time when
- * it changed over twice as much: one process slowed while another sped up
- * leaves elapsed time as it was); model (NULL: none) a modelled disk for
- * the analyzers (an_run_load()). Returns 0, or -1 after an error
- * line (what was loaded is freed by compare_free()). */
+ * run-name globs ("one*,two*"). metric is the question's figure (question.h:
+ * a figure or workload metric, a sum "A+B", "total", NAME:higher; NULL:
+ * the workload's own result, else its commands' total real time, else its
+ * span); model (NULL: none) a modelled disk for the analyzers
+ * (an_run_load()). Returns 0, or -1 after an error line (what was loaded
+ * is freed by compare_free()). */
 int compare_load(struct compare *c, struct store *st, char **names, int n,
 		 const char *group_by, const char *metric,
 		 const struct disk_profile *model);

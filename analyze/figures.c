@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/question.h"
 #include "analyze/stats.h"
 #include "capture/blktrace_format.h"
 #include "lib/util.h"
@@ -59,13 +60,30 @@ void figures(struct figset *fs, struct run_figs *r)
 	if (r->rv.last_event)
 		set(fs, r, "span_s", "trace span s", 1, 3,
 		    (double)runview_span_ns(&r->rv) / 1e9);
+	/* the workload's span: its processes' first Q to last C (family.h) */
+	if (!rd->elapsed_from_cmds && r->an.cp.elapsed_s > 0)
+		set(fs, r, "workload_span_s", "workload span s", 1, 3,
+		    r->an.cp.elapsed_s);
+	/* the workload's own results (fio, dd, regexes, set by hand) */
+	for (size_t i = 0; i < r->nwm; i++) {
+		const struct store_metric *m = &r->wm[i];
+		char k[40], l[32];
+		int way;
+		if (!strcmp(m->source, "time"))
+			continue;       /* the commands' rows above */
+		way = q_direction(m->name, m->unit);
+		snprintf(k, sizeof(k), "%.39s", m->name);
+		snprintf(l, sizeof(l), "%.31s", m->name);
+		set(fs, r, k, l, way != 0, 2, m->value);
+	}
 	for (size_t i = 0; i < rd->ncmd; i++) {
 		int idx = rd->cmds[i].idx;
 		char k[40], l[32];
+		/* numbered from 1, as `iotape metric` lists them */
 		if (idx > 7 || !isfinite(rd->cmds[i].real_s))
 			continue;
-		snprintf(k, sizeof(k), "cmd%d_real_s", idx);
-		snprintf(l, sizeof(l), "cmd %d real s", idx);
+		snprintf(k, sizeof(k), "cmd%d_real_s", idx + 1);
+		snprintf(l, sizeof(l), "cmd%d real s", idx + 1);
 		set(fs, r, k, l, 1, 3, rd->cmds[i].real_s);
 	}
 	if (rd->n) {

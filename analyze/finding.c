@@ -190,7 +190,8 @@ static void put_par(struct emit *e, const char *lead, const char *text)
 	emit_text(e, "%*s%s\n", pad, "", buf);
 }
 
-static void emit_json(struct emit *e, const struct finding *f)
+static void emit_json(struct emit *e, const struct finding *f, double total_s,
+		      double unit_per_s, int shown)
 {
 	emit_obj_begin(e, NULL);
 	emit_str(e, "analyzer", f->analyzer);
@@ -215,7 +216,140 @@ static void emit_json(struct emit *e, const struct finding *f)
 		emit_num(e, "mb", f->mb);
 	if (f->overlap[0])
 		emit_str(e, "overlap", f->overlap);
+	if (total_s != 0) {
+		emit_num(e, "share", f->cost_s / total_s);
+		emit_u64(e, "in_waterfall", (uint64_t)shown);
+	}
+	if (unit_per_s != 0)
+		emit_num(e, "cost_in_figure", f->cost_s * unit_per_s);
 	emit_obj_end(e);
+}
+
+/* The details of each cause (numbered as in the waterfall), then the
+ * patterns present at no measurable cost, then the ones not seen. */
+static void emit_details(struct emit *e, const struct finding *f, int n,
+			 int numbered_only)
+{
+	int causes = 0, present = 0, absent = 0;
+
+	for (int i = 0; i < n; i++) {
+		char line[512], buf[1024];
+		if (!f[i].cause)
+			continue;
+		causes++;
+		snprintf(line, sizeof(line), "%d. %s", causes, f[i].title);
+		wrap_indent(line, 78, 3, buf, sizeof(buf));
+		emit_text(e, "\n%s\n", buf);
+		snprintf(line, sizeof(line), "cost: %.2f s of %s; %s: ", f[i].cost_s,
+			 f[i].cost_of, f[i].counterfactual ? "inferred"
+							   : "measured");
+		put_par(e, line, f[i].how);
+		put_par(e, "evidence: ", f[i].evidence);
+		snprintf(line, sizeof(line), "window %+.2f..%+.2f s; confidence "
+			 "%s: ", f[i].lo_s, f[i].hi_s, fd_conf_name(f[i].conf));
+		put_par(e, line, f[i].why);
+	}
+	if (numbered_only)
+		return;
+	for (int i = 0; i < n; i++) {
+		char line[600];
+		if (f[i].cause || !f[i].present)
+			continue;
+		if (!present++)
+			emit_text(e, "\npresent, no measurable cost here:\n");
+		snprintf(line, sizeof(line), "- %s (%+.2f s): ", f[i].title,
+			 f[i].cost_s);
+		put_par(e, line, f[i].why);
+		if (f[i].needs[0])
+			put_par(e, "  to know: ", f[i].needs);
+	}
+	{
+		char list[600] = "not seen:", buf[800];
+		for (int i = 0; i < n; i++)
+			if (!f[i].present)
+				snprintf(list + strlen(list), sizeof(list) -
+					 strlen(list), "%s %s", absent++ ? "," : "",
+					 f[i].analyzer);
+		if (absent) {
+			wrap_indent(list, 78, 2, buf, sizeof(buf));
+			emit_text(e, "\n%s\n", buf);
+		}
+	}
+}
+
+/* One waterfall row: seconds, share, then the text wrapped under it. */
+static void wf_row(struct emit *e, double s, double total, const char *lead,
+		   const char *text)
+{
+	char in[700], buf[1400];
+
+	snprintf(in, sizeof(in), "%s%s", lead, text);
+	wrap_from(in, 78, 21, 18, buf, sizeof(buf));
+	if (total != 0)
+		emit_text(e, "  %+8.2f %5.0f%%  %s\n", s, 100 * s / total, buf);
+	else
+		emit_text(e, "  %+8.2f         %s\n", s, buf);
+}
+
+void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
+			    const char *heading, double total_s, double rest_s,
+			    const char *total_label, const char *rest_label,
+			    const char *unit, double unit_per_s)
+{
+	int causes = 0;
+	double min_off = fmax(FD_CAUSE_SHARE_DIFF * fabs(total_s), FD_MIN_S);
+
+	emit_arr_begin(e, "findings");
+	for (int i = 0; i < n; i++)
+		emit_json(e, &f[i], total_s, unit_per_s, f[i].cause ||
+			  f[i].cost_s <= -min_off);
+	emit_arr_end(e);
+	if (e->json)
+		return;
+	emit_heading(e, heading);
+	for (int i = 0; i < n; i++)
+		causes += f[i].cause;
+	if (!causes || total_s == 0) {
+		emit_text(e, "no cause: nothing here cost a measurable share of "
+			  "the %s\n", total_s != 0 ? "difference" : "time");
+		emit_details(e, f, n, 0);
+		return;
+	}
+	emit_text(e, "   seconds  share  cause (they add up to the %s)\n",
+		  strlen(total_label) <= 38 ? total_label : "total");
+	causes = 0;
+	for (int i = 0; i < n; i++) {
+		char lead[16];
+		if (!f[i].cause)
+			continue;
+		snprintf(lead, sizeof(lead), "%d. ", ++causes);
+		wf_row(e, f[i].cost_s, total_s, lead, f[i].title);
+	}
+	for (int i = 0; i < n; i++) {
+		char t[260];
+		if (f[i].cause || f[i].cost_s > -min_off)
+			continue;
+		snprintf(t, sizeof(t), "in the other run's favour: %s",
+			 f[i].title);
+		wf_row(e, f[i].cost_s, total_s, "   ", t);
+	}
+	if (rest_s < -min_off) {
+		char t[400];
+		snprintf(t, sizeof(t), "in the other run's favour, %s", rest_label);
+		wf_row(e, rest_s, total_s, "   ", t);
+	} else
+		wf_row(e, rest_s, total_s, "   ", rest_label);
+	emit_text(e, "  %s\n", "--------");
+	{
+		char t[200];
+		if (unit && unit_per_s != 0)
+			snprintf(t, sizeof(t), "%s (%.4g %s)", total_label,
+				 total_s * unit_per_s, unit);
+		else
+			snprintf(t, sizeof(t), "%s", total_label);
+		wf_row(e, total_s, total_s, "   ", t);
+	}
+	emit_details(e, f, n, 0);
 }
 
 void finding_emit(struct emit *e, const struct finding *f, int n,
@@ -225,7 +359,7 @@ void finding_emit(struct emit *e, const struct finding *f, int n,
 
 	emit_arr_begin(e, "findings");
 	for (int i = 0; i < n; i++)
-		emit_json(e, &f[i]);
+		emit_json(e, &f[i], 0, 0, 0);
 	emit_arr_end(e);
 	if (e->json)
 		return;

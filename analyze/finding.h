@@ -44,6 +44,8 @@ struct finding {
 	int generic;            /* a mechanism (queueing) more specific causes
 				 * act through: its cost counts only beyond
 				 * theirs when they overlap */
+	double x_cost_s, y_cost_s;   /* in compare: each run's own cost */
+	char x_title[200];           /* in compare: the better run's title */
 	/* filled by finding_rank() */
 	double score;           /* cost_s over the time it is measured against */
 	int cause;
@@ -72,11 +74,35 @@ struct emit;
 void finding_emit(struct emit *e, const struct finding *f, int n,
 		  const char *heading);
 
+/* Emits findings as a waterfall: JSON "findings" (every field, and each
+ * one's share of total_s and its cost in the figure's unit, unit_per_s per
+ * second, when given), and text: the causes' seconds and shares, the
+ * offsets (negative costs: in the other run's favour), the rest (rest_s,
+ * rest_label) and the total (total_s, total_label), which they add up to;
+ * then each cause's evidence, the patterns at no measurable cost, the ones
+ * not seen. unit (NULL: none) names the figure's unit. */
+void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
+			    const char *heading, double total_s, double rest_s,
+			    const char *total_label, const char *rest_label,
+			    const char *unit, double unit_per_s);
+
 /* Wraps text at width columns in place (spaces become newlines), keeping
  * indent spaces at the start of each continued line when there is room:
  * out receives the result (at most len bytes). */
 void wrap_indent(const char *text, int width, int indent, char *out,
 		 size_t len);
+
+/* Emits findings as a waterfall: JSON "findings" (every field, and each
+ * one's share of total_s and its cost in the figure's unit, unit_per_s per
+ * second, when given), and text: the causes' seconds and shares, the
+ * offsets (negative costs: in the other run's favour), the rest (rest_s,
+ * rest_label) and the total (total_s, total_label), which they add up to;
+ * then each cause's evidence, the patterns at no measurable cost, the ones
+ * not seen. unit (NULL: none) names the figure's unit. */
+void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
+			    const char *heading, double total_s, double rest_s,
+			    const char *total_label, const char *rest_label,
+			    const char *unit, double unit_per_s);
 
 /* Wraps text at width columns in place: spaces become newlines. */
 void wrap_text(char *text, int width);

@@ -507,7 +507,19 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	if (an) {
 		timeacct_emit(e, &an->ta, &an->rd, max_procs);
 		an_run_emit(e, an);
-		finding_emit(e, f, nf, "why: causes by what they cost");
+		{
+			double own = an->cp.elapsed_s;
+			char total[400];
+			for (int i = 0; i < nf; i++)
+				if (f[i].cause)
+					own -= f[i].cost_s;
+			snprintf(total, sizeof(total), "workload's time");
+			finding_emit_waterfall(e, f, nf, "why: causes by what they "
+					       "cost", an->cp.elapsed_s, own, total,
+					       "the workload's own time: its I/O at "
+					       "the device's speed, its CPU and "
+					       "think time", NULL, 0);
+		}
 	}
 	emit_text(e, "\n%s", report_footer);
 	emit_str(e, "definitions", report_footer);

@@ -529,6 +529,12 @@ static int load_vm(struct rundata *rd, struct store *st)
 		v->swpd = row.v[STORE_VM_SWPD];
 		v->free = row.v[STORE_VM_FREE];
 		v->wa = row.v[STORE_VM_WA];
+		v->r = row.v[STORE_VM_R];
+		v->b = row.v[STORE_VM_B];
+		v->us = row.v[STORE_VM_US];
+		v->sy = row.v[STORE_VM_SY];
+		v->id = row.v[STORE_VM_ID];
+		v->cache = row.v[STORE_VM_CACHE];
 	}
 	store_cursor_close(cur);
 	if (rc < 0)
@@ -554,11 +560,17 @@ static const struct {
 					       psi[RD_PSI_MEM_FULL]), 1 },
 	{ "psi", "io_some_total", offsetof(struct rundata, psi[RD_PSI_IO_SOME]), 1 },
 	{ "psi", "io_full_total", offsetof(struct rundata, psi[RD_PSI_IO_FULL]), 1 },
+	{ "meminfo", "AnonPages", offsetof(struct rundata, anon_kb), 1 },
+	{ "memcg", "rss_bytes", offsetof(struct rundata, cg_anon_kb), 1.0 / 1024 },
+	{ "memcg", "dirty_bytes", offsetof(struct rundata, cg_dirty_kb), 1.0 / 1024 },
+	{ "memcg", "writeback_bytes", offsetof(struct rundata, cg_writeback_kb),
+	  1.0 / 1024 },
 };
 
 static int load_raw(struct rundata *rd, struct store *st)
 {
-	static const char *const sources[] = { "meminfo", "vmstat", "psi" };
+	static const char *const sources[] = { "meminfo", "vmstat", "psi",
+					       "memcg" };
 	size_t cap[ARRAY_SIZE(raw)] = { 0 };
 
 	for (size_t k = 0; k < ARRAY_SIZE(sources); k++) {
@@ -579,6 +591,135 @@ static int load_raw(struct rundata *rd, struct store *st)
 			return error("reading samples: %s", store_errmsg(st));
 	}
 	return 0;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct an_task *x = a, *y = b;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static struct an_task *task_of(struct rundata *rd, size_t *cap, uint32_t pid)
+{
+	/* samples come by time, each task's fields together: the last one
+	 * added is the likeliest */
+	for (size_t i = rd->ntask; i-- > 0;)
+		if (rd->tasks[i].pid == pid)
+			return &rd->tasks[i];
+	if (rd->ntask == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		rd->tasks = xrealloc(rd->tasks, *cap * sizeof(*rd->tasks));
+	}
+	rd->tasks[rd->ntask] = (struct an_task){ .pid = pid, .start = AN_NONE,
+		.exit = AN_NONE, .t_first = AN_NONE, .t_last = AN_NONE };
+	for (int k = 0; k < AT_NFIELD; k++)
+		rd->tasks[rd->ntask].first[k] = rd->tasks[rd->ntask].last[k] = NAN;
+	return &rd->tasks[rd->ntask++];
+}
+
+/* The "task" samples (capture's delay accounting): "PID.FIELD" = value,
+ * each field's first and last sample kept (they come by time). */
+static int load_tasks(struct rundata *rd, struct store *st)
+{
+	static const char *const ns[AT_NFIELD] = {
+		"cpu_ns", "cpu_delay_ns", "blkio_delay_ns", "swapin_delay_ns",
+		"freepages_delay_ns", "thrashing_delay_ns", "compact_delay_ns",
+	};
+	struct store_cursor *cur;
+	struct store_sample sm;
+	size_t cap = 0;
+	int rc;
+
+	if (store_samples_open(st, rd->rv->id, "task", &cur))
+		return error("reading samples: %s", store_errmsg(st));
+	while ((rc = store_samples_next(cur, &sm)) > 0) {
+		char *dot;
+		unsigned long pid = strtoul(sm.key, &dot, 10);
+		struct an_task *t;
+		if (dot == sm.key || *dot != '.' || !pid || pid > UINT32_MAX ||
+		    !isfinite(sm.value))
+			continue;
+		t = task_of(rd, &cap, (uint32_t)pid);
+		if (t->t_first == AN_NONE || sm.time_ns < t->t_first)
+			t->t_first = sm.time_ns;
+		if (t->t_last == AN_NONE || sm.time_ns > t->t_last)
+			t->t_last = sm.time_ns;
+		dot++;
+		if (!strcmp(dot, "ppid"))
+			t->ppid = (uint32_t)sm.value;
+		else if (!strcmp(dot, "start_ns"))
+			t->start = (int64_t)sm.value;
+		else if (!strcmp(dot, "exit_ns"))
+			t->exit = (int64_t)sm.value;
+		else if (!strcmp(dot, "blkio_count"))
+			t->counts[AT_BLKIO] = sm.value;
+		else if (!strcmp(dot, "swapin_count"))
+			t->counts[AT_SWAPIN] = sm.value;
+		else if (!strcmp(dot, "freepages_count"))
+			t->counts[AT_FREEPAGES] = sm.value;
+		else if (!strcmp(dot, "thrashing_count"))
+			t->counts[AT_THRASHING] = sm.value;
+		else
+			for (int k = 0; k < AT_NFIELD; k++)
+				if (!strcmp(dot, ns[k])) {
+					/* the first sample of the field, and the
+					 * latest (a task's samples come by time) */
+					if (isnan(t->first[k]))
+						t->first[k] = sm.value / 1e9;
+					t->last[k] = sm.value / 1e9;
+				}
+	}
+	store_cursor_close(cur);
+	if (rc < 0)
+		return error("reading samples: %s", store_errmsg(st));
+	/* a field never stored was 0, unless the task counted delays of its
+	 * kind: then the capture dropped it (a delay longer than the task's
+	 * life: task_delays_dropped) and it stays NAN, not measured */
+	for (size_t i = 0; i < rd->ntask; i++)
+		for (int k = 0; k < AT_NFIELD; k++)
+			if (isnan(rd->tasks[i].first[k]) && !(rd->tasks[i].counts[k] > 0))
+				rd->tasks[i].first[k] = rd->tasks[i].last[k] = 0;
+	if (rd->ntask)
+		qsort(rd->tasks, rd->ntask, sizeof(*rd->tasks), cmp_task);
+	return 0;
+}
+
+double rundata_task_s(const struct an_task *t, int k, int64_t t0)
+{
+	/* started in the window (or its start unknown and first seen in
+	 * it): its totals are the window's */
+	if ((t->start != AN_NONE && t->start >= t0) ||
+	    (t->start == AN_NONE && t->t_first >= t0))
+		return t->last[k];
+	return t->last[k] - t->first[k];
+}
+
+const struct an_task *rundata_task(const struct rundata *rd, uint32_t pid)
+{
+	struct an_task key = { .pid = pid };
+
+	if (!rd->ntask)
+		return NULL;
+	return bsearch(&key, rd->tasks, rd->ntask, sizeof(*rd->tasks), cmp_task);
+}
+
+/* The machine's CPUs: the capture's setting, else what import saw. */
+static void load_ncpu(struct rundata *rd, struct store *st)
+{
+	struct store_stat *s;
+	size_t n;
+	char v[32];
+
+	if (!rundata_setting(rd, "cpus", v, sizeof(v)) && atoi(v) > 0) {
+		rd->ncpu = atoi(v);
+		return;
+	}
+	if (store_stats_get(st, rd->rv->id, &s, &n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s[i].key, "cpus_seen") && s[i].value)
+			rd->ncpu = atoi(s[i].value);
+	free(s);
 }
 
 static int load_cmds(struct rundata *rd, struct store *st)
@@ -616,9 +757,57 @@ static int load_devices(struct rundata *rd, struct store *st)
 	return 0;
 }
 
+/* Swap devices a trace without the capture's list shows (DESIGN.md: a
+ * trace and a vmstat log alone): a device whose I/O is page-sized (4 to 64
+ * KiB, 80% of it or more) and whose writes are between half and three
+ * times what vmstat swapped out over the run (or its reads what it swapped
+ * in). */
+static void infer_swap(struct rundata *rd)
+{
+	double so = 0, si = 0;
+
+	if (rd->nswap || rd->nvm < 2)
+		return;
+	for (size_t i = 1; i < rd->nvm; i++) {
+		double dt = (double)(rd->vm[i].t - rd->vm[i - 1].t) / 1e9;
+		if (dt <= 0 || rd->vm[i].t < rd->t0 ||
+		    rd->vm[i - 1].t > rd->t1)
+			continue;
+		if (isfinite(rd->vm[i].so))
+			so += rd->vm[i].so * dt * 1024 / 1e6;
+		if (isfinite(rd->vm[i].si))
+			si += rd->vm[i].si * dt * 1024 / 1e6;
+	}
+	if (so + si < 1)
+		return;
+	for (size_t k = 0; k < rd->ndevs && rd->nswap < 8; k++) {
+		double wmb = 0, rmb = 0, small = 0, n = 0;
+		for (size_t i = rd->dev_first[k]; i < rd->dev_first[k + 1]; i++) {
+			uint32_t b = rundata_bytes(rd, i);
+			int64_t q = rundata_q(rd, i);
+			if (q == AN_NONE || q < rd->t0 || q > rd->t1 || !b)
+				continue;
+			n++;
+			if (rundata_flags(rd, i) & AN_WRITE)
+				wmb += b / 1e6;
+			else
+				rmb += b / 1e6;
+			small += b <= 64 * 1024;
+		}
+		if (n >= 16 && small >= 0.8 * n &&
+		    ((so >= 1 && wmb >= 0.5 * so && wmb <= 3 * so + 1) ||
+		     (si >= 1 && rmb >= 0.5 * si && rmb <= 3 * si + 1))) {
+			rd->swap_dev[rd->nswap++] = rd->devs[k];
+			rd->swap_inferred = 1;
+		}
+	}
+}
+
 int rundata_setting(const struct rundata *rd, const char *key, char *out,
 		    size_t len)
 {
+	if (!rd->rv || !rd->rv->st)
+		return -1;      /* rows made in memory (rundata_of_ios()) */
 	return store_setting_get(rd->rv->st, rd->rv->id, key, STORE_AT_ANY, out,
 				 len) == 1 ? 0 : -1;
 }
@@ -718,13 +907,15 @@ int rundata_load_parts(struct rundata *rd, const struct runview *rv,
 		return -1;
 	}
 	if (load_io(rd, nparts) || load_vm(rd, db) || load_raw(rd, db) ||
-	    load_cmds(rd, db) || load_devices(rd, db)) {
+	    load_cmds(rd, db) || load_devices(rd, db) || load_tasks(rd, db)) {
 		rundata_free(rd);
 		return -1;
 	}
+	load_ncpu(rd, db);
 	rd->dirty_bg_ratio = setting_num(rd, "vm.dirty_background_ratio");
 	rd->dirty_ratio = setting_num(rd, "vm.dirty_ratio");
 	set_window(rd);
+	infer_swap(rd);
 	return 0;
 }
 
@@ -732,7 +923,8 @@ void rundata_free(struct rundata *rd)
 {
 	struct an_series *all[] = { &rd->dirty_kb, &rd->writeback_kb,
 		&rd->dirty_thresh_kb, &rd->bg_thresh_kb, &rd->psi[0], &rd->psi[1], &rd->psi[2],
-		&rd->psi[3] };
+		&rd->psi[3], &rd->anon_kb, &rd->cg_anon_kb, &rd->cg_dirty_kb,
+		&rd->cg_writeback_kb };
 
 	free(rd->row);
 	free(rd->esc);
@@ -740,6 +932,7 @@ void rundata_free(struct rundata *rd)
 	free(rd->dev_first);
 	free(rd->vm);
 	free(rd->cmds);
+	free(rd->tasks);
 	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
 		free(all[i]->t);
 		free(all[i]->v);

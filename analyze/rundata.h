@@ -127,6 +127,36 @@ struct an_series {
 struct an_vm {
 	int64_t t;
 	double si, so, bi, bo, swpd, free, wa;
+	double r, b;               /* runnable and blocked (D state) tasks */
+	double us, sy, id;         /* % of CPU time */
+	double cache;              /* kB */
+};
+
+/* One task's own account of its time, from the kernel's per-task delay
+ * accounting (taskstats, Documentation/accounting/delay-accounting.rst;
+ * capture's samples of source "task", keys "PID.FIELD"): each field's
+ * cumulative seconds since the task started, at its first and its last
+ * sample (a field never stored was 0). rundata_task_s() gives a field over
+ * a window. */
+enum {
+	AT_CPU,                    /* on a CPU */
+	AT_CPU_DELAY,              /* runnable, waiting for a CPU */
+	AT_BLKIO,                  /* waiting for block I/O (io_schedule: also
+				    * dirty throttling's sleeps) */
+	AT_SWAPIN,                 /* waiting for swap-in */
+	AT_FREEPAGES,              /* direct reclaim */
+	AT_THRASHING,              /* refaulting recently evicted pages */
+	AT_COMPACT,                /* memory compaction */
+	AT_NFIELD
+};
+
+struct an_task {
+	uint32_t pid, ppid;
+	int64_t start, exit;       /* ns on the events' clock, AN_NONE unknown */
+	int64_t t_first, t_last;   /* its first and last sample */
+	double first[AT_NFIELD], last[AT_NFIELD];   /* NAN: not measured (the
+						     * capture dropped it) */
+	double counts[AT_NFIELD];  /* how many delays of the kind it counted */
 };
 
 /* One workload of the run: start and end ns on the events' clock
@@ -157,10 +187,22 @@ struct rundata {
 	struct an_series dirty_thresh_kb;          /* vmstat nr_dirty_threshold */
 	struct an_series bg_thresh_kb;   /* vmstat nr_dirty_background_threshold */
 	struct an_series psi[4];     /* cumulative stall, us: RD_PSI_* below */
+	struct an_series anon_kb;    /* meminfo AnonPages */
+	/* the memory cgroup of --mem-limit (memory.stat, capture's "memcg"
+	 * samples): anonymous (rss), dirty and writeback pages, kB */
+	struct an_series cg_anon_kb, cg_dirty_kb, cg_writeback_kb;
 	struct an_cmd *cmds;
 	size_t ncmd;
-	uint32_t swap_dev[8];        /* devices of role swap */
+	uint32_t swap_dev[8];        /* devices of role swap (the capture's
+				      * list, else told from the trace) */
 	int nswap;
+	int swap_inferred;           /* swap_dev told from the trace */
+	struct an_task *tasks;       /* by pid; none for a run without delay
+				      * accounting (every import) */
+	size_t ntask;
+	int ncpu;                    /* the machine's CPUs (setting "cpus", or
+				      * the CPUs its trace records name); 0
+				      * when unknown */
 	double dirty_bg_ratio, dirty_ratio; /* settings, -1 when unknown */
 	/* The time the run is judged over: its commands' first start to last
 	 * end when it has commands, else its first to last event. */
@@ -271,6 +313,16 @@ int rundata_load_parts(struct rundata *rd, const struct runview *rv,
  * requests table, as store_requests_next() reads it and store_request_add()
  * writes it), its flags from its RWBS categories and its stitching. */
 void rundata_io_of(struct an_io *x, const struct store_request *rq);
+
+/* The task pid of rd (delay accounting), or NULL. */
+const struct an_task *rundata_task(const struct rundata *rd, uint32_t pid);
+
+/* Task t's field k (AT_*) over the window from t0 on, seconds: all of it
+ * when the task started then or later (its totals count from its start),
+ * else its last sample's less its first's (a task older than the window,
+ * a kernel thread, counts only what it did in it, as far as the samples
+ * tell); NAN when the capture dropped the field (not measured). */
+double rundata_task_s(const struct an_task *t, int k, int64_t t0);
 
 /* Frees what rundata_load took. */
 void rundata_free(struct rundata *rd);

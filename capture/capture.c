@@ -20,6 +20,7 @@
 #include "capture/procstat.h"
 #include "capture/samplebuf.h"
 #include "capture/sweep.h"
+#include "capture/taskacct.h"
 #include "capture/tracefs.h"
 #include "capture/wlmetric.h"
 #include "capture/workload.h"
@@ -55,6 +56,9 @@ struct cap_run {
 	struct setting *set0, *set1; /* the settings at start and end */
 	int nset0, nset1;
 	char cg_procs[600];          /* the memory cgroup's cgroup.procs, or "" */
+	char cg_dir[600];            /* its folder (memory.stat), or "" */
+	struct taskacct ta;          /* per-task accounting (taskacct.h) */
+	int ta_on;                   /* ta was started */
 	char raw[600];               /* the binary trace's file, or "" */
 	struct tracefs tf;
 	uint64_t lost[MAX_CPUS];     /* events each CPU lost */
@@ -133,6 +137,12 @@ static int setup_lab(struct cap_run *r, const int *pick)
 	    workload_cgroup(o->mp.sys, o->mem_limit, &r->lab, r->cg_procs,
 			    sizeof(r->cg_procs), r->err, sizeof(r->err)))
 		return -1;
+	if (r->cg_procs[0]) {
+		char *slash;
+		snprintf(r->cg_dir, sizeof(r->cg_dir), "%s", r->cg_procs);
+		if ((slash = strrchr(r->cg_dir, '/')))
+			*slash = '\0';
+	}
 	if (o->drop_caches) {
 		char p[512];
 		sync();
@@ -143,6 +153,29 @@ static int setup_lab(struct cap_run *r, const int *pick)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* Starts per-task accounting (taskacct.h) at the run's start, and says how
+ * in the settings at start (capture.task_acct). Returns 0, or -1 with a
+ * message in err. */
+static int start_taskacct(struct cap_run *r)
+{
+	const struct capture_opts *o = r->o;
+	struct setting *s;
+
+	if (taskacct_start(&r->ta, &r->lab, o->mp.proc, o->mp.sys, r->t0, r->err,
+			   sizeof(r->err))) {
+		taskacct_free(&r->ta);
+		return -1;
+	}
+	r->ta_on = 1;
+	r->set0 = xrealloc(r->set0, (size_t)(r->nset0 + 1) * sizeof(*r->set0));
+	s = &r->set0[r->nset0++];
+	snprintf(s->key, sizeof(s->key), "capture.task_acct");
+	taskacct_describe(&r->ta, s->value, sizeof(s->value));
+	if (!o->quiet && r->ta.mode != TASKACCT_NETLINK)
+		warning("per-task accounting: %s", s->value);
 	return 0;
 }
 
@@ -169,6 +202,8 @@ static int start_tracer(struct cap_run *r)
 	r->t0 = now_mono_ns();
 	r->end_at = o->duration_s > 0 ? r->t0 + (int64_t)(o->duration_s * 1e9)
 				      : INT64_MAX;
+	if (start_taskacct(r))
+		return -1;
 	r->next_sample = r->t0;
 	if (!o->quiet)
 		fprintf(stderr, "iotape: capturing %d device%s (%s%s)%s\n", r->ndev,
@@ -192,7 +227,12 @@ static int sample_proc(struct cap_run *r, int64_t now, char *err, size_t errlen)
 		return -1;
 	int rc = procstat_sample_diskstats(r->o->mp.proc, PROCSTAT_AT_READ, devs, r->ndev,
 					   samples_add, &r->smp, err, errlen);
-	return rc == -ENOENT ? 0 : rc;  /* a --proc folder without it */
+	if (rc && rc != -ENOENT)        /* a --proc folder without it */
+		return rc;
+	if (r->cg_dir[0])
+		return procstat_sample_memcg(r->cg_dir, now, samples_add, &r->smp,
+					     err, errlen);
+	return 0;
 }
 
 /* Samples /proc when a sample is due. A --start-when key the samples never
@@ -208,6 +248,8 @@ static int sample_due(struct cap_run *r, int64_t now)
 		return 0;
 	if (sample_proc(r, now, e2, sizeof(e2)) && !o->quiet)
 		warning("sampling: %s", e2);
+	if (r->ta_on)
+		taskacct_sample(&r->ta, now);
 	r->next_sample += (int64_t)(o->interval_s * 1e9);
 	if (r->next_sample < now)
 		r->next_sample = now + (int64_t)(o->interval_s * 1e9);
@@ -258,6 +300,8 @@ static int start_due(struct cap_run *r, int64_t now, int64_t *wake)
 			if (workload_due(w, &r->smp, now - r->t0) &&
 			    workload_start(w, r->cg_procs[0] ? r->cg_procs : NULL))
 				return -1;
+			if (w->started && r->ta_on)
+				taskacct_add_root(&r->ta, w->pid, i);
 			if (!w->started) {
 				int64_t at = r->t0 + (int64_t)(w->cmd->after_s * 1e9);
 				pending = 1;
@@ -276,10 +320,15 @@ static int start_due(struct cap_run *r, int64_t now, int64_t *wake)
 static void wait_events(struct cap_run *r, int64_t wake)
 {
 	struct signalfd_siginfo si;
-	struct pollfd pfd = { .fd = r->sfd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = r->sfd, .events = POLLIN },
+		{ .fd = r->ta_on ? taskacct_fd(&r->ta) : -1, .events = POLLIN },
+	};
 	int64_t ms = (wake - now_mono_ns()) / 1000000;
 
-	poll(&pfd, 1, ms < 0 ? 0 : ms > 1000 ? 1000 : (int)ms + 1);
+	poll(pfd, 2, ms < 0 ? 0 : ms > 1000 ? 1000 : (int)ms + 1);
+	if (r->ta_on)
+		taskacct_read(&r->ta);   /* exits, stamped as they come */
 	while (read(r->sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD)
 			continue;
@@ -338,6 +387,8 @@ static int stop_run(struct cap_run *r)
 			workloads_kill(r->c->w, o->ncmd, SIGKILL);
 		usleep(20000);
 	}
+	if (r->ta_on)
+		taskacct_finish(&r->ta, now_mono_ns());
 	sample_proc(r, now_mono_ns(), NULL, 0);
 	if (tracefs_stop(&r->tf, r->lost, MAX_CPUS, &r->ncpu, r->err,
 			 sizeof(r->err)))
@@ -392,6 +443,9 @@ static void clean_up(struct cap_run *r)
 	if (r->raw[0] && !r->o->raw)
 		unlink(r->raw);
 	tracefs_free(&r->tf);
+	if (r->ta_on)
+		taskacct_free(&r->ta);
+	r->ta_on = 0;
 	workloads_outputs_release(r->c->w, r->o->ncmd);
 	free(r->set0);
 	free(r->set1);
@@ -479,11 +533,41 @@ static int store_metrics(struct cap_run *r, struct store *st, int64_t run)
 	return rc;
 }
 
-/* The samples and each workload's command row. Returns 0 or a store error. */
+/* Where taskacct_rows() and taskacct_comms() write: the run. */
+struct task_sink {
+	struct store *st;
+	int64_t run;
+};
+
+static int task_sample(void *ctx, int64_t t_ns, const char *source,
+		       const char *key, double value)
+{
+	struct task_sink *k = ctx;
+	return store_sample_add(k->st, k->run, t_ns, source, key, value);
+}
+
+static int task_comm(void *ctx, uint32_t pid, const char *comm)
+{
+	struct task_sink *k = ctx;
+	return store_process_set(k->st, k->run, pid, comm);
+}
+
+/* The samples (with the per-task accounts, source "task") and each
+ * workload's command row. Returns 0 or a store error. */
 static int store_rows(struct cap_run *r, struct store *st, int64_t run)
 {
 	const struct samples *smp = &r->smp;
+	struct task_sink ts = { st, run };
 	int rc;
+
+	if (r->ta_on) {
+		uint64_t dropped = 0;
+		char v[32];
+		if ((rc = taskacct_rows(&r->ta, task_sample, &ts, &dropped)))
+			return rc;
+		snprintf(v, sizeof(v), "%" PRIu64, dropped);
+		store_stat_set(st, run, "task_delays_dropped", v);
+	}
 
 	for (size_t i = 0; i < smp->nrows; i++) {
 		const struct sample_row *s = &smp->rows[i];
@@ -531,6 +615,13 @@ static void store_stats(struct cap_run *r, struct store *st, int64_t run)
 	store_stat_set(st, run, "backend", "tracefs");
 	if (r->tag)
 		store_stat_set(st, run, "tag", r->tag);
+	if (r->ta_on) {
+		/* the tracer's names, below, win for the pids it saw */
+		struct task_sink ts = { st, run };
+		taskacct_comms(&r->ta, task_comm, &ts);
+		snprintf(v, sizeof(v), "%" PRIu64, r->ta.lost);
+		store_stat_set(st, run, "task_exits_lost", v);
+	}
 	for (size_t i = 0; i < r->tf.npid; i++)
 		if (r->tf.comms[i][0])
 			store_process_set(st, run, r->tf.pids[i], r->tf.comms[i]);

@@ -37,6 +37,8 @@ struct import_ctx {
 	int64_t wall_ns, wall_at_ns;  /* the start-time notify: wall clock, and
 				       * the trace clock then */
 	int have_wall;
+	uint32_t cpus;    /* 1 + the highest CPU of an I/O record: the CPUs the
+			   * machine had at least (run_stats cpus_seen) */
 };
 
 static int on_event(void *vctx, const struct bt_event *ev)
@@ -59,6 +61,8 @@ static int on_event(void *vctx, const struct bt_event *ev)
 		return rc;
 	if (!bt_is_notify(ev)) {
 		size_t i;
+		if (ev->cpu < 4096 && ev->cpu + 1 > c->cpus)
+			c->cpus = ev->cpu + 1;
 		for (i = 0; i < c->ndev && c->devs[i] != ev->dev; i++)
 			;
 		if (i == c->ndev) {
@@ -260,6 +264,8 @@ static int import_path(struct store *st, const struct import_opts *o,
 		rc = store_device_add(st, c.run, c.devs[i], NULL, 0, "data");
 	if (!rc)
 		rc = save_stats(st, c.run, &is, stitch_stats(c.stitch));
+	if (!rc && c.cpus)
+		rc = stat_u64(st, c.run, "cpus_seen", c.cpus);
 	if (!rc && c.have_wall) {
 		/* for aligning wall-clock logs (vmstat -t) with the trace */
 		char v[32];

@@ -227,11 +227,52 @@ int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
+/* The sysctl that shares a threshold with path's: vm.dirty_bytes and
+ * vm.dirty_ratio, vm.dirty_background_bytes and _ratio (writing either of
+ * a pair zeroes the other, even writing 0: mm/page-writeback.c's
+ * handlers). Writes it into out (len bytes); returns 0, or -1 for a file
+ * of no pair. */
+static int partner(const char *path, char *out, size_t len)
+{
+	static const char *const pairs[][2] = {
+		{ "/vm/dirty_bytes", "/vm/dirty_ratio" },
+		{ "/vm/dirty_ratio", "/vm/dirty_bytes" },
+		{ "/vm/dirty_background_bytes", "/vm/dirty_background_ratio" },
+		{ "/vm/dirty_background_ratio", "/vm/dirty_background_bytes" },
+	};
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		size_t k = strlen(pairs[i][0]);
+		if (n > k && !strcmp(path + n - k, pairs[i][0])) {
+			snprintf(out, len, "%.*s%s", (int)(n - k), path, pairs[i][1]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Records "set PATH OLD" in the state file. Returns 0 or -1 with err. */
+static int record_set(struct lab *lab, const char *path, const char *old,
+		      char *err, size_t errlen)
+{
+	char line[2048];
+	int rc;
+
+	snprintf(line, sizeof(line), "set\t%s\t%s\n", path, old);
+	if ((rc = record(lab, line))) {
+		snprintf(err, errlen, "cannot record state in '%s': %s", lab->state,
+			 strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
 int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 	    size_t errlen)
 {
-	char old[1024], line[2048];
-	int rc = sysfs_read(path, old, sizeof(old));
+	char old[1024], ppath[600], pold[1024];
+	int rc = sysfs_read(path, old, sizeof(old)), pair;
 
 	if (rc) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(-rc));
@@ -239,24 +280,18 @@ int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 	}
 	if (!strcmp(old, value))
 		return 0;
-	snprintf(line, sizeof(line), "set\t%s\t%s\n", path, old);
-	{
-		/* vm.dirty_bytes (dirty_background_bytes) at 0 means the
-		 * ratio rules, and 0 cannot be written back (EINVAL): record the
-		 * ratio instead, whose write clears the bytes again (kernel
-		 * mm/page-writeback.c, dirty_ratio_handler) */
-		size_t pl = strlen(path);
-		char rpath[512], rold[64];
-		if (!strcmp(old, "0") && pl > 6 && pl < sizeof(rpath) &&
-		    strstr(path, "/vm/dirty") && !strcmp(path + pl - 6, "_bytes")) {
-			snprintf(rpath, sizeof(rpath), "%.*s_ratio", (int)(pl - 6), path);
-			if (!sysfs_read(rpath, rold, sizeof(rold)) && strcmp(rold, "0"))
-				snprintf(line, sizeof(line), "set\t%s\t%s\n", rpath, rold);
-		}
-	}
-	if ((rc = record(lab, line))) {
-		snprintf(err, errlen, "cannot record state in '%s': %s", lab->state,
-			 strerror(-rc));
+	/* Of a pair of thresholds only the one in force (non-zero) goes back:
+	 * writing it zeroes the other, and the bytes ones refuse 0. */
+	pair = !partner(path, ppath, sizeof(ppath)) &&
+	       !sysfs_read(ppath, pold, sizeof(pold));
+	if (pair && !strcmp(old, "0") && strcmp(pold, "0")) {
+		if (record_set(lab, ppath, pold, err, errlen))
+			return -1;
+	} else if (pair && !strcmp(old, "0") && strstr(path, "_bytes")) {
+		/* neither in force: the ratio's 0 is writable */
+		if (record_set(lab, ppath, pold, err, errlen))
+			return -1;
+	} else if (record_set(lab, path, old, err, errlen)) {
 		return -1;
 	}
 	if ((rc = sysfs_write(path, value))) {

@@ -37,8 +37,11 @@ int lab_busy(const char *dir);
 /* Writes value into the file at path (a sysctl, a queue attribute, a tracefs
  * control), first recording its present value in the state file. Values
  * shown as "[choice] other" (schedulers) and "N (expanded: M)" (tracefs
- * buffer sizes) are recorded as the selected choice and M. Returns 0, or -1
- * with "cannot set PATH to 'VALUE': ..." in err. */
+ * buffer sizes) are recorded as the selected choice and M. Of the pairs
+ * vm.dirty_bytes/dirty_ratio and dirty_background_bytes/_ratio, where the
+ * kernel zeroes one when the other is written and the bytes ones refuse 0,
+ * the one in force (non-zero) is recorded, whichever is set. Returns 0, or
+ * -1 with "cannot set PATH to 'VALUE': ..." in err. */
 int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 	    size_t errlen);
 

@@ -91,15 +91,19 @@ static int bad(int *bad_line, int lineno)
 	return -EINVAL;
 }
 
-int procstat_parse_vmstat(const char *buf, size_t len, procstat_kv_fn kv,
-			  void *ctx, int *bad_line)
+/* "name value" lines (/proc/vmstat, memory.stat): each value to kv under
+ * source, its key the name with suffix(name) appended (suffix may be
+ * NULL). */
+static int parse_pairs(const char *buf, size_t len, const char *source,
+		       const char *(*suffix)(const char *name), procstat_kv_fn kv,
+		       void *ctx, int *bad_line)
 {
 	size_t pos = 0;
 	struct line ln;
 	int lineno = 0, rc;
 
 	while (next_line(buf, len, &pos, &ln)) {
-		char name[128], val[64], extra[8];
+		char name[128], val[64], extra[8], key[144];
 		double v;
 
 		lineno++;
@@ -109,10 +113,17 @@ int procstat_parse_vmstat(const char *buf, size_t len, procstat_kv_fn kv,
 		    next_token(&ln, val, sizeof(val)) >= sizeof(val) ||
 		    number(val, &v) || next_token(&ln, extra, sizeof(extra)))
 			return bad(bad_line, lineno);
-		if ((rc = kv(ctx, "vmstat", name, v)))
+		snprintf(key, sizeof(key), "%s%s", name, suffix ? suffix(name) : "");
+		if ((rc = kv(ctx, source, key, v)))
 			return rc;
 	}
 	return 0;
+}
+
+int procstat_parse_vmstat(const char *buf, size_t len, procstat_kv_fn kv,
+			  void *ctx, int *bad_line)
+{
+	return parse_pairs(buf, len, "vmstat", NULL, kv, ctx, bad_line);
 }
 
 int procstat_parse_meminfo(const char *buf, size_t len, procstat_kv_fn kv,
@@ -225,6 +236,29 @@ int procstat_parse_psi(const char *resource, const char *buf, size_t len,
 		}
 	}
 	return 0;
+}
+
+/* The key suffix of a memory.stat field: "" for an event count, "_bytes"
+ * for an amount. */
+static const char *memcg_suffix(const char *name)
+{
+	static const char *const counters[] = {
+		"pg", "workingset_", "thp_", "pswp", "zswp", "swpin_", "swpout_",
+		"numa_",
+	};
+
+	if (!strncmp(name, "total_", 6))
+		name += 6;
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
+		if (!strncmp(name, counters[i], strlen(counters[i])))
+			return "";
+	return "_bytes";
+}
+
+int procstat_parse_memcg(const char *buf, size_t len, procstat_kv_fn kv,
+			 void *ctx, int *bad_line)
+{
+	return parse_pairs(buf, len, "memcg", memcg_suffix, kv, ctx, bad_line);
 }
 
 /* Reads the whole file dir/name into *buf (malloc'd, *len bytes). Returns 0
@@ -409,4 +443,50 @@ int procstat_sample_diskstats(const char *proc_root, int64_t t_ns,
 		snprintf(err, errlen, "%s/diskstats: sample callback failed (%d)",
 			 proc_root, rc);
 	return rc;
+}
+
+int procstat_sample_memcg(const char *cgroup_dir, int64_t t_ns,
+			  procstat_sample_fn fn, void *ctx, char *err,
+			  size_t errlen)
+{
+	struct sample_ctx sc = { fn, ctx, t_ns };
+	static const char *const usage[] = { "memory.usage_in_bytes",
+					     "memory.current" };
+	char *buf = NULL;
+	size_t len = 0;
+	int line = 0, rc;
+
+	if ((rc = slurp(cgroup_dir, "memory.stat", &buf, &len))) {
+		if (err)
+			snprintf(err, errlen, "cannot read '%s/memory.stat': %s",
+				 cgroup_dir, strerror(-rc));
+		return rc;
+	}
+	rc = procstat_parse_memcg(buf, len, sample_kv, &sc, &line);
+	free(buf);
+	if (rc) {
+		if (err && rc == -EINVAL && line)
+			snprintf(err, errlen, "%s/memory.stat: line %d: cannot parse",
+				 cgroup_dir, line);
+		else if (err)
+			snprintf(err, errlen, "%s/memory.stat: sample callback "
+				 "failed (%d)", cgroup_dir, rc);
+		return rc;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(usage); i++) {
+		double v;
+		if (slurp(cgroup_dir, usage[i], &buf, &len))
+			continue;
+		buf = xrealloc(buf, len + 1);
+		buf[len] = '\0';
+		len = strcspn(buf, "\n");
+		buf[len] = '\0';
+		if (!number(buf, &v) && (rc = fn(ctx, t_ns, "memcg", "usage_bytes", v))) {
+			free(buf);
+			return rc;
+		}
+		free(buf);
+		break;
+	}
+	return 0;
 }

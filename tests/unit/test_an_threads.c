@@ -135,7 +135,7 @@ static char *report_json(const char *run, int threads)
 	assert_int_equal(runview_open(&rv, db, run), 0);
 	assert_int_equal(an_run_load_with(an, &rv, NULL, &(struct an_side){
 						  report_build_side, &r }, threads), 0);
-	nf = an_run_findings(an, f, AN_MAX);
+	nf = an_run_findings(an, f, AN_MAX, NULL);
 	emit_init(&e, fp, 1);
 	report_emit(&r, &e, 20, an, f, nf);
 	fclose(fp);

@@ -224,6 +224,45 @@ static void test_psi_parse(void **state)
 	assert_true(get(&c, "psi", "io_full_total") == 6893500);
 }
 
+/* memory.stat of a cgroup v1 memory cgroup on kernel 6.18 (first lines) and
+ * of cgroup v2 (kernel docs' names): amounts get _bytes, events do not. */
+static void test_memcg_parse(void **state)
+{
+	static const char v1[] =
+		"cache 10743808\nrss 7458816\ndirty 20480\n"
+		"workingset_refault_file 1518\nswap 0\npgpgin 488459\n"
+		"pgmajfault 7\nhierarchical_memory_limit 134217728\n"
+		"total_swap 4096\ntotal_pgmajfault 99249\n";
+	static const char v2[] = "anon 4096\nfile 8192\nfile_dirty 0\n"
+		"pswpin 3\nzswpout 1\nzswap 0\nthp_fault_alloc 2\n";
+	static const char bad[] = "cache 1\nrss\n";
+	struct collector c = { 0 };
+	int line = 0;
+
+	(void)state;
+	assert_int_equal(procstat_parse_memcg(v1, strlen(v1), col_kv, &c, NULL), 0);
+	assert_int_equal(c.n, 10);
+	assert_string_equal(c.kv[0].source, "memcg");
+	assert_true(get(&c, "memcg", "cache_bytes") == 10743808);
+	assert_true(get(&c, "memcg", "dirty_bytes") == 20480);
+	assert_true(get(&c, "memcg", "workingset_refault_file") == 1518);
+	assert_true(get(&c, "memcg", "pgpgin") == 488459);
+	assert_true(get(&c, "memcg", "pgmajfault") == 7);
+	assert_true(get(&c, "memcg", "hierarchical_memory_limit_bytes") == 134217728);
+	assert_true(get(&c, "memcg", "total_swap_bytes") == 4096);
+	assert_true(get(&c, "memcg", "total_pgmajfault") == 99249);
+	c.n = 0;
+	assert_int_equal(procstat_parse_memcg(v2, strlen(v2), col_kv, &c, NULL), 0);
+	assert_true(get(&c, "memcg", "file_bytes") == 8192);
+	assert_true(get(&c, "memcg", "pswpin") == 3);
+	assert_true(get(&c, "memcg", "zswpout") == 1);
+	assert_true(get(&c, "memcg", "zswap_bytes") == 0);
+	assert_true(get(&c, "memcg", "thp_fault_alloc") == 2);
+	assert_int_equal(procstat_parse_memcg(bad, strlen(bad), col_kv, &c, &line),
+			 -EINVAL);
+	assert_int_equal(line, 2);
+}
+
 static void test_callback_stops(void **state)
 {
 	static const char text[] = "a 1\nb 2\nc 3\n";
@@ -583,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_meminfo_parse),
 		cmocka_unit_test(test_stat_parse),
 		cmocka_unit_test(test_psi_parse),
+		cmocka_unit_test(test_memcg_parse),
 		cmocka_unit_test(test_diskstats_parse),
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_sample_corpus),

@@ -1,0 +1,1655 @@
+/* The workload's time, instant by instant (critpath.h).
+ *
+ * One walk over every request's Q, D and C in time order (all devices
+ * merged) and the workload processes' lives. Each instant of the window
+ * goes to the processes alive then, 1/n each; a process waiting on its own
+ * I/O shares its part equally among those I/Os. A process's part per I/O
+ * is integrated lazily as a potential (phi): an I/O's share is phi at its
+ * C less phi at its Q, split at its D into the wait before dispatch and
+ * the time at the device. What is not a wait on the workload's own I/O is
+ * its free time, kept by stretch of time and classified at the end from
+ * the samples (vmstat, meminfo) or the tasks' delay accounting. */
+#include "critpath.h"
+
+#include <math.h>
+#include <sys/types.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/rsort.h"
+#include "analyze/timeacct.h"
+#include "lib/emit.h"
+#include "lib/util.h"
+
+const char *const cp_cat_name[CP_NCAT] = {
+	"device", "seek", "queue", "fairness", "swap", "refault", "writeback",
+	"wbwait", "throttle", "cpu", "other",
+};
+
+const char *const cp_cat_desc[CP_NCAT] = {
+	"waited on its I/O at the device's own speed",
+	"waited on the device seeking",
+	"waited behind other I/O",
+	"waited in the scheduler beyond the other processes",
+	"waited on swap and memory",
+	"waited re-reading data it had read",
+	"waited on writeback the idle time before could have done",
+	"waited for writeback at the device's speed",
+	"was blocked issuing no I/O (dirty throttling, I/O held above the "
+	"block layer)",
+	"waited for a CPU",
+	"ran or thought",
+};
+
+/* the seek bands' upper ends, sectors (btt/seekwatcher: a long seek is
+ * over 128 sectors) */
+static const int64_t band_end[CP_BANDS - 1] = { 128, 16384, 1 << 20 };
+
+static int band_of(int64_t seek)
+{
+	int b = 0;
+
+	if (seek < 0)
+		seek = -seek;
+	while (b < CP_BANDS - 1 && seek > band_end[b])
+		b++;
+	return b;
+}
+#define MIN_BASE 20            /* bios for a baseline */
+
+/* ---- small open-addressed tables ---- */
+
+struct unit {
+	uint32_t pid;
+	int fam;
+	int k;                  /* blocking I/Os in flight */
+	int alive;
+	double phi;             /* seconds of share per I/O so far */
+	int64_t t_upd;
+	int64_t born, died;     /* its life, ns */
+	int proxy;              /* a flusher standing for a buffered writer */
+	double blocked_s, free_s;   /* critical seconds */
+	double io_union_s;      /* its process time waiting on its own I/O */
+	int64_t io_since;       /* k went above 0 then */
+	double swap_wait_s;     /* of it on swap devices */
+};
+
+struct fly {                /* a blocking I/O of a unit, in flight */
+	uint32_t row;
+	int used;
+	int unit;
+	double phi_q, phi_d;
+	int has_d;
+	int shared_q;           /* others' I/O queued or in flight at Q or D */
+	int shared_d;           /* others' I/O in flight at D */
+	uint64_t others_at_d;   /* others' dispatches so far, at D */
+	double others_frac;     /* of the I/O ahead of it at the device at D,
+				 * the share other processes' */
+};
+
+struct devpid {
+	uint32_t dev, pid;
+	int used;
+	int queued, disp;
+	uint64_t ndisp;
+	/* the unit's waits before dispatch on this device: critical
+	 * seconds while others were present, and Q2D for fairness */
+	double sq_shared;
+	double q2d_sum_ns;
+	uint64_t q2d_n;
+};
+
+struct dstate {
+	int queued, disp;
+	uint64_t ndisp;
+	int64_t last_c;         /* the device's latest completion */
+	double q2d_sum_ns;      /* every process's, for fairness */
+	uint64_t q2d_n;
+};
+
+struct walk {
+	const struct rundata *rd;
+	struct critpath *cp;
+	struct unit *u;
+	int nu;
+	int *ualive;            /* alive units */
+	int nalive, nfree;      /* alive; alive with no I/O in flight */
+	uint32_t *upid;         /* units by pid (sorted) for lookup */
+	int *uidx;
+	struct fly *fly;
+	size_t fcap, fn;
+	struct devpid *dp;
+	size_t dpcap, dpn;
+	struct dstate *ds;
+	int64_t now;
+	int ndisp_all;          /* dispatched, not completed, every device */
+	int nasync;             /* asynchronous writes queued or in flight */
+	int nblocked;           /* units with I/O in flight */
+	uint8_t *refault;       /* rows that re-read sectors */
+	int user_sync;          /* the workload's user processes queued
+				 * synchronous writes or flushes */
+	/* each device's mean service time per request of a direction and size
+	 * (the utilization law over the run: Sum of C - max(D, previous C) /
+	 * requests), ns: [dev index][dir][size] */
+	double (*svc_mean)[2][CP_SIZES];
+	/* cells: [dir][size][seek band]: the bios' critical time in their own
+	 * service at the device and its sum over their service time */
+	struct {
+		double n, sd, sdr;      /* bios, critical s, s per ns of service */
+		struct hist svc;        /* service time, ns */
+	} cell[2][CP_SIZES][CP_BANDS];
+};
+
+static int size_class(uint32_t bytes)
+{
+	int b = 0;
+	while (b < CP_SIZES - 1 && bytes > (4096u << b))
+		b++;
+	return b;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int unit_of(const struct walk *w, uint32_t pid)
+{
+	const uint32_t *at;
+
+	if (!w->nu)
+		return -1;
+	at = bsearch(&pid, w->upid, (size_t)w->nu, sizeof(*w->upid), cmp_u32);
+	return at ? w->uidx[at - w->upid] : -1;
+}
+
+static struct fly *fly_slot(struct walk *w, uint32_t row, int add)
+{
+	size_t h;
+
+	if (add && 2 * (w->fn + 1) > w->fcap) {
+		size_t nc = w->fcap ? 2 * w->fcap : 1024;
+		struct fly *nf = xcalloc(nc, sizeof(*nf));
+		for (size_t i = 0; i < w->fcap; i++) {
+			if (!w->fly[i].used)
+				continue;
+			h = (w->fly[i].row * 2654435761u) & (nc - 1);
+			while (nf[h].used)
+				h = (h + 1) & (nc - 1);
+			nf[h] = w->fly[i];
+		}
+		free(w->fly);
+		w->fly = nf;
+		w->fcap = nc;
+	}
+	if (!w->fcap)
+		return NULL;
+	h = (row * 2654435761u) & (w->fcap - 1);
+	while (w->fly[h].used && w->fly[h].row != row)
+		h = (h + 1) & (w->fcap - 1);
+	if (w->fly[h].used)
+		return &w->fly[h];
+	if (!add)
+		return NULL;
+	memset(&w->fly[h], 0, sizeof(w->fly[h]));
+	w->fly[h].used = 1;
+	w->fly[h].row = row;
+	w->fn++;
+	return &w->fly[h];
+}
+
+/* Removes f (linear probing: the cluster after it moves up). */
+static void fly_del(struct walk *w, struct fly *f)
+{
+	size_t i = (size_t)(f - w->fly), j = i;
+
+	w->fly[i].used = 0;
+	w->fn--;
+	for (;;) {
+		size_t h;
+		j = (j + 1) & (w->fcap - 1);
+		if (!w->fly[j].used)
+			break;
+		h = (w->fly[j].row * 2654435761u) & (w->fcap - 1);
+		/* j's home outside (i, j]: it may move to i */
+		if ((i < j) ? (h <= i || h > j) : (h <= i && h > j)) {
+			w->fly[i] = w->fly[j];
+			w->fly[j].used = 0;
+			i = j;
+		}
+	}
+}
+
+static struct devpid *dp_of(struct walk *w, uint32_t dev, uint32_t pid)
+{
+	uint64_t key = (uint64_t)dev << 32 | pid;
+	size_t h;
+
+	if (2 * (w->dpn + 1) > w->dpcap) {
+		size_t nc = w->dpcap ? 2 * w->dpcap : 256;
+		struct devpid *nd = xcalloc(nc, sizeof(*nd));
+		for (size_t i = 0; i < w->dpcap; i++) {
+			uint64_t k;
+			if (!w->dp[i].used)
+				continue;
+			k = (uint64_t)w->dp[i].dev << 32 | w->dp[i].pid;
+			h = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & (nc - 1);
+			while (nd[h].used)
+				h = (h + 1) & (nc - 1);
+			nd[h] = w->dp[i];
+		}
+		free(w->dp);
+		w->dp = nd;
+		w->dpcap = nc;
+	}
+	h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & (w->dpcap - 1);
+	while (w->dp[h].used && (w->dp[h].dev != dev || w->dp[h].pid != pid))
+		h = (h + 1) & (w->dpcap - 1);
+	if (!w->dp[h].used) {
+		memset(&w->dp[h], 0, sizeof(w->dp[h]));
+		w->dp[h].used = 1;
+		w->dp[h].dev = dev;
+		w->dp[h].pid = pid;
+		w->dpn++;
+	}
+	return &w->dp[h];
+}
+
+/* ---- time and shares ---- */
+
+/* The part of [a, b] inside the window, seconds. */
+static double in_win(const struct critpath *cp, int64_t a, int64_t b)
+{
+	if (a < cp->t0)
+		a = cp->t0;
+	if (b > cp->t1)
+		b = cp->t1;
+	return b > a ? (double)(b - a) / 1e9 : 0;
+}
+
+/* Spreads rate x seconds of [a, b] (in the window) over the bins, into
+ * the field at offset off of struct cp_bin. */
+static void bins_add(struct critpath *cp, int64_t a, int64_t b, size_t off,
+		     double rate)
+{
+	if (a < cp->t0)
+		a = cp->t0;
+	if (b > cp->t1)
+		b = cp->t1;
+	if (b <= a || rate == 0 || !cp->nbin)
+		return;
+	while (a < b) {
+		size_t j = (size_t)((a - cp->t0) / cp->bin_ns);
+		int64_t end;
+		if (j >= cp->nbin)
+			j = cp->nbin - 1;
+		end = cp->t0 + (int64_t)(j + 1) * cp->bin_ns;
+		if (end > b || j == cp->nbin - 1)
+			end = b;
+		*(double *)((char *)&cp->bin[j] + off) +=
+			rate * (double)(end - a) / 1e9;
+		a = end;
+	}
+}
+
+/* Adds v to the field at offset off of the bin holding t (in the window). */
+static void bin_count(struct critpath *cp, int64_t t, size_t off, double v)
+{
+	size_t j;
+
+	if (t < cp->t0 || t > cp->t1 || !cp->nbin)
+		return;
+	j = (size_t)((t - cp->t0) / cp->bin_ns);
+	if (j >= cp->nbin)
+		j = cp->nbin - 1;
+	*(double *)((char *)&cp->bin[j] + off) += v;
+}
+
+/* Brings unit u's potential up to t. */
+static void unit_upd(struct walk *w, struct unit *u, int64_t t)
+{
+	if (u->alive && u->k > 0 && w->nalive > 0)
+		u->phi += in_win(w->cp, u->t_upd, t) / (double)w->nalive /
+			  (double)u->k;
+	u->t_upd = t;
+}
+
+/* Time passes from w->now to t: the free time and the bins' signals. */
+static void advance(struct walk *w, int64_t t)
+{
+	struct critpath *cp = w->cp;
+	int64_t a = w->now;
+
+	if (t <= a)
+		return;
+	if (w->nalive)
+		bins_add(cp, a, t, offsetof(struct cp_bin, free_s),
+			 (double)w->nfree / (double)w->nalive);
+	else
+		bins_add(cp, a, t, offsetof(struct cp_bin, free_s), 1);
+	if (w->ndisp_all > 0)
+		bins_add(cp, a, t, offsetof(struct cp_bin, busy_s), 1);
+	if (w->nasync > 0)
+		bins_add(cp, a, t, offsetof(struct cp_bin, wb_s), 1);
+	if (w->nblocked > 0)
+		bins_add(cp, a, t, offsetof(struct cp_bin, own_io_s), 1);
+	/* each unit's free critical time, for the families */
+	if (w->nalive)
+		for (int i = 0; i < w->nalive; i++) {
+			struct unit *u = &w->u[w->ualive[i]];
+			double s = in_win(cp, a, t) / (double)w->nalive;
+			if (u->k)
+				u->blocked_s += s;
+			else
+				u->free_s += s;
+		}
+	w->now = t;
+}
+
+/* Every alive unit's potential up to now (before nalive changes). */
+static void all_upd(struct walk *w)
+{
+	for (int i = 0; i < w->nalive; i++)
+		unit_upd(w, &w->u[w->ualive[i]], w->now);
+}
+
+static void unit_life(struct walk *w, int ui, int born)
+{
+	struct unit *u = &w->u[ui];
+
+	if (born == u->alive)
+		return;
+	all_upd(w);
+	if (born) {
+		u->alive = 1;
+		u->t_upd = w->now;
+		w->ualive[w->nalive++] = ui;
+		if (!u->k)
+			w->nfree++;
+	} else {
+		for (int i = 0; i < w->nalive; i++)
+			if (w->ualive[i] == ui) {
+				w->ualive[i] = w->ualive[--w->nalive];
+				break;
+			}
+		u->alive = 0;
+		if (!u->k)
+			w->nfree--;
+	}
+}
+
+/* Whether row x blocks its unit: reads, synchronous writes and flushes;
+ * every write of a flusher standing for a buffered writer. */
+static int blocks(const struct unit *u, const struct an_io *x)
+{
+	if (x->flags & AN_SPLIT_TAIL)
+		return 0;
+	if (!(x->flags & AN_WRITE))
+		return 1;
+	if (u->proxy)
+		return 1;
+	return (x->flags & (AN_SYNC | AN_FUA | AN_FLUSH)) != 0;
+}
+
+static int is_swap(const struct critpath *cp, uint32_t dev)
+{
+	for (int i = 0; i < cp->nswap; i++)
+		if (cp->swap_dev[i] == dev)
+			return 1;
+	return 0;
+}
+
+static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
+{
+	int dk = rundata_dev_index(w->rd, x->dev), ui;
+	struct devpid *own = dp_of(w, x->dev, x->pid);
+	struct dstate *d = &w->ds[dk];
+	struct fly *f;
+	struct unit *u;
+
+	if ((x->flags & AN_WRITE) && !(x->flags & (AN_SYNC | AN_FUA | AN_FLUSH))) {
+		w->nasync++;
+		bin_count(w->cp, w->now, offsetof(struct cp_bin, wb_mb),
+			  x->bytes / 1e6);
+	} else if ((x->flags & (AN_WRITE | AN_FLUSH)) &&
+		   family_is_workload(&w->cp->fam, x->pid))
+		bin_count(w->cp, w->now, offsetof(struct cp_bin, sync_mb),
+			  x->bytes ? x->bytes / 1e6 : 1);
+	ui = unit_of(w, x->pid);
+	if (ui >= 0 && blocks(&w->u[ui], x) && x->c != AN_NONE && x->c >= x->q) {
+		u = &w->u[ui];
+		unit_upd(w, u, w->now);
+		f = fly_slot(w, row, 1);
+		f->unit = ui;
+		f->phi_q = u->phi;
+		f->shared_q = d->queued + d->disp - own->queued - own->disp > 0;
+		if (u->k++ == 0) {
+			if (u->alive)
+				w->nfree--;
+			w->nblocked++;
+			u->io_since = w->now;
+		}
+	}
+	own->queued++;
+	d->queued++;
+}
+
+static void on_d(struct walk *w, uint32_t row, const struct an_io *x)
+{
+	int dk = rundata_dev_index(w->rd, x->dev);
+	struct devpid *own = dp_of(w, x->dev, x->pid);
+	struct dstate *d = &w->ds[dk];
+	struct fly *f = fly_slot(w, row, 0);
+
+	if (x->q != AN_NONE && !(x->flags & AN_SPLIT_TAIL)) {
+		own->queued--;
+		d->queued--;
+		if (x->d >= x->q) {
+			own->q2d_sum_ns += (double)(x->d - x->q);
+			own->q2d_n++;
+			d->q2d_sum_ns += (double)(x->d - x->q);
+			d->q2d_n++;
+		}
+	}
+	if (f) {
+		struct unit *u = &w->u[f->unit];
+		unit_upd(w, u, w->now);
+		f->phi_d = u->phi;
+		f->has_d = 1;
+		if (d->queued + d->disp - own->queued - own->disp > 0)
+			f->shared_q = 1;
+		f->shared_d = d->disp - own->disp > 0;
+		f->others_at_d = d->ndisp - own->ndisp;
+		f->others_frac = d->disp > 0 ? (double)(d->disp - own->disp) /
+				 (double)d->disp : 0;
+	}
+	own->disp++;
+	own->ndisp++;
+	d->disp++;
+	d->ndisp++;
+	w->ndisp_all++;
+}
+
+/* Puts a blocking I/O's critical share (sq before dispatch, sd at the
+ * device) into the categories. Its time at the device is its own service
+ * (svc ns: since the device's previous completion or its D, whichever was
+ * later: the utilization law's service time) and, before that, a wait
+ * behind the I/O ahead of it; the part of that wait behind other
+ * processes' I/O is queueing. */
+static const struct an_vm *vm_at(const struct rundata *rd, int64_t t);
+
+static void classify(struct walk *w, struct fly *f, uint32_t row,
+		     const struct an_io *x, double sq, double sd, int64_t svc)
+{
+	int dk = rundata_dev_index(w->rd, x->dev);
+	struct critpath *cp = w->cp;
+	struct unit *u = &w->u[f->unit];
+	int dir = !!(x->flags & AN_WRITE);
+	uint32_t db = x->dbytes ? x->dbytes : x->bytes;
+	int sc = size_class(db);
+	int far = (x->flags & AN_HAS_SEEK) ? band_of(x->seek) : 0;
+	int64_t d2c = f->has_d ? x->c - x->d : x->c - x->q;
+	struct cp_class *c = &cp->cls[dir][sc];
+	struct devpid *own;
+	double qpart = 0;
+
+	if (is_swap(cp, x->dev)) {
+		cp->cat[CP_SWAP] += sq + sd;
+		u->swap_wait_s += (double)(x->c - x->q) / 1e9;
+		return;
+	}
+	/* a flusher standing for a writer the trace does not show: while
+	 * vmstat counted a task blocked, the writer waited for it, at the
+	 * dirty limit (throttle), or in sync or fsync when the workload's own
+	 * processes queued synchronous writes or flushes (waiting for
+	 * writeback) */
+	if (u->proxy) {
+		const struct an_vm *v = vm_at(w->rd, w->now);
+		if (v && isfinite(v->b) && v->b >= 1) {
+			cp->cat[w->user_sync ? CP_WBWAIT : CP_THROTTLE] += sq + sd;
+			if (!w->user_sync)
+				cp->proxy_throttle_s += sq + sd;
+			return;
+		}
+	}
+	if (w->refault && w->refault[row]) {
+		cp->cat[CP_REFAULT] += sq + sd;
+		cp->refault_mb += x->bytes / 1e6;
+		cp->refault_bios++;
+		return;
+	}
+	if (!f->has_d)
+		sd += sq, sq = 0;
+	/* a synchronous write or flush (fsync, sync, O_SYNC): writeback's
+	 * counterfactual may claim its time (settle_free()) */
+	if (dir && (x->flags & (AN_SYNC | AN_FUA | AN_FLUSH))) {
+		bin_count(cp, w->now, offsetof(struct cp_bin, syncw_s), sq + sd);
+		c->sync_s += sq + sd;
+	}
+	if (f->shared_q) {
+		own = dp_of(w, x->dev, x->pid);
+		own->sq_shared += sq;
+	} else {
+		cp->cat[CP_DEVICE] += sq;
+		c->dev_s += sq;
+		c->devb_s[far] += sq;
+	}
+	c->n++;
+	c->bytes += x->bytes;
+	c->nb[far]++;
+	c->d2c_sum_ns += (double)d2c;
+	if (d2c <= 0) {
+		cp->cat[CP_DEVICE] += sd;
+		c->dev_s += sd;
+		c->devb_s[far] += sd;
+		return;
+	}
+	/* completed with the one before it (a device that serves several at
+	 * once, or hands them back together): no service time of its own */
+	if (svc < 0 || svc > d2c)
+		svc = svc < 0 ? 0 : d2c;
+	c->svc_sum_ns += (double)svc;
+	/* the wait before its service, the other processes' share of it:
+	 * beyond the device's mean service of a request of its direction and
+	 * size (one bio's own service, from completion times, is too rough a
+	 * measure on devices that hand requests back in bursts) */
+	if (f->shared_d) {
+		double mean = w->svc_mean[dk][dir][sc];
+		if (mean > 0 && mean < d2c)
+			qpart = sd * (1 - mean / (double)d2c) * f->others_frac;
+	}
+	cp->cat[CP_QUEUE] += qpart;
+	c->queue_s += qpart;
+	sd -= qpart;
+	w->cell[dir][sc][far].n++;
+	w->cell[dir][sc][far].sd += sd;
+	/* per ns of its service (of its D2C when it had none of its own) */
+	w->cell[dir][sc][far].sdr += sd / (double)(svc > 0 ? svc : d2c);
+	if (svc > 0)
+		hist_add(&w->cell[dir][sc][far].svc, (uint64_t)svc);
+}
+
+static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
+{
+	int dk = rundata_dev_index(w->rd, x->dev);
+	struct devpid *own = dp_of(w, x->dev, x->pid);
+	struct dstate *d = &w->ds[dk];
+	struct fly *f = fly_slot(w, row, 0);
+
+	int64_t svc = 0;
+
+	if (x->d != AN_NONE) {
+		own->disp--;
+		d->disp--;
+		w->ndisp_all--;
+		/* the utilization law's service time: from the device's
+		 * previous completion, or this request's D when the device was
+		 * idle (btt/iostat's svctm per request) */
+		if (x->flags & AN_HEAD) {
+			svc = x->c - (x->d > d->last_c ? x->d : d->last_c);
+			if (x->c > d->last_c)
+				d->last_c = x->c;
+		} else
+			svc = x->c - x->d;
+	} else if (x->q != AN_NONE && !(x->flags & AN_SPLIT_TAIL)) {
+		/* completed with no D seen (a Q and C trace) */
+		own->queued--;
+		d->queued--;
+	}
+	if ((x->flags & AN_WRITE) && !(x->flags & (AN_SYNC | AN_FUA | AN_FLUSH)) &&
+	    x->q != AN_NONE)
+		w->nasync--;
+	if (f) {
+		struct unit *u = &w->u[f->unit];
+		double sq, sd;
+		unit_upd(w, u, w->now);
+		if (!f->has_d)
+			f->phi_d = f->phi_q;
+		if (d->ndisp - own->ndisp > f->others_at_d)
+			f->shared_d = 1;
+		sq = f->phi_d - f->phi_q;
+		sd = u->phi - f->phi_d;
+		classify(w, f, row, x, sq, sd, svc);
+		fly_del(w, f);
+		if (--u->k == 0) {
+			if (u->alive)
+				w->nfree++;
+			w->nblocked--;
+			u->io_union_s += in_win(w->cp, u->io_since, w->now);
+		}
+	}
+}
+
+/* ---- the walk's order: a heap over every device's Q, D and C walks ---- */
+
+struct hnode {
+	int64_t t;
+	uint32_t row;
+	int kind, it;
+};
+
+static int hless(const struct hnode *a, const struct hnode *b)
+{
+	if (a->t != b->t)
+		return a->t < b->t;
+	if (a->row != b->row)
+		return a->row < b->row;
+	return a->kind < b->kind;
+}
+
+static void hdown(struct hnode *h, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		struct hnode t;
+		if (l < n && hless(&h[l], &h[m]))
+			m = l;
+		if (r < n && hless(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* A unit's birth or death. */
+struct life {
+	int64_t t;
+	int unit, born;
+};
+
+static int cmp_life(const void *a, const void *b)
+{
+	const struct life *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return y->born - x->born;   /* births first */
+}
+
+/* ---- before the walk ---- */
+
+struct rr {
+	uint64_t a;             /* device << 40 + first sector */
+	uint32_t len;           /* sectors */
+	uint32_t row;           /* rows of a device are in Q order */
+};
+
+static uint64_t key_rr(const void *p)
+{
+	return ((const struct rr *)p)->a;
+}
+
+static int tie_rr(const void *p, const void *q)
+{
+	const struct rr *x = p, *y = q;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Rows that read sectors a workload read read before (pages evicted and
+ * read again): buffered reads only (direct I/O re-reads on purpose). 16
+ * bytes a read while it runs; NULL when none. */
+static uint8_t *mark_refaults(const struct rundata *rd, const struct critpath *cp)
+{
+	struct rr *v;
+	size_t n = 0, owner = 0;
+	uint8_t *mark = NULL;
+	uint64_t maxb = 0;
+
+	v = xmalloc((rd->n ? rd->n : 1) * sizeof(*v));
+	for (size_t i = 0; i < rd->n; i++) {
+		uint32_t f = rundata_flags(rd, i), b = rundata_bytes(rd, i);
+		uint32_t dev = rundata_dev(rd, i);
+		if ((f & (AN_WRITE | AN_SYNC)) || !b || rundata_q(rd, i) == AN_NONE ||
+		    is_swap(cp, dev) || !family_is_workload(&cp->fam,
+							    rundata_pid(rd, i)))
+			continue;
+		v[n++] = (struct rr){ ((uint64_t)rd->row[i].dev << 40) +
+				      rundata_sector(rd, i), b / 512, (uint32_t)i };
+	}
+	/* in place: a sort that copies would double it */
+	radix_sort_inplace(v, n, sizeof(*v), key_rr, tie_rr);
+	for (size_t i = 0; i < n; i++) {
+		if (i && v[i].a < maxb) {
+			/* overlaps what an earlier start covered: the later
+			 * read of the two is the re-read */
+			if (!mark)
+				mark = xcalloc(rd->n, 1);
+			mark[v[i].row > v[owner].row ? v[i].row : v[owner].row] = 1;
+		}
+		if (v[i].a + v[i].len > maxb) {
+			maxb = v[i].a + v[i].len;
+			owner = i;
+		}
+	}
+	free(v);
+	return mark;
+}
+
+/* The swap devices (rundata's: the capture's list, or told from the
+ * trace) and what vmstat swapped over the window. */
+static void find_swap(struct critpath *cp, const struct rundata *rd)
+{
+	double so = 0, si = 0;
+
+	for (int i = 0; i < rd->nswap && i < 8; i++)
+		cp->swap_dev[cp->nswap++] = rd->swap_dev[i];
+	cp->swap_inferred = rd->swap_inferred;
+	for (size_t i = 1; i < rd->nvm; i++) {
+		double dt = (double)(rd->vm[i].t - rd->vm[i - 1].t) / 1e9;
+		int64_t mid = rd->vm[i].t - (rd->vm[i].t - rd->vm[i - 1].t) / 2;
+		if (dt <= 0 || mid < cp->t0 || mid > cp->t1)
+			continue;
+		if (isfinite(rd->vm[i].so))
+			so += rd->vm[i].so * dt * 1024 / 1e6;
+		if (isfinite(rd->vm[i].si))
+			si += rd->vm[i].si * dt * 1024 / 1e6;
+	}
+	cp->swap_out_mb = so;
+	cp->swap_in_mb = si;
+}
+
+/* Each device's mean service time per request of a direction and size:
+ * its requests in C order, each served from the later of its D and the
+ * previous completion to its C (the utilization law: a device that serves
+ * one at a time is busy for their sum). */
+static void service_means(struct walk *w, const struct evorder *ord)
+{
+	const struct rundata *rd = w->rd;
+
+	w->svc_mean = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->svc_mean));
+	for (size_t k = 0; k < rd->ndevs; k++) {
+		double sum[2][CP_SIZES] = { { 0 } }, n[2][CP_SIZES] = { { 0 } };
+		int64_t last = INT64_MIN, t;
+		struct ev_it it;
+		uint32_t row;
+		ev_it_init(&it, ord, k, EV_C);
+		while (ev_it_next(&it, &row, &t)) {
+			struct an_io xb;
+			const struct an_io *x = rundata_io(rd, row, &xb);
+			int dir, sc;
+			int64_t from;
+			if (!(x->flags & AN_HEAD) || x->d == AN_NONE || x->c < x->d)
+				continue;
+			from = x->d > last ? x->d : last;
+			if (x->c > last)
+				last = x->c;
+			dir = !!(x->flags & AN_WRITE);
+			sc = size_class(x->dbytes ? x->dbytes : x->bytes);
+			sum[dir][sc] += (double)(x->c - from);
+			n[dir][sc]++;
+		}
+		for (int dir = 0; dir < 2; dir++)
+			for (int sc = 0; sc < CP_SIZES; sc++)
+				w->svc_mean[k][dir][sc] = n[dir][sc] > 0 ?
+					sum[dir][sc] / n[dir][sc] : 0;
+	}
+}
+
+/* ---- after the walk ---- */
+
+/* What a seek of band b adds to the service of a dispatch of class (dir,
+ * sc), ns: its median service over a near one's, when 25% and 20 us more (a
+ * device that shows seeks); 0 when it does not, -1 when it cannot be told
+ * here (too few of either). */
+static double seek_extra(struct walk *w, int dir, int sc, int b)
+{
+	double bn, bb;
+
+	if (!b || w->cell[dir][sc][0].svc.n < MIN_BASE ||
+	    w->cell[dir][sc][b].svc.n < MIN_BASE)
+		return -1;
+	bn = hist_pct(&w->cell[dir][sc][0].svc, 50);
+	bb = hist_pct(&w->cell[dir][sc][b].svc, 50);
+	return bb > 1.25 * bn && bb - bn > 20e3 ? bb - bn : 0;
+}
+
+/* The service time of the cells: the device's own speed and seeks (a
+ * band's extra over a near dispatch of the class, or the device's where
+ * the class has too few near ones to say). */
+static void settle_cells(struct walk *w)
+{
+	struct critpath *cp = w->cp;
+	double gextra[CP_BANDS] = { 0 };
+
+	for (int b = 1; b < CP_BANDS; b++) {
+		double xsum = 0, xn = 0;
+		for (int dir = 0; dir < 2; dir++)
+			for (int sc = 0; sc < CP_SIZES; sc++) {
+				double e = seek_extra(w, dir, sc, b);
+				double n = (double)w->cell[dir][sc][b].svc.n;
+				if (e >= 0) {
+					xsum += e * n;
+					xn += n;
+				}
+			}
+		gextra[b] = xn > 0 ? xsum / xn : 0;
+	}
+	for (int dir = 0; dir < 2; dir++)
+		for (int sc = 0; sc < CP_SIZES; sc++) {
+			struct cp_class *c = &cp->cls[dir][sc];
+			for (int b = 0; b < CP_BANDS; b++) {
+				double sd = w->cell[dir][sc][b].sd;
+				double sdr = w->cell[dir][sc][b].sdr;
+				double extra = seek_extra(w, dir, sc, b), seek = 0;
+				if (w->cell[dir][sc][b].svc.n)
+					cp->base_ns[dir][sc][b] =
+						hist_pct(&w->cell[dir][sc][b].svc, 50);
+				if (sd <= 0)
+					continue;
+				if (extra < 0)
+					extra = gextra[b];
+				if (b && extra > 0) {
+					seek = extra * sdr;
+					if (seek > sd)
+						seek = sd;
+				}
+				cp->cat[CP_SEEK] += seek;
+				cp->cat[CP_DEVICE] += sd - seek;
+				c->seek_s += seek;
+				c->dev_s += sd - seek;
+				c->devb_s[b] += sd;
+			}
+		}
+}
+
+/* A process's wait before dispatch beyond what the others on its device
+ * waited (Q2D means), from its waits while others were present: fairness;
+ * the rest of those waits: queueing. */
+static void settle_queue(struct walk *w)
+{
+	struct critpath *cp = w->cp;
+
+	for (size_t i = 0; i < w->dpcap; i++) {
+		struct devpid *p = &w->dp[i];
+		const struct dstate *d;
+		double mine, others, unfair = 0;
+		int dk;
+		if (!p->used || p->sq_shared <= 0)
+			continue;
+		dk = rundata_dev_index(w->rd, p->dev);
+		d = &w->ds[dk];
+		mine = p->q2d_n ? p->q2d_sum_ns / (double)p->q2d_n : 0;
+		others = d->q2d_n > p->q2d_n ? (d->q2d_sum_ns - p->q2d_sum_ns) /
+			 (double)(d->q2d_n - p->q2d_n) : 0;
+		if (p->q2d_n >= MIN_BASE && d->q2d_n - p->q2d_n >= MIN_BASE &&
+		    mine > 2 * others && mine - others > 50e3)
+			unfair = p->sq_shared * (1 - others / mine);
+		cp->cat[CP_FAIRNESS] += unfair;
+		cp->cat[CP_QUEUE] += p->sq_shared - unfair;
+	}
+}
+
+/* vmstat's row whose interval holds t, or NULL. */
+static const struct an_vm *vm_at(const struct rundata *rd, int64_t t)
+{
+	size_t lo = 0, hi = rd->nvm;
+	int64_t iv;
+
+	if (!rd->nvm)
+		return NULL;
+	/* a run shorter than two intervals of a vmstat 1 log has one row:
+	 * it stands for the second before it, give or take half of one */
+	if (rd->nvm == 1)
+		return t > rd->vm[0].t - 1500000000LL && t <= rd->vm[0].t + 500000000LL
+		       ? &rd->vm[0] : NULL;
+	iv = rd->vm[rd->nvm - 1].t - rd->vm[rd->nvm - 2].t;
+	if (t > rd->vm[rd->nvm - 1].t + iv)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (rd->vm[mid].t < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return t >= rd->vm[0].t - (rd->vm[1].t - rd->vm[0].t) ? &rd->vm[0]
+								    : NULL;
+	return lo < rd->nvm ? &rd->vm[lo] : &rd->vm[rd->nvm - 1];
+}
+
+/* Dirty + Writeback over the point where the kernel throttles writers
+ * ((background + dirty threshold) / 2: mm/page-writeback.c
+ * dirty_freerun_ceiling()): 1, 0 not, -1 unknown. */
+static int throttling(const struct rundata *rd, int64_t t)
+{
+	double d = series_at(&rd->dirty_kb, t), th = series_at(&rd->dirty_thresh_kb, t);
+	double bg = series_at(&rd->bg_thresh_kb, t), wb = series_at(&rd->writeback_kb, t);
+
+	if (!isfinite(d) || !isfinite(th) || !isfinite(bg))
+		return -1;
+	return d + (isfinite(wb) ? wb : 0) > (th + bg) / 2;
+}
+
+/* The machine's own level of blocked tasks (vmstat b) when the workload
+ * was not running: the median over the samples outside the window (other
+ * jobs' I/O waits), 0 with too few of them. */
+static double b_background(const struct critpath *cp, const struct rundata *rd)
+{
+	double v[512];
+	int n = 0;
+
+	for (size_t i = 0; i < rd->nvm && n < 512; i++)
+		if ((rd->vm[i].t < cp->t0 || rd->vm[i].t > cp->t1 + cp->bin_ns * 10) &&
+		    isfinite(rd->vm[i].b))
+			v[n++] = rd->vm[i].b;
+	return n >= 3 ? median_of(v, n) : 0;
+}
+
+/* The dirty limit the run set, bytes (vm.dirty_bytes, else the kernel's
+ * threshold samples); 0 when unknown. */
+static double dirty_limit_bytes(const struct rundata *rd)
+{
+	char v[32];
+	double x;
+
+	if (!rundata_setting(rd, "vm.dirty_bytes", v, sizeof(v)) &&
+	    (x = atof(v)) > 0)
+		return x;
+	if (rd->dirty_thresh_kb.n)
+		return series_at(&rd->dirty_thresh_kb, rd->t0) * 1024;
+	return 0;
+}
+
+/* Classifies the free time of each bin from the samples: blocked tasks
+ * (vmstat b over the machine's own level) with swapping under way are
+ * memory stalls; blocked while writeback ran, dirty throttling when the
+ * dirty data was over the throttling point or the limit far below what
+ * was written, a wait for writeback otherwise (writeback's cost where idle
+ * time with dirty data came before); blocked with no I/O at all, I/O held
+ * above the block layer; runnable with the CPUs saturated, CPU; the rest
+ * other. */
+static void settle_free(struct critpath *cp, const struct rundata *rd)
+{
+	int ncpu = rd->ncpu;
+	double idle_dirty = 0, bbg = b_background(cp, rd), wb_total = 0;
+	double limit = dirty_limit_bytes(rd), sync_total = 0, from_sync = 0;
+	double sync_all = 0;
+
+	/* without meminfo (a trace and a vmstat log): data is taken as dirty
+	 * in the gaps between the flushers' bursts (the next burst writes what
+	 * waited), and where vmstat's cache grew with nothing read or written
+	 * (buffered writes not yet written back) */
+	uint8_t *pend = xcalloc(cp->nbin ? cp->nbin : 1, 1);
+	if (!rd->dirty_kb.n) {
+		ssize_t last = -1;
+		for (size_t j = 0; j < cp->nbin; j++)
+			if (cp->bin[j].wb_mb >= 0.5) {
+				for (ssize_t k = last + 1; last >= 0 && k < (ssize_t)j; k++)
+					pend[k] = 1;
+				last = (ssize_t)j;
+			}
+		for (size_t j = 0; j < cp->nbin; j++) {
+			int64_t t = cp->t0 + (int64_t)j * cp->bin_ns + cp->bin_ns / 2;
+			const struct an_vm *v = vm_at(rd, t);
+			size_t vi;
+			if (!v || v == rd->vm)
+				continue;
+			vi = (size_t)(v - rd->vm);
+			if (isfinite(v->cache) && isfinite(rd->vm[vi - 1].cache) &&
+			    v->cache - rd->vm[vi - 1].cache >= 8 * 1024 &&
+			    isfinite(v->bi) && isfinite(v->bo) &&
+			    v->bi + v->bo < 1024)
+				/* the rest of the window until the next write */
+				for (size_t k = j; k < cp->nbin && cp->bin[k].wb_mb < 0.5 &&
+				     !cp->bin[k].sync_mb; k++)
+					pend[k] = 1;
+		}
+	}
+	for (size_t j = 0; j < cp->nbin; j++) {
+		wb_total += cp->bin[j].wb_mb;
+		sync_total += cp->bin[j].sync_mb;
+	}
+	for (size_t j = 0; j < cp->nbin; j++) {
+		struct cp_bin *b = &cp->bin[j];
+		int64_t t = cp->t0 + (int64_t)j * cp->bin_ns + cp->bin_ns / 2;
+		double len = in_win(cp, t - cp->bin_ns / 2, t + cp->bin_ns / 2);
+		const struct an_vm *v = vm_at(rd, t);
+		double f = b->free_s, fc = 0;
+		double dirty = series_at(&rd->dirty_kb, t);
+		int blocked, writing;
+		if (len <= 0)
+			continue;
+		/* devices idle with dirty data waiting (meminfo), for the
+		 * writeback that a later wait could have used */
+		if (((isfinite(dirty) && dirty * 1024 / 1e6 >= 8) || pend[j]) &&
+		    b->busy_s < 0.1 * len)
+			idle_dirty += len - b->busy_s;
+		/* the workload's own synchronous writes of dirty data after the
+		 * devices idled with it: what the idle time could have done */
+		if (b->syncw_s > 0 && idle_dirty > 0) {
+			double c = b->syncw_s < idle_dirty ? b->syncw_s : idle_dirty;
+			from_sync += c;
+			idle_dirty -= c;
+		}
+		if (f <= 0)
+			continue;
+		if (v && isfinite(v->r) && isfinite(v->id) && v->id < 10) {
+			double r = v->r > 1 ? v->r : 1;
+			int n = ncpu > 0 ? ncpu : 1;
+			fc = r > n ? 1 - n / r : 0;
+		}
+		/* blocked (procs_blocked: tasks in I/O wait, counted also when
+		 * the CPUs are busy, unlike wa) first: a blocked task is not
+		 * waiting for a CPU */
+		/* PSI memory "some" over the bin (Documentation/accounting/
+		 * psi.rst): the share of it some task stalled on memory
+		 * (reclaim, refaults); the workload's free time takes that
+		 * share as memory stall */
+		if (rd->psi[RD_PSI_MEM_SOME].n >= 2) {
+			double p = series_delta(&rd->psi[RD_PSI_MEM_SOME],
+						t - cp->bin_ns / 2, t + cp->bin_ns / 2)
+				   / 1e6 / len;
+			if (p > 1)
+				p = 1;
+			if (p > 0.01) {
+				cp->cat[CP_SWAP] += f * p;
+				cp->swap_stall_s += f * p;
+				cp->swap_active_s += f * p;
+				f -= f * p;
+			}
+		}
+		blocked = v && isfinite(v->b) && v->b - bbg >= 1;
+		writing = b->wb_mb >= 0.5 || b->wb_s >= 0.3 * len;
+		if (blocked && v->si + v->so >= 100 && rd->psi[RD_PSI_MEM_SOME].n < 2) {
+			cp->cat[CP_SWAP] += f;
+			cp->swap_stall_s += f;
+			cp->swap_active_s += f;
+		} else if (blocked && writing) {
+			int th = throttling(rd, t);
+			cp->wb_active_s += f;
+			if (th == 1 || (limit > 0 && limit * 2 < wb_total * 1e6) ||
+			    (th < 0 && !limit && !sync_total && idle_dirty <= 0))
+				cp->cat[CP_THROTTLE] += f;
+			else if (idle_dirty > 0) {
+				/* a wait the idle time before could have
+				 * saved: writeback's cost */
+				double c = f < idle_dirty ? f : idle_dirty;
+				cp->cat[CP_WRITEBACK] += c;
+				cp->cat[CP_WBWAIT] += f - c;
+				idle_dirty -= c;
+			} else
+				cp->cat[CP_WBWAIT] += f;
+		} else if (blocked && b->busy_s < 0.1 * len && b->own_io_s > 0) {
+			/* issuing its I/O slowly with the devices idle: held
+			 * before the block layer saw it (blk-throttle) */
+			cp->cat[CP_THROTTLE] += f;
+			cp->held_s += f;
+		} else {
+			cp->cat[CP_CPU] += f * fc;
+			if (fc > 0)
+				cp->cpu_busy_s += f;
+			cp->cat[CP_OTHER] += f * (1 - fc);
+		}
+	}
+	cp->idle_dirty_s = idle_dirty;
+	cp->dirty_limited = limit > 0 && limit * 2 < wb_total * 1e6;
+	free(pend);
+	/* what writeback claimed of the synchronous writes leaves the device's
+	 * time, class by class as their share */
+	for (int sc = 0; sc < CP_SIZES; sc++)
+		sync_all += cp->cls[1][sc].sync_s;
+	if (from_sync > 0 && sync_all > 0) {
+		if (from_sync > cp->cat[CP_DEVICE])
+			from_sync = cp->cat[CP_DEVICE];
+		cp->cat[CP_WRITEBACK] += from_sync;
+		cp->cat[CP_DEVICE] -= from_sync;
+		for (int sc = 0; sc < CP_SIZES; sc++) {
+			struct cp_class *c = &cp->cls[1][sc];
+			double part = from_sync * c->sync_s / sync_all, all = 0;
+			c->dev_s -= part;
+			for (int b = 0; b < CP_BANDS; b++)
+				all += c->devb_s[b];
+			for (int b = 0; b < CP_BANDS && all > 0; b++)
+				c->devb_s[b] -= part * c->devb_s[b] / all;
+		}
+	}
+}
+
+/* With the tasks' delay accounting: the free time split as the workload's
+ * tasks spent theirs (waiting for a CPU, in reclaim, blocked beyond their
+ * traced I/O), replacing what the samples suggested. Tasks that only
+ * waited for their children (a shell, xargs) are left out: their wait is
+ * their children's time. */
+static void settle_measured(struct critpath *cp, const struct rundata *rd,
+			    const struct walk *w)
+{
+	double cpu = 0, mem = 0, held = 0, freep = 0, sum, f = cp->free_s, h;
+	int th_bins = 0, bins = 0, ok = 0;
+
+	for (size_t i = 0; i < rd->ntask; i++) {
+		const struct an_task *t = &rd->tasks[i];
+		int ui = unit_of(w, t->pid);
+		double life, io = ui >= 0 ? w->u[ui].io_union_s : 0;
+		double swio = ui >= 0 ? w->u[ui].swap_wait_s : 0;
+		double v[AT_NFIELD], busy;
+		if (!family_is_workload(&cp->fam, t->pid))
+			continue;
+		for (int k = 0; k < AT_NFIELD; k++)
+			v[k] = rundata_task_s(t, k, cp->t0);
+		/* a delay the capture dropped (not measured): its traced waits
+		 * stand for its block I/O, nothing for the others */
+		if (isnan(v[AT_BLKIO]))
+			v[AT_BLKIO] = io;
+		for (int k = 0; k < AT_NFIELD; k++)
+			if (isnan(v[k]))
+				v[k] = 0;
+		life = in_win(cp, t->start != AN_NONE ? t->start : cp->t0,
+			      t->exit != AN_NONE ? t->exit : cp->t1);
+		busy = v[AT_CPU] + v[AT_CPU_DELAY] + v[AT_BLKIO];
+		if (life <= 0 || busy < 0.2 * life)
+			continue;
+		ok = 1;
+		cpu += v[AT_CPU_DELAY];
+		mem += v[AT_FREEPAGES] + v[AT_THRASHING] + v[AT_COMPACT];
+		if (v[AT_SWAPIN] > swio)
+			mem += v[AT_SWAPIN] - swio;
+		if (v[AT_BLKIO] > io)
+			held += v[AT_BLKIO] - io;
+		freep += life - io > 0 ? life - io : 0;
+	}
+	if (!ok || f <= 0)
+		return;
+	cp->measured = 1;
+	cp->dly_cpu_s = cpu;
+	cp->dly_mem_s = mem;
+	cp->dly_blkio_s = held;
+	sum = cpu + mem + held;
+	if (sum > freep)
+		freep = sum;
+	if (freep <= 0)
+		return;
+	for (size_t j = 0; j < cp->nbin; j++) {
+		int64_t t = cp->t0 + (int64_t)j * cp->bin_ns + cp->bin_ns / 2;
+		if (cp->bin[j].free_s <= 0)
+			continue;
+		bins++;
+		th_bins += throttling(rd, t) == 1;
+	}
+	cp->cat[CP_CPU] = f * cpu / freep;
+	cp->cat[CP_SWAP] += f * mem / freep - cp->swap_stall_s;
+	cp->swap_stall_s = f * mem / freep;
+	h = f * held / freep;
+	/* held: dirty throttling when dirty data was over the throttling point
+	 * most of the free time, else waiting for writeback (or I/O held above
+	 * the block layer) */
+	if ((bins && th_bins * 2 > bins) || cp->dirty_limited) {
+		cp->cat[CP_THROTTLE] = h;
+		cp->cat[CP_WRITEBACK] = cp->cat[CP_WBWAIT] = 0;
+	} else {
+		double c = h < cp->idle_dirty_s ? h : cp->idle_dirty_s;
+		cp->cat[CP_THROTTLE] = cp->wb_active_s > 0 || c > 0 ? 0 : h;
+		cp->cat[CP_WRITEBACK] = c;
+		cp->cat[CP_WBWAIT] = cp->wb_active_s > 0 || c > 0 ? h - c : 0;
+	}
+	cp->cat[CP_OTHER] = f * (1 - sum / freep);
+}
+
+/* ---- the build ---- */
+
+/* Where buffered writing began before t (a trace shows no writer that
+ * only dirties pages: DESIGN.md, a trace and a vmstat log alone): going
+ * back from the vmstat interval holding t, through intervals where nothing
+ * was written back (bo under 1 MB/s: what was dirtied stayed dirty) or the
+ * cache grew, to 10 s before t, the start of the earliest interval where
+ * the cache grew by 8 MB or more with little read (bi under 1 MB/s); t when
+ * there is none. */
+static int64_t dirtying_since(const struct rundata *rd, int64_t t)
+{
+	int64_t from = t;
+	size_t i;
+
+	if (rd->dirty_kb.n || rd->nvm < 2)
+		return t;       /* meminfo shows the dirty data itself */
+	for (i = 1; i < rd->nvm && rd->vm[i].t < t; i++)
+		;
+	for (; i >= 1 && i < rd->nvm; i--) {
+		const struct an_vm *v = &rd->vm[i], *p = &rd->vm[i - 1];
+		int grew = isfinite(v->cache) && isfinite(p->cache) &&
+			   v->cache - p->cache >= 8 * 1024 &&
+			   !(isfinite(v->bi) && v->bi >= 1024);
+		int quiet = isfinite(v->bo) && v->bo < 1024;
+		if (t - p->t > 10000000000LL || (!grew && !quiet))
+			break;
+		if (grew)
+			from = p->t;
+	}
+	return from;
+}
+
+static void window(struct critpath *cp, const struct rundata *rd,
+		   uint64_t mask)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t i = 0; mask && i < rd->ncmd; i++) {
+		const struct an_cmd *c = &rd->cmds[i];
+		if (c->idx < 0 || c->idx >= 64 || !((mask >> c->idx) & 1) ||
+		    c->start == AN_NONE || c->end == AN_NONE)
+			continue;
+		if (c->start < lo)
+			lo = c->start;
+		if (c->end > hi)
+			hi = c->end;
+	}
+	if (hi > lo) {
+		cp->t0 = lo;
+		cp->t1 = hi;
+		cp->from_cmds = 1;
+		snprintf(cp->window_why, sizeof(cp->window_why), "the start to "
+			 "the end of the commands asked about");
+	} else if (rd->elapsed_from_cmds) {
+		cp->t0 = rd->t0;
+		cp->t1 = rd->t1;
+		cp->from_cmds = 1;
+		snprintf(cp->window_why, sizeof(cp->window_why), "the timed "
+			 "commands' first start to last end");
+	} else if (cp->fam.t1 > cp->fam.t0) {
+		int64_t early = dirtying_since(rd, cp->fam.t0);
+		cp->t0 = cp->fam.t0;
+		cp->t1 = cp->fam.t1;
+		if (rd->rv && rd->rv->filtered) {
+			if (cp->t0 < rd->t0)
+				cp->t0 = rd->t0;
+			if (cp->t1 > rd->t1)
+				cp->t1 = rd->t1;
+		}
+		snprintf(cp->window_why, sizeof(cp->window_why), "the workload's "
+			 "first Q to last C (%s)", cp->fam.why);
+		if (early < cp->t0 && !(rd->rv && rd->rv->filtered)) {
+			size_t o = strlen(cp->window_why);
+			cp->t0 = early;
+			snprintf(cp->window_why + o, sizeof(cp->window_why) - o,
+				 ", from when vmstat's cache began to grow with "
+				 "nothing read (buffered writes) before it");
+		}
+	} else {
+		cp->t0 = rd->t0;
+		cp->t1 = rd->t1;
+		snprintf(cp->window_why, sizeof(cp->window_why), "the trace's first "
+			 "to last event");
+	}
+	if (cp->t1 < cp->t0)
+		cp->t1 = cp->t0;
+	cp->elapsed_s = (double)(cp->t1 - cp->t0) / 1e9;
+}
+
+/* The units: the workload's processes that issued I/O, alive from their
+ * start to exit (delay accounting) or first Q to last C. */
+static void make_units(struct walk *w, struct life **lives, size_t *nl)
+{
+	const struct rundata *rd = w->rd;
+	struct critpath *cp = w->cp;
+	struct families *fs = &cp->fam;
+	size_t cap = 0;
+
+	*lives = NULL;
+	*nl = 0;
+	w->u = xcalloc(fs->npid ? fs->npid : 1, sizeof(*w->u));
+	for (size_t i = 0; i < fs->npid; i++) {
+		const struct family *fm = &fs->f[fs->fam[i]];
+		struct unit *u;
+		const struct an_task *t;
+		if (!fm->workload || !fm->bios)
+			continue;
+		u = &w->u[w->nu];
+		u->pid = fs->pid[i];
+		u->fam = fs->fam[i];
+		u->proxy = fs->proxy_writeback && !strcmp(fm->role, "writeback");
+		t = rundata_task(rd, u->pid);
+		u->born = t && t->start != AN_NONE ? t->start : INT64_MAX;
+		u->died = t && t->exit != AN_NONE ? t->exit : INT64_MIN;
+		w->nu++;
+	}
+	/* sorted pids for unit_of() (fs->pid is sorted, the units in order) */
+	w->upid = xmalloc((w->nu ? w->nu : 1) * sizeof(*w->upid));
+	w->uidx = xmalloc((w->nu ? w->nu : 1) * sizeof(*w->uidx));
+	for (int i = 0; i < w->nu; i++) {
+		w->upid[i] = w->u[i].pid;
+		w->uidx[i] = i;
+	}
+	/* first Q and last C where the tasks did not say */
+	for (size_t i = 0; i < rd->n; i++) {
+		int64_t q = rundata_q(rd, i), c = rundata_c(rd, i);
+		int ui = unit_of(w, rundata_pid(rd, i));
+		int told;
+		if (q == AN_NONE || ui < 0)
+			continue;
+		told = rundata_task(rd, w->u[ui].pid) != NULL;
+		if ((!told || w->u[ui].born == INT64_MAX) && q < w->u[ui].born)
+			w->u[ui].born = q;
+		if (!told || w->u[ui].died == INT64_MIN) {
+			int64_t e = c != AN_NONE ? c : q;
+			if (e > w->u[ui].died)
+				w->u[ui].died = e;
+		}
+	}
+	w->ualive = xmalloc((w->nu ? w->nu : 1) * sizeof(*w->ualive));
+	for (int i = 0; i < w->nu; i++) {
+		struct unit *u = &w->u[i];
+		if (u->born == INT64_MAX)
+			u->born = cp->t0;
+		if (u->died == INT64_MIN || u->died < u->born)
+			u->died = cp->t1;
+		if (*nl + 2 > cap) {
+			cap = cap ? 2 * cap : 64;
+			*lives = xrealloc(*lives, cap * sizeof(**lives));
+		}
+		(*lives)[(*nl)++] = (struct life){ u->born, i, 1 };
+		(*lives)[(*nl)++] = (struct life){ u->died, i, 0 };
+	}
+	qsort(*lives, *nl, sizeof(**lives), cmp_life);
+}
+
+void critpath_build(struct critpath *cp, const struct rundata *rd,
+		    const struct evorder *ord, uint64_t cmd_mask)
+{
+	struct walk *w = xcalloc(1, sizeof(*w));
+	struct life *lives;
+	size_t nl, li = 0;
+	struct hnode *h;
+	struct ev_it *its;
+	int nh = 0, nits;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->dly_cpu_s = cp->dly_blkio_s = cp->dly_mem_s = cp->dly_swapin_s = NAN;
+	families_build(&cp->fam, rd);
+	window(cp, rd, cmd_mask);
+	find_swap(cp, rd);
+	w->rd = rd;
+	w->cp = cp;
+	cp->bin_ns = 100000000;     /* 100 ms, fewer for long windows */
+	if (cp->t1 - cp->t0 > (int64_t)20000 * cp->bin_ns)
+		cp->bin_ns = (cp->t1 - cp->t0) / 20000 + 1;
+	cp->nbin = (size_t)((cp->t1 - cp->t0) / cp->bin_ns) + 1;
+	cp->bin = xcalloc(cp->nbin, sizeof(*cp->bin));
+	w->ds = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->ds));
+	make_units(w, &lives, &nl);
+	w->refault = mark_refaults(rd, cp);
+	for (size_t i = 0; i < rd->n && !w->user_sync; i++) {
+		uint32_t fl = rundata_flags(rd, i);
+		int k = family_of(&cp->fam, rundata_pid(rd, i));
+		int64_t q = rundata_q(rd, i);
+		if (k >= 0 && cp->fam.f[k].workload && !*cp->fam.f[k].role &&
+		    q != AN_NONE && q >= cp->t0 && q <= cp->t1 &&
+		    ((fl & AN_FLUSH) || ((fl & AN_WRITE) && (fl & (AN_SYNC | AN_FUA)))))
+			w->user_sync = 1;
+	}
+	service_means(w, ord);
+	/* the walks: Q, D and C of each device */
+	nits = (int)rd->ndevs * 3;
+	its = xcalloc(nits ? (size_t)nits : 1, sizeof(*its));
+	h = xcalloc(nits ? (size_t)nits : 1, sizeof(*h));
+	for (size_t k = 0; k < rd->ndevs; k++)
+		for (int kind = 0; kind < 3; kind++) {
+			struct ev_it *it = &its[k * 3 + (size_t)kind];
+			ev_it_init(it, ord, k, kind);
+			if (ev_it_next(it, &h[nh].row, &h[nh].t)) {
+				h[nh].kind = kind;
+				h[nh].it = (int)(k * 3 + (size_t)kind);
+				nh++;
+			}
+		}
+	for (int i = nh / 2 - 1; i >= 0; i--)
+		hdown(h, nh, i);
+	w->now = cp->t0 < (nh ? h[0].t : cp->t0) ? cp->t0 : (nh ? h[0].t : cp->t0);
+	if (nl && lives[0].t < w->now)
+		w->now = lives[0].t;
+	while (nh || li < nl) {
+		struct an_io xb;
+		const struct an_io *x;
+		if (li < nl && (!nh || lives[li].t <= h[0].t)) {
+			advance(w, lives[li].t);
+			unit_life(w, lives[li].unit, lives[li].born);
+			li++;
+			continue;
+		}
+		advance(w, h[0].t);
+		x = rundata_io(rd, h[0].row, &xb);
+		if (h[0].kind == EV_Q)
+			on_q(w, h[0].row, x);
+		else if (h[0].kind == EV_D)
+			on_d(w, h[0].row, x);
+		else
+			on_c(w, h[0].row, x);
+		if (ev_it_next(&its[h[0].it], &h[0].row, &h[0].t))
+			hdown(h, nh, 0);
+		else {
+			h[0] = h[--nh];
+			hdown(h, nh, 0);
+		}
+	}
+	advance(w, cp->t1);
+	/* I/O still in flight at the end: its share so far, as at the device */
+	for (size_t i = 0; i < w->fcap; i++)
+		if (w->fly[i].used) {
+			struct unit *u = &w->u[w->fly[i].unit];
+			unit_upd(w, u, w->now);
+			cp->cat[CP_DEVICE] += u->phi - w->fly[i].phi_q;
+		}
+	settle_cells(w);
+	settle_queue(w);
+	for (size_t j = 0; j < cp->nbin; j++)
+		cp->free_s += cp->bin[j].free_s;
+	for (int k = 0; k < CP_NCAT; k++)
+		cp->blocked_s += cp->cat[k];
+	settle_free(cp, rd);
+	settle_measured(cp, rd, w);
+	cp->fam_blocked_s = xcalloc(cp->fam.n ? (size_t)cp->fam.n : 1, sizeof(double));
+	cp->fam_free_s = xcalloc(cp->fam.n ? (size_t)cp->fam.n : 1, sizeof(double));
+	for (int i = 0; i < w->nu; i++) {
+		cp->fam_blocked_s[w->u[i].fam] += w->u[i].blocked_s;
+		cp->fam_free_s[w->u[i].fam] += w->u[i].free_s;
+	}
+	for (int dir = 0; dir < 2; dir++)
+		for (int sc = 0; sc < CP_SIZES; sc++)
+			for (int b = 0; b < CP_BANDS; b++)
+				hist_free(&w->cell[dir][sc][b].svc);
+	free(lives);
+	free(its);
+	free(h);
+	free(w->u);
+	free(w->ualive);
+	free(w->upid);
+	free(w->uidx);
+	free(w->fly);
+	free(w->dp);
+	free(w->ds);
+	free(w->refault);
+	free(w->svc_mean);
+	free(w);
+}
+
+void critpath_model(struct critpath *cp, double svc_s, double seq_s,
+		    double d2c_s, const char *model)
+{
+	double crit = 0, d2c = 0, ratio, was, now;
+	size_t o;
+
+	if (svc_s <= 0)
+		return;
+	for (int dir = 0; dir < 2; dir++)
+		for (int sc = 0; sc < CP_SIZES; sc++) {
+			const struct cp_class *c = &cp->cls[dir][sc];
+			crit += c->dev_s + c->seek_s + c->queue_s;
+			d2c += c->d2c_sum_ns / 1e9;
+		}
+	if (d2c <= 0)
+		return;
+	ratio = crit / d2c;
+	if (ratio > 1)
+		ratio = 1;
+	was = cp->cat[CP_DEVICE] + cp->cat[CP_SEEK] + cp->cat[CP_QUEUE];
+	cp->cat[CP_DEVICE] = seq_s * ratio;
+	cp->cat[CP_SEEK] = (svc_s - seq_s) * ratio;
+	/* the open loop's queueing (d2c_s) is not a slower disk's: the
+	 * workload, waiting on it, would have issued later; queueing behind
+	 * other I/O is left out with the measured device */
+	(void)d2c_s;
+	cp->cat[CP_QUEUE] = 0;
+	now = cp->cat[CP_DEVICE] + cp->cat[CP_SEEK] + cp->cat[CP_QUEUE];
+	cp->elapsed_s += now - was;
+	cp->blocked_s += now - was;
+	cp->modelled = 1;
+	o = strlen(cp->window_why);
+	snprintf(cp->window_why + o, sizeof(cp->window_why) - o, ", its I/O "
+		 "on the modelled disk %s", model);
+}
+
+void critpath_free(struct critpath *cp)
+{
+	families_free(&cp->fam);
+	free(cp->bin);
+	free(cp->fam_blocked_s);
+	free(cp->fam_free_s);
+	memset(cp, 0, sizeof(*cp));
+}
+
+/* ---- two runs ---- */
+
+double critpath_diff(const struct critpath *x, const struct critpath *y,
+		     double scale, struct cp_diff *o)
+{
+	double split = 0, dev;
+
+	memset(o, 0, sizeof(*o));
+	for (int k = 0; k < CP_NCAT; k++)
+		o->d[k] = y->cat[k] - scale * x->cat[k];
+	o->total_s = y->elapsed_s - scale * x->elapsed_s;
+	/* waiting for a CPU is the work the workload did on one (CP_OTHER, W)
+	 * times how long it waited per second of it (k = CP_CPU / W): a run
+	 * that did more work waits more at the same contention. The cpu cause
+	 * is the contention's change, W_y (k_y - k_x); the more work, at x's
+	 * contention, (W_y - scale W_x)(1 + k_x), stays with the rest (or with
+	 * swap, below) */
+	{
+		double wx = x->cat[CP_OTHER], wy = y->cat[CP_OTHER];
+		double kx = wx > 1e-6 ? x->cat[CP_CPU] / wx : 0;
+		double ky = wy > 1e-6 ? y->cat[CP_CPU] / wy : 0;
+		double cont = wy > 1e-6 ? wy * (ky - kx) : o->d[CP_CPU];
+		double work = o->d[CP_CPU] + o->d[CP_OTHER] - cont;
+		/* more work under memory pressure: reclaim and page faults are
+		 * work the workload did for the pressure; with the worse run
+		 * swapping or stalling on memory more, it is swap's */
+		int pressure = o->d[CP_SWAP] > 0 &&
+			       (y->swap_out_mb + y->swap_in_mb >
+				scale * (x->swap_out_mb + x->swap_in_mb) + 1 ||
+				y->swap_stall_s > scale * x->swap_stall_s);
+		/* the split needs the work measured (delay accounting): from
+		 * vmstat's r the wait per second on a CPU is too rough to tell
+		 * more work from more contention, unless memory pressure says
+		 * why there was more work */
+		if ((x->measured && y->measured) || pressure) {
+			o->d[CP_CPU] = cont;
+			o->d[CP_OTHER] = work;
+			o->more_work_s = work;
+			if (work > 0 && pressure) {
+				o->d[CP_SWAP] += work;
+				o->d[CP_OTHER] = 0;
+				o->work_to_swap_s = work;
+			}
+		}
+	}
+	/* a modelled disk's time is already split into its mechanism's parts */
+	if (x->modelled || y->modelled)
+		return o->total_s;
+	/* the device's time (its speed and seeks), class by class: of a class
+	 * in both runs, y's requests at y's cost per request less at x's is
+	 * speed (the part from more far dispatches, at x's far-near
+	 * difference, is seeks); the rest is the requests' count and size */
+	for (int dir = 0; dir < 2; dir++) {
+		double bx = 0, by = 0, nx = 0, ny = 0, mix = 0, dx = 0;
+		for (int sc = 0; sc < CP_SIZES; sc++) {
+			const struct cp_class *a = &x->cls[dir][sc], *b = &y->cls[dir][sc];
+			bx += a->bytes;
+			by += b->bytes;
+			nx += a->n;
+			ny += b->n;
+			dx += a->dev_s + a->seek_s;
+			if (a->n >= MIN_BASE && b->n >= MIN_BASE) {
+				double ma = (a->dev_s + a->seek_s) / a->n;
+				double mb = (b->dev_s + b->seek_s) / b->n;
+				double mnear = a->nb[0] > 0 ? a->devb_s[0] / a->nb[0] : 0;
+				double sm = 0;
+				/* each band's share of y's dispatches less x's, at
+				 * x's cost of that band over a near dispatch */
+				for (int k = 1; k < CP_BANDS && a->nb[0] > 0; k++) {
+					double mk = a->nb[k] > 0 ? a->devb_s[k] / a->nb[k] : 0;
+					if (a->nb[k] > 0 && mk > mnear)
+						sm += b->n * (b->nb[k] / b->n - a->nb[k] / a->n) *
+						      (mk - mnear);
+				}
+				o->seekmix_s += sm;
+				o->speed_s += b->n * (mb - ma) - sm;
+				mix += (b->n - scale * a->n) * ma;
+			} else
+				mix += (b->dev_s + b->seek_s) -
+				       scale * (a->dev_s + a->seek_s);
+		}
+		o->volume_s[dir] = bx > 0 ? (by - scale * bx) * dx / bx : 0;
+		o->mix_s[dir] = mix - o->volume_s[dir];
+		o->mean_kb[0][dir] = nx > 0 ? bx / nx / 1024 : 0;
+		o->mean_kb[1][dir] = ny > 0 ? by / ny / 1024 : 0;
+		split += mix;
+	}
+	split += o->speed_s + o->seekmix_s;
+	/* CP_DEVICE + CP_SEEK is the whole of it: what the classes do not hold
+	 * (I/O in flight at the ends) goes with the speed */
+	dev = o->d[CP_DEVICE] + o->d[CP_SEEK];
+	o->d[CP_SEEK] = o->seekmix_s;
+	o->d[CP_DEVICE] = dev - o->seekmix_s - (split - o->speed_s - o->seekmix_s);
+	/* queueing behind other processes' I/O grows with the device's
+	 * service time as well as with the sharing: of y's queueing in a class,
+	 * the part that y's I/O would not have waited at x's service time
+	 * (the same sharing, x's speed) is the device's */
+	for (int dir = 0; dir < 2; dir++)
+		for (int sc = 0; sc < CP_SIZES; sc++) {
+			const struct cp_class *a = &x->cls[dir][sc], *b = &y->cls[dir][sc];
+			double sa, sb, part;
+			if (a->n < MIN_BASE || b->n < MIN_BASE || b->queue_s <= 0)
+				continue;
+			sa = a->svc_sum_ns / a->n;
+			sb = b->svc_sum_ns / b->n;
+			if (sb <= sa || sb <= 0)
+				continue;
+			part = b->queue_s * (1 - sa / sb);
+			o->d[CP_QUEUE] -= part;
+			o->d[CP_DEVICE] += part;
+			o->speed_s += part;
+		}
+	o->total_s = y->elapsed_s - scale * x->elapsed_s;
+	return o->total_s;
+}
+
+void critpath_emit(struct emit *e, const struct critpath *cp)
+{
+	emit_obj_begin(e, "time");
+	emit_str(e, "window", cp->window_why);
+	emit_num(e, "elapsed_s", cp->elapsed_s);
+	emit_num(e, "waiting_on_io_s", cp->blocked_s);
+	emit_num(e, "not_waiting_on_io_s", cp->free_s);
+	emit_u64(e, "measured_by_kernel", (uint64_t)cp->measured);
+	emit_obj_begin(e, "by_cause_s");
+	for (int k = 0; k < CP_NCAT; k++)
+		emit_num(e, cp_cat_name[k], cp->cat[k]);
+	emit_obj_end(e);
+	emit_arr_begin(e, "families");
+	for (int i = 0; i < cp->fam.n; i++) {
+		const struct family *f = &cp->fam.f[i];
+		emit_obj_begin(e, NULL);
+		emit_str(e, "name", f->name);
+		emit_u64(e, "processes", (uint64_t)f->nproc);
+		emit_u64(e, "workload", (uint64_t)f->workload);
+		emit_u64(e, "bytes", f->bytes);
+		emit_num(e, "waited_s", cp->fam_blocked_s[i]);
+		emit_num(e, "free_s", cp->fam_free_s[i]);
+		emit_obj_end(e);
+	}
+	emit_arr_end(e);
+	emit_obj_end(e);
+}

@@ -1,0 +1,359 @@
+/* The question an explanation answers (question.h). */
+#include "question.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lib/util.h"
+
+static int has(const char *s, const char *w)
+{
+	return strstr(s, w) != NULL;
+}
+
+static int ends(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+int q_direction(const char *name, const char *unit)
+{
+	char n[96], u[32];
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < sizeof(n); i++)
+		n[i] = (char)tolower((unsigned char)name[i]);
+	n[i] = 0;
+	for (i = 0; unit && unit[i] && i + 1 < sizeof(u); i++)
+		u[i] = (char)tolower((unsigned char)unit[i]);
+	u[i] = 0;
+	/* rates first: "dd_bytes_per_s" ends in _s but is a rate */
+	if (has(u, "/s") || has(u, "/min") || has(u, "tps") || has(u, "iops") ||
+	    has(n, "per_s") || has(n, "_mb_s") || has(n, "iops") ||
+	    has(n, "tps") || has(n, "bw") || has(n, "throughput") ||
+	    has(n, "ops") || has(n, "rate") || has(n, "qps") || has(n, "tpm") ||
+	    has(n, "nopm") || has(n, "bandwidth"))
+		return 0;
+	if (!strcmp(u, "s") || !strcmp(u, "ms") || !strcmp(u, "us") ||
+	    !strcmp(u, "ns") || ends(n, "_s") || ends(n, "_ms") ||
+	    ends(n, "_us") || ends(n, "_ns") || has(n, "lat") ||
+	    has(n, "time") || has(n, "real") || has(n, "elapsed") ||
+	    has(n, "runtime") || has(n, "duration") || has(n, "swap") ||
+	    has(n, "wait") || has(n, "seek") || has(n, "iowait"))
+		return 1;
+	if (has(n, "bytes") || has(n, "ios"))
+		return 0;       /* work done in a fixed time */
+	return -1;
+}
+
+/* seconds per unit of a duration, 0 when unit is no time */
+static double time_unit(const char *name, const char *unit)
+{
+	const char *u = unit && *unit ? unit : NULL;
+
+	if (u) {
+		if (!strcmp(u, "s"))
+			return 1;
+		if (!strcmp(u, "ms"))
+			return 1e-3;
+		if (!strcmp(u, "us"))
+			return 1e-6;
+		if (!strcmp(u, "ns"))
+			return 1e-9;
+		return 0;
+	}
+	if (ends(name, "_ms"))
+		return 1e-3;
+	if (ends(name, "_us"))
+		return 1e-6;
+	if (ends(name, "_ns"))
+		return 1e-9;
+	if (ends(name, "_s") && !has(name, "per_s") && !has(name, "_mb_s"))
+		return 1;
+	return 0;
+}
+
+static const struct store_metric *metric_of(const struct q_run *r,
+					    const char *name)
+{
+	for (size_t i = 0; i < r->nm; i++)
+		if (!strcmp(r->m[i].name, name))
+			return &r->m[i];
+	return NULL;
+}
+
+/* cmdN_real_s (N from 1) and real_s of a run of one command: that
+ * command's index, else -1 */
+static int cmd_term(const char *t, const struct q_run *r)
+{
+	int idx;
+	char tail[16];
+
+	if (!strcmp(t, "real_s") && r && r->nc == 1)
+		return r->c[0].idx;
+	if (sscanf(t, "cmd%d_%15s", &idx, tail) == 2 && idx >= 1 &&
+	    !strcmp(tail, "real_s"))
+		return idx - 1;
+	return -1;
+}
+
+double q_commands_s(const struct q_run *r, uint64_t mask)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	double sum = 0;
+	int n = 0, timed = 1, overlap = 0;
+	int64_t last_end = INT64_MIN;
+
+	for (size_t i = 0; i < r->nc; i++) {
+		const struct store_command *c = &r->c[i];
+		if (mask && !(c->idx < 64 && (mask >> c->idx) & 1))
+			continue;
+		if (!isfinite(c->real_s))
+			continue;
+		n++;
+		sum += c->real_s;
+		if (c->start_ns == STORE_NO_TIME || c->end_ns == STORE_NO_TIME) {
+			timed = 0;
+			continue;
+		}
+		if (c->start_ns < last_end)
+			overlap = 1;
+		if (c->end_ns > last_end)
+			last_end = c->end_ns;
+		if (c->start_ns < lo)
+			lo = c->start_ns;
+		if (c->end_ns > hi)
+			hi = c->end_ns;
+	}
+	if (!n)
+		return NAN;
+	/* commands at once: the first start to the last end; one after
+	 * another: the sum of their times (the gaps between steps are no
+	 * one's) */
+	if (timed && overlap && hi > lo)
+		return (double)(hi - lo) / 1e9;
+	return sum;
+}
+
+static int all_have_metric(const struct q_run *r, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!metric_of(&r[i], name))
+			return 0;
+	return n > 0;
+}
+
+/* The workload's own result, when every run has it: a metric the user
+ * asked for (regex at capture, set by hand) first, then fio's or dd's when
+ * the run's only command was fio or dd. */
+static int workload_metric(struct question *q, const struct q_run *r,
+			   size_t n)
+{
+	static const char *const sources[] = { "regex", "manual", "fio", "dd" };
+
+	for (size_t s = 0; s < 4; s++)
+		for (size_t i = 0; i < r[0].nm; i++) {
+			const struct store_metric *m = &r[0].m[i];
+			int dir;
+			if (strcmp(m->source, sources[s]) ||
+			    !all_have_metric(r, n, m->name))
+				continue;
+			/* fio's and dd's results: the result only when they
+			 * were the whole workload */
+			if (s >= 2) {
+				int one = 1;
+				for (size_t k = 0; k < n; k++)
+					one &= r[k].nc <= 1;
+				if (!one)
+					continue;
+				if (s == 2 && !ends(m->name, "_bw_bytes"))
+					continue;
+				if (s == 3 && strcmp(m->name, "dd_bytes_per_s"))
+					continue;
+				/* fio: the direction that moved the most bytes */
+				if (s == 2) {
+					const char *other = !strncmp(m->name, "read",
+							     4) ? "write_io_bytes"
+							   : "read_io_bytes";
+					char mine[64];
+					const struct store_metric *a, *b;
+					snprintf(mine, sizeof(mine), "%.*s_io_bytes",
+						 (int)(strlen(m->name) - 9), m->name);
+					a = metric_of(&r[0], mine);
+					b = metric_of(&r[0], other);
+					if (a && b && b->value > a->value)
+						continue;
+				}
+			}
+			dir = q_direction(m->name, m->unit);
+			snprintf(q->key, sizeof(q->key), "%s", m->name);
+			snprintf(q->terms[0], sizeof(q->terms[0]), "%s", m->name);
+			q->nterms = 1;
+			snprintf(q->unit, sizeof(q->unit), "%s", m->unit ? m->unit : "");
+			q->lower_better = dir != 0;
+			q->assumed = dir < 0;
+			q->unit_scale = time_unit(m->name, m->unit);
+			q->duration = q->lower_better && q->unit_scale > 0;
+			snprintf(q->label, sizeof(q->label), "%s", m->name);
+			snprintf(q->why, sizeof(q->why), "the workload's own result "
+				 "(%s), which every run has", m->source);
+			q->kind = Q_WORKLOAD;
+			return 1;
+		}
+	return 0;
+}
+
+int question_choose(struct question *q, const char *expr,
+		    const struct q_run *r, size_t n, char *err, size_t errlen)
+{
+	char buf[256], *colon, *tok, *save;
+	int forced = -1;
+
+	memset(q, 0, sizeof(*q));
+	q->unit_scale = 1;
+	if (!expr) {
+		int timed = 1;
+		if (workload_metric(q, r, n))
+			return 0;
+		for (size_t i = 0; i < n; i++)
+			timed &= isfinite(q_commands_s(&r[i], 0));
+		if (timed && n) {
+			q->kind = Q_COMMANDS;
+			snprintf(q->key, sizeof(q->key), "total");
+			snprintf(q->terms[0], sizeof(q->terms[0]), "total");
+			q->nterms = 1;
+		} else {
+			q->kind = Q_SPAN;
+			snprintf(q->key, sizeof(q->key), "workload_span_s");
+			snprintf(q->terms[0], sizeof(q->terms[0]),
+				 "workload_span_s");
+			q->nterms = 1;
+			snprintf(q->label, sizeof(q->label), "the workload's span");
+			snprintf(q->why, sizeof(q->why), "no timed commands: the "
+				 "time from the workload's first I/O to its last");
+		}
+		snprintf(q->unit, sizeof(q->unit), "s");
+		q->lower_better = q->duration = 1;
+		if (q->kind == Q_COMMANDS) {
+			size_t nc = r[0].nc;
+			snprintf(q->label, sizeof(q->label), "%s", nc > 1 ?
+				 "total real time of the commands" :
+				 "real time of the command");
+			snprintf(q->why, sizeof(q->why), "the timed commands' real "
+				 "time%s", nc > 1 ? ", all steps (first start to "
+				 "last end when they ran at once)" : "");
+		}
+		return 0;
+	}
+	q->kind = Q_METRIC;
+	snprintf(buf, sizeof(buf), "%s", expr);
+	if ((colon = strrchr(buf, ':'))) {
+		if (!strcasecmp(colon + 1, "higher"))
+			forced = 0;
+		else if (!strcasecmp(colon + 1, "lower"))
+			forced = 1;
+		else {
+			snprintf(err, errlen, "metric '%s': after ':' say 'higher' "
+				 "or 'lower' (which is better)", expr);
+			return -1;
+		}
+		*colon = 0;
+	}
+	for (tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+		while (*tok == ' ')
+			tok++;
+		for (char *e = tok + strlen(tok); e > tok && e[-1] == ' ';)
+			*--e = 0;
+		if (!*tok || q->nterms == Q_MAX_TERMS) {
+			snprintf(err, errlen, "metric '%s': %s", expr, *tok ?
+				 "at most 8 terms" : "an empty term");
+			return -1;
+		}
+		if (!strcmp(tok, "elapsed"))
+			tok = "elapsed_s";
+		else if (!strcmp(tok, "span"))
+			tok = "span_s";
+		snprintf(q->terms[q->nterms++], sizeof(q->terms[0]), "%s", tok);
+	}
+	if (!q->nterms) {
+		snprintf(err, errlen, "metric '%s': no figure named", expr);
+		return -1;
+	}
+	snprintf(q->key, sizeof(q->key), "%s", expr);
+	if (colon)
+		q->key[colon - buf] = 0;
+	/* unit and direction from the first term; commands' times mark which
+	 * commands the window covers */
+	{
+		const char *t0 = q->terms[0];
+		const struct store_metric *m = n ? metric_of(&r[0], t0) : NULL;
+		const char *unit = m ? m->unit : NULL;
+		int dir;
+		if (!strcmp(t0, "total"))
+			unit = "s";
+		dir = q_direction(t0, unit);
+		q->unit_scale = !strcmp(t0, "total") ? 1 : time_unit(t0, unit);
+		snprintf(q->unit, sizeof(q->unit), "%s", unit ? unit :
+			 q->unit_scale == 1 ? "s" : "");
+		q->lower_better = forced >= 0 ? forced : dir != 0;
+		q->assumed = forced < 0 && dir < 0;
+		q->duration = q->lower_better && q->unit_scale > 0;
+	}
+	for (int k = 0; k < q->nterms; k++) {
+		int idx = cmd_term(q->terms[k], n ? &r[0] : NULL);
+		if (!strcmp(q->terms[k], "total"))
+			q->cmd_mask = 0;
+		else if (idx >= 0 && idx < 64)
+			q->cmd_mask |= 1ull << idx;
+		else
+			q->cmd_mask = 0;
+		if (idx < 0 && strcmp(q->terms[k], "total"))
+			break;
+	}
+	/* a term that is no command's time: the window is the whole run */
+	for (int k = 0; k < q->nterms; k++)
+		if (cmd_term(q->terms[k], n ? &r[0] : NULL) < 0)
+			q->cmd_mask = 0;
+	if (q->nterms > 1) {
+		size_t o = 0;
+		for (int k = 0; k < q->nterms && o + 2 < sizeof(q->label); k++)
+			o += (size_t)snprintf(q->label + o, sizeof(q->label) - o,
+					      "%s%s", k ? " + " : "", q->terms[k]);
+	} else
+		snprintf(q->label, sizeof(q->label), "%s", !strcmp(q->terms[0],
+			 "total") ? "total real time of the commands" : q->terms[0]);
+	snprintf(q->why, sizeof(q->why), "--metric %s%s", expr, q->assumed ?
+		 "; lower taken as better (the name does not say: add :higher "
+		 "if not)" : "");
+	return 0;
+}
+
+double question_value(const struct question *q, const struct q_run *r,
+		      double (*fig)(void *ctx, const char *key), void *ctx)
+{
+	double sum = 0;
+
+	for (int k = 0; k < q->nterms; k++) {
+		const char *t = q->terms[k];
+		const struct store_metric *m = metric_of(r, t);
+		int idx;
+		double v = NAN;
+		if (!strcmp(t, "total"))
+			v = q_commands_s(r, 0);
+		else if (m)
+			v = m->value;
+		else if ((idx = cmd_term(t, r)) >= 0 && idx < 64)
+			v = q_commands_s(r, 1ull << idx);
+		else if (fig)
+			v = fig(ctx, t);
+		if (!isfinite(v))
+			return NAN;
+		sum += v;
+	}
+	return sum;
+}

@@ -1,0 +1,155 @@
+# t_question.sh: the question compare answers (analyze/question.c) and the
+# waterfall its causes make, on committed fixtures and pasted outputs (no
+# capture, so it holds on a busy machine):
+#   the workload's own result is the default figure, with its direction
+#   (tps higher is better: the run with fewer tps is the worse one);
+#   --metric NAME:lower flips it, an unknown figure or direction is refused;
+#   --metric A+B sums workload metrics, and a pasted `time` of dd and sync
+#   is explained as their total, not dd alone (seed 001);
+#   commands are numbered from 1 in compare as in `iotape metric`;
+#   without commands or metrics the question is the workload's span, not
+#   the trace span (a stray event of another process 8 s later moves it not);
+#   the causes, the offsets and "not explained" add up to the difference,
+#   and no cause costs more than the difference and the offsets together.
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "the question"
+command -v jq > /dev/null || { skip "the question" "no jq"; exit 0; }
+
+t=$TEST_TMP db=$t/q.db
+cmp() { "$IOTAPE" compare --db "$db" --json "$@"; }
+q() { cmp "$@" | jq -r '.comparisons[0] | "\(.question.figure) \(.question.direction) worse=\(.worse)"'; }
+
+"$IOTAPE" import --quiet --db "$db" --run a "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" import --quiet --db "$db" --again --run b "$FIXTURES/loop-fio-small.bin"
+
+# ---- the workload's own result and its direction -----------------------------
+"$IOTAPE" metric --db "$db" a tps=949 > /dev/null
+"$IOTAPE" metric --db "$db" b tps=893 > /dev/null
+check_eq "default: the workload's result (tps), higher is better, b worse" \
+	"tps higher is better worse=b" "$(q a b)"
+check_eq "the same pair the other way round: b still the worse" \
+	"tps higher is better worse=b" "$(q b a)"
+check_eq "--metric tps:lower flips the direction" \
+	"tps lower is better worse=a" "$(q --metric tps:lower a b)"
+cmp a b > "$t/ab.json"
+check_eq "the difference is -5.9% in tps" "-5.9" \
+	"$(jq -r '.comparisons[0] | 100 * (.value - .base_value) / .base_value * 10 | round / 10' "$t/ab.json")"
+"$IOTAPE" compare --db "$db" a b > "$t/ab.txt"
+grep -q '^tps (higher is better): a 949.0, b 893.0: b is worse by 56.0 (-5.9%)' "$t/ab.txt" &&
+	ok "text: the figure, its direction and the worse run" ||
+	not_ok "text: the figure, its direction and the worse run" "$(sed -n '/the question/,/^$/p' "$t/ab.txt")"
+
+# ---- refused questions ------------------------------------------------------
+if "$IOTAPE" compare --db "$db" --metric nosuch a b > /dev/null 2> "$t/err"; then
+	not_ok "an unknown figure is refused"
+else
+	grep -q "no figure 'nosuch'" "$t/err" && ok "an unknown figure is refused, named" ||
+		not_ok "an unknown figure is refused, named" "$(cat "$t/err")"
+fi
+if "$IOTAPE" compare --db "$db" --metric tps:sideways a b > /dev/null 2> "$t/err"; then
+	not_ok "a direction other than higher or lower is refused"
+else
+	grep -q "say 'higher' or 'lower'" "$t/err" && ok "a direction other than higher or lower is refused" ||
+		not_ok "a direction other than higher or lower is refused" "$(cat "$t/err")"
+fi
+
+# ---- sums: dd plus sync ------------------------------------------------------
+"$IOTAPE" metric --db "$db" a ddw_s=10 sync_s=2 > /dev/null
+"$IOTAPE" metric --db "$db" b ddw_s=9 sync_s=4 > /dev/null
+check_eq "--metric ddw_s: a is the worse (10 s against 9 s)" \
+	"ddw_s lower is better worse=a" "$(q --metric ddw_s a b)"
+check_eq "--metric ddw_s+sync_s: b is the worse (13 s against 12 s)" \
+	"ddw_s+sync_s lower is better worse=b" "$(q --metric ddw_s+sync_s a b)"
+
+# a pasted `time` of dd then sync: the total is the question, not dd alone
+cat > "$t/before.txt" <<'EOF'
+# time dd if=/dev/zero of=/mnt/f bs=1M count=2048 ; time sync
+2048+0 records in
+2048+0 records out
+2147483648 bytes (2.1 GB, 2.0 GiB) copied, 3.91546 s, 548 MB/s
+
+real	0m3.921s
+user	0m0.004s
+sys	0m1.618s
+
+real	0m21.407s
+user	0m0.000s
+sys	0m0.031s
+EOF
+cat > "$t/after.txt" <<'EOF'
+# time dd if=/dev/zero of=/mnt/f bs=1M count=2048 ; time sync
+2048+0 records in
+2048+0 records out
+2147483648 bytes (2.1 GB, 2.0 GiB) copied, 15.2 s, 141 MB/s
+
+real	0m15.207s
+user	0m0.004s
+sys	0m1.702s
+
+real	0m9.012s
+user	0m0.000s
+sys	0m0.031s
+EOF
+"$IOTAPE" import --quiet --db "$db" --run before "$t/before.txt"
+"$IOTAPE" import --quiet --db "$db" --run after "$t/after.txt"
+check_eq "dd + sync: the total real time, and before (25.3 s) is the worse" \
+	"total lower is better worse=before" "$(q before after)"
+cmp before after > "$t/dd.json"
+check_eq "dd + sync: the difference is the total's, 1.109 s" "1.109" \
+	"$(jq -r '.comparisons[0].difference * -1000 | round / 1000' "$t/dd.json")"
+check_eq "--metric cmd1_real_s: dd alone, after the worse" \
+	"cmd1_real_s lower is better worse=after" "$(q --metric cmd1_real_s before after)"
+check_eq "commands numbered from 1, as iotape metric lists them" "cmd1_real_s cmd2_real_s" \
+	"$(jq -r '[.runs[0].figures | keys[] | select(test("^cmd"))] | join(" ")' "$t/dd.json")"
+"$IOTAPE" metric --db "$db" before | awk '{ print $1 }' | grep -qx cmd2_real_s &&
+	ok "iotape metric lists the same cmd2_real_s" || not_ok "iotape metric lists cmd2_real_s"
+
+# ---- no commands, no metrics: the workload's span, not the trace's -----------
+"$IOTAPE" import --quiet --db "$db" --again --run c "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" import --quiet --db "$db" --again --run d "$FIXTURES/loop-fio-small.bin"
+check_eq "no metrics: the workload's span" "workload_span_s lower is better worse=null" \
+	"$(q c d)"
+# d with a stray write of another process 8 s after the rest (blkparse text)
+"$IOTAPE" dump --db "$db" d > "$t/d.txt"
+last=$(tail -n 1 "$t/d.txt" | awk '{ print $4 }')
+stray=$(awk -v l="$last" 'BEGIN { printf "%.9f", l + 8 }')
+printf '  7,0    1        0 %s 99999  Q  WS 999999 + 8 [stray]\n' "$stray" >> "$t/d.txt"
+printf '  7,0    1        0 %s 99999  C  WS 999999 + 8 [0]\n' "$stray" >> "$t/d.txt"
+"$IOTAPE" import --quiet --db "$db" --run e "$t/d.txt"
+cmp c e > "$t/ce.json"
+check_eq "a stray event 8 s later leaves the workload's span as it was" \
+	"$(jq -r '.comparisons[0].base_value * 1000 | round' "$t/ce.json")" \
+	"$(jq -r '.comparisons[0].value * 1000 | round' "$t/ce.json")"
+check_eq "... while the trace span grew 8 s" "1" \
+	"$(jq -r '(.runs[1].figures.span_s - .runs[0].figures.span_s) > 7.9 | if . then 1 else 0 end' "$t/ce.json")"
+
+# ---- the waterfall adds up ------------------------------------------------------
+# waterfall JSON: the causes and offsets shown plus not_explained_s are the
+# difference; no cause costs more than the difference and the offsets
+addsup() {
+	jq -r '.comparisons[] | select(.difference_s != null and .difference_s != 0) |
+		([.findings[] | select(.in_waterfall == 1) | .cost_s] | add // 0) as $s |
+		(([.findings[] | select(.in_waterfall == 1 and .cost_s < 0) | -.cost_s] | add // 0) +
+		 (if .not_explained_s < 0 then -.not_explained_s else 0 end)) as $off |
+		(if (($s + .not_explained_s - .difference_s) | fabs) < 1e-6 then "sum" else "nosum" end) + " " +
+		(if ([.findings[] | select(.cause == 1 and .cost_s > .difference_s + $off + 1e-6)] | length) == 0
+		 then "bounded" else "unbounded" end)' "$1"
+}
+check_eq "tps pair: the waterfall adds up, costs bounded" "sum bounded" "$(addsup "$t/ab.json")"
+S=${IOTAPE_CORPUS:-$REPO_ROOT/../shared/corpus}/seed-debsums-patch
+if [ -d "$S" ]; then
+	for r in one-disk two-disks; do
+		"$IOTAPE" import --quiet --db "$db" --run "$r" --names "$S/$r/cmdlines.txt" "$S/$r/trace.bin"
+		"$IOTAPE" import --quiet --db "$db" --run "$r" "$S/$r/vmstat.log"
+	done
+	cmp two-disks one-disk > "$t/seed.json"
+	check_eq "seed pair: the waterfall adds up, costs bounded" "sum bounded" "$(addsup "$t/seed.json")"
+	check_eq "seed pair: one-disk is the worse by the workload's span" "workload_span_s one-disk" \
+		"$(jq -r '.comparisons[0] | "\(.question.figure) \(.worse)"' "$t/seed.json")"
+	check_eq "seed pair: the same processes as one family each (md5sum)" 1 \
+		"$(jq -r '[.analyses[0].analysis.time.families[] | select(.name == "md5sum")] | length' "$t/seed.json")"
+else
+	skip "seed pair" "no corpus (IOTAPE_CORPUS=... or ../shared/corpus)"
+fi
+tap_finish

@@ -1,0 +1,227 @@
+/* Unit tests of the workload's critical path (analyze/critpath.h) on runs
+ * made in memory (rundata_of_ios): the categories add up to the window;
+ * overlapping I/Os of one process count once (a queue depth of 4 is not 4x
+ * the device time); two processes at once share each instant; a process's
+ * time between its I/Os is free time; I/O at the device while another
+ * process's was in flight is queueing beyond the unloaded D2C; and
+ * critpath_diff()'s split adds up to the difference, giving smaller
+ * requests for the same bytes to the count-and-size part. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/critpath.h"
+#include "analyze/evorder.h"
+#include "analyze/rundata.h"
+#include "capture/blktrace_format.h"
+#include "lib/util.h"
+
+#define MS 1000000LL
+
+static struct an_io io_of(uint32_t pid, int64_t q, int64_t d, int64_t c,
+			  uint32_t bytes, uint64_t sector)
+{
+	struct an_io x;
+
+	memset(&x, 0, sizeof(x));
+	x.q = q;
+	x.g = x.i = x.m = AN_NONE;
+	x.d = d;
+	x.c = c;
+	x.bytes = x.dbytes = bytes;
+	x.sector = x.dsector = sector;
+	x.pid = pid;
+	x.dev = BT_MKDEV(7, 0);
+	x.flags = AN_HEAD;
+	return x;
+}
+
+static double cat_sum(const struct critpath *cp)
+{
+	double s = 0;
+
+	for (int k = 0; k < CP_NCAT; k++)
+		s += cp->cat[k];
+	return s;
+}
+
+/* builds cp over the n I/Os io (no samples, no commands) */
+static void build(struct critpath *cp, struct rundata *rd, struct evorder *o,
+		  const struct an_io *io, size_t n)
+{
+	rundata_of_ios(rd, NULL, io, n);
+	/* the window rundata_load() would set: first to last event */
+	rd->t0 = io[0].q;
+	rd->t1 = io[0].c;
+	for (size_t i = 0; i < n; i++) {
+		if (io[i].q < rd->t0)
+			rd->t0 = io[i].q;
+		if (io[i].c > rd->t1)
+			rd->t1 = io[i].c;
+	}
+	evorder_build(o, rd, 1u << EV_Q | 1u << EV_D | 1u << EV_C);
+	critpath_build(cp, rd, o, 0);
+}
+
+static void done(struct critpath *cp, struct rundata *rd, struct evorder *o)
+{
+	critpath_free(cp);
+	evorder_free(o);
+	rundata_free(rd);
+}
+
+/* one process, one read at a time, 10 ms each with 5 ms between: half the
+ * window waiting at the device, the rest free */
+static void test_serial(void **state)
+{
+	struct an_io io[10];
+	struct critpath cp;
+	struct rundata rd;
+	struct evorder o;
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		io[i] = io_of(100, i * 15 * MS, i * 15 * MS, i * 15 * MS + 10 * MS,
+			      65536, (uint64_t)i * 128);
+	build(&cp, &rd, &o, io, 10);
+	assert_true(fabs(cp.elapsed_s - 0.145) < 1e-9);
+	assert_true(fabs(cat_sum(&cp) - cp.elapsed_s) < 1e-6);
+	assert_true(fabs(cp.blocked_s - 0.100) < 1e-6);
+	assert_true(fabs(cp.cat[CP_DEVICE] - 0.100) < 1e-6);
+	assert_true(fabs(cp.free_s - 0.045) < 1e-6);
+	done(&cp, &rd, &o);
+}
+
+/* one process keeping 4 reads in flight for 100 ms: 100 ms of waiting,
+ * not 400 ms of device time */
+static void test_depth(void **state)
+{
+	struct an_io io[40];
+	struct critpath cp;
+	struct rundata rd;
+	struct evorder o;
+
+	(void)state;
+	for (int i = 0; i < 40; i++) {
+		int64_t q = (i / 4) * 10 * MS;
+		io[i] = io_of(100, q, q, q + 10 * MS, 4096, (uint64_t)i * 8);
+	}
+	build(&cp, &rd, &o, io, 40);
+	assert_true(fabs(cp.elapsed_s - 0.100) < 1e-9);
+	assert_true(fabs(cp.blocked_s - 0.100) < 1e-6);
+	assert_true(fabs(cat_sum(&cp) - 0.100) < 1e-6);
+	done(&cp, &rd, &o);
+}
+
+/* two processes on one device that serves a request at a time: pid 1
+ * alone for 200 ms (10 ms reads back to back), then both queue a read every
+ * 20 ms, pid 1's served first (done at +10 ms), pid 2's after it (done at
+ * +20 ms: it waited 10 ms behind pid 1's). Each instant counted once, half
+ * to each process while both wait; pid 2's wait behind pid 1's read is
+ * queueing, its own 10 ms of service the device's */
+static void test_two(void **state)
+{
+	struct an_io io[64];
+	struct critpath cp;
+	struct rundata rd;
+	struct evorder o;
+	size_t n = 0;
+	int64_t t;
+
+	(void)state;
+	for (t = 0; t < 200 * MS; t += 10 * MS)
+		io[n++] = io_of(1, t, t, t + 10 * MS, 4096, (uint64_t)t / MS * 8);
+	for (t = 200 * MS; t < 400 * MS; t += 20 * MS) {
+		io[n++] = io_of(1, t, t, t + 10 * MS, 4096, (uint64_t)t / MS * 8);
+		io[n++] = io_of(2, t, t, t + 20 * MS, 4096, 1000000 + (uint64_t)t / MS * 8);
+	}
+	build(&cp, &rd, &o, io, n);
+	assert_true(fabs(cp.elapsed_s - 0.400) < 1e-9);
+	assert_true(fabs(cat_sum(&cp) - 0.400) < 1e-6);
+	/* pid 1 ends at its last C (390 ms): pid 2 alone for the last 10 ms
+	 * takes it whole, 2.5 ms more queueing, 2.5 more device, 5 less free */
+	assert_true(fabs(cp.cat[CP_QUEUE] - 0.0525) < 1e-6);
+	assert_true(fabs(cp.cat[CP_DEVICE] - 0.3025) < 1e-6);
+	assert_true(fabs(cp.free_s - 0.045) < 1e-6);
+	done(&cp, &rd, &o);
+}
+
+/* the same 4 MiB read in 512 KiB requests (x) and in 8 KiB ones (y, each
+ * 1 ms): the difference is the requests' count and size, not the device's
+ * speed, and the split adds up */
+static void test_diff_mix(void **state)
+{
+	struct an_io *a = xcalloc(512, sizeof(*a)), *b = xcalloc(512, sizeof(*b));
+	struct critpath x, y;
+	struct rundata rx, ry;
+	struct evorder ox, oy;
+	struct cp_diff d;
+	double total, split = 0;
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		a[i] = io_of(1, i * 5 * MS, i * 5 * MS, i * 5 * MS + 5 * MS,
+			     524288, (uint64_t)i * 1024);
+	for (int i = 0; i < 512; i++)
+		b[i] = io_of(1, i * MS, i * MS, i * MS + MS, 8192, (uint64_t)i * 16);
+	build(&x, &rx, &ox, a, 8);
+	build(&y, &ry, &oy, b, 512);
+	total = critpath_diff(&x, &y, 1, &d);
+	assert_true(fabs(total - (0.512 - 0.040)) < 1e-6);
+	for (int k = 0; k < CP_NCAT; k++)
+		split += d.d[k];
+	split += d.mix_s[0] + d.mix_s[1] + d.volume_s[0] + d.volume_s[1];
+	assert_true(fabs(split - total) < 1e-6);
+	assert_true(d.mix_s[0] > 0.9 * total);
+	assert_true(fabs(d.volume_s[0]) < 1e-6);
+	assert_true(d.mean_kb[1][0] < d.mean_kb[0][0]);
+	done(&x, &rx, &ox);
+	done(&y, &ry, &oy);
+	free(a);
+	free(b);
+}
+
+/* the same requests 2x slower at the device: its speed, not the mix */
+static void test_diff_speed(void **state)
+{
+	struct an_io a[40], b[40];
+	struct critpath x, y;
+	struct rundata rx, ry;
+	struct evorder ox, oy;
+	struct cp_diff d;
+	double total;
+
+	(void)state;
+	for (int i = 0; i < 40; i++) {
+		a[i] = io_of(1, i * 2 * MS, i * 2 * MS, i * 2 * MS + 2 * MS, 65536,
+			     (uint64_t)i * 128);
+		b[i] = io_of(1, i * 4 * MS, i * 4 * MS, i * 4 * MS + 4 * MS, 65536,
+			     (uint64_t)i * 128);
+	}
+	build(&x, &rx, &ox, a, 40);
+	build(&y, &ry, &oy, b, 40);
+	total = critpath_diff(&x, &y, 1, &d);
+	assert_true(fabs(total - 0.080) < 1e-6);
+	assert_true(fabs(d.d[CP_DEVICE] - 0.080) < 1e-6);
+	assert_true(fabs(d.mix_s[0]) < 1e-6);
+	done(&x, &rx, &ox);
+	done(&y, &ry, &oy);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_serial),
+		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_two),
+		cmocka_unit_test(test_diff_mix),
+		cmocka_unit_test(test_diff_speed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
