@@ -49,6 +49,11 @@ DEB_CHECK += /usr/include/jansson.h
 # (initdb, pg_ctl) runs in the tests that start their own (tests/lib.sh pg_start).
 DEB_PACKAGES += libpq-dev postgresql
 DEB_CHECK += /usr/include/postgresql/libpq-fe.h /usr/lib/postgresql/15/bin/initdb
+# libfuse3 serves `iotape disk`'s FUSE file (model/disk_fuse.c), loaded when
+# a disk starts (model/fuse_dl.c), not linked; fuse3 has fusermount3 and the
+# kernel module's udev rule.
+DEB_PACKAGES += libfuse3-dev libfuse3-3 fuse3
+DEB_CHECK += /usr/include/fuse3/fuse_lowlevel.h /usr/bin/fusermount3
 
 LIB_SRC = lib/util.c lib/dl.c lib/emit.c lib/options.c lib/outfile.c lib/spill.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
@@ -92,7 +97,12 @@ REPLAY_SRC = replay/plan.c replay/engine.c replay/engine_uring.c \
 # replay's model engine
 MODEL_SRC = model/model.c model/model_seek.c model/model_profile.c \
 	model/model_fit.c
-SRC = $(LIB_SRC) $(CORE_SRC) $(MODEL_SRC) $(CMD_SRC) $(PLOT_SRC) $(REPLAY_SRC)
+# the real-time disk (`iotape disk`): the model served as a loop device over
+# a FUSE file; not pure (a daemon, FUSE, tracefs)
+DISK_SRC = model/fuse_dl.c model/disk.c model/disk_fuse.c model/disk_stats.c \
+	model/disk_trace.c model/cmd_disk.c
+SRC = $(LIB_SRC) $(CORE_SRC) $(MODEL_SRC) $(CMD_SRC) $(PLOT_SRC) $(REPLAY_SRC) \
+	$(DISK_SRC)
 OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BUILD)/%,$(SRC))) \
 	$(BUILD)/schema_sql.o $(BUILD)/schema_pg_sql.o
 SQL = $(sort $(wildcard schema/[0-9][0-9][0-9]_*.sql))
@@ -163,6 +173,12 @@ demo: deps all
 
 bench: deps all
 	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/bench.sh
+
+# `iotape disk` against the model and the seed reports, for real (root, minutes;
+# IOTAPE_DISKSIM_VALID: DiskSim 4.0's valid/ folder for its traces)
+validate-disk: deps all
+	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/validate_disk.sh
+	$(Q)IOTAPE=$(CURDIR)/iotape bash bench/seed_disk.sh
 
 # The blind explanation scoreboard (tests/score; README "How the explanation
 # is scored"): captures its scenarios afresh into $(SCORE_DIR) as root (a
@@ -246,4 +262,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz iotape iotape-san
 
-.PHONY: all deps unit test bench demo fuzz clean explain-score
+.PHONY: all deps unit test bench validate-disk demo fuzz clean explain-score

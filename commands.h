@@ -35,5 +35,6 @@ int cmd_plot(int argc, char **argv);    /* plots/cmd_plot.c */
 int cmd_mail(int argc, char **argv);    /* plots/cmd_mail.c */
 int cmd_replay(int argc, char **argv);  /* replay/cmd_replay.c */
 int cmd_model(int argc, char **argv);   /* replay/cmd_model.c */
+int cmd_disk(int argc, char **argv);    /* model/cmd_disk.c */
 
 #endif

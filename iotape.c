@@ -40,6 +40,7 @@ static const struct command commands[] = {
 	{ "vmstat", cmd_vmstat, "a run's samples as vmstat(8)'s table" },
 	{ "replay", cmd_replay, "reissue a run's I/O on a device or file, stored as a run" },
 	{ "model", cmd_model, "modelled rotating disks: list profiles, fit one to a trace" },
+	{ "disk", cmd_disk, "a modelled disk as a block device, in real time (FUSE, loop)" },
 };
 
 static void usage(FILE *fp)

@@ -7,7 +7,7 @@
 # shown), BENCH_IOS (400000 reads captured: 2.4M events), BENCH_MIN_EVENTS (2000000);
 # BENCH_5M=1: issue 16's sizes (850000 reads, 5.1M events; 10.2M for the doubled
 # trace), cached in /var/tmp/iotape-bench-5m. BENCH_SKIP: parts left out, of
-# "capture record replay model pg" (the blkparse/btt part and issue 16's table always
+# "capture record replay model disk pg" (the blkparse/btt part and issue 16's table always
 # run). The machine's load moves every figure: compare the ratios to the peer measured
 # in the same run.
 
@@ -250,6 +250,10 @@ part replay && BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_r
 
 # the modelled disk (bench/bench_model.sh): simulated I/Os per second
 part model && BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_model.sh"
+
+# the modelled disk in real time (bench/bench_disk.sh): its ceiling against a
+# plain loop device, the host's overhead, lateness at 100 to 10,000 I/Os a second
+part disk && IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_disk.sh"
 
 # the PostgreSQL store (bench/bench_pg.sh): import, push and report against SQLite
 part pg && BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE BENCH_REPS=$REPS bash "$(dirname "$0")/bench_pg.sh"

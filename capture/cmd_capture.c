@@ -17,10 +17,12 @@
 #include "commands.h"
 #include "lib/options.h"
 #include "lib/util.h"
+#include "model/disk.h"
 
 static const struct opt_def options[] = {
 	{ "device", 1, 'd', "DEV", "a device to trace (path, or major:minor; a "
-	  "file's path\nmeans the disk holding it); repeatable;\ndefault: the "
+	  "file's path\nmeans the disk holding it; the NAME of a disk of\n"
+	  "'iotape disk' its loop device); repeatable;\ndefault: the "
 	  "disk of the current folder and every disk\nholding active swap; "
 	  "partitions map to their disk" },
 	{ "interval", 1, 'i', "SEC", "seconds between /proc samples (default 1; "
@@ -52,7 +54,8 @@ static const struct opt_def options[] = {
 	  "FILE)" },
 	{ "buffer-kb", 1, 'k', "KB", "tracefs ring buffer per CPU (default "
 	  "16384)" },
-	{ "reset", 0, 'Z', NULL, "put back what a killed capture left changed" },
+	{ "reset", 0, 'Z', NULL, "put back what a killed capture left changed, "
+	  "and stop\nevery disk of 'iotape disk'" },
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "run", 1, 'r', "NAME", "name of the run (default: capture); not digits "
 	  "only,\nwhich read as a run id" },
@@ -230,6 +233,29 @@ static int parse_option(struct capture_opts *o, int c, struct capture_cmd **last
 	return 0;
 }
 
+/* --reset's second half: stops every disk of `iotape disk` under dir (as
+ * `disk stop --force`), a line each. Returns 0, or -1 when one could not be
+ * stopped (said). */
+static int stop_disks(const char *dir)
+{
+	struct disk_info *d;
+	size_t n;
+	char err[512];
+	int rc = 0;
+
+	if (disk_list(dir, &d, &n, err, sizeof(err)))
+		return error("%s", err);
+	for (size_t i = 0; i < n; i++) {
+		if (disk_stop(dir, d[i].name, 1, 0, err, sizeof(err)))
+			rc = error("%s", err);
+		else
+			printf("stopped disk '%s'%s%s%s\n", d[i].name, d[i].loop[0] ?
+			       " (" : "", d[i].loop, d[i].loop[0] ? ")" : "");
+	}
+	free(d);
+	return rc;
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	struct option longopts[ARRAY_SIZE(options) + 1];
@@ -239,6 +265,7 @@ int cmd_capture(int argc, char **argv)
 		.tracefs = "/sys/kernel/tracing", .state_dir = LAB_DIR_DEFAULT,
 	};
 	struct capture_cmd *last = NULL;
+	char disk_paths[CAPTURE_MAX_DEVS][64];
 	int c, reset = 0, rc;
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
@@ -253,8 +280,23 @@ int cmd_capture(int argc, char **argv)
 		else if ((rc = parse_option(&o, c, &last)))
 			return rc;
 	}
-	if (reset)
-		return lab_reset(o.state_dir) ? -1 : 0;
+	if (reset) {
+		/* the lab as it was: settings, then the modelled disks
+		 * (not under a capture that runs: its workload may use them) */
+		rc = lab_reset(o.state_dir) ? -1 : 0;
+		if (!lab_busy(o.state_dir) && stop_disks(o.state_dir))
+			rc = -1;
+		return rc;
+	}
+	for (int i = 0; i < o.ndevspec; i++) {
+		char err[512];
+		int r = disk_resolve(o.state_dir, o.devspecs[i], disk_paths[i],
+				     sizeof(disk_paths[i]), err, sizeof(err));
+		if (r < 0)
+			return error("%s", err);
+		if (r > 0)
+			o.devspecs[i] = disk_paths[i];
+	}
 	if (o.run && check_run_name(o.run))
 		return 2;
 	if (optind < argc) {

@@ -152,6 +152,20 @@ static void lab_path(char *buf, size_t len, const char *dir, const char *name)
 	snprintf(buf, len, "%s/%s", dir, name);
 }
 
+int lab_busy(const char *dir)
+{
+	char lockp[300];
+	int fd, busy = 0;
+
+	lab_path(lockp, sizeof(lockp), dir, "capture.lock");
+	if ((fd = open(lockp, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+		busy = 1;
+	close(fd);
+	return busy;
+}
+
 int lab_check(const char *dir, char *err, size_t errlen)
 {
 	char path[300];

@@ -31,6 +31,9 @@ int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen);
  * of them). Returns 0 or -1 with err. */
 int lab_check(const char *dir, char *err, size_t errlen);
 
+/* 1 when a capture or replay holds the lock in dir (it runs), else 0. */
+int lab_busy(const char *dir);
+
 /* Writes value into the file at path (a sysctl, a queue attribute, a tracefs
  * control), first recording its present value in the state file. Values
  * shown as "[choice] other" (schedulers) and "N (expanded: M)" (tracefs

@@ -400,6 +400,16 @@ int model_fit(const struct fit_req *reqs, size_t n, const struct disk_profile *b
 		p.seek_track_ms = seek_curve_ns(&sc, 1) / 1e6;
 		p.seek_avg_ms = seek_curve_avg_ns(&sc) / 1e6;
 		p.seek_full_ms = seek_curve_ns(&sc, lay.cylinders - 1) / 1e6;
+		/* the curve itself (seek_a..e) is what the model uses; these three
+		 * are its figures for a reader, and a curve that crosses 0 near
+		 * d = 1 (atlas10k's) must not make a profile that cannot be read
+		 * back (profile_check's ranges) */
+		if (p.seek_track_ms < 0.01)
+			p.seek_track_ms = 0.01;
+		if (p.seek_avg_ms < 0.1)
+			p.seek_avg_ms = 0.1;
+		if (p.seek_full_ms < 0.2)
+			p.seek_full_ms = 0.2;
 		for (size_t i = 0; i < no; i++) {
 			double pred = over_ns + seek_curve_ns(&sc, (uint32_t)o[i].d) +
 				      rev_ns / 2 + o[i].xfer_ns;

@@ -44,21 +44,19 @@ static double curve_mean(double C, double B, double track, double full,
 	return num / w_int(C, 1, C - 1);
 }
 
-int seek_curve_derive(struct seek_curve *sc, uint32_t cylinders,
-		      double track_ms, double avg_ms, double full_ms)
+/* One pass over boundaries on a log grid from 2 to bmax: for each, b from
+ * the mean condition (the mean is affine in b), keeping the one whose
+ * slopes agree best; a may be negative when amin < 0 (the sqrt piece then
+ * starts below 0 at d = 0 but meets single track at d = 1). Returns 1 when
+ * a curve was found. */
+static int derive_pass(struct seek_curve *sc, double C, double bmax, double amin,
+		       double track_ms, double avg_ms, double full_ms)
 {
-	double C = cylinders, best = INFINITY;
+	double best = INFINITY;
 	int found = 0;
 
-	memset(sc, 0, sizeof(*sc));
-	sc->cylinders = cylinders;
-	if (cylinders < 16 || !(track_ms > 0) || !(avg_ms > track_ms) ||
-	    !(full_ms > avg_ms))
-		return -1;
-	/* boundaries on a log grid; for each, b from the mean condition (the
-	 * mean is affine in b), then keep the one whose slopes agree best */
 	for (int k = 0; k <= 400; k++) {
-		double B = floor(2 * pow(C / 4, k / 400.0));
+		double B = floor(2 * pow(bmax / 2, k / 400.0));
 		double m0, m1, b, a, tB, e, mism;
 
 		if (B < 2 || B > C - 3)
@@ -71,7 +69,7 @@ int seek_curve_derive(struct seek_curve *sc, uint32_t cylinders,
 		a = track_ms - b;
 		tB = a + b * sqrt(B);
 		e = (full_ms - tB) / (C - 1 - B);
-		if (b <= 0 || a < 0 || e < 0)
+		if (b <= 0 || a < amin || e < 0)
 			continue;
 		mism = fabs(b / (2 * sqrt(B)) - e) / (b / (2 * sqrt(B)));
 		if (mism < best) {
@@ -84,7 +82,26 @@ int seek_curve_derive(struct seek_curve *sc, uint32_t cylinders,
 			found = 1;
 		}
 	}
-	return found ? 0 : -1;
+	return found;
+}
+
+int seek_curve_derive(struct seek_curve *sc, uint32_t cylinders,
+		      double track_ms, double avg_ms, double full_ms)
+{
+	double C = cylinders;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->cylinders = cylinders;
+	if (cylinders < 16 || !(track_ms > 0) || !(avg_ms > track_ms) ||
+	    !(full_ms > avg_ms))
+		return -1;
+	/* a data sheet's disk: a >= 0, boundary below half the stroke */
+	if (derive_pass(sc, C, C / 2, 0, track_ms, avg_ms, full_ms))
+		return 0;
+	/* a disk of few cylinders (a small `iotape disk` spreading a data
+	 * sheet's figures over its size) has no such curve: let the sqrt
+	 * piece be steeper (a down to -full) */
+	return derive_pass(sc, C, C / 2, -full_ms, track_ms, avg_ms, full_ms) ? 0 : -1;
 }
 
 double seek_curve_ns(const struct seek_curve *sc, uint32_t d)

@@ -12,13 +12,15 @@
 #include "commands.h"
 #include "lib/options.h"
 #include "lib/util.h"
+#include "model/disk.h"
 #include "replay/replay.h"
 
 static const struct opt_def options[] = {
 	{ "target", 1, 't', "PATH", "replay every device of the run on PATH: a "
 	  "block device, or a regular file (created or extended as needed); "
 	  "model:PROFILE: each device on its own modelled disk (iotape model "
-	  "list), in simulated time" },
+	  "list), in simulated time; the NAME of a disk of 'iotape disk': its "
+	  "loop device, the modelled disk in real time (./NAME for a file)" },
 	{ "map", 1, 'm', "DEV=PATH", "replay the run's device DEV (major,minor or "
 	  "its name in the run) on PATH; repeatable; every device needs one" },
 	{ "level", 1, 'l', "queue|dispatch", "queue: the bios processes "
@@ -135,11 +137,37 @@ static int parse_set(struct replay_opts *o, const char *arg)
 	return 0;
 }
 
+/* Targets that name a disk of `iotape disk` (a NAME without '/') become
+ * its loop device, kept in paths. Returns 0, or -1 after an error line
+ * (the disk is there but not serving). */
+static int resolve_disks(struct replay_opts *o,
+			 char (*paths)[64])
+{
+	const char *dir = o->state_dir ? o->state_dir : DISK_DIR_DEFAULT;
+	const char **spec[REPLAY_MAX_TARGETS + 1];
+	char err[512];
+	int n = 0;
+
+	if (o->target)
+		spec[n++] = &o->target;
+	for (int i = 0; i < o->nmap; i++)
+		spec[n++] = &o->maps[i].path;
+	for (int i = 0; i < n; i++) {
+		int r = disk_resolve(dir, *spec[i], paths[i], 64, err, sizeof(err));
+		if (r < 0)
+			return error("%s", err);
+		if (r > 0)
+			*spec[i] = paths[i];
+	}
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct option longopts[ARRAY_SIZE(options) + 1];
 	struct replay_opts o = { .scale = 1, .repeat = 1,
 				 .max_gap_ns = REPLAY_MAX_GAP_NS };
+	char disk_paths[REPLAY_MAX_TARGETS + 1][64];
 	uint64_t v;
 	int c, rc, level_given = 0;
 
@@ -250,6 +278,8 @@ int cmd_replay(int argc, char **argv)
 			       : "no target: give --target PATH or --map DEV=PATH");
 		return 2;
 	}
+	if (resolve_disks(&o, disk_paths))
+		return -1;
 	if ((o.nset || o.trace) && geteuid() != 0)
 		return error("--set and --trace need root");
 	if (getenv("IOTAPE_REPLAY_SPIN_US")) {   /* tuning, see docs/iotape.md */

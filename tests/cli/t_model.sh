@@ -226,6 +226,8 @@ if [ -r "$V/atlas_III.trace" ]; then
 			c = c < 0 ? -c : c; exit !(a <= 15 && b <= 15 && c <= 25) }' &&
 			ok "$d (real disk): fit on the first half, second half D2C mean ${1}% median ${2}% p95 ${3}% off" ||
 			not_ok "$d: predicted D2C within 15% (mean, median) and 25% (p95)" "$(cat "$t/$d.fit" | head -n 20)"
+		"$IOTAPE" model list "$t/$d.profile" > /dev/null 2> "$t/err" &&
+			ok "$d: the fitted profile reads back" || not_ok "$d: the fitted profile reads back" "$(cat "$t/err")"
 		grep -q "^rpm = " "$t/$d.profile" && diag "$d fitted: $(grep -E '^(rpm|seek_avg_ms) ' "$t/$d.profile" | tr '\n' ' ')"
 	done
 else
