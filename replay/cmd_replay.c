@@ -20,7 +20,8 @@ static const struct opt_def options[] = {
 	  "model:PROFILE: each device on its own modelled disk (iotape model "
 	  "list), in simulated time" },
 	{ "map", 1, 'm', "DEV=PATH", "replay the run's device DEV (major,minor or "
-	  "its name in the run) on PATH; repeatable; every device needs one" },
+	  "its name in the run, /dev/ or not) on PATH; repeatable; every device "
+	  "needs one" },
 	{ "level", 1, 'l', "queue|dispatch", "queue: the bios processes "
 	  "submitted (Q), before merging (default); dispatch: the requests the "
 	  "device saw (D) (default on a modelled disk)" },

@@ -34,16 +34,22 @@ static int find_target(struct ctx *c, const char *path)
 	return -1;
 }
 
-/* Does map spec name device dev (name from the run's devices table)? */
+/* Does map spec name device dev (name from the run's devices table)? A
+ * name matches with or without "/dev/" on either side: a capture stores
+ * "sdb", a fio iolog "/dev/sdb" (the file it names). */
 static int map_matches(const char *spec, uint32_t dev, const char *name)
 {
 	unsigned ma, mi;
 
 	if (!dec_devnum(spec, &ma, &mi))
 		return BT_MKDEV(ma, mi) == dev;
+	if (!name)
+		return 0;
 	if (!strncmp(spec, "/dev/", 5))
 		spec += 5;
-	return name && !strcmp(spec, name);
+	if (!strncmp(name, "/dev/", 5))
+		name += 5;
+	return !strcmp(spec, name);
 }
 
 /* The name of the source run's device dev ("" when not known). */
