@@ -457,4 +457,41 @@ if command -v iostat > /dev/null; then
 else
 	skip "iostat -x -t imports" "sysstat absent"
 fi
+# ---- from public bug reports (issue 25) ----
+# blkreplay's own example linux-mysql.load.gz has an RA op: blkreplay reads
+# an op by its first character (sscanf "%c"), so RA is a read (readahead)
+printf 'start ; sector; length ; op ;  replay_delay=0 ; replay_duration=0\n%s\n%s\n%s\n' \
+	'      0.000000000 ;      2097152 ;    8 ; R ; 0.0 ; 0.0' \
+	'      0.004118250 ;     31457280 ;   16 ; RA ; 0.0 ; 0.0' \
+	'      0.185519483 ;    917877489 ;    8 ; WS ; 0.0 ; 0.0' > "$t/ra.load"
+imp ra "$t/ra.load" &&
+	check_eq "blkreplay: RA is a read (readahead), WS a sync write" "R|RA|WS" \
+		"$(q "SELECT rwbs FROM requests WHERE run = $(rid ra) ORDER BY q_ns" | paste -sd'|')"
+# an offset no file position reaches (2^64-1) is refused, naming its line;
+# an iolog line stamped before the one before goes after it (fio issues in
+# file order), not 292 years away
+printf 'fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n100 /dev/sdb read 0 4096\n200 /dev/sdb read 18446744073709551615 4096\n' \
+	> "$t/huge.iolog"
+n0=$(q "SELECT count(*) FROM runs")
+"$IOTAPE" import --db "$db" --run huge "$t/huge.iolog" > /dev/null 2> "$t/err"
+check_eq "fio iolog offset 2^64-1: refused with its line, nothing stored" \
+	"1|$t/huge.iolog: line 5: offset beyond the largest file position (2^63 - 1 bytes) '18446744073709551615'|$n0" \
+	"$?|$(sed 's/^iotape: //' "$t/err")|$(q "SELECT count(*) FROM runs")"
+printf 'fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n2000000 /dev/sdb read 0 4096\n3000000 /dev/sdb read 4096 4096\n100 /dev/sdb read 8192 4096\n3000300 /dev/sdb read 12288 4096\n' \
+	> "$t/back.iolog"
+imp back "$t/back.iolog" &&
+	check_eq "fio iolog time going back: in file order at the line before's time, counted; span 1.0003 s" \
+		"0|8|16|24 1 1.0003" \
+		"$(q "SELECT sector FROM requests WHERE run = $(rid back) ORDER BY q_ns, id" | paste -sd'|') $(q "SELECT value
+			FROM run_stats WHERE run = $(rid back) AND key = 'fio_iolog.time_backwards'") $("$IOTAPE" report \
+			--db "$db" --json back | jq '.span_s')"
+# report of a Q+C-only import (MSR): busy, avg in flight and aqu-sz from Q
+# to C, as iostat counts them (they were 0: no D)
+"$IOTAPE" report --db "$db" --json msr > "$t/msr.json"
+"$IOTAPE" iostat --db "$db" --json --interval 10 msr > "$t/msr-io.json"
+check_eq "msr: report's aqu-sz and busy% per device = iostat's over the run" \
+	"$(jq -r '.rows[] | "\(.["aqu-sz"] * 100 | round) \(.util * 10 | round)"' "$t/msr-io.json" | paste -sd'|')" \
+	"$(jq -r '.time.devices[] | "\(.aqu_sz * 100 | round) \(.util_pct * 10 | round)"' "$t/msr.json" | paste -sd'|')"
+jq -e '[.time.devices[] | .aqu_sz > 0.3 and .util_pct > 20] | all' "$t/msr.json" > /dev/null &&
+	ok "msr: aqu-sz and busy are not 0" || not_ok "msr: aqu-sz and busy are not 0" "$(jq -c '.time.devices' "$t/msr.json")"
 tap_finish
