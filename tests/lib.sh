@@ -150,6 +150,25 @@ sysfs_set() {
 	echo "$v" > "$f"
 }
 
+# keep_vm_dirty: put the vm.dirty_* sysctls back at exit as they are now, also when the
+# test fails. They come in pairs (dirty_bytes/dirty_ratio, dirty_background_bytes/
+# _ratio): writing one zeroes the other and 0 is refused, so the one of each pair that
+# is not 0 is written.
+keep_vm_dirty() {
+	local k v cmd=
+	for k in dirty_ratio dirty_bytes dirty_background_ratio dirty_background_bytes; do
+		v=$(cat /proc/sys/vm/$k) || return 1
+		[ "$v" != 0 ] && cmd="$cmd echo $v > /proc/sys/vm/$k;"
+	done
+	at_exit "$cmd"
+}
+
+# vm_dirty: "dirty_bytes dirty_ratio dirty_background_bytes dirty_background_ratio" now
+vm_dirty() {
+	echo "$(cat /proc/sys/vm/dirty_bytes) $(cat /proc/sys/vm/dirty_ratio)" \
+		"$(cat /proc/sys/vm/dirty_background_bytes) $(cat /proc/sys/vm/dirty_background_ratio)"
+}
+
 # ---- tracefs blk tracer capture ----------------------------------------------------
 
 # tracefs_state: one line saying how tracefs is left, for "back as it was" checks:
@@ -167,6 +186,17 @@ tracefs_state_locked() {
 	mkdir -p "$(dirname "$TRACER_LOCK")"
 	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; tracefs_state )
 }
+
+# lab_state_left: the lab's state file (/run/iotape/capture.state) as it is once no
+# capture or replay holds the capture lock (read under the lock), or nothing: one a
+# capture running beside the test holds is its own, not something the test left
+lab_state_left() {
+	mkdir -p "$(dirname "$TRACER_LOCK")"
+	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; cat "$(dirname "$TRACER_LOCK")/capture.state" 2> /dev/null )
+}
+
+# dead_pid: a pid no process has now (a background true, waited for)
+dead_pid() { local p; true & p=$!; wait $p; echo $p; }
 
 # rec_start ERRFILE ARGS...: `iotape record --interval 0.25 REC_ARGS... ARGS...` in the
 # background (under $REC_WRAP when set; REC = its pid, stopped at exit), waiting until

@@ -43,7 +43,7 @@ clean_state() {
 	[ "$(cat /proc/sys/vm/dirty_ratio)" = "$ratio0" ] || bad="$bad dirty_ratio"
 	[ "$(cat /sys/block/$d/queue/read_ahead_kb)" = "$ra0" ] || bad="$bad read_ahead_kb"
 	ls -d /sys/fs/cgroup/memory/iotape-* /sys/fs/cgroup/iotape-* > /dev/null 2>&1 && bad="$bad cgroup"
-	[ -e /run/iotape/capture.state ] && bad="$bad state-file"
+	[ -n "$(lab_state_left)" ] && bad="$bad state-file"
 	if [ -z "$bad" ]; then ok "$1: nothing left changed"
 	else not_ok "$1: nothing left changed" "left:$bad"; fi
 }

@@ -110,5 +110,5 @@ check_eq "tracefs restored (tracer, binary output, context-info)" "$tfs0" "$(tra
 check_eq "block tracing off" "0 0" "$(cat /sys/block/$data/trace/enable) $(cat /sys/block/$swap/trace/enable)"
 left=$(ls -d /sys/fs/cgroup/memory/iotape-* /sys/fs/cgroup/iotape-* 2>/dev/null)
 check_eq "no memory cgroup left" "" "$left"
-check_eq "no state file left" "" "$(ls /run/iotape/capture.state 2>/dev/null)"
+check_eq "no state file left" "" "$(lab_state_left)"
 tap_finish
