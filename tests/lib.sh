@@ -388,6 +388,18 @@ EVENT_RE='^ *[0-9]+,[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{9} '
 # blkparse_events TRACE: blkparse's per-event lines for a single-stream binary trace
 blkparse_events() { blkparse -i - < "$1" | grep -aE "$EVENT_RE"; }
 
+# blkparse_batch TRACE: blkparse's -b (stdin read batching) holding all of TRACE's
+# records at once. From a pipe blkparse sorts each batch of 512 records by itself
+# (blkparse.c do_stdin, rb_batch): records of one tracefs stream stamped the same
+# nanosecond on two CPUs (a few per capture, many with a coarse clock), or a little
+# out of order, print in an order that depends on where a batch ends; iotape sorts
+# across them (capture/trace_input.c), as blkparse does in one batch. 48 bytes is
+# the smallest record, so this is at least the record count.
+blkparse_batch() { echo $(( $(stat -c %s "$1") / 48 + 1 )); }
+
+# blkparse_events_sorted TRACE: blkparse_events with the whole stream one batch
+blkparse_events_sorted() { blkparse -b "$(blkparse_batch "$1")" -i - < "$1" | grep -aE "$EVENT_RE"; }
+
 # compare_dump DB RUN EXPECTED LABEL: check that `iotape dump RUN` prints exactly the
 # lines of EXPECTED (blkparse_events output); on a difference, show the first lines of diff
 compare_dump() {
