@@ -494,4 +494,26 @@ check_eq "msr: report's aqu-sz and busy% per device = iostat's over the run" \
 	"$(jq -r '.time.devices[] | "\(.aqu_sz * 100 | round) \(.util_pct * 10 | round)"' "$t/msr.json" | paste -sd'|')"
 jq -e '[.time.devices[] | .aqu_sz > 0.3 and .util_pct > 20] | all' "$t/msr.json" > /dev/null &&
 	ok "msr: aqu-sz and busy are not 0" || not_ok "msr: aqu-sz and busy are not 0" "$(jq -c '.time.devices' "$t/msr.json")"
+# a capture's rows file (what a capture keeps when it cannot store: capture/
+# capture_rows.h), here without a trace: settings, a command whose line holds a
+# tab and a newline (escaped), samples, a metric; a bad row names its line
+printf '%s\n' 'iotape capture rows 1' 'run	kept' 'genesis	1000' 'kind	capture' \
+	'status	interrupted' 'setting	start	vm.dirty_ratio	20' 'device	7340032	loop7	1048576	data' \
+	'command	0	1000	2001000	0.002	0	0	0	printf "a\tb"\necho c' \
+	'sample	1500	vmstat	pgpgin	12' 'sample	2500	vmstat	pgpgin	14' \
+	'metric	tps	949	-	manual' 'stat	backend	tracefs' 'process	42	fio' > "$t/kept.rows"
+sed -i 's/\t-\tmanual/\t\tmanual/' "$t/kept.rows"
+imp kept-rows "$t/kept.rows" &&
+	check_eq "capture rows: the run, its setting, command (escapes undone), samples, metric" \
+		"kept-rows capture interrupted|20|$(printf 'printf "a\tb"\necho c' | paste -sd'~')|2|949" \
+		"$(q "SELECT name, kind, status FROM runs WHERE id = $(rid kept-rows)" | tr '|' ' ')|$(q "SELECT value
+			FROM settings WHERE run = $(rid kept-rows) AND key = 'vm.dirty_ratio'")|$(q "SELECT argv FROM
+			commands WHERE run = $(rid kept-rows)" | paste -sd'~')|$(q "SELECT count(*) FROM samples WHERE
+			run = $(rid kept-rows)")|$(q "SELECT printf('%g', value) FROM metrics WHERE run = $(rid kept-rows)")"
+printf '%s\n' 'iotape capture rows 1' 'run	bad' 'sample	x	vmstat	a	1' > "$t/bad.rows"
+n0=$(q "SELECT count(*) FROM runs")
+"$IOTAPE" import --db "$db" "$t/bad.rows" > /dev/null 2> "$t/err"
+check_eq "capture rows: a bad row refused with its line, nothing stored" \
+	"1|iotape: $t/bad.rows: line 3: sample TIME SOURCE KEY VALUE|$n0" \
+	"$?|$(cat "$t/err")|$(q "SELECT count(*) FROM runs")"
 tap_finish
