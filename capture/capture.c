@@ -605,6 +605,7 @@ static int write_rows(struct cap_run *r)
 {
 	struct stat sb;
 	FILE *fp;
+	int bad;
 
 	snprintf(r->rows, sizeof(r->rows), "%s.rows", r->raw);
 	if (!(fp = fopen(r->rows, "w"))) {
@@ -626,7 +627,10 @@ static int write_rows(struct cap_run *r)
 	save_rows(r, fp);
 	save_metrics(r, fp);
 	save_stats(r, fp);
-	if (fflush(fp) || ferror(fp) || fsync(fileno(fp)) || fclose(fp)) {
+	errno = 0;
+	bad = fflush(fp) || ferror(fp) || fsync(fileno(fp));
+	bad = fclose(fp) || bad;
+	if (bad) {
 		int e = errno ? errno : EIO;
 		snprintf(r->err, sizeof(r->err), "cannot write '%s': %s", r->rows,
 			 strerror(e));

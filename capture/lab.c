@@ -409,7 +409,6 @@ struct entry {
 static void by_hand(const struct entry *e, char *out, size_t len)
 {
 	const char *v = e->value ? e->value : "";
-
 	char partner[512];
 
 	if (!strcmp(e->kind, "set") && !strcmp(v, "0") &&
@@ -526,6 +525,7 @@ static void rewrite_state(const char *path, const char *header,
 {
 	char tmp[400];
 	FILE *fp;
+	int ok;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (!(fp = fopen(tmp, "w")))
@@ -546,7 +546,8 @@ static void rewrite_state(const char *path, const char *header,
 			fprintf(fp, "%s\t%s%s%s\n", e[i].kind, e[i].path,
 				e[i].value ? "\t" : "", e[i].value ? e[i].value : "");
 	}
-	if (fflush(fp) == 0 && fsync(fileno(fp)) == 0 && fclose(fp) == 0)
+	ok = fflush(fp) == 0 && fsync(fileno(fp)) == 0;
+	if (fclose(fp) == 0 && ok)
 		rename(tmp, path);
 	else
 		unlink(tmp);
