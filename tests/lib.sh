@@ -153,14 +153,15 @@ sysfs_set() {
 # keep_vm_dirty: put the vm.dirty_* sysctls back at exit as they are now, also when the
 # test fails. They come in pairs (dirty_bytes/dirty_ratio, dirty_background_bytes/
 # _ratio): writing one zeroes the other and 0 is refused, so the one of each pair that
-# is not 0 is written.
+# is not 0 is written, where it differs. Both under the capture lock: never in the
+# middle of another job's capture, whose own changes it puts back itself.
 keep_vm_dirty() {
 	local k v cmd=
 	for k in dirty_ratio dirty_bytes dirty_background_ratio dirty_background_bytes; do
-		v=$(cat /proc/sys/vm/$k) || return 1
-		[ "$v" != 0 ] && cmd="$cmd echo $v > /proc/sys/vm/$k;"
+		v=$(locked cat /proc/sys/vm/$k) || return 1
+		[ "$v" != 0 ] && cmd="$cmd [ \"\$(cat /proc/sys/vm/$k)\" = $v ] || echo $v > /proc/sys/vm/$k;"
 	done
-	at_exit "$cmd"
+	at_exit "locked sh -c '$cmd'"
 }
 
 # vm_dirty: "dirty_bytes dirty_ratio dirty_background_bytes dirty_background_ratio" now
@@ -193,6 +194,14 @@ tracefs_state_locked() {
 lab_state_left() {
 	mkdir -p "$(dirname "$TRACER_LOCK")"
 	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; cat "$(dirname "$TRACER_LOCK")/capture.state" 2> /dev/null )
+}
+
+# locked CMD...: CMD run under the capture lock, so never in the middle of a capture
+# (this test's or another job's on the machine): for reading what captures change
+# (sysctls, tracefs) before and after a test's own
+locked() {
+	mkdir -p "$(dirname "$TRACER_LOCK")"
+	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; "$@" )
 }
 
 # dead_pid: a pid no process has now (a background true, waited for)
