@@ -66,7 +66,7 @@ CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
 	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_time.c \
 	capture/fmt_iostat.c capture/wlmetric.c
-CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c \
+CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c capture/capture_rows.c \
 	capture/archive_dl.c \
 	capture/import_pipe.c capture/import_samples.c capture/import_fmt.c \
 	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \

@@ -96,7 +96,12 @@ void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_n
 			  const char *comm)
 {
 	char line[256], *p = line;
-	uint64_t rel = ev->time_ns - (uint64_t)genesis_ns;
+	/* before the run's first record (a trace out of time order by more
+	 * than import sorts, a clock step back): a negative time, where
+	 * blkparse's unsigned subtraction prints 1266874887.709651616 */
+	int before = (int64_t)ev->time_ns < genesis_ns;
+	uint64_t rel = before ? (uint64_t)genesis_ns - ev->time_ns
+			      : ev->time_ns - (uint64_t)genesis_ns;
 	const char *act = bt_action_name(ev);
 	char name[16];
 	unsigned nsec = bt_sectors(ev);
@@ -131,7 +136,17 @@ void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_n
 	*p++ = ' ';
 	p = put_u(p, ev->sequence, 8, 0);
 	*p++ = ' ';
-	p = put_u(p, (unsigned)(rel / 1000000000), 5, 0);
+	if (before) {
+		char sec[24], *e = put_u(sec, rel / 1000000000, 0, 0);
+		int n = (int)(e - sec) + 1;
+		for (; n < 5; n++)
+			*p++ = ' ';
+		*p++ = '-';
+		memcpy(p, sec, (size_t)(e - sec));
+		p += e - sec;
+	} else {
+		p = put_u(p, (unsigned)(rel / 1000000000), 5, 0);
+	}
 	*p++ = '.';
 	p = put_u(p, (unsigned)(rel % 1000000000), 9, 1);
 	*p++ = ' ';

@@ -10,7 +10,8 @@
 #include "capture/blktrace_format.h"
 
 /* Prints ev as blkparse's default line on fp; genesis_ns is subtracted from
- * its time. comm is the process name or NULL ("(null)", as blkparse prints
+ * its time (a time before genesis_ns prints as "-S.NNNNNNNNN", not as
+ * blkparse's unsigned wrap-around). comm is the process name or NULL ("(null)", as blkparse prints
  * a pid it has no name for). Notify records other than messages print
  * nothing, as in blkparse. Errors show in ferror(fp). */
 void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_ns,

@@ -43,7 +43,7 @@ static void export_usage(FILE *fp)
 "  --format blkparse  blkparse's text, as iotape dump prints it\n"
 "  -o, --output FILE  write FILE, made whole or not at all, keeping its mode\n"
 "                     (a device, FIFO, symlink or hard-linked file: written\n"
-"                     in place); default stdout\n"
+"                     in place); '-' or none: stdout (a file named '-': ./-)\n"
 "  --db FILE          the database (default $IOTAPE_DB or iotape.db)\n"
 "  --quiet            no summary on stderr\n"
 "  --from T           only what starts at or after T (a duration from the\n"
@@ -152,7 +152,8 @@ int cmd_export(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'o': o.out = optarg; break;
+		/* '-' is stdout, as import reads '-' from stdin */
+		case 'o': o.out = strcmp(optarg, "-") ? optarg : NULL; break;
 		case 'q': o.quiet = 1; break;
 		case RV_OPT_FROM: case RV_OPT_TO: case RV_OPT_DEV:
 			if (rv_filter_opt(&o.filt, c, optarg))

@@ -39,12 +39,12 @@ static const char iostat_footer[] =
 "trace has no D; discards apart), rkB/s wkB/s their kB (1024 bytes);\n"
 "r_await w_await mean ms from each request's first Q to its C; aqu-sz\n"
 "requests from Q to C, time-weighted over the interval; %util the share of\n"
-"the interval with a request between D and C. --json also has rrqm/s\n"
-"wrqm/s (bios merged, M/F), f/s (flushes: empty or before a write) and\n"
-"rareq-sz wareq-sz (mean kB), left out of the text to keep it in 80\n"
-"columns (where a value of 10^7 or more is in millions: 12.35M). A last,\n"
-"shorter interval's rates are over its own length. A request with no C in\n"
-"the trace adds no time.\n";
+"the interval with a request between D and C (Q and C with no D traced).\n"
+"--json also has rrqm/s wrqm/s (bios merged, M/F), f/s (flushes: empty or\n"
+"before a write) and rareq-sz wareq-sz (mean kB), left out of the text to\n"
+"keep it in 80 columns (where a value of 10^7 or more is in millions:\n"
+"12.35M). A last, shorter interval's rates are over its own length.\n"
+"A request with no C in the trace adds no time.\n";
 
 static void iostat_usage(FILE *fp)
 {

@@ -124,6 +124,16 @@ static void build_dev(const struct rundata *rd, size_t kd, int64_t from,
 		s = start_of(x);
 		if (s != AN_NONE && x->c != AN_NONE && x->c >= s)
 			spread(inflight, s, x->c, from, end, iv);
+		if (!heads && s != AN_NONE && x->c != AN_NONE && x->c >= s) {
+			/* no D traced: busy from each request's start, as the
+			 * kernel's io_ticks count it */
+			if (nsp == cap) {
+				cap = cap ? 2 * cap : 1024;
+				sp = xrealloc(sp, cap * sizeof(*sp));
+			}
+			sp[nsp].a = s;
+			sp[nsp++].b = x->c;
+		}
 		if (x->c != AN_NONE && x->c >= from && x->c < end) {
 			size_t k = (size_t)((x->c - from) / iv);
 			struct iostat_row *r = &rows[k];
@@ -142,7 +152,7 @@ static void build_dev(const struct rundata *rd, size_t kd, int64_t from,
 			}
 		}
 	}
-	/* busy: the union of [D, C) */
+	/* busy: the union of [D, C) (of [start, C) with no D traced) */
 	if (nsp) {
 		struct span cur;
 		qsort(sp, nsp, sizeof(*sp), cmp_span);

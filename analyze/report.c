@@ -146,6 +146,9 @@ void report_add(struct report *r, const struct an_io *x)
 		 * C): completed bios stand in for dispatches. */
 		ds->dir[w].c_only_ios++;
 		ds->dir[w].c_only_bytes += (uint64_t)bytes;
+		/* in flight from Q: what the host counts (iostat's aqu-sz) */
+		if (hq && c >= q && bytes > 0)
+			ds->qc_ns += (uint64_t)(c - q);
 	}
 	if (head && !dbytes) {
 		/* zero-length requests (flushes): neither reads nor
@@ -357,7 +360,9 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		struct dev_stats *d = &r->devs[i];
 		uint64_t disp = d->dir[0].ios + d->dir[1].ios;
 		int c_only = disp == 0;
-		double inflight = span_s > 0 ? (double)d->busy_ns / (double)r->span_ns : NAN;
+		/* no D traced (Q and C only): in flight from Q to C */
+		double inflight = span_s > 0 ? (double)(c_only ? d->qc_ns : d->busy_ns) /
+					       (double)r->span_ns : NAN;
 
 		snprintf(devname, sizeof(devname), "%u,%u", BT_MAJOR(d->dev),
 			 BT_MINOR(d->dev));
@@ -404,9 +409,14 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 					      ", merge ratio Q/D %.2f",
 					      (double)d->bios /
 					      (double)(disp + d->flushes));
-			if (d->completions)
+			/* completions all at one time: a span of 0 has no
+			 * average (JSON null); said, not printed as nan */
+			if (d->completions && isfinite(inflight))
 				snprintf(line + k, sizeof(line) - (size_t)k,
 					 ", avg in flight %.2f", inflight);
+			else if (d->completions)
+				snprintf(line + k, sizeof(line) - (size_t)k,
+					 ", no avg in flight (a span of 0 s)");
 			emit_wrapped(e, line);
 		}
 		emit_obj_begin(e, "seeks");
@@ -535,6 +545,7 @@ const char report_footer[] =
 "requests: dispatches (D) with data by direction, discards as writes,\n"
 "empty ones (flushes) apart (completed bios when the trace has no D); IOPS\n"
 "and MB/s over the run's span; MB = 10^6 bytes. In flight: sum of\n"
-"D2C over the span. Seeks: btt's D2D distance from the previous dispatch's\n"
-"end (0 when they overlap), in 512-byte sectors.\n";
+"D2C over the span (of Q2C when the trace has no D). Seeks: btt's D2D\n"
+"distance from the previous dispatch's end (0 when they overlap), in\n"
+"512-byte sectors.\n";
 

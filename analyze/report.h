@@ -31,6 +31,8 @@ struct dev_stats {
 	uint64_t x_splits;                 /* X events: the halves split off */
 	uint64_t flushes;                  /* dispatches with no data */
 	uint64_t busy_ns;                  /* sum of D2C of dispatches */
+	uint64_t qc_ns;                    /* sum of Q2C of completed bios
+					    * with no D (Q and C only) */
 	uint64_t q2c_no_d;                 /* completed bios with no D seen */
 	uint64_t completions;              /* rows with a C */
 	uint64_t negative;                 /* latencies < 0 (clock steps) */

@@ -240,6 +240,57 @@ static unsigned inflight_of(const struct rundata *rd,
 	return max;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A device with no D traced (Q and C only: MSR, SYSTOR): its completed
+ * bios with data stand for its requests, in flight from Q to C, as iostat
+ * counts a request from its start to its end. *busy_s: the union of their
+ * [Q, C]; *max: the most at once (a C before a Q at one time). */
+static void qc_busy(const struct rundata *rd, size_t dk, double *busy_s,
+		    unsigned *max)
+{
+	size_t i0 = rd->dev_first[dk], i1 = rd->dev_first[dk + 1], n = 0;
+	int64_t *q = xmalloc((i1 - i0 + 1) * sizeof(*q));
+	int64_t *c = xmalloc((i1 - i0 + 1) * sizeof(*c));
+	int64_t lo = 0;
+	unsigned in = 0;
+	double sum = 0;
+
+	for (size_t i = i0; i < i1; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
+		if (x->q != AN_NONE && x->c != AN_NONE && x->c >= x->q &&
+		    x->bytes && !(x->flags & AN_MERGED)) {
+			q[n] = x->q;
+			c[n++] = x->c;
+		}
+	}
+	qsort(q, n, sizeof(*q), cmp_i64);
+	qsort(c, n, sizeof(*c), cmp_i64);
+	*max = 0;
+	/* the k-th C is never before the k-th Q: the count stays >= 0 */
+	for (size_t a = 0, b = 0; b < n;) {
+		if (a < n && (b == a || q[a] < c[b])) {
+			if (!in++)
+				lo = q[a];
+			if (in > *max)
+				*max = in;
+			a++;
+		} else {
+			if (!--in)
+				sum += (double)(c[b] - lo);
+			b++;
+		}
+	}
+	*busy_s = sum / 1e9;
+	free(q);
+	free(c);
+}
+
 /* Per device: busy time, in flight, sizes, flushes. */
 static void account_devs(struct timeacct *ta, const struct rundata *rd,
 			 const struct evorder *ord)
@@ -254,7 +305,14 @@ static void account_devs(struct timeacct *ta, const struct rundata *rd,
 		if (bio_stages(x, st) && x->bytes) {
 			stages_add(&d->st, st, x->flags & AN_MERGED);
 			d->q2c_sum_s += (double)(x->c - x->q) / 1e9;
+		} else if (x->d == AN_NONE && x->q != AN_NONE && x->c != AN_NONE &&
+			   x->c >= x->q && x->bytes && !(x->flags & AN_MERGED)) {
+			/* Q and C only: Q2C is all there is (aqu-sz) */
+			d->q2c_sum_s += (double)(x->c - x->q) / 1e9;
+			d->qc_sum_s += (double)(x->c - x->q) / 1e9;
 		}
+		if (x->d != AN_NONE)
+			d->has_d = 1;
 		if (!(x->flags & AN_HEAD) || x->d == AN_NONE)
 			continue;
 		if (x->dbytes)
@@ -272,6 +330,12 @@ static void account_devs(struct timeacct *ta, const struct rundata *rd,
 	for (size_t k = 0; k < ta->ndev; k++) {
 		struct ta_dev *d = &ta->devs[k];
 		size_t dk = (size_t)rundata_dev_index(rd, d->dev);
+		if (!d->has_d && d->completions) {
+			/* no D traced: in flight from Q, as iostat counts */
+			d->d2c_sum_s = d->qc_sum_s;
+			qc_busy(rd, dk, &d->busy_s, &d->max_inflight);
+			continue;
+		}
 		d->busy_s = busy_of(rd, ord, dk);
 		d->max_inflight = inflight_of(rd, ord, dk);
 	}
@@ -905,5 +969,6 @@ const char timeacct_definitions[] =
 "  (the device), and the columns give each stage's share of the Q2C sums:\n"
 "  btt's device overhead. busy: the union of D to C over the elapsed time\n"
 "  (iostat's %util); avg in flight: sum of D2C over it; aqu-sz: sum of\n"
-"  Q2C over it; flushes and FUA writes, and the time spent waiting on\n"
-"  them, get their own line.\n";
+"  Q2C over it (a trace with no D: Q to C for all three, as iostat counts\n"
+"  from a request's start); flushes and FUA writes, and the time spent\n"
+"  waiting on them, get their own line.\n";

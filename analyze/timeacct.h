@@ -63,6 +63,9 @@ struct ta_dev {
 	uint64_t flushes, fua;
 	double flush_d2c_s;         /* D2C of flushes and FUA writes */
 	uint64_t completions;       /* bios and requests with a C */
+	int has_d;                  /* a row with a D was seen; without, busy,
+				     * in flight and aqu-sz are from Q to C */
+	double qc_sum_s;            /* Q2C of bios with no D */
 };
 
 struct timeacct {

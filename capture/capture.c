@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "capture/capture_rows.h"
 #include "capture/import.h"
 #include "capture/lab.h"
 #include "capture/machine.h"
@@ -60,6 +61,8 @@ struct cap_run {
 	struct taskacct ta;          /* per-task accounting (taskacct.h) */
 	int ta_on;                   /* ta was started */
 	char raw[600];               /* the binary trace's file, or "" */
+	char rows[620];              /* its rows file (capture_rows.h), or "" */
+	int keep;                    /* not stored: raw and rows stay */
 	struct tracefs tf;
 	uint64_t lost[MAX_CPUS];     /* events each CPU lost */
 	int ncpu;
@@ -68,6 +71,7 @@ struct cap_run {
 	int64_t next_sample, last_wait_note;
 	int nsamples;
 	int interrupted, fatal;
+	struct hook_run before, after; /* --before, --after */
 	char err[2048];
 };
 
@@ -297,7 +301,11 @@ static int start_due(struct cap_run *r, int64_t now, int64_t *wake)
 		struct workload *w = &r->c->w[i];
 
 		if (!w->started) {
-			if (workload_due(w, &r->smp, now - r->t0) &&
+			/* a step waits for the steps before it (their ends
+			 * wake the loop: SIGCHLD) */
+			int ready = workloads_steps_done(r->c->w, r->o->ncmd,
+							 w->cmd->step);
+			if (ready && workload_due(w, &r->smp, now - r->t0) &&
 			    workload_start(w, r->cg_procs[0] ? r->cg_procs : NULL))
 				return -1;
 			if (w->started && r->ta_on)
@@ -305,7 +313,7 @@ static int start_due(struct cap_run *r, int64_t now, int64_t *wake)
 			if (!w->started) {
 				int64_t at = r->t0 + (int64_t)(w->cmd->after_s * 1e9);
 				pending = 1;
-				if (!w->cmd->has_when && at < *wake)
+				if (ready && !w->cmd->has_when && at < *wake)
 					*wake = at;
 			}
 		}
@@ -409,11 +417,11 @@ static void warn_outcome(struct cap_run *r)
 	for (int i = 0; i < r->o->ncmd; i++) {
 		struct workload *w = &r->c->w[i];
 		if (w->done && w->status)
-			warning("command %d ('%s') exited %d%s", i, w->line, w->status,
+			warning("cmd%d ('%s') exited %d%s", i + 1, w->line, w->status,
 				w->status == 137 ? " (killed: out of memory in the "
 				"cgroup?)" : w->status > 128 ? " (killed by a signal)" : "");
 		else if (!w->started)
-			warning("command %d ('%s') never started", i, w->line);
+			warning("cmd%d ('%s') never started", i + 1, w->line);
 	}
 	for (int c = 0; c < r->ncpu; c++)
 		if (r->lost[c])
@@ -440,7 +448,7 @@ static void clean_up(struct cap_run *r)
 		close(r->sfd);
 		sigprocmask(SIG_UNBLOCK, &r->mask, NULL);
 	}
-	if (r->raw[0] && !r->o->raw)
+	if (r->raw[0] && !r->o->raw && !r->keep)
 		unlink(r->raw);
 	tracefs_free(&r->tf);
 	if (r->ta_on)
@@ -452,151 +460,176 @@ static void clean_up(struct cap_run *r)
 	samples_free(&r->smp);
 }
 
-/* ---- storing ---- */
+/* ---- storing ----
+ * The run's rows besides its trace are written to a rows file beside the
+ * raw trace (capture_rows.h), then both are imported in one transaction:
+ * when that fails (a full disk), both stay and the import command that
+ * stores them later is printed. */
 
-static void save_settings(struct store *st, int64_t run, struct setting *s,
-			  int n, const char *at)
+/* A row of up to 8 fields given as printf formats would be; each field
+ * already a string. */
+#define ROW(fp, kind, ...) capture_rows_put(fp, kind, \
+	(int)(sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *)), \
+	(const char *[]){ __VA_ARGS__ })
+
+static void save_settings(FILE *fp, struct setting *s, int n, const char *at)
 {
 	for (int i = 0; i < n; i++)
-		store_setting_add(st, run, s[i].key, s[i].value, at);
+		ROW(fp, "setting", at, s[i].key, s[i].value);
 }
 
-/* Reads tracefs saved_cmdlines ("pid comm" lines) into the run. */
-static void save_cmdlines(struct store *st, int64_t run, const char *root)
+/* tracefs saved_cmdlines ("pid comm" lines) as process rows. */
+static void save_cmdlines(FILE *fp, const char *root)
 {
 	char path[512], line[512];
-	FILE *fp;
+	FILE *in;
 
 	snprintf(path, sizeof(path), "%s/saved_cmdlines", root);
-	if (!(fp = fopen(path, "r")))
+	if (!(in = fopen(path, "r")))
 		return;
-	while (fgets(line, sizeof(line), fp)) {
+	while (fgets(line, sizeof(line), in)) {
 		unsigned pid;
-		char comm[256];
+		char comm[256], p[16];
 		if (sscanf(line, "%u %255[^\n]", &pid, comm) == 2 &&
-		    strcmp(comm, "<...>"))
-			store_process_set(st, run, pid, comm);
+		    strcmp(comm, "<...>")) {
+			snprintf(p, sizeof(p), "%u", pid);
+			ROW(fp, "process", p, comm);
+		}
 	}
-	fclose(fp);
+	fclose(in);
 }
 
-/* The run's kind, status, host and kernel, its settings and devices.
- * Returns 0 or a store error. */
-static int store_facts(struct cap_run *r, struct store *st, int64_t run)
+/* The run's kind, status, host and kernel, its settings and devices. */
+static void save_facts(struct cap_run *r, FILE *fp)
 {
-	int rc = store_run_set(st, run, "kind", "capture");
-
-	if (!rc)
-		rc = store_run_set(st, run, "status", r->interrupted ? "interrupted"
-								     : "complete");
-	for (int i = 0; i < r->nset0 && !rc; i++) {
+	ROW(fp, "kind", "capture");
+	ROW(fp, "status", r->interrupted ? "interrupted" : "complete");
+	for (int i = 0; i < r->nset0; i++) {
 		if (!strcmp(r->set0[i].key, "host"))
-			rc = store_run_set(st, run, "host", r->set0[i].value);
+			ROW(fp, "host", r->set0[i].value);
 		else if (!strcmp(r->set0[i].key, "kernel.release"))
-			rc = store_run_set(st, run, "kernel", r->set0[i].value);
+			ROW(fp, "kernel", r->set0[i].value);
 	}
-	if (!rc)
-		rc = store_run_set(st, run, "source", "tracefs blk tracer");
-	if (rc)
-		return rc;
-	save_settings(st, run, r->set0, r->nset0, "start");
-	save_settings(st, run, r->set1, r->nset1, "end");
+	ROW(fp, "source", "tracefs blk tracer");
+	save_settings(fp, r->set0, r->nset0, "start");
+	/* what ran around the run and in which steps: settings, not
+	 * commands (those are the workload) */
+	if (r->o->before)
+		ROW(fp, "setting", "start", "capture.before", r->o->before);
+	if (r->o->after)
+		ROW(fp, "setting", "start", "capture.after", r->o->after);
+	if (r->o->ncmd && r->o->cmds[r->o->ncmd - 1].step) {
+		char steps[CAPTURE_MAX_CMDS * 4 + 1] = "";
+		size_t l = 0;
+		for (int i = 0; i < r->o->ncmd; i++)
+			l += (size_t)snprintf(steps + l, sizeof(steps) - l, "%s%d",
+					      i ? " " : "", r->o->cmds[i].step + 1);
+		ROW(fp, "setting", "start", "capture.steps", steps);
+	}
+	save_settings(fp, r->set1, r->nset1, "end");
 	for (int i = 0; i < r->o->nlabel; i++) {
 		/* checked KEY=VALUE (check_label()) */
 		const char *kv = r->o->labels[i], *eq = strchr(kv, '=');
 		char key[96];
 		snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
-		if ((rc = store_setting_add(st, run, key, eq + 1, "start")))
-			return rc;
+		ROW(fp, "setting", "start", key, eq + 1);
 	}
-	for (int i = 0; i < r->ndev; i++)
-		store_device_add(st, run, r->devs[i].dev, r->devs[i].name,
-				 r->devs[i].size_bytes,
-				 machine_role(&r->o->mp, r->devs, r->ndev, i));
-	return 0;
+	for (int i = 0; i < r->ndev; i++) {
+		char dev[16], size[24];
+		snprintf(dev, sizeof(dev), "%" PRIu32, r->devs[i].dev);
+		snprintf(size, sizeof(size), "%" PRId64, (int64_t)r->devs[i].size_bytes);
+		ROW(fp, "device", dev, r->devs[i].name, size,
+		    machine_role(&r->o->mp, r->devs, r->ndev, i));
+	}
 }
 
-/* The workload metrics the commands printed (workloads_metrics()).
- * Returns 0 or a store error. */
-static int store_metrics(struct cap_run *r, struct store *st, int64_t run)
+/* The workload metrics the commands printed (workloads_metrics()). */
+static void save_metrics(struct cap_run *r, FILE *fp)
 {
 	struct wlm_set set = { 0 };
-	int rc = 0;
 
 	workloads_metrics(r->c->w, r->o->ncmd, r->c->kind, r->c->fio_out,
 			  r->c->re, r->o->nmetric, r->o->quiet, &set);
-	for (size_t k = 0; k < set.n && !rc; k++)
-		rc = store_metric_set(st, run, set.m[k].name, set.m[k].value,
-				      set.m[k].unit[0] ? set.m[k].unit : NULL,
-				      set.m[k].source);
+	for (size_t k = 0; k < set.n; k++) {
+		char v[40];
+		snprintf(v, sizeof(v), "%.17g", set.m[k].value);
+		ROW(fp, "metric", set.m[k].name, v, set.m[k].unit, set.m[k].source);
+	}
 	wlm_free(&set);
-	return rc;
 }
 
-/* Where taskacct_rows() and taskacct_comms() write: the run. */
-struct task_sink {
-	struct store *st;
-	int64_t run;
-};
+/* "%" PRId64, or "-" for STORE_NO_TIME, into buf. */
+static const char *ns_or_dash(int64_t v, char *buf, size_t len)
+{
+	if (v == STORE_NO_TIME)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRId64, v);
+	return buf;
+}
 
+/* taskacct_rows()' and taskacct_comms()' rows into the rows file ctx. */
 static int task_sample(void *ctx, int64_t t_ns, const char *source,
 		       const char *key, double value)
 {
-	struct task_sink *k = ctx;
-	return store_sample_add(k->st, k->run, t_ns, source, key, value);
+	char t[24], v[40];
+
+	snprintf(t, sizeof(t), "%" PRId64, t_ns);
+	snprintf(v, sizeof(v), "%.17g", value);
+	ROW((FILE *)ctx, "sample", t, source, key, v);
+	return 0;
 }
 
 static int task_comm(void *ctx, uint32_t pid, const char *comm)
 {
-	struct task_sink *k = ctx;
-	return store_process_set(k->st, k->run, pid, comm);
+	char v[16];
+
+	snprintf(v, sizeof(v), "%" PRIu32, pid);
+	ROW((FILE *)ctx, "process", v, comm);
+	return 0;
 }
 
 /* The samples (with the per-task accounts, source "task") and each
- * workload's command row. Returns 0 or a store error. */
-static int store_rows(struct cap_run *r, struct store *st, int64_t run)
+ * workload's command row. */
+static void save_rows(struct cap_run *r, FILE *fp)
 {
 	const struct samples *smp = &r->smp;
-	struct task_sink ts = { st, run };
-	int rc;
 
 	if (r->ta_on) {
 		uint64_t dropped = 0;
 		char v[32];
-		if ((rc = taskacct_rows(&r->ta, task_sample, &ts, &dropped)))
-			return rc;
+		taskacct_rows(&r->ta, task_sample, fp, &dropped);
 		snprintf(v, sizeof(v), "%" PRIu64, dropped);
-		store_stat_set(st, run, "task_delays_dropped", v);
+		ROW(fp, "stat", "task_delays_dropped", v);
 	}
 
 	for (size_t i = 0; i < smp->nrows; i++) {
 		const struct sample_row *s = &smp->rows[i];
-		if ((rc = store_sample_add(st, run, s->t_ns, smp->keys[s->key].source,
-					   smp->keys[s->key].key, s->value)))
-			return rc;
+		char t[24], v[40];
+		snprintf(t, sizeof(t), "%" PRId64, s->t_ns);
+		snprintf(v, sizeof(v), "%.17g", s->value);
+		ROW(fp, "sample", t, smp->keys[s->key].source, smp->keys[s->key].key, v);
 	}
 	for (int i = 0; i < r->o->ncmd; i++) {
 		const struct workload *w = &r->c->w[i];
-		struct store_command c = {
-			.idx = i, .argv = w->line,
-			.start_ns = w->started ? w->start_ns : STORE_NO_TIME,
-			.end_ns = w->done ? w->end_ns : STORE_NO_TIME,
-			.real_s = (double)(w->end_ns - w->start_ns) / 1e9,
-			.user_s = (double)w->ru.ru_utime.tv_sec +
-				  (double)w->ru.ru_utime.tv_usec / 1e6,
-			.sys_s = (double)w->ru.ru_stime.tv_sec +
-				 (double)w->ru.ru_stime.tv_usec / 1e6,
-			.status = w->started ? w->status : -1,
-		};
-		if ((rc = store_command_add(st, run, &c)))
-			return rc;
+		char idx[16], a[24], b[24], real[40], user[40], sys[40], st[16];
+		snprintf(idx, sizeof(idx), "%d", i);
+		snprintf(real, sizeof(real), "%.17g", (double)(w->end_ns - w->start_ns) / 1e9);
+		snprintf(user, sizeof(user), "%.17g", (double)w->ru.ru_utime.tv_sec +
+			 (double)w->ru.ru_utime.tv_usec / 1e6);
+		snprintf(sys, sizeof(sys), "%.17g", (double)w->ru.ru_stime.tv_sec +
+			 (double)w->ru.ru_stime.tv_usec / 1e6);
+		snprintf(st, sizeof(st), "%d", w->started ? w->status : -1);
+		ROW(fp, "command", idx,
+		    ns_or_dash(w->started ? w->start_ns : STORE_NO_TIME, a, sizeof(a)),
+		    ns_or_dash(w->done ? w->end_ns : STORE_NO_TIME, b, sizeof(b)),
+		    real, user, sys, st, w->line);
 	}
-	return 0;
 }
 
 /* Lost events, the capture's start, back end and tag as run statistics;
  * the process names the tracer saw. */
-static void store_stats(struct cap_run *r, struct store *st, int64_t run)
+static void save_stats(struct cap_run *r, FILE *fp)
 {
 	uint64_t lost_total = 0;
 	char v[32];
@@ -605,72 +638,196 @@ static void store_stats(struct cap_run *r, struct store *st, int64_t run)
 		char key[32];
 		snprintf(key, sizeof(key), "lost_events_cpu%d", c);
 		snprintf(v, sizeof(v), "%" PRIu64, r->lost[c]);
-		store_stat_set(st, run, key, v);
+		ROW(fp, "stat", key, v);
 		lost_total += r->lost[c];
 	}
 	snprintf(v, sizeof(v), "%" PRIu64, lost_total);
-	store_stat_set(st, run, "lost_events", v);
+	ROW(fp, "stat", "lost_events", v);
 	snprintf(v, sizeof(v), "%" PRId64, r->t0);
-	store_stat_set(st, run, "capture_start_ns", v);
-	store_stat_set(st, run, "backend", "tracefs");
+	ROW(fp, "stat", "capture_start_ns", v);
+	ROW(fp, "stat", "backend", "tracefs");
+	for (int k = 0; k < 2; k++) {
+		const struct hook_run *h = k ? &r->after : &r->before;
+		const char *p = k ? "after" : "before";
+		char key[32];
+		if (!h->ran)
+			continue;
+		snprintf(key, sizeof(key), "%s.real_s", p);
+		snprintf(v, sizeof(v), "%.9f", (double)(h->end_ns - h->start_ns) / 1e9);
+		ROW(fp, "stat", key, v);
+		snprintf(key, sizeof(key), "%s.user_s", p);
+		snprintf(v, sizeof(v), "%.6f", (double)h->ru.ru_utime.tv_sec +
+			 (double)h->ru.ru_utime.tv_usec / 1e6);
+		ROW(fp, "stat", key, v);
+		snprintf(key, sizeof(key), "%s.sys_s", p);
+		snprintf(v, sizeof(v), "%.6f", (double)h->ru.ru_stime.tv_sec +
+			 (double)h->ru.ru_stime.tv_usec / 1e6);
+		ROW(fp, "stat", key, v);
+		snprintf(key, sizeof(key), "%s.status", p);
+		snprintf(v, sizeof(v), "%d", h->status);
+		ROW(fp, "stat", key, v);
+		snprintf(key, sizeof(key), "%s.start_ns", p);
+		snprintf(v, sizeof(v), "%" PRId64, h->start_ns);
+		ROW(fp, "stat", key, v);
+		snprintf(key, sizeof(key), "%s.end_ns", p);
+		snprintf(v, sizeof(v), "%" PRId64, h->end_ns);
+		ROW(fp, "stat", key, v);
+	}
 	if (r->tag)
-		store_stat_set(st, run, "tag", r->tag);
+		ROW(fp, "stat", "tag", r->tag);
 	if (r->ta_on) {
 		/* the tracer's names, below, win for the pids it saw */
-		struct task_sink ts = { st, run };
-		taskacct_comms(&r->ta, task_comm, &ts);
+		taskacct_comms(&r->ta, task_comm, fp);
 		snprintf(v, sizeof(v), "%" PRIu64, r->ta.lost);
-		store_stat_set(st, run, "task_exits_lost", v);
+		ROW(fp, "stat", "task_exits_lost", v);
 	}
 	for (size_t i = 0; i < r->tf.npid; i++)
-		if (r->tf.comms[i][0])
-			store_process_set(st, run, r->tf.pids[i], r->tf.comms[i]);
-	save_cmdlines(st, run, r->o->tracefs);
+		if (r->tf.comms[i][0]) {
+			snprintf(v, sizeof(v), "%" PRIu32, r->tf.pids[i]);
+			ROW(fp, "process", v, r->tf.comms[i]);
+		}
+	save_cmdlines(fp, r->o->tracefs);
 }
 
-/* Stores the run in one transaction: the raw trace imported (events,
- * requests, processes; an empty run when nothing was traced), then what
- * the capture knows besides. Returns 0, or -1 with a message in err. */
+/* Writes the rows file r->rows (RAW.rows beside the raw trace). Returns 0,
+ * or -1 with a message in err (nothing left). */
+static int write_rows(struct cap_run *r)
+{
+	struct stat sb;
+	FILE *fp;
+	int bad;
+
+	snprintf(r->rows, sizeof(r->rows), "%s.rows", r->raw);
+	if (!(fp = fopen(r->rows, "w"))) {
+		snprintf(r->err, sizeof(r->err), "cannot write '%s': %s", r->rows,
+			 strerror(errno));
+		r->rows[0] = '\0';
+		return -1;
+	}
+	fprintf(fp, "%s\n", CAPTURE_ROWS_MAGIC);
+	ROW(fp, "run", r->name);
+	if (stat(r->raw, &sb) == 0 && sb.st_size > 0) {
+		ROW(fp, "trace", r->raw);
+	} else {
+		char t0[24];
+		snprintf(t0, sizeof(t0), "%" PRId64, r->t0);
+		ROW(fp, "genesis", t0);
+	}
+	save_facts(r, fp);
+	save_rows(r, fp);
+	save_metrics(r, fp);
+	save_stats(r, fp);
+	errno = 0;
+	bad = fflush(fp) || ferror(fp) || fsync(fileno(fp));
+	bad = fclose(fp) || bad;
+	if (bad) {
+		int e = errno ? errno : EIO;
+		snprintf(r->err, sizeof(r->err), "cannot write '%s': %s", r->rows,
+			 strerror(e));
+		unlink(r->rows);
+		r->rows[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* Says what was kept when the run could not be stored, and the command
+ * that stores it later. */
+static void say_kept(struct cap_run *r)
+{
+	char q1[1100], q2[1100], size[32] = "";
+	struct stat sb;
+
+	if (stat(r->raw, &sb) == 0)
+		snprintf(size, sizeof(size), " (%.1f MB)", (double)sb.st_size / 1e6);
+	if (r->rows[0])
+		fprintf(stderr, "iotape: run '%s' was not stored; kept: its trace "
+			"'%s'%s and its samples, commands and settings '%s'. Once "
+			"the database has room, store them with:\n  iotape import"
+			"%s%s %s\n", r->name, r->raw, size, r->rows,
+			r->o->db ? " --db " : "",
+			r->o->db ? shell_quote(r->o->db, q1, sizeof(q1)) : "",
+			shell_quote(r->rows, q2, sizeof(q2)));
+	else
+		fprintf(stderr, "iotape: run '%s' was not stored; kept: its trace "
+			"'%s'%s (its samples were lost). Store it with:\n  iotape "
+			"import%s%s --run %s %s\n", r->name, r->raw, size,
+			r->o->db ? " --db " : "",
+			r->o->db ? shell_quote(r->o->db, q1, sizeof(q1)) : "",
+			shell_quote(r->name, q2, sizeof(q2)),
+			shell_quote(r->raw, q1, sizeof(q1)));
+}
+
+/* Stores the run in one transaction through its rows file: the raw trace
+ * imported (events, requests, processes; an empty run when nothing was
+ * traced), then what the capture knows besides. Returns 0 (the rows file
+ * removed), or -1 with a message in err and r->keep set (the trace and the
+ * rows file stay). */
 static int store_run(struct cap_run *r)
 {
 	const char *db = db_path_default(r->o->db);
 	struct store *st = NULL;
 	struct import_opts io = { .quiet = 1 };
-	struct stat sb;
 	int64_t run;
 	int rc;
 
+	if (write_rows(r)) {
+		r->keep = 1;
+		return -1;
+	}
 	if (store_open(&st, db, 1)) {
 		snprintf(r->err, sizeof(r->err), "%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
+		r->keep = 1;
 		return -1;
 	}
-	if ((rc = store_begin(st)))
-		goto fail;
-	if (stat(r->raw, &sb) == 0 && sb.st_size > 0) {
-		if ((rc = import_one(st, &io, r->raw, r->name, &run, r->err,
-				     sizeof(r->err))))
-			goto out;
-	} else {
-		struct run_info ri = { .name = r->name, .kind = "capture" };
-		if ((rc = store_run_create(st, &ri, &run)) ||
-		    (rc = store_run_finish(st, run, "complete", r->t0)))
-			goto fail;
+	if ((rc = store_begin(st))) {
+		snprintf(r->err, sizeof(r->err), "%s: %s", store_shown(db), store_errmsg(st));
+		goto out;
 	}
-	if ((rc = store_facts(r, st, run)) || (rc = store_rows(r, st, run)) ||
-	    (rc = store_metrics(r, st, run)))
-		goto fail;
-	store_stats(r, st, run);
+	if ((rc = import_capture_rows(st, &io, r->rows, r->name, &run, r->err,
+				      sizeof(r->err))))
+		goto out;
 	if ((rc = store_commit(st)))
-		goto fail;
-	store_close(st);
-	return 0;
-fail:
-	snprintf(r->err, sizeof(r->err), "%s: %s", store_shown(db), store_errmsg(st));
+		snprintf(r->err, sizeof(r->err), "%s: %s", store_shown(db), store_errmsg(st));
 out:
-	store_rollback(st);
+	if (rc) {
+		store_rollback(st);
+		r->keep = 1;
+	} else {
+		unlink(r->rows);
+		r->rows[0] = '\0';
+	}
 	store_close(st);
-	return -1;
+	return rc ? -1 : 0;
+}
+
+/* ---- --before and --after ---- */
+
+/* Runs the --before or --after command cmd (what names it), untraced,
+ * into *h, saying on stderr what it is and how long it took. Returns 0, or
+ * -1 with a message in err when it could not start or (--before) failed. */
+static int run_hook(struct cap_run *r, const char *what, const char *cmd,
+		    struct hook_run *h)
+{
+	if (!r->o->quiet)
+		fprintf(stderr, "iotape: %s (untraced): %s\n", what, cmd);
+	fflush(stdout);
+	if (workload_hook(cmd, h)) {
+		snprintf(r->err, sizeof(r->err), "cannot start %s '%s'", what, cmd);
+		return -1;
+	}
+	if (!r->o->quiet)
+		fprintf(stderr, "iotape: %s took %.3f s%s\n", what,
+			(double)(h->end_ns - h->start_ns) / 1e9,
+			h->status ? " and failed" : "");
+	if (h->status) {
+		snprintf(r->err, sizeof(r->err), "%s '%s' exited %d%s", what, cmd,
+			 h->status, !strcmp(what, "--before") ? "; nothing "
+			 "captured" : "");
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- one run, and the sweep ---- */
@@ -693,6 +850,8 @@ static int capture_one(struct cap *c, const int *pick, const char *name,
 	for (int i = 0; i < c->o.ncmd; i++)
 		workload_reset(&c->w[i]);
 	rc = find_devices(r);
+	if (!rc && c->o.before)
+		rc = run_hook(r, "--before", c->o.before, &r->before);
 	if (!rc)
 		rc = setup_lab(r, pick);
 	if (!rc)
@@ -704,6 +863,11 @@ static int capture_one(struct cap *c, const int *pick, const char *name,
 		for (int i = 0; i < c->o.ncmd; i++)
 			if (c->w[i].out)
 				wl_output_finish(c->w[i].out, 2000);
+		/* a failed --after is said, the run is stored all the same */
+		if (!rc && c->o.after &&
+		    run_hook(r, "--after", c->o.after, &r->after) && !c->o.quiet)
+			warning("%s", r->err);
+		r->err[0] = '\0';
 	}
 	if (!rc && r->fatal)
 		rc = -1;
@@ -716,6 +880,8 @@ static int capture_one(struct cap *c, const int *pick, const char *name,
 	clean_up(r);
 	if (rc < 0)
 		error("%s", r->err[0] ? r->err : "capture failed");
+	if (r->keep)
+		say_kept(r);
 	free(r);
 	return rc;
 }

@@ -23,6 +23,9 @@ struct capture_cmd {
 	const char *shell;          /* --cmd: run with /bin/sh -c, or NULL */
 	char *const *argv;          /* else the command after --, NULL-ended */
 	double after_s;             /* --start-after: seconds after the start */
+	int step;                   /* 0, 1, ...: --then starts the next step; a
+				     * step's commands start once every command
+				     * of the steps before has ended */
 	int has_when;               /* --start-when KEY OP VALUE given: */
 	char when_key[64];          /* swap_used, or a /proc/vmstat, meminfo,
 				     * psi or stat key (see samples_value()) */
@@ -62,6 +65,11 @@ struct capture_opts {
 	const char *labels[CAPTURE_MAX_LABELS]; /* --label KEY=VALUE: stored
 				     * as settings at start of every run */
 	int nlabel;
+	const char *before;         /* --before: a shell command run before each
+				     * run (untraced, before the lab is taken,
+				     * timed apart); NULL: none */
+	const char *after;          /* --after: the same after each run's
+				     * tracer stopped; NULL: none */
 	int drop_caches;            /* sync and drop the page cache first */
 	uint64_t mem_limit;         /* bytes: run the workloads in a memory
 				     * cgroup this large; 0: none */
@@ -83,7 +91,11 @@ struct capture_opts {
  * samples /proc every interval on the events' clock while the workloads
  * run, then stops, puts the machine back and stores events, requests,
  * samples, commands, devices, processes and settings at start and end as
- * one run, with the workload metrics read from the commands' output: fio's
+ * one run (--before and --after run around it, untraced: their times and
+ * exit statuses go to the run's statistics, before.real_s ..., their lines
+ * to its settings, capture.before and capture.after; a --before that fails
+ * stops the capture), with the workload metrics read from the commands'
+ * output: fio's
  * JSON, dd's last line, o->metrics (each command whose line names fio or
  * dd, or every command when o->metrics are given, writes into pipes that
  * pass its output through to iotape's stdout and stderr unchanged, and keep

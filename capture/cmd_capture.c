@@ -29,7 +29,16 @@ static const struct opt_def options[] = {
 	  "0.1 works)" },
 	{ "duration", 1, 'D', "SEC", "stop after this long (units ms s m h; "
 	  "default: when the\ncommands end, or at Ctrl-C without commands)" },
-	{ "cmd", 1, 'c', "'COMMAND'", "a workload run with /bin/sh -c; repeatable" },
+	{ "cmd", 1, 'c', "'COMMAND'", "a workload run with /bin/sh -c; repeatable: "
+	  "several\n--cmd run at once; all are numbered cmd1, cmd2, ..." },
+	{ "then", 1, 't', "'COMMAND'", "a workload that starts once every command "
+	  "before it\nhas ended: the next step, timed on its own; more\n--cmd "
+	  "after it run with it" },
+	{ "before", 1, 'B', "'CMD'", "run before each run (each repeat and "
+	  "swept value),\nuntraced, before the lab is taken; its time and exit\n"
+	  "status are the run's before.* statistics; a failure\nstops the capture" },
+	{ "after", 1, 'A', "'CMD'", "run after each run's tracer stopped, "
+	  "untraced; its\ntime and status are after.* statistics" },
 	{ "start-after", 1, 'a', "DUR", "start the preceding --cmd this long "
 	  "after the start" },
 	{ "start-when", 1, 'w', "KEY>VALUE", "start the preceding --cmd when a "
@@ -54,8 +63,9 @@ static const struct opt_def options[] = {
 	  "FILE)" },
 	{ "buffer-kb", 1, 'k', "KB", "tracefs ring buffer per CPU (default "
 	  "16384)" },
-	{ "reset", 0, 'Z', NULL, "put back what a killed capture left changed, "
-	  "and stop\nevery disk of 'iotape disk'" },
+	{ "reset", 0, 'Z', NULL, "put back what a killed capture or replay left"
+	  "\nchanged (run it again until it is clean), and stop every\n"
+	  "disk of 'iotape disk'" },
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "run", 1, 'r', "NAME", "name of the run (default: capture); not digits "
 	  "only,\nwhich read as a run id" },
@@ -76,6 +86,8 @@ static void capture_usage(FILE *fp)
 	fprintf(fp,
 "usage: iotape capture [--db FILE] [--run NAME] [-d DEV]... [--interval SEC]\n"
 "                      [--duration SEC] [--cmd 'SHELL COMMAND']...\n"
+"                      [--then 'SHELL COMMAND']... [--before 'COMMAND']\n"
+"                      [--after 'COMMAND']\n"
 "                      [--start-after DUR] [--start-when KEY>VALUE]\n"
 "                      [--set KEY=VALUE[,VALUE...]]... [--drop-caches]\n"
 "                      [--metric NAME=REGEX]... [--label KEY=VALUE]...\n"
@@ -154,6 +166,7 @@ static int parse_set(struct capture_opts *o, const char *arg)
 static int parse_option(struct capture_opts *o, int c, struct capture_cmd **last)
 {
 	uint64_t v;
+	int step;
 
 	switch (c) {
 	case 'b': o->db = optarg; break;
@@ -173,11 +186,18 @@ static int parse_option(struct capture_opts *o, int c, struct capture_cmd **last
 			return 2;
 		break;
 	case 'c':
+	case 't':
 		if (o->ncmd >= CAPTURE_MAX_CMDS)
 			{ error("too many commands (at most %d)", CAPTURE_MAX_CMDS); return 2; }
+		/* --cmd joins the step of the command before it, --then
+		 * starts the next */
+		step = o->ncmd ? o->cmds[o->ncmd - 1].step + (c == 't') : 0;
 		*last = &o->cmds[o->ncmd++];
 		(*last)->shell = optarg;
+		(*last)->step = step;
 		break;
+	case 'B': o->before = optarg; break;
+	case 'A': o->after = optarg; break;
 	case 'a':
 		if (!*last)
 			{ error("--start-after needs a --cmd before it"); return 2; }
@@ -302,6 +322,7 @@ int cmd_capture(int argc, char **argv)
 	if (optind < argc) {
 		if (o.ncmd >= CAPTURE_MAX_CMDS)
 			return error("too many commands (at most %d)", CAPTURE_MAX_CMDS);
+		o.cmds[o.ncmd].step = o.ncmd ? o.cmds[o.ncmd - 1].step : 0;
 		o.cmds[o.ncmd++].argv = argv + optind;
 	}
 	if (geteuid() != 0)

@@ -1,7 +1,8 @@
 /* blkreplay .load files (schoebel/blkreplay: scripts/conv_blktrace_to_load.sh
  * writes them, src/blkreplay.c parse() reads them): text before a header
  * line "start ; sector; length ; op ;  replay_delay=0 ; replay_duration=0",
- * then "SEC.NSEC ; SECTOR ; SECTORS ; R|W ; DELAY ; DURATION" lines. The
+ * then "SEC.NSEC ; SECTOR ; SECTORS ; OP ; DELAY ; DURATION" lines (OP R or
+ * W, or blkparse's RWBS as the converter leaves it: RA, RS, ...). The
  * time is of the blkparse action named by "INFO: action_char=X" (Q when
  * absent); blkreplay's own result lines (dump_request(): "orig_start ; ..."
  * header) carry the replay's delay and duration, which become Q and C.
@@ -35,6 +36,35 @@ static int header_line(const char *s)
 	return !strncmp(s, "start ; sector", 14) || !strncmp(s, "orig_start ; sector", 19);
 }
 
+/* The categories of an op field: blkreplay's parse() reads its first
+ * character (sscanf "%c") and takes R or W; the rest is what blkparse's
+ * "%3d" printed after it (conv_blktrace_to_load.sh turns WB and WS into W
+ * but leaves RA, RS, RM...): A readahead, S sync, M metadata, F FUA, B a
+ * barrier (before Linux 2.6.36; nothing now). Lowercase r and w as R and
+ * W. Returns 0 for anything else. */
+static uint32_t op_cats(const char *op)
+{
+	uint32_t c;
+
+	if (*op == 'R' || *op == 'r')
+		c = BT_C_READ;
+	else if (*op == 'W' || *op == 'w')
+		c = BT_C_WRITE;
+	else
+		return 0;
+	for (op++; *op; op++) {
+		switch (*op) {
+		case 'A': c |= BT_C_AHEAD; break;
+		case 'S': c |= BT_C_SYNC; break;
+		case 'M': c |= BT_C_META; break;
+		case 'F': c |= BT_C_FUA; break;
+		case 'B': break;
+		default: return 0;
+		}
+	}
+	return c;
+}
+
 int fmt_blkreplay_sniff(const uint8_t *buf, size_t len)
 {
 	size_t i = 0;
@@ -56,7 +86,7 @@ int fmt_blkreplay_sniff(const uint8_t *buf, size_t len)
 		if (data_start(line)) {
 			char *f[8];
 			int nf = fmt_split(line, ';', f, 8);
-			if ((nf == 4 || nf == 6) && (!strcmp(f[3], "R") || !strcmp(f[3], "W")))
+			if ((nf == 4 || nf == 6) && op_cats(f[3]))
 				data++;
 			else
 				return 0;
@@ -111,9 +141,8 @@ int fmt_blkreplay_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 			bad = "sector";
 		else if (fmt_u64(f[2], 0, &sectors) || sectors > UINT32_MAX / 512)
 			bad = "length";
-		else if (strcmp(f[3], "R") && strcmp(f[3], "W") &&
-			 strcmp(f[3], "r") && strcmp(f[3], "w"))
-			bad = "op (R or W)";
+		else if (!op_cats(f[3]))
+			bad = "op (R or W, or blkparse's RWBS such as RA or WS)";
 		else if (nf == 6 && (fmt_seconds_ns(f[4], &delay) ||
 				     fmt_seconds_ns(f[5], &dur)))
 			bad = "replay_delay or replay_duration";
@@ -138,7 +167,7 @@ int fmt_blkreplay_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		io.dev = FMT_DEV(0);
 		io.sector = sector;
 		io.bytes = (uint32_t)(sectors * 512);
-		io.cats = toupper((unsigned char)f[3][0]) == 'R' ? BT_C_READ : BT_C_WRITE;
+		io.cats = op_cats(f[3]);
 		io.q_ns = io.d_ns = io.c_ns = FMT_NO_TIME;
 		t = start;
 		if (dur > 0) {

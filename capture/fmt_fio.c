@@ -37,6 +37,7 @@ struct fio_state {
 	uint64_t since_wait; /* v2: I/O lines since it */
 	int64_t last_ns;
 	uint64_t n_io, n_sync, n_datasync, n_trim, n_wait, n_file_ops, n_unaligned;
+	uint64_t n_backwards;  /* v3 lines stamped before the line before */
 	int notes;
 };
 
@@ -98,6 +99,11 @@ static int take(struct fio_state *s, uint64_t line, char **f, int n, int64_t t_n
 		return fail(s, line, "bad offset", f[2]);
 	if (fmt_u64(f[3], 0, &len) || len > UINT32_MAX)
 		return fail(s, line, "bad length", f[3]);
+	/* a file position is an off_t: I/O past 2^63 - 1 bytes cannot be
+	 * issued (and its sector would not come back as its offset) */
+	if (strcmp(act, "wait") && off > (uint64_t)INT64_MAX - len)
+		return fail(s, line, "offset beyond the largest file position "
+			    "(2^63 - 1 bytes)", f[2]);
 	if (!strcmp(act, "wait")) {
 		/* fio waits until OFFSET ms after the job started (iolog.c
 		 * read_iolog_get: mtime_since_genesis) */
@@ -134,6 +140,12 @@ static int take(struct fio_state *s, uint64_t line, char **f, int n, int64_t t_n
 	if (t_ns == FMT_NO_TIME) {
 		/* v2 has no times: issue order, 1 us apart after each wait */
 		t_ns = s->wait_ns + (int64_t)s->since_wait++ * 1000;
+	} else if (s->n_io && t_ns < s->last_ns) {
+		/* fio issues lines in file order and waits only for a time
+		 * still ahead (iolog.c iolog_delay()): a line stamped before
+		 * the previous one goes at once, after it */
+		t_ns = s->last_ns;
+		s->n_backwards++;
 	}
 	if (off % 512)
 		s->n_unaligned++;
@@ -159,6 +171,7 @@ static int put_stats(struct fio_state *s)
 		{ "fio_iolog.file_actions", s->n_file_ops },
 		{ "fio_iolog.files", (uint64_t)s->nfiles },
 		{ "fio_iolog.unaligned_offsets", s->n_unaligned },
+		{ "fio_iolog.time_backwards", s->n_backwards },
 	};
 	char v[32];
 	int rc = 0;
@@ -239,6 +252,14 @@ int fmt_fio_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		char msg[80];
 		snprintf(msg, sizeof(msg), "fio iolog: %d more open/close lines not "
 			 "listed", s.notes - FIO_MAX_NOTES);
+		rc = sink->note(sink->ctx, msg);
+	}
+	if (!rc && s.n_backwards && sink->note) {
+		char msg[200];
+		snprintf(msg, sizeof(msg), "fio iolog: %" PRIu64 " line%s stamped "
+			 "before the line before placed at that line's time (fio "
+			 "issues them in file order, at once)", s.n_backwards,
+			 s.n_backwards == 1 ? "" : "s");
 		rc = sink->note(sink->ctx, msg);
 	}
 	if (!rc)

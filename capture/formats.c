@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture/capture_rows.h"
 #include "capture/trace_input.h"
 #include "capture/vmstat_text.h"
 #include "lib/util.h"
@@ -31,6 +32,14 @@ static int sniff_vmstat(const uint8_t *buf, size_t len)
 	return vmstat_text_sniff(buf, len) ? 85 : 0;
 }
 
+static int sniff_capture_rows(const uint8_t *buf, size_t len)
+{
+	size_t n = strlen(CAPTURE_ROWS_MAGIC);
+
+	return len > n && !memcmp(buf, CAPTURE_ROWS_MAGIC, n) && buf[n] == '\n'
+	       ? 100 : 0;
+}
+
 const struct import_format import_formats[] = {
 	{ "blktrace", "blktrace v7/v8: tracefs stream, blkparse -d, per-CPU set", "docs/FORMAT.md; blktrace_api.h",
 	  FMT_NATIVE, sniff_blktrace, NULL },
@@ -38,6 +47,8 @@ const struct import_format import_formats[] = {
 	  "blkparse(1)", FMT_NATIVE, sniff_blkparse, NULL },
 	{ "vmstat-text", "a vmstat(8) log (and `time` reports in it)",
 	  "vmstat(8)", FMT_NATIVE, sniff_vmstat, NULL },
+	{ "capture-rows", "what a capture kept when it could not store (FILE.rows)",
+	  "capture/capture_rows.h", FMT_NATIVE, sniff_capture_rows, NULL },
 	{ "fio-iolog", "fio iolog v2 and v3 (write_iolog, read_iolog)",
 	  "fio HOWTO \"Trace file format\"; fio iolog.c", FMT_TRACE,
 	  fmt_fio_sniff, fmt_fio_parse },

@@ -17,6 +17,7 @@
 #include "capture/import_samples.h"
 #include "capture/stitch.h"
 #include "capture/trace_input.h"
+#include "capture/capture_rows.h"
 #include "capture/vmstat_text.h"
 #include "lib/util.h"
 #include "schema/store.h"
@@ -194,6 +195,8 @@ static int import_path(struct store *st, const struct import_opts *o,
 
 	if (fmt && fmt->parse)
 		return import_format_one(st, o, fmt, input, name, run_out, err, errlen);
+	if (capture_rows_sniff_file(input))
+		return import_capture_rows(st, o, input, name, run_out, err, errlen);
 	if (vmstat_text_sniff_file(input))
 		return import_vmstat_log(st, o, input, name, run_out, err, errlen);
 	if (name)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "capture/stitch.h"
+#include "lib/timeline.h"
 #include "lib/util.h"
 
 /* Events of one I/O may come out of file order (C after later Qs, traces
@@ -175,7 +176,8 @@ struct trace {
 	size_t ndev;
 	int64_t genesis, last_out;
 	int have_out;
-	uint64_t ios, qs, ds, cs, backwards;
+	uint64_t ios, qs, ds, cs, backwards, steps;
+	struct timeline tl;    /* the time that had I/O, in file order */
 };
 
 static int pend_less(const struct pend *a, const struct pend *b)
@@ -334,6 +336,15 @@ static int take_io(void *vctx, const struct fmt_io *io)
 	}
 	if (first == INT64_MAX)
 		return 0;
+	/* the clock in file order: each line's first time, its I/O in
+	 * flight to its last (a line stamped seconds off its neighbours
+	 * is a step, not time that had I/O) */
+	t->steps += (uint64_t)timeline_step(&t->tl, (uint64_t)first);
+	{
+		int64_t last = io->c_ns != FMT_NO_TIME ? io->c_ns
+			       : io->d_ns != FMT_NO_TIME ? io->d_ns : first;
+		timeline_cover(&t->tl, (uint64_t)last);
+	}
 	t->ios++;
 	if ((rc = store_request_add(t->c.st, t->c.run, t->next_id++, &rq))) {
 		t->c.store_failed = 1;
@@ -355,7 +366,8 @@ static int trace_pass(struct trace *t, FILE *fp, const struct fmt_opts *fo,
 	t->c.run = 0;
 	t->c.notes_len = 0;
 	t->n = t->ndev = 0;
-	t->seq = t->ios = t->qs = t->ds = t->cs = t->backwards = 0;
+	t->seq = t->ios = t->qs = t->ds = t->cs = t->backwards = t->steps = 0;
+	memset(&t->tl, 0, sizeof(t->tl));
 	t->have_out = 0;
 	t->high = INT64_MIN;
 	rewind(fp);
@@ -379,7 +391,9 @@ static int trace_pass(struct trace *t, FILE *fp, const struct fmt_opts *fo,
 	    (rc = put_stat_u64(&t->c, "bios", t->qs)) ||
 	    (rc = put_stat_u64(&t->c, "dispatches", t->ds)) ||
 	    (rc = put_stat_u64(&t->c, "completions", t->cs)) ||
-	    (rc = put_stat_u64(&t->c, "time_backwards", t->backwards)))
+	    (rc = put_stat_u64(&t->c, "time_backwards", t->backwards)) ||
+	    (rc = put_stat_u64(&t->c, "clock_jumps", t->steps)) ||
+	    (rc = put_stat_u64(&t->c, "active_span_ns", timeline_total(&t->tl))))
 		return rc;
 	return store_run_finish(t->c.st, t->c.run, "complete", t->genesis);
 }

@@ -91,7 +91,7 @@ static void describe_state(const char *path, char *out, size_t outlen)
 	while (fgets(line, sizeof(line), fp) && o + 80 < outlen) {
 		char *f1 = strtok(line, "\t\n"), *f2 = strtok(NULL, "\t\n");
 		char *f3 = strtok(NULL, "\n");
-		if (!f1 || !f2 || !strcmp(f1, "pid"))
+		if (!f1 || !f2 || !strcmp(f1, "pid") || !strcmp(f1, "left"))
 			continue;
 		o += (size_t)snprintf(out + o, outlen - o, "%s%s %s%s%s%s",
 				      n++ ? ", " : "", f1, f2, f3 ? " (was '" : "",
@@ -134,16 +134,50 @@ static int wait_lock(int fd, const char *path, char *err, size_t errlen)
 	}
 }
 
-/* The message for a state file at path, left by a killed capture or
- * replay: what it changed, and --reset. */
+/* The pid a state file names and whether a restore already ran on it
+ * ("left": what could not be put back), from its header lines. */
+static void state_header(const char *path, int *pid, int *left)
+{
+	FILE *fp = fopen(path, "r");
+	char line[1024];
+
+	*pid = 0;
+	*left = 0;
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (!strncmp(line, "pid\t", 4))
+			*pid = atoi(line + 4);
+		else if (!strncmp(line, "left\t", 5))
+			*left = 1;
+	}
+	fclose(fp);
+}
+
+/* The message for a state file at path that no running capture or replay
+ * holds (the lock is free): what it changed, and --reset. Says "killed"
+ * only when its pid is gone. */
 static void left_changed(const char *path, char *err, size_t errlen)
 {
 	char left[2048];
+	int pid, was_left;
 
 	describe_state(path, left, sizeof(left));
-	snprintf(err, errlen, "a capture or replay was killed and left the "
-		 "machine changed (%s: %s); run 'iotape capture --reset' to put "
-		 "it back", path, left[0] ? left : "nothing recorded");
+	state_header(path, &pid, &was_left);
+	if (was_left)
+		snprintf(err, errlen, "a capture or replay (pid %d) could not put "
+			 "back what it changed (%s: %s); put it back by hand as it "
+			 "said, or run 'iotape capture --reset'", pid, path,
+			 left[0] ? left : "nothing recorded");
+	else if (pid > 0 && kill(pid, 0) == 0)
+		snprintf(err, errlen, "a capture or replay (pid %d, running but "
+			 "no longer holding the lab's lock) left the machine changed "
+			 "(%s: %s); run 'iotape capture --reset' once it ends", pid,
+			 path, left[0] ? left : "nothing recorded");
+	else
+		snprintf(err, errlen, "a capture or replay was killed and left the "
+			 "machine changed (%s: %s); run 'iotape capture --reset' to "
+			 "put it back", path, left[0] ? left : "nothing recorded");
 }
 
 /* dir/name (the lock or the state file) into buf of len bytes. */
@@ -152,27 +186,40 @@ static void lab_path(char *buf, size_t len, const char *dir, const char *name)
 	snprintf(buf, len, "%s/%s", dir, name);
 }
 
+/* 1 when nobody holds the lock at path (taken and let go at once). */
+static int lock_free(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), free_;
+
+	if (fd < 0)
+		return 1;
+	free_ = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return free_;
+}
+
 int lab_busy(const char *dir)
 {
 	char lockp[300];
-	int fd, busy = 0;
 
 	lab_path(lockp, sizeof(lockp), dir, "capture.lock");
-	if ((fd = open(lockp, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK)
-		busy = 1;
-	close(fd);
-	return busy;
+	return !lock_free(lockp);
 }
 
 int lab_check(const char *dir, char *err, size_t errlen)
 {
-	char path[300];
+	char path[300], lockp[300];
 	struct stat sb;
 
 	lab_path(path, sizeof(path), dir, "capture.state");
+	lab_path(lockp, sizeof(lockp), dir, "capture.lock");
 	if (stat(path, &sb) < 0)
+		return 0;
+	/* a capture or replay running now: its changes are its own, put
+	 * back when it ends; what changes nothing may run beside it */
+	if (!lock_free(lockp))
+		return 0;
+	if (stat(path, &sb) < 0)       /* it ended meanwhile */
 		return 0;
 	left_changed(path, err, errlen);
 	return -1;
@@ -227,52 +274,38 @@ int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-/* The sysctl that shares a threshold with path's: vm.dirty_bytes and
- * vm.dirty_ratio, vm.dirty_background_bytes and _ratio (writing either of
- * a pair zeroes the other, even writing 0: mm/page-writeback.c's
- * handlers). Writes it into out (len bytes); returns 0, or -1 for a file
- * of no pair. */
-static int partner(const char *path, char *out, size_t len)
-{
-	static const char *const pairs[][2] = {
-		{ "/vm/dirty_bytes", "/vm/dirty_ratio" },
-		{ "/vm/dirty_ratio", "/vm/dirty_bytes" },
-		{ "/vm/dirty_background_bytes", "/vm/dirty_background_ratio" },
-		{ "/vm/dirty_background_ratio", "/vm/dirty_background_bytes" },
-	};
-	size_t n = strlen(path);
+/* The vm sysctls the kernel keeps in pairs (Documentation/admin-guide/
+ * sysctl/vm.rst): writing one zeroes the other, and 0 is refused (EINVAL)
+ * for the *_bytes ones, so a pair member is put back by writing whichever
+ * of the two was not 0. */
+static const char *const sysctl_pairs[][2] = {
+	{ "/sys/vm/dirty_bytes", "/sys/vm/dirty_ratio" },
+	{ "/sys/vm/dirty_background_bytes", "/sys/vm/dirty_background_ratio" },
+};
 
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		size_t k = strlen(pairs[i][0]);
-		if (n > k && !strcmp(path + n - k, pairs[i][0])) {
-			snprintf(out, len, "%.*s%s", (int)(n - k), path, pairs[i][1]);
-			return 0;
+/* The other member of path's pair into out (len bytes); 0, or -1 when path
+ * is in no pair. */
+static int pair_of(const char *path, char *out, size_t len)
+{
+	size_t pl = strlen(path);
+
+	for (size_t i = 0; i < sizeof(sysctl_pairs) / sizeof(sysctl_pairs[0]); i++)
+		for (int k = 0; k < 2; k++) {
+			size_t sl = strlen(sysctl_pairs[i][k]);
+			if (pl >= sl && !strcmp(path + pl - sl, sysctl_pairs[i][k])) {
+				snprintf(out, len, "%.*s%s", (int)(pl - sl), path,
+					 sysctl_pairs[i][!k]);
+				return 0;
+			}
 		}
-	}
 	return -1;
-}
-
-/* Records "set PATH OLD" in the state file. Returns 0 or -1 with err. */
-static int record_set(struct lab *lab, const char *path, const char *old,
-		      char *err, size_t errlen)
-{
-	char line[2048];
-	int rc;
-
-	snprintf(line, sizeof(line), "set\t%s\t%s\n", path, old);
-	if ((rc = record(lab, line))) {
-		snprintf(err, errlen, "cannot record state in '%s': %s", lab->state,
-			 strerror(-rc));
-		return -1;
-	}
-	return 0;
 }
 
 int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 	    size_t errlen)
 {
-	char old[1024], ppath[600], pold[1024];
-	int rc = sysfs_read(path, old, sizeof(old)), pair;
+	char old[1024], line[2048], partner[512], pv[256];
+	int rc = sysfs_read(path, old, sizeof(old));
 
 	if (rc) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(-rc));
@@ -280,18 +313,21 @@ int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 	}
 	if (!strcmp(old, value))
 		return 0;
-	/* Of a pair of thresholds only the one in force (non-zero) goes back:
-	 * writing it zeroes the other, and the bytes ones refuse 0. */
-	pair = !partner(path, ppath, sizeof(ppath)) &&
-	       !sysfs_read(ppath, pold, sizeof(pold));
-	if (pair && !strcmp(old, "0") && strcmp(pold, "0")) {
-		if (record_set(lab, ppath, pold, err, errlen))
+	/* a pair member: its partner's value first, which the kernel is
+	 * about to zero and which puts the pair back (restore_file()) */
+	if (!pair_of(path, partner, sizeof(partner)) &&
+	    !sysfs_read(partner, pv, sizeof(pv))) {
+		snprintf(line, sizeof(line), "set\t%s\t%s\n", partner, pv);
+		if ((rc = record(lab, line))) {
+			snprintf(err, errlen, "cannot record state in '%s': %s",
+				 lab->state, strerror(-rc));
 			return -1;
-	} else if (pair && !strcmp(old, "0") && strstr(path, "_bytes")) {
-		/* neither in force: the ratio's 0 is writable */
-		if (record_set(lab, ppath, pold, err, errlen))
-			return -1;
-	} else if (record_set(lab, path, old, err, errlen)) {
+		}
+	}
+	snprintf(line, sizeof(line), "set\t%s\t%s\n", path, old);
+	if ((rc = record(lab, line))) {
+		snprintf(err, errlen, "cannot record state in '%s': %s", lab->state,
+			 strerror(-rc));
 		return -1;
 	}
 	if ((rc = sysfs_write(path, value))) {
@@ -370,55 +406,227 @@ static int remove_cgroup(const char *path)
 	return -EBUSY;
 }
 
-/* Restores the entries of the state file at path in reverse order; returns
- * the number that failed. verbose: say each on stdout (a reset). Scratch
- * files are removed only on a reset: a finishing capture still imports its
- * trace and removes it itself. */
+/* One entry of a state file: "KIND\tPATH[\tVALUE]". */
+struct entry {
+	char *line;               /* as written, with its newline */
+	char *kind, *path, *value;
+	int failed;               /* could not be put back */
+};
+
+/* The command that puts e back by hand, into out (len bytes). */
+static void by_hand(const struct entry *e, char *out, size_t len)
+{
+	const char *v = e->value ? e->value : "";
+	char partner[512];
+
+	if (!strcmp(e->kind, "set") && !strcmp(v, "0") &&
+	    !pair_of(e->path, partner, sizeof(partner)) &&
+	    !strncmp(partner, "/proc/sys/", 10)) {
+		/* 0 is refused: its pair's value zeroes it */
+		char key[512];
+		snprintf(key, sizeof(key), "%s", partner + 10);
+		for (char *k = key; *k; k++)
+			if (*k == '/')
+				*k = '.';
+		snprintf(out, len, "sysctl -w %s=N (its pair: N its value before, "
+			 "not 0; writing it zeroes this one)", key);
+	} else if (!strcmp(e->kind, "set") && !strncmp(e->path, "/proc/sys/", 10)) {
+		char key[512];
+		snprintf(key, sizeof(key), "%s", e->path + 10);
+		for (char *k = key; *k; k++)
+			if (*k == '/')
+				*k = '.';
+		snprintf(out, len, "sysctl -w %s=%s", key, v);
+	} else if (!strcmp(e->kind, "set")) {
+		snprintf(out, len, "echo '%s' > %s", v, e->path);
+	} else if (!strcmp(e->kind, "dir")) {
+		snprintf(out, len, "rmdir %s", e->path);
+	} else if (!strcmp(e->kind, "mount")) {
+		snprintf(out, len, "umount %s", e->path);
+	} else {
+		snprintf(out, len, "rm %s", e->path);
+	}
+}
+
+/* The tracefs root a path is under ("/sys/kernel/tracing"), into out; 0,
+ * or -1 when it is under none. */
+static int tracefs_root_of(const char *path, char *out, size_t len)
+{
+	const char *t = strstr(path, "/tracing/");
+
+	if (!t)
+		return -1;
+	snprintf(out, len, "%.*s", (int)(t - path) + 8, path);
+	return 0;
+}
+
+/* Mounts tracefs at the roots of e[0 .. n)'s settings under one that is
+ * not mounted now (unmounted after a killed capture: the tracer's settings
+ * live on in the kernel and are put back through a mount); their paths
+ * into mounted[] (at most 4). Returns how many it mounted. */
+static int mount_tracefs_roots(const struct entry *e, size_t n,
+			       char mounted[][256])
+{
+	int nm = 0;
+
+	for (size_t i = 0; i < n && nm < 4; i++) {
+		char root[256], probe[300];
+		struct stat sb;
+		int dup = 0;
+		if (strcmp(e[i].kind, "set") ||
+		    tracefs_root_of(e[i].path, root, sizeof(root)))
+			continue;
+		for (int k = 0; k < nm; k++)
+			dup |= !strcmp(mounted[k], root);
+		snprintf(probe, sizeof(probe), "%s/current_tracer", root);
+		if (dup || stat(probe, &sb) == 0 || stat(root, &sb) < 0)
+			continue;
+		if (mount("none", root, "tracefs", 0, NULL) == 0)
+			snprintf(mounted[nm++], 256, "%s", root);
+	}
+	return nm;
+}
+
+/* Puts back one entry; 0 or -errno. verbose: a reset (says what it did,
+ * removes scratch files). */
+static int restore_one(struct entry *e, const struct entry *all, size_t n,
+		       int verbose, char *how, size_t hlen)
+{
+	char partner[512], now[1024];
+
+	how[0] = '\0';
+	if (!strcmp(e->kind, "set")) {
+		const char *v = e->value ? e->value : "";
+		/* a pair member that was 0: put back by writing its partner
+		 * (recorded with it, lab_set()), which zeroes it; writing 0
+		 * itself is refused */
+		if (!strcmp(v, "0") && !pair_of(e->path, partner, sizeof(partner)))
+			for (size_t k = 0; k < n; k++)
+				if (!strcmp(all[k].kind, "set") &&
+				    !strcmp(all[k].path, partner) && all[k].value &&
+				    strcmp(all[k].value, "0")) {
+					snprintf(how, hlen, " (by its pair %s)", partner);
+					return 0;
+				}
+		/* as it should be already (a reset run again, a pair member
+		 * its partner put back): nothing to write */
+		if (!sysfs_read(e->path, now, sizeof(now)) && !strcmp(now, v))
+			return 0;
+		return sysfs_write(e->path, v);
+	}
+	if (!strcmp(e->kind, "dir"))
+		return remove_cgroup(e->path);
+	if (!strcmp(e->kind, "mount"))
+		/* busy: someone else opened it since (another tracer user);
+		 * leaving a tracefs mounted changes nothing */
+		return umount(e->path) < 0 && errno != EINVAL && errno != EBUSY &&
+		       errno != ENOENT ? -errno : 0;
+	if (!strcmp(e->kind, "file") && verbose)
+		return unlink(e->path) < 0 && errno != ENOENT ? -errno : 0;
+	return 1;   /* nothing to do here */
+}
+
+/* Rewrites the state file at path with its header and the entries not put
+ * back (marked "left": a restore ran), atomically. */
+static void rewrite_state(const char *path, const char *header,
+			  const struct entry *e, size_t n)
+{
+	char tmp[400];
+	FILE *fp;
+	int ok;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!(fp = fopen(tmp, "w")))
+		return;
+	fputs(header, fp);
+	fputs("left\t1\n", fp);
+	for (size_t i = 0; i < n; i++) {
+		char partner[512];
+		int keep = e[i].failed;
+		/* a pair member goes with its failed partner: the pair is
+		 * put back by whichever was not 0 */
+		for (size_t k = 0; k < n && !keep; k++)
+			keep = e[k].failed && !strcmp(e[i].kind, "set") &&
+			       !strcmp(e[k].kind, "set") &&
+			       !pair_of(e[k].path, partner, sizeof(partner)) &&
+			       !strcmp(partner, e[i].path);
+		if (keep)
+			fprintf(fp, "%s\t%s%s%s\n", e[i].kind, e[i].path,
+				e[i].value ? "\t" : "", e[i].value ? e[i].value : "");
+	}
+	ok = fflush(fp) == 0 && fsync(fileno(fp)) == 0;
+	if (fclose(fp) == 0 && ok)
+		rename(tmp, path);
+	else
+		unlink(tmp);
+}
+
+/* Restores the entries of the state file at path in reverse order of
+ * change, tracefs unmounted last (a setting under it first remounted when
+ * it is gone); returns the number that failed, each said on stderr with
+ * the command that puts it back by hand. verbose: say each on stdout (a
+ * reset). Scratch files are removed only on a reset: a finishing capture
+ * still imports its trace and removes (or keeps) it itself. What failed is
+ * left in the state file (the rest removed from it), so a reset can be run
+ * again until it is clean; with nothing failed the file is removed. */
 static int restore_file(const char *path, int verbose)
 {
 	FILE *fp = fopen(path, "r");
-	char **lines = NULL, buf[2048];
+	struct entry *e = NULL;
+	char buf[2048], header[64] = "", mounted[4][256];
 	size_t n = 0;
-	int failed = 0;
+	int failed = 0, nm;
 
 	if (!fp)
 		return errno == ENOENT ? 0 : 1;
 	while (fgets(buf, sizeof(buf), fp)) {
-		lines = xrealloc(lines, (n + 1) * sizeof(*lines));
-		lines[n++] = xstrdup(buf);
+		struct entry x = { .line = xstrdup(buf) };
+		char *save = NULL;
+		x.kind = strtok_r(x.line, "\t\n", &save);
+		x.path = strtok_r(NULL, "\t\n", &save);
+		x.value = strtok_r(NULL, "\n", &save);
+		if (x.kind && !strcmp(x.kind, "pid") && x.path)
+			snprintf(header, sizeof(header), "pid\t%s\n", x.path);
+		if (!x.kind || !x.path || !strcmp(x.kind, "pid") ||
+		    !strcmp(x.kind, "left")) {
+			free(x.line);
+			continue;
+		}
+		e = xrealloc(e, (n + 1) * sizeof(*e));
+		e[n++] = x;
 	}
 	fclose(fp);
-	while (n--) {
-		char *kind = strtok(lines[n], "\t\n"), *p = strtok(NULL, "\t\n");
-		char *v = strtok(NULL, "\n");
-		int rc = 0;
-
-		if (!kind || !p)
-			goto next;
-		if (!strcmp(kind, "set"))
-			rc = sysfs_write(p, v ? v : "");
-		else if (!strcmp(kind, "dir"))
-			rc = remove_cgroup(p);
-		else if (!strcmp(kind, "mount"))
-			/* busy: someone else opened it since (another tracer
-			 * user); leaving a tracefs mounted changes nothing */
-			rc = umount(p) < 0 && errno != EINVAL && errno != EBUSY
-			     ? -errno : 0;
-		else if (!strcmp(kind, "file") && verbose)
-			rc = unlink(p) < 0 && errno != ENOENT ? -errno : 0;
-		else
-			goto next;
-		if (rc) {
-			warning("could not restore %s %s%s%s: %s", kind, p,
-				v ? " to " : "", v ? v : "", strerror(-rc));
-			failed++;
-		} else if (verbose) {
-			printf("restored %s %s%s%s\n", kind, p, v ? " = " : "", v ? v : "");
+	nm = mount_tracefs_roots(e, n, mounted);
+	/* in reverse order of change; mounts after everything else */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = n; i-- > 0;) {
+			char how[600], hand[1200];
+			int rc;
+			if ((pass == 0) != (strcmp(e[i].kind, "mount") != 0))
+				continue;
+			rc = restore_one(&e[i], e, n, verbose, how, sizeof(how));
+			if (rc < 0) {
+				e[i].failed = 1;
+				failed++;
+				by_hand(&e[i], hand, sizeof(hand));
+				warning("could not restore %s %s%s%s: %s; by hand: %s",
+					e[i].kind, e[i].path, e[i].value ? " to " : "",
+					e[i].value ? e[i].value : "", strerror(-rc), hand);
+			} else if (verbose && rc == 0) {
+				printf("restored %s %s%s%s%s\n", e[i].kind, e[i].path,
+				       e[i].value ? " = " : "", e[i].value ? e[i].value : "",
+				       how);
+			}
 		}
-next:
-		free(lines[n]);
-	}
-	free(lines);
+	while (nm-- > 0)
+		umount(mounted[nm]);
+	if (failed)
+		rewrite_state(path, header, e, n);
+	else
+		unlink(path);
+	for (size_t i = 0; i < n; i++)
+		free(e[i].line);
+	free(e);
 	return failed;
 }
 
@@ -451,11 +659,10 @@ int lab_end(struct lab *lab)
 	close(lab->state_fd);
 	lab->state_fd = -1;
 	failed = restore_file(lab->state, 0);
-	if (!failed)
-		unlink(lab->state);
-	else
-		warning("%d setting(s) not restored; '%s' keeps them for "
-			"'iotape capture --reset'", failed, lab->state);
+	if (failed)
+		warning("%d setting(s) not restored (each named above with the "
+			"command that puts it back); '%s' keeps them for 'iotape "
+			"capture --reset'", failed, lab->state);
 	if (lab->lock_fd >= 0)
 		close(lab->lock_fd);
 	lab->lock_fd = -1;
@@ -465,7 +672,7 @@ int lab_end(struct lab *lab)
 int lab_reset(const char *dir)
 {
 	char lockp[300], state[300];
-	int fd, failed;
+	int fd, failed, pid, left;
 	struct stat sb;
 
 	lab_path(lockp, sizeof(lockp), dir, "capture.lock");
@@ -473,8 +680,13 @@ int lab_reset(const char *dir)
 	fd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
-		return error("a capture is running (it holds '%s'); not resetting",
-			     lockp);
+		state_header(state, &pid, &left);
+		if (pid > 0)
+			return error("a capture or replay is running (pid %d holds "
+				     "'%s'); it puts back what it changed when it "
+				     "ends: not resetting", pid, lockp);
+		return error("a capture or replay is running (it holds '%s'); not "
+			     "resetting", lockp);
 	}
 	if (stat(state, &sb) < 0) {
 		printf("nothing to reset: no '%s'\n", state);
@@ -483,9 +695,9 @@ int lab_reset(const char *dir)
 		return 0;
 	}
 	failed = restore_file(state, 1);
-	if (!failed)
-		unlink(state);
 	if (fd >= 0)
 		close(fd);
-	return failed ? error("%d setting(s) could not be restored", failed) : 0;
+	return failed ? error("%d setting(s) could not be restored: put them "
+			      "back by hand as said above, or run 'iotape capture "
+			      "--reset' again ('%s' keeps them)", failed, state) : 0;
 }

@@ -26,9 +26,13 @@ struct lab {
 int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen);
 
 /* Without taking the lock or changing anything: fails with lab_begin()'s
- * message when a killed capture or replay left its state file in dir (the
- * machine may still run with its settings, so a measurement now would be
- * of them). Returns 0 or -1 with err. */
+ * message when a capture or replay that is no longer running (nobody holds
+ * the lock) left its state file in dir: killed (its pid is gone), or what
+ * it could not put back (the machine may still run with those settings,
+ * so a measurement now would be of them). A state file under a held lock
+ * belongs to a capture or replay running now, which puts it back itself:
+ * what changes no shared setting may run beside it (0). Returns 0 or -1
+ * with err. */
 int lab_check(const char *dir, char *err, size_t errlen);
 
 /* 1 when a capture or replay holds the lock in dir (it runs), else 0. */
@@ -37,11 +41,12 @@ int lab_busy(const char *dir);
 /* Writes value into the file at path (a sysctl, a queue attribute, a tracefs
  * control), first recording its present value in the state file. Values
  * shown as "[choice] other" (schedulers) and "N (expanded: M)" (tracefs
- * buffer sizes) are recorded as the selected choice and M. Of the pairs
- * vm.dirty_bytes/dirty_ratio and dirty_background_bytes/_ratio, where the
- * kernel zeroes one when the other is written and the bytes ones refuse 0,
- * the one in force (non-zero) is recorded, whichever is set. Returns 0, or
- * -1 with "cannot set PATH to 'VALUE': ..." in err. */
+ * buffer sizes) are recorded as the selected choice and M. For a sysctl of
+ * a pair (vm.dirty_bytes and vm.dirty_ratio, vm.dirty_background_bytes and
+ * vm.dirty_background_ratio: writing one zeroes the other) its partner's
+ * value is recorded first, so the pair is put back by writing whichever
+ * was not 0. Returns 0, or -1 with "cannot set PATH to 'VALUE': ..." in
+ * err. */
 int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 	    size_t errlen);
 
@@ -73,14 +78,21 @@ int lab_note_mount(struct lab *lab, const char *path);
  * it puts tracefs back): a child must set SIGPIPE to SIG_DFL before exec. */
 int lab_signals(sigset_t *mask, int child);
 
-/* Puts back everything recorded, in reverse order, then removes the state
- * file and releases the lock. Returns the number of entries it could not
- * restore (each reported on stderr), 0 when all went back. */
+/* Puts back everything recorded, in reverse order of change (tracefs
+ * unmounted last), then removes the state file and releases the lock. What
+ * could not be put back stays in the state file (the rest removed from it)
+ * for `--reset`, each said on stderr with the command that puts it back by
+ * hand. Returns the number of entries it could not restore, 0 when all
+ * went back. */
 int lab_end(struct lab *lab);
 
-/* `--reset`: restores what a killed capture left in dir's state file (if
- * any) and removes it. Prints what it did to stdout. Returns 0, or -1 when
- * a capture is running (lock held) or something could not be restored. */
+/* `--reset`: restores what a killed capture or replay left in dir's state
+ * file (if any), as lab_end() does (a tracefs since unmounted is mounted
+ * for it, then unmounted), and removes what went back from the file.
+ * Prints what it did to stdout and what failed, with the command that puts
+ * it back by hand, on stderr; may be run again until the file is gone.
+ * Returns 0, or -1 when a capture or replay is running (lock held: its
+ * pid named) or something could not be restored. */
 int lab_reset(const char *dir);
 
 /* Reads the first line of the file at path into out (outlen bytes),

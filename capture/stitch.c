@@ -40,8 +40,7 @@ struct remap_note {
 };
 
 #define REMAP_RING 1024
-#define STITCH_STEP_BACK_NS 1000000000ull          /* 1 s */
-#define STITCH_STEP_AHEAD_NS (600ull * 1000000000) /* 10 min */
+#define STITCH_STEP_BACK_NS TIMELINE_BACK_NS      /* 1 s */
 
 struct devst {
 	uint32_t dev;
@@ -688,19 +687,18 @@ int stitch_event(struct stitch *s, const struct bt_event *ev)
 		return 0;
 	if (ev->time_ns < s->last_time)
 		s->st.time_backwards++;
-	/* A clock step (back by over a second, or ahead by over ten minutes
-	 * while I/O is in flight) would turn every request in flight into a
-	 * latency of the step's size: they are ended there, never completed,
-	 * and the step is counted. */
-	if (s->have_last && (ev->time_ns + STITCH_STEP_BACK_NS < s->last_time ||
-			     ev->time_ns > s->last_time + STITCH_STEP_AHEAD_NS)) {
+	/* A clock step (back by over a second, ahead by over ten minutes, or
+	 * ahead onto time already seen: the clock coming back, as after one
+	 * record stamped seconds early) would turn every request in flight
+	 * into a latency of the step's size: they are ended there, never
+	 * completed, and the step is counted (timeline_step() tells). */
+	if (timeline_step(&s->tl, ev->time_ns) && s->have_last) {
 		s->st.clock_jumps++;
 		if ((rc = flush_all(s, &s->st.jump_abandoned)))
 			return rc;
 	}
 	if (!s->have_last)
 		s->st.min_ns = s->st.max_ns = ev->time_ns;
-	timeline_add(&s->tl, ev->time_ns);
 	if (ev->time_ns < s->st.min_ns || ev->time_ns > s->st.max_ns)
 		*(ev->time_ns < s->st.min_ns ? &s->st.min_ns : &s->st.max_ns) = ev->time_ns;
 	s->have_last = 1;

@@ -36,7 +36,8 @@ struct stitch_stats {
 	uint64_t remaps;        /* A records */
 	uint64_t pending_end;   /* I/Os still in flight when the trace ended */
 	uint64_t time_backwards;/* events earlier than the one before */
-	uint64_t clock_jumps;   /* clock steps: back over 1 s, ahead over 10 min */
+	uint64_t clock_jumps;   /* clock steps: back over 1 s, ahead over 10 min,
+				 * or ahead onto time seen (timeline_step()) */
 	uint64_t jump_abandoned;/* I/Os in flight at a clock step, ended there */
 	/* The time that had I/O (ns): the events' times, in whatever order
 	 * they come, as pieces split where no event falls for over 10

@@ -115,6 +115,47 @@ int workload_start(struct workload *w, const char *cg_procs)
 	return 0;
 }
 
+int workload_hook(const char *cmd, struct hook_run *h)
+{
+	struct rusage ru;
+	int status;
+	pid_t pid;
+
+	memset(h, 0, sizeof(*h));
+	h->start_ns = now_mono_ns();
+	if ((pid = fork()) < 0)
+		return error("cannot start '%s': %s", cmd, strerror(errno));
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);   /* lab_signals() ignores it */
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		fprintf(stderr, "iotape: cannot run '%s': %s\n", cmd, strerror(errno));
+		_exit(127);
+	}
+	while (wait4(pid, &status, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			status = 127 << 8;
+			memset(&ru, 0, sizeof(ru));
+			break;
+		}
+	}
+	h->ran = 1;
+	h->end_ns = now_mono_ns();
+	h->ru = ru;
+	h->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return 0;
+}
+
+int workloads_steps_done(const struct workload *w, int n, int step)
+{
+	for (int i = 0; i < n; i++)
+		if (w[i].cmd->step < step && !w[i].done)
+			return 0;
+	return 1;
+}
+
 void workloads_reap(struct workload *w, int n)
 {
 	for (;;) {
@@ -249,7 +290,7 @@ static void command_metrics(const struct workload *w, int i, int n, int kind,
 		}
 		if (wlm_fio_json(text ? text : "", text ? len : 0, &one, err,
 				 sizeof(err)) < 0 && !quiet)
-			warning("command %d ('%s'): %s", i, w->line, err);
+			warning("cmd%d ('%s'): %s", i + 1, w->line, err);
 		free(file);
 	}
 	if ((kind & WLM_DD) && out && out->buf[1])
@@ -274,8 +315,8 @@ void workloads_metrics(struct workload *w, int n, const int *kind,
 	for (int i = 0; i < n; i++) {
 		command_metrics(&w[i], i, n, kind[i], fio_out[i], quiet, set);
 		if (w[i].out && w[i].out->truncated && !quiet)
-			warning("command %d printed over %u MiB; metrics read from "
-				"the first %u MiB", i, WLO_KEEP_MAX >> 20,
+			warning("cmd%d printed over %u MiB; metrics read from "
+				"the first %u MiB", i + 1, WLO_KEEP_MAX >> 20,
 				WLO_KEEP_MAX >> 20);
 	}
 	for (int k = 0; k < nre; k++) {

@@ -82,6 +82,23 @@ void workloads_metrics(struct workload *w, int n, const int *kind,
 		       char fio_out[][256], const struct wlm_regex *re, int nre,
 		       int quiet, struct wlm_set *set);
 
+/* A --before or --after command's run. */
+struct hook_run {
+	int ran;                    /* it was started */
+	int status;                 /* exit status, or 128 + signal */
+	int64_t start_ns, end_ns;   /* CLOCK_MONOTONIC */
+	struct rusage ru;
+};
+
+/* Runs cmd with /bin/sh -c (its output iotape's, every signal as for a
+ * workload) and waits for it, filling *h. Returns 0, or -1 after printing
+ * why fork failed. */
+int workload_hook(const char *cmd, struct hook_run *h);
+
+/* Whether every workload of the n in w of a step before step has ended
+ * (--then: a step starts once the steps before it are done). */
+int workloads_steps_done(const struct workload *w, int n, int step);
+
 /* Makes the memory cgroup iotape-PID under sys/fs/cgroup (v2: memory.max)
  * or sys/fs/cgroup/memory (v1: memory.limit_in_bytes) with limit bytes,
  * recorded in lab so it is removed on restore, and writes its cgroup.procs

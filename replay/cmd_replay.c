@@ -14,15 +14,18 @@
 #include "lib/util.h"
 #include "model/disk.h"
 #include "replay/replay.h"
+#include "replay/target.h"
 
 static const struct opt_def options[] = {
 	{ "target", 1, 't', "PATH", "replay every device of the run on PATH: a "
-	  "block device, or a regular file (created or extended as needed); "
-	  "model:PROFILE: each device on its own modelled disk (iotape model "
-	  "list), in simulated time; the NAME of a disk of 'iotape disk': its "
-	  "loop device, the modelled disk in real time (./NAME for a file)" },
+	  "block device, or a regular file (a new one is created and extended "
+	  "as needed; see --allow-write for what is written); model:PROFILE: "
+	  "each device on its own modelled disk (iotape model list), in "
+	  "simulated time; the NAME of a disk of 'iotape disk': its loop "
+	  "device, the modelled disk in real time (./NAME for a file)" },
 	{ "map", 1, 'm', "DEV=PATH", "replay the run's device DEV (major,minor or "
-	  "its name in the run) on PATH; repeatable; every device needs one" },
+	  "its name in the run, /dev/ or not) on PATH; repeatable; every device "
+	  "needs one" },
 	{ "level", 1, 'l', "queue|dispatch", "queue: the bios processes "
 	  "submitted (Q), before merging (default); dispatch: the requests the "
 	  "device saw (D) (default on a modelled disk)" },
@@ -44,10 +47,11 @@ static const struct opt_def options[] = {
 	{ "offset", 1, 'o', "SECTORS", "add SECTORS (512 bytes) to every position" },
 	{ "wrap", 0, 'w', NULL, "positions beyond the target's end wrap around "
 	  "(default: refuse a run that reaches beyond it)" },
-	{ "allow-write", 0, 'W', NULL, "write (and discard) on a block device; it "
-	  "must be unmounted, unused and hold no filesystem, RAID, "
-	  "partition table or swap signature (default: writes are replayed "
-	  "as reads, discards skipped)" },
+	{ "allow-write", 0, 'W', NULL, "write and discard where writes are "
+	  "otherwise replayed as reads. The rule: " TARGET_WRITE_RULE "." },
+	{ "overwrite-signature", 1, 'O', "TYPE", "with --allow-write, write over "
+	  "the TYPE signature libblkid finds on the target (ext4, swap, dos, "
+	  "LVM2_member...: the type the refusal names)" },
 	{ "set", 1, 'S', "KEY=V[,V...]", "a setting for the replay, restored "
 	  "after: an attribute of the target's disk (queue/scheduler=bfq), "
 	  "DEV:queue/ATTR or a sysctl; V1,V2 sweeps: one replay per value "
@@ -74,7 +78,8 @@ static void replay_usage(FILE *fp)
 "usage: iotape replay [--db FILE] RUN (--target PATH | --map DEV=PATH...)\n"
 "                     [--level queue|dispatch] [--timing MODE] [--depth N]\n"
 "                     [--streams pid|single] [--engine NAME] [--offset N]\n"
-"                     [--wrap] [--allow-write] [--set KEY=V[,V...]]...\n"
+"                     [--wrap] [--allow-write [--overwrite-signature TYPE]]\n"
+"                     [--set KEY=V[,V...]]...\n"
 "                     [--repeat N] [--trace] [--run NAME] [--json]\n"
 "\n"
 "Reissues RUN's I/O with O_DIRECT on the targets and stores each replay as\n"
@@ -241,6 +246,7 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 'w': o.wrap = 1; break;
 		case 'W': o.allow_write = 1; break;
+		case 'O': o.sig_ok = optarg; break;
 		case 'S':
 			if (parse_set(&o, optarg))
 				return 2;
@@ -276,6 +282,10 @@ int cmd_replay(int argc, char **argv)
 	if (!o.target == !o.nmap) {
 		error(o.target ? "--target and --map do not go together"
 			       : "no target: give --target PATH or --map DEV=PATH");
+		return 2;
+	}
+	if (o.sig_ok && !o.allow_write) {
+		error("--overwrite-signature goes with --allow-write");
 		return 2;
 	}
 	if (resolve_disks(&o, disk_paths))

@@ -34,16 +34,22 @@ static int find_target(struct ctx *c, const char *path)
 	return -1;
 }
 
-/* Does map spec name device dev (name from the run's devices table)? */
+/* Does map spec name device dev (name from the run's devices table)? A
+ * name matches with or without "/dev/" on either side: a capture stores
+ * "sdb", a fio iolog "/dev/sdb" (the file it names). */
 static int map_matches(const char *spec, uint32_t dev, const char *name)
 {
 	unsigned ma, mi;
 
 	if (!dec_devnum(spec, &ma, &mi))
 		return BT_MKDEV(ma, mi) == dev;
+	if (!name)
+		return 0;
 	if (!strncmp(spec, "/dev/", 5))
 		spec += 5;
-	return name && !strcmp(spec, name);
+	if (!strncmp(name, "/dev/", 5))
+		name += 5;
+	return !strcmp(spec, name);
 }
 
 /* The name of the source run's device dev ("" when not known). */
@@ -155,8 +161,11 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 			continue;
 		}
 		if (target_open(&c->tg[i], paths[i], want[i], o->allow_write,
-				o->mp.sys, o->mp.proc, err, errlen))
+				o->sig_ok, o->mp.sys, o->mp.proc, err, errlen))
 			return -1;
+		if (want[i] && !c->tg[i].writable && !c->tg[i].blkdev && !o->quiet)
+			warning("'%s' holds data: its writes are replayed as reads "
+				"(--allow-write writes them)", paths[i]);
 	}
 	for (int i = 0; c->ms && i < c->ntg; i++)
 		if (!model_target_path(paths[i])) {
@@ -348,7 +357,7 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 		pt[i] = (struct plan_target){
 			.name = c->tg[i].path, .size = c->tg[i].size,
 			.lbs = c->tg[i].lbs, .writable = c->tg[i].writable,
-			.extend = !c->tg[i].blkdev, .wrap = o->wrap,
+			.extend = c->tg[i].may_extend, .wrap = o->wrap,
 		};
 		if (c->tg[i].mem_align > align)
 			align = c->tg[i].mem_align;
@@ -364,7 +373,7 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 	for (int i = 0; i < c->ntg; i++) {
 		if (model_target_path(c->tg[i].path))
 			continue;
-		if (!c->tg[i].blkdev && !(o->wrap && c->tg[i].size) &&
+		if (c->tg[i].may_extend && !(o->wrap && c->tg[i].size) &&
 		    target_extend(&c->tg[i], c->plan.need[i], err, errlen))
 			return -1;
 		if (target_check_direct(&c->tg[i], err, errlen))

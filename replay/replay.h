@@ -49,6 +49,9 @@ struct replay_opts {
 	const char *engine;         /* "io_uring" (NULL), "sync", "null" */
 	uint64_t offset;            /* sectors added to every position */
 	int wrap, allow_write, trace, json, quiet;
+	const char *sig_ok;         /* --overwrite-signature TYPE: with
+				     * allow_write, write over this signature
+				     * (target_open()) */
 	struct replay_set sets[REPLAY_MAX_SETS];
 	int nset;
 	int repeat;                 /* runs per combination of --set values */

@@ -14,16 +14,18 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/ioctl.h>
+#include <sys/xattr.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "capture/blktrace_format.h"
 
-int target_signature(const char *path, char *what, size_t len)
+int target_signature(const char *path, char *what, size_t len, char *type,
+		     size_t tlen)
 {
 	blkid_probe pr = blkid_new_probe_from_filename(path);
-	const char *type = NULL, *usage = NULL, *pt = NULL;
+	const char *ty = NULL, *usage = NULL, *pt = NULL;
 	int rc;
 
 	if (!pr)
@@ -40,6 +42,7 @@ int target_signature(const char *path, char *what, size_t len)
 	}
 	if (rc == -2) {
 		snprintf(what, len, "several signatures (ambiguous probe)");
+		snprintf(type, tlen, "ambiguous");
 		blkid_free_probe(pr);
 		return 1;
 	}
@@ -47,20 +50,116 @@ int target_signature(const char *path, char *what, size_t len)
 		blkid_free_probe(pr);
 		return -EIO;
 	}
-	blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
+	blkid_probe_lookup_value(pr, "TYPE", &ty, NULL);
 	blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
 	blkid_probe_lookup_value(pr, "PTTYPE", &pt, NULL);
-	if (type) {
-		int vowel = strchr("aeiouAEIOU", type[0]) != NULL;
-		snprintf(what, len, "a%s %s signature (%s)", vowel ? "n" : "", type,
+	if (ty) {
+		int vowel = strchr("aeiouAEIOU", ty[0]) != NULL;
+		snprintf(what, len, "a%s %s signature (%s)", vowel ? "n" : "", ty,
 			 usage ? usage : "unknown use");
+		snprintf(type, tlen, "%s", ty);
 	} else if (pt) {
 		snprintf(what, len, "a %s partition table", pt);
+		snprintf(type, tlen, "%s", pt);
 	} else {
 		snprintf(what, len, "an unnamed signature");
+		snprintf(type, tlen, "unnamed");
 	}
 	blkid_free_probe(pr);
 	return 1;
+}
+
+/* Whether the regular file sb (at path) is in use so that writing it
+ * would destroy what uses it: active swap (proc/swaps), or the backing
+ * file of a loop device (sys/block/loopN/loop/backing_file). Returns 1
+ * with a reason in why. */
+static int file_in_use(const char *sys, const char *proc, const struct stat *sb,
+		       char *why, size_t len)
+{
+	char p[PATH_MAX], line[4096];
+	struct stat o;
+	struct dirent *de;
+	FILE *fp;
+	DIR *d;
+
+	snprintf(p, sizeof(p), "%s/swaps", proc);
+	if ((fp = fopen(p, "r"))) {
+		while (fgets(line, sizeof(line), fp)) {
+			char f[2048];
+			if (sscanf(line, "%2047s", f) == 1 && f[0] == '/' &&
+			    !stat(f, &o) && o.st_dev == sb->st_dev &&
+			    o.st_ino == sb->st_ino) {
+				snprintf(why, len, "it is active swap");
+				fclose(fp);
+				return 1;
+			}
+		}
+		fclose(fp);
+	}
+	snprintf(p, sizeof(p), "%s/block", sys);
+	if (!(d = opendir(p)))
+		return 0;
+	while ((de = readdir(d))) {
+		char *nl, *del;
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(p, sizeof(p), "%s/block/%.200s/loop/backing_file", sys,
+			 de->d_name);
+		if (!(fp = fopen(p, "r")))
+			continue;
+		if (!fgets(line, sizeof(line), fp))
+			line[0] = '\0';
+		fclose(fp);
+		if ((nl = strchr(line, '\n')))
+			*nl = '\0';
+		if ((del = strstr(line, " (deleted)")))
+			*del = '\0';
+		if (line[0] && !stat(line, &o) && o.st_dev == sb->st_dev &&
+		    o.st_ino == sb->st_ino) {
+			snprintf(why, len, "it backs /dev/%.100s", de->d_name);
+			closedir(d);
+			return 1;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Whether the regular file sb (open as fd) is one a replay made and
+ * nothing has written since: TARGET_XATTR holds its mtime and size. */
+static int replay_made(int fd, const struct stat *sb)
+{
+	char v[64], want[64];
+	ssize_t n = fgetxattr(fd, TARGET_XATTR, v, sizeof(v) - 1);
+
+	if (n <= 0)
+		return 0;
+	v[n] = '\0';
+	snprintf(want, sizeof(want), "%lld.%09ld %lld", (long long)sb->st_mtim.tv_sec,
+		 sb->st_mtim.tv_nsec, (long long)sb->st_size);
+	return !strcmp(v, want);
+}
+
+/* Refuses writing over a signature on path unless sig_ok names its type;
+ * the message names how to. Returns 0, or -1 with err. */
+static int check_signature(const char *path, const char *sig_ok, char *err,
+			   size_t errlen)
+{
+	char what[256], type[64];
+	int rc = target_signature(path, what, sizeof(what), type, sizeof(type));
+
+	if (rc < 0) {
+		snprintf(err, errlen, "refusing to write to '%s': cannot probe it "
+			 "for signatures: %s", path, strerror(-rc));
+		return -1;
+	}
+	if (rc && !(sig_ok && !strcmp(sig_ok, type))) {
+		snprintf(err, errlen, "refusing to write to '%s': it holds %s; "
+			 "--overwrite-signature %s writes over it%s", path, what, type,
+			 sig_ok ? " (not the one named)" : "");
+		return -1;
+	}
+	return 0;
 }
 
 /* The sysfs folder of block device maj:min (resolved), in out. */
@@ -181,12 +280,11 @@ static int under_dev(const char *path)
 }
 
 int target_open(struct replay_target *t, const char *path, int want_write,
-		int allow_write, const char *sys, const char *proc, char *err,
-		size_t errlen)
+		int allow_write, const char *sig_ok, const char *sys,
+		const char *proc, char *err, size_t errlen)
 {
 	struct stat sb;
 	char what[256];
-	int rc;
 
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
@@ -257,18 +355,8 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 			return -1;
 		}
 		if (want_write && allow_write) {
-			rc = target_signature(path, what, sizeof(what));
-			if (rc < 0) {
-				snprintf(err, errlen, "refusing to write to '%s': "
-					 "cannot probe it for signatures: %s", path,
-					 strerror(-rc));
+			if (check_signature(path, sig_ok, err, errlen))
 				return -1;
-			}
-			if (rc) {
-				snprintf(err, errlen, "refusing to write to '%s': it "
-					 "holds %s; wipefs(8) removes it", path, what);
-				return -1;
-			}
 			t->writable = 1;
 		}
 		if (ioctl(t->fd, BLKGETSIZE64, &size) < 0 ||
@@ -289,18 +377,9 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 	}
 	t->dev = BT_MKDEV(major(sb.st_dev), minor(sb.st_dev));
 	disk_name(sys, t, major(sb.st_dev), minor(sb.st_dev));
-	if (!t->created && want_write && sb.st_size > 0) {
-		rc = target_signature(path, what, sizeof(what));
-		if (rc > 0 && !allow_write) {
-			snprintf(err, errlen, "refusing to write to '%s': it holds "
-				 "%s (--allow-write writes anyway)", path, what);
-			return -1;
-		}
-	}
 	if (t->fd < 0) {
-		t->fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
-		if (t->fd < 0 && (errno == EACCES || errno == EROFS) && !want_write)
-			t->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		/* an existing file: read-only until it is known to be ours */
+		t->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 		if (t->fd < 0) {
 			snprintf(err, errlen, errno == EINVAL ?
 				 "target '%s' does not support O_DIRECT (the file "
@@ -308,8 +387,36 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 				 path, strerror(errno));
 			return -1;
 		}
+		t->owned = sb.st_size == 0 || replay_made(t->fd, &sb);
+	} else {
+		t->owned = 1;
 	}
-	t->writable = 1;
+	if (want_write && !t->owned && allow_write) {
+		/* a file holding data, written on request: as a device is */
+		if (file_in_use(sys, proc, &sb, what, sizeof(what))) {
+			snprintf(err, errlen, "refusing to write to '%s': %s", path,
+				 what);
+			return -1;
+		}
+		if (check_signature(path, sig_ok, err, errlen))
+			return -1;
+	}
+	t->writable = t->owned || (want_write && allow_write);
+	t->may_extend = t->writable;
+	if (t->writable && !t->created) {
+		int fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(err, errlen, "cannot open target '%s' for writing: "
+				 "%s", path, strerror(errno));
+			return -1;
+		}
+		close(t->fd);
+		t->fd = fd;
+	}
+	/* marked as being written until target_close() marks it done: a
+	 * replay killed half way leaves a file that reads as holding data */
+	if (t->owned && fsetxattr(t->fd, TARGET_XATTR, "", 0, 0) < 0)
+		t->owned = t->created;   /* no xattrs there: not marked */
 	t->size = (uint64_t)sb.st_size;
 	t->lbs = t->mem_align = 4096;
 	{
@@ -332,7 +439,7 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 int target_extend(struct replay_target *t, uint64_t size, char *err,
 		  size_t errlen)
 {
-	if (t->blkdev || size <= t->size)
+	if (t->blkdev || !t->may_extend || size <= t->size)
 		return 0;
 	if (ftruncate(t->fd, (off_t)size) < 0) {
 		snprintf(err, errlen, "cannot extend '%s' to %llu bytes: %s",
@@ -367,7 +474,18 @@ int target_check_direct(struct replay_target *t, char *err, size_t errlen)
 
 void target_close(struct replay_target *t)
 {
-	if (t->fd >= 0)
-		close(t->fd);
+	struct stat sb;
+
+	if (t->fd < 0)
+		return;
+	if (!t->blkdev && t->owned && fsync(t->fd) == 0 && fstat(t->fd, &sb) == 0) {
+		/* what this replay left: a later one may write it again while
+		 * nothing else has (replay_made()) */
+		char v[64];
+		snprintf(v, sizeof(v), "%lld.%09ld %lld", (long long)sb.st_mtim.tv_sec,
+			 sb.st_mtim.tv_nsec, (long long)sb.st_size);
+		fsetxattr(t->fd, TARGET_XATTR, v, strlen(v), 0);
+	}
+	close(t->fd);
 	t->fd = -1;
 }

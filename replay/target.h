@@ -13,7 +13,13 @@ struct replay_target {
 	int fd;              /* -1 when closed */
 	int blkdev;          /* 1: block device; 0: regular file */
 	int created;         /* the file did not exist */
+	int owned;           /* a regular file iotape may write without
+			      * --allow-write: created now, empty, or made
+			      * by a replay and written by nothing since
+			      * (TARGET_XATTR); marked again when closed */
 	int writable;        /* writes are issued as writes */
+	int may_extend;      /* a regular file that may grow (sparse) to
+			      * what the run reaches */
 	uint32_t dev;        /* major << 20 | minor: the device, or the
 			      * device of the file system holding the file */
 	char disk[64];       /* sysfs name of the whole disk ("loop3"), "" when
@@ -23,22 +29,44 @@ struct replay_target {
 	unsigned mem_align;  /* O_DIRECT buffer alignment, bytes */
 };
 
+/* The extended attribute that marks a regular file a replay made: its
+ * value is "MTIME_NS SIZE" as the last replay that wrote it left the file
+ * ("" while one writes it). A file whose mtime or size differ since was
+ * written by something else and holds data. */
+#define TARGET_XATTR "user.iotape.replay"
+
+/* What may be written, in one place for --help, the man page and the
+ * messages (tests/cli/t_help.sh checks the man page says the same). */
+#define TARGET_WRITE_RULE \
+	"writes are replayed as writes only on a regular file iotape may " \
+	"overwrite: a new one it creates, an empty one, or one a replay made " \
+	"that nothing has written since; on a block device or any other file " \
+	"they are replayed as reads (discards skipped) unless --allow-write, " \
+	"and even then a target that is mounted, active swap, held by another " \
+	"device or backing a loop device is refused, as is one holding a " \
+	"filesystem, RAID, LVM, swap or partition-table signature (libblkid) " \
+	"unless --overwrite-signature names it"
+
 /* Opens path (a block device, a regular file, or a name that does not
  * exist: a regular file is created) with O_DIRECT. want_write: the replay
- * has writes or discards for it. A block device is opened read-only, and
- * its writes replayed as reads, unless allow_write; with allow_write it
- * must be unmounted, not swap, not held by another device (dm, md),
- * openable with O_EXCL, and libblkid must find no filesystem, RAID,
- * partition table or swap signature on it. A regular file is always
- * written, unless it already holds such a signature (then only with
- * allow_write). sys and proc are where /sys and /proc are. Returns 0, or
- * -1 with a one-line message naming path and what was found in err. */
+ * has writes or discards for it. Writes are issued as writes (t->writable)
+ * as TARGET_WRITE_RULE says: on a regular file that is new (created here,
+ * marked with TARGET_XATTR), empty, or marked and unchanged since; on
+ * anything else only with allow_write, and then the target must not be
+ * mounted, active swap, held by another device (dm, md) or back a loop
+ * device, a block device must open with O_EXCL, and libblkid must find no
+ * filesystem, RAID, LVM, partition table or swap signature on it unless
+ * sig_ok names its type (libblkid's TYPE or PTTYPE: "ext4", "swap",
+ * "dos", "LVM2_member"). Without writes (or not writable) a target iotape
+ * does not own is opened read-only and never grown. sys and proc are where
+ * /sys and /proc are. Returns 0, or -1 with a one-line message naming path
+ * and what was found in err. */
 int target_open(struct replay_target *t, const char *path, int want_write,
-		int allow_write, const char *sys, const char *proc, char *err,
-		size_t errlen);
+		int allow_write, const char *sig_ok, const char *sys,
+		const char *proc, char *err, size_t errlen);
 
-/* Grows a regular-file target to at least size bytes (sparse). Returns 0
- * or -1 with a message in err. */
+/* Grows a regular-file target to at least size bytes (sparse); only one
+ * with may_extend. Returns 0 or -1 with a message in err. */
 int target_extend(struct replay_target *t, uint64_t size, char *err,
 		  size_t errlen);
 
@@ -47,12 +75,16 @@ int target_extend(struct replay_target *t, uint64_t size, char *err,
  * with a message in err. */
 int target_check_direct(struct replay_target *t, char *err, size_t errlen);
 
-/* Closes the target's descriptor (the file, if made, stays). */
+/* Closes the target's descriptor (the file, if made, stays); a file the
+ * replay owns is marked with TARGET_XATTR as it leaves it. */
 void target_close(struct replay_target *t);
 
 /* Probes path with libblkid (superblocks: filesystems, RAID, LVM, swap;
- * partition tables). Returns 1 with a description such as "an ext4
- * filesystem signature" in what, 0 when nothing is found, or -errno. */
-int target_signature(const char *path, char *what, size_t len);
+ * partition tables), as util-linux wipefs(8) and blkdiscard(8) do; works
+ * on regular files as on devices. Returns 1 with a description such as
+ * "an ext4 filesystem signature" in what and the type ("ext4", "dos";
+ * "ambiguous" for several) in type, 0 when nothing is found, or -errno. */
+int target_signature(const char *path, char *what, size_t len, char *type,
+		     size_t tlen);
 
 #endif

@@ -150,6 +150,26 @@ sysfs_set() {
 	echo "$v" > "$f"
 }
 
+# keep_vm_dirty: put the vm.dirty_* sysctls back at exit as they are now, also when the
+# test fails. They come in pairs (dirty_bytes/dirty_ratio, dirty_background_bytes/
+# _ratio): writing one zeroes the other and 0 is refused, so the one of each pair that
+# is not 0 is written, where it differs. Both under the capture lock: never in the
+# middle of another job's capture, whose own changes it puts back itself.
+keep_vm_dirty() {
+	local k v cmd=
+	for k in dirty_ratio dirty_bytes dirty_background_ratio dirty_background_bytes; do
+		v=$(locked cat /proc/sys/vm/$k) || return 1
+		[ "$v" != 0 ] && cmd="$cmd [ \"\$(cat /proc/sys/vm/$k)\" = $v ] || echo $v > /proc/sys/vm/$k;"
+	done
+	at_exit "locked sh -c '$cmd'"
+}
+
+# vm_dirty: "dirty_bytes dirty_ratio dirty_background_bytes dirty_background_ratio" now
+vm_dirty() {
+	echo "$(cat /proc/sys/vm/dirty_bytes) $(cat /proc/sys/vm/dirty_ratio)" \
+		"$(cat /proc/sys/vm/dirty_background_bytes) $(cat /proc/sys/vm/dirty_background_ratio)"
+}
+
 # ---- tracefs blk tracer capture ----------------------------------------------------
 
 # tracefs_state: one line saying how tracefs is left, for "back as it was" checks:
@@ -167,6 +187,25 @@ tracefs_state_locked() {
 	mkdir -p "$(dirname "$TRACER_LOCK")"
 	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; tracefs_state )
 }
+
+# lab_state_left: the lab's state file (/run/iotape/capture.state) as it is once no
+# capture or replay holds the capture lock (read under the lock), or nothing: one a
+# capture running beside the test holds is its own, not something the test left
+lab_state_left() {
+	mkdir -p "$(dirname "$TRACER_LOCK")"
+	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; cat "$(dirname "$TRACER_LOCK")/capture.state" 2> /dev/null )
+}
+
+# locked CMD...: CMD run under the capture lock, so never in the middle of a capture
+# (this test's or another job's on the machine): for reading what captures change
+# (sysctls, tracefs) before and after a test's own
+locked() {
+	mkdir -p "$(dirname "$TRACER_LOCK")"
+	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; "$@" )
+}
+
+# dead_pid: a pid no process has now (a background true, waited for)
+dead_pid() { local p; true & p=$!; wait $p; echo $p; }
 
 # rec_start ERRFILE ARGS...: `iotape record --interval 0.25 REC_ARGS... ARGS...` in the
 # background (under $REC_WRAP when set; REC = its pid, stopped at exit), waiting until
@@ -357,6 +396,18 @@ EVENT_RE='^ *[0-9]+,[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{9} '
 
 # blkparse_events TRACE: blkparse's per-event lines for a single-stream binary trace
 blkparse_events() { blkparse -i - < "$1" | grep -aE "$EVENT_RE"; }
+
+# blkparse_batch TRACE: blkparse's -b (stdin read batching) holding all of TRACE's
+# records at once. From a pipe blkparse sorts each batch of 512 records by itself
+# (blkparse.c do_stdin, rb_batch): records of one tracefs stream stamped the same
+# nanosecond on two CPUs (a few per capture, many with a coarse clock), or a little
+# out of order, print in an order that depends on where a batch ends; iotape sorts
+# across them (capture/trace_input.c), as blkparse does in one batch. 48 bytes is
+# the smallest record, so this is at least the record count.
+blkparse_batch() { echo $(( $(stat -c %s "$1") / 48 + 1 )); }
+
+# blkparse_events_sorted TRACE: blkparse_events with the whole stream one batch
+blkparse_events_sorted() { blkparse -b "$(blkparse_batch "$1")" -i - < "$1" | grep -aE "$EVENT_RE"; }
 
 # compare_dump DB RUN EXPECTED LABEL: check that `iotape dump RUN` prints exactly the
 # lines of EXPECTED (blkparse_events output); on a difference, show the first lines of diff

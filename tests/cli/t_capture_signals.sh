@@ -13,7 +13,7 @@ t=$TEST_TMP db=$t/t.db
 truncate -s 128M "$t/d.img"
 loop_attach "$t/d.img" || { not_ok "attach loop"; tap_finish; }
 d=$LOOPDEV
-ratio0=$(cat /proc/sys/vm/dirty_ratio)
+ratio0=$(locked cat /proc/sys/vm/dirty_ratio)
 ra0=$(cat /sys/block/$d/queue/read_ahead_kb)
 # tracefs as it is with no capture running (other tests' captures run
 # beside this one): read under the capture lock
@@ -40,10 +40,10 @@ clean_state() {
 	local tfs; tfs=$(locked_state)
 	[ "$tfs" = "$tfs0" ] || bad="$bad tracefs($tfs, was $tfs0)"
 	[ "$(cat /sys/block/$d/trace/enable)" = 0 ] || bad="$bad trace/enable"
-	[ "$(cat /proc/sys/vm/dirty_ratio)" = "$ratio0" ] || bad="$bad dirty_ratio"
+	[ "$(locked cat /proc/sys/vm/dirty_ratio)" = "$ratio0" ] || bad="$bad dirty_ratio"
 	[ "$(cat /sys/block/$d/queue/read_ahead_kb)" = "$ra0" ] || bad="$bad read_ahead_kb"
 	ls -d /sys/fs/cgroup/memory/iotape-* /sys/fs/cgroup/iotape-* > /dev/null 2>&1 && bad="$bad cgroup"
-	[ -e /run/iotape/capture.state ] && bad="$bad state-file"
+	[ -n "$(lab_state_left)" ] && bad="$bad state-file"
 	if [ -z "$bad" ]; then ok "$1: nothing left changed"
 	else not_ok "$1: nothing left changed" "left:$bad"; fi
 }

@@ -15,7 +15,7 @@ for tool in mkfs.ext4 mkswap swapon md5sum; do
 done
 
 t=$TEST_TMP db=$t/t.db
-tfs0=$(tracefs_state)
+tfs0=$(tracefs_state_locked)
 truncate -s 400M "$t/data.img"
 truncate -s 256M "$t/swap.img"
 loop_attach "$t/data.img" || { not_ok "attach data loop"; tap_finish; }
@@ -36,7 +36,7 @@ cp -a /usr/share/man "$t/mnt/tree/" 2>/dev/null
 sync
 echo 3 > /proc/sys/vm/drop_caches
 
-dbr_before=$(cat /proc/sys/vm/dirty_background_ratio)
+dbr_before=$(locked cat /proc/sys/vm/dirty_background_ratio)
 sched_path=/sys/block/$data/queue/scheduler
 sched_before=$(sed 's/.*\[\(.*\)\].*/\1/' "$sched_path")
 ok "set up ext4 on $data, swap on $swap, $(du -sm "$t/mnt/tree" | cut -f1) MB tree"
@@ -76,6 +76,7 @@ pswpout=$(q "SELECT max(value) - min(value) FROM samples WHERE run = $run AND
 ncmd=$(q "SELECT count(*) FROM commands WHERE run = $run AND start_ns IS NOT NULL
 	AND end_ns IS NOT NULL AND real_s > 0 AND user_s IS NOT NULL AND status = 0")
 check_eq "three commands with timings and exit 0" 3 "$ncmd"
+[ "$ncmd" = 3 ] || diag "$(q "SELECT idx, real_s, user_s, status, start_ns IS NOT NULL, end_ns IS NOT NULL FROM commands WHERE run = $run" | paste -sd" ")"
 # the writer started after the first sample that showed a swap-out
 first_swap=$(q "SELECT min(s.time_ns) FROM samples s WHERE s.run = $run AND
 	s.source = 'vmstat' AND s.key = 'pswpout' AND s.value >
@@ -104,11 +105,11 @@ check_eq "no lost events" 0 "$(q "SELECT value FROM run_stats WHERE run = $run A
 	not_ok "report of the capture"
 
 # everything is back
-check_eq "dirty_background_ratio restored" "$dbr_before" "$(cat /proc/sys/vm/dirty_background_ratio)"
+check_eq "dirty_background_ratio restored" "$dbr_before" "$(locked cat /proc/sys/vm/dirty_background_ratio)"
 check_eq "scheduler restored" "$sched_before" "$(sed 's/.*\[\(.*\)\].*/\1/' "$sched_path")"
-check_eq "tracefs restored (tracer, binary output, context-info)" "$tfs0" "$(tracefs_state)"
+check_eq "tracefs restored (tracer, binary output, context-info)" "$tfs0" "$(tracefs_state_locked)"
 check_eq "block tracing off" "0 0" "$(cat /sys/block/$data/trace/enable) $(cat /sys/block/$swap/trace/enable)"
 left=$(ls -d /sys/fs/cgroup/memory/iotape-* /sys/fs/cgroup/iotape-* 2>/dev/null)
 check_eq "no memory cgroup left" "" "$left"
-check_eq "no state file left" "" "$(ls /run/iotape/capture.state 2>/dev/null)"
+check_eq "no state file left" "" "$(lab_state_left)"
 tap_finish

@@ -12,7 +12,7 @@ truncate -s 64M "$t/d.img"
 loop_attach "$t/d.img" || { not_ok "attach loop"; tap_finish; }
 d=$LOOPDEV
 ra0=$(cat /sys/block/$d/queue/read_ahead_kb)
-ratio0=$(cat /proc/sys/vm/dirty_ratio)
+ratio0=$(locked cat /proc/sys/vm/dirty_ratio)
 w="dd if=/dev/$d of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null"
 
 # setting RUN KEY: the value KEY had at RUN's start
@@ -41,7 +41,27 @@ check_eq "sweep: each run under its values" "64 33 7|128 33 7|64 34 7|128 34 7" 
 		"$(setting "$r" vm.dirty_ratio)"; setting "$r" vm.dirty_background_ratio; done |
 		paste -sd'|')"
 check_eq "sweep: settings put back" "$ra0 $ratio0" \
-	"$(cat /sys/block/$d/queue/read_ahead_kb) $(cat /proc/sys/vm/dirty_ratio)"
+	"$(cat /sys/block/$d/queue/read_ahead_kb) $(locked cat /proc/sys/vm/dirty_ratio)"
+
+# the paired sysctls (issue 25): writing vm.dirty_bytes zeroes vm.dirty_ratio and
+# 0 cannot be written back (EINVAL); each pair comes back by writing the one that
+# was not 0, after a sweep of either member, in either state
+keep_vm_dirty
+vd0=$(locked vm_dirty)
+for key in dirty_bytes dirty_background_bytes dirty_ratio dirty_background_ratio; do
+	case $key in *bytes) vals=600000000,150000000 ;; *background*) vals=7,8 ;; *) vals=33,34 ;; esac
+	"$IOTAPE" capture --db "$db" --run "pair-$key" -d "/dev/$d" --interval 0.1 --quiet \
+		--set "vm.$key=$vals" --cmd "cat /proc/sys/vm/$key" > "$t/pair.out" 2> "$t/err"
+	check_eq "vm.$key=$vals: both runs under their value, the pair put back" \
+		"0|${vals/,/ }|$vd0" "$?|$(paste -sd' ' "$t/pair.out")|$(locked vm_dirty)"
+done
+# both members of a pair in one run: the bytes one written, then the ratio one
+# (the kernel zeroing the other each time); put back all the same
+"$IOTAPE" capture --db "$db" --run pair-both -d "/dev/$d" --interval 0.1 --quiet \
+	--set vm.dirty_bytes=300000000 --set vm.dirty_ratio=33 \
+	--cmd "cat /proc/sys/vm/dirty_bytes /proc/sys/vm/dirty_ratio" > "$t/pair.out" 2> "$t/err"
+check_eq "vm.dirty_bytes then vm.dirty_ratio in one run: the pair put back" \
+	"0|0 33|$vd0" "$?|$(paste -sd' ' "$t/pair.out")|$(locked vm_dirty)"
 
 # repeats of one swept key
 "$IOTAPE" capture --db "$db" --run rep -d "/dev/$d" --interval 0.1 --quiet \

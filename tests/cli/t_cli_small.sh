@@ -104,8 +104,8 @@ else
 fi
 
 # ---- a hint with a run name that is a glob to the shell quotes it
-img=$t/replay.img
-truncate -s 64M "$img"
+img=$t/replay.img   # a new file: made and written by the replay (a file
+rm -f "$img"        # holding data would have its writes replayed as reads)
 name='lf[queue/scheduler=none]'
 if "$IOTAPE" replay --db "$db" --target "$img" --run "$name" --engine sync lf \
 	> "$t/out" 2> "$t/err"; then

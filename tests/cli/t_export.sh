@@ -148,4 +148,9 @@ done
 "$IOTAPE" export --db "$db" --format fio --from 10s -o "$t/late.iolog" lf 2> "$t/err"; rc=$?
 check_eq "fio --from 10s: exit 1, the window named, no file" "1 1 no" \
 	"$rc $(grep -c "no requests in the window 10.000 s to the end" "$t/err") $([ -e "$t/late.iolog" ] && echo yes || echo no)"
+# '-o -' is stdout, as 'import -' is stdin (it wrote a file named '-')
+(cd "$t" && "$IOTAPE" export --quiet --db "$db" --format csv -o - lf > "$t/stdout.csv" 2> "$t/err")
+check_eq "-o -: the CSV on stdout, no file named '-'" \
+	"0 $("$IOTAPE" export --quiet --db "$db" --format csv lf | wc -l) absent" \
+	"$? $(wc -l < "$t/stdout.csv") $([ -e "$t/-" ] && echo made || echo absent)"
 tap_finish

@@ -457,4 +457,63 @@ if command -v iostat > /dev/null; then
 else
 	skip "iostat -x -t imports" "sysstat absent"
 fi
+# ---- from public bug reports (issue 25) ----
+# blkreplay's own example linux-mysql.load.gz has an RA op: blkreplay reads
+# an op by its first character (sscanf "%c"), so RA is a read (readahead)
+printf 'start ; sector; length ; op ;  replay_delay=0 ; replay_duration=0\n%s\n%s\n%s\n' \
+	'      0.000000000 ;      2097152 ;    8 ; R ; 0.0 ; 0.0' \
+	'      0.004118250 ;     31457280 ;   16 ; RA ; 0.0 ; 0.0' \
+	'      0.185519483 ;    917877489 ;    8 ; WS ; 0.0 ; 0.0' > "$t/ra.load"
+imp ra "$t/ra.load" &&
+	check_eq "blkreplay: RA is a read (readahead), WS a sync write" "R|RA|WS" \
+		"$(q "SELECT rwbs FROM requests WHERE run = $(rid ra) ORDER BY q_ns" | paste -sd'|')"
+# an offset no file position reaches (2^64-1) is refused, naming its line;
+# an iolog line stamped before the one before goes after it (fio issues in
+# file order), not 292 years away
+printf 'fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n100 /dev/sdb read 0 4096\n200 /dev/sdb read 18446744073709551615 4096\n' \
+	> "$t/huge.iolog"
+n0=$(q "SELECT count(*) FROM runs")
+"$IOTAPE" import --db "$db" --run huge "$t/huge.iolog" > /dev/null 2> "$t/err"
+check_eq "fio iolog offset 2^64-1: refused with its line, nothing stored" \
+	"1|$t/huge.iolog: line 5: offset beyond the largest file position (2^63 - 1 bytes) '18446744073709551615'|$n0" \
+	"$?|$(sed 's/^iotape: //' "$t/err")|$(q "SELECT count(*) FROM runs")"
+printf 'fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n2000000 /dev/sdb read 0 4096\n3000000 /dev/sdb read 4096 4096\n100 /dev/sdb read 8192 4096\n3000300 /dev/sdb read 12288 4096\n' \
+	> "$t/back.iolog"
+imp back "$t/back.iolog" &&
+	check_eq "fio iolog time going back: in file order at the line before's time, counted; span 1.0003 s" \
+		"0|8|16|24 1 1.0003" \
+		"$(q "SELECT sector FROM requests WHERE run = $(rid back) ORDER BY q_ns, id" | paste -sd'|') $(q "SELECT value
+			FROM run_stats WHERE run = $(rid back) AND key = 'fio_iolog.time_backwards'") $("$IOTAPE" report \
+			--db "$db" --json back | jq '.span_s')"
+# report of a Q+C-only import (MSR): busy, avg in flight and aqu-sz from Q
+# to C, as iostat counts them (they were 0: no D)
+"$IOTAPE" report --db "$db" --json msr > "$t/msr.json"
+"$IOTAPE" iostat --db "$db" --json --interval 10 msr > "$t/msr-io.json"
+check_eq "msr: report's aqu-sz and busy% per device = iostat's over the run" \
+	"$(jq -r '.rows[] | "\(.["aqu-sz"] * 100 | round) \(.util * 10 | round)"' "$t/msr-io.json" | paste -sd'|')" \
+	"$(jq -r '.time.devices[] | "\(.aqu_sz * 100 | round) \(.util_pct * 10 | round)"' "$t/msr.json" | paste -sd'|')"
+jq -e '[.time.devices[] | .aqu_sz > 0.3 and .util_pct > 20] | all' "$t/msr.json" > /dev/null &&
+	ok "msr: aqu-sz and busy are not 0" || not_ok "msr: aqu-sz and busy are not 0" "$(jq -c '.time.devices' "$t/msr.json")"
+# a capture's rows file (what a capture keeps when it cannot store: capture/
+# capture_rows.h), here without a trace: settings, a command whose line holds a
+# tab and a newline (escaped), samples, a metric; a bad row names its line
+printf '%s\n' 'iotape capture rows 1' 'run	kept' 'genesis	1000' 'kind	capture' \
+	'status	interrupted' 'setting	start	vm.dirty_ratio	20' 'device	7340032	loop7	1048576	data' \
+	'command	0	1000	2001000	0.002	0	0	0	printf "a\tb"\necho c' \
+	'sample	1500	vmstat	pgpgin	12' 'sample	2500	vmstat	pgpgin	14' \
+	'metric	tps	949	-	manual' 'stat	backend	tracefs' 'process	42	fio' > "$t/kept.rows"
+sed -i 's/\t-\tmanual/\t\tmanual/' "$t/kept.rows"
+imp kept-rows "$t/kept.rows" &&
+	check_eq "capture rows: the run, its setting, command (escapes undone), samples, metric" \
+		"kept-rows capture interrupted|20|$(printf 'printf "a\tb"\necho c' | paste -sd'~')|2|949" \
+		"$(q "SELECT name, kind, status FROM runs WHERE id = $(rid kept-rows)" | tr '|' ' ')|$(q "SELECT value
+			FROM settings WHERE run = $(rid kept-rows) AND key = 'vm.dirty_ratio'")|$(q "SELECT argv FROM
+			commands WHERE run = $(rid kept-rows)" | paste -sd'~')|$(q "SELECT count(*) FROM samples WHERE
+			run = $(rid kept-rows)")|$(q "SELECT printf('%g', value) FROM metrics WHERE run = $(rid kept-rows)")"
+printf '%s\n' 'iotape capture rows 1' 'run	bad' 'sample	x	vmstat	a	1' > "$t/bad.rows"
+n0=$(q "SELECT count(*) FROM runs")
+"$IOTAPE" import --db "$db" "$t/bad.rows" > /dev/null 2> "$t/err"
+check_eq "capture rows: a bad row refused with its line, nothing stored" \
+	"1|iotape: $t/bad.rows: line 3: sample TIME SOURCE KEY VALUE|$n0" \
+	"$?|$(cat "$t/err")|$(q "SELECT count(*) FROM runs")"
 tap_finish

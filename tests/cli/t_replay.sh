@@ -161,12 +161,12 @@ for s in none mq-deadline; do
 done
 check_eq "the device's scheduler is back" "$before" \
 	"$(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$A/queue/scheduler")"
-[ -e /run/iotape/capture.state ] && not_ok "no lab state file left" || ok "no lab state file left"
+check_eq "no lab state file left" "" "$(lab_state_left)"
 # a state file a killed capture or replay left (its own --state-dir here):
 # a replay without --set refuses too, storing nothing, as the machine may
 # still run with what it changed
 mkdir -p "$t/sd"
-printf 'pid\t1\nset\t/sys/block/%s/queue/scheduler\t%s\n' "$A" "$before" > "$t/sd/capture.state"
+printf 'pid\t%s\nset\t/sys/block/%s/queue/scheduler\t%s\n' "$(dead_pid)" "$A" "$before" > "$t/sd/capture.state"
 n1=$(q "SELECT count(*) FROM runs")
 "$IOTAPE" replay --db "$db" src --target "/dev/$A" --timing afap --run left --state-dir "$t/sd" \
 	> /dev/null 2> "$t/err"
@@ -287,7 +287,7 @@ check_eq "the file was extended to what the run reaches (sector 395776)" \
 
 # ---- --trace: the target's block events in the replay run ----------------------------
 if tracefs_check "$A"; then
-	tfs0=$(tracefs_state)
+	tfs0=$(tracefs_state_locked)
 	rsec0=$(awk '{ print $3 }' "/sys/block/$A/stat")
 	"$IOTAPE" replay --db "$db" src --target "/dev/$A" --timing afap --trace --run tr \
 		--quiet > /dev/null 2> "$t/err"
@@ -305,7 +305,7 @@ if tracefs_check "$A"; then
 	check_eq "--trace: the traced Q rows are the replayed I/Os" "733" \
 		"$(q "SELECT count(*) FROM requests WHERE run = $(rid tr) AND q_ns IS NOT NULL")"
 	check_eq "--trace: tracefs is back as it was" "$tfs0|0" \
-		"$(tracefs_state)|$(cat "/sys/block/$A/trace/enable")"
+		"$(tracefs_state_locked)|$(cat "/sys/block/$A/trace/enable")"
 else
 	skip "--trace" "$TRACEFS_WHY"
 fi

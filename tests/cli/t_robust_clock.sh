@@ -42,4 +42,33 @@ for run in stepback stepahead; do
 	done
 done
 check "mail of the two stepped runs" "$IOTAPE" mail --db "$db" -o "$t/mail" stepback stepahead
+# A clock glitch (issue 25): one Q of 200 reads over 2 s stamped 8 s early
+# in its place (tests/fixtures/robust/glitch.bin). The span is the 2 s that
+# had I/O, not 10 (IOPS 100, not 24), the step back and the clock's return
+# are both steps, the early Q's I/O is ended at the return (no Q2C of 8 s),
+# and dump prints its time as negative, not blkparse's unsigned wrap-around.
+if "$IOTAPE" import --quiet --db "$db" --run glitch "$R/glitch.bin" 2> "$t/err"; then
+	"$IOTAPE" report --db "$db" --json glitch > "$t/glitch.json"
+	check_eq "glitch: span 1.990 s and 100.5 IOPS, over the time that had I/O" "1.990 100.5" \
+		"$(jq -r '"\(.span_s * 1000 | round / 1000) \(.devices[0].read.iops * 10 | round / 10)"' "$t/glitch.json" |
+			awk '{ printf "%.3f %.1f", $1, $2 }')"
+	check_eq "glitch: no latency of the glitch's size (Q2C max 55 us, 199 Q2C)" "55 199" \
+		"$(jq -r '"\(.all.q2c.max_us | round) \(.all.q2c.n)"' "$t/glitch.json")"
+	check_eq "glitch: two steps (back, and the clock's return), one I/O ended at it" "2 1" \
+		"$(sqlite3 "$db" "SELECT value FROM run_stats s JOIN runs r ON r.id = s.run
+			WHERE r.name = 'glitch' AND key IN ('clock_jumps', 'jump_abandoned') ORDER BY key" | paste -sd' ')"
+	check_eq "glitch: dump prints the early Q's time as -6.2 s" \
+		"  8,0    0      901    -6.200000000   100  Q   R 51440 + 8 [reader]" \
+		"$("$IOTAPE" dump --db "$db" glitch | sed -n 901p)"
+else
+	not_ok "glitch: import" "$(cat "$t/err")"
+fi
+# completions in a span of 0 s: no average in flight to print (JSON null)
+printf '  8,0    0        1     0.000000000  4242  Q   R 2048 + 8 [rd]\n%s\n%s\n' \
+	'  8,0    0        2     0.000000000  4242  D   R 2048 + 8 [rd]' \
+	'  8,0    0        3     0.000000000     0  C   R 2048 + 8 [0]' > "$t/zero.txt"
+"$IOTAPE" import --quiet --db "$db" --run zero "$t/zero.txt"
+check_eq "a span of 0 s: report prints no 'nan', avg_inflight null" "0 null" \
+	"$("$IOTAPE" report --db "$db" zero | grep -ci nan) $("$IOTAPE" report --db "$db" --json zero |
+		jq '.devices[0].avg_inflight')"
 tap_finish

@@ -48,4 +48,16 @@ else
 fi
 check_eq "--max-gap refuses a negative" 2 \
 	"$("$IOTAPE" replay --db "$db" ahead --engine null --target "$t/tgt" --max-gap -1 > /dev/null 2>&1; echo $?)"
+# --map by a device's name with or without /dev/: a fio iolog stores its
+# files as they are named (/dev/sdb), a capture as sdb
+printf 'fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n100 /dev/sdb read 0 4096\n200 /dev/sdb write 8192 4096\n' \
+	> "$t/sdb.iolog"
+"$IOTAPE" import --quiet --db "$db" --run fio-sdb "$t/sdb.iolog"
+for spec in /dev/sdb sdb; do
+	"$IOTAPE" replay --db "$db" fio-sdb --engine null --map "$spec=$t/sdb.img" \
+		--timing afap --run "map-${spec##*/}-${#spec}" --quiet > /dev/null 2> "$t/err"
+	check_eq "--map $spec=FILE matches the fio iolog's /dev/sdb" "0 2" \
+		"$? $(sqlite3 "$db" "SELECT count(*) FROM replays r JOIN runs n ON n.id = r.run
+			WHERE n.name = 'map-${spec##*/}-${#spec}'")"
+done
 tap_finish

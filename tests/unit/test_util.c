@@ -1,8 +1,9 @@
 /* Unit tests of the small helpers behind the command line's messages: the
  * edit distance of "did you mean", shell quoting of run names in hints
  * (a sweep's names have brackets), the default run name of an input, and
- * which names would read as run ids, and the plain decimal numbers every
- * option and imported value is read as. */
+ * which names would read as run ids, the plain decimal numbers every
+ * option and imported value is read as, and the timeline of the time that
+ * had I/O through clock steps. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 
 #include "capture/import_fmt.h"
 #include "capture/sweep.h"
+#include "lib/timeline.h"
 #include "lib/util.h"
 
 static void test_decimal(void **state)
@@ -165,6 +167,38 @@ static void test_run_name_is_id(void **state)
 	assert_false(run_name_is_id(" 1"));
 }
 
+#define S_ 1000000000ull
+
+/* The clock through a trace: idle gaps under 10 min count, steps do not;
+ * one time stamped 8 s early (a glitch) is a step back and a return. */
+static void test_timeline(void **state)
+{
+	struct timeline tl = { 0 };
+	uint64_t t;
+
+	(void)state;
+	for (t = 100 * S_; t <= 102 * S_; t += S_ / 100)
+		assert_int_equal(timeline_step(&tl, t), 0);
+	assert_int_equal(timeline_step(&tl, 94 * S_), 1);       /* back 8 s */
+	assert_int_equal(timeline_step(&tl, 102 * S_ + 10), 1); /* its return */
+	assert_int_equal(timeline_total(&tl), 2 * S_ + 10);
+	/* a little out of order, and an idle gap of 5 min: covered */
+	assert_int_equal(timeline_step(&tl, 102 * S_ - S_ / 2), 0);
+	assert_int_equal(timeline_step(&tl, 402 * S_), 0);
+	assert_int_equal(timeline_total(&tl), 302 * S_);
+	/* 11 min ahead: a step, a piece of its own */
+	assert_int_equal(timeline_step(&tl, 1062 * S_), 1);
+	timeline_cover(&tl, 1063 * S_);
+	assert_int_equal(timeline_total(&tl), 303 * S_);
+	/* a step back for good (NTP): the clock runs on from there */
+	memset(&tl, 0, sizeof(tl));
+	timeline_step(&tl, 1000 * S_);
+	timeline_step(&tl, 1001 * S_);
+	assert_int_equal(timeline_step(&tl, 10 * S_), 1);
+	assert_int_equal(timeline_step(&tl, 12 * S_), 0);
+	assert_int_equal(timeline_total(&tl), 3 * S_);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_shell_quote),
 		cmocka_unit_test(test_run_name),
 		cmocka_unit_test(test_run_name_is_id),
+		cmocka_unit_test(test_timeline),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

@@ -1,0 +1,98 @@
+# t_replay_files.sh: a replay onto regular files never destroys data (issue 25).
+# A file holding data and a file holding an ext4 image survive byte for byte
+# without the flags (their writes replayed as reads, said on stderr); with
+# --allow-write the ext4 image is refused, naming ext4 and the flag that writes
+# over it, unless --overwrite-signature names ext4; a file iotape created is
+# written, and written again by the next replay, until something else writes it;
+# an empty file is written; a file backing a loop device is refused (root).
+# --help and the man page state the same rule.
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "replay onto regular files"
+t=$TEST_TMP db=$t/t.db
+q() { sqlite3 "$db" "$@"; }
+"$IOTAPE" import --quiet --db "$db" --run src "$FIXTURES/loop-fio-small.bin" ||
+	{ not_ok "import the fixture"; tap_finish; }
+# replay TARGET RUN [OPTION...]: afap, the null engine not: real writes
+replay() {
+	local tgt=$1 run=$2; shift 2
+	"$IOTAPE" replay --db "$db" src --target "$tgt" --timing afap --run "$run" \
+		"$@" > /dev/null 2> "$t/err"
+}
+writes() { q "SELECT sum(op = 'write'), sum(as_read) FROM replays r JOIN runs n ON n.id = r.run
+	WHERE n.name = '$1'" | tr '|' ' '; }
+
+# ---- a file with data, a file with an ext4 image: untouched without the flags ----
+head -c 32M /dev/urandom > "$t/data.img"
+sum=$(md5sum < "$t/data.img")
+replay "$t/data.img" data --wrap
+check_eq "a file holding data: replayed, its 420 writes as reads, said on stderr" \
+	"0 0 420 1" "$? $(writes data) $(grep -c "'$t/data.img' holds data: its writes are replayed as reads" "$t/err")"
+check_eq "a file holding data: byte for byte as it was" "$sum" "$(md5sum < "$t/data.img")"
+if command -v mkfs.ext4 > /dev/null; then
+	truncate -s 64M "$t/ext4.img"
+	mkfs.ext4 -q -F "$t/ext4.img" > /dev/null 2>&1
+	sum=$(md5sum < "$t/ext4.img")
+	replay "$t/ext4.img" ext4 --wrap
+	check_eq "an ext4 image: replayed with its writes as reads" "0 0 420" "$? $(writes ext4)"
+	replay "$t/ext4.img" ext4-w --allow-write --wrap
+	check_eq "an ext4 image with --allow-write: refused, naming ext4 and the flag" \
+		"1|iotape: refusing to write to '$t/ext4.img': it holds an ext4 signature (filesystem); --overwrite-signature ext4 writes over it" \
+		"$?|$(cat "$t/err")"
+	replay "$t/ext4.img" ext4-x --allow-write --overwrite-signature swap --wrap
+	check_eq "--overwrite-signature naming another type: refused" 1 $?
+	check_eq "an ext4 image: byte for byte as it was, no run stored for the refusals" \
+		"$sum 0" "$(md5sum < "$t/ext4.img") $(q "SELECT count(*) FROM runs WHERE name LIKE 'ext4-%'")"
+	replay "$t/ext4.img" ext4-o --allow-write --overwrite-signature ext4 --wrap
+	check_eq "--allow-write --overwrite-signature ext4: written" "0 420 0" "$? $(writes ext4-o)"
+else
+	skip "an ext4 image" "no mkfs.ext4"
+fi
+check_eq "--overwrite-signature without --allow-write: a usage error" 2 \
+	"$("$IOTAPE" replay --db "$db" src --target "$t/x.img" --overwrite-signature ext4 > /dev/null 2>&1; echo $?)"
+
+# ---- files iotape may write: new, its own, empty ----------------------------------
+replay "$t/new.img" new1
+check_eq "a new file: created, its writes written" "0 420 0" "$? $(writes new1)"
+replay "$t/new.img" new2
+check_eq "the file a replay made: written again" "0 420 0" "$? $(writes new2)"
+printf 'user data' | dd of="$t/new.img" bs=1 seek=4096 conv=notrunc status=none
+sum=$(md5sum < "$t/new.img")
+replay "$t/new.img" new3
+check_eq "once something else wrote it: its writes as reads, the file untouched" \
+	"0 0 420|$sum" "$? $(writes new3)|$(md5sum < "$t/new.img")"
+: > "$t/empty.img"
+replay "$t/empty.img" empty
+check_eq "an empty file: written and grown" "0 420 0 $((395776 * 512))" \
+	"$? $(writes empty) $(stat -c %s "$t/empty.img")"
+
+# ---- a file backing a loop device: refused even with --allow-write ----------------
+if [ "$(id -u)" = 0 ]; then
+	head -c 64M /dev/zero > "$t/backing.img"
+	echo data | dd of="$t/backing.img" conv=notrunc status=none
+	if loop_attach "$t/backing.img"; then
+		sum=$(md5sum < "$t/backing.img")
+		replay "$t/backing.img" backing --allow-write --wrap
+		check_eq "a loop device's backing file with --allow-write: refused, untouched" \
+			"1 1 $sum" "$? $(grep -c "refusing to write to '$t/backing.img': it backs /dev/$LOOPDEV" "$t/err") $(md5sum < "$t/backing.img")"
+	else
+		skip "a loop device's backing file" "cannot attach a loop device"
+	fi
+else
+	skip "a loop device's backing file" "needs root"
+fi
+
+# ---- the rule, said the same in --help and the man page -------------------------
+rule=$("$IOTAPE" replay --help | awk '/^  --allow-write/ { on = 1 } on && /^  --overwrite/ { exit } on' |
+	sed 's/^  --allow-write//; s/^ *//' | paste -sd' ' | sed 's/.*The rule: //')
+doc=$(awk '/^- `--allow-write`/ { on = 1 } on && /^$/ { exit } on' "$REPO_ROOT/docs/iotape.md" |
+	paste -sd' ' | sed 's/  */ /g')
+case $doc in
+*"$rule"*) ok "--help and docs/iotape.md give the same rule (${#rule} characters)" ;;
+*) not_ok "--help and docs/iotape.md give the same rule" "help: $rule" "doc:  $doc" ;;
+esac
+case $(paste -sd' ' "$REPO_ROOT/README.md" | sed 's/  */ /g') in
+*"${rule^}"*) ok "the README gives the same rule" ;;
+*) not_ok "the README gives the same rule" "help: $rule" ;;
+esac
+tap_finish
