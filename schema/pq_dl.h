@@ -15,7 +15,8 @@
 #define PQ_FUNCS(X) X(PQclear) X(PQcmdStatus) X(PQcmdTuples) \
 	X(PQconnectdb) X(PQconninfoFree) X(PQconninfoParse) \
 	X(PQerrorMessage) X(PQexec) X(PQexecParams) X(PQfinish) \
-	X(PQfreemem) X(PQgetResult) X(PQgetisnull) X(PQgetvalue) \
+	X(PQfreemem) X(PQftype) X(PQgetResult) X(PQgetisnull) \
+	X(PQgetlength) X(PQgetvalue) X(PQnfields) \
 	X(PQntuples) X(PQputCopyData) X(PQputCopyEnd) \
 	X(PQresultErrorField) X(PQresultErrorMessage) X(PQresultStatus) \
 	X(PQsetNoticeProcessor) X(PQstatus) X(PQtransactionStatus)
@@ -48,6 +49,9 @@ int pq_load(char *err, size_t errlen);
 #define PQfreemem (pq_api.PQfreemem_p)
 #define PQgetResult (pq_api.PQgetResult_p)
 #define PQgetisnull (pq_api.PQgetisnull_p)
+#define PQgetlength (pq_api.PQgetlength_p)
+#define PQftype (pq_api.PQftype_p)
+#define PQnfields (pq_api.PQnfields_p)
 #define PQgetvalue (pq_api.PQgetvalue_p)
 #define PQntuples (pq_api.PQntuples_p)
 #define PQputCopyData (pq_api.PQputCopyData_p)

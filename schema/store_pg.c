@@ -1,7 +1,11 @@
-/* The store's PostgreSQL back end (libpq): connect and migrate,
- * transactions, runs, settings, devices, processes, commands and statistics,
- * and its ops table. Every value is a bound parameter; bulk rows go through
- * binary COPY (store_pg_copy.c); reads are in store_pg_read.c. */
+/* The PostgreSQL driver of the store (store_driver.h), through libpq
+ * (loaded on first use: pq_dl.h): connects, prepares (the store's ?N
+ * parameters become $N), binds every value as a parameter, reads results in
+ * binary format (a cursor's rows a batch at a time from a server-side
+ * cursor), and loads the bulk tables with binary COPY (store_pg_copy.c).
+ * Where the layout needs more than statements (each run's bulk rows in
+ * partitions of their own, schema 6) it is here too: the run_created,
+ * run_deleted and before_read hooks. */
 #include "schema/store_pg.h"
 
 #include <errno.h>
@@ -10,47 +14,113 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-/* Generated from schema/pg/NNN_*.sql by the Makefile (schema_pg_sql.c). */
+/* Generated from schema/NNN_*.sql by the Makefile (schema_pg_sql.c). */
 extern const char *const store_pg_migrations[];
 extern const int store_pg_n_migrations;
 
 /* The key of the advisory lock that serialises migrations ("iotape"). */
 #define PG_MIGRATE_LOCK "6913541713"
 
-/* Runs sql with up to 2 int64 parameters, expecting no rows; the number of
- * rows it changed into *changed unless NULL. */
-static int run_sql(struct pg_store *s, const char *sql, int nparams, int64_t a,
-		   int64_t b, int64_t *changed, const char *what)
+/* Rows a cursor fetches at a time. */
+#define FETCH_ROWS 20000
+
+/* Type OIDs (PostgreSQL's src/include/catalog/pg_type.dat) of the columns
+ * read back in binary format. */
+enum { OID_BOOL = 16, OID_BYTEA = 17, OID_INT8 = 20, OID_INT2 = 21,
+       OID_INT4 = 23, OID_OID = 26, OID_FLOAT4 = 700, OID_FLOAT8 = 701,
+       OID_NUMERIC = 1700 };
+
+/* A statement: its text with $N parameters, the values bound (text), and
+ * the result being read. */
+struct pg_stmt {
+	struct pg_store *s;
+	char *sql;
+	int nparams;
+	char **vals;            /* nparams values (malloc'd), NULL for NULL */
+	unsigned flags;
+	const char *what;
+	PGresult *res;          /* the rows fetched, */
+	int row, nrows;         /* the current one and their number */
+	int ncols;
+	Oid *types;             /* each column's type */
+	int executed;           /* run (a cursor: declared) */
+	int done;               /* a cursor fetched its last row */
+	int64_t changes;
+	char cursor[32];        /* the server-side cursor's name */
+};
+
+#define Q(x) ((struct pg_stmt *)(x))
+
+/* ---- errors and plain statements ---- */
+
+int pg_fail(struct pg_store *s, const char *what, const PGresult *res)
 {
-	char pa[24], pb[24];
-	const char *p[2] = { pg_i64(pa, a), pg_i64(pb, b) };
+	const char *m = res ? PQresultErrorMessage(res) : "";
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	size_t n;
+
+	if (!m || !*m)
+		m = s->conn ? PQerrorMessage(s->conn) : "no connection";
+	if (!strncmp(m, "ERROR:  ", 8))
+		m += 8;
+	n = strcspn(m, "\n");
+	snprintf(s->base.msg, sizeof(s->base.msg), "%s: %.*s", what, (int)n, m);
+	return state && !strcmp(state, "23505") ? -STORE_E_EXISTS
+						 : -STORE_E_SQLITE;
+}
+
+/* res's verdict: 0 for rows or a command done, else the failure's code */
+static int verdict(struct pg_store *s, PGresult *r, const char *what)
+{
+	ExecStatusType t = PQresultStatus(r);
+
+	return t == PGRES_COMMAND_OK || t == PGRES_TUPLES_OK ? 0
+	       : pg_fail(s, what, r);
+}
+
+int pg_exec(struct pg_store *s, const char *sql, PGresult **res,
+	    const char *what)
+{
 	PGresult *r;
 	int rc;
 
-	if ((rc = pg_exec(s, sql, nparams, p, &r, what)))
+	if (res)
+		*res = NULL;
+	if ((rc = pg_copy_end(s)))
 		return rc;
-	if (changed)
-		*changed = strtoll(PQcmdTuples(r), NULL, 10);
-	PQclear(r);
-	return 0;
+	r = PQexec(s->conn, sql);
+	if ((rc = verdict(s, r, what)) || !res)
+		PQclear(r);
+	else
+		*res = r;
+	return rc;
 }
 
-/* The one-row, one-column int64 answer of sql (params as pg_exec()); 0 when
- * NULL or no row. */
-static int query_i64(struct pg_store *s, const char *sql, int nparams,
-		     const char *const *params, int64_t *out, const char *what)
+/* sql with one int64 parameter, expecting no rows */
+static int exec_i64(struct pg_store *s, const char *sql, int64_t v,
+		    const char *what)
 {
+	char buf[24];
+	const char *p[1] = { buf };
 	PGresult *r;
 	int rc;
 
-	if ((rc = pg_exec(s, sql, nparams, params, &r, what)))
+	if ((rc = pg_copy_end(s)))
 		return rc;
-	*out = PQntuples(r) ? pg_get_i64(r, 0, 0, 0) : 0;
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	r = PQexecParams(s->conn, sql, 1, NULL, p, NULL, NULL, 0);
+	rc = verdict(s, r, what);
 	PQclear(r);
-	return 0;
+	return rc;
 }
+
+static int pg_exec_op(struct store *st, const char *sql, const char *what)
+{
+	return pg_exec(pg(st), sql, NULL, what);
+}
+
+/* ---- the layout of schema 6: a run's bulk rows in tables of its own ---- */
 
 /* Adds run to list l; -ENOMEM when it cannot grow. */
 static int runs_add(struct pg_store *s, struct pg_runs *l, int64_t run)
@@ -86,22 +156,25 @@ int pg_loading(const struct pg_store *s, int64_t run)
 	return 0;
 }
 
-/* Attaches run's tables (its rows sent first) and takes it off the list. */
+/* Attaches run's tables (its rows sent first) and takes it off the list:
+ * iotape_run_attach() builds their keys. */
 static int attach_run(struct pg_store *s, int64_t run)
 {
-	char id[24];
-	const char *p[1] = { pg_i64(id, run) };
 	int rc;
 
 	if ((rc = pg_copy_end(s)))
 		return rc;
 	runs_take(&s->loading, run);
-	return pg_exec(s, "SELECT iotape_run_attach($1)", 1, p, NULL,
-		       "attaching the run's tables");
+	return exec_i64(s, "SELECT iotape_run_attach($1)", run,
+			"attaching the run's tables");
 }
 
-int pg_attach_loading(struct pg_store *s, int64_t run)
+/* before_read: the tables of run (0: of every run) made in this
+ * transaction and not attached yet are attached, so the statements after
+ * see its rows through the parents. */
+static int pg_before_read(struct store *st, int64_t run)
 {
+	struct pg_store *s = pg(st);
 	int rc;
 
 	if (run)
@@ -112,8 +185,32 @@ int pg_attach_loading(struct pg_store *s, int64_t run)
 	return 0;
 }
 
-/* Drops the tables of the runs deleted in this transaction (as late as it
- * can: DROP of a partition locks its parent until the commit). */
+/* run_created: its tables, to be attached when its rows are in (at once
+ * outside a transaction: nothing would be whole to wait for) */
+static int pg_run_created(struct store *st, int64_t run)
+{
+	struct pg_store *s = pg(st);
+	int rc;
+
+	if ((rc = exec_i64(s, "SELECT iotape_run_tables($1)", run,
+			   "creating run")) ||
+	    (rc = runs_add(s, &s->loading, run)))
+		return rc;
+	if (PQtransactionStatus(s->conn) != PQTRANS_INTRANS)
+		return attach_run(s, run);
+	return 0;
+}
+
+/* run_deleted: its tables are dropped at the commit (as late as can be:
+ * DROP of a partition locks its parent until the commit) */
+static int pg_run_deleted(struct store *st, int64_t run)
+{
+	struct pg_store *s = pg(st);
+
+	runs_take(&s->loading, run);
+	return runs_add(s, &s->dropping, run);
+}
+
 static int drop_deleted(struct pg_store *s)
 {
 	char sql[256];
@@ -124,113 +221,412 @@ static int drop_deleted(struct pg_store *s)
 		/* r is an id this process read from the server, not text */
 		snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS events_%lld, "
 			 "requests_%lld, samples_%lld, replays_%lld", r, r, r, r);
-		if ((rc = pg_exec(s, sql, 0, NULL, NULL, "deleting run")))
+		if ((rc = pg_exec(s, sql, NULL, "deleting run")))
 			return rc;
 	}
 	return 0;
 }
 
-/* Runs the insert or update sql in a savepoint when a transaction is open,
- * so a refused row (a name taken) leaves the transaction usable, as SQLite
- * does. Returns as pg_exec(). */
-static int exec_guarded(struct pg_store *s, const char *sql, int nparams,
-			const char *const *params, PGresult **res,
-			const char *what)
-{
-	int in_tx, rc;
+/* ---- statements ---- */
 
-	if ((rc = pg_copy_end(s)))
-		return rc;
-	in_tx = PQtransactionStatus(s->conn) == PQTRANS_INTRANS;
-	if (in_tx && (rc = pg_exec(s, "SAVEPOINT iotape_row", 0, NULL, NULL, what)))
-		return rc;
-	rc = pg_exec(s, sql, nparams, params, res, what);
-	if (in_tx) {
-		if (rc)
-			pg_exec(s, "ROLLBACK TO SAVEPOINT iotape_row", 0, NULL,
-				NULL, what);
-		else if ((rc = pg_exec(s, "RELEASE SAVEPOINT iotape_row", 0,
-				       NULL, NULL, what)) && res) {
-			PQclear(*res);
-			*res = NULL;
+/* sql with the store's ?N parameters as PostgreSQL's $N (quoted text and
+ * names left alone) into a malloc'd string; the highest N into *n. */
+static char *dollars(const char *sql, int *n)
+{
+	size_t len = strlen(sql);
+	char *out = malloc(len + 1), *o = out;
+	char quote = 0;
+
+	*n = 0;
+	if (!out)
+		return NULL;
+	for (const char *p = sql; *p; p++) {
+		if (quote) {
+			if (*p == quote)
+				quote = 0;
+		} else if (*p == '\'' || *p == '"') {
+			quote = *p;
+		} else if (*p == '?' && p[1] >= '0' && p[1] <= '9') {
+			int k = atoi(p + 1);
+			if (k > *n)
+				*n = k;
+			*o++ = '$';
+			continue;
 		}
+		*o++ = *p;
 	}
-	return rc;
+	*o = 0;
+	return out;
 }
 
-/* ---- open and migrate ---- */
-
-/* The store's version; -1 when the database has no iotape schema. */
-static int read_version(struct pg_store *s, int *v)
+static int pg_prepare(struct store *st, const char *sql, unsigned flags,
+		      const char *what, struct store_stmt **out)
 {
-	int64_t n;
+	struct pg_stmt *q = calloc(1, sizeof(*q));
+
+	*out = NULL;
+	if (!q || !(q->sql = dollars(sql, &q->nparams)) ||
+	    (q->nparams && !(q->vals = calloc((size_t)q->nparams,
+					      sizeof(*q->vals))))) {
+		if (q)
+			free(q->sql);
+		free(q);
+		return store_fail(st, ENOMEM, "out of memory");
+	}
+	q->s = pg(st);
+	q->flags = flags;
+	q->what = what;
+	*out = (struct store_stmt *)q;
+	return 0;
+}
+
+static void set_val(struct store_stmt *qq, int i, char *v)
+{
+	struct pg_stmt *q = Q(qq);
+
+	if (i < 1 || i > q->nparams) {
+		free(v);
+		return;
+	}
+	free(q->vals[i - 1]);
+	q->vals[i - 1] = v;
+}
+
+static void pg_bind_null(struct store_stmt *q, int i)
+{
+	set_val(q, i, NULL);
+}
+
+static void pg_bind_i64(struct store_stmt *q, int i, int64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	set_val(q, i, strdup(buf));
+}
+
+/* %.17g: the double back bit for bit */
+static void pg_bind_f64(struct store_stmt *q, int i, double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.17g", v);
+	set_val(q, i, strdup(buf));
+}
+
+static void pg_bind_text(struct store_stmt *q, int i, const char *v)
+{
+	set_val(q, i, strdup(v));
+}
+
+/* The transaction a cursor needs: one of its own when the caller has none,
+ * ended when the last cursor closes. */
+static int cursor_txn(struct pg_store *s, const char *what)
+{
 	int rc;
 
-	if ((rc = query_i64(s, "SELECT (to_regclass('iotape_schema') IS NOT NULL)::int",
-			    0, NULL, &n, "reading schema version")))
-		return rc;
-	if (!n) {
-		*v = -1;
-		return 0;
+	if (PQtransactionStatus(s->conn) == PQTRANS_IDLE) {
+		if ((rc = pg_exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ", NULL,
+				  what)))
+			return rc;
+		s->implicit = 1;
 	}
-	if ((rc = query_i64(s, "SELECT max(version) FROM iotape_schema", 0, NULL,
-			    &n, "reading schema version")))
-		return rc;
-	*v = (int)n;
+	s->ncursors++;
 	return 0;
 }
 
-static int migrate(struct pg_store *s, enum store_open_mode m)
+/* Ends the transaction a cursor began when no cursor is left. */
+static void cursors_done(struct pg_store *s)
 {
-	int v, rc;
-	int64_t other;
-	char ver[24];
-	const char *p[1] = { ver };
+	if (--s->ncursors == 0 && s->implicit) {
+		s->implicit = 0;
+		pg_exec(s, "COMMIT", NULL, "reading");
+	}
+}
 
-	if ((rc = read_version(s, &v)))
+/* Takes r as q's rows. */
+static void take_rows(struct pg_stmt *q, PGresult *r)
+{
+	PQclear(q->res);
+	q->res = r;
+	q->row = -1;
+	q->nrows = PQntuples(r);
+	if (!q->types && (q->ncols = PQnfields(r)) > 0 &&
+	    (q->types = calloc((size_t)q->ncols, sizeof(*q->types))))
+		for (int c = 0; c < q->ncols; c++)
+			q->types[c] = PQftype(r, c);
+}
+
+/* Runs q (its parameters as text, its rows in binary). */
+static int run(struct pg_stmt *q)
+{
+	struct pg_store *s = q->s;
+	int guard = (q->flags & STORE_STMT_GUARDED) &&
+		    PQtransactionStatus(s->conn) == PQTRANS_INTRANS;
+	PGresult *r;
+	int rc;
+
+	if (guard && (rc = pg_exec(s, "SAVEPOINT iotape_row", NULL, q->what)))
 		return rc;
-	if (v > store_pg_n_migrations)
-		return store_fail(&s->base, STORE_E_NEWER, "database schema version "
-				  "%d is newer than this iotape's (%d)", v,
-				  store_pg_n_migrations);
-	if (v == store_pg_n_migrations)
-		return 0;
-	if (v < 0 && m == STORE_OPEN_EXISTING)
-		return store_fail(&s->base, STORE_E_MISSING, "no iotape store in "
-				  "this database (import or push into it first)");
-	if (v < 0) {
-		/* never add iotape's tables beside another program's */
-		if ((rc = query_i64(s, "SELECT count(*) FROM pg_tables WHERE "
-				    "schemaname = current_schema() AND tablename IN"
-				    " ('runs', 'events', 'requests', 'samples')", 0,
-				    NULL, &other, "reading schema")))
-			return rc;
-		if (other)
-			return store_fail(&s->base, STORE_E_NOTDB, "not an iotape "
-					  "database (it has tables named as iotape's"
-					  " but no iotape_schema); give another --db");
+	r = PQexecParams(s->conn, q->sql, q->nparams, NULL,
+			 (const char *const *)q->vals, NULL, NULL, 1);
+	if ((rc = verdict(s, r, q->what))) {
+		PQclear(r);
+		if (guard) {
+			char msg[sizeof(s->base.msg)];
+			snprintf(msg, sizeof(msg), "%s", s->base.msg);
+			pg_exec(s, "ROLLBACK TO SAVEPOINT iotape_row", NULL, q->what);
+			snprintf(s->base.msg, sizeof(s->base.msg), "%s", msg);
+		}
+		return rc;
 	}
-	if ((rc = pg_exec(s, "BEGIN", 0, NULL, NULL, "migrating")) ||
-	    (rc = pg_exec(s, "SELECT pg_advisory_xact_lock(" PG_MIGRATE_LOCK ")",
-			  0, NULL, NULL, "migrating")))
-		goto out;
-	/* re-read under the lock: another writer may have migrated */
-	if ((rc = read_version(s, &v)))
-		goto out;
-	for (v = v < 0 ? 0 : v; v < store_pg_n_migrations; v++) {
-		snprintf(ver, sizeof(ver), "%d", v + 1);
-		/* a number with no migration in this build (embed.sh) */
-		if ((store_pg_migrations[v] &&
-		     (rc = pg_exec(s, store_pg_migrations[v], 0, NULL, NULL,
-				   "migrating"))) ||
-		    (rc = pg_exec(s, "UPDATE iotape_schema SET version = $1", 1, p,
-				  NULL, "migrating")))
-			goto out;
+	q->changes = strtoll(PQcmdTuples(r), NULL, 10);
+	take_rows(q, r);
+	if (guard && (rc = pg_exec(s, "RELEASE SAVEPOINT iotape_row", NULL,
+				   q->what)))
+		return rc;
+	return 0;
+}
+
+/* Declares q's server-side cursor. */
+static int declare(struct pg_stmt *q)
+{
+	static unsigned serial;
+	struct pg_store *s = q->s;
+	char *decl;
+	PGresult *r;
+	int rc;
+
+	if ((rc = cursor_txn(s, q->what)))
+		return rc;
+	snprintf(q->cursor, sizeof(q->cursor), "iotape_c%u", ++serial);
+	if (!(decl = malloc(strlen(q->sql) + 64))) {
+		cursors_done(s);
+		q->cursor[0] = 0;
+		return store_fail(&s->base, ENOMEM, "out of memory");
 	}
-	return pg_exec(s, "COMMIT", 0, NULL, NULL, "migrating");
-out:
-	PQclear(PQexec(s->conn, "ROLLBACK"));
+	sprintf(decl, "DECLARE %s NO SCROLL CURSOR FOR %s", q->cursor, q->sql);
+	r = PQexecParams(s->conn, decl, q->nparams, NULL,
+			 (const char *const *)q->vals, NULL, NULL, 1);
+	free(decl);
+	if ((rc = verdict(s, r, q->what))) {
+		cursors_done(s);
+		q->cursor[0] = 0;
+	}
+	PQclear(r);
 	return rc;
+}
+
+/* The cursor's next batch of rows. */
+static int fetch(struct pg_stmt *q)
+{
+	char sql[64];
+	PGresult *r;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "FETCH %d FROM %s", FETCH_ROWS, q->cursor);
+	r = PQexecParams(q->s->conn, sql, 0, NULL, NULL, NULL, NULL, 1);
+	if ((rc = verdict(q->s, r, q->what))) {
+		PQclear(r);
+		return rc;
+	}
+	take_rows(q, r);
+	q->done = q->nrows < FETCH_ROWS;
+	return 0;
+}
+
+static int pg_step(struct store_stmt *qq)
+{
+	struct pg_stmt *q = Q(qq);
+	int rc;
+
+	if (!q->executed) {
+		if ((rc = pg_copy_end(q->s)))
+			return rc;
+		q->executed = 1;
+		q->done = 0;
+		if ((rc = (q->flags & STORE_STMT_STREAM) ? declare(q) : run(q)))
+			return rc;
+	}
+	if (q->row + 1 >= q->nrows) {
+		if (!q->cursor[0] || q->done)
+			return 0;
+		if ((rc = fetch(q)))
+			return rc;
+		if (!q->nrows)
+			return 0;
+	}
+	q->row++;
+	return 1;
+}
+
+static int pg_col_null(struct store_stmt *q, int i)
+{
+	return PQgetisnull(Q(q)->res, Q(q)->row, i);
+}
+
+static uint64_t be(const char *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int k = 0; k < n; k++)
+		v = v << 8 | (unsigned char)p[k];
+	return v;
+}
+
+/* A numeric in binary (ndigits, weight, sign, dscale, then base-10000
+ * digits: PostgreSQL's numeric_send()) as a double. */
+static double numeric(const char *p, int len)
+{
+	int nd, weight, sign;
+	double v = 0;
+
+	if (len < 8)
+		return NAN;
+	nd = (int)be(p, 2);
+	weight = (int16_t)be(p + 2, 2);
+	sign = (int)be(p + 4, 2);
+	if (sign == 0xC000 || len < 8 + 2 * nd)
+		return NAN;
+	for (int k = 0; k < nd; k++)
+		v += (double)be(p + 8 + 2 * k, 2) * pow(10000.0, weight - k);
+	return sign == 0x4000 ? -v : v;
+}
+
+static double as_f64(struct pg_stmt *q, int i)
+{
+	const char *p = PQgetvalue(q->res, q->row, i);
+	uint64_t b;
+	uint32_t f;
+	double d;
+	float x;
+
+	switch (q->types[i]) {
+	case OID_FLOAT8:
+		b = be(p, 8);
+		memcpy(&d, &b, sizeof(d));
+		return d;
+	case OID_FLOAT4:
+		f = (uint32_t)be(p, 4);
+		memcpy(&x, &f, sizeof(x));
+		return x;
+	case OID_NUMERIC:
+		return numeric(p, PQgetlength(q->res, q->row, i));
+	case OID_INT8:
+		return (double)(int64_t)be(p, 8);
+	case OID_INT4:
+	case OID_OID:
+		return (int32_t)be(p, 4);
+	case OID_INT2:
+		return (int16_t)be(p, 2);
+	case OID_BOOL:
+		return p[0] != 0;
+	default:
+		return strtod(p, NULL);
+	}
+}
+
+static int64_t pg_col_i64(struct store_stmt *qq, int i)
+{
+	struct pg_stmt *q = Q(qq);
+	const char *p;
+
+	if (PQgetisnull(q->res, q->row, i))
+		return 0;
+	p = PQgetvalue(q->res, q->row, i);
+	switch (q->types[i]) {
+	case OID_INT8:
+		return (int64_t)be(p, 8);
+	case OID_INT4:
+		return (int32_t)be(p, 4);
+	case OID_OID:
+		return (int64_t)be(p, 4);
+	case OID_INT2:
+		return (int16_t)be(p, 2);
+	case OID_BOOL:
+		return p[0] != 0;
+	case OID_FLOAT8:
+	case OID_FLOAT4:
+	case OID_NUMERIC:
+		return (int64_t)as_f64(q, i);
+	default:
+		return strtoll(p, NULL, 10);
+	}
+}
+
+static double pg_col_f64(struct store_stmt *qq, int i)
+{
+	struct pg_stmt *q = Q(qq);
+
+	return PQgetisnull(q->res, q->row, i) ? 0 : as_f64(q, i);
+}
+
+static const char *pg_col_text(struct store_stmt *qq, int i)
+{
+	struct pg_stmt *q = Q(qq);
+
+	return PQgetisnull(q->res, q->row, i) ? NULL
+		: PQgetvalue(q->res, q->row, i);
+}
+
+static const void *pg_col_blob(struct store_stmt *qq, int i, size_t *len)
+{
+	struct pg_stmt *q = Q(qq);
+
+	if (PQgetisnull(q->res, q->row, i)) {
+		*len = 0;
+		return NULL;
+	}
+	*len = (size_t)PQgetlength(q->res, q->row, i);
+	return PQgetvalue(q->res, q->row, i);
+}
+
+static int64_t pg_changes(struct store_stmt *q)
+{
+	return Q(q)->changes;
+}
+
+/* Closes q's server-side cursor (when its transaction is still open). */
+static void close_cursor(struct pg_stmt *q)
+{
+	struct pg_store *s = q->s;
+	char sql[64];
+
+	if (!q->cursor[0])
+		return;
+	if (PQtransactionStatus(s->conn) == PQTRANS_INTRANS) {
+		snprintf(sql, sizeof(sql), "CLOSE %s", q->cursor);
+		pg_exec(s, sql, NULL, q->what);
+	}
+	q->cursor[0] = 0;
+	cursors_done(s);
+}
+
+static void pg_reset(struct store_stmt *qq)
+{
+	struct pg_stmt *q = Q(qq);
+
+	close_cursor(q);
+	PQclear(q->res);
+	q->res = NULL;
+	q->row = q->nrows = 0;
+	q->executed = 0;
+	q->done = 0;
+}
+
+static void pg_finalize(struct store_stmt *qq)
+{
+	struct pg_stmt *q = Q(qq);
+
+	if (!q)
+		return;
+	pg_reset(qq);
+	for (int i = 0; i < q->nparams; i++)
+		free(q->vals[i]);
+	free(q->vals);
+	free(q->types);
+	free(q->sql);
+	free(q);
 }
 
 /* libpq prints the server's notices on stderr by default: the core never
@@ -337,20 +733,110 @@ static void pg_shown(const char *path, char *out, size_t len)
 	PQconninfoFree(o);
 }
 
+/* ---- versions, transactions ---- */
+
+/* The store's version: 0 when the database has no iotape schema (and may
+ * get one), refused when it has tables named as iotape's but no schema
+ * table, or none at all where the store must exist already. */
+static int pg_version(struct store *st, enum store_open_mode m, int *v)
+{
+	struct pg_store *s = pg(st);
+	PGresult *r;
+	int rc, have;
+
+	*v = 0;
+	if ((rc = pg_exec(s, "SELECT to_regclass('iotape_schema') IS NOT NULL, "
+			  "(SELECT count(*) FROM pg_tables WHERE schemaname = "
+			  "current_schema() AND tablename IN ('runs', 'events', "
+			  "'requests', 'samples'))", &r, "reading schema version")))
+		return rc;
+	have = !strcmp(PQgetvalue(r, 0, 0), "t");
+	rc = atoi(PQgetvalue(r, 0, 1));
+	PQclear(r);
+	if (!have && m == STORE_OPEN_EXISTING)
+		return store_fail(st, STORE_E_MISSING, "no iotape store in this "
+				  "database (import or push into it first)");
+	if (!have && rc)
+		return store_fail(st, STORE_E_NOTDB, "not an iotape database (it "
+				  "has tables named as iotape's but no "
+				  "iotape_schema); give another --db");
+	if (!have)
+		return 0;
+	if ((rc = pg_exec(s, "SELECT max(version) FROM iotape_schema", &r,
+			  "reading schema version")))
+		return rc;
+	*v = atoi(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return 0;
+}
+
+static int pg_migrate_begin(struct store *st)
+{
+	return pg_exec(pg(st), "BEGIN; SELECT pg_advisory_xact_lock("
+		       PG_MIGRATE_LOCK ")", NULL, "migrating");
+}
+
+static int pg_set_version(struct store *st, int v)
+{
+	return exec_i64(pg(st), "UPDATE iotape_schema SET version = $1", v,
+			"migrating");
+}
+
+static int pg_begin(struct store *st, int bulk)
+{
+	struct pg_store *s = pg(st);
+
+	(void)bulk;
+	/* the transaction open cursors began becomes the caller's: closing
+	 * them must not commit it */
+	if (s->implicit) {
+		s->implicit = 0;
+		return 0;
+	}
+	return pg_exec(s, "BEGIN", NULL, "beginning transaction");
+}
+
+static int pg_commit(struct store *st)
+{
+	struct pg_store *s = pg(st);
+	PGresult *r;
+	int rc;
+
+	if ((rc = pg_before_read(st, 0)) || (rc = drop_deleted(s)) ||
+	    (rc = pg_exec(s, "COMMIT", &r, "committing")))
+		return rc;
+	/* COMMIT of a failed transaction rolls it back and says so */
+	if (!strcmp(PQcmdStatus(r), "ROLLBACK"))
+		rc = store_fail(st, STORE_E_SQLITE, "committing: the transaction "
+				"had failed and was rolled back");
+	PQclear(r);
+	return rc;
+}
+
+static int pg_rollback(struct store *st)
+{
+	struct pg_store *s = pg(st);
+
+	pg_copy_drop(s);
+	s->loading.n = 0;
+	s->dropping.n = 0;
+	return pg_exec(s, "ROLLBACK", NULL, "rolling back");
+}
+
+/* ---- open, the database ---- */
+
 static int pg_open(struct store **out, const char *path, enum store_open_mode m)
 {
 	struct pg_store *s = calloc(1, sizeof(*s));
+	char e[300];
 	int rc;
 
 	*out = (struct store *)s;
 	if (!s)
 		return -ENOMEM;
 	s->copying = -1;
-	{
-		char e[300];
-		if (pq_load(e, sizeof(e)))
-			return store_fail(&s->base, ELIBACC, "%s", e);
-	}
+	if (pq_load(e, sizeof(e)))
+		return store_fail(&s->base, ELIBACC, "%s", e);
 	if ((rc = check_conninfo(s, path)))
 		return rc;      /* the message does not repeat what was given */
 	/* a password in path (libpq takes it) is never shown: messages name
@@ -360,14 +846,11 @@ static int pg_open(struct store **out, const char *path, enum store_open_mode m)
 		return store_fail(&s->base, ENOMEM, "out of memory");
 	if (PQstatus(s->conn) != CONNECTION_OK) {
 		rc = pg_fail(s, "cannot connect", NULL);
-		goto out;
+	} else {
+		PQsetNoticeProcessor(s->conn, no_notices, NULL);
+		rc = pg_exec(s, "SET client_min_messages = warning; "
+			     "SET extra_float_digits = 3", NULL, "connecting");
 	}
-	PQsetNoticeProcessor(s->conn, no_notices, NULL);
-	if ((rc = pg_exec(s, "SET client_min_messages = warning; "
-			  "SET extra_float_digits = 3", 0, NULL, NULL, "connecting")))
-		goto out;
-	rc = migrate(s, m);
-out:
 	if (rc && m == STORE_OPEN_EXISTING) {
 		/* name the store: the message is printed as it is */
 		char msg[sizeof(s->base.msg)], shown[256];
@@ -390,424 +873,62 @@ static void pg_close(struct store *st)
 	free(s);
 }
 
-static int pg_schema_version(struct store *st, int *version)
-{
-	return read_version(pg(st), version);
-}
-
-static int pg_begin(struct store *st)
-{
-	struct pg_store *s = pg(st);
-
-	/* the transaction open cursors began becomes the caller's: closing
-	 * them must not commit it */
-	if (s->implicit) {
-		s->implicit = 0;
-		return 0;
-	}
-	return pg_exec(s, "BEGIN", 0, NULL, NULL, "beginning transaction");
-}
-
-static int pg_commit(struct store *st)
-{
-	struct pg_store *s = pg(st);
-	PGresult *r;
-	int rc;
-
-	if ((rc = pg_attach_loading(s, 0)) || (rc = drop_deleted(s)) ||
-	    (rc = pg_exec(s, "COMMIT", 0, NULL, &r, "committing")))
-		return rc;
-	/* COMMIT of a failed transaction rolls it back and says so */
-	if (!strcmp(PQcmdStatus(r), "ROLLBACK"))
-		rc = store_fail(st, STORE_E_SQLITE, "committing: the transaction "
-				"had failed and was rolled back");
-	PQclear(r);
-	return rc;
-}
-
-static int pg_rollback(struct store *st)
-{
-	struct pg_store *s = pg(st);
-
-	pg_copy_drop(s);
-	s->ev_run = 0;
-	s->loading.n = 0;
-	s->dropping.n = 0;
-	return pg_exec(s, "ROLLBACK", 0, NULL, NULL, "rolling back");
-}
-
-/* ---- runs ---- */
-
-static int pg_run_create(struct store *st, const struct run_info *ri, int64_t *id)
-{
-	struct pg_store *s = pg(st);
-	struct timespec ts;
-	char parent[24], created[24], be[24];
-	const char *p[10];
-	PGresult *r;
-	int rc;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	p[0] = ri->name;
-	p[1] = ri->kind;
-	p[2] = ri->parent ? pg_i64(parent, ri->parent) : NULL;
-	p[3] = pg_i64(created, ri->created_ns ? ri->created_ns
-		      : (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
-	p[4] = ri->host;
-	p[5] = ri->kernel;
-	p[6] = ri->source;
-	p[7] = ri->format;
-	p[8] = pg_i64(be, ri->big_endian);
-	p[9] = ri->notes;
-	rc = exec_guarded(s, "INSERT INTO runs (name, kind, parent, created_ns, "
-			  "host, kernel, source, format, big_endian, notes) VALUES"
-			  " ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING id", 10, p,
-			  &r, "creating run");
-	if (rc == -STORE_E_EXISTS)
-		return store_fail(st, STORE_E_EXISTS, "a run named '%s' exists",
-				  ri->name);
-	if (rc)
-		return rc;
-	*id = pg_get_i64(r, 0, 0, 0);
-	PQclear(r);
-	/* its tables, to be attached when its rows are in (at once outside a
-	 * transaction: nothing would be whole to wait for) */
-	p[0] = pg_i64(parent, *id);
-	if ((rc = pg_exec(s, "SELECT iotape_run_tables($1)", 1, p, NULL,
-			  "creating run")) ||
-	    (rc = runs_add(s, &s->loading, *id)))
-		return rc;
-	if (PQtransactionStatus(s->conn) != PQTRANS_INTRANS)
-		return attach_run(s, *id);
-	return 0;
-}
-
-static int pg_run_find(struct store *st, const char *name, int64_t *id)
-{
-	const char *p[1] = { name };
-	PGresult *r;
-	int rc;
-
-	if ((rc = pg_exec(pg(st), "SELECT id FROM runs WHERE name = $1 UNION ALL "
-			  "SELECT id FROM runs WHERE id::text = $1 LIMIT 1", 1, p,
-			  &r, "finding run")))
-		return rc;
-	rc = PQntuples(r) ? 0 : -STORE_E_NOTFOUND;
-	if (!rc)
-		*id = pg_get_i64(r, 0, 0, 0);
-	PQclear(r);
-	if (rc)
-		return store_fail(st, STORE_E_NOTFOUND, "no run named '%s'", name);
-	return 0;
-}
-
-static int pg_run_finish(struct store *st, int64_t run, const char *status,
-			 int64_t genesis_ns)
-{
-	struct pg_store *s = pg(st);
-	char a[24], b[24], c[24], d[24];
-	const char *p[5];
-	int rc, have;
-
-	if ((rc = pg_copy_end(s)))
-		return rc;
-	if (pg_loading(s, run) && (rc = attach_run(s, run)))
-		return rc;
-	have = s->ev_run == run;
-	p[0] = pg_i64(a, run);
-	p[1] = status;
-	p[2] = pg_i64(b, genesis_ns);
-	p[3] = have ? pg_i64(c, s->ev_first) : NULL;
-	p[4] = have ? pg_i64(d, s->ev_last) : NULL;
-	return pg_exec(s, "UPDATE runs SET status = $2, genesis_ns = $3, "
-		       "first_event = $4, last_event = $5 WHERE id = $1", 5, p, NULL,
-		       "finishing run");
-}
-
-static int pg_run_set(struct store *st, int64_t run, const char *column,
-		      const char *value)
-{
-	static const char *const cols[] = { "kind", "host", "kernel", "source",
-					    "format", "status", "notes",
-					    "input_sha256" };
-	char sql[96], id[24];
-	const char *p[2] = { pg_i64(id, run), value };
-	int ok = 0;
-
-	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-		ok |= !strcmp(cols[i], column);
-	if (!ok)
-		return store_fail(st, STORE_E_SQLITE, "no run column '%s'", column);
-	/* column is one of the names above, never the caller's text */
-	snprintf(sql, sizeof(sql), "UPDATE runs SET %s = $2 WHERE id = $1", column);
-	return pg_exec(pg(st), sql, 2, p, NULL, "updating run");
-}
-
-static int pg_run_set_format(struct store *st, int64_t run, const char *format,
-			     int big_endian)
-{
-	int rc = pg_run_set(st, run, "format", format);
-
-	return rc ? rc : run_sql(pg(st), "UPDATE runs SET big_endian = $2 WHERE "
-				 "id = $1", 2, run, big_endian != 0, NULL,
-				 "updating run");
-}
-
-static int pg_run_set_parent(struct store *st, int64_t run, int64_t parent)
-{
-	if (!parent)
-		return run_sql(pg(st), "UPDATE runs SET parent = NULL WHERE id = $1",
-			       1, run, 0, NULL, "updating run");
-	return run_sql(pg(st), "UPDATE runs SET parent = $2 WHERE id = $1", 2, run,
-		       parent, NULL, "updating run");
-}
-
-static int pg_run_delete(struct store *st, int64_t run, int64_t *kept_replays)
-{
-	struct pg_store *s = pg(st);
-	int64_t n;
-	int rc;
-
-	if ((rc = run_sql(s, "UPDATE runs SET parent = NULL WHERE parent = $1", 1,
-			  run, 0, &n, "deleting run")))
-		return rc;
-	if (kept_replays)
-		*kept_replays = n;
-	/* the run first (a writer may not: refused before any table goes);
-	 * its tables at the commit */
-	if ((rc = run_sql(s, "DELETE FROM runs WHERE id = $1", 1, run, 0, &n,
-			  "deleting run")))
-		return rc;
-	if (!n)
-		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
-				  (long long)run);
-	if (s->ev_run == run)
-		s->ev_run = 0;
-	runs_take(&s->loading, run);
-	return runs_add(s, &s->dropping, run);
-}
-
-static int pg_run_rename(struct store *st, int64_t run, const char *name)
-{
-	char id[24];
-	const char *p[2] = { pg_i64(id, run), name };
-	PGresult *r;
-	int64_t n;
-	int rc;
-
-	rc = exec_guarded(pg(st), "UPDATE runs SET name = $2 WHERE id = $1", 2, p,
-			  &r, "renaming run");
-	if (rc == -STORE_E_EXISTS)
-		return store_fail(st, STORE_E_EXISTS, "a run named '%s' exists",
-				  name);
-	if (rc)
-		return rc;
-	n = strtoll(PQcmdTuples(r), NULL, 10);
-	PQclear(r);
-	if (!n)
-		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
-				  (long long)run);
-	return 0;
-}
-
-static int pg_run_find_input(struct store *st, const char *sha256, int64_t *id,
-			     char *name, size_t namelen)
-{
-	const char *p[1] = { sha256 };
-	PGresult *r;
-	int rc;
-
-	if ((rc = pg_exec(pg(st), "SELECT id, name FROM runs WHERE input_sha256 ="
-			  " $1 ORDER BY id LIMIT 1", 1, p, &r, "finding input")))
-		return rc;
-	rc = PQntuples(r) > 0;
-	if (rc) {
-		*id = pg_get_i64(r, 0, 0, 0);
-		pg_get_copy(r, 0, 1, name, namelen);
-	}
-	PQclear(r);
-	return rc;
-}
-
 /* The database's size (pg_database_size: every relation, index and TOAST
  * file of it, the server's own catalogs included). */
 static int pg_size(struct store *st, int64_t *bytes)
 {
-	return query_i64(pg(st), "SELECT pg_database_size(current_database())", 0,
-			 NULL, bytes, "reading size");
+	PGresult *r;
+	int rc;
+
+	if ((rc = pg_exec(pg(st), "SELECT pg_database_size(current_database())",
+			  &r, "reading size")))
+		return rc;
+	*bytes = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return 0;
 }
 
 /* VACUUM: on PostgreSQL it makes deleted rows' space reusable but gives
  * little back to the file system (VACUUM FULL would, locking every table). */
-static int pg_vacuum(struct store *st, int64_t *before, int64_t *after)
+static int pg_vacuum(struct store *st)
 {
-	int64_t b;
-	int rc;
-
-	if ((rc = pg_size(st, &b)))
-		return rc;
-	if (before)
-		*before = b;
-	if ((rc = pg_exec(pg(st), "VACUUM", 0, NULL, NULL, "vacuuming")))
-		return rc;
-	return after ? pg_size(st, after) : 0;
+	return pg_exec(pg(st), "VACUUM", NULL, "vacuuming");
 }
 
-/* ---- settings, devices, processes, commands, statistics ---- */
-
-static int pg_setting_add(struct store *st, int64_t run, const char *key,
-			  const char *value, const char *at)
-{
-	char id[24];
-	const char *p[4] = { pg_i64(id, run), key, value, at };
-
-	return pg_exec(pg(st), "INSERT INTO settings (run, key, value, at) VALUES"
-		       " ($1,$2,$3,$4) ON CONFLICT (run, key, at) DO UPDATE SET "
-		       "value = EXCLUDED.value", 4, p, NULL, "storing setting");
-}
-
-static int pg_device_add(struct store *st, int64_t run, uint32_t dev,
-			 const char *name, int64_t size_bytes, const char *role)
-{
-	char id[24], d[24], sz[24];
-	const char *p[5] = { pg_i64(id, run), pg_i64(d, dev), name,
-			     size_bytes > 0 ? pg_i64(sz, size_bytes) : NULL,
-			     role ? role : "data" };
-
-	return pg_exec(pg(st), "INSERT INTO devices (run, dev, name, size_bytes, "
-		       "role) VALUES ($1,$2,$3,$4,$5) ON CONFLICT (run, dev) DO "
-		       "UPDATE SET name = EXCLUDED.name, size_bytes = "
-		       "EXCLUDED.size_bytes, role = EXCLUDED.role", 5, p, NULL,
-		       "storing device");
-}
-
-static int pg_process_set(struct store *st, int64_t run, uint32_t pid,
-			  const char *comm)
-{
-	char id[24], ps[24];
-	const char *p[3] = { pg_i64(id, run), pg_i64(ps, pid), comm };
-
-	return pg_exec(pg(st), "INSERT INTO processes (run, pid, comm) VALUES "
-		       "($1,$2,$3) ON CONFLICT DO NOTHING", 3, p, NULL,
-		       "storing process");
-}
-
-static int pg_processes_copy(struct store *st, int64_t run, int64_t from)
-{
-	return run_sql(pg(st), "INSERT INTO processes (run, pid, comm) SELECT $1,"
-		       " pid, comm FROM processes WHERE run = $2 ON CONFLICT DO "
-		       "NOTHING", 2, run, from, NULL, "storing processes");
-}
-
-static int pg_command_add(struct store *st, int64_t run,
-			  const struct store_command *c)
-{
-	int times = c->start_ns != STORE_NO_TIME && c->end_ns != STORE_NO_TIME;
-	char id[24], idx[24], a[24], b[24], t[3][32], status[24];
-	const char *p[9];
-
-	p[0] = pg_i64(id, run);
-	p[1] = pg_i64(idx, c->idx);
-	p[2] = c->argv;
-	p[3] = c->start_ns != STORE_NO_TIME ? pg_i64(a, c->start_ns) : NULL;
-	p[4] = c->end_ns != STORE_NO_TIME ? pg_i64(b, c->end_ns) : NULL;
-	for (int i = 0; i < 3; i++) {
-		double v = i == 0 ? c->real_s : i == 1 ? c->user_s : c->sys_s;
-		/* %.17g: the double back bit for bit */
-		snprintf(t[i], sizeof(t[i]), "%.17g", v);
-		p[5 + i] = times && isfinite(v) ? t[i] : NULL;
-	}
-	p[8] = pg_i64(status, c->status);
-	return pg_exec(pg(st), "INSERT INTO commands (run, idx, argv, start_ns, "
-		       "end_ns, real_s, user_s, sys_s, status) VALUES ($1,$2,$3,"
-		       "$4,$5,$6,$7,$8,$9)", 9, p, NULL, "storing command");
-}
-
-static int pg_stat_set(struct store *st, int64_t run, const char *key,
-		       const char *value)
-{
-	char id[24];
-	const char *p[3] = { pg_i64(id, run), key, value };
-
-	return pg_exec(pg(st), "INSERT INTO run_stats (run, key, value) VALUES "
-		       "($1,$2,$3) ON CONFLICT (run, key) DO UPDATE SET value = "
-		       "EXCLUDED.value", 3, p, NULL, "storing run statistics");
-}
-
-static int pg_metric_set(struct store *st, int64_t run, const char *name,
-			 double value, const char *unit, const char *source)
-{
-	char id[24], v[32];
-	const char *p[5] = { pg_i64(id, run), name, v, unit, source };
-
-	snprintf(v, sizeof(v), "%.17g", value);  /* the double back bit for bit */
-	return pg_exec(pg(st), "INSERT INTO metrics (run, name, value, unit, "
-		       "source) VALUES ($1,$2,$3,$4,$5) ON CONFLICT (run, name) DO "
-		       "UPDATE SET value = EXCLUDED.value, unit = EXCLUDED.unit, "
-		       "source = EXCLUDED.source", 5, p, NULL, "storing metric");
-}
-
-/* The first free request id: one more than the largest of any run (each
- * run's largest through its primary key, so no table scan). Writers at the
- * same time may get the same one: ids are unique per run, which is all the
- * key (run, id) asks. */
-static int pg_next_request_id(struct store *st, int64_t *id)
-{
-	int rc;
-
-	if ((rc = pg_attach_loading(pg(st), 0)))
-		return rc;
-	return query_i64(pg(st), "SELECT coalesce(max((SELECT max(q.id) FROM "
-			 "requests q WHERE q.run = runs.id)), 0) + 1 FROM runs", 0,
-			 NULL, id, "reading requests");
-}
-
-const struct store_backend store_pg_backend = {
+const struct store_driver store_pg_driver = {
 	.name = "postgresql",
+	.dialect = STORE_DIALECT_PG,
+	.migrations = store_pg_migrations,
+	.nmigrations = &store_pg_n_migrations,
 	.shown = pg_shown,
 	.open = pg_open,
 	.close = pg_close,
-	.schema_version = pg_schema_version,
+	.version = pg_version,
+	.migrate_begin = pg_migrate_begin,
+	.set_version = pg_set_version,
 	.begin = pg_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,
-	.run_create = pg_run_create,
-	.run_find = pg_run_find,
-	.run_finish = pg_run_finish,
-	.run_set = pg_run_set,
-	.run_set_format = pg_run_set_format,
-	.run_set_parent = pg_run_set_parent,
-	.run_get = pg_run_get,
-	.runs_list = pg_runs_list,
-	.run_has = pg_run_has,
-	.run_delete = pg_run_delete,
-	.run_rename = pg_run_rename,
-	.run_find_input = pg_run_find_input,
+	.exec = pg_exec_op,
+	.prepare = pg_prepare,
+	.bind_null = pg_bind_null,
+	.bind_i64 = pg_bind_i64,
+	.bind_f64 = pg_bind_f64,
+	.bind_text = pg_bind_text,
+	.step = pg_step,
+	.col_null = pg_col_null,
+	.col_i64 = pg_col_i64,
+	.col_f64 = pg_col_f64,
+	.col_text = pg_col_text,
+	.col_blob = pg_col_blob,
+	.changes = pg_changes,
+	.reset = pg_reset,
+	.finalize = pg_finalize,
+	.bulk_add = pg_bulk_add,
+	.bulk_flush = pg_bulk_flush,
 	.size = pg_size,
 	.vacuum = pg_vacuum,
-	.setting_add = pg_setting_add,
-	.settings_get = pg_settings_get,
-	.device_add = pg_device_add,
-	.devices_get = pg_devices_get,
-	.process_set = pg_process_set,
-	.processes_copy = pg_processes_copy,
-	.processes_get = pg_processes_get,
-	.command_add = pg_command_add,
-	.commands_get = pg_commands_get,
-	.stat_set = pg_stat_set,
-	.stats_get = pg_stats_get,
-	.metric_set = pg_metric_set,
-	.metrics_get = pg_metrics_get,
-	.event_add = pg_event_add,
-	.request_add = pg_request_add,
-	.next_request_id = pg_next_request_id,
-	.sample_add = pg_sample_add,
-	.replays_add = pg_replays_add,
-	.cursor_open = pg_cursor_open,
-	.cursor_next = pg_cursor_next,
-	.cursor_close = pg_cursor_close,
-	.summary_set = pg_summary_set,
-	.summary_get = pg_summary_get,
-	.summary_missing = pg_summary_missing,
-	.fleet_worst = pg_fleet_worst,
+	.run_created = pg_run_created,
+	.run_deleted = pg_run_deleted,
+	.before_read = pg_before_read,
 };

@@ -318,15 +318,17 @@ else
 	not_ok "the writer role deleted" "exit $rc: $(cat alice.err)"
 fi
 
-# ---- a version 5 store (schema/pg/001-005 as psql runs them, run lf's rows copied
-# in) is migrated to 6: its rows move into the runs' partitions and read the same
+# ---- a version 5 store (schema/001-005 in PostgreSQL's dialect as psql runs them,
+# run lf's rows copied in) is migrated to 6: its rows move into the runs' partitions
+# and read the same
 pg_psql "CREATE DATABASE v5" > /dev/null
 V5="postgresql:///v5?host=$PG_DIR&user=postgres"
 v5() { "$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$PG_DIR" -U postgres -d v5 "$@"; }
 lid=$(pg_psql "SELECT id FROM runs WHERE name = 'lf'")
 mig=ok
-for f in "$REPO_ROOT"/schema/pg/00[1-5]_*.sql; do
-	v5 -f "$f" > /dev/null 2> v5.err || mig="$f: $(cat v5.err)"
+for f in "$REPO_ROOT"/schema/00[1-5]_*.sql; do
+	sh "$REPO_ROOT/schema/embed.sh" -s -d postgresql "$f" | v5 > /dev/null 2> v5.err ||
+		mig="$f: $(cat v5.err)"
 done
 v5 -c "UPDATE iotape_schema SET version = 5" > /dev/null || mig="version"
 for tb in runs settings devices processes commands run_stats metrics events requests samples replays; do
@@ -336,9 +338,9 @@ for tb in runs settings devices processes commands run_stats metrics events requ
 		v5 -c "COPY $tb FROM STDIN" > /dev/null 2> v5.err || mig="$tb: $(cat v5.err)"
 done
 v5 -c "SELECT setval(pg_get_serial_sequence('runs', 'id'), max(id)) FROM runs" > /dev/null
-check_eq "a version 5 store made from schema/pg/001-005 with run lf's rows" ok "$mig"
+check_eq "a version 5 store made from schema/001-005 with run lf's rows" ok "$mig"
 "$IOTAPE" runs --db "$V5" > /dev/null 2> v5.err
-latest=$(ls "$REPO_ROOT"/schema/pg/[0-9]*.sql | sed -n '$s|.*/0*\([0-9]*\)_.*|\1|p')
+latest=$(ls "$REPO_ROOT"/schema/[0-9]*.sql | sed -n '$s|.*/0*\([0-9]*\)_.*|\1|p')
 check_eq "the version 5 store is migrated to $latest, lf's rows in its partitions" \
 	"$latest $(pg_psql "SELECT (SELECT count(*) FROM events WHERE run = $lid) || ' ' ||
 		(SELECT count(*) FROM requests WHERE run = $lid) || ' ' ||
