@@ -54,7 +54,8 @@ LIB_SRC = lib/util.c lib/dl.c lib/emit.c lib/options.c lib/outfile.c lib/spill.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
 	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_runs.c \
 	schema/store_rows.c schema/store_metric.c schema/store_summary.c schema/store_copy.c \
-	schema/store_sqlite.c schema/store_pg.c schema/store_pg_copy.c schema/pq_dl.c \
+	schema/store_sqlite.c schema/store_pg.c schema/store_pg_stmt.c schema/store_pg_copy.c \
+	schema/pq_dl.c \
 	$(BUILD)/schema_sql.c $(BUILD)/schema_pg_sql.c capture/procstat.c capture/vmstat_text.c \
 	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
 	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_time.c \

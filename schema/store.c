@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "schema/store_driver.h"
 
@@ -104,22 +105,30 @@ int store_is_file(const char *path)
 
 /* Brings st's schema to its dialect's newest version in one transaction of
  * the driver's (no other writer migrates at the same time: the version is
- * read again inside it). */
+ * read again inside it), where this opener may: an empty database, a
+ * driver that migrates on open (SQLite), or store_migrate(). A newer store
+ * is used as it is while its min_client allows this binary. */
 static int migrate(struct store *st, enum store_open_mode m)
 {
 	const struct store_driver *d = st->drv;
-	int n = *d->nmigrations, v, rc;
+	int n = *d->nmigrations, v, mc, rc;
 
-	if ((rc = d->version(st, m, &v)))
+	if ((rc = d->version(st, m, &v, &mc)))
 		return rc;
-	if (v > n)
+	if (v > n && mc > n)
 		return store_fail(st, STORE_E_NEWER, "database schema version %d "
-				  "is newer than this iotape's (%d)", v, n);
-	if (v == n)
+				  "is newer than this iotape's (%d)%s", v, n,
+				  mc > v || mc <= 0 ? "" : ": it needs an iotape of "
+				  "that schema or later");
+	if (v >= n)
 		return 0;
+	if (v > 0 && !d->migrate_on_open && m != STORE_OPEN_MIGRATE)
+		return store_fail(st, STORE_E_OLDER, "database schema version %d is "
+				  "older than this iotape's (%d): the store's owner "
+				  "updates it with 'iotape fleet --migrate'", v, n);
 	if ((rc = d->migrate_begin(st)))
 		return rc;
-	if ((rc = d->version(st, m, &v)))
+	if ((rc = d->version(st, m, &v, &mc)))
 		goto out;
 	for (; v < n; v++) {
 		/* a number with no migration in this build (schema/embed.sh) */
@@ -163,7 +172,8 @@ static int open_with(struct store **out, const char *path,
 	}
 	(*out)->drv = drv;
 	snprintf((*out)->name, sizeof((*out)->name), "%s", store_shown(path));
-	if (!rc && (rc = migrate(*out, m)) && m == STORE_OPEN_EXISTING) {
+	if (!rc && (rc = migrate(*out, m)) && (m == STORE_OPEN_EXISTING ||
+						m == STORE_OPEN_MIGRATE)) {
 		/* name the store: the message is printed as it is */
 		char msg[sizeof((*out)->msg)];
 		snprintf(msg, sizeof(msg), "%s", (*out)->msg);
@@ -180,6 +190,35 @@ int store_open(struct store **out, const char *path, int create)
 int store_open_existing(struct store **out, const char *path)
 {
 	return open_with(out, path, STORE_OPEN_EXISTING);
+}
+
+int store_migrate(struct store **out, const char *path, int *from, int *to)
+{
+	int mc, rc, admin;
+
+	*from = *to = 0;
+	/* the version before, and whose it is to migrate: a first open that
+	 * does not migrate */
+	rc = open_with(out, path, STORE_OPEN_EXISTING);
+	if (rc == -STORE_E_MISSING && store_is_file(path))
+		return rc;      /* a file is made by what writes runs into it */
+	if (rc && rc != -STORE_E_OLDER && rc != -STORE_E_MISSING)
+		return rc;
+	/* a server's database without the store: made here */
+	if (rc != -STORE_E_MISSING &&
+	    (rc = (*out)->drv->version(*out, STORE_OPEN_EXISTING, from, &mc)))
+		return rc;
+	admin = !(*out)->drv->admin || (*out)->drv->admin(*out);
+	if (!admin)
+		return store_fail(*out, STORE_E_DENIED, "%s: only the store's owner "
+				  "migrates it (this role may not)", (*out)->name);
+	store_close(*out);
+	if ((rc = open_with(out, path, STORE_OPEN_MIGRATE)) ||
+	    (rc = (*out)->drv->version(*out, STORE_OPEN_EXISTING, to, &mc)))
+		return rc;
+	if ((*out)->drv->after_migrate && (rc = (*out)->drv->after_migrate(*out)))
+		return rc;
+	return 0;
 }
 
 void store_close(struct store *st)
@@ -204,6 +243,12 @@ const char *store_errmsg(const struct store *st)
 	return st ? st->msg : "out of memory";
 }
 
+void store_fail_keep(struct store *st, const char *msg)
+{
+	if (st && msg != st->msg)
+		snprintf(st->msg, sizeof(st->msg), "%s", msg);
+}
+
 const char *store_name(const struct store *st)
 {
 	return st ? st->name : "";
@@ -221,7 +266,7 @@ int store_fail(struct store *st, int code, const char *fmt, ...)
 
 int store_schema_version(struct store *st, int *version)
 {
-	int rc = st->drv->version(st, STORE_OPEN_WRITE, version);
+	int mc, rc = st->drv->version(st, STORE_OPEN_WRITE, version, &mc);
 
 	return rc ? -STORE_E_SQLITE : 0;
 }
@@ -287,6 +332,87 @@ int store_vacuum(struct store *st, int64_t *before, int64_t *after)
 	if ((rc = st->drv->vacuum(st)))
 		return rc;
 	return after ? store_size(st, after) : 0;
+}
+
+/* The days since 1970 of wall clock ns t (the day PostgreSQL's iotape_day()
+ * gives a run). */
+static int day_of(int64_t t)
+{
+	return (int)(t >= 0 ? t / 86400000000000LL
+			    : -((-t + 86400000000000LL - 1) / 86400000000000LL));
+}
+
+int store_expire(struct store *st, int64_t before_ns, int64_t *runs,
+		 int64_t *dropped)
+{
+	static const struct store_sql old = { .sql = "SELECT id FROM runs WHERE "
+		"created_ns < ?1 ORDER BY id LIMIT 100" };
+	int day = day_of(before_ns), rc;
+
+	*runs = *dropped = 0;
+	if (st->drv->admin && !st->drv->admin(st))
+		return store_fail(st, STORE_E_DENIED, "only the store's owner expires "
+				  "runs (this role may not)");
+	/* up to 100 runs a transaction, oldest first */
+	for (;;) {
+		struct store_stmt *q;
+		int64_t ids[100], n = 0;
+		if ((rc = store_prep(st, &old, 0, "expiring runs", &q, "i",
+				     before_ns)))
+			return rc;
+		while (n < 100 && (rc = st->drv->step(q)) > 0)
+			ids[n++] = st->drv->col_i64(q, 0);
+		st->drv->finalize(q);
+		if (rc < 0)
+			return rc;
+		if (!n)
+			break;
+		if ((rc = store_begin(st)) ||
+		    (st->drv->expire_begin && (rc = st->drv->expire_begin(st, day))))
+			goto fail;
+		for (int64_t i = 0; i < n; i++)
+			if ((rc = store_run_delete(st, ids[i], NULL)) &&
+			    rc != -STORE_E_NOTFOUND)
+				goto fail;
+		if ((rc = store_commit(st)))
+			goto fail;
+		*runs += n;
+	}
+	return st->drv->expire ? st->drv->expire(st, day, dropped) : 0;
+fail:
+	{
+		char msg[sizeof(st->msg)];
+		snprintf(msg, sizeof(msg), "%s", st->msg);
+		store_rollback(st);
+		snprintf(st->msg, sizeof(st->msg), "%s", msg);
+	}
+	return rc;
+}
+
+int store_again(struct store *st, int rc, int attempt)
+{
+	struct timespec ts;
+	long ms;
+
+	if (rc != -STORE_E_RETRY)
+		return 0;
+	if (attempt + 1 >= STORE_RETRIES) {
+		char msg[sizeof(st->msg) - 40];
+		snprintf(msg, sizeof(msg), "%.*s", (int)sizeof(msg) - 1, st->msg);
+		snprintf(st->msg, sizeof(st->msg), "%s (tried %d times)", msg,
+			 attempt + 1);
+		return 0;
+	}
+	ms = 50L << attempt;
+	ms += rand() % (ms / 2 + 1);
+	if (ms > 2000)
+		ms = 2000;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+	if (st->drv->reconnect && st->drv->reconnect(st))
+		return 0;
+	return 1;
 }
 
 int store_open_reader(struct store *st, struct store **out)
@@ -469,11 +595,6 @@ int store_step_done(struct store *st, struct store_stmt *q)
 int store_bulk(struct store *st, enum store_bulk t, const struct store_val *v)
 {
 	return st->drv->bulk_add(st, t, v);
-}
-
-int store_before_read(struct store *st, int64_t run)
-{
-	return st->drv->before_read ? st->drv->before_read(st, run) : 0;
 }
 
 /* ---- run filters ---- */

@@ -24,6 +24,8 @@ enum store_open_mode {
 	STORE_OPEN_CREATE,      /* created when absent; schema migrated */
 	STORE_OPEN_EXISTING,    /* must exist, with the checks and messages of
 				 * store_open_existing() */
+	STORE_OPEN_MIGRATE,     /* as EXISTING, and migrated whatever the
+				 * driver's migrate_on_open (store_migrate()) */
 };
 
 /* The SQL dialects a statement may differ in (struct store_sql). */
@@ -160,12 +162,20 @@ struct store_driver {
 	void (*close)(struct store *st);
 
 	/* ---- schema versions (store.c migrates) ----
-	 * version: the store's schema version into *v, 0 for a database
-	 * without iotape's schema that may be given one; -STORE_E_NOTDB for
-	 * another program's database, -STORE_E_MISSING for one without the
+	 * version: the store's schema version into *v (0 for a database
+	 * without iotape's schema that may be given one) and the oldest
+	 * client's schema that may still use it into *min_client; -STORE_E_NOTDB
+	 * for another program's database, -STORE_E_MISSING for one without the
 	 * schema when m is STORE_OPEN_EXISTING and the driver does not make
 	 * stores on reading (each with its message) */
-	int (*version)(struct store *st, enum store_open_mode m, int *v);
+	int (*version)(struct store *st, enum store_open_mode m, int *v,
+		       int *min_client);
+	/* 1: an older store is migrated by whoever opens it (one user's
+	 * file); 0: only by store_migrate() (a shared server's, the owner's) */
+	int migrate_on_open;
+	/* after store_migrate() (migrations done or not): the grants again;
+	 * NULL: nothing */
+	int (*after_migrate)(struct store *st);
 	/* a transaction that migrates: taken so no other writer migrates at
 	 * the same time */
 	int (*migrate_begin)(struct store *st);
@@ -220,14 +230,20 @@ struct store_driver {
 	/* a second handle for a reader on another thread (store.h
 	 * store_open_reader()); NULL: -ENOTSUP */
 	int (*open_reader)(struct store *st, struct store **out);
-
-	/* ---- where a dialect's layout needs more than statements (NULL:
-	 * nothing): run_created after a run's row is inserted, run_deleted
-	 * after it is deleted, before_read before a run's rows are read
-	 * (0: every run's) */
-	int (*run_created)(struct store *st, int64_t run);
-	int (*run_deleted)(struct store *st, int64_t run);
-	int (*before_read)(struct store *st, int64_t run);
+	/* connects again after the connection was lost (the transaction is
+	 * gone); NULL: nothing to do */
+	int (*reconnect)(struct store *st);
+	/* whether the role may act as the store's owner (migrate, expire);
+	 * NULL: yes */
+	int (*admin)(struct store *st);
+	/* store_expire()'s second part: drops the partitions that hold only
+	 * rows of runs made before day before_day (days since 1970), *dropped
+	 * the tables dropped; NULL: nothing to drop. keep_from (a driver's
+	 * setting for the transaction that deletes the runs first) is what
+	 * expire_begin() sets: rows in the partitions about to go are not
+	 * deleted one by one */
+	int (*expire_begin)(struct store *st, int before_day);
+	int (*expire)(struct store *st, int before_day, int64_t *dropped);
 };
 
 /* The SQLite driver (schema/store_sqlite.c). */
@@ -276,9 +292,6 @@ int store_bulk(struct store *st, enum store_bulk t, const struct store_val *v);
 int store_fail(struct store *st, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Calls the driver's before_read hook, if any. */
-int store_before_read(struct store *st, int64_t run);
-
 /* ---- schema/store_runs.c ---- */
 
 /* The metrics table's rows of run (store_metric.c adds the commands'). */
@@ -300,6 +313,11 @@ int store_fleet_rank(struct store *st, const char *dir, const char *ncol,
 
 /* Forgets what st knows of run's events (it is being deleted). */
 void store_runs_forget(struct store *st, int64_t run);
+
+/* 1 when run ids lo..hi (inclusive) may be given to a new run's requests:
+ * SQLite's ids are the file's (a run pulled in may need new ones),
+ * PostgreSQL keys them per run; 0 when some are taken; or a negative code. */
+int store_request_ids_free(struct store *st, int64_t lo, int64_t hi);
 
 /* ---- schema/store_summary.c ----
  * store_run_finish() notes run (when a summarizer is set), store_commit()

@@ -1,11 +1,14 @@
 /* The PostgreSQL driver of the store (store_driver.h), through libpq
- * (loaded on first use: pq_dl.h): connects, prepares (the store's ?N
- * parameters become $N), binds every value as a parameter, reads results in
- * binary format (a cursor's rows a batch at a time from a server-side
- * cursor), and loads the bulk tables with binary COPY (store_pg_copy.c).
- * Where the layout needs more than statements (each run's bulk rows in
- * partitions of their own, schema 6) it is here too: the run_created,
- * run_deleted and before_read hooks. */
+ * (loaded on first use: pq_dl.h): connects (with a connect_timeout unless
+ * the URL gives one) and sets the session's lock_timeout, statement_timeout
+ * and idle_in_transaction_session_timeout where the server has none; reads
+ * the schema version (a newer store is used while its min_client allows);
+ * runs transactions; says which failures are worth the whole transaction
+ * again (store_again()) and which timeout ran out; connects again; gives
+ * the rows of a run their partition (schema/008_fleet.sql: a month's,
+ * made by iotape_partition() on a connection of its own); vacuums and
+ * expires what the role owns. Statements are in store_pg_stmt.c, bulk rows
+ * in store_pg_copy.c. */
 #include "schema/store_pg.h"
 
 #include <errno.h>
@@ -19,59 +22,74 @@
 extern const char *const store_pg_migrations[];
 extern const int store_pg_n_migrations;
 
-/* The key of the advisory lock that serialises migrations ("iotape"). */
+/* The key of the advisory lock that serialises migrations ("iotape"), and
+ * the one partitions are made and dropped under (schema/008_fleet.sql). */
 #define PG_MIGRATE_LOCK "6913541713"
+#define PG_PARTITION_LOCK "6913541714"
 
-/* Rows a cursor fetches at a time. */
-#define FETCH_ROWS 20000
-
-/* Type OIDs (PostgreSQL's src/include/catalog/pg_type.dat) of the columns
- * read back in binary format. */
-enum { OID_BOOL = 16, OID_BYTEA = 17, OID_INT8 = 20, OID_INT2 = 21,
-       OID_INT4 = 23, OID_OID = 26, OID_FLOAT4 = 700, OID_FLOAT8 = 701,
-       OID_NUMERIC = 1700 };
-
-/* A statement: its text with $N parameters, the values bound (text), and
- * the result being read. */
-struct pg_stmt {
-	struct pg_store *s;
-	char *sql;
-	int nparams;
-	char **vals;            /* nparams values (malloc'd), NULL for NULL */
-	unsigned flags;
-	const char *what;
-	PGresult *res;          /* the rows fetched, */
-	int row, nrows;         /* the current one and their number */
-	int ncols;
-	Oid *types;             /* each column's type */
-	int executed;           /* run (a cursor: declared) */
-	int done;               /* a cursor fetched its last row */
-	int64_t changes;
-	char cursor[32];        /* the server-side cursor's name */
+/* iotape's values of the settings the server leaves at 0 (README, "A
+ * fleet's runs in one place"): a lock held longer than this by another
+ * session, a statement longer than this (bulk rows are landed in chunks, so
+ * none is long), a transaction idle longer than this (a writer stopped in
+ * the middle of its transaction holds its locks no longer). */
+static const struct { const char *name, *value; } limits[PG_NLIMITS] = {
+	[PG_LOCK_TIMEOUT] = { "lock_timeout", "30s" },
+	[PG_STATEMENT_TIMEOUT] = { "statement_timeout", "300s" },
+	[PG_IDLE_TIMEOUT] = { "idle_in_transaction_session_timeout", "120s" },
 };
 
-#define Q(x) ((struct pg_stmt *)(x))
+/* connect_timeout when neither the URL nor PGCONNECT_TIMEOUT gives one. */
+#define PG_CONNECT_TIMEOUT "10"
 
-/* ---- errors and plain statements ---- */
+/* ---- errors ---- */
+
+/* A timeout's message: "what: waited longer than lock_timeout (30s) ...". */
+static int timeout(struct pg_store *s, const char *what, enum pg_limit l,
+		   const char *did)
+{
+	store_fail(&s->base, STORE_E_SQLITE, "%s: %s %s (%s); give it in the "
+		   "URL to change it (?options=-c%%20%s%%3D60s)", what, did,
+		   limits[l].name, s->limit[l][0] ? s->limit[l] : "?",
+		   limits[l].name);
+	return -STORE_E_SQLITE;
+}
 
 int pg_fail(struct pg_store *s, const char *what, const PGresult *res)
 {
 	const char *m = res ? PQresultErrorMessage(res) : "";
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	int lost = s->conn && PQstatus(s->conn) == CONNECTION_BAD;
 	size_t n;
 
 	if (!m || !*m)
 		m = s->conn ? PQerrorMessage(s->conn) : "no connection";
 	if (!strncmp(m, "ERROR:  ", 8))
 		m += 8;
+	else if (!strncmp(m, "FATAL:  ", 8))
+		m += 8;
 	n = strcspn(m, "\n");
+	if (state && !strcmp(state, "55P03") && strstr(m, "lock timeout"))
+		return timeout(s, what, PG_LOCK_TIMEOUT, "waited for a lock another "
+			       "session holds longer than");
+	if (state && !strcmp(state, "57014") && strstr(m, "statement timeout"))
+		return timeout(s, what, PG_STATEMENT_TIMEOUT, "a statement ran "
+			       "longer than");
+	if ((state && !strcmp(state, "25P03")) || strstr(m, "idle-in-transaction"))
+		return timeout(s, what, PG_IDLE_TIMEOUT, "the server ended the "
+			       "session: its transaction was idle longer than");
 	snprintf(s->base.msg, sizeof(s->base.msg), "%s: %.*s", what, (int)n, m);
-	return state && !strcmp(state, "23505") ? -STORE_E_EXISTS
-						 : -STORE_E_SQLITE;
+	if (state && !strcmp(state, "23505"))
+		return -STORE_E_EXISTS;
+	if (state && (!strcmp(state, "40001") || !strcmp(state, "40P01")))
+		return -STORE_E_RETRY;
+	if (state && !strcmp(state, "42501"))
+		return -STORE_E_DENIED;
+	if (lost && !s->in_commit)
+		return -STORE_E_RETRY;
+	return -STORE_E_SQLITE;
 }
 
-/* res's verdict: 0 for rows or a command done, else the failure's code */
-static int verdict(struct pg_store *s, PGresult *r, const char *what)
+int pg_verdict(struct pg_store *s, PGresult *r, const char *what)
 {
 	ExecStatusType t = PQresultStatus(r);
 
@@ -90,27 +108,30 @@ int pg_exec(struct pg_store *s, const char *sql, PGresult **res,
 	if ((rc = pg_copy_end(s)))
 		return rc;
 	r = PQexec(s->conn, sql);
-	if ((rc = verdict(s, r, what)) || !res)
+	if ((rc = pg_verdict(s, r, what)) || !res)
 		PQclear(r);
 	else
 		*res = r;
 	return rc;
 }
 
-/* sql with one int64 parameter, expecting no rows */
-static int exec_i64(struct pg_store *s, const char *sql, int64_t v,
-		    const char *what)
+/* sql with one int64 parameter; the first column of its first row into
+ * *out (0 without) unless out is NULL */
+static int exec_i64(struct pg_store *s, PGconn *c, const char *sql, int64_t v,
+		    int64_t *out, const char *what)
 {
 	char buf[24];
 	const char *p[1] = { buf };
 	PGresult *r;
 	int rc;
 
-	if ((rc = pg_copy_end(s)))
+	if (c == s->conn && (rc = pg_copy_end(s)))
 		return rc;
 	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	r = PQexecParams(s->conn, sql, 1, NULL, p, NULL, NULL, 0);
-	rc = verdict(s, r, what);
+	r = PQexecParams(c, sql, 1, NULL, p, NULL, NULL, 0);
+	if (!(rc = pg_verdict(s, r, what)) && out)
+		*out = PQntuples(r) && !PQgetisnull(r, 0, 0)
+		       ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
 	PQclear(r);
 	return rc;
 }
@@ -118,515 +139,6 @@ static int exec_i64(struct pg_store *s, const char *sql, int64_t v,
 static int pg_exec_op(struct store *st, const char *sql, const char *what)
 {
 	return pg_exec(pg(st), sql, NULL, what);
-}
-
-/* ---- the layout of schema 6: a run's bulk rows in tables of its own ---- */
-
-/* Adds run to list l; -ENOMEM when it cannot grow. */
-static int runs_add(struct pg_store *s, struct pg_runs *l, int64_t run)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-		int64_t *p = realloc(l->id, cap * sizeof(*p));
-		if (!p)
-			return store_fail(&s->base, ENOMEM, "out of memory");
-		l->id = p;
-		l->cap = cap;
-	}
-	l->id[l->n++] = run;
-	return 0;
-}
-
-/* Takes run out of list l; whether it was in. */
-static int runs_take(struct pg_runs *l, int64_t run)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->id[i] == run) {
-			l->id[i] = l->id[--l->n];
-			return 1;
-		}
-	return 0;
-}
-
-int pg_loading(const struct pg_store *s, int64_t run)
-{
-	for (size_t i = 0; i < s->loading.n; i++)
-		if (s->loading.id[i] == run)
-			return 1;
-	return 0;
-}
-
-/* Attaches run's tables (its rows sent first) and takes it off the list:
- * iotape_run_attach() builds their keys. */
-static int attach_run(struct pg_store *s, int64_t run)
-{
-	int rc;
-
-	if ((rc = pg_copy_end(s)))
-		return rc;
-	runs_take(&s->loading, run);
-	return exec_i64(s, "SELECT iotape_run_attach($1)", run,
-			"attaching the run's tables");
-}
-
-/* before_read: the tables of run (0: of every run) made in this
- * transaction and not attached yet are attached, so the statements after
- * see its rows through the parents. */
-static int pg_before_read(struct store *st, int64_t run)
-{
-	struct pg_store *s = pg(st);
-	int rc;
-
-	if (run)
-		return pg_loading(s, run) ? attach_run(s, run) : 0;
-	while (s->loading.n)
-		if ((rc = attach_run(s, s->loading.id[s->loading.n - 1])))
-			return rc;
-	return 0;
-}
-
-/* run_created: its tables, to be attached when its rows are in (at once
- * outside a transaction: nothing would be whole to wait for) */
-static int pg_run_created(struct store *st, int64_t run)
-{
-	struct pg_store *s = pg(st);
-	int rc;
-
-	if ((rc = exec_i64(s, "SELECT iotape_run_tables($1)", run,
-			   "creating run")) ||
-	    (rc = runs_add(s, &s->loading, run)))
-		return rc;
-	if (PQtransactionStatus(s->conn) != PQTRANS_INTRANS)
-		return attach_run(s, run);
-	return 0;
-}
-
-/* run_deleted: its tables are dropped at the commit (as late as can be:
- * DROP of a partition locks its parent until the commit) */
-static int pg_run_deleted(struct store *st, int64_t run)
-{
-	struct pg_store *s = pg(st);
-
-	runs_take(&s->loading, run);
-	return runs_add(s, &s->dropping, run);
-}
-
-static int drop_deleted(struct pg_store *s)
-{
-	char sql[256];
-	int rc;
-
-	while (s->dropping.n) {
-		long long r = (long long)s->dropping.id[--s->dropping.n];
-		/* r is an id this process read from the server, not text */
-		snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS events_%lld, "
-			 "requests_%lld, samples_%lld, replays_%lld", r, r, r, r);
-		if ((rc = pg_exec(s, sql, NULL, "deleting run")))
-			return rc;
-	}
-	return 0;
-}
-
-/* ---- statements ---- */
-
-/* sql with the store's ?N parameters as PostgreSQL's $N (quoted text and
- * names left alone) into a malloc'd string; the highest N into *n. */
-static char *dollars(const char *sql, int *n)
-{
-	size_t len = strlen(sql);
-	char *out = malloc(len + 1), *o = out;
-	char quote = 0;
-
-	*n = 0;
-	if (!out)
-		return NULL;
-	for (const char *p = sql; *p; p++) {
-		if (quote) {
-			if (*p == quote)
-				quote = 0;
-		} else if (*p == '\'' || *p == '"') {
-			quote = *p;
-		} else if (*p == '?' && p[1] >= '0' && p[1] <= '9') {
-			int k = atoi(p + 1);
-			if (k > *n)
-				*n = k;
-			*o++ = '$';
-			continue;
-		}
-		*o++ = *p;
-	}
-	*o = 0;
-	return out;
-}
-
-static int pg_prepare(struct store *st, const char *sql, unsigned flags,
-		      const char *what, struct store_stmt **out)
-{
-	struct pg_stmt *q = calloc(1, sizeof(*q));
-
-	*out = NULL;
-	if (!q || !(q->sql = dollars(sql, &q->nparams)) ||
-	    (q->nparams && !(q->vals = calloc((size_t)q->nparams,
-					      sizeof(*q->vals))))) {
-		if (q)
-			free(q->sql);
-		free(q);
-		return store_fail(st, ENOMEM, "out of memory");
-	}
-	q->s = pg(st);
-	q->flags = flags;
-	q->what = what;
-	*out = (struct store_stmt *)q;
-	return 0;
-}
-
-static void set_val(struct store_stmt *qq, int i, char *v)
-{
-	struct pg_stmt *q = Q(qq);
-
-	if (i < 1 || i > q->nparams) {
-		free(v);
-		return;
-	}
-	free(q->vals[i - 1]);
-	q->vals[i - 1] = v;
-}
-
-static void pg_bind_null(struct store_stmt *q, int i)
-{
-	set_val(q, i, NULL);
-}
-
-static void pg_bind_i64(struct store_stmt *q, int i, int64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	set_val(q, i, strdup(buf));
-}
-
-/* %.17g: the double back bit for bit */
-static void pg_bind_f64(struct store_stmt *q, int i, double v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%.17g", v);
-	set_val(q, i, strdup(buf));
-}
-
-static void pg_bind_text(struct store_stmt *q, int i, const char *v)
-{
-	set_val(q, i, strdup(v));
-}
-
-/* The transaction a cursor needs: one of its own when the caller has none,
- * ended when the last cursor closes. */
-static int cursor_txn(struct pg_store *s, const char *what)
-{
-	int rc;
-
-	if (PQtransactionStatus(s->conn) == PQTRANS_IDLE) {
-		if ((rc = pg_exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ", NULL,
-				  what)))
-			return rc;
-		s->implicit = 1;
-	}
-	s->ncursors++;
-	return 0;
-}
-
-/* Ends the transaction a cursor began when no cursor is left. */
-static void cursors_done(struct pg_store *s)
-{
-	if (--s->ncursors == 0 && s->implicit) {
-		s->implicit = 0;
-		pg_exec(s, "COMMIT", NULL, "reading");
-	}
-}
-
-/* Takes r as q's rows. */
-static void take_rows(struct pg_stmt *q, PGresult *r)
-{
-	PQclear(q->res);
-	q->res = r;
-	q->row = -1;
-	q->nrows = PQntuples(r);
-	if (!q->types && (q->ncols = PQnfields(r)) > 0 &&
-	    (q->types = calloc((size_t)q->ncols, sizeof(*q->types))))
-		for (int c = 0; c < q->ncols; c++)
-			q->types[c] = PQftype(r, c);
-}
-
-/* Runs q (its parameters as text, its rows in binary). */
-static int run(struct pg_stmt *q)
-{
-	struct pg_store *s = q->s;
-	int guard = (q->flags & STORE_STMT_GUARDED) &&
-		    PQtransactionStatus(s->conn) == PQTRANS_INTRANS;
-	PGresult *r;
-	int rc;
-
-	if (guard && (rc = pg_exec(s, "SAVEPOINT iotape_row", NULL, q->what)))
-		return rc;
-	r = PQexecParams(s->conn, q->sql, q->nparams, NULL,
-			 (const char *const *)q->vals, NULL, NULL, 1);
-	if ((rc = verdict(s, r, q->what))) {
-		PQclear(r);
-		if (guard) {
-			char msg[sizeof(s->base.msg)];
-			snprintf(msg, sizeof(msg), "%s", s->base.msg);
-			pg_exec(s, "ROLLBACK TO SAVEPOINT iotape_row", NULL, q->what);
-			snprintf(s->base.msg, sizeof(s->base.msg), "%s", msg);
-		}
-		return rc;
-	}
-	q->changes = strtoll(PQcmdTuples(r), NULL, 10);
-	take_rows(q, r);
-	if (guard && (rc = pg_exec(s, "RELEASE SAVEPOINT iotape_row", NULL,
-				   q->what)))
-		return rc;
-	return 0;
-}
-
-/* Declares q's server-side cursor. */
-static int declare(struct pg_stmt *q)
-{
-	static unsigned serial;
-	struct pg_store *s = q->s;
-	char *decl;
-	PGresult *r;
-	int rc;
-
-	if ((rc = cursor_txn(s, q->what)))
-		return rc;
-	snprintf(q->cursor, sizeof(q->cursor), "iotape_c%u", ++serial);
-	if (!(decl = malloc(strlen(q->sql) + 64))) {
-		cursors_done(s);
-		q->cursor[0] = 0;
-		return store_fail(&s->base, ENOMEM, "out of memory");
-	}
-	sprintf(decl, "DECLARE %s NO SCROLL CURSOR FOR %s", q->cursor, q->sql);
-	r = PQexecParams(s->conn, decl, q->nparams, NULL,
-			 (const char *const *)q->vals, NULL, NULL, 1);
-	free(decl);
-	if ((rc = verdict(s, r, q->what))) {
-		cursors_done(s);
-		q->cursor[0] = 0;
-	}
-	PQclear(r);
-	return rc;
-}
-
-/* The cursor's next batch of rows. */
-static int fetch(struct pg_stmt *q)
-{
-	char sql[64];
-	PGresult *r;
-	int rc;
-
-	snprintf(sql, sizeof(sql), "FETCH %d FROM %s", FETCH_ROWS, q->cursor);
-	r = PQexecParams(q->s->conn, sql, 0, NULL, NULL, NULL, NULL, 1);
-	if ((rc = verdict(q->s, r, q->what))) {
-		PQclear(r);
-		return rc;
-	}
-	take_rows(q, r);
-	q->done = q->nrows < FETCH_ROWS;
-	return 0;
-}
-
-static int pg_step(struct store_stmt *qq)
-{
-	struct pg_stmt *q = Q(qq);
-	int rc;
-
-	if (!q->executed) {
-		if ((rc = pg_copy_end(q->s)))
-			return rc;
-		q->executed = 1;
-		q->done = 0;
-		if ((rc = (q->flags & STORE_STMT_STREAM) ? declare(q) : run(q)))
-			return rc;
-	}
-	if (q->row + 1 >= q->nrows) {
-		if (!q->cursor[0] || q->done)
-			return 0;
-		if ((rc = fetch(q)))
-			return rc;
-		if (!q->nrows)
-			return 0;
-	}
-	q->row++;
-	return 1;
-}
-
-static int pg_col_null(struct store_stmt *q, int i)
-{
-	return PQgetisnull(Q(q)->res, Q(q)->row, i);
-}
-
-static uint64_t be(const char *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int k = 0; k < n; k++)
-		v = v << 8 | (unsigned char)p[k];
-	return v;
-}
-
-/* A numeric in binary (ndigits, weight, sign, dscale, then base-10000
- * digits: PostgreSQL's numeric_send()) as a double. */
-static double numeric(const char *p, int len)
-{
-	int nd, weight, sign;
-	double v = 0;
-
-	if (len < 8)
-		return NAN;
-	nd = (int)be(p, 2);
-	weight = (int16_t)be(p + 2, 2);
-	sign = (int)be(p + 4, 2);
-	if (sign == 0xC000 || len < 8 + 2 * nd)
-		return NAN;
-	for (int k = 0; k < nd; k++)
-		v += (double)be(p + 8 + 2 * k, 2) * pow(10000.0, weight - k);
-	return sign == 0x4000 ? -v : v;
-}
-
-static double as_f64(struct pg_stmt *q, int i)
-{
-	const char *p = PQgetvalue(q->res, q->row, i);
-	uint64_t b;
-	uint32_t f;
-	double d;
-	float x;
-
-	switch (q->types[i]) {
-	case OID_FLOAT8:
-		b = be(p, 8);
-		memcpy(&d, &b, sizeof(d));
-		return d;
-	case OID_FLOAT4:
-		f = (uint32_t)be(p, 4);
-		memcpy(&x, &f, sizeof(x));
-		return x;
-	case OID_NUMERIC:
-		return numeric(p, PQgetlength(q->res, q->row, i));
-	case OID_INT8:
-		return (double)(int64_t)be(p, 8);
-	case OID_INT4:
-	case OID_OID:
-		return (int32_t)be(p, 4);
-	case OID_INT2:
-		return (int16_t)be(p, 2);
-	case OID_BOOL:
-		return p[0] != 0;
-	default:
-		return strtod(p, NULL);
-	}
-}
-
-static int64_t pg_col_i64(struct store_stmt *qq, int i)
-{
-	struct pg_stmt *q = Q(qq);
-	const char *p;
-
-	if (PQgetisnull(q->res, q->row, i))
-		return 0;
-	p = PQgetvalue(q->res, q->row, i);
-	switch (q->types[i]) {
-	case OID_INT8:
-		return (int64_t)be(p, 8);
-	case OID_INT4:
-		return (int32_t)be(p, 4);
-	case OID_OID:
-		return (int64_t)be(p, 4);
-	case OID_INT2:
-		return (int16_t)be(p, 2);
-	case OID_BOOL:
-		return p[0] != 0;
-	case OID_FLOAT8:
-	case OID_FLOAT4:
-	case OID_NUMERIC:
-		return (int64_t)as_f64(q, i);
-	default:
-		return strtoll(p, NULL, 10);
-	}
-}
-
-static double pg_col_f64(struct store_stmt *qq, int i)
-{
-	struct pg_stmt *q = Q(qq);
-
-	return PQgetisnull(q->res, q->row, i) ? 0 : as_f64(q, i);
-}
-
-static const char *pg_col_text(struct store_stmt *qq, int i)
-{
-	struct pg_stmt *q = Q(qq);
-
-	return PQgetisnull(q->res, q->row, i) ? NULL
-		: PQgetvalue(q->res, q->row, i);
-}
-
-static const void *pg_col_blob(struct store_stmt *qq, int i, size_t *len)
-{
-	struct pg_stmt *q = Q(qq);
-
-	if (PQgetisnull(q->res, q->row, i)) {
-		*len = 0;
-		return NULL;
-	}
-	*len = (size_t)PQgetlength(q->res, q->row, i);
-	return PQgetvalue(q->res, q->row, i);
-}
-
-static int64_t pg_changes(struct store_stmt *q)
-{
-	return Q(q)->changes;
-}
-
-/* Closes q's server-side cursor (when its transaction is still open). */
-static void close_cursor(struct pg_stmt *q)
-{
-	struct pg_store *s = q->s;
-	char sql[64];
-
-	if (!q->cursor[0])
-		return;
-	if (PQtransactionStatus(s->conn) == PQTRANS_INTRANS) {
-		snprintf(sql, sizeof(sql), "CLOSE %s", q->cursor);
-		pg_exec(s, sql, NULL, q->what);
-	}
-	q->cursor[0] = 0;
-	cursors_done(s);
-}
-
-static void pg_reset(struct store_stmt *qq)
-{
-	struct pg_stmt *q = Q(qq);
-
-	close_cursor(q);
-	PQclear(q->res);
-	q->res = NULL;
-	q->row = q->nrows = 0;
-	q->executed = 0;
-	q->done = 0;
-}
-
-static void pg_finalize(struct store_stmt *qq)
-{
-	struct pg_stmt *q = Q(qq);
-
-	if (!q)
-		return;
-	pg_reset(qq);
-	for (int i = 0; i < q->nparams; i++)
-		free(q->vals[i]);
-	free(q->vals);
-	free(q->types);
-	free(q->sql);
-	free(q);
 }
 
 /* libpq prints the server's notices on stderr by default: the core never
@@ -733,18 +245,205 @@ static void pg_shown(const char *path, char *out, size_t len)
 	PQconninfoFree(o);
 }
 
+/* ---- connecting ---- */
+
+/* Connects to s->conninfo with connect_timeout PG_CONNECT_TIMEOUT unless
+ * the string or PGCONNECT_TIMEOUT gives one (libpq: an array entry before
+ * the expanded dbname is overridden by the string's), and sets the session
+ * up: no notices printed, floats in full, and iotape's limits where the
+ * server's are 0. Returns the connection (NULL when out of memory) with the
+ * message set when it is not CONNECTION_OK or the set-up failed (*rc). */
+static PGconn *connect_db(struct pg_store *s, int *rc)
+{
+	const char *keys[] = { "connect_timeout", "dbname", NULL };
+	const char *vals[] = { getenv("PGCONNECT_TIMEOUT") ? NULL
+			       : PG_CONNECT_TIMEOUT, s->conninfo, NULL };
+	char sql[512];
+	PGresult *r;
+	PGconn *c = PQconnectdbParams(keys, vals, 1);
+	size_t k = 0;
+
+	*rc = 0;
+	if (!c) {
+		*rc = store_fail(&s->base, ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (PQstatus(c) != CONNECTION_OK) {
+		const char *m = PQerrorMessage(c);
+		if (strstr(m, "timeout expired"))
+			*rc = store_fail(&s->base, STORE_E_SQLITE, "cannot connect: "
+					 "no answer within connect_timeout (%s s); "
+					 "give connect_timeout=N in the URL to wait "
+					 "longer", s->connect_timeout);
+		else
+			*rc = store_fail(&s->base, STORE_E_SQLITE, "cannot connect: "
+					 "%.*s", (int)strcspn(m, "\n"), m);
+		return c;
+	}
+	PQsetNoticeProcessor(c, no_notices, NULL);
+	k += (size_t)snprintf(sql + k, sizeof(sql) - k, "SET client_min_messages "
+			      "= warning; SET extra_float_digits = 3; SELECT ");
+	for (int l = 0; l < PG_NLIMITS; l++)
+		k += (size_t)snprintf(sql + k, sizeof(sql) - k, "%s"
+				      "current_setting('%s')", l ? ", " : "",
+				      limits[l].name);
+	r = PQexec(c, sql);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+		*rc = store_fail(&s->base, STORE_E_SQLITE, "connecting: %.*s",
+				 (int)strcspn(PQerrorMessage(c), "\n"),
+				 PQerrorMessage(c));
+		PQclear(r);
+		return c;
+	}
+	k = 0;
+	for (int l = 0; l < PG_NLIMITS; l++) {
+		const char *v = PQgetvalue(r, 0, l);
+		int zero = !strcmp(v, "0");
+		snprintf(s->limit[l], sizeof(s->limit[l]), "%s",
+			 zero ? limits[l].value : v);
+		if (zero)
+			k += (size_t)snprintf(sql + k, sizeof(sql) - k, "SET %s = "
+					      "'%s'; ", limits[l].name,
+					      limits[l].value);
+	}
+	PQclear(r);
+	if (k) {
+		r = PQexec(c, sql);
+		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+			*rc = store_fail(&s->base, STORE_E_SQLITE, "connecting: "
+					 "%.*s", (int)strcspn(PQerrorMessage(c),
+							     "\n"),
+					 PQerrorMessage(c));
+		PQclear(r);
+	}
+	return c;
+}
+
+/* connect_timeout as it will be in force: the string's, PGCONNECT_TIMEOUT's
+ * or iotape's */
+static void find_connect_timeout(struct pg_store *s, const char *path)
+{
+	PQconninfoOption *o = PQconninfoParse(path, NULL);
+	const char *v = getenv("PGCONNECT_TIMEOUT");
+
+	for (PQconninfoOption *i = o; i && i->keyword; i++)
+		if (!strcmp(i->keyword, "connect_timeout") && i->val && *i->val)
+			v = i->val;
+	snprintf(s->connect_timeout, sizeof(s->connect_timeout), "%s",
+		 v && *v ? v : PG_CONNECT_TIMEOUT);
+	if (o)
+		PQconninfoFree(o);
+}
+
+/* Forgets what a connection's session held (its transaction, COPY,
+ * cursors, load tables). */
+static void forget_session(struct pg_store *s)
+{
+	pg_copy_drop(s);
+	s->copying = -1;
+	s->copy_failed = 0;
+	s->ncursors = 0;
+	s->implicit = 0;
+	s->load_tables = 0;
+	s->day_run = 0;
+	s->in_commit = 0;
+}
+
+static int pg_open(struct store **out, const char *path, enum store_open_mode m)
+{
+	struct pg_store *s = calloc(1, sizeof(*s));
+	char e[300];
+	int rc;
+
+	*out = (struct store *)s;
+	if (!s)
+		return -ENOMEM;
+	s->copying = -1;
+	s->staged = -1;
+	if (pq_load(e, sizeof(e)))
+		return store_fail(&s->base, ELIBACC, "%s", e);
+	if ((rc = check_conninfo(s, path)))
+		return rc;      /* the message does not repeat what was given */
+	if (!(s->conninfo = strdup(path)))
+		return store_fail(&s->base, ENOMEM, "out of memory");
+	find_connect_timeout(s, path);
+	/* a password in path (libpq takes it) is never shown: messages name
+	 * the store by pg_shown() */
+	s->conn = connect_db(s, &rc);
+	if (rc && (m == STORE_OPEN_EXISTING || m == STORE_OPEN_MIGRATE)) {
+		/* name the store: the message is printed as it is */
+		char msg[sizeof(s->base.msg)], shown[256];
+		snprintf(msg, sizeof(msg), "%s", s->base.msg);
+		pg_shown(path, shown, sizeof(shown));
+		store_fail(&s->base, -rc, "%s: %s", shown, msg);
+	}
+	return rc;
+}
+
+static void pg_close(struct store *st)
+{
+	struct pg_store *s = pg(st);
+
+	if (s->conn)          /* NULL when libpq could not be loaded */
+		PQfinish(s->conn);
+	pg_copy_free(s);
+	free(s->conninfo);
+	free(s);
+}
+
+static int pg_reconnect(struct store *st)
+{
+	struct pg_store *s = pg(st);
+	int rc;
+
+	forget_session(s);
+	PQfinish(s->conn);
+	s->conn = connect_db(s, &rc);
+	return rc ? rc : s->conn ? 0 : -ENOMEM;
+}
+
+/* store_open_reader(): a connection of its own to the same store (it sees
+ * what is committed, as SQLite's second handle does). */
+static int pg_open_reader(struct store *st, struct store **out)
+{
+	struct pg_store *s = pg(st), *r;
+	int rc;
+
+	*out = NULL;
+	if (PQtransactionStatus(s->conn) != PQTRANS_IDLE && !s->implicit)
+		return store_fail(st, EBUSY, "a transaction is open on this store");
+	if (!(r = calloc(1, sizeof(*r))) || !(r->conninfo = strdup(s->conninfo))) {
+		free(r);
+		return store_fail(st, ENOMEM, "out of memory");
+	}
+	r->copying = -1;
+	r->staged = -1;
+	r->version = s->version;
+	snprintf(r->connect_timeout, sizeof(r->connect_timeout), "%s",
+		 s->connect_timeout);
+	r->conn = connect_db(r, &rc);
+	if (rc || !r->conn) {
+		store_fail(st, STORE_E_SQLITE, "%s", r->base.msg);
+		pg_close(&r->base);
+		return -STORE_E_SQLITE;
+	}
+	*out = &r->base;
+	return 0;
+}
+
 /* ---- versions, transactions ---- */
 
 /* The store's version: 0 when the database has no iotape schema (and may
  * get one), refused when it has tables named as iotape's but no schema
  * table, or none at all where the store must exist already. */
-static int pg_version(struct store *st, enum store_open_mode m, int *v)
+static int pg_version(struct store *st, enum store_open_mode m, int *v,
+		      int *min_client)
 {
 	struct pg_store *s = pg(st);
 	PGresult *r;
 	int rc, have;
 
-	*v = 0;
+	*v = *min_client = 0;
 	if ((rc = pg_exec(s, "SELECT to_regclass('iotape_schema') IS NOT NULL, "
 			  "(SELECT count(*) FROM pg_tables WHERE schemaname = "
 			  "current_schema() AND tablename IN ('runs', 'events', "
@@ -762,24 +461,38 @@ static int pg_version(struct store *st, enum store_open_mode m, int *v)
 				  "iotape_schema); give another --db");
 	if (!have)
 		return 0;
-	if ((rc = pg_exec(s, "SELECT max(version) FROM iotape_schema", &r,
+	/* min_client from schema 8 on: the oldest client that may use it */
+	if ((rc = pg_exec(s, "SELECT max(version), EXISTS (SELECT 1 FROM "
+			  "pg_attribute WHERE attrelid = 'iotape_schema'::regclass"
+			  " AND attname = 'min_client') FROM iotape_schema", &r,
 			  "reading schema version")))
 		return rc;
-	*v = atoi(PQgetvalue(r, 0, 0));
+	*v = *min_client = atoi(PQgetvalue(r, 0, 0));
+	have = !strcmp(PQgetvalue(r, 0, 1), "t");
 	PQclear(r);
+	if (have) {
+		if ((rc = pg_exec(s, "SELECT max(min_client) FROM iotape_schema", &r,
+				  "reading schema version")))
+			return rc;
+		*min_client = atoi(PQgetvalue(r, 0, 0));
+		PQclear(r);
+	}
+	s->version = *v;
 	return 0;
 }
 
 static int pg_migrate_begin(struct store *st)
 {
-	return pg_exec(pg(st), "BEGIN; SELECT pg_advisory_xact_lock("
-		       PG_MIGRATE_LOCK ")", NULL, "migrating");
+	/* a migration's statements may be long (rows moved): no limit */
+	return pg_exec(pg(st), "SET statement_timeout = 0; BEGIN; SELECT "
+		       "pg_advisory_xact_lock(" PG_MIGRATE_LOCK ")", NULL,
+		       "migrating");
 }
 
 static int pg_set_version(struct store *st, int v)
 {
-	return exec_i64(pg(st), "UPDATE iotape_schema SET version = $1", v,
-			"migrating");
+	return exec_i64(pg(st), pg(st)->conn, "UPDATE iotape_schema SET version "
+			"= $1", v, NULL, "migrating");
 }
 
 static int pg_begin(struct store *st, int bulk)
@@ -802,8 +515,12 @@ static int pg_commit(struct store *st)
 	PGresult *r;
 	int rc;
 
-	if ((rc = pg_before_read(st, 0)) || (rc = drop_deleted(s)) ||
-	    (rc = pg_exec(s, "COMMIT", &r, "committing")))
+	if ((rc = pg_copy_end(s)))
+		return rc;
+	s->in_commit = 1;
+	rc = pg_exec(s, "COMMIT", &r, "committing");
+	s->in_commit = 0;
+	if (rc)
 		return rc;
 	/* COMMIT of a failed transaction rolls it back and says so */
 	if (!strcmp(PQcmdStatus(r), "ROLLBACK"))
@@ -818,60 +535,75 @@ static int pg_rollback(struct store *st)
 	struct pg_store *s = pg(st);
 
 	pg_copy_drop(s);
-	s->loading.n = 0;
-	s->dropping.n = 0;
+	if (PQstatus(s->conn) == CONNECTION_BAD)
+		return 0;       /* the server rolled it back */
 	return pg_exec(s, "ROLLBACK", NULL, "rolling back");
 }
 
-/* ---- open, the database ---- */
+/* ---- the bulk rows' partitions ---- */
 
-static int pg_open(struct store **out, const char *path, enum store_open_mode m)
+/* Makes day's month's partitions on a connection of its own, committed at
+ * once: the writer's transaction holds nothing the attach waits for, and
+ * the partition is there for every writer after it. */
+static int make_partition(struct pg_store *s, int day)
 {
-	struct pg_store *s = calloc(1, sizeof(*s));
-	char e[300];
 	int rc;
+	PGconn *c = connect_db(s, &rc);
 
-	*out = (struct store *)s;
-	if (!s)
-		return -ENOMEM;
-	s->copying = -1;
-	if (pq_load(e, sizeof(e)))
-		return store_fail(&s->base, ELIBACC, "%s", e);
-	if ((rc = check_conninfo(s, path)))
-		return rc;      /* the message does not repeat what was given */
-	/* a password in path (libpq takes it) is never shown: messages name
-	 * the store by pg_shown() */
-	s->conn = PQconnectdb(path);
-	if (!s->conn)
-		return store_fail(&s->base, ENOMEM, "out of memory");
-	if (PQstatus(s->conn) != CONNECTION_OK) {
-		rc = pg_fail(s, "cannot connect", NULL);
-	} else {
-		PQsetNoticeProcessor(s->conn, no_notices, NULL);
-		rc = pg_exec(s, "SET client_min_messages = warning; "
-			     "SET extra_float_digits = 3", NULL, "connecting");
-	}
-	if (rc && m == STORE_OPEN_EXISTING) {
-		/* name the store: the message is printed as it is */
-		char msg[sizeof(s->base.msg)], shown[256];
-		snprintf(msg, sizeof(msg), "%s", s->base.msg);
-		pg_shown(path, shown, sizeof(shown));
-		store_fail(&s->base, -rc, "%s: %s", shown, msg);
-	}
+	if (!rc)
+		rc = exec_i64(s, c, "SELECT iotape_partition($1)", day, NULL,
+			      "making the month's partitions");
+	PQfinish(c);
 	return rc;
 }
 
-static void pg_close(struct store *st)
+int pg_run_day(struct pg_store *s, int64_t run)
 {
-	struct pg_store *s = pg(st);
+	char buf[24];
+	const char *p[1] = { buf };
+	PGresult *r;
+	int rc, have;
 
-	if (s->conn)          /* NULL when libpq could not be loaded */
-		PQfinish(s->conn);
-	pg_copy_free(s);
-	free(s->loading.id);
-	free(s->dropping.id);
-	free(s);
+	if ((rc = pg_copy_end(s)))
+		return rc;
+	snprintf(buf, sizeof(buf), "%" PRId64, run);
+	r = PQexecParams(s->conn, "SELECT iotape_day(created_ns), "
+			 "iotape_has_partition(iotape_day(created_ns)) FROM runs "
+			 "WHERE id = $1", 1, NULL, p, NULL, NULL, 0);
+	if ((rc = pg_verdict(s, r, "storing rows"))) {
+		PQclear(r);
+		return rc;
+	}
+	if (!PQntuples(r)) {
+		PQclear(r);
+		return store_fail(&s->base, STORE_E_NOTFOUND, "storing rows: no "
+				  "run with id %" PRId64, run);
+	}
+	s->day = atoi(PQgetvalue(r, 0, 0));
+	have = !strcmp(PQgetvalue(r, 0, 1), "t");
+	PQclear(r);
+	if (!have && (rc = make_partition(s, s->day)))
+		return rc;
+	s->day_run = run;
+	return 0;
 }
+
+int pg_staging(struct pg_store *s)
+{
+	PGresult *r;
+	int rc;
+
+	if (s->staged >= 0)
+		return 0;
+	if ((rc = pg_exec(s, "SELECT has_table_privilege('events', 'INSERT')",
+			  &r, "storing rows")))
+		return rc;
+	s->staged = strcmp(PQgetvalue(r, 0, 0), "t") != 0;
+	PQclear(r);
+	return 0;
+}
+
+/* ---- the database ---- */
 
 /* The database's size (pg_database_size: every relation, index and TOAST
  * file of it, the server's own catalogs included). */
@@ -888,11 +620,140 @@ static int pg_size(struct store *st, int64_t *bytes)
 	return 0;
 }
 
-/* VACUUM: on PostgreSQL it makes deleted rows' space reusable but gives
- * little back to the file system (VACUUM FULL would, locking every table). */
+/* The store's tables, for VACUUM. */
+#define PG_TABLES "runs, settings, devices, processes, commands, run_stats, " \
+	"metrics, run_summary, events, requests, samples, replays"
+
+/* Whether the role owns the store's tables (or the database, or is a
+ * superuser): the roles VACUUM does anything for. */
+static int pg_owner(struct pg_store *s, int *yes)
+{
+	PGresult *r;
+	int rc;
+
+	if ((rc = pg_exec(s, "SELECT coalesce((SELECT pg_has_role(relowner, "
+			  "'USAGE') FROM pg_class WHERE oid = to_regclass('runs')),"
+			  " true) OR (SELECT pg_has_role(datdba, 'USAGE') FROM "
+			  "pg_database WHERE datname = current_database())", &r,
+			  "reading the store's owner")))
+		return rc;
+	*yes = !strcmp(PQgetvalue(r, 0, 0), "t");
+	PQclear(r);
+	return 0;
+}
+
+/* VACUUM of the store's tables: on PostgreSQL it makes deleted rows' space
+ * reusable but gives little back to the file system (VACUUM FULL would,
+ * locking every table). A role that owns none of them is told so: VACUUM
+ * would skip each with a warning and do nothing. */
 static int pg_vacuum(struct store *st)
 {
-	return pg_exec(pg(st), "VACUUM", NULL, "vacuuming");
+	struct pg_store *s = pg(st);
+	int yes, rc;
+
+	if ((rc = pg_owner(s, &yes)))
+		return rc;
+	if (!yes)
+		return store_fail(st, STORE_E_DENIED, "vacuum: role '%s' owns none "
+				  "of the store's tables: nothing was vacuumed (the "
+				  "store's owner vacuums it)", PQuser(s->conn));
+	return pg_exec(s, "VACUUM (ANALYZE) " PG_TABLES, NULL, "vacuuming");
+}
+
+/* Whether the role may act as the tables' owner (iotape_admin() of
+ * schema 8, asked so it works on an older store too). */
+static int pg_admin(struct store *st)
+{
+	PGresult *r;
+	int yes;
+
+	if (pg_exec(pg(st), "SELECT coalesce(pg_has_role(session_user, (SELECT "
+		    "relowner FROM pg_class WHERE oid = to_regclass('runs')), "
+		    "'MEMBER'), true)", &r, "reading the store's owner"))
+		return 0;
+	yes = !strcmp(PQgetvalue(r, 0, 0), "t");
+	PQclear(r);
+	return yes;
+}
+
+static int pg_after_migrate(struct store *st)
+{
+	return pg_exec(pg(st), "SELECT iotape_grant()", NULL, "granting");
+}
+
+/* expire_begin: the rows of the months that will be dropped whole are not
+ * deleted run by run (iotape_runs_gone() reads iotape.keep_from_day) */
+static int pg_expire_begin(struct store *st, int before_day)
+{
+	return exec_i64(pg(st), pg(st)->conn, "SELECT set_config('iotape."
+			"keep_from_day', ((date_trunc('month', DATE '1970-01-01' + "
+			"$1::integer))::date - DATE '1970-01-01')::text, true)",
+			before_day, NULL, "expiring runs");
+}
+
+/* The partitions wholly before before_day's month: detached (CONCURRENTLY:
+ * the parent is held in SHARE UPDATE EXCLUSIVE only, readers and writers go
+ * on) and dropped, one at a time under the partitions' advisory lock; then
+ * any run of those months that came in meanwhile goes too. */
+static int pg_expire(struct store *st, int before_day, int64_t *dropped)
+{
+	struct pg_store *s = pg(st);
+	char sql[512];
+	PGresult *r;
+	int rc, n;
+
+	*dropped = 0;
+	snprintf(sql, sizeof(sql), "SELECT p.relname, i.inhparent::regclass FROM "
+		 "pg_inherits i JOIN pg_class p ON p.oid = i.inhrelid WHERE "
+		 "i.inhparent IN ('events'::regclass, 'requests'::regclass, "
+		 "'samples'::regclass, 'replays'::regclass) AND substring("
+		 "pg_get_expr(p.relpartbound, p.oid) FROM 'TO \\(''?(-?[0-9]+)')"
+		 "::integer <= (date_trunc('month', DATE '1970-01-01' + %d))::date"
+		 " - DATE '1970-01-01' ORDER BY 1", before_day);
+	if ((rc = pg_exec(s, sql, &r, "expiring runs")))
+		return rc;
+	n = PQntuples(r);
+	if (n && (rc = pg_exec(s, "SELECT pg_advisory_lock(" PG_PARTITION_LOCK ")",
+			       NULL, "expiring runs"))) {
+		PQclear(r);
+		return rc;
+	}
+	for (int i = 0; i < n && !rc; i++) {
+		/* names the catalog gave, quoted as identifiers */
+		char *part = PQescapeIdentifier(s->conn, PQgetvalue(r, i, 0),
+						strlen(PQgetvalue(r, i, 0)));
+		char *parent = PQescapeIdentifier(s->conn, PQgetvalue(r, i, 1),
+						  strlen(PQgetvalue(r, i, 1)));
+		char ddl[512];
+		if (!part || !parent) {
+			rc = store_fail(st, ENOMEM, "out of memory");
+		} else {
+			snprintf(ddl, sizeof(ddl), "ALTER TABLE %s DETACH PARTITION %s "
+				 "CONCURRENTLY", parent, part);
+			if (!(rc = pg_exec(s, ddl, NULL, "dropping a month"))) {
+				snprintf(ddl, sizeof(ddl), "DROP TABLE %s", part);
+				if (!(rc = pg_exec(s, ddl, NULL, "dropping a month")))
+					(*dropped)++;
+			}
+		}
+		PQfreemem(part);
+		PQfreemem(parent);
+	}
+	PQclear(r);
+	if (n)
+		pg_exec(s, "SELECT pg_advisory_unlock(" PG_PARTITION_LOCK ")", NULL,
+			"expiring runs");
+	if (rc || !n)
+		return rc;
+	/* a run of a dropped month that landed meanwhile */
+	snprintf(sql, sizeof(sql), "BEGIN; SELECT set_config('iotape.keep_from_day',"
+		 " ((date_trunc('month', DATE '1970-01-01' + %d))::date - DATE "
+		 "'1970-01-01')::text, true); UPDATE runs SET parent = NULL WHERE "
+		 "parent IN (SELECT id FROM runs WHERE iotape_day(created_ns) < "
+		 "%d); DELETE FROM runs WHERE iotape_day(created_ns) < (date_trunc("
+		 "'month', DATE '1970-01-01' + %d))::date - DATE '1970-01-01'; "
+		 "COMMIT", before_day, before_day, before_day);
+	return pg_exec(s, sql, NULL, "expiring runs");
 }
 
 const struct store_driver store_pg_driver = {
@@ -904,6 +765,8 @@ const struct store_driver store_pg_driver = {
 	.open = pg_open,
 	.close = pg_close,
 	.version = pg_version,
+	.migrate_on_open = 0,
+	.after_migrate = pg_after_migrate,
 	.migrate_begin = pg_migrate_begin,
 	.set_version = pg_set_version,
 	.begin = pg_begin,
@@ -928,7 +791,9 @@ const struct store_driver store_pg_driver = {
 	.bulk_flush = pg_bulk_flush,
 	.size = pg_size,
 	.vacuum = pg_vacuum,
-	.run_created = pg_run_created,
-	.run_deleted = pg_run_deleted,
-	.before_read = pg_before_read,
+	.open_reader = pg_open_reader,
+	.reconnect = pg_reconnect,
+	.admin = pg_admin,
+	.expire_begin = pg_expire_begin,
+	.expire = pg_expire,
 };

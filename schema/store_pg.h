@@ -1,5 +1,5 @@
-/* Inside the PostgreSQL driver only (schema/store_pg*.c): its store, and
- * the binary COPY its bulk rows go through. */
+/* Inside the PostgreSQL driver only (schema/store_pg*.c): its store, its
+ * connection's settings, and the binary COPY its bulk rows go through. */
 #ifndef IOTAPE_STORE_PG_H
 #define IOTAPE_STORE_PG_H
 
@@ -15,25 +15,37 @@ struct pg_copy_buf {
 	int oom;                /* it could not grow */
 };
 
-/* A list of run ids (runs whose tables wait for their attach or drop). */
-struct pg_runs {
-	int64_t *id;
-	size_t n, cap;
-};
+/* The server settings iotape gives a session a value of its own when the
+ * server's is 0 (none: the URL's options, PGOPTIONS, the role's or the
+ * database's settings win), and what is in force, for messages. */
+enum pg_limit { PG_LOCK_TIMEOUT, PG_STATEMENT_TIMEOUT, PG_IDLE_TIMEOUT,
+		PG_NLIMITS };
 
 struct pg_store {
 	struct store base;          /* first: the front's view */
 	PGconn *conn;
+	char *conninfo;             /* what was opened: for connecting again,
+				     * a reader's and a side connection */
+	char connect_timeout[16];   /* connect_timeout in force (s) */
+	char limit[PG_NLIMITS][32]; /* the settings in force */
+	int version;                /* the store's schema version at open */
 	struct pg_copy_buf copy[STORE_NBULK]; /* rows waiting for their COPY */
 	int copying;                /* the table whose COPY is open (its rows
 				     * stream as they come), or -1 */
 	int copy_failed;            /* sending to that COPY failed */
-	struct pg_runs loading;     /* runs made in this transaction whose
-				     * tables are not attached yet */
-	struct pg_runs dropping;    /* runs deleted in this transaction whose
-				     * tables are dropped at commit */
+	size_t copy_sent;           /* bytes sent into the open COPY, */
+	int64_t copy_run;           /* and the run of its rows */
+	int staged;                 /* -1 not known yet; 1: bulk rows go into
+				     * this session's load tables and then
+				     * iotape_land() (a writer role); 0:
+				     * straight into the tables (the owner) */
+	int load_tables;            /* the load tables are made */
+	int64_t day_run;            /* the run whose day (partition key) */
+	int day;                    /* is known */
 	int ncursors;               /* cursors open */
 	int implicit;               /* a transaction begun for cursors only */
+	int in_commit;              /* COMMIT sent: a lost connection then is
+				     * no failure to try again */
 };
 
 static inline struct pg_store *pg(struct store *st)
@@ -41,10 +53,16 @@ static inline struct pg_store *pg(struct store *st)
 	return (struct pg_store *)st;
 }
 
-/* Sets the message to "what: the server's message" (its first line);
- * returns -STORE_E_EXISTS for a unique key's violation, else
+/* Sets the message to "what: the server's message" (its first line; a
+ * timeout's names the setting and its value) and returns its code:
+ * -STORE_E_EXISTS for a unique key's violation, -STORE_E_RETRY for a
+ * deadlock, a serialization failure or a connection lost before the
+ * commit, -STORE_E_DENIED for a privilege the role lacks, else
  * -STORE_E_SQLITE. */
 int pg_fail(struct pg_store *s, const char *what, const PGresult *res);
+
+/* res's verdict: 0 for rows or a command done, else pg_fail()'s. */
+int pg_verdict(struct pg_store *s, PGresult *r, const char *what);
 
 /* Runs sql (one or more statements, no parameters) after ending any COPY;
  * *res gets the result (PQclear() it) when res is not NULL. Returns 0 or a
@@ -52,9 +70,19 @@ int pg_fail(struct pg_store *s, const char *what, const PGresult *res);
 int pg_exec(struct pg_store *s, const char *sql, PGresult **res,
 	    const char *what);
 
+/* The partition key of run's rows (iotape_day() of its created_ns) into
+ * s->day, its month's partitions made first when they are not there yet
+ * (iotape_partition() on a connection of its own, committed at once).
+ * Returns 0 or a negative code. */
+int pg_run_day(struct pg_store *s, int64_t run);
+
+/* Whether bulk rows go through the load tables (s->staged, found out on
+ * first use). Returns 0 or a negative code. */
+int pg_staging(struct pg_store *s);
+
 /* Writes the rows waiting in the COPY buffers, one COPY a table (they
  * become part of the transaction). Every other statement calls it first, so
- * it sees them. Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
+ * it sees them. Returns 0 or a negative code. */
 int pg_copy_end(struct pg_store *s);
 
 /* Drops the rows waiting in the COPY buffers (a rollback). */
@@ -63,13 +91,25 @@ void pg_copy_drop(struct pg_store *s);
 /* Frees the COPY buffers. */
 void pg_copy_free(struct pg_store *s);
 
-/* store_driver.bulk_add() and bulk_flush(). */
+/* The driver's operations in schema/store_pg_copy.c and
+ * schema/store_pg_stmt.c (store_driver.h says what each does). */
 int pg_bulk_add(struct store *st, enum store_bulk t,
 		const struct store_val *v);
 int pg_bulk_flush(struct store *st);
-
-/* Whether run's tables are not attached yet (made in this transaction):
- * its rows are COPYed into them, not the parents. */
-int pg_loading(const struct pg_store *s, int64_t run);
+int pg_prepare(struct store *st, const char *sql, unsigned flags,
+	       const char *what, struct store_stmt **out);
+void pg_bind_null(struct store_stmt *q, int i);
+void pg_bind_i64(struct store_stmt *q, int i, int64_t v);
+void pg_bind_f64(struct store_stmt *q, int i, double v);
+void pg_bind_text(struct store_stmt *q, int i, const char *v);
+int pg_step(struct store_stmt *q);
+int pg_col_null(struct store_stmt *q, int i);
+int64_t pg_col_i64(struct store_stmt *q, int i);
+double pg_col_f64(struct store_stmt *q, int i);
+const char *pg_col_text(struct store_stmt *q, int i);
+const void *pg_col_blob(struct store_stmt *q, int i, size_t *len);
+int64_t pg_changes(struct store_stmt *q);
+void pg_reset(struct store_stmt *q);
+void pg_finalize(struct store_stmt *q);
 
 #endif

@@ -24,6 +24,8 @@
 #define COPY_FLUSH (8 * 1024 * 1024)
 /* The rows of the open COPY's table are sent when this many bytes wait. */
 #define COPY_CHUNK (256 * 1024)
+/* A COPY is ended (and a writer's rows landed) after this many bytes. */
+#define LAND_CHUNK (64u * 1024 * 1024)
 
 /* Makes room for n more bytes (b->oom when it cannot). */
 static unsigned char *room(struct pg_copy_buf *b, size_t n)
@@ -121,6 +123,7 @@ static struct pg_copy_buf *row_begin(struct pg_store *s, enum store_bulk t,
 /* Sends len bytes of p into the open COPY. */
 static int send_data(struct pg_store *s, const void *p, size_t len)
 {
+	s->copy_sent += len;
 	for (size_t off = 0; off < len && !s->copy_failed; off += 1u << 20) {
 		size_t n = len - off < (1u << 20) ? len - off : 1u << 20;
 		if (PQputCopyData(s->conn, (const char *)p + off, (int)n) != 1)
@@ -129,32 +132,42 @@ static int send_data(struct pg_store *s, const void *p, size_t len)
 	return s->copy_failed ? pg_fail(s, "writing rows", NULL) : 0;
 }
 
-/* Opens the COPY of table t (for the run of its waiting rows) and sends
- * the binary header. */
+/* Runs sql (no rows wanted) while no COPY is open; for the statements the
+ * COPYs themselves need (pg_exec() would end them first). */
+static int exec_now(struct pg_store *s, const char *sql, int n,
+		    const char *const *params)
+{
+	PGresult *r = PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
+	int rc = pg_verdict(s, r, "storing rows");
+
+	PQclear(r);
+	return rc;
+}
+
+/* Opens the COPY of table t (for the run of its waiting rows, its day
+ * last) and sends the binary header: into the table itself (the owner),
+ * or into this session's load table of it (a writer: iotape_land() takes
+ * the rows on when the COPY ends; schema/008_fleet.sql). */
 static int copy_open(struct pg_store *s, enum store_bulk t)
 {
 	static const unsigned char head[19] = "PGCOPY\n\377\r\n\0"
 		"\0\0\0\0\0\0\0";       /* signature, flags 0, no extension */
-	struct pg_copy_buf *b = &s->copy[t];
-	char sql[512];
+	const struct store_bulk_def *d = &store_bulk_defs[t];
+	char sql[768], cols[512];
+	size_t k = 0;
 	PGresult *r;
 	int rc;
 
-	const struct store_bulk_def *d = &store_bulk_defs[t];
-	char cols[512];
-	size_t k = 0;
-
+	if (s->staged && !s->load_tables) {
+		if ((rc = exec_now(s, "SELECT iotape_load_tables()", 0, NULL)))
+			return rc;
+		s->load_tables = 1;
+	}
 	for (int c = 0; c < d->ncols; c++)
-		k += (size_t)snprintf(cols + k, sizeof(cols) - k, "%s%s",
-				      c ? ", " : "", d->names[c]);
-	/* a run made in this transaction: straight into its own table (no
-	 * index yet, no routing); else through the parent */
-	if (pg_loading(s, b->run))
-		snprintf(sql, sizeof(sql), "COPY %s_%lld (%s) FROM STDIN (FORMAT "
-			 "binary)", d->table, (long long)b->run, cols);
-	else
-		snprintf(sql, sizeof(sql), "COPY %s (%s) FROM STDIN (FORMAT binary)",
-			 d->table, cols);
+		k += (size_t)snprintf(cols + k, sizeof(cols) - k, "%s, ",
+				      d->names[c]);
+	snprintf(sql, sizeof(sql), "COPY %s%s (%sday) FROM STDIN (FORMAT binary)",
+		 s->staged ? "pg_temp.iotape_load_" : "", d->table, cols);
 	r = PQexec(s->conn, sql);
 	if (PQresultStatus(r) != PGRES_COPY_IN) {
 		rc = pg_fail(s, "writing rows", r);
@@ -164,14 +177,19 @@ static int copy_open(struct pg_store *s, enum store_bulk t)
 	PQclear(r);
 	s->copying = (int)t;
 	s->copy_failed = 0;
+	s->copy_sent = 0;
+	s->copy_run = s->copy[t].run;
 	return send_data(s, head, sizeof(head));
 }
 
 /* Ends the open COPY (abandoned, its rows not stored, when abort is set or
- * sending failed); returns the server's verdict. */
+ * sending failed); returns the server's verdict. A writer's rows then go
+ * from its load table into the store (iotape_land(), which refuses another
+ * machine's run). */
 static int copy_close(struct pg_store *s, int abort)
 {
 	static const unsigned char trailer[2] = { 0xff, 0xff };
+	enum store_bulk t = (enum store_bulk)s->copying;
 	PGresult *r;
 	int rc = 0;
 
@@ -192,6 +210,12 @@ static int copy_close(struct pg_store *s, int abort)
 	if (abort && !rc)
 		rc = s->copy_failed ? pg_fail(s, "writing rows", NULL) : 0;
 	s->copy_failed = 0;
+	if (!rc && !abort && s->staged) {
+		char run[24];
+		const char *p[2] = { store_bulk_defs[t].table, run };
+		snprintf(run, sizeof(run), "%lld", (long long)s->copy_run);
+		rc = exec_now(s, "SELECT iotape_land($1, $2)", 2, p);
+	}
 	return rc;
 }
 
@@ -259,14 +283,21 @@ void pg_copy_free(struct pg_store *s)
 }
 
 /* After a row of table t: streams the rows of the open COPY's table a
- * chunk at a time; opens a table's COPY when enough of its rows wait. */
+ * chunk at a time; opens a table's COPY when enough of its rows wait; ends
+ * a COPY that has taken LAND_CHUNK bytes (a writer's rows then land), so no
+ * statement runs long (statement_timeout) and a load table stays small. */
 static int row_done(struct pg_store *s, enum store_bulk t)
 {
 	struct pg_copy_buf *b = &s->copy[t];
+	int rc;
 
 	if (b->oom || b->len >= COPY_FLUSH ||
-	    (s->copying == (int)t && b->len >= COPY_CHUNK))
-		return send_table(s, t);
+	    (s->copying == (int)t && b->len >= COPY_CHUNK)) {
+		if ((rc = send_table(s, t)))
+			return rc;
+		if (s->copying == (int)t && s->copy_sent >= LAND_CHUNK)
+			return copy_close(s, 0);
+	}
 	return 0;
 }
 
@@ -276,8 +307,13 @@ int pg_bulk_add(struct store *st, enum store_bulk t,
 	struct pg_store *s = pg(st);
 	const struct store_bulk_def *d = &store_bulk_defs[t];
 	struct pg_copy_buf *b;
+	int rc;
 
-	if (!(b = row_begin(s, t, v[0].i, d->ncols)))
+	/* the partition key of the run's rows, and where they go */
+	if ((v[0].i != s->day_run && (rc = pg_run_day(s, v[0].i))) ||
+	    (rc = pg_staging(s)))
+		return rc;
+	if (!(b = row_begin(s, t, v[0].i, d->ncols + 1)))
 		return -STORE_E_SQLITE;
 	for (int c = 0; c < d->ncols; c++) {
 		if (v[c].null) {
@@ -300,6 +336,7 @@ int pg_bulk_add(struct store *st, enum store_bulk t,
 			break;
 		}
 	}
+	f_i32(b, s->day);
 	return row_done(s, t);
 }
 

@@ -259,8 +259,6 @@ static int cursor_open(struct store *st, enum store_cursor_kind kind,
 	int rc;
 
 	*cur = NULL;
-	if ((rc = store_before_read(st, run)))
-		return rc;
 	if (!(c = calloc(1, sizeof(*c))))
 		return store_fail(st, ENOMEM, "out of memory");
 	if ((rc = store_prep(st, sql, STORE_STMT_STREAM, what, &c->q, "i", run))) {
@@ -426,8 +424,7 @@ int store_requests_span(struct store *st, int64_t run, uint32_t **devs,
 	*ndev = 0;
 	*lo = 0;
 	*hi = -1;
-	if ((rc = store_before_read(st, run)) ||
-	    (rc = store_prep(st, &next_dev, STORE_STMT_KEEP, "reading requests",
+	if ((rc = store_prep(st, &next_dev, STORE_STMT_KEEP, "reading requests",
 			     &nx, "i", run)) ||
 	    (rc = store_prep(st, &minmax, STORE_STMT_KEEP, "reading requests",
 			     &mm, "i", run)))

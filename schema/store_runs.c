@@ -41,7 +41,7 @@ static void col_copy(struct store *st, struct store_stmt *q, int i, char *out,
  * partition). */
 #define RUN_COLS_LAST(last) "id, name, kind, status, format, source, host, " \
 	"kernel, parent, created_ns, genesis_ns, first_event, last_event, " \
-	last ", big_endian"
+	last ", big_endian, notes, input_sha256"
 #define RUN_COLS RUN_COLS_LAST("(SELECT time_ns FROM events e WHERE " \
 	"e.run = ?1 AND e.id = runs.last_event)")
 
@@ -65,6 +65,8 @@ static void run_row(struct store *st, struct store_stmt *q, struct store_run *r)
 		? r->last_event - r->first_event + 1 : 0;
 	r->last_ns = col_i64_or(st, q, 13, 0);
 	r->big_endian = (int)st->drv->col_i64(q, 14);
+	col_copy(st, q, 15, r->notes, sizeof(r->notes));
+	col_copy(st, q, 16, r->input_sha256, sizeof(r->input_sha256));
 }
 
 int store_run_create(struct store *st, const struct run_info *ri, int64_t *id)
@@ -97,7 +99,7 @@ int store_run_create(struct store *st, const struct run_info *ri, int64_t *id)
 	if (rc == -STORE_E_EXISTS)
 		return store_fail(st, STORE_E_EXISTS, "a run named '%s' exists",
 				  ri->name);
-	if (rc || (st->drv->run_created && (rc = st->drv->run_created(st, *id))))
+	if (rc)
 		return rc;
 	return st->in_txn ? store_summary_stream_open(st, *id) : 0;
 }
@@ -148,7 +150,7 @@ int store_run_finish(struct store *st, int64_t run, const char *status,
 		"genesis_ns = ?3, first_event = ?4, last_event = ?5 WHERE id = ?1" };
 	int have = st->ev_run == run, rc;
 
-	if ((rc = st->drv->bulk_flush(st)) || (rc = store_before_read(st, run)) ||
+	if ((rc = st->drv->bulk_flush(st)) ||
 	    (rc = store_do(st, &sql, "finishing run", NULL, "itioo", run, status,
 			   genesis_ns, st->ev_first, have, st->ev_last, have)))
 		return rc;
@@ -203,8 +205,7 @@ int store_run_get(struct store *st, int64_t run, struct store_run *out)
 	struct store_stmt *q;
 	int rc;
 
-	if ((rc = store_before_read(st, run)) ||
-	    (rc = store_prep(st, &sql, 0, "reading run", &q, "i", run)))
+	if ((rc = store_prep(st, &sql, 0, "reading run", &q, "i", run)))
 		return rc;
 	if ((rc = st->drv->step(q)) > 0)
 		run_row(st, q, out);
@@ -275,8 +276,6 @@ static int runs_list(struct store *st, int count_requests,
 	*n = 0;
 	if (store_filter_sql(f, 1, cond, sizeof(cond), params, num, &np))
 		return store_fail(st, STORE_E_SQLITE, "reading runs: filter too long");
-	if ((rc = store_before_read(st, 0)))
-		return rc;
 	snprintf(text, sizeof(text), "SELECT " RUN_COLS_LAST("NULL") " FROM runs"
 		 " WHERE 1 = 1%s ORDER BY id", cond);
 	if ((rc = store_prep(st, &sql, 0, "reading runs", &q, NULL)))
@@ -344,10 +343,33 @@ int store_run_has(struct store *st, int64_t run, enum store_has what)
 	if ((unsigned)what >= sizeof(sql) / sizeof(sql[0]))
 		return store_fail(st, STORE_E_SQLITE, "no such question (%d)",
 				  (int)what);
-	if ((rc = store_before_read(st, run)) ||
-	    (rc = store_one_i64(st, &sql[what], msg, &yes, "i", run)))
+	if ((rc = store_one_i64(st, &sql[what], msg, &yes, "i", run)))
 		return rc;
 	return yes != 0;
+}
+
+/* Why a change of run's row changed nothing: no such run, or (a store whose
+ * rows are its writers' machines', PostgreSQL's) another machine's run. */
+static int not_mine(struct store *st, int64_t run, const char *verb)
+{
+	static const struct store_sql sql = { .sql = "SELECT coalesce(host, '') "
+		"FROM runs WHERE id = ?1" };
+	struct store_stmt *q;
+	char host[128] = "";
+	int rc;
+
+	if ((rc = store_prep(st, &sql, 0, "reading run", &q, "i", run)))
+		return rc;
+	if ((rc = st->drv->step(q)) > 0)
+		col_copy(st, q, 0, host, sizeof(host));
+	st->drv->finalize(q);
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
+				  (long long)run);
+	return store_fail(st, STORE_E_DENIED, "run %lld is machine '%s''s: this "
+			  "role may not %s it", (long long)run, host, verb);
 }
 
 void store_runs_forget(struct store *st, int64_t run)
@@ -369,16 +391,14 @@ int store_run_delete(struct store *st, int64_t run, int64_t *kept_replays)
 		return rc;
 	if (kept_replays)
 		*kept_replays = n;
-	/* the run's row first (a role that may not delete is refused before
-	 * anything else of the run goes); its rows by the foreign keys'
-	 * cascade, or as the driver's layout says (run_deleted) */
+	/* its rows go with it: the foreign keys' cascade (SQLite), a trigger
+	 * (PostgreSQL's bulk tables, schema/008_fleet.sql) */
 	if ((rc = store_do(st, &del, "deleting run", &n, "i", run)))
 		return rc;
 	if (!n)
-		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
-				  (long long)run);
+		return not_mine(st, run, "delete");
 	store_runs_forget(st, run);
-	return st->drv->run_deleted ? st->drv->run_deleted(st, run) : 0;
+	return 0;
 }
 
 int store_run_rename(struct store *st, int64_t run, const char *name)
@@ -403,8 +423,7 @@ int store_run_rename(struct store *st, int64_t run, const char *name)
 	if (rc)
 		return rc;
 	if (!n)
-		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
-				  (long long)run);
+		return not_mine(st, run, "rename");
 	return 0;
 }
 
@@ -426,6 +445,17 @@ int store_run_find_input(struct store *st, const char *sha256, int64_t *id,
 	return rc;
 }
 
+int store_request_ids_free(struct store *st, int64_t lo, int64_t hi)
+{
+	static const struct store_sql sql = { .sql = "SELECT NOT EXISTS (SELECT "
+		"1 FROM requests WHERE id BETWEEN ?1 AND ?2)", .dialect = {
+		[STORE_DIALECT_PG] = "SELECT true" } };
+	int64_t yes;
+	int rc = store_one_i64(st, &sql, "reading requests", &yes, "ii", lo, hi);
+
+	return rc ? rc : yes != 0;
+}
+
 int store_next_request_id(struct store *st, int64_t *id)
 {
 	/* SQLite: ids are the table's rowids; PostgreSQL keys a run's rows
@@ -436,9 +466,7 @@ int store_next_request_id(struct store *st, int64_t *id)
 		.dialect = { [STORE_DIALECT_PG] = "SELECT coalesce(max((SELECT max(q.id) FROM "
 		  "requests q WHERE q.run = runs.id)), 0) + 1 FROM runs" },
 	};
-	int rc = store_before_read(st, 0);
-
-	return rc ? rc : store_one_i64(st, &sql, "reading requests", id, NULL);
+	return store_one_i64(st, &sql, "reading requests", id, NULL);
 }
 
 /* ---- settings, devices, processes, commands, statistics ---- */

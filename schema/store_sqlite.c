@@ -504,7 +504,10 @@ static int user_version(struct sqlite_store *s, int *v)
 	return 0;
 }
 
-static int sq_version(struct store *st, enum store_open_mode m, int *v)
+/* An SQLite file is never used by an older iotape: min_client is its
+ * version. */
+static int sq_version(struct store *st, enum store_open_mode m, int *v,
+		      int *min_client)
 {
 	struct sqlite_store *s = sq(st);
 	sqlite3_stmt *q;
@@ -512,6 +515,7 @@ static int sq_version(struct store *st, enum store_open_mode m, int *v)
 	int rc = user_version(s, v);
 
 	(void)m;
+	*min_client = *v;
 	if (rc == -STORE_E_NOTDB)
 		return store_fail(st, STORE_E_NOTDB, "not an iotape database (not "
 				  "SQLite)");
@@ -806,6 +810,7 @@ const struct store_driver store_sqlite_driver = {
 	.open = sq_open,
 	.close = sq_close,
 	.version = sq_version,
+	.migrate_on_open = 1,
 	.migrate_begin = sq_migrate_begin,
 	.set_version = sq_set_version,
 	.begin = sq_begin,

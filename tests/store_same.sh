@@ -5,7 +5,8 @@
 # ($IOTAPE, ./iotape by default), and checks that `dump`, `report --json` and
 # `compare --json` of every run (and of pairs of runs) give the same bytes from
 # both binaries, on each store; AFTER also reads the stores BEFORE wrote (an
-# older binary's file or server is read as it was). Not part of `make test`
+# older binary's file, or server after `fleet --migrate` where AFTER has it, is
+# read as it was). Not part of `make test`
 # (it needs the binary of the commit before): run it by hand, e.g.
 #   git stash; make; cp iotape /tmp/before; git stash pop; make
 #   bash tests/store_same.sh /tmp/before
@@ -110,6 +111,9 @@ for s in "${stores[@]}"; do
 	grep -q failed "$t/import.err" && not_ok "$s: imports" "$(grep failed "$t/import.err")"
 	outputs "$BEFORE" "$dbb" "$t/$s.before"
 	outputs "$AFTER" "$dba" "$t/$s.after"
+	# a server's store is migrated by its owner (fleet --migrate, schema 8);
+	# a file by whoever opens it
+	"$AFTER" fleet --migrate --db "$dbb" > /dev/null 2>&1
 	outputs "$AFTER" "$dbb" "$t/$s.after-reads-before"
 	same "$s: dump, report --json, compare --json before and after" "$t/$s.before" "$t/$s.after"
 	same "$s: the new binary reading the old one's store" "$t/$s.before" "$t/$s.after-reads-before"
