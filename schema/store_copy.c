@@ -263,10 +263,15 @@ static int copy_once(struct store *src, int64_t run, const struct store_run *r,
 		rc = -STORE_E_EXISTS;
 		goto out;
 	}
-	if (rc == 0)
-		WR(store_run_delete(dst, old, NULL));
-	else if (rc != -STORE_E_NOTFOUND)
+	/* a replace of the same name that ran at the same time deleted it
+	 * first: the whole transaction again, which finds that one's run */
+	if (rc == 0) {
+		if ((rc = store_run_delete(dst, old, NULL)) == -STORE_E_NOTFOUND)
+			rc = -STORE_E_RETRY;
 		WR(rc);
+	} else if (rc != -STORE_E_NOTFOUND) {
+		WR(rc);
+	}
 	ri.name = name;
 	ri.kind = r->kind;
 	/* the machine it was recorded on; pushed, this one when not known (as

@@ -255,9 +255,12 @@ static void pg_shown(const char *path, char *out, size_t len)
  * message set when it is not CONNECTION_OK or the set-up failed (*rc). */
 static PGconn *connect_db(struct pg_store *s, int *rc)
 {
-	const char *keys[] = { "connect_timeout", "dbname", NULL };
+	/* iotape's sessions are named so in pg_stat_activity, unless the
+	 * string or PGAPPNAME names them */
+	const char *keys[] = { "connect_timeout", "fallback_application_name",
+			       "dbname", NULL };
 	const char *vals[] = { getenv("PGCONNECT_TIMEOUT") ? NULL
-			       : PG_CONNECT_TIMEOUT, s->conninfo, NULL };
+			       : PG_CONNECT_TIMEOUT, "iotape", s->conninfo, NULL };
 	char sql[512];
 	PGresult *r;
 	PGconn *c = PQconnectdbParams(keys, vals, 1);
@@ -370,6 +373,8 @@ static int pg_open(struct store **out, const char *path, enum store_open_mode m)
 	/* a password in path (libpq takes it) is never shown: messages name
 	 * the store by pg_shown() */
 	s->conn = connect_db(s, &rc);
+	/* a command that reads an existing store reads one state of it */
+	s->snapshot = m == STORE_OPEN_EXISTING;
 	if (rc && (m == STORE_OPEN_EXISTING || m == STORE_OPEN_MIGRATE)) {
 		/* name the store: the message is printed as it is */
 		char msg[sizeof(s->base.msg)], shown[256];
@@ -412,6 +417,9 @@ static int pg_open_reader(struct store *st, struct store **out)
 	*out = NULL;
 	if (PQtransactionStatus(s->conn) != PQTRANS_IDLE && !s->implicit)
 		return store_fail(st, EBUSY, "a transaction is open on this store");
+	/* the second handle reads the first's snapshot */
+	if ((rc = pg_snapshot(s, "reading")))
+		return rc;
 	if (!(r = calloc(1, sizeof(*r))) || !(r->conninfo = strdup(s->conninfo))) {
 		free(r);
 		return store_fail(st, ENOMEM, "out of memory");
@@ -422,6 +430,15 @@ static int pg_open_reader(struct store *st, struct store **out)
 	snprintf(r->connect_timeout, sizeof(r->connect_timeout), "%s",
 		 s->connect_timeout);
 	r->conn = connect_db(r, &rc);
+	if (!rc && r->conn && s->implicit && s->snapshot) {
+		PGresult *x;
+		if (!(rc = pg_exec(s, "SELECT pg_export_snapshot()", &x, "reading"))) {
+			snprintf(r->snapshot_id, sizeof(r->snapshot_id), "%s",
+				 PQgetvalue(x, 0, 0));
+			PQclear(x);
+			r->snapshot = 1;
+		}
+	}
 	if (rc || !r->conn) {
 		store_fail(st, STORE_E_SQLITE, "%s", r->base.msg);
 		pg_close(&r->base);
@@ -429,6 +446,35 @@ static int pg_open_reader(struct store *st, struct store **out)
 	}
 	*out = &r->base;
 	return 0;
+}
+
+/* ---- a reader's snapshot ---- */
+
+int pg_snapshot(struct pg_store *s, const char *what)
+{
+	char sql[160];
+	int rc;
+
+	if (!s->snapshot || PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+		return 0;
+	if (s->snapshot_id[0])   /* a second handle's: the first's snapshot */
+		snprintf(sql, sizeof(sql), "BEGIN ISOLATION LEVEL REPEATABLE READ;"
+			 " SET TRANSACTION SNAPSHOT '%s'", s->snapshot_id);
+	else
+		snprintf(sql, sizeof(sql), "BEGIN ISOLATION LEVEL REPEATABLE READ");
+	if ((rc = pg_exec(s, sql, NULL, what)))
+		return rc;
+	s->implicit = 1;
+	return 0;
+}
+
+/* Ends the transaction begun for reading when nothing reads in it. */
+static int end_implicit(struct pg_store *s)
+{
+	if (!s->implicit || s->ncursors)
+		return 0;
+	s->implicit = 0;
+	return pg_exec(s, "COMMIT", NULL, "reading");
 }
 
 /* ---- versions, transactions ---- */
@@ -445,9 +491,10 @@ static int pg_version(struct store *st, enum store_open_mode m, int *v,
 
 	*v = *min_client = 0;
 	if ((rc = pg_exec(s, "SELECT to_regclass('iotape_schema') IS NOT NULL, "
-			  "(SELECT count(*) FROM pg_tables WHERE schemaname = "
-			  "current_schema() AND tablename IN ('runs', 'events', "
-			  "'requests', 'samples'))", &r, "reading schema version")))
+			  "(to_regclass('runs') IS NOT NULL OR to_regclass('events')"
+			  " IS NOT NULL OR to_regclass('requests') IS NOT NULL OR "
+			  "to_regclass('samples') IS NOT NULL)::int", &r,
+			  "reading schema version")))
 		return rc;
 	have = !strcmp(PQgetvalue(r, 0, 0), "t");
 	rc = atoi(PQgetvalue(r, 0, 1));
@@ -499,13 +546,18 @@ static int pg_begin(struct store *st, int bulk)
 {
 	struct pg_store *s = pg(st);
 
+	int rc;
+
 	(void)bulk;
 	/* the transaction open cursors began becomes the caller's: closing
-	 * them must not commit it */
-	if (s->implicit) {
+	 * them must not commit it; a reader's snapshot with no cursor ends,
+	 * its writes are a transaction of their own */
+	if (s->implicit && s->ncursors) {
 		s->implicit = 0;
 		return 0;
 	}
+	if ((rc = end_implicit(s)))
+		return rc;
 	return pg_exec(s, "BEGIN", NULL, "beginning transaction");
 }
 
@@ -651,7 +703,8 @@ static int pg_vacuum(struct store *st)
 	struct pg_store *s = pg(st);
 	int yes, rc;
 
-	if ((rc = pg_owner(s, &yes)))
+	/* VACUUM runs in no transaction */
+	if ((rc = end_implicit(s)) || (rc = pg_owner(s, &yes)))
 		return rc;
 	if (!yes)
 		return store_fail(st, STORE_E_DENIED, "vacuum: role '%s' owns none "
@@ -703,6 +756,9 @@ static int pg_expire(struct store *st, int before_day, int64_t *dropped)
 	int rc, n;
 
 	*dropped = 0;
+	/* DETACH ... CONCURRENTLY runs in no transaction */
+	if ((rc = end_implicit(s)))
+		return rc;
 	snprintf(sql, sizeof(sql), "SELECT p.relname, i.inhparent::regclass FROM "
 		 "pg_inherits i JOIN pg_class p ON p.oid = i.inhrelid WHERE "
 		 "i.inhparent IN ('events'::regclass, 'requests'::regclass, "

@@ -43,7 +43,13 @@ struct pg_store {
 	int64_t day_run;            /* the run whose day (partition key) */
 	int day;                    /* is known */
 	int ncursors;               /* cursors open */
-	int implicit;               /* a transaction begun for cursors only */
+	int implicit;               /* a transaction begun for cursors only, or
+				     * for a reader's snapshot */
+	int snapshot;               /* a reader's store: its reads in one
+				     * snapshot (REPEATABLE READ), from the
+				     * first until a write or the close */
+	char snapshot_id[64];       /* a reader's snapshot to share
+				     * (pg_export_snapshot()), or "" */
 	int in_commit;              /* COMMIT sent: a lost connection then is
 				     * no failure to try again */
 };
@@ -75,6 +81,12 @@ int pg_exec(struct pg_store *s, const char *sql, PGresult **res,
  * (iotape_partition() on a connection of its own, committed at once).
  * Returns 0 or a negative code. */
 int pg_run_day(struct pg_store *s, int64_t run);
+
+/* A reader's store (s->snapshot): begins its snapshot's transaction when
+ * none is open, so every read of a command sees one state of the store (a
+ * run replaced between its look-up and its rows is not missed). Returns 0
+ * or a negative code. */
+int pg_snapshot(struct pg_store *s, const char *what);
 
 /* Whether bulk rows go through the load tables (s->staged, found out on
  * first use). Returns 0 or a negative code. */

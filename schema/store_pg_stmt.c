@@ -139,6 +139,8 @@ static int cursor_txn(struct pg_store *s, const char *what)
 {
 	int rc;
 
+	if ((rc = pg_snapshot(s, what)))
+		return rc;
 	if (PQtransactionStatus(s->conn) == PQTRANS_IDLE) {
 		if ((rc = pg_exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ", NULL,
 				  what)))
@@ -149,10 +151,13 @@ static int cursor_txn(struct pg_store *s, const char *what)
 	return 0;
 }
 
-/* Ends the transaction a cursor began when no cursor is left. */
+/* Ends the transaction a cursor began when no cursor is left (a reader's
+ * snapshot stays until the store is closed or written). */
 static void cursors_done(struct pg_store *s)
 {
-	if (--s->ncursors == 0 && s->implicit) {
+	if (s->ncursors > 0)
+		s->ncursors--;
+	if (s->ncursors == 0 && s->implicit && !s->snapshot) {
 		s->implicit = 0;
 		pg_exec(s, "COMMIT", NULL, "reading");
 	}
@@ -249,13 +254,34 @@ static int fetch(struct pg_stmt *q)
 	return 0;
 }
 
+/* A statement failed in a transaction begun for reading (a cursor's, a
+ * reader's snapshot): it is rolled back, so the next statement is not
+ * refused as one of an aborted transaction (and says its own failure). */
+static void read_failed(struct pg_store *s)
+{
+	if (s->implicit && PQtransactionStatus(s->conn) == PQTRANS_INERROR) {
+		PQclear(PQexec(s->conn, "ROLLBACK"));
+		s->implicit = 0;
+	}
+}
+
+static int step(struct pg_stmt *q);
+
 int pg_step(struct store_stmt *qq)
 {
-	struct pg_stmt *q = Q(qq);
+	int rc = step(Q(qq));
+
+	if (rc < 0)
+		read_failed(Q(qq)->s);
+	return rc;
+}
+
+static int step(struct pg_stmt *q)
+{
 	int rc;
 
 	if (!q->executed) {
-		if ((rc = pg_copy_end(q->s)))
+		if ((rc = pg_copy_end(q->s)) || (rc = pg_snapshot(q->s, q->what)))
 			return rc;
 		q->executed = 1;
 		q->done = 0;
