@@ -80,6 +80,7 @@ BEGIN
 	ALTER INDEX requests_pkey RENAME TO requests_v7_pkey;
 	ALTER INDEX replays_pkey RENAME TO replays_v7_pkey;
 	ALTER INDEX samples_run_time RENAME TO samples_v7_run_time;
+	ALTER INDEX IF EXISTS requests_run_dev RENAME TO requests_v7_run_dev;
 	CREATE SEQUENCE IF NOT EXISTS samples_seq;
 END $$;
 
@@ -129,6 +130,9 @@ CREATE TABLE requests (
 	day          integer NOT NULL,
 	PRIMARY KEY (run, id, day)
 ) PARTITION BY RANGE (day);
+-- a run's devices and their ids by a seek each, its rows by device (as
+-- SQLite's requests_run_dev, whose rowid is id)
+CREATE INDEX requests_run_dev ON requests (run, dev, id);
 
 CREATE TABLE samples (
 	run     bigint NOT NULL,
@@ -188,6 +192,28 @@ BEGIN
 		END IF;
 	END LOOP;
 	RETURN lo;
+END $$;
+
+-- iotape_analyze(DAY, ROWS): statistics of DAY's month's partitions again
+-- after a writer loaded ROWS rows into them, when those are a tenth of what
+-- they held or they never had any: a reader's plan of a run just pushed is
+-- then an index scan in id order, not a sort of rows the planner thought
+-- few. Outside the writer's transaction (ANALYZE holds SHARE UPDATE
+-- EXCLUSIVE on the partition until the commit).
+CREATE FUNCTION iotape_analyze(d integer, n bigint) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE
+	suffix text := to_char(DATE '1970-01-01' + d, 'YYYY_MM');
+	t text;
+	had real;
+BEGIN
+	FOREACH t IN ARRAY ARRAY['events', 'requests', 'samples', 'replays'] LOOP
+		SELECT reltuples INTO had FROM pg_class
+		WHERE oid = to_regclass(t || '_' || suffix);
+		IF had IS NOT NULL AND (had < 0 OR n > 0.1 * had) THEN
+			EXECUTE format('ANALYZE %I', t || '_' || suffix);
+		END IF;
+	END LOOP;
 END $$;
 
 -- Whether DAY's month has its partitions (a writer asks before its run's
@@ -515,7 +541,8 @@ BEGIN
 		EXECUTE 'GRANT USAGE ON ALL SEQUENCES IN SCHEMA ' ||
 			quote_ident(current_schema()) || ' TO iotape_writer';
 		GRANT EXECUTE ON FUNCTION iotape_load_tables(), iotape_land(text, bigint),
-			iotape_partition(integer) TO iotape_writer;
+			iotape_partition(integer), iotape_analyze(integer, bigint)
+			TO iotape_writer;
 	END IF;
 END $$;
 
@@ -524,7 +551,8 @@ DECLARE
 	f text;
 BEGIN
 	FOREACH f IN ARRAY ARRAY['iotape_partition(integer)', 'iotape_runs_gone()',
-				 'iotape_load_tables()', 'iotape_land(text, bigint)']
+				 'iotape_load_tables()', 'iotape_land(text, bigint)',
+				 'iotape_analyze(integer, bigint)']
 	LOOP
 		EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_temp', f,
 			       current_schema());

@@ -20,7 +20,7 @@
 	X(PQntuples) X(PQputCopyData) X(PQputCopyEnd) \
 	X(PQresultErrorField) X(PQresultErrorMessage) X(PQresultStatus) \
 	X(PQsetNoticeProcessor) X(PQstatus) X(PQtransactionStatus) \
-	X(PQescapeIdentifier) X(PQuser)
+	X(PQescapeIdentifier) X(PQuser) X(PQescapeLiteral) X(PQgetCopyData)
 
 struct pq_api {
 #define PQ_MEMBER(f) __typeof__(&f) f##_p;
@@ -65,6 +65,8 @@ int pq_load(char *err, size_t errlen);
 #define PQtransactionStatus (pq_api.PQtransactionStatus_p)
 #define PQescapeIdentifier (pq_api.PQescapeIdentifier_p)
 #define PQuser (pq_api.PQuser_p)
+#define PQescapeLiteral (pq_api.PQescapeLiteral_p)
+#define PQgetCopyData (pq_api.PQgetCopyData_p)
 #endif
 
 #endif

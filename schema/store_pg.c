@@ -105,6 +105,7 @@ int pg_exec(struct pg_store *s, const char *sql, PGresult **res,
 
 	if (res)
 		*res = NULL;
+	pg_settle(s);
 	if ((rc = pg_copy_end(s)))
 		return rc;
 	r = PQexec(s->conn, sql);
@@ -125,8 +126,11 @@ static int exec_i64(struct pg_store *s, PGconn *c, const char *sql, int64_t v,
 	PGresult *r;
 	int rc;
 
-	if (c == s->conn && (rc = pg_copy_end(s)))
-		return rc;
+	if (c == s->conn) {
+		pg_settle(s);
+		if ((rc = pg_copy_end(s)))
+			return rc;
+	}
 	snprintf(buf, sizeof(buf), "%" PRId64, v);
 	r = PQexecParams(c, sql, 1, NULL, p, NULL, NULL, 0);
 	if (!(rc = pg_verdict(s, r, what)) && out)
@@ -342,10 +346,11 @@ static void find_connect_timeout(struct pg_store *s, const char *path)
  * cursors, load tables). */
 static void forget_session(struct pg_store *s)
 {
+	s->streaming = NULL;
+	s->nloaded = 0;
 	pg_copy_drop(s);
 	s->copying = -1;
 	s->copy_failed = 0;
-	s->ncursors = 0;
 	s->implicit = 0;
 	s->load_tables = 0;
 	s->day_run = 0;
@@ -471,7 +476,8 @@ int pg_snapshot(struct pg_store *s, const char *what)
 /* Ends the transaction begun for reading when nothing reads in it. */
 static int end_implicit(struct pg_store *s)
 {
-	if (!s->implicit || s->ncursors)
+	pg_settle(s);
+	if (!s->implicit)
 		return 0;
 	s->implicit = 0;
 	return pg_exec(s, "COMMIT", NULL, "reading");
@@ -549,13 +555,8 @@ static int pg_begin(struct store *st, int bulk)
 	int rc;
 
 	(void)bulk;
-	/* the transaction open cursors began becomes the caller's: closing
-	 * them must not commit it; a reader's snapshot with no cursor ends,
-	 * its writes are a transaction of their own */
-	if (s->implicit && s->ncursors) {
-		s->implicit = 0;
-		return 0;
-	}
+	/* a reader's snapshot ends (streams still open take their rows into
+	 * memory): its writes are a transaction of their own */
 	if ((rc = end_implicit(s)))
 		return rc;
 	return pg_exec(s, "BEGIN", NULL, "beginning transaction");
@@ -579,6 +580,18 @@ static int pg_commit(struct store *st)
 		rc = store_fail(st, STORE_E_SQLITE, "committing: the transaction "
 				"had failed and was rolled back");
 	PQclear(r);
+	/* the statistics of the months loaded, after the commit (an
+	 * ANALYZE's lock not held through the transaction); a failure is not
+	 * the commit's */
+	for (int i = 0; !rc && i < s->nloaded; i++) {
+		char d[16], n[24];
+		const char *p[2] = { d, n };
+		snprintf(d, sizeof(d), "%d", s->loaded[i].day);
+		snprintf(n, sizeof(n), "%" PRId64, s->loaded[i].rows);
+		PQclear(PQexecParams(s->conn, "SELECT iotape_analyze($1, $2)", 2,
+				     NULL, p, NULL, NULL, 0));
+	}
+	s->nloaded = 0;
 	return rc;
 }
 
@@ -586,7 +599,9 @@ static int pg_rollback(struct store *st)
 {
 	struct pg_store *s = pg(st);
 
+	pg_settle(s);
 	pg_copy_drop(s);
+	s->nloaded = 0;
 	if (PQstatus(s->conn) == CONNECTION_BAD)
 		return 0;       /* the server rolled it back */
 	return pg_exec(s, "ROLLBACK", NULL, "rolling back");

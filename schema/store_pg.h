@@ -42,9 +42,12 @@ struct pg_store {
 	int load_tables;            /* the load tables are made */
 	int64_t day_run;            /* the run whose day (partition key) */
 	int day;                    /* is known */
-	int ncursors;               /* cursors open */
-	int implicit;               /* a transaction begun for cursors only, or
-				     * for a reader's snapshot */
+	struct pg_stmt *streaming;  /* the statement whose stream (COPY TO)
+				     * holds the connection: pg_settle() */
+	struct { int day; int64_t rows; } loaded[8]; /* rows loaded in this */
+	int nloaded;                /* transaction, by day: iotape_analyze() */
+	int implicit;               /* a transaction begun for a reader's
+				     * snapshot */
 	int snapshot;               /* a reader's store: its reads in one
 				     * snapshot (REPEATABLE READ), from the
 				     * first until a write or the close */
@@ -58,6 +61,13 @@ static inline struct pg_store *pg(struct store *st)
 {
 	return (struct pg_store *)st;
 }
+
+struct pg_stmt;
+
+/* Takes the rest of an open stream's rows into memory (its statement reads
+ * them from there), so the connection is free for another statement;
+ * every statement calls it first. */
+void pg_settle(struct pg_store *s);
 
 /* Sets the message to "what: the server's message" (its first line; a
  * timeout's names the setting and its value) and returns its code:

@@ -158,6 +158,7 @@ static int copy_open(struct pg_store *s, enum store_bulk t)
 	PGresult *r;
 	int rc;
 
+	pg_settle(s);
 	if (s->staged && !s->load_tables) {
 		if ((rc = exec_now(s, "SELECT iotape_load_tables()", 0, NULL)))
 			return rc;
@@ -301,6 +302,22 @@ static int row_done(struct pg_store *s, enum store_bulk t)
 	return 0;
 }
 
+/* One more row loaded into s->day's month in this transaction. */
+static void count_loaded(struct pg_store *s)
+{
+	int i = 0;
+
+	while (i < s->nloaded && s->loaded[i].day != s->day)
+		i++;
+	if (i == s->nloaded) {
+		if (s->nloaded == (int)(sizeof(s->loaded) / sizeof(s->loaded[0])))
+			return;
+		s->loaded[s->nloaded].day = s->day;
+		s->loaded[s->nloaded++].rows = 0;
+	}
+	s->loaded[i].rows++;
+}
+
 int pg_bulk_add(struct store *st, enum store_bulk t,
 		const struct store_val *v)
 {
@@ -337,6 +354,7 @@ int pg_bulk_add(struct store *st, enum store_bulk t,
 		}
 	}
 	f_i32(b, s->day);
+	count_loaded(s);
 	return row_done(s, t);
 }
 
