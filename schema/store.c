@@ -228,6 +228,7 @@ void store_close(struct store *st)
 	store_summary_forget(st);
 	free(st->pending);
 	free(st->streams);
+	free(st->made);
 	if (st->drv) {
 		for (int k = 0; k < STORE_K_NKEPT; k++)
 			if (st->kept[k])
@@ -278,6 +279,7 @@ static int begin(struct store *st, int bulk)
 	int rc;
 
 	store_summary_forget(st);
+	st->nmade = 0;
 	rc = st->drv->begin(st, bulk);
 	st->in_txn = !rc;
 	return rc;
@@ -297,8 +299,11 @@ int store_commit(struct store *st)
 {
 	int rc = store_summary_pending(st);
 
+	if (!rc)
+		rc = store_runs_counts(st);
 	store_summary_forget(st);
 	st->in_txn = 0;
+	st->nmade = 0;
 	return rc ? rc : st->drv->commit(st);
 }
 
@@ -307,6 +312,7 @@ int store_rollback(struct store *st)
 	store_summary_forget(st);
 	st->in_txn = 0;
 	st->ev_run = 0;
+	st->nmade = 0;
 	return st->drv->rollback(st);
 }
 

@@ -14,7 +14,7 @@
 
 #include "schema/trace_record.h"
 
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 
 enum store_err {
 	STORE_E_SQLITE = 1,   /* the back end failed; see store_errmsg() */

@@ -106,6 +106,10 @@ struct store {
 	/* the run events were last added to, and the ids they got (runs.
 	 * first_event .. last_event) */
 	int64_t ev_run, ev_first, ev_last;
+	/* the runs this transaction created and the requests rows each got
+	 * (runs.requests, written by store_run_finish()) */
+	struct store_made { int64_t run, requests; int made; } *made;
+	size_t nmade, mcap;
 };
 
 /* The part of every cursor the front knows. */
@@ -310,6 +314,13 @@ int store_summary_missing(struct store *st, int64_t **ids, size_t *n);
 int store_fleet_rank(struct store *st, const char *dir, const char *ncol,
 		     const char *col, int64_t since_ns, size_t limit,
 		     struct store_fleet_row **out, size_t *n);
+
+/* One more requests row of run, counted when this transaction made it. */
+void store_runs_count_request(struct store *st, int64_t run);
+
+/* At the commit: runs.requests of each run this transaction wrote requests
+ * of (or made): the count when it made the run, else NULL. */
+int store_runs_counts(struct store *st);
 
 /* Forgets what st knows of run's events (it is being deleted). */
 void store_runs_forget(struct store *st, int64_t run);

@@ -132,6 +132,7 @@ int store_request_add(struct store *st, int64_t run, int64_t id,
 	v_opt(&v[24], (int64_t)rq->orig_sector, rq->has_orig);
 	if ((rc = store_bulk(st, STORE_BULK_REQUESTS, v)))
 		return rc;
+	store_runs_count_request(st, run);
 	if (st->nstreams)
 		store_summary_stream_add(st, run, rq);
 	return 0;

@@ -101,7 +101,59 @@ int store_run_create(struct store *st, const struct run_info *ri, int64_t *id)
 				  ri->name);
 	if (rc)
 		return rc;
-	return st->in_txn ? store_summary_stream_open(st, *id) : 0;
+	if (!st->in_txn)
+		return 0;
+	/* every requests row it gets in this transaction is counted */
+	if (st->nmade == st->mcap) {
+		size_t cap = st->mcap ? 2 * st->mcap : 4;
+		struct store_made *m = realloc(st->made, cap * sizeof(*m));
+		if (!m)
+			return store_fail(st, ENOMEM, "out of memory");
+		st->made = m;
+		st->mcap = cap;
+	}
+	st->made[st->nmade].run = *id;
+	st->made[st->nmade].made = 1;
+	st->made[st->nmade++].requests = 0;
+	return store_summary_stream_open(st, *id);
+}
+
+void store_runs_count_request(struct store *st, int64_t run)
+{
+	/* most transactions write one run: the last first */
+	for (size_t i = st->nmade; i-- > 0;)
+		if (st->made[i].run == run) {
+			st->made[i].requests++;
+			return;
+		}
+	/* a run this transaction did not make: its count is not known here */
+	if (st->nmade == st->mcap) {
+		size_t cap = st->mcap ? 2 * st->mcap : 4;
+		struct store_made *m = realloc(st->made, cap * sizeof(*m));
+		if (!m)
+			return;    /* its count stays: a listing's number may lag */
+		st->made = m;
+		st->mcap = cap;
+	}
+	st->made[st->nmade].run = run;
+	st->made[st->nmade].made = 0;
+	st->made[st->nmade++].requests = 0;
+}
+
+int store_runs_counts(struct store *st)
+{
+	static const struct store_sql sql = { .sql = "UPDATE runs SET requests = "
+		"?2 WHERE id = ?1" };
+	int rc = 0;
+
+	/* a run made here: every row counted; another: NULL (counted when
+	 * listed) */
+	for (size_t i = 0; i < st->nmade && !rc; i++)
+		rc = store_do(st, &sql, "counting requests", NULL, "io",
+			      st->made[i].run, st->made[i].requests,
+			      st->made[i].made);
+	st->nmade = 0;
+	return rc;
 }
 
 int store_run_free_name(struct store *st, const char *prefix, char *out,
@@ -218,48 +270,14 @@ int store_run_get(struct store *st, int64_t run, struct store_run *out)
 	return 0;
 }
 
-/* Each listed run's figures from its own rows: its last event's time, its
- * requests (-1 unless counted), its first and last sample times (index
- * look-ups; the run a parameter, so a store partitioned by run reads only
- * its partitions). */
-static int list_figures(struct store *st, int count_requests,
-			struct store_run_listing *l, size_t n)
-{
-	static const struct store_sql sql[2] = {
-		{ .sql = "SELECT (SELECT time_ns FROM events WHERE run = ?1 AND id = ?2), "
-		  "-1, min(time_ns), max(time_ns) FROM samples WHERE run = ?1" },
-		{ .sql = "SELECT (SELECT time_ns FROM events WHERE run = ?1 AND id = ?2), "
-		  "(SELECT count(*) FROM requests WHERE run = ?1), min(time_ns), "
-		  "max(time_ns) FROM samples WHERE run = ?1" },
-	};
-	const struct store_driver *d = st->drv;
-	struct store_stmt *q;
-	int rc = 0;
-
-	if (!n)
-		return 0;
-	if ((rc = d->prepare(st, store_sql_text(st, &sql[count_requests != 0]),
-			     STORE_STMT_KEEP, "reading runs", &q)))
-		return rc;
-	for (size_t i = 0; i < n && !rc; i++) {
-		struct store_run_listing *r = &l[i];
-		d->bind_i64(q, 1, r->run.id);
-		if (r->run.last_event)
-			d->bind_i64(q, 2, r->run.last_event);
-		else
-			d->bind_null(q, 2);
-		if ((rc = d->step(q)) > 0) {
-			r->run.last_ns = col_i64_or(st, q, 0, 0);
-			r->requests = col_i64_or(st, q, 1, -1);
-			r->sample_first_ns = col_i64_or(st, q, 2, STORE_NO_TIME);
-			r->sample_last_ns = col_i64_or(st, q, 3, STORE_NO_TIME);
-			rc = 0;
-		}
-		d->reset(q);
-	}
-	d->finalize(q);
-	return rc;
-}
+/* Each run's figures from its own rows, in the listing's one statement:
+ * its last event's time, its requests (-1 unless counted), its first and
+ * last sample times (index look-ups; aggregates the database computes). */
+#define LIST_FIGURES(count) ", " count ", (SELECT min(time_ns) FROM samples " \
+	"s WHERE s.run = runs.id), (SELECT max(time_ns) FROM samples s WHERE " \
+	"s.run = runs.id)"
+#define LAST_NS "(SELECT time_ns FROM events e WHERE e.run = runs.id AND " \
+	"e.id = runs.last_event)"
 
 static int runs_list(struct store *st, int count_requests,
 		     const struct store_run_filter *f,
@@ -276,8 +294,11 @@ static int runs_list(struct store *st, int count_requests,
 	*n = 0;
 	if (store_filter_sql(f, 1, cond, sizeof(cond), params, num, &np))
 		return store_fail(st, STORE_E_SQLITE, "reading runs: filter too long");
-	snprintf(text, sizeof(text), "SELECT " RUN_COLS_LAST("NULL") " FROM runs"
-		 " WHERE 1 = 1%s ORDER BY id", cond);
+	snprintf(text, sizeof(text), "SELECT " RUN_COLS_LAST(LAST_NS) "%s FROM "
+		 "runs WHERE 1 = 1%s ORDER BY id", count_requests ?
+		 LIST_FIGURES("coalesce(runs.requests, (SELECT count(*) FROM "
+			      "requests q WHERE q.run = runs.id))") :
+		 LIST_FIGURES("-1"), cond);
 	if ((rc = store_prep(st, &sql, 0, "reading runs", &q, NULL)))
 		return rc;
 	for (int i = 0; i < np; i++)
@@ -288,20 +309,16 @@ static int runs_list(struct store *st, int count_requests,
 		if (!r)
 			break;
 		run_row(st, q, &r->run);
+		r->requests = col_i64_or(st, q, 17, -1);
+		r->sample_first_ns = col_i64_or(st, q, 18, STORE_NO_TIME);
+		r->sample_last_ns = col_i64_or(st, q, 19, STORE_NO_TIME);
 	}
 	st->drv->finalize(q);
 	if (rc < 0) {
 		store_list_free(&l);
 		return rc;
 	}
-	if ((rc = store_list_finish(st, &l, (void **)out, n)))
-		return rc;
-	if ((rc = list_figures(st, count_requests, *out, *n))) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
-	}
-	return rc;
+	return store_list_finish(st, &l, (void **)out, n);
 }
 
 int store_runs_list(struct store *st, int count_requests,

@@ -334,15 +334,13 @@ for f in "$REPO_ROOT"/schema/00[1-5]_*.sql; do
 done
 v5 -c "UPDATE iotape_schema SET version = 5" > /dev/null || mig="version"
 for tb in runs settings devices processes commands run_stats metrics events requests samples replays; do
-	col=run cols='*'; [ $tb = runs ] && col=id
-	case $tb in
-	events|requests|samples|replays)   # without schema 8's day
-		cols=$(pg_psql "SELECT string_agg(attname, ', ' ORDER BY attnum) FROM pg_attribute
-			WHERE attrelid = '$tb'::regclass AND attnum > 0 AND attname <> 'day'") ;;
-	esac
+	col=run; [ $tb = runs ] && col=id
+	# the columns the version 5 store has (not schema 8's day nor 9's requests)
+	cols=$(v5 -c "SELECT string_agg(attname, ', ' ORDER BY attnum) FROM pg_attribute
+		WHERE attrelid = '$tb'::regclass AND attnum > 0 AND NOT attisdropped")
 	"$PG_BIN/psql" -X -q -h "$PG_DIR" -U postgres -d iotape \
 		-c "COPY (SELECT $cols FROM $tb WHERE $col = $lid) TO STDOUT" |
-		v5 -c "COPY $tb FROM STDIN" > /dev/null 2> v5.err || mig="$tb: $(cat v5.err)"
+		v5 -c "COPY $tb ($cols) FROM STDIN" > /dev/null 2> v5.err || mig="$tb: $(cat v5.err)"
 done
 v5 -c "SELECT setval(pg_get_serial_sequence('runs', 'id'), max(id)) FROM runs" > /dev/null
 check_eq "a version 5 store made from schema/001-005 with run lf's rows" ok "$mig"
