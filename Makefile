@@ -57,11 +57,10 @@ DEB_CHECK += /usr/include/fuse3/fuse_lowlevel.h /usr/bin/fusermount3
 
 LIB_SRC = lib/util.c lib/dl.c lib/emit.c lib/options.c lib/outfile.c lib/spill.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
-	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_sqlite.c \
-	schema/store_sqlite_batch.c schema/store_sqlite_read.c schema/store_metric.c \
-	schema/store_pg.c schema/pq_dl.c schema/store_pg_util.c schema/store_pg_copy.c schema/store_pg_read.c \
-	schema/store_summary.c schema/store_sqlite_summary.c schema/store_pg_summary.c \
-	schema/store_copy.c \
+	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_runs.c \
+	schema/store_rows.c schema/store_metric.c schema/store_summary.c schema/store_copy.c \
+	schema/store_sqlite.c schema/store_pg.c schema/store_pg_stmt.c schema/store_pg_copy.c \
+	schema/pq_dl.c \
 	$(BUILD)/schema_sql.c $(BUILD)/schema_pg_sql.c capture/procstat.c capture/vmstat_text.c \
 	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
 	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_time.c \
@@ -105,8 +104,8 @@ SRC = $(LIB_SRC) $(CORE_SRC) $(MODEL_SRC) $(CMD_SRC) $(PLOT_SRC) $(REPLAY_SRC) \
 	$(DISK_SRC)
 OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BUILD)/%,$(SRC))) \
 	$(BUILD)/schema_sql.o $(BUILD)/schema_pg_sql.o
+# the schema, written once for both dialects (schema/embed.sh -d)
 SQL = $(sort $(wildcard schema/[0-9][0-9][0-9]_*.sql))
-PG_SQL = $(sort $(wildcard schema/pg/[0-9][0-9][0-9]_*.sql))
 
 UNIT_TESTS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -123,14 +122,14 @@ $(BUILD)/%.o: %.c $(wildcard */*.h) | $(BUILD)
 
 $(BUILD)/schema_sql.c: $(SQL) schema/embed.sh | $(BUILD)
 	@echo "  GEN   $@"
-	$(Q)sh schema/embed.sh $(SQL) > $@.tmp && mv $@.tmp $@
+	$(Q)sh schema/embed.sh -d sqlite $(SQL) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/schema_sql.o: $(BUILD)/schema_sql.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/schema_pg_sql.c: $(PG_SQL) schema/embed.sh | $(BUILD)
+$(BUILD)/schema_pg_sql.c: $(SQL) schema/embed.sh | $(BUILD)
 	@echo "  GEN   $@"
-	$(Q)sh schema/embed.sh -n store_pg_migrations $(PG_SQL) > $@.tmp && mv $@.tmp $@
+	$(Q)sh schema/embed.sh -d postgresql -n store_pg_migrations $(SQL) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/schema_pg_sql.o: $(BUILD)/schema_pg_sql.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<

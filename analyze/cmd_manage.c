@@ -163,7 +163,9 @@ static void vacuum_usage(FILE *fp)
 "\n"
 "Rewrites the database so the space of deleted runs goes back to the file\n"
 "system (SQLite's VACUUM; needs about the database's size free on disk), and\n"
-"prints its size before and after.\n");
+"prints its size before and after. On PostgreSQL, VACUUM of the store's\n"
+"tables (their owner's to run: another role is told nothing was done) makes\n"
+"the space reusable and gives little back.\n");
 	opt_usage(fp, vacuum_options, ARRAY_SIZE(vacuum_options), 13, NULL);
 }
 
@@ -194,8 +196,16 @@ int cmd_vacuum(int argc, char **argv)
 		store_close(st);
 		return -1;
 	}
-	printf("%s: %" PRId64 " bytes before, %" PRId64 " after (%.1f MiB freed)\n",
-	       db, before, after, (double)(before - after) / (1024.0 * 1024.0));
+	/* the store as messages name it: no password of a URL */
+	if (after <= before)
+		printf("%s: %" PRId64 " bytes before, %" PRId64 " after (%.1f MiB "
+		       "freed)\n", store_name(st), before, after,
+		       (double)(before - after) / (1024.0 * 1024.0));
+	else
+		printf("%s: %" PRId64 " bytes before, %" PRId64 " after (nothing "
+		       "freed: %.1f MiB more, the server keeps deleted rows' space "
+		       "for new ones)\n", store_name(st), before, after,
+		       (double)(after - before) / (1024.0 * 1024.0));
 	store_close(st);
 	return 0;
 }

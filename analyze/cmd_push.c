@@ -104,9 +104,13 @@ static int copy_runs(const char *cmd, const char *from, const char *to,
 		dt = now_s() - t0;
 		printf("%s '%s' as '%s': %" PRId64 " events, %" PRId64 " requests, %"
 		       PRId64 " samples, %" PRId64 " replayed I/Os; %" PRId64
-		       " rows in %.2f s\n", push ? "pushed" : "pulled",
+		       " rows in %.2f s", push ? "pushed" : "pulled",
 		       runs[i].name, c.name, c.events, c.requests, c.samples,
 		       c.replays, c.rows, dt);
+		if (c.retries)
+			printf(" (its transaction tried %d more time%s)", c.retries,
+			       c.retries > 1 ? "s" : "");
+		putchar('\n');
 	}
 out:
 	free(runs);

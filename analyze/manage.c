@@ -83,51 +83,76 @@ int manage_resolve(struct store *st, char *const *args, int nargs,
 	return 0;
 }
 
-int manage_rm(struct store *st, const struct run_ref *runs, size_t n,
-	      int64_t *kept_replays, char *err, size_t errlen)
+/* One try of manage_rm(): its transaction. */
+static int rm_once(struct store *st, const struct run_ref *runs, size_t n,
+		   int64_t *kept_replays)
 {
 	int rc;
 
 	*kept_replays = 0;
 	if ((rc = store_begin(st)))
-		goto fail;
+		return rc;
+	/* in id order (manage_resolve() sorts): two deletes of the same runs
+	 * take their rows' locks in one order */
 	for (size_t i = 0; i < n; i++) {
 		int64_t kept = 0;
-		if ((rc = store_run_delete(st, runs[i].id, &kept))) {
-			store_rollback(st);
+		if ((rc = store_run_delete(st, runs[i].id, &kept)))
 			goto fail;
-		}
 		*kept_replays += kept;
 	}
 	if (!(rc = store_commit(st)))
 		return 0;
-	store_rollback(st);
 fail:
-	snprintf(err, errlen, "%s", store_errmsg(st));
+	{
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s", store_errmsg(st));
+		store_rollback(st);
+		store_fail_keep(st, msg);
+	}
+	return rc;
+}
+
+int manage_rm(struct store *st, const struct run_ref *runs, size_t n,
+	      int64_t *kept_replays, char *err, size_t errlen)
+{
+	int rc;
+
+	for (int k = 0; (rc = rm_once(st, runs, n, kept_replays)) &&
+			store_again(st, rc, k); k++)
+		;
+	if (rc)
+		snprintf(err, errlen, "%s", store_errmsg(st));
+	return rc;
+}
+
+/* One try of manage_mv(): its transaction. */
+static int mv_once(struct store *st, const char *old, const char *name)
+{
+	int64_t id;
+	int rc;
+
+	if ((rc = store_run_find(st, old, &id)) || (rc = store_begin(st)))
+		return rc;
+	if (!(rc = store_run_rename(st, id, name)) && !(rc = store_commit(st)))
+		return 0;
+	{
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s", store_errmsg(st));
+		store_rollback(st);
+		store_fail_keep(st, msg);
+	}
 	return rc;
 }
 
 int manage_mv(struct store *st, const char *old, const char *name, char *err,
 	      size_t errlen)
 {
-	int64_t id;
 	int rc;
 
-	if ((rc = store_run_find(st, old, &id)))
-		goto fail;
-	if ((rc = store_begin(st)))
-		goto fail;
-	if ((rc = store_run_rename(st, id, name))) {
-		char msg[512];
-		snprintf(msg, sizeof(msg), "%s", store_errmsg(st));
-		store_rollback(st);
-		snprintf(err, errlen, "%s", msg);
-		return rc;
-	}
-	if (!(rc = store_commit(st)))
-		return 0;
-	store_rollback(st);
-fail:
-	snprintf(err, errlen, "%s", store_errmsg(st));
+	for (int k = 0; (rc = mv_once(st, old, name)) && store_again(st, rc, k);
+	     k++)
+		;
+	if (rc)
+		snprintf(err, errlen, "%s", store_errmsg(st));
 	return rc;
 }

@@ -1,29 +1,36 @@
-# bench/bench_pg.sh: the PostgreSQL store against SQLite, on a private server
-# (tests/lib.sh pg_start; fsync off, as a scratch server): `import` of the bench
-# trace into each, `push` of the SQLite run (rows per second: events + requests +
-# every other row copied), `report` from each, and `fleet` over 1,000 runs: from
-# their summaries (run_summary, what fleet reads) against the exact p99 scanned
-# from their requests in the server (the query fleet ran before schema 7), with
-# the summaries' back-fill timed apart. Run by bench/bench.sh after it
-# cached the trace; alone: BENCH_DIR=... IOTAPE=... bash bench/bench_pg.sh.
-# Skipped (one line) without the server binaries.
+# bench/bench_pg.sh: the PostgreSQL store against SQLite and against psql, on a
+# private server (tests/lib.sh pg_start; fsync off, as a scratch server), each
+# figure beside its peer measured in the same run:
+#  - push of the bench trace's run (rows per second: events + requests), as the
+#    store's owner (binary COPY into the tables) and as a writer role (binary
+#    COPY into its session's load tables, then iotape_land()), against
+#    `psql \copy ... (FORMAT binary)` of the same rows into the same keyed
+#    tables (the rows of the run dumped by COPY TO first);
+#  - import into each store; report, dump and compare of the run from each;
+#  - runs and fleet over 1,000 and over 10,000 runs of 1,000 requests each
+#    (made in SQL, with their summaries), against the exact p99 scanned from
+#    their requests in the server (what fleet did before schema 7).
+# Run by bench/bench.sh after it cached the trace; alone:
+#   BENCH_DIR=... IOTAPE=... bash bench/bench_pg.sh
+# (BENCH_TRACE=FILE: another trace; BENCH_PG_RUNS="1000 10000": the fleet
+# sizes). Skipped (one line) without the server binaries.
 
 . "$(dirname "$0")/../tests/lib.sh"
 
 BENCH_DIR=${BENCH_DIR:-/var/tmp/iotape-bench}
-TRACE=$BENCH_DIR/trace.bin
+TRACE=${BENCH_TRACE:-$BENCH_DIR/trace.bin}
 REPS=${BENCH_REPS:-3}
+SIZES=${BENCH_PG_RUNS:-1000 10000}
 
 if ! [ -x "$PG_BIN/initdb" ]; then
 	echo "postgresql: skipped (no server binaries in $PG_BIN; make deps)"
 	exit 0
 fi
 [ -s "$TRACE" ] || { echo "bench_pg: no $TRACE (run make bench)" >&2; exit 1; }
-# a query over every run's partitions locks each (and its key) until it ends:
-# 1000 runs need more than the default lock table (README, "fleet")
-PG_OPTS="-c max_locks_per_transaction=256" pg_start ||
-	{ echo "bench_pg: cannot start PostgreSQL" >&2; exit 1; }
+pg_start || { echo "bench_pg: cannot start PostgreSQL" >&2; exit 1; }
 DB=$TEST_TMP/pg.db
+host=$(hostname)
+W="postgresql:///iotape?host=$PG_DIR&user=writer"
 
 # wall CMD...: the wall time of CMD in seconds (its output dropped)
 wall() {
@@ -36,74 +43,126 @@ wall() {
 # med V...: the median
 med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-isq=() ipg=() push=() rsq=() rpg=()
+"$IOTAPE" fleet --migrate --db "$PG_URL" > /dev/null || exit 1
+pg_psql "CREATE ROLE iotape_writer NOLOGIN; CREATE ROLE iotape_reader NOLOGIN;
+	CREATE ROLE writer LOGIN IN ROLE iotape_writer;
+	INSERT INTO iotape_machines VALUES ('writer', '$host'); SELECT iotape_grant()" > /dev/null || exit 1
+
+isq=() ipg=() push=() wpush=() copy=() rsq=() rpg=() dsq=() dpg=() csq=() cpg=()
+rm -f "$DB"
+"$IOTAPE" import --quiet --db "$DB" --run b "$TRACE" || exit 1
+"$IOTAPE" push --db "$DB" --to "$PG_URL" b > /dev/null || exit 1
+rid=$(pg_psql "SELECT id FROM runs WHERE name = '$host:b'")
+rows=$(pg_psql "SELECT (SELECT count(*) FROM events WHERE run = $rid) + (SELECT count(*) FROM requests WHERE run = $rid)")
+# the peer: the same rows, dumped in COPY's binary format, loaded by psql \copy
+pg_psql "COPY (SELECT * FROM events WHERE run = $rid) TO '$PG_DIR/ev.copy' (FORMAT binary);
+	COPY (SELECT * FROM requests WHERE run = $rid) TO '$PG_DIR/rq.copy' (FORMAT binary)" > /dev/null || exit 1
+psql_copy() {
+	"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -U postgres -d iotape \
+		-c "BEGIN" -c "\\copy events FROM '$PG_DIR/ev.copy' (FORMAT binary)" \
+		-c "\\copy requests FROM '$PG_DIR/rq.copy' (FORMAT binary)" -c "COMMIT"
+}
 for ((i = 0; i < REPS; i++)); do
-	rm -f "$DB"
-	[ $i = 0 ] || "$IOTAPE" rm --db "$PG_URL" --force '*' > /dev/null || exit 1
-	isq+=("$(wall "$IOTAPE" import --quiet --db "$DB" --run b "$TRACE")") || exit 1
-	ipg+=("$(wall "$IOTAPE" import --quiet --db "$PG_URL" --run b "$TRACE")") || exit 1
+	"$IOTAPE" rm --db "$PG_URL" --force '*' > /dev/null || exit 1
+	pg_psql "INSERT INTO runs (id, name, kind, created_ns) OVERRIDING SYSTEM VALUE
+		VALUES ($rid, 'peer', 'import', (extract(epoch FROM now()) * 1e9)::bigint)" > /dev/null
+	copy+=("$(wall psql_copy)") || exit 1
+	"$IOTAPE" rm --db "$PG_URL" --force '*' > /dev/null || exit 1
 	push+=("$(wall "$IOTAPE" push --db "$DB" --to "$PG_URL" b)") || exit 1
+	wpush+=("$(wall "$IOTAPE" push --db "$DB" --to "$W" --replace b)") || exit 1
 done
-rows=$(pg_psql "SELECT (SELECT count(*) FROM events e JOIN runs r ON r.id = e.run WHERE r.name LIKE '%:b')
-	+ (SELECT count(*) FROM requests q JOIN runs r ON r.id = q.run WHERE r.name LIKE '%:b')")
+for ((i = 0; i < REPS; i++)); do
+	rm -f "$TEST_TMP/i.db"
+	isq+=("$(wall "$IOTAPE" import --quiet --db "$TEST_TMP/i.db" --run i "$TRACE")") || exit 1
+	"$IOTAPE" rm --db "$PG_URL" --force i > /dev/null 2>&1
+	ipg+=("$(wall "$IOTAPE" import --quiet --again --db "$PG_URL" --run i "$TRACE")") || exit 1
+done
 for ((i = 0; i < REPS; i++)); do
 	rsq+=("$(wall "$IOTAPE" report --db "$DB" b)") || exit 1
-	rpg+=("$(wall "$IOTAPE" report --db "$PG_URL" b)") || exit 1
+	rpg+=("$(wall "$IOTAPE" report --db "$PG_URL" "$host:b")") || exit 1
+	dsq+=("$(wall "$IOTAPE" dump --db "$DB" b)") || exit 1
+	dpg+=("$(wall "$IOTAPE" dump --db "$PG_URL" "$host:b")") || exit 1
+	csq+=("$(wall "$IOTAPE" compare --db "$DB" b b)") || exit 1
+	cpg+=("$(wall "$IOTAPE" compare --db "$PG_URL" "$host:b" "$host:b")") || exit 1
 done
-# fleet over 1000 runs of 1000 requests each (made in SQL: 1 M requests). From
-# schema 6 on each run's partitions are made with it (iotape_run_tables and
-# iotape_run_attach), 100 runs a transaction (each table holds a lock until the
-# commit: max_locks_per_transaction); the first command that opens the store
-# then gives them their summaries, as it does a store's runs from before schema
-# 7 (the same code that summarises a run landing)
-pg_psql "INSERT INTO runs (name, kind, created_ns, host)
-	SELECT 'f' || g, 'import', (extract(epoch FROM now()) * 1e9)::bigint, 'h' || (g % 50)
-	FROM generate_series(1, 1000) g" > /dev/null || exit 1
-for ((k = 0; k < 1000; k += 100)); do
-	pg_psql "DO \$\$ BEGIN IF to_regproc('iotape_run_tables') IS NOT NULL THEN
-		PERFORM iotape_run_tables(id), iotape_run_attach(id) FROM runs
-		WHERE name ~ '^f[0-9]+\$' AND substr(name, 2)::int BETWEEN $k + 1 AND $k + 100;
-		END IF; END \$\$" > /dev/null || exit 1
-done
-pg_psql "INSERT INTO requests (run, id, dev, sector, bytes, rwbs, cats, pid, q_ns, d_ns, c_ns, d_head, d_bytes)
-	SELECT r.id, k, 7340032, k * 8, 4096, CASE WHEN k % 3 = 0 THEN 'W' ELSE 'R' END, 0, 1,
-		k * 100000, k * 100000 + 1000, k * 100000 + 1000 + (hashint8(r.id * 1000 + k) & 65535) * 100,
-		1, 4096
-	FROM runs r, generate_series(1, 1000) k WHERE r.name LIKE 'f%'" > /dev/null || exit 1
-pg_psql "ANALYZE" > /dev/null || exit 1
-bf=$(wall "$IOTAPE" runs --db "$PG_URL") || exit 1
-[ "$(pg_psql "SELECT count(DISTINCT run) FROM run_summary")" -ge 1000 ] ||
-	{ echo "bench_pg: the 1000 runs got no summaries" >&2; exit 1; }
-# the exact p99 over the runs' requests, as fleet computed it before schema 7
-scan="SELECT r.id, r.name, r.host, r.kernel, r.created_ns, count(*),
-	percentile_disc(0.99) WITHIN GROUP (ORDER BY q.c_ns - q.q_ns) / 1e3::float8 AS v
-	FROM runs r JOIN requests q ON q.run = r.id
-	WHERE r.created_ns >= (extract(epoch FROM now() - interval '7 days') * 1e9)::bigint
-	AND strpos(q.rwbs, 'R') > 0 AND q.bytes > 0 AND q.q_ns IS NOT NULL AND q.c_ns IS NOT NULL
-	GROUP BY r.id ORDER BY v DESC, r.id LIMIT 20"
-fl=() fs=()
-for ((i = 0; i < REPS; i++)); do
-	fs+=("$(wall pg_psql "$scan")") || exit 1
-	fl+=("$(wall "$IOTAPE" fleet --db "$PG_URL" --worst read_q2c_p99 --since 7d)") || exit 1
-done
-awk -v events="$(sed -n 's/^events=//p' "$BENCH_DIR/trace.meta")" -v rows="$rows" \
+awk -v events="$(sed -n 's/^events=//p' "$BENCH_DIR/trace.meta" 2> /dev/null)" -v rows="$rows" \
 	-v reps="$REPS" -v pgv="$("$PG_BIN/postgres" -V)" \
-	-v isq="$(med "${isq[@]}")" -v ipg="$(med "${ipg[@]}")" -v ps="$(med "${push[@]}")" \
-	-v rsq="$(med "${rsq[@]}")" -v rpg="$(med "${rpg[@]}")" -v fl="$(med "${fl[@]}")" \
-	-v fs="$(med "${fs[@]}")" -v bf="$bf" '
+	-v cp="$(med "${copy[@]}")" -v ps="$(med "${push[@]}")" -v wp="$(med "${wpush[@]}")" \
+	-v isq="$(med "${isq[@]}")" -v ipg="$(med "${ipg[@]}")" \
+	-v rsq="$(med "${rsq[@]}")" -v rpg="$(med "${rpg[@]}")" \
+	-v dsq="$(med "${dsq[@]}")" -v dpg="$(med "${dpg[@]}")" \
+	-v csq="$(med "${csq[@]}")" -v cpg="$(med "${cpg[@]}")" '
 BEGIN {
 	printf "\nPostgreSQL store (%s, private server, fsync off), median of %d runs:\n", pgv, reps
-	printf "%-40s %8s %12s\n", "task", "wall s", "rows/s"
-	printf "%-40s %8.2f %12.0f\n", "iotape import into SQLite", isq, events / isq
-	printf "%-40s %8.2f %12.0f\n", "iotape import into PostgreSQL", ipg, events / ipg
-	printf "%-40s %8.2f %12.0f\n", "iotape push (SQLite to PostgreSQL)", ps, rows / ps
-	printf "%-40s %8.2f\n", "iotape report from SQLite", rsq
-	printf "%-40s %8.2f\n", "iotape report from PostgreSQL", rpg
-	printf "%-40s %8.2f\n", "fleet: exact p99 over 1 M requests", fs
-	printf "%-40s %8.2f\n", "summaries of 1000 runs (once, back-fill)", bf
-	printf "%-40s %8.2f\n", "iotape fleet, 1000 runs, from summaries", fl
-	printf "import PostgreSQL vs SQLite: %.2fx the time; report: %.2fx; push: %d rows (events + requests)\n",
-		ipg / isq, rpg / rsq, rows
-	printf "fleet from summaries: %.3f s against %.3f s scanning the requests (%.1fx faster)\n",
-		fl, fs, fs / fl
+	printf "%-46s %8s %12s\n", "task", "wall s", "rows/s"
+	printf "%-46s %8.2f %12.0f\n", "psql \\copy (format binary), the same rows", cp, rows / cp
+	printf "%-46s %8.2f %12.0f  %.2fx psql\n", "iotape push, as the owner", ps, rows / ps, ps / cp
+	printf "%-46s %8.2f %12.0f  %.2fx psql\n", "iotape push --replace, as a writer role", wp, rows / wp, wp / cp
+	printf "%-46s %8.2f\n", "iotape import into SQLite", isq
+	printf "%-46s %8.2f  %.2fx SQLite\n", "iotape import into PostgreSQL", ipg, ipg / isq
+	printf "%-46s %8.2f / %.2f  %.2fx\n", "report, SQLite / PostgreSQL", rsq, rpg, rpg / rsq
+	printf "%-46s %8.2f / %.2f  %.2fx\n", "dump, SQLite / PostgreSQL", dsq, dpg, dpg / dsq
+	printf "%-46s %8.2f / %.2f  %.2fx\n", "compare (the run with itself), SQLite / PostgreSQL", csq, cpg, cpg / csq
+	printf "push: %d rows (events + requests)\n", rows
 }'
+
+# ---- many runs: runs and fleet at each size (runs of 1,000 requests, made in SQL
+# with a summary and their requests' count each, as a landing run gets; this
+# month's partition)
+"$IOTAPE" rm --db "$PG_URL" --force '*' > /dev/null || exit 1
+made=0
+printf "\n%-8s %10s %10s %12s %14s\n" "runs" "runs s" "fleet s" "exact p99 s" "runs SQLite s"
+for n in $SIZES; do
+	pg_psql "SELECT iotape_partition(iotape_day((extract(epoch FROM now()) * 1e9)::bigint));
+	INSERT INTO runs (name, kind, created_ns, host, requests)
+		SELECT 'f' || g, 'import', (extract(epoch FROM now()) * 1e9)::bigint, 'h' || (g % 50), 1000
+		FROM generate_series($made + 1, $n) g;
+	INSERT INTO requests (run, id, dev, sector, bytes, rwbs, cats, pid, q_ns, d_ns, c_ns, d_head, d_bytes, day)
+		SELECT r.id, k, 7340032, k * 8, 4096, CASE WHEN k % 3 = 0 THEN 'W' ELSE 'R' END, 0, 1,
+			k * 100000, k * 100000 + 1000, k * 100000 + 1000 + (hashint8(r.id * 1000 + k) & 65535) * 100,
+			1, 4096, iotape_day(r.created_ns)
+		FROM runs r, generate_series(1, 1000) k
+		WHERE r.name ~ '^f[0-9]+\$' AND substr(r.name, 2)::int > $made;
+	INSERT INTO run_summary (run, dir, span_ns, requests, bytes, q2c_n, q2c_mean_ns, q2c_p50_ns,
+		q2c_p99_ns, q2c_max_ns, d2c_n, d2c_mean_ns, d2c_p50_ns, d2c_p99_ns, d2c_max_ns)
+		SELECT q.run, CASE WHEN q.rwbs = 'W' THEN 'write' ELSE 'read' END, 100000000000, count(*),
+			sum(q.bytes), count(*), avg(q.c_ns - q.q_ns),
+			percentile_disc(0.5) WITHIN GROUP (ORDER BY q.c_ns - q.q_ns),
+			percentile_disc(0.99) WITHIN GROUP (ORDER BY q.c_ns - q.q_ns), max(q.c_ns - q.q_ns),
+			count(*), avg(q.c_ns - q.d_ns), percentile_disc(0.5) WITHIN GROUP (ORDER BY q.c_ns - q.d_ns),
+			percentile_disc(0.99) WITHIN GROUP (ORDER BY q.c_ns - q.d_ns), max(q.c_ns - q.d_ns)
+		FROM requests q JOIN runs r ON r.id = q.run
+		WHERE r.name ~ '^f[0-9]+\$' AND substr(r.name, 2)::int > $made
+		GROUP BY q.run, q.rwbs = 'W';
+	ANALYZE" > /dev/null || exit 1
+	made=$n
+	# the same runs, requests and summaries in an SQLite file
+	rm -f "$TEST_TMP/f.db"
+	pg_psql "COPY (SELECT id, name, kind, created_ns, host, requests FROM runs WHERE name ~ '^f[0-9]+\$') TO '$PG_DIR/runs.csv' (FORMAT csv);
+		COPY (SELECT run, run * 1000 + id, dev, sector, bytes, rwbs, cats, pid, q_ns, d_ns, c_ns, d_head, d_bytes FROM requests
+			WHERE run IN (SELECT id FROM runs WHERE name ~ '^f[0-9]+\$')) TO '$PG_DIR/rq.csv' (FORMAT csv);
+		COPY (SELECT * FROM run_summary) TO '$PG_DIR/sum.csv' (FORMAT csv)" > /dev/null
+	"$IOTAPE" import --quiet --db "$TEST_TMP/f.db" --run x "$FIXTURES/robust/nested.bin" > /dev/null &&
+	"$IOTAPE" rm --db "$TEST_TMP/f.db" x > /dev/null
+	sqlite3 "$TEST_TMP/f.db" "CREATE TEMP TABLE r (id, name, kind, created_ns, host, requests);
+		CREATE TEMP TABLE q (run, id, dev, sector, bytes, rwbs, cats, pid, q_ns, d_ns, c_ns, d_head, d_bytes);
+		CREATE TEMP TABLE s (run, dir, span_ns, requests, bytes, q2c_n, q2c_mean_ns, q2c_p50_ns,
+			q2c_p99_ns, q2c_max_ns, d2c_n, d2c_mean_ns, d2c_p50_ns, d2c_p99_ns, d2c_max_ns)" \
+		".mode csv" ".import $PG_DIR/runs.csv r" ".import $PG_DIR/rq.csv q" ".import $PG_DIR/sum.csv s" \
+		"INSERT INTO runs (id, name, kind, created_ns, host, requests) SELECT * FROM r;
+		 INSERT INTO requests (run, id, dev, sector, bytes, rwbs, cats, pid, q_ns, d_ns, c_ns, d_head, d_bytes)
+			SELECT * FROM q;
+		 INSERT INTO run_summary SELECT * FROM s" || exit 1
+	scan="SELECT r.id, r.name, count(*), percentile_disc(0.99) WITHIN GROUP (ORDER BY q.c_ns - q.q_ns)
+		AS v FROM runs r JOIN requests q ON q.run = r.id WHERE strpos(q.rwbs, 'R') > 0
+		GROUP BY r.id ORDER BY v DESC, r.id LIMIT 20"
+	rl=() fl=() fs=() rs=()
+	for ((i = 0; i < REPS; i++)); do
+		rl+=("$(wall "$IOTAPE" runs --db "$PG_URL")") || exit 1
+		fl+=("$(wall "$IOTAPE" fleet --db "$PG_URL" --worst read_q2c_p99)") || exit 1
+		fs+=("$(wall pg_psql "$scan")") || exit 1
+		rs+=("$(wall "$IOTAPE" runs --db "$TEST_TMP/f.db")") || exit 1
+	done
+	printf "%-8s %10.2f %10.2f %12.2f %14.2f\n" "$n" "$(med "${rl[@]}")" "$(med "${fl[@]}")" \
+		"$(med "${fs[@]}")" "$(med "${rs[@]}")"
+done

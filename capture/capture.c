@@ -986,7 +986,8 @@ int capture_run(const struct capture_opts *o)
 			char see[1800];
 			fprintf(stderr, "iotape: stored run '%s'%s; %s\n",
 				sw.name, rc == 1 ? " (interrupted)" : "",
-				see_report(c->o.db, sw.name, see, sizeof(see)));
+				see_report(c->o.db ? store_shown(c->o.db) : NULL,
+					   sw.name, see, sizeof(see)));
 		}
 	}
 	rc = rc < 0 ? -1 : rc == 1 || c->got_signal ?

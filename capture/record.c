@@ -527,8 +527,9 @@ static void save_due(struct rec *r, int64_t now, int stopping)
 		r->saves++;
 		if (!r->o->quiet)
 			fprintf(stderr, "iotape: saved run '%s' (%s); %s\n", name,
-				r->p.trigger, see_report(r->o->db, name, see,
-							 sizeof(see)));
+				r->p.trigger, see_report(r->o->db ?
+					store_shown(r->o->db) : NULL, name, see,
+					sizeof(see)));
 		start_hook(r, name);
 	}
 	r->p.on = 0;

@@ -772,7 +772,8 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		char see[1800];
 		fprintf(stderr, "iotape: stored replay run '%s'%s; %s\n", name,
 			ss.interrupted ? " (interrupted)" : "",
-			see_report(o->db, name, see, sizeof(see)));
+			see_report(o->db ? store_shown(o->db) : NULL, name, see,
+				   sizeof(see)));
 	}
 	rc = ss.interrupted ? 1 : 0;
 out:

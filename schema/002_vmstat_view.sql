@@ -1,6 +1,6 @@
--- iotape store, schema version 2: vmstat(8)'s classic columns as views over
--- the raw samples, so every consumer reads one table whatever the samples
--- came from. Three views:
+-- iotape store, schema version 2 (SQLite and PostgreSQL alike): vmstat(8)'s
+-- classic columns as views over the raw samples, so every consumer reads one
+-- table whatever the samples came from. Three views:
 --
 --   vmstat_proc  from the /proc samplers' raw counters (sources vmstat,
 --                meminfo, stat; capture/procstat.c): one row per sample time
@@ -30,7 +30,8 @@
 --   us = user + nice (guest time is inside user), sy = system + irq +
 --   softirq, id = idle, wa = iowait, st = steal, each as a percentage of
 --   their sum's delta (USER_HZ ticks).
--- Rates are REAL (vmstat prints them rounded down to integers).
+-- Rates are double precision (vmstat prints them rounded down to integers),
+-- divided as double precision in both dialects so both give the same bits.
 
 CREATE VIEW vmstat_proc AS
 WITH p AS (
@@ -67,7 +68,7 @@ WITH p AS (
 	GROUP BY run, time_ns
 ), d AS (
 	SELECT run, time_ns, r, b, swpd, free, buff, cache,
-		(time_ns - lag(time_ns) OVER w) / 1e9 AS dt,
+		(time_ns - lag(time_ns) OVER w) / CAST(1e9 AS double precision) AS dt,
 		pswpin - lag(pswpin) OVER w AS d_pswpin,
 		pswpout - lag(pswpout) OVER w AS d_pswpout,
 		pgpgin - lag(pgpgin) OVER w AS d_pgpgin,
@@ -92,11 +93,11 @@ SELECT run, time_ns, 'proc' AS source, 0 AS since_boot,
 	d_pgpgout / dt AS bo,
 	d_intr / dt AS "in",
 	d_ctxt / dt AS cs,
-	100.0 * d_us / d_total AS us,
-	100.0 * d_sy / d_total AS sy,
-	100.0 * d_id / d_total AS id,
-	100.0 * d_wa / d_total AS wa,
-	100.0 * d_st / d_total AS st
+	CAST(100.0 AS double precision) * d_us / d_total AS us,
+	CAST(100.0 AS double precision) * d_sy / d_total AS sy,
+	CAST(100.0 AS double precision) * d_id / d_total AS id,
+	CAST(100.0 AS double precision) * d_wa / d_total AS wa,
+	CAST(100.0 AS double precision) * d_st / d_total AS st
 FROM c;
 
 -- A vmstat text log's rows as printed. Its other columns are here too (w of
@@ -106,7 +107,7 @@ FROM c;
 -- each (run, time_ns) is one row.
 CREATE VIEW vmstat_log AS
 SELECT run, time_ns, 'vmstat-log' AS source,
-	coalesce(max(CASE WHEN key = 'since_boot' THEN value END), 0) AS since_boot,
+	CAST(coalesce(max(CASE WHEN key = 'since_boot' THEN value END), 0) AS integer) AS since_boot,
 	max(CASE WHEN key = 'r' THEN value END) AS r,
 	max(CASE WHEN key = 'b' THEN value END) AS b,
 	max(CASE WHEN key = 'swpd' THEN value END) AS swpd,

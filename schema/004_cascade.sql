@@ -1,4 +1,4 @@
--- iotape store, schema version 4: every table of a run's rows references
+-- iotape store, schema version 4. SQLite: every table of a run's rows references
 -- runs(id) ON DELETE CASCADE, so deleting a run (store_run_delete(), or by
 -- hand with PRAGMA foreign_keys = ON) takes all its rows with it. events and
 -- requests had no foreign key and SQLite's ALTER TABLE cannot add one: they
@@ -8,9 +8,13 @@
 -- the parent cleared. events gets no index on run: one costs an import a
 -- quarter more time (2.1M events: 1.5 s of 6 s), while the cascade's scan
 -- of events costs a delete about 0.5 s a million events; reads find a
--- run's events by runs.first_event .. last_event. runs gets input_sha256: the SHA-256 (FIPS 180-4) of
--- the bytes an import read, in hex, so importing them again is noticed.
+-- run's events by runs.first_event .. last_event. PostgreSQL: none of that
+-- (the small tables cascade from version 1; the bulk tables' rows are
+-- deleted by the store). Both: runs gets input_sha256, the SHA-256 (FIPS
+-- 180-4) of the bytes an import read, in hex, so importing them again is
+-- noticed.
 
+-- @sqlite
 DELETE FROM settings WHERE run NOT IN (SELECT id FROM runs);
 DELETE FROM devices WHERE run NOT IN (SELECT id FROM runs);
 DELETE FROM processes WHERE run NOT IN (SELECT id FROM runs);
@@ -90,6 +94,7 @@ INSERT INTO requests_v4 (id, run, dev, sector, bytes, rwbs, cats, pid, q_ns,
 DROP TABLE requests;
 ALTER TABLE requests_v4 RENAME TO requests;
 CREATE INDEX requests_run_dev ON requests (run, dev);
+-- @end
 
-ALTER TABLE runs ADD COLUMN input_sha256 TEXT;
+ALTER TABLE runs ADD COLUMN input_sha256 text;
 CREATE INDEX runs_input_sha256 ON runs (input_sha256);

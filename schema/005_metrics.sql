@@ -14,11 +14,11 @@
 --   source  where it came from
 
 CREATE TABLE metrics (
-	run    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-	name   TEXT NOT NULL,
-	value  REAL NOT NULL,
-	unit   TEXT,
-	source TEXT NOT NULL
+	run    bigint NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	name   text{postgresql: COLLATE "C"} NOT NULL,
+	value  double precision NOT NULL,
+	unit   text,
+	source text NOT NULL
 	       CHECK (source IN ('time', 'fio', 'dd', 'regex', 'manual')),
 	PRIMARY KEY (run, name)
 );

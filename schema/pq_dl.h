@@ -13,12 +13,14 @@
 
 /* The libpq calls the back end makes (libpq-fe.h, PostgreSQL 15). */
 #define PQ_FUNCS(X) X(PQclear) X(PQcmdStatus) X(PQcmdTuples) \
-	X(PQconnectdb) X(PQconninfoFree) X(PQconninfoParse) \
+	X(PQconnectdbParams) X(PQconninfoFree) X(PQconninfoParse) \
 	X(PQerrorMessage) X(PQexec) X(PQexecParams) X(PQfinish) \
-	X(PQfreemem) X(PQgetResult) X(PQgetisnull) X(PQgetvalue) \
+	X(PQfreemem) X(PQftype) X(PQgetResult) X(PQgetisnull) \
+	X(PQgetlength) X(PQgetvalue) X(PQnfields) \
 	X(PQntuples) X(PQputCopyData) X(PQputCopyEnd) \
 	X(PQresultErrorField) X(PQresultErrorMessage) X(PQresultStatus) \
-	X(PQsetNoticeProcessor) X(PQstatus) X(PQtransactionStatus)
+	X(PQsetNoticeProcessor) X(PQstatus) X(PQtransactionStatus) \
+	X(PQescapeIdentifier) X(PQuser) X(PQescapeLiteral) X(PQgetCopyData)
 
 struct pq_api {
 #define PQ_MEMBER(f) __typeof__(&f) f##_p;
@@ -38,7 +40,7 @@ int pq_load(char *err, size_t errlen);
 #define PQclear (pq_api.PQclear_p)
 #define PQcmdStatus (pq_api.PQcmdStatus_p)
 #define PQcmdTuples (pq_api.PQcmdTuples_p)
-#define PQconnectdb (pq_api.PQconnectdb_p)
+#define PQconnectdbParams (pq_api.PQconnectdbParams_p)
 #define PQconninfoFree (pq_api.PQconninfoFree_p)
 #define PQconninfoParse (pq_api.PQconninfoParse_p)
 #define PQerrorMessage (pq_api.PQerrorMessage_p)
@@ -48,6 +50,9 @@ int pq_load(char *err, size_t errlen);
 #define PQfreemem (pq_api.PQfreemem_p)
 #define PQgetResult (pq_api.PQgetResult_p)
 #define PQgetisnull (pq_api.PQgetisnull_p)
+#define PQgetlength (pq_api.PQgetlength_p)
+#define PQftype (pq_api.PQftype_p)
+#define PQnfields (pq_api.PQnfields_p)
 #define PQgetvalue (pq_api.PQgetvalue_p)
 #define PQntuples (pq_api.PQntuples_p)
 #define PQputCopyData (pq_api.PQputCopyData_p)
@@ -58,6 +63,10 @@ int pq_load(char *err, size_t errlen);
 #define PQsetNoticeProcessor (pq_api.PQsetNoticeProcessor_p)
 #define PQstatus (pq_api.PQstatus_p)
 #define PQtransactionStatus (pq_api.PQtransactionStatus_p)
+#define PQescapeIdentifier (pq_api.PQescapeIdentifier_p)
+#define PQuser (pq_api.PQuser_p)
+#define PQescapeLiteral (pq_api.PQescapeLiteral_p)
+#define PQgetCopyData (pq_api.PQgetCopyData_p)
 #endif
 
 #endif

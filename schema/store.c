@@ -1,17 +1,20 @@
-/* The store's front: picks the back end from the path or URL being opened
- * and passes every call to it through its ops table (store_backend.h);
- * derives what needs no back end of its own (free run names, one setting);
- * builds the one-block lists the *_get functions return. */
+/* The store's front: picks the driver from the path or URL being opened,
+ * brings the schema up to date (the versions of schema/NNN_*.sql in the
+ * driver's dialect), runs transactions, and holds the helpers the store's
+ * files prepare, bind and step their statements with (store_driver.h), and
+ * the one-block lists the *_get functions return. */
 #include "store.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "schema/store_backend.h"
+#include "schema/store_driver.h"
 
 /* A libpq "key=value ..." connection string: its first word is a keyword
  * and "=" (a file named so is opened as ./NAME). */
@@ -30,23 +33,23 @@ static int is_conninfo(const char *path)
 	return *p == '=';
 }
 
-/* The back ends, by the start of what is opened: the first row whose prefix
+/* The drivers, by the start of what is opened: the first row whose prefix
  * matches (or whose test takes it) is used; a row with neither takes every
  * plain path. A URL ("scheme://...") no row takes is refused, not made a
  * file. */
 static const struct {
 	const char *prefix;
 	int (*takes)(const char *path);
-	const struct store_backend *be;
-} backends[] = {
-	{ "postgresql://", NULL, &store_pg_backend },
-	{ "postgres://", NULL, &store_pg_backend },
-	{ NULL, is_conninfo, &store_pg_backend },
-	{ NULL, NULL, &store_sqlite_backend },
+	const struct store_driver *drv;
+} drivers[] = {
+	{ "postgresql://", NULL, &store_pg_driver },
+	{ "postgres://", NULL, &store_pg_driver },
+	{ NULL, is_conninfo, &store_pg_driver },
+	{ NULL, NULL, &store_sqlite_driver },
 };
 
-/* The store handed out when even the back end's struct could not be made. */
-static struct store oom_store = { .be = NULL, .msg = "out of memory" };
+/* The store handed out when even the driver's struct could not be made. */
+static struct store oom_store = { .drv = NULL, .msg = "out of memory" };
 
 static int is_url(const char *path, size_t *scheme_len)
 {
@@ -61,17 +64,17 @@ static int is_url(const char *path, size_t *scheme_len)
 	return !strncmp(path + i, "://", 3);
 }
 
-/* The back end that takes path, or NULL (a URL of no back end's). */
-static const struct store_backend *backend_of(const char *path)
+/* The driver that takes path, or NULL (a URL of no driver's). */
+static const struct store_driver *driver_of(const char *path)
 {
 	size_t slen = 0;
 	int url = is_url(path, &slen);
 
-	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
-		const char *p = backends[i].prefix;
+	for (size_t i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++) {
+		const char *p = drivers[i].prefix;
 		if (p ? !strncmp(path, p, strlen(p))
-		      : backends[i].takes ? backends[i].takes(path) : !url)
-			return backends[i].be;
+		      : drivers[i].takes ? drivers[i].takes(path) : !url)
+			return drivers[i].drv;
 	}
 	return NULL;
 }
@@ -81,30 +84,78 @@ const char *store_shown(const char *path)
 	/* two buffers: two calls in one message keep both */
 	static char buf[2][512];
 	static int k;
-	const struct store_backend *be;
+	const struct store_driver *drv;
 	char *out = buf[k ^= 1];
 
 	if (!path)
 		return "";
-	be = backend_of(path);
-	if (!be || !be->shown)
+	drv = driver_of(path);
+	if (!drv || !drv->shown)
 		return path;
-	be->shown(path, out, sizeof(buf[0]));
+	drv->shown(path, out, sizeof(buf[0]));
 	return out;
 }
 
 int store_is_file(const char *path)
 {
-	return backend_of(path) == &store_sqlite_backend;
+	return driver_of(path) == &store_sqlite_driver;
+}
+
+/* ---- schema versions ---- */
+
+/* Brings st's schema to its dialect's newest version in one transaction of
+ * the driver's (no other writer migrates at the same time: the version is
+ * read again inside it), where this opener may: an empty database, a
+ * driver that migrates on open (SQLite), or store_migrate(). A newer store
+ * is used as it is while its min_client allows this binary. */
+static int migrate(struct store *st, enum store_open_mode m)
+{
+	const struct store_driver *d = st->drv;
+	int n = *d->nmigrations, v, mc, rc;
+
+	if ((rc = d->version(st, m, &v, &mc)))
+		return rc;
+	if (v > n && mc > n)
+		return store_fail(st, STORE_E_NEWER, "database schema version %d "
+				  "is newer than this iotape's (%d)%s", v, n,
+				  mc > v || mc <= 0 ? "" : ": it needs an iotape of "
+				  "that schema or later");
+	if (v >= n)
+		return 0;
+	if (v > 0 && !d->migrate_on_open && m != STORE_OPEN_MIGRATE)
+		return store_fail(st, STORE_E_OLDER, "database schema version %d is "
+				  "older than this iotape's (%d): the store's owner "
+				  "updates it with 'iotape fleet --migrate'", v, n);
+	if ((rc = d->migrate_begin(st)))
+		return rc;
+	if ((rc = d->version(st, m, &v, &mc)))
+		goto out;
+	for (; v < n; v++) {
+		/* a number with no migration in this build (schema/embed.sh) */
+		if ((d->migrations[v] &&
+		     (rc = d->exec(st, d->migrations[v], "migrating"))) ||
+		    (rc = d->set_version(st, v + 1)))
+			goto out;
+	}
+	return d->commit(st);
+out:
+	{
+		/* the failure's message, not the rollback's */
+		char msg[sizeof(st->msg)];
+		snprintf(msg, sizeof(msg), "%s", st->msg);
+		d->rollback(st);
+		snprintf(st->msg, sizeof(st->msg), "%s", msg);
+	}
+	return rc;
 }
 
 static int open_with(struct store **out, const char *path,
 		     enum store_open_mode m)
 {
-	const struct store_backend *be = backend_of(path);
+	const struct store_driver *drv = driver_of(path);
 	int rc;
 
-	if (!be) {
+	if (!drv) {
 		struct store *st = calloc(1, sizeof(*st));
 		size_t slen = 0;
 		is_url(path, &slen);   /* the scheme, for the message */
@@ -114,13 +165,20 @@ static int open_with(struct store **out, const char *path,
 		return store_fail(st, STORE_E_BACKEND, "no store back end for "
 				  "'%.*s://' in this iotape", (int)slen, path);
 	}
-	rc = be->open(out, path, m);
+	rc = drv->open(out, path, m);
 	if (!*out) {
 		*out = &oom_store;
 		return -ENOMEM;
 	}
-	(*out)->be = be;
+	(*out)->drv = drv;
 	snprintf((*out)->name, sizeof((*out)->name), "%s", store_shown(path));
+	if (!rc && (rc = migrate(*out, m)) && (m == STORE_OPEN_EXISTING ||
+						m == STORE_OPEN_MIGRATE)) {
+		/* name the store: the message is printed as it is */
+		char msg[sizeof((*out)->msg)];
+		snprintf(msg, sizeof(msg), "%s", (*out)->msg);
+		store_fail(*out, -rc, "%s: %s", (*out)->name, msg);
+	}
 	return rc ? rc : store_summary_backfill(*out, m);
 }
 
@@ -134,6 +192,35 @@ int store_open_existing(struct store **out, const char *path)
 	return open_with(out, path, STORE_OPEN_EXISTING);
 }
 
+int store_migrate(struct store **out, const char *path, int *from, int *to)
+{
+	int mc, rc, admin;
+
+	*from = *to = 0;
+	/* the version before, and whose it is to migrate: a first open that
+	 * does not migrate */
+	rc = open_with(out, path, STORE_OPEN_EXISTING);
+	if (rc == -STORE_E_MISSING && store_is_file(path))
+		return rc;      /* a file is made by what writes runs into it */
+	if (rc && rc != -STORE_E_OLDER && rc != -STORE_E_MISSING)
+		return rc;
+	/* a server's database without the store: made here */
+	if (rc != -STORE_E_MISSING &&
+	    (rc = (*out)->drv->version(*out, STORE_OPEN_EXISTING, from, &mc)))
+		return rc;
+	admin = !(*out)->drv->admin || (*out)->drv->admin(*out);
+	if (!admin)
+		return store_fail(*out, STORE_E_DENIED, "%s: only the store's owner "
+				  "migrates it (this role may not)", (*out)->name);
+	store_close(*out);
+	if ((rc = open_with(out, path, STORE_OPEN_MIGRATE)) ||
+	    (rc = (*out)->drv->version(*out, STORE_OPEN_EXISTING, to, &mc)))
+		return rc;
+	if ((*out)->drv->after_migrate && (rc = (*out)->drv->after_migrate(*out)))
+		return rc;
+	return 0;
+}
+
 void store_close(struct store *st)
 {
 	if (!st || st == &oom_store)
@@ -141,15 +228,26 @@ void store_close(struct store *st)
 	store_summary_forget(st);
 	free(st->pending);
 	free(st->streams);
-	if (st->be)
-		st->be->close(st);
-	else
+	free(st->made);
+	if (st->drv) {
+		for (int k = 0; k < STORE_K_NKEPT; k++)
+			if (st->kept[k])
+				st->drv->finalize(st->kept[k]);
+		st->drv->close(st);
+	} else {
 		free(st);
+	}
 }
 
 const char *store_errmsg(const struct store *st)
 {
 	return st ? st->msg : "out of memory";
+}
+
+void store_fail_keep(struct store *st, const char *msg)
+{
+	if (st && msg != st->msg)
+		snprintf(st->msg, sizeof(st->msg), "%s", msg);
 }
 
 const char *store_name(const struct store *st)
@@ -169,129 +267,346 @@ int store_fail(struct store *st, int code, const char *fmt, ...)
 
 int store_schema_version(struct store *st, int *version)
 {
-	return st->be->schema_version(st, version);
+	int mc, rc = st->drv->version(st, STORE_OPEN_WRITE, version, &mc);
+
+	return rc ? -STORE_E_SQLITE : 0;
+}
+
+/* ---- transactions ---- */
+
+static int begin(struct store *st, int bulk)
+{
+	int rc;
+
+	store_summary_forget(st);
+	st->nmade = 0;
+	rc = st->drv->begin(st, bulk);
+	st->in_txn = !rc;
+	return rc;
 }
 
 int store_begin(struct store *st)
 {
-	int rc;
-
-	store_summary_forget(st);
-	rc = st->be->begin(st);
-	st->in_txn = !rc;
-	return rc;
+	return begin(st, 0);
 }
 
 int store_begin_bulk(struct store *st)
 {
-	int rc;
-
-	store_summary_forget(st);
-	rc = st->be->begin_bulk ? st->be->begin_bulk(st) : st->be->begin(st);
-	st->in_txn = !rc;
-	return rc;
+	return begin(st, 1);
 }
 
 int store_commit(struct store *st)
 {
 	int rc = store_summary_pending(st);
 
+	if (!rc)
+		rc = store_runs_counts(st);
 	store_summary_forget(st);
 	st->in_txn = 0;
-	return rc ? rc : st->be->commit(st);
+	st->nmade = 0;
+	return rc ? rc : st->drv->commit(st);
 }
 
 int store_rollback(struct store *st)
 {
 	store_summary_forget(st);
 	st->in_txn = 0;
-	return st->be->rollback(st);
+	st->ev_run = 0;
+	st->nmade = 0;
+	return st->drv->rollback(st);
 }
 
-/* ---- runs ---- */
-
-int store_run_create(struct store *st, const struct run_info *ri, int64_t *id)
+int store_size(struct store *st, int64_t *bytes)
 {
-	int rc = st->be->run_create(st, ri, id);
-
-	return rc || !st->in_txn ? rc : store_summary_stream_open(st, *id);
+	return st->drv->size(st, bytes);
 }
 
-int store_run_free_name(struct store *st, const char *prefix, char *out,
-			size_t outlen)
+int store_cache_limit(struct store *st, int kib)
 {
-	for (int n = 1; n < 100000; n++) {
-		int64_t id;
-		int rc;
-		if (n == 1)
-			snprintf(out, outlen, "%s", prefix);
-		else
-			snprintf(out, outlen, "%s-%d", prefix, n);
-		rc = store_run_find(st, out, &id);
-		if (rc == -STORE_E_NOTFOUND)
-			return 0;
-		if (rc)
+	return st->drv->cache_limit ? st->drv->cache_limit(st, kib) : 0;
+}
+
+int store_vacuum(struct store *st, int64_t *before, int64_t *after)
+{
+	int64_t b;
+	int rc;
+
+	if ((rc = store_size(st, &b)))
+		return rc;
+	if (before)
+		*before = b;
+	if ((rc = st->drv->vacuum(st)))
+		return rc;
+	return after ? store_size(st, after) : 0;
+}
+
+/* The days since 1970 of wall clock ns t (the day PostgreSQL's iotape_day()
+ * gives a run). */
+static int day_of(int64_t t)
+{
+	return (int)(t >= 0 ? t / 86400000000000LL
+			    : -((-t + 86400000000000LL - 1) / 86400000000000LL));
+}
+
+int store_expire(struct store *st, int64_t before_ns, int64_t *runs,
+		 int64_t *dropped)
+{
+	static const struct store_sql old = { .sql = "SELECT id FROM runs WHERE "
+		"created_ns < ?1 ORDER BY id LIMIT 100" };
+	int day = day_of(before_ns), rc;
+
+	*runs = *dropped = 0;
+	if (st->drv->admin && !st->drv->admin(st))
+		return store_fail(st, STORE_E_DENIED, "only the store's owner expires "
+				  "runs (this role may not)");
+	/* up to 100 runs a transaction, oldest first */
+	for (;;) {
+		struct store_stmt *q;
+		int64_t ids[100], n = 0;
+		if ((rc = store_prep(st, &old, 0, "expiring runs", &q, "i",
+				     before_ns)))
 			return rc;
+		while (n < 100 && (rc = st->drv->step(q)) > 0)
+			ids[n++] = st->drv->col_i64(q, 0);
+		st->drv->finalize(q);
+		if (rc < 0)
+			return rc;
+		if (!n)
+			break;
+		if ((rc = store_begin(st)) ||
+		    (st->drv->expire_begin && (rc = st->drv->expire_begin(st, day))))
+			goto fail;
+		for (int64_t i = 0; i < n; i++)
+			if ((rc = store_run_delete(st, ids[i], NULL)) &&
+			    rc != -STORE_E_NOTFOUND)
+				goto fail;
+		if ((rc = store_commit(st)))
+			goto fail;
+		*runs += n;
 	}
-	return store_fail(st, STORE_E_EXISTS, "no free run name for '%s'", prefix);
+	return st->drv->expire ? st->drv->expire(st, day, dropped) : 0;
+fail:
+	{
+		char msg[sizeof(st->msg)];
+		snprintf(msg, sizeof(msg), "%s", st->msg);
+		store_rollback(st);
+		snprintf(st->msg, sizeof(st->msg), "%s", msg);
+	}
+	return rc;
 }
 
-int store_run_find(struct store *st, const char *name_or_id, int64_t *id)
+int store_again(struct store *st, int rc, int attempt)
 {
-	return st->be->run_find(st, name_or_id, id);
+	struct timespec ts;
+	long ms;
+
+	if (rc != -STORE_E_RETRY)
+		return 0;
+	if (attempt + 1 >= STORE_RETRIES) {
+		char msg[sizeof(st->msg) - 40];
+		snprintf(msg, sizeof(msg), "%.*s", (int)sizeof(msg) - 1, st->msg);
+		snprintf(st->msg, sizeof(st->msg), "%s (tried %d times)", msg,
+			 attempt + 1);
+		return 0;
+	}
+	ms = 50L << attempt;
+	ms += rand() % (ms / 2 + 1);
+	if (ms > 2000)
+		ms = 2000;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+	if (st->drv->reconnect && st->drv->reconnect(st))
+		return 0;
+	return 1;
 }
 
-int store_run_finish(struct store *st, int64_t run, const char *status,
-		     int64_t genesis_ns)
+int store_open_reader(struct store *st, struct store **out)
 {
-	int rc = st->be->run_finish(st, run, status, genesis_ns);
+	int rc;
 
-	return rc ? rc : store_summary_note(st, run);
-}
-
-int store_run_set(struct store *st, int64_t run, const char *column,
-		  const char *value)
-{
-	return st->be->run_set(st, run, column, value);
-}
-
-int store_run_set_format(struct store *st, int64_t run, const char *format,
-			 int big_endian)
-{
-	return st->be->run_set_format(st, run, format, big_endian);
-}
-
-int store_run_set_parent(struct store *st, int64_t run, int64_t parent)
-{
-	return st->be->run_set_parent(st, run, parent);
-}
-
-int store_run_get(struct store *st, int64_t run, struct store_run *out)
-{
-	return st->be->run_get(st, run, out);
-}
-
-int store_runs_list(struct store *st, int count_requests,
-		    struct store_run_listing **out, size_t *n)
-{
-	return st->be->runs_list(st, count_requests, NULL, out, n);
-}
-
-int store_runs_list_where(struct store *st, int count_requests,
-			  const struct store_run_filter *f,
-			  struct store_run_listing **out, size_t *n)
-{
 	*out = NULL;
-	*n = 0;
-	if (f && f->nwhere > STORE_FILTER_MAX_WHERE)
-		return store_fail(st, STORE_E_SQLITE, "at most %d settings to "
-				  "match", STORE_FILTER_MAX_WHERE);
-	return st->be->runs_list(st, count_requests, f, out, n);
+	if (!st->drv || !st->drv->open_reader)
+		return store_fail(st, ENOTSUP, "no second handle on this store");
+	if ((rc = st->drv->open_reader(st, out)))
+		return rc;
+	(*out)->drv = st->drv;
+	snprintf((*out)->name, sizeof((*out)->name), "%s", st->name);
+	return 0;
 }
 
-int store_filter_sql(const struct store_run_filter *f, char mark, int first,
-		     char *sql, size_t len, const char **params,
-		     char (*num)[24], int *np)
+/* ---- statements ---- */
+
+const char *store_sql_text(const struct store *st, const struct store_sql *s)
+{
+	const char *o = s->dialect[st->drv->dialect];
+
+	return o ? o : s->sql;
+}
+
+/* Binds fmt's parameters (store_prep()) from ap. */
+static void bind_va(struct store *st, struct store_stmt *q, const char *fmt,
+		    va_list ap)
+{
+	const struct store_driver *d = st->drv;
+
+	for (int i = 1; fmt && *fmt; fmt++, i++) {
+		switch (*fmt) {
+		case 'i':
+			d->bind_i64(q, i, va_arg(ap, int64_t));
+			break;
+		case 'o': {
+			int64_t v = va_arg(ap, int64_t);
+			if (va_arg(ap, int))
+				d->bind_i64(q, i, v);
+			else
+				d->bind_null(q, i);
+			break;
+		}
+		case 'd': {
+			double v = va_arg(ap, double);
+			if (isfinite(v))
+				d->bind_f64(q, i, v);
+			else
+				d->bind_null(q, i);
+			break;
+		}
+		case 't': {
+			const char *v = va_arg(ap, const char *);
+			if (v)
+				d->bind_text(q, i, v);
+			else
+				d->bind_null(q, i);
+			break;
+		}
+		default:
+			d->bind_null(q, i);
+			break;
+		}
+	}
+}
+
+static int prep_va(struct store *st, const struct store_sql *s, unsigned flags,
+		   const char *what, struct store_stmt **q, const char *fmt,
+		   va_list ap)
+{
+	int rc = st->drv->prepare(st, store_sql_text(st, s), flags, what, q);
+
+	if (rc)
+		return rc;
+	bind_va(st, *q, fmt, ap);
+	return 0;
+}
+
+int store_prep(struct store *st, const struct store_sql *s, unsigned flags,
+	       const char *what, struct store_stmt **q, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = prep_va(st, s, flags, what, q, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int store_do(struct store *st, const struct store_sql *s, const char *what,
+	     int64_t *changed, const char *fmt, ...)
+{
+	struct store_stmt *q;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = prep_va(st, s, 0, what, &q, fmt, ap);
+	va_end(ap);
+	if (rc)
+		return rc;
+	while ((rc = st->drv->step(q)) > 0)
+		;
+	if (!rc && changed)
+		*changed = st->drv->changes(q);
+	st->drv->finalize(q);
+	return rc;
+}
+
+int store_one_i64(struct store *st, const struct store_sql *s,
+		  const char *what, int64_t *out, const char *fmt, ...)
+{
+	struct store_stmt *q;
+	va_list ap;
+	int rc;
+
+	*out = 0;
+	va_start(ap, fmt);
+	rc = prep_va(st, s, 0, what, &q, fmt, ap);
+	va_end(ap);
+	if (rc)
+		return rc;
+	if ((rc = st->drv->step(q)) > 0) {
+		*out = st->drv->col_i64(q, 0);
+		rc = 0;
+	}
+	st->drv->finalize(q);
+	return rc;
+}
+
+/* The statements kept prepared, by enum store_kept. */
+static const struct store_sql kept_sql[STORE_K_NKEPT] = {
+	[STORE_K_PROCESS] = { .sql = "INSERT INTO processes (run, pid, comm) VALUES "
+		"(?1, ?2, ?3) ON CONFLICT DO NOTHING" },
+	[STORE_K_DEVICE] = { .sql = "INSERT INTO devices (run, dev, name, size_bytes, "
+		"role) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (run, dev) DO UPDATE"
+		" SET name = excluded.name, size_bytes = excluded.size_bytes, "
+		"role = excluded.role" },
+	[STORE_K_STAT] = { .sql = "INSERT INTO run_stats (run, key, value) VALUES (?1, "
+		"?2, ?3) ON CONFLICT (run, key) DO UPDATE SET value = "
+		"excluded.value" },
+	[STORE_K_SETTING] = { .sql = "INSERT INTO settings (run, key, value, at) VALUES"
+		" (?1, ?2, ?3, ?4) ON CONFLICT (run, key, at) DO UPDATE SET "
+		"value = excluded.value" },
+};
+
+static const char *const kept_what[STORE_K_NKEPT] = {
+	[STORE_K_PROCESS] = "storing process",
+	[STORE_K_DEVICE] = "storing device",
+	[STORE_K_STAT] = "storing run statistics",
+	[STORE_K_SETTING] = "storing setting",
+};
+
+struct store_stmt *store_stmt_kept(struct store *st, enum store_kept k)
+{
+	/* a process's name is added as an import first meets it, between
+	 * its events: the events need not be written first */
+	unsigned flags = STORE_STMT_KEEP |
+			 (k == STORE_K_PROCESS ? STORE_STMT_NOFLUSH : 0);
+
+	if (!st->kept[k] &&
+	    st->drv->prepare(st, store_sql_text(st, &kept_sql[k]), flags,
+			     kept_what[k], &st->kept[k]))
+		return NULL;
+	return st->kept[k];
+}
+
+int store_step_done(struct store *st, struct store_stmt *q)
+{
+	int rc;
+
+	while ((rc = st->drv->step(q)) > 0)
+		;
+	st->drv->reset(q);
+	return rc;
+}
+
+int store_bulk(struct store *st, enum store_bulk t, const struct store_val *v)
+{
+	return st->drv->bulk_add(st, t, v);
+}
+
+/* ---- run filters ---- */
+
+int store_filter_sql(const struct store_run_filter *f, int first, char *sql,
+		     size_t len, const char **params, char (*num)[24], int *np)
 {
 	/* the text is fixed fragments and parameter numbers only */
 	size_t o = 0;
@@ -304,31 +619,31 @@ int store_filter_sql(const struct store_run_filter *f, char mark, int first,
 	if (!f)
 		return 0;
 	if (f->host) {
-		ADD(" AND host = %c%d", mark, k++);
+		ADD(" AND host = ?%d", k++);
 		params[(*np)++] = f->host;
 	}
 	if (f->kernel) {
-		ADD(" AND kernel = %c%d", mark, k++);
+		ADD(" AND kernel = ?%d", k++);
 		params[(*np)++] = f->kernel;
 	}
 	if (f->kind) {
-		ADD(" AND kind = %c%d", mark, k++);
+		ADD(" AND kind = ?%d", k++);
 		params[(*np)++] = f->kind;
 	}
 	if (f->since_ns != INT64_MIN) {
-		ADD(" AND created_ns >= CAST(%c%d AS bigint)", mark, k++);
+		ADD(" AND created_ns >= CAST(?%d AS bigint)", k++);
 		snprintf(num[0], sizeof(num[0]), "%lld", (long long)f->since_ns);
 		params[(*np)++] = num[0];
 	}
 	if (f->until_ns != INT64_MAX) {
-		ADD(" AND created_ns < CAST(%c%d AS bigint)", mark, k++);
+		ADD(" AND created_ns < CAST(?%d AS bigint)", k++);
 		snprintf(num[1], sizeof(num[1]), "%lld", (long long)f->until_ns);
 		params[(*np)++] = num[1];
 	}
 	for (size_t i = 0; i < f->nwhere; i++) {
 		ADD(" AND (SELECT s.value FROM settings s WHERE s.run = runs.id "
-		    "AND s.key = %c%d ORDER BY s.at = 'start' DESC LIMIT 1) = "
-		    "%c%d", mark, k, mark, k + 1);
+		    "AND s.key = ?%d ORDER BY s.at = 'start' DESC LIMIT 1) = "
+		    "?%d", k, k + 1);
 		k += 2;
 		params[(*np)++] = f->keys[i];
 		params[(*np)++] = f->values[i];
@@ -336,363 +651,6 @@ int store_filter_sql(const struct store_run_filter *f, char mark, int first,
 #undef ADD
 	return o < len ? 0 : -1;
 }
-
-int store_run_has(struct store *st, int64_t run, enum store_has what)
-{
-	return st->be->run_has(st, run, what);
-}
-
-int store_run_delete(struct store *st, int64_t run, int64_t *kept_replays)
-{
-	return st->be->run_delete(st, run, kept_replays);
-}
-
-int store_run_rename(struct store *st, int64_t run, const char *name)
-{
-	return st->be->run_rename(st, run, name);
-}
-
-int store_run_find_input(struct store *st, const char *sha256, int64_t *id,
-			 char *name, size_t namelen)
-{
-	return st->be->run_find_input(st, sha256, id, name, namelen);
-}
-
-int store_size(struct store *st, int64_t *bytes)
-{
-	return st->be->size(st, bytes);
-}
-
-int store_cache_limit(struct store *st, int kib)
-{
-	return st->be->cache_limit ? st->be->cache_limit(st, kib) : 0;
-}
-
-int store_vacuum(struct store *st, int64_t *before, int64_t *after)
-{
-	return st->be->vacuum(st, before, after);
-}
-
-/* ---- settings, devices, processes, commands, statistics ---- */
-
-int store_setting_add(struct store *st, int64_t run, const char *key,
-		      const char *value, const char *at)
-{
-	return st->be->setting_add(st, run, key, value, at);
-}
-
-int store_settings_get(struct store *st, int64_t run,
-		       struct store_setting **out, size_t *n)
-{
-	return st->be->settings_get(st, run, out, n);
-}
-
-int store_setting_get(struct store *st, int64_t run, const char *key,
-		      enum store_at at, char *value, size_t len)
-{
-	struct store_setting *s;
-	const struct store_setting *hit = NULL;
-	size_t n;
-	int rc;
-
-	if (len)
-		value[0] = '\0';
-	if ((rc = store_settings_get(st, run, &s, &n)))
-		return rc;
-	/* by key, start before end: the first row of key is the start one
-	 * when it was read then */
-	for (size_t i = 0; i < n && !hit; i++)
-		if (!strcmp(s[i].key, key) && (at == STORE_AT_ANY || s[i].at == at))
-			hit = &s[i];
-	rc = hit && hit->value;
-	if (rc && len)
-		snprintf(value, len, "%s", hit->value);
-	free(s);
-	return rc;
-}
-
-int store_device_add(struct store *st, int64_t run, uint32_t dev,
-		     const char *name, int64_t size_bytes, const char *role)
-{
-	return st->be->device_add(st, run, dev, name, size_bytes, role);
-}
-
-int store_devices_get(struct store *st, int64_t run,
-		      struct store_device **out, size_t *n)
-{
-	return st->be->devices_get(st, run, out, n);
-}
-
-int store_process_set(struct store *st, int64_t run, uint32_t pid,
-		      const char *comm)
-{
-	return st->be->process_set(st, run, pid, comm);
-}
-
-int store_processes_copy(struct store *st, int64_t run, int64_t from)
-{
-	return st->be->processes_copy(st, run, from);
-}
-
-int store_processes_get(struct store *st, int64_t run,
-			struct store_process **out, size_t *n)
-{
-	return st->be->processes_get(st, run, out, n);
-}
-
-int store_command_add(struct store *st, int64_t run,
-		      const struct store_command *c)
-{
-	return st->be->command_add(st, run, c);
-}
-
-int store_commands_get(struct store *st, int64_t run,
-		       struct store_command **out, size_t *n)
-{
-	return st->be->commands_get(st, run, out, n);
-}
-
-int store_stat_set(struct store *st, int64_t run, const char *key,
-		   const char *value)
-{
-	return st->be->stat_set(st, run, key, value);
-}
-
-int store_stats_get(struct store *st, int64_t run, struct store_stat **out,
-		    size_t *n)
-{
-	return st->be->stats_get(st, run, out, n);
-}
-
-/* ---- batched writes ---- */
-
-int store_event_add(struct store *st, int64_t run, const struct bt_event *ev)
-{
-	return st->be->event_add(st, run, ev);
-}
-
-int store_request_add(struct store *st, int64_t run, int64_t id,
-		      const struct store_request *rq)
-{
-	int rc = st->be->request_add(st, run, id, rq);
-
-	if (!rc && st->nstreams)
-		store_summary_stream_add(st, run, rq);
-	return rc;
-}
-
-int store_next_request_id(struct store *st, int64_t *id)
-{
-	return st->be->next_request_id(st, id);
-}
-
-int store_sample_add(struct store *st, int64_t run, int64_t time_ns,
-		     const char *source, const char *key, double value)
-{
-	return st->be->sample_add(st, run, time_ns, source, key, value);
-}
-
-int store_replays_add(struct store *st, int64_t run,
-		      const struct store_replay *rows, size_t n)
-{
-	return st->be->replays_add(st, run, rows, n);
-}
-
-/* ---- cursors ---- */
-
-int store_requests_open(struct store *st, int64_t run,
-			enum store_rq_order order, unsigned cols,
-			struct store_cursor **cur)
-{
-	return st->be->cursor_open(st, STORE_CUR_REQUESTS, run, (int)order, cols,
-				   NULL, cur);
-}
-
-int store_events_open(struct store *st, int64_t run, struct store_cursor **cur)
-{
-	return st->be->cursor_open(st, STORE_CUR_EVENTS, run, 0, 0, NULL, cur);
-}
-
-/* Gives cursor cur range r (NULL: none); closes it on a bad range. */
-static int set_range(struct store *st, struct store_cursor **cur,
-		     const struct store_range *r)
-{
-	if (!r)
-		return 0;
-	if (r->ndev > STORE_RANGE_MAX_DEVS) {
-		store_cursor_close(*cur);
-		*cur = NULL;
-		return store_fail(st, STORE_E_SQLITE, "more than %d devices asked "
-				  "for", STORE_RANGE_MAX_DEVS);
-	}
-	(*cur)->ranged = 1;
-	(*cur)->range = *r;
-	if (r->ndev)
-		memcpy((*cur)->devs, r->devs, r->ndev * sizeof(*r->devs));
-	(*cur)->range.devs = (*cur)->devs;
-	return 0;
-}
-
-int store_requests_open_range(struct store *st, int64_t run,
-			      enum store_rq_order order, unsigned cols,
-			      const struct store_range *range,
-			      struct store_cursor **cur)
-{
-	int rc;
-
-	if (range)
-		cols |= STORE_RQ_DEV | STORE_RQ_Q | STORE_RQ_D | STORE_RQ_C;
-	if ((rc = store_requests_open(st, run, order, cols, cur)))
-		return rc;
-	return set_range(st, cur, range);
-}
-
-int store_events_open_range(struct store *st, int64_t run,
-			    const struct store_range *range,
-			    struct store_cursor **cur)
-{
-	int rc;
-
-	if ((rc = store_events_open(st, run, cur)))
-		return rc;
-	return set_range(st, cur, range);
-}
-
-int store_requests_span(struct store *st, int64_t run, uint32_t **devs,
-			size_t *ndev, int64_t *lo, int64_t *hi)
-{
-	*devs = NULL;
-	*ndev = 0;
-	*lo = 0;
-	*hi = -1;
-	if (!st->be->requests_span)
-		return store_fail(st, ENOTSUP, "%s: no reading in parts",
-				  st->be->name);
-	return st->be->requests_span(st, run, devs, ndev, lo, hi);
-}
-
-int store_requests_open_ids(struct store *st, int64_t run, int64_t lo,
-			    int64_t hi, unsigned cols,
-			    const struct store_range *range,
-			    struct store_cursor **cur)
-{
-	int rc;
-
-	*cur = NULL;
-	if (!st->be->requests_open_ids)
-		return store_fail(st, ENOTSUP, "%s: no reading in parts",
-				  st->be->name);
-	if (range)
-		cols |= STORE_RQ_DEV | STORE_RQ_Q | STORE_RQ_D | STORE_RQ_C;
-	if ((rc = st->be->requests_open_ids(st, run, lo, hi, cols, cur)))
-		return rc;
-	return set_range(st, cur, range);
-}
-
-int store_open_reader(struct store *st, struct store **out)
-{
-	int rc;
-
-	*out = NULL;
-	if (!st->be || !st->be->open_reader)
-		return store_fail(st, ENOTSUP, "no second handle on this store");
-	if ((rc = st->be->open_reader(st, out)))
-		return rc;
-	(*out)->be = st->be;
-	return 0;
-}
-
-int store_samples_open(struct store *st, int64_t run, const char *source,
-		       struct store_cursor **cur)
-{
-	return st->be->cursor_open(st, STORE_CUR_SAMPLES, run, 0, 0, source, cur);
-}
-
-int store_vmstat_open(struct store *st, int64_t run,
-		      enum store_vm_source source, struct store_cursor **cur)
-{
-	return st->be->cursor_open(st, STORE_CUR_VMSTAT, run, (int)source, 0,
-				   NULL, cur);
-}
-
-int store_replays_open(struct store *st, int64_t run, struct store_cursor **cur)
-{
-	return st->be->cursor_open(st, STORE_CUR_REPLAYS, run, 0, 0, NULL, cur);
-}
-
-/* next() of a cursor of kind: a cursor of another kind is a caller's bug,
- * refused with a message rather than writing the wrong row type. */
-static int next(struct store_cursor *cur, enum store_cursor_kind kind,
-		void *row, int64_t *id)
-{
-	if (cur->kind != kind)
-		return store_fail(cur->st, STORE_E_SQLITE, "reading from a cursor "
-				  "of another kind");
-	return cur->st->be->cursor_next(cur, row, id);
-}
-
-/* 1 when a row of dev at time t (STORE_NO_TIME: none) is in cur's range */
-static int in_range(const struct store_cursor *cur, uint32_t dev, int64_t t)
-{
-	const struct store_range *r = &cur->range;
-	int open = r->from_ns == INT64_MIN && r->to_ns == INT64_MAX;
-
-	if (r->ndev) {
-		size_t i = 0;
-		while (i < r->ndev && r->devs[i] != dev)
-			i++;
-		if (i == r->ndev)
-			return 0;
-	}
-	if (open)
-		return 1;
-	return t != STORE_NO_TIME && t >= r->from_ns && t < r->to_ns;
-}
-
-int store_requests_next(struct store_cursor *cur, struct store_request *rq,
-			int64_t *id)
-{
-	int rc;
-
-	while ((rc = next(cur, STORE_CUR_REQUESTS, rq, id)) == 1 && cur->ranged &&
-	       !in_range(cur, rq->dev, rq->q_ns != STORE_NO_TIME ? rq->q_ns
-			 : rq->d_ns != STORE_NO_TIME ? rq->d_ns : rq->c_ns))
-		;
-	return rc;
-}
-
-int store_events_next(struct store_cursor *cur, struct bt_event *ev)
-{
-	int rc;
-
-	while ((rc = next(cur, STORE_CUR_EVENTS, ev, NULL)) == 1 && cur->ranged &&
-	       !in_range(cur, ev->dev, (int64_t)ev->time_ns))
-		;
-	return rc;
-}
-
-int store_samples_next(struct store_cursor *cur, struct store_sample *s)
-{
-	return next(cur, STORE_CUR_SAMPLES, s, NULL);
-}
-
-int store_vmstat_next(struct store_cursor *cur, struct store_vmstat *row)
-{
-	return next(cur, STORE_CUR_VMSTAT, row, NULL);
-}
-
-int store_replays_next(struct store_cursor *cur, struct store_replay *r)
-{
-	return next(cur, STORE_CUR_REPLAYS, r, NULL);
-}
-
-void store_cursor_close(struct store_cursor *cur)
-{
-	if (cur)
-		cur->st->be->cursor_close(cur);
-}
-
-/* ---- across runs ---- */
 
 /* ---- one-block lists ---- */
 

@@ -14,7 +14,7 @@
 
 #include "schema/trace_record.h"
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 9
 
 enum store_err {
 	STORE_E_SQLITE = 1,   /* the back end failed; see store_errmsg() */
@@ -25,6 +25,14 @@ enum store_err {
 	STORE_E_EXISTS = 5,   /* a run of that name exists */
 	STORE_E_MISSING = 6,  /* the database file (or its folder) does not exist */
 	STORE_E_BACKEND = 7,  /* no back end for that URL in this build */
+	STORE_E_RETRY = 8,    /* a failure the whole transaction may be tried
+			       * again for (a deadlock, a serialization failure,
+			       * the connection lost before the commit):
+			       * store_again() */
+	STORE_E_OLDER = 9,    /* the store's schema is older than this binary
+			       * needs, and is not this opener's to migrate */
+	STORE_E_DENIED = 10,  /* the role may not do that (not the store's
+			       * owner, or not its machine's run) */
 };
 
 struct store;
@@ -58,6 +66,14 @@ int store_open(struct store **out, const char *path, int create);
  * store_errmsg() works; release it with store_close(). */
 int store_open_existing(struct store **out, const char *path);
 
+/* Brings the store at path to this iotape's schema and gives its roles
+ * their grants again (PostgreSQL: iotape_grant(); `iotape fleet --migrate`):
+ * the one way a PostgreSQL store that exists is migrated (other openers of
+ * an older one are refused with -STORE_E_OLDER, naming the versions); the
+ * store's owner's to run. The versions before and after into *from and *to.
+ * Returns 0 or a negative code with *out set as store_open_existing()'s. */
+int store_migrate(struct store **out, const char *path, int *from, int *to);
+
 /* path (as store_open() takes it) as a message may show it: a PostgreSQL
  * URI or connection string rebuilt as key=value pairs by libpq's
  * PQconninfoParse() without its password (or sslpassword), anything else
@@ -75,6 +91,10 @@ void store_close(struct store *st);
 /* The last error's one-line message (no newline); "out of memory" for a
  * NULL store. */
 const char *store_errmsg(const struct store *st);
+
+/* Sets st's message back to msg (a caller's copy of store_errmsg() taken
+ * before a rollback, which may set its own). */
+void store_fail_keep(struct store *st, const char *msg);
 
 /* The path st was opened with as a message shows it (store_shown()), so a
  * caller far from the open can say which database failed; "" for a NULL
@@ -190,9 +210,30 @@ int store_cache_limit(struct store *st, int kib);
 
 /* Gives the space of deleted rows back to the file system (SQLite VACUUM:
  * rewrites the database; needs about its size free on disk and no open
- * transaction). *before and *after (bytes, as store_size()) unless NULL.
- * Returns 0 or -STORE_E_SQLITE. */
+ * transaction; PostgreSQL: VACUUM of the store's tables, which makes the
+ * space reusable and gives back little). *before and *after (bytes, as
+ * store_size()) unless NULL. Returns 0, -STORE_E_DENIED when the role owns
+ * none of the tables (nothing was done), or -STORE_E_SQLITE. */
 int store_vacuum(struct store *st, int64_t *before, int64_t *after);
+
+/* Deletes every run made before before_ns (wall clock ns since 1970) with
+ * its rows (their replays kept, unparented), in transactions of up to 100
+ * runs; on PostgreSQL then drops each month's partitions that held only
+ * such runs (DETACH PARTITION ... CONCURRENTLY, DROP: no run is deleted row
+ * by row there). The store's owner's: -STORE_E_DENIED for another role. The
+ * runs deleted into *runs and the partitions dropped (tables) into
+ * *dropped. Returns 0 or a negative code. */
+int store_expire(struct store *st, int64_t before_ns, int64_t *runs,
+		 int64_t *dropped);
+
+/* A transaction that failed with -STORE_E_RETRY (after its rollback) may be
+ * run again: returns 1 after waiting the backoff of attempt (0, 1, ...:
+ * 50 ms doubled each time, a random part added, at most 2 s) and connecting
+ * again when the connection was lost; 0 when rc is another failure or
+ * STORE_RETRIES attempts were made (then the message is the failure's,
+ * saying how many tries). */
+#define STORE_RETRIES 6
+int store_again(struct store *st, int rc, int attempt);
 
 /* A time not seen or not known (stored as NULL). */
 #define STORE_NO_TIME INT64_MIN
@@ -216,6 +257,9 @@ struct store_run {
 	int64_t events;         /* its events: last - first + 1, or 0 */
 	int64_t last_ns;        /* its last event's time; 0 when no events */
 	int big_endian;         /* byte order of the original records */
+	char notes[1024];       /* runs.notes */
+	char input_sha256[65];  /* the SHA-256 of the input it was imported
+				 * from, hex; "" when none */
 };
 
 /* Reads run id's row into *out. Returns 0, -STORE_E_NOTFOUND or

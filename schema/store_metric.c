@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schema/store_backend.h"
+#include "schema/store_driver.h"
 
 int store_metric_set(struct store *st, int64_t run, const char *name,
 		     double value, const char *unit, const char *source)
@@ -18,10 +18,7 @@ int store_metric_set(struct store *st, int64_t run, const char *name,
 	if (!isfinite(value))
 		return store_fail(st, STORE_E_SQLITE, "metric '%s': not a finite "
 				  "number", name);
-	if (!st->be->metric_set)
-		return store_fail(st, STORE_E_BACKEND, "the %s store has no "
-				  "metrics", st->be->name);
-	return st->be->metric_set(st, run, name, value, unit, source);
+	return store_metric_row_set(st, run, name, value, unit, source);
 }
 
 static int by_name(const void *a, const void *b)
@@ -53,8 +50,7 @@ int store_metrics_get(struct store *st, int64_t run, struct store_metric **out,
 
 	*out = NULL;
 	*n = 0;
-	/* a back end without the metrics table still gives the commands' */
-	if ((st->be->metrics_get && (rc = st->be->metrics_get(st, run, &m, &nm))) ||
+	if ((rc = store_metric_rows_get(st, run, &m, &nm)) ||
 	    (rc = store_commands_get(st, run, &c, &nc))) {
 		free(m);
 		return rc;

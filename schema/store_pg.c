@@ -1,7 +1,14 @@
-/* The store's PostgreSQL back end (libpq): connect and migrate,
- * transactions, runs, settings, devices, processes, commands and statistics,
- * and its ops table. Every value is a bound parameter; bulk rows go through
- * binary COPY (store_pg_copy.c); reads are in store_pg_read.c. */
+/* The PostgreSQL driver of the store (store_driver.h), through libpq
+ * (loaded on first use: pq_dl.h): connects (with a connect_timeout unless
+ * the URL gives one) and sets the session's lock_timeout, statement_timeout
+ * and idle_in_transaction_session_timeout where the server has none; reads
+ * the schema version (a newer store is used while its min_client allows);
+ * runs transactions; says which failures are worth the whole transaction
+ * again (store_again()) and which timeout ran out; connects again; gives
+ * the rows of a run their partition (schema/008_fleet.sql: a month's,
+ * made by iotape_partition() on a connection of its own); vacuums and
+ * expires what the role owns. Statements are in store_pg_stmt.c, bulk rows
+ * in store_pg_copy.c. */
 #include "schema/store_pg.h"
 
 #include <errno.h>
@@ -10,227 +17,132 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-/* Generated from schema/pg/NNN_*.sql by the Makefile (schema_pg_sql.c). */
+/* Generated from schema/NNN_*.sql by the Makefile (schema_pg_sql.c). */
 extern const char *const store_pg_migrations[];
 extern const int store_pg_n_migrations;
 
-/* The key of the advisory lock that serialises migrations ("iotape"). */
+/* The key of the advisory lock that serialises migrations ("iotape"), and
+ * the one partitions are made and dropped under (schema/008_fleet.sql). */
 #define PG_MIGRATE_LOCK "6913541713"
+#define PG_PARTITION_LOCK "6913541714"
 
-/* Runs sql with up to 2 int64 parameters, expecting no rows; the number of
- * rows it changed into *changed unless NULL. */
-static int run_sql(struct pg_store *s, const char *sql, int nparams, int64_t a,
-		   int64_t b, int64_t *changed, const char *what)
+/* iotape's values of the settings the server leaves at 0 (README, "A
+ * fleet's runs in one place"): a lock held longer than this by another
+ * session, a statement longer than this (bulk rows are landed in chunks, so
+ * none is long), a transaction idle longer than this (a writer stopped in
+ * the middle of its transaction holds its locks no longer). */
+static const struct { const char *name, *value; } limits[PG_NLIMITS] = {
+	[PG_LOCK_TIMEOUT] = { "lock_timeout", "30s" },
+	[PG_STATEMENT_TIMEOUT] = { "statement_timeout", "300s" },
+	[PG_IDLE_TIMEOUT] = { "idle_in_transaction_session_timeout", "120s" },
+};
+
+/* connect_timeout when neither the URL nor PGCONNECT_TIMEOUT gives one. */
+#define PG_CONNECT_TIMEOUT "10"
+
+/* ---- errors ---- */
+
+/* A timeout's message: "what: waited longer than lock_timeout (30s) ...". */
+static int timeout(struct pg_store *s, const char *what, enum pg_limit l,
+		   const char *did)
 {
-	char pa[24], pb[24];
-	const char *p[2] = { pg_i64(pa, a), pg_i64(pb, b) };
+	store_fail(&s->base, STORE_E_SQLITE, "%s: %s %s (%s); give it in the "
+		   "URL to change it (?options=-c%%20%s%%3D60s)", what, did,
+		   limits[l].name, s->limit[l][0] ? s->limit[l] : "?",
+		   limits[l].name);
+	return -STORE_E_SQLITE;
+}
+
+int pg_fail(struct pg_store *s, const char *what, const PGresult *res)
+{
+	const char *m = res ? PQresultErrorMessage(res) : "";
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	int lost = s->conn && PQstatus(s->conn) == CONNECTION_BAD;
+	size_t n;
+
+	if (!m || !*m)
+		m = s->conn ? PQerrorMessage(s->conn) : "no connection";
+	if (!strncmp(m, "ERROR:  ", 8))
+		m += 8;
+	else if (!strncmp(m, "FATAL:  ", 8))
+		m += 8;
+	n = strcspn(m, "\n");
+	if (state && !strcmp(state, "55P03") && strstr(m, "lock timeout"))
+		return timeout(s, what, PG_LOCK_TIMEOUT, "waited for a lock another "
+			       "session holds longer than");
+	if (state && !strcmp(state, "57014") && strstr(m, "statement timeout"))
+		return timeout(s, what, PG_STATEMENT_TIMEOUT, "a statement ran "
+			       "longer than");
+	if ((state && !strcmp(state, "25P03")) || strstr(m, "idle-in-transaction"))
+		return timeout(s, what, PG_IDLE_TIMEOUT, "the server ended the "
+			       "session: its transaction was idle longer than");
+	snprintf(s->base.msg, sizeof(s->base.msg), "%s: %.*s", what, (int)n, m);
+	if (state && !strcmp(state, "23505"))
+		return -STORE_E_EXISTS;
+	if (state && (!strcmp(state, "40001") || !strcmp(state, "40P01")))
+		return -STORE_E_RETRY;
+	if (state && !strcmp(state, "42501"))
+		return -STORE_E_DENIED;
+	if (lost && !s->in_commit)
+		return -STORE_E_RETRY;
+	return -STORE_E_SQLITE;
+}
+
+int pg_verdict(struct pg_store *s, PGresult *r, const char *what)
+{
+	ExecStatusType t = PQresultStatus(r);
+
+	return t == PGRES_COMMAND_OK || t == PGRES_TUPLES_OK ? 0
+	       : pg_fail(s, what, r);
+}
+
+int pg_exec(struct pg_store *s, const char *sql, PGresult **res,
+	    const char *what)
+{
 	PGresult *r;
 	int rc;
 
-	if ((rc = pg_exec(s, sql, nparams, p, &r, what)))
+	if (res)
+		*res = NULL;
+	pg_settle(s);
+	if ((rc = pg_copy_end(s)))
 		return rc;
-	if (changed)
-		*changed = strtoll(PQcmdTuples(r), NULL, 10);
-	PQclear(r);
-	return 0;
+	r = PQexec(s->conn, sql);
+	if ((rc = pg_verdict(s, r, what)) || !res)
+		PQclear(r);
+	else
+		*res = r;
+	return rc;
 }
 
-/* The one-row, one-column int64 answer of sql (params as pg_exec()); 0 when
- * NULL or no row. */
-static int query_i64(struct pg_store *s, const char *sql, int nparams,
-		     const char *const *params, int64_t *out, const char *what)
+/* sql with one int64 parameter; the first column of its first row into
+ * *out (0 without) unless out is NULL */
+static int exec_i64(struct pg_store *s, PGconn *c, const char *sql, int64_t v,
+		    int64_t *out, const char *what)
 {
+	char buf[24];
+	const char *p[1] = { buf };
 	PGresult *r;
 	int rc;
 
-	if ((rc = pg_exec(s, sql, nparams, params, &r, what)))
-		return rc;
-	*out = PQntuples(r) ? pg_get_i64(r, 0, 0, 0) : 0;
+	if (c == s->conn) {
+		pg_settle(s);
+		if ((rc = pg_copy_end(s)))
+			return rc;
+	}
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	r = PQexecParams(c, sql, 1, NULL, p, NULL, NULL, 0);
+	if (!(rc = pg_verdict(s, r, what)) && out)
+		*out = PQntuples(r) && !PQgetisnull(r, 0, 0)
+		       ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
 	PQclear(r);
-	return 0;
-}
-
-/* Adds run to list l; -ENOMEM when it cannot grow. */
-static int runs_add(struct pg_store *s, struct pg_runs *l, int64_t run)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-		int64_t *p = realloc(l->id, cap * sizeof(*p));
-		if (!p)
-			return store_fail(&s->base, ENOMEM, "out of memory");
-		l->id = p;
-		l->cap = cap;
-	}
-	l->id[l->n++] = run;
-	return 0;
-}
-
-/* Takes run out of list l; whether it was in. */
-static int runs_take(struct pg_runs *l, int64_t run)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->id[i] == run) {
-			l->id[i] = l->id[--l->n];
-			return 1;
-		}
-	return 0;
-}
-
-int pg_loading(const struct pg_store *s, int64_t run)
-{
-	for (size_t i = 0; i < s->loading.n; i++)
-		if (s->loading.id[i] == run)
-			return 1;
-	return 0;
-}
-
-/* Attaches run's tables (its rows sent first) and takes it off the list. */
-static int attach_run(struct pg_store *s, int64_t run)
-{
-	char id[24];
-	const char *p[1] = { pg_i64(id, run) };
-	int rc;
-
-	if ((rc = pg_copy_end(s)))
-		return rc;
-	runs_take(&s->loading, run);
-	return pg_exec(s, "SELECT iotape_run_attach($1)", 1, p, NULL,
-		       "attaching the run's tables");
-}
-
-int pg_attach_loading(struct pg_store *s, int64_t run)
-{
-	int rc;
-
-	if (run)
-		return pg_loading(s, run) ? attach_run(s, run) : 0;
-	while (s->loading.n)
-		if ((rc = attach_run(s, s->loading.id[s->loading.n - 1])))
-			return rc;
-	return 0;
-}
-
-/* Drops the tables of the runs deleted in this transaction (as late as it
- * can: DROP of a partition locks its parent until the commit). */
-static int drop_deleted(struct pg_store *s)
-{
-	char sql[256];
-	int rc;
-
-	while (s->dropping.n) {
-		long long r = (long long)s->dropping.id[--s->dropping.n];
-		/* r is an id this process read from the server, not text */
-		snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS events_%lld, "
-			 "requests_%lld, samples_%lld, replays_%lld", r, r, r, r);
-		if ((rc = pg_exec(s, sql, 0, NULL, NULL, "deleting run")))
-			return rc;
-	}
-	return 0;
-}
-
-/* Runs the insert or update sql in a savepoint when a transaction is open,
- * so a refused row (a name taken) leaves the transaction usable, as SQLite
- * does. Returns as pg_exec(). */
-static int exec_guarded(struct pg_store *s, const char *sql, int nparams,
-			const char *const *params, PGresult **res,
-			const char *what)
-{
-	int in_tx, rc;
-
-	if ((rc = pg_copy_end(s)))
-		return rc;
-	in_tx = PQtransactionStatus(s->conn) == PQTRANS_INTRANS;
-	if (in_tx && (rc = pg_exec(s, "SAVEPOINT iotape_row", 0, NULL, NULL, what)))
-		return rc;
-	rc = pg_exec(s, sql, nparams, params, res, what);
-	if (in_tx) {
-		if (rc)
-			pg_exec(s, "ROLLBACK TO SAVEPOINT iotape_row", 0, NULL,
-				NULL, what);
-		else if ((rc = pg_exec(s, "RELEASE SAVEPOINT iotape_row", 0,
-				       NULL, NULL, what)) && res) {
-			PQclear(*res);
-			*res = NULL;
-		}
-	}
 	return rc;
 }
 
-/* ---- open and migrate ---- */
-
-/* The store's version; -1 when the database has no iotape schema. */
-static int read_version(struct pg_store *s, int *v)
+static int pg_exec_op(struct store *st, const char *sql, const char *what)
 {
-	int64_t n;
-	int rc;
-
-	if ((rc = query_i64(s, "SELECT (to_regclass('iotape_schema') IS NOT NULL)::int",
-			    0, NULL, &n, "reading schema version")))
-		return rc;
-	if (!n) {
-		*v = -1;
-		return 0;
-	}
-	if ((rc = query_i64(s, "SELECT max(version) FROM iotape_schema", 0, NULL,
-			    &n, "reading schema version")))
-		return rc;
-	*v = (int)n;
-	return 0;
-}
-
-static int migrate(struct pg_store *s, enum store_open_mode m)
-{
-	int v, rc;
-	int64_t other;
-	char ver[24];
-	const char *p[1] = { ver };
-
-	if ((rc = read_version(s, &v)))
-		return rc;
-	if (v > store_pg_n_migrations)
-		return store_fail(&s->base, STORE_E_NEWER, "database schema version "
-				  "%d is newer than this iotape's (%d)", v,
-				  store_pg_n_migrations);
-	if (v == store_pg_n_migrations)
-		return 0;
-	if (v < 0 && m == STORE_OPEN_EXISTING)
-		return store_fail(&s->base, STORE_E_MISSING, "no iotape store in "
-				  "this database (import or push into it first)");
-	if (v < 0) {
-		/* never add iotape's tables beside another program's */
-		if ((rc = query_i64(s, "SELECT count(*) FROM pg_tables WHERE "
-				    "schemaname = current_schema() AND tablename IN"
-				    " ('runs', 'events', 'requests', 'samples')", 0,
-				    NULL, &other, "reading schema")))
-			return rc;
-		if (other)
-			return store_fail(&s->base, STORE_E_NOTDB, "not an iotape "
-					  "database (it has tables named as iotape's"
-					  " but no iotape_schema); give another --db");
-	}
-	if ((rc = pg_exec(s, "BEGIN", 0, NULL, NULL, "migrating")) ||
-	    (rc = pg_exec(s, "SELECT pg_advisory_xact_lock(" PG_MIGRATE_LOCK ")",
-			  0, NULL, NULL, "migrating")))
-		goto out;
-	/* re-read under the lock: another writer may have migrated */
-	if ((rc = read_version(s, &v)))
-		goto out;
-	for (v = v < 0 ? 0 : v; v < store_pg_n_migrations; v++) {
-		snprintf(ver, sizeof(ver), "%d", v + 1);
-		/* a number with no migration in this build (embed.sh) */
-		if ((store_pg_migrations[v] &&
-		     (rc = pg_exec(s, store_pg_migrations[v], 0, NULL, NULL,
-				   "migrating"))) ||
-		    (rc = pg_exec(s, "UPDATE iotape_schema SET version = $1", 1, p,
-				  NULL, "migrating")))
-			goto out;
-	}
-	return pg_exec(s, "COMMIT", 0, NULL, NULL, "migrating");
-out:
-	PQclear(PQexec(s->conn, "ROLLBACK"));
-	return rc;
+	return pg_exec(pg(st), sql, NULL, what);
 }
 
 /* libpq prints the server's notices on stderr by default: the core never
@@ -337,38 +249,141 @@ static void pg_shown(const char *path, char *out, size_t len)
 	PQconninfoFree(o);
 }
 
+/* ---- connecting ---- */
+
+/* Connects to s->conninfo with connect_timeout PG_CONNECT_TIMEOUT unless
+ * the string or PGCONNECT_TIMEOUT gives one (libpq: an array entry before
+ * the expanded dbname is overridden by the string's), and sets the session
+ * up: no notices printed, floats in full, and iotape's limits where the
+ * server's are 0. Returns the connection (NULL when out of memory) with the
+ * message set when it is not CONNECTION_OK or the set-up failed (*rc). */
+static PGconn *connect_db(struct pg_store *s, int *rc)
+{
+	/* iotape's sessions are named so in pg_stat_activity, unless the
+	 * string or PGAPPNAME names them */
+	const char *keys[] = { "connect_timeout", "fallback_application_name",
+			       "dbname", NULL };
+	const char *vals[] = { getenv("PGCONNECT_TIMEOUT") ? NULL
+			       : PG_CONNECT_TIMEOUT, "iotape", s->conninfo, NULL };
+	char sql[512];
+	PGresult *r;
+	PGconn *c = PQconnectdbParams(keys, vals, 1);
+	size_t k = 0;
+
+	*rc = 0;
+	if (!c) {
+		*rc = store_fail(&s->base, ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (PQstatus(c) != CONNECTION_OK) {
+		const char *m = PQerrorMessage(c);
+		if (strstr(m, "timeout expired"))
+			*rc = store_fail(&s->base, STORE_E_SQLITE, "cannot connect: "
+					 "no answer within connect_timeout (%s s); "
+					 "give connect_timeout=N in the URL to wait "
+					 "longer", s->connect_timeout);
+		else
+			*rc = store_fail(&s->base, STORE_E_SQLITE, "cannot connect: "
+					 "%.*s", (int)strcspn(m, "\n"), m);
+		return c;
+	}
+	PQsetNoticeProcessor(c, no_notices, NULL);
+	/* no JIT: iotape's statements are many short look-ups, for which
+	 * compiling took longer than running (800 ms of a 1,000-run listing) */
+	k += (size_t)snprintf(sql + k, sizeof(sql) - k, "SET client_min_messages "
+			      "= warning; SET extra_float_digits = 3; SET jit = "
+			      "off; SELECT ");
+	for (int l = 0; l < PG_NLIMITS; l++)
+		k += (size_t)snprintf(sql + k, sizeof(sql) - k, "%s"
+				      "current_setting('%s')", l ? ", " : "",
+				      limits[l].name);
+	r = PQexec(c, sql);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+		*rc = store_fail(&s->base, STORE_E_SQLITE, "connecting: %.*s",
+				 (int)strcspn(PQerrorMessage(c), "\n"),
+				 PQerrorMessage(c));
+		PQclear(r);
+		return c;
+	}
+	k = 0;
+	for (int l = 0; l < PG_NLIMITS; l++) {
+		const char *v = PQgetvalue(r, 0, l);
+		int zero = !strcmp(v, "0");
+		snprintf(s->limit[l], sizeof(s->limit[l]), "%s",
+			 zero ? limits[l].value : v);
+		if (zero)
+			k += (size_t)snprintf(sql + k, sizeof(sql) - k, "SET %s = "
+					      "'%s'; ", limits[l].name,
+					      limits[l].value);
+	}
+	PQclear(r);
+	if (k) {
+		r = PQexec(c, sql);
+		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+			*rc = store_fail(&s->base, STORE_E_SQLITE, "connecting: "
+					 "%.*s", (int)strcspn(PQerrorMessage(c),
+							     "\n"),
+					 PQerrorMessage(c));
+		PQclear(r);
+	}
+	return c;
+}
+
+/* connect_timeout as it will be in force: the string's, PGCONNECT_TIMEOUT's
+ * or iotape's */
+static void find_connect_timeout(struct pg_store *s, const char *path)
+{
+	PQconninfoOption *o = PQconninfoParse(path, NULL);
+	const char *v = getenv("PGCONNECT_TIMEOUT");
+
+	for (PQconninfoOption *i = o; i && i->keyword; i++)
+		if (!strcmp(i->keyword, "connect_timeout") && i->val && *i->val)
+			v = i->val;
+	snprintf(s->connect_timeout, sizeof(s->connect_timeout), "%s",
+		 v && *v ? v : PG_CONNECT_TIMEOUT);
+	if (o)
+		PQconninfoFree(o);
+}
+
+/* Forgets what a connection's session held (its transaction, COPY,
+ * cursors, load tables). */
+static void forget_session(struct pg_store *s)
+{
+	s->streaming = NULL;
+	s->nloaded = 0;
+	pg_copy_drop(s);
+	s->copying = -1;
+	s->copy_failed = 0;
+	s->implicit = 0;
+	s->load_tables = 0;
+	s->day_run = 0;
+	s->in_commit = 0;
+}
+
 static int pg_open(struct store **out, const char *path, enum store_open_mode m)
 {
 	struct pg_store *s = calloc(1, sizeof(*s));
+	char e[300];
 	int rc;
 
 	*out = (struct store *)s;
 	if (!s)
 		return -ENOMEM;
 	s->copying = -1;
-	{
-		char e[300];
-		if (pq_load(e, sizeof(e)))
-			return store_fail(&s->base, ELIBACC, "%s", e);
-	}
+	s->staged = -1;
+	if (pq_load(e, sizeof(e)))
+		return store_fail(&s->base, ELIBACC, "%s", e);
 	if ((rc = check_conninfo(s, path)))
 		return rc;      /* the message does not repeat what was given */
+	if (!(s->conninfo = strdup(path)))
+		return store_fail(&s->base, ENOMEM, "out of memory");
+	find_connect_timeout(s, path);
 	/* a password in path (libpq takes it) is never shown: messages name
 	 * the store by pg_shown() */
-	s->conn = PQconnectdb(path);
-	if (!s->conn)
-		return store_fail(&s->base, ENOMEM, "out of memory");
-	if (PQstatus(s->conn) != CONNECTION_OK) {
-		rc = pg_fail(s, "cannot connect", NULL);
-		goto out;
-	}
-	PQsetNoticeProcessor(s->conn, no_notices, NULL);
-	if ((rc = pg_exec(s, "SET client_min_messages = warning; "
-			  "SET extra_float_digits = 3", 0, NULL, NULL, "connecting")))
-		goto out;
-	rc = migrate(s, m);
-out:
-	if (rc && m == STORE_OPEN_EXISTING) {
+	s->conn = connect_db(s, &rc);
+	/* a command that reads an existing store reads one state of it */
+	s->snapshot = m == STORE_OPEN_EXISTING;
+	if (rc && (m == STORE_OPEN_EXISTING || m == STORE_OPEN_MIGRATE)) {
 		/* name the store: the message is printed as it is */
 		char msg[sizeof(s->base.msg)], shown[256];
 		snprintf(msg, sizeof(msg), "%s", s->base.msg);
@@ -385,27 +400,169 @@ static void pg_close(struct store *st)
 	if (s->conn)          /* NULL when libpq could not be loaded */
 		PQfinish(s->conn);
 	pg_copy_free(s);
-	free(s->loading.id);
-	free(s->dropping.id);
+	free(s->conninfo);
 	free(s);
 }
 
-static int pg_schema_version(struct store *st, int *version)
+static int pg_reconnect(struct store *st)
 {
-	return read_version(pg(st), version);
+	struct pg_store *s = pg(st);
+	int rc;
+
+	forget_session(s);
+	PQfinish(s->conn);
+	s->conn = connect_db(s, &rc);
+	return rc ? rc : s->conn ? 0 : -ENOMEM;
 }
 
-static int pg_begin(struct store *st)
+/* store_open_reader(): a connection of its own to the same store (it sees
+ * what is committed, as SQLite's second handle does). */
+static int pg_open_reader(struct store *st, struct store **out)
+{
+	struct pg_store *s = pg(st), *r;
+	int rc;
+
+	*out = NULL;
+	if (PQtransactionStatus(s->conn) != PQTRANS_IDLE && !s->implicit)
+		return store_fail(st, EBUSY, "a transaction is open on this store");
+	/* the second handle reads the first's snapshot */
+	if ((rc = pg_snapshot(s, "reading")))
+		return rc;
+	if (!(r = calloc(1, sizeof(*r))) || !(r->conninfo = strdup(s->conninfo))) {
+		free(r);
+		return store_fail(st, ENOMEM, "out of memory");
+	}
+	r->copying = -1;
+	r->staged = -1;
+	r->version = s->version;
+	snprintf(r->connect_timeout, sizeof(r->connect_timeout), "%s",
+		 s->connect_timeout);
+	r->conn = connect_db(r, &rc);
+	if (!rc && r->conn && s->implicit && s->snapshot) {
+		PGresult *x;
+		if (!(rc = pg_exec(s, "SELECT pg_export_snapshot()", &x, "reading"))) {
+			snprintf(r->snapshot_id, sizeof(r->snapshot_id), "%s",
+				 PQgetvalue(x, 0, 0));
+			PQclear(x);
+			r->snapshot = 1;
+		}
+	}
+	if (rc || !r->conn) {
+		store_fail(st, STORE_E_SQLITE, "%s", r->base.msg);
+		pg_close(&r->base);
+		return -STORE_E_SQLITE;
+	}
+	*out = &r->base;
+	return 0;
+}
+
+/* ---- a reader's snapshot ---- */
+
+int pg_snapshot(struct pg_store *s, const char *what)
+{
+	char sql[160];
+	int rc;
+
+	if (!s->snapshot || PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+		return 0;
+	if (s->snapshot_id[0])   /* a second handle's: the first's snapshot */
+		snprintf(sql, sizeof(sql), "BEGIN ISOLATION LEVEL REPEATABLE READ;"
+			 " SET TRANSACTION SNAPSHOT '%s'", s->snapshot_id);
+	else
+		snprintf(sql, sizeof(sql), "BEGIN ISOLATION LEVEL REPEATABLE READ");
+	if ((rc = pg_exec(s, sql, NULL, what)))
+		return rc;
+	s->implicit = 1;
+	return 0;
+}
+
+/* Ends the transaction begun for reading when nothing reads in it. */
+static int end_implicit(struct pg_store *s)
+{
+	pg_settle(s);
+	if (!s->implicit)
+		return 0;
+	s->implicit = 0;
+	return pg_exec(s, "COMMIT", NULL, "reading");
+}
+
+/* ---- versions, transactions ---- */
+
+/* The store's version: 0 when the database has no iotape schema (and may
+ * get one), refused when it has tables named as iotape's but no schema
+ * table, or none at all where the store must exist already. */
+static int pg_version(struct store *st, enum store_open_mode m, int *v,
+		      int *min_client)
+{
+	struct pg_store *s = pg(st);
+	PGresult *r;
+	int rc, have;
+
+	*v = *min_client = 0;
+	if ((rc = pg_exec(s, "SELECT to_regclass('iotape_schema') IS NOT NULL, "
+			  "(to_regclass('runs') IS NOT NULL OR to_regclass('events')"
+			  " IS NOT NULL OR to_regclass('requests') IS NOT NULL OR "
+			  "to_regclass('samples') IS NOT NULL)::int", &r,
+			  "reading schema version")))
+		return rc;
+	have = !strcmp(PQgetvalue(r, 0, 0), "t");
+	rc = atoi(PQgetvalue(r, 0, 1));
+	PQclear(r);
+	if (!have && m == STORE_OPEN_EXISTING)
+		return store_fail(st, STORE_E_MISSING, "no iotape store in this "
+				  "database (import or push into it first)");
+	if (!have && rc)
+		return store_fail(st, STORE_E_NOTDB, "not an iotape database (it "
+				  "has tables named as iotape's but no "
+				  "iotape_schema); give another --db");
+	if (!have)
+		return 0;
+	/* min_client from schema 8 on: the oldest client that may use it */
+	if ((rc = pg_exec(s, "SELECT max(version), EXISTS (SELECT 1 FROM "
+			  "pg_attribute WHERE attrelid = 'iotape_schema'::regclass"
+			  " AND attname = 'min_client') FROM iotape_schema", &r,
+			  "reading schema version")))
+		return rc;
+	*v = *min_client = atoi(PQgetvalue(r, 0, 0));
+	have = !strcmp(PQgetvalue(r, 0, 1), "t");
+	PQclear(r);
+	if (have) {
+		if ((rc = pg_exec(s, "SELECT max(min_client) FROM iotape_schema", &r,
+				  "reading schema version")))
+			return rc;
+		*min_client = atoi(PQgetvalue(r, 0, 0));
+		PQclear(r);
+	}
+	s->version = *v;
+	return 0;
+}
+
+static int pg_migrate_begin(struct store *st)
+{
+	/* a migration's statements may be long (rows moved): no limit */
+	return pg_exec(pg(st), "SET statement_timeout = 0; BEGIN; SELECT "
+		       "pg_advisory_xact_lock(" PG_MIGRATE_LOCK ")", NULL,
+		       "migrating");
+}
+
+static int pg_set_version(struct store *st, int v)
+{
+	return exec_i64(pg(st), pg(st)->conn, "UPDATE iotape_schema SET version "
+			"= $1", v, NULL, "migrating");
+}
+
+static int pg_begin(struct store *st, int bulk)
 {
 	struct pg_store *s = pg(st);
 
-	/* the transaction open cursors began becomes the caller's: closing
-	 * them must not commit it */
-	if (s->implicit) {
-		s->implicit = 0;
-		return 0;
-	}
-	return pg_exec(s, "BEGIN", 0, NULL, NULL, "beginning transaction");
+	int rc;
+
+	(void)bulk;
+	/* a reader's snapshot ends (streams still open take their rows into
+	 * memory): its writes are a transaction of their own */
+	if ((rc = end_implicit(s)))
+		return rc;
+	return pg_exec(s, "BEGIN", NULL, "beginning transaction");
 }
 
 static int pg_commit(struct store *st)
@@ -414,14 +571,30 @@ static int pg_commit(struct store *st)
 	PGresult *r;
 	int rc;
 
-	if ((rc = pg_attach_loading(s, 0)) || (rc = drop_deleted(s)) ||
-	    (rc = pg_exec(s, "COMMIT", 0, NULL, &r, "committing")))
+	if ((rc = pg_copy_end(s)))
+		return rc;
+	s->in_commit = 1;
+	rc = pg_exec(s, "COMMIT", &r, "committing");
+	s->in_commit = 0;
+	if (rc)
 		return rc;
 	/* COMMIT of a failed transaction rolls it back and says so */
 	if (!strcmp(PQcmdStatus(r), "ROLLBACK"))
 		rc = store_fail(st, STORE_E_SQLITE, "committing: the transaction "
 				"had failed and was rolled back");
 	PQclear(r);
+	/* the statistics of the months loaded, after the commit (an
+	 * ANALYZE's lock not held through the transaction); a failure is not
+	 * the commit's */
+	for (int i = 0; !rc && i < s->nloaded; i++) {
+		char d[16], n[24];
+		const char *p[2] = { d, n };
+		snprintf(d, sizeof(d), "%d", s->loaded[i].day);
+		snprintf(n, sizeof(n), "%" PRId64, s->loaded[i].rows);
+		PQclear(PQexecParams(s->conn, "SELECT iotape_analyze($1, $2)", 2,
+				     NULL, p, NULL, NULL, 0));
+	}
+	s->nloaded = 0;
 	return rc;
 }
 
@@ -429,385 +602,272 @@ static int pg_rollback(struct store *st)
 {
 	struct pg_store *s = pg(st);
 
+	pg_settle(s);
 	pg_copy_drop(s);
-	s->ev_run = 0;
-	s->loading.n = 0;
-	s->dropping.n = 0;
-	return pg_exec(s, "ROLLBACK", 0, NULL, NULL, "rolling back");
+	s->nloaded = 0;
+	if (PQstatus(s->conn) == CONNECTION_BAD)
+		return 0;       /* the server rolled it back */
+	return pg_exec(s, "ROLLBACK", NULL, "rolling back");
 }
 
-/* ---- runs ---- */
+/* ---- the bulk rows' partitions ---- */
 
-static int pg_run_create(struct store *st, const struct run_info *ri, int64_t *id)
+/* Makes day's month's partitions on a connection of its own, committed at
+ * once: the writer's transaction holds nothing the attach waits for, and
+ * the partition is there for every writer after it. */
+static int make_partition(struct pg_store *s, int day)
 {
-	struct pg_store *s = pg(st);
-	struct timespec ts;
-	char parent[24], created[24], be[24];
-	const char *p[10];
-	PGresult *r;
 	int rc;
+	PGconn *c = connect_db(s, &rc);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	p[0] = ri->name;
-	p[1] = ri->kind;
-	p[2] = ri->parent ? pg_i64(parent, ri->parent) : NULL;
-	p[3] = pg_i64(created, ri->created_ns ? ri->created_ns
-		      : (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
-	p[4] = ri->host;
-	p[5] = ri->kernel;
-	p[6] = ri->source;
-	p[7] = ri->format;
-	p[8] = pg_i64(be, ri->big_endian);
-	p[9] = ri->notes;
-	rc = exec_guarded(s, "INSERT INTO runs (name, kind, parent, created_ns, "
-			  "host, kernel, source, format, big_endian, notes) VALUES"
-			  " ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING id", 10, p,
-			  &r, "creating run");
-	if (rc == -STORE_E_EXISTS)
-		return store_fail(st, STORE_E_EXISTS, "a run named '%s' exists",
-				  ri->name);
-	if (rc)
-		return rc;
-	*id = pg_get_i64(r, 0, 0, 0);
-	PQclear(r);
-	/* its tables, to be attached when its rows are in (at once outside a
-	 * transaction: nothing would be whole to wait for) */
-	p[0] = pg_i64(parent, *id);
-	if ((rc = pg_exec(s, "SELECT iotape_run_tables($1)", 1, p, NULL,
-			  "creating run")) ||
-	    (rc = runs_add(s, &s->loading, *id)))
-		return rc;
-	if (PQtransactionStatus(s->conn) != PQTRANS_INTRANS)
-		return attach_run(s, *id);
-	return 0;
-}
-
-static int pg_run_find(struct store *st, const char *name, int64_t *id)
-{
-	const char *p[1] = { name };
-	PGresult *r;
-	int rc;
-
-	if ((rc = pg_exec(pg(st), "SELECT id FROM runs WHERE name = $1 UNION ALL "
-			  "SELECT id FROM runs WHERE id::text = $1 LIMIT 1", 1, p,
-			  &r, "finding run")))
-		return rc;
-	rc = PQntuples(r) ? 0 : -STORE_E_NOTFOUND;
 	if (!rc)
-		*id = pg_get_i64(r, 0, 0, 0);
-	PQclear(r);
-	if (rc)
-		return store_fail(st, STORE_E_NOTFOUND, "no run named '%s'", name);
-	return 0;
+		rc = exec_i64(s, c, "SELECT iotape_partition($1)", day, NULL,
+			      "making the month's partitions");
+	PQfinish(c);
+	return rc;
 }
 
-static int pg_run_finish(struct store *st, int64_t run, const char *status,
-			 int64_t genesis_ns)
+int pg_run_day(struct pg_store *s, int64_t run)
 {
-	struct pg_store *s = pg(st);
-	char a[24], b[24], c[24], d[24];
-	const char *p[5];
+	char buf[24];
+	const char *p[1] = { buf };
+	PGresult *r;
 	int rc, have;
 
 	if ((rc = pg_copy_end(s)))
 		return rc;
-	if (pg_loading(s, run) && (rc = attach_run(s, run)))
+	snprintf(buf, sizeof(buf), "%" PRId64, run);
+	r = PQexecParams(s->conn, "SELECT iotape_day(created_ns), "
+			 "iotape_has_partition(iotape_day(created_ns)) FROM runs "
+			 "WHERE id = $1", 1, NULL, p, NULL, NULL, 0);
+	if ((rc = pg_verdict(s, r, "storing rows"))) {
+		PQclear(r);
 		return rc;
-	have = s->ev_run == run;
-	p[0] = pg_i64(a, run);
-	p[1] = status;
-	p[2] = pg_i64(b, genesis_ns);
-	p[3] = have ? pg_i64(c, s->ev_first) : NULL;
-	p[4] = have ? pg_i64(d, s->ev_last) : NULL;
-	return pg_exec(s, "UPDATE runs SET status = $2, genesis_ns = $3, "
-		       "first_event = $4, last_event = $5 WHERE id = $1", 5, p, NULL,
-		       "finishing run");
-}
-
-static int pg_run_set(struct store *st, int64_t run, const char *column,
-		      const char *value)
-{
-	static const char *const cols[] = { "kind", "host", "kernel", "source",
-					    "format", "status", "notes",
-					    "input_sha256" };
-	char sql[96], id[24];
-	const char *p[2] = { pg_i64(id, run), value };
-	int ok = 0;
-
-	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-		ok |= !strcmp(cols[i], column);
-	if (!ok)
-		return store_fail(st, STORE_E_SQLITE, "no run column '%s'", column);
-	/* column is one of the names above, never the caller's text */
-	snprintf(sql, sizeof(sql), "UPDATE runs SET %s = $2 WHERE id = $1", column);
-	return pg_exec(pg(st), sql, 2, p, NULL, "updating run");
-}
-
-static int pg_run_set_format(struct store *st, int64_t run, const char *format,
-			     int big_endian)
-{
-	int rc = pg_run_set(st, run, "format", format);
-
-	return rc ? rc : run_sql(pg(st), "UPDATE runs SET big_endian = $2 WHERE "
-				 "id = $1", 2, run, big_endian != 0, NULL,
-				 "updating run");
-}
-
-static int pg_run_set_parent(struct store *st, int64_t run, int64_t parent)
-{
-	if (!parent)
-		return run_sql(pg(st), "UPDATE runs SET parent = NULL WHERE id = $1",
-			       1, run, 0, NULL, "updating run");
-	return run_sql(pg(st), "UPDATE runs SET parent = $2 WHERE id = $1", 2, run,
-		       parent, NULL, "updating run");
-}
-
-static int pg_run_delete(struct store *st, int64_t run, int64_t *kept_replays)
-{
-	struct pg_store *s = pg(st);
-	int64_t n;
-	int rc;
-
-	if ((rc = run_sql(s, "UPDATE runs SET parent = NULL WHERE parent = $1", 1,
-			  run, 0, &n, "deleting run")))
-		return rc;
-	if (kept_replays)
-		*kept_replays = n;
-	/* the run first (a writer may not: refused before any table goes);
-	 * its tables at the commit */
-	if ((rc = run_sql(s, "DELETE FROM runs WHERE id = $1", 1, run, 0, &n,
-			  "deleting run")))
-		return rc;
-	if (!n)
-		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
-				  (long long)run);
-	if (s->ev_run == run)
-		s->ev_run = 0;
-	runs_take(&s->loading, run);
-	return runs_add(s, &s->dropping, run);
-}
-
-static int pg_run_rename(struct store *st, int64_t run, const char *name)
-{
-	char id[24];
-	const char *p[2] = { pg_i64(id, run), name };
-	PGresult *r;
-	int64_t n;
-	int rc;
-
-	rc = exec_guarded(pg(st), "UPDATE runs SET name = $2 WHERE id = $1", 2, p,
-			  &r, "renaming run");
-	if (rc == -STORE_E_EXISTS)
-		return store_fail(st, STORE_E_EXISTS, "a run named '%s' exists",
-				  name);
-	if (rc)
-		return rc;
-	n = strtoll(PQcmdTuples(r), NULL, 10);
+	}
+	if (!PQntuples(r)) {
+		PQclear(r);
+		return store_fail(&s->base, STORE_E_NOTFOUND, "storing rows: no "
+				  "run with id %" PRId64, run);
+	}
+	s->day = atoi(PQgetvalue(r, 0, 0));
+	have = !strcmp(PQgetvalue(r, 0, 1), "t");
 	PQclear(r);
-	if (!n)
-		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
-				  (long long)run);
+	if (!have && (rc = make_partition(s, s->day)))
+		return rc;
+	s->day_run = run;
 	return 0;
 }
 
-static int pg_run_find_input(struct store *st, const char *sha256, int64_t *id,
-			     char *name, size_t namelen)
+int pg_staging(struct pg_store *s)
 {
-	const char *p[1] = { sha256 };
 	PGresult *r;
 	int rc;
 
-	if ((rc = pg_exec(pg(st), "SELECT id, name FROM runs WHERE input_sha256 ="
-			  " $1 ORDER BY id LIMIT 1", 1, p, &r, "finding input")))
+	if (s->staged >= 0)
+		return 0;
+	if ((rc = pg_exec(s, "SELECT has_table_privilege('events', 'INSERT')",
+			  &r, "storing rows")))
 		return rc;
-	rc = PQntuples(r) > 0;
-	if (rc) {
-		*id = pg_get_i64(r, 0, 0, 0);
-		pg_get_copy(r, 0, 1, name, namelen);
-	}
+	s->staged = strcmp(PQgetvalue(r, 0, 0), "t") != 0;
 	PQclear(r);
-	return rc;
+	return 0;
 }
+
+/* ---- the database ---- */
 
 /* The database's size (pg_database_size: every relation, index and TOAST
  * file of it, the server's own catalogs included). */
 static int pg_size(struct store *st, int64_t *bytes)
 {
-	return query_i64(pg(st), "SELECT pg_database_size(current_database())", 0,
-			 NULL, bytes, "reading size");
-}
-
-/* VACUUM: on PostgreSQL it makes deleted rows' space reusable but gives
- * little back to the file system (VACUUM FULL would, locking every table). */
-static int pg_vacuum(struct store *st, int64_t *before, int64_t *after)
-{
-	int64_t b;
+	PGresult *r;
 	int rc;
 
-	if ((rc = pg_size(st, &b)))
+	if ((rc = pg_exec(pg(st), "SELECT pg_database_size(current_database())",
+			  &r, "reading size")))
 		return rc;
-	if (before)
-		*before = b;
-	if ((rc = pg_exec(pg(st), "VACUUM", 0, NULL, NULL, "vacuuming")))
+	*bytes = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return 0;
+}
+
+/* The store's tables, for VACUUM. */
+#define PG_TABLES "runs, settings, devices, processes, commands, run_stats, " \
+	"metrics, run_summary, events, requests, samples, replays"
+
+/* Whether the role owns the store's tables (or the database, or is a
+ * superuser): the roles VACUUM does anything for. */
+static int pg_owner(struct pg_store *s, int *yes)
+{
+	PGresult *r;
+	int rc;
+
+	if ((rc = pg_exec(s, "SELECT coalesce((SELECT pg_has_role(relowner, "
+			  "'USAGE') FROM pg_class WHERE oid = to_regclass('runs')),"
+			  " true) OR (SELECT pg_has_role(datdba, 'USAGE') FROM "
+			  "pg_database WHERE datname = current_database())", &r,
+			  "reading the store's owner")))
 		return rc;
-	return after ? pg_size(st, after) : 0;
+	*yes = !strcmp(PQgetvalue(r, 0, 0), "t");
+	PQclear(r);
+	return 0;
 }
 
-/* ---- settings, devices, processes, commands, statistics ---- */
-
-static int pg_setting_add(struct store *st, int64_t run, const char *key,
-			  const char *value, const char *at)
+/* VACUUM of the store's tables: on PostgreSQL it makes deleted rows' space
+ * reusable but gives little back to the file system (VACUUM FULL would,
+ * locking every table). A role that owns none of them is told so: VACUUM
+ * would skip each with a warning and do nothing. */
+static int pg_vacuum(struct store *st)
 {
-	char id[24];
-	const char *p[4] = { pg_i64(id, run), key, value, at };
+	struct pg_store *s = pg(st);
+	int yes, rc;
 
-	return pg_exec(pg(st), "INSERT INTO settings (run, key, value, at) VALUES"
-		       " ($1,$2,$3,$4) ON CONFLICT (run, key, at) DO UPDATE SET "
-		       "value = EXCLUDED.value", 4, p, NULL, "storing setting");
+	/* VACUUM runs in no transaction */
+	if ((rc = end_implicit(s)) || (rc = pg_owner(s, &yes)))
+		return rc;
+	if (!yes)
+		return store_fail(st, STORE_E_DENIED, "vacuum: role '%s' owns none "
+				  "of the store's tables: nothing was vacuumed (the "
+				  "store's owner vacuums it)", PQuser(s->conn));
+	return pg_exec(s, "VACUUM (ANALYZE) " PG_TABLES, NULL, "vacuuming");
 }
 
-static int pg_device_add(struct store *st, int64_t run, uint32_t dev,
-			 const char *name, int64_t size_bytes, const char *role)
+/* Whether the role may act as the tables' owner (iotape_admin() of
+ * schema 8, asked so it works on an older store too). */
+static int pg_admin(struct store *st)
 {
-	char id[24], d[24], sz[24];
-	const char *p[5] = { pg_i64(id, run), pg_i64(d, dev), name,
-			     size_bytes > 0 ? pg_i64(sz, size_bytes) : NULL,
-			     role ? role : "data" };
+	PGresult *r;
+	int yes;
 
-	return pg_exec(pg(st), "INSERT INTO devices (run, dev, name, size_bytes, "
-		       "role) VALUES ($1,$2,$3,$4,$5) ON CONFLICT (run, dev) DO "
-		       "UPDATE SET name = EXCLUDED.name, size_bytes = "
-		       "EXCLUDED.size_bytes, role = EXCLUDED.role", 5, p, NULL,
-		       "storing device");
+	if (pg_exec(pg(st), "SELECT coalesce(pg_has_role(session_user, (SELECT "
+		    "relowner FROM pg_class WHERE oid = to_regclass('runs')), "
+		    "'MEMBER'), true)", &r, "reading the store's owner"))
+		return 0;
+	yes = !strcmp(PQgetvalue(r, 0, 0), "t");
+	PQclear(r);
+	return yes;
 }
 
-static int pg_process_set(struct store *st, int64_t run, uint32_t pid,
-			  const char *comm)
+static int pg_after_migrate(struct store *st)
 {
-	char id[24], ps[24];
-	const char *p[3] = { pg_i64(id, run), pg_i64(ps, pid), comm };
-
-	return pg_exec(pg(st), "INSERT INTO processes (run, pid, comm) VALUES "
-		       "($1,$2,$3) ON CONFLICT DO NOTHING", 3, p, NULL,
-		       "storing process");
+	return pg_exec(pg(st), "SELECT iotape_grant()", NULL, "granting");
 }
 
-static int pg_processes_copy(struct store *st, int64_t run, int64_t from)
+/* expire_begin: the rows of the months that will be dropped whole are not
+ * deleted run by run (iotape_runs_gone() reads iotape.keep_from_day) */
+static int pg_expire_begin(struct store *st, int before_day)
 {
-	return run_sql(pg(st), "INSERT INTO processes (run, pid, comm) SELECT $1,"
-		       " pid, comm FROM processes WHERE run = $2 ON CONFLICT DO "
-		       "NOTHING", 2, run, from, NULL, "storing processes");
+	return exec_i64(pg(st), pg(st)->conn, "SELECT set_config('iotape."
+			"keep_from_day', ((date_trunc('month', DATE '1970-01-01' + "
+			"$1::integer))::date - DATE '1970-01-01')::text, true)",
+			before_day, NULL, "expiring runs");
 }
 
-static int pg_command_add(struct store *st, int64_t run,
-			  const struct store_command *c)
+/* The partitions wholly before before_day's month: detached (CONCURRENTLY:
+ * the parent is held in SHARE UPDATE EXCLUSIVE only, readers and writers go
+ * on) and dropped, one at a time under the partitions' advisory lock; then
+ * any run of those months that came in meanwhile goes too. */
+static int pg_expire(struct store *st, int before_day, int64_t *dropped)
 {
-	int times = c->start_ns != STORE_NO_TIME && c->end_ns != STORE_NO_TIME;
-	char id[24], idx[24], a[24], b[24], t[3][32], status[24];
-	const char *p[9];
+	struct pg_store *s = pg(st);
+	char sql[512];
+	PGresult *r;
+	int rc, n;
 
-	p[0] = pg_i64(id, run);
-	p[1] = pg_i64(idx, c->idx);
-	p[2] = c->argv;
-	p[3] = c->start_ns != STORE_NO_TIME ? pg_i64(a, c->start_ns) : NULL;
-	p[4] = c->end_ns != STORE_NO_TIME ? pg_i64(b, c->end_ns) : NULL;
-	for (int i = 0; i < 3; i++) {
-		double v = i == 0 ? c->real_s : i == 1 ? c->user_s : c->sys_s;
-		/* %.17g: the double back bit for bit */
-		snprintf(t[i], sizeof(t[i]), "%.17g", v);
-		p[5 + i] = times && isfinite(v) ? t[i] : NULL;
+	*dropped = 0;
+	/* DETACH ... CONCURRENTLY runs in no transaction */
+	if ((rc = end_implicit(s)))
+		return rc;
+	snprintf(sql, sizeof(sql), "SELECT p.relname, i.inhparent::regclass FROM "
+		 "pg_inherits i JOIN pg_class p ON p.oid = i.inhrelid WHERE "
+		 "i.inhparent IN ('events'::regclass, 'requests'::regclass, "
+		 "'samples'::regclass, 'replays'::regclass) AND substring("
+		 "pg_get_expr(p.relpartbound, p.oid) FROM 'TO \\(''?(-?[0-9]+)')"
+		 "::integer <= (date_trunc('month', DATE '1970-01-01' + %d))::date"
+		 " - DATE '1970-01-01' ORDER BY 1", before_day);
+	if ((rc = pg_exec(s, sql, &r, "expiring runs")))
+		return rc;
+	n = PQntuples(r);
+	if (n && (rc = pg_exec(s, "SELECT pg_advisory_lock(" PG_PARTITION_LOCK ")",
+			       NULL, "expiring runs"))) {
+		PQclear(r);
+		return rc;
 	}
-	p[8] = pg_i64(status, c->status);
-	return pg_exec(pg(st), "INSERT INTO commands (run, idx, argv, start_ns, "
-		       "end_ns, real_s, user_s, sys_s, status) VALUES ($1,$2,$3,"
-		       "$4,$5,$6,$7,$8,$9)", 9, p, NULL, "storing command");
-}
-
-static int pg_stat_set(struct store *st, int64_t run, const char *key,
-		       const char *value)
-{
-	char id[24];
-	const char *p[3] = { pg_i64(id, run), key, value };
-
-	return pg_exec(pg(st), "INSERT INTO run_stats (run, key, value) VALUES "
-		       "($1,$2,$3) ON CONFLICT (run, key) DO UPDATE SET value = "
-		       "EXCLUDED.value", 3, p, NULL, "storing run statistics");
-}
-
-static int pg_metric_set(struct store *st, int64_t run, const char *name,
-			 double value, const char *unit, const char *source)
-{
-	char id[24], v[32];
-	const char *p[5] = { pg_i64(id, run), name, v, unit, source };
-
-	snprintf(v, sizeof(v), "%.17g", value);  /* the double back bit for bit */
-	return pg_exec(pg(st), "INSERT INTO metrics (run, name, value, unit, "
-		       "source) VALUES ($1,$2,$3,$4,$5) ON CONFLICT (run, name) DO "
-		       "UPDATE SET value = EXCLUDED.value, unit = EXCLUDED.unit, "
-		       "source = EXCLUDED.source", 5, p, NULL, "storing metric");
-}
-
-/* The first free request id: one more than the largest of any run (each
- * run's largest through its primary key, so no table scan). Writers at the
- * same time may get the same one: ids are unique per run, which is all the
- * key (run, id) asks. */
-static int pg_next_request_id(struct store *st, int64_t *id)
-{
-	int rc;
-
-	if ((rc = pg_attach_loading(pg(st), 0)))
+	for (int i = 0; i < n && !rc; i++) {
+		/* names the catalog gave, quoted as identifiers */
+		char *part = PQescapeIdentifier(s->conn, PQgetvalue(r, i, 0),
+						strlen(PQgetvalue(r, i, 0)));
+		char *parent = PQescapeIdentifier(s->conn, PQgetvalue(r, i, 1),
+						  strlen(PQgetvalue(r, i, 1)));
+		char ddl[512];
+		if (!part || !parent) {
+			rc = store_fail(st, ENOMEM, "out of memory");
+		} else {
+			snprintf(ddl, sizeof(ddl), "ALTER TABLE %s DETACH PARTITION %s "
+				 "CONCURRENTLY", parent, part);
+			if (!(rc = pg_exec(s, ddl, NULL, "dropping a month"))) {
+				snprintf(ddl, sizeof(ddl), "DROP TABLE %s", part);
+				if (!(rc = pg_exec(s, ddl, NULL, "dropping a month")))
+					(*dropped)++;
+			}
+		}
+		PQfreemem(part);
+		PQfreemem(parent);
+	}
+	PQclear(r);
+	if (n)
+		pg_exec(s, "SELECT pg_advisory_unlock(" PG_PARTITION_LOCK ")", NULL,
+			"expiring runs");
+	if (rc || !n)
 		return rc;
-	return query_i64(pg(st), "SELECT coalesce(max((SELECT max(q.id) FROM "
-			 "requests q WHERE q.run = runs.id)), 0) + 1 FROM runs", 0,
-			 NULL, id, "reading requests");
+	/* a run of a dropped month that landed meanwhile */
+	snprintf(sql, sizeof(sql), "BEGIN; SELECT set_config('iotape.keep_from_day',"
+		 " ((date_trunc('month', DATE '1970-01-01' + %d))::date - DATE "
+		 "'1970-01-01')::text, true); UPDATE runs SET parent = NULL WHERE "
+		 "parent IN (SELECT id FROM runs WHERE iotape_day(created_ns) < "
+		 "%d); DELETE FROM runs WHERE iotape_day(created_ns) < (date_trunc("
+		 "'month', DATE '1970-01-01' + %d))::date - DATE '1970-01-01'; "
+		 "COMMIT", before_day, before_day, before_day);
+	return pg_exec(s, sql, NULL, "expiring runs");
 }
 
-const struct store_backend store_pg_backend = {
+const struct store_driver store_pg_driver = {
 	.name = "postgresql",
+	.dialect = STORE_DIALECT_PG,
+	.migrations = store_pg_migrations,
+	.nmigrations = &store_pg_n_migrations,
 	.shown = pg_shown,
 	.open = pg_open,
 	.close = pg_close,
-	.schema_version = pg_schema_version,
+	.version = pg_version,
+	.migrate_on_open = 0,
+	.after_migrate = pg_after_migrate,
+	.migrate_begin = pg_migrate_begin,
+	.set_version = pg_set_version,
 	.begin = pg_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,
-	.run_create = pg_run_create,
-	.run_find = pg_run_find,
-	.run_finish = pg_run_finish,
-	.run_set = pg_run_set,
-	.run_set_format = pg_run_set_format,
-	.run_set_parent = pg_run_set_parent,
-	.run_get = pg_run_get,
-	.runs_list = pg_runs_list,
-	.run_has = pg_run_has,
-	.run_delete = pg_run_delete,
-	.run_rename = pg_run_rename,
-	.run_find_input = pg_run_find_input,
+	.exec = pg_exec_op,
+	.prepare = pg_prepare,
+	.bind_null = pg_bind_null,
+	.bind_i64 = pg_bind_i64,
+	.bind_f64 = pg_bind_f64,
+	.bind_text = pg_bind_text,
+	.step = pg_step,
+	.col_null = pg_col_null,
+	.col_i64 = pg_col_i64,
+	.col_f64 = pg_col_f64,
+	.col_text = pg_col_text,
+	.col_blob = pg_col_blob,
+	.changes = pg_changes,
+	.reset = pg_reset,
+	.finalize = pg_finalize,
+	.bulk_add = pg_bulk_add,
+	.bulk_flush = pg_bulk_flush,
 	.size = pg_size,
 	.vacuum = pg_vacuum,
-	.setting_add = pg_setting_add,
-	.settings_get = pg_settings_get,
-	.device_add = pg_device_add,
-	.devices_get = pg_devices_get,
-	.process_set = pg_process_set,
-	.processes_copy = pg_processes_copy,
-	.processes_get = pg_processes_get,
-	.command_add = pg_command_add,
-	.commands_get = pg_commands_get,
-	.stat_set = pg_stat_set,
-	.stats_get = pg_stats_get,
-	.metric_set = pg_metric_set,
-	.metrics_get = pg_metrics_get,
-	.event_add = pg_event_add,
-	.request_add = pg_request_add,
-	.next_request_id = pg_next_request_id,
-	.sample_add = pg_sample_add,
-	.replays_add = pg_replays_add,
-	.cursor_open = pg_cursor_open,
-	.cursor_next = pg_cursor_next,
-	.cursor_close = pg_cursor_close,
-	.summary_set = pg_summary_set,
-	.summary_get = pg_summary_get,
-	.summary_missing = pg_summary_missing,
-	.fleet_worst = pg_fleet_worst,
+	.open_reader = pg_open_reader,
+	.reconnect = pg_reconnect,
+	.admin = pg_admin,
+	.expire_begin = pg_expire_begin,
+	.expire = pg_expire,
 };

@@ -1,5 +1,6 @@
-/* The store's PostgreSQL back end, bulk writes: events, requests, samples
- * and replays rows go through COPY ... FROM STDIN in binary format
+/* The PostgreSQL driver's bulk rows: events, requests, samples and
+ * replays rows (store_bulk_defs[]) go through COPY ... FROM STDIN in binary
+ * format
  * (PostgreSQL's "COPY" reference page, "Binary Format": a signature and
  * header, then per row a 16-bit field count and each field as a 32-bit
  * length, -1 for NULL, and its bytes in the type's send format, all
@@ -12,6 +13,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,26 +24,8 @@
 #define COPY_FLUSH (8 * 1024 * 1024)
 /* The rows of the open COPY's table are sent when this many bytes wait. */
 #define COPY_CHUNK (256 * 1024)
-
-/* Each table's name and the columns its COPY sends. */
-static const char *const copy_table[] = {
-	[PG_COPY_EVENTS] = "events",
-	[PG_COPY_REQUESTS] = "requests",
-	[PG_COPY_SAMPLES] = "samples",
-	[PG_COPY_REPLAYS] = "replays",
-};
-static const char *const copy_cols[] = {
-	[PG_COPY_EVENTS] = "run, id, time_ns, sequence, sector, bytes, action, "
-		"pid, dev, cpu, error, pdu",
-	[PG_COPY_REQUESTS] = "run, id, dev, sector, bytes, rwbs, cats, pid, "
-		"q_ns, g_ns, m_ns, i_ns, d_ns, c_ns, d_sector, d_bytes, requeues, "
-		"error, merged_into, d_head, seek_sectors, split_from, split, "
-		"orig_dev, orig_sector",
-	[PG_COPY_SAMPLES] = "run, time_ns, source, key, value",
-	[PG_COPY_REPLAYS] = "run, idx, stream, pid, dev, sector, bytes, op, fua,"
-		" as_read, src_request, sched_ns, ready_ns, issue_ns, complete_ns, "
-		"result",
-};
+/* A COPY is ended (and a writer's rows landed) after this many bytes. */
+#define LAND_CHUNK (64u * 1024 * 1024)
 
 /* Makes room for n more bytes (b->oom when it cannot). */
 static unsigned char *room(struct pg_copy_buf *b, size_t n)
@@ -91,15 +75,6 @@ static void f_null(struct pg_copy_buf *b)
 	put_be(b, 0xffffffffu, 4);
 }
 
-/* A bigint field, or NULL unless present. */
-static void f_opt(struct pg_copy_buf *b, int64_t v, int present)
-{
-	if (present)
-		f_i64(b, v);
-	else
-		f_null(b);
-}
-
 /* A text or bytea field of n bytes. */
 static void f_bytes(struct pg_copy_buf *b, const void *p, size_t n)
 {
@@ -110,14 +85,6 @@ static void f_bytes(struct pg_copy_buf *b, const void *p, size_t n)
 		memcpy(d, p, n);
 		b->len += n;
 	}
-}
-
-static void f_text(struct pg_copy_buf *b, const char *t)
-{
-	if (t)
-		f_bytes(b, t, strlen(t));
-	else
-		f_null(b);
 }
 
 /* A double precision field (IEEE 754 binary64, big-endian), NULL when not
@@ -135,12 +102,12 @@ static void f_double(struct pg_copy_buf *b, double v)
 	put_be(b, bits, 8);
 }
 
-static int flush_table(struct pg_store *s, enum pg_copy t);
+static int flush_table(struct pg_store *s, enum store_bulk t);
 
 /* Table t's buffer with a row of run of nfields begun (another run's rows
  * waiting are sent first: one COPY goes to one run's table). NULL when
  * those rows fail. */
-static struct pg_copy_buf *row_begin(struct pg_store *s, enum pg_copy t,
+static struct pg_copy_buf *row_begin(struct pg_store *s, enum store_bulk t,
 				     int64_t run, int nfields)
 {
 	struct pg_copy_buf *b = &s->copy[t];
@@ -156,6 +123,7 @@ static struct pg_copy_buf *row_begin(struct pg_store *s, enum pg_copy t,
 /* Sends len bytes of p into the open COPY. */
 static int send_data(struct pg_store *s, const void *p, size_t len)
 {
+	s->copy_sent += len;
 	for (size_t off = 0; off < len && !s->copy_failed; off += 1u << 20) {
 		size_t n = len - off < (1u << 20) ? len - off : 1u << 20;
 		if (PQputCopyData(s->conn, (const char *)p + off, (int)n) != 1)
@@ -164,25 +132,43 @@ static int send_data(struct pg_store *s, const void *p, size_t len)
 	return s->copy_failed ? pg_fail(s, "writing rows", NULL) : 0;
 }
 
-/* Opens the COPY of table t (for the run of its waiting rows) and sends
- * the binary header. */
-static int copy_open(struct pg_store *s, enum pg_copy t)
+/* Runs sql (no rows wanted) while no COPY is open; for the statements the
+ * COPYs themselves need (pg_exec() would end them first). */
+static int exec_now(struct pg_store *s, const char *sql, int n,
+		    const char *const *params)
+{
+	PGresult *r = PQexecParams(s->conn, sql, n, NULL, params, NULL, NULL, 0);
+	int rc = pg_verdict(s, r, "storing rows");
+
+	PQclear(r);
+	return rc;
+}
+
+/* Opens the COPY of table t (for the run of its waiting rows, its day
+ * last) and sends the binary header: into the table itself (the owner),
+ * or into this session's load table of it (a writer: iotape_land() takes
+ * the rows on when the COPY ends; schema/008_fleet.sql). */
+static int copy_open(struct pg_store *s, enum store_bulk t)
 {
 	static const unsigned char head[19] = "PGCOPY\n\377\r\n\0"
 		"\0\0\0\0\0\0\0";       /* signature, flags 0, no extension */
-	struct pg_copy_buf *b = &s->copy[t];
-	char sql[512];
+	const struct store_bulk_def *d = &store_bulk_defs[t];
+	char sql[768], cols[512];
+	size_t k = 0;
 	PGresult *r;
 	int rc;
 
-	/* a run made in this transaction: straight into its own table (no
-	 * index yet, no routing); else through the parent */
-	if (pg_loading(s, b->run))
-		snprintf(sql, sizeof(sql), "COPY %s_%lld (%s) FROM STDIN (FORMAT "
-			 "binary)", copy_table[t], (long long)b->run, copy_cols[t]);
-	else
-		snprintf(sql, sizeof(sql), "COPY %s (%s) FROM STDIN (FORMAT binary)",
-			 copy_table[t], copy_cols[t]);
+	pg_settle(s);
+	if (s->staged && !s->load_tables) {
+		if ((rc = exec_now(s, "SELECT iotape_load_tables()", 0, NULL)))
+			return rc;
+		s->load_tables = 1;
+	}
+	for (int c = 0; c < d->ncols; c++)
+		k += (size_t)snprintf(cols + k, sizeof(cols) - k, "%s, ",
+				      d->names[c]);
+	snprintf(sql, sizeof(sql), "COPY %s%s (%sday) FROM STDIN (FORMAT binary)",
+		 s->staged ? "pg_temp.iotape_load_" : "", d->table, cols);
 	r = PQexec(s->conn, sql);
 	if (PQresultStatus(r) != PGRES_COPY_IN) {
 		rc = pg_fail(s, "writing rows", r);
@@ -192,14 +178,19 @@ static int copy_open(struct pg_store *s, enum pg_copy t)
 	PQclear(r);
 	s->copying = (int)t;
 	s->copy_failed = 0;
+	s->copy_sent = 0;
+	s->copy_run = s->copy[t].run;
 	return send_data(s, head, sizeof(head));
 }
 
 /* Ends the open COPY (abandoned, its rows not stored, when abort is set or
- * sending failed); returns the server's verdict. */
+ * sending failed); returns the server's verdict. A writer's rows then go
+ * from its load table into the store (iotape_land(), which refuses another
+ * machine's run). */
 static int copy_close(struct pg_store *s, int abort)
 {
 	static const unsigned char trailer[2] = { 0xff, 0xff };
+	enum store_bulk t = (enum store_bulk)s->copying;
 	PGresult *r;
 	int rc = 0;
 
@@ -220,12 +211,18 @@ static int copy_close(struct pg_store *s, int abort)
 	if (abort && !rc)
 		rc = s->copy_failed ? pg_fail(s, "writing rows", NULL) : 0;
 	s->copy_failed = 0;
+	if (!rc && !abort && s->staged) {
+		char run[24];
+		const char *p[2] = { store_bulk_defs[t].table, run };
+		snprintf(run, sizeof(run), "%lld", (long long)s->copy_run);
+		rc = exec_now(s, "SELECT iotape_land($1, $2)", 2, p);
+	}
 	return rc;
 }
 
 /* Sends table t's waiting rows into its COPY (opened, ending another, when
  * it is not the open one) and empties its buffer; the COPY stays open. */
-static int send_table(struct pg_store *s, enum pg_copy t)
+static int send_table(struct pg_store *s, enum store_bulk t)
 {
 	struct pg_copy_buf *b = &s->copy[t];
 	int rc;
@@ -245,7 +242,7 @@ static int send_table(struct pg_store *s, enum pg_copy t)
 }
 
 /* Sends table t's waiting rows and ends its COPY. */
-static int flush_table(struct pg_store *s, enum pg_copy t)
+static int flush_table(struct pg_store *s, enum store_bulk t)
 {
 	int rc = 0;
 
@@ -263,10 +260,10 @@ int pg_copy_end(struct pg_store *s)
 	int rc;
 
 	/* the open one first: its rows came first */
-	if (s->copying >= 0 && (rc = flush_table(s, (enum pg_copy)s->copying)))
+	if (s->copying >= 0 && (rc = flush_table(s, (enum store_bulk)s->copying)))
 		return rc;
-	for (int t = 0; t < PG_COPY_N; t++)
-		if ((rc = flush_table(s, (enum pg_copy)t)))
+	for (int t = 0; t < STORE_NBULK; t++)
+		if ((rc = flush_table(s, (enum store_bulk)t)))
 			return rc;
 	return 0;
 }
@@ -274,7 +271,7 @@ int pg_copy_end(struct pg_store *s)
 void pg_copy_drop(struct pg_store *s)
 {
 	copy_close(s, 1);
-	for (int t = 0; t < PG_COPY_N; t++) {
+	for (int t = 0; t < STORE_NBULK; t++) {
 		s->copy[t].len = 0;
 		s->copy[t].oom = 0;
 	}
@@ -282,148 +279,86 @@ void pg_copy_drop(struct pg_store *s)
 
 void pg_copy_free(struct pg_store *s)
 {
-	for (int t = 0; t < PG_COPY_N; t++)
+	for (int t = 0; t < STORE_NBULK; t++)
 		free(s->copy[t].buf);
 }
 
 /* After a row of table t: streams the rows of the open COPY's table a
- * chunk at a time; opens a table's COPY when enough of its rows wait. */
-static int row_done(struct pg_store *s, enum pg_copy t)
+ * chunk at a time; opens a table's COPY when enough of its rows wait; ends
+ * a COPY that has taken LAND_CHUNK bytes (a writer's rows then land), so no
+ * statement runs long (statement_timeout) and a load table stays small. */
+static int row_done(struct pg_store *s, enum store_bulk t)
 {
 	struct pg_copy_buf *b = &s->copy[t];
+	int rc;
 
 	if (b->oom || b->len >= COPY_FLUSH ||
-	    (s->copying == (int)t && b->len >= COPY_CHUNK))
-		return send_table(s, t);
+	    (s->copying == (int)t && b->len >= COPY_CHUNK)) {
+		if ((rc = send_table(s, t)))
+			return rc;
+		if (s->copying == (int)t && s->copy_sent >= LAND_CHUNK)
+			return copy_close(s, 0);
+	}
 	return 0;
 }
 
-int pg_event_add(struct store *st, int64_t run, const struct bt_event *ev)
+/* One more row loaded into s->day's month in this transaction. */
+static void count_loaded(struct pg_store *s)
+{
+	int i = 0;
+
+	while (i < s->nloaded && s->loaded[i].day != s->day)
+		i++;
+	if (i == s->nloaded) {
+		if (s->nloaded == (int)(sizeof(s->loaded) / sizeof(s->loaded[0])))
+			return;
+		s->loaded[s->nloaded].day = s->day;
+		s->loaded[s->nloaded++].rows = 0;
+	}
+	s->loaded[i].rows++;
+}
+
+int pg_bulk_add(struct store *st, enum store_bulk t,
+		const struct store_val *v)
 {
 	struct pg_store *s = pg(st);
+	const struct store_bulk_def *d = &store_bulk_defs[t];
 	struct pg_copy_buf *b;
 	int rc;
 
-	if (s->ev_run != run) {
-		/* go on after the run's events already stored */
-		char id[24], sql[96];
-		const char *p[1] = { pg_i64(id, run) };
-		PGresult *r;
-		/* a run made in this transaction: in its own table still */
-		if (pg_loading(s, run))
-			snprintf(sql, sizeof(sql), "SELECT coalesce(max(id), 0) FROM "
-				 "events_%lld WHERE run = $1", (long long)run);
-		else
-			snprintf(sql, sizeof(sql), "SELECT coalesce(max(id), 0) FROM "
-				 "events WHERE run = $1");
-		if ((rc = pg_exec(s, sql, 1, p, &r, "storing events")))
-			return rc;
-		s->ev_last = pg_get_i64(r, 0, 0, 0);
-		PQclear(r);
-		s->ev_first = s->ev_last + 1;
-		s->ev_run = run;
+	/* the partition key of the run's rows, and where they go */
+	if ((v[0].i != s->day_run && (rc = pg_run_day(s, v[0].i))) ||
+	    (rc = pg_staging(s)))
+		return rc;
+	if (!(b = row_begin(s, t, v[0].i, d->ncols + 1)))
+		return -STORE_E_SQLITE;
+	for (int c = 0; c < d->ncols; c++) {
+		if (v[c].null) {
+			f_null(b);
+			continue;
+		}
+		switch (d->types[c]) {
+		case STORE_C_I64:
+			f_i64(b, v[c].i);
+			break;
+		case STORE_C_I32:
+			f_i32(b, (int32_t)v[c].i);
+			break;
+		case STORE_C_F64:
+			f_double(b, v[c].d);
+			break;
+		case STORE_C_TEXT:
+		case STORE_C_BLOB:
+			f_bytes(b, v[c].p, v[c].n);
+			break;
+		}
 	}
-	if (!(b = row_begin(s, PG_COPY_EVENTS, run, 12)))
-		return -STORE_E_SQLITE;
-	f_i64(b, run);
-	f_i64(b, ++s->ev_last);
-	f_i64(b, (int64_t)ev->time_ns);
-	f_i64(b, ev->sequence);
-	f_i64(b, (int64_t)ev->sector);
-	f_i64(b, ev->bytes);
-	f_i64(b, (int64_t)ev->action);
-	f_i64(b, ev->pid);
-	f_i64(b, ev->dev);
-	f_i64(b, ev->cpu);
-	f_i32(b, ev->error);
-	if (ev->pdu_len)
-		f_bytes(b, ev->pdu, ev->pdu_len);
-	else
-		f_null(b);
-	return row_done(s, PG_COPY_EVENTS);
+	f_i32(b, s->day);
+	count_loaded(s);
+	return row_done(s, t);
 }
 
-int pg_request_add(struct store *st, int64_t run, int64_t id,
-		   const struct store_request *rq)
+int pg_bulk_flush(struct store *st)
 {
-	struct pg_store *s = pg(st);
-	struct pg_copy_buf *b;
-
-	if (!(b = row_begin(s, PG_COPY_REQUESTS, run, 25)))
-		return -STORE_E_SQLITE;
-	f_i64(b, run);
-	f_i64(b, id);
-	f_i64(b, rq->dev);
-	f_i64(b, (int64_t)rq->sector);
-	f_i64(b, rq->bytes);
-	f_text(b, rq->rwbs);
-	f_i64(b, (int64_t)rq->cats);
-	f_i64(b, rq->pid);
-	f_opt(b, rq->q_ns, rq->q_ns != STORE_NO_TIME);
-	f_opt(b, rq->g_ns, rq->g_ns != STORE_NO_TIME);
-	f_opt(b, rq->m_ns, rq->m_ns != STORE_NO_TIME);
-	f_opt(b, rq->i_ns, rq->i_ns != STORE_NO_TIME);
-	f_opt(b, rq->d_ns, rq->d_ns != STORE_NO_TIME);
-	f_opt(b, rq->c_ns, rq->c_ns != STORE_NO_TIME);
-	f_opt(b, (int64_t)rq->d_sector, rq->has_d);
-	f_opt(b, rq->d_bytes, rq->has_d);
-	f_i64(b, rq->requeues);
-	f_i32(b, rq->error);
-	f_opt(b, rq->merged_into, rq->merged_into != 0);
-	f_i32(b, rq->d_head);
-	f_opt(b, rq->seek_sectors, rq->has_seek);
-	f_opt(b, rq->split_from, rq->split_from != 0);
-	f_i32(b, rq->split);
-	f_opt(b, rq->orig_dev, rq->has_orig);
-	f_opt(b, (int64_t)rq->orig_sector, rq->has_orig);
-	return row_done(s, PG_COPY_REQUESTS);
-}
-
-int pg_sample_add(struct store *st, int64_t run, int64_t time_ns,
-		  const char *source, const char *key, double value)
-{
-	struct pg_store *s = pg(st);
-	struct pg_copy_buf *b;
-
-	if (!(b = row_begin(s, PG_COPY_SAMPLES, run, 5)))
-		return -STORE_E_SQLITE;
-	f_i64(b, run);
-	f_i64(b, time_ns);
-	f_text(b, source);
-	f_text(b, key);
-	f_double(b, value);
-	return row_done(s, PG_COPY_SAMPLES);
-}
-
-int pg_replays_add(struct store *st, int64_t run,
-		   const struct store_replay *rows, size_t n)
-{
-	struct pg_store *s = pg(st);
-	struct pg_copy_buf *b;
-	int rc;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct store_replay *r = &rows[i];
-		if (!(b = row_begin(s, PG_COPY_REPLAYS, run, 16)))
-			return -STORE_E_SQLITE;
-		f_i64(b, run);
-		f_i64(b, r->idx);
-		f_i64(b, r->stream);
-		f_i64(b, r->pid);
-		f_i64(b, r->dev);
-		f_opt(b, (int64_t)r->sector, r->has_sector);
-		f_i64(b, r->bytes);
-		f_text(b, r->op);
-		f_i32(b, r->fua != 0);
-		f_i32(b, r->as_read != 0);
-		f_i64(b, r->src_request);
-		f_i64(b, r->sched_ns);
-		f_i64(b, r->ready_ns);
-		f_i64(b, r->issue_ns);
-		f_opt(b, r->complete_ns, r->complete_ns != STORE_NO_TIME);
-		f_i64(b, r->result);
-		if ((rc = row_done(s, PG_COPY_REPLAYS)))
-			return rc;
-	}
-	return 0;
+	return pg_copy_end(pg(st));
 }

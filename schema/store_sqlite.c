@@ -1,42 +1,76 @@
-/* The store's SQLite back end: open (with the checks of an existing store)
- * and migrate, transactions, runs, settings, devices, processes, commands
- * and statistics, and its ops table. One prepare-bind-step path, one error
- * path; batched writes are in store_sqlite_batch.c, reads in
- * store_sqlite_read.c. */
-#include "schema/store_sqlite.h"
+/* The SQLite driver of the store (store_driver.h): opens a file (with the
+ * checks of an existing store and the reasons SQLite does not give),
+ * prepares, binds, steps and reads columns, and loads the bulk tables in
+ * multi-row INSERTs (one statement's fixed cost per batch, not per row),
+ * binding only the values that changed since the last batch. */
+#include "schema/store_driver.h"
 
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Generated from schema/NNN_*.sql by the Makefile (schema_sql.c). */
 extern const char *const store_migrations[];
 extern const int store_n_migrations;
 
-static const char *const stmt_sql[SQ_N] = {
-	[SQ_EVENT] = "INSERT INTO events (run, time_ns, sequence, sector, bytes, "
-		     "action, pid, dev, cpu, error, pdu) "
-		     "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-	[SQ_REQUEST] = "INSERT INTO requests (run, dev, sector, bytes, rwbs, cats,"
-		       " pid, q_ns, g_ns, m_ns, i_ns, d_ns, c_ns, d_sector, "
-		       "d_bytes, requeues, error, merged_into, d_head, "
-		       "seek_sectors, split_from, orig_dev, orig_sector, split, id) "
-		       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[SQ_PROCESS] = "INSERT OR IGNORE INTO processes (run, pid, comm) "
-		       "VALUES (?,?,?)",
-	[SQ_DEVICE] = "INSERT OR REPLACE INTO devices (run, dev, name, size_bytes,"
-		      " role) VALUES (?,?,?,?,?)",
-	[SQ_STAT] = "INSERT OR REPLACE INTO run_stats (run, key, value) "
-		    "VALUES (?,?,?)",
-	[SQ_SAMPLE] = "INSERT INTO samples (run, time_ns, source, key, value) "
-		      "VALUES (?,?,?,?,?)",
+/* Rows per multi-row INSERT of each bulk table: events 128 (1,536
+ * parameters, far below SQLite's 32,766), requests 64, replays 32; samples
+ * go one by one through a kept statement (a run has few). */
+static const int batch_rows[STORE_NBULK] = {
+	[STORE_BULK_EVENTS] = 128, [STORE_BULK_REQUESTS] = 64,
+	[STORE_BULK_SAMPLES] = 1, [STORE_BULK_REPLAYS] = 32,
 };
+
+/* What a parameter of a kept multi-row statement holds (bindings outlive a
+ * reset): a value a row slot holds already is not bound again (most of a
+ * row's values repeat from one batch to the next: run, dev, NULLs). */
+enum { B_UNKNOWN, B_INT, B_NULL, B_OTHER };
+
+/* A bulk table's rows waiting for their INSERT. */
+struct sq_batch {
+	sqlite3_stmt *multi;    /* batch_rows rows */
+	sqlite3_stmt *single;   /* one row */
+	struct store_val *v;    /* batch_rows x ncols values; text and blobs
+				 * as offsets into pool */
+	int n;                  /* rows waiting */
+	unsigned char *pool;
+	size_t plen, pcap;
+	int64_t *bound;         /* multi's parameters: values, */
+	unsigned char *kind;    /* and what each holds (B_*) */
+	int oom;
+};
+
+struct sqlite_store {
+	struct store base;          /* first: the front's view */
+	sqlite3 *db;
+	struct sq_batch batch[STORE_NBULK];
+	int waiting;                /* rows wait in some batch */
+	int fk_off;                 /* foreign keys off for a bulk transaction */
+};
+
+struct sq_stmt {
+	struct sqlite_store *s;
+	sqlite3_stmt *q;
+	const char *what;
+	unsigned flags;
+	int fresh;                  /* not stepped since prepare or reset */
+	int64_t changes;
+};
+
+static inline struct sqlite_store *sq(struct store *st)
+{
+	return (struct sqlite_store *)st;
+}
+
+#define Q(x) ((struct sq_stmt *)(x))
+
+/* ---- errors ---- */
 
 /* Why SQLite could not write or make the database file (SQLite says only
  * "attempt to write a readonly database" or "unable to open database
@@ -75,13 +109,18 @@ static const char *fs_why(const struct sqlite_store *s, char *buf, size_t len)
 	       ? why_not_writable(s, buf, len) : buf;
 }
 
-int sq_fail(struct sqlite_store *s, int code, const char *what)
+/* Sets the message to "what: SQLite's message"; returns -STORE_E_EXISTS
+ * for a unique key's violation, else -code. */
+static int sq_fail(struct sqlite_store *s, int code, const char *what)
 {
 	char why[PATH_MAX + 64];
+	int ext = s->db ? sqlite3_extended_errcode(s->db) : SQLITE_OK;
 
 	snprintf(s->base.msg, sizeof(s->base.msg), "%s: %s%s", what,
 		 s->db ? sqlite3_errmsg(s->db) : "no database",
 		 fs_why(s, why, sizeof(why)));
+	if (ext == SQLITE_CONSTRAINT_UNIQUE || ext == SQLITE_CONSTRAINT_PRIMARYKEY)
+		return -STORE_E_EXISTS;
 	return -code;
 }
 
@@ -98,78 +137,354 @@ static int exec(struct sqlite_store *s, const char *sql)
 	return 0;
 }
 
-int sq_prepare(struct sqlite_store *s, const char *sql, sqlite3_stmt **stmt,
-	       const char *what)
+static int flush(struct sqlite_store *s);
+
+/* SQLite's messages are whole: what is not added */
+static int sq_exec(struct store *st, const char *sql, const char *what)
 {
-	if (sqlite3_prepare_v2(s->db, sql, -1, stmt, NULL) != SQLITE_OK) {
-		*stmt = NULL;
+	int rc = flush(sq(st));
+
+	(void)what;
+	return rc ? rc : exec(sq(st), sql);
+}
+
+/* ---- statements ---- */
+
+static int sq_prepare(struct store *st, const char *sql, unsigned flags,
+		      const char *what, struct store_stmt **out)
+{
+	struct sqlite_store *s = sq(st);
+	struct sq_stmt *q = calloc(1, sizeof(*q));
+
+	*out = NULL;
+	if (!q)
+		return store_fail(st, ENOMEM, "out of memory");
+	if (sqlite3_prepare_v3(s->db, sql, -1, flags & STORE_STMT_KEEP ?
+			       SQLITE_PREPARE_PERSISTENT : 0, &q->q, NULL)
+	    != SQLITE_OK) {
+		free(q);
 		return sq_fail(s, STORE_E_SQLITE, what);
 	}
+	q->s = s;
+	q->what = what;
+	q->flags = flags;
+	q->fresh = 1;
+	*out = (struct store_stmt *)q;
 	return 0;
 }
 
-int sq_step_done(struct sqlite_store *s, sqlite3_stmt *stmt, const char *what)
+static void sq_bind_null(struct store_stmt *q, int i)
 {
-	int rc = sqlite3_step(stmt);
-
-	sqlite3_reset(stmt);
-	if (rc != SQLITE_DONE)
-		return sq_fail(s, STORE_E_SQLITE, what);
-	return 0;
+	sqlite3_bind_null(Q(q)->q, i);
 }
 
-void sq_bind_opt_i64(sqlite3_stmt *stmt, int i, int64_t v, int present)
+static void sq_bind_i64(struct store_stmt *q, int i, int64_t v)
 {
-	if (present)
-		sqlite3_bind_int64(stmt, i, v);
-	else
-		sqlite3_bind_null(stmt, i);
+	sqlite3_bind_int64(Q(q)->q, i, v);
 }
 
-void sq_bind_text(sqlite3_stmt *stmt, int i, const char *v)
+static void sq_bind_f64(struct store_stmt *q, int i, double v)
 {
-	if (v)
-		sqlite3_bind_text(stmt, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(stmt, i);
+	sqlite3_bind_double(Q(q)->q, i, v);
 }
 
-/* Runs a one-off statement with up to 2 int64 parameters (?1, ?2), expecting
- * no row back. */
-static int run_sql(struct sqlite_store *s, const char *sql, int64_t a,
-		   int64_t b, const char *what)
+static void sq_bind_text(struct store_stmt *q, int i, const char *v)
 {
-	sqlite3_stmt *stmt;
+	sqlite3_bind_text(Q(q)->q, i, v, -1, SQLITE_TRANSIENT);
+}
+
+static int sq_step(struct store_stmt *qq)
+{
+	struct sq_stmt *q = Q(qq);
+	struct sqlite_store *s = q->s;
 	int rc;
 
-	if ((rc = sq_flush_events(s)) || (rc = sq_prepare(s, sql, &stmt, what)))
-		return rc;
-	sqlite3_bind_int64(stmt, 1, a);
-	if (sqlite3_bind_parameter_count(stmt) > 1)
-		sqlite3_bind_int64(stmt, 2, b);
-	rc = sq_step_done(s, stmt, what);
-	sqlite3_finalize(stmt);
+	/* the batched rows first: the statement may read them; a statement
+	 * that reads no bulk table need not wait for them */
+	if (q->fresh) {
+		q->fresh = 0;
+		if (s->waiting && !(q->flags & STORE_STMT_NOFLUSH) &&
+		    (rc = flush(s)))
+			return rc;
+	}
+	rc = sqlite3_step(q->q);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE) {
+		q->changes = sqlite3_changes(s->db);
+		return 0;
+	}
+	return sq_fail(s, STORE_E_SQLITE, q->what);
+}
+
+static int sq_col_null(struct store_stmt *q, int i)
+{
+	return sqlite3_column_type(Q(q)->q, i) == SQLITE_NULL;
+}
+
+static int64_t sq_col_i64(struct store_stmt *q, int i)
+{
+	return sqlite3_column_int64(Q(q)->q, i);
+}
+
+static double sq_col_f64(struct store_stmt *q, int i)
+{
+	return sqlite3_column_double(Q(q)->q, i);
+}
+
+static const char *sq_col_text(struct store_stmt *q, int i)
+{
+	return (const char *)sqlite3_column_text(Q(q)->q, i);
+}
+
+static const void *sq_col_blob(struct store_stmt *q, int i, size_t *len)
+{
+	const void *p = sqlite3_column_blob(Q(q)->q, i);
+
+	*len = (size_t)sqlite3_column_bytes(Q(q)->q, i);
+	return p;
+}
+
+static int64_t sq_changes(struct store_stmt *q)
+{
+	return Q(q)->changes;
+}
+
+static void sq_reset(struct store_stmt *q)
+{
+	sqlite3_reset(Q(q)->q);
+	Q(q)->fresh = 1;
+}
+
+static void sq_finalize(struct store_stmt *q)
+{
+	if (!q)
+		return;
+	sqlite3_finalize(Q(q)->q);
+	free(q);
+}
+
+/* ---- bulk rows ---- */
+
+/* "INSERT INTO table (cols) VALUES (?,..),.." for rows rows of t's
+ * columns, prepared to keep; NULL after the message is set. */
+static sqlite3_stmt *prepare_multi(struct sqlite_store *s, enum store_bulk t,
+				   int rows)
+{
+	const struct store_bulk_def *d = &store_bulk_defs[t];
+	sqlite3_stmt *q = NULL;
+	sqlite3_str *b = sqlite3_str_new(s->db);
+	char *sql;
+
+	sqlite3_str_appendf(b, "INSERT INTO %s (", d->table);
+	for (int c = 0; c < d->ncols; c++)
+		sqlite3_str_appendf(b, "%s%s", c ? ", " : "", d->names[c]);
+	sqlite3_str_appendall(b, ") VALUES ");
+	for (int i = 0; i < rows; i++) {
+		sqlite3_str_appendall(b, i ? ",(?" : "(?");
+		for (int c = 1; c < d->ncols; c++)
+			sqlite3_str_appendall(b, ",?");
+		sqlite3_str_appendall(b, ")");
+	}
+	sql = sqlite3_str_finish(b);
+	if (!sql || sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+				       &q, NULL) != SQLITE_OK) {
+		sq_fail(s, STORE_E_SQLITE, "preparing statement");
+		q = NULL;
+	}
+	sqlite3_free(sql);
+	return q;
+}
+
+/* Binds row r of batch b at parameter offset base of q; with cache set (a
+ * row slot of b's kept multi-row statement), a value the slot holds
+ * already is not bound again. Text and blobs are bound where they wait. */
+static void bind_row(struct sq_batch *b, const struct store_bulk_def *d,
+		     sqlite3_stmt *q, int base, int r, int cache)
+{
+	const struct store_val *v = &b->v[(size_t)r * (size_t)d->ncols];
+	int64_t *bound = b->bound + (size_t)r * (size_t)d->ncols;
+	unsigned char *kind = b->kind + (size_t)r * (size_t)d->ncols;
+
+	for (int c = 0; c < d->ncols; c++) {
+		int p = base + c + 1;
+		if (v[c].null) {
+			if (!cache || kind[c] != B_NULL)
+				sqlite3_bind_null(q, p);
+			if (cache)
+				kind[c] = B_NULL;
+			continue;
+		}
+		switch (d->types[c]) {
+		case STORE_C_I64:
+		case STORE_C_I32:
+			if (!cache || kind[c] != B_INT || bound[c] != v[c].i)
+				sqlite3_bind_int64(q, p, v[c].i);
+			if (cache) {
+				kind[c] = B_INT;
+				bound[c] = v[c].i;
+			}
+			break;
+		case STORE_C_F64:
+			sqlite3_bind_double(q, p, v[c].d);
+			if (cache)
+				kind[c] = B_OTHER;
+			break;
+		case STORE_C_TEXT:
+			sqlite3_bind_text(q, p, (const char *)b->pool +
+					  (uintptr_t)v[c].p, (int)v[c].n,
+					  SQLITE_STATIC);
+			if (cache)
+				kind[c] = B_OTHER;
+			break;
+		case STORE_C_BLOB:
+			sqlite3_bind_blob(q, p, b->pool + (uintptr_t)v[c].p,
+					  (int)v[c].n, SQLITE_STATIC);
+			if (cache)
+				kind[c] = B_OTHER;
+			break;
+		}
+	}
+}
+
+static int step_done(struct sqlite_store *s, sqlite3_stmt *q, const char *what)
+{
+	int rc = sqlite3_step(q);
+
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : sq_fail(s, STORE_E_SQLITE, what);
+}
+
+/* Writes batch t's rows: one multi-row INSERT for a full batch, single rows
+ * otherwise. */
+static int flush_batch(struct sqlite_store *s, enum store_bulk t)
+{
+	const struct store_bulk_def *d = &store_bulk_defs[t];
+	struct sq_batch *b = &s->batch[t];
+	int n = b->n, rc = 0;
+
+	if (!n)
+		return 0;
+	b->n = 0;
+	if (b->oom) {
+		b->oom = 0;
+		b->plen = 0;
+		return store_fail(&s->base, ENOMEM, "out of memory");
+	}
+	if (n == batch_rows[t] && n > 1) {
+		if (!b->multi && !(b->multi = prepare_multi(s, t, n)))
+			return -STORE_E_SQLITE;
+		for (int r = 0; r < n; r++)
+			bind_row(b, d, b->multi, r * d->ncols, r, 1);
+		rc = step_done(s, b->multi, "storing rows");
+	} else {
+		if (!b->single && !(b->single = prepare_multi(s, t, 1)))
+			return -STORE_E_SQLITE;
+		for (int r = 0; r < n && !rc; r++) {
+			bind_row(b, d, b->single, 0, r, 0);
+			rc = step_done(s, b->single, "storing rows");
+		}
+	}
+	b->plen = 0;
 	return rc;
 }
 
-/* The first column of the one-row query sql as an int64 (0 when NULL). */
-static int query_i64(struct sqlite_store *s, const char *sql, int64_t *out,
-		     const char *what)
+static int flush(struct sqlite_store *s)
 {
-	sqlite3_stmt *stmt;
+	static const enum store_bulk order[] = { STORE_BULK_EVENTS,
+		STORE_BULK_REQUESTS, STORE_BULK_REPLAYS };
 	int rc;
 
-	if ((rc = sq_flush_events(s)) || (rc = sq_prepare(s, sql, &stmt, what)))
-		return rc;
-	rc = sqlite3_step(stmt);
-	*out = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
-	sqlite3_finalize(stmt);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return sq_fail(s, STORE_E_SQLITE, what);
+	if (!s->waiting)
+		return 0;
+	s->waiting = 0;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if ((rc = flush_batch(s, order[i]))) {
+			for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+				s->batch[order[k]].n = 0;
+			return rc;
+		}
 	return 0;
 }
 
-/* ---- open and migrate ---- */
+static int sq_bulk_flush(struct store *st)
+{
+	return flush(sq(st));
+}
+
+/* Copies n bytes of p into b's pool; their offset (as a pointer) */
+static const void *pool_add(struct sq_batch *b, const void *p, size_t n)
+{
+	size_t off = b->plen;
+
+	/* room for one more byte: the pool exists even for empty text */
+	if (b->plen + n + 1 > b->pcap) {
+		size_t cap = b->pcap ? 2 * b->pcap : 4096;
+		unsigned char *q;
+		while (cap < b->plen + n + 1)
+			cap *= 2;
+		if (!(q = realloc(b->pool, cap))) {
+			b->oom = 1;
+			return NULL;
+		}
+		b->pool = q;
+		b->pcap = cap;
+	}
+	if (n)
+		memcpy(b->pool + off, p, n);
+	b->plen += n;
+	return (const void *)(uintptr_t)off;
+}
+
+static int sq_bulk_add(struct store *st, enum store_bulk t,
+		       const struct store_val *v)
+{
+	struct sqlite_store *s = sq(st);
+	const struct store_bulk_def *d = &store_bulk_defs[t];
+	struct sq_batch *b = &s->batch[t];
+	struct store_val *row;
+
+	if (batch_rows[t] == 1) {
+		/* one by one, straight away (no batch to wait in) */
+		if (!b->single && !(b->single = prepare_multi(s, t, 1)))
+			return -STORE_E_SQLITE;
+		for (int c = 0; c < d->ncols; c++) {
+			int p = c + 1;
+			if (v[c].null)
+				sqlite3_bind_null(b->single, p);
+			else if (d->types[c] == STORE_C_F64)
+				sqlite3_bind_double(b->single, p, v[c].d);
+			else if (d->types[c] == STORE_C_TEXT)
+				sqlite3_bind_text(b->single, p, v[c].p, (int)v[c].n,
+						  SQLITE_STATIC);
+			else if (d->types[c] == STORE_C_BLOB)
+				sqlite3_bind_blob(b->single, p, v[c].p, (int)v[c].n,
+						  SQLITE_STATIC);
+			else
+				sqlite3_bind_int64(b->single, p, v[c].i);
+		}
+		return step_done(s, b->single, "storing rows");
+	}
+	if (!b->v) {
+		size_t cells = (size_t)batch_rows[t] * (size_t)d->ncols;
+		b->v = calloc(cells, sizeof(*b->v));
+		b->bound = calloc(cells, sizeof(*b->bound));
+		b->kind = calloc(cells, 1);
+		if (!b->v || !b->bound || !b->kind)
+			return store_fail(st, ENOMEM, "out of memory");
+	}
+	row = &b->v[(size_t)b->n * (size_t)d->ncols];
+	memcpy(row, v, (size_t)d->ncols * sizeof(*v));
+	for (int c = 0; c < d->ncols; c++)
+		if (!v[c].null && (d->types[c] == STORE_C_TEXT ||
+				   d->types[c] == STORE_C_BLOB))
+			row[c].p = pool_add(b, v[c].p, v[c].n);
+	b->n++;
+	s->waiting = 1;
+	return b->n == batch_rows[t] ? flush_batch(s, t) : 0;
+}
+
+/* ---- open, versions, transactions ---- */
 
 static int user_version(struct sqlite_store *s, int *v)
 {
@@ -189,52 +504,51 @@ static int user_version(struct sqlite_store *s, int *v)
 	return 0;
 }
 
-static int migrate(struct sqlite_store *s)
+/* An SQLite file is never used by an older iotape: min_client is its
+ * version. */
+static int sq_version(struct store *st, enum store_open_mode m, int *v,
+		      int *min_client)
 {
-	int v, rc;
+	struct sqlite_store *s = sq(st);
+	sqlite3_stmt *q;
+	int64_t n = 0;
+	int rc = user_version(s, v);
+
+	(void)m;
+	*min_client = *v;
+	if (rc == -STORE_E_NOTDB)
+		return store_fail(st, STORE_E_NOTDB, "not an iotape database (not "
+				  "SQLite)");
+	if (rc || *v)
+		return rc;
+	/* A fresh file, or another program's database: never add iotape's
+	 * tables to someone else's data. */
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1,
+			       &q, NULL) != SQLITE_OK)
+		return sq_fail(s, STORE_E_SQLITE, "reading schema");
+	if ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW)
+		return sq_fail(s, STORE_E_SQLITE, "reading schema");
+	if (n)
+		return store_fail(st, STORE_E_NOTDB, "not an iotape database (an "
+				  "SQLite file with %lld other objects); give "
+				  "another --db", (long long)n);
+	return 0;
+}
+
+static int sq_migrate_begin(struct store *st)
+{
+	return exec(sq(st), "BEGIN IMMEDIATE");
+}
+
+static int sq_set_version(struct store *st, int v)
+{
 	char sql[64];
 
-	rc = user_version(s, &v);
-	if (rc == -STORE_E_NOTDB)
-		return store_fail(&s->base, STORE_E_NOTDB,
-				  "not an iotape database (not SQLite)");
-	if (rc)
-		return rc;
-	if (v == 0) {
-		/* A fresh file, or another program's database: never add
-		 * iotape's tables to someone else's data. */
-		int64_t n = 0;
-		if ((rc = query_i64(s, "SELECT count(*) FROM sqlite_master", &n,
-				    "reading schema")))
-			return rc;
-		if (n)
-			return store_fail(&s->base, STORE_E_NOTDB, "not an iotape "
-					  "database (an SQLite file with %lld other"
-					  " objects); give another --db", (long long)n);
-	}
-	if (v > store_n_migrations)
-		return store_fail(&s->base, STORE_E_NEWER, "database schema version "
-				  "%d is newer than this iotape's (%d)", v,
-				  store_n_migrations);
-	if (v == store_n_migrations)
-		return 0;
-	if ((rc = exec(s, "BEGIN IMMEDIATE")))
-		return rc;
-	/* Re-read under the write lock: another process may have migrated. */
-	if ((rc = user_version(s, &v)))
-		goto out;
-	for (; v < store_n_migrations; v++) {
-		/* a number with no migration in this build (schema/embed.sh) */
-		if (store_migrations[v] && (rc = exec(s, store_migrations[v])))
-			goto out;
-		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
-		if ((rc = exec(s, sql)))
-			goto out;
-	}
-	return exec(s, "COMMIT");
-out:
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	return rc;
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v);
+	return exec(sq(st), sql);
 }
 
 /* The checks of a database's path before SQLite sees it (whose message for
@@ -306,14 +620,11 @@ static int sq_open_db(struct sqlite_store *s, const char *path,
 	rc = exec(s, "PRAGMA foreign_keys = ON; PRAGMA cache_size = -"
 		     STORE_STR(STORE_WRITER_CACHE_KIB) ";"
 		     " PRAGMA temp_store = MEMORY; PRAGMA synchronous = NORMAL");
-	if (rc) {
-		if (strstr(s->base.msg, "not a database") ||
-		    strstr(s->base.msg, "encrypted"))
-			return store_fail(&s->base, STORE_E_NOTDB,
-					  "not an iotape database (not SQLite)");
-		return rc;
-	}
-	return migrate(s);
+	if (rc && (strstr(s->base.msg, "not a database") ||
+		   strstr(s->base.msg, "encrypted")))
+		return store_fail(&s->base, STORE_E_NOTDB,
+				  "not an iotape database (not SQLite)");
+	return rc;
 }
 
 static int sq_open(struct store **out, const char *path, enum store_open_mode m)
@@ -380,21 +691,18 @@ static void sq_close(struct store *st)
 {
 	struct sqlite_store *s = sq(st);
 
-	for (int i = 0; i < SQ_N; i++)
-		sqlite3_finalize(s->stmt[i]);
-	sqlite3_finalize(s->ev_multi);
-	sqlite3_finalize(s->rq_multi);
-	free(s->evpdu);
+	for (int t = 0; t < STORE_NBULK; t++) {
+		struct sq_batch *b = &s->batch[t];
+		sqlite3_finalize(b->multi);
+		sqlite3_finalize(b->single);
+		free(b->v);
+		free(b->pool);
+		free(b->bound);
+		free(b->kind);
+	}
 	sqlite3_close(s->db);
 	free(s);
 }
-
-static int sq_schema_version(struct store *st, int *version)
-{
-	return user_version(sq(st), version) ? -STORE_E_SQLITE : 0;
-}
-
-static int sq_begin(struct store *st) { return exec(sq(st), "BEGIN IMMEDIATE"); }
 
 /* Foreign keys back on once no transaction is open (the pragma is a no-op
  * inside one); the caller's message is kept. */
@@ -406,16 +714,20 @@ static void fk_restore(struct sqlite_store *s)
 	}
 }
 
-/* As sq_begin() with foreign keys off: every row the bulk load adds names a
- * run it created, so the per-row lookup of runs(id) can only pass. */
-static int sq_begin_bulk(struct store *st)
+/* BEGIN IMMEDIATE: one writer at a time. A bulk load with foreign keys off:
+ * every row it adds names a run it created, so the per-row look-up of
+ * runs(id) (a fifth of an import's time) can only pass; SQLite switches
+ * them only outside a transaction. */
+static int sq_begin(struct store *st, int bulk)
 {
 	struct sqlite_store *s = sq(st);
-	int rc = exec(s, "PRAGMA foreign_keys = OFF");
+	int rc;
 
-	if (rc)
-		return rc;
-	s->fk_off = 1;
+	if (bulk) {
+		if ((rc = exec(s, "PRAGMA foreign_keys = OFF")))
+			return rc;
+		s->fk_off = 1;
+	}
 	if ((rc = exec(s, "BEGIN IMMEDIATE")))
 		fk_restore(s);
 	return rc;
@@ -423,7 +735,7 @@ static int sq_begin_bulk(struct store *st)
 
 static int sq_commit(struct store *st)
 {
-	int rc = sq_flush_events(sq(st));
+	int rc = flush(sq(st));
 
 	if (!rc)
 		rc = exec(sq(st), "COMMIT");
@@ -433,234 +745,44 @@ static int sq_commit(struct store *st)
 
 static int sq_rollback(struct store *st)
 {
+	struct sqlite_store *s = sq(st);
 	int rc;
 
-	sq(st)->nev = 0;
-	sq(st)->nrq = 0;
-	sq(st)->evpdu_len = 0;
-	rc = exec(sq(st), "ROLLBACK");
-	fk_restore(sq(st));
-	return rc;
-}
-
-sqlite3_stmt *sq_stmt(struct sqlite_store *s, enum sq_stmt id)
-{
-	if (!s->stmt[id]) {
-		if (sqlite3_prepare_v3(s->db, stmt_sql[id], -1,
-				       SQLITE_PREPARE_PERSISTENT, &s->stmt[id],
-				       NULL) != SQLITE_OK) {
-			sq_fail(s, STORE_E_SQLITE, "preparing statement");
-			return NULL;
-		}
+	for (int t = 0; t < STORE_NBULK; t++) {
+		s->batch[t].n = 0;
+		s->batch[t].plen = 0;
+		s->batch[t].oom = 0;
 	}
-	return s->stmt[id];
-}
-
-/* ---- runs ---- */
-
-static int sq_run_create(struct store *st, const struct run_info *ri, int64_t *id)
-{
-	struct sqlite_store *s = sq(st);
-	struct timespec ts;
-	sqlite3_stmt *q;
-	int rc;
-
-	if ((rc = sq_flush_events(s)) ||
-	    (rc = sq_prepare(s, "INSERT INTO runs (name, kind, parent, created_ns,"
-			     " host, kernel, source, format, big_endian, notes)"
-			     " VALUES (?,?,?,?,?,?,?,?,?,?)", &q, "creating run")))
-		return rc;
-	sqlite3_bind_text(q, 1, ri->name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 2, ri->kind, -1, SQLITE_TRANSIENT);
-	sq_bind_opt_i64(q, 3, ri->parent, ri->parent != 0);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	sqlite3_bind_int64(q, 4, ri->created_ns ? ri->created_ns
-			   : (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
-	sq_bind_text(q, 5, ri->host);
-	sq_bind_text(q, 6, ri->kernel);
-	sq_bind_text(q, 7, ri->source);
-	sq_bind_text(q, 8, ri->format);
-	sqlite3_bind_int(q, 9, ri->big_endian);
-	sq_bind_text(q, 10, ri->notes);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	if (rc == SQLITE_CONSTRAINT)
-		return store_fail(st, STORE_E_EXISTS, "a run named '%s' exists",
-				  ri->name);
-	if (rc != SQLITE_DONE)
-		return sq_fail(s, STORE_E_SQLITE, "creating run");
-	*id = sqlite3_last_insert_rowid(s->db);
-	return 0;
-}
-
-static int sq_run_find(struct store *st, const char *name, int64_t *id)
-{
-	struct sqlite_store *s = sq(st);
-	sqlite3_stmt *q;
-	int rc;
-
-	if ((rc = sq_flush_events(s)) ||
-	    (rc = sq_prepare(s, "SELECT id FROM runs WHERE name = ?1 "
-			     "UNION ALL SELECT id FROM runs WHERE CAST(id AS TEXT) = ?1 "
-			     "LIMIT 1", &q, "finding run")))
-		return rc;
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	if (rc == SQLITE_ROW)
-		return 0;
-	if (rc != SQLITE_DONE)
-		return sq_fail(s, STORE_E_SQLITE, "finding run");
-	return store_fail(st, STORE_E_NOTFOUND, "no run named '%s'", name);
-}
-
-static int sq_run_finish(struct store *st, int64_t run, const char *status,
-			 int64_t genesis_ns)
-{
-	struct sqlite_store *s = sq(st);
-	sqlite3_stmt *q;
-	int rc, have;
-
-	if ((rc = sq_flush_events(s)))
-		return rc;
-	have = s->ev_run == run;
-	if ((rc = sq_prepare(s, "UPDATE runs SET status = ?2, genesis_ns = ?3, "
-			     "first_event = ?4, last_event = ?5 WHERE id = ?1", &q,
-			     "finishing run")))
-		return rc;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_text(q, 2, status, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(q, 3, genesis_ns);
-	sq_bind_opt_i64(q, 4, s->ev_first, have);
-	sq_bind_opt_i64(q, 5, s->ev_last, have);
-	rc = sq_step_done(s, q, "finishing run");
-	sqlite3_finalize(q);
+	s->waiting = 0;
+	rc = exec(s, "ROLLBACK");
+	fk_restore(s);
 	return rc;
 }
 
-static int sq_run_set(struct store *st, int64_t run, const char *column,
-		      const char *value)
+/* ---- the database ---- */
+
+static int pragma_i64(struct sqlite_store *s, const char *sql, int64_t *out)
 {
-	static const char *const cols[] = { "kind", "host", "kernel", "source",
-					    "format", "status", "notes",
-					    "input_sha256" };
-	struct sqlite_store *s = sq(st);
-	char sql[96];
-	sqlite3_stmt *q;
-	int rc, ok = 0;
-
-	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-		ok |= !strcmp(cols[i], column);
-	if (!ok)
-		return store_fail(st, STORE_E_SQLITE, "no run column '%s'", column);
-	snprintf(sql, sizeof(sql), "UPDATE runs SET %s = ?2 WHERE id = ?1", column);
-	if ((rc = sq_flush_events(s)) ||
-	    (rc = sq_prepare(s, sql, &q, "updating run")))
-		return rc;
-	sqlite3_bind_int64(q, 1, run);
-	sq_bind_text(q, 2, value);
-	rc = sq_step_done(s, q, "updating run");
-	sqlite3_finalize(q);
-	return rc;
-}
-
-static int sq_run_set_format(struct store *st, int64_t run, const char *format,
-			     int big_endian)
-{
-	int rc = sq_run_set(st, run, "format", format);
-
-	return rc ? rc : run_sql(sq(st), "UPDATE runs SET big_endian = ?2 WHERE "
-				 "id = ?1", run, big_endian != 0, "updating run");
-}
-
-static int sq_run_set_parent(struct store *st, int64_t run, int64_t parent)
-{
-	if (!parent)
-		return run_sql(sq(st), "UPDATE runs SET parent = NULL WHERE id = ?1",
-			       run, 0, "updating run");
-	return run_sql(sq(st), "UPDATE runs SET parent = ?2 WHERE id = ?1", run,
-		       parent, "updating run");
-}
-
-static int sq_run_delete(struct store *st, int64_t run, int64_t *kept_replays)
-{
-	struct sqlite_store *s = sq(st);
-	int rc;
-
-	/* its replays stay, with no parent (runs.parent has no ON DELETE) */
-	if ((rc = run_sql(s, "UPDATE runs SET parent = NULL WHERE parent = ?1",
-			  run, 0, "deleting run")))
-		return rc;
-	if (kept_replays)
-		*kept_replays = sqlite3_changes(s->db);
-	if ((rc = run_sql(s, "DELETE FROM runs WHERE id = ?1", run, 0,
-			  "deleting run")))
-		return rc;
-	if (!sqlite3_changes(s->db))
-		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
-				  (long long)run);
-	return 0;
-}
-
-static int sq_run_rename(struct store *st, int64_t run, const char *name)
-{
-	struct sqlite_store *s = sq(st);
 	sqlite3_stmt *q;
 	int rc;
 
-	if ((rc = sq_flush_events(s)) ||
-	    (rc = sq_prepare(s, "UPDATE runs SET name = ?2 WHERE id = ?1", &q,
-			     "renaming run")))
-		return rc;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_text(q, 2, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return sq_fail(s, STORE_E_SQLITE, "reading size");
 	rc = sqlite3_step(q);
+	*out = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
 	sqlite3_finalize(q);
-	if (rc == SQLITE_CONSTRAINT)
-		return store_fail(st, STORE_E_EXISTS, "a run named '%s' exists",
-				  name);
-	if (rc != SQLITE_DONE)
-		return sq_fail(s, STORE_E_SQLITE, "renaming run");
-	if (!sqlite3_changes(s->db))
-		return store_fail(st, STORE_E_NOTFOUND, "no run with id %lld",
-				  (long long)run);
-	return 0;
+	return rc == SQLITE_ROW ? 0 : sq_fail(s, STORE_E_SQLITE, "reading size");
 }
 
-static int sq_run_find_input(struct store *st, const char *sha256, int64_t *id,
-			     char *name, size_t namelen)
-{
-	struct sqlite_store *s = sq(st);
-	sqlite3_stmt *q;
-	int rc;
-
-	if ((rc = sq_flush_events(s)) ||
-	    (rc = sq_prepare(s, "SELECT id, name FROM runs WHERE input_sha256 = ?1"
-			     " ORDER BY id LIMIT 1", &q, "finding input")))
-		return rc;
-	sqlite3_bind_text(q, 1, sha256, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW) {
-		*id = sqlite3_column_int64(q, 0);
-		sq_col_copy(q, 1, name, namelen);
-	}
-	sqlite3_finalize(q);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc != SQLITE_DONE)
-		return sq_fail(s, STORE_E_SQLITE, "finding input");
-	return 0;
-}
-
+/* page_count x page_size: the main file without its journal */
 static int sq_size(struct store *st, int64_t *bytes)
 {
 	int64_t pages, size;
 	int rc;
 
-	if ((rc = query_i64(sq(st), "PRAGMA page_count", &pages, "reading size")) ||
-	    (rc = query_i64(sq(st), "PRAGMA page_size", &size, "reading size")))
+	if ((rc = flush(sq(st))) ||
+	    (rc = pragma_i64(sq(st), "PRAGMA page_count", &pages)) ||
+	    (rc = pragma_i64(sq(st), "PRAGMA page_size", &size)))
 		return rc;
 	*bytes = pages * size;
 	return 0;
@@ -674,208 +796,45 @@ static int sq_cache_limit(struct store *st, int kib)
 	return exec(sq(st), sql);
 }
 
-static int sq_vacuum(struct store *st, int64_t *before, int64_t *after)
+/* VACUUM rewrites the file: needs about its size free and no transaction */
+static int sq_vacuum(struct store *st)
 {
-	int64_t b;
-	int rc;
-
-	if ((rc = sq_size(st, &b)))
-		return rc;
-	if (before)
-		*before = b;
-	if ((rc = exec(sq(st), "VACUUM")))
-		return rc;
-	return after ? sq_size(st, after) : 0;
+	return exec(sq(st), "VACUUM");
 }
 
-/* ---- settings, devices, processes, commands, statistics ---- */
-
-static int sq_setting_add(struct store *st, int64_t run, const char *key,
-			  const char *value, const char *at)
-{
-	struct sqlite_store *s = sq(st);
-	sqlite3_stmt *q;
-	int rc;
-
-	if ((rc = sq_flush_events(s)) ||
-	    (rc = sq_prepare(s, "INSERT OR REPLACE INTO settings (run, key, value,"
-			     " at) VALUES (?,?,?,?)", &q, "storing setting")))
-		return rc;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_text(q, 2, key, -1, SQLITE_TRANSIENT);
-	sq_bind_text(q, 3, value);
-	sqlite3_bind_text(q, 4, at, -1, SQLITE_TRANSIENT);
-	rc = sq_step_done(s, q, "storing setting");
-	sqlite3_finalize(q);
-	return rc;
-}
-
-static int sq_device_add(struct store *st, int64_t run, uint32_t dev,
-			 const char *name, int64_t size_bytes, const char *role)
-{
-	struct sqlite_store *s = sq(st);
-	sqlite3_stmt *q = sq_stmt(s, SQ_DEVICE);
-	int rc;
-
-	if ((rc = sq_flush_events(s)))
-		return rc;
-	if (!q)
-		return -STORE_E_SQLITE;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_int64(q, 2, dev);
-	sq_bind_text(q, 3, name);
-	sq_bind_opt_i64(q, 4, size_bytes, size_bytes > 0);
-	sqlite3_bind_text(q, 5, role ? role : "data", -1, SQLITE_TRANSIENT);
-	return sq_step_done(s, q, "storing device");
-}
-
-static int sq_process_set(struct store *st, int64_t run, uint32_t pid,
-			  const char *comm)
-{
-	struct sqlite_store *s = sq(st);
-	sqlite3_stmt *q = sq_stmt(s, SQ_PROCESS);
-
-	if (!q)
-		return -STORE_E_SQLITE;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_int64(q, 2, pid);
-	sqlite3_bind_text(q, 3, comm, -1, SQLITE_TRANSIENT);
-	return sq_step_done(s, q, "storing process");
-}
-
-static int sq_processes_copy(struct store *st, int64_t run, int64_t from)
-{
-	return run_sql(sq(st), "INSERT OR IGNORE INTO processes (run, pid, comm) "
-		       "SELECT ?1, pid, comm FROM processes WHERE run = ?2", run,
-		       from, "storing processes");
-}
-
-static int sq_command_add(struct store *st, int64_t run,
-			  const struct store_command *c)
-{
-	struct sqlite_store *s = sq(st);
-	int times = c->start_ns != STORE_NO_TIME && c->end_ns != STORE_NO_TIME;
-	sqlite3_stmt *q;
-	int rc;
-
-	if ((rc = sq_flush_events(s)) ||
-	    (rc = sq_prepare(s, "INSERT INTO commands (run, idx, argv, start_ns,"
-			     " end_ns, real_s, user_s, sys_s, status)"
-			     " VALUES (?,?,?,?,?,?,?,?,?)", &q, "storing command")))
-		return rc;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_int(q, 2, c->idx);
-	sqlite3_bind_text(q, 3, c->argv, -1, SQLITE_TRANSIENT);
-	sq_bind_opt_i64(q, 4, c->start_ns, c->start_ns != STORE_NO_TIME);
-	sq_bind_opt_i64(q, 5, c->end_ns, c->end_ns != STORE_NO_TIME);
-	for (int i = 0; i < 3; i++) {
-		double v = i == 0 ? c->real_s : i == 1 ? c->user_s : c->sys_s;
-		if (times)
-			sqlite3_bind_double(q, 6 + i, v);
-		else
-			sqlite3_bind_null(q, 6 + i);
-	}
-	sqlite3_bind_int(q, 9, c->status);
-	rc = sq_step_done(s, q, "storing command");
-	sqlite3_finalize(q);
-	return rc;
-}
-
-static int sq_stat_set(struct store *st, int64_t run, const char *key,
-		       const char *value)
-{
-	struct sqlite_store *s = sq(st);
-	sqlite3_stmt *q = sq_stmt(s, SQ_STAT);
-	int rc;
-
-	if ((rc = sq_flush_events(s)))
-		return rc;
-	if (!q)
-		return -STORE_E_SQLITE;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_text(q, 2, key, -1, SQLITE_TRANSIENT);
-	sq_bind_text(q, 3, value);
-	return sq_step_done(s, q, "storing run statistics");
-}
-
-static int sq_metric_set(struct store *st, int64_t run, const char *name,
-			 double value, const char *unit, const char *source)
-{
-	struct sqlite_store *s = sq(st);
-	sqlite3_stmt *q;
-	int rc;
-
-	if ((rc = sq_flush_events(s)) ||
-	    (rc = sq_prepare(s, "INSERT OR REPLACE INTO metrics (run, name, value,"
-			     " unit, source) VALUES (?,?,?,?,?)", &q,
-			     "storing metric")))
-		return rc;
-	sqlite3_bind_int64(q, 1, run);
-	sqlite3_bind_text(q, 2, name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_double(q, 3, value);
-	sq_bind_text(q, 4, unit);
-	sqlite3_bind_text(q, 5, source, -1, SQLITE_TRANSIENT);
-	rc = sq_step_done(s, q, "storing metric");
-	sqlite3_finalize(q);
-	return rc;
-}
-
-static int sq_next_request_id(struct store *st, int64_t *id)
-{
-	return query_i64(sq(st), "SELECT coalesce(max(id), 0) + 1 FROM requests",
-			 id, "reading requests");
-}
-
-const struct store_backend store_sqlite_backend = {
+const struct store_driver store_sqlite_driver = {
 	.name = "sqlite",
+	.dialect = STORE_DIALECT_SQLITE,
+	.migrations = store_migrations,
+	.nmigrations = &store_n_migrations,
 	.open = sq_open,
 	.close = sq_close,
-	.schema_version = sq_schema_version,
+	.version = sq_version,
+	.migrate_on_open = 1,
+	.migrate_begin = sq_migrate_begin,
+	.set_version = sq_set_version,
 	.begin = sq_begin,
-	.begin_bulk = sq_begin_bulk,
 	.commit = sq_commit,
 	.rollback = sq_rollback,
-	.run_create = sq_run_create,
-	.run_find = sq_run_find,
-	.run_finish = sq_run_finish,
-	.run_set = sq_run_set,
-	.run_set_format = sq_run_set_format,
-	.run_set_parent = sq_run_set_parent,
-	.run_get = sq_run_get,
-	.runs_list = sq_runs_list,
-	.run_has = sq_run_has,
-	.run_delete = sq_run_delete,
-	.run_rename = sq_run_rename,
-	.run_find_input = sq_run_find_input,
+	.exec = sq_exec,
+	.prepare = sq_prepare,
+	.bind_null = sq_bind_null,
+	.bind_i64 = sq_bind_i64,
+	.bind_f64 = sq_bind_f64,
+	.bind_text = sq_bind_text,
+	.step = sq_step,
+	.col_null = sq_col_null,
+	.col_i64 = sq_col_i64,
+	.col_f64 = sq_col_f64,
+	.col_text = sq_col_text,
+	.col_blob = sq_col_blob,
+	.changes = sq_changes,
+	.reset = sq_reset,
+	.finalize = sq_finalize,
+	.bulk_add = sq_bulk_add,
+	.bulk_flush = sq_bulk_flush,
 	.size = sq_size,
 	.vacuum = sq_vacuum,
 	.cache_limit = sq_cache_limit,
-	.setting_add = sq_setting_add,
-	.settings_get = sq_settings_get,
-	.device_add = sq_device_add,
-	.devices_get = sq_devices_get,
-	.process_set = sq_process_set,
-	.processes_copy = sq_processes_copy,
-	.processes_get = sq_processes_get,
-	.command_add = sq_command_add,
-	.commands_get = sq_commands_get,
-	.stat_set = sq_stat_set,
-	.stats_get = sq_stats_get,
-	.metric_set = sq_metric_set,
-	.metrics_get = sq_metrics_get,
-	.event_add = sq_event_add,
-	.request_add = sq_request_add,
-	.next_request_id = sq_next_request_id,
-	.sample_add = sq_sample_add,
-	.replays_add = sq_replays_add,
-	.summary_set = sq_summary_set,
-	.summary_get = sq_summary_get,
-	.summary_missing = sq_summary_missing,
-	.fleet_worst = sq_fleet_worst,
-	.cursor_open = sq_cursor_open,
-	.cursor_next = sq_cursor_next,
-	.cursor_close = sq_cursor_close,
-	.requests_span = sq_requests_span,
-	.requests_open_ids = sq_requests_open_ids,
 	.open_reader = sq_open_reader,
 };

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schema/store_backend.h"
+#include "schema/store_driver.h"
 
 static store_summarize_fn summarizer;
 static const struct store_summary_stream *stream;
@@ -28,7 +28,7 @@ int store_summary_stream_open(struct store *st, int64_t run)
 {
 	void *acc;
 
-	if (!stream || !summarizer || !st->be->summary_set)
+	if (!stream || !summarizer)
 		return 0;
 	if (st->nstreams == st->scap) {
 		size_t cap = st->scap ? 2 * st->scap : 4;
@@ -70,7 +70,7 @@ static void *stream_take(struct store *st, int64_t run)
 
 int store_summary_note(struct store *st, int64_t run)
 {
-	if (!summarizer || !st->be->summary_set)
+	if (!summarizer)
 		return 0;
 	for (size_t i = 0; i < st->npending; i++)
 		if (st->pending[i] == run)
@@ -110,7 +110,7 @@ static int summarize(struct store *st, int64_t run)
 		: summarizer(st, run, &s, err, sizeof(err)))
 		return store_fail(st, STORE_E_SQLITE, "summarising run %lld: %s",
 				  (long long)run, err);
-	return st->be->summary_set(st, run, &s);
+	return store_summary_write(st, run, &s);
 }
 
 int store_summary_pending(struct store *st)
@@ -130,16 +130,16 @@ int store_summary_backfill(struct store *st, enum store_open_mode m)
 	size_t n = 0;
 	int rc;
 
-	if (!summarizer || !st->be->summary_missing)
+	if (!summarizer)
 		return 0;
-	if ((rc = st->be->summary_missing(st, &ids, &n)) || !n)
+	if ((rc = store_summary_missing(st, &ids, &n)) || !n)
 		goto out;
-	if (!(rc = st->be->begin(st))) {
+	if (!(rc = st->drv->begin(st, 0))) {
 		for (size_t i = 0; i < n && !rc; i++)
 			rc = summarize(st, ids[i]);
-		rc = rc ? rc : st->be->commit(st);
+		rc = rc ? rc : st->drv->commit(st);
 		if (rc)
-			st->be->rollback(st);
+			st->drv->rollback(st);
 	}
 out:
 	free(ids);
@@ -157,10 +157,7 @@ int store_summary_set(struct store *st, int64_t run,
 {
 	int rc;
 
-	if (!st->be->summary_set)
-		return store_fail(st, STORE_E_BACKEND, "the %s store keeps no "
-				  "summaries", st->be->name);
-	if ((rc = st->be->summary_set(st, run, s)))
+	if ((rc = store_summary_write(st, run, s)))
 		return rc;
 	for (size_t i = 0; i < st->npending; i++)
 		if (st->pending[i] == run)
@@ -171,9 +168,7 @@ int store_summary_set(struct store *st, int64_t run,
 int store_summary_get(struct store *st, int64_t run, struct store_summary *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!st->be->summary_get)
-		return 0;
-	return st->be->summary_get(st, run, out);
+	return store_summary_read(st, run, out);
 }
 
 int store_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
@@ -192,9 +187,6 @@ int store_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
 
 	*out = NULL;
 	*n = 0;
-	if (!st->be->fleet_worst)
-		return store_fail(st, STORE_E_BACKEND, "the %s store cannot rank "
-				  "runs", st->be->name);
 	for (int d = 0; d < 2; d++)
 		for (int l = 0; l < 2; l++)
 			for (int k = 0; k < 4; k++) {
@@ -202,7 +194,7 @@ int store_fleet_worst(struct store *st, const char *metric, int64_t since_ns,
 				snprintf(name, sizeof(name), "%s_%s_%s", dirs[d],
 					 lats[l], stats[k]);
 				if (!strcmp(name, metric))
-					return st->be->fleet_worst(st, dirs[d],
+					return store_fleet_rank(st, dirs[d],
 						ncols[l], cols[l][k], since_ns,
 						limit, out, n);
 			}

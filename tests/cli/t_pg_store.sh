@@ -5,9 +5,11 @@
 # name taken unless --replace); names full of quotes, semicolons and backslashes go
 # through as values; eight pushes at once all land; a push killed with SIGKILL in
 # the middle of its COPY leaves nothing, and a reader meanwhile does not see the
-# run; each run's rows are partitions of their own, made by the writer role
-# through the owner's functions and dropped by rm; a version 5 store migrates to
-# 6 and reads the same. Skipped without the server binaries (make deps installs
+# run; no table is made per run (schema 8: a month's partitions, rows deleted with
+# their run); the roles of the README, granted by the owner's `fleet --migrate`: a
+# writer imports, pushes and deletes its own runs through the load tables, a reader
+# only reads; a version 5 store is refused until `fleet --migrate` brings it to 8,
+# then reads the same. Skipped without the server binaries (make deps installs
 # them).
 . "$(dirname "$0")/../lib.sh"
 
@@ -128,8 +130,9 @@ fi
 "$IOTAPE" pull --db "$t/u.db" --from "$URL" "$host:lf" "$host:rp" > /dev/null 2>&1
 "$IOTAPE" mail --db "$db" -o ma lf rp > /dev/null 2>&1
 "$IOTAPE" mail --db "$t/u.db" -o mb "$host:lf" "$host:rp" > /dev/null 2>&1
-grep " UTC; from" ma/*.mail.txt > ma.txt
-grep " UTC; from" mb/*.mail.txt > mb.txt
+# (the pulled runs name their host: push keeps it, this machine's)
+grep -o "[0-9-]* [0-9:]* UTC; from" ma/*.mail.txt > ma.txt
+grep -o "[0-9-]* [0-9:]* UTC; from" mb/*.mail.txt > mb.txt
 if [ -s mb.txt ] && cmp -s ma.txt mb.txt; then
 	ok "push and pull keep when runs were made (mail's lines saying so the same)"
 else
@@ -154,6 +157,8 @@ check_eq "PostgreSQL's schema version is SQLite's" \
 	"$(sqlite3 "$db" "PRAGMA user_version")" "$(pg_psql "SELECT max(version) FROM iotape_schema")"
 
 # ---- eight pushes at once, each its own run: all land, whole
+relations() { pg_psql "SELECT count(*) FROM pg_class WHERE relnamespace = current_schema()::regnamespace"; }
+nrel=$(relations)
 for i in 1 2 3 4 5 6 7 8; do
 	"$IOTAPE" import --quiet --again --db "$db" --run "p$i" "$F" || not_ok "import p$i"
 done
@@ -240,17 +245,16 @@ if [ -s pw.err ] && ! grep -q "s3cr3t" pw.err; then
 else
 	not_ok "a password in the URL" "$(cat pw.err)"
 fi
-# each run's rows are partitions of their own, attached (schema 6)
-check_eq "every run's events, requests, samples and replays are its own attached partitions" \
-	"$(pg_psql "SELECT count(*) * 4 FROM runs")" \
-	"$(pg_psql "SELECT count(*) FROM runs r, unnest(ARRAY['events', 'requests', 'samples',
-		'replays']) t JOIN pg_inherits i ON i.inhparent = t::regclass
-		WHERE i.inhrelid = to_regclass(t || '_' || r.id)")"
-pids=$(pg_psql "SELECT string_agg(id::text, ',') FROM runs WHERE name ~ ':p[1-8]$'")
+# no table per run (schema 8): as many relations after eight runs as before them;
+# the rows are in their month's partitions of the four bulk tables
+check_eq "eight runs pushed: no table, index or TOAST table made for them" "$nrel" "$(relations)"
+month=$(date -u +%Y_%m)
+check_eq "this month's rows are in this month's partition of each bulk table" \
+	"events_$month replays_$month requests_$month samples_$month" \
+	"$(pg_psql "SELECT string_agg(DISTINCT tableoid::regclass::text, ' ') FROM (SELECT tableoid FROM
+		events UNION ALL SELECT tableoid FROM requests UNION ALL SELECT tableoid FROM samples
+		UNION ALL SELECT tableoid FROM replays) x")"
 "$IOTAPE" rm --db "$URL" --force "$host:p*" > /dev/null 2> rm.err
-check_eq "rm drops the runs' partitions" 0 \
-	"$(pg_psql "SELECT count(*) FROM unnest('{$pids}'::bigint[]) r, unnest(ARRAY['events',
-		'requests', 'samples', 'replays']) t WHERE to_regclass(t || '_' || r) IS NOT NULL")"
 check_eq "rm of pushed runs leaves no rows behind" "0 0 0" \
 	"$(pg_psql "SELECT (SELECT count(*) FROM runs WHERE name ~ ':p[1-8]$'),
 		(SELECT count(*) FROM events WHERE run NOT IN (SELECT id FROM runs)),
@@ -272,37 +276,31 @@ fi
 check_eq "fleet --since 1s: no run made in the last second, only the header" 1 "$(wc -l < fleet.out)"
 check "fleet on SQLite ranks from its summaries too" "$IOTAPE" fleet --db "$db"
 
-# ---- two roles, as the README's "fleet" section grants them: a writer imports and
-# pushes but may not delete; a reader reads but may not write
+# ---- the roles of the README's "fleet" section, granted by the owner's --migrate:
+# a writer (a login role for a machine) imports, pushes and deletes its own runs, a
+# reader only reads (t_pg_fleet.sh tries a writer's attacks on other machines' runs)
 pg_psql "$(sed -n '/^-- iotape roles: begin/,/^-- iotape roles: end/p' "$REPO_ROOT/README.md")
-	CREATE ROLE alice LOGIN IN ROLE iotape_writer; CREATE ROLE bob LOGIN IN ROLE iotape_reader" > roles.out 2>&1 ||
+	CREATE ROLE alice LOGIN IN ROLE iotape_writer; CREATE ROLE bob LOGIN IN ROLE iotape_reader;
+	INSERT INTO iotape_machines VALUES ('alice', '$host')" > roles.out 2>&1 ||
 	not_ok "the README's roles" "$(cat roles.out)"
+check "the owner grants the roles (fleet --migrate)" "$IOTAPE" fleet --migrate --db "$URL"
 W="postgresql:///iotape?host=$PG_DIR&user=alice" R="postgresql:///iotape?host=$PG_DIR&user=bob"
 check "the writer role imports" "$IOTAPE" import --quiet --again --db "$W" --run by-alice "$F"
-check "the writer role pushes" "$IOTAPE" push --db "$db" --to "$W" p3
+check "the writer role pushes (its machine's runs, named $host:...)" \
+	"$IOTAPE" push --db "$db" --to "$W" p3
 check "the reader role reads" "$IOTAPE" report --json --db "$R" by-alice
 check "the reader role lists" "$IOTAPE" runs --db "$R"
-# the writer made its run's tables through the owner's functions: owned by the
-# owner, attached, and nobody's to write to directly once attached
-aid=$(pg_psql "SELECT id FROM runs WHERE name = 'by-alice'")
-check_eq "the writer's run: partitions owned by the schema's owner, closed to direct writes" \
-	"postgres postgres f f" \
-	"$(pg_psql "SELECT pg_get_userbyid(relowner), (SELECT pg_get_userbyid(relowner) FROM pg_class
-		WHERE oid = 'events'::regclass), has_table_privilege('alice', 'events_$aid', 'INSERT'),
-		has_table_privilege('bob', 'requests_$aid', 'INSERT')
-		FROM pg_class WHERE oid = 'events_$aid'::regclass AND relispartition" | tr '\t' ' ')"
-psql_as() { "$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$PG_DIR" -U "$1" -d iotape -c "$2"; }
-if ! psql_as alice "SELECT iotape_run_tables($aid)" > fn.out 2>&1 && grep -q "already exists" fn.out; then
-	ok "the writer may not make a committed run's tables again: $(head -n 1 fn.out)"
-else
-	not_ok "the writer made a committed run's tables again" "$(cat fn.out)"
-fi
-if ! psql_as bob "SELECT iotape_run_tables($aid)" > fn.out 2>&1 &&
-   grep -q "permission denied for function" fn.out; then
-	ok "the reader may not make run tables: $(head -n 1 fn.out)"
-else
-	not_ok "the reader called iotape_run_tables" "$(cat fn.out)"
-fi
+check_eq "the writer's runs are its machine's" "$host $host" \
+	"$(pg_psql "SELECT string_agg(host, ' ' ORDER BY id) FROM runs WHERE name IN ('by-alice', '$host:p3')")"
+"$IOTAPE" report --json --db "$db" p3 | sed 's/"run":"p3"/"run":"X"/' > a.out
+"$IOTAPE" report --json --db "$R" "$host:p3" | sed "s/\"run\":\"$host:p3\"/\"run\":\"X\"/" > b.out
+if cmp -s a.out b.out; then ok "the writer's run, landed through its load tables, reports as in SQLite"
+else not_ok "the writer's pushed run reports differently" "$(diff a.out b.out | head -n 4)"; fi
+# its rows went in through iotape_land(): no INSERT on the bulk tables or partitions
+check_eq "the writer may not insert into a bulk table or a partition" "f f f f" \
+	"$(pg_psql "SELECT has_table_privilege('alice', 'events', 'INSERT'), has_table_privilege('alice',
+		'requests_$month', 'INSERT'), has_table_privilege('bob', 'samples', 'INSERT'),
+		has_table_privilege('alice', 'iotape_schema', 'INSERT')" | tr '\t' ' ')"
 "$IOTAPE" import --quiet --again --db "$R" --run by-bob "$F" > /dev/null 2> bob.err; rc=$?
 if [ $rc != 0 ] && grep -q "permission denied" bob.err &&
    [ "$(pg_psql "SELECT count(*) FROM runs WHERE name = 'by-bob'")" = 0 ]; then
@@ -310,42 +308,58 @@ if [ $rc != 0 ] && grep -q "permission denied" bob.err &&
 else
 	not_ok "the reader role imported" "exit $rc: $(cat bob.err)"
 fi
-"$IOTAPE" rm --db "$W" by-alice > /dev/null 2> alice.err; rc=$?
-if [ $rc != 0 ] && grep -q "permission denied" alice.err &&
-   [ "$(pg_psql "SELECT count(*) FROM runs WHERE name = 'by-alice'")" = 1 ]; then
-	ok "the writer role may not delete: $(cat alice.err)"
+"$IOTAPE" rm --db "$W" lf > /dev/null 2> alice.err; rc=$?
+if [ $rc != 0 ] && grep -q "may not" alice.err &&
+   [ "$(pg_psql "SELECT count(*) FROM runs WHERE name = 'lf'")" = 1 ]; then
+	ok "the writer role may not delete another's run: $(cat alice.err)"
 else
-	not_ok "the writer role deleted" "exit $rc: $(cat alice.err)"
+	not_ok "the writer role deleted another's run" "exit $rc: $(cat alice.err)"
 fi
+check "the writer role deletes its own run" "$IOTAPE" rm --db "$W" by-alice
+check_eq "... with its rows" "0 0" \
+	"$(pg_psql "SELECT (SELECT count(*) FROM runs WHERE name = 'by-alice'),
+		(SELECT count(*) FROM events WHERE run NOT IN (SELECT id FROM runs))" | tr '\t' ' ')"
 
-# ---- a version 5 store (schema/pg/001-005 as psql runs them, run lf's rows copied
-# in) is migrated to 6: its rows move into the runs' partitions and read the same
+# ---- a version 5 store (schema/001-005 in PostgreSQL's dialect as psql runs them,
+# run lf's rows copied in): refused until the owner's fleet --migrate, which moves
+# its rows into the month's partitions; then it reads the same
 pg_psql "CREATE DATABASE v5" > /dev/null
 V5="postgresql:///v5?host=$PG_DIR&user=postgres"
 v5() { "$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$PG_DIR" -U postgres -d v5 "$@"; }
 lid=$(pg_psql "SELECT id FROM runs WHERE name = 'lf'")
 mig=ok
-for f in "$REPO_ROOT"/schema/pg/00[1-5]_*.sql; do
-	v5 -f "$f" > /dev/null 2> v5.err || mig="$f: $(cat v5.err)"
+for f in "$REPO_ROOT"/schema/00[1-5]_*.sql; do
+	sh "$REPO_ROOT/schema/embed.sh" -s -d postgresql "$f" | v5 > /dev/null 2> v5.err ||
+		mig="$f: $(cat v5.err)"
 done
 v5 -c "UPDATE iotape_schema SET version = 5" > /dev/null || mig="version"
 for tb in runs settings devices processes commands run_stats metrics events requests samples replays; do
 	col=run; [ $tb = runs ] && col=id
+	# the columns the version 5 store has (not schema 8's day nor 9's requests)
+	cols=$(v5 -c "SELECT string_agg(attname, ', ' ORDER BY attnum) FROM pg_attribute
+		WHERE attrelid = '$tb'::regclass AND attnum > 0 AND NOT attisdropped")
 	"$PG_BIN/psql" -X -q -h "$PG_DIR" -U postgres -d iotape \
-		-c "COPY (SELECT * FROM $tb WHERE $col = $lid) TO STDOUT" |
-		v5 -c "COPY $tb FROM STDIN" > /dev/null 2> v5.err || mig="$tb: $(cat v5.err)"
+		-c "COPY (SELECT $cols FROM $tb WHERE $col = $lid) TO STDOUT" |
+		v5 -c "COPY $tb ($cols) FROM STDIN" > /dev/null 2> v5.err || mig="$tb: $(cat v5.err)"
 done
 v5 -c "SELECT setval(pg_get_serial_sequence('runs', 'id'), max(id)) FROM runs" > /dev/null
-check_eq "a version 5 store made from schema/pg/001-005 with run lf's rows" ok "$mig"
+check_eq "a version 5 store made from schema/001-005 with run lf's rows" ok "$mig"
 "$IOTAPE" runs --db "$V5" > /dev/null 2> v5.err
-latest=$(ls "$REPO_ROOT"/schema/pg/[0-9]*.sql | sed -n '$s|.*/0*\([0-9]*\)_.*|\1|p')
-check_eq "the version 5 store is migrated to $latest, lf's rows in its partitions" \
+if grep -q "database schema version 5 is older than this iotape's.*fleet --migrate" v5.err; then
+	ok "a version 5 store is not migrated by a reader: $(cat v5.err)"
+else
+	not_ok "a version 5 store opened by runs" "$(cat v5.err)"
+fi
+"$IOTAPE" fleet --migrate --db "$V5" > v5.out 2> v5.err
+latest=$(ls "$REPO_ROOT"/schema/[0-9]*.sql | sed -n '$s|.*/0*\([0-9]*\)_.*|\1|p')
+check_eq "fleet --migrate brings the version 5 store to $latest, lf's rows in its month's partitions" \
 	"$latest $(pg_psql "SELECT (SELECT count(*) FROM events WHERE run = $lid) || ' ' ||
 		(SELECT count(*) FROM requests WHERE run = $lid) || ' ' ||
 		(SELECT count(*) FROM samples WHERE run = $lid)")" \
 	"$(v5 -c "SELECT (SELECT version FROM iotape_schema) || ' ' ||
-		(SELECT count(*) FROM events_$lid) || ' ' || (SELECT count(*) FROM requests_$lid)
-		|| ' ' || (SELECT count(*) FROM samples_$lid)")$(cat v5.err)"
+		(SELECT count(*) FROM ONLY events) + (SELECT count(*) FROM events WHERE run = $lid) || ' ' ||
+		(SELECT count(*) FROM requests WHERE run = $lid) || ' ' ||
+		(SELECT count(*) FROM samples WHERE run = $lid)")$(cat v5.err)"
 for c in "dump lf" "report --json lf" "vmstat lf"; do
 	"$IOTAPE" $c --db "$URL" > a.out 2>&1
 	"$IOTAPE" $c --db "$V5" > b.out 2>&1

@@ -2,8 +2,9 @@
 # orphan row left in any table), mv (a taken name refused), import refusing
 # an input it already holds unless --again, vacuum shrinking the file after rm,
 # runs within 80 columns with long names and sources, a vmstat-only run's span,
-# and a schema-3 database (made here from schema/00[1-3]_*.sql) migrated to the
-# latest with nothing lost and its orphans dropped; a newer schema refused;
+# and a schema-3 database (made here from schema/00[1-3]_*.sql in SQLite's
+# dialect) migrated to the latest with nothing lost and its orphans dropped; a
+# newer schema refused;
 # new run names of digits only refused (they would hide run ids), old ones read.
 . "$(dirname "$0")/../lib.sh"
 
@@ -122,7 +123,7 @@ fi
 
 # ---- a schema-3 database migrated: nothing lost, orphans dropped ----
 old=$t/old.db
-cat "$REPO_ROOT"/schema/00[1-3]_*.sql > "$t/v3.sql"
+sh "$REPO_ROOT/schema/embed.sh" -s -d sqlite "$REPO_ROOT"/schema/00[1-3]_*.sql > "$t/v3.sql"
 echo "PRAGMA user_version = 3;" >> "$t/v3.sql"
 sqlite3 "$old" < "$t/v3.sql"
 sqlite3 "$old" "
