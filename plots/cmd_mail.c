@@ -362,12 +362,13 @@ static void write_compare(FILE *fp, const double (*v)[PLOT_NHEAD], size_t n)
 }
 
 /* Which took longer, where the time went and why, as compare prints it
- * (c: the runs as compare_load() read them). */
+ * (c: the runs as compare_load() read them), under compare's own headings
+ * ("the question" first): a heading of the mail's own here stood empty
+ * above them. */
 static void write_explanation(FILE *fp, struct compare *c)
 {
 	struct emit e;
 
-	heading(fp, "explanation, against the first run");
 	emit_init(&e, fp, 0);
 	/* the figures the table shows as "-" for want of completions */
 	compare_emit_missing(c, &e);
