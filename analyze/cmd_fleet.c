@@ -35,8 +35,62 @@ static void usage(FILE *fp)
 "them. The figures are each run's summary, written when the run landed, so\n"
 "no run's requests are read; the ranking runs in the server and only the\n"
 "ranked rows travel. One line a run: rank, name, host, kernel, the requests\n"
-"measured and the figure (us).\n");
+"measured and the figure (its column headed FIGURE_us), in 80 columns: a\n"
+"longer name on a line of its own, a longer host or kernel cut in the\n"
+"middle (…).\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 18, NULL);
+}
+
+/* s in cols columns, padded; when wider, its start, "…" and its last
+ * columns (a kernel's flavour, a host's number tell them apart) */
+static void put_cut(const char *s, int cols)
+{
+	const char *tail = s, *p = s;
+	int head;
+
+	if (text_cols(s) <= cols) {
+		fput_padded(stdout, s, cols);
+		return;
+	}
+	head = (cols - 1) / 2;
+	while (*p && text_cols_n(s, p + 1 - s) <= head)
+		p++;
+	while (*p && (*p & 0xc0) == 0x80)
+		p--;
+	for (tail = p; *tail && text_cols_n(s, p - s) + 1 + text_cols(tail) > cols;
+	     tail++)
+		;
+	while ((*tail & 0xc0) == 0x80)
+		tail++;
+	printf("%.*s\xe2\x80\xa6", (int)(p - s), s);
+	fput_padded(stdout, tail, cols - 1 - text_cols_n(s, p - s));
+}
+
+/* The ranking in 80 columns, one header line: the value column headed by
+ * the figure and its unit (read_q2c_p99_us); a run name wider than its
+ * column on a line of its own, the rest under it; host and kernel cut in
+ * the middle when too wide. */
+static void print_ranking(const char *metric, const struct store_fleet_row *rows,
+			  size_t n)
+{
+	enum { RUN_COLS = 22, HOST_COLS = 10, KERNEL_COLS = 14 };
+	char head[64];
+
+	snprintf(head, sizeof(head), "%s_us", metric);
+	printf("%4s %-*s %-*s %-*s %8s %17s\n", "rank", RUN_COLS, "run", HOST_COLS,
+	       "host", KERNEL_COLS, "kernel", "requests", head);
+	for (size_t i = 0; i < n; i++) {
+		printf("%4zu ", i + 1);
+		if (text_cols(rows[i].name) > RUN_COLS)
+			printf("%s\n%4s %-*s", rows[i].name, "", RUN_COLS, "");
+		else
+			fput_padded(stdout, rows[i].name, RUN_COLS);
+		putchar(' ');
+		put_cut(rows[i].host[0] ? rows[i].host : "-", HOST_COLS);
+		putchar(' ');
+		put_cut(rows[i].kernel[0] ? rows[i].kernel : "-", KERNEL_COLS);
+		printf(" %8" PRId64 " %17.1f\n", rows[i].n, rows[i].value);
+	}
 }
 
 int cmd_fleet(int argc, char **argv)
@@ -84,13 +138,7 @@ int cmd_fleet(int argc, char **argv)
 		rc = error("%s", store_errmsg(st));
 		goto out;
 	}
-	printf("%4s %-24s %-12s %-20s %9s %10s\n", "rank", "run", "host", "kernel",
-	       "requests", "us");
-	for (size_t i = 0; i < n; i++)
-		printf("%4zu %-24s %-12.12s %-20.20s %9" PRId64 " %10.1f\n", i + 1,
-		       rows[i].name, rows[i].host[0] ? rows[i].host : "-",
-		       rows[i].kernel[0] ? rows[i].kernel : "-", rows[i].n,
-		       rows[i].value);
+	print_ranking(metric, rows, n);
 out:
 	free(rows);
 	store_close(st);

@@ -45,39 +45,35 @@ static void runs_usage(FILE *fp)
 	opt_usage(fp, options, ARRAY_SIZE(options), 20, NULL);
 }
 
-/* Characters (UTF-8 sequences) in s: what a terminal shows, near enough. */
-static int utf8_cols(const char *s)
-{
-	int w = 0;
-
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-/* Prints s in at most cols characters: when cut, its first head characters,
- * "…" and its end (a path's file name, a name's numbering tell runs apart). */
+/* Prints s in at most cols columns (text_cols(): a wide character takes
+ * two): when cut, its first head columns, "…" and its end (a path's file
+ * name, a name's numbering tell runs apart). */
 static void print_cut(const char *s, int cols, int head)
 {
-	int w = utf8_cols(s);
+	int w = text_cols(s), k = 0;
+	const char *p = s, *tail;
 
 	if (w <= cols) {
 		fputs(s, stdout);
 		return;
 	}
-	for (int k = 0; k < head || ((unsigned char)*s & 0xc0) == 0x80; s++) {
-		k += ((unsigned char)*s & 0xc0) != 0x80;
-		if (k <= head)
-			putchar(*s);
-		else
+	/* whole characters up to head columns */
+	while (*p) {
+		const char *q = p + 1;
+		while ((*q & 0xc0) == 0x80)
+			q++;
+		if (k + text_cols_n(p, q - p) > head)
 			break;
+		k += text_cols_n(p, q - p);
+		p = q;
 	}
-	while (((unsigned char)*s & 0xc0) == 0x80)
-		putchar(*s++);
-	for (int skip = w - head - (cols - 1 - head); skip > 0 ||
-	     ((unsigned char)*s & 0xc0) == 0x80; s++)
-		skip -= ((unsigned char)*s & 0xc0) != 0x80;
-	printf("\xe2\x80\xa6%s", s);
+	fwrite(s, 1, (size_t)(p - s), stdout);
+	/* the end that fits in what is left after the "…" */
+	for (tail = p; *tail && text_cols(tail) > cols - 1 - k; tail++)
+		;
+	while ((*tail & 0xc0) == 0x80)
+		tail++;
+	printf("\xe2\x80\xa6%s", tail);
 }
 
 /* One run: its line, and the line of its devices and source. */
@@ -113,14 +109,14 @@ static int print_run(struct store *st, const struct store_run_listing *l,
 	free(ss);
 	if (span < 0)
 		span = 0;
-	if (utf8_cols(r->name) > width) {
+	if (text_cols(r->name) > width) {
 		printf("%4" PRId64 " ", r->id);
 		print_cut(r->name, LINE_COLS - 5, (LINE_COLS - 6) / 2);
 		printf("\n%4s %-*s", "", width, "");
+	} else {
+		printf("%4" PRId64 " ", r->id);
+		fput_padded(stdout, r->name, width);
 	}
-	else
-		printf("%4" PRId64 " %s%*s", r->id, r->name,
-		       width - utf8_cols(r->name), "");
 	printf(" %-7s %-11s %10" PRId64 " %9" PRId64 " %9.3f\n", r->kind,
 	       r->status, r->events, l->requests, span);
 	len = printf("%4s dev %s", "", list);
@@ -205,7 +201,7 @@ int cmd_runs(int argc, char **argv)
 	/* the name column as wide as the longest name, 4 to NAME_MAX_COLS
 	 * characters: a longer name takes a line of its own */
 	for (size_t i = 0; i < n; i++) {
-		int w = utf8_cols(runs[i].run.name);
+		int w = text_cols(runs[i].run.name);
 		width = w > width && w <= NAME_MAX_COLS ? w : width;
 	}
 	printf("%4s %-*s %-7s %-11s %10s %9s %9s\n", "id", width, "name", "kind",
