@@ -92,7 +92,8 @@ int cmd_rm(int argc, char **argv)
 	if (rc)
 		error("%s", err);
 	for (size_t i = 0; i < n && !rc; i++)
-		printf("deleted run '%s' (id %" PRId64 ")\n", runs[i].name, runs[i].id);
+		fprintf_wrapped(stdout, 80, 2, "deleted run '%s' (id %" PRId64 ")",
+				runs[i].name, runs[i].id);
 	if (!rc && kept)
 		printf("kept %" PRId64 " replay(s) of them, now with no parent\n", kept);
 	free(runs);
@@ -194,8 +195,9 @@ int cmd_vacuum(int argc, char **argv)
 		store_close(st);
 		return -1;
 	}
-	printf("%s: %" PRId64 " bytes before, %" PRId64 " after (%.1f MiB freed)\n",
-	       db, before, after, (double)(before - after) / (1024.0 * 1024.0));
+	fprintf_wrapped(stdout, 80, 2, "%s: %" PRId64 " bytes before, %" PRId64
+			" after (%.1f MiB freed)", store_shown(db), before, after,
+			(double)(before - after) / (1024.0 * 1024.0));
 	store_close(st);
 	return 0;
 }

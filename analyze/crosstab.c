@@ -258,17 +258,25 @@ static void sentences(const struct crosstab *x, struct emit *e)
 
 static void emit_head(const struct crosstab *x, struct emit *e)
 {
-	emit_text(e, "%s%s%s%s: median [min-max] of the runs of each cell, %% "
-		  "change against\n%s=%s; rows by %s, columns by %s (%d runs",
-		  x->metric, x->unit[0] ? " (" : "", x->unit, x->unit[0] ? ")" : "",
-		  x->across, x->cols[0], x->group_by ? x->group_by : "(none)",
-		  x->across, x->used);
-	if (x->no_setting)
-		emit_text(e, "; %d without the setting%s left out", x->no_setting,
-			  x->group_by ? "s" : "");
-	if (x->no_metric)
-		emit_text(e, "; %d without the metric left out", x->no_metric);
-	emit_text(e, ")\n");
+	char head[1200], wrapped[1400];
+	int n;
+
+	/* wrapped at 80 columns: setting values and names can be long */
+	n = snprintf(head, sizeof(head), "%s%s%s%s: median [min-max] of the runs "
+		     "of each cell, %% change against %s=%s; rows by %s, columns "
+		     "by %s (%d runs", x->metric, x->unit[0] ? " (" : "", x->unit,
+		     x->unit[0] ? ")" : "", x->across, x->cols[0],
+		     x->group_by ? x->group_by : "(none)", x->across, x->used);
+	if (x->no_setting && n >= 0 && (size_t)n < sizeof(head))
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "; %d without "
+			      "the setting%s left out", x->no_setting,
+			      x->group_by ? "s" : "");
+	if (x->no_metric && n >= 0 && (size_t)n < sizeof(head))
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "; %d without "
+			      "the metric left out", x->no_metric);
+	if (n >= 0 && (size_t)n < sizeof(head))
+		snprintf(head + n, sizeof(head) - (size_t)n, ")");
+	emit_text(e, "%s\n", text_wrap(head, 80, 0, wrapped, sizeof(wrapped)));
 	if (x->units_differ)
 		emit_text(e, "warning: the runs give %s in different units\n",
 			  x->metric);
