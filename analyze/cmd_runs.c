@@ -20,20 +20,23 @@ static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "host", 1, 'H', "H", "only runs recorded on host H" },
 	{ "kernel", 1, 'k', "K", "only runs recorded under kernel K (uname -r)" },
-	{ "kind", 1, 'K', "KIND", "only runs of KIND: import, capture or replay" },
+	{ "kind", 1, 'K', "import|capture|replay", "only runs of that kind" },
 	{ "since", 1, 's', "AGE", "only runs made in the last AGE (30m, 12h, 7d)" },
 	{ "until", 1, 'u', "AGE", "only runs made more than AGE ago" },
 	{ "where", 1, 'w', "KEY=VALUE", "only runs whose setting KEY (as recorded "
 	  "at the start, else at the end) is VALUE, e.g. vm.dirty_ratio=20; "
 	  "repeat: all must hold" },
+	{ "names", 0, 'N', NULL, "only the names, one a line, oldest first (for "
+	  "scripts and shell completion)" },
 	{ "help", 0, 'h', NULL, NULL },
 };
 
 static void runs_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape runs [--db FILE] [--host H] [--kernel K] [--kind KIND]\n"
-"                   [--since AGE] [--until AGE] [--where KEY=VALUE]...\n"
+"usage: iotape runs [--db FILE] [--host H] [--kernel K]\n"
+"                   [--kind import|capture|replay] [--since AGE] [--until AGE]\n"
+"                   [--where KEY=VALUE]... [--names]\n"
 "\n"
 "Lists the runs in 80 columns: id, name, kind, status, events, requests\n"
 "(stitched I/Os) and time span in seconds (of the events; of the samples for a\n"
@@ -140,7 +143,7 @@ int cmd_runs(int argc, char **argv)
 	size_t n = 0;
 	int64_t size = 0, now = (int64_t)time(NULL) * 1000000000;
 	double age;
-	int c, width = 4, rc = 0;
+	int c, width = 4, rc = 0, names = 0;
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
@@ -184,6 +187,7 @@ int cmd_runs(int argc, char **argv)
 			keys[f.nwhere] = optarg;
 			values[f.nwhere++] = eq + 1;
 			break;
+		case 'N': names = 1; break;
 		case 'h': runs_usage(stdout); return 0;
 		default: return opt_bad("runs");
 		}
@@ -197,6 +201,13 @@ int cmd_runs(int argc, char **argv)
 		error("%s", store_errmsg(st));
 		store_close(st);
 		return -1;
+	}
+	if (names) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", runs[i].run.name);
+		free(runs);
+		store_close(st);
+		return close_stdout();
 	}
 	/* the name column as wide as the longest name, 4 to NAME_MAX_COLS
 	 * characters: a longer name takes a line of its own */
