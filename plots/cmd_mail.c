@@ -676,7 +676,12 @@ int cmd_mail(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
-		case 'o': o.dir = optarg; break;
+		case 'o':
+			/* "mail/" as "mail": paths printed without a "//" */
+			for (size_t n = strlen(optarg); n > 1 && optarg[n - 1] == '/'; n--)
+				optarg[n - 1] = '\0';
+			o.dir = optarg;
+			break;
 		case 'h': usage_mail(stdout); return 0;
 		default: return opt_bad("mail");
 		}
