@@ -41,29 +41,13 @@ static void usage(FILE *fp)
 	opt_usage(fp, options, ARRAY_SIZE(options), 18, NULL);
 }
 
-/* s in cols columns, padded; when wider, its start, "…" and its last
- * columns (a kernel's flavour, a host's number tell them apart) */
+/* s in cols columns, padded; when wider, cut in the middle (fput_cut) */
 static void put_cut(const char *s, int cols)
 {
-	const char *tail = s, *p = s;
-	int head;
+	int w = fput_cut(stdout, s, cols, (cols - 1) / 2);
 
-	if (text_cols(s) <= cols) {
-		fput_padded(stdout, s, cols);
-		return;
-	}
-	head = (cols - 1) / 2;
-	while (*p && text_cols_n(s, p + 1 - s) <= head)
-		p++;
-	while (*p && (*p & 0xc0) == 0x80)
-		p--;
-	for (tail = p; *tail && text_cols_n(s, p - s) + 1 + text_cols(tail) > cols;
-	     tail++)
-		;
-	while ((*tail & 0xc0) == 0x80)
-		tail++;
-	printf("%.*s\xe2\x80\xa6", (int)(p - s), s);
-	fput_padded(stdout, tail, cols - 1 - text_cols_n(s, p - s));
+	if (w < cols)
+		printf("%*s", cols - w, "");
 }
 
 /* The ranking in 80 columns, one header line: the value column headed by

@@ -48,37 +48,6 @@ static void runs_usage(FILE *fp)
 	opt_usage(fp, options, ARRAY_SIZE(options), 20, NULL);
 }
 
-/* Prints s in at most cols columns (text_cols(): a wide character takes
- * two): when cut, its first head columns, "…" and its end (a path's file
- * name, a name's numbering tell runs apart). */
-static void print_cut(const char *s, int cols, int head)
-{
-	int w = text_cols(s), k = 0;
-	const char *p = s, *tail;
-
-	if (w <= cols) {
-		fputs(s, stdout);
-		return;
-	}
-	/* whole characters up to head columns */
-	while (*p) {
-		const char *q = p + 1;
-		while ((*q & 0xc0) == 0x80)
-			q++;
-		if (k + text_cols_n(p, q - p) > head)
-			break;
-		k += text_cols_n(p, q - p);
-		p = q;
-	}
-	fwrite(s, 1, (size_t)(p - s), stdout);
-	/* the end that fits in what is left after the "…" */
-	for (tail = p; *tail && text_cols(tail) > cols - 1 - k; tail++)
-		;
-	while ((*tail & 0xc0) == 0x80)
-		tail++;
-	printf("\xe2\x80\xa6%s", tail);
-}
-
 /* One run: its line, and the line of its devices and source. */
 static int print_run(struct store *st, const struct store_run_listing *l,
 		     int width)
@@ -114,7 +83,7 @@ static int print_run(struct store *st, const struct store_run_listing *l,
 		span = 0;
 	if (text_cols(r->name) > width) {
 		printf("%4" PRId64 " ", r->id);
-		print_cut(r->name, LINE_COLS - 5, (LINE_COLS - 6) / 2);
+		fput_cut(stdout, r->name, LINE_COLS - 5, (LINE_COLS - 6) / 2);
 		printf("\n%4s %-*s", "", width, "");
 	} else {
 		printf("%4" PRId64 " ", r->id);
@@ -125,7 +94,7 @@ static int print_run(struct store *st, const struct store_run_listing *l,
 	len = printf("%4s dev %s", "", list);
 	if (r->source[0] && len + 6 < LINE_COLS) {
 		printf("  src ");
-		print_cut(r->source, LINE_COLS - len - 6, 0);
+		fput_cut(stdout, r->source, LINE_COLS - len - 6, 0);
 	}
 	putchar('\n');
 	return 0;

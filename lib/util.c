@@ -295,6 +295,33 @@ int text_cols_n(const char *s, long n)
 	return cols;
 }
 
+int fput_cut(FILE *fp, const char *s, int cols, int head)
+{
+	const char *p = s, *tail;
+	int k = 0;
+
+	if (text_cols(s) <= cols) {
+		fputs(s, fp);
+		return text_cols(s);
+	}
+	while (*p) {    /* whole characters up to head columns */
+		const char *q = p + 1;
+		while ((*q & 0xc0) == 0x80)
+			q++;
+		if (k + text_cols_n(p, q - p) > head)
+			break;
+		k += text_cols_n(p, q - p);
+		p = q;
+	}
+	fwrite(s, 1, (size_t)(p - s), fp);
+	for (tail = p; *tail && text_cols(tail) > cols - 1 - k; tail++)
+		;
+	while ((*tail & 0xc0) == 0x80)
+		tail++;
+	fprintf(fp, "\xe2\x80\xa6%s", tail);
+	return k + 1 + text_cols(tail);
+}
+
 int fput_padded(FILE *fp, const char *s, int cols)
 {
 	int w = text_cols(s);

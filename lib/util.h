@@ -129,6 +129,12 @@ const char *see_report(const char *db_opt, const char *run, char *buf,
 int text_cols_n(const char *s, long n);
 static inline int text_cols(const char *s) { return text_cols_n(s, -1); }
 
+/* Writes s to fp in at most cols columns (text_cols()): whole when it
+ * fits, else its first head columns of whole characters, "…" and its end
+ * (a path's file name, a name's numbering, a kernel's flavour tell them
+ * apart). Returns the columns written. */
+int fput_cut(FILE *fp, const char *s, int cols, int head);
+
 /* Writes s to fp padded with spaces to cols columns (text_cols(); nothing
  * added when s is wider). Returns the columns written. */
 int fput_padded(FILE *fp, const char *s, int cols);

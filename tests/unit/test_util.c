@@ -203,6 +203,34 @@ static void test_text_wrap(void **state)
 	assert_string_equal(text_wrap("abcdef", 80, 0, out, 4), "abc");
 }
 
+/* fput_cut() into a buffer: what it wrote, and its column count */
+static const char *cut(const char *s, int cols, int head, int *w)
+{
+	static char buf[128];
+	FILE *fp = fmemopen(buf, sizeof(buf), "w");
+
+	assert_non_null(fp);
+	*w = fput_cut(fp, s, cols, head);
+	fclose(fp);
+	return buf;
+}
+
+static void test_fput_cut(void **state)
+{
+	int w;
+
+	(void)state;
+	assert_string_equal(cut("abcdefghij", 10, 3, &w), "abcdefghij");
+	assert_int_equal(w, 10);
+	assert_string_equal(cut("abcdefghij", 7, 3, &w), "abc\xe2\x80\xa6hij");
+	assert_int_equal(w, 7);
+	assert_string_equal(cut("/a/long/path/f.bin", 9, 0, &w), "\xe2\x80\xa6th/f.bin");
+	/* a wide character is never split, and takes two columns */
+	assert_string_equal(cut("\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88x", 6, 3, &w),
+			    "\xe3\x83\x86\xe2\x80\xa6\xe3\x83\x88x");
+	assert_int_equal(w, 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_run_name_is_id),
 		cmocka_unit_test(test_text_cols),
 		cmocka_unit_test(test_text_wrap),
+		cmocka_unit_test(test_fput_cut),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
