@@ -23,37 +23,62 @@ else
 Q = @
 endif
 
-# Debian packages the build, the tests and the benchmarks need.
-DEB_PACKAGES = build-essential pkg-config libsqlite3-dev sqlite3 libcmocka-dev \
-	liburing-dev libblkid-dev blktrace fio gnuplot-nox util-linux e2fsprogs \
-	procps time jq sysstat nettle-dev
-DEB_CHECK = /usr/include/sqlite3.h /usr/include/cmocka.h /usr/bin/blkparse \
-	/usr/bin/btt /usr/bin/fio /usr/bin/gnuplot /usr/include/liburing.h \
-	/usr/include/blkid/blkid.h /usr/bin/jq /usr/bin/iostat \
-	/usr/include/nettle/sha2.h
-# pandoc builds the man page (`make man`, `make install`); debhelper builds the
-# .deb in tests/cli/t_package.sh; zsh runs the zsh completion in t_completion.sh.
-DEB_PACKAGES += pandoc debhelper zsh
-DEB_CHECK += /usr/bin/pandoc /usr/bin/dh /usr/bin/zsh
+# Debian packages, by need (installed without their recommends). Each group
+# is NAME_PACKAGES and NAME_CHECK, a file of each package: when all of them
+# are there, nothing runs. DEB_*: what `make demo` needs (build, capture,
+# report, plot); TEST_*: what `make test` adds; FLEET_*, MAN_*, PKG_*: only
+# for the targets that use them (make deps-fleet, make man, make deb), and the
+# tests that need them skip, naming the target. With CI=true (.ci/run) `make
+# test` installs every group, so CI runs every test.
+DEB_PACKAGES = gcc make libc6-dev libsqlite3-dev liburing-dev libblkid-dev \
+	nettle-dev fio gnuplot-nox util-linux procps
+DEB_CHECK = /usr/bin/gcc /usr/include/sqlite3.h /usr/include/liburing.h \
+	/usr/include/blkid/blkid.h /usr/include/nettle/sha2.h /usr/bin/fio \
+	/usr/bin/gnuplot
 # libarchive decompresses gzip/xz/zstd/bzip2 inputs of `import` (loaded then:
-# capture/archive_dl.c; linked into the unit tests only); the tools
-# compress the fixture in tests/cli/t_import_pipes.sh.
-DEB_PACKAGES += libarchive-dev gzip xz-utils zstd bzip2
-DEB_CHECK += /usr/include/archive.h /usr/bin/gzip /usr/bin/xz /usr/bin/zstd \
-	/usr/bin/bzip2
+# capture/archive_dl.c; its header is needed to build, and the unit tests link it).
+DEB_PACKAGES += libarchive-dev
+DEB_CHECK += /usr/include/archive.h
 # jansson reads fio's JSON results into workload metrics (capture/wlmetric.c).
 DEB_PACKAGES += libjansson-dev
 DEB_CHECK += /usr/include/jansson.h
-# libpq is the PostgreSQL store's client (schema/store_pg*.c), loaded when
-# a store URL is opened (schema/pq_dl.c), not linked; the server
-# (initdb, pg_ctl) runs in the tests that start their own (tests/lib.sh pg_start).
-DEB_PACKAGES += libpq-dev postgresql
-DEB_CHECK += /usr/include/postgresql/libpq-fe.h /usr/lib/postgresql/15/bin/initdb
+# libpq is the PostgreSQL store's client (schema/store_pg*.c), loaded when a
+# store URL is opened (schema/pq_dl.c), not linked: its header builds it. The
+# server is FLEET_PACKAGES.
+DEB_PACKAGES += libpq-dev
+DEB_CHECK += /usr/include/postgresql/libpq-fe.h
 # libfuse3 serves `iotape disk`'s FUSE file (model/disk_fuse.c), loaded when
 # a disk starts (model/fuse_dl.c), not linked; fuse3 has fusermount3 and the
 # kernel module's udev rule.
 DEB_PACKAGES += libfuse3-dev libfuse3-3 fuse3
 DEB_CHECK += /usr/include/fuse3/fuse_lowlevel.h /usr/bin/fusermount3
+
+# `make test` adds: cmocka (unit tests), the peers the tests compare with
+# (blkparse, btt, iostat, vmstat, time), what they drive (mkfs, sqlite3, jq,
+# the compressors of t_import_pipes.sh, zsh for the zsh completion).
+TEST_PACKAGES = libcmocka-dev sqlite3 blktrace sysstat time jq e2fsprogs zsh \
+	gzip xz-utils zstd bzip2 python3
+TEST_CHECK = /usr/include/cmocka.h /usr/bin/sqlite3 /usr/bin/blkparse \
+	/usr/bin/btt /usr/bin/iostat /usr/bin/time /usr/bin/jq /sbin/mkfs.ext4 \
+	/usr/bin/zsh /usr/bin/xz /usr/bin/zstd /usr/bin/bzip2 /usr/bin/python3
+
+# `make deps-fleet`: a PostgreSQL 15 server for the fleet store (tests/lib.sh
+# pg_start runs a private one; README "A fleet's runs in one place").
+FLEET_PACKAGES = postgresql
+FLEET_CHECK = /usr/lib/postgresql/15/bin/initdb
+# `make man`, `make install`: pandoc builds the man page; man-db (groff) reads it.
+MAN_PACKAGES = pandoc man-db
+MAN_CHECK = /usr/bin/pandoc /usr/bin/man /usr/bin/groff
+# `make deb`: debhelper and what dpkg-buildpackage checks for (build-essential).
+PKG_PACKAGES = debhelper dpkg-dev build-essential pkg-config
+PKG_CHECK = /usr/bin/dh /usr/bin/dpkg-buildpackage /usr/share/build-essential \
+	/usr/bin/pkg-config
+
+# in CI every group, so that no test skips for want of a package
+ifeq ($(CI),true)
+TEST_PACKAGES += $(FLEET_PACKAGES) $(MAN_PACKAGES) $(PKG_PACKAGES)
+TEST_CHECK += $(FLEET_CHECK) $(MAN_CHECK) $(PKG_CHECK)
+endif
 
 LIB_SRC = lib/util.c lib/dl.c lib/emit.c lib/options.c lib/outfile.c lib/spill.c lib/timeline.c
 CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
@@ -146,28 +171,44 @@ $(BUILD)/tests/%: tests/unit/%.c $(OBJ)
 # sudo), through sudo for a user who has it.
 SUDO := $(shell [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null && echo sudo)
 
-# Installs what the build and tests need when any of it is missing.
-deps:
-	@missing=0; for f in $(DEB_CHECK); do [ -e $$f ] || missing=1; done; \
+# $(call apt_install,PACKAGES,CHECK-FILES): apt-get install PACKAGES (no
+# recommends) when a file of CHECK-FILES is missing
+apt_install = @missing=0; for f in $(2); do [ -e $$f ] || missing=1; done; \
 	if [ $$missing = 1 ]; then \
-		echo "  DEPS  apt-get install $(DEB_PACKAGES)"; \
+		echo "  DEPS  apt-get install $(1)"; \
 		$(SUDO) apt-get update -q >/dev/null && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			$(DEB_PACKAGES) >/dev/null || exit 1; \
+			--no-install-recommends $(1) >/dev/null || exit 1; \
 	fi
+
+# deps-demo: what `make demo` needs; deps: what `make test` needs (all of it
+# in CI); the others for their targets
+deps-demo:
+	$(call apt_install,$(DEB_PACKAGES),$(DEB_CHECK))
+deps:
+	$(call apt_install,$(DEB_PACKAGES) $(TEST_PACKAGES),$(DEB_CHECK) $(TEST_CHECK))
+deps-fleet:
+	$(call apt_install,$(FLEET_PACKAGES),$(FLEET_CHECK))
+deps-man:
+	$(call apt_install,$(MAN_PACKAGES),$(MAN_CHECK))
+deps-deb:
+	$(call apt_install,$(DEB_PACKAGES) $(PKG_PACKAGES),$(DEB_CHECK) $(PKG_CHECK))
 
 unit: $(UNIT_TESTS)
 
+# the man page when pandoc is here (make deps-man; t_help.sh says so otherwise)
 test: deps
-	$(Q)$(MAKE) --no-print-directory all unit man
+	$(Q)$(MAKE) --no-print-directory all unit $(if $(wildcard /usr/bin/pandoc),man)
 	$(Q)BUILD=$(BUILD) IOTAPE=$(CURDIR)/iotape$(if $(SANITIZE),-san) \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 		bash tests/run.sh $(UNIT_TESTS)
 
 # The main job on a built-in default: capture a workload on a loop device
-# (or, without root, import the committed capture) and print the report.
-demo: deps all
+# (or, without root, import the committed capture), print the report and draw
+# it. Builds on every CPU: a first build is most of the demo's time.
+demo: deps-demo
+	$(Q)$(MAKE) --no-print-directory -j$(shell nproc 2>/dev/null || echo 2) all
 	$(Q)bash capture/demo.sh
 
 bench: deps all
@@ -239,7 +280,7 @@ man: $(MAN_PAGE)
 # left-aligned and not hyphenated, so no option is broken across lines
 $(MAN_PAGE): docs/iotape.md docs/man.lua commands.h | $(BUILD)
 	@command -v pandoc > /dev/null || { echo "make man: needs pandoc" \
-		"(Debian: apt-get install pandoc, or make deps)" >&2; exit 1; }
+		"(Debian: apt-get install pandoc, or make deps-man)" >&2; exit 1; }
 	@echo "  MAN   $@"
 	$(Q)pandoc --from gfm --to man --standalone --shift-heading-level-by=-1 \
 		--lua-filter docs/man.lua -V hyphenate= -V adjusting=l \
@@ -256,9 +297,14 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/iotape $(DESTDIR)$(MANDIR)/man1/iotape.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/iotape $(DESTDIR)$(ZSHCOMPDIR)/_iotape
 
-.PHONY: man install uninstall
+# the Debian package (debian/): ../iotape_VERSION_ARCH.deb
+deb: deps-deb deps-man
+	dpkg-buildpackage -us -uc -b
+
+.PHONY: man install uninstall deb
 
 clean:
 	rm -rf build build-san build-fuzz iotape iotape-san
 
-.PHONY: all deps unit test bench validate-disk demo fuzz clean explain-score
+.PHONY: all deps deps-demo deps-fleet deps-man deps-deb unit test bench demo \
+	validate-disk fuzz clean explain-score

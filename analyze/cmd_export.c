@@ -28,8 +28,8 @@ struct export_opts {
 static void export_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape export [--db FILE] --format FMT [-o FILE] [--quiet]\n"
-"                     [--from T] [--to T] [--dev M,m]... RUN\n"
+"usage: iotape export [--db FILE] --format fio|blktrace|csv|blkparse\n"
+"                     [-o FILE] [--quiet] [--from T] [--to T] [--dev M,m]... RUN\n"
 "\n"
 "Writes RUN in a format other tools read:\n"
 "  --format fio       fio iolog v3: one line per Q (per D when the run has\n"

@@ -43,8 +43,10 @@ static void usage(FILE *fp)
 "them. The figures are each run's summary, written when the run landed, so\n"
 "no run's requests are read; the ranking runs in the server and only the\n"
 "ranked rows travel. One line a run: rank, name, host, kernel, the requests\n"
-"measured and the figure (us). --migrate and --expire are the store's\n"
-"owner's upkeep of a shared store: its schema and grants, and retention.\n");
+"measured and the figure (its column headed FIGURE_us), in 80 columns: a\n"
+"longer name on a line of its own, a longer host or kernel cut in the\n"
+"middle (…). --migrate and --expire are the store's owner's upkeep\n"
+"of a shared store: its schema and grants, and retention.\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 18, NULL);
 }
 
@@ -86,6 +88,42 @@ static int expire(const char *db, double age)
 		       when, dropped);
 	store_close(st);
 	return rc ? -1 : close_stdout();
+}
+
+/* s in cols columns, padded; when wider, cut in the middle (fput_cut) */
+static void put_cut(const char *s, int cols)
+{
+	int w = fput_cut(stdout, s, cols, (cols - 1) / 2);
+
+	if (w < cols)
+		printf("%*s", cols - w, "");
+}
+
+/* The ranking in 80 columns, one header line: the value column headed by
+ * the figure and its unit (read_q2c_p99_us); a run name wider than its
+ * column on a line of its own, the rest under it; host and kernel cut in
+ * the middle when too wide. */
+static void print_ranking(const char *metric, const struct store_fleet_row *rows,
+			  size_t n)
+{
+	enum { RUN_COLS = 22, HOST_COLS = 10, KERNEL_COLS = 14 };
+	char head[64];
+
+	snprintf(head, sizeof(head), "%s_us", metric);
+	printf("%4s %-*s %-*s %-*s %8s %17s\n", "rank", RUN_COLS, "run", HOST_COLS,
+	       "host", KERNEL_COLS, "kernel", "requests", head);
+	for (size_t i = 0; i < n; i++) {
+		printf("%4zu ", i + 1);
+		if (text_cols(rows[i].name) > RUN_COLS)
+			printf("%s\n%4s %-*s", rows[i].name, "", RUN_COLS, "");
+		else
+			fput_padded(stdout, rows[i].name, RUN_COLS);
+		putchar(' ');
+		put_cut(rows[i].host[0] ? rows[i].host : "-", HOST_COLS);
+		putchar(' ');
+		put_cut(rows[i].kernel[0] ? rows[i].kernel : "-", KERNEL_COLS);
+		printf(" %8" PRId64 " %17.1f\n", rows[i].n, rows[i].value);
+	}
 }
 
 int cmd_fleet(int argc, char **argv)
@@ -149,13 +187,7 @@ int cmd_fleet(int argc, char **argv)
 		rc = error("%s", store_errmsg(st));
 		goto out;
 	}
-	printf("%4s %-24s %-12s %-20s %9s %10s\n", "rank", "run", "host", "kernel",
-	       "requests", "us");
-	for (size_t i = 0; i < n; i++)
-		printf("%4zu %-24s %-12.12s %-20.20s %9" PRId64 " %10.1f\n", i + 1,
-		       rows[i].name, rows[i].host[0] ? rows[i].host : "-",
-		       rows[i].kernel[0] ? rows[i].kernel : "-", rows[i].n,
-		       rows[i].value);
+	print_ranking(metric, rows, n);
 out:
 	free(rows);
 	store_close(st);

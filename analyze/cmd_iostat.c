@@ -28,6 +28,8 @@ static const struct opt_def options[] = {
 	{ "source", 1, 's', "SRC", "trace: computed from the requests; log: "
 	  "an imported iostat log's reports as iostat printed them (default: "
 	  "the trace when the run has requests, else the log)" },
+	{ "explain", 0, 'x', NULL, "the columns' definitions under the table "
+	  "(--help has them too; --json always)" },
 	{ "json", 0, 'j', NULL, "every column, as one JSON object" },
 	{ "help", 0, 'h', NULL, NULL },
 };
@@ -50,7 +52,8 @@ static void iostat_usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: iotape iostat [--db FILE] [--interval T] [--from T] [--to T]\n"
-"                     [--dev M,m]... [--source trace|log] [--json] RUN\n"
+"                     [--dev M,m]... [--source trace|log] [--explain] [--json]\n"
+"                     RUN\n"
 "\n"
 "One row per interval and device, as iostat -x prints from /proc/diskstats,\n"
 "computed from RUN's requests: time (s from the run's first event), device,\n"
@@ -102,6 +105,7 @@ struct iostat_cmd {
 	struct rv_filter filt;
 	double interval_s;
 	int interval_given;
+	int explain;            /* the definitions under the table */
 	int json;
 };
 
@@ -362,7 +366,8 @@ static int log_run(const struct iostat_cmd *o, struct runview *rv)
 	}
 	emit_arr_end(&e);
 	emit_str(&e, "definitions", log_footer);
-	emit_text(&e, "\n%s", log_footer);
+	if (o->explain)
+		emit_text(&e, "\n%s", log_footer);
 	emit_obj_end(&e);
 	emit_finish(&e);
 	rc = 0;
@@ -445,7 +450,8 @@ static int iostat_run(const struct iostat_cmd *o)
 	else
 		emit_rows(&e, &rv, rows, nrows, devs, ndev);
 	emit_str(&e, "definitions", iostat_footer);
-	emit_text(&e, "\n%s", iostat_footer);
+	if (o->explain)
+		emit_text(&e, "\n%s", iostat_footer);
 	emit_obj_end(&e);
 	emit_finish(&e);
 	free(rows);
@@ -487,6 +493,7 @@ int cmd_iostat(int argc, char **argv)
 					     "(trace or log)", optarg);
 			o.source = optarg;
 			break;
+		case 'x': o.explain = 1; break;
 		case 'j': o.json = 1; break;
 		case 'h': iostat_usage(stdout); return 0;
 		default: return opt_bad("iostat");

@@ -92,7 +92,8 @@ int cmd_rm(int argc, char **argv)
 	if (rc)
 		error("%s", err);
 	for (size_t i = 0; i < n && !rc; i++)
-		printf("deleted run '%s' (id %" PRId64 ")\n", runs[i].name, runs[i].id);
+		fprintf_wrapped(stdout, 80, 2, "deleted run '%s' (id %" PRId64 ")",
+				runs[i].name, runs[i].id);
 	if (!rc && kept)
 		printf("kept %" PRId64 " replay(s) of them, now with no parent\n", kept);
 	free(runs);
@@ -198,14 +199,16 @@ int cmd_vacuum(int argc, char **argv)
 	}
 	/* the store as messages name it: no password of a URL */
 	if (after <= before)
-		printf("%s: %" PRId64 " bytes before, %" PRId64 " after (%.1f MiB "
-		       "freed)\n", store_name(st), before, after,
-		       (double)(before - after) / (1024.0 * 1024.0));
+		fprintf_wrapped(stdout, 80, 2, "%s: %" PRId64 " bytes before, %"
+				PRId64 " after (%.1f MiB freed)", store_name(st),
+				before, after,
+				(double)(before - after) / (1024.0 * 1024.0));
 	else
-		printf("%s: %" PRId64 " bytes before, %" PRId64 " after (nothing "
-		       "freed: %.1f MiB more, the server keeps deleted rows' space "
-		       "for new ones)\n", store_name(st), before, after,
-		       (double)(after - before) / (1024.0 * 1024.0));
+		fprintf_wrapped(stdout, 80, 2, "%s: %" PRId64 " bytes before, %"
+				PRId64 " after (nothing freed: %.1f MiB more, the "
+				"server keeps deleted rows' space for new ones)",
+				store_name(st), before, after,
+				(double)(after - before) / (1024.0 * 1024.0));
 	store_close(st);
 	return 0;
 }

@@ -102,15 +102,25 @@ static int copy_runs(const char *cmd, const char *from, const char *to,
 			break;
 		}
 		dt = now_s() - t0;
-		printf("%s '%s' as '%s': %" PRId64 " events, %" PRId64 " requests, %"
-		       PRId64 " samples, %" PRId64 " replayed I/Os; %" PRId64
-		       " rows in %.2f s", push ? "pushed" : "pulled",
-		       runs[i].name, c.name, c.events, c.requests, c.samples,
-		       c.replays, c.rows, dt);
-		if (c.retries)
-			printf(" (its transaction tried %d more time%s)", c.retries,
-			       c.retries > 1 ? "s" : "");
-		putchar('\n');
+		{
+			/* one line in 80 columns, else two: the counts the
+			 * run is known by first */
+			char a[700], b[200];
+			snprintf(a, sizeof(a), "%s '%s' as '%s': %" PRId64 " events, %"
+				 PRId64 " requests", push ? "pushed" : "pulled",
+				 runs[i].name, c.name, c.events, c.requests);
+			snprintf(b, sizeof(b), "%" PRId64 " samples, %" PRId64
+				 " replayed I/Os; %" PRId64 " rows in %.2f s",
+				 c.samples, c.replays, c.rows, dt);
+			if (c.retries)
+				snprintf(b + strlen(b), sizeof(b) - strlen(b),
+					 " (its transaction tried %d more time%s)",
+					 c.retries, c.retries > 1 ? "s" : "");
+			if (text_cols(a) + 2 + text_cols(b) <= 80)
+				printf("%s, %s\n", a, b);
+			else
+				fprintf_wrapped(stdout, 80, 2, "%s,\n%s", a, b);
+		}
 	}
 out:
 	free(runs);

@@ -20,20 +20,23 @@ static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "host", 1, 'H', "H", "only runs recorded on host H" },
 	{ "kernel", 1, 'k', "K", "only runs recorded under kernel K (uname -r)" },
-	{ "kind", 1, 'K', "KIND", "only runs of KIND: import, capture or replay" },
+	{ "kind", 1, 'K', "import|capture|replay", "only runs of that kind" },
 	{ "since", 1, 's', "AGE", "only runs made in the last AGE (30m, 12h, 7d)" },
 	{ "until", 1, 'u', "AGE", "only runs made more than AGE ago" },
 	{ "where", 1, 'w', "KEY=VALUE", "only runs whose setting KEY (as recorded "
 	  "at the start, else at the end) is VALUE, e.g. vm.dirty_ratio=20; "
 	  "repeat: all must hold" },
+	{ "names", 0, 'N', NULL, "only the names, one a line, oldest first (for "
+	  "scripts and shell completion)" },
 	{ "help", 0, 'h', NULL, NULL },
 };
 
 static void runs_usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape runs [--db FILE] [--host H] [--kernel K] [--kind KIND]\n"
-"                   [--since AGE] [--until AGE] [--where KEY=VALUE]...\n"
+"usage: iotape runs [--db FILE] [--host H] [--kernel K]\n"
+"                   [--kind import|capture|replay] [--since AGE] [--until AGE]\n"
+"                   [--where KEY=VALUE]... [--names]\n"
 "\n"
 "Lists the runs in 80 columns: id, name, kind, status, events, requests\n"
 "(stitched I/Os) and time span in seconds (of the events; of the samples for a\n"
@@ -43,41 +46,6 @@ static void runs_usage(FILE *fp)
 "The filters keep the runs that match all of them, in the store's SQL.\n",
 		NAME_MAX_COLS);
 	opt_usage(fp, options, ARRAY_SIZE(options), 20, NULL);
-}
-
-/* Characters (UTF-8 sequences) in s: what a terminal shows, near enough. */
-static int utf8_cols(const char *s)
-{
-	int w = 0;
-
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
-/* Prints s in at most cols characters: when cut, its first head characters,
- * "…" and its end (a path's file name, a name's numbering tell runs apart). */
-static void print_cut(const char *s, int cols, int head)
-{
-	int w = utf8_cols(s);
-
-	if (w <= cols) {
-		fputs(s, stdout);
-		return;
-	}
-	for (int k = 0; k < head || ((unsigned char)*s & 0xc0) == 0x80; s++) {
-		k += ((unsigned char)*s & 0xc0) != 0x80;
-		if (k <= head)
-			putchar(*s);
-		else
-			break;
-	}
-	while (((unsigned char)*s & 0xc0) == 0x80)
-		putchar(*s++);
-	for (int skip = w - head - (cols - 1 - head); skip > 0 ||
-	     ((unsigned char)*s & 0xc0) == 0x80; s++)
-		skip -= ((unsigned char)*s & 0xc0) != 0x80;
-	printf("\xe2\x80\xa6%s", s);
 }
 
 /* One run: its line, and the line of its devices and source. */
@@ -113,20 +81,20 @@ static int print_run(struct store *st, const struct store_run_listing *l,
 	free(ss);
 	if (span < 0)
 		span = 0;
-	if (utf8_cols(r->name) > width) {
+	if (text_cols(r->name) > width) {
 		printf("%4" PRId64 " ", r->id);
-		print_cut(r->name, LINE_COLS - 5, (LINE_COLS - 6) / 2);
+		fput_cut(stdout, r->name, LINE_COLS - 5, (LINE_COLS - 6) / 2);
 		printf("\n%4s %-*s", "", width, "");
+	} else {
+		printf("%4" PRId64 " ", r->id);
+		fput_padded(stdout, r->name, width);
 	}
-	else
-		printf("%4" PRId64 " %s%*s", r->id, r->name,
-		       width - utf8_cols(r->name), "");
 	printf(" %-7s %-11s %10" PRId64 " %9" PRId64 " %9.3f\n", r->kind,
 	       r->status, r->events, l->requests, span);
 	len = printf("%4s dev %s", "", list);
 	if (r->source[0] && len + 6 < LINE_COLS) {
 		printf("  src ");
-		print_cut(r->source, LINE_COLS - len - 6, 0);
+		fput_cut(stdout, r->source, LINE_COLS - len - 6, 0);
 	}
 	putchar('\n');
 	return 0;
@@ -144,7 +112,7 @@ int cmd_runs(int argc, char **argv)
 	size_t n = 0;
 	int64_t size = 0, now = (int64_t)time(NULL) * 1000000000;
 	double age;
-	int c, width = 4, rc = 0;
+	int c, width = 4, rc = 0, names = 0;
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
@@ -188,6 +156,7 @@ int cmd_runs(int argc, char **argv)
 			keys[f.nwhere] = optarg;
 			values[f.nwhere++] = eq + 1;
 			break;
+		case 'N': names = 1; break;
 		case 'h': runs_usage(stdout); return 0;
 		default: return opt_bad("runs");
 		}
@@ -202,10 +171,17 @@ int cmd_runs(int argc, char **argv)
 		store_close(st);
 		return -1;
 	}
+	if (names) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", runs[i].run.name);
+		free(runs);
+		store_close(st);
+		return close_stdout();
+	}
 	/* the name column as wide as the longest name, 4 to NAME_MAX_COLS
 	 * characters: a longer name takes a line of its own */
 	for (size_t i = 0; i < n; i++) {
-		int w = utf8_cols(runs[i].run.name);
+		int w = text_cols(runs[i].run.name);
 		width = w > width && w <= NAME_MAX_COLS ? w : width;
 	}
 	printf("%4s %-*s %-7s %-11s %10s %9s %9s\n", "id", width, "name", "kind",

@@ -513,7 +513,7 @@ static void emit_where(struct emit *e, const struct an_run *x,
 	if (kw > 80 - 8 * 7)
 		kw = 80 - 8 * 7;
 	emit_text(e, "%-*s %6s %6s %6s %6s %6s %6s %6s %6s\n", kw, "process",
-		  "span", "this", "waited", "this", "Q2G+M", "G2I", "I2D", "D2C");
+		  "span", "this", "waited", "this", "Q2G+M", "G2I", "I2D+M", "D2C");
 	for (int i = 0; i < nd; i++) {
 		struct pdiff *d = &pd[i];
 		emit_obj_begin(e, NULL);
@@ -562,7 +562,10 @@ static void emit_where(struct emit *e, const struct an_run *x,
 			 "I/O %s %.3f s (%s %+.3f s), the rest %+.3f s outside the "
 			 "block layer (CPU, think time, page cache hits)", pd[0].key,
 			 ds >= 0 ? "grew" : "shrank", fabs(ds), dw >= 0 ? "grew" :
-			 "shrank", fabs(dw), ta_stage_name[top], pd[0].d[top], ds - dw);
+			 "shrank", fabs(dw),
+			 /* TA_I2D holds btt's I2D and M2D */
+			 top == TA_I2D ? "I2D+M2D" : ta_stage_name[top], pd[0].d[top],
+			 ds - dw);
 		wrap_indent(line, 78, 2, buf, sizeof(buf));
 		emit_text(e, "%s\n", buf);
 	}

@@ -1345,7 +1345,8 @@ static void make_units(struct walk *w, struct life **lives, size_t *nl)
 		(*lives)[(*nl)++] = (struct life){ u->born, i, 1 };
 		(*lives)[(*nl)++] = (struct life){ u->died, i, 0 };
 	}
-	qsort(*lives, *nl, sizeof(**lives), cmp_life);
+	if (*nl)    /* qsort(NULL, 0, ...) is undefined: a run with no units */
+		qsort(*lives, *nl, sizeof(**lives), cmp_life);
 }
 
 void critpath_build(struct critpath *cp, const struct rundata *rd,

@@ -258,16 +258,36 @@ static void sentences(const struct crosstab *x, struct emit *e)
 
 static void emit_head(const struct crosstab *x, struct emit *e)
 {
+	char head[1200], wrapped[1400], part[2][80];
+	int np = 0, col;
+
+	/* in 80 columns: the second line wrapped where setting values and
+	 * names are long, each "N without ... left out" kept whole */
 	emit_text(e, "%s%s%s%s: median [min-max] of the runs of each cell, %% "
-		  "change against\n%s=%s; rows by %s, columns by %s (%d runs",
-		  x->metric, x->unit[0] ? " (" : "", x->unit, x->unit[0] ? ")" : "",
-		  x->across, x->cols[0], x->group_by ? x->group_by : "(none)",
-		  x->across, x->used);
+		  "change against\n", x->metric, x->unit[0] ? " (" : "", x->unit,
+		  x->unit[0] ? ")" : "");
+	snprintf(head, sizeof(head), "%s=%s; rows by %s, columns by %s (%d runs",
+		 x->across, x->cols[0], x->group_by ? x->group_by : "(none)",
+		 x->across, x->used);
 	if (x->no_setting)
-		emit_text(e, "; %d without the setting%s left out", x->no_setting,
-			  x->group_by ? "s" : "");
+		snprintf(part[np++], sizeof(part[0]), "%d without the setting%s left "
+			 "out", x->no_setting, x->group_by ? "s" : "");
 	if (x->no_metric)
-		emit_text(e, "; %d without the metric left out", x->no_metric);
+		snprintf(part[np++], sizeof(part[0]), "%d without the metric left out",
+			 x->no_metric);
+	text_wrap(head, 80, 2, wrapped, sizeof(wrapped));
+	emit_text(e, "%s", wrapped);
+	col = text_cols(strrchr(wrapped, '\n') ? strrchr(wrapped, '\n') + 1 : wrapped);
+	for (int i = 0; i < np; i++) {
+		int w = text_cols(part[i]) + 2 + (i + 1 == np);   /* "; " ... ")" */
+		if (col + w > 80) {
+			emit_text(e, ";\n  %s", part[i]);
+			col = 2 + text_cols(part[i]);
+		} else {
+			emit_text(e, "; %s", part[i]);
+			col += w - (i + 1 == np);
+		}
+	}
 	emit_text(e, ")\n");
 	if (x->units_differ)
 		emit_text(e, "warning: the runs give %s in different units\n",

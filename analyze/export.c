@@ -55,7 +55,10 @@ enum export_format export_format_parse(const char *name)
 
 struct fdev {
 	uint32_t dev;
-	char name[280];
+	char name[280];         /* the file name fio opens */
+	char label[64];         /* the run's name for it (loop0), or "" */
+	/* I/O lines by [0] Q, [1] D: reads, writes and the writes' bytes */
+	uint64_t reads[2], writes[2], wbytes[2];
 };
 
 struct fio_ctx {
@@ -74,6 +77,7 @@ static struct fdev *fdev_of(struct fio_ctx *f, uint32_t dev)
 		if (f->devs[i].dev == dev)
 			return &f->devs[i];
 	f->devs = xrealloc(f->devs, (f->ndev + 1) * sizeof(*f->devs));
+	memset(&f->devs[f->ndev], 0, sizeof(*f->devs));
 	f->devs[f->ndev].dev = dev;
 	snprintf(f->devs[f->ndev].name, sizeof(f->devs[0].name), "/dev/block/%u:%u",
 		 BT_MAJOR(dev), BT_MINOR(dev));
@@ -89,8 +93,17 @@ static int fio_scan(void *vctx, const struct bt_event *ev)
 		return 0;
 	if (code == BT_A_QUEUE)
 		f->qs++;
-	if (code == BT_A_QUEUE || code == BT_A_ISSUE)
-		fdev_of(f, ev->dev);
+	if (code == BT_A_QUEUE || code == BT_A_ISSUE) {
+		struct fdev *d = fdev_of(f, ev->dev);
+		int k = code == BT_A_ISSUE;
+		uint64_t c = bt_cats(ev);
+		/* as fio_line() writes them: data, not discards */
+		if (ev->bytes && !(c & BT_C_DISCARD) && (c & BT_C_WRITE)) {
+			d->writes[k]++;
+			d->wbytes[k] += ev->bytes;
+		} else if (ev->bytes && !(c & BT_C_DISCARD))
+			d->reads[k]++;
+	}
 	return 0;
 }
 
@@ -99,11 +112,44 @@ static void fio_name(void *vctx, uint32_t dev, const char *name)
 	struct fio_ctx *f = vctx;
 
 	/* a stored name that is a path (an imported fio log's file) is kept;
-	 * other names (loop0) are not paths fio could open */
-	for (size_t i = 0; i < f->ndev; i++)
-		if (f->devs[i].dev == dev && name && name[0] == '/' &&
-		    !strchr(name, ' '))
+	 * other names (loop0) are not paths fio could open: the header
+	 * names them */
+	for (size_t i = 0; i < f->ndev; i++) {
+		if (f->devs[i].dev != dev || !name || !name[0])
+			continue;
+		if (name[0] == '/' && !strchr(name, ' '))
 			snprintf(f->devs[i].name, sizeof(f->devs[i].name), "%s", name);
+		else
+			snprintf(f->devs[i].label, sizeof(f->devs[i].label), "%s", name);
+	}
+}
+
+/* The iolog's header, after its version line: each file's device and
+ * what it holds, and that writes overwrite what fio opens. fio reads a
+ * '#' line as no I/O (it says "bad iolog3" and goes on; iotape import
+ * skips it). */
+static void fio_header(const struct fio_ctx *f, const struct runview *rv)
+{
+	int k = f->code == BT_A_ISSUE;
+	uint64_t writes = 0;
+
+	fprintf(f->fp, "# iotape export of run '%s'\n", rv->name);
+	for (size_t i = 0; i < f->ndev; i++) {
+		const struct fdev *d = &f->devs[i];
+		fprintf(f->fp, "# %s is its device %u,%u%s%s%s: %" PRIu64 " reads, %"
+			PRIu64 " writes (%.2f MB)\n", d->name, BT_MAJOR(d->dev),
+			BT_MINOR(d->dev), d->label[0] ? " (" : "", d->label,
+			d->label[0] ? ")" : "", d->reads[k], d->writes[k],
+			(double)d->wbytes[k] / 1e6);
+		writes += d->writes[k];
+	}
+	if (writes)
+		fprintf(f->fp, "# its writes overwrite the file fio opens: replay on a "
+			"scratch device,\n#   fio --read_iolog=FILE "
+			"--replay_redirect=/dev/SCRATCH\n");
+	else
+		fprintf(f->fp, "# no writes: fio reads only (--replay_redirect=DEV "
+			"reads DEV)\n");
 }
 
 static int fio_line(void *vctx, const struct bt_event *ev)
@@ -161,6 +207,7 @@ static int export_fio(struct runview *rv, FILE *fp, struct export_stats *st)
 	f.code = f.qs ? BT_A_QUEUE : BT_A_ISSUE;
 	st->from_d = !f.qs;
 	fprintf(fp, "fio version 3 iolog\n");
+	fio_header(&f, rv);
 	for (size_t i = 0; i < f.ndev; i++)
 		fprintf(fp, "0 %s add\n", f.devs[i].name);
 	for (size_t i = 0; i < f.ndev; i++)

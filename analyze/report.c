@@ -340,9 +340,16 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	emit_str(e, "status", rv->status);
 	emit_str(e, "format", rv->format);
 	emit_num(e, "span_s", span_s);
-	emit_text(e, "run '%s' (%s, %s, %s): %.3f s, %zu device%s\n", rv->name,
-		  rv->kind, rv->status, rv->format[0] ? rv->format : "-", span_s,
-		  r->ndev, r->ndev == 1 ? "" : "s");
+	{
+		/* wrapped at 80 columns: a long name */
+		char head[600], wrapped[700];
+		snprintf(head, sizeof(head), "run '%s' (%s, %s, %s): %.3f s, %zu "
+			 "device%s", rv->name, rv->kind, rv->status,
+			 rv->format[0] ? rv->format : "-", span_s, r->ndev,
+			 r->ndev == 1 ? "" : "s");
+		emit_text(e, "%s\n", text_wrap(head, 80, 2, wrapped,
+						 sizeof(wrapped)));
+	}
 	if (!r->ndev) {
 		char why[512];
 

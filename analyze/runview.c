@@ -228,12 +228,24 @@ const char *runview_why_empty(const struct runview *rv, char *buf, size_t len)
 	int n, have = 0;
 	char from[32], to[32];
 
-	if (!rv->last_event)
-		return snprintf(buf, len, "no block events in this run (samples "
-				"only: see iotape %s)",
-				store_run_has(rv->st, rv->id,
-					      STORE_HAS_IOSTAT_SAMPLES) > 0
-				? "iostat" : "vmstat"), buf;
+	if (!rv->last_event) {
+		/* what the run holds instead, and the command that shows it:
+		 * a time or dd paste has timed commands only */
+		char q[300];
+		const char *cmd = store_run_has(rv->st, rv->id,
+						STORE_HAS_IOSTAT_SAMPLES) > 0 ? "iostat"
+			: store_run_has(rv->st, rv->id, STORE_HAS_LOG_SAMPLES) > 0 ||
+			  store_run_has(rv->st, rv->id, STORE_HAS_PROC_SAMPLES) > 0
+			? "vmstat" : NULL;
+		shell_quote(rv->name, q, sizeof(q));
+		if (cmd)
+			snprintf(buf, len, "no block events in this run (samples "
+				 "only: see iotape %s %s)", cmd, q);
+		else
+			snprintf(buf, len, "no block events or samples in this run "
+				 "(timed commands only: see iotape metric %s)", q);
+		return buf;
+	}
 	if (!rv->filtered)
 		return snprintf(buf, len, "no requests in this run"), buf;
 	if (rv->ndev && !store_devices_get(rv->st, rv->id, &devs, &ndev))

@@ -158,6 +158,11 @@ static void stages_add(struct ta_stages *s, const int64_t st[TA_NSTAGE],
 			continue;
 		if (k == TA_Q2G && merged)
 			continue;
+		if (k == TA_I2D && merged) {    /* btt's M2D */
+			s->m2d_s += (double)st[k] / 1e9;
+			hist_add(&s->m2d_h, (uint64_t)st[k]);
+			continue;
+		}
 		hist_add(&s->h[k], (uint64_t)st[k]);
 	}
 }
@@ -166,6 +171,7 @@ static void stages_free(struct ta_stages *s)
 {
 	for (int k = 0; k < TA_NSTAGE; k++)
 		hist_free(&s->h[k]);
+	hist_free(&s->m2d_h);
 }
 
 static int size_bucket(uint32_t bytes)
@@ -774,6 +780,19 @@ void ta_pair(const struct ta_pkey *const *x, size_t nx,
 	}
 }
 
+static void emit_stage(struct emit *e, const char *key, double sum_s,
+		       double q2c_s, const struct hist *h)
+{
+	emit_obj_begin(e, key);
+	emit_num(e, "sum_s", sum_s);
+	/* null, not 0, for what no bio measured */
+	emit_num(e, "pct_of_q2c", q2c_s > 0 ? 100 * sum_s / q2c_s : NAN);
+	emit_num(e, "p50_us", h->n ? hist_pct(h, 50) / 1e3 : NAN);
+	emit_num(e, "p99_us", h->n ? hist_pct(h, 99) / 1e3 : NAN);
+	emit_obj_end(e);
+}
+
+/* The stages by btt's definitions (timeacct.h): i2d and m2d apart. */
 static void emit_stage_pcts(struct emit *e, const struct ta_stages *s)
 {
 	emit_obj_begin(e, "stages");
@@ -782,14 +801,10 @@ static void emit_stage_pcts(struct emit *e, const struct ta_stages *s)
 		snprintf(key, sizeof(key), "%s", ta_stage_name[k]);
 		for (char *c = key; *c; c++)
 			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
-		emit_obj_begin(e, key);
-		emit_num(e, "sum_s", s->sum_s[k]);
-		/* null, not 0, for what no bio measured */
-		emit_num(e, "pct_of_q2c", s->q2c_s > 0 ? 100 * s->sum_s[k] / s->q2c_s
-						       : NAN);
-		emit_num(e, "p50_us", s->h[k].n ? hist_pct(&s->h[k], 50) / 1e3 : NAN);
-		emit_num(e, "p99_us", s->h[k].n ? hist_pct(&s->h[k], 99) / 1e3 : NAN);
-		emit_obj_end(e);
+		emit_stage(e, key, k == TA_I2D ? s->sum_s[k] - s->m2d_s : s->sum_s[k],
+			   s->q2c_s, &s->h[k]);
+		if (k == TA_I2D)
+			emit_stage(e, "m2d", s->m2d_s, s->q2c_s, &s->m2d_h);
 	}
 	emit_u64(e, "bios", s->bios);
 	emit_u64(e, "merged", s->merged);
@@ -847,16 +862,18 @@ static void emit_dev(struct emit *e, const struct ta_dev *d, double span_s)
 			  span_s > 0 ? d->d2c_sum_s / span_s : 0, d->max_inflight,
 			  span_s > 0 ? d->q2c_sum_s / span_s : 0);
 	else
+		/* btt's Device Overhead columns in its order, and M2D */
 		emit_text(e, "  %-7s busy %5.1f%%, avg in flight %.2f (max %u), "
-			  "aqu-sz %.2f;\n          Q2C: Q2G %.1f%% Q2M %.1f%% "
-			  "G2I %.1f%% I2D %.1f%% D2C %.1f%%", name,
+			  "aqu-sz %.2f;\n          Q2C: Q2G %.1f%% G2I %.1f%% "
+			  "Q2M %.1f%% I2D %.1f%% M2D %.1f%% D2C %.1f%%", name,
 			  pct(d->busy_s, span_s),
 			  span_s > 0 ? d->d2c_sum_s / span_s : 0, d->max_inflight,
 			  span_s > 0 ? d->q2c_sum_s / span_s : 0,
 			  pct(d->st.sum_s[TA_Q2G], d->st.q2c_s),
-			  pct(d->st.sum_s[TA_Q2M], d->st.q2c_s),
 			  pct(d->st.sum_s[TA_G2I], d->st.q2c_s),
-			  pct(d->st.sum_s[TA_I2D], d->st.q2c_s),
+			  pct(d->st.sum_s[TA_Q2M], d->st.q2c_s),
+			  pct(d->st.sum_s[TA_I2D] - d->st.m2d_s, d->st.q2c_s),
+			  pct(d->st.m2d_s, d->st.q2c_s),
 			  pct(d->st.sum_s[TA_D2C], d->st.q2c_s));
 	if (d->flushes || d->fua)
 		emit_text(e, ";\n          %" PRIu64 " flushes, %" PRIu64 " FUA "
@@ -913,9 +930,9 @@ void timeacct_emit(struct emit *e, const struct timeacct *ta,
 	for (size_t i = 0; i < ta->ndev; i++)
 		emit_dev(e, &ta->devs[i], span);
 	emit_arr_end(e);
-	emit_text(e, "\n  %7s %-13s %5s %7s %8s %5s %5s %5s %5s %5s\n", "pid",
-		  "comm", "dev", "bios", "waited s", "Q2G%", "Q2M%", "G2I%",
-		  "I2D%", "D2C%");
+	emit_text(e, "\n  %7s %-13s %5s %7s %8s %6s %5s %5s %5s %5s\n", "pid",
+		  "comm", "dev", "bios", "waited s", "Q2G+M%", "G2I%", "I2D%",
+		  "M2D%", "D2C%");
 	emit_arr_begin(e, "processes");
 	for (size_t i = 0, shown = 0; i < ta->nrows; i++) {
 		const struct ta_row *r = &ta->rows[i];
@@ -938,16 +955,17 @@ void timeacct_emit(struct emit *e, const struct timeacct *ta,
 		if (shown++ >= max_rows)
 			continue;
 		if (r->st.q2c_s <= 0)
-			emit_text(e, "  %7u %-13.13s %5s %7" PRIu64 " %8.3f %5s "
+			emit_text(e, "  %7u %-13.13s %5s %7" PRIu64 " %8.3f %6s "
 				  "%5s %5s %5s %5s\n", r->pid, r->comm, dev,
 				  r->ios, r->waited_s, "-", "-", "-", "-", "-");
 		else
-		emit_text(e, "  %7u %-13.13s %5s %7" PRIu64 " %8.3f %5.1f %5.1f "
+		emit_text(e, "  %7u %-13.13s %5s %7" PRIu64 " %8.3f %6.1f %5.1f "
 			  "%5.1f %5.1f %5.1f\n", r->pid, r->comm, dev, r->ios,
-			  r->waited_s, pct(r->st.sum_s[TA_Q2G], r->st.q2c_s),
-			  pct(r->st.sum_s[TA_Q2M], r->st.q2c_s),
+			  r->waited_s, pct(r->st.sum_s[TA_Q2G] + r->st.sum_s[TA_Q2M],
+					   r->st.q2c_s),
 			  pct(r->st.sum_s[TA_G2I], r->st.q2c_s),
-			  pct(r->st.sum_s[TA_I2D], r->st.q2c_s),
+			  pct(r->st.sum_s[TA_I2D] - r->st.m2d_s, r->st.q2c_s),
+			  pct(r->st.m2d_s, r->st.q2c_s),
 			  pct(r->st.sum_s[TA_D2C], r->st.q2c_s));
 		if (r->flushes || r->fua)
 			emit_text(e, "  %23s %" PRIu64 " flushes, %" PRIu64 " FUA "
@@ -964,11 +982,12 @@ void timeacct_emit(struct emit *e, const struct timeacct *ta,
 const char timeacct_definitions[] =
 "where the time went: for each process and device, waited s is the time it\n"
 "  had I/O queued or in flight (the union of its bios' Q to C); each bio's\n"
-"  Q2C splits into Q2G (get request), Q2M (merged instead), G2I (insert),\n"
-"  I2D (in the scheduler queue; from G or M when nothing inserts) and D2C\n"
-"  (the device), and the columns give each stage's share of the Q2C sums:\n"
-"  btt's device overhead. busy: the union of D to C over the elapsed time\n"
-"  (iostat's %util); avg in flight: sum of D2C over it; aqu-sz: sum of\n"
-"  Q2C over it (a trace with no D: Q to C for all three, as iostat counts\n"
-"  from a request's start); flushes and FUA writes, and the time spent\n"
-"  waiting on them, get their own line.\n";
+"  Q2C splits into Q2G (get request), G2I (insert) and I2D (in the\n"
+"  scheduler queue; from G when nothing inserts), or for a bio merged into\n"
+"  a request Q2M (to the merge) and M2D (merge to dispatch), then D2C (the\n"
+"  device); each stage's share of the Q2C sums, as btt's Device Overhead\n"
+"  (which leaves M2D out), Q2G+M the two ways into a request. busy: the\n"
+"  union of D to C over the elapsed time (iostat's %util); avg in flight:\n"
+"  sum of D2C over it; aqu-sz: sum of Q2C over it (a trace with no D: Q to\n"
+"  C for all three, as iostat counts from a request's start); flushes and\n"
+"  FUA writes, and the time spent waiting on them, get their own line.\n";

@@ -13,9 +13,12 @@
 
 /* The stages of a bio's Q2C. For each bio with Q, D and C (C >= Q): Q2G is
  * Q to G (get request), Q2M Q to M (merged into a request; no G then), G2I
- * G to I (insert into the scheduler), I2D the rest up to D (time in the
+ * G to I (insert into the scheduler), TA_I2D the rest up to D (time in the
  * scheduler queue; with no I event, as blk-mq without a scheduler traces,
- * from G or M to D), D2C D to C (the device). They add up to its Q2C. */
+ * from G or M to D), D2C D to C (the device). They add up to its Q2C.
+ * TA_I2D is btt's I2D and M2D together: a merged bio's wait from M to D is
+ * btt's M2D (ta_stages.m2d_s), the others' btt's I2D (btt(1) "Device
+ * Overhead" shows I2D alone: the text and JSON keep them apart). */
 enum { TA_Q2G, TA_Q2M, TA_G2I, TA_I2D, TA_D2C, TA_NSTAGE };
 
 /* The stage names as btt prints them. */
@@ -27,6 +30,10 @@ struct ta_stages {
 	struct hist h[TA_NSTAGE];   /* ns: p50, p99 */
 	uint64_t bios;              /* bios with Q, D and C */
 	uint64_t merged;            /* of them merged (M) */
+	/* btt's M2D: the part of sum_s[TA_I2D] from merged bios, seconds,
+	 * and its samples (ns); h[TA_I2D] holds the others' (btt's I2D) */
+	double m2d_s;
+	struct hist m2d_h;
 };
 
 /* One process on one device. */

@@ -1,36 +1,52 @@
 #!/usr/bin/env bash
 # capture/demo.sh: the main job on a built-in default (`make demo`). As root:
-# a loop device over a 512 MiB file, a real capture of two workloads sharing
-# it (a 4k random reader and a sequential writer that fsyncs), then the
-# report. Without root or tracefs: import the committed capture instead.
-# Leaves demo/demo.db and ends saying how to read it (`./iotape report --db
-# demo/demo.db demo`): a plain `iotape report` opens iotape.db.
+# a loop device over a 512 MiB file and two real captures on it, 'before' (a
+# 4k random reader alone) and 'after' (the same reader beside a writer that
+# fsyncs), then the report of 'after' and pictures of both (gnuplot). Without
+# root or tracefs: the committed captures of the same two workloads
+# (tests/fixtures/quick, the README's quick start) imported instead.
+# Leaves demo/demo.db and demo/*.png and ends saying how to read them
+# (`./iotape compare --db demo/demo.db before after`): a plain `iotape
+# report` opens iotape.db. `capture/demo.sh --export DIR` also writes both
+# runs to DIR as blktrace files (before.bin, after.bin): tests/fixtures/quick
+# holds them, gzip -9 -n.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+export_dir=
+if [ "${1:-}" = --export ]; then
+	export_dir=$(mkdir -p "$2" && cd "$2" && pwd) || exit 1
+fi
 # the paths as the caller types them: relative from the top (make demo)
 if [ "$(pwd -P)" = "$(cd "$top" && pwd -P)" ]; then
-	iotape=./iotape db=demo/demo.db
+	iotape=./iotape db=demo/demo.db dir=demo
 else
-	iotape=$top/iotape db=$top/demo/demo.db
+	iotape=$top/iotape db=$top/demo/demo.db dir=$top/demo
 fi
 cd "$top" || exit 1
 mkdir -p demo
 rm -f "$db"
 
-# hint: where the run is and how to read it again, runnable as printed
+# hint: where the runs are and how to read them again, runnable as printed
 hint() {
 	local i d
 	i=$(printf '%q' "$iotape") d=$(printf '%q' "$db")
-	printf "demo: the run 'demo' is in %s; read it again with\n" "$d" >&2
-	printf "demo:   %s report --db %s demo\n" "$i" "$d" >&2
-	printf "demo:   %s runs --db %s\n" "$i" "$d" >&2
+	printf "demo: runs 'before' and 'after' are in %s; pictures in %s/; next:\n" "$d" "$dir" >&2
+	printf "demo:   %s compare --db %s before after\n" "$i" "$d" >&2
+	printf "demo:   %s mail --db %s before after -o %s/mail\n" "$i" "$d" "$dir" >&2
 }
 
-# can_trace: root and a blk tracer; tracefs is looked at, and left as it was
-# (the capture mounts it when it is absent, and unmounts it after)
+# show: the report of 'after', the pictures of both
+show() {
+	"$iotape" report --db "$db" after &&
+		"$iotape" plot --db "$db" -o "$dir" before after > /dev/null &&
+		hint
+}
+
+# can_trace: root, fio and a blk tracer; tracefs is looked at, and left as it
+# was (the capture mounts it when it is absent, and unmounts it after)
 can_trace() {
 	local T=/sys/kernel/tracing mounted=0 rc
-	[ "$(id -u)" = 0 ] || return 1
+	[ "$(id -u)" = 0 ] && command -v fio > /dev/null || return 1
 	if [ ! -e "$T/available_tracers" ]; then
 		mount -t tracefs none "$T" 2>/dev/null || return 1
 		mounted=1
@@ -42,9 +58,9 @@ can_trace() {
 }
 
 if ! can_trace; then
-	echo "demo: not root or no tracefs blk tracer: importing the committed capture" >&2
-	"$iotape" import --db "$db" --run demo "$top/tests/fixtures/loop-fio-small.bin" &&
-		"$iotape" report --db "$db" demo && hint && exit 0
+	echo "demo: not root, no fio or no tracefs blk tracer: importing the committed captures" >&2
+	"$iotape" import --quiet --db "$db" "$top/tests/fixtures/quick/before.bin.gz" \
+		"$top/tests/fixtures/quick/after.bin.gz" && show && exit 0
 	exit 1
 fi
 
@@ -59,11 +75,21 @@ trap 'exit 130' INT TERM
 truncate -s 512M "$img"
 loop=$(losetup -f --show "$img") || exit 1
 
-echo "demo: capturing fio on $loop (4k random reads + 64k writes with fsync, 5 s)" >&2
-"$iotape" capture --db "$db" --run demo -d "$loop" --interval 0.5 -- \
-	fio --output=/dev/null --filename="$loop" --direct=1 --runtime=5 \
-	--time_based --ioengine=psync \
-	--name=reader --rw=randread --bs=4k --rate_iops=400 \
-	--name=writer --rw=write --bs=64k --fsync=8 --rate_iops=100 --offset=256M \
-	|| exit 1
-"$iotape" report --db "$db" demo && hint
+# the reader: 1024 random 4k reads, direct, one at a time; the writer: 32 MB
+# of 64k writes from the middle of the device, an fsync every 8
+reader=(--name=reader --rw=randread --bs=4k --size=4M --direct=1)
+writer=(--name=writer --rw=write --bs=64k --size=32M --fsync=8 --offset=256M)
+fio=(fio --output=/dev/null --filename="$loop" --ioengine=psync)
+echo "demo: capturing on $loop: 'before', a 4k random reader alone" >&2
+"$iotape" capture --db "$db" --run before -d "$loop" --interval 0.25 -- \
+	"${fio[@]}" "${reader[@]}" 2> /dev/null || exit 1
+echo "demo: capturing 'after': the same reader beside a writer that fsyncs" >&2
+"$iotape" capture --db "$db" --run after -d "$loop" --interval 0.25 -- \
+	"${fio[@]}" "${reader[@]}" "${writer[@]}" 2> /dev/null || exit 1
+if [ -n "$export_dir" ]; then
+	for r in before after; do
+		"$iotape" export --quiet --db "$db" --format blktrace \
+			-o "$export_dir/$r.bin" "$r" || exit 1
+	done
+fi
+show

@@ -224,7 +224,9 @@ int fmt_fio_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 					"completions (no Q2C)");
 			continue;
 		}
-		if (!n)
+		/* a comment (iotape export's header): fio skips a line it
+		 * cannot read ("bad iolog3") and goes on */
+		if (!n || buf[0] == '#')
 			continue;
 		for (char *p = buf; *p; p++)
 			if (*p == '\t')

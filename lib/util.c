@@ -243,6 +243,162 @@ int str_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
+/* Wide and fullwidth code points (Unicode East Asian Width W and F), as
+ * Markus Kuhn's wcwidth.c (2007) lists them, with the emoji blocks. */
+static const uint32_t wide_ranges[][2] = {
+	{ 0x1100, 0x115f }, { 0x2329, 0x232a }, { 0x2e80, 0x303e },
+	{ 0x3041, 0x33ff }, { 0x3400, 0x4dbf }, { 0x4e00, 0x9fff },
+	{ 0xa000, 0xa4cf }, { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff },
+	{ 0xfe10, 0xfe19 }, { 0xfe30, 0xfe6f }, { 0xff00, 0xff60 },
+	{ 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f }, { 0x1f900, 0x1f9ff },
+	{ 0x20000, 0x2fffd }, { 0x30000, 0x3fffd },
+};
+
+/* Combining marks (zero columns): the main blocks of general category Mn. */
+static const uint32_t zero_ranges[][2] = {
+	{ 0x0300, 0x036f }, { 0x0483, 0x0489 }, { 0x0591, 0x05bd },
+	{ 0x0610, 0x061a }, { 0x064b, 0x065f }, { 0x1ab0, 0x1aff },
+	{ 0x1dc0, 0x1dff }, { 0x200b, 0x200f }, { 0x20d0, 0x20ff },
+	{ 0xfe00, 0xfe0f }, { 0xfe20, 0xfe2f },
+};
+
+static int in_ranges(uint32_t c, const uint32_t (*r)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c >= r[i][0] && c <= r[i][1])
+			return 1;
+	return 0;
+}
+
+int text_cols_n(const char *s, long n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *end = n < 0 ? NULL : p + n;
+	int cols = 0;
+
+	while (*p && (!end || p < end)) {
+		uint32_t c = *p;
+		int more = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
+
+		if (c >= 0x80 && c < 0xc0) {    /* a stray continuation byte */
+			p++;
+			continue;
+		}
+		c &= more == 3 ? 0x07 : more == 2 ? 0x0f : more ? 0x1f : 0x7f;
+		p++;
+		for (; more && (*p & 0xc0) == 0x80 && (!end || p < end); more--)
+			c = c << 6 | (*p++ & 0x3f);
+		if (in_ranges(c, zero_ranges, ARRAY_SIZE(zero_ranges)))
+			continue;
+		cols += in_ranges(c, wide_ranges, ARRAY_SIZE(wide_ranges)) ? 2 : 1;
+	}
+	return cols;
+}
+
+int fput_cut(FILE *fp, const char *s, int cols, int head)
+{
+	const char *p = s, *tail;
+	int k = 0;
+
+	if (text_cols(s) <= cols) {
+		fputs(s, fp);
+		return text_cols(s);
+	}
+	while (*p) {    /* whole characters up to head columns */
+		const char *q = p + 1;
+		while ((*q & 0xc0) == 0x80)
+			q++;
+		if (k + text_cols_n(p, q - p) > head)
+			break;
+		k += text_cols_n(p, q - p);
+		p = q;
+	}
+	fwrite(s, 1, (size_t)(p - s), fp);
+	for (tail = p; *tail && text_cols(tail) > cols - 1 - k; tail++)
+		;
+	while ((*tail & 0xc0) == 0x80)
+		tail++;
+	fprintf(fp, "\xe2\x80\xa6%s", tail);
+	return k + 1 + text_cols(tail);
+}
+
+int fput_padded(FILE *fp, const char *s, int cols)
+{
+	int w = text_cols(s);
+
+	fputs(s, fp);
+	if (w < cols)
+		fprintf(fp, "%*s", cols - w, "");
+	return w < cols ? cols : w;
+}
+
+char *text_wrap(const char *text, int width, int indent, char *out, size_t len)
+{
+	size_t o = 0;
+	int col = 0;
+	const char *p = text;
+
+	if (!len)
+		return out;
+#define PUT(ch) do { if (o + 1 < len) out[o++] = (ch); } while (0)
+	while (*p) {
+		const char *w = p;
+		int wc;
+
+		if (*p == '\n') {
+			PUT('\n');
+			for (int k = 0; k < indent; k++)
+				PUT(' ');
+			col = indent;
+			p++;
+			continue;
+		}
+		if (*p == ' ' && (p == text || p[-1] == '\n')) {
+			for (; *p == ' '; p++, col++)    /* a line's own indent */
+				PUT(' ');
+			continue;
+		}
+		if (*p == ' ') {    /* spaces between words: one, or the break */
+			while (*p == ' ')
+				p++;
+			w = p;
+			while (*w && *w != ' ' && *w != '\n')
+				w++;
+			wc = text_cols_n(p, w - p);
+			if (*p && *p != '\n' && col > indent && col + 1 + wc > width) {
+				PUT('\n');
+				for (int k = 0; k < indent; k++)
+					PUT(' ');
+				col = indent;
+			} else if (*p && *p != '\n') {
+				PUT(' ');
+				col++;
+			}
+			continue;
+		}
+		while (*w && *w != ' ' && *w != '\n')
+			w++;
+		col += text_cols_n(p, w - p);
+		for (; p < w; p++)
+			PUT(*p);
+	}
+#undef PUT
+	out[o] = '\0';
+	return out;
+}
+
+int fprintf_wrapped(FILE *fp, int width, int indent, const char *fmt, ...)
+{
+	char text[2048], wrapped[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	return fprintf(fp, "%s\n", text_wrap(text, width, indent, wrapped,
+					     sizeof(wrapped)));
+}
+
 const char *shell_quote(const char *s, char *buf, size_t len)
 {
 	size_t o = 0;

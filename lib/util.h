@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -118,6 +119,37 @@ const char *shell_quote(const char *s, char *buf, size_t len);
  * Into buf (len bytes, cut short when too small). Returns buf. */
 const char *see_report(const char *db_opt, const char *run, char *buf,
 		       size_t len);
+
+/* The columns a terminal gives the first n bytes of UTF-8 text s (n < 0:
+ * all of it): two for a wide or fullwidth character (CJK, Hangul, kana,
+ * fullwidth forms, emoji: Unicode's East Asian Width W and F, the ranges
+ * of Markus Kuhn's wcwidth.c), none for a combining mark or a UTF-8
+ * continuation byte, one for the rest; as wc -L counts in a UTF-8 locale,
+ * and independent of the locale. */
+int text_cols_n(const char *s, long n);
+static inline int text_cols(const char *s) { return text_cols_n(s, -1); }
+
+/* Writes s to fp in at most cols columns (text_cols()): whole when it
+ * fits, else its first head columns of whole characters, "…" and its end
+ * (a path's file name, a name's numbering, a kernel's flavour tell them
+ * apart). Returns the columns written. */
+int fput_cut(FILE *fp, const char *s, int cols, int head);
+
+/* Writes s to fp padded with spaces to cols columns (text_cols(); nothing
+ * added when s is wider). Returns the columns written. */
+int fput_padded(FILE *fp, const char *s, int cols);
+
+/* Wraps text at width columns (text_cols(): a wide character takes two)
+ * into out (len bytes, cut short when too small): a space where the next
+ * word would pass width becomes a newline and indent spaces; newlines in
+ * text are kept (their line continues indented too). A word wider than the
+ * line stays whole on a line of its own. Returns out. */
+char *text_wrap(const char *text, int width, int indent, char *out, size_t len);
+
+/* printf to fp, then text_wrap() at width columns with indent, and a
+ * newline. Returns what fprintf returned for the wrapped text. */
+int fprintf_wrapped(FILE *fp, int width, int indent, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Monotonic and wall clocks in ns. */
 int64_t now_mono_ns(void);

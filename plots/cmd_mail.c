@@ -362,12 +362,13 @@ static void write_compare(FILE *fp, const double (*v)[PLOT_NHEAD], size_t n)
 }
 
 /* Which took longer, where the time went and why, as compare prints it
- * (c: the runs as compare_load() read them). */
+ * (c: the runs as compare_load() read them), under compare's own headings
+ * ("the question" first): a heading of the mail's own here stood empty
+ * above them. */
 static void write_explanation(FILE *fp, struct compare *c)
 {
 	struct emit e;
 
-	heading(fp, "explanation, against the first run");
 	emit_init(&e, fp, 0);
 	/* the figures the table shows as "-" for want of completions */
 	compare_emit_missing(c, &e);
@@ -675,7 +676,12 @@ int cmd_mail(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
-		case 'o': o.dir = optarg; break;
+		case 'o':
+			/* "mail/" as "mail": paths printed without a "//" */
+			for (size_t n = strlen(optarg); n > 1 && optarg[n - 1] == '/'; n--)
+				optarg[n - 1] = '\0';
+			o.dir = optarg;
+			break;
 		case 'h': usage_mail(stdout); return 0;
 		default: return opt_bad("mail");
 		}

@@ -107,7 +107,12 @@ int cmd_plot(int argc, char **argv)
 				return 2;
 			o.named_kinds = strcmp(optarg, "all") != 0;
 			break;
-		case 'o': o.dir = optarg; break;
+		case 'o':
+			/* "mail/" as "mail": paths printed without a "//" */
+			for (size_t n = strlen(optarg); n > 1 && optarg[n - 1] == '/'; n--)
+				optarg[n - 1] = '\0';
+			o.dir = optarg;
+			break;
 		case 'f':
 			if (!strcmp(optarg, "png")) o.format = PLOT_PNG;
 			else if (!strcmp(optarg, "svg")) o.format = PLOT_SVG;

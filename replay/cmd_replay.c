@@ -76,8 +76,9 @@ static void replay_usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: iotape replay [--db FILE] RUN (--target PATH | --map DEV=PATH...)\n"
-"                     [--level queue|dispatch] [--timing MODE] [--depth N]\n"
-"                     [--streams pid|single] [--engine NAME] [--offset N]\n"
+"                     [--level queue|dispatch] [--timing original|afap|scale:X]\n"
+"                     [--depth N] [--streams pid|single]\n"
+"                     [--engine io_uring|sync|null|model] [--offset N]\n"
 "                     [--wrap] [--allow-write [--overwrite-signature TYPE]]\n"
 "                     [--set KEY=V[,V...]]...\n"
 "                     [--repeat N] [--trace] [--run NAME] [--json]\n"

@@ -168,8 +168,15 @@ void replay_emit_fidelity(struct ctx *c, const char *name, const char *status,
 	emit_u64(e, "wrapped", p->wrapped);
 	emit_u64(e, "discards_skipped", p->discards_skipped);
 	emit_u64(e, "dep_waits", ss->dep_waits);
-	emit_text(e, "replay '%s' of run '%s': %s, %" PRIu64 " I/Os in %.3f s\n",
-		  name, c->src_name, status, f->issued, (double)f->span_ns / 1e9);
+	{
+		/* wrapped at 80 columns: long names */
+		char head[700], wrapped[800];
+		snprintf(head, sizeof(head), "replay '%s' of run '%s': %s, %" PRIu64
+			 " I/Os in %.3f s", name, c->src_name, status, f->issued,
+			 (double)f->span_ns / 1e9);
+		emit_text(e, "%s\n", text_wrap(head, 80, 2, wrapped,
+						 sizeof(wrapped)));
+	}
 	emit_u64(e, "realtime", (uint64_t)c->realtime);
 	{
 		/* one line, or two when it would pass 78 columns (the

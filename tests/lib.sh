@@ -29,8 +29,40 @@ not_ok() {
 	return 0
 }
 
-# skip DESC REASON
-skip() { printf 'ok - %s # SKIP %s\n' "$1" "$2"; }
+# skip DESC REASON: REASON gets what would run the test when it does not say
+# (skip_hint); tests/run.sh folds the corpus's skips into one line
+skip() {
+	local why=$2 hint
+	hint=$(skip_hint "$why")
+	case $why in
+	"corpus absent"* | "no corpus"* | "no ../shared/corpus"*) why="corpus absent" ;;
+	esac
+	printf 'ok - %s # SKIP %s%s\n' "$1" "$why" "${hint:+ ($hint)}"
+}
+
+# skip_hint REASON: what would run a test skipped for REASON: the make target
+# that installs a missing tool (Makefile: deps, deps-fleet, deps-man,
+# deps-deb), root, the corpus's variable; nothing when REASON says already
+skip_hint() {
+	case $1 in
+	*"make deps"* | *"apt-get install"* | *IOTAPE_*=* | *"run as root"*) ;;
+	"corpus absent"* | "no corpus"* | "no ../shared/corpus"*)
+		echo "IOTAPE_CORPUS=DIR holding the public traces of tests/fixtures/README.md" ;;
+	*PostgreSQL* | *libpq*) echo "make deps-fleet installs the server" ;;
+	"no pandoc"* | "no man"* | "no groff"* | "no lexgrog"*) echo "make deps-man installs it" ;;
+	*dpkg-buildpackage* | *debhelper*) echo "make deps-deb installs them" ;;
+	*IOTAPE_INTEROP_DIR*) echo "IOTAPE_INTEROP_DIR=DIR holding the published traces of tests/fixtures/README.md" ;;
+	"no "*)   # a tool make deps installs (Makefile TEST_PACKAGES)
+		local w=${1#no }; w=${w%%[ ,:;(]*}
+		case $w in
+		jq | sqlite3 | zsh | blkparse | btt | fio | python3 | /usr/bin/time | mkfs.ext4 | \
+		gnuplot | iostat | gzip | xz | zstd | bzip2 | blktrace)
+			echo "make deps installs it" ;;
+		esac ;;
+	"fio absent"* | "sysstat absent"*) echo "make deps installs it" ;;
+	"needs root"* | *"not root"*) echo "run as root" ;;
+	esac
+}
 
 # diag TEXT: a comment line the runner ignores
 diag() { printf '# %s\n' "$*"; }
@@ -552,7 +584,7 @@ need_pg() {
 	if [ -x "$PG_BIN/initdb" ] && [ -x "$PG_BIN/pg_ctl" ] && [ -x "$PG_BIN/psql" ]; then
 		return 0
 	fi
-	skip "$1" "no PostgreSQL server binaries in $PG_BIN"
+	skip "$1" "no PostgreSQL server binaries in $PG_BIN: make deps-fleet installs them"
 	exit 0
 }
 

@@ -2,7 +2,8 @@
 # tests/cli/t_*.sh, one line per test, and ends with "N passed, N failed, N skipped".
 # Called by `make test` as: BUILD=build IOTAPE=/abs/iotape bash tests/run.sh BINARY...
 # Exit status is 1 if anything failed. TEST_TIMEOUT (seconds, default 900) bounds each
-# binary and script; T_ONLY=PATTERN runs only the scripts whose name matches.
+# binary and script; T_ONLY=PATTERN runs only the scripts whose name matches. Skips
+# for want of the corpus of public traces are counted in one line at the end.
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -14,6 +15,7 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-900}
 
 passed=0 failed=0 skipped=0
 failures=()
+corpus_skips=0 corpus_scripts=() corpus_why=
 work=$(mktemp -d "${TMPDIR:-/tmp}/iotape-run.XXXXXX") || exit 1
 child=
 
@@ -45,7 +47,15 @@ tap_summarise() {
 				local reason=${desc#*[Kk][Ii][Pp]} what=${desc%%#*}
 				what=${what%"${what##*[! ]}"}; reason=${reason# }
 				if [ -z "$what" ]; then what=$reason reason=; fi
-				printf 'SKIP  %s: %s%s\n' "$name" "$what" "${reason:+ ($reason)}" ;;
+				# the public corpus: one line at the end, not one a test
+				if [[ $reason == "corpus absent"* ]]; then
+					corpus_skips=$((corpus_skips + 1))
+					[[ " ${corpus_scripts[*]} " == *" $name "* ]] ||
+						corpus_scripts+=("$name")
+					corpus_why=${reason#corpus absent}
+				else
+					printf 'SKIP  %s: %s%s\n' "$name" "$what" "${reason:+ ($reason)}"
+				fi ;;
 			fail) failed=$((failed + 1)); nfail=$((nfail + 1)); detail=1
 				failures+=("$name: $desc")
 				printf 'FAIL  %s: %s\n' "$name" "$desc" ;;
@@ -121,6 +131,11 @@ done
 if [ -n "${TEST_TIMES:-}" ]; then
 	printf '\nTime per binary or script:\n'
 	printf '  %s\n' "${times[@]}"
+fi
+if [ $corpus_skips -gt 0 ]; then
+	printf 'SKIP  %d test%s of %d script%s: the corpus of public traces is absent%s\n' \
+		$corpus_skips "$([ $corpus_skips = 1 ] || echo s)" ${#corpus_scripts[@]} \
+		"$([ ${#corpus_scripts[@]} = 1 ] || echo s)" "$corpus_why"
 fi
 if [ ${#failures[@]} -gt 0 ]; then
 	printf '\nFailed:\n'

@@ -187,9 +187,9 @@ fi
 # ---- make demo (capture/demo.sh; its import path, as a user would run it
 # without root) ends with hints that run as printed from the top of the tree
 d=$t/top
-mkdir -p "$d/capture" "$d/tests/fixtures"
+mkdir -p "$d/capture" "$d/tests/fixtures/quick"
 cp "$REPO_ROOT/capture/demo.sh" "$d/capture/" && cp "$IOTAPE" "$d/iotape" &&
-	cp "$FIXTURES/loop-fio-small.bin" "$d/tests/fixtures/"
+	cp "$FIXTURES"/quick/*.bin.gz "$d/tests/fixtures/quick/"
 chmod -R a+rwX "$d"; chmod a+x "$t"
 as_user=()
 [ "$(id -u)" = 0 ] && as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
@@ -197,12 +197,14 @@ if [ ${#as_user[@]} -gt 0 ] && ! command -v setpriv > /dev/null; then
 	skip "make demo's hints" "root and no setpriv"
 elif (cd "$d" && "${as_user[@]}" bash capture/demo.sh) > "$t/demo.out" 2> "$t/demo.err"; then
 	mapfile -t cmds < <(sed -n 's/^demo:   //p' "$t/demo.err")
-	if [ "${#cmds[@]}" = 2 ] && [ "${cmds[0]}" = "./iotape report --db demo/demo.db demo" ] &&
-	   (cd "$d" && eval "${cmds[0]}") | cmp -s - "$t/demo.out" &&
-	   (cd "$d" && eval "${cmds[1]}") | grep -q '^ *1 demo '; then
-		ok "make demo's hints run as printed: ${cmds[0]}; ${cmds[1]}"
+	if [ "${#cmds[@]}" = 2 ] && [ "${cmds[0]}" = "./iotape compare --db demo/demo.db before after" ] &&
+	   (cd "$d" && eval "${cmds[0]}") | grep -q '^== the question' &&
+	   (cd "$d" && "${as_user[@]}" bash -c "${cmds[1]}") | grep -q 'mail.txt' &&
+	   (cd "$d" && ./iotape report --db demo/demo.db after) | cmp -s - "$t/demo.out" &&
+	   [ -s "$d/demo/before-vs-after.tput.png" ]; then
+		ok "make demo: the report of 'after', pictures, hints that run as printed: ${cmds[0]}; ${cmds[1]}"
 	else
-		not_ok "make demo's hints run as printed" "$(tail -n 4 "$t/demo.err")"
+		not_ok "make demo's report, pictures and hints" "$(tail -n 4 "$t/demo.err")"
 	fi
 else
 	not_ok "capture/demo.sh without root" "$(tail -n 3 "$t/demo.err")"
@@ -212,8 +214,8 @@ fi
 if [ "$(id -u)" = 0 ] && tracefs_check && command -v fio > /dev/null; then
 	tfs0=$(tracefs_state_locked)
 	(cd "$d" && bash capture/demo.sh) > "$t/demo-root.out" 2> "$t/demo-root.err"
-	check_eq "make demo as root: exits 0, a run, tracefs as it was ($tfs0)" \
-		"0 1 $tfs0" "$? $(grep -c '^demo: capturing' "$t/demo-root.err") $(tracefs_state_locked)"
+	check_eq "make demo as root: exits 0, two runs, tracefs as it was ($tfs0)" \
+		"0 2 $tfs0" "$? $(grep -c '^demo: capturing' "$t/demo-root.err") $(tracefs_state_locked)"
 else
 	skip "make demo as root" "not root, no blk tracer or no fio"
 fi

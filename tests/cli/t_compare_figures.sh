@@ -106,7 +106,7 @@ if command -v gnuplot > /dev/null; then
 			"1 0" "$(grep -c "^  trace span s  *$(printf '%.2f' "$span") " "$f") $(grep -c '^  elapsed s ' "$f")"
 		# no D in these traces: Q2C rows only, no rows of '-' for D2C
 		check_eq "mail: latency in us, Q2C only (no D2C without D)" "2 0" \
-			"$(grep -cE '^  Q2C (mean|p99) us ' "$f") $(sed -n '/^== headline/,/^== explanation/p' "$f" |
+			"$(grep -cE '^  Q2C (mean|p99) us ' "$f") $(sed -n '/^== headline/,/^== the question/p' "$f" |
 				grep -cE '^  (D2C|[A-Za-z0-9 ]+ ms) ')"
 	else
 		not_ok "mail msr systor" "$(cat "$t/err")"

@@ -13,8 +13,9 @@ q() { sqlite3 "$db" "$@"; }
 MSR=$FIXTURES/import/msr-web.csv
 "$IOTAPE" import --quiet --db "$db" --run msr "$MSR"
 
-# report_body DB RUN: the report without its first line (which names the run)
-report_body() { "$IOTAPE" report --db "$1" "$2" | tail -n +2; }
+# report_body DB RUN: the report without its first lines (which name the run:
+# one, or two for a long name), from the blank line after them
+report_body() { "$IOTAPE" report --db "$1" "$2" | sed -n '/^$/,$p'; }
 
 # roundtrip RUN DB: blktrace and blkparse exports of RUN import to its report
 roundtrip() {

@@ -6,6 +6,8 @@
 
 need_iotape "make install"
 command -v make > /dev/null || { skip "make install" "no make"; exit 0; }
+# install builds the man page
+command -v pandoc > /dev/null || { skip "make install" "no pandoc (make deps-man installs it)"; exit 0; }
 
 # make_in_tree ARG...: make in the repository; under `make test` MAKEFLAGS carries
 # SANITIZE, so the binary installed is the one under test

@@ -1,7 +1,7 @@
 # t_package.sh: debian/ builds a .deb (`dpkg-buildpackage -us -uc -b` in a copy of
 # the tree) holding the binary, the man page and the bash and zsh completions, and
 # the packaged binary runs. Skipped without dpkg-buildpackage and debhelper (make
-# deps installs them), and in the sanitizer suite (the package is the same build).
+# deps-deb installs them), and in the sanitizer suite (the package is the same build).
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "Debian package"
@@ -12,7 +12,11 @@ check_eq "debian/changelog's version is iotape --version's" \
 	"$("$IOTAPE" --version)" "iotape $deb_version"
 
 if ! command -v dpkg-buildpackage > /dev/null || ! command -v dh > /dev/null; then
-	skip "dpkg-buildpackage builds the .deb" "needs dpkg-dev and debhelper (make deps)"
+	skip "dpkg-buildpackage builds the .deb" "needs dpkg-dev and debhelper (make deps-deb installs them)"
+	tap_finish
+fi
+if ! command -v pandoc > /dev/null; then
+	skip "dpkg-buildpackage builds the .deb" "no pandoc for its man page (make deps-man installs it)"
 	tap_finish
 fi
 case $IOTAPE in

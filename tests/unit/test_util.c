@@ -199,6 +199,72 @@ static void test_timeline(void **state)
 	assert_int_equal(timeline_total(&tl), 3 * S_);
 }
 
+/* columns as wc -L counts them in C.UTF-8 (checked there by hand) */
+static void test_text_cols(void **state)
+{
+	(void)state;
+	assert_int_equal(text_cols(""), 0);
+	assert_int_equal(text_cols("fio"), 3);
+	assert_int_equal(text_cols("caf\xc3\xa9"), 4);            /* café */
+	assert_int_equal(text_cols("e\xcc\x81"), 1);              /* e + U+0301 */
+	assert_int_equal(text_cols("\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88"), 6); /* テスト */
+	assert_int_equal(text_cols("\xed\x95\x9c"), 2);          /* 한 */
+	assert_int_equal(text_cols("\xef\xbc\xa1"), 2);          /* fullwidth A */
+	assert_int_equal(text_cols("\xf0\x9f\x98\x80"), 2);      /* emoji */
+	assert_int_equal(text_cols("\xe2\x80\xa6"), 1);          /* … */
+	assert_int_equal(text_cols("a\x80" "b"), 2);                  /* stray byte */
+	/* n bytes: a character cut short counts as the part there */
+	assert_int_equal(text_cols_n("\xe3\x83\x86x", 3), 2);
+	assert_int_equal(text_cols_n("abc", 2), 2);
+}
+
+static void test_text_wrap(void **state)
+{
+	char out[256];
+
+	(void)state;
+	assert_string_equal(text_wrap("one two three", 9, 2, out, sizeof(out)),
+			    "one two\n  three");
+	/* wide characters take two columns: 5 of them fill 10 */
+	assert_string_equal(text_wrap("\xe3\x83\x86\xe3\x83\x86\xe3\x83\x86"
+				      "\xe3\x83\x86 ab", 10, 0, out, sizeof(out)),
+			    "\xe3\x83\x86\xe3\x83\x86\xe3\x83\x86\xe3\x83\x86\nab");
+	/* a word wider than the line stays whole; indents kept; newlines kept */
+	assert_string_equal(text_wrap("  abcdefghijkl x\nyz", 6, 1, out, sizeof(out)),
+			    "  abcdefghijkl\n x\n yz");
+	assert_string_equal(text_wrap("a  b", 80, 0, out, sizeof(out)), "a b");
+	/* cut short, never past len */
+	assert_string_equal(text_wrap("abcdef", 80, 0, out, 4), "abc");
+}
+
+/* fput_cut() into a buffer: what it wrote, and its column count */
+static const char *cut(const char *s, int cols, int head, int *w)
+{
+	static char buf[128];
+	FILE *fp = fmemopen(buf, sizeof(buf), "w");
+
+	assert_non_null(fp);
+	*w = fput_cut(fp, s, cols, head);
+	fclose(fp);
+	return buf;
+}
+
+static void test_fput_cut(void **state)
+{
+	int w;
+
+	(void)state;
+	assert_string_equal(cut("abcdefghij", 10, 3, &w), "abcdefghij");
+	assert_int_equal(w, 10);
+	assert_string_equal(cut("abcdefghij", 7, 3, &w), "abc\xe2\x80\xa6hij");
+	assert_int_equal(w, 7);
+	assert_string_equal(cut("/a/long/path/f.bin", 9, 0, &w), "\xe2\x80\xa6th/f.bin");
+	/* a wide character is never split, and takes two columns */
+	assert_string_equal(cut("\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88x", 6, 3, &w),
+			    "\xe3\x83\x86\xe2\x80\xa6\xe3\x83\x88x");
+	assert_int_equal(w, 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +274,9 @@ int main(void)
 		cmocka_unit_test(test_run_name),
 		cmocka_unit_test(test_run_name_is_id),
 		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_text_cols),
+		cmocka_unit_test(test_text_wrap),
+		cmocka_unit_test(test_fput_cut),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
