@@ -92,18 +92,6 @@ void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 void wrap_indent(const char *text, int width, int indent, char *out,
 		 size_t len);
 
-/* Emits findings as a waterfall: JSON "findings" (every field, and each
- * one's share of total_s and its cost in the figure's unit, unit_per_s per
- * second, when given), and text: the causes' seconds and shares, the
- * offsets (negative costs: in the other run's favour), the rest (rest_s,
- * rest_label) and the total (total_s, total_label), which they add up to;
- * then each cause's evidence, the patterns at no measurable cost, the ones
- * not seen. unit (NULL: none) names the figure's unit. */
-void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
-			    const char *heading, double total_s, double rest_s,
-			    const char *total_label, const char *rest_label,
-			    const char *unit, double unit_per_s);
-
 /* Wraps text at width columns in place: spaces become newlines. */
 void wrap_text(char *text, int width);
 
