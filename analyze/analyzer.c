@@ -364,6 +364,11 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 			FD_CAT(f, how, "; of the device's difference, class by "
 			       "class (direction and size), the part from "
 			       "requests of a size taking longer");
+		if ((a->cats & (1u << CP_SEEK)) && fabs(d.seekmix_s) >= FD_MIN_S)
+			FD_CAT(f, how, "; of the device's difference, %.3f s from "
+			       "dispatches seeking farther (each class's time at "
+			       "the other run's seek distances, btt's bands)",
+			       d.seekmix_s);
 		if (a->mix_cost)
 			FD_CAT(f, how, "%sthe part of the device's difference "
 			       "from the reads' count and size, class by class "
