@@ -69,6 +69,11 @@ static double ref_value(const struct compare *c, int i)
 	return question_value(&c->q, &c->rf[i].qr, fig_of, &x);
 }
 
+double compare_value(const struct compare *c, int run)
+{
+	return ref_value(c, run);
+}
+
 int compare_load(struct compare *c, struct store *st, char **names, int n,
 		 const char *group_by, const char *metric,
 		 const struct disk_profile *model)
@@ -168,14 +173,7 @@ void compare_free(struct compare *c)
 
 /* ---- which took longer, and is it noise ---- */
 
-struct side {
-	int run[CMP_MAX_RUNS];
-	int n;
-	int rep;               /* the run whose value is the median */
-	double med;
-};
-
-static void side_of(const struct compare *c, int g, struct side *s)
+static void side_of(const struct compare *c, int g, struct cmp_side *s)
 {
 	double v[CMP_MAX_RUNS];
 	int nv = 0;
@@ -195,7 +193,7 @@ static void side_of(const struct compare *c, int g, struct side *s)
 			s->rep = s->run[k];
 }
 
-static void side_values(const struct compare *c, const struct side *s,
+static void side_values(const struct compare *c, const struct cmp_side *s,
 			double *v, int *nv)
 {
 	*nv = 0;
@@ -285,8 +283,8 @@ static double pair_cost(const struct compare *c, int x, int y,
 
 /* With repeats on both sides, a cause stays a cause when its cost between
  * the sides' runs is above its cost between runs of one side. */
-static void noise_check(const struct compare *c, const struct side *fast,
-			const struct side *slow, struct finding *f, int nf)
+static void noise_check(const struct compare *c, const struct cmp_side *fast,
+			const struct cmp_side *slow, struct finding *f, int nf)
 {
 	for (int i = 0; i < nf; i++) {
 		double cross[CMP_MAX_RUNS * 4], null[CMP_MAX_RUNS * 4], mc, mx;
@@ -596,80 +594,126 @@ static void emit_wrapped(struct emit *e, const char *line, int indent)
 	emit_text(e, "%s\n", buf);
 }
 
-/* One comparison of side g against side 0: the question and which side is
- * worse, where the time went, and why (the waterfall of causes). */
-static void emit_pair(struct compare *c, struct emit *e, int g)
+int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 {
 	const struct question *q = &c->q;
-	struct side s0, s1;
-	const struct side *good, *bad;
-	double a[CMP_MAX_RUNS], b[CMP_MAX_RUNS], diff, dtime = 0, scale = 1;
-	double rest = 0, shown = 0;
-	int na, nb, sig, nf = 0, explained = 0, same_run, tie;
-	char test[300], line[1200], v0[48], v1[48], dv[48];
-	struct finding *f = xcalloc(AN_MAX, sizeof(*f));
-	const char *bad_name, *good_name;
+	const struct cmp_side *good, *bad;
+	double a[CMP_MAX_RUNS], b[CMP_MAX_RUNS], shown = 0, min_off;
+	int na, nb;
 
-	side_of(c, 0, &s0);
-	side_of(c, g, &s1);
-	side_values(c, &s0, a, &na);
-	side_values(c, &s1, b, &nb);
-	emit_obj_begin(e, NULL);
-	emit_str(e, "base", c->gname[0]);
-	emit_str(e, "this", c->gname[g]);
+	memset(p, 0, sizeof(*p));
+	p->g = g;
+	p->worse = -1;
+	p->f = xcalloc(AN_MAX, sizeof(*p->f));
+	side_of(c, 0, &p->s0);
+	side_of(c, g, &p->s1);
+	side_values(c, &p->s0, a, &na);
+	side_values(c, &p->s1, b, &nb);
 	if (!na || !nb) {
-		emit_text(e, "%s vs %s: no %s to compare\n", c->gname[0],
-			  c->gname[g], q->label);
-		emit_obj_end(e);
-		free(f);
-		return;
+		p->none = 1;
+		return 1;
 	}
-	diff = s1.med - s0.med;
-	bad = worse(q, s0.med, s1.med) ? &s0 : &s1;
-	good = bad == &s1 ? &s0 : &s1;
-	bad_name = c->gname[bad == &s1 ? g : 0];
-	good_name = c->gname[bad == &s1 ? 0 : g];
-	sig = significant(a, na, b, nb, test, sizeof(test));
+	p->diff = p->s1.med - p->s0.med;
+	p->worse = worse(q, p->s0.med, p->s1.med) ? 0 : 1;
+	bad = p->worse ? &p->s1 : &p->s0;
+	good = p->worse ? &p->s0 : &p->s1;
+	p->sig = significant(a, na, b, nb, p->test, sizeof(p->test));
 	/* a run against itself, or a difference that prints as 0.000: no
 	 * side is worse */
-	same_run = s0.n == 1 && s1.n == 1 &&
-		   c->rf[s0.rep].rv.id == c->rf[s1.rep].rv.id;
-	tie = same_run || fabs(diff) <= 1e-9 * fmax(fabs(s0.med), 1) ||
-	      (q->duration && fabs(diff) * q->unit_scale < 0.0005);
-	if (!tie) {
-		dtime = time_diff(c, good->rep, bad->rep, good->med, bad->med,
-				  &scale);
-		nf = an_compare_findings(&c->rf[good->rep].an,
-					 &c->rf[bad->rep].an, dtime, scale, f,
-					 AN_MAX, NULL);
+	p->same_run = p->s0.n == 1 && p->s1.n == 1 &&
+		      c->rf[p->s0.rep].rv.id == c->rf[p->s1.rep].rv.id;
+	p->tie = p->same_run || fabs(p->diff) <= 1e-9 * fmax(fabs(p->s0.med), 1) ||
+		 (q->duration && fabs(p->diff) * q->unit_scale < 0.0005);
+	p->scale = 1;
+	if (!p->tie) {
+		p->dtime = time_diff(c, good->rep, bad->rep, good->med, bad->med,
+				     &p->scale);
+		p->nf = an_compare_findings(&c->rf[good->rep].an,
+					    &c->rf[bad->rep].an, p->dtime,
+					    p->scale, p->f, AN_MAX, NULL);
 	}
-	if (sig == 1 && good->n > 1 && bad->n > 1)
-		noise_check(c, good, bad, f, nf);
+	if (p->sig == 1 && good->n > 1 && bad->n > 1)
+		noise_check(c, good, bad, p->f, p->nf);
 	/* with one run a side a difference counts when it is over 5% of the
 	 * better run's time, a cause accounts for a quarter of it and the
 	 * causes for half (two captures of one setup on a busy machine differ
 	 * by a few percent, and their noise has parts too) */
 	{
 		double top = 0, all = 0;
-		for (int i = 0; i < nf; i++)
-			if (f[i].cause) {
-				all += f[i].cost_s;
-				top = fmax(top, f[i].cost_s);
+		for (int i = 0; i < p->nf; i++)
+			if (p->f[i].cause) {
+				all += p->f[i].cost_s;
+				top = fmax(top, p->f[i].cost_s);
 			}
-		explained = top >= 0.25 * fabs(dtime) && all >= 0.5 * fabs(dtime) &&
-			    fabs(dtime) >= FD_CAUSE_SHARE *
-					   c->rf[good->rep].an.cp.elapsed_s;
+		p->explained = top >= 0.25 * fabs(p->dtime) &&
+			       all >= 0.5 * fabs(p->dtime) &&
+			       fabs(p->dtime) >= FD_CAUSE_SHARE *
+						 c->rf[good->rep].an.cp.elapsed_s;
 	}
-	if (sig == 0 || (sig < 0 && !explained))
-		for (int i = 0; i < nf; i++)
-			f[i].cause = 0;
-	for (int i = 0; i < nf; i++)
-		if (f[i].cause || f[i].cost_s <= -fmax(FD_CAUSE_SHARE_DIFF *
-						      fabs(dtime), FD_MIN_S))
-			shown += f[i].cost_s;
-	rest = dtime - shown;
-	emit_num(e, "base_value", s0.med);
-	emit_num(e, "value", s1.med);
+	if (p->sig == 0 || (p->sig < 0 && !p->explained))
+		for (int i = 0; i < p->nf; i++)
+			p->f[i].cause = 0;
+	min_off = fmax(FD_CAUSE_SHARE_DIFF * fabs(p->dtime), FD_MIN_S);
+	for (int i = 0; i < p->nf; i++) {
+		p->in_waterfall[i] = p->f[i].cause || p->f[i].cost_s <= -min_off;
+		if (p->in_waterfall[i])
+			shown += p->f[i].cost_s;
+	}
+	p->rest = p->dtime - shown;
+	p->verdict = p->sig == 1 || (p->sig < 0 && p->explained) ?
+		     "different" : "no significant difference";
+	return 0;
+}
+
+void compare_pair_free(struct cmp_pair *p)
+{
+	free(p->f);
+	p->f = NULL;
+}
+
+/* One comparison of side g against side 0: the question and which side is
+ * worse, where the time went, and why (the waterfall of causes). */
+static void emit_pair(struct compare *c, struct emit *e, int g)
+{
+	const struct question *q = &c->q;
+	struct cmp_pair pr;
+	const struct cmp_side *s0, *s1, *good, *bad;
+	double diff, dtime, scale, rest;
+	int sig, nf, explained, same_run, tie;
+	char line[1200], v0[48], v1[48], dv[48];
+	const char *bad_name, *good_name, *test;
+	struct finding *f;
+
+	compare_pair(c, g, &pr);
+	emit_obj_begin(e, NULL);
+	emit_str(e, "base", c->gname[0]);
+	emit_str(e, "this", c->gname[g]);
+	if (pr.none) {
+		emit_text(e, "%s vs %s: no %s to compare\n", c->gname[0],
+			  c->gname[g], q->label);
+		emit_obj_end(e);
+		compare_pair_free(&pr);
+		return;
+	}
+	s0 = &pr.s0;
+	s1 = &pr.s1;
+	bad = pr.worse ? s1 : s0;
+	good = pr.worse ? s0 : s1;
+	bad_name = c->gname[bad == s1 ? g : 0];
+	good_name = c->gname[bad == s1 ? 0 : g];
+	diff = pr.diff;
+	dtime = pr.dtime;
+	scale = pr.scale;
+	rest = pr.rest;
+	sig = pr.sig;
+	nf = pr.nf;
+	f = pr.f;
+	explained = pr.explained;
+	same_run = pr.same_run;
+	tie = pr.tie;
+	test = pr.test;
+	emit_num(e, "base_value", s0->med);
+	emit_num(e, "value", s1->med);
 	emit_num(e, "difference", diff);
 	emit_str(e, "explains", q->key);
 	emit_obj_begin(e, "question");
@@ -687,13 +731,12 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_num(e, "scale", scale);
 	emit_num(e, "not_explained_s", rest);
 	emit_str(e, "noise_test", test);
-	emit_str(e, "verdict", sig == 1 || (sig < 0 && explained) ?
-		 "different" : "no significant difference");
+	emit_str(e, "verdict", pr.verdict);
 	emit_heading(e, "the question");
 	{
-		double big = fmax(fabs(s0.med), fabs(s1.med));
-		fmt_value(q, s0.med, big, v0, sizeof(v0));
-		fmt_value(q, s1.med, big, v1, sizeof(v1));
+		double big = fmax(fabs(s0->med), fabs(s1->med));
+		fmt_value(q, s0->med, big, v0, sizeof(v0));
+		fmt_value(q, s1->med, big, v1, sizeof(v1));
 		fmt_value(q, fabs(diff), big, dv, sizeof(dv));
 	}
 	{
@@ -716,10 +759,10 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 				snprintf(pct, sizeof(pct), "%+.1f%%", 100 *
 					 (bad->med - good->med) / fabs(good->med));
 			snprintf(line + len, sizeof(line) - len, "%s is worse by "
-				 "%s (%s)%s", bad_name, dv, pct, bad == &s0 ?
+				 "%s (%s)%s", bad_name, dv, pct, bad == s0 ?
 				 ", so this explains what made " : "");
 		}
-		if (!tie && bad == &s0)
+		if (!tie && bad == s0)
 			snprintf(line + strlen(line), sizeof(line) - strlen(line),
 				 "%s better", c->gname[g]);
 	}
@@ -747,8 +790,8 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	if (line[0])
 		emit_wrapped(e, line, 2);
 	{
-		const struct rundata *dx = &c->rf[s0.rep].an.rd;
-		const struct rundata *dy = &c->rf[s1.rep].an.rd;
+		const struct rundata *dx = &c->rf[s0->rep].an.rd;
+		const struct rundata *dy = &c->rf[s1->rep].an.rd;
 		for (size_t i = 0; i < dy->ncmd && i < 8; i++)
 			for (size_t k = 0; k < dx->ncmd; k++)
 				if (dx->cmds[k].idx == dy->cmds[i].idx &&
@@ -760,7 +803,7 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 						  dx->cmds[k].real_s, dy->cmds[i].real_s,
 						  dy->cmds[i].real_s - dx->cmds[k].real_s);
 	}
-	emit_where(e, &c->rf[s0.rep].an, &c->rf[s1.rep].an);
+	emit_where(e, &c->rf[s0->rep].an, &c->rf[s1->rep].an);
 	if (tie)
 		snprintf(line, sizeof(line), "why: causes by cost");
 	else
@@ -775,7 +818,7 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 			       q->duration ? NULL : q->unit,
 			       dtime != 0 ? (bad->med - good->med) / dtime : 0);
 	emit_obj_end(e);
-	free(f);
+	compare_pair_free(&pr);
 }
 
 void compare_emit_missing(struct compare *c, struct emit *e)

@@ -75,6 +75,53 @@ void compare_emit(struct compare *c, struct emit *e, int fmt);
  * findings) in text, for mail. */
 void compare_emit_why(struct compare *c, struct emit *e);
 
+/* Run i's value of the question (c->q), in the figure's unit; NAN when it
+ * has none. For mail's table of the figure per run. */
+double compare_value(const struct compare *c, int run);
+
+/* One side of a comparison: the runs (rf indices) of a group, the one
+ * whose value is nearest the median (its analysis is the one explained)
+ * and that median. */
+struct cmp_side {
+	int run[CMP_MAX_RUNS];
+	int n;
+	int rep;
+	double med;
+};
+
+/* One comparison of group g against group 0, as compare prints it; mail
+ * reads it so that nothing of the explanation is worked out twice. */
+struct cmp_pair {
+	struct cmp_side s0, s1;   /* group 0, group g */
+	int g;
+	int none;                 /* a side has no value of the question */
+	int same_run, tie;        /* no side is worse */
+	int worse;                /* 1: s1 is the worse side, 0: s0 (-1 none) */
+	double diff;              /* s1.med - s0.med, in the figure's unit */
+	double dtime;             /* the difference in the worse run's
+				   * seconds (0 on a tie) */
+	double scale;             /* the better run's work done by the worse */
+	double rest;              /* "not explained", s: dtime less the
+				   * waterfall's causes and offsets */
+	int sig;                  /* beyond the spread: 1, 0 no, -1 cannot
+				   * tell (one run a side) */
+	int explained;            /* one run a side: a cause accounts for
+				   * half of it */
+	char test[300];           /* the noise test, as a sentence */
+	const char *verdict;      /* "different", "no significant difference" */
+	struct finding *f;        /* the nf findings, ranked (causes first) */
+	int nf;
+	int in_waterfall[AN_MAX]; /* 1: f[i] is a cause or an offset (in the
+				   * other run's favour) of the waterfall */
+};
+
+/* Works out comparison g (1 .. c->ng - 1) against group 0 into p, as
+ * compare_emit() prints it. Returns 0, or 1 when a side has no value of
+ * the question (p->none; nothing else set). Free with
+ * compare_pair_free(). */
+int compare_pair(struct compare *c, int g, struct cmp_pair *p);
+void compare_pair_free(struct cmp_pair *p);
+
 /* Emits, for each run with block events and no completion, one line (and
  * a JSON "missing" array entry) saying why, from report_no_completions(),
  * so the figures left out of the table are accounted for. */

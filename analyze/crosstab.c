@@ -182,6 +182,42 @@ static double pct_of(const struct crosstab *x, int r, int c)
 	return crosstab_pct(x->cell[r][c].median, x->cell[r][0].median);
 }
 
+int crosstab_within_spread(const struct crosstab *x, int r, int c)
+{
+	const struct xt_cell *a = &x->cell[r][c], *b = &x->cell[r][0];
+
+	if (!c || !a->n || !b->n || (a->n == 1 && b->n == 1))
+		return 0;
+	return a->min <= b->max && b->min <= a->max;
+}
+
+/* Whether the table has a one-run cell, and a change within the spread. */
+static void marks_used(const struct crosstab *x, int *one, int *within)
+{
+	*one = *within = 0;
+	for (int r = 0; r < x->nrows; r++)
+		for (int c = 0; c < x->ncols; c++) {
+			*one |= x->cell[r][c].n == 1;
+			*within |= crosstab_within_spread(x, r, c);
+		}
+}
+
+/* The footnotes of the marks the table uses, one line each. */
+static void footnotes(const struct crosstab *x, struct emit *e)
+{
+	int one, within;
+
+	marks_used(x, &one, &within);
+	if (one)
+		emit_text(e, "%s one run: its spread is not known, so a change to "
+			  "or from it cannot be\n  told from run-to-run noise "
+			  "(repeat the runs)\n", XT_MARK_ONE);
+	if (within)
+		emit_text(e, "%s within the spread: the runs' range overlaps the "
+			  "first column's, so the\n  change cannot be told from "
+			  "run-to-run noise\n", XT_MARK_WITHIN);
+}
+
 /* "median [min-max]" (or "median" for one run, "-" for none). */
 static void fmt_cell(const struct crosstab *x, const struct xt_cell *c,
 		     char *out, size_t len)
@@ -195,7 +231,7 @@ static void fmt_cell(const struct crosstab *x, const struct xt_cell *c,
 	}
 	fmt_num(c->median, dec, m, sizeof(m));
 	if (c->n == 1) {
-		snprintf(out, len, "%s", m);
+		snprintf(out, len, "%s%s", m, XT_MARK_ONE);
 		return;
 	}
 	fmt_num(c->min, dec, lo, sizeof(lo));
@@ -211,6 +247,19 @@ static void fmt_pct(double p, char *out, size_t len)
 		snprintf(out, len, "-");
 }
 
+/* The % change of cell (r, c) against the first column's, marked when
+ * the two ranges overlap. */
+static void fmt_change(const struct crosstab *x, int r, int c, char *out,
+		       size_t len)
+{
+	double p = c ? pct_of(x, r, c) : NAN;
+
+	fmt_pct(p, out, len);
+	if (isfinite(p) && crosstab_within_spread(x, r, c))
+		snprintf(out + strlen(out), len - strlen(out), "%s",
+			 XT_MARK_WITHIN);
+}
+
 /* The text of cell (r, c) as the wide table prints it: for columns after
  * the first, its % change after it. */
 static void wide_cell(const struct crosstab *x, int r, int c, char *out,
@@ -223,7 +272,7 @@ static void wide_cell(const struct crosstab *x, int r, int c, char *out,
 		snprintf(out, len, "%s", cell);
 		return;
 	}
-	fmt_pct(pct_of(x, r, c), p, sizeof(p));
+	fmt_change(x, r, c, p, sizeof(p));
 	snprintf(out, len, "%s %s", cell, p);
 }
 
@@ -242,7 +291,7 @@ static void sentences(const struct crosstab *x, struct emit *e)
 		for (int r = 0; r < x->nrows; r++) {
 			char p[24], item[200];
 			int w;
-			fmt_pct(pct_of(x, r, c), p, sizeof(p));
+			fmt_change(x, r, c, p, sizeof(p));
 			w = snprintf(item, sizeof(item), " %s %s%s", x->rows[r], p,
 				     r + 1 < x->nrows ? "," : "");
 			if (col + w > 80) {
@@ -340,7 +389,7 @@ static void emit_textual(const struct crosstab *x, struct emit *e)
 			for (int c = 0; c < x->ncols; c++) {
 				char p[24];
 				fmt_cell(x, &x->cell[r][c], buf, sizeof(buf));
-				fmt_pct(c ? pct_of(x, r, c) : NAN, p, sizeof(p));
+				fmt_change(x, r, c, p, sizeof(p));
 				emit_text(e, "%-*s  %-*s  %24s  %3d  %8s\n", gw,
 					  x->rows[r], aw, x->cols[c], buf,
 					  x->cell[r][c].n, p);
@@ -349,6 +398,7 @@ static void emit_textual(const struct crosstab *x, struct emit *e)
 	if (x->ncols > 1)
 		emit_text(e, "\n");
 	sentences(x, e);
+	footnotes(x, e);
 }
 
 static void emit_markdown(const struct crosstab *x, struct emit *e)
@@ -373,7 +423,7 @@ static void emit_markdown(const struct crosstab *x, struct emit *e)
 			fmt_cell(x, &x->cell[r][c], buf, sizeof(buf));
 			emit_text(e, " %s |", buf);
 			if (c) {
-				fmt_pct(pct_of(x, r, c), p, sizeof(p));
+				fmt_change(x, r, c, p, sizeof(p));
 				emit_text(e, " %s |", p);
 			}
 		}
@@ -382,6 +432,7 @@ static void emit_markdown(const struct crosstab *x, struct emit *e)
 	if (x->ncols > 1)
 		emit_text(e, "\n");
 	sentences(x, e);
+	footnotes(x, e);
 }
 
 static void emit_json(const struct crosstab *x, struct emit *e)
@@ -413,6 +464,9 @@ static void emit_json(const struct crosstab *x, struct emit *e)
 			emit_num(e, "min", cl->min);
 			emit_num(e, "max", cl->max);
 			emit_num(e, "pct_change", c ? pct_of(x, r, c) : 0);
+			emit_u64(e, "one_run", (uint64_t)(cl->n == 1));
+			emit_u64(e, "within_spread",
+				 (uint64_t)crosstab_within_spread(x, r, c));
 			emit_obj_end(e);
 		}
 		emit_arr_end(e);

@@ -59,10 +59,23 @@ int crosstab_load(struct crosstab *x, struct store *st, const int64_t *ids,
  * or, when that does not fit, one line per cell; then the % change as one
  * sentence per column: "% change of M from A=X to A=Y: ext2 -5.9%, ..."),
  * XT_MARKDOWN (a pipe table with the same cells, then the same sentences)
- * or XT_JSON (rows of cells with median, min, max, n and pct_change). */
+ * or XT_JSON (rows of cells with median, min, max, n, pct_change, one_run
+ * and within_spread). Text and Markdown mark a one-run cell XT_MARK_ONE
+ * and a change within the spread XT_MARK_WITHIN, with a footnote each. */
 void crosstab_emit(const struct crosstab *x, struct emit *e, int fmt);
 
 void crosstab_free(struct crosstab *x);
+
+/* The marks of a table's noise: a cell of one run (no spread known), and
+ * a % change between cells whose ranges (min-max of their runs) overlap;
+ * each explained in a footnote under the table. */
+#define XT_MARK_ONE "*"
+#define XT_MARK_WITHIN "~"
+
+/* 1 when cell (r, c) (c > 0) and the first column's cell of row r have
+ * runs and their min-max ranges overlap, not both of one run: the % change
+ * between them is within the runs' spread. 0 otherwise. */
+int crosstab_within_spread(const struct crosstab *x, int r, int c);
 
 /* The % change of a against base: 100 (a - base) / |base|; NAN when base is
  * 0 or either is not finite. */

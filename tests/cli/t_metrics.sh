@@ -77,8 +77,32 @@ for kv in 2.5.31-stock:1m49s 2.5.31-akpm:1m50s 2.4.19-stock:1m34s; do
 	"$IOTAPE" label --db "$db2" "k-${kv%:*}" "kernel=${kv%:*}"
 done
 "$IOTAPE" compare --db "$db2" --across kernel > "$t/x2"
-check_eq "real time across kernels: one row, the seed's times in s" \
-	"all 109.0 110.0 +0.9% 94.0 -13.8%" "$(grep '^all ' "$t/x2" | tr -s ' ')"
+check_eq "real time across kernels: one row, the seed's times in s, each cell of one run marked" \
+	"all 109.0* 110.0* +0.9% 94.0* -13.8%" "$(grep '^all ' "$t/x2" | tr -s ' ')"
+check_eq "a one-run cell's footnote says it cannot be told from noise" 1 \
+	"$(grep -c '^\* one run: its spread is not known' "$t/x2")"
+check_eq "no within-the-spread footnote where no range overlaps" 0 "$(grep -c '^~ within' "$t/x2")"
+
+# ---- noise: a change between overlapping ranges is within the spread ----
+db3=$t/t3.db
+for kv in k1:100 k1:104 k2:102 k2:106 k3:110 k3:112; do
+	timelog 1m
+	n=$(( ${n:-0} + 1 ))
+	"$IOTAPE" import --quiet --db "$db3" --run "r$n" "$t/time.txt"
+	"$IOTAPE" label --db "$db3" "r$n" "kernel=${kv%:*}"
+	"$IOTAPE" metric --db "$db3" "r$n" "tps=${kv#*:}" > /dev/null
+done
+"$IOTAPE" compare --db "$db3" --across kernel --metric tps > "$t/x4"
+check_eq "overlapping ranges: the change marked ~, apart ones not" \
+	"all 102.0 [100.0-104.0] 104.0 [102.0-106.0] +2.0%~ 111.0 [110.0-112.0] +8.8%" \
+	"$(grep '^all ' "$t/x4" | tr -s ' ')"
+check_eq "... and the sentence carries the mark, with its footnote" "+2.0%~ 1" \
+	"$(grep -o 'all +2.0%~' "$t/x4" | cut -d' ' -f2) $(grep -c '^~ within the spread' "$t/x4")"
+if command -v jq > /dev/null; then
+	"$IOTAPE" compare --db "$db3" --across kernel --metric tps --json > "$t/j4"
+	check_eq "json: within_spread and one_run per cell" "0 1 0 0 0 0" \
+		"$(jq -r '[.rows[0].cells[] | .within_spread, .one_run] | join(" ")' "$t/j4" | awk '{ print $1, $3, $5, $2, $4, $6 }')"
+fi
 
 # ---- what is refused, and what is left out ----
 "$IOTAPE" compare --db "$db" --group-by fs --across kernel --metric nope > /dev/null 2> "$t/err"
