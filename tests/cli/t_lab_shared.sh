@@ -56,10 +56,14 @@ else
 fi
 wait $cap; crc=$?
 wait $rp; rrc=$?
-check_eq "then both complete: the capture's run and the replay under $other" \
-	"0 0 complete $other" \
-	"$crc $rrc $(q "SELECT status FROM runs WHERE name = 'r2'") $(q "SELECT value FROM settings s JOIN runs r
-		ON r.id = s.run WHERE r.name = 'r2' AND key = '$B:queue/scheduler' AND at = 'start'")"
+got="$crc $rrc $(q "SELECT status FROM runs WHERE name = 'r2'") $(q "SELECT value FROM settings s JOIN runs r
+	ON r.id = s.run WHERE r.name = 'r2' AND key = '$B:queue/scheduler' AND at = 'start'")"
+if [ "$got" = "0 0 complete $other" ]; then
+	ok "then both complete: the capture's run and the replay under $other"
+else
+	not_ok "then both complete: the capture's run and the replay under $other" \
+		"got: $got" "$(tail -n 3 "$t/r2.err")"
+fi
 check_eq "the capture's run is stored" "1" \
 	"$(sqlite3 "$cdb" "SELECT count(*) FROM runs WHERE name = 'beside' AND status = 'complete'")"
 check_eq "everything put back: the scheduler, no state file" "$sched0|" "$(sched)|$(lab_state_left)"

@@ -315,7 +315,15 @@ before=$(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$A/queue/scheduler")
 "$IOTAPE" replay --db "$db" src --target "/dev/$A" --timing scale:0.1 --run int \
 	--set queue/scheduler=mq-deadline --quiet > /dev/null 2> "$t/err" &
 pid=$!
-sleep 2
+# interrupted once it replays: its --set in force (it may first wait for the
+# capture lock another job holds, and a SIGINT then stores nothing)
+for i in $(seq 600); do
+	[ "$before" != mq-deadline ] && grep -q '\[mq-deadline\]' "/sys/block/$A/queue/scheduler" && break
+	[ "$before" = mq-deadline ] && [ "$i" -ge 20 ] && break
+	kill -0 $pid 2> /dev/null || break
+	sleep 0.1
+done
+sleep 1
 kill -INT $pid
 wait $pid
 check_eq "SIGINT: exit 130" 130 $?
