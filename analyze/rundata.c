@@ -805,6 +805,8 @@ static void infer_swap(struct rundata *rd)
 	}
 }
 
+/* The run's settings into rd->settings (by key, start before end).
+ * Returns 0, or -1 after an error line. */
 static int load_settings(struct rundata *rd, struct store *st)
 {
 	if (store_settings_get(st, rd->rv->id, &rd->settings, &rd->nsettings))

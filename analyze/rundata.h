@@ -350,8 +350,11 @@ double series_at(const struct an_series *s, int64_t t);
  * two times by series_at()); 0 when s has fewer than two samples. */
 double series_delta(const struct an_series *s, int64_t t0, int64_t t1);
 
-/* The setting key of the run (the value at the end when both were read),
- * copied into out; returns 0, or -1 when the run has no such setting. */
+/* The setting key of the run (the value at the start when both were read,
+ * as store_setting_get() gives it), copied into out (len bytes); from the
+ * settings rundata_load() read, so it never touches the store (the
+ * analyzers' builds call it from threads). Returns 0, or -1 when the run
+ * has no such setting or none with a value. */
 int rundata_setting(const struct rundata *rd, const char *key, char *out,
 		    size_t len);
 
