@@ -9,7 +9,7 @@
 
 #include "analyze/evorder.h"
 #include "analyze/rsort.h"
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "lib/emit.h"
 #include "lib/util.h"
 

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
-#include "capture/capture_rows.h"
-#include "capture/import.h"
+#include "import/capture_rows.h"
+#include "import/import.h"
 #include "capture/lab.h"
 #include "capture/machine.h"
 #include "capture/procstat.h"

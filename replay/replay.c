@@ -16,7 +16,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "capture/lab.h"
 #include "capture/sweep.h"
 #include "capture/tracefs.h"

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture/import.h"
+#include "import/import.h"
 #include "lib/util.h"
 #include "replay/replay_int.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "lib/util.h"
 #include "replay/replay_int.h"
 

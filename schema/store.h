@@ -505,7 +505,7 @@ int store_next_request_id(struct store *st, int64_t *id);
 /* Appends one sample of run: time_ns on the events' clock, source
  * ("vmstat", "meminfo", "stat", "psi" from the /proc samplers, "vmstat-log"
  * from an imported vmstat text log), key and value as the source names and
- * counts them (see capture/procstat.h, capture/vmstat_text.h). A non-finite
+ * counts them (see capture/procstat.h, import/vmstat_text.h). A non-finite
  * value is stored as NULL. Returns 0 or -STORE_E_SQLITE. Call inside a
  * transaction for speed. store_vmstat_open() reads them as vmstat rows. */
 int store_sample_add(struct store *st, int64_t run, int64_t time_ns,

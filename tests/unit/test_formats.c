@@ -1,4 +1,4 @@
-/* Unit tests of the import format table (capture/formats.c) and its parsers
+/* Unit tests of the import format table (import/formats.c) and its parsers
  * (capture/fmt_*.c): each fixture (tests/fixtures/import, written from the
  * formats' documented layouts by tests/fixtures/make-import-fixtures.py) is
  * sniffed as its format whatever its name, parsed into the records its
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "capture/formats.h"
+#include "import/formats.h"
 
 #define MAX_KEEP 64
 #define MAX_STATS 16

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "replay/engine.h"
 #include "replay/plan.h"
 #include "replay/sched.h"
