@@ -68,8 +68,9 @@ static int map_devices(struct ctx *c, char *err, size_t errlen)
 	const struct replay_opts *o = c->o;
 
 	c->dev_target = xcalloc(c->src.ndev, sizeof(*c->dev_target));
-	if (o->target && model_target_path(o->target)) {
-		/* each device its own modelled disk, as in the run */
+	if (o->target && engine_serving(o->target)) {
+		/* each device its own served target (a modelled disk), as in
+		 * the run */
 		for (size_t k = 0; k < c->src.ndev && k < REPLAY_MAX_TARGETS; k++) {
 			snprintf(c->tg[k].path, sizeof(c->tg[k].path), "%s", o->target);
 			c->dev_target[k] = (int)k;
@@ -100,7 +101,7 @@ static int map_devices(struct ctx *c, char *err, size_t errlen)
 			return -1;
 		}
 		if ((t = find_target(c, o->maps[m].path)) < 0 ||
-		    model_target_path(o->maps[m].path)) {
+		    engine_serving(o->maps[m].path)) {
 			if (c->ntg == REPLAY_MAX_TARGETS) {
 				snprintf(err, errlen, "too many targets (at most %d)",
 					 REPLAY_MAX_TARGETS);
@@ -151,12 +152,20 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 		c->tg[i].fd = -1;
 	}
 	for (int i = 0; i < c->ntg; i++) {
-		if (model_target_path(paths[i])) {
+		const struct replay_engine_ops *eo = engine_serving(paths[i]);
+		if (eo) {
 			size_t k = 0;
 			while (k + 1 < c->src.ndev && c->dev_target[k] != i)
 				k++;
-			if (model_set_add(&c->ms, i, paths[i], c->src.devs[k],
-					  &c->tg[i], err, errlen))
+			if (c->own_ops && c->own_ops != eo) {
+				snprintf(err, errlen, "%s and %s do not mix in one "
+					 "replay ('%s')", c->own_ops->targets_name,
+					 eo->targets_name, paths[i]);
+				return -1;
+			}
+			c->own_ops = eo;
+			if (eo->target_add(&c->own, i, paths[i], c->src.devs[k],
+					   &c->tg[i], err, errlen))
 				return -1;
 			continue;
 		}
@@ -167,10 +176,11 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 			warning("'%s' holds data: its writes are replayed as reads "
 				"(--allow-write writes them)", paths[i]);
 	}
-	for (int i = 0; c->ms && i < c->ntg; i++)
-		if (!model_target_path(paths[i])) {
-			snprintf(err, errlen, "modelled disks and real targets do "
-				 "not mix in one replay ('%s')", paths[i]);
+	for (int i = 0; c->own_ops && i < c->ntg; i++)
+		if (!engine_serving(paths[i])) {
+			snprintf(err, errlen, "%s and real targets do not mix in "
+				 "one replay ('%s')", c->own_ops->targets_name,
+				 paths[i]);
 			return -1;
 		}
 	return 0;
@@ -340,18 +350,20 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 	}
 	if (map_devices(c, err, errlen) || open_targets(c, err, errlen))
 		return -1;
-	if (c->ms || !strcmp(engine, "model")) {
-		if (!c->ms || (o->engine && strcmp(o->engine, "model"))) {
-			snprintf(err, errlen, "the model engine drives modelled disks "
-				 "only: --target model:PROFILE or --map DEV=model:PROFILE");
+	if (c->own_ops || engine_find(engine)->serves) {
+		/* an engine that serves its targets drives those only */
+		const struct replay_engine_ops *own =
+			c->own_ops ? c->own_ops : engine_find(engine);
+
+		if (!c->own_ops || (o->engine && strcmp(o->engine, own->name))) {
+			snprintf(err, errlen, "%s", own->targets_only);
 			return -1;
 		}
 		if (o->nset || o->trace) {
-			snprintf(err, errlen, "--set and --trace do not apply to a "
-				 "modelled disk");
+			snprintf(err, errlen, "%s", own->no_lab);
 			return -1;
 		}
-		engine = "model";
+		engine = own->name;
 	}
 	for (int i = 0; i < c->ntg; i++) {
 		pt[i] = (struct plan_target){
@@ -371,7 +383,7 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 	if (o->scale > 0)
 		c->gaps = plan_cap_gaps(&c->plan, o->max_gap_ns, &c->gap_removed_ns);
 	for (int i = 0; i < c->ntg; i++) {
-		if (model_target_path(c->tg[i].path))
+		if (engine_serving(c->tg[i].path))
 			continue;
 		if (c->tg[i].may_extend && !(o->wrap && c->tg[i].size) &&
 		    target_extend(&c->tg[i], c->plan.need[i], err, errlen))
@@ -387,7 +399,7 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 	es.depth = c->depth;
 	es.max_len = c->plan.max_len;
 	es.align = align;
-	es.model = c->ms;
+	es.conf = c->own;
 	c->eng.ops = engine_find(engine);
 	c->eng_ok = 1;
 	if ((rc = c->eng.ops->init(&c->eng, &es))) {
@@ -434,14 +446,14 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
  * the task's I/O context, the device's first request from this CPU), which
  * made the first traced Q of a timed replay 57 us later than the rest (76
  * us in all: every offset measured from it was off by that much). Nothing
- * for modelled disks (their clock is simulated) or targets whose blocks are
- * larger than the engine's buffer. */
+ * for targets an engine serves (a modelled disk: its clock is simulated)
+ * or targets whose blocks are larger than the engine's buffer. */
 static void warm_up(struct ctx *c)
 {
 	struct engine_cqe cqe[4];
 	unsigned want = 0, got = 0;
 
-	if (c->ms || !c->eng_ok)
+	if (c->own_ops || !c->eng_ok)
 		return;
 	for (int i = 0; i < c->ntg; i++) {
 		struct rio io = { .op = RIO_READ, .target = (uint16_t)i,
@@ -682,14 +694,14 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		fprintf(stderr, "iotape: replaying %zu I/Os of '%s' (timing %s, "
 			"depth %u)...\n", c->plan.n, c->src_name, c->timing, c->depth);
 	/* (before SCHED_FIFO: the thread is a normal one) */
-	if (!c->ms)
+	if (!c->own_ops)
 		prefault_start(&pf, &res_mem, &wr, c->plan.n, &sp);
 	/* A timed replay runs at SCHED_FIFO priority 1 where allowed (root):
 	 * on a busy machine a normal thread wakes milliseconds late. Not for
 	 * afap, whose loop never sleeps long and would starve the workers
 	 * that complete the I/O on its CPU. */
-	if (c->ms)
-		clk = model_set_begin(c->ms, &sp);   /* simulated time */
+	if (c->own_ops)
+		clk = c->own_ops->replay_begin(c->own, &sp);   /* simulated time */
 	else if (o->scale > 0) {
 		struct sched_param prio = { .sched_priority = 1 };
 		c->realtime = sched_setscheduler(0, SCHED_FIFO, &prio) == 0;
@@ -707,8 +719,8 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			goto out;
 		}
 	}
-	if (c->ms)
-		model_set_end(c->ms, c->plan.n);
+	if (c->own_ops)
+		c->own_ops->replay_end(c->own, c->plan.n);
 	if (have_ticks && !cpu_ticks(o->mp.proc, &steal1, &total1) &&
 	    total1 > total0)
 		f.steal_pct = 100.0 * (double)(steal1 - steal0) /
@@ -880,7 +892,8 @@ out:
 			unlink(c->tg[i].path);
 	}
 	plan_free(&c->plan);
-	model_set_free(c->ms);
+	if (c->own_ops)
+		c->own_ops->own_free(c->own);
 	source_free(&c->src);
 	replay_lat_free(&c->src_lat);
 	free(c->dev_target);

@@ -192,8 +192,8 @@ void replay_emit_fidelity(struct ctx *c, const char *name, const char *status,
 			  strlen(how) + strlen(what) + 4 > 78 ? "\n  " : " ", what);
 	}
 	emit_text(e, "  on %s\n", c->targets_desc);
-	if (c->ms)
-		model_set_emit(c->ms, e);
+	if (c->own_ops)
+		c->own_ops->replay_emit(c->own, e);
 	emit_text(e, "  writes as reads %" PRIu64 ", flush+writes %" PRIu64
 		  ", aligned %" PRIu64 ", wrapped %" PRIu64 ", failed %" PRIu64
 		  "\n", p->as_read, p->flush_writes, p->aligned, p->wrapped,
@@ -586,8 +586,8 @@ int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 			 hist_pct(&c->src_lat.d2c, 99) / 1e3, 3);
 		if (oc->tag)
 			store_stat_set(st, run, "tag", oc->tag);
-		if (c->ms)
-			model_set_store(c->ms, st, run);
+		if (c->own_ops)
+			c->own_ops->replay_store(c->own, st, run);
 	}
 	if ((rc = store_commit(st)))
 		goto fail;
