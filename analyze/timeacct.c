@@ -622,15 +622,6 @@ void timeacct_end(struct timeacct *ta)
 		qsort(ta->devs, ta->ndev, sizeof(*ta->devs), cmp_dev);
 }
 
-void timeacct_build(struct timeacct *ta, const struct rundata *rd,
-		    const struct evorder *ord)
-{
-	timeacct_begin(ta, rd);
-	timeacct_rows(ta, rd, ord);
-	timeacct_devs(ta, rd, ord);
-	timeacct_end(ta);
-}
-
 void timeacct_free(struct timeacct *ta)
 {
 	for (size_t i = 0; i < ta->nrows; i++)
