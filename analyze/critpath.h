@@ -118,6 +118,9 @@ struct critpath {
 				 * trace does not show waited for */
 	double idle_dirty_s;    /* devices idle with dirty data waiting, before
 				 * the workload waited on writeback */
+	double wb_sync_s;       /* of the workload's own synchronous writes'
+				 * device time, what the idle time before
+				 * could have written (in CP_WRITEBACK) */
 	int dirty_limited;      /* the dirty limit (vm.dirty_bytes, else the
 				 * kernel's threshold) was under half of what
 				 * the flushers wrote: writers were held to the
