@@ -289,16 +289,13 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 	return rc0;
 }
 
-static int setup_plan(struct ctx *c, char *err, size_t errlen)
+/* Opens the store, finds the source run and loads its requests at the
+ * replay's level into c->src (its latencies read on a thread meanwhile).
+ * Returns 0, or -1 with a message in err (no such run, no requests). */
+static int load_source(struct ctx *c, char *err, size_t errlen)
 {
 	const struct replay_opts *o = c->o;
-	struct plan_target pt[REPLAY_MAX_TARGETS];
 	const char *level = o->level == REPLAY_QUEUE ? "queue" : "dispatch";
-	const char *engine = o->engine ? o->engine : "io_uring";
-	struct engine_target *et = c->et;
-	struct engine_setup es = { 0 };
-	size_t align = 4096;
-	int rc;
 
 	if (store_open_existing(&c->st, db_path_default(o->db))) {
 		snprintf(err, errlen, "%s", store_errmsg(c->st));
@@ -343,6 +340,51 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 						  : "; try --level queue");
 		return -1;
 	}
+	return 0;
+}
+
+/* Sets up the engine named engine for the planned targets (buffers
+ * aligned to align bytes, c->depth I/Os in flight). Returns 0, or -1 with a
+ * message in err. */
+static int start_engine(struct ctx *c, const char *engine, size_t align,
+			char *err, size_t errlen)
+{
+	const struct replay_opts *o = c->o;
+	struct engine_target *et = c->et;
+	struct engine_setup es = { 0 };
+	int rc;
+
+	c->depth = o->depth ? o->depth : c->plan.depth_orig;
+	for (int i = 0; i < c->ntg; i++)
+		et[i] = (struct engine_target){ c->tg[i].fd, c->tg[i].blkdev };
+	es.targets = et;
+	es.ntargets = c->ntg;
+	es.depth = c->depth;
+	es.max_len = c->plan.max_len;
+	es.align = align;
+	es.conf = c->own;
+	c->eng.ops = engine_find(engine);
+	c->eng_ok = 1;
+	if ((rc = c->eng.ops->init(&c->eng, &es))) {
+		snprintf(err, errlen, "cannot set up the %s engine: %s%s", engine,
+			 strerror(-rc), strcmp(engine, "sync") ?
+			 " (--engine sync works everywhere)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* What a replay needs before it starts: the source run, its targets, the
+ * plan and the engine. Returns 0, or -1 with a message in err. */
+static int setup_plan(struct ctx *c, char *err, size_t errlen)
+{
+	const struct replay_opts *o = c->o;
+	struct plan_target pt[REPLAY_MAX_TARGETS];
+	const char *engine = o->engine ? o->engine : "io_uring";
+	size_t align = 4096;
+
+	if (load_source(c, err, errlen))
+		return -1;
 	if (!engine_find(engine)) {
 		snprintf(err, errlen, "unknown --engine '%s' (io_uring, sync, null)",
 			 engine);
@@ -391,23 +433,8 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 		if (target_check_direct(&c->tg[i], err, errlen))
 			return -1;
 	}
-	c->depth = o->depth ? o->depth : c->plan.depth_orig;
-	for (int i = 0; i < c->ntg; i++)
-		et[i] = (struct engine_target){ c->tg[i].fd, c->tg[i].blkdev };
-	es.targets = et;
-	es.ntargets = c->ntg;
-	es.depth = c->depth;
-	es.max_len = c->plan.max_len;
-	es.align = align;
-	es.conf = c->own;
-	c->eng.ops = engine_find(engine);
-	c->eng_ok = 1;
-	if ((rc = c->eng.ops->init(&c->eng, &es))) {
-		snprintf(err, errlen, "cannot set up the %s engine: %s%s", engine,
-			 strerror(-rc), strcmp(engine, "sync") ?
-			 " (--engine sync works everywhere)" : "");
+	if (start_engine(c, engine, align, err, errlen))
 		return -1;
-	}
 	for (int i = 0; i < c->ntg; i++) {
 		char e2[256];
 		if (!c->tg[i].disk[0])
