@@ -13,9 +13,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "analyze/summary.h"
 #include "lib/util.h"
-#include "schema/store.h"
 
 static const struct command commands[] = {
 	{ "capture", cmd_capture, "record a run: block events, /proc samples, timings" },
@@ -115,9 +113,6 @@ int main(int argc, char **argv)
 	cmd = find_command(argv[1]);
 	if (!cmd)
 		return unknown_command(argv[1]);
-	/* every run that lands gets report's headline figures (run_summary) */
-	store_set_summarizer(run_summarize);
-	store_set_summary_stream(&run_summary_stream);
 	{
 		/* "iotape CMD" in getopt_long()'s messages */
 		char self[64];

@@ -156,6 +156,7 @@ static int make_run(struct store *st, const struct import_opts *o,
 	{
 		struct run_info ri = { .name = h->name, .kind = "capture" };
 		if ((rc = store_run_create(st, &ri, run)) ||
+		    (rc = run_summaries_open(o->sums, st, *run)) ||
 		    (rc = store_run_finish(st, *run, "complete", h->genesis))) {
 			import_store_error(st, path, err, errlen);
 			return rc;

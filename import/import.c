@@ -28,6 +28,7 @@
 struct import_ctx {
 	struct store *st;
 	int64_t run;
+	struct run_summaries *sums;   /* the run's summary counted */
 	struct import_pipe *pipe;
 	int pipe_used;    /* the decoding thread ran */
 	struct stitch *stitch;
@@ -80,13 +81,15 @@ static int on_process(void *vctx, uint32_t pid, const char *comm)
 	return import_pipe_process(c->pipe, pid, comm);
 }
 
+static int write_request(void *vctx, int64_t id, const struct store_request *rq);
+
 static int on_request(void *vctx, int64_t id, const struct store_request *rq)
 {
 	struct import_ctx *c = vctx;
 
 	if (c->pipe)
 		return import_pipe_request(c->pipe, id, rq);
-	return store_request_add(c->st, c->run, id, rq);
+	return write_request(vctx, id, rq);
 }
 
 /* The writing side: the rows the decoding thread queued, into the store. */
@@ -105,7 +108,11 @@ static int write_process(void *vctx, uint32_t pid, const char *comm)
 static int write_request(void *vctx, int64_t id, const struct store_request *rq)
 {
 	struct import_ctx *c = vctx;
-	return store_request_add(c->st, c->run, id, rq);
+	int rc = store_request_add(c->st, c->run, id, rq);
+
+	if (!rc)
+		run_summaries_add(c->sums, c->run, rq);
+	return rc;
 }
 
 /* What the decoding thread runs: the whole read, each record through
@@ -180,7 +187,7 @@ static int import_path(struct store *st, const struct import_opts *o,
 		       const char *input, const char *name, int64_t *run_out,
 		       char *err, size_t errlen)
 {
-	struct import_ctx c = { .st = st };
+	struct import_ctx c = { .st = st, .sums = o->sums };
 	struct import_pipe_consumer cons = { write_event, write_process,
 					     write_request, &c };
 	struct input_opts io = { .strict = o->strict, .label = o->label };
@@ -212,7 +219,8 @@ static int import_path(struct store *st, const struct import_opts *o,
 	ri.kind = "import";
 	ri.source = o->source ? o->source
 			      : realpath(input, abspath) ? abspath : input;
-	if ((rc = store_run_create(st, &ri, &c.run)))
+	if ((rc = store_run_create(st, &ri, &c.run)) ||
+	    (rc = run_summaries_open(o->sums, st, c.run)))
 		goto store_err;
 	if ((rc = store_next_request_id(st, &first_id)))
 		goto store_err;
@@ -384,15 +392,23 @@ int import_run(const struct import_opts *o_in, struct import_result *res,
 {
 	struct import_opts o = *o_in;
 	const char *db = db_path_default(o.db);
+	struct run_summaries sums = { 0 };
 	struct store *st = NULL;
 	int rc;
 
 	err[0] = '\0';
-	if (store_open(&st, db, 1) || store_begin_bulk(st)) {
+	if (store_open(&st, db, 1)) {
 		snprintf(err, errlen, "%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
 		return -1;
 	}
+	run_summary_backfill(st);
+	if (store_begin_bulk(st)) {
+		snprintf(err, errlen, "%s: %s", store_shown(db), store_errmsg(st));
+		store_close(st);
+		return -1;
+	}
+	o.sums = &sums;
 	rc = 0;
 	for (int i = 0; i < o.ninput && !rc; i++) {
 		err[0] = '\0';
@@ -407,11 +423,12 @@ int import_run(const struct import_opts *o_in, struct import_result *res,
 		store_rollback(st);
 		if (!err[0])
 			snprintf(err, errlen, "import failed");
-	} else if (store_commit(st)) {
+	} else if (run_summaries_write(&sums, st) || store_commit(st)) {
 		snprintf(err, errlen, "%s: %s", store_shown(db), store_errmsg(st));
 		store_rollback(st);
 		rc = -1;
 	}
+	run_summaries_free(&sums);
 	store_close(st);
 	return rc ? -1 : 0;
 }

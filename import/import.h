@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/summary.h"
 #include "schema/store.h"
 
 struct import_opts {
@@ -27,6 +28,10 @@ struct import_opts {
 	const char *label;     /* the input's name in messages */
 	const char *source;    /* the run's source */
 	const char *name_base; /* path the default run name is made from */
+	/* the runs this import makes are counted here as their rows are
+	 * stored; the caller writes their summaries before it commits
+	 * (run_summaries_write()); NULL: none written */
+	struct run_summaries *sums;
 	/* for import_run() only */
 	const char *db;     /* NULL: $IOTAPE_DB or iotape.db */
 	const char *name;   /* name of the run (one input only); NULL: from

@@ -34,6 +34,7 @@ struct common {
 	char *notes;          /* joined note lines */
 	size_t notes_len;
 	int64_t run;          /* the run being written, 0 before it exists */
+	struct run_summaries *sums;   /* its summary counted (import_opts) */
 	int store_failed;     /* a store call failed: its message is the one */
 };
 
@@ -132,7 +133,8 @@ static int new_run(struct common *c, const char *name, const char *suffix,
 	ri.source = c->source ? c->source
 			      : realpath(c->path, abspath) ? abspath : c->path;
 	ri.format = c->f->name;
-	return store_run_create(c->st, &ri, &c->run);
+	return (rc = store_run_create(c->st, &ri, &c->run)) ? rc
+	       : run_summaries_open(c->sums, c->st, c->run);
 }
 
 static int put_notes(struct common *c)
@@ -350,6 +352,7 @@ static int take_io(void *vctx, const struct fmt_io *io)
 		t->c.store_failed = 1;
 		return rc;
 	}
+	run_summaries_add(t->c.sums, t->c.run, &rq);
 	if (first > t->high)
 		t->high = first;
 	return t->high > INT64_MIN + REORDER_NS ? drain(t, t->high - REORDER_NS) : 0;
@@ -785,7 +788,7 @@ int import_format_one(struct store *st, const struct import_opts *o,
 {
 	struct common c = { .st = st, .f = f, .path = o->label ? o->label : path,
 			    .source = o->source, .name_base = o->name_base,
-			    .err = err, .errlen = errlen };
+			    .sums = o->sums, .err = err, .errlen = errlen };
 	FILE *fp;
 	int rc;
 

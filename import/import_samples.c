@@ -338,7 +338,8 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		ri.source = o->source ? o->source
 				      : realpath(path, abspath) ? abspath : path;
 		ri.format = "vmstat-text";
-		if ((rc = store_run_create(st, &ri, &run)))
+		if ((rc = store_run_create(st, &ri, &run)) ||
+		    (rc = run_summaries_open(o->sums, st, run)))
 			goto store_err;
 		genesis = sc.all_timed ? sc.wall0 : 0;
 		align = sc.all_timed ? "wall-clock" : "interval";

@@ -418,7 +418,8 @@ static int store_facts(struct rec *r, struct save_ctx *s, int64_t to)
 static int save(struct rec *r, int64_t to, char *name, size_t namelen)
 {
 	const char *db = db_path_default(r->o->db);
-	struct import_opts io = { .quiet = 1 };
+	struct run_summaries sums = { 0 };
+	struct import_opts io = { .quiet = 1, .sums = &sums };
 	struct save_ctx s = { .fd = -1 };
 	struct recring_out out = { .records = write_records, .ctx = &s };
 	char path[600], base[64];
@@ -440,8 +441,10 @@ static int save(struct rec *r, int64_t to, char *name, size_t namelen)
 		return -1;
 	}
 	incident_name(r->p.trig_ns, base, sizeof(base));
-	if (store_open(&s.st, db, 1) || store_begin(s.st) ||
-	    store_run_free_name(s.st, base, name, namelen))
+	if (store_open(&s.st, db, 1))
+		goto fail;
+	run_summary_backfill(s.st);
+	if (store_begin(s.st) || store_run_free_name(s.st, base, name, namelen))
 		goto fail;
 	if (nev) {
 		char e2[sizeof(r->err) - 200];
@@ -453,10 +456,12 @@ static int save(struct rec *r, int64_t to, char *name, size_t namelen)
 	} else {
 		struct run_info ri = { .name = name, .kind = "capture" };
 		if (store_run_create(s.st, &ri, &s.run) ||
+		    run_summaries_open(&sums, s.st, s.run) ||
 		    store_run_finish(s.st, s.run, "complete", r->p.from_ns))
 			goto fail;
 	}
-	if (store_facts(r, &s, to) || store_commit(s.st))
+	if (store_facts(r, &s, to) || run_summaries_write(&sums, s.st) ||
+	    store_commit(s.st))
 		goto fail;
 	store_close(s.st);
 	unlink(path);
@@ -466,6 +471,7 @@ fail:
 out:
 	if (s.st)
 		store_rollback(s.st);
+	run_summaries_free(&sums);
 	store_close(s.st);
 	unlink(path);
 	return -1;

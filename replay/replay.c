@@ -301,6 +301,7 @@ static int load_source(struct ctx *c, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", store_errmsg(c->st));
 		return -1;
 	}
+	run_summary_backfill(c->st);
 	{
 		struct store_run r;
 		if (store_run_find(c->st, o->run, &c->src_run) ||
@@ -713,6 +714,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 				 wrc == -STORE_E_SQLITE ? store_errmsg(c->st)
 				 : strerror(-wrc));
 			store_rollback(c->st);
+			run_summaries_free(&c->sums);
 			pre_run = 0;
 			goto out;
 		}
@@ -820,6 +822,7 @@ out:
 	replay_writer_finish(&wr, NULL);   /* nothing left when done */
 	if (pre_run)
 		store_rollback(c->st);
+	run_summaries_free(&c->sums);
 	replay_lat_free(&wr_lat);
 	if (traced || tf.pipe_fd >= 0 || tf.out_fd >= 0) {
 		char e2[256];

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "analyze/stats.h"
+#include "analyze/summary.h"
 #include "capture/machine.h"
 #include "lib/emit.h"
 #include "replay/engine.h"
@@ -61,6 +62,7 @@ struct ctx {
 	 * target_add made */
 	const struct replay_engine_ops *own_ops;
 	void *own;
+	struct run_summaries sums;   /* the replay run's summary counted */
 	char timing[64];
 	char targets_desc[1024];
 	size_t gaps;              /* gaps over --max-gap shortened */

@@ -354,6 +354,7 @@ static int store_requests(struct ctx *c, int64_t run,
 		}
 		if ((rc = store_request_add(c->st, run, id++, &rq)))
 			goto out;
+		run_summaries_add(&c->sums, run, &rq);
 	}
 out:
 	free(ord);
@@ -417,10 +418,12 @@ int replay_store_begin(struct ctx *c, const char *name, int64_t *run,
 		 c->targets_desc);
 	if (store_begin(st))
 		goto fail;
-	if (store_run_create(st, &ri, run)) {
+	if (store_run_create(st, &ri, run) ||
+	    run_summaries_open(&c->sums, st, *run)) {
 		snprintf(err, errlen, "%s: %s", store_shown(db_path_default(c->o->db)),
 			 store_errmsg(st));
 		store_rollback(st);
+		run_summaries_free(&c->sums);
 		return -1;
 	}
 	return 0;
@@ -457,7 +460,7 @@ int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 		    (rc = store_run_finish(st, run, oc->status, oc->ss->t0)))
 			goto fail;
 	} else if (oc->raw && stat(oc->raw, &sb) == 0 && sb.st_size > 0) {
-		struct import_opts io = { .quiet = 1 };
+		struct import_opts io = { .quiet = 1, .sums = &c->sums };
 		if ((rc = import_one(st, &io, oc->raw, name, &run, err, errlen)))
 			goto out;
 		traced = 1;
@@ -469,7 +472,8 @@ int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 		struct run_info ri = { .name = name, .kind = "replay",
 				       .parent = c->src_run, .source = src };
 		uint32_t dev0 = c->tg[0].dev;
-		if ((rc = store_run_create(st, &ri, &run)))
+		if ((rc = store_run_create(st, &ri, &run)) ||
+		    (rc = run_summaries_open(&c->sums, st, run)))
 			goto fail;
 		if ((rc = add_note_event(st, run, oc->ss->t0, dev0,
 					 "iotape replay start")) ||
@@ -589,7 +593,7 @@ int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 		if (c->own_ops)
 			c->own_ops->replay_store(c->own, st, run);
 	}
-	if ((rc = store_commit(st)))
+	if ((rc = run_summaries_write(&c->sums, st)) || (rc = store_commit(st)))
 		goto fail;
 	*run_out = run;
 	return 0;
@@ -597,5 +601,6 @@ fail:
 	snprintf(err, errlen, "%s: %s", store_shown(db_path_default(o->db)), store_errmsg(st));
 out:
 	store_rollback(st);
+	run_summaries_free(&c->sums);
 	return -1;
 }

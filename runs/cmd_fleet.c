@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analyze/summary.h"
 #include "commands.h"
 #include "lib/options.h"
 #include "lib/util.h"
@@ -79,7 +80,7 @@ static int expire(const char *db, double age)
 	int rc = 0;
 
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
-	if (store_open_existing(&st, db) ||
+	if (store_open_existing(&st, db) || run_summary_backfill(st) ||
 	    store_expire(st, before, &runs, &dropped))
 		rc = error("%s: %s", store_name(st), store_errmsg(st));
 	else
@@ -182,7 +183,7 @@ int cmd_fleet(int argc, char **argv)
 		return migrate(db);
 	if (upkeep == 2)
 		return expire(db, expire_age);
-	if (store_open_existing(&st, db) ||
+	if (store_open_existing(&st, db) || run_summary_backfill(st) ||
 	    store_fleet_worst(st, metric, since, limit, &rows, &n)) {
 		rc = error("%s", store_errmsg(st));
 		goto out;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runs/manage.h"
+#include "analyze/summary.h"
 #include "commands.h"
 #include "lib/options.h"
 #include "lib/util.h"
@@ -73,7 +74,7 @@ int cmd_label(int argc, char **argv)
 		if (check_label(argv[i]))
 			return 2;
 	db = db_path_default(db);
-	if (store_open_existing(&st, db)) {
+	if (store_open_existing(&st, db) || run_summary_backfill(st)) {
 		error("%s", store_errmsg(st));
 		store_close(st);
 		return -1;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "runs/manage.h"
+#include "analyze/summary.h"
 #include "commands.h"
 #include "lib/options.h"
 #include "lib/util.h"
@@ -70,7 +71,7 @@ int cmd_rm(int argc, char **argv)
 		return opt_bad("rm");
 	}
 	db = db_path_default(db);
-	if (store_open(&st, db, 0)) {
+	if (store_open(&st, db, 0) || run_summary_backfill(st)) {
 		error("%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
 		return -1;
@@ -140,7 +141,7 @@ int cmd_mv(int argc, char **argv)
 	if (check_run_name(argv[optind + 1]))
 		return 2;
 	db = db_path_default(db);
-	if (store_open(&st, db, 0)) {
+	if (store_open(&st, db, 0) || run_summary_backfill(st)) {
 		error("%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
 		return -1;
@@ -192,7 +193,8 @@ int cmd_vacuum(int argc, char **argv)
 		return opt_bad("vacuum");
 	}
 	db = db_path_default(db);
-	if (store_open_existing(&st, db) || store_vacuum(st, &before, &after)) {
+	if (store_open_existing(&st, db) || run_summary_backfill(st) ||
+	    store_vacuum(st, &before, &after)) {
 		error("%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
 		return -1;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/summary.h"
 #include "commands.h"
 #include "lib/options.h"
 #include "lib/util.h"
@@ -156,7 +157,7 @@ int cmd_metric(int argc, char **argv)
 			return 2;
 	}
 	db = db_path_default(db);
-	if (store_open_existing(&st, db)) {
+	if (store_open_existing(&st, db) || run_summary_backfill(st)) {
 		error("%s", store_errmsg(st));
 		store_close(st);
 		return -1;

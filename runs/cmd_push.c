@@ -8,10 +8,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "runs/manage.h"
+#include "analyze/summary.h"
 #include "commands.h"
 #include "lib/options.h"
 #include "lib/util.h"
+#include "runs/manage.h"
 #include "schema/store.h"
 #include "schema/store_copy.h"
 
@@ -85,6 +86,9 @@ static int copy_runs(const char *cmd, const char *from, const char *to,
 		rc = error("%s", store_errmsg(src));
 		goto out;
 	}
+	/* a run without a summary (an older binary's) gets one here, so the
+	 * copy carries it */
+	run_summary_backfill(src);
 	if (manage_resolve(src, args, nargs, &runs, &n, err, sizeof(err))) {
 		rc = error("%s", err);
 		goto out;
@@ -93,6 +97,7 @@ static int copy_runs(const char *cmd, const char *from, const char *to,
 		rc = error("%s: %s", store_shown(to), store_errmsg(dst));
 		goto out;
 	}
+	run_summary_backfill(dst);
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct store_copy_counts c;
 		double t0 = now_s(), dt;
@@ -122,6 +127,10 @@ static int copy_runs(const char *cmd, const char *from, const char *to,
 				fprintf_wrapped(stdout, 80, 2, "%s,\n%s", a, b);
 		}
 	}
+	/* runs copied from a source that could not summarise them (a
+	 * reader's role) are summarised in the destination */
+	if (!rc)
+		run_summary_backfill(dst);
 out:
 	free(runs);
 	store_close(src);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "analyze/runview.h"
+#include "analyze/summary.h"
 #include "commands.h"
 #include "lib/options.h"
 #include "lib/util.h"
@@ -166,7 +167,8 @@ int cmd_runs(int argc, char **argv)
 		return opt_bad("runs");
 	}
 	db = db_path_default(db);
-	if (store_open_existing(&st, db) || store_runs_list_where(st, 1, &f, &runs, &n)) {
+	if (store_open_existing(&st, db) || run_summary_backfill(st) ||
+	    store_runs_list_where(st, 1, &f, &runs, &n)) {
 		error("%s", store_errmsg(st));
 		store_close(st);
 		return -1;
