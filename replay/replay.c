@@ -627,6 +627,107 @@ static int cpu_ticks(const char *proc, uint64_t *steal, uint64_t *total)
 
 /* ---- one replay ---- */
 
+/* The lab for one combination of --set's values (pick: the value of each
+ * --set): taken (lab_begin(), *lab_on set) when the replay sets or traces
+ * anything, else only checked for what an earlier run left; then each
+ * --set path written. Returns 0, or -1 with a message in err. */
+static int lab_apply(struct ctx *c, struct lab *lab, int *lab_on, const int *pick,
+		     char *err, size_t errlen)
+{
+	const struct replay_opts *o = c->o;
+	const char *sdir = o->state_dir ? o->state_dir : LAB_DIR_DEFAULT;
+
+	if (o->nset || o->trace) {
+		if (lab_begin(lab, sdir, err, errlen))
+			return -1;
+		*lab_on = 1;
+	} else if (lab_check(sdir, err, errlen)) {
+		return -1;
+	}
+	for (int k = 0; k < c->nsp; k++) {
+		const struct replay_set *s = &o->sets[c->sp[k].set];
+		if (lab_set(lab, c->sp[k].path, s->values[pick[c->sp[k].set]], err,
+			    errlen))
+			return -1;
+	}
+	return 0;
+}
+
+/* --trace: the targets' devices traced through tracefs into a scratch
+ * file of the lab's (its path into raw, rawlen bytes). Returns 0, or -1
+ * with a message in err. */
+static int trace_begin(struct ctx *c, struct lab *lab, struct tracefs *tf,
+		       char *raw, size_t rawlen, char *err, size_t errlen)
+{
+	const struct replay_opts *o = c->o;
+	char devs[TRACEFS_MAX_DEVS][64], sysblock[512];
+	int nd = 0;
+
+	if (lab_scratch_file(lab, "iotape-replay", raw, rawlen, err, errlen))
+		return -1;
+	for (int i = 0; i < c->ncap && nd < TRACEFS_MAX_DEVS; i++)
+		snprintf(devs[nd++], sizeof(devs[0]), "%s", c->caps[i].name);
+	snprintf(sysblock, sizeof(sysblock), "%s/block", o->mp.sys);
+	return tracefs_start(tf, lab, o->tracefs ? o->tracefs : "/sys/kernel/tracing",
+			     sysblock, devs, nd, 16384, raw, err, errlen);
+}
+
+/* Stops --trace's tracing (lost: room for 256 CPUs' lost events, *ncpu
+ * set), warning of each CPU that lost events. Returns 0, or -1 with a
+ * message in err. */
+static int trace_end(struct ctx *c, struct tracefs *tf, uint64_t *lost,
+		     int *ncpu, char *err, size_t errlen)
+{
+	if (tracefs_stop(tf, lost, 256, ncpu, err, errlen))
+		return -1;
+	for (int k = 0; k < *ncpu; k++)
+		if (lost[k] && !c->o->quiet)
+			warning("CPU %d lost %" PRIu64 " trace events", k, lost[k]);
+	return 0;
+}
+
+/* The rows of replay name written behind the I/O, in one transaction: the
+ * run made (*pre_run) and the writer started on the results in res_mem.
+ * Returns 0, or -1 with a message in err (nothing left open). */
+static int store_behind(struct ctx *c, const char *name, int64_t *pre_run,
+			struct replay_writer *wr, struct spill *res_mem,
+			struct sched_params *sp, char *err, size_t errlen)
+{
+	int wrc;
+
+	if (replay_store_begin(c, name, pre_run, err, errlen))
+		return -1;
+	if ((wrc = replay_writer_start(wr, c, *pre_run, res_mem, sp))) {
+		snprintf(err, errlen, "cannot start storing the replay: %s",
+			 wrc == -STORE_E_SQLITE ? store_errmsg(c->st)
+			 : strerror(-wrc));
+		store_rollback(c->st);
+		run_summaries_free(&c->sums);
+		*pre_run = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* The message for a replay whose target refused nfailed I/Os, naming the
+ * first one's error (res: the results in res_mem). */
+static void failed_message(struct ctx *c, struct spill *res_mem,
+			   const struct rio_result *res, uint64_t nfailed,
+			   const char *name, char *err, size_t errlen)
+{
+	int first = 0;
+
+	spill_rewind(res_mem);
+	for (size_t i = 0; i < c->plan.n && !first; i++) {
+		spill_at(res_mem, i, sizeof(*res));
+		if (res[i].res < 0)
+			first = (int)-res[i].res;
+	}
+	snprintf(err, errlen, "%" PRIu64 " I/Os failed on the target (the first: "
+		 "%s); what was done is stored in run '%s', marked failed", nfailed,
+		 strerror(first ? first : EIO), name);
+}
+
 static int replay_one(struct ctx *c, const int *pick, const char *name,
 		      const char *tag)
 {
@@ -667,35 +768,12 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	sp.plan_mem = &c->plan.io_mem;
 	sp.res_mem = &res_mem;
 	c->res_mem = &res_mem;
-	const char *sdir = o->state_dir ? o->state_dir : LAB_DIR_DEFAULT;
-	if (o->nset || o->trace) {
-		if (lab_begin(&lab, sdir, err, sizeof(err)))
-			goto out;
-		lab_on = 1;
-	} else if (lab_check(sdir, err, sizeof(err))) {
+	if (lab_apply(c, &lab, &lab_on, pick, err, sizeof(err)))
 		goto out;
-	}
-	for (int k = 0; k < c->nsp; k++) {
-		const struct replay_set *s = &o->sets[c->sp[k].set];
-		if (lab_set(&lab, c->sp[k].path, s->values[pick[c->sp[k].set]], err,
-			    sizeof(err)))
-			goto out;
-	}
 	machine_settings(&o->mp, c->caps, c->ncap, &set0, &nset0);
 	warm_up(c);
 	if (o->trace) {
-		char devs[TRACEFS_MAX_DEVS][64], sysblock[512];
-		int nd = 0;
-
-		if (lab_scratch_file(&lab, "iotape-replay", raw, sizeof(raw), err,
-				     sizeof(err)))
-			goto out;
-		for (int i = 0; i < c->ncap && nd < TRACEFS_MAX_DEVS; i++)
-			snprintf(devs[nd++], sizeof(devs[0]), "%s", c->caps[i].name);
-		snprintf(sysblock, sizeof(sysblock), "%s/block", o->mp.sys);
-		if (tracefs_start(&tf, &lab, o->tracefs ? o->tracefs
-				  : "/sys/kernel/tracing", sysblock, devs, nd, 16384,
-				  raw, err, sizeof(err)))
+		if (trace_begin(c, &lab, &tf, raw, sizeof(raw), err, sizeof(err)))
 			goto out;
 		traced = 1;
 	}
@@ -704,21 +782,9 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			"it: %.3f s of idle time left out (--max-gap 0 keeps "
 			"every gap)\n", c->gaps, c->gaps == 1 ? "" : "s",
 			(double)o->max_gap_ns / 1e9, (double)c->gap_removed_ns / 1e9);
-	if (!o->trace) {
-		/* the rows are written behind the I/O, in one transaction */
-		int wrc;
-		if (replay_store_begin(c, name, &pre_run, err, sizeof(err)))
-			goto out;
-		if ((wrc = replay_writer_start(&wr, c, pre_run, &res_mem, &sp))) {
-			snprintf(err, sizeof(err), "cannot start storing the replay: %s",
-				 wrc == -STORE_E_SQLITE ? store_errmsg(c->st)
-				 : strerror(-wrc));
-			store_rollback(c->st);
-			run_summaries_free(&c->sums);
-			pre_run = 0;
-			goto out;
-		}
-	}
+	if (!o->trace && store_behind(c, name, &pre_run, &wr, &res_mem, &sp, err,
+				      sizeof(err)))
+		goto out;
 	if (!o->quiet && isatty(2))
 		fprintf(stderr, "iotape: replaying %zu I/Os of '%s' (timing %s, "
 			"depth %u)...\n", c->plan.n, c->src_name, c->timing, c->depth);
@@ -759,13 +825,9 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		sched_setscheduler(0, SCHED_OTHER, &prio);
 	}
 	if (traced) {
-		if (tracefs_stop(&tf, lost, 256, &ncpu, err, sizeof(err)))
+		if (trace_end(c, &tf, lost, &ncpu, err, sizeof(err)))
 			goto out;
 		traced = 0;
-		for (int k = 0; k < ncpu; k++)
-			if (lost[k] && !o->quiet)
-				warning("CPU %d lost %" PRIu64 " trace events", k,
-					lost[k]);
 	}
 	machine_settings(&o->mp, c->caps, c->ncap, &set1, &nset1);
 	/* everything changed goes back before the store is written */
@@ -795,17 +857,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		goto out;
 	}
 	if (f.failed) {
-		int first = 0;
-		spill_rewind(&res_mem);
-		for (size_t i = 0; i < c->plan.n && !first; i++) {
-			spill_at(&res_mem, i, sizeof(*res));
-			if (res[i].res < 0)
-				first = (int)-res[i].res;
-		}
-		snprintf(err, sizeof(err), "%" PRIu64 " I/Os failed on the target "
-			 "(the first: %s); what was done is stored in run '%s', "
-			 "marked failed", f.failed, strerror(first ? first : EIO),
-			 name);
+		failed_message(c, &res_mem, res, f.failed, name, err, sizeof(err));
 		goto out;
 	}
 	if (!o->quiet) {
