@@ -231,6 +231,107 @@ static int save_stats(struct store *st, int64_t run, const char *path,
 	return rc;
 }
 
+/* The log's interval in seconds: --interval, else the timestamps' step,
+ * else 1 s (warned of when the log has several rows and does not say);
+ * *from says which ("option", "timestamps", "assumed"). */
+static double log_interval(const struct import_opts *o,
+			   const struct vmstat_text_info *in, const struct scan *sc,
+			   const char *path, const char **from)
+{
+	if (o->interval_s > 0) {
+		*from = "option";
+		return o->interval_s;
+	}
+	if (in->stamp_step_ns > 0) {
+		*from = "timestamps";
+		return in->stamp_step_ns / 1e9;
+	}
+	*from = "assumed";
+	if (!o->quiet && (in->rows > 1 && (!sc->all_timed || sc->dated_multirow)))
+		warning("%s: the log does not say its interval; assuming "
+			"1 s between rows (give --interval)", path);
+	return 1;
+}
+
+/* A timestamped log joined to run: aligned with the trace's start-time
+ * record (run_stats trace.wall_ns and trace.wall_at_ns) when the run has
+ * one, its rows' local wall clock against the record's UTC (sc->wall0,
+ * *genesis and *align set). Returns 0 or the store's negative code. */
+static int align_to_trace(struct store *st, int64_t run,
+			  const struct vmstat_text_info *in, struct scan *sc,
+			  int64_t *genesis, const char **align)
+{
+	int64_t wall = 0, at = 0, off;
+	struct store_stat *ss;
+	size_t ns;
+	int rc;
+
+	if ((rc = store_stats_get(st, run, &ss, &ns)))
+		return rc;
+	for (size_t i = 0; i < ns; i++) {
+		if (!ss[i].value)
+			continue;
+		if (!strcmp(ss[i].key, "trace.wall_ns"))
+			wall = strtoll(ss[i].value, NULL, 10);
+		else if (!strcmp(ss[i].key, "trace.wall_at_ns"))
+			at = strtoll(ss[i].value, NULL, 10);
+	}
+	free(ss);
+	if (wall && zone_offset_ns(in->zone, wall, &off) == 0) {
+		*genesis = at;
+		sc->wall0 = wall + off;
+		*align = "trace-timestamp";
+	}
+	return 0;
+}
+
+/* A new run for the log: named name, else after the file (made unique),
+ * into runname (len bytes) and *run, counted for its summary. Returns 0 or
+ * the store's negative code. */
+static int new_log_run(struct store *st, const struct import_opts *o,
+		       const char *path, const char *name, char *runname,
+		       size_t len, int64_t *run)
+{
+	struct run_info ri = { 0 };
+	char abspath[PATH_MAX];
+	int rc;
+
+	if (name)
+		snprintf(runname, len, "%s", name);
+	else {
+		char base[200];
+		import_run_name(o->name_base ? o->name_base : path, "vmstat", base,
+				sizeof(base));
+		if ((rc = store_run_free_name(st, base, runname, len)))
+			return rc;
+	}
+	ri.name = runname;
+	ri.kind = "import";
+	ri.source = o->source ? o->source : realpath(path, abspath) ? abspath : path;
+	ri.format = "vmstat-text";
+	if ((rc = store_run_create(st, &ri, run)))
+		return rc;
+	return run_summaries_open(o->sums, st, *run);
+}
+
+/* The index the log's first timed command gets: after run's commands.
+ * Returns 0 or the store's negative code. */
+static int next_command_idx(struct store *st, int64_t run, int64_t *n)
+{
+	struct store_command *cmd;
+	size_t ncmd;
+	int rc;
+
+	if ((rc = store_commands_get(st, run, &cmd, &ncmd)))
+		return rc;
+	*n = 0;
+	for (size_t i = 0; i < ncmd; i++)
+		if (cmd[i].idx + 1 > *n)
+			*n = cmd[i].idx + 1;
+	free(cmd);
+	return 0;
+}
+
 int import_vmstat_log(struct store *st, const struct import_opts *o,
 		      const char *file, const char *name, int64_t *run_out,
 		      char *err, size_t errlen)
@@ -240,7 +341,7 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 	struct vmstat_text_info in;
 	struct scan sc = { .wall0 = -1 };
 	struct put p = { .st = st };
-	char runname[256], abspath[PATH_MAX];
+	char runname[256];
 	const char *interval_from;
 	int64_t run = 0, genesis = 0, n;
 	int attach = 0, rc;
@@ -265,19 +366,7 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		goto out;
 	}
 
-	if (o->interval_s > 0) {
-		interval_s = o->interval_s;
-		interval_from = "option";
-	} else if (in.stamp_step_ns > 0) {
-		interval_s = in.stamp_step_ns / 1e9;
-		interval_from = "timestamps";
-	} else {
-		interval_s = 1;
-		interval_from = "assumed";
-		if (!o->quiet && (in.rows > 1 && (!sc.all_timed || sc.dated_multirow)))
-			warning("%s: the log does not say its interval; assuming "
-				"1 s between rows (give --interval)", path);
-	}
+	interval_s = log_interval(o, &in, &sc, path, &interval_from);
 	p.interval_ns = (int64_t)llround(interval_s * 1e9);
 	vo.interval_ns = p.interval_ns;
 
@@ -298,48 +387,12 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		genesis = r.genesis_ns == STORE_NO_TIME ? 0 : r.genesis_ns;
 		snprintf(runname, sizeof(runname), "%s", name);
 		align = "first-event";
-		if (sc.all_timed) {
-			int64_t wall = 0, at = 0, off;
-			struct store_stat *ss;
-			size_t ns;
-			if ((rc = store_stats_get(st, run, &ss, &ns)))
-				goto store_err;
-			for (size_t i = 0; i < ns; i++) {
-				if (!ss[i].value)
-					continue;
-				if (!strcmp(ss[i].key, "trace.wall_ns"))
-					wall = strtoll(ss[i].value, NULL, 10);
-				else if (!strcmp(ss[i].key, "trace.wall_at_ns"))
-					at = strtoll(ss[i].value, NULL, 10);
-			}
-			free(ss);
-			if (wall && zone_offset_ns(in.zone, wall, &off) == 0) {
-				/* the trace's start-time record: row times are
-				 * local wall clock, the record's UTC */
-				genesis = at;
-				sc.wall0 = wall + off;
-				align = "trace-timestamp";
-			}
-		}
+		if (sc.all_timed &&
+		    (rc = align_to_trace(st, run, &in, &sc, &genesis, &align)))
+			goto store_err;
 	} else {
-		struct run_info ri = { 0 };
-		if (name)
-			snprintf(runname, sizeof(runname), "%s", name);
-		else {
-			char base[200];
-			import_run_name(o->name_base ? o->name_base : path, "vmstat",
-					base, sizeof(base));
-			if ((rc = store_run_free_name(st, base, runname,
-						      sizeof(runname))))
-				goto store_err;
-		}
-		ri.name = runname;
-		ri.kind = "import";
-		ri.source = o->source ? o->source
-				      : realpath(path, abspath) ? abspath : path;
-		ri.format = "vmstat-text";
-		if ((rc = store_run_create(st, &ri, &run)) ||
-		    (rc = run_summaries_open(o->sums, st, run)))
+		if ((rc = new_log_run(st, o, path, name, runname, sizeof(runname),
+				      &run)))
 			goto store_err;
 		genesis = sc.all_timed ? sc.wall0 : 0;
 		align = sc.all_timed ? "wall-clock" : "interval";
@@ -347,17 +400,8 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 	if (attach && !sc.all_timed)
 		align = "interval";
 
-	{
-		struct store_command *cmd;
-		size_t ncmd;
-		if ((rc = store_commands_get(st, run, &cmd, &ncmd)))
-			goto store_err;
-		n = 0;
-		for (size_t i = 0; i < ncmd; i++)
-			if (cmd[i].idx + 1 > n)
-				n = cmd[i].idx + 1;
-		free(cmd);
-	}
+	if ((rc = next_command_idx(st, run, &n)))
+		goto store_err;
 	p.next_idx = (int)n;
 	p.path = path;
 	vo.time_line = put_time;
