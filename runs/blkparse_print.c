@@ -92,42 +92,12 @@ static char *put_sector_n(char *p, uint64_t sector, unsigned nsec)
 	return put_u(p + 3, nsec, 0, 0);
 }
 
-void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_ns,
-			  const char *comm)
+/* The start every line shares, blkparse's "%3u,%-3u %2u %8u %5u.%09u %5u
+ * %2s %3s " for ev on device dev at rel ns from the run's start (before
+ * it: negative), action act and RWBS rwbs, written at p. Returns the end. */
+static char *put_head(char *p, const struct bt_event *ev, uint32_t dev,
+		      int before, uint64_t rel, const char *act, const char *rwbs)
 {
-	char line[256], *p = line;
-	/* before the run's first record (a trace out of time order by more
-	 * than import sorts, a clock step back): a negative time, where
-	 * blkparse's unsigned subtraction prints 1266874887.709651616 */
-	int before = (int64_t)ev->time_ns < genesis_ns;
-	uint64_t rel = before ? (uint64_t)genesis_ns - ev->time_ns
-			      : ev->time_ns - (uint64_t)genesis_ns;
-	const char *act = bt_action_name(ev);
-	char name[16];
-	unsigned nsec = bt_sectors(ev);
-	int pc = (bt_cats(ev) & BT_C_PC) != 0;
-	char rwbs[8];
-	uint64_t v = 0;
-	uint32_t dev = ev->dev;
-
-	if (bt_is_notify(ev) && bt_code(ev) != BT_N_MESSAGE)
-		return;
-	/* blkparse keeps 15 characters of a name (char comm[16]) */
-	{
-		const char *c = comm ? comm : "(null)";
-		size_t k = 0;
-		for (; k < sizeof(name) - 1 && c[k]; k++)
-			name[k] = c[k];
-		name[k] = '\0';
-	}
-	bt_rwbs(ev, rwbs);
-	if (act[0] == 'A') {
-		/* blkparse prints a remap under the device it went to. */
-		struct bt_remap r;
-		if (!bt_pdu_remap(ev, &r))
-			dev = r.dev_to;
-	}
-	/* "%3u,%-3u %2u %8u %5u.%09u %5u %2s %3s " */
 	p = put_u(p, BT_MAJOR(dev), 3, 0);
 	*p++ = ',';
 	p = put_u_left(p, BT_MINOR(dev), 3);
@@ -157,44 +127,17 @@ void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_n
 	*p++ = ' ';
 	p = put_s(p, rwbs, 3);
 	*p++ = ' ';
-	/* the common lines end here, in one write */
-	switch (act[0]) {
-	case 'C':
-	case 'R':
-		if (pc)
-			break;
-		p = nsec ? put_sector_n(p, ev->sector, nsec) : put_u(p, ev->sector, 0, 0);
-		*p++ = ' ';
-		*p++ = '[';
-		p = put_i(p, ev->error);
-		*p++ = ']';
-		*p++ = '\n';
-		fwrite_unlocked(line, 1, (size_t)(p - line), fp);
-		return;
-	case 'D':
-	case 'I':
-	case 'Q':
-	case 'B':
-		if (pc)
-			break;
-		/* fall through */
-	case 'M':
-	case 'F':
-	case 'G':
-	case 'S':
-		if (nsec) {
-			p = put_sector_n(p, ev->sector, nsec);
-			*p++ = ' ';
-		}
-		p = put_name(p, name);
-		fwrite_unlocked(line, 1, (size_t)(p - line), fp);
-		return;
-	case 'P':
-		p = put_name(p, name);
-		fwrite_unlocked(line, 1, (size_t)(p - line), fp);
-		return;
-	}
-	fwrite_unlocked(line, 1, (size_t)(p - line), fp);
+	return p;
+}
+
+/* The rest of a line the common writes do not cover (a message, a PC
+ * command, an unplug, a remap, a split), after its start, printed to fp
+ * as blkparse does: ev's action act, nsec sectors, process name. */
+static void print_rest(FILE *fp, const struct bt_event *ev, const char *act,
+		       int pc, unsigned nsec, const char *name)
+{
+	uint64_t v = 0;
+
 	switch (act[0]) {
 	case 'm': {
 		uint16_t len;
@@ -263,4 +206,80 @@ void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_n
 	default:
 		fputc('\n', fp);
 	}
+}
+
+void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_ns,
+			  const char *comm)
+{
+	char line[256], *p = line;
+	/* before the run's first record (a trace out of time order by more
+	 * than import sorts, a clock step back): a negative time, where
+	 * blkparse's unsigned subtraction prints 1266874887.709651616 */
+	int before = (int64_t)ev->time_ns < genesis_ns;
+	uint64_t rel = before ? (uint64_t)genesis_ns - ev->time_ns
+			      : ev->time_ns - (uint64_t)genesis_ns;
+	const char *act = bt_action_name(ev);
+	char name[16];
+	unsigned nsec = bt_sectors(ev);
+	int pc = (bt_cats(ev) & BT_C_PC) != 0;
+	char rwbs[8];
+	uint32_t dev = ev->dev;
+
+	if (bt_is_notify(ev) && bt_code(ev) != BT_N_MESSAGE)
+		return;
+	/* blkparse keeps 15 characters of a name (char comm[16]) */
+	{
+		const char *c = comm ? comm : "(null)";
+		size_t k = 0;
+		for (; k < sizeof(name) - 1 && c[k]; k++)
+			name[k] = c[k];
+		name[k] = '\0';
+	}
+	bt_rwbs(ev, rwbs);
+	if (act[0] == 'A') {
+		/* blkparse prints a remap under the device it went to. */
+		struct bt_remap r;
+		if (!bt_pdu_remap(ev, &r))
+			dev = r.dev_to;
+	}
+	p = put_head(p, ev, dev, before, rel, act, rwbs);
+	/* the common lines end here, in one write */
+	switch (act[0]) {
+	case 'C':
+	case 'R':
+		if (pc)
+			break;
+		p = nsec ? put_sector_n(p, ev->sector, nsec) : put_u(p, ev->sector, 0, 0);
+		*p++ = ' ';
+		*p++ = '[';
+		p = put_i(p, ev->error);
+		*p++ = ']';
+		*p++ = '\n';
+		fwrite_unlocked(line, 1, (size_t)(p - line), fp);
+		return;
+	case 'D':
+	case 'I':
+	case 'Q':
+	case 'B':
+		if (pc)
+			break;
+		/* fall through */
+	case 'M':
+	case 'F':
+	case 'G':
+	case 'S':
+		if (nsec) {
+			p = put_sector_n(p, ev->sector, nsec);
+			*p++ = ' ';
+		}
+		p = put_name(p, name);
+		fwrite_unlocked(line, 1, (size_t)(p - line), fp);
+		return;
+	case 'P':
+		p = put_name(p, name);
+		fwrite_unlocked(line, 1, (size_t)(p - line), fp);
+		return;
+	}
+	fwrite_unlocked(line, 1, (size_t)(p - line), fp);
+	print_rest(fp, ev, act, pc, nsec, name);
 }
