@@ -1,7 +1,17 @@
 /* Replay I/O engines as an ops table (fio's ioengines.h): io_uring
- * (liburing, the default), sync (pread/pwrite/fdatasync, one I/O at a time)
- * and null (no I/O: completes after a set latency, on real or simulated
- * time, to test the scheduler, as fio's engines/null.c tests fio). */
+ * (liburing, the default), sync (pread/pwrite/fdatasync, one I/O at a time),
+ * null (no I/O: completes after a set latency, on real or simulated time,
+ * to test the scheduler, as fio's engines/null.c tests fio) and model (a
+ * modelled disk on a simulated clock, serving targets of its own).
+ *
+ * Adding an engine:
+ *  1. write replay/engine_NAME.c with `const struct replay_engine_ops
+ *     engine_NAME_ops` (and, for an engine that serves targets of its own,
+ *     their ops below: replay.c names no engine);
+ *  2. declare it below and add it to all[] in replay/engine.c;
+ *  3. nothing in the Makefile: it builds every .c of replay/;
+ *  4. a test (tests/unit/test_replay_sched.c drives an engine without a
+ *     run), its name in `replay --engine`'s help and docs/iotape.md. */
 #ifndef IOTAPE_REPLAY_ENGINE_H
 #define IOTAPE_REPLAY_ENGINE_H
 
