@@ -980,6 +980,11 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 	uint8_t *pend = xcalloc(cp->nbin ? cp->nbin : 1, 1);
 	if (!rd->dirty_kb.n) {
 		ssize_t last = -1;
+		/* from the window's start (where the writer began dirtying
+		 * pages) to the first write that went out */
+		for (size_t j = 0; cp->dirtying_first && j < cp->nbin &&
+		     cp->bin[j].wb_mb < 0.5 && !cp->bin[j].sync_mb; j++)
+			pend[j] = 1;
 		for (size_t j = 0; j < cp->nbin; j++)
 			if (cp->bin[j].wb_mb >= 0.5) {
 				for (ssize_t k = last + 1; last >= 0 && k < (ssize_t)j; k++)
@@ -1229,6 +1234,20 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 
 /* ---- the build ---- */
 
+/* 1 when the workload's I/O (its families', or the flushers' for it)
+ * holds writes with data. */
+static int workload_wrote(const struct critpath *cp, const struct rundata *rd)
+{
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct an_row *r = &rd->row[i];
+		if ((r->flags & AN_WRITE) && !(r->flags & AN_DISCARD) && r->bytes &&
+		    (family_is_workload(&cp->fam, r->pid) ||
+		     cp->fam.proxy_writeback))
+			return 1;
+	}
+	return 0;
+}
+
 /* Where buffered writing began before t (a trace shows no writer that
  * only dirties pages: DESIGN.md, a trace and a vmstat log alone): going
  * back from the vmstat interval holding t, through intervals where nothing
@@ -1236,25 +1255,46 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
  * cache grew, to 10 s before t, the start of the earliest interval where
  * the cache grew by 8 MB or more with little read (bi under 1 MB/s); t when
  * there is none. */
-static int64_t dirtying_since(const struct rundata *rd, int64_t t)
+static int64_t dirtying_since(const struct rundata *rd, int64_t t, int wrote)
 {
 	int64_t from = t;
 	size_t i;
 
-	if (rd->dirty_kb.n || rd->nvm < 2)
+	int frozen = 1;
+
+	if (rd->dirty_kb.n || rd->nvm < 1)
 		return t;       /* meminfo shows the dirty data itself */
+	/* procps 4.0's `vmstat 1` (Debian 12) repeats its first memory
+	 * figures on every row: cache cannot grow there */
+	for (i = 1; i < rd->nvm; i++)
+		if (rd->vm[i].cache != rd->vm[0].cache ||
+		    rd->vm[i].free != rd->vm[0].free)
+			frozen = 0;
 	for (i = 1; i < rd->nvm && rd->vm[i].t < t; i++)
 		;
-	for (; i >= 1 && i < rd->nvm; i--) {
-		const struct an_vm *v = &rd->vm[i], *p = &rd->vm[i - 1];
-		int grew = isfinite(v->cache) && isfinite(p->cache) &&
+	if (i >= rd->nvm)
+		i = rd->nvm - 1;
+	for (; i < rd->nvm; i--) {
+		const struct an_vm *v = &rd->vm[i], *p = i ? &rd->vm[i - 1] : NULL;
+		int64_t start = p ? p->t : v->t - 1000000000LL;
+		int grew = p && isfinite(v->cache) && isfinite(p->cache) &&
 			   v->cache - p->cache >= 8 * 1024 &&
 			   !(isfinite(v->bi) && v->bi >= 1024);
-		int quiet = isfinite(v->bo) && v->bo < 1024;
-		if (t - p->t > 10000000000LL || (!grew && !quiet))
+		int unread = !(isfinite(v->bi) && v->bi >= 1024);
+		int quiet = isfinite(v->bo) && v->bo < 1024 && unread;
+		/* frozen memory columns: the log's intervals before a buffered
+		 * writer's data went out, with little read, stand for the
+		 * time it was written into the page cache (the log started
+		 * with the workload, as `vmstat 1 > log & workload` does) */
+		int early = frozen && wrote && unread;
+		if (v->t > t && i && !early)
+			continue;
+		if (t - start > 10000000000LL || (!grew && !quiet && !early))
 			break;
-		if (grew)
-			from = p->t;
+		if ((grew || early) && start < from)
+			from = start;
+		if (!i)
+			break;
 	}
 	return from;
 }
@@ -1287,7 +1327,8 @@ static void window(struct critpath *cp, const struct rundata *rd,
 		snprintf(cp->window_why, sizeof(cp->window_why), "the timed "
 			 "commands' first start to last end");
 	} else if (cp->fam.t1 > cp->fam.t0) {
-		int64_t early = dirtying_since(rd, cp->fam.t0);
+		int64_t early = dirtying_since(rd, cp->fam.t0,
+					       workload_wrote(cp, rd));
 		cp->t0 = cp->fam.t0;
 		cp->t1 = cp->fam.t1;
 		if (rd->rv && rd->rv->filtered) {
@@ -1301,6 +1342,7 @@ static void window(struct critpath *cp, const struct rundata *rd,
 		if (early < cp->t0 && !(rd->rv && rd->rv->filtered)) {
 			size_t o = strlen(cp->window_why);
 			cp->t0 = early;
+			cp->dirtying_first = 1;
 			snprintf(cp->window_why + o, sizeof(cp->window_why) - o,
 				 ", from when vmstat's cache began to grow with "
 				 "nothing read (buffered writes) before it");

@@ -96,6 +96,9 @@ struct critpath {
 	int64_t t0, t1;         /* the window, ns */
 	double elapsed_s;
 	int from_cmds;          /* the window is the timed commands' */
+	int dirtying_first;     /* the window starts where a buffered writer
+				 * dirtied pages before any write went out
+				 * (vmstat, a trace alone) */
 	double cat[CP_NCAT];    /* seconds; they add up to elapsed_s */
 	double blocked_s, free_s;
 	struct cp_class cls[2][CP_SIZES];   /* [read, write] */
