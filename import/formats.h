@@ -174,7 +174,7 @@ int fmt_seconds_ns(const char *s, int64_t *ns);
  * last line had no newline. */
 long fmt_getline(FILE *fp, char **buf, size_t *cap, int *cut);
 
-/* The formats' own sniffers and parsers (capture/fmt_*.c). */
+/* The formats' own sniffers and parsers (import/fmt_*.c). */
 int fmt_fio_sniff(const uint8_t *buf, size_t len);
 int fmt_fio_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		  const struct fmt_sink *sink, char *err, size_t errlen);

@@ -143,8 +143,7 @@ def main():
     pat = re.compile(r"\bmodel_\w+|\bc->ms\b|\bms\.\w+|\bstruct model\b")
     refs = []
     for p in files:
-        if p.startswith("replay/") and not p.startswith("replay/engine_model") \
-           and not p.startswith("replay/cmd_model"):
+        if p.startswith("replay/") and not p.startswith("replay/engine_model"):
             for no, l in enumerate(texts[p].split("\n"), 1):
                 for m in pat.finditer(l):
                     refs.append((p, no, m.group(0)))

@@ -1,5 +1,5 @@
 /* Unit tests of the import format table (import/formats.c) and its parsers
- * (capture/fmt_*.c): each fixture (tests/fixtures/import, written from the
+ * (import/fmt_*.c): each fixture (tests/fixtures/import, written from the
  * formats' documented layouts by tests/fixtures/make-import-fixtures.py) is
  * sniffed as its format whatever its name, parsed into the records its
  * documentation says (checked against numbers worked out by hand from the
