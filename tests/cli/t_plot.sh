@@ -299,7 +299,7 @@ if "$IOTAPE" mail --db "$db" -o "$m" small small2 > "$t/out" 2> "$t/err"; then
 		not_ok "mail: holds the compare table" "$(grep -A9 'headline figures' "$f")"
 	fi
 	missing=
-	for s in "what was run" "settings that differ" "headline figures" "explanation" \
+	for s in "what was run" "settings that differ" "headline figures" "the question" \
 		"vmstat excerpts" "text plots" "attached"; do
 		grep -q "^== $s[ ,]" "$f" || missing="$missing '$s'"
 	done
