@@ -36,7 +36,7 @@ DEB_CHECK = /usr/bin/gcc /usr/include/sqlite3.h /usr/include/liburing.h \
 	/usr/include/blkid/blkid.h /usr/include/nettle/sha2.h /usr/bin/fio \
 	/usr/bin/gnuplot
 # libarchive decompresses gzip/xz/zstd/bzip2 inputs of `import` (loaded then:
-# capture/archive_dl.c; its header is needed to build, and the unit tests link it).
+# import/archive_dl.c; its header is needed to build, and the unit tests link it).
 DEB_PACKAGES += libarchive-dev
 DEB_CHECK += /usr/include/archive.h
 # jansson reads fio's JSON results into workload metrics (capture/wlmetric.c).
@@ -80,53 +80,11 @@ TEST_PACKAGES += $(FLEET_PACKAGES) $(MAN_PACKAGES) $(PKG_PACKAGES)
 TEST_CHECK += $(FLEET_CHECK) $(MAN_CHECK) $(PKG_CHECK)
 endif
 
-LIB_SRC = lib/util.c lib/dl.c lib/emit.c lib/options.c lib/outfile.c lib/spill.c lib/timeline.c
-CORE_SRC = capture/blktrace_format.c capture/trace_input.c \
-	capture/blkparse_text.c capture/blkparse_lex.c schema/store.c schema/store_runs.c \
-	schema/store_rows.c schema/store_metric.c schema/store_summary.c schema/store_copy.c \
-	schema/store_sqlite.c schema/store_pg.c schema/store_pg_stmt.c schema/store_pg_copy.c \
-	schema/pq_dl.c \
-	$(BUILD)/schema_sql.c $(BUILD)/schema_pg_sql.c capture/procstat.c capture/vmstat_text.c \
-	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
-	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_time.c \
-	capture/fmt_iostat.c capture/wlmetric.c
-CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c capture/capture_rows.c \
-	capture/archive_dl.c \
-	capture/import_pipe.c capture/import_samples.c capture/import_fmt.c \
-	capture/cmd_vmstat.c capture/stitch.c analyze/stats.c \
-	analyze/runview.c analyze/rsort.c analyze/rundata.c analyze/evorder.c \
-	analyze/timeacct.c analyze/family.c analyze/critpath.c analyze/question.c analyze/finding.c analyze/analyzer.c analyze/an_seek.c \
-	analyze/an_fairness.c analyze/an_queue.c analyze/an_readahead.c \
-	analyze/an_writeback.c analyze/an_swap.c analyze/an_cpu.c \
-	analyze/an_throttle.c analyze/an_device.c analyze/an_refault.c analyze/report.c \
-	analyze/compare.c analyze/figures.c analyze/crosstab.c analyze/cmd_compare.c analyze/cmd_dump.c \
-	analyze/manage.c analyze/cmd_manage.c analyze/cmd_metric.c analyze/cmd_label.c \
-	analyze/cmd_push.c analyze/cmd_fleet.c analyze/summary.c \
-	analyze/blkparse_print.c analyze/cmd_runs.c analyze/cmd_report.c \
-	analyze/export.c analyze/cmd_export.c analyze/iostat.c analyze/cmd_iostat.c \
-	capture/lab.c capture/machine.c capture/tracefs.c capture/tracefs_raw.c \
-	capture/sweep.c \
-	capture/samplebuf.c capture/taskstats.c capture/taskacct.c capture/workload.c capture/wloutput.c capture/capture.c \
-	capture/cmd_capture.c capture/recring.c capture/reclat.c capture/rectrig.c \
-	capture/rechook.c capture/record.c capture/recsafe.c \
-	capture/cmd_record.c
-MAIN_SRC = iotape.c
-PLOT_SRC = plots/plot.c plots/gnuplot.c plots/kind_io.c plots/kind_lat.c \
-	plots/kind_vm.c plots/kind_summary.c plots/cmd_plot.c plots/cmd_mail.c
-REPLAY_SRC = replay/plan.c replay/engine.c replay/engine_uring.c \
-	replay/sched.c replay/target.c replay/replay.c replay/replay_store.c \
-	replay/replay_writer.c \
-	replay/cmd_replay.c replay/engine_model.c replay/cmd_model.c
-# the disk model: pure (lib only), read by the analyzers (--model) and by
-# replay's model engine
-MODEL_SRC = model/model.c model/model_seek.c model/model_profile.c \
-	model/model_fit.c
-# the real-time disk (`iotape disk`): the model served as a loop device over
-# a FUSE file; not pure (a daemon, FUSE, tracefs)
-DISK_SRC = model/fuse_dl.c model/disk.c model/disk_fuse.c model/disk_stats.c \
-	model/disk_trace.c model/cmd_disk.c
-SRC = $(LIB_SRC) $(CORE_SRC) $(MODEL_SRC) $(CMD_SRC) $(PLOT_SRC) $(REPLAY_SRC) \
-	$(DISK_SRC)
+# one pattern per folder, in pipeline order (docs/LAYOUT.md says what each
+# holds): every .c of a folder is part of the binary
+FOLDERS = lib trace import capture record schema analyze runs replay model plots
+SRC = $(foreach d,$(FOLDERS),$(sort $(wildcard $(d)/*.c))) \
+	$(BUILD)/schema_sql.c $(BUILD)/schema_pg_sql.c
 OBJ = $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BUILD)/%,$(SRC))) \
 	$(BUILD)/schema_sql.o $(BUILD)/schema_pg_sql.o
 # the schema, written once for both dialects (schema/embed.sh -d)
@@ -239,11 +197,9 @@ FUZZ_PACKAGES = clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 60
 FUZZERS = blktrace trace_input blkparse_text vmstat_text stitch fmt_fio fmt_msr \
 	fmt_systor fmt_cloudphysics fmt_blkreplay fmt_iostat fmt_time
-FUZZ_LIB = lib/util.c lib/timeline.c capture/blktrace_format.c capture/trace_input.c \
-	capture/blkparse_text.c capture/blkparse_lex.c capture/vmstat_text.c capture/stitch.c \
-	capture/formats.c capture/fmt_fio.c capture/fmt_msr.c capture/fmt_systor.c \
-	capture/fmt_cloudphysics.c capture/fmt_blkreplay.c capture/fmt_iostat.c \
-	capture/fmt_time.c
+FUZZ_LIB = lib/util.c lib/timeline.c trace/blktrace_format.c trace/trace_input.c \
+	trace/stitch.c import/blkparse_text.c import/blkparse_lex.c import/vmstat_text.c \
+	import/formats.c $(wildcard import/fmt_*.c)
 fuzz: deps
 	@command -v clang > /dev/null || DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q $(FUZZ_PACKAGES) > /dev/null

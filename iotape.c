@@ -5,7 +5,7 @@
  *  1. write STAGE/cmd_NAME.c with `int cmd_NAME(int argc, char **argv)` that
  *     parses argv into a struct and calls a function tests can call directly;
  *  2. declare it in commands.h and add a row to commands[] below;
- *  3. add the file to CMD_SRC in the Makefile;
+ *  3. nothing in the Makefile: it builds every .c of each stage's folder;
  *  4. add tests under tests/ and a section to docs/iotape.md (the help and the
  *     doc are checked against each other by tests/cli/t_help.sh). The man page
  *     is built from that doc and shell completion reads --help: no edit there. */
@@ -13,9 +13,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "analyze/summary.h"
 #include "lib/util.h"
-#include "schema/store.h"
 
 static const struct command commands[] = {
 	{ "capture", cmd_capture, "record a run: block events, /proc samples, timings" },
@@ -115,9 +113,6 @@ int main(int argc, char **argv)
 	cmd = find_command(argv[1]);
 	if (!cmd)
 		return unknown_command(argv[1]);
-	/* every run that lands gets report's headline figures (run_summary) */
-	store_set_summarizer(run_summarize);
-	store_set_summary_stream(&run_summary_stream);
 	{
 		/* "iotape CMD" in getopt_long()'s messages */
 		char self[64];

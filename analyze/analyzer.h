@@ -6,7 +6,7 @@
  *     finding, emit, release, definitions; compare when the difference
  *     between two runs is more than the difference of their costs);
  *  2. declare it below and add a row to analyzers[] in analyzer.c;
- *  3. add the file to the Makefile's CMD_SRC;
+ *  3. nothing in the Makefile: it builds every .c of analyze/;
  *  4. add a controlled experiment to tests/cli/t_explain.sh that plants the
  *     cause and checks its rank and cost, and its definitions to
  *     docs/iotape.md (report --help prints them). */

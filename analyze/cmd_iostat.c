@@ -252,7 +252,7 @@ static double log_col(char **cols, size_t ncol, const struct log_row *r,
 }
 
 /* Prints run's imported iostat log (samples of source "iostat", keys
- * "DEVICE:column" and "cpu:column", stored by capture/import_fmt.c) as
+ * "DEVICE:column" and "cpu:column", stored by import/import_fmt.c) as
  * iostat -x's table, the reports in [from, to) of the run's time base
  * (its first event, else the log's first report). Returns 0 or -1
  * (printed). */

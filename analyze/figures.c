@@ -13,7 +13,7 @@
 
 #include "analyze/question.h"
 #include "analyze/stats.h"
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "lib/util.h"
 
 static int fig_index(struct figset *fs, const char *key, const char *label,

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "schema/store.h"
 
 /* What a reader keeps of a run (--from, --to, --dev; btt -t/-T, blkparse

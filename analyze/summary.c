@@ -3,6 +3,7 @@
  * numbers `iotape report` and `iotape compare` print for the run. */
 #include "analyze/summary.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,46 +75,132 @@ int run_summarize(struct store *st, int64_t run, struct store_summary *out,
 	return 0;
 }
 
-/* ---- the stream: report_add() a row at a time as the run is written ---- */
+/* ---- a writer's runs: report_add() a row at a time as they are written ---- */
 
-static void *stream_open(void)
+int run_summaries_open(struct run_summaries *s, struct store *st, int64_t run)
 {
-	struct report *r = calloc(1, sizeof(*r));
+	struct report *r;
 
-	if (r)
-		report_begin(r, NULL);
-	return r;
+	if (!s)
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 4;
+		struct run_summary_acc *v = realloc(s->v, cap * sizeof(*v));
+		if (!v) {
+			store_fail_keep(st, "out of memory");
+			return -ENOMEM;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	if (!(r = calloc(1, sizeof(*r)))) {
+		store_fail_keep(st, "out of memory");
+		return -ENOMEM;
+	}
+	report_begin(r, NULL);
+	s->v[s->n].run = run;
+	s->v[s->n++].rep = r;
+	return 0;
 }
 
-static void stream_add(void *acc, const struct store_request *rq)
+void run_summaries_add(const struct run_summaries *s, int64_t run,
+		       const struct store_request *rq)
 {
 	struct an_io x;
 
-	rundata_io_of(&x, rq);
-	report_add(acc, &x);
+	if (!s)
+		return;
+	/* most transactions write one run: the last opened first */
+	for (size_t i = s->n; i-- > 0;)
+		if (s->v[i].run == run) {
+			rundata_io_of(&x, rq);
+			report_add(s->v[i].rep, &x);
+			return;
+		}
 }
 
-static int stream_close(void *acc, struct store *st, int64_t run,
-			struct store_summary *out, char *err, size_t errlen)
+/* out from what r counted of run, the span from st's rows; 0, or -1 with
+ * a line in err. */
+static int counted(struct report *r, struct store *st, int64_t run,
+		   struct store_summary *out, char *err, size_t errlen)
 {
-	struct report *r = acc;
 	struct runview rv;
+
+	if (view_of(&rv, st, run, err, errlen))
+		return -1;
+	r->rv = &rv;
+	r->span_ns = runview_span_ns(&rv);
+	report_end(r);
+	summary_of(out, r);
+	runview_close(&rv);
+	return 0;
+}
+
+int run_summaries_write(struct run_summaries *s, struct store *st)
+{
 	int rc = 0;
 
-	if (out && !(rc = view_of(&rv, st, run, err, errlen))) {
-		r->rv = &rv;
-		r->span_ns = runview_span_ns(&rv);
-		report_end(r);
-		summary_of(out, r);
-		runview_close(&rv);
+	for (size_t i = 0; s && i < s->n && !rc; i++) {
+		struct store_summary sum;
+		char err[400];
+
+		memset(&sum, 0, sizeof(sum));
+		err[0] = 0;
+		if (counted(s->v[i].rep, st, s->v[i].run, &sum, err, sizeof(err))) {
+			char msg[512];
+			snprintf(msg, sizeof(msg), "summarising run %lld: %s",
+				 (long long)s->v[i].run, err);
+			store_fail_keep(st, msg);
+			rc = -STORE_E_SQLITE;
+		} else {
+			rc = store_summary_set(st, s->v[i].run, &sum);
+		}
 	}
-	report_free(r);
-	free(r);
+	run_summaries_free(s);
 	return rc;
 }
 
-const struct store_summary_stream run_summary_stream = {
-	.open = stream_open,
-	.add = stream_add,
-	.close = stream_close,
-};
+void run_summaries_free(struct run_summaries *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		report_free(s->v[i].rep);
+		free(s->v[i].rep);
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+int run_summary_backfill(struct store *st)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = store_summary_missing(st, &ids, &n)) || !n)
+		goto out;
+	if (!(rc = store_begin(st))) {
+		for (size_t i = 0; i < n && !rc; i++) {
+			struct store_summary sum;
+			char err[400];
+
+			memset(&sum, 0, sizeof(sum));
+			err[0] = 0;
+			if (run_summarize(st, ids[i], &sum, err, sizeof(err)))
+				rc = -STORE_E_SQLITE;
+			else
+				rc = store_summary_set(st, ids[i], &sum);
+		}
+		rc = rc ? rc : store_commit(st);
+		if (rc)
+			store_rollback(st);
+	}
+out:
+	free(ids);
+	/* never fatal: a writer's own run does not wait on an old one's
+	 * figures */
+	if (rc)
+		store_fail_keep(st, "");
+	return 0;
+}

@@ -9,7 +9,7 @@
 
 #include "analyze/evorder.h"
 #include "analyze/rsort.h"
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "lib/emit.h"
 #include "lib/util.h"
 
@@ -620,15 +620,6 @@ void timeacct_end(struct timeacct *ta)
 		qsort(ta->rows, ta->nrows, sizeof(*ta->rows), cmp_row);
 	if (ta->ndev)
 		qsort(ta->devs, ta->ndev, sizeof(*ta->devs), cmp_dev);
-}
-
-void timeacct_build(struct timeacct *ta, const struct rundata *rd,
-		    const struct evorder *ord)
-{
-	timeacct_begin(ta, rd);
-	timeacct_rows(ta, rd, ord);
-	timeacct_devs(ta, rd, ord);
-	timeacct_end(ta);
 }
 
 void timeacct_free(struct timeacct *ta)

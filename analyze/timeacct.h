@@ -88,14 +88,10 @@ struct timeacct {
 
 struct evorder;
 
-/* Accounts rd's bios; ord holds rd's orders of Q, D and C times
- * (evorder.h). Never fails (aborts when memory runs out). */
-void timeacct_build(struct timeacct *ta, const struct rundata *rd,
-		    const struct evorder *ord);
-
-/* timeacct_build() in steps, for two threads: timeacct_begin() first, then
- * timeacct_rows() (the process rows; reads ord's Q order) and
- * timeacct_devs() (the devices; D and C orders) in either order or at once
+/* Accounts rd's bios, in steps for two threads; ord holds rd's orders of
+ * Q, D and C times (evorder.h). Never fails (aborts when memory runs out).
+ * timeacct_begin() first, then timeacct_rows() (the process rows; reads
+ * ord's Q order) and timeacct_devs() (the devices; D and C orders) in either order or at once
  * on two threads (they write apart), then timeacct_end() (sorts both). */
 void timeacct_begin(struct timeacct *ta, const struct rundata *rd);
 void timeacct_rows(struct timeacct *ta, const struct rundata *rd,

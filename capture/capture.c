@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
-#include "capture/capture_rows.h"
-#include "capture/import.h"
+#include "import/capture_rows.h"
+#include "import/import.h"
 #include "capture/lab.h"
 #include "capture/machine.h"
 #include "capture/procstat.h"
@@ -767,7 +767,8 @@ static int store_run(struct cap_run *r)
 {
 	const char *db = db_path_default(r->o->db);
 	struct store *st = NULL;
-	struct import_opts io = { .quiet = 1 };
+	struct run_summaries sums = { 0 };
+	struct import_opts io = { .quiet = 1, .sums = &sums };
 	int64_t run;
 	int rc;
 
@@ -781,6 +782,7 @@ static int store_run(struct cap_run *r)
 		r->keep = 1;
 		return -1;
 	}
+	run_summary_backfill(st);
 	if ((rc = store_begin(st))) {
 		snprintf(r->err, sizeof(r->err), "%s: %s", store_shown(db), store_errmsg(st));
 		goto out;
@@ -788,9 +790,10 @@ static int store_run(struct cap_run *r)
 	if ((rc = import_capture_rows(st, &io, r->rows, r->name, &run, r->err,
 				      sizeof(r->err))))
 		goto out;
-	if ((rc = store_commit(st)))
+	if ((rc = run_summaries_write(&sums, st)) || (rc = store_commit(st)))
 		snprintf(r->err, sizeof(r->err), "%s: %s", store_shown(db), store_errmsg(st));
 out:
+	run_summaries_free(&sums);
 	if (rc) {
 		store_rollback(st);
 		r->keep = 1;

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "lib/util.h"
 
 #define READ_CHUNK (1 << 20)

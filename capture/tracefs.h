@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "capture/lab.h"
-#include "capture/tracefs_raw.h"
+#include "trace/tracefs_raw.h"
 
 #define TRACEFS_MAX_DEVS 16
 

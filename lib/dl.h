@@ -1,7 +1,7 @@
 /* Libraries loaded on first use (dlopen(3)) rather than linked: a library
  * and its dependencies count in every process's resident set from its
  * start, used or not. libpq (the PostgreSQL store, schema/pq_dl.h) and
- * libarchive (compressed and piped imports, capture/archive_dl.h) are
+ * libarchive (compressed and piped imports, import/archive_dl.h) are
  * loaded so; the flight recorder, which uses neither, stays smaller by
  * their 4 and 2 MiB. */
 #ifndef IOTAPE_DL_H

@@ -198,11 +198,9 @@ int profile_check(const struct disk_profile *p, char *err, size_t errlen);
  * length it needed. */
 size_t profile_format(const struct disk_profile *p, char *buf, size_t len);
 
-/* The key's name in profile files, its unit ("ms", "" ...) and a short
- * description. */
+/* The key's name in profile files and its unit ("ms", "" ...). */
 const char *profile_key_name(enum profile_key k);
 const char *profile_key_unit(enum profile_key k);
-const char *profile_key_help(enum profile_key k);
 
 /* The value of key k in p as text ("8.5", "sptf", "on"). */
 void profile_value_text(const struct disk_profile *p, enum profile_key k,

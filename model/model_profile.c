@@ -218,7 +218,6 @@ const struct disk_profile *profile_builtin(const char *name)
 
 const char *profile_key_name(enum profile_key k) { return keys[k].name; }
 const char *profile_key_unit(enum profile_key k) { return keys[k].unit; }
-const char *profile_key_help(enum profile_key k) { return keys[k].help; }
 
 void profile_value_text(const struct disk_profile *p, enum profile_key k,
 			char *buf, size_t len)

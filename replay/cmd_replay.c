@@ -13,6 +13,7 @@
 #include "lib/options.h"
 #include "lib/util.h"
 #include "model/disk.h"
+#include "replay/engine.h"
 #include "replay/replay.h"
 #include "replay/target.h"
 
@@ -276,9 +277,10 @@ int cmd_replay(int argc, char **argv)
 	o.run = argv[optind];
 	if (o.name && check_run_name(o.name))
 		return 2;
-	/* a modelled disk stands for the device: it gets what the device got */
-	if (!level_given && ((o.target && !strncmp(o.target, "model:", 6)) ||
-			     (o.nmap && !strncmp(o.maps[0].path, "model:", 6))))
+	/* a target an engine serves (a modelled disk) stands for the device: it
+	 * gets what the device got */
+	if (!level_given && (engine_serving(o.target) ||
+			     (o.nmap && engine_serving(o.maps[0].path))))
 		o.level = REPLAY_DISPATCH;
 	if (!o.target == !o.nmap) {
 		error(o.target ? "--target and --map do not go together"

@@ -16,18 +16,26 @@
 
 #include "lib/util.h"
 
+static const struct replay_engine_ops *const all[] = {
+	&engine_uring_ops, &engine_sync_ops, &engine_null_ops,
+	&engine_model_ops,
+};
+
 const struct replay_engine_ops *engine_find(const char *name)
 {
-	static const struct replay_engine_ops *const all[] = {
-		&engine_uring_ops, &engine_sync_ops, &engine_null_ops,
-		&engine_model_ops,
-	};
-
 	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
 		if (!strcmp(all[i]->name, name))
 			return all[i];
 	if (!strcmp(name, "uring"))
 		return &engine_uring_ops;
+	return NULL;
+}
+
+const struct replay_engine_ops *engine_serving(const char *path)
+{
+	for (size_t i = 0; path && i < ARRAY_SIZE(all); i++)
+		if (all[i]->serves && all[i]->serves(path))
+			return all[i];
 	return NULL;
 }
 
@@ -202,8 +210,8 @@ static int null_init(struct replay_engine *e, const struct engine_setup *s)
 	struct null_priv *p = xcalloc(1, sizeof(*p));
 
 	e->priv = p;
-	if (s->null)
-		p->conf = *s->null;
+	if (s->conf)
+		p->conf = *(const struct null_conf *)s->conf;
 	p->cap = s->depth ? s->depth : 1;
 	p->q = xcalloc(p->cap, sizeof(*p->q));
 	return 0;

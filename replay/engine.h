@@ -1,7 +1,17 @@
 /* Replay I/O engines as an ops table (fio's ioengines.h): io_uring
- * (liburing, the default), sync (pread/pwrite/fdatasync, one I/O at a time)
- * and null (no I/O: completes after a set latency, on real or simulated
- * time, to test the scheduler, as fio's engines/null.c tests fio). */
+ * (liburing, the default), sync (pread/pwrite/fdatasync, one I/O at a time),
+ * null (no I/O: completes after a set latency, on real or simulated time,
+ * to test the scheduler, as fio's engines/null.c tests fio) and model (a
+ * modelled disk on a simulated clock, serving targets of its own).
+ *
+ * Adding an engine:
+ *  1. write replay/engine_NAME.c with `const struct replay_engine_ops
+ *     engine_NAME_ops` (and, for an engine that serves targets of its own,
+ *     their ops below: replay.c names no engine);
+ *  2. declare it below and add it to all[] in replay/engine.c;
+ *  3. nothing in the Makefile: it builds every .c of replay/;
+ *  4. a test (tests/unit/test_replay_sched.c drives an engine without a
+ *     run), its name in `replay --engine`'s help and docs/iotape.md. */
 #ifndef IOTAPE_REPLAY_ENGINE_H
 #define IOTAPE_REPLAY_ENGINE_H
 
@@ -23,10 +33,11 @@ struct null_conf {
 			      * CLOCK_MONOTONIC */
 };
 
-/* The modelled disks of a replay (engine_model.c); targets named
- * MODEL_TARGET_PREFIX PROFILE. */
-struct model_set;
-#define MODEL_TARGET_PREFIX "model:"
+struct replay_target;
+struct sched_clock;
+struct sched_params;
+struct store;
+struct emit;
 
 struct engine_setup {
 	const struct engine_target *targets;
@@ -34,8 +45,10 @@ struct engine_setup {
 	unsigned depth;      /* most I/Os in flight at once */
 	uint32_t max_len;    /* largest read or write, bytes */
 	size_t align;        /* buffer alignment, bytes (a power of two) */
-	const struct null_conf *null;   /* null engine only; NULL: no latency */
-	struct model_set *model;        /* model engine only: the disks */
+	/* the engine's own settings and targets, opaque to the caller: the
+	 * null engine's struct null_conf (NULL: no latency), an engine's
+	 * served targets as its target_add made them */
+	void *conf;
 };
 
 /* One completion. */
@@ -72,6 +85,38 @@ struct replay_engine_ops {
 			 unsigned max);
 	/* Releases what init took; safe after a failed init. */
 	void (*exit)(struct replay_engine *e);
+
+	/* ---- targets the engine serves itself, not files or devices (the
+	 * model engine's "model:PROFILE"); all NULL for the other engines.
+	 * Such targets stand for the run's devices (one each, replayed at
+	 * the dispatch level by default), on the engine's simulated clock;
+	 * `own` is what target_add made, passed to init as engine_setup's
+	 * conf. ---- */
+	/* 1 when path names a target this engine serves. */
+	int (*serves)(const char *path);
+	/* For messages: what its targets are ("modelled disks"); why this
+	 * engine cannot run without them; why --set and --trace do not
+	 * apply to them. */
+	const char *targets_name, *targets_only, *no_lab;
+	/* Adds target number target (path, standing for the source device
+	 * dev) to *own (made on first use) and fills *t as replay.c's other
+	 * targets are (no descriptor; size, logical block size). Returns 0,
+	 * or -1 with a message in err. */
+	int (*target_add)(void **own, int target, const char *path, uint32_t dev,
+			  struct replay_target *t, char *err, size_t errlen);
+	/* Before one replay: fresh targets; may change sp (interrupt checks,
+	 * spinning). Returns the clock to give sched_run(). */
+	const struct sched_clock *(*replay_begin)(void *own,
+						  struct sched_params *sp);
+	/* After it: ios I/Os were replayed. */
+	void (*replay_end)(void *own, size_t ios);
+	/* The engine's figures of the replay into run_stats. Returns 0 or the
+	 * store's negative error. */
+	int (*replay_store)(const void *own, struct store *st, int64_t run);
+	/* The same figures as text and JSON. */
+	void (*replay_emit)(const void *own, struct emit *e);
+	/* Frees own (NULL: nothing). */
+	void (*own_free)(void *own);
 };
 
 struct replay_engine {
@@ -89,6 +134,10 @@ extern const struct replay_engine_ops engine_model_ops;
 /* The engine named name ("io_uring", "sync", "null", "model"), or NULL. */
 const struct replay_engine_ops *engine_find(const char *name);
 
+/* The engine that serves the target path itself (its serves() says so),
+ * or NULL: a file or a device (or path NULL). */
+const struct replay_engine_ops *engine_serving(const char *path);
+
 /* Does io on t synchronously with buffers rbuf (reads) and wbuf (writes),
  * both at least io->len bytes and aligned for O_DIRECT. Returns bytes
  * done (0 for flushes and discards), or -errno. Used by the sync engine and for what
@@ -99,44 +148,5 @@ int rio_do_sync(const struct engine_target *t, const struct rio *io,
 /* Allocates an aligned buffer of len bytes (at least one page) filled
  * with a fixed pattern; NULL when out of memory. Free with free(). */
 void *engine_buffer(size_t len, size_t align);
-
-/* ---- model targets (engine_model.c) ---- */
-
-struct replay_target;
-struct sched_clock;
-struct sched_params;
-struct store;
-struct emit;
-
-/* 1 when path is a modelled disk ("model:PROFILE"). */
-int model_target_path(const char *path);
-
-/* Adds target number target, the modelled disk path ("model:NAME", a
- * built-in profile or a profile file) standing for the source device dev,
- * to *ms (made on first use), and fills *t as replay.c's other targets are
- * (no descriptor, the profile's capacity, 512-byte unit). Returns 0, or -1
- * with a message in err (an unknown profile, a bad profile file). */
-int model_set_add(struct model_set **ms, int target, const char *path,
-		  uint32_t dev, struct replay_target *t, char *err, size_t errlen);
-
-/* Before one replay on the model engine: fresh disks, the simulated clock
- * at CLOCK_MONOTONIC now; sp's interrupt check made sparse (the simulated
- * clock passes 10 ms at almost every I/O) and its spin window 0. Returns
- * the clock to give sched_run(). */
-const struct sched_clock *model_set_begin(struct model_set *ms,
-					  struct sched_params *sp);
-
-/* After it: ios I/Os were simulated; the CPU time it took is kept. */
-void model_set_end(struct model_set *ms, size_t ios);
-
-/* The replay's model figures into run_stats (replay.model.*: simulation
- * speed, each disk's profile as a profile file). Returns 0 or the store's
- * negative error. */
-int model_set_store(const struct model_set *ms, struct store *st, int64_t run);
-
-/* The same figures as text and JSON ("model"). */
-void model_set_emit(const struct model_set *ms, struct emit *e);
-
-void model_set_free(struct model_set *ms);
 
 #endif

@@ -1,7 +1,8 @@
 /* The model engine: each target a modelled rotating disk (model/model.c),
  * on a simulated clock that only the engine and the scheduler's waits move,
  * so a replay never sleeps and runs much faster than real time; and the
- * model targets ("model:PROFILE") as replay.c opens, times and stores them. */
+ * model targets ("model:PROFILE") behind the engine's ops, which replay.c
+ * opens, times and stores without naming them. */
 #include "engine.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include "replay/target.h"
 #include "schema/store.h"
 
+#define MODEL_TARGET_PREFIX "model:"
 #define MAX_DISKS 16
 #define GATE_EVERY 4096   /* scheduler interrupt checks between real ones */
 
@@ -53,7 +55,8 @@ struct model_priv {
 	int32_t *res;      /* per disk slot: bytes a completion reports */
 };
 
-int model_target_path(const char *path)
+/* 1 when path is a modelled disk ("model:PROFILE"). */
+static int model_target_path(const char *path)
 {
 	return path && !strncmp(path, MODEL_TARGET_PREFIX,
 				strlen(MODEL_TARGET_PREFIX));
@@ -107,9 +110,9 @@ static int m_init(struct replay_engine *e, const struct engine_setup *s)
 	char err[256];
 
 	e->priv = p;
-	if (!s->model || s->ntargets > MAX_DISKS)
+	if (!s->conf || s->ntargets > MAX_DISKS)
 		return -EINVAL;
-	p->ms = s->model;
+	p->ms = s->conf;
 	p->ms->priv = p;
 	p->ndisk = s->ntargets;
 	p->depth = s->depth ? s->depth : 1;
@@ -236,22 +239,20 @@ static void m_exit(struct replay_engine *e)
 	e->priv = NULL;
 }
 
-const struct replay_engine_ops engine_model_ops = {
-	.name = "model",
-	.inline_io = 0,
-	.init = m_init,
-	.prep = m_prep,
-	.commit = m_commit,
-	.reap = m_reap,
-	.exit = m_exit,
-};
 
-/* ---- model targets, for replay.c ---- */
+/* ---- model targets, behind the engine's ops ---- */
 
-int model_set_add(struct model_set **msp, int target, const char *path,
-		  uint32_t dev, struct replay_target *t, char *err, size_t errlen)
+/* Adds target number target, the modelled disk path ("model:NAME", a
+ * built-in profile or a profile file) standing for the source device dev,
+ * to *own (a struct model_set, made on first use), and fills *t as
+ * replay.c's other targets are (no descriptor, the profile's capacity,
+ * 512-byte unit). Returns 0, or -1 with a message in err (an unknown
+ * profile, a bad profile file). */
+static int model_set_add(void **own, int target, const char *path,
+			 uint32_t dev, struct replay_target *t, char *err,
+			 size_t errlen)
 {
-	struct model_set *ms = *msp;
+	struct model_set *ms = *own;
 	const char *spec = path + strlen(MODEL_TARGET_PREFIX);
 
 	if (target >= MAX_DISKS) {
@@ -259,7 +260,7 @@ int model_set_add(struct model_set **msp, int target, const char *path,
 		return -1;
 	}
 	if (!ms) {
-		ms = *msp = xcalloc(1, sizeof(*ms));
+		ms = *own = xcalloc(1, sizeof(*ms));
 		ms->clk = (struct sched_clock){ v_now, v_wait, v_wait, ms };
 	}
 	if (profile_resolve(&ms->prof[target], spec, err, errlen))
@@ -280,9 +281,14 @@ int model_set_add(struct model_set **msp, int target, const char *path,
 	return 0;
 }
 
-const struct sched_clock *model_set_begin(struct model_set *ms,
-					  struct sched_params *sp)
+/* Before one replay on the model engine: fresh disks, the simulated clock
+ * at CLOCK_MONOTONIC now; sp's interrupt check made sparse (the simulated
+ * clock passes 10 ms at almost every I/O) and its spin window 0. Returns
+ * the clock to give sched_run(). */
+static const struct sched_clock *model_set_begin(void *own,
+						 struct sched_params *sp)
 {
+	struct model_set *ms = own;
 	char err[256];
 
 	ms->vclock = now_mono_ns();
@@ -300,8 +306,11 @@ const struct sched_clock *model_set_begin(struct model_set *ms,
 	return &ms->clk;
 }
 
-void model_set_end(struct model_set *ms, size_t ios)
+/* After it: ios I/Os were simulated; the CPU time it took is kept. */
+static void model_set_end(void *own, size_t ios)
 {
+	struct model_set *ms = own;
+
 	ms->wall_ns = now_mono_ns() - ms->wall0;
 	ms->ios = ios;
 }
@@ -311,8 +320,12 @@ static double sim_rate(const struct model_set *ms)
 	return ms->wall_ns > 0 ? (double)ms->ios / ((double)ms->wall_ns / 1e9) : 0;
 }
 
-int model_set_store(const struct model_set *ms, struct store *st, int64_t run)
+/* The replay's model figures into run_stats (replay.model.*: simulation
+ * speed, each disk's profile as a profile file). Returns 0 or the store's
+ * negative error. */
+static int model_set_store(const void *own, struct store *st, int64_t run)
 {
+	const struct model_set *ms = own;
 	char b[64], key[64], *text;
 	int rc = 0;
 
@@ -335,8 +348,11 @@ int model_set_store(const struct model_set *ms, struct store *st, int64_t run)
 	return rc;
 }
 
-void model_set_emit(const struct model_set *ms, struct emit *e)
+/* The same figures as text and JSON ("model"). */
+static void model_set_emit(const void *own, struct emit *e)
 {
+	const struct model_set *ms = own;
+
 	emit_obj_begin(e, "model");
 	emit_num(e, "sim_wall_s", (double)ms->wall_ns / 1e9);
 	emit_num(e, "sim_ios_per_s", sim_rate(ms));
@@ -362,7 +378,28 @@ void model_set_emit(const struct model_set *ms, struct emit *e)
 		  (double)ms->wall_ns : 0);
 }
 
-void model_set_free(struct model_set *ms)
+static void model_set_free(void *own)
 {
-	free(ms);
+	free(own);
 }
+
+const struct replay_engine_ops engine_model_ops = {
+	.name = "model",
+	.inline_io = 0,
+	.init = m_init,
+	.prep = m_prep,
+	.commit = m_commit,
+	.reap = m_reap,
+	.exit = m_exit,
+	.serves = model_target_path,
+	.targets_name = "modelled disks",
+	.targets_only = "the model engine drives modelled disks only: "
+			"--target model:PROFILE or --map DEV=model:PROFILE",
+	.no_lab = "--set and --trace do not apply to a modelled disk",
+	.target_add = model_set_add,
+	.replay_begin = model_set_begin,
+	.replay_end = model_set_end,
+	.replay_store = model_set_store,
+	.replay_emit = model_set_emit,
+	.own_free = model_set_free,
+};

@@ -16,7 +16,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "capture/lab.h"
 #include "capture/sweep.h"
 #include "capture/tracefs.h"
@@ -68,8 +68,9 @@ static int map_devices(struct ctx *c, char *err, size_t errlen)
 	const struct replay_opts *o = c->o;
 
 	c->dev_target = xcalloc(c->src.ndev, sizeof(*c->dev_target));
-	if (o->target && model_target_path(o->target)) {
-		/* each device its own modelled disk, as in the run */
+	if (o->target && engine_serving(o->target)) {
+		/* each device its own served target (a modelled disk), as in
+		 * the run */
 		for (size_t k = 0; k < c->src.ndev && k < REPLAY_MAX_TARGETS; k++) {
 			snprintf(c->tg[k].path, sizeof(c->tg[k].path), "%s", o->target);
 			c->dev_target[k] = (int)k;
@@ -100,7 +101,7 @@ static int map_devices(struct ctx *c, char *err, size_t errlen)
 			return -1;
 		}
 		if ((t = find_target(c, o->maps[m].path)) < 0 ||
-		    model_target_path(o->maps[m].path)) {
+		    engine_serving(o->maps[m].path)) {
 			if (c->ntg == REPLAY_MAX_TARGETS) {
 				snprintf(err, errlen, "too many targets (at most %d)",
 					 REPLAY_MAX_TARGETS);
@@ -151,12 +152,20 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 		c->tg[i].fd = -1;
 	}
 	for (int i = 0; i < c->ntg; i++) {
-		if (model_target_path(paths[i])) {
+		const struct replay_engine_ops *eo = engine_serving(paths[i]);
+		if (eo) {
 			size_t k = 0;
 			while (k + 1 < c->src.ndev && c->dev_target[k] != i)
 				k++;
-			if (model_set_add(&c->ms, i, paths[i], c->src.devs[k],
-					  &c->tg[i], err, errlen))
+			if (c->own_ops && c->own_ops != eo) {
+				snprintf(err, errlen, "%s and %s do not mix in one "
+					 "replay ('%s')", c->own_ops->targets_name,
+					 eo->targets_name, paths[i]);
+				return -1;
+			}
+			c->own_ops = eo;
+			if (eo->target_add(&c->own, i, paths[i], c->src.devs[k],
+					   &c->tg[i], err, errlen))
 				return -1;
 			continue;
 		}
@@ -167,10 +176,11 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 			warning("'%s' holds data: its writes are replayed as reads "
 				"(--allow-write writes them)", paths[i]);
 	}
-	for (int i = 0; c->ms && i < c->ntg; i++)
-		if (!model_target_path(paths[i])) {
-			snprintf(err, errlen, "modelled disks and real targets do "
-				 "not mix in one replay ('%s')", paths[i]);
+	for (int i = 0; c->own_ops && i < c->ntg; i++)
+		if (!engine_serving(paths[i])) {
+			snprintf(err, errlen, "%s and real targets do not mix in "
+				 "one replay ('%s')", c->own_ops->targets_name,
+				 paths[i]);
 			return -1;
 		}
 	return 0;
@@ -279,21 +289,19 @@ static int setup(struct ctx *c, char *err, size_t errlen)
 	return rc0;
 }
 
-static int setup_plan(struct ctx *c, char *err, size_t errlen)
+/* Opens the store, finds the source run and loads its requests at the
+ * replay's level into c->src (its latencies read on a thread meanwhile).
+ * Returns 0, or -1 with a message in err (no such run, no requests). */
+static int load_source(struct ctx *c, char *err, size_t errlen)
 {
 	const struct replay_opts *o = c->o;
-	struct plan_target pt[REPLAY_MAX_TARGETS];
 	const char *level = o->level == REPLAY_QUEUE ? "queue" : "dispatch";
-	const char *engine = o->engine ? o->engine : "io_uring";
-	struct engine_target *et = c->et;
-	struct engine_setup es = { 0 };
-	size_t align = 4096;
-	int rc;
 
 	if (store_open_existing(&c->st, db_path_default(o->db))) {
 		snprintf(err, errlen, "%s", store_errmsg(c->st));
 		return -1;
 	}
+	run_summary_backfill(c->st);
 	{
 		struct store_run r;
 		if (store_run_find(c->st, o->run, &c->src_run) ||
@@ -333,6 +341,51 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 						  : "; try --level queue");
 		return -1;
 	}
+	return 0;
+}
+
+/* Sets up the engine named engine for the planned targets (buffers
+ * aligned to align bytes, c->depth I/Os in flight). Returns 0, or -1 with a
+ * message in err. */
+static int start_engine(struct ctx *c, const char *engine, size_t align,
+			char *err, size_t errlen)
+{
+	const struct replay_opts *o = c->o;
+	struct engine_target *et = c->et;
+	struct engine_setup es = { 0 };
+	int rc;
+
+	c->depth = o->depth ? o->depth : c->plan.depth_orig;
+	for (int i = 0; i < c->ntg; i++)
+		et[i] = (struct engine_target){ c->tg[i].fd, c->tg[i].blkdev };
+	es.targets = et;
+	es.ntargets = c->ntg;
+	es.depth = c->depth;
+	es.max_len = c->plan.max_len;
+	es.align = align;
+	es.conf = c->own;
+	c->eng.ops = engine_find(engine);
+	c->eng_ok = 1;
+	if ((rc = c->eng.ops->init(&c->eng, &es))) {
+		snprintf(err, errlen, "cannot set up the %s engine: %s%s", engine,
+			 strerror(-rc), strcmp(engine, "sync") ?
+			 " (--engine sync works everywhere)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* What a replay needs before it starts: the source run, its targets, the
+ * plan and the engine. Returns 0, or -1 with a message in err. */
+static int setup_plan(struct ctx *c, char *err, size_t errlen)
+{
+	const struct replay_opts *o = c->o;
+	struct plan_target pt[REPLAY_MAX_TARGETS];
+	const char *engine = o->engine ? o->engine : "io_uring";
+	size_t align = 4096;
+
+	if (load_source(c, err, errlen))
+		return -1;
 	if (!engine_find(engine)) {
 		snprintf(err, errlen, "unknown --engine '%s' (io_uring, sync, null)",
 			 engine);
@@ -340,18 +393,20 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 	}
 	if (map_devices(c, err, errlen) || open_targets(c, err, errlen))
 		return -1;
-	if (c->ms || !strcmp(engine, "model")) {
-		if (!c->ms || (o->engine && strcmp(o->engine, "model"))) {
-			snprintf(err, errlen, "the model engine drives modelled disks "
-				 "only: --target model:PROFILE or --map DEV=model:PROFILE");
+	if (c->own_ops || engine_find(engine)->serves) {
+		/* an engine that serves its targets drives those only */
+		const struct replay_engine_ops *own =
+			c->own_ops ? c->own_ops : engine_find(engine);
+
+		if (!c->own_ops || (o->engine && strcmp(o->engine, own->name))) {
+			snprintf(err, errlen, "%s", own->targets_only);
 			return -1;
 		}
 		if (o->nset || o->trace) {
-			snprintf(err, errlen, "--set and --trace do not apply to a "
-				 "modelled disk");
+			snprintf(err, errlen, "%s", own->no_lab);
 			return -1;
 		}
-		engine = "model";
+		engine = own->name;
 	}
 	for (int i = 0; i < c->ntg; i++) {
 		pt[i] = (struct plan_target){
@@ -371,7 +426,7 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 	if (o->scale > 0)
 		c->gaps = plan_cap_gaps(&c->plan, o->max_gap_ns, &c->gap_removed_ns);
 	for (int i = 0; i < c->ntg; i++) {
-		if (model_target_path(c->tg[i].path))
+		if (engine_serving(c->tg[i].path))
 			continue;
 		if (c->tg[i].may_extend && !(o->wrap && c->tg[i].size) &&
 		    target_extend(&c->tg[i], c->plan.need[i], err, errlen))
@@ -379,23 +434,8 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 		if (target_check_direct(&c->tg[i], err, errlen))
 			return -1;
 	}
-	c->depth = o->depth ? o->depth : c->plan.depth_orig;
-	for (int i = 0; i < c->ntg; i++)
-		et[i] = (struct engine_target){ c->tg[i].fd, c->tg[i].blkdev };
-	es.targets = et;
-	es.ntargets = c->ntg;
-	es.depth = c->depth;
-	es.max_len = c->plan.max_len;
-	es.align = align;
-	es.model = c->ms;
-	c->eng.ops = engine_find(engine);
-	c->eng_ok = 1;
-	if ((rc = c->eng.ops->init(&c->eng, &es))) {
-		snprintf(err, errlen, "cannot set up the %s engine: %s%s", engine,
-			 strerror(-rc), strcmp(engine, "sync") ?
-			 " (--engine sync works everywhere)" : "");
+	if (start_engine(c, engine, align, err, errlen))
 		return -1;
-	}
 	for (int i = 0; i < c->ntg; i++) {
 		char e2[256];
 		if (!c->tg[i].disk[0])
@@ -434,14 +474,14 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
  * the task's I/O context, the device's first request from this CPU), which
  * made the first traced Q of a timed replay 57 us later than the rest (76
  * us in all: every offset measured from it was off by that much). Nothing
- * for modelled disks (their clock is simulated) or targets whose blocks are
- * larger than the engine's buffer. */
+ * for targets an engine serves (a modelled disk: its clock is simulated)
+ * or targets whose blocks are larger than the engine's buffer. */
 static void warm_up(struct ctx *c)
 {
 	struct engine_cqe cqe[4];
 	unsigned want = 0, got = 0;
 
-	if (c->ms || !c->eng_ok)
+	if (c->own_ops || !c->eng_ok)
 		return;
 	for (int i = 0; i < c->ntg; i++) {
 		struct rio io = { .op = RIO_READ, .target = (uint16_t)i,
@@ -587,6 +627,107 @@ static int cpu_ticks(const char *proc, uint64_t *steal, uint64_t *total)
 
 /* ---- one replay ---- */
 
+/* The lab for one combination of --set's values (pick: the value of each
+ * --set): taken (lab_begin(), *lab_on set) when the replay sets or traces
+ * anything, else only checked for what an earlier run left; then each
+ * --set path written. Returns 0, or -1 with a message in err. */
+static int lab_apply(struct ctx *c, struct lab *lab, int *lab_on, const int *pick,
+		     char *err, size_t errlen)
+{
+	const struct replay_opts *o = c->o;
+	const char *sdir = o->state_dir ? o->state_dir : LAB_DIR_DEFAULT;
+
+	if (o->nset || o->trace) {
+		if (lab_begin(lab, sdir, err, errlen))
+			return -1;
+		*lab_on = 1;
+	} else if (lab_check(sdir, err, errlen)) {
+		return -1;
+	}
+	for (int k = 0; k < c->nsp; k++) {
+		const struct replay_set *s = &o->sets[c->sp[k].set];
+		if (lab_set(lab, c->sp[k].path, s->values[pick[c->sp[k].set]], err,
+			    errlen))
+			return -1;
+	}
+	return 0;
+}
+
+/* --trace: the targets' devices traced through tracefs into a scratch
+ * file of the lab's (its path into raw, rawlen bytes). Returns 0, or -1
+ * with a message in err. */
+static int trace_begin(struct ctx *c, struct lab *lab, struct tracefs *tf,
+		       char *raw, size_t rawlen, char *err, size_t errlen)
+{
+	const struct replay_opts *o = c->o;
+	char devs[TRACEFS_MAX_DEVS][64], sysblock[512];
+	int nd = 0;
+
+	if (lab_scratch_file(lab, "iotape-replay", raw, rawlen, err, errlen))
+		return -1;
+	for (int i = 0; i < c->ncap && nd < TRACEFS_MAX_DEVS; i++)
+		snprintf(devs[nd++], sizeof(devs[0]), "%s", c->caps[i].name);
+	snprintf(sysblock, sizeof(sysblock), "%s/block", o->mp.sys);
+	return tracefs_start(tf, lab, o->tracefs ? o->tracefs : "/sys/kernel/tracing",
+			     sysblock, devs, nd, 16384, raw, err, errlen);
+}
+
+/* Stops --trace's tracing (lost: room for 256 CPUs' lost events, *ncpu
+ * set), warning of each CPU that lost events. Returns 0, or -1 with a
+ * message in err. */
+static int trace_end(struct ctx *c, struct tracefs *tf, uint64_t *lost,
+		     int *ncpu, char *err, size_t errlen)
+{
+	if (tracefs_stop(tf, lost, 256, ncpu, err, errlen))
+		return -1;
+	for (int k = 0; k < *ncpu; k++)
+		if (lost[k] && !c->o->quiet)
+			warning("CPU %d lost %" PRIu64 " trace events", k, lost[k]);
+	return 0;
+}
+
+/* The rows of replay name written behind the I/O, in one transaction: the
+ * run made (*pre_run) and the writer started on the results in res_mem.
+ * Returns 0, or -1 with a message in err (nothing left open). */
+static int store_behind(struct ctx *c, const char *name, int64_t *pre_run,
+			struct replay_writer *wr, struct spill *res_mem,
+			struct sched_params *sp, char *err, size_t errlen)
+{
+	int wrc;
+
+	if (replay_store_begin(c, name, pre_run, err, errlen))
+		return -1;
+	if ((wrc = replay_writer_start(wr, c, *pre_run, res_mem, sp))) {
+		snprintf(err, errlen, "cannot start storing the replay: %s",
+			 wrc == -STORE_E_SQLITE ? store_errmsg(c->st)
+			 : strerror(-wrc));
+		store_rollback(c->st);
+		run_summaries_free(&c->sums);
+		*pre_run = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* The message for a replay whose target refused nfailed I/Os, naming the
+ * first one's error (res: the results in res_mem). */
+static void failed_message(struct ctx *c, struct spill *res_mem,
+			   const struct rio_result *res, uint64_t nfailed,
+			   const char *name, char *err, size_t errlen)
+{
+	int first = 0;
+
+	spill_rewind(res_mem);
+	for (size_t i = 0; i < c->plan.n && !first; i++) {
+		spill_at(res_mem, i, sizeof(*res));
+		if (res[i].res < 0)
+			first = (int)-res[i].res;
+	}
+	snprintf(err, errlen, "%" PRIu64 " I/Os failed on the target (the first: "
+		 "%s); what was done is stored in run '%s', marked failed", nfailed,
+		 strerror(first ? first : EIO), name);
+}
+
 static int replay_one(struct ctx *c, const int *pick, const char *name,
 		      const char *tag)
 {
@@ -627,35 +768,12 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	sp.plan_mem = &c->plan.io_mem;
 	sp.res_mem = &res_mem;
 	c->res_mem = &res_mem;
-	const char *sdir = o->state_dir ? o->state_dir : LAB_DIR_DEFAULT;
-	if (o->nset || o->trace) {
-		if (lab_begin(&lab, sdir, err, sizeof(err)))
-			goto out;
-		lab_on = 1;
-	} else if (lab_check(sdir, err, sizeof(err))) {
+	if (lab_apply(c, &lab, &lab_on, pick, err, sizeof(err)))
 		goto out;
-	}
-	for (int k = 0; k < c->nsp; k++) {
-		const struct replay_set *s = &o->sets[c->sp[k].set];
-		if (lab_set(&lab, c->sp[k].path, s->values[pick[c->sp[k].set]], err,
-			    sizeof(err)))
-			goto out;
-	}
 	machine_settings(&o->mp, c->caps, c->ncap, &set0, &nset0);
 	warm_up(c);
 	if (o->trace) {
-		char devs[TRACEFS_MAX_DEVS][64], sysblock[512];
-		int nd = 0;
-
-		if (lab_scratch_file(&lab, "iotape-replay", raw, sizeof(raw), err,
-				     sizeof(err)))
-			goto out;
-		for (int i = 0; i < c->ncap && nd < TRACEFS_MAX_DEVS; i++)
-			snprintf(devs[nd++], sizeof(devs[0]), "%s", c->caps[i].name);
-		snprintf(sysblock, sizeof(sysblock), "%s/block", o->mp.sys);
-		if (tracefs_start(&tf, &lab, o->tracefs ? o->tracefs
-				  : "/sys/kernel/tracing", sysblock, devs, nd, 16384,
-				  raw, err, sizeof(err)))
+		if (trace_begin(c, &lab, &tf, raw, sizeof(raw), err, sizeof(err)))
 			goto out;
 		traced = 1;
 	}
@@ -664,32 +782,21 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			"it: %.3f s of idle time left out (--max-gap 0 keeps "
 			"every gap)\n", c->gaps, c->gaps == 1 ? "" : "s",
 			(double)o->max_gap_ns / 1e9, (double)c->gap_removed_ns / 1e9);
-	if (!o->trace) {
-		/* the rows are written behind the I/O, in one transaction */
-		int wrc;
-		if (replay_store_begin(c, name, &pre_run, err, sizeof(err)))
-			goto out;
-		if ((wrc = replay_writer_start(&wr, c, pre_run, &res_mem, &sp))) {
-			snprintf(err, sizeof(err), "cannot start storing the replay: %s",
-				 wrc == -STORE_E_SQLITE ? store_errmsg(c->st)
-				 : strerror(-wrc));
-			store_rollback(c->st);
-			pre_run = 0;
-			goto out;
-		}
-	}
+	if (!o->trace && store_behind(c, name, &pre_run, &wr, &res_mem, &sp, err,
+				      sizeof(err)))
+		goto out;
 	if (!o->quiet && isatty(2))
 		fprintf(stderr, "iotape: replaying %zu I/Os of '%s' (timing %s, "
 			"depth %u)...\n", c->plan.n, c->src_name, c->timing, c->depth);
 	/* (before SCHED_FIFO: the thread is a normal one) */
-	if (!c->ms)
+	if (!c->own_ops)
 		prefault_start(&pf, &res_mem, &wr, c->plan.n, &sp);
 	/* A timed replay runs at SCHED_FIFO priority 1 where allowed (root):
 	 * on a busy machine a normal thread wakes milliseconds late. Not for
 	 * afap, whose loop never sleeps long and would starve the workers
 	 * that complete the I/O on its CPU. */
-	if (c->ms)
-		clk = model_set_begin(c->ms, &sp);   /* simulated time */
+	if (c->own_ops)
+		clk = c->own_ops->replay_begin(c->own, &sp);   /* simulated time */
 	else if (o->scale > 0) {
 		struct sched_param prio = { .sched_priority = 1 };
 		c->realtime = sched_setscheduler(0, SCHED_FIFO, &prio) == 0;
@@ -707,8 +814,8 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			goto out;
 		}
 	}
-	if (c->ms)
-		model_set_end(c->ms, c->plan.n);
+	if (c->own_ops)
+		c->own_ops->replay_end(c->own, c->plan.n);
 	if (have_ticks && !cpu_ticks(o->mp.proc, &steal1, &total1) &&
 	    total1 > total0)
 		f.steal_pct = 100.0 * (double)(steal1 - steal0) /
@@ -718,13 +825,9 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		sched_setscheduler(0, SCHED_OTHER, &prio);
 	}
 	if (traced) {
-		if (tracefs_stop(&tf, lost, 256, &ncpu, err, sizeof(err)))
+		if (trace_end(c, &tf, lost, &ncpu, err, sizeof(err)))
 			goto out;
 		traced = 0;
-		for (int k = 0; k < ncpu; k++)
-			if (lost[k] && !o->quiet)
-				warning("CPU %d lost %" PRIu64 " trace events", k,
-					lost[k]);
 	}
 	machine_settings(&o->mp, c->caps, c->ncap, &set1, &nset1);
 	/* everything changed goes back before the store is written */
@@ -754,17 +857,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		goto out;
 	}
 	if (f.failed) {
-		int first = 0;
-		spill_rewind(&res_mem);
-		for (size_t i = 0; i < c->plan.n && !first; i++) {
-			spill_at(&res_mem, i, sizeof(*res));
-			if (res[i].res < 0)
-				first = (int)-res[i].res;
-		}
-		snprintf(err, sizeof(err), "%" PRIu64 " I/Os failed on the target "
-			 "(the first: %s); what was done is stored in run '%s', "
-			 "marked failed", f.failed, strerror(first ? first : EIO),
-			 name);
+		failed_message(c, &res_mem, res, f.failed, name, err, sizeof(err));
 		goto out;
 	}
 	if (!o->quiet) {
@@ -781,6 +874,7 @@ out:
 	replay_writer_finish(&wr, NULL);   /* nothing left when done */
 	if (pre_run)
 		store_rollback(c->st);
+	run_summaries_free(&c->sums);
 	replay_lat_free(&wr_lat);
 	if (traced || tf.pipe_fd >= 0 || tf.out_fd >= 0) {
 		char e2[256];
@@ -880,7 +974,8 @@ out:
 			unlink(c->tg[i].path);
 	}
 	plan_free(&c->plan);
-	model_set_free(c->ms);
+	if (c->own_ops)
+		c->own_ops->own_free(c->own);
 	source_free(&c->src);
 	replay_lat_free(&c->src_lat);
 	free(c->dev_target);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "analyze/stats.h"
+#include "analyze/summary.h"
 #include "capture/machine.h"
 #include "lib/emit.h"
 #include "replay/engine.h"
@@ -56,7 +57,12 @@ struct ctx {
 	int got_signal;
 	int realtime;             /* the last replay ran at SCHED_FIFO */
 	struct emit em;
-	struct model_set *ms;     /* modelled disks (model:PROFILE targets) */
+	/* the engine that serves the targets itself (engine_serving(): the
+	 * model engine's model:PROFILE), NULL for files and devices; what its
+	 * target_add made */
+	const struct replay_engine_ops *own_ops;
+	void *own;
+	struct run_summaries sums;   /* the replay run's summary counted */
 	char timing[64];
 	char targets_desc[1024];
 	size_t gaps;              /* gaps over --max-gap shortened */

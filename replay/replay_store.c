@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture/import.h"
+#include "import/import.h"
 #include "lib/util.h"
 #include "replay/replay_int.h"
 
@@ -192,8 +192,8 @@ void replay_emit_fidelity(struct ctx *c, const char *name, const char *status,
 			  strlen(how) + strlen(what) + 4 > 78 ? "\n  " : " ", what);
 	}
 	emit_text(e, "  on %s\n", c->targets_desc);
-	if (c->ms)
-		model_set_emit(c->ms, e);
+	if (c->own_ops)
+		c->own_ops->replay_emit(c->own, e);
 	emit_text(e, "  writes as reads %" PRIu64 ", flush+writes %" PRIu64
 		  ", aligned %" PRIu64 ", wrapped %" PRIu64 ", failed %" PRIu64
 		  "\n", p->as_read, p->flush_writes, p->aligned, p->wrapped,
@@ -354,6 +354,7 @@ static int store_requests(struct ctx *c, int64_t run,
 		}
 		if ((rc = store_request_add(c->st, run, id++, &rq)))
 			goto out;
+		run_summaries_add(&c->sums, run, &rq);
 	}
 out:
 	free(ord);
@@ -403,6 +404,91 @@ static void save_settings(struct store *st, int64_t run, struct setting *s,
 }
 
 
+/* The replay's figures into run's run_stats (replay.*): how it was run,
+ * what the plan changed, the fidelity of its timing (f) and its latencies
+ * beside the source run's, and the engine's own. Like the settings, a
+ * figure that cannot be stored is left out. */
+static void store_replay_stats(struct ctx *c, struct store *st, int64_t run,
+			       const struct outcome *oc, const struct fidelity *f,
+			       int traced)
+{
+	const struct replay_opts *o = c->o;
+	int afap = o->scale <= 0;
+	const struct plan *p = &c->plan;
+	store_stat_set(st, run, "replay.source", c->src_name);
+	store_stat_set(st, run, "replay.level",
+		       o->level == REPLAY_QUEUE ? "queue" : "dispatch");
+	store_stat_set(st, run, "replay.timing", c->timing);
+	store_stat_set(st, run, "replay.engine", c->eng.ops->name);
+	store_stat_set(st, run, "replay.streams",
+		       o->single_stream ? "single" : "pid");
+	store_stat_set(st, run, "replay.targets", c->targets_desc);
+	store_stat_set(st, run, "replay.traced", traced ? "1" : "0");
+	store_stat_set(st, run, "replay.realtime", c->realtime ? "1" : "0");
+	if (f->steal_pct >= 0)
+		stat_num(st, run, "replay.steal_pct", f->steal_pct, 2);
+	stat_u64(st, run, "replay.depth", c->depth);
+	stat_u64(st, run, "replay.depth_original", p->depth_orig);
+	stat_u64(st, run, "replay.ios", f->issued);
+	stat_u64(st, run, "replay.ios_original", p->src_n);
+	stat_u64(st, run, "replay.failed", f->failed);
+	stat_u64(st, run, "replay.writes_as_reads", p->as_read);
+	stat_u64(st, run, "replay.flush_writes", p->flush_writes);
+	stat_u64(st, run, "replay.aligned", p->aligned);
+	stat_u64(st, run, "replay.wrapped", p->wrapped);
+	stat_u64(st, run, "replay.discards_skipped", p->discards_skipped);
+	stat_u64(st, run, "replay.dep_waits", oc->ss->dep_waits);
+	stat_u64(st, run, "replay.max_gap_ns", (uint64_t)c->o->max_gap_ns);
+	stat_u64(st, run, "replay.gaps_shortened", c->gaps);
+	stat_u64(st, run, "replay.gap_removed_ns", (uint64_t)c->gap_removed_ns);
+	stat_u64(st, run, "replay.streams_n", p->nstreams);
+	stat_u64(st, run, "replay.serial_streams", p->serial_streams);
+	if (!afap) {
+		stat_num(st, run, "replay.issue_err_p50_us",
+			 hist_pct(&f->err, 50) / 1e3, 3);
+		stat_num(st, run, "replay.issue_err_p99_us",
+			 hist_pct(&f->err, 99) / 1e3, 3);
+		stat_num(st, run, "replay.issue_err_max_us",
+			 (double)f->err.max / 1e3, 3);
+		stat_u64(st, run, "replay.late_1ms", f->late);
+		stat_u64(st, run, "replay.held", f->held);
+		stat_num(st, run, "replay.own_err_p50_us",
+			 hist_pct(&f->own, 50) / 1e3, 3);
+		stat_num(st, run, "replay.own_err_p99_us",
+			 hist_pct(&f->own, 99) / 1e3, 3);
+		stat_num(st, run, "replay.own_err_max_us",
+			 (double)f->own.max / 1e3, 3);
+		stat_u64(st, run, "replay.own_late_1ms", f->own_late);
+	}
+	stat_num(st, run, "replay.span_s", (double)f->span_ns / 1e9, 6);
+	stat_num(st, run, "replay.span_s_original",
+		 (double)p->src_span_ns / 1e9, 6);
+	stat_num(st, run, "replay.iops", f->iops, 1);
+	stat_num(st, run, "replay.iops_original", f->src_iops, 1);
+	stat_num(st, run, "replay.mb_s", f->mbs, 3);
+	stat_num(st, run, "replay.mb_s_original", f->src_mbs, 3);
+	stat_num(st, run, "replay.q2c_mean_us", hist_mean(&f->lat.q2c) / 1e3,
+		 3);
+	stat_num(st, run, "replay.q2c_p99_us", hist_pct(&f->lat.q2c, 99) / 1e3,
+		 3);
+	stat_num(st, run, "replay.d2c_mean_us", hist_mean(&f->lat.d2c) / 1e3,
+		 3);
+	stat_num(st, run, "replay.d2c_p99_us", hist_pct(&f->lat.d2c, 99) / 1e3,
+		 3);
+	stat_num(st, run, "replay.q2c_mean_us_original",
+		 hist_mean(&c->src_lat.q2c) / 1e3, 3);
+	stat_num(st, run, "replay.q2c_p99_us_original",
+		 hist_pct(&c->src_lat.q2c, 99) / 1e3, 3);
+	stat_num(st, run, "replay.d2c_mean_us_original",
+		 hist_mean(&c->src_lat.d2c) / 1e3, 3);
+	stat_num(st, run, "replay.d2c_p99_us_original",
+		 hist_pct(&c->src_lat.d2c, 99) / 1e3, 3);
+	if (oc->tag)
+		store_stat_set(st, run, "tag", oc->tag);
+	if (c->own_ops)
+		c->own_ops->replay_store(c->own, st, run);
+}
+
 /* Stores one replay as run name; fills f (the replay's latencies come from
  * the stored requests). Returns 0 and *run_out, or -1 with err. */
 int replay_store_begin(struct ctx *c, const char *name, int64_t *run,
@@ -417,10 +503,12 @@ int replay_store_begin(struct ctx *c, const char *name, int64_t *run,
 		 c->targets_desc);
 	if (store_begin(st))
 		goto fail;
-	if (store_run_create(st, &ri, run)) {
+	if (store_run_create(st, &ri, run) ||
+	    run_summaries_open(&c->sums, st, *run)) {
 		snprintf(err, errlen, "%s: %s", store_shown(db_path_default(c->o->db)),
 			 store_errmsg(st));
 		store_rollback(st);
+		run_summaries_free(&c->sums);
 		return -1;
 	}
 	return 0;
@@ -457,7 +545,7 @@ int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 		    (rc = store_run_finish(st, run, oc->status, oc->ss->t0)))
 			goto fail;
 	} else if (oc->raw && stat(oc->raw, &sb) == 0 && sb.st_size > 0) {
-		struct import_opts io = { .quiet = 1 };
+		struct import_opts io = { .quiet = 1, .sums = &c->sums };
 		if ((rc = import_one(st, &io, oc->raw, name, &run, err, errlen)))
 			goto out;
 		traced = 1;
@@ -469,7 +557,8 @@ int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 		struct run_info ri = { .name = name, .kind = "replay",
 				       .parent = c->src_run, .source = src };
 		uint32_t dev0 = c->tg[0].dev;
-		if ((rc = store_run_create(st, &ri, &run)))
+		if ((rc = store_run_create(st, &ri, &run)) ||
+		    (rc = run_summaries_open(&c->sums, st, run)))
 			goto fail;
 		if ((rc = add_note_event(st, run, oc->ss->t0, dev0,
 					 "iotape replay start")) ||
@@ -513,83 +602,8 @@ int replay_store_one(struct ctx *c, const char *name, const struct outcome *oc,
 			goto out;
 		}
 	}
-	{
-		int afap = o->scale <= 0;
-		const struct plan *p = &c->plan;
-		store_stat_set(st, run, "replay.source", c->src_name);
-		store_stat_set(st, run, "replay.level",
-			       o->level == REPLAY_QUEUE ? "queue" : "dispatch");
-		store_stat_set(st, run, "replay.timing", c->timing);
-		store_stat_set(st, run, "replay.engine", c->eng.ops->name);
-		store_stat_set(st, run, "replay.streams",
-			       o->single_stream ? "single" : "pid");
-		store_stat_set(st, run, "replay.targets", c->targets_desc);
-		store_stat_set(st, run, "replay.traced", traced ? "1" : "0");
-		store_stat_set(st, run, "replay.realtime", c->realtime ? "1" : "0");
-		if (f->steal_pct >= 0)
-			stat_num(st, run, "replay.steal_pct", f->steal_pct, 2);
-		stat_u64(st, run, "replay.depth", c->depth);
-		stat_u64(st, run, "replay.depth_original", p->depth_orig);
-		stat_u64(st, run, "replay.ios", f->issued);
-		stat_u64(st, run, "replay.ios_original", p->src_n);
-		stat_u64(st, run, "replay.failed", f->failed);
-		stat_u64(st, run, "replay.writes_as_reads", p->as_read);
-		stat_u64(st, run, "replay.flush_writes", p->flush_writes);
-		stat_u64(st, run, "replay.aligned", p->aligned);
-		stat_u64(st, run, "replay.wrapped", p->wrapped);
-		stat_u64(st, run, "replay.discards_skipped", p->discards_skipped);
-		stat_u64(st, run, "replay.dep_waits", oc->ss->dep_waits);
-		stat_u64(st, run, "replay.max_gap_ns", (uint64_t)c->o->max_gap_ns);
-		stat_u64(st, run, "replay.gaps_shortened", c->gaps);
-		stat_u64(st, run, "replay.gap_removed_ns", (uint64_t)c->gap_removed_ns);
-		stat_u64(st, run, "replay.streams_n", p->nstreams);
-		stat_u64(st, run, "replay.serial_streams", p->serial_streams);
-		if (!afap) {
-			stat_num(st, run, "replay.issue_err_p50_us",
-				 hist_pct(&f->err, 50) / 1e3, 3);
-			stat_num(st, run, "replay.issue_err_p99_us",
-				 hist_pct(&f->err, 99) / 1e3, 3);
-			stat_num(st, run, "replay.issue_err_max_us",
-				 (double)f->err.max / 1e3, 3);
-			stat_u64(st, run, "replay.late_1ms", f->late);
-			stat_u64(st, run, "replay.held", f->held);
-			stat_num(st, run, "replay.own_err_p50_us",
-				 hist_pct(&f->own, 50) / 1e3, 3);
-			stat_num(st, run, "replay.own_err_p99_us",
-				 hist_pct(&f->own, 99) / 1e3, 3);
-			stat_num(st, run, "replay.own_err_max_us",
-				 (double)f->own.max / 1e3, 3);
-			stat_u64(st, run, "replay.own_late_1ms", f->own_late);
-		}
-		stat_num(st, run, "replay.span_s", (double)f->span_ns / 1e9, 6);
-		stat_num(st, run, "replay.span_s_original",
-			 (double)p->src_span_ns / 1e9, 6);
-		stat_num(st, run, "replay.iops", f->iops, 1);
-		stat_num(st, run, "replay.iops_original", f->src_iops, 1);
-		stat_num(st, run, "replay.mb_s", f->mbs, 3);
-		stat_num(st, run, "replay.mb_s_original", f->src_mbs, 3);
-		stat_num(st, run, "replay.q2c_mean_us", hist_mean(&f->lat.q2c) / 1e3,
-			 3);
-		stat_num(st, run, "replay.q2c_p99_us", hist_pct(&f->lat.q2c, 99) / 1e3,
-			 3);
-		stat_num(st, run, "replay.d2c_mean_us", hist_mean(&f->lat.d2c) / 1e3,
-			 3);
-		stat_num(st, run, "replay.d2c_p99_us", hist_pct(&f->lat.d2c, 99) / 1e3,
-			 3);
-		stat_num(st, run, "replay.q2c_mean_us_original",
-			 hist_mean(&c->src_lat.q2c) / 1e3, 3);
-		stat_num(st, run, "replay.q2c_p99_us_original",
-			 hist_pct(&c->src_lat.q2c, 99) / 1e3, 3);
-		stat_num(st, run, "replay.d2c_mean_us_original",
-			 hist_mean(&c->src_lat.d2c) / 1e3, 3);
-		stat_num(st, run, "replay.d2c_p99_us_original",
-			 hist_pct(&c->src_lat.d2c, 99) / 1e3, 3);
-		if (oc->tag)
-			store_stat_set(st, run, "tag", oc->tag);
-		if (c->ms)
-			model_set_store(c->ms, st, run);
-	}
-	if ((rc = store_commit(st)))
+	store_replay_stats(c, st, run, oc, f, traced);
+	if ((rc = run_summaries_write(&c->sums, st)) || (rc = store_commit(st)))
 		goto fail;
 	*run_out = run;
 	return 0;
@@ -597,5 +611,6 @@ fail:
 	snprintf(err, errlen, "%s: %s", store_shown(db_path_default(o->db)), store_errmsg(st));
 out:
 	store_rollback(st);
+	run_summaries_free(&c->sums);
 	return -1;
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "lib/util.h"
 #include "replay/replay_int.h"
 
@@ -114,7 +114,12 @@ static int request_row(struct replay_writer *w, uint32_t i)
 		hist_add(&w->lat.q2c, (uint64_t)(rq.c_ns - rq.q_ns));
 		hist_add(&w->lat.d2c, (uint64_t)(rq.c_ns - rq.d_ns));
 	}
-	return store_request_add(c->st, w->run, w->next_id++, &rq);
+	{
+		int rc = store_request_add(c->st, w->run, w->next_id++, &rq);
+		if (!rc)
+			run_summaries_add(&c->sums, w->run, &rq);
+		return rc;
+	}
 }
 
 /* Releases the plan's and the results' pages that both of the writer's

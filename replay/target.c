@@ -19,7 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 
 int target_signature(const char *path, char *what, size_t len, char *type,
 		     size_t tlen)

@@ -179,7 +179,7 @@ static int open_with(struct store **out, const char *path,
 		snprintf(msg, sizeof(msg), "%s", (*out)->msg);
 		store_fail(*out, -rc, "%s: %s", (*out)->name, msg);
 	}
-	return rc ? rc : store_summary_backfill(*out, m);
+	return rc;
 }
 
 int store_open(struct store **out, const char *path, int create)
@@ -225,9 +225,6 @@ void store_close(struct store *st)
 {
 	if (!st || st == &oom_store)
 		return;
-	store_summary_forget(st);
-	free(st->pending);
-	free(st->streams);
 	free(st->made);
 	if (st->drv) {
 		for (int k = 0; k < STORE_K_NKEPT; k++)
@@ -278,7 +275,6 @@ static int begin(struct store *st, int bulk)
 {
 	int rc;
 
-	store_summary_forget(st);
 	st->nmade = 0;
 	rc = st->drv->begin(st, bulk);
 	st->in_txn = !rc;
@@ -297,11 +293,8 @@ int store_begin_bulk(struct store *st)
 
 int store_commit(struct store *st)
 {
-	int rc = store_summary_pending(st);
+	int rc = store_runs_counts(st);
 
-	if (!rc)
-		rc = store_runs_counts(st);
-	store_summary_forget(st);
 	st->in_txn = 0;
 	st->nmade = 0;
 	return rc ? rc : st->drv->commit(st);
@@ -309,7 +302,6 @@ int store_commit(struct store *st)
 
 int store_rollback(struct store *st)
 {
-	store_summary_forget(st);
 	st->in_txn = 0;
 	st->ev_run = 0;
 	st->nmade = 0;

@@ -505,7 +505,7 @@ int store_next_request_id(struct store *st, int64_t *id);
 /* Appends one sample of run: time_ns on the events' clock, source
  * ("vmstat", "meminfo", "stat", "psi" from the /proc samplers, "vmstat-log"
  * from an imported vmstat text log), key and value as the source names and
- * counts them (see capture/procstat.h, capture/vmstat_text.h). A non-finite
+ * counts them (see capture/procstat.h, import/vmstat_text.h). A non-finite
  * value is stored as NULL. Returns 0 or -STORE_E_SQLITE. Call inside a
  * transaction for speed. store_vmstat_open() reads them as vmstat rows. */
 int store_sample_add(struct store *st, int64_t run, int64_t time_ns,
@@ -767,48 +767,20 @@ struct store_summary {
 	struct store_summary_dir dir[2];  /* [0] read, [1] write (and discard) */
 };
 
-/* Computes run's summary into *out from what st holds of it (the caller's
- * transaction included); 0, or -1 with a one-line message in err (errlen
- * bytes). */
-typedef int (*store_summarize_fn)(struct store *st, int64_t run,
-				  struct store_summary *out, char *err,
-				  size_t errlen);
-
-/* Sets the function every store of this process uses to summarise a run
- * when it lands: store_commit() summarises the runs store_run_finish()
- * finished in its transaction (those store_summary_set() gave a summary
- * already aside), and opening a store summarises the runs that have none
- * (stored before schema 7, or by a program that set no function), in a
- * transaction of their own. NULL (the default): no summaries written. */
-void store_set_summarizer(store_summarize_fn fn);
-
-/* A summary counted from a run's rows as they are written, so a run that
- * lands need not be read back at commit: open() gives an empty accumulator
- * (NULL when out of memory), add() counts one requests row, close() writes
- * the summary of what it counted into out (0, or -1 with a one-line message
- * in err) and frees acc; with out NULL it only frees. Only a run created
- * in the writer's transaction is counted so (every row of it then passed
- * through store_request_add()); others are read back by the summarizer. */
-struct store_summary_stream {
-	void *(*open)(void);
-	void (*add)(void *acc, const struct store_request *rq);
-	int (*close)(void *acc, struct store *st, int64_t run,
-		     struct store_summary *out, char *err, size_t errlen);
-};
-
-/* Sets the stream every store of this process uses (NULL: none; the
- * summarizer reads each landing run back). ops must outlive the stores. */
-void store_set_summary_stream(const struct store_summary_stream *ops);
-
 /* Writes run's summary (a run that has one keeps it: a writer's role needs
- * no UPDATE, and two openers back-filling one run do not collide); the run
- * then needs none at commit. Returns 0 or -STORE_E_SQLITE. */
+ * no UPDATE, and two openers back-filling one run do not collide). The
+ * store computes none: whoever stores a run writes its summary before it
+ * commits (analyze/summary.h). Returns 0 or -STORE_E_SQLITE. */
 int store_summary_set(struct store *st, int64_t run,
 		      const struct store_summary *s);
 
 /* Reads run's summary into *out. Returns 1, 0 when it has none, or
  * -STORE_E_SQLITE. */
 int store_summary_get(struct store *st, int64_t run, struct store_summary *out);
+
+/* The runs without a summary (by id, malloc'd into *ids, *n of them; none
+ * for a role that may not write one). Returns 0 or -STORE_E_SQLITE. */
+int store_summary_missing(struct store *st, int64_t **ids, size_t *n);
 
 /* One run ranked by store_fleet_worst(). */
 struct store_fleet_row {

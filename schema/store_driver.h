@@ -92,15 +92,7 @@ struct store {
 	const struct store_driver *drv;
 	char msg[512];          /* the last error, store_errmsg() */
 	char name[512];         /* the path as messages show it, store_name() */
-	/* runs store_run_finish() finished in this transaction that need a
-	 * summary at commit (schema/store_summary.c) */
-	int64_t *pending;
-	size_t npending, pcap;
 	int in_txn;             /* store_begin() ... commit or rollback */
-	/* runs created in this transaction, each with the summary stream's
-	 * accumulator fed their rows as they are written */
-	struct store_stream { int64_t run; void *acc; } *streams;
-	size_t nstreams, scap;
 	/* the statements kept prepared (enum store_kept) */
 	struct store_stmt *kept[STORE_K_NKEPT];
 	/* the run events were last added to, and the ids they got (runs.
@@ -304,13 +296,11 @@ int store_metric_row_set(struct store *st, int64_t run, const char *name,
 int store_metric_rows_get(struct store *st, int64_t run,
 			  struct store_metric **out, size_t *n);
 
-/* run_summary's rows: read (1, or 0 when the run has none), the runs
- * without any (by id, malloc'd), and the ranking of store_fleet_worst() by
+/* run_summary's rows: read (1, or 0 when the run has none) and the ranking of store_fleet_worst() by
  * column col (a fixed name from store_summary.c, with its count ncol) of
  * direction dir ("read", "write"), the value divided by 1e3 (us). */
 int store_summary_read(struct store *st, int64_t run,
 		       struct store_summary *out);
-int store_summary_missing(struct store *st, int64_t **ids, size_t *n);
 int store_fleet_rank(struct store *st, const char *dir, const char *ncol,
 		     const char *col, int64_t since_ns, size_t limit,
 		     struct store_fleet_row **out, size_t *n);
@@ -330,23 +320,8 @@ void store_runs_forget(struct store *st, int64_t run);
  * PostgreSQL keys them per run; 0 when some are taken; or a negative code. */
 int store_request_ids_free(struct store *st, int64_t lo, int64_t hi);
 
-/* ---- schema/store_summary.c ----
- * store_run_finish() notes run (when a summarizer is set), store_commit()
- * summarises the noted runs, store_begin()/store_rollback() forget them,
- * open back-fills the runs that have none (in a transaction of its own; a
- * failure is not the open's: the runs stay without), store_close() frees
- * the list. Each returns 0 or a negative store code with st->msg set. */
-int store_summary_note(struct store *st, int64_t run);
-/* The stream (store_set_summary_stream()): store_run_create() inside a
- * transaction opens run's accumulator, store_request_add() feeds it a row;
- * store_summary_pending() and _forget() close them. */
-int store_summary_stream_open(struct store *st, int64_t run);
-void store_summary_stream_add(struct store *st, int64_t run,
-			      const struct store_request *rq);
-int store_summary_pending(struct store *st);
-void store_summary_forget(struct store *st);
-int store_summary_backfill(struct store *st, enum store_open_mode m);
-/* writes run's two rows unless it has them (no summary note) */
+/* ---- schema/store_summary.c ---- */
+/* writes run's two rows unless it has them */
 int store_summary_write(struct store *st, int64_t run,
 			const struct store_summary *s);
 

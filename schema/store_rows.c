@@ -133,8 +133,6 @@ int store_request_add(struct store *st, int64_t run, int64_t id,
 	if ((rc = store_bulk(st, STORE_BULK_REQUESTS, v)))
 		return rc;
 	store_runs_count_request(st, run);
-	if (st->nstreams)
-		store_summary_stream_add(st, run, rq);
 	return 0;
 }
 

@@ -115,7 +115,7 @@ int store_run_create(struct store *st, const struct run_info *ri, int64_t *id)
 	st->made[st->nmade].run = *id;
 	st->made[st->nmade].made = 1;
 	st->made[st->nmade++].requests = 0;
-	return store_summary_stream_open(st, *id);
+	return 0;
 }
 
 void store_runs_count_request(struct store *st, int64_t run)
@@ -206,7 +206,7 @@ int store_run_finish(struct store *st, int64_t run, const char *status,
 	    (rc = store_do(st, &sql, "finishing run", NULL, "itioo", run, status,
 			   genesis_ns, st->ev_first, have, st->ev_last, have)))
 		return rc;
-	return store_summary_note(st, run);
+	return 0;
 }
 
 int store_run_set(struct store *st, int64_t run, const char *column,

@@ -434,7 +434,7 @@ blkparse_events() { blkparse -i - < "$1" | grep -aE "$EVENT_RE"; }
 # (blkparse.c do_stdin, rb_batch): records of one tracefs stream stamped the same
 # nanosecond on two CPUs (a few per capture, many with a coarse clock), or a little
 # out of order, print in an order that depends on where a batch ends; iotape sorts
-# across them (capture/trace_input.c), as blkparse does in one batch. 48 bytes is
+# across them (trace/trace_input.c), as blkparse does in one batch. 48 bytes is
 # the smallest record, so this is at least the record count.
 blkparse_batch() { echo $(( $(stat -c %s "$1") / 48 + 1 )); }
 

@@ -1,4 +1,4 @@
-# t_import_formats.sh: every import format of the table (capture/formats.c)
+# t_import_formats.sh: every import format of the table (import/formats.c)
 # on its fixture (tests/fixtures/import, written from the formats' layouts):
 # told from content (whatever the file's name), the numbers the store and
 # report give equal those read off the file with awk, --split and joining an

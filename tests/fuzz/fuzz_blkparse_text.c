@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "capture/stitch.h"
-#include "capture/trace_input.h"
+#include "trace/stitch.h"
+#include "trace/trace_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

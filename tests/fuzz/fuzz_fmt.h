@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/formats.h"
+#include "import/formats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the blkreplay-load import parser (capture/fmt_blkreplay.c) and every
+/* libFuzzer harness: the blkreplay-load import parser (import/fmt_blkreplay.c) and every
  * format's sniff over arbitrary bytes. */
 #define FUZZ_FORMAT "blkreplay-load"
 #include "fuzz_fmt.h"

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the cloudphysics-csv import parser (capture/fmt_cloudphysics.c) and every
+/* libFuzzer harness: the cloudphysics-csv import parser (import/fmt_cloudphysics.c) and every
  * format's sniff over arbitrary bytes. */
 #define FUZZ_FORMAT "cloudphysics-csv"
 #include "fuzz_fmt.h"

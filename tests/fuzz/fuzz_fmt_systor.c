@@ -1,4 +1,4 @@
-/* libFuzzer harness: the systor17-csv import parser (capture/fmt_systor.c) and every
+/* libFuzzer harness: the systor17-csv import parser (import/fmt_systor.c) and every
  * format's sniff over arbitrary bytes. */
 #define FUZZ_FORMAT "systor17-csv"
 #include "fuzz_fmt.h"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "capture/vmstat_text.h"
+#include "import/vmstat_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,8 +18,8 @@
 #include "analyze/analyzer.h"
 #include "analyze/report.h"
 #include "analyze/runview.h"
-#include "capture/blktrace_format.h"
-#include "capture/import.h"
+#include "trace/blktrace_format.h"
+#include "import/import.h"
 #include "lib/emit.h"
 #include "schema/store.h"
 

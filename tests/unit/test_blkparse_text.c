@@ -1,4 +1,4 @@
-/* Unit tests of the blkparse text importer (capture/blkparse_text.c): field
+/* Unit tests of the blkparse text importer (import/blkparse_text.c): field
  * decoding per action, remap/split/unplug/message payloads, process names,
  * skipped lines, errors naming the line, cut-short last line, sniffing. */
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "capture/trace_input.h"
+#include "trace/trace_input.h"
 
 #define MAX_EV 64
 

@@ -19,7 +19,7 @@
 #include "analyze/critpath.h"
 #include "analyze/evorder.h"
 #include "analyze/rundata.h"
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "lib/util.h"
 
 #define MS 1000000LL

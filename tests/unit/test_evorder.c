@@ -14,7 +14,7 @@
 
 #include "analyze/evorder.h"
 #include "analyze/rundata.h"
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "lib/util.h"
 
 #define NROWS 3000

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 
 static struct bt_event sample_event(void)
 {

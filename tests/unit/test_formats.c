@@ -1,5 +1,5 @@
-/* Unit tests of the import format table (capture/formats.c) and its parsers
- * (capture/fmt_*.c): each fixture (tests/fixtures/import, written from the
+/* Unit tests of the import format table (import/formats.c) and its parsers
+ * (import/fmt_*.c): each fixture (tests/fixtures/import, written from the
  * formats' documented layouts by tests/fixtures/make-import-fixtures.py) is
  * sniffed as its format whatever its name, parsed into the records its
  * documentation says (checked against numbers worked out by hand from the
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "capture/formats.h"
+#include "import/formats.h"
 
 #define MAX_KEEP 64
 #define MAX_STATS 16

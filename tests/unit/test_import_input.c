@@ -1,4 +1,4 @@
-/* Unit tests of capture/import_input.c: compression told from magic bytes
+/* Unit tests of import/import_input.c: compression told from magic bytes
  * (each format's documented magic, and near misses), the committed capture
  * compressed here with libarchive's writers read back byte for byte from the
  * spool file, a pipe spooled, a plain file read in place, and a truncated
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "capture/import_input.h"
+#include "import/import_input.h"
 
 static char tmpdir[] = "/tmp/iotape-unit-input.XXXXXX";
 

@@ -1,4 +1,4 @@
-/* Unit tests of capture/import_pipe.c: everything a producer thread queues
+/* Unit tests of import/import_pipe.c: everything a producer thread queues
  * (events with and without payload, names, requests rows) arrives in order
  * and intact across many chunks; a consumer failure stops the producer with
  * -ECANCELED and nothing after it is delivered; an empty producer. */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "capture/import_pipe.h"
+#include "import/import_pipe.h"
 
 /* Items the producer queues: several ring's worth (the ring is 4 chunks of
  * 1,024), so the producer waits on the consumer many times. */

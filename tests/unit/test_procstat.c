@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "capture/import_samples.h"
+#include "import/import_samples.h"
 #include "capture/procstat.h"
 #include "lib/util.h"
 #include "schema/store.h"

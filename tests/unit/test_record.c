@@ -18,11 +18,11 @@
 
 #include <cmocka.h>
 
-#include "capture/blktrace_format.h"
-#include "capture/reclat.h"
-#include "capture/rechook.h"
-#include "capture/recring.h"
-#include "capture/rectrig.h"
+#include "trace/blktrace_format.h"
+#include "record/reclat.h"
+#include "record/rechook.h"
+#include "record/recring.h"
+#include "record/rectrig.h"
 
 /* One v7 little-endian record of action code at time t. */
 static size_t rec(uint8_t *buf, unsigned code, uint64_t cats, uint64_t t,

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "replay/engine.h"
 #include "replay/plan.h"
 #include "replay/sched.h"
@@ -41,7 +41,7 @@ static struct sched_stats run(struct rio *ios, size_t n, uint32_t nstreams,
 	struct null_conf nc = { .latency_ns = lat_ns, .vclock = &vnow };
 	struct engine_target t = { -1, 0 };
 	struct engine_setup es = { .targets = &t, .ntargets = 1, .depth = depth,
-				   .max_len = 4096, .align = 4096, .null = &nc };
+				   .max_len = 4096, .align = 4096, .conf = &nc };
 	struct replay_engine e = { .ops = &engine_null_ops };
 	struct sched_params sp = { .scale = scale, .depth = depth,
 				   .spin_ns = 50 * US, .lead_ns = 1000 * US,
@@ -213,7 +213,7 @@ static void test_issue_log(void **state)
 	struct null_conf nc = { .latency_ns = 30 * US, .vclock = &vnow };
 	struct engine_target t = { -1, 0 };
 	struct engine_setup es = { .targets = &t, .ntargets = 1, .depth = 4,
-				   .max_len = 4096, .align = 4096, .null = &nc };
+				   .max_len = 4096, .align = 4096, .conf = &nc };
 	struct replay_engine e = { .ops = &engine_null_ops };
 	struct sched_params sp = { .scale = 0, .depth = 4, .spin_ns = 50 * US,
 				   .lead_ns = 1000 * US, .done = done,

@@ -17,7 +17,7 @@
 
 #include "analyze/rundata.h"
 #include "analyze/runview.h"
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "schema/store.h"
 
 #define N AN_NONE

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "capture/stitch.h"
+#include "trace/stitch.h"
 
 #define MAXROWS 16
 

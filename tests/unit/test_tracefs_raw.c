@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "capture/blktrace_format.h"
-#include "capture/tracefs_raw.h"
+#include "trace/blktrace_format.h"
+#include "trace/tracefs_raw.h"
 
 #define PAGE 4096
 

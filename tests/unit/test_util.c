@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "capture/import_fmt.h"
+#include "import/import_fmt.h"
 #include "capture/sweep.h"
 #include "lib/timeline.h"
 #include "lib/util.h"

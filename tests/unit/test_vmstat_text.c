@@ -1,5 +1,5 @@
-/* Unit tests of the vmstat text importer (capture/vmstat_text.c) and its
- * store import (capture/import_samples.c): layouts, timestamps, date
+/* Unit tests of the vmstat text importer (import/vmstat_text.c) and its
+ * store import (import/import_samples.c): layouts, timestamps, date
  * blocks and since-boot rows, time lines, the frozen-memory check, errors
  * naming the line, sniffing; our recorded fixtures and the corpus logs. */
 #include <errno.h>
@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "capture/import.h"
-#include "capture/import_samples.h"
-#include "capture/vmstat_text.h"
+#include "import/import.h"
+#include "import/import_samples.h"
+#include "import/vmstat_text.h"
 #include "schema/store.h"
 
 #define MAX_ROWS 64

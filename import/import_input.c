@@ -1,0 +1,397 @@
+/* Inputs of `iotape import` that are no plain file (stdin, pipes, gzip, xz,
+ * zstd, bzip2): told from their magic bytes, decompressed with libarchive's
+ * raw format and spooled into an unlinked file in $TMPDIR. */
+#include "import/import_input.h"
+#include "import/archive_dl.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "import/formats.h"
+#include "lib/util.h"
+
+/* Bytes read from the input at a time. */
+#define SPOOL_STEP ((size_t)1 << 20)
+/* Bytes taken from libarchive and written to the spool file at a time:
+ * small, as a failing read returns nothing of what it decompressed, so
+ * this is how exactly an error's offset is known. */
+#define DATA_STEP ((size_t)64 << 10)
+
+const char *import_compression_sniff(const uint8_t *buf, size_t len)
+{
+	static const uint8_t xz[6] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 };
+	static const uint8_t zst[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	static const uint8_t bzblock[6] = { 0x31, 0x41, 0x59, 0x26, 0x53, 0x59 };
+	static const uint8_t bzend[6] = { 0x17, 0x72, 0x45, 0x38, 0x50, 0x90 };
+
+	if (len >= 3 && buf[0] == 0x1f && buf[1] == 0x8b && buf[2] == 8)
+		return "gzip";
+	if (len >= sizeof(xz) && !memcmp(buf, xz, sizeof(xz)))
+		return "xz";
+	if (len >= sizeof(zst) && !memcmp(buf, zst, sizeof(zst)))
+		return "zstd";
+	if (len >= 10 && !memcmp(buf, "BZh", 3) && buf[3] >= '1' &&
+	    buf[3] <= '9' && (!memcmp(buf + 4, bzblock, 6) ||
+			      !memcmp(buf + 4, bzend, 6)))
+		return "bzip2";
+	return NULL;
+}
+
+/* An unlinked read-write file in $TMPDIR (or /tmp); fd or -errno. */
+static int spool_file(char *err, size_t errlen)
+{
+	const char *dir = getenv("TMPDIR");
+	char tmpl[PATH_MAX];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	/* file systems without O_TMPFILE: a named file, unlinked at once */
+	snprintf(tmpl, sizeof(tmpl), "%s/iotape-spool.XXXXXX", dir);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "cannot make a spool file in '%s' ($TMPDIR): "
+			 "%s", dir, strerror(e));
+		return -e;
+	}
+	unlink(tmpl);
+	return fd;
+}
+
+/* Writes all of buf to fd; 0 or -errno. */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* What libarchive reads from: the input's descriptor, and its first bytes
+ * (to name the compression when libarchive fails before saying it). */
+struct feed {
+	int fd;
+	char *buf;
+	uint64_t total;     /* bytes read from fd */
+	uint8_t magic[16];
+	size_t nmagic;
+	int err;            /* errno of a failed read */
+};
+
+static la_ssize_t feed_read(struct archive *a, void *vf, const void **out)
+{
+	struct feed *f = vf;
+	ssize_t n;
+
+	do
+		n = read(f->fd, f->buf, SPOOL_STEP);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		f->err = errno;
+		archive_set_error(a, errno, "read error: %s", strerror(errno));
+		return -1;
+	}
+	if (f->nmagic < sizeof(f->magic)) {
+		size_t k = sizeof(f->magic) - f->nmagic;
+		if (k > (size_t)n)
+			k = (size_t)n;
+		memcpy(f->magic + f->nmagic, f->buf, k);
+		f->nmagic += k;
+	}
+	f->total += (uint64_t)n;
+	*out = f->buf;
+	return n;
+}
+
+/* libarchive's message msg in iotape's style into buf (len bytes): its
+ * filters write "Truncated zstd input" but "truncated gzip input", and
+ * "Lzma library error:  No progress is possible"; a capital that starts
+ * the message or follows ": " becomes lowercase (not one of an acronym:
+ * the next letter is lowercase too), blanks are single. */
+static const char *archive_message(const char *msg, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *p = msg; *p && o + 1 < len; p++) {
+		int start = !o || (o >= 2 && buf[o - 1] == ' ' && buf[o - 2] == ':');
+		if (*p == ' ' && o && buf[o - 1] == ' ')
+			continue;
+		buf[o++] = start && isupper((unsigned char)p[0]) &&
+			   islower((unsigned char)p[1]) ? (char)tolower(p[0]) : *p;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* One line for a failure of libarchive on in's input (named label). */
+static void spool_error(struct import_input *in, struct archive *a,
+			const struct feed *f, const char *label,
+			char *err, size_t errlen)
+{
+	const char *comp = in->compression ? in->compression
+			   : import_compression_sniff(f->magic, f->nmagic);
+	char msg[256];
+	const char *why = archive_error_string(a)
+			  ? archive_message(archive_error_string(a), msg, sizeof(msg))
+			  : "read error";
+
+	if (f->err)
+		snprintf(err, errlen, "cannot read '%s': %s", label,
+			 strerror(f->err));
+	else if (comp)
+		snprintf(err, errlen, "%s: offset %llu of the decompressed %s "
+			 "stream: %s", label,
+			 (unsigned long long)in->spooled_bytes, comp, why);
+	else
+		snprintf(err, errlen, "%s: offset %llu: %s", label,
+			 (unsigned long long)in->spooled_bytes, why);
+}
+
+/* The stable name of libarchive's filter name comp, whatever libarchive
+ * calls it. */
+static const char *compression_name(const char *comp)
+{
+	static const char *names[] = { "gzip", "xz", "zstd", "bzip2" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(comp, names[i]))
+			return names[i];
+	return comp;
+}
+
+/* Streams fd (named label) through libarchive into a new spool file:
+ * in->fd, in->path, in->compression, in->spooled_bytes. The first
+ * FMT_SNIFF_BYTES of the (decompressed) stream decide whether any reader
+ * takes it before the rest is read: /dev/zero is refused at once, not
+ * spooled until the disk is full. */
+static int spool(struct import_input *in, int fd, const char *label,
+		 char *err, size_t errlen)
+{
+	struct archive *a;
+	struct feed f = { .fd = fd };
+	struct archive_entry *ent;
+	char *buf = NULL;
+	uint8_t *head = NULL;   /* the stream's first bytes, for the sniff */
+	size_t nhead = 0;
+	int sniffed = 0;
+	int rc = 0, r;
+
+	if (archive_load(err, errlen))
+		return -ELIBACC;
+	if (!(a = archive_read_new())) {
+		snprintf(err, errlen, "%s: out of memory", label);
+		return -ENOMEM;
+	}
+	/* only these four: filter_all would also run external programs
+	 * (lrzip, lzop, grzip) for formats nobody sends traces in */
+	archive_read_support_filter_gzip(a);
+	archive_read_support_filter_xz(a);
+	archive_read_support_filter_zstd(a);
+	archive_read_support_filter_bzip2(a);
+	archive_read_support_format_raw(a);
+	if ((rc = spool_file(err, errlen)) < 0)
+		goto out;
+	in->fd = rc;
+	rc = 0;
+	snprintf(in->path, sizeof(in->path), "/proc/self/fd/%d", in->fd);
+	in->spooled = 1;
+	f.buf = xmalloc(SPOOL_STEP);
+	if (archive_read_open(a, &f, NULL, feed_read, NULL) != ARCHIVE_OK) {
+		const char *comp = import_compression_sniff(f.magic, f.nmagic);
+		if (f.total == 0 && !f.err)
+			goto out;   /* empty input: the readers say so */
+		if (comp && !f.err && archive_errno(a) == EILSEQ) {
+			/* the raw format takes any first byte, so libarchive's
+			 * "Unrecognized archive format" (EILSEQ, its
+			 * ARCHIVE_ERRNO_FILE_FORMAT) with no filter error means
+			 * decompression gave none (gzip of an empty file) */
+			snprintf(err, errlen, "%s: offset 0 of the decompressed %s "
+				 "stream: the compressed input is empty", label, comp);
+			rc = -EINVAL;
+			goto out;
+		}
+		spool_error(in, a, &f, label, err, errlen);
+		rc = -EINVAL;
+		goto out;
+	}
+	r = archive_read_next_header(a, &ent);
+	if (r == ARCHIVE_EOF)
+		goto out;
+	if (archive_filter_count(a) > 1 &&
+	    archive_filter_code(a, 0) != ARCHIVE_FILTER_NONE)
+		in->compression = compression_name(archive_filter_name(a, 0));
+	if (r < ARCHIVE_WARN) {
+		spool_error(in, a, &f, label, err, errlen);
+		rc = -EINVAL;
+		goto out;
+	}
+	buf = xmalloc(DATA_STEP);
+	head = xmalloc(FMT_SNIFF_BYTES);
+	for (;;) {
+		la_ssize_t n = archive_read_data(a, buf, DATA_STEP);
+		if (!sniffed && n >= 0) {
+			size_t k = FMT_SNIFF_BYTES - nhead;
+			if (k > (size_t)n)
+				k = (size_t)n;
+			memcpy(head + nhead, buf, k);
+			nhead += k;
+			if (nhead && (n == 0 || nhead == FMT_SNIFF_BYTES)) {
+				sniffed = 1;
+				if (!import_format_known(head, nhead)) {
+					if (in->compression)
+						snprintf(err, errlen, "%s (%s-decompressed): "
+							 "offset 0: " FMT_UNKNOWN,
+							 label, in->compression);
+					else
+						snprintf(err, errlen, "%s: offset 0: "
+							 FMT_UNKNOWN, label);
+					rc = -EINVAL;
+					goto out;
+				}
+			}
+		}
+		if (n == 0)
+			break;
+		if (n < 0) {
+			spool_error(in, a, &f, label, err, errlen);
+			rc = -EINVAL;
+			goto out;
+		}
+		if ((rc = write_all(in->fd, buf, (size_t)n))) {
+			const char *dir = getenv("TMPDIR");
+			snprintf(err, errlen, "%s: cannot spool into '%s' ($TMPDIR): "
+				 "%s", label, dir && *dir ? dir : "/tmp",
+				 strerror(-rc));
+			goto out;
+		}
+		in->spooled_bytes += (uint64_t)n;
+	}
+out:
+	free(head);
+	free(buf);
+	archive_read_free(a);
+	free(f.buf);
+	return rc;
+}
+
+/* The input's path without a compression suffix matching comp, for the
+ * default run name: "t.bin.gz" gzip → "t.bin". */
+static void strip_suffix(char *path, const char *comp)
+{
+	static const struct { const char *comp, *ext; } ext[] = {
+		{ "gzip", ".gz" }, { "xz", ".xz" }, { "zstd", ".zst" },
+		{ "bzip2", ".bz2" },
+	};
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < ARRAY_SIZE(ext); i++) {
+		size_t e = strlen(ext[i].ext);
+		if (!strcmp(comp, ext[i].comp) && n > e &&
+		    !strcmp(path + n - e, ext[i].ext))
+			path[n - e] = '\0';
+	}
+}
+
+int import_input_open(const char *input, struct import_input *in,
+		      char *err, size_t errlen)
+{
+	int is_stdin = !strcmp(input, "-") || !strcmp(input, "/dev/stdin");
+	const char *label = !strcmp(input, "-") ? "stdin" : input;
+	uint8_t magic[16];
+	struct stat sb;
+	ssize_t got;
+	int fd, rc;
+
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+	snprintf(in->path, sizeof(in->path), "%s", input);
+	snprintf(in->label, sizeof(in->label), "%s", label);
+	if (is_stdin) {
+		fd = 0;
+		if (fstat(fd, &sb) < 0) {
+			snprintf(err, errlen, "cannot read stdin: %s", strerror(errno));
+			return -errno;
+		}
+	} else if (stat(input, &sb) < 0 || S_ISDIR(sb.st_mode)) {
+		return 0;   /* a per-CPU set's base name, or an error the
+			     * readers report */
+	} else if ((fd = open(input, O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", input, strerror(errno));
+		return -errno;
+	}
+	if (S_ISREG(sb.st_mode)) {
+		/* a file: peek without moving its offset */
+		got = pread(fd, magic, sizeof(magic), 0);
+		if (got < 0)
+			got = 0;
+		if (!import_compression_sniff(magic, (size_t)got)) {
+			if (fd != 0)
+				close(fd);
+			if (is_stdin) {
+				/* `import - < file`: read the file in place */
+				snprintf(in->path, sizeof(in->path),
+					 "/proc/self/fd/0");
+				snprintf(in->source, sizeof(in->source), "stdin");
+				snprintf(in->name_base, sizeof(in->name_base),
+					 "stdin");
+			}
+			return 0;
+		}
+		/* a file: from its start (stdin redirected at an offset
+		 * cannot seek back there, so read from where it is) */
+		(void)!lseek(fd, 0, SEEK_SET);
+	}
+	rc = spool(in, fd, in->label, err, errlen);
+	if (fd != 0)
+		close(fd);
+	if (rc)
+		return rc;
+	if (is_stdin) {
+		snprintf(in->source, sizeof(in->source), "stdin");
+		snprintf(in->name_base, sizeof(in->name_base), "stdin");
+	} else if (S_ISREG(sb.st_mode)) {
+		char abspath[PATH_MAX];
+		snprintf(in->source, sizeof(in->source), "%s",
+			 realpath(input, abspath) ? abspath : input);
+		snprintf(in->name_base, sizeof(in->name_base), "%s", input);
+		if (in->compression)
+			strip_suffix(in->name_base, in->compression);
+	} else {
+		snprintf(in->source, sizeof(in->source), "%s (pipe)", input);
+		snprintf(in->name_base, sizeof(in->name_base), "pipe");
+	}
+	if (in->compression) {
+		size_t n = strlen(in->source);
+		snprintf(in->source + n, sizeof(in->source) - n, " (%s)",
+			 in->compression);
+		n = strlen(in->label);
+		snprintf(in->label + n, sizeof(in->label) - n,
+			 " (%s-decompressed)", in->compression);
+	}
+	return 0;
+}
+
+void import_input_close(struct import_input *in)
+{
+	if (in->fd >= 0)
+		close(in->fd);
+	in->fd = -1;
+}
