@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "lib/emit.h"
 #include "lib/util.h"
 #include "model/model.h"

@@ -12,7 +12,7 @@
 
 #include "analyze/compare.h"
 #include "analyze/crosstab.h"
-#include "analyze/manage.h"
+#include "runs/manage.h"
 #include "commands.h"
 #include "lib/emit.h"
 #include "lib/options.h"

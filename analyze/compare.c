@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "analyze/stats.h"
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "lib/util.h"
 #include "model/model.h"
 

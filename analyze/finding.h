@@ -68,12 +68,6 @@ void fd_cat(char *field, size_t size, const char *fmt, ...)
 void finding_rank(struct finding *f, int n, double ref_s, double min_cost_s);
 
 struct emit;
-/* Emits findings: text (80 columns, causes numbered, then "present, no
- * measurable cost here", then a line naming what was not seen) and a JSON
- * array "findings" with every field. heading is the text section's title. */
-void finding_emit(struct emit *e, const struct finding *f, int n,
-		  const char *heading);
-
 /* Emits findings as a waterfall: JSON "findings" (every field, and each
  * one's share of total_s and its cost in the figure's unit, unit_per_s per
  * second, when given), and text: the causes' seconds and shares, the

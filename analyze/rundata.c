@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/blktrace_format.h"
+#include "trace/blktrace_format.h"
 #include "lib/util.h"
 
 static int cmp_u32(const void *a, const void *b)
