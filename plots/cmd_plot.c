@@ -90,7 +90,7 @@ int cmd_plot(int argc, char **argv)
 	struct plot_opts o = {
 		.dir = ".", .format = PLOT_PNG, .align_cmd = -1,
 		.width = PLOT_WIDTH, .height = 0,
-		.kinds = (1u << PLOT_NKINDS) - 1, .list = stdout,
+		.kinds = PLOT_ALL, .list = stdout,
 	};
 	const char *db = NULL;
 	struct rv_filter filt;

@@ -204,13 +204,11 @@ static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 			if (s->pts[j].i % stride == 0)
 				s->pts[k++] = s->pts[j];
 		s->n = k;
-		/* colours: the 8 processes with most bytes per device */
+		/* colours: the process family's, the same in every panel
+		 * and picture of these runs (plot_proc_colour()) */
 		qsort(s->pb, s->npb, sizeof(*s->pb), cmp_pb);
-		for (size_t j = 0, rank = 0; j < s->npb; j++, rank++) {
-			if (j && s->pb[j].dev != s->pb[j - 1].dev)
-				rank = 0;
-			s->pb[j].rank = rank < PLOT_NCOLOURS ? (int)rank : PLOT_NCOLOURS;
-		}
+		for (size_t j = 0; j < s->npb; j++)
+			s->pb[j].rank = plot_proc_colour(c, i, s->pb[j].pid);
 		s->last = 0;
 		for (size_t j = 0; j < s->n; j++)
 			s->pts[j].rank = pid_of(s, s->pts[j].dev, s->pts[j].pid)->rank;
@@ -247,9 +245,7 @@ static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 			npanel++;
 			for (size_t k = j; k < sr[i].npb &&
 			     sr[i].pb[k].dev == sr[i].pb[j].dev; k++) {
-				char label[64];
-				plot_proc_label(&c->runs[i].rv, sr[i].pb[k].pid, label,
-						sizeof(label));
+				const char *label = plot_colour_name(c, sr[i].pb[k].rank);
 				if (n < PLOT_NCOLOURS + 1)
 					n++;
 				if ((int)strlen(label) > key_chars)
@@ -318,12 +314,10 @@ static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 				" lc rgb 'black' title 'write'");
 			/* series: colour rank 0..8 (8 = other), then direction */
 			for (int rank = 0; rank <= PLOT_NCOLOURS; rank++) {
-				char label[64] = "other";
+				char label[64];
 				int titled = 0;
-				for (size_t k = j; k < s->npb && s->pb[k].dev == dev; k++)
-					if (s->pb[k].rank == rank && rank < PLOT_NCOLOURS)
-						plot_proc_label(&c->runs[i].rv, s->pb[k].pid,
-								label, sizeof(label));
+				snprintf(label, sizeof(label), "%s",
+					 plot_colour_name(c, rank));
 				for (int w = 0; w <= 1; w++) {
 					int idx;
 					snprintf(buf, sizeof(buf), "run %.100s dev %s %s %s",

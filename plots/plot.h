@@ -23,6 +23,9 @@ enum plot_kind {
 	PLOT_NKINDS
 };
 
+/* The kinds `all` draws: every kind. */
+#define PLOT_ALL ((1u << PLOT_NKINDS) - 1)
+
 enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_TXT };
 
 /* Default picture size in pixels (png and svg). */
@@ -45,6 +48,7 @@ struct plot_opts {
 	int width, height;          /* pixels, png and svg (txt is 80x24);
 				       height 0: PLOT_HEIGHT, taller for
 				       pictures of many panels */
+	int txt_lines;              /* txt: lines a page (0: 24) */
 	FILE *list;                 /* each picture's path is printed here,
 				       one a line; NULL for none */
 	unsigned *drawn;            /* out: bit per kind drawn; NULL ok */
