@@ -176,48 +176,17 @@ int cmd_compare(int argc, char **argv)
 		return -1;
 	}
 	/* RUN arguments may be globs over the run names, in run order */
-	{
-		struct store_run_listing *runs = NULL;
-		size_t nruns = 0;
-		names = xcalloc(MAX_RUNS, sizeof(*names));
-		n = 0;
-		for (int i = optind; i < argc; i++) {
-			int matched = 0;
-			int64_t id;
-			/* a run's whole name, glob characters and all, is
-			 * that run (replay --set's 'name[key=value]') */
-			if (!strpbrk(argv[i], "*?[") ||
-			    !store_run_find(st, argv[i], &id)) {
-				if (n < MAX_RUNS)
-					names[n++] = xstrdup(argv[i]);
-				continue;
-			}
-			if (!runs && store_runs_list(st, 0, &runs, &nruns))
-				break;
-			for (size_t k = 0; k < nruns; k++) {
-				const char *nm = runs[k].run.name;
-				if (!fnmatch(argv[i], nm, 0) && n < MAX_RUNS) {
-					names[n++] = xstrdup(nm);
-					matched = 1;
-				}
-			}
-			if (!matched) {
-				error("no run matches '%s'", argv[i]);
-				rc = -1;
-			}
-		}
-		if (!rc && n < 2) {
-			error("compare needs two or more runs; %d given", n);
-			rc = 2;
-		}
-		free(runs);
-		if (rc) {
-			for (int i = 0; i < n; i++)
-				free(names[i]);
-			free(names);
-			store_close(st);
-			return rc;
-		}
+	rc = compare_expand_runs(st, argv + optind, argc - optind, &names, &n);
+	if (!rc && n < 2) {
+		error("compare needs two or more runs; %d given", n);
+		rc = 2;
+	}
+	if (rc) {
+		for (int i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		store_close(st);
+		return rc;
 	}
 	rc = compare_load(&cmp, st, names, n, group_by, metric, model);
 	if (!rc) {

@@ -129,6 +129,14 @@ void compare_emit_missing(struct compare *c, struct emit *e);
 
 void compare_free(struct compare *c);
 
+/* Expands args[0..nargs) (run names or ids, or globs over the run names,
+ * matched in run order; a run whose whole name has glob characters is
+ * that run) into *names (*n of them, at most CMP_MAX_RUNS, each
+ * malloc'd; free them and *names also on error). Returns 0, or -1 after
+ * an error line (a glob no run matches, a store error). */
+int compare_expand_runs(struct store *st, char **args, int nargs,
+			char ***names, int *n);
+
 /* The definitions printed by compare --help. */
 void compare_print_definitions(FILE *fp);
 
