@@ -326,12 +326,12 @@ static void write_compare(FILE *fp, const double (*v)[PLOT_NHEAD], size_t n)
 	char cell[32], line[256];
 
 	heading(fp, "headline figures, % change against A");
-	/* A, then up to 3 later runs per block: 14 + 10 + 3 * (10 + 9) = 81 */
+	/* A, then up to 3 later runs per block: 24 + 3 * (10 + 8) = 78 */
 	for (size_t b = 1; b < n; b += 3) {
 		size_t e = b + 3 < n ? b + 3 : n;
 		int len = snprintf(line, sizeof(line), "  %-12s %9s", "", "A");
 		for (size_t i = b; i < e; i++)
-			len += snprintf(line + len, sizeof(line) - len, " %9c %8s",
+			len += snprintf(line + len, sizeof(line) - len, " %9c %7s",
 					(int)('A' + i % 26), "change");
 		fprintf(fp, "%s\n", line);
 		for (int h = 0; h < PLOT_NHEAD; h++) {
@@ -349,9 +349,10 @@ static void write_compare(FILE *fp, const double (*v)[PLOT_NHEAD], size_t n)
 				fit(cell, sizeof(cell), v[i][h], 9, 2);
 				if (isnan(p))
 					snprintf(pc, sizeof(pc), "-");
-				else
-					snprintf(pc, sizeof(pc), "%+.1f%%", p);
-				len += snprintf(line + len, sizeof(line) - len, " %9s %8s",
+				else   /* 7 columns: whole % from +1000% */
+					snprintf(pc, sizeof(pc), "%+.*f%%", fabs(p) <
+						 999.95 ? 1 : 0, p);
+				len += snprintf(line + len, sizeof(line) - len, " %9s %7s",
 						cell, pc);
 			}
 			fprintf(fp, "%s\n", line);
@@ -400,7 +401,9 @@ static int write_vmstat(FILE *fp, struct store *st, struct runview *rv, size_t n
 	heading(fp, "vmstat excerpts");
 	fprintf(fp, "memory in MB (10^6 bytes), si so bi bo in kB/s as vmstat"
 		" prints them, cpu in %%;\nk = thousand. Rows around each run's"
-		" busiest interval (swap, else block I/O).\n");
+		" busiest interval (swap, else block I/O).\nThe whole machine's,"
+		" not the traced disk's: bi and bo count every device (the\n"
+		"disk's own figures are the trace's, above).\n");
 	for (size_t i = 0; i < n; i++) {
 		/* row[][2..15]: r b swpd free buff cache si so bi bo us sy id wa */
 		static const int col[14] = {
@@ -854,7 +857,7 @@ static int write_short(FILE *fp, struct store *st, struct compare *c,
 		for (int i = 0; i < PLOT_NKINDS; i++)
 			if (drawn_png & (1u << i))
 				len2 += snprintf(line + len2, sizeof(line) - len2, "%s%s",
-						 any++ ? "," : ", PNGs " "{", plot_kind_name(
+						 any++ ? "," : ", PNGs of that stem " "{", plot_kind_name(
 						 (enum plot_kind)i));
 		if (any)
 			snprintf(line + len2, sizeof(line) - len2, "}.png");
@@ -864,15 +867,16 @@ static int write_short(FILE *fp, struct store *st, struct compare *c,
 	/* the picture of the first cause, in the lines left */
 	used = count_lines(text);
 	cause = have ? first_cause(&best) : NULL;
-	k = cause ? kind_for_cause(cause) : c->rf[0].rep.ndev ? PLOT_TPUT
-		: PLOT_COMPARE;
-	if (SHORT_LINES - used - 3 >= SHORT_PLOT_MIN) {
+	/* no cause and no trace: no picture says more than the figures */
+	k = cause ? kind_for_cause(cause) : PLOT_TPUT;
+	if (SHORT_LINES - used - 3 >= SHORT_PLOT_MIN &&
+	    (cause || c->rf[0].rep.ndev)) {
 		char *pic = NULL;
 		size_t plen = 0;
 		FILE *pm = open_memstream(&pic, &plen);
 		int n = short_plot(pm, o, rds, head, k, SHORT_LINES - used - 3);
-		if (n == 0 && k != PLOT_COMPARE)
-			n = short_plot(pm, o, rds, head, k = PLOT_COMPARE,
+		if (n == 0 && k != PLOT_TPUT)
+			n = short_plot(pm, o, rds, head, k = PLOT_TPUT,
 				       SHORT_LINES - used - 3);
 		fclose(pm);
 		if (n < 0) {
@@ -920,18 +924,23 @@ static const struct opt_def options[] = {
 static void usage_mail(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape mail [--db FILE] -o DIR RUN_A RUN_B [RUN...]\n"
+"usage: iotape mail [--db FILE] [--full] [--group-by SETTING] [--metric EXPR]\n"
+"                   -o DIR RUN_A RUN_B [RUN...]\n"
 "\n"
-"Writes DIR/NAME.mail.txt (NAME: the runs' names joined by -vs-), one\n"
-"plain-text file ready to paste into a mailing-list post, no line over 80\n"
-"columns and no colour: what was run (each run's commands, host, kernel,\n"
-"machine; the settings that differ), the headline figures with %% change\n"
-"against RUN_A (elapsed or trace span s, read and write MB/s, IOPS, Q2C\n"
-"and D2C mean and p99 in us, as iotape report counts them), the analyzers'\n"
-"explanation (as iotape compare's), vmstat excerpts around each run's\n"
-"busiest interval, and text plots (gnuplot's dumb terminal). The PNGs of\n"
-"iotape plot are written beside it (DIR/NAME.KIND.png, with their data and\n"
-"scripts), and the text plots' files under DIR/txt.\n");
+"Prints the body of a mailing-list reply, at most 40 lines of 80 columns, and\n"
+"writes it to DIR/NAME.mail.txt (NAME: the runs' names joined by -vs-): what\n"
+"was compared (each side's runs, kernel, first command; the settings at start\n"
+"that differ), the question's figure per side with its range over repeats and\n"
+"the verdict, the causes with their costs in seconds, which add up to the\n"
+"difference (compare's waterfall; with more than two sides, the comparison\n"
+"with the largest difference), one text plot for the first cause (seek,\n"
+"tput, lat, qd or vm), and the commands that reproduce it. Everything else\n"
+"is beside it: DIR/NAME.full.txt (each run's commands, host and machine, the\n"
+"headline figures with %% change against RUN_A, the whole explanation, vmstat\n"
+"excerpts of the whole machine, every text plot), the PNGs of iotape plot\n"
+"(DIR/NAME.KIND.png with their data and scripts), the text plots under\n"
+"DIR/txt and the body's plot under DIR/short. RUNs may be globs, as\n"
+"compare's.\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 22, "o");
 }
 
@@ -1122,8 +1131,9 @@ int cmd_mail(int argc, char **argv)
 		error("mail needs -o DIR, where its files go");
 		return opt_bad("mail");
 	}
-	if (argc - optind < 2) {
-		error("mail needs two or more RUNs to compare");
+	if (argc - optind < 1) {
+		error("mail needs two or more RUNs (names, ids or globs such as "
+		      "'sweep*') to compare");
 		return opt_bad("mail");
 	}
 	o.db = db_path_default(db);

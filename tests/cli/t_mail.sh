@@ -1,0 +1,138 @@
+# t_mail.sh: `iotape mail` on the seed threads' comparisons (dd + sync, DBT-2's tps
+# per kernel with repeats, one disk or two replayed on the 2006 disk from the corpus):
+# a body of at most 40 lines of 80 columns on stdout and in NAME.mail.txt, with the
+# question per side, the verdict and the causes with their costs; the long form in
+# NAME.full.txt. Then the pictures: a process family keeps one colour in every
+# panel, and every kind renders (PNG and txt) for 1, 3 and 8 runs. No root needed.
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "mail"
+command -v gnuplot > /dev/null || { skip "mail" "no gnuplot (apt-get install gnuplot-nox)"; exit 0; }
+
+t=$TEST_TMP db=$t/t.db Q=$FIXTURES/quick
+export IOTAPE_DB=$db
+
+# body DESC DIR OUT: the body printed (OUT) is DIR's NAME.mail.txt, at most 40
+# lines of at most 80 columns, and NAME.full.txt is the long form beside it
+body() {
+	local desc=$1 dir=$2 out=$3 f lines wide
+	f=$(ls "$dir"/*.mail.txt 2> /dev/null | head -n 1)
+	lines=$(wc -l < "$out")
+	wide=$(awk 'length > 80' "$out" | wc -l)
+	if [ -n "$f" ] && cmp -s "$f" "$out" && [ "$lines" -le 40 ] && [ "$lines" -ge 10 ] &&
+	   [ "$wide" = 0 ]; then
+		ok "$desc: the body, $lines lines of at most 80 columns, is NAME.mail.txt"
+	else
+		not_ok "$desc: a body of 10 to 40 lines in 80 columns, as in NAME.mail.txt" \
+			"$lines lines, $wide wider than 80, file '$f'"
+	fi
+	f=${f%.mail.txt}.full.txt
+	if [ -s "$f" ] && grep -q '^== headline figures' "$f" && [ "$(awk 'length > 80' "$f")" = "" ]; then
+		ok "$desc: the long form beside it ($(wc -l < "$f") lines)"
+	else
+		not_ok "$desc: the long form beside it" "$f"
+	fi
+}
+
+# ---- dd + sync: the commands' total time, no trace ------------------------------
+"$IOTAPE" import --quiet --run kernel-6.1 "$Q/dd-sync-6.1.txt" &&
+"$IOTAPE" import --quiet --run kernel-6.18 "$Q/dd-sync-6.18.txt" ||
+	{ not_ok "import the dd + sync timings"; tap_finish; }
+if "$IOTAPE" mail -o "$t/dd" kernel-6.1 kernel-6.18 > "$t/dd.out" 2> "$t/err"; then
+	body "dd + sync" "$t/dd" "$t/dd.out"
+	check_eq "dd + sync: the total per kernel, the difference not explained" \
+		"  A kernel-6.1 7.731 s|  B kernel-6.18 8.329 s +7.7%|+0.60 100% not explained|+0.60 100% the difference" \
+		"$(grep -E '^  [AB] [^ :]+ +[0-9]|^ +[-+][0-9.]+ +[0-9]+%  ' "$t/dd.out" | tr -s ' ' | sed 's/^ //; s/^\([AB]\)/  \1/; s/ (.*//' | paste -sd'|')"
+else
+	not_ok "mail kernel-6.1 kernel-6.18" "$(cat "$t/err")"
+fi
+
+# ---- DBT-2: tps of three runs a side, grouped by kernel, as globs -----------------
+grep -v '^#' "$Q/dbt2-tps.txt" | while read -r fs k rep tps; do
+	"$IOTAPE" import --quiet --run "dbt2-$fs-$k.$rep" "$Q/dd-sync-$k.txt" &&
+	"$IOTAPE" label "dbt2-$fs-$k.$rep" fs="$fs" kernel="$k" > /dev/null &&
+	"$IOTAPE" metric "dbt2-$fs-$k.$rep" tps="$tps" > /dev/null || echo fail
+done > "$t/dbt2.err"
+[ -s "$t/dbt2.err" ] && not_ok "import the DBT-2 runs"
+if "$IOTAPE" mail --group-by kernel --metric tps -o "$t/dbt2" 'dbt2-ext2-*' > "$t/dbt2.out" 2> "$t/err"; then
+	body "DBT-2 on ext2" "$t/dbt2" "$t/dbt2.out"
+	check_eq "DBT-2: tps per kernel with the repeats' range, the verdict" \
+		"kernel: A 6.1, B 6.18|A kernel=6.1 2342.0 [2310-2365, 3 runs]|B kernel=6.18 2201.0 [2188-2230, 3 runs] -6.0%|(the ranges of 3 and 3 repeats do not overlap)" \
+		"$(grep -E '^  [AB] kernel=[^ :]+ +[0-9]|^  kernel:|repeats' "$t/dbt2.out" | tr -s ' ' | sed 's/^ //' | paste -sd'|')"
+	check "DBT-2: the commands that reproduce it" \
+		grep -qx "  iotape compare --group-by kernel --metric tps 'dbt2-ext2-\*'" "$t/dbt2.out"
+else
+	not_ok "mail --group-by kernel --metric tps 'dbt2-ext2-*'" "$(cat "$t/err")"
+fi
+
+# ---- one disk or two, on the reporter's 2006 disk (the corpus's captures) ----------
+if CORPUS=$(corpus_dir) && [ -d "$CORPUS/seed-debsums-patch" ]; then
+	S=$CORPUS/seed-debsums-patch
+	for r in one-disk two-disks; do
+		"$IOTAPE" import --quiet --run $r --names "$S/$r/cmdlines.txt" "$S/$r/trace.bin" &&
+		"$IOTAPE" replay --quiet $r --target model:desktop-2006 --run $r-2006 > /dev/null ||
+			not_ok "import and replay $r"
+	done
+	if "$IOTAPE" mail -o "$t/disks" one-disk-2006 two-disks-2006 > "$t/disks.out" 2> "$t/err"; then
+		body "one disk or two" "$t/disks" "$t/disks.out"
+		# the first cause, its cost in seconds and share, and its picture
+		cause=$(grep -m1 -E '^ +\+[0-9]+\.[0-9]{2} +[0-9]+%  [a-z]' "$t/disks.out")
+		check "one disk or two: the first cause with its cost ($cause)" \
+			test -n "$cause"
+		check "one disk or two: a text plot for the first cause" \
+			grep -qE '^Picture \((seek|tput|lat|qd|vm), for the first cause: [a-z]+\):$' "$t/disks.out"
+		check "one disk or two: the costs add up to the difference" \
+			awk '/^ +[-+][0-9.]+ +-?[0-9]+%  / { if ($0 ~ /the difference$/) d = $1; else s += $1 }
+			     END { exit !(d != 0 && s - d < 0.015 && d - s < 0.015) }' "$t/disks.out"
+	else
+		not_ok "mail one-disk-2006 two-disks-2006" "$(cat "$t/err")"
+	fi
+else
+	skip "mail of one disk or two" "corpus absent"
+fi
+
+# ---- the pictures: 1, 3 and 8 runs of the quick captures ---------------------------
+for i in 1 2 3 4 5 6 7 8; do
+	[ $((i % 2)) = 1 ] && f=before || f=after
+	"$IOTAPE" import --quiet --again --run "q$i" "$Q/$f.bin.gz" ||
+		not_ok "import $f as q$i"
+	"$IOTAPE" label "q$i" "writer=$f" > /dev/null
+done
+KINDS="seek tput lat qd procs compare"
+for n in 1 3 8; do
+	runs=$(seq -f 'q%g' 1 $n)
+	for fmt in png txt; do
+		d=$t/p$n-$fmt
+		# shellcheck disable=SC2086
+		if "$IOTAPE" plot --format $fmt -o "$d" $runs > /dev/null 2> "$t/err"; then
+			bad=
+			for k in $KINDS; do
+				[ "$n" = 1 ] && [ "$k" = compare ] && continue
+				f=$(ls "$d"/*."$k.$fmt" 2> /dev/null)
+				if [ "$fmt" = png ]; then
+					[ "$(od -An -tx1 -N8 "$f" 2> /dev/null | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+						bad="$bad $k"
+				else
+					[ -s "$f" ] && [ "$(awk 'length > 80' "$f")" = "" ] || bad="$bad $k"
+				fi
+			done
+			check_eq "plot $n run(s), $fmt: every kind drawn$([ $fmt = txt ] && echo ' in 80 columns')" "" "$bad"
+		else
+			not_ok "plot $n run(s) --format $fmt" "$(cat "$t/err")"
+		fi
+	done
+done
+# a family's colour is the same in every panel of the 8 runs' seek picture, and
+# a colour stands for one family
+pairs=$(grep -o "keyentry with points pt 5 ps 0.9 lc rgb '#[0-9a-f]*' title '[^']*'" \
+	"$t"/p8-png/*.seek.gp | awk '{ print $8, $10 }' | sort -u)
+check_eq "seek of 8 runs: one colour per family, one family per colour" \
+	"$(printf '%s\n' "$pairs" | awk '{ print $2 }' | sort -u | wc -l) $(printf '%s\n' "$pairs" | awk '{ print $1 }' | sort -u | wc -l)" \
+	"$(printf '%s\n' "$pairs" | wc -l) $(printf '%s\n' "$pairs" | wc -l)"
+check "seek of 8 runs: the families are keyed in more than one panel" \
+	test "$(grep -c "keyentry with points pt 5" "$t"/p8-png/*.seek.gp)" -gt "$(printf '%s\n' "$pairs" | wc -l)"
+# runs labelled by the setting that sets them apart, not their names
+check "plot: runs labelled by their differing setting (writer=before #1)" \
+	grep -q "writer=before #1" "$t"/p3-png/*.tput.gp
+
+tap_finish
