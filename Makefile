@@ -112,7 +112,8 @@ CMD_SRC = capture/cmd_import.c capture/import.c capture/import_input.c capture/c
 	capture/cmd_record.c
 MAIN_SRC = iotape.c
 PLOT_SRC = plots/plot.c plots/gnuplot.c plots/kind_io.c plots/kind_lat.c \
-	plots/kind_vm.c plots/kind_summary.c plots/cmd_plot.c plots/cmd_mail.c
+	plots/kind_vm.c plots/kind_summary.c plots/cmd_plot.c plots/cmd_mail.c \
+	plots/across.c
 REPLAY_SRC = replay/plan.c replay/engine.c replay/engine_uring.c \
 	replay/sched.c replay/target.c replay/replay.c replay/replay_store.c \
 	replay/replay_writer.c \

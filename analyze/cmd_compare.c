@@ -80,11 +80,8 @@ static int compare_across(const char *db, char **args, int nargs,
 			  const char *metric, int fmt)
 {
 	struct store *st = NULL;
-	struct run_ref *runs = NULL;
 	struct crosstab x;
 	struct emit e;
-	int64_t *ids = NULL;
-	size_t n = 0;
 	char err[1024];
 	int rc = 0;
 
@@ -98,34 +95,15 @@ static int compare_across(const char *db, char **args, int nargs,
 		store_close(st);
 		return -1;
 	}
-	if (nargs) {
-		if (manage_resolve(st, args, nargs, &runs, &n, err, sizeof(err)))
-			rc = error("%s: %s", store_shown(db), err);
-		else {
-			ids = xcalloc(n ? n : 1, sizeof(*ids));
-			for (size_t i = 0; i < n; i++)
-				ids[i] = runs[i].id;
-		}
-	} else {
-		struct store_run_listing *all = NULL;
-		if (store_runs_list(st, 0, &all, &n))
-			rc = error("%s: %s", store_shown(db), store_errmsg(st));
-		ids = xcalloc(n ? n : 1, sizeof(*ids));
-		for (size_t i = 0; i < n && !rc; i++)
-			ids[i] = all[i].run.id;
-		free(all);
-	}
-	if (!rc && crosstab_load(&x, st, ids, n, group_by, across, metric, err,
-				 sizeof(err)))
+	if (crosstab_load_args(&x, st, args, nargs, group_by, across, metric, err,
+			       sizeof(err)))
 		rc = error("%s: %s", store_shown(db), err);
-	else if (!rc) {
+	else {
 		emit_init(&e, stdout, fmt == CMP_JSON);
 		crosstab_emit(&x, &e, fmt == CMP_JSON ? XT_JSON :
 			      fmt == CMP_MARKDOWN ? XT_MARKDOWN : XT_TEXT);
 	}
 	crosstab_free(&x);
-	free(ids);
-	free(runs);
 	store_close(st);
 	return rc;
 }

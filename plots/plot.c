@@ -27,6 +27,8 @@ static const struct plot_kind_ops *const kinds[PLOT_NKINDS] = {
 
 const char *plot_kind_name(enum plot_kind k)
 {
+	if (k == PLOT_ACROSS)
+		return "across";
 	return (unsigned)k < PLOT_NKINDS ? kinds[k]->name : NULL;
 }
 
@@ -396,8 +398,7 @@ void plot_devname(uint32_t dev, char *out, size_t len)
 	snprintf(out, len, "%u,%u", BT_MAJOR(dev), BT_MINOR(dev));
 }
 
-/* mkdir -p dir */
-static int make_dir(const char *dir)
+int plot_make_dir(const char *dir)
 {
 	char path[PATH_MAX];
 	struct stat sb;
@@ -487,7 +488,7 @@ static int place_run(struct plot_ctx *c, struct plot_run *r, int align_cmd)
  * text is read whole first, as the file may be written in place (a symlink:
  * lib/outfile.h). Returns 0, or -1 with the error line in err (errlen
  * bytes). */
-static int tidy_txt(const char *dir, const char *file, char *err, size_t errlen)
+int plot_tidy_txt(const char *dir, const char *file, char *err, size_t errlen)
 {
 	char path[PATH_MAX], *line = NULL, *text = NULL;
 	size_t cap = 0, len = 0;
@@ -579,7 +580,7 @@ static void *gp_worker(void *arg)
 			return NULL;
 		rc = plot_gnuplot_exec(j->dir, j->script, err, sizeof(err));
 		if (!rc && j->tidy)
-			rc = tidy_txt(j->dir, j->out, err, sizeof(err));
+			rc = plot_tidy_txt(j->dir, j->out, err, sizeof(err));
 		j->rc = rc;
 		if (rc) {
 			pthread_mutex_lock(&p->lock);
@@ -768,7 +769,7 @@ int plot_run(const struct plot_opts *o)
 			plot_stem(&o->name, 1, c.stem, sizeof(c.stem));
 		else
 			plot_stem(o->runs, o->nrun, c.stem, sizeof(c.stem));
-		rc = make_dir(o->dir);
+		rc = plot_make_dir(o->dir);
 	}
 	if (!rc && (o->kinds & (1u << PLOT_COMPARE)) && c.nrun > 1) {
 		c.head = xcalloc(c.nrun * PLOT_NHEAD, sizeof(*c.head));
@@ -783,7 +784,8 @@ int plot_run(const struct plot_opts *o)
 	if (!rc)
 		make_palette(&c);
 	if (!rc)
-		rc = draw_pass(&c, state, o->kinds, (const char (*)[256])why, 1,
+		rc = draw_pass(&c, state, o->kinds, (const char (*)[256])why,
+			       !o->none_ok,
 			       &jobs, &njob, &skipped);
 	npass0 = njob;
 	if (!rc && o->also_dir) {
@@ -794,7 +796,7 @@ int plot_run(const struct plot_opts *o)
 		c.dir = o->also_dir;
 		c.dat_prefix = "../";
 		c.dat_written = 1;
-		rc = make_dir(o->also_dir);
+		rc = plot_make_dir(o->also_dir);
 		if (!rc)
 			rc = draw_pass(&c, state, want & o->also_kinds,
 				       (const char (*)[256])why, 0, &jobs, &njob,
@@ -829,7 +831,7 @@ int plot_run(const struct plot_opts *o)
 	if (!rc && o->named_kinds && skipped)
 		return error("%s of the kinds asked for had no data",
 			     skipped & (skipped - 1) ? "some" : "one");
-	if (!rc && !drawn)
+	if (!rc && !drawn && !o->none_ok)
 		return error("nothing to plot: the runs have no data for the"
 			     " kinds asked for");
 	return rc;

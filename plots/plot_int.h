@@ -259,6 +259,15 @@ void plot_proc_label(const struct runview *rv, uint32_t pid, char *out,
  * longest label plus a blank. */
 int plot_label_chars(const struct plot_ctx *c);
 
+/* mkdir -p dir; returns 0, or -1 after error() (cannot create it, or it
+ * is not a folder). */
+int plot_make_dir(const char *dir);
+
+/* Makes dir/file, gnuplot's dumb-terminal text, plain: the form feeds
+ * before pages and the blanks at line ends removed, pages one blank line
+ * apart. Returns 0, or -1 with the error line in err (errlen bytes). */
+int plot_tidy_txt(const char *dir, const char *file, char *err, size_t errlen);
+
 /* 1 when setting key k says nothing about what was run (iotape's own
  * capture. and record. bookkeeping, sizes that move with the machine
  * such as mem.total_kb, the date), so labels and mail leave it out. */
