@@ -756,6 +756,7 @@ static int short_plot(FILE *fp, const struct mail_opts *o,
 	po.format = PLOT_TXT;
 	po.align_cmd = -1;
 	po.width = PLOT_WIDTH;
+	po.none_ok = 1;
 	po.txt_lines = lines + 3;   /* the titles above the frame, cut below */
 	po.drawn = &drawn;
 	po.rundata = rds;
@@ -820,10 +821,15 @@ static int write_short(FILE *fp, struct store *st, struct compare *c,
 			compare_pair_free(&p);
 		}
 	}
-	fprintf(m, "iotape %s mail: %s", IOTAPE_VERSION, c->gname[0]);
-	for (int g = 1; g < c->ng; g++)
-		fprintf(m, " vs %s", c->gname[g]);
-	fprintf(m, "\n\n");
+	len2 = snprintf(line, sizeof(line), "iotape %s mail: %s", IOTAPE_VERSION,
+			c->gname[0]);
+	for (int g = 1; g < c->ng && g < 4; g++)
+		len2 += snprintf(line + len2, sizeof(line) - len2, " vs %s",
+				 c->gname[g]);
+	if (c->ng > 4)
+		snprintf(line + len2, sizeof(line) - len2, " and %d more", c->ng - 4);
+	put_wrapped(m, line, 0, 2);
+	fputc('\n', m);
 	if ((rc = short_runs(m, st, c)))
 		goto out;
 	fputc('\n', m);
