@@ -57,13 +57,13 @@ int plot_across(const struct plot_opts *o, const struct crosstab *x)
 	c.format = o->format;
 	c.dat_prefix = "";
 	stem_part(metric, sizeof(metric), x->metric);
-	stem_part(rows, sizeof(rows), x->group_by ? x->group_by : "all");
+	stem_part(rows, sizeof(rows), x->group_by ? x->group_by : "");
 	stem_part(cols, sizeof(cols), x->across);
 	if (o->name)
 		snprintf(c.stem, sizeof(c.stem), "%s", o->name);
 	else
-		snprintf(c.stem, sizeof(c.stem), "%.36s-by-%.36s-across-%.36s", metric,
-			 rows, cols);
+		snprintf(c.stem, sizeof(c.stem), "%.36s%s%.36s-across-%.36s", metric,
+			 x->group_by ? "-by-" : "", x->group_by ? rows : "", cols);
 	if (plot_make_dir(o->dir))
 		return -1;
 

@@ -109,7 +109,7 @@ struct crosstab;
 /* Draws x (compare --across's table, analyze/crosstab.h) as grouped bars
  * into o->dir (made if missing) in o->format: NAME.across.png (.svg, .txt)
  * beside NAME.across.dat and .gp, NAME o->name or METRIC-by-ROWS-across-
- * COLUMNS; a group per row, a bar per column: the median of the cell's
+ * COLUMNS (METRIC-across-COLUMNS without rows); a group per row, a bar per column: the median of the cell's
  * runs, an error bar from their min to max, over it the % change against
  * the first column with compare's marks (XT_MARK_ONE: one run,
  * XT_MARK_WITHIN: within the spread) and a footnote for each mark used.

@@ -3,7 +3,8 @@
 # a body of at most 40 lines of 80 columns on stdout and in NAME.mail.txt, with the
 # question per side, the verdict and the causes with their costs; the long form in
 # NAME.full.txt. Then the pictures: a process family keeps one colour in every
-# panel, and every kind renders (PNG and txt) for 1, 3 and 8 runs. No root needed.
+# panel, and every kind and the --across picture (DBT-2's table with its marks)
+# render (PNG and txt) for 1, 3 and 8 runs. No root needed.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "mail"
@@ -65,6 +66,25 @@ else
 	not_ok "mail --group-by kernel --metric tps 'dbt2-ext2-*'" "$(cat "$t/err")"
 fi
 
+# ---- the --across picture of DBT-2's table: PNG and txt, with its marks -----------
+if "$IOTAPE" plot -o "$t/across" --group-by fs --across kernel --metric tps 'dbt2-*' > "$t/out" 2> "$t/err" &&
+   "$IOTAPE" plot -o "$t/across" --format txt --group-by fs --across kernel --metric tps 'dbt2-*' >> "$t/out" 2>> "$t/err"; then
+	f=$t/across/tps-by-fs-across-kernel.across
+	check_eq "across: prints the pictures' paths" "$f.png|$f.txt" "$(paste -sd'|' "$t/out")"
+	check_eq "across: a PNG" 89504e470d0a1a0a "$(od -An -tx1 -N8 "$f.png" | tr -d ' \n')"
+	# the data: a row per filesystem, median min max and the bar's text per kernel
+	check_eq "across: the data, a row per fs" \
+		'"ext2" 2342 2310 2365 "base" 2201 2188 2230 "-6.0%"|"xfs" 2512 2498 2530 "base" 2505 2490 2521 "-0.3%~"' \
+		"$(grep -v '^#' "$f.dat" | grep . | paste -sd'|')"
+	check_eq "across txt: the changes over the bars, the key, the footnote, 80 columns" \
+		"1 1 1 1 0" \
+		"$(grep -c -- '-6\.0%' "$f.txt") $(grep -c -- '-0\.3%~' "$f.txt") $(grep -cF '6.1 (*)' "$f.txt") $(grep -c '^ *~ within the spread' "$f.txt") $(awk 'length > 80' "$f.txt" | wc -l)"
+else
+	not_ok "plot --across kernel" "$(cat "$t/err")"
+fi
+check "plot --group-by without --across: an error" \
+	bash -c "! '$IOTAPE' plot --group-by fs kernel-6.1 2> /dev/null"
+
 # ---- one disk or two, on the reporter's 2006 disk (the corpus's captures) ----------
 if CORPUS=$(corpus_dir) && [ -d "$CORPUS/seed-debsums-patch" ]; then
 	S=$CORPUS/seed-debsums-patch
@@ -97,6 +117,7 @@ for i in 1 2 3 4 5 6 7 8; do
 	"$IOTAPE" import --quiet --again --run "q$i" "$Q/$f.bin.gz" ||
 		not_ok "import $f as q$i"
 	"$IOTAPE" label "q$i" "writer=$f" > /dev/null
+	"$IOTAPE" metric "q$i" "tps=$((1000 + i))" > /dev/null
 done
 KINDS="seek tput lat qd procs compare"
 for n in 1 3 8; do
@@ -121,6 +142,19 @@ for n in 1 3 8; do
 			not_ok "plot $n run(s) --format $fmt" "$(cat "$t/err")"
 		fi
 	done
+done
+# the --across picture of 1, 3 and 8 runs (a bar each, one group; one-run
+# cells marked *)
+for n in 1 3 8; do
+	# shellcheck disable=SC2046
+	if "$IOTAPE" plot -o "$t/ax$n" --across writer --metric tps $(seq -f 'q%g' 1 $n) > /dev/null 2> "$t/err" &&
+	   "$IOTAPE" plot -o "$t/ax$n" --format txt --across writer --metric tps $(seq -f 'q%g' 1 $n) > /dev/null 2> "$t/err"; then
+		f=$t/ax$n/tps-across-writer.across
+		check_eq "plot --across of $n run(s): a PNG, txt in 80 columns" "89504e470d0a1a0a 0" \
+			"$(od -An -tx1 -N8 "$f.png" | tr -d ' \n') $(awk 'length > 80' "$f.txt" | wc -l)"
+	else
+		not_ok "plot --across of $n run(s)" "$(cat "$t/err")"
+	fi
 done
 # a family's colour is the same in every panel of the 8 runs' seek picture, and
 # a colour stands for one family
