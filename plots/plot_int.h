@@ -75,6 +75,19 @@ int plot_proc_colour(const struct plot_ctx *c, size_t r, uint32_t pid);
 /* The name of colour k's family ("md5sum"), or "other" for grey. */
 const char *plot_colour_name(const struct plot_ctx *c, int k);
 
+/* Overlays of more runs than this (each a read and a write series: more
+ * than 4 series in a panel) give way to small multiples: a row of panels
+ * per run, of one size, with shared axes and the same colours, so the runs
+ * compare by position instead of by a legend of a dozen entries. */
+#define PLOT_MAX_OVERLAY_RUNS 2
+/* The height in pixels of a row of small multiples. */
+#define PLOT_CELL_PX 190
+
+static inline int plot_multiples(const struct plot_ctx *c)
+{
+	return c->nrun > PLOT_MAX_OVERLAY_RUNS;
+}
+
 /* ---- data files (plots/gnuplot.c) ---- */
 
 /* A data file being written: gnuplot data blocks (`index N`) separated by

@@ -143,6 +143,19 @@ for n in 1 3 8; do
 		fi
 	done
 done
+# past 2 runs, small multiples: a row of panels per run on shared axes, reads
+# and writes in the same two colours in every panel
+for n in 3 8; do
+	for k in tput lat; do
+		gp=$(ls "$t/p$n-png/"*.$k.gp)
+		check_eq "$k of $n runs: a row of panels per run, two colours in all" \
+			"set multiplot layout $n,2|2" \
+			"$(grep -o '^set multiplot layout [0-9]*,[0-9]*' "$gp")|$(grep -o "lc rgb '#[0-9a-f]*'" "$gp" | grep -v dddddd | sort -u | wc -l)"
+	done
+done
+check "compare of 8 runs: the changes over the bars upright, the key beside them" \
+	grep -q 'rotate by 90' "$t"/p8-png/*.compare.gp
+
 # the --across picture of 1, 3 and 8 runs (a bar each, one group; one-run
 # cells marked *)
 for n in 1 3 8; do
