@@ -38,6 +38,8 @@ struct mail_opts {
 
 #define SHORT_LINES 40       /* the short body's most lines */
 #define SHORT_PLOT_MIN 8     /* a text plot shorter than this is left out */
+#define SHORT_PLOT_GOOD 14   /* the causes take one line each to leave the
+				text plot this many */
 
 /* ---- writing lines of at most WIDTH columns ---- */
 
@@ -538,6 +540,34 @@ static void put_cut(FILE *fp, const char *text, int w)
 		fprintf(fp, "%.*s...\n", w - 3, text);
 }
 
+/* prefix, then text wrapped as put_wrapped() does (the first line after
+ * the prefix, the others indented by indent), at most max lines: the last
+ * one shown ends in "..." when some were left out. */
+static void put_wrapped_max(FILE *fp, const char *prefix, const char *text,
+			    int indent, int max)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int n = 0, first = (int)strlen(prefix);
+
+	put_wrapped(m, text, first, indent);
+	fclose(m);
+	if ((int)len >= first)
+		memcpy(buf, prefix, (size_t)first);
+	for (p = buf; *p && n < max; n++) {
+		size_t l = strcspn(p, "\n");
+		if (n == max - 1 && p[l] && p[l + 1]) {
+			/* the last line shown: room for "..." */
+			fprintf(fp, "%.*s...\n", (int)(l > WIDTH - 5 ? WIDTH - 5 : l), p);
+			break;
+		}
+		fprintf(fp, "%.*s\n", (int)l, p);
+		p += l + (p[l] != 0);
+	}
+	free(buf);
+}
+
 /* The plot kind that shows finding f's cause best (the analyzer's name),
  * for the one text plot of the short body. */
 static enum plot_kind kind_for_cause(const char *analyzer)
@@ -637,7 +667,8 @@ static int short_runs(FILE *fp, struct store *st, struct compare *c)
 
 /* The question's figure per side, with its range when a side has repeats,
  * and the verdict of comparison p. */
-static void short_question(FILE *fp, struct compare *c, const struct cmp_pair *p)
+static void short_question(FILE *fp, struct compare *c, const struct cmp_pair *p,
+			   int wrap)
 {
 	const struct question *q = &c->q;
 	char line[1024];
@@ -683,13 +714,14 @@ static void short_question(FILE *fp, struct compare *c, const struct cmp_pair *p
 	snprintf(line, sizeof(line), "Verdict: %s is worse by %.3f s of its time:"
 		 " %s", c->gname[p->worse ? p->g : 0], p->dtime, p->verdict);
 	put_cut(fp, line, WIDTH - 2);
-	snprintf(line, sizeof(line), "  (%s)", p->test);
-	put_cut(fp, line, WIDTH - 2);
+	snprintf(line, sizeof(line), "(%s)", p->test);
+	put_wrapped_max(fp, "  ", line, 3, wrap);
 }
 
 /* The waterfall of comparison p in one line a row: the causes and the
  * offsets (at most 5), what is not explained and the difference. */
-static void short_causes(FILE *fp, struct compare *c, const struct cmp_pair *p)
+static void short_causes(FILE *fp, struct compare *c, const struct cmp_pair *p,
+			 int wrap)
 {
 	char line[512];
 	int rows = 0;
@@ -706,10 +738,12 @@ static void short_causes(FILE *fp, struct compare *c, const struct cmp_pair *p)
 		const struct finding *f = &p->f[i];
 		if (!p->in_waterfall[i])
 			continue;
-		snprintf(line, sizeof(line), "  %+7.2f %4.0f%%  %s%s", f->cost_s,
-			 100 * f->cost_s / total, f->cost_s < 0 ? "(for the other) "
-			 : "", f->title);
-		put_cut(fp, line, WIDTH - 2);
+		char cost[32];
+		snprintf(cost, sizeof(cost), "  %+7.2f %4.0f%%  ", f->cost_s,
+			 100 * f->cost_s / total);
+		snprintf(line, sizeof(line), "%s%s", f->cost_s < 0 ?
+			 "(for the other) " : "", f->title);
+		put_wrapped_max(fp, cost, line, 17, wrap);
 		rows++;
 	}
 	if (!rows)
@@ -791,20 +825,81 @@ static int short_plot(FILE *fp, const struct mail_opts *o,
 	return n;
 }
 
+/* The text of the short body but its picture into m: the comparison p
+ * (have: 0 when no comparison has a value), its causes and test in at most
+ * wrap lines each, the command that reproduces it and the files beside it.
+ * Returns 0, or -1 after an error line. */
+static int short_text(FILE *m, struct store *st, struct compare *c,
+		      const struct mail_opts *o, const struct cmp_pair *p,
+		      int have, const char *stem, unsigned drawn_png, int wrap)
+{
+	char line[1024];
+	int len;
+
+	len = snprintf(line, sizeof(line), "iotape %s mail: %s", IOTAPE_VERSION,
+		       c->gname[0]);
+	for (int g = 1; g < c->ng && g < 4; g++)
+		len += snprintf(line + len, sizeof(line) - len, " vs %s",
+				c->gname[g]);
+	if (c->ng > 4)
+		snprintf(line + len, sizeof(line) - len, " and %d more", c->ng - 4);
+	put_wrapped(m, line, 0, 2);
+	fputc('\n', m);
+	if (short_runs(m, st, c))
+		return -1;
+	fputc('\n', m);
+	if (!have) {
+		fprintf(m, "The question: %s: a side has no value of it.\n",
+			c->q.label);
+	} else {
+		short_question(m, c, p, wrap);
+		fputc('\n', m);
+		short_causes(m, c, p, wrap);
+	}
+	fputc('\n', m);
+	/* the command that makes this again */
+	len = snprintf(line, sizeof(line), "Reproduce: iotape compare");
+	if (o->group_by)
+		len += snprintf(line + len, sizeof(line) - len, " --group-by %s",
+				o->group_by);
+	if (o->metric)
+		len += snprintf(line + len, sizeof(line) - len, " --metric %s",
+				o->metric);
+	for (int i = 0; i < o->nargs; i++)
+		len += snprintf(line + len, sizeof(line) - len, strpbrk(o->args[i],
+				"*?[ ") ? " '%s'" : " %s", o->args[i]);
+	put_wrapped(m, line, 0, 4);
+	/* the files beside it, wrapped */
+	len = snprintf(line, sizeof(line), "Beside it: %s.full.txt (all of it)",
+		       stem);
+	{
+		int any = 0;
+		for (int i = 0; i < PLOT_NKINDS; i++)
+			if (drawn_png & (1u << i))
+				len += snprintf(line + len, sizeof(line) - len, "%s%s",
+						any++ ? "," : ", PNGs of that stem {",
+						plot_kind_name((enum plot_kind)i));
+		if (any)
+			snprintf(line + len, sizeof(line) - len, "}.png");
+	}
+	put_wrapped(m, line, 0, 2);
+	return 0;
+}
+
 /* The short body into fp (at most SHORT_LINES lines of WIDTH columns):
  * what was compared, the question per side and the verdict, the causes
- * with their costs, one text plot for the first cause, the commands that
- * make it again and the files beside it. */
+ * with their costs, one text plot for the first cause, the command that
+ * makes it again and the files beside it. The causes take two lines each
+ * unless that leaves the picture fewer than SHORT_PLOT_GOOD lines. */
 static int write_short(FILE *fp, struct store *st, struct compare *c,
 		       const struct mail_opts *o, const struct rundata **rds,
 		       double (*head)[PLOT_NHEAD], const char *stem,
 		       unsigned drawn_png)
 {
 	struct cmp_pair p, best;
-	char *text = NULL, line[1024];
+	char *text = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	int have = 0, rc = 0, used, len2;
+	int have = 0, rc = 0, used = 0, want_pic;
 	const char *cause;
 	enum plot_kind k;
 
@@ -821,62 +916,25 @@ static int write_short(FILE *fp, struct store *st, struct compare *c,
 			compare_pair_free(&p);
 		}
 	}
-	len2 = snprintf(line, sizeof(line), "iotape %s mail: %s", IOTAPE_VERSION,
-			c->gname[0]);
-	for (int g = 1; g < c->ng && g < 4; g++)
-		len2 += snprintf(line + len2, sizeof(line) - len2, " vs %s",
-				 c->gname[g]);
-	if (c->ng > 4)
-		snprintf(line + len2, sizeof(line) - len2, " and %d more", c->ng - 4);
-	put_wrapped(m, line, 0, 2);
-	fputc('\n', m);
-	if ((rc = short_runs(m, st, c)))
-		goto out;
-	fputc('\n', m);
-	if (!have) {
-		fprintf(m, "The question: %s: a side has no value of it.\n",
-			c->q.label);
-	} else {
-		short_question(m, c, &best);
-		fputc('\n', m);
-		short_causes(m, c, &best);
-	}
-	fputc('\n', m);
-	/* the commands that make this again */
-	fprintf(m, "To reproduce (iotape %s):\n", IOTAPE_VERSION);
-	len2 = snprintf(line, sizeof(line), "  iotape compare");
-	if (o->group_by)
-		len2 += snprintf(line + len2, sizeof(line) - len2, " --group-by %s",
-				 o->group_by);
-	if (o->metric)
-		len2 += snprintf(line + len2, sizeof(line) - len2, " --metric %s",
-				 o->metric);
-	for (int i = 0; i < o->nargs; i++)
-		len2 += snprintf(line + len2, sizeof(line) - len2, strpbrk(o->args[i],
-				 "*?[ ") ? " '%s'" : " %s", o->args[i]);
-	put_wrapped(m, line + 2, 2, 4);
-	/* the files beside it, wrapped */
-	len2 = snprintf(line, sizeof(line), "Beside it: %s.full.txt (all of it)",
-			stem);
-	{
-		int any = 0;
-		for (int i = 0; i < PLOT_NKINDS; i++)
-			if (drawn_png & (1u << i))
-				len2 += snprintf(line + len2, sizeof(line) - len2, "%s%s",
-						 any++ ? "," : ", PNGs of that stem " "{", plot_kind_name(
-						 (enum plot_kind)i));
-		if (any)
-			snprintf(line + len2, sizeof(line) - len2, "}.png");
-	}
-	put_wrapped(m, line, 0, 2);
-	fflush(m);
-	/* the picture of the first cause, in the lines left */
-	used = count_lines(text);
 	cause = have ? first_cause(&best) : NULL;
 	/* no cause and no trace: no picture says more than the figures */
+	want_pic = cause || c->rf[0].rep.ndev;
+	for (int wrap = 2; wrap >= 1; wrap--) {
+		FILE *m;
+		free(text);
+		text = NULL;
+		m = open_memstream(&text, &len);
+		rc = short_text(m, st, c, o, &best, have, stem, drawn_png, wrap);
+		fclose(m);
+		if (rc)
+			goto out;
+		used = count_lines(text);
+		if (!want_pic || SHORT_LINES - used - 3 >= SHORT_PLOT_GOOD)
+			break;
+	}
+	/* the picture of the first cause, in the lines left */
 	k = cause ? kind_for_cause(cause) : PLOT_TPUT;
-	if (SHORT_LINES - used - 3 >= SHORT_PLOT_MIN &&
-	    (cause || c->rf[0].rep.ndev)) {
+	if (want_pic && SHORT_LINES - used - 3 >= SHORT_PLOT_MIN) {
 		char *pic = NULL;
 		size_t plen = 0;
 		FILE *pm = open_memstream(&pic, &plen);
@@ -891,8 +949,8 @@ static int write_short(FILE *fp, struct store *st, struct compare *c,
 			goto out;
 		}
 		if (n > 0) {
-			/* before the commands: the body reads top down */
-			char *at = strstr(text, "\nTo reproduce");
+			/* before the command: the body reads top down */
+			char *at = strstr(text, "\nReproduce: ");
 			size_t head_len = at ? (size_t)(at - text) + 1 : len;
 			fwrite(text, 1, head_len, fp);
 			fprintf(fp, "Picture (%s%s%s):\n%s\n", plot_kind_name(k),
@@ -906,7 +964,6 @@ static int write_short(FILE *fp, struct store *st, struct compare *c,
 	}
 	fputs(text, fp);
 out:
-	fclose(m);
 	free(text);
 	if (have)
 		compare_pair_free(&best);
@@ -940,7 +997,7 @@ static void usage_mail(FILE *fp)
 "the verdict, the causes with their costs in seconds, which add up to the\n"
 "difference (compare's waterfall; with more than two sides, the comparison\n"
 "with the largest difference), one text plot for the first cause (seek,\n"
-"tput, lat, qd or vm), and the commands that reproduce it. Everything else\n"
+"tput, lat, qd or vm), and the command that reproduces it. Everything else\n"
 "is beside it: DIR/NAME.full.txt (each run's commands, host and machine, the\n"
 "headline figures with %% change against RUN_A, the whole explanation, vmstat\n"
 "excerpts of the whole machine, every text plot), the PNGs of iotape plot\n"

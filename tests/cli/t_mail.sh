@@ -61,7 +61,7 @@ if "$IOTAPE" mail --group-by kernel --metric tps -o "$t/dbt2" 'dbt2-ext2-*' > "$
 		"kernel: A 6.1, B 6.18|A kernel=6.1 2342.0 [2310-2365, 3 runs]|B kernel=6.18 2201.0 [2188-2230, 3 runs] -6.0%|(the ranges of 3 and 3 repeats do not overlap)" \
 		"$(grep -E '^  [AB] kernel=[^ :]+ +[0-9]|^  kernel:|repeats' "$t/dbt2.out" | tr -s ' ' | sed 's/^ //' | paste -sd'|')"
 	check "DBT-2: the commands that reproduce it" \
-		grep -qx "  iotape compare --group-by kernel --metric tps 'dbt2-ext2-\*'" "$t/dbt2.out"
+		grep -qx "Reproduce: iotape compare --group-by kernel --metric tps 'dbt2-ext2-\*'" "$t/dbt2.out"
 else
 	not_ok "mail --group-by kernel --metric tps 'dbt2-ext2-*'" "$(cat "$t/err")"
 fi
