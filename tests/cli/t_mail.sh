@@ -1,10 +1,11 @@
 # t_mail.sh: `iotape mail` on the seed threads' comparisons (dd + sync, DBT-2's tps
-# per kernel with repeats, one disk or two replayed on the 2006 disk from the corpus):
-# a body of at most 40 lines of 80 columns on stdout and in NAME.mail.txt, with the
+# per kernel with repeats, one disk or two replayed on the 2006 disk from the corpus,
+# writeback thresholds captured as root): a body of at most 40 lines of 80
+# columns on stdout and in NAME.mail.txt, with the
 # question per side, the verdict and the causes with their costs; the long form in
 # NAME.full.txt. Then the pictures: a process family keeps one colour in every
 # panel, and every kind and the --across picture (DBT-2's table with its marks)
-# render (PNG and txt) for 1, 3 and 8 runs. No root needed.
+# render (PNG and txt) for 1, 3 and 8 runs. Only the writeback capture needs root.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "mail"
@@ -27,6 +28,8 @@ body() {
 		not_ok "$desc: a body of 10 to 40 lines in 80 columns, as in NAME.mail.txt" \
 			"$lines lines, $wide wider than 80, file '$f'"
 	fi
+	diag "$desc: $(grep -m1 '^Verdict: ' "$out")"
+	diag "$desc: $(grep -m1 -E '^ +[-+][0-9]+\.[0-9]{2} +-?[0-9]+%  ' "$out" | tr -s ' ')"
 	f=${f%.mail.txt}.full.txt
 	if [ -s "$f" ] && grep -q '^== headline figures' "$f" && [ "$(awk 'length > 80' "$f")" = "" ]; then
 		ok "$desc: the long form beside it ($(wc -l < "$f") lines)"
@@ -109,6 +112,34 @@ if CORPUS=$(corpus_dir) && [ -d "$CORPUS/seed-debsums-patch" ]; then
 	fi
 else
 	skip "mail of one disk or two" "corpus absent"
+fi
+
+# ---- writeback thresholds: 64 MB written and synced at 1% and 30% (as root) ------
+if [ "$(id -u)" != 0 ]; then
+	skip "mail of the writeback thresholds" "needs root"
+elif ! tracefs_check; then
+	skip "mail of the writeback thresholds" "$TRACEFS_WHY"
+elif ! command -v mkfs.ext4 > /dev/null; then
+	skip "mail of the writeback thresholds" "no mkfs.ext4"
+else
+	truncate -s 256M "$t/wb.img"
+	if loop_attach "$t/wb.img" && mkfs.ext4 -q "/dev/$LOOPDEV" && mkdir -p "$t/mnt" &&
+	   at_exit "umount '$t/mnt' 2> /dev/null" && mount "/dev/$LOOPDEV" "$t/mnt" &&
+	   "$IOTAPE" capture --quiet --run wb -d "/dev/$LOOPDEV" --set vm.dirty_background_ratio=1,30 \
+		--cmd "dd if=/dev/zero of=$t/mnt/f bs=1M count=64 2> /dev/null && sync" 2> "$t/err"; then
+		if "$IOTAPE" mail -o "$t/wb" 'wb*' > "$t/wb.out" 2> "$t/err"; then
+			body "writeback thresholds" "$t/wb" "$t/wb.out"
+			check "writeback thresholds: the setting that differs" \
+				grep -qE '^  vm.dirty_background_ratio: A 1, B 30$' "$t/wb.out"
+			check "writeback thresholds: the verdict and the difference's total" \
+				bash -c "grep -q '^Verdict: ' '$t/wb.out' && grep -qE '^ +[-+][0-9.]+ +100%  the difference$' '$t/wb.out'"
+		else
+			not_ok "mail 'wb*'" "$(cat "$t/err")"
+		fi
+	else
+		not_ok "capture the writeback thresholds" "$(tail -n 3 "$t/err" 2> /dev/null)"
+	fi
+	umount "$t/mnt" 2> /dev/null
 fi
 
 # ---- the pictures: 1, 3 and 8 runs of the quick captures ---------------------------
