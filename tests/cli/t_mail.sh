@@ -38,6 +38,17 @@ body() {
 	fi
 }
 
+# golden DESC EXPECTED GOT: GOT is the committed text EXPECTED (a layout change is
+# a visible diff: make the fixture again, as tests/fixtures/README.md says)
+golden() {
+	if diff -u "$2" "$3" > "$t/golden.diff"; then
+		ok "$1: as tests/fixtures/mail/$(basename "$2")"
+	else
+		not_ok "$1: as tests/fixtures/mail/$(basename "$2")" "$(head -n 30 "$t/golden.diff")"
+	fi
+}
+GOLD=$FIXTURES/mail
+
 # ---- dd + sync: the commands' total time, no trace ------------------------------
 "$IOTAPE" import --quiet --run kernel-6.1 "$Q/dd-sync-6.1.txt" &&
 "$IOTAPE" import --quiet --run kernel-6.18 "$Q/dd-sync-6.18.txt" ||
@@ -63,6 +74,8 @@ if "$IOTAPE" mail --group-by kernel --metric tps -o "$t/dbt2" 'dbt2-ext2-*' > "$
 	check_eq "DBT-2: tps per kernel with the repeats' range, the verdict" \
 		"kernel: A 6.1, B 6.18|A kernel=6.1 2342.0 [2310-2365, 3 runs]|B kernel=6.18 2201.0 [2188-2230, 3 runs] -6.0%|(the ranges of 3 and 3 repeats do not overlap)" \
 		"$(grep -E '^  [AB] kernel=[^ :]+ +[0-9]|^  kernel:|repeats' "$t/dbt2.out" | tr -s ' ' | sed 's/^ //' | paste -sd'|')"
+	tail -n +2 "$t/dbt2.out" > "$t/dbt2.body"
+	golden "DBT-2: the body but its first line (the version)" "$GOLD/dbt2-ext2.mail.txt" "$t/dbt2.body"
 	check "DBT-2: the commands that reproduce it" \
 		grep -qx "Reproduce: iotape compare --group-by kernel --metric tps 'dbt2-ext2-\*'" "$t/dbt2.out"
 else
@@ -79,6 +92,7 @@ if "$IOTAPE" plot -o "$t/across" --group-by fs --across kernel --metric tps 'dbt
 	check_eq "across: the data, a row per fs" \
 		'"ext2" 2342 2310 2365 "base" 2201 2188 2230 "-6.0%"|"xfs" 2512 2498 2530 "base" 2505 2490 2521 "-0.3%~"' \
 		"$(grep -v '^#' "$f.dat" | grep . | paste -sd'|')"
+	golden "across txt: the dumb terminal's picture" "$GOLD/dbt2.across.txt" "$f.txt"
 	check_eq "across txt: the changes over the bars, the key, the footnote, 80 columns" \
 		"1 1 1 1 0" \
 		"$(grep -c -- '-6\.0%' "$f.txt") $(grep -c -- '-0\.3%~' "$f.txt") $(grep -cF '6.1 (*)' "$f.txt") $(grep -c '^ *~ within the spread' "$f.txt") $(awk 'length > 80' "$f.txt" | wc -l)"
@@ -98,6 +112,9 @@ if CORPUS=$(corpus_dir) && [ -d "$CORPUS/seed-debsums-patch" ]; then
 	done
 	if "$IOTAPE" mail -o "$t/disks" one-disk-2006 two-disks-2006 > "$t/disks.out" 2> "$t/err"; then
 		body "one disk or two" "$t/disks" "$t/disks.out"
+		tail -n +2 "$t/disks.out" > "$t/disks.body"
+		golden "one disk or two: the body and its text plot" "$GOLD/one-disk-2006.mail.txt" \
+			"$t/disks.body"
 		# the first cause, its cost in seconds and share, and its picture
 		cause=$(grep -m1 -E '^ +\+[0-9]+\.[0-9]{2} +[0-9]+%  [a-z]' "$t/disks.out")
 		check "one disk or two: the first cause with its cost ($cause)" \
