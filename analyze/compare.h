@@ -118,7 +118,7 @@ struct cmp_pair {
 /* Works out comparison g (1 .. c->ng - 1) against group 0 into p, as
  * compare_emit() prints it. Returns 0, or 1 when a side has no value of
  * the question (p->none; nothing else set). Free with
- * compare_pair_free(). */
+ * compare_pair_free() whichever it returns. */
 int compare_pair(struct compare *c, int g, struct cmp_pair *p);
 void compare_pair_free(struct cmp_pair *p);
 

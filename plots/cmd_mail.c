@@ -692,8 +692,9 @@ static void short_question(FILE *fp, struct compare *c, const struct cmp_pair *p
 			med = p->s1.med;
 		else if (g == 0)
 			med = p->s0.med;
-		else if (!compare_pair(c, g, &pg)) {
-			med = pg.s1.med;
+		else {
+			if (!compare_pair(c, g, &pg))
+				med = pg.s1.med;
 			compare_pair_free(&pg);
 		}
 		len = snprintf(line, sizeof(line), "  %c %-28.28s %12.*f %s", 'A' + g,
@@ -905,8 +906,10 @@ static int write_short(FILE *fp, struct store *st, struct compare *c,
 
 	/* the comparison with the largest difference (the first of two) */
 	for (int g = 1; g < c->ng; g++) {
-		if (compare_pair(c, g, &p))
+		if (compare_pair(c, g, &p)) {
+			compare_pair_free(&p);   /* a side without a value */
 			continue;
+		}
 		if (!have || fabs(p.dtime) > fabs(best.dtime)) {
 			if (have)
 				compare_pair_free(&best);

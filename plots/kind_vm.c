@@ -215,7 +215,8 @@ static int vm_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 	/* the marks' labels: marks closer than 2% of the time axis (one
 	 * command's end, the next one's start) share one label, which
 	 * otherwise printed over each other */
-	qsort(marks, nmark, sizeof(*marks), cmp_mark);
+	if (nmark)
+		qsort(marks, nmark, sizeof(*marks), cmp_mark);
 	for (size_t m = 0; m < nmark; m++) {
 		size_t e = m;
 		char text[200];
