@@ -342,7 +342,19 @@ static int wb_finding(const struct an_run *r, const void *state,
 			 "wrote in %d bursts of %.1f MB every %.1f s, the devices "
 			 "idle %.1f s between them (%.60s)", s->bursts, s->burst_mb,
 			 s->burst_every_s, s->burst_idle_s, s->limits);
-	else
+	else if (r->cp.dirtying_first && s->idle_dirty_s < 0.05) {
+		/* a trace and a frozen vmstat log: the window starts where
+		 * the writer dirtied pages; the first write went out at */
+		size_t j = 0;
+		while (j < r->cp.nbin && r->cp.bin[j].wb_mb < 0.5 &&
+		       !r->cp.bin[j].sync_mb)
+			j++;
+		snprintf(f->title, sizeof(f->title), "writeback: nothing was "
+			 "written back for %.2f s after the writer began dirtying "
+			 "pages; the workload then waited %.2f s for its data "
+			 "(%.60s)", (double)j * (double)r->cp.bin_ns / 1e9,
+			 r->cp.cat[CP_WRITEBACK], s->limits);
+	} else
 		snprintf(f->title, sizeof(f->title), "writeback: the devices idled "
 			 "%.2f s while over 8 MB was dirty (%.60s)", s->idle_dirty_s,
 			 s->limits);

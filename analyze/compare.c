@@ -50,13 +50,18 @@ static double fig_of(void *ctx, const char *key)
 	const struct run_figs *r = &x->c->rf[x->i];
 
 	for (int k = 0; k < x->c->fs.n; k++)
-		if (!strcmp(x->c->fs.f[k].key, key))
-			return r->has[k] ? r->v[k] : NAN;
+		if (!strcmp(x->c->fs.f[k].key, key) && r->has[k])
+			return r->v[k];
 	/* a run with events but no workload I/O in them (a buffered writer
 	 * whose data was written after the trace) took no time of it */
-	if (!strcmp(key, "workload_span_s") || !strcmp(key, "model_time_s"))
-		return r->an.cp.elapsed_s > 0 || r->rv.last_event ?
-		       r->an.cp.elapsed_s : NAN;
+	if (!strcmp(key, "workload_span_s") || !strcmp(key, "model_time_s")) {
+		if (r->an.cp.elapsed_s > 0 || r->rv.last_event)
+			return r->an.cp.elapsed_s;
+		/* a run watched (a vmstat log, samples) whose trace holds no
+		 * block I/O at all: its workload issued none while traced */
+		return r->an.rd.nvm + r->an.rd.nvm_boot > 0 && !r->an.rd.ncmd ?
+		       0 : NAN;
+	}
 	return NAN;
 }
 

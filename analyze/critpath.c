@@ -971,7 +971,7 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 	int ncpu = rd->ncpu;
 	double idle_dirty = 0, bbg = b_background(cp, rd), wb_total = 0;
 	double limit = dirty_limit_bytes(rd), sync_total = 0, from_sync = 0;
-	double sync_all = 0;
+	double sync_all = 0, wb_free = 0;
 
 	/* without meminfo (a trace and a vmstat log): data is taken as dirty
 	 * in the gaps between the flushers' bursts (the next burst writes what
@@ -980,6 +980,11 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 	uint8_t *pend = xcalloc(cp->nbin ? cp->nbin : 1, 1);
 	if (!rd->dirty_kb.n) {
 		ssize_t last = -1;
+		/* from the window's start (where the writer began dirtying
+		 * pages) to the first write that went out */
+		for (size_t j = 0; cp->dirtying_first && j < cp->nbin &&
+		     cp->bin[j].wb_mb < 0.5 && !cp->bin[j].sync_mb; j++)
+			pend[j] = 1;
 		for (size_t j = 0; j < cp->nbin; j++)
 			if (cp->bin[j].wb_mb >= 0.5) {
 				for (ssize_t k = last + 1; last >= 0 && k < (ssize_t)j; k++)
@@ -1075,6 +1080,7 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 				cp->cat[CP_WRITEBACK] += c;
 				cp->cat[CP_WBWAIT] += f - c;
 				idle_dirty -= c;
+				wb_free += c;
 			} else
 				cp->cat[CP_WBWAIT] += f;
 		} else if (blocked && b->busy_s < 0.1 * len && b->own_io_s > 0) {
@@ -1089,7 +1095,9 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 			cp->cat[CP_OTHER] += f * (1 - fc);
 		}
 	}
-	cp->idle_dirty_s = idle_dirty;
+	/* what the free time could still take: the idle time left, and what
+	 * the samples' split gave it (settle_measured() splits again) */
+	cp->idle_dirty_s = idle_dirty + wb_free;
 	cp->dirty_limited = limit > 0 && limit * 2 < wb_total * 1e6;
 	free(pend);
 	/* what writeback claimed of the synchronous writes leaves the device's
@@ -1101,6 +1109,7 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 			from_sync = cp->cat[CP_DEVICE];
 		cp->cat[CP_WRITEBACK] += from_sync;
 		cp->cat[CP_DEVICE] -= from_sync;
+		cp->wb_sync_s = from_sync;
 		for (int sc = 0; sc < CP_SIZES; sc++) {
 			struct cp_class *c = &cp->cls[1][sc];
 			double part = from_sync * c->sync_s / sync_all, all = 0;
@@ -1122,6 +1131,7 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 			    const struct walk *w)
 {
 	double cpu = 0, mem = 0, held = 0, freep = 0, sum, f = cp->free_s, h;
+	double sleep_w = 0, wb_seen;
 	int th_bins = 0, bins = 0, ok = 0;
 
 	for (size_t i = 0; i < rd->ntask; i++) {
@@ -1134,18 +1144,29 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 			continue;
 		for (int k = 0; k < AT_NFIELD; k++)
 			v[k] = rundata_task_s(t, k, cp->t0);
-		/* a delay the capture dropped (not measured): its traced waits
-		 * stand for its block I/O, nothing for the others */
-		if (isnan(v[AT_BLKIO]))
-			v[AT_BLKIO] = io;
+		int no_blkio = isnan(v[AT_BLKIO]);
 		for (int k = 0; k < AT_NFIELD; k++)
 			if (isnan(v[k]))
 				v[k] = 0;
 		life = in_win(cp, t->start != AN_NONE ? t->start : cp->t0,
 			      t->exit != AN_NONE ? t->exit : cp->t1);
+		/* a block I/O delay the capture dropped (not measured): the
+		 * task's life beyond its CPU time, its wait for a CPU and
+		 * its memory stalls, at least its traced waits (a task of
+		 * the workload that is not idle sleeps on I/O) */
+		double rest = life - v[AT_CPU] - v[AT_CPU_DELAY] -
+			      v[AT_FREEPAGES] - v[AT_THRASHING] -
+			      v[AT_COMPACT] - v[AT_SWAPIN];
+		if (no_blkio)
+			v[AT_BLKIO] = rest > io ? rest : io;
 		busy = v[AT_CPU] + v[AT_CPU_DELAY] + v[AT_BLKIO];
 		if (life <= 0 || busy < 0.2 * life)
 			continue;
+		/* asleep beyond all of those: a wait the kernel does not
+		 * count as block I/O (sync(2) waiting for the flushers'
+		 * work, wb_wait_for_completion) */
+		if (!no_blkio && rest - v[AT_BLKIO] > 0)
+			sleep_w += rest - v[AT_BLKIO];
 		ok = 1;
 		cpu += v[AT_CPU_DELAY];
 		mem += v[AT_FREEPAGES] + v[AT_THRASHING] + v[AT_COMPACT];
@@ -1157,6 +1178,17 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 	}
 	if (!ok || f <= 0)
 		return;
+	/* the sleeps count as held where the samples saw the workload
+	 * blocked while writeback ran (vmstat b: D state, machine-wide), up
+	 * to what they saw */
+	wb_seen = cp->cat[CP_WRITEBACK] - cp->wb_sync_s + cp->cat[CP_WBWAIT] +
+		  cp->cat[CP_THROTTLE] - cp->held_s;
+	if (cp->wb_active_s > 0 && wb_seen > 0)
+		held += sleep_w < wb_seen ? sleep_w : wb_seen;
+	else if (cp->wb_sync_s > 0 && cp->idle_dirty_s > 0)
+		/* or where the workload wrote dirty data back itself after
+		 * the devices idled with it (its sync): waiting on that */
+		held += sleep_w < cp->idle_dirty_s ? sleep_w : cp->idle_dirty_s;
 	cp->measured = 1;
 	cp->dly_cpu_s = cpu;
 	cp->dly_mem_s = mem;
@@ -1166,6 +1198,11 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 		freep = sum;
 	if (freep <= 0)
 		return;
+	/* the tasks' own seconds, scaled down only where tasks that ran at
+	 * once add up to more than the workload's free time; an idle task's
+	 * (sleep, a waiting shell) time stays think time */
+	if (freep < f)
+		freep = f;
 	for (size_t j = 0; j < cp->nbin; j++) {
 		int64_t t = cp->t0 + (int64_t)j * cp->bin_ns + cp->bin_ns / 2;
 		if (cp->bin[j].free_s <= 0)
@@ -1182,17 +1219,34 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 	 * the block layer) */
 	if ((bins && th_bins * 2 > bins) || cp->dirty_limited) {
 		cp->cat[CP_THROTTLE] = h;
-		cp->cat[CP_WRITEBACK] = cp->cat[CP_WBWAIT] = 0;
+		cp->cat[CP_WRITEBACK] = cp->wb_sync_s;
+		cp->cat[CP_WBWAIT] = 0;
 	} else {
 		double c = h < cp->idle_dirty_s ? h : cp->idle_dirty_s;
 		cp->cat[CP_THROTTLE] = cp->wb_active_s > 0 || c > 0 ? 0 : h;
-		cp->cat[CP_WRITEBACK] = c;
+		/* the synchronous writes' part (walk) stays: it is device
+		 * time, not the free time split here */
+		cp->cat[CP_WRITEBACK] = c + cp->wb_sync_s;
 		cp->cat[CP_WBWAIT] = cp->wb_active_s > 0 || c > 0 ? h - c : 0;
 	}
 	cp->cat[CP_OTHER] = f * (1 - sum / freep);
 }
 
 /* ---- the build ---- */
+
+/* 1 when the workload's I/O (its families', or the flushers' for it)
+ * holds writes with data. */
+static int workload_wrote(const struct critpath *cp, const struct rundata *rd)
+{
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct an_row *r = &rd->row[i];
+		if ((r->flags & AN_WRITE) && !(r->flags & AN_DISCARD) && r->bytes &&
+		    (family_is_workload(&cp->fam, r->pid) ||
+		     cp->fam.proxy_writeback))
+			return 1;
+	}
+	return 0;
+}
 
 /* Where buffered writing began before t (a trace shows no writer that
  * only dirties pages: DESIGN.md, a trace and a vmstat log alone): going
@@ -1201,25 +1255,46 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
  * cache grew, to 10 s before t, the start of the earliest interval where
  * the cache grew by 8 MB or more with little read (bi under 1 MB/s); t when
  * there is none. */
-static int64_t dirtying_since(const struct rundata *rd, int64_t t)
+static int64_t dirtying_since(const struct rundata *rd, int64_t t, int wrote)
 {
 	int64_t from = t;
 	size_t i;
 
-	if (rd->dirty_kb.n || rd->nvm < 2)
+	int frozen = 1;
+
+	if (rd->dirty_kb.n || rd->nvm < 1)
 		return t;       /* meminfo shows the dirty data itself */
+	/* procps 4.0's `vmstat 1` (Debian 12) repeats its first memory
+	 * figures on every row: cache cannot grow there */
+	for (i = 1; i < rd->nvm; i++)
+		if (rd->vm[i].cache != rd->vm[0].cache ||
+		    rd->vm[i].free != rd->vm[0].free)
+			frozen = 0;
 	for (i = 1; i < rd->nvm && rd->vm[i].t < t; i++)
 		;
-	for (; i >= 1 && i < rd->nvm; i--) {
-		const struct an_vm *v = &rd->vm[i], *p = &rd->vm[i - 1];
-		int grew = isfinite(v->cache) && isfinite(p->cache) &&
+	if (i >= rd->nvm)
+		i = rd->nvm - 1;
+	for (; i < rd->nvm; i--) {
+		const struct an_vm *v = &rd->vm[i], *p = i ? &rd->vm[i - 1] : NULL;
+		int64_t start = p ? p->t : v->t - 1000000000LL;
+		int grew = p && isfinite(v->cache) && isfinite(p->cache) &&
 			   v->cache - p->cache >= 8 * 1024 &&
 			   !(isfinite(v->bi) && v->bi >= 1024);
-		int quiet = isfinite(v->bo) && v->bo < 1024;
-		if (t - p->t > 10000000000LL || (!grew && !quiet))
+		int unread = !(isfinite(v->bi) && v->bi >= 1024);
+		int quiet = isfinite(v->bo) && v->bo < 1024 && unread;
+		/* frozen memory columns: the log's intervals before a buffered
+		 * writer's data went out, with little read, stand for the
+		 * time it was written into the page cache (the log started
+		 * with the workload, as `vmstat 1 > log & workload` does) */
+		int early = frozen && wrote && unread;
+		if (v->t > t && i && !early)
+			continue;
+		if (t - start > 10000000000LL || (!grew && !quiet && !early))
 			break;
-		if (grew)
-			from = p->t;
+		if ((grew || early) && start < from)
+			from = start;
+		if (!i)
+			break;
 	}
 	return from;
 }
@@ -1252,7 +1327,8 @@ static void window(struct critpath *cp, const struct rundata *rd,
 		snprintf(cp->window_why, sizeof(cp->window_why), "the timed "
 			 "commands' first start to last end");
 	} else if (cp->fam.t1 > cp->fam.t0) {
-		int64_t early = dirtying_since(rd, cp->fam.t0);
+		int64_t early = dirtying_since(rd, cp->fam.t0,
+					       workload_wrote(cp, rd));
 		cp->t0 = cp->fam.t0;
 		cp->t1 = cp->fam.t1;
 		if (rd->rv && rd->rv->filtered) {
@@ -1266,6 +1342,7 @@ static void window(struct critpath *cp, const struct rundata *rd,
 		if (early < cp->t0 && !(rd->rv && rd->rv->filtered)) {
 			size_t o = strlen(cp->window_why);
 			cp->t0 = early;
+			cp->dirtying_first = 1;
 			snprintf(cp->window_why + o, sizeof(cp->window_why) - o,
 				 ", from when vmstat's cache began to grow with "
 				 "nothing read (buffered writes) before it");

@@ -96,6 +96,9 @@ struct critpath {
 	int64_t t0, t1;         /* the window, ns */
 	double elapsed_s;
 	int from_cmds;          /* the window is the timed commands' */
+	int dirtying_first;     /* the window starts where a buffered writer
+				 * dirtied pages before any write went out
+				 * (vmstat, a trace alone) */
 	double cat[CP_NCAT];    /* seconds; they add up to elapsed_s */
 	double blocked_s, free_s;
 	struct cp_class cls[2][CP_SIZES];   /* [read, write] */
@@ -118,6 +121,9 @@ struct critpath {
 				 * trace does not show waited for */
 	double idle_dirty_s;    /* devices idle with dirty data waiting, before
 				 * the workload waited on writeback */
+	double wb_sync_s;       /* of the workload's own synchronous writes'
+				 * device time, what the idle time before
+				 * could have written (in CP_WRITEBACK) */
 	int dirty_limited;      /* the dirty limit (vm.dirty_bytes, else the
 				 * kernel's threshold) was under half of what
 				 * the flushers wrote: writers were held to the

@@ -514,8 +514,10 @@ static int load_vm(struct rundata *rd, struct store *st)
 		return error("reading samples: %s", store_errmsg(st));
 	while ((rc = store_vmstat_next(cur, &row)) > 0) {
 		struct an_vm *v;
-		if (row.since_boot)
+		if (row.since_boot) {
+			rd->nvm_boot++;
 			continue;
+		}
 		if (rd->nvm == cap) {
 			cap = cap ? 2 * cap : 256;
 			rd->vm = xrealloc(rd->vm, cap * sizeof(*rd->vm));
@@ -803,13 +805,27 @@ static void infer_swap(struct rundata *rd)
 	}
 }
 
+static int load_settings(struct rundata *rd, struct store *st)
+{
+	if (store_settings_get(st, rd->rv->id, &rd->settings, &rd->nsettings))
+		return error("reading settings: %s", store_errmsg(st));
+	return 0;
+}
+
 int rundata_setting(const struct rundata *rd, const char *key, char *out,
 		    size_t len)
 {
-	if (!rd->rv || !rd->rv->st)
-		return -1;      /* rows made in memory (rundata_of_ios()) */
-	return store_setting_get(rd->rv->st, rd->rv->id, key, STORE_AT_ANY, out,
-				 len) == 1 ? 0 : -1;
+	/* by key, start before end (store_settings_get()'s order); rows
+	 * made in memory (rundata_of_ios()) have none */
+	for (size_t i = 0; i < rd->nsettings; i++)
+		if (!strcmp(rd->settings[i].key, key)) {
+			if (!rd->settings[i].value)
+				return -1;
+			if (len)
+				snprintf(out, len, "%s", rd->settings[i].value);
+			return 0;
+		}
+	return -1;
 }
 
 static double setting_num(const struct rundata *rd, const char *key)
@@ -907,7 +923,8 @@ int rundata_load_parts(struct rundata *rd, const struct runview *rv,
 		return -1;
 	}
 	if (load_io(rd, nparts) || load_vm(rd, db) || load_raw(rd, db) ||
-	    load_cmds(rd, db) || load_devices(rd, db) || load_tasks(rd, db)) {
+	    load_cmds(rd, db) || load_devices(rd, db) || load_tasks(rd, db) ||
+	    load_settings(rd, db)) {
 		rundata_free(rd);
 		return -1;
 	}
@@ -921,6 +938,9 @@ int rundata_load_parts(struct rundata *rd, const struct runview *rv,
 
 void rundata_free(struct rundata *rd)
 {
+	free(rd->settings);
+	rd->settings = NULL;
+	rd->nsettings = 0;
 	struct an_series *all[] = { &rd->dirty_kb, &rd->writeback_kb,
 		&rd->dirty_thresh_kb, &rd->bg_thresh_kb, &rd->psi[0], &rd->psi[1], &rd->psi[2],
 		&rd->psi[3], &rd->anon_kb, &rd->cg_anon_kb, &rd->cg_dirty_kb,

@@ -183,6 +183,12 @@ struct rundata {
 	size_t *dev_first;
 	struct an_vm *vm;            /* in time order, since-boot rows left out */
 	size_t nvm;
+	size_t nvm_boot;             /* the since-boot rows left out of vm */
+	struct store_setting *settings; /* the run's settings, read once at
+					 * load: the analyzers' builds run in
+					 * threads and a store connection
+					 * (libpq's) serves one at a time */
+	size_t nsettings;
 	struct an_series dirty_kb, writeback_kb;   /* meminfo Dirty, Writeback */
 	struct an_series dirty_thresh_kb;          /* vmstat nr_dirty_threshold */
 	struct an_series bg_thresh_kb;   /* vmstat nr_dirty_background_threshold */

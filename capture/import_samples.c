@@ -23,11 +23,29 @@ struct scan {
 	int all_timed;       /* every row has a -t stamp or a date line */
 	int64_t wall0;       /* the first row's log wall-clock time, or -1 */
 	int dated_multirow;  /* a date-block log whose blocks have > 1 row */
+	double *io_kb;       /* each interval row's bi + bo (kB/s), by index;
+			      * NAN for a since-boot row */
+	size_t nrow, cap;
 };
 
 static int scan_row(void *vctx, const struct vmstat_row *r)
 {
 	struct scan *s = vctx;
+	double io = 0;
+
+	if ((size_t)r->index < 1u << 20) {
+		for (int i = 0; i < r->ncol; i++)
+			if (!strcmp(r->names[i], "bi") || !strcmp(r->names[i], "bo"))
+				io += r->values[i];
+		while (s->nrow <= (size_t)r->index) {
+			if (s->nrow == s->cap) {
+				s->cap = s->cap ? 2 * s->cap : 64;
+				s->io_kb = xrealloc(s->io_kb, s->cap * sizeof(*s->io_kb));
+			}
+			s->io_kb[s->nrow++] = NAN;
+		}
+		s->io_kb[r->index] = r->since_boot ? NAN : io;
+	}
 
 	if (r->index == 0) {
 		s->all_timed = 1;
@@ -231,6 +249,90 @@ static int save_stats(struct store *st, int64_t run, const char *path,
 	return rc;
 }
 
+/* For an untimed log attached to a run with a trace: the shift of its rows
+ * (row i at genesis + shift + i * interval) whose bi + bo best match the
+ * trace's bytes completed in the same intervals (least absolute
+ * difference, 0.1 s steps, from the log's whole length before the first
+ * event to the trace's span after it; ties keep the shift nearest 0). A
+ * `vmstat 1` started with the workload and a trace that shows its I/O only
+ * at the end (a buffered writer's sync) line up where they wrote. Returns
+ * the shift in ns (0 when the trace has no I/O or the log no bi/bo), or a
+ * negative store error through *rc. */
+static int64_t match_shift(struct store *st, int64_t run, int64_t genesis,
+			   const struct scan *sc, int64_t interval_ns, int *rc)
+{
+	enum { STEP_NS = 100000000 };
+	struct store_cursor *cur;
+	struct store_request rq;
+	double *kb = NULL, best = INFINITY;
+	size_t nb = 0, cap = 0, rows = 0;
+	int64_t lo, hi, bin = STEP_NS, best_shift = 0;
+
+	*rc = 0;
+	for (size_t i = 0; i < sc->nrow; i++)
+		rows += isfinite(sc->io_kb[i]);
+	if (rows < 1 || interval_ns <= 0)
+		return 0;
+	if ((*rc = store_requests_open(st, run, STORE_RQ_ALL_ANY,
+				       STORE_RQ_BYTES | STORE_RQ_C, &cur)))
+		return 0;
+	while ((*rc = store_requests_next(cur, &rq, NULL)) > 0) {
+		size_t k;
+		if (rq.c_ns == STORE_NO_TIME || rq.c_ns < genesis || !rq.bytes)
+			continue;
+		k = (size_t)((rq.c_ns - genesis) / bin);
+		if (k >= 1u << 22)
+			continue;
+		if (k >= cap) {
+			size_t nc = cap ? cap : 64;
+			while (nc <= k)
+				nc *= 2;
+			kb = xrealloc(kb, nc * sizeof(*kb));
+			memset(kb + cap, 0, (nc - cap) * sizeof(*kb));
+			cap = nc;
+		}
+		kb[k] += rq.bytes / 1024.0;
+		if (k + 1 > nb)
+			nb = k + 1;
+	}
+	store_cursor_close(cur);
+	if (*rc < 0 || !nb) {
+		free(kb);
+		*rc = *rc < 0 ? *rc : 0;
+		return 0;
+	}
+	*rc = 0;
+	lo = -(int64_t)sc->nrow * interval_ns;
+	hi = (int64_t)nb * bin;
+	for (int64_t sh = lo; sh <= hi; sh += STEP_NS) {
+		double cost = 0, trace_in = 0, total = 0;
+		for (size_t k = 0; k < nb; k++)
+			total += kb[k];
+		for (size_t i = 0; i < sc->nrow; i++) {
+			/* row i covers (t - interval, t], t = shift + i * interval */
+			int64_t t1 = sh + (int64_t)i * interval_ns, t0 = t1 - interval_ns;
+			double got = 0;
+			if (!isfinite(sc->io_kb[i]))
+				continue;
+			for (int64_t b0 = t0 > 0 ? t0 / bin * bin : 0; b0 < t1 &&
+			     b0 / bin < (int64_t)nb; b0 += bin)
+				if (b0 >= t0)
+					got += kb[b0 / bin];
+			trace_in += got;
+			cost += fabs(sc->io_kb[i] * ((double)interval_ns / 1e9) - got);
+		}
+		/* what the trace wrote outside every row counts as missed */
+		cost += total - trace_in;
+		if (cost < best - 1e-9 ||
+		    (fabs(cost - best) <= 1e-9 && llabs(sh) < llabs(best_shift))) {
+			best = cost;
+			best_shift = sh;
+		}
+	}
+	free(kb);
+	return best_shift;
+}
+
 int import_vmstat_log(struct store *st, const struct import_opts *o,
 		      const char *file, const char *name, int64_t *run_out,
 		      char *err, size_t errlen)
@@ -343,8 +445,13 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		genesis = sc.all_timed ? sc.wall0 : 0;
 		align = sc.all_timed ? "wall-clock" : "interval";
 	}
-	if (attach && !sc.all_timed)
-		align = "interval";
+	if (attach && !sc.all_timed) {
+		int64_t sh = match_shift(st, run, genesis, &sc, p.interval_ns, &rc);
+		if (rc)
+			goto store_err;
+		genesis += sh;
+		align = sh ? "interval, shifted to the trace's I/O" : "interval";
+	}
 
 	{
 		struct store_command *cmd;
@@ -395,6 +502,7 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 store_err:
 	import_store_error(st, path, err, errlen);
 out:
+	free(sc.io_kb);
 	fclose(fp);
 	return rc;
 }

@@ -134,7 +134,7 @@ check_eq "the second run's requests got new ids, its merges moved with them" "1 
 		SELECT count(*) FROM requests q WHERE merged_into IS NOT NULL AND NOT EXISTS (SELECT 1 FROM requests h WHERE h.id = q.merged_into AND h.run = q.run)" | tr '\n|' '  ' | sed 's/ $//')"
 
 # ---- vacuum: the figures say what happened; a writer is told it did nothing
-"$IOTAPE" vacuum --db "$URL" > vac.out 2>&1
+"$IOTAPE" vacuum --db "$URL" 2>&1 | tr -s '\n ' '  ' > vac.out  # one line (it wraps at 80)
 if grep -qE "bytes before, [0-9]+ after \(([0-9.]+ MiB freed|nothing freed: [0-9.]+ MiB more)" vac.out &&
    ! grep -q -- "-[0-9.]* MiB freed" vac.out; then
 	ok "vacuum as the owner: $(cat vac.out)"

@@ -68,6 +68,7 @@ for c in $cmds; do
 	replay) clean "replay" "$IOTAPE" replay --db "$U" lf --target model:deskstar-7k500 \
 		--run rp --state-dir "$t/lab" ;;
 	model) clean "model fit" "$IOTAPE" model fit --db "$U" lf ;;
+	disk) clean "disk list" "$IOTAPE" disk list --db "$U" ;;
 	*) not_ok "$c: no case in this test for it" ;;
 	esac
 done

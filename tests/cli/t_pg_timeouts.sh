@@ -144,7 +144,7 @@ if p=$(copying); then
 	pg_psql "SELECT pg_terminate_backend($p)" > /dev/null
 	wait $c
 	rc=$?
-	if [ $rc = 0 ] && grep -q "tried 1 more time" c.out &&
+	if [ $rc = 0 ] && tr -s '\n ' '  ' < c.out | grep -q "tried 1 more time" &&
 	   [ "$(pg_psql "SELECT count(*) FROM events e JOIN runs r ON r.id = e.run WHERE r.name = '$host:big2'")" = 240000 ]; then
 		ok "a push whose connection was ended in its COPY: tried again, whole: $(cat c.out)"
 	else

@@ -65,7 +65,7 @@ shape() {
 	"$IOTAPE" report --json --db "$URL" "$run" > rep.json 2> rep.err ||
 		not_ok "$label: report" "$(cat rep.err)"
 	reads=$(jq '[.devices[].read.requests] | add // 0' rep.json 2> /dev/null)
-	sreads=$(pq "SELECT requests FROM run_summary s JOIN runs r ON r.id = s.run WHERE r.name = '$run' AND dir = 'read'")
+	sreads=$(pq "SELECT s.requests FROM run_summary s JOIN runs r ON r.id = s.run WHERE r.name = '$run' AND dir = 'read'")
 	check_eq "$label: the summary's read p99 is report's" \
 		"$(jq -r '.all.q2c.p99_us' rep.json | xargs printf '%.3f')" \
 		"$(pq "SELECT q2c_p99_ns / 1e3 FROM run_summary s JOIN runs r ON r.id = s.run WHERE r.name = '$run' AND dir = 'read'" | xargs printf '%.3f')"

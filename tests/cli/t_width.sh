@@ -112,6 +112,7 @@ show iostat iostat-log
 show iostat --explain iostat-log
 show model list
 show model list desktop-2006
+show disk list --state-dir "$t/lab"
 # replays store no machine state: a lab of their own, beside others' captures
 show replay --state-dir "$t/lab" "$cjk" --target model:desktop-2006 --run "$cjk-2006"
 show replay --state-dir "$t/lab" before --target "$t/replay.img" --timing afap \

@@ -60,17 +60,19 @@ done
 [ -x "$IOTAPE" ] || die "no iotape binary at $IOTAPE (run make)"
 
 # ---- scenarios: registration ---------------------------------------------------
-# scenario NAME PLANT KIND IDX: a scenario planting PLANT (the analyzer expected
-# first; - for healthy runs), whose kernel-measured delay is KIND (blkio, swap,
-# cpu, none), and whose slowed command is command IDX (from 0)
+# scenario NAME PLANT KIND IDX [compare-only]: a scenario planting PLANT (the
+# analyzer expected first; - for healthy runs), whose kernel-measured delay is
+# KIND (blkio, swap, cpu, none), and whose slowed command is command IDX (from
+# 0); compare-only: a cause a report of one run cannot name (a slower device:
+# one run has no speed to hold its own against), scored in compare only
 # variation NAME REPS [nopsi]: one of its variations, REPS runs a side; nopsi:
 # the full copy's PSI samples are dropped after the capture (a kernel without
 # PSI)
 SCN=()
-declare -A S_PLANT S_KIND S_IDX S_VARS
+declare -A S_PLANT S_KIND S_IDX S_VARS S_CMPONLY
 scenario() {
 	SCN+=("$1")
-	S_PLANT[$1]=$2 S_KIND[$1]=$3 S_IDX[$1]=$4 S_VARS[$1]=
+	S_PLANT[$1]=$2 S_KIND[$1]=$3 S_IDX[$1]=$4 S_VARS[$1]= S_CMPONLY[$1]=${5:-}
 	CUR=$1
 }
 variation() { S_VARS[$CUR]+="$1:$2:${3:-psi} "; }

@@ -124,7 +124,7 @@ measure() {
 # score_planted S V REPS COPY: one planted row (after measure S V REPS)
 score_planted() {
 	local s=$1 v=$2 reps=$3 copy=$4 db plant=${S_PLANT[$1]} kind=${S_KIND[$1]}
-	local i first rep_ok=0 reps_list=() cj cfirst cost worse verdict causes direction
+	local i first rep_ok=0 rep_shown reps_list=() cj cfirst cost worse verdict causes direction
 	local err='' note='' cmp_ok=0 meas=$M_MEAS dacct=$M_DACCT ndrop=$M_NDROP
 	local base=$s-$v-base chg=$s-$v-changed
 	db=$FULL; [ "$copy" = blind ] && db=$BLIND
@@ -169,11 +169,16 @@ score_planted() {
 	else
 		note="${note:+$note; }no slowdown measured (${meas:-none})"
 	fi
-	T_REP_OK[$copy]=$((T_REP_OK[$copy] + rep_ok))
-	T_REP_N[$copy]=$((T_REP_N[$copy] + reps))
+	if [ -n "${S_CMPONLY[$s]:-}" ]; then
+		rep_shown=n/a
+	else
+		rep_shown=$rep_ok/$reps
+		T_REP_OK[$copy]=$((T_REP_OK[$copy] + rep_ok))
+		T_REP_N[$copy]=$((T_REP_N[$copy] + reps))
+	fi
 	T_CMP_OK[$copy]=$((T_CMP_OK[$copy] + cmp_ok))
 	T_CMP_N[$copy]=$((T_CMP_N[$copy] + 1))
-	row "$s" "$v" "$copy" "$rep_ok/$reps" "$( ((cmp_ok)) && echo yes || echo no)" \
+	row "$s" "$v" "$copy" "$rep_shown" "$( ((cmp_ok)) && echo yes || echo no)" \
 		"$cfirst" "$(fmt "$cost")" "$(fmt "$meas")" "${err:--}" \
 		"$([ "$copy" = blind ] && fmt "$dacct" || echo)$([ "$copy" = blind ] && ((ndrop)) && echo '*')"
 	[ -n "$note" ] && NOTES+=("$s $v $copy: $note")
@@ -276,6 +281,11 @@ score_all() {
 	echo "  <= 25%, no cause on a null pair or healthy run (each copy):" \
 		"$( ((ok)) && echo met || echo MISSED)"
 	for line in "${skipped[@]}"; do echo "skipped: $line"; done | fold -s -w 80
+	local cs
+	for cs in "${!S_CMPONLY[@]}"; do
+		[ -n "${S_CMPONLY[$cs]}" ] && echo "compare only: $cs (report n/a: one run has no" \
+			"reference to call it slow by)"
+	done
 	((NO_WORSE)) && echo "note: $NO_WORSE compares gave no .worse: the changed run was taken" \
 		"as the worse"
 	echo "acct_s: the full capture's kernel-measured delay of the planted kind in the"

@@ -1,0 +1,72 @@
+# t_blind.sh: explanations from what a reporter sends, a trace and a `vmstat 1`
+# log and nothing else, on two pairs the scoreboard captured (make
+# explain-score; tests/fixtures/blind, exported to blktrace binary and the
+# log a real `vmstat 1` wrote beside each capture on Debian 12, whose memory
+# columns repeat the first row's):
+#  - writeback: 48 MB written by dd into ext4 on a 40 MB/s disk, a 1.5 s
+#    pause, then sync; dirty_background_bytes 4 MiB (base: the flushers write
+#    during the pause) or dirty_background_ratio 50 (changed: the sync writes
+#    it all). The changed trace shows only the sync's writes at the end.
+#  - throttle: 16 files of 4 MiB written with dirty_bytes 1 GiB (base: nothing
+#    reaches the disk while traced, an empty trace) or 8 MiB (changed: the
+#    writer is held to the disk's speed by balance_dirty_pages).
+# Fixed captures, so what is checked does not depend on this machine's load.
+. "$(dirname "$0")/../lib.sh"
+
+need_iotape "explanations from a trace and a vmstat log"
+command -v jq > /dev/null || { skip "blind explanations" "no jq"; exit 0; }
+F=$REPO_ROOT/tests/fixtures/blind
+t=$TEST_TMP db=$t/b.db
+
+for p in writeback throttle; do
+	for s in base changed; do
+		"$IOTAPE" import --quiet --db "$db" --run "$p-$s" "$F/$p-$s.bin.gz" 2> "$t/err" &&
+		"$IOTAPE" import --quiet --db "$db" --run "$p-$s" "$F/$p-$s.vmstat" 2>> "$t/err" ||
+			not_ok "import $p-$s" "$(cat "$t/err")"
+	done
+done
+check_eq "the blind runs hold a trace and a log, no commands, no other samples" "0 0" \
+	"$(sqlite3 "$db" "SELECT (SELECT count(*) FROM commands), (SELECT count(*) FROM
+		samples WHERE source != 'vmstat-log')" | tr '|' ' ')"
+
+# the changed log, untimed, is shifted to where its bo matches the trace's
+# writes: its second row (the sync's 123 MB/s) over the sync
+check_eq "an untimed log lined up with the trace by its bi+bo" \
+	"interval, shifted to the trace's I/O" \
+	"$(sqlite3 "$db" "SELECT value FROM run_stats s JOIN runs r ON r.id = s.run
+		WHERE r.name = 'writeback-changed' AND key = 'vmstat_log.alignment'")"
+
+# cmp A B: compare's JSON
+cmp() { "$IOTAPE" compare --db "$db" --json "$1" "$2"; }
+# sums FILE: "sum" when the waterfall (causes in it, offsets, not explained)
+# adds up to the difference
+sums() {
+	jq -r '.comparisons[0] | ([.findings[] | select(.in_waterfall == 1) | .cost_s] |
+		add // 0) as $s | if (($s + .not_explained_s - .difference_s) | fabs) < 1e-6
+		then "sum" else "nosum \($s) \(.not_explained_s) \(.difference_s)" end' "$1"
+}
+first() { jq -r '[.comparisons[0].findings[] | select(.cause == 1)][0].analyzer // "-"' "$1"; }
+
+cmp writeback-base writeback-changed > "$t/wb.json"
+check_eq "writeback: the question is the workload's span" workload_span_s \
+	"$(jq -r '.comparisons[0].question.figure' "$t/wb.json")"
+check_eq "writeback: the changed run is the worse (its writer dirtied pages before any write went out)" \
+	writeback-changed "$(jq -r '.comparisons[0].worse' "$t/wb.json")"
+check_eq "writeback: writeback is the first cause" writeback "$(first "$t/wb.json")"
+check_eq "writeback: the waterfall adds up to the difference" sum "$(sums "$t/wb.json")"
+"$IOTAPE" compare --db "$db" writeback-base writeback-changed > "$t/wb.txt"
+grep -q "nothing was written back for" "$t/wb.txt" &&
+	ok "writeback: says how long the dirty data waited" ||
+	not_ok "writeback: says how long the dirty data waited" "$(sed -n '/== why/,$p' "$t/wb.txt" | head -n 8)"
+
+cmp throttle-base throttle-changed > "$t/th.json"
+check_eq "throttle: a run whose trace holds no I/O took 0 s of workload span" 0 \
+	"$(jq -r '.comparisons[0].base_value' "$t/th.json")"
+check_eq "throttle: the changed run is the worse" throttle-changed \
+	"$(jq -r '.comparisons[0].worse' "$t/th.json")"
+check_eq "throttle: throttle is the first cause" throttle "$(first "$t/th.json")"
+check_eq "throttle: the waterfall adds up to the difference" sum "$(sums "$t/th.json")"
+
+w80=$("$IOTAPE" compare --db "$db" throttle-base throttle-changed | awk 'length > 80' | wc -l)
+check_eq "compare fits 80 columns" 0 "$w80"
+tap_finish
