@@ -80,11 +80,8 @@ static int compare_across(const char *db, char **args, int nargs,
 			  const char *metric, int fmt)
 {
 	struct store *st = NULL;
-	struct run_ref *runs = NULL;
 	struct crosstab x;
 	struct emit e;
-	int64_t *ids = NULL;
-	size_t n = 0;
 	char err[1024];
 	int rc = 0;
 
@@ -98,34 +95,15 @@ static int compare_across(const char *db, char **args, int nargs,
 		store_close(st);
 		return -1;
 	}
-	if (nargs) {
-		if (manage_resolve(st, args, nargs, &runs, &n, err, sizeof(err)))
-			rc = error("%s: %s", store_shown(db), err);
-		else {
-			ids = xcalloc(n ? n : 1, sizeof(*ids));
-			for (size_t i = 0; i < n; i++)
-				ids[i] = runs[i].id;
-		}
-	} else {
-		struct store_run_listing *all = NULL;
-		if (store_runs_list(st, 0, &all, &n))
-			rc = error("%s: %s", store_shown(db), store_errmsg(st));
-		ids = xcalloc(n ? n : 1, sizeof(*ids));
-		for (size_t i = 0; i < n && !rc; i++)
-			ids[i] = all[i].run.id;
-		free(all);
-	}
-	if (!rc && crosstab_load(&x, st, ids, n, group_by, across, metric, err,
-				 sizeof(err)))
+	if (crosstab_load_args(&x, st, args, nargs, group_by, across, metric, err,
+			       sizeof(err)))
 		rc = error("%s: %s", store_shown(db), err);
-	else if (!rc) {
+	else {
 		emit_init(&e, stdout, fmt == CMP_JSON);
 		crosstab_emit(&x, &e, fmt == CMP_JSON ? XT_JSON :
 			      fmt == CMP_MARKDOWN ? XT_MARKDOWN : XT_TEXT);
 	}
 	crosstab_free(&x);
-	free(ids);
-	free(runs);
 	store_close(st);
 	return rc;
 }
@@ -176,48 +154,17 @@ int cmd_compare(int argc, char **argv)
 		return -1;
 	}
 	/* RUN arguments may be globs over the run names, in run order */
-	{
-		struct store_run_listing *runs = NULL;
-		size_t nruns = 0;
-		names = xcalloc(MAX_RUNS, sizeof(*names));
-		n = 0;
-		for (int i = optind; i < argc; i++) {
-			int matched = 0;
-			int64_t id;
-			/* a run's whole name, glob characters and all, is
-			 * that run (replay --set's 'name[key=value]') */
-			if (!strpbrk(argv[i], "*?[") ||
-			    !store_run_find(st, argv[i], &id)) {
-				if (n < MAX_RUNS)
-					names[n++] = xstrdup(argv[i]);
-				continue;
-			}
-			if (!runs && store_runs_list(st, 0, &runs, &nruns))
-				break;
-			for (size_t k = 0; k < nruns; k++) {
-				const char *nm = runs[k].run.name;
-				if (!fnmatch(argv[i], nm, 0) && n < MAX_RUNS) {
-					names[n++] = xstrdup(nm);
-					matched = 1;
-				}
-			}
-			if (!matched) {
-				error("no run matches '%s'", argv[i]);
-				rc = -1;
-			}
-		}
-		if (!rc && n < 2) {
-			error("compare needs two or more runs; %d given", n);
-			rc = 2;
-		}
-		free(runs);
-		if (rc) {
-			for (int i = 0; i < n; i++)
-				free(names[i]);
-			free(names);
-			store_close(st);
-			return rc;
-		}
+	rc = compare_expand_runs(st, argv + optind, argc - optind, &names, &n);
+	if (!rc && n < 2) {
+		error("compare needs two or more runs; %d given", n);
+		rc = 2;
+	}
+	if (rc) {
+		for (int i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		store_close(st);
+		return rc;
 	}
 	rc = compare_load(&cmp, st, names, n, group_by, metric, model);
 	if (!rc) {

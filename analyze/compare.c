@@ -902,3 +902,40 @@ void compare_print_definitions(FILE *fp)
 		"explained it adds up to the difference.\n");
 	an_print_definitions(fp);
 }
+
+int compare_expand_runs(struct store *st, char **args, int nargs,
+			char ***names, int *n)
+{
+	struct store_run_listing *runs = NULL;
+	size_t nruns = 0;
+	int rc = 0;
+
+	*names = xcalloc(CMP_MAX_RUNS, sizeof(**names));
+	*n = 0;
+	for (int i = 0; i < nargs && !rc; i++) {
+		int matched = 0;
+		int64_t id;
+		/* a run's whole name, glob characters and all, is that run
+		 * (replay --set's 'name[key=value]') */
+		if (!strpbrk(args[i], "*?[") || !store_run_find(st, args[i], &id)) {
+			if (*n < CMP_MAX_RUNS)
+				(*names)[(*n)++] = xstrdup(args[i]);
+			continue;
+		}
+		if (!runs && store_runs_list(st, 0, &runs, &nruns)) {
+			rc = error("%s", store_errmsg(st));
+			break;
+		}
+		for (size_t k = 0; k < nruns; k++) {
+			const char *nm = runs[k].run.name;
+			if (!fnmatch(args[i], nm, 0) && *n < CMP_MAX_RUNS) {
+				(*names)[(*n)++] = xstrdup(nm);
+				matched = 1;
+			}
+		}
+		if (!matched)
+			rc = error("no run matches '%s'", args[i]);
+	}
+	free(runs);
+	return rc;
+}

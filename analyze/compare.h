@@ -118,7 +118,7 @@ struct cmp_pair {
 /* Works out comparison g (1 .. c->ng - 1) against group 0 into p, as
  * compare_emit() prints it. Returns 0, or 1 when a side has no value of
  * the question (p->none; nothing else set). Free with
- * compare_pair_free(). */
+ * compare_pair_free() whichever it returns. */
 int compare_pair(struct compare *c, int g, struct cmp_pair *p);
 void compare_pair_free(struct cmp_pair *p);
 
@@ -128,6 +128,14 @@ void compare_pair_free(struct cmp_pair *p);
 void compare_emit_missing(struct compare *c, struct emit *e);
 
 void compare_free(struct compare *c);
+
+/* Expands args[0..nargs) (run names or ids, or globs over the run names,
+ * matched in run order; a run whose whole name has glob characters is
+ * that run) into *names (*n of them, at most CMP_MAX_RUNS, each
+ * malloc'd; free them and *names also on error). Returns 0, or -1 after
+ * an error line (a glob no run matches, a store error). */
+int compare_expand_runs(struct store *st, char **args, int nargs,
+			char ***names, int *n);
 
 /* The definitions printed by compare --help. */
 void compare_print_definitions(FILE *fp);

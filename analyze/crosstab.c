@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runs/manage.h"
 #include "analyze/stats.h"
 #include "lib/util.h"
 
@@ -485,4 +486,39 @@ void crosstab_emit(const struct crosstab *x, struct emit *e, int fmt)
 	else
 		emit_textual(x, e);
 	emit_finish(e);
+}
+
+int crosstab_load_args(struct crosstab *x, struct store *st, char *const *args,
+		       int nargs, const char *group_by, const char *across,
+		       const char *metric, char *err, size_t errlen)
+{
+	struct run_ref *runs = NULL;
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	memset(x, 0, sizeof(*x));
+	if (nargs) {
+		if (manage_resolve(st, args, nargs, &runs, &n, err, errlen))
+			rc = -1;
+		ids = xcalloc(n ? n : 1, sizeof(*ids));
+		for (size_t i = 0; i < n && !rc; i++)
+			ids[i] = runs[i].id;
+	} else {
+		struct store_run_listing *all = NULL;
+		if (store_runs_list(st, 0, &all, &n)) {
+			snprintf(err, errlen, "%s", store_errmsg(st));
+			rc = -1;
+		}
+		ids = xcalloc(n ? n : 1, sizeof(*ids));
+		for (size_t i = 0; i < n && !rc; i++)
+			ids[i] = all[i].run.id;
+		free(all);
+	}
+	if (!rc)
+		rc = crosstab_load(x, st, ids, n, group_by, across, metric, err,
+				   errlen);
+	free(ids);
+	free(runs);
+	return rc;
 }

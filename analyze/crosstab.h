@@ -64,6 +64,15 @@ int crosstab_load(struct crosstab *x, struct store *st, const int64_t *ids,
  * and a change within the spread XT_MARK_WITHIN, with a footnote each. */
 void crosstab_emit(const struct crosstab *x, struct emit *e, int fmt);
 
+/* crosstab_load() of the runs args[0 .. nargs) name (names, ids or globs,
+ * as manage_resolve() reads them; every run of st when nargs is 0).
+ * Returns 0, or -1 with a message in err (no such run, and
+ * crosstab_load()'s errors). Free with crosstab_free() (also after an
+ * error). */
+int crosstab_load_args(struct crosstab *x, struct store *st, char *const *args,
+		       int nargs, const char *group_by, const char *across,
+		       const char *metric, char *err, size_t errlen);
+
 void crosstab_free(struct crosstab *x);
 
 /* The marks of a table's noise: a cell of one run (no spread known), and

@@ -26,10 +26,20 @@
 
 struct mail_opts {
 	const char *db;
-	const char *const *runs;  /* at least 2 */
+	const char *const *runs;  /* at least 2, globs expanded */
 	size_t nrun;
+	const char *const *args;  /* the RUN arguments as given (for the
+				     commands that reproduce the mail) */
+	int nargs;
 	const char *dir;
+	const char *group_by, *metric;   /* as compare's; NULL: none */
+	int full;                 /* 1: the long form is the mail */
 };
+
+#define SHORT_LINES 40       /* the short body's most lines */
+#define SHORT_PLOT_MIN 8     /* a text plot shorter than this is left out */
+#define SHORT_PLOT_GOOD 14   /* the causes take one line each to leave the
+				text plot this many */
 
 /* ---- writing lines of at most WIDTH columns ---- */
 
@@ -318,12 +328,12 @@ static void write_compare(FILE *fp, const double (*v)[PLOT_NHEAD], size_t n)
 	char cell[32], line[256];
 
 	heading(fp, "headline figures, % change against A");
-	/* A, then up to 3 later runs per block: 14 + 10 + 3 * (10 + 9) = 81 */
+	/* A, then up to 3 later runs per block: 24 + 3 * (10 + 8) = 78 */
 	for (size_t b = 1; b < n; b += 3) {
 		size_t e = b + 3 < n ? b + 3 : n;
 		int len = snprintf(line, sizeof(line), "  %-12s %9s", "", "A");
 		for (size_t i = b; i < e; i++)
-			len += snprintf(line + len, sizeof(line) - len, " %9c %8s",
+			len += snprintf(line + len, sizeof(line) - len, " %9c %7s",
 					(int)('A' + i % 26), "change");
 		fprintf(fp, "%s\n", line);
 		for (int h = 0; h < PLOT_NHEAD; h++) {
@@ -341,9 +351,10 @@ static void write_compare(FILE *fp, const double (*v)[PLOT_NHEAD], size_t n)
 				fit(cell, sizeof(cell), v[i][h], 9, 2);
 				if (isnan(p))
 					snprintf(pc, sizeof(pc), "-");
-				else
-					snprintf(pc, sizeof(pc), "%+.1f%%", p);
-				len += snprintf(line + len, sizeof(line) - len, " %9s %8s",
+				else   /* 7 columns: whole % from +1000% */
+					snprintf(pc, sizeof(pc), "%+.*f%%", fabs(p) <
+						 999.95 ? 1 : 0, p);
+				len += snprintf(line + len, sizeof(line) - len, " %9s %7s",
 						cell, pc);
 			}
 			fprintf(fp, "%s\n", line);
@@ -392,7 +403,9 @@ static int write_vmstat(FILE *fp, struct store *st, struct runview *rv, size_t n
 	heading(fp, "vmstat excerpts");
 	fprintf(fp, "memory in MB (10^6 bytes), si so bi bo in kB/s as vmstat"
 		" prints them, cpu in %%;\nk = thousand. Rows around each run's"
-		" busiest interval (swap, else block I/O).\n");
+		" busiest interval (swap, else block I/O).\nThe whole machine's,"
+		" not the traced disk's: bi and bo count every device (the\n"
+		"disk's own figures are the trace's, above).\n");
 	for (size_t i = 0; i < n; i++) {
 		/* row[][2..15]: r b swpd free buff cache si so bi bo us sy id wa */
 		static const int col[14] = {
@@ -503,28 +516,497 @@ static int append_file(FILE *fp, const char *path)
 	return 0;
 }
 
+
+/* ---- the short body: what a person pastes ---- */
+
+/* Lines of text in buf (each ends in '\n'). */
+static int count_lines(const char *buf)
+{
+	int n = 0;
+
+	for (; *buf; buf++)
+		n += *buf == '\n';
+	return n;
+}
+
+/* text cut to one line of at most w columns ("..." where cut). */
+static void put_cut(FILE *fp, const char *text, int w)
+{
+	int n = (int)strcspn(text, "\n");
+
+	if (n <= w)
+		fprintf(fp, "%.*s\n", n, text);
+	else
+		fprintf(fp, "%.*s...\n", w - 3, text);
+}
+
+/* prefix, then text wrapped as put_wrapped() does (the first line after
+ * the prefix, the others indented by indent), at most max lines: the last
+ * one shown ends in "..." when some were left out. */
+static void put_wrapped_max(FILE *fp, const char *prefix, const char *text,
+			    int indent, int max)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int n = 0, first = (int)strlen(prefix);
+
+	put_wrapped(m, text, first, indent);
+	fclose(m);
+	if ((int)len >= first)
+		memcpy(buf, prefix, (size_t)first);
+	for (p = buf; *p && n < max; n++) {
+		size_t l = strcspn(p, "\n");
+		if (n == max - 1 && p[l] && p[l + 1]) {
+			/* the last line shown: room for "..." */
+			fprintf(fp, "%.*s...\n", (int)(l > WIDTH - 5 ? WIDTH - 5 : l), p);
+			break;
+		}
+		fprintf(fp, "%.*s\n", (int)l, p);
+		p += l + (p[l] != 0);
+	}
+	free(buf);
+}
+
+/* The plot kind that shows finding f's cause best (the analyzer's name),
+ * for the one text plot of the short body. */
+static enum plot_kind kind_for_cause(const char *analyzer)
+{
+	static const struct { const char *an; enum plot_kind k; } map[] = {
+		{ "seek", PLOT_SEEK }, { "writeback", PLOT_TPUT },
+		{ "throttle", PLOT_TPUT }, { "swap", PLOT_VM },
+		{ "refault", PLOT_VM }, { "queue", PLOT_QD },
+		{ "fairness", PLOT_QD }, { "device", PLOT_LAT },
+		{ "readahead", PLOT_LAT }, { "cpu", PLOT_TPUT },
+	};
+
+	for (size_t i = 0; analyzer && i < ARRAY_SIZE(map); i++)
+		if (!strcmp(map[i].an, analyzer))
+			return map[i].k;
+	return PLOT_TPUT;
+}
+
+/* What was compared: a line per side (run, or group of runs) with its
+ * kind, kernel and first command, then the settings at start whose
+ * values differ (at most 3, machine sizes and iotape's own left out). */
+static int short_runs(FILE *fp, struct store *st, struct compare *c)
+{
+	struct store_setting *sets = NULL;
+	size_t nsets = 0;
+	int shown = 0;
+
+	fprintf(fp, "What was compared:\n");
+	for (int g = 0; g < c->ng && g < 4; g++) {
+		char line[512];
+		int first = -1, n = 0, len;
+		for (int i = 0; i < c->n; i++)
+			if (c->gidx[i] == g) {
+				if (first < 0)
+					first = i;
+				n++;
+			}
+		if (first < 0)
+			continue;
+		{
+			const struct run_figs *r = &c->rf[first];
+			struct store_run sr;
+			if (store_run_get(st, r->rv.id, &sr))
+				return error("%s", store_errmsg(st));
+			if (c->grouped)
+				len = snprintf(line, sizeof(line), "  %c %s: %d run%s (%s%s)",
+					       'A' + g, c->gname[g], n, n == 1 ? "" : "s",
+					       r->rv.name, n > 1 ? ", ..." : "");
+			else
+				len = snprintf(line, sizeof(line), "  %c %s: %s", 'A' + g,
+					       r->rv.name, r->rv.kind);
+			if (sr.kernel[0])
+				len += snprintf(line + len, sizeof(line) - len,
+						", Linux %s", sr.kernel);
+			if (r->ncmds && r->cmds[0].argv && r->cmds[0].argv[0])
+				snprintf(line + len, sizeof(line) - len, ", `%s`%s",
+					 r->cmds[0].argv, r->ncmds > 1 ? " ..." : "");
+			else if (r->rv.source[0])
+				snprintf(line + len, sizeof(line) - len, ", from %s",
+					 r->rv.source);
+			put_cut(fp, line, WIDTH - 2);
+		}
+	}
+	if (c->ng > 4)
+		fprintf(fp, "  and %d more\n", c->ng - 4);
+	/* the settings that differ between the sides' first runs */
+	if (store_settings_get(st, c->rf[0].rv.id, &sets, &nsets))
+		return error("%s", store_errmsg(st));
+	for (size_t k = 0; k < nsets && shown < 3; k++) {
+		char line[512], v[4][64];
+		int differ = 0, len, all = 1;
+		if (sets[k].at != STORE_AT_START || plot_setting_volatile(sets[k].key))
+			continue;
+		for (int g = 0; g < c->ng && g < 4 && all; g++) {
+			int i = 0;
+			while (i < c->n && c->gidx[i] != g)
+				i++;
+			if (i == c->n || store_setting_get(st, c->rf[i].rv.id, sets[k].key,
+							   STORE_AT_START, v[g],
+							   sizeof(v[g])) <= 0)
+				all = 0;
+			else if (g && strcmp(v[g], v[0]))
+				differ = 1;
+		}
+		if (!all || !differ)
+			continue;
+		len = snprintf(line, sizeof(line), "  %s:", sets[k].key);
+		for (int g = 0; g < c->ng && g < 4; g++)
+			len += snprintf(line + len, sizeof(line) - len, "%s %c %s",
+					g ? "," : "", 'A' + g, v[g]);
+		put_cut(fp, line, WIDTH - 2);
+		shown++;
+	}
+	free(sets);
+	return 0;
+}
+
+/* The question's figure per side, with its range when a side has repeats,
+ * and the verdict of comparison p. */
+static void short_question(FILE *fp, struct compare *c, const struct cmp_pair *p,
+			   int wrap)
+{
+	const struct question *q = &c->q;
+	char line[1024];
+
+	snprintf(line, sizeof(line), "The question: %s (%s is better)", q->label,
+		 q->lower_better ? "lower" : "higher");
+	put_cut(fp, line, WIDTH - 2);
+	for (int g = 0; g < c->ng && g < 4; g++) {
+		double lo = INFINITY, hi = -INFINITY, med = NAN;
+		int n = 0, len;
+		struct cmp_pair pg;
+		for (int i = 0; i < c->n; i++) {
+			double v = compare_value(c, i);
+			if (c->gidx[i] != g || isnan(v))
+				continue;
+			lo = fmin(lo, v);
+			hi = fmax(hi, v);
+			n++;
+		}
+		if (g == p->g)
+			med = p->s1.med;
+		else if (g == 0)
+			med = p->s0.med;
+		else {
+			if (!compare_pair(c, g, &pg))
+				med = pg.s1.med;
+			compare_pair_free(&pg);
+		}
+		len = snprintf(line, sizeof(line), "  %c %-28.28s %12.*f %s", 'A' + g,
+			       c->gname[g], fabs(med) >= 100 ? 1 : 3, med, q->unit);
+		if (n > 1)
+			len += snprintf(line + len, sizeof(line) - len, " [%.*f-%.*f, %d"
+					" runs]", fabs(hi) >= 100 ? 0 : 2, lo,
+					fabs(hi) >= 100 ? 0 : 2, hi, n);
+		if (g && p->s0.med != 0 && !isnan(med))
+			snprintf(line + len, sizeof(line) - len, " %+.1f%%",
+				 100 * (med - p->s0.med) / fabs(p->s0.med));
+		put_cut(fp, line, WIDTH - 2);
+	}
+	if (p->same_run || p->tie) {
+		fprintf(fp, "Verdict: no side is worse.\n");
+		return;
+	}
+	snprintf(line, sizeof(line), "Verdict: %s is worse by %.3f s of its time:"
+		 " %s", c->gname[p->worse ? p->g : 0], p->dtime, p->verdict);
+	put_cut(fp, line, WIDTH - 2);
+	snprintf(line, sizeof(line), "(%s)", p->test);
+	put_wrapped_max(fp, "  ", line, 3, wrap);
+}
+
+/* The waterfall of comparison p in one line a row: the causes and the
+ * offsets (at most 5), what is not explained and the difference. */
+static void short_causes(FILE *fp, struct compare *c, const struct cmp_pair *p,
+			 int wrap)
+{
+	char line[512];
+	int rows = 0;
+	double total = p->dtime;
+
+	if (p->same_run || p->tie || total == 0) {
+		fprintf(fp, "Causes: none to explain (no difference).\n");
+		return;
+	}
+	snprintf(line, sizeof(line), "Why %s is worse (s of its time; they add "
+		 "up to the difference):", c->gname[p->worse ? p->g : 0]);
+	put_cut(fp, line, WIDTH - 2);
+	for (int i = 0; i < p->nf && rows < 5; i++) {
+		const struct finding *f = &p->f[i];
+		if (!p->in_waterfall[i])
+			continue;
+		char cost[32];
+		snprintf(cost, sizeof(cost), "  %+7.2f %4.0f%%  ", f->cost_s,
+			 100 * f->cost_s / total);
+		snprintf(line, sizeof(line), "%s%s", f->cost_s < 0 ?
+			 "(for the other) " : "", f->title);
+		put_wrapped_max(fp, cost, line, 17, wrap);
+		rows++;
+	}
+	if (!rows)
+		fprintf(fp, "  (no cause the trace and samples show)\n");
+	if (fabs(p->rest) >= 0.0005) {
+		snprintf(line, sizeof(line), "  %+7.2f %4.0f%%  not explained (the "
+			 "workload's own CPU and think time, noise)", p->rest,
+			 100 * p->rest / total);
+		put_cut(fp, line, WIDTH - 2);
+	}
+	fprintf(fp, "  %+7.2f %4.0f%%  the difference\n", total, 100.0);
+}
+
+/* The first cause's analyzer of p, NULL when it has none. */
+static const char *first_cause(const struct cmp_pair *p)
+{
+	for (int i = 0; i < p->nf; i++)
+		if (p->in_waterfall[i] && p->f[i].cost_s > 0)
+			return p->f[i].analyzer;
+	return NULL;
+}
+
+/* Draws kind k of o's runs on gnuplot's dumb terminal, lines lines a page,
+ * into dir/short; appends its first page from the frame's top (the titles
+ * above it left out) to fp, at most lines lines. Returns the lines written, 0 when the runs have
+ * nothing of that kind, or -1 after an error line. */
+static int short_plot(FILE *fp, const struct mail_opts *o,
+		      const struct rundata **rds, double (*head)[PLOT_NHEAD],
+		      enum plot_kind k, int lines)
+{
+	struct plot_opts po;
+	unsigned drawn = 0;
+	char dir[PATH_MAX], stem[128], path[PATH_MAX + 256], buf[512];
+	FILE *in;
+	int n = 0, blank = 0;
+
+	snprintf(dir, sizeof(dir), "%s/short", o->dir);
+	memset(&po, 0, sizeof(po));
+	po.db = o->db;
+	po.runs = o->runs;
+	po.nrun = o->nrun;
+	po.kinds = 1u << k;
+	po.dir = dir;
+	po.format = PLOT_TXT;
+	po.align_cmd = -1;
+	po.width = PLOT_WIDTH;
+	po.none_ok = 1;
+	po.txt_lines = lines + 3;   /* the titles above the frame, cut below */
+	po.drawn = &drawn;
+	po.rundata = rds;
+	po.head = &head[0][0];
+	if (plot_run(&po))
+		return -1;
+	if (!(drawn & (1u << k)))
+		return 0;
+	plot_stem(o->runs, o->nrun, stem, sizeof(stem));
+	snprintf(path, sizeof(path), "%s/%s.%s.txt", dir, stem, plot_kind_name(k));
+	if (!(in = fopen(path, "r")))
+		return error("cannot read '%s': %s", path, strerror(errno));
+	while (n < lines && fgets(buf, sizeof(buf), in)) {
+		size_t len = strcspn(buf, "\n\f");
+		while (len && buf[len - 1] == ' ')
+			len--;
+		if (!n && !strstr(buf, "+--"))
+			continue;          /* the titles above the frame: the
+					    * body's own line names the picture */
+		if (!len) {
+			blank++;
+			if (blank > 1)
+				break;     /* the end of the first page */
+			continue;
+		}
+		for (; blank; blank--, n++)
+			fputc('\n', fp);
+		fprintf(fp, "%.*s\n", len > WIDTH ? WIDTH : (int)len, buf);
+		n++;
+	}
+	fclose(in);
+	return n;
+}
+
+/* The text of the short body but its picture into m: the comparison p
+ * (have: 0 when no comparison has a value), its causes and test in at most
+ * wrap lines each, the command that reproduces it and the files beside it.
+ * Returns 0, or -1 after an error line. */
+static int short_text(FILE *m, struct store *st, struct compare *c,
+		      const struct mail_opts *o, const struct cmp_pair *p,
+		      int have, const char *stem, unsigned drawn_png, int wrap)
+{
+	char line[1024];
+	int len;
+
+	len = snprintf(line, sizeof(line), "iotape %s mail: %s", IOTAPE_VERSION,
+		       c->gname[0]);
+	for (int g = 1; g < c->ng && g < 4; g++)
+		len += snprintf(line + len, sizeof(line) - len, " vs %s",
+				c->gname[g]);
+	if (c->ng > 4)
+		snprintf(line + len, sizeof(line) - len, " and %d more", c->ng - 4);
+	put_wrapped(m, line, 0, 2);
+	fputc('\n', m);
+	if (short_runs(m, st, c))
+		return -1;
+	fputc('\n', m);
+	if (!have) {
+		fprintf(m, "The question: %s: a side has no value of it.\n",
+			c->q.label);
+	} else {
+		short_question(m, c, p, wrap);
+		fputc('\n', m);
+		short_causes(m, c, p, wrap);
+	}
+	fputc('\n', m);
+	/* the command that makes this again */
+	len = snprintf(line, sizeof(line), "Reproduce: iotape compare");
+	if (o->group_by)
+		len += snprintf(line + len, sizeof(line) - len, " --group-by %s",
+				o->group_by);
+	if (o->metric)
+		len += snprintf(line + len, sizeof(line) - len, " --metric %s",
+				o->metric);
+	for (int i = 0; i < o->nargs; i++)
+		len += snprintf(line + len, sizeof(line) - len, strpbrk(o->args[i],
+				"*?[ ") ? " '%s'" : " %s", o->args[i]);
+	put_wrapped(m, line, 0, 4);
+	/* the files beside it, wrapped */
+	len = snprintf(line, sizeof(line), "Beside it: %s.full.txt (all of it)",
+		       stem);
+	{
+		int any = 0;
+		for (int i = 0; i < PLOT_NKINDS; i++)
+			if (drawn_png & (1u << i))
+				len += snprintf(line + len, sizeof(line) - len, "%s%s",
+						any++ ? "," : ", PNGs of that stem {",
+						plot_kind_name((enum plot_kind)i));
+		if (any)
+			snprintf(line + len, sizeof(line) - len, "}.png");
+	}
+	put_wrapped(m, line, 0, 2);
+	return 0;
+}
+
+/* The short body into fp (at most SHORT_LINES lines of WIDTH columns):
+ * what was compared, the question per side and the verdict, the causes
+ * with their costs, one text plot for the first cause, the command that
+ * makes it again and the files beside it. The causes take two lines each
+ * unless that leaves the picture fewer than SHORT_PLOT_GOOD lines. */
+static int write_short(FILE *fp, struct store *st, struct compare *c,
+		       const struct mail_opts *o, const struct rundata **rds,
+		       double (*head)[PLOT_NHEAD], const char *stem,
+		       unsigned drawn_png)
+{
+	struct cmp_pair p, best;
+	char *text = NULL;
+	size_t len = 0;
+	int have = 0, rc = 0, used = 0, want_pic;
+	const char *cause;
+	enum plot_kind k;
+
+	/* the comparison with the largest difference (the first of two) */
+	for (int g = 1; g < c->ng; g++) {
+		if (compare_pair(c, g, &p)) {
+			compare_pair_free(&p);   /* a side without a value */
+			continue;
+		}
+		if (!have || fabs(p.dtime) > fabs(best.dtime)) {
+			if (have)
+				compare_pair_free(&best);
+			best = p;
+			have = 1;
+		} else {
+			compare_pair_free(&p);
+		}
+	}
+	cause = have ? first_cause(&best) : NULL;
+	/* no cause and no trace: no picture says more than the figures */
+	want_pic = cause || c->rf[0].rep.ndev;
+	for (int wrap = 2; wrap >= 1; wrap--) {
+		FILE *m;
+		free(text);
+		text = NULL;
+		m = open_memstream(&text, &len);
+		rc = short_text(m, st, c, o, &best, have, stem, drawn_png, wrap);
+		fclose(m);
+		if (rc)
+			goto out;
+		used = count_lines(text);
+		if (!want_pic || SHORT_LINES - used - 3 >= SHORT_PLOT_GOOD)
+			break;
+	}
+	/* the picture of the first cause, in the lines left */
+	k = cause ? kind_for_cause(cause) : PLOT_TPUT;
+	if (want_pic && SHORT_LINES - used - 3 >= SHORT_PLOT_MIN) {
+		char *pic = NULL;
+		size_t plen = 0;
+		FILE *pm = open_memstream(&pic, &plen);
+		int n = short_plot(pm, o, rds, head, k, SHORT_LINES - used - 3);
+		if (n == 0 && k != PLOT_TPUT)
+			n = short_plot(pm, o, rds, head, k = PLOT_TPUT,
+				       SHORT_LINES - used - 3);
+		fclose(pm);
+		if (n < 0) {
+			free(pic);
+			rc = -1;
+			goto out;
+		}
+		if (n > 0) {
+			/* before the command: the body reads top down */
+			char *at = strstr(text, "\nReproduce: ");
+			size_t head_len = at ? (size_t)(at - text) + 1 : len;
+			fwrite(text, 1, head_len, fp);
+			fprintf(fp, "Picture (%s%s%s):\n%s\n", plot_kind_name(k),
+				cause ? ", for the first cause: " : "", cause ? cause :
+				"", pic);
+			fputs(text + head_len, fp);
+			free(pic);
+			goto out;
+		}
+		free(pic);
+	}
+	fputs(text, fp);
+out:
+	free(text);
+	if (have)
+		compare_pair_free(&best);
+	return rc;
+}
+
 static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "output", 1, 'o', "DIR", "where the files go (made if missing; "
 	  "required)" },
+	{ "group-by", 1, 'g', "SETTING", "repeats: runs grouped by a setting's "
+	  "value or by run-name globs ('one*,two*'), as compare's" },
+	{ "metric", 1, 'M', "EXPR", "the question's figure, as compare's "
+	  "(default: the workload's result, else its commands' total real time, "
+	  "else its span)" },
+	{ "full", 0, 'f', NULL, "the mail is the long form (NAME.mail.txt, its "
+	  "path printed), no short body" },
 	{ "help", 0, 'h', NULL, NULL },
 };
 
 static void usage_mail(FILE *fp)
 {
 	fprintf(fp,
-"usage: iotape mail [--db FILE] -o DIR RUN_A RUN_B [RUN...]\n"
+"usage: iotape mail [--db FILE] [--full] [--group-by SETTING] [--metric EXPR]\n"
+"                   -o DIR RUN_A RUN_B [RUN...]\n"
 "\n"
-"Writes DIR/NAME.mail.txt (NAME: the runs' names joined by -vs-), one\n"
-"plain-text file ready to paste into a mailing-list post, no line over 80\n"
-"columns and no colour: what was run (each run's commands, host, kernel,\n"
-"machine; the settings that differ), the headline figures with %% change\n"
-"against RUN_A (elapsed or trace span s, read and write MB/s, IOPS, Q2C\n"
-"and D2C mean and p99 in us, as iotape report counts them), the analyzers'\n"
-"explanation (as iotape compare's), vmstat excerpts around each run's\n"
-"busiest interval, and text plots (gnuplot's dumb terminal). The PNGs of\n"
-"iotape plot are written beside it (DIR/NAME.KIND.png, with their data and\n"
-"scripts), and the text plots' files under DIR/txt.\n");
+"Prints the body of a mailing-list reply, at most 40 lines of 80 columns, and\n"
+"writes it to DIR/NAME.mail.txt (NAME: the runs' names joined by -vs-): what\n"
+"was compared (each side's runs, kernel, first command; the settings at start\n"
+"that differ), the question's figure per side with its range over repeats and\n"
+"the verdict, the causes with their costs in seconds, which add up to the\n"
+"difference (compare's waterfall; with more than two sides, the comparison\n"
+"with the largest difference), one text plot for the first cause (seek,\n"
+"tput, lat, qd or vm), and the command that reproduces it. Everything else\n"
+"is beside it: DIR/NAME.full.txt (each run's commands, host and machine, the\n"
+"headline figures with %% change against RUN_A, the whole explanation, vmstat\n"
+"excerpts of the whole machine, every text plot), the PNGs of iotape plot\n"
+"(DIR/NAME.KIND.png with their data and scripts), the text plots under\n"
+"DIR/txt and the body's plot under DIR/short. RUNs may be globs, as\n"
+"compare's.\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), 22, "o");
 }
 
@@ -562,8 +1044,8 @@ static int mail_run(const struct mail_opts *o)
 			goto out;
 		}
 	loaded = 1;
-	if (compare_load(&cmp, st, (char **)o->runs, (int)o->nrun, NULL, NULL,
-			 NULL)) {
+	if (compare_load(&cmp, st, (char **)o->runs, (int)o->nrun, o->group_by,
+			 o->metric, NULL)) {
 		rc = -1;
 		goto out;
 	}
@@ -575,7 +1057,7 @@ static int mail_run(const struct mail_opts *o)
 	po.db = o->db;
 	po.runs = o->runs;
 	po.nrun = o->nrun;
-	po.kinds = (1u << PLOT_NKINDS) - 1;
+	po.kinds = PLOT_ALL;
 	po.dir = o->dir;
 	po.format = PLOT_PNG;
 	po.align_cmd = -1;
@@ -596,7 +1078,8 @@ static int mail_run(const struct mail_opts *o)
 		goto out;
 	}
 	plot_stem(o->runs, o->nrun, stem, sizeof(stem));
-	snprintf(path, sizeof(path), "%s/%s.mail.txt", o->dir, stem);
+	snprintf(path, sizeof(path), "%s/%s.%s.txt", o->dir, stem, o->full ?
+		 "mail" : "full");
 	if ((rc = out_file_open(&of, path))) {
 		rc = error("cannot create '%s': %s", path, strerror(-rc));
 		goto out;
@@ -648,10 +1131,31 @@ out:
 		out_file_discard(&of);
 	} else if (fp) {
 		if ((rc = out_file_commit(&of)))
-			rc = error("cannot write '%s/%s.mail.txt': %s", o->dir, stem,
-				   strerror(-rc));
-		else
+			rc = error("cannot write '%s/%s.%s.txt': %s", o->dir, stem,
+				   o->full ? "mail" : "full", strerror(-rc));
+		else if (o->full)
 			printf("%s/%s.mail.txt\n", o->dir, stem);
+	}
+	/* the short body: the mail, and on stdout */
+	if (!rc && !o->full) {
+		snprintf(path, sizeof(path), "%s/%s.mail.txt", o->dir, stem);
+		if ((rc = out_file_open(&of, path))) {
+			rc = error("cannot create '%s': %s", path, strerror(-rc));
+		} else if ((rc = write_short(of.fp, st, &cmp, o, rds, head, stem,
+					     drawn_png))) {
+			out_file_discard(&of);
+		} else if ((rc = out_file_commit(&of))) {
+			rc = error("cannot write '%s': %s", path, strerror(-rc));
+		} else {
+			FILE *in = fopen(path, "r");
+			char buf[512];
+			while (in && fgets(buf, sizeof(buf), in))
+				fputs(buf, stdout);
+			if (in)
+				fclose(in);
+			else
+				rc = error("cannot read '%s': %s", path, strerror(errno));
+		}
 	}
 	if (loaded)
 		compare_free(&cmp);
@@ -676,6 +1180,9 @@ int cmd_mail(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
+		case 'g': o.group_by = optarg; break;
+		case 'M': o.metric = optarg; break;
+		case 'f': o.full = 1; break;
 		case 'o':
 			/* "mail/" as "mail": paths printed without a "//" */
 			for (size_t n = strlen(optarg); n > 1 && optarg[n - 1] == '/'; n--)
@@ -690,12 +1197,38 @@ int cmd_mail(int argc, char **argv)
 		error("mail needs -o DIR, where its files go");
 		return opt_bad("mail");
 	}
-	if (argc - optind < 2) {
-		error("mail needs two or more RUNs to compare");
+	if (argc - optind < 1) {
+		error("mail needs two or more RUNs (names, ids or globs such as "
+		      "'sweep*') to compare");
 		return opt_bad("mail");
 	}
 	o.db = db_path_default(db);
-	o.runs = (const char *const *)argv + optind;
-	o.nrun = (size_t)(argc - optind);
-	return mail_run(&o);
+	o.args = (const char *const *)argv + optind;
+	o.nargs = argc - optind;
+	/* RUN arguments may be globs over the run names, as compare's */
+	{
+		struct store *st = NULL;
+		char **names = NULL;
+		int n = 0, rc;
+		if (store_open_existing(&st, o.db)) {
+			error("%s", store_errmsg(st));
+			store_close(st);
+			return -1;
+		}
+		rc = compare_expand_runs(st, argv + optind, argc - optind, &names, &n);
+		store_close(st);
+		if (!rc && n < 2) {
+			error("mail needs two or more runs; %d given", n);
+			rc = 2;
+		}
+		if (!rc) {
+			o.runs = (const char *const *)names;
+			o.nrun = (size_t)n;
+			rc = mail_run(&o);
+		}
+		for (int i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		return rc;
+	}
 }

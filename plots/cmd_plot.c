@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/crosstab.h"
 #include "commands.h"
 #include "lib/options.h"
 #include "lib/util.h"
@@ -21,6 +22,14 @@ static const struct opt_def options[] = {
 	  "(default); cmd:N: each run's command N (from 0) starts at 0" },
 	{ "width", 1, 'W', "PX", "picture width in pixels (png, svg)" },
 	{ "height", 1, 'H', "PX", "picture height in pixels (png, svg)" },
+	{ "across", 1, 'A', "SETTING", "instead of the kinds, compare --across's "
+	  "table as grouped bars (NAME.across.png): a bar per value of SETTING, "
+	  "the median of its runs with their min-max, its % change over it; "
+	  "RUNs optional (every run)" },
+	{ "group-by", 1, 'g', "SETTING", "with --across: a group of bars per "
+	  "value of SETTING (default one group)" },
+	{ "metric", 1, 'M', "NAME", "with --across: the workload metric (default "
+	  "real_s)" },
 	RV_FILTER_OPTS,
 	{ "help", 0, 'h', NULL, NULL },
 };
@@ -32,13 +41,17 @@ static void plot_usage(FILE *fp)
 "                   [--format png|svg|txt] [--align start|cmd:N]\n"
 "                   [--width PX] [--height PX] [--from T] [--to T]\n"
 "                   [--dev M,m]... RUN [RUN...]\n"
+"       iotape plot [--db FILE] [-o DIR] [--format png|svg|txt]\n"
+"                   --across SETTING [--group-by SETTING] [--metric NAME]\n"
+"                   [RUN...]\n"
 "\n"
 "Draws pictures of the runs with gnuplot. Each picture is DIR/NAME.KIND.png\n"
 "(or .svg, .txt) beside its data NAME.KIND.dat and script NAME.KIND.gp, which\n"
 "re-runs as `gnuplot NAME.KIND.gp` in DIR. NAME is the runs' names joined by\n"
 "-vs-. Several runs share one time axis. Kinds:\n"
-"  seek     sector vs time, a colour per process (8 with most bytes, then\n"
-"           other), reads and writes apart; at most 200k points (1 in N)\n"
+"  seek     sector vs time, a colour per process family (8 with most bytes\n"
+"           over the runs, then other; the same in every panel), reads and\n"
+"           writes apart; at most 200k points (1 in N)\n"
 "  tput     read and write MB/s and IOPS over time, ~200 bins\n"
 "  lat      Q2C and D2C histogram and CDF, reads and writes apart (log us)\n"
 "  qd       requests in flight at each device over time (D to C)\n"
@@ -84,15 +97,42 @@ static int parse_align(const char *s, int *out)
 	return error("invalid value '%s' for --align (start or cmd:N)", s);
 }
 
+/* plot --across: the runs' crosstab (as compare --across reads it) drawn
+ * by plot_across(). Returns 0, or -1 after one error line. */
+static int plot_table(const struct plot_opts *o, const char *across,
+		      const char *group_by, const char *metric, char **args,
+		      int nargs)
+{
+	struct store *st = NULL;
+	struct crosstab x;
+	char err[1024];
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	if (store_open_existing(&st, o->db)) {
+		error("%s", store_errmsg(st));
+		store_close(st);
+		return -1;
+	}
+	if ((rc = crosstab_load_args(&x, st, args, nargs, group_by, across, metric,
+				     err, sizeof(err))))
+		error("%s: %s", store_shown(o->db), err);
+	else
+		rc = plot_across(o, &x);
+	crosstab_free(&x);
+	store_close(st);
+	return rc;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	struct option longopts[ARRAY_SIZE(options) + 1];
 	struct plot_opts o = {
 		.dir = ".", .format = PLOT_PNG, .align_cmd = -1,
 		.width = PLOT_WIDTH, .height = 0,
-		.kinds = (1u << PLOT_NKINDS) - 1, .list = stdout,
+		.kinds = PLOT_ALL, .list = stdout,
 	};
-	const char *db = NULL;
+	const char *db = NULL, *across = NULL, *group_by = NULL, *metric = NULL;
 	struct rv_filter filt;
 	int c, filtered = 0;
 
@@ -139,9 +179,20 @@ int cmd_plot(int argc, char **argv)
 				return 2;
 			filtered = 1;
 			break;
+		case 'A': across = optarg; break;
+		case 'g': group_by = optarg; break;
+		case 'M': metric = optarg; break;
 		case 'h': plot_usage(stdout); return 0;
 		default: return opt_bad("plot");
 		}
+	}
+	o.db = db_path_default(db);
+	if (across)
+		return plot_table(&o, across, group_by, metric, argv + optind,
+				  argc - optind);
+	if (group_by || metric) {
+		error("--group-by and --metric go with --across");
+		return opt_bad("plot");
 	}
 	if (optind >= argc) {
 		error("plot needs a RUN");

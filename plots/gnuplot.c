@@ -196,7 +196,8 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 	g->width = o->width;
 	g->height = plot_height(o, rows, row_px);
 	if (c->format == PLOT_TXT)
-		g->height = txt_lines > 0 ? txt_lines : 24;
+		g->height = txt_lines > 0 ? txt_lines : o->txt_lines > 0 ?
+			    o->txt_lines : 24;
 	snprintf(g->file, sizeof(g->file), "%s.%s.gp", c->stem, plot_kind_name(k));
 	snprintf(g->out, sizeof(g->out), "%s.%s.%s", c->stem, plot_kind_name(k),
 		 ext[c->format]);

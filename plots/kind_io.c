@@ -204,13 +204,11 @@ static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 			if (s->pts[j].i % stride == 0)
 				s->pts[k++] = s->pts[j];
 		s->n = k;
-		/* colours: the 8 processes with most bytes per device */
+		/* colours: the process family's, the same in every panel
+		 * and picture of these runs (plot_proc_colour()) */
 		qsort(s->pb, s->npb, sizeof(*s->pb), cmp_pb);
-		for (size_t j = 0, rank = 0; j < s->npb; j++, rank++) {
-			if (j && s->pb[j].dev != s->pb[j - 1].dev)
-				rank = 0;
-			s->pb[j].rank = rank < PLOT_NCOLOURS ? (int)rank : PLOT_NCOLOURS;
-		}
+		for (size_t j = 0; j < s->npb; j++)
+			s->pb[j].rank = plot_proc_colour(c, i, s->pb[j].pid);
 		s->last = 0;
 		for (size_t j = 0; j < s->n; j++)
 			s->pts[j].rank = pid_of(s, s->pts[j].dev, s->pts[j].pid)->rank;
@@ -247,9 +245,7 @@ static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 			npanel++;
 			for (size_t k = j; k < sr[i].npb &&
 			     sr[i].pb[k].dev == sr[i].pb[j].dev; k++) {
-				char label[64];
-				plot_proc_label(&c->runs[i].rv, sr[i].pb[k].pid, label,
-						sizeof(label));
+				const char *label = plot_colour_name(c, sr[i].pb[k].rank);
 				if (n < PLOT_NCOLOURS + 1)
 					n++;
 				if ((int)strlen(label) > key_chars)
@@ -318,12 +314,10 @@ static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 				" lc rgb 'black' title 'write'");
 			/* series: colour rank 0..8 (8 = other), then direction */
 			for (int rank = 0; rank <= PLOT_NCOLOURS; rank++) {
-				char label[64] = "other";
+				char label[64];
 				int titled = 0;
-				for (size_t k = j; k < s->npb && s->pb[k].dev == dev; k++)
-					if (s->pb[k].rank == rank && rank < PLOT_NCOLOURS)
-						plot_proc_label(&c->runs[i].rv, s->pb[k].pid,
-								label, sizeof(label));
+				snprintf(label, sizeof(label), "%s",
+					 plot_colour_name(c, rank));
 				for (int w = 0; w <= 1; w++) {
 					int idx;
 					snprintf(buf, sizeof(buf), "run %.100s dev %s %s %s",
@@ -461,6 +455,47 @@ static int tput_add(void *state, struct plot_ctx *c, size_t i,
 	return 0;
 }
 
+/* tput's small multiples: a row per run (its label the panels' title), MB/s
+ * and IOPS side by side, every panel on the same axes (y up to top[0] MB/s
+ * and top[1] IOPS), reads and writes in the same two colours throughout. */
+static int tput_multiples(struct plot_ctx *c, struct plot_gp *g,
+			  const struct bins *b, const int *idx, const double *top,
+			  const char *title)
+{
+	char t[300];
+
+	plot_gp_panels(g, (int)c->nrun, 2, title);
+	/* margins fixed, so every panel's axes line up; the key once, in
+	 * the first row (txt: a page a panel, each with its key) */
+	plot_gp_margins(g, 0);
+	plot_gp(g, "set xlabel 'time (s)'\nset xrange [%.9g:%.9g]\n%s", b->b0,
+		b->b0 + b->n * b->w, g->format == PLOT_TXT ? "" :
+		"set key inside top right opaque\n");
+	for (size_t i = 0; i < c->nrun; i++)
+		for (int panel = 0; panel < 2; panel++) {
+			snprintf(t, sizeof(t), "%s: %s", c->runs[i].label, panel ?
+				 "IOPS" : "MB/s");
+			plot_gp_panel(g, t);
+			if (i == 1 && g->format != PLOT_TXT)
+				plot_gp(g, "unset key\n");
+			plot_gp(g, "set ylabel '%s'\nset yrange [0:%.6g]\n"
+				"set ytics %.6g\nplot ", panel ? "IOPS" : "MB/s",
+				top[panel] > 0 ? top[panel] * 1.05 : 1,
+				plot_tick_step(top[panel] > 0 ? top[panel] : 1));
+			if (idx[i] < 0) {   /* nothing completed in the window */
+				plot_gp(g, "NaN notitle\n");
+				continue;
+			}
+			for (int w = 0; w <= 1; w++)
+				plot_gp(g, "%sdat index %d using 1:%d with histeps lw 1.2"
+					" lc rgb '%s' title '%s'", w ? ", \\\n     " : "",
+					idx[i], 2 + 2 * panel + w, plot_colours[w],
+					w ? "write" : "read");
+			plot_gp(g, "\n");
+		}
+	return 0;
+}
+
 static int tput_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 {
 	struct tput_state *st = state;
@@ -470,7 +505,8 @@ static int tput_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 	const double *acc = st->acc;
 	int *idx = xcalloc(c->nrun, sizeof(*idx));
 	char title[256], buf[512];
-	int rc = 0;
+	int rc = 0, multi = plot_multiples(c);
+	double top[2] = { 0, 0 };   /* the largest MB/s and IOPS of any run */
 
 	(void)why;
 	(void)whylen;
@@ -483,7 +519,10 @@ static int tput_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 		 "columns: time_s read_MB/s write_MB/s read_IOPS write_IOPS\n"
 		 "blocks: one per run", b.text, b.w);
 	if (plot_dat_open(&d, c, PLOT_TPUT, buf) ||
-	    plot_gp_open(&g, c, PLOT_TPUT, title, 2, (int)(26 * c->nrun) + 100, 0)) {
+	    (multi ? plot_gp_open(&g, c, PLOT_TPUT, title, (int)c->nrun,
+				  PLOT_CELL_PX, 0)
+		   : plot_gp_open(&g, c, PLOT_TPUT, title, 2,
+				  (int)(26 * c->nrun) + 100, 0))) {
 		rc = -1;
 		goto out;
 	}
@@ -493,12 +532,20 @@ static int tput_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 		size_t k0 = bin_of(&b, r->t0), k1 = bin_of(&b, r->t1);
 		snprintf(buf, sizeof(buf), "run %s", r->rv.name);
 		plot_dat_block(&d, buf);
-		for (size_t k = k0; k <= k1; k++)
+		for (size_t k = k0; k <= k1; k++) {
 			plot_dat_row(&d, "%.9g %.6g %.6g %.6g %.6g",
 				     b.b0 + (k + 0.5) * b.w, a[k * 4] / 1e6 / b.w,
 				     a[k * 4 + 1] / 1e6 / b.w, a[k * 4 + 2] / b.w,
 				     a[k * 4 + 3] / b.w);
+			for (int j = 0; j < 4; j++)
+				top[j / 2] = fmax(top[j / 2], a[k * 4 + j] /
+						  (j < 2 ? 1e6 : 1) / b.w);
+		}
 		idx[i] = plot_dat_end(&d);
+	}
+	if (multi) {
+		rc = tput_multiples(c, &g, &b, idx, top, title);
+		goto close;
 	}
 	plot_gp_panels(&g, 2, 1, title);
 	plot_gp_margins(&g, plot_label_chars(c) + 6);
@@ -522,7 +569,9 @@ static int tput_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 			}
 		plot_gp(&g, "\n");
 	}
-	rc = plot_dat_close(&d);
+close:
+	if (plot_dat_close(&d))
+		rc = -1;
 	if (plot_gp_close(&g))
 		rc = -1;
 out:

@@ -108,6 +108,53 @@ static int lat_add(void *state, struct plot_ctx *c, size_t i,
 	return 0;
 }
 
+/* lat's small multiples: a row per run (its label in the panels' titles),
+ * the CDF of Q2C and of D2C side by side on the same axes, reads and writes
+ * in the same two colours throughout; the key once, in the first row. */
+static void lat_multiples(struct plot_ctx *c, struct plot_gp *g,
+			  const int has_m[2], const int (*idx)[2][2])
+{
+	char t[300];
+
+	plot_gp_margins(g, 0);
+	plot_gp(g, "set ylabel '%% of I/Os <= x'\nset yrange [0:100]\n"
+		"set ytics 25\n%s", g->format == PLOT_TXT ? "set key below\n" :
+		"set key inside bottom right opaque\n");
+	for (size_t i = 0; i < c->nrun; i++)
+		for (int m = 0; m < 2; m++) {
+			int first = 1;
+			if (!has_m[m])
+				continue;
+			snprintf(t, sizeof(t), "%s: %s CDF", c->runs[i].label,
+				 metric_name[m]);
+			plot_gp_panel(g, t);
+			if (i == 1 && g->format != PLOT_TXT)
+				plot_gp(g, "unset key\n");
+			plot_gp(g, "plot ");
+			/* the key names both directions, also where a run
+			 * has one of them */
+			if (i == 0 && g->format != PLOT_TXT) {
+				plot_gp(g, "keyentry with steps lw 1.5 lc rgb '%s' title "
+					"'read', keyentry with steps lw 1.5 lc rgb '%s' "
+					"title 'write'", plot_colours[0], plot_colours[1]);
+				first = 0;
+			}
+			for (int w = 0; w < 2; w++) {
+				if (idx[i][m][w] < 0)
+					continue;
+				plot_gp(g, "%sdat index %d using 2:6 with steps lw 1.5 lc"
+					" rgb '%s' ", first ? "" : ", \\\n     ",
+					idx[i][m][w], plot_colours[w]);
+				if (g->format == PLOT_TXT)
+					plot_gp(g, "title '%s'", w ? "write" : "read");
+				else
+					plot_gp(g, "notitle");
+				first = 0;
+			}
+			plot_gp(g, "%s\n", first ? "NaN notitle" : "");
+		}
+}
+
 static int lat_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 {
 	struct lat_state *st = state;
@@ -138,8 +185,10 @@ static int lat_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 	/* keys below the panels, an entry a line (~13 px each): a row of
 	 * panels wants ~320 px for the plot and axes, plus its key */
 	if (plot_dat_open(&d, c, PLOT_LAT, buf) ||
-	    plot_gp_open(&g, c, PLOT_LAT, title, has_m[0] + has_m[1],
-			 320 + 26 * (int)c->nrun, 0)) {
+	    (plot_multiples(c) ? plot_gp_open(&g, c, PLOT_LAT, title, (int)c->nrun,
+					      PLOT_CELL_PX, 0)
+	     : plot_gp_open(&g, c, PLOT_LAT, title, has_m[0] + has_m[1],
+			    320 + 26 * (int)c->nrun, 0))) {
 		rc = -1;
 		goto out;
 	}
@@ -163,7 +212,10 @@ static int lat_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 				idx[i][m][w] = plot_dat_end(&d);
 			}
 
-	plot_gp_panels(&g, has_m[0] + has_m[1], 2, title);
+	if (plot_multiples(c))
+		plot_gp_panels(&g, (int)c->nrun, has_m[0] + has_m[1], title);
+	else
+		plot_gp_panels(&g, has_m[0] + has_m[1], 2, title);
 	xlo = bin_lo_us(kmin > 0 ? kmin : 1);
 	xhi = bin_hi_us(kmax);
 	plot_gp(&g, "set logscale x\nset xlabel 'latency (log scale)'\n"
@@ -179,6 +231,8 @@ static int lat_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 		/* a panel's width for the axis: half the picture less margins,
 		 * or a dumb page's 80 columns less ~12 */
 		room = g.format == PLOT_TXT ? 68 * 7 : g.width / 2.0 - 90;
+		if (plot_multiples(c) && g.format != PLOT_TXT)
+			room = g.width / (double)(has_m[0] + has_m[1]) - 160;
 		per_decade = room / decades;
 		/* the closest two tics: 0.30 decades (1, 2, 5), 0.48 (1, 3) */
 		pick = per_decade * 0.30 >= 44 ? 0 : per_decade * 0.48 >= 44 ? 1 : 2;
@@ -198,6 +252,10 @@ static int lat_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 			}
 	}
 	plot_gp(&g, ")\n");
+	if (plot_multiples(c)) {
+		lat_multiples(c, &g, has_m, idx);
+		goto close;
+	}
 	for (int m = 0; m < 2; m++)
 		for (int cdf = 0; cdf < 2; cdf++) {
 			int first = 1;
@@ -239,6 +297,7 @@ static int lat_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 				}
 			plot_gp(&g, "\n");
 		}
+close:
 	rc = plot_dat_close(&d);
 	if (plot_gp_close(&g))
 		rc = -1;

@@ -417,9 +417,11 @@ static int compare_draw(void *state, struct plot_ctx *c, char *why, size_t whyle
 		plot_gp(&g, " %d", x);
 	}
 	/* two runs: the title names them, colours say better or worse */
+	/* more runs: the key in a column beside the bars (below, it ran
+	 * into the figures' names) */
 	plot_gp(&g, ")\n%s", c->nrun > 2 ? (g.format == PLOT_TXT ? "" :
-		"set key below\n") : g.format == PLOT_TXT ? "set key off\n" :
-		"set key off\nset bmargin 4\n");
+		"set key outside right top vertical\n") : g.format == PLOT_TXT ?
+		"set key off\n" : "set key off\nset bmargin 4\n");
 	/* txt: narrower, or neighbours merge into one block of characters */
 	bw = (g.format == PLOT_TXT ? 0.6 : 0.8) / (double)(c->nrun - 1);
 	plot_gp(&g, "plot ");
@@ -439,10 +441,25 @@ static int compare_draw(void *state, struct plot_ctx *c, char *why, size_t whyle
 				col, bw, plot_colours[(i - 1) % PLOT_NCOLOURS]);
 			plot_gp_str(&g, c->runs[i].label);
 		}
-		plot_gp(&g, ", \\\n     dat using ($0%+.4f):(column(%d) + (column(%d) < 0"
-			" ? -%.4g : %.4g)):(sprintf('%%+.1f%%%%', column(%d))) with labels"
-			" font ',8' notitle", off, col, col, (hi - lo) * 0.05,
-			(hi - lo) * 0.05, col);
+		/* the % over each bar: level for up to 2 bars a figure,
+		 * turned upright past that (side by side they overlapped);
+		 * none in txt past 2, where upright text cannot be drawn */
+		if (c->nrun > 3 && g.format == PLOT_TXT)
+			continue;
+		if (c->nrun <= 3) {
+			plot_gp(&g, ", \\\n     dat using ($0%+.4f):(column(%d) + "
+				"(column(%d) < 0 ? -%.4g : %.4g)):(sprintf('%%+.1f%%%%', "
+				"column(%d))) with labels font ',8' notitle", off, col,
+				col, (hi - lo) * 0.05, (hi - lo) * 0.05, col);
+			continue;
+		}
+		/* upright: from the bar's end outwards, up or down */
+		for (int neg = 0; neg < 2; neg++)
+			plot_gp(&g, ", \\\n     dat using ($0%+.4f):(column(%d) %s 0 ?"
+				" column(%d) %c %.4g : NaN):(sprintf('%%+.1f%%%%', "
+				"column(%d))) with labels font ',8' rotate by 90 %s "
+				"notitle", off, col, neg ? "<" : ">=", col, neg ? '-' :
+				'+', (hi - lo) * 0.01, col, neg ? "right" : "left");
 	}
 	plot_gp(&g, "\n");
 	rc = plot_gp_close(&g);

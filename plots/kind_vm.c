@@ -41,6 +41,19 @@ static int pick_source(struct plot_ctx *c, int64_t run, const char **src)
 	return 0;
 }
 
+/* A command's start or end as the picture marks it. */
+struct vm_mark {
+	double t;            /* s on the time axis */
+	char text[96];       /* "start 1", with the run's label past one run */
+};
+
+static int cmp_mark(const void *a, const void *b)
+{
+	double x = ((const struct vm_mark *)a)->t, y = ((const struct vm_mark *)b)->t;
+
+	return (x > y) - (x < y);
+}
+
 static int vm_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 {
 	struct plot_dat d;
@@ -53,6 +66,8 @@ static int vm_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 	int pan_has[NPANEL] = { 0 }, npan = 0;
 	char buf[1024], title[256];
 	int rc = 0, opened = 0;
+	struct vm_mark *marks = NULL;   /* the commands' starts and ends */
+	size_t nmark = 0;
 
 	(void)state;
 	snprintf(title, sizeof(title), "memory, swap and block I/O from the"
@@ -186,19 +201,39 @@ static int vm_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 					" nohead dt 2 lc rgb '%s'\n", t, t,
 					c->nrun > 1 ? plot_colours[i % PLOT_NCOLOURS]
 						    : "#555555");
-				snprintf(buf, sizeof(buf), "%s%s%s %d", c->nrun > 1 ?
-					 r->label : "", c->nrun > 1 ? " " : "",
-					 e ? "end" : "start", cmdi);
 				if (g.format == PLOT_TXT)
 					continue;   /* no room in 80 columns: lines only */
-				plot_gp(&g, "set label ");
-				plot_gp_str(&g, buf);
-				plot_gp(&g, " at %.9g, graph 0.97 rotate by 90 right"
-					" offset -0.5,0 font ',7' tc rgb '#555555'\n", t);
+				marks = xrealloc(marks, (nmark + 1) * sizeof(*marks));
+				marks[nmark].t = t;
+				snprintf(marks[nmark++].text, sizeof(marks->text),
+					 "%s%s%s %d", c->nrun > 1 ? r->label : "",
+					 c->nrun > 1 ? " " : "", e ? "end" : "start", cmdi);
 			}
 		}
 		free(cmd);
 	}
+	/* the marks' labels: marks closer than 2% of the time axis (one
+	 * command's end, the next one's start) share one label, which
+	 * otherwise printed over each other */
+	if (nmark)
+		qsort(marks, nmark, sizeof(*marks), cmp_mark);
+	for (size_t m = 0; m < nmark; m++) {
+		size_t e = m;
+		char text[200];
+		snprintf(text, sizeof(text), "%s", marks[m].text);
+		while (e + 1 < nmark && fabs(marks[e + 1].t - marks[m].t) <
+		       0.02 * (xhi > xlo ? xhi - xlo : 1)) {
+			e++;
+			snprintf(text + strlen(text), sizeof(text) - strlen(text),
+				 ", %s", marks[e].text);
+		}
+		plot_gp(&g, "set label ");
+		plot_gp_str(&g, text);
+		plot_gp(&g, " at %.9g, graph 0.97 rotate by 90 right"
+			" offset -0.5,0 font ',7' tc rgb '#555555'\n", marks[m].t);
+		m = e;
+	}
+	free(marks);
 	if (!rc)
 		rc = plot_dat_close(&d);
 	opened = 0;

@@ -27,6 +27,8 @@ static const struct plot_kind_ops *const kinds[PLOT_NKINDS] = {
 
 const char *plot_kind_name(enum plot_kind k)
 {
+	if (k == PLOT_ACROSS)
+		return "across";
 	return (unsigned)k < PLOT_NKINDS ? kinds[k]->name : NULL;
 }
 
@@ -39,7 +41,7 @@ int plot_parse_kinds(const char *list, unsigned *out)
 		size_t n = strcspn(p, ",");
 		int k, found = 0;
 		if (n == 3 && !strncmp(p, "all", 3)) {
-			set |= (1u << PLOT_NKINDS) - 1;
+			set |= PLOT_ALL;
 			found = 1;
 		}
 		for (k = 0; k < PLOT_NKINDS && !found; k++)
@@ -158,6 +160,229 @@ void plot_proc_label(const struct runview *rv, uint32_t pid, char *out,
 		snprintf(out, len, "pid %u", pid);
 }
 
+int plot_proc_colour(const struct plot_ctx *c, size_t r, uint32_t pid)
+{
+	const struct plot_run *pr = &c->runs[r];
+	int f;
+
+	if (!pr->has_fam || (f = family_of(&pr->fam, pid)) < 0)
+		return PLOT_NCOLOURS;
+	for (int k = 0; k < c->nfam; k++)
+		if (!strcmp(c->fam[k], pr->fam.f[f].name))
+			return k;
+	return PLOT_NCOLOURS;
+}
+
+const char *plot_colour_name(const struct plot_ctx *c, int k)
+{
+	return k >= 0 && k < c->nfam ? c->fam[k] : "other";
+}
+
+/* The palette (c->fam): the families with most bytes over all runs, a
+ * colour each, by name, so md5sum is the same blue in every run. */
+static void make_palette(struct plot_ctx *c)
+{
+	struct fb { char name[FAM_NAME]; uint64_t bytes; } *all = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nrun; i++) {
+		const struct families *fs = &c->runs[i].fam;
+		if (!c->runs[i].has_fam)
+			continue;
+		for (int k = 0; k < fs->n; k++) {
+			size_t j;
+			for (j = 0; j < n && strcmp(all[j].name, fs->f[k].name); j++)
+				;
+			if (j == n) {
+				all = xrealloc(all, (n + 1) * sizeof(*all));
+				memset(&all[n], 0, sizeof(*all));
+				snprintf(all[n].name, sizeof(all[n].name), "%s",
+					 fs->f[k].name);
+				n++;
+			}
+			all[j].bytes += fs->f[k].bytes;
+		}
+	}
+	c->nfam = 0;
+	/* the largest first: a selection of PLOT_NCOLOURS, ties by name */
+	while (c->nfam < PLOT_NCOLOURS) {
+		size_t best = n;
+		for (size_t j = 0; j < n; j++)
+			if (all[j].bytes && (best == n || all[j].bytes > all[best].bytes ||
+					     (all[j].bytes == all[best].bytes &&
+					      strcmp(all[j].name, all[best].name) < 0)))
+				best = j;
+		if (best == n)
+			break;
+		snprintf(c->fam[c->nfam++], FAM_NAME, "%s", all[best].name);
+		all[best].bytes = 0;
+	}
+	free(all);
+}
+
+int plot_setting_volatile(const char *k)
+{
+	return !strncmp(k, "capture.", 8) || !strncmp(k, "record.", 7) ||
+	       strstr(k, "total_kb") || !strcmp(k, "date_utc");
+}
+
+/* c->runs[i].label for every run: what sets the runs apart, so a key reads
+ * "kernel=2.6.1-mm4", not a name whose first 20 characters every run
+ * shares. In order: the settings whose values differ (labels first: keys
+ * such as fs or kernel, then the run's own kernel and host, then other
+ * settings; at most two keys); else the part of the names that differs
+ * (a shared prefix and suffix cut at '-', '_', '.', '[', ']' or '='); else
+ * the names. A label that two runs share (repeats) gets " #N". */
+static int label_runs(struct plot_ctx *c)
+{
+	size_t n = c->nrun;
+	struct store_setting **sets = xcalloc(n, sizeof(*sets));
+	size_t *nsets = xcalloc(n, sizeof(*nsets));
+	char keys[2][96] = { "", "" };
+	int nkeys = 0, rc = 0;
+
+	c->labels_by = "names";
+	for (size_t i = 0; i < n && n > 1; i++)
+		if (store_settings_get(c->st, c->runs[i].rv.id, &sets[i], &nsets[i])) {
+			rc = error("%s", store_errmsg(c->st));
+			goto out;
+		}
+	/* candidate keys in order of preference: pass 0 labels (no '.', ':'
+	 * or '/'), pass 1 kernel and host, pass 2 the rest */
+	for (int pass = 0; pass < 3 && nkeys < 2 && n > 1; pass++) {
+		const char *cand[2] = { "kernel", "host" };
+		size_t ncand = pass == 1 ? 2 : nsets[0];
+		for (size_t k = 0; k < ncand && nkeys < 2; k++) {
+			const char *key = pass == 1 ? cand[k] : sets[0][k].key;
+			char v0[128], v[128], tmp[128];
+			int differ = 0, all = 1, lab = !strpbrk(key, ".:/");
+			if (pass != 1 && (sets[0][k].at != STORE_AT_START ||
+					  lab != (pass == 0) || plot_setting_volatile(key)))
+				continue;
+			if (nkeys && !strcmp(keys[0], key))
+				continue;
+			for (size_t i = 0; i < n && all; i++) {
+				struct store_run r;
+				if (pass == 1) {
+					if (store_run_get(c->st, c->runs[i].rv.id, &r))
+						all = 0;
+					else
+						snprintf(v, sizeof(v), "%.127s", k ? r.host
+							 : r.kernel);
+					if (!v[0] || store_setting_get(c->st,
+						c->runs[i].rv.id, key, STORE_AT_START,
+						tmp, sizeof(tmp)) > 0)
+						all = 0;   /* a label of that name wins */
+				} else if (store_setting_get(c->st, c->runs[i].rv.id,
+							     key, STORE_AT_START, v,
+							     sizeof(v)) <= 0) {
+					all = 0;
+				}
+				if (!i)
+					snprintf(v0, sizeof(v0), "%s", v);
+				else if (strcmp(v0, v))
+					differ = 1;
+			}
+			if (all && differ)
+				snprintf(keys[nkeys++], sizeof(keys[0]), "%s", key);
+		}
+	}
+	if (nkeys) {
+		snprintf(c->labels_by_buf, sizeof(c->labels_by_buf), "%s%s%s",
+			 keys[0], nkeys > 1 ? ", " : "", nkeys > 1 ? keys[1] : "");
+		c->labels_by = c->labels_by_buf;
+		for (size_t i = 0; i < n; i++) {
+			char lab[256] = "", v[128];
+			for (int k = 0; k < nkeys; k++) {
+				struct store_run r;
+				if (store_setting_get(c->st, c->runs[i].rv.id, keys[k],
+						      STORE_AT_START, v, sizeof(v)) <= 0 &&
+				    !store_run_get(c->st, c->runs[i].rv.id, &r))
+					snprintf(v, sizeof(v), "%.127s",
+						 !strcmp(keys[k], "host") ? r.host : r.kernel);
+				snprintf(lab + strlen(lab), sizeof(lab) - strlen(lab),
+					 "%s%s=%.60s", k ? " " : "", keys[k], v);
+			}
+			/* a long pair: the values alone */
+			if (strlen(lab) > PLOT_LABEL_MAX) {
+				lab[0] = 0;
+				for (int k = 0; k < nkeys; k++)
+					if (store_setting_get(c->st, c->runs[i].rv.id,
+							      keys[k], STORE_AT_START,
+							      v, sizeof(v)) > 0)
+						snprintf(lab + strlen(lab), sizeof(lab) -
+							 strlen(lab), "%s%s", k ? " " : "", v);
+			}
+			snprintf(c->runs[i].label, sizeof(c->runs[i].label), "%.*s",
+				 PLOT_LABEL_MAX, lab);
+		}
+	} else if (n > 1) {
+		/* the names less what they all share, cut at a separator */
+		const char *n0 = c->runs[0].rv.name;
+		size_t pre = strlen(n0), suf = strlen(n0), ok = 1;
+		for (size_t i = 1; i < n; i++) {
+			const char *s = c->runs[i].rv.name;
+			size_t ls = strlen(s), k = 0, l0 = strlen(n0);
+			while (k < pre && s[k] == n0[k])
+				k++;
+			pre = k;
+			for (k = 0; k < suf && k < ls && k < l0 &&
+			     s[ls - 1 - k] == n0[l0 - 1 - k]; k++)
+				;
+			suf = k;
+		}
+		while (pre && !strchr("-_.[=", n0[pre - 1]))
+			pre--;
+		while (suf && !strchr("-_.]", n0[strlen(n0) - suf]))
+			suf--;
+		for (size_t i = 0; i < n; i++) {
+			size_t l = strlen(c->runs[i].rv.name);
+			if (pre + suf >= l)
+				ok = 0;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const char *s = c->runs[i].rv.name;
+			size_t l = strlen(s);
+			if (ok)
+				snprintf(c->runs[i].label, sizeof(c->runs[i].label),
+					 "%.*s%s", (int)(l - pre - suf) > PLOT_LABEL_MAX ?
+					 PLOT_LABEL_MAX - 3 : (int)(l - pre - suf), s + pre,
+					 (int)(l - pre - suf) > PLOT_LABEL_MAX ? "..." : "");
+			else
+				snprintf(c->runs[i].label, sizeof(c->runs[i].label),
+					 "%.*s%s", l > PLOT_LABEL_MAX ? PLOT_LABEL_MAX - 3 :
+					 (int)l, s, l > PLOT_LABEL_MAX ? "..." : "");
+		}
+	}
+	/* repeats: the same label, told apart by their order */
+	{
+		int *same = xcalloc(n, sizeof(*same)), *nth = xcalloc(n, sizeof(*nth));
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++)
+				if (!strcmp(c->runs[j].label, c->runs[i].label)) {
+					same[i]++;
+					nth[i] += j <= i;
+				}
+		for (size_t i = 0; i < n; i++) {
+			char *l = c->runs[i].label;
+			size_t len = strlen(l);
+			if (same[i] < 2)
+				continue;
+			if (len > PLOT_LABEL_MAX - 4)
+				len = PLOT_LABEL_MAX - 4;
+			snprintf(l + len, sizeof(c->runs[i].label) - len, " #%d", nth[i]);
+		}
+		free(same);
+		free(nth);
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		free(sets[i]);
+	free(sets);
+	free(nsets);
+	return rc;
+}
+
 int plot_label_chars(const struct plot_ctx *c)
 {
 	size_t n = 0;
@@ -173,8 +398,7 @@ void plot_devname(uint32_t dev, char *out, size_t len)
 	snprintf(out, len, "%u,%u", BT_MAJOR(dev), BT_MINOR(dev));
 }
 
-/* mkdir -p dir */
-static int make_dir(const char *dir)
+int plot_make_dir(const char *dir)
 {
 	char path[PATH_MAX];
 	struct stat sb;
@@ -253,8 +477,9 @@ static int place_run(struct plot_ctx *c, struct plot_run *r, int align_cmd)
 		last = first;
 	r->t0 = plot_t(r, first);
 	r->t1 = plot_t(r, last);
-	snprintf(r->label, sizeof(r->label), "%.24s%s", r->rv.name,
-		 strlen(r->rv.name) > 24 ? "..." : "");
+	snprintf(r->label, sizeof(r->label), "%.*s%s", strlen(r->rv.name) >
+		 PLOT_LABEL_MAX ? PLOT_LABEL_MAX - 3 : PLOT_LABEL_MAX, r->rv.name,
+		 strlen(r->rv.name) > PLOT_LABEL_MAX ? "..." : "");
 	return 0;
 }
 
@@ -263,7 +488,7 @@ static int place_run(struct plot_ctx *c, struct plot_run *r, int align_cmd)
  * text is read whole first, as the file may be written in place (a symlink:
  * lib/outfile.h). Returns 0, or -1 with the error line in err (errlen
  * bytes). */
-static int tidy_txt(const char *dir, const char *file, char *err, size_t errlen)
+int plot_tidy_txt(const char *dir, const char *file, char *err, size_t errlen)
 {
 	char path[PATH_MAX], *line = NULL, *text = NULL;
 	size_t cap = 0, len = 0;
@@ -355,7 +580,7 @@ static void *gp_worker(void *arg)
 			return NULL;
 		rc = plot_gnuplot_exec(j->dir, j->script, err, sizeof(err));
 		if (!rc && j->tidy)
-			rc = tidy_txt(j->dir, j->out, err, sizeof(err));
+			rc = plot_tidy_txt(j->dir, j->out, err, sizeof(err));
 		j->rc = rc;
 		if (rc) {
 			pthread_mutex_lock(&p->lock);
@@ -452,6 +677,8 @@ static int read_runs(struct plot_ctx *c, void **state, unsigned want,
 	const struct plot_opts *o = c->o;
 	unsigned adds = 0;
 
+	unsigned procs = want & ((1u << PLOT_SEEK) | (1u << PLOT_PROCS));
+
 	for (int k = 0; k < PLOT_NKINDS; k++)
 		if ((want & (1u << k)) && kinds[k]->add)
 			adds |= 1u << k;
@@ -464,6 +691,11 @@ static int read_runs(struct plot_ctx *c, void **state, unsigned want,
 
 		if (!o->rundata && rundata_load(&own, &c->runs[i].rv))
 			return -1;
+		/* the families first: the kinds colour processes by them */
+		if (procs) {
+			families_build(&c->runs[i].fam, rd);
+			c->runs[i].has_fam = 1;
+		}
 		for (int k = 0; k < PLOT_NKINDS && rc >= 0; k++) {
 			if (!(adds & (1u << k)) || why[k][0])
 				continue;
@@ -530,11 +762,14 @@ int plot_run(const struct plot_opts *o)
 			c.x0 = fmin(c.x0, c.runs[i].t0);
 			c.x1 = fmax(c.x1, c.runs[i].t1);
 		}
+		rc = label_runs(&c);
+	}
+	if (!rc) {
 		if (o->name)
 			plot_stem(&o->name, 1, c.stem, sizeof(c.stem));
 		else
 			plot_stem(o->runs, o->nrun, c.stem, sizeof(c.stem));
-		rc = make_dir(o->dir);
+		rc = plot_make_dir(o->dir);
 	}
 	if (!rc && (o->kinds & (1u << PLOT_COMPARE)) && c.nrun > 1) {
 		c.head = xcalloc(c.nrun * PLOT_NHEAD, sizeof(*c.head));
@@ -547,7 +782,10 @@ int plot_run(const struct plot_opts *o)
 	if (!rc)
 		rc = read_runs(&c, state, o->kinds, why);
 	if (!rc)
-		rc = draw_pass(&c, state, o->kinds, (const char (*)[256])why, 1,
+		make_palette(&c);
+	if (!rc)
+		rc = draw_pass(&c, state, o->kinds, (const char (*)[256])why,
+			       !o->none_ok,
 			       &jobs, &njob, &skipped);
 	npass0 = njob;
 	if (!rc && o->also_dir) {
@@ -558,7 +796,7 @@ int plot_run(const struct plot_opts *o)
 		c.dir = o->also_dir;
 		c.dat_prefix = "../";
 		c.dat_written = 1;
-		rc = make_dir(o->also_dir);
+		rc = plot_make_dir(o->also_dir);
 		if (!rc)
 			rc = draw_pass(&c, state, want & o->also_kinds,
 				       (const char (*)[256])why, 0, &jobs, &njob,
@@ -579,8 +817,11 @@ int plot_run(const struct plot_opts *o)
 		if (state[k])
 			kinds[k]->release(state[k]);
 	free(c.head);
-	for (size_t i = 0; i < c.nrun; i++)
+	for (size_t i = 0; i < c.nrun; i++) {
+		if (c.runs[i].has_fam)
+			families_free(&c.runs[i].fam);
 		runview_close(&c.runs[i].rv);
+	}
 	free(c.runs);
 	store_close(c.st);
 	if (o->drawn)
@@ -590,7 +831,7 @@ int plot_run(const struct plot_opts *o)
 	if (!rc && o->named_kinds && skipped)
 		return error("%s of the kinds asked for had no data",
 			     skipped & (skipped - 1) ? "some" : "one");
-	if (!rc && !drawn)
+	if (!rc && !drawn && !o->none_ok)
 		return error("nothing to plot: the runs have no data for the"
 			     " kinds asked for");
 	return rc;

@@ -20,8 +20,14 @@ enum plot_kind {
 	PLOT_VM,        /* memory, swap and block rates from the samples */
 	PLOT_PROCS,     /* per-process share of bytes and of busy time */
 	PLOT_COMPARE,   /* headline figures of several runs, % change */
-	PLOT_NKINDS
+	PLOT_NKINDS,
+	/* not a kind of runs' data: compare --across's table (plot_across()),
+	 * named here for its files' names */
+	PLOT_ACROSS = PLOT_NKINDS
 };
+
+/* The kinds `all` draws: every kind. */
+#define PLOT_ALL ((1u << PLOT_NKINDS) - 1)
 
 enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_TXT };
 
@@ -45,9 +51,13 @@ struct plot_opts {
 	int width, height;          /* pixels, png and svg (txt is 80x24);
 				       height 0: PLOT_HEIGHT, taller for
 				       pictures of many panels */
+	int txt_lines;              /* txt: lines a page (0: 24) */
 	FILE *list;                 /* each picture's path is printed here,
 				       one a line; NULL for none */
 	unsigned *drawn;            /* out: bit per kind drawn; NULL ok */
+	int none_ok;                /* a kind without data is neither noted
+				       nor an error, nor is drawing nothing
+				       (mail's one picture: *drawn says) */
 	const struct rv_filter *filter; /* --from/--to/--dev; NULL: all */
 	/* mail: the runs as the caller already read them, so nothing is read
 	 * twice: rundata[i] (rundata_load() of runs[i]) and, when the
@@ -94,5 +104,17 @@ void plot_stem(const char *const *runs, size_t nrun, char *out, size_t outlen);
  * missing, no picture drawn at all, or a named kind had no data). Never
  * exits. */
 int plot_run(const struct plot_opts *o);
+
+struct crosstab;
+/* Draws x (compare --across's table, analyze/crosstab.h) as grouped bars
+ * into o->dir (made if missing) in o->format: NAME.across.png (.svg, .txt)
+ * beside NAME.across.dat and .gp, NAME o->name or METRIC-by-ROWS-across-
+ * COLUMNS (METRIC-across-COLUMNS without rows); a group per row, a bar per column: the median of the cell's
+ * runs, an error bar from their min to max, over it the % change against
+ * the first column with compare's marks (XT_MARK_ONE: one run,
+ * XT_MARK_WITHIN: within the spread) and a footnote for each mark used.
+ * Prints the picture's path to o->list (unless NULL). Returns 0, or -1
+ * after one error line (cannot write in dir, gnuplot failed or missing). */
+int plot_across(const struct plot_opts *o, const struct crosstab *x);
 
 #endif

@@ -7,17 +7,28 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analyze/family.h"
 #include "analyze/report.h"
 #include "analyze/rundata.h"
 #include "analyze/runview.h"
 #include "plots/plot.h"
 
 /* One run on the shared time axis. */
+/* Colours: PLOT_NCOLOURS distinct ones, then grey for "other". */
+#define PLOT_NCOLOURS 8
+/* A run's label in keys and panel titles, at most this many characters. */
+#define PLOT_LABEL_MAX 28
+
 struct plot_run {
 	struct runview rv;
 	int64_t base_ns;    /* the events' clock time drawn as 0 s */
 	double t0, t1;      /* its first and last event on the axis, s */
-	char label[32];     /* name shown in keys (run's name, shortened) */
+	char label[PLOT_LABEL_MAX + 4]; /* the run in keys and panel titles:
+			       what sets it apart from the others
+			       (plot_label_runs()) */
+	struct families fam;  /* its processes' families (the kinds that
+				 draw processes: seek, procs) */
+	int has_fam;
 };
 
 struct plot_ctx {
@@ -37,6 +48,14 @@ struct plot_ctx {
 				  * blocks and rows but write nothing */
 	double *head;            /* nrun x PLOT_NHEAD headline figures (the
 				  * compare kind), NULL when not asked for */
+	/* the process families' colours, the same in every panel and
+	 * picture of these runs: fam[k] is the family drawn in colour k
+	 * (the PLOT_NCOLOURS with most bytes over all runs); the rest grey */
+	char fam[PLOT_NCOLOURS][FAM_NAME];
+	int nfam;
+	const char *labels_by;   /* what the runs' labels are: "names",
+				  * or the setting keys ("kernel, fs") */
+	char labels_by_buf[128];
 };
 
 /* Time t_ns of run r on the plot axis, in seconds. */
@@ -45,10 +64,29 @@ static inline double plot_t(const struct plot_run *r, int64_t t_ns)
 	return (double)(t_ns - r->base_ns) / 1e9;
 }
 
-/* Colours: PLOT_NCOLOURS distinct ones, then grey for "other". */
-#define PLOT_NCOLOURS 8
 extern const char *const plot_colours[PLOT_NCOLOURS];
 #define PLOT_GREY "#999999"
+
+/* The colour (0 .. PLOT_NCOLOURS - 1, or PLOT_NCOLOURS for grey) of
+ * process pid of run r: its family's (c->fam), so a family keeps its colour
+ * in every panel and picture. Needs the run's families (has_fam). */
+int plot_proc_colour(const struct plot_ctx *c, size_t r, uint32_t pid);
+
+/* The name of colour k's family ("md5sum"), or "other" for grey. */
+const char *plot_colour_name(const struct plot_ctx *c, int k);
+
+/* Overlays of more runs than this (each a read and a write series: more
+ * than 4 series in a panel) give way to small multiples: a row of panels
+ * per run, of one size, with shared axes and the same colours, so the runs
+ * compare by position instead of by a legend of a dozen entries. */
+#define PLOT_MAX_OVERLAY_RUNS 2
+/* The height in pixels of a row of small multiples. */
+#define PLOT_CELL_PX 190
+
+static inline int plot_multiples(const struct plot_ctx *c)
+{
+	return c->nrun > PLOT_MAX_OVERLAY_RUNS;
+}
 
 /* ---- data files (plots/gnuplot.c) ---- */
 
@@ -233,6 +271,20 @@ void plot_proc_label(const struct runview *rv, uint32_t pid, char *out,
 /* Characters a run's label adds to a key title: 0 for one run, else the
  * longest label plus a blank. */
 int plot_label_chars(const struct plot_ctx *c);
+
+/* mkdir -p dir; returns 0, or -1 after error() (cannot create it, or it
+ * is not a folder). */
+int plot_make_dir(const char *dir);
+
+/* Makes dir/file, gnuplot's dumb-terminal text, plain: the form feeds
+ * before pages and the blanks at line ends removed, pages one blank line
+ * apart. Returns 0, or -1 with the error line in err (errlen bytes). */
+int plot_tidy_txt(const char *dir, const char *file, char *err, size_t errlen);
+
+/* 1 when setting key k says nothing about what was run (iotape's own
+ * capture. and record. bookkeeping, sizes that move with the machine
+ * such as mem.total_kb, the date), so labels and mail leave it out. */
+int plot_setting_volatile(const char *k);
 
 /* Device number as "major,minor". */
 void plot_devname(uint32_t dev, char *out, size_t len);

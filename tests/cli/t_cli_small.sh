@@ -162,7 +162,7 @@ print(d["q2c"]["n"], d["q2c"]["mean_us"], d["d2c"]["p99_us"], d["avg_inflight"],
 	check "compare: says why for each run" \
 		test "$(grep -c 'no completions in this trace' "$t/cmp")" = 2
 	"$IOTAPE" mail --db "$cdb" -o "$t/mail" sdb sdb2 > /dev/null 2>&1
-	check "mail: says why" grep -q "no completions in this trace" "$t/mail/sdb-vs-sdb2.mail.txt"
+	check "mail: says why" grep -q "no completions in this trace" "$t/mail/sdb-vs-sdb2.full.txt"
 else
 	skip "a trace without completions" "corpus absent"
 fi
@@ -199,7 +199,7 @@ elif (cd "$d" && "${as_user[@]}" bash capture/demo.sh) > "$t/demo.out" 2> "$t/de
 	mapfile -t cmds < <(sed -n 's/^demo:   //p' "$t/demo.err")
 	if [ "${#cmds[@]}" = 2 ] && [ "${cmds[0]}" = "./iotape compare --db demo/demo.db before after" ] &&
 	   (cd "$d" && eval "${cmds[0]}") | grep -q '^== the question' &&
-	   (cd "$d" && "${as_user[@]}" bash -c "${cmds[1]}") | grep -q 'mail.txt' &&
+	   (cd "$d" && "${as_user[@]}" bash -c "${cmds[1]}") | grep -q 'full.txt' &&
 	   (cd "$d" && ./iotape report --db demo/demo.db after) | cmp -s - "$t/demo.out" &&
 	   [ -s "$d/demo/before-vs-after.tput.png" ]; then
 		ok "make demo: the report of 'after', pictures, hints that run as printed: ${cmds[0]}; ${cmds[1]}"
@@ -224,7 +224,7 @@ fi
 # is 80 columns wide
 "$IOTAPE" report --db "$db" lf > "$t/rep" 2>&1
 "$IOTAPE" mail --db "$db" -o "$t/rules" lf lf2 > /dev/null 2>&1
-rules=$(cat "$t/rep" "$t/twin" "$t/rules/lf-vs-lf2.mail.txt" | grep '^== ')
+rules=$(cat "$t/rep" "$t/twin" "$t/rules/lf-vs-lf2.full.txt" | grep '^== ')
 widths=$(printf '%s\n' "$rules" | awk '{ print length }' | sort -u | paste -sd' ')
 n=$(printf '%s\n' "$rules" | wc -l)
 if [ "$widths" = 80 ] && [ "$n" -ge 15 ]; then

@@ -101,7 +101,7 @@ fi
 # ---- mail: the same duration row ----------------------------------------------------------
 if command -v gnuplot > /dev/null; then
 	if "$IOTAPE" mail --db "$db" -o "$t/mail" msr systor > /dev/null 2> "$t/err"; then
-		f=$t/mail/msr-vs-systor.mail.txt
+		f=$t/mail/msr-vs-systor.full.txt
 		check_eq "mail: a trace span row (report's span), no elapsed row" \
 			"1 0" "$(grep -c "^  trace span s  *$(printf '%.2f' "$span") " "$f") $(grep -c '^  elapsed s ' "$f")"
 		# no D in these traces: Q2C rows only, no rows of '-' for D2C
@@ -160,7 +160,7 @@ check_eq "versions: compare in 80 columns" "" "$(awk 'length > 80' "$t/ver.txt")
 if command -v gnuplot > /dev/null; then
 	"$IOTAPE" mail --db "$db" -o "$t/vmail" "$k1" "$k2" > /dev/null 2> "$t/err"
 	check_eq "versions: mail in 80 columns, file names of 64 at most" "0|" \
-		"$(ls "$t/vmail" | awk -F. '{ sub(/\.[^.]*\.[^.]*$/, "") } length > 64' | wc -l)|$(awk 'length > 80' "$t"/vmail/*.mail.txt)"
+		"$(ls "$t/vmail" | awk -F. '{ sub(/\.[^.]*\.[^.]*$/, "") } length > 64' | wc -l)|$(awk 'length > 80' "$t"/vmail/*.mail.txt "$t"/vmail/*.full.txt)"
 fi
 # names that map to one file stem ('_' for each byte past ASCII) keep their
 # own files: the stem ends in the names' hash

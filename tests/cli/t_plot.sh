@@ -287,7 +287,7 @@ fi
 
 # ---- mail ------------------------------------------------------------------------------
 m=$t/mail
-if "$IOTAPE" mail --db "$db" -o "$m" small small2 > "$t/out" 2> "$t/err"; then
+if "$IOTAPE" mail --full --db "$db" -o "$m" small small2 > "$t/out" 2> "$t/err"; then
 	f=$m/small-vs-small2.mail.txt
 	check_eq "mail: prints the file's path" "$f" "$(cat "$t/out")"
 	wmax=$(awk '{ if (length > m) m = length } END { print m + 0 }' "$f")
@@ -321,7 +321,7 @@ sed "s|Command being timed: \"dd if=/dev/nvme0n1 [^\"]*\"|Command being timed: \
 if "$IOTAPE" import --db "$db" --quiet --again --run long "$FIXTURES/loop-fio-small.bin" &&
    "$IOTAPE" import --db "$db" --quiet --run long "$t/long.txt" &&
    "$IOTAPE" mail --db "$db" -o "$t/mail-long" small long > /dev/null 2> "$t/err"; then
-	f=$t/mail-long/small-vs-long.mail.txt
+	f=$t/mail-long/small-vs-long.full.txt
 	got=$(awk '/^   command 1: / { on = 1; sub(/^   command 1: /, ""); printf "%s", $0; next }
 		on && /^      [^ ]/ && !/^      real / { sub(/^ +/, " "); printf "%s", $0; next }
 		{ on = 0 }' "$f")

@@ -121,8 +121,8 @@ show export --quiet "$cjk" --format fio
 show plot --format txt -o plot "$cjk" "$long" before
 fits "plot --format txt: the text plots" plot/*.txt
 show mail -o mail "$cjk" "$long"
-fits "mail: the mail" mail/*.mail.txt
-check_eq "mail: no heading stands empty" "" "$(headings mail/*.mail.txt)"
+fits "mail: the mail" mail/*.mail.txt mail/*.full.txt
+check_eq "mail: no heading stands empty" "" "$(headings mail/*.mail.txt mail/*.full.txt)"
 show fleet --worst read_q2c_p99
 show fleet --worst write_d2c_max --limit 3
 show mv "$long" "$long-renamed"
