@@ -14,6 +14,11 @@
 #include "lib/emit.h"
 #include "lib/util.h"
 
+/* In one run, queueing among the workload's own processes counts as a
+ * cause from this share of its time on (the two readers of a device
+ * sharing it, each at half its speed, wait half their time). */
+#define QUEUE_CAUSE_SHARE 0.10
+
 #define SIZE_CLASSES 9
 #define MIN_BASE 20           /* bios for an unloaded baseline */
 
@@ -417,6 +422,18 @@ static int queue_finding(const struct an_run *r, const void *state,
 	       s->d[0].base_low ? "few (the fastest tenth stood in)" :
 	       "the run's own");
 	f->conf = FD_NONE;
+	/* unless the waiting itself is a tenth of the workload's time or
+	 * more (its critical path: beyond the device's mean service time,
+	 * the others' share): then the device's sharing is where its time
+	 * went, whoever shares it */
+	if (r->cp.elapsed_s > 0 &&
+	    r->cp.cat[CP_QUEUE] >= QUEUE_CAUSE_SHARE * r->cp.elapsed_s) {
+		f->conf = FD_MEDIUM;
+		FD_CAT(f, why, "; the waiting beyond the device's mean service "
+		       "time is %.0f%% of the workload's time, over %.0f%%: a "
+		       "cause even in one run", 100 * r->cp.cat[CP_QUEUE] /
+		       r->cp.elapsed_s, 100 * QUEUE_CAUSE_SHARE);
+	}
 	return 1;
 }
 
