@@ -971,7 +971,7 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 	int ncpu = rd->ncpu;
 	double idle_dirty = 0, bbg = b_background(cp, rd), wb_total = 0;
 	double limit = dirty_limit_bytes(rd), sync_total = 0, from_sync = 0;
-	double sync_all = 0, wb_free = 0;
+	double sync_all = 0, wb_free = 0, own_share = 1;
 
 	/* without meminfo (a trace and a vmstat log): data is taken as dirty
 	 * in the gaps between the flushers' bursts (the next burst writes what
@@ -1012,6 +1012,24 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		wb_total += cp->bin[j].wb_mb;
 		sync_total += cp->bin[j].sync_mb;
 	}
+	/* with meminfo: the share of the workload's synchronous writes that
+	 * were data dirtied in the window (Dirty's rise before the first of
+	 * them, over their volume); dirty data of other jobs on the machine
+	 * idling beside an fsync'ing writer is not its writeback */
+	if (rd->dirty_kb.n && sync_total > 0) {
+		double lo = INFINITY, rise = 0;
+		for (size_t j = 0; j < cp->nbin; j++) {
+			int64_t t = cp->t0 + (int64_t)j * cp->bin_ns;
+			double d = series_at(&rd->dirty_kb, t) / 1024;
+			if (isfinite(d)) {
+				lo = d < lo ? d : lo;
+				rise = d - lo > rise ? d - lo : rise;
+			}
+			if (cp->bin[j].sync_mb)
+				break;
+		}
+		own_share = rise / sync_total < 1 ? rise / sync_total : 1;
+	}
 	for (size_t j = 0; j < cp->nbin; j++) {
 		struct cp_bin *b = &cp->bin[j];
 		int64_t t = cp->t0 + (int64_t)j * cp->bin_ns + cp->bin_ns / 2;
@@ -1030,7 +1048,8 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		/* the workload's own synchronous writes of dirty data after the
 		 * devices idled with it: what the idle time could have done */
 		if (b->syncw_s > 0 && idle_dirty > 0) {
-			double c = b->syncw_s < idle_dirty ? b->syncw_s : idle_dirty;
+			double c = b->syncw_s * own_share;
+			c = c < idle_dirty ? c : idle_dirty;
 			from_sync += c;
 			idle_dirty -= c;
 		}
@@ -1185,10 +1204,17 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 		  cp->cat[CP_THROTTLE] - cp->held_s;
 	if (cp->wb_active_s > 0 && wb_seen > 0)
 		held += sleep_w < wb_seen ? sleep_w : wb_seen;
-	else if (cp->wb_sync_s > 0 && cp->idle_dirty_s > 0)
+	else if (cp->wb_sync_s > 0 && cp->idle_dirty_s > 0) {
 		/* or where the workload wrote dirty data back itself after
-		 * the devices idled with it (its sync): waiting on that */
-		held += sleep_w < cp->idle_dirty_s ? sleep_w : cp->idle_dirty_s;
+		 * the devices idled with it (its sync): waiting on that, in
+		 * proportion to those writes (a sync that waited 0.15 s wrote
+		 * for 0.07 s; a writer's fsyncs of 1 ms are no reason to take
+		 * its parent's sleep for writeback) */
+		double cap = 4 * cp->wb_sync_s;
+		if (cap > cp->idle_dirty_s)
+			cap = cp->idle_dirty_s;
+		held += sleep_w < cap ? sleep_w : cap;
+	}
 	cp->measured = 1;
 	cp->dly_cpu_s = cpu;
 	cp->dly_mem_s = mem;

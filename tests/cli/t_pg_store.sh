@@ -131,8 +131,8 @@ fi
 "$IOTAPE" mail --db "$db" -o ma lf rp > /dev/null 2>&1
 "$IOTAPE" mail --db "$t/u.db" -o mb "$host:lf" "$host:rp" > /dev/null 2>&1
 # (the pulled runs name their host: push keeps it, this machine's)
-grep -o "[0-9-]* [0-9:]* UTC; from" ma/*.mail.txt > ma.txt
-grep -o "[0-9-]* [0-9:]* UTC; from" mb/*.mail.txt > mb.txt
+grep -o "[0-9-]* [0-9:]* UTC; from" ma/*.full.txt > ma.txt
+grep -o "[0-9-]* [0-9:]* UTC; from" mb/*.full.txt > mb.txt
 if [ -s mb.txt ] && cmp -s ma.txt mb.txt; then
 	ok "push and pull keep when runs were made (mail's lines saying so the same)"
 else
