@@ -1055,7 +1055,12 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		}
 		if (f <= 0)
 			continue;
-		if (v && isfinite(v->r) && isfinite(v->id) && v->id < 10) {
+		/* the CPUs saturated, or more runnable tasks than CPUs by two
+		 * (vmstat counts itself in r) while some CPU idles: tasks
+		 * pinned to one CPU wait there as vmstat's id shows the other
+		 * idle */
+		if (v && isfinite(v->r) && isfinite(v->id) &&
+		    (v->id < 10 || v->r >= (ncpu > 0 ? ncpu : 1) + 2)) {
 			double r = v->r > 1 ? v->r : 1;
 			int n = ncpu > 0 ? ncpu : 1;
 			fc = r > n ? 1 - n / r : 0;
