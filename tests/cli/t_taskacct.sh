@@ -89,10 +89,21 @@ else
 			not_ok "dd waited over 0.3 s on I/O, within its life" "blkio $blk, life $life"
 	fi
 	check_eq "dd read its 8 MiB" 8388608 "$(tv $r "$dd.read_bytes")"
+	# the kernel counts a wait only where its clock moved forward
+	# (delayacct_end: ns > 0), so where it got the delay wrong the count is
+	# short too (CI once: 77 of 128); there only its bounds are checked
 	n=$(tv $r "$dd.blkio_count")
-	[ "${n:-0}" -ge 100 ] && [ "$n" -le 128 ] &&
-		ok "dd's blkio_count: about one per read ($n of 128)" ||
-		not_ok "dd's blkio_count: about one per read" "$n for 128 reads"
+	if [ -n "$blk" ]; then
+		[ "${n:-0}" -ge 100 ] && [ "$n" -le 128 ] &&
+			ok "dd's blkio_count: about one per read ($n of 128)" ||
+			not_ok "dd's blkio_count: about one per read" "$n for 128 reads"
+	else
+		[ "${n:-0}" -ge 1 ] && [ "$n" -le 128 ] &&
+			ok "dd's blkio_count: at most one per read ($n of 128)" ||
+			not_ok "dd's blkio_count: at most one per read" "$n for 128 reads"
+		skip "dd's blkio_count: about one per read" \
+			"the kernel's delay for dd was wrong in 3 runs of 3"
+	fi
 	sh=$(tv $r "$dd.ppid")
 	check_eq "dd's parent is the workload's shell" sh \
 		"$(q "SELECT comm FROM processes p JOIN runs ru ON ru.id = p.run
