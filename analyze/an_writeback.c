@@ -323,6 +323,10 @@ static int wb_finding(const struct an_run *r, const void *state,
 	const struct wb_state *s = state;
 	const struct rundata *rd = &r->rd;
 	char who[48] = "";
+	int waited;     /* a trace and a vmstat log: the critical path's
+			 * window began where the writer dirtied pages, and
+			 * the workload then waited writing them (critpath.c,
+			 * dirtying_since) */
 
 	if (s->pid)
 		an_proc_name(r, s->pid, who, sizeof(who));
@@ -360,12 +364,23 @@ static int wb_finding(const struct an_run *r, const void *state,
 			 s->limits);
 	snprintf(f->cost_of, sizeof(f->cost_of), "%s", s->pid ?
 		 "the writer's elapsed time" : "writers' elapsed time");
-	FD_CAT(f, how, "had writeback run while the devices idled with dirty "
-	       "data, the synchronous writes of that data (fsync, sync) and the "
-	       "flushes they waited for would have waited up to that much less: "
-	       "the smaller of the idle time before them and their wait, times "
-	       "the share of their bytes the dirty total had risen by before "
-	       "them (O_DIRECT writes leave nothing dirty)");
+	waited = !s->has_meminfo && r->cp.dirtying_first &&
+		 r->cp.cat[CP_WRITEBACK] >= FD_MIN_S;
+	if (waited)
+		FD_CAT(f, how, "the workload's time from when its writer began "
+		       "dirtying pages (the samples' first interval with nothing "
+		       "written out, before its first traced I/O) to the first "
+		       "write that went out, the devices idle: the time its later "
+		       "waits for that data would have been shorter had writeback "
+		       "started there");
+	else
+		FD_CAT(f, how, "had writeback run while the devices idled with "
+		       "dirty data, the synchronous writes of that data (fsync, "
+		       "sync) and the flushes they waited for would have waited "
+		       "up to that much less: the smaller of the idle time before "
+		       "them and their wait, times the share of their bytes the "
+		       "dirty total had risen by before them (O_DIRECT writes "
+		       "leave nothing dirty)");
 	if (s->throttle_s > 0)
 		FD_CAT(f, how, "; plus %.2f s with dirty data over the throttling "
 		       "point (writers sleep in balance_dirty_pages)", s->throttle_s);
@@ -403,12 +418,15 @@ static int wb_finding(const struct an_run *r, const void *state,
 	f->victim_pid = s->pid;
 	f->stages = 1u << TA_D2C;
 	f->conf = s->has_meminfo ? (s->cost_s > 0 ? FD_MEDIUM : FD_LOW) :
-		  s->bursts >= 2 ? FD_LOW : FD_NONE;
+		  s->bursts >= 2 || waited ? FD_LOW : FD_NONE;
 	FD_CAT(f, why, "%s", s->has_meminfo ? "Dirty and Writeback are sampled "
 	       "system-wide (other processes' dirty data counts) every sample "
-	       "interval" : "without meminfo samples the dirty data is inferred: "
+	       "interval" : waited ? "without meminfo samples the dirty data is "
+	       "inferred: the writer's pages went into the page cache (vmstat: "
+	       "nothing read, no bo) and out only when the workload waited for "
+	       "them" : "without meminfo samples the dirty data is inferred: "
 	       "what a burst wrote waited dirty in the gap before it");
-	if (f->present && s->cost_s < 0.001)
+	if (f->present && s->cost_s < 0.001 && !waited)
 		FD_CAT(f, why, "; no process then waited writing that data in the "
 		       "run (it was written later, or not by a waiting process)");
 	return 1;

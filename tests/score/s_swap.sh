@@ -1,17 +1,18 @@
 # s_swap.sh: swap under a memory limit. The commands build a string in
 # memory (perl, essential in Debian: anonymous memory) and rewrite it once,
-# in a memory cgroup of 1 GiB (base) or 48 MiB (changed): what passes the
+# in a memory cgroup of 1 GiB (base) or 128 MiB (changed): what passes the
 # limit is swapped out, and back in for the second pass, from a swap device
 # that is a disk of its own (a loop device over a loop device). (A tmpfs
 # filled and read back stayed in the swap cache: 12 pages written; swap-out
 # alone costs the writer little: the swap-in is what waits.) On a loaded
-# machine the changed runs take 3 to 8 s. Each process first reads 8 MiB
+# machine the changed runs take 3 to 8 s. (The sizes make runs of seconds,
+# so that a `vmstat 1` log has intervals inside them, as a reporter's would.) Each process first reads 8 MiB
 # from a data disk (traced with the swap device), so that both runs have
 # the workload's I/O in their trace, as a reporter's would. Planted: swap.
 scenario swap swap swap 0
-variation one-64M 1
-variation xargs-2x32M 2
-variation loop-2x56M 1 nopsi
+variation one-192M 1
+variation xargs-2x96M 2
+variation loop-2x168M 1 nopsi
 
 swap_setup() {
 	mkdisk SW 512 0 0 0 0 && mkdisk SD 128 0 0 0 0 || return 1
@@ -33,11 +34,11 @@ swap_script() {
 
 swap_run() {
 	local var=$1 side=$2 name=$3 lim=1G cmd
-	[ "$side" = changed ] && lim=48M
+	[ "$side" = changed ] && lim=128M
 	case $var in
-	one-64M) cmd="sh $TEST_TMP/fill 64" ;;
-	xargs-2x32M) cmd="printf '32\n32\n' | xargs -P 2 -n 1 sh $TEST_TMP/fill" ;;
-	loop-2x56M) cmd="for i in 1 2; do sh $TEST_TMP/fill 56; done" ;;
+	one-192M) cmd="sh $TEST_TMP/fill 192" ;;
+	xargs-2x96M) cmd="printf '96\n96\n' | xargs -P 2 -n 1 sh $TEST_TMP/fill" ;;
+	loop-2x168M) cmd="for i in 1 2; do sh $TEST_TMP/fill 168; done" ;;
 	esac
 	cap "$name" -d "/dev/$SD" -d "/dev/$SW" --mem-limit "$lim" --cmd "$cmd"
 }
