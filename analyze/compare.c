@@ -641,8 +641,10 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 		noise_check(c, good, bad, p->f, p->nf);
 	/* with one run a side a difference counts when it is over 5% of the
 	 * better run's time, a cause accounts for a quarter of it and the
-	 * causes for half (two captures of one setup on a busy machine differ
-	 * by a few percent, and their noise has parts too) */
+	 * causes for half but not over twice it (two captures of one setup on
+	 * a busy machine differ by a few percent, and their noise has parts
+	 * too: a part several times the difference, taken back by others or
+	 * by the rest, is parts moving in noise) */
 	{
 		double top = 0, all = 0;
 		for (int i = 0; i < p->nf; i++)
@@ -652,6 +654,7 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 			}
 		p->explained = top >= 0.25 * fabs(p->dtime) &&
 			       all >= 0.5 * fabs(p->dtime) &&
+			       all <= 2 * fabs(p->dtime) &&
 			       fabs(p->dtime) >= FD_CAUSE_SHARE *
 						 c->rf[good->rep].an.cp.elapsed_s;
 	}

@@ -69,6 +69,8 @@ struct unit {
 	int64_t t_upd;
 	int64_t born, died;     /* its life, ns */
 	int proxy;              /* a flusher standing for a buffered writer */
+	int told;               /* its life from delay accounting (not a
+				 * sleeper()) */
 	double blocked_s, free_s;   /* critical seconds */
 	double io_union_s;      /* its process time waiting on its own I/O */
 	int64_t io_since;       /* k went above 0 then */
@@ -1389,8 +1391,29 @@ static void window(struct critpath *cp, const struct rundata *rd,
 	cp->elapsed_s = (double)(cp->t1 - cp->t0) / 1e9;
 }
 
+/* 1 when task t mostly slept over its life (its CPU time, its wait for a
+ * CPU and its block I/O under a fifth of it): a shell or xargs waiting for
+ * its children, whose life is no lane of the workload's own. */
+static int sleeper(const struct an_task *t)
+{
+	double life, busy = 0;
+
+	if (t->start == AN_NONE || t->exit == AN_NONE || t->exit <= t->start)
+		return 0;
+	life = (double)(t->exit - t->start) / 1e9;
+	for (int k = AT_CPU; k <= AT_BLKIO; k++) {
+		double v = rundata_task_s(t, k, t->start);
+		if (isfinite(v))
+			busy += v;
+	}
+	return busy < 0.2 * life;
+}
+
 /* The units: the workload's processes that issued I/O, alive from their
- * start to exit (delay accounting) or first Q to last C. */
+ * start to exit (delay accounting) or first Q to last C. A task that
+ * mostly slept (sleeper()) lives from its first Q to its last C, as
+ * without delay accounting: a shell that read its script and then waited
+ * for its children shares none of their time. */
 static void make_units(struct walk *w, struct life **lives, size_t *nl)
 {
 	const struct rundata *rd = w->rd;
@@ -1412,8 +1435,11 @@ static void make_units(struct walk *w, struct life **lives, size_t *nl)
 		u->fam = fs->fam[i];
 		u->proxy = fs->proxy_writeback && !strcmp(fm->role, "writeback");
 		t = rundata_task(rd, u->pid);
+		if (t && sleeper(t))
+			t = NULL;
 		u->born = t && t->start != AN_NONE ? t->start : INT64_MAX;
 		u->died = t && t->exit != AN_NONE ? t->exit : INT64_MIN;
+		u->told = t != NULL;
 		w->nu++;
 	}
 	/* sorted pids for unit_of() (fs->pid is sorted, the units in order) */
@@ -1430,7 +1456,7 @@ static void make_units(struct walk *w, struct life **lives, size_t *nl)
 		int told;
 		if (q == AN_NONE || ui < 0)
 			continue;
-		told = rundata_task(rd, w->u[ui].pid) != NULL;
+		told = w->u[ui].told;
 		if ((!told || w->u[ui].born == INT64_MAX) && q < w->u[ui].born)
 			w->u[ui].born = q;
 		if (!told || w->u[ui].died == INT64_MIN) {
