@@ -644,7 +644,7 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 	 * causes for half but not over twice it (two captures of one setup on
 	 * a busy machine differ by a few percent, and their noise has parts
 	 * too: a part several times the difference, taken back by others or
-	 * by the rest, is parts moving in noise) */
+	 * by the rest, is parts moving in noise), and a time over FD_NOISE_S */
 	{
 		double top = 0, all = 0;
 		for (int i = 0; i < p->nf; i++)
@@ -655,6 +655,7 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 		p->explained = top >= 0.25 * fabs(p->dtime) &&
 			       all >= 0.5 * fabs(p->dtime) &&
 			       all <= 2 * fabs(p->dtime) &&
+			       fabs(p->dtime) >= FD_NOISE_S &&
 			       fabs(p->dtime) >= FD_CAUSE_SHARE *
 						 c->rf[good->rep].an.cp.elapsed_s;
 	}

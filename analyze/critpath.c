@@ -974,6 +974,8 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 	double idle_dirty = 0, bbg = b_background(cp, rd), wb_total = 0;
 	double limit = dirty_limit_bytes(rd), sync_total = 0, from_sync = 0;
 	double sync_all = 0, wb_free = 0, own_share = 1;
+	const struct an_vm *held_vm[2] = { NULL, NULL };   /* samples saying
+							     * held */
 
 	/* without meminfo (a trace and a vmstat log): data is taken as dirty
 	 * in the gaps between the flushers' bursts (the next burst writes what
@@ -1114,12 +1116,23 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 			 * before the block layer saw it (blk-throttle) */
 			cp->cat[CP_THROTTLE] += f;
 			cp->held_s += f;
+			if (v != held_vm[0] && v != held_vm[1])
+				held_vm[held_vm[0] != NULL] = v;
 		} else {
 			cp->cat[CP_CPU] += f * fc;
 			if (fc > 0)
 				cp->cpu_busy_s += f;
 			cp->cat[CP_OTHER] += f * (1 - fc);
 		}
+	}
+	/* held on one sample's word: b counts tasks in I/O wait at an
+	 * instant; a rate-limited reader in D state once, with the devices 8%
+	 * busy, held for the whole second is no evidence of a limit (a
+	 * healthy run's report said throttle): two samples at least */
+	if (cp->held_s > 0 && !held_vm[1]) {
+		cp->cat[CP_THROTTLE] -= cp->held_s;
+		cp->cat[CP_OTHER] += cp->held_s;
+		cp->held_s = 0;
 	}
 	/* what the free time could still take: the idle time left, and what
 	 * the samples' split gave it (settle_measured() splits again) */
@@ -1699,11 +1712,14 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 			       (y->swap_out_mb + y->swap_in_mb >
 				scale * (x->swap_out_mb + x->swap_in_mb) + 1 ||
 				y->swap_stall_s > scale * x->swap_stall_s);
-		/* the split needs the work measured (delay accounting): from
-		 * vmstat's r the wait per second on a CPU is too rough to tell
-		 * more work from more contention, unless memory pressure says
-		 * why there was more work */
-		if ((x->measured && y->measured) || pressure) {
+		/* the split needs both runs' waits from one source: both
+		 * measured (delay accounting), or both from vmstat, where the
+		 * wait per second on a CPU is r/n - 1 of each saturated
+		 * interval (two runs beside the same busy loops differ by 12%
+		 * in time and not in r: more work, no more contention); a
+		 * measured run against an inferred one only where memory
+		 * pressure says why there was more work */
+		if (x->measured == y->measured || pressure) {
 			o->d[CP_CPU] = cont;
 			o->d[CP_OTHER] = work;
 			o->more_work_s = work;

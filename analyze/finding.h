@@ -21,6 +21,11 @@ enum fd_conf {
 #define FD_CAUSE_SHARE 0.05
 #define FD_CAUSE_SHARE_DIFF 0.10
 #define FD_MIN_S 0.010
+/* With one run a side, a difference in time under this is no difference a
+ * cause can be named for: two captures of one setup of 0.03 to 0.16 s here
+ * differed by up to 28 ms (starting the processes, the page cache's
+ * state), with their parts moving as much (explain-score's null pairs). */
+#define FD_NOISE_S 0.050
 
 struct finding {
 	const char *analyzer;
