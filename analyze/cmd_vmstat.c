@@ -227,8 +227,8 @@ static int widths(const struct vrow *rows, size_t n, const struct units *u,
 }
 
 /* "----label----" centred in width; tries the labels in order until one
- * fits, else dashes. */
-static void group_label(FILE *fp, int width, const char *const *labels)
+ * fits, else dashes (text only). */
+static void group_label(struct emit *e, int width, const char *const *labels)
 {
 	const char *l = "";
 	int n, left;
@@ -241,95 +241,104 @@ static void group_label(FILE *fp, int width, const char *const *labels)
 	n = (int)strlen(l);
 	left = (width - n) / 2;
 	for (int i = 0; i < left; i++)
-		fputc('-', fp);
-	fputs(l, fp);
+		emit_text(e, "-");
+	emit_text(e, "%s", l);
 	for (int i = left + n; i < width; i++)
-		fputc('-', fp);
+		emit_text(e, "-");
 }
 
-static void print_table(FILE *fp, const struct vrow *rows, size_t n,
-			const struct units *u, int wt, const int *w)
+/* The samples of run (from source) as a table in 80 columns, in the
+ * smallest units that fit, or as JSON (each row's values in their JSON
+ * keys, times to the microsecond): one call per value for both. */
+static void print_rows(struct emit *e, const char *run, const char *source,
+		       const struct vrow *rows, size_t n)
 {
 	static const char *const mem_units[] = { "kB", "MiB", "GiB" };
 	static const char *const rate_units[] = { "kB/s", "MiB/s" };
 	char mem[32], mem2[32], swap[32], swap2[32], io[32], io2[32];
 	const char *const l_time[] = { "time", NULL };
 	const char *const l_procs[] = { "procs", "proc", "pr", NULL };
-	const char *const l_mem[] = { mem, mem2, mem_units[u->mem], NULL };
-	const char *const l_swap[] = { swap, swap2, rate_units[u->rate], "swap", NULL };
-	const char *const l_io[] = { io, io2, rate_units[u->rate], "io", NULL };
 	const char *const l_sys[] = { "system /s", "system", "sys", NULL };
 	const char *const l_cpu[] = { "cpu %", "cpu", NULL };
-	const char *const *labels[] = { l_time, l_procs, l_mem, l_swap, l_io,
-					l_sys, l_cpu };
+	struct units u = { 0, 0, 0 };
+	int wt, w[NCOL];
 	char buf[64];
 	int any_boot = 0, any_bad = 0;
 
-	snprintf(mem, sizeof(mem), "memory %s", mem_units[u->mem]);
-	snprintf(mem2, sizeof(mem2), "mem %s", mem_units[u->mem]);
-	snprintf(swap, sizeof(swap), "swap %s", rate_units[u->rate]);
-	snprintf(swap2, sizeof(swap2), "sw %s", rate_units[u->rate]);
-	snprintf(io, sizeof(io), "io %s", rate_units[u->rate]);
-	snprintf(io2, sizeof(io2), "io %s", rate_units[u->rate]);
-
-	/* group line */
-	group_label(fp, wt, labels[0]);
-	for (int g = 1, c = 0; g <= 6; g++) {
-		int span = -1;
-		for (; c < NCOL && cols[c].group == g; c++)
-			span += 1 + w[c];
-		fputc(' ', fp);
-		group_label(fp, span, labels[g]);
+	for (size_t i = 0; i < n; i++)
+		if (fabs(rows[i].t_s - round(rows[i].t_s)) > 1e-6)
+			u.time_decimals = 1;
+	/* the smallest units that fit: memory first, then rates */
+	while (widths(rows, n, &u, &wt, w) > WIDTH) {
+		if (u.mem < 2)
+			u.mem++;
+		else if (u.rate < 1)
+			u.rate++;
+		else
+			break;
 	}
-	fputc('\n', fp);
-	/* column names */
-	fprintf(fp, "%*s", wt, "s");
-	for (int c = 0; c < NCOL; c++)
-		fprintf(fp, " %*s", w[c], cols[c].name);
-	fputc('\n', fp);
-	for (size_t i = 0; i < n; i++) {
-		format_time(&rows[i], u, buf, sizeof(buf));
-		fprintf(fp, "%*s", wt, buf);
-		for (int c = 0; c < NCOL; c++) {
-			format_cell(&rows[i], c, u, buf, sizeof(buf));
-			fprintf(fp, " %*s", w[c], buf);
+	snprintf(mem, sizeof(mem), "memory %s", mem_units[u.mem]);
+	snprintf(mem2, sizeof(mem2), "mem %s", mem_units[u.mem]);
+	snprintf(swap, sizeof(swap), "swap %s", rate_units[u.rate]);
+	snprintf(swap2, sizeof(swap2), "sw %s", rate_units[u.rate]);
+	snprintf(io, sizeof(io), "io %s", rate_units[u.rate]);
+	snprintf(io2, sizeof(io2), "io %s", rate_units[u.rate]);
+	{
+		const char *const l_mem[] = { mem, mem2, mem_units[u.mem], NULL };
+		const char *const l_swap[] = { swap, swap2, rate_units[u.rate],
+					       "swap", NULL };
+		const char *const l_io[] = { io, io2, rate_units[u.rate], "io",
+					     NULL };
+		const char *const *labels[] = { l_time, l_procs, l_mem, l_swap,
+						l_io, l_sys, l_cpu };
+		/* group line */
+		group_label(e, wt, labels[0]);
+		for (int g = 1, c = 0; g <= 6; g++) {
+			int span = -1;
+			for (; c < NCOL && cols[c].group == g; c++)
+				span += 1 + w[c];
+			emit_text(e, " ");
+			group_label(e, span, labels[g]);
 		}
-		fputc('\n', fp);
+		emit_text(e, "\n");
+	}
+	/* column names */
+	emit_text(e, "%*s", wt, "s");
+	for (int c = 0; c < NCOL; c++)
+		emit_text(e, " %*s", w[c], cols[c].name);
+	emit_text(e, "\n");
+	emit_obj_begin(e, NULL);
+	emit_str(e, "run", run);
+	emit_str(e, "source", source);
+	emit_arr_begin(e, "rows");
+	for (size_t i = 0; i < n; i++) {
+		emit_obj_begin(e, NULL);
+		/* to the µs: a row moved 1 ns to keep times distinct shows
+		 * as its log time */
+		emit_num(e, "t_s", round(rows[i].t_s * 1e6) / 1e6);
+		emit_u64(e, "since_boot", (uint64_t)rows[i].since_boot);
+		format_time(&rows[i], &u, buf, sizeof(buf));
+		emit_text(e, "%*s", wt, buf);
+		for (int c = 0; c < NCOL; c++) {
+			emit_num(e, cols[c].json, rows[i].v[c]);
+			format_cell(&rows[i], c, &u, buf, sizeof(buf));
+			emit_text(e, " %*s", w[c], buf);
+		}
+		emit_text(e, "\n");
+		emit_obj_end(e);
 		any_boot |= rows[i].since_boot;
 		for (int c = C_US; c <= C_ST; c++)
 			any_bad |= cpu_out_of_range(rows[i].v[c]);
 	}
+	emit_arr_end(e);
+	emit_obj_end(e);
 	if (any_boot)
-		fprintf(fp, "* averages since boot (vmstat's first row), not of "
-			    "an interval\n");
+		emit_text(e, "* averages since boot (vmstat's first row), not of "
+			  "an interval\n");
 	if (any_bad)
-		fprintf(fp, "? a CPU percentage out of range in the source (a "
-			    "counter wrapped)\n");
-}
-
-static void print_json(FILE *fp, const char *run, const char *source,
-		       const struct vrow *rows, size_t n)
-{
-	struct emit e;
-
-	emit_init(&e, fp, 1);
-	emit_obj_begin(&e, NULL);
-	emit_str(&e, "run", run);
-	emit_str(&e, "source", source);
-	emit_arr_begin(&e, "rows");
-	for (size_t i = 0; i < n; i++) {
-		emit_obj_begin(&e, NULL);
-		/* to the µs: a row moved 1 ns to keep times distinct shows
-		 * as its log time */
-		emit_num(&e, "t_s", round(rows[i].t_s * 1e6) / 1e6);
-		emit_u64(&e, "since_boot", (uint64_t)rows[i].since_boot);
-		for (int c = 0; c < NCOL; c++)
-			emit_num(&e, cols[c].json, rows[i].v[c]);
-		emit_obj_end(&e);
-	}
-	emit_arr_end(&e);
-	emit_obj_end(&e);
-	emit_finish(&e);
+		emit_text(e, "? a CPU percentage out of range in the source (a "
+			  "counter wrapped)\n");
+	emit_finish(e);
 }
 
 /* ---- --disk: the diskstats samples, per disk ---- */
@@ -514,24 +523,10 @@ static int vmstat_print(const struct vmstat_opts *o)
 		      !strcmp(source, "proc") ? "/proc" : "vmstat log");
 		goto out;
 	}
-	if (o->json) {
-		print_json(stdout, o->run, source, rows, n);
-	} else {
-		struct units u = { 0, 0, 0 };
-		int wt, w[NCOL];
-		for (size_t i = 0; i < n; i++)
-			if (fabs(rows[i].t_s - round(rows[i].t_s)) > 1e-6)
-				u.time_decimals = 1;
-		/* the smallest units that fit: memory first, then rates */
-		while (widths(rows, n, &u, &wt, w) > WIDTH) {
-			if (u.mem < 2)
-				u.mem++;
-			else if (u.rate < 1)
-				u.rate++;
-			else
-				break;
-		}
-		print_table(stdout, rows, n, &u, wt, w);
+	{
+		struct emit e;
+		emit_init(&e, stdout, o->json);
+		print_rows(&e, o->run, source, rows, n);
 	}
 	rc = 0;
 out:

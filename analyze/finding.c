@@ -279,8 +279,7 @@ void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 		emit_json(e, &f[i], total_s, unit_per_s, f[i].cause ||
 			  f[i].cost_s <= -min_off);
 	emit_arr_end(e);
-	if (e->json)
-		return;
+	/* the rest is text (emit_text, emit_heading: nothing in JSON) */
 	emit_heading(e, heading);
 	for (int i = 0; i < n; i++)
 		causes += f[i].cause;

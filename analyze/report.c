@@ -357,9 +357,10 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		emit_str(e, "empty", why);
 		emit_wrapped(e, why);
 		/* a window or device with nothing in it: the sections
-		 * would be empty tables and an elapsed of 0 s */
-		if (rv->filtered && !e->json)
-			return;
+		 * would be empty tables and an elapsed of 0 s (JSON keeps
+		 * them, empty) */
+		if (rv->filtered)
+			emit_text_stop(e);
 	}
 
 	emit_arr_begin(e, "devices");
@@ -496,7 +497,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		const char *comm = runview_comm(rv, p->pid);
 		double share = r->total_bytes ? 100.0 * (double)p->bytes /
 						(double)r->total_bytes : 0;
-		if (e->json || i < max_procs) {
+		if (emit_row_shown(e, i, max_procs)) {
 			emit_obj_begin(e, NULL);
 			emit_u64(e, "pid", p->pid);
 			emit_str(e, "comm", comm);
@@ -517,9 +518,7 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 				emit_text(e, " %11s %11s\n", "-", "-");
 		}
 	}
-	if (!e->json && r->nproc > max_procs)
-		emit_text(e, "  (%zu more processes; --json lists all)\n",
-			  r->nproc - max_procs);
+	emit_more(e, r->nproc, max_procs, "processes");
 	emit_arr_end(e);
 	if (an) {
 		timeacct_emit(e, &an->ta, &an->rd, max_procs);

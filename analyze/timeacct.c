@@ -963,9 +963,7 @@ void timeacct_emit(struct emit *e, const struct timeacct *ta,
 				  "writes: waited %.3f s on them\n", "", r->flushes,
 				  r->fua, r->flush_waited_s);
 	}
-	if (!e->json && ta->nrows > max_rows)
-		emit_text(e, "  (%zu more; --json lists all)\n",
-			  ta->nrows - max_rows);
+	emit_more(e, ta->nrows, max_rows, NULL);
 	emit_arr_end(e);
 	emit_obj_end(e);
 }

@@ -127,7 +127,7 @@ void emit_text(struct emit *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (e->json)
+	if (e->json || e->text_done)
 		return;
 	va_start(ap, fmt);
 	vfprintf(e->fp, fmt, ap);
@@ -140,9 +140,26 @@ void emit_heading(struct emit *e, const char *title)
 		"====================================";   /* 80 */
 	int n = 80 - 4 - (int)strlen(title);
 
-	if (e->json)
+	if (e->json || e->text_done)
 		return;
 	fprintf(e->fp, "\n== %s %.*s\n", title, n < 3 ? 3 : n, rule);
+}
+
+int emit_row_shown(const struct emit *e, size_t i, size_t max)
+{
+	return e->json || i < max;
+}
+
+void emit_more(struct emit *e, size_t n, size_t max, const char *what)
+{
+	if (n > max)
+		emit_text(e, "  (%zu more%s%s; --json lists all)\n", n - max,
+			  what && *what ? " " : "", what ? what : "");
+}
+
+void emit_text_stop(struct emit *e)
+{
+	e->text_done = 1;
 }
 
 void emit_finish(struct emit *e)

@@ -4,12 +4,14 @@
 #ifndef IOTAPE_EMIT_H
 #define IOTAPE_EMIT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 struct emit {
 	FILE *fp;
 	int json;
+	int text_done;  /* emit_text_stop() was called */
 	int depth;
 	int first[32];  /* no comma needed yet at this depth */
 };
@@ -31,6 +33,16 @@ void emit_text(struct emit *e, const char *fmt, ...)
 /* Text: a section heading after a blank line, "== title ===...", the rule
  * filling 80 columns (at least three '='). Ignored in JSON mode. */
 void emit_heading(struct emit *e, const char *title);
+/* 1 when row i (from 0) of a list cut at max rows in text goes out: every
+ * row in JSON, the first max in text. */
+int emit_row_shown(const struct emit *e, size_t i, size_t max);
+/* Text: "  (N more WHAT; --json lists all)" when a list of n rows was cut
+ * at max; nothing otherwise, nothing in JSON. */
+void emit_more(struct emit *e, size_t n, size_t max, const char *what);
+/* Ends the text: later emit_text() and emit_heading() write nothing, JSON
+ * members go on (a report of an empty window says why and stops, its JSON
+ * keeps every section, empty). */
+void emit_text_stop(struct emit *e);
 /* Ends the document (a newline after JSON). */
 void emit_finish(struct emit *e);
 

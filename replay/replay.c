@@ -939,8 +939,7 @@ int replay_run(const struct replay_opts *o_in)
 	/* wake-ups as asked, not up to 50 us later */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	emit_init(&c->em, stdout, o.json);
-	if (o.json)
-		emit_arr_begin(&c->em, NULL);
+	emit_arr_begin(&c->em, NULL);   /* the replays, one object each */
 	sweep_init(&sw, base, o.repeat);
 	for (int i = 0; i < o.nset; i++)
 		sweep_add(&sw, o.sets[i].key, o.sets[i].values, o.sets[i].nvalues);
@@ -952,10 +951,8 @@ int replay_run(const struct replay_opts *o_in)
 		rc = replay_one(c, sw.pick, sw.name, sw.tag[0] ? sw.tag : NULL);
 		any_io = 1;
 	}
-	if (o.json) {
-		emit_arr_end(&c->em);
-		emit_finish(&c->em);
-	}
+	emit_arr_end(&c->em);
+	emit_finish(&c->em);
 	if (rc == 1 && !o.quiet)
 		fprintf(stderr, "iotape: interrupted (%s)\n",
 			strsignal(c->got_signal ? c->got_signal : SIGINT));

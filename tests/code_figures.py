@@ -4,7 +4,9 @@ tree (issue 27): lines and files of C per folder, functions longer than N
 lines (default 120, counted from the line that names the function to its
 closing brace), functions that nothing calls or takes the address of (tests
 and fuzzers do not count as callers), references to the model engine outside
-replay/engine_model.c in replay/, and process-wide hooks (store_set_*).
+replay/engine_model.c in replay/, process-wide hooks (store_set_*), and
+branches on JSON mode outside lib/emit.c (`if (...json...)`: text and JSON
+from separate code).
 Reads the sources as text: the project's style puts a definition's braces
 in column 0. Run from the top of a checkout; not part of `make test`."""
 import os
@@ -155,6 +157,14 @@ def main():
              if re.search(r"\bstore_set_\w+\s*\(", l) and not p.endswith(".h")]
     print(f"process-wide hooks set or defined (store_set_*): {len(hooks)}")
     for p, no in hooks:
+        print(f"  {p}:{no}")
+    # text and JSON from separate code: a branch on the JSON mode
+    jb = [(p, no) for p in files if p.endswith(".c") and p != "lib/emit.c"
+          for no, l in enumerate(texts[p].split("\n"), 1)
+          if re.search(r"\b(if|while)\s*\(.*\bjson\b", l) or
+          re.search(r"\bjson\s*\?", l)]
+    print(f"branches on JSON mode outside lib/emit.c: {len(jb)}")
+    for p, no in jb:
         print(f"  {p}:{no}")
 
 
