@@ -817,17 +817,16 @@ static int load_settings(struct rundata *rd, struct store *st)
 int rundata_setting(const struct rundata *rd, const char *key, char *out,
 		    size_t len)
 {
-	/* by key, start before end (store_settings_get()'s order); rows
-	 * made in memory (rundata_of_ios()) have none */
-	for (size_t i = 0; i < rd->nsettings; i++)
-		if (!strcmp(rd->settings[i].key, key)) {
-			if (!rd->settings[i].value)
-				return -1;
-			if (len)
-				snprintf(out, len, "%s", rd->settings[i].value);
-			return 0;
-		}
-	return -1;
+	/* rows made in memory (rundata_of_ios()) have none */
+	const struct store_setting *s = store_setting_find(rd->settings,
+							   rd->nsettings, key,
+							   STORE_AT_ANY);
+
+	if (!s || !s->value)
+		return -1;
+	if (len)
+		snprintf(out, len, "%s", s->value);
+	return 0;
 }
 
 static double setting_num(const struct rundata *rd, const char *key)

@@ -337,6 +337,13 @@ enum store_at {
 int store_setting_add(struct store *st, int64_t run, const char *key,
 		      const char *value, const char *at);
 
+/* The first of the n settings in list (store_settings_get()'s order: by
+ * key, start before end) with key, read at at (STORE_AT_ANY: either), or
+ * NULL. No store needed: for settings read once and kept. */
+const struct store_setting *store_setting_find(const struct store_setting *list,
+					       size_t n, const char *key,
+					       enum store_at at);
+
 /* Copies the value of setting key of run, read at at, into value (len
  * bytes). Returns 1 when found, 0 when the run has no such setting (or it
  * was recorded with no value), or -STORE_E_SQLITE / -ENOMEM. */

@@ -644,11 +644,24 @@ int store_settings_get(struct store *st, int64_t run,
 			 (void **)out, n, "reading settings");
 }
 
+const struct store_setting *store_setting_find(const struct store_setting *list,
+					       size_t n, const char *key,
+					       enum store_at at)
+{
+	/* by key, start before end: the first row of key is the start one
+	 * when it was read then */
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i].key, key) &&
+		    (at == STORE_AT_ANY || list[i].at == at))
+			return &list[i];
+	return NULL;
+}
+
 int store_setting_get(struct store *st, int64_t run, const char *key,
 		      enum store_at at, char *value, size_t len)
 {
 	struct store_setting *s;
-	const struct store_setting *hit = NULL;
+	const struct store_setting *hit;
 	size_t n;
 	int rc;
 
@@ -656,11 +669,7 @@ int store_setting_get(struct store *st, int64_t run, const char *key,
 		value[0] = '\0';
 	if ((rc = store_settings_get(st, run, &s, &n)))
 		return rc;
-	/* by key, start before end: the first row of key is the start one
-	 * when it was read then */
-	for (size_t i = 0; i < n && !hit; i++)
-		if (!strcmp(s[i].key, key) && (at == STORE_AT_ANY || s[i].at == at))
-			hit = &s[i];
+	hit = store_setting_find(s, n, key, at);
 	rc = hit && hit->value;
 	if (rc && len)
 		snprintf(value, len, "%s", hit->value);

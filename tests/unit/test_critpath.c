@@ -3,7 +3,8 @@
  * overlapping I/Os of one process count once (a queue depth of 4 is not 4x
  * the device time); two processes at once share each instant; a process's
  * time between its I/Os is free time; I/O at the device while another
- * process's was in flight is queueing beyond the unloaded D2C; and
+ * process's was in flight is queueing beyond the unloaded D2C; a shell
+ * asleep while its child reads shares none of the child's time; and
  * critpath_diff()'s split adds up to the difference, giving smaller
  * requests for the same bytes to the count-and-size part. */
 #include <math.h>
@@ -67,6 +68,45 @@ static void build(struct critpath *cp, struct rundata *rd, struct evorder *o,
 	}
 	evorder_build(o, rd, 1u << EV_Q | 1u << EV_D | 1u << EV_C);
 	critpath_build(cp, rd, o, 0);
+}
+
+/* build() with the capture's delay accounting: tasks (sorted by pid) set
+ * before the walk, as rundata_load() reads them */
+static void build_tasks(struct critpath *cp, struct rundata *rd,
+			struct evorder *o, const struct an_io *io, size_t n,
+			const struct an_task *t, size_t nt)
+{
+	rundata_of_ios(rd, NULL, io, n);
+	rd->t0 = io[0].q;
+	rd->t1 = io[0].c;
+	for (size_t i = 0; i < n; i++) {
+		if (io[i].q < rd->t0)
+			rd->t0 = io[i].q;
+		if (io[i].c > rd->t1)
+			rd->t1 = io[i].c;
+	}
+	rd->tasks = xmalloc(nt * sizeof(*rd->tasks));
+	memcpy(rd->tasks, t, nt * sizeof(*t));
+	rd->ntask = nt;
+	evorder_build(o, rd, 1u << EV_Q | 1u << EV_D | 1u << EV_C);
+	critpath_build(cp, rd, o, 0);
+}
+
+/* a task of life [start, exit] ms whose own account says cpu_ms on a CPU
+ * and blkio_ms waiting on block I/O */
+static struct an_task task_of(uint32_t pid, uint32_t ppid, int64_t start,
+			      int64_t exit, double cpu_ms, double blkio_ms)
+{
+	struct an_task t;
+
+	memset(&t, 0, sizeof(t));
+	t.pid = pid;
+	t.ppid = ppid;
+	t.start = t.t_first = start * MS;
+	t.exit = t.t_last = exit * MS;
+	t.last[AT_CPU] = cpu_ms / 1e3;
+	t.last[AT_BLKIO] = blkio_ms / 1e3;
+	return t;
 }
 
 static void done(struct critpath *cp, struct rundata *rd, struct evorder *o)
@@ -155,6 +195,33 @@ static void test_two(void **state)
 /* the same 4 MiB read in 512 KiB requests (x) and in 8 KiB ones (y, each
  * 1 ms): the difference is the requests' count and size, not the device's
  * speed, and the split adds up */
+/* a shell that read its script (one 64 KiB read) and then slept until its
+ * child dd, reading 49 x 2 ms one after another, exited: with the tasks'
+ * lives the shell is no lane of its own; the dd's 98 ms of reads are the
+ * workload's waiting, not half of them (the shell's life shared each
+ * instant) */
+static void test_sleeper(void **state)
+{
+	struct an_io io[50];
+	struct an_task t[2];
+	struct critpath cp;
+	struct rundata rd;
+	struct evorder o;
+
+	(void)state;
+	io[0] = io_of(100, 0, MS / 2, 1 * MS, 65536, 1 << 20);
+	for (int i = 0; i < 49; i++)
+		io[i + 1] = io_of(101, (2 + 2 * i) * MS, (2 + 2 * i) * MS,
+				  (4 + 2 * i) * MS, 65536, (uint64_t)i * 128);
+	t[0] = task_of(100, 1, 0, 100, 1, 1);     /* the shell: asleep */
+	t[1] = task_of(101, 100, 1, 100, 2, 97);  /* dd: on its reads */
+	build_tasks(&cp, &rd, &o, io, 50, t, 2);
+	assert_true(fabs(cat_sum(&cp) - cp.elapsed_s) < 1e-6);
+	assert_true(cp.blocked_s > 0.095);
+	assert_true(cp.cat[CP_DEVICE] + cp.cat[CP_QUEUE] > 0.095);
+	done(&cp, &rd, &o);
+}
+
 static void test_diff_mix(void **state)
 {
 	struct an_io *a = xcalloc(512, sizeof(*a)), *b = xcalloc(512, sizeof(*b));
@@ -220,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_serial),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_two),
+		cmocka_unit_test(test_sleeper),
 		cmocka_unit_test(test_diff_mix),
 		cmocka_unit_test(test_diff_speed),
 	};
