@@ -241,10 +241,51 @@ static int generic_finding(const struct analyzer *a, const struct an_run *r,
 	return 1;
 }
 
+/* The costs of run r's findings out[0..n) as parts of the workload's time
+ * that do not overlap: the categories' seconds are a budget; a finding with
+ * its own cost (analyzer.draws) takes from its categories, those no other
+ * present finding names first, and is capped by them; a finding of
+ * categories (analyzer.cats) gets what is left of its own. an[i] is
+ * out[i]'s analyzer. */
+static void carve(const struct an_run *r, struct finding *out,
+		  const struct analyzer *const *an, int n)
+{
+	double left[CP_NCAT];
+	unsigned named = 0;
+
+	for (int k = 0; k < CP_NCAT; k++)
+		left[k] = r->cp.cat[k];
+	for (int i = 0; i < n; i++)
+		if (an[i]->cats && !an[i]->compare_only && out[i].present)
+			named |= an[i]->cats;
+	for (int i = 0; i < n; i++) {
+		unsigned d = an[i]->draws ? an[i]->draws : 1u << CP_DEVICE;
+		double want = out[i].cost_s, got = 0;
+		if (an[i]->cats || want <= 0)
+			continue;
+		for (int pass = 0; pass < 2; pass++)
+			for (int k = 0; k < CP_NCAT && got < want; k++) {
+				double take;
+				if (!(d & (1u << k)) ||
+				    !!(named & (1u << k)) != pass)
+					continue;
+				take = fmin(left[k], want - got);
+				left[k] -= take;
+				got += take;
+			}
+		out[i].cost_s = got;
+	}
+	for (int i = 0; i < n; i++)
+		if (an[i]->cats && !an[i]->compare_only &&
+		    out[i].cost_s > cats_sum(left, an[i]->cats))
+			out[i].cost_s = cats_sum(left, an[i]->cats);
+}
+
 int an_run_findings(const struct an_run *r, struct finding *out, int max,
 		    double *own_s)
 {
 	double el = r->cp.elapsed_s, causes = 0;
+	const struct analyzer *an[AN_MAX];
 	int n = 0;
 
 	for (int i = 0; i < n_analyzers && n < max; i++) {
@@ -264,13 +305,13 @@ int an_run_findings(const struct an_run *r, struct finding *out, int max,
 					snprintf(f->cost_of, sizeof(f->cost_of),
 						 "the workload's time");
 			}
-			/* a cost never larger than the workload's device time
-			 * it is carved from, nor the run */
+			/* a cost never larger than the run */
 			if (f->cost_s > el)
 				f->cost_s = el;
-			n++;
+			an[n++] = a;
 		}
 	}
+	carve(r, out, an, n);
 	finding_rank(out, n, el, FD_CAUSE_SHARE * el);
 	for (int i = 0; i < n; i++)
 		if (out[i].cause)

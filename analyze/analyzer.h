@@ -70,6 +70,12 @@ struct analyzer {
 	/* 1: its categories are a cause only between runs (in one run they
 	 * are the workload's own time) */
 	int compare_only;
+	/* In report, for an analyzer whose cost is finding()'s own (cats 0):
+	 * the categories that cost is carved from (1 << CP_*), those no
+	 * other cause's first; what it takes of another analyzer's category
+	 * that analyzer's cost gives up (costs stay parts of the workload's
+	 * time that do not overlap). 0: CP_DEVICE. */
+	unsigned draws;
 
 };
 
