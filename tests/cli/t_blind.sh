@@ -10,6 +10,13 @@
 #  - throttle: 16 files of 4 MiB written with dirty_bytes 1 GiB (base: nothing
 #    reaches the disk while traced, an empty trace) or 8 MiB (changed: the
 #    writer is held to the disk's speed by balance_dirty_pages).
+#  - readahead-changed: two dd (xargs -P 2) reading 12 MiB files each from
+#    one disk with read_ahead_kb 8: 8 KiB requests, each reader waiting
+#    behind the other's.
+#  - healthy-rr: fio, two random readers held to 300 IOPS (a healthy run;
+#    its log's one interval caught a task in D state).
+#  - null-1, null-2: the same setup twice (two dd reading 8 MiB each, runs of
+#    30 and 50 ms): a null pair.
 # Fixed captures, so what is checked does not depend on this machine's load.
 . "$(dirname "$0")/../lib.sh"
 
@@ -66,6 +73,33 @@ check_eq "throttle: the changed run is the worse" throttle-changed \
 	"$(jq -r '.comparisons[0].worse' "$t/th.json")"
 check_eq "throttle: throttle is the first cause" throttle "$(first "$t/th.json")"
 check_eq "throttle: the waterfall adds up to the difference" sum "$(sums "$t/th.json")"
+
+for r in readahead-changed healthy-rr null-1 null-2; do
+	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.bin.xz" 2> "$t/err" &&
+	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.vmstat" 2>> "$t/err" ||
+		not_ok "import $r" "$(cat "$t/err")"
+done
+# causes RUN: report's causes, first first, "analyzer:cost_s"
+causes() { "$IOTAPE" report --db "$db" --json "$1" |
+	jq -r '[.findings[] | select(.cause == 1) | "\(.analyzer):\(.cost_s * 100 | round / 100)"] | join(" ")'; }
+c=$(causes readahead-changed)
+check_eq "readahead: the first cause of the readers' own run, none beside it" readahead 	"$(sed 's/:[^ ]*//g' <<< "$c")"
+# the costs are parts of the workload's time: readahead takes the queueing
+# behind the other reader's small requests from queue, not both
+"$IOTAPE" report --db "$db" --json readahead-changed |
+	jq -e '(.analysis.time.elapsed_s) as $e | ([.findings[] | select(.cause == 1) |
+		.cost_s] | add) <= $e and ([.findings[] | select(.analyzer == "readahead")][0].cost_s
+		> 0.5 * $e)' > /dev/null &&
+	ok "readahead: its cost is most of the workload's time, the causes within it" ||
+	not_ok "readahead: its cost is most of the workload's time, the causes within it" "$c"
+check_eq "a healthy run: no cause (one sample of b is no limit)" "" "$(causes healthy-rr)"
+cmp null-1 null-2 > "$t/null.json"
+check_eq "a null pair 28 ms apart: no cause" - "$(first "$t/null.json")"
+check_eq "a null pair: no significant difference" "no significant difference" \
+	"$(jq -r '.comparisons[0].verdict' "$t/null.json")"
+c=$(causes writeback-changed)
+check_eq "writeback: the report of the run alone names it first (a trace and a log)" writeback \
+	"$(sed 's/:.*//' <<< "$c")"
 
 w80=$("$IOTAPE" compare --db "$db" throttle-base throttle-changed | awk 'length > 80' | wc -l)
 check_eq "compare fits 80 columns" 0 "$w80"
