@@ -324,12 +324,163 @@ static int cmp_proc_bytes(const void *a, const void *b)
 		: (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/* btt's counts of device d in one line: Q bios (as btt counts #Q, its X
+ * splits and flushes apart), D requests disp, the merge ratio Q/D (merge;
+ * NAN: no D) and the mean I/Os in flight (inflight; NAN for a span of 0
+ * s) */
+static void emit_counts_line(struct emit *e, const struct dev_stats *d,
+			     uint64_t disp, double merge, double inflight)
+{
+	char line[512];
+	int k = snprintf(line, sizeof(line), "Q bios %" PRIu64 ": %" PRIu64
+			 " with data as btt counts #Q", d->bios, d->btt_q);
+
+	if (disp > d->btt_q)
+		k += snprintf(line + k, sizeof(line) - (size_t)k, " (btt prints "
+			      "%" PRIu64 ", never below #D)", disp);
+	if (d->x_splits)
+		k += snprintf(line + k, sizeof(line) - (size_t)k, ", %" PRIu64
+			      " more from X splits", d->x_splits);
+	if (d->bios > d->btt_q + d->x_splits)
+		k += snprintf(line + k, sizeof(line) - (size_t)k, ", %" PRIu64
+			      " empty (flushes)", d->bios - d->btt_q - d->x_splits);
+	k += snprintf(line + k, sizeof(line) - (size_t)k, "; D requests %" PRIu64
+		      " (and %" PRIu64 " empty: flushes)", disp, d->flushes);
+	if (isfinite(merge))
+		k += snprintf(line + k, sizeof(line) - (size_t)k, ", merge ratio "
+			      "Q/D %.2f", merge);
+	/* completions all at one time: a span of 0 has no average (JSON
+	 * null); said, not printed as nan */
+	if (d->completions && isfinite(inflight))
+		snprintf(line + k, sizeof(line) - (size_t)k, ", avg in flight "
+			 "%.2f", inflight);
+	else if (d->completions)
+		snprintf(line + k, sizeof(line) - (size_t)k, ", no avg in flight "
+			 "(a span of 0 s)");
+	emit_wrapped(e, line);
+}
+
+/* One device's section of the report: requests, MB, IOPS and MB/s by
+ * direction over span_s seconds, btt's counts, D2D seeks, latencies and
+ * btt's stages, what is missing (run_c: completions on all devices), X
+ * split halves. */
+static void emit_device(struct emit *e, const struct report *r,
+			const struct dev_stats *d, double span_s, uint64_t run_c)
+{
+	uint64_t disp = d->dir[0].ios + d->dir[1].ios;
+	int c_only = disp == 0;
+	/* no D traced (Q and C only): in flight from Q to C */
+	double inflight = span_s > 0 ? (double)(c_only ? d->qc_ns : d->busy_ns) /
+				       (double)r->span_ns : NAN;
+	double merge = disp + d->flushes ? (double)d->bios /
+					   (double)(disp + d->flushes) : NAN;
+	char devname[32], title[48];
+
+	snprintf(devname, sizeof(devname), "%u,%u", BT_MAJOR(d->dev),
+		 BT_MINOR(d->dev));
+	emit_obj_begin(e, NULL);
+	emit_str(e, "dev", devname);
+	snprintf(title, sizeof(title), "device %s", devname);
+	emit_heading(e, title);
+	emit_text(e, "  %-6s %12s %12s %12s %12s\n", "", "requests", "MB",
+		  "IOPS", "MB/s");
+	emit_dir(e, "read", &d->dir[0], span_s, c_only);
+	emit_dir(e, "write", &d->dir[1], span_s, c_only);
+	emit_u64(e, "bios", d->bios);
+	emit_u64(e, "dispatches", disp);
+	emit_u64(e, "flushes", d->flushes);
+	emit_num(e, "merge_ratio", merge);
+	emit_u64(e, "completions", d->completions);
+	emit_num(e, "avg_inflight", d->completions ? inflight : NAN);
+	emit_u64(e, "q_with_data", d->btt_q);
+	emit_u64(e, "btt_q", d->btt_q > disp ? d->btt_q : disp);
+	emit_u64(e, "x_splits", d->x_splits);
+	emit_counts_line(e, d, disp, merge, inflight);
+	emit_obj_begin(e, "seeks");
+	emit_str(e, "definition", "btt D2D");
+	emit_u64(e, "n", d->seek.n);
+	emit_num(e, "mean_sectors", d->seek.n ? hist_mean(&d->seek) : NAN);
+	emit_num(e, "median_sectors", d->seek.n ? hist_pct(&d->seek, 50) : NAN);
+	emit_u64(e, "over_128_sectors", d->seeks_128);
+	emit_obj_end(e);
+	if (d->seek.n)
+		emit_text(e, "  D2D seeks %" PRIu64 ": mean %.1f, median %.0f "
+			  "sectors; %" PRIu64 " over 128\n", d->seek.n,
+			  hist_mean(&d->seek), hist_pct(&d->seek, 50),
+			  d->seeks_128);
+	if (d->q2c.n || d->d2c.n || d->q2d.n)
+		emit_text(e, "\n  %-5s %9s %11s %11s %11s %11s %11s\n", "us",
+			  "n", "mean", "p50", "p90", "p99", "max");
+	emit_lat(e, "q2c", "Q2C", &d->q2c);
+	emit_lat(e, "d2c", "D2C", &d->d2c);
+	emit_lat(e, "q2d", "Q2D", &d->q2d);
+	emit_stages(e, d->stage);
+	if (!d->completions) {
+		char why[256], line[400];
+		report_no_completions(r->rv, why, sizeof(why));
+		snprintf(line, sizeof(line), "%s: no Q2C, D2C or time in flight "
+			 "to show", run_c ? "no completions on this device" : why);
+		emit_str(e, "missing", line);
+		emit_text(e, "\n");
+		emit_wrapped(e, line);
+	}
+	emit_u64(e, "split_bios", d->split_bios);
+	emit_num(e, "split_q2c_mean_us", us_or_nan(&d->q2c_split, 0));
+	if (d->split_bios && d->q2c_split.n)
+		emit_text(e, "  split bios (X halves) %" PRIu64 ", Q2C mean %.1f"
+			  " us, are left out above as by btt\n", d->split_bios,
+			  hist_mean(&d->q2c_split) / 1e3);
+	else if (d->split_bios)
+		emit_text(e, "  split bios (X halves) %" PRIu64 ", none "
+			  "completed, are left out above as by btt\n",
+			  d->split_bios);
+	emit_obj_end(e);
+}
+
+/* The processes by bytes queued (sorts r->procs): pid, comm, bios, MB,
+ * share, Q2C mean and p99; max_procs in text, all in JSON. */
+static void emit_processes(struct emit *e, struct report *r, size_t max_procs)
+{
+	if (r->nproc)
+		qsort(r->procs, r->nproc, sizeof(*r->procs), cmp_proc_bytes);
+	emit_arr_begin(e, "processes");
+	emit_heading(e, "processes (by bytes queued)");
+	emit_text(e, "  %7s %-16s %8s %10s %7s %11s %11s\n", "pid", "comm",
+		  "bios", "MB", "share%", "Q2C mean", "Q2C p99");
+	for (size_t i = 0; i < r->nproc; i++) {
+		struct proc_stats *p = &r->procs[i];
+		const char *comm = runview_comm(r->rv, p->pid);
+		double share = r->total_bytes ? 100.0 * (double)p->bytes /
+						(double)r->total_bytes : 0;
+		if (!emit_row_shown(e, i, max_procs))
+			continue;
+		emit_obj_begin(e, NULL);
+		emit_u64(e, "pid", p->pid);
+		emit_str(e, "comm", comm);
+		emit_u64(e, "bios", p->bios);
+		emit_u64(e, "bytes", p->bytes);
+		emit_num(e, "share_pct", share);
+		emit_num(e, "q2c_mean_us", us_or_nan(&p->q2c, 0));
+		emit_num(e, "q2c_p99_us", us_or_nan(&p->q2c, 99));
+		emit_obj_end(e);
+		emit_text(e, "  %7u %-16.16s %8" PRIu64 " %10.2f %7.1f",
+			  p->pid, comm ? comm : "?", p->bios,
+			  (double)p->bytes / 1e6, share);
+		if (p->q2c.n)
+			emit_text(e, " %11.1f %11.1f\n", hist_mean(&p->q2c) / 1e3,
+				  hist_pct(&p->q2c, 99) / 1e3);
+		else
+			emit_text(e, " %11s %11s\n", "-", "-");
+	}
+	emit_more(e, r->nproc, max_procs, "processes");
+	emit_arr_end(e);
+}
+
 void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		 const struct an_run *an, const struct finding *f, int nf)
 {
 	const struct runview *rv = r->rv;
 	double span_s = (double)r->span_ns / 1e9;
-	char devname[32], title[48];
 	uint64_t run_c = 0;   /* completions in the run, all devices */
 
 	for (size_t i = 0; i < r->ndev; i++)
@@ -364,111 +515,8 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	}
 
 	emit_arr_begin(e, "devices");
-	for (size_t i = 0; i < r->ndev; i++) {
-		struct dev_stats *d = &r->devs[i];
-		uint64_t disp = d->dir[0].ios + d->dir[1].ios;
-		int c_only = disp == 0;
-		/* no D traced (Q and C only): in flight from Q to C */
-		double inflight = span_s > 0 ? (double)(c_only ? d->qc_ns : d->busy_ns) /
-					       (double)r->span_ns : NAN;
-
-		snprintf(devname, sizeof(devname), "%u,%u", BT_MAJOR(d->dev),
-			 BT_MINOR(d->dev));
-		emit_obj_begin(e, NULL);
-		emit_str(e, "dev", devname);
-		snprintf(title, sizeof(title), "device %s", devname);
-		emit_heading(e, title);
-		emit_text(e, "  %-6s %12s %12s %12s %12s\n", "", "requests", "MB",
-			  "IOPS", "MB/s");
-		emit_dir(e, "read", &d->dir[0], span_s, c_only);
-		emit_dir(e, "write", &d->dir[1], span_s, c_only);
-		emit_u64(e, "bios", d->bios);
-		emit_u64(e, "dispatches", disp);
-		emit_u64(e, "flushes", d->flushes);
-		emit_num(e, "merge_ratio", disp + d->flushes ?
-			 (double)d->bios / (double)(disp + d->flushes) : NAN);
-		emit_u64(e, "completions", d->completions);
-		emit_num(e, "avg_inflight", d->completions ? inflight : NAN);
-		emit_u64(e, "q_with_data", d->btt_q);
-		emit_u64(e, "btt_q", d->btt_q > disp ? d->btt_q : disp);
-		emit_u64(e, "x_splits", d->x_splits);
-		{
-			char line[512];
-			int k = snprintf(line, sizeof(line), "Q bios %" PRIu64 ": %"
-					 PRIu64 " with data as btt counts #Q", d->bios,
-					 d->btt_q);
-			if (disp > d->btt_q)
-				k += snprintf(line + k, sizeof(line) - (size_t)k,
-					      " (btt prints %" PRIu64 ", never "
-					      "below #D)", disp);
-			if (d->x_splits)
-				k += snprintf(line + k, sizeof(line) - (size_t)k,
-					      ", %" PRIu64 " more from X splits",
-					      d->x_splits);
-			if (d->bios > d->btt_q + d->x_splits)
-				k += snprintf(line + k, sizeof(line) - (size_t)k,
-					      ", %" PRIu64 " empty (flushes)",
-					      d->bios - d->btt_q - d->x_splits);
-			k += snprintf(line + k, sizeof(line) - (size_t)k,
-				      "; D requests %" PRIu64 " (and %" PRIu64
-				      " empty: flushes)", disp, d->flushes);
-			if (disp + d->flushes)
-				k += snprintf(line + k, sizeof(line) - (size_t)k,
-					      ", merge ratio Q/D %.2f",
-					      (double)d->bios /
-					      (double)(disp + d->flushes));
-			/* completions all at one time: a span of 0 has no
-			 * average (JSON null); said, not printed as nan */
-			if (d->completions && isfinite(inflight))
-				snprintf(line + k, sizeof(line) - (size_t)k,
-					 ", avg in flight %.2f", inflight);
-			else if (d->completions)
-				snprintf(line + k, sizeof(line) - (size_t)k,
-					 ", no avg in flight (a span of 0 s)");
-			emit_wrapped(e, line);
-		}
-		emit_obj_begin(e, "seeks");
-		emit_str(e, "definition", "btt D2D");
-		emit_u64(e, "n", d->seek.n);
-		emit_num(e, "mean_sectors", d->seek.n ? hist_mean(&d->seek) : NAN);
-		emit_num(e, "median_sectors", d->seek.n ? hist_pct(&d->seek, 50)
-							 : NAN);
-		emit_u64(e, "over_128_sectors", d->seeks_128);
-		emit_obj_end(e);
-		if (d->seek.n)
-			emit_text(e, "  D2D seeks %" PRIu64 ": mean %.1f, median %.0f "
-				  "sectors; %" PRIu64 " over 128\n",
-				  d->seek.n, hist_mean(&d->seek),
-				  hist_pct(&d->seek, 50), d->seeks_128);
-		if (d->q2c.n || d->d2c.n || d->q2d.n)
-			emit_text(e, "\n  %-5s %9s %11s %11s %11s %11s %11s\n", "us",
-				  "n", "mean", "p50", "p90", "p99", "max");
-		emit_lat(e, "q2c", "Q2C", &d->q2c);
-		emit_lat(e, "d2c", "D2C", &d->d2c);
-		emit_lat(e, "q2d", "Q2D", &d->q2d);
-		emit_stages(e, d->stage);
-		if (!d->completions) {
-			char why[256], line[400];
-			report_no_completions(rv, why, sizeof(why));
-			snprintf(line, sizeof(line), "%s: no Q2C, D2C or time in "
-				 "flight to show", run_c ? "no completions on this "
-				 "device" : why);
-			emit_str(e, "missing", line);
-			emit_text(e, "\n");
-			emit_wrapped(e, line);
-		}
-		emit_u64(e, "split_bios", d->split_bios);
-		emit_num(e, "split_q2c_mean_us", us_or_nan(&d->q2c_split, 0));
-		if (d->split_bios && d->q2c_split.n)
-			emit_text(e, "  split bios (X halves) %" PRIu64 ", Q2C mean %.1f"
-				  " us, are left out above as by btt\n",
-				  d->split_bios, hist_mean(&d->q2c_split) / 1e3);
-		else if (d->split_bios)
-			emit_text(e, "  split bios (X halves) %" PRIu64 ", none "
-				  "completed, are left out above as by btt\n",
-				  d->split_bios);
-		emit_obj_end(e);
-	}
+	for (size_t i = 0; i < r->ndev; i++)
+		emit_device(e, r, &r->devs[i], span_s, run_c);
 	emit_arr_end(e);
 
 	emit_obj_begin(e, "all");
@@ -486,56 +534,19 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	}
 	emit_obj_end(e);
 
-	if (r->nproc)
-		qsort(r->procs, r->nproc, sizeof(*r->procs), cmp_proc_bytes);
-	emit_arr_begin(e, "processes");
-	emit_heading(e, "processes (by bytes queued)");
-	emit_text(e, "  %7s %-16s %8s %10s %7s %11s %11s\n", "pid", "comm",
-		  "bios", "MB", "share%", "Q2C mean", "Q2C p99");
-	for (size_t i = 0; i < r->nproc; i++) {
-		struct proc_stats *p = &r->procs[i];
-		const char *comm = runview_comm(rv, p->pid);
-		double share = r->total_bytes ? 100.0 * (double)p->bytes /
-						(double)r->total_bytes : 0;
-		if (emit_row_shown(e, i, max_procs)) {
-			emit_obj_begin(e, NULL);
-			emit_u64(e, "pid", p->pid);
-			emit_str(e, "comm", comm);
-			emit_u64(e, "bios", p->bios);
-			emit_u64(e, "bytes", p->bytes);
-			emit_num(e, "share_pct", share);
-			emit_num(e, "q2c_mean_us", us_or_nan(&p->q2c, 0));
-			emit_num(e, "q2c_p99_us", us_or_nan(&p->q2c, 99));
-			emit_obj_end(e);
-			emit_text(e, "  %7u %-16.16s %8" PRIu64 " %10.2f %7.1f",
-				  p->pid, comm ? comm : "?", p->bios,
-				  (double)p->bytes / 1e6, share);
-			if (p->q2c.n)
-				emit_text(e, " %11.1f %11.1f\n",
-					  hist_mean(&p->q2c) / 1e3,
-					  hist_pct(&p->q2c, 99) / 1e3);
-			else
-				emit_text(e, " %11s %11s\n", "-", "-");
-		}
-	}
-	emit_more(e, r->nproc, max_procs, "processes");
-	emit_arr_end(e);
+	emit_processes(e, r, max_procs);
 	if (an) {
+		double own = an->cp.elapsed_s;
 		timeacct_emit(e, &an->ta, &an->rd, max_procs);
 		an_run_emit(e, an);
-		{
-			double own = an->cp.elapsed_s;
-			char total[400];
-			for (int i = 0; i < nf; i++)
-				if (f[i].cause)
-					own -= f[i].cost_s;
-			snprintf(total, sizeof(total), "workload's time");
-			finding_emit_waterfall(e, f, nf, "why: causes by what they "
-					       "cost", an->cp.elapsed_s, own, total,
-					       "the workload's own time: its I/O at "
-					       "the device's speed, its CPU and "
-					       "think time", NULL, 0);
-		}
+		for (int i = 0; i < nf; i++)
+			if (f[i].cause)
+				own -= f[i].cost_s;
+		finding_emit_waterfall(e, f, nf, "why: causes by what they cost",
+				       an->cp.elapsed_s, own, "workload's time",
+				       "the workload's own time: its I/O at the "
+				       "device's speed, its CPU and think time",
+				       NULL, 0);
 	}
 	emit_text(e, "\n%s", report_footer);
 	emit_str(e, "definitions", report_footer);
