@@ -325,109 +325,135 @@ static int figure_order(const struct figset *fs, const struct run_figs *rf,
 	return nord;
 }
 
-void print_table(struct emit *e, int fmt, struct figset *fs,
-			struct run_figs *rf, int n, int grouped)
-{
-	int gidx[CMP_MAX_RUNS], ng;
+/* The table's columns and their figures: a column is a run, or a group of
+ * runs (the median of its runs, their range). */
+struct ftable {
+	int ng, gidx[CMP_MAX_RUNS];    /* columns; each run's column */
 	char names[CMP_MAX_RUNS][128];
-	double med[CMP_MAX_RUNS][CMP_MAX_FIG], lo[CMP_MAX_RUNS][CMP_MAX_FIG], hi[CMP_MAX_RUNS][CMP_MAX_FIG];
-	int has[CMP_MAX_RUNS][CMP_MAX_FIG], ord[CMP_MAX_FIG], nord;
+	double med[CMP_MAX_RUNS][CMP_MAX_FIG], lo[CMP_MAX_RUNS][CMP_MAX_FIG];
+	double hi[CMP_MAX_RUNS][CMP_MAX_FIG];
+	int has[CMP_MAX_RUNS][CMP_MAX_FIG];
+	int ord[CMP_MAX_FIG], nord;    /* the figures shown, in order */
+};
+
+/* The columns of the n runs rf: by group ("vm.dirty_ratio=10" shown as
+ * "10": the key is in the header), else a run each, a long start the
+ * names share shown once as "~" (text only, said above the table). */
+static void table_columns(struct emit *e, int fmt, struct run_figs *rf,
+			  int n, int grouped, struct ftable *t)
+{
+	size_t cp;
 
 	if (grouped) {
-		ng = make_groups(rf, n, gidx, names);
-		/* "vm.dirty_ratio=10" → "10" for the columns: the key is in the
-		 * header */
-		for (int g = 0; g < ng; g++) {
-			char *eq = strchr(names[g], '=');
+		t->ng = make_groups(rf, n, t->gidx, t->names);
+		for (int g = 0; g < t->ng; g++) {
+			char *eq = strchr(t->names[g], '=');
 			if (eq)
-				memmove(names[g], eq + 1, strlen(eq + 1) + 1);
+				memmove(t->names[g], eq + 1, strlen(eq + 1) + 1);
 		}
+		return;
 	}
-	else {
-		size_t cp = strlen(rf[0].rv.name);
-		ng = n;
-		/* columns are narrow: names sharing a long start show what
-		 * differs ("lab[queue/scheduler=" + "none]", "mq-deadline]") */
-		for (int i = 1; i < n; i++) {
-			size_t k = 0;
-			while (k < cp && rf[i].rv.name[k] == rf[0].rv.name[k])
-				k++;
-			cp = k;
-		}
-		/* cut after a separator ('-', '_', ' ', '/', '=', '[', ',',
-		 * ':'), never inside a word or number ("kernel-6.1" of
-		 * "kernel-6.18" and "kernel-6.1-", which would leave "~8"), and
-		 * so never inside a UTF-8 character; '.' is not one: it joins
-		 * the parts of a version */
-		while (cp && !strchr("-_ /=[,:", rf[0].rv.name[cp - 1]))
-			cp--;
-		for (int i = 0; i < n; i++)
-			if (strlen(rf[i].rv.name) <= cp)
-				cp = 0;
-		if (cp < 6 || fmt != CMP_TEXT)
+	cp = strlen(rf[0].rv.name);
+	t->ng = n;
+	/* columns are narrow: names sharing a long start show what differs
+	 * ("lab[queue/scheduler=" + "none]", "mq-deadline]") */
+	for (int i = 1; i < n; i++) {
+		size_t k = 0;
+		while (k < cp && rf[i].rv.name[k] == rf[0].rv.name[k])
+			k++;
+		cp = k;
+	}
+	/* cut after a separator ('-', '_', ' ', '/', '=', '[', ',', ':'),
+	 * never inside a word or number ("kernel-6.1" of "kernel-6.18" and
+	 * "kernel-6.1-", which would leave "~8"), and so never inside a UTF-8
+	 * character; '.' is not one: it joins the parts of a version */
+	while (cp && !strchr("-_ /=[,:", rf[0].rv.name[cp - 1]))
+		cp--;
+	for (int i = 0; i < n; i++)
+		if (strlen(rf[i].rv.name) <= cp)
 			cp = 0;
-		for (int i = 0; i < n; i++) {
-			gidx[i] = i;
-			snprintf(names[i], 128, "%s%s", cp ? "~" : "", rf[i].rv.name + cp);
-		}
-		if (cp && fmt == CMP_TEXT)
-			emit_text(e, "runs: ~ stands for '%.*s'\n", (int)cp, rf[0].rv.name);
+	if (cp < 6 || fmt != CMP_TEXT)
+		cp = 0;
+	for (int i = 0; i < n; i++) {
+		t->gidx[i] = i;
+		snprintf(t->names[i], 128, "%s%s", cp ? "~" : "", rf[i].rv.name + cp);
 	}
-	for (int g = 0; g < ng; g++)
+	if (cp && fmt == CMP_TEXT)
+		emit_text(e, "runs: ~ stands for '%.*s'\n", (int)cp, rf[0].rv.name);
+}
+
+/* Each column's median, min and max of each figure of its runs. */
+static void table_values(const struct figset *fs, const struct run_figs *rf,
+			 int n, struct ftable *t)
+{
+	for (int g = 0; g < t->ng; g++)
 		for (int f = 0; f < fs->n; f++) {
 			double vals[CMP_MAX_RUNS];
 			int k = 0;
 			for (int i = 0; i < n; i++)
-				if (gidx[i] == g && rf[i].has[f])
+				if (t->gidx[i] == g && rf[i].has[f])
 					vals[k++] = rf[i].v[f];
-			has[g][f] = k > 0;
+			t->has[g][f] = k > 0;
 			if (!k)
 				continue;
 			qsort(vals, (size_t)k, sizeof(double), cmp_double);
-			med[g][f] = k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
-			lo[g][f] = vals[0];
-			hi[g][f] = vals[k - 1];
+			t->med[g][f] = k % 2 ? vals[k / 2] :
+				       (vals[k / 2 - 1] + vals[k / 2]) / 2;
+			t->lo[g][f] = vals[0];
+			t->hi[g][f] = vals[k - 1];
 		}
+}
 
-	nord = figure_order(fs, rf, n, ord);
+/* The columns' figures as JSON members: per run (or group: median, min,
+ * max), and the change in % against the first column. */
+static void table_members(struct emit *e, const struct figset *fs,
+			  int grouped, const struct ftable *t)
+{
 	emit_arr_begin(e, grouped ? "groups" : "runs");
-	for (int g = 0; g < ng; g++) {
+	for (int g = 0; g < t->ng; g++) {
 		emit_obj_begin(e, NULL);
-		emit_str(e, "name", names[g]);
+		emit_str(e, "name", t->names[g]);
 		emit_obj_begin(e, "figures");
-		for (int o = 0, f; o < nord && (f = ord[o], 1); o++)
-			if (has[g][f]) {
+		for (int o = 0, f; o < t->nord && (f = t->ord[o], 1); o++)
+			if (t->has[g][f]) {
 				if (grouped) {
 					emit_obj_begin(e, fs->f[f].key);
-					emit_num(e, "median", med[g][f]);
-					emit_num(e, "min", lo[g][f]);
-					emit_num(e, "max", hi[g][f]);
+					emit_num(e, "median", t->med[g][f]);
+					emit_num(e, "min", t->lo[g][f]);
+					emit_num(e, "max", t->hi[g][f]);
 					emit_obj_end(e);
 				} else
-					emit_num(e, fs->f[f].key, med[g][f]);
+					emit_num(e, fs->f[f].key, t->med[g][f]);
 			}
 		emit_obj_end(e);
 		if (g > 0) {
 			emit_obj_begin(e, "change_pct");
-			for (int o = 0, f; o < nord && (f = ord[o], 1); o++)
-				if (has[g][f] && has[0][f])
-					emit_num(e, fs->f[f].key, pct_change(med[0][f], med[g][f]));
+			for (int o = 0, f; o < t->nord && (f = t->ord[o], 1); o++)
+				if (t->has[g][f] && t->has[0][f])
+					emit_num(e, fs->f[f].key,
+						 pct_change(t->med[0][f], t->med[g][f]));
 			emit_obj_end(e);
 		}
 		emit_obj_end(e);
 	}
 	emit_arr_end(e);
-	if (fmt == CMP_JSON)
-		return;
+}
 
-	/* text or markdown: columns of at most 10 characters each */
+/* The header of the text or markdown table: a column of at most 10 (12
+ * with a change beside it) characters per run; names too wide for it, or
+ * not ASCII, numbered and given whole above. */
+static void table_header(struct emit *e, int fmt, const struct run_figs *rf,
+			 int grouped, const struct ftable *t)
+{
+	int show_change = t->ng <= 2, cw, cut = 0;
+
 	if (fmt == CMP_MARKDOWN) {
 		emit_text(e, "| figure |");
-		for (int g = 0; g < ng; g++) {
+		for (int g = 0; g < t->ng; g++) {
 			/* a run name's | and * would break the table */
 			char esc[300];
 			size_t o = 0;
-			for (const char *c = names[g]; *c && o + 3 < sizeof(esc); c++) {
+			for (const char *c = t->names[g]; *c && o + 3 < sizeof(esc); c++) {
 				if (strchr("|*_`\\[]", *c))
 					esc[o++] = '\\';
 				esc[o++] = *c;
@@ -436,55 +462,61 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 			emit_text(e, " %s |%s", esc, g ? " change |" : "");
 		}
 		emit_text(e, "\n|---|");
-		for (int g = 0; g < ng; g++)
+		for (int g = 0; g < t->ng; g++)
 			emit_text(e, "---:|%s", g ? "---:|" : "");
 		emit_text(e, "\n");
-	} else {
-		int show_change = ng <= 2;
-		if (grouped)
-			emit_text(e, "median of each group%s%.*s%s\n",
-				  strchr(rf[0].group, '=') ? ", by " : "",
-				  strchr(rf[0].group, '=') ?
-				  (int)(strchr(rf[0].group, '=') - rf[0].group) : 0,
-				  rf[0].group, strchr(rf[0].group, '=') ? "=" : "");
-		/* a name wider than its column would be cut, and two cut
-		 * names could read the same: then the columns are numbered
-		 * and the names given whole above the table (so too a name
-		 * of other than ASCII, which the padding would misalign) */
-		int cw = show_change ? 12 : 10, cut = 0;
-		for (int g = 0; g < ng && !cut; g++)
-			for (const char *c = names[g]; *c && !cut; c++)
-				/* too wide, or not ASCII: printf pads bytes, not
-				 * the columns a character takes */
-				if (c - names[g] >= cw || (unsigned char)*c >= 0x80)
-					cut = 1;
-		for (int g = 0; cut && g < ng; g++)
-			emit_text(e, "[%d] %s\n", g + 1, names[g]);
-		emit_text(e, "%-24s", "");
-		for (int g = 0; g < ng; g++) {
-			char nm[16];
-			if (cut)
-				snprintf(nm, sizeof(nm), "[%d]", g + 1);
-			else
-				snprintf(nm, sizeof(nm), "%.15s", names[g]);
-			emit_text(e, show_change ? " %12s" : " %10s", nm);
-			if (g && show_change)
-				emit_text(e, " %9s", "change");
-		}
-		emit_text(e, "\n");
+		return;
 	}
-	for (int o = 0, f; o < nord && (f = ord[o], 1); o++) {
-		int show_change = ng <= 2 || fmt == CMP_MARKDOWN;
+	if (grouped)
+		emit_text(e, "median of each group%s%.*s%s\n",
+			  strchr(rf[0].group, '=') ? ", by " : "",
+			  strchr(rf[0].group, '=') ?
+			  (int)(strchr(rf[0].group, '=') - rf[0].group) : 0,
+			  rf[0].group, strchr(rf[0].group, '=') ? "=" : "");
+	/* a name wider than its column would be cut, and two cut names could
+	 * read the same: then the columns are numbered and the names given
+	 * whole above the table (so too a name of other than ASCII, which the
+	 * padding would misalign) */
+	cw = show_change ? 12 : 10;
+	for (int g = 0; g < t->ng && !cut; g++)
+		for (const char *c = t->names[g]; *c && !cut; c++)
+			/* too wide, or not ASCII: printf pads bytes, not the
+			 * columns a character takes */
+			if (c - t->names[g] >= cw || (unsigned char)*c >= 0x80)
+				cut = 1;
+	for (int g = 0; cut && g < t->ng; g++)
+		emit_text(e, "[%d] %s\n", g + 1, t->names[g]);
+	emit_text(e, "%-24s", "");
+	for (int g = 0; g < t->ng; g++) {
+		char nm[16];
+		if (cut)
+			snprintf(nm, sizeof(nm), "[%d]", g + 1);
+		else
+			snprintf(nm, sizeof(nm), "%.15s", t->names[g]);
+		emit_text(e, show_change ? " %12s" : " %10s", nm);
+		if (g && show_change)
+			emit_text(e, " %9s", "change");
+	}
+	emit_text(e, "\n");
+}
+
+/* The figures' rows of the text or markdown table; over three columns in
+ * text, the changes against the first in a table of their own below. */
+static void table_rows(struct emit *e, int fmt, const struct figset *fs,
+		       const struct ftable *t)
+{
+	for (int o = 0, f; o < t->nord && (f = t->ord[o], 1); o++) {
+		int show_change = t->ng <= 2 || fmt == CMP_MARKDOWN;
 		if (fmt == CMP_MARKDOWN)
 			emit_text(e, "| %s |", fs->f[f].label);
 		else
 			emit_text(e, "%-24.24s", fs->f[f].label);
-		for (int g = 0; g < ng; g++) {
+		for (int g = 0; g < t->ng; g++) {
 			char v[32] = "-", c[32] = "";
-			if (has[g][f])
-				fmt_num(v, sizeof(v), med[g][f], fs->f[f].decimals);
-			if (g && has[g][f] && has[0][f])
-				fmt_pct(c, sizeof(c), pct_change(med[0][f], med[g][f]));
+			if (t->has[g][f])
+				fmt_num(v, sizeof(v), t->med[g][f], fs->f[f].decimals);
+			if (g && t->has[g][f] && t->has[0][f])
+				fmt_pct(c, sizeof(c), pct_change(t->med[0][f], t->med[g][f]));
 			if (fmt == CMP_MARKDOWN)
 				emit_text(e, " %s |%s%s%s", v, g ? " " : "", g ? c : "",
 					  g ? " |" : "");
@@ -496,64 +528,88 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 		}
 		emit_text(e, "\n");
 	}
-	if (fmt == CMP_TEXT && ng > 3) {
-		emit_text(e, "\n%-24s", "% change vs first");
-		for (int g = 1; g < ng; g++) {
-			char nm[16];
-			snprintf(nm, sizeof(nm), "%.10s", names[g]);
-			emit_text(e, " %10s", nm);
+	if (fmt != CMP_TEXT || t->ng <= 3)
+		return;
+	emit_text(e, "\n%-24s", "% change vs first");
+	for (int g = 1; g < t->ng; g++) {
+		char nm[16];
+		snprintf(nm, sizeof(nm), "%.10s", t->names[g]);
+		emit_text(e, " %10s", nm);
+	}
+	emit_text(e, "\n");
+	for (int o = 0, f; o < t->nord && (f = t->ord[o], 1); o++) {
+		emit_text(e, "%-24.24s", fs->f[f].label);
+		for (int g = 1; g < t->ng; g++) {
+			char c[32] = "-";
+			if (t->has[g][f] && t->has[0][f])
+				fmt_pct(c, sizeof(c), pct_change(t->med[0][f], t->med[g][f]));
+			emit_text(e, " %10s", c);
 		}
 		emit_text(e, "\n");
-		for (int o = 0, f; o < nord && (f = ord[o], 1); o++) {
-			emit_text(e, "%-24.24s", fs->f[f].label);
-			for (int g = 1; g < ng; g++) {
-				char c[32] = "-";
-				if (has[g][f] && has[0][f])
-					fmt_pct(c, sizeof(c), pct_change(med[0][f], med[g][f]));
-				emit_text(e, " %10s", c);
-			}
-			emit_text(e, "\n");
-		}
 	}
-	if (grouped) {
-		/* where the spread inside a group is larger than the difference
-		 * between the groups' medians, say so */
-		int noted = 0;
-		for (int o = 0, f; o < nord && (f = ord[o], 1); o++)
-			for (int g = 1; g < ng; g++) {
-				double diff, spread = 0;
-				if (!has[g][f] || !has[0][f])
-					continue;
-				diff = fabs(med[g][f] - med[0][f]);
-				for (int k = 0; k < ng; k++)
-					if (has[k][f] && hi[k][f] - lo[k][f] > spread)
-						spread = hi[k][f] - lo[k][f];
-				if (spread > diff && diff > 0) {
-					if (!noted++)
-						emit_text(e, "\nwithin noise (spread within a "
-							  "group > difference between medians):\n");
-					char line[512];
-					snprintf(line, sizeof(line), "  %s: %s vs %s, "
-						 "difference %.3g, spread up to %.3g",
-						 fs->f[f].label, names[0], names[g], diff,
-						 spread);
-					wrap_text(line, 76);
-					emit_text(e, "%s\n", line);
-				}
-			}
-		for (int g = 0; g < ng; g++) {
-			char line[2048];
-			size_t o = (size_t)snprintf(line, sizeof(line), "%s%s:",
-						    g ? "" : "groups (the explanation "
-						    "compares the median run of each):\n", names[g]);
-			for (int i = 0; i < n && o < sizeof(line); i++)
-				if (gidx[i] == g)
-					o += (size_t)snprintf(line + o, sizeof(line) - o,
-							      " %s", rf[i].rv.name);
-			wrap_text(line, 78);
-			emit_text(e, "%s%s\n", g ? "" : "\n", line);
+}
+
+/* Below a table of groups: the figures whose spread inside a group is
+ * larger than the difference between the groups' medians, and each
+ * group's runs. */
+static void table_groups(struct emit *e, const struct figset *fs,
+			 const struct run_figs *rf, int n, const struct ftable *t)
+{
+	int noted = 0;
+
+	for (int o = 0, f; o < t->nord && (f = t->ord[o], 1); o++)
+		for (int g = 1; g < t->ng; g++) {
+			double diff, spread = 0;
+			char line[512];
+			if (!t->has[g][f] || !t->has[0][f])
+				continue;
+			diff = fabs(t->med[g][f] - t->med[0][f]);
+			for (int k = 0; k < t->ng; k++)
+				if (t->has[k][f] && t->hi[k][f] - t->lo[k][f] > spread)
+					spread = t->hi[k][f] - t->lo[k][f];
+			if (!(spread > diff && diff > 0))
+				continue;
+			if (!noted++)
+				emit_text(e, "\nwithin noise (spread within a group > "
+					  "difference between medians):\n");
+			snprintf(line, sizeof(line), "  %s: %s vs %s, difference "
+				 "%.3g, spread up to %.3g", fs->f[f].label,
+				 t->names[0], t->names[g], diff, spread);
+			wrap_text(line, 76);
+			emit_text(e, "%s\n", line);
 		}
+	for (int g = 0; g < t->ng; g++) {
+		char line[2048];
+		size_t o = (size_t)snprintf(line, sizeof(line), "%s%s:",
+					    g ? "" : "groups (the explanation "
+					    "compares the median run of each):\n",
+					    t->names[g]);
+		for (int i = 0; i < n && o < sizeof(line); i++)
+			if (t->gidx[i] == g)
+				o += (size_t)snprintf(line + o, sizeof(line) - o,
+						      " %s", rf[i].rv.name);
+		wrap_text(line, 78);
+		emit_text(e, "%s%s\n", g ? "" : "\n", line);
 	}
+}
+
+void print_table(struct emit *e, int fmt, struct figset *fs,
+			struct run_figs *rf, int n, int grouped)
+{
+	struct ftable *t = xcalloc(1, sizeof(*t));
+
+	table_columns(e, fmt, rf, n, grouped, t);
+	table_values(fs, rf, n, t);
+	t->nord = figure_order(fs, rf, n, t->ord);
+	table_members(e, fs, grouped, t);
+	if (fmt != CMP_JSON) {
+		/* text or markdown: columns of at most 10 characters each */
+		table_header(e, fmt, rf, grouped, t);
+		table_rows(e, fmt, fs, t);
+		if (grouped)
+			table_groups(e, fs, rf, n, t);
+	}
+	free(t);
 }
 
 
