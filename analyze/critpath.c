@@ -968,72 +968,116 @@ static double dirty_limit_bytes(const struct rundata *rd)
  * time with dirty data came before); blocked with no I/O at all, I/O held
  * above the block layer; runnable with the CPUs saturated, CPU; the rest
  * other. */
+/* The bins where data is taken as dirty without meminfo (a trace and a
+ * vmstat log): from the window's start where the writer began dirtying
+ * pages to the first write that went out, in the gaps between the
+ * flushers' bursts (the next burst writes what waited), and where vmstat's
+ * cache grew with nothing read or written (buffered writes not yet written
+ * back), until the next write. With meminfo, none (Dirty says). Returns
+ * cp->nbin flags (at least one byte), freed by the caller. */
+static uint8_t *pending_dirty(const struct critpath *cp,
+			      const struct rundata *rd)
+{
+	uint8_t *pend = xcalloc(cp->nbin ? cp->nbin : 1, 1);
+	ssize_t last = -1;
+
+	if (rd->dirty_kb.n)
+		return pend;
+	/* from the window's start (where the writer began dirtying pages) to
+	 * the first write that went out */
+	for (size_t j = 0; cp->dirtying_first && j < cp->nbin &&
+	     cp->bin[j].wb_mb < 0.5 && !cp->bin[j].sync_mb; j++)
+		pend[j] = 1;
+	for (size_t j = 0; j < cp->nbin; j++)
+		if (cp->bin[j].wb_mb >= 0.5) {
+			for (ssize_t k = last + 1; last >= 0 && k < (ssize_t)j; k++)
+				pend[k] = 1;
+			last = (ssize_t)j;
+		}
+	for (size_t j = 0; j < cp->nbin; j++) {
+		int64_t t = cp->t0 + (int64_t)j * cp->bin_ns + cp->bin_ns / 2;
+		const struct an_vm *v = vm_at(rd, t);
+		size_t vi;
+		if (!v || v == rd->vm)
+			continue;
+		vi = (size_t)(v - rd->vm);
+		if (isfinite(v->cache) && isfinite(rd->vm[vi - 1].cache) &&
+		    v->cache - rd->vm[vi - 1].cache >= 8 * 1024 &&
+		    isfinite(v->bi) && isfinite(v->bo) && v->bi + v->bo < 1024)
+			/* the rest of the window until the next write */
+			for (size_t k = j; k < cp->nbin && cp->bin[k].wb_mb < 0.5 &&
+			     !cp->bin[k].sync_mb; k++)
+				pend[k] = 1;
+	}
+	return pend;
+}
+
+/* With meminfo: the share of the workload's synchronous writes (sync_total
+ * MB) that were data dirtied in the window: Dirty's rise before the first
+ * of them, over their volume (dirty data of other jobs on the machine
+ * idling beside an fsync'ing writer is not its writeback); 1 without. */
+static double own_sync_share(const struct critpath *cp,
+			     const struct rundata *rd, double sync_total)
+{
+	double lo = INFINITY, rise = 0;
+
+	if (!rd->dirty_kb.n || sync_total <= 0)
+		return 1;
+	for (size_t j = 0; j < cp->nbin; j++) {
+		int64_t t = cp->t0 + (int64_t)j * cp->bin_ns;
+		double d = series_at(&rd->dirty_kb, t) / 1024;
+		if (isfinite(d)) {
+			lo = d < lo ? d : lo;
+			rise = d - lo > rise ? d - lo : rise;
+		}
+		if (cp->bin[j].sync_mb)
+			break;
+	}
+	return rise / sync_total < 1 ? rise / sync_total : 1;
+}
+
+/* Moves from_sync seconds of the workload's synchronous writes (what the
+ * idle time with dirty data before could have written) from the device's
+ * time to writeback's, class by class as their share. */
+static void sync_to_writeback(struct critpath *cp, double from_sync)
+{
+	double sync_all = 0;
+
+	for (int sc = 0; sc < CP_SIZES; sc++)
+		sync_all += cp->cls[1][sc].sync_s;
+	if (from_sync <= 0 || sync_all <= 0)
+		return;
+	if (from_sync > cp->cat[CP_DEVICE])
+		from_sync = cp->cat[CP_DEVICE];
+	cp->cat[CP_WRITEBACK] += from_sync;
+	cp->cat[CP_DEVICE] -= from_sync;
+	cp->wb_sync_s = from_sync;
+	for (int sc = 0; sc < CP_SIZES; sc++) {
+		struct cp_class *c = &cp->cls[1][sc];
+		double part = from_sync * c->sync_s / sync_all, all = 0;
+		c->dev_s -= part;
+		for (int b = 0; b < CP_BANDS; b++)
+			all += c->devb_s[b];
+		for (int b = 0; b < CP_BANDS && all > 0; b++)
+			c->devb_s[b] -= part * c->devb_s[b] / all;
+	}
+}
+
 static void settle_free(struct critpath *cp, const struct rundata *rd)
 {
 	int ncpu = rd->ncpu;
 	double idle_dirty = 0, bbg = b_background(cp, rd), wb_total = 0;
 	double limit = dirty_limit_bytes(rd), sync_total = 0, from_sync = 0;
-	double sync_all = 0, wb_free = 0, own_share = 1;
+	double wb_free = 0, own_share;
 	const struct an_vm *held_vm[2] = { NULL, NULL };   /* samples saying
 							     * held */
+	uint8_t *pend = pending_dirty(cp, rd);
 
-	/* without meminfo (a trace and a vmstat log): data is taken as dirty
-	 * in the gaps between the flushers' bursts (the next burst writes what
-	 * waited), and where vmstat's cache grew with nothing read or written
-	 * (buffered writes not yet written back) */
-	uint8_t *pend = xcalloc(cp->nbin ? cp->nbin : 1, 1);
-	if (!rd->dirty_kb.n) {
-		ssize_t last = -1;
-		/* from the window's start (where the writer began dirtying
-		 * pages) to the first write that went out */
-		for (size_t j = 0; cp->dirtying_first && j < cp->nbin &&
-		     cp->bin[j].wb_mb < 0.5 && !cp->bin[j].sync_mb; j++)
-			pend[j] = 1;
-		for (size_t j = 0; j < cp->nbin; j++)
-			if (cp->bin[j].wb_mb >= 0.5) {
-				for (ssize_t k = last + 1; last >= 0 && k < (ssize_t)j; k++)
-					pend[k] = 1;
-				last = (ssize_t)j;
-			}
-		for (size_t j = 0; j < cp->nbin; j++) {
-			int64_t t = cp->t0 + (int64_t)j * cp->bin_ns + cp->bin_ns / 2;
-			const struct an_vm *v = vm_at(rd, t);
-			size_t vi;
-			if (!v || v == rd->vm)
-				continue;
-			vi = (size_t)(v - rd->vm);
-			if (isfinite(v->cache) && isfinite(rd->vm[vi - 1].cache) &&
-			    v->cache - rd->vm[vi - 1].cache >= 8 * 1024 &&
-			    isfinite(v->bi) && isfinite(v->bo) &&
-			    v->bi + v->bo < 1024)
-				/* the rest of the window until the next write */
-				for (size_t k = j; k < cp->nbin && cp->bin[k].wb_mb < 0.5 &&
-				     !cp->bin[k].sync_mb; k++)
-					pend[k] = 1;
-		}
-	}
 	for (size_t j = 0; j < cp->nbin; j++) {
 		wb_total += cp->bin[j].wb_mb;
 		sync_total += cp->bin[j].sync_mb;
 	}
-	/* with meminfo: the share of the workload's synchronous writes that
-	 * were data dirtied in the window (Dirty's rise before the first of
-	 * them, over their volume); dirty data of other jobs on the machine
-	 * idling beside an fsync'ing writer is not its writeback */
-	if (rd->dirty_kb.n && sync_total > 0) {
-		double lo = INFINITY, rise = 0;
-		for (size_t j = 0; j < cp->nbin; j++) {
-			int64_t t = cp->t0 + (int64_t)j * cp->bin_ns;
-			double d = series_at(&rd->dirty_kb, t) / 1024;
-			if (isfinite(d)) {
-				lo = d < lo ? d : lo;
-				rise = d - lo > rise ? d - lo : rise;
-			}
-			if (cp->bin[j].sync_mb)
-				break;
-		}
-		own_share = rise / sync_total < 1 ? rise / sync_total : 1;
-	}
+	own_share = own_sync_share(cp, rd, sync_total);
 	for (size_t j = 0; j < cp->nbin; j++) {
 		struct cp_bin *b = &cp->bin[j];
 		int64_t t = cp->t0 + (int64_t)j * cp->bin_ns + cp->bin_ns / 2;
@@ -1140,25 +1184,8 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 	cp->dirty_limited = limit > 0 && limit * 2 < wb_total * 1e6;
 	free(pend);
 	/* what writeback claimed of the synchronous writes leaves the device's
-	 * time, class by class as their share */
-	for (int sc = 0; sc < CP_SIZES; sc++)
-		sync_all += cp->cls[1][sc].sync_s;
-	if (from_sync > 0 && sync_all > 0) {
-		if (from_sync > cp->cat[CP_DEVICE])
-			from_sync = cp->cat[CP_DEVICE];
-		cp->cat[CP_WRITEBACK] += from_sync;
-		cp->cat[CP_DEVICE] -= from_sync;
-		cp->wb_sync_s = from_sync;
-		for (int sc = 0; sc < CP_SIZES; sc++) {
-			struct cp_class *c = &cp->cls[1][sc];
-			double part = from_sync * c->sync_s / sync_all, all = 0;
-			c->dev_s -= part;
-			for (int b = 0; b < CP_BANDS; b++)
-				all += c->devb_s[b];
-			for (int b = 0; b < CP_BANDS && all > 0; b++)
-				c->devb_s[b] -= part * c->devb_s[b] / all;
-		}
-	}
+	 * time */
+	sync_to_writeback(cp, from_sync);
 }
 
 /* With the tasks' delay accounting: the free time split as the workload's
