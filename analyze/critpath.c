@@ -1711,55 +1711,57 @@ void critpath_free(struct critpath *cp)
 
 /* ---- two runs ---- */
 
-double critpath_diff(const struct critpath *x, const struct critpath *y,
+/* critpath_diff()'s split of waiting for a CPU: the contention's change
+ * in d[CP_CPU], more work at x's contention in d[CP_OTHER] (or d[CP_SWAP]
+ * under memory pressure). */
+static void diff_cpu(const struct critpath *x, const struct critpath *y,
 		     double scale, struct cp_diff *o)
 {
-	double split = 0, dev;
-
-	memset(o, 0, sizeof(*o));
-	for (int k = 0; k < CP_NCAT; k++)
-		o->d[k] = y->cat[k] - scale * x->cat[k];
-	o->total_s = y->elapsed_s - scale * x->elapsed_s;
 	/* waiting for a CPU is the work the workload did on one (CP_OTHER, W)
 	 * times how long it waited per second of it (k = CP_CPU / W): a run
 	 * that did more work waits more at the same contention. The cpu cause
 	 * is the contention's change, W_y (k_y - k_x); the more work, at x's
 	 * contention, (W_y - scale W_x)(1 + k_x), stays with the rest (or with
 	 * swap, below) */
-	{
-		double wx = x->cat[CP_OTHER], wy = y->cat[CP_OTHER];
-		double kx = wx > 1e-6 ? x->cat[CP_CPU] / wx : 0;
-		double ky = wy > 1e-6 ? y->cat[CP_CPU] / wy : 0;
-		double cont = wy > 1e-6 ? wy * (ky - kx) : o->d[CP_CPU];
-		double work = o->d[CP_CPU] + o->d[CP_OTHER] - cont;
-		/* more work under memory pressure: reclaim and page faults are
-		 * work the workload did for the pressure; with the worse run
-		 * swapping or stalling on memory more, it is swap's */
-		int pressure = o->d[CP_SWAP] > 0 &&
-			       (y->swap_out_mb + y->swap_in_mb >
-				scale * (x->swap_out_mb + x->swap_in_mb) + 1 ||
-				y->swap_stall_s > scale * x->swap_stall_s);
-		/* the split needs both runs' waits from one source: both
-		 * measured (delay accounting), or both from vmstat, where the
-		 * wait per second on a CPU is r/n - 1 of each saturated
-		 * interval (two runs beside the same busy loops differ by 12%
-		 * in time and not in r: more work, no more contention); a
-		 * measured run against an inferred one only where memory
-		 * pressure says why there was more work */
-		if (x->measured == y->measured || pressure) {
-			o->d[CP_CPU] = cont;
-			o->d[CP_OTHER] = work;
-			o->more_work_s = work;
-			if (work > 0 && pressure) {
-				o->d[CP_SWAP] += work;
-				o->d[CP_OTHER] = 0;
-				o->work_to_swap_s = work;
-			}
+	double wx = x->cat[CP_OTHER], wy = y->cat[CP_OTHER];
+	double kx = wx > 1e-6 ? x->cat[CP_CPU] / wx : 0;
+	double ky = wy > 1e-6 ? y->cat[CP_CPU] / wy : 0;
+	double cont = wy > 1e-6 ? wy * (ky - kx) : o->d[CP_CPU];
+	double work = o->d[CP_CPU] + o->d[CP_OTHER] - cont;
+	/* more work under memory pressure: reclaim and page faults are
+	 * work the workload did for the pressure; with the worse run
+	 * swapping or stalling on memory more, it is swap's */
+	int pressure = o->d[CP_SWAP] > 0 &&
+		       (y->swap_out_mb + y->swap_in_mb >
+			scale * (x->swap_out_mb + x->swap_in_mb) + 1 ||
+			y->swap_stall_s > scale * x->swap_stall_s);
+	/* the split needs both runs' waits from one source: both
+	 * measured (delay accounting), or both from vmstat, where the
+	 * wait per second on a CPU is r/n - 1 of each saturated
+	 * interval (two runs beside the same busy loops differ by 12%
+	 * in time and not in r: more work, no more contention); a
+	 * measured run against an inferred one only where memory
+	 * pressure says why there was more work */
+	if (x->measured == y->measured || pressure) {
+		o->d[CP_CPU] = cont;
+		o->d[CP_OTHER] = work;
+		o->more_work_s = work;
+		if (work > 0 && pressure) {
+			o->d[CP_SWAP] += work;
+			o->d[CP_OTHER] = 0;
+			o->work_to_swap_s = work;
 		}
 	}
-	/* a modelled disk's time is already split into its mechanism's parts */
-	if (x->modelled || y->modelled)
-		return o->total_s;
+}
+
+/* critpath_diff()'s split of the device's time, class by class: speed
+ * (d[CP_DEVICE]), seeks (d[CP_SEEK]), and the requests' count and size
+ * (mix_s, volume_s). */
+static void diff_device(const struct critpath *x, const struct critpath *y,
+			double scale, struct cp_diff *o)
+{
+	double split = 0, dev;
+
 	/* the device's time (its speed and seeks), class by class: of a class
 	 * in both runs, y's requests at y's cost per request less at x's is
 	 * speed (the part from more far dispatches, at x's far-near
@@ -1805,6 +1807,14 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 	dev = o->d[CP_DEVICE] + o->d[CP_SEEK];
 	o->d[CP_SEEK] = o->seekmix_s;
 	o->d[CP_DEVICE] = dev - o->seekmix_s - (split - o->speed_s - o->seekmix_s);
+}
+
+/* critpath_diff()'s queueing: the part of y's growth that its slower
+ * service brings, and with as many processes sharing each device, what
+ * more time at the device brings, go to the device's parts. */
+static void diff_queue(const struct critpath *x, const struct critpath *y,
+		       struct cp_diff *o)
+{
 	/* queueing behind other processes' I/O grows with the device's
 	 * service time as well as with the sharing: of y's queueing in a class,
 	 * the part that y's I/O would not have waited at x's service time
@@ -1843,15 +1853,21 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 			o->queue_moved_s = q;
 		}
 	}
+}
+
+double critpath_diff(const struct critpath *x, const struct critpath *y,
+		     double scale, struct cp_diff *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (int k = 0; k < CP_NCAT; k++)
+		o->d[k] = y->cat[k] - scale * x->cat[k];
 	o->total_s = y->elapsed_s - scale * x->elapsed_s;
-	if (getenv("IOTAPE_DEBUG_DIFF")) {
-		fprintf(stderr, "speed %.4f seekmix %.4f mix %.4f %.4f volume %.4f "
-			"%.4f work %.4f->swap %.4f\n", o->speed_s, o->seekmix_s,
-			o->mix_s[0], o->mix_s[1], o->volume_s[0], o->volume_s[1],
-			o->more_work_s, o->work_to_swap_s);
-		for (int k = 0; k < CP_NCAT; k++)
-			fprintf(stderr, "final %s %.4f\n", cp_cat_name[k], o->d[k]);
-	}
+	diff_cpu(x, y, scale, o);
+	/* a modelled disk's time is already split into its mechanism's parts */
+	if (x->modelled || y->modelled)
+		return o->total_s;
+	diff_device(x, y, scale, o);
+	diff_queue(x, y, o);
 	return o->total_s;
 }
 
