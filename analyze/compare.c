@@ -682,16 +682,98 @@ void compare_pair_free(struct cmp_pair *p)
 
 /* One comparison of side g against side 0: the question and which side is
  * worse, where the time went, and why (the waterfall of causes). */
+/* The question's lines of pair pr (side g against side 0): the figure in
+ * both, which is worse and by how much (for a rate, also in the worse
+ * run's time), why this figure, and whether the difference is beyond
+ * noise. */
+static void question_text(struct compare *c, struct emit *e, int g,
+			  const struct cmp_pair *pr, const char *bad_name)
+{
+	const struct question *q = &c->q;
+	const struct cmp_side *s0 = &pr->s0, *s1 = &pr->s1;
+	const struct cmp_side *bad = pr->worse ? s1 : s0, *good = pr->worse ? s0 : s1;
+	double big = fmax(fabs(s0->med), fabs(s1->med));
+	char line[1200], v0[48], v1[48], dv[48];
+	int len;
+
+	emit_heading(e, "the question");
+	fmt_value(q, s0->med, big, v0, sizeof(v0));
+	fmt_value(q, s1->med, big, v1, sizeof(v1));
+	fmt_value(q, fabs(pr->diff), big, dv, sizeof(dv));
+	len = snprintf(line, sizeof(line), "%s (%s is better): %s %s, %s %s: ",
+		       q->label, q->lower_better ? "lower" : "higher",
+		       c->gname[0], v0, c->gname[g], v1);
+	if (pr->same_run)
+		snprintf(line + len, sizeof(line) - len, "the same run on both "
+			 "sides, nothing to compare");
+	else if (pr->tie)
+		snprintf(line + len, sizeof(line) - len, "%s", q->duration ?
+			 "they took the same time" : "the same");
+	else {
+		char pct[32] = "from 0";
+		double r = good->med != 0 ? bad->med / good->med : 0;
+		if (good->med != 0 && fabs(r) >= 10)
+			snprintf(pct, sizeof(pct), "%.0fx", fabs(r));
+		else if (good->med != 0)
+			snprintf(pct, sizeof(pct), "%+.1f%%", 100 *
+				 (bad->med - good->med) / fabs(good->med));
+		snprintf(line + len, sizeof(line) - len, "%s is worse by %s (%s)%s",
+			 bad_name, dv, pct, bad == s0 ?
+			 ", so this explains what made " : "");
+	}
+	if (!pr->tie && bad == s0)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 "%s better", c->gname[g]);
+	emit_wrapped(e, line, 2);
+	if (!pr->tie && !q->duration) {
+		snprintf(line, sizeof(line), "in %s's time: %.3f s of its %.3f s "
+			 "(what it lost doing less in the same time)", bad_name,
+			 pr->dtime, c->rf[bad->rep].an.cp.elapsed_s);
+		emit_wrapped(e, line, 2);
+	}
+	snprintf(line, sizeof(line), "(chosen: %s)", q->why);
+	emit_wrapped(e, line, 1);
+	if (pr->same_run || pr->tie)
+		line[0] = 0;
+	else if (pr->sig == 1)
+		snprintf(line, sizeof(line), "significant: %s", pr->test);
+	else if (pr->sig == 0)
+		snprintf(line, sizeof(line), "no significant difference: %s",
+			 pr->test);
+	else if (pr->explained)
+		snprintf(line, sizeof(line), "the causes below account for it; "
+			 "but %s", pr->test);
+	else
+		snprintf(line, sizeof(line), "no significant difference: no cause "
+			 "accounts for it, and %s", pr->test);
+	if (line[0])
+		emit_wrapped(e, line, 2);
+}
+
+/* Each timed command's real time in both runs (dx, dy; the first 8 of
+ * dy's), and the change: "cmd1 ARGV  A s  B s  +D s" (text). */
+static void emit_cmd_times(struct emit *e, const struct rundata *dx,
+			   const struct rundata *dy)
+{
+	for (size_t i = 0; i < dy->ncmd && i < 8; i++)
+		for (size_t k = 0; k < dx->ncmd; k++)
+			if (dx->cmds[k].idx == dy->cmds[i].idx &&
+			    isfinite(dx->cmds[k].real_s) &&
+			    isfinite(dy->cmds[i].real_s))
+				emit_text(e, "  cmd%-2d %-32.32s %8.3f s %8.3f s "
+					  "%+8.3f s\n", dy->cmds[i].idx + 1,
+					  dy->cmds[i].argv, dx->cmds[k].real_s,
+					  dy->cmds[i].real_s,
+					  dy->cmds[i].real_s - dx->cmds[k].real_s);
+}
+
 static void emit_pair(struct compare *c, struct emit *e, int g)
 {
 	const struct question *q = &c->q;
 	struct cmp_pair pr;
 	const struct cmp_side *s0, *s1, *good, *bad;
-	double diff, dtime, scale, rest;
-	int sig, nf, explained, same_run, tie;
-	char line[1200], v0[48], v1[48], dv[48];
-	const char *bad_name, *good_name, *test;
-	struct finding *f;
+	const char *bad_name, *good_name;
+	char line[200];
 
 	compare_pair(c, g, &pr);
 	emit_obj_begin(e, NULL);
@@ -710,20 +792,9 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	good = pr.worse ? s0 : s1;
 	bad_name = c->gname[bad == s1 ? g : 0];
 	good_name = c->gname[bad == s1 ? 0 : g];
-	diff = pr.diff;
-	dtime = pr.dtime;
-	scale = pr.scale;
-	rest = pr.rest;
-	sig = pr.sig;
-	nf = pr.nf;
-	f = pr.f;
-	explained = pr.explained;
-	same_run = pr.same_run;
-	tie = pr.tie;
-	test = pr.test;
 	emit_num(e, "base_value", s0->med);
 	emit_num(e, "value", s1->med);
-	emit_num(e, "difference", diff);
+	emit_num(e, "difference", pr.diff);
 	emit_str(e, "explains", q->key);
 	emit_obj_begin(e, "question");
 	emit_str(e, "figure", q->key);
@@ -734,98 +805,29 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_u64(e, "direction_assumed", (uint64_t)q->assumed);
 	emit_str(e, "chosen", q->why);
 	emit_obj_end(e);
-	emit_str(e, "worse", tie ? NULL : bad_name);
-	emit_str(e, "better", tie ? NULL : good_name);
-	emit_num(e, "difference_s", dtime);
-	emit_num(e, "scale", scale);
-	emit_num(e, "not_explained_s", rest);
-	emit_str(e, "noise_test", test);
+	emit_str(e, "worse", pr.tie ? NULL : bad_name);
+	emit_str(e, "better", pr.tie ? NULL : good_name);
+	emit_num(e, "difference_s", pr.dtime);
+	emit_num(e, "scale", pr.scale);
+	emit_num(e, "not_explained_s", pr.rest);
+	emit_str(e, "noise_test", pr.test);
 	emit_str(e, "verdict", pr.verdict);
-	emit_heading(e, "the question");
-	{
-		double big = fmax(fabs(s0->med), fabs(s1->med));
-		fmt_value(q, s0->med, big, v0, sizeof(v0));
-		fmt_value(q, s1->med, big, v1, sizeof(v1));
-		fmt_value(q, fabs(diff), big, dv, sizeof(dv));
-	}
-	{
-		int len = snprintf(line, sizeof(line), "%s (%s is better): %s %s, "
-				   "%s %s: ", q->label, q->lower_better ? "lower" :
-				   "higher", c->gname[0], v0, c->gname[g], v1);
-		if (same_run)
-			snprintf(line + len, sizeof(line) - len, "the same run on "
-				 "both sides, nothing to compare");
-		else if (tie)
-			snprintf(line + len, sizeof(line) - len, "%s", q->duration ?
-				 "they took the same time" : "the same");
-		else
-		{
-			char pct[32] = "from 0";
-			double r = good->med != 0 ? bad->med / good->med : 0;
-			if (good->med != 0 && fabs(r) >= 10)
-				snprintf(pct, sizeof(pct), "%.0fx", fabs(r));
-			else if (good->med != 0)
-				snprintf(pct, sizeof(pct), "%+.1f%%", 100 *
-					 (bad->med - good->med) / fabs(good->med));
-			snprintf(line + len, sizeof(line) - len, "%s is worse by "
-				 "%s (%s)%s", bad_name, dv, pct, bad == s0 ?
-				 ", so this explains what made " : "");
-		}
-		if (!tie && bad == s0)
-			snprintf(line + strlen(line), sizeof(line) - strlen(line),
-				 "%s better", c->gname[g]);
-	}
-	emit_wrapped(e, line, 2);
-	if (!tie && !q->duration) {
-		snprintf(line, sizeof(line), "in %s's time: %.3f s of its %.3f s "
-			 "(what it lost doing less in the same time)", bad_name,
-			 dtime, c->rf[bad->rep].an.cp.elapsed_s);
-		emit_wrapped(e, line, 2);
-	}
-	snprintf(line, sizeof(line), "(chosen: %s)", q->why);
-	emit_wrapped(e, line, 1);
-	if (same_run || tie)
-		line[0] = 0;
-	else if (sig == 1)
-		snprintf(line, sizeof(line), "significant: %s", test);
-	else if (sig == 0)
-		snprintf(line, sizeof(line), "no significant difference: %s", test);
-	else if (explained)
-		snprintf(line, sizeof(line), "the causes below account for it; "
-			 "but %s", test);
-	else
-		snprintf(line, sizeof(line), "no significant difference: no cause "
-			 "accounts for it, and %s", test);
-	if (line[0])
-		emit_wrapped(e, line, 2);
-	{
-		const struct rundata *dx = &c->rf[s0->rep].an.rd;
-		const struct rundata *dy = &c->rf[s1->rep].an.rd;
-		for (size_t i = 0; i < dy->ncmd && i < 8; i++)
-			for (size_t k = 0; k < dx->ncmd; k++)
-				if (dx->cmds[k].idx == dy->cmds[i].idx &&
-				    isfinite(dx->cmds[k].real_s) &&
-				    isfinite(dy->cmds[i].real_s))
-					emit_text(e, "  cmd%-2d %-32.32s %8.3f s "
-						  "%8.3f s %+8.3f s\n",
-						  dy->cmds[i].idx + 1, dy->cmds[i].argv,
-						  dx->cmds[k].real_s, dy->cmds[i].real_s,
-						  dy->cmds[i].real_s - dx->cmds[k].real_s);
-	}
+	question_text(c, e, g, &pr, bad_name);
+	emit_cmd_times(e, &c->rf[s0->rep].an.rd, &c->rf[s1->rep].an.rd);
 	emit_where(e, &c->rf[s0->rep].an, &c->rf[s1->rep].an);
-	if (tie)
+	if (pr.tie)
 		snprintf(line, sizeof(line), "why: causes by cost");
 	else
 		snprintf(line, sizeof(line), "why %s is worse than %s",
 			 bad_name, good_name);
 	if (strlen(line) > 70)
 		snprintf(line, sizeof(line), "why: causes by cost");
-	finding_emit_waterfall(e, f, nf, line, tie ? 0 : dtime, rest,
-			       "difference", "not explained: outside what the "
-			       "trace and samples tell apart (the workload's "
-			       "own CPU and think time, noise)",
-			       q->duration ? NULL : q->unit,
-			       dtime != 0 ? (bad->med - good->med) / dtime : 0);
+	finding_emit_waterfall(e, pr.f, pr.nf, line, pr.tie ? 0 : pr.dtime,
+			       pr.rest, "difference", "not explained: outside "
+			       "what the trace and samples tell apart (the "
+			       "workload's own CPU and think time, noise)",
+			       q->duration ? NULL : q->unit, pr.dtime != 0 ?
+			       (bad->med - good->med) / pr.dtime : 0);
 	emit_obj_end(e);
 	compare_pair_free(&pr);
 }
