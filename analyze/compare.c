@@ -433,29 +433,14 @@ static void emit_fig(struct emit *e, double v, int sign)
 		emit_text(e, " %6s", "-");
 }
 
-/* Where the time went: matched processes' waited time in x and y. */
-static void emit_where(struct emit *e, const struct an_run *x,
-		       const struct an_run *y)
+/* The families of y paired with x's (ta_pair), then x's unpaired: each
+ * one's waiting, span and change by btt's stage, in pd (up to 512);
+ * sorted by the change. Returns how many. */
+static int where_rows(const struct pwait *px, int nx, const struct pwait *py,
+		      int ny, struct pdiff *pd)
 {
-	struct pwait *px = xcalloc(256, sizeof(*px)), *py = xcalloc(256, sizeof(*py));
-	struct pdiff *pd = xcalloc(512, sizeof(*pd));
-	int nx = proc_waits(x, px, 256), ny = proc_waits(y, py, 256), nd = 0;
-	/* without completions, no stage of either run is measured */
-	int staged = completions_of(x) && completions_of(y);
-
-	/* neither run traced a process (pasted times, a vmstat log): no
-	 * section, an empty "where" in JSON */
-	if (!nx && !ny) {
-		emit_arr_begin(e, "where");
-		emit_arr_end(e);
-		free(px);
-		free(py);
-		free(pd);
-		return;
-	}
-
 	const struct ta_pkey *kx[256], *ky[256];
-	int pair[256], paired[256] = { 0 };
+	int pair[256], paired[256] = { 0 }, nd = 0;
 
 	for (int k = 0; k < nx; k++)
 		kx[k] = &px[k].k;
@@ -490,7 +475,93 @@ static void emit_where(struct emit *e, const struct an_run *x,
 				d->d[s] = -px[k].st[s];
 		}
 	qsort(pd, (size_t)nd, sizeof(*pd), cmp_pdiff);
+	return nd;
+}
+
+/* One family's row: JSON members, and in text (the first 10) the key in kw
+ * columns (a longer one on its own line) and the eight figures. staged: the
+ * stages were measured in both runs. */
+static void where_row(struct emit *e, const struct pdiff *d, int i, int kw,
+		      int staged)
+{
+	emit_obj_begin(e, NULL);
+	emit_str(e, "process", d->key);
+	/* paired by kind (ta_pair) when the keys differ */
+	if (d->both)
+		emit_str(e, "base_process", d->xkey);
+	emit_num(e, "base_span_s", d->sx);
+	emit_num(e, "span_s", d->sy);
+	emit_num(e, "base_waited_s", d->wx);
+	emit_num(e, "waited_s", d->wy);
+	for (int s = 0; s < TA_NSTAGE; s++) {
+		char k[16];
+		snprintf(k, sizeof(k), "%s_change_s", ta_stage_name[s]);
+		for (char *p = k; *p; p++)
+			*p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+		emit_num(e, k, staged ? d->d[s] : NAN);
+	}
+	emit_obj_end(e);
+	if (i >= 10)
+		return;
+	if ((int)strlen(d->key) > kw)
+		emit_text(e, "%s\n%*s", d->key, kw, "");
+	else
+		emit_text(e, "%-*s", kw, d->key);
+	emit_fig(e, d->sx, 0);
+	emit_fig(e, d->sy, 0);
+	emit_fig(e, d->wx, 0);
+	emit_fig(e, d->wy, 0);
+	emit_fig(e, staged ? d->d[TA_Q2G] + d->d[TA_Q2M] : NAN, 1);
+	emit_fig(e, staged ? d->d[TA_G2I] : NAN, 1);
+	emit_fig(e, staged ? d->d[TA_I2D] : NAN, 1);
+	emit_fig(e, staged ? d->d[TA_D2C] : NAN, 1);
+	emit_text(e, "\n");
+}
+
+/* The sentence under the table of the family that moved most (d): how
+ * much of its span's change was waiting on I/O, in which stage, and how
+ * much was outside the block layer. */
+static void where_sentence(struct emit *e, const struct pdiff *d)
+{
+	char line[600], buf[1200];
+	int top = 0;
+	double dw = d->wy - d->wx, ds = d->sy - d->sx;
+
+	for (int s = 1; s < TA_NSTAGE; s++)
+		if (fabs(d->d[s]) > fabs(d->d[top]))
+			top = s;
+	snprintf(line, sizeof(line), "%s's span %s %.3f s: its waiting on I/O "
+		 "%s %.3f s (%s %+.3f s), the rest %+.3f s outside the block "
+		 "layer (CPU, think time, page cache hits)", d->key,
+		 ds >= 0 ? "grew" : "shrank", fabs(ds), dw >= 0 ? "grew" :
+		 "shrank", fabs(dw),
+		 /* TA_I2D holds btt's I2D and M2D */
+		 top == TA_I2D ? "I2D+M2D" : ta_stage_name[top], d->d[top],
+		 ds - dw);
+	wrap_indent(line, 78, 2, buf, sizeof(buf));
+	emit_text(e, "%s\n", buf);
+}
+
+/* Where the time went: matched processes' waited time in x and y. */
+static void emit_where(struct emit *e, const struct an_run *x,
+		       const struct an_run *y)
+{
+	struct pwait *px = xcalloc(256, sizeof(*px)), *py = xcalloc(256, sizeof(*py));
+	struct pdiff *pd = xcalloc(512, sizeof(*pd));
+	int nx = proc_waits(x, px, 256), ny = proc_waits(y, py, 256), nd = 0;
+	/* without completions, no stage of either run is measured */
+	int staged = completions_of(x) && completions_of(y);
+	int kw = 7;
+
+	/* neither run traced a process (pasted times, a vmstat log): no
+	 * section, an empty "where" in JSON */
+	if (nx || ny)
+		nd = where_rows(px, nx, py, ny, pd);
 	emit_arr_begin(e, "where");
+	if (!nd) {
+		emit_arr_end(e);
+		goto out;
+	}
 	emit_heading(e, "where the time went");
 	{
 		/* the run names whole (up to 255 bytes each), the caption
@@ -509,7 +580,6 @@ static void emit_where(struct emit *e, const struct an_run *x,
 	/* the key column as wide as the keys shown, up to what leaves the
 	 * eight figures (7 columns each) in 80; a longer key, whole on its
 	 * own line, the figures under it: a cut key could name two rows */
-	int kw = 7;
 	for (int i = 0; i < nd && i < 10; i++)
 		if ((int)strlen(pd[i].key) > kw)
 			kw = (int)strlen(pd[i].key);
@@ -517,61 +587,13 @@ static void emit_where(struct emit *e, const struct an_run *x,
 		kw = 80 - 8 * 7;
 	emit_text(e, "%-*s %6s %6s %6s %6s %6s %6s %6s %6s\n", kw, "process",
 		  "span", "this", "waited", "this", "Q2G+M", "G2I", "I2D+M", "D2C");
-	for (int i = 0; i < nd; i++) {
-		struct pdiff *d = &pd[i];
-		emit_obj_begin(e, NULL);
-		emit_str(e, "process", d->key);
-		/* paired by kind (ta_pair) when the keys differ */
-		if (d->both)
-			emit_str(e, "base_process", d->xkey);
-		emit_num(e, "base_span_s", d->sx);
-		emit_num(e, "span_s", d->sy);
-		emit_num(e, "base_waited_s", d->wx);
-		emit_num(e, "waited_s", d->wy);
-		for (int s = 0; s < TA_NSTAGE; s++) {
-			char k[16];
-			snprintf(k, sizeof(k), "%s_change_s", ta_stage_name[s]);
-			for (char *p = k; *p; p++)
-				*p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
-			emit_num(e, k, staged ? d->d[s] : NAN);
-		}
-		emit_obj_end(e);
-		if (i >= 10)
-			continue;
-		if ((int)strlen(d->key) > kw)
-			emit_text(e, "%s\n%*s", d->key, kw, "");
-		else
-			emit_text(e, "%-*s", kw, d->key);
-		emit_fig(e, d->sx, 0);
-		emit_fig(e, d->sy, 0);
-		emit_fig(e, d->wx, 0);
-		emit_fig(e, d->wy, 0);
-		emit_fig(e, staged ? d->d[TA_Q2G] + d->d[TA_Q2M] : NAN, 1);
-		emit_fig(e, staged ? d->d[TA_G2I] : NAN, 1);
-		emit_fig(e, staged ? d->d[TA_I2D] : NAN, 1);
-		emit_fig(e, staged ? d->d[TA_D2C] : NAN, 1);
-		emit_text(e, "\n");
-	}
+	for (int i = 0; i < nd; i++)
+		where_row(e, &pd[i], i, kw, staged);
 	emit_arr_end(e);
-	if (nd && pd[0].both && staged && isfinite(pd[0].sx) &&
-	    isfinite(pd[0].sy) && fmax(fabs(pd[0].wy - pd[0].wx), fabs(pd[0].sy - pd[0].sx)) >= 0.001) {
-		char line[600], buf[1200];
-		int top = 0;
-		double dw = pd[0].wy - pd[0].wx, ds = pd[0].sy - pd[0].sx;
-		for (int s = 1; s < TA_NSTAGE; s++)
-			if (fabs(pd[0].d[s]) > fabs(pd[0].d[top]))
-				top = s;
-		snprintf(line, sizeof(line), "%s's span %s %.3f s: its waiting on "
-			 "I/O %s %.3f s (%s %+.3f s), the rest %+.3f s outside the "
-			 "block layer (CPU, think time, page cache hits)", pd[0].key,
-			 ds >= 0 ? "grew" : "shrank", fabs(ds), dw >= 0 ? "grew" :
-			 "shrank", fabs(dw),
-			 /* TA_I2D holds btt's I2D and M2D */
-			 top == TA_I2D ? "I2D+M2D" : ta_stage_name[top], pd[0].d[top],
-			 ds - dw);
-		wrap_indent(line, 78, 2, buf, sizeof(buf));
-		emit_text(e, "%s\n", buf);
-	}
+	if (pd[0].both && staged && isfinite(pd[0].sx) && isfinite(pd[0].sy) &&
+	    fmax(fabs(pd[0].wy - pd[0].wx), fabs(pd[0].sy - pd[0].sx)) >= 0.001)
+		where_sentence(e, &pd[0]);
+out:
 	free(px);
 	free(py);
 	free(pd);
