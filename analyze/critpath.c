@@ -1109,9 +1109,16 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		 * idle */
 		if (v && isfinite(v->r) && isfinite(v->id) &&
 		    (v->id < 10 || v->r >= (ncpu > 0 ? ncpu : 1) + 2)) {
-			double r = v->r > 1 ? v->r : 1;
+			/* the tasks other than the sampler itself (r - 1)
+			 * share the CPUs that were busy (n less the idle
+			 * share: tasks pinned to one of two CPUs share one):
+			 * each waits 1 - busy/(r - 1) of its time */
 			int n = ncpu > 0 ? ncpu : 1;
-			fc = r > n ? 1 - n / r : 0;
+			double r = v->r - 1 > 1 ? v->r - 1 : 1;
+			double busy = n * (1 - fmin(fmax(v->id, 0), 100) / 100);
+			if (busy < 1)
+				busy = 1;
+			fc = r > busy ? 1 - busy / r : 0;
 		}
 		/* blocked (procs_blocked: tasks in I/O wait, counted also when
 		 * the CPUs are busy, unlike wa) first: a blocked task is not
