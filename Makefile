@@ -208,7 +208,8 @@ fuzz: deps
 		echo "  FUZZ  build-fuzz/fuzz_$$f"; \
 		clang -std=gnu11 -g -O1 -I. -D_GNU_SOURCE \
 			-fsanitize=fuzzer,address,undefined \
-			-o build-fuzz/fuzz_$$f tests/fuzz/fuzz_$$f.c $(FUZZ_LIB) || exit 1; \
+			-o build-fuzz/fuzz_$$f tests/fuzz/fuzz_$$f.c $(FUZZ_LIB) \
+			-lnettle || exit 1; \
 	done
 	$(Q)bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZERS)
 

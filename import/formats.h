@@ -8,13 +8,17 @@
  *     (declared below) producing the records of this header;
  *  2. add one row to import_formats[] in import/formats.c (the Makefile
  *     builds every .c of import/, and its FUZZ_LIB each fmt_ file);
- *  3. fixtures written from the format's documented layout by
+ *  3. tests: fixtures written from the format's documented layout by
  *     tests/fixtures/make-import-fixtures.py (never a copy of a real file:
- *     cite real ones in tests/fixtures/README.md and read them from
- *     ../shared/corpus or $IOTAPE_INTEROP_DIR), a bad one, a libFuzzer harness in
- *     tests/fuzz/ (the Makefile's FUZZERS), its mapping in docs/IMPORT.md,
- *     a line in the README's format table; `iotape import --help` lists the
- *     rows itself. */
+ *     cite real ones in tests/fixtures/README.md, which describes each
+ *     fixture, and read them from ../shared/corpus or $IOTAPE_INTEROP_DIR),
+ *     a good one and a bad one; a case of each in tests/unit/test_formats.c
+ *     and tests/cli/t_import_formats.sh; a libFuzzer harness
+ *     tests/fuzz/fuzz_NAME.c, its name in the Makefile's FUZZERS and its
+ *     seeds in tests/fuzz/run.sh;
+ *  4. docs: its mapping in docs/IMPORT.md, a row in docs/GUIDE.md's format
+ *     table and in docs/iotape.md's import table (the man page); `iotape
+ *     import --help` lists the rows itself. */
 #ifndef IOTAPE_FORMATS_H
 #define IOTAPE_FORMATS_H
 

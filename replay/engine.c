@@ -31,6 +31,22 @@ const struct replay_engine_ops *engine_find(const char *name)
 	return NULL;
 }
 
+const char *engine_names(char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(all) && o < len; i++) {
+		int k = snprintf(buf + o, len - o, "%s%s", i ? ", " : "",
+				 all[i]->name);
+		if (k < 0)
+			break;
+		o += (size_t)k;
+	}
+	return buf;
+}
+
 const struct replay_engine_ops *engine_serving(const char *path)
 {
 	for (size_t i = 0; path && i < ARRAY_SIZE(all); i++)

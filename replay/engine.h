@@ -134,6 +134,10 @@ extern const struct replay_engine_ops engine_model_ops;
 /* The engine named name ("io_uring", "sync", "null", "model"), or NULL. */
 const struct replay_engine_ops *engine_find(const char *name);
 
+/* The engines' names, ", " between them, in buf (len bytes, cut if
+ * short): for messages, so that no other file lists them. Returns buf. */
+const char *engine_names(char *buf, size_t len);
+
 /* The engine that serves the target path itself (its serves() says so),
  * or NULL: a file or a device (or path NULL). */
 const struct replay_engine_ops *engine_serving(const char *path);

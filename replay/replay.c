@@ -387,8 +387,9 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 	if (load_source(c, err, errlen))
 		return -1;
 	if (!engine_find(engine)) {
-		snprintf(err, errlen, "unknown --engine '%s' (io_uring, sync, null)",
-			 engine);
+		char names[128];
+		snprintf(err, errlen, "unknown --engine '%s' (%s)", engine,
+			 engine_names(names, sizeof(names)));
 		return -1;
 	}
 	if (map_devices(c, err, errlen) || open_targets(c, err, errlen))

@@ -46,7 +46,8 @@ struct replay_opts {
 	double scale;               /* 0 afap, 1 original, X: X times as fast */
 	unsigned depth;             /* 0: the most the source had in flight */
 	int single_stream;          /* --streams single */
-	const char *engine;         /* "io_uring" (NULL), "sync", "null" */
+	const char *engine;         /* an engine's name (engine_find());
+				     * NULL: io_uring */
 	uint64_t offset;            /* sectors added to every position */
 	int wrap, allow_write, trace, json, quiet;
 	const char *sig_ok;         /* --overwrite-signature TYPE: with

@@ -5,7 +5,23 @@
  * end's business). Never prints and never exits: functions return 0 (or 1
  * for "yes" / "a row") or a negative code and leave a one-line message in
  * store_errmsg(). Times are int64 ns; sectors are 512 bytes; dev is
- * major << 20 | minor. The schema lives in schema/NNN_*.sql. */
+ * major << 20 | minor. The schema lives in schema/NNN_*.sql.
+ *
+ * Adding a table (or a column):
+ *  1. schema/NNN_NAME.sql, the next number, written once for both dialects
+ *     (schema/embed.sh -d: `-- sqlite:` and `-- postgresql:` lines where
+ *     they must differ), with CREATE ... IF NOT EXISTS (tests fake an older
+ *     store by lowering its version); for PostgreSQL, a table that holds a
+ *     machine's rows gets row-level security and a new iotape_grant() (it
+ *     names the tables); the Makefile embeds every .sql of schema/;
+ *  2. STORE_SCHEMA_VERSION below, and the API calls of it in this header,
+ *     their statements in the store_*.c of their kind (store_runs.c: a
+ *     run's own rows), once for both drivers;
+ *  3. where the table holds a run's rows: store_copy.c (push and pull carry
+ *     it), PG_TABLES in store_pg.c (vacuum), and the README's list of the
+ *     tables Citus distributes;
+ *  4. a case in tests/unit/test_store.c (it runs on both drivers).
+ * Nothing else: commands and analyses reach it through the API. */
 #ifndef IOTAPE_STORE_H
 #define IOTAPE_STORE_H
 
