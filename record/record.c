@@ -713,18 +713,38 @@ int record_run(const struct record_opts *o)
 	return rc ? -1 : 0;
 }
 
+/* 1 when process pid runs `... record ...` (its command line's first
+ * argument is "record"): the recorder, whatever its binary is called (an
+ * installed iotape, a copy), not a process that took a stale pid. */
+static int is_recorder(long pid)
+{
+	char path[64], buf[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* argv[0], then argv[1] after its NUL */
+	return strlen(buf) + 1 < (size_t)n && !strcmp(buf + strlen(buf) + 1, "record");
+}
+
 int record_signal_save(const char *state_dir)
 {
-	char path[512], buf[64], comm[64];
+	char path[512], buf[64];
 	long pid;
 
 	snprintf(path, sizeof(path), "%s/record.pid", state_dir);
 	if (sysfs_read(path, buf, sizeof(buf)))
 		return error("no recorder is running (no '%s')", path);
 	pid = strtol(buf, NULL, 10);
-	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	if (pid <= 0 || sysfs_read(path, comm, sizeof(comm)) ||
-	    strncmp(comm, "iotape", 6))
+	if (pid <= 0 || !is_recorder(pid))
 		return error("no recorder is running (pid %ld in '%s/record.pid' is "
 			     "gone)", pid, state_dir);
 	if (kill((pid_t)pid, SIGUSR1) < 0)
