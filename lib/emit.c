@@ -7,9 +7,9 @@
 
 void emit_init(struct emit *e, FILE *fp, int json)
 {
+	memset(e, 0, sizeof(*e));
 	e->fp = fp;
 	e->json = json;
-	e->depth = 0;
 	e->first[0] = 1;
 }
 
