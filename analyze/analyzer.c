@@ -15,7 +15,7 @@
 
 const struct analyzer *const analyzers[] = {
 	&an_seek, &an_fairness, &an_queue, &an_readahead, &an_writeback,
-	&an_swap, &an_cpu, &an_throttle, &an_device, &an_refault,
+	&an_swap, &an_cpu, &an_throttle, &an_device, &an_refault, &an_volume,
 };
 const int n_analyzers = (int)ARRAY_SIZE(analyzers);
 
@@ -410,7 +410,10 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 			       "dispatches seeking farther (each class's time at "
 			       "the other run's seek distances, btt's bands)",
 			       d.seekmix_s);
-		if (a->mix_cost)
+		if (a->mix_cost && a->mix_how)
+			FD_CAT(f, how, "%s%s: %.3f s", f->how[0] ? "; " : "",
+			       a->mix_how, a->mix_cost(&d));
+		else if (a->mix_cost)
 			FD_CAT(f, how, "%sthe part of the device's difference "
 			       "from the reads' count and size, class by class "
 			       "(mean read %.1f KiB in %s, %.1f KiB in %s): %.3f s",

@@ -67,6 +67,9 @@ struct analyzer {
 	 * requests' count and size (critpath_diff()'s mix) it claims, given
 	 * the runs' difference d; NULL: none. */
 	double (*mix_cost)(const struct cp_diff *d);
+	/* What mix_cost measures, for the finding's "how" (NULL: the reads'
+	 * count and size, class by class, with the mean read of each run). */
+	const char *mix_how;
 	/* 1: its categories are a cause only between runs (in one run they
 	 * are the workload's own time) */
 	int compare_only;
@@ -80,7 +83,8 @@ struct analyzer {
 };
 
 extern const struct analyzer an_seek, an_fairness, an_swap, an_writeback,
-	an_readahead, an_queue, an_cpu, an_throttle, an_device, an_refault;
+	an_readahead, an_queue, an_cpu, an_throttle, an_device, an_refault,
+	an_volume;
 
 /* The table, in the order their numbers are printed. */
 extern const struct analyzer *const analyzers[];

@@ -1,7 +1,8 @@
 # t_explain.sh: the explanation on real captures (iotape capture, loop
 # devices), checked for what holds on a busy machine too: planted causes
 # (fairness: a reader in bfq's idle class, where the kernel has bfq;
-# readahead: read_ahead_kb 8 vs 512; writeback: 120 MB of dirty data on a
+# readahead: read_ahead_kb 8 vs 512; volume: a reader of three times the
+# bytes (compare only); writeback: 120 MB of dirty data on a
 # 60 MB/s disk left unwritten through a pause before a sync, or written back
 # in it by a background sync; swap: 300 MB through a 128 MB memory cgroup) are among
 # the causes of report of the changed run and of compare of the repeats as
@@ -143,6 +144,27 @@ planted readahead ra-512 ra-8
 "$IOTAPE" report --db "$db" --json ra-8.1 |
 	jq -r '.findings[] | select(.analyzer == "readahead") | .title' | grep -q "in 8 KiB requests" &&
 	ok "readahead: names the request size" || not_ok "readahead: names the request size"
+
+# ---- volume: the same reader of 64 MiB or 192 MiB (direct I/O on B) -----------
+# compare only (a run alone is the workload itself): more bytes at the same
+# cost per byte are the volume's, not the device's
+for i in 1 2; do
+	cap --run "vol-64.$i" -d "/dev/$B" \
+		--cmd "dd if=/dev/$B of=/dev/null bs=64k count=1024 iflag=direct"
+	cap --run "vol-192.$i" -d "/dev/$B" \
+		--cmd "dd if=/dev/$B of=/dev/null bs=64k count=3072 iflag=direct"
+done
+# (asked about the time: dd's own result is its rate, the same in both)
+"$IOTAPE" compare --db "$db" --json --metric cmd1_real_s --group-by "vol-64.*,vol-192.*" \
+	"vol-64.*" "vol-192.*" > "$t/volume.json"
+check_eq "volume: the first cause in compare of three times the bytes" volume \
+	"$(jq -r '[.comparisons[0].findings[] | select(.cause == 1)][0].analyzer // "-"' "$t/volume.json")"
+check_eq "volume: the waterfall adds up, no cause over the difference" "sum bounded" \
+	"$(addsup "$t/volume.json")"
+"$IOTAPE" report --db "$db" --json vol-192.1 |
+	jq -e '[.findings[] | select(.analyzer == "volume" and .cause == 1)] | length == 0' > /dev/null &&
+	ok "volume: no cause in a report of one run (the workload itself)" ||
+	not_ok "volume: no cause in a report of one run (the workload itself)"
 
 # ---- writeback: dirty data, a pause, then sync ---------------------------------
 # 120 MB written and synced after a 1.5 s pause on ext4 over a disk that

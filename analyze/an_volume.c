@@ -1,0 +1,101 @@
+/* volume: the workload did more I/O. In one run it is the workload itself
+ * (no cause); between two runs, the part of the device's difference from
+ * more bytes at the better run's cost per byte, and, where readahead does
+ * not claim it (reads no smaller), from more requests for the bytes
+ * (critpath_diff()'s volume and mix: a shift-share split, Kitagawa 1955).
+ * A writer added beside a reader, a kernel writing more metadata, a job
+ * reading twice what it read before. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analyze/analyzer.h"
+#include "lib/emit.h"
+#include "lib/util.h"
+
+struct vol_state {
+	double mb[2], n[2];          /* [read, write]: MB and bios */
+};
+
+static void *vol_build(const struct an_run *r)
+{
+	const struct rundata *rd = &r->rd;
+	struct vol_state *s;
+
+	if (!rd->n)
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	/* the run's bios with data (discards apart) */
+	for (size_t i = 0; i < rd->n; i++) {
+		uint32_t fl = rundata_flags(rd, i), b = rundata_bytes(rd, i);
+		int dir = (fl & AN_WRITE) != 0;
+		if (!b || (fl & AN_DISCARD))
+			continue;
+		s->mb[dir] += b / 1e6;
+		s->n[dir]++;
+	}
+	return s;
+}
+
+static int vol_finding(const struct an_run *r, const void *state,
+		       struct finding *f)
+{
+	const struct vol_state *s = state;
+
+	snprintf(f->title, sizeof(f->title), "volume: %.1f MB read in %.0f bios, "
+		 "%.1f MB written in %.0f", s->mb[0], s->n[0], s->mb[1], s->n[1]);
+	FD_CAT(f, evidence, "the run's bios with data: %.1f MB read in %.0f, "
+	       "%.1f MB written in %.0f", s->mb[0], s->n[0], s->mb[1], s->n[1]);
+	f->conf = FD_NONE;
+	FD_CAT(f, why, "the workload's own I/O: a cause only against another "
+	       "run");
+	f->lo_s = 0;
+	f->hi_s = r->cp.elapsed_s;
+	return 1;
+}
+
+/* In compare: more bytes at the better run's cost per byte, and more
+ * requests for the bytes where the reads did not get smaller (readahead's
+ * part then) */
+static double vol_mix(const struct cp_diff *d)
+{
+	double c = d->volume_s[0] + d->volume_s[1] + d->mix_s[1];
+
+	if (!(d->mean_kb[1][0] < 0.8 * d->mean_kb[0][0]))
+		c += d->mix_s[0];
+	return c;
+}
+
+static void vol_emit(struct emit *e, const void *state)
+{
+	const struct vol_state *s = state;
+
+	emit_num(e, "read_mb", s->mb[0]);
+	emit_num(e, "read_bios", s->n[0]);
+	emit_num(e, "write_mb", s->mb[1]);
+	emit_num(e, "write_bios", s->n[1]);
+}
+
+static void vol_release(void *state)
+{
+	free(state);
+}
+
+const struct analyzer an_volume = {
+	.name = "volume",
+	.build = vol_build,
+	.finding = vol_finding,
+	.emit = vol_emit,
+	.release = vol_release,
+	.mix_cost = vol_mix,
+	.mix_how = "the part of the device's difference from more bytes at "
+		   "the better run's cost per byte, and from more requests for "
+		   "them where the reads did not get smaller, class by class "
+		   "(direction and size)",
+	.compare_only = 1,
+	.definitions =
+"volume: the run's bios with data, MB and count by direction. In compare,\n"
+"  the part of the device's difference from more bytes at the better run's\n"
+"  cost per byte, and from more requests for them where the reads did not\n"
+"  get smaller (readahead's part then); in one run the workload itself.\n",
+};
