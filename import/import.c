@@ -180,6 +180,97 @@ static int save_stats(struct store *st, int64_t run, const struct input_stats *i
 	return rc;
 }
 
+/* The run input goes into: named name, else after the input (or
+ * o->name_base) and free in the store (into runname, len bytes); made,
+ * with its summary counted in o->sums, into c->run. Returns 0 or the
+ * store's error. */
+static int import_run_start(struct store *st, const struct import_opts *o,
+			    const char *input, const char *name,
+			    struct import_ctx *c, char *runname, size_t len)
+{
+	char abspath[PATH_MAX];
+	struct run_info ri = { 0 };
+	int rc;
+
+	if (name)
+		snprintf(runname, len, "%s", name);
+	else {
+		char base[200];
+		import_run_name(o->name_base ? o->name_base : input, "run", base,
+				sizeof(base));
+		if ((rc = store_run_free_name(st, base, runname, len)))
+			return rc;
+	}
+	ri.name = runname;
+	ri.kind = "import";
+	ri.source = o->source ? o->source
+			      : realpath(input, abspath) ? abspath : input;
+	if ((rc = store_run_create(st, &ri, &c->run)) ||
+	    (rc = run_summaries_open(o->sums, st, c->run)))
+		return rc;
+	return 0;
+}
+
+/* --again not given (o->once): an input whose SHA-256 a run already holds
+ * is refused, naming the run. Returns 0, -EEXIST, or the store's error
+ * (either said in err; label: the input as the user gave it). */
+static int import_check_once(struct store *st, const struct import_opts *o,
+			     const struct input_stats *is, const char *label,
+			     char *err, size_t errlen)
+{
+	char other[256];
+	int64_t id;
+	int rc;
+
+	if (!o->once)
+		return 0;
+	rc = store_run_find_input(st, is->sha256, &id, other, sizeof(other));
+	if (rc < 0) {
+		import_store_error(st, label, err, errlen);
+		return rc;
+	}
+	if (rc) {
+		snprintf(err, errlen, "%s: already imported as run '%s' (id %"
+			 PRId64 ", the same SHA-256); give --again to "
+			 "import it again", label, other, id);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* What the trace's run holds besides its events: its devices, the
+ * reader's and stitcher's counts, the CPUs seen, the trace's wall clock,
+ * its format and SHA-256; then the run is complete. Returns 0 or the
+ * store's error. */
+static int import_run_finish(struct store *st, struct import_ctx *c,
+			     const struct input_stats *is)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < c->ndev && !rc; i++)
+		rc = store_device_add(st, c->run, c->devs[i], NULL, 0, "data");
+	if (!rc)
+		rc = save_stats(st, c->run, is, stitch_stats(c->stitch));
+	if (!rc && c->cpus)
+		rc = stat_u64(st, c->run, "cpus_seen", c->cpus);
+	if (!rc && c->have_wall) {
+		/* for aligning wall-clock logs (vmstat -t) with the trace */
+		char v[32];
+		snprintf(v, sizeof(v), "%" PRId64, c->wall_ns);
+		rc = store_stat_set(st, c->run, "trace.wall_ns", v);
+		snprintf(v, sizeof(v), "%" PRId64, c->wall_at_ns);
+		if (!rc)
+			rc = store_stat_set(st, c->run, "trace.wall_at_ns", v);
+	}
+	if (!rc)
+		rc = store_run_set_format(st, c->run, is->format, is->big_endian);
+	if (!rc && is->sha256[0])
+		rc = store_run_set(st, c->run, "input_sha256", is->sha256);
+	if (!rc)
+		rc = store_run_finish(st, c->run, "complete", c->genesis);
+	return rc;
+}
+
 /* import_one() on input, a file the readers can map or seek (the input
  * itself or its spool file); o->label, o->source and o->name_base say what
  * the user gave. */
@@ -194,8 +285,7 @@ static int import_path(struct store *st, const struct import_opts *o,
 	const char *label = o->label ? o->label : input;
 	struct input_stats is;
 	struct read_job job;
-	char runname[256], abspath[PATH_MAX];
-	struct run_info ri = { 0 };
+	char runname[256];
 	int64_t first_id;
 	int rc, wrc;
 	const struct import_format *fmt = import_format_sniff_file(input);
@@ -206,21 +296,8 @@ static int import_path(struct store *st, const struct import_opts *o,
 		return import_capture_rows(st, o, input, name, run_out, err, errlen);
 	if (vmstat_text_sniff_file(input))
 		return import_vmstat_log(st, o, input, name, run_out, err, errlen);
-	if (name)
-		snprintf(runname, sizeof(runname), "%s", name);
-	else {
-		char base[200];
-		import_run_name(o->name_base ? o->name_base : input, "run", base,
-				sizeof(base));
-		if ((rc = store_run_free_name(st, base, runname, sizeof(runname))))
-			goto store_err;
-	}
-	ri.name = runname;
-	ri.kind = "import";
-	ri.source = o->source ? o->source
-			      : realpath(input, abspath) ? abspath : input;
-	if ((rc = store_run_create(st, &ri, &c.run)) ||
-	    (rc = run_summaries_open(o->sums, st, c.run)))
+	if ((rc = import_run_start(st, o, input, name, &c, runname,
+				   sizeof(runname))))
 		goto store_err;
 	if ((rc = store_next_request_id(st, &first_id)))
 		goto store_err;
@@ -243,20 +320,8 @@ static int import_path(struct store *st, const struct import_opts *o,
 			import_store_error(st, label, err, errlen);
 		goto out;
 	}
-	if (o->once) {
-		char other[256];
-		int64_t id;
-		rc = store_run_find_input(st, is.sha256, &id, other, sizeof(other));
-		if (rc < 0)
-			goto store_err;
-		if (rc) {
-			snprintf(err, errlen, "%s: already imported as run '%s' (id %"
-				 PRId64 ", the same SHA-256); give --again to "
-				 "import it again", label, other, id);
-			rc = -EEXIST;
-			goto out;
-		}
-	}
+	if ((rc = import_check_once(st, o, &is, label, err, errlen)))
+		goto out;
 	if (is.records == 0) {
 		snprintf(err, errlen, "%s: offset 0: no complete record (%llu bytes "
 			 "cut short)", label, (unsigned long long)is.truncated_bytes);
@@ -271,28 +336,7 @@ static int import_path(struct store *st, const struct import_opts *o,
 			"counted as latencies", label,
 			(unsigned long long)stitch_stats(c.stitch)->clock_jumps,
 			(unsigned long long)stitch_stats(c.stitch)->jump_abandoned);
-	for (size_t i = 0; i < c.ndev && !rc; i++)
-		rc = store_device_add(st, c.run, c.devs[i], NULL, 0, "data");
-	if (!rc)
-		rc = save_stats(st, c.run, &is, stitch_stats(c.stitch));
-	if (!rc && c.cpus)
-		rc = stat_u64(st, c.run, "cpus_seen", c.cpus);
-	if (!rc && c.have_wall) {
-		/* for aligning wall-clock logs (vmstat -t) with the trace */
-		char v[32];
-		snprintf(v, sizeof(v), "%" PRId64, c.wall_ns);
-		rc = store_stat_set(st, c.run, "trace.wall_ns", v);
-		snprintf(v, sizeof(v), "%" PRId64, c.wall_at_ns);
-		if (!rc)
-			rc = store_stat_set(st, c.run, "trace.wall_at_ns", v);
-	}
-	if (!rc)
-		rc = store_run_set_format(st, c.run, is.format, is.big_endian);
-	if (!rc && is.sha256[0])
-		rc = store_run_set(st, c.run, "input_sha256", is.sha256);
-	if (!rc)
-		rc = store_run_finish(st, c.run, "complete", c.genesis);
-	if (rc)
+	if ((rc = import_run_finish(st, &c, &is)))
 		goto store_err;
 	if (run_out)
 		*run_out = c.run;

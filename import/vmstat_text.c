@@ -595,6 +595,90 @@ static int data_row(struct parser *p, char **tok, int n, uint64_t line,
 	return fn(ctx, &row);
 }
 
+/* A time line (bash's time, /usr/bin/time) in tok: counted, and handed to
+ * p->opts->time_line (*rc its answer) when it is a command's own, with its
+ * line number, the rows before it and a pending GNU time status. Returns
+ * 1 when tok was one, 0 when not. */
+static int take_time_line(struct parser *p, char **tok, int n, uint64_t line,
+			  void *ctx, int *rc)
+{
+	struct vmstat_time_line tl;
+	int k = time_line(tok, n, &tl, &p->time_status);
+
+	if (!k)
+		return 0;
+	p->info->time_lines++;
+	if (k == 1 && p->opts->time_line) {
+		tl.line = line;
+		tl.rows_before = p->info->rows;
+		tl.status = p->time_status;
+		p->time_status = 0;
+		*rc = p->opts->time_line(ctx, &tl);
+	}
+	return 1;
+}
+
+/* A line of no kind vmstat writes (tok[0] its first word): before the
+ * first header a prompt or note, skipped (*first_text: the first; at most
+ * PREAMBLE_MAX, *preamble counts them), else not vmstat output. Returns 0
+ * to go on, or -EINVAL with the message in p's err. */
+static int other_line(struct parser *p, char **tok, uint64_t line,
+		      uint64_t *first_text, int *preamble)
+{
+	if (!p->ncol && !all_digits(tok[0])) {
+		/* a prompt or note before the first header */
+		if (!*first_text)
+			*first_text = line;
+		p->info->skipped_lines++;
+		if (++*preamble > PREAMBLE_MAX)
+			return fail(p, *first_text, "not vmstat output (no "
+				    "'r  b  swpd  free ...' header in the "
+				    "first %d lines)", PREAMBLE_MAX);
+		return 0;
+	}
+	if (!p->ncol)
+		return fail(p, line, "not vmstat output (numbers before any "
+			    "'r  b  swpd  free ...' header)");
+	return fail(p, line, "not vmstat output: '%.60s' after the "
+		    "header at line %d", tok[0], p->header_line);
+}
+
+/* At the end of fp (path; lines lines read, first_text the first line
+ * that was not vmstat's): a read error, a header cut in half or no header
+ * at all is an error; else the last invocation's check closed and the
+ * figures of the whole file in p->info (invocations, frozen memory, the
+ * timestamps' step). Returns 0, -errno (a read error) or -EINVAL, with the
+ * message in p's err. */
+static int read_end(struct parser *p, FILE *fp, const char *path,
+		    uint64_t line, uint64_t first_text)
+{
+	struct vmstat_text_info *info = p->info;
+	int rc;
+
+	if (ferror(fp)) {
+		rc = errno ? -errno : -EIO;
+		if (p->err && p->errlen)
+			snprintf(p->err, p->errlen, "cannot read '%s': %s", path,
+				 strerror(-rc));
+		return rc;
+	}
+	info->lines = line;
+	if (p->group_pending)
+		return fail(p, line, "the file ends after a header's first line");
+	if (!info->headers)
+		return fail(p, first_text ? first_text : 1, "not vmstat output (no "
+			    "'r  b  swpd  free ...' header)");
+	if (p->block >= 0)
+		watch_end(p);
+	info->blocks = p->block + 1;
+	info->frozen_memory = p->frozen > 0 && p->frozen == p->checked;
+	if (p->nsteps) {
+		qsort(p->steps, p->nsteps, sizeof(*p->steps), cmp_i64);
+		info->stamp_step_ns = p->steps[p->nsteps / 2];
+	}
+	return 0;
+}
+
 int vmstat_text_read(FILE *fp, const char *path,
 		     const struct vmstat_text_opts *opts,
 		     int (*fn)(void *ctx, const struct vmstat_row *row),
@@ -620,7 +704,6 @@ int vmstat_text_read(FILE *fp, const char *path,
 		char *tok[MAX_TOKENS + 1];
 		int n, unterminated = len == 0 || buf[len - 1] != '\n';
 		int64_t date;
-		struct vmstat_time_line tl;
 
 		line++;
 		if ((size_t)len + 1 > rawcap)
@@ -665,68 +748,15 @@ int vmstat_text_read(FILE *fp, const char *path,
 			p.sep_date = date;
 			continue;
 		}
-		if (n <= MAX_TOKENS) {
-			int k = time_line(tok, n, &tl, &p.time_status);
-			if (k) {
-				info->time_lines++;
-				if (k == 1 && p.opts->time_line) {
-					tl.line = line;
-					tl.rows_before = info->rows;
-					tl.status = p.time_status;
-					p.time_status = 0;
-					if ((rc = p.opts->time_line(ctx, &tl)))
-						goto out;
-				}
-				continue;
-			}
-		}
-		if (!p.ncol && !all_digits(tok[0])) {
-			/* a prompt or note before the first header */
-			if (!first_text)
-				first_text = line;
-			info->skipped_lines++;
-			if (++preamble > PREAMBLE_MAX) {
-				rc = fail(&p, first_text, "not vmstat output (no "
-					  "'r  b  swpd  free ...' header in the "
-					  "first %d lines)", PREAMBLE_MAX);
+		if (n <= MAX_TOKENS && take_time_line(&p, tok, n, line, ctx, &rc)) {
+			if (rc)
 				goto out;
-			}
 			continue;
 		}
-		if (!p.ncol) {
-			rc = fail(&p, line, "not vmstat output (numbers before any "
-				  "'r  b  swpd  free ...' header)");
+		if ((rc = other_line(&p, tok, line, &first_text, &preamble)))
 			goto out;
-		}
-		rc = fail(&p, line, "not vmstat output: '%.60s' after the "
-			  "header at line %d", tok[0], p.header_line);
-		goto out;
 	}
-	if (ferror(fp)) {
-		rc = errno ? -errno : -EIO;
-		if (err && errlen)
-			snprintf(err, errlen, "cannot read '%s': %s", path,
-				 strerror(-rc));
-		goto out;
-	}
-	info->lines = line;
-	if (p.group_pending) {
-		rc = fail(&p, line, "the file ends after a header's first line");
-		goto out;
-	}
-	if (!info->headers) {
-		rc = fail(&p, first_text ? first_text : 1, "not vmstat output (no "
-			  "'r  b  swpd  free ...' header)");
-		goto out;
-	}
-	if (p.block >= 0)
-		watch_end(&p);
-	info->blocks = p.block + 1;
-	info->frozen_memory = p.frozen > 0 && p.frozen == p.checked;
-	if (p.nsteps) {
-		qsort(p.steps, p.nsteps, sizeof(*p.steps), cmp_i64);
-		info->stamp_step_ns = p.steps[p.nsteps / 2];
-	}
+	rc = read_end(&p, fp, path, line, first_text);
 out:
 	info->lines = line;
 	free(buf);

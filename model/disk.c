@@ -420,17 +420,12 @@ static void tell_ok(int *status, const char *loop)
 	*status = -1;
 }
 
-/* Serves disk dm until a signal (or the connection's end), then puts
- * everything back. Returns 0, or -1 with err when it could not start (or
- * 1 when it served and then stopped with trouble, said on stderr). */
-static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
+/* The disk's lock (DIR/NAME.lock, held for the daemon's life): its
+ * descriptor, or -1 with err when another daemon holds it. */
+static int daemon_lock(const struct disk_opts *o, char *err, size_t errlen)
 {
-	const struct disk_opts *o = dm->o;
-	char p[600], mnt[600], scratch[600];
-	struct disk_srv_conf conf;
-	sigset_t mask;
-	int sfd, lock = -1, gpipe[2], ffd = -1, rc = -1;
-	pid_t g, self;
+	char p[600];
+	int lock;
 
 	disk_path(p, sizeof(p), o->dir, o->name, "lock");
 	if ((lock = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0 ||
@@ -440,12 +435,23 @@ static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
 			close(lock);
 		return -1;
 	}
-	/* the guardian first: it must hold none of the daemon's files (the
-	 * lock, /dev/fuse, the status pipe) */
-	self = getpid();
+	return lock;
+}
+
+/* Forks the guardian of dm, which cleans up when the daemon ends however
+ * it ends. It must hold none of the daemon's files (the lock, /dev/fuse,
+ * the status pipe): the child closes them and never returns. *gpipe_w:
+ * the daemon's end of the pipe the guardian waits on. Returns 0, or -1
+ * with err. */
+static int guardian_start(struct daemon *dm, int lock, int status,
+			  int *gpipe_w, char *err, size_t errlen)
+{
+	const struct disk_opts *o = dm->o;
+	pid_t g, self = getpid();
+	int gpipe[2];
+
 	if (pipe2(gpipe, O_CLOEXEC) < 0 || (g = fork()) < 0) {
 		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
-		close(lock);
 		return -1;
 	}
 	if (!g) {
@@ -459,6 +465,79 @@ static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
 	}
 	close(gpipe[0]);
 	dm->info.guardian = g;
+	*gpipe_w = gpipe[1];
+	return 0;
+}
+
+/* The loop device over the file the server answers for (mnt/disk), its
+ * name and numbers in dm->info. Returns 0, or -1 with err (the file
+ * closed either way). */
+static int daemon_loop(struct daemon *dm, const char *mnt, char *err,
+		       size_t errlen)
+{
+	const struct disk_opts *o = dm->o;
+	char p[600];
+	int ffd;
+
+	snprintf(p, sizeof(p), "%.590s/disk", mnt);
+	if ((ffd = open(p, O_RDWR | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", p, strerror(errno));
+		return -1;
+	}
+	{
+		struct stat sb;
+		if (!fstat(ffd, &sb))
+			dm->info.fuse_dev = (uint64_t)sb.st_dev;
+	}
+	snprintf(p, sizeof(p), "iotape-disk-%s", o->name);
+	if (loop_attach(ffd, p, dm->info.loop, sizeof(dm->info.loop), &dm->info.major,
+			&dm->info.minor, err, errlen)) {
+		close(ffd);
+		return -1;
+	}
+	close(ffd);
+	return 0;
+}
+
+/* Serves until a signal on sfd, or until the server ends (dm->srv_done_fd:
+ * the FUSE connection ended, said on stderr). */
+static void daemon_wait(struct daemon *dm, int sfd)
+{
+	struct pollfd pf[2] = { { sfd, POLLIN, 0 }, { dm->srv_done_fd, POLLIN, 0 } };
+
+	for (;;) {
+		struct signalfd_siginfo si;
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pf[1].revents & POLLIN) {
+			fprintf(stderr, "iotape disk %s: the FUSE connection "
+				"ended (%s)\n", dm->o->name, strerror(-dm->srv_rc));
+			break;
+		}
+		if ((pf[0].revents & POLLIN) &&
+		    read(sfd, &si, sizeof(si)) == sizeof(si))
+			break;
+	}
+}
+
+/* Serves disk dm until a signal (or the connection's end), then puts
+ * everything back. Returns 0, or -1 with err when it could not start (or
+ * 1 when it served and then stopped with trouble, said on stderr). */
+static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
+{
+	const struct disk_opts *o = dm->o;
+	char p[600], mnt[600], scratch[600];
+	struct disk_srv_conf conf;
+	sigset_t mask;
+	int sfd, lock, gpipe_w, rc = -1;
+
+	if ((lock = daemon_lock(o, err, errlen)) < 0)
+		return -1;
+	/* the guardian first */
+	if (guardian_start(dm, lock, status, &gpipe_w, err, errlen)) {
+		close(lock);
+		return -1;
+	}
 	sfd = lab_signals(&mask, 0);
 	if (sfd < 0 || unshare(CLONE_NEWNS) < 0 ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
@@ -486,22 +565,8 @@ static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
 		goto out_srv;
 	}
 	/* the loop device, over the file the server now answers for */
-	snprintf(p, sizeof(p), "%.590s/disk", mnt);
-	if ((ffd = open(p, O_RDWR | O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", p, strerror(errno));
+	if (daemon_loop(dm, mnt, err, errlen))
 		goto out_thread;
-	}
-	{
-		struct stat sb;
-		if (!fstat(ffd, &sb))
-			dm->info.fuse_dev = (uint64_t)sb.st_dev;
-	}
-	snprintf(p, sizeof(p), "iotape-disk-%s", o->name);
-	if (loop_attach(ffd, p, dm->info.loop, sizeof(dm->info.loop), &dm->info.major,
-			&dm->info.minor, err, errlen))
-		goto out_thread;
-	close(ffd);
-	ffd = -1;
 	if (loop_queue_set(dm->info.loop, o->scheduler, dm->prof.queue_depth, err, errlen))
 		goto out_loop;
 	dm->info.pid = getpid();
@@ -517,31 +582,13 @@ static int daemon_run(struct daemon *dm, int status, char *err, size_t errlen)
 				       scratch, dm->stats, &dm->answers);
 	rc = 1;          /* served: trouble from here on is not a start error */
 	tell_ok(&status, dm->info.loop);
-	/* serve until a signal, or until the server ends */
-	{
-		struct pollfd pf[2] = { { sfd, POLLIN, 0 }, { dm->srv_done_fd, POLLIN, 0 } };
-		for (;;) {
-			struct signalfd_siginfo si;
-			if (poll(pf, 2, -1) < 0 && errno != EINTR)
-				break;
-			if (pf[1].revents & POLLIN) {
-				fprintf(stderr, "iotape disk %s: the FUSE connection "
-					"ended (%s)\n", o->name, strerror(-dm->srv_rc));
-				break;
-			}
-			if ((pf[0].revents & POLLIN) &&
-			    read(sfd, &si, sizeof(si)) == sizeof(si))
-				break;
-		}
-	}
+	daemon_wait(dm, sfd);
 out_loop:
 	/* detaching waits for the requests in flight: the server still runs */
 	if (loop_detach(dm->info.loop))
 		fprintf(stderr, "iotape disk %s: cannot detach %s\n", o->name,
 			dm->info.loop);
 out_thread:
-	if (ffd >= 0)
-		close(ffd);
 	disk_tracer_stop(dm->tracer);
 	dm->tracer = NULL;
 	disk_srv_stop(dm->srv);
@@ -559,7 +606,7 @@ out:
 		close(sfd);
 	if (dm->srv_done_fd > 0)
 		close(dm->srv_done_fd);
-	close(gpipe[1]);
+	close(gpipe_w);
 	close(lock);
 	return rc == 1 ? 0 : rc;
 }

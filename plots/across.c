@@ -42,12 +42,102 @@ static void bar_label(const struct crosstab *x, int r, int c, char *out,
 			 crosstab_within_spread(x, r, c) ? XT_MARK_WITHIN : "");
 }
 
+/* The data: a line per row of x, then per column its median, min, max and
+ * the text over its bar (quoted); "?" where a cell has no run. *one: some
+ * cell has one run; *within: some change is within the spread; *top: the
+ * highest max. Returns 0 or -1 (said). */
+static int across_write_dat(struct plot_ctx *c, const struct crosstab *x,
+			    int *one, int *within, double *top)
+{
+	struct plot_dat d;
+	char buf[1024], lab[32];
+
+	snprintf(buf, sizeof(buf),
+		 "%s%s%s: median of the runs of each cell, min and max, %% change\n"
+		 "against %s=%s; rows by %s, columns by %s\n"
+		 "columns: row, then per column: median min max label",
+		 x->metric, x->unit[0] ? " " : "", x->unit, x->across, x->cols[0],
+		 x->group_by ? x->group_by : "(one row)", x->across);
+	if (plot_dat_open(&d, c, PLOT_ACROSS, buf))
+		return -1;
+	plot_dat_block(&d, "the table");
+	for (int r = 0; r < x->nrows; r++) {
+		int len = snprintf(buf, sizeof(buf), "\"%s\"", x->rows[r]);
+		for (int k = 0; k < x->ncols; k++) {
+			const struct xt_cell *cell = &x->cell[r][k];
+			bar_label(x, r, k, lab, sizeof(lab));
+			*one |= cell->n == 1;
+			*within |= k && crosstab_within_spread(x, r, k);
+			if (cell->n) {
+				len += snprintf(buf + len, sizeof(buf) - len,
+						" %.10g %.10g %.10g \"%s\"", cell->median,
+						cell->min, cell->max, lab);
+				*top = fmax(*top, cell->max);
+			} else {
+				len += snprintf(buf + len, sizeof(buf) - len,
+						" ? ? ? \"%s\"", lab);
+			}
+		}
+		plot_dat_row(&d, "%s", buf);
+	}
+	plot_dat_end(&d);
+	return plot_dat_close(&d) ? -1 : 0;
+}
+
+/* The marks' footnotes under the picture, when some cell has one run
+ * (one) or some change is within the spread (within). */
+static void across_footnotes(struct plot_gp *g, int one, int within)
+{
+	char buf[256];
+
+	if (!one && !within)
+		return;
+	snprintf(buf, sizeof(buf), "%s%s%s", one ? XT_MARK_ONE " one run: no "
+		 "spread known" : "", one && within ? "; " : "", within ?
+		 XT_MARK_WITHIN " within the spread: the ranges overlap" : "");
+	plot_gp(g, "set label 1 ");
+	plot_gp_str(g, buf);
+	plot_gp(g, " at screen 0.01, screen 0.02 left\n");
+	if (g->format != PLOT_TXT)
+		plot_gp(g, "set bmargin 5\n");
+}
+
+/* The plot command: a bar series per column of x with its error bars,
+ * keyed by the column's value, then the labels over the bars. */
+static void across_plot_bars(struct plot_gp *g, const struct crosstab *x)
+{
+	char buf[1024];
+
+	plot_gp(g, "plot ");
+	for (int k = 0; k < x->ncols; k++) {
+		plot_gp(g, "%sdat using %d:%d:%d%s lc rgb '%s' title ", k ? ", \\\n     "
+			: "", 2 + 4 * k, 3 + 4 * k, 4 + 4 * k, k ? "" : ":xtic(1)",
+			plot_colours[k % PLOT_NCOLOURS]);
+		/* txt: the key has no room for a bar's sample; the title
+		 * names the character the dumb terminal draws it with */
+		if (g->format == PLOT_TXT) {
+			snprintf(buf, sizeof(buf), "%s (%c)", x->cols[k],
+				 "*#$%@&=-"[k % 8]);
+			plot_gp_str(g, buf);
+		} else {
+			plot_gp_str(g, x->cols[k]);
+		}
+	}
+	/* the labels over the bars: a cluster of ncols bars is centred on
+	 * the row's x, each bar 1 / (ncols + gap) wide */
+	for (int k = 0; k < x->ncols; k++)
+		plot_gp(g, ", \\\n     dat using ($0 + %.6g):%d:%d with labels "
+			"offset 0,%s notitle", (k - (x->ncols - 1) / 2.0) /
+			(x->ncols + 1), 4 + 4 * k, 5 + 4 * k, g->format == PLOT_TXT ?
+			"1" : "0.8");
+	plot_gp(g, "\n");
+}
+
 int plot_across(const struct plot_opts *o, const struct crosstab *x)
 {
 	struct plot_ctx c;
-	struct plot_dat d;
 	struct plot_gp g;
-	char title[512], buf[1024], metric[64], rows[64], cols[64], lab[32];
+	char title[512], buf[1024], metric[64], rows[64], cols[64];
 	int one = 0, within = 0, rc;
 	double top = 0;
 
@@ -66,39 +156,7 @@ int plot_across(const struct plot_opts *o, const struct crosstab *x)
 			 x->group_by ? "-by-" : "", x->group_by ? rows : "", cols);
 	if (plot_make_dir(o->dir))
 		return -1;
-
-	/* the data: a line per row, then per column its median, min, max
-	 * and the text over its bar (quoted); "?" where a cell has no run */
-	snprintf(buf, sizeof(buf),
-		 "%s%s%s: median of the runs of each cell, min and max, %% change\n"
-		 "against %s=%s; rows by %s, columns by %s\n"
-		 "columns: row, then per column: median min max label",
-		 x->metric, x->unit[0] ? " " : "", x->unit, x->across, x->cols[0],
-		 x->group_by ? x->group_by : "(one row)", x->across);
-	if (plot_dat_open(&d, &c, PLOT_ACROSS, buf))
-		return -1;
-	plot_dat_block(&d, "the table");
-	for (int r = 0; r < x->nrows; r++) {
-		int len = snprintf(buf, sizeof(buf), "\"%s\"", x->rows[r]);
-		for (int k = 0; k < x->ncols; k++) {
-			const struct xt_cell *cell = &x->cell[r][k];
-			bar_label(x, r, k, lab, sizeof(lab));
-			one |= cell->n == 1;
-			within |= k && crosstab_within_spread(x, r, k);
-			if (cell->n) {
-				len += snprintf(buf + len, sizeof(buf) - len,
-						" %.10g %.10g %.10g \"%s\"", cell->median,
-						cell->min, cell->max, lab);
-				top = fmax(top, cell->max);
-			} else {
-				len += snprintf(buf + len, sizeof(buf) - len,
-						" ? ? ? \"%s\"", lab);
-			}
-		}
-		plot_dat_row(&d, "%s", buf);
-	}
-	plot_dat_end(&d);
-	if (plot_dat_close(&d))
+	if (across_write_dat(&c, x, &one, &within, &top))
 		return -1;
 
 	snprintf(title, sizeof(title), "%s%s%s%s%s across %s: median of the "
@@ -131,40 +189,8 @@ int plot_across(const struct plot_opts *o, const struct crosstab *x)
 		x->unit, top > 0 ? top * 1.15 : 1);
 	plot_gp(&g, "set key %s title '%s'\n", g.format == PLOT_TXT ?
 		"below horizontal" : "outside right top vertical", x->across);
-	/* the marks' footnotes under the picture */
-	if (one || within) {
-		snprintf(buf, sizeof(buf), "%s%s%s", one ? XT_MARK_ONE " one run: no "
-			 "spread known" : "", one && within ? "; " : "", within ?
-			 XT_MARK_WITHIN " within the spread: the ranges overlap" : "");
-		plot_gp(&g, "set label 1 ");
-		plot_gp_str(&g, buf);
-		plot_gp(&g, " at screen 0.01, screen 0.02 left\n");
-		if (g.format != PLOT_TXT)
-			plot_gp(&g, "set bmargin 5\n");
-	}
-	plot_gp(&g, "plot ");
-	for (int k = 0; k < x->ncols; k++) {
-		plot_gp(&g, "%sdat using %d:%d:%d%s lc rgb '%s' title ", k ? ", \\\n     "
-			: "", 2 + 4 * k, 3 + 4 * k, 4 + 4 * k, k ? "" : ":xtic(1)",
-			plot_colours[k % PLOT_NCOLOURS]);
-		/* txt: the key has no room for a bar's sample; the title
-		 * names the character the dumb terminal draws it with */
-		if (g.format == PLOT_TXT) {
-			snprintf(buf, sizeof(buf), "%s (%c)", x->cols[k],
-				 "*#$%@&=-"[k % 8]);
-			plot_gp_str(&g, buf);
-		} else {
-			plot_gp_str(&g, x->cols[k]);
-		}
-	}
-	/* the labels over the bars: a cluster of ncols bars is centred on
-	 * the row's x, each bar 1 / (ncols + gap) wide */
-	for (int k = 0; k < x->ncols; k++)
-		plot_gp(&g, ", \\\n     dat using ($0 + %.6g):%d:%d with labels "
-			"offset 0,%s notitle", (k - (x->ncols - 1) / 2.0) /
-			(x->ncols + 1), 4 + 4 * k, 5 + 4 * k, g.format == PLOT_TXT ?
-			"1" : "0.8");
-	plot_gp(&g, "\n");
+	across_footnotes(&g, one, within);
+	across_plot_bars(&g, x);
 	if (plot_gp_close(&g))
 		return -1;
 	rc = plot_gnuplot_run(o->dir, g.file);

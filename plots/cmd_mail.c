@@ -1010,6 +1010,121 @@ static void usage_mail(FILE *fp)
 	opt_usage(fp, options, ARRAY_SIZE(options), 22, "o");
 }
 
+/* Draw every picture of o's runs from rds and head, once: the PNGs into
+ * o->dir and the text plots (but seek) into txtdir; *drawn_png and
+ * *drawn_txt get a bit per kind drawn. Returns 0 or -1 (said). */
+static int mail_plots(const struct mail_opts *o, const struct rundata **rds,
+		      double (*head)[PLOT_NHEAD], const char *txtdir,
+		      unsigned *drawn_png, unsigned *drawn_txt)
+{
+	struct plot_opts po;
+
+	memset(&po, 0, sizeof(po));
+	po.db = o->db;
+	po.runs = o->runs;
+	po.nrun = o->nrun;
+	po.kinds = PLOT_ALL;
+	po.dir = o->dir;
+	po.format = PLOT_PNG;
+	po.align_cmd = -1;
+	po.width = PLOT_WIDTH;
+	po.height = 0;   /* taller for many panels */
+	po.drawn = drawn_png;
+	po.rundata = rds;
+	po.head = &head[0][0];
+	po.also_dir = txtdir;
+	po.also_format = PLOT_TXT;
+	/* the text plots leave out the seek scatter (below): not drawing it
+	 * saves the slowest picture of a large run */
+	po.also_kinds = po.kinds & ~(1u << PLOT_SEEK);
+	po.also_drawn = drawn_txt;
+	return plot_run(&po) ? -1 : 0;
+}
+
+/* The long form's first line: the version and the runs compared, A
+ * first, wrapped to WIDTH. */
+static void write_first_line(FILE *fp, const struct runview *rv, size_t n)
+{
+	char line[1024];
+	int len = snprintf(line, sizeof(line), "iotape %s: ", IOTAPE_VERSION);
+
+	for (size_t i = 0; i < n; i++)
+		len += snprintf(line + len, sizeof(line) - len, "%s%c '%s'",
+				i ? (i + 1 == n ? " and " : ", ") : "",
+				(int)('A' + i % 26), rv[i].name);
+	snprintf(line + len, sizeof(line) - len, " compared (run %s is the"
+		 " base of every %% change).", "A");
+	put_wrapped(fp, line, 0, 0);
+}
+
+/* The long form's text plots: each kind drawn in drawn_txt (but seek),
+ * copied from txtdir/stem.KIND.txt under its name. Returns 0 or -1
+ * (said). */
+static int write_text_plots(FILE *fp, const char *txtdir, const char *stem,
+			    unsigned drawn_txt)
+{
+	char path[PATH_MAX + 256];
+	int rc = 0;
+
+	heading(fp, "text plots");
+	fprintf(fp, "gnuplot's dumb terminal; time 0 is each run's first event."
+		" Skipped: seek\n(a scatter needs the PNG)%s.\n",
+		drawn_txt & (1u << PLOT_VM) ? "" : ", vm (no samples)");
+	for (int k = 0; k < PLOT_NKINDS && !rc; k++) {
+		if (k == PLOT_SEEK || !(drawn_txt & (1u << k)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.%s.txt", txtdir, stem,
+			 plot_kind_name((enum plot_kind)k));
+		fprintf(fp, "\n--- %s ---\n", plot_kind_name((enum plot_kind)k));
+		rc = append_file(fp, path);
+	}
+	return rc;
+}
+
+/* The long form's end: the PNGs beside it (a bit per kind in drawn_png)
+ * and the signature. */
+static void write_attached(FILE *fp, const char *stem, unsigned drawn_png)
+{
+	heading(fp, "attached");
+	for (int k = 0; k < PLOT_NKINDS; k++)
+		if (drawn_png & (1u << k))
+			fprintf(fp, "  %s.%s.png\n", stem, plot_kind_name((enum plot_kind)k));
+	fprintf(fp, "\n-- \nmade by iotape %s mail; every number above is in the"
+		" runs' database.\n", IOTAPE_VERSION);
+}
+
+/* The short body: written to o->dir/stem.mail.txt (write_short()), then
+ * that file copied to stdout. Returns 0 or -1 (said). */
+static int mail_short(const struct mail_opts *o, struct store *st,
+		      struct compare *cmp, const struct rundata **rds,
+		      double (*head)[PLOT_NHEAD], const char *stem,
+		      unsigned drawn_png)
+{
+	char path[PATH_MAX + 256];
+	struct out_file of;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s.mail.txt", o->dir, stem);
+	if ((rc = out_file_open(&of, path))) {
+		rc = error("cannot create '%s': %s", path, strerror(-rc));
+	} else if ((rc = write_short(of.fp, st, cmp, o, rds, head, stem,
+				     drawn_png))) {
+		out_file_discard(&of);
+	} else if ((rc = out_file_commit(&of))) {
+		rc = error("cannot write '%s': %s", path, strerror(-rc));
+	} else {
+		FILE *in = fopen(path, "r");
+		char buf[512];
+		while (in && fgets(buf, sizeof(buf), in))
+			fputs(buf, stdout);
+		if (in)
+			fclose(in);
+		else
+			rc = error("cannot read '%s': %s", path, strerror(errno));
+	}
+	return rc;
+}
+
 /* Writes the mail for o's runs. Returns 0 or -1 after one error line.
  * Each run is read once (compare_load(): its requests, report and the
  * analyzers); the headline table, the explanation and every picture are
@@ -1023,7 +1138,6 @@ static int mail_run(const struct mail_opts *o)
 	const struct rundata **rds = xcalloc(o->nrun, sizeof(*rds));
 	double (*head)[PLOT_NHEAD] = xcalloc(o->nrun, sizeof(*head));
 	struct compare cmp;
-	struct plot_opts po;
 	unsigned drawn_png = 0, drawn_txt = 0;
 	char stem[128], path[PATH_MAX + 256], txtdir[PATH_MAX];
 	size_t nloaded = 0;
@@ -1053,27 +1167,8 @@ static int mail_run(const struct mail_opts *o)
 		rds[i] = &cmp.rf[i].an.rd;
 		plot_headline_of(&cmp.rf[i].rv, rds[i], &cmp.rf[i].rep, head[i]);
 	}
-	memset(&po, 0, sizeof(po));
-	po.db = o->db;
-	po.runs = o->runs;
-	po.nrun = o->nrun;
-	po.kinds = PLOT_ALL;
-	po.dir = o->dir;
-	po.format = PLOT_PNG;
-	po.align_cmd = -1;
-	po.width = PLOT_WIDTH;
-	po.height = 0;   /* taller for many panels */
-	po.drawn = &drawn_png;
-	po.rundata = rds;
-	po.head = &head[0][0];
 	snprintf(txtdir, sizeof(txtdir), "%s/txt", o->dir);
-	po.also_dir = txtdir;
-	po.also_format = PLOT_TXT;
-	/* the text plots leave out the seek scatter (below): not drawing it
-	 * saves the slowest picture of a large run */
-	po.also_kinds = po.kinds & ~(1u << PLOT_SEEK);
-	po.also_drawn = &drawn_txt;
-	if (plot_run(&po)) {
+	if (mail_plots(o, rds, head, txtdir, &drawn_png, &drawn_txt)) {
 		rc = -1;
 		goto out;
 	}
@@ -1086,17 +1181,7 @@ static int mail_run(const struct mail_opts *o)
 	}
 	fp = of.fp;
 
-	{
-		char line[1024];
-		int len = snprintf(line, sizeof(line), "iotape %s: ", IOTAPE_VERSION);
-		for (size_t i = 0; i < o->nrun; i++)
-			len += snprintf(line + len, sizeof(line) - len, "%s%c '%s'",
-					i ? (i + 1 == o->nrun ? " and " : ", ") : "",
-					(int)('A' + i % 26), rv[i].name);
-		snprintf(line + len, sizeof(line) - len, " compared (run %s is the"
-			 " base of every %% change).", "A");
-		put_wrapped(fp, line, 0, 0);
-	}
+	write_first_line(fp, rv, o->nrun);
 	if ((rc = write_runs(fp, st, rv, o->nrun)) ||
 	    (rc = write_settings(fp, st, rv, o->nrun)))
 		goto out;
@@ -1104,28 +1189,9 @@ static int mail_run(const struct mail_opts *o)
 	write_explanation(fp, &cmp);
 	if ((rc = write_vmstat(fp, st, rv, o->nrun)))
 		goto out;
-
-	heading(fp, "text plots");
-	fprintf(fp, "gnuplot's dumb terminal; time 0 is each run's first event."
-		" Skipped: seek\n(a scatter needs the PNG)%s.\n",
-		drawn_txt & (1u << PLOT_VM) ? "" : ", vm (no samples)");
-	for (int k = 0; k < PLOT_NKINDS && !rc; k++) {
-		if (k == PLOT_SEEK || !(drawn_txt & (1u << k)))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s.%s.txt", txtdir, stem,
-			 plot_kind_name((enum plot_kind)k));
-		fprintf(fp, "\n--- %s ---\n", plot_kind_name((enum plot_kind)k));
-		rc = append_file(fp, path);
-	}
-	if (rc)
+	if ((rc = write_text_plots(fp, txtdir, stem, drawn_txt)))
 		goto out;
-
-	heading(fp, "attached");
-	for (int k = 0; k < PLOT_NKINDS; k++)
-		if (drawn_png & (1u << k))
-			fprintf(fp, "  %s.%s.png\n", stem, plot_kind_name((enum plot_kind)k));
-	fprintf(fp, "\n-- \nmade by iotape %s mail; every number above is in the"
-		" runs' database.\n", IOTAPE_VERSION);
+	write_attached(fp, stem, drawn_png);
 out:
 	if (fp && rc) {
 		out_file_discard(&of);
@@ -1137,26 +1203,8 @@ out:
 			printf("%s/%s.mail.txt\n", o->dir, stem);
 	}
 	/* the short body: the mail, and on stdout */
-	if (!rc && !o->full) {
-		snprintf(path, sizeof(path), "%s/%s.mail.txt", o->dir, stem);
-		if ((rc = out_file_open(&of, path))) {
-			rc = error("cannot create '%s': %s", path, strerror(-rc));
-		} else if ((rc = write_short(of.fp, st, &cmp, o, rds, head, stem,
-					     drawn_png))) {
-			out_file_discard(&of);
-		} else if ((rc = out_file_commit(&of))) {
-			rc = error("cannot write '%s': %s", path, strerror(-rc));
-		} else {
-			FILE *in = fopen(path, "r");
-			char buf[512];
-			while (in && fgets(buf, sizeof(buf), in))
-				fputs(buf, stdout);
-			if (in)
-				fclose(in);
-			else
-				rc = error("cannot read '%s': %s", path, strerror(errno));
-		}
-	}
+	if (!rc && !o->full)
+		rc = mail_short(o, st, &cmp, rds, head, stem, drawn_png);
 	if (loaded)
 		compare_free(&cmp);
 	for (size_t i = 0; i < nloaded; i++)

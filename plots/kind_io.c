@@ -179,33 +179,19 @@ static int seek_add(void *state, struct plot_ctx *c, size_t i,
 	return 0;
 }
 
-static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
+/* Bring the runs' points to one stride, so densities compare, and give
+ * each point its process family's colour, the same in every panel and
+ * picture of these runs (plot_proc_colour()). Once: a later pass draws
+ * the same points. */
+static void seek_rank(struct seek_state *st, struct plot_ctx *c)
 {
-	struct seek_state *st = state;
-	struct seek_run *sr = st->sr;
-	size_t npanel = 0, nleft = 0;
-	uint64_t stride = st->stride, total = st->total;
-	struct plot_dat d;
-	struct plot_gp g;
-	char title[512], buf[256], dn[32];
-	const char *rps, *wps;
-	double div = 1;
-	size_t kept = 0;
-	int rc = 0, q_any = st->q_any, key_rows = 2, key_chars = 6;
-
-	(void)why;
-	(void)whylen;
-	/* the same stride for every run, so densities compare (once: a
-	 * later pass draws the same points) */
 	for (size_t i = 0; i < c->nrun && !st->ranked; i++) {
-		struct seek_run *s = &sr[i];
+		struct seek_run *s = &st->sr[i];
 		size_t k = 0;
 		for (size_t j = 0; j < s->n; j++)
-			if (s->pts[j].i % stride == 0)
+			if (s->pts[j].i % st->stride == 0)
 				s->pts[k++] = s->pts[j];
 		s->n = k;
-		/* colours: the process family's, the same in every panel
-		 * and picture of these runs (plot_proc_colour()) */
 		qsort(s->pb, s->npb, sizeof(*s->pb), cmp_pb);
 		for (size_t j = 0; j < s->npb; j++)
 			s->pb[j].rank = plot_proc_colour(c, i, s->pb[j].pid);
@@ -214,6 +200,131 @@ static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 			s->pts[j].rank = pid_of(s, s->pts[j].dev, s->pts[j].pid)->rank;
 	}
 	st->ranked = 1;
+}
+
+/* Count the panels, (run, device) pairs: *npanel drawn (at most
+ * SEEK_PANELS), *nleft left out; and their keys' entries (read, write and
+ * a process per colour used): *key_rows and *key_chars raised to the
+ * tallest and widest key. */
+static void seek_count_panels(struct plot_ctx *c, const struct seek_run *sr,
+			      size_t *npanel, size_t *nleft, int *key_rows,
+			      int *key_chars)
+{
+	for (size_t i = 0; i < c->nrun; i++) {
+		for (size_t j = 0; j < sr[i].npb; j++) {
+			int n = 0;
+			if (j && sr[i].pb[j].dev == sr[i].pb[j - 1].dev)
+				continue;
+			if (*npanel >= SEEK_PANELS) {
+				(*nleft)++;
+				continue;
+			}
+			(*npanel)++;
+			for (size_t k = j; k < sr[i].npb &&
+			     sr[i].pb[k].dev == sr[i].pb[j].dev; k++) {
+				const char *label = plot_colour_name(c, sr[i].pb[k].rank);
+				if (n < PLOT_NCOLOURS + 1)
+					n++;
+				if ((int)strlen(label) > *key_chars)
+					*key_chars = (int)strlen(label);
+			}
+			if (n + 2 > *key_rows)
+				*key_rows = n + 2;
+		}
+	}
+}
+
+/* Draw run i's panel of device dev from s: its title, sector ticks, and a
+ * data block and series per colour and direction (points of size rps for
+ * reads, wps for writes), a key entry per colour used. */
+static void seek_draw_panel(struct plot_ctx *c, struct plot_dat *d,
+			    struct plot_gp *g, size_t i, const struct seek_run *s,
+			    uint32_t dev, const char *rps, const char *wps)
+{
+	char buf[256], dn[32];
+	double div;
+
+	plot_devname(dev, dn, sizeof(dn));
+	snprintf(buf, sizeof(buf), "%s, device %s%s", c->runs[i].label,
+		 dn, s->from_q ? " (Q positions: no D in trace)" : "");
+	plot_gp_panel(g, buf);
+	/* at most ~5 sector ticks, in millions or thousands when
+	 * that is shorter: wide tick labels crowd a short panel */
+	{
+		double lo = INFINITY, hi = -INFINITY, step;
+		for (size_t p = 0; p < s->n; p++)
+			if (s->pts[p].dev == dev) {
+				lo = fmin(lo, s->pts[p].sector);
+				hi = fmax(hi, s->pts[p].sector);
+			}
+		div = hi >= 1e6 ? 1e6 : hi >= 1e4 ? 1e3 : 1;
+		step = plot_tick_step((hi - lo) / div);
+		plot_gp(g, "set ylabel '%s'\nset ytics %.10g\n",
+			div == 1e6 ? "sector (millions)" : div == 1e3 ?
+			"sector (thousands)" : "sector", step);
+	}
+	plot_gp(g, "plot keyentry with points pt 7 ps 0.6 lc rgb 'black'"
+		" title 'read', \\\n     keyentry with points pt 2 ps 0.8"
+		" lc rgb 'black' title 'write'");
+	/* series: colour rank 0..8 (8 = other), then direction */
+	for (int rank = 0; rank <= PLOT_NCOLOURS; rank++) {
+		char label[64];
+		int titled = 0;
+		snprintf(label, sizeof(label), "%s",
+			 plot_colour_name(c, rank));
+		for (int w = 0; w <= 1; w++) {
+			int idx;
+			snprintf(buf, sizeof(buf), "run %.100s dev %s %s %s",
+				 c->runs[i].rv.name, dn, label,
+				 w ? "write" : "read");
+			plot_dat_block(d, buf);
+			for (size_t p = 0; p < s->n; p++) {
+				struct seek_pt *pt = &s->pts[p];
+				if (pt->dev != dev || pt->w != w ||
+				    pt->rank != rank)
+					continue;
+				plot_dat_row(d, "%.9f %.0f %u %u", pt->t,
+					     pt->sector, pt->bytes, pt->pid);
+			}
+			if ((idx = plot_dat_end(d)) < 0)
+				continue;
+			plot_gp(g, ", \\\n     dat index %d using 1:($2/%g) with"
+				" points pt %s ps %s lc rgb '%s' ", idx, div,
+				g->format == PLOT_TXT ? (w ? "'w'" : "'r'")
+				: w ? "2" : "7", w ? wps : rps,
+				rank < PLOT_NCOLOURS ? plot_colours[rank]
+						      : PLOT_GREY);
+			plot_gp(g, "notitle");
+			if (titled)
+				continue;
+			/* the key's sample a square big enough to
+			 * tell the colour (the points are tiny) */
+			plot_gp(g, ", \\\n     keyentry with points pt 5 ps"
+				" 0.9 lc rgb '%s' title ", rank < PLOT_NCOLOURS
+				? plot_colours[rank] : PLOT_GREY);
+			plot_gp_str(g, label);
+			titled = 1;
+		}
+	}
+	plot_gp(g, "\n");
+}
+
+static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
+{
+	struct seek_state *st = state;
+	struct seek_run *sr = st->sr;
+	size_t npanel = 0, nleft = 0;
+	uint64_t stride = st->stride, total = st->total;
+	struct plot_dat d;
+	struct plot_gp g;
+	char title[512], buf[256];
+	const char *rps, *wps;
+	size_t kept = 0;
+	int rc = 0, q_any = st->q_any, key_rows = 2, key_chars = 6;
+
+	(void)why;
+	(void)whylen;
+	seek_rank(st, c);
 
 	if (stride > 1)
 		snprintf(title, sizeof(title), "seek: sector vs time, 1 in %" PRIu64
@@ -231,30 +342,7 @@ static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 		 stride > 1 ? "" : " (every request)",
 		 q_any ? "D rows: dispatch time and sector; Q rows where a run has no D"
 		       : "dispatch (D) time and sector of each request");
-	/* count panels, (run, device) pairs, and their keys' entries: read,
-	 * write and a process per colour used */
-	for (size_t i = 0; i < c->nrun; i++) {
-		for (size_t j = 0; j < sr[i].npb; j++) {
-			int n = 0;
-			if (j && sr[i].pb[j].dev == sr[i].pb[j - 1].dev)
-				continue;
-			if (npanel >= SEEK_PANELS) {
-				nleft++;
-				continue;
-			}
-			npanel++;
-			for (size_t k = j; k < sr[i].npb &&
-			     sr[i].pb[k].dev == sr[i].pb[j].dev; k++) {
-				const char *label = plot_colour_name(c, sr[i].pb[k].rank);
-				if (n < PLOT_NCOLOURS + 1)
-					n++;
-				if ((int)strlen(label) > key_chars)
-					key_chars = (int)strlen(label);
-			}
-			if (n + 2 > key_rows)
-				key_rows = n + 2;
-		}
-	}
+	seek_count_panels(c, sr, &npanel, &nleft, &key_rows, &key_chars);
 	/* a panel tall enough for its key in one column beside it (the
 	 * key's entries ~16 px, title, tick labels and the time axis ~110
 	 * px) and for sector tick labels that do not touch */
@@ -290,69 +378,7 @@ static int seek_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 				continue;
 			if (npanel++ >= SEEK_PANELS)
 				continue;
-			plot_devname(dev, dn, sizeof(dn));
-			snprintf(buf, sizeof(buf), "%s, device %s%s", c->runs[i].label,
-				 dn, s->from_q ? " (Q positions: no D in trace)" : "");
-			plot_gp_panel(&g, buf);
-			/* at most ~5 sector ticks, in millions or thousands when
-			 * that is shorter: wide tick labels crowd a short panel */
-			{
-				double lo = INFINITY, hi = -INFINITY, step;
-				for (size_t p = 0; p < s->n; p++)
-					if (s->pts[p].dev == dev) {
-						lo = fmin(lo, s->pts[p].sector);
-						hi = fmax(hi, s->pts[p].sector);
-					}
-				div = hi >= 1e6 ? 1e6 : hi >= 1e4 ? 1e3 : 1;
-				step = plot_tick_step((hi - lo) / div);
-				plot_gp(&g, "set ylabel '%s'\nset ytics %.10g\n",
-					div == 1e6 ? "sector (millions)" : div == 1e3 ?
-					"sector (thousands)" : "sector", step);
-			}
-			plot_gp(&g, "plot keyentry with points pt 7 ps 0.6 lc rgb 'black'"
-				" title 'read', \\\n     keyentry with points pt 2 ps 0.8"
-				" lc rgb 'black' title 'write'");
-			/* series: colour rank 0..8 (8 = other), then direction */
-			for (int rank = 0; rank <= PLOT_NCOLOURS; rank++) {
-				char label[64];
-				int titled = 0;
-				snprintf(label, sizeof(label), "%s",
-					 plot_colour_name(c, rank));
-				for (int w = 0; w <= 1; w++) {
-					int idx;
-					snprintf(buf, sizeof(buf), "run %.100s dev %s %s %s",
-						 c->runs[i].rv.name, dn, label,
-						 w ? "write" : "read");
-					plot_dat_block(&d, buf);
-					for (size_t p = 0; p < s->n; p++) {
-						struct seek_pt *pt = &s->pts[p];
-						if (pt->dev != dev || pt->w != w ||
-						    pt->rank != rank)
-							continue;
-						plot_dat_row(&d, "%.9f %.0f %u %u", pt->t,
-							     pt->sector, pt->bytes, pt->pid);
-					}
-					if ((idx = plot_dat_end(&d)) < 0)
-						continue;
-					plot_gp(&g, ", \\\n     dat index %d using 1:($2/%g) with"
-						" points pt %s ps %s lc rgb '%s' ", idx, div,
-						g.format == PLOT_TXT ? (w ? "'w'" : "'r'")
-						: w ? "2" : "7", w ? wps : rps,
-						rank < PLOT_NCOLOURS ? plot_colours[rank]
-								      : PLOT_GREY);
-					plot_gp(&g, "notitle");
-					if (titled)
-						continue;
-					/* the key's sample a square big enough to
-					 * tell the colour (the points are tiny) */
-					plot_gp(&g, ", \\\n     keyentry with points pt 5 ps"
-						" 0.9 lc rgb '%s' title ", rank < PLOT_NCOLOURS
-						? plot_colours[rank] : PLOT_GREY);
-					plot_gp_str(&g, label);
-					titled = 1;
-				}
-			}
-			plot_gp(&g, "\n");
+			seek_draw_panel(c, &d, &g, i, s, dev, rps, wps);
 		}
 	}
 	if (nleft && !c->dat_written)   /* said once, not per pass */

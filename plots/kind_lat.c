@@ -155,6 +155,125 @@ static void lat_multiples(struct plot_ctx *c, struct plot_gp *g,
 		}
 }
 
+/* Write the histograms into d, a block per run, metric and direction (a
+ * row per bin from kmin to kmax: its edges, middle, count, % and CDF);
+ * idx[i][m][w] gets each block's index, -1 when empty. */
+static void lat_write_dat(struct plot_ctx *c, struct plot_dat *d,
+			  const struct lat_run *lr, int kmin, int kmax,
+			  int (*idx)[2][2])
+{
+	char buf[512];
+
+	for (size_t i = 0; i < c->nrun; i++)
+		for (int m = 0; m < 2; m++)
+			for (int w = 0; w < 2; w++) {
+				uint64_t n = lr[i].h[m][w].n, cum = 0;
+				snprintf(buf, sizeof(buf), "run %s %s %s", c->runs[i].rv.name,
+					 metric_name[m], w ? "write" : "read");
+				plot_dat_block(d, buf);
+				for (int k = kmin; k <= kmax && n; k++) {
+					uint64_t cnt = lr[i].counts[m][w][k];
+					double lo = bin_lo_us(k), hi = bin_hi_us(k);
+					cum += cnt;
+					plot_dat_row(d, "%.6g %.6g %.6g %llu %.6g %.6g", lo, hi,
+						     k ? sqrt(lo * hi) : hi / 2,
+						     (unsigned long long)cnt,
+						     100.0 * (double)cnt / (double)n,
+						     100.0 * (double)cum / (double)n);
+				}
+				idx[i][m][w] = plot_dat_end(d);
+			}
+}
+
+/* The latency axis's tics from xlo to xhi us (into an open "set xtics ("):
+ * at 1, 2 and 5 times the powers of ten in range, or 1 and 3, or the
+ * powers alone: as many as fit without their labels running together (a
+ * label ~6 characters, ~7 px each in png and svg). npanel: the panels side
+ * by side. */
+static void lat_xtics(struct plot_ctx *c, struct plot_gp *g, int npanel,
+		      double xlo, double xhi)
+{
+	double decades = fmax(log10(xhi / xlo), 0.5), per_decade, room;
+	static const int steps[3][4] = { { 1, 2, 5, 0 }, { 1, 3, 0, 0 },
+					 { 1, 0, 0, 0 } };
+	int pick, ntics = 0;
+
+	/* a panel's width for the axis: half the picture less margins,
+	 * or a dumb page's 80 columns less ~12 */
+	room = g->format == PLOT_TXT ? 68 * 7 : g->width / 2.0 - 90;
+	if (plot_multiples(c) && g->format != PLOT_TXT)
+		room = g->width / (double)npanel - 160;
+	per_decade = room / decades;
+	/* the closest two tics: 0.30 decades (1, 2, 5), 0.48 (1, 3) */
+	pick = per_decade * 0.30 >= 44 ? 0 : per_decade * 0.48 >= 44 ? 1 : 2;
+	for (double dec = pow(10, floor(log10(xlo))); dec <= xhi; dec *= 10)
+		for (int k = 0; k < 4 && steps[pick][k]; k++) {
+			double at = steps[pick][k] * dec;
+			char lab[16];
+			if (at < xlo || at > xhi)
+				continue;
+			if (at < 1000)
+				snprintf(lab, sizeof(lab), "%gus", at);
+			else if (at < 1e6)
+				snprintf(lab, sizeof(lab), "%gms", at / 1e3);
+			else
+				snprintf(lab, sizeof(lab), "%gs", at / 1e6);
+			plot_gp(g, "%s'%s' %g", ntics++ ? ", " : "", lab, at);
+		}
+}
+
+/* lat with the runs overlaid: a row of panels per metric the runs have,
+ * histogram and CDF side by side, a line per run and direction (its count,
+ * mean and p99 in the histogram's key but in text). */
+static void lat_overlaid(struct plot_ctx *c, struct plot_gp *g,
+			 const struct lat_run *lr, const int has_m[2],
+			 const int (*idx)[2][2])
+{
+	char buf[512];
+
+	for (int m = 0; m < 2; m++)
+		for (int cdf = 0; cdf < 2; cdf++) {
+			int first = 1;
+			if (!has_m[m])
+				continue;   /* e.g. D2C of a trace without D */
+			snprintf(buf, sizeof(buf), "%s %s", metric_name[m],
+				 cdf ? "CDF" : "histogram");
+			plot_gp_panel(g, buf);
+			plot_gp(g, "set ylabel '%s'\nset yrange [0:%s]\n%s\nplot ",
+				cdf ? "% of I/Os <= x" : "% of I/Os", cdf ? "100" : "*",
+				/* below the panel, outside the data, an entry a
+				 * line: the titles are long */
+				g->format == PLOT_TXT ? "set key below" :
+				"set key below vertical maxcols 1 Left reverse");
+			for (size_t i = 0; i < c->nrun; i++)
+				for (int w = 0; w < 2; w++) {
+					const struct hist *h = &lr[i].h[m][w];
+					char t[160];
+					if (idx[i][m][w] < 0)
+						continue;
+					snprintf(t, sizeof(t), "%s%s%s n %llu, mean %.0f us, p99 %.0f us",
+						 c->nrun > 1 ? c->runs[i].label : "",
+						 c->nrun > 1 ? " " : "", w ? "write" : "read",
+						 (unsigned long long)h->n, hist_mean(h) / 1e3,
+						 hist_pct(h, 99) / 1e3);
+					if (g->format == PLOT_TXT || cdf)
+						snprintf(t, sizeof(t), "%s%s%s",
+							 c->nrun > 1 ? c->runs[i].label : "",
+							 c->nrun > 1 ? " " : "",
+							 w ? "write" : "read");
+					plot_gp(g, "%sdat index %d using %s with %s lw 1.5"
+						" dt %zu lc rgb '%s' title ",
+						first ? "" : ", \\\n     ", idx[i][m][w],
+						cdf ? "2:6" : "3:5", cdf ? "steps" : "histeps",
+						i % 5 + 1,
+						plot_colours[(2 * i + w) % PLOT_NCOLOURS]);
+					plot_gp_str(g, t);
+					first = 0;
+				}
+			plot_gp(g, "\n");
+		}
+}
+
 static int lat_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 {
 	struct lat_state *st = state;
@@ -165,7 +284,7 @@ static int lat_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 	struct plot_gp g;
 	char buf[512], title[256];
 	double xlo, xhi;
-	int ntics = 0, has_m[2] = { 0, 0 };
+	int has_m[2] = { 0, 0 };
 
 	(void)why;
 	(void)whylen;
@@ -192,25 +311,7 @@ static int lat_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 		rc = -1;
 		goto out;
 	}
-	for (size_t i = 0; i < c->nrun; i++)
-		for (int m = 0; m < 2; m++)
-			for (int w = 0; w < 2; w++) {
-				uint64_t n = lr[i].h[m][w].n, cum = 0;
-				snprintf(buf, sizeof(buf), "run %s %s %s", c->runs[i].rv.name,
-					 metric_name[m], w ? "write" : "read");
-				plot_dat_block(&d, buf);
-				for (int k = kmin; k <= kmax && n; k++) {
-					uint64_t cnt = lr[i].counts[m][w][k];
-					double lo = bin_lo_us(k), hi = bin_hi_us(k);
-					cum += cnt;
-					plot_dat_row(&d, "%.6g %.6g %.6g %llu %.6g %.6g", lo, hi,
-						     k ? sqrt(lo * hi) : hi / 2,
-						     (unsigned long long)cnt,
-						     100.0 * (double)cnt / (double)n,
-						     100.0 * (double)cum / (double)n);
-				}
-				idx[i][m][w] = plot_dat_end(&d);
-			}
+	lat_write_dat(c, &d, lr, kmin, kmax, idx);
 
 	if (plot_multiples(c))
 		plot_gp_panels(&g, (int)c->nrun, has_m[0] + has_m[1], title);
@@ -220,84 +321,12 @@ static int lat_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
 	xhi = bin_hi_us(kmax);
 	plot_gp(&g, "set logscale x\nset xlabel 'latency (log scale)'\n"
 		"set xrange [%.6g:%.6g]\nset xtics (", xlo, xhi);
-	/* tics at 1, 2 and 5 times the powers of ten in range, or 1 and 3,
-	 * or the powers alone: as many as fit without their labels running
-	 * together (a label ~6 characters, ~7 px each in png and svg) */
-	{
-		double decades = fmax(log10(xhi / xlo), 0.5), per_decade, room;
-		static const int steps[3][4] = { { 1, 2, 5, 0 }, { 1, 3, 0, 0 },
-						 { 1, 0, 0, 0 } };
-		int pick;
-		/* a panel's width for the axis: half the picture less margins,
-		 * or a dumb page's 80 columns less ~12 */
-		room = g.format == PLOT_TXT ? 68 * 7 : g.width / 2.0 - 90;
-		if (plot_multiples(c) && g.format != PLOT_TXT)
-			room = g.width / (double)(has_m[0] + has_m[1]) - 160;
-		per_decade = room / decades;
-		/* the closest two tics: 0.30 decades (1, 2, 5), 0.48 (1, 3) */
-		pick = per_decade * 0.30 >= 44 ? 0 : per_decade * 0.48 >= 44 ? 1 : 2;
-		for (double dec = pow(10, floor(log10(xlo))); dec <= xhi; dec *= 10)
-			for (int k = 0; k < 4 && steps[pick][k]; k++) {
-				double at = steps[pick][k] * dec;
-				char lab[16];
-				if (at < xlo || at > xhi)
-					continue;
-				if (at < 1000)
-					snprintf(lab, sizeof(lab), "%gus", at);
-				else if (at < 1e6)
-					snprintf(lab, sizeof(lab), "%gms", at / 1e3);
-				else
-					snprintf(lab, sizeof(lab), "%gs", at / 1e6);
-				plot_gp(&g, "%s'%s' %g", ntics++ ? ", " : "", lab, at);
-			}
-	}
+	lat_xtics(c, &g, has_m[0] + has_m[1], xlo, xhi);
 	plot_gp(&g, ")\n");
-	if (plot_multiples(c)) {
+	if (plot_multiples(c))
 		lat_multiples(c, &g, has_m, idx);
-		goto close;
-	}
-	for (int m = 0; m < 2; m++)
-		for (int cdf = 0; cdf < 2; cdf++) {
-			int first = 1;
-			if (!has_m[m])
-				continue;   /* e.g. D2C of a trace without D */
-			snprintf(buf, sizeof(buf), "%s %s", metric_name[m],
-				 cdf ? "CDF" : "histogram");
-			plot_gp_panel(&g, buf);
-			plot_gp(&g, "set ylabel '%s'\nset yrange [0:%s]\n%s\nplot ",
-				cdf ? "% of I/Os <= x" : "% of I/Os", cdf ? "100" : "*",
-				/* below the panel, outside the data, an entry a
-				 * line: the titles are long */
-				g.format == PLOT_TXT ? "set key below" :
-				"set key below vertical maxcols 1 Left reverse");
-			for (size_t i = 0; i < c->nrun; i++)
-				for (int w = 0; w < 2; w++) {
-					const struct hist *h = &lr[i].h[m][w];
-					char t[160];
-					if (idx[i][m][w] < 0)
-						continue;
-					snprintf(t, sizeof(t), "%s%s%s n %llu, mean %.0f us, p99 %.0f us",
-						 c->nrun > 1 ? c->runs[i].label : "",
-						 c->nrun > 1 ? " " : "", w ? "write" : "read",
-						 (unsigned long long)h->n, hist_mean(h) / 1e3,
-						 hist_pct(h, 99) / 1e3);
-					if (g.format == PLOT_TXT || cdf)
-						snprintf(t, sizeof(t), "%s%s%s",
-							 c->nrun > 1 ? c->runs[i].label : "",
-							 c->nrun > 1 ? " " : "",
-							 w ? "write" : "read");
-					plot_gp(&g, "%sdat index %d using %s with %s lw 1.5"
-						" dt %zu lc rgb '%s' title ",
-						first ? "" : ", \\\n     ", idx[i][m][w],
-						cdf ? "2:6" : "3:5", cdf ? "steps" : "histeps",
-						i % 5 + 1,
-						plot_colours[(2 * i + w) % PLOT_NCOLOURS]);
-					plot_gp_str(&g, t);
-					first = 0;
-				}
-			plot_gp(&g, "\n");
-		}
-close:
+	else
+		lat_overlaid(c, &g, lr, has_m, idx);
 	rc = plot_dat_close(&d);
 	if (plot_gp_close(&g))
 		rc = -1;

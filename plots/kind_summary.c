@@ -313,28 +313,15 @@ static void short_value(char *out, size_t len, double v)
 		snprintf(out, len, "%.3g", v);
 }
 
-static int compare_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
+/* Write the compare data: a row per figure in shown[0..nshown) with each
+ * run's value, each later run's % change against the first, and 1 when
+ * lower is better. *lo and *hi widen to the changes' range. Returns 0 or
+ * -1 on an error (said). */
+static int compare_write_dat(struct plot_ctx *c, const double (*v)[PLOT_NHEAD],
+			     const int *shown, int nshown, double *lo, double *hi)
 {
-	const double (*v)[PLOT_NHEAD] = (const double (*)[PLOT_NHEAD])c->head;
 	struct plot_dat d;
-	struct plot_gp g;
-	char buf[1024], title[256];
-	double lo = 0, hi = 0, bw;
-	int rc = 0, shown[PLOT_NHEAD], nshown = 0;
-
-	(void)state;
-	if (c->nrun < 2 || !v) {
-		snprintf(why, whylen, "needs two or more runs");
-		return 1;
-	}
-	/* the figures some run has (elapsed: only runs that timed commands) */
-	for (int h = 0; h < PLOT_NHEAD; h++) {
-		int any = 0;
-		for (size_t i = 0; i < c->nrun; i++)
-			any |= !isnan(v[i][h]);
-		if (any)
-			shown[nshown++] = h;
-	}
+	char buf[1024];
 
 	snprintf(buf, sizeof(buf),
 		 "headline figures of each run (iotape report's numbers: MB/s and\n"
@@ -343,10 +330,8 @@ static int compare_draw(void *state, struct plot_ctx *c, char *why, size_t whyle
 		 "columns: \"figure\" then each run's value, then each later run's"
 		 " %% change,\nthen 1 when lower is better (latency)",
 		 c->runs[0].rv.name);
-	if (plot_dat_open(&d, c, PLOT_COMPARE, buf)) {
-		rc = -1;
-		goto out;
-	}
+	if (plot_dat_open(&d, c, PLOT_COMPARE, buf))
+		return -1;
 	for (size_t i = 0; i < c->nrun; i++)
 		plot_dat_comment(&d, "run %zu: '%s'", i + 1, c->runs[i].rv.name);
 	plot_dat_block(&d, "figures");
@@ -361,8 +346,8 @@ static int compare_draw(void *state, struct plot_ctx *c, char *why, size_t whyle
 			len += snprintf(buf + len, sizeof(buf) - len, isnan(p) ? " ?"
 					: " %.4g", p);
 			if (!isnan(p)) {
-				lo = fmin(lo, p);
-				hi = fmax(hi, p);
+				*lo = fmin(*lo, p);
+				*hi = fmax(*hi, p);
 			}
 		}
 		len += snprintf(buf + len, sizeof(buf) - len, " %d",
@@ -370,10 +355,105 @@ static int compare_draw(void *state, struct plot_ctx *c, char *why, size_t whyle
 		plot_dat_row(&d, "%s", buf);
 	}
 	plot_dat_end(&d);
-	if (plot_dat_close(&d)) {
-		rc = -1;
-		goto out;
+	return plot_dat_close(&d) ? -1 : 0;
+}
+
+/* Name the bars' groups on the x axis, a figure each: with two runs (but
+ * in text) the two values under the name; short names in text. */
+static void compare_xtics(struct plot_gp *g, struct plot_ctx *c,
+			  const double (*v)[PLOT_NHEAD], const int *shown,
+			  int nshown)
+{
+	char buf[1024];
+
+	for (int x = 0; x < nshown; x++) {
+		int h = shown[x];
+		/* two runs: the values under the name */
+		if (c->nrun == 2 && g->format != PLOT_TXT) {
+			char a[16], b[16];
+			short_value(a, sizeof(a), v[0][h]);
+			short_value(b, sizeof(b), v[1][h]);
+			snprintf(buf, sizeof(buf), "%s\n%s -> %s",
+				 plot_headline_names[h], a, b);
+		}
+		else
+			snprintf(buf, sizeof(buf), "%s", g->format == PLOT_TXT ?
+				 short_names[h] : plot_headline_names[h]);
+		plot_gp(g, "%s", x ? ", " : "");
+		plot_gp_dstr(g, buf);
+		plot_gp(g, " %d", x);
 	}
+}
+
+/* The plot command: a bar per later run and figure (two runs: green
+ * better, red worse; more: a colour per run, keyed), bw wide, with its %
+ * change over it; lo and hi the changes' range (for the labels' offset). */
+static void compare_plot_bars(struct plot_gp *g, struct plot_ctx *c,
+			      double bw, double lo, double hi)
+{
+	plot_gp(g, "plot ");
+	for (size_t i = 1; i < c->nrun; i++) {
+		int col = 1 + (int)c->nrun + (int)i;
+		double off = ((double)i - 1 - (double)(c->nrun - 2) / 2) * bw;
+		if (c->nrun == 2) {
+			/* one run against another: green better, red worse */
+			int lb = 2 * (int)c->nrun + 1;
+			plot_gp(g, "dat using ($0%+.4f):%d:(%.4f):((column(%d) <= 0)"
+				" == (column(%d) == 1) ? 0x2ca02c : 0xd62728) with boxes"
+				" lc rgb variable ", off, col, bw, col, lb);
+			plot_gp(g, "notitle");   /* the title names it */
+		} else {
+			plot_gp(g, "%sdat using ($0%+.4f):%d:(%.4f) with boxes lc"
+				" rgb '%s' title ", i > 1 ? ", \\\n     " : "", off,
+				col, bw, plot_colours[(i - 1) % PLOT_NCOLOURS]);
+			plot_gp_str(g, c->runs[i].label);
+		}
+		/* the % over each bar: level for up to 2 bars a figure,
+		 * turned upright past that (side by side they overlapped);
+		 * none in txt past 2, where upright text cannot be drawn */
+		if (c->nrun > 3 && g->format == PLOT_TXT)
+			continue;
+		if (c->nrun <= 3) {
+			plot_gp(g, ", \\\n     dat using ($0%+.4f):(column(%d) + "
+				"(column(%d) < 0 ? -%.4g : %.4g)):(sprintf('%%+.1f%%%%', "
+				"column(%d))) with labels font ',8' notitle", off, col,
+				col, (hi - lo) * 0.05, (hi - lo) * 0.05, col);
+			continue;
+		}
+		/* upright: from the bar's end outwards, up or down */
+		for (int neg = 0; neg < 2; neg++)
+			plot_gp(g, ", \\\n     dat using ($0%+.4f):(column(%d) %s 0 ?"
+				" column(%d) %c %.4g : NaN):(sprintf('%%+.1f%%%%', "
+				"column(%d))) with labels font ',8' rotate by 90 %s "
+				"notitle", off, col, neg ? "<" : ">=", col, neg ? '-' :
+				'+', (hi - lo) * 0.01, col, neg ? "right" : "left");
+	}
+	plot_gp(g, "\n");
+}
+
+static int compare_draw(void *state, struct plot_ctx *c, char *why, size_t whylen)
+{
+	const double (*v)[PLOT_NHEAD] = (const double (*)[PLOT_NHEAD])c->head;
+	struct plot_gp g;
+	char buf[1024], title[256];
+	double lo = 0, hi = 0, bw;
+	int shown[PLOT_NHEAD], nshown = 0;
+
+	(void)state;
+	if (c->nrun < 2 || !v) {
+		snprintf(why, whylen, "needs two or more runs");
+		return 1;
+	}
+	/* the figures some run has (elapsed: only runs that timed commands) */
+	for (int h = 0; h < PLOT_NHEAD; h++) {
+		int any = 0;
+		for (size_t i = 0; i < c->nrun; i++)
+			any |= !isnan(v[i][h]);
+		if (any)
+			shown[nshown++] = h;
+	}
+	if (compare_write_dat(c, v, shown, nshown, &lo, &hi))
+		return -1;
 
 	if (c->nrun == 2)
 		snprintf(title, sizeof(title), "%% change of '%.24s' against '%.24s'"
@@ -382,10 +462,8 @@ static int compare_draw(void *state, struct plot_ctx *c, char *why, size_t whyle
 	else
 		snprintf(title, sizeof(title), "%% change against '%.40s' (latency:"
 			 " lower is better)", c->runs[0].rv.name);
-	if (plot_gp_open(&g, c, PLOT_COMPARE, title, 1, 0, 0)) {
-		rc = -1;
-		goto out;
-	}
+	if (plot_gp_open(&g, c, PLOT_COMPARE, title, 1, 0, 0))
+		return -1;
 	if (hi - lo < 1e-9)
 		lo = -1, hi = 1;
 	plot_gp(&g, "set title ");
@@ -399,23 +477,7 @@ static int compare_draw(void *state, struct plot_ctx *c, char *why, size_t whyle
 		"set ylabel '%% change'\nset xzeroaxis lt -1\n"
 		"set yrange [%.4g:%.4g]\nset xrange [-0.6:%d.6]\nset xtics (",
 		lo - (hi - lo) * 0.15, hi + (hi - lo) * 0.15, nshown - 1);
-	for (int x = 0; x < nshown; x++) {
-		int h = shown[x];
-		/* two runs: the values under the name */
-		if (c->nrun == 2 && g.format != PLOT_TXT) {
-			char a[16], b[16];
-			short_value(a, sizeof(a), v[0][h]);
-			short_value(b, sizeof(b), v[1][h]);
-			snprintf(buf, sizeof(buf), "%s\n%s -> %s",
-				 plot_headline_names[h], a, b);
-		}
-		else
-			snprintf(buf, sizeof(buf), "%s", g.format == PLOT_TXT ?
-				 short_names[h] : plot_headline_names[h]);
-		plot_gp(&g, "%s", x ? ", " : "");
-		plot_gp_dstr(&g, buf);
-		plot_gp(&g, " %d", x);
-	}
+	compare_xtics(&g, c, v, shown, nshown);
 	/* two runs: the title names them, colours say better or worse */
 	/* more runs: the key in a column beside the bars (below, it ran
 	 * into the figures' names) */
@@ -424,47 +486,8 @@ static int compare_draw(void *state, struct plot_ctx *c, char *why, size_t whyle
 		"set key off\n" : "set key off\nset bmargin 4\n");
 	/* txt: narrower, or neighbours merge into one block of characters */
 	bw = (g.format == PLOT_TXT ? 0.6 : 0.8) / (double)(c->nrun - 1);
-	plot_gp(&g, "plot ");
-	for (size_t i = 1; i < c->nrun; i++) {
-		int col = 1 + (int)c->nrun + (int)i;
-		double off = ((double)i - 1 - (double)(c->nrun - 2) / 2) * bw;
-		if (c->nrun == 2) {
-			/* one run against another: green better, red worse */
-			int lb = 2 * (int)c->nrun + 1;
-			plot_gp(&g, "dat using ($0%+.4f):%d:(%.4f):((column(%d) <= 0)"
-				" == (column(%d) == 1) ? 0x2ca02c : 0xd62728) with boxes"
-				" lc rgb variable ", off, col, bw, col, lb);
-			plot_gp(&g, "notitle");   /* the title names it */
-		} else {
-			plot_gp(&g, "%sdat using ($0%+.4f):%d:(%.4f) with boxes lc"
-				" rgb '%s' title ", i > 1 ? ", \\\n     " : "", off,
-				col, bw, plot_colours[(i - 1) % PLOT_NCOLOURS]);
-			plot_gp_str(&g, c->runs[i].label);
-		}
-		/* the % over each bar: level for up to 2 bars a figure,
-		 * turned upright past that (side by side they overlapped);
-		 * none in txt past 2, where upright text cannot be drawn */
-		if (c->nrun > 3 && g.format == PLOT_TXT)
-			continue;
-		if (c->nrun <= 3) {
-			plot_gp(&g, ", \\\n     dat using ($0%+.4f):(column(%d) + "
-				"(column(%d) < 0 ? -%.4g : %.4g)):(sprintf('%%+.1f%%%%', "
-				"column(%d))) with labels font ',8' notitle", off, col,
-				col, (hi - lo) * 0.05, (hi - lo) * 0.05, col);
-			continue;
-		}
-		/* upright: from the bar's end outwards, up or down */
-		for (int neg = 0; neg < 2; neg++)
-			plot_gp(&g, ", \\\n     dat using ($0%+.4f):(column(%d) %s 0 ?"
-				" column(%d) %c %.4g : NaN):(sprintf('%%+.1f%%%%', "
-				"column(%d))) with labels font ',8' rotate by 90 %s "
-				"notitle", off, col, neg ? "<" : ">=", col, neg ? '-' :
-				'+', (hi - lo) * 0.01, col, neg ? "right" : "left");
-	}
-	plot_gp(&g, "\n");
-	rc = plot_gp_close(&g);
-out:
-	return rc;
+	compare_plot_bars(&g, c, bw, lo, hi);
+	return plot_gp_close(&g);
 }
 
 const struct plot_kind_ops plot_kind_compare = {

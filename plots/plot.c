@@ -226,29 +226,17 @@ int plot_setting_volatile(const char *k)
 	       strstr(k, "total_kb") || !strcmp(k, "date_utc");
 }
 
-/* c->runs[i].label for every run: what sets the runs apart, so a key reads
- * "kernel=2.6.1-mm4", not a name whose first 20 characters every run
- * shares. In order: the settings whose values differ (labels first: keys
- * such as fs or kernel, then the run's own kernel and host, then other
- * settings; at most two keys); else the part of the names that differs
- * (a shared prefix and suffix cut at '-', '_', '.', '[', ']' or '='); else
- * the names. A label that two runs share (repeats) gets " #N". */
-static int label_runs(struct plot_ctx *c)
+/* The settings that set c's runs apart, into keys (at most two; returns
+ * how many): at the start of every run, with values that differ. In order
+ * of preference: pass 0 labels (no '.', ':' or '/'), pass 1 the run's own
+ * kernel and host (unless a label has that name), pass 2 the rest. sets
+ * and nsets: each run's settings (only the first run's are walked). */
+static int label_keys(struct plot_ctx *c, struct store_setting **sets,
+		      const size_t *nsets, char keys[2][96])
 {
 	size_t n = c->nrun;
-	struct store_setting **sets = xcalloc(n, sizeof(*sets));
-	size_t *nsets = xcalloc(n, sizeof(*nsets));
-	char keys[2][96] = { "", "" };
-	int nkeys = 0, rc = 0;
+	int nkeys = 0;
 
-	c->labels_by = "names";
-	for (size_t i = 0; i < n && n > 1; i++)
-		if (store_settings_get(c->st, c->runs[i].rv.id, &sets[i], &nsets[i])) {
-			rc = error("%s", store_errmsg(c->st));
-			goto out;
-		}
-	/* candidate keys in order of preference: pass 0 labels (no '.', ':'
-	 * or '/'), pass 1 kernel and host, pass 2 the rest */
 	for (int pass = 0; pass < 3 && nkeys < 2 && n > 1; pass++) {
 		const char *cand[2] = { "kernel", "host" };
 		size_t ncand = pass == 1 ? 2 : nsets[0];
@@ -287,94 +275,140 @@ static int label_runs(struct plot_ctx *c)
 				snprintf(keys[nkeys++], sizeof(keys[0]), "%s", key);
 		}
 	}
-	if (nkeys) {
-		snprintf(c->labels_by_buf, sizeof(c->labels_by_buf), "%s%s%s",
-			 keys[0], nkeys > 1 ? ", " : "", nkeys > 1 ? keys[1] : "");
-		c->labels_by = c->labels_by_buf;
-		for (size_t i = 0; i < n; i++) {
-			char lab[256] = "", v[128];
-			for (int k = 0; k < nkeys; k++) {
-				struct store_run r;
-				if (store_setting_get(c->st, c->runs[i].rv.id, keys[k],
-						      STORE_AT_START, v, sizeof(v)) <= 0 &&
-				    !store_run_get(c->st, c->runs[i].rv.id, &r))
-					snprintf(v, sizeof(v), "%.127s",
-						 !strcmp(keys[k], "host") ? r.host : r.kernel);
-				snprintf(lab + strlen(lab), sizeof(lab) - strlen(lab),
-					 "%s%s=%.60s", k ? " " : "", keys[k], v);
-			}
-			/* a long pair: the values alone */
-			if (strlen(lab) > PLOT_LABEL_MAX) {
-				lab[0] = 0;
-				for (int k = 0; k < nkeys; k++)
-					if (store_setting_get(c->st, c->runs[i].rv.id,
-							      keys[k], STORE_AT_START,
-							      v, sizeof(v)) > 0)
-						snprintf(lab + strlen(lab), sizeof(lab) -
-							 strlen(lab), "%s%s", k ? " " : "", v);
-			}
-			snprintf(c->runs[i].label, sizeof(c->runs[i].label), "%.*s",
-				 PLOT_LABEL_MAX, lab);
+	return nkeys;
+}
+
+/* Label each run "key=value" for keys[0..nkeys) (a run without the
+ * setting: its own kernel or host); a label longer than PLOT_LABEL_MAX
+ * the values alone. */
+static void label_by_keys(struct plot_ctx *c, char keys[2][96], int nkeys)
+{
+	snprintf(c->labels_by_buf, sizeof(c->labels_by_buf), "%s%s%s",
+		 keys[0], nkeys > 1 ? ", " : "", nkeys > 1 ? keys[1] : "");
+	c->labels_by = c->labels_by_buf;
+	for (size_t i = 0; i < c->nrun; i++) {
+		char lab[256] = "", v[128];
+		for (int k = 0; k < nkeys; k++) {
+			struct store_run r;
+			if (store_setting_get(c->st, c->runs[i].rv.id, keys[k],
+					      STORE_AT_START, v, sizeof(v)) <= 0 &&
+			    !store_run_get(c->st, c->runs[i].rv.id, &r))
+				snprintf(v, sizeof(v), "%.127s",
+					 !strcmp(keys[k], "host") ? r.host : r.kernel);
+			snprintf(lab + strlen(lab), sizeof(lab) - strlen(lab),
+				 "%s%s=%.60s", k ? " " : "", keys[k], v);
 		}
-	} else if (n > 1) {
-		/* the names less what they all share, cut at a separator */
-		const char *n0 = c->runs[0].rv.name;
-		size_t pre = strlen(n0), suf = strlen(n0), ok = 1;
-		for (size_t i = 1; i < n; i++) {
-			const char *s = c->runs[i].rv.name;
-			size_t ls = strlen(s), k = 0, l0 = strlen(n0);
-			while (k < pre && s[k] == n0[k])
-				k++;
-			pre = k;
-			for (k = 0; k < suf && k < ls && k < l0 &&
-			     s[ls - 1 - k] == n0[l0 - 1 - k]; k++)
-				;
-			suf = k;
+		/* a long pair: the values alone */
+		if (strlen(lab) > PLOT_LABEL_MAX) {
+			lab[0] = 0;
+			for (int k = 0; k < nkeys; k++)
+				if (store_setting_get(c->st, c->runs[i].rv.id,
+						      keys[k], STORE_AT_START,
+						      v, sizeof(v)) > 0)
+					snprintf(lab + strlen(lab), sizeof(lab) -
+						 strlen(lab), "%s%s", k ? " " : "", v);
 		}
-		while (pre && !strchr("-_.[=", n0[pre - 1]))
-			pre--;
-		while (suf && !strchr("-_.]", n0[strlen(n0) - suf]))
-			suf--;
-		for (size_t i = 0; i < n; i++) {
-			size_t l = strlen(c->runs[i].rv.name);
-			if (pre + suf >= l)
-				ok = 0;
-		}
-		for (size_t i = 0; i < n; i++) {
-			const char *s = c->runs[i].rv.name;
-			size_t l = strlen(s);
-			if (ok)
-				snprintf(c->runs[i].label, sizeof(c->runs[i].label),
-					 "%.*s%s", (int)(l - pre - suf) > PLOT_LABEL_MAX ?
-					 PLOT_LABEL_MAX - 3 : (int)(l - pre - suf), s + pre,
-					 (int)(l - pre - suf) > PLOT_LABEL_MAX ? "..." : "");
-			else
-				snprintf(c->runs[i].label, sizeof(c->runs[i].label),
-					 "%.*s%s", l > PLOT_LABEL_MAX ? PLOT_LABEL_MAX - 3 :
-					 (int)l, s, l > PLOT_LABEL_MAX ? "..." : "");
-		}
+		snprintf(c->runs[i].label, sizeof(c->runs[i].label), "%.*s",
+			 PLOT_LABEL_MAX, lab);
 	}
-	/* repeats: the same label, told apart by their order */
-	{
-		int *same = xcalloc(n, sizeof(*same)), *nth = xcalloc(n, sizeof(*nth));
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = 0; j < n; j++)
-				if (!strcmp(c->runs[j].label, c->runs[i].label)) {
-					same[i]++;
-					nth[i] += j <= i;
-				}
-		for (size_t i = 0; i < n; i++) {
-			char *l = c->runs[i].label;
-			size_t len = strlen(l);
-			if (same[i] < 2)
-				continue;
-			if (len > PLOT_LABEL_MAX - 4)
-				len = PLOT_LABEL_MAX - 4;
-			snprintf(l + len, sizeof(c->runs[i].label) - len, " #%d", nth[i]);
-		}
-		free(same);
-		free(nth);
+}
+
+/* Label each run with its name less what all the names share (a prefix
+ * and suffix cut at a separator), or its whole name when that leaves one
+ * empty; past PLOT_LABEL_MAX cut with "...". */
+static void label_by_names(struct plot_ctx *c)
+{
+	size_t n = c->nrun;
+	const char *n0 = c->runs[0].rv.name;
+	size_t pre = strlen(n0), suf = strlen(n0), ok = 1;
+
+	for (size_t i = 1; i < n; i++) {
+		const char *s = c->runs[i].rv.name;
+		size_t ls = strlen(s), k = 0, l0 = strlen(n0);
+		while (k < pre && s[k] == n0[k])
+			k++;
+		pre = k;
+		for (k = 0; k < suf && k < ls && k < l0 &&
+		     s[ls - 1 - k] == n0[l0 - 1 - k]; k++)
+			;
+		suf = k;
 	}
+	while (pre && !strchr("-_.[=", n0[pre - 1]))
+		pre--;
+	while (suf && !strchr("-_.]", n0[strlen(n0) - suf]))
+		suf--;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(c->runs[i].rv.name);
+		if (pre + suf >= l)
+			ok = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *s = c->runs[i].rv.name;
+		size_t l = strlen(s);
+		if (ok)
+			snprintf(c->runs[i].label, sizeof(c->runs[i].label),
+				 "%.*s%s", (int)(l - pre - suf) > PLOT_LABEL_MAX ?
+				 PLOT_LABEL_MAX - 3 : (int)(l - pre - suf), s + pre,
+				 (int)(l - pre - suf) > PLOT_LABEL_MAX ? "..." : "");
+		else
+			snprintf(c->runs[i].label, sizeof(c->runs[i].label),
+				 "%.*s%s", l > PLOT_LABEL_MAX ? PLOT_LABEL_MAX - 3 :
+				 (int)l, s, l > PLOT_LABEL_MAX ? "..." : "");
+	}
+}
+
+/* Repeats: runs with the same label told apart by their order, " #N". */
+static void label_repeats(struct plot_ctx *c)
+{
+	size_t n = c->nrun;
+	int *same = xcalloc(n, sizeof(*same)), *nth = xcalloc(n, sizeof(*nth));
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			if (!strcmp(c->runs[j].label, c->runs[i].label)) {
+				same[i]++;
+				nth[i] += j <= i;
+			}
+	for (size_t i = 0; i < n; i++) {
+		char *l = c->runs[i].label;
+		size_t len = strlen(l);
+		if (same[i] < 2)
+			continue;
+		if (len > PLOT_LABEL_MAX - 4)
+			len = PLOT_LABEL_MAX - 4;
+		snprintf(l + len, sizeof(c->runs[i].label) - len, " #%d", nth[i]);
+	}
+	free(same);
+	free(nth);
+}
+
+/* c->runs[i].label for every run: what sets the runs apart, so a key reads
+ * "kernel=2.6.1-mm4", not a name whose first 20 characters every run
+ * shares. In order: the settings whose values differ (labels first: keys
+ * such as fs or kernel, then the run's own kernel and host, then other
+ * settings; at most two keys); else the part of the names that differs
+ * (a shared prefix and suffix cut at '-', '_', '.', '[', ']' or '='); else
+ * the names. A label that two runs share (repeats) gets " #N". */
+static int label_runs(struct plot_ctx *c)
+{
+	size_t n = c->nrun;
+	struct store_setting **sets = xcalloc(n, sizeof(*sets));
+	size_t *nsets = xcalloc(n, sizeof(*nsets));
+	char keys[2][96] = { "", "" };
+	int nkeys = 0, rc = 0;
+
+	c->labels_by = "names";
+	for (size_t i = 0; i < n && n > 1; i++)
+		if (store_settings_get(c->st, c->runs[i].rv.id, &sets[i], &nsets[i])) {
+			rc = error("%s", store_errmsg(c->st));
+			goto out;
+		}
+	nkeys = label_keys(c, sets, nsets, keys);
+	if (nkeys)
+		label_by_keys(c, keys, nkeys);
+	else if (n > 1)
+		label_by_names(c);
+	label_repeats(c);
 out:
 	for (size_t i = 0; i < n; i++)
 		free(sets[i]);

@@ -169,6 +169,76 @@ static int resolve_disks(struct replay_opts *o,
 	return 0;
 }
 
+/* --map DEV=PATH into o->maps (arg cut at its '='). Returns 0, or -1
+ * after an error line. */
+static int parse_map(struct replay_opts *o, char *arg)
+{
+	char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1])
+		return error("invalid --map '%s' (DEV=PATH)", arg);
+	if (o->nmap == REPLAY_MAX_TARGETS)
+		return error("too many --map options (at most %d)",
+			     REPLAY_MAX_TARGETS);
+	*eq = '\0';
+	o->maps[o->nmap].dev = arg;
+	o->maps[o->nmap++].path = eq + 1;
+	return 0;
+}
+
+/* --level queue|dispatch. Returns 0, or -1 after an error line. */
+static int parse_level(const char *s, enum replay_level *level)
+{
+	if (!strcmp(s, "queue"))
+		*level = REPLAY_QUEUE;
+	else if (!strcmp(s, "dispatch"))
+		*level = REPLAY_DISPATCH;
+	else
+		return error("invalid --level '%s' (queue or dispatch)", s);
+	return 0;
+}
+
+/* --streams pid|single (*single 0 or 1). Returns 0, or -1 after an error
+ * line. */
+static int parse_streams(const char *s, int *single)
+{
+	if (!strcmp(s, "single"))
+		*single = 1;
+	else if (!strcmp(s, "pid"))
+		*single = 0;
+	else
+		return error("invalid --streams '%s' (pid or single)", s);
+	return 0;
+}
+
+/* --max-gap SECONDS (0 or more) into *ns. Returns 0, or -1 after an
+ * error line. */
+static int parse_max_gap(const char *s, int64_t *ns)
+{
+	double g;
+
+	if (dec_double(s, DEC_FRAC, &g, NULL) || g > 1e9)
+		return error("invalid --max-gap '%s' (seconds, 0 or more)", s);
+	*ns = (int64_t)(g * 1e9);
+	return 0;
+}
+
+/* The scheduler's spin window from $IOTAPE_REPLAY_SPIN_US when set
+ * (tuning, see docs/iotape.md) into o->spin_ns. Returns 0, or -1 after an
+ * error line. */
+static int parse_spin_env(struct replay_opts *o)
+{
+	const char *spin = getenv("IOTAPE_REPLAY_SPIN_US");
+	double us;
+
+	if (!spin)
+		return 0;
+	if (dec_double(spin, DEC_FRAC, &us, NULL) || us > 1e9)
+		return error("invalid value '%s' for IOTAPE_REPLAY_SPIN_US", spin);
+	o->spin_ns = (int64_t)(us * 1000);
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct option longopts[ARRAY_SIZE(options) + 1];
@@ -183,32 +253,14 @@ int cmd_replay(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't': o.target = optarg; break;
-		case 'm': {
-			char *eq = strchr(optarg, '=');
-			if (!eq || eq == optarg || !eq[1]) {
-				error("invalid --map '%s' (DEV=PATH)", optarg);
+		case 'm':
+			if (parse_map(&o, optarg))
 				return 2;
-			}
-			if (o.nmap == REPLAY_MAX_TARGETS) {
-				error("too many --map options (at most %d)",
-				      REPLAY_MAX_TARGETS);
-				return 2;
-			}
-			*eq = '\0';
-			o.maps[o.nmap].dev = optarg;
-			o.maps[o.nmap++].path = eq + 1;
 			break;
-		}
 		case 'l':
 			level_given = 1;
-			if (!strcmp(optarg, "queue"))
-				o.level = REPLAY_QUEUE;
-			else if (!strcmp(optarg, "dispatch"))
-				o.level = REPLAY_DISPATCH;
-			else {
-				error("invalid --level '%s' (queue or dispatch)", optarg);
+			if (parse_level(optarg, &o.level))
 				return 2;
-			}
 			break;
 		case 'T':
 			if (parse_timing(optarg, &o.scale))
@@ -222,26 +274,14 @@ int cmd_replay(int argc, char **argv)
 			o.depth = (unsigned)v;
 			break;
 		case 's':
-			if (!strcmp(optarg, "single"))
-				o.single_stream = 1;
-			else if (!strcmp(optarg, "pid"))
-				o.single_stream = 0;
-			else {
-				error("invalid --streams '%s' (pid or single)", optarg);
+			if (parse_streams(optarg, &o.single_stream))
 				return 2;
-			}
 			break;
 		case 'e': o.engine = optarg; break;
-		case 'g': {
-			double g;
-			if (dec_double(optarg, DEC_FRAC, &g, NULL) || g > 1e9) {
-				error("invalid --max-gap '%s' (seconds, 0 or more)",
-				      optarg);
+		case 'g':
+			if (parse_max_gap(optarg, &o.max_gap_ns))
 				return 2;
-			}
-			o.max_gap_ns = (int64_t)(g * 1e9);
 			break;
-		}
 		case 'o':
 			if (parse_u64(optarg, "--offset", &o.offset))
 				return 2;
@@ -295,15 +335,8 @@ int cmd_replay(int argc, char **argv)
 		return -1;
 	if ((o.nset || o.trace) && geteuid() != 0)
 		return error("--set and --trace need root");
-	if (getenv("IOTAPE_REPLAY_SPIN_US")) {   /* tuning, see docs/iotape.md */
-		const char *spin = getenv("IOTAPE_REPLAY_SPIN_US");
-		double us;
-		if (dec_double(spin, DEC_FRAC, &us, NULL) || us > 1e9) {
-			error("invalid value '%s' for IOTAPE_REPLAY_SPIN_US", spin);
-			return 2;
-		}
-		o.spin_ns = (int64_t)(us * 1000);
-	}
+	if (parse_spin_env(&o))
+		return 2;
 	rc = replay_run(&o);
 	for (int i = 0; i < o.nset; i++)
 		for (int k = 0; k < o.sets[i].nvalues; k++)

@@ -190,6 +190,104 @@ int source_sort(struct source *src, size_t run)
 	return 0;
 }
 
+/* Source row io from the store's request rq (row id): at the queue level
+ * the bio's position, size, Q time and splits; at the dispatch level the
+ * dispatched request's position and size and its D time. */
+static inline void src_io_of(struct src_io *io, const struct store_request *rq,
+			     int64_t id, enum replay_level level)
+{
+	memset(io, 0, sizeof(*io));
+	io->id = id;
+	io->dev = rq->dev;
+	io->pid = rq->pid;
+	io->cats = rq->cats;
+	if (level == REPLAY_QUEUE) {
+		io->sector = rq->sector;
+		io->bytes = rq->bytes;
+		io->start_ns = rq->q_ns;
+		io->split = rq->split;
+		io->split_from = rq->split_from;
+	} else {
+		/* the dispatched request's position and size */
+		io->sector = rq->has_d ? rq->d_sector : rq->sector;
+		io->bytes = rq->has_d ? rq->d_bytes : rq->bytes;
+		io->start_ns = rq->d_ns;
+	}
+	io->has_end = rq->c_ns != STORE_NO_TIME;
+	io->end_ns = io->has_end ? rq->c_ns : io->start_ns;
+}
+
+/* At the queue level, in source order: the later half of a split bio
+ * gives its bytes (and a later completion) back to the bio it was cut
+ * from (halves can be cut again), and leaves the source. */
+static void source_merge_splits(struct source *src, enum replay_level level)
+{
+	struct idmap split = { 0 };
+	size_t out;
+
+	spill_rewind(&src->io_mem);
+	for (size_t i = out = 0; level == REPLAY_QUEUE && i < src->n; i++) {
+		struct src_io io = src->io[i];
+		size_t root;
+
+		spill_at(&src->io_mem, out, sizeof(*src->io));
+		if (io.split_from && idmap_get(&split, io.split_from, &root)) {
+			struct src_io *r = &src->io[root];
+			r->bytes += io.bytes;
+			if (io.has_end && (!r->has_end || io.end_ns > r->end_ns)) {
+				r->end_ns = io.end_ns;
+				r->has_end = 1;
+			}
+			idmap_put(&split, io.id, root);
+			continue;
+		}
+		if (io.split)
+			idmap_put(&split, io.id, out);
+		src->io[out++] = io;
+	}
+	if (level == REPLAY_QUEUE)
+		src->n = out;
+	idmap_free(&split);
+}
+
+/* Zero-length rows that are not flushes have nothing to replay: out of
+ * the source, counted in src->skipped. */
+static void source_drop_empty(struct source *src)
+{
+	size_t out;
+
+	spill_rewind(&src->io_mem);
+	for (size_t i = out = 0; i < src->n; i++) {
+		struct src_io *io = &src->io[i];
+
+		spill_at(&src->io_mem, out, sizeof(*src->io));
+		if (!io->bytes && !(io->cats & BT_C_FLUSH)) {
+			src->skipped++;
+			continue;
+		}
+		src->io[out++] = *io;
+	}
+	src->n = out;
+}
+
+/* src->devs: the source's devices in order of first appearance. */
+static void source_list_devs(struct source *src)
+{
+	struct idmap devseen = { 0 };
+
+	spill_rewind(&src->io_mem);
+	for (size_t i = 0; i < src->n; i++) {
+		size_t dummy;
+		spill_at(&src->io_mem, i, sizeof(*src->io));
+		if (idmap_get(&devseen, (int64_t)src->io[i].dev + 1, &dummy))
+			continue;
+		idmap_put(&devseen, (int64_t)src->io[i].dev + 1, src->ndev);
+		src->devs = xrealloc(src->devs, (src->ndev + 1) * sizeof(*src->devs));
+		src->devs[src->ndev++] = src->io[i].dev;
+	}
+	idmap_free(&devseen);
+}
+
 /* The rows are read as the store finds them (no sort in the store before
  * the first row: on a 400k-request run that sort was most of the load)
  * and put in source order here, which costs nothing when they were stored
@@ -197,10 +295,9 @@ int source_sort(struct source *src, size_t run)
 int source_load(struct store *st, int64_t run, enum replay_level level,
 		struct source *src, char *err, size_t errlen)
 {
-	struct idmap split = { 0 }, devseen = { 0 };
 	struct store_cursor *cur;
 	struct store_request rq;
-	size_t cap = 0, out;
+	size_t cap = 0;
 	int64_t id;
 	int rc, sorted = 1;
 
@@ -239,25 +336,7 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 		}
 		spill_at(&src->io_mem, src->n, sizeof(*src->io));
 		io = &src->io[src->n];
-		memset(io, 0, sizeof(*io));
-		io->id = id;
-		io->dev = rq.dev;
-		io->pid = rq.pid;
-		io->cats = rq.cats;
-		if (level == REPLAY_QUEUE) {
-			io->sector = rq.sector;
-			io->bytes = rq.bytes;
-			io->start_ns = rq.q_ns;
-			io->split = rq.split;
-			io->split_from = rq.split_from;
-		} else {
-			/* the dispatched request's position and size */
-			io->sector = rq.has_d ? rq.d_sector : rq.sector;
-			io->bytes = rq.has_d ? rq.d_bytes : rq.bytes;
-			io->start_ns = rq.d_ns;
-		}
-		io->has_end = rq.c_ns != STORE_NO_TIME;
-		io->end_ns = io->has_end ? rq.c_ns : io->start_ns;
+		src_io_of(io, &rq, id, level);
 		if (src->n && sorted && cmp_src(io - 1, io) > 0)
 			sorted = 0;
 		src->n++;
@@ -274,55 +353,9 @@ int source_load(struct store *st, int64_t run, enum replay_level level,
 		source_free(src);
 		return -1;
 	}
-	/* in source order: the later half of a split bio gives its bytes back
-	 * to the bio it was cut from (halves can be cut again) */
-	spill_rewind(&src->io_mem);
-	for (size_t i = out = 0; level == REPLAY_QUEUE && i < src->n; i++) {
-		struct src_io io = src->io[i];
-		size_t root;
-
-		spill_at(&src->io_mem, out, sizeof(*src->io));
-		if (io.split_from && idmap_get(&split, io.split_from, &root)) {
-			struct src_io *r = &src->io[root];
-			r->bytes += io.bytes;
-			if (io.has_end && (!r->has_end || io.end_ns > r->end_ns)) {
-				r->end_ns = io.end_ns;
-				r->has_end = 1;
-			}
-			idmap_put(&split, io.id, root);
-			continue;
-		}
-		if (io.split)
-			idmap_put(&split, io.id, out);
-		src->io[out++] = io;
-	}
-	if (level == REPLAY_QUEUE)
-		src->n = out;
-	idmap_free(&split);
-	/* zero-length rows that are not flushes have nothing to replay */
-	spill_rewind(&src->io_mem);
-	for (size_t i = out = 0; i < src->n; i++) {
-		struct src_io *io = &src->io[i];
-
-		spill_at(&src->io_mem, out, sizeof(*src->io));
-		if (!io->bytes && !(io->cats & BT_C_FLUSH)) {
-			src->skipped++;
-			continue;
-		}
-		src->io[out++] = *io;
-	}
-	src->n = out;
-	spill_rewind(&src->io_mem);
-	for (size_t i = 0; i < src->n; i++) {
-		size_t dummy;
-		spill_at(&src->io_mem, i, sizeof(*src->io));
-		if (idmap_get(&devseen, (int64_t)src->io[i].dev + 1, &dummy))
-			continue;
-		idmap_put(&devseen, (int64_t)src->io[i].dev + 1, src->ndev);
-		src->devs = xrealloc(src->devs, (src->ndev + 1) * sizeof(*src->devs));
-		src->devs[src->ndev++] = src->io[i].dev;
-	}
-	idmap_free(&devseen);
+	source_merge_splits(src, level);
+	source_drop_empty(src);
+	source_list_devs(src);
 	return 0;
 }
 
@@ -514,32 +547,52 @@ struct pstream {
 	int overlapped;
 };
 
-int plan_build(const struct source *src, const int *dev_target,
-	       const struct plan_target *tg, int ntg, int single,
-	       uint64_t offset, struct plan *plan, char *err, size_t errlen)
+/* What plan_build's two passes share. */
+struct pbuild {
+	struct idmap pids;       /* pid + 1 -> its stream (but --streams single) */
+	struct idmap devs;       /* device + 1 -> its target */
+	uint32_t *far_dev;       /* per target: the device and sector of the */
+	uint64_t *far_sec;       /* I/O that reaches furthest into it */
+	struct pstream *ps;      /* per stream */
+	size_t ps_cap;
+	struct overlap all;      /* most in flight at once overall */
+	size_t cap;              /* the plan's size: I/Os, flush+writes two */
+	int64_t t_first, t_end;  /* the source's span (ns) */
+};
+
+/* The stream of source row io (one per pid in order of first appearance,
+ * or 0 when single), made when new; b->ps grows to hold it. */
+static inline size_t survey_stream(struct pbuild *b, struct plan *plan,
+				   const struct src_io *io, int single)
 {
-	struct idmap pids = { 0 }, devs = { 0 };
+	size_t sidx;
+
+	if (single) {
+		sidx = 0;
+		plan->nstreams = 1;
+	} else if (!idmap_get(&b->pids, (int64_t)io->pid + 1, &sidx)) {
+		sidx = plan->nstreams++;
+		idmap_put(&b->pids, (int64_t)io->pid + 1, sidx);
+	}
+	if (sidx >= b->ps_cap) {
+		size_t old = b->ps_cap;
+		b->ps_cap = b->ps_cap ? 2 * b->ps_cap : 64;
+		b->ps = xrealloc(b->ps, b->ps_cap * sizeof(*b->ps));
+		memset(b->ps + old, 0, (b->ps_cap - old) * sizeof(*b->ps));
+	}
+	return sidx;
+}
+
+/* The first pass, in source (start) order: the streams (serial or not),
+ * the span, most in flight at once (the depth), the plan's size, and what
+ * each target must hold (before wrapping), into plan and b. Returns 0, or
+ * -1 with err filled (an impossible sector). */
+static int plan_survey(const struct source *src, const struct plan_target *tg,
+		       int single, uint64_t offset, struct plan *plan,
+		       struct pbuild *b, char *err, size_t errlen)
+{
 	struct spill *sm = (struct spill *)&src->io_mem;
-	uint32_t *far_dev = xcalloc((size_t)ntg, sizeof(*far_dev));
-	uint64_t *far_sec = xcalloc((size_t)ntg, sizeof(*far_sec));
-	struct pstream *ps = NULL;
-	struct overlap all = { 0 };
-	size_t cap = 0, ps_cap = 0;
-	int64_t t_first = src->n ? src->io[0].start_ns : 0, t_end = t_first;
-	int rc = -1;
 
-	memset(plan, 0, sizeof(*plan));
-	plan->need = xcalloc((size_t)ntg, sizeof(*plan->need));
-	plan->has_writes = xcalloc((size_t)ntg, sizeof(*plan->has_writes));
-	plan->skipped = src->skipped;
-	plan->src_n = src->n;
-	for (size_t k = 0; k < src->ndev; k++)
-		idmap_put(&devs, (int64_t)src->devs[k] + 1, (size_t)dev_target[k]);
-
-	/* one pass in source (start) order: streams, one per pid in order of
-	 * first appearance (or one), the span, most in flight at once overall
-	 * (the depth) and per stream (serial or not), the plan's size, and
-	 * what each target must hold (before wrapping) */
 	spill_rewind(sm);
 	for (size_t i = 0; i < src->n; i++) {
 		const struct src_io *io = &src->io[i];
@@ -549,57 +602,47 @@ int plan_build(const struct source *src, const int *dev_target,
 		uint8_t f;
 
 		spill_at(sm, i, sizeof(*io));
-		if (single) {
-			sidx = 0;
-			plan->nstreams = 1;
-		} else if (!idmap_get(&pids, (int64_t)io->pid + 1, &sidx)) {
-			sidx = plan->nstreams++;
-			idmap_put(&pids, (int64_t)io->pid + 1, sidx);
-		}
-		if (sidx >= ps_cap) {
-			size_t old = ps_cap;
-			ps_cap = ps_cap ? 2 * ps_cap : 64;
-			ps = xrealloc(ps, ps_cap * sizeof(*ps));
-			memset(ps + old, 0, (ps_cap - old) * sizeof(*ps));
-		}
+		sidx = survey_stream(b, plan, io, single);
 		if (io->end_ns > io->start_ns) {
-			if (io->start_ns < ps[sidx].max_end)
-				ps[sidx].overlapped = 1;
-			if (io->end_ns > ps[sidx].max_end)
-				ps[sidx].max_end = io->end_ns;
+			if (io->start_ns < b->ps[sidx].max_end)
+				b->ps[sidx].overlapped = 1;
+			if (io->end_ns > b->ps[sidx].max_end)
+				b->ps[sidx].max_end = io->end_ns;
 		}
-		overlap_add(&all, io->start_ns, io->end_ns);
-		if (io->end_ns > t_end)
-			t_end = io->end_ns;
-		if (io->start_ns > t_end)
-			t_end = io->start_ns;
+		overlap_add(&b->all, io->start_ns, io->end_ns);
+		if (io->end_ns > b->t_end)
+			b->t_end = io->end_ns;
+		if (io->start_ns > b->t_end)
+			b->t_end = io->start_ns;
 		if (io->bytes)
 			plan->src_bytes += io->bytes;
-		cap += io->bytes && (io->cats & BT_C_FLUSH) ? 2 : 1;
-		idmap_get(&devs, (int64_t)io->dev + 1, &ti);
+		b->cap += io->bytes && (io->cats & BT_C_FLUSH) ? 2 : 1;
+		idmap_get(&b->devs, (int64_t)io->dev + 1, &ti);
 		t = &tg[ti];
 		if (!io->bytes || row_op(io, t, &f) < 0)
 			continue;
 		if (io->sector + offset >= (UINT64_MAX >> 10)) {
 			snprintf(err, errlen, "request %" PRId64 " has an impossible "
 				 "sector %" PRIu64, io->id, io->sector);
-			goto out;
+			return -1;
 		}
 		end = ((io->sector + offset) * 512 + io->bytes + t->lbs - 1) &
 		      ~((uint64_t)t->lbs - 1);
 		if (end > plan->need[ti]) {
 			plan->need[ti] = end;
-			far_dev[ti] = io->dev;
-			far_sec[ti] = io->sector + io->bytes / 512;
+			b->far_dev[ti] = io->dev;
+			b->far_sec[ti] = io->sector + io->bytes / 512;
 		}
 	}
-	plan->src_span_ns = t_end - t_first;
-	plan->depth_orig = (unsigned)all.best;
-	if (!plan->depth_orig)
-		plan->depth_orig = 1;
-	for (uint32_t k = 0; k < plan->nstreams; k++)
-		if (!ps[k].overlapped)
-			plan->serial_streams++;
+	return 0;
+}
+
+/* Every target holds what the run reaches on it (plan->need), unless it
+ * is extended or wraps. Returns 0, or -1 with err filled. */
+static int plan_check_fit(const struct plan *plan, const struct plan_target *tg,
+			  int ntg, uint64_t offset, const struct pbuild *b,
+			  char *err, size_t errlen)
+{
 	for (int k = 0; k < ntg; k++) {
 		const struct plan_target *t = &tg[k];
 		if (t->extend || (t->wrap && t->size) || plan->need[k] <= t->size)
@@ -607,20 +650,39 @@ int plan_build(const struct source *src, const int *dev_target,
 		snprintf(err, errlen, "the run reaches sector %" PRIu64 " of "
 			 "device %u,%u%s but '%s' holds %" PRIu64 " sectors; use "
 			 "--wrap, a smaller --offset or a larger target",
-			 far_sec[k], BT_MAJOR(far_dev[k]), BT_MINOR(far_dev[k]),
+			 b->far_sec[k], BT_MAJOR(b->far_dev[k]), BT_MINOR(b->far_dev[k]),
 			 offset ? " (with --offset)" : "", t->name, t->size / 512);
-		goto out;
+		return -1;
 	}
+	return 0;
+}
 
-	/* the I/Os, in a second pass */
-	if ((rc = spill_init(&plan->io_mem, (cap ? cap : 1) * sizeof(*plan->io)))) {
-		snprintf(err, errlen, "no room for a plan of %zu I/Os: %s", cap,
-			 strerror(-rc));
-		rc = -1;
-		goto out;
-	}
-	rc = -1;
-	plan->io = plan->io_mem.p;
+/* Count I/O r (op op) in the plan's figures: as reads, aligned, wrapped,
+ * targets written, the longest. */
+static inline void plan_count(struct plan *plan, const struct rio *r, int op)
+{
+	if (r->flags & RIO_AS_READ)
+		plan->as_read++;
+	if (r->flags & RIO_ALIGNED)
+		plan->aligned++;
+	if (r->flags & RIO_WRAPPED)
+		plan->wrapped++;
+	if (op == RIO_WRITE || op == RIO_DISCARD)
+		plan->has_writes[r->target] = 1;
+	if (op != RIO_DISCARD && r->len > plan->max_len)
+		plan->max_len = r->len;
+}
+
+/* The second pass: the plan's I/Os, a source row each (a flush+write two:
+ * the flush, then the write once the flush has completed; a skipped
+ * discard none), on its target's byte range. Returns 0, or -1 with err
+ * filled (a request that does not fit). */
+static int plan_ios(const struct source *src, const struct plan_target *tg,
+		    int single, uint64_t offset, struct plan *plan,
+		    struct pbuild *b, char *err, size_t errlen)
+{
+	struct spill *sm = (struct spill *)&src->io_mem;
+
 	spill_rewind(sm);
 	for (size_t i = 0; i < src->n; i++) {
 		const struct src_io *io = &src->io[i];
@@ -633,11 +695,11 @@ int plan_build(const struct source *src, const int *dev_target,
 		spill_at(sm, i, sizeof(*io));
 		spill_at(&plan->io_mem, plan->n, sizeof(*plan->io));
 		if (!single)
-			idmap_get(&pids, (int64_t)io->pid + 1, &sidx);
-		idmap_get(&devs, (int64_t)io->dev + 1, &ti);
+			idmap_get(&b->pids, (int64_t)io->pid + 1, &sidx);
+		idmap_get(&b->devs, (int64_t)io->dev + 1, &ti);
 		t = &tg[ti];
 		r = (struct rio){
-			.t_ns = io->start_ns - t_first, .stream = (uint32_t)sidx,
+			.t_ns = io->start_ns - b->t_first, .stream = (uint32_t)sidx,
 			.target = (uint16_t)ti, .pid = io->pid, .src_id = io->id,
 		};
 		op = row_op(io, t, &r.flags);
@@ -645,7 +707,7 @@ int plan_build(const struct source *src, const int *dev_target,
 			plan->discards_skipped++;
 			continue;
 		}
-		if (!ps[sidx].overlapped)
+		if (!b->ps[sidx].overlapped)
 			r.flags |= RIO_DEP;
 		if (op == RIO_FLUSH) {
 			r.op = RIO_FLUSH;
@@ -658,12 +720,12 @@ int plan_build(const struct source *src, const int *dev_target,
 			snprintf(err, errlen, "request %" PRId64 " (%u bytes) does "
 				 "not fit in '%s' (%" PRIu64 " bytes)", io->id,
 				 io->bytes, t->name, t->size);
-			goto out;
+			return -1;
 		}
 		if (len > UINT32_MAX) {
 			snprintf(err, errlen, "request %" PRId64 " is too large",
 				 io->id);
-			goto out;
+			return -1;
 		}
 		if ((io->cats & BT_C_FLUSH) && op != RIO_DISCARD) {
 			/* flush+write: the flush, then the write once the
@@ -678,25 +740,58 @@ int plan_build(const struct source *src, const int *dev_target,
 		r.op = (uint8_t)op;
 		r.off = off;
 		r.len = (uint32_t)len;
-		if (r.flags & RIO_AS_READ)
-			plan->as_read++;
-		if (r.flags & RIO_ALIGNED)
-			plan->aligned++;
-		if (r.flags & RIO_WRAPPED)
-			plan->wrapped++;
-		if (op == RIO_WRITE || op == RIO_DISCARD)
-			plan->has_writes[r.target] = 1;
-		if (op != RIO_DISCARD && r.len > plan->max_len)
-			plan->max_len = r.len;
+		plan_count(plan, &r, op);
 		plan->io[plan->n++] = r;
 	}
-	rc = 0;
+	return 0;
+}
+
+int plan_build(const struct source *src, const int *dev_target,
+	       const struct plan_target *tg, int ntg, int single,
+	       uint64_t offset, struct plan *plan, char *err, size_t errlen)
+{
+	struct pbuild b = {
+		.far_dev = xcalloc((size_t)ntg, sizeof(*b.far_dev)),
+		.far_sec = xcalloc((size_t)ntg, sizeof(*b.far_sec)),
+		.t_first = src->n ? src->io[0].start_ns : 0,
+	};
+	int rc = -1;
+
+	b.t_end = b.t_first;
+	memset(plan, 0, sizeof(*plan));
+	plan->need = xcalloc((size_t)ntg, sizeof(*plan->need));
+	plan->has_writes = xcalloc((size_t)ntg, sizeof(*plan->has_writes));
+	plan->skipped = src->skipped;
+	plan->src_n = src->n;
+	for (size_t k = 0; k < src->ndev; k++)
+		idmap_put(&b.devs, (int64_t)src->devs[k] + 1, (size_t)dev_target[k]);
+
+	if (plan_survey(src, tg, single, offset, plan, &b, err, errlen))
+		goto out;
+	plan->src_span_ns = b.t_end - b.t_first;
+	plan->depth_orig = (unsigned)b.all.best;
+	if (!plan->depth_orig)
+		plan->depth_orig = 1;
+	for (uint32_t k = 0; k < plan->nstreams; k++)
+		if (!b.ps[k].overlapped)
+			plan->serial_streams++;
+	if (plan_check_fit(plan, tg, ntg, offset, &b, err, errlen))
+		goto out;
+
+	if ((rc = spill_init(&plan->io_mem, (b.cap ? b.cap : 1) * sizeof(*plan->io)))) {
+		snprintf(err, errlen, "no room for a plan of %zu I/Os: %s", b.cap,
+			 strerror(-rc));
+		rc = -1;
+		goto out;
+	}
+	plan->io = plan->io_mem.p;
+	rc = plan_ios(src, tg, single, offset, plan, &b, err, errlen);
 out:
-	idmap_free(&pids);
-	idmap_free(&devs);
-	free(far_dev);
-	free(far_sec);
-	free(ps);
-	free(all.h);
+	idmap_free(&b.pids);
+	idmap_free(&b.devs);
+	free(b.far_dev);
+	free(b.far_sec);
+	free(b.ps);
+	free(b.all.h);
 	return rc;
 }

@@ -729,6 +729,128 @@ static void failed_message(struct ctx *c, struct spill *res_mem,
 		 strerror(first ? first : EIO), name);
 }
 
+/* Says (but --quiet) how many gaps over --max-gap the plan shortened
+ * and the idle time that left out. */
+static void say_gaps(struct ctx *c)
+{
+	const struct replay_opts *o = c->o;
+
+	if (!o->quiet && c->gaps)
+		fprintf(stderr, "iotape: %zu gap%s over --max-gap %g s shortened to "
+			"it: %.3f s of idle time left out (--max-gap 0 keeps "
+			"every gap)\n", c->gaps, c->gaps == 1 ? "" : "s",
+			(double)o->max_gap_ns / 1e9, (double)c->gap_removed_ns / 1e9);
+}
+
+/* The clock the schedule runs on: a modelled disk's simulated time, else
+ * the monotonic clock, and then a timed replay runs at SCHED_FIFO priority
+ * 1 where allowed (root, c->realtime set): on a busy machine a normal
+ * thread wakes milliseconds late. Not for afap, whose loop never sleeps
+ * long and would starve the workers that complete the I/O on its CPU. */
+static const struct sched_clock *sched_begin(struct ctx *c,
+					     struct sched_params *sp)
+{
+	if (c->own_ops)
+		return c->own_ops->replay_begin(c->own, sp);   /* simulated time */
+	if (c->o->scale > 0) {
+		struct sched_param prio = { .sched_priority = 1 };
+		c->realtime = sched_setscheduler(0, SCHED_FIFO, &prio) == 0;
+	}
+	return &sched_clock_mono;
+}
+
+
+/* How the replay ends, once stored: -1 with a message in err when the
+ * engine failed (srun < 0) or the target refused I/Os; else the line
+ * naming the run stored (but --quiet), and 1 when interrupted, 0 when
+ * complete. */
+static int replay_verdict(struct ctx *c, const char *name, int srun,
+			  const struct sched_stats *ss, const struct fidelity *f,
+			  struct spill *res_mem, const struct rio_result *res,
+			  char *err, size_t errlen)
+{
+	const struct replay_opts *o = c->o;
+
+	if (srun < 0) {
+		snprintf(err, errlen, "the %s engine failed: %s (what was done "
+			 "is stored in run '%s', marked failed)", c->eng.ops->name,
+			 strerror(-srun), name);
+		return -1;
+	}
+	if (f->failed) {
+		failed_message(c, res_mem, res, f->failed, name, err, errlen);
+		return -1;
+	}
+	if (!o->quiet) {
+		/* a name with brackets is a glob to a shell: quoted */
+		char see[1800];
+		fprintf(stderr, "iotape: stored replay run '%s'%s; %s\n", name,
+			ss->interrupted ? " (interrupted)" : "",
+			see_report(o->db ? store_shown(o->db) : NULL, name, see,
+				   sizeof(see)));
+	}
+	return ss->interrupted ? 1 : 0;
+}
+
+/* Each I/O's result, in res_mem (out of the resident set behind the
+ * writer), zeroed, and sp told of it and of the plan's memory. Returns the
+ * results, or NULL (said) when there is no memory for them. */
+static struct rio_result *results_init(struct ctx *c, struct spill *res_mem,
+				       struct sched_params *sp)
+{
+	if (spill_init(res_mem, (c->plan.n ? c->plan.n : 1) *
+		       sizeof(struct rio_result))) {
+		error("no memory for the results of %zu I/Os", c->plan.n);
+		return NULL;
+	}
+	sp->res_zeroed = 1;
+	sp->plan_mem = &c->plan.io_mem;
+	sp->res_mem = res_mem;
+	c->res_mem = res_mem;
+	return res_mem->p;
+}
+
+/* The priority of the thread back to a normal one after a SCHED_FIFO
+ * replay (sched_begin()). */
+static void sched_normal(struct ctx *c)
+{
+	if (c->realtime) {
+		struct sched_param prio = { .sched_priority = 0 };
+		sched_setscheduler(0, SCHED_OTHER, &prio);
+	}
+}
+
+/* The % of the machine's CPU time stolen by the hypervisor since steal0
+ * and total0 ticks (have_ticks: they were read), or -1 when not known. */
+static double steal_since(const struct replay_opts *o, int have_ticks,
+			  uint64_t steal0, uint64_t total0)
+{
+	uint64_t steal1 = 0, total1 = 0;
+
+	if (have_ticks && !cpu_ticks(o->mp.proc, &steal1, &total1) &&
+	    total1 > total0)
+		return 100.0 * (double)(steal1 - steal0) /
+		       (double)(total1 - total0);
+	return -1;
+}
+
+/* The writer stores the rows it has left (wr_lat: the replay's
+ * latencies). Returns 0, or -1 with a message in err. */
+static int writer_drain(struct ctx *c, struct replay_writer *wr,
+			struct lat *wr_lat, char *err, size_t errlen)
+{
+	const struct replay_opts *o = c->o;
+
+	if (!o->quiet && isatty(2))
+		fprintf(stderr, "iotape: storing the replay...\n");
+	if (replay_writer_finish(wr, wr_lat)) {
+		snprintf(err, errlen, "%s: %s", store_shown(db_path_default(o->db)),
+			 store_errmsg(c->st));
+		return -1;
+	}
+	return 0;
+}
+
 static int replay_one(struct ctx *c, const int *pick, const char *name,
 		      const char *tag)
 {
@@ -752,23 +874,15 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		.interrupted = check_signals, .ctx = c,
 	};
 	int64_t run = 0;
-	uint64_t steal0 = 0, total0 = 0, steal1 = 0, total1 = 0;
-	const struct sched_clock *clk = &sched_clock_mono;
+	uint64_t steal0 = 0, total0 = 0;
+	const struct sched_clock *clk;
 	int srun, have_ticks;
 	struct replay_writer wr = { 0 };
 	struct lat wr_lat = { 0 };
 	int64_t pre_run = 0;   /* the run, while its transaction is open */
 
-	/* each I/O's result, out of the resident set behind the writer */
-	if (spill_init(&res_mem, (c->plan.n ? c->plan.n : 1) * sizeof(*res))) {
-		error("no memory for the results of %zu I/Os", c->plan.n);
+	if (!(res = results_init(c, &res_mem, &sp)))
 		return -1;
-	}
-	res = res_mem.p;
-	sp.res_zeroed = 1;
-	sp.plan_mem = &c->plan.io_mem;
-	sp.res_mem = &res_mem;
-	c->res_mem = &res_mem;
 	if (lab_apply(c, &lab, &lab_on, pick, err, sizeof(err)))
 		goto out;
 	machine_settings(&o->mp, c->caps, c->ncap, &set0, &nset0);
@@ -778,11 +892,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			goto out;
 		traced = 1;
 	}
-	if (!o->quiet && c->gaps)
-		fprintf(stderr, "iotape: %zu gap%s over --max-gap %g s shortened to "
-			"it: %.3f s of idle time left out (--max-gap 0 keeps "
-			"every gap)\n", c->gaps, c->gaps == 1 ? "" : "s",
-			(double)o->max_gap_ns / 1e9, (double)c->gap_removed_ns / 1e9);
+	say_gaps(c);
 	if (!o->trace && store_behind(c, name, &pre_run, &wr, &res_mem, &sp, err,
 				      sizeof(err)))
 		goto out;
@@ -792,39 +902,16 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	/* (before SCHED_FIFO: the thread is a normal one) */
 	if (!c->own_ops)
 		prefault_start(&pf, &res_mem, &wr, c->plan.n, &sp);
-	/* A timed replay runs at SCHED_FIFO priority 1 where allowed (root):
-	 * on a busy machine a normal thread wakes milliseconds late. Not for
-	 * afap, whose loop never sleeps long and would starve the workers
-	 * that complete the I/O on its CPU. */
-	if (c->own_ops)
-		clk = c->own_ops->replay_begin(c->own, &sp);   /* simulated time */
-	else if (o->scale > 0) {
-		struct sched_param prio = { .sched_priority = 1 };
-		c->realtime = sched_setscheduler(0, SCHED_FIFO, &prio) == 0;
-	}
-	f.steal_pct = -1;
+	clk = sched_begin(c, &sp);
 	have_ticks = !cpu_ticks(o->mp.proc, &steal0, &total0);
 	srun = sched_run(&c->plan, &sp, &c->eng, clk, res, &ss);
 	prefault_stop(&pf);
-	if (pre_run) {
-		if (!o->quiet && isatty(2))
-			fprintf(stderr, "iotape: storing the replay...\n");
-		if (replay_writer_finish(&wr, &wr_lat)) {
-			snprintf(err, sizeof(err), "%s: %s", store_shown(db_path_default(o->db)),
-				 store_errmsg(c->st));
-			goto out;
-		}
-	}
+	if (pre_run && writer_drain(c, &wr, &wr_lat, err, sizeof(err)))
+		goto out;
 	if (c->own_ops)
 		c->own_ops->replay_end(c->own, c->plan.n);
-	if (have_ticks && !cpu_ticks(o->mp.proc, &steal1, &total1) &&
-	    total1 > total0)
-		f.steal_pct = 100.0 * (double)(steal1 - steal0) /
-			      (double)(total1 - total0);
-	if (c->realtime) {
-		struct sched_param prio = { .sched_priority = 0 };
-		sched_setscheduler(0, SCHED_OTHER, &prio);
-	}
+	f.steal_pct = steal_since(o, have_ticks, steal0, total0);
+	sched_normal(c);
 	if (traced) {
 		if (trace_end(c, &tf, lost, &ncpu, err, sizeof(err)))
 			goto out;
@@ -851,25 +938,8 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 			goto out;
 		replay_emit_fidelity(c, name, oc.status, tag, &f, &ss);
 	}
-	if (srun < 0) {
-		snprintf(err, sizeof(err), "the %s engine failed: %s (what was done "
-			 "is stored in run '%s', marked failed)", c->eng.ops->name,
-			 strerror(-srun), name);
-		goto out;
-	}
-	if (f.failed) {
-		failed_message(c, &res_mem, res, f.failed, name, err, sizeof(err));
-		goto out;
-	}
-	if (!o->quiet) {
-		/* a name with brackets is a glob to a shell: quoted */
-		char see[1800];
-		fprintf(stderr, "iotape: stored replay run '%s'%s; %s\n", name,
-			ss.interrupted ? " (interrupted)" : "",
-			see_report(o->db ? store_shown(o->db) : NULL, name, see,
-				   sizeof(see)));
-	}
-	rc = ss.interrupted ? 1 : 0;
+	rc = replay_verdict(c, name, srun, &ss, &f, &res_mem, res, err,
+			    sizeof(err));
 out:
 	prefault_stop(&pf);
 	replay_writer_finish(&wr, NULL);   /* nothing left when done */

@@ -139,6 +139,73 @@ static void emit_row(struct emit *e, const char *label, const char *key,
 	emit_text(e, "  %-16s %14s %14s %14s\n", label, o, r, q);
 }
 
+/* The issue error of each I/O against its schedule and against when it
+ * was free to go (f's histograms, us): its n, p50, p99, max and how many
+ * were late by over 1 ms; none to measure as fast as possible (afap). */
+static void emit_issue_error(struct emit *e, const struct fidelity *f,
+			     int afap)
+{
+	emit_obj_begin(e, "issue_error_us");
+	emit_u64(e, "n", f->err.n);
+	emit_num(e, "p50", afap ? NAN : hist_pct(&f->err, 50) / 1e3);
+	emit_num(e, "p99", afap ? NAN : hist_pct(&f->err, 99) / 1e3);
+	emit_num(e, "max", afap ? NAN : (double)f->err.max / 1e3);
+	emit_u64(e, "late_1ms", afap ? 0 : f->late);
+	emit_u64(e, "held", afap ? 0 : f->held);
+	emit_obj_end(e);
+	emit_obj_begin(e, "own_error_us");
+	emit_u64(e, "n", f->own.n);
+	emit_num(e, "p50", afap ? NAN : hist_pct(&f->own, 50) / 1e3);
+	emit_num(e, "p99", afap ? NAN : hist_pct(&f->own, 99) / 1e3);
+	emit_num(e, "max", afap ? NAN : (double)f->own.max / 1e3);
+	emit_u64(e, "late_1ms", afap ? 0 : f->own_late);
+	emit_obj_end(e);
+	if (afap) {
+		emit_text(e, "\n  issue error: none to measure (as fast as "
+			  "possible)\n");
+	} else {
+		emit_text(e, "\n  issue error (us)         n        p50        p99"
+			  "        max  late >1ms\n");
+		emit_text(e, "  vs schedule   %11" PRIu64 " %10.1f %10.1f %10.1f %10"
+			  PRIu64 "\n", f->err.n, hist_pct(&f->err, 50) / 1e3,
+			  hist_pct(&f->err, 99) / 1e3, (double)f->err.max / 1e3,
+			  f->late);
+		emit_text(e, "  vs free to go %11" PRIu64 " %10.1f %10.1f %10.1f %10"
+			  PRIu64 "\n", f->own.n, hist_pct(&f->own, 50) / 1e3,
+			  hist_pct(&f->own, 99) / 1e3, (double)f->own.max / 1e3,
+			  f->own_late);
+		emit_text(e, "  (%" PRIu64 " I/O%s waited past %s time for %s "
+			  "process's previous I/O or\n  a free slot; free to go: "
+			  "the later of the schedule and that)\n", f->held,
+			  f->held == 1 ? "" : "s", f->held == 1 ? "its" : "their",
+			  f->held == 1 ? "its" : "their");
+	}
+}
+
+/* The replay beside its original: I/Os, span, IOPS, MB/s, Q2C and D2C
+ * mean and p99, and their ratio. */
+static void emit_vs_original(struct ctx *c, const struct fidelity *f)
+{
+	struct emit *e = &c->em;
+	const struct plan *p = &c->plan;
+
+	emit_text(e, "\n  %-16s %14s %14s %14s\n", "", "original", "replay",
+		  "replay/orig");
+	emit_row(e, "I/Os", "ios", (double)p->src_n, (double)f->issued, 0);
+	emit_row(e, "span s", "span_s", (double)p->src_span_ns / 1e9,
+		 (double)f->span_ns / 1e9, 3);
+	emit_row(e, "IOPS", "iops", f->src_iops, f->iops, 1);
+	emit_row(e, "MB/s", "mb_s", f->src_mbs, f->mbs, 2);
+	emit_row(e, "Q2C mean us", "q2c_mean_us", hist_mean(&c->src_lat.q2c) / 1e3,
+		 hist_mean(&f->lat.q2c) / 1e3, 1);
+	emit_row(e, "Q2C p99 us", "q2c_p99_us", hist_pct(&c->src_lat.q2c, 99) / 1e3,
+		 hist_pct(&f->lat.q2c, 99) / 1e3, 1);
+	emit_row(e, "D2C mean us", "d2c_mean_us", hist_mean(&c->src_lat.d2c) / 1e3,
+		 hist_mean(&f->lat.d2c) / 1e3, 1);
+	emit_row(e, "D2C p99 us", "d2c_p99_us", hist_pct(&c->src_lat.d2c, 99) / 1e3,
+		 hist_pct(&f->lat.d2c, 99) / 1e3, 1);
+}
+
 void replay_emit_fidelity(struct ctx *c, const char *name, const char *status,
 			  const char *tag, const struct fidelity *f,
 			  const struct sched_stats *ss)
@@ -207,56 +274,8 @@ void replay_emit_fidelity(struct ctx *c, const char *name, const char *status,
 			  "during the replay (steal):\n  timing suffers whatever "
 			  "the replayer does\n", f->steal_pct);
 
-	emit_obj_begin(e, "issue_error_us");
-	emit_u64(e, "n", f->err.n);
-	emit_num(e, "p50", afap ? NAN : hist_pct(&f->err, 50) / 1e3);
-	emit_num(e, "p99", afap ? NAN : hist_pct(&f->err, 99) / 1e3);
-	emit_num(e, "max", afap ? NAN : (double)f->err.max / 1e3);
-	emit_u64(e, "late_1ms", afap ? 0 : f->late);
-	emit_u64(e, "held", afap ? 0 : f->held);
-	emit_obj_end(e);
-	emit_obj_begin(e, "own_error_us");
-	emit_u64(e, "n", f->own.n);
-	emit_num(e, "p50", afap ? NAN : hist_pct(&f->own, 50) / 1e3);
-	emit_num(e, "p99", afap ? NAN : hist_pct(&f->own, 99) / 1e3);
-	emit_num(e, "max", afap ? NAN : (double)f->own.max / 1e3);
-	emit_u64(e, "late_1ms", afap ? 0 : f->own_late);
-	emit_obj_end(e);
-	if (afap) {
-		emit_text(e, "\n  issue error: none to measure (as fast as "
-			  "possible)\n");
-	} else {
-		emit_text(e, "\n  issue error (us)         n        p50        p99"
-			  "        max  late >1ms\n");
-		emit_text(e, "  vs schedule   %11" PRIu64 " %10.1f %10.1f %10.1f %10"
-			  PRIu64 "\n", f->err.n, hist_pct(&f->err, 50) / 1e3,
-			  hist_pct(&f->err, 99) / 1e3, (double)f->err.max / 1e3,
-			  f->late);
-		emit_text(e, "  vs free to go %11" PRIu64 " %10.1f %10.1f %10.1f %10"
-			  PRIu64 "\n", f->own.n, hist_pct(&f->own, 50) / 1e3,
-			  hist_pct(&f->own, 99) / 1e3, (double)f->own.max / 1e3,
-			  f->own_late);
-		emit_text(e, "  (%" PRIu64 " I/O%s waited past %s time for %s "
-			  "process's previous I/O or\n  a free slot; free to go: "
-			  "the later of the schedule and that)\n", f->held,
-			  f->held == 1 ? "" : "s", f->held == 1 ? "its" : "their",
-			  f->held == 1 ? "its" : "their");
-	}
-	emit_text(e, "\n  %-16s %14s %14s %14s\n", "", "original", "replay",
-		  "replay/orig");
-	emit_row(e, "I/Os", "ios", (double)p->src_n, (double)f->issued, 0);
-	emit_row(e, "span s", "span_s", (double)p->src_span_ns / 1e9,
-		 (double)f->span_ns / 1e9, 3);
-	emit_row(e, "IOPS", "iops", f->src_iops, f->iops, 1);
-	emit_row(e, "MB/s", "mb_s", f->src_mbs, f->mbs, 2);
-	emit_row(e, "Q2C mean us", "q2c_mean_us", hist_mean(&c->src_lat.q2c) / 1e3,
-		 hist_mean(&f->lat.q2c) / 1e3, 1);
-	emit_row(e, "Q2C p99 us", "q2c_p99_us", hist_pct(&c->src_lat.q2c, 99) / 1e3,
-		 hist_pct(&f->lat.q2c, 99) / 1e3, 1);
-	emit_row(e, "D2C mean us", "d2c_mean_us", hist_mean(&c->src_lat.d2c) / 1e3,
-		 hist_mean(&f->lat.d2c) / 1e3, 1);
-	emit_row(e, "D2C p99 us", "d2c_p99_us", hist_pct(&c->src_lat.d2c, 99) / 1e3,
-		 hist_pct(&f->lat.d2c, 99) / 1e3, 1);
+	emit_issue_error(e, f, afap);
+	emit_vs_original(c, f);
 	if (!c->o->trace)
 		emit_text(e, "  (the replay's Q2C and D2C are submission to "
 			  "completion as iotape saw them;\n  --trace gives the "

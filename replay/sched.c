@@ -257,6 +257,152 @@ static void reap_all(struct sched *q, struct replay_engine *e,
 	}
 }
 
+/* Group the plan's I/Os by stream into q->order, each stream's in plan
+ * order from its head to its end, and push every stream that has I/Os onto
+ * the heap. ns: the streams. Two passes over the plan: each leaves what it
+ * has read (spill.h), but for the first KEEP_AHEAD I/Os, which the schedule
+ * reads first (a page read again faults, a few us, in the first I/O's
+ * time). */
+static void order_streams(struct sched *q, const struct plan *plan, uint32_t ns)
+{
+	size_t n = plan->n;
+
+	for (size_t i = 0; i < n; i++) {
+		q->s[plan->io[i].stream].end++;
+		if (q->plan_mem && !(i & 0xffff))
+			spill_release_range(q->plan_mem, KEEP_AHEAD * sizeof(*plan->io),
+					    i * sizeof(*plan->io));
+	}
+	for (uint32_t s = 0, sum = 0; s < ns; s++) {
+		uint32_t c = q->s[s].end;
+		q->s[s].head = q->s[s].end = q->s[s].rel = sum;
+		sum += c;
+	}
+	for (size_t i = 0; i < n; i++) {
+		q->order[q->s[plan->io[i].stream].end++] = (uint32_t)i;
+		if (q->plan_mem && !(i & 0xffff))
+			spill_release_range(q->plan_mem, KEEP_AHEAD * sizeof(*plan->io),
+					    i * sizeof(*plan->io));
+	}
+	if (q->plan_mem)
+		spill_release_range(q->plan_mem, KEEP_AHEAD * sizeof(*plan->io),
+				    n * sizeof(*plan->io));
+	for (uint32_t s = 0; s < ns; s++)
+		if (q->s[s].head < q->s[s].end)
+			heap_push(q, s);
+}
+
+/* Every 10 ms of now (*next_check), ask p->interrupted whether to stop;
+ * when told to, empty the heap: nothing more is issued, what is in flight
+ * completes. */
+static inline void check_stop(struct sched *q, const struct sched_params *p,
+			      struct sched_stats *out, int64_t now,
+			      int64_t *next_check)
+{
+	if (p->interrupted && now >= *next_check) {
+		*next_check = now + 10000000;
+		if (!q->stop && p->interrupted(p->ctx)) {
+			q->stop = out->interrupted = 1;
+			while (q->hn)
+				heap_pop(q);
+		}
+	}
+}
+
+/* The batch prepared since the last commit is issued now: stamp its I/Os
+ * with the clock's time and empty it. */
+static inline void stamp_batch(struct sched *q, const struct sched_clock *clk,
+			       struct rio_result *res, const uint32_t *batch,
+			       unsigned *nbatch)
+{
+	if (*nbatch) {
+		int64_t t = clk->now(clk->ctx);
+		for (unsigned b = 0; b < *nbatch; b++)
+			set_issue(q, res, batch[b], t);
+		*nbatch = 0;
+	}
+}
+
+/* I/O i, the top stream's head, scheduled at ts: it was free to go at the
+ * latest of ts, its stream's readiness and the last time a slot of the
+ * depth came free. */
+static inline void set_free(const struct sched *q, struct rio_result *res,
+			    uint32_t i, int64_t ts)
+{
+	const struct stream_st *st = &q->s[q->heap[0]];
+
+	res[i].sched_ns = ts;
+	res[i].free_ns = ts;
+	if (st->ready_ns > res[i].free_ns)
+		res[i].free_ns = st->ready_ns;
+	if (q->slot_ns > res[i].free_ns)
+		res[i].free_ns = q->slot_ns;
+}
+
+/* I/O i could not even be queued (rc < 0): issued and completed at now,
+ * failed with rc, and its stream moves on. */
+static inline void issue_failed(struct sched *q, const struct plan *plan,
+				struct rio_result *res, uint32_t i, int rc,
+				int64_t now)
+{
+	set_issue(q, res, i, now);
+	q->inflight++;
+	q->s[plan->io[i].stream].inflight++;
+	advance(q, now);
+	complete(q, i, rc, now, res);
+}
+
+/* Nothing in flight, only time can bring work: sleep until the spin
+ * window before next_ts (no later than wake_cap() allows), then spin to
+ * it. */
+static inline void wait_idle(const struct sched_params *p,
+			     const struct sched_clock *clk, int64_t now,
+			     int64_t next_ts, int64_t spin)
+{
+	if (next_ts - now > spin)
+		clk->sleep_until(clk->ctx, wake_cap(p, now, next_ts - spin));
+	else if (clk->spin_until)
+		clk->spin_until(clk->ctx, next_ts);
+	else
+		while (clk->now(clk->ctx) < next_ts)
+			;
+}
+
+/* Whether the commit waits for a completion (1, until *deadline: there
+ * is no next I/O, or it is not due within the spin window before next_ts)
+ * or not (0: the spin window follows). */
+static inline unsigned commit_wait(const struct sched_params *p, int64_t now,
+				   int64_t next_ts, int64_t spin,
+				   int64_t *deadline)
+{
+	if (next_ts == INT64_MAX) {
+		*deadline = wake_cap(p, now, 0);
+		return 1;
+	}
+	if (next_ts - now > spin) {
+		*deadline = wake_cap(p, now, next_ts - spin);
+		return 1;
+	}
+	return 0;
+}
+
+/* The next I/O is due within the spin window (at next_ts): spin to it,
+ * reaping, and stop early when a completion may have freed an earlier
+ * one, to look again then. */
+static inline void spin_window(struct sched *q, struct replay_engine *e,
+			       const struct sched_clock *clk,
+			       struct engine_cqe *cqe, struct rio_result *res,
+			       int64_t next_ts)
+{
+	size_t done0 = q->done;
+
+	if (clk->spin_until)
+		clk->spin_until(clk->ctx, next_ts);
+	else
+		while (q->done == done0 && clk->now(clk->ctx) < next_ts)
+			reap_all(q, e, clk, cqe, res);
+}
+
 int sched_run(const struct plan *plan, const struct sched_params *p,
 	      struct replay_engine *e, const struct sched_clock *clk,
 	      struct rio_result *res, struct sched_stats *out)
@@ -285,32 +431,7 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 	q.s = xcalloc(ns + 1, sizeof(*q.s));
 	q.heap = xmalloc(ns * sizeof(*q.heap));
 	batch = xmalloc(depth * sizeof(*batch));
-	/* two passes over the plan: each leaves what it has read (spill.h),
-	 * but for the first KEEP_AHEAD I/Os, which the schedule reads first
-	 * (a page read again faults, a few us, in the first I/O's time) */
-	for (size_t i = 0; i < n; i++) {
-		q.s[plan->io[i].stream].end++;
-		if (q.plan_mem && !(i & 0xffff))
-			spill_release_range(q.plan_mem, KEEP_AHEAD * sizeof(*plan->io),
-					    i * sizeof(*plan->io));
-	}
-	for (uint32_t s = 0, sum = 0; s < ns; s++) {
-		uint32_t c = q.s[s].end;
-		q.s[s].head = q.s[s].end = q.s[s].rel = sum;
-		sum += c;
-	}
-	for (size_t i = 0; i < n; i++) {
-		q.order[q.s[plan->io[i].stream].end++] = (uint32_t)i;
-		if (q.plan_mem && !(i & 0xffff))
-			spill_release_range(q.plan_mem, KEEP_AHEAD * sizeof(*plan->io),
-					    i * sizeof(*plan->io));
-	}
-	if (q.plan_mem)
-		spill_release_range(q.plan_mem, KEEP_AHEAD * sizeof(*plan->io),
-				    n * sizeof(*plan->io));
-	for (uint32_t s = 0; s < ns; s++)
-		if (q.s[s].head < q.s[s].end)
-			heap_push(&q, s);
+	order_streams(&q, plan, ns);
 
 	t0 = clk->now(clk->ctx) + (p->scale > 0 ? p->lead_ns : 0);
 	out->t0 = q.t0 = t0;
@@ -322,14 +443,7 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 		int64_t now = clk->now(clk->ctx), next_ts = INT64_MAX, deadline = 0;
 		unsigned wait_nr = 0;
 
-		if (p->interrupted && now >= next_check) {
-			next_check = now + 10000000;
-			if (!q.stop && p->interrupted(p->ctx)) {
-				q.stop = out->interrupted = 1;
-				while (q.hn)
-					heap_pop(&q);
-			}
-		}
+		check_stop(&q, p, out, now, &next_check);
 		if (q.stop && !q.inflight)
 			break;
 		/* issue what is due, up to the depth */
@@ -349,35 +463,18 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 					rc = -EBUSY;
 					goto out;
 				}
-				if (nbatch) {
-					int64_t t = clk->now(clk->ctx);
-					for (unsigned b = 0; b < nbatch; b++)
-						set_issue(&q, res, batch[b], t);
-					nbatch = 0;
-				}
+				stamp_batch(&q, clk, res, batch, &nbatch);
 				if ((rc = ops->commit(e, 0, 0)) < 0)
 					goto out;
 				reap_all(&q, e, clk, cqe, res);
 				continue;
 			}
 			busy = 0;
-			res[i].sched_ns = ts;
-			res[i].free_ns = ts;
-			{
-				const struct stream_st *st = &q.s[q.heap[0]];
-				if (st->ready_ns > res[i].free_ns)
-					res[i].free_ns = st->ready_ns;
-				if (q.slot_ns > res[i].free_ns)
-					res[i].free_ns = q.slot_ns;
-			}
+			set_free(&q, res, i, ts);
 			out->issued++;
 			if (rc < 0) {
 				/* could not even be queued: a failed I/O */
-				set_issue(&q, res, i, now);
-				q.inflight++;
-				q.s[plan->io[i].stream].inflight++;
-				advance(&q, now);
-				complete(&q, i, rc, now, res);
+				issue_failed(&q, plan, res, i, rc, now);
 				rc = 0;
 				continue;
 			}
@@ -395,48 +492,21 @@ int sched_run(const struct plan *plan, const struct sched_params *p,
 			next_ts = sched_time(t0, plan->io[key(&q, q.heap[0])].t_ns,
 					     p->scale);
 		if (!q.inflight) {
-			/* nothing in flight: only time can bring work */
 			if (next_ts == INT64_MAX) {
 				if (q.done < n && !q.stop)
 					rc = -EDEADLK;   /* a bug: nothing can move */
 				break;
 			}
-			if (next_ts - now > spin)
-				clk->sleep_until(clk->ctx, wake_cap(p, now,
-								    next_ts - spin));
-			else if (clk->spin_until)
-				clk->spin_until(clk->ctx, next_ts);
-			else
-				while (clk->now(clk->ctx) < next_ts)
-					;
+			wait_idle(p, clk, now, next_ts, spin);
 			continue;
 		}
-		if (next_ts == INT64_MAX) {
-			wait_nr = 1;
-			deadline = wake_cap(p, now, 0);
-		} else if (next_ts - now > spin) {
-			wait_nr = 1;
-			deadline = wake_cap(p, now, next_ts - spin);
-		}
-		if (nbatch) {
-			int64_t t = clk->now(clk->ctx);
-			for (unsigned b = 0; b < nbatch; b++)
-				set_issue(&q, res, batch[b], t);
-			nbatch = 0;
-		}
+		wait_nr = commit_wait(p, now, next_ts, spin, &deadline);
+		stamp_batch(&q, clk, res, batch, &nbatch);
 		if ((rc = ops->commit(e, wait_nr, deadline)) < 0)
 			goto out;
 		reap_all(&q, e, clk, cqe, res);
-		if (!wait_nr && next_ts != INT64_MAX) {
-			/* the next one is due within the spin window; a
-			 * completion may free an earlier one: look again then */
-			size_t done0 = q.done;
-			if (clk->spin_until)
-				clk->spin_until(clk->ctx, next_ts);
-			else
-				while (q.done == done0 && clk->now(clk->ctx) < next_ts)
-					reap_all(&q, e, clk, cqe, res);
-		}
+		if (!wait_nr && next_ts != INT64_MAX)
+			spin_window(&q, e, clk, cqe, res, next_ts);
 	}
 out:
 	out->failed = q.failed;

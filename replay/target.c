@@ -279,104 +279,135 @@ static int under_dev(const char *path)
 	return !strcmp(real, "/dev") || !strncmp(real, "/dev/", 5);
 }
 
-int target_open(struct replay_target *t, const char *path, int want_write,
-		int allow_write, const char *sig_ok, const char *sys,
-		const char *proc, char *err, size_t errlen)
+/* A missing target path made as a new file (O_EXCL, O_DIRECT), *sb its
+ * stat; refused under /dev (a mistyped device name). Returns 0, or -1
+ * with a message in err. */
+static int target_create(struct replay_target *t, const char *path,
+			 struct stat *sb, char *err, size_t errlen)
 {
-	struct stat sb;
-	char what[256];
-
-	memset(t, 0, sizeof(*t));
-	t->fd = -1;
-	snprintf(t->path, sizeof(t->path), "%s", path);
-	if (stat(path, &sb) < 0) {
-		if (errno != ENOENT) {
-			snprintf(err, errlen, "cannot use target '%s': %s", path,
-				 strerror(errno));
-			return -1;
-		}
-		if (under_dev(path)) {
-			/* a mistyped device name, not a file to make in RAM */
-			snprintf(err, errlen, "target '%s': no such device (a "
-				 "missing target is made as a file only outside "
-				 "/dev)", path);
-			return -1;
-		}
-		t->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC,
-			     0644);
-		if (t->fd < 0) {
-			int e = errno;
-			if (e == EINVAL) {
-				/* made, but O_DIRECT refused: say so, leave nothing */
-				unlink(path);
-				snprintf(err, errlen, "target '%s' does not support "
-					 "O_DIRECT (the file system refuses it)", path);
-			} else {
-				snprintf(err, errlen, "cannot create target '%s': %s",
-					 path, strerror(e));
-			}
-			return -1;
-		}
-		t->created = 1;
-		if (fstat(t->fd, &sb) < 0) {
-			snprintf(err, errlen, "cannot stat '%s': %s", path,
-				 strerror(errno));
-			return -1;
-		}
-	}
-	if (S_ISBLK(sb.st_mode)) {
-		char dir[PATH_MAX];
-		uint64_t size = 0;
-		int lbs = 0;
-
-		t->blkdev = 1;
-		t->dev = BT_MKDEV(major(sb.st_rdev), minor(sb.st_rdev));
-		disk_name(sys, t, major(sb.st_rdev), minor(sb.st_rdev));
-		if (want_write && allow_write) {
-			if (!sysfs_dir(sys, major(sb.st_rdev), minor(sb.st_rdev), dir) &&
-			    in_use(sys, proc, dir, what, sizeof(what))) {
-				snprintf(err, errlen, "refusing to write to '%s': %s",
-					 path, what);
-				return -1;
-			}
-			t->fd = open(path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
-			if (t->fd < 0 && errno == EBUSY) {
-				snprintf(err, errlen, "refusing to write to '%s': it "
-					 "is in use (open exclusively elsewhere)", path);
-				return -1;
-			}
-		} else {
-			t->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
-		}
-		if (t->fd < 0) {
-			snprintf(err, errlen, errno == EINVAL ?
-				 "target '%s' does not support O_DIRECT" :
-				 "cannot open target '%s': %s", path, strerror(errno));
-			return -1;
-		}
-		if (want_write && allow_write) {
-			if (check_signature(path, sig_ok, err, errlen))
-				return -1;
-			t->writable = 1;
-		}
-		if (ioctl(t->fd, BLKGETSIZE64, &size) < 0 ||
-		    ioctl(t->fd, BLKSSZGET, &lbs) < 0 || lbs < 512) {
-			snprintf(err, errlen, "cannot read the size of '%s': %s",
-				 path, strerror(errno));
-			return -1;
-		}
-		t->size = size;
-		t->lbs = (unsigned)lbs;
-		t->mem_align = (unsigned)lbs;
-		return 0;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		snprintf(err, errlen, "target '%s' is neither a block device nor a "
-			 "regular file", path);
+	if (under_dev(path)) {
+		/* a mistyped device name, not a file to make in RAM */
+		snprintf(err, errlen, "target '%s': no such device (a "
+			 "missing target is made as a file only outside "
+			 "/dev)", path);
 		return -1;
 	}
-	t->dev = BT_MKDEV(major(sb.st_dev), minor(sb.st_dev));
-	disk_name(sys, t, major(sb.st_dev), minor(sb.st_dev));
+	t->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC,
+		     0644);
+	if (t->fd < 0) {
+		int e = errno;
+		if (e == EINVAL) {
+			/* made, but O_DIRECT refused: say so, leave nothing */
+			unlink(path);
+			snprintf(err, errlen, "target '%s' does not support "
+				 "O_DIRECT (the file system refuses it)", path);
+		} else {
+			snprintf(err, errlen, "cannot create target '%s': %s",
+				 path, strerror(e));
+		}
+		return -1;
+	}
+	t->created = 1;
+	if (fstat(t->fd, sb) < 0) {
+		snprintf(err, errlen, "cannot stat '%s': %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Block device target path (sb its stat): opened read-only, or for
+ * writing (exclusively) when want_write and allow_write and it is not in
+ * use and holds no signature but sig_ok; its size and logical block size.
+ * Returns 0, or -1 with a message in err. */
+static int target_open_blk(struct replay_target *t, const char *path,
+			   const struct stat *sb, int want_write,
+			   int allow_write, const char *sig_ok, const char *sys,
+			   const char *proc, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], what[256];
+	uint64_t size = 0;
+	int lbs = 0;
+
+	t->blkdev = 1;
+	t->dev = BT_MKDEV(major(sb->st_rdev), minor(sb->st_rdev));
+	disk_name(sys, t, major(sb->st_rdev), minor(sb->st_rdev));
+	if (want_write && allow_write) {
+		if (!sysfs_dir(sys, major(sb->st_rdev), minor(sb->st_rdev), dir) &&
+		    in_use(sys, proc, dir, what, sizeof(what))) {
+			snprintf(err, errlen, "refusing to write to '%s': %s",
+				 path, what);
+			return -1;
+		}
+		t->fd = open(path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
+		if (t->fd < 0 && errno == EBUSY) {
+			snprintf(err, errlen, "refusing to write to '%s': it "
+				 "is in use (open exclusively elsewhere)", path);
+			return -1;
+		}
+	} else {
+		t->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	}
+	if (t->fd < 0) {
+		snprintf(err, errlen, errno == EINVAL ?
+			 "target '%s' does not support O_DIRECT" :
+			 "cannot open target '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (want_write && allow_write) {
+		if (check_signature(path, sig_ok, err, errlen))
+			return -1;
+		t->writable = 1;
+	}
+	if (ioctl(t->fd, BLKGETSIZE64, &size) < 0 ||
+	    ioctl(t->fd, BLKSSZGET, &lbs) < 0 || lbs < 512) {
+		snprintf(err, errlen, "cannot read the size of '%s': %s",
+			 path, strerror(errno));
+		return -1;
+	}
+	t->size = size;
+	t->lbs = (unsigned)lbs;
+	t->mem_align = (unsigned)lbs;
+	return 0;
+}
+
+/* A file target's direct I/O alignment: statx's when it says (a file
+ * system with no direct I/O refused), else 4096. Returns 0, or -1 with a
+ * message in err. */
+static int file_dio_align(struct replay_target *t, const char *path,
+			  char *err, size_t errlen)
+{
+	struct statx sx;
+
+	t->lbs = t->mem_align = 4096;
+	if (statx(t->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+	    (sx.stx_mask & STATX_DIOALIGN)) {
+		if (!sx.stx_dio_offset_align) {
+			snprintf(err, errlen, "target '%s' does not support "
+				 "O_DIRECT (statx: no direct I/O)", path);
+			return -1;
+		}
+		t->lbs = sx.stx_dio_offset_align < 512 ? 512
+			 : sx.stx_dio_offset_align;
+		t->mem_align = sx.stx_dio_mem_align ? sx.stx_dio_mem_align : 512;
+	}
+	return 0;
+}
+
+/* Regular file target path (sb its stat; t->fd open when target_create()
+ * made it): writable when iotape made it or may overwrite it (owned), or
+ * on request (want_write and allow_write) when not in use and holding no
+ * signature but sig_ok; an owned file marked as being written. Returns 0,
+ * or -1 with a message in err. */
+static int target_open_file(struct replay_target *t, const char *path,
+			    const struct stat *sb, int want_write,
+			    int allow_write, const char *sig_ok, const char *sys,
+			    const char *proc, char *err, size_t errlen)
+{
+	char what[256];
+
+	t->dev = BT_MKDEV(major(sb->st_dev), minor(sb->st_dev));
+	disk_name(sys, t, major(sb->st_dev), minor(sb->st_dev));
 	if (t->fd < 0) {
 		/* an existing file: read-only until it is known to be ours */
 		t->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
@@ -387,13 +418,13 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 				 path, strerror(errno));
 			return -1;
 		}
-		t->owned = sb.st_size == 0 || replay_made(t->fd, &sb);
+		t->owned = sb->st_size == 0 || replay_made(t->fd, sb);
 	} else {
 		t->owned = 1;
 	}
 	if (want_write && !t->owned && allow_write) {
 		/* a file holding data, written on request: as a device is */
-		if (file_in_use(sys, proc, &sb, what, sizeof(what))) {
+		if (file_in_use(sys, proc, sb, what, sizeof(what))) {
 			snprintf(err, errlen, "refusing to write to '%s': %s", path,
 				 what);
 			return -1;
@@ -417,23 +448,38 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 	 * replay killed half way leaves a file that reads as holding data */
 	if (t->owned && fsetxattr(t->fd, TARGET_XATTR, "", 0, 0) < 0)
 		t->owned = t->created;   /* no xattrs there: not marked */
-	t->size = (uint64_t)sb.st_size;
-	t->lbs = t->mem_align = 4096;
-	{
-		struct statx sx;
-		if (statx(t->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
-		    (sx.stx_mask & STATX_DIOALIGN)) {
-			if (!sx.stx_dio_offset_align) {
-				snprintf(err, errlen, "target '%s' does not support "
-					 "O_DIRECT (statx: no direct I/O)", path);
-				return -1;
-			}
-			t->lbs = sx.stx_dio_offset_align < 512 ? 512
-				 : sx.stx_dio_offset_align;
-			t->mem_align = sx.stx_dio_mem_align ? sx.stx_dio_mem_align : 512;
+	t->size = (uint64_t)sb->st_size;
+	return file_dio_align(t, path, err, errlen);
+}
+
+int target_open(struct replay_target *t, const char *path, int want_write,
+		int allow_write, const char *sig_ok, const char *sys,
+		const char *proc, char *err, size_t errlen)
+{
+	struct stat sb;
+
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	if (stat(path, &sb) < 0) {
+		if (errno != ENOENT) {
+			snprintf(err, errlen, "cannot use target '%s': %s", path,
+				 strerror(errno));
+			return -1;
 		}
+		if (target_create(t, path, &sb, err, errlen))
+			return -1;
 	}
-	return 0;
+	if (S_ISBLK(sb.st_mode))
+		return target_open_blk(t, path, &sb, want_write, allow_write,
+				       sig_ok, sys, proc, err, errlen);
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "target '%s' is neither a block device nor a "
+			 "regular file", path);
+		return -1;
+	}
+	return target_open_file(t, path, &sb, want_write, allow_write, sig_ok,
+				sys, proc, err, errlen);
 }
 
 int target_extend(struct replay_target *t, uint64_t size, char *err,
