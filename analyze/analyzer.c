@@ -179,13 +179,6 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	return 0;
 }
 
-int an_run_load(struct an_run *r, const struct runview *rv,
-		const struct disk_profile *model)
-{
-	struct an_opts o = { .model = model };
-	return an_run_load_with(r, rv, &o, NULL, 2);
-}
-
 void an_run_free(struct an_run *r)
 {
 	for (int i = 0; i < n_analyzers && i < AN_MAX; i++)

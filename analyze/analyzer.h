@@ -27,7 +27,8 @@
 struct an_run {
 	struct rundata rd;
 	struct evorder ord;        /* rd's rows by Q, D and C time, for the
-				    * builds (an_run_load() frees it after) */
+				    * builds (an_run_load_with() frees it
+				    * after) */
 	struct timeacct ta;
 	struct critpath cp;        /* the workload's time by cause */
 	void *state[AN_MAX];       /* each analyzer's numbers, or NULL */
@@ -90,13 +91,6 @@ extern const struct analyzer an_seek, an_fairness, an_swap, an_writeback,
 extern const struct analyzer *const analyzers[];
 extern const int n_analyzers;
 
-/* Loads run rv (rundata_load), accounts its time and builds every
- * analyzer; model (NULL: none) is a modelled disk the analyzers that can
- * cost the run's I/O on it (seek) do so with. Returns 0 or -1 after an
- * error line. */
-int an_run_load(struct an_run *r, const struct runview *rv,
-		const struct disk_profile *model);
-
 /* What the analyzers are to judge a run over: cmd_mask (bit idx of each
  * command; 0: the whole run) names the timed commands whose time the
  * question is (question.h), the critical path's window. */
@@ -113,10 +107,13 @@ struct an_side {
 	void *ctx;
 };
 
-/* an_run_load() on threads threads (at most 2 are used; 1: all on this
- * one), running side (NULL: none) beside the builds. Reading the rows,
- * the orders and the accounting, and the builds each share the threads;
- * every analyzer's numbers are the same on one thread or two. */
+/* Loads run rv (rundata_load), accounts its time and builds every
+ * analyzer, on threads threads (at most 2 are used; 1: all on this one),
+ * running side (NULL: none) beside the builds; o->model (NULL: none) is a
+ * modelled disk the analyzers that can cost the run's I/O on it (seek) do
+ * so with. Reading the rows, the orders and the accounting, and the
+ * builds each share the threads; every analyzer's numbers are the same on
+ * one thread or two. Returns 0 or -1 after an error line. */
 int an_run_load_with(struct an_run *r, const struct runview *rv,
 		     const struct an_opts *o,
 		     const struct an_side *side, int threads);

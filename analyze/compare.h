@@ -61,7 +61,7 @@ struct compare {
  * a figure or workload metric, a sum "A+B", "total", NAME:higher; NULL:
  * the workload's own result, else its commands' total real time, else its
  * span); model (NULL: none) a modelled disk for the analyzers
- * (an_run_load()). Returns 0, or -1 after an error line (what was loaded
+ * (an_run_load_with()). Returns 0, or -1 after an error line (what was loaded
  * is freed by compare_free()). */
 int compare_load(struct compare *c, struct store *st, char **names, int n,
 		 const char *group_by, const char *metric,
