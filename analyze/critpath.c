@@ -1530,42 +1530,35 @@ static void make_units(struct walk *w, struct life **lives, size_t *nl)
 		qsort(*lives, *nl, sizeof(**lives), cmp_life);
 }
 
-void critpath_build(struct critpath *cp, const struct rundata *rd,
-		    const struct evorder *ord, uint64_t cmd_mask)
+/* 1 when the workload issued synchronous writes or flushes itself in the
+ * window (fsync, O_SYNC, sync), not its kernel threads. */
+static int user_sync(const struct critpath *cp, const struct rundata *rd)
 {
-	struct walk *w = xcalloc(1, sizeof(*w));
-	struct life *lives;
-	size_t nl, li = 0;
-	struct hnode *h;
-	struct ev_it *its;
-	int nh = 0, nits;
-
-	memset(cp, 0, sizeof(*cp));
-	cp->dly_cpu_s = cp->dly_blkio_s = cp->dly_mem_s = cp->dly_swapin_s = NAN;
-	families_build(&cp->fam, rd);
-	window(cp, rd, cmd_mask);
-	find_swap(cp, rd);
-	w->rd = rd;
-	w->cp = cp;
-	cp->bin_ns = 100000000;     /* 100 ms, fewer for long windows */
-	if (cp->t1 - cp->t0 > (int64_t)20000 * cp->bin_ns)
-		cp->bin_ns = (cp->t1 - cp->t0) / 20000 + 1;
-	cp->nbin = (size_t)((cp->t1 - cp->t0) / cp->bin_ns) + 1;
-	cp->bin = xcalloc(cp->nbin, sizeof(*cp->bin));
-	w->ds = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->ds));
-	make_units(w, &lives, &nl);
-	w->refault = mark_refaults(rd, cp);
-	for (size_t i = 0; i < rd->n && !w->user_sync; i++) {
+	for (size_t i = 0; i < rd->n; i++) {
 		uint32_t fl = rundata_flags(rd, i);
 		int k = family_of(&cp->fam, rundata_pid(rd, i));
 		int64_t q = rundata_q(rd, i);
 		if (k >= 0 && cp->fam.f[k].workload && !*cp->fam.f[k].role &&
 		    q != AN_NONE && q >= cp->t0 && q <= cp->t1 &&
 		    ((fl & AN_FLUSH) || ((fl & AN_WRITE) && (fl & (AN_SYNC | AN_FUA)))))
-			w->user_sync = 1;
+			return 1;
 	}
-	service_means(w, ord);
-	/* the walks: Q, D and C of each device */
+	return 0;
+}
+
+/* The walk: each device's Q, D and C in time order (a heap over the
+ * per-device orders), and the units' births and deaths (lives, nl of
+ * them, in time order) between them, advancing the workload's time. */
+static void walk_events(struct walk *w, const struct evorder *ord,
+			const struct life *lives, size_t nl)
+{
+	const struct rundata *rd = w->rd;
+	struct critpath *cp = w->cp;
+	struct hnode *h;
+	struct ev_it *its;
+	int nh = 0, nits;
+	size_t li = 0;
+
 	nits = (int)rd->ndevs * 3;
 	its = xcalloc(nits ? (size_t)nits : 1, sizeof(*its));
 	h = xcalloc(nits ? (size_t)nits : 1, sizeof(*h));
@@ -1608,6 +1601,62 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 			hdown(h, nh, 0);
 		}
 	}
+	free(its);
+	free(h);
+}
+
+/* How many of the workload's processes shared a device: on each, the
+ * effective number of them with blocking I/O there (inverse Simpson over
+ * their bios: two alike are 2, one with a stray read beside it 1), a mean
+ * weighted by the device's bios. */
+static double sharers(const struct walk *w)
+{
+	const struct rundata *rd = w->rd;
+	double num = 0, den = 0;
+
+	for (size_t k = 0; k < rd->ndevs; k++) {
+		double n = 0, n2 = 0;
+		for (size_t i = 0; i < w->dpcap; i++)
+			if (w->dp[i].used && w->dp[i].blocking &&
+			    w->dp[i].dev == rd->devs[k]) {
+				double b = (double)w->dp[i].blocking;
+				n += b;
+				n2 += b * b;
+			}
+		if (n2 > 0) {
+			num += n * n / n2 * n;
+			den += n;
+		}
+	}
+	return den > 0 ? num / den : 0;
+}
+
+void critpath_build(struct critpath *cp, const struct rundata *rd,
+		    const struct evorder *ord, uint64_t cmd_mask)
+{
+	struct walk *w = xcalloc(1, sizeof(*w));
+	struct life *lives;
+	size_t nl;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->dly_cpu_s = cp->dly_blkio_s = cp->dly_mem_s = cp->dly_swapin_s = NAN;
+	families_build(&cp->fam, rd);
+	window(cp, rd, cmd_mask);
+	find_swap(cp, rd);
+	w->rd = rd;
+	w->cp = cp;
+	cp->bin_ns = 100000000;     /* 100 ms, fewer for long windows */
+	if (cp->t1 - cp->t0 > (int64_t)20000 * cp->bin_ns)
+		cp->bin_ns = (cp->t1 - cp->t0) / 20000 + 1;
+	cp->nbin = (size_t)((cp->t1 - cp->t0) / cp->bin_ns) + 1;
+	cp->bin = xcalloc(cp->nbin, sizeof(*cp->bin));
+	w->ds = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->ds));
+	make_units(w, &lives, &nl);
+	w->refault = mark_refaults(rd, cp);
+	w->user_sync = user_sync(cp, rd);
+	service_means(w, ord);
+	/* the walks: Q, D and C of each device */
+	walk_events(w, ord, lives, nl);
 	advance(w, cp->t1);
 	/* I/O still in flight at the end: its share so far, as at the device */
 	for (size_t i = 0; i < w->fcap; i++)
@@ -1618,28 +1667,7 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 		}
 	settle_cells(w);
 	settle_queue(w);
-	/* how many of the workload's processes shared a device: on each, the
-	 * effective number of them with blocking I/O there (inverse Simpson
-	 * over their bios: two alike are 2, one with a stray read beside it
-	 * 1), a mean weighted by the device's bios */
-	{
-		double num = 0, den = 0;
-		for (size_t k = 0; k < rd->ndevs; k++) {
-			double n = 0, n2 = 0;
-			for (size_t i = 0; i < w->dpcap; i++)
-				if (w->dp[i].used && w->dp[i].blocking &&
-				    w->dp[i].dev == rd->devs[k]) {
-					double b = (double)w->dp[i].blocking;
-					n += b;
-					n2 += b * b;
-				}
-			if (n2 > 0) {
-				num += n * n / n2 * n;
-				den += n;
-			}
-		}
-		cp->sharers = den > 0 ? num / den : 0;
-	}
+	cp->sharers = sharers(w);
 	for (size_t j = 0; j < cp->nbin; j++)
 		cp->free_s += cp->bin[j].free_s;
 	for (int k = 0; k < CP_NCAT; k++)
@@ -1657,8 +1685,6 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 			for (int b = 0; b < CP_BANDS; b++)
 				hist_free(&w->cell[dir][sc][b].svc);
 	free(lives);
-	free(its);
-	free(h);
 	free(w->u);
 	free(w->ualive);
 	free(w->upid);
