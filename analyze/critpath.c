@@ -960,6 +960,52 @@ static double dirty_limit_bytes(const struct rundata *rd)
 	return 0;
 }
 
+/* The share of its time a runnable task waited for a CPU in the interval
+ * of vmstat row v (NULL: none) on ncpu CPUs (0: unknown, taken as 1): with
+ * the CPUs saturated, or more runnable tasks than CPUs by two (vmstat
+ * counts itself in r) while some CPU idles (tasks pinned to one CPU wait
+ * there as vmstat's id shows the other idle), the tasks other than the
+ * sampler itself (r - 1) share the CPUs that were busy (n less the idle
+ * share: tasks pinned to one of two CPUs share one), each waiting
+ * 1 - busy/(r - 1); 0 otherwise. */
+static double cpu_wait_share(const struct an_vm *v, int ncpu)
+{
+	int n = ncpu > 0 ? ncpu : 1;
+	double r, busy;
+
+	if (!v || !isfinite(v->r) || !isfinite(v->id) ||
+	    !(v->id < 10 || v->r >= n + 2))
+		return 0;
+	r = v->r - 1 > 1 ? v->r - 1 : 1;
+	busy = n * (1 - fmin(fmax(v->id, 0), 100) / 100);
+	if (busy < 1)
+		busy = 1;
+	return r > busy ? 1 - busy / r : 0;
+}
+
+/* PSI memory "some" over the bin centred at t, len seconds long
+ * (Documentation/accounting/psi.rst): the share of it some task stalled on
+ * memory (reclaim, refaults); of the workload's free time f that share
+ * goes to memory stall (CP_SWAP). Returns the seconds taken from f. */
+static double psi_mem_stall(struct critpath *cp, const struct rundata *rd,
+			    int64_t t, double len, double f)
+{
+	double p;
+
+	if (rd->psi[RD_PSI_MEM_SOME].n < 2)
+		return 0;
+	p = series_delta(&rd->psi[RD_PSI_MEM_SOME], t - cp->bin_ns / 2,
+			 t + cp->bin_ns / 2) / 1e6 / len;
+	if (p > 1)
+		p = 1;
+	if (p <= 0.01)
+		return 0;
+	cp->cat[CP_SWAP] += f * p;
+	cp->swap_stall_s += f * p;
+	cp->swap_active_s += f * p;
+	return f * p;
+}
+
 /* Classifies the free time of each bin from the samples: blocked tasks
  * (vmstat b over the machine's own level) with swapping under way are
  * memory stalls; blocked while writeback ran, dirty throttling when the
@@ -1103,43 +1149,13 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		}
 		if (f <= 0)
 			continue;
-		/* the CPUs saturated, or more runnable tasks than CPUs by two
-		 * (vmstat counts itself in r) while some CPU idles: tasks
-		 * pinned to one CPU wait there as vmstat's id shows the other
-		 * idle */
-		if (v && isfinite(v->r) && isfinite(v->id) &&
-		    (v->id < 10 || v->r >= (ncpu > 0 ? ncpu : 1) + 2)) {
-			/* the tasks other than the sampler itself (r - 1)
-			 * share the CPUs that were busy (n less the idle
-			 * share: tasks pinned to one of two CPUs share one):
-			 * each waits 1 - busy/(r - 1) of its time */
-			int n = ncpu > 0 ? ncpu : 1;
-			double r = v->r - 1 > 1 ? v->r - 1 : 1;
-			double busy = n * (1 - fmin(fmax(v->id, 0), 100) / 100);
-			if (busy < 1)
-				busy = 1;
-			fc = r > busy ? 1 - busy / r : 0;
-		}
+		fc = cpu_wait_share(v, ncpu);
 		/* blocked (procs_blocked: tasks in I/O wait, counted also when
 		 * the CPUs are busy, unlike wa) first: a blocked task is not
 		 * waiting for a CPU */
-		/* PSI memory "some" over the bin (Documentation/accounting/
-		 * psi.rst): the share of it some task stalled on memory
-		 * (reclaim, refaults); the workload's free time takes that
-		 * share as memory stall */
-		if (rd->psi[RD_PSI_MEM_SOME].n >= 2) {
-			double p = series_delta(&rd->psi[RD_PSI_MEM_SOME],
-						t - cp->bin_ns / 2, t + cp->bin_ns / 2)
-				   / 1e6 / len;
-			if (p > 1)
-				p = 1;
-			if (p > 0.01) {
-				cp->cat[CP_SWAP] += f * p;
-				cp->swap_stall_s += f * p;
-				cp->swap_active_s += f * p;
-				f -= f * p;
-			}
-		}
+		/* the share PSI says some task stalled on memory */
+		f -= psi_mem_stall(cp, rd, t, len, f);
+
 		blocked = v && isfinite(v->b) && v->b - bbg >= 1;
 		writing = b->wb_mb >= 0.5 || b->wb_s >= 0.3 * len;
 		if (blocked && v->si + v->so >= 100 && rd->psi[RD_PSI_MEM_SOME].n < 2) {
