@@ -105,29 +105,32 @@ static struct q_proc *proc_of(struct q_state *s, const struct an_run *r,
 	return &s->p[s->np++];
 }
 
-/* One device: which bios found other processes' I/O in flight at their Q
- * and D, the unloaded baselines, and each process's contention. */
-static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
-{
-	const struct rundata *rd = &r->rd;
-	size_t dk = (size_t)rundata_dev_index(rd, dev);
-	size_t i0 = rd->dev_first[dk], i1 = rd->dev_first[dk + 1];
-	uint8_t *mark = xcalloc(i1 > i0 ? i1 - i0 : 1, 1);
-	struct keep_ctx kc = { mark, i0 };
-	struct hist base_d2c[2][SIZE_CLASSES] = { { { 0 } } };
-	struct hist all_d2c[2][SIZE_CLASSES] = { { { 0 } } };
-	struct hist base_q2d[2] = { { 0 } }, all_q2d[2] = { { 0 } };
-	struct pcount *pc = xmalloc((i1 - i0 + 1) * sizeof(*pc));
-	int npc = 0, total = 0, kind;
-	struct ev_it it[3];
-	struct ev_merge m;
-	struct q_dev *qd;
-	uint32_t io;
-	int64_t t;
-	/* the device's median Q2G, ns (as queue_build() keeps it: in us) */
-	double q2g_med = hist_pct(&timeacct_dev(&r->ta, dev)->st.h[TA_Q2G], 50) /
-			 1e3 * 1e3;
+/* one_dev()'s latency histograms (ns) by direction of the bios that count:
+ * D2C also by size class, of every bio and of the unloaded ones (that met
+ * no other process's I/O at their D, for Q2D at their Q). */
+struct q_base {
+	struct hist base_d2c[2][SIZE_CLASSES];
+	struct hist all_d2c[2][SIZE_CLASSES];
+	struct hist base_q2d[2], all_q2d[2];
+};
 
+static void q_base_free(struct q_base *b)
+{
+	for (int w = 0; w < 2; w++) {
+		for (int sc = 0; sc < SIZE_CLASSES; sc++) {
+			hist_free(&b->base_d2c[w][sc]);
+			hist_free(&b->all_d2c[w][sc]);
+		}
+		hist_free(&b->base_q2d[w]);
+		hist_free(&b->all_q2d[w]);
+	}
+}
+
+/* Marks QM_COUNTS on rows [i0, i1) of rd (mark[] from row i0) with a Q, D
+ * and C in that order and data. */
+static void mark_counting(const struct rundata *rd, size_t i0, size_t i1,
+			  uint8_t *mark)
+{
 	for (size_t i = i0; i < i1; i++) {
 		struct an_io xb;
 		const struct an_io *x = rundata_io(rd, i, &xb);
@@ -136,8 +139,24 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 			continue;
 		mark[i - i0] = QM_COUNTS;
 	}
-	/* the Q, D and C of the bios that count, by time (at one time by
-	 * bio, a bio's Q before its D before its C) */
+}
+
+/* Marks QM_AT_Q and QM_AT_D on the counting rows [i0, i1) of device index
+ * dk that found other processes' I/O in flight (D to C) at their Q, at
+ * their D: the rows' Q, D and C by time (at one time by bio, a bio's Q
+ * before its D before its C), in flight counted per process. */
+static void mark_shared(const struct an_run *r, size_t dk, size_t i0,
+			size_t i1, uint8_t *mark)
+{
+	const struct rundata *rd = &r->rd;
+	struct keep_ctx kc = { mark, i0 };
+	struct pcount *pc = xmalloc((i1 - i0 + 1) * sizeof(*pc));
+	int npc = 0, total = 0, kind;
+	struct ev_it it[3];
+	struct ev_merge m;
+	uint32_t io;
+	int64_t t;
+
 	for (int k = 0; k < 3; k++)
 		ev_it_init(&it[k], &r->ord, dk, k == 0 ? EV_Q : k == 1 ? EV_D : EV_C);
 	ev_merge_init(&m, it, 3, keep_counts, &kc);
@@ -156,6 +175,13 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 			(*own)--;
 		}
 	}
+	free(pc);
+}
+
+/* Fills b (zeroed) from the marked rows [i0, i1) of rd that count. */
+static void q_base_fill(struct q_base *b, const struct rundata *rd,
+			size_t i0, size_t i1, const uint8_t *mark)
+{
 	for (size_t i = i0; i < i1; i++) {
 		struct an_io xb;
 		const struct an_io *x;
@@ -165,13 +191,34 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 		x = rundata_io(rd, i, &xb);
 		w = !!(x->flags & AN_WRITE);
 		sc = size_class(x->bytes);
-		hist_add(&all_d2c[w][sc], (uint64_t)(x->c - x->d));
-		hist_add(&all_q2d[w], (uint64_t)(x->d - x->q));
+		hist_add(&b->all_d2c[w][sc], (uint64_t)(x->c - x->d));
+		hist_add(&b->all_q2d[w], (uint64_t)(x->d - x->q));
 		if (!(mark[i - i0] & QM_AT_D))
-			hist_add(&base_d2c[w][sc], (uint64_t)(x->c - x->d));
+			hist_add(&b->base_d2c[w][sc], (uint64_t)(x->c - x->d));
 		if (!(mark[i - i0] & QM_AT_Q))
-			hist_add(&base_q2d[w], (uint64_t)(x->d - x->q));
+			hist_add(&b->base_q2d[w], (uint64_t)(x->d - x->q));
 	}
+}
+
+/* One device: which bios found other processes' I/O in flight at their Q
+ * and D, the unloaded baselines, and each process's contention (s, in
+ * s->p; the device's row in s->d). */
+static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
+{
+	const struct rundata *rd = &r->rd;
+	size_t dk = (size_t)rundata_dev_index(rd, dev);
+	size_t i0 = rd->dev_first[dk], i1 = rd->dev_first[dk + 1];
+	uint8_t *mark = xcalloc(i1 > i0 ? i1 - i0 : 1, 1);
+	struct q_base qb;
+	struct q_dev *qd;
+	/* the device's median Q2G, ns (as queue_build() keeps it: in us) */
+	double q2g_med = hist_pct(&timeacct_dev(&r->ta, dev)->st.h[TA_Q2G], 50) /
+			 1e3 * 1e3;
+
+	memset(&qb, 0, sizeof(qb));
+	mark_counting(rd, i0, i1, mark);
+	mark_shared(r, dk, i0, i1, mark);
+	q_base_fill(&qb, rd, i0, i1, mark);
 	s->d = xrealloc(s->d, (size_t)(s->nd + 1) * sizeof(*s->d));
 	qd = &s->d[s->nd++];
 	memset(qd, 0, sizeof(*qd));
@@ -193,14 +240,15 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 			p->bios_shared++;
 			/* unloaded: bios that found the device free of others;
 			 * with too few of them, the fastest tenth of all */
-			if (base_d2c[w][sc].n >= MIN_BASE)
-				bd = hist_pct(&base_d2c[w][sc], 50);
+			if (qb.base_d2c[w][sc].n >= MIN_BASE)
+				bd = hist_pct(&qb.base_d2c[w][sc], 50);
 			else {
-				bd = hist_pct(&all_d2c[w][sc], 10);
+				bd = hist_pct(&qb.all_d2c[w][sc], 10);
 				qd->base_low = 1;
 			}
-			bq = base_q2d[w].n >= MIN_BASE ? hist_pct(&base_q2d[w], 50)
-						       : hist_pct(&all_q2d[w], 10);
+			bq = qb.base_q2d[w].n >= MIN_BASE
+			     ? hist_pct(&qb.base_q2d[w], 50)
+			     : hist_pct(&qb.all_q2d[w], 10);
 			if (shared & QM_AT_D) {
 				p->contention_s += ((double)(x->c - x->d) - bd) / 1e9;
 				extra += ((double)(x->c - x->d) - bd) / 1e9;
@@ -218,15 +266,7 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 		p->s1 += extra;
 		p->s2 += extra * extra;
 	}
-	for (int w = 0; w < 2; w++) {
-		for (int sc = 0; sc < SIZE_CLASSES; sc++) {
-			hist_free(&base_d2c[w][sc]);
-			hist_free(&all_d2c[w][sc]);
-		}
-		hist_free(&base_q2d[w]);
-		hist_free(&all_q2d[w]);
-	}
-	free(pc);
+	q_base_free(&qb);
 	free(mark);
 }
 

@@ -122,26 +122,21 @@ static int fixed_cost(const struct rundata *rd, uint32_t dev, double *a_ns,
 	return 0;
 }
 
-static void *ra_build(const struct an_run *r)
+/* Re-reads: per device, buffered reads sorted by sector; a bio overlapping
+ * an earlier-queued one's range read those sectors twice. Adds their bios,
+ * MB and device time (s, the D2C share of the overlap) to s; p and tmp
+ * have room for every row of the run. */
+static void rereads(const struct an_run *r, struct ra_state *s, uint32_t *p,
+		    uint32_t *tmp)
 {
 	const struct rundata *rd = &r->rd;
-	struct ra_state *s;
-	uint32_t *p, *tmp;
-	size_t np = 0;
 
-	if (!rd->n)
-		return NULL;
-	s = xcalloc(1, sizeof(*s));
-	p = xmalloc(rd->n * sizeof(*p));
-	tmp = xmalloc(rd->n * sizeof(*tmp));
-	/* re-reads: per device, bios sorted by sector; a bio overlapping an
-	 * earlier-queued one's range read those sectors twice */
 	for (size_t k = 0; k < r->ta.ndev; k++) {
 		uint32_t dev = r->ta.devs[k].dev;
 		struct ev_it it;
 		uint32_t row;
 		int64_t q;
-		np = 0;
+		size_t np = 0;
 		ev_it_init(&it, &r->ord, (size_t)rundata_dev_index(rd, dev), EV_Q);
 		while (ev_it_next(&it, &row, &q)) {
 			struct an_io xb;
@@ -167,12 +162,75 @@ static void *ra_build(const struct an_run *r)
 					       (double)over * 512 / x->bytes;
 		}
 	}
+}
+
+/* The small-request cost of stream st (process and device row, its
+ * buffered reads p[0..np) in Q order, counted in st): what the reader
+ * waited less what requests of REF_BYTES would have, each request's fixed
+ * cost from a fit of D2C on size over the device's reads, else the
+ * stream's median D2C; sets st's per_req_us, per_kib_us, need, gap_us,
+ * fit and small_cost_s. */
+static void small_cost(const struct rundata *rd, const struct ta_row *row,
+		       const uint32_t *p, size_t np, struct ra_stream *st)
+{
+	struct hist d2c = { 0 };
+	double need = st->mb * 1e6 / REF_BYTES, gaps = 0, a_ns, b_ns = 0;
+	uint64_t ngap = 0;
+
+	for (size_t i = 0; i < np; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, p[i], &xb);
+		int64_t nq = i + 1 < np ? rundata_q(rd, p[i + 1]) : 0;
+		if (x->c != AN_NONE && x->d != AN_NONE && x->c >= x->d)
+			hist_add(&d2c, (uint64_t)(x->c - x->d));
+		/* the process's time between a completion and
+		 * its next request: issuing one synchronously */
+		if (i + 1 < np && x->c != AN_NONE && nq > x->c &&
+		    nq - x->c < 10000000) {
+			gaps += (double)(nq - x->c);
+			ngap++;
+		}
+	}
+	st->fit = !fixed_cost(rd, row->dev, &a_ns, &b_ns) && a_ns > 0;
+	if (!st->fit) {
+		a_ns = hist_pct(&d2c, 50);
+		b_ns = 0;
+	}
+	st->per_req_us = a_ns / 1e3;
+	st->per_kib_us = b_ns * 1024 / 1e3;
+	st->need = need;
+	st->gap_us = ngap ? gaps / (double)ngap / 1e3 : 0;
+	/* what it waited (overlapping requests once) less what
+	 * the 128 KiB requests would have: the reader's own
+	 * time between its reads stays as it was */
+	st->small_cost_s = st->waited_s -
+			   (need * a_ns + st->mb * 1e6 * b_ns) / 1e9;
+	if (st->small_cost_s < 0 || (double)st->reads <= need)
+		st->small_cost_s = 0;
+	hist_free(&d2c);
+}
+
+/* The re-reads and, of the sequential streams of buffered reads (per
+ * process and device, in Q order, MIN_READS at least), the costliest and
+ * the sum of those in small requests. NULL when the run has neither. */
+static void *ra_build(const struct an_run *r)
+{
+	const struct rundata *rd = &r->rd;
+	struct ra_state *s;
+	uint32_t *p, *tmp;
+	size_t np = 0;
+
+	if (!rd->n)
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	p = xmalloc(rd->n * sizeof(*p));
+	tmp = xmalloc(rd->n * sizeof(*tmp));
+	rereads(r, s, p, tmp);
 	/* sequential streams: per process and device, in Q order */
 	for (size_t t = 0; t < r->ta.nrows; t++) {
 		const struct ta_row *row = &r->ta.rows[t];
 		struct ra_stream st = { .pid = row->pid, .dev = row->dev };
 		uint64_t next = UINT64_MAX;
-		double a_ns, b_ns = 0;
 		/* its bios (in the run's order), then by Q */
 		np = 0;
 		for (size_t k = 0; k < row->nbio; k++) {
@@ -199,43 +257,7 @@ static void *ra_build(const struct an_run *r)
 		st.mean_kb = st.mb * 1e6 / 1024 / (double)st.reads;
 		st.waited_s = row->waited_s;
 		if (st.mean_kb * 1024 < REF_BYTES / 2) {
-			struct hist d2c = { 0 };
-			double need = st.mb * 1e6 / REF_BYTES, gaps = 0;
-			uint64_t ngap = 0;
-			for (size_t i = 0; i < np; i++) {
-				struct an_io xb;
-				const struct an_io *x = rundata_io(rd, p[i], &xb);
-				int64_t nq = i + 1 < np ? rundata_q(rd, p[i + 1]) : 0;
-				if (x->c != AN_NONE && x->d != AN_NONE && x->c >= x->d)
-					hist_add(&d2c, (uint64_t)(x->c - x->d));
-				/* the process's time between a completion and
-				 * its next request: issuing one synchronously */
-				if (i + 1 < np && x->c != AN_NONE && nq > x->c &&
-				    nq - x->c < 10000000) {
-					gaps += (double)(nq - x->c);
-					ngap++;
-				}
-			}
-			st.fit = !fixed_cost(rd, row->dev, &a_ns, &b_ns) &&
-				 a_ns > 0;
-			if (!st.fit) {
-				a_ns = hist_pct(&d2c, 50);
-				b_ns = 0;
-			}
-			st.per_req_us = a_ns / 1e3;
-			st.per_kib_us = b_ns * 1024 / 1e3;
-			st.need = need;
-			st.gap_us = ngap ? gaps / (double)ngap / 1e3 : 0;
-			/* what it waited (overlapping requests once) less what
-			 * the 128 KiB requests would have: the reader's own
-			 * time between its reads stays as it was */
-			st.small_cost_s = st.waited_s -
-					  (need * a_ns + st.mb * 1e6 * b_ns) / 1e9;
-			if (st.small_cost_s < 0 || (double)st.reads <= need)
-				st.small_cost_s = 0;
-			hist_free(&d2c);
-		}
-		if (st.mean_kb * 1024 < REF_BYTES / 2) {
+			small_cost(rd, row, p, np, &st);
 			s->nsmall++;
 			s->small_mb += st.mb;
 			s->small_cost_s += st.small_cost_s;

@@ -185,12 +185,168 @@ static double throttled(const struct rundata *rd, int64_t lo, int64_t hi)
 	return t;
 }
 
+/* The peaks (MB) of meminfo's Dirty and Writeback within the run (every
+ * sample when the run has no span), into s. */
+static void dirty_peaks(struct wb_state *s, const struct rundata *rd)
+{
+	for (size_t i = 0; i < rd->dirty_kb.n; i++) {
+		int64_t t = rd->dirty_kb.t[i];
+		double d = rd->dirty_kb.v[i] * 1024 / 1e6;
+		double w = series_at(&rd->writeback_kb, t) * 1024 / 1e6;
+		if ((rd->t1 > rd->t0) && (t < rd->t0 || t > rd->t1))
+			continue;
+		if (d > s->dirty_peak_mb)
+			s->dirty_peak_mb = d;
+		if (isfinite(w) && w > s->wb_peak_mb)
+			s->wb_peak_mb = w;
+	}
+}
+
+/* The dispatched requests' [D, C] of rd into busy (room for rd->n),
+ * merged; returns how many. */
+static size_t busy_intervals(const struct rundata *rd, struct ta_iv *busy)
+{
+	size_t nb = 0;
+
+	for (size_t i = 0; i < rd->n; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
+		if ((x->flags & AN_HEAD) && x->d != AN_NONE && x->c != AN_NONE &&
+		    x->c > x->d)
+			busy[nb++] = (struct ta_iv){ x->d, x->c };
+	}
+	return ta_merge(busy, nb);
+}
+
+/* Process row t's synchronous data writes (in the run's order) as [Q, C]
+ * into iv; *mb their MB, *first their first Q, *last their last C (ns).
+ * Returns how many. */
+static size_t sync_writes(const struct an_run *r, const struct ta_row *t,
+			  struct ta_iv *iv, double *mb, int64_t *first,
+			  int64_t *last)
+{
+	const struct rundata *rd = &r->rd;
+	size_t n = 0;
+
+	for (size_t k2 = 0; k2 < t->nbio; k2++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, r->ta.bio[t->bio_first +
+						k2], &xb);
+		if (x->c == AN_NONE || x->c < x->q || !x->bytes ||
+		    (x->flags & (AN_WRITE | AN_SYNC)) != (AN_WRITE | AN_SYNC))
+			continue;
+		iv[n++] = (struct ta_iv){ x->q, x->c };
+		*mb += x->bytes / 1e6;
+		if (x->q < *first)
+			*first = x->q;
+		if (x->c > *last)
+			*last = x->c;
+	}
+	return n;
+}
+
+/* Whether writes iv[0..n) (sorted here by Q) were queued together, at
+ * least half of them while an earlier one was in flight: writeback of
+ * dirty pages queues many bios at once (fsync plugs them); a process
+ * writing O_DIRECT one at a time queues each after the last completed.
+ * Returns 1 or 0. */
+static int queued_together(struct ta_iv *iv, size_t n)
+{
+	size_t over = 0;
+	int64_t hi = INT64_MIN;
+
+	radix_sort(iv, n, sizeof(*iv), key_a);
+	for (size_t i = 0; i < n; i++) {
+		over += iv[i].a < hi;
+		if (iv[i].b > hi)
+			hi = iv[i].b;
+	}
+	return over * 2 >= n;
+}
+
+/* Appends to iv[0..n) the flushes and FUA writes of any process (journal
+ * commits, cache flushes) queued from first to 50 ms after last (ns), as
+ * [Q, C]; returns the new count. */
+static size_t add_flushes(const struct rundata *rd, struct ta_iv *iv,
+			  size_t n, int64_t first, int64_t last)
+{
+	for (size_t i = 0; i < rd->n; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
+		if ((x->flags & (AN_FLUSH | AN_FUA)) && x->q != AN_NONE &&
+		    x->c != AN_NONE && x->c >= x->q && x->q >= first &&
+		    x->q <= last + 50000000)
+			iv[n++] = (struct ta_iv){ x->q, x->c };
+	}
+	return n;
+}
+
+/* Dirty data made before first (ns): the largest rise (MB) of dirty +
+ * writeback from the run's start to first, at a sample or at first. */
+static double dirty_rise(const struct rundata *rd, int64_t first)
+{
+	double most = 0;
+
+	for (size_t i = 0; i < rd->dirty_kb.n; i++) {
+		int64_t ts = rd->dirty_kb.t[i];
+		double rise;
+		if (ts < rd->t0 || ts > first)
+			continue;
+		rise = dirty_mb(rd, ts) - dirty_mb(rd, rd->t0);
+		if (rise > most)
+			most = rise;
+	}
+	if (dirty_mb(rd, first) - dirty_mb(rd, rd->t0) > most)
+		most = dirty_mb(rd, first) - dirty_mb(rd, rd->t0);
+	return most;
+}
+
+/* The process that waited longest on synchronous writes into s: each
+ * process's synchronous data writes queued together, and the flushes
+ * (journal commits, cache flushes of any process) that its sync waited
+ * for, those queued from its first sync write to 50 ms after its last;
+ * its wait (their union, s), MB, start, the devices' idle time while
+ * dirty before it (busy[0..nb): merged [D, C]) and the dirty data made
+ * before it. iv has room for every row of the run. */
+static void sync_waiter(struct wb_state *s, const struct an_run *r,
+			const struct ta_iv *busy, size_t nb, struct ta_iv *iv)
+{
+	const struct rundata *rd = &r->rd;
+
+	for (size_t k = 0; k < r->ta.nrows; k++) {
+		const struct ta_row *t = &r->ta.rows[k];
+		size_t n;
+		double mb = 0, wait;
+		int64_t first = INT64_MAX, last = INT64_MIN;
+		if (t->role[0] || !t->wr_bytes)
+			continue;
+		n = sync_writes(r, t, iv, &mb, &first, &last);
+		if (!n || !queued_together(iv, n))
+			continue;
+		n = add_flushes(rd, iv, n, first, last);
+		wait = ta_union_s(iv, n);
+		if (wait <= s->sync_wait_s)
+			continue;
+		s->pid = t->pid;
+		s->sync_wait_s = wait;
+		s->sync_mb = mb;
+		s->sync_from_s = rundata_at_s(rd, first);
+		s->idle_before_s = idle_dirty(rd, busy, nb, rd->t0 < first ?
+					      rd->t0 : first, first, NULL, NULL);
+		s->dirty_rise_mb = dirty_rise(rd, first);
+	}
+}
+
+/* The writeback state of run r: the flushers' bursts, and with meminfo's
+ * Dirty, its peaks, the devices' idle time while dirty, the longest
+ * synchronous writer and the cost (s). NULL when the run has neither
+ * Dirty nor bursts nor vmstat rows. */
 static void *wb_build(const struct an_run *r)
 {
 	const struct rundata *rd = &r->rd;
 	struct wb_state *s;
 	struct ta_iv *busy, *iv;
-	size_t nb = 0;
+	size_t nb;
 
 	s = xcalloc(1, sizeof(*s));
 	an_dirty_limits(rd, s->limits, sizeof(s->limits));
@@ -204,104 +360,15 @@ static void *wb_build(const struct an_run *r)
 		return s;
 	}
 	s->has_meminfo = 1;
-	for (size_t i = 0; i < rd->dirty_kb.n; i++) {
-		int64_t t = rd->dirty_kb.t[i];
-		double d = rd->dirty_kb.v[i] * 1024 / 1e6;
-		double w = series_at(&rd->writeback_kb, t) * 1024 / 1e6;
-		if ((rd->t1 > rd->t0) && (t < rd->t0 || t > rd->t1))
-			continue;
-		if (d > s->dirty_peak_mb)
-			s->dirty_peak_mb = d;
-		if (isfinite(w) && w > s->wb_peak_mb)
-			s->wb_peak_mb = w;
-	}
+	dirty_peaks(s, rd);
 	busy = xmalloc((rd->n ? rd->n : 1) * sizeof(*busy));
 	iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		if ((x->flags & AN_HEAD) && x->d != AN_NONE && x->c != AN_NONE &&
-		    x->c > x->d)
-			busy[nb++] = (struct ta_iv){ x->d, x->c };
-	}
-	nb = ta_merge(busy, nb);
+	nb = busy_intervals(rd, busy);
 	if (rd->t1 > rd->t0)
 		s->idle_dirty_s = idle_dirty(rd, busy, nb, rd->t0, rd->t1,
-					     &s->longest_idle_s, &s->longest_at_s);
-	/* each process's synchronous data writes, and the flushes (journal
-	 * commits, cache flushes of any process) that its sync waited for:
-	 * those queued from its first sync write to 50 ms after its last */
-	for (size_t k = 0; k < r->ta.nrows; k++) {
-		const struct ta_row *t = &r->ta.rows[k];
-		size_t n = 0;
-		double mb = 0, wait;
-		int64_t first = INT64_MAX, last = INT64_MIN;
-		if (t->role[0] || !t->wr_bytes)
-			continue;
-		/* its bios, in the run's order */
-		for (size_t k2 = 0; k2 < t->nbio; k2++) {
-			struct an_io xb;
-			const struct an_io *x = rundata_io(rd, r->ta.bio[t->bio_first +
-							k2], &xb);
-			if (x->c == AN_NONE || x->c < x->q || !x->bytes ||
-			    (x->flags & (AN_WRITE | AN_SYNC)) != (AN_WRITE | AN_SYNC))
-				continue;
-			iv[n++] = (struct ta_iv){ x->q, x->c };
-			mb += x->bytes / 1e6;
-			if (x->q < first)
-				first = x->q;
-			if (x->c > last)
-				last = x->c;
-		}
-		if (!n)
-			continue;
-		/* writeback of dirty pages queues many bios at once (fsync
-		 * plugs them); a process writing O_DIRECT one at a time queues
-		 * each after the last completed */
-		{
-			size_t over = 0;
-			int64_t hi = INT64_MIN;
-			radix_sort(iv, n, sizeof(*iv), key_a);
-			for (size_t i = 0; i < n; i++) {
-				over += iv[i].a < hi;
-				if (iv[i].b > hi)
-					hi = iv[i].b;
-			}
-			if (over * 2 < n)
-				continue;
-		}
-		for (size_t i = 0; i < rd->n; i++) {
-			struct an_io xb;
-			const struct an_io *x = rundata_io(rd, i, &xb);
-			if ((x->flags & (AN_FLUSH | AN_FUA)) && x->q != AN_NONE &&
-			    x->c != AN_NONE && x->c >= x->q && x->q >= first &&
-			    x->q <= last + 50000000)
-				iv[n++] = (struct ta_iv){ x->q, x->c };
-		}
-		wait = ta_union_s(iv, n);
-		if (wait <= s->sync_wait_s)
-			continue;
-		s->pid = t->pid;
-		s->sync_wait_s = wait;
-		s->sync_mb = mb;
-		s->sync_from_s = rundata_at_s(rd, first);
-		s->idle_before_s = idle_dirty(rd, busy, nb, rd->t0 < first ?
-					      rd->t0 : first, first, NULL, NULL);
-		/* dirty data made before it: the rise of dirty + writeback from
-		 * the start to its first sync write */
-		s->dirty_rise_mb = 0;
-		for (size_t i = 0; i < rd->dirty_kb.n; i++) {
-			int64_t ts = rd->dirty_kb.t[i];
-			double rise;
-			if (ts < rd->t0 || ts > first)
-				continue;
-			rise = dirty_mb(rd, ts) - dirty_mb(rd, rd->t0);
-			if (rise > s->dirty_rise_mb)
-				s->dirty_rise_mb = rise;
-		}
-		if (dirty_mb(rd, first) - dirty_mb(rd, rd->t0) > s->dirty_rise_mb)
-			s->dirty_rise_mb = dirty_mb(rd, first) - dirty_mb(rd, rd->t0);
-	}
+					     &s->longest_idle_s,
+					     &s->longest_at_s);
+	sync_waiter(s, r, busy, nb, iv);
 	s->throttle_s = rd->t1 > rd->t0 ? throttled(rd, rd->t0, rd->t1) : 0;
 	/* what the synchronous writes cost beyond writeback that could have
 	 * run in the idle time: only as far as they wrote dirty data (the

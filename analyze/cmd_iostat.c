@@ -251,37 +251,78 @@ static double log_col(char **cols, size_t ncol, const struct log_row *r,
 	return NAN;
 }
 
-/* Prints run's imported iostat log (samples of source "iostat", keys
- * "DEVICE:column" and "cpu:column", stored by import/import_fmt.c) as
- * iostat -x's table, the reports in [from, to) of the run's time base
- * (its first event, else the log's first report). Returns 0 or -1
- * (printed). */
-static int log_run(const struct iostat_cmd *o, struct runview *rv)
+/* An iostat log as read: its rows, in the log's order (a report's devices
+ * together), and the device and column names the rows index. */
+struct log_table {
+	struct log_row *rows;
+	size_t nrows, crows;
+	char **devs, **cols;
+	size_t ndev, ncol;
+};
+
+static void log_table_free(struct log_table *tab)
+{
+	for (size_t i = 0; i < tab->ndev; i++)
+		free(tab->devs[i]);
+	for (size_t i = 0; i < tab->ncol; i++)
+		free(tab->cols[i]);
+	free(tab->devs);
+	free(tab->cols);
+	free(tab->rows);
+}
+
+/* The row of device d in the report at time_ns, whose rows start at
+ * row0; added (every column NAN, since_boot when the report is the
+ * since-boot one, at t_boot) when the report has none yet. NULL when out
+ * of memory. */
+static struct log_row *log_row_of(struct log_table *tab, size_t row0,
+				  int d, int64_t time_ns, int64_t t_boot)
+{
+	struct log_row *r = NULL;
+
+	for (size_t i = row0; i < tab->nrows; i++)
+		if (tab->rows[i].dev == d)
+			r = &tab->rows[i];
+	if (r)
+		return r;
+	if (tab->nrows == tab->crows) {
+		size_t cap = tab->crows ? 2 * tab->crows : 64;
+		struct log_row *nr = realloc(tab->rows, cap * sizeof(*nr));
+		if (!nr)
+			return NULL;
+		tab->rows = nr;
+		tab->crows = cap;
+	}
+	r = &tab->rows[tab->nrows++];
+	r->time_ns = time_ns;
+	r->dev = d;
+	r->since_boot = time_ns == t_boot;
+	for (int k = 0; k < LOG_MAXCOL; k++)
+		r->v[k] = NAN;
+	return r;
+}
+
+/* Reads run rv's iostat log samples in [from, to) of its time base into
+ * tab; *base is that base (ns: the run's first event, else the log's
+ * first sample). Returns 0 or -1 (printed). */
+static int log_read(const struct iostat_cmd *o, struct runview *rv,
+		    struct log_table *tab, int64_t *base)
 {
 	struct store_cursor *cur;
 	struct store_sample smp;
-	struct log_row *rows = NULL;
-	char **devs = NULL, **cols = NULL, b[9][16];
-	size_t nrows = 0, crows = 0, ndev = 0, ncol = 0, row0 = 0;
-	int64_t base = rv->genesis_ns, t_boot = INT64_MIN;
+	size_t row0 = 0;
+	int64_t t_boot = INT64_MIN;
 	int step, have_base = !!rv->last_event, rc = -1;
-	struct emit e;
 
-	if (o->filt.ndev)
-		return error("run '%s': an iostat log names its devices, not "
-			     "major,minor: --dev is for --source trace", rv->name);
-	if (o->interval_given)
-		return error("run '%s': an iostat log's reports keep the log's "
-			     "interval: --interval is for --source trace", rv->name);
 	if (store_samples_open(rv->st, rv->id, "iostat", &cur))
 		return error("reading samples: %s", store_errmsg(rv->st));
 	while ((step = store_samples_next(cur, &smp)) > 0) {
 		const char *colon = strchr(smp.key, ':');
-		struct log_row *r = NULL;
+		struct log_row *r;
 		int d, c;
 
 		if (!have_base) {
-			base = smp.time_ns;
+			*base = smp.time_ns;
 			have_base = 1;
 		}
 		if (!strcmp(smp.key, "since_boot")) {
@@ -290,40 +331,25 @@ static int log_run(const struct iostat_cmd *o, struct runview *rv)
 		}
 		if (!colon || !strncmp(smp.key, "cpu:", 4))
 			continue;
-		if (smp.time_ns - base < o->filt.from_ns ||
-		    (o->filt.to_ns != INT64_MAX && smp.time_ns - base >= o->filt.to_ns))
+		if (smp.time_ns - *base < o->filt.from_ns ||
+		    (o->filt.to_ns != INT64_MAX &&
+		     smp.time_ns - *base >= o->filt.to_ns))
 			continue;
-		if ((d = intern(&devs, &ndev, 4096, smp.key,
+		if ((d = intern(&tab->devs, &tab->ndev, 4096, smp.key,
 				(size_t)(colon - smp.key))) < 0 ||
-		    (c = intern(&cols, &ncol, LOG_MAXCOL, colon + 1,
+		    (c = intern(&tab->cols, &tab->ncol, LOG_MAXCOL, colon + 1,
 				strlen(colon + 1))) < 0) {
 			error("run '%s': an iostat log of more than 4096 devices "
 			      "or %d columns (or out of memory)", rv->name,
 			      LOG_MAXCOL);
 			goto out;
 		}
-		if (nrows && rows[nrows - 1].time_ns != smp.time_ns)
-			row0 = nrows;   /* a new report */
-		for (size_t i = row0; i < nrows; i++)
-			if (rows[i].dev == d)
-				r = &rows[i];
-		if (!r) {
-			if (nrows == crows) {
-				size_t cap = crows ? 2 * crows : 64;
-				struct log_row *nr = realloc(rows, cap * sizeof(*rows));
-				if (!nr) {
-					error("out of memory");
-					goto out;
-				}
-				rows = nr;
-				crows = cap;
-			}
-			r = &rows[nrows++];
-			r->time_ns = smp.time_ns;
-			r->dev = d;
-			r->since_boot = smp.time_ns == t_boot;
-			for (int k = 0; k < LOG_MAXCOL; k++)
-				r->v[k] = NAN;
+		if (tab->nrows &&
+		    tab->rows[tab->nrows - 1].time_ns != smp.time_ns)
+			row0 = tab->nrows;   /* a new report */
+		if (!(r = log_row_of(tab, row0, d, smp.time_ns, t_boot))) {
+			error("out of memory");
+			goto out;
 		}
 		r->v[c] = smp.value;
 	}
@@ -331,38 +357,54 @@ static int log_run(const struct iostat_cmd *o, struct runview *rv)
 		error("reading samples: %s", store_errmsg(rv->st));
 		goto out;
 	}
+	rc = 0;
+out:
+	store_cursor_close(cur);
+	return rc;
+}
+
+/* Prints tab's rows (of run rv, times from base, ns) as iostat -x's
+ * table, or as JSON with every column the log has. */
+static void log_emit(const struct iostat_cmd *o, const struct runview *rv,
+		     const struct log_table *tab, int64_t base)
+{
+	char b[9][16], **cols = tab->cols;
+	size_t ncol = tab->ncol;
+	struct emit e;
+
 	emit_init(&e, stdout, o->json);
 	emit_obj_begin(&e, NULL);
 	emit_str(&e, "run", rv->name);
 	emit_str(&e, "source", "log");
-	if (!nrows)
+	if (!tab->nrows)
 		emit_text(&e, "run '%s': no iostat reports%s\n", rv->name,
 			  o->filt.from_ns || o->filt.to_ns != INT64_MAX
 			  ? " in the window asked for" : "");
 	emit_arr_begin(&e, "rows");
-	if (nrows)
+	if (tab->nrows)
 		emit_header(&e);
-	for (size_t i = 0; i < nrows; i++) {
-		const struct log_row *r = &rows[i];
+	for (size_t i = 0; i < tab->nrows; i++) {
+		const struct log_row *r = &tab->rows[i];
 		double t = (double)(r->time_ns - base) / 1e9;
 
 		emit_obj_begin(&e, NULL);
 		emit_num(&e, "t_s", t);
 		emit_u64(&e, "since_boot", (uint64_t)r->since_boot);
-		emit_str(&e, "device", devs[r->dev]);
+		emit_str(&e, "device", tab->devs[r->dev]);
 		for (size_t k = 0; k < ncol; k++)
 			if (!isnan(r->v[k]))
 				emit_num(&e, cols[k], r->v[k]);
 		emit_obj_end(&e);
-		row_text(&e, r->since_boot ? "boot" : fmt7(b[8], t), devs[r->dev],
-			  fmt7(b[0], log_col(cols, ncol, r, "r/s")),
-			  fmt7(b[1], log_col(cols, ncol, r, "w/s")),
-			  fmt7(b[2], log_col(cols, ncol, r, "rkB/s")),
-			  fmt7(b[3], log_col(cols, ncol, r, "wkB/s")),
-			  fmt7(b[4], log_col(cols, ncol, r, "r_await")),
-			  fmt7(b[5], log_col(cols, ncol, r, "w_await")),
-			  fmt7(b[6], log_col(cols, ncol, r, "aqu-sz")),
-			  fmt7(b[7], log_col(cols, ncol, r, "%util")));
+		row_text(&e, r->since_boot ? "boot" : fmt7(b[8], t),
+			 tab->devs[r->dev],
+			 fmt7(b[0], log_col(cols, ncol, r, "r/s")),
+			 fmt7(b[1], log_col(cols, ncol, r, "w/s")),
+			 fmt7(b[2], log_col(cols, ncol, r, "rkB/s")),
+			 fmt7(b[3], log_col(cols, ncol, r, "wkB/s")),
+			 fmt7(b[4], log_col(cols, ncol, r, "r_await")),
+			 fmt7(b[5], log_col(cols, ncol, r, "w_await")),
+			 fmt7(b[6], log_col(cols, ncol, r, "aqu-sz")),
+			 fmt7(b[7], log_col(cols, ncol, r, "%util")));
 	}
 	emit_arr_end(&e);
 	emit_str(&e, "definitions", log_footer);
@@ -370,16 +412,32 @@ static int log_run(const struct iostat_cmd *o, struct runview *rv)
 		emit_text(&e, "\n%s", log_footer);
 	emit_obj_end(&e);
 	emit_finish(&e);
-	rc = 0;
-out:
-	store_cursor_close(cur);
-	for (size_t i = 0; i < ndev; i++)
-		free(devs[i]);
-	for (size_t i = 0; i < ncol; i++)
-		free(cols[i]);
-	free(devs);
-	free(cols);
-	free(rows);
+}
+
+/* Prints run's imported iostat log (samples of source "iostat", keys
+ * "DEVICE:column" and "cpu:column", stored by import/import_fmt.c) as
+ * iostat -x's table, the reports in [from, to) of the run's time base
+ * (its first event, else the log's first report). Returns 0 or -1
+ * (printed). */
+static int log_run(const struct iostat_cmd *o, struct runview *rv)
+{
+	struct log_table tab = { 0 };
+	int64_t base = rv->genesis_ns;
+	int rc = -1;
+
+	if (o->filt.ndev)
+		return error("run '%s': an iostat log names its devices, not "
+			     "major,minor: --dev is for --source trace",
+			     rv->name);
+	if (o->interval_given)
+		return error("run '%s': an iostat log's reports keep the log's "
+			     "interval: --interval is for --source trace",
+			     rv->name);
+	if (!log_read(o, rv, &tab, &base)) {
+		log_emit(o, rv, &tab, base);
+		rc = 0;
+	}
+	log_table_free(&tab);
 	return rc;
 }
 

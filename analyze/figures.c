@@ -42,14 +42,11 @@ static void set(struct figset *fs, struct run_figs *r, const char *key,
 	}
 }
 
-/* The headline figures of one run (see compare_usage for definitions). */
-void figures(struct figset *fs, struct run_figs *r)
+/* The run's times (s), the question's figures first: elapsed, spans, the
+ * workload's own results and each timed command's real s. */
+static void fig_times(struct figset *fs, struct run_figs *r)
 {
-	struct report *rep = &r->rep;
 	const struct rundata *rd = &r->an.rd;
-	double span = (double)rep->span_ns / 1e9;
-	uint64_t ios[2] = { 0 }, bytes[2] = { 0 };
-	static const char *const dir[2] = { "read", "write" };
 
 	/* the question is "why was one slower": its duration comes first,
 	 * the commands' when they were timed, always the trace's span (the
@@ -86,118 +83,173 @@ void figures(struct figset *fs, struct run_figs *r)
 		snprintf(l, sizeof(l), "cmd%d real s", idx + 1);
 		set(fs, r, k, l, 1, 3, rd->cmds[i].real_s);
 	}
+}
+
+/* Read and write MB/s and IOPS over span (s, the trace's) of every
+ * device (completed bios for a device with no dispatches traced), then
+ * each of the first four devices' MB/s. */
+static void fig_rates(struct figset *fs, struct run_figs *r, double span,
+		      const char *const dir[2])
+{
+	const struct report *rep = &r->rep;
+	uint64_t ios[2] = { 0 }, bytes[2] = { 0 };
+
+	for (size_t d = 0; d < rep->ndev; d++)
+		for (int w = 0; w < 2; w++) {
+			int c_only = !(rep->devs[d].dir[0].ios +
+				       rep->devs[d].dir[1].ios);
+			ios[w] += c_only ? rep->devs[d].dir[w].c_only_ios
+					 : rep->devs[d].dir[w].ios;
+			bytes[w] += c_only ? rep->devs[d].dir[w].c_only_bytes
+					   : rep->devs[d].dir[w].bytes;
+		}
+	for (int w = 0; w < 2; w++) {
+		char k[40], l[32];
+		snprintf(k, sizeof(k), "%s_mb_s", dir[w]);
+		snprintf(l, sizeof(l), "%s MB/s", dir[w]);
+		set(fs, r, k, l, 0, 2,
+		    span > 0 ? (double)bytes[w] / 1e6 / span : 0);
+		snprintf(k, sizeof(k), "%s_iops", dir[w]);
+		snprintf(l, sizeof(l), "%s IOPS", dir[w]);
+		set(fs, r, k, l, 0, 1, span > 0 ? (double)ios[w] / span : 0);
+	}
+	/* every run's devices (the table shows them when a run has
+	 * several), so a device only one run has is "-" in the other */
+	for (size_t d = 0; d < rep->ndev && d < 4; d++)
+		for (int w = 0; w < 2; w++) {
+			const struct dir_stats *ds = &rep->devs[d].dir[w];
+			char k[40], l[32];
+			snprintf(k, sizeof(k), "dev%u_%u_%s_mb_s",
+				 BT_MAJOR(rep->devs[d].dev),
+				 BT_MINOR(rep->devs[d].dev), dir[w]);
+			snprintf(l, sizeof(l), "%u,%u %s MB/s",
+				 BT_MAJOR(rep->devs[d].dev),
+				 BT_MINOR(rep->devs[d].dev), dir[w]);
+			set(fs, r, k, l, 0, 2, span > 0 ?
+			    (double)(ds->bytes + ds->c_only_bytes) / 1e6 /
+			    span : 0);
+		}
+}
+
+/* Q2C and D2C p50 and p99 (us) of reads and of writes, as report prints
+ * them; none for a direction with neither. */
+static void fig_latency(struct figset *fs, struct run_figs *r,
+			const char *const dir[2])
+{
+	const struct report *rep = &r->rep;
+
+	for (int w = 0; w < 2; w++) {
+		char k[40], l[32];
+		if (!rep->q2c_dir[w].n && !rep->d2c_dir[w].n)
+			continue;
+		snprintf(k, sizeof(k), "%s_q2c_p50_us", dir[w]);
+		snprintf(l, sizeof(l), "%s Q2C p50 us", dir[w]);
+		if (rep->q2c_dir[w].n)
+			set(fs, r, k, l, 1, 1,
+			    hist_pct(&rep->q2c_dir[w], 50) / 1e3);
+		snprintf(k, sizeof(k), "%s_q2c_p99_us", dir[w]);
+		snprintf(l, sizeof(l), "%s Q2C p99 us", dir[w]);
+		if (rep->q2c_dir[w].n)
+			set(fs, r, k, l, 1, 1,
+			    hist_pct(&rep->q2c_dir[w], 99) / 1e3);
+		snprintf(k, sizeof(k), "%s_d2c_p50_us", dir[w]);
+		snprintf(l, sizeof(l), "%s D2C p50 us", dir[w]);
+		if (rep->d2c_dir[w].n)
+			set(fs, r, k, l, 1, 1,
+			    hist_pct(&rep->d2c_dir[w], 50) / 1e3);
+		snprintf(k, sizeof(k), "%s_d2c_p99_us", dir[w]);
+		snprintf(l, sizeof(l), "%s D2C p99 us", dir[w]);
+		if (rep->d2c_dir[w].n)
+			set(fs, r, k, l, 1, 1,
+			    hist_pct(&rep->d2c_dir[w], 99) / 1e3);
+	}
+}
+
+/* Long seeks (over 128 sectors) per s of span (s) over every device, and
+ * the D2D seek mean (sectors) when anything was dispatched. */
+static void fig_seeks(struct figset *fs, struct run_figs *r, double span)
+{
+	const struct report *rep = &r->rep;
+	uint64_t n = 0, n128 = 0;
+	double sum = 0;
+
+	for (size_t d = 0; d < rep->ndev; d++) {
+		n += rep->devs[d].seek.n;
+		n128 += rep->devs[d].seeks_128;
+		sum += rep->devs[d].seek.sum;
+	}
+	set(fs, r, "long_seeks_per_s", "seeks/s (>128 sectors)", 1, 1,
+	    span > 0 ? (double)n128 / span : 0);
+	/* no row of zeros when nothing was dispatched */
+	if (n)
+		set(fs, r, "seek_mean_sectors",
+		    "D2D seek mean sectors", 1, 0, sum / (double)n);
+}
+
+/* From the run's vmstat rows: swap out and in (MB, si/so over each row's
+ * interval), peak swap used, peak dirty and writeback (MB, meminfo's),
+ * minimum free (MB) and the mean CPU iowait %. */
+static void fig_memory(struct figset *fs, struct run_figs *r)
+{
+	const struct rundata *rd = &r->an.rd;
+	double out = 0, in = 0, peak = 0, minfree = -1, wa = 0;
+	int nwa = 0;
+
+	for (size_t i = 1; i < rd->nvm; i++) {
+		const struct an_vm *v = &rd->vm[i];
+		double dt = (double)(v->t - rd->vm[i - 1].t) / 1e9;
+		if (isfinite(v->so) && dt > 0) {
+			out += v->so * dt * 1024 / 1e6;
+			in += v->si * dt * 1024 / 1e6;
+		}
+		if (isfinite(v->wa)) {
+			wa += v->wa;
+			nwa++;
+		}
+	}
+	for (size_t i = 0; i < rd->nvm; i++) {
+		if (isfinite(rd->vm[i].swpd) &&
+		    rd->vm[i].swpd * 1024 / 1e6 > peak)
+			peak = rd->vm[i].swpd * 1024 / 1e6;
+		if (isfinite(rd->vm[i].free) && (minfree < 0 ||
+		    rd->vm[i].free * 1024 / 1e6 < minfree))
+			minfree = rd->vm[i].free * 1024 / 1e6;
+	}
+	set(fs, r, "swap_out_mb", "swap out MB", 1, 2, out);
+	set(fs, r, "swap_in_mb", "swap in MB", 1, 2, in);
+	set(fs, r, "peak_swap_mb", "peak swap used MB", 1, 2, peak);
+	if (rd->dirty_kb.n) {
+		double dp = 0, wp = 0;
+		for (size_t i = 0; i < rd->dirty_kb.n; i++)
+			dp = fmax(dp, rd->dirty_kb.v[i] * 1024 / 1e6);
+		for (size_t i = 0; i < rd->writeback_kb.n; i++)
+			wp = fmax(wp, rd->writeback_kb.v[i] * 1024 / 1e6);
+		set(fs, r, "peak_dirty_mb", "peak dirty MB", 1, 1, dp);
+		set(fs, r, "peak_writeback_mb", "peak writeback MB", 1, 1, wp);
+	}
+	if (minfree >= 0)
+		set(fs, r, "min_free_mb", "min free MB", 0, 1, minfree);
+	set(fs, r, "iowait_pct", "CPU iowait %", 1, 1, nwa ? wa / nwa : 0);
+}
+
+/* The headline figures of one run (see compare_usage for definitions),
+ * each added to fs (its key, label and way) and set in r, in the table's
+ * order: times, rates, latency, seeks (a run with requests), memory (a run
+ * with vmstat rows). */
+void figures(struct figset *fs, struct run_figs *r)
+{
+	const struct rundata *rd = &r->an.rd;
+	double span = (double)r->rep.span_ns / 1e9;
+	static const char *const dir[2] = { "read", "write" };
+
+	fig_times(fs, r);
 	if (rd->n) {
-		for (size_t d = 0; d < rep->ndev; d++)
-			for (int w = 0; w < 2; w++) {
-				int c_only = !(rep->devs[d].dir[0].ios + rep->devs[d].dir[1].ios);
-				ios[w] += c_only ? rep->devs[d].dir[w].c_only_ios
-						 : rep->devs[d].dir[w].ios;
-				bytes[w] += c_only ? rep->devs[d].dir[w].c_only_bytes
-						   : rep->devs[d].dir[w].bytes;
-			}
-		for (int w = 0; w < 2; w++) {
-			char k[40], l[32];
-			snprintf(k, sizeof(k), "%s_mb_s", dir[w]);
-			snprintf(l, sizeof(l), "%s MB/s", dir[w]);
-			set(fs, r, k, l, 0, 2, span > 0 ? (double)bytes[w] / 1e6 / span : 0);
-			snprintf(k, sizeof(k), "%s_iops", dir[w]);
-			snprintf(l, sizeof(l), "%s IOPS", dir[w]);
-			set(fs, r, k, l, 0, 1, span > 0 ? (double)ios[w] / span : 0);
-		}
-		/* every run's devices (the table shows them when a run has
-		 * several), so a device only one run has is "-" in the other */
-		for (size_t d = 0; d < rep->ndev && d < 4; d++)
-			for (int w = 0; w < 2; w++) {
-				const struct dir_stats *ds = &rep->devs[d].dir[w];
-				char k[40], l[32];
-				snprintf(k, sizeof(k), "dev%u_%u_%s_mb_s",
-					 BT_MAJOR(rep->devs[d].dev),
-					 BT_MINOR(rep->devs[d].dev), dir[w]);
-				snprintf(l, sizeof(l), "%u,%u %s MB/s",
-					 BT_MAJOR(rep->devs[d].dev),
-					 BT_MINOR(rep->devs[d].dev), dir[w]);
-				set(fs, r, k, l, 0, 2, span > 0 ?
-				    (double)(ds->bytes + ds->c_only_bytes) / 1e6 / span : 0);
-			}
-		for (int w = 0; w < 2; w++) {
-			char k[40], l[32];
-			if (!rep->q2c_dir[w].n && !rep->d2c_dir[w].n)
-				continue;
-			snprintf(k, sizeof(k), "%s_q2c_p50_us", dir[w]);
-			snprintf(l, sizeof(l), "%s Q2C p50 us", dir[w]);
-			if (rep->q2c_dir[w].n)
-				set(fs, r, k, l, 1, 1,
-				    hist_pct(&rep->q2c_dir[w], 50) / 1e3);
-			snprintf(k, sizeof(k), "%s_q2c_p99_us", dir[w]);
-			snprintf(l, sizeof(l), "%s Q2C p99 us", dir[w]);
-			if (rep->q2c_dir[w].n)
-				set(fs, r, k, l, 1, 1,
-				    hist_pct(&rep->q2c_dir[w], 99) / 1e3);
-			snprintf(k, sizeof(k), "%s_d2c_p50_us", dir[w]);
-			snprintf(l, sizeof(l), "%s D2C p50 us", dir[w]);
-			if (rep->d2c_dir[w].n)
-				set(fs, r, k, l, 1, 1,
-				    hist_pct(&rep->d2c_dir[w], 50) / 1e3);
-			snprintf(k, sizeof(k), "%s_d2c_p99_us", dir[w]);
-			snprintf(l, sizeof(l), "%s D2C p99 us", dir[w]);
-			if (rep->d2c_dir[w].n)
-				set(fs, r, k, l, 1, 1,
-				    hist_pct(&rep->d2c_dir[w], 99) / 1e3);
-		}
-		{
-			uint64_t n = 0, n128 = 0;
-			double sum = 0;
-			for (size_t d = 0; d < rep->ndev; d++) {
-				n += rep->devs[d].seek.n;
-				n128 += rep->devs[d].seeks_128;
-				sum += rep->devs[d].seek.sum;
-			}
-			set(fs, r, "long_seeks_per_s", "seeks/s (>128 sectors)", 1, 1,
-			    span > 0 ? (double)n128 / span : 0);
-			/* no row of zeros when nothing was dispatched */
-			if (n)
-				set(fs, r, "seek_mean_sectors",
-				    "D2D seek mean sectors", 1, 0, sum / (double)n);
-		}
+		fig_rates(fs, r, span, dir);
+		fig_latency(fs, r, dir);
+		fig_seeks(fs, r, span);
 	}
-	if (rd->nvm) {
-		double out = 0, in = 0, peak = 0, minfree = -1, wa = 0;
-		int nwa = 0;
-		for (size_t i = 1; i < rd->nvm; i++) {
-			const struct an_vm *v = &rd->vm[i];
-			double dt = (double)(v->t - rd->vm[i - 1].t) / 1e9;
-			if (isfinite(v->so) && dt > 0) {
-				out += v->so * dt * 1024 / 1e6;
-				in += v->si * dt * 1024 / 1e6;
-			}
-			if (isfinite(v->wa)) {
-				wa += v->wa;
-				nwa++;
-			}
-		}
-		for (size_t i = 0; i < rd->nvm; i++) {
-			if (isfinite(rd->vm[i].swpd) && rd->vm[i].swpd * 1024 / 1e6 > peak)
-				peak = rd->vm[i].swpd * 1024 / 1e6;
-			if (isfinite(rd->vm[i].free) && (minfree < 0 ||
-			    rd->vm[i].free * 1024 / 1e6 < minfree))
-				minfree = rd->vm[i].free * 1024 / 1e6;
-		}
-		set(fs, r, "swap_out_mb", "swap out MB", 1, 2, out);
-		set(fs, r, "swap_in_mb", "swap in MB", 1, 2, in);
-		set(fs, r, "peak_swap_mb", "peak swap used MB", 1, 2, peak);
-		if (rd->dirty_kb.n) {
-			double dp = 0, wp = 0;
-			for (size_t i = 0; i < rd->dirty_kb.n; i++)
-				dp = fmax(dp, rd->dirty_kb.v[i] * 1024 / 1e6);
-			for (size_t i = 0; i < rd->writeback_kb.n; i++)
-				wp = fmax(wp, rd->writeback_kb.v[i] * 1024 / 1e6);
-			set(fs, r, "peak_dirty_mb", "peak dirty MB", 1, 1, dp);
-			set(fs, r, "peak_writeback_mb", "peak writeback MB", 1, 1, wp);
-		}
-		if (minfree >= 0)
-			set(fs, r, "min_free_mb", "min free MB", 0, 1, minfree);
-		set(fs, r, "iowait_pct", "CPU iowait %", 1, 1, nwa ? wa / nwa : 0);
-	}
+	if (rd->nvm)
+		fig_memory(fs, r);
 }
 
 static int cmp_double(const void *a, const void *b)

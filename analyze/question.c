@@ -208,55 +208,62 @@ static int workload_metric(struct question *q, const struct q_run *r,
 	return 0;
 }
 
-int question_choose(struct question *q, const char *expr,
-		    const struct q_run *r, size_t n, char *err, size_t errlen)
+/* The question when none was asked (q zeroed): the workload's own result
+ * when every run of r[0..n) has it, else the commands' total real time
+ * when every run timed them, else the workload's span; in seconds, lower
+ * better, for the last two. */
+static void question_default(struct question *q, const struct q_run *r,
+			     size_t n)
+{
+	int timed = 1;
+
+	if (workload_metric(q, r, n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		timed &= isfinite(q_commands_s(&r[i], 0));
+	if (timed && n) {
+		q->kind = Q_COMMANDS;
+		snprintf(q->key, sizeof(q->key), "total");
+		snprintf(q->terms[0], sizeof(q->terms[0]), "total");
+		q->nterms = 1;
+	} else {
+		q->kind = Q_SPAN;
+		snprintf(q->key, sizeof(q->key), "workload_span_s");
+		snprintf(q->terms[0], sizeof(q->terms[0]),
+			 "workload_span_s");
+		q->nterms = 1;
+		snprintf(q->label, sizeof(q->label), "the workload's span");
+		snprintf(q->why, sizeof(q->why), "no timed commands: the "
+			 "time from the workload's first I/O to its last");
+	}
+	snprintf(q->unit, sizeof(q->unit), "s");
+	q->lower_better = q->duration = 1;
+	if (q->kind == Q_COMMANDS) {
+		size_t nc = r[0].nc;
+		snprintf(q->label, sizeof(q->label), "%s", nc > 1 ?
+			 "total real time of the commands" :
+			 "real time of the command");
+		snprintf(q->why, sizeof(q->why), "the timed commands' real "
+			 "time%s", nc > 1 ? ", all steps (first start to "
+			 "last end when they ran at once)" : "");
+	}
+}
+
+/* Parses --metric's expr ("A+B", NAME:higher or :lower) into q's terms
+ * ("elapsed" and "span" as elapsed_s and span_s) and key (expr without
+ * the direction); *forced is 0 (higher better), 1 (lower) or -1 (not
+ * said). Returns 0, or -1 with a message in err. */
+static int metric_terms(struct question *q, const char *expr, int *forced,
+			char *err, size_t errlen)
 {
 	char buf[256], *colon, *tok, *save;
-	int forced = -1;
 
-	memset(q, 0, sizeof(*q));
-	q->unit_scale = 1;
-	if (!expr) {
-		int timed = 1;
-		if (workload_metric(q, r, n))
-			return 0;
-		for (size_t i = 0; i < n; i++)
-			timed &= isfinite(q_commands_s(&r[i], 0));
-		if (timed && n) {
-			q->kind = Q_COMMANDS;
-			snprintf(q->key, sizeof(q->key), "total");
-			snprintf(q->terms[0], sizeof(q->terms[0]), "total");
-			q->nterms = 1;
-		} else {
-			q->kind = Q_SPAN;
-			snprintf(q->key, sizeof(q->key), "workload_span_s");
-			snprintf(q->terms[0], sizeof(q->terms[0]),
-				 "workload_span_s");
-			q->nterms = 1;
-			snprintf(q->label, sizeof(q->label), "the workload's span");
-			snprintf(q->why, sizeof(q->why), "no timed commands: the "
-				 "time from the workload's first I/O to its last");
-		}
-		snprintf(q->unit, sizeof(q->unit), "s");
-		q->lower_better = q->duration = 1;
-		if (q->kind == Q_COMMANDS) {
-			size_t nc = r[0].nc;
-			snprintf(q->label, sizeof(q->label), "%s", nc > 1 ?
-				 "total real time of the commands" :
-				 "real time of the command");
-			snprintf(q->why, sizeof(q->why), "the timed commands' real "
-				 "time%s", nc > 1 ? ", all steps (first start to "
-				 "last end when they ran at once)" : "");
-		}
-		return 0;
-	}
-	q->kind = Q_METRIC;
 	snprintf(buf, sizeof(buf), "%s", expr);
 	if ((colon = strrchr(buf, ':'))) {
 		if (!strcasecmp(colon + 1, "higher"))
-			forced = 0;
+			*forced = 0;
 		else if (!strcasecmp(colon + 1, "lower"))
-			forced = 1;
+			*forced = 1;
 		else {
 			snprintf(err, errlen, "metric '%s': after ':' say 'higher' "
 				 "or 'lower' (which is better)", expr);
@@ -264,7 +271,8 @@ int question_choose(struct question *q, const char *expr,
 		}
 		*colon = 0;
 	}
-	for (tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+	for (tok = strtok_r(buf, "+", &save); tok;
+	     tok = strtok_r(NULL, "+", &save)) {
 		while (*tok == ' ')
 			tok++;
 		for (char *e = tok + strlen(tok); e > tok && e[-1] == ' ';)
@@ -287,23 +295,37 @@ int question_choose(struct question *q, const char *expr,
 	snprintf(q->key, sizeof(q->key), "%s", expr);
 	if (colon)
 		q->key[colon - buf] = 0;
-	/* unit and direction from the first term; commands' times mark which
-	 * commands the window covers */
-	{
-		const char *t0 = q->terms[0];
-		const struct store_metric *m = n ? metric_of(&r[0], t0) : NULL;
-		const char *unit = m ? m->unit : NULL;
-		int dir;
-		if (!strcmp(t0, "total"))
-			unit = "s";
-		dir = q_direction(t0, unit);
-		q->unit_scale = !strcmp(t0, "total") ? 1 : time_unit(t0, unit);
-		snprintf(q->unit, sizeof(q->unit), "%s", unit ? unit :
-			 q->unit_scale == 1 ? "s" : "");
-		q->lower_better = forced >= 0 ? forced : dir != 0;
-		q->assumed = forced < 0 && dir < 0;
-		q->duration = q->lower_better && q->unit_scale > 0;
-	}
+	return 0;
+}
+
+/* q's unit, scale to seconds and direction from its first term (its
+ * metric's unit in r[0], of n runs; "total" in s), forced (0 higher, 1
+ * lower better, -1 from the name) over the name's. */
+static void metric_unit(struct question *q, const struct q_run *r, size_t n,
+			int forced)
+{
+	const char *t0 = q->terms[0];
+	const struct store_metric *m = n ? metric_of(&r[0], t0) : NULL;
+	const char *unit = m ? m->unit : NULL;
+	int dir;
+
+	if (!strcmp(t0, "total"))
+		unit = "s";
+	dir = q_direction(t0, unit);
+	q->unit_scale = !strcmp(t0, "total") ? 1 : time_unit(t0, unit);
+	snprintf(q->unit, sizeof(q->unit), "%s", unit ? unit :
+		 q->unit_scale == 1 ? "s" : "");
+	q->lower_better = forced >= 0 ? forced : dir != 0;
+	q->assumed = forced < 0 && dir < 0;
+	q->duration = q->lower_better && q->unit_scale > 0;
+}
+
+/* q->cmd_mask: the commands whose times q's terms are (cmdN_real_s, real_s
+ * of r[0]'s one command), 0 (the whole run) when a term is no command's
+ * time or is "total". */
+static void metric_window(struct question *q, const struct q_run *r,
+			  size_t n)
+{
 	for (int k = 0; k < q->nterms; k++) {
 		int idx = cmd_term(q->terms[k], n ? &r[0] : NULL);
 		if (!strcmp(q->terms[k], "total"))
@@ -319,6 +341,27 @@ int question_choose(struct question *q, const char *expr,
 	for (int k = 0; k < q->nterms; k++)
 		if (cmd_term(q->terms[k], n ? &r[0] : NULL) < 0)
 			q->cmd_mask = 0;
+}
+
+/* The question --metric expr asks, else the default one (question.h). */
+int question_choose(struct question *q, const char *expr,
+		    const struct q_run *r, size_t n, char *err, size_t errlen)
+{
+	int forced = -1;
+
+	memset(q, 0, sizeof(*q));
+	q->unit_scale = 1;
+	if (!expr) {
+		question_default(q, r, n);
+		return 0;
+	}
+	q->kind = Q_METRIC;
+	if (metric_terms(q, expr, &forced, err, errlen))
+		return -1;
+	/* unit and direction from the first term; commands' times mark which
+	 * commands the window covers */
+	metric_unit(q, r, n, forced);
+	metric_window(q, r, n);
 	if (q->nterms > 1) {
 		size_t o = 0;
 		for (int k = 0; k < q->nterms && o + 2 < sizeof(q->label); k++)
