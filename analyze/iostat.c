@@ -268,7 +268,8 @@ int iostat_build(const struct rundata *rd, const struct iostat_opts *o,
 	}
 	/* --to ends the last interval, else the last time seen (1 ns after) */
 	end = o->to_ns != INT64_MAX ? o->to_ns : hi == INT64_MIN ? from : hi + 1;
-	if (end <= from)
+	/* nothing to count: a window past the run's end, or no device in it */
+	if (end <= from || !ndev)
 		return 0;
 	nint = (size_t)((end - from - 1) / iv + 1);
 	if (nint > 10000000 / ndev)

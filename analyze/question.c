@@ -293,7 +293,9 @@ static int metric_terms(struct question *q, const char *expr, int *forced,
 		return -1;
 	}
 	snprintf(q->key, sizeof(q->key), "%s", expr);
-	if (colon)
+	/* the key ends before ":higher"; a key cut to fit already ends
+	 * sooner */
+	if (colon && (size_t)(colon - buf) < sizeof(q->key))
 		q->key[colon - buf] = 0;
 	return 0;
 }
