@@ -390,7 +390,7 @@ static void ra_release(void *state)
  * (critpath_diff()), when the worse run read in smaller requests. */
 static double ra_mix(const struct cp_diff *d)
 {
-	return d->mean_kb[1][0] < 0.8 * d->mean_kb[0][0] ? d->mix_s[0] : 0;
+	return cp_reads_smaller(d) ? d->mix_s[0] : 0;
 }
 
 const struct analyzer an_readahead = {

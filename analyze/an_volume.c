@@ -61,7 +61,7 @@ static double vol_mix(const struct cp_diff *d)
 {
 	double c = d->volume_s[0] + d->volume_s[1] + d->mix_s[1];
 
-	if (!(d->mean_kb[1][0] < 0.8 * d->mean_kb[0][0]))
+	if (!cp_reads_smaller(d))
 		c += d->mix_s[0];
 	return c;
 }

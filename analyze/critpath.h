@@ -205,6 +205,14 @@ struct cp_diff {
 double critpath_diff(const struct critpath *x, const struct critpath *y,
 		     double scale, struct cp_diff *out);
 
+/* 1 when y's reads got smaller than x's (mean bio under 0.8 of x's): the
+ * reads' count-and-size part of d (mix_s[0]) is then readahead's, else
+ * the volume's. */
+static inline int cp_reads_smaller(const struct cp_diff *d)
+{
+	return d->mean_kb[1][0] < 0.8 * d->mean_kb[0][0];
+}
+
 struct emit;
 /* Emits cp as JSON (an object "time": the window, the seconds by cause,
  * the families); nothing in text. */
