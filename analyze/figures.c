@@ -142,26 +142,18 @@ static void fig_latency(struct figset *fs, struct run_figs *r,
 		char k[40], l[32];
 		if (!rep->q2c_dir[w].n && !rep->d2c_dir[w].n)
 			continue;
-		snprintf(k, sizeof(k), "%s_q2c_p50_us", dir[w]);
-		snprintf(l, sizeof(l), "%s Q2C p50 us", dir[w]);
-		if (rep->q2c_dir[w].n)
-			set(fs, r, k, l, 1, 1,
-			    hist_pct(&rep->q2c_dir[w], 50) / 1e3);
-		snprintf(k, sizeof(k), "%s_q2c_p99_us", dir[w]);
-		snprintf(l, sizeof(l), "%s Q2C p99 us", dir[w]);
-		if (rep->q2c_dir[w].n)
-			set(fs, r, k, l, 1, 1,
-			    hist_pct(&rep->q2c_dir[w], 99) / 1e3);
-		snprintf(k, sizeof(k), "%s_d2c_p50_us", dir[w]);
-		snprintf(l, sizeof(l), "%s D2C p50 us", dir[w]);
-		if (rep->d2c_dir[w].n)
-			set(fs, r, k, l, 1, 1,
-			    hist_pct(&rep->d2c_dir[w], 50) / 1e3);
-		snprintf(k, sizeof(k), "%s_d2c_p99_us", dir[w]);
-		snprintf(l, sizeof(l), "%s D2C p99 us", dir[w]);
-		if (rep->d2c_dir[w].n)
-			set(fs, r, k, l, 1, 1,
-			    hist_pct(&rep->d2c_dir[w], 99) / 1e3);
+		/* Q2C p50, p99, then D2C p50, p99 */
+		for (int m = 0; m < 4; m++) {
+			const struct hist *h = m < 2 ? &rep->q2c_dir[w] :
+						       &rep->d2c_dir[w];
+			const char *name = m < 2 ? "q2c" : "d2c";
+			int pct = m % 2 ? 99 : 50;
+			snprintf(k, sizeof(k), "%s_%s_p%d_us", dir[w], name, pct);
+			snprintf(l, sizeof(l), "%s %s p%d us", dir[w],
+				 m < 2 ? "Q2C" : "D2C", pct);
+			if (h->n)
+				set(fs, r, k, l, 1, 1, hist_pct(h, pct) / 1e3);
+		}
 	}
 }
 
