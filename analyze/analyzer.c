@@ -379,12 +379,20 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 		if (!got)
 			continue;
 		f->cost_s = 0;
-		if (a->cats)
+		f->x_part_s = -1;
+		f->y_part_s = 0;
+		if (a->cats) {
 			f->cost_s = cats_sum(d.d, a->cats);
+			f->x_part_s = scale * cats_sum(x->cp.cat, a->cats);
+			f->y_part_s = cats_sum(y->cp.cat, a->cats);
+		}
 		if (a->mix_cost)
 			f->cost_s += a->mix_cost(&d);
-		if (!a->cats && !a->mix_cost)
+		if (!a->cats && !a->mix_cost) {
 			f->cost_s = f->y_cost_s - scale * f->x_cost_s;
+			f->x_part_s = scale * f->x_cost_s;
+			f->y_part_s = f->y_cost_s;
+		}
 		snprintf(f->cost_of, sizeof(f->cost_of), "%.40s's time beyond "
 			 "%.40s's", y->rd.rv->name, x->rd.rv->name);
 		f->how[0] = 0;

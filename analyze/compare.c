@@ -621,6 +621,27 @@ static void emit_wrapped(struct emit *e, const char *line, int indent)
 	emit_text(e, "%s\n", buf);
 }
 
+/* With one run a side: un-names each cause of f[0..n) that was in the
+ * better run (named good) already and grew by less than FD_GROWTH of what
+ * it was there (the same cause in both runs, its time moving as two runs
+ * of one setup do), saying so in its why. */
+static void same_cause_check(struct finding *f, int n, const char *good)
+{
+	for (int i = 0; i < n; i++) {
+		if (!f[i].cause || f[i].x_part_s <= 0 ||
+		    f[i].cost_s >= FD_GROWTH * f[i].x_part_s)
+			continue;
+		f[i].cause = 0;
+		snprintf(f[i].why, sizeof(f[i].why), "the same cause in both "
+			 "runs: %.3f s of the workload's time in %s, %.3f s "
+			 "here (%+.0f%%); with one run a side a cause that grew "
+			 "by under %.0f%% cannot be told from run-to-run noise "
+			 "(repeat the runs: --repeat N)", f[i].x_part_s, good,
+			 f[i].y_part_s, 100 * f[i].cost_s / f[i].x_part_s,
+			 100 * FD_GROWTH);
+	}
+}
+
 int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 {
 	const struct question *q = &c->q;
@@ -661,6 +682,8 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 	}
 	if (p->sig == 1 && good->n > 1 && bad->n > 1)
 		noise_check(c, good, bad, p->f, p->nf);
+	if (p->sig < 0)
+		same_cause_check(p->f, p->nf, c->gname[good == &p->s0 ? 0 : p->g]);
 	/* with one run a side a difference counts when it is over 5% of the
 	 * better run's time, a cause accounts for a quarter of it and the
 	 * causes for half but not over twice it (two captures of one setup on

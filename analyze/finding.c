@@ -14,6 +14,7 @@ void finding_init(struct finding *f, const char *analyzer)
 	memset(f, 0, sizeof(*f));
 	f->analyzer = analyzer;
 	f->mb = -1;
+	f->x_part_s = -1;
 }
 
 void fd_cat(char *field, size_t size, const char *fmt, ...)
@@ -284,8 +285,16 @@ void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 	for (int i = 0; i < n; i++)
 		causes += f[i].cause;
 	if (!causes || total_s == 0) {
-		emit_text(e, "no cause: nothing here cost a measurable share of "
-			  "the %s\n", total_s != 0 ? "difference" : "time");
+		int big = 0;    /* a part that moved but is not named */
+		for (int i = 0; i < n; i++)
+			big += f[i].present && fabs(f[i].cost_s) >= min_off;
+		if (big && total_s != 0)
+			emit_text(e, "no cause named: what moved is below, with "
+				  "why it is not named\n");
+		else
+			emit_text(e, "no cause: nothing here cost a measurable "
+				  "share of the %s\n", total_s != 0 ?
+				  "difference" : "time");
 		emit_details(e, f, n, 0);
 		return;
 	}

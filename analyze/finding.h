@@ -26,6 +26,12 @@ enum fd_conf {
  * differed by up to 28 ms (starting the processes, the page cache's
  * state), with their parts moving as much (explain-score's null pairs). */
 #define FD_NOISE_S 0.050
+/* With one run a side, a cause already in the better run must grow by at
+ * least this share of what it was there to be named for the difference:
+ * a cause that filled both runs of one setup moved by 7 to 10% between
+ * them (explain-score's null pairs: throttled writers, swapping
+ * readers), as the runs' times did. */
+#define FD_GROWTH 0.25
 
 struct finding {
 	const char *analyzer;
@@ -51,6 +57,10 @@ struct finding {
 				 * theirs when they overlap */
 	double x_cost_s, y_cost_s;   /* in compare: each run's own cost */
 	char x_title[200];           /* in compare: the better run's title */
+	/* in compare: the workload's time in this cause in each run, s (x
+	 * scaled to the work y did); x_part_s < 0: not measured as a part of
+	 * the workload's time (a mix of counts and sizes) */
+	double x_part_s, y_part_s;
 	/* filled by finding_rank() */
 	double score;           /* cost_s over the time it is measured against */
 	int cause;

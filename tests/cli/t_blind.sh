@@ -17,6 +17,9 @@
 #    its log's one interval caught a task in D state).
 #  - null-1, null-2: the same setup twice (two dd reading 8 MiB each, runs of
 #    30 and 50 ms): a null pair.
+#  - throttle-null-1, -2: the same setup twice (two dd writing 32 MiB each
+#    with dirty_bytes 8 MiB, held at the dirty limit all through): a null
+#    pair 9% apart whose one cause filled both runs.
 # Fixed captures, so what is checked does not depend on this machine's load.
 . "$(dirname "$0")/../lib.sh"
 
@@ -74,7 +77,7 @@ check_eq "throttle: the changed run is the worse" throttle-changed \
 check_eq "throttle: throttle is the first cause" throttle "$(first "$t/th.json")"
 check_eq "throttle: the waterfall adds up to the difference" sum "$(sums "$t/th.json")"
 
-for r in readahead-changed healthy-rr null-1 null-2; do
+for r in readahead-changed healthy-rr null-1 null-2 throttle-null-1 throttle-null-2; do
 	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.bin.xz" 2> "$t/err" &&
 	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.vmstat" 2>> "$t/err" ||
 		not_ok "import $r" "$(cat "$t/err")"
@@ -97,6 +100,13 @@ cmp null-1 null-2 > "$t/null.json"
 check_eq "a null pair 28 ms apart: no cause" - "$(first "$t/null.json")"
 check_eq "a null pair: no significant difference" "no significant difference" \
 	"$(jq -r '.comparisons[0].verdict' "$t/null.json")"
+# one run a side, the same cause filling both: its time moving by 9% is
+# no cause (it is named, with why, among what is present)
+cmp throttle-null-1 throttle-null-2 > "$t/thnull.json"
+check_eq "a null pair of throttled writers 9% apart: no cause" - "$(first "$t/thnull.json")"
+check_eq "a null pair of throttled writers: throttle present, the same in both runs" \
+	"the same cause in both runs" "$(jq -r '[.comparisons[0].findings[] |
+	select(.analyzer == "throttle")][0].confidence_why // "-" | .[0:27]' "$t/thnull.json")"
 c=$(causes writeback-changed)
 check_eq "writeback: the report of the run alone names it first (a trace and a log)" writeback \
 	"$(sed 's/:.*//' <<< "$c")"
