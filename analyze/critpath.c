@@ -967,7 +967,10 @@ static double dirty_limit_bytes(const struct rundata *rd)
  * there as vmstat's id shows the other idle), the tasks other than the
  * sampler itself (r - 1) share the CPUs that were busy (n less the idle
  * share: tasks pinned to one of two CPUs share one), each waiting
- * 1 - busy/(r - 1); 0 otherwise. */
+ * 1 - busy/(r - 1); 0 otherwise. r is a count at the sample's instant,
+ * id the interval's mean: a queue for a pinned CPU keeps that CPU busy, so
+ * less than 0.9 of a CPU busy over the interval is a moment's spike of r
+ * (a writer's r of 4 with the CPUs 67% idle read as 0.4 s of waiting). */
 static double cpu_wait_share(const struct an_vm *v, int ncpu)
 {
 	int n = ncpu > 0 ? ncpu : 1;
@@ -978,6 +981,8 @@ static double cpu_wait_share(const struct an_vm *v, int ncpu)
 		return 0;
 	r = v->r - 1 > 1 ? v->r - 1 : 1;
 	busy = n * (1 - fmin(fmax(v->id, 0), 100) / 100);
+	if (busy < 0.9)
+		return 0;
 	if (busy < 1)
 		busy = 1;
 	return r > busy ? 1 - busy / r : 0;
@@ -1211,6 +1216,19 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 	sync_to_writeback(cp, from_sync);
 }
 
+static int sleeper(const struct an_task *t);
+
+/* 1 when a task of the workload's families has pid as its parent. */
+static int has_child(const struct rundata *rd, const struct critpath *cp,
+		     uint32_t pid)
+{
+	for (size_t i = 0; i < rd->ntask; i++)
+		if (rd->tasks[i].ppid == pid &&
+		    family_is_workload(&cp->fam, rd->tasks[i].pid))
+			return 1;
+	return 0;
+}
+
 /* With the tasks' delay accounting: the free time split as the workload's
  * tasks spent theirs (waiting for a CPU, in reclaim, blocked beyond their
  * traced I/O), replacing what the samples suggested. Tasks that only
@@ -1246,8 +1264,13 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 		double rest = life - v[AT_CPU] - v[AT_CPU_DELAY] -
 			      v[AT_FREEPAGES] - v[AT_THRASHING] -
 			      v[AT_COMPACT] - v[AT_SWAPIN];
+		/* ... but a parent of the workload's tasks that mostly slept
+		 * (sleeper()) waited for its children: a shell whose delay
+		 * was dropped read as 4.8 s held above the block layer */
 		if (no_blkio)
-			v[AT_BLKIO] = rest > io ? rest : io;
+			v[AT_BLKIO] = rest > io && !(sleeper(t) &&
+						     has_child(rd, cp, t->pid)) ?
+				      rest : io;
 		busy = v[AT_CPU] + v[AT_CPU_DELAY] + v[AT_BLKIO];
 		if (life <= 0 || busy < 0.2 * life)
 			continue;

@@ -222,6 +222,34 @@ static void test_sleeper(void **state)
 	done(&cp, &rd, &o);
 }
 
+/* a shell whose block I/O delay the capture dropped (NAN), waiting for a
+ * child that waited half its life for a CPU: the shell's life is no I/O
+ * held above the block layer (a cpu run read as 4.8 s of throttle) */
+static void test_dropped_shell(void **state)
+{
+	struct an_io io[6];
+	struct an_task t[2];
+	struct critpath cp;
+	struct rundata rd;
+	struct evorder o;
+
+	(void)state;
+	io[0] = io_of(100, 0, MS / 2, 1 * MS, 65536, 1 << 20);
+	for (int i = 0; i < 5; i++)
+		io[i + 1] = io_of(101, (2 + 20 * i) * MS, (2 + 20 * i) * MS,
+				  (3 + 20 * i) * MS, 65536, (uint64_t)i * 128);
+	t[0] = task_of(100, 1, 0, 100, 1, 0);
+	t[0].last[AT_BLKIO] = NAN;                /* dropped */
+	t[1] = task_of(101, 100, 1, 100, 45, 5);
+	t[1].last[AT_CPU_DELAY] = 0.050;
+	build_tasks(&cp, &rd, &o, io, 6, t, 2);
+	assert_true(cp.measured);
+	assert_true(fabs(cat_sum(&cp) - cp.elapsed_s) < 1e-6);
+	assert_true(cp.cat[CP_THROTTLE] + cp.cat[CP_WBWAIT] < 0.005);
+	assert_true(cp.cat[CP_CPU] > 0.03);
+	done(&cp, &rd, &o);
+}
+
 static void test_diff_mix(void **state)
 {
 	struct an_io *a = xcalloc(512, sizeof(*a)), *b = xcalloc(512, sizeof(*b));
@@ -288,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_two),
 		cmocka_unit_test(test_sleeper),
+		cmocka_unit_test(test_dropped_shell),
 		cmocka_unit_test(test_diff_mix),
 		cmocka_unit_test(test_diff_speed),
 	};
