@@ -20,6 +20,9 @@
 #  - throttle-null-1, -2: the same setup twice (two dd writing 32 MiB each
 #    with dirty_bytes 8 MiB, held at the dirty limit all through): a null
 #    pair 9% apart whose one cause filled both runs.
+#  - writeback-null-1, -2: the same setup twice (two dd writing 48 MiB each,
+#    dirty_background_ratio 50, then sync): a null pair 14% apart, the first
+#    log's r at 4 for one sample with the CPUs 99% idle.
 # Fixed captures, so what is checked does not depend on this machine's load.
 . "$(dirname "$0")/../lib.sh"
 
@@ -77,7 +80,8 @@ check_eq "throttle: the changed run is the worse" throttle-changed \
 check_eq "throttle: throttle is the first cause" throttle "$(first "$t/th.json")"
 check_eq "throttle: the waterfall adds up to the difference" sum "$(sums "$t/th.json")"
 
-for r in readahead-changed healthy-rr null-1 null-2 throttle-null-1 throttle-null-2; do
+for r in readahead-changed healthy-rr null-1 null-2 throttle-null-1 throttle-null-2 \
+	writeback-null-1 writeback-null-2; do
 	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.bin.xz" 2> "$t/err" &&
 	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.vmstat" 2>> "$t/err" ||
 		not_ok "import $r" "$(cat "$t/err")"
@@ -107,6 +111,11 @@ check_eq "a null pair of throttled writers 9% apart: no cause" - "$(first "$t/th
 check_eq "a null pair of throttled writers: throttle present, the same in both runs" \
 	"the same cause in both runs" "$(jq -r '[.comparisons[0].findings[] |
 	select(.analyzer == "throttle")][0].confidence_why // "-" | .[0:27]' "$t/thnull.json")"
+# vmstat's r is an instant's count: 4 once, with the CPUs idle, is no wait
+# for a CPU
+cmp writeback-null-1 writeback-null-2 > "$t/wbnull.json"
+check_eq "a null pair of writers 14% apart, r 4 once with idle CPUs: no cause" - \
+	"$(first "$t/wbnull.json")"
 c=$(causes writeback-changed)
 check_eq "writeback: the report of the run alone names it first (a trace and a log)" writeback \
 	"$(sed 's/:.*//' <<< "$c")"
