@@ -250,6 +250,42 @@ static void test_dropped_shell(void **state)
 	done(&cp, &rd, &o);
 }
 
+/* a run with next to no work of its own (3 ms) and 37 ms waiting for a
+ * CPU against one with 30 ms of each: the wait per second of work is no
+ * figure to split the change by; the CPU part stays within what the wait
+ * and the work changed (-0.33 s in a 0.19 s run before) */
+static void test_diff_cpu_little_work(void **state)
+{
+	struct an_io a[10];
+	struct critpath x, y;
+	struct rundata rx, ry;
+	struct evorder ox, oy;
+	struct cp_diff d;
+	double total, parts = 0, lim;
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		a[i] = io_of(1, i * 2 * MS, i * 2 * MS, i * 2 * MS + MS, 65536,
+			     (uint64_t)i * 128);
+	build(&x, &rx, &ox, a, 10);
+	build(&y, &ry, &oy, a, 10);
+	x.cat[CP_OTHER] = 0.003;
+	x.cat[CP_CPU] = 0.037;
+	y.cat[CP_OTHER] = 0.030;
+	y.cat[CP_CPU] = 0.031;
+	x.elapsed_s += 0.040;
+	y.elapsed_s += 0.061;
+	total = critpath_diff(&x, &y, 1, &d);
+	lim = fabs(0.031 - 0.037) + fabs(0.030 - 0.003);
+	assert_true(fabs(d.d[CP_CPU]) <= lim + 1e-9);
+	for (int k = 0; k < CP_NCAT; k++)
+		parts += d.d[k];
+	parts += d.mix_s[0] + d.mix_s[1] + d.volume_s[0] + d.volume_s[1];
+	assert_true(fabs(parts - total) < 1e-6);
+	done(&x, &rx, &ox);
+	done(&y, &ry, &oy);
+}
+
 static void test_diff_mix(void **state)
 {
 	struct an_io *a = xcalloc(512, sizeof(*a)), *b = xcalloc(512, sizeof(*b));
@@ -317,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_two),
 		cmocka_unit_test(test_sleeper),
 		cmocka_unit_test(test_dropped_shell),
+		cmocka_unit_test(test_diff_cpu_little_work),
 		cmocka_unit_test(test_diff_mix),
 		cmocka_unit_test(test_diff_speed),
 	};
