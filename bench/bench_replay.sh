@@ -450,11 +450,11 @@ fi
 if [ -s "$TEST_TMP/mafap.iotape" ]; then
 	mi=$(median "$TEST_TMP/mafap.iotape")
 	mb=$([ -s "$TEST_TMP/mafap.btr" ] && median "$TEST_TMP/mafap.btr")
-	awk -v mi="$mi" -v mb="$mb" -v d="$MDEPTH" -v reps="$REPS" -v nios="$NIOS" -v isp="$(median "$TEST_TMP/iotape.span")" \
+	awk -v mi="$mi" -v mb="$mb" -v nb="$(wc -l < "$TEST_TMP/mafap.btr")" -v d="$MDEPTH" -v reps="$REPS" -v nios="$NIOS" -v isp="$(median "$TEST_TMP/iotape.span")" \
 		-v fl="$(median "$TEST_TMP/fio_lim.iops")" -v bs="$BTR_S" -v btr="$BTR" -v depth="$DEPTH" 'BEGIN {
 		printf "\nthe AFAP I/O phase (median of %d, s):\n", reps
 		if (mb != "")
-			printf "  mixed trace, depth %d: iotape %.3f, btreplay -N -W %.3f (wall); iotape / btreplay %.2fx\n", d, mi, mb, mi / mb
+			printf "  mixed trace, depth %d: iotape %.3f, btreplay -N -W %.3f (wall, %d of %d rounds finished\n    in 60 s); iotape / btreplay %.2fx\n", d, mi, mb, nb, reps, mi / mb
 		else
 			printf "  mixed trace, depth %d: iotape %.3f, btreplay did not run\n", d, mi
 		printf "  saturated trace, %d reads at depth %d: iotape %.3f, fio tuned %.3f; iotape / fio %.2fx\n",
