@@ -260,12 +260,12 @@ refused "a run device missing from --map" "device 7,0 of run 'src' is not in --m
 	src --map 8,0=/dev/$A
 # the scheduling thread's knobs (bench_replay.sh measures their effect): bad values
 # refused before any I/O (below: good ones replay)
-IOTAPE_REPLAY_FIFO=2 refused "IOTAPE_REPLAY_FIFO=2" "invalid value '2' for IOTAPE_REPLAY_FIFO" \
-	src --target "/dev/$A"
-IOTAPE_REPLAY_CPU=x refused "IOTAPE_REPLAY_CPU=x" "invalid value 'x' for IOTAPE_REPLAY_CPU" \
-	src --target "/dev/$A"
-IOTAPE_REPLAY_MLOCK=yes refused "IOTAPE_REPLAY_MLOCK=yes" "invalid value 'yes' for IOTAPE_REPLAY_MLOCK" \
-	src --target "/dev/$A"
+for kv in IOTAPE_REPLAY_FIFO=2 IOTAPE_REPLAY_CPU=x IOTAPE_REPLAY_MLOCK=yes; do
+	env "$kv" "$IOTAPE" replay --db "$db" src --target "/dev/$A" > "$t/out" 2> "$t/err"
+	check_eq "$kv refused as a usage error, before any I/O" \
+		"2|1|iotape: invalid value '${kv#*=}' for ${kv%%=*}" \
+		"$?|$(wc -l < "$t/err")|$(cut -d' ' -f1-6 "$t/err")"
+done
 mkdir -p "$t/ramfs"
 if mount -t ramfs none "$t/ramfs" 2> /dev/null; then
 	at_exit "umount '$t/ramfs' 2>/dev/null"
