@@ -9,10 +9,14 @@
 # original's (offset from the first I/O, matched in order): on that trace, which the
 # device only just sustained when it was captured, and on a mixed trace at fixed rates
 # (captured here once, cached in $BENCH_DIR/mixed.bin) that measures the schedulers
-# rather than the device. Appends issue 16's replay rows to $BENCH_ROWS when set
-# (bench.sh prints them).
+# rather than the device. Then (issue 32) the mixed trace at its original timing with
+# each knob of the scheduling thread (SCHED_FIFO off, spin window, CPU pinning, mlock),
+# quiet and with a CPU hog on CPU 1, and the peers traced under the hog; and the AFAP
+# I/O phase against btreplay's (mixed trace) and tuned fio's (the saturated one).
+# Appends issue 16's and 32's replay rows to $BENCH_ROWS when set (bench.sh prints them).
 # Environment: IOTAPE, BENCH_DIR (/var/tmp/iotape-bench), BENCH_REPS (5, the median is
-# shown), BENCH_REPLAY_IOS (200000 reads when a trace must be captured here).
+# shown), BENCH_REPLAY_IOS (200000 reads when a trace must be captured here),
+# BENCH_KNOBS (the knob settings measured under load, "|" between them; see below).
 
 . "$(dirname "$0")/../tests/lib.sh"
 
