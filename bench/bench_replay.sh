@@ -9,10 +9,14 @@
 # original's (offset from the first I/O, matched in order): on that trace, which the
 # device only just sustained when it was captured, and on a mixed trace at fixed rates
 # (captured here once, cached in $BENCH_DIR/mixed.bin) that measures the schedulers
-# rather than the device. Appends issue 16's replay rows to $BENCH_ROWS when set
-# (bench.sh prints them).
+# rather than the device. Then (issue 32) the mixed trace at its original timing with
+# each knob of the scheduling thread (SCHED_FIFO off, spin window, CPU pinning, mlock),
+# quiet and with a CPU hog on CPU 1, and the peers traced under the hog; and the AFAP
+# I/O phase against btreplay's (mixed trace) and tuned fio's (the saturated one).
+# Appends issue 16's and 32's replay rows to $BENCH_ROWS when set (bench.sh prints them).
 # Environment: IOTAPE, BENCH_DIR (/var/tmp/iotape-bench), BENCH_REPS (5, the median is
-# shown), BENCH_REPLAY_IOS (200000 reads when a trace must be captured here).
+# shown), BENCH_REPLAY_IOS (200000 reads when a trace must be captured here),
+# BENCH_KNOBS (the knob settings measured under load, "|" between them; see below).
 
 . "$(dirname "$0")/../tests/lib.sh"
 
@@ -228,7 +232,7 @@ if { [ ! -s "$MIX" ] || [ ! -s "$MIXBTT" ]; } && tracefs_check "$L"; then
 		echo "bench_replay: mixed capture failed: $(tail -n 2 "$TEST_TMP/mix.err" | tr '\n' ' ')" >&2
 	rm -f "$MIX.tmp" "$MIXBTT.tmp"
 fi
-MIX_ROW=
+MIX_ROW= MREC= MSRC=
 if [ -s "$MIX" ] && [ -s "$MIXBTT" ]; then
 	"$IOTAPE" import --db "$DB" --run mixed --quiet "$MIX" || die "import of $MIX failed"
 	MSRC=$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'mixed'")
@@ -253,6 +257,74 @@ if [ -s "$MIX" ] && [ -s "$MIXBTT" ]; then
 		"$TEST_TMP/mix.json")
 	MIXT_ROW=$(jq -r '.[0] | [.issue_error_us.p99, .issue_error_us.held, .own_error_us.p99] | @tsv' \
 		"$TEST_TMP/mixt.json")
+fi
+
+# Timed replay under load (issue 32 item 2): the mixed trace replayed at its original
+# timing with each of the scheduling thread's knobs (replay.c's sched_begin(), set from
+# the environment), on a quiet machine and with a CPU hog (a shell busy loop, or
+# stress-ng --cpu 1 where installed) on CPU 1, the other core of two; then, under the
+# hog, traced: iotape, fio --read_iolog and btreplay, their Q offsets against the
+# original's as above. BENCH_KNOBS: the settings, "|" between them (one or more
+# VAR=VALUE each; "default" is none). Each replay is as long as the trace (16 s).
+HOG=
+hog_start() {
+	if command -v stress-ng > /dev/null; then
+		taskset -c 1 stress-ng --cpu 1 --quiet > /dev/null 2>&1 & HOG=$!
+	else
+		taskset -c 1 sh -c 'while :; do :; done' & HOG=$!
+	fi
+	HOG_WHAT=$(command -v stress-ng > /dev/null && echo "stress-ng --cpu 1" || echo "a shell busy loop")
+}
+hog_stop() { [ -n "$HOG" ] && kill "$HOG" 2> /dev/null && wait "$HOG" 2> /dev/null; HOG=; return 0; }
+at_exit hog_stop
+: > "$TEST_TMP/load.tsv"
+HOG_WHAT=
+if [ -n "$MIX_ROW" ]; then
+	IFS='|' read -r -a knobs <<< "${BENCH_KNOBS-default|IOTAPE_REPLAY_FIFO=0|IOTAPE_REPLAY_SPIN_US=20|IOTAPE_REPLAY_SPIN_US=1000|IOTAPE_REPLAY_CPU=0|IOTAPE_REPLAY_MLOCK=1}"
+	for hog in 0 1; do
+		[ $hog = 1 ] && hog_start
+		for k in "${knobs[@]}"; do
+			say "mixed trace, hog $hog, $k..."
+			env $( [ "$k" = default ] || echo "$k" ) "$IOTAPE" replay --db "$DB" mixed \
+				--target "/dev/$L" --allow-write --timing original --run "load.$hog.$RANDOM" \
+				--json --quiet > "$TEST_TMP/load.json" || { hog_stop; die "iotape replay ($k) failed"; }
+			jq -r --arg h "$hog" --arg k "$k" '.[0] | [$h, $k, .issue_error_us.p50,
+				.issue_error_us.p99, .issue_error_us.max, .own_error_us.p50,
+				.own_error_us.p99, .own_error_us.max, .issue_error_us.held, .realtime,
+				(.steal_pct // 0)] | @tsv' "$TEST_TMP/load.json" >> "$TEST_TMP/load.tsv"
+		done
+		if [ $hog = 1 ]; then
+			say "mixed trace under the hog: iotape --trace..."
+			"$IOTAPE" replay --db "$DB" mixed --target "/dev/$L" --allow-write \
+				--timing original --trace --run mixhog.traced --json --quiet \
+				> "$TEST_TMP/mixhog.json" || { hog_stop; die "iotape replay --trace (hog) failed"; }
+			offsets "$TEST_TMP/mixhog.iotape.off" "$(sqlite3 "$DB" "SELECT id FROM runs WHERE name = 'mixhog.traced'")" "$MSRC"
+			DEPTH=$(jq -r '.[0].depth' "$TEST_TMP/mix.json") peers_timed mixhog "$MIXBTT" "$MREC" "$MSRC" -W
+		fi
+		hog_stop
+	done
+fi
+
+# The AFAP I/O phase against btreplay's (issue 32 item 6) on the mixed trace, where
+# btreplay works: iotape replay --timing afap (its I/O phase: first issue to last
+# completion) and btreplay -N -W (its wall time: it reports no I/O phase; reading its
+# bunches is a small part), at the original depth, $REPS rounds interleaved, on CPU 0.
+: > "$TEST_TMP/mafap.iotape"; : > "$TEST_TMP/mafap.btr"
+if [ -n "$MIX_ROW" ]; then
+	for ((i = 1; i <= REPS; i++)); do
+		say "mixed trace as fast as possible, round $i of $REPS..."
+		$PIN "$IOTAPE" replay --db "$DB" mixed --target "/dev/$L" --allow-write --timing afap \
+			--run "mafap.$i" --json --quiet > "$TEST_TMP/mafap.json" || die "iotape afap (mixed) failed"
+		jq -r '.[0].span_s.replay' "$TEST_TMP/mafap.json" >> "$TEST_TMP/mafap.iotape"
+		MDEPTH=$(jq -r '.[0].depth' "$TEST_TMP/mafap.json")
+		if [ -n "$MREC" ]; then
+			t1=$(date +%s.%N)
+			if timeout -k 5 60 $PIN btreplay -d "$MREC" -N -W "$L" > /dev/null 2>&1; then
+				t2=$(date +%s.%N)
+				awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f\n", b - a }' >> "$TEST_TMP/mafap.btr"
+			fi
+		fi
+	done
 fi
 
 jq -r '.[0] | [.issue_error_us.p50, .issue_error_us.p99, .issue_error_us.max,
@@ -337,6 +409,67 @@ BEGIN {
 			brec, bs, brec + bs, iw / (brec + bs)
 }'
 
+# under load and the AFAP I/O phase (issue 32 items 2 and 6)
+if [ -s "$TEST_TMP/load.tsv" ]; then
+	awk -F '\t' -v hogw="$HOG_WHAT" -v mio="$(pcts_of "$TEST_TMP/mixhog.iotape.off")" \
+		-v mfio="$(pcts_of "$TEST_TMP/mixhog.fio.off")" -v mbtr="$(pcts_of "$TEST_TMP/mixhog.btr.off")" \
+		-v miom="$(pcts_of "$TEST_TMP/mixhog.iotape.off.med")" -v mbtrm="$(pcts_of "$TEST_TMP/mixhog.btr.off.med")" \
+		-v mfiom="$(pcts_of "$TEST_TMP/mixhog.fio.off.med")" -v qio="$(pcts_of "$TEST_TMP/mix.iotape.off.med")" \
+		-v qbtr="$(pcts_of "$TEST_TMP/mix.btr.off.med")" '
+	function offrow(label, p) {
+		if (p == "") { printf "    %-20s -\n", label; return }
+		split(p, x, " ")
+		printf "    %-20s %d %s %s %s\n", label, x[1], x[2], x[3], x[4] }
+	{ n++; h[n] = $1; k[n] = $2; for (j = 3; j <= 11; j++) v[n, j] = $j
+	  if ($2 == "default") def[$1] = n }
+	END {
+		printf "\ntimed replay under load: the mixed trace at its original timing, quiet and\n"
+		printf "with a CPU hog (%s) on CPU 1; per knob of the scheduling thread\n", hogw
+		printf "  %-4s %-28s %25s %25s %6s %3s\n", "hog", "knob", "vs schedule p50/p99/max", "own lag p50/p99/max", "held", "rt"
+		for (i = 1; i <= n; i++)
+			printf "  %-4s %-28s %7.1f %8.1f %8.1f %7.1f %8.1f %8.1f %6d %3d\n", h[i] ? "yes" : "no", k[i],
+				v[i, 3], v[i, 4], v[i, 5], v[i, 6], v[i, 7], v[i, 8], v[i, 9], v[i, 10]
+		printf "  (vs schedule: issue time minus scheduled time, us, with the I/Os held for a\n"
+		printf "  slot of the original depth when the loop device fell behind; own lag: issue\n"
+		printf "  time minus when the I/O was free to go, the scheduler\047s own part)\n"
+		printf "  each knob against the default, own lag p99 (and vs schedule p99), us:\n"
+		for (i = 1; i <= n; i++) {
+			if (k[i] == "default" || !(h[i] in def)) continue
+			d = def[h[i]]
+			printf "    %-28s %s: %.1f against %.1f (%.2fx); vs schedule %.1f against %.1f\n", k[i],
+				h[i] ? "hog  " : "quiet", v[i, 7], v[d, 7], (v[d, 7] > 0 ? v[i, 7] / v[d, 7] : 0),
+				v[i, 4], v[d, 4]
+		}
+		printf "  traced Q offset from the first vs the original under the hog, us (n p50 p99 max):\n"
+		offrow("iotape --trace:", mio)
+		offrow("fio read_iolog:", mfio)
+		offrow("btreplay -W:", mbtr)
+		printf "  the same about each tool\047s median offset (quiet: iotape, btreplay above):\n"
+		offrow("iotape --trace:", miom)
+		offrow("fio read_iolog:", mfiom)
+		offrow("btreplay -W:", mbtrm)
+		printf "  (fio reports no lateness of its own; the peers are measured traced as iotape)\n"
+	}' "$TEST_TMP/load.tsv"
+fi
+if [ -s "$TEST_TMP/mafap.iotape" ]; then
+	mi=$(median "$TEST_TMP/mafap.iotape")
+	mb=$([ -s "$TEST_TMP/mafap.btr" ] && median "$TEST_TMP/mafap.btr")
+	awk -v mi="$mi" -v mb="$mb" -v nb="$(wc -l < "$TEST_TMP/mafap.btr")" -v d="$MDEPTH" -v reps="$REPS" -v nios="$NIOS" -v isp="$(median "$TEST_TMP/iotape.span")" \
+		-v fl="$(median "$TEST_TMP/fio_lim.iops")" -v bs="$BTR_S" -v btr="$BTR" -v depth="$DEPTH" 'BEGIN {
+		printf "\nthe AFAP I/O phase (median of %d, s):\n", reps
+		if (mb != "")
+			printf "  mixed trace, depth %d: iotape %.3f, btreplay -N -W %.3f (wall, %d of %d rounds finished\n    in 60 s); iotape / btreplay %.2fx\n", d, mi, mb, nb, reps, mi / mb
+		else
+			printf "  mixed trace, depth %d: iotape %.3f, btreplay did not run\n", d, mi
+		printf "  saturated trace, %d reads at depth %d: iotape %.3f, fio tuned %.3f; iotape / fio %.2fx\n",
+			nios, depth, isp, (fl > 0 ? nios / fl : 0), (fl > 0 ? isp / (nios / fl) : 0)
+		if (bs != "")
+			printf "    btreplay -N %.3f; iotape / btreplay %.2fx\n", bs, isp / bs
+		else if (btr != "")
+			printf "    btreplay -N: %s\n", btr
+	}'
+fi
+
 # issue 16's rows
 if [ -n "${BENCH_ROWS:-}" ]; then
 	awk -v OFS='\t' -v nios="$NIOS" -v iw="$(median "$TEST_TMP/iotape.wall")" \
@@ -379,5 +512,27 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 				sprintf("about the median p99 %s (btreplay %s); inter-arrival p99 %s; untraced vs schedule p99 %.1f",
 				a[3], (mbtrm == "" ? "-" : b[3]), g[3], m[2]))
 		}
+	}' >> "$BENCH_ROWS"
+fi
+# issue 32's rows: timed replay under a CPU hog, the AFAP I/O phase
+if [ -n "${BENCH_ROWS:-}" ] && [ -s "$TEST_TMP/load.tsv" ]; then
+	awk -F '\t' -v OFS='\t' -v miom="$(pcts_of "$TEST_TMP/mixhog.iotape.off.med")" \
+		-v mbtrm="$(pcts_of "$TEST_TMP/mixhog.btr.off.med")" '
+	$1 == 1 && $2 == "default" { sp99 = $4; own99 = $7; held = $9 }
+	END {
+		split(miom, a, " "); split(mbtrm, b, " ")
+		print "replay timed, mixed, CPU hog", (mbtrm == "" ? "-" : sprintf("btreplay traced offset p99 %s us (about its median)", b[3])),
+			sprintf("own lag p99 %.1f us; vs schedule p99 %.1f (%d held); traced offset p99 %s about the median",
+				own99, sp99, held, (miom == "" ? "-" : a[3])),
+			(mbtrm != "" && miom != "" && b[3] > 0 ? sprintf("%.2fx btreplay", a[3] / b[3]) : "-"),
+			"offset p99 <= 50 us with a CPU hog"
+	}' "$TEST_TMP/load.tsv" >> "$BENCH_ROWS"
+fi
+if [ -n "${BENCH_ROWS:-}" ] && [ -s "$TEST_TMP/mafap.iotape" ]; then
+	awk -v OFS='\t' -v mi="$(median "$TEST_TMP/mafap.iotape")" \
+		-v mb="$([ -s "$TEST_TMP/mafap.btr" ] && median "$TEST_TMP/mafap.btr")" -v d="$MDEPTH" 'BEGIN {
+		print "replay AFAP I/O phase, mixed", (mb == "" ? "btreplay did not run" : sprintf("btreplay -N %.3f s", mb)),
+			sprintf("I/O %.3f s at depth %d", mi, d), (mb == "" ? "-" : sprintf("%.2fx btreplay", mi / mb)),
+			"within 1.10x btreplay"
 	}' >> "$BENCH_ROWS"
 fi

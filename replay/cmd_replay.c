@@ -223,19 +223,44 @@ static int parse_max_gap(const char *s, int64_t *ns)
 	return 0;
 }
 
-/* The scheduler's spin window from $IOTAPE_REPLAY_SPIN_US when set
- * (tuning, see docs/iotape.md) into o->spin_ns. Returns 0, or -1 after an
- * error line. */
-static int parse_spin_env(struct replay_opts *o)
+/* The timed replay's tuning from the environment (docs/iotape.md) into o:
+ * $IOTAPE_REPLAY_SPIN_US, the spin window (us); $IOTAPE_REPLAY_FIFO=0,
+ * no SCHED_FIFO; $IOTAPE_REPLAY_CPU=N, the scheduling thread on CPU N;
+ * $IOTAPE_REPLAY_MLOCK=1, its memory locked. Returns 0, or -1 after an
+ * error line naming the variable. */
+static int parse_tuning_env(struct replay_opts *o)
 {
 	const char *spin = getenv("IOTAPE_REPLAY_SPIN_US");
+	const char *fifo = getenv("IOTAPE_REPLAY_FIFO");
+	const char *cpu = getenv("IOTAPE_REPLAY_CPU");
+	const char *mlk = getenv("IOTAPE_REPLAY_MLOCK");
 	double us;
+	uint64_t v;
 
-	if (!spin)
-		return 0;
-	if (dec_double(spin, DEC_FRAC, &us, NULL) || us > 1e9)
-		return error("invalid value '%s' for IOTAPE_REPLAY_SPIN_US", spin);
-	o->spin_ns = (int64_t)(us * 1000);
+	if (spin) {
+		if (dec_double(spin, DEC_FRAC, &us, NULL) || us > 1e9)
+			return error("invalid value '%s' for IOTAPE_REPLAY_SPIN_US",
+				     spin);
+		o->spin_ns = (int64_t)(us * 1000);
+	}
+	if (fifo && *fifo) {
+		if (strcmp(fifo, "0") && strcmp(fifo, "1"))
+			return error("invalid value '%s' for IOTAPE_REPLAY_FIFO "
+				     "(0 or 1)", fifo);
+		o->no_fifo = !strcmp(fifo, "0");
+	}
+	if (cpu && *cpu) {
+		if (dec_u64(cpu, &v, NULL) || v >= 4096)
+			return error("invalid value '%s' for IOTAPE_REPLAY_CPU "
+				     "(a CPU number)", cpu);
+		o->cpu1 = (int)v + 1;
+	}
+	if (mlk && *mlk) {
+		if (strcmp(mlk, "0") && strcmp(mlk, "1"))
+			return error("invalid value '%s' for IOTAPE_REPLAY_MLOCK "
+				     "(0 or 1)", mlk);
+		o->mlock = !strcmp(mlk, "1");
+	}
 	return 0;
 }
 
@@ -335,7 +360,7 @@ int cmd_replay(int argc, char **argv)
 		return -1;
 	if ((o.nset || o.trace) && geteuid() != 0)
 		return error("--set and --trace need root");
-	if (parse_spin_env(&o))
+	if (parse_tuning_env(&o))
 		return 2;
 	rc = replay_run(&o);
 	for (int i = 0; i < o.nset; i++)

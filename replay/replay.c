@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -743,18 +744,40 @@ static void say_gaps(struct ctx *c)
 }
 
 /* The clock the schedule runs on: a modelled disk's simulated time, else
- * the monotonic clock, and then a timed replay runs at SCHED_FIFO priority
- * 1 where allowed (root, c->realtime set): on a busy machine a normal
- * thread wakes milliseconds late. Not for afap, whose loop never sleeps
- * long and would starve the workers that complete the I/O on its CPU. */
+ * the monotonic clock. A timed replay's thread then runs at SCHED_FIFO
+ * priority 1 where allowed (root, c->realtime set; not with
+ * $IOTAPE_REPLAY_FIFO=0): on a busy machine a normal thread wakes
+ * milliseconds late. Not for afap, whose loop never sleeps long and would
+ * starve the workers that complete the I/O on its CPU. With
+ * $IOTAPE_REPLAY_CPU the thread is pinned (c->pinned), with
+ * $IOTAPE_REPLAY_MLOCK its memory locked as it is touched (c->locked);
+ * sched_normal() undoes all three. */
 static const struct sched_clock *sched_begin(struct ctx *c,
 					     struct sched_params *sp)
 {
+	const struct replay_opts *o = c->o;
+
 	if (c->own_ops)
 		return c->own_ops->replay_begin(c->own, sp);   /* simulated time */
-	if (c->o->scale > 0) {
+	if (o->scale > 0 && !o->no_fifo) {
 		struct sched_param prio = { .sched_priority = 1 };
 		c->realtime = sched_setscheduler(0, SCHED_FIFO, &prio) == 0;
+	}
+	if (o->scale > 0 && o->cpu1 &&
+	    !sched_getaffinity(0, sizeof(c->cpus0), &c->cpus0)) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(o->cpu1 - 1, &one);
+		c->pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+		if (!c->pinned && !o->quiet)
+			warning("cannot pin the replay to CPU %d: %s", o->cpu1 - 1,
+				strerror(errno));
+	}
+	if (o->scale > 0 && o->mlock) {
+		/* MCL_ONFAULT: the run's mapped files are not read in */
+		c->locked = mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0;
+		if (!c->locked && !o->quiet)
+			warning("cannot lock the replay's memory: %s", strerror(errno));
 	}
 	return &sched_clock_mono;
 }
@@ -810,14 +833,19 @@ static struct rio_result *results_init(struct ctx *c, struct spill *res_mem,
 	return res_mem->p;
 }
 
-/* The priority of the thread back to a normal one after a SCHED_FIFO
- * replay (sched_begin()). */
+/* The thread back to a normal one after a timed replay (sched_begin()):
+ * SCHED_OTHER, its CPUs as before, its memory unlocked. */
 static void sched_normal(struct ctx *c)
 {
 	if (c->realtime) {
 		struct sched_param prio = { .sched_priority = 0 };
 		sched_setscheduler(0, SCHED_OTHER, &prio);
 	}
+	if (c->pinned)
+		sched_setaffinity(0, sizeof(c->cpus0), &c->cpus0);
+	if (c->locked)
+		munlockall();
+	c->pinned = c->locked = 0;
 }
 
 /* The % of the machine's CPU time stolen by the hypervisor since steal0

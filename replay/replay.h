@@ -60,6 +60,12 @@ struct replay_opts {
 	struct machine_paths mp;    /* /proc and /sys; NULLs: the real ones */
 	const char *tracefs;        /* NULL: /sys/kernel/tracing */
 	int64_t spin_ns;            /* busy-wait window; 0: REPLAY_SPIN_NS */
+	/* Timed replays' scheduling thread (tuning, $IOTAPE_REPLAY_FIFO,
+	 * _CPU and _MLOCK; docs/iotape.md; the bench measures each): */
+	int no_fifo;                /* 1: stay SCHED_OTHER even when allowed */
+	int cpu1;                   /* N > 0: pinned to CPU N - 1; 0: anywhere */
+	int mlock;                  /* 1: mlockall(MCL_CURRENT | MCL_FUTURE |
+				     * MCL_ONFAULT) for the schedule */
 	int64_t max_gap_ns;         /* timed replays: gaps between I/Os longer
 				     * than this (original time) are shortened
 				     * to it; 0: every gap kept. `iotape

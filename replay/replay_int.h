@@ -5,6 +5,7 @@
 #define IOTAPE_REPLAY_INT_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,8 @@ struct ctx {
 	int sfd;
 	int got_signal;
 	int realtime;             /* the last replay ran at SCHED_FIFO */
+	int pinned, locked;       /* ... on o->cpu1 - 1; with its memory locked */
+	cpu_set_t cpus0;          /* the CPUs allowed before it was pinned */
 	struct emit em;
 	/* the engine that serves the targets itself (engine_serving(): the
 	 * model engine's model:PROFILE), NULL for files and devices; what its

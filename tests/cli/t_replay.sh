@@ -258,6 +258,14 @@ S=$LOOPDEV
 refused "a target too small" "use --wrap" src --target "/dev/$S"
 refused "a run device missing from --map" "device 7,0 of run 'src' is not in --map" \
 	src --map 8,0=/dev/$A
+# the scheduling thread's knobs (bench_replay.sh measures their effect): bad values
+# refused before any I/O (below: good ones replay)
+for kv in IOTAPE_REPLAY_FIFO=2 IOTAPE_REPLAY_CPU=x IOTAPE_REPLAY_MLOCK=yes; do
+	env "$kv" "$IOTAPE" replay --db "$db" src --target "/dev/$A" > "$t/out" 2> "$t/err"
+	check_eq "$kv refused as a usage error, before any I/O" \
+		"2|1|iotape: invalid value '${kv#*=}' for ${kv%%=*}" \
+		"$?|$(wc -l < "$t/err")|$(cut -d' ' -f1-6 "$t/err")"
+done
 mkdir -p "$t/ramfs"
 if mount -t ramfs none "$t/ramfs" 2> /dev/null; then
 	at_exit "umount '$t/ramfs' 2>/dev/null"
@@ -271,6 +279,11 @@ fi
 refused "an unknown run" "no run named 'nosuch'" nosuch --target "/dev/$A"
 check_eq "bad input stored nothing" "$n0" "$(nruns)"
 check_eq "bad input wrote nothing" "$sumA" "$(md5sum < "/dev/$A")"
+IOTAPE_REPLAY_FIFO=0 IOTAPE_REPLAY_CPU=0 IOTAPE_REPLAY_MLOCK=1 "$IOTAPE" replay --db "$db" src \
+	--target "/dev/$A" --run knobs --json --quiet > "$t/knobs.json" 2> "$t/err"
+rc=$?
+check_eq "a timed replay pinned, locked and not SCHED_FIFO completes" "0|complete|0|733" \
+	"$rc|$(q "SELECT status FROM runs WHERE name = 'knobs'")|$(jq -r '.[0].realtime' "$t/knobs.json")|$(q "SELECT count(*) FROM replays WHERE run = $(rid knobs)")"
 "$IOTAPE" replay --db "$db" src --target "/dev/$S" --wrap --timing afap --run wrapped \
 	--quiet > /dev/null 2>&1
 [ "$(rstat wrapped replay.wrapped)" -gt 0 ] 2> /dev/null &&
