@@ -4,10 +4,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "lib/util.h"
@@ -202,206 +200,6 @@ void runview_close(struct runview *rv)
 	memset(rv, 0, sizeof(*rv));
 }
 
-/* ---- a big run's events in chunks, read on two handles at once ----
- * The events are read in chunks of EV_CHUNK ids: the even chunks streamed
- * on rv's handle straight to fn, the odd ones read by a helper thread on a
- * second handle (store_open_reader(): the same snapshot) into one of two
- * buffers while the even one before them streams. On PostgreSQL each
- * handle is a server process of its own, so the server's work (the rows'
- * COPY out, the most of a dump's time) is done by two at once; memory stays
- * two chunks however long the run. */
-
-/* Ids a chunk; the fewest events worth the second handle. */
-#define EV_CHUNK 131072
-#define EV_SPLIT_MIN (4 * EV_CHUNK)
-
-/* A chunk read by the helper: its events, their payloads (pdu holds the
- * offset into pool until the chunk is handed over). */
-struct ev_buf {
-	struct bt_event *ev;
-	size_t n;
-	unsigned char *pool;
-	size_t plen, pcap;
-	int64_t chunk;          /* which chunk it holds; -1 none */
-	int full;               /* read to its end (rc its outcome) */
-	int rc;                 /* 0, or -1: the store failed (message in
-				 * the helper's handle) */
-};
-
-struct ev_split {
-	const struct runview *rv;
-	struct store *st2;      /* the helper's handle */
-	int64_t first, last;    /* the run's event ids */
-	int64_t nchunk;
-	struct ev_buf buf[2];
-	int stop;               /* the reader is done (fn stopped it, or
-				 * failed): the helper ends */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-};
-
-/* Chunk c's ids into [*lo, *hi). */
-static void ev_chunk_ids(const struct ev_split *sp, int64_t c, int64_t *lo,
-			 int64_t *hi)
-{
-	*lo = sp->first + c * EV_CHUNK;
-	*hi = *lo + EV_CHUNK;
-	if (*hi > sp->last + 1)
-		*hi = sp->last + 1;
-}
-
-/* Reads chunk c into b on the helper's handle; 0 or -1. */
-static int ev_fill(struct ev_split *sp, struct ev_buf *b, int64_t c)
-{
-	const struct runview *rv = sp->rv;
-	struct store_cursor *cur;
-	struct bt_event ev;
-	int64_t lo, hi;
-	int step;
-
-	b->n = b->plen = 0;
-	ev_chunk_ids(sp, c, &lo, &hi);
-	if (store_events_open_ids(sp->st2, rv->id, lo, hi, rv->filtered ?
-				  &rv->range : NULL, &cur))
-		return -1;
-	if (!b->ev)
-		b->ev = xmalloc(EV_CHUNK * sizeof(*b->ev));
-	while ((step = store_events_next(cur, &ev)) > 0 && b->n < EV_CHUNK) {
-		if (ev.pdu_len) {
-			if (b->plen + ev.pdu_len > b->pcap) {
-				b->pcap = 2 * (b->pcap + ev.pdu_len);
-				b->pool = xrealloc(b->pool, b->pcap);
-			}
-			memcpy(b->pool + b->plen, ev.pdu, ev.pdu_len);
-			ev.pdu = (const uint8_t *)(uintptr_t)b->plen;
-			b->plen += ev.pdu_len;
-		}
-		b->ev[b->n++] = ev;
-	}
-	store_cursor_close(cur);
-	return step < 0 ? -1 : 0;
-}
-
-/* The helper: the odd chunks, in turn into buf[0] and buf[1]. */
-static void *ev_helper(void *arg)
-{
-	struct ev_split *sp = arg;
-
-	for (int64_t c = 1; c < sp->nchunk; c += 2) {
-		struct ev_buf *b = &sp->buf[(c / 2) % 2];
-		int rc;
-
-		pthread_mutex_lock(&sp->mu);
-		while (b->chunk >= 0 && !sp->stop)     /* not handed over yet */
-			pthread_cond_wait(&sp->cv, &sp->mu);
-		pthread_mutex_unlock(&sp->mu);
-		if (sp->stop)
-			break;
-		rc = ev_fill(sp, b, c);
-		pthread_mutex_lock(&sp->mu);
-		b->chunk = c;
-		b->full = 1;
-		b->rc = rc;
-		pthread_cond_broadcast(&sp->cv);
-		pthread_mutex_unlock(&sp->mu);
-		if (rc)
-			break;
-	}
-	return NULL;
-}
-
-/* Calls fn for each event of chunk c on rv's own handle; fn's result, or
- * -1 after an error line. */
-static int ev_stream(struct ev_split *sp, int64_t c,
-		     int (*fn)(void *ctx, const struct bt_event *ev), void *ctx)
-{
-	struct runview *rv = (struct runview *)sp->rv;
-	struct store_cursor *cur;
-	struct bt_event ev;
-	int64_t lo, hi;
-	int rc = 0, step;
-
-	ev_chunk_ids(sp, c, &lo, &hi);
-	if (store_events_open_ids(rv->st, rv->id, lo, hi, rv->filtered ?
-				  &rv->range : NULL, &cur))
-		return error("%s", store_errmsg(rv->st));
-	while ((step = store_events_next(cur, &ev)) > 0)
-		if ((rc = fn(ctx, &ev)))
-			break;
-	if (!rc && step < 0)
-		rc = error("%s", store_errmsg(rv->st));
-	store_cursor_close(cur);
-	return rc;
-}
-
-/* Calls fn for each event of chunk c from the helper's buffer, then hands
- * the buffer back; fn's result, or -1 after an error line. */
-static int ev_replay(struct ev_split *sp, int64_t c,
-		     int (*fn)(void *ctx, const struct bt_event *ev), void *ctx)
-{
-	struct ev_buf *b = &sp->buf[(c / 2) % 2];
-	int rc = 0;
-
-	pthread_mutex_lock(&sp->mu);
-	while (!(b->full && b->chunk == c))
-		pthread_cond_wait(&sp->cv, &sp->mu);
-	pthread_mutex_unlock(&sp->mu);
-	if (b->rc)
-		return error("%s", store_errmsg(sp->st2));
-	for (size_t i = 0; i < b->n && !rc; i++) {
-		struct bt_event ev = b->ev[i];
-		if (ev.pdu_len)
-			ev.pdu = b->pool + (uintptr_t)ev.pdu;
-		rc = fn(ctx, &ev);
-	}
-	pthread_mutex_lock(&sp->mu);
-	b->chunk = -1;
-	b->full = 0;
-	pthread_cond_broadcast(&sp->cv);
-	pthread_mutex_unlock(&sp->mu);
-	return rc;
-}
-
-/* runview_events() in chunks on two handles; 1 when the store has no
- * second handle (read on one then), else as runview_events(). */
-static int events_split(struct runview *rv,
-			int (*fn)(void *ctx, const struct bt_event *ev),
-			void *ctx)
-{
-	struct ev_split sp = { .rv = rv, .first = rv->first_event,
-			       .last = rv->last_event };
-	pthread_t th;
-	int rc = 0;
-
-	if (store_open_reader(rv->st, &sp.st2))
-		return 1;
-	sp.nchunk = (sp.last - sp.first + EV_CHUNK) / EV_CHUNK;
-	sp.buf[0].chunk = sp.buf[1].chunk = -1;
-	pthread_mutex_init(&sp.mu, NULL);
-	pthread_cond_init(&sp.cv, NULL);
-	if (pthread_create(&th, NULL, ev_helper, &sp)) {
-		store_close(sp.st2);
-		pthread_mutex_destroy(&sp.mu);
-		pthread_cond_destroy(&sp.cv);
-		return 1;
-	}
-	for (int64_t c = 0; c < sp.nchunk && !rc; c++)
-		rc = c % 2 ? ev_replay(&sp, c, fn, ctx) : ev_stream(&sp, c, fn, ctx);
-	pthread_mutex_lock(&sp.mu);
-	sp.stop = 1;
-	pthread_cond_broadcast(&sp.cv);
-	pthread_mutex_unlock(&sp.mu);
-	pthread_join(th, NULL);
-	store_close(sp.st2);
-	for (int k = 0; k < 2; k++) {
-		free(sp.buf[k].ev);
-		free(sp.buf[k].pool);
-	}
-	pthread_mutex_destroy(&sp.mu);
-	pthread_cond_destroy(&sp.cv);
-	return rc;
-}
-
 int runview_events(struct runview *rv,
 		   int (*fn)(void *ctx, const struct bt_event *ev), void *ctx)
 {
@@ -411,10 +209,6 @@ int runview_events(struct runview *rv,
 
 	if (!rv->first_event)
 		return 0;
-	if (rv->last_event - rv->first_event + 1 >= EV_SPLIT_MIN &&
-	    (rc = events_split(rv, fn, ctx)) <= 0)
-		return rc;
-	rc = 0;
 	if (store_events_open_range(rv->st, rv->id, rv->filtered ? &rv->range
 				    : NULL, &cur))
 		return error("%s", store_errmsg(rv->st));

@@ -107,11 +107,7 @@ const char *runview_comm(const struct runview *rv, uint32_t pid);
 
 /* Calls fn(ctx, ev) for each event of the run in stored (time) order (those
  * the filter keeps: runview_set_filter()); stops
- * and returns fn's non-zero result, or -1 on a database error. ev and its
- * pdu are valid until fn returns. A run of 524,288 events or more is read
- * in chunks on a second handle too (store_open_reader(), a helper thread,
- * two chunks of memory); fn is always called on the caller's thread, and
- * it may use rv's store. */
+ * and returns fn's non-zero result, or -1 on a database error. */
 int runview_events(struct runview *rv,
 		   int (*fn)(void *ctx, const struct bt_event *ev), void *ctx);
 

@@ -693,14 +693,6 @@ int store_events_open_range(struct store *st, int64_t run,
 			    const struct store_range *range,
 			    struct store_cursor **cur);
 
-/* store_events_open_range() over the events of run with ids lo <= id < hi
- * only (runs.first_event .. last_event; for reading a run in parts, each
- * on a handle of its own: store_open_reader()), in store (time) order.
- * Returns as store_requests_open_range(). */
-int store_events_open_ids(struct store *st, int64_t run, int64_t lo,
-			  int64_t hi, const struct store_range *range,
-			  struct store_cursor **cur);
-
 /* Opens a cursor over run's events in store (time) order. Returns 0 and
  * *cur, or -STORE_E_SQLITE / -ENOMEM. */
 int store_events_open(struct store *st, int64_t run,

@@ -402,28 +402,6 @@ int store_events_open_range(struct store *st, int64_t run,
 	return set_range(st, cur, range);
 }
 
-int store_events_open_ids(struct store *st, int64_t run, int64_t lo,
-			  int64_t hi, const struct store_range *range,
-			  struct store_cursor **cur)
-{
-	/* SQLite: the rowids' range; PostgreSQL: its key (run, id). The
-	 * bounds are subqueries: given as constants, PostgreSQL sorts a
-	 * bitmap scan's rows rather than read them in the key's order (it
-	 * costs that lower for a chunk of a run), which took twice the
-	 * server's time and gave no row before the last was read */
-	static const struct store_sql sql = { .sql = "SELECT time_ns, sequence, "
-		"sector, bytes, action, pid, dev, cpu, error, pdu FROM events WHERE "
-		"run = ?1 AND id >= (SELECT CAST(?2 AS bigint)) AND id < (SELECT "
-		"CAST(?3 AS bigint)) ORDER BY id" };
-	const int64_t ids[2] = { lo, hi };
-	int rc;
-
-	if ((rc = cursor_open(st, STORE_CUR_EVENTS, &sql, run, NULL, ids, 0,
-			      "reading events", cur)))
-		return rc;
-	return set_range(st, cur, range);
-}
-
 int store_requests_span(struct store *st, int64_t run, uint32_t **devs,
 			size_t *ndev, int64_t *lo, int64_t *hi)
 {
