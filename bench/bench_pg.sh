@@ -6,21 +6,27 @@
 #    COPY into its session's load tables, then iotape_land()), against
 #    `psql \copy ... (FORMAT binary)` of the same rows into the same keyed
 #    tables (the rows of the run dumped by COPY TO first);
-#  - import into each store; report, dump and compare of the run from each;
+#  - import into each store; report, dump and compare of the run from each
+#    (wall time, and iotape's own CPU time: the rest of the wall time is the
+#    server's), and beside them the server alone: the rows report and dump
+#    read, COPY'd by the server to /dev/null in the same binary format (no
+#    client: the least a PostgreSQL read of them can take);
 #  - runs and fleet over 1,000 and over 10,000 runs of 1,000 requests each
 #    (made in SQL, with their summaries), against the exact p99 scanned from
 #    their requests in the server (what fleet did before schema 7).
-# Run by bench/bench.sh after it cached the trace; alone:
+# Appends issue 16's rows (push against psql; report, dump and compare against
+# SQLite) to $BENCH_ROWS when set. Run by bench/bench.sh after it cached the
+# trace; alone:
 #   BENCH_DIR=... IOTAPE=... bash bench/bench_pg.sh
 # (BENCH_TRACE=FILE: another trace; BENCH_PG_RUNS="1000 10000": the fleet
-# sizes). Skipped (one line) without the server binaries.
+# sizes, "" for none). Skipped (one line) without the server binaries.
 
 . "$(dirname "$0")/../tests/lib.sh"
 
 BENCH_DIR=${BENCH_DIR:-/var/tmp/iotape-bench}
 TRACE=${BENCH_TRACE:-$BENCH_DIR/trace.bin}
 REPS=${BENCH_REPS:-3}
-SIZES=${BENCH_PG_RUNS:-1000 10000}
+SIZES=${BENCH_PG_RUNS-1000 10000}
 
 if ! [ -x "$PG_BIN/initdb" ]; then
 	echo "postgresql: skipped (no server binaries in $PG_BIN; make deps)"
@@ -40,8 +46,18 @@ wall() {
 	t1=$(date +%s.%N)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
 }
+# cpu NAME CMD...: the wall time of CMD (as wall), its CPU time (user +
+# system) appended to $TEST_TMP/NAME.cpu
+cpu() {
+	local name=$1; shift
+	/usr/bin/time -f '%e %U %S' -o "$TEST_TMP/t" "$@" > /dev/null 2> "$TEST_TMP/err" ||
+		{ cat "$TEST_TMP/err" >&2; return 1; }
+	awk '{ printf "%.3f\n", $2 + $3 >> "'"$TEST_TMP/$name.cpu"'"; printf "%.3f\n", $1 }' "$TEST_TMP/t"
+}
 # med V...: the median
 med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# medf NAME: the median of $TEST_TMP/NAME.cpu
+medf() { med $(cat "$TEST_TMP/$1.cpu"); }
 
 "$IOTAPE" fleet --migrate --db "$PG_URL" > /dev/null || exit 1
 pg_psql "CREATE ROLE iotape_writer NOLOGIN; CREATE ROLE iotape_reader NOLOGIN;
@@ -77,38 +93,81 @@ for ((i = 0; i < REPS; i++)); do
 	"$IOTAPE" rm --db "$PG_URL" --force i > /dev/null 2>&1
 	ipg+=("$(wall "$IOTAPE" import --quiet --again --db "$PG_URL" --run i "$TRACE")") || exit 1
 done
+# the server alone: the rows report reads (analyze/rundata.c RD_COLS, by id)
+# and the rows dump reads, COPY'd to /dev/null by the server in binary
+rq_cols="id, dev, sector, bytes, cats, pid, q_ns, g_ns, m_ns, i_ns, d_ns, c_ns, d_sector,
+	d_bytes, merged_into, d_head, seek_sectors, split_from, split"
+ev_cols="time_ns, sequence, sector, bytes, action, pid, dev, cpu, error, pdu"
+# (in the key's order by an index scan, as iotape's streams read them: with
+# the run's id a constant, the planner would rather sort a whole scan, spilling)
+srv_rq() { pg_psql "SET enable_sort = off; COPY (SELECT $rq_cols FROM requests WHERE run = $rid ORDER BY id) TO '/dev/null' (FORMAT binary)"; }
+srv_ev() { pg_psql "SET enable_sort = off; COPY (SELECT $ev_cols FROM events WHERE run = $rid ORDER BY id) TO '/dev/null' (FORMAT binary)"; }
+srq=() sev=()
+rid=$(pg_psql "SELECT id FROM runs WHERE name = '$host:b'")   # pushed again above
 for ((i = 0; i < REPS; i++)); do
-	rsq+=("$(wall "$IOTAPE" report --db "$DB" b)") || exit 1
-	rpg+=("$(wall "$IOTAPE" report --db "$PG_URL" "$host:b")") || exit 1
-	dsq+=("$(wall "$IOTAPE" dump --db "$DB" b)") || exit 1
-	dpg+=("$(wall "$IOTAPE" dump --db "$PG_URL" "$host:b")") || exit 1
-	csq+=("$(wall "$IOTAPE" compare --db "$DB" b b)") || exit 1
-	cpg+=("$(wall "$IOTAPE" compare --db "$PG_URL" "$host:b" "$host:b")") || exit 1
+	rsq+=("$(cpu rsq "$IOTAPE" report --db "$DB" b)") || exit 1
+	rpg+=("$(cpu rpg "$IOTAPE" report --db "$PG_URL" "$host:b")") || exit 1
+	srq+=("$(wall srv_rq)") || exit 1
+	dsq+=("$(cpu dsq "$IOTAPE" dump --db "$DB" b)") || exit 1
+	dpg+=("$(cpu dpg "$IOTAPE" dump --db "$PG_URL" "$host:b")") || exit 1
+	sev+=("$(wall srv_ev)") || exit 1
+	csq+=("$(cpu csq "$IOTAPE" compare --db "$DB" b b)") || exit 1
+	cpg+=("$(cpu cpg "$IOTAPE" compare --db "$PG_URL" "$host:b" "$host:b")") || exit 1
 done
+nrq=$(pg_psql "SELECT count(*) FROM requests WHERE run = $rid")
+nev=$(pg_psql "SELECT count(*) FROM events WHERE run = $rid")
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 awk -v events="$(sed -n 's/^events=//p' "$BENCH_DIR/trace.meta" 2> /dev/null)" -v rows="$rows" \
-	-v reps="$REPS" -v pgv="$("$PG_BIN/postgres" -V)" \
+	-v reps="$REPS" -v pgv="$("$PG_BIN/postgres" -V)" -v load="$load" \
 	-v cp="$(med "${copy[@]}")" -v ps="$(med "${push[@]}")" -v wp="$(med "${wpush[@]}")" \
 	-v isq="$(med "${isq[@]}")" -v ipg="$(med "${ipg[@]}")" \
 	-v rsq="$(med "${rsq[@]}")" -v rpg="$(med "${rpg[@]}")" \
 	-v dsq="$(med "${dsq[@]}")" -v dpg="$(med "${dpg[@]}")" \
-	-v csq="$(med "${csq[@]}")" -v cpg="$(med "${cpg[@]}")" '
+	-v csq="$(med "${csq[@]}")" -v cpg="$(med "${cpg[@]}")" \
+	-v rsqc="$(medf rsq)" -v rpgc="$(medf rpg)" -v dsqc="$(medf dsq)" -v dpgc="$(medf dpg)" \
+	-v csqc="$(medf csq)" -v cpgc="$(medf cpg)" -v srq="$(med "${srq[@]}")" \
+	-v sev="$(med "${sev[@]}")" -v nrq="$nrq" -v nev="$nev" '
 BEGIN {
-	printf "\nPostgreSQL store (%s, private server, fsync off), median of %d runs:\n", pgv, reps
+	printf "\nPostgreSQL store (%s, private server, fsync off), median of %d runs, load %s:\n",
+		pgv, reps, load
 	printf "%-46s %8s %12s\n", "task", "wall s", "rows/s"
 	printf "%-46s %8.2f %12.0f\n", "psql \\copy (format binary), the same rows", cp, rows / cp
-	printf "%-46s %8.2f %12.0f  %.2fx psql\n", "iotape push, as the owner", ps, rows / ps, ps / cp
-	printf "%-46s %8.2f %12.0f  %.2fx psql\n", "iotape push --replace, as a writer role", wp, rows / wp, wp / cp
+	printf "%-46s %8.2f %12.0f  %.2fx psql (rate %.2f)\n", "iotape push, as the owner", ps, rows / ps, ps / cp, cp / ps
+	printf "%-46s %8.2f %12.0f  %.2fx psql (rate %.2f)\n", "iotape push --replace, as a writer role", wp, rows / wp, wp / cp, cp / wp
 	printf "%-46s %8.2f\n", "iotape import into SQLite", isq
 	printf "%-46s %8.2f  %.2fx SQLite\n", "iotape import into PostgreSQL", ipg, ipg / isq
-	printf "%-46s %8.2f / %.2f  %.2fx\n", "report, SQLite / PostgreSQL", rsq, rpg, rpg / rsq
-	printf "%-46s %8.2f / %.2f  %.2fx\n", "dump, SQLite / PostgreSQL", dsq, dpg, dpg / dsq
-	printf "%-46s %8.2f / %.2f  %.2fx\n", "compare (the run with itself), SQLite / PostgreSQL", csq, cpg, cpg / csq
-	printf "push: %d rows (events + requests)\n", rows
+	printf "%-46s %8s %18s %8s\n", "read (iotape cpu s in brackets)", "SQLite s", "PostgreSQL s", "ratio"
+	printf "%-46s %8.2f %9.2f (%.2f)   %6.2fx\n", "report", rsq, rpg, rpgc, rpg / rsq
+	printf "%-46s %8.2f %9.2f (%.2f)   %6.2fx\n", "dump", dsq, dpg, dpgc, dpg / dsq
+	printf "%-46s %8.2f %9.2f (%.2f)   %6.2fx\n", "compare (the run with itself)", csq, cpg, cpgc, cpg / csq
+	printf "%-46s %8s %9.2f          %6.2fx\n", "server alone: report'"'"'s requests COPY'"'"'d to /dev/null", "", srq, srq / rsq
+	printf "%-46s %8s %9.2f          %6.2fx\n", "server alone: dump'"'"'s events COPY'"'"'d to /dev/null", "", sev, sev / dsq
+	printf "push: %d rows (events + requests); read: %d requests (19 columns), %d events (10)\n",
+		rows, nrq, nev
+	printf "(iotape cpu s, SQLite: report %.2f, dump %.2f, compare %.2f)\n", rsqc, dsqc, csqc
 }'
+if [ -n "${BENCH_ROWS:-}" ]; then
+	awk -v OFS='\t' -v rows="$rows" -v cp="$(med "${copy[@]}")" -v ps="$(med "${push[@]}")" \
+		-v wp="$(med "${wpush[@]}")" -v rsq="$(med "${rsq[@]}")" -v rpg="$(med "${rpg[@]}")" \
+		-v dsq="$(med "${dsq[@]}")" -v dpg="$(med "${dpg[@]}")" -v csq="$(med "${csq[@]}")" \
+		-v cpg="$(med "${cpg[@]}")" -v srq="$(med "${srq[@]}")" -v sev="$(med "${sev[@]}")" '
+	BEGIN {
+		print sprintf("PG push %.1fM rows", rows / 1e6),
+			sprintf("psql \\copy binary %.2f s, %.0fk rows/s", cp, rows / cp / 1e3),
+			sprintf("owner %.2f s; writer %.2f s", ps, wp),
+			sprintf("rate %.2fx / %.2fx psql", cp / ps, cp / wp), ">= 0.9x psql"
+		print "PG report / dump", sprintf("SQLite %.2f / %.2f s", rsq, dsq),
+			sprintf("%.2f / %.2f s (server alone %.2f / %.2f)", rpg, dpg, srq, sev),
+			sprintf("%.2fx / %.2fx SQLite", rpg / rsq, dpg / dsq), "<= 2x SQLite"
+		print "PG compare", sprintf("SQLite %.2f s", csq), sprintf("%.2f s", cpg),
+			sprintf("%.2fx SQLite", cpg / csq), "<= 2x SQLite"
+	}' >> "$BENCH_ROWS"
+fi
 
 # ---- many runs: runs and fleet at each size (runs of 1,000 requests, made in SQL
 # with a summary and their requests' count each, as a landing run gets; this
 # month's partition)
+[ -n "$SIZES" ] || exit 0
 "$IOTAPE" rm --db "$PG_URL" --force '*' > /dev/null || exit 1
 made=0
 printf "\n%-8s %10s %10s %12s %14s\n" "runs" "runs s" "fleet s" "exact p99 s" "runs SQLite s"
