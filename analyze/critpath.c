@@ -1802,7 +1802,8 @@ static void diff_cpu(const struct critpath *x, const struct critpath *y,
 	/* (a run with next to no work of its own has no wait per second of
 	 * it to tell: 3 ms of work against 37 ms of waiting gave k = 12 and
 	 * a contention change of -0.33 s in a 0.19 s run; and the change
-	 * split is never larger than the waiting and the work changed) */
+	 * split is never larger than the waiting and the work changed, nor
+	 * than what either run waited) */
 	double wx = x->cat[CP_OTHER], wy = y->cat[CP_OTHER];
 	int split = wx >= FD_SPLIT_MIN_S && wy >= FD_SPLIT_MIN_S;
 	double kx = split ? x->cat[CP_CPU] / wx : 0;
@@ -1812,6 +1813,9 @@ static void diff_cpu(const struct critpath *x, const struct critpath *y,
 	double work;
 
 	cont = fmax(-lim, fmin(lim, cont));
+	/* nor than either run waited: contention cannot take back more
+	 * waiting than the better run had (-1.56 s against 0.86 s waited) */
+	cont = fmax(-scale * x->cat[CP_CPU], fmin(y->cat[CP_CPU], cont));
 	work = o->d[CP_CPU] + o->d[CP_OTHER] - cont;
 	/* more work under memory pressure: reclaim and page faults are
 	 * work the workload did for the pressure; with the worse run

@@ -282,6 +282,14 @@ static void test_diff_cpu_little_work(void **state)
 		parts += d.d[k];
 	parts += d.mix_s[0] + d.mix_s[1] + d.volume_s[0] + d.volume_s[1];
 	assert_true(fabs(parts - total) < 1e-6);
+	/* 20 ms of work and 0.5 s waiting against 0.5 s of work and 10 ms:
+	 * contention takes back no more than the better run waited */
+	x.cat[CP_OTHER] = 0.020;
+	x.cat[CP_CPU] = 0.500;
+	y.cat[CP_OTHER] = 0.500;
+	y.cat[CP_CPU] = 0.010;
+	critpath_diff(&x, &y, 1, &d);
+	assert_true(d.d[CP_CPU] >= -0.500 - 1e-9);
 	done(&x, &rx, &ox);
 	done(&y, &ry, &oy);
 }
