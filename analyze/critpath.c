@@ -1783,13 +1783,13 @@ void critpath_free(struct critpath *cp)
 
 /* ---- two runs ---- */
 
-/* critpath_diff()'s split of waiting for a CPU: the contention's change
- * in d[CP_CPU], more work at x's contention in d[CP_OTHER] (or d[CP_SWAP]
- * under memory pressure). */
 /* The least work of its own (CP_OTHER) a run needs for its wait per second
  * of work to be told (diff_cpu()), s. */
 #define FD_SPLIT_MIN_S 0.010
 
+/* critpath_diff()'s split of waiting for a CPU: the contention's change
+ * in d[CP_CPU], more work at x's contention in d[CP_OTHER] (or d[CP_SWAP]
+ * under memory pressure). */
 static void diff_cpu(const struct critpath *x, const struct critpath *y,
 		     double scale, struct cp_diff *o)
 {
