@@ -612,9 +612,6 @@ int64_t pg_col_i64(struct store_stmt *qq, int i)
 	const char *p;
 	int len;
 
-	/* a stream's int8 (every bigint column): read at once */
-	if ((q->flags & STORE_STMT_STREAM) && i < q->ncols && q->fl[i] == 8)
-		return (int64_t)be(q->fp[i], 8);
 	return field(q, i, &p, &len) ? as_i64(type_of(q, i), p, len) : 0;
 }
 
