@@ -379,8 +379,6 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 		if (!got)
 			continue;
 		f->cost_s = 0;
-		f->x_part_s = -1;
-		f->y_part_s = 0;
 		if (a->cats) {
 			f->cost_s = cats_sum(d.d, a->cats);
 			f->x_part_s = scale * cats_sum(x->cp.cat, a->cats);
