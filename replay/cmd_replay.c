@@ -223,6 +223,20 @@ static int parse_max_gap(const char *s, int64_t *ns)
 	return 0;
 }
 
+/* A 0-or-1 switch from environment variable name into *on (left as it was
+ * when unset or empty). Returns 0, or -1 after an error line naming it. */
+static int env_switch(const char *name, int *on)
+{
+	const char *v = getenv(name);
+
+	if (!v || !*v)
+		return 0;
+	if (strcmp(v, "0") && strcmp(v, "1"))
+		return error("invalid value '%s' for %s (0 or 1)", v, name);
+	*on = v[0] == '1';
+	return 0;
+}
+
 /* The timed replay's tuning from the environment (docs/iotape.md) into o:
  * $IOTAPE_REPLAY_SPIN_US, the spin window (us); $IOTAPE_REPLAY_FIFO=0,
  * no SCHED_FIFO; $IOTAPE_REPLAY_CPU=N, the scheduling thread on CPU N;
@@ -231,9 +245,8 @@ static int parse_max_gap(const char *s, int64_t *ns)
 static int parse_tuning_env(struct replay_opts *o)
 {
 	const char *spin = getenv("IOTAPE_REPLAY_SPIN_US");
-	const char *fifo = getenv("IOTAPE_REPLAY_FIFO");
 	const char *cpu = getenv("IOTAPE_REPLAY_CPU");
-	const char *mlk = getenv("IOTAPE_REPLAY_MLOCK");
+	int fifo = 1, mlk = 0;
 	double us;
 	uint64_t v;
 
@@ -243,23 +256,16 @@ static int parse_tuning_env(struct replay_opts *o)
 				     spin);
 		o->spin_ns = (int64_t)(us * 1000);
 	}
-	if (fifo && *fifo) {
-		if (strcmp(fifo, "0") && strcmp(fifo, "1"))
-			return error("invalid value '%s' for IOTAPE_REPLAY_FIFO "
-				     "(0 or 1)", fifo);
-		o->no_fifo = !strcmp(fifo, "0");
-	}
+	if (env_switch("IOTAPE_REPLAY_FIFO", &fifo) ||
+	    env_switch("IOTAPE_REPLAY_MLOCK", &mlk))
+		return -1;
+	o->no_fifo = !fifo;
+	o->mlock = mlk;
 	if (cpu && *cpu) {
 		if (dec_u64(cpu, &v, NULL) || v >= 4096)
 			return error("invalid value '%s' for IOTAPE_REPLAY_CPU "
 				     "(a CPU number)", cpu);
 		o->cpu1 = (int)v + 1;
-	}
-	if (mlk && *mlk) {
-		if (strcmp(mlk, "0") && strcmp(mlk, "1"))
-			return error("invalid value '%s' for IOTAPE_REPLAY_MLOCK "
-				     "(0 or 1)", mlk);
-		o->mlock = !strcmp(mlk, "1");
 	}
 	return 0;
 }
