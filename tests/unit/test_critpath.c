@@ -192,9 +192,17 @@ static void test_two(void **state)
 	done(&cp, &rd, &o);
 }
 
-/* the same 4 MiB read in 512 KiB requests (x) and in 8 KiB ones (y, each
- * 1 ms): the difference is the requests' count and size, not the device's
- * speed, and the split adds up */
+/* io[0]: pid 100's one 64 KiB read in its first ms; io[1..n]: pid 101's n
+ * reads, one every step_ms from 2 ms on, each len_ms long */
+static void shell_and_child(struct an_io *io, int n, int step_ms, int len_ms)
+{
+	io[0] = io_of(100, 0, MS / 2, 1 * MS, 65536, 1 << 20);
+	for (int i = 0; i < n; i++)
+		io[i + 1] = io_of(101, (2 + step_ms * i) * MS, (2 + step_ms * i) * MS,
+				  (2 + step_ms * i + len_ms) * MS, 65536,
+				  (uint64_t)i * 128);
+}
+
 /* a shell that read its script (one 64 KiB read) and then slept until its
  * child dd, reading 49 x 2 ms one after another, exited: with the tasks'
  * lives the shell is no lane of its own; the dd's 98 ms of reads are the
@@ -209,10 +217,7 @@ static void test_sleeper(void **state)
 	struct evorder o;
 
 	(void)state;
-	io[0] = io_of(100, 0, MS / 2, 1 * MS, 65536, 1 << 20);
-	for (int i = 0; i < 49; i++)
-		io[i + 1] = io_of(101, (2 + 2 * i) * MS, (2 + 2 * i) * MS,
-				  (4 + 2 * i) * MS, 65536, (uint64_t)i * 128);
+	shell_and_child(io, 49, 2, 2);
 	t[0] = task_of(100, 1, 0, 100, 1, 1);     /* the shell: asleep */
 	t[1] = task_of(101, 100, 1, 100, 2, 97);  /* dd: on its reads */
 	build_tasks(&cp, &rd, &o, io, 50, t, 2);
@@ -234,10 +239,7 @@ static void test_dropped_shell(void **state)
 	struct evorder o;
 
 	(void)state;
-	io[0] = io_of(100, 0, MS / 2, 1 * MS, 65536, 1 << 20);
-	for (int i = 0; i < 5; i++)
-		io[i + 1] = io_of(101, (2 + 20 * i) * MS, (2 + 20 * i) * MS,
-				  (3 + 20 * i) * MS, 65536, (uint64_t)i * 128);
+	shell_and_child(io, 5, 20, 1);
 	t[0] = task_of(100, 1, 0, 100, 1, 0);
 	t[0].last[AT_BLKIO] = NAN;                /* dropped */
 	t[1] = task_of(101, 100, 1, 100, 45, 5);
@@ -294,6 +296,9 @@ static void test_diff_cpu_little_work(void **state)
 	done(&y, &ry, &oy);
 }
 
+/* the same 4 MiB read in 512 KiB requests (x) and in 8 KiB ones (y, each
+ * 1 ms): the difference is the requests' count and size, not the device's
+ * speed, and the split adds up */
 static void test_diff_mix(void **state)
 {
 	struct an_io *a = xcalloc(512, sizeof(*a)), *b = xcalloc(512, sizeof(*b));
