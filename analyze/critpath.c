@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/rsort.h"
 #include "analyze/timeacct.h"
 #include "lib/emit.h"
 #include "lib/util.h"
@@ -677,60 +676,86 @@ static int cmp_life(const void *a, const void *b)
 
 /* ---- before the walk ---- */
 
-struct rr {
-	uint64_t a;             /* device << 40 + first sector */
-	uint32_t len;           /* sectors */
-	uint32_t row;           /* rows of a device are in Q order */
+/* The sectors a device's reads have covered so far: one bit a 512-byte
+ * sector, in leaves of SM_LEAF sectors (32 KiB of bits for 128 MiB of the
+ * device) made when first touched, so its size is what the reads covered,
+ * not how many reads there were. */
+#define SM_SHIFT 18
+#define SM_LEAF (1u << SM_SHIFT)
+
+struct secmap {
+	uint64_t **leaf;
+	size_t nleaf;
 };
 
-static uint64_t key_rr(const void *p)
+/* Whether any of the len sectors from s was set in m; sets them all. */
+static int secmap_test_set(struct secmap *m, uint64_t s, uint32_t len)
 {
-	return ((const struct rr *)p)->a;
+	int seen = 0;
+
+	while (len) {
+		size_t li = (size_t)(s >> SM_SHIFT);
+		uint32_t off = (uint32_t)(s & (SM_LEAF - 1));
+		uint32_t run = SM_LEAF - off < len ? SM_LEAF - off : len;
+		uint64_t *leaf;
+
+		if (li >= m->nleaf) {
+			size_t n = li + 1 > 2 * m->nleaf ? li + 1 : 2 * m->nleaf;
+			m->leaf = xrealloc(m->leaf, n * sizeof(*m->leaf));
+			memset(m->leaf + m->nleaf, 0,
+			       (n - m->nleaf) * sizeof(*m->leaf));
+			m->nleaf = n;
+		}
+		if (!(leaf = m->leaf[li]))
+			leaf = m->leaf[li] = xcalloc(SM_LEAF / 64, sizeof(*leaf));
+		s += run;
+		len -= run;
+		while (run) {
+			uint32_t b = off & 63, k = 64 - b < run ? 64 - b : run;
+			uint64_t mask = (k == 64 ? ~0ull : ((1ull << k) - 1)) << b;
+			seen |= (leaf[off >> 6] & mask) != 0;
+			leaf[off >> 6] |= mask;
+			off += k;
+			run -= k;
+		}
+	}
+	return seen;
 }
 
-static int tie_rr(const void *p, const void *q)
+static void secmap_free(struct secmap *m)
 {
-	const struct rr *x = p, *y = q;
-	return (x->row > y->row) - (x->row < y->row);
+	for (size_t i = 0; i < m->nleaf; i++)
+		free(m->leaf[i]);
+	free(m->leaf);
 }
 
-/* Rows that read sectors a workload read read before (pages evicted and
- * read again): buffered reads only (direct I/O re-reads on purpose). 16
- * bytes a read while it runs; NULL when none. */
+/* Rows that read sectors the workload read before (pages evicted and read
+ * again): buffered reads only (direct I/O re-reads on purpose), each
+ * device's in its rows' (Q) order against the sectors its earlier reads
+ * covered; a byte a row and a bit a sector read (struct secmap). NULL when
+ * none. */
 static uint8_t *mark_refaults(const struct rundata *rd, const struct critpath *cp)
 {
-	struct rr *v;
-	size_t n = 0, owner = 0;
+	struct secmap *sm = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*sm));
 	uint8_t *mark = NULL;
-	uint64_t maxb = 0;
 
-	v = xmalloc((rd->n ? rd->n : 1) * sizeof(*v));
 	for (size_t i = 0; i < rd->n; i++) {
 		uint32_t f = rundata_flags(rd, i), b = rundata_bytes(rd, i);
 		uint32_t dev = rundata_dev(rd, i);
-		if ((f & (AN_WRITE | AN_SYNC)) || !b || rundata_q(rd, i) == AN_NONE ||
-		    is_swap(cp, dev) || !family_is_workload(&cp->fam,
-							    rundata_pid(rd, i)))
+		if ((f & (AN_WRITE | AN_SYNC)) || !b ||
+		    rundata_q(rd, i) == AN_NONE || is_swap(cp, dev) ||
+		    !family_is_workload(&cp->fam, rundata_pid(rd, i)))
 			continue;
-		v[n++] = (struct rr){ ((uint64_t)rd->row[i].dev << 40) +
-				      rundata_sector(rd, i), b / 512, (uint32_t)i };
-	}
-	/* in place: a sort that copies would double it */
-	radix_sort_inplace(v, n, sizeof(*v), key_rr, tie_rr);
-	for (size_t i = 0; i < n; i++) {
-		if (i && v[i].a < maxb) {
-			/* overlaps what an earlier start covered: the later
-			 * read of the two is the re-read */
+		if (secmap_test_set(&sm[rd->row[i].dev], rundata_sector(rd, i),
+				    (b + 511) / 512)) {
 			if (!mark)
 				mark = xcalloc(rd->n, 1);
-			mark[v[i].row > v[owner].row ? v[i].row : v[owner].row] = 1;
-		}
-		if (v[i].a + v[i].len > maxb) {
-			maxb = v[i].a + v[i].len;
-			owner = i;
+			mark[i] = 1;
 		}
 	}
-	free(v);
+	for (size_t k = 0; k < rd->ndevs; k++)
+		secmap_free(&sm[k]);
+	free(sm);
 	return mark;
 }
 
