@@ -6,7 +6,8 @@
  * process's was in flight is queueing beyond the unloaded D2C; a shell
  * asleep while its child reads shares none of the child's time; and
  * critpath_diff()'s split adds up to the difference, giving smaller
- * requests for the same bytes to the count-and-size part. */
+ * requests for the same bytes to the count-and-size part; a read of
+ * sectors an earlier read covered is a refault. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -358,6 +359,31 @@ static void test_diff_speed(void **state)
 	done(&y, &ry, &oy);
 }
 
+/* reads that cover sectors an earlier read covered are re-reads
+ * (refaults), whatever else overlaps them: one 8 kB read re-read in part,
+ * a read inside a wide earlier one, and a read of part of an earlier one
+ * that a later, wider read (same start) covers too: both of those re-read */
+static void test_refault(void **state)
+{
+	static const struct { uint64_t sector; uint32_t sectors; } r[] = {
+		{ 0, 16 }, { 1000, 8 }, { 4, 8 }, { 2000, 200 }, { 2050, 10 },
+		{ 3000, 10 }, { 3005, 3 }, { 3000, 100 },
+	};
+	struct an_io io[8];
+	struct critpath cp;
+	struct rundata rd;
+	struct evorder o;
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		io[i] = io_of(100, i * 15 * MS, i * 15 * MS, i * 15 * MS + 10 * MS,
+			      r[i].sectors * 512, r[i].sector);
+	build(&cp, &rd, &o, io, 8);
+	assert_int_equal(cp.refault_bios, 4);
+	assert_true(fabs(cp.refault_mb - (8 + 10 + 3 + 100) * 512 / 1e6) < 1e-9);
+	done(&cp, &rd, &o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_diff_cpu_little_work),
 		cmocka_unit_test(test_diff_mix),
 		cmocka_unit_test(test_diff_speed),
+		cmocka_unit_test(test_refault),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
