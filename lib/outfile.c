@@ -4,9 +4,107 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The guarded files: the folder (device, inode) and name each is at. */
+static struct guard {
+	dev_t dir_dev, dev;
+	ino_t dir_ino, ino;
+	int have;                 /* dev and ino: the file existed */
+	char name[NAME_MAX + 1];
+} guards[8];
+static int nguards;
+
+/* The folder of path into dir (PATH_MAX), its last name into name. */
+static int split(const char *path, char *dir, char *name)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n;
+
+	if (!slash) {
+		strcpy(dir, ".");
+		slash = path - 1;
+	} else {
+		n = slash == path ? 1 : (size_t)(slash - path);
+		if (n >= PATH_MAX)
+			return -1;
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	if (strlen(slash + 1) > NAME_MAX || !slash[1])
+		return -1;
+	strcpy(name, slash + 1);
+	return 0;
+}
+
+void out_file_guard(const char *path)
+{
+	struct guard g;
+	struct stat sb;
+	char dir[PATH_MAX];
+
+	memset(&g, 0, sizeof(g));
+	if (nguards == (int)(sizeof(guards) / sizeof(guards[0])) ||
+	    split(path, dir, g.name) || stat(dir, &sb))
+		return;
+	g.dir_dev = sb.st_dev;
+	g.dir_ino = sb.st_ino;
+	if (!stat(path, &sb)) {
+		g.dev = sb.st_dev;
+		g.ino = sb.st_ino;
+		g.have = 1;
+	}
+	for (int i = 0; i < nguards; i++)
+		if (guards[i].dir_dev == g.dir_dev && guards[i].dir_ino == g.dir_ino &&
+		    !strcmp(guards[i].name, g.name))
+			return;
+	guards[nguards++] = g;
+}
+
+int out_file_guarded(const struct stat *sb)
+{
+	for (int i = 0; i < nguards; i++)
+		if (guards[i].have && guards[i].dev == sb->st_dev &&
+		    guards[i].ino == sb->st_ino)
+			return 1;
+	return 0;
+}
+
+/* Whether path is a guarded file, or a name beside one that SQLite gives
+ * its journals */
+static int is_guarded(const char *path)
+{
+	static const char *const sfx[] = { "", "-journal", "-wal", "-shm" };
+	char dir[PATH_MAX], name[NAME_MAX + 1];
+	struct stat sb;
+
+	if (!nguards)
+		return 0;
+	if (!stat(path, &sb) && out_file_guarded(&sb))
+		return 1;
+	if (split(path, dir, name) || stat(dir, &sb))
+		return 0;
+	for (int i = 0; i < nguards; i++) {
+		size_t l = strlen(guards[i].name);
+		if (guards[i].dir_dev != sb.st_dev || guards[i].dir_ino != sb.st_ino ||
+		    strncmp(name, guards[i].name, l))
+			continue;
+		for (size_t k = 0; k < sizeof(sfx) / sizeof(sfx[0]); k++)
+			if (!strcmp(name + l, sfx[k]))
+				return 1;
+	}
+	return 0;
+}
+
+const char *out_file_error(int rc)
+{
+	if (rc == OUT_FILE_GUARDED)
+		return "it is the database this command has open, or its journal";
+	return strerror(rc < 0 ? -rc : rc);
+}
 
 /* fd as of->fp; closes fd on failure. Returns 0 or -errno. */
 static int as_stream(struct out_file *of, int fd)
@@ -32,6 +130,8 @@ int out_file_open(struct out_file *of, const char *path)
 	if (strlen(path) >= sizeof(of->path))
 		return -ENAMETOOLONG;
 	memcpy(of->path, path, strlen(path) + 1);
+	if (is_guarded(path))
+		return OUT_FILE_GUARDED;
 	have = lstat(path, &ls) == 0;
 	if (!have && errno != ENOENT)
 		return -errno;

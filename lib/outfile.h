@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 struct out_file {
 	FILE *fp;                   /* write here */
@@ -15,6 +16,25 @@ struct out_file {
 				     * over path; "" when written in place */
 };
 
+/* What out_file_open() returns for a path that is a guarded file (the
+ * database a command has open, or its journal): out_file_error() says so. */
+#define OUT_FILE_GUARDED (-10001)
+
+/* Guards path (a database file this process has open) for the rest of the
+ * process: out_file_open() refuses it, and the names SQLite gives its
+ * journals beside it (path-journal, -wal, -shm), with OUT_FILE_GUARDED;
+ * out_file_guarded() tells a file given by stat. Up to 8 paths; a path
+ * that does not exist yet is guarded by its folder and name. Safe to call
+ * twice with one path. */
+void out_file_guard(const char *path);
+
+/* 1 when sb (stat() of a path, symlinks followed) is a guarded file. */
+int out_file_guarded(const struct stat *sb);
+
+/* The message for out_file_open()'s or out_file_commit()'s rc: strerror,
+ * or "it is the database this command has open" for OUT_FILE_GUARDED. */
+const char *out_file_error(int rc);
+
 /* Opens path for writing into of->fp. When path is absent, or a regular
  * file that is not a symlink and has one link, writes a temporary
  * "PATH.tmp.PID" beside it, with the old file's mode (and owner and group
@@ -22,7 +42,8 @@ struct out_file {
  * leaves the old file whole. Anything else (a character or block device, a
  * FIFO, a socket, a symlink, a regular file with more than one hard link) is
  * opened and written in place, truncated only when it is a regular file, and
- * never renamed over. Returns 0, or -errno with nothing left behind. */
+ * never renamed over. A guarded path (out_file_guard()) is refused. Returns
+ * 0, or -errno or OUT_FILE_GUARDED with nothing left behind. */
 int out_file_open(struct out_file *of, const char *path);
 
 /* Closes of->fp and, when it was written to a temporary, renames that over

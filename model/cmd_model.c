@@ -311,7 +311,7 @@ static int fit(const char *db, const char *run, uint32_t dev, const char *base_n
 		}
 		if (wrc) {
 			free(text);
-			error("cannot write '%s': %s", outpath, strerror(-wrc));
+			error("cannot write '%s': %s", outpath, out_file_error(wrc));
 			goto out;
 		}
 		printf("\nwrote profile '%s' to %s; replay on it with --target "

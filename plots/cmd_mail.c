@@ -1106,12 +1106,12 @@ static int mail_short(const struct mail_opts *o, struct store *st,
 
 	snprintf(path, sizeof(path), "%s/%s.mail.txt", o->dir, stem);
 	if ((rc = out_file_open(&of, path))) {
-		rc = error("cannot create '%s': %s", path, strerror(-rc));
+		rc = error("cannot create '%s': %s", path, out_file_error(rc));
 	} else if ((rc = write_short(of.fp, st, cmp, o, rds, head, stem,
 				     drawn_png))) {
 		out_file_discard(&of);
 	} else if ((rc = out_file_commit(&of))) {
-		rc = error("cannot write '%s': %s", path, strerror(-rc));
+		rc = error("cannot write '%s': %s", path, out_file_error(rc));
 	} else {
 		FILE *in = fopen(path, "r");
 		char buf[512];
@@ -1176,7 +1176,7 @@ static int mail_run(const struct mail_opts *o)
 	snprintf(path, sizeof(path), "%s/%s.%s.txt", o->dir, stem, o->full ?
 		 "mail" : "full");
 	if ((rc = out_file_open(&of, path))) {
-		rc = error("cannot create '%s': %s", path, strerror(-rc));
+		rc = error("cannot create '%s': %s", path, out_file_error(rc));
 		goto out;
 	}
 	fp = of.fp;

@@ -574,7 +574,7 @@ int plot_tidy_txt(const char *dir, const char *file, char *err, size_t errlen)
 	}
 	free(text);
 	if (rc) {
-		snprintf(err, errlen, "cannot write '%.400s': %s", path, strerror(-rc));
+		snprintf(err, errlen, "cannot write '%.400s': %s", path, out_file_error(rc));
 		return -1;
 	}
 	return 0;

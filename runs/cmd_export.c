@@ -83,7 +83,7 @@ static int export_do(const struct export_opts *o)
 	}
 	if (o->out) {
 		if ((rc = out_file_open(&of, o->out))) {
-			rc = error("cannot write '%s': %s", o->out, strerror(-rc));
+			rc = error("cannot write '%s': %s", o->out, out_file_error(rc));
 			runview_close(&rv);
 			return rc;
 		}

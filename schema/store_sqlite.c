@@ -4,6 +4,7 @@
  * multi-row INSERTs (one statement's fixed cost per batch, not per row),
  * binding only the values that changed since the last batch. */
 #include "schema/store_driver.h"
+#include "lib/outfile.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -612,6 +613,9 @@ static int sq_open_db(struct sqlite_store *s, const char *path,
 	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK)
 		return sq_fail(s, STORE_E_SQLITE, "cannot open database");
+	/* no output file (export -o, mail, model -o) and no replay target of
+	 * this process may be the database or its journal (lib/outfile.h) */
+	out_file_guard(path);
 	sqlite3_busy_timeout(s->db, 10000);
 	sqlite3_extended_result_codes(s->db, 0);
 	/* Imports are single transactions: a journal in memory is not enough to

@@ -2,7 +2,9 @@
 # written in place, never replaced (lib/outfile.c): export -o into a FIFO, a
 # device node, /dev/null, a symlink, a hard-linked file; plot's text through
 # a symlink. A plain file is still made whole and keeps its mode (and owner,
-# as root).
+# as root). The database the command reads is never an output: export -o
+# naming it, its journal's name, a symlink or a hard link to it is refused
+# and the database stays byte for byte.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "output paths"
@@ -96,4 +98,17 @@ if command -v gnuplot > /dev/null; then
 else
 	skip "plot txt through a symlink" "no gnuplot"
 fi
+# the database itself, by any name: refused, one line, the database untouched
+sum=$(md5sum < "$db")
+ln -s t.db "$t/db-link"
+ln "$db" "$t/db-hard"
+for o in "$db" "$t/./t.db" "$db-journal" "$t/db-link" "$t/db-hard"; do
+	exp "$o"
+	check_eq "export -o ${o#"$t/"} (the database): refused, naming it" \
+		"1|iotape: cannot write '$o': it is the database this command has open, or its journal|$sum" \
+		"$?|$(cat "$t/err")|$(md5sum < "$db")"
+done
+check_eq "no journal-named file left beside the database" no \
+	"$([ -e "$db-journal" ] && echo yes || echo no)"
+rm -f "$t/db-hard"
 tap_finish
