@@ -1032,6 +1032,23 @@ int replay_run(const struct replay_opts *o_in)
 			goto out;
 		}
 	}
+	/* every run name the sweep will take is free, before any I/O (a
+	 * target file made for it is removed again below) */
+	{
+		struct sweep dry;
+		int64_t id;
+		sweep_init(&dry, base, o.repeat);
+		for (int i = 0; i < o.nset; i++)
+			sweep_add(&dry, o.sets[i].key, o.sets[i].values,
+				  o.sets[i].nvalues);
+		while (sweep_next(&dry))
+			if (!store_run_find(c->st, dry.name, &id)) {
+				rc = error("%s: a run named '%s' exists; give "
+					   "another --run", store_name(c->st),
+					   dry.name);
+				goto out;
+			}
+	}
 	/* From here on signals are read from a signalfd, so settings are put
 	 * back and what was replayed is stored whatever arrives. */
 	c->sfd = lab_signals(&mask, 0);

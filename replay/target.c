@@ -19,7 +19,32 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "lib/outfile.h"
 #include "trace/blktrace_format.h"
+
+/* libblkid knows no SQLite database: its file header, "SQLite format 3"
+ * and a NUL (sqlite.org/fileformat.html, 1.3). Returns 1 with what and
+ * type ("sqlite") when path starts with it, 0 when not, -errno. */
+static int sqlite_signature(const char *path, char *what, size_t len,
+			    char *type, size_t tlen)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	if (n < (ssize_t)sizeof(head) || memcmp(head, magic, sizeof(magic)))
+		return 0;
+	snprintf(what, len, "an SQLite database (its file header)");
+	snprintf(type, tlen, "sqlite");
+	return 1;
+}
 
 int target_signature(const char *path, char *what, size_t len, char *type,
 		     size_t tlen)
@@ -38,7 +63,7 @@ int target_signature(const char *path, char *what, size_t len, char *type,
 	rc = blkid_do_safeprobe(pr);
 	if (rc == 1) {
 		blkid_free_probe(pr);
-		return 0;
+		return sqlite_signature(path, what, len, type, tlen);
 	}
 	if (rc == -2) {
 		snprintf(what, len, "several signatures (ambiguous probe)");
@@ -69,12 +94,13 @@ int target_signature(const char *path, char *what, size_t len, char *type,
 	return 1;
 }
 
-/* Whether the regular file sb (at path) is in use so that writing it
- * would destroy what uses it: active swap (proc/swaps), or the backing
- * file of a loop device (sys/block/loopN/loop/backing_file). Returns 1
- * with a reason in why. */
-static int file_in_use(const char *sys, const char *proc, const struct stat *sb,
-		       char *why, size_t len)
+/* Whether a loop device is backed by a file that is(stat, ctx) says is
+ * the target: 1 with "it backs /dev/loopN" in why, else 0
+ * (sys/block/loopN/loop/backing_file, the path the loop device was set up
+ * with, " (deleted)" when unlinked). */
+static int loop_backed(const char *sys,
+		       int (*is)(const struct stat *o, const void *ctx),
+		       const void *ctx, char *why, size_t len)
 {
 	char p[PATH_MAX], line[4096];
 	struct stat o;
@@ -82,20 +108,6 @@ static int file_in_use(const char *sys, const char *proc, const struct stat *sb,
 	FILE *fp;
 	DIR *d;
 
-	snprintf(p, sizeof(p), "%s/swaps", proc);
-	if ((fp = fopen(p, "r"))) {
-		while (fgets(line, sizeof(line), fp)) {
-			char f[2048];
-			if (sscanf(line, "%2047s", f) == 1 && f[0] == '/' &&
-			    !stat(f, &o) && o.st_dev == sb->st_dev &&
-			    o.st_ino == sb->st_ino) {
-				snprintf(why, len, "it is active swap");
-				fclose(fp);
-				return 1;
-			}
-		}
-		fclose(fp);
-	}
 	snprintf(p, sizeof(p), "%s/block", sys);
 	if (!(d = opendir(p)))
 		return 0;
@@ -114,8 +126,7 @@ static int file_in_use(const char *sys, const char *proc, const struct stat *sb,
 			*nl = '\0';
 		if ((del = strstr(line, " (deleted)")))
 			*del = '\0';
-		if (line[0] && !stat(line, &o) && o.st_dev == sb->st_dev &&
-		    o.st_ino == sb->st_ino) {
+		if (line[0] && !stat(line, &o) && is(&o, ctx)) {
 			snprintf(why, len, "it backs /dev/%.100s", de->d_name);
 			closedir(d);
 			return 1;
@@ -123,6 +134,41 @@ static int file_in_use(const char *sys, const char *proc, const struct stat *sb,
 	}
 	closedir(d);
 	return 0;
+}
+
+/* loop_backed()'s test for a regular file: the same inode as ctx's */
+static int same_file(const struct stat *o, const void *ctx)
+{
+	const struct stat *sb = ctx;
+	return o->st_dev == sb->st_dev && o->st_ino == sb->st_ino;
+}
+
+/* Whether the regular file sb (at path) is in use so that writing it
+ * would destroy what uses it: active swap (proc/swaps), or the backing
+ * file of a loop device (sys/block/loopN/loop/backing_file). Returns 1
+ * with a reason in why. */
+static int file_in_use(const char *sys, const char *proc, const struct stat *sb,
+		       char *why, size_t len)
+{
+	char p[PATH_MAX], line[4096];
+	struct stat o;
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "%s/swaps", proc);
+	if ((fp = fopen(p, "r"))) {
+		while (fgets(line, sizeof(line), fp)) {
+			char f[2048];
+			if (sscanf(line, "%2047s", f) == 1 && f[0] == '/' &&
+			    !stat(f, &o) && o.st_dev == sb->st_dev &&
+			    o.st_ino == sb->st_ino) {
+				snprintf(why, len, "it is active swap");
+				fclose(fp);
+				return 1;
+			}
+		}
+		fclose(fp);
+	}
+	return loop_backed(sys, same_file, sb, why, len);
 }
 
 /* Whether the regular file sb (open as fd) is one a replay made and
@@ -184,8 +230,32 @@ static int same_disk(const char *sys, const char *dir, unsigned maj,
 	return !strcmp(other, dir) || (!strncmp(other, dir, l) && other[l] == '/');
 }
 
+/* loop_backed()'s test for a block device: ctx's disk folder (struct
+ * disk_ctx) is the device o is, holds it (a partition) or is inside its
+ * folder (o is the disk of the partition dir). */
+struct disk_ctx {
+	const char *sys, *dir;
+};
+
+static int on_disk(const struct stat *o, const void *ctx)
+{
+	const struct disk_ctx *dc = ctx;
+	char other[PATH_MAX];
+	size_t l;
+
+	if (!S_ISBLK(o->st_mode))
+		return 0;
+	if (same_disk(dc->sys, dc->dir, major(o->st_rdev), minor(o->st_rdev)))
+		return 1;
+	if (sysfs_dir(dc->sys, major(o->st_rdev), minor(o->st_rdev), other))
+		return 0;
+	l = strlen(other);
+	return !strncmp(dc->dir, other, l) && dc->dir[l] == '/';
+}
+
 /* Why the block device (sysfs folder dir) must not be written: mounted,
- * active swap, or held by another device. Returns 1 with a reason. */
+ * active swap, backing a loop device, or held by another device. Returns 1
+ * with a reason. */
 static int in_use(const char *sys, const char *proc, const char *dir,
 		  char *why, size_t len)
 {
@@ -226,6 +296,13 @@ static int in_use(const char *sys, const char *proc, const char *dir,
 			}
 		}
 		fclose(fp);
+	}
+	{
+		struct disk_ctx dc = { sys, dir };
+		/* a loop device over this disk, a partition of it or the
+		 * disk it is a partition of (no holders link for a loop) */
+		if (loop_backed(sys, on_disk, &dc, why, len))
+			return 1;
 	}
 	snprintf(path, sizeof(path), "%.4000s/holders", dir);
 	if ((d = opendir(path))) {
@@ -406,6 +483,11 @@ static int target_open_file(struct replay_target *t, const char *path,
 {
 	char what[256];
 
+	if (out_file_guarded(sb)) {
+		snprintf(err, errlen, "refusing to replay on '%s': it is the "
+			 "database this replay is stored in", path);
+		return -1;
+	}
 	t->dev = BT_MKDEV(major(sb->st_dev), minor(sb->st_dev));
 	disk_name(sys, t, major(sb->st_dev), minor(sb->st_dev));
 	if (t->fd < 0) {

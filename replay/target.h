@@ -43,9 +43,10 @@ struct replay_target {
 	"that nothing has written since; on a block device or any other file " \
 	"they are replayed as reads (discards skipped) unless --allow-write, " \
 	"and even then a target that is mounted, active swap, held by another " \
-	"device or backing a loop device is refused, as is one holding a " \
-	"filesystem, RAID, LVM, swap or partition-table signature (libblkid) " \
-	"unless --overwrite-signature names it"
+	"device, backing a loop device or the database itself is refused, as " \
+	"is one holding a filesystem, RAID, LVM, swap or partition-table " \
+	"signature (libblkid) or an SQLite database unless " \
+	"--overwrite-signature names it"
 
 /* Opens path (a block device, a regular file, or a name that does not
  * exist: a regular file is created) with O_DIRECT. want_write: the replay

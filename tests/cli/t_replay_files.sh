@@ -4,7 +4,11 @@
 # --allow-write the ext4 image is refused, naming ext4 and the flag that writes
 # over it, unless --overwrite-signature names ext4; a file iotape created is
 # written, and written again by the next replay, until something else writes it;
-# an empty file is written; a file backing a loop device is refused (root).
+# an empty file is written; a file backing a loop device is refused, and so
+# is a block device backing one (root); the database the replay is stored in
+# is refused even with --allow-write, and another SQLite database unless
+# --overwrite-signature sqlite; a run name already taken is refused before
+# any I/O, leaving no target file made for it.
 # --help and the man page state the same rule.
 . "$(dirname "$0")/../lib.sh"
 
@@ -81,6 +85,47 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip "a loop device's backing file" "needs root"
 fi
+
+# ---- a block device backing a loop device: refused with --allow-write -----------
+if [ "$(id -u)" = 0 ]; then
+	head -c 64M /dev/zero > "$t/lower.img"
+	if loop_attach "$t/lower.img"; then
+		lower=$LOOPDEV
+		if loop_attach "/dev/$lower"; then
+			sum=$(md5sum < "$t/lower.img")
+			replay "/dev/$lower" lower --allow-write --wrap
+			check_eq "a block device backing a loop device, --allow-write: refused, untouched" \
+				"1|iotape: refusing to write to '/dev/$lower': it backs /dev/$LOOPDEV|$sum" \
+				"$?|$(cat "$t/err")|$(md5sum < "$t/lower.img")"
+			loop_detach_file "/dev/$lower"
+		else
+			skip "a block device backing a loop device" "cannot attach a loop device over one"
+		fi
+	else
+		skip "a block device backing a loop device" "cannot attach a loop device"
+	fi
+else
+	skip "a block device backing a loop device" "needs root"
+fi
+
+# ---- SQLite databases: the replay's own never, another only by name ------------
+sum=$(md5sum < "$db")
+replay "$db" self --allow-write --wrap
+check_eq "the database itself as the target, --allow-write: refused, untouched" \
+	"1|iotape: refusing to replay on '$db': it is the database this replay is stored in|$sum" \
+	"$?|$(cat "$t/err")|$(md5sum < "$db")"
+cp "$db" "$t/other.db"
+sum=$(md5sum < "$t/other.db")
+replay "$t/other.db" other --allow-write --wrap
+check_eq "another SQLite database, --allow-write: refused, naming sqlite, untouched" \
+	"1|iotape: refusing to write to '$t/other.db': it holds an SQLite database (its file header); --overwrite-signature sqlite writes over it|$sum" \
+	"$?|$(cat "$t/err")|$(md5sum < "$t/other.db")"
+
+# ---- a run name already taken: refused before the target is made ----------------
+replay "$t/fresh.img" new1
+check_eq "--run naming a run that exists: refused at once, no file made" \
+	"1|iotape: $db: a run named 'new1' exists; give another --run|absent" \
+	"$?|$(cat "$t/err")|$([ -e "$t/fresh.img" ] && echo made || echo absent)"
 
 # ---- the rule, said the same in --help and the man page -------------------------
 rule=$("$IOTAPE" replay --help | awk '/^  --allow-write/ { on = 1 } on && /^  --overwrite/ { exit } on' |
