@@ -354,6 +354,7 @@ static int both_findings(const struct analyzer *a, const struct an_run *x,
 		f->mb = fy.mb - fx.mb;
 	f->x_cost_s = hx ? fx.cost_s : 0;
 	snprintf(f->x_title, sizeof(f->x_title), "%s", hx ? fx.title : "");
+	snprintf(f->x_why, sizeof(f->x_why), "%s", hx ? fx.why : "");
 	f->y_cost_s = hy ? fy.cost_s : 0;
 	return 1;
 }
@@ -419,10 +420,13 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 			       f->how[0] ? "; " : "", d.mean_kb[1][0],
 			       y->rd.rv->name, d.mean_kb[0][0], x->rd.rv->name,
 			       a->mix_cost(&d));
-		/* a cost in the better run's favour: what the better run had */
-		if (f->cost_s < 0 && f->x_title[0])
+		/* a cost in the better run's favour: what the better run had,
+		 * and why, in its own figures */
+		if (f->cost_s < 0 && f->x_title[0]) {
 			snprintf(f->title, sizeof(f->title), "%.60s: %.130s",
 				 x->rd.rv->name, f->x_title);
+			snprintf(f->why, sizeof(f->why), "%s", f->x_why);
+		}
 		/* a part of the workload's time measured in both runs: sure
 		 * enough to count, whatever one run alone could say */
 		if (fabs(f->cost_s) >= FD_MIN_S) {

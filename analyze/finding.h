@@ -57,6 +57,7 @@ struct finding {
 				 * theirs when they overlap */
 	double x_cost_s, y_cost_s;   /* in compare: each run's own cost */
 	char x_title[200];           /* in compare: the better run's title */
+	char x_why[400];             /* and the why of that finding */
 	/* in compare: the workload's time in this cause in each run, s (x
 	 * scaled to the work y did); x_part_s < 0: not measured as a part of
 	 * the workload's time (a mix of counts and sizes) */
