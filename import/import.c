@@ -229,6 +229,13 @@ static int import_check_once(struct store *st, const struct import_opts *o,
 		import_store_error(st, label, err, errlen);
 		return rc;
 	}
+	if (rc && store_run_made_here(st, id)) {
+		/* a run of this same import, not committed: named as given */
+		snprintf(err, errlen, "%s: given twice (the same SHA-256 as an "
+			 "input before it); give --again to import it twice",
+			 label);
+		return -EEXIST;
+	}
 	if (rc) {
 		snprintf(err, errlen, "%s: already imported as run '%s' (id %"
 			 PRId64 ", the same SHA-256); give --again to "

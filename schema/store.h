@@ -202,6 +202,10 @@ int store_run_delete(struct store *st, int64_t run, int64_t *kept_replays);
  * has that name, -STORE_E_NOTFOUND or -STORE_E_SQLITE. */
 int store_run_rename(struct store *st, int64_t run, const char *name);
 
+/* 1 when run was created by the transaction now open on st (not yet
+ * committed), 0 otherwise. */
+int store_run_made_here(const struct store *st, int64_t run);
+
 /* Finds the run whose input had the SHA-256 digest sha256 (64 lowercase
  * hex digits, as store_run_set(st, run, "input_sha256", hex) recorded it);
  * the first such run by id. Returns 1 with *id and its name (cut to

@@ -118,6 +118,14 @@ int store_run_create(struct store *st, const struct run_info *ri, int64_t *id)
 	return 0;
 }
 
+int store_run_made_here(const struct store *st, int64_t run)
+{
+	for (size_t i = 0; i < st->nmade; i++)
+		if (st->made[i].run == run && st->made[i].made)
+			return 1;
+	return 0;
+}
+
 void store_runs_count_request(struct store *st, int64_t run)
 {
 	/* most transactions write one run: the last first */

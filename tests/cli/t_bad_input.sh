@@ -56,6 +56,9 @@ expect_error "run name taken" "a run named 'good' exists" \
 	import --db "$db" --run good "$FIXTURES/loop-fio-small.bin"
 expect_error "input already imported" "loop-fio-small.bin: already imported as run 'good'" \
 	import --db "$db" "$FIXTURES/loop-fio-small.bin"
+expect_error "one input given twice: said so, no run named that never was" \
+	"before.bin.gz \\(gzip-decompressed\\): given twice \\(the same SHA-256 as an input before it\\)" \
+	import --db "$db" "$FIXTURES/quick/before.bin.gz" "$FIXTURES/quick/before.bin.gz"
 expect_error "unknown run" "no run named 'nope'" report --db "$db" nope
 
 # a database that is not SQLite, and one from a newer iotape: refused, unchanged
