@@ -72,6 +72,7 @@ int store_open(struct store **out, const char *path, int create);
  *   "cannot open database 'P': no folder 'DIR'"         -STORE_E_MISSING
  *   "cannot open database 'P': it is a folder"          -STORE_E_MISSING
  *   "P: not an iotape database (not SQLite)"            -STORE_E_NOTDB
+ *   "P: not an iotape database (an empty file)"         -STORE_E_NOTDB
  *   "P: not an iotape database (an SQLite file with N other objects); ..."
  *                                                       -STORE_E_NOTDB
  *   "P: database schema version V is newer than this iotape's (N)"

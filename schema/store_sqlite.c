@@ -571,6 +571,11 @@ static int check_path(struct sqlite_store *s, const char *path,
 		if (S_ISDIR(sb.st_mode))
 			return store_fail(&s->base, STORE_E_MISSING, "%sit is a "
 					  "folder", head);
+		/* SQLite would make an empty file a database: a command that
+		 * only reads leaves it as it is */
+		if (m == STORE_OPEN_EXISTING && S_ISREG(sb.st_mode) && !sb.st_size)
+			return store_fail(&s->base, STORE_E_NOTDB, "%s: not an "
+					  "iotape database (an empty file)", path);
 		return 0;
 	}
 	if (errno != ENOENT && errno != ENOTDIR)

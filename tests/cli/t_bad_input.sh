@@ -74,6 +74,15 @@ for f in not-sqlite.db newer-schema.db; do
 	fi
 done
 
+# an empty file given to a command that only reads: refused, left empty
+: > "$t/empty.db"
+for cmd in runs "report x"; do
+	"$IOTAPE" $cmd --db "$t/empty.db" > /dev/null 2> "$t/err"
+	check_eq "an empty file to '$cmd': refused in one line, still empty" \
+		"1|iotape: $t/empty.db: not an iotape database (an empty file)|0" \
+		"$?|$(cat "$t/err")|$(stat -c %s "$t/empty.db")"
+done
+
 # a database that cannot be written: the database named first, not the trace
 ro=$t/ro
 mkdir "$ro"
