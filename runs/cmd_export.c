@@ -114,6 +114,12 @@ static int export_do(const struct export_opts *o)
 				PRIu64 " syncs (from %s events)%s\n", rv.name, st.reads,
 				st.writes, st.trims, st.syncs, st.from_d ? "D" : "Q",
 				st.skipped ? "; zero-length non-flush events left out" : "");
+		if (o->fmt == EXPORT_FIO)
+			for (char *l = st.note, *e; *l; l = e + 1) {
+				if (!(e = strchr(l, '\n')))
+					break;
+				fprintf(stderr, "iotape: %.*s\n", (int)(e - l), l);
+			}
 		else
 			fprintf(stderr, "iotape: exported run '%s': %" PRIu64 " %s%s\n",
 				rv.name, st.records, o->fmt == EXPORT_BLKTRACE ? "records"

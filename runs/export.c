@@ -124,32 +124,34 @@ static void fio_name(void *vctx, uint32_t dev, const char *name)
 	}
 }
 
-/* The iolog's header, after its version line: each file's device and
- * what it holds, and that writes overwrite what fio opens. fio reads a
- * '#' line as no I/O (it says "bad iolog3" and goes on; iotape import
- * skips it). */
-static void fio_header(const struct fio_ctx *f, const struct runview *rv)
+/* What the iolog cannot hold, into st->note for stderr: each file's device
+ * and what it holds, and that writes overwrite what fio opens. (fio's
+ * iolog v3 has no comments: a '#' line makes fio say "bad iolog3".) */
+static void fio_note(const struct fio_ctx *f)
 {
+	char *n = f->st->note;
+	size_t len = sizeof(f->st->note), o = 0;
 	int k = f->code == BT_A_ISSUE;
 	uint64_t writes = 0;
 
-	fprintf(f->fp, "# iotape export of run '%s'\n", rv->name);
-	for (size_t i = 0; i < f->ndev; i++) {
+	n[0] = '\0';
+	for (size_t i = 0; i < f->ndev && o < len; i++) {
 		const struct fdev *d = &f->devs[i];
-		fprintf(f->fp, "# %s is its device %u,%u%s%s%s: %" PRIu64 " reads, %"
-			PRIu64 " writes (%.2f MB)\n", d->name, BT_MAJOR(d->dev),
-			BT_MINOR(d->dev), d->label[0] ? " (" : "", d->label,
-			d->label[0] ? ")" : "", d->reads[k], d->writes[k],
-			(double)d->wbytes[k] / 1e6);
+		o += (size_t)snprintf(n + o, len - o, "%s is its device %u,%u%s%s%s: %"
+				      PRIu64 " reads, %" PRIu64 " writes (%.2f MB)\n",
+				      d->name, BT_MAJOR(d->dev), BT_MINOR(d->dev),
+				      d->label[0] ? " (" : "", d->label,
+				      d->label[0] ? ")" : "", d->reads[k],
+				      d->writes[k], (double)d->wbytes[k] / 1e6);
 		writes += d->writes[k];
 	}
-	if (writes)
-		fprintf(f->fp, "# its writes overwrite the file fio opens: replay on a "
-			"scratch device,\n#   fio --read_iolog=FILE "
-			"--replay_redirect=/dev/SCRATCH\n");
-	else
-		fprintf(f->fp, "# no writes: fio reads only (--replay_redirect=DEV "
-			"reads DEV)\n");
+	if (o < len && writes)
+		snprintf(n + o, len - o, "its writes overwrite the file fio opens: "
+			 "replay on a scratch device,\n  fio --read_iolog=FILE "
+			 "--replay_redirect=/dev/SCRATCH\n");
+	else if (o < len)
+		snprintf(n + o, len - o, "no writes: fio reads only "
+			 "(--replay_redirect=DEV reads DEV)\n");
 }
 
 static int fio_line(void *vctx, const struct bt_event *ev)
@@ -207,7 +209,7 @@ static int export_fio(struct runview *rv, FILE *fp, struct export_stats *st)
 	f.code = f.qs ? BT_A_QUEUE : BT_A_ISSUE;
 	st->from_d = !f.qs;
 	fprintf(fp, "fio version 3 iolog\n");
-	fio_header(&f, rv);
+	fio_note(&f);
 	for (size_t i = 0; i < f.ndev; i++)
 		fprintf(fp, "0 %s add\n", f.devs[i].name);
 	for (size_t i = 0; i < f.ndev; i++)

@@ -26,6 +26,10 @@ struct export_stats {
 	uint64_t reads, writes, trims, syncs;   /* fio: I/O lines by action */
 	uint64_t bytes[3];     /* fio: read, write, trim bytes */
 	int from_d;            /* fio: the run has no Q events; D used */
+	/* fio: what the iolog cannot say (fio takes no comments): each
+	 * file's device and what it holds, and whether writes overwrite
+	 * what fio opens; lines for stderr */
+	char note[1024];
 };
 
 /* The format named name ("fio", "blktrace", "csv", "blkparse"), or 0. */
@@ -37,7 +41,8 @@ enum export_format export_format_parse(const char *name);
  *    opened at 0, one line per Q event (per D when the run has none) at its
  *    time in us since the run's first event: read, write, trim (discards),
  *    sync (zero-length flushes), offset = sector x 512, length = bytes;
- *    closes at the last one;
+ *    closes at the last one; no comment lines (fio takes none): each
+ *    file's device and its writes go to st->note;
  *  - EXPORT_BLKTRACE: struct blk_io_trace v7 records in this machine's
  *    byte order, as `blkparse -d` writes them: a process notify per named
  *    pid, then every event in stored order with its payload (categories
