@@ -285,7 +285,7 @@ static void *queue_build(const struct an_run *r)
 		qd = &s->d[s->nd - 1];
 		qd->busy_pct = el > 0 ? 100 * td->busy_s / el : 0;
 		qd->avg_inflight = el > 0 ? td->d2c_sum_s / el : 0;
-		qd->aqu = el > 0 ? td->q2c_sum_s / el : 0;
+		qd->aqu = el > 0 ? timeacct_aqu_s(td) / el : 0;
 		qd->max_inflight = td->max_inflight;
 		qd->q2g_p99_us = hist_pct(&td->st.h[TA_Q2G], 99) / 1e3;
 		qd->q2g_p50_us = hist_pct(&td->st.h[TA_Q2G], 50) / 1e3;

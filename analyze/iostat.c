@@ -42,12 +42,6 @@ static void spread(double *acc, int64_t a, int64_t b, int64_t from,
 	}
 }
 
-static int64_t start_of(const struct an_io *x)
-{
-	return x->q != AN_NONE ? x->q : x->g != AN_NONE ? x->g
-		: x->i != AN_NONE ? x->i : x->d;
-}
-
 static void max_time(int64_t *hi, int64_t t)
 {
 	if (t != AN_NONE && t > *hi)
@@ -208,24 +202,16 @@ static void build_dev(const struct rundata *rd, size_t kd, int64_t from,
 		 * a write of 0 sectors to the kernel's counters as well as a
 		 * flush: /proc/diskstats on Linux 6.18 counted 562 writes and
 		 * 62 flushes for 500 WS and 62 FWS dispatches */
-		if (heads) {
-			req = (x->flags & AN_HEAD) &&
-			      (x->dbytes > 0 || (x->flags & AN_FLUSH));
-			bytes = x->dbytes;
-		} else {
-			/* no dispatches traced: completed bios stand for them */
-			req = x->c != AN_NONE && !(x->flags & AN_MERGED) &&
-			      (x->bytes > 0 || (x->flags & AN_FLUSH));
-			bytes = x->bytes;
-		}
+		/* no dispatches traced: completed bios stand for them */
+		req = iostat_request(x, heads, &s);
+		bytes = heads ? x->dbytes : x->bytes;
 		/* no C: never completed, or its C went to a later request
 		 * of the same sector (btt's pairing): no time to count */
 		if ((x->flags & AN_HEAD) && x->d != AN_NONE && x->c != AN_NONE &&
 		    x->c >= x->d)
 			span_add(&sp, x->d, x->c);
-		if (!req || (x->flags & AN_DISCARD))
+		if (!req)
 			continue;
-		s = start_of(x);
 		if (s != AN_NONE && x->c != AN_NONE && x->c >= s)
 			spread(sums.inflight, s, x->c, from, end, iv);
 		if (!heads && s != AN_NONE && x->c != AN_NONE && x->c >= s) {

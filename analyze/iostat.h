@@ -27,6 +27,25 @@
  * A request with no C in the trace (not completed when it ends, or its C
  * paired with a later request of the same sector, as btt pairs them) adds
  * no time to aqu-sz and %util. */
+/* Whether row x stands for one of its device's requests as the kernel's
+ * counters count them (r/s w/s, await, aqu-sz): with dispatches traced
+ * (heads: the device has AN_HEAD rows) a dispatch with data or an empty
+ * flush, else a completed bio not merged into another, with data or a
+ * flush; discards not. *start gets its start: its first of Q, G, I, D
+ * (AN_NONE when none; the kernel's start_time_ns). */
+static inline int iostat_request(const struct an_io *x, int heads,
+				 int64_t *start)
+{
+	int req = heads ? (x->flags & AN_HEAD) &&
+			  (x->dbytes > 0 || (x->flags & AN_FLUSH))
+			: x->c != AN_NONE && !(x->flags & AN_MERGED) &&
+			  (x->bytes > 0 || (x->flags & AN_FLUSH));
+
+	*start = x->q != AN_NONE ? x->q : x->g != AN_NONE ? x->g
+		 : x->i != AN_NONE ? x->i : x->d;
+	return req && !(x->flags & AN_DISCARD);
+}
+
 struct iostat_row {
 	int64_t t0_ns, t1_ns;        /* the interval, on the events' clock */
 	uint32_t dev;

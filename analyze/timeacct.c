@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/evorder.h"
+#include "analyze/iostat.h"
 #include "analyze/rsort.h"
 #include "trace/blktrace_format.h"
 #include "lib/emit.h"
@@ -310,13 +311,19 @@ static void account_devs(struct timeacct *ta, const struct rundata *rd,
 			d->completions++;
 		if (bio_stages(x, st) && x->bytes) {
 			stages_add(&d->st, st, x->flags & AN_MERGED);
-			d->q2c_sum_s += (double)(x->c - x->q) / 1e9;
 		} else if (x->d == AN_NONE && x->q != AN_NONE && x->c != AN_NONE &&
 			   x->c >= x->q && x->bytes && !(x->flags & AN_MERGED)) {
-			/* Q and C only: Q2C is all there is (aqu-sz) */
-			d->q2c_sum_s += (double)(x->c - x->q) / 1e9;
+			/* Q and C only: Q2C is all there is */
 			d->qc_sum_s += (double)(x->c - x->q) / 1e9;
 		}
+		for (int h = 0; h < 2; h++) {
+			int64_t s0;
+			if (iostat_request(x, h, &s0) && s0 != AN_NONE &&
+			    x->c != AN_NONE && x->c >= s0)
+				d->aqu_sum_s[h] += (double)(x->c - s0) / 1e9;
+		}
+		if (x->flags & AN_HEAD)
+			d->has_head = 1;
 		if (x->d != AN_NONE)
 			d->has_d = 1;
 		if (!(x->flags & AN_HEAD) || x->d == AN_NONE)
@@ -830,7 +837,7 @@ static void emit_dev(struct emit *e, const struct ta_dev *d, double span_s)
 	} else {
 		emit_num(e, "util_pct", pct(d->busy_s, span_s));
 		emit_num(e, "avg_inflight", span_s > 0 ? d->d2c_sum_s / span_s : 0);
-		emit_num(e, "aqu_sz", span_s > 0 ? d->q2c_sum_s / span_s : 0);
+		emit_num(e, "aqu_sz", span_s > 0 ? timeacct_aqu_s(d) / span_s : 0);
 		emit_u64(e, "max_inflight", d->max_inflight);
 	}
 	emit_u64(e, "flushes", d->flushes);
@@ -851,7 +858,7 @@ static void emit_dev(struct emit *e, const struct ta_dev *d, double span_s)
 		emit_text(e, "  %-7s busy %5.1f%%, avg in flight %.2f (max %u), "
 			  "aqu-sz %.2f", name, pct(d->busy_s, span_s),
 			  span_s > 0 ? d->d2c_sum_s / span_s : 0, d->max_inflight,
-			  span_s > 0 ? d->q2c_sum_s / span_s : 0);
+			  span_s > 0 ? timeacct_aqu_s(d) / span_s : 0);
 	else
 		/* btt's Device Overhead columns in its order, and M2D */
 		emit_text(e, "  %-7s busy %5.1f%%, avg in flight %.2f (max %u), "
@@ -859,7 +866,7 @@ static void emit_dev(struct emit *e, const struct ta_dev *d, double span_s)
 			  "Q2M %.1f%% I2D %.1f%% M2D %.1f%% D2C %.1f%%", name,
 			  pct(d->busy_s, span_s),
 			  span_s > 0 ? d->d2c_sum_s / span_s : 0, d->max_inflight,
-			  span_s > 0 ? d->q2c_sum_s / span_s : 0,
+			  span_s > 0 ? timeacct_aqu_s(d) / span_s : 0,
 			  pct(d->st.sum_s[TA_Q2G], d->st.q2c_s),
 			  pct(d->st.sum_s[TA_G2I], d->st.q2c_s),
 			  pct(d->st.sum_s[TA_Q2M], d->st.q2c_s),
@@ -977,6 +984,7 @@ const char timeacct_definitions[] =
 "  device); each stage's share of the Q2C sums, as btt's Device Overhead\n"
 "  (which leaves M2D out), Q2G+M the two ways into a request. busy: the\n"
 "  union of D to C over the elapsed time (iostat's %util); avg in flight:\n"
-"  sum of D2C over it; aqu-sz: sum of Q2C over it (a trace with no D: Q to\n"
-"  C for all three, as iostat counts from a request's start); flushes and\n"
-"  FUA writes, and the time spent waiting on them, get their own line.\n";
+"  sum of D2C over it; aqu-sz: each request's start to its C summed over it,\n"
+"  as iostat counts requests, not bios (a trace with no D: Q to C for all\n"
+"  three, its bios standing for requests); flushes and FUA writes, and the\n"
+"  time spent waiting on them, get their own line.\n";

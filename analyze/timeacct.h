@@ -64,7 +64,12 @@ struct ta_dev {
 	uint32_t dev;
 	struct ta_stages st;        /* all processes */
 	double busy_s;              /* union of [D, C] of its dispatches */
-	double d2c_sum_s, q2c_sum_s;
+	double d2c_sum_s;
+	/* each request's start to its C, summed (iostat_request()): aqu-sz
+	 * over a span, as iostat counts requests in flight, not bios; [1]
+	 * with dispatches standing for requests, [0] completed bios */
+	double aqu_sum_s[2];
+	int has_head;               /* a row stands for a dispatch */
 	unsigned max_inflight;      /* dispatched, not completed */
 	uint64_t sizes[2][TA_SIZE_BUCKETS];   /* [read, write] */
 	uint64_t flushes, fua;
@@ -74,6 +79,13 @@ struct ta_dev {
 				     * in flight and aqu-sz are from Q to C */
 	double qc_sum_s;            /* Q2C of bios with no D */
 };
+
+/* Device d's requests' time in flight, s, start to C: over a span, its
+ * aqu-sz as iostat computes it (analyze/iostat.h). */
+static inline double timeacct_aqu_s(const struct ta_dev *d)
+{
+	return d->aqu_sum_s[d->has_head];
+}
 
 struct timeacct {
 	struct ta_row *rows;        /* by device, then waited_s descending */

@@ -182,4 +182,9 @@ rep=$("$IOTAPE" report --db "$db" before | sed -n '/- seek:/,/loop devices/p' | 
 cmp=$("$IOTAPE" compare --db "$db" before after | sed -n '/- before: seek/,/to know/p' | seekwhy)
 check_eq "compare's 'before: seek' finding gives before's dispatch counts, as report before does" \
 	"$rep" "${cmp:-none}"
+# aqu-sz counts requests as iostat does, not bios: the after fixture merges
+# 9279 bios into 1088 requests (one 0.70 s interval: the same window)
+check_eq "report's aqu-sz is iostat's (requests in flight, not bios)" \
+	"$("$IOTAPE" iostat --db "$db" --json after | jq '.rows[0]["aqu-sz"] * 100 | round')" \
+	"$("$IOTAPE" report --db "$db" --json after | jq '.time.devices[0].aqu_sz * 100 | round')"
 tap_finish
