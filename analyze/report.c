@@ -372,8 +372,9 @@ static void emit_device(struct emit *e, const struct report *r,
 	/* no D traced (Q and C only): in flight from Q to C */
 	double inflight = span_s > 0 ? (double)(c_only ? d->qc_ns : d->busy_ns) /
 				       (double)r->span_ns : NAN;
-	double merge = disp + d->flushes ? (double)d->bios /
-					   (double)(disp + d->flushes) : NAN;
+	/* btt's Device Merge Information: #Q / #D, #Q never below #D */
+	double merge = disp ? (double)(d->btt_q > disp ? d->btt_q : disp) /
+			      (double)disp : NAN;
 	char devname[32], title[48];
 
 	snprintf(devname, sizeof(devname), "%u,%u", BT_MAJOR(d->dev),

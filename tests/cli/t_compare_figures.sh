@@ -182,6 +182,17 @@ rep=$("$IOTAPE" report --db "$db" before | sed -n '/- seek:/,/loop devices/p' | 
 cmp=$("$IOTAPE" compare --db "$db" before after | sed -n '/- before: seek/,/to know/p' | seekwhy)
 check_eq "compare's 'before: seek' finding gives before's dispatch counts, as report before does" \
 	"$rep" "${cmp:-none}"
+# the merge ratio is btt's (#Q / #D, the empty flushes in neither)
+if command -v btt > /dev/null && command -v blkparse > /dev/null; then
+	"$IOTAPE" export --quiet --db "$db" --format blktrace -o "$t/after.bin" after
+	blkparse -q -i - -d "$t/after.btt" < "$t/after.bin" > /dev/null
+	(cd "$t" && btt -i after.btt > btt.out 2> /dev/null)
+	check_eq "report's merge ratio is btt's Device Merge Information ratio" \
+		"$(awk '/Device Merge Information/ { on = 1 } on && /\(  7,  2\)/ { print $7; exit }' "$t/btt.out")" \
+		"$("$IOTAPE" report --db "$db" --json after | jq '.devices[0].merge_ratio * 10 | round / 10')"
+else
+	skip "report's merge ratio against btt's" "no btt"
+fi
 # aqu-sz counts requests as iostat does, not bios: the after fixture merges
 # 9279 bios into 1088 requests (one 0.70 s interval: the same window)
 check_eq "report's aqu-sz is iostat's (requests in flight, not bios)" \
