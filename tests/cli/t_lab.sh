@@ -4,8 +4,9 @@
 # the command that does it by hand, keeps only that in the file and can be run again
 # until it is clean; a replay that changes nothing runs beside a capture or replay
 # holding the lock, while a state file nobody holds is named as left by a killed
-# (pid gone) or failed run, never "killed" for a live one; --reset leaves a running
-# one's file alone, naming its pid.
+# (pid gone) or failed run, never "killed" for a live one, and a replay on a
+# modelled disk runs anyway (no setting moves it); --reset leaves a running one's
+# file alone, naming its pid.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "the lab's state file"
@@ -59,6 +60,11 @@ printf 'pid\t%s\nset\t%s\tx\n' "$(dead_pid)" "$t/a" > "$sd/capture.state"
 	--state-dir "$sd" --run r-killed > /dev/null 2> "$t/err"
 check_eq "its pid gone, the lock free: 'killed', the replay refused" "1 1" \
 	"$? $(grep -c "was killed and left the machine changed ($sd/capture.state" "$t/err")"
+# a modelled disk's replay: no setting of the machine moves it, so it runs
+"$IOTAPE" replay --db "$db" src --target model:desktop-2006 --timing afap --wrap \
+	--state-dir "$sd" --run r-model --quiet > /dev/null 2> "$t/err"
+check_eq "a killed run's state file left: a replay on a modelled disk still runs" \
+	"0 complete" "$? $(sqlite3 "$db" "SELECT status FROM runs WHERE name = 'r-model'")"
 printf 'pid\t%s\nset\t%s\tx\n' "$$" "$t/a" > "$sd/capture.state"
 "$IOTAPE" replay --db "$db" src --engine null --target "$t/x.img" --timing afap \
 	--state-dir "$sd" --run r-alive > /dev/null 2> "$t/err"
