@@ -7,7 +7,7 @@
 # shown), BENCH_IOS (400000 reads captured: 2.4M events), BENCH_MIN_EVENTS (2000000);
 # BENCH_5M=1: issue 16's sizes (850000 reads, 5.1M events; 10.2M for the doubled
 # trace), cached in /var/tmp/iotape-bench-5m. BENCH_SKIP: parts left out, of
-# "capture record replay model disk pg" (the blkparse/btt part and issue 16's table always
+# "sizes capture record replay model disk pg" (the blkparse/btt part and issue 16's table always
 # run). The machine's load moves every figure: compare the ratios to the peer measured
 # in the same run.
 
@@ -232,6 +232,13 @@ BEGIN {
 
 # part NAME: true unless BENCH_SKIP names it
 part() { case " ${BENCH_SKIP:-} " in *" $1 "*) echo "($1: skipped, BENCH_SKIP)"; return 1;; esac; }
+
+# import's rate at 1M and 5M events, report's memory at 5M and 50M
+# (bench/bench_sizes.sh)
+if part sizes; then
+	. "$(dirname "$0")/bench_sizes.sh"
+	bench_sizes
+fi
 
 # the cost of capturing (bench/bench_capture.sh)
 if part capture; then
