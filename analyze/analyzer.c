@@ -344,11 +344,12 @@ static int both_findings(const struct analyzer *a, const struct an_run *x,
 		f->conf = hy && !(fy.conf == FD_NONE && fy.cost_s == 0) ? fy.conf
 									 : fx.conf;
 	f->evidence[0] = f->why[0] = '\0';
-	if (hy)
+	/* a run whose finding gave no numbers gets no line */
+	if (hy && fy.evidence[0])
 		FD_CAT(f, evidence, "%s: %s", y->rd.rv->name, fy.evidence);
-	if (hx)
-		FD_CAT(f, evidence, "%s%s: %s", hy ? "\n" : "", x->rd.rv->name,
-		       fx.evidence);
+	if (hx && fx.evidence[0])
+		FD_CAT(f, evidence, "%s%s: %s", f->evidence[0] ? "\n" : "",
+		       x->rd.rv->name, fx.evidence);
 	FD_CAT(f, why, "%s", hy ? fy.why : fx.why);
 	if (hy && hx && fx.mb >= 0 && fy.mb >= 0)
 		f->mb = fy.mb - fx.mb;

@@ -475,7 +475,10 @@ static int64_t clock_ns(clockid_t id)
 int64_t now_mono_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 int64_t now_real_ns(void) { return clock_ns(CLOCK_REALTIME); }
 
-int parse_duration(const char *s, const char *opt, double *out)
+/* parse_duration() naming the units the option takes (units) when s
+ * has a word no unit is */
+static int duration(const char *s, const char *opt, double *out,
+		    const char *units)
 {
 	const char *end;
 	double v;
@@ -492,9 +495,14 @@ int parse_duration(const char *s, const char *opt, double *out)
 		/* a word after the number is a unit; "0x2s" is no number */
 		return error("invalid duration '%s' for %s%s", s, opt,
 			     end[strspn(end, "abcdefghijklmnopqrstuvwxyz")] ? ""
-			     : " (units: ms s m h)");
+			     : units);
 	*out = v;
 	return 0;
+}
+
+int parse_duration(const char *s, const char *opt, double *out)
+{
+	return duration(s, opt, out, " (units: ms s m h)");
 }
 
 int parse_age(const char *s, const char *opt, double *out)
@@ -504,7 +512,7 @@ int parse_age(const char *s, const char *opt, double *out)
 	double d;
 
 	if (len < 2 || s[len - 1] != 'd')
-		return parse_duration(s, opt, out);
+		return duration(s, opt, out, " (units: ms s m h d)");
 	if (dec_double(s, DEC_FRAC, &d, &end) || end != s + len - 1 || d > 1e7)
 		return error("invalid duration '%s' for %s", s, opt);
 	*out = d * 86400;

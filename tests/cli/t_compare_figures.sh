@@ -182,6 +182,8 @@ rep=$("$IOTAPE" report --db "$db" before | sed -n '/- seek:/,/loop devices/p' | 
 cmp=$("$IOTAPE" compare --db "$db" before after | sed -n '/- before: seek/,/to know/p' | seekwhy)
 check_eq "compare's 'before: seek' finding gives before's dispatch counts, as report before does" \
 	"$rep" "${cmp:-none}"
+check_eq "compare's evidence has no run's name with nothing after it" 0 \
+	"$("$IOTAPE" compare --db "$db" before after | grep -cE '^ *(before|after): *$')"
 # the merge ratio is btt's (#Q / #D, the empty flushes in neither)
 if command -v btt > /dev/null && command -v blkparse > /dev/null; then
 	"$IOTAPE" export --quiet --db "$db" --format blktrace -o "$t/after.bin" after
