@@ -715,7 +715,13 @@ static void short_question(FILE *fp, struct compare *c, const struct cmp_pair *p
 	snprintf(line, sizeof(line), "Verdict: %s is worse by %.3f s of its time:"
 		 " %s", c->gname[p->worse ? p->g : 0], p->dtime, p->verdict);
 	put_cut(fp, line, WIDTH - 2);
-	snprintf(line, sizeof(line), "(%s)", p->test);
+	/* one run a side: different by what its causes measured, not by a
+	 * test against run-to-run noise */
+	if (p->sig < 0 && !strcmp(p->verdict, "different"))
+		snprintf(line, sizeof(line), "(by its causes; one run a side: no "
+			 "test against noise; --repeat N for one)");
+	else
+		snprintf(line, sizeof(line), "(%s)", p->test);
 	put_wrapped_max(fp, "  ", line, 3, wrap);
 }
 
