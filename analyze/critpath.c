@@ -679,9 +679,11 @@ static int cmp_life(const void *a, const void *b)
 /* The sectors a device's reads have covered so far: one bit a 512-byte
  * sector, in leaves of SM_LEAF sectors (32 KiB of bits for 128 MiB of the
  * device) made when first touched, so its size is what the reads covered,
- * not how many reads there were. */
+ * not how many reads there were; sectors from SM_END on (512 TiB, a
+ * damaged trace's) are not kept. */
 #define SM_SHIFT 18
 #define SM_LEAF (1u << SM_SHIFT)
+#define SM_END (1ull << 40)
 
 struct secmap {
 	uint64_t **leaf;
@@ -743,6 +745,7 @@ static uint8_t *mark_refaults(const struct rundata *rd, const struct critpath *c
 		uint32_t f = rundata_flags(rd, i), b = rundata_bytes(rd, i);
 		uint32_t dev = rundata_dev(rd, i);
 		if ((f & (AN_WRITE | AN_SYNC)) || !b ||
+		    rundata_sector(rd, i) >= SM_END - (b + 511) / 512 ||
 		    rundata_q(rd, i) == AN_NONE || is_swap(cp, dev) ||
 		    !family_is_workload(&cp->fam, rundata_pid(rd, i)))
 			continue;

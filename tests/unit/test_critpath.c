@@ -368,17 +368,19 @@ static void test_refault(void **state)
 	static const struct { uint64_t sector; uint32_t sectors; } r[] = {
 		{ 0, 16 }, { 1000, 8 }, { 4, 8 }, { 2000, 200 }, { 2050, 10 },
 		{ 3000, 10 }, { 3005, 3 }, { 3000, 100 },
+		/* a damaged trace's sector: left out, not a 2^47-byte map */
+		{ 1ull << 58, 8 },
 	};
-	struct an_io io[8];
+	struct an_io io[9];
 	struct critpath cp;
 	struct rundata rd;
 	struct evorder o;
 
 	(void)state;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 9; i++)
 		io[i] = io_of(100, i * 15 * MS, i * 15 * MS, i * 15 * MS + 10 * MS,
 			      r[i].sectors * 512, r[i].sector);
-	build(&cp, &rd, &o, io, 8);
+	build(&cp, &rd, &o, io, 9);
 	assert_int_equal(cp.refault_bios, 4);
 	assert_true(fabs(cp.refault_mb - (8 + 10 + 3 + 100) * 512 / 1e6) < 1e-9);
 	done(&cp, &rd, &o);
