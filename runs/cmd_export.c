@@ -108,23 +108,21 @@ static int export_do(const struct export_opts *o)
 		if (err[0])
 			error("%s", err);
 	} else if (!o->quiet) {
-		if (o->fmt == EXPORT_FIO)
+		if (o->fmt == EXPORT_FIO) {
 			fprintf(stderr, "iotape: exported run '%s' as a fio iolog: %"
 				PRIu64 " reads, %" PRIu64 " writes, %" PRIu64 " trims, %"
 				PRIu64 " syncs (from %s events)%s\n", rv.name, st.reads,
 				st.writes, st.trims, st.syncs, st.from_d ? "D" : "Q",
 				st.skipped ? "; zero-length non-flush events left out" : "");
-		if (o->fmt == EXPORT_FIO)
-			for (char *l = st.note, *e; *l; l = e + 1) {
-				if (!(e = strchr(l, '\n')))
-					break;
+			/* what the iolog cannot say, a line each */
+			for (char *l = st.note, *e; (e = strchr(l, '\n')); l = e + 1)
 				fprintf(stderr, "iotape: %.*s\n", (int)(e - l), l);
-			}
-		else
+		} else {
 			fprintf(stderr, "iotape: exported run '%s': %" PRIu64 " %s%s\n",
 				rv.name, st.records, o->fmt == EXPORT_BLKTRACE ? "records"
 				: o->fmt == EXPORT_CSV ? "requests" : "lines",
 				st.skipped ? " (v8-only categories dropped from some)" : "");
+		}
 	}
 	runview_close(&rv);
 	return rc ? -1 : 0;
