@@ -7,9 +7,11 @@
 # shown), BENCH_IOS (400000 reads captured: 2.4M events), BENCH_MIN_EVENTS (2000000);
 # BENCH_5M=1: issue 16's sizes (850000 reads, 5.1M events; 10.2M for the doubled
 # trace), cached in /var/tmp/iotape-bench-5m. BENCH_SKIP: parts left out, of
-# "sizes capture record replay model disk pg" (the blkparse/btt part and issue 16's table always
-# run). The machine's load moves every figure: compare the ratios to the peer measured
-# in the same run.
+# "sizes capture record replay model disk pg" (the blkparse/btt part and issue 16's
+# table always run). BENCH_50M=0: sizes without its 50M-event trace (2.5 GB cached in
+# BENCH_DIR, as much again for btt's input, and 2.6 GB of store while it runs). The
+# machine's load moves every figure: compare the ratios to the peer measured in the
+# same run.
 
 . "$(dirname "$0")/../tests/lib.sh"
 
