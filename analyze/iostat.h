@@ -9,24 +9,6 @@
 
 #include "analyze/rundata.h"
 
-/* One device over one interval, in iostat -x's columns and units:
- *   r/s w/s        requests completed (C) in the interval per second: one
- *                  per dispatch (D) with data; a trace without D counts
- *                  its completed bios; flushes and discards not counted
- *   rkB/s wkB/s    kB (1024 bytes) of those requests per second
- *   rrqm/s wrqm/s  bios merged (M or F) into a request in the interval
- *   r_await w_await  mean ms from the request's start (its first bio's Q,
- *                  else G, I, D) to its C, over requests completed in the
- *                  interval (the kernel's start_time_ns to completion);
- *                  NAN when none had a start
- *   aqu-sz         requests in flight (start to C), time-weighted over the
- *                  interval (the kernel adds each request's whole time at
- *                  its completion: the same mean over a run, smoother)
- *   rareq-sz wareq-sz  mean kB of those requests
- *   %util          % of the interval with some request between D and C
- * A request with no C in the trace (not completed when it ends, or its C
- * paired with a later request of the same sector, as btt pairs them) adds
- * no time to aqu-sz and %util. */
 /* Whether row x stands for one of its device's requests as the kernel's
  * counters count them (r/s w/s, await, aqu-sz): with dispatches traced
  * (heads: the device has AN_HEAD rows) a dispatch with data or an empty
@@ -46,6 +28,24 @@ static inline int iostat_request(const struct an_io *x, int heads,
 	return req && !(x->flags & AN_DISCARD);
 }
 
+/* One device over one interval, in iostat -x's columns and units:
+ *   r/s w/s        requests completed (C) in the interval per second: one
+ *                  per dispatch (D) with data; a trace without D counts
+ *                  its completed bios; flushes and discards not counted
+ *   rkB/s wkB/s    kB (1024 bytes) of those requests per second
+ *   rrqm/s wrqm/s  bios merged (M or F) into a request in the interval
+ *   r_await w_await  mean ms from the request's start (its first bio's Q,
+ *                  else G, I, D) to its C, over requests completed in the
+ *                  interval (the kernel's start_time_ns to completion);
+ *                  NAN when none had a start
+ *   aqu-sz         requests in flight (start to C), time-weighted over the
+ *                  interval (the kernel adds each request's whole time at
+ *                  its completion: the same mean over a run, smoother)
+ *   rareq-sz wareq-sz  mean kB of those requests
+ *   %util          % of the interval with some request between D and C
+ * A request with no C in the trace (not completed when it ends, or its C
+ * paired with a later request of the same sector, as btt pairs them) adds
+ * no time to aqu-sz and %util. */
 struct iostat_row {
 	int64_t t0_ns, t1_ns;        /* the interval, on the events' clock */
 	uint32_t dev;
