@@ -743,14 +743,14 @@ static uint8_t *mark_refaults(const struct rundata *rd, const struct critpath *c
 
 	for (size_t i = 0; i < rd->n; i++) {
 		uint32_t f = rundata_flags(rd, i), b = rundata_bytes(rd, i);
-		uint32_t dev = rundata_dev(rd, i);
+		uint32_t dev = rundata_dev(rd, i), len = (b + 511) / 512;
 		if ((f & (AN_WRITE | AN_SYNC)) || !b ||
-		    rundata_sector(rd, i) >= SM_END - (b + 511) / 512 ||
+		    rundata_sector(rd, i) >= SM_END - len ||
 		    rundata_q(rd, i) == AN_NONE || is_swap(cp, dev) ||
 		    !family_is_workload(&cp->fam, rundata_pid(rd, i)))
 			continue;
 		if (secmap_test_set(&sm[rd->row[i].dev], rundata_sector(rd, i),
-				    (b + 511) / 512)) {
+				    len)) {
 			if (!mark)
 				mark = xcalloc(rd->n, 1);
 			mark[i] = 1;

@@ -322,8 +322,6 @@ static void account_devs(struct timeacct *ta, const struct rundata *rd,
 			    x->c != AN_NONE && x->c >= s0)
 				d->aqu_sum_s[h] += (double)(x->c - s0) / 1e9;
 		}
-		if (x->flags & AN_HEAD)
-			d->has_head = 1;
 		if (x->d != AN_NONE)
 			d->has_d = 1;
 		if (!(x->flags & AN_HEAD) || x->d == AN_NONE)

@@ -67,9 +67,8 @@ struct ta_dev {
 	double d2c_sum_s;
 	/* each request's start to its C, summed (iostat_request()): aqu-sz
 	 * over a span, as iostat counts requests in flight, not bios; [1]
-	 * with dispatches standing for requests, [0] completed bios */
+	 * with dispatches standing for requests (has_d), [0] completed bios */
 	double aqu_sum_s[2];
-	int has_head;               /* a row stands for a dispatch */
 	unsigned max_inflight;      /* dispatched, not completed */
 	uint64_t sizes[2][TA_SIZE_BUCKETS];   /* [read, write] */
 	uint64_t flushes, fua;
@@ -84,7 +83,7 @@ struct ta_dev {
  * aqu-sz as iostat computes it (analyze/iostat.h). */
 static inline double timeacct_aqu_s(const struct ta_dev *d)
 {
-	return d->aqu_sum_s[d->has_head];
+	return d->aqu_sum_s[d->has_d];
 }
 
 struct timeacct {
