@@ -1033,15 +1033,15 @@ int replay_run(const struct replay_opts *o_in)
 			goto out;
 		}
 	}
+	sweep_init(&sw, base, o.repeat);
+	for (int i = 0; i < o.nset; i++)
+		sweep_add(&sw, o.sets[i].key, o.sets[i].values, o.sets[i].nvalues);
 	/* every run name the sweep will take is free, before any I/O (a
-	 * target file made for it is removed again below) */
+	 * target file made for it is removed again below): a copy of the
+	 * sweep stepped through */
 	{
-		struct sweep dry;
+		struct sweep dry = sw;
 		int64_t id;
-		sweep_init(&dry, base, o.repeat);
-		for (int i = 0; i < o.nset; i++)
-			sweep_add(&dry, o.sets[i].key, o.sets[i].values,
-				  o.sets[i].nvalues);
 		while (sweep_next(&dry))
 			if (!store_run_find(c->st, dry.name, &id)) {
 				rc = error("%s: a run named '%s' exists; give "
@@ -1057,9 +1057,6 @@ int replay_run(const struct replay_opts *o_in)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	emit_init(&c->em, stdout, o.json);
 	emit_arr_begin(&c->em, NULL);   /* the replays, one object each */
-	sweep_init(&sw, base, o.repeat);
-	for (int i = 0; i < o.nset; i++)
-		sweep_add(&sw, o.sets[i].key, o.sets[i].values, o.sets[i].nvalues);
 	while (rc == 0 && sweep_next(&sw)) {
 		if (check_signals(c)) {
 			rc = 1;
