@@ -44,6 +44,14 @@ static struct an_io io_of(uint32_t pid, int64_t q, int64_t d, int64_t c,
 	return x;
 }
 
+/* the i-th of one process's reads one at a time: queued and dispatched
+ * at i x 15 ms, done 10 ms later */
+static struct an_io serial_io(int i, uint32_t bytes, uint64_t sector)
+{
+	return io_of(100, i * 15 * MS, i * 15 * MS, i * 15 * MS + 10 * MS, bytes,
+		     sector);
+}
+
 static double cat_sum(const struct critpath *cp)
 {
 	double s = 0;
@@ -128,8 +136,7 @@ static void test_serial(void **state)
 
 	(void)state;
 	for (int i = 0; i < 10; i++)
-		io[i] = io_of(100, i * 15 * MS, i * 15 * MS, i * 15 * MS + 10 * MS,
-			      65536, (uint64_t)i * 128);
+		io[i] = serial_io(i, 65536, (uint64_t)i * 128);
 	build(&cp, &rd, &o, io, 10);
 	assert_true(fabs(cp.elapsed_s - 0.145) < 1e-9);
 	assert_true(fabs(cat_sum(&cp) - cp.elapsed_s) < 1e-6);
@@ -378,8 +385,7 @@ static void test_refault(void **state)
 
 	(void)state;
 	for (int i = 0; i < 9; i++)
-		io[i] = io_of(100, i * 15 * MS, i * 15 * MS, i * 15 * MS + 10 * MS,
-			      r[i].sectors * 512, r[i].sector);
+		io[i] = serial_io(i, r[i].sectors * 512, r[i].sector);
 	build(&cp, &rd, &o, io, 9);
 	assert_int_equal(cp.refault_bios, 4);
 	assert_true(fabs(cp.refault_mb - (8 + 10 + 3 + 100) * 512 / 1e6) < 1e-9);
