@@ -88,7 +88,12 @@ else
 			ok "dd waited over 0.3 s on I/O, within its life" ||
 			not_ok "dd waited over 0.3 s on I/O, within its life" "blkio $blk, life $life"
 	fi
-	check_eq "dd read its 8 MiB" 8388608 "$(tv $r "$dd.read_bytes")"
+	# read_bytes also charges dd any page its own start read from disk (its
+	# binary, its libraries: seen once, 4 KiB more)
+	rb=$(tv $r "$dd.read_bytes")
+	[ "${rb:-0}" -ge 8388608 ] && [ "$rb" -le $((8388608 + 1048576)) ] &&
+		ok "dd read its 8 MiB ($rb bytes)" ||
+		not_ok "dd read its 8 MiB" "read_bytes $rb"
 	# the kernel counts a wait only where its clock moved forward
 	# (delayacct_end: ns > 0), so where it got the delay wrong the count is
 	# short too (CI once: 77 of 128); there only its bounds are checked
@@ -122,13 +127,25 @@ xa=$(pids fam xargs)
 kids=$(q "SELECT count(*) FROM samples s JOIN runs r ON r.id = s.run WHERE r.name = 'fam'
 	AND s.source = 'task' AND s.key LIKE '%.ppid' AND s.value = ${xa:-0}")
 check_eq "xargs' 4 dd children name it as their parent" 4 "$kids"
-bad=0
+# reads are counted by read_bytes (taskstats' I/O accounting, charged when
+# the bio is submitted); blkio_count is the kernel's delay accounting, which
+# counts a wait only where its clock moved forward: where the first part
+# found that clock wrong, a quick dd's count may be 0 (CI: 1 of 7)
+bad=0 nob=0
 for p in $(pids fam dd); do
-	s=$(tv fam "$p.start_ns") e=$(tv fam "$p.exit_ns") b=$(tv fam "$p.blkio_count")
-	awk -v s="$s" -v e="$e" -v b="$b" 'BEGIN { exit !(s > 0 && e > s && b > 0) }' ||
-		bad=$((bad + 1))
+	s=$(tv fam "$p.start_ns") e=$(tv fam "$p.exit_ns") rb=$(tv fam "$p.read_bytes")
+	b=$(tv fam "$p.blkio_count")
+	awk -v s="$s" -v e="$e" -v rb="$rb" 'BEGIN { exit !(s > 0 && e > s && rb >= 819200) }' ||
+		{ bad=$((bad + 1)); diag "dd $p: start $s, exit $e, read_bytes $rb"; }
+	[ "${b:-0}" -gt 0 ] || nob=$((nob + 1))
 done
-check_eq "each dd has a start before its exit and its reads counted" 0 "$bad"
+check_eq "each dd has a start before its exit and read its blocks" 0 "$bad"
+if [ -n "$blk" ]; then
+	check_eq "each dd's waits on block I/O counted" 0 "$nob"
+else
+	skip "each dd's waits on block I/O counted" \
+		"the kernel's delay for dd was wrong in 3 runs of 3 ($nob of 7 with none)"
+fi
 lo=$(q "SELECT min(start_ns) FROM commands c JOIN runs r ON r.id = c.run WHERE r.name = 'fam'")
 first=$(for p in $(pids fam dd) $(pids fam xargs); do tv fam "$p.start_ns"; done | sort -n | head -n 1)
 awk -v a="$first" -v b="$lo" 'BEGIN { d = a - b; exit !(d >= 0 && d < 1e9) }' &&
