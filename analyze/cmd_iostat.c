@@ -535,15 +535,15 @@ int cmd_iostat(int argc, char **argv)
 		case 'b': o.db = optarg; break;
 		case 'i':
 			if (parse_duration(optarg, "--interval", &o.interval_s))
-				return -1;
+				return 2;
 			o.interval_given = 1;
 			if (o.interval_s < 1e-3 || o.interval_s > 1e6)
-				return error("invalid duration '%s' for --interval "
-					     "(1ms to 1e6 s)", optarg);
+				{ error("invalid duration '%s' for --interval "
+					"(1ms to 1e6 s)", optarg); return 2; }
 			break;
 		case RV_OPT_FROM: case RV_OPT_TO: case RV_OPT_DEV:
 			if (rv_filter_opt(&o.filt, c, optarg))
-				return -1;
+				return 2;
 			break;
 		case 's':
 			if (strcmp(optarg, "trace") && strcmp(optarg, "log"))

@@ -72,7 +72,7 @@ int cmd_report(int argc, char **argv)
 		case 'j': json = 1; break;
 		case RV_OPT_FROM: case RV_OPT_TO: case RV_OPT_DEV:
 			if (rv_filter_opt(&filt, c, optarg))
-				return -1;
+				return 2;
 			break;
 		case 'M':
 			if (profile_resolve(&model_buf, optarg, err, sizeof(err)))

@@ -63,7 +63,7 @@ int cmd_dump(int argc, char **argv)
 		case 'b': db = optarg; break;
 		case RV_OPT_FROM: case RV_OPT_TO: case RV_OPT_DEV:
 			if (rv_filter_opt(&filt, c, optarg))
-				return -1;
+				return 2;
 			break;
 		case 'h': dump_usage(stdout); return 0;
 		default: return opt_bad("dump");

@@ -161,7 +161,7 @@ int cmd_export(int argc, char **argv)
 		case 'q': o.quiet = 1; break;
 		case RV_OPT_FROM: case RV_OPT_TO: case RV_OPT_DEV:
 			if (rv_filter_opt(&o.filt, c, optarg))
-				return -1;
+				return 2;
 			break;
 		case 'h': export_usage(stdout); return 0;
 		default: return opt_bad("export");

@@ -133,4 +133,15 @@ check_eq "integrity after all that" ok "$(sqlite3 "$db" 'PRAGMA integrity_check'
 # usage errors exit 2
 "$IOTAPE" import > /dev/null 2>&1; check_eq "import without input exits 2" 2 $?
 "$IOTAPE" frobnicate > /dev/null 2>&1; check_eq "unknown command exits 2" 2 $?
+# a bad value of an option is a usage error too, in every command that
+# takes one (the duration's and the window's options once exited 1)
+for a in "iostat --interval 5x" "iostat --interval 0" "report --from 5x" \
+	"dump --to 1y" "export --dev 9x" "plot --from 5x" "runs --since 5x" \
+	"fleet --since 3x" "record --window 5x"; do
+	"$IOTAPE" $a --db "$db" cut > /dev/null 2> "$t/err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l < "$t/err")" -le 2 ] &&
+		ok "$a: exits 2 with its message" ||
+		not_ok "$a: exits 2 with its message" "exit $rc: $(head -n 2 "$t/err")"
+done
 tap_finish
