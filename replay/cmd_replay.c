@@ -283,7 +283,17 @@ int cmd_replay(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 't': o.target = optarg; break;
+		case 't':
+			/* one target: a second would silently win, and the
+			 * first named may be the one the user checked */
+			if (o.target) {
+				error("--target given twice ('%s' and '%s'); give one, "
+				      "or --map DEV=PATH for each device",
+				      o.target, optarg);
+				return 2;
+			}
+			o.target = optarg;
+			break;
 		case 'm':
 			if (parse_map(&o, optarg))
 				return 2;

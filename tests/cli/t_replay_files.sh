@@ -127,6 +127,13 @@ check_eq "--run naming a run that exists: refused at once, no file made" \
 	"1|iotape: $db: a run named 'new1' exists; give another --run|absent" \
 	"$?|$(cat "$t/err")|$([ -e "$t/fresh.img" ] && echo made || echo absent)"
 
+# ---- --target twice: refused, neither file made ---------------------------------
+"$IOTAPE" replay --db "$db" new1 --target "$t/t1.img" --target "$t/t2.img" \
+	--run two > /dev/null 2> "$t/err"
+check_eq "--target given twice: refused with both names, no file made" \
+	"2|iotape: --target given twice ('$t/t1.img' and '$t/t2.img'); give one, or --map DEV=PATH for each device|absent" \
+	"$?|$(cat "$t/err")|$([ -e "$t/t1.img" ] || [ -e "$t/t2.img" ] && echo made || echo absent)"
+
 # ---- the rule, said the same in --help and the man page -------------------------
 rule=$("$IOTAPE" replay --help | awk '/^  --allow-write/ { on = 1 } on && /^  --overwrite/ { exit } on' |
 	sed 's/^  --allow-write//; s/^ *//' | paste -sd' ' | sed 's/.*The rule: //')
