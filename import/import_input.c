@@ -256,7 +256,16 @@ static int spool(struct import_input *in, int fd, const char *label,
 			if (nhead && (n == 0 || nhead == FMT_SNIFF_BYTES)) {
 				sniffed = 1;
 				if (!import_format_known(head, nhead)) {
-					if (in->compression)
+					const char *cut = in->compression ? NULL
+						: import_compression_sniff(f.magic, f.nmagic);
+					if (cut)
+						/* too short for libarchive to take
+						 * it as compressed: it came raw */
+						snprintf(err, errlen, "%s: offset %llu: "
+							 "truncated %s input (the file ends "
+							 "inside its header)", label,
+							 (unsigned long long)f.total, cut);
+					else if (in->compression)
 						snprintf(err, errlen, "%s (%s-decompressed): "
 							 "offset 0: " FMT_UNKNOWN,
 							 label, in->compression);
