@@ -131,7 +131,20 @@ static int mv_once(struct store *st, const char *old, const char *name)
 	int64_t id;
 	int rc;
 
-	if ((rc = store_run_find(st, old, &id)) || (rc = store_begin(st)))
+	int64_t same;
+
+	if ((rc = store_run_find(st, old, &id)))
+		return rc;
+	/* mv(1)'s "are the same file": renaming a run to the name it has
+	 * changes nothing, and saying nothing hid a mistyped OLD */
+	if (!store_run_find(st, name, &same) && same == id) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "run '%s' is already named '%s'; "
+			 "nothing changed", old, name);
+		store_fail_keep(st, msg);
+		return -EEXIST;
+	}
+	if ((rc = store_begin(st)))
 		return rc;
 	if (!(rc = store_run_rename(st, id, name)) && !(rc = store_commit(st)))
 		return 0;

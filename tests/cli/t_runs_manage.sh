@@ -89,6 +89,10 @@ else
 	check_eq "mv onto a taken name: refused, naming it" 1 "$(grep -c "a run named 'other' exists" "$t/err")"
 	check_eq "mv onto a taken name: nothing renamed" "kept other" "$(q 'SELECT name FROM runs ORDER BY id' | xargs)"
 fi
+"$IOTAPE" mv --db "$db" kept kept 2> "$t/err"
+check_eq "mv to the name it has: refused, said so, as mv(1) does" \
+	"1|iotape: run 'kept' is already named 'kept'; nothing changed|kept other" \
+	"$?|$(cat "$t/err")|$(q 'SELECT name FROM runs ORDER BY id' | xargs)"
 if "$IOTAPE" mv --db "$db" kept "$(printf 'a\tb')" 2> "$t/err"; then not_ok "mv to a name with a control character is refused"
 else ok "mv to a name with a control character is refused"; fi
 check "mv by id" "$IOTAPE" mv --db "$db" "$(q "SELECT id FROM runs WHERE name = 'kept'")" kept2
