@@ -376,6 +376,29 @@ static int start_engine(struct ctx *c, const char *engine, size_t align,
 	return 0;
 }
 
+/* c->targets_desc: the targets, "a, b"; one path that every device is
+ * replayed on is named once, with how many devices ("model:X (a disk for
+ * each of 3 devices)": a model gives each its own). */
+static void targets_describe(struct ctx *c)
+{
+	size_t l = 0;
+	int same = 1;
+
+	for (int i = 1; i < c->ntg; i++)
+		same &= !strcmp(c->tg[i].path, c->tg[0].path);
+	if (c->ntg > 1 && same) {
+		snprintf(c->targets_desc, sizeof(c->targets_desc),
+			 "%.*s (%s %d devices)",
+			 (int)sizeof(c->targets_desc) - 48, c->tg[0].path, strncmp(c->tg[0].path, "model:", 6)
+			 ? "all" : "a disk for each of", c->ntg);
+		return;
+	}
+	for (int i = 0; i < c->ntg && l < sizeof(c->targets_desc); i++)
+		l += (size_t)snprintf(c->targets_desc + l,
+				      sizeof(c->targets_desc) - l, "%s%s",
+				      i ? ", " : "", c->tg[i].path);
+}
+
 /* What a replay needs before it starts: the source run, its targets, the
  * plan and the engine. Returns 0, or -1 with a message in err. */
 static int setup_plan(struct ctx *c, char *err, size_t errlen)
@@ -460,13 +483,7 @@ static int setup_plan(struct ctx *c, char *err, size_t errlen)
 		snprintf(c->timing, sizeof(c->timing), "original");
 	else
 		snprintf(c->timing, sizeof(c->timing), "scale:%g", o->scale);
-	{
-		size_t l = 0;
-		for (int i = 0; i < c->ntg && l < sizeof(c->targets_desc); i++)
-			l += (size_t)snprintf(c->targets_desc + l,
-					      sizeof(c->targets_desc) - l, "%s%s",
-					      i ? ", " : "", c->tg[i].path);
-	}
+	targets_describe(c);
 	return 0;
 }
 

@@ -158,6 +158,9 @@ if CORPUS=$(corpus_dir) && [ -r "$CORPUS/seed-debsums-patch/one-disk/trace.bin" 
 	[ $rc != 0 ] && grep -q "D2C is flat in seek distance: .* not a rotating disk" "$t/err" &&
 		ok "fit on the seed's loop device is refused: D2C flat in distance" ||
 		not_ok "fit on the seed's loop device is refused: D2C flat in distance" "$(cat "$t/err")"
+	check_eq "three devices on a model: named once, with a disk each" \
+		"model:desktop-2006 (a disk for each of 3 devices)" \
+		"$(jq -r '.[0].targets' "$t/two-disks.json")"
 	one=$(jq '.[0].span_s.replay' "$t/one-disk.json") two=$(jq '.[0].span_s.replay' "$t/two-disks.json")
 	# per process: first modelled dispatch to last modelled completion
 	for v in one-disk two-disks; do
