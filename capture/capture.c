@@ -25,6 +25,7 @@
 #include "capture/tracefs.h"
 #include "capture/wlmetric.h"
 #include "capture/workload.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 #include "schema/store.h"
 
@@ -937,6 +938,24 @@ static void sweep_start(const struct cap *c, struct sweep *sw, const char *base)
 			  c->o.sets[i].nvalues);
 }
 
+/* --raw FILE, and FILE.rows where a failed store keeps the rest, are
+ * written over: neither may be the database (the store opened before
+ * guards it), another SQLite file or a block device (out_file_check()).
+ * Returns 0, or -1 after saying why. */
+static int check_raw(const char *raw)
+{
+	char rows[PATH_MAX];
+	int rc = out_file_check(raw);
+
+	if (rc)
+		return error("refusing --raw '%s': %s", raw, out_file_error(rc));
+	snprintf(rows, sizeof(rows), "%s.rows", raw);
+	if ((rc = out_file_check(rows)))
+		return error("refusing --raw '%s': its '%s' (kept if the store "
+			     "fails): %s", raw, rows, out_file_error(rc));
+	return 0;
+}
+
 /* The runs' base name into base (len bytes): --run, else "capture" made
  * unique in the store. Then checks that every run's name is free before
  * anything runs. Returns 0, or -1 after printing which is taken. */
@@ -967,6 +986,8 @@ static int check_names(const struct cap *c, char *base, size_t len)
 			rc = error("%s: a run named '%s' exists; give another --run",
 				   db, sw.name);
 	store_close(st);
+	if (!rc && c->o.raw)
+		rc = check_raw(c->o.raw);
 	return rc;
 }
 

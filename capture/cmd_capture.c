@@ -60,7 +60,7 @@ static const struct opt_def options[] = {
 	  "SIZE (512M, 1G)" },
 	{ "repeat", 1, 'n', "N", "N runs, named NAME.1 .. NAME.N" },
 	{ "raw", 1, 'R', "FILE", "keep the binary trace in FILE (blkparse -i - < "
-	  "FILE)" },
+	  "FILE); never the database, another SQLite file or a block device" },
 	{ "buffer-kb", 1, 'k', "KB", "tracefs ring buffer per CPU (default "
 	  "16384)" },
 	{ "reset", 0, 'Z', NULL, "put back what a killed capture or replay left"

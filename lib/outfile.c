@@ -99,10 +99,39 @@ static int is_guarded(const char *path)
 	return 0;
 }
 
+int out_file_check(const char *path)
+{
+	static const char sqlite_magic[16] = "SQLite format 3";
+	char head[16];
+	struct stat sb;
+	int fd;
+	ssize_t n;
+
+	if (is_guarded(path))
+		return OUT_FILE_GUARDED;
+	if (stat(path, &sb))
+		return 0;
+	if (S_ISBLK(sb.st_mode))
+		return OUT_FILE_BLOCKDEV;
+	if (!S_ISREG(sb.st_mode) || sb.st_size < (off_t)sizeof(head) ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return 0;
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	return n == (ssize_t)sizeof(head) &&
+	       !memcmp(head, sqlite_magic, sizeof(head)) ? OUT_FILE_SQLITE : 0;
+}
+
 const char *out_file_error(int rc)
 {
 	if (rc == OUT_FILE_GUARDED)
 		return "it is the database this command has open, or its journal";
+	if (rc == OUT_FILE_SQLITE)
+		return "it holds an SQLite database (its file header): output never "
+		       "replaces one; remove it first or name another file";
+	if (rc == OUT_FILE_BLOCKDEV)
+		return "it is a block device: output goes to files, never onto a "
+		       "disk (replay writes devices, under its rules)";
 	return strerror(rc < 0 ? -rc : rc);
 }
 
@@ -130,8 +159,8 @@ int out_file_open(struct out_file *of, const char *path)
 	if (strlen(path) >= sizeof(of->path))
 		return -ENAMETOOLONG;
 	memcpy(of->path, path, strlen(path) + 1);
-	if (is_guarded(path))
-		return OUT_FILE_GUARDED;
+	if ((e = out_file_check(path)))
+		return e;
 	have = lstat(path, &ls) == 0;
 	if (!have && errno != ENOENT)
 		return -errno;

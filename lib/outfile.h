@@ -20,6 +20,20 @@ struct out_file {
  * database a command has open, or its journal): out_file_error() says so. */
 #define OUT_FILE_GUARDED (-10001)
 
+/* What out_file_open() and out_file_check() return for a path that holds
+ * an SQLite database (an iotape store, any other: its first 16 bytes are
+ * SQLite's file header, sqlite.org/fileformat2.html) and for a block device:
+ * output never replaces either. */
+#define OUT_FILE_SQLITE (-10002)
+#define OUT_FILE_BLOCKDEV (-10003)
+
+/* Whether a command may write path (any output: export -o, a capture's
+ * --raw trace): 0, or OUT_FILE_GUARDED (the database this process has
+ * open or a journal name beside it), OUT_FILE_SQLITE or OUT_FILE_BLOCKDEV
+ * (symlinks followed); out_file_error() gives the reason. A path that does
+ * not exist, or cannot be read, is 0: opening it says what is wrong. */
+int out_file_check(const char *path);
+
 /* Guards path (a database file this process has open) for the rest of the
  * process: out_file_open() refuses it, and the names SQLite gives its
  * journals beside it (path-journal, -wal, -shm), with OUT_FILE_GUARDED;
@@ -31,8 +45,9 @@ void out_file_guard(const char *path);
 /* 1 when sb (stat() of a path, symlinks followed) is a guarded file. */
 int out_file_guarded(const struct stat *sb);
 
-/* The message for out_file_open()'s or out_file_commit()'s rc: strerror,
- * or "it is the database this command has open" for OUT_FILE_GUARDED. */
+/* The message for out_file_open()'s, out_file_check()'s or
+ * out_file_commit()'s rc: strerror, or why OUT_FILE_GUARDED,
+ * OUT_FILE_SQLITE or OUT_FILE_BLOCKDEV refuses the path. */
 const char *out_file_error(int rc);
 
 /* Opens path for writing into of->fp. When path is absent, or a regular
@@ -42,8 +57,8 @@ const char *out_file_error(int rc);
  * leaves the old file whole. Anything else (a character or block device, a
  * FIFO, a socket, a symlink, a regular file with more than one hard link) is
  * opened and written in place, truncated only when it is a regular file, and
- * never renamed over. A guarded path (out_file_guard()) is refused. Returns
- * 0, or -errno or OUT_FILE_GUARDED with nothing left behind. */
+ * never renamed over. What out_file_check() refuses is refused. Returns 0,
+ * or -errno or out_file_check()'s code with nothing left behind. */
 int out_file_open(struct out_file *of, const char *path);
 
 /* Closes of->fp and, when it was written to a temporary, renames that over

@@ -111,4 +111,38 @@ done
 check_eq "no journal-named file left beside the database" no \
 	"$([ -e "$db-journal" ] && echo yes || echo no)"
 rm -f "$t/db-hard"
+# another SQLite file (another store), and a block device: never written over
+cp "$db" "$t/other.db"
+sum=$(md5sum < "$t/other.db")
+exp "$t/other.db"
+check_eq "export -o another store: refused, naming its header, untouched" \
+	"1|iotape: cannot write '$t/other.db': it holds an SQLite database (its file header): output never replaces one; remove it first or name another file|$sum" \
+	"$?|$(cat "$t/err")|$(md5sum < "$t/other.db")"
+if [ "$(id -u)" = 0 ]; then
+	truncate -s 1M "$t/blk.img"
+	if loop_attach "$t/blk.img"; then
+		exp "/dev/$LOOPDEV"
+		check_eq "export -o a block device: refused, the device untouched" \
+			"1|iotape: cannot write '/dev/$LOOPDEV': it is a block device: output goes to files, never onto a disk (replay writes devices, under its rules)|0" \
+			"$?|$(cat "$t/err")|$(tr -d '\0' < "/dev/$LOOPDEV" | wc -c)"
+	else
+		not_ok "attach a loop device"
+	fi
+else
+	skip "export -o a block device" "not root"
+fi
+# capture --raw: the trace file is checked the same way before anything runs
+# (the device is not looked up yet: none is needed)
+for o in "$db" "$db-journal" "$t/other.db" "$t/x.bin:rows"; do
+	raw=${o%:rows}
+	[ "$raw" != "$o" ] && cp "$db" "$raw.rows"
+	"$IOTAPE" capture --db "$db" --run rawcap -d /dev/nosuch --raw "$raw" --cmd true \
+		> /dev/null 2> "$t/err"
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l < "$t/err")" = 1 ] && grep -q "^iotape: refusing --raw '$raw'" "$t/err" &&
+		ok "capture --raw ${o#"$t/"}: refused at once ($(sed 's/.*: //' "$t/err"))" ||
+		not_ok "capture --raw ${o#"$t/"}: refused at once" "exit $rc: $(cat "$t/err")"
+done
+check_eq "capture --raw refusals: the stores untouched, no run" "$sum|$sum|0" \
+	"$(md5sum < "$db")|$(md5sum < "$t/other.db")|$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE name = 'rawcap'")"
 tap_finish
