@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture/machine.h"
 #include "commands.h"
 #include "lib/options.h"
 #include "lib/util.h"
@@ -128,6 +129,19 @@ static int parse_set(struct replay_opts *o, const char *arg)
 		return error("invalid --set '%s' (KEY=VALUE or KEY=V1,V2,...)", arg);
 	memcpy(s->key, arg, (size_t)(eq - arg));
 	s->key[eq - arg] = '\0';
+	/* a file under the target's disk's /sys/block/DISK (queue/ATTR),
+	 * another disk's (DEV:queue/ATTR) or /proc/sys: never one elsewhere
+	 * ("..", a path from /) */
+	{
+		struct machine_paths any = { "/proc", "/sys" };
+		char path[512];
+		int bare = !strchr(s->key, ':') && strchr(s->key, '/');
+		if (strstr(s->key, "..") || s->key[0] == '/' ||
+		    (!bare && machine_setting_path(&any, s->key, path, sizeof(path))))
+			return error("invalid --set key '%s' (queue/ATTR of the "
+				     "target, DEV:queue/ATTR or a sysctl such as "
+				     "vm.dirty_ratio)", s->key);
+	}
 	vals = xstrdup(eq + 1);
 	for (tok = strtok_r(vals, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (s->nvalues == REPLAY_MAX_VALUES) {

@@ -134,6 +134,17 @@ check_eq "--target given twice: refused with both names, no file made" \
 	"2|iotape: --target given twice ('$t/t1.img' and '$t/t2.img'); give one, or --map DEV=PATH for each device|absent" \
 	"$?|$(cat "$t/err")|$([ -e "$t/t1.img" ] || [ -e "$t/t2.img" ] && echo made || echo absent)"
 
+# ---- --set: only files under /sys/block/DISK and /proc/sys ------------------------
+printf '\nabcdef\n' > "$t/victim"
+sum=$(md5sum < "$t/victim")
+for k in "../../../../../../..$t/victim" "$t/victim" "queue/../../x" "7,0:../x" "nodots"; do
+	"$IOTAPE" replay --db "$db" src --target "$t/set.img" --allow-write --run sets \
+		--set "$k=XYZ" > /dev/null 2> "$t/err"
+	check_eq "--set $k: refused before anything runs" \
+		"2|iotape: invalid --set key '$k' (queue/ATTR of the target, DEV:queue/ATTR or a sysctl such as vm.dirty_ratio)|$sum|absent" \
+		"$?|$(cat "$t/err")|$(md5sum < "$t/victim")|$([ -e "$t/set.img" ] && echo made || echo absent)"
+done
+
 # ---- the rule, said the same in --help and the man page -------------------------
 rule=$("$IOTAPE" replay --help | awk '/^  --allow-write/ { on = 1 } on && /^  --overwrite/ { exit } on' |
 	sed 's/^  --allow-write//; s/^ *//' | paste -sd' ' | sed 's/.*The rule: //')
