@@ -8,6 +8,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 #include <linux/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,34 @@ int target_signature(const char *path, char *what, size_t len, char *type,
 	return 1;
 }
 
+/* Whether /dev/NAME, a loop device, is backed by the file is(stat, ctx)
+ * says is the target, told by the device and inode the kernel holds
+ * (LOOP_GET_STATUS64's lo_device and lo_inode, linux/loop.h): the path in
+ * backing_file no longer names it once the file is unlinked or renamed, or
+ * names another file made there since. 1 or 0. */
+static int loop_inode(const char *name,
+		      int (*is)(const struct stat *o, const void *ctx),
+		      const void *ctx)
+{
+	struct loop_info64 li;
+	struct stat o;
+	char p[PATH_MAX];
+	int fd, rc;
+
+	snprintf(p, sizeof(p), "/dev/%.200s", name);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return 0;
+	rc = ioctl(fd, LOOP_GET_STATUS64, &li);
+	close(fd);
+	if (rc)
+		return 0;
+	memset(&o, 0, sizeof(o));
+	o.st_mode = S_IFREG;
+	o.st_dev = (dev_t)li.lo_device;
+	o.st_ino = (ino_t)li.lo_inode;
+	return is(&o, ctx);
+}
+
 /* Whether a loop device is backed by a file that is(stat, ctx) says is
  * the target: 1 with "it backs /dev/loopN" in why, else 0
  * (sys/block/loopN/loop/backing_file, the path the loop device was set up
@@ -126,7 +155,8 @@ static int loop_backed(const char *sys,
 			*nl = '\0';
 		if ((del = strstr(line, " (deleted)")))
 			*del = '\0';
-		if (line[0] && !stat(line, &o) && is(&o, ctx)) {
+		if ((line[0] && !stat(line, &o) && is(&o, ctx)) ||
+		    loop_inode(de->d_name, is, ctx)) {
 			snprintf(why, len, "it backs /dev/%.100s", de->d_name);
 			closedir(d);
 			return 1;

@@ -79,6 +79,16 @@ if [ "$(id -u)" = 0 ]; then
 		replay "$t/backing.img" backing --allow-write --wrap
 		check_eq "a loop device's backing file with --allow-write: refused, untouched" \
 			"1 1 $sum" "$? $(grep -c "refusing to write to '$t/backing.img': it backs /dev/$LOOPDEV" "$t/err") $(md5sum < "$t/backing.img")"
+		# unlinked under its first name, kept by another: backing_file
+		# then says '... (deleted)', so the kernel's inode decides
+		ln "$t/backing.img" "$t/backing2.img"
+		rm "$t/backing.img"
+		replay "$t/backing2.img" backing2 --allow-write --wrap
+		check_eq "the backing file by another name, its first unlinked: refused, untouched" \
+			"1|iotape: refusing to write to '$t/backing2.img': it backs /dev/$LOOPDEV|$sum" \
+			"$?|$(cat "$t/err")|$(md5sum < "$t/backing2.img")"
+		# its name back, for the detach registered by that name
+		mv "$t/backing2.img" "$t/backing.img"
 	else
 		skip "a loop device's backing file" "cannot attach a loop device"
 	fi
