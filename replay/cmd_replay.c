@@ -53,7 +53,8 @@ static const struct opt_def options[] = {
 	  "otherwise replayed as reads. The rule: " TARGET_WRITE_RULE "." },
 	{ "overwrite-signature", 1, 'O', "TYPE", "with --allow-write, write over "
 	  "the TYPE signature libblkid finds on the target (ext4, swap, dos, "
-	  "LVM2_member...: the type the refusal names)" },
+	  "LVM2_member...: the type the refusal names); a partition table "
+	  "only when none of its partitions holds one" },
 	{ "set", 1, 'S', "KEY=V[,V...]", "a setting for the replay, restored "
 	  "after: an attribute of the target's disk (queue/scheduler=bfq), "
 	  "DEV:queue/ATTR or a sysctl; V1,V2 sweeps: one replay per value "

@@ -216,8 +216,63 @@ static int replay_made(int fd, const struct stat *sb)
 	return !strcmp(v, want);
 }
 
+/* Whether a partition of path's partition table holds a signature of its
+ * own (a file system, swap, RAID member): 1 with the partition's number, its
+ * first sector and what it holds in what, else 0 (no table, nothing inside,
+ * or a probe that failed: the table's own check stands then). libblkid's
+ * partition list (blkid_probe_get_partitions) gives where each is, 512-byte
+ * sectors, and a probe limited to that range (blkid_probe_set_device) what
+ * it holds. */
+static int partition_contents(const char *path, char *what, size_t len)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(path), in;
+	blkid_partlist pl;
+	int fd, found = 0;
+
+	if (!pr)
+		return 0;
+	blkid_probe_enable_partitions(pr, 1);
+	if (blkid_do_fullprobe(pr) < 0 || !(pl = blkid_probe_get_partitions(pr)) ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		blkid_free_probe(pr);
+		return 0;
+	}
+	for (int i = 0; !found && i < blkid_partlist_numof_partitions(pl); i++) {
+		blkid_partition par = blkid_partlist_get_partition(pl, i);
+		blkid_loff_t start = blkid_partition_get_start(par);
+		blkid_loff_t size = blkid_partition_get_size(par);
+		const char *ty = NULL, *usage = NULL;
+
+		if (!(in = blkid_new_probe()))
+			break;
+		if (!blkid_probe_set_device(in, fd, start * 512, size * 512)) {
+			blkid_probe_enable_superblocks(in, 1);
+			blkid_probe_set_superblocks_flags(in, BLKID_SUBLKS_TYPE |
+							  BLKID_SUBLKS_USAGE);
+			if (blkid_do_safeprobe(in) == 0 &&
+			    !blkid_probe_lookup_value(in, "TYPE", &ty, NULL)) {
+				blkid_probe_lookup_value(in, "USAGE", &usage, NULL);
+				snprintf(what, len, "its partition %d (from sector "
+					 "%lld) holds a%s %s signature (%s)",
+					 blkid_partition_get_partno(par),
+					 (long long)start,
+					 strchr("aeiouAEIOU", ty[0]) ? "n" : "", ty,
+					 usage ? usage : "unknown use");
+				found = 1;
+			}
+		}
+		blkid_free_probe(in);
+	}
+	close(fd);
+	blkid_free_probe(pr);
+	return found;
+}
+
 /* Refuses writing over a signature on path unless sig_ok names its type;
- * the message names how to. Returns 0, or -1 with err. */
+ * the message names how to. A partition table named by sig_ok is written
+ * over only when none of its partitions holds a signature of its own
+ * (partition_contents()): naming the table names nothing inside it.
+ * Returns 0, or -1 with err. */
 static int check_signature(const char *path, const char *sig_ok, char *err,
 			   size_t errlen)
 {
@@ -233,6 +288,13 @@ static int check_signature(const char *path, const char *sig_ok, char *err,
 		snprintf(err, errlen, "refusing to write to '%s': it holds %s; "
 			 "--overwrite-signature %s writes over it%s", path, what, type,
 			 sig_ok ? " (not the one named)" : "");
+		return -1;
+	}
+	if (rc && partition_contents(path, what, sizeof(what))) {
+		snprintf(err, errlen, "refusing to write to '%s': %s; "
+			 "--overwrite-signature %s names the partition table only: "
+			 "wipe the partition first (wipefs -a) or replay onto it",
+			 path, what, type);
 		return -1;
 	}
 	return 0;

@@ -144,6 +144,31 @@ check_eq "--target given twice: refused with both names, no file made" \
 	"2|iotape: --target given twice ('$t/t1.img' and '$t/t2.img'); give one, or --map DEV=PATH for each device|absent" \
 	"$?|$(cat "$t/err")|$([ -e "$t/t1.img" ] || [ -e "$t/t2.img" ] && echo made || echo absent)"
 
+# ---- a partition table: naming it names nothing inside its partitions -----------
+# an MBR with partition 1 at sector 2048, 81920 sectors (type 83), written
+# by hand: util-linux's sfdisk is not on every machine
+mbr() {
+	truncate -s 64M "$1"
+	printf '\x00\x00\x00\x00\x83\x00\x00\x00\x00\x08\x00\x00\x00\x40\x01\x00' |
+		dd of="$1" bs=1 seek=446 conv=notrunc status=none
+	printf '\x55\xaa' | dd of="$1" bs=1 seek=510 conv=notrunc status=none
+}
+if command -v mkfs.ext4 > /dev/null; then
+	mbr "$t/parted.img"
+	mkfs.ext4 -q -F -E offset=$((2048 * 512)) "$t/parted.img" 40M
+	sum=$(md5sum < "$t/parted.img")
+	replay "$t/parted.img" parted --allow-write --overwrite-signature dos
+	check_eq "a dos table with ext4 in partition 1, --overwrite-signature dos: refused, untouched" \
+		"1|iotape: refusing to write to '$t/parted.img': its partition 1 (from sector 2048) holds an ext4 signature (filesystem); --overwrite-signature dos names the partition table only: wipe the partition first (wipefs -a) or replay onto it|$sum" \
+		"$?|$(cat "$t/err")|$(md5sum < "$t/parted.img")"
+else
+	skip "a dos table with ext4 in a partition" "no mkfs.ext4"
+fi
+mbr "$t/table.img"
+replay "$t/table.img" table --allow-write --overwrite-signature dos
+check_eq "a dos table with empty partitions, --overwrite-signature dos: written" \
+	"0|0" "$?|$(grep -c refusing "$t/err")"
+
 # ---- --set: only files under /sys/block/DISK and /proc/sys ------------------------
 printf '\nabcdef\n' > "$t/victim"
 sum=$(md5sum < "$t/victim")
