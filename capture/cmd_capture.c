@@ -290,7 +290,7 @@ int cmd_capture(int argc, char **argv)
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hd:", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "+hd:", longopts)) != -1) {
 		if (c == 'h') {
 			capture_usage(stdout);
 			return 0;

@@ -89,3 +89,35 @@ int opt_bad(const char *cmd)
 	return 2;
 }
 
+
+int opt_next(int argc, char **argv, const char *shorts,
+	     const struct option *longopts)
+{
+	int c = getopt_long(argc, argv, shorts, longopts, NULL);
+	const char *name = NULL;
+	size_t l;
+
+	if (c == -1 || c == '?' || c == ':' || !optarg || strncmp(optarg, "--", 2))
+		return c;
+	l = strcspn(optarg + 2, "=");
+	for (const struct option *o = longopts; o->name && !name; o++)
+		if (strlen(o->name) == l && !strncmp(o->name, optarg + 2, l))
+			name = o->name;
+	/* "--run=x" as its own word: the option's value was the option
+	 * itself only when optarg is a separate word, not "--db=--x" */
+	if (!name || optind < 1 || argv[optind - 1] != optarg)
+		return c;
+	{
+		const char *opt = NULL;
+		for (const struct option *o = longopts; o->name && !opt; o++)
+			if (o->val == c)
+				opt = o->name;
+		if (opt)
+			fprintf(stderr, "%s: option '--%s' takes a value, not the "
+				"option '%s'\n", argv[0], opt, optarg);
+		else
+			fprintf(stderr, "%s: option '-%c' takes a value, not the "
+				"option '%s'\n", argv[0], c, optarg);
+	}
+	return '?';
+}

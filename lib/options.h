@@ -35,6 +35,16 @@ void opt_longopts(const struct opt_def *defs, size_t n, struct option *longopts)
 void opt_usage(FILE *fp, const struct opt_def *defs, size_t n, int col,
 	       const char *shorts);
 
+/* getopt_long(argc, argv, shorts, longopts, NULL), except that an option's
+ * value that is itself one of longopts' options ("--target --allow-write":
+ * the value forgotten) is refused: a line "iotape CMD: option '--target'
+ * takes a value, not the option '--allow-write'" (argv[0] names the
+ * command) and '?', which the commands answer with opt_bad(). A value
+ * meant to start so is given with the option's '=' form and a path
+ * (--target=./--allow-write). Returns what getopt_long() returns. */
+int opt_next(int argc, char **argv, const char *shorts,
+	     const struct option *longopts);
+
 /* After getopt_long() printed what was wrong with an option (unknown,
  * missing its argument): prints "see 'iotape CMD --help'" on stderr, not
  * the whole help, and returns 2, the usage error's exit status. */

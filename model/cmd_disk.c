@@ -236,7 +236,7 @@ int cmd_disk(int argc, char **argv)
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'n': o.name = optarg; break;
 		case 'm': o.model = optarg; break;

@@ -336,7 +336,7 @@ int cmd_model(int argc, char **argv)
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "ho:", longopts)) != -1) {
 		switch (c) {
 		case 'd': {
 			unsigned ma, mi;

@@ -1231,7 +1231,7 @@ int cmd_mail(int argc, char **argv)
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "ho:", longopts)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'g': o.group_by = optarg; break;

@@ -139,7 +139,7 @@ int cmd_plot(int argc, char **argv)
 	rv_filter_init(&filt);
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "ho:", longopts)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'k':

@@ -296,7 +296,7 @@ int cmd_replay(int argc, char **argv)
 
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 't':
 			/* one target: a second would silently win, and the

@@ -58,7 +58,7 @@ int cmd_dump(int argc, char **argv)
 	rv_filter_init(&filt);
 	opt_longopts(options, ARRAY_SIZE(options), longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case RV_OPT_FROM: case RV_OPT_TO: case RV_OPT_DEV:

@@ -148,7 +148,7 @@ int cmd_export(int argc, char **argv)
 
 	rv_filter_init(&o.filt);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "ho:", longopts)) != -1) {
 		switch (c) {
 		case 'b': o.db = optarg; break;
 		case 'f':

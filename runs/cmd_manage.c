@@ -58,7 +58,7 @@ int cmd_rm(int argc, char **argv)
 
 	opt_longopts(rm_options, ARRAY_SIZE(rm_options), longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "fh", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "fh", longopts)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'f': force = 1; break;
@@ -127,7 +127,7 @@ int cmd_mv(int argc, char **argv)
 
 	opt_longopts(mv_options, ARRAY_SIZE(mv_options), longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'h': mv_usage(stdout); return 0;
@@ -181,7 +181,7 @@ int cmd_vacuum(int argc, char **argv)
 
 	opt_longopts(vacuum_options, ARRAY_SIZE(vacuum_options), longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'h': vacuum_usage(stdout); return 0;

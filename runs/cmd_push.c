@@ -149,7 +149,7 @@ static int push_pull(int argc, char **argv, int push)
 
 	opt_longopts(defs, ARRAY_SIZE(push_options), longopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 't': case 'f': url = optarg; break;

@@ -119,7 +119,7 @@ int cmd_runs(int argc, char **argv)
 	optind = 1;
 	f.keys = keys;
 	f.values = values;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = opt_next(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'b': db = optarg; break;
 		case 'H': f.host = optarg; break;

@@ -133,6 +133,16 @@ check_eq "integrity after all that" ok "$(sqlite3 "$db" 'PRAGMA integrity_check'
 # usage errors exit 2
 "$IOTAPE" import > /dev/null 2>&1; check_eq "import without input exits 2" 2 $?
 "$IOTAPE" frobnicate > /dev/null 2>&1; check_eq "unknown command exits 2" 2 $?
+# an option's value forgotten, so the next option would be taken as it (a
+# replay once made a file named --allow-write): refused, nothing made
+(cd "$t" && "$IOTAPE" replay --db "$db" cut --target --allow-write > /dev/null 2> "$t/err")
+check_eq "replay --target --allow-write: refused, naming both, no file made" \
+	"2|iotape replay: option '--target' takes a value, not the option '--allow-write'|absent" \
+	"$?|$(head -n 1 "$t/err")|$([ -e "$t/--allow-write" ] && echo made || echo absent)"
+(cd "$t" && "$IOTAPE" export --db "$db" cut --format csv -o --quiet > /dev/null 2> "$t/err")
+check_eq "export -o --quiet: refused, no file made" \
+	"2|iotape export: option '--output' takes a value, not the option '--quiet'|absent" \
+	"$?|$(head -n 1 "$t/err")|$([ -e "$t/--quiet" ] && echo made || echo absent)"
 # a bad value of an option is a usage error too, in every command that
 # takes one (the duration's and the window's options once exited 1)
 for a in "iostat --interval 5x" "iostat --interval 0" "report --from 5x" \
