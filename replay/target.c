@@ -635,6 +635,13 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
 	snprintf(t->path, sizeof(t->path), "%s", path);
+	/* the database, and the names of its journals whether or not one
+	 * exists now (out_file_guard(); SQLite makes and removes them) */
+	if (out_file_check(path) == OUT_FILE_GUARDED) {
+		snprintf(err, errlen, "refusing to replay on '%s': it is the "
+			 "database this replay is stored in, or its journal", path);
+		return -1;
+	}
 	if (stat(path, &sb) < 0) {
 		if (errno != ENOENT) {
 			snprintf(err, errlen, "cannot use target '%s': %s", path,

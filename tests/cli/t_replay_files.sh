@@ -122,8 +122,12 @@ fi
 sum=$(md5sum < "$db")
 replay "$db" self --allow-write --wrap
 check_eq "the database itself as the target, --allow-write: refused, untouched" \
-	"1|iotape: refusing to replay on '$db': it is the database this replay is stored in|$sum" \
+	"1|iotape: refusing to replay on '$db': it is the database this replay is stored in, or its journal|$sum" \
 	"$?|$(cat "$t/err")|$(md5sum < "$db")"
+replay "$db-journal" selfj --allow-write
+check_eq "the database's journal name as the target: refused, nothing made there" \
+	"1|iotape: refusing to replay on '$db-journal': it is the database this replay is stored in, or its journal|absent" \
+	"$?|$(cat "$t/err")|$([ -e "$db-journal" ] && echo made || echo absent)"
 cp "$db" "$t/other.db"
 sum=$(md5sum < "$t/other.db")
 replay "$t/other.db" other --allow-write --wrap
