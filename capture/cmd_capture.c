@@ -234,14 +234,14 @@ static int parse_option(struct capture_opts *o, int c, struct capture_cmd **last
 			return 2;
 		break;
 	case 'n':
-		if (parse_u64(optarg, "--repeat", &v) || v < 1 || v > 1000)
-			{ error("--repeat takes 1 to 1000"); return 2; }
+		if (parse_u64_range(optarg, "--repeat", 1, 1000, NULL, &v))
+			return 2;
 		o->repeat = (int)v;
 		break;
 	case 'R': o->raw = optarg; break;
 	case 'k':
-		if (parse_u64(optarg, "--buffer-kb", &v) || v < 64 || v > 4194304)
-			{ error("--buffer-kb takes 64 to 4194304"); return 2; }
+		if (parse_u64_range(optarg, "--buffer-kb", 64, 4194304, NULL, &v))
+			return 2;
 		o->buffer_kb = (unsigned)v;
 		break;
 	case 'q': o->quiet = 1; break;

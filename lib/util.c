@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -156,6 +157,16 @@ int parse_u64(const char *s, const char *opt, uint64_t *out)
 {
 	if (!s || dec_u64(s, out, NULL))
 		return error("invalid value '%s' for %s", s ? s : "", opt);
+	return 0;
+}
+
+int parse_u64_range(const char *s, const char *opt, uint64_t lo, uint64_t hi,
+		    const char *unit, uint64_t *out)
+{
+	if (!s || dec_u64(s, out, NULL) || *out < lo || *out > hi)
+		return error("invalid value '%s' for %s (%" PRIu64 " to %" PRIu64
+			     "%s%s)", s ? s : "", opt, lo, hi, unit ? " " : "",
+			     unit ? unit : "");
 	return 0;
 }
 

@@ -58,6 +58,12 @@ int dec_devnum(const char *s, unsigned *maj, unsigned *min);
  * "invalid value 'S' for OPT" and returns -1. */
 int parse_u64(const char *s, const char *opt, uint64_t *out);
 
+/* parse_u64() of a value that must lie in lo .. hi: returns 0, or prints
+ * one line, "invalid value 'S' for OPT (LO to HI[ UNIT])" (unit may be
+ * NULL), and returns -1. */
+int parse_u64_range(const char *s, const char *opt, uint64_t lo, uint64_t hi,
+		    const char *unit, uint64_t *out);
+
 /* Parses a whole positive decimal number of seconds ("0.5", "10") into
  * *out; returns 0, or prints "invalid value 'S' for OPT" and returns -1. */
 int parse_seconds(const char *s, const char *opt, double *out);

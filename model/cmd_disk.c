@@ -251,10 +251,9 @@ int cmd_disk(int argc, char **argv)
 		case 'z': o.zero_time = 1; break;
 		case 'c': o.compensate = 1; break;
 		case 'p':
-			if (parse_u64(optarg, "--spin", &v) || v > 100000) {
-				error("--spin takes 0 to 100000 microseconds");
+			if (parse_u64_range(optarg, "--spin", 0, 100000,
+					    "microseconds", &v))
 				return 2;
-			}
 			o.spin_us = (unsigned)v;
 			break;
 		case 'F': force = 1; break;

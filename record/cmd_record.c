@@ -146,8 +146,8 @@ static int parse_option(struct record_opts *o, int c)
 		o->ntrig++;
 		break;
 	case 'k':
-		if (parse_u64(optarg, "--buffer-kb", &v) || v < 64 || v > 4194304)
-			return error("--buffer-kb takes 64 to 4194304");
+		if (parse_u64_range(optarg, "--buffer-kb", 64, 4194304, NULL, &v))
+			return 2;
 		o->buffer_kb = (unsigned)v;
 		break;
 	case 'q': o->quiet = 1; break;

@@ -323,10 +323,8 @@ int cmd_replay(int argc, char **argv)
 				return 2;
 			break;
 		case 'd':
-			if (parse_u64(optarg, "--depth", &v) || v < 1 || v > 65536) {
-				error("--depth takes 1 to 65536");
+			if (parse_u64_range(optarg, "--depth", 1, 65536, NULL, &v))
 				return 2;
-			}
 			o.depth = (unsigned)v;
 			break;
 		case 's':
@@ -350,10 +348,8 @@ int cmd_replay(int argc, char **argv)
 				return 2;
 			break;
 		case 'n':
-			if (parse_u64(optarg, "--repeat", &v) || v < 1 || v > 1000) {
-				error("--repeat takes 1 to 1000");
+			if (parse_u64_range(optarg, "--repeat", 1, 1000, NULL, &v))
 				return 2;
-			}
 			o.repeat = (int)v;
 			break;
 		case 'R': o.trace = 1; break;

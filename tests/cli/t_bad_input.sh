@@ -133,6 +133,10 @@ check_eq "integrity after all that" ok "$(sqlite3 "$db" 'PRAGMA integrity_check'
 # usage errors exit 2
 "$IOTAPE" import > /dev/null 2>&1; check_eq "import without input exits 2" 2 $?
 "$IOTAPE" frobnicate > /dev/null 2>&1; check_eq "unknown command exits 2" 2 $?
+# a number out of its range: one line, the range in it (once two lines)
+"$IOTAPE" replay --db "$db" cut --target "$t/x.img" --depth -1 > /dev/null 2> "$t/err"
+check_eq "replay --depth -1: one line with the range" \
+	"2|iotape: invalid value '-1' for --depth (1 to 65536)" "$?|$(cat "$t/err")"
 # an option's value forgotten, so the next option would be taken as it (a
 # replay once made a file named --allow-write): refused, nothing made
 (cd "$t" && "$IOTAPE" replay --db "$db" cut --target --allow-write > /dev/null 2> "$t/err")
@@ -147,7 +151,8 @@ check_eq "export -o --quiet: refused, no file made" \
 # takes one (the duration's and the window's options once exited 1)
 for a in "iostat --interval 5x" "iostat --interval 0" "report --from 5x" \
 	"dump --to 1y" "export --dev 9x" "plot --from 5x" "runs --since 5x" \
-	"fleet --since 3x" "record --window 5x"; do
+	"fleet --since 3x" "record --window 5x" "replay --depth -1" \
+	"replay --repeat 0" "capture --buffer-kb 1" "record --buffer-kb 1"; do
 	"$IOTAPE" $a --db "$db" cut > /dev/null 2> "$t/err"
 	rc=$?
 	[ $rc = 2 ] && [ "$(wc -l < "$t/err")" -le 2 ] &&
