@@ -164,7 +164,8 @@ int store_run_create(struct store *st, const struct run_info *ri, int64_t *id);
 int store_run_free_name(struct store *st, const char *prefix, char *out,
 			size_t outlen);
 
-/* Finds a run by name, or by its id written in decimal; returns 0 and *id,
+/* Finds a run by name, or by its id written in decimal (leading zeros
+ * read as a number reads them: "01" is id 1); a name first; returns 0 and *id,
  * -STORE_E_NOTFOUND ("no run named 'X'"), or -STORE_E_SQLITE. */
 int store_run_find(struct store *st, const char *name_or_id, int64_t *id);
 

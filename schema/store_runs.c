@@ -186,12 +186,18 @@ int store_run_free_name(struct store *st, const char *prefix, char *out,
 int store_run_find(struct store *st, const char *name, int64_t *id)
 {
 	static const struct store_sql sql = { .sql = "SELECT id FROM runs WHERE name = "
-		"?1 UNION ALL SELECT id FROM runs WHERE CAST(id AS TEXT) = ?1 "
+		"?1 UNION ALL SELECT id FROM runs WHERE CAST(id AS TEXT) = ?2 "
 		"LIMIT 1" };
 	struct store_stmt *q;
+	const char *idtext = name;
 	int rc;
 
-	if ((rc = store_prep(st, &sql, 0, "finding run", &q, "t", name)))
+	/* digits are an id: "01" is run 1, as a number reads */
+	if (name[0] && strspn(name, "0123456789") == strlen(name)) {
+		while (idtext[0] == '0' && idtext[1])
+			idtext++;
+	}
+	if ((rc = store_prep(st, &sql, 0, "finding run", &q, "tt", name, idtext)))
 		return rc;
 	if ((rc = st->drv->step(q)) > 0)
 		*id = st->drv->col_i64(q, 0);

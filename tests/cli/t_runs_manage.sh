@@ -178,6 +178,8 @@ digits "replay --run 1" replay --db "$idb" --run 1 --target "$t/replay.img" firs
 digits "capture --run 1" capture --db "$idb" --run 1 --duration 1 -d no-such-dev
 check_eq "report 1: the run whose id is 1" 1 \
 	"$("$IOTAPE" report --db "$idb" 1 | grep -c "^run 'first' ")"
+check_eq "report 01: the run whose id is 1, as a number reads" 1 \
+	"$("$IOTAPE" report --db "$idb" 01 | grep -c "^run 'first' ")"
 cp "$F" "$t/7.bin"
 "$IOTAPE" import --quiet --again --db "$idb" "$t/7.bin"
 check_eq "import 7.bin: named run-7, not 7" "first second run-7" "$(names)"
