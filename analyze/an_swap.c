@@ -121,7 +121,7 @@ static void *swap_build(const struct an_run *r)
 	s->min_free_mb = -1;
 	for (size_t i = 0; i < rd->nvm; i++) {
 		const struct an_vm *v = &rd->vm[i];
-		double dt = i ? (double)(v->t - rd->vm[i - 1].t) / 1e9 : 0;
+		double dt = rundata_vm_dt_s(v);
 		s->has_vm = 1;
 		if (isfinite(v->so) && dt > 0) {
 			s->out_mb += v->so * dt * 1024 / 1e6;

@@ -771,9 +771,9 @@ static void find_swap(struct critpath *cp, const struct rundata *rd)
 	for (int i = 0; i < rd->nswap && i < 8; i++)
 		cp->swap_dev[cp->nswap++] = rd->swap_dev[i];
 	cp->swap_inferred = rd->swap_inferred;
-	for (size_t i = 1; i < rd->nvm; i++) {
-		double dt = (double)(rd->vm[i].t - rd->vm[i - 1].t) / 1e9;
-		int64_t mid = rd->vm[i].t - (rd->vm[i].t - rd->vm[i - 1].t) / 2;
+	for (size_t i = 0; i < rd->nvm; i++) {
+		double dt = rundata_vm_dt_s(&rd->vm[i]);
+		int64_t mid = rd->vm[i].t - (int64_t)(dt * 1e9) / 2;
 		if (dt <= 0 || mid < cp->t0 || mid > cp->t1)
 			continue;
 		if (isfinite(rd->vm[i].so))

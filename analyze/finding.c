@@ -294,7 +294,7 @@ void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 		else
 			emit_text(e, "no cause: nothing here cost a measurable "
 				  "share of the %s\n", total_s != 0 ?
-				  "difference" : "time");
+				  total_label : "time");
 		emit_details(e, f, n, 0);
 		return;
 	}

@@ -508,12 +508,15 @@ static int load_vm(struct rundata *rd, struct store *st)
 	struct store_cursor *cur;
 	struct store_vmstat row;
 	size_t cap = 0;
+	int64_t prev = AN_NONE;
 	int rc;
 
 	if (store_vmstat_open(st, rd->rv->id, STORE_VM_ALL, &cur))
 		return error("reading samples: %s", store_errmsg(st));
 	while ((rc = store_vmstat_next(cur, &row)) > 0) {
 		struct an_vm *v;
+		int64_t t0 = prev;
+		prev = row.time_ns;
 		if (row.since_boot) {
 			rd->nvm_boot++;
 			continue;
@@ -524,6 +527,7 @@ static int load_vm(struct rundata *rd, struct store *st)
 		}
 		v = &rd->vm[rd->nvm++];
 		v->t = row.time_ns;
+		v->t0 = t0;
 		v->si = row.v[STORE_VM_SI];
 		v->so = row.v[STORE_VM_SO];
 		v->bi = row.v[STORE_VM_BI];
@@ -770,10 +774,9 @@ static void infer_swap(struct rundata *rd)
 
 	if (rd->nswap || rd->nvm < 2)
 		return;
-	for (size_t i = 1; i < rd->nvm; i++) {
-		double dt = (double)(rd->vm[i].t - rd->vm[i - 1].t) / 1e9;
-		if (dt <= 0 || rd->vm[i].t < rd->t0 ||
-		    rd->vm[i - 1].t > rd->t1)
+	for (size_t i = 0; i < rd->nvm; i++) {
+		double dt = rundata_vm_dt_s(&rd->vm[i]);
+		if (dt <= 0 || rd->vm[i].t < rd->t0 || rd->vm[i].t0 > rd->t1)
 			continue;
 		if (isfinite(rd->vm[i].so))
 			so += rd->vm[i].so * dt * 1024 / 1e6;

@@ -126,11 +126,23 @@ struct an_series {
  * free in kB; wa in % of CPU time. NAN when not sampled. */
 struct an_vm {
 	int64_t t;
+	int64_t t0;                /* the start of the interval the row's rates
+				    * cover: the row before it, a since-boot
+				    * row (one vmstat run's start) included;
+				    * AN_NONE for a first row */
 	double si, so, bi, bo, swpd, free, wa;
 	double r, b;               /* runnable and blocked (D state) tasks */
 	double us, sy, id;         /* % of CPU time */
 	double cache;              /* kB */
 };
+
+/* The seconds vm row v's rates cover (v->t0 to v->t), 0 for a first row:
+ * a row's rate times this is what it counted (vmstat(8): rates are per
+ * second over the interval since the row before). */
+static inline double rundata_vm_dt_s(const struct an_vm *v)
+{
+	return v->t0 == AN_NONE ? 0 : (double)(v->t - v->t0) / 1e9;
+}
 
 /* One task's own account of its time, from the kernel's per-task delay
  * accounting (taskstats, Documentation/accounting/delay-accounting.rst;

@@ -145,8 +145,31 @@ if [ -r "$f" ] && import "ramindin" --run ramindin "$f"; then
 		check_eq "ramindin --interval 10: no warning; block 2 at +60 s, its 2nd row +70 s" \
 			"0 60 70" "$(grep -c warning "$t/err") $("$IOTAPE" vmstat --db "$db" --json ramindin10 |
 				jq -r '"\(.rows[7].t_s) \(.rows[8].t_s)"')"
+	# swapped in: each interval row's si times its interval, the row
+	# after a since-boot row counted from that row (one vmstat run's
+	# start), not from the last row of the run before: 873 kB of si at
+	# 1 s a row, and ten times that at 10 s (once 12.7 MB: 55 s a row)
+	check_eq "ramindin: swapped in, 1 s and 10 s a row (MB)" "0.894 8.940" \
+		"$(for r in ramindin ramindin10; do "$IOTAPE" report --db "$db" --json $r |
+			jq -r '.analysis.swap.swap_in_mb * 1000 | round / 1000'; done |
+			xargs printf '%.3f %.3f')"
 else
 	skip "ramindin vmstat log" "absent"
+fi
+# the seed's vmstat -t 1 log, its first row since boot: the swap-out of its
+# first interval row counted (it was left out with that row), so what vmstat
+# swapped out is what /proc/vmstat's pswpout says, 4 KiB pages
+S=$CORPUS/seed-debsums-patch/one-disk
+if [ -r "$S/vmstat.log" ] && [ -r "$S/proc-vmstat-end.txt" ] &&
+	import "seed one-disk" --run seed1 "$S/vmstat.log"; then
+	pages=$(( $(awk '$1 == "pswpout" { print $2 }' "$S/proc-vmstat-end.txt") -
+		$(awk '$1 == "pswpout" { print $2 }' "$S/proc-vmstat-start.txt") ))
+	out=$("$IOTAPE" report --db "$db" --json seed1 | jq -r '.analysis.swap.swap_out_mb')
+	within_pct "$out" "$(awk -v p="$pages" 'BEGIN { print p * 4096 / 1e6 }')" 2 &&
+		ok "seed one-disk: swapped out $out MB, as pswpout's $pages pages" ||
+		not_ok "seed one-disk: swapped out as pswpout says" "$out MB, $pages pages"
+else
+	skip "seed one-disk: swapped out as pswpout says" "absent"
 fi
 
 # vmstat -t 1, repeated headers, ~8k rows
