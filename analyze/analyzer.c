@@ -360,6 +360,37 @@ static int both_findings(const struct analyzer *a, const struct an_run *x,
 	return 1;
 }
 
+/* The device finding's "how" in compare: how its cost comes from the
+ * categories, so the figures it shows add up (critpath_diff()): the device
+ * and seek categories' differences, and the queueing y's slower service
+ * brought, make the device's difference, split class by class into
+ * requests of a size taking longer (this cost), farther seeks (seek's) and
+ * the requests' count and size (volume's, readahead's). */
+static void device_how(struct finding *f, const struct an_run *x,
+		       const struct an_run *y, double scale,
+		       const struct cp_diff *d)
+{
+	double dev = y->cp.cat[CP_DEVICE] - scale * x->cp.cat[CP_DEVICE];
+	double seek = y->cp.cat[CP_SEEK] - scale * x->cp.cat[CP_SEEK];
+	double q = (y->cp.cat[CP_QUEUE] - scale * x->cp.cat[CP_QUEUE]) -
+		   d->d[CP_QUEUE];
+	double mix = d->mix_s[0] + d->mix_s[1] + d->volume_s[0] + d->volume_s[1];
+
+	/* nothing split: the category's difference is the cost */
+	if (fabs(d->d[CP_DEVICE] - dev) < 0.0005 && fabs(seek) < 0.0005 &&
+	    fabs(q) < 0.0005)
+		return;
+	FD_CAT(f, how, " (%+.3f s); with seeks' %+.3f s", dev, seek);
+	if (fabs(q) >= 0.0005)
+		FD_CAT(f, how, " and %+.3f s of queueing that slower service "
+		       "brought", q);
+	FD_CAT(f, how, ", the device's %+.3f s, split class by class "
+	       "(direction and size): requests of a size taking longer %+.3f s "
+	       "(this cost), farther seeks %+.3f s (seek), the requests' count "
+	       "and size %+.3f s", dev + seek + q, d->d[CP_DEVICE],
+	       d->d[CP_SEEK], mix);
+}
+
 int an_compare_findings(const struct an_run *x, const struct an_run *y,
 			double diff_s, double scale, struct finding *out,
 			int max, double *unexplained_s)
@@ -403,9 +434,7 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 			       x->rd.rv->name, scale != 1 ? " (x scaled to the "
 			       "work y did)" : "");
 		if (a->cats & (1u << CP_DEVICE))
-			FD_CAT(f, how, "; of the device's difference, class by "
-			       "class (direction and size), the part from "
-			       "requests of a size taking longer");
+			device_how(f, x, y, scale, &d);
 		if ((a->cats & (1u << CP_SEEK)) && fabs(d.seekmix_s) >= FD_MIN_S)
 			FD_CAT(f, how, "; of the device's difference, %.3f s from "
 			       "dispatches seeking farther (each class's time at "

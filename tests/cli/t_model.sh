@@ -197,6 +197,26 @@ if CORPUS=$(corpus_dir) && [ -r "$CORPUS/seed-debsums-patch/one-disk/trace.bin" 
 		ok "seed case: modelled seek time one disk ${s1} s, two disks ${s2} s; the cost is the difference" ||
 		not_ok "seed case: modelled seek time one disk over two disks, cost their difference" \
 			"one $s1, two $s2, cost $cost"
+	# the replays compared: the device's parts add up to what the device,
+	# seek and queue categories moved (the queueing slower service brought
+	# goes to the device's parts), and the device's 'how' shows that sum
+	"$IOTAPE" compare --db "$db" --json one-disk-2006 two-disks-2006 > "$t/cmpr.json"
+	jq -e '.comparisons[0] as $c |
+		([.analyses[] | select(.run == $c.worse)][0].analysis.time.by_cause_s) as $y |
+		([.analyses[] | select(.run == $c.better)][0].analysis.time.by_cause_s) as $x |
+		([$c.findings[] | select(.analyzer | IN("device", "seek", "queue",
+			"volume", "readahead")) | .cost_s] | add) as $parts |
+		(($y.device + $y.seek + $y.queue) - ($x.device + $x.seek + $x.queue)) as $cats |
+		($parts - $cats | fabs) < 0.005 and $c.scale == 1' "$t/cmpr.json" > /dev/null &&
+		ok "seed replays: device, seek, queue and volume costs add up to those categories' difference" ||
+		not_ok "seed replays: device, seek, queue and volume costs add up to those categories' difference"
+	total=$(jq -r '.comparisons[0].findings[] | select(.analyzer == "device") | .how' "$t/cmpr.json" |
+		sed -n "s/.*the device's \([-+][0-9.]*\) s, split.*/\1/p")
+	parts=$(jq -r '[.comparisons[0].findings[] | select(.analyzer | IN("device", "seek",
+		"volume", "readahead")) | .cost_s] | add' "$t/cmpr.json")
+	awk -v a="$total" -v b="$parts" 'BEGIN { d = a - b; exit !(a != "" && d < 0.002 && d > -0.002) }' &&
+		ok "seed replays: the device's 'how' gives the sum of its parts ($total s)" ||
+		not_ok "seed replays: the device's 'how' gives the sum of its parts" "how '$total', parts $parts"
 	# without the model the loop device's seeks cost nothing: seek is no
 	# cause (what the one device's sharing cost may be: its D2C grew)
 	"$IOTAPE" compare --db "$db" --json one-disk two-disks > "$t/cmp.json"
