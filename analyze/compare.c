@@ -238,8 +238,12 @@ static int worse(const struct question *q, double a, double b)
 /* The difference the findings of run y (worse, value vy) against run x
  * (vx) explain, in seconds of y's time, and how much of x's work y did
  * (scale, for critpath_diff()): a duration's own difference; for a rate,
- * the time y lost doing less in its time, E_y (1 - vy / vx); for another
- * figure where lower is better, E_y (1 - vx / vy). */
+ * the time y lost doing less in its time, E_y (1 - vy / vx) (a rate is work
+ * over time); for another figure where lower is better (a latency, bytes
+ * swapped), which is no share of the workload's time, the workload's own
+ * time's difference, E_y - E_x, x's work as y's: the causes are of the time
+ * y's workload took longer (0 when it took no longer: nothing of its time
+ * to explain). */
 static double time_diff(const struct compare *c, int x, int y, double vx,
 			double vy, double *scale)
 {
@@ -250,8 +254,12 @@ static double time_diff(const struct compare *c, int x, int y, double vx,
 		d = (vy - vx) * c->q.unit_scale;
 	else if (!c->q.lower_better)
 		d = vx != 0 ? ey * (1 - vy / vx) : 0;
-	else
-		d = vy != 0 ? ey * (1 - vx / vy) : 0;
+	else {
+		(void)vx;
+		(void)vy;
+		*scale = 1;
+		return ey > ex ? ey - ex : 0;
+	}
 	*scale = ex > 0 ? (ey - d) / ex : 1;
 	if (*scale < 0)
 		*scale = 0;
@@ -770,10 +778,23 @@ static void question_text(struct compare *c, struct emit *e, int g,
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 			 "%s better", c->gname[g]);
 	emit_wrapped(e, line, 2);
-	if (!pr->tie && !q->duration) {
+	if (!pr->tie && !q->duration && !q->lower_better) {
 		snprintf(line, sizeof(line), "in %s's time: %.3f s of its %.3f s "
 			 "(what it lost doing less in the same time)", bad_name,
 			 pr->dtime, c->rf[bad->rep].an.cp.elapsed_s);
+		emit_wrapped(e, line, 2);
+	} else if (!pr->tie && !q->duration) {
+		double eb = c->rf[bad->rep].an.cp.elapsed_s;
+		double eg = c->rf[good->rep].an.cp.elapsed_s;
+		if (pr->dtime > 0)
+			snprintf(line, sizeof(line), "in %s's time: its workload "
+				 "took %.3f s longer (%.3f s against %.3f s); the "
+				 "causes below are of that time, not of the figure "
+				 "itself", bad_name, pr->dtime, eb, eg);
+		else
+			snprintf(line, sizeof(line), "in %s's time: its workload "
+				 "took no longer (%.3f s against %.3f s): no time "
+				 "of its to explain the figure by", bad_name, eb, eg);
 		emit_wrapped(e, line, 2);
 	}
 	snprintf(line, sizeof(line), "(chosen: %s)", q->why);
@@ -871,7 +892,8 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 			       pr.rest, "difference", "not explained: outside "
 			       "what the trace and samples tell apart (the "
 			       "workload's own CPU and think time, noise)",
-			       q->duration ? NULL : q->unit, pr.dtime != 0 ?
+			       q->duration || q->lower_better ? NULL : q->unit,
+			       pr.dtime != 0 && !q->duration && !q->lower_better ?
 			       (bad->med - good->med) / pr.dtime : 0);
 	emit_obj_end(e);
 	compare_pair_free(&pr);

@@ -51,6 +51,28 @@ int q_direction(const char *name, const char *unit)
 	return -1;
 }
 
+/* 1 when name is a latency of single I/Os or requests (btt's stages, a
+ * percentile, fio's clat/slat/lat): a time, but none the workload took, so
+ * no duration whose difference is the workload's (compare explains the
+ * time its workload took longer instead) */
+static int latency_name(const char *name)
+{
+	static const char *const stages[] = { "q2c", "d2c", "q2d", "q2g", "g2i",
+					      "i2d", "m2d", "q2m", "d2d", "c2c",
+					      "lat", "_p50", "_p90", "_p95",
+					      "_p99", "_p999", "percentile" };
+	char n[160];
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < sizeof(n); i++)
+		n[i] = (char)tolower((unsigned char)name[i]);
+	n[i] = 0;
+	for (i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
+		if (has(n, stages[i]))
+			return 1;
+	return 0;
+}
+
 /* seconds per unit of a duration, 0 when unit is no time */
 static double time_unit(const char *name, const char *unit)
 {
@@ -198,7 +220,8 @@ static int workload_metric(struct question *q, const struct q_run *r,
 			q->lower_better = dir != 0;
 			q->assumed = dir < 0;
 			q->unit_scale = time_unit(m->name, m->unit);
-			q->duration = q->lower_better && q->unit_scale > 0;
+			q->duration = q->lower_better && q->unit_scale > 0 &&
+				      !latency_name(m->name);
 			snprintf(q->label, sizeof(q->label), "%s", m->name);
 			snprintf(q->why, sizeof(q->why), "the workload's own result "
 				 "(%s), which every run has", m->source);
@@ -319,7 +342,8 @@ static void metric_unit(struct question *q, const struct q_run *r, size_t n,
 		 q->unit_scale == 1 ? "s" : "");
 	q->lower_better = forced >= 0 ? forced : dir != 0;
 	q->assumed = forced < 0 && dir < 0;
-	q->duration = q->lower_better && q->unit_scale > 0;
+	q->duration = q->lower_better && q->unit_scale > 0 &&
+		      (!strcmp(t0, "total") || !latency_name(t0));
 }
 
 /* q->cmd_mask: the commands whose times q's terms are (cmdN_real_s, real_s

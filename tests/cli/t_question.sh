@@ -129,15 +129,29 @@ check_eq "... while the trace span grew 8 s" "1" \
 # difference; no cause costs more than the difference and the offsets
 addsup() {
 	jq -r '.comparisons[] | select(.difference_s != null and .difference_s != 0) |
+		.difference_s as $d |
 		([.findings[] | select(.in_waterfall == 1) | .cost_s] | add // 0) as $s |
 		(([.findings[] | select(.in_waterfall == 1 and .cost_s < 0) | -.cost_s] | add // 0) +
 		 (if .not_explained_s < 0 then -.not_explained_s else 0 end)) as $off |
 		(if (($s + .not_explained_s - .difference_s) | fabs) < 1e-6 then "sum" else "nosum" end) + " " +
-		(if ([.findings[] | select(.cause == 1 and .cost_s > .difference_s + $off + 1e-6)] | length) == 0
+		(if ([.findings[] | select(.cause == 1 and .cost_s > $d + $off + 1e-6)] | length) == 0
 		 then "bounded" else "unbounded" end)' "$1"
 }
 check_eq "tps pair: the waterfall adds up, costs bounded" "sum bounded" "$(addsup "$t/ab.json")"
 S=${IOTAPE_CORPUS:-$REPO_ROOT/../shared/corpus}/seed-debsums-patch
+# ---- a latency as the question: no share of the workload's time ------------------
+# a read p99 43x higher is not 3 ms of the workload's time (it was taken as
+# a duration once, and found 'no significant difference'): the causes are
+# of the time the workload took longer, and the question says so
+"$IOTAPE" import --quiet --db "$db" --run lb "$FIXTURES/quick/before.bin.gz"
+"$IOTAPE" import --quiet --db "$db" --run la "$FIXTURES/quick/after.bin.gz"
+cmp --metric read_q2c_p99_us lb la > "$t/lat.json"
+check_eq "--metric read_q2c_p99_us: la worse, the difference the workload's time (s), a cause named" \
+	"la 0.674 1" "$(jq -r '.comparisons[0] | "\(.worse) \(.difference_s * 1000 | round / 1000) \([.findings[] | select(.cause == 1)] | length > 0 | if . then 1 else 0 end)"' "$t/lat.json")"
+check_eq "--metric read_q2c_p99_us: the waterfall adds up, costs bounded" "sum bounded" "$(addsup "$t/lat.json")"
+"$IOTAPE" compare --db "$db" --metric read_q2c_p99_us lb la > "$t/lat.txt"
+check_eq "--metric read_q2c_p99_us: the question says whose time the causes are" 1 \
+	"$(grep -c "^in la's time: its workload took 0.674 s longer" "$t/lat.txt")"
 if [ -d "$S" ]; then
 	for r in one-disk two-disks; do
 		"$IOTAPE" import --quiet --db "$db" --run "$r" --names "$S/$r/cmdlines.txt" "$S/$r/trace.bin"
