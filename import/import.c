@@ -343,6 +343,11 @@ static int import_path(struct store *st, const struct import_opts *o,
 			"counted as latencies", label,
 			(unsigned long long)stitch_stats(c.stitch)->clock_jumps,
 			(unsigned long long)stitch_stats(c.stitch)->jump_abandoned);
+	if (is.unknown_action && !o->quiet)
+		warning("%s: offset %llu: %llu record(s) with an action no "
+			"blktrace version defines were skipped (a damaged "
+			"trace?)", label, (unsigned long long)is.unknown_off,
+			(unsigned long long)is.unknown_action);
 	if ((rc = import_run_finish(st, &c, &is)))
 		goto store_err;
 	if (run_out)

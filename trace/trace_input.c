@@ -287,10 +287,19 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 		s->off += used;
 		if (s->only_cpu >= 0 && ev->cpu != (uint32_t)s->only_cpu)
 			continue;
+		if (bt_is_notify(ev) && bt_code(ev) > BT_N_MESSAGE) {
+			/* no notify blktrace defines (blktrace_api.h:
+			 * BLK_TN_PROCESS, _TIMESTAMP, _MESSAGE) */
+			if (!r->st->unknown_action++)
+				r->st->unknown_off = s->rec_off;
+			r->st->skipped++;
+			continue;
+		}
 		if (!bt_is_notify(ev)) {
 			unsigned code = bt_code(ev);
 			if (code == 0 || code > BT_A_MAX) {
-				r->st->unknown_action++;
+				if (!r->st->unknown_action++)
+					r->st->unknown_off = s->rec_off;
 				r->st->skipped++;
 				continue;
 			}

@@ -130,6 +130,22 @@ check_eq "cut-short trace: truncated bytes recorded" 30 \
 		WHERE r.name = 'cut' AND key = 'truncated_bytes'")"
 check_eq "integrity after all that" ok "$(sqlite3 "$db" 'PRAGMA integrity_check')"
 
+# a record with an action no blktrace version defines (all bits set, so it
+# reads as a notify of code 0xff): skipped, and said with its offset
+python3 - "$FIXTURES/loop-fio-small.bin" "$t/badact.bin" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off = 0
+for i in range(10):
+    off += 48 + struct.unpack_from('<H', d, off + 46)[0]
+struct.pack_into('<I', d, off + 28, 0xffffffff)
+open(sys.argv[2], 'wb').write(d)
+PY
+"$IOTAPE" import --db "$db" --run badact "$t/badact.bin" 2> "$t/err"
+check_eq "a record with no defined action: imported, the record skipped and named by offset" \
+	"0|iotape: warning: $t/badact.bin: offset 488: 1 record(s) with an action no blktrace version defines were skipped (a damaged trace?)" \
+	"$?|$(head -n 1 "$t/err")"
+
 # usage errors exit 2
 "$IOTAPE" import > /dev/null 2>&1; check_eq "import without input exits 2" 2 $?
 "$IOTAPE" frobnicate > /dev/null 2>&1; check_eq "unknown command exits 2" 2 $?
