@@ -258,7 +258,8 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 					 s->len - s->off);
 				return -EINVAL;
 			}
-			if (r->warn)
+			/* a file of no whole record: its error says so, once */
+			if (r->warn && (s->off > 0 || r->st->records > 0))
 				fprintf(r->warn, "iotape: warning: %s: offset %zu: "
 					"trace ends inside a record (%zu bytes "
 					"ignored; capture cut short?)\n",

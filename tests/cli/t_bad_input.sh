@@ -43,6 +43,10 @@ expect_error "text that is not blkparse output" "not-blkparse.txt: offset 0: nei
 	import --db "$db" "$B/not-blkparse.txt"
 expect_error "cut short, --strict" "truncated.bin: offset 4912: record cut short" \
 	import --db "$db" --strict "$B/truncated.bin"
+head -c 47 "$FIXTURES/loop-fio-small.bin" > "$t/short47.bin"
+expect_error "a file shorter than one record (one line, no warning before it)" \
+	"short47.bin: offset 0: no complete record \(47 bytes cut short\)" \
+	import --db "$db" "$t/short47.bin"
 expect_error "no such input" "cannot open '.*nonexistent'" \
 	import --db "$db" "$t/nonexistent"
 mkdir "$t/adir"
