@@ -353,7 +353,7 @@ static void emit_counts_line(struct emit *e, const struct dev_stats *d,
 	 * null); said, not printed as nan */
 	if (d->completions && isfinite(inflight))
 		snprintf(line + k, sizeof(line) - (size_t)k, ", avg in flight "
-			 "%.2f", inflight);
+			 "%.2f over the span", inflight);
 	else if (d->completions)
 		snprintf(line + k, sizeof(line) - (size_t)k, ", no avg in flight "
 			 "(a span of 0 s)");
