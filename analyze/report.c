@@ -508,11 +508,11 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		runview_why_empty(rv, why, sizeof(why));
 		emit_str(e, "empty", why);
 		emit_wrapped(e, why);
-		/* a window or device with nothing in it: the sections
-		 * would be empty tables and an elapsed of 0 s (JSON keeps
-		 * them, empty) */
-		if (rv->filtered)
-			emit_text_stop(e);
+		/* a window or device with nothing in it, or a run of
+		 * samples alone: the sections would be empty tables, an
+		 * elapsed of 0 s and causes judged over no time (JSON keeps
+		 * them); the note names the command that shows the samples */
+		emit_text_stop(e);
 	}
 
 	emit_arr_begin(e, "devices");

@@ -56,6 +56,8 @@ out=$("$IOTAPE" ${hint#see iotape } --db "$db")
 hint=$("$IOTAPE" report --db "$db" vm | tr -s ' \n' ' ' | grep -oE 'see iotape [a-z]+ [^ )]+')
 check_eq "report of a vmstat log: points at iotape vmstat" "see iotape vmstat vm" "$hint"
 check "the command it names shows the samples" "$IOTAPE" ${hint#see iotape } --db "$db"
+check_eq "report of a vmstat log: its two lines, no empty tables or elapsed of 0 s" 2 \
+	"$("$IOTAPE" report --db "$db" vm | wc -l)"
 
 # ---- export --format fio: stderr names each file's device and the writes ---------------
 "$IOTAPE" export --db "$db" --format fio -o "$t/lf.iolog" lf 2> "$t/head"
