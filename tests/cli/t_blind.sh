@@ -67,6 +67,11 @@ check_eq "writeback: the changed run is the worse (its writer dirtied pages befo
 	writeback-changed "$(jq -r '.comparisons[0].worse' "$t/wb.json")"
 check_eq "writeback: writeback is the first cause" writeback "$(first "$t/wb.json")"
 check_eq "writeback: the waterfall adds up to the difference" sum "$(sums "$t/wb.json")"
+# both logs have the CPUs saturated (r 8 and 7 on 2 CPUs): the changed
+# run's workload had 0.8 s of free time where the base's writes kept it
+# waiting, and waited for a CPU in it at no more contention: no cpu cause
+check_eq "writeback: the same CPU contention in both logs is no cause" "" \
+	"$(jq -r '.comparisons[0].findings[] | select(.cause == 1 and .analyzer == "cpu") | .analyzer' "$t/wb.json")"
 "$IOTAPE" compare --db "$db" writeback-base writeback-changed > "$t/wb.txt"
 grep -q "nothing was written back for" "$t/wb.txt" &&
 	ok "writeback: says how long the dirty data waited" ||
