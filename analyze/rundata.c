@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "trace/blktrace_format.h"
@@ -344,6 +345,20 @@ static int join_parts(struct rundata *rd, struct rd_part *p, int np)
 	return 0;
 }
 
+/* Asks for transparent huge pages under the whole pages of [p, p + len)
+ * (madvise(2) MADV_HUGEPAGE; THP "madvise" mode, Debian's default): the
+ * row array is written once from start to end, and faulting it in 4 KiB
+ * at a time was 6% of report's time at 5M events. A refusal changes
+ * nothing but the speed. */
+static void hugepages(void *p, size_t len)
+{
+	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t b = ((uintptr_t)p + len) & ~(uintptr_t)4095;
+
+	if (b > a + (2u << 20))
+		madvise((void *)a, b - a, MADV_HUGEPAGE);
+}
+
 /* The fewest ids worth a second thread. */
 #define RD_PART_MIN 50000
 
@@ -382,6 +397,7 @@ static int load_io_parts(struct rundata *rd, int nparts)
 	if (np == 2)
 		cut[1] = lo + span / 2;
 	rd->row = xmalloc((size_t)span * sizeof(*rd->row));
+	hugepages(rd->row, (size_t)span * sizeof(*rd->row));
 	memset(p, 0, sizeof(p));
 	for (int k = 0; k < np; k++) {
 		p[k].rd = rd;
