@@ -348,6 +348,11 @@ static int import_path(struct store *st, const struct import_opts *o,
 			"blktrace version defines were skipped (a damaged "
 			"trace?)", label, (unsigned long long)is.unknown_off,
 			(unsigned long long)is.unknown_action);
+	if (is.far_sector && !o->quiet)
+		warning("%s: offset %llu: %llu record(s) with a sector past any "
+			"device's end (2^55 sectors; a damaged trace?)", label,
+			(unsigned long long)is.far_off,
+			(unsigned long long)is.far_sector);
 	if ((rc = import_run_finish(st, &c, &is)))
 		goto store_err;
 	if (run_out)

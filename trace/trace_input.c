@@ -306,6 +306,10 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 			}
 			if (s->file_cpu >= 0 && ev->cpu != (uint32_t)s->file_cpu)
 				r->st->cpu_mismatch++;
+			/* kept, as blkparse keeps it, and said: no device
+			 * reaches it, so the record is damaged */
+			if (ev->sector >= (1ULL << 55) && !r->st->far_sector++)
+				r->st->far_off = s->rec_off;
 		}
 		return 1;
 	}

@@ -150,6 +150,22 @@ check_eq "a record with no defined action: imported, the record skipped and name
 	"0|iotape: warning: $t/badact.bin: offset 488: 1 record(s) with an action no blktrace version defines were skipped (a damaged trace?)" \
 	"$?|$(head -n 1 "$t/err")"
 
+# a record whose sector no device reaches (2^63): kept, as blkparse keeps
+# it, and said with its offset
+python3 - "$FIXTURES/loop-fio-small.bin" "$t/badsec.bin" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off = 0
+for i in range(10):
+    off += 48 + struct.unpack_from('<H', d, off + 46)[0]
+struct.pack_into('<Q', d, off + 16, 1 << 63)
+open(sys.argv[2], 'wb').write(d)
+PY
+"$IOTAPE" import --db "$db" --run badsec "$t/badsec.bin" 2> "$t/err"
+check_eq "a record with a sector past any device's end: imported, said with its offset" \
+	"0|iotape: warning: $t/badsec.bin: offset 488: 1 record(s) with a sector past any device's end (2^55 sectors; a damaged trace?)" \
+	"$?|$(head -n 1 "$t/err")"
+
 # usage errors exit 2
 "$IOTAPE" import > /dev/null 2>&1; check_eq "import without input exits 2" 2 $?
 "$IOTAPE" frobnicate > /dev/null 2>&1; check_eq "unknown command exits 2" 2 $?
