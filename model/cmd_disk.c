@@ -24,11 +24,13 @@ static const struct opt_def options[] = {
 	  "profile's zones and seek figures are spread over it (default: the "
 	  "profile's capacity, or the backing file's size)" },
 	{ "backing", 1, 'B', "FILE", "start: keep the data in FILE (made sparse "
-	  "when absent; an existing file is never shrunk or removed) (default: "
+	  "when absent; never shrunk, never removed at stop; never a database, "
+	  "a device, active swap or a file another loop device uses) (default: "
 	  "a new sparse file in $TMPDIR or /var/tmp, removed at stop)" },
 	{ "scheduler", 1, 'S', "NAME", "start: the loop device's I/O scheduler "
 	  "(default mq-deadline, as for a SATA disk)" },
-	{ "keep", 0, 'k', NULL, "start, stop: keep a backing file the disk made" },
+	{ "keep", 0, 'k', NULL, "start, stop: keep the default backing file "
+	  "(the one in $TMPDIR or /var/tmp)" },
 	{ "foreground", 0, 'f', NULL, "start: serve in the foreground, the loop "
 	  "device's path on stdout, until Ctrl-C or SIGTERM" },
 	{ "zero-time", 0, 'z', NULL, "start: answer every request at once, the "

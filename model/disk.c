@@ -30,9 +30,11 @@
 #include <unistd.h>
 
 #include "capture/lab.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 #include "model/disk_int.h"
 #include "model/fuse_dl.h"
+#include "replay/target.h"
 
 #define NAME_MAX_LEN 32
 #define STOP_WAIT_MS 30000
@@ -621,11 +623,32 @@ static int backing_open(const struct disk_opts *o, const struct disk_profile *p,
 			struct disk_info *d, char *err, size_t errlen)
 {
 	struct stat sb;
-	int fd;
+	int fd, created = 0;
 
 	if (o->backing) {
+		char why[256];
+		int rc = out_file_check(o->backing);
+		/* the file becomes a disk anyone may write: never a database
+		 * (this one's or another), a device, or a file that swap or
+		 * another loop device is using (out_file_check(),
+		 * target_file_busy(): replay's rules for a target) */
+		if (rc) {
+			snprintf(err, errlen, "refusing backing file '%s': %s",
+				 o->backing, rc == OUT_FILE_SQLITE ? "it holds an "
+				 "SQLite database (its file header)" :
+				 rc == OUT_FILE_BLOCKDEV ? "it is a block device" :
+				 out_file_error(rc));
+			return -1;
+		}
+		if (target_file_busy(o->backing, why, sizeof(why))) {
+			snprintf(err, errlen, "refusing backing file '%s': %s",
+				 o->backing, why);
+			return -1;
+		}
+		/* a file the user named stays at stop, made here or not
+		 * (made: removed only if the start fails) */
 		if ((fd = open(o->backing, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0)
-			d->made_backing = 1;
+			created = 1;
 		else if (errno == EEXIST)
 			fd = open(o->backing, O_RDWR | O_CLOEXEC);
 		if (fd < 0) {
@@ -650,7 +673,7 @@ static int backing_open(const struct disk_opts *o, const struct disk_profile *p,
 			 d->backing);
 		goto fail;
 	}
-	d->size_bytes = o->size_bytes ? o->size_bytes : !d->made_backing && sb.st_size ?
+	d->size_bytes = o->size_bytes ? o->size_bytes : !d->made_backing && !created && sb.st_size ?
 		(uint64_t)sb.st_size : p->capacity_sectors * 512;
 	d->size_bytes &= ~(uint64_t)511;
 	if (d->size_bytes < 1024 * 512) {
@@ -666,7 +689,7 @@ static int backing_open(const struct disk_opts *o, const struct disk_profile *p,
 	return fd;
 fail:
 	close(fd);
-	if (d->made_backing)
+	if (d->made_backing || created)
 		unlink(d->backing);
 	return -1;
 }

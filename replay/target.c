@@ -201,6 +201,15 @@ static int file_in_use(const char *sys, const char *proc, const struct stat *sb,
 	return loop_backed(sys, same_file, sb, why, len);
 }
 
+int target_file_busy(const char *path, char *why, size_t len)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode))
+		return 0;
+	return file_in_use("/sys", "/proc", &sb, why, len);
+}
+
 /* Whether the regular file sb (open as fd) is one a replay made and
  * nothing has written since: TARGET_XATTR holds its mtime and size. */
 static int replay_made(int fd, const struct stat *sb)

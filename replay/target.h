@@ -88,4 +88,12 @@ void target_close(struct replay_target *t);
 int target_signature(const char *path, char *what, size_t len, char *type,
 		     size_t tlen);
 
+/* Whether the regular file at path is in use so that writing it from
+ * another device would destroy what uses it: active swap (/proc/swaps) or
+ * the backing file of a loop device (by path, or by the inode the kernel
+ * holds). 1 with why ("it backs /dev/loop3", "it is active swap"), 0 when
+ * not (or path cannot be stat'ed). For `iotape disk`'s backing file, as for
+ * a replay's target. */
+int target_file_busy(const char *path, char *why, size_t len);
+
 #endif

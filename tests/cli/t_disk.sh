@@ -27,7 +27,7 @@ export TMPDIR=$t                   # backing files in the test's folder
 lab=$t/lab                         # a private lab folder for capture --reset
 stop_all() {
 	local n
-	for n in "$pre-a" "$pre-b" "$pre-c" "$pre-f"; do
+	for n in "$pre-a" "$pre-b" "$pre-c" "$pre-f" "$pre-n" "$pre-x"; do
 		"$IOTAPE" disk stop --force "$n" > /dev/null 2>&1
 	done
 	"$IOTAPE" disk stop --force --state-dir "$lab" "$pre-r" > /dev/null 2>&1
@@ -60,6 +60,30 @@ check_eq "a bad name is refused in one line" "1 1" "$rc $(wc -l < "$t/err")"
 "$IOTAPE" disk stop "$pre-none" 2> "$t/err"; rc=$?
 check_eq "stop of no such disk: exit 1, one line" "1 iotape: no disk '$pre-none' (see 'iotape disk list')" \
 	"$rc $(cat "$t/err")"
+
+# a backing file that is a database, or that backs a loop device: refused,
+# untouched (the disk is writable by anyone with its device)
+"$IOTAPE" import --quiet --db "$t/store.db" --run s "$FIXTURES/loop-fio-small.bin"
+sum=$(md5sum < "$t/store.db")
+"$IOTAPE" disk start --name "$pre-x" --backing "$t/store.db" --size 64M > /dev/null 2> "$t/err"
+check_eq "a database as the backing file: refused, untouched, nothing left" \
+	"1|iotape: refusing backing file '$t/store.db': it holds an SQLite database (its file header)|$sum|0" \
+	"$?|$(cat "$t/err")|$(md5sum < "$t/store.db")|$(ls -d "/run/iotape/disk/$pre-x" 2> /dev/null | wc -l)"
+truncate -s 64M "$t/looped.img"
+if loop_attach "$t/looped.img"; then
+	"$IOTAPE" disk start --name "$pre-x" --backing "$t/looped.img" > /dev/null 2> "$t/err"
+	check_eq "a loop device's backing file as the backing file: refused" \
+		"1|iotape: refusing backing file '$t/looped.img': it backs /dev/$LOOPDEV" \
+		"$?|$(cat "$t/err")"
+else
+	not_ok "attach a loop device"
+fi
+# a backing file the user named, made by start: kept at stop
+N=$("$IOTAPE" disk start --name "$pre-n" --backing "$t/named.img" --size 16M 2> "$t/err") ||
+	not_ok "start disk n" "$(cat "$t/err")"
+"$IOTAPE" disk stop "$pre-n" > /dev/null 2> "$t/err"
+check_eq "a backing file named with --backing and made by start: kept at stop" \
+	"$((16 << 20))" "$(stat -c %s "$t/named.img" 2> /dev/null)"
 
 # ---- two disks at once -------------------------------------------------------------
 A=$("$IOTAPE" disk start --name "$pre-a" --size 512M 2> "$t/err")
