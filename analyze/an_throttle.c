@@ -18,6 +18,7 @@
 
 struct thr_state {
 	double dirty_peak_mb;
+	int sampled;              /* Dirty was sampled (meminfo) */
 	char limits[160];
 };
 
@@ -32,6 +33,7 @@ static void *thr_build(const struct an_run *r)
 	for (size_t i = 0; i < rd->dirty_kb.n; i++)
 		if (rd->dirty_kb.v[i] * 1024 / 1e6 > s->dirty_peak_mb)
 			s->dirty_peak_mb = rd->dirty_kb.v[i] * 1024 / 1e6;
+	s->sampled = rd->dirty_kb.n > 0;
 	an_dirty_limits(rd, s->limits, sizeof(s->limits));
 	return s;
 }
@@ -45,9 +47,15 @@ static int thr_finding(const struct an_run *r, const void *state,
 	int dirty = cp->wb_active_s + cp->proxy_throttle_s > cp->held_s;
 
 	f->present = c >= FD_MIN_S;
-	if (dirty)
+	if (dirty && s->sampled)
 		snprintf(f->title, sizeof(f->title), "throttle: the writer was "
 			 "blocked %.2f s at the dirty limit (%.120s)", c, s->limits);
+	else if (dirty)
+		/* no Dirty samples: the limit is inferred from blocked
+		 * tasks while the flushers wrote, and said so */
+		snprintf(f->title, sizeof(f->title), "throttle: the writer was "
+			 "blocked %.2f s while the flushers wrote (the dirty limit, "
+			 "inferred: Dirty not sampled; %.60s)", c, s->limits);
 	else
 		snprintf(f->title, sizeof(f->title), "throttle: the workload was "
 			 "blocked %.2f s with no I/O traced (held above the block "
@@ -62,18 +70,26 @@ static int thr_finding(const struct an_run *r, const void *state,
 	else
 		FD_CAT(f, how, "the workload's time not waiting on its "
 		       "own traced I/O while vmstat counted blocked tasks (b) and "
-		       "%s.", dirty ? "the flushers' writes were in flight with "
-		       "dirty data over the throttling point" : "no traced device "
-		       "had I/O in flight");
+		       "%s.", dirty && s->sampled ? "the flushers' writes were "
+		       "in flight with dirty data over the throttling point" :
+		       dirty ? "the flushers' writes were in flight (Dirty not "
+		       "sampled: its being over the throttling point is "
+		       "inferred)" : "no traced device had I/O in flight");
 	if (cp->proxy_throttle_s > 0)
 		FD_CAT(f, how, " The writer itself is not in the trace (it "
 		       "only dirtied pages): %.2f s of the flushers' writes while "
 		       "vmstat counted a task blocked and no process of the "
 		       "workload synced stand for its wait.", cp->proxy_throttle_s);
-	FD_CAT(f, evidence, "%s; peak Dirty %.1f MB; %.2f s of the workload's "
-	       "free time blocked while writeback ran, %.2f s blocked with the "
-	       "devices idle", s->limits, s->dirty_peak_mb, cp->wb_active_s,
-	       cp->held_s);
+	/* no meminfo samples (a vmstat log has no Dirty column): unknown,
+	 * not 0 */
+	if (r->rd.dirty_kb.n)
+		FD_CAT(f, evidence, "%s; peak Dirty %.1f MB", s->limits,
+		       s->dirty_peak_mb);
+	else
+		FD_CAT(f, evidence, "%s; Dirty not sampled", s->limits);
+	FD_CAT(f, evidence, "; %.2f s of the workload's free time blocked while "
+	       "writeback ran, %.2f s blocked with the devices idle",
+	       cp->wb_active_s, cp->held_s);
 	f->conf = cp->measured ? FD_HIGH : FD_MEDIUM;
 	FD_CAT(f, why, "%s", cp->measured ? "the kernel counted the waits" :
 	       "vmstat's b counts every task in I/O wait, machine-wide");
@@ -86,7 +102,7 @@ static void thr_emit(struct emit *e, const void *state)
 {
 	const struct thr_state *s = state;
 
-	emit_num(e, "dirty_peak_mb", s->dirty_peak_mb);
+	emit_num(e, "dirty_peak_mb", s->sampled ? s->dirty_peak_mb : NAN);
 	emit_str(e, "limits", s->limits);
 }
 

@@ -942,7 +942,13 @@ static const struct an_vm *vm_at(const struct rundata *rd, int64_t t)
 	if (lo == 0)
 		return t >= rd->vm[0].t - (rd->vm[1].t - rd->vm[0].t) ? &rd->vm[0]
 								    : NULL;
-	return lo < rd->nvm ? &rd->vm[lo] : &rd->vm[rd->nvm - 1];
+	if (lo >= rd->nvm)
+		return &rd->vm[rd->nvm - 1];
+	/* a gap no row covers (between one vmstat run's last row and the
+	 * next run's first interval, its since-boot row left out) */
+	if (rd->vm[lo].t0 != AN_NONE && t <= rd->vm[lo].t0)
+		return NULL;
+	return &rd->vm[lo];
 }
 
 /* Dirty + Writeback over the point where the kernel throttles writers

@@ -187,9 +187,9 @@ static void fig_memory(struct figset *fs, struct run_figs *r)
 	double out = 0, in = 0, peak = 0, minfree = -1, wa = 0;
 	int nwa = 0;
 
-	for (size_t i = 1; i < rd->nvm; i++) {
+	for (size_t i = 0; i < rd->nvm; i++) {
 		const struct an_vm *v = &rd->vm[i];
-		double dt = (double)(v->t - rd->vm[i - 1].t) / 1e9;
+		double dt = rundata_vm_dt_s(v);
 		if (isfinite(v->so) && dt > 0) {
 			out += v->so * dt * 1024 / 1e6;
 			in += v->si * dt * 1024 / 1e6;

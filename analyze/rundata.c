@@ -781,9 +781,9 @@ static int load_devices(struct rundata *rd, struct store *st)
 
 /* Swap devices a trace without the capture's list shows (DESIGN.md: a
  * trace and a vmstat log alone): a device whose I/O is page-sized (4 to 64
- * KiB, 80% of it or more) and whose writes are between half and three
- * times what vmstat swapped out over the run (or its reads what it swapped
- * in). */
+ * KiB, 80% of it or more) whose writes are at most three times what
+ * vmstat swapped out over the run and its reads at most three times what
+ * it swapped in (1 MB more each), and one of them at least half of it. */
 static void infer_swap(struct rundata *rd)
 {
 	double so = 0, si = 0;
@@ -815,9 +815,12 @@ static void infer_swap(struct rundata *rd)
 				rmb += b / 1e6;
 			small += b <= 64 * 1024;
 		}
+		/* both directions as vmstat says: a data device with 606 MB
+		 * of reads is no swap device because its 4 MB of writes
+		 * match so, when si was 0 */
 		if (n >= 16 && small >= 0.8 * n &&
-		    ((so >= 1 && wmb >= 0.5 * so && wmb <= 3 * so + 1) ||
-		     (si >= 1 && rmb >= 0.5 * si && rmb <= 3 * si + 1))) {
+		    wmb <= 3 * so + 1 && rmb <= 3 * si + 1 &&
+		    ((so >= 1 && wmb >= 0.5 * so) || (si >= 1 && rmb >= 0.5 * si))) {
 			rd->swap_dev[rd->nswap++] = rd->devs[k];
 			rd->swap_inferred = 1;
 		}

@@ -161,6 +161,20 @@ if [ -d "$S" ]; then
 	check_eq "seed pair: the waterfall adds up, costs bounded" "sum bounded" "$(addsup "$t/seed.json")"
 	check_eq "seed pair: one-disk is the worse by the workload's span" "workload_span_s one-disk" \
 		"$(jq -r '.comparisons[0] | "\(.question.figure) \(.worse)"' "$t/seed.json")"
+	# the logs' swap-out (vmstat so, the first interval row after the
+	# since-boot row included): the swap device told from the trace is
+	# the one whose writes match it and whose reads match si (0), 7,0,
+	# not a data device with 606 MB of reads; the headline says what
+	# the finding says
+	check_eq "seed pair: the swap device told from the trace has the swap's writes, no reads" \
+		"0 1065" "$("$IOTAPE" report --db "$db" --json two-disks |
+			jq -r '.analysis.swap | "\(.swap_reads) \(.swap_writes)"')"
+	check_eq "seed pair: compare's swap out MB as pswpout says (two-disks 1065 pages, one-disk 1172)" \
+		"4.35 4.80" "$(jq -r '[.runs[].figures.swap_out_mb * 100 | round / 100 | tostring] | join(" ")' "$t/seed.json" |
+			awk '{ printf "%.2f %.2f", $1, $2 }')"
+	"$IOTAPE" report --db "$db" one-disk > "$t/one.txt"
+	check_eq "seed pair: a log with no Dirty column: throttle says Dirty was not sampled, not 0 MB" "yes 0" \
+		"$(grep -q 'Dirty not sampled' "$t/one.txt" && echo yes) $(grep -c 'peak Dirty 0.0 MB' "$t/one.txt")"
 	check_eq "seed pair: the same processes as one family each (md5sum)" 1 \
 		"$(jq -r '[.analyses[0].analysis.time.families[] | select(.name == "md5sum")] | length' "$t/seed.json")"
 else
