@@ -54,8 +54,8 @@ static int thr_finding(const struct an_run *r, const void *state,
 		/* no Dirty samples: the limit is inferred from blocked
 		 * tasks while the flushers wrote, and said so */
 		snprintf(f->title, sizeof(f->title), "throttle: the writer was "
-			 "blocked %.2f s while the flushers wrote (the dirty limit, "
-			 "inferred: Dirty not sampled; %.60s)", c, s->limits);
+			 "blocked %.2f s while the flushers wrote (Dirty not "
+			 "sampled; %.60s)", c, s->limits);
 	else
 		snprintf(f->title, sizeof(f->title), "throttle: the workload was "
 			 "blocked %.2f s with no I/O traced (held above the block "

@@ -457,6 +457,12 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 				 x->rd.rv->name, f->x_title);
 			snprintf(f->why, sizeof(f->why), "%s", f->x_why);
 		}
+		/* a compare-only cause's one-run why ("a cause only against
+		 * another run") reads wrong here, where it is against one */
+		if (a->compare_only)
+			snprintf(f->why, sizeof(f->why), "its part of the "
+				 "difference, from both runs' %s", a->cats ?
+				 "accounting" : "requests, class by class");
 		/* a part of the workload's time measured in both runs: sure
 		 * enough to count, whatever one run alone could say */
 		if (fabs(f->cost_s) >= FD_MIN_S) {

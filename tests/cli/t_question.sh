@@ -175,6 +175,9 @@ if [ -d "$S" ]; then
 	"$IOTAPE" report --db "$db" one-disk > "$t/one.txt"
 	check_eq "seed pair: a log with no Dirty column: throttle says Dirty was not sampled, not 0 MB" "yes 0" \
 		"$(grep -q 'Dirty not sampled' "$t/one.txt" && echo yes) $(grep -c 'peak Dirty 0.0 MB' "$t/one.txt")"
+	"$IOTAPE" compare --db "$db" two-disks one-disk > "$t/seed.txt"
+	check_eq "seed pair: compare gives no one-run why ('a cause only against another run')" 0 \
+		"$(grep -c 'only against another' "$t/seed.txt")"
 	check_eq "seed pair: the same processes as one family each (md5sum)" 1 \
 		"$(jq -r '[.analyses[0].analysis.time.families[] | select(.name == "md5sum")] | length' "$t/seed.json")"
 else
