@@ -67,14 +67,17 @@ int recsafe_path_traced(const struct machine_paths *mp, const char *path,
 	char *copy = xstrdup(path), *dir;
 	int rc;
 
-	if (stat(path, &st) < 0) {
-		dir = dirname(copy);
-		if (stat(dir, &st) < 0) {
+	/* a path not made yet (--out is made if missing, folders and
+	 * all) will be on the file system of its nearest folder that is */
+	dir = copy;
+	while (stat(dir, &st) < 0) {
+		if (errno != ENOENT || !strcmp(dir, "/") || !strcmp(dir, ".")) {
 			snprintf(which, len, "cannot stat '%s': %s", dir,
 				 strerror(errno));
 			free(copy);
 			return -1;
 		}
+		dir = dirname(dir);
 	}
 	free(copy);
 	rc = major(st.st_dev) ? dev_traced(mp, major(st.st_dev), minor(st.st_dev),

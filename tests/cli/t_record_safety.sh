@@ -70,6 +70,11 @@ rc=$?
 "$IOTAPE" record -d "/dev/$small" --out "$mnt/spill" --db "$t/y.db" > /dev/null 2> "$t/traced2"
 grep -q "\-\-out '$mnt/spill' is on $small" "$t/traced2" &&
 	ok "--out on a traced disk is refused" || not_ok "--out on a traced disk is refused" "$(cat "$t/traced2")"
+# a folder not made yet is judged by the nearest one that is
+"$IOTAPE" record -d "/dev/$small" --out "$mnt/a/b/spill" --db "$t/y.db" > /dev/null 2> "$t/traced3"
+grep -q "\-\-out '$mnt/a/b/spill' is on $small" "$t/traced3" &&
+	ok "--out on a traced disk, folders not made yet: refused" ||
+	not_ok "--out on a traced disk, folders not made yet: refused" "$(cat "$t/traced3")"
 check_eq "the refusal leaves tracefs as it was" "$TFS0" "$(tracefs_state_locked)"
 "$IOTAPE" record --keep 64M --mem 4M > /dev/null 2> "$t/nospill"
 [ $? = 2 ] && grep -q "needs --out DIR" "$t/nospill" && ok "--keep over --mem needs --out" ||
@@ -222,4 +227,11 @@ else
 	skip "no mlock: the warning" "no prlimit or setpriv"
 fi
 rec_stop "after SIGKILL" "$d"
+# --out DIR is made if missing, folders and all
+REC_WRAP=
+rec_start "$t/err6" --out "$t/new/a/spill" --keep 16M --mem 1M --window 30s --pre 5s --post 1s ||
+	{ not_ok "--out not there yet: the recorder starts" "$(cat "$t/err6")"; tap_finish; }
+check_eq "--out not there yet: made, folders and all" yes \
+	"$([ -d "$t/new/a/spill" ] && echo yes)"
+rec_stop "--out made"
 tap_finish
