@@ -11,12 +11,32 @@
 #include <string.h>
 #include <time.h>
 
+/* A message's control bytes (an input's own bytes quoted in it: an ESC
+ * sequence in a damaged log) as <0xNN>, so they never reach the terminal;
+ * newlines and tabs stay. */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
+	char buf[4096], *msg = buf;
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, aq);
+	va_end(aq);
+	if (n >= (int)sizeof(buf) && (msg = malloc((size_t)n + 1)))
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	else if (n >= (int)sizeof(buf))
+		msg = buf;
 	fflush(stdout);
 	fprintf(stderr, "iotape: %s", prefix);
-	vfprintf(stderr, fmt, ap);
+	for (const unsigned char *c = (const unsigned char *)msg; n > 0 && *c; c++)
+		if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f)
+			fprintf(stderr, "<0x%02x>", *c);
+		else
+			fputc(*c, stderr);
 	fputc('\n', stderr);
+	if (msg != buf)
+		free(msg);
 }
 
 int error(const char *fmt, ...)

@@ -166,6 +166,13 @@ check_eq "a record with a sector past any device's end: imported, said with its 
 	"0|iotape: warning: $t/badsec.bin: offset 488: 1 record(s) with a sector past any device's end (2^55 sectors; a damaged trace?)" \
 	"$?|$(head -n 1 "$t/err")"
 
+# an input's control bytes quoted in a message never reach the terminal raw
+printf 'procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n 1  0 0 100 1 1 0 0 0 0 1 1 1\033[31m 1 98 0 0\n' > "$t/esc.log"
+"$IOTAPE" import --db "$db" --run esc "$t/esc.log" 2> "$t/err"
+check_eq "an ESC byte in a log's bad number: shown as <0x1b>, not sent raw" \
+	"1|iotape: $t/esc.log: line 3: '1<0x1b>[31m' is not a number|0" \
+	"$?|$(cat "$t/err")|$(tr -cd '\033' < "$t/err" | wc -c)"
+
 # usage errors exit 2
 "$IOTAPE" import > /dev/null 2>&1; check_eq "import without input exits 2" 2 $?
 "$IOTAPE" frobnicate > /dev/null 2>&1; check_eq "unknown command exits 2" 2 $?
