@@ -2,6 +2,7 @@
  * path is not a plain file of its own (lib/outfile.h). */
 #include "outfile.h"
 
+#include <blkid/blkid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -99,6 +100,23 @@ static int is_guarded(const char *path)
 	return 0;
 }
 
+/* 1 when libblkid finds a file system, swap, RAID or LVM signature or a
+ * partition table on the file at path (an image someone keeps), as
+ * wipefs(8) would; 0 when none or the probe fails. */
+static int has_signature(const char *path)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	int rc;
+
+	if (!pr)
+		return 0;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_enable_partitions(pr, 1);
+	rc = blkid_do_safeprobe(pr);
+	blkid_free_probe(pr);
+	return rc == 0 || rc == -2;
+}
+
 int out_file_check(const char *path)
 {
 	static const char sqlite_magic[16] = "SQLite format 3";
@@ -118,8 +136,9 @@ int out_file_check(const char *path)
 		return 0;
 	n = read(fd, head, sizeof(head));
 	close(fd);
-	return n == (ssize_t)sizeof(head) &&
-	       !memcmp(head, sqlite_magic, sizeof(head)) ? OUT_FILE_SQLITE : 0;
+	if (n == (ssize_t)sizeof(head) && !memcmp(head, sqlite_magic, sizeof(head)))
+		return OUT_FILE_SQLITE;
+	return has_signature(path) ? OUT_FILE_SIGNATURE : 0;
 }
 
 const char *out_file_error(int rc)
@@ -129,6 +148,10 @@ const char *out_file_error(int rc)
 	if (rc == OUT_FILE_SQLITE)
 		return "it holds an SQLite database (its file header): output never "
 		       "replaces one; remove it first or name another file";
+	if (rc == OUT_FILE_SIGNATURE)
+		return "it holds a file system or another signature (libblkid): "
+		       "output never replaces one; remove it first or name "
+		       "another file";
 	if (rc == OUT_FILE_BLOCKDEV)
 		return "it is a block device: output goes to files, never onto a "
 		       "disk (replay writes devices, under its rules)";

@@ -26,11 +26,15 @@ struct out_file {
  * output never replaces either. */
 #define OUT_FILE_SQLITE (-10002)
 #define OUT_FILE_BLOCKDEV (-10003)
+/* ... and for a file that holds a file system, swap, RAID or LVM signature
+ * or a partition table (libblkid: an image) */
+#define OUT_FILE_SIGNATURE (-10004)
 
 /* Whether a command may write path (any output: export -o, a capture's
  * --raw trace): 0, or OUT_FILE_GUARDED (the database this process has
- * open or a journal name beside it), OUT_FILE_SQLITE or OUT_FILE_BLOCKDEV
- * (symlinks followed); out_file_error() gives the reason. A path that does
+ * open or a journal name beside it), OUT_FILE_SQLITE, OUT_FILE_BLOCKDEV or
+ * OUT_FILE_SIGNATURE (symlinks followed); out_file_error() gives the
+ * reason. A path that does
  * not exist, or cannot be read, is 0: opening it says what is wrong. */
 int out_file_check(const char *path);
 

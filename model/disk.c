@@ -627,7 +627,11 @@ static int backing_open(const struct disk_opts *o, const struct disk_profile *p,
 
 	if (o->backing) {
 		char why[256];
+		/* an image with a file system on it is what a disk holds:
+		 * only that refusal of out_file_check()'s does not apply */
 		int rc = out_file_check(o->backing);
+		if (rc == OUT_FILE_SIGNATURE)
+			rc = 0;
 		/* the file becomes a disk anyone may write: never a database
 		 * (this one's or another), a device, or a file that swap or
 		 * another loop device is using (out_file_check(),

@@ -78,6 +78,14 @@ if loop_attach "$t/looped.img"; then
 else
 	not_ok "attach a loop device"
 fi
+# an image with a file system on it: a disk may hold one (it is served as
+# it is, and kept)
+truncate -s 16M "$t/fs.img"; mkfs.ext4 -q -F "$t/fs.img"
+N=$("$IOTAPE" disk start --name "$pre-n" --backing "$t/fs.img" 2> "$t/err") ||
+	not_ok "start disk n over an ext4 image" "$(cat "$t/err")"
+check_eq "an ext4 image as the backing file: served, its file system seen" ext4 \
+	"$(blkid -o value -s TYPE "$N" 2> /dev/null)"
+"$IOTAPE" disk stop "$pre-n" > /dev/null 2>&1
 # a backing file the user named, made by start: kept at stop
 N=$("$IOTAPE" disk start --name "$pre-n" --backing "$t/named.img" --size 16M 2> "$t/err") ||
 	not_ok "start disk n" "$(cat "$t/err")"

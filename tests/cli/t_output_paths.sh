@@ -131,6 +131,18 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip "export -o a block device" "not root"
 fi
+# a file system image (libblkid finds its signature): never written over
+if command -v mkfs.ext4 > /dev/null; then
+	truncate -s 8M "$t/fs.img"
+	mkfs.ext4 -q -F "$t/fs.img"
+	isum=$(md5sum < "$t/fs.img")
+	exp "$t/fs.img"
+	check_eq "export -o an ext4 image: refused, untouched" \
+		"1|iotape: cannot write '$t/fs.img': it holds a file system or another signature (libblkid): output never replaces one; remove it first or name another file|$isum" \
+		"$?|$(cat "$t/err")|$(md5sum < "$t/fs.img")"
+else
+	skip "export -o an ext4 image" "no mkfs.ext4"
+fi
 # capture --raw: the trace file is checked the same way before anything runs
 # (the device is not looked up yet: none is needed)
 for o in "$db" "$db-journal" "$t/other.db" "$t/x.bin:rows"; do
