@@ -58,6 +58,7 @@ struct cap_run {
 	struct setting *set0, *set1; /* the settings at start and end */
 	int nset0, nset1;
 	char cg_procs[600];          /* the memory cgroup's cgroup.procs, or "" */
+	int reaper;                  /* workload_reaper_start()'s pipe, or -1 */
 	char cg_dir[600];            /* its folder (memory.stat), or "" */
 	struct taskacct ta;          /* per-task accounting (taskacct.h) */
 	int ta_on;                   /* ta was started */
@@ -309,6 +310,8 @@ static int start_due(struct cap_run *r, int64_t now, int64_t *wake)
 			if (ready && workload_due(w, &r->smp, now - r->t0) &&
 			    workload_start(w, r->cg_procs[0] ? r->cg_procs : NULL))
 				return -1;
+			if (w->started)
+				workload_reaper_add(r->reaper, w->pid);
 			if (w->started && r->ta_on)
 				taskacct_add_root(&r->ta, w->pid, i);
 			if (!w->started) {
@@ -849,7 +852,7 @@ static int capture_one(struct cap *c, const int *pick, const char *name,
 	r->o = &c->o;
 	r->name = name;
 	r->tag = tag;
-	r->sfd = -1;
+	r->sfd = r->reaper = -1;
 	r->tf.pipe_fd = r->tf.out_fd = -1;
 	for (int i = 0; i < c->o.ncmd; i++)
 		workload_reset(&c->w[i]);
@@ -862,7 +865,11 @@ static int capture_one(struct cap *c, const int *pick, const char *name,
 		rc = start_tracer(r);
 	if (!rc) {
 		workloads_outputs(c->w, c->o.ncmd, c->kind, c->o.nmetric > 0);
+		r->reaper = workload_reaper_start();
+		if (r->ta_on)
+			taskacct_skip(&r->ta, workload_reaper_pid());
 		run_workloads(r);
+		workload_reaper_end(r->reaper);
 		rc = stop_run(r);
 		for (int i = 0; i < c->o.ncmd; i++)
 			if (c->w[i].out)

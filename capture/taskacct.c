@@ -383,6 +383,11 @@ int taskacct_start(struct taskacct *ta, struct lab *lab, const char *proc,
 	return 0;
 }
 
+void taskacct_skip(struct taskacct *ta, pid_t pid)
+{
+	ta->skip = pid;
+}
+
 void taskacct_add_root(struct taskacct *ta, pid_t pid, int cmd)
 {
 	if (ta->nroots < TASKACCT_MAX_ROOTS && pid > 0) {
@@ -553,7 +558,7 @@ static void families(const struct taskacct *ta, struct pidset *fam,
 		grew = 0;
 		for (size_t i = 0; i < ta->nobs; i++) {
 			const struct task_acct *a = &ta->obs[i].a;
-			if (ps_has(fam, a->pid))
+			if (ps_has(fam, a->pid) || (ta->skip && a->pid == (uint32_t)ta->skip))
 				continue;
 			if (ps_has(fam, a->ppid) || (a->tgid != a->pid &&
 			    ps_has(fam, a->tgid)) || a->ppid == (uint32_t)ta->self)

@@ -47,6 +47,8 @@ struct taskacct {
 	uint32_t seq;
 	char cpumask[64];      /* the CPUs registered for exit events */
 	pid_t self;            /* the capture (orphans' new parent) */
+	pid_t skip;            /* a child of the capture that is no workload's
+				* (its reaper), or 0 */
 	int subreaper;         /* PR_SET_CHILD_SUBREAPER was set */
 	pid_t roots[TASKACCT_MAX_ROOTS];
 	int root_cmd[TASKACCT_MAX_ROOTS];  /* each root's command index */
@@ -72,6 +74,10 @@ int taskacct_start(struct taskacct *ta, struct lab *lab, const char *proc,
 
 /* A workload's process (the root of a family): command cmd's (from 0). */
 void taskacct_add_root(struct taskacct *ta, pid_t pid, int cmd);
+
+/* Leaves pid, a child of the capture that is none of the workloads' (the
+ * workloads' reaper, workload.h), out of the families. */
+void taskacct_skip(struct taskacct *ta, pid_t pid);
 
 /* The exit-event socket to poll for POLLIN, or -1. */
 int taskacct_fd(const struct taskacct *ta);

@@ -339,3 +339,82 @@ void workloads_metrics(struct workload *w, int n, const int *kind,
 				"matches", re[k].name);
 	}
 }
+
+/* ---- the reaper (workload.h) ---- */
+
+static pid_t reaper_pid;
+
+int workload_reaper_start(void)
+{
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (!pid) {
+		pid_t groups[256];
+		int n = 0, r = pfd[0];
+		int32_t v;
+		/* nothing of the capture's held here (its lock, tracefs,
+		 * the database): they go when the capture goes */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != r)
+				close(fd);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGPIPE, SIG_IGN);
+		for (;;) {
+			ssize_t got = read(r, &v, sizeof(v));
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got != (ssize_t)sizeof(v))
+				break;          /* the capture died */
+			if (v == 0)
+				_exit(0);       /* it ended as it should */
+			if (n < (int)(sizeof(groups) / sizeof(groups[0])))
+				groups[n++] = (pid_t)v;
+		}
+		for (int i = 0; i < n; i++)
+			kill(-groups[i], SIGKILL);
+		_exit(0);
+	}
+	close(pfd[0]);
+	reaper_pid = pid;
+	return pfd[1];
+}
+
+pid_t workload_reaper_pid(void)
+{
+	return reaper_pid;
+}
+
+void workload_reaper_add(int fd, pid_t pgid)
+{
+	int32_t v = (int32_t)pgid;
+
+	if (fd >= 0 && pgid > 0 && write(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		warning("cannot tell the workloads' reaper of group %d: %s",
+			(int)pgid, strerror(errno));
+}
+
+void workload_reaper_end(int fd)
+{
+	int32_t v = 0;
+
+	if (fd < 0)
+		return;
+	if (write(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		warning("cannot tell the workloads' reaper the run ended: %s",
+			strerror(errno));
+	close(fd);
+	if (reaper_pid > 0)
+		while (waitpid(reaper_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	reaper_pid = 0;
+}

@@ -52,6 +52,22 @@ int workload_due(const struct workload *w, const struct samples *smp,
  * on stderr). Returns 0, or -1 after printing why fork failed. */
 int workload_start(struct workload *w, const char *cg_procs);
 
+/* The workloads' reaper: a small process that outlives the capture for
+ * one purpose. Each workload runs in a process group of its own, so a
+ * capture killed with SIGKILL (no handler runs) left them running, writing
+ * to the device after the run had ended. workload_reaper_start() forks it
+ * (all other descriptors closed, SIGINT, SIGTERM, SIGHUP ignored) and
+ * returns the pipe's write end (-1 when it cannot: the capture goes on
+ * without); workload_reaper_add() tells it a workload's process group;
+ * workload_reaper_end() tells it the capture ended as it should and waits
+ * for it. When the pipe closes without that word (the capture died), it
+ * sends SIGKILL to every group it was told of that still exists. */
+int workload_reaper_start(void);
+/* The reaper's pid, 0 when none runs. */
+pid_t workload_reaper_pid(void);
+void workload_reaper_add(int fd, pid_t pgid);
+void workload_reaper_end(int fd);
+
 /* Collects every ended child of the n workloads w, without waiting: marks
  * it done with its end time, status and resource usage. */
 void workloads_reap(struct workload *w, int n);

@@ -103,6 +103,11 @@ at_exit "'$IOTAPE' capture --reset > /dev/null 2>&1"
 sleep 1.5
 kill -KILL $pid
 wait $pid 2>/dev/null
+# the workload dies with it (its own process group, so no signal reached it:
+# the capture's reaper sees the capture gone and kills it)
+for i in $(seq 50); do pgrep -x -f "sleep 60.125" > /dev/null || break; sleep 0.1; done
+pgrep -x -f "sleep 60.125" > /dev/null && not_ok "SIGKILL: the workload is killed with the capture" ||
+	ok "SIGKILL: the workload is killed with the capture"
 check_eq "SIGKILL: the setting stays changed" 33 "$(cat /proc/sys/vm/dirty_ratio)"
 "$IOTAPE" capture --db "$db" --run next -d "/dev/$d" -- true > /dev/null 2> "$t/refuse"
 rc=$?
