@@ -436,6 +436,9 @@ static void warn_outcome(struct cap_run *r)
 /* Puts back whatever is still changed and frees the run's state. */
 static void clean_up(struct cap_run *r)
 {
+	if (r->reaper >= 0)
+		workload_reaper_end(r->reaper);   /* no workload ran */
+	r->reaper = -1;
 	if (r->tf.running || r->tf.pipe_fd >= 0 || r->tf.out_fd >= 0) {
 		char e2[256];
 		tracefs_stop(&r->tf, r->lost, MAX_CPUS, &r->ncpu, e2, sizeof(e2));
@@ -856,6 +859,10 @@ static int capture_one(struct cap *c, const int *pick, const char *name,
 	r->tf.pipe_fd = r->tf.out_fd = -1;
 	for (int i = 0; i < c->o.ncmd; i++)
 		workload_reset(&c->w[i]);
+	/* forked first, before the lab's lock, tracefs and the database
+	 * are open: it never holds any of them, even for a moment (a reader
+	 * of trace_pipe keeps the tracer from being put back: EBUSY) */
+	r->reaper = workload_reaper_start();
 	rc = find_devices(r);
 	if (!rc && c->o.before)
 		rc = run_hook(r, "--before", c->o.before, &r->before);
@@ -865,11 +872,11 @@ static int capture_one(struct cap *c, const int *pick, const char *name,
 		rc = start_tracer(r);
 	if (!rc) {
 		workloads_outputs(c->w, c->o.ncmd, c->kind, c->o.nmetric > 0);
-		r->reaper = workload_reaper_start();
 		if (r->ta_on)
 			taskacct_skip(&r->ta, workload_reaper_pid());
 		run_workloads(r);
 		workload_reaper_end(r->reaper);
+		r->reaper = -1;
 		rc = stop_run(r);
 		for (int i = 0; i < c->o.ncmd; i++)
 			if (c->w[i].out)

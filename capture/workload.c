@@ -362,9 +362,11 @@ int workload_reaper_start(void)
 		int32_t v;
 		/* nothing of the capture's held here (its lock, tracefs,
 		 * the database): they go when the capture goes */
-		for (int fd = 3; fd < 1024; fd++)
-			if (fd != r)
-				close(fd);
+		if ((r > 3 && close_range(3, (unsigned)r - 1, 0)) ||
+		    close_range((unsigned)r + 1, ~0U, 0))
+			for (int fd = 3; fd < 4096; fd++)
+				if (fd != r)
+					close(fd);
 		signal(SIGINT, SIG_IGN);
 		signal(SIGTERM, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);

@@ -211,7 +211,13 @@ check_eq "stop after unmounting: folder, loop device and backing file gone" "0 0
 ab=$(awk -F= '$1 == "backing" { print $2 }' "/run/iotape/disk/$pre-a/state")
 p=$(pid_of "$pre-a") g=$(gpid_of "$pre-a")
 kill -TERM "$p"
-for i in $(seq 100); do kill -0 "$p" 2> /dev/null || kill -0 "$g" 2> /dev/null || break; sleep 0.1; done
+# (a loop device detached while another opener, udev's probe, still holds it
+# goes when that one closes: its listing is waited for too)
+for i in $(seq 100); do
+	kill -0 "$p" 2> /dev/null || kill -0 "$g" 2> /dev/null ||
+		losetup -l -n -O NAME | grep -qx "$A" || break
+	sleep 0.1
+done
 check_eq "SIGTERM: the daemon and its guardian end, the disk cleaned up" "0 0 0 0" \
 	"$(kill -0 "$p" 2> /dev/null && echo 1 || echo 0) $(ls -d "/run/iotape/disk/$pre-a" 2> /dev/null | wc -l) $(losetup -l -n -O NAME | grep -cx "$A") $(ls "$ab" 2> /dev/null | wc -l)"
 
