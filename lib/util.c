@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* A message's control bytes (an input's own bytes quoted in it: an ESC
@@ -570,5 +571,34 @@ int parse_size(const char *s, const char *opt, uint64_t *out)
 	if (v * mult >= 1.8e19)     /* past UINT64_MAX (and inf) */
 		return error("invalid size '%s' for %s", s, opt);
 	*out = (uint64_t)(v * mult);
+	return 0;
+}
+
+int mkdir_p(const char *dir, unsigned mode, char *err, size_t errlen)
+{
+	char p[4096];
+	size_t n = strlen(dir);
+	struct stat sb;
+
+	if (n >= sizeof(p)) {
+		snprintf(err, errlen, "cannot create '%s': name too long", dir);
+		return -1;
+	}
+	memcpy(p, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, (mode_t)mode) < 0 && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create '%s': %s", p,
+				 strerror(errno));
+			return -1;
+		}
+		p[i] = i < n ? '/' : '\0';
+	}
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "'%s' is not a folder", dir);
+		return -1;
+	}
 	return 0;
 }

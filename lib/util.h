@@ -54,6 +54,11 @@ int dec_u64(const char *s, uint64_t *v, const char **end);
  * returns 0, or -1 when s is not one. Prints nothing. */
 int dec_devnum(const char *s, unsigned *maj, unsigned *min);
 
+/* mkdir -p: makes dir and every folder above it that is missing, with
+ * mode (less the umask). Returns 0, or -1 with err naming the folder that
+ * could not be made, or saying that dir is no folder. */
+int mkdir_p(const char *dir, unsigned mode, char *err, size_t errlen);
+
 /* Parses a whole decimal number into *out; returns 0, or prints
  * "invalid value 'S' for OPT" and returns -1. */
 int parse_u64(const char *s, const char *opt, uint64_t *out);

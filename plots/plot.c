@@ -434,24 +434,10 @@ void plot_devname(uint32_t dev, char *out, size_t len)
 
 int plot_make_dir(const char *dir)
 {
-	char path[PATH_MAX];
-	struct stat sb;
+	char err[4200];
 
-	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
-		return error("output folder name too long");
-	for (char *p = path + 1; ; p++) {
-		if (*p == '/' || !*p) {
-			char keep = *p;
-			*p = 0;
-			if (mkdir(path, 0777) && errno != EEXIST)
-				return error("cannot create '%s': %s", path, strerror(errno));
-			*p = keep;
-			if (!keep)
-				break;
-		}
-	}
-	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
-		return error("'%s' is not a folder", dir);
+	if (mkdir_p(dir, 0777, err, sizeof(err)))
+		return error("%s", err);
 	return 0;
 }
 

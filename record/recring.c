@@ -390,32 +390,6 @@ int recring_extract(struct recring *r, int64_t from_ns, int64_t to_ns,
 
 /* ---- the spill ---- */
 
-/* mkdir -p dir (mode 0700 for what it makes). Returns 0, or -1 with err
- * naming the folder that could not be made. */
-static int make_dirs(const char *dir, char *err, size_t errlen)
-{
-	char p[4096];
-	size_t n = strlen(dir);
-
-	if (n >= sizeof(p)) {
-		snprintf(err, errlen, "cannot make '%s': name too long", dir);
-		return -1;
-	}
-	memcpy(p, dir, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		p[i] = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
-			snprintf(err, errlen, "cannot make '%s': %s", p,
-				 strerror(errno));
-			return -1;
-		}
-		p[i] = i < n ? '/' : '\0';
-	}
-	return 0;
-}
-
 int recring_spill_to(struct recring *r, const char *dir, uint64_t mem_bytes,
 		     char *err, size_t errlen)
 {
@@ -424,7 +398,7 @@ int recring_spill_to(struct recring *r, const char *dir, uint64_t mem_bytes,
 	struct dirent *de;
 	int rc = 0;
 
-	if (make_dirs(dir, err, errlen))
+	if (mkdir_p(dir, 0700, err, errlen))
 		return -1;
 	if (!(d = opendir(dir))) {
 		snprintf(err, errlen, "cannot read '%s': %s", dir, strerror(errno));
