@@ -117,13 +117,25 @@ static int has_signature(const char *path)
 	return rc == 0 || rc == -2;
 }
 
+int out_file_sqlite(const char *path)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	return n == (ssize_t)sizeof(head) && !memcmp(head, magic, sizeof(head));
+}
+
 int out_file_check(const char *path)
 {
-	static const char sqlite_magic[16] = "SQLite format 3";
-	char head[16];
 	struct stat sb;
-	int fd;
-	ssize_t n;
 
 	if (is_guarded(path))
 		return OUT_FILE_GUARDED;
@@ -131,12 +143,9 @@ int out_file_check(const char *path)
 		return 0;
 	if (S_ISBLK(sb.st_mode))
 		return OUT_FILE_BLOCKDEV;
-	if (!S_ISREG(sb.st_mode) || sb.st_size < (off_t)sizeof(head) ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+	if (!S_ISREG(sb.st_mode))
 		return 0;
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	if (n == (ssize_t)sizeof(head) && !memcmp(head, sqlite_magic, sizeof(head)))
+	if (out_file_sqlite(path) > 0)
 		return OUT_FILE_SQLITE;
 	return has_signature(path) ? OUT_FILE_SIGNATURE : 0;
 }

@@ -30,6 +30,12 @@ struct out_file {
  * or a partition table (libblkid: an image) */
 #define OUT_FILE_SIGNATURE (-10004)
 
+/* Whether path starts with SQLite's file header, "SQLite format 3" and a
+ * NUL (sqlite.org/fileformat.html, 1.3; libblkid knows no such signature):
+ * 1, 0 when not (or shorter), -errno when it cannot be read. Reads 16
+ * bytes; symlinks followed. */
+int out_file_sqlite(const char *path);
+
 /* Whether a command may write path (any output: export -o, a capture's
  * --raw trace): 0, or OUT_FILE_GUARDED (the database this process has
  * open or a journal name beside it), OUT_FILE_SQLITE, OUT_FILE_BLOCKDEV or

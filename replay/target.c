@@ -23,25 +23,16 @@
 #include "lib/outfile.h"
 #include "trace/blktrace_format.h"
 
-/* libblkid knows no SQLite database: its file header, "SQLite format 3"
- * and a NUL (sqlite.org/fileformat.html, 1.3). Returns 1 with what and
- * type ("sqlite") when path starts with it, 0 when not, -errno. */
+/* libblkid knows no SQLite database (out_file_sqlite()): 1 with what and
+ * type ("sqlite") when path starts with its file header, 0 when not,
+ * -errno. */
 static int sqlite_signature(const char *path, char *what, size_t len,
 			    char *type, size_t tlen)
 {
-	static const char magic[16] = "SQLite format 3";
-	char head[16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	int rc = out_file_sqlite(path);
 
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, head, sizeof(head), 0);
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	if (n < (ssize_t)sizeof(head) || memcmp(head, magic, sizeof(magic)))
-		return 0;
+	if (rc <= 0)
+		return rc;
 	snprintf(what, len, "an SQLite database (its file header)");
 	snprintf(type, tlen, "sqlite");
 	return 1;
