@@ -82,7 +82,7 @@ static int thr_finding(const struct an_run *r, const void *state,
 		       "workload synced stand for its wait.", cp->proxy_throttle_s);
 	/* no meminfo samples (a vmstat log has no Dirty column): unknown,
 	 * not 0 */
-	if (r->rd.dirty_kb.n)
+	if (s->sampled)
 		FD_CAT(f, evidence, "%s; peak Dirty %.1f MB", s->limits,
 		       s->dirty_peak_mb);
 	else

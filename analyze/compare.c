@@ -255,8 +255,6 @@ static double time_diff(const struct compare *c, int x, int y, double vx,
 	else if (!c->q.lower_better)
 		d = vx != 0 ? ey * (1 - vy / vx) : 0;
 	else {
-		(void)vx;
-		(void)vy;
 		*scale = 1;
 		return ey > ex ? ey - ex : 0;
 	}
