@@ -261,30 +261,52 @@ int procstat_parse_memcg(const char *buf, size_t len, procstat_kv_fn kv,
 	return parse_pairs(buf, len, "memcg", memcg_suffix, kv, ctx, bad_line);
 }
 
-/* Reads the whole file dir/name into *buf (malloc'd, *len bytes). Returns 0
- * or -errno. */
-static int slurp(const char *dir, const char *name, char **buf, size_t *len)
+/* A file read whole: in .small when it fits (every /proc file a sample reads
+ * does, so sampling allocates nothing), else in a malloc'd block. */
+struct filebuf {
+	char *p;        /* .small or the heap block; NUL-terminated */
+	size_t len;     /* bytes read */
+	char small[16384];
+};
+
+static void filebuf_done(struct filebuf *f)
+{
+	if (f->p != f->small)
+		free(f->p);
+	f->p = NULL;
+}
+
+/* Reads the whole file dir/name into *f (see struct filebuf; filebuf_done
+ * frees it). Returns 0 or -errno (nothing to free then). */
+static int slurp(const char *dir, const char *name, struct filebuf *f)
 {
 	char path[4096];
-	size_t cap = 16384, n = 0;
-	char *b;
+	size_t cap = sizeof(f->small), n = 0;
+	char *b = f->small;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	b = xmalloc(cap);
 	for (;;) {
 		ssize_t r;
-		if (n == cap)
-			b = xrealloc(b, cap *= 2);
-		r = read(fd, b + n, cap - n);
+		if (n + 1 == cap) {              /* room for the NUL */
+			if (b == f->small) {
+				b = xmalloc(cap * 2);
+				memcpy(b, f->small, n);
+			} else {
+				b = xrealloc(b, cap * 2);
+			}
+			cap *= 2;
+		}
+		r = read(fd, b + n, cap - 1 - n);
 		if (r < 0) {
 			int e = errno;
 			if (e == EINTR)
 				continue;
-			free(b);
+			if (b != f->small)
+				free(b);
 			close(fd);
 			return -e;
 		}
@@ -293,8 +315,9 @@ static int slurp(const char *dir, const char *name, char **buf, size_t *len)
 		n += (size_t)r;
 	}
 	close(fd);
-	*buf = b;
-	*len = n;
+	b[n] = '\0';
+	f->p = b;
+	f->len = n;
 	return 0;
 }
 
@@ -382,11 +405,10 @@ int procstat_sample(const char *proc_root, int64_t t_ns, procstat_sample_fn fn,
 	struct sample_ctx sc = { fn, ctx, t_ns };
 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		char *buf = NULL;
-		size_t len = 0;
+		struct filebuf f;
 		int line = 0, rc;
 
-		rc = slurp(proc_root, files[i].file, &buf, &len);
+		rc = slurp(proc_root, files[i].file, &f);
 		if (rc && files[i].psi
 		    && (rc == -ENOENT || rc == -EOPNOTSUPP))
 			continue;
@@ -397,11 +419,11 @@ int procstat_sample(const char *proc_root, int64_t t_ns, procstat_sample_fn fn,
 			return rc;
 		}
 		if (files[i].psi)
-			rc = procstat_parse_psi(files[i].psi, buf, len, sample_kv,
-						&sc, &line);
+			rc = procstat_parse_psi(files[i].psi, f.p, f.len,
+						sample_kv, &sc, &line);
 		else
-			rc = files[i].parse(buf, len, sample_kv, &sc, &line);
-		free(buf);
+			rc = files[i].parse(f.p, f.len, sample_kv, &sc, &line);
+		filebuf_done(&f);
 		if (rc == -EINVAL && line && err)
 			snprintf(err, errlen, "%s/%s: line %d: cannot parse",
 				 proc_root, files[i].file, line);
@@ -420,12 +442,11 @@ int procstat_sample_diskstats(const char *proc_root, int64_t t_ns,
 			      size_t errlen)
 {
 	struct sample_ctx sc = { fn, ctx, t_ns };
-	char *buf = NULL;
-	size_t len = 0;
+	struct filebuf f;
 	int line = 0, rc;
 	int64_t t0 = t_ns == PROCSTAT_AT_READ ? now_mono_ns() : 0;
 
-	rc = slurp(proc_root, "diskstats", &buf, &len);
+	rc = slurp(proc_root, "diskstats", &f);
 	if (t_ns == PROCSTAT_AT_READ)
 		sc.t_ns = t0 + (now_mono_ns() - t0) / 2;
 	if (rc) {
@@ -434,8 +455,9 @@ int procstat_sample_diskstats(const char *proc_root, int64_t t_ns,
 				 proc_root, strerror(-rc));
 		return rc;
 	}
-	rc = procstat_parse_diskstats(buf, len, devs, ndev, sample_kv, &sc, &line);
-	free(buf);
+	rc = procstat_parse_diskstats(f.p, f.len, devs, ndev, sample_kv, &sc,
+				      &line);
+	filebuf_done(&f);
 	if (rc == -EINVAL && line && err)
 		snprintf(err, errlen, "%s/diskstats: line %d: cannot parse",
 			 proc_root, line);
@@ -452,18 +474,17 @@ int procstat_sample_memcg(const char *cgroup_dir, int64_t t_ns,
 	struct sample_ctx sc = { fn, ctx, t_ns };
 	static const char *const usage[] = { "memory.usage_in_bytes",
 					     "memory.current" };
-	char *buf = NULL;
-	size_t len = 0;
+	struct filebuf f;
 	int line = 0, rc;
 
-	if ((rc = slurp(cgroup_dir, "memory.stat", &buf, &len))) {
+	if ((rc = slurp(cgroup_dir, "memory.stat", &f))) {
 		if (err)
 			snprintf(err, errlen, "cannot read '%s/memory.stat': %s",
 				 cgroup_dir, strerror(-rc));
 		return rc;
 	}
-	rc = procstat_parse_memcg(buf, len, sample_kv, &sc, &line);
-	free(buf);
+	rc = procstat_parse_memcg(f.p, f.len, sample_kv, &sc, &line);
+	filebuf_done(&f);
 	if (rc) {
 		if (err && rc == -EINVAL && line)
 			snprintf(err, errlen, "%s/memory.stat: line %d: cannot parse",
@@ -475,17 +496,13 @@ int procstat_sample_memcg(const char *cgroup_dir, int64_t t_ns,
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(usage); i++) {
 		double v;
-		if (slurp(cgroup_dir, usage[i], &buf, &len))
+		if (slurp(cgroup_dir, usage[i], &f))
 			continue;
-		buf = xrealloc(buf, len + 1);
-		buf[len] = '\0';
-		len = strcspn(buf, "\n");
-		buf[len] = '\0';
-		if (!number(buf, &v) && (rc = fn(ctx, t_ns, "memcg", "usage_bytes", v))) {
-			free(buf);
+		f.p[strcspn(f.p, "\n")] = '\0';
+		rc = number(f.p, &v) ? 0 : fn(ctx, t_ns, "memcg", "usage_bytes", v);
+		filebuf_done(&f);
+		if (rc)
 			return rc;
-		}
-		free(buf);
 		break;
 	}
 	return 0;

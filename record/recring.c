@@ -17,6 +17,7 @@
 
 #define SEG_MIN (64u << 10)
 #define SEG_MAX (64u << 20)
+#define SPARE_MAX 4     /* segment structs kept for reuse */
 
 /* The bytes a segment takes: its records' room and a quarter more for
  * sample rows. */
@@ -52,10 +53,18 @@ void recring_init(struct recring *r, uint64_t keep_bytes, int64_t window_ns,
 static struct recseg *seg_new(struct recring *r)
 {
 	size_t room = seg_room(r);
-	struct recseg *s = xcalloc(1, sizeof(*s));
-	void *m = mmap(NULL, room, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct recseg *s = r->spare;
+	void *m;
 
+	if (s) {
+		r->spare = s->next;
+		r->nspare--;
+		memset(s, 0, sizeof(*s));
+	} else {
+		s = xcalloc(1, sizeof(*s));
+	}
+	m = mmap(NULL, room, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED) {         /* xmalloc ends the program if this fails */
 		m = xmalloc(room);
 		s->heap = 1;
@@ -101,7 +110,13 @@ static void seg_free(struct recring *r, struct recseg *s)
 		unlink(s->path);
 		free(s->path);
 	}
-	free(s);
+	if (r->nspare < SPARE_MAX) {
+		s->next = r->spare;
+		r->spare = s;
+		r->nspare++;
+	} else {
+		free(s);
+	}
 }
 
 static void drop_oldest(struct recring *r)
@@ -534,6 +549,12 @@ void recring_free(struct recring *r)
 		r->oldest = s->next;
 		seg_free(r, s);
 	}
+	while (r->spare) {
+		struct recseg *s = r->spare;
+		r->spare = s->next;
+		free(s);
+	}
+	r->nspare = 0;
 	r->newest = NULL;
 	r->nseg = 0;
 	r->held_bytes = 0;

@@ -40,6 +40,10 @@ struct recring {
 	struct recseg *oldest, *newest;
 	uint64_t next_id;
 	int nseg;
+	struct recseg *spare;     /* freed segment structs kept for reuse (a
+				   * few; so a ring at full speed allocates
+				   * nothing from the heap) */
+	int nspare;
 	uint64_t held_bytes;      /* room of the segments held */
 	int64_t newest_ns;        /* the newest time put in */
 	int mlocked;              /* 1 while every segment got mlock()ed */
