@@ -70,10 +70,47 @@ int rv_filter_opt(struct rv_filter *f, int opt, const char *arg)
 	return 0;
 }
 
+/* 0 when every device f asks for is in rv's run (or the run names no
+ * devices: a run of samples only, which runview_why_empty() explains), else
+ * -1 after one error line naming the missing ones and the run's own. */
+static int filter_devs_in_run(const struct runview *rv,
+			      const struct rv_filter *f)
+{
+	struct store_device *devs = NULL;
+	size_t ndev = 0;
+	char miss[RV_MAX_DEVS * 24] = "", have[512] = "";
+	int n = 0, m = 0;
+
+	if (!f->ndev)
+		return 0;
+	if (store_devices_get(rv->st, rv->id, &devs, &ndev))
+		return error("%s", store_errmsg(rv->st));
+	for (int i = 0; i < f->ndev && ndev; i++) {
+		size_t k = 0;
+		while (k < ndev && devs[k].dev != f->devs[i])
+			k++;
+		if (k == ndev && n >= 0 && (size_t)n < sizeof(miss))
+			n += snprintf(miss + n, sizeof(miss) - (size_t)n,
+				      "%s%u,%u", n ? " or " : "",
+				      BT_MAJOR(f->devs[i]), BT_MINOR(f->devs[i]));
+	}
+	for (size_t k = 0; n && k < ndev && m >= 0 && (size_t)m < sizeof(have); k++)
+		m += snprintf(have + m, sizeof(have) - (size_t)m, "%s%u,%u",
+			      k ? ", " : "", BT_MAJOR(devs[k].dev),
+			      BT_MINOR(devs[k].dev));
+	free(devs);
+	if (n)
+		return error("run '%s': no device %s in this run; it has %s",
+			     rv->name, miss, have);
+	return 0;
+}
+
 int runview_set_filter(struct runview *rv, const struct rv_filter *f)
 {
 	if (f->to_ns <= f->from_ns)
 		return error("--to must be after --from");
+	if (filter_devs_in_run(rv, f))
+		return -1;
 	rv->filtered = f->from_ns > 0 || f->to_ns != INT64_MAX || f->ndev;
 	rv->from_abs = rv->genesis_ns + f->from_ns;
 	rv->to_abs = f->to_ns == INT64_MAX ? INT64_MAX : rv->genesis_ns + f->to_ns;
@@ -223,9 +260,6 @@ int runview_events(struct runview *rv,
 
 const char *runview_why_empty(const struct runview *rv, char *buf, size_t len)
 {
-	struct store_device *devs = NULL;
-	size_t ndev = 0;
-	int n, have = 0;
 	char from[32], to[32];
 
 	if (!rv->last_event) {
@@ -248,28 +282,6 @@ const char *runview_why_empty(const struct runview *rv, char *buf, size_t len)
 	}
 	if (!rv->filtered)
 		return snprintf(buf, len, "no requests in this run"), buf;
-	if (rv->ndev && !store_devices_get(rv->st, rv->id, &devs, &ndev))
-		for (int i = 0; i < rv->ndev; i++)
-			for (size_t k = 0; k < ndev; k++)
-				have += devs[k].dev == rv->devs[i];
-	if (rv->ndev && !have && ndev) {
-		/* none of the devices asked for is in the run: name its own */
-		n = snprintf(buf, len, "no device");
-		for (int i = 0; i < rv->ndev && n >= 0 && (size_t)n < len; i++)
-			n += snprintf(buf + n, len - (size_t)n, "%s%u,%u",
-				      i ? " or " : " ", BT_MAJOR(rv->devs[i]),
-				      BT_MINOR(rv->devs[i]));
-		if (n >= 0 && (size_t)n < len)
-			n += snprintf(buf + n, len - (size_t)n, " in this run; "
-				      "it has");
-		for (size_t k = 0; k < ndev && n >= 0 && (size_t)n < len; k++)
-			n += snprintf(buf + n, len - (size_t)n, "%s%u,%u",
-				      k ? ", " : " ", BT_MAJOR(devs[k].dev),
-				      BT_MINOR(devs[k].dev));
-		free(devs);
-		return buf;
-	}
-	free(devs);
 	if (rv->from_abs <= rv->genesis_ns && rv->to_abs == INT64_MAX)
 		return snprintf(buf, len, "no requests of the devices asked for "
 				"in this run"), buf;

@@ -75,7 +75,9 @@ int rv_filter_opt(struct rv_filter *f, int opt, const char *arg);
 /* Makes every reader of rv keep only what f keeps: runview_events(),
  * runview_requests_open() (rundata_load(), export, plots),
  * runview_span_ns(). Returns 0, or -1 after
- * printing one error line (--to not after --from). */
+ * printing one error line: --to not after --from, or a device asked for
+ * (--dev) that the run does not have (naming the run's own; a typo must
+ * not pass for an idle disk). */
 int runview_set_filter(struct runview *rv, const struct rv_filter *f);
 
 /* store_requests_open_range() over rv's run with rv's filter: the cursor
@@ -116,9 +118,9 @@ int runview_events(struct runview *rv,
 int runview_has_requests(const struct runview *rv);
 
 /* Writes into buf (len bytes) why rv keeps no request: a run of samples
- * only (pointing at iotape vmstat or iostat), none in the run, the devices
- * asked for (--dev) not in it (naming its own), or the window (--from,
- * --to) empty (naming the run's span), as iostat names what is empty.
+ * only (pointing at iotape vmstat or iostat), none in the run, none of
+ * the devices asked for (--dev), or the window (--from, --to) empty
+ * (naming the run's span), as iostat names what is empty.
  * Returns buf. */
 const char *runview_why_empty(const struct runview *rv, char *buf, size_t len);
 
