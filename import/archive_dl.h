@@ -20,7 +20,7 @@
 	X(archive_read_support_format_raw) X(archive_read_open) \
 	X(archive_read_next_header) X(archive_read_data) X(archive_errno) \
 	X(archive_error_string) X(archive_set_error) X(archive_filter_count) \
-	X(archive_filter_code) X(archive_filter_name)
+	X(archive_filter_code) X(archive_filter_name) X(archive_filter_bytes)
 
 struct archive_api {
 #define ARCHIVE_MEMBER(f) __typeof__(&f) f##_p;
@@ -57,6 +57,7 @@ int archive_load(char *err, size_t errlen);
 #define archive_filter_count (archive_api.archive_filter_count_p)
 #define archive_filter_code (archive_api.archive_filter_code_p)
 #define archive_filter_name (archive_api.archive_filter_name_p)
+#define archive_filter_bytes (archive_api.archive_filter_bytes_p)
 #endif
 
 #endif

@@ -156,10 +156,25 @@ static void spool_error(struct import_input *in, struct archive *a,
 	if (f->err)
 		snprintf(err, errlen, "cannot read '%s': %s", label,
 			 strerror(f->err));
-	else if (comp)
-		snprintf(err, errlen, "%s: offset %llu of the decompressed %s "
-			 "stream: %s", label,
-			 (unsigned long long)in->spooled_bytes, comp, why);
+	else if (comp) {
+		/* libarchive decompresses ahead of what it hands out (its
+		 * format's bid reads the first block), a block at a time: its
+		 * own count of the bytes decompressed is the last whole block
+		 * before the break */
+		la_int64_t out = archive_filter_count(a) > 1 ?
+				 archive_filter_bytes(a, 0) : -1;
+		uint64_t at = out > 0 && (uint64_t)out > in->spooled_bytes ?
+			      (uint64_t)out : in->spooled_bytes;
+		if (at)
+			snprintf(err, errlen, "%s: offset %llu of the "
+				 "decompressed %s stream (after %llu bytes of "
+				 "input): %s", label, (unsigned long long)at,
+				 comp, (unsigned long long)f->total, why);
+		else    /* no block came out: the input's count is all */
+			snprintf(err, errlen, "%s: the %s stream breaks in its "
+				 "first block, after %llu bytes of input: %s",
+				 label, comp, (unsigned long long)f->total, why);
+	}
 	else
 		snprintf(err, errlen, "%s: offset %llu: %s", label,
 			 (unsigned long long)in->spooled_bytes, why);
