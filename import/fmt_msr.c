@@ -24,15 +24,20 @@ static int all_digits(const char *s, size_t min)
 	return n >= min;
 }
 
-/* Is line (a copy) a data line: 7 fields, a filetime, Read or Write? */
+/* How much line (a copy) looks like a data line: 95 for 7 fields, a
+ * filetime, Read or Write and numbers; 60 for 7 fields with a host and
+ * Read or Write in the fourth but a bad number (the parser then names the
+ * line and field, not "neither ... nor"); else 0. */
 static int data_shape(char *line)
 {
 	char *f[8];
 	int n = fmt_split(line, ',', f, 8);
 
-	return n == 7 && all_digits(f[0], 15) && all_digits(f[2], 1) &&
-	       (!strcmp(f[3], "Read") || !strcmp(f[3], "Write")) &&
-	       all_digits(f[4], 1) && all_digits(f[5], 1) && all_digits(f[6], 1);
+	if (n != 7 || !f[1][0] || (strcmp(f[3], "Read") && strcmp(f[3], "Write")))
+		return 0;
+	return all_digits(f[0], 15) && all_digits(f[2], 1) &&
+	       all_digits(f[4], 1) && all_digits(f[5], 1) &&
+	       all_digits(f[6], 1) ? 95 : 60;
 }
 
 int fmt_msr_sniff(const uint8_t *buf, size_t len)
@@ -49,7 +54,7 @@ int fmt_msr_sniff(const uint8_t *buf, size_t len)
 		line[n - 1] = '\0';
 	if (!strcmp(line, MSR_HEADER))
 		return 100;
-	return data_shape(line) ? 95 : 0;
+	return data_shape(line);
 }
 
 int fmt_msr_parse(FILE *fp, const char *path, const struct fmt_opts *o,
@@ -64,7 +69,7 @@ int fmt_msr_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 	while (!rc && (len = fmt_getline(fp, &buf, &cap, &cut)) >= 0) {
 		struct fmt_io io = { 0 };
 		uint64_t ts, disk, off, size, rt;
-		const char *bad = NULL;
+		const char *bad = NULL, *val = NULL;
 
 		line++;
 		if (!len)
@@ -79,22 +84,22 @@ int fmt_msr_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		}
 		if (fmt_u64(f[0], 0, &ts) || ts < FILETIME_UNIX_EPOCH ||
 		    ts - FILETIME_UNIX_EPOCH > (uint64_t)INT64_MAX / 100)
-			bad = "Timestamp";
+			bad = "Timestamp", val = f[0];
 		else if (!f[1][0])
-			bad = "Hostname";
+			bad = "Hostname", val = f[1];
 		else if (fmt_u64(f[2], 0, &disk) || disk > 0xfffff)
-			bad = "DiskNumber";
+			bad = "DiskNumber", val = f[2];
 		else if (strcmp(f[3], "Read") && strcmp(f[3], "Write"))
-			bad = "Type";
+			bad = "Type", val = f[3];
 		else if (fmt_u64(f[4], 0, &off))
-			bad = "Offset";
+			bad = "Offset", val = f[4];
 		else if (fmt_u64(f[5], 0, &size) || size > UINT32_MAX)
-			bad = "Size";
+			bad = "Size", val = f[5];
 		else if (fmt_u64(f[6], 0, &rt) || rt > (uint64_t)INT64_MAX / 200)
-			bad = "ResponseTime";
+			bad = "ResponseTime", val = f[6];
 		if (bad) {
-			snprintf(err, errlen, "%s: line %" PRIu64 ": bad %s", path,
-				 line, bad);
+			snprintf(err, errlen, "%s: line %" PRIu64 ": bad %s '%.40s'",
+				 path, line, bad, val);
 			rc = -EINVAL;
 			break;
 		}

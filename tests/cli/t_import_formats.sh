@@ -426,6 +426,12 @@ badnum "time paste: real abc" "$t/time-abc.txt" 2 "bad real time 'abc'"
 printf '$ time make\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-noreal.txt"
 badnum "time paste: user and sys, no real" "$t/time-noreal.txt" 2 \
 	"a time report without its real time"
+# an MSR file whose first line has a bad number: the line and field named,
+# not "neither a blktrace trace ... nor another format"
+sed '1s/^128166372001234567/12816637200123x567/' "$F/msr-web.csv" > "$t/msr-ts.csv"
+badnum "MSR first line, bad Timestamp" "$t/msr-ts.csv" 1 "bad Timestamp '12816637200123x567'"
+sed '1s/,8599642112,/,-8599642112,/' "$F/msr-web.csv" > "$t/msr-off.csv"
+badnum "MSR first line, bad Offset" "$t/msr-off.csv" 1 "bad Offset '-8599642112'"
 # no iostat column is ever below 0
 sed '11s/140.00/-140.00/' "$F/iostat-d-iso.log" > "$t/iostat-neg.log"
 badnum "iostat value -140.00" "$t/iostat-neg.log" 11 "bad value '-140.00' for tps"
