@@ -1503,8 +1503,9 @@ static void window(struct critpath *cp, const struct rundata *rd,
 	} else {
 		cp->t0 = rd->t0;
 		cp->t1 = rd->t1;
-		snprintf(cp->window_why, sizeof(cp->window_why), "the trace's first "
-			 "to last event");
+		snprintf(cp->window_why, sizeof(cp->window_why), "%s",
+			 rd->n ? "the trace's first to last event"
+			 : "the samples' first to last (no I/O traced)");
 	}
 	if (cp->t1 < cp->t0)
 		cp->t1 = cp->t0;

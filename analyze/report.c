@@ -486,6 +486,10 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 
 	for (size_t i = 0; i < r->ndev; i++)
 		run_c += r->devs[i].completions;
+	/* a run of samples alone: the time they cover (as iotape runs
+	 * lists it), not 0 s */
+	if (!rv->last_event && an && an->rd.t1 > an->rd.t0)
+		span_s = (double)(an->rd.t1 - an->rd.t0) / 1e9;
 	emit_obj_begin(e, NULL);
 	emit_str(e, "run", rv->name);
 	emit_str(e, "kind", rv->kind);
@@ -495,9 +499,10 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 	{
 		/* wrapped at 80 columns: a long name */
 		char head[600], wrapped[700];
-		snprintf(head, sizeof(head), "run '%s' (%s, %s, %s): %.3f s, %zu "
-			 "device%s", rv->name, rv->kind, rv->status,
-			 rv->format[0] ? rv->format : "-", span_s, r->ndev,
+		snprintf(head, sizeof(head), "run '%s' (%s, %s, %s): %.3f s%s, "
+			 "%zu device%s", rv->name, rv->kind, rv->status,
+			 rv->format[0] ? rv->format : "-", span_s,
+			 rv->last_event ? "" : " of samples", r->ndev,
 			 r->ndev == 1 ? "" : "s");
 		emit_text(e, "%s\n", text_wrap(head, 80, 2, wrapped,
 						 sizeof(wrapped)));

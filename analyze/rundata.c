@@ -908,6 +908,12 @@ static void set_window(struct rundata *rd)
 		if (b != AN_NONE && b > hi)
 			hi = b;
 	}
+	if (hi <= lo && rd->nvm) {
+		/* no I/O traced (a vmstat log alone): the time its samples
+		 * cover, not an empty window at 0 on the samples' clock */
+		lo = rd->vm[0].t0 != AN_NONE ? rd->vm[0].t0 : rd->vm[0].t;
+		hi = rd->vm[rd->nvm - 1].t;
+	}
 	rd->t0 = hi > lo ? lo : 0;
 	rd->t1 = hi > lo ? hi : 0;
 	if (rd->rv->filtered) {

@@ -223,7 +223,8 @@ struct rundata {
 				      * when unknown */
 	double dirty_bg_ratio, dirty_ratio; /* settings, -1 when unknown */
 	/* The time the run is judged over: its commands' first start to last
-	 * end when it has commands, else its first to last event. */
+	 * end when it has commands, else its first to last event, else (no
+	 * I/O traced) its vmstat samples' first to last. */
 	int64_t t0, t1;
 	int elapsed_from_cmds;
 };

@@ -916,7 +916,7 @@ void timeacct_emit(struct emit *e, const struct timeacct *ta,
 	emit_obj_begin(e, "time");
 	emit_num(e, "elapsed_s", span);
 	emit_str(e, "elapsed_from", rd->elapsed_from_cmds ? "commands"
-			: "events");
+			: rd->n ? "events" : "samples");
 	emit_heading(e, "where the time went");
 	emit_text(e, "  elapsed %.3f s (%s);\n  waited: time with I/O queued "
 		  "or in flight, split by each stage's share of Q2C\n", span,

@@ -58,6 +58,15 @@ check_eq "report of a vmstat log: points at iotape vmstat" "see iotape vmstat vm
 check "the command it names shows the samples" "$IOTAPE" ${hint#see iotape } --db "$db"
 check_eq "report of a vmstat log: its two lines, no empty tables or elapsed of 0 s" 2 \
 	"$("$IOTAPE" report --db "$db" vm | wc -l)"
+# the time its three rows 1 s apart cover, as iotape runs lists it (once
+# "0.000 s"), and windows on the samples' clock (once from -1.8e9 s)
+check_eq "report of a vmstat log: the header gives the samples' span" \
+	"run 'vm' (import, complete, vmstat-text): 2.000 s of samples, 0 devices" \
+	"$("$IOTAPE" report --db "$db" vm | head -n 1)"
+"$IOTAPE" import --quiet --db "$db" --run vmt "$FIXTURES/vmstat/timestamped-1-3.log"
+check_eq "report --json of a timestamped vmstat log: span_s, and every finding's window inside it" \
+	"2 true" "$("$IOTAPE" report --db "$db" --json vmt |
+	jq -r '"\(.span_s) \([.findings[].window | .from_s >= 0 and .to_s <= 2] | all)"')"
 
 # ---- export --format fio: stderr names each file's device and the writes ---------------
 "$IOTAPE" export --db "$db" --format fio -o "$t/lf.iolog" lf 2> "$t/head"
