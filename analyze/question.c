@@ -257,8 +257,7 @@ static void question_default(struct question *q, const struct q_run *r,
 		q->nterms = 1;
 		snprintf(q->label, sizeof(q->label), "the workload's span");
 		snprintf(q->why, sizeof(q->why), "no timed commands: the "
-			 "time from the workload's first I/O to its last (the "
-			 "samples' span when no I/O was traced)");
+			 "time from the workload's first I/O to its last");
 	}
 	snprintf(q->unit, sizeof(q->unit), "s");
 	q->lower_better = q->duration = 1;
