@@ -1,5 +1,6 @@
 /* Whether a save or spill path of the recorder lies on a traced disk (see
- * recsafe.h): st_dev followed through partitions and stacked devices. */
+ * recsafe.h): st_dev followed through partitions, stacked devices and
+ * loop devices' files. */
 #include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
@@ -7,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -14,6 +18,40 @@
 #include "capture/lab.h"
 #include "record/recsafe.h"
 #include "lib/util.h"
+
+/* The device of the file system that holds the file behind loop device
+ * maj:min, or 0 when unknown: LOOP_GET_STATUS64's lo_device (linux/loop.h;
+ * right however the file was renamed since) on /dev/NAME, NAME from its
+ * sysfs uevent's DEVNAME, else stat() of the path in loop/backing_file. */
+static dev_t loop_file_dev(const struct machine_paths *mp, unsigned maj,
+			   unsigned min)
+{
+	char path[PATH_MAX], buf[4096], *p;
+	struct loop_info64 li;
+	struct stat st;
+	int fd, rc = -1;
+
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/uevent", mp->sys, maj, min);
+	if (!sysfs_read(path, buf, sizeof(buf)) && (p = strstr(buf, "DEVNAME="))) {
+		p += 8;
+		p[strcspn(p, "\n")] = '\0';
+		snprintf(path, sizeof(path), "/dev/%.200s", p);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) >= 0) {
+			rc = ioctl(fd, LOOP_GET_STATUS64, &li);
+			close(fd);
+		}
+		if (!rc && li.lo_device)
+			return (dev_t)li.lo_device;
+	}
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/loop/backing_file",
+		 mp->sys, maj, min);
+	if (sysfs_read(path, buf, sizeof(buf)))
+		return 0;
+	buf[strcspn(buf, "\n")] = '\0';
+	if ((p = strstr(buf, " (deleted)")))
+		*p = '\0';
+	return !stat(buf, &st) ? st.st_dev : 0;
+}
 
 /* Whether the block device maj:min, or a disk under it, is in devs. */
 static int dev_traced(const struct machine_paths *mp, unsigned maj,
@@ -41,6 +79,16 @@ static int dev_traced(const struct machine_paths *mp, unsigned maj,
 		    sscanf(buf, "%u:%u", &maj, &min) == 2)
 			return dev_traced(mp, maj, min, devs, n, which, len, depth + 1);
 		return 0;
+	}
+	/* a loop device: the disk of the file behind it (LOOP_GET_STATUS64's
+	 * lo_device, linux/loop.h: the file system that holds the file,
+	 * however it was renamed since), so a store on a loop device over a
+	 * file on a traced disk is seen for the feedback it is */
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/loop", mp->sys, maj, min);
+	if (!access(path, F_OK)) {
+		dev_t fdev = loop_file_dev(mp, maj, min);
+		return fdev ? dev_traced(mp, major(fdev), minor(fdev), devs, n,
+					 which, len, depth + 1) : 0;
 	}
 	/* a stacked device (dm, md): what it is made of */
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/slaves", mp->sys, maj, min);

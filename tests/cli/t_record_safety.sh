@@ -67,6 +67,29 @@ rc=$?
 [ $rc != 0 ] && grep -q "the database '$mnt/x.db' is on $small, a traced disk" "$t/traced" &&
 	ok "--db on a traced disk is refused, naming the disk" ||
 	not_ok "--db on a traced disk is refused" "exit $rc: $(cat "$t/traced")"
+# a file system on a loop device over a file on the traced disk: the same
+# feedback, one step removed
+truncate -s 8M "$mnt/inner.img"
+if mkfs.ext4 -q -F "$mnt/inner.img" && loop_attach "$mnt/inner.img"; then
+	inner=$LOOPDEV
+	mkdir -p "$t/inner"
+	at_exit "umount '$t/inner' 2> /dev/null"
+	if mount "/dev/$inner" "$t/inner"; then
+		"$IOTAPE" record -d "/dev/$small" --db "$t/inner/x.db" > /dev/null 2> "$t/traced"
+		rc=$?
+		[ $rc != 0 ] && grep -q "the database '$t/inner/x.db' is on $small, a traced disk" "$t/traced" &&
+			ok "--db on a loop device over a file on a traced disk is refused, naming the disk" ||
+			not_ok "--db on a loop device over a file on a traced disk is refused" \
+				"exit $rc: $(cat "$t/traced")"
+		umount "$t/inner"
+	else
+		not_ok "mount the inner loop device"
+	fi
+	losetup -d "/dev/$inner"
+else
+	not_ok "make the inner loop device"
+fi
+rm -f "$mnt/inner.img"
 "$IOTAPE" record -d "/dev/$small" --out "$mnt/spill" --db "$t/y.db" > /dev/null 2> "$t/traced2"
 grep -q "\-\-out '$mnt/spill' is on $small" "$t/traced2" &&
 	ok "--out on a traced disk is refused" || not_ok "--out on a traced disk is refused" "$(cat "$t/traced2")"
