@@ -334,8 +334,9 @@ static int64_t match_shift(struct store *st, int64_t run, int64_t genesis,
 }
 
 /* The log's interval in seconds: --interval, else the timestamps' step,
- * else 1 s (warned of when the log has several rows and does not say);
- * *from says which ("option", "timestamps", "assumed"). */
+ * else the step its `date` lines and blocks agree on (warned of), else 1 s
+ * (warned of when the log has several rows and does not say); *from says
+ * which ("option", "timestamps", "dates", "assumed"). */
 static double log_interval(const struct import_opts *o,
 			   const struct vmstat_text_info *in, const struct scan *sc,
 			   const char *path, const char **from)
@@ -347,6 +348,17 @@ static double log_interval(const struct import_opts *o,
 	if (in->stamp_step_ns > 0) {
 		*from = "timestamps";
 		return in->stamp_step_ns / 1e9;
+	}
+	if (in->date_step_ns > 0 && (!sc->all_timed || sc->dated_multirow)) {
+		*from = "dates";
+		if (!o->quiet)
+			warning("%s: the log does not say its interval; its date "
+				"lines, %.0f s after a block of %llu rows, give %.0f "
+				"s between rows (give --interval if not)", path,
+				in->date_gap_ns / 1e9,
+				(unsigned long long)in->date_gap_rows,
+				in->date_step_ns / 1e9);
+		return in->date_step_ns / 1e9;
 	}
 	*from = "assumed";
 	if (!o->quiet && (in->rows > 1 && (!sc->all_timed || sc->dated_multirow)))

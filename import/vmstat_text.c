@@ -350,6 +350,7 @@ struct parser {
 	int block;
 	uint64_t block_row;
 	int64_t block_date;
+	int date_step_broken;  /* two dated blocks disagreed (info->date_step_ns) */
 	struct watch w;
 	int frozen, checked;
 
@@ -361,6 +362,34 @@ struct parser {
 
 	int time_status;     /* pending GNU time exit status */
 };
+
+/* At the start of a block after one: the whole seconds between rows that
+ * the block before (dated, two rows or more) and this block's date give,
+ * kept in p->info->date_step_ns while every such pair agrees (see
+ * vmstat_text_info). vmstat N M prints M rows N s apart from its start, so
+ * the next date comes (M - 1) * N s after the block's own, to the date's
+ * 1 s. */
+static void date_step(struct parser *p)
+{
+	struct vmstat_text_info *in = p->info;
+	int64_t gap = p->sep_date - p->block_date, k = (int64_t)p->block_row - 1;
+	int64_t step;
+
+	if (p->date_step_broken || p->block_date < 0 || p->sep_date < 0 || k < 1)
+		return;
+	step = (gap + k * 500000000ll) / (k * 1000000000ll) * 1000000000ll;
+	if (gap <= 0 || step < 1000000000ll || llabs(gap - step * k) > 1000000000ll ||
+	    (in->date_step_ns && in->date_step_ns != step)) {
+		p->date_step_broken = 1;
+		in->date_step_ns = 0;
+		return;
+	}
+	if (!in->date_step_ns) {
+		in->date_gap_ns = gap;
+		in->date_gap_rows = p->block_row;
+	}
+	in->date_step_ns = step;
+}
 
 /* Writes "PATH: line N: MESSAGE" into the error buffer; returns -EINVAL. */
 static int fail(struct parser *p, uint64_t line, const char *fmt, ...)
@@ -563,6 +592,8 @@ static int data_row(struct parser *p, char **tok, int n, uint64_t line,
 	if (p->block < 0 || p->sep) {
 		if (p->block >= 0)
 			watch_end(p);
+		if (p->block >= 0)
+			date_step(p);
 		p->block++;
 		p->block_row = 0;
 		p->block_date = p->sep_date;

@@ -82,6 +82,14 @@ struct vmstat_text_info {
 	char columns[128];    /* the first header's column names, space-separated */
 	int64_t stamp_step_ns;/* median step between successive timestamped
 			       * interval rows of one invocation, 0 unknown */
+	/* `date` + `vmstat N M` blocks (a cron job, a loop): the whole seconds
+	 * between rows that every dated block of two rows or more and the date
+	 * after it agree on (their gap over its intervals, to the date's 1 s);
+	 * 0 when they do not agree or no such pair is in the log. The first
+	 * such gap and its block's rows, for the message. */
+	int64_t date_step_ns;
+	int64_t date_gap_ns;
+	uint64_t date_gap_rows;
 };
 
 /* Counts and sizes of a vmstat row are below 2^53, exact as doubles. */

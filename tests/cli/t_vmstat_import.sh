@@ -59,6 +59,19 @@ if import "date blocks" --interval 1 --run blocks "$V/date-blocks.log"; then
 	check_eq "date blocks: 2nd block's first row at +2 s" 2 \
 		"$("$IOTAPE" vmstat --db "$db" --json blocks | jq '.rows[3].t_s')"
 fi
+# without --interval: the step the date lines and blocks agree on (2 s after
+# a block of 3 rows: 1 s); blocks that disagree (then 7 s after one): 1 s,
+# assumed, as for a log with no dates
+if import "date blocks, no --interval" --run blocks-d "$V/date-blocks.log"; then
+	check_eq "date blocks: the dates give 1 s, said in a warning" 1 \
+		"$(grep -c "its date lines, 2 s after a block of 3 rows, give 1 s between rows" "$t/err")"
+fi
+{ cat "$V/date-blocks.log"; sed -n '/06:10:29/,$p' "$V/date-blocks.log" |
+	sed 's/06:10:29/06:10:36/'; } > "$t/blocks-odd.log"
+if import "date blocks that disagree" --run blocks-odd "$t/blocks-odd.log"; then
+	check_eq "date blocks that disagree: 1 s assumed, said" "1 1" \
+		"$(grep -c "does not say its interval; assuming 1 s" "$t/err") $("$IOTAPE" vmstat --db "$db" --json blocks-odd | jq '.rows[1].t_s')"
+fi
 import "no boot row" --no-boot-row --run noboot "$V/timestamped-1-3.log" &&
 	check_eq "--no-boot-row: none marked" "3 0" "$(json_rows "$db" noboot)"
 for f in wide-gu-1-3 active-1-3 linux24-handmade repeated-headers; do
@@ -136,9 +149,12 @@ fi
 # since-boot row
 f=$CORPUS/vmstat-ramindin-blocks/vmstat.log
 if [ -r "$f" ] && import "ramindin" --run ramindin "$f"; then
-	if grep -q "does not say its interval; assuming 1 s" "$t/err"; then
-		ok "ramindin: warns that the interval is assumed"
-	else not_ok "ramindin: warns that the interval is assumed" "$(cat "$t/err")"; fi
+	# (once "assuming 1 s": every rate's amount was a tenth of vmstat's)
+	if grep -q "does not say its interval; its date lines, 60 s after a block of 7 rows, give 10 s between rows (give --interval if not)" "$t/err"; then
+		ok "ramindin: the interval its date lines give, 10 s, with a warning"
+	else not_ok "ramindin: the interval its date lines give, 10 s, with a warning" "$(cat "$t/err")"; fi
+	check_eq "ramindin: block 2 at +60 s, its 2nd row +70 s" "60 70" \
+		"$("$IOTAPE" vmstat --db "$db" --json ramindin | jq -r '"\(.rows[7].t_s) \(.rows[8].t_s)"')"
 	check_eq "ramindin: rows, since boot" "1460 209" "$(json_rows "$db" ramindin)"
 	width_ok ramindin "$db" ramindin
 	import "ramindin --interval 10" --run ramindin10 --interval 10 "$f" &&
@@ -147,9 +163,9 @@ if [ -r "$f" ] && import "ramindin" --run ramindin "$f"; then
 				jq -r '"\(.rows[7].t_s) \(.rows[8].t_s)"')"
 	# swapped in: each interval row's si times its interval, the row
 	# after a since-boot row counted from that row (one vmstat run's
-	# start), not from the last row of the run before: 873 kB of si at
-	# 1 s a row, and ten times that at 10 s (once 12.7 MB: 55 s a row)
-	check_eq "ramindin: swapped in, 1 s and 10 s a row (MB)" "0.894 8.940" \
+	# start), not from the last row of the run before: 8.7 MB of si at
+	# 10 s a row (once 12.7 MB: 55 s a row), the same with --interval 10
+	check_eq "ramindin: swapped in, its date lines' 10 s and --interval 10 (MB)" "8.940 8.940" \
 		"$(for r in ramindin ramindin10; do "$IOTAPE" report --db "$db" --json $r |
 			jq -r '.analysis.swap.swap_in_mb * 1000 | round / 1000'; done |
 			xargs printf '%.3f %.3f')"
