@@ -26,7 +26,8 @@ static const struct opt_def options[] = {
 	  "saved_cmdlines, ps -eo pid,comm); for traces that carry none "
 	  "(tracefs)" },
 	{ "interval", 1, 'i', "SEC", "vmstat and iostat logs: seconds between "
-	  "rows (default: from the log's timestamps, else 1)" },
+	  "rows (default: from the log's timestamps, else from its date lines "
+	  "(vmstat), else 1)" },
 	{ "no-boot-row", 0, 'n', NULL, "vmstat and iostat logs: the first row is "
 	  "an interval's, not the since-boot average ('vmstat -t 1 2 | tail -n "
 	  "1', iostat -y)" },
