@@ -90,9 +90,14 @@ static int thr_finding(const struct an_run *r, const void *state,
 	FD_CAT(f, evidence, "; %.2f s of the workload's free time blocked while "
 	       "writeback ran, %.2f s blocked with the devices idle",
 	       cp->wb_active_s, cp->held_s);
-	f->conf = cp->measured ? FD_HIGH : FD_MEDIUM;
+	/* blocked tasks while the flushers wrote, with no Dirty to show the
+	 * limit was reached: a reader waiting on other I/O looks the same */
+	f->conf = cp->measured ? FD_HIGH : dirty && !s->sampled ? FD_LOW
+								 : FD_MEDIUM;
 	FD_CAT(f, why, "%s", cp->measured ? "the kernel counted the waits" :
-	       "vmstat's b counts every task in I/O wait, machine-wide");
+	       dirty && !s->sampled ? "vmstat's b counts every task in I/O "
+	       "wait, machine-wide, and no Dirty sample shows the limit reached"
+	       : "vmstat's b counts every task in I/O wait, machine-wide");
 	f->lo_s = 0;
 	f->hi_s = cp->elapsed_s;
 	return 1;
