@@ -506,6 +506,15 @@ int store_requests_open_ids(struct store *st, int64_t run, int64_t lo,
 
 /* The selected columns of the current row into *r, in requests_sql()'s
  * order. */
+/* Column i of q as a time in ns, STORE_NO_TIME when NULL. */
+static int64_t time_col(const struct store_driver *d, struct store_stmt *q,
+			int i)
+{
+	int64_t v = d->col_i64(q, i);
+
+	return v == 0 && d->col_null(q, i) ? STORE_NO_TIME : v;
+}
+
 static void request_row(const struct store_driver *d, struct store_stmt *q,
 			unsigned mask, struct store_request *r, int64_t *id)
 {
@@ -515,7 +524,9 @@ static void request_row(const struct store_driver *d, struct store_stmt *q,
 	r->q_ns = r->g_ns = r->m_ns = r->i_ns = r->d_ns = r->c_ns = STORE_NO_TIME;
 	if (id)
 		*id = d->col_i64(q, 0);
-#define TIME(x) (d->col_null(q, i) ? (i++, STORE_NO_TIME) : d->col_i64(q, i++))
+/* a NULL reads as 0: asked for its type only then (half the driver's
+ * calls for a request's times) */
+#define TIME() (time_col(d, q, i++))
 	if (mask & STORE_RQ_DEV)
 		r->dev = (uint32_t)d->col_i64(q, i++);
 	if (mask & STORE_RQ_SECTOR)
@@ -544,8 +555,9 @@ static void request_row(const struct store_driver *d, struct store_stmt *q,
 		r->c_ns = TIME();
 #undef TIME
 	if (mask & STORE_RQ_DISPATCH) {
-		r->has_d = !d->col_null(q, i);
-		r->d_sector = (uint64_t)d->col_i64(q, i++);
+		r->d_sector = (uint64_t)d->col_i64(q, i);
+		r->has_d = r->d_sector || !d->col_null(q, i);
+		i++;
 		r->d_bytes = (uint32_t)d->col_i64(q, i++);
 	}
 	if (mask & STORE_RQ_REQUEUES)
