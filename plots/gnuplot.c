@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "lib/outfile.h"
 #include "lib/util.h"
 #include "plots/plot_int.h"
 
@@ -22,11 +23,28 @@ const char *const plot_colours[PLOT_NCOLOURS] = {
 
 static const char *const ext[] = { "png", "svg", "txt" };
 
+/* 0 when file in c's folder may be written (by iotape or by gnuplot's set
+ * output), else -1 after one error line: out_file_check() refuses what a
+ * name there may be a symlink or hard link to (this database, an SQLite
+ * file, a block device, a file system image), as export -o does. */
+static int may_write(const struct plot_ctx *c, const char *file)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", c->dir, file);
+	if ((rc = out_file_check(path)))
+		return error("cannot write '%s': %s", path, out_file_error(rc));
+	return 0;
+}
+
 static FILE *create_in(const struct plot_ctx *c, const char *file)
 {
 	char path[PATH_MAX];
 	FILE *fp;
 
+	if (may_write(c, file))
+		return NULL;
 	snprintf(path, sizeof(path), "%s/%s", c->dir, file);
 	if (!(fp = fopen(path, "w")))
 		error("cannot create '%s': %s", path, strerror(errno));
@@ -201,7 +219,7 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 	snprintf(g->file, sizeof(g->file), "%s.%s.gp", c->stem, plot_kind_name(k));
 	snprintf(g->out, sizeof(g->out), "%s.%s.%s", c->stem, plot_kind_name(k),
 		 ext[c->format]);
-	if (!(g->fp = create_in(c, g->file)))
+	if (may_write(c, g->out) || !(g->fp = create_in(c, g->file)))
 		return -1;
 	plot_gp(g, "# iotape %s: ", IOTAPE_VERSION);
 	put_comment(g->fp, what);

@@ -143,6 +143,43 @@ if command -v mkfs.ext4 > /dev/null; then
 else
 	skip "export -o an ext4 image" "no mkfs.ext4"
 fi
+# plot and mail: every file they make in -o DIR (the picture gnuplot writes,
+# its .dat and .gp) is checked as export -o is: a name there that is a
+# symlink or hard link to the database, another store, a file system image
+# or a block device is refused, and that is left whole (once plot wrote a
+# PNG over the database and the image)
+if command -v gnuplot > /dev/null; then
+	targets=("$db" "$t/other.db")
+	[ -e "$t/fs.img" ] && targets+=("$t/fs.img")
+	[ "$(id -u)" = 0 ] && [ -n "${LOOPDEV:-}" ] && targets+=("/dev/$LOOPDEV")
+	for tg in "${targets[@]}"; do
+		for f in lf.tput.png lf.tput.dat lf.tput.gp; do
+			rm -rf "$t/pl"; mkdir "$t/pl"
+			ln -s "$tg" "$t/pl/$f"
+			before=$(md5sum < "$tg")
+			"$IOTAPE" plot --db "$db" -o "$t/pl" --kind tput lf > /dev/null 2> "$t/err"
+			check_eq "plot: $f a symlink to ${tg#"$t/"}: refused in one line, it untouched" \
+				"1 1 $before" "$? $(grep -c "^iotape: cannot write '$t/pl/$f': " "$t/err") $(md5sum < "$tg")"
+		done
+	done
+	rm -rf "$t/pl"; mkdir "$t/pl"
+	ln "$db" "$t/pl/lf.tput.png"
+	"$IOTAPE" plot --db "$db" -o "$t/pl" --kind tput lf > /dev/null 2> "$t/err"
+	check_eq "plot: the picture's name a hard link to the database: refused, it untouched" \
+		"1 $sum" "$? $(md5sum < "$db")"
+	rm -f "$t/pl/lf.tput.png"
+	mdb=$t/m.db
+	"$IOTAPE" import --quiet --db "$mdb" --run lf "$FIXTURES/loop-fio-small.bin"
+	"$IOTAPE" import --quiet --again --db "$mdb" --run lf2 "$FIXTURES/loop-fio-small.bin"
+	msum=$(md5sum < "$mdb")
+	rm -rf "$t/ml"; mkdir "$t/ml"
+	ln -s ../m.db "$t/ml/lf-vs-lf2.tput.dat"
+	"$IOTAPE" mail --db "$mdb" -o "$t/ml" lf lf2 > /dev/null 2> "$t/err"
+	check_eq "mail: a plot's .dat a symlink to the database: refused, it untouched" \
+		"1 $msum" "$? $(md5sum < "$mdb")"
+else
+	skip "plot and mail into symlinks" "no gnuplot"
+fi
 # capture --raw: the trace file is checked the same way before anything runs
 # (the device is not looked up yet: none is needed)
 for o in "$db" "$db-journal" "$t/other.db" "$t/x.bin:rows"; do
