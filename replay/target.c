@@ -626,6 +626,29 @@ static int target_open_file(struct replay_target *t, const char *path,
 	return file_dio_align(t, path, err, errlen);
 }
 
+/* 1 when block device path is a loop device whose file is a guarded one
+ * (out_file_guard(): the database this process has open), told by the
+ * device and inode the kernel holds (LOOP_GET_STATUS64, linux/loop.h);
+ * else 0. */
+static int loop_of_guarded(const char *path)
+{
+	struct loop_info64 li;
+	struct stat o;
+	int fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return 0;
+	rc = ioctl(fd, LOOP_GET_STATUS64, &li);
+	close(fd);
+	if (rc)
+		return 0;
+	memset(&o, 0, sizeof(o));
+	o.st_mode = S_IFREG;
+	o.st_dev = (dev_t)li.lo_device;
+	o.st_ino = (ino_t)li.lo_inode;
+	return out_file_guarded(&o);
+}
+
 int target_open(struct replay_target *t, const char *path, int want_write,
 		int allow_write, const char *sig_ok, const char *sys,
 		const char *proc, char *err, size_t errlen)
@@ -650,6 +673,13 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 		}
 		if (target_create(t, path, &sb, err, errlen))
 			return -1;
+	}
+	if (S_ISBLK(sb.st_mode) && loop_of_guarded(path)) {
+		/* whatever --overwrite-signature says: the file behind it is
+		 * the store this replay writes its rows to */
+		snprintf(err, errlen, "refusing to replay on '%s': it is a loop "
+			 "device over the database this replay is stored in", path);
+		return -1;
 	}
 	if (S_ISBLK(sb.st_mode))
 		return target_open_blk(t, path, &sb, want_write, allow_write,

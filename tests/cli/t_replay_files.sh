@@ -134,6 +134,22 @@ replay "$t/other.db" other --allow-write --wrap
 check_eq "another SQLite database, --allow-write: refused, naming sqlite, untouched" \
 	"1|iotape: refusing to write to '$t/other.db': it holds an SQLite database (its file header); --overwrite-signature sqlite writes over it|$sum" \
 	"$?|$(cat "$t/err")|$(md5sum < "$t/other.db")"
+# a loop device over the database: refused whatever --overwrite-signature
+# says (a trial's replay onto one made the store "malformed")
+if [ "$(id -u)" = 0 ]; then
+	sum=$(md5sum < "$db")
+	if loop_attach "$db"; then
+		replay "/dev/$LOOPDEV" selfloop --allow-write --overwrite-signature sqlite --wrap
+		check_eq "a loop device over the database, --overwrite-signature sqlite: refused, untouched" \
+			"1|iotape: refusing to replay on '/dev/$LOOPDEV': it is a loop device over the database this replay is stored in|$sum" \
+			"$?|$(cat "$t/err")|$(md5sum < "$db")"
+		loop_detach_file "$db"
+	else
+		skip "a loop device over the database" "cannot attach a loop device"
+	fi
+else
+	skip "a loop device over the database" "needs root"
+fi
 
 # ---- a run name already taken: refused before the target is made ----------------
 replay "$t/fresh.img" new1
