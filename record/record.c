@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -179,6 +180,28 @@ static int check_paths(struct rec *r)
 	return 0;
 }
 
+/* Refuses, before anything is recorded, a store file that exists and is
+ * not one iotape can save to (another program's SQLite file, a newer
+ * schema): its first save would fail and lose the incident. A file not
+ * made yet is made by the first save. Returns 0, or -1 with a message in
+ * err. */
+static int check_store(struct rec *r)
+{
+	const char *db = db_path_default(r->o->db);
+	struct store *st;
+	struct stat sb;
+	int rc;
+
+	if (!store_is_file(db) || stat(db, &sb) < 0)
+		return 0;
+	rc = store_open_existing(&st, db);
+	if (rc)
+		snprintf(r->err, sizeof(r->err), "incidents cannot be saved: %s",
+			 store_errmsg(st));
+	store_close(st);
+	return rc ? -1 : 0;
+}
+
 /* Finds the disks, takes the lab and signals (SIGUSR1 too), starts the
  * tracer into the ring and the PSI triggers. Returns 0, or -1 with a
  * message in err. */
@@ -219,6 +242,8 @@ static int setup(struct rec *r)
 	if (o->out_dir && o->mem_bytes &&
 	    recring_spill_to(&r->ring, o->out_dir, o->mem_bytes, r->err,
 			     sizeof(r->err)))
+		return -1;
+	if (check_store(r))
 		return -1;
 	be_nice();
 	if (write_pidfile(r))

@@ -67,6 +67,13 @@ rc=$?
 [ $rc != 0 ] && grep -q "the database '$mnt/x.db' is on $small, a traced disk" "$t/traced" &&
 	ok "--db on a traced disk is refused, naming the disk" ||
 	not_ok "--db on a traced disk is refused" "exit $rc: $(cat "$t/traced")"
+# a store that exists and is no iotape database: refused at the start (its
+# first save failed and the incident was lost), the file untouched
+sqlite3 "$t/foreign.db" "CREATE TABLE x (a); INSERT INTO x VALUES (1)"
+fsum=$(md5sum < "$t/foreign.db")
+"$IOTAPE" record -d "/dev/$d" --db "$t/foreign.db" > /dev/null 2> "$t/foreign"
+check_eq "--db another program's SQLite file: refused at the start, one line, untouched" \
+	"1 1 $fsum" "$? $(grep -c "^iotape: incidents cannot be saved: $t/foreign.db: not an iotape database" "$t/foreign") $(md5sum < "$t/foreign.db")"
 # a file system on a loop device over a file on the traced disk: the same
 # feedback, one step removed
 truncate -s 8M "$mnt/inner.img"
