@@ -63,8 +63,9 @@ static void compare_usage(FILE *fp)
 "device order, '-' for a run without the device); Q2C and D2C p50/p99 in us\n"
 "for reads and writes, as report prints them; long seeks (>128 sectors)\n"
 "per s and the D2D seek mean; swap out/in MB, peak swap used, peak dirty and\n"
-"writeback MB, minimum free MB, CPU iowait %%. Then where the time went\n"
-"(each process family's waited time and its change by btt stage) and why:\n"
+"writeback MB, minimum free MB, CPU iowait %% (of the vmstat rows over the\n"
+"run's window). Then where the time went (each process family's waited time\n"
+"and its change by btt stage) and why:\n"
 "a waterfall of causes, each with what it cost the worse run in seconds,\n"
 "that with the offsets and what is not explained adds up to the difference.\n"
 "\n");

@@ -178,9 +178,22 @@ static void fig_seeks(struct figset *fs, struct run_figs *r, double span)
 		    "D2D seek mean sectors", 1, 0, sum / (double)n);
 }
 
-/* From the run's vmstat rows: swap out and in (MB, si/so over each row's
- * interval), peak swap used, peak dirty and writeback (MB, meminfo's),
- * minimum free (MB) and the mean CPU iowait %. */
+/* Whether vm row v counts for the run's figures: its interval (the row
+ * before it to it) overlaps the window the run is judged over, so that a
+ * log of hours joined to a trace of seconds speaks of those seconds (a
+ * run of samples alone is judged over all of them). */
+static int vm_in_window(const struct rundata *rd, const struct an_vm *v)
+{
+	int64_t from = v->t0 != AN_NONE ? v->t0 : v->t;
+
+	return rd->t1 <= rd->t0 || (v->t >= rd->t0 && from <= rd->t1);
+}
+
+/* From the run's vmstat rows in its window (vm_in_window()): swap out and
+ * in (MB, si/so over each row's interval), peak swap used, peak dirty and
+ * writeback (MB, meminfo's), minimum free (MB) and the mean CPU iowait %
+ * (of the rows that give one from 0 to 100: a wrapped counter printed as
+ * 3035110221 % is seen in real logs). */
 static void fig_memory(struct figset *fs, struct run_figs *r)
 {
 	const struct rundata *rd = &r->an.rd;
@@ -190,16 +203,20 @@ static void fig_memory(struct figset *fs, struct run_figs *r)
 	for (size_t i = 0; i < rd->nvm; i++) {
 		const struct an_vm *v = &rd->vm[i];
 		double dt = rundata_vm_dt_s(v);
+		if (!vm_in_window(rd, v))
+			continue;
 		if (isfinite(v->so) && dt > 0) {
 			out += v->so * dt * 1024 / 1e6;
 			in += v->si * dt * 1024 / 1e6;
 		}
-		if (isfinite(v->wa)) {
+		if (isfinite(v->wa) && v->wa >= 0 && v->wa <= 100) {
 			wa += v->wa;
 			nwa++;
 		}
 	}
 	for (size_t i = 0; i < rd->nvm; i++) {
+		if (!vm_in_window(rd, &rd->vm[i]))
+			continue;
 		if (isfinite(rd->vm[i].swpd) &&
 		    rd->vm[i].swpd * 1024 / 1e6 > peak)
 			peak = rd->vm[i].swpd * 1024 / 1e6;
