@@ -202,11 +202,13 @@ static void emit_json(struct emit *e, const struct finding *f, double total_s,
 }
 
 /* The details of each cause (numbered as in the waterfall), then the
- * patterns present at no measurable cost, then the ones not seen. */
+ * offsets the waterfall shows in the other run's favour (present, no
+ * cause, costing off_s or less), then the patterns present at no
+ * measurable cost, then the ones not seen. */
 static void emit_details(struct emit *e, const struct finding *f, int n,
-			 int numbered_only)
+			 int numbered_only, double off_s)
 {
-	int causes = 0, present = 0, absent = 0;
+	int causes = 0, present = 0, absent = 0, offsets = 0;
 
 	for (int i = 0; i < n; i++) {
 		char line[512], buf[1024];
@@ -229,7 +231,19 @@ static void emit_details(struct emit *e, const struct finding *f, int n,
 		return;
 	for (int i = 0; i < n; i++) {
 		char line[600];
-		if (f[i].cause || !f[i].present)
+		if (f[i].cause || !f[i].present || f[i].cost_s > off_s)
+			continue;
+		if (!offsets++)
+			emit_text(e, "\nin the other run's favour (in the waterfall):\n");
+		snprintf(line, sizeof(line), "- %s (%+.2f s): ", f[i].title,
+			 f[i].cost_s);
+		put_par(e, line, f[i].why);
+		if (f[i].needs[0])
+			put_par(e, "  to know: ", f[i].needs);
+	}
+	for (int i = 0; i < n; i++) {
+		char line[600];
+		if (f[i].cause || !f[i].present || f[i].cost_s <= off_s)
 			continue;
 		if (!present++)
 			emit_text(e, "\npresent, no measurable cost here:\n");
@@ -295,7 +309,7 @@ void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 			emit_text(e, "no cause: nothing here cost a measurable "
 				  "share of the %s\n", total_s != 0 ?
 				  total_label : "time");
-		emit_details(e, f, n, 0);
+		emit_details(e, f, n, 0, -INFINITY);
 		return;
 	}
 	emit_text(e, "   seconds  share  cause (they add up to the %s)\n",
@@ -332,6 +346,6 @@ void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 			snprintf(t, sizeof(t), "%s", total_label);
 		wf_row(e, total_s, total_s, "   ", t);
 	}
-	emit_details(e, f, n, 0);
+	emit_details(e, f, n, 0, -min_off);
 }
 

@@ -180,6 +180,13 @@ if [ -d "$S" ]; then
 		"$(grep -c 'only against another' "$t/seed.txt")"
 	check_eq "seed pair: the same processes as one family each (md5sum)" 1 \
 		"$(jq -r '[.analyses[0].analysis.time.families[] | select(.name == "md5sum")] | length' "$t/seed.json")"
+	# an offset the waterfall shows (in the other run's favour) is not
+	# also listed as "present, no measurable cost here"
+	"$IOTAPE" compare --db "$db" one-disk two-disks > "$t/seed2.txt"
+	offs=$(jq -r '[.comparisons[0].findings[] | select(.in_waterfall == 1 and .cause == 0)] | length' \
+		<("$IOTAPE" compare --db "$db" --json one-disk two-disks))
+	check_eq "seed pair: offsets in the waterfall are listed as such, not as of no measurable cost" \
+		"$offs $offs" "$(grep -c "in the other run's favour: " "$t/seed2.txt") $(sed -n '/^in the other run.s favour (in the waterfall):/,/^$/p' "$t/seed2.txt" | grep -c '^   - ')"
 else
 	skip "seed pair" "no corpus (IOTAPE_CORPUS=... or ../shared/corpus)"
 fi
