@@ -54,6 +54,7 @@ static int cpu_finding(const struct an_run *r, const void *state,
 	const struct cpu_state *s = state;
 	const struct critpath *cp = &r->cp;
 	double c = cp->cat[CP_CPU];
+	int pinned;
 
 	f->present = c >= FD_MIN_S;
 	snprintf(f->title, sizeof(f->title), "cpu: the workload waited %.2f s "
@@ -66,20 +67,30 @@ static int cpu_finding(const struct an_run *r, const void *state,
 		       "their traced I/O.", cp->dly_cpu_s);
 	else
 		FD_CAT(f, how, "of the workload's time not waiting on "
-		       "its own I/O, the part when vmstat showed the CPUs busy "
-		       "(id under 10%%) with more runnable tasks than CPUs (r over "
-		       "%d): r - CPUs of every r runnable tasks wait.", r->rd.ncpu);
+		       "its own I/O, the part when vmstat showed more runnable "
+		       "tasks (r, less vmstat itself) than CPUs busy: the CPUs "
+		       "saturated (id under 10%%), or r of %d or more with a CPU "
+		       "busy (tasks pinned to it wait while another idles); each "
+		       "waits 1 - busy CPUs / runnable tasks.",
+		       (r->rd.ncpu ? r->rd.ncpu : 1) + 2);
 	FD_CAT(f, evidence, "vmstat over the run: r mean %.1f, max %.0f, on %d "
 	       "CPU%s%s; us+sy mean %.0f%%, id mean %.0f%%; %.2f s of the "
-	       "workload's free time had the CPUs saturated", s->r_mean, s->r_max,
+	       "workload's free time had runnable tasks waiting", s->r_mean, s->r_max,
 	       r->rd.ncpu, r->rd.ncpu == 1 ? "" : "s", r->rd.ncpu ? "" :
 	       " (the count unknown: taken as 1)", s->us_sy_mean, s->id_mean,
 	       cp->cpu_busy_s);
-	f->conf = cp->measured ? FD_HIGH : s->nvm >= 2 ? (r->rd.ncpu ? FD_MEDIUM
-						  : FD_LOW) : FD_NONE;
+	/* most of it told with a CPU idle: only tasks pinned to the busy
+	 * ones wait so, and vmstat cannot show pinning */
+	pinned = !cp->measured && cp->cpu_pinned_s > 0.5 * c;
+	f->conf = cp->measured ? FD_HIGH : s->nvm >= 2 ? (r->rd.ncpu && !pinned ?
+						  FD_MEDIUM : FD_LOW) : FD_NONE;
 	FD_CAT(f, why, "%s", cp->measured ? "the kernel counted the waits" :
 	       "vmstat's r is a count at each sample, machine-wide: other "
 	       "processes' runnable time counts too");
+	if (pinned)
+		FD_CAT(f, why, "; %.2f s of it with a CPU idle (vmstat id): so "
+		       "only if the tasks were pinned to the busy CPUs (taskset, "
+		       "cpusets), which vmstat does not show", cp->cpu_pinned_s);
 	if (!s->nvm && !cp->measured)
 		FD_CAT(f, needs, "vmstat samples (a vmstat 1 log) or a capture");
 	f->lo_s = 0;
@@ -110,7 +121,8 @@ const struct analyzer an_cpu = {
 	.cats = 1u << CP_CPU,
 	.definitions =
 "cpu: the workload's time runnable but not on a CPU. Inferred from vmstat:\n"
-"  of its time not waiting on its own I/O, with the CPUs saturated (id under\n"
-"  10%) and r runnable tasks over n CPUs, the share 1 - n/r; measured, with\n"
-"  the capture's delay accounting, as its tasks' run delay.\n",
+"  of its time not waiting on its own I/O, with more runnable tasks r (less\n"
+"  vmstat) than busy CPUs b (the CPUs saturated, id under 10%, or r of n +\n"
+"  2 or more: pinned tasks), the share 1 - b/r; measured, with the\n"
+"  capture's delay accounting, as its tasks' run delay.\n",
 };

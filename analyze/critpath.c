@@ -1148,6 +1148,24 @@ static void sync_to_writeback(struct critpath *cp, double from_sync)
 	}
 }
 
+/* 1 when at least half the vm rows whose intervals overlap the window
+ * counted blocked tasks (b) over the machine's own level bbg. */
+static int mostly_blocked(const struct critpath *cp, const struct rundata *rd,
+			  double bbg)
+{
+	int n = 0, blocked = 0;
+
+	for (size_t i = 0; i < rd->nvm; i++) {
+		const struct an_vm *v = &rd->vm[i];
+		int64_t from = v->t0 != AN_NONE ? v->t0 : v->t;
+		if (v->t <= cp->t0 || from >= cp->t1 || !isfinite(v->b))
+			continue;
+		n++;
+		blocked += v->b - bbg >= 1;
+	}
+	return n && 2 * blocked >= n;
+}
+
 static void settle_free(struct critpath *cp, const struct rundata *rd)
 {
 	int ncpu = rd->ncpu;
@@ -1156,6 +1174,10 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 	double wb_free = 0, own_share;
 	const struct an_vm *held_vm[2] = { NULL, NULL };   /* samples saying
 							     * held */
+	const struct an_vm *thr_vm[2] = { NULL, NULL };    /* samples saying
+							     * throttled,
+							     * inferred */
+	double thr_inferred = 0;
 	uint8_t *pend = pending_dirty(cp, rd);
 
 	for (size_t j = 0; j < cp->nbin; j++) {
@@ -1204,10 +1226,16 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		} else if (blocked && writing) {
 			int th = throttling(rd, t);
 			cp->wb_active_s += f;
-			if (th == 1 || (limit > 0 && limit * 2 < wb_total * 1e6) ||
-			    (th < 0 && !limit && !sync_total && idle_dirty <= 0))
+			if (th == 1 || (limit > 0 && limit * 2 < wb_total * 1e6))
 				cp->cat[CP_THROTTLE] += f;
-			else if (idle_dirty > 0) {
+			else if (th < 0 && !limit && !sync_total && idle_dirty <= 0) {
+				/* no Dirty, no limit: the blocked tasks
+				 * alone say it */
+				cp->cat[CP_THROTTLE] += f;
+				thr_inferred += f;
+				if (v != thr_vm[0] && v != thr_vm[1])
+					thr_vm[thr_vm[0] != NULL] = v;
+			} else if (idle_dirty > 0) {
 				/* a wait the idle time before could have
 				 * saved: writeback's cost */
 				double c = f < idle_dirty ? f : idle_dirty;
@@ -1228,6 +1256,8 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 			cp->cat[CP_CPU] += f * fc;
 			if (fc > 0)
 				cp->cpu_busy_s += f;
+			if (fc > 0 && v->id >= 10)
+				cp->cpu_pinned_s += f * fc;
 			cp->cat[CP_OTHER] += f * (1 - fc);
 		}
 	}
@@ -1239,6 +1269,15 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		cp->cat[CP_THROTTLE] -= cp->held_s;
 		cp->cat[CP_OTHER] += cp->held_s;
 		cp->held_s = 0;
+	}
+	/* the same for dirty throttling told from blocked tasks alone (no
+	 * Dirty sampled, no limit known): one sample of b while the flushers
+	 * wrote, among others over the run that saw none, is a task caught in
+	 * D state (a log with b = 1 once in four rows named throttle first);
+	 * a short run's one or two rows, blocked, still say it */
+	if (thr_inferred > 0 && !thr_vm[1] && !mostly_blocked(cp, rd, bbg)) {
+		cp->cat[CP_THROTTLE] -= thr_inferred;
+		cp->cat[CP_OTHER] += thr_inferred;
 	}
 	/* what the free time could still take: the idle time left, and what
 	 * the samples' split gave it (settle_measured() splits again) */

@@ -112,7 +112,11 @@ struct critpath {
 	/* each family's part: blocked and free seconds */
 	double *fam_blocked_s, *fam_free_s;
 	/* the evidence of the free time's classes */
-	double cpu_busy_s;      /* free time with the CPUs saturated */
+	double cpu_busy_s;      /* free time with runnable tasks waiting (the
+				 * CPUs saturated, or pinned tasks queued) */
+	double cpu_pinned_s;    /* of CP_CPU, the part told while vmstat's id
+				 * showed a CPU idle (10% or more): tasks
+				 * taken as pinned to the busy CPUs */
 	double swap_active_s;   /* free time with swapping under way */
 	double swap_stall_s;    /* the part of CP_SWAP from the free time */
 	double held_s;          /* free time blocked with no I/O traced */
