@@ -208,7 +208,7 @@ static void emit_json(struct emit *e, const struct finding *f, double total_s,
 static void emit_details(struct emit *e, const struct finding *f, int n,
 			 int numbered_only, double off_s)
 {
-	int causes = 0, present = 0, absent = 0, offsets = 0;
+	int causes = 0, present = 0, absent = 0, offsets = 0, unmeasured = 0;
 
 	for (int i = 0; i < n; i++) {
 		char line[512], buf[1024];
@@ -243,7 +243,24 @@ static void emit_details(struct emit *e, const struct finding *f, int n,
 	}
 	for (int i = 0; i < n; i++) {
 		char line[600];
-		if (f[i].cause || !f[i].present || f[i].cost_s <= off_s)
+		/* a part of the time the data cannot measure (confidence
+		 * none): not "no measurable cost" */
+		if (f[i].cause || !f[i].present || f[i].cost_s <= off_s ||
+		    f[i].conf != FD_NONE || fabs(f[i].cost_s) < FD_MIN_S)
+			continue;
+		if (!unmeasured++)
+			emit_text(e, "\npresent, its cost not measurable from "
+				  "this data:\n");
+		snprintf(line, sizeof(line), "- %s (%+.2f s): ", f[i].title,
+			 f[i].cost_s);
+		put_par(e, line, f[i].why);
+		if (f[i].needs[0])
+			put_par(e, "  to know: ", f[i].needs);
+	}
+	for (int i = 0; i < n; i++) {
+		char line[600];
+		if (f[i].cause || !f[i].present || f[i].cost_s <= off_s ||
+		    (f[i].conf == FD_NONE && fabs(f[i].cost_s) >= FD_MIN_S))
 			continue;
 		if (!present++)
 			emit_text(e, "\npresent, no measurable cost here:\n");

@@ -186,6 +186,29 @@ if [ -d "$S" ]; then
 		"$(grep -c 'only against another' "$t/seed.txt")"
 	check_eq "seed pair: the same processes as one family each (md5sum)" 1 \
 		"$(jq -r '[.analyses[0].analysis.time.families[] | select(.name == "md5sum")] | length' "$t/seed.json")"
+	# a reporter's vmstat log with heavy swapping and blocked tasks that
+	# the trace's swap device does not match: the title gives the time the
+	# accounting gave swap (it said "stalled 0.00 s" beside a cost of
+	# 2.28 s), listed as not measurable from this data, not as no cost
+	cat > "$t/swap.vmstat" <<-'EOF'
+	procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----
+	 r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st
+	 1  0 204800  31220   1012  52112    2    5    40    25  110  190  2  1 97  0  0
+	 3  4 262144  12040    840  40300 18400 58200 180200  9300 6100 9200 10 30 20 40  0
+	 2  5 331776  11800    820  38880 22100 69600 175400 30100 6050 9100  8 32 18 42  0
+	 2  6 389120  11950    800  37000 25300 57300 160000 40200 5900 8900  9 31 17 43  0
+	 1  2 401408  12500    800  36100 9800 12300 20000  5000 1800 2200  3  8 70 19  0
+	 0  0 401408  13000    800  36100  120    0     0     0  120  200  0  1 99  0  0
+	EOF
+	"$IOTAPE" import --quiet --again --db "$db" --run swapped --names "$S/one-disk/cmdlines.txt" "$S/one-disk/trace.bin"
+	"$IOTAPE" import --quiet --db "$db" --run swapped "$t/swap.vmstat"
+	"$IOTAPE" report --db "$db" --json swapped > "$t/sw.json"
+	"$IOTAPE" report --db "$db" swapped > "$t/sw.txt"
+	stall=$(jq -r '.findings[] | select(.analyzer == "swap") |
+		"\(.title | capture("stalled (?<s>[0-9.]+) s").s) \(.cost_s)"' "$t/sw.json")
+	check_eq "swap from vmstat alone: the title's stall is the finding's cost, listed as not measurable here" \
+		"yes 1" "$(echo "$stall" | awk '{ print ($2 > 0.5 && $1 == sprintf("%.2f", $2)) ? "yes" : $0 }') $(
+			sed -n '/^present, its cost not measurable from this data:/,/^$/p' "$t/sw.txt" | grep -c '^   - swap: ')"
 	# an offset the waterfall shows (in the other run's favour) is not
 	# also listed as "present, no measurable cost here"
 	"$IOTAPE" compare --db "$db" one-disk two-disks > "$t/seed2.txt"
