@@ -39,6 +39,9 @@ int q_direction(const char *name, const char *unit)
 	    has(n, "ops") || has(n, "rate") || has(n, "qps") || has(n, "tpm") ||
 	    has(n, "nopm") || has(n, "bandwidth"))
 		return 0;
+	/* memory left (min_free_mb, MemAvailable): more is better */
+	if ((has(n, "free") || has(n, "avail")) && !has(n, "wait"))
+		return 0;
 	if (!strcmp(u, "s") || !strcmp(u, "ms") || !strcmp(u, "us") ||
 	    !strcmp(u, "ns") || ends(n, "_s") || ends(n, "_ms") ||
 	    ends(n, "_us") || ends(n, "_ns") || has(n, "lat") ||

@@ -32,6 +32,14 @@ check_eq "the same pair the other way round: b still the worse" \
 	"tps higher is better worse=b" "$(q b a)"
 check_eq "--metric tps:lower flips the direction" \
 	"tps lower is better worse=a" "$(q --metric tps:lower a b)"
+# memory left is more is better (min_free_mb was taken as lower is better:
+# the run with 799 MB free "worse by 66x")
+"$IOTAPE" import --quiet --db "$db" --again --run mem-a "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" import --quiet --db "$db" --again --run mem-b "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" metric --db "$db" mem-a mem_available_mb=800 > /dev/null
+"$IOTAPE" metric --db "$db" mem-b mem_available_mb=12 > /dev/null
+check_eq "--metric mem_available_mb: higher is better, mem-b (12 MB) the worse" \
+	"mem_available_mb higher is better worse=mem-b" "$(q --metric mem_available_mb mem-a mem-b)"
 cmp a b > "$t/ab.json"
 check_eq "the difference is -5.9% in tps" "-5.9" \
 	"$(jq -r '.comparisons[0] | 100 * (.value - .base_value) / .base_value * 10 | round / 10' "$t/ab.json")"
