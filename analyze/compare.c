@@ -697,14 +697,23 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 	 * too: a part several times the difference, taken back by others or
 	 * by the rest, is parts moving in noise), and a time over FD_NOISE_S */
 	{
-		double top = 0, all = 0;
+		/* the offsets the waterfall would show (in the other run's
+		 * favour) take back from the causes: what is left must still
+		 * be half the difference (causes of +1.0 s against an offset
+		 * of -1.25 s left 401% "not explained" under "the causes below
+		 * account for it") */
+		double top = 0, all = 0, off = 0;
+		double off_min = fmax(FD_CAUSE_SHARE_DIFF * fabs(p->dtime), FD_MIN_S);
 		for (int i = 0; i < p->nf; i++)
 			if (p->f[i].cause) {
 				all += p->f[i].cost_s;
 				top = fmax(top, p->f[i].cost_s);
+			} else if (p->f[i].cost_s <= -off_min) {
+				off += p->f[i].cost_s;
 			}
 		p->explained = top >= 0.25 * fabs(p->dtime) &&
 			       all >= 0.5 * fabs(p->dtime) &&
+			       all + off >= 0.5 * fabs(p->dtime) &&
 			       all <= 2 * fabs(p->dtime) &&
 			       fabs(p->dtime) >= FD_NOISE_S &&
 			       fabs(p->dtime) >= FD_CAUSE_SHARE *

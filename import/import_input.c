@@ -269,10 +269,18 @@ static int spool(struct import_input *in, int fd, const char *label,
 			memcpy(head + nhead, buf, k);
 			nhead += k;
 			if (nhead && (n == 0 || nhead == FMT_SNIFF_BYTES)) {
+				const char *cut = in->compression ? NULL
+					: import_compression_sniff(f.magic, f.nmagic);
+				/* gzip's magic and no more than its 10-byte
+				 * header and 8-byte trailer: a file cut inside
+				 * them, whatever a reader makes of its bytes */
+				if (!cut && !in->compression && f.nmagic >= 2 &&
+				    f.magic[0] == 0x1f && f.magic[1] == 0x8b &&
+				    f.total < 18)
+					cut = "gzip";
 				sniffed = 1;
-				if (!import_format_known(head, nhead)) {
-					const char *cut = in->compression ? NULL
-						: import_compression_sniff(f.magic, f.nmagic);
+				if (!import_format_known(head, nhead) ||
+				    (cut && f.total < 18)) {
 					if (cut)
 						/* too short for libarchive to take
 						 * it as compressed: it came raw */
@@ -366,7 +374,10 @@ int import_input_open(const char *input, struct import_input *in,
 		got = pread(fd, magic, sizeof(magic), 0);
 		if (got < 0)
 			got = 0;
-		if (!import_compression_sniff(magic, (size_t)got)) {
+		/* gzip's magic in a file too short for its header and
+		 * trailer: spooled, so that it is called cut short gzip */
+		if (!import_compression_sniff(magic, (size_t)got) &&
+		    !(got >= 2 && got < 18 && magic[0] == 0x1f && magic[1] == 0x8b)) {
 			if (fd != 0)
 				close(fd);
 			if (is_stdin) {
