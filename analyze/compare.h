@@ -107,6 +107,8 @@ struct cmp_pair {
 				   * tell (one run a side) */
 	int explained;            /* one run a side: a cause accounts for
 				   * half of it */
+	int offset_heavy;         /* the causes less the offsets are under
+				   * half of it */
 	char test[300];           /* the noise test, as a sentence */
 	const char *verdict;      /* "different", "no significant difference" */
 	struct finding *f;        /* the nf findings, ranked (causes first) */

@@ -91,7 +91,9 @@ int fmt_msr_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 			bad = "DiskNumber", val = f[2];
 		else if (strcmp(f[3], "Read") && strcmp(f[3], "Write"))
 			bad = "Type", val = f[3];
-		else if (fmt_u64(f[4], 0, &off))
+		else if (fmt_u64(f[4], 0, &off) || off > (uint64_t)INT64_MAX / 2)
+			/* a byte offset past 2^62 is no disk's (fio's iolog,
+			 * export's target, takes offsets below 2^63) */
 			bad = "Offset", val = f[4];
 		else if (fmt_u64(f[5], 0, &size) || size > UINT32_MAX)
 			bad = "Size", val = f[5];

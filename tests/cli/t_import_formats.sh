@@ -432,6 +432,9 @@ sed '1s/^128166372001234567/12816637200123x567/' "$F/msr-web.csv" > "$t/msr-ts.c
 badnum "MSR first line, bad Timestamp" "$t/msr-ts.csv" 1 "bad Timestamp '12816637200123x567'"
 sed '1s/,8599642112,/,-8599642112,/' "$F/msr-web.csv" > "$t/msr-off.csv"
 badnum "MSR first line, bad Offset" "$t/msr-off.csv" 1 "bad Offset '-8599642112'"
+# 2^64 - 1 bytes: no disk's offset (export then wrote a fio iolog fio refuses)
+sed '3s/,25125453824,/,18446744073709551615,/' "$F/msr-web.csv" > "$t/msr-huge.csv"
+badnum "MSR Offset 2^64 - 1" "$t/msr-huge.csv" 3 "bad Offset '18446744073709551615'"
 # no iostat column is ever below 0
 sed '11s/140.00/-140.00/' "$F/iostat-d-iso.log" > "$t/iostat-neg.log"
 badnum "iostat value -140.00" "$t/iostat-neg.log" 11 "bad value '-140.00' for tps"
