@@ -64,7 +64,9 @@ static const char *lit(const char *s, const char *lit)
 	return s && !strncmp(s, lit, n) ? s + n : NULL;
 }
 
-/* "0m48.776s", "1h2m3.5s", "48.77" (time -p), "1:02.3" into seconds. */
+/* "0m48.776s", "1h2m3.5s", "48.77" (time -p), "1:02.3" into seconds; -1
+ * for a bad one or one over 10^9 s (32 years: no command's, and the store
+ * kept 99999999999m as no time at all while the import said it took it). */
 static int duration(const char *s, double *out)
 {
 	double total = 0, v;
@@ -88,7 +90,7 @@ static int duration(const char *s, double *out)
 				return -1;
 		}
 		*out = total;
-		return 0;
+		return isfinite(total) && total <= 1e9 ? 0 : -1;
 	}
 	while (*s) {
 		if (!(end = num(s, DEC_FRAC, &v)))
@@ -103,7 +105,7 @@ static int duration(const char *s, double *out)
 		s = end;
 	}
 	*out = total;
-	return isfinite(total) ? 0 : -1;
+	return isfinite(total) && total <= 1e9 ? 0 : -1;
 }
 
 static int fail(struct tparse *p, uint64_t line, const char *what)

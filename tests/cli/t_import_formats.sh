@@ -423,6 +423,9 @@ done
 # a report's line that holds no time is named, not "no timed command"
 printf '$ time make\nreal\tabc\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-abc.txt"
 badnum "time paste: real abc" "$t/time-abc.txt" 2 "bad real time 'abc'"
+# a time no command takes: refused, not stored as no time at all
+printf '$ time make\nreal\t99999999999m0.000s\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-huge.txt"
+badnum "time paste: real 99999999999m" "$t/time-huge.txt" 2 "bad real time '99999999999m0.000s'"
 printf '$ time make\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-noreal.txt"
 badnum "time paste: user and sys, no real" "$t/time-noreal.txt" 2 \
 	"a time report without its real time"
