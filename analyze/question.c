@@ -297,6 +297,22 @@ static int metric_terms(struct question *q, const char *expr, int *forced,
 		}
 		*colon = 0;
 	}
+	/* strtok_r() skips empty terms: "read_mb_s+" and "a++b" would pass
+	 * for what they are not */
+	{
+		int empty = 1;
+		for (const char *c = buf; *c; c++)
+			if (*c == '+') {
+				if (empty)
+					break;
+				empty = 1;
+			} else if (*c != ' ')
+				empty = 0;
+		if (empty) {
+			snprintf(err, errlen, "metric '%s': an empty term", expr);
+			return -1;
+		}
+	}
 	for (tok = strtok_r(buf, "+", &save); tok;
 	     tok = strtok_r(NULL, "+", &save)) {
 		while (*tok == ' ')

@@ -61,6 +61,12 @@ else
 	grep -q "say 'higher' or 'lower'" "$t/err" && ok "a direction other than higher or lower is refused" ||
 		not_ok "a direction other than higher or lower is refused" "$(cat "$t/err")"
 fi
+# an empty term (strtok_r() skipped it: "tps+" was taken as "tps")
+for m in "tps+" "+tps" "tps++tps"; do
+	"$IOTAPE" compare --db "$db" --metric "$m" a b > /dev/null 2> "$t/err"
+	check_eq "--metric '$m': refused, one line naming the empty term" "1 1" \
+		"$? $(grep -c "^iotape: metric '$m': an empty term$" "$t/err")"
+done
 
 # ---- sums: dd plus sync ------------------------------------------------------
 "$IOTAPE" metric --db "$db" a ddw_s=10 sync_s=2 > /dev/null
