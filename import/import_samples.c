@@ -511,12 +511,19 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		genesis = sc.all_timed ? sc.wall0 : 0;
 		align = sc.all_timed ? "wall-clock" : "interval";
 	}
-	if (attach && !sc.all_timed) {
+	/* rows with no clock of the trace's to go by (no -t stamps, or
+	 * stamps and a trace with no wall-clock record): placed where their
+	 * bi/bo match the trace's I/O (a -t log was left at the first event,
+	 * its busy rows after the trace's end) */
+	if (attach && (!sc.all_timed || !strcmp(align, "first-event"))) {
+		int timed = sc.all_timed;
 		int64_t sh = match_shift(st, run, genesis, &sc, p.interval_ns, &rc);
 		if (rc)
 			goto store_err;
 		genesis += sh;
-		align = sh ? "interval, shifted to the trace's I/O" : "interval";
+		align = sh ? (timed ? "first-event, shifted to the trace's I/O"
+			      : "interval, shifted to the trace's I/O")
+			   : timed ? "first-event" : "interval";
 	}
 
 	if ((rc = next_command_idx(st, run, &n)))

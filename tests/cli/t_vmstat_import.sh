@@ -140,6 +140,30 @@ if [ $rc != 0 ] && grep -q "run 'plain' has no /proc samples" "$t/err"; then
 else not_ok "vmstat --source proc on a log-only run: error" "exit $rc: $(cat "$t/err")"; fi
 
 # ---- the corpus logs ----------------------------------------------------------------
+# a log whose I/O comes 10 s in, with and without vmstat -t stamps, joined to
+# a trace with no wall-clock record: both placed where their bi/bo match the
+# trace's I/O (the stamped one was left at the first event, its busy rows
+# after the trace's end)
+{
+	echo "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu----- -----timestamp-----"
+	echo " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st                 UTC"
+	for i in $(seq 0 15); do
+		bi=0 bo=4
+		[ $i = 11 ] && bi=1200 bo=2816
+		[ $i = 12 ] && bo=56462
+		printf ' 1  0      0 812344  21012 402112    0    0 %5d %5d  110  190  1  1 98  0  0 2026-12-01 10:00:%02d\n' \
+			$bi $bo $i
+	done
+} > "$t/late-t.log"
+sed 's/ 2026-12-01 10:00:[0-9]*$//; s/ *UTC$//; s/ -----timestamp-----$//' "$t/late-t.log" > "$t/late.log"
+for v in late late-t; do
+	import "$v: trace" --quiet --again --run "$v" "$FIXTURES/loop-fio-small.bin" &&
+		import "$v: join" --quiet --run "$v" --interval 1 "$t/$v.log"
+done
+check_eq "a log's I/O 10 s in: the -t log placed as the same log without stamps, on the trace's I/O" \
+	"$("$IOTAPE" vmstat --db "$db" --json late | jq -c '[.rows[].t_s]') shifted" \
+	"$("$IOTAPE" vmstat --db "$db" --json late-t | jq -c '[.rows[].t_s]') $(sqlite3 "$db" "SELECT value FROM run_stats s JOIN runs r ON r.id = s.run WHERE r.name = 'late-t' AND key = 'vmstat_log.alignment'" | grep -o shifted)"
+
 if ! CORPUS=$(corpus_dir); then
 	skip "corpus vmstat logs" "corpus absent"
 	tap_finish
