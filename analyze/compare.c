@@ -653,7 +653,7 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 	const struct question *q = &c->q;
 	const struct cmp_side *good, *bad;
 	double a[CMP_MAX_RUNS], b[CMP_MAX_RUNS], shown = 0, min_off;
-	int na, nb;
+	int na, nb, ncause = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->g = g;
@@ -723,8 +723,13 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 		for (int i = 0; i < p->nf; i++)
 			p->f[i].cause = 0;
 	min_off = fmax(FD_CAUSE_SHARE_DIFF * fabs(p->dtime), FD_MIN_S);
+	/* offsets only beside causes: with none there is no waterfall (compare
+	 * says "no cause named"; mail showed an offset alone as the why) */
+	for (int i = 0; i < p->nf; i++)
+		ncause += p->f[i].cause;
 	for (int i = 0; i < p->nf; i++) {
-		p->in_waterfall[i] = p->f[i].cause || p->f[i].cost_s <= -min_off;
+		p->in_waterfall[i] = p->f[i].cause ||
+				     (ncause && p->f[i].cost_s <= -min_off);
 		if (p->in_waterfall[i])
 			shown += p->f[i].cost_s;
 	}

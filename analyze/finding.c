@@ -306,15 +306,16 @@ void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 	int causes = 0;
 	double min_off = fmax(FD_CAUSE_SHARE_DIFF * fabs(total_s), FD_MIN_S);
 
+	for (int i = 0; i < n; i++)
+		causes += f[i].cause;
+	/* offsets are shown only beside causes (compare_pair()'s rule) */
 	emit_arr_begin(e, "findings");
 	for (int i = 0; i < n; i++)
 		emit_json(e, &f[i], total_s, unit_per_s, f[i].cause ||
-			  f[i].cost_s <= -min_off);
+			  (causes && f[i].cost_s <= -min_off));
 	emit_arr_end(e);
 	/* the rest is text (emit_text, emit_heading: nothing in JSON) */
 	emit_heading(e, heading);
-	for (int i = 0; i < n; i++)
-		causes += f[i].cause;
 	if (!causes || total_s == 0) {
 		int big = 0;    /* a part that moved but is not named */
 		for (int i = 0; i < n; i++)

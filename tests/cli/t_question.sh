@@ -223,6 +223,26 @@ if [ -d "$S" ]; then
 	check_eq "swap from vmstat alone: the title's stall is the finding's cost, listed as not measurable here" \
 		"yes 1" "$(echo "$stall" | awk '{ print ($2 > 0.5 && $1 == sprintf("%.2f", $2)) ? "yes" : $0 }') $(
 			sed -n '/^present, its cost not measurable from this data:/,/^$/p' "$t/sw.txt" | grep -c '^   - swap: ')"
+	# the better run throttled (b on three rows while its flushers wrote),
+	# the worse run's swapping not measurable: no cause, so no waterfall,
+	# in compare and in mail alike (mail showed the offset alone as why)
+	cat > "$t/quiet.vmstat" <<-'EOF'
+	procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----
+	 r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st
+	 1  0      0 812344  21012 402112    0    0    40    25  110  190  2  1 97  0  0
+	 2  1      0 803120  21020 405300    0    0 180200  9300 4100 7200 20 12 60  8  0
+	 2  1      0 790004  21040 409880    0    0 175400 30100 4050 7100 22 13 57  8  0
+	 1  1      0 781200  21060 412000    0    0 160000 40200 3900 6900 18 12 62  8  0
+	 1  0      0 780900  21060 412100    0    0 20000  5000 800 1200  3  2 94  1  0
+	 0  0      0 780800  21060 412100    0    0     0     0  120  200  0  1 99  0  0
+	EOF
+	"$IOTAPE" import --quiet --again --db "$db" --run t2q --names "$S/two-disks/cmdlines.txt" "$S/two-disks/trace.bin"
+	"$IOTAPE" import --quiet --db "$db" --run t2q "$t/quiet.vmstat"
+	"$IOTAPE" compare --db "$db" t2q swapped > "$t/qs.txt"
+	"$IOTAPE" mail --db "$db" -o "$t/qsmail" t2q swapped > /dev/null 2>&1
+	check_eq "no cause named: compare and mail both show no waterfall, no offset" "1 0 0" \
+		"$(grep -c '^no cause named' "$t/qs.txt") $(grep -c "in the other run's favour: " "$t/qs.txt") $(
+			grep -c '(for the other)' "$t/qsmail/t2q-vs-swapped.mail.txt")"
 	# an offset the waterfall shows (in the other run's favour) is not
 	# also listed as "present, no measurable cost here"
 	"$IOTAPE" compare --db "$db" one-disk two-disks > "$t/seed2.txt"
