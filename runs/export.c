@@ -79,7 +79,10 @@ static struct fdev *fdev_of(struct fio_ctx *f, uint32_t dev)
 	f->devs = xrealloc(f->devs, (f->ndev + 1) * sizeof(*f->devs));
 	memset(&f->devs[f->ndev], 0, sizeof(*f->devs));
 	f->devs[f->ndev].dev = dev;
-	snprintf(f->devs[f->ndev].name, sizeof(f->devs[0].name), "/dev/block/%u:%u",
+	/* a name that is no device: fio run without --replay_redirect
+	 * writes a file of this name in its folder, not whatever disk has
+	 * these numbers where it runs (/dev/block/MAJ:MIN once) */
+	snprintf(f->devs[f->ndev].name, sizeof(f->devs[0].name), "iotape-dev-%u,%u",
 		 BT_MAJOR(dev), BT_MINOR(dev));
 	return &f->devs[f->ndev++];
 }
@@ -111,21 +114,18 @@ static void fio_name(void *vctx, uint32_t dev, const char *name)
 {
 	struct fio_ctx *f = vctx;
 
-	/* a stored name that is a path (an imported fio log's file) is kept;
-	 * other names (loop0) are not paths fio could open: the header
-	 * names them */
+	/* the stored name (loop0, an imported fio log's /dev/sdb) is said
+	 * on stderr beside the file's; the file keeps a name that is no
+	 * device, for the reason fdev_of() gives */
 	for (size_t i = 0; i < f->ndev; i++) {
 		if (f->devs[i].dev != dev || !name || !name[0])
 			continue;
-		if (name[0] == '/' && !strchr(name, ' '))
-			snprintf(f->devs[i].name, sizeof(f->devs[i].name), "%s", name);
-		else
-			snprintf(f->devs[i].label, sizeof(f->devs[i].label), "%s", name);
+		snprintf(f->devs[i].label, sizeof(f->devs[i].label), "%s", name);
 	}
 }
 
 /* What the iolog cannot hold, into st->note for stderr: each file's device
- * and what it holds, and that writes overwrite what fio opens. (fio's
+ * and what it holds, and where fio's writes go. (fio's
  * iolog v3 has no comments: a '#' line makes fio say "bad iolog3".) */
 static void fio_note(const struct fio_ctx *f)
 {
@@ -146,9 +146,9 @@ static void fio_note(const struct fio_ctx *f)
 		writes += d->writes[k];
 	}
 	if (o < len && writes)
-		snprintf(n + o, len - o, "its writes overwrite the file fio opens: "
-			 "replay on a scratch device,\n  fio --read_iolog=FILE "
-			 "--replay_redirect=/dev/SCRATCH\n");
+		snprintf(n + o, len - o, "its writes go to a file of that name in "
+			 "fio's folder, not a disk; on a scratch\n  device: fio "
+			 "--read_iolog=FILE --replay_redirect=/dev/SCRATCH\n");
 	else if (o < len)
 		snprintf(n + o, len - o, "no writes: fio reads only "
 			 "(--replay_redirect=DEV reads DEV)\n");
