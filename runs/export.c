@@ -147,8 +147,9 @@ static void fio_note(const struct fio_ctx *f)
 	}
 	if (o < len && writes)
 		snprintf(n + o, len - o, "its writes go to a file of that name in "
-			 "fio's folder, not a disk; on a scratch\n  device: fio "
-			 "--read_iolog=FILE --replay_redirect=/dev/SCRATCH\n");
+			 "fio's folder, not a disk; to\n  replay them on a scratch "
+			 "device:\n  fio --read_iolog=FILE "
+			 "--replay_redirect=/dev/SCRATCH\n");
 	else if (o < len)
 		snprintf(n + o, len - o, "no writes: fio reads only "
 			 "(--replay_redirect=DEV reads DEV)\n");
