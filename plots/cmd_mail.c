@@ -748,8 +748,12 @@ static void short_causes(FILE *fp, struct compare *c, const struct cmp_pair *p,
 		char cost[32];
 		snprintf(cost, sizeof(cost), "  %+7.2f %4.0f%%  ", f->cost_s,
 			 100 * f->cost_s / total);
+		/* an offset's title starts with the better run's name,
+		 * which "(for the other)" already says (a long name left
+		 * no room for the cause) */
 		snprintf(line, sizeof(line), "%s%s", f->cost_s < 0 ?
-			 "(for the other) " : "", f->title);
+			 "(for the other) " : "", f->cost_s < 0 && f->x_title[0] ?
+			 f->x_title : f->title);
 		put_wrapped_max(fp, cost, line, 17, wrap);
 		rows++;
 	}
