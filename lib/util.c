@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 /* A message's control bytes (an input's own bytes quoted in it: an ESC
@@ -600,5 +604,23 @@ int mkdir_p(const char *dir, unsigned mode, char *err, size_t errlen)
 		snprintf(err, errlen, "'%s' is not a folder", dir);
 		return -1;
 	}
+	return 0;
+}
+
+int loop_file_stat(const char *dev_path, struct stat *st)
+{
+	struct loop_info64 li;
+	int fd, rc;
+
+	if ((fd = open(dev_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return -1;
+	rc = ioctl(fd, LOOP_GET_STATUS64, &li);
+	close(fd);
+	if (rc)
+		return -1;
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFREG;
+	st->st_dev = (dev_t)li.lo_device;
+	st->st_ino = (ino_t)li.lo_inode;
 	return 0;
 }

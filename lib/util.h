@@ -162,6 +162,14 @@ char *text_wrap(const char *text, int width, int indent, char *out, size_t len);
 int fprintf_wrapped(FILE *fp, int width, int indent, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+struct stat;
+/* The file behind loop device dev_path (/dev/loopN) as the kernel holds it
+ * (LOOP_GET_STATUS64's lo_device and lo_inode, linux/loop.h: right however
+ * the file was renamed or unlinked since) into *st: st_dev, st_ino and
+ * st_mode S_IFREG set, the rest 0. Returns 0, or -1 when dev_path cannot be
+ * opened or is no loop device with a file. */
+int loop_file_stat(const char *dev_path, struct stat *st);
+
 /* Monotonic and wall clocks in ns. */
 int64_t now_mono_ns(void);
 int64_t now_real_ns(void);

@@ -8,9 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <linux/loop.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -20,28 +17,22 @@
 #include "lib/util.h"
 
 /* The device of the file system that holds the file behind loop device
- * maj:min, or 0 when unknown: LOOP_GET_STATUS64's lo_device (linux/loop.h;
- * right however the file was renamed since) on /dev/NAME, NAME from its
- * sysfs uevent's DEVNAME, else stat() of the path in loop/backing_file. */
+ * maj:min, or 0 when unknown: loop_file_stat() (lib/util.h) of /dev/NAME,
+ * NAME from its sysfs uevent's DEVNAME, else stat() of the path in
+ * loop/backing_file. */
 static dev_t loop_file_dev(const struct machine_paths *mp, unsigned maj,
 			   unsigned min)
 {
 	char path[PATH_MAX], buf[4096], *p;
-	struct loop_info64 li;
 	struct stat st;
-	int fd, rc = -1;
 
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/uevent", mp->sys, maj, min);
 	if (!sysfs_read(path, buf, sizeof(buf)) && (p = strstr(buf, "DEVNAME="))) {
 		p += 8;
 		p[strcspn(p, "\n")] = '\0';
 		snprintf(path, sizeof(path), "/dev/%.200s", p);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) >= 0) {
-			rc = ioctl(fd, LOOP_GET_STATUS64, &li);
-			close(fd);
-		}
-		if (!rc && li.lo_device)
-			return (dev_t)li.lo_device;
+		if (!loop_file_stat(path, &st) && st.st_dev)
+			return st.st_dev;
 	}
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u/loop/backing_file",
 		 mp->sys, maj, min);

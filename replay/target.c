@@ -8,7 +8,6 @@
 #include <libgen.h>
 #include <limits.h>
 #include <linux/fs.h>
-#include <linux/loop.h>
 #include <linux/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "lib/outfile.h"
+#include "lib/util.h"
 #include "trace/blktrace_format.h"
 
 /* libblkid knows no SQLite database (out_file_sqlite()): 1 with what and
@@ -95,23 +95,11 @@ static int loop_inode(const char *name,
 		      int (*is)(const struct stat *o, const void *ctx),
 		      const void *ctx)
 {
-	struct loop_info64 li;
 	struct stat o;
 	char p[PATH_MAX];
-	int fd, rc;
 
 	snprintf(p, sizeof(p), "/dev/%.200s", name);
-	if ((fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-		return 0;
-	rc = ioctl(fd, LOOP_GET_STATUS64, &li);
-	close(fd);
-	if (rc)
-		return 0;
-	memset(&o, 0, sizeof(o));
-	o.st_mode = S_IFREG;
-	o.st_dev = (dev_t)li.lo_device;
-	o.st_ino = (ino_t)li.lo_inode;
-	return is(&o, ctx);
+	return !loop_file_stat(p, &o) && is(&o, ctx);
 }
 
 /* Whether a loop device is backed by a file that is(stat, ctx) says is
@@ -632,21 +620,9 @@ static int target_open_file(struct replay_target *t, const char *path,
  * else 0. */
 static int loop_of_guarded(const char *path)
 {
-	struct loop_info64 li;
 	struct stat o;
-	int fd, rc;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-		return 0;
-	rc = ioctl(fd, LOOP_GET_STATUS64, &li);
-	close(fd);
-	if (rc)
-		return 0;
-	memset(&o, 0, sizeof(o));
-	o.st_mode = S_IFREG;
-	o.st_dev = (dev_t)li.lo_device;
-	o.st_ino = (ino_t)li.lo_inode;
-	return out_file_guarded(&o);
+	return !loop_file_stat(path, &o) && out_file_guarded(&o);
 }
 
 int target_open(struct replay_target *t, const char *path, int want_write,
