@@ -201,6 +201,28 @@ static void emit_json(struct emit *e, const struct finding *f, double total_s,
 	emit_obj_end(e);
 }
 
+/* 1 when f's cost is a part of the time its data cannot measure
+ * (confidence none, a cost of FD_MIN_S or more). */
+static int unmeasured_cost(const struct finding *f)
+{
+	return f->conf == FD_NONE && fabs(f->cost_s) >= FD_MIN_S;
+}
+
+/* One entry of a list of findings under heading (printed before the first,
+ * counted in *count): "- title (cost): why", and what would tell. */
+static void list_item(struct emit *e, const struct finding *f,
+		      const char *heading, int *count)
+{
+	char line[600];
+
+	if (!(*count)++)
+		emit_text(e, "\n%s:\n", heading);
+	snprintf(line, sizeof(line), "- %s (%+.2f s): ", f->title, f->cost_s);
+	put_par(e, line, f->why);
+	if (f->needs[0])
+		put_par(e, "  to know: ", f->needs);
+}
+
 /* The details of each cause (numbered as in the waterfall), then the
  * offsets the waterfall shows in the other run's favour (present, no
  * cause, costing off_s or less), then the patterns present at no
@@ -229,47 +251,23 @@ static void emit_details(struct emit *e, const struct finding *f, int n,
 	}
 	if (numbered_only)
 		return;
-	for (int i = 0; i < n; i++) {
-		char line[600];
-		if (f[i].cause || !f[i].present || f[i].cost_s > off_s)
-			continue;
-		if (!offsets++)
-			emit_text(e, "\nin the other run's favour (in the waterfall):\n");
-		snprintf(line, sizeof(line), "- %s (%+.2f s): ", f[i].title,
-			 f[i].cost_s);
-		put_par(e, line, f[i].why);
-		if (f[i].needs[0])
-			put_par(e, "  to know: ", f[i].needs);
-	}
-	for (int i = 0; i < n; i++) {
-		char line[600];
-		/* a part of the time the data cannot measure (confidence
-		 * none): not "no measurable cost" */
-		if (f[i].cause || !f[i].present || f[i].cost_s <= off_s ||
-		    f[i].conf != FD_NONE || fabs(f[i].cost_s) < FD_MIN_S)
-			continue;
-		if (!unmeasured++)
-			emit_text(e, "\npresent, its cost not measurable from "
-				  "this data:\n");
-		snprintf(line, sizeof(line), "- %s (%+.2f s): ", f[i].title,
-			 f[i].cost_s);
-		put_par(e, line, f[i].why);
-		if (f[i].needs[0])
-			put_par(e, "  to know: ", f[i].needs);
-	}
-	for (int i = 0; i < n; i++) {
-		char line[600];
-		if (f[i].cause || !f[i].present || f[i].cost_s <= off_s ||
-		    (f[i].conf == FD_NONE && fabs(f[i].cost_s) >= FD_MIN_S))
-			continue;
-		if (!present++)
-			emit_text(e, "\npresent, no measurable cost here:\n");
-		snprintf(line, sizeof(line), "- %s (%+.2f s): ", f[i].title,
-			 f[i].cost_s);
-		put_par(e, line, f[i].why);
-		if (f[i].needs[0])
-			put_par(e, "  to know: ", f[i].needs);
-	}
+	/* the present non-causes in three lists: the offsets the waterfall
+	 * shows, a part of the time the data cannot measure (confidence
+	 * none: not "no measurable cost"), the rest */
+	for (int i = 0; i < n; i++)
+		if (!f[i].cause && f[i].present && f[i].cost_s <= off_s)
+			list_item(e, &f[i], "in the other run's favour (in the "
+				  "waterfall)", &offsets);
+	for (int i = 0; i < n; i++)
+		if (!f[i].cause && f[i].present && f[i].cost_s > off_s &&
+		    unmeasured_cost(&f[i]))
+			list_item(e, &f[i], "present, its cost not measurable "
+				  "from this data", &unmeasured);
+	for (int i = 0; i < n; i++)
+		if (!f[i].cause && f[i].present && f[i].cost_s > off_s &&
+		    !unmeasured_cost(&f[i]))
+			list_item(e, &f[i], "present, no measurable cost here",
+				  &present);
 	{
 		char list[600] = "not seen:", buf[800];
 		for (int i = 0; i < n; i++)
