@@ -43,6 +43,15 @@ const char *import_compression_sniff(const uint8_t *buf, size_t len)
 	return NULL;
 }
 
+/* 1 when an input of total bytes starting with magic (n of its first bytes)
+ * is gzip's magic and no more than its 10-byte header and 8-byte trailer
+ * (RFC 1952): a gzip file cut inside them, whatever a reader makes of its
+ * bytes. */
+static int gzip_stub(const uint8_t *magic, size_t n, uint64_t total)
+{
+	return n >= 2 && total < 18 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
 /* An unlinked read-write file in $TMPDIR (or /tmp); fd or -errno. */
 static int spool_file(char *err, size_t errlen)
 {
@@ -271,12 +280,8 @@ static int spool(struct import_input *in, int fd, const char *label,
 			if (nhead && (n == 0 || nhead == FMT_SNIFF_BYTES)) {
 				const char *cut = in->compression ? NULL
 					: import_compression_sniff(f.magic, f.nmagic);
-				/* gzip's magic and no more than its 10-byte
-				 * header and 8-byte trailer: a file cut inside
-				 * them, whatever a reader makes of its bytes */
-				if (!cut && !in->compression && f.nmagic >= 2 &&
-				    f.magic[0] == 0x1f && f.magic[1] == 0x8b &&
-				    f.total < 18)
+				if (!cut && !in->compression &&
+				    gzip_stub(f.magic, f.nmagic, f.total))
 					cut = "gzip";
 				sniffed = 1;
 				if (!import_format_known(head, nhead) ||
@@ -374,10 +379,9 @@ int import_input_open(const char *input, struct import_input *in,
 		got = pread(fd, magic, sizeof(magic), 0);
 		if (got < 0)
 			got = 0;
-		/* gzip's magic in a file too short for its header and
-		 * trailer: spooled, so that it is called cut short gzip */
+		/* a gzip stub is spooled, so that it is called cut short gzip */
 		if (!import_compression_sniff(magic, (size_t)got) &&
-		    !(got >= 2 && got < 18 && magic[0] == 0x1f && magic[1] == 0x8b)) {
+		    !gzip_stub(magic, (size_t)got, (uint64_t)got)) {
 			if (fd != 0)
 				close(fd);
 			if (is_stdin) {
