@@ -648,6 +648,47 @@ static void same_cause_check(struct finding *f, int n, const char *good)
 	}
 }
 
+/* Under this share of either run's bytes from processes the other run has
+ * (by name), the runs did different work: compare says so. */
+#define SAME_WORK 0.5
+
+/* The share of fs's bytes (queued) from families with a name. */
+static double named_share(const struct families *fs)
+{
+	uint64_t all = 0, named = 0;
+
+	for (int k = 0; k < fs->n; k++) {
+		all += fs->f[k].bytes;
+		if (strncmp(fs->f[k].name, "pid ", 4))
+			named += fs->f[k].bytes;
+	}
+	return all ? (double)named / (double)all : 0;
+}
+
+/* Of run a's bytes (queued, every process), the share from process
+ * families whose name run b has too; NAN when under half of a's bytes, or
+ * of b's, come from named families (tracefs captures name no process:
+ * "pid N"). */
+static double same_work(const struct an_run *a, const struct an_run *b)
+{
+	const struct families *fa = &a->cp.fam, *fb = &b->cp.fam;
+	uint64_t all = 0, same = 0;
+
+	if (named_share(fa) < 0.5 || named_share(fb) < 0.5)
+		return NAN;
+	for (int k = 0; k < fa->n; k++) {
+		all += fa->f[k].bytes;
+		if (!strncmp(fa->f[k].name, "pid ", 4))
+			continue;
+		for (int j = 0; j < fb->n; j++)
+			if (fb->f[j].bytes && !strcmp(fa->f[k].name, fb->f[j].name)) {
+				same += fa->f[k].bytes;
+				break;
+			}
+	}
+	return all ? (double)same / (double)all : NAN;
+}
+
 int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 {
 	const struct question *q = &c->q;
@@ -668,6 +709,8 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 		return 1;
 	}
 	p->diff = p->s1.med - p->s0.med;
+	p->same_work[0] = same_work(&c->rf[p->s0.rep].an, &c->rf[p->s1.rep].an);
+	p->same_work[1] = same_work(&c->rf[p->s1.rep].an, &c->rf[p->s0.rep].an);
 	p->worse = worse(q, p->s0.med, p->s1.med) ? 0 : 1;
 	bad = p->worse ? &p->s1 : &p->s0;
 	good = p->worse ? &p->s0 : &p->s1;
@@ -811,6 +854,15 @@ static void question_text(struct compare *c, struct emit *e, int g,
 	}
 	snprintf(line, sizeof(line), "(chosen: %s)", q->why);
 	emit_wrapped(e, line, 1);
+	if (fmin(pr->same_work[0], pr->same_work[1]) < SAME_WORK) {
+		snprintf(line, sizeof(line), "different work: %.0f%% of %s's "
+			 "bytes came from processes of a name %s has too, %.0f%% "
+			 "of %s's; the difference is between workloads, not only "
+			 "settings (compare runs of one workload)",
+			 100 * pr->same_work[0], c->gname[0], c->gname[g],
+			 100 * pr->same_work[1], c->gname[g]);
+		emit_wrapped(e, line, 2);
+	}
 	if (pr->same_run || pr->tie)
 		line[0] = 0;
 	else if (pr->sig == 1)
@@ -893,6 +945,11 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_num(e, "scale", pr.scale);
 	emit_num(e, "not_explained_s", pr.rest);
 	emit_str(e, "noise_test", pr.test);
+	emit_obj_begin(e, "same_work");
+	emit_num(e, "base", pr.same_work[0]);
+	emit_num(e, "this", pr.same_work[1]);
+	emit_u64(e, "differs", fmin(pr.same_work[0], pr.same_work[1]) < SAME_WORK);
+	emit_obj_end(e);
 	emit_str(e, "verdict", pr.verdict);
 	question_text(c, e, g, &pr, bad_name);
 	emit_cmd_times(e, &c->rf[s0->rep].an.rd, &c->rf[s1->rep].an.rd);

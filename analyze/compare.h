@@ -115,6 +115,10 @@ struct cmp_pair {
 	int nf;
 	int in_waterfall[AN_MAX]; /* 1: f[i] is a cause or an offset (in the
 				   * other run's favour) of the waterfall */
+	/* the share of each representative run's bytes (s0's, s1's) from
+	 * processes of a name the other run has too; NAN when a run's
+	 * processes are mostly nameless (a tracefs capture) */
+	double same_work[2];
 };
 
 /* Works out comparison g (1 .. c->ng - 1) against group 0 into p, as

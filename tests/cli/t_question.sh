@@ -138,6 +138,25 @@ check_eq "a stray event 8 s later leaves the workload's span as it was" \
 check_eq "... while the trace span grew 8 s" "1" \
 	"$(jq -r '(.runs[1].figures.span_s - .runs[0].figures.span_s) > 7.9 | if . then 1 else 0 end' "$t/ce.json")"
 
+# ---- different work: two unrelated traces are compared, and said to be --------
+# the same trace as blkparse text with its processes named: fio in f1 and f3,
+# tar in f2 (two unrelated traces compared without a word, before)
+"$IOTAPE" dump --db "$db" c > "$t/c.txt"
+for r in f1:fio f2:tar f3:fio; do
+	sed "s/\[(null)\]/[${r#*:}]/" "$t/c.txt" > "$t/${r%:*}.txt"
+	"$IOTAPE" import --quiet --db "$db" --run "${r%:*}" "$t/${r%:*}.txt"
+done
+"$IOTAPE" compare --db "$db" f1 f2 > "$t/f12.txt"
+check "different processes: compare says the work differs" \
+	grep -q "^different work: 0% of f1's bytes came from processes of a name f2 has" "$t/f12.txt"
+check_eq "... and its JSON" "0 0 1" \
+	"$(cmp f1 f2 | jq -r '.comparisons[0].same_work | "\(.base) \(.this) \(.differs)"')"
+check_eq "the same processes: 100% the same work, no word of it" "1 1 0 0" \
+	"$(cmp f1 f3 | jq -r '.comparisons[0].same_work | "\(.base) \(.this) \(.differs)"') \
+$("$IOTAPE" compare --db "$db" f1 f3 | grep -c '^different work')"
+check_eq "nameless processes (a tracefs capture): not told, not said" "null null 0" \
+	"$(cmp c d | jq -r '.comparisons[0].same_work | "\(.base) \(.this) \(.differs)"')"
+
 # ---- the waterfall adds up ------------------------------------------------------
 # waterfall JSON: the causes and offsets shown plus not_explained_s are the
 # difference; no cause costs more than the difference and the offsets
