@@ -127,6 +127,16 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 
 	memset(r, 0, sizeof(*r));
 	r->model = o ? o->model : NULL;
+	/* a replay on a modelled disk costed on a model again: its D2C holds
+	 * the model's queueing already, and the modelled time came out at a
+	 * hundredth of the run's (0.256 s of 20.8 s) */
+	if (r->model && rv->modelled) {
+		fprintf(stderr, "iotape: --model: run '%s' was replayed on %s: its "
+			"device times are the model's already; leave --model "
+			"out\n", rv->name, rv->model_targets[0] ?
+			rv->model_targets : "a modelled disk");
+		return -1;
+	}
 	if (rundata_load_parts(&r->rd, rv, two ? 2 : 1))
 		return -1;
 	/* the orders and the accounting: processes on one thread, devices

@@ -186,6 +186,12 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 				      : !strcmp(ss[i].key, "pending_end") ? &rv->pending_end
 				      : !strcmp(ss[i].key, "completions") ? &rv->completions
 				      : NULL;
+			if (!strcmp(ss[i].key, "replay.engine") && ss[i].value &&
+			    !strcmp(ss[i].value, "model"))
+				rv->modelled = 1;
+			if (!strcmp(ss[i].key, "replay.targets") && ss[i].value)
+				snprintf(rv->model_targets, sizeof(rv->model_targets),
+					 "%s", ss[i].value);
 			if (!strcmp(ss[i].key, "missing_cpus") && ss[i].value)
 				snprintf(rv->missing_cpus, sizeof(rv->missing_cpus),
 					 "%s", ss[i].value);

@@ -52,6 +52,11 @@ struct runview {
 	 * numbers a per-CPU set had no file for ("1-28", "" for none) */
 	int64_t pending_end, completions;
 	char missing_cpus[128];
+	/* a replay on a modelled disk (run_stats replay.engine "model"): its
+	 * device times are the model's; what it replayed on
+	 * (replay.targets), "" otherwise */
+	int modelled;
+	char model_targets[128];
 	/* pid → comm, open addressing */
 	uint32_t *pids;
 	char **comms;

@@ -96,6 +96,13 @@ check_eq "run_stats keep the profile as a profile file" "1" \
 	"$(q "SELECT count(*) FROM run_stats WHERE run = $R AND key LIKE 'replay.model.profile.%' AND value LIKE '%seek_avg_ms = 8.5%'")"
 check "iotape report works on the model replay" "$IOTAPE" report --db "$db" m1
 check "iotape compare works on it" "$IOTAPE" compare --db "$db" src m1
+# --model on a run the model made: its D2C is the model's, queueing and all
+# (costed again, a 20.8 s replay came out at 0.256 s): refused, in one line
+for c in "report --model desktop-2006 m1" "compare --model desktop-2006 src m1"; do
+	"$IOTAPE" $c --db "$db" > "$t/out" 2> "$t/err"
+	check_eq "$c: refused (a modelled replay), exit 1, one line, nothing else" \
+		"1 1 0 1" "$? $(wc -l < "$t/err") $(wc -c < "$t/out") $(grep -c "run 'm1' was replayed on model:desktop-2006" "$t/err")"
+done
 # the same replay again: the model is deterministic
 "$IOTAPE" replay --db "$db" src --target model:desktop-2006 --run m2 --quiet > /dev/null 2>&1
 check_eq "a model replay is deterministic (same D2C sum twice)" \
