@@ -790,6 +790,53 @@ void compare_pair_free(struct cmp_pair *p)
 
 /* One comparison of side g against side 0: the question and which side is
  * worse, where the time went, and why (the waterfall of causes). */
+/* 1 when run r's commands, one after another (a pasted `time` is placed
+ * so from the trace's start), have real times (*sum s, *n of them) that
+ * add up to over 1.2 times its trace's span (*span s): they may have run
+ * at once, which a sum counts more than once (the times alone cannot
+ * tell). */
+static int cmds_past_trace(const struct run_figs *r, double *sum, int *n,
+			   double *span)
+{
+	const struct rundata *rd = &r->an.rd;
+
+	*sum = 0;
+	*n = 0;
+	if (!r->rv.last_event)
+		return 0;
+	for (size_t i = 0; i < rd->ncmd; i++) {
+		if (!isfinite(rd->cmds[i].real_s))
+			continue;
+		/* seen to overlap: the question takes first start to last
+		 * end already (q_commands_s()) */
+		if (i && rd->cmds[i].start != AN_NONE &&
+		    rd->cmds[i - 1].end != AN_NONE &&
+		    rd->cmds[i].start < rd->cmds[i - 1].end)
+			return 0;
+		*sum += rd->cmds[i].real_s;
+		(*n)++;
+	}
+	*span = (double)runview_span_ns(&r->rv) / 1e9;
+	return *n >= 2 && *span > 0 && *sum > 1.2 * *span;
+}
+
+/* cmds_past_trace()'s words under the question, for run r. */
+static void overlap_note(struct emit *e, const struct run_figs *r)
+{
+	double sum, span;
+	int n;
+	char line[600];
+
+	if (!cmds_past_trace(r, &sum, &n, &span))
+		return;
+	snprintf(line, sizeof(line), "%s: its %d commands' real times add up to "
+		 "%.3f s, longer than its trace (%.3f s); if they ran at the "
+		 "same time, the total counts that time more than once (times "
+		 "with their start and end, as capture --cmd takes them, would "
+		 "show it)", r->rv.name, n, sum, span);
+	emit_wrapped(e, line, 2);
+}
+
 /* The question's lines of pair pr (side g against side 0): the figure in
  * both, which is worse and by how much (for a rate, also in the worse
  * run's time), why this figure, and whether the difference is beyond
@@ -854,6 +901,9 @@ static void question_text(struct compare *c, struct emit *e, int g,
 	}
 	snprintf(line, sizeof(line), "(chosen: %s)", q->why);
 	emit_wrapped(e, line, 1);
+	if (q->kind == Q_COMMANDS)
+		for (int k = 0; k < 2; k++)
+			overlap_note(e, &c->rf[(k ? s1 : s0)->rep]);
 	if (fmin(pr->same_work[0], pr->same_work[1]) < SAME_WORK) {
 		snprintf(line, sizeof(line), "different work: %.0f%% of %s's "
 			 "bytes came from processes of a name %s has too, %.0f%% "
@@ -945,6 +995,15 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_num(e, "scale", pr.scale);
 	emit_num(e, "not_explained_s", pr.rest);
 	emit_str(e, "noise_test", pr.test);
+	emit_arr_begin(e, "commands_past_trace");
+	for (int k = 0; k < 2 && q->kind == Q_COMMANDS; k++) {
+		const struct run_figs *r = &c->rf[(k ? s1 : s0)->rep];
+		double sum, span;
+		int n;
+		if (cmds_past_trace(r, &sum, &n, &span))
+			emit_str(e, NULL, r->rv.name);
+	}
+	emit_arr_end(e);
 	emit_obj_begin(e, "same_work");
 	emit_num(e, "base", pr.same_work[0]);
 	emit_num(e, "this", pr.same_work[1]);

@@ -157,6 +157,22 @@ $("$IOTAPE" compare --db "$db" f1 f3 | grep -c '^different work')"
 check_eq "nameless processes (a tracefs capture): not told, not said" "null null 0" \
 	"$(cmp c d | jq -r '.comparisons[0].same_work | "\(.base) \(.this) \(.differs)"')"
 
+# ---- pasted times longer than the trace: they may have run at once --------------
+# two commands timed by `time` into runs with a 1.0 s trace: 0.9 s + 0.8 s is
+# longer than the trace (concurrent commands made an elapsed time longer
+# than the trace, without a word, before); 0.5 s + 0.4 s is not
+printf 'real\t0m0.900s\nuser\t0m0.001s\nsys\t0m0.010s\n\nreal\t0m0.800s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/p1.txt"
+printf 'real\t0m0.500s\nuser\t0m0.001s\nsys\t0m0.010s\n\nreal\t0m0.400s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/p2.txt"
+for r in p1 p2; do
+	"$IOTAPE" import --quiet --db "$db" --again --run $r "$FIXTURES/loop-fio-small.bin"
+	"$IOTAPE" import --quiet --db "$db" --run $r "$t/$r.txt"
+done
+"$IOTAPE" compare --db "$db" p1 p2 > "$t/p12.txt"
+check "pasted times past the trace: said of that run, under the question" \
+	grep -q "^p1: its 2 commands' real times add up to 1.700 s, longer than its trace (1.001" "$t/p12.txt"
+check_eq "... of that run alone, and in JSON" "0 p1" \
+	"$(grep -c '^p2: its' "$t/p12.txt") $(cmp p1 p2 | jq -r '.comparisons[0].commands_past_trace | join(",")')"
+
 # ---- the waterfall adds up ------------------------------------------------------
 # waterfall JSON: the causes and offsets shown plus not_explained_s are the
 # difference; no cause costs more than the difference and the offsets
