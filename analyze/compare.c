@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze/stats.h"
+#include "analyze/tail.h"
 #include "trace/blktrace_format.h"
 #include "lib/util.h"
 #include "model/model.h"
@@ -837,6 +838,87 @@ static void overlap_note(struct emit *e, const struct run_figs *r)
 	emit_wrapped(e, line, 2);
 }
 
+/* The tail of the question's figure in run r (a latency percentile of 90
+ * or more: tail.h) into t; 0 when the figure is none, or r has no request
+ * in its tail. */
+static int run_tail(const struct question *q, const struct run_figs *r,
+		    struct tail *t)
+{
+	const struct hist *h;
+
+	if (q->nterms != 1 || !tail_figure(q->terms[0], t))
+		return 0;
+	h = t->d2c ? &r->rep.d2c_dir[t->dir] : &r->rep.q2c_dir[t->dir];
+	if (!h->n)
+		return 0;
+	tail_measure(&r->an.rd, (int64_t)hist_pct(h, t->pct), t);
+	return t->n > 0;
+}
+
+/* What the tail of run r's figure met (run_tail()): whole for the worse
+ * run (full), in short for the better. */
+static void tail_text(struct emit *e, const struct run_figs *r,
+		      const struct tail *t, int full)
+{
+	const char *dir = t->dir ? "writes" : "reads";
+	char line[900], who[96] = "";
+	int len;
+
+	if (t->flush_pid) {
+		const char *comm = runview_comm(&r->rv, t->flush_pid);
+		snprintf(who, sizeof(who), "%s[%u]'s; ", comm && *comm ? comm :
+			 "pid", t->flush_pid);
+	}
+	len = snprintf(line, sizeof(line), "%s%s's %" PRIu64 " %s at or over "
+		       "its %s p%d (%.1f us): %" PRIu64 " with a cache flush in "
+		       "flight on their device", full ? "the tail: " : "",
+		       r->rv.name, t->n, dir, t->d2c ? "D2C" : "Q2C", t->pct,
+		       (double)t->thr_ns / 1e3, t->flush_n);
+	if (full && t->flush_n)
+		len += snprintf(line + len, sizeof(line) - len, " (%s%" PRIu64
+				" flushes, D2C mean %.1f ms)", who, t->flushes,
+				t->flush_d2c_mean_us / 1e3);
+	if (full && t->n_rest)
+		len += snprintf(line + len, sizeof(line) - len, ", against %.0f%% "
+				"of its other %s", 100.0 * (double)t->flush_rest_n /
+				(double)t->n_rest, dir);
+	len += snprintf(line + len, sizeof(line) - len, "; %" PRIu64 " with "
+			"another process's writes dispatched meanwhile", t->write_n);
+	if (full && t->n_rest)
+		len += snprintf(line + len, sizeof(line) - len, ", against %.0f%%",
+				100.0 * (double)t->write_rest_n / (double)t->n_rest);
+	if (full && !t->d2c && t->q2d_s + t->d2c_s > 0)
+		snprintf(line + len, sizeof(line) - len, "; their time %.0f%% "
+			 "before dispatch (Q2D), %.0f%% at the device (D2C)",
+			 100 * t->q2d_s / (t->q2d_s + t->d2c_s),
+			 100 * t->d2c_s / (t->q2d_s + t->d2c_s));
+	emit_wrapped(e, line, 2);
+}
+
+/* The tail's numbers of run r as one JSON object of the "tail" array. */
+static void tail_json(struct emit *e, const struct run_figs *r,
+		      const struct tail *t)
+{
+	const char *comm = t->flush_pid ? runview_comm(&r->rv, t->flush_pid) : NULL;
+
+	emit_obj_begin(e, NULL);
+	emit_str(e, "run", r->rv.name);
+	emit_num(e, "figure_us", (double)t->thr_ns / 1e3);
+	emit_u64(e, "requests", t->n);
+	emit_u64(e, "with_flush", t->flush_n);
+	emit_u64(e, "with_other_writes", t->write_n);
+	emit_u64(e, "others", t->n_rest);
+	emit_u64(e, "others_with_flush", t->flush_rest_n);
+	emit_u64(e, "others_with_other_writes", t->write_rest_n);
+	emit_num(e, "q2d_s", t->q2d_s);
+	emit_num(e, "d2c_s", t->d2c_s);
+	emit_u64(e, "flushes", t->flushes);
+	emit_num(e, "flush_d2c_mean_us", t->flush_d2c_mean_us);
+	emit_u64(e, "flush_pid", t->flush_pid);
+	emit_str(e, "flush_comm", comm);
+	emit_obj_end(e);
+}
+
 /* The question's lines of pair pr (side g against side 0): the figure in
  * both, which is worse and by how much (for a rate, also in the worse
  * run's time), why this figure, and whether the difference is beyond
@@ -932,6 +1014,14 @@ static void question_text(struct compare *c, struct emit *e, int g,
 			 "accounts for it, and %s", pr->test);
 	if (line[0])
 		emit_wrapped(e, line, 2);
+	/* a latency percentile: what its requests met, the worse run's first */
+	if (!pr->tie)
+		for (int k = 0; k < 2; k++) {
+			const struct run_figs *r = &c->rf[(k ? good : bad)->rep];
+			struct tail t;
+			if (run_tail(q, r, &t))
+				tail_text(e, r, &t, !k);
+		}
 }
 
 /* Each timed command's real time in both runs (dx, dy; the first 8 of
@@ -995,6 +1085,14 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_num(e, "scale", pr.scale);
 	emit_num(e, "not_explained_s", pr.rest);
 	emit_str(e, "noise_test", pr.test);
+	emit_arr_begin(e, "tail");
+	for (int k = 0; k < 2 && !pr.tie; k++) {
+		const struct run_figs *r = &c->rf[(k ? good : bad)->rep];
+		struct tail t;
+		if (run_tail(q, r, &t))
+			tail_json(e, r, &t);
+	}
+	emit_arr_end(e);
 	emit_arr_begin(e, "commands_past_trace");
 	for (int k = 0; k < 2 && q->kind == Q_COMMANDS; k++) {
 		const struct run_figs *r = &c->rf[(k ? s1 : s0)->rep];

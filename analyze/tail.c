@@ -1,0 +1,183 @@
+/* The tail of a latency figure (tail.h). */
+#include "analyze/tail.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+
+int tail_figure(const char *figure, struct tail *t)
+{
+	char dir[8], kind[8];
+	int pct, used = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (sscanf(figure, "%7[a-z]_%7[a-z0-9]_p%d_us%n", dir, kind, &pct,
+		   &used) != 3 || figure[used] != '\0')
+		return 0;
+	if ((strcmp(dir, "read") && strcmp(dir, "write")) ||
+	    (strcmp(kind, "q2c") && strcmp(kind, "d2c")) || pct < 90 || pct > 100)
+		return 0;
+	t->dir = !strcmp(dir, "write");
+	t->d2c = !strcmp(kind, "d2c");
+	t->pct = pct;
+	return 1;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A flush's time in flight, or a write's dispatch, on one device. */
+struct span {
+	uint32_t dev, pid;
+	int64_t t0, t1;         /* flush: D (or Q) to C; write: D, D */
+	size_t row;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* The first of s[0..n) at or after (dev, t). */
+static size_t lower(const struct span *s, size_t n, uint32_t dev, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if (s[m].dev < dev || (s[m].dev == dev && s[m].t0 < t))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/* The flush of f[0..nf) on dev in flight some time in (a, b), not row
+ * self; its index, or -1. maxdur bounds a flush's time in flight. */
+static long flush_in(const struct span *f, size_t nf, int64_t maxdur,
+		     uint32_t dev, int64_t a, int64_t b, size_t self)
+{
+	for (size_t k = lower(f, nf, dev, b); k-- > 0;) {
+		if (f[k].dev != dev || f[k].t0 < a - maxdur)
+			break;
+		if (f[k].t1 > a && f[k].row != self)
+			return (long)k;
+	}
+	return -1;
+}
+
+/* 1 when a write of another process than pid was dispatched on dev in
+ * [a, b] (w[0..nw)); looks at the first 256 there. */
+static int write_in(const struct span *w, size_t nw, uint32_t dev, int64_t a,
+		    int64_t b, uint32_t pid)
+{
+	size_t k = lower(w, nw, dev, a);
+
+	for (int seen = 0; k < nw && w[k].dev == dev && w[k].t0 <= b &&
+	     seen < 256; k++, seen++)
+		if (w[k].pid != pid)
+			return 1;
+	return 0;
+}
+
+void tail_measure(const struct rundata *rd, int64_t thr_ns, struct tail *t)
+{
+	struct span *f = NULL, *w = NULL;
+	size_t nf = 0, nw = 0, capf = 0, capw = 0;
+	int64_t maxdur = 0;
+	uint32_t *by_pid = NULL;        /* the pid of each flush the tail met */
+	size_t nmet = 0, capm = 0;
+	double fsum = 0;
+
+	t->thr_ns = thr_ns;
+	for (size_t i = 0; i < rd->n; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
+		int64_t s = x->d != AN_NONE ? x->d : x->q;
+		if (x->c == AN_NONE || s == AN_NONE || x->c < s)
+			continue;
+		if (x->flags & (AN_FLUSH | AN_FUA)) {
+			if (nf == capf) {
+				capf = capf ? 2 * capf : 64;
+				f = xrealloc(f, capf * sizeof(*f));
+			}
+			f[nf++] = (struct span){ x->dev, x->pid, s, x->c, i };
+			maxdur = x->c - s > maxdur ? x->c - s : maxdur;
+			if (x->d != AN_NONE) {
+				t->flushes++;
+				fsum += (double)(x->c - x->d);
+			}
+		}
+		if ((x->flags & AN_WRITE) && x->bytes && x->d != AN_NONE) {
+			if (nw == capw) {
+				capw = capw ? 2 * capw : 256;
+				w = xrealloc(w, capw * sizeof(*w));
+			}
+			w[nw++] = (struct span){ x->dev, x->pid, x->d, x->d, i };
+		}
+	}
+	qsort(f, nf, sizeof(*f), span_cmp);
+	qsort(w, nw, sizeof(*w), span_cmp);
+	t->flush_d2c_mean_us = t->flushes ? fsum / (double)t->flushes / 1e3 : 0;
+	for (size_t i = 0; i < rd->n; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
+		int64_t a = t->d2c ? x->d : x->q;
+		long k;
+		int in, wr;
+		if (!x->bytes || !!(x->flags & AN_WRITE) != t->dir ||
+		    a == AN_NONE || x->c == AN_NONE || x->c < a)
+			continue;
+		in = x->c - a >= thr_ns;
+		k = flush_in(f, nf, maxdur, x->dev, a, x->c, i);
+		wr = write_in(w, nw, x->dev, a, x->c, x->pid);
+		if (in) {
+			t->n++;
+			t->flush_n += k >= 0;
+			t->write_n += wr;
+			if (k >= 0) {
+				if (nmet == capm) {
+					capm = capm ? 2 * capm : 64;
+					by_pid = xrealloc(by_pid, capm * sizeof(*by_pid));
+				}
+				by_pid[nmet++] = f[k].pid;
+			}
+			if (x->d != AN_NONE && x->q != AN_NONE && x->d >= x->q &&
+			    !t->d2c)
+				t->q2d_s += (double)(x->d - x->q) / 1e9;
+			t->d2c_s += (double)(x->c - (x->d != AN_NONE ? x->d : a)) /
+				    1e9;
+		} else {
+			t->n_rest++;
+			t->flush_rest_n += k >= 0;
+			t->write_rest_n += wr;
+		}
+	}
+	/* the process whose flushes the tail met most: the met flushes'
+	 * pids in order, the longest run of one */
+	qsort(by_pid, nmet, sizeof(*by_pid), u32_cmp);
+	for (size_t k = 0, best = 0; k < nmet;) {
+		size_t j = k;
+		while (j < nmet && by_pid[j] == by_pid[k])
+			j++;
+		if (j - k > best) {
+			best = j - k;
+			t->flush_pid = by_pid[k];
+		}
+		k = j;
+	}
+	free(by_pid);
+	free(f);
+	free(w);
+}

@@ -1,0 +1,108 @@
+/* Unit tests of a latency figure's tail (analyze/tail.h): which figures
+ * have one, and what the requests at or over the figure met: a cache flush
+ * in flight on their own device (not another's, not themselves), another
+ * process's write dispatched while they waited (not their own process's),
+ * counted apart from the rest, with the tail's time split Q2D / D2C. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/rundata.h"
+#include "analyze/tail.h"
+#include "trace/blktrace_format.h"
+
+static void test_figures(void **state)
+{
+	struct tail t;
+
+	(void)state;
+	assert_int_equal(tail_figure("read_q2c_p99_us", &t), 1);
+	assert_int_equal(t.dir, 0);
+	assert_int_equal(t.d2c, 0);
+	assert_int_equal(t.pct, 99);
+	assert_int_equal(tail_figure("write_d2c_p99_us", &t), 1);
+	assert_int_equal(t.dir, 1);
+	assert_int_equal(t.d2c, 1);
+	/* a median is no tail; other figures and near misses are none */
+	assert_int_equal(tail_figure("read_q2c_p50_us", &t), 0);
+	assert_int_equal(tail_figure("read_mb_s", &t), 0);
+	assert_int_equal(tail_figure("read_q2c_p99_usx", &t), 0);
+	assert_int_equal(tail_figure("trim_q2c_p99_us", &t), 0);
+	assert_int_equal(tail_figure("read_q2d_p99_us", &t), 0);
+}
+
+static struct an_io io_of(uint32_t dev, uint32_t pid, int64_t q, int64_t d,
+			  int64_t c, uint32_t bytes, uint32_t flags)
+{
+	return (struct an_io){ .q = q, .g = AN_NONE, .i = AN_NONE, .d = d,
+			       .c = c, .m = AN_NONE, .bytes = bytes,
+			       .dbytes = bytes, .pid = pid, .dev = dev,
+			       .flags = flags | AN_HEAD };
+}
+
+/* On device A: 100 reads of pid 1, 100 us each, 1 ms apart; reads 10, 20
+ * and 30 take 5 ms, 10 and 20 with pid 2's flush in flight, 30 with pid
+ * 2's write dispatched meanwhile; read 50 overlaps pid 1's own write; a
+ * flush on device B overlaps read 60 in time (another device: not
+ * counted). The tail at 1 ms: reads 10, 20, 30. */
+static void test_measure(void **state)
+{
+	const uint32_t A = BT_MKDEV(8, 0), B = BT_MKDEV(8, 16);
+	struct an_io io[110];
+	struct rundata rd;
+	struct tail t;
+	int n = 0;
+
+	(void)state;
+	for (int i = 0; i < 100; i++) {
+		int64_t q = 1000000LL * i, lat = (i == 10 || i == 20 || i == 30)
+						 ? 5000000 : 100000;
+		io[n++] = io_of(A, 1, q, q + lat / 10, q + lat, 4096, 0);
+	}
+	io[n++] = io_of(A, 2, AN_NONE, 10000000 + 200000, 10000000 + 4000000,
+			0, AN_FLUSH);
+	io[n++] = io_of(A, 2, AN_NONE, 20000000 + 900000, 20000000 + 1000000,
+			0, AN_FLUSH);
+	io[n++] = io_of(A, 2, 30000000 + 1000, 30000000 + 2000,
+			30000000 + 3000000, 65536, AN_WRITE);
+	io[n++] = io_of(A, 1, 50000000 + 10, 50000000 + 20, 50000000 + 90000,
+			65536, AN_WRITE);
+	io[n++] = io_of(B, 3, AN_NONE, 60000000, 60000000 + 50000, 0, AN_FLUSH);
+	rundata_of_ios(&rd, NULL, io, (size_t)n);
+
+	assert_int_equal(tail_figure("read_q2c_p99_us", &t), 1);
+	tail_measure(&rd, 1000000, &t);
+	assert_int_equal(t.n, 3);
+	assert_int_equal(t.n_rest, 97);
+	assert_int_equal(t.flush_n, 2);
+	/* the first flush (10.2 to 14.0 ms) was in flight for reads 11-13 */
+	assert_int_equal(t.flush_rest_n, 3);
+	assert_int_equal(t.write_n, 1);
+	assert_int_equal(t.write_rest_n, 0);
+	assert_int_equal(t.flush_pid, 2);
+	assert_int_equal(t.flushes, 3);
+	/* each tail read: 0.5 ms before dispatch, 4.5 ms at the device */
+	assert_true(t.q2d_s > 0.0015 - 1e-9 && t.q2d_s < 0.0015 + 1e-9);
+	assert_true(t.d2c_s > 0.0135 - 1e-9 && t.d2c_s < 0.0135 + 1e-9);
+
+	/* writes' tail: pid 2's write (3 ms) alone at 2 ms; pid 1's reads are
+	 * not writes, and the flush with it counts */
+	assert_int_equal(tail_figure("write_q2c_p99_us", &t), 1);
+	tail_measure(&rd, 2000000, &t);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(t.n_rest, 1);
+	rundata_free(&rd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_figures),
+		cmocka_unit_test(test_measure),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
