@@ -855,44 +855,67 @@ static int run_tail(const struct question *q, const struct run_figs *r,
 	return t->n > 0;
 }
 
-/* What the tail of run r's figure met (run_tail()): whole for the worse
- * run (full), in short for the better. */
-static void tail_text(struct emit *e, const struct run_figs *r,
-		      const struct tail *t, int full)
+/* What the tail of run r's figure met (run_tail()) as a sentence in line
+ * (len bytes): whole for the worse run (full), in short for the better. */
+static void tail_sentence(const struct run_figs *r, const struct tail *t,
+			  int full, char *line, size_t size)
 {
 	const char *dir = t->dir ? "writes" : "reads";
-	char line[900], who[96] = "";
-	int len;
+	char who[96] = "", part[4][200] = { "" };
 
 	if (t->flush_pid) {
 		const char *comm = runview_comm(&r->rv, t->flush_pid);
 		snprintf(who, sizeof(who), "%s[%u]'s; ", comm && *comm ? comm :
 			 "pid", t->flush_pid);
 	}
-	len = snprintf(line, sizeof(line), "%s%s's %" PRIu64 " %s at or over "
-		       "its %s p%d (%.1f us): %" PRIu64 " with a cache flush in "
-		       "flight on their device", full ? "the tail: " : "",
-		       r->rv.name, t->n, dir, t->d2c ? "D2C" : "Q2C", t->pct,
-		       (double)t->thr_ns / 1e3, t->flush_n);
 	if (full && t->flush_n)
-		len += snprintf(line + len, sizeof(line) - len, " (%s%" PRIu64
-				" flushes, D2C mean %.1f ms)", who, t->flushes,
-				t->flush_d2c_mean_us / 1e3);
-	if (full && t->n_rest)
-		len += snprintf(line + len, sizeof(line) - len, ", against %.0f%% "
-				"of its other %s", 100.0 * (double)t->flush_rest_n /
-				(double)t->n_rest, dir);
-	len += snprintf(line + len, sizeof(line) - len, "; %" PRIu64 " with "
-			"another process's writes dispatched meanwhile", t->write_n);
-	if (full && t->n_rest)
-		len += snprintf(line + len, sizeof(line) - len, ", against %.0f%%",
-				100.0 * (double)t->write_rest_n / (double)t->n_rest);
+		snprintf(part[0], sizeof(part[0]), " (%s%" PRIu64 " flushes, D2C "
+			 "mean %.1f ms)", who, t->flushes,
+			 t->flush_d2c_mean_us / 1e3);
+	if (full && t->n_rest) {
+		snprintf(part[1], sizeof(part[1]), ", against %.0f%% of its other "
+			 "%s", 100.0 * (double)t->flush_rest_n /
+			 (double)t->n_rest, dir);
+		snprintf(part[2], sizeof(part[2]), ", against %.0f%%", 100.0 *
+			 (double)t->write_rest_n / (double)t->n_rest);
+	}
 	if (full && !t->d2c && t->q2d_s + t->d2c_s > 0)
-		snprintf(line + len, sizeof(line) - len, "; their time %.0f%% "
-			 "before dispatch (Q2D), %.0f%% at the device (D2C)",
+		snprintf(part[3], sizeof(part[3]), "; their time %.0f%% before "
+			 "dispatch (Q2D), %.0f%% at the device (D2C)",
 			 100 * t->q2d_s / (t->q2d_s + t->d2c_s),
 			 100 * t->d2c_s / (t->q2d_s + t->d2c_s));
-	emit_wrapped(e, line, 2);
+	snprintf(line, size, "%s%s's %" PRIu64 " %s at or over its %s p%d "
+		 "(%.1f us): %" PRIu64 " with a cache flush in flight on their "
+		 "device%s%s; %" PRIu64 " with another process's writes "
+		 "dispatched meanwhile%s%s", full ? "the tail: " : "", r->rv.name,
+		 t->n, dir, t->d2c ? "D2C" : "Q2C", t->pct,
+		 (double)t->thr_ns / 1e3, t->flush_n, part[0], part[1],
+		 t->write_n, part[2], part[3]);
+}
+
+int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
+			  int brief, char *buf, size_t len)
+{
+	const struct run_figs *r;
+	struct tail t;
+
+	if (p->none || p->tie || p->worse < 0)
+		return 0;
+	r = &c->rf[(p->worse ? &p->s1 : &p->s0)->rep];
+	if (!run_tail(&c->q, r, &t))
+		return 0;
+	if (!brief) {
+		tail_sentence(r, &t, 1, buf, len);
+		return 1;
+	}
+	snprintf(buf, len, "the tail: %" PRIu64 " of %s's %" PRIu64 " %s at its "
+		 "%s p%d or over had a cache flush in flight (%.0f%% of the "
+		 "others), %" PRIu64 " another process's writes (%.0f%%)",
+		 t.flush_n, r->rv.name, t.n, t.dir ? "writes" : "reads",
+		 t.d2c ? "D2C" : "Q2C", t.pct, t.n_rest ? 100.0 *
+		 (double)t.flush_rest_n / (double)t.n_rest : 0, t.write_n,
+		 t.n_rest ? 100.0 * (double)t.write_rest_n / (double)t.n_rest : 0);
+	return 1;
 }
 
 /* The tail's numbers of run r as one JSON object of the "tail" array. */
@@ -1019,8 +1042,10 @@ static void question_text(struct compare *c, struct emit *e, int g,
 		for (int k = 0; k < 2; k++) {
 			const struct run_figs *r = &c->rf[(k ? good : bad)->rep];
 			struct tail t;
-			if (run_tail(q, r, &t))
-				tail_text(e, r, &t, !k);
+			if (run_tail(q, r, &t)) {
+				tail_sentence(r, &t, !k, line, sizeof(line));
+				emit_wrapped(e, line, 2);
+			}
 		}
 }
 

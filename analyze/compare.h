@@ -128,6 +128,16 @@ struct cmp_pair {
 int compare_pair(struct compare *c, int g, struct cmp_pair *p);
 void compare_pair_free(struct cmp_pair *p);
 
+/* The tail of comparison p's figure in its worse side's run, as one
+ * sentence into buf (len bytes): "the tail: after's 11 reads at or over its
+ * Q2C p99 (3096.6 us): 8 with a cache flush in flight on their device ...",
+ * or brief (for mail's one line): "the tail: 8 of after's 11 reads at its
+ * Q2C p99 or over had a cache flush in flight (2% of the others), ...";
+ * returns 1, or 0 (buf untouched) when the question is no latency
+ * percentile of 90 or more, or no side is worse (analyze/tail.h). */
+int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
+			  int brief, char *buf, size_t len);
+
 /* Emits, for each run with block events and no completion, one line (and
  * a JSON "missing" array entry) saying why, from report_no_completions(),
  * so the figures left out of the table are accounted for. */

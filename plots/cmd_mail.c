@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -672,6 +673,9 @@ static void short_question(FILE *fp, struct compare *c, const struct cmp_pair *p
 {
 	const struct question *q = &c->q;
 	char line[1024];
+	/* one number of decimals for every side: 72.192 over 3096.6 read
+	 * as if measured differently */
+	double big = fmax(fabs(p->s0.med), fabs(p->s1.med));
 
 	snprintf(line, sizeof(line), "The question: %s (%s is better)", q->label,
 		 q->lower_better ? "lower" : "higher");
@@ -697,8 +701,9 @@ static void short_question(FILE *fp, struct compare *c, const struct cmp_pair *p
 				med = pg.s1.med;
 			compare_pair_free(&pg);
 		}
-		len = snprintf(line, sizeof(line), "  %c %-28.28s %12.*f %s", 'A' + g,
-			       c->gname[g], fabs(med) >= 100 ? 1 : 3, med, q->unit);
+		len = snprintf(line, sizeof(line), "  %c %-28.28s %12.*f%s%s", 'A' + g,
+			       c->gname[g], big >= 100 ? 1 : 3, med,
+			       q->unit[0] ? " " : "", q->unit);
 		if (n > 1)
 			len += snprintf(line + len, sizeof(line) - len, " [%.*f-%.*f, %d"
 					" runs]", fabs(hi) >= 100 ? 0 : 2, lo,
@@ -723,6 +728,11 @@ static void short_question(FILE *fp, struct compare *c, const struct cmp_pair *p
 	else
 		snprintf(line, sizeof(line), "(%s)", p->test);
 	put_wrapped_max(fp, "  ", line, 3, wrap);
+	/* a latency percentile: what its slowest requests met */
+	if (compare_tail_sentence(c, p, 1, line, sizeof(line))) {
+		line[0] = (char)toupper((unsigned char)line[0]);
+		put_wrapped_max(fp, "", line, 2, wrap + 1);
+	}
 }
 
 /* The waterfall of comparison p in one line a row: the causes and the

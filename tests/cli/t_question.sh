@@ -209,6 +209,9 @@ check_eq "--metric read_q2c_p99_us: the tail's reads met the writer's flushes, t
 	"$(jq -r '.comparisons[0].tail | map(if .run == "la" then "\(.run) \(.requests) \(.with_flush) \(.flush_comm) \(.others_with_flush * 20 / .others | floor)" else "\(.run) \(.with_flush)" end) | join(" | ")' "$t/lat.json")"
 check "--metric read_q2c_p99_us: the text says so under the question" \
 	grep -q "^the tail: la's 11 reads at or over its Q2C p99 (3096.6 us): 8 with a cache" "$t/lat.txt"
+"$IOTAPE" mail --db "$db" --metric read_q2c_p99_us -o "$t/latmail" lb la > "$t/latmail.txt" 2> /dev/null
+check "--metric read_q2c_p99_us: mail's body says it under the verdict" \
+	grep -q "^The tail: 8 of la's 11 reads at its Q2C p99 or over had a cache flush in" "$t/latmail.txt"
 if [ -d "$S" ]; then
 	for r in one-disk two-disks; do
 		"$IOTAPE" import --quiet --db "$db" --run "$r" --names "$S/$r/cmdlines.txt" "$S/$r/trace.bin"
