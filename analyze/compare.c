@@ -653,36 +653,49 @@ static void same_cause_check(struct finding *f, int n, const char *good)
  * (by name), the runs did different work: compare says so. */
 #define SAME_WORK 0.5
 
-/* The share of fs's bytes (queued) from families with a name. */
-static double named_share(const struct families *fs)
+/* 1 when family f of run r has a name of a process it ran: not "pid N"
+ * (a tracefs capture names none), not a kernel thread's role (writeback,
+ * journal, reclaim: whoever dirtied the data, they write it, in any
+ * workload), not the name import gives the one process of a format that
+ * has none (fio-iolog, msr-csv: the run's format). */
+static int user_named(const struct an_run *r, const struct family *f)
 {
+	return strncmp(f->name, "pid ", 4) && !(f->role && f->role[0]) &&
+	       strcmp(f->name, r->rd.rv->format);
+}
+
+/* The share of run r's bytes (queued) from user_named() families. */
+static double named_share(const struct an_run *r)
+{
+	const struct families *fs = &r->cp.fam;
 	uint64_t all = 0, named = 0;
 
 	for (int k = 0; k < fs->n; k++) {
 		all += fs->f[k].bytes;
-		if (strncmp(fs->f[k].name, "pid ", 4))
+		if (user_named(r, &fs->f[k]))
 			named += fs->f[k].bytes;
 	}
 	return all ? (double)named / (double)all : 0;
 }
 
-/* Of run a's bytes (queued, every process), the share from process
- * families whose name run b has too; NAN when under half of a's bytes, or
- * of b's, come from named families (tracefs captures name no process:
- * "pid N"). */
+/* Of run a's bytes from user_named() families, the share from families
+ * whose name run b has too; NAN when under half of a's bytes, or of b's,
+ * come from such families (nameless processes; data written by the
+ * flushers: which process dirtied it is not told). */
 static double same_work(const struct an_run *a, const struct an_run *b)
 {
 	const struct families *fa = &a->cp.fam, *fb = &b->cp.fam;
 	uint64_t all = 0, same = 0;
 
-	if (named_share(fa) < 0.5 || named_share(fb) < 0.5)
+	if (named_share(a) < 0.5 || named_share(b) < 0.5)
 		return NAN;
 	for (int k = 0; k < fa->n; k++) {
-		all += fa->f[k].bytes;
-		if (!strncmp(fa->f[k].name, "pid ", 4))
+		if (!user_named(a, &fa->f[k]))
 			continue;
+		all += fa->f[k].bytes;
 		for (int j = 0; j < fb->n; j++)
-			if (fb->f[j].bytes && !strcmp(fa->f[k].name, fb->f[j].name)) {
+			if (fb->f[j].bytes && user_named(b, &fb->f[j]) &&
+			    !strcmp(fa->f[k].name, fb->f[j].name)) {
 				same += fa->f[k].bytes;
 				break;
 			}
@@ -789,31 +802,44 @@ void compare_pair_free(struct cmp_pair *p)
 	p->f = NULL;
 }
 
-/* One comparison of side g against side 0: the question and which side is
- * worse, where the time went, and why (the waterfall of causes). */
-/* 1 when run r's commands, one after another (a pasted `time` is placed
- * so from the trace's start), have real times (*sum s, *n of them) that
- * add up to over 1.2 times its trace's span (*span s): they may have run
- * at once, which a sum counts more than once (the times alone cannot
- * tell). */
-static int cmds_past_trace(const struct run_figs *r, double *sum, int *n,
-			   double *span)
+/* 1 when question q is a sum of timed commands' real times: the
+ * default total, --metric total, or a sum of cmdN_real_s. */
+static int commands_question(const struct question *q)
+{
+	if (q->kind == Q_COMMANDS)
+		return 1;
+	if (q->kind != Q_METRIC || !q->nterms)
+		return 0;
+	for (int k = 0; k < q->nterms; k++) {
+		const char *t = q->terms[k];
+		size_t l = strlen(t);
+		if (strcmp(t, "total") && strcmp(t, "real_s") &&
+		    (strncmp(t, "cmd", 3) || l < 10 || strcmp(t + l - 7, "_real_s")))
+			return 0;
+	}
+	return 1;
+}
+
+/* 1 when run r's commands of question q (its cmd_mask; 0: all), timed
+ * with a start and end import placed one after another (a pasted `time`:
+ * rv.cmds_placed), have real times (*sum s, *n of them) that add up to
+ * over 1.2 times its trace's span (*span s): they may have run at once,
+ * which a sum counts more than once (the times alone cannot tell).
+ * Commands a capture timed have their own start and end: never. */
+static int cmds_past_trace(const struct question *q, const struct run_figs *r,
+			   double *sum, int *n, double *span)
 {
 	const struct rundata *rd = &r->an.rd;
 
 	*sum = 0;
 	*n = 0;
-	if (!r->rv.last_event)
+	if (!r->rv.last_event || r->rv.cmds_placed < 2 || !commands_question(q))
 		return 0;
 	for (size_t i = 0; i < rd->ncmd; i++) {
-		if (!isfinite(rd->cmds[i].real_s))
+		int idx = rd->cmds[i].idx;
+		if (!isfinite(rd->cmds[i].real_s) || (q->cmd_mask &&
+		    !(idx >= 0 && idx < 64 && (q->cmd_mask >> idx) & 1)))
 			continue;
-		/* seen to overlap: the question takes first start to last
-		 * end already (q_commands_s()) */
-		if (i && rd->cmds[i].start != AN_NONE &&
-		    rd->cmds[i - 1].end != AN_NONE &&
-		    rd->cmds[i].start < rd->cmds[i - 1].end)
-			return 0;
 		*sum += rd->cmds[i].real_s;
 		(*n)++;
 	}
@@ -822,13 +848,14 @@ static int cmds_past_trace(const struct run_figs *r, double *sum, int *n,
 }
 
 /* cmds_past_trace()'s words under the question, for run r. */
-static void overlap_note(struct emit *e, const struct run_figs *r)
+static void overlap_note(struct emit *e, const struct question *q,
+			 const struct run_figs *r)
 {
 	double sum, span;
 	int n;
 	char line[600];
 
-	if (!cmds_past_trace(r, &sum, &n, &span))
+	if (!cmds_past_trace(q, r, &sum, &n, &span))
 		return;
 	snprintf(line, sizeof(line), "%s: its %d commands' real times add up to "
 		 "%.3f s, longer than its trace (%.3f s); if they ran at the "
@@ -844,14 +871,9 @@ static void overlap_note(struct emit *e, const struct run_figs *r)
 static int run_tail(const struct question *q, const struct run_figs *r,
 		    struct tail *t)
 {
-	const struct hist *h;
-
 	if (q->nterms != 1 || !tail_figure(q->terms[0], t))
 		return 0;
-	h = t->d2c ? &r->rep.d2c_dir[t->dir] : &r->rep.q2c_dir[t->dir];
-	if (!h->n)
-		return 0;
-	tail_measure(&r->an.rd, (int64_t)hist_pct(h, t->pct), t);
+	tail_measure(&r->an.rd, t);
 	return t->n > 0;
 }
 
@@ -865,12 +887,15 @@ static void tail_sentence(const struct run_figs *r, const struct tail *t,
 
 	if (t->flush_pid) {
 		const char *comm = runview_comm(&r->rv, t->flush_pid);
-		snprintf(who, sizeof(who), "%s[%u]'s; ", comm && *comm ? comm :
-			 "pid", t->flush_pid);
+		if (comm && *comm)
+			snprintf(who, sizeof(who), "mostly %s[%u]'s; ", comm,
+				 t->flush_pid);
+		else
+			snprintf(who, sizeof(who), "mostly pid %u's; ", t->flush_pid);
 	}
 	if (full && t->flush_n)
-		snprintf(part[0], sizeof(part[0]), " (%s%" PRIu64 " flushes, D2C "
-			 "mean %.1f ms)", who, t->flushes,
+		snprintf(part[0], sizeof(part[0]), " (%sthe run's %" PRIu64
+			 " flushes: D2C mean %.1f ms)", who, t->flushes,
 			 t->flush_d2c_mean_us / 1e3);
 	if (full && t->n_rest) {
 		snprintf(part[1], sizeof(part[1]), ", against %.0f%% of its other "
@@ -879,18 +904,19 @@ static void tail_sentence(const struct run_figs *r, const struct tail *t,
 		snprintf(part[2], sizeof(part[2]), ", against %.0f%%", 100.0 *
 			 (double)t->write_rest_n / (double)t->n_rest);
 	}
-	if (full && !t->d2c && t->q2d_s + t->d2c_s > 0)
+	/* the split only when every one of them was seen dispatched */
+	if (full && !t->d2c && t->n_d == t->n && t->q2d_s + t->d2c_s > 0)
 		snprintf(part[3], sizeof(part[3]), "; their time %.0f%% before "
 			 "dispatch (Q2D), %.0f%% at the device (D2C)",
 			 100 * t->q2d_s / (t->q2d_s + t->d2c_s),
 			 100 * t->d2c_s / (t->q2d_s + t->d2c_s));
-	snprintf(line, size, "%s%s's %" PRIu64 " %s at or over its %s p%d "
-		 "(%.1f us): %" PRIu64 " with a cache flush in flight on their "
+	snprintf(line, size, "%s%s's %" PRIu64 " slowest %s (%d%%, %s %.1f us "
+		 "or more): %" PRIu64 " with a cache flush in flight on their "
 		 "device%s%s; %" PRIu64 " with another process's writes "
 		 "dispatched meanwhile%s%s", full ? "the tail: " : "", r->rv.name,
-		 t->n, dir, t->d2c ? "D2C" : "Q2C", t->pct,
-		 (double)t->thr_ns / 1e3, t->flush_n, part[0], part[1],
-		 t->write_n, part[2], part[3]);
+		 t->n, t->n == 1 ? (t->dir ? "write" : "read") : dir,
+		 100 - t->pct, t->d2c ? "D2C" : "Q2C", (double)t->thr_ns / 1e3,
+		 t->flush_n, part[0], part[1], t->write_n, part[2], part[3]);
 }
 
 int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
@@ -908,11 +934,11 @@ int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
 		tail_sentence(r, &t, 1, buf, len);
 		return 1;
 	}
-	snprintf(buf, len, "the tail: %" PRIu64 " of %s's %" PRIu64 " %s at its "
-		 "%s p%d or over had a cache flush in flight (%.0f%% of the "
+	snprintf(buf, len, "the tail: %" PRIu64 " of %s's %" PRIu64 " slowest "
+		 "%s (%d%% by %s) had a cache flush in flight (%.0f%% of the "
 		 "others), %" PRIu64 " another process's writes (%.0f%%)",
 		 t.flush_n, r->rv.name, t.n, t.dir ? "writes" : "reads",
-		 t.d2c ? "D2C" : "Q2C", t.pct, t.n_rest ? 100.0 *
+		 100 - t.pct, t.d2c ? "D2C" : "Q2C", t.n_rest ? 100.0 *
 		 (double)t.flush_rest_n / (double)t.n_rest : 0, t.write_n,
 		 t.n_rest ? 100.0 * (double)t.write_rest_n / (double)t.n_rest : 0);
 	return 1;
@@ -926,13 +952,14 @@ static void tail_json(struct emit *e, const struct run_figs *r,
 
 	emit_obj_begin(e, NULL);
 	emit_str(e, "run", r->rv.name);
-	emit_num(e, "figure_us", (double)t->thr_ns / 1e3);
+	emit_num(e, "from_us", (double)t->thr_ns / 1e3);
 	emit_u64(e, "requests", t->n);
 	emit_u64(e, "with_flush", t->flush_n);
 	emit_u64(e, "with_other_writes", t->write_n);
 	emit_u64(e, "others", t->n_rest);
 	emit_u64(e, "others_with_flush", t->flush_rest_n);
 	emit_u64(e, "others_with_other_writes", t->write_rest_n);
+	emit_u64(e, "dispatched", t->n_d);
 	emit_num(e, "q2d_s", t->q2d_s);
 	emit_num(e, "d2c_s", t->d2c_s);
 	emit_u64(e, "flushes", t->flushes);
@@ -1006,9 +1033,8 @@ static void question_text(struct compare *c, struct emit *e, int g,
 	}
 	snprintf(line, sizeof(line), "(chosen: %s)", q->why);
 	emit_wrapped(e, line, 1);
-	if (q->kind == Q_COMMANDS)
-		for (int k = 0; k < 2; k++)
-			overlap_note(e, &c->rf[(k ? s1 : s0)->rep]);
+	for (int k = 0; k < 2; k++)
+		overlap_note(e, q, &c->rf[(k ? s1 : s0)->rep]);
 	if (fmin(pr->same_work[0], pr->same_work[1]) < SAME_WORK) {
 		snprintf(line, sizeof(line), "different work: %.0f%% of %s's "
 			 "bytes came from processes of a name %s has too, %.0f%% "
@@ -1066,6 +1092,8 @@ static void emit_cmd_times(struct emit *e, const struct rundata *dx,
 					  dy->cmds[i].real_s - dx->cmds[k].real_s);
 }
 
+/* One comparison of side g against side 0: the question and which side is
+ * worse, where the time went, and why (the waterfall of causes). */
 static void emit_pair(struct compare *c, struct emit *e, int g)
 {
 	const struct question *q = &c->q;
@@ -1119,11 +1147,11 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	}
 	emit_arr_end(e);
 	emit_arr_begin(e, "commands_past_trace");
-	for (int k = 0; k < 2 && q->kind == Q_COMMANDS; k++) {
+	for (int k = 0; k < 2; k++) {
 		const struct run_figs *r = &c->rf[(k ? s1 : s0)->rep];
 		double sum, span;
 		int n;
-		if (cmds_past_trace(r, &sum, &n, &span))
+		if (cmds_past_trace(q, r, &sum, &n, &span))
 			emit_str(e, NULL, r->rv.name);
 	}
 	emit_arr_end(e);

@@ -186,6 +186,12 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 				      : !strcmp(ss[i].key, "pending_end") ? &rv->pending_end
 				      : !strcmp(ss[i].key, "completions") ? &rv->completions
 				      : NULL;
+			{
+				size_t kl = strlen(ss[i].key);
+				if (!strncmp(ss[i].key, "command.", 8) && kl > 7 &&
+				    !strcmp(ss[i].key + kl - 7, ".placed"))
+					rv->cmds_placed++;
+			}
 			if (!strcmp(ss[i].key, "replay.engine") && ss[i].value &&
 			    !strcmp(ss[i].value, "model"))
 				rv->modelled = 1;

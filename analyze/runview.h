@@ -57,6 +57,9 @@ struct runview {
 	 * (replay.targets), "" otherwise */
 	int modelled;
 	char model_targets[128];
+	/* commands whose start and end import placed one after another (a
+	 * pasted `time`: run_stats command.N.placed), not measured */
+	int cmds_placed;
 	/* pid → comm, open addressing */
 	uint32_t *pids;
 	char **comms;

@@ -1,6 +1,7 @@
 /* The tail of a latency figure (tail.h). */
 #include "analyze/tail.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,20 +92,80 @@ static int write_in(const struct span *w, size_t nw, uint32_t dev, int64_t a,
 	return 0;
 }
 
-void tail_measure(const struct rundata *rd, int64_t thr_ns, struct tail *t)
+/* 1 when row x counts in the figure report builds (report_add()): a bio
+ * with data of direction dir, not a half of a split (btt pairs neither),
+ * with its start (Q, or D for D2C) and C seen in order; its latency in
+ * *lat, its start in *a. */
+static int in_figure(const struct an_io *x, const struct tail *t, int64_t *a,
+		     int64_t *lat)
+{
+	*a = t->d2c ? x->d : x->q;
+	if (!x->bytes || !!(x->flags & AN_WRITE) != t->dir ||
+	    (x->flags & AN_SPLIT) || *a == AN_NONE || x->c == AN_NONE ||
+	    x->c < *a)
+		return 0;
+	*lat = x->c - *a;
+	return 1;
+}
+
+static int i64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The k-th largest of v[0..n) (1 <= k <= n), v reordered: quickselect on
+ * the middle element, qsort under 32. */
+static int64_t kth_largest(int64_t *v, size_t n, size_t k)
+{
+	size_t want = n - k, lo = 0, hi = n;    /* v[want] in order, ascending */
+
+	while (hi - lo > 32) {
+		int64_t piv = v[lo + (hi - lo) / 2];
+		size_t lt = lo, gt = hi, i = lo;
+		/* three ways: < piv, == piv, > piv */
+		while (i < gt) {
+			if (v[i] < piv) {
+				int64_t tmp = v[i]; v[i] = v[lt]; v[lt] = tmp;
+				lt++, i++;
+			} else if (v[i] > piv) {
+				int64_t tmp = v[i]; v[i] = v[--gt]; v[gt] = tmp;
+			} else
+				i++;
+		}
+		if (want < lt)
+			hi = lt;
+		else if (want >= gt)
+			lo = gt;
+		else
+			return piv;
+	}
+	qsort(v + lo, hi - lo, sizeof(*v), i64_cmp);
+	return v[want];
+}
+
+void tail_measure(const struct rundata *rd, struct tail *t)
 {
 	struct span *f = NULL, *w = NULL;
-	size_t nf = 0, nw = 0, capf = 0, capw = 0;
-	int64_t maxdur = 0;
+	size_t nf = 0, nw = 0, capf = 0, capw = 0, nlat = 0;
+	int64_t maxdur = 0, *lat = NULL;
 	uint32_t *by_pid = NULL;        /* the pid of each flush the tail met */
 	size_t nmet = 0, capm = 0;
 	double fsum = 0;
 
-	t->thr_ns = thr_ns;
+	t->n = t->n_rest = t->flush_n = t->flush_rest_n = 0;
+	t->write_n = t->write_rest_n = t->n_d = t->flushes = 0;
+	t->q2d_s = t->d2c_s = t->flush_d2c_mean_us = 0;
+	t->flush_pid = 0;
+	t->thr_ns = 0;
+	lat = xmalloc((rd->n ? rd->n : 1) * sizeof(*lat));
 	for (size_t i = 0; i < rd->n; i++) {
 		struct an_io xb;
 		const struct an_io *x = rundata_io(rd, i, &xb);
-		int64_t s = x->d != AN_NONE ? x->d : x->q;
+		int64_t s = x->d != AN_NONE ? x->d : x->q, a, l;
+		if (in_figure(x, t, &a, &l))
+			lat[nlat++] = l;
 		if (x->c == AN_NONE || s == AN_NONE || x->c < s)
 			continue;
 		if (x->flags & (AN_FLUSH | AN_FUA)) {
@@ -127,22 +188,30 @@ void tail_measure(const struct rundata *rd, int64_t thr_ns, struct tail *t)
 			w[nw++] = (struct span){ x->dev, x->pid, x->d, x->d, i };
 		}
 	}
-	qsort(f, nf, sizeof(*f), span_cmp);
-	qsort(w, nw, sizeof(*w), span_cmp);
+	if (!nlat)
+		goto out;
+	/* the tail: the slowest (100 - pct)% of the figure's requests, at
+	 * least one, and any as slow as the last of them */
+	{
+		size_t k = (size_t)ceil((double)nlat * (100 - t->pct) / 100.0);
+		t->thr_ns = kth_largest(lat, nlat, k < 1 ? 1 : k > nlat ? nlat : k);
+	}
+	if (nf)
+		qsort(f, nf, sizeof(*f), span_cmp);
+	if (nw)
+		qsort(w, nw, sizeof(*w), span_cmp);
 	t->flush_d2c_mean_us = t->flushes ? fsum / (double)t->flushes / 1e3 : 0;
 	for (size_t i = 0; i < rd->n; i++) {
 		struct an_io xb;
 		const struct an_io *x = rundata_io(rd, i, &xb);
-		int64_t a = t->d2c ? x->d : x->q;
+		int64_t a, l;
 		long k;
-		int in, wr;
-		if (!x->bytes || !!(x->flags & AN_WRITE) != t->dir ||
-		    a == AN_NONE || x->c == AN_NONE || x->c < a)
+		int wr;
+		if (!in_figure(x, t, &a, &l))
 			continue;
-		in = x->c - a >= thr_ns;
 		k = flush_in(f, nf, maxdur, x->dev, a, x->c, i);
 		wr = write_in(w, nw, x->dev, a, x->c, x->pid);
-		if (in) {
+		if (l >= t->thr_ns) {
 			t->n++;
 			t->flush_n += k >= 0;
 			t->write_n += wr;
@@ -153,11 +222,11 @@ void tail_measure(const struct rundata *rd, int64_t thr_ns, struct tail *t)
 				}
 				by_pid[nmet++] = f[k].pid;
 			}
-			if (x->d != AN_NONE && x->q != AN_NONE && x->d >= x->q &&
-			    !t->d2c)
+			if (!t->d2c && x->d != AN_NONE && x->d >= x->q) {
+				t->n_d++;
 				t->q2d_s += (double)(x->d - x->q) / 1e9;
-			t->d2c_s += (double)(x->c - (x->d != AN_NONE ? x->d : a)) /
-				    1e9;
+				t->d2c_s += (double)(x->c - x->d) / 1e9;
+			}
 		} else {
 			t->n_rest++;
 			t->flush_rest_n += k >= 0;
@@ -166,7 +235,8 @@ void tail_measure(const struct rundata *rd, int64_t thr_ns, struct tail *t)
 	}
 	/* the process whose flushes the tail met most: the met flushes'
 	 * pids in order, the longest run of one */
-	qsort(by_pid, nmet, sizeof(*by_pid), u32_cmp);
+	if (nmet)
+		qsort(by_pid, nmet, sizeof(*by_pid), u32_cmp);
 	for (size_t k = 0, best = 0; k < nmet;) {
 		size_t j = k;
 		while (j < nmet && by_pid[j] == by_pid[k])
@@ -177,6 +247,8 @@ void tail_measure(const struct rundata *rd, int64_t thr_ns, struct tail *t)
 		}
 		k = j;
 	}
+out:
+	free(lat);
 	free(by_pid);
 	free(f);
 	free(w);

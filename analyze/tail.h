@@ -15,7 +15,9 @@ struct tail {
 	int dir;                /* 0 reads, 1 writes */
 	int d2c;                /* 1: D2C (dispatch to completion), 0: Q2C */
 	int pct;                /* the percentile of the figure */
-	int64_t thr_ns;         /* the tail: requests taking this or longer */
+	int64_t thr_ns;         /* the tail: requests taking this or longer
+				 * (the slowest (100 - pct)% of them, ties
+				 * in; 0 when the run has none) */
 	uint64_t n, n_rest;     /* requests in the tail, and the others */
 	/* with a cache flush (an empty or pre-flush, a FUA write: RWBS F) of
 	 * the device in flight while they waited (Q to C; D to C for D2C) */
@@ -23,8 +25,9 @@ struct tail {
 	/* with another process's write dispatched on the device while they
 	 * waited */
 	uint64_t write_n, write_rest_n;
-	double q2d_s, d2c_s;    /* the tail's time before dispatch, at the
-				 * device */
+	double q2d_s, d2c_s;    /* the time before dispatch and at the device
+				 * of the n_d tail requests with a D (Q2C) */
+	uint64_t n_d;
 	uint64_t flushes;       /* the device's flushes with a D and C */
 	double flush_d2c_mean_us;
 	uint32_t flush_pid;     /* the process with most of the flushes the
@@ -36,12 +39,12 @@ struct tail {
  * tail), else 0. */
 int tail_figure(const char *figure, struct tail *t);
 
-/* Fills t (its dir, d2c and pct from tail_figure()) from rd's requests with
- * data: thr_ns (ns) is the figure's value in this run (report's histogram
- * percentile, so the tail is "at or over" it); every request of the
- * direction with its times seen is in the tail or the rest. No allocation
- * beyond two arrays of the flushes and the writes (aborts when memory runs
- * out). */
-void tail_measure(const struct rundata *rd, int64_t thr_ns, struct tail *t);
+/* Fills t (its dir, d2c and pct from tail_figure()) from rd's requests:
+ * those the figure is built from (report's: bios with data of the
+ * direction, no half of a split, start and C seen) are in the tail, the
+ * slowest (100 - pct)% of them by their exact latency (at least one, ties
+ * with the last in), or the rest. Takes an array of the latencies and of
+ * the flushes and writes (aborts when memory runs out). */
+void tail_measure(const struct rundata *rd, struct tail *t);
 
 #endif

@@ -52,7 +52,7 @@ static struct an_io io_of(uint32_t dev, uint32_t pid, int64_t q, int64_t d,
 static void test_measure(void **state)
 {
 	const uint32_t A = BT_MKDEV(8, 0), B = BT_MKDEV(8, 16);
-	struct an_io io[110];
+	struct an_io io[120];
 	struct rundata rd;
 	struct tail t;
 	int n = 0;
@@ -72,10 +72,16 @@ static void test_measure(void **state)
 	io[n++] = io_of(A, 1, 50000000 + 10, 50000000 + 20, 50000000 + 90000,
 			65536, AN_WRITE);
 	io[n++] = io_of(B, 3, AN_NONE, 60000000, 60000000 + 50000, 0, AN_FLUSH);
+	/* a half of a split bio, slowest of all: the figure leaves it out
+	 * (btt pairs neither half), and so does its tail */
+	io[n++] = io_of(A, 1, 70000000, 70000100, 70000000 + 9000000, 4096,
+			AN_SPLIT);
 	rundata_of_ios(&rd, NULL, io, (size_t)n);
 
+	/* the slowest 1% of 100 is one read: the three of 5 ms tie */
 	assert_int_equal(tail_figure("read_q2c_p99_us", &t), 1);
-	tail_measure(&rd, 1000000, &t);
+	tail_measure(&rd, &t);
+	assert_int_equal(t.thr_ns, 5000000);
 	assert_int_equal(t.n, 3);
 	assert_int_equal(t.n_rest, 97);
 	assert_int_equal(t.flush_n, 2);
@@ -85,6 +91,7 @@ static void test_measure(void **state)
 	assert_int_equal(t.write_rest_n, 0);
 	assert_int_equal(t.flush_pid, 2);
 	assert_int_equal(t.flushes, 3);
+	assert_int_equal(t.n_d, 3);
 	/* each tail read: 0.5 ms before dispatch, 4.5 ms at the device */
 	assert_true(t.q2d_s > 0.0015 - 1e-9 && t.q2d_s < 0.0015 + 1e-9);
 	assert_true(t.d2c_s > 0.0135 - 1e-9 && t.d2c_s < 0.0135 + 1e-9);
@@ -92,9 +99,39 @@ static void test_measure(void **state)
 	/* writes' tail: pid 2's write (3 ms) alone at 2 ms; pid 1's reads are
 	 * not writes, and the flush with it counts */
 	assert_int_equal(tail_figure("write_q2c_p99_us", &t), 1);
-	tail_measure(&rd, 2000000, &t);
+	tail_measure(&rd, &t);
 	assert_int_equal(t.n, 1);
 	assert_int_equal(t.n_rest, 1);
+	assert_int_equal(t.thr_ns, 3000000 - 1000);
+	/* D2C: the read of 9 ms split in two is still left out */
+	assert_int_equal(tail_figure("read_d2c_p99_us", &t), 1);
+	tail_measure(&rd, &t);
+	assert_int_equal(t.n, 3);
+	assert_int_equal(t.thr_ns, 4500000);
+	rundata_free(&rd);
+}
+
+/* Reads alone: no flush, no write (nothing to sort), a tail all the same;
+ * and the slowest 10% (p90) of 20 reads is two */
+static void test_reads_alone(void **state)
+{
+	const uint32_t A = BT_MKDEV(8, 0);
+	struct an_io io[20];
+	struct rundata rd;
+	struct tail t;
+
+	(void)state;
+	for (int i = 0; i < 20; i++)
+		io[i] = io_of(A, 1, 1000000LL * i, 1000000LL * i + 10,
+			      1000000LL * i + 1000 * (i + 1), 4096, 0);
+	rundata_of_ios(&rd, NULL, io, 20);
+	assert_int_equal(tail_figure("read_q2c_p90_us", &t), 1);
+	tail_measure(&rd, &t);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(t.n_rest, 18);
+	assert_int_equal(t.thr_ns, 19000);
+	assert_int_equal(t.flush_n + t.flush_rest_n + t.write_n + t.flushes, 0);
+	assert_int_equal(t.flush_pid, 0);
 	rundata_free(&rd);
 }
 
@@ -103,6 +140,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_figures),
 		cmocka_unit_test(test_measure),
+		cmocka_unit_test(test_reads_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
