@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "analyze/stats.h"
-#include "analyze/tail.h"
+#include "analyze/cmp_notes.h"
 #include "trace/blktrace_format.h"
 #include "lib/util.h"
 #include "model/model.h"
@@ -649,60 +649,6 @@ static void same_cause_check(struct finding *f, int n, const char *good)
 	}
 }
 
-/* Under this share of either run's bytes from processes the other run has
- * (by name), the runs did different work: compare says so. */
-#define SAME_WORK 0.5
-
-/* 1 when family f of run r has a name of a process it ran: not "pid N"
- * (a tracefs capture names none), not a kernel thread's role (writeback,
- * journal, reclaim: whoever dirtied the data, they write it, in any
- * workload), not the name import gives the one process of a format that
- * has none (fio-iolog, msr-csv: the run's format). */
-static int user_named(const struct an_run *r, const struct family *f)
-{
-	return strncmp(f->name, "pid ", 4) && !(f->role && f->role[0]) &&
-	       strcmp(f->name, r->rd.rv->format);
-}
-
-/* The share of run r's bytes (queued) from user_named() families. */
-static double named_share(const struct an_run *r)
-{
-	const struct families *fs = &r->cp.fam;
-	uint64_t all = 0, named = 0;
-
-	for (int k = 0; k < fs->n; k++) {
-		all += fs->f[k].bytes;
-		if (user_named(r, &fs->f[k]))
-			named += fs->f[k].bytes;
-	}
-	return all ? (double)named / (double)all : 0;
-}
-
-/* Of run a's bytes from user_named() families, the share from families
- * whose name run b has too; NAN when under half of a's bytes, or of b's,
- * come from such families (nameless processes; data written by the
- * flushers: which process dirtied it is not told). */
-static double same_work(const struct an_run *a, const struct an_run *b)
-{
-	const struct families *fa = &a->cp.fam, *fb = &b->cp.fam;
-	uint64_t all = 0, same = 0;
-
-	if (named_share(a) < 0.5 || named_share(b) < 0.5)
-		return NAN;
-	for (int k = 0; k < fa->n; k++) {
-		if (!user_named(a, &fa->f[k]))
-			continue;
-		all += fa->f[k].bytes;
-		for (int j = 0; j < fb->n; j++)
-			if (fb->f[j].bytes && user_named(b, &fb->f[j]) &&
-			    !strcmp(fa->f[k].name, fb->f[j].name)) {
-				same += fa->f[k].bytes;
-				break;
-			}
-	}
-	return all ? (double)same / (double)all : NAN;
-}
-
 int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 {
 	const struct question *q = &c->q;
@@ -723,8 +669,8 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 		return 1;
 	}
 	p->diff = p->s1.med - p->s0.med;
-	p->same_work[0] = same_work(&c->rf[p->s0.rep].an, &c->rf[p->s1.rep].an);
-	p->same_work[1] = same_work(&c->rf[p->s1.rep].an, &c->rf[p->s0.rep].an);
+	p->same_work[0] = cmp_same_work(&c->rf[p->s0.rep].an, &c->rf[p->s1.rep].an);
+	p->same_work[1] = cmp_same_work(&c->rf[p->s1.rep].an, &c->rf[p->s0.rep].an);
 	p->worse = worse(q, p->s0.med, p->s1.med) ? 0 : 1;
 	bad = p->worse ? &p->s1 : &p->s0;
 	good = p->worse ? &p->s0 : &p->s1;
@@ -802,51 +748,6 @@ void compare_pair_free(struct cmp_pair *p)
 	p->f = NULL;
 }
 
-/* 1 when question q is a sum of timed commands' real times: the
- * default total, --metric total, or a sum of cmdN_real_s. */
-static int commands_question(const struct question *q)
-{
-	if (q->kind == Q_COMMANDS)
-		return 1;
-	if (q->kind != Q_METRIC || !q->nterms)
-		return 0;
-	for (int k = 0; k < q->nterms; k++) {
-		const char *t = q->terms[k];
-		size_t l = strlen(t);
-		if (strcmp(t, "total") && strcmp(t, "real_s") &&
-		    (strncmp(t, "cmd", 3) || l < 10 || strcmp(t + l - 7, "_real_s")))
-			return 0;
-	}
-	return 1;
-}
-
-/* 1 when run r's commands of question q (its cmd_mask; 0: all), timed
- * with a start and end import placed one after another (a pasted `time`:
- * rv.cmds_placed), have real times (*sum s, *n of them) that add up to
- * over 1.2 times its trace's span (*span s): they may have run at once,
- * which a sum counts more than once (the times alone cannot tell).
- * Commands a capture timed have their own start and end: never. */
-static int cmds_past_trace(const struct question *q, const struct run_figs *r,
-			   double *sum, int *n, double *span)
-{
-	const struct rundata *rd = &r->an.rd;
-
-	*sum = 0;
-	*n = 0;
-	if (!r->rv.last_event || r->rv.cmds_placed < 2 || !commands_question(q))
-		return 0;
-	for (size_t i = 0; i < rd->ncmd; i++) {
-		int idx = rd->cmds[i].idx;
-		if (!isfinite(rd->cmds[i].real_s) || (q->cmd_mask &&
-		    !(idx >= 0 && idx < 64 && (q->cmd_mask >> idx) & 1)))
-			continue;
-		*sum += rd->cmds[i].real_s;
-		(*n)++;
-	}
-	*span = (double)runview_span_ns(&r->rv) / 1e9;
-	return *n >= 2 && *span > 0 && *sum > 1.2 * *span;
-}
-
 /* cmds_past_trace()'s words under the question, for run r. */
 static void overlap_note(struct emit *e, const struct question *q,
 			 const struct run_figs *r)
@@ -855,7 +756,7 @@ static void overlap_note(struct emit *e, const struct question *q,
 	int n;
 	char line[600];
 
-	if (!cmds_past_trace(q, r, &sum, &n, &span))
+	if (!cmp_cmds_past_trace(q, r, &sum, &n, &span))
 		return;
 	snprintf(line, sizeof(line), "%s: its %d commands' real times add up to "
 		 "%.3f s, longer than its trace (%.3f s); if they ran at the "
@@ -863,60 +764,6 @@ static void overlap_note(struct emit *e, const struct question *q,
 		 "with their start and end, as capture --cmd takes them, would "
 		 "show it)", r->rv.name, n, sum, span);
 	emit_wrapped(e, line, 2);
-}
-
-/* The tail of the question's figure in run r (a latency percentile of 90
- * or more: tail.h) into t; 0 when the figure is none, or r has no request
- * in its tail. */
-static int run_tail(const struct question *q, const struct run_figs *r,
-		    struct tail *t)
-{
-	if (q->nterms != 1 || !tail_figure(q->terms[0], t))
-		return 0;
-	tail_measure(&r->an.rd, t);
-	return t->n > 0;
-}
-
-/* What the tail of run r's figure met (run_tail()) as a sentence in line
- * (len bytes): whole for the worse run (full), in short for the better. */
-static void tail_sentence(const struct run_figs *r, const struct tail *t,
-			  int full, char *line, size_t size)
-{
-	const char *dir = t->dir ? "writes" : "reads";
-	char who[96] = "", part[4][200] = { "" };
-
-	if (t->flush_pid) {
-		const char *comm = runview_comm(&r->rv, t->flush_pid);
-		if (comm && *comm)
-			snprintf(who, sizeof(who), "mostly %s[%u]'s; ", comm,
-				 t->flush_pid);
-		else
-			snprintf(who, sizeof(who), "mostly pid %u's; ", t->flush_pid);
-	}
-	if (full && t->flush_n)
-		snprintf(part[0], sizeof(part[0]), " (%sthe run's %" PRIu64
-			 " flushes: D2C mean %.1f ms)", who, t->flushes,
-			 t->flush_d2c_mean_us / 1e3);
-	if (full && t->n_rest) {
-		snprintf(part[1], sizeof(part[1]), ", against %.0f%% of its other "
-			 "%s", 100.0 * (double)t->flush_rest_n /
-			 (double)t->n_rest, dir);
-		snprintf(part[2], sizeof(part[2]), ", against %.0f%%", 100.0 *
-			 (double)t->write_rest_n / (double)t->n_rest);
-	}
-	/* the split only when every one of them was seen dispatched */
-	if (full && !t->d2c && t->n_d == t->n && t->q2d_s + t->d2c_s > 0)
-		snprintf(part[3], sizeof(part[3]), "; their time %.0f%% before "
-			 "dispatch (Q2D), %.0f%% at the device (D2C)",
-			 100 * t->q2d_s / (t->q2d_s + t->d2c_s),
-			 100 * t->d2c_s / (t->q2d_s + t->d2c_s));
-	snprintf(line, size, "%s%s's %" PRIu64 " slowest %s (%d%%, %s %.1f us "
-		 "or more): %" PRIu64 " with a cache flush in flight on their "
-		 "device%s%s; %" PRIu64 " with another process's writes "
-		 "dispatched meanwhile%s%s", full ? "the tail: " : "", r->rv.name,
-		 t->n, t->n == 1 ? (t->dir ? "write" : "read") : dir,
-		 100 - t->pct, t->d2c ? "D2C" : "Q2C", (double)t->thr_ns / 1e3,
-		 t->flush_n, part[0], part[1], t->write_n, part[2], part[3]);
 }
 
 int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
@@ -928,10 +775,10 @@ int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
 	if (p->none || p->tie || p->worse < 0)
 		return 0;
 	r = &c->rf[(p->worse ? &p->s1 : &p->s0)->rep];
-	if (!run_tail(&c->q, r, &t))
+	if (!cmp_run_tail(&c->q, r, &t))
 		return 0;
 	if (!brief) {
-		tail_sentence(r, &t, 1, buf, len);
+		cmp_tail_sentence(r, &t, 1, buf, len);
 		return 1;
 	}
 	snprintf(buf, len, "the tail: %" PRIu64 " of %s's %" PRIu64 " slowest "
@@ -942,31 +789,6 @@ int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
 		 (double)t.flush_rest_n / (double)t.n_rest : 0, t.write_n,
 		 t.n_rest ? 100.0 * (double)t.write_rest_n / (double)t.n_rest : 0);
 	return 1;
-}
-
-/* The tail's numbers of run r as one JSON object of the "tail" array. */
-static void tail_json(struct emit *e, const struct run_figs *r,
-		      const struct tail *t)
-{
-	const char *comm = t->flush_pid ? runview_comm(&r->rv, t->flush_pid) : NULL;
-
-	emit_obj_begin(e, NULL);
-	emit_str(e, "run", r->rv.name);
-	emit_num(e, "from_us", (double)t->thr_ns / 1e3);
-	emit_u64(e, "requests", t->n);
-	emit_u64(e, "with_flush", t->flush_n);
-	emit_u64(e, "with_other_writes", t->write_n);
-	emit_u64(e, "others", t->n_rest);
-	emit_u64(e, "others_with_flush", t->flush_rest_n);
-	emit_u64(e, "others_with_other_writes", t->write_rest_n);
-	emit_u64(e, "dispatched", t->n_d);
-	emit_num(e, "q2d_s", t->q2d_s);
-	emit_num(e, "d2c_s", t->d2c_s);
-	emit_u64(e, "flushes", t->flushes);
-	emit_num(e, "flush_d2c_mean_us", t->flush_d2c_mean_us);
-	emit_u64(e, "flush_pid", t->flush_pid);
-	emit_str(e, "flush_comm", comm);
-	emit_obj_end(e);
 }
 
 /* The question's lines of pair pr (side g against side 0): the figure in
@@ -1035,7 +857,7 @@ static void question_text(struct compare *c, struct emit *e, int g,
 	emit_wrapped(e, line, 1);
 	for (int k = 0; k < 2; k++)
 		overlap_note(e, q, &c->rf[(k ? s1 : s0)->rep]);
-	if (fmin(pr->same_work[0], pr->same_work[1]) < SAME_WORK) {
+	if (fmin(pr->same_work[0], pr->same_work[1]) < CMP_SAME_WORK) {
 		snprintf(line, sizeof(line), "different work: %.0f%% of %s's "
 			 "bytes came from processes of a name %s has too, %.0f%% "
 			 "of %s's; the difference is between workloads, not only "
@@ -1068,8 +890,8 @@ static void question_text(struct compare *c, struct emit *e, int g,
 		for (int k = 0; k < 2; k++) {
 			const struct run_figs *r = &c->rf[(k ? good : bad)->rep];
 			struct tail t;
-			if (run_tail(q, r, &t)) {
-				tail_sentence(r, &t, !k, line, sizeof(line));
+			if (cmp_run_tail(q, r, &t)) {
+				cmp_tail_sentence(r, &t, !k, line, sizeof(line));
 				emit_wrapped(e, line, 2);
 			}
 		}
@@ -1142,8 +964,8 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	for (int k = 0; k < 2 && !pr.tie; k++) {
 		const struct run_figs *r = &c->rf[(k ? good : bad)->rep];
 		struct tail t;
-		if (run_tail(q, r, &t))
-			tail_json(e, r, &t);
+		if (cmp_run_tail(q, r, &t))
+			cmp_tail_json(e, r, &t);
 	}
 	emit_arr_end(e);
 	emit_arr_begin(e, "commands_past_trace");
@@ -1151,14 +973,14 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 		const struct run_figs *r = &c->rf[(k ? s1 : s0)->rep];
 		double sum, span;
 		int n;
-		if (cmds_past_trace(q, r, &sum, &n, &span))
+		if (cmp_cmds_past_trace(q, r, &sum, &n, &span))
 			emit_str(e, NULL, r->rv.name);
 	}
 	emit_arr_end(e);
 	emit_obj_begin(e, "same_work");
 	emit_num(e, "base", pr.same_work[0]);
 	emit_num(e, "this", pr.same_work[1]);
-	emit_u64(e, "differs", fmin(pr.same_work[0], pr.same_work[1]) < SAME_WORK);
+	emit_u64(e, "differs", fmin(pr.same_work[0], pr.same_work[1]) < CMP_SAME_WORK);
 	emit_obj_end(e);
 	emit_str(e, "verdict", pr.verdict);
 	question_text(c, e, g, &pr, bad_name);

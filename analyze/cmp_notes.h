@@ -1,0 +1,57 @@
+/* What compare says beside its verdict, of each side's run: whether the
+ * runs did the same work (by the names of the processes that did the
+ * I/O), whether a run's pasted command times add up past its trace (they
+ * may have run at once), and for a latency percentile, what its slowest
+ * requests met (tail.h). compare.c prints them under the question, in text
+ * and JSON; mail prints the tail under its verdict. */
+#ifndef IOTAPE_CMP_NOTES_H
+#define IOTAPE_CMP_NOTES_H
+
+#include <stddef.h>
+
+#include "analyze/compare.h"
+#include "analyze/tail.h"
+
+struct emit;
+
+/* Under this share of either run's bytes from processes the other run has
+ * (by name), the runs did different work: compare says so. */
+#define CMP_SAME_WORK 0.5
+
+/* Of run a's bytes from user processes with a name (not "pid N": a
+ * tracefs capture names none; not a kernel thread's role: writeback,
+ * journal, reclaim write whoever dirtied the data; not the one process
+ * import names after a format that has none: fio-iolog, msr-csv), the
+ * share from names run b has too; NAN when under half of a's bytes, or of
+ * b's, come from such processes. */
+double cmp_same_work(const struct an_run *a, const struct an_run *b);
+
+/* 1 when run r's commands of question q (its cmd_mask; 0: all), timed
+ * with a start and end import placed one after another (a pasted `time`:
+ * rv.cmds_placed), have real times (*sum s, *n of them) that add up to
+ * over 1.2 times its trace's span (*span s), and q is a sum of command
+ * times (the default total, --metric total, cmdN_real_s sums): they may
+ * have run at once, which a sum counts more than once (the times alone
+ * cannot tell). Commands a capture timed have their own start and end:
+ * never. */
+int cmp_cmds_past_trace(const struct question *q, const struct run_figs *r,
+			double *sum, int *n, double *span);
+
+/* The tail of question q's figure in run r (a latency percentile of 90 or
+ * more: tail_figure(), tail_measure()) into t; 1, or 0 when the figure is
+ * none or r has no request in its tail. */
+int cmp_run_tail(const struct question *q, const struct run_figs *r,
+		 struct tail *t);
+
+/* What the tail t of run r met, as a sentence in line (size bytes): whole
+ * for the worse run (full: "the tail: after's 11 slowest reads (1%, Q2C
+ * 3111.5 us or more): 8 with a cache flush in flight on their device (...),
+ * against 2% of its other reads; ..."), in short for the better. */
+void cmp_tail_sentence(const struct run_figs *r, const struct tail *t,
+		       int full, char *line, size_t size);
+
+/* t's numbers as one JSON object of compare's "tail" array. */
+void cmp_tail_json(struct emit *e, const struct run_figs *r,
+		   const struct tail *t);
+
+#endif
