@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/finding.h"
 #include "analyze/question.h"
 #include "analyze/stats.h"
 #include "trace/blktrace_format.h"
@@ -439,8 +440,14 @@ static void table_columns(struct emit *e, int fmt, struct run_figs *rf,
 		t->gidx[i] = i;
 		snprintf(t->names[i], 128, "%s%s", cp ? "~" : "", rf[i].rv.name + cp);
 	}
-	if (cp && fmt == CMP_TEXT)
-		emit_text(e, "runs: ~ stands for '%.*s'\n", (int)cp, rf[0].rv.name);
+	if (cp && fmt == CMP_TEXT) {
+		/* in 80 columns, a long start of the names cut at the margin */
+		char line[300], buf[400];
+		snprintf(line, sizeof(line), "runs: ~ stands for '%.*s'", (int)cp,
+			 rf[0].rv.name);
+		wrap_indent(line, 78, 2, buf, sizeof(buf));
+		emit_text(e, "%s\n", buf);
+	}
 }
 
 /* Each column's median, min and max of each figure of its runs. */

@@ -113,6 +113,18 @@ static void wrap_from(const char *text, int width, int indent, int col0,
 			col++;
 		}
 		while (p < w && o + 1 < len) {
+			/* a word longer than a line (a long run name) is cut
+			 * at the margin, not let past it; never inside a
+			 * UTF-8 character */
+			if (col >= width && wl > width - indent &&
+			    ((unsigned char)*p & 0xC0) != 0x80) {
+				if (o + (size_t)indent + 2 >= len)
+					break;
+				out[o++] = '\n';
+				for (int k = 0; k < indent; k++)
+					out[o++] = ' ';
+				col = indent;
+			}
 			out[o++] = *p++;
 			col++;
 		}

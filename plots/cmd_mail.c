@@ -2,10 +2,10 @@
  * paste into a mailing-list post: what was run, the headline figures with
  * % change, the analyzers' explanation, vmstat excerpts and text plots;
  * the PNGs written beside it for attaching. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

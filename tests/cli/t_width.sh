@@ -103,6 +103,13 @@ show report --model desktop-2006 before
 show compare before "$cjk"
 show compare "$cjk" "$long"
 show compare "$long" before
+# names of 75 columns, alike but for their ends: a word longer than what is
+# left of a line (the "~ stands for" start, evidence "NAME: ...") is cut at
+# the margin (they ran to 94 columns)
+huge=$(printf 'x%.0s' $(seq 66))-run-one
+imp --run "$huge" "$F/loop-fio-small.bin"
+imp --run "${huge%one}two" "$F/quick/after.bin.gz"
+show compare "$huge" "${huge%one}two"
 show compare --group-by fs --across kernel --metric tps 'dbt2-*'
 show compare --group-by kernel --across fs --metric tps 'dbt2-*'
 show compare --group-by fs --metric tps 'dbt2-*'
