@@ -64,18 +64,42 @@ static size_t lower(const struct span *s, size_t n, uint32_t dev, int64_t t)
 	return lo;
 }
 
-/* The flush of f[0..nf) on dev in flight some time in (a, b), not row
- * self; its index, or -1. maxdur bounds a flush's time in flight. */
-static long flush_in(const struct span *f, size_t nf, int64_t maxdur,
+/* After f[0..nf) is sorted: m[k] for each k, the two flushes (indices) of
+ * f[k]'s device up to k with the latest ends, [1] -1 when there is one:
+ * whether any flush that began before a time was still in flight after
+ * another is one look (prefix maxima), whatever the flushes' lengths. */
+static void flush_maxima(const struct span *f, size_t nf, long (*m)[2])
+{
+	for (size_t k = 0; k < nf; k++) {
+		long a = -1, b = -1;
+		if (k && f[k - 1].dev == f[k].dev) {
+			a = m[k - 1][0];
+			b = m[k - 1][1];
+		}
+		if (a < 0 || f[k].t1 > f[a].t1) {
+			b = a;
+			a = (long)k;
+		} else if (b < 0 || f[k].t1 > f[b].t1)
+			b = (long)k;
+		m[k][0] = a;
+		m[k][1] = b;
+	}
+}
+
+/* A flush of f[0..nf) (maxima m: flush_maxima()) on dev in flight some
+ * time in (a, b), not row self; its index, or -1. */
+static long flush_in(const struct span *f, size_t nf, long (*m)[2],
 		     uint32_t dev, int64_t a, int64_t b, size_t self)
 {
-	for (size_t k = lower(f, nf, dev, b); k-- > 0;) {
-		if (f[k].dev != dev || f[k].t0 < a - maxdur)
-			break;
-		if (f[k].t1 > a && f[k].row != self)
-			return (long)k;
-	}
-	return -1;
+	size_t hi = lower(f, nf, dev, b);      /* those before began before b */
+	long k;
+
+	if (!hi || f[hi - 1].dev != dev)
+		return -1;
+	k = m[hi - 1][0];
+	if (f[k].row == self)
+		k = m[hi - 1][1];
+	return k >= 0 && f[k].t1 > a ? k : -1;
 }
 
 /* 1 when a write of another process than pid was dispatched on dev in
@@ -149,7 +173,8 @@ void tail_measure(const struct rundata *rd, struct tail *t)
 {
 	struct span *f = NULL, *w = NULL;
 	size_t nf = 0, nw = 0, capf = 0, capw = 0, nlat = 0;
-	int64_t maxdur = 0, *lat = NULL;
+	int64_t *lat = NULL;
+	long (*fmax_k)[2] = NULL;       /* flush_maxima() of f */
 	uint32_t *by_pid = NULL;        /* the pid of each flush the tail met */
 	size_t nmet = 0, capm = 0;
 	double fsum = 0;
@@ -174,7 +199,6 @@ void tail_measure(const struct rundata *rd, struct tail *t)
 				f = xrealloc(f, capf * sizeof(*f));
 			}
 			f[nf++] = (struct span){ x->dev, x->pid, s, x->c, i };
-			maxdur = x->c - s > maxdur ? x->c - s : maxdur;
 			if (x->d != AN_NONE) {
 				t->flushes++;
 				fsum += (double)(x->c - x->d);
@@ -196,8 +220,11 @@ void tail_measure(const struct rundata *rd, struct tail *t)
 		size_t k = (size_t)ceil((double)nlat * (100 - t->pct) / 100.0);
 		t->thr_ns = kth_largest(lat, nlat, k < 1 ? 1 : k > nlat ? nlat : k);
 	}
-	if (nf)
+	if (nf) {
 		qsort(f, nf, sizeof(*f), span_cmp);
+		fmax_k = xmalloc(nf * sizeof(*fmax_k));
+		flush_maxima(f, nf, fmax_k);
+	}
 	if (nw)
 		qsort(w, nw, sizeof(*w), span_cmp);
 	t->flush_d2c_mean_us = t->flushes ? fsum / (double)t->flushes / 1e3 : 0;
@@ -209,7 +236,7 @@ void tail_measure(const struct rundata *rd, struct tail *t)
 		int wr;
 		if (!in_figure(x, t, &a, &l))
 			continue;
-		k = flush_in(f, nf, maxdur, x->dev, a, x->c, i);
+		k = flush_in(f, nf, fmax_k, x->dev, a, x->c, i);
 		wr = write_in(w, nw, x->dev, a, x->c, x->pid);
 		if (l >= t->thr_ns) {
 			t->n++;
@@ -248,6 +275,7 @@ void tail_measure(const struct rundata *rd, struct tail *t)
 		k = j;
 	}
 out:
+	free(fmax_k);
 	free(lat);
 	free(by_pid);
 	free(f);

@@ -135,12 +135,42 @@ static void test_reads_alone(void **state)
 	rundata_free(&rd);
 }
 
+/* A FUA write of 10 ms (a flush: RWBS F) and short reads beside it: a read
+ * inside its time met it, one after it did not, however long it was; in
+ * the writes' tail it is alone, and does not meet itself */
+static void test_long_flush(void **state)
+{
+	const uint32_t A = BT_MKDEV(8, 0);
+	struct an_io io[4];
+	struct rundata rd;
+	struct tail t;
+
+	(void)state;
+	io[0] = io_of(A, 5, 0, 10, 10000000, 4096, AN_WRITE | AN_FUA);
+	io[1] = io_of(A, 1, 2000000, 2000010, 2900000, 4096, 0);
+	io[2] = io_of(A, 1, 12000000, 12000010, 12100000, 4096, 0);
+	io[3] = io_of(A, 1, 13000000, 13000010, 13050000, 4096, 0);
+	rundata_of_ios(&rd, NULL, io, 4);
+	assert_int_equal(tail_figure("read_q2c_p99_us", &t), 1);
+	tail_measure(&rd, &t);
+	assert_int_equal(t.n, 1);               /* the read of 0.9 ms */
+	assert_int_equal(t.flush_n, 1);
+	assert_int_equal(t.flush_pid, 5);
+	assert_int_equal(t.flush_rest_n, 0);
+	assert_int_equal(tail_figure("write_q2c_p99_us", &t), 1);
+	tail_measure(&rd, &t);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(t.flush_n, 0);
+	rundata_free(&rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_figures),
 		cmocka_unit_test(test_measure),
 		cmocka_unit_test(test_reads_alone),
+		cmocka_unit_test(test_long_flush),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
