@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/stats.h"
 #include "analyze/cmp_notes.h"
+#include "analyze/stats.h"
 #include "trace/blktrace_format.h"
 #include "lib/util.h"
 #include "model/model.h"
@@ -689,6 +689,13 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 					    &c->rf[bad->rep].an, p->dtime,
 					    p->scale, p->f, AN_MAX, NULL);
 	}
+	/* a latency percentile: what the slowest requests met, the worse
+	 * run's first (measured once for the text, the JSON and mail) */
+	for (int k = 0; k < 2 && !p->tie; k++) {
+		const struct run_figs *r = &c->rf[(k ? good : bad)->rep];
+		if (cmp_run_tail(q, r, &p->tail[p->ntail]))
+			p->tail_run[p->ntail++] = r;
+	}
 	if (p->sig == 1 && good->n > 1 && bad->n > 1)
 		noise_check(c, good, bad, p->f, p->nf);
 	if (p->sig < 0)
@@ -748,7 +755,7 @@ void compare_pair_free(struct cmp_pair *p)
 	p->f = NULL;
 }
 
-/* cmds_past_trace()'s words under the question, for run r. */
+/* cmp_cmds_past_trace()'s words under the question, for run r. */
 static void overlap_note(struct emit *e, const struct question *q,
 			 const struct run_figs *r)
 {
@@ -770,24 +777,24 @@ int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
 			  int brief, char *buf, size_t len)
 {
 	const struct run_figs *r;
-	struct tail t;
+	const struct tail *t;
 
-	if (p->none || p->tie || p->worse < 0)
+	if (p->none || !p->ntail || p->tail_run[0] !=
+	    &c->rf[(p->worse ? &p->s1 : &p->s0)->rep])
 		return 0;
-	r = &c->rf[(p->worse ? &p->s1 : &p->s0)->rep];
-	if (!cmp_run_tail(&c->q, r, &t))
-		return 0;
+	r = p->tail_run[0];
+	t = &p->tail[0];
 	if (!brief) {
-		cmp_tail_sentence(r, &t, 1, buf, len);
+		cmp_tail_sentence(r, t, 1, buf, len);
 		return 1;
 	}
 	snprintf(buf, len, "the tail: %" PRIu64 " of %s's %" PRIu64 " slowest "
 		 "%s (%d%% by %s) had a cache flush in flight (%.0f%% of the "
 		 "others), %" PRIu64 " another process's writes (%.0f%%)",
-		 t.flush_n, r->rv.name, t.n, t.dir ? "writes" : "reads",
-		 100 - t.pct, t.d2c ? "D2C" : "Q2C", t.n_rest ? 100.0 *
-		 (double)t.flush_rest_n / (double)t.n_rest : 0, t.write_n,
-		 t.n_rest ? 100.0 * (double)t.write_rest_n / (double)t.n_rest : 0);
+		 t->flush_n, r->rv.name, t->n, t->dir ? "writes" : "reads",
+		 100 - t->pct, t->d2c ? "D2C" : "Q2C", t->n_rest ? 100.0 *
+		 (double)t->flush_rest_n / (double)t->n_rest : 0, t->write_n,
+		 t->n_rest ? 100.0 * (double)t->write_rest_n / (double)t->n_rest : 0);
 	return 1;
 }
 
@@ -885,16 +892,14 @@ static void question_text(struct compare *c, struct emit *e, int g,
 			 "accounts for it, and %s", pr->test);
 	if (line[0])
 		emit_wrapped(e, line, 2);
-	/* a latency percentile: what its requests met, the worse run's first */
-	if (!pr->tie)
-		for (int k = 0; k < 2; k++) {
-			const struct run_figs *r = &c->rf[(k ? good : bad)->rep];
-			struct tail t;
-			if (cmp_run_tail(q, r, &t)) {
-				cmp_tail_sentence(r, &t, !k, line, sizeof(line));
-				emit_wrapped(e, line, 2);
-			}
-		}
+	/* a latency percentile: what its requests met, the worse run's first
+	 * in whole */
+	for (int k = 0; k < pr->ntail; k++) {
+		cmp_tail_sentence(pr->tail_run[k], &pr->tail[k],
+				  pr->tail_run[k] == &c->rf[bad->rep], line,
+				  sizeof(line));
+		emit_wrapped(e, line, 2);
+	}
 }
 
 /* Each timed command's real time in both runs (dx, dy; the first 8 of
@@ -961,12 +966,8 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_num(e, "not_explained_s", pr.rest);
 	emit_str(e, "noise_test", pr.test);
 	emit_arr_begin(e, "tail");
-	for (int k = 0; k < 2 && !pr.tie; k++) {
-		const struct run_figs *r = &c->rf[(k ? good : bad)->rep];
-		struct tail t;
-		if (cmp_run_tail(q, r, &t))
-			cmp_tail_json(e, r, &t);
-	}
+	for (int k = 0; k < pr.ntail; k++)
+		cmp_tail_json(e, pr.tail_run[k], &pr.tail[k]);
 	emit_arr_end(e);
 	emit_arr_begin(e, "commands_past_trace");
 	for (int k = 0; k < 2; k++) {

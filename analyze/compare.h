@@ -9,6 +9,7 @@
 #include "analyze/question.h"
 #include "analyze/report.h"
 #include "analyze/runview.h"
+#include "analyze/tail.h"
 #include "lib/emit.h"
 
 #define CMP_MAX_RUNS 64
@@ -119,6 +120,11 @@ struct cmp_pair {
 	 * processes of a name the other run has too; NAN when a run's
 	 * processes are mostly nameless (a tracefs capture) */
 	double same_work[2];
+	/* a latency percentile's question: the tail of the worse run's
+	 * figure, then the better's (ntail of them: cmp_run_tail()) */
+	struct tail tail[2];
+	const struct run_figs *tail_run[2];
+	int ntail;
 };
 
 /* Works out comparison g (1 .. c->ng - 1) against group 0 into p, as
