@@ -74,6 +74,18 @@ void finding_rank(struct finding *f, int n, double ref_s, double min_cost_s)
 	qsort(f, (size_t)n, sizeof(*f), cmp_rank);
 }
 
+/* Starts a line in out (at *o of len bytes): a newline and indent spaces;
+ * 0, or -1 when there is no room for them. */
+static int line_break(char *out, size_t *o, size_t len, int indent)
+{
+	if (*o + (size_t)indent + 2 >= len)
+		return -1;
+	out[(*o)++] = '\n';
+	for (int k = 0; k < indent; k++)
+		out[(*o)++] = ' ';
+	return 0;
+}
+
 /* wrap_indent() for text that goes out after col0 columns already on its
  * first line. */
 static void wrap_from(const char *text, int width, int indent, int col0,
@@ -89,11 +101,8 @@ static void wrap_from(const char *text, int width, int indent, int col0,
 		const char *w = p;
 		int wl;
 		if (*p == '\n') {
-			if (o + (size_t)indent + 2 >= len)
+			if (line_break(out, &o, len, indent))
 				break;
-			out[o++] = '\n';
-			for (int k = 0; k < indent; k++)
-				out[o++] = ' ';
 			col = indent;
 			p++;
 			continue;
@@ -102,11 +111,8 @@ static void wrap_from(const char *text, int width, int indent, int col0,
 			w++;
 		wl = (int)(w - p);
 		if (col > indent && col + 1 + wl > width) {
-			if (o + (size_t)indent + 2 >= len)
+			if (line_break(out, &o, len, indent))
 				break;
-			out[o++] = '\n';
-			for (int k = 0; k < indent; k++)
-				out[o++] = ' ';
 			col = indent;
 		} else if (col > 0 && p > text && p[-1] == ' ' && o + 1 < len) {
 			out[o++] = ' ';
@@ -118,11 +124,8 @@ static void wrap_from(const char *text, int width, int indent, int col0,
 			 * UTF-8 character */
 			if (col >= width && wl > width - indent &&
 			    ((unsigned char)*p & 0xC0) != 0x80) {
-				if (o + (size_t)indent + 2 >= len)
+				if (line_break(out, &o, len, indent))
 					break;
-				out[o++] = '\n';
-				for (int k = 0; k < indent; k++)
-					out[o++] = ' ';
 				col = indent;
 			}
 			out[o++] = *p++;
