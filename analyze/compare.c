@@ -653,8 +653,8 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 {
 	const struct question *q = &c->q;
 	const struct cmp_side *good, *bad;
-	double a[CMP_MAX_RUNS], b[CMP_MAX_RUNS], shown = 0, min_off;
-	int na, nb, ncause = 0;
+	double a[CMP_MAX_RUNS], b[CMP_MAX_RUNS], shown = 0;
+	int na, nb;
 
 	memset(p, 0, sizeof(*p));
 	p->g = g;
@@ -713,7 +713,7 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 		 * +1.0 s against an offset of -1.25 s left 401% "not
 		 * explained" under "the causes below account for it") */
 		double top = 0, all = 0, off = 0;
-		double off_min = fmax(FD_CAUSE_SHARE_DIFF * fabs(p->dtime), FD_MIN_S);
+		double off_min = finding_offset_min(p->dtime);
 		for (int i = 0; i < p->nf; i++)
 			if (p->f[i].cause) {
 				all += p->f[i].cost_s;
@@ -732,14 +732,10 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 	if (p->sig == 0 || (p->sig < 0 && !p->explained))
 		for (int i = 0; i < p->nf; i++)
 			p->f[i].cause = 0;
-	min_off = fmax(FD_CAUSE_SHARE_DIFF * fabs(p->dtime), FD_MIN_S);
 	/* offsets only beside causes: with none there is no waterfall (compare
 	 * says "no cause named"; mail showed an offset alone as the why) */
-	for (int i = 0; i < p->nf; i++)
-		ncause += p->f[i].cause;
 	for (int i = 0; i < p->nf; i++) {
-		p->in_waterfall[i] = p->f[i].cause ||
-				     (ncause && p->f[i].cost_s <= -min_off);
+		p->in_waterfall[i] = finding_in_waterfall(p->f, p->nf, i, p->dtime);
 		if (p->in_waterfall[i])
 			shown += p->f[i].cost_s;
 	}

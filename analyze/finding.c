@@ -311,21 +311,37 @@ static void wf_row(struct emit *e, double s, double total, const char *lead,
 		emit_text(e, "  %+8.2f         %s\n", s, buf);
 }
 
+double finding_offset_min(double total_s)
+{
+	return fmax(FD_CAUSE_SHARE_DIFF * fabs(total_s), FD_MIN_S);
+}
+
+int finding_in_waterfall(const struct finding *f, int n, int i,
+			 double total_s)
+{
+	int causes = 0;
+
+	if (f[i].cause)
+		return 1;
+	for (int k = 0; k < n; k++)
+		causes += f[k].cause;
+	return causes && f[i].cost_s <= -finding_offset_min(total_s);
+}
+
 void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 			    const char *heading, double total_s, double rest_s,
 			    const char *total_label, const char *rest_label,
 			    const char *unit, double unit_per_s)
 {
 	int causes = 0;
-	double min_off = fmax(FD_CAUSE_SHARE_DIFF * fabs(total_s), FD_MIN_S);
+	double min_off = finding_offset_min(total_s);
 
 	for (int i = 0; i < n; i++)
 		causes += f[i].cause;
-	/* offsets are shown only beside causes (compare_pair()'s rule) */
 	emit_arr_begin(e, "findings");
 	for (int i = 0; i < n; i++)
-		emit_json(e, &f[i], total_s, unit_per_s, f[i].cause ||
-			  (causes && f[i].cost_s <= -min_off));
+		emit_json(e, &f[i], total_s, unit_per_s,
+			  finding_in_waterfall(f, n, i, total_s));
 	emit_arr_end(e);
 	/* the rest is text (emit_text, emit_heading: nothing in JSON) */
 	emit_heading(e, heading);

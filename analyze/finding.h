@@ -83,6 +83,17 @@ void fd_cat(char *field, size_t size, const char *fmt, ...)
  * that do not overlap (critpath.h). */
 void finding_rank(struct finding *f, int n, double ref_s, double min_cost_s);
 
+/* The least (in size) a cost in the other run's favour must be to stand
+ * in a waterfall of total_s as an offset: a tenth of the total
+ * (FD_CAUSE_SHARE_DIFF) and FD_MIN_S. */
+double finding_offset_min(double total_s);
+
+/* 1 when f[i] stands in the waterfall of total_s of f[0..n): a cause, or,
+ * when some f is a cause, an offset in the other run's favour of
+ * finding_offset_min() or more (with no cause there is no waterfall). */
+int finding_in_waterfall(const struct finding *f, int n, int i,
+			 double total_s);
+
 struct emit;
 /* Emits findings as a waterfall: JSON "findings" (every field, and each
  * one's share of total_s and its cost in the figure's unit, unit_per_s per
