@@ -73,12 +73,13 @@ static int commands_question(const struct question *q)
 }
 
 int cmp_cmds_past_trace(const struct question *q, const struct run_figs *r,
-			double *sum, int *n, double *span)
+			struct cmp_past *out)
 {
 	const struct rundata *rd = &r->an.rd;
+	double sum = 0, span;
+	int n = 0;
 
-	*sum = 0;
-	*n = 0;
+	out->n = 0;
 	if (!r->rv.last_event || r->rv.cmds_placed < 2 || !commands_question(q))
 		return 0;
 	for (size_t i = 0; i < rd->ncmd; i++) {
@@ -86,11 +87,14 @@ int cmp_cmds_past_trace(const struct question *q, const struct run_figs *r,
 		if (!isfinite(rd->cmds[i].real_s) || (q->cmd_mask &&
 		    !(idx >= 0 && idx < 64 && (q->cmd_mask >> idx) & 1)))
 			continue;
-		*sum += rd->cmds[i].real_s;
-		(*n)++;
+		sum += rd->cmds[i].real_s;
+		n++;
 	}
-	*span = (double)runview_span_ns(&r->rv) / 1e9;
-	return *n >= 2 && *span > 0 && *sum > 1.2 * *span;
+	span = (double)runview_span_ns(&r->rv) / 1e9;
+	if (n < 2 || span <= 0 || sum <= 1.2 * span)
+		return 0;
+	*out = (struct cmp_past){ .n = n, .sum_s = sum, .span_s = span };
+	return 1;
 }
 
 int cmp_run_tail(const struct question *q, const struct run_figs *r,
@@ -103,10 +107,23 @@ int cmp_run_tail(const struct question *q, const struct run_figs *r,
 }
 
 void cmp_tail_sentence(const struct run_figs *r, const struct tail *t,
-		       int full, char *line, size_t size)
+		       enum cmp_tail_style style, char *line, size_t size)
 {
 	const char *dir = t->dir ? "writes" : "reads";
 	char who[96] = "", part[4][200] = { "" };
+	int full = style == CMP_TAIL_FULL;
+
+	if (style == CMP_TAIL_BRIEF) {
+		snprintf(line, size, "the tail: %" PRIu64 " of %s's %" PRIu64
+			 " slowest %s (%d%% by %s) had a cache flush in flight "
+			 "(%.0f%% of the others), %" PRIu64 " another process's "
+			 "writes (%.0f%%)", t->flush_n, r->rv.name, t->n, dir,
+			 100 - t->pct, t->d2c ? "D2C" : "Q2C", t->n_rest ? 100.0 *
+			 (double)t->flush_rest_n / (double)t->n_rest : 0,
+			 t->write_n, t->n_rest ? 100.0 * (double)t->write_rest_n /
+			 (double)t->n_rest : 0);
+		return;
+	}
 
 	if (t->flush_pid) {
 		const char *comm = runview_comm(&r->rv, t->flush_pid);

@@ -28,14 +28,14 @@ double cmp_same_work(const struct an_run *a, const struct an_run *b);
 
 /* 1 when run r's commands of question q (its cmd_mask; 0: all), timed
  * with a start and end import placed one after another (a pasted `time`:
- * rv.cmds_placed), have real times (*sum s, *n of them) that add up to
- * over 1.2 times its trace's span (*span s), and q is a sum of command
- * times (the default total, --metric total, cmdN_real_s sums): they may
- * have run at once, which a sum counts more than once (the times alone
- * cannot tell). Commands a capture timed have their own start and end:
- * never. */
+ * rv.cmds_placed), have real times that add up to over 1.2 times its
+ * trace's span, and q is a sum of command times (the default total,
+ * --metric total, cmdN_real_s sums): they may have run at once, which a
+ * sum counts more than once (the times alone cannot tell); *out says so.
+ * Commands a capture timed have their own start and end: never. 0 (and
+ * out->n 0) when not. */
 int cmp_cmds_past_trace(const struct question *q, const struct run_figs *r,
-			double *sum, int *n, double *span);
+			struct cmp_past *out);
 
 /* The tail of question q's figure in run r (a latency percentile of 90 or
  * more: tail_figure(), tail_measure()) into t; 1, or 0 when the figure is
@@ -43,12 +43,21 @@ int cmp_cmds_past_trace(const struct question *q, const struct run_figs *r,
 int cmp_run_tail(const struct question *q, const struct run_figs *r,
 		 struct tail *t);
 
-/* What the tail t of run r met, as a sentence in line (size bytes): whole
- * for the worse run (full: "the tail: after's 11 slowest reads (1%, Q2C
- * 3111.5 us or more): 8 with a cache flush in flight on their device (...),
- * against 2% of its other reads; ..."), in short for the better. */
+/* How much of a tail cmp_tail_sentence() says. */
+enum cmp_tail_style {
+	CMP_TAIL_SHORT,         /* the better run's, under the worse run's */
+	CMP_TAIL_FULL,          /* the worse run's, in compare */
+	CMP_TAIL_BRIEF,         /* the worse run's in mail's one line */
+};
+
+/* What the tail t of run r met, as a sentence in line (size bytes): full
+ * ("the tail: after's 11 slowest reads (1%, Q2C 3111.5 us or more): 8 with
+ * a cache flush in flight on their device (...), against 2% of its other
+ * reads; ..."), short (the counts alone), or brief ("the tail: 8 of
+ * after's 11 slowest reads (1% by Q2C) had a cache flush in flight (2% of
+ * the others), ..."). */
 void cmp_tail_sentence(const struct run_figs *r, const struct tail *t,
-		       int full, char *line, size_t size);
+		       enum cmp_tail_style style, char *line, size_t size);
 
 /* t's numbers as one JSON object of compare's "tail" array. */
 void cmp_tail_json(struct emit *e, const struct run_figs *r,

@@ -671,6 +671,8 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 	p->diff = p->s1.med - p->s0.med;
 	p->same_work[0] = cmp_same_work(&c->rf[p->s0.rep].an, &c->rf[p->s1.rep].an);
 	p->same_work[1] = cmp_same_work(&c->rf[p->s1.rep].an, &c->rf[p->s0.rep].an);
+	cmp_cmds_past_trace(q, &c->rf[p->s0.rep], &p->past[0]);
+	cmp_cmds_past_trace(q, &c->rf[p->s1.rep], &p->past[1]);
 	p->worse = worse(q, p->s0.med, p->s1.med) ? 0 : 1;
 	bad = p->worse ? &p->s1 : &p->s0;
 	good = p->worse ? &p->s0 : &p->s1;
@@ -751,46 +753,31 @@ void compare_pair_free(struct cmp_pair *p)
 	p->f = NULL;
 }
 
-/* cmp_cmds_past_trace()'s words under the question, for run r. */
-static void overlap_note(struct emit *e, const struct question *q,
-			 const struct run_figs *r)
+/* Run r's commands past its trace (cmp_cmds_past_trace(): pt) in words
+ * under the question. */
+static void overlap_note(struct emit *e, const struct run_figs *r,
+			 const struct cmp_past *pt)
 {
-	double sum, span;
-	int n;
 	char line[600];
 
-	if (!cmp_cmds_past_trace(q, r, &sum, &n, &span))
+	if (!pt->n)
 		return;
 	snprintf(line, sizeof(line), "%s: its %d commands' real times add up to "
 		 "%.3f s, longer than its trace (%.3f s); if they ran at the "
 		 "same time, the total counts that time more than once (times "
 		 "with their start and end, as capture --cmd takes them, would "
-		 "show it)", r->rv.name, n, sum, span);
+		 "show it)", r->rv.name, pt->n, pt->sum_s, pt->span_s);
 	emit_wrapped(e, line, 2);
 }
 
 int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
 			  int brief, char *buf, size_t len)
 {
-	const struct run_figs *r;
-	const struct tail *t;
-
 	if (p->none || !p->ntail || p->tail_run[0] !=
 	    &c->rf[(p->worse ? &p->s1 : &p->s0)->rep])
 		return 0;
-	r = p->tail_run[0];
-	t = &p->tail[0];
-	if (!brief) {
-		cmp_tail_sentence(r, t, 1, buf, len);
-		return 1;
-	}
-	snprintf(buf, len, "the tail: %" PRIu64 " of %s's %" PRIu64 " slowest "
-		 "%s (%d%% by %s) had a cache flush in flight (%.0f%% of the "
-		 "others), %" PRIu64 " another process's writes (%.0f%%)",
-		 t->flush_n, r->rv.name, t->n, t->dir ? "writes" : "reads",
-		 100 - t->pct, t->d2c ? "D2C" : "Q2C", t->n_rest ? 100.0 *
-		 (double)t->flush_rest_n / (double)t->n_rest : 0, t->write_n,
-		 t->n_rest ? 100.0 * (double)t->write_rest_n / (double)t->n_rest : 0);
+	cmp_tail_sentence(p->tail_run[0], &p->tail[0], brief ? CMP_TAIL_BRIEF
+			  : CMP_TAIL_FULL, buf, len);
 	return 1;
 }
 
@@ -859,7 +846,7 @@ static void question_text(struct compare *c, struct emit *e, int g,
 	snprintf(line, sizeof(line), "(chosen: %s)", q->why);
 	emit_wrapped(e, line, 1);
 	for (int k = 0; k < 2; k++)
-		overlap_note(e, q, &c->rf[(k ? s1 : s0)->rep]);
+		overlap_note(e, &c->rf[(k ? s1 : s0)->rep], &pr->past[k]);
 	if (fmin(pr->same_work[0], pr->same_work[1]) < CMP_SAME_WORK) {
 		snprintf(line, sizeof(line), "different work: %.0f%% of %s's "
 			 "bytes came from processes of a name %s has too, %.0f%% "
@@ -892,8 +879,8 @@ static void question_text(struct compare *c, struct emit *e, int g,
 	 * in whole */
 	for (int k = 0; k < pr->ntail; k++) {
 		cmp_tail_sentence(pr->tail_run[k], &pr->tail[k],
-				  pr->tail_run[k] == &c->rf[bad->rep], line,
-				  sizeof(line));
+				  pr->tail_run[k] == &c->rf[bad->rep] ?
+				  CMP_TAIL_FULL : CMP_TAIL_SHORT, line, sizeof(line));
 		emit_wrapped(e, line, 2);
 	}
 }
@@ -966,13 +953,9 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 		cmp_tail_json(e, pr.tail_run[k], &pr.tail[k]);
 	emit_arr_end(e);
 	emit_arr_begin(e, "commands_past_trace");
-	for (int k = 0; k < 2; k++) {
-		const struct run_figs *r = &c->rf[(k ? s1 : s0)->rep];
-		double sum, span;
-		int n;
-		if (cmp_cmds_past_trace(q, r, &sum, &n, &span))
-			emit_str(e, NULL, r->rv.name);
-	}
+	for (int k = 0; k < 2; k++)
+		if (pr.past[k].n)
+			emit_str(e, NULL, c->rf[(k ? s1 : s0)->rep].rv.name);
 	emit_arr_end(e);
 	emit_obj_begin(e, "same_work");
 	emit_num(e, "base", pr.same_work[0]);

@@ -92,6 +92,14 @@ struct cmp_side {
 
 /* One comparison of group g against group 0, as compare prints it; mail
  * reads it so that nothing of the explanation is worked out twice. */
+/* A run's timed commands that add up past its trace (cmp_notes.h
+ * cmp_cmds_past_trace()). */
+struct cmp_past {
+	int n;                  /* the commands; 0: they do not */
+	double sum_s;           /* their real times added up */
+	double span_s;          /* the trace's span */
+};
+
 struct cmp_pair {
 	struct cmp_side s0, s1;   /* group 0, group g */
 	int g;
@@ -116,10 +124,12 @@ struct cmp_pair {
 	int nf;
 	int in_waterfall[AN_MAX]; /* 1: f[i] is a cause or an offset (in the
 				   * other run's favour) of the waterfall */
-	/* the share of each representative run's bytes (s0's, s1's) from
-	 * processes of a name the other run has too; NAN when a run's
-	 * processes are mostly nameless (a tracefs capture) */
+	/* s0's and s1's representative runs: the share of each one's bytes
+	 * from process names the other has (cmp_same_work(): NAN when not
+	 * told), and their pasted command times past the trace
+	 * (cmp_cmds_past_trace(): n 0 when not) */
 	double same_work[2];
+	struct cmp_past past[2];
 	/* a latency percentile's question: the tail of the worse run's
 	 * figure, then the better's (ntail of them: cmp_run_tail()) */
 	struct tail tail[2];
@@ -135,12 +145,9 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p);
 void compare_pair_free(struct cmp_pair *p);
 
 /* The tail of comparison p's figure in its worse side's run, as one
- * sentence into buf (len bytes): "the tail: after's 11 reads at or over its
- * Q2C p99 (3096.6 us): 8 with a cache flush in flight on their device ...",
- * or brief (for mail's one line): "the tail: 8 of after's 11 reads at its
- * Q2C p99 or over had a cache flush in flight (2% of the others), ...";
- * returns 1, or 0 (buf untouched) when the question is no latency
- * percentile of 90 or more, or no side is worse (analyze/tail.h). */
+ * sentence into buf (len bytes), cmp_tail_sentence()'s full one or, brief,
+ * mail's one line; returns 1, or 0 (buf untouched) when the question is no
+ * latency percentile of 90 or more, or no side is worse (analyze/tail.h). */
 int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
 			  int brief, char *buf, size_t len);
 
