@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <linux/fs.h>
 #include <linux/stat.h>
 #include <stdio.h>
@@ -17,36 +18,52 @@
 #include <sys/xattr.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/outfile.h"
 #include "lib/util.h"
 #include "trace/blktrace_format.h"
 
-/* libblkid knows no SQLite database (out_file_sqlite()): 1 with what and
- * type ("sqlite") when path starts with its file header, 0 when not,
- * -errno. */
-static int sqlite_signature(const char *path, char *what, size_t len,
-			    char *type, size_t tlen)
+/* The open file fd's path in /proc (its magic link): opening it opens the
+ * very inode fd has open, whatever its path names now. */
+static void fd_path(int fd, char *out, size_t len)
 {
-	int rc = out_file_sqlite(path);
+	snprintf(out, len, "/proc/self/fd/%d", fd);
+}
 
-	if (rc <= 0)
+/* libblkid knows no SQLite database (out_file_sqlite()): 1 with what and
+ * type ("sqlite") when fd's file starts with its file header, 0 when not,
+ * -errno. */
+static int sqlite_signature(int fd, char *what, size_t len, char *type,
+			    size_t tlen)
+{
+	char p[64];
+	int rc;
+
+	fd_path(fd, p, sizeof(p));
+	if ((rc = out_file_sqlite(p)) <= 0)
 		return rc;
 	snprintf(what, len, "an SQLite database (its file header)");
 	snprintf(type, tlen, "sqlite");
 	return 1;
 }
 
-int target_signature(const char *path, char *what, size_t len, char *type,
-		     size_t tlen)
+/* target_signature() of the file or device open as fd (read through fd:
+ * what is probed is what is written). */
+static int signature_fd(int fd, char *what, size_t len, char *type,
+			size_t tlen)
 {
-	blkid_probe pr = blkid_new_probe_from_filename(path);
+	blkid_probe pr = blkid_new_probe();
 	const char *ty = NULL, *usage = NULL, *pt = NULL;
 	int rc;
 
 	if (!pr)
-		return errno ? -errno : -EIO;
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, 0, 0)) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
 					  BLKID_SUBLKS_USAGE);
@@ -55,7 +72,7 @@ int target_signature(const char *path, char *what, size_t len, char *type,
 	rc = blkid_do_safeprobe(pr);
 	if (rc == 1) {
 		blkid_free_probe(pr);
-		return sqlite_signature(path, what, len, type, tlen);
+		return sqlite_signature(fd, what, len, type, tlen);
 	}
 	if (rc == -2) {
 		snprintf(what, len, "several signatures (ambiguous probe)");
@@ -84,6 +101,18 @@ int target_signature(const char *path, char *what, size_t len, char *type,
 	}
 	blkid_free_probe(pr);
 	return 1;
+}
+
+int target_signature(const char *path, char *what, size_t len, char *type,
+		     size_t tlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = signature_fd(fd, what, len, type, tlen);
+	close(fd);
+	return rc;
 }
 
 /* Whether /dev/NAME, a loop device, is backed by the file is(stat, ctx)
@@ -152,6 +181,28 @@ static int same_file(const struct stat *o, const void *ctx)
 	return o->st_dev == sb->st_dev && o->st_ino == sb->st_ino;
 }
 
+/* The first field of a /proc/swaps line into out (len bytes), its
+ * octal escapes undone: the kernel writes a space in a swap file's path
+ * as \040, a tab, newline and backslash likewise (seq_file_path() with
+ * " \t\n\\", fs/seq_file.c). Returns 1, or 0 for a line with none. */
+static int swaps_path(const char *line, char *out, size_t len)
+{
+	size_t n = 0;
+	const char *s = line;
+
+	while (*s && *s != ' ' && *s != '\t' && *s != '\n' && n + 1 < len) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			out[n++] = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+					  (s[3] - '0'));
+			s += 4;
+		} else
+			out[n++] = *s++;
+	}
+	out[n] = '\0';
+	return n > 0;
+}
+
 /* Whether the regular file sb (at path) is in use so that writing it
  * would destroy what uses it: active swap (proc/swaps), or the backing
  * file of a loop device (sys/block/loopN/loop/backing_file). Returns 1
@@ -167,7 +218,7 @@ static int file_in_use(const char *sys, const char *proc, const struct stat *sb,
 	if ((fp = fopen(p, "r"))) {
 		while (fgets(line, sizeof(line), fp)) {
 			char f[2048];
-			if (sscanf(line, "%2047s", f) == 1 && f[0] == '/' &&
+			if (swaps_path(line, f, sizeof(f)) && f[0] == '/' &&
 			    !stat(f, &o) && o.st_dev == sb->st_dev &&
 			    o.st_ino == sb->st_ino) {
 				snprintf(why, len, "it is active swap");
@@ -204,24 +255,25 @@ static int replay_made(int fd, const struct stat *sb)
 	return !strcmp(v, want);
 }
 
-/* Whether a partition of path's partition table holds a signature of its
- * own (a file system, swap, RAID member): 1 with the partition's number, its
- * first sector and what it holds in what, else 0 (no table, nothing inside,
- * or a probe that failed: the table's own check stands then). libblkid's
- * partition list (blkid_probe_get_partitions) gives where each is, 512-byte
- * sectors, and a probe limited to that range (blkid_probe_set_device) what
- * it holds. */
-static int partition_contents(const char *path, char *what, size_t len)
+/* Whether a partition of the partition table on fd holds a signature of
+ * its own (a file system, swap, RAID member, or a partition table nested
+ * in it: an extended or BSD slice's): 1 with the partition's number, its
+ * first sector and what it holds in what, else 0 (no table, nothing
+ * inside, or a probe that failed: the table's own check stands then).
+ * libblkid's partition list (blkid_probe_get_partitions) gives where each
+ * is, 512-byte sectors, and a probe limited to that range
+ * (blkid_probe_set_device) what it holds. */
+static int partition_contents(int fd, char *what, size_t len)
 {
-	blkid_probe pr = blkid_new_probe_from_filename(path), in;
+	blkid_probe pr = blkid_new_probe(), in;
 	blkid_partlist pl;
-	int fd, found = 0;
+	int found = 0;
 
 	if (!pr)
 		return 0;
 	blkid_probe_enable_partitions(pr, 1);
-	if (blkid_do_fullprobe(pr) < 0 || !(pl = blkid_probe_get_partitions(pr)) ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+	if (blkid_probe_set_device(pr, fd, 0, 0) || blkid_do_fullprobe(pr) < 0 ||
+	    !(pl = blkid_probe_get_partitions(pr))) {
 		blkid_free_probe(pr);
 		return 0;
 	}
@@ -229,43 +281,78 @@ static int partition_contents(const char *path, char *what, size_t len)
 		blkid_partition par = blkid_partlist_get_partition(pl, i);
 		blkid_loff_t start = blkid_partition_get_start(par);
 		blkid_loff_t size = blkid_partition_get_size(par);
-		const char *ty = NULL, *usage = NULL;
+		const char *ty = NULL, *usage = NULL, *pt = NULL;
 
+		/* an extended partition's own entry is the logical ones'
+		 * container: they are listed (and probed) themselves */
+		if (blkid_partition_is_extended(par))
+			continue;
 		if (!(in = blkid_new_probe()))
 			break;
 		if (!blkid_probe_set_device(in, fd, start * 512, size * 512)) {
 			blkid_probe_enable_superblocks(in, 1);
 			blkid_probe_set_superblocks_flags(in, BLKID_SUBLKS_TYPE |
 							  BLKID_SUBLKS_USAGE);
-			if (blkid_do_safeprobe(in) == 0 &&
-			    !blkid_probe_lookup_value(in, "TYPE", &ty, NULL)) {
+			blkid_probe_enable_partitions(in, 1);
+			blkid_probe_set_partitions_flags(in, 0);
+			if (blkid_do_safeprobe(in) == 0) {
+				blkid_probe_lookup_value(in, "TYPE", &ty, NULL);
 				blkid_probe_lookup_value(in, "USAGE", &usage, NULL);
+				blkid_probe_lookup_value(in, "PTTYPE", &pt, NULL);
+			}
+			if (ty)
 				snprintf(what, len, "its partition %d (from sector "
 					 "%lld) holds a%s %s signature (%s)",
 					 blkid_partition_get_partno(par),
 					 (long long)start,
 					 strchr("aeiouAEIOU", ty[0]) ? "n" : "", ty,
 					 usage ? usage : "unknown use");
-				found = 1;
-			}
+			else if (pt)
+				snprintf(what, len, "its partition %d (from sector "
+					 "%lld) holds a %s partition table of its own",
+					 blkid_partition_get_partno(par),
+					 (long long)start, pt);
+			found = ty || pt;
 		}
 		blkid_free_probe(in);
 	}
-	close(fd);
 	blkid_free_probe(pr);
 	return found;
 }
 
-/* Refuses writing over a signature on path unless sig_ok names its type;
- * the message names how to. A partition table named by sig_ok is written
- * over only when none of its partitions holds a signature of its own
- * (partition_contents()): naming the table names nothing inside it.
- * Returns 0, or -1 with err. */
-static int check_signature(const char *path, const char *sig_ok, char *err,
-			   size_t errlen)
+static int check_signature_fd(int fd, const char *path, const char *sig_ok,
+			      char *err, size_t errlen);
+
+/* Refuses writing over a signature on the target open as dfd (path names
+ * it in messages) unless sig_ok names its type; the message names how to.
+ * A partition table named by sig_ok is written over only when none of its
+ * partitions holds a signature of its own (partition_contents()): naming
+ * the table names nothing inside it. libblkid reads through a descriptor
+ * of dfd's own inode without O_DIRECT (its reads are not aligned). Returns
+ * 0, or -1 with err. */
+static int check_signature(int dfd, const char *path, const char *sig_ok,
+			   char *err, size_t errlen)
+{
+	char self[64];
+	int fd, rc;
+
+	fd_path(dfd, self, sizeof(self));
+	if ((fd = open(self, O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "refusing to write to '%s': cannot probe it "
+			 "for signatures: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = check_signature_fd(fd, path, sig_ok, err, errlen);
+	close(fd);
+	return rc;
+}
+
+/* check_signature() through fd, open without O_DIRECT. */
+static int check_signature_fd(int fd, const char *path, const char *sig_ok,
+			      char *err, size_t errlen)
 {
 	char what[256], type[64];
-	int rc = target_signature(path, what, sizeof(what), type, sizeof(type));
+	int rc = signature_fd(fd, what, sizeof(what), type, sizeof(type));
 
 	if (rc < 0) {
 		snprintf(err, errlen, "refusing to write to '%s': cannot probe it "
@@ -278,7 +365,7 @@ static int check_signature(const char *path, const char *sig_ok, char *err,
 			 sig_ok ? " (not the one named)" : "");
 		return -1;
 	}
-	if (rc && partition_contents(path, what, sizeof(what))) {
+	if (rc && partition_contents(fd, what, sizeof(what))) {
 		snprintf(err, errlen, "refusing to write to '%s': %s; "
 			 "--overwrite-signature %s names the partition table only: "
 			 "wipe the partition first (wipefs -a) or replay onto it",
@@ -365,7 +452,7 @@ static int in_use(const char *sys, const char *proc, const char *dir,
 		while (fgets(line, sizeof(line), fp)) {
 			char f[2048];
 			struct stat sb;
-			if (sscanf(line, "%2047s", f) != 1 || f[0] != '/' ||
+			if (!swaps_path(line, f, sizeof(f)) || f[0] != '/' ||
 			    stat(f, &sb) < 0)
 				continue;
 			if (S_ISBLK(sb.st_mode) &&
@@ -473,22 +560,26 @@ static int target_create(struct replay_target *t, const char *path,
 	return 0;
 }
 
-/* Block device target path (sb its stat): opened read-only, or for
- * writing (exclusively) when want_write and allow_write and it is not in
- * use and holds no signature but sig_ok; its size and logical block size.
- * Returns 0, or -1 with a message in err. */
-static int target_open_blk(struct replay_target *t, const char *path,
+/* Block device target path, the device node open as pfd (O_PATH) whose
+ * stat is sb: opened (through pfd, so the node checked is the node
+ * opened) read-only, or for writing (exclusively) when want_write and
+ * allow_write and it is not in use, not read-only and holds no signature
+ * but sig_ok; its size and logical block size. Returns 0, or -1 with a
+ * message in err. */
+static int target_open_blk(struct replay_target *t, const char *path, int pfd,
 			   const struct stat *sb, int want_write,
 			   int allow_write, const char *sig_ok, const char *sys,
 			   const char *proc, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], what[256];
+	char dir[PATH_MAX], what[256], self[64];
 	uint64_t size = 0;
-	int lbs = 0;
+	int lbs = 0, ro = 0;
+	struct stat o;
 
 	t->blkdev = 1;
 	t->dev = BT_MKDEV(major(sb->st_rdev), minor(sb->st_rdev));
 	disk_name(sys, t, major(sb->st_rdev), minor(sb->st_rdev));
+	fd_path(pfd, self, sizeof(self));
 	if (want_write && allow_write) {
 		if (!sysfs_dir(sys, major(sb->st_rdev), minor(sb->st_rdev), dir) &&
 		    in_use(sys, proc, dir, what, sizeof(what))) {
@@ -496,14 +587,19 @@ static int target_open_blk(struct replay_target *t, const char *path,
 				 path, what);
 			return -1;
 		}
-		t->fd = open(path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
+		t->fd = open(self, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
 		if (t->fd < 0 && errno == EBUSY) {
 			snprintf(err, errlen, "refusing to write to '%s': it "
 				 "is in use (open exclusively elsewhere)", path);
 			return -1;
 		}
+		if (t->fd < 0 && (errno == EROFS || errno == EACCES)) {
+			snprintf(err, errlen, "refusing to write to '%s': it is "
+				 "read-only", path);
+			return -1;
+		}
 	} else {
-		t->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		t->fd = open(self, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	}
 	if (t->fd < 0) {
 		snprintf(err, errlen, errno == EINVAL ?
@@ -511,8 +607,19 @@ static int target_open_blk(struct replay_target *t, const char *path,
 			 "cannot open target '%s': %s", path, strerror(errno));
 		return -1;
 	}
+	if (fstat(t->fd, &o) < 0 || !S_ISBLK(o.st_mode) ||
+	    o.st_rdev != sb->st_rdev) {
+		snprintf(err, errlen, "refusing to use '%s': it changed while "
+			 "being opened", path);
+		return -1;
+	}
 	if (want_write && allow_write) {
-		if (check_signature(path, sig_ok, err, errlen))
+		if (ioctl(t->fd, BLKROGET, &ro) == 0 && ro) {
+			snprintf(err, errlen, "refusing to write to '%s': it is "
+				 "read-only (blockdev --setrw)", path);
+			return -1;
+		}
+		if (check_signature(t->fd, path, sig_ok, err, errlen))
 			return -1;
 		t->writable = 1;
 	}
@@ -551,17 +658,59 @@ static int file_dio_align(struct replay_target *t, const char *path,
 	return 0;
 }
 
-/* Regular file target path (sb its stat; t->fd open when target_create()
- * made it): writable when iotape made it or may overwrite it (owned), or
- * on request (want_write and allow_write) when not in use and holding no
- * signature but sig_ok; an owned file marked as being written. Returns 0,
- * or -1 with a message in err. */
-static int target_open_file(struct replay_target *t, const char *path,
+/* The lease-break signal (fcntl(2) F_SETLEASE, F_SETSIG): another
+ * process opens or truncates a file a replay holds a write lease on; the
+ * lease is given up at once (the opener waits for that), and
+ * target_close() sees it gone (F_GETLEASE) and does not mark the file as
+ * the replay left it. */
+static void lease_broken(int sig, siginfo_t *si, void *uc)
+{
+	int e = errno;
+
+	(void)sig;
+	(void)uc;
+	if (si && si->si_fd >= 0)
+		fcntl(si->si_fd, F_SETLEASE, F_UNLCK);
+	errno = e;
+}
+
+/* A write lease on the file open for writing as fd: 1 when taken (no
+ * other process has the file open), 0 when not (one has, or the file
+ * system keeps no leases). */
+static int take_lease(int fd)
+{
+	static int handler;
+
+	if (!handler) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = lease_broken;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGIO, &sa, NULL) < 0)
+			return 0;
+		handler = 1;
+	}
+	return fcntl(fd, F_SETSIG, SIGIO) == 0 &&
+	       fcntl(fd, F_SETLEASE, F_WRLCK) == 0;
+}
+
+/* Regular file target path, open as pfd (O_PATH) whose stat is sb, or
+ * made by target_create() (t->fd open): writable when iotape made it or
+ * may overwrite it (owned), or on request (want_write and allow_write)
+ * when not in use and holding no signature but sig_ok; an owned file
+ * marked as being written. Whether it is owned is told through a
+ * descriptor that holds a write lease, when the file system keeps them,
+ * so nothing else opens it unseen until target_close(). Every open is of
+ * pfd's inode, whatever path names meanwhile. Returns 0, or -1 with a
+ * message in err. */
+static int target_open_file(struct replay_target *t, const char *path, int pfd,
 			    const struct stat *sb, int want_write,
 			    int allow_write, const char *sig_ok, const char *sys,
 			    const char *proc, char *err, size_t errlen)
 {
-	char what[256];
+	char what[256], self[64];
+	struct stat cur = *sb;
 
 	if (out_file_guarded(sb)) {
 		snprintf(err, errlen, "refusing to replay on '%s': it is the "
@@ -570,9 +719,16 @@ static int target_open_file(struct replay_target *t, const char *path,
 	}
 	t->dev = BT_MKDEV(major(sb->st_dev), minor(sb->st_dev));
 	disk_name(sys, t, major(sb->st_dev), minor(sb->st_dev));
+	fd_path(pfd >= 0 ? pfd : t->fd, self, sizeof(self));
 	if (t->fd < 0) {
-		/* an existing file: read-only until it is known to be ours */
-		t->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+		/* an existing file: for writing only to take the lease and
+		 * tell whether it is ours (nothing is written before it is
+		 * known to be); read-only where it cannot be opened so */
+		t->fd = open(self, O_RDWR | O_DIRECT | O_CLOEXEC);
+		if (t->fd >= 0)
+			t->leased = take_lease(t->fd);
+		else
+			t->fd = open(self, O_RDONLY | O_DIRECT | O_CLOEXEC);
 		if (t->fd < 0) {
 			snprintf(err, errlen, errno == EINVAL ?
 				 "target '%s' does not support O_DIRECT (the file "
@@ -580,37 +736,53 @@ static int target_open_file(struct replay_target *t, const char *path,
 				 path, strerror(errno));
 			return -1;
 		}
-		t->owned = sb->st_size == 0 || replay_made(t->fd, sb);
+		if (fstat(t->fd, &cur) < 0 || cur.st_dev != sb->st_dev ||
+		    cur.st_ino != sb->st_ino) {
+			snprintf(err, errlen, "refusing to use '%s': it changed "
+				 "while being opened", path);
+			return -1;
+		}
+		/* ours only through a descriptor that may write it */
+		t->owned = (fcntl(t->fd, F_GETFL) & O_ACCMODE) == O_RDWR &&
+			   (cur.st_size == 0 || replay_made(t->fd, &cur));
 	} else {
 		t->owned = 1;
+		t->leased = take_lease(t->fd);
 	}
 	if (want_write && !t->owned && allow_write) {
 		/* a file holding data, written on request: as a device is */
-		if (file_in_use(sys, proc, sb, what, sizeof(what))) {
+		if (file_in_use(sys, proc, &cur, what, sizeof(what))) {
 			snprintf(err, errlen, "refusing to write to '%s': %s", path,
 				 what);
 			return -1;
 		}
-		if (check_signature(path, sig_ok, err, errlen))
+		if ((fcntl(t->fd, F_GETFL) & O_ACCMODE) != O_RDWR) {
+			snprintf(err, errlen, "cannot open target '%s' for writing",
+				 path);
+			return -1;
+		}
+		if (check_signature(t->fd, path, sig_ok, err, errlen))
 			return -1;
 	}
 	t->writable = t->owned || (want_write && allow_write);
 	t->may_extend = t->writable;
-	if (t->writable && !t->created) {
-		int fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (!t->writable && (fcntl(t->fd, F_GETFL) & O_ACCMODE) == O_RDWR) {
+		/* not to be written: held read-only from here on */
+		int fd = open(self, O_RDONLY | O_DIRECT | O_CLOEXEC);
 		if (fd < 0) {
-			snprintf(err, errlen, "cannot open target '%s' for writing: "
-				 "%s", path, strerror(errno));
+			snprintf(err, errlen, "cannot open target '%s': %s", path,
+				 strerror(errno));
 			return -1;
 		}
 		close(t->fd);
 		t->fd = fd;
+		t->leased = 0;
 	}
 	/* marked as being written until target_close() marks it done: a
 	 * replay killed half way leaves a file that reads as holding data */
 	if (t->owned && fsetxattr(t->fd, TARGET_XATTR, "", 0, 0) < 0)
 		t->owned = t->created;   /* no xattrs there: not marked */
-	t->size = (uint64_t)sb->st_size;
+	t->size = (uint64_t)cur.st_size;
 	return file_dio_align(t, path, err, errlen);
 }
 
@@ -630,6 +802,8 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 		const char *proc, char *err, size_t errlen)
 {
 	struct stat sb;
+	char self[64];
+	int pfd, rc;
 
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
@@ -641,7 +815,11 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 			 "database this replay is stored in, or its journal", path);
 		return -1;
 	}
-	if (stat(path, &sb) < 0) {
+	/* the inode path names now, held (O_PATH: nothing opened, no
+	 * device's open side effects) so that every check and every open
+	 * below is of it, whatever path is renamed to meanwhile */
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0) {
 		if (errno != ENOENT) {
 			snprintf(err, errlen, "cannot use target '%s': %s", path,
 				 strerror(errno));
@@ -649,24 +827,33 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 		}
 		if (target_create(t, path, &sb, err, errlen))
 			return -1;
+	} else if (fstat(pfd, &sb) < 0) {
+		snprintf(err, errlen, "cannot stat '%s': %s", path, strerror(errno));
+		close(pfd);
+		return -1;
 	}
-	if (S_ISBLK(sb.st_mode) && loop_of_guarded(path)) {
+	if (pfd >= 0)
+		fd_path(pfd, self, sizeof(self));
+	if (S_ISBLK(sb.st_mode) && loop_of_guarded(self)) {
 		/* whatever --overwrite-signature says: the file behind it is
 		 * the store this replay writes its rows to */
 		snprintf(err, errlen, "refusing to replay on '%s': it is a loop "
 			 "device over the database this replay is stored in", path);
-		return -1;
-	}
-	if (S_ISBLK(sb.st_mode))
-		return target_open_blk(t, path, &sb, want_write, allow_write,
-				       sig_ok, sys, proc, err, errlen);
-	if (!S_ISREG(sb.st_mode)) {
+		rc = -1;
+	} else if (S_ISBLK(sb.st_mode)) {
+		rc = target_open_blk(t, path, pfd, &sb, want_write, allow_write,
+				     sig_ok, sys, proc, err, errlen);
+	} else if (!S_ISREG(sb.st_mode)) {
 		snprintf(err, errlen, "target '%s' is neither a block device nor a "
 			 "regular file", path);
-		return -1;
+		rc = -1;
+	} else {
+		rc = target_open_file(t, path, pfd, &sb, want_write, allow_write,
+				      sig_ok, sys, proc, err, errlen);
 	}
-	return target_open_file(t, path, &sb, want_write, allow_write, sig_ok,
-				sys, proc, err, errlen);
+	if (pfd >= 0)
+		close(pfd);
+	return rc;
 }
 
 int target_extend(struct replay_target *t, uint64_t size, char *err,
@@ -711,14 +898,35 @@ void target_close(struct replay_target *t)
 
 	if (t->fd < 0)
 		return;
-	if (!t->blkdev && t->owned && fsync(t->fd) == 0 && fstat(t->fd, &sb) == 0) {
-		/* what this replay left: a later one may write it again while
-		 * nothing else has (replay_made()) */
-		char v[64];
-		snprintf(v, sizeof(v), "%lld.%09ld %lld", (long long)sb.st_mtim.tv_sec,
-			 sb.st_mtim.tv_nsec, (long long)sb.st_size);
-		fsetxattr(t->fd, TARGET_XATTR, v, strlen(v), 0);
+	if (!t->blkdev && t->owned && fsync(t->fd) == 0) {
+		/* What this replay left, marked so a later one may write it
+		 * again while nothing else has (replay_made()). Not when
+		 * another process opened it meanwhile (the lease is gone: it
+		 * may have written; the file stays marked as being written,
+		 * that is, holding data). Its mtime is set a second before
+		 * now first: any later write sets it to now, so a write is
+		 * seen even where the file system keeps whole seconds. */
+		int kept = !t->leased || fcntl(t->fd, F_GETLEASE) == F_WRLCK;
+		struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT } };
+
+		clock_gettime(CLOCK_REALTIME, &ts[1]);
+		ts[1].tv_sec -= 1;
+		ts[1].tv_nsec = 0;
+		if (!kept)
+			warning("'%s' was opened by another process during the "
+				"replay: it is no longer taken for a replay's "
+				"own (a later replay reads where this one wrote)",
+				t->path);
+		else if (futimens(t->fd, ts) == 0 && fstat(t->fd, &sb) == 0) {
+			char v[64];
+			snprintf(v, sizeof(v), "%lld.%09ld %lld",
+				 (long long)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec,
+				 (long long)sb.st_size);
+			fsetxattr(t->fd, TARGET_XATTR, v, strlen(v), 0);
+		}
 	}
+	if (t->leased)
+		fcntl(t->fd, F_SETLEASE, F_UNLCK);
 	close(t->fd);
 	t->fd = -1;
 }

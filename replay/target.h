@@ -20,6 +20,10 @@ struct replay_target {
 	int writable;        /* writes are issued as writes */
 	int may_extend;      /* a regular file that may grow (sparse) to
 			      * what the run reaches */
+	int leased;          /* a regular file held with a write lease
+			      * (fcntl F_SETLEASE): another process's open
+			      * breaks it, and target_close() then does not
+			      * mark the file as the replay's own */
 	uint32_t dev;        /* major << 20 | minor: the device, or the
 			      * device of the file system holding the file */
 	char disk[64];       /* sysfs name of the whole disk ("loop3"), "" when
@@ -31,8 +35,10 @@ struct replay_target {
 
 /* The extended attribute that marks a regular file a replay made: its
  * value is "MTIME_NS SIZE" as the last replay that wrote it left the file
- * ("" while one writes it). A file whose mtime or size differ since was
- * written by something else and holds data. */
+ * ("" while one writes it), its mtime set a second into the past then
+ * (any write since sets it to its own time). A file whose mtime or size
+ * differ since was written by something else and holds data; one another
+ * process opened while a replay wrote it is not marked. */
 #define TARGET_XATTR "user.iotape.replay"
 
 /* What may be written, in one place for --help, the man page and the

@@ -65,6 +65,38 @@ sum=$(md5sum < "$t/new.img")
 replay "$t/new.img" new3
 check_eq "once something else wrote it: its writes as reads, the file untouched" \
 	"0 0 420|$sum" "$? $(writes new3)|$(md5sum < "$t/new.img")"
+# a write in the same second as the replay's end: the mark's mtime is a
+# second before it ended (a file system keeping whole seconds sees no
+# change of mtime otherwise)
+replay "$t/sec.img" sec1
+check_eq "the file a replay made: its mtime a second or more in the past" 1 \
+	"$(( $(stat -c %Y "$t/sec.img") < $(date +%s) ))"
+printf 'user data' | dd of="$t/sec.img" bs=1 seek=8192 conv=notrunc status=none
+sum=$(md5sum < "$t/sec.img")
+replay "$t/sec.img" sec2
+check_eq "written in the second the replay ended: its writes as reads, untouched" \
+	"0 0 420|$sum" "$? $(writes sec2)|$(md5sum < "$t/sec.img")"
+# written by another process while a replay writes it (the replay holds a
+# write lease: the other's open breaks it), then replayed on again
+replay "$t/mid.img" mid1
+"$IOTAPE" replay --db "$db" src --target "$t/mid.img" --run mid2 --max-gap 0.3 \
+	--timing scale:0.5 > /dev/null 2> "$t/err" &
+pid=$!
+# once the replay holds its lease (/proc/locks: "LEASE ... WRITE PID
+# MAJ:MIN:INODE"), with 2 s of replay from then on
+ino=$(stat -c %i "$t/mid.img")
+for i in $(seq 100); do
+	grep -q "LEASE.* WRITE *$pid [0-9a-f:]*:$ino " /proc/locks && break
+	sleep 0.05
+done
+printf 'user data' | dd of="$t/mid.img" bs=1 seek=12288 conv=notrunc status=none
+wait "$pid"
+check_eq "written during a replay: the replay says so and leaves it unmarked" \
+	"0 1" "$? $(grep -c "'$t/mid.img' was opened by another process during the replay" "$t/err")"
+sum=$(md5sum < "$t/mid.img")
+replay "$t/mid.img" mid3
+check_eq "then replayed on: its writes as reads, the other's bytes untouched" \
+	"0 0 420|$sum" "$? $(writes mid3)|$(md5sum < "$t/mid.img")"
 : > "$t/empty.img"
 replay "$t/empty.img" empty
 check_eq "an empty file: written and grown" "0 420 0 $((395776 * 512))" \
@@ -184,6 +216,17 @@ if command -v mkfs.ext4 > /dev/null; then
 else
 	skip "a dos table with ext4 in a partition" "no mkfs.ext4"
 fi
+# a table inside partition 1 (a BSD slice's, a VM image's): the outer
+# table named names nothing inside it either
+mbr "$t/nested.img"
+printf '\x00\x00\x00\x00\x83\x00\x00\x00\x00\x08\x00\x00\x00\x20\x00\x00' |
+	dd of="$t/nested.img" bs=1 seek=$((2048 * 512 + 446)) conv=notrunc status=none
+printf '\x55\xaa' | dd of="$t/nested.img" bs=1 seek=$((2048 * 512 + 510)) conv=notrunc status=none
+sum=$(md5sum < "$t/nested.img")
+replay "$t/nested.img" nested --allow-write --overwrite-signature dos
+check_eq "a dos table inside partition 1, --overwrite-signature dos: refused, untouched" \
+	"1|iotape: refusing to write to '$t/nested.img': its partition 1 (from sector 2048) holds a dos partition table of its own; --overwrite-signature dos names the partition table only: wipe the partition first (wipefs -a) or replay onto it|$sum" \
+	"$?|$(cat "$t/err")|$(md5sum < "$t/nested.img")"
 mbr "$t/table.img"
 replay "$t/table.img" table --allow-write --overwrite-signature dos
 check_eq "a dos table with empty partitions, --overwrite-signature dos: written" \
