@@ -635,6 +635,7 @@ int lab_signals(sigset_t *mask, int child)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
 	/* a pipe reader on stdout or stderr ("iotape capture ... 2>&1 | tee
 	 * log") dies with us on a terminal's Ctrl-C or a systemd stop: a
 	 * write to it then fails with EPIPE, not SIGPIPE's death with the
@@ -644,6 +645,7 @@ int lab_signals(sigset_t *mask, int child)
 	sigaddset(mask, SIGINT);
 	sigaddset(mask, SIGTERM);
 	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGQUIT);   /* Ctrl-\: settings put back too */
 	if (child)
 		sigaddset(mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, mask, NULL);

@@ -68,14 +68,15 @@ int lab_note_mount(struct lab *lab, const char *path);
 
 #include <signal.h>
 
-/* Makes SIGINT, SIGTERM and SIGHUP (and SIGCHLD when child is set) arrive
- * on a signalfd instead of ending the process, so a caller that changed the
- * machine can put it back whatever arrives. Their dispositions are reset
- * first: a shell starts background jobs with SIGINT ignored, and an ignored
- * signal never reaches a signalfd. Fills *mask (for SIG_UNBLOCK later) and
- * returns the signalfd (non-blocking), or -1 with errno set. Also ignores
- * SIGPIPE (a closed stdout or stderr pipe must not end the process before
- * it puts tracefs back): a child must set SIGPIPE to SIG_DFL before exec. */
+/* Makes SIGINT, SIGTERM, SIGHUP and SIGQUIT (and SIGCHLD when child is
+ * set) arrive on a signalfd instead of ending the process, so a caller that
+ * changed the machine can put it back whatever arrives. Their dispositions
+ * are reset first: a shell starts background jobs with SIGINT and SIGQUIT
+ * ignored, and an ignored signal never reaches a signalfd. Fills *mask (for
+ * SIG_UNBLOCK later) and returns the signalfd (non-blocking), or -1 with
+ * errno set. Also ignores SIGPIPE (a closed stdout or stderr pipe must not
+ * end the process before it puts tracefs back): a child must set SIGPIPE to
+ * SIG_DFL before exec. */
 int lab_signals(sigset_t *mask, int child);
 
 /* Puts back everything recorded, in reverse order of change (tracefs

@@ -196,6 +196,12 @@ static void uring_exit(struct replay_engine *e)
 
 	if (!p)
 		return;
+	/* the targets unregistered first, which the kernel does at once:
+	 * the ring's own teardown runs later, in a kernel worker, and would
+	 * hold them open past iotape's exit (a device still open
+	 * exclusively, a file system that will not unmount) */
+	if (p->ring_ok && p->fixed_files)
+		io_uring_unregister_files(&p->ring);
 	if (p->ring_ok)
 		io_uring_queue_exit(&p->ring);
 	free(p->rbuf);

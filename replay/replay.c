@@ -93,6 +93,15 @@ static int map_devices(struct ctx *c, char *err, size_t errlen)
 		for (m = 0; m < o->nmap; m++)
 			if (map_matches(o->maps[m].dev, dev, name[0] ? name : NULL))
 				break;
+		for (int m2 = m + 1; m < o->nmap && m2 < o->nmap; m2++)
+			if (map_matches(o->maps[m2].dev, dev, name[0] ? name : NULL)) {
+				snprintf(err, errlen, "device %u,%u%s%s%s of run '%s' "
+					 "is in --map twice ('%s' and '%s')",
+					 BT_MAJOR(dev), BT_MINOR(dev), name[0] ? " (" : "",
+					 name, name[0] ? ")" : "", c->src_name,
+					 o->maps[m].dev, o->maps[m2].dev);
+				return -1;
+			}
 		if (m == o->nmap) {
 			snprintf(err, errlen, "device %u,%u%s%s%s of run '%s' is not "
 				 "in --map (add --map %u,%u=PATH)", BT_MAJOR(dev),
@@ -1087,7 +1096,10 @@ int replay_run(const struct replay_opts *o_in)
 	if (rc == 1 && !o.quiet)
 		fprintf(stderr, "iotape: interrupted (%s)\n",
 			strsignal(c->got_signal ? c->got_signal : SIGINT));
-	rc = rc < 0 ? -1 : rc == 1 ? 130 : 0;
+	/* a signal's exit: 128 + its number, as a shell reports a command
+	 * the signal killed (130 for SIGINT, 143 for SIGTERM) */
+	rc = rc < 0 ? -1 : rc == 1 ? 128 + (c->got_signal ? c->got_signal
+							   : SIGINT) : 0;
 out:
 	if (c->sfd >= 0) {
 		close(c->sfd);
