@@ -128,6 +128,24 @@ else
 	skip "a loop device's backing file" "needs root"
 fi
 
+# ---- a clean block device, twice in a row: closed when iotape exits -----------------
+# (the io_uring ring's own teardown runs in a kernel worker after exit: the
+# device stayed open exclusively, and the next replay was refused as in use)
+if [ "$(id -u)" = 0 ] && head -c 64M /dev/zero > "$t/clean.img" &&
+	loop_attach "$t/clean.img"; then
+	replay "/dev/$LOOPDEV" clean1 --allow-write --wrap
+	rc1=$?
+	replay "/dev/$LOOPDEV" clean2 --allow-write --wrap
+	check_eq "a clean loop device, --allow-write twice in a row: both written" \
+		"0 0 420 0|" "$rc1 $? $(writes clean2)|$(grep refusing "$t/err")"
+	"$IOTAPE" replay --db "$db" src --map 7,0=/dev/$LOOPDEV --map 7,0="$t/m.img" \
+		--run maps > /dev/null 2> "$t/err"
+	check_eq "one device in --map twice: refused, naming both" \
+		"1|1" "$?|$(grep -c "is in --map twice ('7,0' and '7,0')" "$t/err")"
+else
+	skip "a clean loop device twice in a row" "needs root and a loop device"
+fi
+
 # ---- a block device backing a loop device: refused with --allow-write -----------
 if [ "$(id -u)" = 0 ]; then
 	head -c 64M /dev/zero > "$t/lower.img"
