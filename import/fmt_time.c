@@ -493,9 +493,15 @@ static int scan_line(struct tparse *p, uint64_t line, char *raw)
 
 int fmt_time_sniff(const uint8_t *buf, size_t len)
 {
+	/* two of them: any one report alone (bash's three lines, time -p's,
+	 * zsh's line: "s user ", "s system ", "% cpu "; GNU time's:
+	 * "elapsed ", "%CPU"; its -v block: "Command being timed: ",
+	 * "Elapsed (wall clock) time") or dd's lines */
 	static const char *const marks[] = { "\nreal\t", "\nreal ", "\nuser\t",
-		"\nsys\t", " records in\n", " records out\n", "elapsed ",
-		"Command being timed: ", " bytes (", "s user " };
+		"\nuser ", "\nsys\t", "\nsys ", " records in\n",
+		" records out\n", "elapsed ", "%CPU", "Command being timed: ",
+		"Elapsed (wall clock) time", " bytes (", "s user ", "s system ",
+		"% cpu " };
 	char tmp[FMT_SNIFF_BYTES + 2];
 	int hits = 0;
 

@@ -201,6 +201,75 @@ static const char *compression_name(const char *comp)
 	return comp;
 }
 
+/* Text quoted in an e-mail reply ("> " before each line, "> > " twice):
+ * removing it, a line at a time, across chunks. At a line's start each
+ * '>' goes, with one space after it; the rest of the line stays. */
+struct unquote {
+	int mid;     /* inside a line's text (its quoting is behind) */
+};
+
+/* The n bytes at in with the quoting removed into out (n bytes room);
+ * returns how many out holds. */
+static size_t unquote_step(struct unquote *u, const uint8_t *in, size_t n,
+			   uint8_t *out)
+{
+	size_t k = 0;
+	int gt = 0;   /* the byte before was a quoting '>' */
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = in[i];
+		if (!u->mid && c == '>') {
+			gt = 1;
+			continue;
+		}
+		if (!u->mid && gt && c == ' ') {
+			gt = 0;
+			continue;
+		}
+		gt = 0;
+		out[k++] = c;
+		u->mid = c != '\n';
+	}
+	return k;
+}
+
+/* 1 when the n bytes at buf read as text quoted in a reply: at least two
+ * lines with text, nine in ten of them starting with '>', no NUL byte. */
+static int quoted_text(const uint8_t *buf, size_t n)
+{
+	size_t lines = 0, quoted = 0;
+	int bol = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!buf[i])
+			return 0;
+		if (bol && buf[i] != '\n' && buf[i] != '\r') {
+			lines++;
+			quoted += buf[i] == '>';
+		}
+		bol = buf[i] == '\n';
+	}
+	return lines >= 2 && quoted * 10 >= lines * 9;
+}
+
+/* Whether a reader takes the n bytes at head once their quoting is
+ * removed (quoted_text() first). */
+static int known_unquoted(const uint8_t *head, size_t n)
+{
+	struct unquote u = { 0 };
+	uint8_t *tmp;
+	size_t k;
+	int known;
+
+	if (!quoted_text(head, n))
+		return 0;
+	tmp = xmalloc(n ? n : 1);
+	k = unquote_step(&u, head, n, tmp);
+	known = import_format_known(tmp, k);
+	free(tmp);
+	return known;
+}
+
 /* Streams fd (named label) through libarchive into a new spool file:
  * in->fd, in->path, in->compression, in->spooled_bytes. The first
  * FMT_SNIFF_BYTES of the (decompressed) stream decide whether any reader
@@ -215,6 +284,7 @@ static int spool(struct import_input *in, int fd, const char *label,
 	char *buf = NULL;
 	uint8_t *head = NULL;   /* the stream's first bytes, for the sniff */
 	size_t nhead = 0;
+	struct unquote *quote = NULL;   /* text quoted in a reply: unquoted */
 	int sniffed = 0;
 	int rc = 0, r;
 
@@ -284,7 +354,27 @@ static int spool(struct import_input *in, int fd, const char *label,
 				    gzip_stub(f.magic, f.nmagic, f.total))
 					cut = "gzip";
 				sniffed = 1;
-				if (!import_format_known(head, nhead) ||
+				if (!cut && known_unquoted(head, nhead)) {
+					/* quoted in a reply: what went to the
+					 * spool file so far (the head less this
+					 * chunk's part) again, unquoted */
+					size_t before = nhead - k, w;
+					uint8_t *tmp = xmalloc(before ? before : 1);
+					quote = xcalloc(1, sizeof(*quote));
+					w = unquote_step(quote, head, before, tmp);
+					if (ftruncate(in->fd, 0) < 0 ||
+					    lseek(in->fd, 0, SEEK_SET) < 0 ||
+					    (rc = write_all(in->fd, tmp, w))) {
+						free(tmp);
+						snprintf(err, errlen, "%s: cannot spool "
+							 "it: %s", label, strerror(errno));
+						rc = -EIO;
+						goto out;
+					}
+					free(tmp);
+					in->spooled_bytes = w;
+					in->unquoted = 1;
+				} else if (!import_format_known(head, nhead) ||
 				    (cut && f.total < 18)) {
 					if (cut)
 						/* too short for libarchive to take
@@ -312,6 +402,9 @@ static int spool(struct import_input *in, int fd, const char *label,
 			rc = -EINVAL;
 			goto out;
 		}
+		if (quote)
+			n = (la_ssize_t)unquote_step(quote, (uint8_t *)buf,
+						     (size_t)n, (uint8_t *)buf);
 		if ((rc = write_all(in->fd, buf, (size_t)n))) {
 			const char *dir = getenv("TMPDIR");
 			snprintf(err, errlen, "%s: cannot spool into '%s' ($TMPDIR): "
@@ -322,6 +415,7 @@ static int spool(struct import_input *in, int fd, const char *label,
 		in->spooled_bytes += (uint64_t)n;
 	}
 out:
+	free(quote);
 	free(head);
 	free(buf);
 	archive_read_free(a);
@@ -345,6 +439,19 @@ static void strip_suffix(char *path, const char *comp)
 		    !strcmp(path + n - e, ext[i].ext))
 			path[n - e] = '\0';
 	}
+}
+
+/* 1 when the regular file fd starts with text quoted in a reply that a
+ * reader takes unquoted (whatever a reader makes of it quoted: no format
+ * it reads starts its lines with '>') (read at offset 0, without moving fd's offset). */
+static int file_quoted(int fd)
+{
+	uint8_t *head = xmalloc(FMT_SNIFF_BYTES);
+	ssize_t n = pread(fd, head, FMT_SNIFF_BYTES, 0);
+	int q = n > 0 && known_unquoted(head, (size_t)n);
+
+	free(head);
+	return q;
 }
 
 int import_input_open(const char *input, struct import_input *in,
@@ -379,9 +486,11 @@ int import_input_open(const char *input, struct import_input *in,
 		got = pread(fd, magic, sizeof(magic), 0);
 		if (got < 0)
 			got = 0;
-		/* a gzip stub is spooled, so that it is called cut short gzip */
+		/* a gzip stub is spooled, so that it is called cut short gzip;
+		 * text quoted in a reply, so that it is read unquoted */
 		if (!import_compression_sniff(magic, (size_t)got) &&
-		    !gzip_stub(magic, (size_t)got, (uint64_t)got)) {
+		    !gzip_stub(magic, (size_t)got, (uint64_t)got) &&
+		    !(got && magic[0] == '>' && file_quoted(fd))) {
 			if (fd != 0)
 				close(fd);
 			if (is_stdin) {
@@ -424,6 +533,11 @@ int import_input_open(const char *input, struct import_input *in,
 		n = strlen(in->label);
 		snprintf(in->label + n, sizeof(in->label) - n,
 			 " (%s-decompressed)", in->compression);
+	}
+	if (in->unquoted) {
+		size_t n = strlen(in->label);
+		snprintf(in->label + n, sizeof(in->label) - n,
+			 " (quoted text, '>' removed)");
 	}
 	return 0;
 }

@@ -22,6 +22,8 @@ struct import_input {
 				  * its compression suffix */
 	const char *compression; /* "gzip", "xz", "zstd", "bzip2", or NULL */
 	int spooled;             /* path is a spool file */
+	int unquoted;            /* text quoted in an e-mail reply ("> "
+				  * before each line), spooled without it */
 	uint64_t spooled_bytes;  /* its size: bytes of the decompressed stream */
 	int fd;                  /* the spool file, or -1 */
 };
@@ -41,7 +43,10 @@ const char *import_compression_sniff(const uint8_t *buf, size_t len);
  * temporary file in $TMPDIR (default /tmp) in 1 MiB steps, so memory stays
  * bounded and disk use is the decompressed size; a stream whose first
  * FMT_SNIFF_BYTES (decompressed) no reader takes (import_format_known()) is
- * refused before the rest is read. Returns 0, or a negative code with one
+ * refused before the rest is read. Text quoted in an e-mail reply ("> "
+ * before nine lines in ten) that a reader takes with the quoting removed
+ * is spooled so (label: "(quoted text, '>' removed)").
+ * Returns 0, or a negative code with one
  * line in err naming the input and offset ("offset 0: neither ..." for an
  * unknown stream; for a broken compressed stream, the offset in the
  * decompressed stream reached). Call

@@ -280,6 +280,17 @@ fi
 imp tgnu "$F/time-gnu-zsh-dd.txt" &&
 	check_eq "time: GNU time, -v, time -p, zsh and two dd alone: 6 commands, exit status 1 kept" "6 1" \
 		"$(q "SELECT count(*), max(status) FROM commands WHERE run = $(rid tgnu)" | tr '|' ' ')"
+# each report pasted alone, as this machine's tools print them (the sniff
+# once wanted two of its marks, and only bash's report had two)
+printf 'sleep 0.1  0.00s user 0.00s system 1%% cpu 0.102 total\n' > "$t/t-zsh.txt"
+printf '0.00user 0.00system 0:00.10elapsed 0%%CPU (0avgtext+0avgdata 1680maxresident)k\n0inputs+0outputs (0major+100minor)pagefaults 0swaps\n' > "$t/t-gnu.txt"
+printf '\tCommand being timed: "sleep 0.1"\n\tUser time (seconds): 0.00\n\tSystem time (seconds): 0.00\n\tElapsed (wall clock) time (h:mm:ss or m:ss): 0:00.10\n\tExit status: 0\n' > "$t/t-gnuv.txt"
+printf 'real 0.10\nuser 0.00\nsys 0.00\n' > "$t/t-p.txt"
+for k in zsh gnu gnuv p; do
+	"$IOTAPE" import --quiet --db "$db" --run "t-$k" "$t/t-$k.txt" 2> "$t/err"
+	check_eq "time: a $k report alone: imported as time-text, one command" \
+		"0|time-text|1" "$?|$(q "SELECT format FROM runs WHERE name = 't-$k'")|$(q "SELECT count(*) FROM commands WHERE run = $(rid t-$k)")"
+done
 
 # ---- real files, where they live ----
 

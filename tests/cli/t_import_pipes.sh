@@ -90,10 +90,34 @@ if command -v blkparse > /dev/null; then
 	check_eq "blkparse text on stdin: format, events, report = the file's" \
 		"blkparse-text $(q "SELECT last_event - first_event + 1 FROM runs WHERE name = 'text-file'") $(numbers text-file)" \
 		"$(q "SELECT format, last_event - first_event + 1 FROM runs WHERE name = 'text-pipe'" | tr '|' ' ') $(numbers text-pipe)"
+	# quoted in an e-mail reply ("> " each line, some "> > "): the same
+	# run as the file's, from a file, gzip'd and on stdin
+	sed -e 's/^/> /' -e '5,9s/^/> /' "$t/text.txt" > "$t/quoted.txt"
+	for how in file gzip stdin; do
+		case $how in
+		file) "$IOTAPE" import --again --db "$db" --run q-$how "$t/quoted.txt" ;;
+		gzip) gzip -c "$t/quoted.txt" > "$t/quoted.txt.gz"
+		      "$IOTAPE" import --again --db "$db" --run q-$how "$t/quoted.txt.gz" ;;
+		stdin) "$IOTAPE" import --again --db "$db" --run q-$how - < "$t/quoted.txt" ;;
+		esac 2> "$t/err"
+		check_eq "blkparse text quoted in a reply ($how): said so, events and report = the file's" \
+			"1 $(q "SELECT last_event - first_event + 1 FROM runs WHERE name = 'text-file'") $(numbers text-file)" \
+			"$(grep -c "(quoted text, '>' removed)" "$t/err") $(q "SELECT last_event - first_event + 1 FROM runs WHERE name = 'q-$how'") $(numbers q-$how)"
+	done
 else
 	skip "blkparse text on stdin" "no blkparse"
 fi
 V=$FIXTURES/vmstat/timestamped-1-3.log
+sed 's/^/> /' "$V" > "$t/quoted.vmstat"
+imp "vmstat log quoted in a reply" vmq "$IOTAPE" import --again --quiet --db "$db" --run vmq "$t/quoted.vmstat"
+check_eq "vmstat log quoted in a reply: rows and the first free_kb as in the file" \
+	"vmstat-text 3 $(awk 'NR == 3 { print $4 }' "$V")" \
+	"$(q "SELECT format FROM runs WHERE name = 'vmq'") $("$IOTAPE" vmstat --db "$db" --json vmq |
+		jq -r '"\(.rows | length) \(.rows[0].free_kb)"')"
+printf '> $ time sync\n> \n> real\t0m1.700s\n> user\t0m0.000s\n> sys\t0m0.002s\n' > "$t/quoted.time"
+imp "time report quoted in a reply" tq "$IOTAPE" import --again --quiet --db "$db" --run tq "$t/quoted.time"
+check_eq "time report quoted in a reply: sync, 1.7 s" "sync|1.7" \
+	"$(q "SELECT argv, real_s FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'tq')")"
 cat "$V" | imp "vmstat log on stdin" vm "$IOTAPE" import --again --quiet --db "$db" --run vm -
 check_eq "vmstat log on stdin: format, rows and the first free_kb as in the file" \
 	"vmstat-text 3 $(awk 'NR == 3 { print $4 }' "$V")" \
