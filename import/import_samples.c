@@ -111,8 +111,11 @@ static int put_command(struct put *p, const struct vmstat_time_line *t)
 
 	if (isnan(t->real_s))
 		return 0;
-	snprintf(argv, sizeof(argv), "(a `time` report in %s line %" PRIu64 ")",
-		 p->path, t->line);
+	if (t->argv[0])
+		snprintf(argv, sizeof(argv), "%s", t->argv);
+	else
+		snprintf(argv, sizeof(argv), "(a `time` report in %s line %" PRIu64
+			 ")", p->path, t->line);
 	c.idx = p->next_idx;
 	c.argv = argv;
 	c.end_ns = p->have_prev ? p->prev : p->base;

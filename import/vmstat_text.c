@@ -271,6 +271,7 @@ static int time_line(char **tok, int n, struct vmstat_time_line *t, int *status)
 	double v;
 
 	t->real_s = t->user_s = t->sys_s = NAN;
+	t->argv[0] = '\0';
 	/* bash: "real	0m3.055s"; time -p: "real 3.05" */
 	if (n == 2 && parse_bash_duration(tok[1], &v) == 0) {
 		if (!strcmp(tok[0], "real"))
@@ -299,8 +300,15 @@ static int time_line(char **tok, int n, struct vmstat_time_line *t, int *status)
 	    !strcmp(tok[n - 5], "system") && !strcmp(tok[n - 7], "user") &&
 	    !parse_bash_duration(tok[n - 8], &t->user_s) &&
 	    !parse_bash_duration(tok[n - 6], &t->sys_s) &&
-	    !parse_bash_duration(tok[n - 2], &t->real_s))
+	    !parse_bash_duration(tok[n - 2], &t->real_s)) {
+		/* the job zsh names before its times */
+		for (int i = 0; i < n - 8; i++) {
+			size_t l = strlen(t->argv);
+			snprintf(t->argv + l, sizeof(t->argv) - l, "%s%s",
+				 i ? " " : "", tok[i]);
+		}
 		return 1;
+	}
 	if (n >= 2 && strstr(tok[0], "inputs+") && strstr(tok[0], "outputs"))
 		return 2;
 	if (n == 6 && !strcmp(tok[0], "Command") && !strcmp(tok[1], "exited") &&
@@ -361,6 +369,10 @@ struct parser {
 	size_t nsteps, capsteps;
 
 	int time_status;     /* pending GNU time exit status */
+	/* GNU time -v's block being read ("Command being timed: ..." to
+	 * "Exit status: N"): its times and command, given as one report */
+	int verbose;
+	struct vmstat_time_line vtl;
 };
 
 /* At the start of a block after one: the whole seconds between rows that
@@ -630,12 +642,94 @@ static int data_row(struct parser *p, char **tok, int n, uint64_t line,
  * p->opts->time_line (*rc its answer) when it is a command's own, with its
  * line number, the rows before it and a pending GNU time status. Returns
  * 1 when tok was one, 0 when not. */
+static int give_time(struct parser *p, struct vmstat_time_line *tl,
+		     uint64_t line, void *ctx, int *rc)
+{
+	if (!p->opts->time_line)
+		return 0;
+	tl->line = line;
+	tl->rows_before = p->info->rows;
+	tl->status = p->time_status;
+	p->time_status = 0;
+	*rc = p->opts->time_line(ctx, tl);
+	return 0;
+}
+
+/* GNU time -v's block (time(1): "Command being timed:", "User time
+ * (seconds):", "System time (seconds):", "Elapsed (wall clock) time
+ * (h:mm:ss or m:ss):", "Exit status:" and its other counters, one per
+ * line): 1 when tok was a line of it (its report handed on at "Exit
+ * status:", or when a line of another kind ends the block), 0 when not. */
+static int verbose_line(struct parser *p, char **tok, int n, uint64_t line,
+			void *ctx, int *rc)
+{
+	struct vmstat_time_line *t = &p->vtl;
+	uint64_t st;
+	double v;
+
+	if (n >= 4 && !strcmp(tok[0], "Command") && !strcmp(tok[1], "being") &&
+	    !strcmp(tok[2], "timed:")) {
+		if (p->verbose && (give_time(p, t, line, ctx, rc), *rc))
+			return 1;
+		memset(t, 0, sizeof(*t));
+		t->real_s = t->user_s = t->sys_s = NAN;
+		for (int i = 3; i < n; i++) {
+			size_t l = strlen(t->argv);
+			snprintf(t->argv + l, sizeof(t->argv) - l, "%s%s",
+				 i > 3 ? " " : "", tok[i]);
+		}
+		if (t->argv[0] == '"') {     /* its quotes */
+			size_t l = strlen(t->argv);
+			memmove(t->argv, t->argv + 1, l);
+			if (l > 1 && t->argv[l - 2] == '"')
+				t->argv[l - 2] = '\0';
+		}
+		p->verbose = 1;
+		p->info->time_lines++;
+		return 1;
+	}
+	if (!p->verbose)
+		return 0;
+	if (n == 4 && !strcmp(tok[2], "(seconds):") && !strcmp(tok[1], "time") &&
+	    !dec_double(tok[3], DEC_FRAC, &v, NULL)) {
+		if (!strcmp(tok[0], "User"))
+			t->user_s = v;
+		else if (!strcmp(tok[0], "System"))
+			t->sys_s = v;
+	} else if (n >= 4 && !strcmp(tok[0], "Elapsed") &&
+		   !parse_clock(tok[n - 1], &v)) {
+		t->real_s = v;
+	} else if (n == 3 && !strcmp(tok[0], "Exit") && !strcmp(tok[1], "status:") &&
+		   !dec_u64(tok[2], &st, NULL) && st <= 255) {
+		p->verbose = 0;
+		p->time_status = (int)st;
+		give_time(p, t, line, ctx, rc);
+	} else {
+		int counter = 0;
+		for (int i = 0; i < n && !counter; i++)
+			counter = tok[i][strlen(tok[i]) - 1] == ':';
+		if (!counter) {
+			/* the block ended without its exit status */
+			p->verbose = 0;
+			give_time(p, t, line, ctx, rc);
+			return 0;
+		}
+	}
+	p->info->time_lines++;
+	return 1;
+}
+
 static int take_time_line(struct parser *p, char **tok, int n, uint64_t line,
 			  void *ctx, int *rc)
 {
 	struct vmstat_time_line tl;
-	int k = time_line(tok, n, &tl, &p->time_status);
+	int k;
 
+	if (verbose_line(p, tok, n, line, ctx, rc))
+		return 1;
+	if (*rc)
+		return 1;
+	k = time_line(tok, n, &tl, &p->time_status);
 	if (!k)
 		return 0;
 	p->info->time_lines++;
@@ -768,6 +862,12 @@ int vmstat_text_read(FILE *fp, const char *path,
 			goto out;
 		}
 		if (n <= MAX_TOKENS && all_digits(tok[0]) && p.ncol) {
+			if (p.verbose) {   /* a -v block cut short */
+				p.verbose = 0;
+				give_time(&p, &p.vtl, line, ctx, &rc);
+				if (rc)
+					goto out;
+			}
 			if ((rc = data_row(&p, tok, n, line, unterminated, fn, ctx)))
 				goto out;
 			continue;
@@ -785,6 +885,12 @@ int vmstat_text_read(FILE *fp, const char *path,
 			continue;
 		}
 		if ((rc = other_line(&p, tok, line, &first_text, &preamble)))
+			goto out;
+	}
+	if (p.verbose) {
+		p.verbose = 0;
+		give_time(&p, &p.vtl, line, ctx, &rc);
+		if (rc)
 			goto out;
 	}
 	rc = read_end(&p, fp, path, line, first_text);

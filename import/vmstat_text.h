@@ -49,6 +49,8 @@ struct vmstat_time_line {
 	double real_s, user_s, sys_s;
 	int status;          /* GNU time's "Command exited with non-zero
 			      * status N" before it, else 0 */
+	char argv[256];      /* the command the report names (zsh's job,
+			      * GNU time -v's "Command being timed"), or "" */
 };
 
 /* Options of a read; all-zero is the default. */

@@ -81,6 +81,19 @@ check_eq "repeated headers: rows, since boot" "25 1" "$(json_rows "$db" repeated
 check_eq "-a layout: buff is null" null \
 	"$("$IOTAPE" vmstat --db "$db" --json active-1-3 | jq '.rows[0].buff_kb')"
 
+# a time report inside the log: zsh's line and GNU time -v's block name
+# their command (the -v block was refused as "not vmstat output")
+{ cat "$V/plain-1-3.log"
+  printf 'dd if=/dev/zero of=f bs=1M count=8  0.00s user 0.01s system 90%% cpu 0.015 total\n'
+  printf '\tCommand being timed: "sync"\n\tUser time (seconds): 0.00\n\tSystem time (seconds): 0.02\n'
+  printf '\tPercent of CPU this job got: 1%%\n\tElapsed (wall clock) time (h:mm:ss or m:ss): 0:01.25\n'
+  printf '\tMaximum resident set size (kbytes): 1656\n\tExit status: 0\n'
+} > "$t/vm-times.log"
+import "time reports inside a log" --run vmt --interval 1 "$t/vm-times.log" &&
+	check_eq "zsh's and GNU time -v's reports in a log: their commands, real, sys" \
+		"dd if=/dev/zero of=f bs=1M count=8|0.015|0.01;sync|1.25|0.02" \
+		"$(sqlite3 "$db" "SELECT argv, real_s, sys_s FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'vmt') ORDER BY idx" | paste -sd';')"
+
 # joined to a trace's run: times from its first event
 if import "trace" --quiet --run trace "$FIXTURES/loop-fio-small.bin" &&
    import "join" --run trace --interval 2 "$V/plain-1-3.log"; then
