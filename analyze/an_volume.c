@@ -59,7 +59,10 @@ static int vol_finding(const struct an_run *r, const void *state,
  * part then) */
 static double vol_mix(const struct cp_diff *d)
 {
-	double c = d->volume_s[0] + d->volume_s[1] + d->mix_s[1];
+	/* writes the runs both made, in the window in one and not the
+	 * other, are writeback's (an_writeback.c), not more work */
+	double c = d->volume_s[0] +
+		   (d->writes_moved ? 0 : d->volume_s[1] + d->mix_s[1]);
 
 	if (!cp_reads_smaller(d))
 		c += d->mix_s[0];

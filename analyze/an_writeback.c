@@ -527,6 +527,33 @@ static void wb_release(void *state)
 	free(state);
 }
 
+/* In compare: when both runs wrote as much but one wrote more of it in
+ * the workload's time (critpath_diff()'s writes_moved), that part of the
+ * device's difference is data written back at another time: the pause's
+ * background writeback in one run, the workload's sync or fsync in the
+ * other. */
+static double wb_mix(const struct cp_diff *d)
+{
+	return d->writes_moved ? d->volume_s[1] + d->mix_s[1] : 0;
+}
+
+/* The title when wb_mix() is most of the cost: the data written back in
+ * the one run's timed commands and outside the other's. */
+static void wb_mix_title(const struct cp_diff *d, const struct an_run *x,
+			 const struct an_run *y, struct finding *f)
+{
+	double bx = x->cp.win_write_bytes, by = y->cp.win_write_bytes;
+	const struct an_run *in, *out;
+
+	(void)d;
+	in = by >= bx ? y : x;
+	out = by >= bx ? x : y;
+	snprintf(f->title, sizeof(f->title), "writeback: %.1f MB written in "
+		 "%.30s's timed commands that %.30s wrote back outside its own "
+		 "(the same %.1f MB in all)", fabs(by - bx) / 1e6,
+		 in->rd.rv->name, out->rd.rv->name, y->cp.run_write_bytes / 1e6);
+}
+
 const struct analyzer an_writeback = {
 	.name = "writeback",
 	.build = wb_build,
@@ -534,6 +561,11 @@ const struct analyzer an_writeback = {
 	.emit = wb_emit,
 	.release = wb_release,
 	.cats = 1u << CP_WRITEBACK,
+	.mix_cost = wb_mix,
+	.mix_title = wb_mix_title,
+	.mix_how = "the same data written in both runs, more of it in the "
+		   "workload's time in one (written back at another time in "
+		   "the other): its part of the device's difference",
 	.definitions =
 "writeback: idle time is sampled time with Dirty over 8 MB and no request\n"
 "  at any traced device (D to C). Cost: for the process that waited longest\n"

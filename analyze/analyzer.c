@@ -427,8 +427,13 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 			f->x_part_s = scale * cats_sum(x->cp.cat, a->cats);
 			f->y_part_s = cats_sum(y->cp.cat, a->cats);
 		}
-		if (a->mix_cost)
-			f->cost_s += a->mix_cost(&d);
+		if (a->mix_cost) {
+			double m = a->mix_cost(&d);
+			f->cost_s += m;
+			if (a->mix_title && fabs(m) >= FD_MIN_S &&
+			    fabs(m) > 0.5 * fabs(f->cost_s))
+				a->mix_title(&d, x, y, f);
+		}
 		if (!a->cats && !a->mix_cost) {
 			f->cost_s = f->y_cost_s - scale * f->x_cost_s;
 			f->x_part_s = scale * f->x_cost_s;
@@ -437,12 +442,16 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 		snprintf(f->cost_of, sizeof(f->cost_of), "%.40s's time beyond "
 			 "%.40s's", y->rd.rv->name, x->rd.rv->name);
 		f->how[0] = 0;
-		if (a->cats)
+		if (a->cats) {
 			FD_CAT(f, how, "%.3f s of the workload's time in %s less "
-			       "%.3f s in %s%s", cats_sum(y->cp.cat, a->cats),
+			       "%.3f s in %s", cats_sum(y->cp.cat, a->cats),
 			       y->rd.rv->name, cats_sum(x->cp.cat, a->cats),
-			       x->rd.rv->name, scale != 1 ? " (x scaled to the "
-			       "work y did)" : "");
+			       x->rd.rv->name);
+			if (scale != 1)
+				FD_CAT(f, how, " (%s's scaled by %.3f to the work "
+				       "%s did)", x->rd.rv->name, scale,
+				       y->rd.rv->name);
+		}
 		if (a->cats & (1u << CP_DEVICE))
 			device_how(f, x, y, scale, &d);
 		if ((a->cats & (1u << CP_SEEK)) && fabs(d.seekmix_s) >= FD_MIN_S)

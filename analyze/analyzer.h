@@ -71,6 +71,11 @@ struct analyzer {
 	/* What mix_cost measures, for the finding's "how" (NULL: the reads'
 	 * count and size, class by class, with the mean read of each run). */
 	const char *mix_how;
+	/* In compare, when mix_cost is most of the cost: the finding's title
+	 * for it, from the difference d of runs x and y (NULL: the title
+	 * stays the analyzer's own). */
+	void (*mix_title)(const struct cp_diff *d, const struct an_run *x,
+			  const struct an_run *y, struct finding *f);
 	/* 1: its categories are a cause only between runs (in one run they
 	 * are the workload's own time) */
 	int compare_only;

@@ -1755,6 +1755,17 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	cp->dly_cpu_s = cp->dly_blkio_s = cp->dly_mem_s = cp->dly_swapin_s = NAN;
 	families_build(&cp->fam, rd);
 	window(cp, rd, cmd_mask);
+	for (size_t i = 0; i < rd->n; i++) {
+		uint32_t fl = rundata_flags(rd, i);
+		int64_t t = rundata_q(rd, i);
+		if (!(fl & AN_WRITE) || (fl & AN_DISCARD))
+			continue;
+		cp->run_write_bytes += rundata_bytes(rd, i);
+		if (t == AN_NONE)
+			t = rundata_d(rd, i);
+		if (t != AN_NONE && t >= cp->t0 && t <= cp->t1)
+			cp->win_write_bytes += rundata_bytes(rd, i);
+	}
 	find_swap(cp, rd);
 	w->rd = rd;
 	w->cp = cp;
@@ -2046,6 +2057,18 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 		return o->total_s;
 	diff_device(x, y, scale, o);
 	diff_queue(x, y, o);
+	{
+		/* the same writes in both runs, not as much of them in the
+		 * timed commands' window: written back at another time (in
+		 * one, by the flushers in a pause between the commands; in
+		 * the other, by a sync in them) */
+		double wx = x->run_write_bytes, wy = y->run_write_bytes;
+		double bx = x->win_write_bytes, by = y->win_write_bytes;
+		o->writes_moved = x->from_cmds && y->from_cmds &&
+				  wx > 0 && wy > 0 &&
+				  fabs(wy - wx) <= 0.1 * fmax(wx, wy) &&
+				  fabs(by - bx) > 0.1 * fmax(wx, wy);
+	}
 	return o->total_s;
 }
 

@@ -101,6 +101,9 @@ struct critpath {
 				 * (vmstat, a trace alone) */
 	double cat[CP_NCAT];    /* seconds; they add up to elapsed_s */
 	double blocked_s, free_s;
+	double run_write_bytes; /* the whole run's writes with data (discards
+				 * apart), in the window or not */
+	double win_write_bytes; /* of them, those queued in the window */
 	struct cp_class cls[2][CP_SIZES];   /* [read, write] */
 	/* what the classes' baselines were (unloaded median D2C, ns) */
 	/* the classes' median service times, ns: [dir][size][band] */
@@ -204,6 +207,11 @@ struct cp_diff {
 	double work_to_swap_s;  /* of it, given to swap (memory pressure) */
 	double queue_moved_s;   /* more queueing at the same sharing, given to
 				 * the device's parts that grew */
+	int writes_moved;       /* the runs wrote as much (within 10%), but
+				 * not as much of it in the timed commands'
+				 * windows: the writes' volume_s and mix_s are
+				 * data written back at another time
+				 * (writeback's), not more work */
 	double total_s;
 };
 double critpath_diff(const struct critpath *x, const struct critpath *y,

@@ -878,6 +878,118 @@ static void clip_window(struct rundata *rd)
 		rd->t1 = rd->t0;
 }
 
+/* The name a command's processes have (comm, 15 bytes): its first word's
+ * last path part ("/usr/bin/time dd ..." was cut to "dd ..." at import),
+ * "" for none (a report that names no command). */
+static void cmd_comm(const struct an_cmd *c, char *out, size_t len)
+{
+	const char *w = c->argv, *e, *slash;
+	size_t n;
+
+	out[0] = '\0';
+	if (*w == '(' || !*w)
+		return;
+	e = w + strcspn(w, " \t");
+	for (slash = w; (slash = memchr(slash, '/', (size_t)(e - slash)));
+	     w = ++slash)
+		;
+	n = (size_t)(e - w) < 15 ? (size_t)(e - w) : 15;
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, w, n);
+	out[n] = '\0';
+}
+
+/* Pasted commands (`time` reports: import placed them one after another
+ * from the first event, rv->cmds_placed) placed by the trace instead: a
+ * command whose processes (by name) queued I/O started at their first Q
+ * (a program's first I/O comes with its start: dd opening its file, sync
+ * writing); one with none, after the command before it, or when none
+ * anchored comes before it, ending where the next one starts; the last
+ * ones with none end at the trace's last event (the capture stopped
+ * after them: a sync's journal commit, the final writeback). With no
+ * command anchored, the first starts at the trace's first event. Times
+ * only: what they measured (real_s) stays. */
+static void place_cmds(struct rundata *rd)
+{
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	int64_t *a, *len;
+	size_t nc = rd->ncmd;
+	int anchored = 0;
+
+	if (!rd->rv || rd->rv->cmds_placed != (int)nc || !nc || !rd->n)
+		return;
+	a = xcalloc(nc, sizeof(*a));
+	len = xcalloc(nc, sizeof(*len));
+	for (size_t k = 0; k < nc; k++) {
+		a[k] = AN_NONE;
+		len[k] = isfinite(rd->cmds[k].real_s) && rd->cmds[k].real_s > 0 ?
+			 (int64_t)llround(rd->cmds[k].real_s * 1e9) : 0;
+	}
+	for (size_t i = 0; i < rd->n; i++) {
+		int64_t q = rundata_q(rd, i), d = rundata_d(rd, i);
+		int64_t c = rundata_c(rd, i);
+		int64_t t0 = q != AN_NONE ? q : d != AN_NONE ? d : c;
+		int64_t t1 = c != AN_NONE ? c : d != AN_NONE ? d : q;
+		const char *comm;
+		if (t0 == AN_NONE)
+			continue;
+		if (t0 < first)
+			first = t0;
+		if (t1 > last)
+			last = t1;
+		if (q == AN_NONE ||
+		    !(comm = runview_comm(rd->rv, rundata_pid(rd, i))))
+			continue;
+		for (size_t k = 0; k < nc; k++) {
+			char name[16];
+			cmd_comm(&rd->cmds[k], name, sizeof(name));
+			if (name[0] && !strncmp(comm, name, 15) &&
+			    (a[k] == AN_NONE || q < a[k]))
+				a[k] = q;
+		}
+	}
+	for (size_t k = 0; k < nc; k++)
+		anchored += a[k] != AN_NONE;
+	if (first == INT64_MAX)
+		goto out;
+	if (!anchored)
+		a[0] = first;
+	/* after the one before (forwards), or before the next (backwards) */
+	for (size_t k = 1; k < nc; k++)
+		if (a[k] == AN_NONE && a[k - 1] != AN_NONE) {
+			size_t j = k;
+			int tail = 1;
+			while (j < nc && a[j] == AN_NONE)
+				j++;
+			tail = j == nc;
+			if (tail) {
+				/* the last ones end at the trace's end, when
+				 * that is after the one before ends */
+				int64_t sum = 0, at;
+				for (size_t m = k; m < nc; m++)
+					sum += len[m];
+				at = last - sum;
+				if (at < a[k - 1] + len[k - 1])
+					at = a[k - 1] + len[k - 1];
+				for (size_t m = k; m < nc; m++, at += len[m - 1])
+					a[m] = at;
+				break;
+			}
+			a[k] = a[k - 1] + len[k - 1];
+		}
+	for (size_t k = nc - 1; k > 0; k--)
+		if (a[k - 1] == AN_NONE && a[k] != AN_NONE)
+			a[k - 1] = a[k] - len[k - 1];
+	for (size_t k = 0; k < nc; k++) {
+		rd->cmds[k].start = a[k];
+		rd->cmds[k].end = a[k] + len[k];
+	}
+out:
+	free(a);
+	free(len);
+}
+
 /* The window the run is judged over (rundata.h). */
 static void set_window(struct rundata *rd)
 {
@@ -960,6 +1072,7 @@ int rundata_load_parts(struct rundata *rd, const struct runview *rv,
 	load_ncpu(rd, db);
 	rd->dirty_bg_ratio = setting_num(rd, "vm.dirty_background_ratio");
 	rd->dirty_ratio = setting_num(rd, "vm.dirty_ratio");
+	place_cmds(rd);
 	set_window(rd);
 	infer_swap(rd);
 	return 0;
