@@ -229,7 +229,9 @@ static int swap_finding(const struct an_run *r, const void *state,
 		f->conf = r->rd.nswap > 0 ? FD_MEDIUM : FD_NONE;
 		FD_CAT(f, why, "%s", f->conf ? "the trace shows the waits on the "
 		       "swap device; reclaim without I/O (dropping clean pages) is "
-		       "not in it (no PSI samples)" : "no swap device found in the "
+		       "not in it (no PSI samples)" : !r->rd.n ? "no block trace "
+		       "(vmstat's samples alone) and no PSI samples: the stall "
+		       "cannot be measured" : "no swap device found in the "
 		       "trace (none listed, and no device's page-sized I/O "
 		       "tracks vmstat's si/so) and no PSI samples: the stall "
 		       "cannot be measured");

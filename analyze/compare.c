@@ -690,6 +690,10 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 		p->nf = an_compare_findings(&c->rf[good->rep].an,
 					    &c->rf[bad->rep].an, p->dtime,
 					    p->scale, p->f, AN_MAX, NULL);
+		/* time_diff(): a lower-is-better figure that is no duration
+		 * gives the time the workload took longer, here none */
+		p->no_time_cost = !q->duration && q->lower_better &&
+				  p->dtime == 0;
 	}
 	/* a latency percentile: what the slowest requests met, the worse
 	 * run's first (measured once for the text, the JSON and mail) */
@@ -744,6 +748,11 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 	p->rest = p->dtime - shown;
 	p->verdict = p->sig == 1 || (p->sig < 0 && p->explained) ?
 		     "different" : "no significant difference";
+	/* a figure that is no share of the time (swapped MB, a latency)
+	 * moved while the workload took no longer: nothing of its time to
+	 * cost, which says nothing of whether the figure moved */
+	if (p->no_time_cost)
+		p->verdict = "no time cost";
 	return 0;
 }
 
@@ -870,6 +879,10 @@ static void question_text(struct compare *c, struct emit *e, int g,
 	else if (pr->explained)
 		snprintf(line, sizeof(line), "the causes below account for it; "
 			 "but %s", pr->test);
+	else if (pr->no_time_cost)
+		snprintf(line, sizeof(line), "no time cost: the figure moved, but "
+			 "not the workload's time, so no cause is costed in "
+			 "seconds; what the runs show is below, and %s", pr->test);
 	else
 		snprintf(line, sizeof(line), "no significant difference: no cause "
 			 "accounts for it, and %s", pr->test);

@@ -105,6 +105,9 @@ struct cmp_pair {
 	int g;
 	int none;                 /* a side has no value of the question */
 	int same_run, tie;        /* no side is worse */
+	int no_time_cost;         /* a figure that is no duration moved, the
+				   * workload's time did not: verdict "no time
+				   * cost" */
 	int worse;                /* 1: s1 is the worse side, 0: s0 (-1 none) */
 	double diff;              /* s1.med - s0.med, in the figure's unit */
 	double dtime;             /* the difference in the worse run's

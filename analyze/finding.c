@@ -386,9 +386,12 @@ void finding_emit_waterfall(struct emit *e, const struct finding *f, int n,
 	emit_text(e, "  %s\n", "--------");
 	{
 		char t[200];
-		if (unit && unit_per_s != 0)
+		if (unit && unit[0] && unit_per_s != 0)
 			snprintf(t, sizeof(t), "%s (%.4g %s)", total_label,
 				 total_s * unit_per_s, unit);
+		else if (unit && unit_per_s != 0)   /* a figure with no unit */
+			snprintf(t, sizeof(t), "%s (the figure %+.4g)", total_label,
+				 total_s * unit_per_s);
 		else
 			snprintf(t, sizeof(t), "%s", total_label);
 		wf_row(e, total_s, total_s, "   ", t);

@@ -194,6 +194,45 @@ printf 'iotape capture rows 1\nrun\tcr\ntrace\t%s\nkind\tcapture\ncommand\t0\t%s
 check_eq "commands a capture timed (their own start and end): no word of the trace" "0" \
 	"$("$IOTAPE" compare --db "$db" cr p2 | grep -c '^cr: its')"
 
+# ---- a pasted `time` with an untimed pause: placed by the trace -------------------
+# dd, sleep 1.5, sync (the README's writeback pair, each with its paste):
+# sync placed at its own first I/O, or with none at the trace's end, not
+# right after dd; asked of sync, the flushers' writes in base's pause are
+# writeback's (the same 50 MB in both runs), not more volume in changed
+for s in base changed; do
+	"$IOTAPE" import --quiet --again --db "$db" --run wb-$s "$FIXTURES/blind/writeback-$s.bin.gz"
+	"$IOTAPE" import --quiet --db "$db" --run wb-$s "$FIXTURES/blind/writeback-$s.vmstat"
+done
+printf '$ time dd if=/dev/zero of=/mnt/t/f bs=1M count=48; sleep 1.5; time sync\n\nreal\t0m0.061s\nuser\t0m0.000s\nsys\t0m0.058s\n\nreal\t0m0.102s\nuser\t0m0.000s\nsys\t0m0.001s\n' > "$t/wb-base.txt"
+printf '$ time dd if=/dev/zero of=/mnt/t/f bs=1M count=48; sleep 1.5; time sync\n\nreal\t0m0.052s\nuser\t0m0.000s\nsys\t0m0.058s\n\nreal\t0m1.302s\nuser\t0m0.000s\nsys\t0m0.001s\n' > "$t/wb-changed.txt"
+for s in base changed; do
+	"$IOTAPE" import --quiet --db "$db" --run wb-$s "$t/wb-$s.txt"
+done
+cmp --metric cmd2_real_s wb-base wb-changed > "$t/wbsync.json"
+check_eq "dd; sleep; sync pasted, asked of sync: writeback first, the data written outside base's commands; no volume cause" \
+	"writeback|writeback: 50.3 MB written in wb-changed's timed commands that wb-base wrote back outside its own (the same 50.4 MB in all)|0" \
+	"$(jq -r '[.comparisons[0].findings[] | select(.cause == 1)][0] | "\(.analyzer)|\(.title)"' "$t/wbsync.json")|$(jq '[.comparisons[0].findings[] | select(.cause == 1 and .analyzer == "volume")] | length' "$t/wbsync.json")"
+check_eq "... base's commands from dd's first I/O to the trace's end (sync's journal commit), not 0.163 s" \
+	"1.645" \
+	"$("$IOTAPE" report --db "$db" --json wb-base | jq -r '.analysis.time.elapsed_s * 1000 | round / 1000')"
+
+# ---- a figure that is no time moved, the workload's time did not ------------------
+# vmstat logs alone, 46 MB swapped out against 0.9: not "no significant
+# difference" (50x), but no time cost
+for k in lo hi; do
+	so=$([ $k = hi ] && echo 5000 || echo 100)
+	{ echo "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----"
+	  echo " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st"
+	  echo " 2  1      3 999997   7224 406908    3    3   100  2000  500  900 10  5 80  5  0"
+	  for i in 1 2 3 4 5 6 7 8 9; do
+		echo " 2  1    103 999897   7224 406908    0  $so   100  2000  500  900 10  5 80  5  0"
+	  done; } > "$t/sw-$k.log"
+	"$IOTAPE" import --quiet --db "$db" --interval 1 --run sw-$k "$t/sw-$k.log"
+done
+check_eq "swap_out_mb 50x, the time the same: verdict no time cost, in text and JSON" \
+	"no time cost|1" \
+	"$(cmp --metric swap_out_mb sw-lo sw-hi | jq -r '.comparisons[0].verdict')|$("$IOTAPE" compare --db "$db" --metric swap_out_mb sw-lo sw-hi | grep -c '^no time cost: the figure moved')"
+
 # ---- the waterfall adds up ------------------------------------------------------
 # waterfall JSON: the causes and offsets shown plus not_explained_s are the
 # difference; no cause costs more than the difference and the offsets
@@ -331,4 +370,21 @@ if [ -d "$S" ]; then
 else
 	skip "seed pair" "no corpus (IOTAPE_CORPUS=... or ../shared/corpus)"
 fi
+# a figure with no unit (the seed thread's DBT-2 tps on the corpus's
+# debsums pair): the waterfall's total says the figure's change (it
+# printed "difference (-138 )")
+CORPUS=$(corpus_dir) || CORPUS=
+if [ -n "$CORPUS" ] && [ -d "$CORPUS/seed-debsums-patch" ]; then
+	for r in one-disk two-disks; do
+		"$IOTAPE" import --quiet --again --db "$db" --run u-$r --names \
+			"$CORPUS/seed-debsums-patch/$r/cmdlines.txt" "$CORPUS/seed-debsums-patch/$r/trace.bin"
+	done
+	"$IOTAPE" metric --db "$db" u-one-disk tps=2204 > /dev/null
+	"$IOTAPE" metric --db "$db" u-two-disks tps=2342 > /dev/null
+	check_eq "a figure with no unit: the waterfall's total names it" \
+		"1" "$("$IOTAPE" compare --db "$db" --metric tps u-one-disk u-two-disks | grep -c 'difference (the figure -138)$')"
+else
+	skip "a figure with no unit in the waterfall" "corpus absent"
+fi
+
 tap_finish
