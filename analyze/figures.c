@@ -83,6 +83,12 @@ static void fig_times(struct figset *fs, struct run_figs *r)
 		snprintf(k, sizeof(k), "cmd%d_real_s", idx + 1);
 		snprintf(l, sizeof(l), "cmd%d real s", idx + 1);
 		set(fs, r, k, l, 1, 3, rd->cmds[i].real_s);
+		/* dd's own MB/s (its "bytes copied, S s, R MB/s" line) */
+		if (isfinite(r->rv.dd_bytes_per_s[idx])) {
+			snprintf(k, sizeof(k), "cmd%d_dd_mb_s", idx + 1);
+			snprintf(l, sizeof(l), "cmd%d dd MB/s", idx + 1);
+			set(fs, r, k, l, 0, 1, r->rv.dd_bytes_per_s[idx] / 1e6);
+		}
 	}
 }
 
@@ -328,7 +334,8 @@ static int dev_fig(const struct cmp_figure *f, unsigned *maj, unsigned *min,
  * completions) sits where it belongs, not at the bottom. Keys no pattern
  * matches follow in the order they came. */
 static const char *const fig_order[] = {
-	"elapsed_s", "span_s", "cmd*_real_s", "read_mb_s", "read_iops",
+	"elapsed_s", "span_s", "cmd*_real_s", "cmd*_dd_mb_s", "read_mb_s",
+	"read_iops",
 	"write_mb_s", "write_iops", "dev*_mb_s", "read_q2c_p50_us",
 	"read_q2c_p99_us", "read_d2c_p50_us", "read_d2c_p99_us",
 	"write_q2c_p50_us", "write_q2c_p99_us", "write_d2c_p50_us",

@@ -365,14 +365,27 @@ static void metric_unit(struct question *q, const struct q_run *r, size_t n,
 		      (!strcmp(t0, "total") || !latency_name(t0));
 }
 
-/* q->cmd_mask: the commands whose times q's terms are (cmdN_real_s, real_s
- * of r[0]'s one command), 0 (the whole run) when a term is no command's
- * time or is "total". */
+/* cmd_term() or cmdN_dd_mb_s (dd's own rate of command N): the command's
+ * index, else -1 */
+static int cmd_window_term(const char *t, const struct q_run *r)
+{
+	int idx;
+	char tail[16];
+
+	if (sscanf(t, "cmd%d_%15s", &idx, tail) == 2 && idx >= 1 &&
+	    !strcmp(tail, "dd_mb_s"))
+		return idx - 1;
+	return cmd_term(t, r);
+}
+
+/* q->cmd_mask: the commands whose times q's terms are (cmdN_real_s,
+ * cmdN_dd_mb_s, real_s of r[0]'s one command), 0 (the whole run) when a
+ * term is no command's or is "total". */
 static void metric_window(struct question *q, const struct q_run *r,
 			  size_t n)
 {
 	for (int k = 0; k < q->nterms; k++) {
-		int idx = cmd_term(q->terms[k], n ? &r[0] : NULL);
+		int idx = cmd_window_term(q->terms[k], n ? &r[0] : NULL);
 		if (!strcmp(q->terms[k], "total"))
 			q->cmd_mask = 0;
 		else if (idx >= 0 && idx < 64)
@@ -382,9 +395,9 @@ static void metric_window(struct question *q, const struct q_run *r,
 		if (idx < 0 && strcmp(q->terms[k], "total"))
 			break;
 	}
-	/* a term that is no command's time: the window is the whole run */
+	/* a term that is no command's: the window is the whole run */
 	for (int k = 0; k < q->nterms; k++)
-		if (cmd_term(q->terms[k], n ? &r[0] : NULL) < 0)
+		if (cmd_window_term(q->terms[k], n ? &r[0] : NULL) < 0)
 			q->cmd_mask = 0;
 }
 

@@ -175,6 +175,8 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 		struct store_stat *ss;
 		size_t ns;
 		rv->pending_end = rv->completions = -1;
+		for (int k = 0; k < 8; k++)
+			rv->dd_bytes_per_s[k] = NAN;
 		if (store_stats_get(st, rv->id, &ss, &ns)) {
 			free(procs);
 			return error("%s", store_errmsg(st));
@@ -188,9 +190,15 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 				      : NULL;
 			{
 				size_t kl = strlen(ss[i].key);
+				int k;
+				char tail[24];
 				if (!strncmp(ss[i].key, "command.", 8) && kl > 7 &&
 				    !strcmp(ss[i].key + kl - 7, ".placed"))
 					rv->cmds_placed++;
+				if (sscanf(ss[i].key, "command.%d.%23s", &k, tail) == 2 &&
+				    k >= 0 && k < 8 && !strcmp(tail, "dd_bytes_per_s") &&
+				    ss[i].value)
+					rv->dd_bytes_per_s[k] = strtod(ss[i].value, NULL);
 			}
 			if (!strcmp(ss[i].key, "replay.engine") && ss[i].value &&
 			    !strcmp(ss[i].value, "model"))

@@ -60,6 +60,9 @@ struct runview {
 	/* commands whose start and end import placed one after another (a
 	 * pasted `time`: run_stats command.N.placed), not measured */
 	int cmds_placed;
+	/* dd's own rate of command N (run_stats command.N.dd_bytes_per_s,
+	 * a pasted dd report), bytes/s; NAN when none */
+	double dd_bytes_per_s[8];
 	/* pid → comm, open addressing */
 	uint32_t *pids;
 	char **comms;

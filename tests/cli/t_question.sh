@@ -115,7 +115,7 @@ check_eq "dd + sync: the difference is the total's, 1.109 s" "1.109" \
 	"$(jq -r '.comparisons[0].difference * -1000 | round / 1000' "$t/dd.json")"
 check_eq "--metric cmd1_real_s: dd alone, after the worse" \
 	"cmd1_real_s lower is better worse=after" "$(q --metric cmd1_real_s before after)"
-check_eq "commands numbered from 1, as iotape metric lists them" "cmd1_real_s cmd2_real_s" \
+check_eq "commands numbered from 1, as iotape metric lists them" "cmd1_dd_mb_s cmd1_real_s cmd2_real_s" \
 	"$(jq -r '[.runs[0].figures | keys[] | select(test("^cmd"))] | join(" ")' "$t/dd.json")"
 "$IOTAPE" metric --db "$db" before | awk '{ print $1 }' | grep -qx cmd2_real_s &&
 	ok "iotape metric lists the same cmd2_real_s" || not_ok "iotape metric lists cmd2_real_s"
@@ -215,6 +215,16 @@ check_eq "dd; sleep; sync pasted, asked of sync: writeback first, the data writt
 check_eq "... base's commands from dd's first I/O to the trace's end (sync's journal commit), not 0.163 s" \
 	"1.645" \
 	"$("$IOTAPE" report --db "$db" --json wb-base | jq -r '.analysis.time.elapsed_s * 1000 | round / 1000')"
+
+# dd's own MB/s from its pasted report: a figure (cmdN_dd_mb_s), higher is
+# better ("dd got 392 MB/s, now 206": it was no figure before)
+printf '$ time dd if=/dev/zero of=f bs=1M count=48\n48+0 records in\n48+0 records out\n50331648 bytes (50 MB, 48 MiB) copied, 0.128 s, 392 MB/s\n\nreal\t0m0.130s\nuser\t0m0.000s\nsys\t0m0.058s\n' > "$t/dd1.txt"
+printf '$ time dd if=/dev/zero of=f bs=1M count=48\n48+0 records in\n48+0 records out\n50331648 bytes (50 MB, 48 MiB) copied, 0.244 s, 206 MB/s\n\nreal\t0m0.246s\nuser\t0m0.000s\nsys\t0m0.058s\n' > "$t/dd2.txt"
+"$IOTAPE" import --quiet --db "$db" --run dd1 "$t/dd1.txt"
+"$IOTAPE" import --quiet --db "$db" --run dd2 "$t/dd2.txt"
+check_eq "dd's MB/s as a figure: cmd1_dd_mb_s, higher is better, dd2 worse" \
+	"cmd1_dd_mb_s higher is better worse=dd2 392 206" \
+	"$(q --metric cmd1_dd_mb_s dd1 dd2) $(cmp --metric cmd1_dd_mb_s dd1 dd2 | jq -r '.comparisons[0] | "\(.base_value) \(.value)"')"
 
 # ---- a figure that is no time moved, the workload's time did not ------------------
 # vmstat logs alone, 46 MB swapped out against 0.9: not "no significant
