@@ -621,9 +621,11 @@ static int plan_survey(const struct source *src, const struct plan_target *tg,
 		t = &tg[ti];
 		if (!io->bytes || row_op(io, t, &f) < 0)
 			continue;
-		if (io->sector + offset >= (UINT64_MAX >> 10)) {
-			snprintf(err, errlen, "request %" PRId64 " has an impossible "
-				 "sector %" PRIu64, io->id, io->sector);
+		if (io->sector + offset >= (UINT64_MAX >> 10) ||
+		    io->sector + offset < io->sector) {
+			snprintf(err, errlen, "the run's I/O at sector %" PRIu64
+				 "%s is past any device's end", io->sector,
+				 offset ? " with --offset" : "");
 			return -1;
 		}
 		end = ((io->sector + offset) * 512 + io->bytes + t->lbs - 1) &
@@ -647,11 +649,20 @@ static int plan_check_fit(const struct plan *plan, const struct plan_target *tg,
 		const struct plan_target *t = &tg[k];
 		if (t->extend || (t->wrap && t->size) || plan->need[k] <= t->size)
 			continue;
-		snprintf(err, errlen, "the run reaches sector %" PRIu64 " of "
-			 "device %u,%u%s but '%s' holds %" PRIu64 " sectors; use "
-			 "--wrap, a smaller --offset or a larger target",
-			 b->far_sec[k], BT_MAJOR(b->far_dev[k]), BT_MINOR(b->far_dev[k]),
-			 offset ? " (with --offset)" : "", t->name, t->size / 512);
+		if (offset)
+			snprintf(err, errlen, "the run reaches sector %" PRIu64
+				 " of device %u,%u, sector %" PRIu64 " with --offset "
+				 "%" PRIu64 ", but '%s' holds %" PRIu64 " sectors; use "
+				 "--wrap, a smaller --offset or a larger target",
+				 b->far_sec[k], BT_MAJOR(b->far_dev[k]),
+				 BT_MINOR(b->far_dev[k]), b->far_sec[k] + offset,
+				 offset, t->name, t->size / 512);
+		else
+			snprintf(err, errlen, "the run reaches sector %" PRIu64
+				 " of device %u,%u but '%s' holds %" PRIu64 " sectors; "
+				 "use --wrap or a larger target", b->far_sec[k],
+				 BT_MAJOR(b->far_dev[k]), BT_MINOR(b->far_dev[k]),
+				 t->name, t->size / 512);
 		return -1;
 	}
 	return 0;

@@ -256,6 +256,12 @@ truncate -s 16M "$t/s.img"
 loop_attach "$t/s.img" || { not_ok "attach loop"; tap_finish; }
 S=$LOOPDEV
 refused "a target too small" "use --wrap" src --target "/dev/$S"
+refused "--offset past the target: the sector with the offset named" \
+	"sector [0-9]* with --offset 32000, but '/dev/$S' holds 32768 sectors" \
+	src --target "/dev/$S" --offset 32000
+refused "--offset past any device: one line, no request id" \
+	"^iotape: the run's I/O at sector [0-9]* with --offset is past any device's end$" \
+	src --target "/dev/$S" --offset 18446744073709551615
 refused "a run device missing from --map" "device 7,0 of run 'src' is not in --map" \
 	src --map 8,0=/dev/$A
 # the scheduling thread's knobs (bench_replay.sh measures their effect): bad values
