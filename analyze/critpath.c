@@ -1755,7 +1755,9 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	cp->dly_cpu_s = cp->dly_blkio_s = cp->dly_mem_s = cp->dly_swapin_s = NAN;
 	families_build(&cp->fam, rd);
 	window(cp, rd, cmd_mask);
-	for (size_t i = 0; i < rd->n; i++) {
+	/* the writes in and out of timed commands' windows (critpath_diff()'s
+	 * writes_moved: commands' windows only) */
+	for (size_t i = 0; cp->from_cmds && i < rd->n; i++) {
 		uint32_t fl = rundata_flags(rd, i);
 		int64_t t = rundata_q(rd, i);
 		if (!(fl & AN_WRITE) || (fl & AN_DISCARD))

@@ -102,7 +102,8 @@ struct critpath {
 	double cat[CP_NCAT];    /* seconds; they add up to elapsed_s */
 	double blocked_s, free_s;
 	double run_write_bytes; /* the whole run's writes with data (discards
-				 * apart), in the window or not */
+				 * apart), in the window or not; 0 unless
+				 * from_cmds */
 	double win_write_bytes; /* of them, those queued in the window */
 	struct cp_class cls[2][CP_SIZES];   /* [read, write] */
 	/* what the classes' baselines were (unloaded median D2C, ns) */
