@@ -182,3 +182,42 @@ void cmp_tail_json(struct emit *e, const struct run_figs *r,
 	emit_str(e, "flush_comm", comm);
 	emit_obj_end(e);
 }
+
+/* The mean bio of direction w (0 read, 1 write) over r's devices, KiB,
+ * counted as figures.c's fig_rates() counts IOPS and MB/s (completions
+ * alone on a device with no dispatch traced); NAN with none. */
+static double mean_kib(const struct run_figs *r, int w)
+{
+	uint64_t ios = 0, bytes = 0;
+
+	for (size_t d = 0; d < r->rep.ndev; d++) {
+		int c_only = !(r->rep.devs[d].dir[0].ios + r->rep.devs[d].dir[1].ios);
+		ios += c_only ? r->rep.devs[d].dir[w].c_only_ios
+			      : r->rep.devs[d].dir[w].ios;
+		bytes += c_only ? r->rep.devs[d].dir[w].c_only_bytes
+				: r->rep.devs[d].dir[w].bytes;
+	}
+	return ios ? (double)bytes / (double)ios / 1024 : NAN;
+}
+
+int cmp_request_size(const struct question *q, const struct run_figs *x,
+		     const struct run_figs *y, double kib[2])
+{
+	int w, iops;
+
+	if (q->nterms != 1)
+		return 0;
+	if (!strcmp(q->terms[0], "read_iops") || !strcmp(q->terms[0], "read_mb_s"))
+		w = 0;
+	else if (!strcmp(q->terms[0], "write_iops") ||
+		 !strcmp(q->terms[0], "write_mb_s"))
+		w = 1;
+	else
+		return 0;
+	iops = strstr(q->terms[0], "_iops") != NULL;
+	kib[0] = mean_kib(x, w);
+	kib[1] = mean_kib(y, w);
+	if (!(kib[0] > 0) || !(kib[1] > 0))
+		return 0;
+	return iops ? kib[1] > 2 * kib[0] : kib[1] * 2 < kib[0];
+}

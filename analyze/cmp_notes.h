@@ -37,6 +37,15 @@ double cmp_same_work(const struct an_run *a, const struct an_run *b);
 int cmp_cmds_past_trace(const struct question *q, const struct run_figs *r,
 			struct cmp_past *out);
 
+/* For a question of the trace's read or write IOPS or MB/s (read_iops,
+ * write_mb_s), the mean request of that direction in runs x (the better)
+ * and y (the worse), KiB, into kib[0] and kib[1]: 1 when its size moved
+ * the way that makes the figure worse by itself (IOPS: larger requests;
+ * MB/s: smaller ones) by over 2x, so the figure moved with the requests'
+ * size, not their speed; else 0. */
+int cmp_request_size(const struct question *q, const struct run_figs *x,
+		     const struct run_figs *y, double kib[2]);
+
 /* The tail of question q's figure in run r (a latency percentile of 90 or
  * more: tail_figure(), tail_measure()) into t; 1, or 0 when the figure is
  * none or r has no request in its tail. */

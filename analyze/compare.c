@@ -676,6 +676,8 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 	p->worse = worse(q, p->s0.med, p->s1.med) ? 0 : 1;
 	bad = p->worse ? &p->s1 : &p->s0;
 	good = p->worse ? &p->s0 : &p->s1;
+	p->size_moved = cmp_request_size(q, &c->rf[good->rep], &c->rf[bad->rep],
+					 p->kib);
 	p->sig = significant(a, na, b, nb, p->test, sizeof(p->test));
 	/* a run against itself, or a difference that prints as 0.000: no
 	 * side is worse */
@@ -865,6 +867,24 @@ static void question_text(struct compare *c, struct emit *e, int g,
 			 100 * pr->same_work[1], c->gname[g]);
 		emit_wrapped(e, line, 2);
 	}
+	if (pr->size_moved && !pr->tie) {
+		int iops = strstr(q->key, "_iops") != NULL;
+		char ratio[48];
+		if (iops)
+			snprintf(ratio, sizeof(ratio), "%.1f times",
+				 pr->kib[1] / pr->kib[0]);
+		else
+			snprintf(ratio, sizeof(ratio), "1/%.1f of",
+				 pr->kib[0] / pr->kib[1]);
+		snprintf(line, sizeof(line), "%s requests: %s's %s averaged %.1f "
+			 "KiB against %s's %.1f KiB (%s the size): %s moved "
+			 "with the requests' size, not their speed",
+			 iops ? "fewer, larger" : "smaller", bad_name,
+			 strstr(q->key, "read") ? "reads" : "writes", pr->kib[1],
+			 good == s1 ? c->gname[g] : c->gname[0], pr->kib[0],
+			 ratio, iops ? "its IOPS" : "its MB/s");
+		emit_wrapped(e, line, 2);
+	}
 	if (pr->same_run || pr->tie)
 		line[0] = 0;
 	else if (pr->sig == 1)
@@ -976,6 +996,13 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_u64(e, "differs", fmin(pr.same_work[0], pr.same_work[1]) < CMP_SAME_WORK);
 	emit_obj_end(e);
 	emit_str(e, "verdict", pr.verdict);
+	if (pr.size_moved) {
+		emit_obj_begin(e, "request_size");
+		emit_num(e, "better_kib", pr.kib[0]);
+		emit_num(e, "worse_kib", pr.kib[1]);
+		emit_obj_end(e);
+	} else
+		emit_str(e, "request_size", NULL);
 	question_text(c, e, g, &pr, bad_name);
 	emit_cmd_times(e, &c->rf[s0->rep].an.rd, &c->rf[s1->rep].an.rd);
 	emit_where(e, &c->rf[s0->rep].an, &c->rf[s1->rep].an);

@@ -133,6 +133,11 @@ struct cmp_pair {
 	 * (cmp_cmds_past_trace(): n 0 when not) */
 	double same_work[2];
 	struct cmp_past past[2];
+	/* an IOPS or MB/s question whose figure moved with the requests'
+	 * size (cmp_request_size()): the mean request of the better run,
+	 * then the worse's, KiB */
+	int size_moved;
+	double kib[2];
 	/* a latency percentile's question: the tail of the worse run's
 	 * figure, then the better's (ntail of them: cmp_run_tail()) */
 	struct tail tail[2];

@@ -396,5 +396,19 @@ if [ -n "$CORPUS" ] && [ -d "$CORPUS/seed-debsums-patch" ]; then
 else
 	skip "a figure with no unit in the waterfall" "corpus absent"
 fi
+# IOPS that fell with larger requests (the corpus's two loop-device
+# traces: 0.5 KiB reads, then 33 KiB): said under the question, in JSON
+R=$CORPUS/romeus-loop-blkparse-d
+if [ -n "$CORPUS" ] && [ -d "$R" ]; then
+	"$IOTAPE" import --quiet --db "$db" --run r0 "$R/trace_x_0_y_0.bin"
+	"$IOTAPE" import --quiet --db "$db" --run r1 "$R/trace_x_1_y_1.bin"
+	check_eq "read IOPS fell with 66x larger reads: said so, in text and JSON" \
+		"1|0.5 33.2|true" \
+		"$("$IOTAPE" compare --db "$db" --metric read_iops r0 r1 | grep -c "^fewer, larger requests: r1's reads averaged 33.2 KiB against r0's 0.5 KiB")|$(cmp --metric read_iops r0 r1 | jq -r '.comparisons[0].request_size | "\(.better_kib * 10 | round / 10) \(.worse_kib * 10 | round / 10)"')|$(cmp --metric read_mb_s r0 r1 | jq '.comparisons[0].request_size != null')"
+	check_eq "... not for a figure other than IOPS or MB/s (a latency): null" "null" \
+		"$(cmp --metric read_q2c_p99_us r0 r1 | jq -r '.comparisons[0].request_size')"
+else
+	skip "IOPS that fell with larger requests" "corpus absent"
+fi
 
 tap_finish
