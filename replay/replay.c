@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace/blktrace_format.h"
@@ -161,6 +162,21 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 	for (int i = 0; i < c->ntg; i++) {
 		c->tg[i].fd = -1;
 	}
+	/* one file or device by two names (a symlink, a hard link): as two
+	 * targets they would interleave, and the second's open would break
+	 * the first's lease */
+	for (int i = 0; i < c->ntg; i++)
+		for (int j = i + 1; j < c->ntg; j++) {
+			struct stat a, b;
+			if (!engine_serving(paths[i]) && !stat(paths[i], &a) &&
+			    !stat(paths[j], &b) && a.st_dev == b.st_dev &&
+			    a.st_ino == b.st_ino) {
+				snprintf(err, errlen, "'%s' and '%s' are one %s: map "
+					 "the devices to one name", paths[i], paths[j],
+					 S_ISBLK(a.st_mode) ? "device" : "file");
+				return -1;
+			}
+		}
 	for (int i = 0; i < c->ntg; i++) {
 		const struct replay_engine_ops *eo = engine_serving(paths[i]);
 		if (eo) {
@@ -183,8 +199,11 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 				o->sig_ok, o->mp.sys, o->mp.proc, err, errlen))
 			return -1;
 		if (want[i] && !c->tg[i].writable && !c->tg[i].blkdev && !o->quiet)
-			warning("'%s' holds data: its writes are replayed as reads "
-				"(--allow-write writes them)", paths[i]);
+			warning(c->tg[i].busy ? "'%s' is open in another process: "
+				"its writes are replayed as reads (--allow-write "
+				"writes them)" : "'%s' holds data: its writes are "
+				"replayed as reads (--allow-write writes them)",
+				paths[i]);
 	}
 	for (int i = 0; c->own_ops && i < c->ntg; i++)
 		if (!engine_serving(paths[i])) {

@@ -674,9 +674,9 @@ static void lease_broken(int sig, siginfo_t *si, void *uc)
 	errno = e;
 }
 
-/* A write lease on the file open for writing as fd: 1 when taken (no
- * other process has the file open), 0 when not (one has, or the file
- * system keeps no leases). */
+/* A write lease on the file open for writing as fd: 1 when taken, -1
+ * when another process has the file open (it may write it unseen), 0 when
+ * the file system keeps no leases. */
 static int take_lease(int fd)
 {
 	static int handler;
@@ -691,8 +691,11 @@ static int take_lease(int fd)
 			return 0;
 		handler = 1;
 	}
-	return fcntl(fd, F_SETSIG, SIGIO) == 0 &&
-	       fcntl(fd, F_SETLEASE, F_WRLCK) == 0;
+	if (fcntl(fd, F_SETSIG, SIGIO) < 0)
+		return 0;
+	if (fcntl(fd, F_SETLEASE, F_WRLCK) == 0)
+		return 1;
+	return errno == EAGAIN || errno == EBUSY ? -1 : 0;
 }
 
 /* Regular file target path, open as pfd (O_PATH) whose stat is sb, or
@@ -711,6 +714,7 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 {
 	char what[256], self[64];
 	struct stat cur = *sb;
+	int busy = 0;
 
 	if (out_file_guarded(sb)) {
 		snprintf(err, errlen, "refusing to replay on '%s': it is the "
@@ -725,9 +729,11 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 		 * tell whether it is ours (nothing is written before it is
 		 * known to be); read-only where it cannot be opened so */
 		t->fd = open(self, O_RDWR | O_DIRECT | O_CLOEXEC);
-		if (t->fd >= 0)
-			t->leased = take_lease(t->fd);
-		else
+		if (t->fd >= 0) {
+			int l = take_lease(t->fd);
+			busy = l < 0;
+			t->leased = l > 0;
+		} else
 			t->fd = open(self, O_RDONLY | O_DIRECT | O_CLOEXEC);
 		if (t->fd < 0) {
 			snprintf(err, errlen, errno == EINVAL ?
@@ -742,12 +748,14 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 				 "while being opened", path);
 			return -1;
 		}
-		/* ours only through a descriptor that may write it */
+		/* ours only through a descriptor that may write it, and not
+		 * while another process has it open (it may write it unseen) */
 		t->owned = (fcntl(t->fd, F_GETFL) & O_ACCMODE) == O_RDWR &&
-			   (cur.st_size == 0 || replay_made(t->fd, &cur));
+			   !busy && (cur.st_size == 0 || replay_made(t->fd, &cur));
+		t->busy = busy;
 	} else {
 		t->owned = 1;
-		t->leased = take_lease(t->fd);
+		t->leased = take_lease(t->fd) > 0;
 	}
 	if (want_write && !t->owned && allow_write) {
 		/* a file holding data, written on request: as a device is */

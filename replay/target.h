@@ -20,6 +20,8 @@ struct replay_target {
 	int writable;        /* writes are issued as writes */
 	int may_extend;      /* a regular file that may grow (sparse) to
 			      * what the run reaches */
+	int busy;            /* a regular file another process had open:
+			      * not the replay's own, whatever its mark */
 	int leased;          /* a regular file held with a write lease
 			      * (fcntl F_SETLEASE): another process's open
 			      * breaks it, and target_close() then does not

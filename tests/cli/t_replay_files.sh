@@ -97,6 +97,27 @@ sum=$(md5sum < "$t/mid.img")
 replay "$t/mid.img" mid3
 check_eq "then replayed on: its writes as reads, the other's bytes untouched" \
 	"0 0 420|$sum" "$? $(writes mid3)|$(md5sum < "$t/mid.img")"
+# open in another process (this shell) before the replay starts: the lease
+# cannot be taken, so whatever the other may write is not the replay's to
+# overwrite: its writes as reads, said so
+replay "$t/held.img" held1
+exec 7<> "$t/held.img"
+replay "$t/held.img" held2
+rc=$?
+exec 7>&-
+check_eq "a replay-made file another process holds open: its writes as reads, said so" \
+	"0 0 420 1" "$rc $(writes held2) $(grep -c "'$t/held.img' is open in another process: its writes are replayed as reads" "$t/err")"
+# one file by two names (a symlink) for two devices: refused before any I/O
+printf '128166372000000000,web,0,Write,0,65536,500\n128166372000050000,web,1,Write,0,65536,500\n' > "$t/two.csv"
+"$IOTAPE" import --quiet --db "$db" --run two "$t/two.csv"
+: > "$t/one.img"
+ln -s "$t/one.img" "$t/one-link.img"
+sum=$(md5sum < "$t/one.img")
+"$IOTAPE" replay --db "$db" two --map 0,0="$t/one.img" --map 0,1="$t/one-link.img" \
+	--run two-one > /dev/null 2> "$t/err"
+check_eq "one file by two names in --map: refused, naming both, untouched" \
+	"1|iotape: '$t/one.img' and '$t/one-link.img' are one file: map the devices to one name|$sum" \
+	"$?|$(cat "$t/err")|$(md5sum < "$t/one.img")"
 : > "$t/empty.img"
 replay "$t/empty.img" empty
 check_eq "an empty file: written and grown" "0 420 0 $((395776 * 512))" \
