@@ -43,7 +43,8 @@ static int vol_finding(const struct an_run *r, const void *state,
 	const struct vol_state *s = state;
 
 	snprintf(f->title, sizeof(f->title), "volume: %.1f MB read in %.0f bios, "
-		 "%.1f MB written in %.0f", s->mb[0], s->n[0], s->mb[1], s->n[1]);
+		 "%.1f MB written in %.0f bios", s->mb[0], s->n[0], s->mb[1],
+		 s->n[1]);
 	FD_CAT(f, evidence, "the run's bios with data: %.1f MB read in %.0f, "
 	       "%.1f MB written in %.0f", s->mb[0], s->n[0], s->mb[1], s->n[1]);
 	f->conf = FD_NONE;
@@ -62,7 +63,7 @@ static double vol_mix(const struct cp_diff *d)
 	/* writes the runs both made, in the window in one and not the
 	 * other, are writeback's (an_writeback.c), not more work */
 	double c = d->volume_s[0] +
-		   (d->writes_moved ? 0 : d->volume_s[1] + d->mix_s[1]);
+		   (1 - d->writes_moved) * (d->volume_s[1] + d->mix_s[1]);
 
 	if (!cp_reads_smaller(d))
 		c += d->mix_s[0];

@@ -534,7 +534,7 @@ static void wb_release(void *state)
  * other. */
 static double wb_mix(const struct cp_diff *d)
 {
-	return d->writes_moved ? d->volume_s[1] + d->mix_s[1] : 0;
+	return d->writes_moved * (d->volume_s[1] + d->mix_s[1]);
 }
 
 /* The title when wb_mix() is most of the cost: the data written back in
@@ -543,15 +543,22 @@ static void wb_mix_title(const struct cp_diff *d, const struct an_run *x,
 			 const struct an_run *y, struct finding *f)
 {
 	double bx = x->cp.win_write_bytes, by = y->cp.win_write_bytes;
+	double moved = d->writes_moved * fabs(by - bx);
 	const struct an_run *in, *out;
 
-	(void)d;
 	in = by >= bx ? y : x;
 	out = by >= bx ? x : y;
-	snprintf(f->title, sizeof(f->title), "writeback: %.1f MB written in "
-		 "%.30s's timed commands that %.30s wrote back outside its own "
-		 "(the same %.1f MB in all)", fabs(by - bx) / 1e6,
-		 in->rd.rv->name, out->rd.rv->name, y->cp.run_write_bytes / 1e6);
+	double wx = x->cp.run_write_bytes, wy = y->cp.run_write_bytes;
+	char all[48];
+
+	if (fabs(wx - wy) <= 0.05 * fmax(wx, wy))
+		snprintf(all, sizeof(all), "each run wrote %.1f MB in all", wy / 1e6);
+	else
+		snprintf(all, sizeof(all), "%.1f MB in all, against %.1f MB",
+			 (in == y ? wy : wx) / 1e6, (in == y ? wx : wy) / 1e6);
+	snprintf(f->title, sizeof(f->title), "writeback: %.1f MB written during "
+		 "%.20s's commands asked about that %.20s wrote back at another "
+		 "time (%s)", moved / 1e6, in->rd.rv->name, out->rd.rv->name, all);
 }
 
 const struct analyzer an_writeback = {

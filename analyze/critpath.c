@@ -2060,16 +2060,21 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 	diff_device(x, y, scale, o);
 	diff_queue(x, y, o);
 	{
-		/* the same writes in both runs, not as much of them in the
-		 * timed commands' window: written back at another time (in
-		 * one, by the flushers in a pause between the commands; in
-		 * the other, by a sync in them) */
+		/* of the window's difference in written bytes, the part that
+		 * is no difference in what the runs wrote in all: written
+		 * back at another time (in one run by the flushers in a pause
+		 * outside the commands asked about, in the other by a sync in
+		 * them) */
 		double wx = x->run_write_bytes, wy = y->run_write_bytes;
-		double bx = x->win_write_bytes, by = y->win_write_bytes;
-		o->writes_moved = x->from_cmds && y->from_cmds &&
-				  wx > 0 && wy > 0 &&
-				  fabs(wy - wx) <= 0.1 * fmax(wx, wy) &&
-				  fabs(by - bx) > 0.1 * fmax(wx, wy);
+		double dw = y->win_write_bytes - x->win_write_bytes;
+		double more = wy - wx;
+		if (x->from_cmds && y->from_cmds && wx > 0 && wy > 0 &&
+		    fabs(dw) > 0.1 * fmax(wx, wy) && dw * more >= 0 &&
+		    fabs(more) < fabs(dw))
+			o->writes_moved = (fabs(dw) - fabs(more)) / fabs(dw);
+		else if (x->from_cmds && y->from_cmds && wx > 0 && wy > 0 &&
+			 fabs(dw) > 0.1 * fmax(wx, wy) && dw * more < 0)
+			o->writes_moved = 1;
 	}
 	return o->total_s;
 }

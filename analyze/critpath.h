@@ -208,11 +208,12 @@ struct cp_diff {
 	double work_to_swap_s;  /* of it, given to swap (memory pressure) */
 	double queue_moved_s;   /* more queueing at the same sharing, given to
 				 * the device's parts that grew */
-	int writes_moved;       /* the runs wrote as much (within 10%), but
-				 * not as much of it in the timed commands'
-				 * windows: the writes' volume_s and mix_s are
-				 * data written back at another time
-				 * (writeback's), not more work */
+	double writes_moved;    /* the share of the writes' volume_s and
+				 * mix_s that is no difference in what the
+				 * runs wrote in all, only in what they wrote
+				 * in the timed commands' windows: data
+				 * written back at another time (writeback's),
+				 * not more work; 0 outside such windows */
 	double total_s;
 };
 double critpath_diff(const struct critpath *x, const struct critpath *y,
