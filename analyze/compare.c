@@ -628,6 +628,23 @@ static void emit_wrapped(struct emit *e, const char *line, int indent)
 	emit_text(e, "%s\n", buf);
 }
 
+/* 1 when run y's timed commands took longer in all than x's (their real
+ * times, both runs with some): its workload's time did move, whatever its
+ * window (which spans untimed pauses) says. */
+static int cmds_grew(const struct rundata *x, const struct rundata *y)
+{
+	double sx = 0, sy = 0;
+	int nx = 0, ny = 0;
+
+	for (size_t i = 0; i < x->ncmd; i++)
+		if (isfinite(x->cmds[i].real_s))
+			sx += x->cmds[i].real_s, nx++;
+	for (size_t i = 0; i < y->ncmd; i++)
+		if (isfinite(y->cmds[i].real_s))
+			sy += y->cmds[i].real_s, ny++;
+	return nx && ny && sy > 1.05 * sx + 0.0005;
+}
+
 /* With one run a side: un-names each cause of f[0..n) that was in the
  * better run (named good) already and grew by less than FD_GROWTH of what
  * it was there (the same cause in both runs, its time moving as two runs
@@ -695,7 +712,9 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 		/* time_diff(): a lower-is-better figure that is no duration
 		 * gives the time the workload took longer, here none */
 		p->no_time_cost = !q->duration && q->lower_better &&
-				  p->dtime == 0;
+				  p->dtime == 0 &&
+				  !cmds_grew(&c->rf[good->rep].an.rd,
+					     &c->rf[bad->rep].an.rd);
 	}
 	/* a latency percentile: what the slowest requests met, the worse
 	 * run's first (measured once for the text, the JSON and mail) */

@@ -212,6 +212,11 @@ cmp --metric cmd2_real_s wb-base wb-changed > "$t/wbsync.json"
 check_eq "dd; sleep; sync pasted, asked of sync: writeback first, the data written outside base's commands; no volume cause" \
 	"writeback|writeback: 50.3 MB written during wb-changed's commands asked about that wb-base wrote back at another time (each run wrote 50.4 MB in all)|0" \
 	"$(jq -r '[.comparisons[0].findings[] | select(.cause == 1)][0] | "\(.analyzer)|\(.title)"' "$t/wbsync.json")|$(jq '[.comparisons[0].findings[] | select(.cause == 1 and .analyzer == "volume")] | length' "$t/wbsync.json")"
+# a latency 26x worse while the commands' real times grew (their window
+# spans the pause, and so did not): not "no time cost"
+check_eq "write Q2C p50 worse, the commands' times grew: not 'no time cost'" \
+	"wb-changed true" \
+	"$(cmp --metric write_q2c_p50_us wb-base wb-changed | jq -r '.comparisons[0] | "\(.worse) \(.verdict != "no time cost")"')"
 # twice the data, no pause (dd count=96; sync): half of the window's extra
 # writes are more volume, half the data base wrote back in its pause
 "$IOTAPE" import --quiet --again --db "$db" --run wb-more "$FIXTURES/blind/writeback-null-1.bin.xz"
