@@ -185,8 +185,10 @@ void cmp_tail_json(struct emit *e, const struct run_figs *r,
 
 /* The mean bio of direction w (0 read, 1 write) over r's devices, KiB,
  * counted as figures.c's fig_rates() counts IOPS and MB/s (completions
- * alone on a device with no dispatch traced); NAN with none. */
-static double mean_kib(const struct run_figs *r, int w)
+ * alone on a device with no dispatch traced); NAN with none. *bytes_out
+ * and *ios_out: the totals. */
+static double mean_kib(const struct run_figs *r, int w, double *bytes_out,
+		       double *ios_out)
 {
 	uint64_t ios = 0, bytes = 0;
 
@@ -197,6 +199,8 @@ static double mean_kib(const struct run_figs *r, int w)
 		bytes += c_only ? r->rep.devs[d].dir[w].c_only_bytes
 				: r->rep.devs[d].dir[w].bytes;
 	}
+	*bytes_out = (double)bytes;
+	*ios_out = (double)ios;
 	return ios ? (double)bytes / (double)ios / 1024 : NAN;
 }
 
@@ -204,6 +208,7 @@ int cmp_request_size(const struct question *q, const struct run_figs *x,
 		     const struct run_figs *y, double kib[2])
 {
 	int w, iops;
+	double bx, by, nx, ny, sx, sy;
 
 	if (q->nterms != 1)
 		return 0;
@@ -215,9 +220,15 @@ int cmp_request_size(const struct question *q, const struct run_figs *x,
 	else
 		return 0;
 	iops = strstr(q->terms[0], "_iops") != NULL;
-	kib[0] = mean_kib(x, w);
-	kib[1] = mean_kib(y, w);
-	if (!(kib[0] > 0) || !(kib[1] > 0))
+	kib[0] = mean_kib(x, w, &bx, &nx);
+	kib[1] = mean_kib(y, w, &by, &ny);
+	sx = (double)runview_span_ns(&x->rv) / 1e9;
+	sy = (double)runview_span_ns(&y->rv) / 1e9;
+	if (!(kib[0] > 0) || !(kib[1] > 0) || !(sx > 0) || !(sy > 0))
 		return 0;
-	return iops ? kib[1] > 2 * kib[0] : kib[1] * 2 < kib[0];
+	/* the other rate held (90% of the better run's or more): the size
+	 * alone moved the figure, not a slower device */
+	if (iops)
+		return kib[1] > 2 * kib[0] && by / sy >= 0.9 * bx / sx;
+	return kib[1] * 2 < kib[0] && ny / sy >= 0.9 * nx / sx;
 }

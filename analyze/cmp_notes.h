@@ -41,8 +41,9 @@ int cmp_cmds_past_trace(const struct question *q, const struct run_figs *r,
  * write_mb_s), the mean request of that direction in runs x (the better)
  * and y (the worse), KiB, into kib[0] and kib[1]: 1 when its size moved
  * the way that makes the figure worse by itself (IOPS: larger requests;
- * MB/s: smaller ones) by over 2x, so the figure moved with the requests'
- * size, not their speed; else 0. */
+ * MB/s: smaller ones) by over 2x while the other rate held (MB/s for
+ * IOPS, IOPS for MB/s: 90% of the better run's or more), so the figure
+ * moved with the requests' size, not their speed; else 0. */
 int cmp_request_size(const struct question *q, const struct run_figs *x,
 		     const struct run_figs *y, double kib[2]);
 
