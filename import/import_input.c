@@ -233,8 +233,9 @@ static size_t unquote_step(struct unquote *u, const uint8_t *in, size_t n,
 	return k;
 }
 
-/* 1 when the n bytes at buf read as text quoted in a reply: at least two
- * lines with text, nine in ten of them starting with '>', no NUL byte. */
+/* 1 when the n bytes at buf read as text quoted in a reply: lines with
+ * text (one will do: zsh's `time` report), nine in ten of them starting
+ * with '>', no NUL byte. */
 static int quoted_text(const uint8_t *buf, size_t n)
 {
 	size_t lines = 0, quoted = 0;
@@ -249,7 +250,7 @@ static int quoted_text(const uint8_t *buf, size_t n)
 		}
 		bol = buf[i] == '\n';
 	}
-	return lines >= 2 && quoted * 10 >= lines * 9;
+	return lines >= 1 && quoted * 10 >= lines * 9;
 }
 
 /* Whether a reader takes the n bytes at head once their quoting is

@@ -116,6 +116,10 @@ check_eq "vmstat log quoted in a reply: rows and the first free_kb as in the fil
 		jq -r '"\(.rows | length) \(.rows[0].free_kb)"')"
 printf '> $ time sync\n> \n> real\t0m1.700s\n> user\t0m0.000s\n> sys\t0m0.002s\n' > "$t/quoted.time"
 imp "time report quoted in a reply" tq "$IOTAPE" import --again --quiet --db "$db" --run tq "$t/quoted.time"
+printf '> > sync  0.00s user 0.01s system 1%% cpu 0.512 total\n' > "$t/quoted.zsh"
+imp "zsh's one line quoted twice" tz "$IOTAPE" import --again --quiet --db "$db" --run tz "$t/quoted.zsh"
+check_eq "zsh's one line quoted twice: the command 'sync', 0.512 s" "sync|0.512" \
+	"$(q "SELECT argv, real_s FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'tz')")"
 check_eq "time report quoted in a reply: sync, 1.7 s" "sync|1.7" \
 	"$(q "SELECT argv, real_s FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'tq')")"
 cat "$V" | imp "vmstat log on stdin" vm "$IOTAPE" import --again --quiet --db "$db" --run vm -
