@@ -900,6 +900,15 @@ static void cmd_comm(const struct an_cmd *c, char *out, size_t len)
 	out[n] = '\0';
 }
 
+/* 1 when the pasted command line said command k came right after the
+ * one before it ("time a; time b": rv->cmds_after) */
+static int after(const struct rundata *rd, size_t k)
+{
+	int idx = rd->cmds[k].idx;
+
+	return idx >= 0 && idx < 64 && ((rd->rv->cmds_after >> idx) & 1);
+}
+
 /* Pasted commands (`time` reports: import placed them one after another
  * from the first event, rv->cmds_placed) placed by the trace instead: a
  * command whose processes (by name) queued I/O started at their first Q
@@ -907,7 +916,9 @@ static void cmd_comm(const struct an_cmd *c, char *out, size_t len)
  * writing); one with none, after the command before it, or when none
  * anchored comes before it, ending where the next one starts; the last
  * ones with none end at the trace's last event (the capture stopped
- * after them: a sync's journal commit, the final writeback). With no
+ * after them: a sync's journal commit, the final writeback), unless the
+ * pasted command line says each came right after the one before ("time
+ * a; time b", with no "sleep 2" between). With no
  * command anchored, the first starts at the trace's first event. Times
  * only: what they measured (real_s) stays. */
 static void place_cmds(struct rundata *rd)
@@ -962,7 +973,14 @@ static void place_cmds(struct rundata *rd)
 			int tail = 1;
 			while (j < nc && a[j] == AN_NONE)
 				j++;
+			/* the last ones, unless the command line says each
+			 * came right after the one before */
 			tail = j == nc;
+			for (size_t m = k; tail && m < nc; m++)
+				if (!after(rd, m))
+					break;
+				else if (m == nc - 1)
+					tail = 0;
 			if (tail) {
 				/* the last ones end at the trace's end, when
 				 * that is after the one before ends */

@@ -199,6 +199,14 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 				    k >= 0 && k < 8 && !strcmp(tail, "dd_bytes_per_s") &&
 				    ss[i].value)
 					rv->dd_bytes_per_s[k] = strtod(ss[i].value, NULL);
+				if (sscanf(ss[i].key, "command.%d.%23s", &k, tail) == 2 &&
+				    k >= 0 && k < 64 && !strcmp(tail, "follows") &&
+				    ss[i].value) {
+					if (!strcmp(ss[i].value, "after"))
+						rv->cmds_after |= 1ull << k;
+					else if (!strcmp(ss[i].value, "pause"))
+						rv->cmds_pause |= 1ull << k;
+				}
 			}
 			if (!strcmp(ss[i].key, "replay.engine") && ss[i].value &&
 			    !strcmp(ss[i].value, "model"))

@@ -27,6 +27,7 @@ struct tparse {
 	char *err;
 	size_t errlen;
 	char *queue[MAX_QUEUE];     /* command lines not yet reported */
+	int qfollows[MAX_QUEUE];    /* each one's FMT_NEXT_* */
 	int nq;
 	struct fmt_command rep;     /* the report being gathered */
 	int have_rep, rep_has_sys;
@@ -135,13 +136,21 @@ static int emit(struct tparse *p, struct fmt_command *c)
 		for (int i = 0; i < p->nq; i++)
 			if (!strcmp(p->queue[i], c->argv)) {
 				name = p->queue[i];
+				c->follows = p->qfollows[i];
 				memmove(p->queue + i, p->queue + i + 1,
-					(size_t)(--p->nq - i) * sizeof(*p->queue));
+					(size_t)(p->nq - i - 1) * sizeof(*p->queue));
+				memmove(p->qfollows + i, p->qfollows + i + 1,
+					(size_t)(p->nq - i - 1) * sizeof(*p->qfollows));
+				p->nq--;
 				break;
 			}
 	} else if (p->nq) {
 		name = p->queue[0];
-		memmove(p->queue, p->queue + 1, (size_t)--p->nq * sizeof(*p->queue));
+		c->follows = p->qfollows[0];
+		memmove(p->queue, p->queue + 1, (size_t)(p->nq - 1) * sizeof(*p->queue));
+		memmove(p->qfollows, p->qfollows + 1,
+			(size_t)(p->nq - 1) * sizeof(*p->qfollows));
+		p->nq--;
 		c->argv = name;
 	}
 	if (p->have_dd) {
@@ -204,6 +213,7 @@ static int flush_dd(struct tparse *p)
 static void queue_commands(struct tparse *p, char *s)
 {
 	char *seg = s, *next;
+	int timed = 0, pause = 0;   /* on this line so far */
 
 	for (; seg; seg = next) {
 		char *q;
@@ -217,8 +227,12 @@ static void queue_commands(struct tparse *p, char *s)
 			seg += 5;             /* bash's, zsh's keyword */
 		else if (!strncmp(seg, "/usr/bin/time ", 14))
 			seg += 14;
-		else
+		else {
+			/* an untimed command between two timed ones */
+			if (timed && seg[strspn(seg, " \t")])
+				pause = 1;
 			continue;
+		}
 		seg += strspn(seg, " \t");
 		while (*seg == '-') {         /* options: bash's -p, GNU time's -v */
 			seg += strcspn(seg, " \t");
@@ -226,8 +240,13 @@ static void queue_commands(struct tparse *p, char *s)
 		}
 		for (q = seg + strlen(seg); q > seg && isspace((unsigned char)q[-1]); )
 			*--q = '\0';
-		if (*seg && p->nq < MAX_QUEUE)
+		if (*seg && p->nq < MAX_QUEUE) {
+			p->qfollows[p->nq] = !timed ? FMT_NEXT_UNKNOWN :
+					     pause ? FMT_NEXT_PAUSE : FMT_NEXT_AFTER;
 			p->queue[p->nq++] = strdup(seg);
+			timed = 1;
+			pause = 0;
+		}
 	}
 }
 

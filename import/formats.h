@@ -87,7 +87,14 @@ struct fmt_command {
 	double dd_s;         /* dd's own seconds */
 	double dd_rate;      /* dd's rate in bytes/s (its unit converted) */
 	int64_t dd_in_full, dd_in_partial, dd_out_full, dd_out_partial;
+	/* what the command line shown says came between it and the timed
+	 * command before it: FMT_NEXT_UNKNOWN (no line shows both),
+	 * FMT_NEXT_AFTER (nothing: "time a; time b"), FMT_NEXT_PAUSE (an
+	 * untimed command: "time a; sleep 2; time b") */
+	int follows;
 };
+
+enum { FMT_NEXT_UNKNOWN, FMT_NEXT_AFTER, FMT_NEXT_PAUSE };
 
 /* Where a parser's records go. Each callback returns 0, or a negative code
  * that stops the parse and is returned by it. Callbacks a kind does not use

@@ -720,6 +720,17 @@ static int put_command(void *vctx, const struct fmt_command *k)
 		x->c.store_failed = 1;
 		return rc;
 	}
+	/* what the command line said came between it and the one before
+	 * (compare places the commands by the trace: rundata.c) */
+	if (k->follows != FMT_NEXT_UNKNOWN) {
+		snprintf(key, sizeof(key), "command.%d.follows", x->idx);
+		if ((rc = store_stat_set(x->c.st, x->c.run, key,
+					 k->follows == FMT_NEXT_AFTER ? "after"
+								      : "pause"))) {
+			x->c.store_failed = 1;
+			return rc;
+		}
+	}
 	x->at = sc.end_ns;
 	x->idx++;
 	x->n++;

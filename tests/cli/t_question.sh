@@ -229,6 +229,13 @@ check_eq "twice the data: volume and writeback each half of the window's extra w
 check_eq "... base's commands from dd's first I/O to the trace's end (sync's journal commit), not 0.163 s" \
 	"1.645" \
 	"$("$IOTAPE" report --db "$db" --json wb-base | jq -r '.analysis.time.elapsed_s * 1000 | round / 1000')"
+# the same paste without the sleep: the command line says sync came right
+# after dd, so it is placed there, not at the trace's end
+"$IOTAPE" import --quiet --again --db "$db" --run wb-np "$FIXTURES/blind/writeback-base.bin.gz"
+sed 's/; sleep 1.5;/;/' "$t/wb-base.txt" > "$t/wb-np.txt"
+"$IOTAPE" import --quiet --db "$db" --run wb-np "$t/wb-np.txt"
+check_eq "'time dd; time sync' (no pause): sync right after dd, 0.163 s in all" "0.163" \
+	"$("$IOTAPE" report --db "$db" --json wb-np | jq -r '.analysis.time.elapsed_s * 1000 | round / 1000')"
 
 # dd's own MB/s from its pasted report: a figure (cmdN_dd_mb_s), higher is
 # better ("dd got 392 MB/s, now 206": it was no figure before)
