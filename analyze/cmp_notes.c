@@ -56,7 +56,7 @@ double cmp_same_work(const struct an_run *a, const struct an_run *b)
 
 /* 1 when question q is a sum of timed commands' real times: the
  * default total, --metric total, or a sum of cmdN_real_s. */
-static int commands_question(const struct question *q)
+int cmp_commands_sum(const struct question *q)
 {
 	if (q->kind == Q_COMMANDS)
 		return 1;
@@ -80,7 +80,7 @@ int cmp_cmds_past_trace(const struct question *q, const struct run_figs *r,
 	int n = 0;
 
 	out->n = 0;
-	if (!r->rv.last_event || r->rv.cmds_placed < 2 || !commands_question(q))
+	if (!r->rv.last_event || r->rv.cmds_placed < 2 || !cmp_commands_sum(q))
 		return 0;
 	for (size_t i = 0; i < rd->ncmd; i++) {
 		int idx = rd->cmds[i].idx;

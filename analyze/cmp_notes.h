@@ -26,6 +26,10 @@ struct emit;
  * b's, come from such processes. */
 double cmp_same_work(const struct an_run *a, const struct an_run *b);
 
+/* 1 when question q is a sum of command times: the default total,
+ * --metric total, cmdN_real_s and their sums. */
+int cmp_commands_sum(const struct question *q);
+
 /* 1 when run r's commands of question q (its cmd_mask; 0: all), timed
  * with a start and end import placed one after another (a pasted `time`:
  * rv.cmds_placed), have real times that add up to over 1.2 times its

@@ -645,6 +645,113 @@ static int cmds_grew(const struct rundata *x, const struct rundata *y)
 	return nx && ny && sy > 1.05 * sx + 0.0005;
 }
 
+/* The commands of question q in run r (q->cmd_mask; 0: all) with a real
+ * time: their real times' sum into *sum; how many. */
+static int q_cmds(const struct question *q, const struct rundata *rd,
+		  double *sum)
+{
+	int n = 0;
+
+	*sum = 0;
+	for (size_t i = 0; i < rd->ncmd; i++) {
+		int idx = rd->cmds[i].idx;
+		if (q->cmd_mask && !(idx >= 0 && idx < 64 &&
+				     ((q->cmd_mask >> idx) & 1)))
+			continue;
+		if (isfinite(rd->cmds[i].real_s)) {
+			*sum += rd->cmds[i].real_s;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* A sum of command times (the default total, --metric total, cmdA_real_s
+ * + cmdB_real_s) whose commands ran apart, an untimed pause between them
+ * in either run (their window a tenth longer than their times): the
+ * window's causes would be the pause's too, and the better run's work
+ * scaled to the sum. Each command is compared alone instead, over its own
+ * window, and each cause's costs added up over the commands (the sum's
+ * difference is theirs). Returns how many findings f holds (AN_MAX room),
+ * 0 when the question is no such sum or a run could not be read. */
+static int by_command(struct compare *c, int good, int bad, double diff_s,
+		      struct finding *f)
+{
+	const struct question *q = &c->q;
+	struct run_figs *x = &c->rf[good], *y = &c->rf[bad];
+	const struct rundata *dx = &x->an.rd, *dy = &y->an.rd;
+	struct finding *fk = xcalloc(AN_MAX, sizeof(*fk));
+	double sx, sy, best[AN_MAX] = { 0 };
+	int n = 0, nx = q_cmds(q, dx, &sx), ny = q_cmds(q, dy, &sy), done = 0;
+
+	if (!cmp_commands_sum(q) || nx < 2 || ny < 2 ||
+	    (x->an.cp.elapsed_s <= 1.1 * sx && y->an.cp.elapsed_s <= 1.1 * sy)) {
+		free(fk);
+		return 0;
+	}
+	for (size_t i = 0; i < dy->ncmd; i++) {
+		const struct an_cmd *cy = &dy->cmds[i], *cx = NULL;
+		struct an_run ax, ay;
+		int idx = cy->idx, nk;
+		if (idx < 0 || idx >= 64 || !isfinite(cy->real_s) ||
+		    (q->cmd_mask && !((q->cmd_mask >> idx) & 1)))
+			continue;
+		for (size_t k = 0; k < dx->ncmd; k++)
+			if (dx->cmds[k].idx == idx && isfinite(dx->cmds[k].real_s))
+				cx = &dx->cmds[k];
+		if (!cx)
+			continue;
+		if (an_run_load_with(&ax, &x->rv, &(struct an_opts){ x->an.model,
+				     1ull << idx }, NULL, 2))
+			break;
+		if (an_run_load_with(&ay, &y->rv, &(struct an_opts){ y->an.model,
+				     1ull << idx }, NULL, 2)) {
+			an_run_free(&ax);
+			break;
+		}
+		nk = an_compare_findings(&ax, &ay, cy->real_s - cx->real_s, 1, fk,
+					 AN_MAX, NULL);
+		/* each analyzer's costs added up; its words from the command
+		 * where it cost most */
+		for (int a = 0; a < nk; a++) {
+			int m;
+			for (m = 0; m < n && strcmp(f[m].analyzer, fk[a].analyzer); m++)
+				;
+			if (m == n) {
+				if (n == AN_MAX)
+					continue;
+				f[n++] = fk[a];
+				best[m] = fabs(fk[a].cost_s);
+				continue;
+			}
+			{
+				double cost = f[m].cost_s + fk[a].cost_s;
+				double xp = f[m].x_part_s + fk[a].x_part_s;
+				double yp = f[m].y_part_s + fk[a].y_part_s;
+				int present = f[m].present || fk[a].present;
+				if (fabs(fk[a].cost_s) > best[m]) {
+					best[m] = fabs(fk[a].cost_s);
+					f[m] = fk[a];
+				}
+				f[m].cost_s = cost;
+				f[m].x_part_s = xp;
+				f[m].y_part_s = yp;
+				f[m].present = present;
+			}
+		}
+		an_run_free(&ax);
+		an_run_free(&ay);
+		done++;
+	}
+	free(fk);
+	if (done < 2)
+		return 0;
+	finding_rank(f, n, fabs(diff_s), fmax(fmax(FD_CAUSE_SHARE_DIFF *
+						   fabs(diff_s), FD_MIN_S),
+					      FD_CAUSE_SHARE * sy));
+	return n;
+}
+
 /* With one run a side: un-names each cause of f[0..n) that was in the
  * better run (named good) already and grew by less than FD_GROWTH of what
  * it was there (the same cause in both runs, its time moving as two runs
@@ -706,9 +813,13 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 	if (!p->tie) {
 		p->dtime = time_diff(c, good->rep, bad->rep, good->med, bad->med,
 				     &p->scale);
-		p->nf = an_compare_findings(&c->rf[good->rep].an,
-					    &c->rf[bad->rep].an, p->dtime,
-					    p->scale, p->f, AN_MAX, NULL);
+		p->nf = by_command(c, good->rep, bad->rep, p->dtime, p->f);
+		if (p->nf)
+			p->scale = 1;
+		else
+			p->nf = an_compare_findings(&c->rf[good->rep].an,
+						    &c->rf[bad->rep].an, p->dtime,
+						    p->scale, p->f, AN_MAX, NULL);
 		/* time_diff(): a lower-is-better figure that is no duration
 		 * gives the time the workload took longer, here none */
 		p->no_time_cost = !q->duration && q->lower_better &&

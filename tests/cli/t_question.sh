@@ -217,6 +217,13 @@ check_eq "dd; sleep; sync pasted, asked of sync: writeback first, the data writt
 check_eq "write Q2C p50 worse, the commands' times grew: not 'no time cost'" \
 	"wb-changed true" \
 	"$(cmp --metric write_q2c_p50_us wb-base wb-changed | jq -r '.comparisons[0] | "\(.worse) \(.verdict != "no time cost")"')"
+# the total of both (the default question): each command compared over its
+# own window and the costs added, not one window spanning base's pause
+# (base's work scaled by 0.1 made the same data "volume")
+check_eq "dd; sleep; sync, the total asked: writeback first, no volume, the waterfall adds up" \
+	"writeback 0 1" \
+	"$(cmp wb-base wb-changed | jq -r '.comparisons[0] | [.findings[] | select(.cause == 1)] as $c |
+		"\($c[0].analyzer) \([$c[] | select(.analyzer == "volume")] | length) \(if ((([$c[].cost_s] | add) + .not_explained_s - .difference_s) | fabs) < 1e-6 then 1 else 0 end)"')"
 # twice the data, no pause (dd count=96; sync): half of the window's extra
 # writes are more volume, half the data base wrote back in its pause
 "$IOTAPE" import --quiet --again --db "$db" --run wb-more "$FIXTURES/blind/writeback-null-1.bin.xz"
