@@ -628,23 +628,6 @@ static void emit_wrapped(struct emit *e, const char *line, int indent)
 	emit_text(e, "%s\n", buf);
 }
 
-/* 1 when run y's timed commands took longer in all than x's (their real
- * times, both runs with some): its workload's time did move, whatever its
- * window (which spans untimed pauses) says. */
-static int cmds_grew(const struct rundata *x, const struct rundata *y)
-{
-	double sx = 0, sy = 0;
-	int nx = 0, ny = 0;
-
-	for (size_t i = 0; i < x->ncmd; i++)
-		if (isfinite(x->cmds[i].real_s))
-			sx += x->cmds[i].real_s, nx++;
-	for (size_t i = 0; i < y->ncmd; i++)
-		if (isfinite(y->cmds[i].real_s))
-			sy += y->cmds[i].real_s, ny++;
-	return nx && ny && sy > 1.05 * sx + 0.0005;
-}
-
 /* The commands of question q in run r (q->cmd_mask; 0: all) with a real
  * time: their real times' sum into *sum; how many. */
 static int q_cmds(const struct question *q, const struct rundata *rd,
@@ -664,6 +647,18 @@ static int q_cmds(const struct question *q, const struct rundata *rd,
 		}
 	}
 	return n;
+}
+
+/* 1 when run y's timed commands of question q took longer in all than
+ * x's (their real times, both runs with some): its workload's time did
+ * move, whatever its window (which spans untimed pauses) says. */
+static int cmds_grew(const struct question *q, const struct rundata *x,
+		     const struct rundata *y)
+{
+	double sx, sy;
+
+	return q_cmds(q, x, &sx) && q_cmds(q, y, &sy) &&
+	       sy > 1.05 * sx + 0.0005;
 }
 
 /* A sum of command times (the default total, --metric total, cmdA_real_s
@@ -824,7 +819,7 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 		 * gives the time the workload took longer, here none */
 		p->no_time_cost = !q->duration && q->lower_better &&
 				  p->dtime == 0 &&
-				  !cmds_grew(&c->rf[good->rep].an.rd,
+				  !cmds_grew(q, &c->rf[good->rep].an.rd,
 					     &c->rf[bad->rep].an.rd);
 	}
 	/* a latency percentile: what the slowest requests met, the worse

@@ -918,13 +918,14 @@ static int after(const struct rundata *rd, size_t k)
  * ones with none end at the trace's last event (the capture stopped
  * after them: a sync's journal commit, the final writeback), unless the
  * pasted command line says each came right after the one before ("time
- * a; time b", with no "sleep 2" between). With no
- * command anchored, the first starts at the trace's first event. Times
- * only: what they measured (real_s) stays. */
+ * a; time b", with no "sleep 2" between). With no command anchored, the
+ * first starts at the trace's first event. Times only: what they measured
+ * (real_s) stays. */
 static void place_cmds(struct rundata *rd)
 {
 	int64_t first = INT64_MAX, last = INT64_MIN;
 	int64_t *a, *len;
+	char (*name)[16];
 	size_t nc = rd->ncmd;
 	int anchored = 0;
 
@@ -932,10 +933,12 @@ static void place_cmds(struct rundata *rd)
 		return;
 	a = xcalloc(nc, sizeof(*a));
 	len = xcalloc(nc, sizeof(*len));
+	name = xcalloc(nc, sizeof(*name));
 	for (size_t k = 0; k < nc; k++) {
 		a[k] = AN_NONE;
 		len[k] = isfinite(rd->cmds[k].real_s) && rd->cmds[k].real_s > 0 ?
 			 (int64_t)llround(rd->cmds[k].real_s * 1e9) : 0;
+		cmd_comm(&rd->cmds[k], name[k], sizeof(name[k]));
 	}
 	for (size_t i = 0; i < rd->n; i++) {
 		int64_t q = rundata_q(rd, i), d = rundata_d(rd, i);
@@ -952,13 +955,10 @@ static void place_cmds(struct rundata *rd)
 		if (q == AN_NONE ||
 		    !(comm = runview_comm(rd->rv, rundata_pid(rd, i))))
 			continue;
-		for (size_t k = 0; k < nc; k++) {
-			char name[16];
-			cmd_comm(&rd->cmds[k], name, sizeof(name));
-			if (name[0] && !strncmp(comm, name, 15) &&
+		for (size_t k = 0; k < nc; k++)
+			if (name[k][0] && !strncmp(comm, name[k], 15) &&
 			    (a[k] == AN_NONE || q < a[k]))
 				a[k] = q;
-		}
 	}
 	for (size_t k = 0; k < nc; k++)
 		anchored += a[k] != AN_NONE;
@@ -1006,6 +1006,7 @@ static void place_cmds(struct rundata *rd)
 out:
 	free(a);
 	free(len);
+	free(name);
 }
 
 /* The window the run is judged over (rundata.h). */
