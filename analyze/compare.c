@@ -1043,6 +1043,29 @@ static void question_text(struct compare *c, struct emit *e, int g,
 	}
 }
 
+/* Command line argv in at most width bytes into out (width + 1 room):
+ * whole, or cut at a word's end with "..." after it, not inside a word
+ * ("bs=1M" cut to "bs=1" reads as another command), nor inside a UTF-8
+ * character. */
+static void cmd_label(const char *argv, char *out, size_t width)
+{
+	size_t n = strlen(argv), cut;
+
+	if (n <= width) {
+		memcpy(out, argv, n + 1);
+		return;
+	}
+	cut = width - 3;
+	while (cut > 0 && argv[cut] != ' ')
+		cut--;
+	if (cut < width / 2)   /* one long word: cut it at a character */
+		for (cut = width - 3; cut > 0 &&
+		     ((unsigned char)argv[cut] & 0xC0) == 0x80; cut--)
+			;
+	memcpy(out, argv, cut);
+	memcpy(out + cut, "...", 4);
+}
+
 /* Each timed command's real time in both runs (dx, dy; the first 8 of
  * dy's), and the change: "cmd1 ARGV  A s  B s  +D s" (text). */
 static void emit_cmd_times(struct emit *e, const struct rundata *dx,
@@ -1052,12 +1075,15 @@ static void emit_cmd_times(struct emit *e, const struct rundata *dx,
 		for (size_t k = 0; k < dx->ncmd; k++)
 			if (dx->cmds[k].idx == dy->cmds[i].idx &&
 			    isfinite(dx->cmds[k].real_s) &&
-			    isfinite(dy->cmds[i].real_s))
-				emit_text(e, "  cmd%-2d %-32.32s %8.3f s %8.3f s "
+			    isfinite(dy->cmds[i].real_s)) {
+				char label[40];
+				cmd_label(dy->cmds[i].argv, label, 32);
+				emit_text(e, "  cmd%-2d %-32s %8.3f s %8.3f s "
 					  "%+8.3f s\n", dy->cmds[i].idx + 1,
-					  dy->cmds[i].argv, dx->cmds[k].real_s,
+					  label, dx->cmds[k].real_s,
 					  dy->cmds[i].real_s,
 					  dy->cmds[i].real_s - dx->cmds[k].real_s);
+			}
 }
 
 /* One comparison of side g against side 0: the question and which side is

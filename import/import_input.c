@@ -266,7 +266,11 @@ static int known_unquoted(const uint8_t *head, size_t n)
 		return 0;
 	tmp = xmalloc(n ? n : 1);
 	k = unquote_step(&u, head, n, tmp);
-	known = import_format_known(tmp, k);
+	/* nothing but the quoting (and blank lines): no text to read */
+	known = 0;
+	for (size_t i = 0; i < k && !known; i++)
+		known = !isspace(tmp[i]);
+	known = known && import_format_known(tmp, k);
 	free(tmp);
 	return known;
 }

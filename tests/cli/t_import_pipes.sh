@@ -116,6 +116,11 @@ check_eq "vmstat log quoted in a reply: rows and the first free_kb as in the fil
 		jq -r '"\(.rows | length) \(.rows[0].free_kb)"')"
 printf '> $ time sync\n> \n> real\t0m1.700s\n> user\t0m0.000s\n> sys\t0m0.002s\n' > "$t/quoted.time"
 imp "time report quoted in a reply" tq "$IOTAPE" import --again --quiet --db "$db" --run tq "$t/quoted.time"
+printf '>\n>\n' > "$t/quoted.empty"
+"$IOTAPE" import --quiet --db "$db" --run qe "$t/quoted.empty" > /dev/null 2> "$t/err"
+check_eq "only '>' lines: no format, one line (not a blktrace record cut short)" \
+	"1|iotape: $t/quoted.empty: offset 0: neither a blktrace trace (no magic) nor blkparse text, nor another format iotape imports (iotape import --help lists them)" \
+	"$?|$(cat "$t/err")"
 printf '> > sync  0.00s user 0.01s system 1%% cpu 0.512 total\n' > "$t/quoted.zsh"
 imp "zsh's one line quoted twice" tz "$IOTAPE" import --again --quiet --db "$db" --run tz "$t/quoted.zsh"
 check_eq "zsh's one line quoted twice: the command 'sync', 0.512 s" "sync|0.512" \

@@ -217,6 +217,10 @@ check_eq "dd; sleep; sync pasted, asked of sync: writeback first, the data writt
 check_eq "write Q2C p50 worse, the commands' times grew: not 'no time cost'" \
 	"wb-changed true" \
 	"$(cmp --metric write_q2c_p50_us wb-base wb-changed | jq -r '.comparisons[0] | "\(.worse) \(.verdict != "no time cost")"')"
+# a long command line in compare's table: cut after a word, with "...",
+# not inside "bs=1M"
+check_eq "a long command's label cut at a word's end" "1" \
+	"$("$IOTAPE" compare --db "$db" wb-base wb-changed | grep -c '^  cmd1  dd if=/dev/zero of=/mnt/t/f\.\.\.  ')"
 # the total of both (the default question): each command compared over its
 # own window and the costs added, not one window spanning base's pause
 # (base's work scaled by 0.1 made the same data "volume")
