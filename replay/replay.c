@@ -169,8 +169,10 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 		for (int j = i + 1; j < c->ntg; j++) {
 			struct stat a, b;
 			if (!engine_serving(paths[i]) && !stat(paths[i], &a) &&
-			    !stat(paths[j], &b) && a.st_dev == b.st_dev &&
-			    a.st_ino == b.st_ino) {
+			    !stat(paths[j], &b) &&
+			    ((a.st_dev == b.st_dev && a.st_ino == b.st_ino) ||
+			     (S_ISBLK(a.st_mode) && S_ISBLK(b.st_mode) &&
+			      a.st_rdev == b.st_rdev))) {
 				snprintf(err, errlen, "'%s' and '%s' are one %s: map "
 					 "the devices to one name", paths[i], paths[j],
 					 S_ISBLK(a.st_mode) ? "device" : "file");
@@ -199,11 +201,26 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 				o->sig_ok, o->mp.sys, o->mp.proc, err, errlen))
 			return -1;
 		if (want[i] && !c->tg[i].writable && !c->tg[i].blkdev && !o->quiet)
-			warning(c->tg[i].busy ? "'%s' is open in another process: "
-				"its writes are replayed as reads (--allow-write "
-				"writes them)" : "'%s' holds data: its writes are "
-				"replayed as reads (--allow-write writes them)",
-				paths[i]);
+		{
+			if (c->tg[i].stacked)
+				warning("'%s' is on %s, where another name may write "
+					"it unseen: only a file the replay creates there "
+					"is its own; its writes are replayed as reads "
+					"(--allow-write writes them)", paths[i],
+					c->tg[i].stacked);
+			else if (c->tg[i].busy && c->tg[i].lease_errno != EAGAIN &&
+				 c->tg[i].lease_errno != EBUSY)
+				warning("'%s' cannot be watched for other writers "
+					"(no write lease: %s): its writes are replayed "
+					"as reads (--allow-write writes them)", paths[i],
+					strerror(c->tg[i].lease_errno));
+			else
+				warning(c->tg[i].busy ? "'%s' is open in another "
+					"process: its writes are replayed as reads "
+					"(--allow-write writes them)" : "'%s' holds "
+					"data: its writes are replayed as reads "
+					"(--allow-write writes them)", paths[i]);
+		}
 	}
 	for (int i = 0; c->own_ops && i < c->ntg; i++)
 		if (!engine_serving(paths[i])) {
@@ -644,7 +661,10 @@ static int check_signals(void *ctx)
 
 	while (c->sfd >= 0 && read(c->sfd, &si, sizeof(si)) == sizeof(si))
 		c->got_signal = (int)si.ssi_signo;
-	return c->got_signal != 0;
+	/* another process opened a file the replay writes: stop writing */
+	if (target_lease_broken())
+		c->lease_stop = 1;
+	return c->got_signal != 0 || c->lease_stop;
 }
 
 /* The machine's steal and total CPU ticks so far (proc/stat's cpu line):
@@ -980,6 +1000,11 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 	have_ticks = !cpu_ticks(o->mp.proc, &steal0, &total0);
 	srun = sched_run(&c->plan, &sp, &c->eng, clk, res, &ss);
 	prefault_stop(&pf);
+	/* a lease broke: nothing more is issued and what was in flight is
+	 * done, so the process waiting to open the file may go on now */
+	if (target_lease_broken())
+		for (int i = 0; i < c->ntg; i++)
+			target_lease_release(&c->tg[i]);
 	if (pre_run && writer_drain(c, &wr, &wr_lat, err, sizeof(err)))
 		goto out;
 	if (c->own_ops)
@@ -1112,7 +1137,16 @@ int replay_run(const struct replay_opts *o_in)
 	}
 	emit_arr_end(&c->em);
 	emit_finish(&c->em);
-	if (rc == 1 && !o.quiet)
+	if (rc == 1 && c->lease_stop && !c->got_signal) {
+		for (int i = 0; i < c->ntg; i++)
+			if (c->tg[i].lease_lost && (c->tg[i].lease_said = 1))
+				error("stopped: another process opened '%s' while "
+				      "the replay wrote it; nothing more was written "
+				      "(it waited for the writes in flight), and the "
+				      "file is no longer taken for a replay's own",
+				      c->tg[i].path);
+		rc = -1;
+	} else if (rc == 1 && !o.quiet)
 		fprintf(stderr, "iotape: interrupted (%s)\n",
 			strsignal(c->got_signal ? c->got_signal : SIGINT));
 	/* a signal's exit: 128 + its number, as a shell reports a command

@@ -56,6 +56,7 @@ struct ctx {
 	struct lat src_lat;
 	int sfd;
 	int got_signal;
+	int lease_stop;          /* stopped: a target's lease broke */
 	int realtime;             /* the last replay ran at SCHED_FIFO */
 	int pinned, locked;       /* ... on o->cpu1 - 1; with its memory locked */
 	cpu_set_t cpus0;          /* the CPUs allowed before it was pinned */

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/xattr.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -241,7 +242,9 @@ int target_file_busy(const char *path, char *why, size_t len)
 }
 
 /* Whether the regular file sb (open as fd) is one a replay made and
- * nothing has written since: TARGET_XATTR holds its mtime and size. */
+ * nothing has written since: TARGET_XATTR holds its mtime, size and inode
+ * (a copy that kept the mtime and the attribute, cp -a, is another
+ * inode). */
 static int replay_made(int fd, const struct stat *sb)
 {
 	char v[64], want[64];
@@ -250,8 +253,9 @@ static int replay_made(int fd, const struct stat *sb)
 	if (n <= 0)
 		return 0;
 	v[n] = '\0';
-	snprintf(want, sizeof(want), "%lld.%09ld %lld", (long long)sb->st_mtim.tv_sec,
-		 sb->st_mtim.tv_nsec, (long long)sb->st_size);
+	snprintf(want, sizeof(want), "%lld.%09ld %lld %llu",
+		 (long long)sb->st_mtim.tv_sec, sb->st_mtim.tv_nsec,
+		 (long long)sb->st_size, (unsigned long long)sb->st_ino);
 	return !strcmp(v, want);
 }
 
@@ -486,6 +490,46 @@ static int in_use(const char *sys, const char *proc, const char *dir,
 	return 0;
 }
 
+/* When the device open as dev_path (major:minor rdev) is a loop device:
+ * whether its backing file also backs another loop device that is in use
+ * (in_use(): mounted, swap, held), which writing through this one would
+ * write under (an offset loop over one image, the same file twice). 1
+ * with why, else 0. */
+static int loop_sibling_in_use(const char *sys, const char *proc,
+			       const char *dev_path, dev_t rdev, char *why,
+			       size_t len)
+{
+	struct stat bf, o, nb;
+	struct dirent *de;
+	char p[PATH_MAX];
+	DIR *d;
+	int found = 0;
+
+	if (loop_file_stat(dev_path, &bf))
+		return 0;       /* not a loop device */
+	snprintf(p, sizeof(p), "%s/block", sys);
+	if (!(d = opendir(p)))
+		return 0;
+	while (!found && (de = readdir(d))) {
+		char dir[PATH_MAX], w[200];
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(p, sizeof(p), "/dev/%.200s", de->d_name);
+		if (stat(p, &nb) < 0 || !S_ISBLK(nb.st_mode) || nb.st_rdev == rdev ||
+		    loop_file_stat(p, &o) || o.st_dev != bf.st_dev ||
+		    o.st_ino != bf.st_ino)
+			continue;
+		if (!sysfs_dir(sys, major(nb.st_rdev), minor(nb.st_rdev), dir) &&
+		    in_use(sys, proc, dir, w, sizeof(w))) {
+			snprintf(why, len, "its backing file also backs /dev/%.40s, "
+				 "and %.120s", de->d_name, w);
+			found = 1;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
 /* Fills t->disk from device maj:min (a partition maps to its disk). */
 static void disk_name(const char *sys, struct replay_target *t, unsigned maj,
 		      unsigned min)
@@ -581,8 +625,10 @@ static int target_open_blk(struct replay_target *t, const char *path, int pfd,
 	disk_name(sys, t, major(sb->st_rdev), minor(sb->st_rdev));
 	fd_path(pfd, self, sizeof(self));
 	if (want_write && allow_write) {
-		if (!sysfs_dir(sys, major(sb->st_rdev), minor(sb->st_rdev), dir) &&
-		    in_use(sys, proc, dir, what, sizeof(what))) {
+		if ((!sysfs_dir(sys, major(sb->st_rdev), minor(sb->st_rdev), dir) &&
+		     in_use(sys, proc, dir, what, sizeof(what))) ||
+		    loop_sibling_in_use(sys, proc, self, sb->st_rdev, what,
+					sizeof(what))) {
 			snprintf(err, errlen, "refusing to write to '%s': %s",
 				 path, what);
 			return -1;
@@ -658,25 +704,40 @@ static int file_dio_align(struct replay_target *t, const char *path,
 	return 0;
 }
 
-/* The lease-break signal (fcntl(2) F_SETLEASE, F_SETSIG): another
- * process opens or truncates a file a replay holds a write lease on; the
- * lease is given up at once (the opener waits for that), and
- * target_close() sees it gone (F_GETLEASE) and does not mark the file as
- * the replay left it. */
+/* Set when a lease of a replay's target breaks (fcntl(2) F_SETLEASE,
+ * F_SETSIG): another process opens or truncates a file the replay writes.
+ * The lease is kept, so the opener waits (up to the kernel's
+ * lease-break-time) until the replay has stopped issuing and its I/O in
+ * flight is done (target_lease_release()): nothing the opener writes is
+ * written over. */
+static volatile sig_atomic_t lease_breaks;
+
 static void lease_broken(int sig, siginfo_t *si, void *uc)
 {
-	int e = errno;
-
 	(void)sig;
+	(void)si;
 	(void)uc;
-	if (si && si->si_fd >= 0)
-		fcntl(si->si_fd, F_SETLEASE, F_UNLCK);
-	errno = e;
+	lease_breaks = 1;
 }
 
-/* A write lease on the file open for writing as fd: 1 when taken, -1
- * when another process has the file open (it may write it unseen), 0 when
- * the file system keeps no leases. */
+int target_lease_broken(void)
+{
+	return lease_breaks != 0;
+}
+
+void target_lease_release(struct replay_target *t)
+{
+	if (t->fd < 0 || !t->leased)
+		return;
+	if (fcntl(t->fd, F_GETLEASE) != F_WRLCK)
+		t->lease_lost = 1;
+	fcntl(t->fd, F_SETLEASE, F_UNLCK);
+	t->leased = 0;
+}
+
+/* A write lease on the file open for writing as fd: 1 when taken, else
+ * -errno (EAGAIN: another process has the file open; EACCES: another
+ * user's file, without CAP_LEASE; EINVAL: the file system keeps none). */
 static int take_lease(int fd)
 {
 	static int handler;
@@ -688,14 +749,35 @@ static int take_lease(int fd)
 		sa.sa_flags = SA_SIGINFO | SA_RESTART;
 		sigemptyset(&sa.sa_mask);
 		if (sigaction(SIGIO, &sa, NULL) < 0)
-			return 0;
+			return -errno;
 		handler = 1;
 	}
-	if (fcntl(fd, F_SETSIG, SIGIO) < 0)
-		return 0;
-	if (fcntl(fd, F_SETLEASE, F_WRLCK) == 0)
-		return 1;
-	return errno == EAGAIN || errno == EBUSY ? -1 : 0;
+	if (fcntl(fd, F_SETSIG, SIGIO) < 0 || fcntl(fd, F_SETLEASE, F_WRLCK) < 0)
+		return -errno;
+	return 1;
+}
+
+/* The name of fd's file system when it is one where the file may be
+ * written by another name the lease does not watch (overlayfs' upper
+ * file, a FUSE file's backing store, another client of a network file
+ * system; statfs(2) f_type, linux/magic.h), else NULL. */
+static const char *stacked_fs(int fd)
+{
+	static const struct { unsigned long magic; const char *name; } fs[] = {
+		{ 0x794c7630, "overlayfs" }, { 0x65735546, "FUSE" },
+		{ 0x6969, "NFS" }, { 0xfe534d42, "SMB" }, { 0xff534d42, "CIFS" },
+		{ 0x01021997, "9p" }, { 0x00c36400, "Ceph" },
+		{ 0x6b414653, "AFS" }, { 0x5346414f, "AFS" },
+		{ 0xf15f, "eCryptfs" },
+	};
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
+		if ((unsigned long)sf.f_type == fs[i].magic)
+			return fs[i].name;
+	return NULL;
 }
 
 /* Regular file target path, open as pfd (O_PATH) whose stat is sb, or
@@ -714,7 +796,6 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 {
 	char what[256], self[64];
 	struct stat cur = *sb;
-	int busy = 0;
 
 	if (out_file_guarded(sb)) {
 		snprintf(err, errlen, "refusing to replay on '%s': it is the "
@@ -731,8 +812,8 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 		t->fd = open(self, O_RDWR | O_DIRECT | O_CLOEXEC);
 		if (t->fd >= 0) {
 			int l = take_lease(t->fd);
-			busy = l < 0;
 			t->leased = l > 0;
+			t->lease_errno = l < 0 ? -l : 0;
 		} else
 			t->fd = open(self, O_RDONLY | O_DIRECT | O_CLOEXEC);
 		if (t->fd < 0) {
@@ -748,11 +829,17 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 				 "while being opened", path);
 			return -1;
 		}
-		/* ours only through a descriptor that may write it, and not
-		 * while another process has it open (it may write it unseen) */
-		t->owned = (fcntl(t->fd, F_GETFL) & O_ACCMODE) == O_RDWR &&
-			   !busy && (cur.st_size == 0 || replay_made(t->fd, &cur));
-		t->busy = busy;
+		/* ours only through a descriptor that may write it, holding a
+		 * lease (no other process has it open, and none opens it
+		 * unseen), on a file system where no other name writes it */
+		t->stacked = stacked_fs(t->fd);
+		t->busy = !t->leased && !t->stacked &&
+			  (fcntl(t->fd, F_GETFL) & O_ACCMODE) == O_RDWR;
+		t->owned = t->leased && !t->stacked &&
+			   (cur.st_size == 0 || replay_made(t->fd, &cur));
+		/* not ours: no lease kept (the checks below open it again) */
+		if (!t->owned)
+			target_lease_release(t);
 	} else {
 		t->owned = 1;
 		t->leased = take_lease(t->fd) > 0;
@@ -782,9 +869,9 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 				 strerror(errno));
 			return -1;
 		}
+		target_lease_release(t);
 		close(t->fd);
 		t->fd = fd;
-		t->leased = 0;
 	}
 	/* marked as being written until target_close() marks it done: a
 	 * replay killed half way leaves a file that reads as holding data */
@@ -914,27 +1001,27 @@ void target_close(struct replay_target *t)
 		 * that is, holding data). Its mtime is set a second before
 		 * now first: any later write sets it to now, so a write is
 		 * seen even where the file system keeps whole seconds. */
-		int kept = !t->leased || fcntl(t->fd, F_GETLEASE) == F_WRLCK;
 		struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT } };
 
+		target_lease_release(t);
 		clock_gettime(CLOCK_REALTIME, &ts[1]);
 		ts[1].tv_sec -= 1;
 		ts[1].tv_nsec = 0;
-		if (!kept)
-			warning("'%s' was opened by another process during the "
-				"replay: it is no longer taken for a replay's "
-				"own (a later replay reads where this one wrote)",
-				t->path);
-		else if (futimens(t->fd, ts) == 0 && fstat(t->fd, &sb) == 0) {
-			char v[64];
-			snprintf(v, sizeof(v), "%lld.%09ld %lld",
+		if (t->lease_lost) {
+			if (!t->lease_said)
+				warning("'%s' was opened by another process during "
+					"the replay: it is no longer taken for a "
+					"replay's own (a later replay reads where this "
+					"one wrote)", t->path);
+		} else if (futimens(t->fd, ts) == 0 && fstat(t->fd, &sb) == 0) {
+			char v[96];
+			snprintf(v, sizeof(v), "%lld.%09ld %lld %llu",
 				 (long long)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec,
-				 (long long)sb.st_size);
+				 (long long)sb.st_size, (unsigned long long)sb.st_ino);
 			fsetxattr(t->fd, TARGET_XATTR, v, strlen(v), 0);
 		}
 	}
-	if (t->leased)
-		fcntl(t->fd, F_SETLEASE, F_UNLCK);
+	target_lease_release(t);
 	close(t->fd);
 	t->fd = -1;
 }

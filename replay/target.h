@@ -20,8 +20,17 @@ struct replay_target {
 	int writable;        /* writes are issued as writes */
 	int may_extend;      /* a regular file that may grow (sparse) to
 			      * what the run reaches */
-	int busy;            /* a regular file another process had open:
-			      * not the replay's own, whatever its mark */
+	int busy;            /* a regular file whose lease could not be taken
+			      * (lease_errno: EAGAIN, another process had it
+			      * open; EACCES, another user's file): not the
+			      * replay's own, whatever its mark */
+	int lease_errno;
+	const char *stacked; /* the file system's name where a file may be
+			      * written by another name (overlayfs, FUSE,
+			      * NFS...): only a file the replay creates there
+			      * is its own; NULL elsewhere */
+	int lease_lost;      /* its lease broke: another process opened it */
+	int lease_said;      /* the replay said so (target_close() not again) */
 	int leased;          /* a regular file held with a write lease
 			      * (fcntl F_SETLEASE): another process's open
 			      * breaks it, and target_close() then does not
@@ -36,11 +45,12 @@ struct replay_target {
 };
 
 /* The extended attribute that marks a regular file a replay made: its
- * value is "MTIME_NS SIZE" as the last replay that wrote it left the file
- * ("" while one writes it), its mtime set a second into the past then
- * (any write since sets it to its own time). A file whose mtime or size
- * differ since was written by something else and holds data; one another
- * process opened while a replay wrote it is not marked. */
+ * value is "MTIME_NS SIZE INODE" as the last replay that wrote it left
+ * the file ("" while one writes it), its mtime set a second into the past
+ * then (any write since sets it to its own time). A file whose mtime or
+ * size differ since was written by something else and holds data; a copy
+ * (cp -a) is another inode; one another process opened while a replay
+ * wrote it is not marked. */
 #define TARGET_XATTR "user.iotape.replay"
 
 /* What may be written, in one place for --help, the man page and the
@@ -84,8 +94,19 @@ int target_extend(struct replay_target *t, uint64_t size, char *err,
  * with a message in err. */
 int target_check_direct(struct replay_target *t, char *err, size_t errlen);
 
+/* 1 once a lease of a target broke (another process opened or truncated
+ * a file the replay writes): the replay stops issuing, lets what is in
+ * flight complete, then gives the leases up (target_lease_release()); the
+ * opener waits until then. */
+int target_lease_broken(void);
+
+/* Gives t's write lease up (if it holds one), noting whether it broke
+ * (t->lease_lost). */
+void target_lease_release(struct replay_target *t);
+
 /* Closes the target's descriptor (the file, if made, stays); a file the
- * replay owns is marked with TARGET_XATTR as it leaves it. */
+ * replay owns is marked with TARGET_XATTR as it leaves it, unless its
+ * lease broke. */
 void target_close(struct replay_target *t);
 
 /* Probes path with libblkid (superblocks: filesystems, RAID, LVM, swap;

@@ -91,8 +91,8 @@ for i in $(seq 100); do
 done
 printf 'user data' | dd of="$t/mid.img" bs=1 seek=12288 conv=notrunc status=none
 wait "$pid"
-check_eq "written during a replay: the replay says so and leaves it unmarked" \
-	"0 1" "$? $(grep -c "'$t/mid.img' was opened by another process during the replay" "$t/err")"
+check_eq "written during a replay: the replay stops writing, says so, exits 1, leaves it unmarked" \
+	"1 1" "$? $(grep -c "stopped: another process opened '$t/mid.img' while the replay wrote it; nothing more was written" "$t/err")"
 sum=$(md5sum < "$t/mid.img")
 replay "$t/mid.img" mid3
 check_eq "then replayed on: its writes as reads, the other's bytes untouched" \
@@ -107,6 +107,14 @@ rc=$?
 exec 7>&-
 check_eq "a replay-made file another process holds open: its writes as reads, said so" \
 	"0 0 420 1" "$rc $(writes held2) $(grep -c "'$t/held.img' is open in another process: its writes are replayed as reads" "$t/err")"
+# a copy of a replay-made file that kept its mtime and mark (cp -a) is
+# another inode: not the replay's own
+replay "$t/orig.img" orig1
+cp -a "$t/orig.img" "$t/copy.img"
+sum=$(md5sum < "$t/copy.img")
+replay "$t/copy.img" copy1
+check_eq "cp -a of a replay-made file: its writes as reads, untouched" \
+	"0 0 420|$sum" "$? $(writes copy1)|$(md5sum < "$t/copy.img")"
 # one file by two names (a symlink) for two devices: refused before any I/O
 printf '128166372000000000,web,0,Write,0,65536,500\n128166372000050000,web,1,Write,0,65536,500\n' > "$t/two.csv"
 "$IOTAPE" import --quiet --db "$db" --run two "$t/two.csv"
@@ -163,8 +171,57 @@ if [ "$(id -u)" = 0 ] && head -c 64M /dev/zero > "$t/clean.img" &&
 		--run maps > /dev/null 2> "$t/err"
 	check_eq "one device in --map twice: refused, naming both" \
 		"1|1" "$?|$(grep -c "is in --map twice ('7,0' and '7,0')" "$t/err")"
+	# the same device by a node of one's own (mknod): refused too
+	mknod "$t/alias" b $(stat -c '%t %T' "/dev/$LOOPDEV" | while read a b; do echo $((16#$a)) $((16#$b)); done)
+	"$IOTAPE" replay --db "$db" two --map 0,0=/dev/$LOOPDEV --map 0,1="$t/alias" \
+		--run two-alias > /dev/null 2> "$t/err"
+	check_eq "one device by two nodes in --map: refused" \
+		"1|iotape: '/dev/$LOOPDEV' and '$t/alias' are one device: map the devices to one name" \
+		"$?|$(cat "$t/err")"
 else
 	skip "a clean loop device twice in a row" "needs root and a loop device"
+fi
+
+# ---- a loop device whose file also backs a mounted one -------------------------
+# (an offset loop over one image, mounted: writing the whole image through
+# another loop device writes under the mounted file system)
+if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 > /dev/null &&
+	truncate -s 64M "$t/shared.img" && loop_attach "$t/shared.img" -o 1048576; then
+	inner=$LOOPDEV
+	mkfs.ext4 -q "/dev/$inner" > /dev/null 2>&1
+	mkdir -p "$t/mnt"
+	at_exit "umount '$t/mnt' 2> /dev/null"
+	if mount "/dev/$inner" "$t/mnt" && losetup -f --show "$t/shared.img" > "$t/outer"; then
+		outer=$(basename "$(cat "$t/outer")")
+		"$IOTAPE" replay --db "$db" src --target "/dev/$outer" --allow-write --wrap \
+			--run sib > /dev/null 2> "$t/err"
+		rc=$?
+		umount "$t/mnt"
+		check_eq "a loop device whose file also backs a mounted one: refused before any I/O, no run" \
+			"1|iotape: refusing to write to '/dev/$outer': its backing file also backs /dev/$inner, and it is mounted|0" \
+			"$rc|$(sed 's/ (device [0-9:]* on .*)$//' "$t/err")|$(q "SELECT count(*) FROM runs WHERE name = 'sib'")"
+		e2fsck -n "/dev/$inner" > /dev/null 2>&1
+		check_eq "... and its file system checks clean" 0 "$?"
+	else
+		skip "a loop device whose file backs a mounted one" "cannot mount"
+	fi
+else
+	skip "a loop device whose file backs a mounted one" "needs root, mkfs.ext4 and loop devices"
+fi
+
+# ---- overlayfs: a file may be written through its upper copy, unseen ------------
+if [ "$(id -u)" = 0 ] && mkdir -p "$t/ov/l" "$t/ov/u" "$t/ov/w" "$t/ov/m" &&
+	at_exit "umount '$t/ov/m' 2> /dev/null" &&
+	mount -t overlay overlay -o "lowerdir=$t/ov/l,upperdir=$t/ov/u,workdir=$t/ov/w" "$t/ov/m" 2> /dev/null; then
+	replay "$t/ov/m/f.img" ov1
+	r1=$?
+	replay "$t/ov/m/f.img" ov2
+	check_eq "overlayfs: a new file written, then no longer the replay's own, said so" \
+		"0 420 0|0 0 420 1" \
+		"$r1 $(writes ov1)|$? $(writes ov2) $(grep -c "is on overlayfs, where another name may write it unseen" "$t/err")"
+	umount "$t/ov/m"
+else
+	skip "overlayfs target" "needs root and overlayfs"
 fi
 
 # ---- a block device backing a loop device: refused with --allow-write -----------
