@@ -189,23 +189,21 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 				      : !strcmp(ss[i].key, "completions") ? &rv->completions
 				      : NULL;
 			{
-				size_t kl = strlen(ss[i].key);
+				/* command.N.KEY: placed, dd_bytes_per_s, follows */
 				int k;
 				char tail[24];
-				if (!strncmp(ss[i].key, "command.", 8) && kl > 7 &&
-				    !strcmp(ss[i].key + kl - 7, ".placed"))
-					rv->cmds_placed++;
 				if (sscanf(ss[i].key, "command.%d.%23s", &k, tail) == 2 &&
-				    k >= 0 && k < 8 && !strcmp(tail, "dd_bytes_per_s") &&
-				    ss[i].value)
-					rv->dd_bytes_per_s[k] = strtod(ss[i].value, NULL);
-				if (sscanf(ss[i].key, "command.%d.%23s", &k, tail) == 2 &&
-				    k >= 0 && k < 64 && !strcmp(tail, "follows") &&
-				    ss[i].value) {
-					if (!strcmp(ss[i].value, "after"))
+				    k >= 0) {
+					if (!strcmp(tail, "placed"))
+						rv->cmds_placed++;
+					else if (!strcmp(tail, "dd_bytes_per_s") &&
+						 k < 8 && ss[i].value)
+						rv->dd_bytes_per_s[k] =
+							strtod(ss[i].value, NULL);
+					else if (!strcmp(tail, "follows") && k < 64 &&
+						 ss[i].value &&
+						 !strcmp(ss[i].value, "after"))
 						rv->cmds_after |= 1ull << k;
-					else if (!strcmp(ss[i].value, "pause"))
-						rv->cmds_pause |= 1ull << k;
 				}
 			}
 			if (!strcmp(ss[i].key, "replay.engine") && ss[i].value &&

@@ -60,10 +60,10 @@ struct runview {
 	/* commands whose start and end import placed one after another (a
 	 * pasted `time`: run_stats command.N.placed), not measured */
 	int cmds_placed;
-	/* of them (bit idx), what the pasted command line said came between
-	 * each and the one before (run_stats command.N.follows): nothing
-	 * ("time a; time b"), or an untimed command ("; sleep 2;") */
-	uint64_t cmds_after, cmds_pause;
+	/* of them (bit idx), those the pasted command line showed right
+	 * after the one before, nothing between ("time a; time b": run_stats
+	 * command.N.follows "after") */
+	uint64_t cmds_after;
 	/* dd's own rate of command N (run_stats command.N.dd_bytes_per_s,
 	 * a pasted dd report), bytes/s; NAN when none */
 	double dd_bytes_per_s[8];
