@@ -72,24 +72,33 @@ int cmp_commands_sum(const struct question *q)
 	return 1;
 }
 
-int cmp_cmds_past_trace(const struct question *q, const struct run_figs *r,
-			struct cmp_past *out)
+int cmp_cmds_real_s(const struct question *q, const struct rundata *rd,
+		    double *sum)
 {
-	const struct rundata *rd = &r->an.rd;
-	double sum = 0, span;
 	int n = 0;
 
-	out->n = 0;
-	if (!r->rv.last_event || r->rv.cmds_placed < 2 || !cmp_commands_sum(q))
-		return 0;
+	*sum = 0;
 	for (size_t i = 0; i < rd->ncmd; i++) {
 		int idx = rd->cmds[i].idx;
 		if (!isfinite(rd->cmds[i].real_s) || (q->cmd_mask &&
 		    !(idx >= 0 && idx < 64 && (q->cmd_mask >> idx) & 1)))
 			continue;
-		sum += rd->cmds[i].real_s;
+		*sum += rd->cmds[i].real_s;
 		n++;
 	}
+	return n;
+}
+
+int cmp_cmds_past_trace(const struct question *q, const struct run_figs *r,
+			struct cmp_past *out)
+{
+	double sum, span;
+	int n;
+
+	out->n = 0;
+	if (!r->rv.last_event || r->rv.cmds_placed < 2 || !cmp_commands_sum(q))
+		return 0;
+	n = cmp_cmds_real_s(q, &r->an.rd, &sum);
 	span = (double)runview_span_ns(&r->rv) / 1e9;
 	if (n < 2 || span <= 0 || sum <= 1.2 * span)
 		return 0;

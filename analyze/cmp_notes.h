@@ -30,6 +30,11 @@ double cmp_same_work(const struct an_run *a, const struct an_run *b);
  * --metric total, cmdN_real_s and their sums. */
 int cmp_commands_sum(const struct question *q);
 
+/* The commands of question q in run rd (q->cmd_mask; 0: all) with a real
+ * time: their real times' sum into *sum; how many. */
+int cmp_cmds_real_s(const struct question *q, const struct rundata *rd,
+		    double *sum);
+
 /* 1 when run r's commands of question q (its cmd_mask; 0: all), timed
  * with a start and end import placed one after another (a pasted `time`:
  * rv.cmds_placed), have real times that add up to over 1.2 times its

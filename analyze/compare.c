@@ -628,27 +628,6 @@ static void emit_wrapped(struct emit *e, const char *line, int indent)
 	emit_text(e, "%s\n", buf);
 }
 
-/* The commands of question q in run r (q->cmd_mask; 0: all) with a real
- * time: their real times' sum into *sum; how many. */
-static int q_cmds(const struct question *q, const struct rundata *rd,
-		  double *sum)
-{
-	int n = 0;
-
-	*sum = 0;
-	for (size_t i = 0; i < rd->ncmd; i++) {
-		int idx = rd->cmds[i].idx;
-		if (q->cmd_mask && !(idx >= 0 && idx < 64 &&
-				     ((q->cmd_mask >> idx) & 1)))
-			continue;
-		if (isfinite(rd->cmds[i].real_s)) {
-			*sum += rd->cmds[i].real_s;
-			n++;
-		}
-	}
-	return n;
-}
-
 /* 1 when run y's timed commands of question q took longer in all than
  * x's (their real times, both runs with some): its workload's time did
  * move, whatever its window (which spans untimed pauses) says. */
@@ -657,7 +636,7 @@ static int cmds_grew(const struct question *q, const struct rundata *x,
 {
 	double sx, sy;
 
-	return q_cmds(q, x, &sx) && q_cmds(q, y, &sy) &&
+	return cmp_cmds_real_s(q, x, &sx) && cmp_cmds_real_s(q, y, &sy) &&
 	       sy > 1.05 * sx + 0.0005;
 }
 
@@ -677,7 +656,8 @@ static int by_command(struct compare *c, int good, int bad, double diff_s,
 	const struct rundata *dx = &x->an.rd, *dy = &y->an.rd;
 	struct finding *fk = xcalloc(AN_MAX, sizeof(*fk));
 	double sx, sy, best[AN_MAX] = { 0 };
-	int n = 0, nx = q_cmds(q, dx, &sx), ny = q_cmds(q, dy, &sy), done = 0;
+	int n = 0, nx = cmp_cmds_real_s(q, dx, &sx),
+	    ny = cmp_cmds_real_s(q, dy, &sy), done = 0;
 
 	if (!cmp_commands_sum(q) || nx < 2 || ny < 2 ||
 	    (x->an.cp.elapsed_s <= 1.1 * sx && y->an.cp.elapsed_s <= 1.1 * sy)) {

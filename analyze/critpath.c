@@ -2069,12 +2069,9 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 		double dw = y->win_write_bytes - x->win_write_bytes;
 		double more = wy - wx;
 		if (x->from_cmds && y->from_cmds && wx > 0 && wy > 0 &&
-		    fabs(dw) > 0.1 * fmax(wx, wy) && dw * more >= 0 &&
-		    fabs(more) < fabs(dw))
-			o->writes_moved = (fabs(dw) - fabs(more)) / fabs(dw);
-		else if (x->from_cmds && y->from_cmds && wx > 0 && wy > 0 &&
-			 fabs(dw) > 0.1 * fmax(wx, wy) && dw * more < 0)
-			o->writes_moved = 1;
+		    fabs(dw) > 0.1 * fmax(wx, wy))
+			o->writes_moved = dw * more < 0 ? 1 :
+					  fmax(0, (fabs(dw) - fabs(more)) / fabs(dw));
 	}
 	return o->total_s;
 }
