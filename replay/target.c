@@ -50,8 +50,13 @@ static int sqlite_signature(int fd, char *what, size_t len, char *type,
 	return 1;
 }
 
-/* target_signature() of the file or device open as fd (read through fd:
- * what is probed is what is written). */
+/* Probes the file or device open as fd (not O_DIRECT) with libblkid
+ * (superblocks: filesystems, RAID, LVM, swap; partition tables), as
+ * util-linux wipefs(8) and blkdiscard(8) do, and for an SQLite header:
+ * 1 with a description such as "an ext4 filesystem signature" in what and
+ * the type ("ext4", "dos"; "ambiguous" for several) in type, 0 when
+ * nothing is found, or -errno. Read through fd: what is probed is what is
+ * written. */
 static int signature_fd(int fd, char *what, size_t len, char *type,
 			size_t tlen)
 {
@@ -102,18 +107,6 @@ static int signature_fd(int fd, char *what, size_t len, char *type,
 	}
 	blkid_free_probe(pr);
 	return 1;
-}
-
-int target_signature(const char *path, char *what, size_t len, char *type,
-		     size_t tlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
-
-	if (fd < 0)
-		return -errno;
-	rc = signature_fd(fd, what, len, type, tlen);
-	close(fd);
-	return rc;
 }
 
 /* Whether /dev/NAME, a loop device, is backed by the file is(stat, ctx)
@@ -245,17 +238,23 @@ int target_file_busy(const char *path, char *why, size_t len)
  * nothing has written since: TARGET_XATTR holds its mtime, size and inode
  * (a copy that kept the mtime and the attribute, cp -a, is another
  * inode). */
+/* The mark of a file as sb says it is: "MTIME_NS SIZE INODE" into out. */
+static void mark_of(const struct stat *sb, char *out, size_t len)
+{
+	snprintf(out, len, "%lld.%09ld %lld %llu", (long long)sb->st_mtim.tv_sec,
+		 sb->st_mtim.tv_nsec, (long long)sb->st_size,
+		 (unsigned long long)sb->st_ino);
+}
+
 static int replay_made(int fd, const struct stat *sb)
 {
-	char v[64], want[64];
+	char v[96], want[96];
 	ssize_t n = fgetxattr(fd, TARGET_XATTR, v, sizeof(v) - 1);
 
 	if (n <= 0)
 		return 0;
 	v[n] = '\0';
-	snprintf(want, sizeof(want), "%lld.%09ld %lld %llu",
-		 (long long)sb->st_mtim.tv_sec, sb->st_mtim.tv_nsec,
-		 (long long)sb->st_size, (unsigned long long)sb->st_ino);
+	mark_of(sb, want, sizeof(want));
 	return !strcmp(v, want);
 }
 
@@ -324,9 +323,6 @@ static int partition_contents(int fd, char *what, size_t len)
 	return found;
 }
 
-static int check_signature_fd(int fd, const char *path, const char *sig_ok,
-			      char *err, size_t errlen);
-
 /* Refuses writing over a signature on the target open as dfd (path names
  * it in messages) unless sig_ok names its type; the message names how to.
  * A partition table named by sig_ok is written over only when none of its
@@ -337,46 +333,38 @@ static int check_signature_fd(int fd, const char *path, const char *sig_ok,
 static int check_signature(int dfd, const char *path, const char *sig_ok,
 			   char *err, size_t errlen)
 {
-	char self[64];
+	char what[256], type[64], self[64];
 	int fd, rc;
 
 	fd_path(dfd, self, sizeof(self));
 	if ((fd = open(self, O_RDONLY | O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "refusing to write to '%s': cannot probe it "
-			 "for signatures: %s", path, strerror(errno));
-		return -1;
+		rc = -errno;
+		goto probe_failed;
 	}
-	rc = check_signature_fd(fd, path, sig_ok, err, errlen);
-	close(fd);
-	return rc;
-}
-
-/* check_signature() through fd, open without O_DIRECT. */
-static int check_signature_fd(int fd, const char *path, const char *sig_ok,
-			      char *err, size_t errlen)
-{
-	char what[256], type[64];
-	int rc = signature_fd(fd, what, sizeof(what), type, sizeof(type));
-
+	rc = signature_fd(fd, what, sizeof(what), type, sizeof(type));
 	if (rc < 0) {
-		snprintf(err, errlen, "refusing to write to '%s': cannot probe it "
-			 "for signatures: %s", path, strerror(-rc));
-		return -1;
+		close(fd);
+		goto probe_failed;
 	}
 	if (rc && !(sig_ok && !strcmp(sig_ok, type))) {
 		snprintf(err, errlen, "refusing to write to '%s': it holds %s; "
 			 "--overwrite-signature %s writes over it%s", path, what, type,
 			 sig_ok ? " (not the one named)" : "");
-		return -1;
-	}
-	if (rc && partition_contents(fd, what, sizeof(what))) {
+		rc = -1;
+	} else if (rc && partition_contents(fd, what, sizeof(what))) {
 		snprintf(err, errlen, "refusing to write to '%s': %s; "
 			 "--overwrite-signature %s names the partition table only: "
 			 "wipe the partition first (wipefs -a) or replay onto it",
 			 path, what, type);
-		return -1;
-	}
-	return 0;
+		rc = -1;
+	} else
+		rc = 0;
+	close(fd);
+	return rc;
+probe_failed:
+	snprintf(err, errlen, "refusing to write to '%s': cannot probe it "
+		 "for signatures: %s", path, strerror(-rc));
+	return -1;
 }
 
 /* The sysfs folder of block device maj:min (resolved), in out. */
@@ -1015,9 +1003,7 @@ void target_close(struct replay_target *t)
 					"one wrote)", t->path);
 		} else if (futimens(t->fd, ts) == 0 && fstat(t->fd, &sb) == 0) {
 			char v[96];
-			snprintf(v, sizeof(v), "%lld.%09ld %lld %llu",
-				 (long long)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec,
-				 (long long)sb.st_size, (unsigned long long)sb.st_ino);
+			mark_of(&sb, v, sizeof(v));
 			fsetxattr(t->fd, TARGET_XATTR, v, strlen(v), 0);
 		}
 	}

@@ -109,14 +109,6 @@ void target_lease_release(struct replay_target *t);
  * lease broke. */
 void target_close(struct replay_target *t);
 
-/* Probes path with libblkid (superblocks: filesystems, RAID, LVM, swap;
- * partition tables), as util-linux wipefs(8) and blkdiscard(8) do; works
- * on regular files as on devices. Returns 1 with a description such as
- * "an ext4 filesystem signature" in what and the type ("ext4", "dos";
- * "ambiguous" for several) in type, 0 when nothing is found, or -errno. */
-int target_signature(const char *path, char *what, size_t len, char *type,
-		     size_t tlen);
-
 /* Whether the regular file at path is in use so that writing it from
  * another device would destroy what uses it: active swap (/proc/swaps) or
  * the backing file of a loop device (by path, or by the inode the kernel
