@@ -199,7 +199,7 @@ FUZZERS = blktrace trace_input blkparse_text vmstat_text stitch fmt_fio fmt_msr 
 	fmt_systor fmt_cloudphysics fmt_blkreplay fmt_iostat fmt_time
 FUZZ_LIB = lib/util.c lib/timeline.c trace/blktrace_format.c trace/trace_input.c \
 	trace/stitch.c import/blkparse_text.c import/blkparse_lex.c import/vmstat_text.c \
-	import/formats.c $(wildcard import/fmt_*.c)
+	import/formats.c import/time_report.c $(wildcard import/fmt_*.c)
 fuzz: deps
 	@command -v clang > /dev/null || DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q $(FUZZ_PACKAGES) > /dev/null

@@ -1,14 +1,12 @@
-/* `time` and `dd` output pasted alone, as in kernel bug reports: bash's
- * real/user/sys lines (and `time -p`'s), zsh's one-line report, GNU
- * time's default two lines and its -v block, coreutils dd's "records
- * in/out" and "bytes ... copied" lines (BSD dd's "transferred in"). Each
- * time report becomes one command (the dd output before it joins it; a dd
- * with no report is a command of its own, timed by dd); command lines such
- * as "time dd ...; time sync" name them in order, and a report that names
- * its command itself (-v's "Command being timed", zsh's job) takes that
- * name and the queued line of it. Sources: bash(1) TIMEFORMAT default and
- * `time -p`, zshparam(1) TIMEFMT default ("%J  %U user %S system %P cpu
- * %*E total"), GNU time(1) default and -v formats, coreutils dd(1). Pure. */
+/* `time` and `dd` output pasted alone, as in kernel bug reports: the
+ * `time` reports time_report.c reads (bash's, time -p's, zsh's, GNU
+ * time's default and -v), coreutils dd's "records in/out" and "bytes ...
+ * copied" lines (BSD dd's "transferred in"). Each time report becomes one
+ * command (the dd output before it joins it; a dd with no report is a
+ * command of its own, timed by dd); command lines such as "time dd ...;
+ * time sync" name them in order, and a report that names its command
+ * itself (-v's "Command being timed", zsh's job) takes that name and the
+ * queued line of it. Source: coreutils dd(1). Pure. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +15,7 @@
 #include <string.h>
 
 #include "import/formats.h"
+#include "import/time_report.h"
 #include "lib/util.h"
 
 #define MAX_QUEUE 64
@@ -29,13 +28,9 @@ struct tparse {
 	char *queue[MAX_QUEUE];     /* command lines not yet reported */
 	int qfollows[MAX_QUEUE];    /* each one's FMT_NEXT_* */
 	int nq;
-	struct fmt_command rep;     /* the report being gathered */
-	int have_rep, rep_has_sys;
+	struct time_reader tr;      /* the `time` reports */
 	struct fmt_command dd;      /* dd output waiting for its report */
 	int have_dd, dd_out;
-	int status;                 /* GNU time's "exited with status N" */
-	char verbose_cmd[512];
-	char job[512];              /* the command zsh's report names */
 	int n;
 };
 
@@ -65,74 +60,24 @@ static const char *lit(const char *s, const char *lit)
 	return s && !strncmp(s, lit, n) ? s + n : NULL;
 }
 
-/* "0m48.776s", "1h2m3.5s", "48.77" (time -p), "1:02.3" into seconds; -1
- * for a bad one or one over 10^9 s (32 years: no command's, and the store
- * kept 99999999999m as no time at all while the import said it took it). */
-static int duration(const char *s, double *out)
-{
-	double total = 0, v;
-	const char *end;
-	int parts = 0;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	if (strchr(s, ':')) {
-		/* [h:]m:ss.ss (GNU time's elapsed) */
-		while (*s) {
-			if (!(end = num(s, DEC_FRAC, &v)))
-				return -1;
-			total = total * 60 + v;
-			s = end;
-			if (*s == ':')
-				s++;
-			else if (*s)
-				return -1;
-			if (++parts > 3)
-				return -1;
-		}
-		*out = total;
-		return isfinite(total) && total <= 1e9 ? 0 : -1;
-	}
-	while (*s) {
-		if (!(end = num(s, DEC_FRAC, &v)))
-			return -1;
-		switch (*end) {
-		case 'h': total += v * 3600; end++; break;
-		case 'm': total += v * 60; end++; break;
-		case 's': total += v; end++; break;
-		case '\0': total += v; break;
-		default: return -1;
-		}
-		s = end;
-	}
-	*out = total;
-	return isfinite(total) && total <= 1e9 ? 0 : -1;
-}
-
 static int fail(struct tparse *p, uint64_t line, const char *what)
 {
 	snprintf(p->err, p->errlen, "%s: line %" PRIu64 ": %s", p->path, line, what);
 	return -EINVAL;
 }
 
-/* fail() with "bad WHAT 'VALUE'". */
-static int bad(struct tparse *p, uint64_t line, const char *what,
-	       const char *value)
-{
-	snprintf(p->err, p->errlen, "%s: line %" PRIu64 ": bad %s '%.40s'",
-		 p->path, line, what, value);
-	return -EINVAL;
-}
-
-static int emit(struct tparse *p, struct fmt_command *c)
+/* Hands on command c: named by the report (named: -v's "Command being
+ * timed", zsh's job; that line's place in the queue is taken out) or by
+ * the queue's next command line; the dd output before it joined to it. */
+static int emit(struct tparse *p, struct fmt_command *c, const char *named)
 {
 	char *name = NULL;
 	int rc;
 
-	if (p->verbose_cmd[0] || p->job[0]) {
+	if (named && named[0]) {
 		/* the report names its command: that command's line in the
 		 * queue ("$ /usr/bin/time -v CMD") is this report's */
-		c->argv = p->verbose_cmd[0] ? p->verbose_cmd : p->job;
+		c->argv = named;
 		for (int i = 0; i < p->nq; i++)
 			if (!strcmp(p->queue[i], c->argv)) {
 				name = p->queue[i];
@@ -166,34 +111,22 @@ static int emit(struct tparse *p, struct fmt_command *c)
 	p->n++;
 	rc = p->sink->command ? p->sink->command(p->sink->ctx, c) : 0;
 	free(name);
-	p->verbose_cmd[0] = p->job[0] = '\0';
 	return rc;
 }
 
-static int flush_rep(struct tparse *p)
+/* A whole `time` report from the reader: one command. */
+static int take_report(void *ctx, const struct time_report *r)
 {
-	if (!p->have_rep)
-		return 0;
-	p->have_rep = p->rep_has_sys = 0;
-	return emit(p, &p->rep);
-}
+	struct tparse *p = ctx;
+	struct fmt_command c;
 
-/* Ends the report being read and starts one at line with real, user and
- * system seconds (NAN: not read yet). Returns 0 or the sink's error. */
-static int new_rep(struct tparse *p, int line, double real_s, double user_s,
-		   double sys_s)
-{
-	int rc;
-
-	if ((rc = flush_rep(p)))
-		return rc;
-	cmd_init(&p->rep);
-	p->rep.line = line;
-	p->rep.real_s = real_s;
-	p->rep.user_s = user_s;
-	p->rep.sys_s = sys_s;
-	p->have_rep = 1;
-	return 0;
+	cmd_init(&c);
+	c.line = r->line;
+	c.real_s = r->real_s;
+	c.user_s = r->user_s;
+	c.sys_s = r->sys_s;
+	c.status = r->status;
+	return emit(p, &c, r->argv);
 }
 
 /* A dd block with no time report of its own: a command timed by dd. */
@@ -205,7 +138,7 @@ static int flush_dd(struct tparse *p)
 		return 0;
 	cmd_init(&c);
 	c.line = p->dd.line;
-	return emit(p, &c);
+	return emit(p, &c, NULL);
 }
 
 /* "time A; time B && C" or "$ /usr/bin/time -v dd ...": queue the timed
@@ -348,150 +281,10 @@ static int dd_line(struct tparse *p, uint64_t line, char *s)
 	return 0;
 }
 
-/* GNU time -v's lines. Returns 1 when line was one. */
-static int verbose_line(struct tparse *p, uint64_t line, const char *s, int *rc)
-{
-	double v;
-
-	if (!strncmp(s, "Command being timed: \"", 22)) {
-		size_t n = strlen(s + 22);
-		if ((*rc = flush_rep(p)))
-			return 1;
-		snprintf(p->verbose_cmd, sizeof(p->verbose_cmd), "%.*s",
-			 (int)(n && s[22 + n - 1] == '"' ? n - 1 : n), s + 22);
-		cmd_init(&p->rep);
-		p->rep.line = line;
-		p->have_rep = 1;
-		return 1;
-	}
-	if (!p->have_rep || !p->verbose_cmd[0])
-		return 0;
-	if (!strncmp(s, "User time (seconds): ", 21)) {
-		if (fmt_double(s + 21, &v))
-			*rc = bad(p, line, "user time", s + 21);
-		p->rep.user_s = v;
-	} else if (!strncmp(s, "System time (seconds): ", 23)) {
-		if (fmt_double(s + 23, &v))
-			*rc = bad(p, line, "system time", s + 23);
-		p->rep.sys_s = v;
-	} else if (!strncmp(s, "Elapsed (wall clock) time", 25)) {
-		const char *c = strstr(s, "): ");
-		if (!c || duration(c + 3, &v))
-			*rc = bad(p, line, "elapsed time", c ? c + 3 : s);
-		p->rep.real_s = v;
-	} else if (!strncmp(s, "Exit status: ", 13)) {
-		uint64_t st;
-		if (dec_u64(s + 13, &st, NULL) || st > 255)
-			*rc = bad(p, line, "exit status", s + 13);
-		else {
-			p->rep.status = (int)st;
-			*rc = flush_rep(p);
-		}
-	} else
-		return strchr(s, ':') != NULL;   /* the block's other counters */
-	return 1;
-}
-
-/* Whether s ends with tail; if so, cuts it off. */
-static int cut_tail(char *s, const char *tail)
-{
-	size_t n = strlen(s), t = strlen(tail);
-
-	if (n < t || strcmp(s + n - t, tail))
-		return 0;
-	s[n - t] = '\0';
-	return 1;
-}
-
-static int time_line(struct tparse *p, uint64_t line, char *s)
-{
-	char a[32], b[64], c[64], d[64];
-	double v, u, y, r;
-	uint64_t st;
-	const char *e;
-	int rc = 0;
-
-	/* GNU time: "0.38user 11.85system 0:48.77elapsed 25%CPU (...)" */
-	if (sscanf(s, "%31s %63s %63s", a, b, c) == 3 && cut_tail(a, "user") &&
-	    cut_tail(b, "system") && strstr(c, "elapsed")) {
-		*strstr(c, "elapsed") = '\0';
-		if (dec_double(a, DEC_FRAC, &u, NULL))
-			return bad(p, line, "user time", a);
-		if (dec_double(b, DEC_FRAC, &y, NULL))
-			return bad(p, line, "system time", b);
-		if (duration(c, &r))
-			return bad(p, line, "elapsed time", c);
-		if ((rc = new_rep(p, line, r, u, y)))
-			return rc;
-		p->rep.status = p->status;
-		p->status = 0;
-		return (rc = flush_rep(p)) ? rc : 1;
-	}
-	if ((e = lit(s, "Command exited with non-zero status "))) {
-		if (dec_u64(e, &st, NULL) || st > 255)
-			return bad(p, line, "exit status", e);
-		p->status = (int)st;
-		return 1;
-	}
-	/* zsh: "CMD  0.38s user 11.85s system 24% cpu 48.776 total" (the
-	 * total as "1:02.345" past a minute) */
-	{
-		char copy[1024], *t[64], *q;
-		int n = 0;
-		snprintf(copy, sizeof(copy), "%s", s);
-		for (q = strtok(copy, " \t"); q && n < 64; q = strtok(NULL, " \t"))
-			t[n++] = q;
-		if (n >= 8 && !strcmp(t[n - 1], "total") &&
-		    !strcmp(t[n - 3], "cpu") && !strcmp(t[n - 5], "system") &&
-		    !strcmp(t[n - 7], "user")) {
-			const char *start = s + (t[n - 8] - copy);
-			if (!cut_tail(t[n - 8], "s") || duration(t[n - 8], &u))
-				return bad(p, line, "user time", t[n - 8]);
-			if (!cut_tail(t[n - 6], "s") || duration(t[n - 6], &y))
-				return bad(p, line, "system time", t[n - 6]);
-			if (duration(t[n - 2], &r))
-				return bad(p, line, "total time", t[n - 2]);
-			if ((rc = new_rep(p, line, r, u, y)))
-				return rc;
-			/* the job's name zsh prints before the times */
-			while (start > s && (start[-1] == ' ' || start[-1] == '\t'))
-				start--;
-			snprintf(p->job, sizeof(p->job), "%.*s", (int)(start - s), s);
-			return (rc = flush_rep(p)) ? rc : 1;
-		}
-	}
-	/* bash: "real\t0m48.776s" / time -p: "real 48.77" */
-	if (sscanf(s, "%31s %63s %63s", a, b, d) != 2 ||
-	    (strcmp(a, "real") && strcmp(a, "user") && strcmp(a, "sys")))
-		return 0;
-	/* "real X" is a report's first line whatever X is (a bad time is an
-	 * error naming the line); "user X" and "sys X" are one's when X is a
-	 * number or a report is open, not prose such as "user root" */
-	if (a[0] != 'r' && !isdigit((unsigned char)b[0]) && !p->have_rep)
-		return 0;
-	if (duration(b, &v))
-		return bad(p, line, a[0] == 'r' ? "real time" :
-			   a[0] == 'u' ? "user time" : "sys time", b);
-	if (a[0] == 'r' || !p->have_rep || (a[0] == 'u' && !isnan(p->rep.user_s))) {
-		if ((rc = new_rep(p, line, NAN, NAN, NAN)))
-			return rc;
-	}
-	if (a[0] == 'r')
-		p->rep.real_s = v;
-	else if (a[0] == 'u')
-		p->rep.user_s = v;
-	else {
-		p->rep.sys_s = v;
-		if ((rc = flush_rep(p)))
-			return rc;
-	}
-	return 1;
-}
-
 static int scan_line(struct tparse *p, uint64_t line, char *raw)
 {
 	char *s = raw;
-	int k, rc = 0;
+	int k;
 
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -499,9 +292,7 @@ static int scan_line(struct tparse *p, uint64_t line, char *raw)
 		return 0;
 	if ((k = dd_line(p, line, s)))
 		return k < 0 ? k : 0;
-	if (verbose_line(p, line, s, &rc))
-		return rc;
-	if ((k = time_line(p, line, s)))
+	if ((k = time_report_line(&p->tr, line, s)))
 		return k < 0 ? k : 0;
 	if (strstr(s, "time ") && (strncmp(s, "time ", 5) == 0 ||
 				   strstr(s, "$ time ") || strstr(s, "# time ") ||
@@ -548,10 +339,11 @@ int fmt_time_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 
 	(void)o;
 	err[0] = '\0';
+	time_report_init(&p.tr, 1, take_report, &p, path, err, errlen);
 	while (!rc && fmt_getline(fp, &buf, &cap, &cut) >= 0)
 		rc = scan_line(&p, ++line, buf);
 	if (!rc)
-		rc = flush_rep(&p);
+		rc = time_report_flush(&p.tr);
 	if (!rc)
 		rc = flush_dd(&p);
 	if (!rc && !p.n)

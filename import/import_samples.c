@@ -68,10 +68,8 @@ struct put {
 	int64_t interval_ns;
 	int64_t prev;
 	int have_prev;
-	/* `time` reports: bash's real/user/sys lines gather into one */
+	/* `time` reports */
 	const char *path;
-	struct vmstat_time_line pending;
-	int have_pending;
 	int next_idx;        /* commands.idx of the next one */
 	int commands;        /* stored */
 };
@@ -103,8 +101,9 @@ static int put_row(void *vctx, const struct vmstat_row *r)
 /* Stores a `time` report as a command of the run: it ends at the last row
  * printed before it (or the run's start) and started real_s before that;
  * reports without a real time are dropped. */
-static int put_command(struct put *p, const struct vmstat_time_line *t)
+static int put_command(void *vctx, const struct vmstat_time_line *t)
 {
+	struct put *p = vctx;
 	struct store_command c = { 0 };
 	char argv[512];
 	int rc;
@@ -128,43 +127,6 @@ static int put_command(struct put *p, const struct vmstat_time_line *t)
 		return rc;
 	p->next_idx++;
 	p->commands++;
-	return 0;
-}
-
-static int flush_pending(struct put *p)
-{
-	if (!p->have_pending)
-		return 0;
-	p->have_pending = 0;
-	return put_command(p, &p->pending);
-}
-
-/* A `time` report line: bash's real starts a report, user and sys fill it;
- * GNU time's and zsh's lines are whole reports. */
-static int put_time(void *vctx, const struct vmstat_time_line *t)
-{
-	struct put *p = vctx;
-	int whole = !isnan(t->real_s) && !isnan(t->user_s) && !isnan(t->sys_s);
-	int rc;
-
-	if (whole || !isnan(t->real_s)) {
-		if ((rc = flush_pending(p)))
-			return rc;
-		if (whole)
-			return put_command(p, t);
-		p->pending = *t;
-		p->have_pending = 1;
-		return 0;
-	}
-	if (!p->have_pending) {
-		p->pending = *t;
-		p->have_pending = 1;
-		return 0;
-	}
-	if (!isnan(t->user_s))
-		p->pending.user_s = t->user_s;
-	if (!isnan(t->sys_s))
-		p->pending.sys_s = t->sys_s;
 	return 0;
 }
 
@@ -533,15 +495,13 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		goto store_err;
 	p.next_idx = (int)n;
 	p.path = path;
-	vo.time_line = put_time;
+	vo.time_line = put_command;
 	p.run = run;
 	p.all_timed = sc.all_timed;
 	p.wall0 = sc.wall0;
 	p.base = genesis;
 	rewind(fp);
 	rc = vmstat_text_read(fp, path, &vo, put_row, &p, &in, err, errlen);
-	if (!rc)
-		rc = flush_pending(&p);
 	if (rc) {
 		if (!err[0])
 			goto store_err;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "import/time_report.h"
 #include "lib/util.h"
 
 #define MAX_TOKENS 64
@@ -216,115 +217,6 @@ int vmstat_text_parse_date(const char *line, int64_t *ns)
 	return 0;
 }
 
-/* "0m3.055s", "1h2m3s"?, "3.055" (time -p) into seconds. */
-static int parse_bash_duration(const char *s, double *out)
-{
-	double v = 0, x;
-	const char *end;
-
-	if (!*s)
-		return -1;
-	while (*s) {
-		if (dec_double(s, DEC_FRAC, &x, &end))
-			return -1;
-		switch (*end) {
-		case 'h': v += x * 3600; end++; break;
-		case 'm': v += x * 60; end++; break;
-		case 's': v += x; end++; break;
-		case '\0': v += x; break;
-		default: return -1;
-		}
-		s = end;
-	}
-	*out = v;
-	return 0;
-}
-
-/* "1:02:03", "0:00.01" (GNU time's elapsed) into seconds. */
-static int parse_clock(const char *s, double *out)
-{
-	double v = 0, x;
-	const char *end;
-
-	for (;;) {
-		if (dec_double(s, DEC_FRAC, &x, &end))
-			return -1;
-		v = v * 60 + x;
-		if (*end == ':')
-			s = end + 1;
-		else
-			break;
-	}
-	if (strncmp(end, "elapsed", 7) && *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Recognises a `time` report line. Returns 1 with *t filled (fields NAN when
- * the line does not give them), 2 for a line of a report that carries no
- * times (GNU time's second line, its exit status line: *status set), 0 for
- * other lines. */
-static int time_line(char **tok, int n, struct vmstat_time_line *t, int *status)
-{
-	uint64_t st;
-	double v;
-
-	t->real_s = t->user_s = t->sys_s = NAN;
-	t->argv[0] = '\0';
-	/* bash: "real	0m3.055s"; time -p: "real 3.05" */
-	if (n == 2 && parse_bash_duration(tok[1], &v) == 0) {
-		if (!strcmp(tok[0], "real"))
-			return t->real_s = v, 1;
-		if (!strcmp(tok[0], "user"))
-			return t->user_s = v, 1;
-		if (!strcmp(tok[0], "sys"))
-			return t->sys_s = v, 1;
-	}
-	/* GNU time: "0.01user 0.00system 0:00.01elapsed 100%CPU (...)" */
-	if (n >= 3) {
-		const char *e1, *e2;
-		double u, s, r;
-		if (!dec_double(tok[0], DEC_FRAC, &u, &e1) && !strcmp(e1, "user") &&
-		    !dec_double(tok[1], DEC_FRAC, &s, &e2) &&
-		    !strcmp(e2, "system") && !parse_clock(tok[2], &r) &&
-		    strstr(tok[2], "elapsed")) {
-			t->user_s = u;
-			t->sys_s = s;
-			t->real_s = r;
-			return 1;
-		}
-	}
-	/* zsh: "CMD  0.01s user 0.00s system 90% cpu 0.012 total" */
-	if (n >= 8 && !strcmp(tok[n - 1], "total") && !strcmp(tok[n - 3], "cpu") &&
-	    !strcmp(tok[n - 5], "system") && !strcmp(tok[n - 7], "user") &&
-	    !parse_bash_duration(tok[n - 8], &t->user_s) &&
-	    !parse_bash_duration(tok[n - 6], &t->sys_s) &&
-	    !parse_bash_duration(tok[n - 2], &t->real_s)) {
-		/* the job zsh names before its times */
-		for (int i = 0; i < n - 8; i++) {
-			size_t l = strlen(t->argv);
-			snprintf(t->argv + l, sizeof(t->argv) - l, "%s%s",
-				 i ? " " : "", tok[i]);
-		}
-		return 1;
-	}
-	if (n >= 2 && strstr(tok[0], "inputs+") && strstr(tok[0], "outputs"))
-		return 2;
-	if (n == 6 && !strcmp(tok[0], "Command") && !strcmp(tok[1], "exited") &&
-	    !strcmp(tok[4], "status") && !dec_u64(tok[5], &st, NULL) &&
-	    st <= 255) {
-		*status = (int)st;
-		return 2;
-	}
-	if (n == 5 && !strcmp(tok[0], "Command") && !strcmp(tok[1], "terminated") &&
-	    !strcmp(tok[3], "signal") && !dec_u64(tok[4], &st, NULL) && st < 128) {
-		*status = 128 + (int)st;
-		return 2;
-	}
-	return 0;
-}
-
 /* The frozen-memory check of one invocation: its first row's watched
  * values and whether any later interval row differed. */
 struct watch {
@@ -368,11 +260,10 @@ struct parser {
 	int64_t *steps;
 	size_t nsteps, capsteps;
 
-	int time_status;     /* pending GNU time exit status */
-	/* GNU time -v's block being read ("Command being timed: ..." to
-	 * "Exit status: N"): its times and command, given as one report */
-	int verbose;
-	struct vmstat_time_line vtl;
+	/* the `time` reports in the log, each handed to opts->time_line
+	 * (with ctx) whole */
+	struct time_reader tr;
+	void *ctx;
 };
 
 /* At the start of a block after one: the whole seconds between rows that
@@ -638,109 +529,21 @@ static int data_row(struct parser *p, char **tok, int n, uint64_t line,
 	return fn(ctx, &row);
 }
 
-/* A time line (bash's time, /usr/bin/time) in tok: counted, and handed to
- * p->opts->time_line (*rc its answer) when it is a command's own, with its
- * line number, the rows before it and a pending GNU time status. Returns
- * 1 when tok was one, 0 when not. */
-static int give_time(struct parser *p, struct vmstat_time_line *tl,
-		     uint64_t line, void *ctx, int *rc)
+/* A whole `time` report from p's reader: handed to p->opts->time_line
+ * with the rows read before it. */
+static int give_time(void *vp, const struct time_report *r)
 {
+	struct parser *p = vp;
+	struct vmstat_time_line tl = {
+		.line = r->line, .rows_before = p->info->rows,
+		.real_s = r->real_s, .user_s = r->user_s, .sys_s = r->sys_s,
+		.status = r->status,
+	};
+
 	if (!p->opts->time_line)
 		return 0;
-	tl->line = line;
-	tl->rows_before = p->info->rows;
-	tl->status = p->time_status;
-	p->time_status = 0;
-	*rc = p->opts->time_line(ctx, tl);
-	return 0;
-}
-
-/* GNU time -v's block (time(1): "Command being timed:", "User time
- * (seconds):", "System time (seconds):", "Elapsed (wall clock) time
- * (h:mm:ss or m:ss):", "Exit status:" and its other counters, one per
- * line): 1 when tok was a line of it (its report handed on at "Exit
- * status:", or when a line of another kind ends the block), 0 when not. */
-static int verbose_line(struct parser *p, char **tok, int n, uint64_t line,
-			void *ctx, int *rc)
-{
-	struct vmstat_time_line *t = &p->vtl;
-	uint64_t st;
-	double v;
-
-	if (n >= 4 && !strcmp(tok[0], "Command") && !strcmp(tok[1], "being") &&
-	    !strcmp(tok[2], "timed:")) {
-		if (p->verbose && (give_time(p, t, line, ctx, rc), *rc))
-			return 1;
-		memset(t, 0, sizeof(*t));
-		t->real_s = t->user_s = t->sys_s = NAN;
-		for (int i = 3; i < n; i++) {
-			size_t l = strlen(t->argv);
-			snprintf(t->argv + l, sizeof(t->argv) - l, "%s%s",
-				 i > 3 ? " " : "", tok[i]);
-		}
-		if (t->argv[0] == '"') {     /* its quotes */
-			size_t l = strlen(t->argv);
-			memmove(t->argv, t->argv + 1, l);
-			if (l > 1 && t->argv[l - 2] == '"')
-				t->argv[l - 2] = '\0';
-		}
-		p->verbose = 1;
-		p->info->time_lines++;
-		return 1;
-	}
-	if (!p->verbose)
-		return 0;
-	if (n == 4 && !strcmp(tok[2], "(seconds):") && !strcmp(tok[1], "time") &&
-	    !dec_double(tok[3], DEC_FRAC, &v, NULL)) {
-		if (!strcmp(tok[0], "User"))
-			t->user_s = v;
-		else if (!strcmp(tok[0], "System"))
-			t->sys_s = v;
-	} else if (n >= 4 && !strcmp(tok[0], "Elapsed") &&
-		   !parse_clock(tok[n - 1], &v)) {
-		t->real_s = v;
-	} else if (n == 3 && !strcmp(tok[0], "Exit") && !strcmp(tok[1], "status:") &&
-		   !dec_u64(tok[2], &st, NULL) && st <= 255) {
-		p->verbose = 0;
-		p->time_status = (int)st;
-		give_time(p, t, line, ctx, rc);
-	} else {
-		int counter = 0;
-		for (int i = 0; i < n && !counter; i++)
-			counter = tok[i][strlen(tok[i]) - 1] == ':';
-		if (!counter) {
-			/* the block ended without its exit status */
-			p->verbose = 0;
-			give_time(p, t, line, ctx, rc);
-			return 0;
-		}
-	}
-	p->info->time_lines++;
-	return 1;
-}
-
-static int take_time_line(struct parser *p, char **tok, int n, uint64_t line,
-			  void *ctx, int *rc)
-{
-	struct vmstat_time_line tl;
-	int k;
-
-	if (verbose_line(p, tok, n, line, ctx, rc))
-		return 1;
-	if (*rc)
-		return 1;
-	k = time_line(tok, n, &tl, &p->time_status);
-	if (!k)
-		return 0;
-	p->info->time_lines++;
-	if (k == 1 && p->opts->time_line) {
-		tl.line = line;
-		tl.rows_before = p->info->rows;
-		tl.status = p->time_status;
-		p->time_status = 0;
-		*rc = p->opts->time_line(ctx, &tl);
-	}
-	return 1;
+	snprintf(tl.argv, sizeof(tl.argv), "%s", r->argv);
+	return p->opts->time_line(p->ctx, &tl);
 }
 
 /* A line of no kind vmstat writes (tok[0] its first word): before the
@@ -825,6 +628,8 @@ int vmstat_text_read(FILE *fp, const char *path,
 	memset(info, 0, sizeof(*info));
 	if (err && errlen)
 		err[0] = '\0';
+	p.ctx = ctx;
+	time_report_init(&p.tr, 0, give_time, &p, path, err, errlen);
 	while ((len = getline(&buf, &cap, fp)) >= 0) {
 		char *tok[MAX_TOKENS + 1];
 		int n, unterminated = len == 0 || buf[len - 1] != '\n';
@@ -862,12 +667,9 @@ int vmstat_text_read(FILE *fp, const char *path,
 			goto out;
 		}
 		if (n <= MAX_TOKENS && all_digits(tok[0]) && p.ncol) {
-			if (p.verbose) {   /* a -v block cut short */
-				p.verbose = 0;
-				give_time(&p, &p.vtl, line, ctx, &rc);
-				if (rc)
-					goto out;
-			}
+			/* a report open before it (a -v block cut short) */
+			if ((rc = time_report_flush(&p.tr)))
+				goto out;
 			if ((rc = data_row(&p, tok, n, line, unterminated, fn, ctx)))
 				goto out;
 			continue;
@@ -879,20 +681,18 @@ int vmstat_text_read(FILE *fp, const char *path,
 			p.sep_date = date;
 			continue;
 		}
-		if (n <= MAX_TOKENS && take_time_line(&p, tok, n, line, ctx, &rc)) {
-			if (rc)
+		if ((rc = time_report_line(&p.tr, line, raw))) {
+			if (rc < 0)
 				goto out;
+			info->time_lines++;
+			rc = 0;
 			continue;
 		}
 		if ((rc = other_line(&p, tok, line, &first_text, &preamble)))
 			goto out;
 	}
-	if (p.verbose) {
-		p.verbose = 0;
-		give_time(&p, &p.vtl, line, ctx, &rc);
-		if (rc)
-			goto out;
-	}
+	if ((rc = time_report_flush(&p.tr)))
+		goto out;
 	rc = read_end(&p, fp, path, line, first_text);
 out:
 	info->lines = line;

@@ -40,16 +40,16 @@ struct vmstat_row {
 	const double *values;/* the numbers as printed (kB, kB/s, /s, %) */
 };
 
-/* One `time` report found in the log (bash's "real 0m1.5s" / "user ..." /
- * "sys ..." lines, one per call; GNU time's "0.01user 0.00system
- * 0:00.01elapsed ..." line, all three at once). Unknown fields are NAN. */
+/* One `time` report found in the log, whole (import/time_report.h reads
+ * them: bash's "real", "user" and "sys" lines, time -p's, zsh's line, GNU
+ * time's two lines and its -v block). Unknown fields are NAN. */
 struct vmstat_time_line {
 	uint64_t line;       /* 1-based line number */
 	uint64_t rows_before;/* data rows read before it */
 	double real_s, user_s, sys_s;
 	int status;          /* GNU time's "Command exited with non-zero
 			      * status N" before it, else 0 */
-	char argv[256];      /* the command the report names (zsh's job,
+	char argv[512];      /* the command the report names (zsh's job,
 			      * GNU time -v's "Command being timed"), or "" */
 };
 
@@ -60,8 +60,9 @@ struct vmstat_text_opts {
 			      * 0: unknown */
 	int no_boot_row;     /* no row is a since-boot average: the log was
 			      * assembled from `vmstat -t 1 2 | tail -n 1` */
-	/* Called per `time` report line (may be NULL: such lines are then
-	 * skipped). Returns 0 or a negative code that stops the read. */
+	/* Called per `time` report, once it is whole (may be NULL: such
+	 * lines are then skipped). Returns 0 or a negative code that stops
+	 * the read. */
 	int (*time_line)(void *ctx, const struct vmstat_time_line *t);
 };
 
