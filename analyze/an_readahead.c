@@ -393,6 +393,38 @@ static double ra_mix(const struct cp_diff *d)
 	return cp_reads_smaller(d) ? d->mix_s[0] : 0;
 }
 
+/* The title when ra_mix() is most of the cost, and the runs gave no
+ * finding of their own (direct I/O is never readahead): the reads' sizes,
+ * and where a smaller size comes from. */
+static void ra_mix_title(const struct cp_diff *d, const struct an_run *x,
+			 const struct an_run *y, struct finding *f)
+{
+	double n[2] = { 0, 0 }, mb[2] = { 0, 0 };
+
+	if (f->title[0] && f->present)
+		return;
+	snprintf(f->title, sizeof(f->title), "readahead: smaller reads: %.40s's "
+		 "averaged %.1f KiB, %.40s's %.1f KiB (the reader's own size, "
+		 "read_ahead_kb or max_sectors_kb)", y->rd.rv->name,
+		 d->mean_kb[1][0], x->rd.rv->name, d->mean_kb[0][0]);
+	/* the workload's blocking reads, class by class (critpath.h) */
+	for (int sc = 0; sc < CP_SIZES; sc++) {
+		n[0] += x->cp.cls[0][sc].n;
+		n[1] += y->cp.cls[0][sc].n;
+		mb[0] += x->cp.cls[0][sc].bytes / 1e6;
+		mb[1] += y->cp.cls[0][sc].bytes / 1e6;
+	}
+	if (!f->evidence[0])
+		FD_CAT(f, evidence, "%s: %.0f reads the workload waited on, "
+		       "%.1f MB; %s: %.0f reads, %.1f MB", y->rd.rv->name, n[1],
+		       mb[1], x->rd.rv->name, n[0], mb[0]);
+	if (!f->why[0])
+		snprintf(f->why, sizeof(f->why), "both runs' requests, class by "
+			 "class, each at its own run's time per request");
+	f->lo_s = 0;
+	f->hi_s = y->cp.elapsed_s;
+}
+
 const struct analyzer an_readahead = {
 	.name = "readahead",
 	.build = ra_build,
@@ -400,6 +432,7 @@ const struct analyzer an_readahead = {
 	.emit = ra_emit,
 	.release = ra_release,
 	.mix_cost = ra_mix,
+	.mix_title = ra_mix_title,
 	/* smaller requests are more device time, and more waiting behind
 	 * each other where the workload's readers share a device */
 	.draws = 1u << CP_DEVICE | 1u << CP_REFAULT | 1u << CP_QUEUE,

@@ -15,7 +15,8 @@
 
 const struct analyzer *const analyzers[] = {
 	&an_seek, &an_fairness, &an_queue, &an_readahead, &an_writeback,
-	&an_swap, &an_cpu, &an_throttle, &an_device, &an_refault, &an_volume,
+	&an_swap, &an_cpu, &an_throttle, &an_journal, &an_device, &an_refault,
+	&an_volume,
 };
 const int n_analyzers = (int)ARRAY_SIZE(analyzers);
 
@@ -434,6 +435,11 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 			    fabs(m) > 0.5 * fabs(f->cost_s))
 				a->mix_title(&d, x, y, f);
 		}
+		/* a cost with no finding in either run to name it (the mix
+		 * alone): the analyzer's name and what it measured */
+		if (!f->title[0])
+			snprintf(f->title, sizeof(f->title), "%s: its part of the "
+				 "difference", a->name);
 		if (!a->cats && !a->mix_cost) {
 			f->cost_s = f->y_cost_s - scale * f->x_cost_s;
 			f->x_part_s = scale * f->x_cost_s;

@@ -90,7 +90,7 @@ struct analyzer {
 
 extern const struct analyzer an_seek, an_fairness, an_swap, an_writeback,
 	an_readahead, an_queue, an_cpu, an_throttle, an_device, an_refault,
-	an_volume;
+	an_volume, an_journal;
 
 /* The table, in the order their numbers are printed. */
 extern const struct analyzer *const analyzers[];

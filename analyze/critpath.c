@@ -23,7 +23,7 @@
 
 const char *const cp_cat_name[CP_NCAT] = {
 	"device", "seek", "queue", "fairness", "swap", "refault", "writeback",
-	"wbwait", "throttle", "cpu", "other",
+	"wbwait", "throttle", "journal", "cpu", "other",
 };
 
 const char *const cp_cat_desc[CP_NCAT] = {
@@ -37,6 +37,7 @@ const char *const cp_cat_desc[CP_NCAT] = {
 	"waited for writeback at the device's speed",
 	"was blocked issuing no I/O (dirty throttling, I/O held above the "
 	"block layer)",
+	"waited for the journal's commits (its writes, cache flushes, FUA)",
 	"waited for a CPU",
 	"ran or thought",
 };
@@ -131,6 +132,8 @@ struct walk {
 	uint8_t *refault;       /* rows that re-read sectors */
 	int user_sync;          /* the workload's user processes queued
 				 * synchronous writes or flushes */
+	int njournal;           /* a journal thread's I/O queued or in
+				 * flight (completed in the trace) */
 	/* each device's mean service time per request of a direction and size
 	 * (the utilization law over the run: Sum of C - max(D, previous C) /
 	 * requests), ns: [dev index][dir][size] */
@@ -337,6 +340,10 @@ static void advance(struct walk *w, int64_t t)
 		bins_add(cp, a, t, offsetof(struct cp_bin, wb_s), 1);
 	if (w->nblocked > 0)
 		bins_add(cp, a, t, offsetof(struct cp_bin, own_io_s), 1);
+	/* waiting for a journal commit the workload's syncs asked for */
+	if (w->user_sync && w->njournal > 0)
+		bins_add(cp, a, t, offsetof(struct cp_bin, jfree_s),
+			 w->nalive ? (double)w->nfree / (double)w->nalive : 1);
 	/* each unit's free critical time, for the families */
 	if (w->nalive)
 		for (int i = 0; i < w->nalive; i++) {
@@ -383,11 +390,13 @@ static void unit_life(struct walk *w, int ui, int born)
 }
 
 /* Whether row x blocks its unit: reads, synchronous writes and flushes;
- * every write of a flusher standing for a buffered writer. */
+ * every write of a flusher standing for a buffered writer. Each piece of a
+ * bio an X split blocks (a split tail carries the bio's Q): the bio's
+ * issuer waits until the last piece completes, and a 1 MiB read split into
+ * 128 pieces of 8 KiB, only its first counted, read as a reader free
+ * 95% of the time. */
 static int blocks(const struct unit *u, const struct an_io *x)
 {
-	if (x->flags & AN_SPLIT_TAIL)
-		return 0;
 	if (!(x->flags & AN_WRITE))
 		return 1;
 	if (u->proxy)
@@ -401,6 +410,41 @@ static int is_swap(const struct critpath *cp, uint32_t dev)
 		if (cp->swap_dev[i] == dev)
 			return 1;
 	return 0;
+}
+
+/* 1 when x is I/O of a commit the workload's syncs wait for, which the
+ * trace saw complete: a journal thread's (ta_role() "journal"), or a cache
+ * flush issued for another (the block layer's flush sequence: kblockd's
+ * flushes carry no Q, only D and C), not the workload's own. */
+static int journal_io(const struct walk *w, const struct an_io *x)
+{
+	int64_t start = x->q != AN_NONE ? x->q : x->d;
+	int k;
+
+	if (start == AN_NONE || x->c == AN_NONE || x->c < start)
+		return 0;
+	k = family_of(&w->cp->fam, x->pid);
+	if (k >= 0 && w->cp->fam.f[k].workload)
+		return 0;
+	return (x->flags & AN_FLUSH) ||
+	       (k >= 0 && !strcmp(w->cp->fam.f[k].role, "journal"));
+}
+
+/* A commit's I/O (journal_io()) starting now, at its Q or (none) its D. */
+static void journal_start(struct walk *w, const struct an_io *x)
+{
+	struct critpath *cp = w->cp;
+
+	w->njournal++;
+	if (w->now < cp->t0 || w->now > cp->t1)
+		return;
+	if (!cp->journal_bios || !cp->journal_pid)
+		cp->journal_pid = (x->flags & AN_FLUSH) && cp->journal_pid ?
+				  cp->journal_pid : x->pid;
+	cp->journal_bios++;
+	cp->journal_flushes += (x->flags & AN_FLUSH) != 0;
+	cp->journal_fua += (x->flags & AN_FUA) != 0;
+	cp->journal_mb += x->bytes / 1e6;
 }
 
 static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
@@ -419,6 +463,8 @@ static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 		   family_is_workload(&w->cp->fam, x->pid))
 		bin_count(w->cp, w->now, offsetof(struct cp_bin, sync_mb),
 			  x->bytes ? x->bytes / 1e6 : 1);
+	if (journal_io(w, x))
+		journal_start(w, x);
 	ui = unit_of(w, x->pid);
 	if (ui >= 0 && blocks(&w->u[ui], x) && x->c != AN_NONE && x->c >= x->q) {
 		u = &w->u[ui];
@@ -446,10 +492,12 @@ static void on_d(struct walk *w, uint32_t row, const struct an_io *x)
 	struct dstate *d = &w->ds[dk];
 	struct fly *f = fly_slot(w, row, 0);
 
-	if (x->q != AN_NONE && !(x->flags & AN_SPLIT_TAIL)) {
+	if (x->q == AN_NONE && journal_io(w, x))
+		journal_start(w, x);
+	if (x->q != AN_NONE) {
 		own->queued--;
 		d->queued--;
-		if (x->d >= x->q) {
+		if (x->d >= x->q && !(x->flags & AN_SPLIT_TAIL)) {
 			own->q2d_sum_ns += (double)(x->d - x->q);
 			own->q2d_n++;
 			d->q2d_sum_ns += (double)(x->d - x->q);
@@ -596,7 +644,7 @@ static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
 				d->last_c = x->c;
 		} else
 			svc = x->c - x->d;
-	} else if (x->q != AN_NONE && !(x->flags & AN_SPLIT_TAIL)) {
+	} else if (x->q != AN_NONE) {
 		/* completed with no D seen (a Q and C trace) */
 		own->queued--;
 		d->queued--;
@@ -604,6 +652,8 @@ static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
 	if ((x->flags & AN_WRITE) && !(x->flags & (AN_SYNC | AN_FUA | AN_FLUSH)) &&
 	    x->q != AN_NONE)
 		w->nasync--;
+	if (journal_io(w, x))
+		w->njournal--;
 	if (f) {
 		struct unit *u = &w->u[f->unit];
 		double sq, sd;
@@ -1210,6 +1260,14 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 		}
 		if (f <= 0)
 			continue;
+		/* free while the journal committed what its syncs asked for */
+		if (b->jfree_s > 0) {
+			double jf = b->jfree_s < f ? b->jfree_s : f;
+			cp->cat[CP_JOURNAL] += jf;
+			f -= jf;
+			if (f <= 0)
+				continue;
+		}
 		fc = cpu_wait_share(v, ncpu);
 		/* blocked (procs_blocked: tasks in I/O wait, counted also when
 		 * the CPUs are busy, unlike wa) first: a blocked task is not
@@ -1310,7 +1368,10 @@ static int has_child(const struct rundata *rd, const struct critpath *cp,
 static void settle_measured(struct critpath *cp, const struct rundata *rd,
 			    const struct walk *w)
 {
-	double cpu = 0, mem = 0, held = 0, freep = 0, sum, f = cp->free_s, h;
+	/* the free time less the journal's commits (settle_free()), which
+	 * the walk told from the trace */
+	double cpu = 0, mem = 0, held = 0, freep = 0, sum, h;
+	double f = cp->free_s - cp->cat[CP_JOURNAL];
 	double sleep_w = 0, wb_seen;
 	int th_bins = 0, bins = 0, ok = 0;
 

@@ -45,6 +45,11 @@ enum cp_cat {
 	CP_THROTTLE,    /* blocked issuing no I/O while dirty data was over
 			 * the throttling point, or I/O held above the block
 			 * layer (blk-throttle, cgroup I/O limits) */
+	CP_JOURNAL,     /* waiting for the journal's commits: free of I/O of
+			 * its own while a journal thread's I/O (jbd2,
+			 * xfsaild: its writes, cache flushes, FUA writes) was
+			 * in flight, the workload having issued synchronous
+			 * writes (fsync, O_SYNC, O_DSYNC) */
 	CP_CPU,         /* runnable, waiting for a CPU */
 	CP_OTHER,       /* the rest: on a CPU, think time, page cache */
 	CP_NCAT
@@ -89,6 +94,8 @@ struct cp_bin {
 				 * flushes (counted as 1 MB each) queued */
 	double syncw_s;         /* the workload's critical time waiting on
 				 * them, by completion */
+	double jfree_s;         /* of free_s, the time a journal thread's I/O
+				 * was in flight, the workload syncing */
 };
 
 struct critpath {
@@ -124,6 +131,10 @@ struct critpath {
 	double swap_active_s;   /* free time with swapping under way */
 	double swap_stall_s;    /* the part of CP_SWAP from the free time */
 	double held_s;          /* free time blocked with no I/O traced */
+	/* the journal threads' I/O queued in the window (CP_JOURNAL): bios,
+	 * of them cache flushes and FUA writes, MB; the first such pid */
+	double journal_bios, journal_flushes, journal_fua, journal_mb;
+	uint32_t journal_pid;
 	double wb_active_s;     /* free time with writeback under way */
 	double proxy_throttle_s;/* a flusher's writes a blocked writer the
 				 * trace does not show waited for */
