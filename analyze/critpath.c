@@ -391,12 +391,16 @@ static void unit_life(struct walk *w, int ui, int born)
 
 /* Whether row x blocks its unit: reads, synchronous writes and flushes;
  * every write of a flusher standing for a buffered writer. Each piece of a
- * bio an X split blocks (a split tail carries the bio's Q): the bio's
- * issuer waits until the last piece completes, and a 1 MiB read split into
- * 128 pieces of 8 KiB, only its first counted, read as a reader free
- * 95% of the time. */
+ * read an X split blocks (a split tail carries the bio's Q): the reader
+ * waits until the last piece completes, and a 1 MiB read split into 128
+ * pieces of 8 KiB, only its first counted, read as a reader free 95% of
+ * the time. A split write counts by its first piece only: the writeback
+ * analysis (a sync's or a flusher's writes against the idle time before)
+ * is measured so; its pieces' share is not yet told apart. */
 static int blocks(const struct unit *u, const struct an_io *x)
 {
+	if ((x->flags & AN_SPLIT_TAIL) && (x->flags & AN_WRITE))
+		return 0;
 	if (!(x->flags & AN_WRITE))
 		return 1;
 	if (u->proxy)

@@ -72,6 +72,8 @@ struct put {
 	const char *path;
 	int next_idx;        /* commands.idx of the next one */
 	int commands;        /* stored */
+	uint64_t last_rows;  /* the rows before the last one stored */
+	int64_t last_end;    /* and its end */
 };
 
 static int put_row(void *vctx, const struct vmstat_row *r)
@@ -100,7 +102,9 @@ static int put_row(void *vctx, const struct vmstat_row *r)
 
 /* Stores a `time` report as a command of the run: it ends at the last row
  * printed before it (or the run's start) and started real_s before that;
- * reports without a real time are dropped. */
+ * a report after another with no row between them ran after it (commands
+ * timed one after another: `time a; time b`), from its end. Reports
+ * without a real time are dropped. */
 static int put_command(void *vctx, const struct vmstat_time_line *t)
 {
 	struct put *p = vctx;
@@ -119,12 +123,18 @@ static int put_command(void *vctx, const struct vmstat_time_line *t)
 	c.argv = argv;
 	c.end_ns = p->have_prev ? p->prev : p->base;
 	c.start_ns = c.end_ns - (int64_t)llround(t->real_s * 1e9);
+	if (p->commands && t->rows_before == p->last_rows) {
+		c.start_ns = p->last_end;
+		c.end_ns = c.start_ns + (int64_t)llround(t->real_s * 1e9);
+	}
 	c.real_s = t->real_s;
 	c.user_s = isnan(t->user_s) ? 0 : t->user_s;
 	c.sys_s = isnan(t->sys_s) ? 0 : t->sys_s;
 	c.status = t->status;
 	if ((rc = store_command_add(p->st, p->run, &c)))
 		return rc;
+	p->last_rows = t->rows_before;
+	p->last_end = c.end_ns;
 	p->next_idx++;
 	p->commands++;
 	return 0;

@@ -215,14 +215,16 @@ done
 check "compare of 8 runs: the changes over the bars upright, the key beside them" \
 	grep -q 'rotate by 90' "$t"/p8-png/*.compare.gp
 
-# vm: a command's end and the next one's start (0.02 s apart) share one label
+# vm: a command's end, the next one's start and its end (0.02 s later:
+# two reports with no row between them ran one after the other) share one
+# label
 L=$FIXTURES/vmstat/plain-1-3.log
 { head -n 3 "$L"; printf 'real\t0m1.000s\nuser\t0m0.100s\nsys\t0m0.050s\n'
   printf 'real\t0m0.020s\nuser\t0m0.000s\nsys\t0m0.010s\n'; tail -n 1 "$L"; } > "$t/two.log"
 if "$IOTAPE" import --quiet --again --run v "$FIXTURES/loop-fio-small.bin" &&
    "$IOTAPE" import --quiet --run v --interval 1 "$t/two.log" &&
    "$IOTAPE" plot --kind vm -o "$t/vm" v > /dev/null 2> "$t/err"; then
-	check_eq "vm: marks closer than 2% of the axis share a label" "start 0|end 0|start 1, end 1" \
+	check_eq "vm: marks closer than 2% of the axis share a label" "start 0|end 0, start 1, end 1" \
 		"$(sed -n "s/^set label '\([^']*\)' at .*/\1/p" "$t/vm/v.vm.gp" | paste -sd'|')"
 else
 	not_ok "plot --kind vm of two timed commands" "$(cat "$t/err")"

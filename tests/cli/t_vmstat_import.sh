@@ -94,6 +94,20 @@ import "time reports inside a log" --run vmt --interval 1 "$t/vm-times.log" &&
 		"dd if=/dev/zero of=f bs=1M count=8|0.015|0.01;sync|1.25|0.02" \
 		"$(sqlite3 "$db" "SELECT argv, real_s, sys_s FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'vmt') ORDER BY idx" | paste -sd';')"
 
+# bash's report between rows: it ends at the row before it, not at the
+# log's last row (its three lines were gathered until the next report or
+# the end of the file); zsh's report after it with no row between ran after
+# it; all in a decimal comma (bash under de_DE)
+L=$V/plain-1-3.log
+{ head -n 3 "$L"; printf 'real\t0m1,500s\nuser\t0m0,100s\nsys\t0m0,050s\n'
+  printf 'sync  0.00s user 0.01s system 1%% cpu 1:02.25 total\n'; tail -n 2 "$L"; } > "$t/vm-mid.log"
+import "a report between rows" --run vmmid --interval 1 "$t/vm-mid.log" &&
+	check_eq "a report between rows ends at the row before it; the next one after it" \
+		"-1.5|0.0|1.5;0.0|62.25|62.25" \
+		"$(sqlite3 "$db" "SELECT round(start_ns / 1e9, 2), round(end_ns / 1e9, 2), real_s
+			FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'vmmid')
+			ORDER BY idx" | paste -sd';')"
+
 # joined to a trace's run: times from its first event
 if import "trace" --quiet --run trace "$FIXTURES/loop-fio-small.bin" &&
    import "join" --run trace --interval 2 "$V/plain-1-3.log"; then
