@@ -36,6 +36,8 @@ struct import_ctx {
 	size_t ndev;
 	int64_t genesis;
 	int have_genesis;
+	int64_t first_ns;   /* the first record's time, of any kind */
+	int have_first;
 	int64_t wall_ns, wall_at_ns;  /* the start-time notify: wall clock, and
 				       * the trace clock then */
 	int have_wall;
@@ -53,6 +55,10 @@ static int on_event(void *vctx, const struct bt_event *ev)
 	if (!c->have_genesis && (!bt_is_notify(ev) || bt_code(ev) == BT_N_MESSAGE)) {
 		c->genesis = (int64_t)ev->time_ns;
 		c->have_genesis = 1;
+	}
+	if (!c->have_first) {
+		c->first_ns = (int64_t)ev->time_ns;
+		c->have_first = 1;
 	}
 	if (!c->have_wall && bt_is_notify(ev) && bt_code(ev) == BT_N_TIMESTAMP &&
 	    !bt_pdu_timestamp(ev, &c->wall_ns)) {
@@ -274,7 +280,11 @@ static int import_run_finish(struct store *st, struct import_ctx *c,
 	if (!rc && is->sha256[0])
 		rc = store_run_set(st, c->run, "input_sha256", is->sha256);
 	if (!rc)
-		rc = store_run_finish(st, c->run, "complete", c->genesis);
+		/* a trace of notify records only (names, no I/O: a run whose
+		 * reads all hit the page cache) starts at its first: its
+		 * span is 0, not the trace clock's value */
+		rc = store_run_finish(st, c->run, "complete", c->have_genesis ?
+				      c->genesis : c->have_first ? c->first_ns : 0);
 	return rc;
 }
 

@@ -50,6 +50,13 @@ check_eq "cgroup payloads: the I/O paired (Q2C n, origin)" "1 1" \
 blkparse_events "$R/names.bin" > "$t/names.bp"
 compare_dump "$db" names "$t/names.bp" "messages and long names"
 
+# Names and no I/O (a run whose reads all hit the page cache): its span is
+# 0, not the trace clock's value at its records (12481.97 s)
+"$IOTAPE" import --quiet --db "$db" --run namesonly "$R/names-only.bin"
+check_eq "names only: a span of 0 in report and runs" "0|0.000" \
+	"$("$IOTAPE" report --db "$db" --json namesonly | jq -r '.span_s')|$("$IOTAPE" runs --db "$db" |
+		awk '$2 == "namesonly" { print $NF }')"
+
 # Wall-clock alignment: a vmstat -t log attached to a trace that has a
 # start-time notify (BLK_TN_TIMESTAMP) lands at its wall-clock times, as
 # blkparse's %z places the I/O (blktrace 918e979), not at the first I/O.
