@@ -139,7 +139,10 @@ static void fig_rates(struct figset *fs, struct run_figs *r, double span,
 }
 
 /* Q2C and D2C p50 and p99 (us) of reads and of writes, as report prints
- * them; none for a direction with neither. */
+ * them, but for Q2C a bio an X split counts once, from its Q to its last
+ * piece's C (report's bio_q2c_dir: btt pairs neither half, so a run of
+ * 1 MiB direct reads split by max_sectors_kb had no Q2C to ask about);
+ * none for a direction with neither. */
 static void fig_latency(struct figset *fs, struct run_figs *r,
 			const char *const dir[2])
 {
@@ -147,11 +150,11 @@ static void fig_latency(struct figset *fs, struct run_figs *r,
 
 	for (int w = 0; w < 2; w++) {
 		char k[40], l[32];
-		if (!rep->q2c_dir[w].n && !rep->d2c_dir[w].n)
+		if (!rep->bio_q2c_dir[w].n && !rep->d2c_dir[w].n)
 			continue;
 		/* Q2C p50, p99, then D2C p50, p99 */
 		for (int m = 0; m < 4; m++) {
-			const struct hist *h = m < 2 ? &rep->q2c_dir[w] :
+			const struct hist *h = m < 2 ? &rep->bio_q2c_dir[w] :
 						       &rep->d2c_dir[w];
 			const char *name = m < 2 ? "q2c" : "d2c";
 			int pct = m % 2 ? 99 : 50;

@@ -61,9 +61,19 @@ static struct proc_stats *proc_of(struct report *r, uint32_t pid)
 }
 
 
+/* A whole split bio (splitjoin.h) into the issuers' Q2C. */
+static void split_done(void *ctx, const struct split_bio *b)
+{
+	struct report *r = ctx;
+
+	hist_add(&r->bio_q2c_dir[b->w], (uint64_t)(b->c - b->q));
+	hist_add(&dev_of(r, b->dev)->q2c_whole, (uint64_t)(b->c - b->q));
+}
+
 void report_begin(struct report *r, const struct runview *rv)
 {
 	memset(r, 0, sizeof(*r));
+	splitjoin_init(&r->sj, split_done, r);
 	r->rv = rv;
 	/* a run of samples only (a vmstat log) has no event span */
 	r->span_ns = rv ? runview_span_ns(rv) : 0;
@@ -89,6 +99,7 @@ void report_add(struct report *r, const struct an_io *x)
 		ds->btt_q++;
 	if (x->flags & AN_SPLIT_TAIL)
 		ds->x_splits++;
+	splitjoin_add(&r->sj, x, 0);
 	if (split && hq) {
 		/* btt pairs neither half of a split bio (its D and C
 		 * cover only part of the Q): keep them apart. */
@@ -112,6 +123,7 @@ void report_add(struct report *r, const struct an_io *x)
 		if (c >= q) {
 			hist_add(&ds->q2c, (uint64_t)(c - q));
 			hist_add(&r->q2c_dir[w], (uint64_t)(c - q));
+			hist_add(&r->bio_q2c_dir[w], (uint64_t)(c - q));
 		} else
 			ds->negative++;
 		if (!hd)
@@ -169,6 +181,7 @@ void report_add(struct report *r, const struct an_io *x)
 
 void report_end(struct report *r)
 {
+	splitjoin_end(&r->sj);
 	for (size_t i = 0; i < r->ndev; i++) {
 		hist_merge(&r->all_q2c, &r->devs[i].q2c);
 		hist_merge(&r->all_d2c, &r->devs[i].d2c);
@@ -202,6 +215,7 @@ void report_free(struct report *r)
 		hist_free(&r->devs[i].q2d);
 		hist_free(&r->devs[i].seek);
 		hist_free(&r->devs[i].q2c_split);
+		hist_free(&r->devs[i].q2c_whole);
 		for (int k = 0; k < RP_NSTAGE; k++)
 			hist_free(&r->devs[i].stage[k]);
 	}
@@ -214,6 +228,7 @@ void report_free(struct report *r)
 	for (int w = 0; w < 2; w++) {
 		hist_free(&r->q2c_dir[w]);
 		hist_free(&r->d2c_dir[w]);
+		hist_free(&r->bio_q2c_dir[w]);
 	}
 	hist_free(&r->all_q2d);
 	free(r->devs);
@@ -435,6 +450,16 @@ static void emit_device(struct emit *e, const struct report *r,
 		emit_text(e, "  split bios (X halves) %" PRIu64 ", none "
 			  "completed, are left out above as by btt\n",
 			  d->split_bios);
+	/* the bios they were, whole: what their issuers waited (the
+	 * question's Q2C figures count them so) */
+	emit_u64(e, "split_whole_bios", d->q2c_whole.n);
+	emit_num(e, "split_whole_q2c_p50_us", us_or_nan(&d->q2c_whole, 50));
+	emit_num(e, "split_whole_q2c_p99_us", us_or_nan(&d->q2c_whole, 99));
+	if (d->q2c_whole.n)
+		emit_text(e, "  as %" PRIu64 " whole bios (Q to the last piece's "
+			  "C): Q2C p50 %.1f us, p99 %.1f us\n", d->q2c_whole.n,
+			  hist_pct(&d->q2c_whole, 50) / 1e3,
+			  hist_pct(&d->q2c_whole, 99) / 1e3);
 	emit_obj_end(e);
 }
 

@@ -8,6 +8,7 @@
 
 #include "analyze/rundata.h"
 #include "analyze/runview.h"
+#include "analyze/splitjoin.h"
 #include "analyze/stats.h"
 #include "lib/emit.h"
 
@@ -41,6 +42,8 @@ struct dev_stats {
 	struct hist stage[RP_NSTAGE];      /* btt's Q2G G2I Q2M I2D M2D, ns */
 	uint64_t split_bios;               /* halves of bios an X split */
 	struct hist q2c_split;             /* their Q2C, ns */
+	struct hist q2c_whole;             /* Q2C of those bios whole (Q to
+					    * the last piece's C), ns */
 };
 
 struct proc_stats {
@@ -61,6 +64,12 @@ struct report {
 	struct hist all_q2c, all_d2c, all_q2d;
 	struct hist all_stage[RP_NSTAGE];
 	struct hist q2c_dir[2], d2c_dir[2];  /* all devices, [0] read [1] write */
+	/* Q2C of bios as their issuers see them (the question's Q2C
+	 * figures): q2c_dir's, and each bio an X split once, from its Q to
+	 * its last piece's C (btt pairs neither half: q2c_dir leaves them
+	 * out) */
+	struct hist bio_q2c_dir[2];
+	struct splitjoin sj;
 };
 
 /* Fills r from rd's requests (rundata_load()). Returns 0. */

@@ -1,5 +1,6 @@
 /* The tail of a latency figure (tail.h). */
 #include "analyze/tail.h"
+#include "analyze/splitjoin.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -116,20 +117,27 @@ static int write_in(const struct span *w, size_t nw, uint32_t dev, int64_t a,
 	return 0;
 }
 
-/* 1 when row x counts in the figure report builds (report_add()): a bio
- * with data of direction dir, not a half of a split (btt pairs neither),
- * with its start (Q, or D for D2C) and C seen in order; its latency in
- * *lat, its start in *a. */
-static int in_figure(const struct an_io *x, const struct tail *t, int64_t *a,
-		     int64_t *lat)
+/* 1 when row x (row i) counts in the figure report builds (report_add(),
+ * figures.c): a bio with data of direction dir, with its start (Q, or D
+ * for D2C) and C seen in order; of a bio an X split, for Q2C the piece
+ * that completed last (last[i], from its Q: the issuer's wait), for D2C
+ * none (btt pairs neither half); its latency in *lat, its start in *a. */
+static int in_figure(const struct an_io *x, size_t i, const uint8_t *last,
+		     const struct tail *t, int64_t *a, int64_t *lat)
 {
 	*a = t->d2c ? x->d : x->q;
 	if (!x->bytes || !!(x->flags & AN_WRITE) != t->dir ||
-	    (x->flags & AN_SPLIT) || *a == AN_NONE || x->c == AN_NONE ||
-	    x->c < *a)
+	    ((x->flags & AN_SPLIT) && (t->d2c || !last[i])) || *a == AN_NONE ||
+	    x->c == AN_NONE || x->c < *a)
 		return 0;
 	*lat = x->c - *a;
 	return 1;
+}
+
+/* splitjoin's whole bio: its last piece's row marked */
+static void mark_last(void *ctx, const struct split_bio *b)
+{
+	((uint8_t *)ctx)[b->row] = 1;
 }
 
 static int i64_cmp(const void *a, const void *b)
@@ -174,6 +182,8 @@ void tail_measure(const struct rundata *rd, struct tail *t)
 	struct span *f = NULL, *w = NULL;
 	size_t nf = 0, nw = 0, capf = 0, capw = 0, nlat = 0;
 	int64_t *lat = NULL;
+	uint8_t *last;
+	struct splitjoin sj;
 	long (*fmax_k)[2] = NULL;       /* flush_maxima() of f */
 	uint32_t *by_pid = NULL;        /* the pid of each flush the tail met */
 	size_t nmet = 0, capm = 0;
@@ -185,11 +195,19 @@ void tail_measure(const struct rundata *rd, struct tail *t)
 	t->flush_pid = 0;
 	t->thr_ns = 0;
 	lat = xmalloc((rd->n ? rd->n : 1) * sizeof(*lat));
+	/* each split bio's last piece (splitjoin.h), as report counts it */
+	last = xcalloc(rd->n ? rd->n : 1, 1);
+	splitjoin_init(&sj, mark_last, last);
+	for (size_t i = 0; i < rd->n; i++) {
+		struct an_io xb;
+		splitjoin_add(&sj, rundata_io(rd, i, &xb), i);
+	}
+	splitjoin_end(&sj);
 	for (size_t i = 0; i < rd->n; i++) {
 		struct an_io xb;
 		const struct an_io *x = rundata_io(rd, i, &xb);
 		int64_t s = x->d != AN_NONE ? x->d : x->q, a, l;
-		if (in_figure(x, t, &a, &l))
+		if (in_figure(x, i, last, t, &a, &l))
 			lat[nlat++] = l;
 		if (x->c == AN_NONE || s == AN_NONE || x->c < s)
 			continue;
@@ -234,7 +252,7 @@ void tail_measure(const struct rundata *rd, struct tail *t)
 		int64_t a, l;
 		long k;
 		int wr;
-		if (!in_figure(x, t, &a, &l))
+		if (!in_figure(x, i, last, t, &a, &l))
 			continue;
 		k = flush_in(f, nf, fmax_k, x->dev, a, x->c, i);
 		wr = write_in(w, nw, x->dev, a, x->c, x->pid);
@@ -276,6 +294,7 @@ void tail_measure(const struct rundata *rd, struct tail *t)
 	}
 out:
 	free(fmax_k);
+	free(last);
 	free(lat);
 	free(by_pid);
 	free(f);

@@ -41,7 +41,8 @@ int tail_figure(const char *figure, struct tail *t);
 
 /* Fills t (its dir, d2c and pct from tail_figure()) from rd's requests:
  * those the figure is built from (report's: bios with data of the
- * direction, no half of a split, start and C seen) are in the tail, the
+ * direction, start and C seen; a bio an X split once, by its last piece,
+ * for Q2C, never for D2C) are in the tail, the
  * slowest (100 - pct)% of them by their exact latency (at least one, ties
  * with the last in), or the rest. Takes an array of the latencies and of
  * the flushes and writes (aborts when memory runs out). */

@@ -174,6 +174,16 @@ check_eq "max_sectors_kb 8: no throttle cause" "" \
 check_eq "max_sectors_kb 8: every cost has a title" 0 \
 	"$(jq '[.comparisons[0].findings[] | select(.cost_s != 0 and .title == "")] | length' "$t/sp.json")"
 check_eq "max_sectors_kb 8: the waterfall adds up" sum "$(sums "$t/sp.json")"
+# its 1 MiB reads were each split (X): btt pairs neither half, so report's
+# Q2C rows leave them out; the question's Q2C counts each bio once, from
+# its Q to its last piece's C (40 of 1 MiB a run)
+check_eq "split reads: report counts 40 whole bios, their Q2C p50 97 ms" "40 97" \
+	"$("$IOTAPE" report --db "$db" --json split-small | jq -r '.devices[0] |
+		"\(.split_whole_bios) \(.split_whole_q2c_p50_us / 1000 * 10 | round / 10)"')"
+"$IOTAPE" compare --db "$db" --json --metric read_q2c_p50_us split-big split-small > "$t/sp50.json" 2> "$t/err" &&
+	check_eq "split reads: their Q2C p50 can be asked about (the small-request run worse)" \
+		split-small "$(jq -r '.comparisons[0].worse' "$t/sp50.json")" ||
+	not_ok "split reads: their Q2C p50 can be asked about" "$(cat "$t/err")"
 check_eq "max_sectors_kb 8: dd waited on I/O nearly all its time" 1 \
 	"$("$IOTAPE" report --db "$db" --json split-small | jq '(.analysis.time.waiting_on_io_s /
 		.analysis.time.elapsed_s) > 0.9 | if . then 1 else 0 end')"

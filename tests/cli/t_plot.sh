@@ -21,10 +21,11 @@ for r in small small2; do
 	"$IOTAPE" import --db "$db" --quiet --run $r --interval 1 "$FIXTURES/vmstat/plain-1-3.log" ||
 		{ not_ok "import the fixture and a vmstat log as $r"; tap_finish; }
 done
-# a vmstat log with bash's `time` report: a command that starts 0.5 s after the trace
+# a vmstat log with bash's `time` report after its last row: a command that
+# ends there (1 s) and starts 0.5 s after the trace
 { head -n 3 "$FIXTURES/vmstat/plain-1-3.log"
-  printf 'real\t0m0.500s\nuser\t0m0.100s\nsys\t0m0.050s\n'
-  tail -n 1 "$FIXTURES/vmstat/plain-1-3.log"; } > "$t/timed.log"
+  tail -n 1 "$FIXTURES/vmstat/plain-1-3.log"
+  printf 'real\t0m0.500s\nuser\t0m0.100s\nsys\t0m0.050s\n'; } > "$t/timed.log"
 "$IOTAPE" import --db "$db" --quiet --again --run timed "$FIXTURES/loop-fio-small.bin" &&
 "$IOTAPE" import --db "$db" --quiet --run timed --interval 1 "$t/timed.log" ||
 	{ not_ok "import the fixture with a timed vmstat log"; tap_finish; }

@@ -72,17 +72,21 @@ static void test_measure(void **state)
 	io[n++] = io_of(A, 1, 50000000 + 10, 50000000 + 20, 50000000 + 90000,
 			65536, AN_WRITE);
 	io[n++] = io_of(B, 3, AN_NONE, 60000000, 60000000 + 50000, 0, AN_FLUSH);
-	/* a half of a split bio, slowest of all: the figure leaves it out
-	 * (btt pairs neither half), and so does its tail */
-	io[n++] = io_of(A, 1, 70000000, 70000100, 70000000 + 9000000, 4096,
+	/* a read an X split in two, its pieces done at 3 and 9 ms: the
+	 * figure counts the bio once, its Q to its last piece's C (the
+	 * reader's wait; btt pairs neither half), and so does its tail */
+	io[n++] = io_of(A, 1, 70000000, 70000100, 70000000 + 3000000, 4096,
 			AN_SPLIT);
+	io[n++] = io_of(A, 1, 70000000, 70000200, 70000000 + 9000000, 4096,
+			AN_SPLIT | AN_SPLIT_TAIL);
 	rundata_of_ios(&rd, NULL, io, (size_t)n);
 
-	/* the slowest 1% of 100 is one read: the three of 5 ms tie */
+	/* the slowest 1% of 101 is two reads: the split one of 9 ms and the
+	 * three of 5 ms that tie */
 	assert_int_equal(tail_figure("read_q2c_p99_us", &t), 1);
 	tail_measure(&rd, &t);
 	assert_int_equal(t.thr_ns, 5000000);
-	assert_int_equal(t.n, 3);
+	assert_int_equal(t.n, 4);
 	assert_int_equal(t.n_rest, 97);
 	assert_int_equal(t.flush_n, 2);
 	/* the first flush (10.2 to 14.0 ms) was in flight for reads 11-13 */
@@ -91,10 +95,11 @@ static void test_measure(void **state)
 	assert_int_equal(t.write_rest_n, 0);
 	assert_int_equal(t.flush_pid, 2);
 	assert_int_equal(t.flushes, 3);
-	assert_int_equal(t.n_d, 3);
-	/* each tail read: 0.5 ms before dispatch, 4.5 ms at the device */
-	assert_true(t.q2d_s > 0.0015 - 1e-9 && t.q2d_s < 0.0015 + 1e-9);
-	assert_true(t.d2c_s > 0.0135 - 1e-9 && t.d2c_s < 0.0135 + 1e-9);
+	assert_int_equal(t.n_d, 4);
+	/* each 5 ms read: 0.5 ms before dispatch, 4.5 ms at the device; the
+	 * split one, by its last piece: 0.2 us, then 8.9998 ms */
+	assert_true(t.q2d_s > 0.0015002 - 1e-9 && t.q2d_s < 0.0015002 + 1e-9);
+	assert_true(t.d2c_s > 0.0224998 - 1e-9 && t.d2c_s < 0.0224998 + 1e-9);
 
 	/* writes' tail: pid 2's write (3 ms) alone at 2 ms; pid 1's reads are
 	 * not writes, and the flush with it counts */
