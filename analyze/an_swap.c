@@ -23,6 +23,10 @@ struct swap_state {
 	double trace_wait_s;        /* union of both */
 	uint64_t swap_reads, swap_writes;
 	double min_free_mb;
+	int mem_frozen;             /* vmstat's swpd, free and cache never
+				     * moved while pages were swapped
+				     * (procps-ng 4.0.2 prints them frozen):
+				     * peak_mb, min_free_mb not known */
 	/* why it swapped: what pushed pages out */
 	double anon_growth_mb;      /* anonymous memory's growth */
 	const char *anon_src;       /* "the memory cgroup's rss", ... */
@@ -119,6 +123,13 @@ static void *swap_build(const struct an_run *r)
 	s = xcalloc(1, sizeof(*s));
 	s->first_out_s = -1;
 	s->min_free_mb = -1;
+	s->mem_frozen = rd->nvm >= 2;
+	for (size_t i = 0; i < rd->nvm; i++) {
+		const struct an_vm *v = &rd->vm[i], *v0 = &rd->vm[0];
+		if (v->swpd != v0->swpd || v->free != v0->free ||
+		    v->cache != v0->cache)
+			s->mem_frozen = 0;
+	}
 	for (size_t i = 0; i < rd->nvm; i++) {
 		const struct an_vm *v = &rd->vm[i];
 		double dt = rundata_vm_dt_s(v);
@@ -231,7 +242,8 @@ static int swap_finding(const struct an_run *r, const void *state,
 		       "swap device; reclaim without I/O (dropping clean pages) is "
 		       "not in it (no PSI samples)" : !r->rd.n ? "no block trace "
 		       "(vmstat's samples alone) and no PSI samples: the stall "
-		       "cannot be measured" : "no swap device found in the "
+		       "is inferred from tasks blocked while pages were swapped, "
+		       "not measured" : "no swap device found in the "
 		       "trace (none listed, and no device's page-sized I/O "
 		       "tracks vmstat's si/so) and no PSI samples: the stall "
 		       "cannot be measured");
@@ -253,15 +265,28 @@ static int swap_finding(const struct an_run *r, const void *state,
 	snprintf(f->title, sizeof(f->title), "swap: %.1f MB swapped out, %.1f MB "
 		 "in; the workload stalled %.2f s", s->out_mb, s->in_mb,
 		 r->cp.cat[CP_SWAP]);
-	f->counterfactual = 0;
+	/* neither PSI nor the kernel's delay accounting counted it: most of
+	 * the stall is inferred from vmstat's blocked tasks ("inferred", not
+	 * "measured": a vmstat log alone said "measured: 11.000 s" beside
+	 * "the stall cannot be measured") */
+	f->counterfactual = !s->has_psi && !r->cp.measured &&
+			    r->cp.cat[CP_SWAP] > 2 * trace_s + 0.005;
 	f->victim_pid = 0;
 	f->stages = 0;
+	/* frozen memory columns beside swapping: swpd, free and the
+	 * growth they give are not what the machine had */
+	int frozen = s->mem_frozen && s->out_mb + s->in_mb >= 1;
 	FD_CAT(f, evidence, "vmstat si/so integrated over the samples: out %.1f "
-	       "MB, in %.1f MB, peak swap used %.1f MB", s->out_mb, s->in_mb,
-	       s->peak_mb);
+	       "MB, in %.1f MB", s->out_mb, s->in_mb);
+	if (frozen)
+		FD_CAT(f, evidence, " (vmstat's swpd, free and cache never moved: "
+		       "procps-ng 4.0.2 prints them frozen, so swap used and free "
+		       "memory are not known)");
+	else
+		FD_CAT(f, evidence, ", peak swap used %.1f MB", s->peak_mb);
 	if (s->first_out_s >= 0)
 		FD_CAT(f, evidence, ", first swap-out at %+.1f s", s->first_out_s);
-	if (s->min_free_mb >= 0)
+	if (s->min_free_mb >= 0 && !frozen)
 		FD_CAT(f, evidence, "; free memory down to %.1f MB", s->min_free_mb);
 	FD_CAT(f, evidence, "; swap device: %llu reads (waited %.2f s), %llu "
 	       "writes (%.2f s by processes in direct reclaim)",
@@ -271,7 +296,8 @@ static int swap_finding(const struct an_run *r, const void *state,
 		FD_CAT(f, evidence, "; PSI memory some %.2f s, full %.2f s, io "
 		       "some %.2f s", s->psi_some_s, s->psi_full_s, s->io_some_s);
 	/* why it swapped: what took the memory */
-	if (isfinite(s->anon_growth_mb))
+	if (isfinite(s->anon_growth_mb) && !(frozen && !strncmp(s->anon_src,
+							       "vmstat", 6)))
 		FD_CAT(f, evidence, "; what pushed pages out: anonymous memory "
 		       "grew %.1f MB (%s)", s->anon_growth_mb, s->anon_src);
 	if (isfinite(s->dirty_peak_mb))

@@ -33,6 +33,10 @@
 #    read split (X) into 128 requests of 8 KiB (0.93 s, 2.51 s).
 #    Both pairs were captured by a new user's trial (iotape capture, then
 #    iotape export --format blktrace), xz -9e.
+#  - swap-roomy, swap-tight: a perl process touching 250 MB, in a memory
+#    cgroup of 1 GiB, then of 160 MiB with swap (0.41 s, 17.41 s): the
+#    `vmstat 1` log (procps-ng 4.0.2: its memory columns frozen) and the
+#    `time` paste, no trace.
 # Fixed captures, so what is checked does not depend on this machine's load.
 . "$(dirname "$0")/../lib.sh"
 
@@ -187,6 +191,24 @@ check_eq "split reads: report counts 40 whole bios, their Q2C p50 97 ms" "40 97"
 check_eq "max_sectors_kb 8: dd waited on I/O nearly all its time" 1 \
 	"$("$IOTAPE" report --db "$db" --json split-small | jq '(.analysis.time.waiting_on_io_s /
 		.analysis.time.elapsed_s) > 0.9 | if . then 1 else 0 end')"
+
+# a vmstat log and a time paste, no trace: swap, its stall inferred (no PSI,
+# no delay accounting), the more work under pressure said in its cost
+for r in swap-roomy swap-tight; do
+	for f in "$F/$r.vmstat" "$F/$r.time"; do
+		"$IOTAPE" import --quiet --db "$db" --run "$r" "$f" 2> "$t/err" ||
+			not_ok "import $r" "$(cat "$t/err")"
+	done
+done
+cmp swap-roomy swap-tight > "$t/sw.json"
+check_eq "swap from vmstat alone: swap is the first cause" swap "$(first "$t/sw.json")"
+s=$(share "$t/sw.json" swap)
+[ "$s" -ge 80 ] && [ "$s" -le 110 ] && ok "swap from vmstat alone: ${s}% of the difference" ||
+	not_ok "swap from vmstat alone: near the difference" "${s}%"
+check_eq "swap from vmstat alone: inferred, not measured; the how names the more work" \
+	"counterfactual 1 1" "$(jq -r '[.comparisons[0].findings[] | select(.analyzer == "swap")][0] |
+	"\(.method) \(.how | test("more of the workload.s own time") | if . then 1 else 0 end) \(.evidence |
+	test("never moved") | if . then 1 else 0 end)"' "$t/sw.json")"
 
 w80=$("$IOTAPE" compare --db "$db" throttle-base throttle-changed | awk 'length > 80' | wc -l)
 check_eq "compare fits 80 columns" 0 "$w80"
