@@ -910,6 +910,10 @@ static void question_text(struct compare *c, struct emit *e, int g,
 	double big = fmax(fabs(s0->med), fabs(s1->med));
 	char line[1200], v0[48], v1[48], dv[48];
 	int len;
+	/* "so this explains what made B better" only where something is
+	 * explained: a null pair 1% apart read as a finding */
+	int explains = pr->verdict && strcmp(pr->verdict,
+					     "no significant difference");
 
 	emit_heading(e, "the question");
 	fmt_value(q, s0->med, big, v0, sizeof(v0));
@@ -933,10 +937,10 @@ static void question_text(struct compare *c, struct emit *e, int g,
 			snprintf(pct, sizeof(pct), "%+.1f%%", 100 *
 				 (bad->med - good->med) / fabs(good->med));
 		snprintf(line + len, sizeof(line) - len, "%s is worse by %s (%s)%s",
-			 bad_name, dv, pct, bad == s0 ?
+			 bad_name, dv, pct, bad == s0 && explains ?
 			 ", so this explains what made " : "");
 	}
-	if (!pr->tie && bad == s0)
+	if (!pr->tie && bad == s0 && explains)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 			 "%s better", c->gname[g]);
 	emit_wrapped(e, line, 2);

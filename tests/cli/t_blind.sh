@@ -123,6 +123,14 @@ cmp null-1 null-2 > "$t/null.json"
 check_eq "a null pair 28 ms apart: no cause" - "$(first "$t/null.json")"
 check_eq "a null pair: no significant difference" "no significant difference" \
 	"$(jq -r '.comparisons[0].verdict' "$t/null.json")"
+# whichever side is worse, nothing is explained, so the question does not
+# say "so this explains what made ... better"
+for pair in "null-1 null-2" "null-2 null-1"; do
+	# shellcheck disable=SC2086
+	"$IOTAPE" compare --db "$db" $pair > "$t/null.txt"
+	check_eq "a null pair ($pair): the question claims no explanation" 0 \
+		"$(grep -c 'explains what made' "$t/null.txt")"
+done
 # one run a side, the same cause filling both: its time moving by 9% is
 # no cause (it is named, with why, among what is present)
 cmp throttle-null-1 throttle-null-2 > "$t/thnull.json"
