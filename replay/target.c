@@ -237,7 +237,11 @@ int target_file_busy(const char *path, char *why, size_t len)
 /* Whether the regular file sb (open as fd) is one a replay made and
  * nothing has written since: TARGET_XATTR holds its mtime, size and inode
  * (a copy that kept the mtime and the attribute, cp -a, is another
- * inode). */
+ * inode), and its ctime, which no one can set (stat(2): any write, chmod,
+ * utimensat or setxattr sets it to now), is within REPLAY_MARK_CTIME_S of
+ * that mtime: target_close() sets the mtime a second back, then the mark,
+ * which sets the ctime. A write followed by `touch -d` back to the mark's
+ * mtime passed the mark alone. */
 /* The mark of a file as sb says it is: "MTIME_NS SIZE INODE" into out. */
 static void mark_of(const struct stat *sb, char *out, size_t len)
 {
@@ -246,15 +250,21 @@ static void mark_of(const struct stat *sb, char *out, size_t len)
 		 (unsigned long long)sb->st_ino);
 }
 
+#define REPLAY_MARK_CTIME_S 3
+
 static int replay_made(int fd, const struct stat *sb)
 {
 	char v[96], want[96];
 	ssize_t n = fgetxattr(fd, TARGET_XATTR, v, sizeof(v) - 1);
+	long long dc = (long long)sb->st_ctim.tv_sec - (long long)sb->st_mtim.tv_sec;
 
 	if (n <= 0)
 		return 0;
 	v[n] = '\0';
 	mark_of(sb, want, sizeof(want));
+	/* changed since the mark: its ctime moved on */
+	if (dc < 0 || dc > REPLAY_MARK_CTIME_S)
+		return 0;
 	return !strcmp(v, want);
 }
 

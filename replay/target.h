@@ -48,9 +48,10 @@ struct replay_target {
  * value is "MTIME_NS SIZE INODE" as the last replay that wrote it left
  * the file ("" while one writes it), its mtime set a second into the past
  * then (any write since sets it to its own time). A file whose mtime or
- * size differ since was written by something else and holds data; a copy
- * (cp -a) is another inode; one another process opened while a replay
- * wrote it is not marked. */
+ * size differ since was written by something else and holds data; so is
+ * one whose ctime is more than 3 s past that mtime (changed since, its
+ * mtime put back by touch -d, say); a copy (cp -a) is another inode; one
+ * another process opened while a replay wrote it is not marked. */
 #define TARGET_XATTR "user.iotape.replay"
 
 /* What may be written, in one place for --help, the man page and the

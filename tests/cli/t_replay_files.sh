@@ -76,6 +76,18 @@ sum=$(md5sum < "$t/sec.img")
 replay "$t/sec.img" sec2
 check_eq "written in the second the replay ended: its writes as reads, untouched" \
 	"0 0 420|$sum" "$? $(writes sec2)|$(md5sum < "$t/sec.img")"
+# written, then its mtime put back with touch -d (the mark's mtime, size
+# and inode all as the replay left them): the ctime, which no one sets,
+# has moved on
+replay "$t/touch.img" touch1
+m=$(stat -c %y "$t/touch.img")
+sleep 4
+printf 'user data' | dd of="$t/touch.img" bs=1 seek=8192 conv=notrunc status=none
+touch -d "$m" "$t/touch.img"
+sum=$(md5sum < "$t/touch.img")
+replay "$t/touch.img" touch2
+check_eq "written, then touch -d back to the mark's mtime: its writes as reads, untouched" \
+	"0 0 420|$sum" "$? $(writes touch2)|$(md5sum < "$t/touch.img")"
 # written by another process while a replay writes it (the replay holds a
 # write lease: the other's open breaks it), then replayed on again
 replay "$t/mid.img" mid1
