@@ -647,22 +647,31 @@ static int plan_check_fit(const struct plan *plan, const struct plan_target *tg,
 {
 	for (int k = 0; k < ntg; k++) {
 		const struct plan_target *t = &tg[k];
+		char holds[48];
 		if (t->extend || (t->wrap && t->size) || plan->need[k] <= t->size)
 			continue;
+		/* in sectors, or in bytes for a file under one ("holds 0
+		 * sectors" of a 300-byte file) */
+		if (t->size < 512)
+			snprintf(holds, sizeof(holds), "%" PRIu64 " bytes (not a "
+				 "sector)", t->size);
+		else
+			snprintf(holds, sizeof(holds), "%" PRIu64 " sectors",
+				 t->size / 512);
 		if (offset)
 			snprintf(err, errlen, "the run reaches sector %" PRIu64
 				 " of device %u,%u, sector %" PRIu64 " with --offset "
-				 "%" PRIu64 ", but '%s' holds %" PRIu64 " sectors; use "
+				 "%" PRIu64 ", but '%s' holds %s; use "
 				 "--wrap, a smaller --offset or a larger target",
 				 b->far_sec[k], BT_MAJOR(b->far_dev[k]),
 				 BT_MINOR(b->far_dev[k]), b->far_sec[k] + offset,
-				 offset, t->name, t->size / 512);
+				 offset, t->name, holds);
 		else
 			snprintf(err, errlen, "the run reaches sector %" PRIu64
-				 " of device %u,%u but '%s' holds %" PRIu64 " sectors; "
-				 "use --wrap or a larger target", b->far_sec[k],
-				 BT_MAJOR(b->far_dev[k]), BT_MINOR(b->far_dev[k]),
-				 t->name, t->size / 512);
+				 " of device %u,%u but '%s' holds %s; use %sa larger "
+				 "target", b->far_sec[k], BT_MAJOR(b->far_dev[k]),
+				 BT_MINOR(b->far_dev[k]), t->name, holds,
+				 t->size < t->lbs ? "" : "--wrap or ");
 		return -1;
 	}
 	return 0;

@@ -119,6 +119,12 @@ rc=$?
 exec 7>&-
 check_eq "a replay-made file another process holds open: its writes as reads, said so" \
 	"0 0 420 1" "$rc $(writes held2) $(grep -c "'$t/held.img' is open in another process: its writes are replayed as reads" "$t/err")"
+# a file of 300 bytes (under a sector): refused in bytes, not as "holds 0
+# sectors; use --wrap" (no sector of it to wrap over)
+printf '%300s' "" > "$t/tiny.img"
+"$IOTAPE" replay --db "$db" src --target "$t/tiny.img" --run tiny > /dev/null 2> "$t/err"
+check_eq "a 300-byte file: refused, in bytes, without --wrap's advice" \
+	"1|1" "$?|$(grep -c "holds 300 bytes (not a sector); use a larger target" "$t/err")"
 # a copy of a replay-made file that kept its mtime and mark (cp -a) is
 # another inode: not the replay's own
 replay "$t/orig.img" orig1
