@@ -416,10 +416,11 @@ static int is_swap(const struct critpath *cp, uint32_t dev)
 	return 0;
 }
 
-/* 1 when x is I/O of a commit the workload's syncs wait for, which the
- * trace saw complete: a journal thread's (ta_role() "journal"), or a cache
- * flush issued for another (the block layer's flush sequence: kblockd's
- * flushes carry no Q, only D and C), not the workload's own. */
+/* Whether x is I/O of a commit the workload's syncs wait for, which the
+ * trace saw complete, not the workload's own: 2 for a journal thread's
+ * (ta_role() "journal"), 1 for a cache flush issued by another (the block
+ * layer's flush sequence: kblockd's flushes carry no Q, only D and C), 0
+ * for any other. */
 static int journal_io(const struct walk *w, const struct an_io *x)
 {
 	int64_t start = x->q != AN_NONE ? x->q : x->d;
@@ -430,21 +431,25 @@ static int journal_io(const struct walk *w, const struct an_io *x)
 	k = family_of(&w->cp->fam, x->pid);
 	if (k >= 0 && w->cp->fam.f[k].workload)
 		return 0;
-	return (x->flags & AN_FLUSH) ||
-	       (k >= 0 && !strcmp(w->cp->fam.f[k].role, "journal"));
+	if (k >= 0 && !strcmp(w->cp->fam.f[k].role, "journal"))
+		return 2;
+	return (x->flags & AN_FLUSH) != 0;
 }
 
-/* A commit's I/O (journal_io()) starting now, at its Q or (none) its D. */
-static void journal_start(struct walk *w, const struct an_io *x)
+/* A commit's I/O (journal_io() gave kind) starting now, at its Q or (none)
+ * its D: counted, in the window, under the first journal thread seen (a
+ * flush's issuer when none is). */
+static void journal_start(struct walk *w, const struct an_io *x, int kind)
 {
 	struct critpath *cp = w->cp;
 
 	w->njournal++;
 	if (w->now < cp->t0 || w->now > cp->t1)
 		return;
-	if (!cp->journal_bios || !cp->journal_pid)
-		cp->journal_pid = (x->flags & AN_FLUSH) && cp->journal_pid ?
-				  cp->journal_pid : x->pid;
+	if (!cp->journal_pid || (kind == 2 && !cp->journal_named)) {
+		cp->journal_pid = x->pid;
+		cp->journal_named = kind == 2;
+	}
 	cp->journal_bios++;
 	cp->journal_flushes += (x->flags & AN_FLUSH) != 0;
 	cp->journal_fua += (x->flags & AN_FUA) != 0;
@@ -453,7 +458,7 @@ static void journal_start(struct walk *w, const struct an_io *x)
 
 static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 {
-	int dk = rundata_dev_index(w->rd, x->dev), ui;
+	int dk = rundata_dev_index(w->rd, x->dev), ui, k;
 	struct devpid *own = dp_of(w, x->dev, x->pid);
 	struct dstate *d = &w->ds[dk];
 	struct fly *f;
@@ -467,8 +472,8 @@ static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 		   family_is_workload(&w->cp->fam, x->pid))
 		bin_count(w->cp, w->now, offsetof(struct cp_bin, sync_mb),
 			  x->bytes ? x->bytes / 1e6 : 1);
-	if (journal_io(w, x))
-		journal_start(w, x);
+	if ((k = journal_io(w, x)))
+		journal_start(w, x, k);
 	ui = unit_of(w, x->pid);
 	if (ui >= 0 && blocks(&w->u[ui], x) && x->c != AN_NONE && x->c >= x->q) {
 		u = &w->u[ui];
@@ -491,13 +496,13 @@ static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 
 static void on_d(struct walk *w, uint32_t row, const struct an_io *x)
 {
-	int dk = rundata_dev_index(w->rd, x->dev);
+	int dk = rundata_dev_index(w->rd, x->dev), k;
 	struct devpid *own = dp_of(w, x->dev, x->pid);
 	struct dstate *d = &w->ds[dk];
 	struct fly *f = fly_slot(w, row, 0);
 
-	if (x->q == AN_NONE && journal_io(w, x))
-		journal_start(w, x);
+	if (x->q == AN_NONE && (k = journal_io(w, x)))
+		journal_start(w, x, k);
 	if (x->q != AN_NONE) {
 		own->queued--;
 		d->queued--;

@@ -135,6 +135,7 @@ struct critpath {
 	 * of them cache flushes and FUA writes, MB; the first such pid */
 	double journal_bios, journal_flushes, journal_fua, journal_mb;
 	uint32_t journal_pid;
+	int journal_named;      /* journal_pid is a journal thread's */
 	double wb_active_s;     /* free time with writeback under way */
 	double proxy_throttle_s;/* a flusher's writes a blocked writer the
 				 * trace does not show waited for */

@@ -7,7 +7,8 @@
  * asleep while its child reads shares none of the child's time; and
  * critpath_diff()'s split adds up to the difference, giving smaller
  * requests for the same bytes to the count-and-size part; a read of
- * sectors an earlier read covered is a refault. */
+ * sectors an earlier read covered is a refault; a synchronous writer
+ * idle beside another's cache flush waits on the journal. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,6 +51,14 @@ static struct an_io serial_io(int i, uint32_t bytes, uint64_t sector)
 {
 	return io_of(100, i * 15 * MS, i * 15 * MS, i * 15 * MS + 10 * MS, bytes,
 		     sector);
+}
+
+static double cat_sum(const struct critpath *cp);
+
+/* The categories less the window: 0 when they add up. */
+static double cp_sum_check(const struct critpath *cp)
+{
+	return cat_sum(cp) - cp->elapsed_s;
 }
 
 static double cat_sum(const struct critpath *cp)
@@ -392,6 +401,40 @@ static void test_refault(void **state)
 	done(&cp, &rd, &o);
 }
 
+/* a synchronous writer (O_DSYNC: each write, then the commit): its write
+ * at 0-1 ms, a cache flush another issued (the flush sequence: D and C,
+ * no Q) in flight 1-9 ms while the writer waits, its next write at 10-11
+ * ms. The 8 ms the writer waited with no I/O of its own, beside the
+ * flush, are the journal's; a plain writer (no sync) beside the same
+ * flush is free, not waiting on it. */
+static void test_journal(void **state)
+{
+	struct an_io io[3];
+	struct critpath cp;
+	struct rundata rd;
+	struct evorder o;
+
+	(void)state;
+	io[0] = io_of(100, 0, 0, 1 * MS, 4096, 0);
+	io[1] = io_of(200, AN_NONE, 1 * MS, 9 * MS, 0, 0);
+	io[1].flags |= AN_FLUSH | AN_WRITE;
+	io[2] = io_of(100, 10 * MS, 10 * MS, 11 * MS, 4096, 8);
+	io[0].flags |= AN_WRITE | AN_SYNC;
+	io[2].flags |= AN_WRITE | AN_SYNC;
+	build(&cp, &rd, &o, io, 3);
+	assert_true(fabs(cp.elapsed_s - 0.011) < 1e-9);
+	assert_true(fabs(cp.cat[CP_JOURNAL] - 0.008) < 1e-6);
+	assert_true(fabs(cp_sum_check(&cp)) < 1e-9);
+	assert_true(cp.journal_flushes == 1 && cp.journal_bios == 1);
+	done(&cp, &rd, &o);
+	/* buffered writes, no sync: the flush is no wait of the writer's */
+	io[0].flags &= ~AN_SYNC;
+	io[2].flags &= ~AN_SYNC;
+	build(&cp, &rd, &o, io, 3);
+	assert_true(cp.cat[CP_JOURNAL] == 0);
+	done(&cp, &rd, &o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_diff_mix),
 		cmocka_unit_test(test_diff_speed),
 		cmocka_unit_test(test_refault),
+		cmocka_unit_test(test_journal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
