@@ -1161,10 +1161,12 @@ out:
 	if (c->eng_ok)
 		c->eng.ops->exit(&c->eng);
 	for (int i = 0; i < c->ntg; i++) {
+		c->tg[i].ran = any_io;
 		target_close(&c->tg[i]);
-		/* a file made for a replay that never ran is removed again */
+		/* a file made for a replay that never ran is removed again
+		 * (while its name is still the file it made) */
 		if (c->tg[i].created && !any_io)
-			unlink(c->tg[i].path);
+			target_remove_made(&c->tg[i]);
 	}
 	plan_free(&c->plan);
 	if (c->own_ops)

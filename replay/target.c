@@ -578,28 +578,52 @@ static int target_create(struct replay_target *t, const char *path,
 			 "/dev)", path);
 		return -1;
 	}
-	t->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_DIRECT | O_CLOEXEC,
-		     0644);
-	if (t->fd < 0) {
-		int e = errno;
-		if (e == EINVAL) {
-			/* made, but O_DIRECT refused: say so, leave nothing */
-			unlink(path);
-			snprintf(err, errlen, "target '%s' does not support "
-				 "O_DIRECT (the file system refuses it)", path);
-		} else {
-			snprintf(err, errlen, "cannot create target '%s': %s",
-				 path, strerror(e));
-		}
-		return -1;
-	}
-	t->created = 1;
-	if (fstat(t->fd, sb) < 0) {
-		snprintf(err, errlen, "cannot stat '%s': %s", path,
+	/* made first without O_DIRECT, so its inode is known before the
+	 * O_DIRECT open that may fail (and a removal takes only it) */
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	char self[64];
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create target '%s': %s", path,
 			 strerror(errno));
 		return -1;
 	}
+	t->created = 1;
+	if (fstat(fd, sb) < 0) {
+		snprintf(err, errlen, "cannot stat '%s': %s", path,
+			 strerror(errno));
+		close(fd);
+		return -1;
+	}
+	t->made_dev = sb->st_dev;
+	t->made_ino = sb->st_ino;
+	fd_path(fd, self, sizeof(self));
+	t->fd = open(self, O_RDWR | O_DIRECT | O_CLOEXEC);
+	close(fd);
+	if (t->fd < 0) {
+		int e = errno;
+		/* made, but O_DIRECT refused: say so, leave nothing */
+		target_remove_made(t);
+		t->created = 0;
+		if (e == EINVAL)
+			snprintf(err, errlen, "target '%s' does not support "
+				 "O_DIRECT (the file system refuses it)", path);
+		else
+			snprintf(err, errlen, "cannot open target '%s': %s",
+				 path, strerror(e));
+		return -1;
+	}
 	return 0;
+}
+
+void target_remove_made(const struct replay_target *t)
+{
+	struct stat sb;
+
+	if (!t->created || lstat(t->path, &sb) < 0 || sb.st_dev != t->made_dev ||
+	    sb.st_ino != t->made_ino)
+		return;
+	unlink(t->path);
 }
 
 /* Block device target path, the device node open as pfd (O_PATH) whose
@@ -871,6 +895,15 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 		close(t->fd);
 		t->fd = fd;
 	}
+	/* as found, for target_close() to put back when the replay never
+	 * ran (refused after the targets opened: a run name taken) */
+	if (t->owned && !t->created) {
+		t->was_made = cur.st_size > 0;
+		t->had_xattr = fgetxattr(t->fd, TARGET_XATTR, NULL, 0) >= 0;
+		t->orig_size = (uint64_t)cur.st_size;
+		t->orig_times[0] = cur.st_atim;
+		t->orig_times[1] = cur.st_mtim;
+	}
 	/* marked as being written until target_close() marks it done: a
 	 * replay killed half way leaves a file that reads as holding data */
 	if (t->owned && fsetxattr(t->fd, TARGET_XATTR, "", 0, 0) < 0)
@@ -991,6 +1024,25 @@ void target_close(struct replay_target *t)
 
 	if (t->fd < 0)
 		return;
+	if (!t->blkdev && t->owned && !t->ran && !t->created) {
+		/* a replay that never ran (refused after the targets opened)
+		 * leaves the file as it found it: its size, and an empty
+		 * file's times and want of a mark; a replay-made file is
+		 * marked again (the mark's ctime moved) */
+		if ((uint64_t)lseek(t->fd, 0, SEEK_END) != t->orig_size &&
+		    ftruncate(t->fd, (off_t)t->orig_size) < 0)
+			warning("cannot put '%s' back to %llu bytes: %s", t->path,
+				(unsigned long long)t->orig_size, strerror(errno));
+		if (!t->was_made) {
+			if (!t->had_xattr)
+				fremovexattr(t->fd, TARGET_XATTR);
+			futimens(t->fd, t->orig_times);
+			target_lease_release(t);
+			close(t->fd);
+			t->fd = -1;
+			return;
+		}
+	}
 	if (!t->blkdev && t->owned && fsync(t->fd) == 0) {
 		/* What this replay left, marked so a later one may write it
 		 * again while nothing else has (replay_made()). Not when

@@ -7,12 +7,23 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 struct replay_target {
 	char path[1024];
 	int fd;              /* -1 when closed */
 	int blkdev;          /* 1: block device; 0: regular file */
 	int created;         /* the file did not exist */
+	dev_t made_dev;      /* the file it made: its file system and inode */
+	ino_t made_ino;      /* (target_remove_made()) */
+	int ran;             /* set by the caller before target_close(): the
+			      * replay issued I/O; 0: an owned file is left as
+			      * it was found (size, times, mark) */
+	int was_made;        /* an owned file a replay made (its mark held) */
+	int had_xattr;       /* an owned file carried TARGET_XATTR */
+	uint64_t orig_size;  /* an owned file's size and times when opened */
+	struct timespec orig_times[2];
 	int owned;           /* a regular file iotape may write without
 			      * --allow-write: created now, empty, or made
 			      * by a replay and written by nothing since
@@ -109,6 +120,13 @@ void target_lease_release(struct replay_target *t);
  * replay owns is marked with TARGET_XATTR as it leaves it, unless its
  * lease broke. */
 void target_close(struct replay_target *t);
+
+/* Removes the file t made (t->created) for a replay that never ran, while
+ * its path still names that inode: a file another process put under the
+ * name meanwhile (the first renamed away) stays. The check and the unlink
+ * are two calls: a rename between them, microseconds apart, is not
+ * caught. */
+void target_remove_made(const struct replay_target *t);
 
 /* Whether the regular file at path is in use so that writing it from
  * another device would destroy what uses it: active swap (/proc/swaps) or

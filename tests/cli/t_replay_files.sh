@@ -26,6 +26,19 @@ replay() {
 writes() { q "SELECT sum(op = 'write'), sum(as_read) FROM replays r JOIN runs n ON n.id = r.run
 	WHERE n.name = '$1'" | tr '|' ' '; }
 
+# ---- a replay refused after its targets opened (its run name taken) ----
+# an empty file of the user's (owned: empty) is left as found: not
+# extended, its mtime kept, unmarked
+replay "$t/taken.img" taken
+: > "$t/stamp.img"
+touch -d 2020-01-01 "$t/stamp.img"
+replay "$t/stamp.img" taken
+check_eq "a refused replay leaves an empty file as found (size, mtime, no mark)" \
+	"1|0 2020-01-01|" "$?|$(stat -c %s "$t/stamp.img") $(date -r "$t/stamp.img" +%F)|$(python3 -c '
+import os, sys
+try: print(os.getxattr(sys.argv[1], "user.iotape.replay").decode())
+except OSError: pass' "$t/stamp.img")"
+
 # ---- a file with data, a file with an ext4 image: untouched without the flags ----
 head -c 32M /dev/urandom > "$t/data.img"
 sum=$(md5sum < "$t/data.img")
@@ -133,9 +146,37 @@ sum=$(md5sum < "$t/copy.img")
 replay "$t/copy.img" copy1
 check_eq "cp -a of a replay-made file: its writes as reads, untouched" \
 	"0 0 420|$sum" "$? $(writes copy1)|$(md5sum < "$t/copy.img")"
-# one file by two names (a symlink) for two devices: refused before any I/O
+# a new file the replay made, then refused (run name taken) while its
+# second target's open waited on another's lease, and meanwhile renamed
+# away with a user's file put under its name: the user's file stays (the
+# replay removes only the inode it made)
 printf '128166372000000000,web,0,Write,0,65536,500\n128166372000050000,web,1,Write,0,65536,500\n' > "$t/two.csv"
 "$IOTAPE" import --quiet --db "$db" --run two "$t/two.csv"
+head -c 1048576 /dev/zero > "$t/leased.img"
+python3 -c '
+import fcntl, os, signal, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+broke = []
+signal.signal(signal.SIGIO, lambda s, f: broke.append(1))
+fcntl.fcntl(fd, 1024, fcntl.F_RDLCK)     # F_SETLEASE: a read lease
+open(sys.argv[2], "w").close()
+while not broke: time.sleep(0.02)
+time.sleep(2)
+' "$t/leased.img" "$t/lease.ready" &
+lh=$!
+for i in $(seq 100); do [ -e "$t/lease.ready" ] && break; sleep 0.05; done
+"$IOTAPE" replay --db "$db" two --map 0,0="$t/made.img" --map 0,1="$t/leased.img" \
+	--timing afap --run taken > /dev/null 2> "$t/err" &
+rp=$!
+for i in $(seq 100); do [ -e "$t/made.img" ] && break; sleep 0.02; done
+sleep 0.5
+mv "$t/made.img" "$t/made-away.img" && echo "user data" > "$t/made.img"
+wait "$rp"
+rc=$?
+wait "$lh"
+check_eq "a refused replay removes only the file it made, not one put under its name" \
+	"1|user data" "$rc|$(cat "$t/made.img" 2> /dev/null)"
+# one file by two names (a symlink) for two devices: refused before any I/O
 : > "$t/one.img"
 ln -s "$t/one.img" "$t/one-link.img"
 sum=$(md5sum < "$t/one.img")
