@@ -242,12 +242,16 @@ int target_file_busy(const char *path, char *why, size_t len)
  * that mtime: target_close() sets the mtime a second back, then the mark,
  * which sets the ctime. A write followed by `touch -d` back to the mark's
  * mtime passed the mark alone. */
-/* The mark of a file as sb says it is: "MTIME_NS SIZE INODE" into out. */
+/* The mark of a file as sb says it is: "MTIME_NS SIZE INODE MAJ:MIN"
+ * into out (the file system's device too: a btrfs snapshot keeps the
+ * inode number, ctime and all, on another device; a copy to a fresh file
+ * system can get the same inode number). */
 static void mark_of(const struct stat *sb, char *out, size_t len)
 {
-	snprintf(out, len, "%lld.%09ld %lld %llu", (long long)sb->st_mtim.tv_sec,
-		 sb->st_mtim.tv_nsec, (long long)sb->st_size,
-		 (unsigned long long)sb->st_ino);
+	snprintf(out, len, "%lld.%09ld %lld %llu %u:%u",
+		 (long long)sb->st_mtim.tv_sec, sb->st_mtim.tv_nsec,
+		 (long long)sb->st_size, (unsigned long long)sb->st_ino,
+		 major(sb->st_dev), minor(sb->st_dev));
 }
 
 #define REPLAY_MARK_CTIME_S 3

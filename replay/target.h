@@ -56,12 +56,13 @@ struct replay_target {
 };
 
 /* The extended attribute that marks a regular file a replay made: its
- * value is "MTIME_NS SIZE INODE" as the last replay that wrote it left
+ * value is "MTIME_NS SIZE INODE MAJ:MIN" as the last replay that wrote it left
  * the file ("" while one writes it), its mtime set a second into the past
  * then (any write since sets it to its own time). A file whose mtime or
  * size differ since was written by something else and holds data; so is
  * one whose ctime is more than 3 s past that mtime (changed since, its
- * mtime put back by touch -d, say); a copy (cp -a) is another inode; one
+ * mtime put back by touch -d, say); a copy (cp -a) is another inode, a
+ * btrfs snapshot another device; one
  * another process opened while a replay wrote it is not marked. */
 #define TARGET_XATTR "user.iotape.replay"
 

@@ -176,6 +176,28 @@ rc=$?
 wait "$lh"
 check_eq "a refused replay removes only the file it made, not one put under its name" \
 	"1|user data" "$rc|$(cat "$t/made.img" 2> /dev/null)"
+# a cp -a copy onto another file system that gives it the same inode
+# number (two fresh tmpfs: their first file is inode 2 or so), within the
+# mark's ctime window: another device, not the replay's own
+mkdir -p "$t/fsa" "$t/fsb"
+if mount -t tmpfs -o size=8m tmpfs "$t/fsa" && at_exit "umount '$t/fsa' 2> /dev/null" &&
+   mount -t tmpfs -o size=8m tmpfs "$t/fsb" && at_exit "umount '$t/fsb' 2> /dev/null"; then
+	replay "$t/fsa/r.img" tmpa1
+	cp -a "$t/fsa/r.img" "$t/fsb/r.img"
+	printf 'user data' | dd of="$t/fsb/r.img" bs=1 seek=4096 conv=notrunc status=none
+	touch -r "$t/fsa/r.img" "$t/fsb/r.img"
+	sum=$(md5sum < "$t/fsb/r.img")
+	if [ "$(stat -c %i "$t/fsa/r.img")" = "$(stat -c %i "$t/fsb/r.img")" ]; then
+		replay "$t/fsb/r.img" tmpb1
+		check_eq "a copy on another file system with the same inode number: its writes as reads, untouched" \
+			"0 0 420|$sum" "$? $(writes tmpb1)|$(md5sum < "$t/fsb/r.img")"
+	else
+		skip "a copy with the same inode number" "tmpfs gave different inode numbers"
+	fi
+	umount "$t/fsa" "$t/fsb"
+else
+	skip "a copy on another file system" "cannot mount tmpfs"
+fi
 # one file by two names (a symlink) for two devices: refused before any I/O
 : > "$t/one.img"
 ln -s "$t/one.img" "$t/one-link.img"
