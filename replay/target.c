@@ -258,7 +258,7 @@ static void mark_of(const struct stat *sb, char *out, size_t len)
 
 static int replay_made(int fd, const struct stat *sb)
 {
-	char v[96], want[96];
+	char v[128], want[128];
 	ssize_t n = fgetxattr(fd, TARGET_XATTR, v, sizeof(v) - 1);
 	long long dc = (long long)sb->st_ctim.tv_sec - (long long)sb->st_mtim.tv_sec;
 
@@ -1057,7 +1057,12 @@ void target_close(struct replay_target *t)
 		 * seen even where the file system keeps whole seconds. */
 		struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT } };
 
-		target_lease_release(t);
+		/* marked while the lease is held: one who opens it now waits
+		 * for the release below, and what it writes then moves the
+		 * mtime and ctime past the mark (released first, an open and
+		 * a write in between were marked as the replay's) */
+		if (t->leased && fcntl(t->fd, F_GETLEASE) != F_WRLCK)
+			t->lease_lost = 1;     /* being broken: another opened it */
 		clock_gettime(CLOCK_REALTIME, &ts[1]);
 		ts[1].tv_sec -= 1;
 		ts[1].tv_nsec = 0;
@@ -1068,10 +1073,11 @@ void target_close(struct replay_target *t)
 					"replay's own (a later replay reads where this "
 					"one wrote)", t->path);
 		} else if (futimens(t->fd, ts) == 0 && fstat(t->fd, &sb) == 0) {
-			char v[96];
+			char v[128];
 			mark_of(&sb, v, sizeof(v));
 			fsetxattr(t->fd, TARGET_XATTR, v, strlen(v), 0);
 		}
+		target_lease_release(t);
 	}
 	target_lease_release(t);
 	close(t->fd);
