@@ -492,6 +492,21 @@ static int in_use(const char *sys, const char *proc, const char *dir,
 	return 0;
 }
 
+/* 1 when block device path cannot be opened exclusively because another
+ * holds it so (EBUSY: a mounted file system, a swap device, a device
+ * stacked on it, an O_EXCL opener; a partition of it counts for the whole
+ * disk), whatever mount namespace it is mounted in. */
+static int excl_busy(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == EBUSY;
+}
+
 /* When the device open as dev_path (major:minor rdev) is a loop device:
  * whether its backing file also backs another loop device that is in use
  * (in_use(): mounted, swap, held), which writing through this one would
@@ -525,6 +540,14 @@ static int loop_sibling_in_use(const char *sys, const char *proc,
 		    in_use(sys, proc, dir, w, sizeof(w))) {
 			snprintf(why, len, "its backing file also backs /dev/%.40s, "
 				 "and %.120s", de->d_name, w);
+			found = 1;
+		} else if (excl_busy(p)) {
+			/* held exclusively, as a mount holds its device, in
+			 * any mount namespace (a container's, a service's with
+			 * PrivateMounts=): this one's mountinfo shows none */
+			snprintf(why, len, "its backing file also backs /dev/%.40s, "
+				 "which is open exclusively (mounted, perhaps in "
+				 "another mount namespace, or held)", de->d_name);
 			found = 1;
 		}
 	}

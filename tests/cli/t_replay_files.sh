@@ -283,6 +283,26 @@ if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 > /dev/null &&
 			"$rc|$(sed 's/ (device [0-9:]* on .*)$//' "$t/err")|$(q "SELECT count(*) FROM runs WHERE name = 'sib'")"
 		e2fsck -n "/dev/$inner" > /dev/null 2>&1
 		check_eq "... and its file system checks clean" 0 "$?"
+		# the same, mounted in another mount namespace (a container's,
+		# a service's with PrivateMounts=): not in this one's
+		# mountinfo, but its device is held exclusively
+		if command -v unshare > /dev/null; then
+			unshare -m --propagation private sh -c "mount /dev/$inner '$t/mnt' &&
+				touch '$t/ns.ready' && exec sleep 30" &
+			ns=$!
+			at_exit "kill $ns 2> /dev/null"
+			for i in $(seq 100); do [ -e "$t/ns.ready" ] && break; sleep 0.05; done
+			"$IOTAPE" replay --db "$db" src --target "/dev/$outer" --allow-write --wrap \
+				--run sibns > /dev/null 2> "$t/err"
+			rc=$?
+			kill "$ns"; wait "$ns" 2> /dev/null
+			check_eq "... and mounted in another mount namespace: refused, no run" \
+				"1|1|0" "$rc|$(grep -c "also backs /dev/$inner, which is open exclusively" "$t/err")|$(q "SELECT count(*) FROM runs WHERE name = 'sibns'")"
+			e2fsck -n "/dev/$inner" > /dev/null 2>&1
+			check_eq "... and its file system still checks clean" 0 "$?"
+		else
+			skip "a loop device whose file backs one mounted in another namespace" "no unshare"
+		fi
 	else
 		skip "a loop device whose file backs a mounted one" "cannot mount"
 	fi
