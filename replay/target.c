@@ -284,6 +284,7 @@ static int partition_contents(int fd, char *what, size_t len)
 {
 	blkid_probe pr = blkid_new_probe(), in;
 	blkid_partlist pl;
+	blkid_loff_t dev_size;
 	int found = 0;
 
 	if (!pr)
@@ -294,6 +295,7 @@ static int partition_contents(int fd, char *what, size_t len)
 		blkid_free_probe(pr);
 		return 0;
 	}
+	dev_size = blkid_probe_get_size(pr);
 	for (int i = 0; !found && i < blkid_partlist_numof_partitions(pl); i++) {
 		blkid_partition par = blkid_partlist_get_partition(pl, i);
 		blkid_loff_t start = blkid_partition_get_start(par);
@@ -304,6 +306,15 @@ static int partition_contents(int fd, char *what, size_t len)
 		 * container: they are listed (and probed) themselves */
 		if (blkid_partition_is_extended(par))
 			continue;
+		int rc = 1;
+		/* an entry longer than the device (an image restored onto a
+		 * smaller disk): what of it the device holds is probed (its
+		 * start holds the superblock); one starting past the end holds
+		 * nothing here */
+		if (dev_size > 0 && start * 512 >= dev_size)
+			continue;
+		if (dev_size > 0 && (start + size) * 512 > dev_size)
+			size = dev_size / 512 - start;
 		if (!(in = blkid_new_probe()))
 			break;
 		if (!blkid_probe_set_device(in, fd, start * 512, size * 512)) {
@@ -312,12 +323,21 @@ static int partition_contents(int fd, char *what, size_t len)
 							  BLKID_SUBLKS_USAGE);
 			blkid_probe_enable_partitions(in, 1);
 			blkid_probe_set_partitions_flags(in, 0);
-			if (blkid_do_safeprobe(in) == 0) {
+			if ((rc = blkid_do_safeprobe(in)) == 0) {
 				blkid_probe_lookup_value(in, "TYPE", &ty, NULL);
 				blkid_probe_lookup_value(in, "USAGE", &usage, NULL);
 				blkid_probe_lookup_value(in, "PTTYPE", &pt, NULL);
 			}
-			if (ty)
+			/* -2: more than one signature (an ext4 with a stale
+			 * xfs superblock: mounted as ext4); -1: cannot be
+			 * read. Either holds something, or may */
+			if (rc < 0)
+				snprintf(what, len, "its partition %d (from sector "
+					 "%lld) %s", blkid_partition_get_partno(par),
+					 (long long)start, rc == -2 ? "holds several "
+					 "signatures (an ambiguous probe: wipefs lists "
+					 "them)" : "cannot be probed");
+			else if (ty)
 				snprintf(what, len, "its partition %d (from sector "
 					 "%lld) holds a%s %s signature (%s)",
 					 blkid_partition_get_partno(par),
@@ -329,7 +349,12 @@ static int partition_contents(int fd, char *what, size_t len)
 					 "%lld) holds a %s partition table of its own",
 					 blkid_partition_get_partno(par),
 					 (long long)start, pt);
-			found = ty || pt;
+			found = ty || pt || rc < 0;
+		} else {
+			snprintf(what, len, "its partition %d (from sector %lld) "
+				 "cannot be probed", blkid_partition_get_partno(par),
+				 (long long)start);
+			found = 1;
 		}
 		blkid_free_probe(in);
 	}

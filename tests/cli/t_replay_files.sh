@@ -424,6 +424,34 @@ replay "$t/nested.img" nested --allow-write --overwrite-signature dos
 check_eq "a dos table inside partition 1, --overwrite-signature dos: refused, untouched" \
 	"1|iotape: refusing to write to '$t/nested.img': its partition 1 (from sector 2048) holds a dos partition table of its own; --overwrite-signature dos names the partition table only: wipe the partition first (wipefs -a) or replay onto it|$sum" \
 	"$?|$(cat "$t/err")|$(md5sum < "$t/nested.img")"
+# partition 1's entry says 200000 sectors on a disk of 131072 (an image
+# restored onto a smaller disk): what of it the disk holds is probed
+if command -v mkfs.ext4 > /dev/null; then
+	mbr "$t/long.img"
+	mkfs.ext4 -q -F -E offset=$((2048 * 512)) "$t/long.img" 40M
+	printf '\x40\x0d\x03\x00' | dd of="$t/long.img" bs=1 seek=$((446 + 12)) conv=notrunc status=none
+	sum=$(md5sum < "$t/long.img")
+	replay "$t/long.img" long --allow-write --overwrite-signature dos
+	check_eq "a partition entry past the disk's end with ext4 in it: refused, untouched" \
+		"1|1|$sum" "$?|$(grep -c "its partition 1 (from sector 2048) holds an ext4 signature" "$t/err")|$(md5sum < "$t/long.img")"
+fi
+# ext4 in partition 1 with a stale xfs superblock in its first sector (wipefs
+# lists both; mount -t ext4 mounts it): an ambiguous probe is no empty
+# partition
+if command -v mkfs.ext4 > /dev/null && command -v mkfs.xfs > /dev/null &&
+	truncate -s 320M "$t/x.xfs" && mkfs.xfs -q -f "$t/x.xfs" > /dev/null 2>&1; then
+	mbr "$t/amb.img"
+	mkfs.ext4 -q -F -E offset=$((2048 * 512)) "$t/amb.img" 40M
+	dd if="$t/x.xfs" of="$t/amb.img" bs=512 count=1 seek=2048 conv=notrunc status=none
+	rm -f "$t/x.xfs"
+	sum=$(md5sum < "$t/amb.img")
+	replay "$t/amb.img" amb --allow-write --overwrite-signature dos
+	check_eq "ext4 and a stale xfs superblock in partition 1: refused, untouched" \
+		"1|1|$sum" "$?|$(grep -c "its partition 1 (from sector 2048) holds several signatures" "$t/err")|$(md5sum < "$t/amb.img")"
+else
+	rm -f "$t/x.xfs"
+	skip "ext4 and a stale xfs superblock in a partition" "no mkfs.xfs"
+fi
 mbr "$t/table.img"
 replay "$t/table.img" table --allow-write --overwrite-signature dos
 check_eq "a dos table with empty partitions, --overwrite-signature dos: written" \
