@@ -2,6 +2,7 @@
 #include "lab.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -301,6 +302,52 @@ static int pair_of(const char *path, char *out, size_t len)
 	return -1;
 }
 
+/* Before a device's I/O scheduler changes (path ends in
+ * "queue/scheduler"): its queue's nr_requests and the scheduler's own
+ * tunables (queue/iosched/, writable files), recorded so that a restore
+ * writes them back after the scheduler (in reverse order): switching the
+ * scheduler away and back resets both to their defaults (block/elevator.c
+ * frees the old scheduler's data; nr_requests follows the new one's
+ * depth). Returns 0 or -errno. */
+static int record_scheduler_state(struct lab *lab, const char *path)
+{
+	static const char tail[] = "/scheduler";
+	size_t pl = strlen(path), tl = sizeof(tail) - 1;
+	char dir[512], f[800], v[512], line[1400];
+	struct dirent *de;
+	DIR *d;
+	int rc;
+
+	if (pl <= tl || strcmp(path + pl - tl, tail) || pl - tl >= sizeof(dir))
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(pl - tl), path);
+	snprintf(f, sizeof(f), "%s/nr_requests", dir);
+	if (!sysfs_read(f, v, sizeof(v))) {
+		snprintf(line, sizeof(line), "set\t%s\t%s\n", f, v);
+		if ((rc = record(lab, line)))
+			return rc;
+	}
+	snprintf(f, sizeof(f), "%s/iosched", dir);
+	if (!(d = opendir(f)))
+		return 0;       /* "none": no tunables */
+	while ((de = readdir(d))) {
+		struct stat sb;
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(f, sizeof(f), "%s/iosched/%s", dir, de->d_name);
+		if (stat(f, &sb) || !S_ISREG(sb.st_mode) || !(sb.st_mode & S_IWUSR) ||
+		    sysfs_read(f, v, sizeof(v)))
+			continue;
+		snprintf(line, sizeof(line), "set\t%s\t%s\n", f, v);
+		if ((rc = record(lab, line))) {
+			closedir(d);
+			return rc;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
 int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 	    size_t errlen)
 {
@@ -323,6 +370,11 @@ int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 				 lab->state, strerror(-rc));
 			return -1;
 		}
+	}
+	if ((rc = record_scheduler_state(lab, path))) {
+		snprintf(err, errlen, "cannot record state in '%s': %s",
+			 lab->state, strerror(-rc));
+		return -1;
 	}
 	snprintf(line, sizeof(line), "set\t%s\t%s\n", path, old);
 	if ((rc = record(lab, line))) {

@@ -162,6 +162,21 @@ done
 check_eq "the device's scheduler is back" "$before" \
 	"$(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$A/queue/scheduler")"
 check_eq "no lab state file left" "" "$(lab_state_left)"
+# the scheduler's tunables and nr_requests: switching the scheduler away
+# and back resets them to its defaults, so they are put back too
+if sysfs_set "/sys/block/$A/queue/scheduler" mq-deadline 2> /dev/null; then
+	q0=/sys/block/$A/queue
+	nr0=$(cat "$q0/nr_requests")
+	sysfs_set "$q0/iosched/read_expire" 123 && sysfs_set "$q0/iosched/fifo_batch" 3 &&
+		sysfs_set "$q0/nr_requests" 32
+	re=$(cat "$q0/iosched/read_expire")     # in jiffies: 123 ms reads 124 at HZ 250
+	"$IOTAPE" replay --db "$db" src --target "/dev/$A" --timing afap --run swt \
+		--set queue/scheduler=none --quiet > /dev/null 2> "$t/err"
+	check_eq "--set queue/scheduler: the old scheduler's tunables and nr_requests put back" \
+		"0 mq-deadline $re 3 32" "$? $(sed 's/.*\[\(.*\)\].*/\1/' "$q0/scheduler") $(cat "$q0/iosched/read_expire") $(cat "$q0/iosched/fifo_batch") $(cat "$q0/nr_requests")"
+	sysfs_set "$q0/nr_requests" "$nr0"
+	sysfs_set "$q0/scheduler" "$before"
+fi
 # a state file a killed capture or replay left (its own --state-dir here):
 # a replay without --set refuses too, storing nothing, as the machine may
 # still run with what it changed
