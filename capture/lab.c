@@ -155,30 +155,48 @@ static void state_header(const char *path, int *pid, int *left)
 	fclose(fp);
 }
 
+/* The command that puts back the state file at path: "iotape capture
+ * --reset", with --state-dir DIR when path is not in LAB_DIR_DEFAULT (the
+ * reset looks only there otherwise). */
+static void reset_cmd(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) : 0;
+
+	if (!slash || (dl == strlen(LAB_DIR_DEFAULT) &&
+		       !strncmp(path, LAB_DIR_DEFAULT, dl)))
+		snprintf(out, len, "iotape capture --reset");
+	else
+		snprintf(out, len, "iotape capture --reset --state-dir %.*s",
+			 (int)dl, path);
+}
+
 /* The message for a state file at path that no running capture or replay
- * holds (the lock is free): what it changed, and --reset. Says "killed"
- * only when its pid is gone. */
+ * holds (the lock is free): what it changed, and --reset (with its
+ * --state-dir). Says "killed" only when its pid is gone. */
 static void left_changed(const char *path, char *err, size_t errlen)
 {
-	char left[2048];
+	char left[2048], reset[400];
 	int pid, was_left;
 
+	reset_cmd(path, reset, sizeof(reset));
 	describe_state(path, left, sizeof(left));
 	state_header(path, &pid, &was_left);
 	if (was_left)
 		snprintf(err, errlen, "a capture or replay (pid %d) could not put "
 			 "back what it changed (%s: %s); put it back by hand as it "
-			 "said, or run 'iotape capture --reset'", pid, path,
-			 left[0] ? left : "nothing recorded");
+			 "said, or run '%s'", pid, path,
+			 left[0] ? left : "nothing recorded", reset);
 	else if (pid > 0 && kill(pid, 0) == 0)
 		snprintf(err, errlen, "a capture or replay (pid %d, running but "
 			 "no longer holding the lab's lock) left the machine changed "
-			 "(%s: %s); run 'iotape capture --reset' once it ends", pid,
-			 path, left[0] ? left : "nothing recorded");
+			 "(%s: %s); run '%s' once it ends", pid,
+			 path, left[0] ? left : "nothing recorded", reset);
 	else
 		snprintf(err, errlen, "a capture or replay was killed and left the "
-			 "machine changed (%s: %s); run 'iotape capture --reset' to "
-			 "put it back", path, left[0] ? left : "nothing recorded");
+			 "machine changed (%s: %s); run '%s' to "
+			 "put it back", path, left[0] ? left : "nothing recorded",
+			 reset);
 }
 
 /* dir/name (the lock or the state file) into buf of len bytes. */
@@ -713,10 +731,13 @@ int lab_end(struct lab *lab)
 	close(lab->state_fd);
 	lab->state_fd = -1;
 	failed = restore_file(lab->state, 0);
-	if (failed)
+	if (failed) {
+		char reset[400];
+		reset_cmd(lab->state, reset, sizeof(reset));
 		warning("%d setting(s) not restored (each named above with the "
-			"command that puts it back); '%s' keeps them for 'iotape "
-			"capture --reset'", failed, lab->state);
+			"command that puts it back); '%s' keeps them for '%s'",
+			failed, lab->state, reset);
+	}
 	if (lab->lock_fd >= 0)
 		close(lab->lock_fd);
 	lab->lock_fd = -1;

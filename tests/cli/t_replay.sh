@@ -185,8 +185,8 @@ printf 'pid\t%s\nset\t/sys/block/%s/queue/scheduler\t%s\n' "$(dead_pid)" "$A" "$
 n1=$(q "SELECT count(*) FROM runs")
 "$IOTAPE" replay --db "$db" src --target "/dev/$A" --timing afap --run left --state-dir "$t/sd" \
 	> /dev/null 2> "$t/err"
-check_eq "a killed run's state file: replay without --set refuses, naming it, stores nothing" \
-	"1 1 $n1" "$? $(grep -c "was killed and left the machine changed ($t/sd/capture.state" "$t/err") $(q "SELECT count(*) FROM runs")"
+check_eq "a killed run's state file: replay without --set refuses, naming it and the reset with its --state-dir, stores nothing" \
+	"1 1 1 $n1" "$? $(grep -c "was killed and left the machine changed ($t/sd/capture.state" "$t/err") $(grep -c "run 'iotape capture --reset --state-dir $t/sd' to put it back" "$t/err") $(q "SELECT count(*) FROM runs")"
 
 # ---- safety: what may not be written is not ----------------------------------------
 truncate -s 64M "$t/e.img"
