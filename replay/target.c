@@ -57,6 +57,35 @@ static int sqlite_signature(int fd, char *what, size_t len, char *type,
  * the type ("ext4", "dos"; "ambiguous" for several) in type, 0 when
  * nothing is found, or -errno. Read through fd: what is probed is what is
  * written. */
+/* The signatures on fd, as wipefs lists them (blkid_do_probe() stepped
+ * through: each call the next one), "ext4, xfs" into out; "" when none
+ * is named. */
+static void signature_list(int fd, char *out, size_t len)
+{
+	blkid_probe pr = blkid_new_probe();
+	size_t o = 0;
+
+	out[0] = '\0';
+	if (!pr)
+		return;
+	if (!blkid_probe_set_device(pr, fd, 0, 0)) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+		blkid_probe_enable_partitions(pr, 1);
+		blkid_probe_set_partitions_flags(pr, 0);
+		for (int n = 0; n < 8 && blkid_do_probe(pr) == 0; n++) {
+			const char *ty = NULL;
+			if (blkid_probe_lookup_value(pr, "TYPE", &ty, NULL) &&
+			    blkid_probe_lookup_value(pr, "PTTYPE", &ty, NULL))
+				continue;
+			if (o < len)
+				o += (size_t)snprintf(out + o, len - o, "%s%s",
+						      o ? ", " : "", ty);
+		}
+	}
+	blkid_free_probe(pr);
+}
+
 static int signature_fd(int fd, char *what, size_t len, char *type,
 			size_t tlen)
 {
@@ -81,7 +110,10 @@ static int signature_fd(int fd, char *what, size_t len, char *type,
 		return sqlite_signature(fd, what, len, type, tlen);
 	}
 	if (rc == -2) {
-		snprintf(what, len, "several signatures (ambiguous probe)");
+		char list[160];
+		signature_list(fd, list, sizeof(list));
+		snprintf(what, len, "several signatures (%s%san ambiguous probe)",
+			 list, list[0] ? ": " : "");
 		snprintf(type, tlen, "ambiguous");
 		blkid_free_probe(pr);
 		return 1;

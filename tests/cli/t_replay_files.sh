@@ -443,7 +443,14 @@ if command -v mkfs.ext4 > /dev/null && command -v mkfs.xfs > /dev/null &&
 	mbr "$t/amb.img"
 	mkfs.ext4 -q -F -E offset=$((2048 * 512)) "$t/amb.img" 40M
 	dd if="$t/x.xfs" of="$t/amb.img" bs=512 count=1 seek=2048 conv=notrunc status=none
+	# the same two in a file: the refusal names them, as wipefs would
+	truncate -s 64M "$t/amb2.img"
+	mkfs.ext4 -q -F "$t/amb2.img"
+	dd if="$t/x.xfs" of="$t/amb2.img" bs=512 count=1 conv=notrunc status=none
 	rm -f "$t/x.xfs"
+	replay "$t/amb2.img" amb2 --allow-write --wrap
+	check_eq "a file with ext4 and xfs signatures: refused, naming both" "1|1" \
+		"$?|$(grep -c "it holds several signatures (xfs, ext4: an ambiguous probe)" "$t/err")"
 	sum=$(md5sum < "$t/amb.img")
 	replay "$t/amb.img" amb --allow-write --overwrite-signature dos
 	check_eq "ext4 and a stale xfs superblock in partition 1: refused, untouched" \
