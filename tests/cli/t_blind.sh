@@ -196,6 +196,13 @@ check_eq "split reads: report counts 40 whole bios, their Q2C p50 97 ms" "40 97"
 	check_eq "split reads: their Q2C p50 can be asked about (the small-request run worse)" \
 		split-small "$(jq -r '.comparisons[0].worse' "$t/sp50.json")" ||
 	not_ok "split reads: their Q2C p50 can be asked about" "$(cat "$t/err")"
+# IOPS asked about: the 1 MiB run's is 96% down, with its requests 64x the
+# size and the same bytes read 1.6 s sooner: no time cost, no cause (volume
+# was costed 0.88 s of "the faster run's time beyond")
+"$IOTAPE" compare --db "$db" --json --metric read_iops split-big split-small > "$t/spi.json"
+check_eq "IOPS down with 64x larger requests, the work done sooner: no time cost, no cause" \
+	"split-big|no time cost|0" "$(jq -r '.comparisons[0] | "\(.worse)|\(.verdict)|\([.findings[] |
+	select(.cause == 1)] | length)"' "$t/spi.json")"
 check_eq "max_sectors_kb 8: dd waited on I/O nearly all its time" 1 \
 	"$("$IOTAPE" report --db "$db" --json split-small | jq '(.analysis.time.waiting_on_io_s /
 		.analysis.time.elapsed_s) > 0.9 | if . then 1 else 0 end')"
