@@ -45,13 +45,17 @@ static int jr_finding(const struct an_run *r, const void *state,
 		an_proc_name(r, cp->journal_pid, who, sizeof(who));
 	f->present = c >= FD_MIN_S;
 	snprintf(f->title, sizeof(f->title), "journal: the workload waited "
-		 "%.2f s for %s's commits of its synchronous writes (%.0f cache "
-		 "flushes, %.0f FUA writes)", c, who, cp->journal_flushes,
+		 "%.2f s on %s's I/O (%.1f MB written, %.0f cache flushes, %.0f "
+		 "FUA writes)", c, who, cp->journal_mb, cp->journal_flushes,
 		 cp->journal_fua);
 	f->counterfactual = 0;
 	FD_CAT(f, how, "the workload's time with no I/O of its own in flight "
 	       "while the journal thread's I/O was, the workload having issued "
-	       "synchronous writes or flushes itself (fsync, O_SYNC, O_DSYNC)");
+	       "synchronous writes or flushes itself (fsync, O_SYNC, O_DSYNC): "
+	       "%.3f s; and its own I/O's wait behind the journal's writes "
+	       "(queued or at the device before it: data=journal writes the "
+	       "data a second time): %.3f s", c - cp->journal_queue_s,
+	       cp->journal_queue_s);
 	FD_CAT(f, evidence, "%s: %.0f bios in the window, %.1f MB; %.0f cache "
 	       "flushes (empty or before a write), %.0f FUA writes", who,
 	       cp->journal_bios, cp->journal_mb, cp->journal_flushes,
@@ -89,6 +93,8 @@ const struct analyzer an_journal = {
 "  its synchronous writes (fsync, O_SYNC, O_DSYNC on ext4's jbd2 or xfs's\n"
 "  xfsaild): its time with no I/O of its own in flight while the journal\n"
 "  thread's I/O (its writes, cache flushes, FUA writes) was, once the\n"
-"  workload had issued synchronous writes itself. Between runs, the\n"
-"  difference: write barriers (barrier=1), slower cache flushes.\n",
+"  workload had issued synchronous writes itself; and its own I/O queued\n"
+"  behind the journal's writes (data=journal: the data written twice).\n"
+"  Between runs, the difference: write barriers (barrier=1), data=journal,\n"
+"  slower cache flushes.\n",
 };

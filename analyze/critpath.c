@@ -88,6 +88,8 @@ struct fly {                /* a blocking I/O of a unit, in flight */
 	uint64_t others_at_d;   /* others' dispatches so far, at D */
 	double others_frac;     /* of the I/O ahead of it at the device at D,
 				 * the share other processes' */
+	double jfrac_q, jfrac_d;/* of the others' I/O queued or in flight at
+				 * Q (at D: in flight), the journal's share */
 };
 
 struct devpid {
@@ -105,6 +107,7 @@ struct devpid {
 
 struct dstate {
 	int queued, disp;
+	int jqueued, jdisp;     /* of them, the journal's (journal_io()) */
 	uint64_t ndisp;
 	int64_t last_c;         /* the device's latest completion */
 	double q2d_sum_ns;      /* every process's, for fairness */
@@ -472,8 +475,10 @@ static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 		   family_is_workload(&w->cp->fam, x->pid))
 		bin_count(w->cp, w->now, offsetof(struct cp_bin, sync_mb),
 			  x->bytes ? x->bytes / 1e6 : 1);
-	if ((k = journal_io(w, x)))
+	if ((k = journal_io(w, x))) {
 		journal_start(w, x, k);
+		d->jqueued++;
+	}
 	ui = unit_of(w, x->pid);
 	if (ui >= 0 && blocks(&w->u[ui], x) && x->c != AN_NONE && x->c >= x->q) {
 		u = &w->u[ui];
@@ -482,6 +487,11 @@ static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 		f->unit = ui;
 		f->phi_q = u->phi;
 		f->shared_q = d->queued + d->disp - own->queued - own->disp > 0;
+		f->jfrac_q = f->shared_q ? (double)(d->jqueued + d->jdisp) /
+			     (double)(d->queued + d->disp - own->queued -
+				      own->disp) : 0;
+		if (f->jfrac_q > 1)
+			f->jfrac_q = 1;
 		own->blocking++;
 		if (u->k++ == 0) {
 			if (u->alive)
@@ -501,8 +511,13 @@ static void on_d(struct walk *w, uint32_t row, const struct an_io *x)
 	struct dstate *d = &w->ds[dk];
 	struct fly *f = fly_slot(w, row, 0);
 
-	if (x->q == AN_NONE && (k = journal_io(w, x)))
-		journal_start(w, x, k);
+	if ((k = journal_io(w, x))) {
+		if (x->q == AN_NONE)
+			journal_start(w, x, k);
+		else
+			d->jqueued--;
+		d->jdisp++;
+	}
 	if (x->q != AN_NONE) {
 		own->queued--;
 		d->queued--;
@@ -524,6 +539,10 @@ static void on_d(struct walk *w, uint32_t row, const struct an_io *x)
 		f->others_at_d = d->ndisp - own->ndisp;
 		f->others_frac = d->disp > 0 ? (double)(d->disp - own->disp) /
 				 (double)d->disp : 0;
+		f->jfrac_d = d->disp - own->disp > 0 ? (double)d->jdisp /
+			     (double)(d->disp - own->disp) : 0;
+		if (f->jfrac_d > 1)
+			f->jfrac_d = 1;
 	}
 	own->disp++;
 	own->ndisp++;
@@ -589,8 +608,13 @@ static void classify(struct walk *w, struct fly *f, uint32_t row,
 		c->sync_s += sq + sd;
 	}
 	if (f->shared_q) {
+		/* behind the journal's own writes (data=journal writing the
+		 * data again, a commit): the journal's, not other load's */
+		double j = sq * f->jfrac_q;
 		own = dp_of(w, x->dev, x->pid);
-		own->sq_shared += sq;
+		own->sq_shared += sq - j;
+		cp->cat[CP_JOURNAL] += j;
+		cp->journal_queue_s += j;
 	} else {
 		cp->cat[CP_DEVICE] += sq;
 		c->dev_s += sq;
@@ -620,8 +644,10 @@ static void classify(struct walk *w, struct fly *f, uint32_t row,
 		if (mean > 0 && mean < d2c)
 			qpart = sd * (1 - mean / (double)d2c) * f->others_frac;
 	}
-	cp->cat[CP_QUEUE] += qpart;
-	c->queue_s += qpart;
+	cp->cat[CP_QUEUE] += qpart * (1 - f->jfrac_d);
+	cp->cat[CP_JOURNAL] += qpart * f->jfrac_d;
+	cp->journal_queue_s += qpart * f->jfrac_d;
+	c->queue_s += qpart * (1 - f->jfrac_d);
 	sd -= qpart;
 	w->cell[dir][sc][far].n++;
 	w->cell[dir][sc][far].sd += sd;
@@ -661,8 +687,13 @@ static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
 	if ((x->flags & AN_WRITE) && !(x->flags & (AN_SYNC | AN_FUA | AN_FLUSH)) &&
 	    x->q != AN_NONE)
 		w->nasync--;
-	if (journal_io(w, x))
+	if (journal_io(w, x)) {
 		w->njournal--;
+		if (x->d != AN_NONE)
+			d->jdisp--;
+		else
+			d->jqueued--;
+	}
 	if (f) {
 		struct unit *u = &w->u[f->unit];
 		double sq, sd;

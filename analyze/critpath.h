@@ -49,7 +49,9 @@ enum cp_cat {
 			 * its own while a journal thread's I/O (jbd2,
 			 * xfsaild: its writes, cache flushes, FUA writes) was
 			 * in flight, the workload having issued synchronous
-			 * writes (fsync, O_SYNC, O_DSYNC) */
+			 * writes (fsync, O_SYNC, O_DSYNC); and its own I/O
+			 * queued behind the journal's (data=journal writing
+			 * the data a second time) */
 	CP_CPU,         /* runnable, waiting for a CPU */
 	CP_OTHER,       /* the rest: on a CPU, think time, page cache */
 	CP_NCAT
@@ -136,6 +138,9 @@ struct critpath {
 	double journal_bios, journal_flushes, journal_fua, journal_mb;
 	uint32_t journal_pid;
 	int journal_named;      /* journal_pid is a journal thread's */
+	double journal_queue_s; /* of CP_JOURNAL, the workload's I/O queued
+				 * behind the journal's (the rest: waiting idle
+				 * while it committed) */
 	double wb_active_s;     /* free time with writeback under way */
 	double proxy_throttle_s;/* a flusher's writes a blocked writer the
 				 * trace does not show waited for */

@@ -435,6 +435,29 @@ static void test_journal(void **state)
 	done(&cp, &rd, &o);
 }
 
+/* a write queued behind a cache flush another issued (the flush
+ * sequence's, no Q): its 7 ms before dispatch are the journal's, not
+ * queueing behind other load; its 1 ms at the device is its own */
+static void test_journal_queue(void **state)
+{
+	struct an_io io[2];
+	struct critpath cp;
+	struct rundata rd;
+	struct evorder o;
+
+	(void)state;
+	io[0] = io_of(200, AN_NONE, 0, 8 * MS, 0, 0);
+	io[0].flags |= AN_FLUSH | AN_WRITE;
+	io[1] = io_of(100, 1 * MS, 8 * MS, 9 * MS, 4096, 8);
+	io[1].flags |= AN_WRITE | AN_SYNC;
+	build(&cp, &rd, &o, io, 2);
+	assert_true(fabs(cp.cat[CP_JOURNAL] - 0.007) < 1e-6);
+	assert_true(fabs(cp.journal_queue_s - 0.007) < 1e-6);
+	assert_true(cp.cat[CP_QUEUE] < 1e-9);
+	assert_true(fabs(cp_sum_check(&cp)) < 1e-9);
+	done(&cp, &rd, &o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_diff_speed),
 		cmocka_unit_test(test_refault),
 		cmocka_unit_test(test_journal),
+		cmocka_unit_test(test_journal_queue),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
