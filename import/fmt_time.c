@@ -19,6 +19,8 @@
 #include "lib/util.h"
 
 #define MAX_QUEUE 64
+/* dd blocks kept for the time report after them */
+#define MAX_DDQ 64
 
 struct tparse {
 	const char *path;
@@ -31,6 +33,12 @@ struct tparse {
 	struct time_reader tr;      /* the `time` reports */
 	struct fmt_command dd;      /* dd output waiting for its report */
 	int have_dd, dd_out;
+	/* whole dd blocks before dd, no report between them: each a command
+	 * timed by dd, or, when the report after them is shorter than their
+	 * seconds added up (they ran at once: `time ... | xargs -P4 dd`),
+	 * that report's */
+	struct fmt_command ddq[MAX_DDQ];
+	int nddq;
 	int n;
 };
 
@@ -114,12 +122,86 @@ static int emit(struct tparse *p, struct fmt_command *c, const char *named)
 	return rc;
 }
 
-/* A whole `time` report from the reader: one command. */
+/* The kept dd blocks (p->ddq), each a command timed by dd. Returns 0 or
+ * the sink's code. */
+static int flush_ddq(struct tparse *p)
+{
+	struct fmt_command cur = p->dd;
+	int have = p->have_dd, out = p->dd_out, rc = 0;
+
+	/* each through emit(), as the current block would be: named by the
+	 * queue's next command line */
+	for (int i = 0; i < p->nddq && !rc; i++) {
+		struct fmt_command c;
+		p->dd = p->ddq[i];
+		p->have_dd = 1;
+		cmd_init(&c);
+		c.line = p->ddq[i].line;
+		rc = emit(p, &c, NULL);
+	}
+	p->nddq = 0;
+	p->dd = cur;
+	p->have_dd = have;
+	p->dd_out = out;
+	return rc;
+}
+
+/* a + b, one of dd's counts (-1: not printed), into a. */
+static void add_count(int64_t *a, int64_t b)
+{
+	if (b >= 0)
+		*a = *a < 0 ? b : *a + b;
+}
+
+/* Whether the kept dd blocks and the current one ran at once under the
+ * one report r: two blocks or more, each within its real time, whose
+ * seconds add up to more than it. If so they are folded into p->dd (bytes, records added up;
+ * dd's seconds the longest; the rate over the report's real time) and the
+ * kept ones dropped. */
+static int fold_parallel_dd(struct tparse *p, const struct time_report *r)
+{
+	double sum = 0, longest = 0;
+	int64_t bytes = 0;
+
+	if (!p->nddq || !p->have_dd || !(r->real_s > 0))
+		return 0;
+	for (int i = 0; i <= p->nddq; i++) {
+		const struct fmt_command *d = i < p->nddq ? &p->ddq[i] : &p->dd;
+		/* each within the report: a dd longer than it ran before it
+		 * (`dd; dd; time sync`) */
+		if (!(d->dd_s >= 0) || d->dd_bytes < 0 || d->dd_s > 1.05 * r->real_s)
+			return 0;
+		sum += d->dd_s;
+		longest = fmax(longest, d->dd_s);
+		bytes += d->dd_bytes;
+	}
+	if (sum <= 1.05 * r->real_s)
+		return 0;
+	p->dd.line = p->ddq[0].line;
+	for (int i = 0; i < p->nddq; i++) {
+		add_count(&p->dd.dd_in_full, p->ddq[i].dd_in_full);
+		add_count(&p->dd.dd_in_partial, p->ddq[i].dd_in_partial);
+		add_count(&p->dd.dd_out_full, p->ddq[i].dd_out_full);
+		add_count(&p->dd.dd_out_partial, p->ddq[i].dd_out_partial);
+	}
+	p->dd.dd_bytes = bytes;
+	p->dd.dd_s = longest;
+	p->dd.dd_rate = (double)bytes / r->real_s;
+	p->nddq = 0;
+	return 1;
+}
+
+/* A whole `time` report from the reader: one command (the dd output before
+ * it joined to it; dd blocks before that each a command of their own,
+ * unless they ran at once under this report: fold_parallel_dd()). */
 static int take_report(void *ctx, const struct time_report *r)
 {
 	struct tparse *p = ctx;
 	struct fmt_command c;
+	int rc;
 
+	if (!fold_parallel_dd(p, r) && (rc = flush_ddq(p)))
+		return rc;
 	cmd_init(&c);
 	c.line = r->line;
 	c.real_s = r->real_s;
@@ -129,11 +211,15 @@ static int take_report(void *ctx, const struct time_report *r)
 	return emit(p, &c, r->argv);
 }
 
-/* A dd block with no time report of its own: a command timed by dd. */
+/* A dd block with no time report of its own: a command timed by dd (the
+ * kept ones first). */
 static int flush_dd(struct tparse *p)
 {
 	struct fmt_command c;
+	int rc;
 
+	if ((rc = flush_ddq(p)))
+		return rc;
 	if (!p->have_dd)
 		return 0;
 	cmd_init(&c);
@@ -212,9 +298,14 @@ static int dd_line(struct tparse *p, uint64_t line, char *s)
 	if (word && (!strcmp(word, "in") || !strcmp(word, "out"))) {
 		if (word[0] == 'i') {
 			if (p->have_dd && p->dd_out) {
-				int rc = flush_dd(p);
-				if (rc)
-					return rc;
+				/* a whole block: kept for the report after it */
+				if (p->nddq == MAX_DDQ) {
+					int rc = flush_ddq(p);
+					if (rc)
+						return rc;
+				}
+				p->ddq[p->nddq++] = p->dd;
+				p->have_dd = p->dd_out = 0;
 			}
 			if (!p->have_dd)
 				cmd_init(&p->dd);

@@ -539,4 +539,22 @@ n0=$(q "SELECT count(*) FROM runs")
 check_eq "capture rows: a bad row refused with its line, nothing stored" \
 	"1|iotape: $t/bad.rows: line 3: sample TIME SOURCE KEY VALUE|$n0" \
 	"$?|$(cat "$t/err")|$(q "SELECT count(*) FROM runs")"
+# four dd run at once under one time (`time ls ... | xargs -P4 dd`): their
+# seconds add up past the report's real time, so they are its output, one
+# command, not four timed by dd and summed; two dd, each longer than the
+# report after them, ran before it: the first a command timed by dd, the
+# second the report's (dd's lines before a report are its)
+dd_out() { printf '1280+0 records in\n1280+0 records out\n20971520 bytes (21 MB, 20 MiB) copied, %s s, 8.4 MB/s\n' "$1"; }
+{ for s in 2.41561 2.50067 2.50665 2.5102; do dd_out $s; done
+  printf '\nreal\t0m2.527s\nuser\t0m0.045s\nsys\t0m0.062s\n'; } > "$t/xargs-dd.txt"
+{ dd_out 0.61; dd_out 0.62; printf '\nreal\t0m0.100s\nuser\t0m0.000s\nsys\t0m0.001s\n'; } > "$t/seq-dd.txt"
+"$IOTAPE" import --quiet --db "$db" --run xdd "$t/xargs-dd.txt" &&
+"$IOTAPE" import --quiet --db "$db" --run sdd "$t/seq-dd.txt" &&
+check_eq "time paste: four dd at once under one time are one command (their bytes, over its real time)" \
+	"1|2.527|83886080|33195916" \
+	"$(q "SELECT count(*), max(real_s) FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'xdd')")|$(q "SELECT
+		value FROM run_stats WHERE run = (SELECT id FROM runs WHERE name = 'xdd') AND key = 'command.0.dd_bytes'")|$(q "SELECT
+		value FROM run_stats WHERE run = (SELECT id FROM runs WHERE name = 'xdd') AND key = 'command.0.dd_bytes_per_s'")"
+check_eq "time paste: two dd one after another, then a report: the first timed by dd, the second the report's" \
+	"0.61;0.1" "$(q "SELECT real_s FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'sdd') ORDER BY idx" | paste -sd';')"
 tap_finish
