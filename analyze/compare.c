@@ -226,8 +226,10 @@ static int significant(const double *a, int na, const double *b, int nb,
 		return p < 0.05;
 	}
 	snprintf(test, len, "the ranges of %d and %d repeats %s", na, nb,
-		 ranges_apart(a, na, b, nb) ? "do not overlap" : "overlap");
-	return ranges_apart(a, na, b, nb);
+		 ranges_clear(a, na, b, nb) ? "do not overlap" :
+		 ranges_apart(a, na, b, nb) ? "do not overlap, but are closer "
+		 "than either is wide" : "overlap");
+	return ranges_clear(a, na, b, nb);
 }
 
 /* 1 when value a is worse than b for q. */

@@ -170,6 +170,25 @@ int ranges_apart(const double *a, int na, const double *b, int nb)
 	return amax < bmin || bmax < amin;
 }
 
+int ranges_clear(const double *a, int na, const double *b, int nb)
+{
+	double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
+	double gap;
+
+	if (!ranges_apart(a, na, b, nb))
+		return 0;
+	for (int i = 0; i < na; i++) {
+		amin = fmin(amin, a[i]);
+		amax = fmax(amax, a[i]);
+	}
+	for (int i = 0; i < nb; i++) {
+		bmin = fmin(bmin, b[i]);
+		bmax = fmax(bmax, b[i]);
+	}
+	gap = amax < bmin ? bmin - amax : amin - bmax;
+	return gap >= fmax(amax - amin, bmax - bmin);
+}
+
 static int cmp_dbl(const void *x, const void *y)
 {
 	double a = *(const double *)x, b = *(const double *)y;

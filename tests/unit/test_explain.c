@@ -58,6 +58,17 @@ static void test_ranges(void **state)
 	assert_int_equal(ranges_apart(b, 2, a, 2), 1);
 	assert_int_equal(ranges_apart(a, 2, c, 2), 0);
 	assert_int_equal(ranges_apart(a, 1, b, 0), 0);
+	/* apart by more than either is wide, or not: two runs a side of one
+	 * setup (7 ms apart, 24 ms wide) are no difference */
+	{
+		double s0[] = { 3.360, 3.336 }, s1[] = { 3.329, 3.324 };
+		double f[] = { 1.0, 1.1 }, g[] = { 1.3, 1.35 };
+		assert_int_equal(ranges_apart(s0, 2, s1, 2), 1);
+		assert_int_equal(ranges_clear(s0, 2, s1, 2), 0);
+		assert_int_equal(ranges_clear(f, 2, g, 2), 1);
+		assert_int_equal(ranges_clear(g, 2, f, 2), 1);
+		assert_int_equal(ranges_clear(a, 2, b, 2), 0);
+	}
 	{
 		double v[] = { 3, 1, 2 };
 		assert_true(median_of(v, 3) == 2);
