@@ -409,10 +409,13 @@ static int wb_finding(const struct an_run *r, const void *state,
 			 "idled %.2f s with it (%.60s)", who, s->sync_wait_s,
 			 s->idle_before_s, s->limits);
 	else if (s->bursts >= 3 && s->burst_idle_s >= 1)
+		/* between bursts the flushers wrote nothing; whether the
+		 * devices idled then (other I/O, a reader's, may have kept
+		 * them busy) the gaps alone do not say */
 		snprintf(f->title, sizeof(f->title), "writeback: the flushers "
-			 "wrote in %d bursts of %.1f MB every %.1f s, the devices "
-			 "idle %.1f s between them (%.60s)", s->bursts, s->burst_mb,
-			 s->burst_every_s, s->burst_idle_s, s->limits);
+			 "wrote in %d bursts of %.1f MB every %.1f s, nothing "
+			 "written back %.1f s between them (%.60s)", s->bursts,
+			 s->burst_mb, s->burst_every_s, s->burst_idle_s, s->limits);
 	else if (r->cp.dirtying_first && s->idle_dirty_s < 0.05) {
 		/* a trace and a frozen vmstat log: the window starts where
 		 * the writer dirtied pages; the first write went out at */
@@ -462,7 +465,8 @@ static int wb_finding(const struct an_run *r, const void *state,
 	if (s->bursts)
 		FD_CAT(f, evidence, "; the trace's asynchronous writes (the "
 		       "flushers') came in %d burst%s (a gap of 0.2 s or more "
-		       "between two), %.1f MB each, %s%.1f s between them idle",
+		       "between two), %.1f MB each, %s%.1f s between them with "
+		       "none",
 		       s->bursts, s->bursts == 1 ? "" : "s", s->burst_mb,
 		       s->bursts > 1 ? "one every " : "", s->bursts > 1 ?
 		       s->burst_every_s : 0);
