@@ -575,17 +575,23 @@ static int loop_sibling_in_use(const char *sys, const char *proc,
 {
 	struct stat bf, o, nb;
 	struct dirent *de;
-	char p[PATH_MAX];
+	char p[PATH_MAX], self_dir[PATH_MAX];
 	DIR *d;
 	int found = 0;
 
 	if (loop_file_stat(dev_path, &bf))
 		return 0;       /* not a loop device */
+	/* the disk a partition target is in is said as that (a partition 1
+	 * beside a mounted partition 2 read "its backing file also backs
+	 * /dev/loop0, and it is mounted", as if another loop device) */
+	if (sysfs_dir(sys, major(rdev), minor(rdev), self_dir))
+		self_dir[0] = '\0';
 	snprintf(p, sizeof(p), "%s/block", sys);
 	if (!(d = opendir(p)))
 		return 0;
 	while (!found && (de = readdir(d))) {
-		char dir[PATH_MAX], w[200];
+		char dir[PATH_MAX], w[200], whose[80];
+		int parent = 0;
 		if (strncmp(de->d_name, "loop", 4))
 			continue;
 		snprintf(p, sizeof(p), "/dev/%.200s", de->d_name);
@@ -593,18 +599,25 @@ static int loop_sibling_in_use(const char *sys, const char *proc,
 		    loop_file_stat(p, &o) || o.st_dev != bf.st_dev ||
 		    o.st_ino != bf.st_ino)
 			continue;
+		if (self_dir[0] && !sysfs_dir(sys, major(nb.st_rdev),
+					      minor(nb.st_rdev), dir)) {
+			size_t l = strlen(dir);
+			parent = !strncmp(self_dir, dir, l) && self_dir[l] == '/';
+		}
+		snprintf(whose, sizeof(whose), parent ? "the disk it is a "
+			 "partition of, /dev/%.40s," : "its backing file also "
+			 "backs /dev/%.40s, and", de->d_name);
 		if (!sysfs_dir(sys, major(nb.st_rdev), minor(nb.st_rdev), dir) &&
 		    in_use(sys, proc, dir, w, sizeof(w))) {
-			snprintf(why, len, "its backing file also backs /dev/%.40s, "
-				 "and %.120s", de->d_name, w);
+			snprintf(why, len, "%s %.120s", whose, w);
 			found = 1;
 		} else if (excl_busy(p)) {
 			/* held exclusively, as a mount holds its device, in
 			 * any mount namespace (a container's, a service's with
 			 * PrivateMounts=): this one's mountinfo shows none */
-			snprintf(why, len, "its backing file also backs /dev/%.40s, "
-				 "which is open exclusively (mounted, perhaps in "
-				 "another mount namespace, or held)", de->d_name);
+			snprintf(why, len, "%s it is open exclusively (mounted, "
+				 "perhaps in another mount namespace, or held)",
+				 whose);
 			found = 1;
 		}
 	}

@@ -297,7 +297,7 @@ if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 > /dev/null &&
 			rc=$?
 			kill "$ns"; wait "$ns" 2> /dev/null
 			check_eq "... and mounted in another mount namespace: refused, no run" \
-				"1|1|0" "$rc|$(grep -c "also backs /dev/$inner, which is open exclusively" "$t/err")|$(q "SELECT count(*) FROM runs WHERE name = 'sibns'")"
+				"1|1|0" "$rc|$(grep -c "also backs /dev/$inner, and it is open exclusively" "$t/err")|$(q "SELECT count(*) FROM runs WHERE name = 'sibns'")"
 			e2fsck -n "/dev/$inner" > /dev/null 2>&1
 			check_eq "... and its file system still checks clean" 0 "$?"
 		else
