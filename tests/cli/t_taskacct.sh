@@ -96,14 +96,16 @@ else
 		not_ok "dd read its 8 MiB" "read_bytes $rb"
 	# the kernel counts a wait only where its clock moved forward
 	# (delayacct_end: ns > 0), so where it got the delay wrong the count is
-	# short too (CI once: 77 of 128); there only its bounds are checked
+	# short too (CI once: 77 of 128); there only its bounds are checked.
+	# As read_bytes, the count takes dd's own start's waits too (a page of
+	# its binary or libraries read from disk: CI once 129 for 128 reads)
 	n=$(tv $r "$dd.blkio_count")
 	if [ -n "$blk" ]; then
-		[ "${n:-0}" -ge 100 ] && [ "$n" -le 128 ] &&
+		[ "${n:-0}" -ge 100 ] && [ "$n" -le 136 ] &&
 			ok "dd's blkio_count: about one per read ($n of 128)" ||
 			not_ok "dd's blkio_count: about one per read" "$n for 128 reads"
 	else
-		[ "${n:-0}" -ge 1 ] && [ "$n" -le 128 ] &&
+		[ "${n:-0}" -ge 1 ] && [ "$n" -le 136 ] &&
 			ok "dd's blkio_count: at most one per read ($n of 128)" ||
 			not_ok "dd's blkio_count: at most one per read" "$n for 128 reads"
 		skip "dd's blkio_count: about one per read" \
