@@ -24,9 +24,10 @@ struct swap_state {
 	uint64_t swap_reads, swap_writes;
 	double min_free_mb;
 	int mem_frozen;             /* vmstat's swpd, free and cache never
-				     * moved while pages were swapped
-				     * (procps-ng 4.0.2 prints them frozen):
-				     * peak_mb, min_free_mb not known */
+				     * moved while pages were swapped (1 MB
+				     * or more; procps-ng 4.0.2 prints them
+				     * frozen): peak_mb, min_free_mb and
+				     * vmstat's growth not known */
 	/* why it swapped: what pushed pages out */
 	double anon_growth_mb;      /* anonymous memory's growth */
 	const char *anon_src;       /* "the memory cgroup's rss", ... */
@@ -81,7 +82,7 @@ static void pressure(struct swap_state *s, const struct rundata *rd)
 	} else if (rd->anon_kb.n) {
 		s->anon_growth_mb = growth_mb(&rd->anon_kb, t0, t1);
 		s->anon_src = "AnonPages";
-	} else if (rd->nvm) {
+	} else if (rd->nvm && !s->mem_frozen) {
 		double first = NAN, low = NAN;
 		for (size_t i = 0; i < rd->nvm; i++) {
 			const struct an_vm *v = &rd->vm[i];
@@ -125,14 +126,11 @@ static void *swap_build(const struct an_run *r)
 	s->min_free_mb = -1;
 	s->mem_frozen = rd->nvm >= 2;
 	for (size_t i = 0; i < rd->nvm; i++) {
-		const struct an_vm *v = &rd->vm[i], *v0 = &rd->vm[0];
-		if (v->swpd != v0->swpd || v->free != v0->free ||
-		    v->cache != v0->cache)
-			s->mem_frozen = 0;
-	}
-	for (size_t i = 0; i < rd->nvm; i++) {
 		const struct an_vm *v = &rd->vm[i];
 		double dt = rundata_vm_dt_s(v);
+		if (v->swpd != rd->vm[0].swpd || v->free != rd->vm[0].free ||
+		    v->cache != rd->vm[0].cache)
+			s->mem_frozen = 0;
 		s->has_vm = 1;
 		if (isfinite(v->so) && dt > 0) {
 			s->out_mb += v->so * dt * 1024 / 1e6;
@@ -169,6 +167,7 @@ static void *swap_build(const struct an_run *r)
 		}
 	}
 	s->swapin_wait_s = ta_union_s(iv, nr);
+	s->mem_frozen = s->mem_frozen && s->out_mb + s->in_mb >= 1;
 	pressure(s, rd);
 	for (size_t i = 0; i < rd->n; i++) {
 		struct an_io xb;
@@ -275,10 +274,9 @@ static int swap_finding(const struct an_run *r, const void *state,
 	f->stages = 0;
 	/* frozen memory columns beside swapping: swpd, free and the
 	 * growth they give are not what the machine had */
-	int frozen = s->mem_frozen && s->out_mb + s->in_mb >= 1;
 	FD_CAT(f, evidence, "vmstat si/so integrated over the samples: out %.1f "
 	       "MB, in %.1f MB", s->out_mb, s->in_mb);
-	if (frozen)
+	if (s->mem_frozen)
 		FD_CAT(f, evidence, " (vmstat's swpd, free and cache never moved: "
 		       "procps-ng 4.0.2 prints them frozen, so swap used and free "
 		       "memory are not known)");
@@ -286,7 +284,7 @@ static int swap_finding(const struct an_run *r, const void *state,
 		FD_CAT(f, evidence, ", peak swap used %.1f MB", s->peak_mb);
 	if (s->first_out_s >= 0)
 		FD_CAT(f, evidence, ", first swap-out at %+.1f s", s->first_out_s);
-	if (s->min_free_mb >= 0 && !frozen)
+	if (s->min_free_mb >= 0 && !s->mem_frozen)
 		FD_CAT(f, evidence, "; free memory down to %.1f MB", s->min_free_mb);
 	FD_CAT(f, evidence, "; swap device: %llu reads (waited %.2f s), %llu "
 	       "writes (%.2f s by processes in direct reclaim)",
@@ -296,8 +294,7 @@ static int swap_finding(const struct an_run *r, const void *state,
 		FD_CAT(f, evidence, "; PSI memory some %.2f s, full %.2f s, io "
 		       "some %.2f s", s->psi_some_s, s->psi_full_s, s->io_some_s);
 	/* why it swapped: what took the memory */
-	if (isfinite(s->anon_growth_mb) && !(frozen && !strncmp(s->anon_src,
-							       "vmstat", 6)))
+	if (isfinite(s->anon_growth_mb))
 		FD_CAT(f, evidence, "; what pushed pages out: anonymous memory "
 		       "grew %.1f MB (%s)", s->anon_growth_mb, s->anon_src);
 	if (isfinite(s->dirty_peak_mb))

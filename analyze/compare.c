@@ -225,11 +225,12 @@ static int significant(const double *a, int na, const double *b, int nb,
 			 "%.3f", na, nb, p);
 		return p < 0.05;
 	}
+	int clear = ranges_clear(a, na, b, nb);
 	snprintf(test, len, "the ranges of %d and %d repeats %s", na, nb,
-		 ranges_clear(a, na, b, nb) ? "do not overlap" :
-		 ranges_apart(a, na, b, nb) ? "do not overlap, but are closer "
-		 "than either is wide" : "overlap");
-	return ranges_clear(a, na, b, nb);
+		 clear ? "do not overlap" : ranges_apart(a, na, b, nb) ?
+		 "do not overlap, but are closer than either is wide" :
+		 "overlap");
+	return clear;
 }
 
 /* 1 when value a is worse than b for q. */

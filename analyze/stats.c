@@ -153,38 +153,36 @@ double mann_whitney_p(const double *a, int na, const double *b, int nb)
 	}
 }
 
+/* The least and greatest of v[0..n) into *lo and *hi (n >= 1). */
+static void span_of(const double *v, int n, double *lo, double *hi)
+{
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (int i = 0; i < n; i++) {
+		*lo = fmin(*lo, v[i]);
+		*hi = fmax(*hi, v[i]);
+	}
+}
+
 int ranges_apart(const double *a, int na, const double *b, int nb)
 {
-	double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
+	double amin, amax, bmin, bmax;
 
 	if (na < 1 || nb < 1)
 		return 0;
-	for (int i = 0; i < na; i++) {
-		amin = fmin(amin, a[i]);
-		amax = fmax(amax, a[i]);
-	}
-	for (int i = 0; i < nb; i++) {
-		bmin = fmin(bmin, b[i]);
-		bmax = fmax(bmax, b[i]);
-	}
+	span_of(a, na, &amin, &amax);
+	span_of(b, nb, &bmin, &bmax);
 	return amax < bmin || bmax < amin;
 }
 
 int ranges_clear(const double *a, int na, const double *b, int nb)
 {
-	double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
-	double gap;
+	double amin, amax, bmin, bmax, gap;
 
 	if (!ranges_apart(a, na, b, nb))
 		return 0;
-	for (int i = 0; i < na; i++) {
-		amin = fmin(amin, a[i]);
-		amax = fmax(amax, a[i]);
-	}
-	for (int i = 0; i < nb; i++) {
-		bmin = fmin(bmin, b[i]);
-		bmax = fmax(bmax, b[i]);
-	}
+	span_of(a, na, &amin, &amax);
+	span_of(b, nb, &bmin, &bmax);
 	gap = amax < bmin ? bmin - amax : amin - bmax;
 	return gap >= fmax(amax - amin, bmax - bmin);
 }
