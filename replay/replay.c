@@ -173,9 +173,20 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 			    ((a.st_dev == b.st_dev && a.st_ino == b.st_ino) ||
 			     (S_ISBLK(a.st_mode) && S_ISBLK(b.st_mode) &&
 			      a.st_rdev == b.st_rdev))) {
-				snprintf(err, errlen, "'%s' and '%s' are one %s: map "
+				snprintf(err, errlen, "'%.900s' and '%.900s' are one %s: map "
 					 "the devices to one name", paths[i], paths[j],
 					 S_ISBLK(a.st_mode) ? "device" : "file");
+				return -1;
+			}
+			/* a disk and its own partition: the second open
+			 * would find the first's hold and blame another */
+			if (!engine_serving(paths[i]) && !stat(paths[i], &a) &&
+			    !stat(paths[j], &b) && S_ISBLK(a.st_mode) &&
+			    S_ISBLK(b.st_mode) &&
+			    target_blk_nested(o->mp.sys, a.st_rdev, b.st_rdev)) {
+				snprintf(err, errlen, "'%.900s' and '%.900s' overlap (a disk "
+					 "and one of its partitions): map the devices "
+					 "to targets apart", paths[i], paths[j]);
 				return -1;
 			}
 		}

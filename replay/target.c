@@ -460,6 +460,17 @@ static int same_disk(const char *sys, const char *dir, unsigned maj,
 	return !strcmp(other, dir) || (!strncmp(other, dir, l) && other[l] == '/');
 }
 
+int target_blk_nested(const char *sys, dev_t a, dev_t b)
+{
+	char da[PATH_MAX], db[PATH_MAX];
+
+	if (a == b || sysfs_dir(sys, major(a), minor(a), da) ||
+	    sysfs_dir(sys, major(b), minor(b), db))
+		return 0;
+	return same_disk(sys, da, major(b), minor(b)) ||
+	       same_disk(sys, db, major(a), minor(a));
+}
+
 /* loop_backed()'s test for a block device: ctx's disk folder (struct
  * disk_ctx) is the device o is, holds it (a partition) or is inside its
  * folder (o is the disk of the partition dir). */
@@ -645,7 +656,9 @@ static void disk_name(const char *sys, struct replay_target *t, unsigned maj,
 }
 
 /* 1 when the directory path would be made in is /dev or below it (after
- * symlinks: /dev/disk/by-id/..., a relative path from /dev). */
+ * symlinks: /dev/disk/by-id/..., a relative path from /dev), judged by its
+ * nearest folder that exists (/dev/block/7:0 where udev made no
+ * /dev/block is under /dev all the same). */
 static int under_dev(const char *path)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
@@ -657,22 +670,66 @@ static int under_dev(const char *path)
 		snprintf(dir, sizeof(dir), "/");
 	else
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (!realpath(dir, real))
-		return 0;
+	while (!realpath(dir, real)) {
+		char *up = strrchr(dir, '/');
+		if (errno != ENOENT && errno != ENOTDIR)
+			return 0;
+		if (!up)
+			snprintf(dir, sizeof(dir), ".");
+		else if (up == dir)
+			dir[1] = '\0';
+		else
+			*up = '\0';
+	}
 	return !strcmp(real, "/dev") || !strncmp(real, "/dev/", 5);
+}
+
+/* For a missing path ending in "block/MAJ:MIN" (udev's /dev/block links),
+ * the node that device has on this machine, from sysfs's uevent DEVNAME,
+ * in out ("" when none). */
+static void dev_block_name(const char *sys, const char *path, char *out,
+			   size_t len)
+{
+	const char *b = strrchr(path, '/');
+	char f[512], line[256];
+	unsigned maj, min;
+	int end = 0;
+	FILE *fp;
+
+	out[0] = '\0';
+	if (!b || b - path < 6 || strncmp(b - 6, "/block", 6) ||
+	    sscanf(b + 1, "%u:%u%n", &maj, &min, &end) != 2 || b[1 + end])
+		return;
+	snprintf(f, sizeof(f), "%s/dev/block/%u:%u/uevent", sys, maj, min);
+	if (!(fp = fopen(f, "r")))
+		return;
+	while (fgets(line, sizeof(line), fp))
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, len, "/dev/%s", line + 8);
+		}
+	fclose(fp);
 }
 
 /* A missing target path made as a new file (O_EXCL, O_DIRECT), *sb its
  * stat; refused under /dev (a mistyped device name). Returns 0, or -1
  * with a message in err. */
 static int target_create(struct replay_target *t, const char *path,
-			 struct stat *sb, char *err, size_t errlen)
+			 const char *sys, struct stat *sb, char *err,
+			 size_t errlen)
 {
 	if (under_dev(path)) {
 		/* a mistyped device name, not a file to make in RAM */
-		snprintf(err, errlen, "target '%s': no such device (a "
-			 "missing target is made as a file only outside "
-			 "/dev)", path);
+		char node[300];
+		dev_block_name(sys, path, node, sizeof(node));
+		if (node[0])
+			snprintf(err, errlen, "target '%s': no such node (this "
+				 "machine has no udev link of that name): that "
+				 "device is %s here", path, node);
+		else
+			snprintf(err, errlen, "target '%s': no such device (a "
+				 "missing target is made as a file only outside "
+				 "/dev)", path);
 		return -1;
 	}
 	/* made first without O_DIRECT, so its inode is known before the
@@ -1048,7 +1105,7 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 				 strerror(errno));
 			return -1;
 		}
-		if (target_create(t, path, &sb, err, errlen))
+		if (target_create(t, path, sys, &sb, err, errlen))
 			return -1;
 	} else if (fstat(pfd, &sb) < 0) {
 		snprintf(err, errlen, "cannot stat '%s': %s", path, strerror(errno));

@@ -137,4 +137,11 @@ void target_remove_made(const struct replay_target *t);
  * a replay's target. */
 int target_file_busy(const char *path, char *why, size_t len);
 
+/* Whether block devices a and b (device numbers) are a disk and one of its
+ * partitions, either way round, by their sysfs folders under sys (a
+ * partition's folder is inside its disk's): 1 when they are, 0 when not, the
+ * same device, or either has no folder. Two targets so nested write one
+ * place twice. */
+int target_blk_nested(const char *sys, dev_t a, dev_t b);
+
 #endif

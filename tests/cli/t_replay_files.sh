@@ -238,6 +238,15 @@ else
 	skip "a loop device's backing file" "needs root"
 fi
 
+# an MBR with partition 1 at sector 2048, 81920 sectors (type 83), written
+# by hand: util-linux's sfdisk is not on every machine
+mbr() {
+	truncate -s 64M "$1"
+	printf '\x00\x00\x00\x00\x83\x00\x00\x00\x00\x08\x00\x00\x00\x40\x01\x00' |
+		dd of="$1" bs=1 seek=446 conv=notrunc status=none
+	printf '\x55\xaa' | dd of="$1" bs=1 seek=510 conv=notrunc status=none
+}
+
 # ---- a clean block device, twice in a row: closed when iotape exits -----------------
 # (the io_uring ring's own teardown runs in a kernel worker after exit: the
 # device stayed open exclusively, and the next replay was refused as in use)
@@ -259,8 +268,34 @@ if [ "$(id -u)" = 0 ] && head -c 64M /dev/zero > "$t/clean.img" &&
 	check_eq "one device by two nodes in --map: refused" \
 		"1|iotape: '/dev/$LOOPDEV' and '$t/alias' are one device: map the devices to one name" \
 		"$?|$(cat "$t/err")"
+	# a /dev/block/MAJ:MIN name where udev made no /dev/block: named, not
+	# taken for a file to make
+	if [ ! -e /dev/block ]; then
+		mm=$(cat "/sys/block/$LOOPDEV/dev")
+		"$IOTAPE" replay --db "$db" src --target "/dev/block/$mm" --run blk \
+			> /dev/null 2> "$t/err"
+		check_eq "a /dev/block link this machine lacks: the device's node named" \
+			"1|iotape: target '/dev/block/$mm': no such node (this machine has no udev link of that name): that device is /dev/$LOOPDEV here" \
+			"$?|$(cat "$t/err")"
+	fi
 else
 	skip "a clean loop device twice in a row" "needs root and a loop device"
+fi
+# a disk and its own partition in one --map: they overlap, and the second
+# open would find the replay's own hold on the first
+mbr "$t/disk.img"
+# (partx adds the partition: this kernel's loop scans none at attach)
+if [ "$(id -u)" = 0 ] && command -v partx > /dev/null && loop_attach "$t/disk.img" &&
+	partx -a "/dev/$LOOPDEV" 2> /dev/null; then
+	for i in $(seq 50); do [ -e "/sys/block/$LOOPDEV/${LOOPDEV}p1/dev" ] && break; sleep 0.1; done
+	mknod "$t/part1" b $(tr : ' ' < "/sys/block/$LOOPDEV/${LOOPDEV}p1/dev")
+	"$IOTAPE" replay --db "$db" two --map 0,0=/dev/$LOOPDEV --map 0,1="$t/part1" \
+		--allow-write --run two-nested > /dev/null 2> "$t/err"
+	check_eq "a disk and its own partition in --map: refused as overlapping" \
+		"1|iotape: '/dev/$LOOPDEV' and '$t/part1' overlap (a disk and one of its partitions): map the devices to targets apart" \
+		"$?|$(cat "$t/err")"
+else
+	skip "a disk and its own partition in --map" "needs root, partx and a loop device"
 fi
 
 # ---- a loop device whose file also backs a mounted one -------------------------
@@ -394,14 +429,7 @@ check_eq "--target given twice: refused with both names, no file made" \
 	"$?|$(cat "$t/err")|$([ -e "$t/t1.img" ] || [ -e "$t/t2.img" ] && echo made || echo absent)"
 
 # ---- a partition table: naming it names nothing inside its partitions -----------
-# an MBR with partition 1 at sector 2048, 81920 sectors (type 83), written
-# by hand: util-linux's sfdisk is not on every machine
-mbr() {
-	truncate -s 64M "$1"
-	printf '\x00\x00\x00\x00\x83\x00\x00\x00\x00\x08\x00\x00\x00\x40\x01\x00' |
-		dd of="$1" bs=1 seek=446 conv=notrunc status=none
-	printf '\x55\xaa' | dd of="$1" bs=1 seek=510 conv=notrunc status=none
-}
+# (mbr(), above)
 if command -v mkfs.ext4 > /dev/null; then
 	mbr "$t/parted.img"
 	mkfs.ext4 -q -F -E offset=$((2048 * 512)) "$t/parted.img" 40M
