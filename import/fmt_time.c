@@ -415,7 +415,16 @@ int fmt_time_sniff(const uint8_t *buf, size_t len)
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
 		if (strstr(tmp, marks[i]))
 			hits++;
-	return hits >= 2 ? 60 : 0;
+	if (hits >= 2)
+		return 60;
+	/* a paste whose first line, a `time` command line, runs past the
+	 * window (40 KB of arguments): its report comes after it, unseen */
+	if (len == FMT_SNIFF_BYTES && !memchr(buf, '\n', len))
+		for (const char *const *m = (const char *const[]){ "time ",
+		     "$ time ", "# time ", "/usr/bin/time ", NULL }; *m; m++)
+			if (!strncmp((const char *)buf, *m, strlen(*m)))
+				return 30;
+	return 0;
 }
 
 int fmt_time_parse(FILE *fp, const char *path, const struct fmt_opts *o,

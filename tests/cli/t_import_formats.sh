@@ -291,6 +291,14 @@ for k in zsh gnu gnuv p; do
 	check_eq "time: a $k report alone: imported as time-text, one command" \
 		"0|time-text|1" "$?|$(q "SELECT format FROM runs WHERE name = 't-$k'")|$(q "SELECT count(*) FROM commands WHERE run = $(rid t-$k)")"
 done
+# a command line of 45 KB (a shell glob's expansion) before bash's report:
+# the first 16 KB the sniff reads are that one line
+{ printf '$ time tar cf /dev/null'
+  for i in $(seq 1500); do printf ' /some/long/path/file%05d.dat' "$i"; done
+  printf '\n\nreal\t0m2.345s\nuser\t0m0.100s\nsys\t0m0.400s\n'; } > "$t/t-long.txt"
+"$IOTAPE" import --quiet --db "$db" --run t-long "$t/t-long.txt" 2> "$t/err"
+check_eq "time: a paste whose command line is 45 KB: imported, its real time kept" \
+	"0|time-text|2.345" "$?|$(q "SELECT format FROM runs WHERE name = 't-long'")|$(q "SELECT real_s FROM commands WHERE run = $(rid t-long)")"
 
 # ---- real files, where they live ----
 
