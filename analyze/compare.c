@@ -239,6 +239,37 @@ static int worse(const struct question *q, double a, double b)
 	return q->lower_better ? a > b : a < b;
 }
 
+/* Whether the timed commands of question q ran apart in run rd, an untimed
+ * pause between them (its window a tenth longer than their real times),
+ * their times' sum into *sum_s: 1 when they did, with two or more. */
+static int cmds_apart(const struct question *q, const struct an_run *r,
+		      double *sum_s)
+{
+	return cmp_cmds_real_s(q, &r->rd, sum_s) >= 2 &&
+	       r->cp.elapsed_s > 1.1 * *sum_s;
+}
+
+/* The time the workloads of runs x and y took, s, into *ex and *ey: their
+ * windows' (critpath's elapsed), or their timed commands' real times added
+ * up where those ran apart in either run (the windows hold the pauses).
+ * Returns 1 for the commands' times, 0 for the windows'. */
+static int work_times(const struct compare *c, int x, int y, double *ex,
+		      double *ey)
+{
+	double sx, sy;
+
+	*ex = c->rf[x].an.cp.elapsed_s;
+	*ey = c->rf[y].an.cp.elapsed_s;
+	if (!(cmds_apart(&c->q, &c->rf[x].an, &sx) |
+	      cmds_apart(&c->q, &c->rf[y].an, &sy)) ||
+	    cmp_cmds_real_s(&c->q, &c->rf[x].an.rd, &sx) < 2 ||
+	    cmp_cmds_real_s(&c->q, &c->rf[y].an.rd, &sy) < 2)
+		return 0;
+	*ex = sx;
+	*ey = sy;
+	return 1;
+}
+
 /* The difference the findings of run y (worse, value vy) against run x
  * (vx) explain, in seconds of y's time, and how much of x's work y did
  * (scale, for critpath_diff()): a duration's own difference; for a rate,
@@ -247,7 +278,9 @@ static int worse(const struct question *q, double a, double b)
  * swapped), which is no share of the workload's time, the workload's own
  * time's difference, E_y - E_x, x's work as y's: the causes are of the time
  * y's workload took longer (0 when it took no longer: nothing of its time
- * to explain). */
+ * to explain). A workload of timed commands that ran apart in either run
+ * took its commands' real times, not its window's (which holds the
+ * pause: `dd; sleep 1.5; sync` whose sync grew 1.2 s took "no longer"). */
 static double time_diff(const struct compare *c, int x, int y, double vx,
 			double vy, double *scale)
 {
@@ -260,6 +293,7 @@ static double time_diff(const struct compare *c, int x, int y, double vx,
 		d = vx != 0 ? ey * (1 - vy / vx) : 0;
 	else {
 		*scale = 1;
+		work_times(c, x, y, &ex, &ey);
 		return ey > ex ? ey - ex : 0;
 	}
 	*scale = ex > 0 ? (ey - d) / ex : 1;
@@ -662,7 +696,10 @@ static int by_command(struct compare *c, int good, int bad, double diff_s,
 	int n = 0, nx = cmp_cmds_real_s(q, dx, &sx),
 	    ny = cmp_cmds_real_s(q, dy, &sy), done = 0;
 
-	if (!cmp_commands_sum(q) || nx < 2 || ny < 2 ||
+	/* a sum of command times, or a figure that is no time (a latency)
+	 * whose workload's time is its commands' (time_diff()) */
+	if (!(cmp_commands_sum(q) || (!q->duration && q->lower_better)) ||
+	    nx < 2 || ny < 2 ||
 	    (x->an.cp.elapsed_s <= 1.1 * sx && y->an.cp.elapsed_s <= 1.1 * sy)) {
 		free(fk);
 		return 0;
@@ -961,17 +998,18 @@ static void question_text(struct compare *c, struct emit *e, int g,
 			 pr->dtime, c->rf[bad->rep].an.cp.elapsed_s);
 		emit_wrapped(e, line, 2);
 	} else if (!pr->tie && !q->duration) {
-		double eb = c->rf[bad->rep].an.cp.elapsed_s;
-		double eg = c->rf[good->rep].an.cp.elapsed_s;
+		double eb, eg;
+		const char *what = work_times(c, good->rep, bad->rep, &eg, &eb) ?
+				   "its timed commands" : "its workload";
 		if (pr->dtime > 0)
-			snprintf(line, sizeof(line), "in %s's time: its workload "
-				 "took %.3f s longer (%.3f s against %.3f s); the "
+			snprintf(line, sizeof(line), "in %s's time: %s took "
+				 "%.3f s longer (%.3f s against %.3f s); the "
 				 "causes below are of that time, not of the figure "
-				 "itself", bad_name, pr->dtime, eb, eg);
+				 "itself", bad_name, what, pr->dtime, eb, eg);
 		else
-			snprintf(line, sizeof(line), "in %s's time: its workload "
-				 "took no longer (%.3f s against %.3f s): no time "
-				 "of its to explain the figure by", bad_name, eb, eg);
+			snprintf(line, sizeof(line), "in %s's time: %s took no "
+				 "longer (%.3f s against %.3f s): no time of its to "
+				 "explain the figure by", bad_name, what, eb, eg);
 		emit_wrapped(e, line, 2);
 	}
 	snprintf(line, sizeof(line), "(chosen: %s)", q->why);

@@ -217,6 +217,14 @@ check_eq "dd; sleep; sync pasted, asked of sync: writeback first, the data writt
 check_eq "write Q2C p50 worse, the commands' times grew: not 'no time cost'" \
 	"wb-changed true" \
 	"$(cmp --metric write_q2c_p50_us wb-base wb-changed | jq -r '.comparisons[0] | "\(.worse) \(.verdict != "no time cost")"')"
+# ... and the time to explain is the commands' growth (1.191 s), not the
+# windows' (which said it "took no longer"), explained command by command:
+# the sync's writeback
+check_eq "write Q2C p50 worse beside a pause: the commands' 1.191 s explained, writeback first" \
+	"1.191|writeback" \
+	"$(cmp --metric write_q2c_p50_us wb-base wb-changed | jq -r '.comparisons[0] | "\(.difference_s * 1000 | round / 1000)|\([.findings[] | select(.cause == 1)][0].analyzer)"')"
+check_eq "... and the question's words say the commands' times" "1" \
+	"$("$IOTAPE" compare --db "$db" --metric write_q2c_p50_us wb-base wb-changed | tr '\n' ' ' | grep -c "its timed commands took 1.191 s longer (1.354 s against *0.163 s)")"
 # a long command line in compare's table: cut after a word, with "...",
 # not inside "bs=1M"
 check_eq "a long command's label cut at a word's end" "1" \
