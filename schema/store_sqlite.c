@@ -571,6 +571,16 @@ static int check_path(struct sqlite_store *s, const char *path,
 		if (S_ISDIR(sb.st_mode))
 			return store_fail(&s->base, STORE_E_MISSING, "%sit is a "
 					  "folder", head);
+		/* SQLite writes its header over whatever it opens: a block
+		 * device (size 0 to stat, so "new") lost its file system */
+		if (!S_ISREG(sb.st_mode))
+			return store_fail(&s->base, STORE_E_NOTDB, "%sit is %s, "
+					  "not a database file", head,
+					  S_ISBLK(sb.st_mode) ? "a block device" :
+					  S_ISCHR(sb.st_mode) ? "a character device" :
+					  S_ISFIFO(sb.st_mode) ? "a FIFO" :
+					  S_ISSOCK(sb.st_mode) ? "a socket" :
+					  "no regular file");
 		/* SQLite would make an empty file a database: a command that
 		 * only reads leaves it as it is */
 		if (m == STORE_OPEN_EXISTING && S_ISREG(sb.st_mode) && !sb.st_size)

@@ -202,4 +202,22 @@ for a in "iostat --interval 5x" "iostat --interval 0" "report --from 5x" \
 		ok "$a: exits 2 with its message" ||
 		not_ok "$a: exits 2 with its message" "exit $rc: $(head -n 2 "$t/err")"
 done
+# --db naming a device: SQLite would write its header over it (a block device
+# stats as size 0, as a new file does); refused by every command, unwritten
+mkfifo "$t/fifo"
+"$IOTAPE" runs --db "$t/fifo" > /dev/null 2> "$t/err"
+check_eq "--db a FIFO: refused, naming what it is" \
+	"1|iotape: cannot open database '$t/fifo': it is a FIFO, not a database file" \
+	"$?|$(cat "$t/err")"
+if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 > /dev/null && truncate -s 8M "$t/dev.img" &&
+	mkfs.ext4 -q "$t/dev.img" && loop_attach "$t/dev.img"; then
+	sum=$(sha256sum < "/dev/$LOOPDEV")
+	"$IOTAPE" import --db "/dev/$LOOPDEV" --quiet "$FIXTURES/quick/before.bin.gz" 2> "$t/err"
+	rc1=$?
+	IOTAPE_DB=/dev/$LOOPDEV "$IOTAPE" runs > /dev/null 2>> "$t/err"
+	check_eq "--db and \$IOTAPE_DB a block device holding ext4: refused, the device unwritten" \
+		"1 1|2|$sum" "$rc1 $?|$(grep -c "it is a block device, not a database file" "$t/err")|$(sha256sum < "/dev/$LOOPDEV")"
+else
+	skip "--db a block device" "needs root, mkfs.ext4 and a loop device"
+fi
 tap_finish
