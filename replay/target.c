@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 #include <linux/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -495,10 +496,10 @@ static int on_disk(const struct stat *o, const void *ctx)
 }
 
 /* Why the block device (sysfs folder dir) must not be written: mounted,
- * active swap, backing a loop device, or held by another device. Returns 1
- * with a reason. */
-static int in_use(const char *sys, const char *proc, const char *dir,
-		  char *why, size_t len)
+ * active swap, backing a loop device (when loops), or held by another
+ * device. Returns 1 with a reason. */
+static int in_use_as(const char *sys, const char *proc, const char *dir,
+		     int loops, char *why, size_t len)
 {
 	char path[PATH_MAX], line[4096];
 	FILE *fp;
@@ -538,7 +539,7 @@ static int in_use(const char *sys, const char *proc, const char *dir,
 		}
 		fclose(fp);
 	}
-	{
+	if (loops) {
 		struct disk_ctx dc = { sys, dir };
 		/* a loop device over this disk, a partition of it or the
 		 * disk it is a partition of (no holders link for a loop) */
@@ -558,6 +559,13 @@ static int in_use(const char *sys, const char *proc, const char *dir,
 		closedir(d);
 	}
 	return 0;
+}
+
+/* in_use_as() with loop devices over it counted. */
+static int in_use(const char *sys, const char *proc, const char *dir,
+		  char *why, size_t len)
+{
+	return in_use_as(sys, proc, dir, 1, why, len);
 }
 
 /* 1 when block device path cannot be opened exclusively because another
@@ -634,6 +642,88 @@ static int loop_sibling_in_use(const char *sys, const char *proc,
 	}
 	closedir(d);
 	return found;
+}
+
+/* The node in /dev of block device r (sysfs's uevent DEVNAME), checked to
+ * be that device, into out; "" when there is none. */
+static void dev_node(const char *sys, dev_t r, char *out, size_t len)
+{
+	char f[512], line[256];
+	struct stat sb;
+	FILE *fp;
+
+	out[0] = '\0';
+	snprintf(f, sizeof(f), "%s/dev/block/%u:%u/uevent", sys, major(r),
+		 minor(r));
+	if (!(fp = fopen(f, "r")))
+		return;
+	while (fgets(line, sizeof(line), fp))
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, len, "/dev/%s", line + 8);
+		}
+	fclose(fp);
+	if (out[0] && (stat(out, &sb) < 0 || !S_ISBLK(sb.st_mode) ||
+		       sb.st_rdev != r))
+		out[0] = '\0';
+}
+
+/* When the device open as dev_path is a loop device over a block device
+ * (LOOP_GET_STATUS64's lo_rdevice, linux/loop.h; 0 for a file): whether
+ * that device, or the one it is a loop over in turn (depth levels at most),
+ * is in use (mounted, swap, held exclusively, a loop sibling in use):
+ * writing through this one writes into it, past any --offset that keeps
+ * its signature out of view. 1 with why, else 0. */
+static int loop_backing_in_use(const char *sys, const char *proc,
+			       const char *dev_path, int depth, char *why,
+			       size_t len)
+{
+	struct loop_info64 li;
+	char dir[PATH_MAX], node[300], w[300];
+	int fd, rc;
+	dev_t r;
+
+	if ((fd = open(dev_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return 0;
+	rc = ioctl(fd, LOOP_GET_STATUS64, &li);
+	close(fd);
+	if (rc || !li.lo_rdevice)
+		return 0;   /* not a loop device, or over a file */
+	r = (dev_t)li.lo_rdevice;
+	dev_node(sys, r, node, sizeof(node));
+	if (!node[0]) {
+		snprintf(why, len, "it is a loop device over device %u:%u, which "
+			 "has no node in /dev to check", major(r), minor(r));
+		return 1;
+	}
+	if (!sysfs_dir(sys, major(r), minor(r), dir) &&
+	    in_use_as(sys, proc, dir, 0, w, sizeof(w))) {
+		snprintf(why, len, "it is a loop device over %.100s, and %.160s",
+			 node, w);
+		return 1;
+	}
+	if (excl_busy(node)) {
+		snprintf(why, len, "it is a loop device over %.100s, and that is "
+			 "open exclusively (mounted, perhaps in another mount "
+			 "namespace, or held)", node);
+		return 1;
+	}
+	if (loop_sibling_in_use(sys, proc, node, r, w, sizeof(w))) {
+		snprintf(why, len, "it is a loop device over %.100s: %.160s",
+			 node, w);
+		return 1;
+	}
+	if (depth >= 8) {
+		snprintf(why, len, "it is a loop device over %.100s, loops %d "
+			 "deep", node, depth);
+		return 1;
+	}
+	if (loop_backing_in_use(sys, proc, node, depth + 1, w, sizeof(w))) {
+		snprintf(why, len, "it is a loop device over %.100s: %.160s",
+			 node, w);
+		return 1;
+	}
+	return 0;
 }
 
 /* Fills t->disk from device maj:min (a partition maps to its disk). */
@@ -804,6 +894,8 @@ static int target_open_blk(struct replay_target *t, const char *path, int pfd,
 		if ((!sysfs_dir(sys, major(sb->st_rdev), minor(sb->st_rdev), dir) &&
 		     in_use(sys, proc, dir, what, sizeof(what))) ||
 		    loop_sibling_in_use(sys, proc, self, sb->st_rdev, what,
+					sizeof(what)) ||
+		    loop_backing_in_use(sys, proc, self, 0, what,
 					sizeof(what))) {
 			snprintf(err, errlen, "refusing to write to '%s': %s",
 				 path, what);

@@ -338,6 +338,26 @@ if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 > /dev/null &&
 		else
 			skip "a loop device whose file backs one mounted in another namespace" "no unshare"
 		fi
+		# a loop device over the mounted device itself, at an offset that
+		# keeps its superblock out of view: writing it writes into the
+		# mounted file system (the loop's backing is a block device)
+		mount "/dev/$inner" "$t/mnt"
+		if over=$(losetup -f --show -o 4194304 "/dev/$inner"); then
+			at_exit "losetup -d '$over' 2> /dev/null"
+			"$IOTAPE" replay --db "$db" src --target "$over" --allow-write --wrap \
+				--run over > /dev/null 2> "$t/err"
+			rc=$?
+			losetup -d "$over"
+			umount "$t/mnt"
+			check_eq "a loop device over a mounted device, at an offset: refused, no run" \
+				"1|iotape: refusing to write to '$over': it is a loop device over /dev/$inner, and it is mounted|0" \
+				"$rc|$(sed 's/ (device [0-9:]* on .*)$//' "$t/err")|$(q "SELECT count(*) FROM runs WHERE name = 'over'")"
+			e2fsck -n "/dev/$inner" > /dev/null 2>&1
+			check_eq "... and the file system under it checks clean" 0 "$?"
+		else
+			umount "$t/mnt"
+			skip "a loop device over a mounted device" "losetup over a loop device failed"
+		fi
 	else
 		skip "a loop device whose file backs a mounted one" "cannot mount"
 	fi
