@@ -472,6 +472,89 @@ int target_blk_nested(const char *sys, dev_t a, dev_t b)
 	       same_disk(sys, db, major(a), minor(a));
 }
 
+/* Whether another process has the target open: a regular file (*sb: its
+ * device and inode), or a block device (*sb's rdev) or its disk or one of
+ * its partitions; also a file mounted as an image with no loop device
+ * (an erofs or ext4 file-backed mount: mountinfo's source). Read from
+ * proc's PID/fd links (proc(5)) and PID/comm, this process left out. 1 with
+ * "it is open in process PID (COMM)" in why, else 0. */
+static int open_elsewhere(const char *sys, const char *proc,
+			  const struct stat *sb, char *why, size_t len)
+{
+	int blk = S_ISBLK(sb->st_mode), found = 0;
+	char p[PATH_MAX], line[4096];
+	struct dirent *de, *fe;
+	pid_t self = getpid();
+	DIR *d, *fd;
+	FILE *fp;
+
+	if (!(d = opendir(proc)))
+		return 0;
+	while (!found && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		snprintf(p, sizeof(p), "%s/%ld/fd", proc, pid);
+		if (!(fd = opendir(p)))
+			continue;
+		while (!found && (fe = readdir(fd))) {
+			struct stat o;
+			if (fe->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "%s/%ld/fd/%.20s", proc, pid,
+				 fe->d_name);
+			if (stat(p, &o) < 0)
+				continue;
+			found = blk ? S_ISBLK(o.st_mode) &&
+				      (o.st_rdev == sb->st_rdev ||
+				       target_blk_nested(sys, o.st_rdev, sb->st_rdev))
+				    : S_ISREG(o.st_mode) && o.st_dev == sb->st_dev &&
+				      o.st_ino == sb->st_ino;
+		}
+		closedir(fd);
+		if (found) {
+			char comm[64] = "?";
+			snprintf(p, sizeof(p), "%s/%ld/comm", proc, pid);
+			if ((fp = fopen(p, "r"))) {
+				if (fgets(comm, sizeof(comm), fp))
+					comm[strcspn(comm, "\n")] = '\0';
+				fclose(fp);
+			}
+			/* udev's probe after a device is written (blkid,
+			 * read only, a moment) is no user of it */
+			if (!strcmp(comm, "systemd-udevd") ||
+			    !strcmp(comm, "(udev-worker)"))
+				found = 0;
+			else
+				snprintf(why, len, "it is open in process %ld "
+					 "(%.60s): stop it first", pid, comm);
+		}
+	}
+	closedir(d);
+	if (found || blk)
+		return found;
+	/* an image mounted straight from the file (no loop device) */
+	snprintf(p, sizeof(p), "%s/self/mountinfo", proc);
+	if (!(fp = fopen(p, "r")))
+		return 0;
+	while (!found && fgets(line, sizeof(line), fp)) {
+		char *sep = strstr(line, " - "), src[2048], mnt[2048];
+		struct stat o;
+		if (!sep || sscanf(sep + 3, "%*s %2047s", src) != 1 ||
+		    sscanf(line, "%*u %*u %*s %*s %2047s", mnt) != 1 ||
+		    src[0] != '/' || stat(src, &o) < 0 || !S_ISREG(o.st_mode))
+			continue;
+		if (o.st_dev == sb->st_dev && o.st_ino == sb->st_ino) {
+			snprintf(why, len, "it is mounted as an image on %.160s",
+				 mnt);
+			found = 1;
+		}
+	}
+	fclose(fp);
+	return found;
+}
+
 /* loop_backed()'s test for a block device: ctx's disk folder (struct
  * disk_ctx) is the device o is, holds it (a partition) or is inside its
  * folder (o is the disk of the partition dir). */
@@ -896,7 +979,8 @@ static int target_open_blk(struct replay_target *t, const char *path, int pfd,
 		    loop_sibling_in_use(sys, proc, self, sb->st_rdev, what,
 					sizeof(what)) ||
 		    loop_backing_in_use(sys, proc, self, 0, what,
-					sizeof(what))) {
+					sizeof(what)) ||
+		    open_elsewhere(sys, proc, sb, what, sizeof(what))) {
 			snprintf(err, errlen, "refusing to write to '%s': %s",
 				 path, what);
 			return -1;
@@ -1113,8 +1197,11 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 		t->leased = take_lease(t->fd) > 0;
 	}
 	if (want_write && !t->owned && allow_write) {
-		/* a file holding data, written on request: as a device is */
-		if (file_in_use(sys, proc, &cur, what, sizeof(what))) {
+		/* a file holding data, written on request: as a device is,
+		 * and not under another process using it (an SQLite WAL, an
+		 * image fuse2fs serves) */
+		if (file_in_use(sys, proc, &cur, what, sizeof(what)) ||
+		    open_elsewhere(sys, proc, &cur, what, sizeof(what))) {
 			snprintf(err, errlen, "refusing to write to '%s': %s", path,
 				 what);
 			return -1;

@@ -73,8 +73,10 @@ struct replay_target {
 	"overwrite: a new one it creates, an empty one, or one a replay made " \
 	"that nothing has written since; on a block device or any other file " \
 	"they are replayed as reads (discards skipped) unless --allow-write, " \
-	"and even then a target that is mounted, active swap, held by another " \
-	"device, backing a loop device or the database itself is refused, as " \
+	"and even then a target that is mounted (a file also as an image " \
+	"with no loop device), active swap, held by another device, open in " \
+	"another process, backing a loop device, a loop device over a device " \
+	"in such use, or the database itself is refused, as " \
 	"is one holding a filesystem, RAID, LVM, swap or partition-table " \
 	"signature (libblkid) or an SQLite database unless " \
 	"--overwrite-signature names it"
@@ -85,9 +87,11 @@ struct replay_target {
  * as TARGET_WRITE_RULE says: on a regular file that is new (created here,
  * marked with TARGET_XATTR), empty, or marked and unchanged since; on
  * anything else only with allow_write, and then the target must not be
- * mounted, active swap, held by another device (dm, md) or back a loop
- * device, a block device must open with O_EXCL, and libblkid must find no
- * filesystem, RAID, LVM, partition table or swap signature on it unless
+ * mounted (a file also as an image), active swap, held by another device
+ * (dm, md), open in another process or back a loop device, nor be a loop
+ * device over a device so used; a block device must open with O_EXCL; and
+ * libblkid must find no filesystem, RAID, LVM, partition table or swap
+ * signature on it unless
  * sig_ok names its type (libblkid's TYPE or PTTYPE: "ext4", "swap",
  * "dos", "LVM2_member"). Without writes (or not writable) a target iotape
  * does not own is opened read-only and never grown. sys and proc are where

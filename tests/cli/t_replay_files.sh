@@ -238,6 +238,52 @@ else
 	skip "a loop device's backing file" "needs root"
 fi
 
+# ---- a file or device another process has open: refused with --allow-write ----
+# (an SQLite WAL its application holds, a raw disk a VM has open, an image
+# fuse2fs serves: no signature says so, the open descriptor does)
+head -c 1M /dev/urandom > "$t/held.img"
+sum=$(md5sum < "$t/held.img")
+sleep 30 < "$t/held.img" &
+holder=$!
+at_exit "kill $holder 2> /dev/null"
+replay "$t/held.img" held --allow-write --wrap
+check_eq "a file another process has open, --allow-write: refused, naming it, untouched" \
+	"1|iotape: refusing to write to '$t/held.img': it is open in process $holder (sleep): stop it first|$sum" \
+	"$?|$(cat "$t/err")|$(md5sum < "$t/held.img")"
+kill $holder; wait $holder 2> /dev/null
+if [ "$(id -u)" = 0 ] && head -c 16M /dev/urandom > "$t/raw.img" && loop_attach "$t/raw.img"; then
+	sum=$(md5sum < "/dev/$LOOPDEV")
+	sleep 30 < "/dev/$LOOPDEV" &
+	holder=$!
+	at_exit "kill $holder 2> /dev/null"
+	replay "/dev/$LOOPDEV" rawheld --allow-write --wrap
+	check_eq "a block device another process has open, --allow-write: refused, untouched" \
+		"1|iotape: refusing to write to '/dev/$LOOPDEV': it is open in process $holder (sleep): stop it first|$sum" \
+		"$?|$(cat "$t/err")|$(md5sum < "/dev/$LOOPDEV")"
+	kill $holder; wait $holder 2> /dev/null
+else
+	skip "a block device another process has open" "needs root and a loop device"
+fi
+# an erofs image mounted straight from its file (no loop device: Linux 6.12's
+# file-backed mounts): mountinfo's source names the file
+if [ "$(id -u)" = 0 ] && command -v mkfs.erofs > /dev/null && mkdir -p "$t/ero" "$t/eromnt" &&
+	echo data > "$t/ero/f" && mkfs.erofs --quiet "$t/ero.img" "$t/ero" > /dev/null 2>&1 &&
+	python3 -c 'import ctypes, sys
+l = ctypes.CDLL(None, use_errno=True)   # mount(2) itself: mount(8) would loop it
+sys.exit(1 if l.mount(sys.argv[1].encode(), sys.argv[2].encode(), b"erofs", 1, None) else 0)' \
+		"$t/ero.img" "$t/eromnt" 2> /dev/null; then
+	at_exit "umount '$t/eromnt' 2> /dev/null"
+	sum=$(md5sum < "$t/ero.img")
+	replay "$t/ero.img" ero --allow-write --overwrite-signature erofs --wrap
+	check_eq "an image file mounted with no loop device: refused, untouched" \
+		"1|iotape: refusing to write to '$t/ero.img': it is mounted as an image on $t/eromnt|$sum" \
+		"$?|$(cat "$t/err")|$(md5sum < "$t/ero.img")"
+	umount "$t/eromnt"
+else
+	umount "$t/eromnt" 2> /dev/null
+	skip "an image file mounted with no loop device" "needs root, mkfs.erofs and erofs file-backed mounts"
+fi
+
 # an MBR with partition 1 at sector 2048, 81920 sectors (type 83), written
 # by hand: util-linux's sfdisk is not on every machine
 mbr() {
