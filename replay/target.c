@@ -4,6 +4,7 @@
 
 #include <blkid/blkid.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -73,7 +74,7 @@ static void signature_list(int fd, char *out, size_t len)
 		blkid_probe_enable_superblocks(pr, 1);
 		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
 		blkid_probe_enable_partitions(pr, 1);
-		blkid_probe_set_partitions_flags(pr, 0);
+		blkid_probe_set_partitions_flags(pr, BLKID_PARTS_FORCE_GPT);
 		for (int n = 0; n < 8 && blkid_do_probe(pr) == 0; n++) {
 			const char *ty = NULL;
 			if (blkid_probe_lookup_value(pr, "TYPE", &ty, NULL) &&
@@ -104,7 +105,7 @@ static int signature_fd(int fd, char *what, size_t len, char *type,
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
 					  BLKID_SUBLKS_USAGE);
 	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, 0);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_FORCE_GPT);
 	rc = blkid_do_safeprobe(pr);
 	if (rc == 1) {
 		blkid_free_probe(pr);
@@ -323,6 +324,8 @@ static int partition_contents(int fd, char *what, size_t len)
 	if (!pr)
 		return 0;
 	blkid_probe_enable_partitions(pr, 1);
+	/* as signature_fd() found it: a GPT with no protective MBR too */
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_FORCE_GPT);
 	if (blkid_probe_set_device(pr, fd, 0, 0) || blkid_do_fullprobe(pr) < 0 ||
 	    !(pl = blkid_probe_get_partitions(pr))) {
 		blkid_free_probe(pr);
@@ -402,6 +405,31 @@ static int partition_contents(int fd, char *what, size_t len)
  * the table names nothing inside it. libblkid reads through a descriptor
  * of dfd's own inode without O_DIRECT (its reads are not aligned). Returns
  * 0, or -1 with err. */
+/* A file system or RAID signature on fd at byte off (libblkid's
+ * superblock probe of the area from there), its TYPE into type: 1 when
+ * one is there, else 0. */
+static int signature_at(int fd, int64_t off, char *type, size_t tlen)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *ty = NULL;
+	int found = 0;
+
+	if (!pr)
+		return 0;
+	if (!blkid_probe_set_device(pr, fd, off, 0)) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+		blkid_probe_enable_partitions(pr, 0);
+		if (blkid_do_safeprobe(pr) == 0 &&
+		    !blkid_probe_lookup_value(pr, "TYPE", &ty, NULL) && ty) {
+			snprintf(type, tlen, "%s", ty);
+			found = 1;
+		}
+	}
+	blkid_free_probe(pr);
+	return found;
+}
+
 static int check_signature(int dfd, const char *path, const char *sig_ok,
 			   char *err, size_t errlen)
 {
@@ -417,6 +445,20 @@ static int check_signature(int dfd, const char *path, const char *sig_ok,
 	if (rc < 0) {
 		close(fd);
 		goto probe_failed;
+	}
+	/* nothing at the start: a partition's contents whose table is gone
+	 * (zeroed, or the image of one partition cut with its disk's
+	 * alignment), where partitioning tools put the first partition:
+	 * sector 63 (DOS cylinders) and 1 MiB */
+	for (int k = 0; !rc && k < 2; k++) {
+		int64_t off = k ? 1048576 : 63 * 512;
+		if (signature_at(fd, off, type, sizeof(type))) {
+			int vowel = strchr("aeiouAEIOU", type[0]) != NULL;
+			snprintf(what, sizeof(what), "a%s %s signature at byte "
+				 "%" PRId64 " (a partition's contents with no "
+				 "table to show them)", vowel ? "n" : "", type, off);
+			rc = 1;
+		}
 	}
 	if (rc && !(sig_ok && !strcmp(sig_ok, type))) {
 		snprintf(err, errlen, "refusing to write to '%s': it holds %s; "

@@ -529,6 +529,63 @@ if command -v mkfs.ext4 > /dev/null; then
 	check_eq "a partition entry past the disk's end with ext4 in it: refused, untouched" \
 		"1|1|$sum" "$?|$(grep -c "its partition 1 (from sector 2048) holds an ext4 signature" "$t/err")|$(md5sum < "$t/long.img")"
 fi
+# a GPT (UEFI spec 2.10, 5.3: header at LBA 1 and the last LBA, 128
+# entries of 128 bytes, CRC32s) with one partition from sector 2048, written
+# by hand as the MBR above: gpt IMG
+gpt() {
+	truncate -s 32M "$1"
+	python3 - "$1" << 'PY'
+import struct, sys, zlib, uuid
+path, n = sys.argv[1], (32 << 20) // 512
+ent = bytearray(128 * 128)
+ent[0:56] = (uuid.UUID('0fc63daf-8483-4772-8e79-3d69d8477de4').bytes_le +
+             uuid.uuid4().bytes_le + struct.pack('<QQQ', 2048, n - 2049, 0))
+def header(cur, alt, first):
+    h = struct.pack('<8sIIIIQQQQ16sQIII', b'EFI PART', 0x10000, 92, 0, 0, cur,
+                    alt, 34, n - 34, uuid.uuid4().bytes_le, first, 128, 128,
+                    zlib.crc32(ent))
+    return h[:16] + struct.pack('<I', zlib.crc32(h)) + h[20:] + bytes(420)
+with open(path, 'r+b') as f:
+    f.seek(446); f.write(struct.pack('<B3sB3sII', 0, b'\0\2\0', 0xee, b'\xff' * 3, 1, n - 1))
+    f.seek(510); f.write(b'\x55\xaa')
+    f.seek(512); f.write(header(1, n - 1, 2) + ent)
+    f.seek((n - 33) * 512); f.write(ent + header(n - 1, 1, n - 33))
+PY
+}
+# a GPT whose protective MBR was zeroed, and one with only its backup header
+# left: wipefs lists both (libblkid's forced GPT probe), so must the replay
+gpt "$t/gpt1.img"
+dd if=/dev/zero of="$t/gpt1.img" bs=512 count=1 conv=notrunc status=none
+gpt "$t/gpt2.img"
+dd if=/dev/zero of="$t/gpt2.img" bs=512 count=34 conv=notrunc status=none
+for g in gpt1 gpt2; do
+	sum=$(md5sum < "$t/$g.img")
+	replay "$t/$g.img" "$g" --allow-write
+	rc=$?
+	what="protective MBR"
+	[ $g = gpt2 ] && what="primary header"
+	check_eq "a GPT with no $what: refused, untouched" \
+		"1|iotape: refusing to write to '$t/$g.img': it holds a gpt partition table; --overwrite-signature gpt writes over it|$sum" \
+		"$rc|$(cat "$t/err")|$(md5sum < "$t/$g.img")"
+done
+# ... and naming that GPT names nothing inside its partition 1
+if command -v mkfs.ext4 > /dev/null; then
+	mkfs.ext4 -q -F -E offset=1048576 "$t/gpt1.img" 20M
+	sum=$(md5sum < "$t/gpt1.img")
+	replay "$t/gpt1.img" gpt1x --allow-write --overwrite-signature gpt
+	check_eq "a GPT with no protective MBR, ext4 in partition 1, --overwrite-signature gpt: refused, untouched" \
+		"1|1|$sum" "$?|$(grep -c "its partition 1 (from sector 2048) holds an ext4 signature" "$t/err")|$(md5sum < "$t/gpt1.img")"
+fi
+# a partition's contents with its table gone: ext4 from 1 MiB, nothing before
+if command -v mkfs.ext4 > /dev/null; then
+	truncate -s 64M "$t/notable.img"
+	mkfs.ext4 -q -F -E offset=1048576 "$t/notable.img" 40M
+	sum=$(md5sum < "$t/notable.img")
+	replay "$t/notable.img" notable --allow-write --wrap
+	check_eq "ext4 at 1 MiB with no partition table: refused, untouched" \
+		"1|iotape: refusing to write to '$t/notable.img': it holds an ext4 signature at byte 1048576 (a partition's contents with no table to show them); --overwrite-signature ext4 writes over it|$sum" \
+		"$?|$(cat "$t/err")|$(md5sum < "$t/notable.img")"
+fi
 # ext4 in partition 1 with a stale xfs superblock in its first sector (wipefs
 # lists both; mount -t ext4 mounts it): an ambiguous probe is no empty
 # partition
