@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "trace/blktrace_format.h"
@@ -23,6 +24,7 @@
 #include "capture/sweep.h"
 #include "capture/tracefs.h"
 #include "lib/util.h"
+#include "model/disk.h"
 
 /* ---- setup ---- */
 
@@ -139,6 +141,37 @@ static int map_devices(struct ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* Whether block device rdev (a disk or partition) is the loop device of an
+ * `iotape disk` under dir whose backing file is in use otherwise (backing
+ * another loop device, active swap: target_file_busy()): the disk's loop
+ * device is over its FUSE file, which hides the backing file behind it,
+ * so writing the disk writes into that file unseen. 1 with why. */
+static int disk_backing_busy(const char *dir, const char *sys, dev_t rdev,
+			     char *why, size_t len)
+{
+	struct disk_info *d = NULL;
+	char e[256], w[300];
+	size_t n = 0;
+	int found = 0;
+
+	if (disk_list(dir, &d, &n, e, sizeof(e)))
+		return 0;
+	for (size_t i = 0; !found && i < n; i++) {
+		dev_t dd = makedev(d[i].major, d[i].minor);
+		if (!d[i].alive || !d[i].major || !d[i].backing[0] ||
+		    (dd != rdev && !target_blk_nested(sys, dd, rdev)))
+			continue;
+		if (target_file_busy(d[i].backing, w, sizeof(w))) {
+			snprintf(why, len, "it is disk '%s', whose backing file "
+				 "%.200s is in use: %.160s", d[i].name,
+				 d[i].backing, w);
+			found = 1;
+		}
+	}
+	free(d);
+	return found;
+}
+
 static int open_targets(struct ctx *c, char *err, size_t errlen)
 {
 	const struct replay_opts *o = c->o;
@@ -211,6 +244,18 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 		if (target_open(&c->tg[i], paths[i], want[i], o->allow_write,
 				o->sig_ok, o->mp.sys, o->mp.proc, err, errlen))
 			return -1;
+		if (c->tg[i].writable && c->tg[i].blkdev) {
+			struct stat sb;
+			char why[600];
+			if (!fstat(c->tg[i].fd, &sb) &&
+			    disk_backing_busy(o->state_dir ? o->state_dir :
+					      DISK_DIR_DEFAULT, o->mp.sys,
+					      sb.st_rdev, why, sizeof(why))) {
+				snprintf(err, errlen, "refusing to write to '%.600s': "
+					 "%s", paths[i], why);
+				return -1;
+			}
+		}
 		if (want[i] && !c->tg[i].writable && !c->tg[i].blkdev && !o->quiet)
 		{
 			if (c->tg[i].stacked)

@@ -85,6 +85,24 @@ N=$("$IOTAPE" disk start --name "$pre-n" --backing "$t/fs.img" 2> "$t/err") ||
 	not_ok "start disk n over an ext4 image" "$(cat "$t/err")"
 check_eq "an ext4 image as the backing file: served, its file system seen" ext4 \
 	"$(blkid -o value -s TYPE "$N" 2> /dev/null)"
+# ... and, while served, that image mounted through a loop device of its own
+# at an offset (the disk's loop device is over its FUSE file, which hides the
+# image behind it): replay --allow-write onto the disk refused, image
+# untouched
+printf '128166372000000000,h,0,Write,0,65536,500\n' > "$t/w.csv"
+"$IOTAPE" import --quiet --db "$t/w.db" --run w "$t/w.csv"
+if over=$(losetup -f --show -o 4194304 "$t/fs.img"); then
+	at_exit "losetup -d '$over' 2> /dev/null"
+	sum=$(md5sum < "$t/fs.img")
+	"$IOTAPE" replay --db "$t/w.db" w --target "$pre-n" --allow-write \
+		--overwrite-signature ext4 --timing afap > /dev/null 2> "$t/err"
+	check_eq "replay onto a disk whose image another loop device is over: refused, untouched" \
+		"1|iotape: refusing to write to '$N': it is disk '$pre-n', whose backing file $t/fs.img is in use: it backs ${over}|$sum" \
+		"$?|$(cat "$t/err")|$(md5sum < "$t/fs.img")"
+	losetup -d "$over"
+else
+	not_ok "attach a loop device over the disk's image"
+fi
 "$IOTAPE" disk stop "$pre-n" > /dev/null 2>&1
 # a backing file the user named, made by start: kept at stop
 N=$("$IOTAPE" disk start --name "$pre-n" --backing "$t/named.img" --size 16M 2> "$t/err") ||
