@@ -5,6 +5,7 @@
 #include "replay/replay_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -288,6 +289,29 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* Whether a --set file, path, is where its key says once sysfs's links are
+ * followed: a disk's attribute inside that disk's folder (SYS/block/DISK,
+ * resolved: "subsystem/vda/queue/..." or "bdi/..." lead to another device
+ * or to the machine's), a sysctl inside PROC/sys. 1 when it is. */
+static int set_path_inside(const struct replay_opts *o, const char *path)
+{
+	char real[PATH_MAX], root[PATH_MAX], base[PATH_MAX];
+	size_t lb = strlen(o->mp.sys), l;
+	const char *slash;
+
+	if (!realpath(path, real))
+		return 0;
+	if (!strncmp(path, o->mp.sys, lb) && !strncmp(path + lb, "/block/", 7) &&
+	    (slash = strchr(path + lb + 7, '/')))
+		snprintf(base, sizeof(base), "%.*s", (int)(slash - path), path);
+	else
+		snprintf(base, sizeof(base), "%s/sys", o->mp.proc);
+	if (!realpath(base, root))
+		return 0;
+	l = strlen(root);
+	return !strncmp(real, root, l) && real[l] == '/';
+}
+
 /* Resolves each --set key to the files it writes. */
 static int resolve_sets(struct ctx *c, char *err, size_t errlen)
 {
@@ -338,6 +362,12 @@ static int resolve_sets(struct ctx *c, char *err, size_t errlen)
 	for (int k = 0; k < c->nsp; k++) {
 		char v[256];
 		int rc = sysfs_read(c->sp[k].path, v, sizeof(v));
+		if (!rc && !set_path_inside(o, c->sp[k].path)) {
+			snprintf(err, errlen, "invalid --set key '%s': '%s' leads out "
+				 "of the disk's folder (a link to another device)",
+				 c->o->sets[c->sp[k].set].key, c->sp[k].path);
+			return -1;
+		}
 		if (rc) {
 			snprintf(err, errlen, "cannot use --set %s: '%s': %s",
 				 c->o->sets[c->sp[k].set].key, c->sp[k].path,

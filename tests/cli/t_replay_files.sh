@@ -330,10 +330,12 @@ fi
 # a disk and its own partition in one --map: they overlap, and the second
 # open would find the replay's own hold on the first
 mbr "$t/disk.img"
-# (partx adds the partition: this kernel's loop scans none at attach)
+# (partx adds the partition where the loop device scanned none at attach;
+# where it did, partx finds it there already)
 if [ "$(id -u)" = 0 ] && command -v partx > /dev/null && loop_attach "$t/disk.img" &&
-	partx -a "/dev/$LOOPDEV" 2> /dev/null; then
-	for i in $(seq 50); do [ -e "/sys/block/$LOOPDEV/${LOOPDEV}p1/dev" ] && break; sleep 0.1; done
+	{ partx -a "/dev/$LOOPDEV" 2> /dev/null
+	  for i in $(seq 50); do [ -e "/sys/block/$LOOPDEV/${LOOPDEV}p1/dev" ] && break; sleep 0.1; done
+	  [ -e "/sys/block/$LOOPDEV/${LOOPDEV}p1/dev" ]; }; then
 	mknod "$t/part1" b $(tr : ' ' < "/sys/block/$LOOPDEV/${LOOPDEV}p1/dev")
 	"$IOTAPE" replay --db "$db" two --map 0,0=/dev/$LOOPDEV --map 0,1="$t/part1" \
 		--allow-write --run two-nested > /dev/null 2> "$t/err"
@@ -625,6 +627,23 @@ for k in "../../../../../../..$t/victim" "$t/victim" "queue/../../x" "7,0:../x" 
 		"2|iotape: invalid --set key '$k' (queue/ATTR of the target, DEV:queue/ATTR or a sysctl such as vm.dirty_ratio)|$sum|absent" \
 		"$?|$(cat "$t/err")|$(md5sum < "$t/victim")|$([ -e "$t/set.img" ] && echo made || echo absent)"
 done
+
+# a key inside the target disk's folder that a sysfs link leads out of (to the
+# machine's other disks, to the backing device info): refused, the other
+# disk's setting as it was
+if [ "$(id -u)" = 0 ] && head -c 16M /dev/zero > "$t/setdev.img" && loop_attach "$t/setdev.img"; then
+	other=$(ls /sys/class/block | grep -vx "$LOOPDEV" | head -n 1)
+	before=$(cat "/sys/class/block/$other/queue/read_ahead_kb" 2> /dev/null)
+	for k in "subsystem/$other/queue/read_ahead_kb" "bdi/read_ahead_kb"; do
+		"$IOTAPE" replay --db "$db" src --target "/dev/$LOOPDEV" --run setout --wrap \
+			--set "$k=4096" > /dev/null 2> "$t/err"
+		check_eq "--set $k (a link out of the disk's folder): refused" \
+			"1|iotape: invalid --set key '$k': '/sys/block/$LOOPDEV/$k' leads out of the disk's folder (a link to another device)|$before" \
+			"$?|$(cat "$t/err")|$(cat "/sys/class/block/$other/queue/read_ahead_kb" 2> /dev/null)"
+	done
+else
+	skip "--set through a sysfs link" "needs root and a loop device"
+fi
 
 # ---- the rule, said the same in --help and the man page -------------------------
 rule=$("$IOTAPE" replay --help | awk '/^  --allow-write/ { on = 1 } on && /^  --overwrite/ { exit } on' |
