@@ -366,10 +366,23 @@ static int record_scheduler_state(struct lab *lab, const char *path)
 	return 0;
 }
 
+/* The folder of the disk a sysfs path is in (".../block/NAME", the text
+ * up to NAME), into out; 0, or -1 for a path in no disk's folder. */
+static int disk_folder(const char *path, char *out, size_t len)
+{
+	const char *b = strstr(path, "/block/"), *end;
+
+	if (!b || !b[7])
+		return -1;
+	end = strchr(b + 7, '/');
+	snprintf(out, len, "%.*s", (int)((end ? end : b + strlen(b)) - path), path);
+	return 0;
+}
+
 int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 	    size_t errlen)
 {
-	char old[1024], line[2048], partner[512], pv[256];
+	char old[1024], line[2048], partner[512], pv[256], folder[512], seq[64];
 	int rc = sysfs_read(path, old, sizeof(old));
 
 	if (rc) {
@@ -378,6 +391,21 @@ int lab_set(struct lab *lab, const char *path, const char *value, char *err,
 	}
 	if (!strcmp(old, value))
 		return 0;
+	/* which disk it is now (diskseq, Linux 5.15: a new one each time a
+	 * disk appears, a loop device attached again included): a reset
+	 * after the disk was replaced leaves the new one's settings alone */
+	if (!disk_folder(path, folder, sizeof(folder))) {
+		char sp[600];
+		snprintf(sp, sizeof(sp), "%s/diskseq", folder);
+		if (!sysfs_read(sp, seq, sizeof(seq))) {
+			snprintf(line, sizeof(line), "seq\t%s\t%s\n", folder, seq);
+			if ((rc = record(lab, line))) {
+				snprintf(err, errlen, "cannot record state in '%s': %s",
+					 lab->state, strerror(-rc));
+				return -1;
+			}
+		}
+	}
 	/* a pair member: its partner's value first, which the kernel is
 	 * about to zero and which puts the pair back (restore_file()) */
 	if (!pair_of(path, partner, sizeof(partner)) &&
@@ -481,6 +509,7 @@ struct entry {
 	char *line;               /* as written, with its newline */
 	char *kind, *path, *value;
 	int failed;               /* could not be put back */
+	int skip;                 /* its disk is another now: left alone */
 };
 
 /* The command that puts e back by hand, into out (len bytes). */
@@ -612,7 +641,8 @@ static void rewrite_state(const char *path, const char *header,
 	fputs("left\t1\n", fp);
 	for (size_t i = 0; i < n; i++) {
 		char partner[512];
-		int keep = e[i].failed;
+		/* which disk each was on goes with them (a reset again) */
+		int keep = e[i].failed || !strcmp(e[i].kind, "seq");
 		/* a pair member goes with its failed partner: the pair is
 		 * put back by whichever was not 0 */
 		for (size_t k = 0; k < n && !keep; k++)
@@ -666,13 +696,37 @@ static int restore_file(const char *path, int verbose)
 		e[n++] = x;
 	}
 	fclose(fp);
+	/* a disk's settings whose disk is another now (its diskseq moved:
+	 * detached, and its name given to another) or gone: not written */
+	for (size_t i = 0; i < n; i++) {
+		char sp[600], now[64] = "", folder[512];
+		if (strcmp(e[i].kind, "seq") || !e[i].value)
+			continue;
+		snprintf(sp, sizeof(sp), "%s/diskseq", e[i].path);
+		if (!sysfs_read(sp, now, sizeof(now)) && !strcmp(now, e[i].value))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (!strcmp(e[k].kind, "set") &&
+			    !disk_folder(e[k].path, folder, sizeof(folder)) &&
+			    !strcmp(folder, e[i].path) && !e[k].skip) {
+				e[k].skip = 1;
+				if (verbose)
+					printf("not restored %s %s%s%s: %s is another "
+					       "disk now (diskseq %s then, %s now)\n",
+					       e[k].kind, e[k].path, e[k].value ?
+					       " = " : "", e[k].value ? e[k].value : "",
+					       e[i].path, e[i].value, now[0] ? now :
+					       "none: gone");
+			}
+	}
 	nm = mount_tracefs_roots(e, n, mounted);
 	/* in reverse order of change; mounts after everything else */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = n; i-- > 0;) {
 			char how[600], hand[1200];
 			int rc;
-			if ((pass == 0) != (strcmp(e[i].kind, "mount") != 0))
+			if ((pass == 0) != (strcmp(e[i].kind, "mount") != 0) ||
+			    e[i].skip || !strcmp(e[i].kind, "seq"))
 				continue;
 			rc = restore_one(&e[i], e, n, verbose, how, sizeof(how));
 			if (rc < 0) {

@@ -54,6 +54,21 @@ reset
 check_eq "--reset once it can: exit 0, put back, the state file gone" "0 val absent" \
 	"$? $(cat "$t/none/x") $([ -e "$sd/capture.state" ] && echo left || echo absent)"
 
+# ---- --reset after a disk was replaced: its settings left alone -----------------
+# (each disk's diskseq is recorded before its settings: a loop device detached
+# and attached again over another image has a new one; a disk gone has none)
+for d in same other gone; do mkdir -p "$t/sys/block/$d/queue"; echo now > "$t/sys/block/$d/queue/x"; done
+echo 7 > "$t/sys/block/same/diskseq"
+echo 9 > "$t/sys/block/other/diskseq"
+printf 'pid\t%s\nseq\t%s\t7\nset\t%s\told\nseq\t%s\t8\nset\t%s\told\nseq\t%s\t3\nset\t%s\told\n' \
+	"$(dead_pid)" "$t/sys/block/same" "$t/sys/block/same/queue/x" \
+	"$t/sys/block/other" "$t/sys/block/other/queue/x" \
+	"$t/sys/block/gone" "$t/sys/block/gone/queue/x" > "$sd/capture.state"
+reset
+check_eq "--reset: a disk still the same put back, another (new diskseq) or gone left alone, said so; the state file gone" \
+	"0|old now now|2|absent" \
+	"$?|$(cat "$t/sys/block/same/queue/x" "$t/sys/block/other/queue/x" "$t/sys/block/gone/queue/x" | paste -sd' ')|$(grep -c "is another disk now" "$t/out")|$([ -e "$sd/capture.state" ] && echo kept || echo absent)"
+
 # ---- who left a state file, and who holds the lock ------------------------------
 printf 'pid\t%s\nset\t%s\tx\n' "$(dead_pid)" "$t/a" > "$sd/capture.state"
 "$IOTAPE" replay --db "$db" src --engine null --target "$t/x.img" --timing afap \
