@@ -173,6 +173,29 @@ static int disk_backing_busy(const char *dir, const char *sys, dev_t rdev,
 	return found;
 }
 
+/* The path a target name will have, into out: the name resolved
+ * (realpath()), or for a name not there yet its folder resolved and its
+ * last part ("new" and "./new" are one file to make). 0, or -1 when
+ * neither resolves. */
+static int target_canon(const char *path, char *out, size_t len)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (realpath(path, real)) {
+		snprintf(out, len, "%s", real);
+		return 0;
+	}
+	if (errno != ENOENT)
+		return -1;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+		 slash ? (slash == path ? "/" : path) : ".");
+	if (!realpath(dir, real))
+		return -1;
+	snprintf(out, len, "%.3000s/%.1000s", real, slash ? slash + 1 : path);
+	return 0;
+}
+
 static int open_targets(struct ctx *c, char *err, size_t errlen)
 {
 	const struct replay_opts *o = c->o;
@@ -211,6 +234,20 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 					 "the devices to one name", paths[i], paths[j],
 					 S_ISBLK(a.st_mode) ? "device" : "file");
 				return -1;
+			}
+			/* one file not there yet, by two names: made by
+			 * the first, the second's open met its own lease */
+			{
+				char ca[PATH_MAX], cb[PATH_MAX];
+				if (!engine_serving(paths[i]) &&
+				    !target_canon(paths[i], ca, sizeof(ca)) &&
+				    !target_canon(paths[j], cb, sizeof(cb)) &&
+				    !strcmp(ca, cb)) {
+					snprintf(err, errlen, "'%.900s' and '%.900s' are "
+						 "one file: map the devices to one name",
+						 paths[i], paths[j]);
+					return -1;
+				}
 			}
 			/* a disk and its own partition: the second open
 			 * would find the first's hold and blame another */

@@ -870,10 +870,10 @@ static void disk_name(const char *sys, struct replay_target *t, unsigned maj,
 	snprintf(t->disk, sizeof(t->disk), "%s", basename(dir));
 }
 
-/* 1 when the directory path would be made in is /dev or below it (after
- * symlinks: /dev/disk/by-id/..., a relative path from /dev), judged by its
- * nearest folder that exists (/dev/block/7:0 where udev made no
- * /dev/block is under /dev all the same). */
+/* 1 when the directory path would be made in is /dev or below it, /dev/shm
+ * apart (after symlinks: /dev/disk/by-id/..., a relative path from /dev),
+ * judged by its nearest folder that exists (/dev/block/7:0 where udev made
+ * no /dev/block is under /dev all the same). */
 static int under_dev(const char *path)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
@@ -896,6 +896,10 @@ static int under_dev(const char *path)
 		else
 			*up = '\0';
 	}
+	/* /dev/shm is a tmpfs where files are made (O_DIRECT works there
+	 * since Linux 6.6) */
+	if (!strcmp(real, "/dev/shm") || !strncmp(real, "/dev/shm/", 9))
+		return 0;
 	return !strcmp(real, "/dev") || !strncmp(real, "/dev/", 5);
 }
 
@@ -1441,8 +1445,8 @@ void target_close(struct replay_target *t)
 			if (!t->lease_said)
 				warning("'%s' was opened by another process during "
 					"the replay: it is no longer taken for a "
-					"replay's own (a later replay reads where this "
-					"one wrote)", t->path);
+					"replay's own (a later replay only reads it, as "
+					"a file holding data)", t->path);
 		} else if (futimens(t->fd, ts) == 0 && fstat(t->fd, &sb) == 0) {
 			char v[128];
 			mark_of(&sb, v, sizeof(v));

@@ -293,6 +293,23 @@ mbr() {
 	printf '\x55\xaa' | dd of="$1" bs=1 seek=510 conv=notrunc status=none
 }
 
+# one new file by two names ("new" and "./new"): refused before it is made
+# (the second open met the first's lease and waited 45 s for itself)
+(cd "$t" && "$IOTAPE" replay --db "$db" two --map 0,0=twice.img --map 0,1=./twice.img \
+	--timing afap --run twice > /dev/null 2> "$t/err")
+check_eq "one new file by two names in --map: refused at once, not made" \
+	"1|iotape: 'twice.img' and './twice.img' are one file: map the devices to one name|absent" \
+	"$?|$(cat "$t/err")|$([ -e "$t/twice.img" ] && echo made || echo absent)"
+# a new file in /dev/shm (a tmpfs, not a device name): made
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	shm=/dev/shm/iotape-test-$$.img
+	at_exit "rm -f '$shm'"
+	replay "$shm" shm
+	check_eq "a new file in /dev/shm: made and written" "0 yes" \
+		"$? $([ -s "$shm" ] && echo yes || echo no)"
+	rm -f "$shm"
+fi
+
 # ---- a clean block device, twice in a row: closed when iotape exits -----------------
 # (the io_uring ring's own teardown runs in a kernel worker after exit: the
 # device stayed open exclusively, and the next replay was refused as in use)
