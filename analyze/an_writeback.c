@@ -403,18 +403,24 @@ static int wb_finding(const struct an_run *r, const void *state,
 		     r->cp.cat[CP_WRITEBACK] >= FD_MIN_S;
 	f->cost_s = s->cost_s;
 	f->counterfactual = 1;
-	if (s->pid && s->cost_s > s->throttle_s)
+	if (s->pid && s->cost_s > s->throttle_s && s->sync_wait_s < 0.01)
+		/* its own writes took no time: it waited for the flushers'
+		 * (a sync), which "waited 0.00 s" misread */
+		snprintf(f->title, sizeof(f->title), "writeback: the devices "
+			 "idled %.2f s with dirty data that %s then waited to "
+			 "have written (%.60s)", s->idle_before_s, who, s->limits);
+	else if (s->pid && s->cost_s > s->throttle_s)
 		snprintf(f->title, sizeof(f->title), "writeback: %s waited %.2f s "
 			 "writing dirty data synchronously after the devices "
 			 "idled %.2f s with it (%.60s)", who, s->sync_wait_s,
 			 s->idle_before_s, s->limits);
 	else if (s->bursts >= 3 && s->burst_idle_s >= 1)
-		/* between bursts the flushers wrote nothing; whether the
-		 * devices idled then (other I/O, a reader's, may have kept
-		 * them busy) the gaps alone do not say */
+		/* between bursts the flushers queued nothing; whether the
+		 * devices idled then (what was queued, or a reader's I/O,
+		 * may have kept them busy) the gaps alone do not say */
 		snprintf(f->title, sizeof(f->title), "writeback: the flushers "
-			 "wrote in %d bursts of %.1f MB every %.1f s, nothing "
-			 "written back %.1f s between them (%.60s)", s->bursts,
+			 "queued writes in %d bursts of %.1f MB every %.1f s, "
+			 "none queued %.1f s between them (%.60s)", s->bursts,
 			 s->burst_mb, s->burst_every_s, s->burst_idle_s, s->limits);
 	else if (r->cp.dirtying_first && s->idle_dirty_s < 0.05) {
 		/* a trace and a frozen vmstat log: the window starts where
@@ -464,7 +470,7 @@ static int wb_finding(const struct an_run *r, const void *state,
 	FD_CAT(f, evidence, "%s", s->limits);
 	if (s->bursts)
 		FD_CAT(f, evidence, "; the trace's asynchronous writes (the "
-		       "flushers') came in %d burst%s (a gap of 0.2 s or more "
+		       "flushers') were queued in %d burst%s (a gap of 0.2 s or more "
 		       "between two), %.1f MB each, %s%.1f s between them with "
 		       "none",
 		       s->bursts, s->bursts == 1 ? "" : "s", s->burst_mb,
