@@ -134,6 +134,11 @@ struct head {
 	int64_t genesis;
 };
 
+/* Rows files being read, one inside another: a rows file's trace is read
+ * by import_one(), which would read a rows file named there (itself, or two
+ * naming each other) without end. */
+static int rows_nesting;
+
 /* Makes the run: the trace imported into it, or a run with no events. */
 static int make_run(struct store *st, const struct import_opts *o,
 		    const char *path, const struct head *h, int64_t *run,
@@ -151,7 +156,10 @@ static int make_run(struct store *st, const struct import_opts *o,
 	if (h->trace[0]) {
 		oo.label = oo.source = oo.name_base = NULL;
 		oo.summary = NULL;
-		return import_one(st, &oo, h->trace, h->name, run, err, errlen);
+		rows_nesting++;
+		rc = import_one(st, &oo, h->trace, h->name, run, err, errlen);
+		rows_nesting--;
+		return rc;
 	}
 	{
 		struct run_info ri = { .name = h->name, .kind = "capture" };
@@ -234,7 +242,7 @@ int import_capture_rows(struct store *st, const struct import_opts *o,
 			const char *path, const char *name, int64_t *run_out,
 			char *err, size_t errlen)
 {
-	FILE *fp = fopen(path, "r");
+	FILE *fp;
 	struct head h = { .genesis = 0 };
 	char *line = NULL, *f[MAX_FIELDS];
 	size_t cap = 0;
@@ -242,6 +250,14 @@ int import_capture_rows(struct store *st, const struct import_opts *o,
 	uint64_t ln = 0, rows = 0;
 	int64_t run = 0;
 	int rc = 0;
+
+	if (rows_nesting) {
+		snprintf(err, errlen, "%s: a capture-rows file named as the trace "
+			 "of another (its trace row must name the capture's "
+			 "trace)", path);
+		return -EINVAL;
+	}
+	fp = fopen(path, "r");
 
 	err[0] = '\0';
 	if (!fp) {

@@ -202,6 +202,17 @@ for a in "iostat --interval 5x" "iostat --interval 0" "report --from 5x" \
 		ok "$a: exits 2 with its message" ||
 		not_ok "$a: exits 2 with its message" "exit $rc: $(head -n 2 "$t/err")"
 done
+# a capture-rows file whose trace row names itself, or two naming each other:
+# refused in one line (each read the other without end: a stack overflow)
+printf 'iotape capture rows 1\nrun\tloop\ntrace\t%s\n' "$t/self.rows" > "$t/self.rows"
+printf 'iotape capture rows 1\nrun\tra\ntrace\t%s\n' "$t/b.rows" > "$t/a.rows"
+printf 'iotape capture rows 1\nrun\trb\ntrace\t%s\n' "$t/a.rows" > "$t/b.rows"
+for f in self a; do
+	"$IOTAPE" import --db "$t/rows.db" "$t/$f.rows" > /dev/null 2> "$t/err"
+	check_eq "a capture-rows file whose trace leads back to a rows file ($f): refused, no run" \
+		"1|1|0" "$?|$(grep -c "a capture-rows file named as the trace of another" "$t/err")|$(sqlite3 "$t/rows.db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
+done
+
 # --db naming a device: SQLite would write its header over it (a block device
 # stats as size 0, as a new file does); refused by every command, unwritten
 mkfifo "$t/fifo"
