@@ -8,7 +8,7 @@ CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes \
 	   -Wstrict-prototypes -Wno-unused-parameter -Wvla
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -I. -I/usr/include/postgresql $(CFLAGS) -D_GNU_SOURCE
-LIBS = -lsqlite3 -lm -lpthread -luring -lblkid -lnettle -ljansson
+LIBS = -lsqlite3 -lm -lpthread -luring -lblkid -lnettle -ljansson -lz
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
@@ -38,6 +38,10 @@ DEB_CHECK = /usr/bin/gcc /usr/include/sqlite3.h /usr/include/liburing.h \
 # libarchive decompresses gzip/xz/zstd/bzip2 inputs of `import` (loaded then:
 # import/archive_dl.c; its header is needed to build, and the unit tests link it).
 DEB_PACKAGES += libarchive-dev
+# zlib checks a gzip input's CRC-32 and length, which libarchive's gzip
+# filter does not (import/import_input.c)
+DEB_PACKAGES += zlib1g-dev
+DEB_CHECK += /usr/include/zlib.h
 DEB_CHECK += /usr/include/archive.h
 # jansson reads fio's JSON results into workload metrics (capture/wlmetric.c).
 DEB_PACKAGES += libjansson-dev

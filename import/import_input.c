@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "import/formats.h"
 #include "lib/util.h"
@@ -103,7 +104,51 @@ struct feed {
 	uint8_t magic[16];
 	size_t nmagic;
 	int err;            /* errno of a failed read */
+	/* a gzip input inflated a second time by zlib, its output thrown
+	 * away, for the check libarchive's gzip filter does not make: each
+	 * member's CRC-32 and length against its trailer (RFC 1952 2.3.1) */
+	z_stream z;
+	int z_init;         /* z is set up (the input is gzip) */
+	int z_on;           /* and still checking */
+	int z_members;      /* members ended so far */
+	const char *z_bad;  /* zlib's message for a member that failed */
+	uint64_t z_bad_at;  /* the compressed offset it failed at */
 };
+
+/* Feeds n compressed bytes at p (the input's bytes from offset at) to f's
+ * gzip check: inflate, a member's end read against its trailer by zlib
+ * (Z_DATA_ERROR "incorrect data check" or "incorrect length check"), the
+ * next member begun where one ends. Bytes past the last member that are
+ * no gzip header are what gzip(1) calls trailing garbage: ignored. */
+static void gz_check(struct feed *f, const uint8_t *p, size_t n, uint64_t at)
+{
+	uint8_t sink[16384];
+
+	if (!f->z_on || f->z_bad)
+		return;
+	f->z.next_in = (Bytef *)p;
+	f->z.avail_in = (uInt)n;
+	while (f->z.avail_in) {
+		int r;
+		f->z.next_out = sink;
+		f->z.avail_out = sizeof(sink);
+		r = inflate(&f->z, Z_NO_FLUSH);
+		if (r == Z_STREAM_END) {
+			f->z_members++;
+			inflateReset(&f->z);
+			continue;
+		}
+		if (r == Z_BUF_ERROR || r == Z_OK)
+			continue;
+		if (f->z_members && f->z.total_out == 0)
+			f->z_on = 0;   /* trailing bytes after the last member */
+		else {
+			f->z_bad = f->z.msg ? f->z.msg : "corrupt data";
+			f->z_bad_at = at + (n - f->z.avail_in);
+		}
+		return;
+	}
+}
 
 static la_ssize_t feed_read(struct archive *a, void *vf, const void **out)
 {
@@ -125,6 +170,11 @@ static la_ssize_t feed_read(struct archive *a, void *vf, const void **out)
 		memcpy(f->magic + f->nmagic, f->buf, k);
 		f->nmagic += k;
 	}
+	if (!f->z_on && !f->z_bad && f->total == 0 && n >= 2 &&
+	    (uint8_t)f->buf[0] == 0x1f && (uint8_t)f->buf[1] == 0x8b &&
+	    inflateInit2(&f->z, 16 + MAX_WBITS) == Z_OK)
+		f->z_on = f->z_init = 1;
+	gz_check(f, (const uint8_t *)f->buf, (size_t)n, f->total);
 	f->total += (uint64_t)n;
 	*out = f->buf;
 	return n;
@@ -400,8 +450,17 @@ static int spool(struct import_input *in, int fd, const char *label,
 				}
 			}
 		}
-		if (n == 0)
+		if (n == 0) {
+			if (f.z_bad) {
+				snprintf(err, errlen, "%s: offset %llu: the gzip "
+					 "stream is corrupt (%s: gzip -t fails too)",
+					 label, (unsigned long long)f.z_bad_at,
+					 f.z_bad);
+				rc = -EINVAL;
+				goto out;
+			}
 			break;
+		}
 		if (n < 0) {
 			spool_error(in, a, &f, label, err, errlen);
 			rc = -EINVAL;
@@ -425,6 +484,8 @@ out:
 	free(buf);
 	archive_read_free(a);
 	free(f.buf);
+	if (f.z_init)
+		inflateEnd(&f.z);
 	return rc;
 }
 

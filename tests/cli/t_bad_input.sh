@@ -202,6 +202,33 @@ for a in "iostat --interval 5x" "iostat --interval 0" "report --from 5x" \
 		ok "$a: exits 2 with its message" ||
 		not_ok "$a: exits 2 with its message" "exit $rc: $(head -n 2 "$t/err")"
 done
+# gzip's own check (RFC 1952: CRC-32 and length in each member's trailer),
+# which libarchive does not make: a flipped bit in the data, a damaged CRC or
+# length, refused naming the offset; two members, and zeros after the last,
+# read as gzip reads them
+gz=$FIXTURES/quick/before.bin.gz
+n=$(stat -c %s "$gz")
+for what in data crc length; do
+	cp "$gz" "$t/bad-$what.gz"
+	case $what in
+	data) off=$((n / 2)) ;;
+	crc) off=$((n - 8)) ;;
+	length) off=$((n - 4)) ;;
+	esac
+	printf "\\x$(printf %02x $(( ($(od -An -tu1 -j $off -N1 "$gz") ^ 1) )))" |
+		dd of="$t/bad-$what.gz" bs=1 seek=$off conv=notrunc status=none
+	"$IOTAPE" import --db "$t/gz.db" --quiet "$t/bad-$what.gz" 2> "$t/err"
+	check_eq "a gzip input with its $what damaged: refused, naming the check, no run" \
+		"1|1|0" "$?|$(grep -c "the gzip stream is corrupt (incorrect .* check" "$t/err")|$(sqlite3 "$t/gz.db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
+done
+cat "$gz" "$gz" > "$t/two.gz"
+{ cat "$gz"; head -c 64 /dev/zero; } > "$t/zeros.gz"
+for f in two zeros; do
+	"$IOTAPE" import --db "$t/gz.db" --quiet --again "$t/$f.gz" 2> "$t/err"
+	check_eq "a gzip input of $([ $f = two ] && echo "two members" || echo "one member and zeros after it"): imported" \
+		"0|" "$?|$(cat "$t/err")"
+done
+
 # a capture-rows file whose trace row names itself, or two naming each other:
 # refused in one line (each read the other without end: a stack overflow)
 printf 'iotape capture rows 1\nrun\tloop\ntrace\t%s\n' "$t/self.rows" > "$t/self.rows"
