@@ -6,6 +6,8 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -465,6 +467,11 @@ int import_run(const struct import_opts *o_in, struct import_result *res,
 	const char *db = db_path_default(o.db);
 	struct run_summaries sums = { 0 };
 	struct store *st = NULL;
+	struct stat sb;
+	/* a database file this import makes: gone again when it fails (a
+	 * typo's import left an empty iotape.db, and `runs` then said "0
+	 * runs" where it had said "no such file") */
+	int made = !strstr(db, "://") && stat(db, &sb) < 0 && errno == ENOENT;
 	int rc;
 
 	err[0] = '\0';
@@ -500,6 +507,17 @@ int import_run(const struct import_opts *o_in, struct import_result *res,
 		rc = -1;
 	}
 	run_summaries_free(&sums);
+	/* removed while this process holds the write lock, so that no other
+	 * writer has begun in it meanwhile (one that has: left alone) */
+	if (rc && made && !store_begin(st)) {
+		static const char *const tail[] = { "", "-journal", "-wal", "-shm" };
+		for (size_t k = 0; k < sizeof(tail) / sizeof(tail[0]); k++) {
+			char p[PATH_MAX + 16];
+			snprintf(p, sizeof(p), "%s%s", db, tail[k]);
+			unlink(p);
+		}
+		store_rollback(st);
+	}
 	store_close(st);
 	return rc ? -1 : 0;
 }

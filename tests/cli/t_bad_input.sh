@@ -202,6 +202,14 @@ for a in "iostat --interval 5x" "iostat --interval 0" "report --from 5x" \
 		ok "$a: exits 2 with its message" ||
 		not_ok "$a: exits 2 with its message" "exit $rc: $(head -n 2 "$t/err")"
 done
+# a failed import into a database it would make leaves none behind (`runs`
+# after a typo said "0 runs", not "no such file"); one that was there stays
+mkdir -p "$t/fresh"
+(cd "$t/fresh" && IOTAPE_DB= "$IOTAPE" import typo.bin > /dev/null 2>&1)
+"$IOTAPE" import --db "$t/fresh/new.db" "$t/fresh/typo.bin" > /dev/null 2>&1
+check_eq "a failed import makes no database (default name, --db)" "1|" \
+	"$?|$(ls "$t/fresh")"
+
 # gzip's own check (RFC 1952: CRC-32 and length in each member's trailer),
 # which libarchive does not make: a flipped bit in the data, a damaged CRC or
 # length, refused naming the offset; two members, and zeros after the last,
