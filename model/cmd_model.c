@@ -247,6 +247,12 @@ static int fit(const char *db, const char *run, uint32_t dev, const char *base_n
 		return error("%s", err);
 	if (fit_rows_load(db, run, &dev, &reqs, &n))
 		return -1;
+	if (!n) {
+		/* nothing to fit, and no device to name ("device 0,0") */
+		free(reqs);
+		return error("run '%s' has no dispatched requests (D and C "
+			     "traced) to fit a model to", run);
+	}
 	qsort(reqs, n, sizeof(*reqs), cmp_d);
 	for (size_t i = 0; i < n; i++)
 		if (reqs[i].sector + reqs[i].sectors > maxs)

@@ -152,6 +152,15 @@ awk 'BEGIN { for (i = 0; i < 60; i++) { t = i * 0.02; s = (i * 7919 % 1000) * 10
 	ok "fit on 60 requests is refused: too few alone on the device" ||
 	not_ok "fit on 60 requests is refused: too few alone on the device" "$(cat "$t/err")"
 
+# a run with no I/O at all (a time paste alone): refused in one line (it
+# sorted an empty list through a null pointer and named "device 0,0")
+printf 'real\t0m1.000s\nuser\t0m0.000s\nsys\t0m0.000s\n' > "$t/noio.txt"
+"$IOTAPE" import --db "$db" --run noio --quiet "$t/noio.txt" || not_ok "import a time paste"
+"$IOTAPE" model fit --db "$db" noio > /dev/null 2> "$t/err"
+check_eq "fit on a run with no requests: refused in one line" \
+	"1|iotape: run 'noio' has no dispatched requests (D and C traced) to fit a model to" \
+	"$?|$(cat "$t/err")"
+
 # ---- the seed case: one disk vs two disks on a 2006 disk --------------------------------
 if CORPUS=$(corpus_dir) && [ -r "$CORPUS/seed-debsums-patch/one-disk/trace.bin" ]; then
 	S=$CORPUS/seed-debsums-patch
