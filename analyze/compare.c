@@ -270,6 +270,24 @@ static int work_times(const struct compare *c, int x, int y, double *ex,
 	return 1;
 }
 
+/* The times of runs x and y, s, that the question's difference is of,
+ * into *ex and *ey: for a figure of some commands (q.cmd_mask: cmd2's
+ * read_iops, cmd1_real_s + cmd2_real_s) or one that is no duration where
+ * lower is better (a latency), the commands' own (work_times(): their
+ * window, which compare_load() made the commands' when cmd_mask names
+ * them, or their real times added up where they ran apart); for any other
+ * figure, the workload's window. Returns work_times()'s 1 when they are
+ * real times added up, else 0. */
+static int question_times(const struct compare *c, int x, int y, double *ex,
+			  double *ey)
+{
+	if (c->q.cmd_mask || (!c->q.duration && c->q.lower_better))
+		return work_times(c, x, y, ex, ey);
+	*ex = c->rf[x].an.cp.elapsed_s;
+	*ey = c->rf[y].an.cp.elapsed_s;
+	return 0;
+}
+
 /* The difference the findings of run y (worse, value vy) against run x
  * (vx) explain, in seconds of y's time, and how much of x's work y did
  * (scale, for critpath_diff()): a duration's own difference; for a rate,
@@ -278,22 +296,24 @@ static int work_times(const struct compare *c, int x, int y, double *ex,
  * swapped), which is no share of the workload's time, the workload's own
  * time's difference, E_y - E_x, x's work as y's: the causes are of the time
  * y's workload took longer (0 when it took no longer: nothing of its time
- * to explain). A workload of timed commands that ran apart in either run
- * took its commands' real times, not its window's (which holds the
- * pause: `dd; sleep 1.5; sync` whose sync grew 1.2 s took "no longer"). */
+ * to explain). E is question_times()'s: a figure of one command (fio's
+ * read_iops beside a writer) is costed over that command's time, not the
+ * whole run's (its 6.58 s, not the writer's 7.62 s), and a workload of
+ * timed commands that ran apart in either run took its commands' real
+ * times, not its window's (which holds the pause: `dd; sleep 1.5; sync`
+ * whose sync grew 1.2 s took "no longer"). */
 static double time_diff(const struct compare *c, int x, int y, double vx,
 			double vy, double *scale)
 {
-	double ex = c->rf[x].an.cp.elapsed_s, ey = c->rf[y].an.cp.elapsed_s;
-	double d;
+	double ex, ey, d;
 
+	question_times(c, x, y, &ex, &ey);
 	if (c->q.duration)
 		d = (vy - vx) * c->q.unit_scale;
 	else if (!c->q.lower_better)
 		d = vx != 0 ? ey * (1 - vy / vx) : 0;
 	else {
 		*scale = 1;
-		work_times(c, x, y, &ex, &ey);
 		return ey > ex ? ey - ex : 0;
 	}
 	*scale = ex > 0 ? (ey - d) / ex : 1;
@@ -945,6 +965,29 @@ int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
 	return 1;
 }
 
+/* The commands of mask (bit idx) by name, each "cmdN" (N from 1), then
+ * suffix: "cmd2's", "cmd1 and cmd3's", "cmd1, cmd2 and cmd3's"; into out
+ * (len bytes). */
+static void cmds_named(uint64_t mask, const char *suffix, char *out,
+		       size_t len)
+{
+	int n = 0, all = 0;
+	size_t o = 0;
+
+	for (int i = 0; i < 64; i++)
+		all += (int)((mask >> i) & 1);
+	out[0] = 0;
+	for (int i = 0; i < 64 && o < len; i++)
+		if ((mask >> i) & 1) {
+			n++;
+			o += (size_t)snprintf(out + o, len - o, "%scmd%d",
+					      n == 1 ? "" : n == all ? " and " :
+					      ", ", i + 1);
+		}
+	if (o < len)
+		snprintf(out + o, len - o, "%s", suffix);
+}
+
 /* The question's lines of pair pr (side g against side 0): the figure in
  * both, which is worse and by how much (for a rate, also in the worse
  * run's time), why this figure, and whether the difference is beyond
@@ -993,14 +1036,22 @@ static void question_text(struct compare *c, struct emit *e, int g,
 			 "%s better", c->gname[g]);
 	emit_wrapped(e, line, 2);
 	if (!pr->tie && !q->duration && !q->lower_better && !pr->no_time_cost) {
-		snprintf(line, sizeof(line), "in %s's time: %.3f s of its %.3f s "
+		double eb, eg;
+		char whose[120] = "its";
+		question_times(c, good->rep, bad->rep, &eg, &eb);
+		if (q->cmd_mask)
+			cmds_named(q->cmd_mask, "'s", whose, sizeof(whose));
+		snprintf(line, sizeof(line), "in %s's time: %.3f s of %s %.3f s "
 			 "(what it lost doing less in the same time)", bad_name,
-			 pr->dtime, c->rf[bad->rep].an.cp.elapsed_s);
+			 pr->dtime, whose, eb);
 		emit_wrapped(e, line, 2);
 	} else if (!pr->tie && !q->duration) {
 		double eb, eg;
-		const char *what = work_times(c, good->rep, bad->rep, &eg, &eb) ?
-				   "its timed commands" : "its workload";
+		char what[120] = "its workload";
+		if (question_times(c, good->rep, bad->rep, &eg, &eb))
+			snprintf(what, sizeof(what), "its timed commands");
+		else if (q->cmd_mask)
+			cmds_named(q->cmd_mask, "", what, sizeof(what));
 		if (pr->dtime > 0)
 			snprintf(line, sizeof(line), "in %s's time: %s took "
 				 "%.3f s longer (%.3f s against %.3f s); the "
@@ -1263,25 +1314,28 @@ void compare_emit(struct compare *c, struct emit *e, int fmt)
 
 void compare_print_definitions(FILE *fp)
 {
-	fprintf(fp, "the question: the figure --metric names (a figure, a "
-		"workload metric, a sum\n  A+B, total, span; NAME:higher or "
-		":lower), else the workload's own result\n  every run has, else "
-		"the timed commands' total real time, else the\n  workload's span "
-		"(first Q to last C of the families that issued its I/O);\n  "
-		"times lower is better, rates higher. A rate's difference in the "
-		"worse run's\n  seconds: E (1 - worse/better). With repeats "
-		"(--group-by), the groups'\n  medians, and whether the difference "
-		"is beyond the spread: Mann-Whitney U\n  (p < 0.05) with 4 runs a "
-		"side or more, else non-overlapping ranges; with one\n  run a side "
-		"it cannot be told from noise, and the difference counts only\n  "
-		"when it is 5%% of the better run's time, a cause accounts for a "
-		"quarter\n  of it and the causes for half. A finding of repeats "
-		"stays a cause when its\n  cost between the groups' runs is above "
-		"its cost between runs of one group.\n"
-		"waterfall: each cause's time on the workload's critical path in "
-		"the worse run\n  less the better run's (scaled to the work done); "
-		"with the offsets (in the\n  other run's favour) and what is not "
-		"explained it adds up to the difference.\n");
+	fprintf(fp, "the question: the figure --metric names (a "
+		"figure, a workload metric, a sum\n  A+B, total, span; "
+		"NAME:higher or :lower), else the workload's own result\n  "
+		"every run has, else the timed commands' total real time, else "
+		"the\n  workload's span (first Q to last C of the families "
+		"that issued its I/O);\n  times lower is better, rates higher. "
+		"A rate's difference in the worse run's\n  seconds: E (1 - "
+		"worse/better), E the workload's time, or the commands'\n  "
+		"when the figure is of some commands (cmd2_read_iops). With "
+		"repeats\n  (--group-by), the groups' medians, and whether the "
+		"difference is beyond\n  the spread: Mann-Whitney U (p < 0.05) "
+		"with 4 runs a side or more, else\n  non-overlapping ranges; "
+		"with one run a side it cannot be told from noise,\n  and the "
+		"difference counts only when it is 5%% of the better run's "
+		"time, a\n  cause accounts for a quarter of it and the causes "
+		"for half. A finding of\n  repeats stays a cause when its cost "
+		"between the groups' runs is above its\n  cost between runs of "
+		"one group.\nwaterfall: each cause's time on the workload's "
+		"critical path in the worse run\n  less the better run's "
+		"(scaled to the work done); with the offsets (in the\n  other "
+		"run's favour) and what is not explained it adds up to the "
+		"difference.\n");
 	an_print_definitions(fp);
 }
 

@@ -365,22 +365,28 @@ static void metric_unit(struct question *q, const struct q_run *r, size_t n,
 		      (!strcmp(t0, "total") || !latency_name(t0));
 }
 
-/* cmd_term() or cmdN_dd_mb_s (dd's own rate of command N): the command's
- * index, else -1 */
+/* cmd_term(), cmdN_dd_mb_s (dd's own rate of command N) or a workload
+ * metric of r named cmdN_NAME (command N's fio or dd result, as capture
+ * names them with several commands: cmd2_read_iops): the command's index,
+ * else -1 */
 static int cmd_window_term(const char *t, const struct q_run *r)
 {
-	int idx;
+	int idx, at = 0;
 	char tail[16];
 
 	if (sscanf(t, "cmd%d_%15s", &idx, tail) == 2 && idx >= 1 &&
 	    !strcmp(tail, "dd_mb_s"))
 		return idx - 1;
+	if (sscanf(t, "cmd%d_%n", &idx, &at) == 1 && at > 0 && idx >= 1 &&
+	    t[at] && r && metric_of(r, t))
+		return idx - 1;
 	return cmd_term(t, r);
 }
 
-/* q->cmd_mask: the commands whose times q's terms are (cmdN_real_s,
- * cmdN_dd_mb_s, real_s of r[0]'s one command), 0 (the whole run) when a
- * term is no command's or is "total". */
+/* q->cmd_mask: the commands whose times or results q's terms are
+ * (cmdN_real_s, cmdN_dd_mb_s, a metric cmdN_NAME, real_s of r[0]'s one
+ * command), 0 (the whole run) when a term is no command's or is
+ * "total". */
 static void metric_window(struct question *q, const struct q_run *r,
 			  size_t n)
 {

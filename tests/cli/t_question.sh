@@ -194,6 +194,31 @@ printf 'iotape capture rows 1\nrun\tcr\ntrace\t%s\nkind\tcapture\ncommand\t0\t%s
 check_eq "commands a capture timed (their own start and end): no word of the trace" "0" \
 	"$("$IOTAPE" compare --db "$db" cr p2 | grep -c '^cr: its')"
 
+# ---- a rate of one command beside another: costed over that command's time ---------
+# tests/fixtures/twocmd: `dd ...; sync` (cmd1, 7.6 s) beside a fio random
+# reader of 300 reads started 1 s later (cmd2), on one disk under
+# mq-deadline with nr_requests 256, then 4 (the reads wait for a tag behind
+# the writeback: fio 0.398 s, then 6.576 s). fio's read_iops, asked of
+# cmd2, is fio's 6.576 s less what it would have taken at the better run's
+# rate: 6.576 (1 - 48.8 / 8823.5) = 6.539 s, not the whole run's 7.580 s of
+# 7.622 s; the analyzers judge fio's window, not dd's
+for s in base changed; do
+	"$IOTAPE" import --quiet --db "$db" "$FIXTURES/twocmd/nrreq-$s.rows"
+done
+cmp --metric cmd2_read_iops nrreq-base nrreq-changed > "$t/nrreq.json"
+check_eq "one command's rate: its lost time is of its own time (6.539 s of fio's 6.576 s)" \
+	"6.539|0.398 6.576|the start to the end of the commands asked about" \
+	"$(jq -r '"\(.comparisons[0].difference_s * 1000 | round / 1000)|\([.analyses[].analysis.time.elapsed_s * 1000 | round / 1000] | join(" "))|\(.analyses[1].analysis.time.window)"' "$t/nrreq.json")"
+check_eq "... and the question's line says whose time" "1" \
+	"$("$IOTAPE" compare --db "$db" --metric cmd2_read_iops nrreq-base nrreq-changed | tr '\n' ' ' |
+		grep -c "in nrreq-changed's time: 6.539 s of cmd2's 6.576 s (what it lost")"
+check_eq "... a latency of that command: the time cmd2 took longer (6.177 s)" "6.177|1" \
+	"$(cmp --metric cmd2_read_clat_ns_p99 nrreq-base nrreq-changed | jq -r '.comparisons[0].difference_s * 1000 | round / 1000')|$("$IOTAPE" compare --db "$db" --metric cmd2_read_clat_ns_p99 nrreq-base nrreq-changed | tr '\n' ' ' | grep -c "cmd2 took 6.177 s longer (6.576 s against 0.398 s)")"
+# the whole run's figure (the trace's read IOPS) stays the whole run's
+check_eq "the trace's read IOPS, of the whole run: costed over the run's window" \
+	"7.622|the timed commands' first start to last end" \
+	"$(cmp --metric read_iops nrreq-base nrreq-changed | jq -r '"\(.analyses[1].analysis.time.elapsed_s * 1000 | round / 1000)|\(.analyses[1].analysis.time.window)"')"
+
 # ---- a pasted `time` with an untimed pause: placed by the trace -------------------
 # dd, sleep 1.5, sync (the README's writeback pair, each with its paste):
 # sync placed at its own first I/O, or with none at the trace's end, not
