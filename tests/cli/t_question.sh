@@ -219,6 +219,28 @@ check_eq "the trace's read IOPS, of the whole run: costed over the run's window"
 	"7.622|the timed commands' first start to last end" \
 	"$(cmp --metric read_iops nrreq-base nrreq-changed | jq -r '"\(.analyses[1].analysis.time.elapsed_s * 1000 | round / 1000)|\(.analyses[1].analysis.time.window)"')"
 
+# ---- repeats: a cause tested with one value a run -----------------------------------
+# the writeback pair (tests/fixtures/blind) imported three times a side: a
+# cause stays one when its cost in each run, against the better side's
+# representative run, is beyond the better side's; the test counts runs
+# (every pair of runs gave a value, and the sentence said "Mann-Whitney U
+# over 12 and 9 repeats" for 3 runs a side, "over 4 and 4" for 2)
+for s in base changed; do
+	for i in 1 2 3; do
+		"$IOTAPE" import --quiet --again --db "$db" --run rep$s-$i "$FIXTURES/blind/writeback-$s.bin.gz"
+		"$IOTAPE" import --quiet --db "$db" --run rep$s-$i "$FIXTURES/blind/writeback-$s.vmstat"
+	done
+done
+# why GLOB...: the causes' noise tests, "analyzer: the test"
+why() { cmp --group-by 'repbase*,repchanged*' "$@" | jq -r '.comparisons[0].findings[] |
+	select(.cause == 1) | "\(.analyzer): \(.confidence_why | sub(".*against the repeats, "; ""))"'; }
+check_eq "3 runs a side: the cause's test over 3 and 3 runs, one value each" \
+	"writeback: its cost in each run against repbase-1: the ranges of 3 and 3 repeats do not overlap" \
+	"$(why 'repbase*' 'repchanged*')"
+check_eq "2 runs a side: over 2 and 2" \
+	"writeback: its cost in each run against repbase-1: the ranges of 2 and 2 repeats do not overlap" \
+	"$(why 'repbase-[12]' 'repchanged-[12]')"
+
 # ---- a pasted `time` with an untimed pause: placed by the trace -------------------
 # dd, sleep 1.5, sync (the README's writeback pair, each with its paste):
 # sync placed at its own first I/O, or with none at the trace's end, not
