@@ -351,16 +351,17 @@ static double pair_cost(const struct compare *c, int x, int y,
 }
 
 /* The cost of analyzer name in run r against run ref, s, signed: what it
- * cost r beyond ref when r is the worse (pair_cost()), less what it cost
- * ref beyond r when ref is; 0 for ref itself. */
+ * cost r beyond ref (pair_cost()), or, when ref is the worse, less what it
+ * cost ref beyond r; 0 for ref itself. */
 static double run_cost(const struct compare *c, int ref, int r,
 		       const char *name)
 {
 	if (r == ref)
 		return 0;
-	if (worse(&c->q, ref_value(c, r), ref_value(c, ref)))
-		return pair_cost(c, ref, r, name);
-	return -pair_cost(c, ref, r, name);
+	/* pair_cost() explains the worse of the two against the other */
+	if (worse(&c->q, ref_value(c, ref), ref_value(c, r)))
+		return -pair_cost(c, ref, r, name);
+	return pair_cost(c, ref, r, name);
 }
 
 /* With repeats on both sides, a cause stays a cause when it cost the worse
@@ -402,8 +403,8 @@ static void noise_check(const struct compare *c, const struct cmp_side *fast,
 		fd_cat(f[i].why, sizeof(f[i].why), "; against the repeats, its "
 		       "cost in each run against %s: %s%s",
 		       c->rf[fast->rep].rv.name, test, sig == 0 && mb > mx ?
-		       ", but its median in the worse side's runs is above its "
-		       "cost in every run of the better side" : "");
+		       "; kept: its median over the worse side's runs is above "
+		       "every run of the better side" : "");
 	}
 }
 
