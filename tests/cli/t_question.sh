@@ -220,13 +220,14 @@ check_eq "the trace's read IOPS, of the whole run: costed over the run's window"
 	"$(cmp --metric read_iops nrreq-base nrreq-changed | jq -r '"\(.analyses[1].analysis.time.elapsed_s * 1000 | round / 1000)|\(.analyses[1].analysis.time.window)"')"
 
 # ---- repeats: a cause tested with one value a run -----------------------------------
-# the writeback pair (tests/fixtures/blind) imported three times a side: a
+# the writeback pair (tests/fixtures/blind) imported four times a side: a
 # cause stays one when its cost in each run, against the better side's
 # representative run, is beyond the better side's; the test counts runs
 # (every pair of runs gave a value, and the sentence said "Mann-Whitney U
-# over 12 and 9 repeats" for 3 runs a side, "over 4 and 4" for 2)
+# over 12 and 9 repeats" for 3 runs a side, "over 4 and 4" for 2; the
+# copies of one run are alike: the better side's values all 0)
 for s in base changed; do
-	for i in 1 2 3; do
+	for i in 1 2 3 4; do
 		"$IOTAPE" import --quiet --again --db "$db" --run rep$s-$i "$FIXTURES/blind/writeback-$s.bin.gz"
 		"$IOTAPE" import --quiet --db "$db" --run rep$s-$i "$FIXTURES/blind/writeback-$s.vmstat"
 	done
@@ -234,9 +235,12 @@ done
 # why GLOB...: the causes' noise tests, "analyzer: the test"
 why() { cmp --group-by 'repbase*,repchanged*' "$@" | jq -r '.comparisons[0].findings[] |
 	select(.cause == 1) | "\(.analyzer): \(.confidence_why | sub(".*against the repeats, "; ""))"'; }
+check_eq "4 runs a side: Mann-Whitney U over 4 and 4 runs (24 and 16 pairs before)" \
+	"writeback: its cost in each run against repbase-1: Mann-Whitney U over 4 and 4 repeats: p = 0.029" \
+	"$(why 'repbase*' 'repchanged*')"
 check_eq "3 runs a side: the cause's test over 3 and 3 runs, one value each" \
 	"writeback: its cost in each run against repbase-1: the ranges of 3 and 3 repeats do not overlap" \
-	"$(why 'repbase*' 'repchanged*')"
+	"$(why 'repbase-[123]' 'repchanged-[123]')"
 check_eq "2 runs a side: over 2 and 2" \
 	"writeback: its cost in each run against repbase-1: the ranges of 2 and 2 repeats do not overlap" \
 	"$(why 'repbase-[12]' 'repchanged-[12]')"
