@@ -387,10 +387,12 @@ static void ra_release(void *state)
 }
 
 /* In compare: the reads' count and size part of the device's difference
- * (critpath_diff()), when the worse run read in smaller requests. */
+ * (critpath_diff()), when the worse run read in smaller requests laid end
+ * to end (a smaller window over the same stream); smaller requests that
+ * are scattered are the layout's (an_seek.c). */
 static double ra_mix(const struct cp_diff *d)
 {
-	return cp_reads_smaller(d) ? d->mix_s[0] : 0;
+	return cp_reads_cut(d) ? d->mix_s[0] : 0;
 }
 
 /* The title when ra_mix() is most of the cost, and the runs gave no
@@ -403,21 +405,24 @@ static void ra_mix_title(const struct cp_diff *d, const struct an_run *x,
 
 	if (f->title[0] && f->present)
 		return;
-	snprintf(f->title, sizeof(f->title), "readahead: smaller reads: %.40s's "
-		 "averaged %.1f KiB, %.40s's %.1f KiB (the reader's own size, "
-		 "read_ahead_kb or max_sectors_kb)", y->rd.rv->name,
+	snprintf(f->title, sizeof(f->title), "readahead: smaller reads: %.30s's "
+		 "requests averaged %.1f KiB, %.30s's %.1f KiB (the reader's "
+		 "own size, read_ahead_kb or max_sectors_kb)",
+		 y->rd.rv->name,
 		 d->mean_kb[1][0], x->rd.rv->name, d->mean_kb[0][0]);
 	/* the workload's blocking reads, class by class (critpath.h) */
 	for (int sc = 0; sc < CP_SIZES; sc++) {
-		n[0] += x->cp.cls[0][sc].n;
-		n[1] += y->cp.cls[0][sc].n;
+		n[0] += x->cp.cls[0][sc].nreq;
+		n[1] += y->cp.cls[0][sc].nreq;
 		mb[0] += x->cp.cls[0][sc].bytes / 1e6;
 		mb[1] += y->cp.cls[0][sc].bytes / 1e6;
 	}
 	if (!f->evidence[0])
-		FD_CAT(f, evidence, "%s: %.0f reads the workload waited on, "
-		       "%.1f MB; %s: %.0f reads, %.1f MB", y->rd.rv->name, n[1],
-		       mb[1], x->rd.rv->name, n[0], mb[0]);
+		FD_CAT(f, evidence, "%s: %.0f read requests the workload "
+		       "waited on, %.1f MB, %.0f%% of the run's read requests "
+		       "starting where another ended; %s: %.0f requests, %.1f MB, "
+		       "%.0f%%", y->rd.rv->name, n[1], mb[1], 100 * d->contig[1],
+		       x->rd.rv->name, n[0], mb[0], 100 * d->contig[0]);
 	if (!f->why[0])
 		snprintf(f->why, sizeof(f->why), "both runs' requests, class by "
 			 "class, each at its own run's time per request");

@@ -478,6 +478,53 @@ void an_seek_modelled(const struct an_run *r, const void *state,
 		}
 }
 
+/* In compare: the reads' count and size part of the device's difference
+ * (critpath_diff()) when the worse run's read requests got smaller and
+ * scattered where the better run's lay end to end: the same bytes in
+ * more, smaller pieces because of where they are on the device (a
+ * fragmented file's extents), each piece a request. */
+static double seek_mix(const struct cp_diff *d)
+{
+	return cp_reads_scattered(d) ? d->mix_s[0] : 0;
+}
+
+/* The read requests of run r the workload waited on: count and MB. */
+static void read_reqs(const struct an_run *r, double *n, double *mb)
+{
+	*n = *mb = 0;
+	for (int sc = 0; sc < CP_SIZES; sc++) {
+		*n += r->cp.cls[0][sc].nreq;
+		*mb += r->cp.cls[0][sc].bytes / 1e6;
+	}
+}
+
+/* The title when seek_mix() is most of the cost: the layout. */
+static void seek_mix_title(const struct cp_diff *d, const struct an_run *x,
+			   const struct an_run *y, struct finding *f)
+{
+	double n[2], mb[2];
+
+	read_reqs(x, &n[0], &mb[0]);
+	read_reqs(y, &n[1], &mb[1]);
+	snprintf(f->title, sizeof(f->title), "seek: layout: %.30s read %.1f MB "
+		 "in %.0f scattered requests of %.1f KiB, %.30s in %.0f of %.1f "
+		 "KiB end to end (a fragmented file)",
+		 y->rd.rv->name, mb[1], n[1], d->mean_kb[1][0], x->rd.rv->name,
+		 n[0], d->mean_kb[0][0]);
+	f->evidence[0] = 0;
+	FD_CAT(f, evidence, "%s: %.0f read requests the workload waited on, "
+	       "%.1f MB, %.0f%% of the run's read requests starting where "
+	       "another ended; %s: %.0f requests, %.1f MB, %.0f%%",
+	       y->rd.rv->name, n[1], mb[1], 100 * d->contig[1], x->rd.rv->name,
+	       n[0], mb[0], 100 * d->contig[0]);
+	snprintf(f->why, sizeof(f->why), "both runs' requests, class by class, "
+		 "each at its own run's time per request; the pieces' sizes "
+		 "and places are the trace's, the file's extents are not in it");
+	f->needs[0] = 0;
+	f->lo_s = 0;
+	f->hi_s = y->cp.elapsed_s;
+}
+
 const struct analyzer an_seek = {
 	.name = "seek",
 	.build = seek_build,
@@ -485,6 +532,12 @@ const struct analyzer an_seek = {
 	.emit = seek_emit,
 	.release = seek_release,
 	.cats = 1u << CP_SEEK,
+	.mix_cost = seek_mix,
+	.mix_how = "the part of the device's difference from the reads' count "
+		   "and size, class by class, where the worse run's read "
+		   "requests got smaller and scattered (under half starting "
+		   "where another ends) and the better run's lay end to end",
+	.mix_title = seek_mix_title,
 	.definitions =
 "seek: per device, btt's D2D distance of each dispatch (sectors from the\n"
 "  previous dispatch's end, 0 when they overlap); a long seek is over 128\n"
@@ -498,5 +551,10 @@ const struct analyzer an_seek = {
 "  distance: no measurable cost.\n"
 "  With --model PROFILE: the device time the dispatches took on the\n"
 "  modelled disk (open loop, their D times and order) less their command\n"
-"  overhead and media transfer: the seek and rotation time.\n",
+"  overhead and media transfer: the seek and rotation time.\n"
+"  In compare, also the layout: where the worse run's read requests got\n"
+"  smaller (mean under 0.8 of the better run's) and scattered (under half\n"
+"  start where another of the workload's read requests ends) while the\n"
+"  better run's lay end to end (half or more), the part of the device's\n"
+"  difference from the reads' count and size (a fragmented file).\n",
 };

@@ -65,7 +65,7 @@ static double vol_mix(const struct cp_diff *d)
 	double c = d->volume_s[0] +
 		   (1 - d->writes_moved) * (d->volume_s[1] + d->mix_s[1]);
 
-	if (!cp_reads_smaller(d))
+	if (!cp_reads_cut(d) && !cp_reads_scattered(d))
 		c += d->mix_s[0];
 	return c;
 }

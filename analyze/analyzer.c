@@ -478,7 +478,8 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 		else if (a->mix_cost)
 			FD_CAT(f, how, "%sthe part of the device's difference "
 			       "from the reads' count and size, class by class "
-			       "(mean read %.1f KiB in %s, %.1f KiB in %s): %.3f s",
+			       "(mean read request %.1f KiB in %s, %.1f KiB in %s): "
+			       "%.3f s",
 			       f->how[0] ? "; " : "", d.mean_kb[1][0],
 			       y->rd.rv->name, d.mean_kb[0][0], x->rd.rv->name,
 			       a->mix_cost(&d));

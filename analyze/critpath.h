@@ -72,6 +72,8 @@ extern const char *const cp_cat_desc[CP_NCAT];
  * critical seconds, for comparing two runs class by class. */
 struct cp_class {
 	double n;               /* bios */
+	double nreq;            /* requests: each bio its share of its
+				 * dispatch's bytes (merged bios make one) */
 	double bytes;
 	double dev_s;           /* CP_DEVICE seconds of these bios */
 	double seek_s;          /* CP_SEEK */
@@ -166,6 +168,10 @@ struct critpath {
 	double dly_cpu_s, dly_blkio_s, dly_mem_s, dly_swapin_s;
 	double refault_mb;
 	uint64_t refault_bios;
+	/* the workload's read requests (dispatches with data, swap apart),
+	 * and of them those that start where another ends on the device:
+	 * contiguous, the file read in pieces */
+	double read_reqs, read_contig;
 	char window_why[320];
 };
 
@@ -219,7 +225,10 @@ struct cp_diff {
 	double seekmix_s;       /* farther dispatches (in CP_SEEK) */
 	double mix_s[2];        /* [read, write]: count and size, beyond bytes */
 	double volume_s[2];     /* more bytes at x's cost per byte */
-	double mean_kb[2][2];   /* [x, y][dir]: mean bio size */
+	double mean_kb[2][2];   /* [x, y][dir]: mean request size */
+	double contig[2];       /* [x, y]: the share of the workload's read
+				 * requests contiguous with another (struct
+				 * critpath read_contig) */
 	double more_work_s;     /* the workload's more time on a CPU (and the
 				 * wait for it at the better run's contention) */
 	double work_to_swap_s;  /* of it, given to swap (memory pressure) */
@@ -236,12 +245,28 @@ struct cp_diff {
 double critpath_diff(const struct critpath *x, const struct critpath *y,
 		     double scale, struct cp_diff *out);
 
-/* 1 when y's reads got smaller than x's (mean bio under 0.8 of x's): the
- * reads' count-and-size part of d (mix_s[0]) is then readahead's, else
- * the volume's. */
+/* 1 when y's read requests got smaller than x's (mean request under 0.8
+ * of x's). */
 static inline int cp_reads_smaller(const struct cp_diff *d)
 {
 	return d->mean_kb[1][0] < 0.8 * d->mean_kb[0][0];
+}
+
+/* 1 when y read the same kind of stream in smaller pieces laid end to end:
+ * its read requests got smaller and most of them start where another ends
+ * (a readahead window, a request size: readahead's part of the reads'
+ * count and size, mix_s[0]). */
+static inline int cp_reads_cut(const struct cp_diff *d)
+{
+	return cp_reads_smaller(d) && d->contig[1] >= 0.5;
+}
+
+/* 1 when y's smaller read requests are scattered where x's were laid end
+ * to end: the bytes' place on the device cut them (a fragmented file, its
+ * extents each a request): the layout's part (seek's), not readahead's. */
+static inline int cp_reads_scattered(const struct cp_diff *d)
+{
+	return cp_reads_smaller(d) && d->contig[1] < 0.5 && d->contig[0] >= 0.5;
 }
 
 struct emit;
