@@ -33,6 +33,16 @@
 #    read split (X) into 128 requests of 8 KiB (0.93 s, 2.51 s).
 #    Both pairs were captured by a new user's trial (iotape capture, then
 #    iotape export --format blktrace), xz -9e.
+#  - frag-base, frag-changed: dd bs=1M reading a 48 MiB file from ext4 on a
+#    loop device over a loop device held to 400 IOPS: laid in 2 extents
+#    (0.23 s), then in 709 extents of 64 KiB with a 64 KiB gap after each
+#    (1.72 s): the same bytes in 718 requests of 64 KiB (10967 bios merged
+#    into them), none starting where another ended, against 42 of 1.2 MiB
+#    end to end; read_ahead_kb the same. With each run's `time` paste.
+#  - refault-base, refault-changed: three dd of a 128 MiB file in a row,
+#    --mem-limit 512M (1.29 s), then 96M (3.82 s): the second and third
+#    passes read the file from the disk again; with each `time` paste.
+#    Both pairs from a blind trial, exported and xz'd as above.
 #  - swap-roomy, swap-tight: a perl process touching 250 MB, in a memory
 #    cgroup of 1 GiB, then of 160 MiB with swap (0.41 s, 17.41 s): the
 #    `vmstat 1` log (procps-ng 4.0.2: its memory columns frozen) and the
@@ -224,6 +234,49 @@ check_eq "swap from vmstat alone: inferred, not measured; the how names the more
 	"counterfactual 1 1" "$(jq -r '[.comparisons[0].findings[] | select(.analyzer == "swap")][0] |
 	"\(.method) \(.how | test("more of the workload.s own time") | if . then 1 else 0 end) \(.evidence |
 	test("never moved") | if . then 1 else 0 end)"' "$t/sw.json")"
+
+# a fragmented file: the same bytes in 17x more, smaller requests that do
+# not follow each other: the layout (seek), costed within the difference;
+# not readahead (its bios averaged 4.5 KiB against the other run's 1.2 MiB
+# requests: "smaller reads" at 148% of the difference)
+for r in frag-base frag-changed refault-base refault-changed; do
+	for f in "$F/$r.bin.xz" "$F/$r.vmstat" "$F/$r.time"; do
+		"$IOTAPE" import --quiet --db "$db" --run "$r" "$f" 2> "$t/err" ||
+			not_ok "import $r" "$(cat "$t/err")"
+	done
+done
+cmp frag-base frag-changed > "$t/fr.json"
+check_eq "fragmented file: the fragmented run is the worse" frag-changed \
+	"$(jq -r '.comparisons[0].worse' "$t/fr.json")"
+check_eq "fragmented file: the layout (seek) is the first cause" seek "$(first "$t/fr.json")"
+check_eq "fragmented file: its title names the layout" 1 \
+	"$(jq -r '[.comparisons[0].findings[] | select(.analyzer == "seek")][0].title |
+	test("layout.*718 scattered requests") | if . then 1 else 0 end' "$t/fr.json")"
+s=$(share "$t/fr.json" seek)
+[ "$s" -ge 80 ] && [ "$s" -le 105 ] && ok "fragmented file: the layout costs ${s}% of the difference" ||
+	not_ok "fragmented file: the layout costs within the difference" "${s}%"
+check_eq "fragmented file: readahead is no cause" "" \
+	"$(jq -r '.comparisons[0].findings[] | select(.cause == 1 and .analyzer == "readahead") | .analyzer' "$t/fr.json")"
+check_eq "fragmented file: the waterfall adds up" sum "$(sums "$t/fr.json")"
+# the same bytes read thrice through a page cache too small for them: the
+# re-reads are refault's (readahead took them at 95% with 10.1 s of
+# "device time" in a 3.8 s run, refault left at 0.00 s)
+"$IOTAPE" report --db "$db" --json refault-changed > "$t/rf.json"
+check_eq "a file read thrice under a memory limit: refault is the report's first cause" refault \
+	"$(jq -r '[.findings[] | select(.cause == 1)][0].analyzer // "-"' "$t/rf.json")"
+check_eq "refault: no readahead cause, no cost over the run" "0 1" \
+	"$(jq -r '(.analysis.time.elapsed_s) as $e | "\([.findings[] | select(.cause == 1 and
+	.analyzer == "readahead")] | length) \(if ([.findings[] | .cost_s] | max) <= $e then 1
+	else 0 end)"' "$t/rf.json")"
+check_eq "refault: the title says the page cache did not hold what was read" 1 \
+	"$(jq -r '[.findings[] | select(.analyzer == "refault")][0].title | test("did not hold") |
+	if . then 1 else 0 end' "$t/rf.json")"
+check_eq "refault: the re-reads' device time is no cost of readahead's" false \
+	"$(jq -r '[.findings[] | select(.analyzer == "readahead") | .how |
+	test("read a second time")] | any' "$t/rf.json")"
+cmp refault-base refault-changed > "$t/rfc.json"
+check_eq "refault: compare names it first too" refault "$(first "$t/rfc.json")"
+check_eq "refault: compare's waterfall adds up" sum "$(sums "$t/rfc.json")"
 
 w80=$("$IOTAPE" compare --db "$db" throttle-base throttle-changed | awk 'length > 80' | wc -l)
 check_eq "compare fits 80 columns" 0 "$w80"
