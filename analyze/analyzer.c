@@ -472,7 +472,10 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 			       "dispatches seeking farther (each class's time at "
 			       "the other run's seek distances, btt's bands)",
 			       d.seekmix_s);
-		if (a->mix_cost && a->mix_how)
+		/* an analyzer of categories claims the mix only at times
+		 * (seek: a layout's): its how says so only then */
+		if (a->mix_cost && a->mix_how &&
+		    (!a->cats || fabs(a->mix_cost(&d)) >= 0.0005))
 			FD_CAT(f, how, "%s%s: %.3f s", f->how[0] ? "; " : "",
 			       a->mix_how, a->mix_cost(&d));
 		else if (a->mix_cost)
