@@ -129,10 +129,7 @@ static int fixed_cost(const struct rundata *rd, uint32_t dev, double *a_ns,
 	return 0;
 }
 
-/* Re-reads: per device, buffered reads sorted by sector; a bio overlapping
- * an earlier-queued one's range read those sectors twice. Adds their bios,
- * MB and device time (s, the D2C share of the overlap) to s; p and tmp
- * have room for every row of the run. */
+/* qsort's order of (D, C) spans: by D. */
 static int cmp_span(const void *a, const void *b)
 {
 	const int64_t *x = a, *y = b;
@@ -140,6 +137,10 @@ static int cmp_span(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/* Re-reads: per device, buffered reads sorted by sector; a bio overlapping
+ * an earlier-queued one's range read those sectors twice. Adds their bios,
+ * MB and the time their requests were at the device (s, the union of
+ * their D to C) to s; p and tmp have room for every row of the run. */
 static void rereads(const struct an_run *r, struct ra_state *s, uint32_t *p,
 		    uint32_t *tmp)
 {
