@@ -536,7 +536,8 @@ const struct analyzer an_seek = {
 	.mix_how = "the part of the device's difference from the reads' count "
 		   "and size, class by class, where the worse run's read "
 		   "requests got smaller and scattered (under half starting "
-		   "where another ends) and the better run's lay end to end",
+		   "where another ends) and the better run's lay end to end "
+		   "more (a quarter of them at least)",
 	.mix_title = seek_mix_title,
 	.definitions =
 "seek: per device, btt's D2D distance of each dispatch (sectors from the\n"
@@ -555,6 +556,7 @@ const struct analyzer an_seek = {
 "  In compare, also the layout: where the worse run's read requests got\n"
 "  smaller (mean under 0.8 of the better run's) and scattered (under half\n"
 "  start where another of the workload's read requests ends) while the\n"
-"  better run's lay end to end (half or more), the part of the device's\n"
-"  difference from the reads' count and size (a fragmented file).\n",
+"  better run's lay end to end more (by a quarter of them at least), the\n"
+"  part of the device's difference from the reads' count and size (a\n"
+"  fragmented file).\n",
 };

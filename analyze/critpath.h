@@ -261,12 +261,15 @@ static inline int cp_reads_cut(const struct cp_diff *d)
 	return cp_reads_smaller(d) && d->contig[1] >= 0.5;
 }
 
-/* 1 when y's smaller read requests are scattered where x's were laid end
- * to end: the bytes' place on the device cut them (a fragmented file, its
- * extents each a request): the layout's part (seek's), not readahead's. */
+/* 1 when y's smaller read requests are scattered (under half contiguous)
+ * where x's were laid end to end more (by a quarter of them at least): the
+ * bytes' place on the device cut them (a fragmented file, its extents each
+ * a request): the layout's part (seek's), not readahead's. Both scattered
+ * alike (random reads of a smaller size) is neither: volume's. */
 static inline int cp_reads_scattered(const struct cp_diff *d)
 {
-	return cp_reads_smaller(d) && d->contig[1] < 0.5 && d->contig[0] >= 0.5;
+	return cp_reads_smaller(d) && d->contig[1] < 0.5 &&
+	       d->contig[0] - d->contig[1] >= 0.25;
 }
 
 struct emit;
