@@ -208,7 +208,7 @@ static void print_rest(FILE *fp, const struct bt_event *ev, const char *act,
 	}
 }
 
-void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_ns,
+int blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_ns,
 			  const char *comm)
 {
 	char line[256], *p = line;
@@ -226,7 +226,7 @@ void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_n
 	uint32_t dev = ev->dev;
 
 	if (bt_is_notify(ev) && bt_code(ev) != BT_N_MESSAGE)
-		return;
+		return 0;
 	/* blkparse keeps 15 characters of a name (char comm[16]) */
 	{
 		const char *c = comm ? comm : "(null)";
@@ -256,7 +256,7 @@ void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_n
 		*p++ = ']';
 		*p++ = '\n';
 		fwrite_unlocked(line, 1, (size_t)(p - line), fp);
-		return;
+		return 1;
 	case 'D':
 	case 'I':
 	case 'Q':
@@ -274,12 +274,13 @@ void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_n
 		}
 		p = put_name(p, name);
 		fwrite_unlocked(line, 1, (size_t)(p - line), fp);
-		return;
+		return 1;
 	case 'P':
 		p = put_name(p, name);
 		fwrite_unlocked(line, 1, (size_t)(p - line), fp);
-		return;
+		return 1;
 	}
 	fwrite_unlocked(line, 1, (size_t)(p - line), fp);
 	print_rest(fp, ev, act, pc, nsec, name);
+	return 1;
 }

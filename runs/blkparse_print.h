@@ -13,8 +13,9 @@
  * its time (a time before genesis_ns prints as "-S.NNNNNNNNN", not as
  * blkparse's unsigned wrap-around). comm is the process name or NULL ("(null)", as blkparse prints
  * a pid it has no name for). Notify records other than messages print
- * nothing, as in blkparse. Errors show in ferror(fp). */
-void blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_ns,
+ * nothing, as in blkparse. Returns 1 when it printed a line, 0 when not.
+ * Errors show in ferror(fp). */
+int blkparse_print_event(FILE *fp, const struct bt_event *ev, int64_t genesis_ns,
 			  const char *comm);
 
 #endif

@@ -419,8 +419,9 @@ static int text_line(void *vctx, const struct bt_event *ev)
 {
 	struct text_ctx *t = vctx;
 
-	blkparse_print_event(t->fp, ev, t->rv->genesis_ns, runview_comm(t->rv, ev->pid));
-	t->st->records++;
+	/* lines written, not events read: notify records print none */
+	t->st->records += (uint64_t)blkparse_print_event(t->fp, ev,
+			t->rv->genesis_ns, runview_comm(t->rv, ev->pid));
 	return ferror(t->fp) ? -1 : 0;
 }
 
