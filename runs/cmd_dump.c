@@ -1,6 +1,7 @@
 /* `iotape dump`: print a run's events in blkparse's default per-event format
  * (blkparse(1); blkparse_fmt.c process_default()), so a stored run can be
  * read, grepped and diffed as engineers read blkparse output. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,14 +19,20 @@ struct dump_ctx {
 	FILE *fp;
 	int64_t genesis;
 	const struct runview *rv;
+	int werr;            /* errno of a failed write to fp */
 };
 
 static int dump_cb(void *vctx, const struct bt_event *ev)
 {
 	struct dump_ctx *d = vctx;
 
+	errno = 0;
 	blkparse_print_event(d->fp, ev, d->genesis, runview_comm(d->rv, ev->pid));
-	return ferror(d->fp) ? -1 : 0;
+	if (ferror(d->fp)) {
+		d->werr = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
 }
 
 static const struct opt_def options[] = {
@@ -82,7 +89,15 @@ int cmd_dump(int argc, char **argv)
 	d.fp = stdout;
 	d.genesis = rv.genesis_ns;
 	d.rv = &rv;
+	d.werr = 0;
 	rc = runview_events(&rv, dump_cb, &d);
 	runview_close(&rv);
+	if (!rc && fflush(stdout)) {
+		d.werr = errno ? errno : EIO;
+		rc = -1;
+	}
+	if (rc && d.werr)
+		return error("dump of '%s': cannot write to standard output: %s",
+			     argv[optind], strerror(d.werr));
 	return rc ? error("dump of '%s' failed", argv[optind]) : 0;
 }

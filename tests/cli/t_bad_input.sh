@@ -202,6 +202,15 @@ for a in "iostat --interval 5x" "iostat --interval 0" "report --from 5x" \
 		ok "$a: exits 2 with its message" ||
 		not_ok "$a: exits 2 with its message" "exit $rc: $(head -n 2 "$t/err")"
 done
+# dump to a full device: the reason said, not only "failed"
+if [ -w /dev/full ]; then
+	"$IOTAPE" import --quiet --db "$t/full.db" --run f "$FIXTURES/quick/before.bin.gz"
+	"$IOTAPE" dump --db "$t/full.db" f > /dev/full 2> "$t/err"
+	check_eq "dump > /dev/full: exit 1, the reason said" \
+		"1|iotape: dump of 'f': cannot write to standard output: No space left on device" \
+		"$?|$(cat "$t/err")"
+fi
+
 # a failed import into a database it would make leaves none behind (`runs`
 # after a typo said "0 runs", not "no such file"); one that was there stays
 mkdir -p "$t/fresh"
