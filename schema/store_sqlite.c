@@ -520,6 +520,10 @@ static int sq_version(struct store *st, enum store_open_mode m, int *v,
 	if (rc == -STORE_E_NOTDB)
 		return store_fail(st, STORE_E_NOTDB, "not an iotape database (not "
 				  "SQLite)");
+	if (!rc && *v < 0)
+		/* no version iotape ever writes: someone's PRAGMA */
+		return store_fail(st, STORE_E_NOTDB, "not an iotape database "
+				  "(schema version %d)", *v);
 	if (rc || *v)
 		return rc;
 	/* A fresh file, or another program's database: never add iotape's

@@ -202,6 +202,14 @@ for a in "iostat --interval 5x" "iostat --interval 0" "report --from 5x" \
 		ok "$a: exits 2 with its message" ||
 		not_ok "$a: exits 2 with its message" "exit $rc: $(head -n 2 "$t/err")"
 done
+# a database whose schema version someone set below 0: not taken for a
+# fresh one ("table runs already exists")
+"$IOTAPE" import --quiet --db "$t/neg.db" --run n "$FIXTURES/quick/before.bin.gz"
+sqlite3 "$t/neg.db" "PRAGMA user_version = -1"
+"$IOTAPE" runs --db "$t/neg.db" > /dev/null 2> "$t/err"
+check_eq "a database with schema version -1: refused, saying so" \
+	"1|iotape: $t/neg.db: not an iotape database (schema version -1)" "$?|$(cat "$t/err")"
+
 # dump to a full device: the reason said, not only "failed"
 if [ -w /dev/full ]; then
 	"$IOTAPE" import --quiet --db "$t/full.db" --run f "$FIXTURES/quick/before.bin.gz"
