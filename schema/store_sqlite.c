@@ -106,6 +106,12 @@ static const char *fs_why(const struct sqlite_store *s, char *buf, size_t len)
 	int code = s->db ? sqlite3_errcode(s->db) : SQLITE_OK;
 
 	buf[0] = '\0';
+	if (code == SQLITE_BUSY) {
+		/* waited its 10 s (sqlite3_busy_timeout) for another writer */
+		snprintf(buf, len, " (another iotape, an import or a capture, "
+			 "was writing it for over 10 s: run this when it ends)");
+		return buf;
+	}
 	return code == SQLITE_READONLY || code == SQLITE_CANTOPEN
 	       ? why_not_writable(s, buf, len) : buf;
 }
