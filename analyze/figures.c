@@ -399,6 +399,11 @@ static int figure_order(const struct figset *fs, const struct run_figs *rf,
 
 /* The table's columns and their figures: a column is a run, or a group of
  * runs (the median of its runs, their range). */
+/* The most columns of runs a text table holds: 24 for the figure's name and
+ * 11 a run, within 80 (with 3 or more runs no change column is beside
+ * each). */
+#define TABLE_COLS 5
+
 struct ftable {
 	int ng, gidx[CMP_MAX_RUNS];    /* columns; each run's column */
 	char names[CMP_MAX_RUNS][128];
@@ -406,6 +411,8 @@ struct ftable {
 	double hi[CMP_MAX_RUNS][CMP_MAX_FIG];
 	int has[CMP_MAX_RUNS][CMP_MAX_FIG];
 	int ord[CMP_MAX_FIG], nord;    /* the figures shown, in order */
+	int num[CMP_MAX_RUNS];         /* a column's number when names are
+					* cut ("[3]"); 0: its place + 1 */
 };
 
 /* The columns of the n runs rf: by group ("vm.dirty_ratio=10" shown as
@@ -563,12 +570,14 @@ static void table_header(struct emit *e, int fmt, const struct run_figs *rf,
 			if (c - t->names[g] >= cw || (unsigned char)*c >= 0x80)
 				cut = 1;
 	for (int g = 0; cut && g < t->ng; g++)
-		emit_text(e, "[%d] %s\n", g + 1, t->names[g]);
+		emit_text(e, "[%d] %s\n", t->num[g] ? t->num[g] : g + 1,
+			  t->names[g]);
 	emit_text(e, "%-24s", "");
 	for (int g = 0; g < t->ng; g++) {
 		char nm[16];
 		if (cut)
-			snprintf(nm, sizeof(nm), "[%d]", g + 1);
+			snprintf(nm, sizeof(nm), "[%d]", t->num[g] ? t->num[g]
+							     : g + 1);
 		else
 			snprintf(nm, sizeof(nm), "%.15s", t->names[g]);
 		emit_text(e, show_change ? " %12s" : " %10s", nm);
@@ -680,7 +689,37 @@ void print_table(struct emit *e, int fmt, struct figset *fs,
 	table_values(fs, rf, n, t);
 	t->nord = figure_order(fs, rf, n, t->ord);
 	table_members(e, fs, grouped, t);
-	if (fmt != CMP_JSON) {
+	if (fmt == CMP_TEXT && t->ng > TABLE_COLS) {
+		/* over 80 columns: the first column and the next ones, as many
+		 * as fit, a table at a time (6 runs were 90 columns, 60 were
+		 * 684) */
+		struct ftable *c = xcalloc(1, sizeof(*c));
+		for (int g0 = 1; g0 < t->ng; g0 += TABLE_COLS - 1) {
+			int k = 0;
+			for (int g = 0; g < t->ng; g = g ? g + 1 : g0) {
+				if (g && (g >= g0 + TABLE_COLS - 1))
+					break;
+				memcpy(c->names[k], t->names[g], sizeof(c->names[k]));
+				memcpy(c->med[k], t->med[g], sizeof(c->med[k]));
+				memcpy(c->lo[k], t->lo[g], sizeof(c->lo[k]));
+				memcpy(c->hi[k], t->hi[g], sizeof(c->hi[k]));
+				memcpy(c->has[k], t->has[g], sizeof(c->has[k]));
+				c->num[k] = g + 1;
+				c->gidx[k] = g;
+				k++;
+			}
+			c->ng = k;
+			memcpy(c->ord, t->ord, sizeof(c->ord));
+			c->nord = t->nord;
+			if (g0 > 1)
+				emit_text(e, "\n");
+			table_header(e, fmt, rf, grouped && g0 == 1, c);
+			table_rows(e, fmt, fs, c);
+		}
+		free(c);
+		if (grouped)
+			table_groups(e, fs, rf, n, t);
+	} else if (fmt != CMP_JSON) {
 		/* text or markdown: columns of at most 10 characters each */
 		table_header(e, fmt, rf, grouped, t);
 		table_rows(e, fmt, fs, t);

@@ -110,6 +110,12 @@ huge=$(printf 'x%.0s' $(seq 66))-run-one
 imp --run "$huge" "$F/loop-fio-small.bin"
 imp --run "${huge%one}two" "$F/quick/after.bin.gz"
 show compare "$huge" "${huge%one}two"
+# seven runs in one compare: its table in parts of five columns (six runs
+# were 90 columns); every run still in it (as ~N: '~' stands for 'seven-')
+for i in 1 2 3 4 5 6 7; do imp --run "seven-$i" "$F/loop-fio-small.bin"; done
+show compare 'seven-*'
+check_eq "compare of seven runs: each run heads a column" "7" \
+	"$("$IOTAPE" compare 'seven-*' | grep '^ \{24\}' | tr -s ' ' '\n' | grep -x '~[1-7]' | sort -u | wc -l)"
 show compare --group-by fs --across kernel --metric tps 'dbt2-*'
 show compare --group-by kernel --across fs --metric tps 'dbt2-*'
 show compare --group-by fs --metric tps 'dbt2-*'
