@@ -228,6 +228,39 @@ int out_file_open(struct out_file *of, const char *path)
 	return as_stream(of, fd);
 }
 
+int out_file_replace(struct out_file *of, const char *path)
+{
+	struct stat ls;
+	int fd, e, have;
+
+	memset(of, 0, sizeof(*of));
+	if (strlen(path) >= sizeof(of->path))
+		return -ENAMETOOLONG;
+	memcpy(of->path, path, strlen(path) + 1);
+	if ((e = out_file_check(path)))
+		return e;
+	have = lstat(path, &ls) == 0;
+	if (!have && errno != ENOENT)
+		return -errno;
+	if (have && S_ISDIR(ls.st_mode))
+		return -EISDIR;
+	snprintf(of->tmp, sizeof(of->tmp), "%s.tmp.%d", path, (int)getpid());
+	if ((fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		       O_CLOEXEC, 0666)) < 0) {
+		of->tmp[0] = '\0';
+		return -errno;
+	}
+	/* a regular file's mode is kept; a symlink's is nothing to keep */
+	if (have && S_ISREG(ls.st_mode) && fchmod(fd, ls.st_mode & 0777) < 0) {
+		e = -errno;
+		close(fd);
+		unlink(of->tmp);
+		of->tmp[0] = '\0';
+		return e;
+	}
+	return as_stream(of, fd);
+}
+
 int out_file_commit(struct out_file *of)
 {
 	int bad = ferror(of->fp), rc = 0;
