@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analyze/crosstab.h"
 #include "lib/util.h"
@@ -138,10 +139,14 @@ int plot_across(const struct plot_opts *o, const struct crosstab *x)
 	struct plot_ctx c;
 	struct plot_gp g;
 	char title[512], buf[1024], metric[64], rows[64], cols[64];
-	int one = 0, within = 0, rc;
+	char path[PATH_MAX + 256], tmp[240];
+	struct plot_made made = { 0 };
+	struct stat sb;
+	int one = 0, within = 0, is_new, rc;
 	double top = 0;
 
 	memset(&c, 0, sizeof(c));
+	memset(&g, 0, sizeof(g));
 	c.o = o;
 	c.dir = o->dir;
 	c.format = o->format;
@@ -154,10 +159,11 @@ int plot_across(const struct plot_opts *o, const struct crosstab *x)
 	else
 		snprintf(c.stem, sizeof(c.stem), "%.36s%s%.36s-across-%.36s", metric,
 			 x->group_by ? "-by-" : "", x->group_by ? rows : "", cols);
-	if (plot_make_dir(o->dir))
+	c.made = o->made ? o->made : &made;
+	if (plot_make_dir(o->dir, c.made))
 		return -1;
 	if (across_write_dat(&c, x, &one, &within, &top))
-		return -1;
+		goto fail;
 
 	snprintf(title, sizeof(title), "%s%s%s%s%s across %s: median of the "
 		 "runs, bars min to max, %% change against %s=%s", x->metric,
@@ -165,7 +171,7 @@ int plot_across(const struct plot_opts *o, const struct crosstab *x)
 		 x->group_by ? x->group_by : "", x->across, x->across, x->cols[0]);
 	if (plot_gp_open(&g, &c, PLOT_ACROSS, title, 1, PLOT_HEIGHT - PLOT_TITLE_PX,
 			 0))
-		return -1;
+		goto fail;
 	plot_gp(&g, "set title ");
 	if (g.format == PLOT_TXT) {
 		/* 80 columns: the title over two lines */
@@ -192,12 +198,38 @@ int plot_across(const struct plot_opts *o, const struct crosstab *x)
 	across_footnotes(&g, one, within);
 	across_plot_bars(&g, x);
 	if (plot_gp_close(&g))
-		return -1;
-	rc = plot_gnuplot_run(o->dir, g.file);
-	if (!rc && g.format == PLOT_TXT && plot_tidy_txt(o->dir, g.out, buf,
-							 sizeof(buf)))
-		rc = error("%s", buf);
-	if (!rc && o->list)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/%s", o->dir, g.out);
+	is_new = lstat(path, &sb) != 0;
+	if (plot_picture_tmp(o->dir, g.out, tmp, sizeof(tmp), c.made))
+		goto fail;
+	if ((rc = plot_picture_draw(o->dir, g.file, tmp, g.out, g.format, buf,
+				    sizeof(buf)))) {
+		error("%s", buf);
+		if (rc == -2) {
+			/* no gnuplot: the data and script stay for a later
+			 * run, as the error line says */
+			plot_made_tmp_clean(c.made);
+			if (!o->made)
+				plot_made_free(&made);
+			return -1;
+		}
+		goto fail;
+	}
+	if (is_new)
+		plot_made_add(c.made, path, PLOT_MADE_FILE);
+	plot_made_tmp_clean(c.made);
+	if (!o->made)
+		plot_made_free(&made);
+	if (o->list)
 		fprintf(o->list, "%s/%s\n", o->dir, g.out);
-	return rc;
+	return 0;
+fail:
+	/* nothing of a failed picture left behind */
+	if (g.fp)
+		out_file_discard(&g.of);
+	plot_made_tmp_clean(c.made);
+	if (!o->made)
+		plot_made_undo(&made);
+	return -1;
 }

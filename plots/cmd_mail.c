@@ -35,6 +35,8 @@ struct mail_opts {
 	const char *dir;
 	const char *group_by, *metric;   /* as compare's; NULL: none */
 	int full;                 /* 1: the long form is the mail */
+	struct plot_made *made;   /* the files and folders made, taken away
+				     when the mail fails */
 };
 
 #define SHORT_LINES 40       /* the short body's most lines */
@@ -813,6 +815,7 @@ static int short_plot(FILE *fp, const struct mail_opts *o,
 	po.width = PLOT_WIDTH;
 	po.none_ok = 1;
 	po.txt_lines = lines + 3;   /* the titles above the frame, cut below */
+	po.made = o->made;
 	po.drawn = &drawn;
 	po.rundata = rds;
 	po.head = &head[0][0];
@@ -995,8 +998,8 @@ out:
 
 static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
-	{ "output", 1, 'o', "DIR", "where the files go (made if missing; "
-	  "required)" },
+	{ "output", 1, 'o', "DIR", "where the files go (made if missing, "
+	  "but not its parent; required)" },
 	{ "group-by", 1, 'g', "SETTING", "repeats: runs grouped by a setting's "
 	  "value or by run-name globs ('one*,two*'), as compare's" },
 	{ "metric", 1, 'M', "EXPR", "the question's figure, as compare's "
@@ -1058,6 +1061,7 @@ static int mail_plots(const struct mail_opts *o, const struct rundata **rds,
 	 * saves the slowest picture of a large run */
 	po.also_kinds = po.kinds & ~(1u << PLOT_SEEK);
 	po.also_drawn = drawn_txt;
+	po.made = o->made;
 	return plot_run(&po) ? -1 : 0;
 }
 
@@ -1122,10 +1126,12 @@ static int mail_short(const struct mail_opts *o, struct store *st,
 {
 	char path[PATH_MAX + 256];
 	struct out_file of;
-	int rc;
+	struct stat sb;
+	int rc, is_new;
 
 	snprintf(path, sizeof(path), "%s/%s.mail.txt", o->dir, stem);
-	if ((rc = out_file_open(&of, path))) {
+	is_new = lstat(path, &sb) != 0;
+	if ((rc = out_file_replace(&of, path))) {
 		rc = error("cannot create '%s': %s", path, out_file_error(rc));
 	} else if ((rc = write_short(of.fp, st, cmp, o, rds, head, stem,
 				     drawn_png))) {
@@ -1133,6 +1139,8 @@ static int mail_short(const struct mail_opts *o, struct store *st,
 	} else if ((rc = out_file_commit(&of))) {
 		rc = error("cannot write '%s': %s", path, out_file_error(rc));
 	} else {
+		if (is_new)
+			plot_made_add(o->made, path, PLOT_MADE_FILE);
 		FILE *in = fopen(path, "r");
 		char buf[512];
 		while (in && fgets(buf, sizeof(buf), in))
@@ -1162,8 +1170,9 @@ static int mail_run(const struct mail_opts *o)
 	char stem[128], path[PATH_MAX + 256], txtdir[PATH_MAX];
 	size_t nloaded = 0;
 	struct out_file of;
+	struct stat sb;
 	FILE *fp = NULL;
-	int rc = 0, loaded = 0;
+	int rc = 0, loaded = 0, is_new = 0;
 
 	stem[0] = 0;
 	/* the runs first, so that a bad name is said once */
@@ -1195,7 +1204,8 @@ static int mail_run(const struct mail_opts *o)
 	plot_stem(o->runs, o->nrun, stem, sizeof(stem));
 	snprintf(path, sizeof(path), "%s/%s.%s.txt", o->dir, stem, o->full ?
 		 "mail" : "full");
-	if ((rc = out_file_open(&of, path))) {
+	is_new = lstat(path, &sb) != 0;
+	if ((rc = out_file_replace(&of, path))) {
 		rc = error("cannot create '%s': %s", path, out_file_error(rc));
 		goto out;
 	}
@@ -1217,9 +1227,11 @@ out:
 		out_file_discard(&of);
 	} else if (fp) {
 		if ((rc = out_file_commit(&of)))
-			rc = error("cannot write '%s/%s.%s.txt': %s", o->dir, stem,
-				   o->full ? "mail" : "full", strerror(-rc));
-		else if (o->full)
+			rc = error("cannot write '%s': %s", path,
+				   out_file_error(rc));
+		else if (is_new)
+			plot_made_add(o->made, path, PLOT_MADE_FILE);
+		if (!rc && o->full)
 			printf("%s/%s.mail.txt\n", o->dir, stem);
 	}
 	/* the short body: the mail, and on stdout */
@@ -1290,9 +1302,16 @@ int cmd_mail(int argc, char **argv)
 			rc = 2;
 		}
 		if (!rc) {
+			struct plot_made made = { 0 };
 			o.runs = (const char *const *)names;
 			o.nrun = (size_t)n;
+			o.made = &made;
 			rc = mail_run(&o);
+			/* a failed mail leaves nothing it made behind */
+			if (rc)
+				plot_made_undo(&made);
+			else
+				plot_made_free(&made);
 		}
 		for (int i = 0; i < n; i++)
 			free(names[i]);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,17 +39,40 @@ static int may_write(const struct plot_ctx *c, const char *file)
 	return 0;
 }
 
-static FILE *create_in(const struct plot_ctx *c, const char *file)
+/* Opens c->dir/file through a temporary beside it (out_file_replace():
+ * a symlink there is replaced when closed, never written through), the
+ * temporary noted in c->made. Returns of->fp, or NULL after error(). */
+static FILE *create_in(const struct plot_ctx *c, const char *file,
+		       struct out_file *of)
 {
 	char path[PATH_MAX];
-	FILE *fp;
+	int rc;
 
 	if (may_write(c, file))
 		return NULL;
 	snprintf(path, sizeof(path), "%s/%s", c->dir, file);
-	if (!(fp = fopen(path, "w")))
-		error("cannot create '%s': %s", path, strerror(errno));
-	return fp;
+	if ((rc = out_file_replace(of, path))) {
+		error("cannot create '%s': %s", path, out_file_error(rc));
+		return NULL;
+	}
+	plot_made_add(c->made, of->tmp, PLOT_MADE_TMP);
+	return of->fp;
+}
+
+/* Closes of and renames its temporary over dir/file, noting the file in
+ * made when it is new. Returns 0 or -1 after error() naming dir/file. */
+static int close_file(struct out_file *of, struct plot_made *made,
+		      const char *dir, const char *file)
+{
+	struct stat sb;
+	int rc, is_new = lstat(of->path, &sb) != 0;
+
+	if ((rc = out_file_commit(of)))
+		return error("cannot write '%s/%s': %s", dir, file,
+			     out_file_error(rc));
+	if (is_new)
+		plot_made_add(made, of->path, PLOT_MADE_FILE);
+	return 0;
 }
 
 /* Writes s on a comment line: control characters (a newline would end
@@ -70,7 +94,9 @@ int plot_dat_open(struct plot_dat *d, const struct plot_ctx *c,
 	d->in_block = -1;
 	if (c->dat_written)
 		return 0;   /* an earlier pass wrote it: count blocks only */
-	if (!(d->fp = create_in(c, d->file)))
+	snprintf(d->dir, sizeof(d->dir), "%s", c->dir);
+	d->made = c->made;
+	if (!(d->fp = create_in(c, d->file, &d->of)))
 		return -1;
 	fprintf(d->fp, "# iotape %s: %s data\n", IOTAPE_VERSION, plot_kind_name(k));
 	for (const char *p = header; *p; ) {
@@ -136,22 +162,12 @@ int plot_dat_end(struct plot_dat *d)
 	return rows > 0 ? d->nblocks - 1 : -1;
 }
 
-static int close_file(FILE *fp, const char *dir, const char *file)
-{
-	int bad = ferror(fp);
-
-	if (fclose(fp) || bad)
-		return error("cannot write '%s/%s': %s", dir, file,
-			     strerror(errno ? errno : EIO));
-	return 0;
-}
-
 int plot_dat_close(struct plot_dat *d)
 {
 	FILE *fp = d->fp;
 
 	d->fp = NULL;
-	return fp ? close_file(fp, ".", d->file) : 0;
+	return fp ? close_file(&d->of, d->made, d->dir, d->file) : 0;
 }
 
 /* ---- scripts ---- */
@@ -219,7 +235,9 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 	snprintf(g->file, sizeof(g->file), "%s.%s.gp", c->stem, plot_kind_name(k));
 	snprintf(g->out, sizeof(g->out), "%s.%s.%s", c->stem, plot_kind_name(k),
 		 ext[c->format]);
-	if (may_write(c, g->out) || !(g->fp = create_in(c, g->file)))
+	snprintf(g->dir, sizeof(g->dir), "%s", c->dir);
+	g->made = c->made;
+	if (may_write(c, g->out) || !(g->fp = create_in(c, g->file, &g->of)))
 		return -1;
 	plot_gp(g, "# iotape %s: ", IOTAPE_VERSION);
 	put_comment(g->fp, what);
@@ -250,7 +268,11 @@ int plot_gp_open(struct plot_gp *g, const struct plot_ctx *c,
 			g->height);
 		break;
 	}
-	plot_gp(g, "set output '%s'\n", g->out);
+	/* iotape has gnuplot draw into a temporary (-e "iotape_out='...'")
+	 * that it renames when the picture is whole; run by hand, the
+	 * script writes the picture itself */
+	plot_gp(g, "set output (exists('iotape_out') ? iotape_out : '%s')\n",
+		g->out);
 	plot_gp(g, "dat = '%s%s.%s.dat'\n", c->dat_prefix, c->stem,
 		plot_kind_name(k));
 	if (c->format != PLOT_TXT)
@@ -303,7 +325,7 @@ int plot_gp_close(struct plot_gp *g)
 		plot_gp(g, "unset multiplot\n");
 	plot_gp(g, "set output\n");
 	g->fp = NULL;
-	return close_file(fp, ".", g->file);
+	return fp ? close_file(&g->of, g->made, g->dir, g->file) : 0;
 }
 
 /* ---- running gnuplot ---- */
@@ -334,11 +356,11 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-int plot_gnuplot_exec(const char *dir, const char *script, char *err,
-		      size_t errlen)
+int plot_gnuplot_exec(const char *dir, const char *script, const char *tmp,
+		      char *err, size_t errlen)
 {
 	const char *prog = getenv("IOTAPE_GNUPLOT");
-	char buf[8192], line[256], *argv[3];
+	char buf[8192], line[256], *argv[5], set[PATH_MAX + 32];
 	posix_spawn_file_actions_t fa;
 	size_t n = 0;
 	int pfd[2], status, shown = 0, rc;
@@ -347,8 +369,17 @@ int plot_gnuplot_exec(const char *dir, const char *script, char *err,
 	if (!prog || !*prog)
 		prog = "gnuplot";
 	argv[0] = (char *)prog;
-	argv[1] = (char *)script;
-	argv[2] = NULL;
+	if (tmp) {
+		/* the names are plot_stem()'s: no quote in them */
+		snprintf(set, sizeof(set), "iotape_out='%s'", tmp);
+		argv[1] = (char *)"-e";
+		argv[2] = set;
+		argv[3] = (char *)script;
+		argv[4] = NULL;
+	} else {
+		argv[1] = (char *)script;
+		argv[2] = NULL;
+	}
 	if (pipe2(pfd, O_CLOEXEC))
 		return fail(err, errlen, "cannot run gnuplot: pipe: %s", strerror(errno));
 	/* posix_spawn, not fork: a large mail's process (hundreds of MB)
@@ -371,8 +402,9 @@ int plot_gnuplot_exec(const char *dir, const char *script, char *err,
 		if (access(dir, X_OK))
 			return fail(err, errlen, "cannot enter '%s': %s", dir,
 				    strerror(errno));
-		return fail(err, errlen, "cannot run '%s' (%s): install gnuplot-nox;"
-			    " the data and script are in '%s'", prog, strerror(rc), dir);
+		fail(err, errlen, "cannot run '%s' (%s): install gnuplot-nox;"
+		     " the data and script are in '%s'", prog, strerror(rc), dir);
+		return -2;
 	}
 	close(pfd[1]);
 	for (;;) {
@@ -420,11 +452,95 @@ int plot_gnuplot_exec(const char *dir, const char *script, char *err,
 	return 0;
 }
 
-int plot_gnuplot_run(const char *dir, const char *script)
+int plot_picture_tmp(const char *dir, const char *out, char *tmp, size_t len,
+		     struct plot_made *made)
 {
-	char err[512];
+	char path[PATH_MAX + 64];
+	int fd;
 
-	if (plot_gnuplot_exec(dir, script, err, sizeof(err)))
-		return error("%s", err);
+	snprintf(tmp, len, "%s.tmp.%d", out, (int)getpid());
+	snprintf(path, sizeof(path), "%s/%s", dir, tmp);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		       0666)) < 0)
+		return error("cannot create '%s': %s", path, strerror(errno));
+	close(fd);
+	plot_made_add(made, path, PLOT_MADE_TMP);
 	return 0;
+}
+
+/* 0 when path holds a whole picture of format f, else -1 with the reason
+ * into why: gnuplot says nothing, and exits 0, when it cannot write all
+ * of its picture (a full disk). */
+static int picture_whole(const char *path, enum plot_format f, char *why,
+			 size_t len)
+{
+	static const unsigned char iend[12] = {
+		0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82 };
+	static const unsigned char png[8] = { 0x89, 'P', 'N', 'G', '\r', '\n',
+					      0x1a, '\n' };
+	unsigned char head[8], tail[64];
+	struct stat sb;
+	size_t n;
+	int fd, ok = 0;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    fstat(fd, &sb)) {
+		snprintf(why, len, "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (sb.st_size == 0) {
+		close(fd);
+		snprintf(why, len, "gnuplot wrote nothing; is the disk full?");
+		return -1;
+	}
+	n = sb.st_size < (off_t)sizeof(tail) ? (size_t)sb.st_size : sizeof(tail);
+	if (pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) ||
+	    f == PLOT_TXT || f == PLOT_SVG) {
+		if (pread(fd, tail, n, sb.st_size - (off_t)n) == (ssize_t)n) {
+			if (f == PLOT_PNG)
+				ok = !memcmp(head, png, sizeof(png)) && n >= 12 &&
+				     !memcmp(tail + n - 12, iend, 12);
+			else if (f == PLOT_SVG) {
+				while (n && (tail[n - 1] == '\n' || tail[n - 1] == ' ' ||
+					     tail[n - 1] == '\r'))
+					n--;
+				ok = n >= 6 && !memcmp(tail + n - 6, "</svg>", 6);
+			} else {
+				ok = 1;
+			}
+		}
+	}
+	close(fd);
+	if (!ok)
+		snprintf(why, len, "gnuplot wrote %lld bytes, not a whole %s; is the"
+			 " disk full?", (long long)sb.st_size, f == PLOT_PNG ?
+			 "PNG (no IEND chunk)" : "SVG (no </svg>)");
+	return ok ? 0 : -1;
+}
+
+int plot_picture_draw(const char *dir, const char *script, const char *tmp,
+		      const char *out, enum plot_format f, char *err,
+		      size_t errlen)
+{
+	char path[PATH_MAX + 64], dest[PATH_MAX + 64], why[200];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, tmp);
+	snprintf(dest, sizeof(dest), "%s/%s", dir, out);
+	rc = plot_gnuplot_exec(dir, script, tmp, err, errlen);
+	if (!rc && picture_whole(path, f, why, sizeof(why)))
+		rc = fail(err, errlen, "cannot write '%s': %s", dest, why);
+	if (!rc && f == PLOT_TXT && plot_tidy_txt(dir, tmp, why, sizeof(why))) {
+		/* its line names the temporary: name the picture */
+		const char *r = strstr(why, "': ");
+		rc = fail(err, errlen, "cannot write '%s': %s", dest, r ? r + 3 : why);
+	}
+	if (!rc && rename(path, dest))
+		rc = fail(err, errlen, "cannot write '%s': %s", dest,
+			  strerror(errno));
+	if (rc)
+		unlink(path);
+	return rc;   /* -2: no gnuplot (plot_gnuplot_exec()) */
 }

@@ -432,13 +432,79 @@ void plot_devname(uint32_t dev, char *out, size_t len)
 	snprintf(out, len, "%u,%u", BT_MAJOR(dev), BT_MINOR(dev));
 }
 
-int plot_make_dir(const char *dir)
+int plot_make_dir(const char *dir, struct plot_made *made)
 {
-	char err[4200];
+	struct stat sb;
+	char parent[PATH_MAX];
+	const char *slash;
 
-	if (mkdir_p(dir, 0777, err, sizeof(err)))
-		return error("%s", err);
-	return 0;
+	if (!stat(dir, &sb)) {
+		if (!S_ISDIR(sb.st_mode))
+			return error("'%s' is not a folder", dir);
+		return 0;
+	}
+	if (mkdir(dir, 0777) == 0) {
+		plot_made_add(made, dir, PLOT_MADE_DIR);
+		return 0;
+	}
+	if (errno != ENOENT)
+		return error("cannot create '%s': %s", dir, strerror(errno));
+	/* only the last level is made, as mkdir without -p */
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return error("cannot create '%s': %s", dir, strerror(ENOENT));
+	snprintf(parent, sizeof(parent), "%.*s", slash == dir ? 1 :
+		 (int)(slash - dir), dir);
+	return error("cannot create '%s': its folder '%s' does not exist (make"
+		     " it first)", dir, parent);
+}
+
+void plot_made_add(struct plot_made *m, const char *path, int what)
+{
+	if (!m)
+		return;
+	m->path = xrealloc(m->path, (m->n + 1) * sizeof(*m->path));
+	m->what = xrealloc(m->what, (m->n + 1) * sizeof(*m->what));
+	m->path[m->n] = xstrdup(path);
+	m->what[m->n++] = (unsigned char)what;
+}
+
+void plot_made_tmp_clean(struct plot_made *m)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->what[i] == PLOT_MADE_TMP) {
+			unlink(m->path[i]);   /* renamed already: ENOENT */
+			free(m->path[i]);
+			continue;
+		}
+		m->path[k] = m->path[i];
+		m->what[k++] = m->what[i];
+	}
+	m->n = k;
+}
+
+void plot_made_undo(struct plot_made *m)
+{
+	while (m->n) {
+		size_t i = --m->n;
+		if (m->what[i] == PLOT_MADE_DIR)
+			rmdir(m->path[i]);
+		else
+			unlink(m->path[i]);
+		free(m->path[i]);
+	}
+	plot_made_free(m);
+}
+
+void plot_made_free(struct plot_made *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->path[i]);
+	free(m->path);
+	free(m->what);
+	memset(m, 0, sizeof(*m));
 }
 
 /* Where run r's time 0 is: its first event (or first sample, for a run of
@@ -570,16 +636,18 @@ int plot_tidy_txt(const char *dir, const char *file, char *err, size_t errlen)
 
 struct gp_job {
 	const char *dir;
-	char script[200], out[200];
-	int tidy;           /* a dumb-terminal text to make plain */
+	char script[200], out[200], tmp[240];
+	enum plot_format format;
+	int is_new;         /* no file named out before: made by this run */
 	int kind;
-	int rc;
+	int rc;             /* 0 once the picture is in place */
 };
 
 struct gp_pool {
 	struct gp_job *jobs;
 	size_t n, next;
 	int failed;
+	int no_gnuplot;     /* the first failure: gnuplot cannot be run */
 	char err[512];      /* the first failure's error line */
 	pthread_mutex_t lock;
 };
@@ -598,14 +666,15 @@ static void *gp_worker(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (!j)
 			return NULL;
-		rc = plot_gnuplot_exec(j->dir, j->script, err, sizeof(err));
-		if (!rc && j->tidy)
-			rc = plot_tidy_txt(j->dir, j->out, err, sizeof(err));
+		rc = plot_picture_draw(j->dir, j->script, j->tmp, j->out,
+				       j->format, err, sizeof(err));
 		j->rc = rc;
 		if (rc) {
 			pthread_mutex_lock(&p->lock);
-			if (!p->failed++)
+			if (!p->failed++) {
 				snprintf(p->err, sizeof(p->err), "%s", err);
+				p->no_gnuplot = rc == -2;
+			}
 			pthread_mutex_unlock(&p->lock);
 		}
 	}
@@ -614,10 +683,13 @@ static void *gp_worker(void *arg)
 /* Runs gnuplot on jobs[0..n), as many at once as there are CPUs (at most
  * 4): the pictures of a large run take seconds each. Stops starting jobs
  * after a failure. Returns 0, or -1 after one error line (the first
- * failure's). */
+ * failure's), -2 when that is that gnuplot cannot be run. */
 static int run_jobs(struct gp_job *jobs, size_t n)
 {
 	struct gp_pool p = { .jobs = jobs, .n = n };
+
+	for (size_t i = 0; i < n; i++)
+		jobs[i].rc = 1;   /* not drawn (yet) */
 	pthread_t th[4];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t nth = cpus < 1 ? 1 : cpus > 4 ? 4 : (size_t)cpus, started = 0;
@@ -632,7 +704,9 @@ static int run_jobs(struct gp_job *jobs, size_t n)
 	for (size_t i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	pthread_mutex_destroy(&p.lock);
-	return p.failed ? error("%s", p.err) : 0;
+	if (p.failed)
+		error("%s", p.err);
+	return p.failed ? p.no_gnuplot ? -2 : -1 : 0;
 }
 
 /* Draws the kinds of want (each one's data and script) for c's pass, and
@@ -678,11 +752,20 @@ static int draw_pass(struct plot_ctx *c, void **state, unsigned want,
 		memset(j, 0, sizeof(*j));
 		j->dir = c->dir;
 		j->kind = k;
-		j->tidy = c->format == PLOT_TXT;
+		j->format = c->format;
 		snprintf(j->script, sizeof(j->script), "%s.%s.gp", c->stem,
 			 kinds[k]->name);
 		snprintf(j->out, sizeof(j->out), "%s.%s.%s", c->stem,
 			 kinds[k]->name, ext[c->format]);
+		{
+			char path[PATH_MAX + 256];
+			struct stat sb;
+			snprintf(path, sizeof(path), "%s/%s", c->dir, j->out);
+			j->is_new = lstat(path, &sb) != 0;
+		}
+		if (plot_picture_tmp(c->dir, j->out, j->tmp, sizeof(j->tmp),
+				     c->made))
+			return -1;
 	}
 	return 0;
 }
@@ -740,6 +823,7 @@ static int read_runs(struct plot_ctx *c, void **state, unsigned want,
 int plot_run(const struct plot_opts *o)
 {
 	struct plot_ctx c;
+	struct plot_made own = { 0 };
 	void *state[PLOT_NKINDS] = { 0 };
 	char why[PLOT_NKINDS][256];
 	struct gp_job *jobs = NULL;
@@ -753,6 +837,7 @@ int plot_run(const struct plot_opts *o)
 	c.format = o->format;
 	c.dir = o->dir;
 	c.dat_prefix = "";
+	c.made = o->made ? o->made : &own;
 	if (o->drawn)
 		*o->drawn = 0;
 	if (o->also_drawn)
@@ -789,7 +874,7 @@ int plot_run(const struct plot_opts *o)
 			plot_stem(&o->name, 1, c.stem, sizeof(c.stem));
 		else
 			plot_stem(o->runs, o->nrun, c.stem, sizeof(c.stem));
-		rc = plot_make_dir(o->dir);
+		rc = plot_make_dir(o->dir, c.made);
 	}
 	if (!rc && (o->kinds & (1u << PLOT_COMPARE)) && c.nrun > 1) {
 		c.head = xcalloc(c.nrun * PLOT_NHEAD, sizeof(*c.head));
@@ -816,22 +901,44 @@ int plot_run(const struct plot_opts *o)
 		c.dir = o->also_dir;
 		c.dat_prefix = "../";
 		c.dat_written = 1;
-		rc = plot_make_dir(o->also_dir);
+		rc = plot_make_dir(o->also_dir, c.made);
 		if (!rc)
 			rc = draw_pass(&c, state, want & o->also_kinds,
 				       (const char (*)[256])why, 0, &jobs, &njob,
 				       &also_skipped);
 	}
 	if (!rc && njob)
-		rc = run_jobs(jobs, njob);
-	for (size_t i = 0; i < njob && !rc; i++) {
+		rc = run_jobs(jobs, njob);   /* -2: no gnuplot */
+	for (size_t i = 0; i < njob; i++) {
+		char path[PATH_MAX + 256];
+		if (jobs[i].rc)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", jobs[i].dir, jobs[i].out);
+		if (jobs[i].is_new)
+			plot_made_add(c.made, path, PLOT_MADE_FILE);
 		if (i < npass0)
 			drawn |= 1u << jobs[i].kind;
 		else
 			also_drawn |= 1u << jobs[i].kind;
-		if (o->list && i < npass0)
-			fprintf(o->list, "%s/%s\n", jobs[i].dir, jobs[i].out);
 	}
+	plot_made_tmp_clean(c.made);
+	if (!rc && o->named_kinds && skipped)
+		rc = error("%s of the kinds asked for had no data",
+			   skipped & (skipped - 1) ? "some" : "one");
+	if (!rc && !drawn && !o->none_ok)
+		rc = error("nothing to plot: the runs have no data for the"
+			   " kinds asked for");
+	/* a failure leaves nothing of this command behind; but without
+	 * gnuplot the data and scripts stay, whole, for a later run (the
+	 * error line says where) */
+	if (rc && rc != -2 && !o->made)
+		plot_made_undo(&own);
+	else if (!o->made)
+		plot_made_free(&own);
+	if (rc)
+		rc = -1;
+	for (size_t i = 0; i < npass0 && !rc && o->list; i++)
+		fprintf(o->list, "%s/%s\n", jobs[i].dir, jobs[i].out);
 	free(jobs);
 	for (int k = 0; k < PLOT_NKINDS; k++)
 		if (state[k])
@@ -845,14 +952,8 @@ int plot_run(const struct plot_opts *o)
 	free(c.runs);
 	store_close(c.st);
 	if (o->drawn)
-		*o->drawn = drawn;
+		*o->drawn = rc ? 0 : drawn;
 	if (o->also_drawn)
-		*o->also_drawn = also_drawn;
-	if (!rc && o->named_kinds && skipped)
-		return error("%s of the kinds asked for had no data",
-			     skipped & (skipped - 1) ? "some" : "one");
-	if (!rc && !drawn && !o->none_ok)
-		return error("nothing to plot: the runs have no data for the"
-			     " kinds asked for");
+		*o->also_drawn = rc ? 0 : also_drawn;
 	return rc;
 }

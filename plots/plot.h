@@ -11,6 +11,31 @@
 
 struct rundata;
 
+/* What one command (plot, mail) made in its output folders, so that a
+ * failure takes it all away: the folders it created, the files that did
+ * not exist before it, and the temporaries still being written. */
+struct plot_made {
+	char **path;
+	unsigned char *what;        /* PLOT_MADE_FILE, _DIR or _TMP */
+	size_t n;
+};
+enum { PLOT_MADE_FILE, PLOT_MADE_DIR, PLOT_MADE_TMP };
+
+/* Notes path (a file, a folder or a temporary, by what) in m. */
+void plot_made_add(struct plot_made *m, const char *path, int what);
+
+/* Removes the temporaries noted in m that are still there (a write given
+ * up) and forgets them; keeps the rest. */
+void plot_made_tmp_clean(struct plot_made *m);
+
+/* Removes everything noted in m, the last made first (a folder only when
+ * empty: a file the user put there stays), and empties m. For a command
+ * that failed. */
+void plot_made_undo(struct plot_made *m);
+
+/* Forgets what m holds (the command succeeded) and frees it. */
+void plot_made_free(struct plot_made *m);
+
 /* The kinds of picture, in the order `all` draws them. */
 enum plot_kind {
 	PLOT_SEEK,      /* sector vs time per process, reads and writes */
@@ -42,7 +67,8 @@ struct plot_opts {
 	unsigned kinds;             /* bit (1u << enum plot_kind) per kind */
 	int named_kinds;            /* kinds were named (not `all`): a kind
 				       without data is an error, not a note */
-	const char *dir;            /* output folder, made if missing */
+	const char *dir;            /* output folder, made if missing (its
+				       parent must exist) */
 	const char *name;           /* file stem NAME; NULL: from the runs */
 	enum plot_format format;
 	int align_cmd;              /* -1: runs start together; N >= 0: each
@@ -72,6 +98,10 @@ struct plot_opts {
 	enum plot_format also_format;
 	unsigned also_kinds;
 	unsigned *also_drawn;
+	/* what plot_run made is noted here, for a caller that writes more
+	 * (mail) to take away on its failure; NULL: plot_run takes away
+	 * what it made when it fails */
+	struct plot_made *made;
 };
 
 /* The kind's name as --kind spells it ("seek"), or NULL out of range. */
@@ -99,22 +129,27 @@ void plot_stem(const char *const *runs, size_t nrun, char *out, size_t outlen);
  * and runs gnuplot on the scripts in o->dir, as many at once as there are
  * CPUs (at most 4); then the same for o->also_kinds in o->also_dir. Kinds
  * the runs have no data for are skipped with a note on stderr saying why
- * ("vm: run 'x' has no samples"). Returns 0; or -1 after one error line
- * (no such run or database, cannot write in dir, gnuplot failed or is
- * missing, no picture drawn at all, or a named kind had no data). Never
- * exits. */
+ * ("vm: run 'x' has no samples"). Each file is written to a temporary
+ * beside it and renamed when whole (a symlink there is replaced, never
+ * written through); a picture is renamed only when gnuplot exited 0 and
+ * the file is complete (a PNG ends in IEND, an SVG in </svg>). Returns
+ * 0; or -1 after one error line naming the file (no such run or
+ * database, cannot write in dir, gnuplot failed, wrote a cut picture or
+ * is missing, no picture drawn at all, or a named kind had no data), with
+ * what it made removed (or noted in o->made). Never exits. */
 int plot_run(const struct plot_opts *o);
 
 struct crosstab;
 /* Draws x (compare --across's table, analyze/crosstab.h) as grouped bars
- * into o->dir (made if missing) in o->format: NAME.across.png (.svg, .txt)
+ * into o->dir (made if missing, not its parent) in o->format: NAME.across.png (.svg, .txt)
  * beside NAME.across.dat and .gp, NAME o->name or METRIC-by-ROWS-across-
  * COLUMNS (METRIC-across-COLUMNS without rows); a group per row, a bar per column: the median of the cell's
  * runs, an error bar from their min to max, over it the % change against
  * the first column with compare's marks (XT_MARK_ONE: one run,
  * XT_MARK_WITHIN: within the spread) and a footnote for each mark used.
  * Prints the picture's path to o->list (unless NULL). Returns 0, or -1
- * after one error line (cannot write in dir, gnuplot failed or missing). */
+ * after one error line (cannot write in dir, gnuplot failed, cut or
+ * missing), with what it made removed. */
 int plot_across(const struct plot_opts *o, const struct crosstab *x);
 
 #endif

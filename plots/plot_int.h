@@ -11,6 +11,7 @@
 #include "analyze/report.h"
 #include "analyze/rundata.h"
 #include "analyze/runview.h"
+#include "lib/outfile.h"
 #include "plots/plot.h"
 
 /* One run on the shared time axis. */
@@ -56,6 +57,7 @@ struct plot_ctx {
 	const char *labels_by;   /* what the runs' labels are: "names",
 				  * or the setting keys ("kernel, fs") */
 	char labels_by_buf[128];
+	struct plot_made *made;  /* what this command made (never NULL) */
 };
 
 /* Time t_ns of run r on the plot axis, in seconds. */
@@ -93,7 +95,10 @@ static inline int plot_multiples(const struct plot_ctx *c)
 /* A data file being written: gnuplot data blocks (`index N`) separated by
  * two blank lines; only blocks with rows get an index. */
 struct plot_dat {
-	FILE *fp;
+	FILE *fp;           /* of.fp while open, else NULL */
+	struct out_file of; /* written to a temporary, renamed when closed */
+	struct plot_made *made;
+	char dir[PATH_MAX]; /* the folder, for error lines */
 	char file[160];     /* base name, NAME.KIND.dat */
 	int nblocks;        /* blocks with rows so far */
 	int in_block;       /* rows written in the open block */
@@ -124,13 +129,17 @@ int plot_dat_row(struct plot_dat *d, const char *fmt, ...)
 /* Ends the open block; returns its index, or -1 when it got no rows. */
 int plot_dat_end(struct plot_dat *d);
 
-/* Closes the file; returns 0 or -1 after error() on a write error. */
+/* Closes the file and renames it into place; returns 0 or -1 after error()
+ * naming DIR/NAME.KIND.dat on a write error (the temporary removed). */
 int plot_dat_close(struct plot_dat *d);
 
 /* ---- gnuplot scripts (plots/gnuplot.c) ---- */
 
 struct plot_gp {
-	FILE *fp;
+	FILE *fp;           /* of.fp while open */
+	struct out_file of; /* written to a temporary, renamed when closed */
+	struct plot_made *made;
+	char dir[PATH_MAX]; /* the folder, for error lines */
 	char file[160];     /* NAME.KIND.gp */
 	char out[160];      /* NAME.KIND.png|svg|txt */
 	enum plot_format format;
@@ -183,20 +192,39 @@ void plot_gp_panel(struct plot_gp *g, const char *title);
  * longest key title in characters. */
 void plot_gp_margins(struct plot_gp *g, int key_chars);
 
-/* Ends the panels and closes the script; returns 0 or -1 after error(). */
+/* Ends the panels, closes the script and renames it into place; returns 0
+ * or -1 after error() naming DIR/NAME.KIND.gp (the temporary removed). */
 int plot_gp_close(struct plot_gp *g);
 
-/* Runs `gnuplot SCRIPT` with DIR as the working directory, gnuplot's stderr
- * captured: its warnings are passed on as warning() lines. The program is
- * $IOTAPE_GNUPLOT, else gnuplot from PATH. Returns 0, or -1 after one
- * error() line: gnuplot not found, killed, or exited non-zero (with the
- * first line of what it printed). */
-int plot_gnuplot_run(const char *dir, const char *script);
+/* Runs `gnuplot -e "iotape_out='TMP'" SCRIPT` (tmp NULL: no -e) with DIR
+ * as the working directory, gnuplot's stderr captured: its warnings are
+ * passed on as warning() lines; the scripts send their picture to
+ * iotape_out when it is set. The program is $IOTAPE_GNUPLOT, else gnuplot
+ * from PATH. Returns 0, or -1 with the error line in err (errlen bytes):
+ * gnuplot not found, killed, or exited non-zero (with the first line of
+ * what it printed); -2 when the program cannot be run at all (the data and
+ * scripts are kept for a later run: the line says so). Prints no error
+ * itself, for running several gnuplots at once with one error line in the
+ * end. */
+int plot_gnuplot_exec(const char *dir, const char *script, const char *tmp,
+		      char *err, size_t errlen);
 
-/* The same, printing nothing on failure: the error line goes into err
- * (errlen bytes) instead; warnings are still passed on. For running
- * several gnuplots at once with one error line in the end. */
-int plot_gnuplot_exec(const char *dir, const char *script, char *err,
+/* Makes the empty temporary DIR/OUT.tmp.PID (O_EXCL, O_NOFOLLOW) that
+ * plot_picture_draw() has gnuplot write for the picture out, its name
+ * (in dir) into tmp (len bytes), noted in made. Returns 0, or -1 after
+ * error() naming it. */
+int plot_picture_tmp(const char *dir, const char *out, char *tmp, size_t len,
+		     struct plot_made *made);
+
+/* Draws one picture: gnuplot on dir/script writing dir/tmp (made by
+ * plot_picture_tmp()); checks gnuplot wrote it whole (a PNG ends with its
+ * IEND chunk, an SVG with </svg>, a text is not empty, then made plain by
+ * plot_tidy_txt()), and renames it to dir/out. Returns 0, or -1 with one
+ * error line in err (errlen bytes) naming dir/out, dir/tmp removed; -2
+ * when gnuplot cannot be run (plot_gnuplot_exec()). Safe to call from
+ * several threads at once. */
+int plot_picture_draw(const char *dir, const char *script, const char *tmp,
+		      const char *out, enum plot_format f, char *err,
 		      size_t errlen);
 
 /* ---- the kinds (plots/kind_*.c) ----
@@ -272,13 +300,16 @@ void plot_proc_label(const struct runview *rv, uint32_t pid, char *out,
  * longest label plus a blank. */
 int plot_label_chars(const struct plot_ctx *c);
 
-/* mkdir -p dir; returns 0, or -1 after error() (cannot create it, or it
- * is not a folder). */
-int plot_make_dir(const char *dir);
+/* Makes the folder dir unless it is one (its parent is not made: mkdir
+ * without -p, as export -o does not make folders), noted in made when
+ * made. Returns 0, or -1 after error() naming the missing parent, or dir
+ * when it cannot be made or is not a folder. */
+int plot_make_dir(const char *dir, struct plot_made *made);
 
 /* Makes dir/file, gnuplot's dumb-terminal text, plain: the form feeds
  * before pages and the blanks at line ends removed, pages one blank line
- * apart. Returns 0, or -1 with the error line in err (errlen bytes). */
+ * apart; the new text goes through a temporary renamed over dir/file.
+ * Returns 0, or -1 with the error line in err (errlen bytes). */
 int plot_tidy_txt(const char *dir, const char *file, char *err, size_t errlen);
 
 /* 1 when setting key k says nothing about what was run (iotape's own

@@ -107,8 +107,8 @@ EOF
 # "set key off", and counts the data pixels the key changed
 keys_hit() {
 	local d=$1 s=$2 k=$3 edit=${4:-}
-	sed -e "$edit" -e "s/^set output '$s.$k.png'/set output 'a.png'/" "$d/$s.$k.gp" > "$d/a.gp"
-	sed -e "$edit" -e "s/^set output '$s.$k.png'/set output 'b.png'/" \
+	sed -e "$edit" -e "s/^set output .*'$s.$k.png')$/set output 'a.png'/" "$d/$s.$k.gp" > "$d/a.gp"
+	sed -e "$edit" -e "s/^set output .*'$s.$k.png')$/set output 'b.png'/" \
 		-e '0,/^set key/s/^\(set key.*\)$/\1\nset key off/' "$d/$s.$k.gp" > "$d/b.gp"
 	(cd "$d" && gnuplot a.gp && gnuplot b.gp) 2> /dev/null || { echo gnuplot-failed; return; }
 	python3 "$t/pixels.py" "$d/a.png" "$d/b.png"
