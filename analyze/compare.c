@@ -1373,6 +1373,8 @@ int compare_expand_runs(struct store *st, char **args, int nargs,
 		if (!strpbrk(args[i], "*?[") || !store_run_find(st, args[i], &id)) {
 			if (*n < CMP_MAX_RUNS)
 				(*names)[(*n)++] = xstrdup(args[i]);
+			else
+				rc = error("more than %d runs", CMP_MAX_RUNS);
 			continue;
 		}
 		if (!runs && store_runs_list(st, 0, &runs, &nruns)) {
@@ -1381,12 +1383,16 @@ int compare_expand_runs(struct store *st, char **args, int nargs,
 		}
 		for (size_t k = 0; k < nruns; k++) {
 			const char *nm = runs[k].run.name;
-			if (!fnmatch(args[i], nm, 0) && *n < CMP_MAX_RUNS) {
+			if (fnmatch(args[i], nm, 0))
+				continue;
+			matched = 1;
+			if (*n < CMP_MAX_RUNS)
 				(*names)[(*n)++] = xstrdup(nm);
-				matched = 1;
-			}
+			else if (!rc)
+				rc = error("more than %d runs: '%s' matches too many",
+					   CMP_MAX_RUNS, args[i]);
 		}
-		if (!matched)
+		if (!matched && !rc)
 			rc = error("no run matches '%s'", args[i]);
 	}
 	free(runs);

@@ -170,7 +170,8 @@ void compare_free(struct compare *c);
  * matched in run order; a run whose whole name has glob characters is
  * that run) into *names (*n of them, at most CMP_MAX_RUNS, each
  * malloc'd; free them and *names also on error). Returns 0, or -1 after
- * an error line (a glob no run matches, a store error). */
+ * an error line (a glob no run matches, more than CMP_MAX_RUNS runs, a
+ * store error). */
 int compare_expand_runs(struct store *st, char **args, int nargs,
 			char ***names, int *n);
 

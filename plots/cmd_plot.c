@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/compare.h"
 #include "analyze/crosstab.h"
 #include "commands.h"
 #include "lib/options.h"
@@ -15,7 +16,7 @@ static const struct opt_def options[] = {
 	{ "db", 1, 'b', "FILE", "the database (default $IOTAPE_DB or iotape.db)" },
 	{ "kind", 1, 'k', "K[,K...]", "the kinds to draw (default all)" },
 	{ "output", 1, 'o', "DIR", "where the files go (default .; made if "
-	  "missing)" },
+	  "missing, but not its parent)" },
 	{ "format", 1, 'f', "F", "png (default), svg, or txt: gnuplot's dumb "
 	  "terminal, 80 columns x 24 lines a panel, for plain-text mail" },
 	{ "align", 1, 'a', "A", "start: time 0 is each run's first event "
@@ -48,7 +49,9 @@ static void plot_usage(FILE *fp)
 "Draws pictures of the runs with gnuplot. Each picture is DIR/NAME.KIND.png\n"
 "(or .svg, .txt) beside its data NAME.KIND.dat and script NAME.KIND.gp, which\n"
 "re-runs as `gnuplot NAME.KIND.gp` in DIR. NAME is the runs' names joined by\n"
-"-vs-. Several runs share one time axis. Kinds:\n"
+"-vs-. A RUN may be a glob over the run names ('sweep*'). Each file is\n"
+"written whole or not at all: on a failure (a full disk, a cut picture)\n"
+"what plot made is removed. Several runs share one time axis. Kinds:\n"
 "  seek     sector vs time, a colour per process family (8 with most bytes\n"
 "           over the runs, then other; the same in every panel), reads and\n"
 "           writes apart; at most 200k points (1 in N)\n"
@@ -200,7 +203,27 @@ int cmd_plot(int argc, char **argv)
 	}
 	o.db = db_path_default(db);
 	o.filter = filtered ? &filt : NULL;
-	o.runs = (const char *const *)argv + optind;
-	o.nrun = (size_t)(argc - optind);
-	return plot_run(&o);
+	/* RUN arguments may be globs over the run names, as compare's and
+	 * mail's: the same helper expands them */
+	{
+		struct store *st = NULL;
+		char **names = NULL;
+		int n = 0, rc;
+		if (store_open_existing(&st, o.db)) {
+			error("%s", store_errmsg(st));
+			store_close(st);
+			return -1;
+		}
+		rc = compare_expand_runs(st, argv + optind, argc - optind, &names, &n);
+		store_close(st);
+		if (!rc) {
+			o.runs = (const char *const *)names;
+			o.nrun = (size_t)n;
+			rc = plot_run(&o);
+		}
+		for (int i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		return rc;
+	}
 }
