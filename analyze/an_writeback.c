@@ -399,7 +399,8 @@ static int wb_finding(const struct an_run *r, const void *state,
 		an_proc_name(r, s->pid, who, sizeof(who));
 	f->present = (s->dirty_peak_mb > DIRTY_MB &&
 		      (s->idle_dirty_s > 0.05 || s->throttle_s > 0)) ||
-		     (s->bursts >= 3 && s->burst_idle_s >= 1) ||
+		     (s->bursts >= 3 && s->burst_idle_s >= 1 &&
+		      s->burst_mb >= 0.5) ||
 		     r->cp.cat[CP_WRITEBACK] >= FD_MIN_S;
 	f->cost_s = s->cost_s;
 	f->counterfactual = 1;
@@ -414,7 +415,7 @@ static int wb_finding(const struct an_run *r, const void *state,
 			 "writing dirty data synchronously after the devices "
 			 "idled %.2f s with it (%.60s)", who, s->sync_wait_s,
 			 s->idle_before_s, s->limits);
-	else if (s->bursts >= 3 && s->burst_idle_s >= 1)
+	else if (s->bursts >= 3 && s->burst_idle_s >= 1 && s->burst_mb >= 0.5)
 		/* between bursts the flushers queued nothing; whether the
 		 * devices idled then (what was queued, or a reader's I/O,
 		 * may have kept them busy) the gaps alone do not say */

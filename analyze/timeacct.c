@@ -942,7 +942,12 @@ void timeacct_emit(struct emit *e, const struct timeacct *ta,
 		emit_str(e, "dev", dev);
 		emit_u64(e, "bios", r->ios);
 		emit_u64(e, "bytes", r->bytes);
-		emit_num(e, "waited_s", r->waited_s);
+		int seen_c = 1;
+		for (size_t k = 0; k < ta->ndev; k++)
+			if (ta->devs[k].dev == r->dev)
+				seen_c = ta->devs[k].completions > 0;
+		/* NaN (null): a trace of Qs alone does not say */
+		emit_num(e, "waited_s", seen_c || r->st.q2c_s > 0 ? r->waited_s : NAN);
 		emit_num(e, "flush_waited_s", r->flush_waited_s);
 		emit_num(e, "first_q_s", rundata_at_s(rd, r->first_q));
 		emit_num(e, "last_c_s", rundata_at_s(rd, r->last_c));
@@ -950,7 +955,14 @@ void timeacct_emit(struct emit *e, const struct timeacct *ta,
 		emit_obj_end(e);
 		if (shown++ >= max_rows)
 			continue;
-		if (r->st.q2c_s <= 0)
+		if (r->st.q2c_s <= 0 && !seen_c)
+			/* a trace of Qs alone (CloudPhysics): how long its bios
+			 * waited it does not say ("18.000" beside "no
+			 * completions") */
+			emit_text(e, "  %7u %-13.13s %5s %7" PRIu64 " %8s %6s "
+				  "%5s %5s %5s %5s\n", r->pid, r->comm, dev,
+				  r->ios, "-", "-", "-", "-", "-", "-");
+		else if (r->st.q2c_s <= 0)
 			emit_text(e, "  %7u %-13.13s %5s %7" PRIu64 " %8.3f %6s "
 				  "%5s %5s %5s %5s\n", r->pid, r->comm, dev,
 				  r->ios, r->waited_s, "-", "-", "-", "-", "-");

@@ -157,6 +157,12 @@ imp slun "$F/systor17.csv" --split &&
 		      WHERE r.name LIKE 'slun-%' GROUP BY r.name ORDER BY r.name" | tr '|' ' ' | paste -sd'|')"
 
 imp cp "$F/cloudphysics.csv" && check_cloudphysics cp "$F/cloudphysics.csv"
+# Qs alone: how long a bio waited the trace does not say ("waited s 18.000"
+# beside "no completions"), and the importer's one process is no flusher
+# ("12 bursts of 0.0 MB")
+"$IOTAPE" report --db "$db" --json cp > "$t/cp.json"
+check_eq "a CloudPhysics run's report: waited unknown (null), no writeback finding" "null|0" \
+	"$(jq -r '[.. | objects | select(has("waited_s") and .comm != null)][0].waited_s' "$t/cp.json")|$(jq '[.findings[] | select(.analyzer == "writeback" and .present == 1)] | length' "$t/cp.json")"
 
 imp load "$F/blkreplay.load" && check_load load "$F/blkreplay.load"
 imp dload "$F/blkreplay-results.load" && check_load dload "$F/blkreplay-results.load"
