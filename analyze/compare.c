@@ -1091,6 +1091,28 @@ static void question_text(struct compare *c, struct emit *e, int g,
 			 100 * pr->same_work[1], c->gname[g]);
 		emit_wrapped(e, line, 2);
 	}
+	{
+		/* no kind of device in common (majors: a loop device against
+		 * a CSV's 0,0; loop devices renumbered between captures are
+		 * one kind): the figures are of different disks, which a
+		 * reader should know before reading them as one disk's */
+		const struct rundata *a = &c->rf[s0->rep].an.rd;
+		const struct rundata *b = &c->rf[s1->rep].an.rd;
+		int common = 0;
+		for (size_t i = 0; i < a->ndevs && !common; i++)
+			for (size_t j = 0; j < b->ndevs && !common; j++)
+				common = BT_MAJOR(a->devs[i]) == BT_MAJOR(b->devs[j]);
+		if (!common && a->ndevs && b->ndevs) {
+			snprintf(line, sizeof(line), "different devices: %s traced "
+				 "%u,%u%s, %s %u,%u%s; no kind of device is in both "
+				 "(are they runs on one disk?)", c->gname[0],
+				 BT_MAJOR(a->devs[0]), BT_MINOR(a->devs[0]),
+				 a->ndevs > 1 ? " and others" : "", c->gname[g],
+				 BT_MAJOR(b->devs[0]), BT_MINOR(b->devs[0]),
+				 b->ndevs > 1 ? " and others" : "");
+			emit_wrapped(e, line, 2);
+		}
+	}
 	if (pr->size_moved && !pr->tie) {
 		int iops = strstr(q->key, "_iops") != NULL;
 		char ratio[48];

@@ -157,6 +157,10 @@ imp slun "$F/systor17.csv" --split &&
 		      WHERE r.name LIKE 'slun-%' GROUP BY r.name ORDER BY r.name" | tr '|' ' ' | paste -sd'|')"
 
 imp cp "$F/cloudphysics.csv" && check_cloudphysics cp "$F/cloudphysics.csv"
+# a CSV's device 0,0 against a loop device: compare says the devices differ
+"$IOTAPE" import --quiet --again --db "$db" --run loopq "$FIXTURES/quick/before.bin.gz"
+check_eq "compare of a loop device's run and a CSV's: 'different devices' said" "1" \
+	"$("$IOTAPE" compare --db "$db" loopq cp | tr '\n' ' ' | grep -c "different devices: loopq traced 7,2, cp 0,0; no kind of device is in both")"
 # Qs alone: how long a bio waited the trace does not say ("waited s 18.000"
 # beside "no completions"), and the importer's one process is no flusher
 # ("12 bursts of 0.0 MB")
