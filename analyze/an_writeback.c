@@ -415,7 +415,8 @@ static int wb_finding(const struct an_run *r, const void *state,
 			 "writing dirty data synchronously after the devices "
 			 "idled %.2f s with it (%.60s)", who, s->sync_wait_s,
 			 s->idle_before_s, s->limits);
-	else if (s->bursts >= 3 && s->burst_idle_s >= 1 && s->burst_mb >= 0.5)
+	else if (s->bursts >= 3 && s->burst_idle_s >= 1 && s->burst_mb >= 0.5 &&
+		 s->idle_dirty_s < 0.05 && r->cp.idle_dirty_s < 0.05)
 		/* between bursts the flushers queued nothing; whether the
 		 * devices idled then (what was queued, or a reader's I/O,
 		 * may have kept them busy) the gaps alone do not say */
@@ -423,7 +424,8 @@ static int wb_finding(const struct an_run *r, const void *state,
 			 "queued writes in %d bursts of %.1f MB every %.1f s, "
 			 "none queued %.1f s between them (%.60s)", s->bursts,
 			 s->burst_mb, s->burst_every_s, s->burst_idle_s, s->limits);
-	else if (r->cp.dirtying_first && s->idle_dirty_s < 0.05) {
+	else if (r->cp.dirtying_first && s->idle_dirty_s < 0.05 &&
+		 r->cp.idle_dirty_s < 0.05) {
 		/* a trace and a frozen vmstat log: the window starts where
 		 * the writer dirtied pages; the first write went out at */
 		size_t j = 0;
@@ -437,7 +439,8 @@ static int wb_finding(const struct an_run *r, const void *state,
 			 r->cp.cat[CP_WRITEBACK], s->limits);
 	} else
 		snprintf(f->title, sizeof(f->title), "writeback: the devices idled "
-			 "%.2f s while over 8 MB was dirty (%.60s)", s->idle_dirty_s,
+			 "%.2f s while over 8 MB was dirty (%.60s)", s->idle_dirty_s > 0 ?
+			 s->idle_dirty_s : r->cp.idle_dirty_s,
 			 s->limits);
 	snprintf(f->cost_of, sizeof(f->cost_of), "%s", s->pid ?
 		 "the writer's elapsed time" : "writers' elapsed time");

@@ -1187,6 +1187,8 @@ static double psi_mem_stall(struct critpath *cp, const struct rundata *rd,
  * time with dirty data came before); blocked with no I/O at all, I/O held
  * above the block layer; runnable with the CPUs saturated, CPU; the rest
  * other. */
+static int workload_wrote(const struct critpath *cp, const struct rundata *rd);
+
 /* The bins where data is taken as dirty without meminfo (a trace and a
  * vmstat log): from the window's start where the writer began dirtying
  * pages to the first write that went out, in the gaps between the
@@ -1203,9 +1205,17 @@ static uint8_t *pending_dirty(const struct critpath *cp,
 	if (rd->dirty_kb.n)
 		return pend;
 	/* from the window's start (where the writer began dirtying pages) to
-	 * the first write that went out */
-	for (size_t j = 0; cp->dirtying_first && j < cp->nbin &&
-	     cp->bin[j].wb_mb < 0.5 && !cp->bin[j].sync_mb; j++)
+	 * the first write that went out; also where the window is the
+	 * commands', begun before the first event while the trace ran (its
+	 * start-time record) and saw no I/O at all: a workload that wrote
+	 * did nothing the devices saw until then but dirty pages (`dd; sync`
+	 * whose dd left its 160 MB for sync) */
+	int traced = cp->from_cmds && rd->rv &&
+		     rd->rv->traced_from_ns <= cp->t0 &&
+		     cp->t0 < rd->rv->genesis_ns && workload_wrote(cp, rd);
+	for (size_t j = 0; (cp->dirtying_first || traced) && j < cp->nbin &&
+	     cp->bin[j].wb_mb < 0.5 && !cp->bin[j].sync_mb &&
+	     (cp->dirtying_first || cp->bin[j].busy_s <= 0); j++)
 		pend[j] = 1;
 	for (size_t j = 0; j < cp->nbin; j++)
 		if (cp->bin[j].wb_mb >= 0.5) {
@@ -1420,6 +1430,19 @@ static void settle_free(struct critpath *cp, const struct rundata *rd)
 	if (thr_inferred > 0 && !thr_vm[1] && !mostly_blocked(cp, rd, bbg)) {
 		cp->cat[CP_THROTTLE] -= thr_inferred;
 		cp->cat[CP_OTHER] += thr_inferred;
+	}
+	/* the flushers' I/O the workload waited on in its sync (the walk's
+	 * CP_WBWAIT, a trace and a vmstat log alone) after the devices idled
+	 * with the dirty data, as a wait in its free time is: the idle time
+	 * could have written it, writeback's cost (with meminfo the kernel's
+	 * delay accounting splits it: settle_measured()) */
+	if (!rd->dirty_kb.n && idle_dirty > 0 && cp->cat[CP_WBWAIT] > 0) {
+		double c = cp->cat[CP_WBWAIT] < idle_dirty ? cp->cat[CP_WBWAIT]
+							   : idle_dirty;
+		cp->cat[CP_WBWAIT] -= c;
+		cp->cat[CP_WRITEBACK] += c;
+		idle_dirty -= c;
+		wb_free += c;
 	}
 	/* what the free time could still take: the idle time left, and what
 	 * the samples' split gave it (settle_measured() splits again) */

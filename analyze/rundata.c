@@ -919,8 +919,11 @@ static int after(const struct rundata *rd, size_t k)
  * after them: a sync's journal commit, the final writeback), unless the
  * pasted command line says each came right after the one before ("time
  * a; time b", with no "sleep 2" between). With no command anchored, the
- * first starts at the trace's first event. Times only: what they measured
- * (real_s) stays. */
+ * first starts at the trace's first event. Where the trace says when it
+ * began (rv->traced_from_ns, before its first event) and the commands'
+ * times add up to what it traced (to 2%, or 50 ms), they are placed one
+ * after another to end with it, before all this. Times only: what they
+ * measured (real_s) stays. */
 static void place_cmds(struct rundata *rd)
 {
 	int64_t first = INT64_MAX, last = INT64_MIN;
@@ -964,6 +967,25 @@ static void place_cmds(struct rundata *rd)
 		anchored += a[k] != AN_NONE;
 	if (first == INT64_MAX)
 		goto out;
+	{
+		/* the trace says when it began (a start-time record before its
+		 * first I/O) and the commands' times fill what it traced: they
+		 * ran one after another over it (tracing started, the commands
+		 * run, tracing stopped), whatever their first I/O says (sync's
+		 * own comes last, after it waited for the flushers): placed to
+		 * end with the trace, or from its start when they take longer */
+		int64_t from = rd->rv->traced_from_ns, sum = 0, span, at;
+		for (size_t k = 0; k < nc; k++)
+			sum += len[k];
+		span = last - from;
+		if (from < first && sum > 0 && llabs(span - sum) <=
+		    (sum / 50 > 50000000 ? sum / 50 : 50000000)) {
+			at = sum <= span ? last - sum : from;
+			for (size_t k = 0; k < nc; at += len[k], k++)
+				a[k] = at;
+			goto set;
+		}
+	}
 	if (!anchored)
 		a[0] = first;
 	/* after the one before (forwards), or before the next (backwards) */
@@ -999,6 +1021,7 @@ static void place_cmds(struct rundata *rd)
 	for (size_t k = nc - 1; k > 0; k--)
 		if (a[k - 1] == AN_NONE && a[k] != AN_NONE)
 			a[k - 1] = a[k] - len[k - 1];
+set:
 	for (size_t k = 0; k < nc; k++) {
 		rd->cmds[k].start = a[k];
 		rd->cmds[k].end = a[k] + len[k];

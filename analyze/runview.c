@@ -181,8 +181,15 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 			free(procs);
 			return error("%s", store_errmsg(st));
 		}
+		int64_t cap_from = 0, cap_wall = 0, rec_at = 0, rec_wall = 0;
+		int64_t rec_wall_at = 0;
 		for (size_t i = 0; i < ns; i++) {
 			int64_t *to = !strcmp(ss[i].key, "active_span_ns") ? &rv->active_ns
+				      : !strcmp(ss[i].key, "capture_start_ns") ? &cap_from
+				      : !strcmp(ss[i].key, "capture_start_wall_ns") ? &cap_wall
+				      : !strcmp(ss[i].key, "trace.start_ns") ? &rec_at
+				      : !strcmp(ss[i].key, "trace.wall_ns") ? &rec_wall
+				      : !strcmp(ss[i].key, "trace.wall_at_ns") ? &rec_wall_at
 				      : !strcmp(ss[i].key, "min_ns") ? &rv->min_ns
 				      : !strcmp(ss[i].key, "max_ns") ? &rv->max_ns
 				      : !strcmp(ss[i].key, "pending_end") ? &rv->pending_end
@@ -219,6 +226,16 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 				*to = strtoll(ss[i].value, NULL, 10);
 		}
 		free(ss);
+		/* when tracing began: no later than the first event */
+		rv->traced_from_ns = rv->genesis_ns;
+		if (cap_from && cap_from <= rv->genesis_ns) {
+			rv->traced_from_ns = cap_from;
+			rv->traced_wall_ns = cap_wall;
+		} else if (rec_at && rec_at <= rv->genesis_ns) {
+			rv->traced_from_ns = rec_at;
+			rv->traced_wall_ns = rec_wall ? rec_wall -
+					     (rec_wall_at - rec_at) : 0;
+		}
 	}
 	rv->cap = 1024;
 	while (rv->cap < 2 * nproc)

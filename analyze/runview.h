@@ -47,6 +47,13 @@ struct runview {
 	 * latest times, and the time that had I/O (span split at clock
 	 * steps, the pieces added up) */
 	int64_t min_ns, max_ns, active_ns;
+	/* when tracing began, ns on the events' clock, and the wall clock then
+	 * (0 when unknown): a capture's start (run_stats capture_start_ns,
+	 * capture_start_wall_ns), or an imported trace's start-time record
+	 * (blktrace's BLK_TN_TIMESTAMP: trace.start_ns, and trace.wall_ns at
+	 * trace.wall_at_ns); genesis_ns when neither says. The devices did no
+	 * traced I/O from then to the first event. */
+	int64_t traced_from_ns, traced_wall_ns;
 	/* from import (run_stats), -1 when not recorded: bios queued but not
 	 * completed when the trace ends, completions recorded; the CPU
 	 * numbers a per-CPU set had no file for ("1-28", "" for none) */

@@ -70,6 +70,7 @@ struct cap_run {
 	int ncpu;
 	struct samples smp;
 	int64_t t0, end_at;          /* CLOCK_MONOTONIC ns, as the events */
+	int64_t t0_wall;             /* CLOCK_REALTIME ns at t0 */
 	int64_t next_sample, last_wait_note;
 	int nsamples;
 	int interrupted, fatal;
@@ -206,6 +207,7 @@ static int start_tracer(struct cap_run *r)
 	lab_set(&r->lab, p, "8192", r->err, sizeof(r->err));
 	r->err[0] = '\0';
 	r->t0 = now_mono_ns();
+	r->t0_wall = now_real_ns();
 	r->end_at = o->duration_s > 0 ? r->t0 + (int64_t)(o->duration_s * 1e9)
 				      : INT64_MAX;
 	if (start_taskacct(r))
@@ -652,6 +654,10 @@ static void save_stats(struct cap_run *r, FILE *fp)
 	ROW(fp, "stat", "lost_events", v);
 	snprintf(v, sizeof(v), "%" PRId64, r->t0);
 	ROW(fp, "stat", "capture_start_ns", v);
+	/* the wall clock then: what blktrace's start-time record holds
+	 * (export writes one from it) */
+	snprintf(v, sizeof(v), "%" PRId64, r->t0_wall);
+	ROW(fp, "stat", "capture_start_wall_ns", v);
 	ROW(fp, "stat", "backend", "tracefs");
 	for (int k = 0; k < 2; k++) {
 		const struct hook_run *h = k ? &r->after : &r->before;

@@ -43,6 +43,9 @@ struct import_ctx {
 	int64_t wall_ns, wall_at_ns;  /* the start-time notify: wall clock, and
 				       * the trace clock then */
 	int have_wall;
+	int64_t start_ns;  /* a start-time notify before the first I/O: when
+			    * tracing began (no traced I/O until that one) */
+	int have_start;
 	uint32_t cpus;    /* 1 + the highest CPU of an I/O record: the CPUs the
 			   * machine had at least (run_stats cpus_seen) */
 };
@@ -61,6 +64,11 @@ static int on_event(void *vctx, const struct bt_event *ev)
 	if (!c->have_first) {
 		c->first_ns = (int64_t)ev->time_ns;
 		c->have_first = 1;
+	}
+	if (!c->have_start && !c->have_genesis && bt_is_notify(ev) &&
+	    bt_code(ev) == BT_N_TIMESTAMP) {
+		c->start_ns = (int64_t)ev->time_ns;
+		c->have_start = 1;
 	}
 	if (!c->have_wall && bt_is_notify(ev) && bt_code(ev) == BT_N_TIMESTAMP &&
 	    !bt_pdu_timestamp(ev, &c->wall_ns)) {
@@ -276,6 +284,12 @@ static int import_run_finish(struct store *st, struct import_ctx *c,
 		snprintf(v, sizeof(v), "%" PRId64, c->wall_at_ns);
 		if (!rc)
 			rc = store_stat_set(st, c->run, "trace.wall_at_ns", v);
+	}
+	if (!rc && c->have_start && c->have_genesis && c->start_ns <= c->genesis) {
+		/* when tracing began (blktrace's start-time record) */
+		char v[32];
+		snprintf(v, sizeof(v), "%" PRId64, c->start_ns);
+		rc = store_stat_set(st, c->run, "trace.start_ns", v);
 	}
 	if (!rc)
 		rc = store_run_set_format(st, c->run, is->format, is->big_endian);

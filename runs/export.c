@@ -290,6 +290,22 @@ static int export_blktrace(struct runview *rv, FILE *fp, struct export_stats *st
 	 * and re-bases each batch of records (blkparse.c sort_entries): a run
 	 * that starts at 0 (text imports) is written 1 ns later */
 	b->shift = rv->genesis_ns == 0 && rv->first_event ? 1 : 0;
+	/* when tracing began, as blktrace's start-time record says it
+	 * (kernel/trace/blktrace.c trace_note_time: u32 seconds, u32
+	 * nanoseconds of the wall clock, in this machine's order; 0 where the
+	 * run does not know it): no traced I/O from then to the first event,
+	 * which a trace that begins at its first I/O does not say */
+	if (rv->first_event && rv->traced_from_ns < rv->genesis_ns) {
+		struct bt_event ev = { 0 };
+		uint32_t w[2] = {
+			(uint32_t)(rv->traced_wall_ns / 1000000000),
+			(uint32_t)(rv->traced_wall_ns % 1000000000) };
+		ev.time_ns = (uint64_t)rv->traced_from_ns + b->shift;
+		ev.action = BT_N_TIMESTAMP | ((uint64_t)BT_C_NOTIFY << 16);
+		ev.pdu = (uint8_t *)w;
+		ev.pdu_len = sizeof(w);
+		rc = bt_put(b, &ev);
+	}
 	/* process names first, as blktrace sends them and blkparse -d keeps
 	 * them: notify records of kind process, the name NUL-padded to the
 	 * kernel's 16-byte comm */
