@@ -575,4 +575,24 @@ check_eq "time paste: four dd at once under one time are one command (their byte
 		value FROM run_stats WHERE run = (SELECT id FROM runs WHERE name = 'xdd') AND key = 'command.0.dd_bytes_per_s'")"
 check_eq "time paste: two dd one after another, then a report: the first timed by dd, the second the report's" \
 	"0.61;0.1" "$(q "SELECT real_s FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'sdd') ORDER BY idx" | paste -sd';')"
+# three dd one after another under one time (`time (for i in 1 2 3; do dd
+# ...; done)`, a trial's refault loop): their seconds (1.275 s) add up to
+# about its real time (1.291 s), so they are the loop's output, one command
+# with their bytes and records added up (it was three, the first two timed
+# by dd: 2.55 s in all); with `dd; dd; dd; time sync` on the paste's line,
+# the same output is three commands, the dd ran before the sync
+{ printf '$ time (for i in 1 2 3; do dd if=/mnt/ws of=/dev/null bs=1M; done)\n'
+  for s in 1.24752 0.0119063 0.0151851; do dd_out $s; done
+  printf '\nreal\t0m1.291s\nuser\t0m0.001s\nsys\t0m0.232s\n'; } > "$t/loop-dd.txt"
+{ printf '$ dd if=/mnt/ws of=/dev/null; dd if=/mnt/ws of=/dev/null; dd if=/mnt/ws of=/dev/null; time sync\n'
+  sed 1d "$t/loop-dd.txt"; } > "$t/dd-sync.txt"
+"$IOTAPE" import --quiet --db "$db" --run ldd "$t/loop-dd.txt" &&
+"$IOTAPE" import --quiet --db "$db" --run dds "$t/dd-sync.txt" &&
+check_eq "time paste: three dd one after another under one time are one command, the loop (their bytes and records)" \
+	"1|1.291|(for i in 1 2 3; do dd if=/mnt/ws of=/dev/null bs=1M; done)|62914560|3840+0 in, 3840+0 out" \
+	"$(q "SELECT count(*), max(real_s), max(argv) FROM commands WHERE run = $(rid ldd)")|$(q "SELECT value FROM
+		run_stats WHERE run = $(rid ldd) AND key IN ('command.0.dd_bytes', 'command.0.dd_records') ORDER BY key" |
+		paste -sd'|')"
+check_eq "time paste: 'dd; dd; dd; time sync' stays three commands, the sync's real time its own" \
+	"3|1.291" "$(q "SELECT count(*), max(real_s) FROM commands WHERE run = $(rid dds)")"
 tap_finish

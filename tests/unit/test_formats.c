@@ -557,10 +557,27 @@ static void test_iostat(void **state)
 	free(g);
 }
 
+/* A paste of command line first (none when ""), three dd blocks of 128
+ * MiB (1.217, 1.300 and 1.292 s), then bash's report of 3.816 s, into
+ * text; returns text. */
+static const char *dd_loop(char *text, size_t len, const char *first)
+{
+	static const char *const secs[] = { "1.21659", "1.29956", "1.29169" };
+	size_t o = (size_t)snprintf(text, len, "%s%s", first, *first ? "\n" : "");
+
+	for (int i = 0; i < 3; i++)
+		o += (size_t)snprintf(text + o, len - o, "128+0 records in\n128+0 "
+				      "records out\n134217728 bytes (134 MB, 128 "
+				      "MiB) copied, %s s, 110 MB/s\n", secs[i]);
+	snprintf(text + o, len - o, "\nreal\t0m3.816s\nuser\t0m0.005s\n"
+		 "sys\t0m0.293s\n");
+	return text;
+}
+
 static void test_time(void **state)
 {
 	struct got *g = malloc(sizeof(*g));
-	char err[256];
+	char err[256], text[1024];
 	(void)state;
 
 	/* bash's time: `time dd ...; time sync; ...` twice over, 6 reports */
@@ -627,6 +644,36 @@ static void test_time(void **state)
 	assert_int_equal(parse_file("time-text", "bad/time-bad-real.txt", g, err,
 				    sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "line 19: bad real time"));
+
+	/* `time (for i in 1 2 3; do dd ...; done)`: three dd one after
+	 * another, their seconds (3.808 s) about the report's real time: one
+	 * command, the loop, with dd's bytes, records and seconds added up,
+	 * not two timed by dd and the third the report's */
+	assert_int_equal(parse_text("time-text", dd_loop(text, sizeof(text),
+		"$ time (for i in 1 2 3; do dd if=/mnt/ws of=/dev/null bs=1M; done)"),
+		g, err, sizeof(err)), 0);
+	assert_int_equal(g->nc_cmd, 1);
+	assert_string_equal(g->argv[0], "(for i in 1 2 3; do dd if=/mnt/ws "
+			    "of=/dev/null bs=1M; done)");
+	assert_true(fabs(g->c[0].real_s - 3.816) < 1e-9);
+	assert_int_equal(g->c[0].dd_bytes, 3 * 134217728ll);
+	assert_int_equal(g->c[0].dd_in_full, 384);
+	assert_int_equal(g->c[0].dd_out_full, 384);
+	assert_true(fabs(g->c[0].dd_s - 3.80784) < 1e-9);
+	assert_true(fabs(g->c[0].dd_rate - 3 * 134217728 / 3.80784) < 1);
+	/* the same with no command line: the same one command */
+	assert_int_equal(parse_text("time-text", dd_loop(text, sizeof(text), ""),
+				    g, err, sizeof(err)), 0);
+	assert_int_equal(g->nc_cmd, 1);
+	assert_int_equal(g->c[0].dd_bytes, 3 * 134217728ll);
+	/* `dd; dd; dd; time sync` whose sync took as long: its line says the
+	 * dd ran before it, not under it (two timed by dd, as before) */
+	assert_int_equal(parse_text("time-text", dd_loop(text, sizeof(text),
+		"$ dd if=/mnt/ws of=/dev/null; dd if=/mnt/ws of=/dev/null; "
+		"dd if=/mnt/ws of=/dev/null; time sync"), g, err, sizeof(err)), 0);
+	assert_int_equal(g->nc_cmd, 3);
+	assert_true(isnan(g->c[0].real_s));
+	assert_true(fabs(g->c[2].real_s - 3.816) < 1e-9);
 	free(g);
 }
 
