@@ -67,8 +67,9 @@ static void fig_times(struct figset *fs, struct run_figs *r)
 		const struct store_metric *m = &r->wm[i];
 		char k[40], l[32];
 		int way;
-		if (!strcmp(m->source, "time"))
-			continue;       /* the commands' rows above */
+		if (m->derived)
+			continue;       /* the commands' rows below (their
+					 * times, dd's MB/s) */
 		way = q_direction(m->name, m->unit);
 		snprintf(k, sizeof(k), "%.39s", m->name);
 		snprintf(l, sizeof(l), "%.31s", m->name);

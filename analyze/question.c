@@ -112,6 +112,22 @@ static const struct store_metric *metric_of(const struct q_run *r,
 	return NULL;
 }
 
+/* metric_of(), where cmdN_NAME is also NAME of a run whose one command is
+ * command N (iotape metric names a lone command's figures without cmdN_:
+ * cmd1_dd_bytes_per_s asks for dd_bytes_per_s, as cmd1_real_s for
+ * real_s) */
+static const struct store_metric *metric_named(const struct q_run *r,
+					       const char *name)
+{
+	const struct store_metric *m = metric_of(r, name);
+	int idx, off = 0;
+
+	if (!m && r->nc == 1 && sscanf(name, "cmd%d_%n", &idx, &off) == 1 &&
+	    off > 0 && idx == r->c[0].idx + 1)
+		m = metric_of(r, name + off);
+	return m;
+}
+
 /* cmdN_real_s (N from 1) and real_s of a run of one command: that
  * command's index, else -1 */
 static int cmd_term(const char *t, const struct q_run *r)
@@ -175,7 +191,8 @@ static int all_have_metric(const struct q_run *r, size_t n, const char *name)
 
 /* The workload's own result, when every run has it: a metric the user
  * asked for (regex at capture, set by hand) first, then fio's or dd's when
- * the run's only command was fio or dd. */
+ * the run's only command was fio or dd (a capture's: not dd's figures read
+ * back from an imported `time` paste, derived). */
 static int workload_metric(struct question *q, const struct q_run *r,
 			   size_t n)
 {
@@ -185,7 +202,9 @@ static int workload_metric(struct question *q, const struct q_run *r,
 		for (size_t i = 0; i < r[0].nm; i++) {
 			const struct store_metric *m = &r[0].m[i];
 			int dir;
-			if (strcmp(m->source, sources[s]) ||
+			/* not dd's figures read back from a pasted `time`
+			 * report (derived): its command's real time asks */
+			if (strcmp(m->source, sources[s]) || m->derived ||
 			    !all_have_metric(r, n, m->name))
 				continue;
 			/* fio's and dd's results: the result only when they
@@ -349,7 +368,7 @@ static void metric_unit(struct question *q, const struct q_run *r, size_t n,
 			int forced)
 {
 	const char *t0 = q->terms[0];
-	const struct store_metric *m = n ? metric_of(&r[0], t0) : NULL;
+	const struct store_metric *m = n ? metric_named(&r[0], t0) : NULL;
 	const char *unit = m ? m->unit : NULL;
 	int dir;
 
@@ -365,17 +384,17 @@ static void metric_unit(struct question *q, const struct q_run *r, size_t n,
 		      (!strcmp(t0, "total") || !latency_name(t0));
 }
 
-/* cmd_term(), cmdN_dd_mb_s (dd's own rate of command N) or a workload
- * metric of r named cmdN_NAME (command N's fio or dd result, as capture
- * names them with several commands: cmd2_read_iops): the command's index,
- * else -1 */
+/* cmd_term(), cmdN_dd_mb_s, cmdN_dd_bytes_per_s, cmdN_dd_s, cmdN_dd_bytes
+ * (dd's own figures of command N) or a workload metric of r named
+ * cmdN_NAME (command N's fio or dd result, as capture names them with
+ * several commands: cmd2_read_iops): the command's index, else -1 */
 static int cmd_window_term(const char *t, const struct q_run *r)
 {
 	int idx, at = 0;
 	char tail[16];
 
 	if (sscanf(t, "cmd%d_%15s", &idx, tail) == 2 && idx >= 1 &&
-	    !strcmp(tail, "dd_mb_s"))
+	    !strncmp(tail, "dd_", 3))
 		return idx - 1;
 	if (sscanf(t, "cmd%d_%n", &idx, &at) == 1 && at > 0 && idx >= 1 &&
 	    t[at] && r && metric_of(r, t))
@@ -384,7 +403,7 @@ static int cmd_window_term(const char *t, const struct q_run *r)
 }
 
 /* q->cmd_mask: the commands whose times or results q's terms are
- * (cmdN_real_s, cmdN_dd_mb_s, a metric cmdN_NAME, real_s of r[0]'s one
+ * (cmdN_real_s, cmdN_dd_*, a metric cmdN_NAME, real_s of r[0]'s one
  * command), 0 (the whole run) when a term is no command's or is
  * "total". */
 static void metric_window(struct question *q, const struct q_run *r,
@@ -447,7 +466,7 @@ double question_value(const struct question *q, const struct q_run *r,
 
 	for (int k = 0; k < q->nterms; k++) {
 		const char *t = q->terms[k];
-		const struct store_metric *m = metric_of(r, t);
+		const struct store_metric *m = metric_named(r, t);
 		int idx;
 		double v = NAN;
 		if (!strcmp(t, "total"))

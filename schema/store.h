@@ -468,6 +468,9 @@ struct store_metric {
 	double value;           /* in unit */
 	const char *unit;       /* "bytes", "s", "IO/s" ...; NULL: a plain number */
 	const char *source;     /* "time", "fio", "dd", "regex", "manual" */
+	int derived;            /* 1: read back from the commands (their
+				 * times, an imported dd's figures), no row
+				 * of the metrics table */
 };
 
 /* Records metric name = value (unit may be NULL) of run from source (one
@@ -481,9 +484,14 @@ int store_metric_set(struct store *st, int64_t run, const char *name,
 /* Every metric of run by name (strcmp order) into *out (*n; one malloc'd
  * block with its strings: free() it): the stored rows, and each command's
  * real, user and sys seconds (commands table, wait4 rusage or a time log)
- * as metrics of source "time", unit "s": real_s, user_s, sys_s when the
- * run has one command, cmdN_real_s ... (N from 1) when it has several; a
- * stored row of the same name wins. Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
+ * as metrics of source "time", unit "s", and the figures of dd's output
+ * an import kept for a command (run_stats command.N.dd_bytes, dd_seconds,
+ * dd_bytes_per_s) as dd_bytes (bytes), dd_s (s) and dd_bytes_per_s
+ * (bytes/s) of source "dd", as capture names them; each named as is when
+ * the run has one command (real_s, user_s, sys_s, dd_bytes ...), cmdN_NAME
+ * (N from 1: cmd1_real_s, cmd2_dd_bytes_per_s ...) when it has several;
+ * these read-back ones are marked derived, and a stored row of the same
+ * name wins. Returns 0 or -STORE_E_SQLITE / -ENOMEM. */
 int store_metrics_get(struct store *st, int64_t run, struct store_metric **out,
 		      size_t *n);
 

@@ -24,7 +24,8 @@ static int fail(int rc, struct store *st, const char *how, char *err,
 	fail(rc, dst, "writing", err, errlen); goto out; } } while (0)
 
 /* Settings, devices, processes, commands, statistics and workload metrics
- * (the stored ones: a command's times come with its command) of run into to. */
+ * (the stored ones: a command's times come with its command, an imported
+ * dd's figures with the statistics) of run into to. */
 static int copy_small(struct store *src, int64_t run, struct store *dst,
 		      int64_t to, struct store_copy_counts *c, char *err,
 		      size_t errlen)
@@ -57,7 +58,7 @@ static int copy_small(struct store *src, int64_t run, struct store *dst,
 		WR(store_stat_set(dst, to, stat[i].key, stat[i].value));
 	RD(store_metrics_get(src, run, &met, &n));
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(met[i].source, "time") && (c->rows++, 1))
+		if (!met[i].derived && (c->rows++, 1))
 			WR(store_metric_set(dst, to, met[i].name, met[i].value,
 					    met[i].unit, met[i].source));
 	rc = 0;

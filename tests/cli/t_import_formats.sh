@@ -595,4 +595,19 @@ check_eq "time paste: three dd one after another under one time are one command,
 		paste -sd'|')"
 check_eq "time paste: 'dd; dd; dd; time sync' stays three commands, the sync's real time its own" \
 	"3|1.291" "$(q "SELECT count(*), max(real_s) FROM commands WHERE run = $(rid dds)")"
+# dd's bytes, seconds and rate are workload metrics, as capture names dd's
+# (iotape metric listed the real/user/sys seconds only, and `compare --metric
+# cmd1_dd_bytes_per_s` found no figure): the loop's one command, then the
+# dd-sync paste's three (cmdN_ before them)
+check_eq "time paste: iotape metric lists dd's bytes, seconds and rate (source dd)" \
+	"dd_bytes 6.29146e+07 bytes dd|dd_bytes_per_s 4.93598e+07 bytes/s dd|dd_s 1.27461 s dd" \
+	"$("$IOTAPE" metric --db "$db" ldd | awk '$NF == "dd" { print $1, $2, $3, $4 }' | paste -sd'|')"
+check_eq "time paste of several commands: cmdN_dd_... as capture names them" \
+	"cmd1_dd_bytes_per_s cmd1_dd_s cmd2_dd_bytes_per_s cmd2_dd_s cmd3_dd_bytes_per_s cmd3_dd_s" \
+	"$("$IOTAPE" metric --db "$db" dds | awk '/_dd_(s|bytes_per_s) / { print $1 }' | paste -sd' ')"
+"$IOTAPE" compare --db "$db" --json --metric cmd1_dd_bytes_per_s ldd sdd > "$t/ddm.json" 2> "$t/err" &&
+	check_eq "time paste: compare --metric cmd1_dd_bytes_per_s (a lone command's dd_bytes_per_s), higher is better" \
+		"higher is better|49359797|8400000" \
+		"$(jq -r '.comparisons[0] | "\(.question.direction)|\(.base_value)|\(.value)"' "$t/ddm.json")" ||
+	not_ok "time paste: compare --metric cmd1_dd_bytes_per_s" "$(cat "$t/err")"
 tap_finish

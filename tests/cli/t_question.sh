@@ -316,6 +316,16 @@ printf '$ time dd if=/dev/zero of=f bs=1M count=48\n48+0 records in\n48+0 record
 check_eq "dd's MB/s as a figure: cmd1_dd_mb_s, higher is better, dd2 worse" \
 	"cmd1_dd_mb_s higher is better worse=dd2 392 206" \
 	"$(q --metric cmd1_dd_mb_s dd1 dd2) $(cmp --metric cmd1_dd_mb_s dd1 dd2 | jq -r '.comparisons[0] | "\(.base_value) \(.value)"')"
+# and as the workload metrics capture names dd's (it was "no figure"):
+# cmd1_dd_bytes_per_s, a lone command's dd_bytes_per_s, and of the first of
+# two; the default question stays the commands' real time
+check_eq "dd's rate as a metric: cmd1_dd_bytes_per_s and dd_bytes_per_s, higher is better, dd2 worse" \
+	"cmd1_dd_bytes_per_s higher is better worse=dd2 392000000 206000000|dd_bytes_per_s higher is better worse=dd2" \
+	"$(q --metric cmd1_dd_bytes_per_s dd1 dd2) $(cmp --metric cmd1_dd_bytes_per_s dd1 dd2 | jq -r '.comparisons[0] | "\(.base_value) \(.value)"')|$(q --metric dd_bytes_per_s dd1 dd2)"
+check_eq "dd's seconds of command 1 of two (dd + sync): cmd1_dd_s, after the worse" \
+	"cmd1_dd_s lower is better worse=after" "$(q --metric cmd1_dd_s before after)"
+check_eq "dd's figures from a paste leave the default question the real time" \
+	"total lower is better worse=dd2" "$(q dd1 dd2)"
 
 # ---- a figure that is no time moved, the workload's time did not ------------------
 # vmstat logs alone, 46 MB swapped out against 0.9: not "no significant
