@@ -26,6 +26,10 @@ struct q_proc {
 	uint32_t pid;
 	struct ta_pkey k;         /* pairs it with a process of another run */
 	double q2g_s;             /* waited for a request (Q2G share) */
+	double q2g_shared_s;      /* of it, with other processes' I/O in
+				   * flight at its Q or D: a tag their
+				   * requests held (the critical path counts
+				   * it as queueing) */
 	double contention_s;      /* extra time when others' I/O was in flight */
 	uint64_t bios, bios_shared;
 	double s1, s2;            /* sum and sum of squares of each bio's extra
@@ -261,8 +265,12 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 		/* its Q2G beyond the device's usual (queue_build() counts it
 		 * for the process), in the moments of its extra */
 		if (x->g != AN_NONE && x->g >= x->q &&
-		    (double)(x->g - x->q) > 4 * q2g_med + 20000)
+		    (double)(x->g - x->q) > 4 * q2g_med + 20000) {
 			extra += ((double)(x->g - x->q) - q2g_med) / 1e9;
+			if (shared)
+				p->q2g_shared_s += ((double)(x->g - x->q) -
+						    q2g_med) / 1e9;
+		}
 		p->s1 += extra;
 		p->s2 += extra * extra;
 	}
@@ -326,6 +334,7 @@ static void *queue_build(const struct an_run *r)
 		if (q2c > 0 && waited < q2c) {
 			p->contention_s *= waited / q2c;
 			p->q2g_s *= waited / q2c;
+			p->q2g_shared_s *= waited / q2c;
 		}
 		if (p->q2g_s > s->p[s->worst].q2g_s)
 			s->worst = i;
@@ -445,13 +454,15 @@ static int queue_finding(const struct an_run *r, const void *state,
 		char nm[48];
 		an_proc_name(r, s->p[i].pid, nm, sizeof(nm));
 		FD_CAT(f, evidence, "%s: %llu of %llu bios met other processes' "
-		       "I/O in flight, adding %.3f s; Q2G over the usual %.3f s "
-		       "(waiting for a tag while the device works at its depth "
-		       "moves the wait, it does not add one: not counted). ", nm,
+		       "I/O in flight, adding %.3f s; Q2G over the usual %.3f s, "
+		       "%.3f s of it with others' I/O in flight. ", nm,
 		       (unsigned long long)s->p[i].bios_shared,
 		       (unsigned long long)s->p[i].bios, s->p[i].contention_s,
-		       s->p[i].q2g_s);
+		       s->p[i].q2g_s, s->p[i].q2g_shared_s);
 	}
+	FD_CAT(f, evidence, "(Q2G over the usual with others' I/O in flight: "
+	       "waiting for a tag their requests held, queueing; behind its own "
+	       "requests alone: the device's time.)");
 	f->lo_s = 0;
 	f->hi_s = rundata_elapsed_s(&r->rd);
 	f->conf = v->bios_shared >= 100 && !s->d[0].base_low ? FD_HIGH : FD_MEDIUM;
@@ -512,6 +523,7 @@ static void queue_emit(struct emit *e, const void *state)
 		emit_u64(e, "pid", s->p[i].pid);
 		emit_str(e, "match", s->p[i].k.key);
 		emit_num(e, "q2g_s", s->p[i].q2g_s);
+		emit_num(e, "q2g_shared_s", s->p[i].q2g_shared_s);
 		emit_num(e, "contention_s", s->p[i].contention_s);
 		emit_u64(e, "bios", s->p[i].bios);
 		emit_u64(e, "bios_meeting_others", s->p[i].bios_shared);
@@ -538,7 +550,10 @@ const struct analyzer an_queue = {
 	.definitions =
 "queue: per device, busy % (iostat's %util), in flight, aqu-sz; Q2G\n"
 "  beyond the device's median where it took 4x that and 20 us more (every\n"
-"  tag was taken; shown, not counted: the wait moves, it is not added).\n"
+"  tag was taken): with other processes' I/O queued or in flight, a wait\n"
+"  for a tag their requests held (nr_requests, wbt), counted as queueing\n"
+"  and, between runs, never given to the device; behind the process's\n"
+"  own requests alone, the device's time (shown, not counted).\n"
 "  Contention of a process: for each of its bios that met other\n"
 "  processes' I/O in flight at its Q or D, its Q2D and D2C above the\n"
 "  median of bios that found the device free of others (same direction\n"

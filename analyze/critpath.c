@@ -91,6 +91,9 @@ struct fly {                /* a blocking I/O of a unit, in flight */
 				 * the share other processes' */
 	double jfrac_q, jfrac_d;/* of the others' I/O queued or in flight at
 				 * Q (at D: in flight), the journal's share */
+	double tagfrac;         /* of its Q2D, the wait for a request beyond
+				 * the device's usual Q2G with others' I/O
+				 * queued or in flight at its Q (tag_wait()) */
 };
 
 struct devpid {
@@ -101,6 +104,7 @@ struct devpid {
 	/* the unit's waits before dispatch on this device: critical
 	 * seconds while others were present, and Q2D for fairness */
 	double sq_shared;
+	double sq_tag;          /* of sq_shared, waiting for a request (tag) */
 	double q2d_sum_ns;
 	uint64_t q2d_n;
 	uint64_t blocking;      /* the unit's blocking bios on the device */
@@ -142,6 +146,8 @@ struct walk {
 	 * (the utilization law over the run: Sum of C - max(D, previous C) /
 	 * requests), ns: [dev index][dir][size] */
 	double (*svc_mean)[2][CP_SIZES];
+	/* each device's usual Q2G (its median), ns: a request was free */
+	double *q2g_usual;
 	/* cells: [dir][size][seek band]: the bios' critical time in their own
 	 * service at the device and its sum over their service time */
 	struct {
@@ -460,6 +466,23 @@ static void journal_start(struct walk *w, const struct an_io *x, int kind)
 	cp->journal_mb += x->bytes / 1e6;
 }
 
+/* Of bio x's Q2D, the share it waited for a request (a tag, nr_requests)
+ * beyond the device's usual Q2G (usual ns, its median: a tag was free):
+ * when its Q2G took four times that and 20 us more, as the queue analyzer
+ * tells a wait for a tag; 0 otherwise (0 to 1). */
+static double tag_wait(const struct an_io *x, double usual)
+{
+	double q2g, q2d;
+
+	if (x->g == AN_NONE || x->d == AN_NONE || x->g < x->q || x->d <= x->q)
+		return 0;
+	q2g = (double)(x->g - x->q);
+	q2d = (double)(x->d - x->q);
+	if (q2g <= 4 * usual + 20000)
+		return 0;
+	return q2g - usual >= q2d ? 1 : (q2g - usual) / q2d;
+}
+
 static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 {
 	int dk = rundata_dev_index(w->rd, x->dev), ui, k;
@@ -493,6 +516,8 @@ static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 				      own->disp) : 0;
 		if (f->jfrac_q > 1)
 			f->jfrac_q = 1;
+		if (f->shared_q)
+			f->tagfrac = tag_wait(x, w->q2g_usual[dk]);
 		own->blocking++;
 		if (u->k++ == 0) {
 			if (u->alive)
@@ -614,6 +639,7 @@ static void classify(struct walk *w, struct fly *f, uint32_t row,
 		double j = sq * f->jfrac_q;
 		own = dp_of(w, x->dev, x->pid);
 		own->sq_shared += sq - j;
+		own->sq_tag += (sq - j) * f->tagfrac;
 		cp->cat[CP_JOURNAL] += j;
 		cp->journal_queue_s += j;
 	} else {
@@ -956,6 +982,28 @@ static void service_means(struct walk *w, const struct evorder *ord)
 	}
 }
 
+/* Each device's usual Q2G: the median over its bios with a G (none: 0, no
+ * wait for a tag told). */
+static void usual_q2g(struct walk *w)
+{
+	const struct rundata *rd = w->rd;
+	struct hist *h = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*h));
+
+	w->q2g_usual = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->q2g_usual));
+	for (size_t i = 0; i < rd->n; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
+		if (x->q != AN_NONE && x->g != AN_NONE && x->g >= x->q)
+			hist_add(&h[rd->row[i].dev], (uint64_t)(x->g - x->q));
+	}
+	for (size_t k = 0; k < rd->ndevs; k++) {
+		if (h[k].n)
+			w->q2g_usual[k] = hist_pct(&h[k], 50);
+		hist_free(&h[k]);
+	}
+	free(h);
+}
+
 /* ---- after the walk ---- */
 
 /* What a seek of band b adds to the service of a dispatch of class (dir,
@@ -1025,7 +1073,8 @@ static void settle_cells(struct walk *w)
 
 /* A process's wait before dispatch beyond what the others on its device
  * waited (Q2D means), from its waits while others were present: fairness;
- * the rest of those waits: queueing. */
+ * the rest of those waits: queueing (of it, the waits for a tag in
+ * queue_tag_s). */
 static void settle_queue(struct walk *w)
 {
 	struct critpath *cp = w->cp;
@@ -1047,6 +1096,8 @@ static void settle_queue(struct walk *w)
 			unfair = p->sq_shared * (1 - others / mine);
 		cp->cat[CP_FAIRNESS] += unfair;
 		cp->cat[CP_QUEUE] += p->sq_shared - unfair;
+		/* the waits for a tag, in the queue's part as in the whole */
+		cp->queue_tag_s += p->sq_tag * (1 - unfair / p->sq_shared);
 	}
 }
 
@@ -1950,6 +2001,7 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	w->refault = mark_refaults(rd, cp);
 	w->user_sync = user_sync(cp, rd);
 	service_means(w, ord);
+	usual_q2g(w);
 	/* the walks: Q, D and C of each device */
 	walk_events(w, ord, lives, nl);
 	advance(w, cp->t1);
@@ -1989,6 +2041,7 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	free(w->ds);
 	free(w->refault);
 	free(w->svc_mean);
+	free(w->q2g_usual);
 	free(w);
 }
 
@@ -2179,8 +2232,16 @@ static void diff_device(const struct critpath *x, const struct critpath *y,
  * service brings, and with as many processes sharing each device, what
  * more time at the device brings, go to the device's parts. */
 static void diff_queue(const struct critpath *x, const struct critpath *y,
-		       struct cp_diff *o)
+		       double scale, struct cp_diff *o)
 {
+	/* the growth of the waits for a tag other processes' requests held
+	 * stays the queue's: more of them is no slower device (a reader's
+	 * 6.09 s for a tag behind a writer's requests at nr_requests 4, the
+	 * device's own time the same, went to the device and to the bytes'
+	 * volume) */
+	double tag = y->queue_tag_s - scale * x->queue_tag_s;
+	double q;
+
 	/* queueing behind other processes' I/O grows with the device's
 	 * service time as well as with the sharing: of y's queueing in a class,
 	 * the part that y's I/O would not have waited at x's service time
@@ -2204,14 +2265,14 @@ static void diff_queue(const struct critpath *x, const struct critpath *y,
 	 * what more time at the device brings when they overlap more (smaller
 	 * requests, a slower device), the device's difference's to carry, in
 	 * proportion to its parts that grew */
-	if (o->d[CP_QUEUE] > 0 && y->sharers <= 1.2 * x->sharers && x->sharers > 1) {
+	q = o->d[CP_QUEUE] - (tag > 0 ? tag : 0);
+	if (q > 0 && y->sharers <= 1.2 * x->sharers && x->sharers > 1) {
 		double parts[4] = { o->d[CP_DEVICE], o->d[CP_SEEK], o->mix_s[0],
 				    o->mix_s[1] }, sum = 0;
 		for (int i = 0; i < 4; i++)
 			sum += parts[i] > 0 ? parts[i] : 0;
 		if (sum > 0) {
-			double q = o->d[CP_QUEUE];
-			o->d[CP_QUEUE] = 0;
+			o->d[CP_QUEUE] -= q;
 			o->d[CP_DEVICE] += parts[0] > 0 ? q * parts[0] / sum : 0;
 			o->d[CP_SEEK] += parts[1] > 0 ? q * parts[1] / sum : 0;
 			o->mix_s[0] += parts[2] > 0 ? q * parts[2] / sum : 0;
@@ -2233,7 +2294,7 @@ double critpath_diff(const struct critpath *x, const struct critpath *y,
 	if (x->modelled || y->modelled)
 		return o->total_s;
 	diff_device(x, y, scale, o);
-	diff_queue(x, y, o);
+	diff_queue(x, y, scale, o);
 	{
 		/* of the window's difference in written bytes, the part that
 		 * is no difference in what the runs wrote in all: written

@@ -143,6 +143,13 @@ struct critpath {
 	double journal_queue_s; /* of CP_JOURNAL, the workload's I/O queued
 				 * behind the journal's (the rest: waiting idle
 				 * while it committed) */
+	double queue_tag_s;     /* of CP_QUEUE, the waits for a request (a
+				 * tag: Q2G beyond the device's usual) while
+				 * other processes' I/O was queued or in flight:
+				 * their requests held the tags (nr_requests,
+				 * wbt's limits), a wait the device's speed
+				 * does not make; a process queued behind its
+				 * own requests alone is the device's */
 	double wb_active_s;     /* free time with writeback under way */
 	double proxy_throttle_s;/* a flusher's writes a blocked writer the
 				 * trace does not show waited for */
@@ -218,7 +225,10 @@ void critpath_model(struct critpath *cp, double svc_s, double seq_s,
  * sharing at y's slower service) is the device's; with as many processes
  * sharing each device as in x, its growth is what more time at the device
  * brought (they overlap more) and goes to the device's parts that grew
- * (speed, seeks, count and size). Returns y's elapsed time less scale x's. */
+ * (speed, seeks, count and size), except the growth of the waits for a
+ * request (tag) other processes' requests held (queue_tag_s): that wait is
+ * the queue's, whatever the device did. Returns y's elapsed time less
+ * scale x's. */
 struct cp_diff {
 	double d[CP_NCAT];
 	double speed_s;         /* requests of a size took longer (CP_DEVICE) */
@@ -233,7 +243,8 @@ struct cp_diff {
 				 * wait for it at the better run's contention) */
 	double work_to_swap_s;  /* of it, given to swap (memory pressure) */
 	double queue_moved_s;   /* more queueing at the same sharing, given to
-				 * the device's parts that grew */
+				 * the device's parts that grew (never the
+				 * growth of queue_tag_s) */
 	double writes_moved;    /* the share of the writes' volume_s and
 				 * mix_s that is no difference in what the
 				 * runs wrote in all, only in what they wrote

@@ -8,7 +8,9 @@
  * critpath_diff()'s split adds up to the difference, giving smaller
  * requests for the same bytes to the count-and-size part; a read of
  * sectors an earlier read covered is a refault; a synchronous writer
- * idle beside another's cache flush waits on the journal. */
+ * idle beside another's cache flush waits on the journal; a wait for a
+ * tag other processes' requests held is queueing that stays the queue's
+ * between runs, one behind a process's own requests is not queueing. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -504,6 +506,94 @@ static void test_journal_queue(void **state)
 	done(&cp, &rd, &o);
 }
 
+/* period k of tags_run(): pid 2's synchronous writes, one (x) or two (y),
+ * each 10 ms at the device from t; pid 1's read queued at t + 1 ms waits
+ * for the writes, in x with a request (G at its Q: in the scheduler), in
+ * y for a request, every tag held by pid 2's writes (G when the second
+ * is done); then 10 ms at the device. Returns how many it wrote to io. */
+static size_t tags_period(struct an_io *io, int k, int y)
+{
+	int64_t t = k * 40 * MS;
+	size_t n = 0;
+
+	io[n++] = io_of(2, t, t, t + 10 * MS, 4096, 1000000 + (uint64_t)k * 16);
+	if (y)
+		io[n++] = io_of(2, t, t + 10 * MS, t + 20 * MS, 4096,
+				1000000 + (uint64_t)k * 16 + 8);
+	for (size_t i = 0; i < n; i++) {
+		io[i].g = io[i].q;
+		io[i].flags |= AN_WRITE | AN_SYNC;
+	}
+	io[n] = io_of(1, t + MS, (y ? 21 : 11) * MS + t, (y ? 31 : 21) * MS + t,
+		      4096, (uint64_t)k * 8);
+	io[n].g = y ? t + 20 * MS : t + MS;
+	return n + 1;
+}
+
+/* a reader's wait for a tag other processes' requests held (y) against
+ * its wait in the scheduler behind one of them (x): the growth is
+ * queueing that stays the queue's in the difference, not more time at the
+ * device to give to the writes' count (as sharing the device grows with
+ * the device's time): a reader's 6 s for a tag at nr_requests 4 went to
+ * the writes' volume */
+static void test_diff_tag_wait(void **state)
+{
+	struct an_io a[40], b[40];
+	struct critpath x, y;
+	struct rundata rx, ry;
+	struct evorder ox, oy;
+	struct cp_diff d;
+	size_t na = 0, nb = 0;
+	double total, split = 0;
+
+	(void)state;
+	for (int k = 0; k < 10; k++) {
+		na += tags_period(a + na, k, 0);
+		nb += tags_period(b + nb, k, 1);
+	}
+	build(&x, &rx, &ox, a, na);
+	build(&y, &ry, &oy, b, nb);
+	assert_true(x.queue_tag_s < 1e-9);
+	/* 19 ms of each read's Q2D a tag wait, half of each instant its */
+	assert_true(fabs(y.queue_tag_s - 0.095) < 0.005);
+	assert_true(y.cat[CP_QUEUE] >= y.queue_tag_s - 1e-9);
+	/* the queueing grew 75 ms (x's 50 ms in the scheduler became waits
+	 * for a tag): all of it stays, none to the writes' count */
+	total = critpath_diff(&x, &y, 1, &d);
+	assert_true(y.cat[CP_QUEUE] - x.cat[CP_QUEUE] > 0.07);
+	assert_true(fabs(d.d[CP_QUEUE] - (y.cat[CP_QUEUE] - x.cat[CP_QUEUE])) < 1e-6);
+	assert_true(d.queue_moved_s < 1e-9);
+	for (int k = 0; k < CP_NCAT; k++)
+		split += d.d[k];
+	split += d.mix_s[0] + d.mix_s[1] + d.volume_s[0] + d.volume_s[1];
+	assert_true(fabs(split - total) < 1e-6);
+	done(&x, &rx, &ox);
+	done(&y, &ry, &oy);
+}
+
+/* one process alone keeping 8 reads queued on a device that holds 4 (the
+ * rest wait 10 ms for a tag its own reads hold): its own queueing is the
+ * device's time, no wait for a tag behind others, no queueing */
+static void test_own_tags(void **state)
+{
+	struct an_io io[80];
+	struct critpath cp;
+	struct rundata rd;
+	struct evorder o;
+
+	(void)state;
+	for (int i = 0; i < 80; i++) {
+		int64_t q = (i / 8) * 20 * MS, g = q + (i % 8 >= 4) * 10 * MS;
+		io[i] = io_of(100, q, g, g + 10 * MS, 4096, (uint64_t)i * 8);
+		io[i].g = g;
+	}
+	build(&cp, &rd, &o, io, 80);
+	assert_true(cp.queue_tag_s < 1e-9);
+	assert_true(cp.cat[CP_QUEUE] < 1e-9);
+	assert_true(fabs(cp_sum_check(&cp)) < 1e-6);
+	done(&cp, &rd, &o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +609,8 @@ int main(void)
 		cmocka_unit_test(test_refault),
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_journal_queue),
+		cmocka_unit_test(test_diff_tag_wait),
+		cmocka_unit_test(test_own_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
