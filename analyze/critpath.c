@@ -72,6 +72,8 @@ struct unit {
 	int proxy;              /* a flusher standing for a buffered writer */
 	int told;               /* its life from delay accounting (not a
 				 * sleeper()) */
+	int syncs;              /* it queued synchronous writes or flushes in
+				 * the window (mark_syncs()) */
 	double blocked_s, free_s;   /* critical seconds */
 	double io_union_s;      /* its process time waiting on its own I/O */
 	int64_t io_since;       /* k went above 0 then */
@@ -142,6 +144,8 @@ struct walk {
 				 * synchronous writes or flushes */
 	int njournal;           /* a journal thread's I/O queued or in
 				 * flight (completed in the trace) */
+	int nsync_free;         /* alive units that sync (unit.syncs) with
+				 * no I/O in flight */
 	/* each device's mean service time per request of a direction and size
 	 * (the utilization law over the run: Sum of C - max(D, previous C) /
 	 * requests), ns: [dev index][dir][size] */
@@ -350,10 +354,13 @@ static void advance(struct walk *w, int64_t t)
 		bins_add(cp, a, t, offsetof(struct cp_bin, wb_s), 1);
 	if (w->nblocked > 0)
 		bins_add(cp, a, t, offsetof(struct cp_bin, own_io_s), 1);
-	/* waiting for a journal commit the workload's syncs asked for */
-	if (w->user_sync && w->njournal > 0)
+	/* waiting for a journal commit the workload's syncs asked for: the
+	 * processes that sync, alive and free of I/O of their own (a reader
+	 * beside a `dd; sync` is not waiting for jbd2's periodic commit,
+	 * stuck 2.4 s behind the writeback, seconds before sync ran) */
+	if (w->nsync_free > 0 && w->njournal > 0)
 		bins_add(cp, a, t, offsetof(struct cp_bin, jfree_s),
-			 w->nalive ? (double)w->nfree / (double)w->nalive : 1);
+			 w->nalive ? (double)w->nsync_free / (double)w->nalive : 1);
 	/* each unit's free critical time, for the families */
 	if (w->nalive)
 		for (int i = 0; i < w->nalive; i++) {
@@ -385,8 +392,10 @@ static void unit_life(struct walk *w, int ui, int born)
 		u->alive = 1;
 		u->t_upd = w->now;
 		w->ualive[w->nalive++] = ui;
-		if (!u->k)
+		if (!u->k) {
 			w->nfree++;
+			w->nsync_free += u->syncs;
+		}
 	} else {
 		for (int i = 0; i < w->nalive; i++)
 			if (w->ualive[i] == ui) {
@@ -394,8 +403,10 @@ static void unit_life(struct walk *w, int ui, int born)
 				break;
 			}
 		u->alive = 0;
-		if (!u->k)
+		if (!u->k) {
 			w->nfree--;
+			w->nsync_free -= u->syncs;
+		}
 	}
 }
 
@@ -520,8 +531,10 @@ static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 			f->tagfrac = tag_wait(x, w->q2g_usual[dk]);
 		own->blocking++;
 		if (u->k++ == 0) {
-			if (u->alive)
+			if (u->alive) {
 				w->nfree--;
+				w->nsync_free -= u->syncs;
+			}
 			w->nblocked++;
 			u->io_since = w->now;
 		}
@@ -735,8 +748,10 @@ static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
 		classify(w, f, row, x, sq, sd, svc);
 		fly_del(w, f);
 		if (--u->k == 0) {
-			if (u->alive)
+			if (u->alive) {
 				w->nfree++;
+				w->nsync_free += u->syncs;
+			}
 			w->nblocked--;
 			u->io_union_s += in_win(w->cp, u->io_since, w->now);
 		}
@@ -1863,19 +1878,26 @@ static void make_units(struct walk *w, struct life **lives, size_t *nl)
 }
 
 /* 1 when the workload issued synchronous writes or flushes itself in the
- * window (fsync, O_SYNC, sync), not its kernel threads. */
-static int user_sync(const struct critpath *cp, const struct rundata *rd)
+ * window (fsync, O_SYNC, sync), not its kernel threads; marks the units
+ * of w that did (unit.syncs). */
+static int user_sync(struct walk *w, const struct critpath *cp,
+		     const struct rundata *rd)
 {
+	int any = 0;
+
 	for (size_t i = 0; i < rd->n; i++) {
-		uint32_t fl = rundata_flags(rd, i);
-		int k = family_of(&cp->fam, rundata_pid(rd, i));
+		uint32_t fl = rundata_flags(rd, i), pid = rundata_pid(rd, i);
+		int k = family_of(&cp->fam, pid), ui;
 		int64_t q = rundata_q(rd, i);
 		if (k >= 0 && cp->fam.f[k].workload && !*cp->fam.f[k].role &&
 		    q != AN_NONE && q >= cp->t0 && q <= cp->t1 &&
-		    ((fl & AN_FLUSH) || ((fl & AN_WRITE) && (fl & (AN_SYNC | AN_FUA)))))
-			return 1;
+		    ((fl & AN_FLUSH) || ((fl & AN_WRITE) && (fl & (AN_SYNC | AN_FUA))))) {
+			any = 1;
+			if ((ui = unit_of(w, pid)) >= 0)
+				w->u[ui].syncs = 1;
+		}
 	}
-	return 0;
+	return any;
 }
 
 /* The walk: each device's Q, D and C in time order (a heap over the
@@ -1999,7 +2021,7 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	w->ds = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->ds));
 	make_units(w, &lives, &nl);
 	w->refault = mark_refaults(rd, cp);
-	w->user_sync = user_sync(cp, rd);
+	w->user_sync = user_sync(w, cp, rd);
 	service_means(w, ord);
 	usual_q2g(w);
 	/* the walks: Q, D and C of each device */
