@@ -8,7 +8,8 @@
  * critpath_diff()'s split adds up to the difference, giving smaller
  * requests for the same bytes to the count-and-size part; a read of
  * sectors an earlier read covered is a refault; a synchronous writer
- * idle beside another's cache flush waits on the journal; a wait for a
+ * idle beside another's cache flush waits on the journal, a reader beside
+ * it does not, whoever synced later; a wait for a
  * tag other processes' requests held is queueing that stays the queue's
  * between runs, one behind a process's own requests is not queueing. */
 #include <math.h>
@@ -483,6 +484,32 @@ static void test_journal(void **state)
 	done(&cp, &rd, &o);
 }
 
+/* a reader (pid 1: 10 ms reads every 20 ms over 200 ms) beside a cache
+ * flush another issued in flight 50-150 ms, and a sync (pid 3) that
+ * writes at 190-191 ms: the flush is no commit the reader waits for, nor
+ * the sync's, which was not yet running; its free time stays free */
+static void test_journal_not_syncing(void **state)
+{
+	struct an_io io[16];
+	struct critpath cp;
+	struct rundata rd;
+	struct evorder o;
+	size_t n = 0;
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		io[n++] = io_of(1, i * 20 * MS, i * 20 * MS, i * 20 * MS + 10 * MS,
+				65536, (uint64_t)i * 128);
+	io[n] = io_of(200, AN_NONE, 50 * MS, 150 * MS, 0, 0);
+	io[n++].flags |= AN_FLUSH | AN_WRITE;
+	io[n] = io_of(3, 190 * MS, 190 * MS, 191 * MS, 65536, 100000);
+	io[n++].flags |= AN_WRITE | AN_SYNC;
+	build(&cp, &rd, &o, io, n);
+	assert_true(cp.cat[CP_JOURNAL] < 1e-9);
+	assert_true(fabs(cp_sum_check(&cp)) < 1e-9);
+	done(&cp, &rd, &o);
+}
+
 /* a write queued behind a cache flush another issued (the flush
  * sequence's, no Q): its 7 ms before dispatch are the journal's, not
  * queueing behind other load; its 1 ms at the device is its own */
@@ -609,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_refault),
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_journal_queue),
+		cmocka_unit_test(test_journal_not_syncing),
 		cmocka_unit_test(test_diff_tag_wait),
 		cmocka_unit_test(test_own_tags),
 	};
