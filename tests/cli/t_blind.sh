@@ -50,6 +50,14 @@
 #    and the sync writes all 160 MiB; 1.14 s and 4.02 s), with each `time`
 #    paste; exported after the trace's start-time record (as blktrace writes
 #    one), 1.15 s before the first I/O.
+#  - nrreq-base.1, .2, nrreq-changed.1, .2: a 4 KiB direct random reader
+#    (fio, 300 reads from 1 s in) beside `dd` of 300 MiB and `sync` into
+#    ext4 on a loop device over one held to 40 MB/s for writes, mq-deadline,
+#    queue/nr_requests 256, then 4: with 4 the writer's requests hold every
+#    tag and each read waits for one (fio's IOPS 8,824 and 7,895, then 48.8
+#    and 48.4; its run 0.40 s, then 6.58 s); both runs move the same bytes.
+#    A trial's captures (iotape capture, export --format blktrace), xz -9e,
+#    with the `vmstat 1` logs written beside them; fio's IOPS set by hand.
 #  - swap-roomy, swap-tight: a perl process touching 250 MB, in a memory
 #    cgroup of 1 GiB, then of 160 MiB with swap (0.41 s, 17.41 s): the
 #    `vmstat 1` log (procps-ng 4.0.2: its memory columns frozen) and the
@@ -306,6 +314,36 @@ check_eq "refault: the re-reads' device time is no cost of readahead's" false \
 cmp refault-base refault-changed > "$t/rfc.json"
 check_eq "refault: compare names it first too" refault "$(first "$t/rfc.json")"
 check_eq "refault: compare's waterfall adds up" sum "$(sums "$t/rfc.json")"
+# nr_requests 4: the reader waits for a tag the writer's requests hold;
+# that wait is queueing, whatever the device did (it went to the device's
+# parts that grew, the writes' volume named first at 45%, though both runs
+# moved the same bytes)
+for r in nrreq-base.1 nrreq-base.2 nrreq-changed.1 nrreq-changed.2; do
+	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.bin.xz" 2> "$t/err" &&
+	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.vmstat" 2>> "$t/err" ||
+		not_ok "import $r" "$(cat "$t/err")"
+done
+"$IOTAPE" metric --db "$db" nrreq-base.1 read_iops=8823.53 > /dev/null &&
+"$IOTAPE" metric --db "$db" nrreq-base.2 read_iops=7894.74 > /dev/null &&
+"$IOTAPE" metric --db "$db" nrreq-changed.1 read_iops=48.77 > /dev/null &&
+"$IOTAPE" metric --db "$db" nrreq-changed.2 read_iops=48.42 > /dev/null ||
+	not_ok "nr_requests 4: set the reader's IOPS" ""
+"$IOTAPE" compare --db "$db" --json --group-by 'nrreq-base*,nrreq-changed*' \
+	--metric read_iops 'nrreq-base*' 'nrreq-changed*' > "$t/nr.json" 2> "$t/err" ||
+	not_ok "nr_requests 4: compare" "$(cat "$t/err")"
+check_eq "nr_requests 4: the reader's wait for a tag behind the writer is the first cause" \
+	"nrreq-changed*|queue" "$(jq -r '.comparisons[0] | "\(.worse)|\([.findings[] |
+	select(.cause == 1)][0].analyzer // "-")"' "$t/nr.json")"
+s=$(share "$t/nr.json" queue)
+[ "$s" -ge 30 ] && [ "$s" -le 110 ] && ok "nr_requests 4: queue ${s}% of the difference" ||
+	not_ok "nr_requests 4: queue a large part of the difference" "${s}%"
+check_eq "nr_requests 4: the same bytes moved, no volume, device or seek cause" "" \
+	"$(jq -r '.comparisons[0].findings[] | select(.cause == 1 and (.analyzer == "volume" or
+	.analyzer == "device" or .analyzer == "seek")) | .analyzer' "$t/nr.json")"
+check_eq "nr_requests 4: the waterfall adds up" sum "$(sums "$t/nr.json")"
+check_eq "nr_requests 4: report of a changed run names queue first" queue \
+	"$("$IOTAPE" report --db "$db" --json nrreq-changed.1 |
+	jq -r '[.findings[] | select(.cause == 1)][0].analyzer // "-"')"
 
 w80=$("$IOTAPE" compare --db "$db" throttle-base throttle-changed | awk 'length > 80' | wc -l)
 check_eq "compare fits 80 columns" 0 "$w80"
