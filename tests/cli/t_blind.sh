@@ -58,6 +58,10 @@
 #    and 48.4; its run 0.40 s, then 6.58 s); both runs move the same bytes.
 #    A trial's captures (iotape capture, export --format blktrace), xz -9e,
 #    with the `vmstat 1` logs written beside them; fio's IOPS set by hand.
+#  - wbt-base.1, wbt-changed.1: the same reader (500 reads) and writer,
+#    nr_requests as found, queue/wbt_lat_usec 2000, then 0 (writeback
+#    throttling off: the reads wait in the scheduler behind the writes; fio's
+#    IOPS 920.8, then 85.6), from the same trial.
 #  - swap-roomy, swap-tight: a perl process touching 250 MB, in a memory
 #    cgroup of 1 GiB, then of 160 MiB with swap (0.41 s, 17.41 s): the
 #    `vmstat 1` log (procps-ng 4.0.2: its memory columns frozen) and the
@@ -344,6 +348,29 @@ check_eq "nr_requests 4: the waterfall adds up" sum "$(sums "$t/nr.json")"
 check_eq "nr_requests 4: report of a changed run names queue first" queue \
 	"$("$IOTAPE" report --db "$db" --json nrreq-changed.1 |
 	jq -r '[.findings[] | select(.cause == 1)][0].analyzer // "-"')"
+
+# wbt off: the reader's IOPS fell to a tenth; the writer beside it was
+# blocked less (7.18 s, then 4.53 s) and was named first, at 58%, its
+# better-run time scaled by the reader's IOPS ratio
+for r in wbt-base.1 wbt-changed.1; do
+	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.bin.xz" 2> "$t/err" &&
+	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.vmstat" 2>> "$t/err" ||
+		not_ok "import $r" "$(cat "$t/err")"
+done
+"$IOTAPE" metric --db "$db" wbt-base.1 read_iops=920.81 > /dev/null &&
+"$IOTAPE" metric --db "$db" wbt-changed.1 read_iops=85.62 > /dev/null ||
+	not_ok "wbt off: set the reader's IOPS" ""
+"$IOTAPE" compare --db "$db" --json --metric read_iops wbt-base.1 wbt-changed.1 > "$t/wbt.json"
+check_eq "wbt off: no throttle, journal or volume cause (the writer was blocked less)" "" \
+	"$(jq -r '.comparisons[0].findings[] | select(.cause == 1 and (.analyzer == "throttle" or
+	.analyzer == "journal" or .analyzer == "volume")) | .analyzer' "$t/wbt.json")"
+check_eq "wbt off: throttle's time fell, so no cost, and its how says why" "0 1" \
+	"$(jq -r '[.comparisons[0].findings[] | select(.analyzer == "throttle")][0] |
+	"\(.cost_s) \(.how | test("not counted: no more") | if . then 1 else 0 end)"' "$t/wbt.json")"
+s=$(share "$t/wbt.json" queue)
+[ "$s" -ge 30 ] && [ "$s" -le 110 ] && ok "wbt off: queue ${s}% of the difference" ||
+	not_ok "wbt off: queue a large part of the difference" "${s}%"
+check_eq "wbt off: the waterfall adds up" sum "$(sums "$t/wbt.json")"
 
 w80=$("$IOTAPE" compare --db "$db" throttle-base throttle-changed | awk 'length > 80' | wc -l)
 check_eq "compare fits 80 columns" 0 "$w80"
