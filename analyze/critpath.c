@@ -73,7 +73,7 @@ struct unit {
 	int told;               /* its life from delay accounting (not a
 				 * sleeper()) */
 	int syncs;              /* it queued synchronous writes or flushes in
-				 * the window (mark_syncs()) */
+				 * the window (user_sync()) */
 	double blocked_s, free_s;   /* critical seconds */
 	double io_union_s;      /* its process time waiting on its own I/O */
 	int64_t io_since;       /* k went above 0 then */
@@ -2094,6 +2094,7 @@ void critpath_model(struct critpath *cp, double svc_s, double seq_s,
 	 * other I/O is left out with the measured device */
 	(void)d2c_s;
 	cp->cat[CP_QUEUE] = 0;
+	cp->queue_tag_s = 0;
 	now = cp->cat[CP_DEVICE] + cp->cat[CP_SEEK] + cp->cat[CP_QUEUE];
 	cp->elapsed_s += now - was;
 	cp->blocked_s += now - was;
