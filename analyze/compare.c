@@ -288,6 +288,23 @@ static int question_times(const struct compare *c, int x, int y, double *ex,
 	return 0;
 }
 
+/* Of a rate's difference in seconds (scale under 1: y did less of x's
+ * work), what is held in categories y spent no more of its time in than
+ * x did, unscaled: y's seconds there less x's scaled, summed (an_compare_
+ * findings() gives them no cost); 0 for scale 1 and over. */
+static double unscaled_held(const struct critpath *x, const struct critpath *y,
+			    double scale)
+{
+	double h = 0;
+
+	if (scale >= 1)
+		return 0;
+	for (int k = 0; k < CP_NCAT; k++)
+		if (y->cat[k] <= x->cat[k] && y->cat[k] > scale * x->cat[k])
+			h += y->cat[k] - scale * x->cat[k];
+	return h;
+}
+
 /* The difference the findings of run y (worse, value vy) against run x
  * (vx) explain, in seconds of y's time, and how much of x's work y did
  * (scale, for critpath_diff()): a duration's own difference; for a rate,
@@ -908,7 +925,7 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 		 * under half the difference, the verdict says so (causes of
 		 * +1.0 s against an offset of -1.25 s left 401% "not
 		 * explained" under "the causes below account for it") */
-		double top = 0, all = 0, off = 0;
+		double top = 0, all = 0, off = 0, held;
 		double off_min = finding_offset_min(p->dtime);
 		for (int i = 0; i < p->nf; i++)
 			if (p->f[i].cause) {
@@ -917,8 +934,16 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 			} else if (p->f[i].cost_s <= -off_min) {
 				off += p->f[i].cost_s;
 			}
-		p->explained = top >= 0.25 * fabs(p->dtime) &&
-			       all >= 0.5 * fabs(p->dtime) &&
+		/* ... judged against the part of a rate's difference in
+		 * seconds that is not held in categories the worse run spent
+		 * no more of its time in (other processes' work the figure
+		 * does not measure, scaled away: a writer's 3.9 s beside a
+		 * reader whose IOPS fell left the reader's queueing at 40%),
+		 * at least half of it */
+		held = unscaled_held(&c->rf[good->rep].an.cp,
+				     &c->rf[bad->rep].an.cp, p->scale);
+		held = fabs(p->dtime) - fmin(held, 0.5 * fabs(p->dtime));
+		p->explained = top >= 0.25 * held && all >= 0.5 * held &&
 			       all <= 2 * fabs(p->dtime) &&
 			       fabs(p->dtime) >= FD_NOISE_S &&
 			       fabs(p->dtime) >= FD_CAUSE_SHARE *

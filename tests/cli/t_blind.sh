@@ -345,6 +345,10 @@ check_eq "nr_requests 4: the same bytes moved, no volume, device or seek cause" 
 	"$(jq -r '.comparisons[0].findings[] | select(.cause == 1 and (.analyzer == "volume" or
 	.analyzer == "device" or .analyzer == "seek")) | .analyzer' "$t/nr.json")"
 check_eq "nr_requests 4: the waterfall adds up" sum "$(sums "$t/nr.json")"
+# one run a side: the writer's time, no more of the worse run's than of the
+# better's, is no part the causes must explain half of
+"$IOTAPE" compare --db "$db" --json --metric read_iops nrreq-base.1 nrreq-changed.1 > "$t/nr1.json"
+check_eq "nr_requests 4, one run a side: queue first" queue "$(first "$t/nr1.json")"
 check_eq "nr_requests 4: report of a changed run names queue first" queue \
 	"$("$IOTAPE" report --db "$db" --json nrreq-changed.1 |
 	jq -r '[.findings[] | select(.cause == 1)][0].analyzer // "-"')"
@@ -371,6 +375,8 @@ s=$(share "$t/wbt.json" queue)
 [ "$s" -ge 30 ] && [ "$s" -le 110 ] && ok "wbt off: queue ${s}% of the difference" ||
 	not_ok "wbt off: queue a large part of the difference" "${s}%"
 check_eq "wbt off: the waterfall adds up" sum "$(sums "$t/wbt.json")"
+check_eq "wbt off: the reader's wait behind the writes is the first cause" queue \
+	"$(first "$t/wbt.json")"
 
 w80=$("$IOTAPE" compare --db "$db" throttle-base throttle-changed | awk 'length > 80' | wc -l)
 check_eq "compare fits 80 columns" 0 "$w80"
