@@ -106,7 +106,6 @@ int fmt_blkreplay_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 	int rc = 0, cut, noted = 0;
 	long len;
 
-	(void)o;
 	while (!rc && (len = fmt_getline(fp, &buf, &cap, &cut)) >= 0) {
 		struct fmt_io io = { 0 };
 		int64_t start, delay = 0, dur = 0, t;
@@ -127,6 +126,11 @@ int fmt_blkreplay_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		if (!data_start(buf)) {
 			text++;
 			continue;
+		}
+		/* no newline: a length "25" may be "256" cut */
+		if (cut) {
+			rc = fmt_cut_line(path, line, o, sink);
+			break;
 		}
 		nf = fmt_split(buf, ';', f, 8);
 		if (nf != 4 && nf != 6) {

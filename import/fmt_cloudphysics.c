@@ -48,7 +48,6 @@ int fmt_cloudphysics_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 	int rc = 0, cut;
 	long len;
 
-	(void)o;
 	while (!rc && (len = fmt_getline(fp, &buf, &cap, &cut)) >= 0) {
 		struct fmt_io io = { 0 };
 		uint64_t ver, t, op, size, lbn;
@@ -74,6 +73,11 @@ int fmt_cloudphysics_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		}
 		if (!len)
 			continue;
+		/* no newline: lbn "4751" may be "47513600" cut */
+		if (cut) {
+			rc = fmt_cut_line(path, line, o, sink);
+			break;
+		}
 		if (fmt_split(buf, ',', f, 8) != 5) {
 			snprintf(err, errlen, "%s: line %" PRIu64 ": not 5 fields (%s)",
 				 path, line, CP_HEADER);

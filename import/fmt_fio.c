@@ -194,7 +194,6 @@ int fmt_fio_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 	int rc = 0, cut;
 	long n;
 
-	(void)o;
 	while (!rc && (n = fmt_getline(fp, &buf, &cap, &cut)) >= 0) {
 		int nf;
 		int64_t t = FMT_NO_TIME;
@@ -228,6 +227,12 @@ int fmt_fio_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		 * cannot read ("bad iolog3") and goes on */
 		if (!n || buf[0] == '#')
 			continue;
+		/* "write 4096 40" with no newline: a log copied while fio
+		 * wrote it; its length may be 4096's first digits */
+		if (cut) {
+			rc = fmt_cut_line(path, line, o, sink);
+			break;
+		}
 		for (char *p = buf; *p; p++)
 			if (*p == '\t')
 				*p = ' ';

@@ -76,6 +76,11 @@ int fmt_msr_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 			continue;
 		if (line == 1 && !strcmp(buf, MSR_HEADER))
 			continue;
+		/* no newline: ResponseTime "44" may be "4470" cut */
+		if (cut) {
+			rc = fmt_cut_line(path, line, o, sink);
+			break;
+		}
 		if (fmt_split(buf, ',', f, 8) != 7) {
 			snprintf(err, errlen, "%s: line %" PRIu64 ": not 7 fields "
 				 "(%s)", path, line, MSR_HEADER);

@@ -54,6 +54,11 @@ int fmt_systor_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		}
 		if (!len)
 			continue;
+		/* no newline: Size "16" may be "16384" cut */
+		if (cut) {
+			rc = fmt_cut_line(path, line, o, sink);
+			break;
+		}
 		if (fmt_split(buf, ',', f, 8) != 6) {
 			snprintf(err, errlen, "%s: line %" PRIu64 ": not 6 fields (%s)",
 				 path, line, SYSTOR_HEADER);

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -233,4 +234,19 @@ long fmt_getline(FILE *fp, char **buf, size_t *cap, int *cut)
 	while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
 		(*buf)[--n] = '\0';
 	return (long)n;
+}
+
+int fmt_cut_line(const char *path, uint64_t line, const struct fmt_opts *o,
+		 const struct fmt_sink *sink)
+{
+	char msg[120];
+
+	if (!o || !o->quiet)
+		warning("%s: line %" PRIu64 ": the last line is cut short (no "
+			"newline); left out", path, line);
+	if (!sink->note)
+		return 0;
+	snprintf(msg, sizeof(msg), "line %" PRIu64 ", the last, was cut short "
+		 "(no newline) and left out", line);
+	return sink->note(sink->ctx, msg);
 }

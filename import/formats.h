@@ -185,6 +185,15 @@ int fmt_seconds_ns(const char *s, int64_t *ns);
  * last line had no newline. */
 long fmt_getline(FILE *fp, char **buf, size_t *cap, int *cut);
 
+/* A data line that fmt_getline() found cut (the file's last, with no
+ * newline: a copy taken while the trace was written, "4096" read as "40"):
+ * warns "PATH: line N: the last line is cut short (no newline); left out"
+ * unless o->quiet (o may be NULL) and says so in the run's notes through
+ * sink->note when it is set. The caller stores nothing of the line.
+ * Returns 0 or the note callback's negative code. */
+int fmt_cut_line(const char *path, uint64_t line, const struct fmt_opts *o,
+		 const struct fmt_sink *sink);
+
 /* The formats' own sniffers and parsers (import/fmt_*.c). */
 int fmt_fio_sniff(const uint8_t *buf, size_t len);
 int fmt_fio_parse(FILE *fp, const char *path, const struct fmt_opts *o,

@@ -405,7 +405,7 @@ static int import_trace(struct common *c, FILE *fp, const struct import_opts *o,
 			const char *name, int64_t *run_out, char *summary,
 			size_t slen)
 {
-	struct fmt_opts fo = { .split = o->split };
+	struct fmt_opts fo = { .split = o->split, .quiet = o->quiet };
 	struct fmt_sink scan = { .io = scan_io };
 	struct trace t = { .c = *c };
 	uint64_t ios = 0, cs = 0;
@@ -422,6 +422,7 @@ static int import_trace(struct common *c, FILE *fp, const struct import_opts *o,
 	}
 	if (!rc && store_next_request_id(c->st, &t.next_id))
 		t.c.store_failed = 1, rc = -1;
+	fo.quiet = 1;   /* the scan has warned */
 	for (size_t i = 0; !rc && i < t.nkeys; i++) {
 		t.want = t.keys[i];
 		rc = trace_pass(&t, fp, &fo, name, t.nkeys > 1);

@@ -6,6 +6,7 @@
  * fixture's lines), bad fixtures fail naming their line; fio's own t0038
  * iolog is read from ../shared/corpus when it is there. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -677,6 +678,59 @@ static void test_time(void **state)
 	free(g);
 }
 
+/* A last line with no newline (a file copied while it was written) is
+ * left out, with a note saying so, in every per-I/O format: "write 0 40"
+ * may be "write 0 4096" cut. Each case: the text with the newline (two
+ * I/Os), then without it (one). */
+static void test_cut_last_line(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "fio-iolog", "fio version 3 iolog\n0 /dev/sdb add\n"
+		  "5 /dev/sdb write 0 4096\n6 /dev/sdb write 4096 40" },
+		{ "msr-csv", "128166372001234567,web,0,Write,8599642112,4096,12034\n"
+		  "128166372001240311,web,1,Read,1073741824,65536,44" },
+		{ "systor17-csv", "Timestamp,Response,IOType,LUN,Offset,Size\n"
+		  "1480000000.000017000,0.000806000,R,0,1099511627776,131072\n"
+		  "1480000000.000020000,0.018646000,R,1,0,16" },
+		{ "cloudphysics-csv", "version,time,op,size,lbn\n"
+		  "1,4211000,2a,4096,73400320\n1,4211001,28,4096,47" },
+		{ "blkreplay-load", "start ; sector; length ; op ; replay_delay=0 ; "
+		  "replay_duration=0\n 1.5 ; 100 ; 8 ; R ; 0.0 ; 0.0\n 1.6 ; 200 ; 256 ; W" },
+	};
+	struct got *g = malloc(sizeof(*g));
+	const struct fmt_sink sink = { g_io, g_sample, g_command, g_note, g_stat, g };
+	const struct fmt_opts o = { .quiet = 1 };
+	char err[256], text[512];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct import_format *f = import_format_find(cases[i][0]);
+		int notes_nl = 0;
+		for (int nl = 1; nl >= 0; nl--) {
+			FILE *fp;
+			snprintf(text, sizeof(text), "%s%s", cases[i][1], nl ? "\n" : "");
+			fp = fmemopen(text, strlen(text), "r");
+			assert_non_null(f);
+			assert_non_null(fp);
+			memset(g, 0, sizeof(*g));
+			err[0] = '\0';
+			if (f->parse(fp, "test", &o, &sink, err, sizeof(err)))
+				print_error("%s: %s\n", cases[i][0], err);
+			fclose(fp);
+			assert_string_equal(err, "");
+			if (nl)
+				notes_nl = g->notes;
+			else
+				assert_int_equal(g->notes, notes_nl + 1);
+			if (g->nio != (uint64_t)(nl ? 2 : 1))
+				print_error("%s, %s newline: %" PRIu64 " I/Os\n",
+					    cases[i][0], nl ? "a" : "no", g->nio);
+			assert_int_equal(g->nio, nl ? 2 : 1);
+		}
+	}
+	free(g);
+}
+
 static void test_helpers(void **state)
 {
 	int64_t ns;
@@ -705,6 +759,7 @@ int main(void)
 		cmocka_unit_test(test_cloudphysics_blkreplay),
 		cmocka_unit_test(test_iostat),
 		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_cut_last_line),
 		cmocka_unit_test(test_helpers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
