@@ -290,8 +290,12 @@ int import_capture_rows(struct store *st, const struct import_opts *o,
 				bad = "run NAME, trace PATH or genesis NS";
 				goto bad_row;
 			}
-			if (!strcmp(f[0], "run"))
+			if (!strcmp(f[0], "run")) {
 				snprintf(h.name, sizeof(h.name), "%s", name ? name : f[1]);
+				/* a row's name, as a file's: no control
+				 * characters (--run refuses them) */
+				run_name_clean(h.name);
+			}
 			else if (!strcmp(f[0], "trace"))
 				trace_path(path, f[1], h.trace, sizeof(h.trace));
 			continue;

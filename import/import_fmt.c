@@ -104,6 +104,8 @@ void import_run_name(const char *path, const char *fallback, char *out,
 	else
 		snprintf(out, len, "%s", *b && strcmp(b, ".") && strcmp(b, "/") ? b
 									       : fallback);
+	run_name_clean(out);     /* $'new\nline.bin': "new_line", as --run
+				  * refuses control characters */
 }
 
 /* Makes a new run named name (or after the file, made unique, with
@@ -123,6 +125,8 @@ static int new_run(struct common *c, const char *name, const char *suffix,
 	if (suffix && *suffix) {
 		size_t n = strlen(base);
 		snprintf(base + n, sizeof(base) - n, "-%s", suffix);
+		/* the stream is the trace's: an MSR Hostname "ho\e[31mst" */
+		run_name_clean(base);
 	}
 	if (name && (!suffix || !*suffix))
 		snprintf(runname, len, "%s", base);
@@ -268,7 +272,15 @@ static struct tdev *dev_of(struct trace *t, const struct fmt_io *io, int *rc)
 	t->devs = xrealloc(t->devs, (t->ndev + 1) * sizeof(*t->devs));
 	memset(&t->devs[t->ndev], 0, sizeof(*t->devs));
 	t->devs[t->ndev].dev = io->dev;
-	*rc = store_device_add(t->c.st, t->c.run, io->dev, io->device, 0, "data");
+	if (io->device) {
+		/* the trace's name for it (an MSR host, a fio file name):
+		 * shown in reports, so no control characters */
+		char *name = xstrdup(io->device);
+		run_name_clean(name);
+		*rc = store_device_add(t->c.st, t->c.run, io->dev, name, 0, "data");
+		free(name);
+	} else
+		*rc = store_device_add(t->c.st, t->c.run, io->dev, NULL, 0, "data");
 	if (*rc)
 		t->c.store_failed = 1;
 	return &t->devs[t->ndev++];

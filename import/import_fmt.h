@@ -36,7 +36,8 @@
  * "nvme0n1.blktrace.txt" "nvme0n1", "vmstat.log" "vmstat". An extension
  * that is the whole name stays; "/" gives fallback; a name of digits only
  * gets fallback before it ("7.bin": "run-7"), as "7" would read as run id
- * 7. Written into out (len bytes). The one rule of every importer
+ * 7. Control characters, which --run refuses, become '_' ("new\nline.bin":
+ * "new_line"). Written into out (len bytes). The one rule of every importer
  * (docs/iotape.md, import). */
 void import_run_name(const char *path, const char *fallback, char *out,
 		     size_t len);

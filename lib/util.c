@@ -215,6 +215,18 @@ int run_name_is_id(const char *name)
 	return 1;
 }
 
+int run_name_clean(char *name)
+{
+	int n = 0;
+
+	for (unsigned char *p = (unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f) {
+			*p = '_';
+			n++;
+		}
+	return n;
+}
+
 int check_run_name(const char *name)
 {
 	size_t len = strlen(name);

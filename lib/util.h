@@ -98,6 +98,13 @@ int check_run_name(const char *name);
 /* 1 when name is digits only ("12"), so it would read as a run id; else 0. */
 int run_name_is_id(const char *name);
 
+/* Replaces in place each control character of name (below 0x20, and 0x7f:
+ * those check_run_name() refuses) by '_', for a name iotape makes from a
+ * file's name or contents ("new\nline.bin", an MSR Hostname holding
+ * "\e[31m"), which imports under a name a terminal shows as it is.
+ * Returns how many it replaced. */
+int run_name_clean(char *name);
+
 /* Checks a run label given by the user (capture --label, iotape label):
  * "KEY=VALUE", KEY 1 to 95 bytes of letters, digits and _ . : / -, not
  * starting with "capture." (the capture's own settings), VALUE 1 to 255

@@ -173,6 +173,28 @@ check_eq "an ESC byte in a log's bad number: shown as <0x1b>, not sent raw" \
 	"1|iotape: $t/esc.log: line 3: '1<0x1b>[31m' is not a number|0" \
 	"$?|$(cat "$t/err")|$(tr -cd '\033' < "$t/err" | wc -c)"
 
+# run names made from a file's name or contents get no control characters
+# (--run refuses them): '_' for each, and the file still imports
+cp "$FIXTURES/loop-fio-small.bin" "$t/new
+line.bin"
+"$IOTAPE" import --db "$db" --again "$t/new
+line.bin" 2> /dev/null
+check_eq "a file named 'new<newline>line.bin': run 'new_line'" "1" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE name = 'new_line'")"
+printf '128166372001234567,ho\033[31mst\a,0,Write,8599642112,4096,12034\n128166372001240311,a\tb,1,Read,1073741824,65536,4470\n' > "$t/ctrlhost.csv"
+"$IOTAPE" import --db "$db" "$t/ctrlhost.csv" 2> /dev/null
+check_eq "MSR Hostnames with ESC, BEL and TAB: runs and devices named with '_'" \
+	"ctrlhost-a_b|ctrlhost-ho_[31mst_|a_b disk 1|ho_[31mst_ disk 0|0" \
+	"$(sqlite3 "$db" "SELECT name FROM runs WHERE name LIKE 'ctrlhost-%' ORDER BY name" | paste -sd'|')|$(sqlite3 "$db" "SELECT d.name FROM devices d JOIN runs r ON r.id = d.run
+		WHERE r.name LIKE 'ctrlhost-%' ORDER BY d.name" | paste -sd'|')|$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE name GLOB '*[^ -~]*'")"
+printf 'iotape capture rows 1\nrun\t\\n\033[31mred\ntrace\t%s\n' "$FIXTURES/loop-fio-small.bin" > "$t/ctrl.rows"
+"$IOTAPE" import --db "$db" --again "$t/ctrl.rows" 2> /dev/null
+check_eq "a capture's rows naming its run with control characters: '_' for each" "1" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE name = '__[31mred'")"
+"$IOTAPE" import --db "$db" --again --run "$(printf 'x\ny')" "$FIXTURES/loop-fio-small.bin" 2> "$t/err"
+check_eq "--run with a newline: still refused" \
+	"2|iotape: invalid run name: control character 0x0a at byte 1" "$?|$(cat "$t/err")"
+
 # usage errors exit 2
 "$IOTAPE" import > /dev/null 2>&1; check_eq "import without input exits 2" 2 $?
 "$IOTAPE" frobnicate > /dev/null 2>&1; check_eq "unknown command exits 2" 2 $?

@@ -140,6 +140,10 @@ static void test_run_name(void **state)
 		{ "7.bin", "run-7" },
 		{ "dir/20240101.blktrace.0", "run-20240101" },
 		{ "7.x", "7.x" },
+		/* control characters, which --run refuses, become '_' */
+		{ "dir/new\nline.bin", "new_line" },
+		{ "ho\033[31mst\a\t.csv", "ho_[31mst__" },
+		{ "\177.bin", "_" },
 	};
 	char out[256];
 
@@ -154,6 +158,19 @@ static void test_run_name(void **state)
 	}
 	import_run_name("/", "run", out, sizeof(out));
 	assert_string_equal(out, "run");
+}
+
+static void test_run_name_clean(void **state)
+{
+	char a[] = "ok name-1.x", b[] = "a\nb\033[31mc\a\177", c[] = "\x80\xff";
+	(void)state;
+	assert_int_equal(run_name_clean(a), 0);
+	assert_string_equal(a, "ok name-1.x");
+	assert_int_equal(run_name_clean(b), 4);
+	assert_string_equal(b, "a_b_[31mc__");
+	assert_int_equal(check_run_name(b), 0);
+	/* bytes of UTF-8 stay */
+	assert_int_equal(run_name_clean(c), 0);
 }
 
 static void test_run_name_is_id(void **state)
@@ -273,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_shell_quote),
 		cmocka_unit_test(test_run_name),
 		cmocka_unit_test(test_run_name_is_id),
+		cmocka_unit_test(test_run_name_clean),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_text_cols),
 		cmocka_unit_test(test_text_wrap),
