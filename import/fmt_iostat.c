@@ -116,9 +116,6 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
-/* iostat -t's timestamp line: "06/01/20 12:53:20", "06/01/2020 12:53:20 PM",
- * "2020-06-01 12:53:20", "2020-06-01T12:53:20+0200" (the zone is ignored:
- * times are the printed local time read as UTC). Returns 0 and *ns. */
 /* The decimal digits at s as *v (at most 9999), and the text after them, or
  * NULL (also when s is NULL). */
 static const char *field(const char *s, int *v)
@@ -138,6 +135,11 @@ static const char *sep(const char *s, char c)
 	return s && *s == c ? s + 1 : NULL;
 }
 
+/* iostat -t's timestamp line: "06/01/20 12:53:20", "06/01/2020 12:53:20 PM",
+ * "2020-06-01 12:53:20", "2020-06-01T12:53:20+0200" (the zone is ignored:
+ * times are the printed local time read as UTC). Returns 0 and *ns; -1 when
+ * s is no timestamp; -2 when it is one that an int64_t of ns does not hold
+ * (before 1677-09-21 or after 2262-04-11). */
 static int stamp(const char *s, int64_t *ns)
 {
 	int y, mo, d, h, mi, sec;
@@ -171,8 +173,10 @@ static int stamp(const char *s, int64_t *ns)
 		if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
 		    sec > 60 || y > 9999)
 			return -1;
-		*ns = ((days_from_civil(y, (unsigned)mo, (unsigned)d) * 24 + h) * 60
-		       + mi) * 60 * 1000000000ll + (int64_t)sec * 1000000000ll;
+		if (__builtin_mul_overflow(((days_from_civil(y, (unsigned)mo,
+				(unsigned)d) * 24 + h) * 60 + mi) * 60 + sec,
+				(int64_t)1000000000, ns))
+			return -2;
 		return 0;
 	}
 	return -1;
@@ -222,7 +226,7 @@ static int put(struct iparse *p, const char *who, const char *col, double v)
 static int take_line(struct iparse *p, uint64_t line, char *raw, int cut)
 {
 	char copy[4096], *t[MAX_COLS + 1];
-	int n, dev, rc = 0;
+	int n, dev, rc = 0, st;
 	int64_t ns;
 
 	snprintf(copy, sizeof(copy), "%s", raw);
@@ -241,7 +245,14 @@ static int take_line(struct iparse *p, uint64_t line, char *raw, int cut)
 		return 0;
 	}
 	p->blanks_done = 1;
-	if (stamp(raw + strspn(raw, " \t"), &ns) == 0) {
+	if ((st = stamp(raw + strspn(raw, " \t"), &ns)) == -2) {
+		snprintf(p->err, p->errlen, "%s: line %" PRIu64 ": timestamp "
+			 "'%.40s' is outside the times iotape stores (1677-09-21 "
+			 "to 2262-04-11 UTC, 2^63 ns either side of 1970)", p->path,
+			 line, raw + strspn(raw, " \t"));
+		return -EINVAL;
+	}
+	if (st == 0) {
 		new_report(p);
 		p->wall = ns;
 		return 0;

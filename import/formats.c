@@ -220,6 +220,10 @@ int fmt_seconds_ns(const char *s, int64_t *ns)
 		return -1;
 	while (digits++ < 9)
 		frac *= 10;
+	/* up to 9223372039 s pass the loop: past 2^63 - 1 ns the cast would
+	 * give a negative time */
+	if (sec > ((uint64_t)INT64_MAX - frac) / 1000000000ull)
+		return -1;
 	*ns = (int64_t)(sec * 1000000000ull + frac);
 	return 0;
 }

@@ -177,7 +177,8 @@ int fmt_u64(const char *s, int hex, uint64_t *v);
  * no hex, inf or nan) into *v; 0 or -1. */
 int fmt_double(const char *s, double *v);
 
-/* Parses "SEC.FRACTION" (up to 9 fraction digits) exactly into ns; 0 or -1. */
+/* Parses "SEC.FRACTION" (up to 9 fraction digits) exactly into ns; 0, or -1
+ * when it is no such number or past 2^63 - 1 ns. */
 int fmt_seconds_ns(const char *s, int64_t *ns);
 
 /* Reads the next line of fp into *buf (grown as needed), without its

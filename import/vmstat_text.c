@@ -113,11 +113,22 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
-static int64_t civil_ns(int y, int mo, int d, int h, int mi, double s)
+/* What a date out of an int64_t of ns (2^63 ns either side of 1970) is. */
+#define DATE_RANGE "outside the times iotape stores (1677-09-21 to " \
+	"2262-04-11 UTC, 2^63 ns either side of 1970)"
+
+/* y-m-d h:mi:s (years up to 9999) read as UTC into ns since 1970 in *ns;
+ * 0, or -1 when an int64_t of ns does not hold it (DATE_RANGE). */
+static int civil_ns(int y, int mo, int d, int h, int mi, double s, int64_t *ns)
 {
-	int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d);
-	return ((days * 86400 + h * 3600 + mi * 60) * (int64_t)1000000000) +
-	       (int64_t)llround(s * 1e9);
+	int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d), v;
+
+	if (__builtin_mul_overflow(days * 86400 + h * 3600 + mi * 60,
+				   (int64_t)1000000000, &v) ||
+	    __builtin_add_overflow(v, (int64_t)llround(s * 1e9), &v))
+		return -1;
+	*ns = v;
+	return 0;
 }
 
 /* "HH:MM:SS" or "HH:MM:SS.fff" */
@@ -181,8 +192,7 @@ int vmstat_text_parse_date(const char *line, int64_t *ns)
 		hms[k] = '\0';
 		if (parse_hms(hms, &h, &mi, &sec))
 			return -1;
-		*ns = civil_ns(y, mo, d, h, mi, sec);
-		return 0;
+		return civil_ns(y, mo, d, h, mi, sec, ns) ? -2 : 0;
 	}
 	/* date(1)'s default: "Wed Aug 28 16:02:01 IST 2019" and locale kin */
 	for (int i = 0; i < n; i++) {
@@ -213,8 +223,7 @@ int vmstat_text_parse_date(const char *line, int64_t *ns)
 			return -1;
 		h = (h % 12) + (pm ? 12 : 0);
 	}
-	*ns = civil_ns(y, mo, d, h, mi, sec);
-	return 0;
+	return civil_ns(y, mo, d, h, mi, sec, ns) ? -2 : 0;
 }
 
 /* The frozen-memory check of one invocation: its first row's watched
@@ -487,7 +496,9 @@ static int data_row(struct parser *p, char **tok, int n, uint64_t line,
 		    parse_hms(tok[n - 1], &h, &mi, &s))
 			return fail(p, line, "'%s %s' is not a timestamp "
 				    "\"YYYY-MM-DD HH:MM:SS\"", tok[n - 2], tok[n - 1]);
-		row.stamp_ns = civil_ns(y, mo, d, h, mi, s);
+		if (civil_ns(y, mo, d, h, mi, s, &row.stamp_ns))
+			return fail(p, line, "timestamp '%s %s' is " DATE_RANGE,
+				    tok[n - 2], tok[n - 1]);
 	}
 
 	/* A new invocation at the file's first row and after a date or blank
@@ -634,6 +645,7 @@ int vmstat_text_read(FILE *fp, const char *path,
 		char *tok[MAX_TOKENS + 1];
 		int n, unterminated = len == 0 || buf[len - 1] != '\n';
 		int64_t date;
+		int dr;
 
 		line++;
 		if ((size_t)len + 1 > rawcap)
@@ -674,7 +686,13 @@ int vmstat_text_read(FILE *fp, const char *path,
 				goto out;
 			continue;
 		}
-		if (vmstat_text_parse_date(raw, &date) == 0) {
+		if ((dr = vmstat_text_parse_date(raw, &date)) == -2) {
+			int rl = (int)strcspn(raw, "\r\n");
+			rc = fail(&p, line, "date '%.*s' is " DATE_RANGE,
+				  rl < 40 ? rl : 40, raw);
+			goto out;
+		}
+		if (dr == 0) {
 			info->date_lines++;
 			if (p.block >= 0)
 				p.sep = 1;

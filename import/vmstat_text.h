@@ -139,7 +139,8 @@ int vmstat_text_sniff_file(const char *path);
 /* Parses a `date` line ("Wed Aug 28 16:02:01 IST 2019", "Wed 28 Aug 2019
  * 04:02:01 PM IST", "2019-08-28 16:02:01", "2019-08-28T16:02:01") into log
  * wall-clock ns (the printed time read as UTC; the zone is ignored).
- * Returns 0, or -1 when the line is not a date. */
+ * Returns 0, -1 when the line is not a date, or -2 when it is one that an
+ * int64_t of ns does not hold (before 1677-09-21 or after 2262-04-11). */
 int vmstat_text_parse_date(const char *line, int64_t *ns);
 
 #endif

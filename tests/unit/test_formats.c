@@ -554,6 +554,18 @@ static void test_iostat(void **state)
 	assert_int_equal(parse_file("iostat-text", "bad/iostat-short-row.log", g, err,
 				    sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "line 8: a device row"));
+	/* a timestamp after 2262 (an int64_t of ns ends there): refused with
+	 * its line, never wrapped to a time in 1677 */
+	assert_int_equal(parse_text("iostat-text", "2326-11-30T14:05:10+0100\n"
+		"Device       tps  kB_read/s\nsda         1.60      12.80\n", g, err,
+		sizeof(err)), -EINVAL);
+	assert_string_equal(err, "test: line 1: timestamp '2326-11-30T14:05:10+0100' "
+			    "is outside the times iotape stores (1677-09-21 to "
+			    "2262-04-11 UTC, 2^63 ns either side of 1970)");
+	assert_int_equal(parse_text("iostat-text", "2262-04-11 23:47:16\n"
+		"Device       tps  kB_read/s\nsda         1.60      12.80\n", g, err,
+		sizeof(err)), 0);
+	assert_int_equal(wall(g, 0), 9223372036ll * 1000000000);
 	free(p);
 	free(g);
 }
@@ -744,6 +756,12 @@ static void test_helpers(void **state)
 	assert_int_equal(ns, 2500000000ll);
 	assert_int_equal(fmt_seconds_ns("-1", &ns), -1);
 	assert_int_equal(fmt_seconds_ns("1.2.3", &ns), -1);
+	/* the largest an int64_t of ns holds, and just past it (once wrapped
+	 * to a negative time) */
+	assert_int_equal(fmt_seconds_ns("9223372036.854775807", &ns), 0);
+	assert_true(ns == INT64_MAX);
+	assert_int_equal(fmt_seconds_ns("9223372036.854775808", &ns), -1);
+	assert_int_equal(fmt_seconds_ns("9223372039", &ns), -1);
 	assert_int_equal(fmt_split(line, ',', f, 4), 3);
 	assert_string_equal(f[0], "a");
 	assert_string_equal(f[2], "c");

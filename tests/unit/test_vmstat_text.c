@@ -515,6 +515,51 @@ static void test_dates(void **state)
 	assert_int_equal(vmstat_text_parse_date("real 0m1.2s", &ns), -1);
 	assert_int_equal(vmstat_text_parse_date(" 1  0  0 1000 100 2000", &ns), -1);
 	assert_int_equal(vmstat_text_parse_date("procs ---memory---", &ns), -1);
+	/* an int64_t of ns ends at 2262-04-11 23:47:16.854775807 UTC: a later
+	 * date is one, but not one iotape stores (it wrapped to 1677) */
+	assert_int_equal(vmstat_text_parse_date("2262-04-11 23:47:16", &ns), 0);
+	assert_true(ns == 9223372036LL * 1000000000);
+	assert_int_equal(vmstat_text_parse_date("2262-04-11 23:47:17", &ns), -2);
+	assert_int_equal(vmstat_text_parse_date("2400-11-30 06:10:27", &ns), -2);
+	assert_int_equal(vmstat_text_parse_date("Wed Aug 28 16:02:01 IST 9999", &ns), -2);
+	assert_int_equal(vmstat_text_parse_date("0001-01-01 00:00:00", &ns), -2);
+}
+
+/* Rows stamped (vmstat -t) after 2262, and a date line after it: refused
+ * naming the line, never stored as a time wrapped to 1677. */
+static void test_dates_out_of_range(void **state)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+	struct vmstat_text_info in;
+	char err[512];
+	static const char stamped[] =
+		"procs -----------memory---------- ---swap-- -----io---- -system-- "
+		"------cpu----- -----timestamp-----\n"
+		" r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us "
+		"sy id wa st                 UTC\n"
+		" 6  0      0 22145792  50328 2371304    0    0 47938  5186 1551 28228 "
+		"16 15 69  0  0 2400-11-30 06:10:27\n";
+	static const char dated[] =
+		"Wed Aug 28 16:02:01 IST 2400\n"
+		"procs -----------memory---------- ---swap-- -----io---- -system-- "
+		"------cpu-----\n"
+		" r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us "
+		"sy id wa st\n"
+		" 6  0      0 22145792  50328 2371304    0    0 47938  5186 1551 28228 "
+		"16 15 69  0  0\n";
+	(void)state;
+
+	assert_non_null(c);
+	assert_int_equal(parse_text(stamped, NULL, c, &in, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "paste.txt: line 3: timestamp '2400-11-30 "
+			    "06:10:27' is outside the times iotape stores "
+			    "(1677-09-21 to 2262-04-11 UTC, 2^63 ns either side "
+			    "of 1970)");
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(parse_text(dated, NULL, c, &in, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "paste.txt: line 1: date 'Wed Aug 28 "
+			       "16:02:01 IST 2400' is outside the times"));
+	free(c);
 }
 
 static void test_sniff(void **state)
@@ -746,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cut_last_line_and_stop),
 		cmocka_unit_test(test_dates),
+		cmocka_unit_test(test_dates_out_of_range),
 		cmocka_unit_test(test_value_ranges),
 		cmocka_unit_test(test_sniff),
 		cmocka_unit_test(test_corpus),
