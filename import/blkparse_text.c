@@ -440,9 +440,19 @@ static int do_line(struct reader *r, struct line_state *ls, char *line,
 		return 0;
 	}
 	ls->seen_event = 1;
+	/* the store keeps ns in an int64_t: past 2^63 - 1 ns (292 years) the
+	 * time would wrap to a negative one */
+	if (h.time_ns > (uint64_t)INT64_MAX) {
+		errf(r, "time %llu.%09llu s is past the largest time iotape "
+		     "stores (9223372036.854775807 s, 2^63 - 1 ns)",
+		     (unsigned long long)(h.time_ns / 1000000000u),
+		     (unsigned long long)(h.time_ns % 1000000000u));
+		return -EINVAL;
+	}
 	d = find_act(h.act);
 	if (!d) {
-		st->unknown_action++;
+		if (!st->unknown_action++)
+			st->unknown_off = r->lineno;
 		st->skipped++;
 		return 0;
 	}
@@ -466,6 +476,11 @@ static int do_line(struct reader *r, struct line_state *ls, char *line,
 	if (parse_body(r, d, &h, &ev, &cats, &name, &nlen))
 		return bad_line(r, at_eof, len, what, d->expect);
 	ev.action = (uint64_t)d->code | cats << 16;
+	/* kept and said, as the binary reader does (trace_input.c): no
+	 * device reaches it, so the text is damaged */
+	if (d->kind != B_MESSAGE && ev.sector >= (1ULL << 55) &&
+	    !st->far_sector++)
+		st->far_off = r->lineno;
 
 	if (nlen > 0 && (rc = learn_name(r, h.pid, name, nlen)) < 0) {
 		errf(r, "cannot store process name: %s", strerror(-rc));
@@ -495,10 +510,12 @@ static int do_line(struct reader *r, struct line_state *ls, char *line,
  * blank lines and everything from the closing summary on are skipped.
  * Output: one sink->event() per per-event line in file order, one
  * sink->process() per new (pid, name) pair; *st is zeroed then filled
- * (records, notify, skipped, unknown_action, truncated_bytes for a cut-short
- * last line, format "blkparse-text", version 0). Returns 0; -EINVAL when the
- * first line that counts is not a per-event line or a later per-event line
- * is malformed (err: "PATH: line N: ..."); -EIO on a read error; -ENOMEM;
+ * (records, notify, skipped, unknown_action, far_sector (a sector at or
+ * past 2^55: kept), with the first one's line in unknown_off and far_off,
+ * truncated_bytes for a cut-short last line, format "blkparse-text",
+ * version 0). Returns 0; -EINVAL when the first line that counts is not a
+ * per-event line, a later per-event line is malformed or a time is past
+ * 2^63 - 1 ns (err: "PATH: line N: ..."); -EIO on a read error; -ENOMEM;
  * or a sink callback's negative code. Warnings (one line each, "iotape:
  * warning: PATH: line N: ...") go to warn when it is not NULL. */
 int blkparse_text_read(FILE *fp, const char *path,

@@ -369,14 +369,17 @@ static int import_path(struct store *st, const struct import_opts *o,
 			"counted as latencies", label,
 			(unsigned long long)stitch_stats(c.stitch)->clock_jumps,
 			(unsigned long long)stitch_stats(c.stitch)->jump_abandoned);
+	/* a binary trace's records are found by offset, text's by line */
 	if (is.unknown_action && !o->quiet)
-		warning("%s: offset %llu: %llu record(s) with an action no "
+		warning("%s: %s %llu: %llu record(s) with an action no "
 			"blktrace version defines were skipped (a damaged "
-			"trace?)", label, (unsigned long long)is.unknown_off,
+			"trace?)", label, is.version ? "offset" : "line",
+			(unsigned long long)is.unknown_off,
 			(unsigned long long)is.unknown_action);
 	if (is.far_sector && !o->quiet)
-		warning("%s: offset %llu: %llu record(s) with a sector past any "
+		warning("%s: %s %llu: %llu record(s) with a sector past any "
 			"device's end (2^55 sectors; a damaged trace?)", label,
+			is.version ? "offset" : "line",
 			(unsigned long long)is.far_off,
 			(unsigned long long)is.far_sector);
 	if ((rc = import_run_finish(st, &c, &is)))

@@ -284,6 +284,15 @@ static int source_next(struct reader *r, struct source *s, struct bt_event *ev)
 				 s->off, bt_strerror(rc));
 			return -EINVAL;
 		}
+		/* the kernel's clock is an s64 of ns; the store keeps an
+		 * int64_t, where a larger time would wrap to a negative one */
+		if (ev->time_ns > (uint64_t)INT64_MAX) {
+			snprintf(r->err, r->errlen, "%s: offset %zu: time %llu ns "
+				 "is past the largest time iotape stores (2^63 - 1 "
+				 "ns)", s->name, s->off,
+				 (unsigned long long)ev->time_ns);
+			return -EINVAL;
+		}
 		s->rec_off = s->off;
 		s->off += used;
 		if (s->only_cpu >= 0 && ev->cpu != (uint32_t)s->only_cpu)
@@ -535,20 +544,30 @@ no:
 	return 0;
 }
 
+/* The largest CPU number of a per-CPU set's file (Linux allows 8192 CPUs):
+ * "f.blktrace.99999999999" is no blktrace file, and a set of CPUs 0 to a
+ * number that large cannot be listed. */
+#define MAX_SET_CPU 65535
+
 /* Splits "DIR/NAME.blktrace.N" into its base "DIR/NAME" (into base) and N;
- * returns N or -1 when path is not a member's name. */
+ * returns N, -1 when path is not a member's name, or -2 when N is over
+ * MAX_SET_CPU (base is set then too). */
 static int member_cpu(const char *path, char *base, size_t baselen)
 {
 	const char *dot = strrchr(path, '.');
 	const char *tag = ".blktrace";
 	size_t tl = strlen(tag);
+	long cpu = 0;
 
 	if (!dot || !dot[1] || (size_t)(dot - path) < tl ||
 	    strncmp(dot - tl, tag, tl))
 		return -1;
-	for (const char *p = dot + 1; *p; p++)
+	for (const char *p = dot + 1; *p; p++) {
 		if (!isdigit((unsigned char)*p))
 			return -1;
+		if (cpu <= MAX_SET_CPU)
+			cpu = cpu * 10 + (*p - '0');
+	}
 	if (base) {
 		size_t n = (size_t)(dot - tl - path);
 		if (n >= baselen)
@@ -556,7 +575,16 @@ static int member_cpu(const char *path, char *base, size_t baselen)
 		memcpy(base, path, n);
 		base[n] = '\0';
 	}
-	return atoi(dot + 1);
+	return cpu > MAX_SET_CPU ? -2 : (int)cpu;
+}
+
+/* The error of a member whose CPU number member_cpu() found too large. */
+static int cpu_too_large(const char *path, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: offset 0: CPU number '%s' is over %d: not a "
+		 "file of a blktrace per-CPU set (NAME.blktrace.CPU); rename or "
+		 "move it", path, strrchr(path, '.') + 1, MAX_SET_CPU);
+	return -EINVAL;
 }
 
 static int cmp_cpu(const void *a, const void *b)
@@ -609,6 +637,12 @@ static int open_set(struct reader *r, const char *base)
 	r->src = xcalloc(g.gl_pathc, sizeof(*r->src));
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		int cpu = member_cpu(g.gl_pathv[i], NULL, 0);
+		if (cpu == -2) {
+			int rc = cpu_too_large(g.gl_pathv[i], r->err, r->errlen);
+			r->nsrc = n;   /* freed by the caller */
+			globfree(&g);
+			return rc;
+		}
 		if (cpu < 0)
 			continue;
 		r->src[n].path = xstrdup(g.gl_pathv[i]);
@@ -742,12 +776,13 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 	const char *label = opts && opts->label ? opts->label : input;
 	char base[4096];
 	struct stat sb;
-	int rc, kind;
+	int rc, kind, member;
 
 	memset(st, 0, sizeof(*st));
 	sha256_init(&r.sha);
-	if (stat(input, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    member_cpu(input, base, sizeof(base)) < 0) {
+	if ((member = member_cpu(input, base, sizeof(base))) == -2)
+		return cpu_too_large(label, err, errlen);
+	if (stat(input, &sb) == 0 && S_ISREG(sb.st_mode) && member < 0) {
 		kind = sniff(input, label, err, errlen);
 		if (kind < 0)
 			return kind;
@@ -765,7 +800,7 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 		r.src[0].only_cpu = -1;
 		r.nsrc = 1;
 	} else {
-		if (member_cpu(input, base, sizeof(base)) < 0)
+		if (member < 0)
 			snprintf(base, sizeof(base), "%s", input);
 		if ((rc = open_set(&r, base)))
 			goto out;

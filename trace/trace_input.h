@@ -26,10 +26,11 @@ struct input_stats {
 	uint64_t skipped;        /* records not delivered (unknown action...) */
 	uint64_t unknown_action; /* of which with an action code we do not know */
 	uint64_t unknown_off;    /* the first such record's offset in its file
-				  * (binary input; 0 for text) */
+				  * (binary input; its line for text) */
 	uint64_t far_sector;     /* records kept with a sector past any device's
 				  * end (2^55 sectors: 2^64 bytes) */
-	uint64_t far_off;        /* the first such record's offset */
+	uint64_t far_off;        /* the first such record's offset (its line for
+				  * text) */
 	uint64_t truncated_bytes;/* bytes of a cut-short record at a file's end */
 	uint64_t cpu_mismatch;   /* per-CPU set: records naming another CPU than
 				  * their file's */

@@ -65,6 +65,46 @@ expect_error "one input given twice: said so, no run named that never was" \
 	import --db "$db" "$FIXTURES/quick/before.bin.gz" "$FIXTURES/quick/before.bin.gz"
 expect_error "unknown run" "no run named 'nope'" report --db "$db" nope
 
+# numbers past what the store holds: refused naming the line or offset,
+# never stored wrapped (a time past 2^63 - 1 ns as a negative one, a date
+# after 2262 as one in 1677, CPU 99999999999 of a set as CPU 1215752191)
+printf '%s\n' '  8,0    1        1     0.000000000   100  Q   W 2056 + 8 [a]' \
+	'  8,0    1        2     9300000000.000099999   100  G   W 2056 + 8 [a]' > "$t/time-ovf.txt"
+expect_error "blkparse text: a time past 2^63 - 1 ns" \
+	"time-ovf.txt: line 2: time 9300000000.000099999 s is past the largest time iotape stores" \
+	import --db "$db" "$t/time-ovf.txt"
+python3 - "$FIXTURES/loop-fio-small.bin" "$t/time-ovf.bin" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off = 0
+for i in range(10):
+    off += 48 + struct.unpack_from('<H', d, off + 46)[0]
+struct.pack_into('<Q', d, off + 8, (1 << 64) - 1)
+open(sys.argv[2], 'wb').write(d)
+PY
+expect_error "blktrace: a time past 2^63 - 1 ns" \
+	"time-ovf.bin: offset 488: time 18446744073709551615 ns is past the largest time iotape stores" \
+	import --db "$db" "$t/time-ovf.bin"
+printf '2326-11-30T14:05:10+0100\nDevice       tps  kB_read/s\nsda         1.60      12.80\n' > "$t/y2326.log"
+expect_error "iostat log: a timestamp after 2262" \
+	"y2326.log: line 1: timestamp '2326-11-30T14:05:10\+0100' is outside the times iotape stores \(1677-09-21 to 2262-04-11 UTC" \
+	import --db "$db" "$t/y2326.log"
+printf '%s\n' 'procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu----- -----timestamp-----' \
+	' r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st                 UTC' \
+	' 6  0      0 22145792  50328 2371304    0    0 47938  5186 1551 28228 16 15 69  0  0 2400-11-30 06:10:27' > "$t/y2400.log"
+expect_error "vmstat log: a timestamp after 2262" \
+	"y2400.log: line 3: timestamp '2400-11-30 06:10:27' is outside the times iotape stores" \
+	import --db "$db" "$t/y2400.log"
+mkdir "$t/set"
+cp "$FIXTURES/loop-fio-small.bin" "$t/set/f.blktrace.7"
+cp "$FIXTURES/loop-fio-small.bin" "$t/set/f.blktrace.99999999999"
+expect_error "per-CPU set: a member's CPU number that fits no CPU" \
+	"set/f.blktrace.99999999999: offset 0: CPU number '99999999999' is over 65535" \
+	import --db "$db" "$t/set/f"
+expect_error "per-CPU set: that member named itself" \
+	"set/f.blktrace.99999999999: offset 0: CPU number '99999999999' is over 65535" \
+	import --db "$db" "$t/set/f.blktrace.99999999999"
+
 # a database that is not SQLite, and one from a newer iotape: refused, unchanged
 for f in not-sqlite.db newer-schema.db; do
 	cp "$B/$f" "$t/$f"
@@ -164,6 +204,14 @@ PY
 "$IOTAPE" import --db "$db" --run badsec "$t/badsec.bin" 2> "$t/err"
 check_eq "a record with a sector past any device's end: imported, said with its offset" \
 	"0|iotape: warning: $t/badsec.bin: offset 488: 1 record(s) with a sector past any device's end (2^55 sectors; a damaged trace?)" \
+	"$?|$(head -n 1 "$t/err")"
+
+# blkparse text with such a sector (2^64 - 1): kept and said, with its line
+printf '%s\n' '  8,0    1        1     0.000000000   100  Q   W 2056 + 8 [a]' \
+	'  8,0    1        2     0.000001000   100  Q   W 18446744073709551615 + 8 [a]' > "$t/badsec.txt"
+"$IOTAPE" import --db "$db" --run badsectxt "$t/badsec.txt" 2> "$t/err"
+check_eq "blkparse text with a sector past any device's end: imported, said with its line" \
+	"0|iotape: warning: $t/badsec.txt: line 2: 1 record(s) with a sector past any device's end (2^55 sectors; a damaged trace?)" \
 	"$?|$(head -n 1 "$t/err")"
 
 # an input's control bytes quoted in a message never reach the terminal raw

@@ -384,6 +384,44 @@ static void test_cut_last_line(void **state)
 	assert_int_equal(st.truncated_bytes, 0);
 }
 
+/* A time past 2^63 - 1 ns would be stored as a negative one: refused with
+ * its line; 2^63 - 1 ns itself is kept. A sector no device reaches is kept
+ * and counted, with its line, as the binary reader does. */
+static void test_huge_numbers(void **state)
+{
+	struct collector c;
+	struct input_stats st;
+	char err[256];
+	static const char time_ovf[] =
+		"  8,0    1        1     0.000000000   100  Q   W 2056 + 8 [a]\n"
+		"  8,0    1        2     9300000000.000099999   100  G   W 2056 + 8 [a]\n";
+	static const char time_max[] =
+		"  8,0    1        1     9223372036.854775807   100  Q   W 2056 + 8 [a]\n";
+	static const char far[] =
+		"  8,0    1        1     0.000000000   100  Q   W 2056 + 8 [a]\n"
+		"  8,0    1        2     0.000001000   100  Q   W 36028797018963968 + 8 [a]\n"
+		"  8,0    1        3     0.000002000   100  C   W 18446744073709551615 + 8 [0]\n";
+	(void)state;
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(parse(time_ovf, &c, &st, err, sizeof(err), NULL, 0), -EINVAL);
+	assert_string_equal(err, "t.txt: line 2: time 9300000000.000099999 s is "
+			    "past the largest time iotape stores "
+			    "(9223372036.854775807 s, 2^63 - 1 ns)");
+	assert_int_equal(c.nev, 1);
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(parse(time_max, &c, &st, err, sizeof(err), NULL, 0), 0);
+	assert_int_equal(c.ev[0].ev.time_ns, (uint64_t)INT64_MAX);
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(parse(far, &c, &st, err, sizeof(err), NULL, 0), 0);
+	assert_int_equal(c.nev, 3);
+	assert_int_equal(st.far_sector, 2);
+	assert_int_equal(st.far_off, 2);
+	assert_int_equal(c.ev[2].ev.sector, UINT64_MAX);
+}
+
 static void test_sink_error_stops(void **state)
 {
 	struct collector c;
@@ -447,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_not_blkparse),
 		cmocka_unit_test(test_bad_line_in_middle),
 		cmocka_unit_test(test_cut_last_line),
+		cmocka_unit_test(test_huge_numbers),
 		cmocka_unit_test(test_sink_error_stops),
 		cmocka_unit_test(test_comment_header_and_crlf),
 		cmocka_unit_test(test_sniff),
