@@ -434,20 +434,23 @@ static int import_names(struct store *st, int64_t run, const char *path,
 			char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "r");
-	char line[512];
-	int ln = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int ln = 0, rc = 0;
 
 	if (!fp) {
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), fp)) {
+	/* lines of any length (`ps -eo pid,args` names run long: a fixed
+	 * buffer read a 1000-byte name's tail as "line 2") */
+	while ((len = getline(&line, &cap, fp)) >= 0) {
 		const char *p = line + strspn(line, " \t"), *comm;
 		uint64_t pid;
-		char *nl;
 		ln++;
-		if ((nl = strchr(line, '\n')))
-			*nl = '\0';
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
 		if (!line[0] || line[0] == '#' || !strncmp(line, "  PID", 5) ||
 		    !strncmp(line, "PID", 3))
 			continue;
@@ -457,24 +460,24 @@ static int import_names(struct store *st, int64_t run, const char *path,
 			comm = p + strspn(p, " \t");
 		if (!comm || !*comm) {
 			snprintf(err, errlen, "%s: line %d: not 'PID NAME'", path, ln);
-			fclose(fp);
-			return -1;
+			rc = -1;
+			break;
 		}
 		if (store_process_set(st, run, (uint32_t)pid, comm)) {
 			import_store_error(st, path, err, errlen);
-			fclose(fp);
-			return -1;
+			rc = -1;
+			break;
 		}
 	}
 	/* a directory opens, and its first read fails (EISDIR) */
-	if (ferror(fp)) {
+	if (!rc && ferror(fp)) {
 		snprintf(err, errlen, "cannot read '%s': %s", path,
 			 strerror(errno ? errno : EIO));
-		fclose(fp);
-		return -1;
+		rc = -1;
 	}
+	free(line);
 	fclose(fp);
-	return 0;
+	return rc;
 }
 
 int import_run(const struct import_opts *o_in, struct import_result *res,

@@ -243,6 +243,15 @@ check_eq "a capture's rows naming its run with control characters: '_' for each"
 check_eq "--run with a newline: still refused" \
 	"2|iotape: invalid run name: control character 0x0a at byte 1" "$?|$(cat "$t/err")"
 
+# --names: a name of any length (`ps -eo pid,args`) is one line, not two,
+# and a last line without its newline is read whole
+{ printf '4242 %s\n' "$(head -c 1000 /dev/zero | tr '\0' x)"; printf '4343 short'; } > "$t/names.txt"
+"$IOTAPE" import --db "$db" --again --run names1000 --names "$t/names.txt" "$FIXTURES/loop-fio-small.bin" 2> "$t/err"
+check_eq "--names: a 1000-byte name, a last line with no newline" "0|4242 1000|4343 short" \
+	"$?|$(sqlite3 "$db" "SELECT p.pid, length(p.comm) FROM processes p JOIN runs r ON r.id = p.run
+		WHERE r.name = 'names1000' AND p.pid = 4242" | tr '|' ' ')|$(sqlite3 "$db" "SELECT p.pid, p.comm FROM processes p
+		JOIN runs r ON r.id = p.run WHERE r.name = 'names1000' AND p.pid = 4343" | tr '|' ' ')"
+
 # usage errors exit 2
 "$IOTAPE" import > /dev/null 2>&1; check_eq "import without input exits 2" 2 $?
 "$IOTAPE" frobnicate > /dev/null 2>&1; check_eq "unknown command exits 2" 2 $?
