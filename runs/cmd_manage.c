@@ -193,8 +193,14 @@ int cmd_vacuum(int argc, char **argv)
 		return opt_bad("vacuum");
 	}
 	db = db_path_default(db);
-	if (store_open_existing(&st, db) || run_summary_backfill(st) ||
-	    store_vacuum(st, &before, &after)) {
+	/* an opening's message names the store itself ("future.db: database
+	 * schema version 99 is newer ..."), as `runs` prints it */
+	if (store_open_existing(&st, db)) {
+		error("%s", store_errmsg(st));
+		store_close(st);
+		return -1;
+	}
+	if (run_summary_backfill(st) || store_vacuum(st, &before, &after)) {
 		error("%s: %s", store_shown(db), store_errmsg(st));
 		store_close(st);
 		return -1;

@@ -118,6 +118,15 @@ for f in not-sqlite.db newer-schema.db; do
 	fi
 done
 
+# vacuum of a newer database: its name once, as every other command says it
+# (once "newer-schema.db: newer-schema.db: ...")
+cp "$B/newer-schema.db" "$t/future.db"
+sum=$(md5sum < "$t/future.db")
+"$IOTAPE" vacuum --db "$t/future.db" > /dev/null 2> "$t/err"
+check_eq "vacuum of a newer database: refused, its name once, unchanged" \
+	"1|iotape: $t/future.db: database schema version 99 is newer than this iotape's|$sum" \
+	"$?|$(cut -d'(' -f1 "$t/err" | sed 's/ $//')|$(md5sum < "$t/future.db")"
+
 # an empty file given to a command that only reads: refused, left empty
 : > "$t/empty.db"
 for cmd in runs "report x"; do
