@@ -103,6 +103,9 @@ int main(int argc, char **argv)
 			char *av[] = { argv[2], "--help", NULL };
 			return cmd->fn(2, av) ? 1 : 0;
 		}
+		/* "iotape help nosuch" as "iotape nosuch": said, exit 2 */
+		if (argc > 2)
+			return unknown_command(argv[2]);
 		usage(stdout);
 		return close_stdout() ? 1 : 0;
 	}

@@ -264,6 +264,15 @@ check_eq "--names: a 1000-byte name, a last line with no newline" "0|4242 1000|4
 # usage errors exit 2
 "$IOTAPE" import > /dev/null 2>&1; check_eq "import without input exits 2" 2 $?
 "$IOTAPE" frobnicate > /dev/null 2>&1; check_eq "unknown command exits 2" 2 $?
+# help on a command there is not: what 'iotape nosuch' says, not the usage
+"$IOTAPE" nosuch > /dev/null 2> "$t/err1"; rc1=$?
+"$IOTAPE" help nosuch > "$t/out" 2> "$t/err"; rc=$?
+check_eq "help nosuch: exit 2, what 'iotape nosuch' says, nothing on stdout" \
+	"2 2|iotape: 'nosuch' is not an iotape command; see 'iotape --help'|$(cat "$t/err1")|0" \
+	"$rc $rc1|$(cat "$t/err")|$(cat "$t/err")|$(wc -c < "$t/out")"
+"$IOTAPE" --help improt > /dev/null 2> "$t/err"
+check_eq "--help improt: exit 2, did you mean 'import'" \
+	"2|iotape: 'improt' is not an iotape command; did you mean 'import'?" "$?|$(cat "$t/err")"
 # a number out of its range: one line, the range in it (once two lines)
 "$IOTAPE" replay --db "$db" cut --target "$t/x.img" --depth -1 > /dev/null 2> "$t/err"
 check_eq "replay --depth -1: one line with the range" \
