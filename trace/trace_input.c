@@ -578,12 +578,14 @@ static int member_cpu(const char *path, char *base, size_t baselen)
 	return cpu > MAX_SET_CPU ? -2 : (int)cpu;
 }
 
-/* The error of a member whose CPU number member_cpu() found too large. */
-static int cpu_too_large(const char *path, char *err, size_t errlen)
+/* The error of path, whose CPU number member_cpu() found too large, named
+ * shown in it. */
+static int cpu_too_large(const char *shown, const char *path, char *err,
+			 size_t errlen)
 {
 	snprintf(err, errlen, "%s: offset 0: CPU number '%s' is over %d: not a "
 		 "file of a blktrace per-CPU set (NAME.blktrace.CPU); rename or "
-		 "move it", path, strrchr(path, '.') + 1, MAX_SET_CPU);
+		 "move it", shown, strrchr(path, '.') + 1, MAX_SET_CPU);
 	return -EINVAL;
 }
 
@@ -638,7 +640,8 @@ static int open_set(struct reader *r, const char *base)
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		int cpu = member_cpu(g.gl_pathv[i], NULL, 0);
 		if (cpu == -2) {
-			int rc = cpu_too_large(g.gl_pathv[i], r->err, r->errlen);
+			int rc = cpu_too_large(g.gl_pathv[i], g.gl_pathv[i],
+					       r->err, r->errlen);
 			r->nsrc = n;   /* freed by the caller */
 			globfree(&g);
 			return rc;
@@ -781,7 +784,7 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 	memset(st, 0, sizeof(*st));
 	sha256_init(&r.sha);
 	if ((member = member_cpu(input, base, sizeof(base))) == -2)
-		return cpu_too_large(label, err, errlen);
+		return cpu_too_large(label, input, err, errlen);
 	if (stat(input, &sb) == 0 && S_ISREG(sb.st_mode) && member < 0) {
 		kind = sniff(input, label, err, errlen);
 		if (kind < 0)
