@@ -1445,3 +1445,28 @@ int compare_expand_runs(struct store *st, char **args, int nargs,
 	free(runs);
 	return rc;
 }
+
+int compare_expand_runs_db(const char *db, char **args, int nargs,
+			   char ***names, int *n)
+{
+	struct store *st = NULL;
+	int rc;
+
+	*names = NULL;
+	*n = 0;
+	if (store_open_existing(&st, db)) {
+		error("%s", store_errmsg(st));
+		store_close(st);
+		return -1;
+	}
+	rc = compare_expand_runs(st, args, nargs, names, n);
+	store_close(st);
+	return rc;
+}
+
+void compare_runs_free(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}

@@ -175,6 +175,15 @@ void compare_free(struct compare *c);
 int compare_expand_runs(struct store *st, char **args, int nargs,
 			char ***names, int *n);
 
+/* compare_expand_runs() on the database at db (opened to read and closed
+ * again): for the commands that take runs as compare does (plot, mail).
+ * Returns 0, or -1 after an error line (the database's too). */
+int compare_expand_runs_db(const char *db, char **args, int nargs,
+			   char ***names, int *n);
+
+/* Frees the n names compare_expand_runs() gave, and the array. */
+void compare_runs_free(char **names, int n);
+
 /* The definitions printed by compare --help. */
 void compare_print_definitions(FILE *fp);
 

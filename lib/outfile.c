@@ -182,10 +182,25 @@ static int as_stream(struct out_file *of, int fd)
 	return e;
 }
 
-int out_file_open(struct out_file *of, const char *path)
+/* A temporary given up after errno's failure: fd closed, of->tmp removed
+ * and forgotten. Returns -errno (as it was). */
+static int tmp_abandon(struct out_file *of, int fd)
 {
-	struct stat ls, fs;
-	int fd, e, have;
+	int e = -errno;
+
+	close(fd);
+	unlink(of->tmp);
+	of->tmp[0] = '\0';
+	return e;
+}
+
+/* The start of out_file_open() and out_file_replace(): of cleared, path
+ * kept in it and checked (out_file_check()), its lstat() into *ls and
+ * whether it exists into *have. Returns 0 or a negative errno. */
+static int out_file_begin(struct out_file *of, const char *path,
+			  struct stat *ls, int *have)
+{
+	int e;
 
 	memset(of, 0, sizeof(*of));
 	if (strlen(path) >= sizeof(of->path))
@@ -193,9 +208,19 @@ int out_file_open(struct out_file *of, const char *path)
 	memcpy(of->path, path, strlen(path) + 1);
 	if ((e = out_file_check(path)))
 		return e;
-	have = lstat(path, &ls) == 0;
-	if (!have && errno != ENOENT)
+	*have = lstat(path, ls) == 0;
+	if (!*have && errno != ENOENT)
 		return -errno;
+	return 0;
+}
+
+int out_file_open(struct out_file *of, const char *path)
+{
+	struct stat ls, fs;
+	int fd, e, have;
+
+	if ((e = out_file_begin(of, path, &ls, &have)))
+		return e;
 	if (have && (!S_ISREG(ls.st_mode) || ls.st_nlink > 1)) {
 		/* renaming over it would replace the device, FIFO or link
 		 * with a file, or cut the other names off */
@@ -218,13 +243,8 @@ int out_file_open(struct out_file *of, const char *path)
 	}
 	/* the old file's owner first: chown clears set-id bits */
 	if (have && ((geteuid() == 0 && fchown(fd, ls.st_uid, ls.st_gid) < 0) ||
-		     fchmod(fd, ls.st_mode & 07777) < 0)) {
-		e = -errno;
-		close(fd);
-		unlink(of->tmp);
-		of->tmp[0] = '\0';
-		return e;
-	}
+		     fchmod(fd, ls.st_mode & 07777) < 0))
+		return tmp_abandon(of, fd);
 	return as_stream(of, fd);
 }
 
@@ -233,15 +253,8 @@ int out_file_replace(struct out_file *of, const char *path)
 	struct stat ls;
 	int fd, e, have;
 
-	memset(of, 0, sizeof(*of));
-	if (strlen(path) >= sizeof(of->path))
-		return -ENAMETOOLONG;
-	memcpy(of->path, path, strlen(path) + 1);
-	if ((e = out_file_check(path)))
+	if ((e = out_file_begin(of, path, &ls, &have)))
 		return e;
-	have = lstat(path, &ls) == 0;
-	if (!have && errno != ENOENT)
-		return -errno;
 	if (have && S_ISDIR(ls.st_mode))
 		return -EISDIR;
 	snprintf(of->tmp, sizeof(of->tmp), "%s.tmp.%d", path, (int)getpid());
@@ -251,13 +264,8 @@ int out_file_replace(struct out_file *of, const char *path)
 		return -errno;
 	}
 	/* a regular file's mode is kept; a symlink's is nothing to keep */
-	if (have && S_ISREG(ls.st_mode) && fchmod(fd, ls.st_mode & 0777) < 0) {
-		e = -errno;
-		close(fd);
-		unlink(of->tmp);
-		of->tmp[0] = '\0';
-		return e;
-	}
+	if (have && S_ISREG(ls.st_mode) && fchmod(fd, ls.st_mode & 0777) < 0)
+		return tmp_abandon(of, fd);
 	return as_stream(of, fd);
 }
 

@@ -1287,16 +1287,10 @@ int cmd_mail(int argc, char **argv)
 	o.nargs = argc - optind;
 	/* RUN arguments may be globs over the run names, as compare's */
 	{
-		struct store *st = NULL;
 		char **names = NULL;
 		int n = 0, rc;
-		if (store_open_existing(&st, o.db)) {
-			error("%s", store_errmsg(st));
-			store_close(st);
-			return -1;
-		}
-		rc = compare_expand_runs(st, argv + optind, argc - optind, &names, &n);
-		store_close(st);
+		rc = compare_expand_runs_db(o.db, argv + optind, argc - optind,
+					    &names, &n);
 		if (!rc && n < 2) {
 			error("mail needs two or more runs; %d given", n);
 			rc = 2;
@@ -1313,9 +1307,7 @@ int cmd_mail(int argc, char **argv)
 			else
 				plot_made_free(&made);
 		}
-		for (int i = 0; i < n; i++)
-			free(names[i]);
-		free(names);
+		compare_runs_free(names, n);
 		return rc;
 	}
 }

@@ -206,24 +206,16 @@ int cmd_plot(int argc, char **argv)
 	/* RUN arguments may be globs over the run names, as compare's and
 	 * mail's: the same helper expands them */
 	{
-		struct store *st = NULL;
 		char **names = NULL;
 		int n = 0, rc;
-		if (store_open_existing(&st, o.db)) {
-			error("%s", store_errmsg(st));
-			store_close(st);
-			return -1;
-		}
-		rc = compare_expand_runs(st, argv + optind, argc - optind, &names, &n);
-		store_close(st);
+		rc = compare_expand_runs_db(o.db, argv + optind, argc - optind,
+					    &names, &n);
 		if (!rc) {
 			o.runs = (const char *const *)names;
 			o.nrun = (size_t)n;
 			rc = plot_run(&o);
 		}
-		for (int i = 0; i < n; i++)
-			free(names[i]);
-		free(names);
+		compare_runs_free(names, n);
 		return rc;
 	}
 }

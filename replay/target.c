@@ -910,24 +910,14 @@ static void dev_block_name(const char *sys, const char *path, char *out,
 			   size_t len)
 {
 	const char *b = strrchr(path, '/');
-	char f[512], line[256];
 	unsigned maj, min;
 	int end = 0;
-	FILE *fp;
 
 	out[0] = '\0';
 	if (!b || b - path < 6 || strncmp(b - 6, "/block", 6) ||
 	    sscanf(b + 1, "%u:%u%n", &maj, &min, &end) != 2 || b[1 + end])
 		return;
-	snprintf(f, sizeof(f), "%s/dev/block/%u:%u/uevent", sys, maj, min);
-	if (!(fp = fopen(f, "r")))
-		return;
-	while (fgets(line, sizeof(line), fp))
-		if (!strncmp(line, "DEVNAME=", 8)) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(out, len, "/dev/%s", line + 8);
-		}
-	fclose(fp);
+	dev_node(sys, makedev(maj, min), out, len);
 }
 
 /* A missing target path made as a new file (O_EXCL, O_DIRECT), *sb its
