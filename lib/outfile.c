@@ -194,7 +194,7 @@ static int tmp_abandon(struct out_file *of, int fd)
 	return e;
 }
 
-/* The start of out_file_open() and out_file_replace(): of cleared, path
+/* The start of out_file_open(): of cleared, path
  * kept in it and checked (out_file_check()), its lstat() into *ls and
  * whether it exists into *have. Returns 0 or a negative errno. */
 static int out_file_begin(struct out_file *of, const char *path,
@@ -248,25 +248,36 @@ int out_file_open(struct out_file *of, const char *path)
 	return as_stream(of, fd);
 }
 
-int out_file_replace(struct out_file *of, const char *path)
+int out_file_move(const char *tmp, const char *dest)
 {
 	struct stat ls;
-	int fd, e, have;
+	char buf[65536];
+	ssize_t n;
+	int in, out, e = 0;
 
-	if ((e = out_file_begin(of, path, &ls, &have)))
-		return e;
-	if (have && S_ISDIR(ls.st_mode))
-		return -EISDIR;
-	snprintf(of->tmp, sizeof(of->tmp), "%s.tmp.%d", path, (int)getpid());
-	if ((fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		       O_CLOEXEC, 0666)) < 0) {
-		of->tmp[0] = '\0';
+	if (lstat(dest, &ls) < 0 || (S_ISREG(ls.st_mode) && ls.st_nlink == 1))
+		return rename(tmp, dest) < 0 ? -errno : 0;
+	/* a symlink, a device, a file with other names: written in place */
+	if ((in = open(tmp, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
+	if ((out = open(dest, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC,
+			0666)) < 0) {
+		e = -errno;
+		close(in);
+		return e;
 	}
-	/* a regular file's mode is kept; a symlink's is nothing to keep */
-	if (have && S_ISREG(ls.st_mode) && fchmod(fd, ls.st_mode & 0777) < 0)
-		return tmp_abandon(of, fd);
-	return as_stream(of, fd);
+	if (fstat(out, &ls) == 0 && S_ISREG(ls.st_mode) && ftruncate(out, 0) < 0)
+		e = -errno;
+	while (!e && (n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 || write(out, buf, (size_t)n) != n)
+			e = n < 0 || errno ? -errno : -EIO;
+	}
+	close(in);
+	if (close(out) < 0 && !e)
+		e = -errno;
+	if (!e)
+		unlink(tmp);
+	return e;
 }
 
 int out_file_commit(struct out_file *of)

@@ -71,16 +71,12 @@ const char *out_file_error(int rc);
  * or -errno or out_file_check()'s code with nothing left behind. */
 int out_file_open(struct out_file *of, const char *path);
 
-/* Opens path for writing into of->fp, always through a temporary
- * "PATH.tmp.PID" (made with O_EXCL | O_NOFOLLOW) that out_file_commit()
- * renames over path: whatever path is now (a symlink, a FIFO, a file with
- * other names) is replaced, never written through, so an output folder
- * that holds a symlink to a file elsewhere leaves that file alone. A
- * regular file's mode is kept. For files a command makes as a set in its
- * own folder (plot's and mail's). What out_file_check() refuses is refused,
- * and a folder at path is -EISDIR. Returns 0, or -errno or
- * out_file_check()'s code with nothing left behind. */
-int out_file_replace(struct out_file *of, const char *path);
+/* Puts the whole file tmp (a command's temporary, beside dest) at dest as
+ * out_file_open() would write it: renamed over dest when dest is absent or
+ * a regular file with one name; else (a symlink, a device, a file with
+ * other hard links) its bytes written through dest in place and tmp
+ * removed. Returns 0 or -errno (tmp left for the caller to remove). */
+int out_file_move(const char *tmp, const char *dest);
 
 /* Closes of->fp and, when it was written to a temporary, renames that over
  * path. Returns 0, or -errno of the write, close or rename that failed (-EIO

@@ -1131,7 +1131,7 @@ static int mail_short(const struct mail_opts *o, struct store *st,
 
 	snprintf(path, sizeof(path), "%s/%s.mail.txt", o->dir, stem);
 	is_new = lstat(path, &sb) != 0;
-	if ((rc = out_file_replace(&of, path))) {
+	if ((rc = out_file_open(&of, path))) {
 		rc = error("cannot create '%s': %s", path, out_file_error(rc));
 	} else if ((rc = write_short(of.fp, st, cmp, o, rds, head, stem,
 				     drawn_png))) {
@@ -1205,7 +1205,7 @@ static int mail_run(const struct mail_opts *o)
 	snprintf(path, sizeof(path), "%s/%s.%s.txt", o->dir, stem, o->full ?
 		 "mail" : "full");
 	is_new = lstat(path, &sb) != 0;
-	if ((rc = out_file_replace(&of, path))) {
+	if ((rc = out_file_open(&of, path))) {
 		rc = error("cannot create '%s': %s", path, out_file_error(rc));
 		goto out;
 	}

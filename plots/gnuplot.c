@@ -39,9 +39,10 @@ static int may_write(const struct plot_ctx *c, const char *file)
 	return 0;
 }
 
-/* Opens c->dir/file through a temporary beside it (out_file_replace():
- * a symlink there is replaced when closed, never written through), the
- * temporary noted in c->made. Returns of->fp, or NULL after error(). */
+/* Opens c->dir/file through a temporary beside it (out_file_open(): a
+ * symlink the user put there is written through, as export -o writes
+ * one), the temporary noted in c->made. Returns of->fp, or NULL after
+ * error(). */
 static FILE *create_in(const struct plot_ctx *c, const char *file,
 		       struct out_file *of)
 {
@@ -51,11 +52,12 @@ static FILE *create_in(const struct plot_ctx *c, const char *file,
 	if (may_write(c, file))
 		return NULL;
 	snprintf(path, sizeof(path), "%s/%s", c->dir, file);
-	if ((rc = out_file_replace(of, path))) {
+	if ((rc = out_file_open(of, path))) {
 		error("cannot create '%s': %s", path, out_file_error(rc));
 		return NULL;
 	}
-	plot_made_add(c->made, of->tmp, PLOT_MADE_TMP);
+	if (of->tmp[0])
+		plot_made_add(c->made, of->tmp, PLOT_MADE_TMP);
 	return of->fp;
 }
 
@@ -537,9 +539,9 @@ int plot_picture_draw(const char *dir, const char *script, const char *tmp,
 		const char *r = strstr(why, "': ");
 		rc = fail(err, errlen, "cannot write '%s': %s", dest, r ? r + 3 : why);
 	}
-	if (!rc && rename(path, dest))
+	if (!rc && (rc = out_file_move(path, dest)))
 		rc = fail(err, errlen, "cannot write '%s': %s", dest,
-			  strerror(errno));
+			  strerror(-rc));
 	if (rc)
 		unlink(path);
 	return rc;   /* -2: no gnuplot (plot_gnuplot_exec()) */
