@@ -187,7 +187,8 @@ static void rereads(const struct an_run *r, struct ra_state *s, uint32_t *p,
 	/* the time they were at the device, overlapping ones once: never
 	 * more than the run (their D2C summed over 50 in flight was 10.1 s
 	 * in a run of 3.8 s) */
-	qsort(span, nspan, sizeof(*span), cmp_span);
+	if (nspan)   /* qsort(NULL, 0, ...) is undefined */
+		qsort(span, nspan, sizeof(*span), cmp_span);
 	for (size_t i = 0, j; i < nspan; i = j) {
 		int64_t end = span[i][1];
 		for (j = i + 1; j < nspan && span[j][0] <= end; j++)
