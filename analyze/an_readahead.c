@@ -454,7 +454,7 @@ static double ra_mix(const struct cp_diff *d)
 static void ra_mix_title(const struct cp_diff *d, const struct an_run *x,
 			 const struct an_run *y, struct finding *f)
 {
-	double n[2] = { 0, 0 }, mb[2] = { 0, 0 };
+	double n[2], mb[2];
 
 	if (f->title[0] && f->present)
 		return;
@@ -464,12 +464,8 @@ static void ra_mix_title(const struct cp_diff *d, const struct an_run *x,
 		 y->rd.rv->name,
 		 d->mean_kb[1][0], x->rd.rv->name, d->mean_kb[0][0]);
 	/* the workload's blocking reads, class by class (critpath.h) */
-	for (int sc = 0; sc < CP_SIZES; sc++) {
-		n[0] += x->cp.cls[0][sc].nreq;
-		n[1] += y->cp.cls[0][sc].nreq;
-		mb[0] += x->cp.cls[0][sc].bytes / 1e6;
-		mb[1] += y->cp.cls[0][sc].bytes / 1e6;
-	}
+	cp_read_reqs(&x->cp, &n[0], &mb[0]);
+	cp_read_reqs(&y->cp, &n[1], &mb[1]);
 	if (!f->evidence[0])
 		FD_CAT(f, evidence, "%s: %.0f read requests the workload "
 		       "waited on, %.1f MB, %.0f%% of the run's read requests "

@@ -488,24 +488,14 @@ static double seek_mix(const struct cp_diff *d)
 	return cp_reads_scattered(d) ? d->mix_s[0] : 0;
 }
 
-/* The read requests of run r the workload waited on: count and MB. */
-static void read_reqs(const struct an_run *r, double *n, double *mb)
-{
-	*n = *mb = 0;
-	for (int sc = 0; sc < CP_SIZES; sc++) {
-		*n += r->cp.cls[0][sc].nreq;
-		*mb += r->cp.cls[0][sc].bytes / 1e6;
-	}
-}
-
 /* The title when seek_mix() is most of the cost: the layout. */
 static void seek_mix_title(const struct cp_diff *d, const struct an_run *x,
 			   const struct an_run *y, struct finding *f)
 {
 	double n[2], mb[2];
 
-	read_reqs(x, &n[0], &mb[0]);
-	read_reqs(y, &n[1], &mb[1]);
+	cp_read_reqs(&x->cp, &n[0], &mb[0]);
+	cp_read_reqs(&y->cp, &n[1], &mb[1]);
 	snprintf(f->title, sizeof(f->title), "seek: layout: %.30s read %.1f MB "
 		 "in %.0f scattered requests of %.1f KiB, %.30s in %.0f of %.1f "
 		 "KiB end to end (a fragmented file)",

@@ -239,14 +239,18 @@ static int worse(const struct question *q, double a, double b)
 	return q->lower_better ? a > b : a < b;
 }
 
-/* Whether the timed commands of question q ran apart in run rd, an untimed
- * pause between them (its window a tenth longer than their real times),
- * their times' sum into *sum_s: 1 when they did, with two or more. */
-static int cmds_apart(const struct question *q, const struct an_run *r,
-		      double *sum_s)
+/* The timed commands of question q in runs x and y: their real times'
+ * sums into *sx and *sy; 1 when each run has two or more of them and they
+ * ran apart in either, an untimed pause between them (its window a tenth
+ * longer than their real times), else 0. */
+static int cmds_ran_apart(const struct compare *c, int x, int y, double *sx,
+			  double *sy)
 {
-	return cmp_cmds_real_s(q, &r->rd, sum_s) >= 2 &&
-	       r->cp.elapsed_s > 1.1 * *sum_s;
+	int nx = cmp_cmds_real_s(&c->q, &c->rf[x].an.rd, sx);
+	int ny = cmp_cmds_real_s(&c->q, &c->rf[y].an.rd, sy);
+
+	return nx >= 2 && ny >= 2 && (c->rf[x].an.cp.elapsed_s > 1.1 * *sx ||
+				      c->rf[y].an.cp.elapsed_s > 1.1 * *sy);
 }
 
 /* The time the workloads of runs x and y took, s, into *ex and *ey: their
@@ -260,10 +264,7 @@ static int work_times(const struct compare *c, int x, int y, double *ex,
 
 	*ex = c->rf[x].an.cp.elapsed_s;
 	*ey = c->rf[y].an.cp.elapsed_s;
-	if (!(cmds_apart(&c->q, &c->rf[x].an, &sx) |
-	      cmds_apart(&c->q, &c->rf[y].an, &sy)) ||
-	    cmp_cmds_real_s(&c->q, &c->rf[x].an.rd, &sx) < 2 ||
-	    cmp_cmds_real_s(&c->q, &c->rf[y].an.rd, &sy) < 2)
+	if (!cmds_ran_apart(c, x, y, &sx, &sy))
 		return 0;
 	*ex = sx;
 	*ey = sy;
@@ -745,14 +746,12 @@ static int by_command(struct compare *c, int good, int bad, double diff_s,
 	const struct rundata *dx = &x->an.rd, *dy = &y->an.rd;
 	struct finding *fk = xcalloc(AN_MAX, sizeof(*fk));
 	double sx, sy, best[AN_MAX] = { 0 };
-	int n = 0, nx = cmp_cmds_real_s(q, dx, &sx),
-	    ny = cmp_cmds_real_s(q, dy, &sy), done = 0;
+	int n = 0, done = 0;
 
 	/* a sum of command times, or a figure that is no time (a latency)
 	 * whose workload's time is its commands' (time_diff()) */
 	if (!(cmp_commands_sum(q) || (!q->duration && q->lower_better)) ||
-	    nx < 2 || ny < 2 ||
-	    (x->an.cp.elapsed_s <= 1.1 * sx && y->an.cp.elapsed_s <= 1.1 * sy)) {
+	    !cmds_ran_apart(c, good, bad, &sx, &sy)) {
 		free(fk);
 		return 0;
 	}
@@ -1011,11 +1010,9 @@ int compare_tail_sentence(struct compare *c, const struct cmp_pair *p,
 static void cmds_named(uint64_t mask, const char *suffix, char *out,
 		       size_t len)
 {
-	int n = 0, all = 0;
+	int n = 0, all = __builtin_popcountll(mask);
 	size_t o = 0;
 
-	for (int i = 0; i < 64; i++)
-		all += (int)((mask >> i) & 1);
 	out[0] = 0;
 	for (int i = 0; i < 64 && o < len; i++)
 		if ((mask >> i) & 1) {

@@ -900,43 +900,6 @@ static uint64_t key_u64(const void *p)
 	return *(const uint64_t *)p;
 }
 
-/* How many of the workload's read requests (dispatches with data, swap
- * apart) start where another of its read requests on the device ends: the
- * file's blocks laid end to end, read in pieces (a readahead window, a
- * request size) when most do, scattered (a fragmented file, random reads)
- * when few do. Order-free: two readers taking turns at a disk still read
- * their files contiguously. Sets cp->read_reqs and cp->read_contig. */
-static void read_contiguity(struct critpath *cp, const struct rundata *rd)
-{
-	uint64_t *st = xmalloc((rd->n ? rd->n : 1) * sizeof(*st));
-	uint64_t *en = xmalloc((rd->n ? rd->n : 1) * sizeof(*en));
-	size_t n = 0, j = 0, hit = 0;
-
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		uint64_t dk = (uint64_t)rd->row[i].dev << 48;
-		if ((x->flags & (AN_WRITE | AN_HEAD)) != AN_HEAD || !x->dbytes ||
-		    x->dsector >= (1ull << 47) || is_swap(cp, x->dev) ||
-		    !family_is_workload(&cp->fam, x->pid))
-			continue;
-		st[n] = dk | x->dsector;
-		en[n] = dk | (x->dsector + x->dbytes / 512);
-		n++;
-	}
-	radix_sort(st, n, sizeof(*st), key_u64);
-	radix_sort(en, n, sizeof(*en), key_u64);
-	for (size_t i = 0; i < n; i++) {
-		while (j < n && en[j] < st[i])
-			j++;
-		hit += j < n && en[j] == st[i];
-	}
-	cp->read_reqs = (double)n;
-	cp->read_contig = (double)hit;
-	free(st);
-	free(en);
-}
-
 /* The swap devices (rundata's: the capture's list, or told from the
  * trace) and what vmstat swapped over the window. */
 static void find_swap(struct critpath *cp, const struct rundata *rd)
@@ -997,19 +960,37 @@ static void service_means(struct walk *w, const struct evorder *ord)
 	}
 }
 
-/* Each device's usual Q2G: the median over its bios with a G (none: 0, no
- * wait for a tag told). */
-static void usual_q2g(struct walk *w)
+/* One pass over the rows for what the walk and the findings read whole:
+ * each device's usual Q2G (w->q2g_usual, the median over its bios with a
+ * G; 0 with none: no wait for a tag told), and how many of the workload's
+ * read requests (dispatches with data, swap apart) start where another of
+ * its read requests on the device ends (cp->read_reqs, cp->read_contig):
+ * the file's blocks laid end to end, read in pieces (a readahead window, a
+ * request size) when most do, scattered (a fragmented file, random reads)
+ * when few do. Order-free: two readers taking turns at a disk still read
+ * their files contiguously. */
+static void rows_pass(struct walk *w, struct critpath *cp)
 {
 	const struct rundata *rd = w->rd;
 	struct hist *h = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*h));
+	uint64_t *st = xmalloc((rd->n ? rd->n : 1) * sizeof(*st));
+	uint64_t *en = xmalloc((rd->n ? rd->n : 1) * sizeof(*en));
+	size_t n = 0, j = 0, hit = 0;
 
 	w->q2g_usual = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->q2g_usual));
 	for (size_t i = 0; i < rd->n; i++) {
 		struct an_io xb;
 		const struct an_io *x = rundata_io(rd, i, &xb);
+		uint64_t dk = (uint64_t)rd->row[i].dev << 48;
 		if (x->q != AN_NONE && x->g != AN_NONE && x->g >= x->q)
 			hist_add(&h[rd->row[i].dev], (uint64_t)(x->g - x->q));
+		if ((x->flags & (AN_WRITE | AN_HEAD)) != AN_HEAD || !x->dbytes ||
+		    x->dsector >= (1ull << 47) || is_swap(cp, x->dev) ||
+		    !family_is_workload(&cp->fam, x->pid))
+			continue;
+		st[n] = dk | x->dsector;
+		en[n] = dk | (x->dsector + x->dbytes / 512);
+		n++;
 	}
 	for (size_t k = 0; k < rd->ndevs; k++) {
 		if (h[k].n)
@@ -1017,6 +998,17 @@ static void usual_q2g(struct walk *w)
 		hist_free(&h[k]);
 	}
 	free(h);
+	radix_sort(st, n, sizeof(*st), key_u64);
+	radix_sort(en, n, sizeof(*en), key_u64);
+	for (size_t i = 0; i < n; i++) {
+		while (j < n && en[j] < st[i])
+			j++;
+		hit += j < n && en[j] == st[i];
+	}
+	cp->read_reqs = (double)n;
+	cp->read_contig = (double)hit;
+	free(st);
+	free(en);
 }
 
 /* ---- after the walk ---- */
@@ -2010,7 +2002,6 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 			cp->win_write_bytes += rundata_bytes(rd, i);
 	}
 	find_swap(cp, rd);
-	read_contiguity(cp, rd);
 	w->rd = rd;
 	w->cp = cp;
 	cp->bin_ns = 100000000;     /* 100 ms, fewer for long windows */
@@ -2023,7 +2014,7 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	w->refault = mark_refaults(rd, cp);
 	w->user_sync = user_sync(w, cp, rd);
 	service_means(w, ord);
-	usual_q2g(w);
+	rows_pass(w, cp);
 	/* the walks: Q, D and C of each device */
 	walk_events(w, ord, lives, nl);
 	advance(w, cp->t1);

@@ -283,6 +283,18 @@ static inline int cp_reads_scattered(const struct cp_diff *d)
 	       d->contig[0] - d->contig[1] >= 0.25;
 }
 
+/* The read requests cp's workload waited on, its classes' (struct
+ * cp_class, merged bios one request): count into *n and MB into *mb. */
+static inline void cp_read_reqs(const struct critpath *cp, double *n,
+				double *mb)
+{
+	*n = *mb = 0;
+	for (int sc = 0; sc < CP_SIZES; sc++) {
+		*n += cp->cls[0][sc].nreq;
+		*mb += cp->cls[0][sc].bytes / 1e6;
+	}
+}
+
 struct emit;
 /* Emits cp as JSON (an object "time": the window, the seconds by cause,
  * the families); nothing in text. */
