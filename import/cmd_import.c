@@ -101,7 +101,7 @@ int cmd_import(int argc, char **argv)
 	if (rc)
 		error("%s", err);
 	for (int i = 0; i < o.ninput && !rc && !o.quiet; i++)
-		fprintf(stderr, "iotape: %s\n", res[i].summary);
+		notice("%s", res[i].summary);   /* it quotes the input's path */
 	free(res);
 	return rc ? -1 : 0;
 }

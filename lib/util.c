@@ -19,7 +19,8 @@
 /* A message's control bytes (an input's own bytes quoted in it: an ESC
  * sequence in a damaged log) as <0xNN>, so they never reach the terminal;
  * newlines and tabs stay. */
-static void vreport(const char *prefix, const char *fmt, va_list ap)
+static void vreport(const char *prefix, int one_line, const char *fmt,
+		    va_list ap)
 {
 	char buf[4096], *msg = buf;
 	va_list aq;
@@ -35,7 +36,8 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 	fflush(stdout);
 	fprintf(stderr, "iotape: %s", prefix);
 	for (const unsigned char *c = (const unsigned char *)msg; n > 0 && *c; c++)
-		if ((*c < 0x20 && *c != '\n' && *c != '\t') || *c == 0x7f)
+		if ((*c < 0x20 && ((*c != '\n' && *c != '\t') || one_line)) ||
+		    *c == 0x7f)
 			fprintf(stderr, "<0x%02x>", *c);
 		else
 			fputc(*c, stderr);
@@ -49,7 +51,7 @@ int error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("", fmt, ap);
+	vreport("", 0, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -59,7 +61,16 @@ void warning(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport("warning: ", fmt, ap);
+	vreport("warning: ", 0, fmt, ap);
+	va_end(ap);
+}
+
+void notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", 1, fmt, ap);
 	va_end(ap);
 }
 

@@ -16,6 +16,12 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "iotape: warning: <message>" on stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Prints "iotape: <message>" on stderr as one line: every control character
+ * in it, newlines too, shown as <0xNN> (error() and warning() keep newlines
+ * and tabs for messages of several lines), for a summary that quotes what
+ * the user gave ("imported 'a<0x0a>b.bin' as run 'a_b'"). */
+void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* malloc/realloc/strdup that abort with a message when memory runs out. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

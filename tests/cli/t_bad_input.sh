@@ -238,6 +238,11 @@ line.bin"
 line.bin" 2> /dev/null
 check_eq "a file named 'new<newline>line.bin': run 'new_line'" "1" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE name = 'new_line'")"
+"$IOTAPE" import --db "$db" --again --run nl2 "$t/new
+line.bin" 2> "$t/err"
+check_eq "its summary quotes the path on one line, the newline as <0x0a>" \
+	"0|1|iotape: imported '$t/new<0x0a>line.bin' as run 'nl2'" \
+	"$?|$(wc -l < "$t/err")|$(cut -d: -f1-2 "$t/err")"
 printf '128166372001234567,ho\033[31mst\a,0,Write,8599642112,4096,12034\n128166372001240311,a\tb,1,Read,1073741824,65536,4470\n' > "$t/ctrlhost.csv"
 "$IOTAPE" import --db "$db" "$t/ctrlhost.csv" 2> /dev/null
 check_eq "MSR Hostnames with ESC, BEL and TAB: runs and devices named with '_'" \
