@@ -487,6 +487,27 @@ int fmt_time_sniff(const uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* 1 when s, the file's last line with no newline, shows it was cut: a
+ * bash time line whose value lacks its closing 's' ("sys\t0m0.0" of
+ * "0m0.010s"), or dd's rate line without its "/s" ("336 MB/"). A line
+ * that reads whole is kept: a paste often ends with no newline, and
+ * time -p's "sys 0.01" has no end to tell a cut by. */
+static int cut_short(const char *s)
+{
+	char w[8], v[64];
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (strstr(s, " copied, "))
+		return n < 2 || s[n - 2] != '/' || s[n - 1] != 's';
+	if (sscanf(s, " %7s %63s", w, v) == 2 &&
+	    (!strcmp(w, "real") || !strcmp(w, "user") || !strcmp(w, "sys")) &&
+	    isdigit((unsigned char)v[0]) && strchr(v, 'm'))
+		return v[strlen(v) - 1] != 's';
+	return 0;
+}
+
 int fmt_time_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		   const struct fmt_sink *sink, char *err, size_t errlen)
 {
@@ -497,11 +518,15 @@ int fmt_time_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 	uint64_t line = 0;
 	int rc = 0, cut;
 
-	(void)o;
 	err[0] = '\0';
 	time_report_init(&p.tr, 1, take_report, &p, path, err, errlen);
-	while (!rc && fmt_getline(fp, &buf, &cap, &cut) >= 0)
+	while (!rc && fmt_getline(fp, &buf, &cap, &cut) >= 0) {
+		if (cut && cut_short(buf)) {
+			rc = fmt_cut_line(path, ++line, o, sink);
+			break;
+		}
 		rc = scan_line(&p, ++line, buf);
+	}
 	if (!rc)
 		rc = time_report_flush(&p.tr);
 	if (!rc)

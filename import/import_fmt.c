@@ -721,8 +721,10 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	sc.start_ns = x->at;
 	sc.end_ns = x->at + (int64_t)llround(real * 1e9);
 	sc.real_s = real;
-	sc.user_s = isnan(k->user_s) ? 0 : k->user_s;
-	sc.sys_s = isnan(k->sys_s) ? 0 : k->sys_s;
+	/* a time the report had not (its cut last line left out): unknown,
+	 * not 0 s */
+	sc.user_s = k->user_s;
+	sc.sys_s = k->sys_s;
 	sc.status = k->status;
 	/* its start and end are placed here, after the one before it, not
 	 * measured: compare says so when they add up past the trace */

@@ -470,6 +470,22 @@ badnum "time paste: real abc" "$t/time-abc.txt" 2 "bad real time 'abc'"
 # a time no command takes: refused, not stored as no time at all
 printf '$ time make\nreal\t99999999999m0.000s\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-huge.txt"
 badnum "time paste: real 99999999999m" "$t/time-huge.txt" 2 "bad real time '99999999999m0.000s'"
+# a paste's last line without a newline: kept when it reads whole, left out
+# (warned) when its value is cut ("0m0.0" of "0m0.010s", dd's "2.9 GB/"),
+# and the time it held is unknown, not 0 s
+printf '$ time make\nreal\t0m1.234s\nuser\t0m0.010s\nsys\t0m0.0' > "$t/time-cut.txt"
+printf '$ time make\nreal\t0m1.234s\nuser\t0m0.010s\nsys\t0m0.020s' > "$t/time-nonl.txt"
+"$IOTAPE" import --db "$db" --run tcut "$t/time-cut.txt" 2> "$t/err"; rc=$?
+"$IOTAPE" import --db "$db" --run tnonl "$t/time-nonl.txt" 2>> "$t/err"
+check_eq "time paste, last line cut ('sys 0m0.0'): warned, its sys time unknown; whole with no newline: kept" \
+	"0|1|$t/time-cut.txt: line 4: the last line is cut short (no newline); left out|1.234 0.01 -|0.02" \
+	"$rc|$(grep -c warning "$t/err")|$(grep -o "$t/time-cut.txt: line 4: .*" "$t/err")|$(q "SELECT real_s || ' ' || user_s || ' ' || coalesce(sys_s, '-') FROM commands WHERE run = $(rid tcut)")|$(q "SELECT sys_s FROM commands WHERE run = $(rid tnonl)")"
+printf '$ time dd if=/dev/zero of=/dev/null bs=1M count=100\n100+0 records in\n100+0 records out\n104857600 bytes (105 MB, 100 MiB) copied, 0.0357 s, 2.9 GB/' > "$t/dd-cut.txt"
+"$IOTAPE" import --db "$db" --run ddcut "$t/dd-cut.txt" > /dev/null 2> "$t/err"
+check_eq "dd's rate line cut ('2.9 GB/'): warned and left out, not read as a rate" \
+	"1|1" "$(grep -c "dd-cut.txt: line 4: the last line is cut short" "$t/err")|$(q "SELECT count(*) = 0 FROM runs WHERE name = 'ddcut'")"
+before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
+	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
 printf '$ time make\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-noreal.txt"
 badnum "time paste: user and sys, no real" "$t/time-noreal.txt" 2 \
 	"a time report without its real time"
