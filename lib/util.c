@@ -18,7 +18,7 @@
 
 /* A message's control bytes (an input's own bytes quoted in it: an ESC
  * sequence in a damaged log) as <0xNN>, so they never reach the terminal;
- * newlines and tabs stay. */
+ * newlines and tabs stay but in a message of one_line (notice()). */
 static void vreport(const char *prefix, int one_line, const char *fmt,
 		    va_list ap)
 {

@@ -186,10 +186,17 @@ static int write_runs(FILE *fp, struct store *st, struct runview *rv, size_t n)
 				 ? cmd[k].argv : "-");
 			snprintf(line, sizeof(line), "command %d: %s", cmd[k].idx, argv);
 			put_wrapped(fp, line, 3, 6);
-			if (!isnan(cmd[k].real_s))
-				fprintf(fp, "      real %.2f s, user %.2f s, sys %.2f s,"
-					" exit %d\n", cmd[k].real_s, cmd[k].user_s,
-					cmd[k].sys_s, cmd[k].status);
+			/* a time the report had not (a paste's cut line)
+			 * is "-", not "nan s" */
+			if (!isnan(cmd[k].real_s)) {
+				char u[32] = "-", y[32] = "-";
+				if (!isnan(cmd[k].user_s))
+					snprintf(u, sizeof(u), "%.2f s", cmd[k].user_s);
+				if (!isnan(cmd[k].sys_s))
+					snprintf(y, sizeof(y), "%.2f s", cmd[k].sys_s);
+				fprintf(fp, "      real %.2f s, user %s, sys %s, exit "
+					"%d\n", cmd[k].real_s, u, y, cmd[k].status);
+			}
 		}
 		free(cmd);
 	}

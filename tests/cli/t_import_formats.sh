@@ -480,6 +480,9 @@ printf '$ time make\nreal\t0m1.234s\nuser\t0m0.010s\nsys\t0m0.020s' > "$t/time-n
 check_eq "time paste, last line cut ('sys 0m0.0'): warned, its sys time unknown; whole with no newline: kept" \
 	"0|1|$t/time-cut.txt: line 4: the last line is cut short (no newline); left out|1.234 0.01 -|0.02" \
 	"$rc|$(grep -c warning "$t/err")|$(grep -o "$t/time-cut.txt: line 4: .*" "$t/err")|$(q "SELECT real_s || ' ' || user_s || ' ' || coalesce(sys_s, '-') FROM commands WHERE run = $(rid tcut)")|$(q "SELECT sys_s FROM commands WHERE run = $(rid tnonl)")"
+"$IOTAPE" mail --db "$db" -o "$t/tcut-mail" tcut tnonl > /dev/null 2>&1
+check_eq "mail of it: the unknown sys time as '-', not 'nan s'" "1|0" \
+	"$(cat "$t/tcut-mail"/* 2> /dev/null | grep -c 'real 1.23 s, user 0.01 s, sys -, exit 0')|$(cat "$t/tcut-mail"/* 2> /dev/null | grep -ci nan)"
 printf '$ time dd if=/dev/zero of=/dev/null bs=1M count=100\n100+0 records in\n100+0 records out\n104857600 bytes (105 MB, 100 MiB) copied, 0.0357 s, 2.9 GB/' > "$t/dd-cut.txt"
 "$IOTAPE" import --db "$db" --run ddcut "$t/dd-cut.txt" > /dev/null 2> "$t/err"
 check_eq "dd's rate line cut ('2.9 GB/'): warned and left out, not read as a rate" \
