@@ -42,6 +42,26 @@ addsup() {
 		 then "bounded" else "unbounded" end)' "$1"
 }
 
+# compare_cause DESC NAME FILE [SANWHY]: ok when NAME is among the causes of
+# compare's JSON in FILE; else skipped with SANWHY when given (the sanitizer
+# build), or when compare found the repeats do not separate the runs (its
+# verdict "no significant difference": another job's load spread them over
+# the difference, and compare rightly names no cause), naming its noise
+# test; else not ok (a wrong cause, or none for runs it calls different)
+compare_cause() {
+	local desc=$1 name=$2 f=$3 sanwhy=${4:-}
+	if jq -r '.comparisons[0].findings[] | select(.cause == 1) | .analyzer' "$f" |
+	   grep -qx "$name"; then
+		ok "$desc"
+	elif [ -n "$sanwhy" ]; then
+		skip "$desc" "$sanwhy"
+	elif [ "$(jq -r '.comparisons[0].verdict' "$f")" = "no significant difference" ]; then
+		skip "$desc" "the repeats did not separate the runs on this machine: $(jq -r '.comparisons[0].noise_test' "$f")"
+	else
+		not_ok "$desc" "$(jq -c '.comparisons[0] | {worse, verdict, difference_s, f: [.findings[] | select(.cause == 1) | {analyzer, cost_s}]}' "$f")"
+	fi
+}
+
 # planted NAME BASE CHANGED: the planted cause NAME among the causes of report
 # of each changed run and of compare of the repeats as groups; the waterfall
 planted() {
@@ -56,20 +76,8 @@ planted() {
 		fi
 	done
 	"$IOTAPE" compare --db "$db" --json --group-by "$base.*,$chg.*" "$base.*" "$chg.*" > "$t/$name.json"
-	if jq -r '.comparisons[0].findings[] | select(.cause == 1) | .analyzer' "$t/$name.json" |
-	   grep -qx "$name"; then
-		ok "$name: a cause in compare of the repeats as groups"
-	elif [ -n "$SAN" ]; then
-		skip "$name: a cause in compare of the repeats as groups" "sanitizer build: no cause over the noise"
-	elif [ "$(jq -r '.comparisons[0].verdict' "$t/$name.json")" = "no significant difference" ]; then
-		# another job's load spread the repeats over the difference:
-		# compare rightly names no cause (as volume's check below)
-		skip "$name: a cause in compare of the repeats as groups" \
-			"the repeats did not separate the runs on this machine: $(jq -r '.comparisons[0].noise_test' "$t/$name.json")"
-	else
-		not_ok "$name: a cause in compare of the repeats as groups" \
-			"$(jq -c '.comparisons[0] | {worse, difference_s, f: [.findings[] | select(.cause == 1) | {analyzer, cost_s}]}' "$t/$name.json")"
-	fi
+	compare_cause "$name: a cause in compare of the repeats as groups" "$name" \
+		"$t/$name.json" "${SAN:+sanitizer build: no cause over the noise}"
 	local sum
 	sum=$(addsup "$t/$name.json")
 	if [ "$sum" = "sum bounded" ]; then
@@ -169,17 +177,7 @@ done
 # leaves the ranges closer than either is wide, and compare then names no
 # cause at all, which is right; whether volume comes first over a device
 # that another job slowed is a ranking under load, the scoreboard's
-vol_verdict=$(jq -r '.comparisons[0].verdict' "$t/volume.json")
-if jq -r '.comparisons[0].findings[] | select(.cause == 1) | .analyzer' "$t/volume.json" |
-   grep -qx volume; then
-	ok "volume: a cause in compare of three times the bytes"
-elif [ "$vol_verdict" = "no significant difference" ]; then
-	skip "volume: a cause in compare of three times the bytes" \
-		"the repeats did not separate the runs on this machine: $(jq -r '.comparisons[0].noise_test' "$t/volume.json")"
-else
-	not_ok "volume: a cause in compare of three times the bytes" \
-		"$(jq -c '.comparisons[0] | {verdict, difference_s, f: [.findings[] | select(.cause == 1) | {analyzer, cost_s}]}' "$t/volume.json")"
-fi
+compare_cause "volume: a cause in compare of three times the bytes" volume "$t/volume.json"
 check_eq "volume: the waterfall adds up, no cause over the difference" "sum bounded" \
 	"$(addsup "$t/volume.json")"
 "$IOTAPE" report --db "$db" --json vol-768.1 |
