@@ -133,6 +133,10 @@ struct store_cursor {
 				* first (a driver may write them anyway) */
 #define STORE_STMT_GUARDED 4u  /* its failure (a unique key's violation)
 				* leaves the caller's transaction usable */
+#define STORE_STMT_KEYORDER 16u /* a stream whose ORDER BY is an index's
+				* key (the run's rows by id): the driver has
+				* them read down the index, never a whole
+				* table scanned and sorted */
 
 /* A driver. Every function taking a store sets st->msg on error and
  * returns 0 (or what it says) or a negative store code: -STORE_E_EXISTS for

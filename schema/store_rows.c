@@ -248,7 +248,10 @@ static const char *requests_sql(unsigned mask, int order, char *sql, size_t len)
 	"src_request, sched_ns, ready_ns, issue_ns, complete_ns, result"
 
 /* Opens a cursor of kind over sql (bound from ?1 = run, then ?2 = sarg when
- * given, ?2 and ?3 = lo and hi when ids). */
+ * given, ?2 and ?3 = lo and hi when ids). Every kind but the vmstat view's
+ * orders by the key of an index (schema/001_init.sql, 006_partition.sql),
+ * or by a time no index has, which is sorted either way:
+ * STORE_STMT_KEYORDER. */
 static int cursor_open(struct store *st, enum store_cursor_kind kind,
 		       const struct store_sql *sql, int64_t run, const char *sarg,
 		       const int64_t *ids, unsigned mask, const char *what,
@@ -260,7 +263,9 @@ static int cursor_open(struct store *st, enum store_cursor_kind kind,
 	*cur = NULL;
 	if (!(c = calloc(1, sizeof(*c))))
 		return store_fail(st, ENOMEM, "out of memory");
-	if ((rc = store_prep(st, sql, STORE_STMT_STREAM, what, &c->q, "i", run))) {
+	if ((rc = store_prep(st, sql, STORE_STMT_STREAM | (kind != STORE_CUR_VMSTAT ?
+						STORE_STMT_KEYORDER : 0u),
+			     what, &c->q, "i", run))) {
 		free(c);
 		return rc;
 	}
