@@ -546,6 +546,13 @@ int blkparse_text_read(FILE *fp, const char *path,
 		}
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
+		/* as import/formats.c fmt_line_nul(): a C string ends there */
+		if (memchr(line, '\0', len)) {
+			errf(&r, "a NUL byte (byte %ld of the line): not a text line",
+			     (long)((char *)memchr(line, '\0', len) - line) + 1);
+			rc = -EINVAL;
+			break;
+		}
 		rc = do_line(&r, &ls, line, len, at_eof);
 		if (rc < 0)
 			break;

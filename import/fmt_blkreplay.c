@@ -114,6 +114,8 @@ int fmt_blkreplay_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		int nf;
 
 		line++;
+		if ((rc = fmt_line_nul(buf, len, path, line, err, errlen)))
+			break;
 		if (!strncmp(buf, "INFO: action_char=", 18) && !ios) {
 			action = (char)toupper((unsigned char)buf[18]);
 			if (!action || !strchr("QGID", action)) {

@@ -55,6 +55,8 @@ int fmt_cloudphysics_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		int kind;
 
 		line++;
+		if ((rc = fmt_line_nul(buf, len, path, line, err, errlen)))
+			break;
 		if (line == 1) {
 			if (strcmp(buf, CP_HEADER)) {
 				snprintf(err, errlen, "%s: line 1: not the header '%s'",

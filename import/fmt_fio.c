@@ -199,6 +199,8 @@ int fmt_fio_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		int64_t t = FMT_NO_TIME;
 
 		line++;
+		if ((rc = fmt_line_nul(buf, n, path, line, err, errlen)))
+			break;
 		if (!s.version) {
 			if (!strncmp(buf, FIO_V2, strlen(FIO_V2)))
 				s.version = 2;

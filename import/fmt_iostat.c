@@ -335,10 +335,12 @@ int fmt_iostat_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 	size_t cap = 0;
 	uint64_t line = 0;
 	int rc = 0, cut;
+	long len;
 
 	p.quiet = o->quiet;
-	while (!rc && fmt_getline(fp, &buf, &cap, &cut) >= 0)
-		rc = take_line(&p, ++line, buf, cut);
+	while (!rc && (len = fmt_getline(fp, &buf, &cap, &cut)) >= 0)
+		if (!(rc = fmt_line_nul(buf, len, path, ++line, err, errlen)))
+			rc = take_line(&p, line, buf, cut);
 	if (!rc && !p.values)
 		rc = fail(&p, line, "no iostat device or avg-cpu values");
 	if (!rc && sink->note)

@@ -72,6 +72,8 @@ int fmt_msr_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		const char *bad = NULL, *val = NULL;
 
 		line++;
+		if ((rc = fmt_line_nul(buf, len, path, line, err, errlen)))
+			break;
 		if (!len)
 			continue;
 		if (line == 1 && !strcmp(buf, MSR_HEADER))

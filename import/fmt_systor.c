@@ -36,6 +36,8 @@ int fmt_systor_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		const char *bad = NULL;
 
 		line++;
+		if ((rc = fmt_line_nul(buf, len, path, line, err, errlen)))
+			break;
 		if (line == 1) {
 			if (strcmp(buf, SYSTOR_HEADER)) {
 				snprintf(err, errlen, "%s: line 1: not the header '%s'",

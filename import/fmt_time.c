@@ -517,10 +517,13 @@ int fmt_time_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 	size_t cap = 0;
 	uint64_t line = 0;
 	int rc = 0, cut;
+	long len;
 
 	err[0] = '\0';
 	time_report_init(&p.tr, 1, take_report, &p, path, err, errlen);
-	while (!rc && fmt_getline(fp, &buf, &cap, &cut) >= 0) {
+	while (!rc && (len = fmt_getline(fp, &buf, &cap, &cut)) >= 0) {
+		if ((rc = fmt_line_nul(buf, len, path, line + 1, err, errlen)))
+			break;
 		if (cut && cut_short(buf)) {
 			rc = fmt_cut_line(path, ++line, o, sink);
 			break;

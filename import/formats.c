@@ -240,6 +240,36 @@ long fmt_getline(FILE *fp, char **buf, size_t *cap, int *cut)
 	return (long)n;
 }
 
+int fmt_line_nul(const char *buf, long len, const char *path, uint64_t line,
+		 char *err, size_t errlen)
+{
+	const char *z = len > 0 ? memchr(buf, '\0', (size_t)len) : NULL;
+
+	if (!z)
+		return 0;
+	snprintf(err, errlen, "%s: line %" PRIu64 ": a NUL byte (byte %ld of the "
+		 "line): not a text line", path, line, (long)(z - buf) + 1);
+	return -EINVAL;
+}
+
+void fmt_unknown(const uint8_t *head, size_t n, const char *label, char *err,
+		 size_t errlen)
+{
+	size_t k = 0;
+
+	/* printable ASCII, tabs, line ends and UTF-8's bytes up to the NUL */
+	while (k < n && head[k] && (head[k] >= 0x20 || head[k] == '\t' ||
+				    head[k] == '\n' || head[k] == '\r') &&
+	       head[k] != 0x7f)
+		k++;
+	if (k >= 16 && k < n && !head[k])
+		snprintf(err, errlen, "%s: offset %zu: a NUL byte in a text file: no "
+			 "text format has one (a block a crash left zeroed, or "
+			 "binary data)", label, k);
+	else
+		snprintf(err, errlen, "%s: offset 0: " FMT_UNKNOWN, label);
+}
+
 int fmt_cut_line(const char *path, uint64_t line, const struct fmt_opts *o,
 		 const struct fmt_sink *sink)
 {

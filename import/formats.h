@@ -160,6 +160,14 @@ int import_format_known(const uint8_t *buf, size_t len);
 /* What an input no reader takes is, after "LABEL: offset 0: ". */
 #define FMT_UNKNOWN "neither a blktrace trace (no magic) nor blkparse text, nor another format iotape imports (iotape import --help lists them)"
 
+/* Why no reader takes an input whose first n bytes are head, into err:
+ * "LABEL: offset 0: " FMT_UNKNOWN; or, when head reads as text up to a NUL
+ * byte at offset K (16 bytes or more of it), "LABEL: offset K: a NUL byte
+ * in a text file: no text format has one (a block a crash left zeroed, or
+ * binary data)", as the text formats' readers say of one in a line. */
+void fmt_unknown(const uint8_t *head, size_t n, const char *label, char *err,
+		 size_t errlen);
+
 /* The row named name, or NULL. */
 const struct import_format *import_format_find(const char *name);
 
@@ -185,6 +193,14 @@ int fmt_seconds_ns(const char *s, int64_t *ns);
  * newline (and CR); returns its length, -1 at the end. *cut is set when the
  * last line had no newline. */
 long fmt_getline(FILE *fp, char **buf, size_t *cap, int *cut);
+
+/* A line of len bytes (fmt_getline()'s) that holds a NUL byte: no text
+ * format has one, and the parsers read a line as a C string, so a number
+ * "40<NUL>96" (a block a crash left zeroed, a binary file) was read as 40.
+ * Returns 0 when there is none, else -EINVAL with "PATH: line N: a NUL
+ * byte (byte B of the line): not a text line" in err. */
+int fmt_line_nul(const char *buf, long len, const char *path, uint64_t line,
+		 char *err, size_t errlen);
 
 /* A data line that fmt_getline() found cut (the file's last, with no
  * newline: a copy taken while the trace was written, "4096" read as "40"):

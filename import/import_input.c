@@ -438,13 +438,15 @@ static int spool(struct import_input *in, int fd, const char *label,
 							 "truncated %s input (the file ends "
 							 "inside its header)", label,
 							 (unsigned long long)f.total, cut);
-					else if (in->compression)
-						snprintf(err, errlen, "%s (%s-decompressed): "
-							 "offset 0: " FMT_UNKNOWN,
+					else if (in->compression) {
+						size_t ll = strlen(label) + 32;
+						char *l = xmalloc(ll);
+						snprintf(l, ll, "%s (%s-decompressed)",
 							 label, in->compression);
-					else
-						snprintf(err, errlen, "%s: offset 0: "
-							 FMT_UNKNOWN, label);
+						fmt_unknown(head, nhead, l, err, errlen);
+						free(l);
+					} else
+						fmt_unknown(head, nhead, label, err, errlen);
 					rc = -EINVAL;
 					goto out;
 				}

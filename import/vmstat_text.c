@@ -648,6 +648,13 @@ int vmstat_text_read(FILE *fp, const char *path,
 		int dr;
 
 		line++;
+		/* as import/formats.c fmt_line_nul(): a C string ends there */
+		if (memchr(buf, '\0', (size_t)len)) {
+			rc = fail(&p, line, "a NUL byte (byte %ld of the line): not "
+				  "a text line", (long)((char *)memchr(buf, '\0',
+								(size_t)len) - buf) + 1);
+			goto out;
+		}
 		if ((size_t)len + 1 > rawcap)
 			raw = xrealloc(raw, rawcap = (size_t)len + 1);
 		memcpy(raw, buf, (size_t)len + 1);

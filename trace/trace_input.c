@@ -767,6 +767,7 @@ static int sniff(const char *path, const char *label, char *err, size_t errlen)
 		return 1;
 	if (blkparse_text_sniff(buf, (size_t)n))
 		return 2;
+	fmt_unknown(buf, (size_t)n, label, err, errlen);
 	return 0;
 }
 
@@ -791,11 +792,8 @@ int trace_input_read(const char *input, const struct input_opts *opts,
 			return kind;
 		if (kind == 2)
 			return read_text(input, label, sink, st, warn, err, errlen);
-		if (kind == 0) {
-			snprintf(err, errlen, "%s: offset 0: " FMT_UNKNOWN,
-				 label);
-			return -EINVAL;
-		}
+		if (kind == 0)
+			return -EINVAL;    /* sniff() said why */
 		r.src = xcalloc(1, sizeof(*r.src));
 		r.src[0].path = xstrdup(input);
 		r.src[0].name = label;

@@ -272,6 +272,31 @@ cut_case cut-msr.csv "$(printf '128166372001234567,web,0,Write,8599642112,4096,1
 cut_case cut-systor.csv "$(printf 'Timestamp,Response,IOType,LUN,Offset,Size\n1480000000.000017000,0.000806000,R,0,1099511627776,131072\n1480000000.000020000,0.018646000,R,1,184070512,16')"
 cut_case cut-cp.csv "$(printf 'version,time,op,size,lbn\n1,4211000,2a,4096,73400320\n1,4211001,2a,4096,4751')"
 cut_case cut-blkreplay.load "$(printf 'start ; sector; length ; op ; replay_delay=0 ; replay_duration=0\n 1.5 ; 100 ; 8 ; R ; 0.0 ; 0.0\n 1.6 ; 200 ; 256 ; W ; 0.0 ; 0.00')"
+# a NUL byte inside a number of a text line (a block a crash left zeroed, a
+# binary file): refused naming the file, line and byte, no run stored; it
+# was read as a C string, "40<NUL>96" as 40
+nul_case() {  # nul_case FILE LINE BYTE PRINTF-FORMAT: its \000 at BYTE of LINE
+	printf "$4" > "$t/$1"
+	"$IOTAPE" import --db "$db" --run "$1" "$t/$1" > /dev/null 2> "$t/err"; rc=$?
+	check_eq "$1, a NUL byte in line $2: exit 1, one line naming file, line and byte, no run" \
+		"1|1|1|0" "$rc|$(wc -l < "$t/err")|$(grep -cF "$t/$1: line $2: a NUL byte (byte $3 of the line): not a text line" "$t/err")|$(q "SELECT
+			count(*) FROM runs WHERE name = '$1'")"
+}
+nul_case nul-fio.iolog 4 20 'fio version 3 iolog\n0 /dev/sdb add\n5 /dev/sdb write 0 4096\n6 /dev/sdb write 40\00096 4096\n'
+nul_case nul-msr.csv 2 44 '128166372001234567,web,0,Write,8599642112,4096,12034\n128166372001240311,web,1,Read,1073741824,65\000536,44\n'
+nul_case nul-systor.csv 3 50 'Timestamp,Response,IOType,LUN,Offset,Size\n1480000000.000017000,0.000806000,R,0,1099511627776,131072\n1480000000.000020000,0.018646000,R,1,184070512,16\000384\n'
+nul_case nul-cp.csv 3 21 'version,time,op,size,lbn\n1,4211000,2a,4096,73400320\n1,4211001,2a,4096,47\00051\n'
+nul_case nul-blkreplay.load 3 16 'start ; sector; length ; op ; replay_delay=0 ; replay_duration=0\n 1.5 ; 100 ; 8 ; R ; 0.0 ; 0.0\n 1.6 ; 200 ; 25\0006 ; W ; 0.0 ; 0.0\n'
+# in the first 4 KiB, where the formats are told apart, no text format
+# takes it: the message says where the NUL is, not "neither a blktrace ..."
+printf 'real\t0m1.234s\nuser\t0m0\000.010s\nsys\t0m0.020s\n' > "$t/nul-time.txt"
+"$IOTAPE" import --db "$db" --run nul-time "$t/nul-time.txt" > /dev/null 2> "$t/err"; rc=$?
+check_eq "a time paste with a NUL byte: exit 1, one line naming its offset, no run" \
+	"1|1|1|0" "$rc|$(wc -l < "$t/err")|$(grep -cF "$t/nul-time.txt: offset 22: a NUL byte in a text file: no text format has one" "$t/err")|$(q "SELECT
+		count(*) FROM runs WHERE name = 'nul-time'")"
+nul_case nul-iostat.log 5 27 'Linux 6.1 (h) \t12/04/26 \t_x86_64_\t(2 CPU)\n\nDevice            r/s     w/s  %%util\nsda              1.00    2.00   3.00\nsda              1.00    2\000.00   3.00\n\n'
+nul_case nul-vmstat.log 3 21 'procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n 1  0      0 2214579\0002  50328 2371304    0    0     0   788  121  109  1  1 99  0  0\n'
+nul_case nul-blkparse.txt 2 52 '  8,0    0        1     0.000000000  1234  Q   R 1000 + 8 [dd]\n  8,0    0        2     0.000001000  1234  D   R 10\00000 + 8 [dd]\n'
 # iostat -y: no since-boot report, which sysstat shows by two blank lines
 # after the banner (one without -y): its first report is an interval's
 { printf 'Linux 6.1 (h) \t12/04/26 \t_x86_64_\t(2 CPU)\n\n\n'
