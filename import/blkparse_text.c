@@ -3,6 +3,7 @@
  * and the payloads (remap, unplug depth, split point, message) rebuilt. */
 #include "trace/trace_input.h"
 #include "blkparse_lex.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -540,6 +541,10 @@ int blkparse_text_read(FILE *fp, const char *path,
 		int at_eof = 1;
 
 		r.lineno++;
+		if (r.lineno == 1 && utf8_bom(line, len)) {
+			memmove(line, line + 3, len - 2);
+			len -= 3;
+		}
 		if (len && line[len - 1] == '\n') {
 			line[--len] = '\0';
 			at_eof = 0;
@@ -585,7 +590,7 @@ int blkparse_text_sniff(const uint8_t *buf, size_t len)
 {
 	char line[512];
 	struct line_hdr h;
-	size_t i = 0;
+	size_t i = utf8_bom(buf, len);
 
 	while (i < len) {
 		size_t j = i, n;

@@ -59,6 +59,35 @@ static const char *num(const char *s, unsigned flags, double *v)
 	return s && !dec_double(s, flags, v, &end) ? end : NULL;
 }
 
+/* num() that also takes a decimal comma between digits, as coreutils dd
+ * prints its seconds and rate under a locale that writes one
+ * (LC_NUMERIC=de_DE.UTF-8: "copied, 0,0123 s, 170 MB/s"): bash's time
+ * with it is read by time_report_duration(). A number with a point and a
+ * comma stops at the second separator, so its unit does not follow and
+ * the line is no dd line (a thousands separator is not guessed at). */
+static const char *num_dc(const char *s, unsigned flags, double *v)
+{
+	char tmp[64];
+	const char *end;
+	size_t i = 0;
+
+	if (!s)
+		return NULL;
+	for (; i < sizeof(tmp) - 1 && s[i]; i++) {
+		if (s[i] == ',' && i && isdigit((unsigned char)s[i - 1]) &&
+		    isdigit((unsigned char)s[i + 1]))
+			tmp[i] = '.';
+		else if (isdigit((unsigned char)s[i]) || strchr(".eE+-", s[i]))
+			tmp[i] = s[i];
+		else
+			break;
+	}
+	tmp[i] = '\0';
+	if (dec_double(tmp, flags, v, &end))
+		return NULL;
+	return s + (end - tmp);
+}
+
 /* s after the text lit, NULL when s does not start with it (s may be
  * NULL). */
 static const char *lit(const char *s, const char *lit)
@@ -393,7 +422,7 @@ static int dd_line(struct tparse *p, uint64_t line, char *s)
 		else
 			b = NULL;
 		/* coreutils prints the seconds with %g: 1.5e-05 */
-		if (b && c && (c = num(c + 9, DEC_FRAC | DEC_EXP, &secs)))
+		if (b && c && (c = num_dc(c + 9, DEC_FRAC | DEC_EXP, &secs)))
 			r = lit(c, " s, ");
 		if (r) {
 			if (!p->have_dd) {
@@ -405,7 +434,7 @@ static int dd_line(struct tparse *p, uint64_t line, char *s)
 			p->dd.dd_bytes = (int64_t)bytes;
 			p->dd.dd_s = secs;
 			/* "186 MB/s"; "Infinity B/s" after 0 s is no rate */
-			p->dd.dd_rate = (r = num(r, DEC_FRAC | DEC_EXP, &rate)) &&
+			p->dd.dd_rate = (r = num_dc(r, DEC_FRAC | DEC_EXP, &rate)) &&
 					*r == ' ' ? rate_of(rate, r + 1) : NAN;
 			return 1;
 		}

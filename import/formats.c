@@ -79,6 +79,10 @@ const struct import_format *import_format_sniff(const uint8_t *buf, size_t len)
 	const struct import_format *best = NULL;
 	int best_c = 0;
 
+	size_t bom = utf8_bom(buf, len);
+
+	buf += bom;     /* the readers skip it too (fmt_getline()) */
+	len -= bom;
 	if (!len)
 		return NULL;
 	for (size_t i = 0; i < import_nformats; i++) {
@@ -230,10 +234,16 @@ int fmt_seconds_ns(const char *s, int64_t *ns)
 
 long fmt_getline(FILE *fp, char **buf, size_t *cap, int *cut)
 {
+	off_t at = ftello(fp);
 	ssize_t n = getline(buf, cap, fp);
+	size_t bom;
 
 	if (n < 0)
 		return -1;
+	if (at == 0 && (bom = utf8_bom(*buf, (size_t)n))) {
+		memmove(*buf, *buf + bom, (size_t)n - bom + 1);
+		n -= (ssize_t)bom;
+	}
 	*cut = !(n > 0 && (*buf)[n - 1] == '\n');
 	while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
 		(*buf)[--n] = '\0';

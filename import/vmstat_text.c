@@ -648,6 +648,10 @@ int vmstat_text_read(FILE *fp, const char *path,
 		int dr;
 
 		line++;
+		if (line == 1 && utf8_bom(buf, (size_t)len)) {
+			memmove(buf, buf + 3, (size_t)len - 2);
+			len -= 3;
+		}
 		/* as import/formats.c fmt_line_nul(): a C string ends there */
 		if (memchr(buf, '\0', (size_t)len)) {
 			rc = fail(&p, line, "a NUL byte (byte %ld of the line): not "
@@ -730,7 +734,7 @@ out:
 int vmstat_text_sniff(const uint8_t *buf, size_t len)
 {
 	char line[512];
-	size_t pos = 0;
+	size_t pos = utf8_bom(buf, len);
 	int lines = 0;
 
 	while (pos < len && lines < 30) {

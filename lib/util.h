@@ -187,4 +187,14 @@ int loop_file_stat(const char *dev_path, struct stat *st);
 int64_t now_mono_ns(void);
 int64_t now_real_ns(void);
 
+/* 3 when the n bytes at p start with UTF-8's byte order mark (EF BB BF,
+ * which Windows editors put before a text file's first line), else 0: the
+ * text readers skip it. */
+static inline size_t utf8_bom(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	return n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf ? 3 : 0;
+}
+
 #endif

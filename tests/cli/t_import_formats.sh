@@ -297,6 +297,26 @@ check_eq "a time paste with a NUL byte: exit 1, one line naming its offset, no r
 nul_case nul-iostat.log 5 27 'Linux 6.1 (h) \t12/04/26 \t_x86_64_\t(2 CPU)\n\nDevice            r/s     w/s  %%util\nsda              1.00    2.00   3.00\nsda              1.00    2\000.00   3.00\n\n'
 nul_case nul-vmstat.log 3 21 'procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----\n r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n 1  0      0 2214579\0002  50328 2371304    0    0     0   788  121  109  1  1 99  0  0\n'
 nul_case nul-blkparse.txt 2 52 '  8,0    0        1     0.000000000  1234  Q   R 1000 + 8 [dd]\n  8,0    0        2     0.000001000  1234  D   R 10\00000 + 8 [dd]\n'
+# a UTF-8 byte order mark before the first line (a Windows editor's save):
+# every text format reads the file as without it, the same rows stored
+for f in fio-v2.iolog fio-v3.iolog msr-web.csv systor17.csv cloudphysics.csv \
+	blkreplay.load iostat-x-12.log time-bash-dd.txt vmstat/plain-1-3.log; do
+	src=$F/$f
+	[ -e "$src" ] || src=$FIXTURES/$f
+	b=bom-${f##*/}
+	{ printf '\357\273\277'; cat "$src"; } > "$t/$b"
+	"$IOTAPE" import --quiet --db "$db" --run "$b" --interval 1 "$t/$b" 2> "$t/err"; rc=$?
+	"$IOTAPE" import --quiet --db "$db" --run "nobom-$b" --interval 1 "$src" 2> /dev/null
+	rows() { q "SELECT count(*), total(time_ns), total(sector), total(bytes) FROM events WHERE run = $(rid "$1");
+		SELECT count(*), total(q_ns), total(c_ns), total(bytes) FROM requests WHERE run = $(rid "$1");
+		SELECT count(*), total(value), group_concat(DISTINCT key) FROM samples WHERE run = $(rid "$1");
+		SELECT count(*), total(real_s), group_concat(argv) FROM commands WHERE run = $(rid "$1")"; }
+	if [ "$rc" = 0 ] && [ "$(rows "$b")" = "$(rows "nobom-$b")" ] && [ "$(rows "$b")" != "$(rows none)" ]; then
+		ok "$f after a byte order mark: the same rows as without it"
+	else
+		not_ok "$f after a byte order mark" "exit $rc: $(head -c 300 "$t/err")" "$(rows "$b" | head -c 200)"
+	fi
+done
 # iostat -y: no since-boot report, which sysstat shows by two blank lines
 # after the banner (one without -y): its first report is an interval's
 { printf 'Linux 6.1 (h) \t12/04/26 \t_x86_64_\t(2 CPU)\n\n\n'
@@ -512,6 +532,13 @@ printf '$ time dd if=/dev/zero of=/dev/null bs=1M count=100\n100+0 records in\n1
 "$IOTAPE" import --db "$db" --run ddcut "$t/dd-cut.txt" > /dev/null 2> "$t/err"
 check_eq "dd's rate line cut ('2.9 GB/'): warned and left out, not read as a rate" \
 	"1|1" "$(grep -c "dd-cut.txt: line 4: the last line is cut short" "$t/err")|$(q "SELECT count(*) = 0 FROM runs WHERE name = 'ddcut'")"
+# dd under a locale with a decimal comma (LC_NUMERIC=de_DE.UTF-8), as bash's
+# time under it: its seconds and rate read, not the line passed over
+printf 'real\t0m1,234s\nuser\t0m0,010s\nsys\t0m0,020s\n2+0 records in\n2+0 records out\n2097152 bytes (2,1 MB, 2,0 MiB) copied, 0,0123 s, 170 MB/s\n' > "$t/dd-comma.txt"
+"$IOTAPE" import --quiet --db "$db" --run ddcomma "$t/dd-comma.txt"
+check_eq "dd with a decimal comma ('0,0123 s, 170 MB/s'): its bytes, seconds and rate" \
+	"2097152|0.0123|170000000" "$(q "SELECT group_concat(value, '|') FROM (SELECT value FROM run_stats WHERE run = $(rid ddcomma)
+		AND key IN ('command.1.dd_bytes', 'command.1.dd_seconds', 'command.1.dd_bytes_per_s') ORDER BY key = 'command.1.dd_bytes_per_s', key)")"
 before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
 	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
 printf '$ time make\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-noreal.txt"
