@@ -71,6 +71,7 @@ void an_dirty_limits(const struct rundata *rd, char *out, size_t len)
 struct load_work {
 	struct an_run *r;
 	uint64_t cmd_mask;
+	int focus;
 	const struct an_side *side;
 	int task[AN_MAX + 2];       /* analyzers[] indices; -1: the side task;
 				    * -3: the critical path */
@@ -99,7 +100,7 @@ static void *build_worker(void *arg)
 			w->side->fn(w->side->ctx, w->r);
 		else if (t == -3)
 			critpath_build(&w->r->cp, &w->r->rd, &w->r->ord,
-				       w->cmd_mask);
+				       w->cmd_mask, w->focus);
 		else
 			w->r->state[t] = analyzers[t]->build(w->r);
 	}
@@ -122,7 +123,8 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 		     const struct an_side *side, int threads)
 {
 	struct load_work w = { .r = r, .side = side,
-			       .cmd_mask = o ? o->cmd_mask : 0 };
+			       .cmd_mask = o ? o->cmd_mask : 0,
+			       .focus = o ? o->focus : FAM_ALL };
 	pthread_t th;
 	int two = threads > 1, started;
 
@@ -175,7 +177,7 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	/* the critical path after the builds: its temporary arrays (the
 	 * re-read sort) come when theirs are gone */
 	timeacct_drop_bios(&r->ta);
-	critpath_build(&r->cp, &r->rd, &r->ord, w.cmd_mask);
+	critpath_build(&r->cp, &r->rd, &r->ord, w.cmd_mask, w.focus);
 	/* --model: the workload's I/O at the modelled disk's times */
 	if (r->model)
 		for (int i = 0; i < n_analyzers; i++)

@@ -102,6 +102,8 @@ extern const int n_analyzers;
 struct an_opts {
 	const struct disk_profile *model;
 	uint64_t cmd_mask;
+	int focus;                 /* FAM_* (family.h): the workload whose
+				    * figure the question is */
 };
 
 /* A task to run beside the analyzers' builds: fn(ctx, r) once, on one of

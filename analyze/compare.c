@@ -128,7 +128,8 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 	}
 	for (int i = 0; i < n; i++) {
 		struct run_figs *r = &c->rf[i];
-		struct an_opts o = { model, c->q.cmd_mask };
+		struct an_opts o = { model, c->q.cmd_mask,
+				     c->q.reads ? FAM_READS : FAM_ALL };
 		/* the figures built beside the analyzers */
 		if (an_run_load_with(&r->an, &r->rv, &o, &(struct an_side){
 					     report_build_side, &r->rep }, 2))
@@ -768,10 +769,10 @@ static int by_command(struct compare *c, int good, int bad, double diff_s,
 		if (!cx)
 			continue;
 		if (an_run_load_with(&ax, &x->rv, &(struct an_opts){ x->an.model,
-				     1ull << idx }, NULL, 2))
+				     1ull << idx, FAM_ALL }, NULL, 2))
 			break;
 		if (an_run_load_with(&ay, &y->rv, &(struct an_opts){ y->an.model,
-				     1ull << idx }, NULL, 2)) {
+				     1ull << idx, FAM_ALL }, NULL, 2)) {
 			an_run_free(&ax);
 			break;
 		}

@@ -1978,7 +1978,7 @@ static double sharers(const struct walk *w)
 }
 
 void critpath_build(struct critpath *cp, const struct rundata *rd,
-		    const struct evorder *ord, uint64_t cmd_mask)
+		    const struct evorder *ord, uint64_t cmd_mask, int focus)
 {
 	struct walk *w = xcalloc(1, sizeof(*w));
 	struct life *lives;
@@ -1986,7 +1986,7 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 
 	memset(cp, 0, sizeof(*cp));
 	cp->dly_cpu_s = cp->dly_blkio_s = cp->dly_mem_s = cp->dly_swapin_s = NAN;
-	families_build(&cp->fam, rd);
+	families_build(&cp->fam, rd, focus);
 	window(cp, rd, cmd_mask);
 	/* the writes in and out of timed commands' windows (critpath_diff()'s
 	 * writes_moved: commands' windows only) */

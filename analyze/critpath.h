@@ -184,11 +184,12 @@ struct critpath {
 
 /* Builds the accounting of run rd over its window: the commands of
  * cmd_mask (bit idx; 0: every command) from the first start to the last
- * end when they were timed, else the workload families' span (family.h);
- * ord holds rd's Q, D and C orders (evorder.h). Never fails (aborts when
- * memory runs out). */
+ * end when they were timed, else the workload families' span (family.h;
+ * focus FAM_*: the workload the question's figure is of); ord holds rd's
+ * Q, D and C orders (evorder.h). Never fails (aborts when memory runs
+ * out). */
 void critpath_build(struct critpath *cp, const struct rundata *rd,
-		    const struct evorder *ord, uint64_t cmd_mask);
+		    const struct evorder *ord, uint64_t cmd_mask, int focus);
 
 void critpath_free(struct critpath *cp);
 

@@ -211,7 +211,8 @@ static void workload_span(struct families *fs, const struct rundata *rd)
 	}
 }
 
-void families_build(struct families *fs, const struct rundata *rd)
+void families_build(struct families *fs, const struct rundata *rd,
+		    int focus)
 {
 	size_t np;
 	struct pstat *p = proc_stats(rd, &np);
@@ -271,6 +272,24 @@ void families_build(struct families *fs, const struct rundata *rd)
 	for (int k = 0; k < fs->n; k++)
 		by[k]->rank = k;
 	free(by);
+	if (!fs->has_tasks && focus == FAM_READS) {
+		uint64_t reads = 0;
+		int any = 0;
+		for (int k = 0; k < fs->n; k++)
+			if (!*fs->f[k].role)
+				reads += fs->f[k].rd_bytes;
+		for (int k = 0; k < fs->n; k++)
+			if (!*fs->f[k].role && fs->f[k].rd_bytes &&
+			    (double)fs->f[k].rd_bytes >= 0.02 * (double)reads)
+				any = fs->f[k].workload = 1;
+		if (any) {
+			snprintf(fs->why, sizeof(fs->why), "the processes that "
+				 "issued its reads (2%% of the reads' bytes or "
+				 "more): the figure is of reads");
+			workload_span(fs, rd);
+			return;
+		}
+	}
 	if (fs->has_tasks)
 		snprintf(fs->why, sizeof(fs->why), "the processes the commands "
 			 "ran (the capture's delay accounting)");

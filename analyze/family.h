@@ -45,15 +45,27 @@ struct families {
 	char why[200];          /* how the workload was told */
 };
 
+/* What the question is a figure of (families_build()'s focus). */
+enum {
+	FAM_ALL = 0,    /* the run's: its workload as told below */
+	FAM_READS = 1,  /* its reads (read_iops, read_bw): the processes
+			 * that read */
+};
+
 /* Groups rd's processes (those with I/O, and the tasks of its delay
  * accounting) into families and marks the workload's: the tasks the
  * capture recorded when it has them, else the user families that issued
  * at least 2% of the bytes, and the writeback flushers when user processes
  * issued under a third of them (a buffered writer's data is written by the
- * flushers). Computes the workload's span, leaving out a stretch of under
- * 1% of its bytes cut off from the rest by a gap of a fifth of the span or
- * more (a stray process's event). Aborts when memory runs out. */
-void families_build(struct families *fs, const struct rundata *rd);
+ * flushers); with focus FAM_READS and no tasks, the user families that
+ * issued at least 2% of the reads' bytes alone (a random reader beside a
+ * buffered writer: fio's read_iops is fio's, over fio's time, not the
+ * flushers' beside it), or as FAM_ALL when none did. Computes the
+ * workload's span, leaving out a stretch of under 1% of its bytes cut off
+ * from the rest by a gap of a fifth of the span or more (a stray process's
+ * event). Aborts when memory runs out. */
+void families_build(struct families *fs, const struct rundata *rd,
+		    int focus);
 
 /* The family index of pid, or -1. */
 int family_of(const struct families *fs, uint32_t pid);

@@ -189,6 +189,17 @@ static int all_have_metric(const struct q_run *r, size_t n, const char *name)
 	return n > 0;
 }
 
+/* q->reads: every term names reads and none writes, and no command's
+ * window holds the figure. */
+static void read_figure(struct question *q)
+{
+	q->reads = !q->cmd_mask && q->nterms > 0;
+	for (int k = 0; k < q->nterms; k++)
+		if (!strcasestr(q->terms[k], "read") ||
+		    strcasestr(q->terms[k], "write"))
+			q->reads = 0;
+}
+
 /* The workload's own result, when every run has it: a metric the user
  * asked for (regex at capture, set by hand) first, then fio's or dd's when
  * the run's only command was fio or dd (a capture's: not dd's figures read
@@ -248,6 +259,7 @@ static int workload_metric(struct question *q, const struct q_run *r,
 			snprintf(q->why, sizeof(q->why), "the workload's own result "
 				 "(%s), which every run has", m->source);
 			q->kind = Q_WORKLOAD;
+			read_figure(q);
 			return 1;
 		}
 	return 0;
@@ -445,6 +457,7 @@ int question_choose(struct question *q, const char *expr,
 	 * commands the window covers */
 	metric_unit(q, r, n, forced);
 	metric_window(q, r, n);
+	read_figure(q);
 	if (q->nterms > 1) {
 		size_t o = 0;
 		for (int k = 0; k < q->nterms && o + 2 < sizeof(q->label); k++)

@@ -38,6 +38,11 @@ struct question {
 	char why[200];          /* how it was chosen */
 	uint64_t cmd_mask;      /* the commands (bit idx) whose time it is,
 				 * 0: the whole run */
+	int reads;              /* a figure of reads (every term names them:
+				 * read_iops, read_bw), no command's: its
+				 * time is the reading processes' (the
+				 * workload families_build() tells with
+				 * FAM_READS), not a writer's beside them */
 };
 
 /* One run's side of the question: its workload metrics (store_metrics_get:

@@ -796,7 +796,7 @@ static int read_runs(struct plot_ctx *c, void **state, unsigned want,
 			return -1;
 		/* the families first: the kinds colour processes by them */
 		if (procs) {
-			families_build(&c->runs[i].fam, rd);
+			families_build(&c->runs[i].fam, rd, FAM_ALL);
 			c->runs[i].has_fam = 1;
 		}
 		for (int k = 0; k < PLOT_NKINDS && rc >= 0; k++) {

@@ -339,7 +339,7 @@ check_eq "nr_requests 4: the reader's wait for a tag behind the writer is the fi
 	"nrreq-changed*|queue" "$(jq -r '.comparisons[0] | "\(.worse)|\([.findings[] |
 	select(.cause == 1)][0].analyzer // "-")"' "$t/nr.json")"
 s=$(share "$t/nr.json" queue)
-[ "$s" -ge 30 ] && [ "$s" -le 110 ] && ok "nr_requests 4: queue ${s}% of the difference" ||
+[ "$s" -ge 80 ] && [ "$s" -le 110 ] && ok "nr_requests 4: queue ${s}% of the difference (the reader's time)" ||
 	not_ok "nr_requests 4: queue a large part of the difference" "${s}%"
 check_eq "nr_requests 4: the same bytes moved, no volume, device or seek cause" "" \
 	"$(jq -r '.comparisons[0].findings[] | select(.cause == 1 and (.analyzer == "volume" or
@@ -355,7 +355,10 @@ check_eq "nr_requests 4: report of a changed run names queue first" queue \
 
 # wbt off: the reader's IOPS fell to a tenth; the writer beside it was
 # blocked less (7.18 s, then 4.53 s) and was named first, at 58%, its
-# better-run time scaled by the reader's IOPS ratio
+# better-run time scaled by the reader's IOPS ratio; then queue at 40%, the
+# writer's time still in the figure's. read_iops is the reader's: its time
+# is the reading processes' span (fio's 5.84 s, not the run's 7.51 s), and
+# its wait behind the writes in the scheduler nearly all of what it lost
 for r in wbt-base.1 wbt-changed.1; do
 	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.bin.xz" 2> "$t/err" &&
 	"$IOTAPE" import --quiet --db "$db" --run "$r" "$F/$r.vmstat" 2>> "$t/err" ||
@@ -368,11 +371,11 @@ done
 check_eq "wbt off: no throttle, journal or volume cause (the writer was blocked less)" "" \
 	"$(jq -r '.comparisons[0].findings[] | select(.cause == 1 and (.analyzer == "throttle" or
 	.analyzer == "journal" or .analyzer == "volume")) | .analyzer' "$t/wbt.json")"
-check_eq "wbt off: throttle's time fell, so no cost, and its how says why" "0 1" \
-	"$(jq -r '[.comparisons[0].findings[] | select(.analyzer == "throttle")][0] |
-	"\(.cost_s) \(.how | test("not counted: no more") | if . then 1 else 0 end)"' "$t/wbt.json")"
+check_eq "wbt off: the read figure's time is the reader's: fio's span less the part it did (1 - 85.6 / 920.8 of it)" "1" \
+	"$(jq -r '.comparisons[0] | ([.where[] | select(.process == "fio")][0].span_s) as $s |
+	(.difference_s / $s - (1 - .value / .base_value)) | fabs < 0.01 | if . then 1 else 0 end' "$t/wbt.json")"
 s=$(share "$t/wbt.json" queue)
-[ "$s" -ge 30 ] && [ "$s" -le 110 ] && ok "wbt off: queue ${s}% of the difference" ||
+[ "$s" -ge 80 ] && [ "$s" -le 110 ] && ok "wbt off: queue ${s}% of the difference" ||
 	not_ok "wbt off: queue a large part of the difference" "${s}%"
 check_eq "wbt off: the waterfall adds up" sum "$(sums "$t/wbt.json")"
 check_eq "wbt off: the reader's wait behind the writes is the first cause" queue \

@@ -88,7 +88,7 @@ static void build(struct critpath *cp, struct rundata *rd, struct evorder *o,
 			rd->t1 = io[i].c;
 	}
 	evorder_build(o, rd, 1u << EV_Q | 1u << EV_D | 1u << EV_C);
-	critpath_build(cp, rd, o, 0);
+	critpath_build(cp, rd, o, 0, FAM_ALL);
 }
 
 /* build() with the capture's delay accounting: tasks (sorted by pid) set
@@ -110,7 +110,7 @@ static void build_tasks(struct critpath *cp, struct rundata *rd,
 	memcpy(rd->tasks, t, nt * sizeof(*t));
 	rd->ntask = nt;
 	evorder_build(o, rd, 1u << EV_Q | 1u << EV_D | 1u << EV_C);
-	critpath_build(cp, rd, o, 0);
+	critpath_build(cp, rd, o, 0, FAM_ALL);
 }
 
 /* a task of life [start, exit] ms whose own account says cpu_ms on a CPU
