@@ -89,6 +89,8 @@ const char *store_shown(const char *path)
 
 	if (!path)
 		return "";
+	if (!*path)
+		return "--db ''";   /* open_with() refuses it */
 	drv = driver_of(path);
 	if (!drv || !drv->shown)
 		return path;
@@ -155,6 +157,18 @@ static int open_with(struct store **out, const char *path,
 	const struct store_driver *drv = driver_of(path);
 	int rc;
 
+	if (!*path) {
+		/* SQLite takes "" as a private temporary database, deleted at
+		 * close: an import into it said it stored a run and kept
+		 * nothing (`--db "$DB"` with DB unset) */
+		struct store *st = calloc(1, sizeof(*st));
+		*out = st ? st : &oom_store;
+		if (!st)
+			return -ENOMEM;
+		return store_fail(st, STORE_E_MISSING, "the database path is empty: "
+				  "name a file, or leave --db out for $IOTAPE_DB "
+				  "or iotape.db");
+	}
 	if (!drv) {
 		struct store *st = calloc(1, sizeof(*st));
 		size_t slen = 0;

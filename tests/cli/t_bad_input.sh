@@ -367,6 +367,16 @@ for f in self a; do
 		"1|1|0" "$?|$(grep -c "a capture-rows file named as the trace of another" "$t/err")|$(sqlite3 "$t/rows.db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
 done
 
+# --db '' (`--db "$DB"` with DB unset): SQLite took "" as a temporary
+# database deleted at close, and import said it stored a run; refused by
+# every command that opens a store, in one line, no file made
+( cd "$t" && mkdir -p emptydb && cd emptydb &&
+  for c in "import $FIXTURES/loop-fio-small.bin" "report r" "compare a b" "dump r" "rm r" "runs"; do
+	"$IOTAPE" $c --db '' > /dev/null 2> err; echo "$? $(wc -l < err) $(grep -c "the database path is empty" err)"
+  done | sort -u | tr '\n' ' '; ls | grep -v '^err$' | wc -l ) > "$t/emptydb.out"
+check_eq "--db '': refused by import, report, compare, dump, rm and runs, one line each, nothing made" \
+	"1 1 1 0" "$(sed 's/ $//' "$t/emptydb.out")"
+
 # --db naming a device: SQLite would write its header over it (a block device
 # stats as size 0, as a new file does); refused by every command, unwritten
 mkfifo "$t/fifo"
