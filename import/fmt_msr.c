@@ -135,7 +135,13 @@ int fmt_msr_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		io.cats = f[3][0] == 'R' ? BT_C_READ : BT_C_WRITE;
 		io.q_ns = (int64_t)(ts - FILETIME_UNIX_EPOCH) * 100;
 		io.d_ns = FMT_NO_TIME;
-		io.c_ns = io.q_ns + (int64_t)rt * 100;
+		if (__builtin_add_overflow(io.q_ns, (int64_t)rt * 100, &io.c_ns)) {
+			snprintf(err, errlen, "%s: line %" PRIu64 ": Timestamp + "
+				 "ResponseTime is past the largest time iotape "
+				 "stores (2^63 - 1 ns)", path, line);
+			rc = -EINVAL;
+			break;
+		}
 		if (f[3][0] == 'R')
 			reads++;
 		else

@@ -99,7 +99,13 @@ int fmt_systor_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		io.cats = f[2][0] == 'R' ? BT_C_READ : BT_C_WRITE;
 		io.q_ns = ts;
 		io.d_ns = FMT_NO_TIME;
-		io.c_ns = ts + resp;
+		if (__builtin_add_overflow(ts, resp, &io.c_ns)) {
+			snprintf(err, errlen, "%s: line %" PRIu64 ": Timestamp + "
+				 "Response is past the largest time iotape stores "
+				 "(2^63 - 1 ns)", path, line);
+			rc = -EINVAL;
+			break;
+		}
 		ios++;
 		rc = sink->io(sink->ctx, &io);
 	}

@@ -499,6 +499,14 @@ badnum() {
 		not_ok "$1" "exit $rc: $(cat "$t/err")" "want 'line $3: $4'; db before '$before' after '$after'"
 	fi
 }
+# an issue time near the largest time stored, plus its response: past it
+# (a signed overflow: the completion was stored at -9223372036.8 s)
+printf 'Timestamp,Response,IOType,LUN,Offset,Size\n9223372036.800000000,0.1,R,0,4096,4096\n' > "$t/systor-max.csv"
+badnum "SYSTOR: Timestamp + Response past 2^63 ns" "$t/systor-max.csv" 2 \
+	"Timestamp + Response is past the largest time iotape stores"
+printf '%s,web,0,Read,4096,4096,100\n' "$((116444736000000000 + 92233720368547758 - 5))" > "$t/msr-max.csv"
+badnum "MSR: Timestamp + ResponseTime past 2^63 ns" "$t/msr-max.csv" 1 \
+	"Timestamp + ResponseTime is past the largest time iotape stores"
 sed '8s/0m3.921s/0x10.0s/' "$F/time-bash-dd.txt" > "$t/time-hex.txt"
 badnum "time paste: real 0x10.0s" "$t/time-hex.txt" 8 "bad real time '0x10.0s'"
 sed '7s/^0.00user/0x1user/' "$F/time-gnu-zsh-dd.txt" > "$t/time-gnu-hex.txt"
