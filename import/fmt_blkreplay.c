@@ -126,6 +126,19 @@ int fmt_blkreplay_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 			continue;
 		}
 		if (!data_start(buf)) {
+			/* blkreplay's INFO and other text lines go by; after
+			 * the first I/O, a line that is one cut or mistyped
+			 * (" -2.5 ; 13 ...", " 3,5 ; 17 ...", " 1.5e0 ; ...")
+			 * was passed over as text and its I/O lost */
+			const char *p = buf + strspn(buf, " \t");
+			if (ios && (strchr(buf, ';') || isdigit((unsigned char)*p) ||
+				    (*p && strchr("+-.", *p)))) {
+				snprintf(err, errlen, "%s: line %" PRIu64 ": not 'start "
+					 "; sector ; length ; op [; delay ; duration]' "
+					 "(a number of seconds, then ';')", path, line);
+				rc = -EINVAL;
+				break;
+			}
 			text++;
 			continue;
 		}

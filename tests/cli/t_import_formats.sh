@@ -499,6 +499,18 @@ badnum() {
 		not_ok "$1" "exit $rc: $(cat "$t/err")" "want 'line $3: $4'; db before '$before' after '$after'"
 	fi
 }
+# blkreplay: a data line mistyped after the first I/O (an exponent, a sign,
+# a decimal comma) was passed over as text, its I/O lost, exit 0; INFO
+# lines after the I/O still go by
+printf 'start ; sector; length ; op ;  replay_delay=0 ; replay_duration=0\n 0.5 ; 5 ; 8 ; W ; 0.0 ; 0.0\n 1.5e0 ; 9 ; 8 ; R ; 0.0 ; 0.0\n' > "$t/br-exp.load"
+badnum "blkreplay: a data line with an exponent after the first I/O" "$t/br-exp.load" 3 "not 'start ; sector ; length ; op"
+printf 'start ; sector; length ; op\n 0.5 ; 5 ; 8 ; W\n 3,5 ; 17 ; 8 ; W\n' > "$t/br-comma.load"
+badnum "blkreplay: a data line with a decimal comma" "$t/br-comma.load" 3 "not 'start ; sector ; length ; op"
+printf 'start ; sector; length ; op\n 0.5 ; 5 ; 8 ; W\n 1.5 ; 9 ; 8 ; R\nINFO: done\n' > "$t/br-info.load"
+"$IOTAPE" import --quiet --db "$db" --run br-info "$t/br-info.load"
+check_eq "blkreplay: an INFO line after the I/O goes by" 2 "$(q "SELECT count(*) FROM requests WHERE run = $(rid br-info)")"
+before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
+	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
 # an issue time near the largest time stored, plus its response: past it
 # (a signed overflow: the completion was stored at -9223372036.8 s)
 printf 'Timestamp,Response,IOType,LUN,Offset,Size\n9223372036.800000000,0.1,R,0,4096,4096\n' > "$t/systor-max.csv"
