@@ -95,11 +95,26 @@ static void warnf(struct reader *r, const char *fmt, ...)
 
 	if (!r->warn)
 		return;
-	fprintf(r->warn, "iotape: warning: %s: line %lu: ", r->path, r->lineno);
-	va_start(ap, fmt);
-	vfprintf(r->warn, fmt, ap);
-	va_end(ap);
-	fputc('\n', r->warn);
+	{
+		/* the path and a skipped line quoted: their control characters
+		 * (a newline, an escape sequence, a bell) as <0xNN>, as
+		 * warning() shows them */
+		char msg[1024];
+		int n = snprintf(msg, sizeof(msg), "%s: line %lu: ", r->path,
+				 r->lineno);
+		if (n < 0 || (size_t)n >= sizeof(msg))
+			n = 0;
+		va_start(ap, fmt);
+		vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+		va_end(ap);
+		fputs("iotape: warning: ", r->warn);
+		for (const unsigned char *c = (const unsigned char *)msg; *c; c++)
+			if (*c < 0x20 || *c == 0x7f)
+				fprintf(r->warn, "<0x%02x>", *c);
+			else
+				fputc(*c, r->warn);
+		fputc('\n', r->warn);
+	}
 }
 
 static void errf(struct reader *r, const char *fmt, ...)

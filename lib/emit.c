@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 void emit_init(struct emit *e, FILE *fp, int json)
@@ -123,15 +124,48 @@ void emit_u64(struct emit *e, const char *key, uint64_t v)
 	fprintf(e->fp, "%llu", (unsigned long long)v);
 }
 
+/* Writes the n bytes of s as text: a control character but newline and
+ * tab (ESC, BEL, CR: a process or command name from a damaged trace, a
+ * pasted escape sequence) as <0xNN>, as error() shows them, so none
+ * reaches the reader's terminal. */
+static void put_shown(FILE *fp, const char *s, size_t n)
+{
+	const char *run = s;
+
+	for (const char *p = s; p < s + n; p++) {
+		unsigned char c = (unsigned char)*p;
+		if ((c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t')
+			continue;
+		fwrite(run, 1, (size_t)(p - run), fp);
+		fprintf(fp, "<0x%02x>", c);
+		run = p + 1;
+	}
+	fwrite(run, 1, (size_t)(s + n - run), fp);
+}
+
 void emit_text(struct emit *e, const char *fmt, ...)
 {
+	char buf[1024], *msg = buf;
 	va_list ap;
+	int n;
 
 	if (e->json || e->text_done)
 		return;
 	va_start(ap, fmt);
-	vfprintf(e->fp, fmt, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf)) {
+		if (!(msg = malloc((size_t)n + 1)))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	put_shown(e->fp, msg, (size_t)n);
+	if (msg != buf)
+		free(msg);
 }
 
 void emit_heading(struct emit *e, const char *title)
@@ -142,7 +176,9 @@ void emit_heading(struct emit *e, const char *title)
 
 	if (e->json || e->text_done)
 		return;
-	fprintf(e->fp, "\n== %s %.*s\n", title, n < 3 ? 3 : n, rule);
+	fputs("\n== ", e->fp);
+	put_shown(e->fp, title, strlen(title));
+	fprintf(e->fp, " %.*s\n", n < 3 ? 3 : n, rule);
 }
 
 int emit_row_shown(const struct emit *e, size_t i, size_t max)

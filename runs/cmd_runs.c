@@ -94,8 +94,16 @@ static int print_run(struct store *st, const struct store_run_listing *l,
 	       r->status, r->events, l->requests, span);
 	len = printf("%4s dev %s", "", list);
 	if (r->source[0] && len + 6 < LINE_COLS) {
+		/* a path's control characters (a newline, an escape sequence
+		 * in a file's name) as '?', one column each, as ls(1) shows
+		 * them on a terminal: the listing stays one line a run */
+		char src[sizeof(r->source)];
+		snprintf(src, sizeof(src), "%s", r->source);
+		for (char *c = src; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		printf("  src ");
-		fput_cut(stdout, r->source, LINE_COLS - len - 6, 0);
+		fput_cut(stdout, src, LINE_COLS - len - 6, 0);
 	}
 	putchar('\n');
 	return 0;

@@ -367,6 +367,21 @@ for f in self a; do
 		"1|1|0" "$?|$(grep -c "a capture-rows file named as the trace of another" "$t/err")|$(sqlite3 "$t/rows.db" 'SELECT count(*) FROM runs' 2> /dev/null || echo 0)"
 done
 
+# control characters from the input (a process name, a file name, a pasted
+# command, a skipped line) never reach the terminal raw: report's and
+# compare's text, runs' src and the skip warning show them as <0xNN> or ?
+cc=$t/cc.db
+"$IOTAPE" import --quiet --db "$cc" --run ccsrc "$FIXTURES/quick/after.bin.gz" &&
+"$IOTAPE" dump --db "$cc" ccsrc | head -n 30 | sed '1s/\[[^]]*\]$/[f\x1b[2Jio]/; 10s/^/garbage \x1b[2J\x07 here\n/' > "$t/cc.txt"
+cp "$t/cc.txt" "$(printf '%s/cc\033[31m\nname.txt' "$t")"
+printf '$ time dd if=/dev/zero of=/tmp/\033[2Jx\n\nreal\t0m1.5s\nuser\t0m0s\nsys\t0m0s\n' > "$t/cc-time.txt"
+"$IOTAPE" import --db "$cc" --run ccname "$t"/cc*name.txt > /dev/null 2> "$t/cc.err"
+"$IOTAPE" import --quiet --db "$cc" --run cctime "$t/cc-time.txt"
+{ cat "$t/cc.err"; "$IOTAPE" report --db "$cc" ccname; "$IOTAPE" compare --db "$cc" cctime cctime
+  "$IOTAPE" runs --db "$cc"; } > "$t/cc.out" 2>&1
+check_eq "control characters of the input: no raw ESC, BEL or CR in report, compare, runs or the skip warning; shown as <0x1b>" \
+	"0 1 1 1 1" "$(tr -cd '\033\007\015' < "$t/cc.out" | wc -c) $(grep -c "skipped: 'garbage <0x1b>\[2J<0x07> here'" "$t/cc.out") $(grep -c "f<0x1b>\[2Jio" "$t/cc.out" | awk '{ print ($1 > 0) }') $(grep -c "of=/tmp/<0x1b>\[2Jx" "$t/cc.out" | awk '{ print ($1 > 0) }') $(grep -c "src .*cc?\[31m?name.txt" "$t/cc.out")"
+
 # --db '' (`--db "$DB"` with DB unset): SQLite took "" as a temporary
 # database deleted at close, and import said it stored a run; refused by
 # every command that opens a store, in one line, no file made
