@@ -120,7 +120,7 @@ static int new_run(struct common *c, const char *name, const char *suffix,
 	if (name)
 		snprintf(base, sizeof(base), "%s", name);
 	else
-		import_run_name(c->name_base ? c->name_base : c->path, "import", base,
+		import_run_name(c->name_base ? c->name_base : c->path, "run", base,
 				sizeof(base));
 	if (suffix && *suffix) {
 		size_t n = strlen(base);

@@ -499,6 +499,13 @@ badnum() {
 		not_ok "$1" "exit $rc: $(cat "$t/err")" "want 'line $3: $4'; db before '$before' after '$after'"
 	fi
 }
+# a text trace named by digits alone is run-N, as a binary one is (it was
+# import-N, where import --help says "7.bin: run-7")
+cp "$F/fio-v2.iolog" "$t/7.iolog"
+"$IOTAPE" import --db "$db" "$t/7.iolog" > /dev/null 2> "$t/err"
+check_eq "7.iolog: run 'run-7'" 1 "$(q "SELECT count(*) FROM runs WHERE name = 'run-7'")"
+before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
+	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
 # blkreplay: a data line mistyped after the first I/O (an exponent, a sign,
 # a decimal comma) was passed over as text, its I/O lost, exit 0; INFO
 # lines after the I/O still go by
