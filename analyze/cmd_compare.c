@@ -171,6 +171,14 @@ int cmd_compare(int argc, char **argv)
 	if (!rc) {
 		emit_init(&e, stdout, fmt == CMP_JSON);
 		compare_emit(&cmp, &e, fmt);
+		/* the figures are printed; but no comparison had the question's
+		 * value on both sides: the question was not answered */
+		if (cmp.ng > 1 && cmp.unanswered == cmp.ng - 1) {
+			fflush(stdout);
+			rc = error("compare: no run of one side has %s: nothing "
+				   "compared (--metric names a figure both sides "
+				   "have)", cmp.q.label);
+		}
 	}
 	compare_free(&cmp);
 	for (int i = 0; i < n; i++)

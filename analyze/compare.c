@@ -1245,6 +1245,7 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	emit_str(e, "base", c->gname[0]);
 	emit_str(e, "this", c->gname[g]);
 	if (pr.none) {
+		c->unanswered++;
 		emit_text(e, "%s vs %s: no %s to compare\n", c->gname[0],
 			  c->gname[g], q->label);
 		emit_obj_end(e);

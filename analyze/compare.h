@@ -54,6 +54,8 @@ struct compare {
 	int gidx[CMP_MAX_RUNS], ng;
 	char gname[CMP_MAX_RUNS][128];
 	struct question q;      /* what the findings explain */
+	int unanswered;         /* comparisons emitted with no value of the
+				 * question on a side (compare_emit()) */
 };
 
 /* Loads runs names[0..n) of st (each: report, time accounting, analyzers)

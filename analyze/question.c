@@ -438,6 +438,39 @@ static void metric_window(struct question *q, const struct q_run *r,
 			q->cmd_mask = 0;
 }
 
+/* q->tunit: each workload-metric term's unit in the first run of r that
+ * has it; every run's unit must be one that converts to it (700 MB/s
+ * against 0.8 GB/s: compared as 700 and 800; 90 ms, 100 us). Returns 0,
+ * or -1 with "metric 'thr' is in MB/s in one run and in tps in another:
+ * not one quantity ..." in err. */
+static int term_units(struct question *q, const struct q_run *r, size_t n,
+		      char *err, size_t errlen)
+{
+	for (int k = 0; k < q->nterms; k++) {
+		size_t first = n;
+		q->tunit[k][0] = '\0';
+		for (size_t i = 0; i < n; i++) {
+			const struct store_metric *m = metric_named(&r[i],
+								     q->terms[k]);
+			double f;
+			if (!m || !m->unit || !*m->unit)
+				continue;
+			if (first == n) {
+				first = i;
+				snprintf(q->tunit[k], sizeof(q->tunit[k]), "%s",
+					 m->unit);
+			} else if (unit_factor(m->unit, q->tunit[k], &f)) {
+				snprintf(err, errlen, "metric '%s' is in %s in one "
+					 "run and in %s in another: not one quantity "
+					 "(set it again with iotape metric in one "
+					 "unit)", q->terms[k], q->tunit[k], m->unit);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* The question --metric expr asks, else the default one (question.h). */
 int question_choose(struct question *q, const char *expr,
 		    const struct q_run *r, size_t n, char *err, size_t errlen)
@@ -448,7 +481,7 @@ int question_choose(struct question *q, const char *expr,
 	q->unit_scale = 1;
 	if (!expr) {
 		question_default(q, r, n);
-		return 0;
+		return term_units(q, r, n, err, errlen);
 	}
 	q->kind = Q_METRIC;
 	if (metric_terms(q, expr, &forced, err, errlen))
@@ -458,6 +491,8 @@ int question_choose(struct question *q, const char *expr,
 	metric_unit(q, r, n, forced);
 	metric_window(q, r, n);
 	read_figure(q);
+	if (term_units(q, r, n, err, errlen))
+		return -1;
 	if (q->nterms > 1) {
 		size_t o = 0;
 		for (int k = 0; k < q->nterms && o + 2 < sizeof(q->label); k++)
@@ -482,10 +517,13 @@ double question_value(const struct question *q, const struct q_run *r,
 		const struct store_metric *m = metric_named(r, t);
 		int idx;
 		double v = NAN;
+		double f;
 		if (!strcmp(t, "total"))
 			v = q_commands_s(r, 0);
 		else if (m)
-			v = m->value;
+			/* in the first run's unit (term_units() checked) */
+			v = unit_factor(m->unit, q->tunit[k], &f) ? NAN
+								  : m->value * f;
 		else if ((idx = cmd_term(t, r)) >= 0 && idx < 64)
 			v = q_commands_s(r, 1ull << idx);
 		else if (fig)

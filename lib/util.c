@@ -647,3 +647,54 @@ int loop_file_stat(const char *dev_path, struct stat *st)
 	st->st_ino = (ino_t)li.lo_inode;
 	return 0;
 }
+
+/* A unit's quantity (1 time, 2 bytes, 3 bytes per second) and its size in
+ * the quantity's base unit (s, B, B/s); 0 when not one of them. */
+static int unit_of(const char *u, double *size)
+{
+	static const struct { const char *name; double s; } t[] = {
+		{ "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 },
+		{ "ms", 1e-3 }, { "s", 1 }, { "min", 60 }, { "h", 3600 },
+	}, b[] = {
+		{ "B", 1 }, { "kB", 1e3 }, { "KB", 1e3 }, { "MB", 1e6 },
+		{ "GB", 1e9 }, { "TB", 1e12 }, { "KiB", 1024.0 },
+		{ "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
+		{ "TiB", 1099511627776.0 },
+	};
+	size_t n = strlen(u);
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (!strcmp(u, t[i].name)) {
+			*size = t[i].s;
+			return 1;
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(b); i++) {
+		size_t k = strlen(b[i].name);
+		if (!strcmp(u, b[i].name)) {
+			*size = b[i].s;
+			return 2;
+		}
+		if (n == k + 2 && !strncmp(u, b[i].name, k) &&
+		    !strcmp(u + k, "/s")) {
+			*size = b[i].s;
+			return 3;
+		}
+	}
+	return 0;
+}
+
+int unit_factor(const char *from, const char *to, double *f)
+{
+	double a, b;
+	int qa, qb;
+
+	*f = 1;
+	if (!from || !to || !*from || !*to || !strcmp(from, to))
+		return 0;
+	qa = unit_of(from, &a);
+	qb = unit_of(to, &b);
+	if (!qa || qa != qb)
+		return -1;
+	*f = a / b;
+	return 0;
+}

@@ -187,6 +187,15 @@ int loop_file_stat(const char *dev_path, struct stat *st);
 int64_t now_mono_ns(void);
 int64_t now_real_ns(void);
 
+/* The factor f that turns a value in unit from into one in unit to (v_to =
+ * v_from * f), for the units of one quantity iotape knows: times (ns, us,
+ * µs, ms, s, min, h), bytes (B, kB or KB, MB, GB, TB: powers of 1000,
+ * as iostat(1) and fio print them; KiB, MiB, GiB, TiB: of 1024) and bytes
+ * per second (the same with "/s"). Equal strings, and an empty or NULL unit
+ * on either side (not said), give 1. Returns 0, or -1 when the two are not
+ * one quantity (MB/s and GB are not, nor tps and IOPS). */
+int unit_factor(const char *from, const char *to, double *f);
+
 /* 3 when the n bytes at p start with UTF-8's byte order mark (EF BB BF,
  * which Windows editors put before a text file's first line), else 0: the
  * text readers skip it. */

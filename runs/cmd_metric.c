@@ -37,8 +37,8 @@ static void metric_usage(FILE *fp)
 	opt_usage(fp, options, ARRAY_SIZE(options), 15, NULL);
 }
 
-/* "1m49s", "1h2m3.5s", "2.5s", "750ms" as seconds into *out; 0 when it is
- * one, -1 when not. */
+/* "1m49s", "1h2m3.5s", "2.5s", "750ms", "100us", "80ns" as seconds into
+ * *out; 0 when it is one, -1 when not. */
 static int parse_hms(const char *s, double *out)
 {
 	double total = 0;
@@ -51,6 +51,9 @@ static int parse_hms(const char *s, double *out)
 		if (dec_double(s, DEC_FRAC, &v, &end) || *end == '\0')
 			return -1;
 		if (!strncmp(end, "ms", 2)) { total += v / 1e3; end += 2; }
+		else if (!strncmp(end, "us", 2)) { total += v / 1e6; end += 2; }
+		else if (!strncmp(end, "\xc2\xb5s", 3)) { total += v / 1e6; end += 3; }
+		else if (!strncmp(end, "ns", 2)) { total += v / 1e9; end += 2; }
 		else if (*end == 'h') { total += v * 3600; end++; }
 		else if (*end == 'm') { total += v * 60; end++; }
 		else if (*end == 's') { total += v; end++; }
@@ -81,11 +84,18 @@ static int parse_pair(const char *arg, char *name, size_t nlen, double *value,
 	snprintf(name, nlen, "%.*s", (int)kl, arg);
 	v = eq + 1;
 	unit[0] = '\0';
-	/* a time with units of its own: 1m49s, 1h2m, 2.5s */
+	/* a time with units of its own: 1m49s, 1h2m, 2.5s, 100us */
 	if (strpbrk(v, "hms") && !parse_hms(v, value)) {
 		snprintf(unit, ulen, "s");
 		return 0;
 	}
+	/* "1m49", "-1m30s": a time that is none (a sign, a last part with
+	 * no unit) was stored as 1 in unit "m49" */
+	if (strpbrk(v, "hms") && (isdigit((unsigned char)*v) || *v == '-' ||
+				  *v == '+') && strpbrk(v, "0123456789") &&
+	    strpbrk(strpbrk(v, "hms"), "0123456789"))
+		return error("invalid metric '%s': '%s' is no time (1m49s, 1h2m, "
+			     "2.5s, 750ms, 100us; no sign)", arg, v);
 	/* a plain decimal number and its unit: "0x10" is no 0 in unit "x10",
 	 * "1.5.2" no 1.5 in ".2" */
 	if (dec_double(v, DEC_SIGN | DEC_FRAC | DEC_EXP, value, &end) ||
@@ -94,8 +104,20 @@ static int parse_pair(const char *arg, char *name, size_t nlen, double *value,
 	     (*end == 'x' || *end == 'X') && (isxdigit((unsigned char)end[1]) ||
 					     end[1] == '.')))
 		return error("invalid metric '%s': '%s' is not a number", arg, v);
+	/* 1e-400 is no 0, as 1e400 is no infinity */
+	if (*value == 0 && strpbrk(v, "123456789") &&
+	    strpbrk(v, "123456789") < end)
+		return error("invalid metric '%s': '%s' is below the smallest "
+			     "number stored", arg, v);
 	while (*end == ' ')
 		end++;
+	/* a unit is a word ("tps", "MB/s", "%", "\xc2\xb5s"): "=6" of
+	 * "5=6" was stored as 5 in unit "=6" */
+	if (*end && (strpbrk(end, "0123456789=") ||
+		     !(isalpha((unsigned char)*end) || *end == '%' ||
+		       *end == '/' || (unsigned char)*end >= 0x80)))
+		return error("invalid metric '%s': '%s' is no unit (a word "
+			     "after the number: tps, MB/s, %%)", arg, end);
 	if (strlen(end) >= ulen)
 		return error("invalid metric '%s': unit '%s' too long", arg, end);
 	for (const char *p = end; *p; p++)

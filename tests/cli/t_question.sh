@@ -525,4 +525,31 @@ else
 	skip "IOPS that fell with larger requests" "corpus absent"
 fi
 
+# ---- units: a metric set in another unit of the same quantity is read in
+# the first run's (700 MB/s against 0.8 GB/s: 800 MB/s, the better; 90 ms
+# against 100 us); units of two quantities are refused; a value that is no
+# number and unit is refused when set
+"$IOTAPE" import --quiet --db "$db" --again --run u1 "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" import --quiet --db "$db" --again --run u2 "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" metric --db "$db" u1 'thr=700 MB/s' p99=90ms 'ops=3 tps' only1=5 > /dev/null &&
+"$IOTAPE" metric --db "$db" u2 'thr=0.8 GB/s' p99=100us 'ops=3 IOPS' > /dev/null ||
+	not_ok "units: set the metrics" ""
+check_eq "units: 0.8 GB/s read as 800 MB/s, the better; 100 us as 0.0001 s, the better" \
+	"800|u1|0.0001|u1" "$(cmp --metric thr u1 u2 | jq -r '.comparisons[0] | "\(.value)|\(.worse)"')|$(cmp --metric p99 u1 u2 |
+	jq -r '.comparisons[0] | "\(.value)|\(.worse)"')"
+"$IOTAPE" compare --db "$db" --metric ops u1 u2 > /dev/null 2> "$t/err"; rc=$?
+check_eq "units: tps against IOPS refused, one line" "1 1 1" \
+	"$rc $(wc -l < "$t/err") $(grep -c "metric 'ops' is in tps in one run and in IOPS in another: not one quantity" "$t/err")"
+for v in lat=1m49 lat=-1m30s x=1e-400 x=5=6; do
+	"$IOTAPE" metric --db "$db" u1 "$v" > /dev/null 2> "$t/err"; echo "$? $(wc -l < "$t/err")"
+done | sort -u | tr '\n' ' ' > "$t/bad"
+check_eq "metric: 1m49, -1m30s, 1e-400 and 5=6 refused (stored as 1 in unit m49, -1, 0 and 5 in unit =6)" \
+	"2 1 " "$(cat "$t/bad")"
+check_eq "metric: none of them stored" 0 "$(sqlite3 "$db" "SELECT count(*) FROM metrics m JOIN runs r ON r.id = m.run
+	WHERE r.name = 'u1' AND m.name IN ('lat', 'x')")"
+# a question no pair of runs has a value of: the table, then exit 1
+"$IOTAPE" compare --db "$db" --metric only1 u1 u2 > "$t/out" 2> "$t/err"; rc=$?
+check_eq "compare --metric of a figure one side lacks: exit 1, one line, the table still printed" "1 1 1 1" \
+	"$rc $(wc -l < "$t/err") $(grep -c "no run of one side has only1: nothing compared" "$t/err") $(grep -c "no only1 to compare" "$t/out")"
+
 tap_finish

@@ -266,6 +266,29 @@ static const char *cut(const char *s, int cols, int head, int *w)
 	return buf;
 }
 
+/* unit_factor(): units of one quantity convert, others do not */
+static void test_unit_factor(void **state)
+{
+	double f;
+
+	(void)state;
+	assert_int_equal(unit_factor("GB/s", "MB/s", &f), 0);
+	assert_float_equal(f, 1000, 1e-9);
+	assert_int_equal(unit_factor("us", "s", &f), 0);
+	assert_float_equal(f, 1e-6, 1e-18);
+	assert_int_equal(unit_factor("\xc2\xb5s", "ms", &f), 0);
+	assert_float_equal(f, 1e-3, 1e-15);
+	assert_int_equal(unit_factor("MiB", "kB", &f), 0);
+	assert_float_equal(f, 1048.576, 1e-9);
+	assert_int_equal(unit_factor("tps", "tps", &f), 0);
+	assert_float_equal(f, 1, 0);
+	assert_int_equal(unit_factor("", "MB/s", &f), 0);
+	assert_float_equal(f, 1, 0);
+	assert_int_equal(unit_factor("MB/s", "MB", &f), -1);
+	assert_int_equal(unit_factor("tps", "IOPS", &f), -1);
+	assert_int_equal(unit_factor("s", "B", &f), -1);
+}
+
 static void test_fput_cut(void **state)
 {
 	int w;
@@ -295,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_text_cols),
 		cmocka_unit_test(test_text_wrap),
 		cmocka_unit_test(test_fput_cut),
+		cmocka_unit_test(test_unit_factor),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
