@@ -203,10 +203,8 @@ static double mean_kib(const struct run_figs *r, int w, double *bytes_out,
 
 	for (size_t d = 0; d < r->rep.ndev; d++) {
 		int c_only = !(r->rep.devs[d].dir[0].ios + r->rep.devs[d].dir[1].ios);
-		ios += c_only ? r->rep.devs[d].dir[w].c_only_ios
-			      : r->rep.devs[d].dir[w].ios;
-		bytes += c_only ? r->rep.devs[d].dir[w].c_only_bytes
-				: r->rep.devs[d].dir[w].bytes;
+		ios += dir_ios(&r->rep.devs[d].dir[w], c_only);
+		bytes += dir_bytes(&r->rep.devs[d].dir[w], c_only);
 	}
 	*bytes_out = (double)bytes;
 	*ios_out = (double)ios;

@@ -106,10 +106,8 @@ static void fig_rates(struct figset *fs, struct run_figs *r, double span,
 		for (int w = 0; w < 2; w++) {
 			int c_only = !(rep->devs[d].dir[0].ios +
 				       rep->devs[d].dir[1].ios);
-			ios[w] += c_only ? rep->devs[d].dir[w].c_only_ios
-					 : rep->devs[d].dir[w].ios;
-			bytes[w] += c_only ? rep->devs[d].dir[w].c_only_bytes
-					   : rep->devs[d].dir[w].bytes;
+			ios[w] += dir_ios(&rep->devs[d].dir[w], c_only);
+			bytes[w] += dir_bytes(&rep->devs[d].dir[w], c_only);
 		}
 	for (int w = 0; w < 2; w++) {
 		char k[40], l[32];
@@ -134,7 +132,8 @@ static void fig_rates(struct figset *fs, struct run_figs *r, double span,
 				 BT_MAJOR(rep->devs[d].dev),
 				 BT_MINOR(rep->devs[d].dev), dir[w]);
 			set(fs, r, k, l, 0, 2, span > 0 ?
-			    (double)(ds->bytes + ds->c_only_bytes) / 1e6 /
+			    (double)(ds->bytes + (ds->c_only_ios ? ds->c_only_bytes
+							  : ds->q_only_bytes)) / 1e6 /
 			    span : 0);
 		}
 }

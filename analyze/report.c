@@ -153,6 +153,11 @@ void report_add(struct report *r, const struct an_io *x)
 				hist_add(&ds->stage[k],
 					 (uint64_t)(st[k][1] - st[k][0]));
 	}
+	if (hq && !hd && !hc && bytes > 0 && !(x->flags & AN_SPLIT_TAIL)) {
+		/* issued only: the last stand-ins (dir_ios()) */
+		ds->dir[w].q_only_ios++;
+		ds->dir[w].q_only_bytes += (uint64_t)bytes;
+	}
 	if (hc && !hd) {
 		/* Q and C only (D masked out), or C only (action mask
 		 * C): completed bios stand in for dispatches. */
@@ -317,8 +322,8 @@ static void emit_wrapped(struct emit *e, const char *s)
 static void emit_dir(struct emit *e, const char *key, const struct dir_stats *d,
 		     double span_s, int c_only)
 {
-	uint64_t ios = c_only ? d->c_only_ios : d->ios;
-	uint64_t bytes = c_only ? d->c_only_bytes : d->bytes;
+	uint64_t ios = dir_ios(d, c_only);
+	uint64_t bytes = dir_bytes(d, c_only);
 	double iops = span_s > 0 ? (double)ios / span_s : 0;
 	double mbs = span_s > 0 ? (double)bytes / 1e6 / span_s : 0;
 

@@ -15,7 +15,24 @@
 struct dir_stats {
 	uint64_t ios, bytes;               /* dispatches (D) and their bytes */
 	uint64_t c_only_ios, c_only_bytes; /* completed bios with no D */
+	uint64_t q_only_ios, q_only_bytes; /* bios issued (Q) with no D or C */
 };
+
+/* A direction's requests and bytes as the device's rates count them: its
+ * dispatches; with none traced on the device (c_only), its completed bios;
+ * with none completed either (a trace of issue times alone: fio's iolog,
+ * blkreplay's loads, CloudPhysics), its issued bios, where 0 read as a
+ * measurement. */
+static inline uint64_t dir_ios(const struct dir_stats *d, int c_only)
+{
+	return !c_only ? d->ios : d->c_only_ios ? d->c_only_ios : d->q_only_ios;
+}
+
+static inline uint64_t dir_bytes(const struct dir_stats *d, int c_only)
+{
+	return !c_only ? d->bytes : d->c_only_ios ? d->c_only_bytes
+						  : d->q_only_bytes;
+}
 
 /* btt's stage latencies of bios with data (split halves apart, as Q2C):
  * Q2G Q to G, G2I G to I, Q2M Q to its merge (M/F), I2D I to D, M2D the

@@ -257,8 +257,8 @@ void plot_headline_of(const struct runview *rv, const struct rundata *rd,
 		const struct dev_stats *ds = &r->devs[i];
 		int c_only = !(ds->dir[0].ios + ds->dir[1].ios);
 		for (int w = 0; w < 2; w++) {
-			ios += c_only ? ds->dir[w].c_only_ios : ds->dir[w].ios;
-			bytes[w] += c_only ? ds->dir[w].c_only_bytes : ds->dir[w].bytes;
+			ios += dir_ios(&ds->dir[w], c_only);
+			bytes[w] += dir_bytes(&ds->dir[w], c_only);
 		}
 	}
 	v[PLOT_H_ELAPSED] = rd->elapsed_from_cmds ? rundata_elapsed_s(rd) : NAN;

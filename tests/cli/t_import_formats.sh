@@ -182,6 +182,12 @@ check_eq "fio v3: each file a device, open and close in the notes" "/dev/sdb /de
 	"$(q "SELECT name FROM devices WHERE run = $(rid fio3) ORDER BY dev" | paste -sd' ') $(q "SELECT notes FROM runs
 	      WHERE name = 'fio3'" | grep -oE '(opened|closed) at' | wc -l)"
 imp fio2 "$F/fio-v2.iolog" && check_fio fio2 "$F/fio-v2.iolog"
+# a trace of issue times alone (no D, no C): report's and compare's rates
+# count its issued I/Os (they were 0 requests and 0 IOPS, read as measured)
+check_eq "fio v3 (issue times alone): report's reads and writes (trims with them, as btt's) are its I/Os, not 0" \
+	"$(q "SELECT sum(rwbs LIKE 'R%') || ' ' || sum(rwbs LIKE 'W%' OR rwbs LIKE 'D%') FROM requests WHERE run = $(rid fio3) AND bytes > 0")" \
+	"$("$IOTAPE" report --db "$db" --json fio3 | jq -r '[.devices[] | .read.requests] as $r | [.devices[] | .write.requests] as $w |
+	"\($r | add) \($w | add)"')"
 check_eq "fio v2: the I/O after 'wait 400' is at 400 ms" \
 	"$(awk '$2 == "wait" && $3 > m { m = $3 } END { print m * 1000000 }' "$F/fio-v2.iolog")" \
 	"$(q "SELECT max(q_ns) FROM requests WHERE run = $(rid fio2)")"
