@@ -265,14 +265,26 @@ int fmt_line_nul(const char *buf, long len, const char *path, uint64_t line,
 void fmt_unknown(const uint8_t *head, size_t n, const char *label, char *err,
 		 size_t errlen)
 {
-	size_t k = 0;
+	size_t k = 0, blank = utf8_bom(head, n);
+	int sqlite = n >= 16 && !memcmp(head, "SQLite format 3", 16);
+	int named = strcmp(label, "stdin") != 0;
 
 	/* printable ASCII, tabs, line ends and UTF-8's bytes up to the NUL */
 	while (k < n && head[k] && (head[k] >= 0x20 || head[k] == '\t' ||
 				    head[k] == '\n' || head[k] == '\r') &&
 	       head[k] != 0x7f)
 		k++;
-	if (k >= 16 && k < n && !head[k])
+	while (blank < n && head[blank] && strchr(" \t\r\n", head[blank]))
+		blank++;
+	if (n && blank == n)
+		snprintf(err, errlen, "%s: offset %zu: nothing but blank lines: no "
+			 "trace, log or paste in it", label, n);
+	else if (sqlite)
+		/* the database's header (sqlite.org/fileformat.html 1.3) */
+		snprintf(err, errlen, "%s: offset 0: an SQLite database, not a "
+			 "trace%s%s%s", label, named ? " (an iotape store? read "
+			 "it with --db " : "", named ? label : "", named ? ")" : "");
+	else if (k >= 16 && k < n && !head[k])
 		snprintf(err, errlen, "%s: offset %zu: a NUL byte in a text file: no "
 			 "text format has one (a block a crash left zeroed, or "
 			 "binary data)", label, k);

@@ -763,6 +763,17 @@ static int sniff(const char *path, const char *label, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: offset 0: empty trace", label);
 		return -EINVAL;
 	}
+	{
+		/* blank lines (or a byte order mark) alone: no record, not a
+		 * binary record cut short, as a file under 48 bytes reads */
+		size_t k = utf8_bom(buf, (size_t)n);
+		while (k < (size_t)n && strchr(" \t\r\n", buf[k]) && buf[k])
+			k++;
+		if (k == (size_t)n && n < (ssize_t)sizeof(buf)) {
+			fmt_unknown(buf, (size_t)n, label, err, errlen);
+			return -EINVAL;
+		}
+	}
 	if (bt_stream_detect(&bs, buf, (size_t)n) != -BT_E_MAGIC)
 		return 1;
 	if (blkparse_text_sniff(buf, (size_t)n))

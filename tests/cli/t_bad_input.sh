@@ -28,6 +28,14 @@ expect_error() {
 	fi
 }
 
+# blank lines alone were "record cut short" (a binary record under 48
+# bytes); an iotape database given as an input, "neither a blktrace trace"
+printf '\n \n\r\n' > "$t/blank.txt"
+expect_error "blank lines alone" "blank.txt: offset 5: nothing but blank lines" \
+	import --db "$db" "$t/blank.txt"
+cp "$db" "$t/store.db"
+expect_error "an SQLite database as the input" "store.db: offset 0: an SQLite database, not a trace \(an iotape store\? read it with --db .*store.db\)" \
+	import --db "$db" "$t/store.db"
 expect_error "wrong magic" "badmagic.bin: offset 984: bad magic" \
 	import --db "$db" "$B/badmagic.bin"
 expect_error "pdu_len past the end" "pdulen.bin: offset 1968: pdu_len 4000 runs past" \
