@@ -527,6 +527,11 @@ int import_vmstat_log(struct store *st, const struct import_opts *o,
 		warning("%s: %s", path, VMSTAT_FROZEN_WARNING);
 	if (in.truncated && !o->quiet)
 		warning("%s: the last line is cut short; dropped it", path);
+	if (in.clock_back_line && !o->quiet)
+		warning("%s: line %" PRIu64 ": the timestamps go back %.0f s (the "
+			"clock stepped: daylight saving time, NTP); the rows from "
+			"there are placed one interval after the row before",
+			path, in.clock_back_line, (double)in.clock_back_ns / 1e9);
 	if (run_out)
 		*run_out = run;
 	if (o->summary)

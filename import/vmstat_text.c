@@ -266,6 +266,8 @@ struct parser {
 	/* timestamp steps */
 	int64_t last_stamp;
 	int last_stamp_block;
+	int64_t stamp_shift;  /* added to this invocation's timestamps after
+			       * its clock stepped back */
 	int64_t *steps;
 	size_t nsteps, capsteps;
 
@@ -514,6 +516,27 @@ static int data_row(struct parser *p, char **tok, int n, uint64_t line,
 		p->sep = 0;
 		p->sep_date = -1;
 		row.since_boot = !p->opts->no_boot_row;
+	}
+	/* a timestamp before the row before's in one invocation: the clock
+	 * stepped back (daylight saving time's end, an NTP step), and every
+	 * row after it piled onto the row before's instant; from here the
+	 * rows are placed a step after the one before (the interval, else the
+	 * last step seen, else 1 s), and the read says where (info) */
+	if (row.stamp_ns >= 0 && p->last_stamp_block != p->block)
+		p->stamp_shift = 0;
+	if (row.stamp_ns >= 0 && p->last_stamp_block == p->block) {
+		int64_t t = row.stamp_ns + p->stamp_shift;
+		if (t < p->last_stamp) {
+			int64_t step = p->opts->interval_ns > 0 ?
+				p->opts->interval_ns : p->nsteps ?
+				p->steps[p->nsteps - 1] : 1000000000;
+			if (!p->info->clock_back_line) {
+				p->info->clock_back_line = line;
+				p->info->clock_back_ns = p->last_stamp - t;
+			}
+			p->stamp_shift += p->last_stamp + step - t;
+		}
+		row.stamp_ns += p->stamp_shift;
 	}
 	row.index = p->info->rows;
 	row.line = line;

@@ -93,6 +93,11 @@ struct vmstat_text_info {
 	int64_t date_step_ns;
 	int64_t date_gap_ns;
 	uint64_t date_gap_rows;
+	/* the first row whose `vmstat -t` timestamp was before the row
+	 * before's in one invocation (a clock step back), 0: none; by how
+	 * much. The rows from there are placed a step after the row before. */
+	uint64_t clock_back_line;
+	int64_t clock_back_ns;
 };
 
 /* Counts and sizes of a vmstat row are below 2^53, exact as doubles. */
