@@ -104,6 +104,7 @@ struct feed {
 	uint8_t magic[16];
 	size_t nmagic;
 	int err;            /* errno of a failed read */
+	int eof;            /* the read reached the input's end */
 	/* a gzip input inflated a second time by zlib, its output thrown
 	 * away, for the check libarchive's gzip filter does not make: each
 	 * member's CRC-32 and length against its trailer (RFC 1952 2.3.1) */
@@ -163,6 +164,8 @@ static la_ssize_t feed_read(struct archive *a, void *vf, const void **out)
 		archive_set_error(a, errno, "read error: %s", strerror(errno));
 		return -1;
 	}
+	if (n == 0)
+		f->eof = 1;
 	if (f->nmagic < sizeof(f->magic)) {
 		size_t k = sizeof(f->magic) - f->nmagic;
 		if (k > (size_t)n)
@@ -207,10 +210,22 @@ static void spool_error(struct import_input *in, struct archive *a,
 {
 	const char *comp = in->compression ? in->compression
 			   : import_compression_sniff(f->magic, f->nmagic);
-	char msg[256];
+	char msg[256], cutmsg[128];
 	const char *why = archive_error_string(a)
 			  ? archive_message(archive_error_string(a), msg, sizeof(msg))
 			  : "read error";
+
+	/* the input ended inside the stream: a gzip member zlib had begun
+	 * and not ended, or liblzma's "no progress is possible" (LZMA_BUF_
+	 * ERROR: it wants input that is not there); libarchive said "read
+	 * error" and that */
+	if (comp && f->eof && !strstr(why, "runcated") &&
+	    ((f->z_init && f->z_on && !f->z_bad && f->z.total_in > 0) ||
+	     strstr(why, "no progress is possible"))) {
+		snprintf(cutmsg, sizeof(cutmsg), "truncated %s input (the file "
+			 "ends inside the compressed stream)", comp);
+		why = cutmsg;
+	}
 
 	if (f->err)
 		snprintf(err, errlen, "cannot read '%s': %s", label,

@@ -201,6 +201,19 @@ for tool in zstd xz bzip2; do
 	bad "truncated $tool" "^iotape: .*/cut\.$tool: (offset [0-9]+ of the decompressed $tool stream \(after [0-9]+ bytes of input\)|the $tool stream breaks in its first block, after [0-9]+ bytes of input): [a-z][^A-Z]*$" \
 		"$IOTAPE" import --again --db "$db" "$t/cut.$tool"
 done
+# a small file cut in its trailer or its middle: libarchive says "read
+# error" (gzip) and "lzma library error: no progress is possible" (xz); the
+# input's end inside the stream is what happened
+gzip -c "$FIXTURES/import/systor17.csv" > "$t/s.gz"
+head -c $(( $(stat -c %s "$t/s.gz") - 4 )) "$t/s.gz" > "$t/trail.gz"
+bad "a .gz cut in its trailer" "^iotape: .*/trail\.gz: .*: truncated gzip input \(the file ends inside the compressed stream\)$" \
+	"$IOTAPE" import --again --db "$db" "$t/trail.gz"
+if command -v xz > /dev/null; then
+	xz -c "$FIXTURES/import/systor17.csv" > "$t/s.xz"
+	head -c $(( $(stat -c %s "$t/s.xz") / 2 )) "$t/s.xz" > "$t/half.xz"
+	bad "an .xz cut in half" "^iotape: .*/half\.xz: .*: truncated xz input \(the file ends inside the compressed stream\)$" \
+		"$IOTAPE" import --again --db "$db" "$t/half.xz"
+fi
 # (cut in its first 64 KiB block: no offset in the decompressed stream, the
 # input's is the one there is; once "offset 0")
 head -c 5000 "$t/small.bin.gz" | bad "truncated .gz on stdin" \
