@@ -31,7 +31,7 @@ static const struct opt_def options[] = {
 	{ "no-boot-row", 0, 'n', NULL, "vmstat and iostat logs: the first row is "
 	  "an interval's, not the since-boot average ('vmstat -t 1 2 | tail -n "
 	  "1', iostat -y)" },
-	{ "again", 0, 'A', NULL, "import a blktrace or blkparse input whose bytes "
+	{ "again", 0, 'A', NULL, "import a trace (blktrace, blkparse, fio, MSR...) whose bytes "
 	  "(SHA-256) a run already holds (without it: refused, naming the run)" },
 	{ "help", 0, 'h', NULL, NULL },
 };

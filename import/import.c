@@ -227,12 +227,9 @@ static int import_run_start(struct store *st, const struct import_opts *o,
 	return 0;
 }
 
-/* --again not given (o->once): an input whose SHA-256 a run already holds
- * is refused, naming the run. Returns 0, -EEXIST, or the store's error
- * (either said in err; label: the input as the user gave it). */
-static int import_check_once(struct store *st, const struct import_opts *o,
-			     const struct input_stats *is, const char *label,
-			     char *err, size_t errlen)
+int import_input_once(struct store *st, const struct import_opts *o,
+		      const char *sha256, const char *label, char *err,
+		      size_t errlen)
 {
 	char other[256];
 	int64_t id;
@@ -240,7 +237,7 @@ static int import_check_once(struct store *st, const struct import_opts *o,
 
 	if (!o->once)
 		return 0;
-	rc = store_run_find_input(st, is->sha256, &id, other, sizeof(other));
+	rc = store_run_find_input(st, sha256, &id, other, sizeof(other));
 	if (rc < 0) {
 		import_store_error(st, label, err, errlen);
 		return rc;
@@ -353,7 +350,7 @@ static int import_path(struct store *st, const struct import_opts *o,
 			import_store_error(st, label, err, errlen);
 		goto out;
 	}
-	if ((rc = import_check_once(st, o, &is, label, err, errlen)))
+	if ((rc = import_input_once(st, o, is.sha256, label, err, errlen)))
 		goto out;
 	if (is.records == 0) {
 		snprintf(err, errlen, "%s: offset 0: no complete record (%llu bytes "

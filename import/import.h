@@ -20,7 +20,8 @@ struct import_opts {
 			     * log's timestamps, else 1) */
 	int no_boot_row;    /* vmstat logs: no row is a since-boot average */
 	int split;          /* traces of several disks: one run per disk */
-	int once;           /* blktrace and blkparse inputs: refuse one whose
+	int once;           /* traces (blktrace, blkparse, the text ones of
+			     * import/formats.h): refuse one whose
 			     * bytes (SHA-256) a run already holds; `import`
 			     * without --again */
 	/* set by import_one() for an input read through a spool file
@@ -74,5 +75,13 @@ void import_store_error(struct store *st, const char *label, char *err,
  * offset (or the database) after rolling back. */
 int import_run(const struct import_opts *o, struct import_result *res,
 	       char *err, size_t errlen);
+
+/* --again not given (o->once): an input whose SHA-256 (sha256, hex) a run
+ * of st already holds (runs.input_sha256) is refused, naming the run, and
+ * so is one given twice in one import. Returns 0, -EEXIST, or the store's
+ * error (either said in err; label: the input as the user gave it). */
+int import_input_once(struct store *st, const struct import_opts *o,
+		      const char *sha256, const char *label, char *err,
+		      size_t errlen);
 
 #endif

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nettle/sha2.h>
+
 #include "trace/stitch.h"
 #include "lib/timeline.h"
 #include "lib/util.h"
@@ -415,7 +417,7 @@ static int trace_pass(struct trace *t, FILE *fp, const struct fmt_opts *fo,
 
 static int import_trace(struct common *c, FILE *fp, const struct import_opts *o,
 			const char *name, int64_t *run_out, char *summary,
-			size_t slen)
+			size_t slen, const char *sha)
 {
 	struct fmt_opts fo = { .split = o->split, .quiet = o->quiet };
 	struct fmt_sink scan = { .io = scan_io };
@@ -438,6 +440,10 @@ static int import_trace(struct common *c, FILE *fp, const struct import_opts *o,
 	for (size_t i = 0; !rc && i < t.nkeys; i++) {
 		t.want = t.keys[i];
 		rc = trace_pass(&t, fp, &fo, name, t.nkeys > 1);
+		/* each run of the input holds its SHA-256, as a blktrace
+		 * input's does (import_input_once()) */
+		if (!rc && sha && store_run_set(c->st, t.c.run, "input_sha256", sha))
+			t.c.store_failed = 1, rc = -1;
 		ios += t.ios;
 		cs += t.cs;
 		if (!rc && summary && o_len < slen)
@@ -812,6 +818,26 @@ out:
 	return rc;
 }
 
+/* The SHA-256 (FIPS 180-4, nettle) of fp's bytes as hex into out (65
+ * bytes), fp rewound after. Returns 0, or -1 with errno on a read error. */
+static int file_sha256(FILE *fp, char *out)
+{
+	struct sha256_ctx h;
+	uint8_t buf[65536], d[SHA256_DIGEST_SIZE];
+	size_t n;
+
+	sha256_init(&h);
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		sha256_update(&h, n, buf);
+	if (ferror(fp))
+		return -1;
+	rewind(fp);
+	sha256_digest(&h, sizeof(d), d);
+	for (size_t i = 0; i < sizeof(d); i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+	return 0;
+}
+
 int import_format_one(struct store *st, const struct import_opts *o,
 		      const struct import_format *f, const char *path,
 		      const char *name, int64_t *run_out, char *err,
@@ -820,6 +846,7 @@ int import_format_one(struct store *st, const struct import_opts *o,
 	struct common c = { .st = st, .f = f, .path = o->label ? o->label : path,
 			    .source = o->source, .name_base = o->name_base,
 			    .sums = o->sums, .err = err, .errlen = errlen };
+	char sha[65];
 	FILE *fp;
 	int rc;
 
@@ -836,7 +863,19 @@ int import_format_one(struct store *st, const struct import_opts *o,
 	}
 	switch (f->kind) {
 	case FMT_TRACE:
-		rc = import_trace(&c, fp, o, name, run_out, o->summary, o->summary_len);
+		/* as a blktrace input: its bytes once (a fio log imported
+		 * twice made fio-v2 and fio-v2-2, silently) */
+		if (o->once && file_sha256(fp, sha)) {
+			rc = -EIO;
+			snprintf(err, errlen, "cannot read '%s': %s", c.path,
+				 strerror(errno));
+			break;
+		}
+		if (o->once && (rc = import_input_once(st, o, sha, c.path, err,
+							errlen)))
+			break;
+		rc = import_trace(&c, fp, o, name, run_out, o->summary,
+				  o->summary_len, o->once ? sha : NULL);
 		break;
 	case FMT_SAMPLES:
 		rc = import_samples(&c, fp, o, name, run_out, o->summary,

@@ -15,9 +15,10 @@ F=$FIXTURES/import B=$FIXTURES/bad t=$TEST_TMP db=$t/t.db
 q() { sqlite3 "$db" "$@"; }
 rid() { echo "(SELECT id FROM runs WHERE name = '$1')"; }
 
-imp() {  # imp RUN FILE [OPTION...]: import, or a not ok line
+imp() {  # imp RUN FILE [OPTION...]: import (again: one file into several
+	# runs), or a not ok line
 	local run=$1 file=$2; shift 2
-	"$IOTAPE" import --quiet --db "$db" --run "$run" "$@" "$file" 2> "$t/err" ||
+	"$IOTAPE" import --quiet --again --db "$db" --run "$run" "$@" "$file" 2> "$t/err" ||
 		{ not_ok "import $run" "$(cat "$t/err")"; return 1; }
 }
 
@@ -312,7 +313,7 @@ for f in fio-v2.iolog fio-v3.iolog msr-web.csv systor17.csv cloudphysics.csv \
 	b=bom-${f##*/}
 	{ printf '\357\273\277'; cat "$src"; } > "$t/$b"
 	"$IOTAPE" import --quiet --db "$db" --run "$b" --interval 1 "$t/$b" 2> "$t/err"; rc=$?
-	"$IOTAPE" import --quiet --db "$db" --run "nobom-$b" --interval 1 "$src" 2> /dev/null
+	"$IOTAPE" import --quiet --again --db "$db" --run "nobom-$b" --interval 1 "$src" 2> /dev/null
 	rows() { q "SELECT count(*), total(time_ns), total(sector), total(bytes) FROM events WHERE run = $(rid "$1");
 		SELECT count(*), total(q_ns), total(c_ns), total(bytes) FROM requests WHERE run = $(rid "$1");
 		SELECT count(*), total(value), group_concat(DISTINCT key) FROM samples WHERE run = $(rid "$1");
@@ -522,10 +523,18 @@ check_eq "vmstat -t, the clock back 3600 s at line 7: exit 0, a warning naming i
 		WHERE run = $(rid vmdst) ORDER BY 1" | paste -sd' ')"
 before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
 	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+# a text trace imported a second time is refused without --again, as a
+# blktrace input is (it made fio-v2 and fio-v2-2, silently)
+d2=$t/twice.db
+"$IOTAPE" import --quiet --db "$d2" "$F/fio-v2.iolog"
+"$IOTAPE" import --db "$d2" "$F/fio-v2.iolog" > /dev/null 2> "$t/err"; rc=$?
+"$IOTAPE" import --quiet --again --db "$d2" "$F/fio-v2.iolog"; rc2=$?
+check_eq "a fio log imported twice: refused naming the run, then imported with --again" \
+	"1|1|0|2" "$rc|$(grep -c "fio-v2.iolog: already imported as run 'fio-v2' (id 1, the same SHA-256); give --again" "$t/err")|$rc2|$(sqlite3 "$d2" "SELECT count(*) FROM runs")"
 # a text trace named by digits alone is run-N, as a binary one is (it was
 # import-N, where import --help says "7.bin: run-7")
 cp "$F/fio-v2.iolog" "$t/7.iolog"
-"$IOTAPE" import --db "$db" "$t/7.iolog" > /dev/null 2> "$t/err"
+"$IOTAPE" import --again --db "$db" "$t/7.iolog" > /dev/null 2> "$t/err"
 check_eq "7.iolog: run 'run-7'" 1 "$(q "SELECT count(*) FROM runs WHERE name = 'run-7'")"
 before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
 	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
