@@ -607,7 +607,13 @@ int import_input_open(const char *input, struct import_input *in,
 			strip_suffix(in->name_base, in->compression);
 	} else {
 		snprintf(in->source, sizeof(in->source), "%s (pipe)", input);
-		snprintf(in->name_base, sizeof(in->name_base), "pipe");
+		/* a named FIFO (mkfifo) names its run as a file does; a
+		 * shell's <(...) (/dev/fd/63) is "pipe" */
+		snprintf(in->name_base, sizeof(in->name_base), "%s",
+			 strncmp(input, "/dev/fd/", 8) &&
+			 strncmp(input, "/proc/self/fd/", 14) ? input : "pipe");
+		if (in->compression && strcmp(in->name_base, "pipe"))
+			strip_suffix(in->name_base, in->compression);
 	}
 	if (in->compression) {
 		size_t n = strlen(in->source);

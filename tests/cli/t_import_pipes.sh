@@ -69,6 +69,14 @@ imp "import <(zcat f.gz)" p-subst "$IOTAPE" import --again --quiet --db "$db" --
 	same_as_plain "import <(zcat f.gz)" p-subst
 check_eq "<(...) source says pipe" "1" \
 	"$(q "SELECT count(*) FROM runs WHERE name = 'p-subst' AND source LIKE '/dev/fd/% (pipe)'")"
+# a named FIFO names its run as a file does (it was "pipe"); <(...) is pipe
+mkfifo "$t/fifo-trace"
+cat "$FIXTURES/import/cloudphysics.csv" > "$t/fifo-trace" &
+"$IOTAPE" import --again --quiet --db "$db" "$t/fifo-trace"
+wait
+"$IOTAPE" import --again --quiet --db "$db" <(cat "$FIXTURES/import/systor17.csv")
+check_eq "a named FIFO's run is named after it; <(...)'s is pipe" "1 1" \
+	"$(q "SELECT count(*) FROM runs WHERE name = 'fifo-trace'") $(q "SELECT count(*) FROM runs WHERE name = 'pipe'")"
 cat "$t/small.bin.gz" | imp "gzip'd stream on stdin" p-gz \
 	"$IOTAPE" import --again --quiet --db "$db" --run p-gz - &&
 	same_as_plain "gzip'd stream on stdin" p-gz "stdin (gzip)"
