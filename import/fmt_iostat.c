@@ -208,7 +208,9 @@ static int value(const char *s, double *v)
 	for (char *c = tmp; *c; c++)
 		if (*c == ',')
 			*c = '.';   /* locales with a decimal comma */
-	return fmt_double(tmp, v) || *v < 0 ? -1 : 0;
+	/* no exponent: sysstat prints %.2f (7.135e3 is no value iostat
+	 * wrote; docs/IMPORT.md) */
+	return dec_double(tmp, DEC_SIGN | DEC_FRAC, v, NULL) || *v < 0 ? -1 : 0;
 }
 
 static int put(struct iparse *p, const char *who, const char *col, double v)

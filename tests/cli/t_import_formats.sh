@@ -564,7 +564,7 @@ sed '7s/^0.00user/0x1user/' "$F/time-gnu-zsh-dd.txt" > "$t/time-gnu-hex.txt"
 badnum "time paste: GNU time's 0x1user" "$t/time-gnu-hex.txt" 7 "bad user time '0x1'"
 sed '40s/2.417 total/inf total/' "$F/time-gnu-zsh-dd.txt" > "$t/time-zsh-inf.txt"
 badnum "time paste: zsh's inf total" "$t/time-zsh-inf.txt" 40 "bad total time 'inf'"
-for v in 0x1p4 0x10 inf nan; do
+for v in 0x1p4 0x10 inf nan 1.4e2; do
 	sed "11s/140.00/$v/" "$F/iostat-d-iso.log" > "$t/iostat-$v.log"
 	badnum "iostat value $v" "$t/iostat-$v.log" 11 "bad value '$v' for tps"
 done
