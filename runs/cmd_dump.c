@@ -20,6 +20,7 @@ struct dump_ctx {
 	int64_t genesis;
 	const struct runview *rv;
 	int werr;            /* errno of a failed write to fp */
+	uint64_t n;          /* events printed */
 };
 
 static int dump_cb(void *vctx, const struct bt_event *ev)
@@ -27,6 +28,7 @@ static int dump_cb(void *vctx, const struct bt_event *ev)
 	struct dump_ctx *d = vctx;
 
 	errno = 0;
+	d->n++;
 	blkparse_print_event(d->fp, ev, d->genesis, runview_comm(d->rv, ev->pid));
 	if (ferror(d->fp)) {
 		d->werr = errno ? errno : EIO;
@@ -90,7 +92,14 @@ int cmd_dump(int argc, char **argv)
 	d.genesis = rv.genesis_ns;
 	d.rv = &rv;
 	d.werr = 0;
+	d.n = 0;
 	rc = runview_events(&rv, dump_cb, &d);
+	/* nothing printed and nothing said: a run of samples or commands
+	 * alone (an iostat log, a time paste) read as an empty dump */
+	if (!rc && !d.n)
+		notice("run '%s' has no block events%s (iotape report, vmstat or "
+		       "iostat shows what it has)", rv.name, filt.from_ns > 0 ||
+		       filt.to_ns != INT64_MAX || filt.ndev ? " in the range asked" : "");
 	runview_close(&rv);
 	if (!rc && fflush(stdout)) {
 		d.werr = errno ? errno : EIO;

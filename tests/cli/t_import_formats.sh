@@ -523,6 +523,11 @@ check_eq "vmstat -t, the clock back 3600 s at line 7: exit 0, a warning naming i
 		WHERE run = $(rid vmdst) ORDER BY 1" | paste -sd' ')"
 before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
 	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+# dump of a run with no block events (an iostat log alone) says so on
+# stderr, rather than printing nothing
+"$IOTAPE" dump --db "$db" io-x-12-pretty > "$t/out" 2> "$t/err"; rc=$?
+check_eq "dump of an iostat log's run: no output, one line saying it has no block events, exit 0" \
+	"0|0|1" "$rc|$(wc -c < "$t/out")|$(grep -c "run 'io-x-12-pretty' has no block events" "$t/err")"
 # a text trace imported a second time is refused without --again, as a
 # blktrace input is (it made fio-v2 and fio-v2-2, silently)
 d2=$t/twice.db
