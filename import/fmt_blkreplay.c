@@ -110,7 +110,7 @@ int fmt_blkreplay_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		struct fmt_io io = { 0 };
 		int64_t start, delay = 0, dur = 0, t;
 		uint64_t sector, sectors;
-		const char *bad = NULL;
+		const char *bad = NULL, *val = "";
 		int nf;
 
 		line++;
@@ -155,19 +155,20 @@ int fmt_blkreplay_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 			break;
 		}
 		if (fmt_seconds_ns(f[0], &start))
-			bad = "start";
+			bad = "start", val = f[0];
 		else if (fmt_u64(f[1], 0, &sector) || sector > UINT64_MAX / 512)
-			bad = "sector";
+			bad = "sector", val = f[1];
 		else if (fmt_u64(f[2], 0, &sectors) || sectors > UINT32_MAX / 512)
-			bad = "length";
+			bad = "length", val = f[2];
 		else if (!op_cats(f[3]))
-			bad = "op (R or W, or blkparse's RWBS such as RA or WS)";
+			bad = "op (R or W, or blkparse's RWBS such as RA or WS)", val = f[3];
 		else if (nf == 6 && (fmt_seconds_ns(f[4], &delay) ||
 				     fmt_seconds_ns(f[5], &dur)))
-			bad = "replay_delay or replay_duration";
+			bad = "replay_delay or replay_duration",
+			val = fmt_seconds_ns(f[4], &delay) ? f[4] : f[5];
 		if (bad) {
-			snprintf(err, errlen, "%s: line %" PRIu64 ": bad %s", path,
-				 line, bad);
+			snprintf(err, errlen, "%s: line %" PRIu64 ": bad %s '%.40s'",
+				 path, line, bad, val);
 			rc = -EINVAL;
 			break;
 		}

@@ -51,7 +51,7 @@ int fmt_cloudphysics_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 	while (!rc && (len = fmt_getline(fp, &buf, &cap, &cut)) >= 0) {
 		struct fmt_io io = { 0 };
 		uint64_t ver, t, op, size, lbn;
-		const char *bad = NULL;
+		const char *bad = NULL, *val = "";
 		int kind;
 
 		line++;
@@ -87,24 +87,24 @@ int fmt_cloudphysics_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 			break;
 		}
 		if (fmt_u64(f[0], 0, &ver))
-			bad = "version";
+			bad = "version", val = f[0];
 		else if (fmt_u64(f[1], 0, &t) || t > (uint64_t)INT64_MAX / 1000000000)
-			bad = "time";
+			bad = "time", val = f[1];
 		else if (!f[2][0] || strlen(f[2]) > 2)
-			bad = "op";
+			bad = "op", val = f[2];
 		else if (fmt_u64(f[3], 0, &size) || size > UINT32_MAX)
-			bad = "size";
+			bad = "size", val = f[3];
 		else if (fmt_u64(f[4], 0, &lbn) || lbn > UINT64_MAX / 512)
-			bad = "lbn";
+			bad = "lbn", val = f[4];
 		if (!bad) {
 			char hex[8];
 			snprintf(hex, sizeof(hex), "0x%s", f[2]);
 			if (fmt_u64(hex, 1, &op))
-				bad = "op";
+				bad = "op", val = f[2];
 		}
 		if (bad) {
-			snprintf(err, errlen, "%s: line %" PRIu64 ": bad %s", path,
-				 line, bad);
+			snprintf(err, errlen, "%s: line %" PRIu64 ": bad %s '%.40s'",
+				 path, line, bad, val);
 			rc = -EINVAL;
 			break;
 		}

@@ -33,7 +33,7 @@ int fmt_systor_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		struct fmt_io io = { 0 };
 		uint64_t lun, off, size;
 		int64_t ts = 0, resp = 0;
-		const char *bad = NULL;
+		const char *bad = NULL, *val = "";
 
 		line++;
 		if ((rc = fmt_line_nul(buf, len, path, line, err, errlen)))
@@ -68,20 +68,20 @@ int fmt_systor_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 			break;
 		}
 		if (fmt_seconds_ns(f[0], &ts))
-			bad = "Timestamp";
+			bad = "Timestamp", val = f[0];
 		else if (f[1][0] && fmt_seconds_ns(f[1], &resp))
-			bad = "Response";
+			bad = "Response", val = f[1];
 		else if (f[2][0] && strcmp(f[2], "R") && strcmp(f[2], "W"))
-			bad = "IOType";
+			bad = "IOType", val = f[2];
 		else if (fmt_u64(f[3], 0, &lun) || lun > 0xfffff)
-			bad = "LUN";
+			bad = "LUN", val = f[3];
 		else if (fmt_u64(f[4], 0, &off))
-			bad = "Offset";
+			bad = "Offset", val = f[4];
 		else if (fmt_u64(f[5], 0, &size) || size > UINT32_MAX)
-			bad = "Size";
+			bad = "Size", val = f[5];
 		if (bad) {
-			snprintf(err, errlen, "%s: line %" PRIu64 ": bad %s", path,
-				 line, bad);
+			snprintf(err, errlen, "%s: line %" PRIu64 ": bad %s '%.40s'",
+				 path, line, bad, val);
 			rc = -EINVAL;
 			break;
 		}

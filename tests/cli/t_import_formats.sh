@@ -612,6 +612,11 @@ badnum "time paste: user and sys, no real" "$t/time-noreal.txt" 2 \
 # not "neither a blktrace trace ... nor another format"
 sed '1s/^128166372001234567/12816637200123x567/' "$F/msr-web.csv" > "$t/msr-ts.csv"
 badnum "MSR first line, bad Timestamp" "$t/msr-ts.csv" 1 "bad Timestamp '12816637200123x567'"
+# every per-I/O format quotes the bad value, as MSR and fio do
+sed '2s/,0\.000806000,/,0.0008x06000,/' "$F/systor17.csv" > "$t/systor-resp.csv"
+badnum "SYSTOR bad Response, quoted" "$t/systor-resp.csv" 2 "bad Response '0.0008x06000'"
+sed '2s/^1,/1x,/' "$F/cloudphysics.csv" > "$t/cp-ver.csv"
+badnum "CloudPhysics bad version, quoted" "$t/cp-ver.csv" 2 "bad version '1x'"
 sed '1s/,8599642112,/,-8599642112,/' "$F/msr-web.csv" > "$t/msr-off.csv"
 badnum "MSR first line, bad Offset" "$t/msr-off.csv" 1 "bad Offset '-8599642112'"
 # 2^64 - 1 bytes: no disk's offset (export then wrote a fio iolog fio refuses)
