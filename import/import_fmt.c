@@ -758,8 +758,27 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	return 0;
 }
 
+/* Whether run already took a paste of SHA-256 sha (its run_stats key
+ * "input_sha256.SHA", set by import_commands()): 1, 0, or a store error. */
+static int paste_taken(struct store *st, int64_t run, const char *sha)
+{
+	struct store_stat *s;
+	size_t n;
+	char key[96];
+	int rc, found = 0;
+
+	snprintf(key, sizeof(key), "input_sha256.%s", sha);
+	if ((rc = store_stats_get(st, run, &s, &n)))
+		return rc;
+	for (size_t i = 0; i < n && !found; i++)
+		found = !strcmp(s[i].key, key);
+	free(s);
+	return found;
+}
+
 static int import_commands(struct common *c, FILE *fp, const char *name,
-			   int64_t *run_out, char *summary, size_t slen)
+			   int64_t *run_out, char *summary, size_t slen,
+			   const char *sha)
 {
 	struct fmt_opts fo = { 0 };
 	struct commands x = { .c = *c };
@@ -771,6 +790,16 @@ static int import_commands(struct common *c, FILE *fp, const char *name,
 	if ((rc = join_or_new(&x.c, name, NULL, &attach, &x.at, runname,
 			      sizeof(runname))))
 		goto store;
+	/* a paste joined twice to one run doubled its commands, silently */
+	if (sha && attach && (rc = paste_taken(c->st, x.c.run, sha))) {
+		if (rc < 0)
+			goto store;
+		snprintf(c->err, c->errlen, "%s: already imported into run '%s' "
+			 "(the same SHA-256); give --again to import it again",
+			 c->path, runname);
+		rc = -EEXIST;
+		goto out;
+	}
 	/* commands given to a run that has some go after them */
 	{
 		struct store_command *cmds;
@@ -803,6 +832,14 @@ static int import_commands(struct common *c, FILE *fp, const char *name,
 	if (!attach && ((rc = put_notes(&x.c)) ||
 			(rc = store_run_finish(c->st, x.c.run, "complete", 0))))
 		goto store;
+	if (sha) {
+		char key[96];
+		snprintf(key, sizeof(key), "input_sha256.%s", sha);
+		if ((rc = store_stat_set(c->st, x.c.run, key, c->path)) ||
+		    (!attach && (rc = store_run_set(c->st, x.c.run, "input_sha256",
+						    sha))))
+			goto store;
+	}
 	if (run_out)
 		*run_out = x.c.run;
 	if (summary)
@@ -882,8 +919,19 @@ int import_format_one(struct store *st, const struct import_opts *o,
 				    o->summary_len);
 		break;
 	case FMT_COMMANDS:
+		/* once, as a trace: into a new run (import_input_once()) or
+		 * into one run (its run_stats) */
+		if (o->once && file_sha256(fp, sha)) {
+			rc = -EIO;
+			snprintf(err, errlen, "cannot read '%s': %s", c.path,
+				 strerror(errno));
+			break;
+		}
+		if (o->once && !name && (rc = import_input_once(st, o, sha, c.path,
+								 err, errlen)))
+			break;
 		rc = import_commands(&c, fp, name, run_out, o->summary,
-				     o->summary_len);
+				     o->summary_len, o->once ? sha : NULL);
 		break;
 	default:
 		snprintf(err, errlen, "%s: format %s is read elsewhere", c.path,

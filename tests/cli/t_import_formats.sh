@@ -536,6 +536,13 @@ d2=$t/twice.db
 "$IOTAPE" import --quiet --again --db "$d2" "$F/fio-v2.iolog"; rc2=$?
 check_eq "a fio log imported twice: refused naming the run, then imported with --again" \
 	"1|1|0|2" "$rc|$(grep -c "fio-v2.iolog: already imported as run 'fio-v2' (id 1, the same SHA-256); give --again" "$t/err")|$rc2|$(sqlite3 "$d2" "SELECT count(*) FROM runs")"
+# a time paste joined twice to one run doubled its commands; now refused
+# without --again, naming the run
+"$IOTAPE" import --quiet --db "$d2" --run fio-v2 "$F/time-bash-dd.txt"
+"$IOTAPE" import --db "$d2" --run fio-v2 "$F/time-bash-dd.txt" > /dev/null 2> "$t/err"; rc=$?
+check_eq "a time paste joined twice to a run: refused, naming the run; its commands once" \
+	"1|1|$(grep -c '^real' "$F/time-bash-dd.txt")" "$rc|$(grep -c "time-bash-dd.txt: already imported into run 'fio-v2' (the same SHA-256); give --again" "$t/err")|$(sqlite3 "$d2" "SELECT
+		count(*) FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'fio-v2')")"
 # a text trace named by digits alone is run-N, as a binary one is (it was
 # import-N, where import --help says "7.bin: run-7")
 cp "$F/fio-v2.iolog" "$t/7.iolog"
