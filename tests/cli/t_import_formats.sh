@@ -14,6 +14,9 @@ need_iotape "import formats"
 F=$FIXTURES/import B=$FIXTURES/bad t=$TEST_TMP db=$t/t.db
 q() { sqlite3 "$db" "$@"; }
 rid() { echo "(SELECT id FROM runs WHERE name = '$1')"; }
+# counted: the store's rows, for "nothing stored" (badnum's $before)
+counted() { q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
+	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' '; }
 
 imp() {  # imp RUN FILE [OPTION...]: import (again: one file into several
 	# runs), or a not ok line
@@ -474,15 +477,13 @@ else
 fi
 
 # bad inputs: one line naming the file and line, nothing stored
-before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
-	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+before=$(counted)
 for f in fio-v3-bad-offset.iolog:9 msr-bad-type.csv:3 systor17-short-line.csv:4 \
 	 cloudphysics-bad-lbn.csv:4 blkreplay-bad-op.load:12 iostat-short-row.log:8 \
 	 time-bad-real.txt:19; do
 	name=${f%:*} line=${f#*:}
 	"$IOTAPE" import --db "$db" "$B/$name" > /dev/null 2> "$t/err"; rc=$?
-	after=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
-		SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+	after=$(counted)
 	if [ $rc = 1 ] && [ "$(wc -l < "$t/err")" = 1 ] && grep -q "$name: line $line: " "$t/err" &&
 	   [ "$after" = "$before" ]; then
 		ok "bad $name: $(cat "$t/err")"
@@ -497,8 +498,7 @@ done
 # LINE and MESSAGE, nothing stored
 badnum() {
 	"$IOTAPE" import --db "$db" "$2" > /dev/null 2> "$t/err"; rc=$?
-	after=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
-		SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+	after=$(counted)
 	if [ $rc = 1 ] && [ "$(wc -l < "$t/err")" = 1 ] && [ "$after" = "$before" ] &&
 	   grep -qF "$(basename "$2"): line $3: $4" "$t/err"; then
 		ok "$1: $(cat "$t/err")"
@@ -521,8 +521,7 @@ check_eq "vmstat -t, the clock back 3600 s at line 7: exit 0, a warning naming i
 	"0|1|0 1 2 3 4 5 6 7" "$rc|$(grep -c "vm-dst.log: line 7: the timestamps go back 3600 s" "$t/err")|$(q "SELECT
 		DISTINCT (time_ns - (SELECT min(time_ns) FROM samples WHERE run = $(rid vmdst))) / 1000000000 FROM samples
 		WHERE run = $(rid vmdst) ORDER BY 1" | paste -sd' ')"
-before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
-	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+before=$(counted)
 # dump of a run with no block events (an iostat log alone) says so on
 # stderr, rather than printing nothing
 "$IOTAPE" dump --db "$db" io-x-12-pretty > "$t/out" 2> "$t/err"; rc=$?
@@ -548,8 +547,7 @@ check_eq "a time paste joined twice to a run: refused, naming the run; its comma
 cp "$F/fio-v2.iolog" "$t/7.iolog"
 "$IOTAPE" import --again --db "$db" "$t/7.iolog" > /dev/null 2> "$t/err"
 check_eq "7.iolog: run 'run-7'" 1 "$(q "SELECT count(*) FROM runs WHERE name = 'run-7'")"
-before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
-	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+before=$(counted)
 # blkreplay: a data line mistyped after the first I/O (an exponent, a sign,
 # a decimal comma) was passed over as text, its I/O lost, exit 0; INFO
 # lines after the I/O still go by
@@ -560,8 +558,7 @@ badnum "blkreplay: a data line with a decimal comma" "$t/br-comma.load" 3 "not '
 printf 'start ; sector; length ; op\n 0.5 ; 5 ; 8 ; W\n 1.5 ; 9 ; 8 ; R\nINFO: done\n' > "$t/br-info.load"
 "$IOTAPE" import --quiet --db "$db" --run br-info "$t/br-info.load"
 check_eq "blkreplay: an INFO line after the I/O goes by" 2 "$(q "SELECT count(*) FROM requests WHERE run = $(rid br-info)")"
-before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
-	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+before=$(counted)
 # an issue time near the largest time stored, plus its response: past it
 # (a signed overflow: the completion was stored at -9223372036.8 s)
 printf 'Timestamp,Response,IOType,LUN,Offset,Size\n9223372036.800000000,0.1,R,0,4096,4096\n' > "$t/systor-max.csv"
@@ -610,8 +607,7 @@ printf 'real\t0m1,234s\nuser\t0m0,010s\nsys\t0m0,020s\n2+0 records in\n2+0 recor
 check_eq "dd with a decimal comma ('0,0123 s, 170 MB/s'): its bytes, seconds and rate" \
 	"2097152|0.0123|170000000" "$(q "SELECT group_concat(value, '|') FROM (SELECT value FROM run_stats WHERE run = $(rid ddcomma)
 		AND key IN ('command.1.dd_bytes', 'command.1.dd_seconds', 'command.1.dd_bytes_per_s') ORDER BY key = 'command.1.dd_bytes_per_s', key)")"
-before=$(q "SELECT count(*) FROM runs; SELECT count(*) FROM events;
-	SELECT count(*) FROM requests; SELECT count(*) FROM samples" | tr '\n' ' ')
+before=$(counted)
 printf '$ time make\nuser\t0m0.1s\nsys\t0m0.1s\n' > "$t/time-noreal.txt"
 badnum "time paste: user and sys, no real" "$t/time-noreal.txt" 2 \
 	"a time report without its real time"
