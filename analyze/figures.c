@@ -131,9 +131,11 @@ static void fig_rates(struct figset *fs, struct run_figs *r, double span,
 			snprintf(l, sizeof(l), "%u,%u %s MB/s",
 				 BT_MAJOR(rep->devs[d].dev),
 				 BT_MINOR(rep->devs[d].dev), dir[w]);
+			/* the totals' rule (dir_bytes()): dispatches, else
+			 * completions, else issued bios */
 			set(fs, r, k, l, 0, 2, span > 0 ?
-			    (double)(ds->bytes + (ds->c_only_ios ? ds->c_only_bytes
-							  : ds->q_only_bytes)) / 1e6 /
+			    (double)dir_bytes(ds, !(rep->devs[d].dir[0].ios +
+						   rep->devs[d].dir[1].ios)) / 1e6 /
 			    span : 0);
 		}
 }

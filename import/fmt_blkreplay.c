@@ -126,13 +126,16 @@ int fmt_blkreplay_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 			continue;
 		}
 		if (!data_start(buf)) {
-			/* blkreplay's INFO and other text lines go by; after
-			 * the first I/O, a line that is one cut or mistyped
-			 * (" -2.5 ; 13 ...", " 3,5 ; 17 ...", " 1.5e0 ; ...")
-			 * was passed over as text and its I/O lost */
+			/* blkreplay's INFO, its "-----" and "=====" lines and
+			 * its summary go by; after the first I/O, a line whose
+			 * start is a mistyped number before a ';' (" -2.5 ; 13
+			 * ...", " 3,5 ; 17 ...", " 1.5e0 ; ...") was passed over
+			 * as text and its I/O lost */
 			const char *p = buf + strspn(buf, " \t");
-			if (ios && (strchr(buf, ';') || isdigit((unsigned char)*p) ||
-				    (*p && strchr("+-.", *p)))) {
+			size_t num = strspn(p, "+-.,eE0123456789");
+			if (ios && num && strcspn(p, "0123456789") < num &&
+			    p[num + strspn(p + num, " \t")] == ';' &&
+			    !header_line(buf)) {
 				snprintf(err, errlen, "%s: line %" PRIu64 ": not 'start "
 					 "; sector ; length ; op [; delay ; duration]' "
 					 "(a number of seconds, then ';')", path, line);

@@ -555,9 +555,11 @@ printf 'start ; sector; length ; op ;  replay_delay=0 ; replay_duration=0\n 0.5 
 badnum "blkreplay: a data line with an exponent after the first I/O" "$t/br-exp.load" 3 "not 'start ; sector ; length ; op"
 printf 'start ; sector; length ; op\n 0.5 ; 5 ; 8 ; W\n 3,5 ; 17 ; 8 ; W\n' > "$t/br-comma.load"
 badnum "blkreplay: a data line with a decimal comma" "$t/br-comma.load" 3 "not 'start ; sector ; length ; op"
-printf 'start ; sector; length ; op\n 0.5 ; 5 ; 8 ; W\n 1.5 ; 9 ; 8 ; R\nINFO: done\n' > "$t/br-info.load"
+printf 'start ; sector; length ; op\n 0.5 ; 5 ; 8 ; W\n 1.5 ; 9 ; 8 ; R\nINFO: done\n%s\n%s\n 2.5 ; 13 ; 8 ; W\n=====\nmeta_ops=12 ; x\n# total 3\n' \
+	-------------------------------------- -------------------------------------- > "$t/br-info.load"
 "$IOTAPE" import --quiet --db "$db" --run br-info "$t/br-info.load"
-check_eq "blkreplay: an INFO line after the I/O goes by" 2 "$(q "SELECT count(*) FROM requests WHERE run = $(rid br-info)")"
+check_eq "blkreplay: INFO, blkreplay's '-----' and '=====' lines and its summary after the I/O go by" 3 \
+	"$(q "SELECT count(*) FROM requests WHERE run = $(rid br-info)")"
 before=$(counted)
 # an issue time near the largest time stored, plus its response: past it
 # (a signed overflow: the completion was stored at -9223372036.8 s)
