@@ -189,14 +189,30 @@ static int all_have_metric(const struct q_run *r, size_t n, const char *name)
 	return n > 0;
 }
 
-/* q->reads: every term names reads and none writes, and no command's
- * window holds the figure. */
+/* 1 when name has word w (case aside) as a part of its own: at its start
+ * or after _ . - or a space, and before one of them or its end ("read" in
+ * read_iops and cmd2_read_bw, not in threads or spread). */
+static int name_word(const char *name, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = name; (p = strcasestr(p, w)); p++)
+		if ((p == name || strchr("_.- ", p[-1])) &&
+		    (!p[n] || strchr("_.- ", p[n])))
+			return 1;
+	return 0;
+}
+
+/* q->reads: every term names reads ("read" or "reads" as a word) and none
+ * writes, and no command's window holds the figure. */
 static void read_figure(struct question *q)
 {
 	q->reads = !q->cmd_mask && q->nterms > 0;
 	for (int k = 0; k < q->nterms; k++)
-		if (!strcasestr(q->terms[k], "read") ||
-		    strcasestr(q->terms[k], "write"))
+		if (!(name_word(q->terms[k], "read") ||
+		      name_word(q->terms[k], "reads")) ||
+		    name_word(q->terms[k], "write") ||
+		    name_word(q->terms[k], "writes"))
 			q->reads = 0;
 }
 

@@ -33,7 +33,7 @@ struct question {
 				 * costs are its seconds */
 	int assumed;            /* the direction was guessed from the name */
 	char terms[Q_MAX_TERMS][64];  /* summed; "total": every command */
-	char tunit[Q_MAX_TERMS][24];  /* each term's unit in the first run
+	char tunit[Q_MAX_TERMS][64];  /* each term's unit in the first run
 				       * (a workload metric's; "" for the
 				       * others): other runs' values are
 				       * read in it (unit_factor()) */

@@ -656,7 +656,7 @@ static int unit_of(const char *u, double *size)
 		{ "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 },
 		{ "ms", 1e-3 }, { "s", 1 }, { "min", 60 }, { "h", 3600 },
 	}, b[] = {
-		{ "B", 1 }, { "kB", 1e3 }, { "KB", 1e3 }, { "MB", 1e6 },
+		{ "B", 1 }, { "bytes", 1 }, { "kB", 1e3 }, { "KB", 1e3 }, { "MB", 1e6 },
 		{ "GB", 1e9 }, { "TB", 1e12 }, { "KiB", 1024.0 },
 		{ "MiB", 1048576.0 }, { "GiB", 1073741824.0 },
 		{ "TiB", 1099511627776.0 },
@@ -664,7 +664,9 @@ static int unit_of(const char *u, double *size)
 	size_t n = strlen(u);
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
-		if (!strcmp(u, t[i].name)) {
+		if (!strcmp(u, t[i].name) || (!strcmp(t[i].name, "s") &&
+					      (!strcmp(u, "sec") ||
+					       !strcmp(u, "seconds")))) {
 			*size = t[i].s;
 			return 1;
 		}

@@ -189,9 +189,10 @@ int64_t now_real_ns(void);
 
 /* The factor f that turns a value in unit from into one in unit to (v_to =
  * v_from * f), for the units of one quantity iotape knows: times (ns, us,
- * µs, ms, s, min, h), bytes (B, kB or KB, MB, GB, TB: powers of 1000,
- * as iostat(1) and fio print them; KiB, MiB, GiB, TiB: of 1024) and bytes
- * per second (the same with "/s"). Equal strings, and an empty or NULL unit
+ * µs, ms, s or sec or seconds, min, h), bytes (B or bytes, as capture
+ * stores fio's and dd's; kB or KB, MB, GB, TB: powers of 1000, as SI and
+ * dd(1) write them; KiB, MiB, GiB, TiB: of 1024) and bytes per second (the
+ * same with "/s": "bytes/s", "MB/s"). Equal strings, and an empty or NULL unit
  * on either side (not said), give 1. Returns 0, or -1 when the two are not
  * one quantity (MB/s and GB are not, nor tps and IOPS). */
 int unit_factor(const char *from, const char *to, double *f);

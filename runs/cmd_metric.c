@@ -104,8 +104,10 @@ static int parse_pair(const char *arg, char *name, size_t nlen, double *value,
 	     (*end == 'x' || *end == 'X') && (isxdigit((unsigned char)end[1]) ||
 					     end[1] == '.')))
 		return error("invalid metric '%s': '%s' is not a number", arg, v);
-	/* 1e-400 is no 0, as 1e400 is no infinity */
+	/* 1e-400 is no 0, as 1e400 is no infinity (0e3 is: a nonzero digit
+	 * before the exponent says which) */
 	if (*value == 0 && strpbrk(v, "123456789") &&
+	    strpbrk(v, "123456789") < v + strcspn(v, "eE") &&
 	    strpbrk(v, "123456789") < end)
 		return error("invalid metric '%s': '%s' is below the smallest "
 			     "number stored", arg, v);

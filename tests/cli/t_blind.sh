@@ -349,6 +349,13 @@ check_eq "nr_requests 4: the waterfall adds up" sum "$(sums "$t/nr.json")"
 # better's, is no part the causes must explain half of
 "$IOTAPE" compare --db "$db" --json --metric read_iops nrreq-base.1 nrreq-changed.1 > "$t/nr1.json"
 check_eq "nr_requests 4, one run a side: queue first" queue "$(first "$t/nr1.json")"
+# a figure whose name holds "read" inside another word (threads) is no
+# figure of reads: the workload and its span stay the run's
+"$IOTAPE" metric --db "$db" nrreq-base.1 threads=8 > /dev/null
+"$IOTAPE" metric --db "$db" nrreq-changed.1 threads=8 > /dev/null
+check_eq "--metric threads: the run's workload span (7.51 s), not the reader's; read_iops: the reader's (6.15 s)" \
+	"7.51 6.15" "$(for m in threads read_iops; do "$IOTAPE" compare --db "$db" --json --metric $m nrreq-base.1 nrreq-changed.1 |
+	jq -r '.runs[1].figures.workload_span_s * 100 | round / 100'; done | paste -sd' ')"
 check_eq "nr_requests 4: report of a changed run names queue first" queue \
 	"$("$IOTAPE" report --db "$db" --json nrreq-changed.1 |
 	jq -r '[.findings[] | select(.cause == 1)][0].analyzer // "-"')"

@@ -540,6 +540,15 @@ check_eq "units: 0.8 GB/s read as 800 MB/s, the better; 100 us as 0.0001 s, the 
 "$IOTAPE" compare --db "$db" --metric ops u1 u2 > /dev/null 2> "$t/err"; rc=$?
 check_eq "units: tps against IOPS refused, one line" "1 1 1" \
 	"$rc $(wc -l < "$t/err") $(grep -c "metric 'ops' is in tps in one run and in IOPS in another: not one quantity" "$t/err")"
+"$IOTAPE" metric --db "$db" u1 'bw=700000000 bytes/s' z=0e3 > /dev/null &&
+"$IOTAPE" metric --db "$db" u2 'bw=800 MB/s' z=0.0e1 > /dev/null ||
+	not_ok "units: bytes/s, and zeros with an exponent, refused" ""
+check_eq "units: capture's bytes/s against MB/s (800 MB/s the better)" "800000000|u1" \
+	"$(cmp --metric bw u1 u2 | jq -r '.comparisons[0] | "\(.value)|\(.worse)"')"
+"$IOTAPE" metric --db "$db" u1 'qps=5 queries_per_second_total' > /dev/null
+"$IOTAPE" metric --db "$db" u2 'qps=4 queries_per_second_total' > /dev/null
+check_eq "units: a unit of 25 characters, the same in both runs, compares" "4" \
+	"$(cmp --metric qps u1 u2 | jq -r '.comparisons[0].value')"
 for v in lat=1m49 lat=-1m30s x=1e-400 x=5=6; do
 	"$IOTAPE" metric --db "$db" u1 "$v" > /dev/null 2> "$t/err"; echo "$? $(wc -l < "$t/err")"
 done | sort -u | tr '\n' ' ' > "$t/bad"

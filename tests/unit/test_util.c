@@ -284,6 +284,8 @@ static void test_unit_factor(void **state)
 	assert_float_equal(f, 1, 0);
 	assert_int_equal(unit_factor("", "MB/s", &f), 0);
 	assert_float_equal(f, 1, 0);
+	assert_int_equal(unit_factor("bytes/s", "MB/s", &f), 0);
+	assert_float_equal(f, 1e-6, 1e-18);
 	assert_int_equal(unit_factor("MB/s", "MB", &f), -1);
 	assert_int_equal(unit_factor("tps", "IOPS", &f), -1);
 	assert_int_equal(unit_factor("s", "B", &f), -1);
