@@ -22,6 +22,8 @@ struct cmp_figure {
 	char label[32];     /* text label, with unit */
 	int lower_better;
 	int decimals;
+	char unit[64];      /* a workload metric's unit in the first run that
+			     * has it: the others' values are read in it */
 };
 
 struct figset {

@@ -72,8 +72,27 @@ static void fig_times(struct figset *fs, struct run_figs *r)
 					 * times, dd's MB/s) */
 		way = q_direction(m->name, m->unit);
 		snprintf(k, sizeof(k), "%.39s", m->name);
-		snprintf(l, sizeof(l), "%.31s", m->name);
-		set(fs, r, k, l, way != 0, 2, m->value);
+		if (m->unit && *m->unit && strlen(m->name) + strlen(m->unit) < 31)
+			snprintf(l, sizeof(l), "%.*s %.*s", (int)strlen(m->name),
+				 m->name, 30 - (int)strlen(m->name), m->unit);
+		else
+			snprintf(l, sizeof(l), "%.31s", m->name);
+		{
+			/* in the first run's unit, as the question reads it
+			 * (question.c term_units()): 5 GB/s against 700 MB/s
+			 * is 5000 against 700, or no value in another
+			 * quantity's unit */
+			int fi = fig_index(fs, k, l, way != 0, 2);
+			double f = 1;
+			if (fi < 0)
+				continue;
+			if (!fs->f[fi].unit[0] && m->unit)
+				snprintf(fs->f[fi].unit, sizeof(fs->f[fi].unit), "%s",
+					 m->unit);
+			if (unit_factor(m->unit, fs->f[fi].unit, &f))
+				continue;
+			set(fs, r, k, l, way != 0, 2, m->value * f);
+		}
 	}
 	for (size_t i = 0; i < rd->ncmd; i++) {
 		int idx = rd->cmds[i].idx;

@@ -537,6 +537,8 @@ fi
 check_eq "units: 0.8 GB/s read as 800 MB/s, the better; 100 us as 0.0001 s, the better" \
 	"800|u1|0.0001|u1" "$(cmp --metric thr u1 u2 | jq -r '.comparisons[0] | "\(.value)|\(.worse)"')|$(cmp --metric p99 u1 u2 |
 	jq -r '.comparisons[0] | "\(.value)|\(.worse)"')"
+check_eq "units: compare's table reads the metric in the first run's unit too (800 MB/s, not 0.8)" "700 800" \
+	"$("$IOTAPE" compare --db "$db" --json --metric thr u1 u2 | jq -r '[.runs[].figures.thr] | join(" ")')"
 "$IOTAPE" compare --db "$db" --metric ops u1 u2 > /dev/null 2> "$t/err"; rc=$?
 check_eq "units: tps against IOPS refused, one line" "1 1 1" \
 	"$rc $(wc -l < "$t/err") $(grep -c "metric 'ops' is in tps in one run and in IOPS in another: not one quantity" "$t/err")"
