@@ -778,7 +778,7 @@ static int paste_taken(struct store *st, int64_t run, const char *sha)
 
 static int import_commands(struct common *c, FILE *fp, const char *name,
 			   int64_t *run_out, char *summary, size_t slen,
-			   const char *sha)
+			   const char *sha, const struct import_opts *o)
 {
 	struct fmt_opts fo = { 0 };
 	struct commands x = { .c = *c };
@@ -790,8 +790,12 @@ static int import_commands(struct common *c, FILE *fp, const char *name,
 	if ((rc = join_or_new(&x.c, name, NULL, &attach, &x.at, runname,
 			      sizeof(runname))))
 		goto store;
+	/* a paste into a new run: as a trace's input (import_input_once()) */
+	if (!attach && (rc = import_input_once(c->st, o, sha, c->path, c->err,
+					       c->errlen)))
+		goto out;
 	/* a paste joined twice to one run doubled its commands, silently */
-	if (sha && attach && (rc = paste_taken(c->st, x.c.run, sha))) {
+	if (o->once && attach && (rc = paste_taken(c->st, x.c.run, sha))) {
 		if (rc < 0)
 			goto store;
 		snprintf(c->err, c->errlen, "%s: already imported into run '%s' "
@@ -832,7 +836,7 @@ static int import_commands(struct common *c, FILE *fp, const char *name,
 	if (!attach && ((rc = put_notes(&x.c)) ||
 			(rc = store_run_finish(c->st, x.c.run, "complete", 0))))
 		goto store;
-	if (sha) {
+	{
 		char key[96];
 		snprintf(key, sizeof(key), "input_sha256.%s", sha);
 		if ((rc = store_stat_set(c->st, x.c.run, key, c->path)) ||
@@ -901,18 +905,18 @@ int import_format_one(struct store *st, const struct import_opts *o,
 	switch (f->kind) {
 	case FMT_TRACE:
 		/* as a blktrace input: its bytes once (a fio log imported
-		 * twice made fio-v2 and fio-v2-2, silently) */
-		if (o->once && file_sha256(fp, sha)) {
+		 * twice made fio-v2 and fio-v2-2, silently); their SHA-256
+		 * kept with --again too, for the next import's check */
+		if (file_sha256(fp, sha)) {
 			rc = -EIO;
 			snprintf(err, errlen, "cannot read '%s': %s", c.path,
 				 strerror(errno));
 			break;
 		}
-		if (o->once && (rc = import_input_once(st, o, sha, c.path, err,
-							errlen)))
+		if ((rc = import_input_once(st, o, sha, c.path, err, errlen)))
 			break;
 		rc = import_trace(&c, fp, o, name, run_out, o->summary,
-				  o->summary_len, o->once ? sha : NULL);
+				  o->summary_len, sha);
 		break;
 	case FMT_SAMPLES:
 		rc = import_samples(&c, fp, o, name, run_out, o->summary,
@@ -920,18 +924,16 @@ int import_format_one(struct store *st, const struct import_opts *o,
 		break;
 	case FMT_COMMANDS:
 		/* once, as a trace: into a new run (import_input_once()) or
-		 * into one run (its run_stats) */
-		if (o->once && file_sha256(fp, sha)) {
+		 * into one run (its run_stats); checked in import_commands(),
+		 * which knows which */
+		if (file_sha256(fp, sha)) {
 			rc = -EIO;
 			snprintf(err, errlen, "cannot read '%s': %s", c.path,
 				 strerror(errno));
 			break;
 		}
-		if (o->once && !name && (rc = import_input_once(st, o, sha, c.path,
-								 err, errlen)))
-			break;
 		rc = import_commands(&c, fp, name, run_out, o->summary,
-				     o->summary_len, o->once ? sha : NULL);
+				     o->summary_len, sha, o);
 		break;
 	default:
 		snprintf(err, errlen, "%s: format %s is read elsewhere", c.path,

@@ -535,6 +535,15 @@ d2=$t/twice.db
 "$IOTAPE" import --quiet --again --db "$d2" "$F/fio-v2.iolog"; rc2=$?
 check_eq "a fio log imported twice: refused naming the run, then imported with --again" \
 	"1|1|0|2" "$rc|$(grep -c "fio-v2.iolog: already imported as run 'fio-v2' (id 1, the same SHA-256); give --again" "$t/err")|$rc2|$(sqlite3 "$d2" "SELECT count(*) FROM runs")"
+# imported with --again, a trace keeps its SHA-256 all the same: the next
+# import without it is refused; a paste into a new run named by --run is
+# checked as one into a run named after the file
+"$IOTAPE" import --quiet --again --db "$t/again.db" "$F/fio-v3.iolog"
+"$IOTAPE" import --quiet --db "$t/again.db" "$F/fio-v3.iolog" 2> /dev/null; rc=$?
+"$IOTAPE" import --quiet --db "$t/again.db" "$F/time-bash-dd.txt"
+"$IOTAPE" import --quiet --db "$t/again.db" --run newname "$F/time-bash-dd.txt" 2> /dev/null; rc2=$?
+check_eq "after --again, the same trace refused; a paste again into a new --run, refused" "1 1 2" \
+	"$rc $rc2 $(sqlite3 "$t/again.db" "SELECT count(*) FROM runs")"
 # a time paste joined twice to one run doubled its commands; now refused
 # without --again, naming the run
 "$IOTAPE" import --quiet --db "$d2" --run fio-v2 "$F/time-bash-dd.txt"

@@ -64,7 +64,7 @@ fi
 
 # ---- DBT-2: tps of three runs a side, grouped by kernel, as globs -----------------
 grep -v '^#' "$Q/dbt2-tps.txt" | while read -r fs k rep tps; do
-	"$IOTAPE" import --quiet --run "dbt2-$fs-$k.$rep" "$Q/dd-sync-$k.txt" &&
+	"$IOTAPE" import --quiet --again --run "dbt2-$fs-$k.$rep" "$Q/dd-sync-$k.txt" &&
 	"$IOTAPE" label "dbt2-$fs-$k.$rep" fs="$fs" kernel="$k" > /dev/null &&
 	"$IOTAPE" metric "dbt2-$fs-$k.$rep" tps="$tps" > /dev/null || echo fail
 done > "$t/dbt2.err"

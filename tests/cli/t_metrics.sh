@@ -24,7 +24,7 @@ for fs in ext2:941 ext3:949 jfs:930 reiserfs:978 xfs:997; do
 		m=1000; [ $k = 2.6.1-mm4 ] && m=$v
 		for r in 1 2; do
 			timelog 1m40s
-			"$IOTAPE" import --quiet --db "$db" --run "dbt2-$f-$k.$r" "$t/time.txt" || fail=1
+			"$IOTAPE" import --quiet --again --db "$db" --run "dbt2-$f-$k.$r" "$t/time.txt" || fail=1
 			"$IOTAPE" metric --db "$db" "dbt2-$f-$k.$r" "tps=$((m + 2 * r - 3))tps" || fail=1
 		done
 		"$IOTAPE" label --db "$db" "dbt2-$f-$k.*" fs=$f kernel=$k || fail=1
@@ -73,7 +73,7 @@ fi
 db2=$t/t2.db
 for kv in 2.5.31-stock:1m49s 2.5.31-akpm:1m50s 2.4.19-stock:1m34s; do
 	timelog "${kv#*:}"
-	"$IOTAPE" import --quiet --db "$db2" --run "k-${kv%:*}" "$t/time.txt"
+	"$IOTAPE" import --quiet --again --db "$db2" --run "k-${kv%:*}" "$t/time.txt"
 	"$IOTAPE" label --db "$db2" "k-${kv%:*}" "kernel=${kv%:*}"
 done
 "$IOTAPE" compare --db "$db2" --across kernel > "$t/x2"
@@ -88,7 +88,7 @@ db3=$t/t3.db
 for kv in k1:100 k1:104 k2:102 k2:106 k3:110 k3:112; do
 	timelog 1m
 	n=$(( ${n:-0} + 1 ))
-	"$IOTAPE" import --quiet --db "$db3" --run "r$n" "$t/time.txt"
+	"$IOTAPE" import --quiet --again --db "$db3" --run "r$n" "$t/time.txt"
 	"$IOTAPE" label --db "$db3" "r$n" "kernel=${kv%:*}"
 	"$IOTAPE" metric --db "$db3" "r$n" "tps=${kv#*:}" > /dev/null
 done
@@ -107,7 +107,7 @@ fi
 # ---- what is refused, and what is left out ----
 "$IOTAPE" compare --db "$db" --group-by fs --across kernel --metric nope > /dev/null 2> "$t/err"
 check_eq "an unknown metric: one line naming it" 1 "$(grep -c "the metric 'nope'" "$t/err")"
-"$IOTAPE" import --quiet --db "$db" --run unlabelled "$t/time.txt"
+"$IOTAPE" import --quiet --again --db "$db" --run unlabelled "$t/time.txt"
 "$IOTAPE" compare --db "$db" --group-by fs --across kernel --metric real_s > "$t/x3"
 check_eq "a run without the labels is counted and left out" 1 \
 	"$(grep -c '1 without the settings left out' "$t/x3")"
