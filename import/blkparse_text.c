@@ -109,7 +109,7 @@ static void warnf(struct reader *r, const char *fmt, ...)
 		va_end(ap);
 		fputs("iotape: warning: ", r->warn);
 		for (const unsigned char *c = (const unsigned char *)msg; *c; c++)
-			if (*c < 0x20 || *c == 0x7f)
+			if ((*c < 0x20 && *c != '\t') || *c == 0x7f)
 				fprintf(r->warn, "<0x%02x>", *c);
 			else
 				fputc(*c, r->warn);

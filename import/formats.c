@@ -267,7 +267,10 @@ void fmt_unknown(const uint8_t *head, size_t n, const char *label, char *err,
 {
 	size_t k = 0, blank = utf8_bom(head, n);
 	int sqlite = n >= 16 && !memcmp(head, "SQLite format 3", 16);
-	int named = strcmp(label, "stdin") != 0;
+	/* a --db to read it with: a plain file's path, not stdin, a pipe
+	 * (/dev/fd/63) or a label with a decompressor's note */
+	struct stat sb;
+	int named = !stat(label, &sb) && S_ISREG(sb.st_mode);
 
 	/* printable ASCII, tabs, line ends and UTF-8's bytes up to the NUL */
 	while (k < n && head[k] && (head[k] >= 0x20 || head[k] == '\t' ||

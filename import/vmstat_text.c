@@ -522,9 +522,10 @@ static int data_row(struct parser *p, char **tok, int n, uint64_t line,
 	 * row after it piled onto the row before's instant; from here the
 	 * rows are placed a step after the one before (the interval, else the
 	 * last step seen, else 1 s), and the read says where (info) */
-	if (row.stamp_ns >= 0 && p->last_stamp_block != p->block)
-		p->stamp_shift = 0;
-	if (row.stamp_ns >= 0 && p->last_stamp_block == p->block) {
+	/* the shift holds for the invocations after (their clock is the
+	 * stepped one too), and one whose first row is still before the last
+	 * row placed is shifted on the same way */
+	if (row.stamp_ns >= 0 && p->last_stamp_block >= 0) {
 		int64_t t = row.stamp_ns + p->stamp_shift;
 		if (t < p->last_stamp) {
 			int64_t step = p->opts->interval_ns > 0 ?

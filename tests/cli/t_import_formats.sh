@@ -515,10 +515,15 @@ badnum() {
 	if [ $i -lt 4 ]; then ts="2026-10-25 02:59:5$((7 + i))"; [ $i -ge 3 ] && ts="2026-10-25 03:00:00"
 	else ts="2026-10-25 02:00:0$((i - 4))"; fi
 	printf ' 1  0 0 2214579%d 50328 2371304 0 0 0 %d 122 110 1 1 99 0 0 %s\n' "$i" "$((100 + i))" "$ts"
-  done; } > "$t/vm-dst.log"
+  done
+  # a second invocation, on the stepped clock: after the first's rows
+  printf '\nprocs -----------memory---------- ---swap-- -----io---- -system-- ------cpu----- -----timestamp-----\n'
+  printf ' r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st                 CET\n'
+  printf ' 1  0 0 22145798 50328 2371304 0 0 0 108 122 110 1 1 99 0 0 2026-10-25 02:00:10\n'
+  printf ' 1  0 0 22145799 50328 2371304 0 0 0 109 122 110 1 1 99 0 0 2026-10-25 02:00:11\n'; } > "$t/vm-dst.log"
 "$IOTAPE" import --db "$db" --run vmdst "$t/vm-dst.log" > /dev/null 2> "$t/err"; rc=$?
-check_eq "vmstat -t, the clock back 3600 s at line 7: exit 0, a warning naming it, the rows 1 s apart" \
-	"0|1|0 1 2 3 4 5 6 7" "$rc|$(grep -c "vm-dst.log: line 7: the timestamps go back 3600 s" "$t/err")|$(q "SELECT
+check_eq "vmstat -t, the clock back 3600 s at line 7: exit 0, a warning naming it, the rows 1 s apart, a later invocation after them" \
+	"0|1|0 1 2 3 4 5 6 7 14 15" "$rc|$(grep -c "vm-dst.log: line 7: the timestamps go back 3600 s" "$t/err")|$(q "SELECT
 		DISTINCT (time_ns - (SELECT min(time_ns) FROM samples WHERE run = $(rid vmdst))) / 1000000000 FROM samples
 		WHERE run = $(rid vmdst) ORDER BY 1" | paste -sd' ')"
 before=$(counted)
