@@ -108,11 +108,7 @@ static void warnf(struct reader *r, const char *fmt, ...)
 		vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
 		va_end(ap);
 		fputs("iotape: warning: ", r->warn);
-		for (const unsigned char *c = (const unsigned char *)msg; *c; c++)
-			if ((*c < 0x20 && *c != '\t') || *c == 0x7f)
-				fprintf(r->warn, "<0x%02x>", *c);
-			else
-				fputc(*c, r->warn);
+		fput_shown(r->warn, msg, strlen(msg), "\t");
 		fputc('\n', r->warn);
 	}
 }
@@ -554,6 +550,7 @@ int blkparse_text_read(FILE *fp, const char *path,
 	while ((n = getline(&line, &cap, fp)) >= 0) {
 		size_t len = (size_t)n;
 		int at_eof = 1;
+		const char *nul;
 
 		r.lineno++;
 		if (r.lineno == 1 && utf8_bom(line, len)) {
@@ -567,9 +564,9 @@ int blkparse_text_read(FILE *fp, const char *path,
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
 		/* as import/formats.c fmt_line_nul(): a C string ends there */
-		if (memchr(line, '\0', len)) {
+		if ((nul = memchr(line, '\0', len))) {
 			errf(&r, "a NUL byte (byte %ld of the line): not a text line",
-			     (long)((char *)memchr(line, '\0', len) - line) + 1);
+			     (long)(nul - line) + 1);
 			rc = -EINVAL;
 			break;
 		}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util.h"
+
 void emit_init(struct emit *e, FILE *fp, int json)
 {
 	memset(e, 0, sizeof(*e));
@@ -124,25 +126,6 @@ void emit_u64(struct emit *e, const char *key, uint64_t v)
 	fprintf(e->fp, "%llu", (unsigned long long)v);
 }
 
-/* Writes the n bytes of s as text: a control character but newline and
- * tab (ESC, BEL, CR: a process or command name from a damaged trace, a
- * pasted escape sequence) as <0xNN>, as error() shows them, so none
- * reaches the reader's terminal. */
-static void put_shown(FILE *fp, const char *s, size_t n)
-{
-	const char *run = s;
-
-	for (const char *p = s; p < s + n; p++) {
-		unsigned char c = (unsigned char)*p;
-		if ((c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t')
-			continue;
-		fwrite(run, 1, (size_t)(p - run), fp);
-		fprintf(fp, "<0x%02x>", c);
-		run = p + 1;
-	}
-	fwrite(run, 1, (size_t)(s + n - run), fp);
-}
-
 void emit_text(struct emit *e, const char *fmt, ...)
 {
 	char buf[1024], *msg = buf;
@@ -163,7 +146,7 @@ void emit_text(struct emit *e, const char *fmt, ...)
 		vsnprintf(msg, (size_t)n + 1, fmt, ap);
 		va_end(ap);
 	}
-	put_shown(e->fp, msg, (size_t)n);
+	fput_shown(e->fp, msg, (size_t)n, "\n\t");
 	if (msg != buf)
 		free(msg);
 }
@@ -177,7 +160,7 @@ void emit_heading(struct emit *e, const char *title)
 	if (e->json || e->text_done)
 		return;
 	fputs("\n== ", e->fp);
-	put_shown(e->fp, title, strlen(title));
+	fput_shown(e->fp, title, strlen(title), "");
 	fprintf(e->fp, " %.*s\n", n < 3 ? 3 : n, rule);
 }
 

@@ -35,12 +35,8 @@ static void vreport(const char *prefix, int one_line, const char *fmt,
 		msg = buf;
 	fflush(stdout);
 	fprintf(stderr, "iotape: %s", prefix);
-	for (const unsigned char *c = (const unsigned char *)msg; n > 0 && *c; c++)
-		if ((*c < 0x20 && ((*c != '\n' && *c != '\t') || one_line)) ||
-		    *c == 0x7f)
-			fprintf(stderr, "<0x%02x>", *c);
-		else
-			fputc(*c, stderr);
+	if (n > 0)
+		fput_shown(stderr, msg, strlen(msg), one_line ? "" : "\n\t");
 	fputc('\n', stderr);
 	if (msg != buf)
 		free(msg);
@@ -648,13 +644,29 @@ int loop_file_stat(const char *dev_path, struct stat *st)
 	return 0;
 }
 
+void fput_shown(FILE *fp, const char *s, size_t n, const char *keep)
+{
+	const char *run = s;
+
+	for (const char *p = s; p < s + n; p++) {
+		unsigned char c = (unsigned char)*p;
+		if ((c >= 0x20 && c != 0x7f) || (c && strchr(keep, c)))
+			continue;
+		fwrite(run, 1, (size_t)(p - run), fp);
+		fprintf(fp, "<0x%02x>", c);
+		run = p + 1;
+	}
+	fwrite(run, 1, (size_t)(s + n - run), fp);
+}
+
 /* A unit's quantity (1 time, 2 bytes, 3 bytes per second) and its size in
  * the quantity's base unit (s, B, B/s); 0 when not one of them. */
 static int unit_of(const char *u, double *size)
 {
 	static const struct { const char *name; double s; } t[] = {
 		{ "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 },
-		{ "ms", 1e-3 }, { "s", 1 }, { "min", 60 }, { "h", 3600 },
+		{ "ms", 1e-3 }, { "s", 1 }, { "sec", 1 }, { "seconds", 1 },
+		{ "min", 60 }, { "h", 3600 },
 	}, b[] = {
 		{ "B", 1 }, { "bytes", 1 }, { "kB", 1e3 }, { "KB", 1e3 }, { "MB", 1e6 },
 		{ "GB", 1e9 }, { "TB", 1e12 }, { "KiB", 1024.0 },
@@ -664,9 +676,7 @@ static int unit_of(const char *u, double *size)
 	size_t n = strlen(u);
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
-		if (!strcmp(u, t[i].name) || (!strcmp(t[i].name, "s") &&
-					      (!strcmp(u, "sec") ||
-					       !strcmp(u, "seconds")))) {
+		if (!strcmp(u, t[i].name)) {
 			*size = t[i].s;
 			return 1;
 		}

@@ -187,6 +187,13 @@ int loop_file_stat(const char *dev_path, struct stat *st);
 int64_t now_mono_ns(void);
 int64_t now_real_ns(void);
 
+/* Writes the n bytes of s to fp with each control character (below 0x20,
+ * and DEL) as <0xNN> but those in keep ("\n\t": newlines and tabs), so an
+ * escape sequence or bell from an input (a process name, a file name, a
+ * pasted line) never reaches the terminal raw: error(), warning() and
+ * notice() write their messages so, emit_text() its text. */
+void fput_shown(FILE *fp, const char *s, size_t n, const char *keep);
+
 /* The factor f that turns a value in unit from into one in unit to (v_to =
  * v_from * f), for the units of one quantity iotape knows: times (ns, us,
  * µs, ms, s or sec or seconds, min, h), bytes (B or bytes, as capture
