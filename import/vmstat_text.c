@@ -668,6 +668,7 @@ int vmstat_text_read(FILE *fp, const char *path,
 	while ((len = getline(&buf, &cap, fp)) >= 0) {
 		char *tok[MAX_TOKENS + 1];
 		int n, unterminated = len == 0 || buf[len - 1] != '\n';
+		const char *nul;
 		int64_t date;
 		int dr;
 
@@ -677,10 +678,9 @@ int vmstat_text_read(FILE *fp, const char *path,
 			len -= 3;
 		}
 		/* as import/formats.c fmt_line_nul(): a C string ends there */
-		if (memchr(buf, '\0', (size_t)len)) {
+		if ((nul = memchr(buf, '\0', (size_t)len))) {
 			rc = fail(&p, line, "a NUL byte (byte %ld of the line): not "
-				  "a text line", (long)((char *)memchr(buf, '\0',
-								(size_t)len) - buf) + 1);
+				  "a text line", (long)(nul - buf) + 1);
 			goto out;
 		}
 		if ((size_t)len + 1 > rawcap)
