@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/rsort.h"
+#include "analyze/contig.h"
 #include "analyze/timeacct.h"
 #include "lib/emit.h"
 #include "lib/util.h"
@@ -895,11 +895,6 @@ static uint8_t *mark_refaults(const struct rundata *rd, const struct critpath *c
 	return mark;
 }
 
-static uint64_t key_u64(const void *p)
-{
-	return *(const uint64_t *)p;
-}
-
 /* The swap devices (rundata's: the capture's list, or told from the
  * trace) and what vmstat swapped over the window. */
 static void find_swap(struct critpath *cp, const struct rundata *rd)
@@ -967,16 +962,16 @@ static void service_means(struct walk *w, const struct evorder *ord)
  * its read requests on the device ends (cp->read_reqs, cp->read_contig):
  * the file's blocks laid end to end, read in pieces (a readahead window, a
  * request size) when most do, scattered (a fragmented file, random reads)
- * when few do. Order-free: two readers taking turns at a disk still read
- * their files contiguously. */
+ * when few do. In either order, within CONTIG_WINDOW requests (contig.h):
+ * two readers taking turns at a disk still read their files contiguously,
+ * and the state stays bounded however long the run. */
 static void rows_pass(struct walk *w, struct critpath *cp)
 {
 	const struct rundata *rd = w->rd;
 	struct hist *h = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*h));
-	uint64_t *st = xmalloc((rd->n ? rd->n : 1) * sizeof(*st));
-	uint64_t *en = xmalloc((rd->n ? rd->n : 1) * sizeof(*en));
-	size_t n = 0, j = 0, hit = 0;
+	struct contig reads;
 
+	contig_init(&reads, rd->n);
 	w->q2g_usual = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->q2g_usual));
 	for (size_t i = 0; i < rd->n; i++) {
 		struct an_io xb;
@@ -988,9 +983,8 @@ static void rows_pass(struct walk *w, struct critpath *cp)
 		    x->dsector >= (1ull << 47) || is_swap(cp, x->dev) ||
 		    !family_is_workload(&cp->fam, x->pid))
 			continue;
-		st[n] = dk | x->dsector;
-		en[n] = dk | (x->dsector + x->dbytes / 512);
-		n++;
+		contig_add(&reads, dk | x->dsector,
+			   dk | (x->dsector + x->dbytes / 512));
 	}
 	for (size_t k = 0; k < rd->ndevs; k++) {
 		if (h[k].n)
@@ -998,17 +992,9 @@ static void rows_pass(struct walk *w, struct critpath *cp)
 		hist_free(&h[k]);
 	}
 	free(h);
-	radix_sort(st, n, sizeof(*st), key_u64);
-	radix_sort(en, n, sizeof(*en), key_u64);
-	for (size_t i = 0; i < n; i++) {
-		while (j < n && en[j] < st[i])
-			j++;
-		hit += j < n && en[j] == st[i];
-	}
-	cp->read_reqs = (double)n;
-	cp->read_contig = (double)hit;
-	free(st);
-	free(en);
+	cp->read_reqs = (double)reads.n;
+	cp->read_contig = (double)reads.hit;
+	contig_free(&reads);
 }
 
 /* ---- after the walk ---- */

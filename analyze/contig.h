@@ -1,0 +1,44 @@
+/* Contiguous requests counted as they stream past, in bounded memory: of
+ * the requests added, how many start where another one ends (the file's
+ * blocks laid end to end, read in pieces), each matched against the
+ * CONTIG_WINDOW requests added before it and after it. */
+#ifndef IOTAPE_CONTIG_H
+#define IOTAPE_CONTIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* How many requests on either side of one are looked at for the one it
+ * continues: a reader's next piece follows within it however many other
+ * readers take turns at the device (64 Ki requests), while the state stays
+ * under 8 MiB however long the run. */
+#define CONTIG_WINDOW (1u << 16)
+
+struct contig_slot;
+
+struct contig {
+	size_t n;                  /* requests added */
+	size_t hit;                /* of them, contiguous with another */
+	size_t cap;                /* the window's slots (ring) in use */
+	struct contig_ring *ring;  /* the last cap requests, oldest at
+				    * n % cap once full */
+	struct contig_slot *ends;  /* end key -> requests ending there */
+	struct contig_slot *open;  /* start key -> requests starting there
+				    * not matched yet */
+	size_t mask;               /* of both tables (2 * cap slots) */
+};
+
+/* An empty count for about n_hint requests (the window is the smaller of
+ * it and CONTIG_WINDOW; more requests are still counted). */
+void contig_init(struct contig *c, size_t n_hint);
+
+/* Adds one request: start and end are keys of one space (the device in
+ * the high bits, the first sector and the sector after the last in the
+ * low ones), end != start. A request counts as contiguous (c->hit) when
+ * another within the window ends at its start, whichever came first.
+ * Aborts when memory runs out. */
+void contig_add(struct contig *c, uint64_t start, uint64_t end);
+
+void contig_free(struct contig *c);
+
+#endif
