@@ -80,20 +80,23 @@ static int size_class(uint32_t bytes)
 	return b;
 }
 
-/* A small pid -> in-flight map over the device's processes. */
+/* A small pid -> in-flight map over the device's processes, grown as
+ * they come (one entry a process, not a row). */
 struct pcount {
 	uint32_t pid;
 	int n;
 };
 
-static int *pc_of(struct pcount *pc, int *npc, uint32_t pid)
+static int *pc_of(struct pcount **pc, int *npc, uint32_t pid)
 {
 	for (int i = 0; i < *npc; i++)
-		if (pc[i].pid == pid)
-			return &pc[i].n;
-	pc[*npc].pid = pid;
-	pc[*npc].n = 0;
-	return &pc[(*npc)++].n;
+		if ((*pc)[i].pid == pid)
+			return &(*pc)[i].n;
+	if (!(*npc & (*npc - 1)) || !*npc)
+		*pc = xrealloc(*pc, (size_t)(*npc ? 2 * *npc : 1) * sizeof(**pc));
+	(*pc)[*npc].pid = pid;
+	(*pc)[*npc].n = 0;
+	return &(*pc)[(*npc)++].n;
 }
 
 static struct q_proc *proc_of(struct q_state *s, const struct an_run *r,
@@ -145,16 +148,16 @@ static void mark_counting(const struct rundata *rd, size_t i0, size_t i1,
 	}
 }
 
-/* Marks QM_AT_Q and QM_AT_D on the counting rows [i0, i1) of device index
- * dk that found other processes' I/O in flight (D to C) at their Q, at
+/* Marks QM_AT_Q and QM_AT_D on the counting rows (from row i0) of device
+ * index dk that found other processes' I/O in flight (D to C) at their Q, at
  * their D: the rows' Q, D and C by time (at one time by bio, a bio's Q
  * before its D before its C), in flight counted per process. */
 static void mark_shared(const struct an_run *r, size_t dk, size_t i0,
-			size_t i1, uint8_t *mark)
+			uint8_t *mark)
 {
 	const struct rundata *rd = &r->rd;
 	struct keep_ctx kc = { mark, i0 };
-	struct pcount *pc = xmalloc((i1 - i0 + 1) * sizeof(*pc));
+	struct pcount *pc = NULL;
 	int npc = 0, total = 0, kind;
 	struct ev_it it[3];
 	struct ev_merge m;
@@ -165,7 +168,7 @@ static void mark_shared(const struct an_run *r, size_t dk, size_t i0,
 		ev_it_init(&it[k], &r->ord, dk, k == 0 ? EV_Q : k == 1 ? EV_D : EV_C);
 	ev_merge_init(&m, it, 3, keep_counts, &kc);
 	while (ev_merge_next(&m, &io, &t, &kind)) {
-		int *own = pc_of(pc, &npc, rundata_pid(rd, io));
+		int *own = pc_of(&pc, &npc, rundata_pid(rd, io));
 		if (kind == 0) {
 			if (total - *own > 0)
 				mark[io - i0] |= QM_AT_Q;
@@ -221,7 +224,7 @@ static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
 
 	memset(&qb, 0, sizeof(qb));
 	mark_counting(rd, i0, i1, mark);
-	mark_shared(r, dk, i0, i1, mark);
+	mark_shared(r, dk, i0, mark);
 	q_base_fill(&qb, rd, i0, i1, mark);
 	s->d = xrealloc(s->d, (size_t)(s->nd + 1) * sizeof(*s->d));
 	qd = &s->d[s->nd++];
