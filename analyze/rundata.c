@@ -223,9 +223,6 @@ static void *part_read(void *arg)
 #define RD_CACHE_KIB 512
 
 /* The columns the analyzers read. */
-#define RD_COLS (STORE_RQ_COLS_ALL & ~(unsigned)(STORE_RQ_RWBS | \
-	STORE_RQ_REQUEUES | STORE_RQ_ERROR | STORE_RQ_ORIG))
-
 /* The message of a part that failed; -1. */
 static int part_error(const struct rundata *rd, const struct rd_part *p)
 {

@@ -309,6 +309,11 @@ static inline int64_t rundata_c(const struct rundata *rd, size_t i)
 /* The index of device dev in rd's device table, or -1. */
 int rundata_dev_index(const struct rundata *rd, uint32_t dev);
 
+/* The columns of a request row rundata_io_of() reads (enum store_rq_col
+ * bits): a cursor opened with them fills an an_io whole. */
+#define RD_COLS (STORE_RQ_COLS_ALL & ~(unsigned)(STORE_RQ_RWBS | \
+	STORE_RQ_REQUEUES | STORE_RQ_ERROR | STORE_RQ_ORIG))
+
 /* Makes rd a run of the n requests io (in that order within each device,
  * the devices' rows put in ascending order) with no samples, commands or
  * settings, for tests and for readers of requests that are not a stored

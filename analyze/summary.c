@@ -52,29 +52,6 @@ static int view_of(struct runview *rv, struct store *st, int64_t run,
 	return -1;
 }
 
-int run_summarize(struct store *st, int64_t run, struct store_summary *out,
-		  char *err, size_t errlen)
-{
-	struct runview rv;
-	struct rundata rd;
-	struct report rep;
-	int rc;
-
-	if (view_of(&rv, st, run, err, errlen))
-		return -1;
-	if ((rc = rundata_load(&rd, &rv))) {
-		snprintf(err, errlen, "%s", store_errmsg(st));
-		runview_close(&rv);
-		return -1;
-	}
-	report_build(&rep, &rd);
-	summary_of(out, &rep);
-	report_free(&rep);
-	rundata_free(&rd);
-	runview_close(&rv);
-	return 0;
-}
-
 /* ---- a writer's runs: report_add() a row at a time as they are written ---- */
 
 int run_summaries_open(struct run_summaries *s, struct store *st, int64_t run)
@@ -134,6 +111,35 @@ static int counted(struct report *r, struct store *st, int64_t run,
 	summary_of(out, r);
 	runview_close(&rv);
 	return 0;
+}
+
+int run_summarize(struct store *st, int64_t run, struct store_summary *out,
+		  char *err, size_t errlen)
+{
+	struct store_cursor *cur;
+	struct store_request rq;
+	struct report r;
+	int rc;
+
+	/* the rows as they stream past, as a writer's run_summaries_add()
+	 * counts them: no copy of the run in memory */
+	if (store_requests_open(st, run, STORE_RQ_ALL_ANY, RD_COLS, &cur)) {
+		snprintf(err, errlen, "%s", store_errmsg(st));
+		return -1;
+	}
+	report_begin(&r, NULL);
+	while ((rc = store_requests_next(cur, &rq, NULL)) == 1) {
+		struct an_io x;
+		rundata_io_of(&x, &rq);
+		report_add(&r, &x);
+	}
+	store_cursor_close(cur);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", store_errmsg(st));
+	else
+		rc = counted(&r, st, run, out, err, errlen);
+	report_free(&r);
+	return rc < 0 ? -1 : 0;
 }
 
 int run_summaries_write(struct run_summaries *s, struct store *st)
