@@ -27,14 +27,7 @@ static void refault_ctx(const struct an_run *r, struct refault_ctx *s)
 	char v[32];
 
 	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < rd->n; i++) {
-		uint32_t f = rundata_flags(rd, i), b = rundata_bytes(rd, i);
-		if ((f & (AN_WRITE | AN_SYNC)) || !b ||
-		    rundata_q(rd, i) == AN_NONE ||
-		    !family_is_workload(&r->cp.fam, rundata_pid(rd, i)))
-			continue;
-		s->read_mb += b / 1e6;
-	}
+	s->read_mb = r->cp.buf_read_mb;
 	if (!rundata_setting(rd, "capture.mem_limit_bytes", v, sizeof(v)))
 		s->limit_mb = strtod(v, NULL) / 1048576;
 	s->cache_mb = NAN;

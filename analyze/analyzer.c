@@ -192,6 +192,11 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	return 0;
 }
 
+void an_run_drop_rows(struct an_run *r)
+{
+	rundata_drop_rows(&r->rd);
+}
+
 void an_run_free(struct an_run *r)
 {
 	for (int i = 0; i < n_analyzers && i < AN_MAX; i++)

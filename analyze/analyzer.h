@@ -125,6 +125,13 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 		     const struct an_opts *o,
 		     const struct an_side *side, int threads);
 
+/* Frees r's request rows (rundata_drop_rows(); r->rd.n stays their
+ * count): an_run_load_with()'s builds, critical path and side task read
+ * them, the findings, compare and the emitters do not. A caller that holds
+ * several runs drops each one's rows once loaded, so that one run's rows
+ * at a time are in memory. */
+void an_run_drop_rows(struct an_run *r);
+
 void an_run_free(struct an_run *r);
 
 /* The findings of one run, ranked against its elapsed time (finding_rank):

@@ -167,7 +167,7 @@ int cmd_compare(int argc, char **argv)
 		store_close(st);
 		return rc;
 	}
-	rc = compare_load(&cmp, st, names, n, group_by, metric, model);
+	rc = compare_load(&cmp, st, names, n, group_by, metric, model, 0);
 	if (!rc) {
 		emit_init(&e, stdout, fmt == CMP_JSON);
 		compare_emit(&cmp, &e, fmt);

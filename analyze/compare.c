@@ -82,12 +82,13 @@ double compare_value(const struct compare *c, int run)
 
 int compare_load(struct compare *c, struct store *st, char **names, int n,
 		 const char *group_by, const char *metric,
-		 const struct disk_profile *model)
+		 const struct disk_profile *model, int keep_rows)
 {
 	struct q_run *qr;
 	char err[400];
 
 	memset(c, 0, sizeof(*c));
+	c->keep_rows = keep_rows;
 	c->rf = xcalloc((size_t)n, sizeof(*c->rf));
 	/* the runs, their workload metrics and commands: the question */
 	for (int i = 0; i < n; i++) {
@@ -141,6 +142,10 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 					     r->rv.name, group_by);
 		}
 		figures(&c->fs, r);
+		/* what the rows give beyond the builds, then the rows back */
+		r->has_tail = cmp_run_tail(&c->q, r, &r->tail);
+		if (!c->keep_rows)
+			an_run_drop_rows(&r->an);
 	}
 	if (metric) {
 		int some = 0;
@@ -771,11 +776,13 @@ static int by_command(struct compare *c, int good, int bad, double diff_s,
 		if (an_run_load_with(&ax, &x->rv, &(struct an_opts){ x->an.model,
 				     1ull << idx, FAM_ALL }, NULL, 2))
 			break;
+		an_run_drop_rows(&ax);
 		if (an_run_load_with(&ay, &y->rv, &(struct an_opts){ y->an.model,
 				     1ull << idx, FAM_ALL }, NULL, 2)) {
 			an_run_free(&ax);
 			break;
 		}
+		an_run_drop_rows(&ay);
 		nk = an_compare_findings(&ax, &ay, cy->real_s - cx->real_s, 1, fk,
 					 AN_MAX, NULL);
 		/* each analyzer's costs added up; its words from the command
@@ -906,8 +913,10 @@ int compare_pair(struct compare *c, int g, struct cmp_pair *p)
 	 * run's first (measured once for the text, the JSON and mail) */
 	for (int k = 0; k < 2 && !p->tie; k++) {
 		const struct run_figs *r = &c->rf[(k ? good : bad)->rep];
-		if (cmp_run_tail(q, r, &p->tail[p->ntail]))
+		if (r->has_tail) {
+			p->tail[p->ntail] = r->tail;
 			p->tail_run[p->ntail++] = r;
+		}
 	}
 	if (p->sig == 1 && good->n > 1 && bad->n > 1)
 		noise_check(c, good, bad, p->f, p->nf);

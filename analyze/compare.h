@@ -44,6 +44,10 @@ struct run_figs {
 	struct store_command *cmds;
 	size_t ncmds;
 	struct q_run qr;
+	/* the tail of the question's figure (a latency percentile of 90 or
+	 * more), measured at load while the rows are in memory */
+	struct tail tail;
+	int has_tail;
 };
 
 struct disk_profile;
@@ -58,6 +62,9 @@ struct compare {
 	struct question q;      /* what the findings explain */
 	int unanswered;         /* comparisons emitted with no value of the
 				 * question on a side (compare_emit()) */
+	int keep_rows;          /* 1: each run's request rows stay in memory
+				 * after compare_load() (mail's plots read
+				 * them); 0: dropped once a run is analysed */
 };
 
 /* Loads runs names[0..n) of st (each: report, time accounting, analyzers)
@@ -66,11 +73,13 @@ struct compare {
  * a figure or workload metric, a sum "A+B", "total", NAME:higher; NULL:
  * the workload's own result, else its commands' total real time, else its
  * span); model (NULL: none) a modelled disk for the analyzers
- * (an_run_load_with()). Returns 0, or -1 after an error line (what was loaded
- * is freed by compare_free()). */
+ * (an_run_load_with()). Each run's request rows are freed once it is
+ * analysed (one run's at a time in memory) unless keep_rows is 1 (mail's
+ * plots read them: c->rf[i].an.rd). Returns 0, or -1 after an error line
+ * (what was loaded is freed by compare_free()). */
 int compare_load(struct compare *c, struct store *st, char **names, int n,
 		 const char *group_by, const char *metric,
-		 const struct disk_profile *model);
+		 const struct disk_profile *model, int keep_rows);
 
 /* Emits everything: which took longer, the figures, where the time went,
  * the findings; fmt is CMP_TEXT, CMP_MARKDOWN or CMP_JSON. */

@@ -868,8 +868,8 @@ static void secmap_free(struct secmap *m)
  * again): buffered reads only (direct I/O re-reads on purpose), each
  * device's in its rows' (Q) order against the sectors its earlier reads
  * covered; a byte a row and a bit a sector read (struct secmap). NULL when
- * none. */
-static uint8_t *mark_refaults(const struct rundata *rd, const struct critpath *cp)
+ * none. Sums the workload's buffered reads into cp->buf_read_mb. */
+static uint8_t *mark_refaults(const struct rundata *rd, struct critpath *cp)
 {
 	struct secmap *sm = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*sm));
 	uint8_t *mark = NULL;
@@ -878,9 +878,11 @@ static uint8_t *mark_refaults(const struct rundata *rd, const struct critpath *c
 		uint32_t f = rundata_flags(rd, i), b = rundata_bytes(rd, i);
 		uint32_t dev = rundata_dev(rd, i), len = (b + 511) / 512;
 		if ((f & (AN_WRITE | AN_SYNC)) || !b ||
-		    rundata_sector(rd, i) >= SM_END - len ||
-		    rundata_q(rd, i) == AN_NONE || is_swap(cp, dev) ||
+		    rundata_q(rd, i) == AN_NONE ||
 		    !family_is_workload(&cp->fam, rundata_pid(rd, i)))
+			continue;
+		cp->buf_read_mb += b / 1e6;
+		if (rundata_sector(rd, i) >= SM_END - len || is_swap(cp, dev))
 			continue;
 		if (secmap_test_set(&sm[rd->row[i].dev], rundata_sector(rd, i),
 				    len)) {

@@ -175,6 +175,9 @@ struct critpath {
 	double dly_cpu_s, dly_blkio_s, dly_mem_s, dly_swapin_s;
 	double refault_mb;
 	uint64_t refault_bios;
+	double buf_read_mb;     /* the workload's buffered reads (no direct
+				 * I/O, swap-ins included), MB: what the page
+				 * cache had to hold */
 	/* the workload's read requests (dispatches with data, swap apart),
 	 * and of them those that start where another ends on the device:
 	 * contiguous, the file read in pieces */

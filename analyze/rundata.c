@@ -1117,6 +1117,15 @@ int rundata_load_parts(struct rundata *rd, const struct runview *rv,
 	return 0;
 }
 
+void rundata_drop_rows(struct rundata *rd)
+{
+	free(rd->row);
+	free(rd->esc);
+	rd->row = NULL;
+	rd->esc = NULL;
+	rd->nesc = 0;
+}
+
 void rundata_free(struct rundata *rd)
 {
 	free(rd->settings);

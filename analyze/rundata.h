@@ -309,6 +309,13 @@ static inline int64_t rundata_c(const struct rundata *rd, size_t i)
 /* The index of device dev in rd's device table, or -1. */
 int rundata_dev_index(const struct rundata *rd, uint32_t dev);
 
+/* Frees rd's request rows (row, esc); rd->n stays their count and
+ * everything else stays as it is. A reader that has built what it needs of
+ * them calls it to give the memory back while it holds rd (compare holds
+ * several runs); rundata_io() and the row readers must not be called on rd
+ * after. */
+void rundata_drop_rows(struct rundata *rd);
+
 /* The columns of a request row rundata_io_of() reads (enum store_rq_col
  * bits): a cursor opened with them fills an an_io whole. */
 #define RD_COLS (STORE_RQ_COLS_ALL & ~(unsigned)(STORE_RQ_RWBS | \

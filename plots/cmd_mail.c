@@ -1194,8 +1194,9 @@ static int mail_run(const struct mail_opts *o)
 			goto out;
 		}
 	loaded = 1;
+	/* the rows kept: the plots read them */
 	if (compare_load(&cmp, st, (char **)o->runs, (int)o->nrun, o->group_by,
-			 o->metric, NULL)) {
+			 o->metric, NULL, 1)) {
 		rc = -1;
 		goto out;
 	}
