@@ -19,8 +19,9 @@ struct contig_slot {
 
 static size_t slot_of(const struct contig *c, uint64_t key)
 {
-	/* Fibonacci hashing (Knuth 6.4): the high bits of key times 2^64/phi */
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & c->mask;
+	/* Fibonacci hashing (Knuth 6.4): the top bits of key times 2^64/phi,
+	 * which every bit of the key reaches (the device's too) */
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> c->shift);
 }
 
 static struct contig_slot *find(const struct contig *c, struct contig_slot *t,
@@ -72,10 +73,14 @@ static void del(const struct contig *c, struct contig_slot *t,
 void contig_init(struct contig *c, size_t n_hint)
 {
 	size_t cap = 16;
+	int bits = 5;              /* log2(2 * cap) */
 
-	while (cap < n_hint && cap < CONTIG_WINDOW)
+	while (cap < n_hint && cap < CONTIG_WINDOW) {
 		cap *= 2;
-	*c = (struct contig){ .cap = cap, .mask = 2 * cap - 1 };
+		bits++;
+	}
+	*c = (struct contig){ .cap = cap, .mask = 2 * cap - 1,
+			      .shift = 64 - bits };
 	c->ring = xmalloc(cap * sizeof(*c->ring));
 	c->ends = xcalloc(2 * cap, sizeof(*c->ends));
 	c->open = xcalloc(2 * cap, sizeof(*c->open));

@@ -1,7 +1,8 @@
 /* Contiguous requests counted as they stream past, in bounded memory: of
  * the requests added, how many start where another one ends (the file's
  * blocks laid end to end, read in pieces), each matched against the
- * CONTIG_WINDOW requests added before it and after it. */
+ * window - 1 requests added before it and after it (the window:
+ * CONTIG_WINDOW, or less for a short run, contig_init()). */
 #ifndef IOTAPE_CONTIG_H
 #define IOTAPE_CONTIG_H
 
@@ -27,10 +28,13 @@ struct contig {
 	struct contig_slot *open;  /* start key -> requests starting there
 				    * not matched yet */
 	size_t mask;               /* of both tables (2 * cap slots) */
+	int shift;                 /* 64 - log2(2 * cap): a key's slot is the
+				    * top bits of its hash */
 };
 
-/* An empty count for about n_hint requests (the window is the smaller of
- * it and CONTIG_WINDOW; more requests are still counted). */
+/* An empty count for about n_hint requests: the window is the smallest
+ * power of two of 16 or more that holds n_hint, CONTIG_WINDOW at most
+ * (more requests than n_hint are still counted, in that window). */
 void contig_init(struct contig *c, size_t n_hint);
 
 /* Adds one request: start and end are keys of one space (the device in

@@ -981,7 +981,8 @@ static void rows_pass(struct walk *w, struct critpath *cp)
 		uint64_t dk = (uint64_t)rd->row[i].dev << 48;
 		if (x->q != AN_NONE && x->g != AN_NONE && x->g >= x->q)
 			hist_add(&h[rd->row[i].dev], (uint64_t)(x->g - x->q));
-		if ((x->flags & (AN_WRITE | AN_HEAD)) != AN_HEAD || !x->dbytes ||
+		/* a whole sector at least: a start and an end apart */
+		if ((x->flags & (AN_WRITE | AN_HEAD)) != AN_HEAD || x->dbytes < 512 ||
 		    x->dsector >= (1ull << 47) || is_swap(cp, x->dev) ||
 		    !family_is_workload(&cp->fam, x->pid))
 			continue;

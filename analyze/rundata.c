@@ -222,7 +222,6 @@ static void *part_read(void *arg)
  * table order, so the pages on the cursor's path are all it reuses. */
 #define RD_CACHE_KIB 512
 
-/* The columns the analyzers read. */
 /* The message of a part that failed; -1. */
 static int part_error(const struct rundata *rd, const struct rd_part *p)
 {

@@ -118,6 +118,11 @@ bench_sizes() {
 	say "timing btt and iotape report on size5m..."
 	timeit btt5m btt -i "$BENCH_DIR/size5m.btt"
 	timeit rp5m "$IOTAPE" report --db "$db" s
+	# compare of two such runs: one run's rows in memory at a time
+	say "timing iotape compare of two 5M runs..."
+	"$IOTAPE" import --quiet --db "$db" --again --run s2 "$BENCH_DIR/size5m.bin" ||
+		die "cannot import size5m a second time"
+	timeit cp5m "$IOTAPE" compare --db "$db" s s2
 	if [ "$ev50" != 0 ]; then
 		say "importing size50m ($ev50 events) once, timing btt and report on it..."
 		rm -f "$db"
@@ -131,6 +136,7 @@ bench_sizes() {
 		-v bp5="$(median bp5m 1)" -v im5="$(median im5m 1)" -v fl5="$(median floor5m 1)" \
 		-v bt5="$(median btt5m 1)" -v bt5m="$(median btt5m 2)" \
 		-v rp5="$(median rp5m 1)" -v rp5m="$(median rp5m 2)" \
+		-v cp5="$(median cp5m 1)" -v cp5m="$(median cp5m 2)" \
 		-v im50="$( [ "$ev50" != 0 ] && median im50m 1)" \
 		-v bt50="$( [ "$ev50" != 0 ] && median btt50m 1)" \
 		-v bt50m="$( [ "$ev50" != 0 ] && median btt50m 2)" \
@@ -150,6 +156,7 @@ bench_sizes() {
 		printf "%-34s %10d %8.2f %9.2f\n", "SQLite alone, the same rows", ev5, fl5, ev5 / fl5 / 1e6
 		line("btt -i DUMP", ev5, bt5, bt5m)
 		line("iotape report", ev5, rp5, rp5m)
+		line("iotape compare of two runs", 2 * ev5, cp5, cp5m)
 		if (ev50) {
 			printf "%-34s %10d %8.2f %9.2f\n", "iotape import (fresh db)", ev50, im50, ev50 / im50 / 1e6
 			line("btt -i DUMP", ev50, bt50, bt50m)
@@ -164,6 +171,10 @@ bench_sizes() {
 		print "import floor " ev_s(ev5), sprintf("SQLite alone writing its rows %.2f s", fl5),
 			sprintf("import %.2f s", im5), sprintf("%.2fx the floor; floor %.2fx blkparse",
 			im5 / fl5, bp5 / fl5), "what 8x would need of the store" >> rows
+		print "compare 2 runs of " ev_s(ev5), sprintf("report of one %.0f MiB, %.2f s",
+			m(rp5m), rp5), sprintf("%.0f MiB, %.2f s", m(cp5m), cp5),
+			sprintf("RSS %.2fx one report", cp5m / rp5m),
+			"the rows of one run at a time: RSS <= 1.1x one report" >> rows
 		if (ev50)
 			print "report RSS " ev_s(ev5) " / " ev_s(ev50),
 				sprintf("btt %.0f / %.0f MiB, %.2f / %.2f s", m(bt5m), m(bt50m), bt5, bt50),
