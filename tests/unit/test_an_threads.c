@@ -3,7 +3,8 @@
  * numbers and the findings come out byte for byte as on one thread, for a
  * real capture (tests/fixtures), one with vmstat samples, and a run of
  * 60,000 requests on three devices and six processes whose rows are read
- * in two parts and put by device. */
+ * in two parts and put by device; and compare's, its runs' rows dropped
+ * or kept. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #include "analyze/analyzer.h"
+#include "analyze/compare.h"
 #include "analyze/report.h"
 #include "analyze/runview.h"
 #include "trace/blktrace_format.h"
@@ -181,6 +183,61 @@ static void test_synthetic(void **state)
 	free(j);
 }
 
+/* compare --json of runs a and b (metric NULL: the default question),
+ * their rows kept or not, as a malloc'd string; *rows gets how many of the
+ * two runs still hold their request rows after compare_load(). */
+static char *compare_json(const char *a, const char *b, const char *metric,
+			  int keep_rows, int *rows)
+{
+	struct store *st;
+	struct compare c;
+	char *names[2] = { (char *)a, (char *)b }, *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	struct emit e;
+
+	assert_non_null(fp);
+	assert_int_equal(store_open_existing(&st, db), 0);
+	assert_int_equal(compare_load(&c, st, names, 2, NULL, metric, NULL,
+				      keep_rows), 0);
+	*rows = 0;
+	for (int i = 0; i < c.n; i++) {
+		assert_true(c.rf[i].an.rd.n > 0);
+		*rows += c.rf[i].an.rd.row != NULL;
+	}
+	emit_init(&e, fp, 1);
+	compare_emit(&c, &e, CMP_JSON);
+	fclose(fp);
+	compare_free(&c);
+	store_close(st);
+	return buf;
+}
+
+/* compare gives each run's request rows back once the run is analysed
+ * (one run's rows in memory at a time), unless its caller keeps them for
+ * plots (mail); the comparison is the same either way, a latency
+ * percentile's tail (measured from the rows at load) included. */
+static void test_compare_rows(void **state)
+{
+	const char *metrics[] = { NULL, "read_q2c_p99_us" };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(metrics) / sizeof(*metrics); k++) {
+		int kept, dropped;
+		char *with = compare_json("fio", "synth", metrics[k], 1, &kept);
+		char *without = compare_json("fio", "synth", metrics[k], 0,
+					     &dropped);
+		assert_int_equal(kept, 2);
+		assert_int_equal(dropped, 0);
+		assert_string_equal(with, without);
+		/* the percentile's question has its tail: measured at load */
+		if (metrics[k])
+			assert_non_null(strstr(with, "\"tail\":[{\"run\""));
+		free(with);
+		free(without);
+	}
+}
+
 static int setup(void **state)
 {
 	int fd;
@@ -213,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_synthetic),
+		cmocka_unit_test(test_compare_rows),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
