@@ -154,7 +154,11 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	else
 		rows_worker(r);
 	timeacct_end(&r->ta);
-	/* the builds, the longest first, and the side task after them */
+	/* the critical path and the builds, the longest first, and the side
+	 * task after them: the critical path reads the rows and orders only,
+	 * as the builds do, and its passes keep no array of every row (the
+	 * contiguous reads: contig.c's window) */
+	w.task[w.ntask++] = -3;
 	for (size_t k = 0; k < ARRAY_SIZE(build_first); k++)
 		for (int i = 0; i < n_analyzers && i < AN_MAX; i++)
 			if (analyzers[i] == build_first[k])
@@ -174,10 +178,7 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	if (started)
 		pthread_join(th, NULL);
 	pthread_mutex_destroy(&w.lock);
-	/* the critical path after the builds: its temporary arrays (the
-	 * re-read sort) come when theirs are gone */
 	timeacct_drop_bios(&r->ta);
-	critpath_build(&r->cp, &r->rd, &r->ord, w.cmd_mask, w.focus);
 	/* --model: the workload's I/O at the modelled disk's times */
 	if (r->model)
 		for (int i = 0; i < n_analyzers; i++)
