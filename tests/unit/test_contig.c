@@ -13,16 +13,13 @@
 #include <cmocka.h>
 
 #include "analyze/contig.h"
+#include "tests/unit/xorshift.h"
 
 static uint64_t rng = 88172645463325252ull;
 
-/* xorshift64 (Marsaglia 2003) */
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "model/model.h"
+#include "tests/unit/xorshift.h"
 
 #define T0 1000000000LL
 
@@ -26,10 +27,7 @@ static uint64_t rng = 88172645463325252ull;
 
 static uint64_t xorshift(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static const struct disk_profile *p2006(void)

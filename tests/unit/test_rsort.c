@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "analyze/rsort.h"
+#include "tests/unit/xorshift.h"
 
 struct rec {
 	int64_t t;
@@ -20,13 +21,9 @@ struct rec {
 
 static uint64_t rng = 88172645463325252ull;
 
-/* xorshift64 (Marsaglia 2003): repeatable data without libc's rand() */
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static uint64_t key_rec(const void *p)
