@@ -92,7 +92,7 @@ static int *pc_of(struct pcount **pc, int *npc, uint32_t pid)
 	for (int i = 0; i < *npc; i++)
 		if ((*pc)[i].pid == pid)
 			return &(*pc)[i].n;
-	if (!(*npc & (*npc - 1)) || !*npc)
+	if (!(*npc & (*npc - 1)))       /* 0, 1, 2, 4...: full */
 		*pc = xrealloc(*pc, (size_t)(*npc ? 2 * *npc : 1) * sizeof(**pc));
 	(*pc)[*npc].pid = pid;
 	(*pc)[*npc].n = 0;

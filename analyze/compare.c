@@ -88,7 +88,6 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 	char err[400];
 
 	memset(c, 0, sizeof(*c));
-	c->keep_rows = keep_rows;
 	c->rf = xcalloc((size_t)n, sizeof(*c->rf));
 	/* the runs, their workload metrics and commands: the question */
 	for (int i = 0; i < n; i++) {
@@ -144,7 +143,7 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		figures(&c->fs, r);
 		/* what the rows give beyond the builds, then the rows back */
 		r->has_tail = cmp_run_tail(&c->q, r, &r->tail);
-		if (!c->keep_rows)
+		if (!keep_rows)
 			an_run_drop_rows(&r->an);
 	}
 	if (metric) {

@@ -62,9 +62,6 @@ struct compare {
 	struct question q;      /* what the findings explain */
 	int unanswered;         /* comparisons emitted with no value of the
 				 * question on a side (compare_emit()) */
-	int keep_rows;          /* 1: each run's request rows stay in memory
-				 * after compare_load() (mail's plots read
-				 * them); 0: dropped once a run is analysed */
 };
 
 /* Loads runs names[0..n) of st (each: report, time accounting, analyzers)
