@@ -17,24 +17,28 @@ struct vol_state {
 	double mb[2], n[2];          /* [read, write]: MB and bios */
 };
 
-static void *vol_build(const struct an_run *r)
+static void *vol_begin(const struct an_run *r)
 {
-	const struct rundata *rd = &r->rd;
-	struct vol_state *s;
+	return r->rd.n ? xcalloc(1, sizeof(struct vol_state)) : NULL;
+}
 
-	if (!rd->n)
-		return NULL;
-	s = xcalloc(1, sizeof(*s));
-	/* the run's bios with data (discards apart) */
-	for (size_t i = 0; i < rd->n; i++) {
-		uint32_t fl = rundata_flags(rd, i), b = rundata_bytes(rd, i);
-		int dir = (fl & AN_WRITE) != 0;
-		if (!b || (fl & AN_DISCARD))
-			continue;
-		s->mb[dir] += b / 1e6;
-		s->n[dir]++;
-	}
-	return s;
+/* each bio with data once (discards apart) */
+static void vol_ev(void *state, const struct fold_ev *e)
+{
+	struct vol_state *s = state;
+	uint32_t fl = e->io->flags, b = e->io->bytes;
+	int dir = (fl & AN_WRITE) != 0;
+
+	if (!b || (fl & AN_DISCARD))
+		return;
+	s->mb[dir] += b / 1e6;
+	s->n[dir]++;
+}
+
+static void *vol_end(const struct an_run *r, void *state)
+{
+	(void)r;
+	return state;
 }
 
 static int vol_finding(const struct an_run *r, const void *state,
@@ -87,7 +91,10 @@ static void vol_release(void *state)
 
 const struct analyzer an_volume = {
 	.name = "volume",
-	.build = vol_build,
+	.fold_begin = vol_begin,
+	.fold_ev = vol_ev,
+	.fold_end = vol_end,
+	.fold_kinds = 1u << FOLD_ROW,
 	.finding = vol_finding,
 	.emit = vol_emit,
 	.release = vol_release,

@@ -73,8 +73,8 @@ struct load_work {
 	uint64_t cmd_mask;
 	int focus;
 	const struct an_side *side;
-	int task[AN_MAX + 2];       /* analyzers[] indices; -1: the side task;
-				    * -3: the critical path */
+	int task[AN_MAX + 2];       /* analyzers[] indices; -3: the critical
+				    * path; -4: the folds and the side */
 	int ntask, next;
 	pthread_mutex_t lock;
 };
@@ -90,17 +90,45 @@ static int next_task(struct load_work *w)
 	return t;
 }
 
+/* The analyzers that fold (analyzer.fold_*): one pass over r's events
+ * for all of them, each one's numbers into its state[] slot. */
+static void run_folds(struct an_run *r, const struct an_side *side)
+{
+	struct fold_sink s[AN_MAX + 1];
+	int idx[AN_MAX], n = 0;
+
+	for (int i = 0; i < n_analyzers && i < AN_MAX; i++) {
+		const struct analyzer *a = analyzers[i];
+		void *st;
+		if (!a->fold_begin || !(st = a->fold_begin(r)))
+			continue;
+		s[n] = (struct fold_sink){ a->fold_ev, st, a->fold_kinds };
+		idx[n++] = i;
+	}
+	if (side) {
+		side->begin(side->ctx, r);
+		s[n] = (struct fold_sink){ side->ev, side->ctx, side->kinds };
+	}
+	if (!n && !side)
+		return;
+	fold_run(&r->rd, &r->ord, s, n + (side != NULL));
+	for (int k = 0; k < n; k++)
+		r->state[idx[k]] = analyzers[idx[k]]->fold_end(r, s[k].ctx);
+	if (side)
+		side->end(side->ctx, r);
+}
+
 static void *build_worker(void *arg)
 {
 	struct load_work *w = arg;
 	int t;
 
 	while ((t = next_task(w)) != -2) {
-		if (t == -1)
-			w->side->fn(w->side->ctx, w->r);
-		else if (t == -3)
+		if (t == -3)
 			critpath_build(&w->r->cp, &w->r->rd, &w->r->ord,
 				       w->cmd_mask, w->focus);
+		else if (t == -4)
+			run_folds(w->r, w->side);
 		else
 			w->r->state[t] = analyzers[t]->build(w->r);
 	}
@@ -159,19 +187,18 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	 * as the builds do, and its passes keep no array of every row (the
 	 * contiguous reads: contig.c's window) */
 	w.task[w.ntask++] = -3;
+	w.task[w.ntask++] = -4;
 	for (size_t k = 0; k < ARRAY_SIZE(build_first); k++)
 		for (int i = 0; i < n_analyzers && i < AN_MAX; i++)
-			if (analyzers[i] == build_first[k])
+			if (analyzers[i] == build_first[k] && analyzers[i]->build)
 				w.task[w.ntask++] = i;
 	for (int i = 0; i < n_analyzers && i < AN_MAX; i++) {
 		int listed = 0;
 		for (size_t k = 0; k < ARRAY_SIZE(build_first); k++)
 			listed |= analyzers[i] == build_first[k];
-		if (!listed)
+		if (!listed && analyzers[i]->build)
 			w.task[w.ntask++] = i;
 	}
-	if (side)
-		w.task[w.ntask++] = -1;
 	pthread_mutex_init(&w.lock, NULL);
 	started = two && !pthread_create(&th, NULL, build_worker, &w);
 	build_worker(&w);

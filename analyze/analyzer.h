@@ -3,6 +3,7 @@
  *
  * Adding an analyzer:
  *  1. write analyze/an_NAME.c with `const struct analyzer an_NAME` (build,
+ *     or better a fold: fold_begin, fold_ev, fold_end, fold_kinds; then
  *     finding, emit, release, definitions; compare when the difference
  *     between two runs is more than the difference of their costs);
  *  2. declare it below and add a row to analyzers[] in analyzer.c;
@@ -18,6 +19,7 @@
 #include "analyze/critpath.h"
 #include "analyze/evorder.h"
 #include "analyze/finding.h"
+#include "analyze/fold.h"
 #include "analyze/rundata.h"
 #include "analyze/timeacct.h"
 
@@ -45,6 +47,17 @@ struct analyzer {
 	/* Measures run r; returns its numbers (malloc'd), or NULL when the
 	 * run has nothing this analyzer reads (no trace, no samples). */
 	void *(*build)(const struct an_run *r);
+	/* Or, instead of build, a fold over the run's events (fold.h), for
+	 * an analyzer that keeps no state per row: fold_begin(r) returns its
+	 * state (NULL: nothing to read, as build's NULL), fold_ev(state, e)
+	 * takes each event of the kinds in fold_kinds (1 << EV_Q, ...,
+	 * 1 << FOLD_ROW) in the stream's order, and fold_end(r, state)
+	 * returns its numbers (as build's; it may return state itself, or
+	 * free it and return NULL). Every fold runs in one pass. */
+	void *(*fold_begin)(const struct an_run *r);
+	void (*fold_ev)(void *state, const struct fold_ev *e);
+	void *(*fold_end)(const struct an_run *r, void *state);
+	unsigned fold_kinds;
 	/* The finding of one run from its numbers: what the cause cost there.
 	 * Returns 1, or 0 when the analyzer has nothing to say. */
 	int (*finding)(const struct an_run *r, const void *state,
@@ -106,12 +119,17 @@ struct an_opts {
 				    * figure the question is */
 };
 
-/* A task to run beside the analyzers' builds: fn(ctx, r) once, on one of
- * an_run_load_with()'s threads, with r->rd loaded; it may read r->rd and
- * write only its own ctx. (report's and compare's btt figures.) */
+/* A fold to run beside the analyzers' (report's and compare's btt
+ * figures): begin(ctx, r) with r->rd loaded, ev(ctx, e) for each event of
+ * the kinds in kinds (fold.h), end(ctx, r), in the analyzers' one pass
+ * over the events, on one of an_run_load_with()'s threads; it may write
+ * only its own ctx. */
 struct an_side {
-	void (*fn)(void *ctx, const struct an_run *r);
+	void (*begin)(void *ctx, const struct an_run *r);
+	void (*ev)(void *ctx, const struct fold_ev *e);
+	void (*end)(void *ctx, const struct an_run *r);
 	void *ctx;
+	unsigned kinds;
 };
 
 /* Loads run rv (rundata_load), accounts its time and builds every

@@ -55,6 +55,7 @@ int cmd_report(int argc, char **argv)
 	struct runview rv;
 	struct report r;
 	struct an_run *an;
+	struct an_side side;
 	struct finding f[AN_MAX];
 	struct emit e;
 	struct disk_profile model_buf;
@@ -96,9 +97,9 @@ int cmd_report(int argc, char **argv)
 	}
 	an = xcalloc(1, sizeof(*an));
 	/* the figures built beside the analyzers */
+	report_side(&r, &side);
 	if (an_run_load_with(an, &rv, &(struct an_opts){ .model = model },
-			     &(struct an_side){
-				     report_build_side, &r }, 2)) {
+			     &side, 2)) {
 		free(an);
 		runview_close(&rv);
 		return -1;

@@ -130,9 +130,10 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		struct run_figs *r = &c->rf[i];
 		struct an_opts o = { model, c->q.cmd_mask,
 				     c->q.reads ? FAM_READS : FAM_ALL };
+		struct an_side side;
 		/* the figures built beside the analyzers */
-		if (an_run_load_with(&r->an, &r->rv, &o, &(struct an_side){
-					     report_build_side, &r->rep }, 2))
+		report_side(&r->rep, &side);
+		if (an_run_load_with(&r->an, &r->rv, &o, &side, 2))
 			return -1;
 		if (group_by) {
 			group_of(r, group_by);

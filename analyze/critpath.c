@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyze/contig.h"
+#include "analyze/fold.h"
 #include "analyze/timeacct.h"
 #include "lib/emit.h"
 #include "lib/util.h"
@@ -755,41 +756,6 @@ static void on_c(struct walk *w, uint32_t row, const struct an_io *x)
 			w->nblocked--;
 			u->io_union_s += in_win(w->cp, u->io_since, w->now);
 		}
-	}
-}
-
-/* ---- the walk's order: a heap over every device's Q, D and C walks ---- */
-
-struct hnode {
-	int64_t t;
-	uint32_t row;
-	int kind, it;
-};
-
-static int hless(const struct hnode *a, const struct hnode *b)
-{
-	if (a->t != b->t)
-		return a->t < b->t;
-	if (a->row != b->row)
-		return a->row < b->row;
-	return a->kind < b->kind;
-}
-
-static void hdown(struct hnode *h, int n, int i)
-{
-	for (;;) {
-		int l = 2 * i + 1, r = l + 1, m = i;
-		struct hnode t;
-		if (l < n && hless(&h[l], &h[m]))
-			m = l;
-		if (r < n && hless(&h[r], &h[m]))
-			m = r;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
 	}
 }
 
@@ -1887,57 +1853,36 @@ static int user_sync(struct walk *w, const struct critpath *cp,
 static void walk_events(struct walk *w, const struct evorder *ord,
 			const struct life *lives, size_t nl)
 {
-	const struct rundata *rd = w->rd;
 	struct critpath *cp = w->cp;
-	struct hnode *h;
-	struct ev_it *its;
-	int nh = 0, nits;
+	struct fold f;
+	struct fold_ev e;
+	int64_t t;
 	size_t li = 0;
 
-	nits = (int)rd->ndevs * 3;
-	its = xcalloc(nits ? (size_t)nits : 1, sizeof(*its));
-	h = xcalloc(nits ? (size_t)nits : 1, sizeof(*h));
-	for (size_t k = 0; k < rd->ndevs; k++)
-		for (int kind = 0; kind < 3; kind++) {
-			struct ev_it *it = &its[k * 3 + (size_t)kind];
-			ev_it_init(it, ord, k, kind);
-			if (ev_it_next(it, &h[nh].row, &h[nh].t)) {
-				h[nh].kind = kind;
-				h[nh].it = (int)(k * 3 + (size_t)kind);
-				nh++;
-			}
-		}
-	for (int i = nh / 2 - 1; i >= 0; i--)
-		hdown(h, nh, i);
-	w->now = cp->t0 < (nh ? h[0].t : cp->t0) ? cp->t0 : (nh ? h[0].t : cp->t0);
+	fold_open(&f, w->rd, ord, 1u << EV_Q | 1u << EV_D | 1u << EV_C);
+	t = fold_peek(&f);
+	w->now = t == INT64_MAX || cp->t0 < t ? cp->t0 : t;
 	if (nl && lives[0].t < w->now)
 		w->now = lives[0].t;
-	while (nh || li < nl) {
-		struct an_io xb;
-		const struct an_io *x;
-		if (li < nl && (!nh || lives[li].t <= h[0].t)) {
+	for (;;) {
+		t = fold_peek(&f);
+		if (li < nl && (t == INT64_MAX || lives[li].t <= t)) {
 			advance(w, lives[li].t);
 			unit_life(w, lives[li].unit, lives[li].born);
 			li++;
 			continue;
 		}
-		advance(w, h[0].t);
-		x = rundata_io(rd, h[0].row, &xb);
-		if (h[0].kind == EV_Q)
-			on_q(w, h[0].row, x);
-		else if (h[0].kind == EV_D)
-			on_d(w, h[0].row, x);
+		if (!fold_next(&f, &e))
+			break;
+		advance(w, e.t);
+		if (e.kind == EV_Q)
+			on_q(w, e.row, e.io);
+		else if (e.kind == EV_D)
+			on_d(w, e.row, e.io);
 		else
-			on_c(w, h[0].row, x);
-		if (ev_it_next(&its[h[0].it], &h[0].row, &h[0].t))
-			hdown(h, nh, 0);
-		else {
-			h[0] = h[--nh];
-			hdown(h, nh, 0);
-		}
+			on_c(w, e.row, e.io);
 	}
-	free(its);
-	free(h);
+	fold_close(&f);
 }
 
 /* How many of the workload's processes shared a device: on each, the

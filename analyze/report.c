@@ -207,11 +207,27 @@ int report_build(struct report *r, const struct rundata *rd)
 	return 0;
 }
 
-void report_build_side(void *ctx, const struct an_run *a)
+static void side_begin(void *ctx, const struct an_run *a)
 {
-	report_build(ctx, &a->rd);
+	report_begin(ctx, a->rd.rv);
 }
 
+static void side_ev(void *ctx, const struct fold_ev *e)
+{
+	report_add(ctx, e->io);
+}
+
+static void side_end(void *ctx, const struct an_run *a)
+{
+	(void)a;
+	report_end(ctx);
+}
+
+void report_side(struct report *r, struct an_side *out)
+{
+	*out = (struct an_side){ side_begin, side_ev, side_end, r,
+				 1u << FOLD_ROW };
+}
 void report_free(struct report *r)
 {
 	for (size_t i = 0; i < r->ndev; i++) {

@@ -92,11 +92,10 @@ struct report {
 /* Fills r from rd's requests (rundata_load()). Returns 0. */
 int report_build(struct report *r, const struct rundata *rd);
 
-struct an_run;
-/* report_build() of an_run a's rows into the struct report at ctx: an
- * an_side (analyzer.h) task, so an_run_load_with() builds the figures
- * beside the analyzers. */
-void report_build_side(void *ctx, const struct an_run *a);
+struct an_side;
+/* report_build() as a fold beside an_run_load_with()'s analyzers, into
+ * r: *out becomes an an_side (analyzer.h) that takes each request once. */
+void report_side(struct report *r, struct an_side *out);
 
 /* report_build() a request at a time, for a caller that sees the rows as
  * they are written (analyze/summary.c): report_begin() clears r for run rv

@@ -1,0 +1,83 @@
+/* A run's requests as one stream of events in time order: each request's
+ * Q, D and C (when seen), every device's merged, by (time, request,
+ * kind). The critical path's walk reads it, and so do the analyzers that
+ * fold each request as it passes (analyzer.fold_*): state per process,
+ * device and request in flight, not per row. Today the stream is read from
+ * the run's rows (rundata) and their orders (evorder); its order is the one
+ * a stream of the store's requests gives (store order is by device, then
+ * id, so "request" in a tie is (device, id)). */
+#ifndef IOTAPE_FOLD_H
+#define IOTAPE_FOLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/evorder.h"
+#include "analyze/rundata.h"
+
+/* The kinds of event: EV_Q, EV_D, EV_C (evorder.h), and FOLD_ROW, each
+ * request once whether it has times or not (a requeued dispatch's row
+ * may have none), before its own events. FOLD_ROW events are not in time
+ * order with the others: a consumer of them must not depend on their
+ * order (sums, counts, unions it sorts). */
+enum { FOLD_ROW = EV_NKIND, FOLD_NKIND };
+
+struct fold_ev {
+	int kind;                  /* EV_Q, EV_D, EV_C or FOLD_ROW */
+	int64_t t;                 /* the event's time, ns on the events'
+				    * clock (FOLD_ROW: the request's Q, or
+				    * AN_NONE) */
+	uint32_t row;              /* the request's index in the run: a key
+				    * for state kept while it is in flight */
+	uint16_t devk;             /* its device's index in the run's table */
+	const struct an_io *io;    /* the request, whole; valid until the
+				    * next event */
+};
+
+struct fold_hnode {
+	int64_t t;
+	uint32_t row;
+	int kind, it;
+};
+
+/* A walk of the stream (fold_open(), fold_next(), fold_close()). */
+struct fold {
+	const struct rundata *rd;
+	unsigned kinds;
+	size_t next_row;           /* FOLD_ROW: the next row to give */
+	struct ev_it *its;         /* each device's walk of each time */
+	struct fold_hnode *h;      /* their next events, a binary heap */
+	int nh;
+	struct an_io buf;
+};
+
+/* Opens a walk of rd's events of the kinds in kinds (1 << EV_Q, ...,
+ * 1 << FOLD_ROW) from rd's rows and ord (built for those of EV_Q, EV_D,
+ * EV_C asked for). Aborts when memory runs out. */
+void fold_open(struct fold *f, const struct rundata *rd,
+	       const struct evorder *ord, unsigned kinds);
+
+/* The time of f's next event (its FOLD_ROW events first), INT64_MAX at
+ * the end: a caller that merges other things into the stream (the
+ * critical path's units' lives) compares with it. */
+int64_t fold_peek(const struct fold *f);
+
+/* The next event into *e. Returns 1, or 0 at the end. */
+int fold_next(struct fold *f, struct fold_ev *e);
+
+void fold_close(struct fold *f);
+
+/* A consumer of the stream: ev(ctx, e) for each event of the kinds in
+ * kinds. */
+struct fold_sink {
+	void (*ev)(void *ctx, const struct fold_ev *e);
+	void *ctx;
+	unsigned kinds;
+};
+
+/* Gives every event of rd (the kinds the sinks ask for) to each of the n
+ * sinks s that asks for its kind, in s's order: one pass for all. */
+void fold_run(const struct rundata *rd, const struct evorder *ord,
+	      const struct fold_sink *s, int n);
+
+#endif
