@@ -111,17 +111,27 @@ static void pressure(struct swap_state *s, const struct rundata *rd)
 	}
 }
 
-static void *swap_build(const struct an_run *r)
+/* The fold's state: the numbers, and the unions of the trace's waits as
+ * the Q events pass (by their starts, in order) */
+struct swap_fold {
+	struct swap_state s;        /* first: the numbers are the state */
+	const struct rundata *rd;
+	int64_t end;                /* a wait not seen to end ends here */
+	struct ta_run reads, direct, both;
+};
+
+static void *swap_begin(const struct an_run *r)
 {
 	const struct rundata *rd = &r->rd;
+	struct swap_fold *sf;
 	struct swap_state *s;
-	struct ta_iv *iv;
-	size_t nr = 0, nw = 0;
-	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns;
 
 	if (!rd->nvm && !rd->nswap && !rd->psi[RD_PSI_MEM_SOME].n)
 		return NULL;
-	s = xcalloc(1, sizeof(*s));
+	sf = xcalloc(1, sizeof(*sf));
+	sf->rd = rd;
+	sf->end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns;
+	s = &sf->s;
 	s->first_out_s = -1;
 	s->min_free_mb = -1;
 	s->mem_frozen = rd->nvm >= 2;
@@ -153,41 +163,46 @@ static void *swap_build(const struct an_run *r)
 		s->io_some_s = series_delta(&rd->psi[RD_PSI_IO_SOME], rd->t0,
 					    rd->t1) / 1e6;
 	}
-	/* swap reads from the front, direct-reclaim writes from the back, so
-	 * that the union of both is the whole array */
-	iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		if (!rundata_is_swap(rd, x->dev) || x->q == AN_NONE || !x->bytes)
-			continue;
-		if (!(x->flags & AN_WRITE)) {
-			s->swap_reads++;
-			iv[nr++] = (struct ta_iv){ x->q, x->c != AN_NONE ? x->c : end };
-		}
-	}
-	s->swapin_wait_s = ta_union_s(iv, nr);
 	s->mem_frozen = s->mem_frozen && s->out_mb + s->in_mb >= 1;
 	pressure(s, rd);
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		const char *comm;
-		if (!rundata_is_swap(rd, x->dev) || x->q == AN_NONE || !x->bytes ||
-		    !(x->flags & AN_WRITE))
-			continue;
-		s->swap_writes++;
-		comm = runview_comm(rd->rv, x->pid);
-		if (!comm || !strcmp(ta_role(comm), ""))
-			iv[rd->n - 1 - nw++] = (struct ta_iv){ x->q, x->c != AN_NONE
-								 ? x->c : end };
+	return sf;
+}
+
+/* Each bio with data on a swap device, at its Q: a read's Q to C is a
+ * task waiting for a swap-in; a write's, one issued in direct reclaim
+ * (by a process, not kswapd) */
+static void swap_ev(void *state, const struct fold_ev *e)
+{
+	struct swap_fold *sf = state;
+	const struct an_io *x = e->io;
+	int64_t c;
+
+	if (!x->bytes || !rundata_is_swap(sf->rd, x->dev))
+		return;
+	c = x->c != AN_NONE ? x->c : sf->end;
+	if (!(x->flags & AN_WRITE)) {
+		sf->s.swap_reads++;
+		ta_run_add(&sf->reads, x->q, c);
+		ta_run_add(&sf->both, x->q, c);
+	} else {
+		const char *comm = runview_comm(sf->rd->rv, x->pid);
+		sf->s.swap_writes++;
+		if (!comm || !strcmp(ta_role(comm), "")) {
+			ta_run_add(&sf->direct, x->q, c);
+			ta_run_add(&sf->both, x->q, c);
+		}
 	}
-	s->direct_wait_s = ta_union_s(iv + rd->n - nw, nw);
-	/* the reads again at the front, beside the writes: both at once */
-	memmove(iv + rd->n - nw - nr, iv, nr * sizeof(*iv));
-	s->trace_wait_s = ta_union_s(iv + rd->n - nw - nr, nr + nw);
-	free(iv);
-	return s;
+}
+
+static void *swap_end(const struct an_run *r, void *state)
+{
+	struct swap_fold *sf = state;
+
+	(void)r;
+	sf->s.swapin_wait_s = ta_run_end(&sf->reads);
+	sf->s.direct_wait_s = ta_run_end(&sf->direct);
+	sf->s.trace_wait_s = ta_run_end(&sf->both);
+	return sf;
 }
 
 static int swap_finding(const struct an_run *r, const void *state,
@@ -337,7 +352,10 @@ static void swap_release(void *state)
 
 const struct analyzer an_swap = {
 	.name = "swap",
-	.build = swap_build,
+	.fold_begin = swap_begin,
+	.fold_ev = swap_ev,
+	.fold_end = swap_end,
+	.fold_kinds = 1u << EV_Q,
 	.finding = swap_finding,
 	.emit = swap_emit,
 	.release = swap_release,

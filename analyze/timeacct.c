@@ -85,40 +85,6 @@ double ta_overlap_s(const struct ta_iv *iv, size_t n, int64_t lo, int64_t hi)
 	return s / 1e9;
 }
 
-/* A union of intervals given by their starts in order, summed as
- * ta_union_s() sums it (the same merged intervals, in the same order):
- * no array. */
-struct ta_run {
-	int64_t a, b;
-	int open;
-	double s;
-};
-
-static void run_add(struct ta_run *u, int64_t a, int64_t b)
-{
-	if (u->open && a <= u->b) {
-		if (b > u->b)
-			u->b = b;
-		return;
-	}
-	if (u->open)
-		u->s += (double)(u->b - u->a);
-	u->a = a;
-	u->b = b;
-	u->open = 1;
-}
-
-/* The union's length, seconds; u starts empty again. */
-static double run_end(struct ta_run *u)
-{
-	double s = u->s;
-
-	if (u->open)
-		s += (double)(u->b - u->a);
-	memset(u, 0, sizeof(*u));
-	return s / 1e9;
-}
-
 /* Splits one bio's Q2C into stages (timeacct.h); 0 when it lacks Q, D or
  * C or its times run backwards (a clock step). */
 static int bio_stages(const struct an_io *x, int64_t st[TA_NSTAGE])
@@ -220,8 +186,8 @@ static double busy_of(const struct rundata *rd, const struct evorder *ord,
 	ev_it_init(&it, ord, dk, EV_D);
 	while (ev_it_next(&it, &i, &d))
 		if (dc_counts(rd, i, 0))
-			run_add(&u, d, rundata_c(rd, i));
-	return run_end(&u);
+			ta_run_add(&u, d, rundata_c(rd, i));
+	return ta_run_end(&u);
 }
 
 /* The most of device dk's dispatches (dc_counts()) in flight at once: D
@@ -445,18 +411,18 @@ static void row_unions(struct ta_row *rows, size_t n, const struct rundata *rd,
 		int64_t c = rundata_c(rd, i), to = rows[k].last_c;
 		if ((rundata_flags(rd, i) & (AN_FLUSH | AN_FUA)) && c != AN_NONE &&
 		    c >= q)
-			run_add(&u[k][1], q, c);
+			ta_run_add(&u[k][1], q, c);
 		if (c == AN_NONE || c < q) {
 			if (to == INT64_MIN)
 				to = end;
 			c = to > q ? to : q;
 		}
-		run_add(&u[k][0], q, c);
+		ta_run_add(&u[k][0], q, c);
 	}
 	for (size_t k = 0; k < n; k++) {
 		struct ta_row *r = &rows[k];
-		r->waited_s = run_end(&u[k][0]);
-		r->flush_waited_s = run_end(&u[k][1]);
+		r->waited_s = ta_run_end(&u[k][0]);
+		r->flush_waited_s = ta_run_end(&u[k][1]);
 		if (r->first_q == INT64_MAX)
 			r->first_q = 0;
 		if (r->last_c == INT64_MIN)

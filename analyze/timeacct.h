@@ -174,6 +174,43 @@ size_t ta_merge(struct ta_iv *iv, size_t n);
  * by ta_merge()). */
 double ta_union_s(struct ta_iv *iv, size_t n);
 
+/* A union of intervals given one at a time by their starts in order
+ * (a stream's Q events, say), summed as ta_union_s() sums it (the same
+ * merged intervals, in the same order, to the same double): no array.
+ * Starts zeroed; ta_run_add() adds [a, b], ta_run_end() returns the
+ * length in seconds and empties u. */
+struct ta_run {
+	int64_t a, b;
+	int open;
+	double s;
+};
+
+static inline void ta_run_add(struct ta_run *u, int64_t a, int64_t b)
+{
+	if (u->open && a <= u->b) {
+		if (b > u->b)
+			u->b = b;
+		return;
+	}
+	if (u->open)
+		u->s += (double)(u->b - u->a);
+	u->a = a;
+	u->b = b;
+	u->open = 1;
+}
+
+static inline double ta_run_end(struct ta_run *u)
+{
+	double s = u->s;
+
+	if (u->open)
+		s += (double)(u->b - u->a);
+	u->a = u->b = 0;
+	u->open = 0;
+	u->s = 0;
+	return s / 1e9;
+}
+
 /* The length, in seconds, of the part of [lo, hi] that merged intervals
  * iv[0..n) cover. */
 double ta_overlap_s(const struct ta_iv *iv, size_t n, int64_t lo, int64_t hi);

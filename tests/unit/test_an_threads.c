@@ -124,6 +124,7 @@ static char *report_json(const char *run, int threads)
 {
 	struct runview rv;
 	struct report r;
+	struct an_side side;
 	struct an_run *an = calloc(1, sizeof(*an));
 	struct finding f[AN_MAX];
 	struct emit e;
@@ -135,8 +136,8 @@ static char *report_json(const char *run, int threads)
 	assert_non_null(an);
 	assert_non_null(fp);
 	assert_int_equal(runview_open(&rv, db, run), 0);
-	assert_int_equal(an_run_load_with(an, &rv, NULL, &(struct an_side){
-						  report_build_side, &r }, threads), 0);
+	report_side(&r, &side);
+	assert_int_equal(an_run_load_with(an, &rv, NULL, &side, threads), 0);
 	nf = an_run_findings(an, f, AN_MAX, NULL);
 	emit_init(&e, fp, 1);
 	report_emit(&r, &e, 20, an, f, nf);
