@@ -67,126 +67,115 @@ static int band_of(uint64_t dist)
 									    : 3;
 }
 
-/* A walk over one device's dispatches with a distance (btt's D2D seek),
- * in D order (then row): no array of them. */
-struct disp_walk {
-	const struct rundata *rd;
-	struct ev_it it;
+/* One device's dispatches with a distance (btt's D2D seek) as the D
+ * events pass, in D order (then row): the pattern's numbers and the fit's
+ * histograms, no array of them (but the modelled disk's requests, with
+ * --model). The fit sees each dispatch with the next one's D (was
+ * nothing else in flight?), so it lags the stream by one. */
+struct seek_acc {
+	/* pattern() */
+	struct hist dist;
+	double sw_sum, same_sum;
+	uint64_t sw, same, n, long_seeks;
+	uint32_t pids[64], prev;
+	uint64_t pc[64];
+	int np;
+	/* fit() */
+	struct hist bh[2][SIZE_CLASSES][NBANDS];
+	struct hist far[2][SIZE_CLASSES];
+	uint64_t nfar[2][SIZE_CLASSES];
+	int64_t maxc;
+	struct an_io pend;          /* the dispatch before (have_pend) */
+	int have_pend;
+	/* model_dev(): the dispatches on the modelled disk */
+	struct model_req *rq;
+	size_t nrq, rqcap;
 };
 
-static void disp_start(struct disp_walk *w, const struct an_run *r, size_t dk)
+struct seek_fold {
+	const struct an_run *r;
+	struct seek_acc *acc;       /* by the run's device index */
+};
+
+/* Pattern numbers of dispatch x (the stream's next on its device). */
+static void pattern_add(struct seek_acc *a, const struct an_io *x)
 {
-	w->rd = &r->rd;
-	ev_it_init(&w->it, &r->ord, dk, EV_D);
-}
+	uint64_t ad = (uint64_t)llabs(x->seek);
+	int k;
 
-/* The next dispatch's row; 0 at the end. */
-static int disp_next(struct disp_walk *w, uint32_t *row)
-{
-	int64_t d;
-
-	while (ev_it_next(&w->it, row, &d))
-		if ((rundata_flags(w->rd, *row) & (AN_HEAD | AN_HAS_SEEK)) ==
-		    (AN_HEAD | AN_HAS_SEEK) && rundata_dbytes(w->rd, *row))
-			return 1;
-	return 0;
-}
-
-/* Pattern numbers of one device's dispatches (walk w); returns how many
- * there are. */
-static size_t pattern(struct seek_dev *s, struct disp_walk *w)
-{
-	struct hist dist = { 0 };
-	double sw_sum = 0, same_sum = 0;
-	uint64_t sw = 0, same = 0;
-	uint32_t pids[64], prev = 0, row;
-	uint64_t pc[64] = { 0 };
-	int np = 0;
-	size_t n = 0;
-
-	for (size_t i = 0; disp_next(w, &row); i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(w->rd, row, &xb);
-		uint64_t ad = (uint64_t)llabs(x->seek);
-		int k;
-		n++;
-		hist_add(&dist, ad);
-		s->long_seeks += ad > NEAR_SECTORS;
-		for (k = 0; k < np && pids[k] != x->pid; k++)
-			;
-		if (k == np && np < 64)
-			pids[np++] = x->pid;
-		if (k < 64)
-			pc[k]++;
-		if (i && x->pid != prev) {
-			sw++;
-			sw_sum += (double)ad;
-		} else if (i) {
-			same++;
-			same_sum += (double)ad;
-		}
-		prev = x->pid;
+	hist_add(&a->dist, ad);
+	a->long_seeks += ad > NEAR_SECTORS;
+	for (k = 0; k < a->np && a->pids[k] != x->pid; k++)
+		;
+	if (k == a->np && a->np < 64)
+		a->pids[a->np++] = x->pid;
+	if (k < 64)
+		a->pc[k]++;
+	if (a->n && x->pid != a->prev) {
+		a->sw++;
+		a->sw_sum += (double)ad;
+	} else if (a->n) {
+		a->same++;
+		a->same_sum += (double)ad;
 	}
+	a->prev = x->pid;
+	a->n++;
+}
+
+/* The pattern of one device's dispatches; returns how many. */
+static size_t pattern_end(struct seek_dev *s, struct seek_acc *a)
+{
+	size_t n = a->n;
+
 	s->dispatches = n;
-	s->mean = hist_mean(&dist);
-	s->median = hist_pct(&dist, 50);
-	s->switch_frac = n > 1 ? (double)sw / (double)(n - 1) : 0;
-	s->switch_dist = sw ? sw_sum / (double)sw : 0;
-	s->same_dist = same ? same_sum / (double)same : 0;
-	for (int k = 0; k < np; k++)
-		s->streams += pc[k] * 10 >= n;
+	s->long_seeks = a->long_seeks;
+	s->mean = hist_mean(&a->dist);
+	s->median = hist_pct(&a->dist, 50);
+	s->switch_frac = n > 1 ? (double)a->sw / (double)(n - 1) : 0;
+	s->switch_dist = a->sw ? a->sw_sum / (double)a->sw : 0;
+	s->same_dist = a->same ? a->same_sum / (double)a->same : 0;
+	for (int k = 0; k < a->np; k++)
+		s->streams += a->pc[k] * 10 >= n;
 	s->interleaved = s->streams >= 2 && s->switch_frac > 0.25 &&
 			 s->switch_dist > 4 * fmax(s->same_dist, NEAR_SECTORS);
-	hist_free(&dist);
 	return n;
+}
+
+/* The fit's part of dispatch x, next_d the D of the device's next
+ * dispatch (more 0: none): D2C by distance from dispatches alone on the
+ * device (nothing else in flight from their D to their C): on a device
+ * that serves one request at a time (a loop device's worker, a disk
+ * without a queue) a dispatch behind another process's waits for it, and
+ * that wait, not the seek, would grow with the distance of a switch.
+ * Every far dispatch is counted for the cost. */
+static void fit_add(struct seek_acc *a, const struct an_io *x, int more,
+		    int64_t next_d)
+{
+	int w = !!(x->flags & AN_WRITE), sc = size_class(x->dbytes), alone;
+	uint64_t ad = (uint64_t)llabs(x->seek);
+
+	if (x->c == AN_NONE || x->c < x->d)
+		return;
+	alone = a->maxc <= x->d && (!more || next_d >= x->c);
+	a->maxc = x->c > a->maxc ? x->c : a->maxc;
+	if (ad > NEAR_SECTORS)
+		a->nfar[w][sc]++;
+	if (!alone)
+		return;
+	hist_add(&a->bh[w][sc][band_of(ad)], (uint64_t)(x->c - x->d));
+	if (ad > NEAR_SECTORS)
+		hist_add(&a->far[w][sc], (uint64_t)(x->c - x->d));
 }
 
 /* The cost: per (direction, size) class, far dispatches' median D2C above
  * near ones', times their number. */
-static void fit(struct seek_dev *s, struct disp_walk *wk)
+static void fit_end(struct seek_dev *s, struct seek_acc *a)
 {
-	const struct rundata *rd = wk->rd;
-	uint32_t row, next;
-	int more = disp_next(wk, &next);
-	struct hist (*bh)[SIZE_CLASSES][NBANDS] = xcalloc(2, sizeof(*bh));
-	struct hist (*far)[SIZE_CLASSES] = xcalloc(2, sizeof(*far));
-	uint64_t (*nfar)[SIZE_CLASSES] = xcalloc(2, sizeof(*nfar));
 	uint64_t best = 0;
-	int64_t maxc = INT64_MIN;
 
-	/* D2C by distance from dispatches alone on the device (nothing else in
-	 * flight from their D to their C): on a device that serves one request
-	 * at a time (a loop device's worker, a disk without a queue) a
-	 * dispatch behind another process's waits for it, and that wait, not
-	 * the seek, would grow with the distance of a switch. Every far
-	 * dispatch is counted for the cost. */
-	while (more) {
-		struct an_io xb;
-		const struct an_io *x;
-		int w, sc, alone;
-		uint64_t ad;
-		/* each with the next one (nothing else in flight?) */
-		row = next;
-		more = disp_next(wk, &next);
-		x = rundata_io(rd, row, &xb);
-		w = !!(x->flags & AN_WRITE);
-		sc = size_class(x->dbytes);
-		ad = (uint64_t)llabs(x->seek);
-		if (x->c == AN_NONE || x->c < x->d)
-			continue;
-		alone = maxc <= x->d && (!more || rundata_d(rd, next) >= x->c);
-		maxc = x->c > maxc ? x->c : maxc;
-		if (ad > NEAR_SECTORS)
-			nfar[w][sc]++;
-		if (!alone)
-			continue;
-		hist_add(&bh[w][sc][band_of(ad)], (uint64_t)(x->c - x->d));
-		if (ad > NEAR_SECTORS)
-			hist_add(&far[w][sc], (uint64_t)(x->c - x->d));
-	}
 	for (int w = 0; w < 2; w++)
 		for (int sc = 0; sc < SIZE_CLASSES; sc++) {
-			struct hist *nh = &bh[w][sc][0], *fh = &far[w][sc];
+			struct hist *nh = &a->bh[w][sc][0], *fh = &a->far[w][sc];
 			double mn, mf;
 			if (nh->n < MIN_N || fh->n < MIN_N)
 				continue;
@@ -199,7 +188,7 @@ static void fit(struct seek_dev *s, struct disp_walk *wk)
 			 * 20 us more than near ones of the same size */
 			if (mf > 1.25 * mn && mf - mn > 20000) {
 				s->measurable = 1;
-				s->cost_s += (double)nfar[w][sc] * (mf - mn) / 1e9;
+				s->cost_s += (double)a->nfar[w][sc] * (mf - mn) / 1e9;
 			}
 			if (fh->n > best) {
 				best = fh->n;
@@ -207,51 +196,49 @@ static void fit(struct seek_dev *s, struct disp_walk *wk)
 				s->fit_size = sc;
 				s->extra_us = (mf - mn) / 1e3;
 				for (int b = 0; b < NBANDS; b++) {
-					s->band_n[b] = bh[w][sc][b].n;
-					s->band_us[b] = hist_pct(&bh[w][sc][b], 50) / 1e3;
+					s->band_n[b] = a->bh[w][sc][b].n;
+					s->band_us[b] = hist_pct(&a->bh[w][sc][b], 50) / 1e3;
 				}
 			}
 		}
-	for (int w = 0; w < 2; w++)
-		for (int sc = 0; sc < SIZE_CLASSES; sc++) {
-			for (int b = 0; b < NBANDS; b++)
-				hist_free(&bh[w][sc][b]);
-			hist_free(&far[w][sc]);
-		}
-	free(bh);
-	free(far);
-	free(nfar);
 }
 
-/* The n dispatches of walk wk (in D order) on a fresh disk of profile p,
- * open loop at their own D times (model_device_times()): their mechanism
- * time, and what of it was not positioning: each one's command overhead
- * and media transfer at its zone's rate (what it costs streaming, the head
- * already there). Sectors past the modelled disk's end wrap. */
-static void model_dev(struct seek_dev *s, struct disp_walk *wk, size_t n,
+/* Dispatch x as a request to the modelled disk of profile p, the nrq-th
+ * of its device. Sectors past the modelled disk's end wrap. */
+static void model_add(struct seek_acc *a, const struct an_io *x,
 		      const struct disk_profile *p)
 {
-	struct model_req *rq = xmalloc(n * sizeof(*rq));
-	uint32_t row;
-	int64_t *svc = xmalloc(n * sizeof(*svc));
-	int64_t *d2c = xmalloc(n * sizeof(*d2c));
 	uint64_t cap = p->capacity_sectors;
+	uint32_t sec = x->dbytes / 512 ? x->dbytes / 512 : 1;
+
+	if (sec >= cap)
+		sec = (uint32_t)(cap / 2);
+	if (a->nrq == a->rqcap) {
+		a->rqcap = a->rqcap ? 2 * a->rqcap : 1024;
+		a->rq = xrealloc(a->rq, a->rqcap * sizeof(*a->rq));
+	}
+	a->rq[a->nrq] = (struct model_req){
+		.lba = x->dsector % (cap - sec), .sectors = sec,
+		.op = (x->flags & AN_WRITE) ? MOP_WRITE : MOP_READ,
+		.tag = (uint32_t)a->nrq, .arrive_ns = x->d,
+	};
+	a->nrq++;
+}
+
+/* The n dispatches rq of one device (in D order) on a fresh disk of
+ * profile p, open loop at their own D times (model_device_times()): their
+ * mechanism time, and what of it was not positioning: each one's command
+ * overhead and media transfer at its zone's rate (what it costs
+ * streaming, the head already there). */
+static void model_dev(struct seek_dev *s, const struct model_req *rq,
+		      size_t n, const struct disk_profile *p)
+{
+	int64_t *svc = xmalloc((n ? n : 1) * sizeof(*svc));
+	int64_t *d2c = xmalloc((n ? n : 1) * sizeof(*d2c));
 	struct disk_model *m = NULL;
 	char err[256];
 	double t = 0, xfer = 0;
 
-	for (size_t i = 0; i < n && disp_next(wk, &row); i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(wk->rd, row, &xb);
-		uint32_t sec = x->dbytes / 512 ? x->dbytes / 512 : 1;
-		if (sec >= cap)
-			sec = (uint32_t)(cap / 2);
-		rq[i] = (struct model_req){
-			.lba = x->dsector % (cap - sec), .sectors = sec,
-			.op = (x->flags & AN_WRITE) ? MOP_WRITE : MOP_READ,
-			.tag = (uint32_t)i, .arrive_ns = x->d,
-		};
-	}
 	if (model_device_times(p, rq, n, svc, d2c, err, sizeof(err)) ||
 	    !(m = model_new(p, 0, 1, err, sizeof(err))))
 		goto out;
@@ -268,36 +255,77 @@ out:
 	model_free(m);
 	free(svc);
 	free(d2c);
-	free(rq);
 }
 
-static void *seek_build(const struct an_run *r)
+static void *seek_begin(const struct an_run *r)
+{
+	struct seek_fold *f;
+
+	if (!r->rd.n)
+		return NULL;
+	f = xcalloc(1, sizeof(*f));
+	f->r = r;
+	f->acc = xcalloc(r->rd.ndevs ? r->rd.ndevs : 1, sizeof(*f->acc));
+	for (size_t k = 0; k < r->rd.ndevs; k++)
+		f->acc[k].maxc = INT64_MIN;
+	return f;
+}
+
+/* Each dispatch with a distance, at its D. */
+static void seek_ev(void *state, const struct fold_ev *e)
+{
+	struct seek_fold *f = state;
+	struct seek_acc *a = &f->acc[e->devk];
+	const struct an_io *x = e->io;
+
+	if ((x->flags & (AN_HEAD | AN_HAS_SEEK)) != (AN_HEAD | AN_HAS_SEEK) ||
+	    !x->dbytes)
+		return;
+	pattern_add(a, x);
+	if (a->have_pend)
+		fit_add(a, &a->pend, 1, x->d);
+	a->pend = *x;
+	a->have_pend = 1;
+	if (f->r->model)
+		model_add(a, x, f->r->model);
+}
+
+static void acc_free(struct seek_acc *a)
+{
+	hist_free(&a->dist);
+	for (int w = 0; w < 2; w++)
+		for (int sc = 0; sc < SIZE_CLASSES; sc++) {
+			for (int b = 0; b < NBANDS; b++)
+				hist_free(&a->bh[w][sc][b]);
+			hist_free(&a->far[w][sc]);
+		}
+	free(a->rq);
+}
+
+static void *seek_end(const struct an_run *r, void *state)
 {
 	const struct rundata *rd = &r->rd;
-	struct seek_state *s;
-	size_t nh;
+	struct seek_fold *f = state;
+	struct seek_state *s = xcalloc(1, sizeof(*s));
 
-	if (!rd->n)
-		return NULL;
-	s = xcalloc(1, sizeof(*s));
+	for (size_t k = 0; k < rd->ndevs; k++)
+		if (f->acc[k].have_pend)
+			fit_add(&f->acc[k], &f->acc[k].pend, 0, 0);
+	/* the devices in the accounting's order */
 	for (size_t k = 0; k < r->ta.ndev; k++) {
 		uint32_t dev = r->ta.devs[k].dev;
-		size_t dk = (size_t)rundata_dev_index(rd, dev);
+		struct seek_acc *a = &f->acc[rundata_dev_index(rd, dev)];
 		struct seek_dev *sd;
-		struct disp_walk w;
 		s->d = xrealloc(s->d, (size_t)(s->n + 1) * sizeof(*s->d));
 		sd = &s->d[s->n];
 		memset(sd, 0, sizeof(*sd));
 		sd->dev = dev;
-		disp_start(&w, r, dk);
-		if ((nh = pattern(sd, &w)) < 2)
+		if (pattern_end(sd, a) < 2)
 			continue;       /* not one with two dispatches */
 		s->n++;
-		disp_start(&w, r, dk);
-		fit(sd, &w);
+		fit_end(sd, a);
 		if (r->model) {
-			disp_start(&w, r, dk);
-			model_dev(sd, &w, nh, r->model);
+			model_dev(sd, a->rq, a->nrq, r->model);
 			if (sd->modelled)
 				sd->cost_s = fmax(0, sd->model_s - sd->model_seq_s);
 		}
@@ -306,6 +334,10 @@ static void *seek_build(const struct an_run *r)
 		     sd->long_seeks > s->d[s->worst].long_seeks))
 			s->worst = s->n - 1;
 	}
+	for (size_t k = 0; k < rd->ndevs; k++)
+		acc_free(&f->acc[k]);
+	free(f->acc);
+	free(f);
 	if (!s->n) {
 		free(s->d);     /* the slot of a device with too few */
 		free(s);
@@ -517,7 +549,10 @@ static void seek_mix_title(const struct cp_diff *d, const struct an_run *x,
 
 const struct analyzer an_seek = {
 	.name = "seek",
-	.build = seek_build,
+	.fold_begin = seek_begin,
+	.fold_ev = seek_ev,
+	.fold_end = seek_end,
+	.fold_kinds = 1u << EV_D,
 	.finding = seek_finding,
 	.emit = seek_emit,
 	.release = seek_release,
