@@ -44,81 +44,30 @@ struct fair_state {
 	int n, worst;
 };
 
-/* starvation()'s merge keeps the bios of one process with a Q and data */
-struct pev_ctx {
-	const struct rundata *rd;
-	uint32_t pid;
+/* What the fold keeps of one process of a device's share (a comp): its
+ * longest stretch with I/O queued and none completing, and its bytes
+ * completed in the window's ranges. */
+struct comp_acc {
+	int out;                  /* its bios queued, not completed */
+	int64_t open_at;          /* since the last Q or C that opened or
+				   * moved the stretch */
+	uint32_t *never;          /* its bios that never complete, by row:
+				   * they end at the run's end */
+	size_t nnever, capnever;
+	double b_win, b_left, b_after;   /* bytes completed in [w0, w1),
+					  * [w0, last C], (w1, last C] */
+	int64_t last_c;
 };
 
-static int keep_pid(const void *ctx, uint32_t i, int rank)
-{
-	const struct pev_ctx *c = ctx;
-
-	(void)rank;
-	return rundata_pid(c->rd, i) == c->pid && rundata_bytes(c->rd, i) &&
-	       rundata_q(c->rd, i) != AN_NONE;
-}
-
-/* The longest stretch with I/O of pid on dev queued and none completing:
- * its bios' Q and C (at the run's end when never completed) by time, at
- * one time by bio, a bio's Q before its C. */
-static void starvation(const struct an_run *r, uint32_t pid, uint32_t dev,
-		       struct comp *c)
-{
-	const struct rundata *rd = &r->rd;
-	size_t dk = (size_t)rundata_dev_index(rd, dev);
-	size_t i0 = rd->dev_first[dk], i1 = rd->dev_first[dk + 1], nn = 0, cap = 0;
-	uint32_t *never = NULL, ev;
-	struct pev_ctx ctx = { rd, pid };
-	struct ev_it it[3];
-	struct ev_merge m;
-	int out = 0, kind;
-	int64_t open_at = 0, end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns, t;
-
-	for (size_t i = i0; i < i1; i++)
-		if (rundata_c(rd, i) == AN_NONE && keep_pid(&ctx, (uint32_t)i, 0)) {
-			if (nn == cap) {
-				cap = cap ? 2 * cap : 16;
-				never = xrealloc(never, cap * sizeof(*never));
-			}
-			never[nn++] = (uint32_t)i;
-		}
-	ev_it_init(&it[0], &r->ord, dk, EV_Q);
-	ev_it_init(&it[1], &r->ord, dk, EV_C);
-	ev_it_fixed(&it[2], rd, never, nn, end);
-	ev_merge_init(&m, it, 3, keep_pid, &ctx);
-	while (ev_merge_next(&m, &ev, &t, &kind)) {
-		if (!kind) {
-			if (out++ == 0)
-				open_at = t;
-			continue;
-		}
-		if ((double)(t - open_at) / 1e9 > c->starve_s) {
-			c->starve_s = (double)(t - open_at) / 1e9;
-			c->starve_at_s = rundata_at_s(rd, open_at);
-		}
-		open_at = t;
-		out--;
-	}
-	free(never);
-}
-
-/* Bytes of pid on dev completed in [lo, hi). */
-static double done_mb(const struct rundata *rd, uint32_t pid, uint32_t dev,
-		      int64_t lo, int64_t hi)
-{
-	size_t dk = (size_t)rundata_dev_index(rd, dev);
-	double b = 0;
-
-	for (size_t i = rd->dev_first[dk]; i < rd->dev_first[dk + 1]; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		if (x->pid == pid && x->dev == dev && x->q != AN_NONE &&
-		    x->c != AN_NONE && x->c >= lo && x->c < hi)
-			b += x->bytes;
-	}
-	return b / 1e6;
-}
+struct fair_fold {
+	struct fair_state *s;
+	const struct rundata *rd;
+	int64_t end;              /* the run's end */
+	int *of_dev;              /* s->d's index of each device, or -1 */
+	int64_t *w0, *w1;         /* each device's window (ns) */
+	int *windowed;            /* each device's comps overlapped */
+	struct comp_acc (*acc)[MAX_COMP];
+};
 
 static int cmp_comp(const void *a, const void *b)
 {
@@ -129,13 +78,18 @@ static int cmp_comp(const void *a, const void *b)
 	return (x->bytes_mb < y->bytes_mb) - (x->bytes_mb > y->bytes_mb);
 }
 
-static void one_dev(const struct an_run *r, struct fair_dev *fd)
+/* One device's comps from the time accounting (each process's share of
+ * the device's bytes and how busy it kept it), the I/O-bound first, and
+ * the window they all were active (*w0, *w1); returns 1 when two or more
+ * were bound and overlapped (the fold then measures their rates). */
+static int dev_begin(const struct an_run *r, struct fair_dev *fd,
+		     int64_t *w0, int64_t *w1)
 {
-	const struct rundata *rd = &r->rd;
 	const struct timeacct *ta = &r->ta;
-	double dev_mb = 0, sum = 0, sum2 = 0, req;
-	int64_t w0 = INT64_MIN, w1 = INT64_MAX;
+	double dev_mb = 0;
 
+	*w0 = INT64_MIN;
+	*w1 = INT64_MAX;
 	fd->slow = -1;
 	for (size_t i = 0; i < ta->nrows; i++)
 		if (ta->rows[i].dev == fd->dev)
@@ -152,28 +106,149 @@ static void one_dev(const struct an_run *r, struct fair_dev *fd)
 		c->bytes_mb = (double)t->bytes / 1e6;
 		c->busy_frac = span > 0 ? t->waited_s / span : 0;
 		c->i2d_s = ta_stage_waited_s(t, TA_I2D) + ta_stage_waited_s(t, TA_Q2G);
-		starvation(r, t->pid, t->dev, c);
 	}
 	qsort(fd->c, (size_t)fd->ncomp, sizeof(fd->c[0]), cmp_comp);
 	for (int k = 0; k < fd->ncomp && fd->c[k].busy_frac >= BOUND_FRAC; k++)
 		fd->nbound++;
 	if (fd->nbound < 2)
-		return;
+		return 0;
 	for (int k = 0; k < fd->nbound; k++) {
 		const struct ta_row *t = timeacct_row(ta, fd->c[k].pid, fd->dev);
-		if (t->first_q > w0)
-			w0 = t->first_q;
-		if (t->last_c < w1)
-			w1 = t->last_c;
+		if (t->first_q > *w0)
+			*w0 = t->first_q;
+		if (t->last_c < *w1)
+			*w1 = t->last_c;
 	}
-	if (w1 - w0 < 50000000)
-		return;      /* they hardly overlapped */
-	fd->w0_s = rundata_at_s(rd, w0);
-	fd->w1_s = rundata_at_s(rd, w1);
-	for (int k = 0; k < fd->nbound; k++) {
-		struct comp *c = &fd->c[k];
-		c->rate_mb_s = done_mb(rd, c->pid, fd->dev, w0, w1) /
-			       ((double)(w1 - w0) / 1e9);
+	return *w1 - *w0 >= 50000000;   /* else they hardly overlapped */
+}
+
+/* A Q, C or (at the run's end, never completed) end of comp c's bios at
+ * t: the longest stretch with its I/O queued and none completing
+ * (starve_s, from starve_at_s). */
+static void starve_at(const struct rundata *rd, struct comp *c,
+		      struct comp_acc *a, int is_q, int64_t t)
+{
+	if (is_q) {
+		if (a->out++ == 0)
+			a->open_at = t;
+		return;
+	}
+	if ((double)(t - a->open_at) / 1e9 > c->starve_s) {
+		c->starve_s = (double)(t - a->open_at) / 1e9;
+		c->starve_at_s = rundata_at_s(rd, a->open_at);
+	}
+	a->open_at = t;
+	a->out--;
+}
+
+/* The ends at the run's end, before an event at (t, row) (all of them:
+ * t INT64_MAX): the order a merge of the bios' Q, C and the never
+ * completed at the end, by (time, row), gives. */
+static void never_before(struct fair_fold *f, struct comp *c,
+			 struct comp_acc *a, int64_t t, uint32_t row)
+{
+	size_t k = 0;
+
+	while (k < a->nnever && (f->end < t || (f->end == t &&
+						 a->never[k] < row)))
+		starve_at(f->rd, c, a, 0, f->end), k++;
+	if (k) {
+		memmove(a->never, a->never + k, (a->nnever - k) * sizeof(*a->never));
+		a->nnever -= k;
+	}
+}
+
+static void *fair_begin(const struct an_run *r)
+{
+	const struct rundata *rd = &r->rd;
+	struct fair_fold *f;
+	struct fair_state *s;
+
+	if (!rd->n || !r->ta.ndev)
+		return NULL;
+	f = xcalloc(1, sizeof(*f));
+	f->s = s = xcalloc(1, sizeof(*s));
+	f->rd = rd;
+	f->end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns;
+	s->d = xcalloc(r->ta.ndev, sizeof(*s->d));
+	f->of_dev = xmalloc((rd->ndevs ? rd->ndevs : 1) * sizeof(*f->of_dev));
+	for (size_t k = 0; k < rd->ndevs; k++)
+		f->of_dev[k] = -1;
+	f->w0 = xcalloc(r->ta.ndev, sizeof(*f->w0));
+	f->w1 = xcalloc(r->ta.ndev, sizeof(*f->w1));
+	f->windowed = xcalloc(r->ta.ndev, sizeof(*f->windowed));
+	f->acc = xcalloc(r->ta.ndev, sizeof(*f->acc));
+	for (size_t k = 0; k < r->ta.ndev; k++) {
+		struct fair_dev *fd = &s->d[s->n++];
+		int dk;
+		fd->dev = r->ta.devs[k].dev;
+		f->windowed[k] = dev_begin(r, fd, &f->w0[k], &f->w1[k]);
+		if ((dk = rundata_dev_index(rd, fd->dev)) >= 0)
+			f->of_dev[dk] = (int)k;
+		for (int j = 0; j < fd->ncomp; j++)
+			f->acc[k][j].last_c = timeacct_row(&r->ta, fd->c[j].pid,
+							   fd->dev)->last_c;
+	}
+	return f;
+}
+
+/* Each bio with a Q and data of a comp, at its Q and its C. */
+static void fair_ev(void *state, const struct fold_ev *e)
+{
+	struct fair_fold *f = state;
+	const struct an_io *x = e->io;
+	struct fair_dev *fd;
+	struct comp_acc *a;
+	int k = f->of_dev[e->devk], j;
+
+	if (k < 0 || x->q == AN_NONE)
+		return;
+	fd = &f->s->d[k];
+	for (j = 0; j < fd->ncomp && fd->c[j].pid != x->pid; j++)
+		;
+	if (j == fd->ncomp)
+		return;
+	a = &f->acc[k][j];
+	if (e->kind == EV_C && j < fd->nbound && f->windowed[k]) {
+		if (x->c >= f->w0[k] && x->c < f->w1[k])
+			a->b_win += x->bytes;
+		if (x->c >= f->w0[k] && x->c <= a->last_c)
+			a->b_left += x->bytes;
+		if (x->c >= f->w1[k] && x->c <= a->last_c)
+			a->b_after += x->bytes;
+	}
+	if (!x->bytes)
+		return;
+	never_before(f, &fd->c[j], a, e->t, e->row);
+	starve_at(f->rd, &fd->c[j], a, e->kind == EV_Q, e->t);
+	if (e->kind == EV_Q && x->c == AN_NONE) {
+		size_t i = a->nnever;
+		if (a->nnever == a->capnever) {
+			a->capnever = a->capnever ? 2 * a->capnever : 16;
+			a->never = xrealloc(a->never, a->capnever * sizeof(*a->never));
+		}
+		while (i && a->never[i - 1] > e->row) {
+			a->never[i] = a->never[i - 1];
+			i--;
+		}
+		a->never[i] = e->row;
+		a->nnever++;
+	}
+}
+
+/* Device k's rates in its window, and the cost: how much later the most
+ * slowed bound comp finished than at an equal share. */
+static void dev_end(struct fair_fold *f, size_t k, const struct timeacct *ta)
+{
+	struct fair_dev *fd = &f->s->d[k];
+	int64_t w0 = f->w0[k], w1 = f->w1[k];
+	double sum = 0, sum2 = 0, req;
+
+	fd->w0_s = rundata_at_s(f->rd, w0);
+	fd->w1_s = rundata_at_s(f->rd, w1);
+	for (int j = 0; j < fd->nbound; j++) {
+		struct comp *c = &fd->c[j];
+		c->rate_mb_s = f->acc[k][j].b_win / 1e6 / ((double)(w1 - w0) / 1e9);
 		sum += c->rate_mb_s;
 		sum2 += c->rate_mb_s * c->rate_mb_s;
 	}
@@ -182,16 +257,15 @@ static void one_dev(const struct an_run *r, struct fair_dev *fd)
 	/* each one's finish at an equal share of the window, then at the
 	 * rate it got after it: the bytes it completed from the window's
 	 * start at req MB/s, the rest at its after-window rate */
-	for (int k = 0; k < fd->nbound; k++) {
-		struct comp *c = &fd->c[k];
+	for (int j = 0; j < fd->nbound; j++) {
+		struct comp *c = &fd->c[j];
 		const struct ta_row *t = timeacct_row(ta, c->pid, fd->dev);
 		double win = (double)(w1 - w0) / 1e9;
 		double after = (double)(t->last_c - w1) / 1e9;
-		double left = done_mb(rd, c->pid, fd->dev, w0, t->last_c + 1);
+		double left = f->acc[k][j].b_left / 1e6;
 		double finish, actual = (double)(t->last_c - w0) / 1e9, cost;
 		if (after > 0.01)
-			c->after_mb_s = done_mb(rd, c->pid, fd->dev, w1,
-						t->last_c + 1) / after;
+			c->after_mb_s = f->acc[k][j].b_after / 1e6 / after;
 		if (c->rate_mb_s >= req || req <= 0)
 			continue;
 		/* held back, not merely asking for less (rate-limited, time-
@@ -213,27 +287,34 @@ static void one_dev(const struct an_run *r, struct fair_dev *fd)
 			if (fd->deficit_mb > left)
 				fd->deficit_mb = left;
 			fd->eq_finish_s = finish;
-			fd->slow = k;
+			fd->slow = j;
 		}
 	}
 }
 
-static void *fair_build(const struct an_run *r)
+static void *fair_end(const struct an_run *r, void *state)
 {
-	struct fair_state *s;
+	struct fair_fold *f = state;
+	struct fair_state *s = f->s;
 
-	if (!r->rd.n || !r->ta.ndev)
-		return NULL;
-	s = xcalloc(1, sizeof(*s));
-	s->d = xcalloc(r->ta.ndev, sizeof(*s->d));
-	for (size_t k = 0; k < r->ta.ndev; k++) {
-		struct fair_dev *fd = &s->d[s->n++];
-		fd->dev = r->ta.devs[k].dev;
-		one_dev(r, fd);
+	for (int k = 0; k < s->n; k++) {
+		struct fair_dev *fd = &s->d[k];
+		for (int j = 0; j < fd->ncomp; j++) {
+			never_before(f, &fd->c[j], &f->acc[k][j], INT64_MAX, 0);
+			free(f->acc[k][j].never);
+		}
+		if (f->windowed[k])
+			dev_end(f, (size_t)k, &r->ta);
 		if (fd->cost_s > s->d[s->worst].cost_s ||
 		    (!s->d[s->worst].nbound && fd->nbound))
-			s->worst = s->n - 1;
+			s->worst = k;
 	}
+	free(f->of_dev);
+	free(f->w0);
+	free(f->w1);
+	free(f->windowed);
+	free(f->acc);
+	free(f);
 	return s;
 }
 
@@ -354,7 +435,10 @@ static void fair_release(void *state)
 
 const struct analyzer an_fairness = {
 	.name = "fairness",
-	.build = fair_build,
+	.fold_begin = fair_begin,
+	.fold_ev = fair_ev,
+	.fold_end = fair_end,
+	.fold_kinds = 1u << EV_Q | 1u << EV_C,
 	.finding = fair_finding,
 	.emit = fair_emit,
 	.release = fair_release,
