@@ -54,23 +54,9 @@ struct q_state {
 	int worst;                /* process with most Q2G wait */
 };
 
-/* one_dev()'s marks of a device's rows: the bio met others' I/O in flight
- * at its Q, at its D; it has Q, D and C in order and data (it counts) */
-enum { QM_AT_Q = 1, QM_AT_D = 2, QM_COUNTS = 4 };
-
-/* one_dev()'s merge keeps the rows that count */
-struct keep_ctx {
-	const uint8_t *mark;
-	size_t first;               /* the device's first row */
-};
-
-static int keep_counts(const void *ctx, uint32_t i, int rank)
-{
-	const struct keep_ctx *k = ctx;
-
-	(void)rank;
-	return k->mark[i - k->first] & QM_COUNTS;
-}
+/* The marks of a bio in flight: it met others' I/O in flight at its Q,
+ * at its D */
+enum { QM_AT_Q = 1, QM_AT_D = 2 };
 
 static int size_class(uint32_t bytes)
 {
@@ -99,22 +85,10 @@ static int *pc_of(struct pcount **pc, int *npc, uint32_t pid)
 	return &(*pc)[(*npc)++].n;
 }
 
-static struct q_proc *proc_of(struct q_state *s, const struct an_run *r,
-			      uint32_t pid)
-{
-	for (int i = 0; i < s->np; i++)
-		if (s->p[i].pid == pid)
-			return &s->p[i];
-	s->p = xrealloc(s->p, (size_t)(s->np + 1) * sizeof(*s->p));
-	memset(&s->p[s->np], 0, sizeof(*s->p));
-	s->p[s->np].pid = pid;
-	ta_pkey_of(&r->ta, pid, &s->p[s->np].k);
-	return &s->p[s->np++];
-}
-
-/* one_dev()'s latency histograms (ns) by direction of the bios that count:
- * D2C also by size class, of every bio and of the unloaded ones (that met
- * no other process's I/O at their D, for Q2D at their Q). */
+/* A device's latency histograms (ns) by direction of the bios that count
+ * (a Q, D and C in that order, and data): D2C also by size class, of
+ * every bio and of the unloaded ones (that met no other process's I/O at
+ * their D, for Q2D at their Q). */
 struct q_base {
 	struct hist base_d2c[2][SIZE_CLASSES];
 	struct hist all_d2c[2][SIZE_CLASSES];
@@ -133,167 +107,264 @@ static void q_base_free(struct q_base *b)
 	}
 }
 
-/* Marks QM_COUNTS on rows [i0, i1) of rd (mark[] from row i0) with a Q, D
- * and C in that order and data. */
-static void mark_counting(const struct rundata *rd, size_t i0, size_t i1,
-			  uint8_t *mark)
-{
-	for (size_t i = i0; i < i1; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		if (x->q == AN_NONE || x->d == AN_NONE || x->c == AN_NONE ||
-		    x->d < x->q || x->c < x->d || !x->bytes)
-			continue;
-		mark[i - i0] = QM_COUNTS;
-	}
-}
+/* A process's counting bios on one device, of one direction, size class
+ * and marks (QM_*): a bio's extra is its D2C above the unloaded median
+ * (at its D) plus its Q2D above it (at its Q) plus its Q2G excess, and
+ * the medians are the device's whole run's, known only at the end; so
+ * each group keeps the sums the extras' come from: u = the bio's measured
+ * part (s), its count, sum and sum of squares (the extra is u less the
+ * group's constant median part). */
+struct q_group {
+	double n, u1, u2;
+	double a, b;              /* D2C and Q2D sums (s) */
+	double gx_shared;         /* the Q2G excess of the shared (s) */
+};
 
-/* Marks QM_AT_Q and QM_AT_D on the counting rows (from row i0) of device
- * index dk that found other processes' I/O in flight (D to C) at their Q, at
- * their D: the rows' Q, D and C by time (at one time by bio, a bio's Q
- * before its D before its C), in flight counted per process. */
-static void mark_shared(const struct an_run *r, size_t dk, size_t i0,
-			uint8_t *mark)
-{
-	const struct rundata *rd = &r->rd;
-	struct keep_ctx kc = { mark, i0 };
-	struct pcount *pc = NULL;
-	int npc = 0, total = 0, kind;
-	struct ev_it it[3];
-	struct ev_merge m;
-	uint32_t io;
-	int64_t t;
+#define NGROUP (2 * SIZE_CLASSES * 4)
 
-	for (int k = 0; k < 3; k++)
-		ev_it_init(&it[k], &r->ord, dk, k == 0 ? EV_Q : k == 1 ? EV_D : EV_C);
-	ev_merge_init(&m, it, 3, keep_counts, &kc);
-	while (ev_merge_next(&m, &io, &t, &kind)) {
-		int *own = pc_of(&pc, &npc, rundata_pid(rd, io));
-		if (kind == 0) {
-			if (total - *own > 0)
-				mark[io - i0] |= QM_AT_Q;
-		} else if (kind == 1) {
-			if (total - *own > 0)
-				mark[io - i0] |= QM_AT_D;
-			total++;
-			(*own)++;
-		} else {
-			total--;
-			(*own)--;
-		}
-	}
-	free(pc);
-}
+struct q_pacc {
+	uint32_t pid;
+	int phase;                /* 0: seen in a counting bio; 1: in a Q2G
+				   * excess only */
+	uint64_t first;           /* where it was first seen: the device's
+				   * place and the row (phase 0), the row
+				   * (phase 1) */
+	double q2g_s;
+	struct q_group *g;        /* [device's place][NGROUP], or NULL */
+};
 
-/* Fills b (zeroed) from the marked rows [i0, i1) of rd that count. */
-static void q_base_fill(struct q_base *b, const struct rundata *rd,
-			size_t i0, size_t i1, const uint8_t *mark)
-{
-	for (size_t i = i0; i < i1; i++) {
-		struct an_io xb;
-		const struct an_io *x;
-		int w, sc;
-		if (!(mark[i - i0] & QM_COUNTS))
-			continue;
-		x = rundata_io(rd, i, &xb);
-		w = !!(x->flags & AN_WRITE);
-		sc = size_class(x->bytes);
-		hist_add(&b->all_d2c[w][sc], (uint64_t)(x->c - x->d));
-		hist_add(&b->all_q2d[w], (uint64_t)(x->d - x->q));
-		if (!(mark[i - i0] & QM_AT_D))
-			hist_add(&b->base_d2c[w][sc], (uint64_t)(x->c - x->d));
-		if (!(mark[i - i0] & QM_AT_Q))
-			hist_add(&b->base_q2d[w], (uint64_t)(x->d - x->q));
-	}
-}
-
-/* One device: which bios found other processes' I/O in flight at their Q
- * and D, the unloaded baselines, and each process's contention (s, in
- * s->p; the device's row in s->d). */
-static void one_dev(const struct an_run *r, struct q_state *s, uint32_t dev)
-{
-	const struct rundata *rd = &r->rd;
-	size_t dk = (size_t)rundata_dev_index(rd, dev);
-	size_t i0 = rd->dev_first[dk], i1 = rd->dev_first[dk + 1];
-	uint8_t *mark = xcalloc(i1 > i0 ? i1 - i0 : 1, 1);
+struct q_dacc {
+	int place;                /* in the accounting's devices, -1: none */
+	double q2g_med;           /* its median Q2G, ns (in us and back, as
+				   * q_dev keeps it) */
+	struct pcount *pc;
+	int npc, total;
 	struct q_base qb;
-	struct q_dev *qd;
-	/* the device's median Q2G, ns (as queue_build() keeps it: in us) */
-	double q2g_med = hist_pct(&timeacct_dev(&r->ta, dev)->st.h[TA_Q2G], 50) /
-			 1e3 * 1e3;
+	struct fold_map fly;      /* counting bios in flight: their marks */
+};
 
-	memset(&qb, 0, sizeof(qb));
-	mark_counting(rd, i0, i1, mark);
-	mark_shared(r, dk, i0, mark);
-	q_base_fill(&qb, rd, i0, i1, mark);
-	s->d = xrealloc(s->d, (size_t)(s->nd + 1) * sizeof(*s->d));
-	qd = &s->d[s->nd++];
-	memset(qd, 0, sizeof(*qd));
-	qd->dev = dev;
-	for (size_t i = i0; i < i1; i++) {
-		struct an_io xb;
-		const struct an_io *x;
-		int w, sc, shared = mark[i - i0] & (QM_AT_Q | QM_AT_D);
-		struct q_proc *p;
-		double bd, bq, extra = 0;   /* the bio's, seconds */
-		if (!(mark[i - i0] & QM_COUNTS))
-			continue;
-		x = rundata_io(rd, i, &xb);
-		w = !!(x->flags & AN_WRITE);
-		sc = size_class(x->bytes);
-		p = proc_of(s, r, x->pid);
-		p->bios++;
-		if (shared) {
-			p->bios_shared++;
-			/* unloaded: bios that found the device free of others;
-			 * with too few of them, the fastest tenth of all */
-			if (qb.base_d2c[w][sc].n >= MIN_BASE)
-				bd = hist_pct(&qb.base_d2c[w][sc], 50);
-			else {
-				bd = hist_pct(&qb.all_d2c[w][sc], 10);
-				qd->base_low = 1;
-			}
-			bq = qb.base_q2d[w].n >= MIN_BASE
-			     ? hist_pct(&qb.base_q2d[w], 50)
-			     : hist_pct(&qb.all_q2d[w], 10);
-			if (shared & QM_AT_D) {
-				p->contention_s += ((double)(x->c - x->d) - bd) / 1e9;
-				extra += ((double)(x->c - x->d) - bd) / 1e9;
-			}
-			if (shared & QM_AT_Q) {
-				p->contention_s += ((double)(x->d - x->q) - bq) / 1e9;
-				extra += ((double)(x->d - x->q) - bq) / 1e9;
-			}
-		}
-		/* its Q2G beyond the device's usual (queue_build() counts it
-		 * for the process), in the moments of its extra */
-		if (x->g != AN_NONE && x->g >= x->q &&
-		    (double)(x->g - x->q) > 4 * q2g_med + 20000) {
-			extra += ((double)(x->g - x->q) - q2g_med) / 1e9;
-			if (shared)
-				p->q2g_shared_s += ((double)(x->g - x->q) -
-						    q2g_med) / 1e9;
-		}
-		p->s1 += extra;
-		p->s2 += extra * extra;
-	}
-	q_base_free(&qb);
-	free(mark);
+struct queue_fold {
+	const struct an_run *r;
+	struct q_dacc *d;         /* by the run's device index */
+	struct q_pacc *p;
+	int np, last;
+};
+
+static struct q_pacc *pacc_of(struct queue_fold *f, uint32_t pid)
+{
+	if (f->np && f->p[f->last].pid == pid)
+		return &f->p[f->last];
+	for (int i = 0; i < f->np; i++)
+		if (f->p[i].pid == pid)
+			return &f->p[f->last = i];
+	f->p = xrealloc(f->p, (size_t)(f->np + 1) * sizeof(*f->p));
+	memset(&f->p[f->np], 0, sizeof(*f->p));
+	f->p[f->np].pid = pid;
+	f->p[f->np].phase = 2;
+	f->last = f->np;
+	return &f->p[f->np++];
 }
 
-static void *queue_build(const struct an_run *r)
+static int bio_counts(const struct an_io *x)
 {
-	struct q_state *s;
-	double el = rundata_elapsed_s(&r->rd);
+	return x->q != AN_NONE && x->d != AN_NONE && x->c != AN_NONE &&
+	       x->d >= x->q && x->c >= x->d && x->bytes;
+}
 
-	if (!r->rd.n || !r->ta.ndev)
+static void *queue_begin(const struct an_run *r)
+{
+	const struct rundata *rd = &r->rd;
+	struct queue_fold *f;
+
+	if (!rd->n || !r->ta.ndev)
 		return NULL;
-	s = xcalloc(1, sizeof(*s));
+	f = xcalloc(1, sizeof(*f));
+	f->r = r;
+	f->d = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*f->d));
+	for (size_t k = 0; k < rd->ndevs; k++) {
+		f->d[k].place = -1;
+		fold_map_init(&f->d[k].fly, 1);
+	}
 	for (size_t k = 0; k < r->ta.ndev; k++) {
 		const struct ta_dev *td = &r->ta.devs[k];
+		int dk = rundata_dev_index(rd, td->dev);
+		if (dk < 0)
+			continue;
+		f->d[dk].place = (int)k;
+		f->d[dk].q2g_med = hist_pct(&td->st.h[TA_Q2G], 50) / 1e3 * 1e3;
+	}
+	return f;
+}
+
+/* A counting bio x of device d at its C, its marks m: the baselines'
+ * histograms and its process's group. */
+static void count_bio(struct queue_fold *f, struct q_dacc *d,
+		      const struct fold_ev *e, int m)
+{
+	const struct an_io *x = e->io;
+	int w = !!(x->flags & AN_WRITE), sc = size_class(x->bytes);
+	struct q_pacc *p = pacc_of(f, x->pid);
+	struct q_group *g;
+	uint64_t first = (uint64_t)d->place << 32 | e->row;
+	double u = 0, gx = 0;
+
+	hist_add(&d->qb.all_d2c[w][sc], (uint64_t)(x->c - x->d));
+	hist_add(&d->qb.all_q2d[w], (uint64_t)(x->d - x->q));
+	if (!(m & QM_AT_D))
+		hist_add(&d->qb.base_d2c[w][sc], (uint64_t)(x->c - x->d));
+	if (!(m & QM_AT_Q))
+		hist_add(&d->qb.base_q2d[w], (uint64_t)(x->d - x->q));
+	if (p->phase != 0 || first < p->first) {
+		p->phase = 0;
+		p->first = first;
+	}
+	if (!p->g)
+		p->g = xcalloc(f->r->ta.ndev * NGROUP, sizeof(*p->g));
+	g = &p->g[(size_t)d->place * NGROUP + (size_t)((w * SIZE_CLASSES + sc) * 4 + m)];
+	/* its Q2G beyond the device's usual (queue_end() counts it for the
+	 * process), in the moments of its extra */
+	if (x->g != AN_NONE && x->g >= x->q &&
+	    (double)(x->g - x->q) > 4 * d->q2g_med + 20000)
+		gx = ((double)(x->g - x->q) - d->q2g_med) / 1e9;
+	if (m & QM_AT_D) {
+		g->a += (double)(x->c - x->d) / 1e9;
+		u += (double)(x->c - x->d) / 1e9;
+	}
+	if (m & QM_AT_Q) {
+		g->b += (double)(x->d - x->q) / 1e9;
+		u += (double)(x->d - x->q) / 1e9;
+	}
+	u += gx;
+	if (m)
+		g->gx_shared += gx;
+	g->n++;
+	g->u1 += u;
+	g->u2 += u * u;
+}
+
+/* The counting bios' Q, D and C on each device by time (at one time by
+ * bio, a bio's Q before its D before its C), in flight counted per
+ * process: which met other processes' I/O in flight (D to C) at their Q,
+ * at their D. And every bio's Q2G beyond the device's usual, at its Q. */
+static void queue_ev(void *state, const struct fold_ev *e)
+{
+	struct queue_fold *f = state;
+	struct q_dacc *d = &f->d[e->devk];
+	const struct an_io *x = e->io;
+	unsigned char *m;
+	int *own;
+
+	if (d->place < 0)
+		return;
+	if (e->kind == EV_Q && x->g != AN_NONE && x->g >= x->q &&
+	    (double)(x->g - x->q) > 4 * d->q2g_med + 20000) {
+		struct q_pacc *p = pacc_of(f, x->pid);
+		p->q2g_s += ((double)(x->g - x->q) - d->q2g_med) / 1e9;
+		if (p->phase == 2 || (p->phase == 1 && e->row < p->first)) {
+			p->phase = 1;
+			p->first = e->row;
+		}
+	}
+	if (!bio_counts(x))
+		return;
+	own = pc_of(&d->pc, &d->npc, x->pid);
+	if (e->kind == EV_Q) {
+		m = fold_map_get(&d->fly, e->row, 1);
+		if (d->total - *own > 0)
+			*m |= QM_AT_Q;
+	} else if (e->kind == EV_D) {
+		m = fold_map_get(&d->fly, e->row, 1);
+		if (d->total - *own > 0)
+			*m |= QM_AT_D;
+		d->total++;
+		(*own)++;
+	} else {
+		d->total--;
+		(*own)--;
+		m = fold_map_get(&d->fly, e->row, 1);
+		count_bio(f, d, e, *m);
+		fold_map_del(&d->fly, e->row);
+	}
+}
+
+static int cmp_pacc(const void *a, const void *b)
+{
+	const struct q_pacc *x = a, *y = b;
+
+	if (x->phase != y->phase)
+		return x->phase - y->phase;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Process p's numbers from its groups, the devices' baselines known. */
+static void proc_end(struct queue_fold *f, const struct q_pacc *pa,
+		     struct q_proc *p, struct q_state *s)
+{
+	const struct rundata *rd = &f->r->rd;
+
+	memset(p, 0, sizeof(*p));
+	p->pid = pa->pid;
+	ta_pkey_of(&f->r->ta, pa->pid, &p->k);
+	p->q2g_s = pa->q2g_s;
+	for (size_t dk = 0; pa->g && dk < rd->ndevs; dk++) {
+		struct q_dacc *d = &f->d[dk];
 		struct q_dev *qd;
-		one_dev(r, s, td->dev);
-		qd = &s->d[s->nd - 1];
+		if (d->place < 0)
+			continue;
+		qd = &s->d[d->place];
+		for (int w = 0; w < 2; w++)
+			for (int sc = 0; sc < SIZE_CLASSES; sc++)
+				for (int m = 0; m < 4; m++) {
+					const struct q_group *g = &pa->g[(size_t)d->place *
+						NGROUP + (size_t)((w * SIZE_CLASSES + sc) * 4 + m)];
+					double bd = 0, bq = 0, cst = 0;
+					if (!g->n)
+						continue;
+					p->bios += (uint64_t)g->n;
+					if (m) {
+						p->bios_shared += (uint64_t)g->n;
+						/* unloaded: bios that found the
+						 * device free of others; with too
+						 * few of them, the fastest tenth
+						 * of all */
+						if (d->qb.base_d2c[w][sc].n >= MIN_BASE)
+							bd = hist_pct(&d->qb.base_d2c[w][sc], 50);
+						else {
+							bd = hist_pct(&d->qb.all_d2c[w][sc], 10);
+							qd->base_low = 1;
+						}
+						bq = d->qb.base_q2d[w].n >= MIN_BASE
+						     ? hist_pct(&d->qb.base_q2d[w], 50)
+						     : hist_pct(&d->qb.all_q2d[w], 10);
+						p->q2g_shared_s += g->gx_shared;
+					}
+					if (m & QM_AT_D) {
+						p->contention_s += g->a - g->n * bd / 1e9;
+						cst += bd / 1e9;
+					}
+					if (m & QM_AT_Q) {
+						p->contention_s += g->b - g->n * bq / 1e9;
+						cst += bq / 1e9;
+					}
+					/* the extras: u less cst each */
+					p->s1 += g->u1 - g->n * cst;
+					p->s2 += g->u2 - 2 * cst * g->u1 + g->n * cst * cst;
+				}
+	}
+}
+
+static void *queue_end(const struct an_run *r, void *state)
+{
+	struct queue_fold *f = state;
+	struct q_state *s = xcalloc(1, sizeof(*s));
+	double el = rundata_elapsed_s(&r->rd);
+
+	s->d = xcalloc(r->ta.ndev, sizeof(*s->d));
+	s->nd = (int)r->ta.ndev;
+	for (size_t k = 0; k < r->ta.ndev; k++) {
+		const struct ta_dev *td = &r->ta.devs[k];
+		struct q_dev *qd = &s->d[k];
+		qd->dev = td->dev;
 		qd->busy_pct = el > 0 ? 100 * td->busy_s / el : 0;
 		qd->avg_inflight = el > 0 ? td->d2c_sum_s / el : 0;
 		qd->aqu = el > 0 ? timeacct_aqu_s(td) / el : 0;
@@ -301,27 +372,17 @@ static void *queue_build(const struct an_run *r)
 		qd->q2g_p99_us = hist_pct(&td->st.h[TA_Q2G], 99) / 1e3;
 		qd->q2g_p50_us = hist_pct(&td->st.h[TA_Q2G], 50) / 1e3;
 	}
+	/* the processes in the order they were first seen: in a counting
+	 * bio, device by device, then in a Q2G excess alone */
+	qsort(f->p, (size_t)f->np, sizeof(*f->p), cmp_pacc);
+	s->p = xcalloc(f->np ? (size_t)f->np : 1, sizeof(*s->p));
+	for (int i = 0; i < f->np; i++)
+		if (f->p[i].phase < 2)
+			proc_end(f, &f->p[i], &s->p[s->np++], s);
 	/* per process: Q2G beyond the device's usual (a tag was free: the
 	 * median; waiting for one takes four times that and 20 us more), and
 	 * contention, both scaled to its waited time (its own I/Os overlap
 	 * when it keeps several queued) */
-	for (size_t i = 0; i < r->rd.n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(&r->rd, i, &xb);
-		const struct q_dev *qd = NULL;
-		double med;
-		if (x->q == AN_NONE || x->g == AN_NONE || x->g < x->q)
-			continue;
-		for (int k = 0; k < s->nd; k++)
-			if (s->d[k].dev == x->dev)
-				qd = &s->d[k];
-		if (!qd)
-			continue;
-		med = qd->q2g_p50_us * 1e3;
-		if ((double)(x->g - x->q) > 4 * med + 20000)
-			proc_of(s, r, x->pid)->q2g_s += ((double)(x->g - x->q) - med)
-							/ 1e9;
-	}
 	for (int i = 0; i < s->np; i++) {
 		struct q_proc *p = &s->p[i];
 		double waited = 0, q2c = 0;
@@ -342,6 +403,16 @@ static void *queue_build(const struct an_run *r)
 		if (p->q2g_s > s->p[s->worst].q2g_s)
 			s->worst = i;
 	}
+	for (int i = 0; i < f->np; i++)
+		free(f->p[i].g);
+	for (size_t k = 0; k < r->rd.ndevs; k++) {
+		q_base_free(&f->d[k].qb);
+		fold_map_free(&f->d[k].fly);
+		free(f->d[k].pc);
+	}
+	free(f->d);
+	free(f->p);
+	free(f);
 	return s;
 }
 
@@ -545,7 +616,10 @@ static void queue_release(void *state)
 
 const struct analyzer an_queue = {
 	.name = "queue",
-	.build = queue_build,
+	.fold_begin = queue_begin,
+	.fold_ev = queue_ev,
+	.fold_end = queue_end,
+	.fold_kinds = 1u << EV_Q | 1u << EV_D | 1u << EV_C,
 	.finding = queue_finding,
 	.emit = queue_emit,
 	.release = queue_release,

@@ -122,3 +122,94 @@ void fold_run(const struct rundata *rd, const struct evorder *ord,
 				s[k].ev(s[k].ctx, &e);
 	fold_close(&f);
 }
+
+void fold_map_init(struct fold_map *m, size_t vsize)
+{
+	memset(m, 0, sizeof(*m));
+	m->vsize = vsize;
+}
+
+static size_t map_home(const struct fold_map *m, uint32_t key)
+{
+	/* Fibonacci hashing (Knuth 6.4): the top log2(cap) bits of key times
+	 * 2^64/phi */
+	return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >>
+			(64 - __builtin_ctzll((unsigned long long)m->cap)));
+}
+
+static void map_grow(struct fold_map *m)
+{
+	struct fold_map g;
+
+	fold_map_init(&g, m->vsize);
+	g.cap = m->cap ? 2 * m->cap : 64;
+	g.key = xcalloc(g.cap, sizeof(*g.key));
+	g.val = xmalloc(g.cap * (m->vsize ? m->vsize : 1));
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->key[i]) {
+			size_t j = map_home(&g, m->key[i]);
+			while (g.key[j])
+				j = (j + 1) & (g.cap - 1);
+			g.key[j] = m->key[i];
+			memcpy(g.val + j * g.vsize, m->val + i * m->vsize, m->vsize);
+		}
+	g.n = m->n;
+	free(m->key);
+	free(m->val);
+	*m = g;
+}
+
+void *fold_map_get(struct fold_map *m, uint32_t row, int add)
+{
+	uint32_t key = row + 1;
+	size_t i;
+
+	if (add && 2 * (m->n + 1) > m->cap)
+		map_grow(m);
+	if (!m->cap)
+		return NULL;
+	for (i = map_home(m, key); m->key[i]; i = (i + 1) & (m->cap - 1))
+		if (m->key[i] == key)
+			return m->val + i * m->vsize;
+	if (!add)
+		return NULL;
+	m->key[i] = key;
+	m->n++;
+	memset(m->val + i * m->vsize, 0, m->vsize);
+	return m->val + i * m->vsize;
+}
+
+void fold_map_del(struct fold_map *m, uint32_t row)
+{
+	uint32_t key = row + 1;
+	size_t i, j;
+
+	if (!m->cap)
+		return;
+	for (i = map_home(m, key); m->key[i] != key; i = (i + 1) & (m->cap - 1))
+		if (!m->key[i])
+			return;
+	m->key[i] = 0;
+	m->n--;
+	for (j = i;;) {
+		size_t home;
+		j = (j + 1) & (m->cap - 1);
+		if (!m->key[j])
+			return;
+		home = map_home(m, m->key[j]);
+		/* the slot stays when its home lies cyclically in (i, j] */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		m->key[i] = m->key[j];
+		memcpy(m->val + i * m->vsize, m->val + j * m->vsize, m->vsize);
+		m->key[j] = 0;
+		i = j;
+	}
+}
+
+void fold_map_free(struct fold_map *m)
+{
+	free(m->key);
+	free(m->val);
+	memset(m, 0, sizeof(*m));
+}

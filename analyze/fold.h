@@ -67,6 +67,30 @@ int fold_next(struct fold *f, struct fold_ev *e);
 
 void fold_close(struct fold *f);
 
+/* State kept per request while it is in flight (from one of its events
+ * to a later one), keyed by the request's row: an open-addressing table
+ * (linear probing, deletion by backward shift: Knuth, TAOCP vol. 3, 6.4
+ * Algorithm R) that grows with the requests in it, not with the run.
+ * Values are vsize bytes, zeroed when added. */
+struct fold_map {
+	uint32_t *key;             /* row + 1; 0: a free slot */
+	unsigned char *val;
+	size_t vsize, cap, n;      /* cap a power of two */
+};
+
+/* Starts m empty, for values of vsize bytes. */
+void fold_map_init(struct fold_map *m, size_t vsize);
+
+/* The value of row, or NULL when it has none (add 0); added (zeroed) when
+ * add is 1. Valid until the next add or delete. Aborts when memory runs
+ * out. */
+void *fold_map_get(struct fold_map *m, uint32_t row, int add);
+
+/* Removes row's value (nothing when it has none). */
+void fold_map_del(struct fold_map *m, uint32_t row);
+
+void fold_map_free(struct fold_map *m);
+
 /* A consumer of the stream: ev(ctx, e) for each event of the kinds in
  * kinds. */
 struct fold_sink {

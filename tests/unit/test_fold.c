@@ -200,11 +200,62 @@ static void test_run(void **state)
 	free(io);
 }
 
+/* The in-flight map against an array of every key: random adds, gets
+ * and deletes, rows far apart and close, growing and emptying. */
+static void test_map(void **state)
+{
+	enum { NKEY = 5000 };
+	struct fold_map m;
+	uint64_t s = 99;
+	int *ref = xcalloc(NKEY, sizeof(*ref));     /* value + 1, 0: absent */
+	size_t n = 0;
+
+	(void)state;
+	fold_map_init(&m, sizeof(int));
+	for (int step = 0; step < 200000; step++) {
+		uint32_t k = (uint32_t)(xorshift64(&s) % NKEY);
+		uint32_t row = k * (k % 3 ? 1u : 65537u);
+		int op = (int)(xorshift64(&s) % (step < 100000 ? 3 : 5));
+		int *v;
+		if (op == 0) {
+			v = fold_map_get(&m, row, 1);
+			if (!ref[k]) {
+				assert_int_equal(*v, 0);
+				n++;
+			}
+			*v = step;
+			ref[k] = step + 1;
+		} else if (op == 1) {
+			v = fold_map_get(&m, row, 0);
+			if (ref[k]) {
+				assert_non_null(v);
+				assert_int_equal(*v, ref[k] - 1);
+			} else
+				assert_null(v);
+		} else {
+			fold_map_del(&m, row);
+			n -= ref[k] != 0;
+			ref[k] = 0;
+		}
+		assert_int_equal(m.n, n);
+	}
+	for (uint32_t k = 0; k < NKEY; k++) {
+		int *v = fold_map_get(&m, k * (k % 3 ? 1u : 65537u), 0);
+		if (ref[k])
+			assert_true(v && *v == ref[k] - 1);
+		else
+			assert_null(v);
+	}
+	fold_map_free(&m);
+	free(ref);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_run),
+		cmocka_unit_test(test_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
