@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "analyze/analyzer.h"
-#include "analyze/rsort.h"
+#include "analyze/secmap.h"
 #include "lib/emit.h"
 #include "lib/util.h"
 
@@ -48,40 +48,6 @@ struct ra_state {
 	double cost_s;
 };
 
-static uint64_t key_q(uint32_t i, const void *ctx)
-{
-	return rsort_tkey(rundata_q(ctx, i));
-}
-
-/* by_sector()'s sort: ranks in Q order keyed by their row's sector */
-struct rank_ctx {
-	const struct rundata *rd;
-	const uint32_t *p;
-};
-
-static uint64_t key_rank_sector(uint32_t rank, const void *ctx)
-{
-	const struct rank_ctx *c = ctx;
-
-	return rundata_sector(c->rd, c->p[rank]);
-}
-
-/* Sorts rows p[0..n) of rd, in Q order, by sector, bios at one sector by
- * Q, then in rundata's order (what sorting by Q and then, stably, by
- * sector gives); tmp has room for n. */
-static void by_sector(const struct rundata *rd, uint32_t *p, size_t n,
-		      uint32_t *tmp)
-{
-	struct rank_ctx c = { rd, p };
-
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = (uint32_t)i;
-	radix_sort_idx(tmp, n, key_rank_sector, &c);
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = p[tmp[i]];
-	memcpy(p, tmp, n * sizeof(*p));
-}
-
 /* A read through the page cache's readahead: the A flag (REQ_RAHEAD) is
  * set on both sync and async readahead; direct I/O never has it. */
 static int buffered_read(const struct an_io *x)
@@ -90,36 +56,47 @@ static int buffered_read(const struct an_io *x)
 	       x->q != AN_NONE && x->bytes;
 }
 
-/* Least squares of D2C (ns) on bytes over the device's reads: the
- * intercept is the fixed cost of a request, the slope the transfer of a
- * byte. Returns 0, *a_ns and *b_ns (per byte, at least 0) when the sizes
- * vary enough (two size classes of 20 bios), else -1. */
-static int fixed_cost(const struct rundata *rd, uint32_t dev, double *a_ns,
-		      double *b_ns)
-{
-	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-	uint64_t small = 0, large = 0;
+/* One process's buffered reads on one device as its Q events pass (in Q
+ * order, then row): the stream's counts and what small_cost() needs. */
+struct ra_acc {
+	uint32_t pid;
+	struct ra_stream st;
+	uint64_t next, dnext;        /* where the next bio, dispatch would
+				      * continue the stream */
+	struct hist d2c;
+	double gaps;
+	uint64_t ngap;
+	int64_t prev_c;              /* the previous read's C */
+};
 
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		double b, d;
-		if (x->dev != dev || (x->flags & AN_WRITE) || !(x->flags & AN_HEAD) ||
-		    x->d == AN_NONE || x->c == AN_NONE || x->c < x->d || !x->dbytes)
-			continue;
-		b = x->dbytes;
-		d = (double)(x->c - x->d);
-		n++;
-		sx += b;
-		sy += d;
-		sxx += b * b;
-		sxy += b * d;
-		if (x->dbytes <= 16384)
-			small++;
-		else if (x->dbytes >= 65536)
-			large++;
-	}
-	if (small < 20 || large < 20 || n * sxx - sx * sx <= 0)
+/* Least squares of D2C (ns) on bytes over a device's reads: the intercept
+ * is the fixed cost of a request, the slope the transfer of a byte. */
+struct ra_fit {
+	double n, sx, sy, sxx, sxy;
+	uint64_t small, large;
+};
+
+struct ra_dev {
+	struct ra_acc *a;            /* its processes' streams */
+	size_t na;
+	struct secmap read;          /* the sectors its buffered reads covered */
+	struct ra_fit fit;
+};
+
+struct ra_fold {
+	struct ra_state *s;
+	struct ra_dev *d;            /* by the run's device index */
+	struct fold_map reread;      /* re-reads queued, not yet dispatched */
+	struct ta_run at_dev;        /* the union of their D to C */
+};
+
+/* Returns 0, *a_ns and *b_ns (per byte, at least 0) of fit f when the
+ * sizes vary enough (two size classes of 20 bios), else -1. */
+static int fixed_cost(const struct ra_fit *f, double *a_ns, double *b_ns)
+{
+	double n = f->n, sx = f->sx, sy = f->sy, sxx = f->sxx, sxy = f->sxy;
+
+	if (f->small < 20 || f->large < 20 || n * sxx - sx * sx <= 0)
 		return -1;
 	{
 		double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
@@ -129,112 +106,26 @@ static int fixed_cost(const struct rundata *rd, uint32_t dev, double *a_ns,
 	return 0;
 }
 
-/* qsort's order of (D, C) spans: by D. */
-static int cmp_span(const void *a, const void *b)
+/* The small-request cost of stream st (its bios' D2C in d2c, their gaps
+ * from a C to the next Q gaps over ngap): what the reader waited less what
+ * requests of REF_BYTES would have, each request's fixed cost from a fit
+ * of D2C on size over the device's reads (fit), else the stream's median
+ * D2C; sets st's per_req_us, per_kib_us, need, gap_us, fit and
+ * small_cost_s. */
+static void small_cost(const struct ra_fit *fit, const struct ra_acc *a,
+		       struct ra_stream *st)
 {
-	const int64_t *x = a, *y = b;
+	double need = st->mb * 1e6 / REF_BYTES, a_ns, b_ns = 0;
 
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-/* Re-reads: per device, buffered reads sorted by sector; a bio overlapping
- * an earlier-queued one's range read those sectors twice. Adds their bios,
- * MB and the time their requests were at the device (s, the union of
- * their D to C) to s; p and tmp have room for every row of the run. */
-static void rereads(const struct an_run *r, struct ra_state *s, uint32_t *p,
-		    uint32_t *tmp)
-{
-	const struct rundata *rd = &r->rd;
-	int64_t (*span)[2] = NULL;
-	size_t nspan = 0, cap = 0;
-
-	for (size_t k = 0; k < r->ta.ndev; k++) {
-		uint32_t dev = r->ta.devs[k].dev;
-		struct ev_it it;
-		uint32_t row;
-		int64_t q;
-		size_t np = 0;
-		ev_it_init(&it, &r->ord, (size_t)rundata_dev_index(rd, dev), EV_Q);
-		while (ev_it_next(&it, &row, &q)) {
-			struct an_io xb;
-			if (buffered_read(rundata_io(rd, row, &xb)))
-				p[np++] = row;
-		}
-		by_sector(rd, p, np, tmp);
-		for (size_t i = 1; i < np; i++) {
-			struct an_io ab, xb;
-			const struct an_io *a = rundata_io(rd, p[i - 1], &ab);
-			const struct an_io *x = rundata_io(rd, p[i], &xb);
-			uint64_t end0 = a->sector + a->bytes / 512;
-			uint64_t over;
-			if (x->sector >= end0)
-				continue;
-			over = end0 - x->sector;
-			if (over > x->bytes / 512)
-				over = x->bytes / 512;
-			s->reread_bios++;
-			s->reread_mb += (double)over * 512 / 1e6;
-			if (x->c != AN_NONE && x->d != AN_NONE && x->c >= x->d) {
-				if (nspan == cap) {
-					cap = cap ? 2 * cap : 256;
-					span = xrealloc(span, cap * sizeof(*span));
-				}
-				span[nspan][0] = x->d;
-				span[nspan++][1] = x->c;
-			}
-		}
-	}
-	/* the time they were at the device, overlapping ones once: never
-	 * more than the run (their D2C summed over 50 in flight was 10.1 s
-	 * in a run of 3.8 s) */
-	if (nspan)   /* qsort(NULL, 0, ...) is undefined */
-		qsort(span, nspan, sizeof(*span), cmp_span);
-	for (size_t i = 0, j; i < nspan; i = j) {
-		int64_t end = span[i][1];
-		for (j = i + 1; j < nspan && span[j][0] <= end; j++)
-			if (span[j][1] > end)
-				end = span[j][1];
-		s->reread_s += (double)(end - span[i][0]) / 1e9;
-	}
-	free(span);
-}
-
-/* The small-request cost of stream st (process and device row, its
- * buffered reads p[0..np) in Q order, counted in st): what the reader
- * waited less what requests of REF_BYTES would have, each request's fixed
- * cost from a fit of D2C on size over the device's reads, else the
- * stream's median D2C; sets st's per_req_us, per_kib_us, need, gap_us,
- * fit and small_cost_s. */
-static void small_cost(const struct rundata *rd, const struct ta_row *row,
-		       const uint32_t *p, size_t np, struct ra_stream *st)
-{
-	struct hist d2c = { 0 };
-	double need = st->mb * 1e6 / REF_BYTES, gaps = 0, a_ns, b_ns = 0;
-	uint64_t ngap = 0;
-
-	for (size_t i = 0; i < np; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, p[i], &xb);
-		int64_t nq = i + 1 < np ? rundata_q(rd, p[i + 1]) : 0;
-		if (x->c != AN_NONE && x->d != AN_NONE && x->c >= x->d)
-			hist_add(&d2c, (uint64_t)(x->c - x->d));
-		/* the process's time between a completion and
-		 * its next request: issuing one synchronously */
-		if (i + 1 < np && x->c != AN_NONE && nq > x->c &&
-		    nq - x->c < 10000000) {
-			gaps += (double)(nq - x->c);
-			ngap++;
-		}
-	}
-	st->fit = !fixed_cost(rd, row->dev, &a_ns, &b_ns) && a_ns > 0;
+	st->fit = !fixed_cost(fit, &a_ns, &b_ns) && a_ns > 0;
 	if (!st->fit) {
-		a_ns = hist_pct(&d2c, 50);
+		a_ns = hist_pct(&a->d2c, 50);
 		b_ns = 0;
 	}
 	st->per_req_us = a_ns / 1e3;
 	st->per_kib_us = b_ns * 1024 / 1e3;
 	st->need = need;
-	st->gap_us = ngap ? gaps / (double)ngap / 1e3 : 0;
+	st->gap_us = a->ngap ? a->gaps / (double)a->ngap / 1e3 : 0;
 	/* what it waited (overlapping requests once) less what
 	 * the 128 KiB requests would have: the reader's own
 	 * time between its reads stays as it was */
@@ -242,56 +133,140 @@ static void small_cost(const struct rundata *rd, const struct ta_row *row,
 			   (need * a_ns + st->mb * 1e6 * b_ns) / 1e9;
 	if (st->small_cost_s < 0 || st->nreq <= need)
 		st->small_cost_s = 0;
-	hist_free(&d2c);
+}
+
+static void *ra_begin(const struct an_run *r)
+{
+	struct ra_fold *f;
+
+	if (!r->rd.n)
+		return NULL;
+	f = xcalloc(1, sizeof(*f));
+	f->s = xcalloc(1, sizeof(*f->s));
+	f->d = xcalloc(r->rd.ndevs ? r->rd.ndevs : 1, sizeof(*f->d));
+	fold_map_init(&f->reread, 1);
+	return f;
+}
+
+static struct ra_acc *acc_of(struct ra_dev *d, uint32_t pid)
+{
+	for (size_t i = 0; i < d->na; i++)
+		if (d->a[i].pid == pid)
+			return &d->a[i];
+	d->a = xrealloc(d->a, (d->na + 1) * sizeof(*d->a));
+	memset(&d->a[d->na], 0, sizeof(*d->a));
+	d->a[d->na].pid = pid;
+	d->a[d->na].next = d->a[d->na].dnext = UINT64_MAX;
+	d->a[d->na].prev_c = AN_NONE;
+	return &d->a[d->na++];
+}
+
+/* A buffered read x at its Q: its stream's counts and the sectors it read
+ * again (any its device's buffered reads covered before, in Q order). */
+static void ra_q(struct ra_fold *f, struct ra_dev *d, const struct fold_ev *e)
+{
+	const struct an_io *x = e->io;
+	struct ra_acc *a = acc_of(d, x->pid);
+	struct ra_stream *st = &a->st;
+	uint32_t len = (x->bytes + 511) / 512, over;
+
+	/* the process's time between a completion and its next request:
+	 * issuing one synchronously */
+	if (a->prev_c != AN_NONE && x->q > a->prev_c &&
+	    x->q - a->prev_c < 10000000) {
+		a->gaps += (double)(x->q - a->prev_c);
+		a->ngap++;
+	}
+	a->prev_c = x->c;
+	if (x->c != AN_NONE && x->d != AN_NONE && x->c >= x->d)
+		hist_add(&a->d2c, (uint64_t)(x->c - x->d));
+	st->reads++;
+	st->seq += x->sector == a->next;
+	st->ra += (x->flags & AN_RA) != 0;
+	st->mb += x->bytes / 1e6;
+	st->nreq += x->dbytes ? (double)x->bytes / x->dbytes : 1;
+	a->next = x->sector + x->bytes / 512;
+	if ((x->flags & AN_HEAD) && x->dbytes) {
+		st->heads++;
+		st->req_seq += x->dsector == a->dnext;
+		a->dnext = x->dsector + x->dbytes / 512;
+	}
+	if (x->sector >= SM_END - len ||
+	    !(over = secmap_count_set(&d->read, x->sector, len)))
+		return;
+	if (over > x->bytes / 512)
+		over = x->bytes / 512;
+	f->s->reread_bios++;
+	f->s->reread_mb += (double)over * 512 / 1e6;
+	if (x->c != AN_NONE && x->d != AN_NONE && x->c >= x->d && x->d >= x->q)
+		*(unsigned char *)fold_map_get(&f->reread, e->row, 1) = 1;
+}
+
+/* Buffered reads at their Q; the device's reads for the fit (each once,
+ * in the run's order); re-reads at their D, for the time they were at
+ * the device (the union of their D to C, overlapping ones once: never
+ * more than the run; their D2C summed over 50 in flight was 10.1 s in a
+ * run of 3.8 s). */
+static void ra_ev(void *state, const struct fold_ev *e)
+{
+	struct ra_fold *f = state;
+	struct ra_dev *d = &f->d[e->devk];
+	const struct an_io *x = e->io;
+
+	if (e->kind == FOLD_ROW) {
+		struct ra_fit *fit = &d->fit;
+		double b, dt;
+		if ((x->flags & AN_WRITE) || !(x->flags & AN_HEAD) ||
+		    x->d == AN_NONE || x->c == AN_NONE || x->c < x->d || !x->dbytes)
+			return;
+		b = x->dbytes;
+		dt = (double)(x->c - x->d);
+		fit->n++;
+		fit->sx += b;
+		fit->sy += dt;
+		fit->sxx += b * b;
+		fit->sxy += b * dt;
+		if (x->dbytes <= 16384)
+			fit->small++;
+		else if (x->dbytes >= 65536)
+			fit->large++;
+	} else if (e->kind == EV_Q) {
+		if (buffered_read(x))
+			ra_q(f, d, e);
+	} else if (fold_map_get(&f->reread, e->row, 0)) {
+		ta_run_add(&f->at_dev, x->d, x->c);
+		fold_map_del(&f->reread, e->row);
+	}
 }
 
 /* The re-reads and, of the sequential streams of buffered reads (per
  * process and device, in Q order, MIN_READS at least), the costliest and
  * the sum of those in small requests. NULL when the run has neither. */
-static void *ra_build(const struct an_run *r)
+static void *ra_end(const struct an_run *r, void *state)
 {
-	const struct rundata *rd = &r->rd;
-	struct ra_state *s;
-	uint32_t *p, *tmp;
-	size_t np = 0;
+	struct ra_fold *f = state;
+	struct ra_state *s = f->s;
 
-	if (!rd->n)
-		return NULL;
-	s = xcalloc(1, sizeof(*s));
-	p = xmalloc(rd->n * sizeof(*p));
-	tmp = xmalloc(rd->n * sizeof(*tmp));
-	rereads(r, s, p, tmp);
-	/* sequential streams: per process and device, in Q order */
+	s->reread_s = ta_run_end(&f->at_dev);
+	/* sequential streams: per process and device, in the accounting's
+	 * order */
 	for (size_t t = 0; t < r->ta.nrows; t++) {
 		const struct ta_row *row = &r->ta.rows[t];
-		struct ra_stream st = { .pid = row->pid, .dev = row->dev };
-		uint64_t next = UINT64_MAX, dnext = UINT64_MAX;
-		/* its bios (in the run's order), then by Q */
-		np = 0;
-		for (size_t k = 0; k < row->nbio; k++) {
-			uint32_t i = r->ta.bio[row->bio_first + k];
-			struct an_io xb;
-			if (buffered_read(rundata_io(rd, i, &xb)))
-				p[np++] = i;
-		}
-		if (np < MIN_READS)
+		int dk = rundata_dev_index(&r->rd, row->dev);
+		struct ra_dev *d;
+		struct ra_acc *a = NULL;
+		struct ra_stream st;
+		if (dk < 0)
 			continue;
-		radix_sort_idx(p, np, key_q, rd);
-		for (size_t i = 0; i < np; i++) {
-			struct an_io xb;
-			const struct an_io *x = rundata_io(rd, p[i], &xb);
-			st.reads++;
-			st.seq += x->sector == next;
-			st.ra += (x->flags & AN_RA) != 0;
-			st.mb += x->bytes / 1e6;
-			st.nreq += x->dbytes ? (double)x->bytes / x->dbytes : 1;
-			next = x->sector + x->bytes / 512;
-			if ((x->flags & AN_HEAD) && x->dbytes) {
-				st.heads++;
-				st.req_seq += x->dsector == dnext;
-				dnext = x->dsector + x->dbytes / 512;
-			}
-		}
+		d = &f->d[dk];
+		for (size_t i = 0; i < d->na && !a; i++)
+			if (d->a[i].pid == row->pid)
+				a = &d->a[i];
+		if (!a || a->st.reads < MIN_READS)
+			continue;
+		st = a->st;
+		st.pid = row->pid;
+		st.dev = row->dev;
 		if (st.seq * 10 < st.reads * 8)
 			continue;            /* not a sequential stream */
 		s->nstreams++;
@@ -304,7 +279,7 @@ static void *ra_build(const struct an_run *r)
 		 * before the next, are its layout's, not readahead's) */
 		if (st.mean_kb * 1024 < REF_BYTES / 2 &&
 		    (!st.heads || st.req_seq * 2 >= st.heads)) {
-			small_cost(rd, row, p, np, &st);
+			small_cost(&d->fit, a, &st);
 			s->nsmall++;
 			s->small_mb += st.mb;
 			s->small_cost_s += st.small_cost_s;
@@ -315,8 +290,15 @@ static void *ra_build(const struct an_run *r)
 	/* the streams' costs add: a loop's readers one after another; where
 	 * they ran at once the finding caps it at the workload's device time */
 	s->cost_s = s->small_cost_s;
-	free(p);
-	free(tmp);
+	for (size_t k = 0; k < r->rd.ndevs; k++) {
+		for (size_t i = 0; i < f->d[k].na; i++)
+			hist_free(&f->d[k].a[i].d2c);
+		free(f->d[k].a);
+		secmap_free(&f->d[k].read);
+	}
+	free(f->d);
+	fold_map_free(&f->reread);
+	free(f);
 	if (!s->nstreams && !s->reread_bios) {
 		free(s);
 		return NULL;
@@ -481,7 +463,10 @@ static void ra_mix_title(const struct cp_diff *d, const struct an_run *x,
 
 const struct analyzer an_readahead = {
 	.name = "readahead",
-	.build = ra_build,
+	.fold_begin = ra_begin,
+	.fold_ev = ra_ev,
+	.fold_end = ra_end,
+	.fold_kinds = 1u << FOLD_ROW | 1u << EV_Q | 1u << EV_D,
 	.finding = ra_finding,
 	.emit = ra_emit,
 	.release = ra_release,

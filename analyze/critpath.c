@@ -19,6 +19,7 @@
 
 #include "analyze/contig.h"
 #include "analyze/fold.h"
+#include "analyze/secmap.h"
 #include "analyze/timeacct.h"
 #include "lib/emit.h"
 #include "lib/util.h"
@@ -775,61 +776,6 @@ static int cmp_life(const void *a, const void *b)
 
 /* ---- before the walk ---- */
 
-/* The sectors a device's reads have covered so far: one bit a 512-byte
- * sector, in leaves of SM_LEAF sectors (32 KiB of bits for 128 MiB of the
- * device) made when first touched, so its size is what the reads covered,
- * not how many reads there were; sectors from SM_END on (512 TiB, a
- * damaged trace's) are not kept. */
-#define SM_SHIFT 18
-#define SM_LEAF (1u << SM_SHIFT)
-#define SM_END (1ull << 40)
-
-struct secmap {
-	uint64_t **leaf;
-	size_t nleaf;
-};
-
-/* Whether any of the len sectors from s was set in m; sets them all. */
-static int secmap_test_set(struct secmap *m, uint64_t s, uint32_t len)
-{
-	int seen = 0;
-
-	while (len) {
-		size_t li = (size_t)(s >> SM_SHIFT);
-		uint32_t off = (uint32_t)(s & (SM_LEAF - 1));
-		uint32_t run = SM_LEAF - off < len ? SM_LEAF - off : len;
-		uint64_t *leaf;
-
-		if (li >= m->nleaf) {
-			size_t n = li + 1 > 2 * m->nleaf ? li + 1 : 2 * m->nleaf;
-			m->leaf = xrealloc(m->leaf, n * sizeof(*m->leaf));
-			memset(m->leaf + m->nleaf, 0,
-			       (n - m->nleaf) * sizeof(*m->leaf));
-			m->nleaf = n;
-		}
-		if (!(leaf = m->leaf[li]))
-			leaf = m->leaf[li] = xcalloc(SM_LEAF / 64, sizeof(*leaf));
-		s += run;
-		len -= run;
-		while (run) {
-			uint32_t b = off & 63, k = 64 - b < run ? 64 - b : run;
-			uint64_t mask = (k == 64 ? ~0ull : ((1ull << k) - 1)) << b;
-			seen |= (leaf[off >> 6] & mask) != 0;
-			leaf[off >> 6] |= mask;
-			off += k;
-			run -= k;
-		}
-	}
-	return seen;
-}
-
-static void secmap_free(struct secmap *m)
-{
-	for (size_t i = 0; i < m->nleaf; i++)
-		free(m->leaf[i]);
-	free(m->leaf);
-}
-
 /* Rows that read sectors the workload read before (pages evicted and read
  * again): buffered reads only (direct I/O re-reads on purpose), each
  * device's in its rows' (Q) order against the sectors its earlier reads
@@ -850,8 +796,8 @@ static uint8_t *mark_refaults(const struct rundata *rd, struct critpath *cp)
 		cp->buf_read_mb += b / 1e6;
 		if (rundata_sector(rd, i) >= SM_END - len || is_swap(cp, dev))
 			continue;
-		if (secmap_test_set(&sm[rd->row[i].dev], rundata_sector(rd, i),
-				    len)) {
+		if (secmap_count_set(&sm[rd->row[i].dev], rundata_sector(rd, i),
+				     len)) {
 			if (!mark)
 				mark = xcalloc(rd->n, 1);
 			mark[i] = 1;
