@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "analyze/analyzer.h"
-#include "analyze/rsort.h"
 #include "lib/emit.h"
 #include "lib/util.h"
 
@@ -43,55 +42,12 @@ struct wb_state {
 
 #define BURST_GAP 200000000LL   /* 200 ms */
 
-static int cmp_i64(const void *a, const void *b)
+/* vmstat's bo within [lo, hi]: how often it swung from high to low. */
+static void bo_swings(struct wb_state *s, const struct rundata *rd, int64_t lo,
+		      int64_t hi)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* The flushers' write bursts (writeback from the trace alone: DESIGN.md):
- * asynchronous writes (no S, FUA or flush) by time, a new burst after a
- * gap of BURST_GAP; the gaps between bursts are time the written data
- * waited dirty. And vmstat's bo: how often it swung from high to low. */
-static void bursts(struct wb_state *s, const struct rundata *rd)
-{
-	int64_t *t = NULL, lo = rd->t0, hi = rd->t1 > rd->t0 ? rd->t1 : INT64_MAX;
-	double *mb = NULL, total = 0;
-	size_t n = 0, cap = 0;
-	int64_t first_start = 0, last_start = 0, prev = 0;
 	int state = 0;
 
-	for (size_t i = 0; i < rd->n; i++) {
-		uint32_t f = rundata_flags(rd, i);
-		int64_t q = rundata_q(rd, i);
-		if (!(f & AN_WRITE) || (f & (AN_SYNC | AN_FUA | AN_FLUSH)) ||
-		    q == AN_NONE || q < lo || q > hi || !rundata_bytes(rd, i))
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			t = xrealloc(t, cap * sizeof(*t));
-		}
-		t[n++] = q;
-		total += rundata_bytes(rd, i) / 1e6;
-	}
-	(void)mb;
-	if (n) {
-		qsort(t, n, sizeof(*t), cmp_i64);
-		s->bursts = 1;
-		first_start = last_start = prev = t[0];
-		for (size_t i = 1; i < n; i++) {
-			if (t[i] - prev >= BURST_GAP) {
-				s->bursts++;
-				s->burst_idle_s += (double)(t[i] - prev) / 1e9;
-				last_start = t[i];
-			}
-			prev = t[i];
-		}
-		s->burst_mb = total / s->bursts;
-		s->burst_every_s = s->bursts > 1 ? (double)(last_start - first_start) /
-				   1e9 / (s->bursts - 1) : 0;
-	}
-	free(t);
 	s->bo_min = s->bo_max = NAN;
 	for (size_t i = 0; i < rd->nvm; i++) {
 		double bo = rd->vm[i].bo;
@@ -116,52 +72,11 @@ static void bursts(struct wb_state *s, const struct rundata *rd)
 	}
 }
 
-static uint64_t key_a(const void *p)
-{
-	return rsort_tkey(((const struct ta_iv *)p)->a);
-}
-
 /* Dirty + Writeback in MB at t. */
 static double dirty_mb(const struct rundata *rd, int64_t t)
 {
 	double d = series_at(&rd->dirty_kb, t), w = series_at(&rd->writeback_kb, t);
 	return ((isfinite(d) ? d : 0) + (isfinite(w) ? w : 0)) * 1024 / 1e6;
-}
-
-/* Idle time of every traced device while dirty data was over DIRTY_MB
- * within [lo, hi]; busy holds the merged [D, C] intervals. */
-static double idle_dirty(const struct rundata *rd, const struct ta_iv *busy,
-			 size_t nb, int64_t lo, int64_t hi, double *longest,
-			 double *longest_at)
-{
-	const struct an_series *s = &rd->dirty_kb;
-	double idle = 0, lim = DIRTY_MB * 1e6 / 1024;
-
-	for (size_t i = 1; i < s->n; i++) {
-		int64_t a = s->t[i - 1], b = s->t[i];
-		double va = s->v[i - 1], vb = s->v[i], gap;
-		/* the part of the interval over the limit, between samples
-		 * linearly */
-		if (va <= lim && vb <= lim)
-			continue;
-		if (va <= lim)
-			a += (int64_t)((double)(b - a) * (lim - va) / (vb - va));
-		else if (vb <= lim)
-			b = a + (int64_t)((double)(b - a) * (va - lim) / (va - vb));
-		if (a < lo)
-			a = lo;
-		if (b > hi)
-			b = hi;
-		if (b <= a)
-			continue;
-		gap = (double)(b - a) / 1e9 - ta_overlap_s(busy, nb, a, b);
-		idle += gap;
-		if (longest && gap > *longest) {
-			*longest = gap;
-			*longest_at = rundata_at_s(rd, a);
-		}
-	}
-	return idle;
 }
 
 /* Time within [lo, hi] with dirty + writeback over the point where the
@@ -202,85 +117,6 @@ static void dirty_peaks(struct wb_state *s, const struct rundata *rd)
 	}
 }
 
-/* The dispatched requests' [D, C] of rd into busy (room for rd->n),
- * merged; returns how many. */
-static size_t busy_intervals(const struct rundata *rd, struct ta_iv *busy)
-{
-	size_t nb = 0;
-
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		if ((x->flags & AN_HEAD) && x->d != AN_NONE && x->c != AN_NONE &&
-		    x->c > x->d)
-			busy[nb++] = (struct ta_iv){ x->d, x->c };
-	}
-	return ta_merge(busy, nb);
-}
-
-/* Process row t's synchronous data writes (in the run's order) as [Q, C]
- * into iv; *mb their MB, *first their first Q, *last their last C (ns).
- * Returns how many. */
-static size_t sync_writes(const struct an_run *r, const struct ta_row *t,
-			  struct ta_iv *iv, double *mb, int64_t *first,
-			  int64_t *last)
-{
-	const struct rundata *rd = &r->rd;
-	size_t n = 0;
-
-	for (size_t k2 = 0; k2 < t->nbio; k2++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, r->ta.bio[t->bio_first +
-						k2], &xb);
-		if (x->c == AN_NONE || x->c < x->q || !x->bytes ||
-		    (x->flags & (AN_WRITE | AN_SYNC)) != (AN_WRITE | AN_SYNC))
-			continue;
-		iv[n++] = (struct ta_iv){ x->q, x->c };
-		*mb += x->bytes / 1e6;
-		if (x->q < *first)
-			*first = x->q;
-		if (x->c > *last)
-			*last = x->c;
-	}
-	return n;
-}
-
-/* Whether writes iv[0..n) (sorted here by Q) were queued together, at
- * least half of them while an earlier one was in flight: writeback of
- * dirty pages queues many bios at once (fsync plugs them); a process
- * writing O_DIRECT one at a time queues each after the last completed.
- * Returns 1 or 0. */
-static int queued_together(struct ta_iv *iv, size_t n)
-{
-	size_t over = 0;
-	int64_t hi = INT64_MIN;
-
-	radix_sort(iv, n, sizeof(*iv), key_a);
-	for (size_t i = 0; i < n; i++) {
-		over += iv[i].a < hi;
-		if (iv[i].b > hi)
-			hi = iv[i].b;
-	}
-	return over * 2 >= n;
-}
-
-/* Appends to iv[0..n) the flushes and FUA writes of any process (journal
- * commits, cache flushes) queued from first to 50 ms after last (ns), as
- * [Q, C]; returns the new count. */
-static size_t add_flushes(const struct rundata *rd, struct ta_iv *iv,
-			  size_t n, int64_t first, int64_t last)
-{
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		if ((x->flags & (AN_FLUSH | AN_FUA)) && x->q != AN_NONE &&
-		    x->c != AN_NONE && x->c >= x->q && x->q >= first &&
-		    x->q <= last + 50000000)
-			iv[n++] = (struct ta_iv){ x->q, x->c };
-	}
-	return n;
-}
-
 /* Dirty data made before first (ns): the largest rise (MB) of dirty +
  * writeback from the run's start to first, at a sample or at first. */
 static double dirty_rise(const struct rundata *rd, int64_t first)
@@ -301,57 +137,310 @@ static double dirty_rise(const struct rundata *rd, int64_t first)
 	return most;
 }
 
-/* The process that waited longest on synchronous writes into s: each
- * process's synchronous data writes queued together, and the flushes
- * (journal commits, cache flushes of any process) that its sync waited
- * for, those queued from its first sync write to 50 ms after its last;
- * its wait (their union, s), MB, start, the devices' idle time while
- * dirty before it (busy[0..nb): merged [D, C]) and the dirty data made
- * before it. iv has room for every row of the run. */
-static void sync_waiter(struct wb_state *s, const struct an_run *r,
-			const struct ta_iv *busy, size_t nb, struct ta_iv *iv)
+/* The cumulative time the devices were busy (the union of the dispatched
+ * requests' [D, C]) up to a time, B(t) in ns: the D events come in time
+ * order, so at an event at t every interval starting before t is known and
+ * B(t) is the closed intervals' sum plus the open one's part before t.
+ * The overlap of the busy time with [a, b] is B(b) - B(a) (what
+ * ta_overlap_s() of the merged intervals gave, as exactly). */
+struct busy_clock {
+	int64_t closed, a, b;
+	int open;
+};
+
+static void busy_add(struct busy_clock *c, int64_t a, int64_t b)
+{
+	if (c->open && a <= c->b) {
+		if (b > c->b)
+			c->b = b;
+		return;
+	}
+	if (c->open)
+		c->closed += c->b - c->a;
+	c->a = a;
+	c->b = b;
+	c->open = 1;
+}
+
+/* B(t), every interval starting before t added */
+static int64_t busy_at(const struct busy_clock *c, int64_t t)
+{
+	int64_t open = 0;
+
+	if (c->open && t > c->a)
+		open = (t < c->b ? t : c->b) - c->a;
+	return c->closed + open;
+}
+
+/* The parts of the dirty series over DIRTY_MB: [a, b] between samples,
+ * linearly */
+struct dirty_win {
+	int64_t a, b;
+	int64_t ba, bb;            /* B(a), B(b) */
+};
+
+/* A process's synchronous data writes on a device (a ta row's), as its Q
+ * events pass: whether they were queued together (at least half of them
+ * while an earlier one was in flight: writeback of dirty pages queues many
+ * bios at once, fsync plugs them; a process writing O_DIRECT one at a time
+ * queues each after the last completed), and the union of their [Q, C]
+ * with the flushes and FUA writes of any process (journal commits, cache
+ * flushes) queued from its first to 50 ms after its last C. A flush after
+ * its last write's Q is in that window unless it came 50 ms after the
+ * last C (a later write of its own would start after the flush, and end
+ * after it too), so the union is kept as it was before the first flush
+ * past the window (cut), dropped when another write comes. */
+struct wb_sync {
+	uint32_t pid, dev;
+	size_t n, over;
+	int64_t first, last, hi;
+	int64_t b_first;           /* B(first) */
+	double mb;
+	struct ta_run u, cut;
+	int have_cut;
+};
+
+struct wb_fold {
+	struct wb_state *s;
+	const struct an_run *r;
+	int64_t lo, hi;            /* the bursts' window */
+	/* the bursts: the flushers' asynchronous writes by Q */
+	double total_mb;
+	size_t nw;
+	int64_t first_start, last_start, prev;
+	/* with meminfo: the busy clock, read at the dirty windows' ends and
+	 * t0, t1 (pts, their values bv) as the stream passes them */
+	struct busy_clock busy;
+	struct dirty_win *win;
+	size_t nwin;
+	int64_t *pts, *bv;
+	size_t npts, next_pt;
+	struct wb_sync *sy;
+	size_t nsy;
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* B at pts[k] == t (a time the clock was read at) */
+static int64_t busy_pt(const struct wb_fold *f, int64_t t)
+{
+	size_t lo = 0, hi = f->npts;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->pts[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return f->bv[lo];
+}
+
+/* The windows where dirty data was over DIRTY_MB (meminfo's Dirty). */
+static void dirty_windows(struct wb_fold *f, const struct rundata *rd)
+{
+	const struct an_series *s = &rd->dirty_kb;
+	double lim = DIRTY_MB * 1e6 / 1024;
+
+	f->win = xmalloc((s->n ? s->n : 1) * sizeof(*f->win));
+	for (size_t i = 1; i < s->n; i++) {
+		int64_t a = s->t[i - 1], b = s->t[i];
+		double va = s->v[i - 1], vb = s->v[i];
+		if (va <= lim && vb <= lim)
+			continue;
+		if (va <= lim)
+			a += (int64_t)((double)(b - a) * (lim - va) / (vb - va));
+		else if (vb <= lim)
+			b = a + (int64_t)((double)(b - a) * (va - lim) / (va - vb));
+		f->win[f->nwin++] = (struct dirty_win){ a, b, 0, 0 };
+	}
+	f->pts = xmalloc((2 * f->nwin + 2) * sizeof(*f->pts));
+	for (size_t i = 0; i < f->nwin; i++) {
+		f->pts[f->npts++] = f->win[i].a;
+		f->pts[f->npts++] = f->win[i].b;
+	}
+	f->pts[f->npts++] = rd->t0;
+	f->pts[f->npts++] = rd->t1;
+	qsort(f->pts, f->npts, sizeof(*f->pts), cmp_i64);
+	f->bv = xcalloc(f->npts, sizeof(*f->bv));
+}
+
+/* Reads the busy clock at the points before t (all: INT64_MAX). */
+static void read_clock(struct wb_fold *f, int64_t t)
+{
+	while (f->next_pt < f->npts && f->pts[f->next_pt] <= t) {
+		f->bv[f->next_pt] = busy_at(&f->busy, f->pts[f->next_pt]);
+		f->next_pt++;
+	}
+}
+
+/* Idle time of every traced device while dirty data was over DIRTY_MB
+ * within [lo, hi] (b_lo, b_hi: B there); *longest (may be NULL) the
+ * longest such stretch, at *longest_at (s from the start). */
+static double idle_dirty(const struct wb_fold *f, int64_t lo, int64_t b_lo,
+			 int64_t hi, int64_t b_hi, double *longest,
+			 double *longest_at)
+{
+	double idle = 0;
+
+	for (size_t i = 0; i < f->nwin; i++) {
+		int64_t a = f->win[i].a, b = f->win[i].b, ba, bb;
+		double gap;
+		if (a < lo)
+			a = lo;
+		if (b > hi)
+			b = hi;
+		if (b <= a)
+			continue;
+		ba = a == lo ? b_lo : busy_pt(f, a);
+		bb = b == hi ? b_hi : busy_pt(f, b);
+		gap = (double)(b - a) / 1e9 - (double)(bb - ba) / 1e9;
+		idle += gap;
+		if (longest && gap > *longest) {
+			*longest = gap;
+			*longest_at = rundata_at_s(&f->r->rd, a);
+		}
+	}
+	return idle;
+}
+
+static void *wb_begin(const struct an_run *r)
 {
 	const struct rundata *rd = &r->rd;
+	struct wb_fold *f = xcalloc(1, sizeof(*f));
 
-	for (size_t k = 0; k < r->ta.nrows; k++) {
-		const struct ta_row *t = &r->ta.rows[k];
-		size_t n;
-		double mb = 0, wait;
-		int64_t first = INT64_MAX, last = INT64_MIN;
-		if (t->role[0] || !t->wr_bytes)
-			continue;
-		n = sync_writes(r, t, iv, &mb, &first, &last);
-		if (!n || !queued_together(iv, n))
-			continue;
-		n = add_flushes(rd, iv, n, first, last);
-		wait = ta_union_s(iv, n);
-		if (wait <= s->sync_wait_s)
-			continue;
-		s->pid = t->pid;
-		s->sync_wait_s = wait;
-		s->sync_mb = mb;
-		s->sync_from_s = rundata_at_s(rd, first);
-		s->idle_before_s = idle_dirty(rd, busy, nb, rd->t0 < first ?
-					      rd->t0 : first, first, NULL, NULL);
-		s->dirty_rise_mb = dirty_rise(rd, first);
+	f->r = r;
+	f->s = xcalloc(1, sizeof(*f->s));
+	f->lo = rd->t0;
+	f->hi = rd->t1 > rd->t0 ? rd->t1 : INT64_MAX;
+	an_dirty_limits(rd, f->s->limits, sizeof(f->s->limits));
+	bo_swings(f->s, rd, f->lo, f->hi);
+	if (rd->dirty_kb.n) {
+		dirty_windows(f, rd);
+		/* the processes that wrote: candidates for the sync waiter */
+		for (size_t k = 0; k < r->ta.nrows; k++) {
+			const struct ta_row *t = &r->ta.rows[k];
+			if (t->role[0] || !t->wr_bytes)
+				continue;
+			f->sy = xrealloc(f->sy, (f->nsy + 1) * sizeof(*f->sy));
+			memset(&f->sy[f->nsy], 0, sizeof(*f->sy));
+			f->sy[f->nsy].pid = t->pid;
+			f->sy[f->nsy].dev = t->dev;
+			f->sy[f->nsy].first = INT64_MAX;
+			f->sy[f->nsy].last = f->sy[f->nsy].hi = INT64_MIN;
+			f->nsy++;
+		}
 	}
+	return f;
+}
+
+static void sync_write(struct wb_fold *f, struct wb_sync *w,
+		       const struct an_io *x)
+{
+	if (!w->n) {
+		w->first = x->q;
+		w->b_first = busy_at(&f->busy, x->q);
+	}
+	w->n++;
+	w->over += x->q < w->hi;
+	if (x->c > w->hi)
+		w->hi = x->c;
+	w->mb += x->bytes / 1e6;
+	if (x->c > w->last)
+		w->last = x->c;
+	w->have_cut = 0;
+	ta_run_add(&w->u, x->q, x->c);
+}
+
+static void flush_of_any(struct wb_sync *w, const struct an_io *x)
+{
+	if (!w->n)
+		return;
+	if (x->q > w->last + 50000000 && !w->have_cut) {
+		w->cut = w->u;
+		w->have_cut = 1;
+	}
+	ta_run_add(&w->u, x->q, x->c);
+}
+
+static void wb_ev(void *state, const struct fold_ev *e)
+{
+	struct wb_fold *f = state;
+	const struct an_io *x = e->io;
+
+	if (e->kind == FOLD_ROW) {
+		/* the bursts' bytes, in the run's order */
+		if ((x->flags & AN_WRITE) && !(x->flags & (AN_SYNC | AN_FUA |
+							    AN_FLUSH)) &&
+		    x->q != AN_NONE && x->q >= f->lo && x->q <= f->hi && x->bytes)
+			f->total_mb += x->bytes / 1e6;
+		return;
+	}
+	read_clock(f, e->t - 1);
+	if (e->kind == EV_D) {
+		if ((x->flags & AN_HEAD) && x->c != AN_NONE && x->c > x->d)
+			busy_add(&f->busy, x->d, x->c);
+		return;
+	}
+	/* Q: the flushers' bursts (asynchronous writes: no S, FUA or flush,
+	 * by Q; a new burst after a gap of BURST_GAP: the gaps are time the
+	 * written data waited dirty) */
+	if ((x->flags & AN_WRITE) && !(x->flags & (AN_SYNC | AN_FUA | AN_FLUSH)) &&
+	    x->q >= f->lo && x->q <= f->hi && x->bytes) {
+		struct wb_state *s = f->s;
+		if (!f->nw++) {
+			s->bursts = 1;
+			f->first_start = f->last_start = f->prev = x->q;
+		} else {
+			if (x->q - f->prev >= BURST_GAP) {
+				s->bursts++;
+				s->burst_idle_s += (double)(x->q - f->prev) / 1e9;
+				f->last_start = x->q;
+			}
+			f->prev = x->q;
+		}
+	}
+	if (!f->nsy || x->c == AN_NONE || x->c < x->q)
+		return;
+	if ((x->flags & (AN_WRITE | AN_SYNC)) == (AN_WRITE | AN_SYNC) && x->bytes)
+		for (size_t k = 0; k < f->nsy; k++)
+			if (f->sy[k].pid == x->pid && f->sy[k].dev == x->dev) {
+				sync_write(f, &f->sy[k], x);
+				break;
+			}
+	if (x->flags & (AN_FLUSH | AN_FUA))
+		for (size_t k = 0; k < f->nsy; k++)
+			if (!((x->flags & (AN_WRITE | AN_SYNC)) == (AN_WRITE | AN_SYNC) &&
+			      x->bytes && f->sy[k].pid == x->pid &&
+			      f->sy[k].dev == x->dev))
+				flush_of_any(&f->sy[k], x);
 }
 
 /* The writeback state of run r: the flushers' bursts, and with meminfo's
  * Dirty, its peaks, the devices' idle time while dirty, the longest
- * synchronous writer and the cost (s). NULL when the run has neither
- * Dirty nor bursts nor vmstat rows. */
-static void *wb_build(const struct an_run *r)
+ * synchronous writer (the process that waited longest on its synchronous
+ * writes queued together, with the flushes its sync waited for; the
+ * devices' idle time while dirty before it, and the dirty data made
+ * before it) and the cost (s). NULL when the run has neither Dirty nor
+ * bursts nor vmstat rows. */
+static void *wb_end(const struct an_run *r, void *state)
 {
 	const struct rundata *rd = &r->rd;
-	struct wb_state *s;
-	struct ta_iv *busy, *iv;
-	size_t nb;
+	struct wb_fold *f = state;
+	struct wb_state *s = f->s;
 
-	s = xcalloc(1, sizeof(*s));
-	an_dirty_limits(rd, s->limits, sizeof(s->limits));
-	bursts(s, rd);
+	if (f->nw) {
+		s->burst_mb = f->total_mb / s->bursts;
+		s->burst_every_s = s->bursts > 1 ? (double)(f->last_start -
+							    f->first_start) /
+				   1e9 / (s->bursts - 1) : 0;
+	}
 	if (!rd->dirty_kb.n) {
+		free(f);
 		/* a trace and a vmstat log: the bursts are the evidence */
 		if (s->bursts < 2 && !rd->nvm) {
 			free(s);
@@ -359,16 +448,32 @@ static void *wb_build(const struct an_run *r)
 		}
 		return s;
 	}
+	read_clock(f, INT64_MAX);
 	s->has_meminfo = 1;
 	dirty_peaks(s, rd);
-	busy = xmalloc((rd->n ? rd->n : 1) * sizeof(*busy));
-	iv = xmalloc((rd->n ? rd->n : 1) * sizeof(*iv));
-	nb = busy_intervals(rd, busy);
 	if (rd->t1 > rd->t0)
-		s->idle_dirty_s = idle_dirty(rd, busy, nb, rd->t0, rd->t1,
-					     &s->longest_idle_s,
+		s->idle_dirty_s = idle_dirty(f, rd->t0, busy_pt(f, rd->t0), rd->t1,
+					     busy_pt(f, rd->t1), &s->longest_idle_s,
 					     &s->longest_at_s);
-	sync_waiter(s, r, busy, nb, iv);
+	for (size_t k = 0; k < f->nsy; k++) {
+		struct wb_sync *w = &f->sy[k];
+		double wait;
+		int64_t lo;
+		if (!w->n || w->over * 2 < w->n)
+			continue;
+		wait = ta_run_end(w->have_cut ? &w->cut : &w->u);
+		if (wait <= s->sync_wait_s)
+			continue;
+		s->pid = w->pid;
+		s->sync_wait_s = wait;
+		s->sync_mb = w->mb;
+		s->sync_from_s = rundata_at_s(rd, w->first);
+		lo = rd->t0 < w->first ? rd->t0 : w->first;
+		s->idle_before_s = idle_dirty(f, lo, lo == w->first ? w->b_first :
+					      busy_pt(f, lo), w->first, w->b_first,
+					      NULL, NULL);
+		s->dirty_rise_mb = dirty_rise(rd, w->first);
+	}
 	s->throttle_s = rd->t1 > rd->t0 ? throttled(rd, rd->t0, rd->t1) : 0;
 	/* what the synchronous writes cost beyond writeback that could have
 	 * run in the idle time: only as far as they wrote dirty data (the
@@ -379,8 +484,11 @@ static void *wb_build(const struct an_run *r)
 		s->cost_s = fmin(s->idle_before_s, s->sync_wait_s) * part;
 	}
 	s->cost_s += s->throttle_s;
-	free(iv);
-	free(busy);
+	free(f->win);
+	free(f->pts);
+	free(f->bv);
+	free(f->sy);
+	free(f);
 	return s;
 }
 
@@ -577,7 +685,10 @@ static void wb_mix_title(const struct cp_diff *d, const struct an_run *x,
 
 const struct analyzer an_writeback = {
 	.name = "writeback",
-	.build = wb_build,
+	.fold_begin = wb_begin,
+	.fold_ev = wb_ev,
+	.fold_end = wb_end,
+	.fold_kinds = 1u << FOLD_ROW | 1u << EV_Q | 1u << EV_D,
 	.finding = wb_finding,
 	.emit = wb_emit,
 	.release = wb_release,
