@@ -135,14 +135,13 @@ static void *build_worker(void *arg)
 	return NULL;
 }
 
-/* The second thread's half of the accounting: the Q order (which only the
- * process rows and the analyzers read), then the process rows. */
-static void *rows_worker(void *arg)
+/* The second thread's part of the orders: Q (which only the accounting
+ * and the analyzers read). */
+static void *q_worker(void *arg)
 {
 	struct an_run *r = arg;
 
 	evorder_add(&r->ord, 1u << EV_Q);
-	timeacct_rows(&r->ta, &r->rd, &r->ord);
 	return NULL;
 }
 
@@ -170,17 +169,18 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	}
 	if (rundata_load_parts(&r->rd, rv, two ? 2 : 1))
 		return -1;
-	/* the orders and the accounting: processes on one thread, devices
-	 * (D and C orders) on the other */
+	/* the orders (Q on one thread, D and C on the other), then the
+	 * accounting: a fold over the run's events */
 	evorder_build(&r->ord, &r->rd, 0);
-	timeacct_begin(&r->ta, &r->rd);
-	started = two && !pthread_create(&th, NULL, rows_worker, r);
+	started = two && !pthread_create(&th, NULL, q_worker, r);
 	evorder_add(&r->ord, 1u << EV_D | 1u << EV_C);
-	timeacct_devs(&r->ta, &r->rd, &r->ord);
 	if (started)
 		pthread_join(th, NULL);
 	else
-		rows_worker(r);
+		q_worker(r);
+	timeacct_begin(&r->ta, &r->rd);
+	fold_run(&r->rd, &r->ord, &(struct fold_sink){ timeacct_ev, &r->ta,
+						      TA_FOLD_KINDS }, 1);
 	timeacct_end(&r->ta);
 	/* the critical path and the builds, the longest first, and the side
 	 * task after them: the critical path reads the rows and orders only,
@@ -205,7 +205,6 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 	if (started)
 		pthread_join(th, NULL);
 	pthread_mutex_destroy(&w.lock);
-	timeacct_drop_bios(&r->ta);
 	/* --model: the workload's I/O at the modelled disk's times */
 	if (r->model)
 		for (int i = 0; i < n_analyzers; i++)

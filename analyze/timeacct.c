@@ -161,161 +161,127 @@ static struct ta_dev *dev_get(struct timeacct *ta, uint32_t dev)
 	return &ta->devs[ta->ndev++];
 }
 
-/* 1 when row i is a dispatch with its D and C (busy and in flight); an
- * ev_merge keep() with rd as ctx. */
-static int dc_counts(const void *ctx, uint32_t i, int rank)
+/* 1 when x is a dispatch with its D and C (busy and in flight). */
+static int dc_counts(const struct an_io *x)
 {
-	const struct rundata *rd = ctx;
-	int64_t d = rundata_d(rd, i), c = rundata_c(rd, i);
-
-	(void)rank;
-	return (rundata_flags(rd, i) & AN_HEAD) && d != AN_NONE &&
-	       c != AN_NONE && c >= d;
+	return (x->flags & AN_HEAD) && x->d != AN_NONE && x->c != AN_NONE &&
+	       x->c >= x->d;
 }
 
-/* The union of [D, C] of device dk's dispatches (dc_counts()), seconds:
- * ta_union_s() of them, from their D order without a copy. */
-static double busy_of(const struct rundata *rd, const struct evorder *ord,
-		      size_t dk)
+/* 1 when x stands for a request of a device with no D traced (Q and C
+ * only: MSR, SYSTOR): its completed bios with data, in flight from Q to
+ * C, as iostat counts a request from its start to its end. */
+static int qc_counts(const struct an_io *x)
 {
-	struct ta_run u = { 0 };
-	struct ev_it it;
-	uint32_t i;
-	int64_t d;
-
-	ev_it_init(&it, ord, dk, EV_D);
-	while (ev_it_next(&it, &i, &d))
-		if (dc_counts(rd, i, 0))
-			ta_run_add(&u, d, rundata_c(rd, i));
-	return ta_run_end(&u);
+	return x->q != AN_NONE && x->c != AN_NONE && x->c >= x->q &&
+	       x->bytes && !(x->flags & AN_MERGED);
 }
 
-/* The most of device dk's dispatches (dc_counts()) in flight at once: D
- * and C by time (at one time by row, a row's D before its C). */
-static unsigned inflight_of(const struct rundata *rd,
-			    const struct evorder *ord, size_t dk)
-{
-	struct ev_it it[2];
-	struct ev_merge m;
-	unsigned in = 0, max = 0;
-	uint32_t i;
-	int64_t t;
-	int rank;
+/* What the fold keeps of a process on a device while the stream passes:
+ * the unions of its bios' [Q, C] and of its flushes'. A bio that never
+ * completed (lost or still in flight at the end) counts to the process's
+ * last completion, known at the end: every later bio of the process lies
+ * inside that, so the union stops there (frozen: the union before it,
+ * and its Q) and takes it at the end. */
+struct ta_racc {
+	uint64_t key;              /* dev << 32 | pid; 0: a free slot (pid
+				    * 0 on dev 0 has key 1 << 63) */
+	size_t row;                /* its ta_row */
+	struct ta_run u, flush;
+	int frozen;
+	int64_t q0;
+};
 
-	ev_it_init(&it[0], ord, dk, EV_D);
-	ev_it_init(&it[1], ord, dk, EV_C);
-	ev_merge_init(&m, it, 2, dc_counts, rd);
-	while (ev_merge_next(&m, &i, &t, &rank)) {
-		in = rank ? in - 1 : in + 1;
-		if (in > max && in < (1u << 31))
-			max = in;
+/* What the fold keeps of a device: the union of its dispatches' [D, C],
+ * the most of them in flight, and for a device with no D, the same of
+ * its requests from Q to C (qc_counts()): their Q and C, each in time
+ * order, a C before a Q at one time unless none is in flight (the Q at
+ * that time whose C it is comes first), so the Qs at the latest time are
+ * held (pend) until a later event says where they go. */
+struct ta_dacc {
+	int di;                    /* its ta_dev (ta->devs[di - 1]); 0: none
+				    * yet */
+	struct ta_run busy;
+	unsigned in, max;
+	unsigned qin, qmax;
+	int64_t qlo, tq;
+	size_t pend;
+	double qsum;
+};
+
+struct ta_acc {
+	const struct rundata *rd;
+	struct ta_racc *r;         /* open addressing by key */
+	size_t rcap, nr;
+	struct ta_dacc *d;         /* by the run's device index */
+};
+
+static uint64_t rkey(uint32_t dev, uint32_t pid)
+{
+	return ((uint64_t)dev << 32 | pid) | (dev || pid ? 0 : 1ull << 63);
+}
+
+static struct ta_row *row_get(struct timeacct *ta, const struct an_io *x,
+			      struct ta_racc **out);
+
+static void qc_q(struct ta_dacc *d, int64_t q)
+{
+	if (!d->qin++)
+		d->qlo = q;
+	if (d->qin > d->qmax)
+		d->qmax = d->qin;
+}
+
+static void qc_c(struct ta_dacc *d, int64_t c)
+{
+	if (!--d->qin)
+		d->qsum += (double)(c - d->qlo);
+}
+
+/* The Qs held, before an event at t (all: INT64_MAX) */
+static void qc_flush(struct ta_dacc *d, int64_t t)
+{
+	if (!d->pend || t <= d->tq)
+		return;
+	for (; d->pend; d->pend--)
+		qc_q(d, d->tq);
+}
+
+/* Per device: busy time, in flight, sizes, flushes: each request once,
+ * in the run's order. */
+static void account_dev(struct ta_dev *d, const struct an_io *x)
+{
+	int64_t st[TA_NSTAGE];
+
+	if (x->c != AN_NONE)
+		d->completions++;
+	if (bio_stages(x, st) && x->bytes) {
+		stages_add(&d->st, st, x->flags & AN_MERGED);
+	} else if (x->d == AN_NONE && x->q != AN_NONE && x->c != AN_NONE &&
+		   x->c >= x->q && x->bytes && !(x->flags & AN_MERGED)) {
+		/* Q and C only: Q2C is all there is */
+		d->qc_sum_s += (double)(x->c - x->q) / 1e9;
 	}
-	return max;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* A device with no D traced (Q and C only: MSR, SYSTOR): its completed
- * bios with data stand for its requests, in flight from Q to C, as iostat
- * counts a request from its start to its end. *busy_s: the union of their
- * [Q, C]; *max: the most at once (a C before a Q at one time). */
-static void qc_busy(const struct rundata *rd, size_t dk, double *busy_s,
-		    unsigned *max)
-{
-	size_t i0 = rd->dev_first[dk], i1 = rd->dev_first[dk + 1], n = 0;
-	int64_t *q = xmalloc((i1 - i0 + 1) * sizeof(*q));
-	int64_t *c = xmalloc((i1 - i0 + 1) * sizeof(*c));
-	int64_t lo = 0;
-	unsigned in = 0;
-	double sum = 0;
-
-	for (size_t i = i0; i < i1; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		if (x->q != AN_NONE && x->c != AN_NONE && x->c >= x->q &&
-		    x->bytes && !(x->flags & AN_MERGED)) {
-			q[n] = x->q;
-			c[n++] = x->c;
-		}
+	for (int h = 0; h < 2; h++) {
+		int64_t s0;
+		if (iostat_request(x, h, &s0) && s0 != AN_NONE &&
+		    x->c != AN_NONE && x->c >= s0)
+			d->aqu_sum_s[h] += (double)(x->c - s0) / 1e9;
 	}
-	qsort(q, n, sizeof(*q), cmp_i64);
-	qsort(c, n, sizeof(*c), cmp_i64);
-	*max = 0;
-	/* the k-th C is never before the k-th Q: the count stays >= 0 */
-	for (size_t a = 0, b = 0; b < n;) {
-		if (a < n && (b == a || q[a] < c[b])) {
-			if (!in++)
-				lo = q[a];
-			if (in > *max)
-				*max = in;
-			a++;
-		} else {
-			if (!--in)
-				sum += (double)(c[b] - lo);
-			b++;
-		}
-	}
-	*busy_s = sum / 1e9;
-	free(q);
-	free(c);
-}
-
-/* Per device: busy time, in flight, sizes, flushes. */
-static void account_devs(struct timeacct *ta, const struct rundata *rd,
-			 const struct evorder *ord)
-{
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		int64_t st[TA_NSTAGE];
-		struct ta_dev *d = dev_get(ta, x->dev);
-		if (x->c != AN_NONE)
-			d->completions++;
-		if (bio_stages(x, st) && x->bytes) {
-			stages_add(&d->st, st, x->flags & AN_MERGED);
-		} else if (x->d == AN_NONE && x->q != AN_NONE && x->c != AN_NONE &&
-			   x->c >= x->q && x->bytes && !(x->flags & AN_MERGED)) {
-			/* Q and C only: Q2C is all there is */
-			d->qc_sum_s += (double)(x->c - x->q) / 1e9;
-		}
-		for (int h = 0; h < 2; h++) {
-			int64_t s0;
-			if (iostat_request(x, h, &s0) && s0 != AN_NONE &&
-			    x->c != AN_NONE && x->c >= s0)
-				d->aqu_sum_s[h] += (double)(x->c - s0) / 1e9;
-		}
-		if (x->d != AN_NONE)
-			d->has_d = 1;
-		if (!(x->flags & AN_HEAD) || x->d == AN_NONE)
-			continue;
-		if (x->dbytes)
-			d->sizes[!!(x->flags & AN_WRITE)][size_bucket(x->dbytes)]++;
-		if (x->flags & (AN_FLUSH | AN_FUA)) {
-			d->flushes += (x->flags & AN_FLUSH) != 0;
-			d->fua += (x->flags & AN_FUA) != 0;
-			if (x->c != AN_NONE && x->c >= x->d)
-				d->flush_d2c_s += (double)(x->c - x->d) / 1e9;
-		}
+	if (x->d != AN_NONE)
+		d->has_d = 1;
+	if (!(x->flags & AN_HEAD) || x->d == AN_NONE)
+		return;
+	if (x->dbytes)
+		d->sizes[!!(x->flags & AN_WRITE)][size_bucket(x->dbytes)]++;
+	if (x->flags & (AN_FLUSH | AN_FUA)) {
+		d->flushes += (x->flags & AN_FLUSH) != 0;
+		d->fua += (x->flags & AN_FUA) != 0;
 		if (x->c != AN_NONE && x->c >= x->d)
-			d->d2c_sum_s += (double)(x->c - x->d) / 1e9;
+			d->flush_d2c_s += (double)(x->c - x->d) / 1e9;
 	}
-	/* busy time and the most in flight, from the shared orders */
-	for (size_t k = 0; k < ta->ndev; k++) {
-		struct ta_dev *d = &ta->devs[k];
-		size_t dk = (size_t)rundata_dev_index(rd, d->dev);
-		if (!d->has_d && d->completions) {
-			/* no D traced: in flight from Q, as iostat counts */
-			d->d2c_sum_s = d->qc_sum_s;
-			qc_busy(rd, dk, &d->busy_s, &d->max_inflight);
-			continue;
-		}
-		d->busy_s = busy_of(rd, ord, dk);
-		d->max_inflight = inflight_of(rd, ord, dk);
-	}
+	if (x->c != AN_NONE && x->c >= x->d)
+		d->d2c_sum_s += (double)(x->c - x->d) / 1e9;
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -335,258 +301,199 @@ static int cmp_dev(const void *a, const void *b)
 	return (x->dev > y->dev) - (x->dev < y->dev);
 }
 
-/* One process on one device: rows p[0..n) of rd are its bios (its
- * unions come after, row_unions()). */
-static void account_row(struct ta_row *r, const uint32_t *p, size_t n,
-			const struct rundata *rd)
+/* A bio x (with a Q) of process row r, in the run's order. */
+static void account_row(struct ta_row *r, const struct an_io *x)
 {
-	const char *comm = runview_comm(rd->rv, rundata_pid(rd, p[0]));
+	int64_t st[TA_NSTAGE];
 
-	r->pid = rundata_pid(rd, p[0]);
-	r->dev = rundata_dev(rd, p[0]);
-	snprintf(r->comm, sizeof(r->comm), "%s", comm ? comm : "?");
-	r->role = ta_role(comm);
-	r->first_q = INT64_MAX;
-	r->last_c = INT64_MIN;
-	for (size_t k = 0; k < n; k++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, p[k], &xb);
-		int64_t st[TA_NSTAGE];
-		if (x->q == AN_NONE)
-			continue;
-		r->ios++;
-		r->bytes += x->bytes;
-		if (x->flags & AN_WRITE)
-			r->wr_bytes += x->bytes;
-		else
-			r->rd_bytes += x->bytes;
-		if (x->q < r->first_q)
-			r->first_q = x->q;
-		if (x->c != AN_NONE && x->c > r->last_c)
-			r->last_c = x->c;
-		if (bio_stages(x, st) && (x->bytes || (x->flags & AN_FLUSH)))
-			stages_add(&r->st, st, x->flags & AN_MERGED);
-		if (x->flags & (AN_FLUSH | AN_FUA)) {
-			r->flushes += (x->flags & AN_FLUSH) != 0;
-			r->fua += (x->flags & AN_FUA) != 0;
-		}
+	r->ios++;
+	r->bytes += x->bytes;
+	if (x->flags & AN_WRITE)
+		r->wr_bytes += x->bytes;
+	else
+		r->rd_bytes += x->bytes;
+	if (x->q < r->first_q)
+		r->first_q = x->q;
+	if (x->c != AN_NONE && x->c > r->last_c)
+		r->last_c = x->c;
+	if (bio_stages(x, st) && (x->bytes || (x->flags & AN_FLUSH)))
+		stages_add(&r->st, st, x->flags & AN_MERGED);
+	if (x->flags & (AN_FLUSH | AN_FUA)) {
+		r->flushes += (x->flags & AN_FLUSH) != 0;
+		r->fua += (x->flags & AN_FUA) != 0;
 	}
 }
 
-/* The row of rows[0..n) (sorted by pid) with pid, from *last on. */
-static size_t row_of(const struct ta_row *rows, size_t n, uint32_t pid,
-		     size_t *last)
+/* The unions of a process's bios, at their Qs in time order: the time
+ * with a bio queued or in flight, and the same over flushes and FUA
+ * writes. */
+static void row_union(struct ta_racc *a, const struct an_io *x)
 {
-	size_t lo = 0, hi = n;
-
-	if (*last < n && rows[*last].pid == pid)
-		return *last;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (rows[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if ((x->flags & (AN_FLUSH | AN_FUA)) && x->c != AN_NONE && x->c >= x->q)
+		ta_run_add(&a->flush, x->q, x->c);
+	if (a->frozen)
+		return;
+	if (x->c == AN_NONE || x->c < x->q) {
+		a->frozen = 1;
+		a->q0 = x->q;
+		return;
 	}
-	return *last = lo;
+	ta_run_add(&a->u, x->q, x->c);
 }
 
-/* The unions of rows[0..n), one device's (dk) by pid: the time with a bio
- * queued or in flight (a bio that never completed, lost or still in flight
- * at the end, counts to the process's last completion, or the run's end),
- * and the same over flushes and FUA writes. The device's bios by Q, each
- * to its row's union as ta_union_s() sums it, no arrays. */
-static void row_unions(struct ta_row *rows, size_t n, const struct rundata *rd,
-		       const struct evorder *ord, size_t dk)
+static struct ta_row *row_get(struct timeacct *ta, const struct an_io *x,
+			      struct ta_racc **out)
 {
-	struct ta_run (*u)[2] = xcalloc(n ? n : 1, sizeof(*u));
-	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv->last_ns, q;
-	size_t last = 0;
-	struct ev_it it;
-	uint32_t i;
-
-	ev_it_init(&it, ord, dk, EV_Q);
-	while (ev_it_next(&it, &i, &q)) {
-		size_t k = row_of(rows, n, rundata_pid(rd, i), &last);
-		int64_t c = rundata_c(rd, i), to = rows[k].last_c;
-		if ((rundata_flags(rd, i) & (AN_FLUSH | AN_FUA)) && c != AN_NONE &&
-		    c >= q)
-			ta_run_add(&u[k][1], q, c);
-		if (c == AN_NONE || c < q) {
-			if (to == INT64_MIN)
-				to = end;
-			c = to > q ? to : q;
-		}
-		ta_run_add(&u[k][0], q, c);
-	}
-	for (size_t k = 0; k < n; k++) {
-		struct ta_row *r = &rows[k];
-		r->waited_s = ta_run_end(&u[k][0]);
-		r->flush_waited_s = ta_run_end(&u[k][1]);
-		if (r->first_q == INT64_MAX)
-			r->first_q = 0;
-		if (r->last_c == INT64_MIN)
-			r->last_c = r->first_q;
-	}
-	free(u);
-}
-
-/* A small map of pid -> index (0, 1, ... in the order first seen), open
- * addressing. */
-struct pidmap {
-	uint32_t *pid, *idx;
-	size_t cap, n;
-};
-
-static uint32_t pidmap_get(struct pidmap *m, uint32_t pid)
-{
+	struct ta_acc *acc = ta->acc;
+	uint64_t key = rkey(x->dev, x->pid);
 	size_t h;
 
-	if (2 * (m->n + 1) > m->cap) {
-		struct pidmap g = { 0 };
-		g.cap = m->cap ? 2 * m->cap : 64;
-		g.pid = xmalloc(g.cap * sizeof(*g.pid));
-		g.idx = xmalloc(g.cap * sizeof(*g.idx));
-		memset(g.idx, 0xff, g.cap * sizeof(*g.idx));
-		for (size_t k = 0; k < m->cap; k++)
-			if (m->idx[k] != UINT32_MAX) {
-				for (h = (m->pid[k] * 2654435761u) & (g.cap - 1);
-				     g.idx[h] != UINT32_MAX; h = (h + 1) & (g.cap - 1))
+	if (2 * (acc->nr + 1) > acc->rcap) {
+		size_t cap = acc->rcap ? 2 * acc->rcap : 64;
+		struct ta_racc *g = xcalloc(cap, sizeof(*g));
+		for (size_t k = 0; k < acc->rcap; k++)
+			if (acc->r[k].key) {
+				for (h = (size_t)((acc->r[k].key * 0x9e3779b97f4a7c15ull) >>
+						  32) & (cap - 1);
+				     g[h].key; h = (h + 1) & (cap - 1))
 					;
-				g.pid[h] = m->pid[k];
-				g.idx[h] = m->idx[k];
+				g[h] = acc->r[k];
 			}
-		free(m->pid);
-		free(m->idx);
-		g.n = m->n;
-		*m = g;
+		free(acc->r);
+		acc->r = g;
+		acc->rcap = cap;
 	}
-	for (h = (pid * 2654435761u) & (m->cap - 1); m->idx[h] != UINT32_MAX;
-	     h = (h + 1) & (m->cap - 1))
-		if (m->pid[h] == pid)
-			return m->idx[h];
-	m->pid[h] = pid;
-	return m->idx[h] = (uint32_t)m->n++;
-}
-
-static int cmp_pid_first(const void *a, const void *b)
-{
-	const uint32_t *x = a, *y = b;     /* { pid, index } */
-
-	return (x[0] > y[0]) - (x[0] < y[0]);
-}
-
-/* Puts rows p[0..n) (rows of rd with a Q, in rd's order: by device) by
- * device, then process (ascending), then in rd's order: a stable counting
- * sort over each device's processes; tmp has room for n. */
-static void group_rows(uint32_t *p, size_t n, const struct rundata *rd,
-		       uint32_t *tmp)
-{
-	for (size_t i = 0, j; i < n; i = j) {
-		uint32_t dev = rundata_dev(rd, p[i]), (*pk)[2], *rank, lastpid, lastk;
-		struct pidmap m = { 0 };
-		size_t *at;
-		int one = 1;
-		for (j = i; j < n && rundata_dev(rd, p[j]) == dev; j++)
-			one &= rundata_pid(rd, p[j]) == rundata_pid(rd, p[i]);
-		if (one)
-			continue;   /* one process: as it is */
-		for (size_t k = i; k < j; k++)
-			pidmap_get(&m, rundata_pid(rd, p[k]));
-		/* each process's place among them by pid */
-		pk = xmalloc(m.n * sizeof(*pk));
-		for (size_t h = 0; h < m.cap; h++)
-			if (m.idx[h] != UINT32_MAX) {
-				pk[m.idx[h]][0] = m.pid[h];
-				pk[m.idx[h]][1] = m.idx[h];
-			}
-		qsort(pk, m.n, sizeof(*pk), cmp_pid_first);
-		at = xcalloc(m.n + 1, sizeof(*at));
-		rank = xmalloc(m.n * sizeof(*rank));
-		for (size_t r = 0; r < m.n; r++)
-			rank[pk[r][1]] = (uint32_t)r;
-		/* count, then place (the last process looked up kept: bios of
-		 * one process come in runs) */
-		for (int pass = 0; pass < 2; pass++) {
-			lastpid = rundata_pid(rd, p[i]);
-			lastk = rank[pidmap_get(&m, lastpid)];
-			for (size_t k = i; k < j; k++) {
-				uint32_t v = rundata_pid(rd, p[k]);
-				if (v != lastpid) {
-					lastpid = v;
-					lastk = rank[pidmap_get(&m, v)];
-				}
-				if (pass)
-					tmp[at[lastk]++] = p[k];
-				else
-					at[lastk + 1]++;
-			}
-			for (size_t r = 0; !pass && r < m.n; r++)
-				at[r + 1] += at[r];
+	for (h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (acc->rcap - 1);
+	     acc->r[h].key; h = (h + 1) & (acc->rcap - 1))
+		if (acc->r[h].key == key) {
+			*out = &acc->r[h];
+			return &ta->rows[acc->r[h].row];
 		}
-		memcpy(p + i, tmp, (j - i) * sizeof(*p));
-		free(rank);
-		free(at);
-		free(pk);
-		free(m.pid);
-		free(m.idx);
+	acc->r[h].key = key;
+	acc->r[h].row = ta->nrows;
+	acc->nr++;
+	*out = &acc->r[h];
+	if (!(ta->nrows & (ta->nrows - 1)))     /* 0, 1, 2, 4...: full */
+		ta->rows = xrealloc(ta->rows, (ta->nrows ? 2 * ta->nrows : 1) *
+				    sizeof(*ta->rows));
+	{
+		struct ta_row *r = &ta->rows[ta->nrows++];
+		const char *comm = runview_comm(acc->rd->rv, x->pid);
+		memset(r, 0, sizeof(*r));
+		r->pid = x->pid;
+		r->dev = x->dev;
+		snprintf(r->comm, sizeof(r->comm), "%s", comm ? comm : "?");
+		r->role = ta_role(comm);
+		r->first_q = INT64_MAX;
+		r->last_c = INT64_MIN;
+		return r;
 	}
 }
 
 void timeacct_begin(struct timeacct *ta, const struct rundata *rd)
 {
+	struct ta_acc *acc;
+
 	memset(ta, 0, sizeof(*ta));
 	ta->elapsed_s = rundata_elapsed_s(rd);
+	ta->acc = acc = xcalloc(1, sizeof(*acc));
+	acc->rd = rd;
+	acc->d = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*acc->d));
 }
 
-void timeacct_rows(struct timeacct *ta, const struct rundata *rd,
-		   const struct evorder *ord)
+void timeacct_ev(void *ctx, const struct fold_ev *e)
 {
-	uint32_t *p = xmalloc((rd->n ? rd->n : 1) * sizeof(*p)), *tmp;
-	size_t np = 0, cap = 0;
+	struct timeacct *ta = ctx;
+	struct ta_acc *acc = ta->acc;
+	struct ta_dacc *d = &acc->d[e->devk];
+	const struct an_io *x = e->io;
+	struct ta_racc *ra;
 
-	for (size_t i = 0; i < rd->n; i++)
-		if (rundata_q(rd, i) != AN_NONE)
-			p[np++] = (uint32_t)i;
-	tmp = xmalloc((np ? np : 1) * sizeof(*tmp));
-	group_rows(p, np, rd, tmp);
-	free(tmp);
-	for (size_t i = 0; i < np;) {
-		size_t j = i;
-		while (j < np && rundata_pid(rd, p[j]) == rundata_pid(rd, p[i]) &&
-		       rundata_dev(rd, p[j]) == rundata_dev(rd, p[i]))
-			j++;
-		if (ta->nrows == cap) {
-			cap = cap ? 2 * cap : 32;
-			ta->rows = xrealloc(ta->rows, cap * sizeof(*ta->rows));
+	if (e->kind == FOLD_ROW) {
+		if (!d->di) {
+			dev_get(ta, x->dev);
+			d->di = (int)ta->ndev;
 		}
-		memset(&ta->rows[ta->nrows], 0, sizeof(*ta->rows));
-		ta->rows[ta->nrows].bio_first = i;
-		ta->rows[ta->nrows++].nbio = j - i;
-		i = j;
+		account_dev(&ta->devs[d->di - 1], x);
+		if (x->q != AN_NONE)
+			account_row(row_get(ta, x, &ra), x);
+		return;
 	}
-	for (size_t k = 0; k < ta->nrows; k++)
-		account_row(&ta->rows[k], p + ta->rows[k].bio_first,
-			    ta->rows[k].nbio, rd);
-	/* each device's rows (together, by pid) get their unions */
-	for (size_t k = 0, k1; k < ta->nrows; k = k1) {
-		for (k1 = k; k1 < ta->nrows && ta->rows[k1].dev == ta->rows[k].dev;
-		     k1++)
-			;
-		row_unions(ta->rows + k, k1 - k, rd, ord,
-			   (size_t)rundata_dev_index(rd, ta->rows[k].dev));
+	if (qc_counts(x)) {
+		qc_flush(d, e->t);
+		if (e->kind == EV_Q) {
+			d->pend++;
+			d->tq = e->t;
+		} else if (e->kind == EV_C) {
+			if (d->pend && e->t == d->tq && !d->qin) {
+				qc_q(d, d->tq);
+				d->pend--;
+			}
+			qc_c(d, e->t);
+		}
 	}
-	ta->bio = p;
-}
-
-void timeacct_devs(struct timeacct *ta, const struct rundata *rd,
-		   const struct evorder *ord)
-{
-	account_devs(ta, rd, ord);
+	if (e->kind == EV_Q) {
+		row_get(ta, x, &ra);
+		row_union(ra, x);
+	} else if (dc_counts(x)) {
+		if (e->kind == EV_D) {
+			ta_run_add(&d->busy, x->d, x->c);
+			if (++d->in > d->max && d->in < (1u << 31))
+				d->max = d->in;
+		} else
+			d->in--;
+	}
 }
 
 void timeacct_end(struct timeacct *ta)
 {
+	struct ta_acc *acc = ta->acc;
+	const struct rundata *rd = acc->rd;
+	int64_t end = rd->t1 > 0 ? rd->t1 : rd->rv ? rd->rv->last_ns : 0;
+
+	/* the processes' unions: a bio never completed counts to the
+	 * process's last completion, or the run's end */
+	for (size_t h = 0; h < acc->rcap; h++) {
+		struct ta_racc *a = &acc->r[h];
+		struct ta_row *r;
+		if (!a->key)
+			continue;
+		r = &ta->rows[a->row];
+		if (a->frozen) {
+			int64_t to = r->last_c;
+			if (to == INT64_MIN)
+				to = end;
+			ta_run_add(&a->u, a->q0, to > a->q0 ? to : a->q0);
+		}
+		r->waited_s = ta_run_end(&a->u);
+		r->flush_waited_s = ta_run_end(&a->flush);
+		if (r->first_q == INT64_MAX)
+			r->first_q = 0;
+		if (r->last_c == INT64_MIN)
+			r->last_c = r->first_q;
+	}
+	/* the devices' busy time and the most in flight: with no D traced,
+	 * in flight from Q, as iostat counts */
+	for (size_t k = 0; k < rd->ndevs; k++) {
+		struct ta_dacc *d = &acc->d[k];
+		struct ta_dev *td;
+		if (!d->di)
+			continue;
+		td = &ta->devs[d->di - 1];
+		qc_flush(d, INT64_MAX);
+		if (!td->has_d && td->completions) {
+			td->d2c_sum_s = td->qc_sum_s;
+			td->busy_s = d->qsum / 1e9;
+			td->max_inflight = d->qmax;
+		} else {
+			td->busy_s = ta_run_end(&d->busy);
+			td->max_inflight = d->max;
+		}
+	}
+	free(acc->r);
+	free(acc->d);
+	free(acc);
+	ta->acc = NULL;
 	if (ta->nrows)          /* qsort's base may not be NULL, even for 0 */
 		qsort(ta->rows, ta->nrows, sizeof(*ta->rows), cmp_row);
 	if (ta->ndev)
@@ -601,14 +508,7 @@ void timeacct_free(struct timeacct *ta)
 		stages_free(&ta->devs[i].st);
 	free(ta->rows);
 	free(ta->devs);
-	free(ta->bio);
 	memset(ta, 0, sizeof(*ta));
-}
-
-void timeacct_drop_bios(struct timeacct *ta)
-{
-	free(ta->bio);
-	ta->bio = NULL;
 }
 
 const struct ta_row *timeacct_row(const struct timeacct *ta, uint32_t pid,

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze/fold.h"
 #include "analyze/rundata.h"
 #include "analyze/stats.h"
 
@@ -51,9 +52,6 @@ struct ta_row {
 	double flush_waited_s;      /* the same union over its flushes and
 				     * FUA writes only */
 	uint64_t flushes, fua;
-	/* its bios (the rows of the run with a Q): ta->bio[bio_first ..
-	 * bio_first + nbio), in the run's order */
-	size_t bio_first, nbio;
 };
 
 /* Request sizes: dispatches with data by log2 of their size, 4 KiB (and
@@ -86,36 +84,28 @@ static inline double timeacct_aqu_s(const struct ta_dev *d)
 	return d->aqu_sum_s[d->has_d];
 }
 
+struct ta_acc;
+
 struct timeacct {
 	struct ta_row *rows;        /* by device, then waited_s descending */
 	size_t nrows;
-	uint32_t *bio;              /* the rows' bios (ta_row.bio_first), for
-				     * the analyzers' builds (then NULL:
-				     * timeacct_drop_bios()) */
 	struct ta_dev *devs;        /* by device number */
 	size_t ndev;
 	double elapsed_s;           /* the run's (rundata_elapsed_s) */
+	struct ta_acc *acc;         /* the fold's state, until timeacct_end() */
 };
 
-struct evorder;
-
-/* Accounts rd's bios, in steps for two threads; ord holds rd's orders of
- * Q, D and C times (evorder.h). Never fails (aborts when memory runs out).
- * timeacct_begin() first, then timeacct_rows() (the process rows; reads
- * ord's Q order) and timeacct_devs() (the devices; D and C orders) in either order or at once
- * on two threads (they write apart), then timeacct_end() (sorts both). */
+/* Accounts rd's bios as a fold (fold.h): timeacct_begin(), then
+ * timeacct_ev(ta, e) for each event of the kinds TA_FOLD_KINDS in the
+ * stream's order (a fold_sink), then timeacct_end() (the unions, and
+ * sorts the rows and devices). Never fails (aborts when memory runs
+ * out). */
+#define TA_FOLD_KINDS (1u << FOLD_ROW | 1u << EV_Q | 1u << EV_D | 1u << EV_C)
 void timeacct_begin(struct timeacct *ta, const struct rundata *rd);
-void timeacct_rows(struct timeacct *ta, const struct rundata *rd,
-		   const struct evorder *ord);
-void timeacct_devs(struct timeacct *ta, const struct rundata *rd,
-		   const struct evorder *ord);
+void timeacct_ev(void *ta, const struct fold_ev *e);
 void timeacct_end(struct timeacct *ta);
 
 void timeacct_free(struct timeacct *ta);
-
-/* Frees ta->bio (the rows' bios lists, 4 bytes a request) once nothing
- * reads them any more; the rows' bio_first and nbio then mean nothing. */
-void timeacct_drop_bios(struct timeacct *ta);
 
 /* The process row of pid on dev, or NULL. */
 const struct ta_row *timeacct_row(const struct timeacct *ta, uint32_t pid,
