@@ -98,6 +98,7 @@ struct fly {                /* a blocking I/O of a unit, in flight */
 	double tagfrac;         /* of its Q2D, the wait for a request beyond
 				 * the device's usual Q2G with others' I/O
 				 * queued or in flight at its Q (tag_wait()) */
+	int refault;            /* it re-read sectors (refault_at_q()) */
 };
 
 struct devpid {
@@ -141,7 +142,8 @@ struct walk {
 	int ndisp_all;          /* dispatched, not completed, every device */
 	int nasync;             /* asynchronous writes queued or in flight */
 	int nblocked;           /* units with I/O in flight */
-	uint8_t *refault;       /* rows that re-read sectors */
+	struct secmap *read;    /* each device's sectors the workload's
+				 * buffered reads covered so far */
 	int user_sync;          /* the workload's user processes queued
 				 * synchronous writes or flushes */
 	int njournal;           /* a journal thread's I/O queued or in
@@ -496,9 +498,25 @@ static double tag_wait(const struct an_io *x, double usual)
 	return q2g - usual >= q2d ? 1 : (q2g - usual) / q2d;
 }
 
+/* Whether buffered read x (at its Q, device index dk) of the workload
+ * read sectors the workload read before (pages evicted and read again):
+ * buffered reads only (direct I/O re-reads on purpose), each device's in
+ * Q order against the sectors its earlier reads covered (a bit a sector,
+ * struct secmap). */
+static int refault_at_q(struct walk *w, int dk, const struct an_io *x)
+{
+	uint32_t len = (x->bytes + 511) / 512;
+
+	if ((x->flags & (AN_WRITE | AN_SYNC)) || !x->bytes ||
+	    !family_is_workload(&w->cp->fam, x->pid) ||
+	    x->sector >= SM_END - len || is_swap(w->cp, x->dev))
+		return 0;
+	return secmap_count_set(&w->read[dk], x->sector, len) != 0;
+}
+
 static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 {
-	int dk = rundata_dev_index(w->rd, x->dev), ui, k;
+	int dk = rundata_dev_index(w->rd, x->dev), ui, k, refault;
 	struct devpid *own = dp_of(w, x->dev, x->pid);
 	struct dstate *d = &w->ds[dk];
 	struct fly *f;
@@ -517,11 +535,13 @@ static void on_q(struct walk *w, uint32_t row, const struct an_io *x)
 		d->jqueued++;
 	}
 	ui = unit_of(w, x->pid);
+	refault = refault_at_q(w, dk, x);
 	if (ui >= 0 && blocks(&w->u[ui], x) && x->c != AN_NONE && x->c >= x->q) {
 		u = &w->u[ui];
 		unit_upd(w, u, w->now);
 		f = fly_slot(w, row, 1);
 		f->unit = ui;
+		f->refault = refault;
 		f->phi_q = u->phi;
 		f->shared_q = d->queued + d->disp - own->queued - own->disp > 0;
 		f->jfrac_q = f->shared_q ? (double)(d->jqueued + d->jdisp) /
@@ -634,7 +654,7 @@ static void classify(struct walk *w, struct fly *f, uint32_t row,
 			return;
 		}
 	}
-	if (w->refault && w->refault[row]) {
+	if (f->refault) {
 		cp->cat[CP_REFAULT] += sq + sd;
 		cp->refault_mb += x->bytes / 1e6;
 		cp->refault_bios++;
@@ -776,39 +796,6 @@ static int cmp_life(const void *a, const void *b)
 
 /* ---- before the walk ---- */
 
-/* Rows that read sectors the workload read before (pages evicted and read
- * again): buffered reads only (direct I/O re-reads on purpose), each
- * device's in its rows' (Q) order against the sectors its earlier reads
- * covered; a byte a row and a bit a sector read (struct secmap). NULL when
- * none. Sums the workload's buffered reads into cp->buf_read_mb. */
-static uint8_t *mark_refaults(const struct rundata *rd, struct critpath *cp)
-{
-	struct secmap *sm = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*sm));
-	uint8_t *mark = NULL;
-
-	for (size_t i = 0; i < rd->n; i++) {
-		uint32_t f = rundata_flags(rd, i), b = rundata_bytes(rd, i);
-		uint32_t dev = rundata_dev(rd, i), len = (b + 511) / 512;
-		if ((f & (AN_WRITE | AN_SYNC)) || !b ||
-		    rundata_q(rd, i) == AN_NONE ||
-		    !family_is_workload(&cp->fam, rundata_pid(rd, i)))
-			continue;
-		cp->buf_read_mb += b / 1e6;
-		if (rundata_sector(rd, i) >= SM_END - len || is_swap(cp, dev))
-			continue;
-		if (secmap_count_set(&sm[rd->row[i].dev], rundata_sector(rd, i),
-				     len)) {
-			if (!mark)
-				mark = xcalloc(rd->n, 1);
-			mark[i] = 1;
-		}
-	}
-	for (size_t k = 0; k < rd->ndevs; k++)
-		secmap_free(&sm[k]);
-	free(sm);
-	return mark;
-}
-
 /* The swap devices (rundata's: the capture's list, or told from the
  * trace) and what vmstat swapped over the window. */
 static void find_swap(struct critpath *cp, const struct rundata *rd)
@@ -832,84 +819,154 @@ static void find_swap(struct critpath *cp, const struct rundata *rd)
 	cp->swap_in_mb = si;
 }
 
-/* Each device's mean service time per request of a direction and size:
- * its requests in C order, each served from the later of its D and the
- * previous completion to its C (the utilization law: a device that serves
- * one at a time is busy for their sum). */
-static void service_means(struct walk *w, const struct evorder *ord)
-{
-	const struct rundata *rd = w->rd;
+/* The first pass before the walk, over each request once and the C
+ * events: each device's mean service time per request of a direction and
+ * size (its requests in C order, each served from the later of its D and
+ * the previous completion to its C: the utilization law, a device that
+ * serves one at a time is busy for their sum) and usual Q2G (w->q2g_usual,
+ * the median over its bios with a G; 0 with none: no wait for a tag
+ * told); the units' first Q and last C where the tasks did not say;
+ * whether the workload wrote data. */
+struct pass1 {
+	struct walk *w;
+	double (*sum)[2][CP_SIZES], (*n)[2][CP_SIZES];
+	int64_t *last;
+	struct hist *q2g;
+};
 
-	w->svc_mean = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->svc_mean));
-	for (size_t k = 0; k < rd->ndevs; k++) {
-		double sum[2][CP_SIZES] = { { 0 } }, n[2][CP_SIZES] = { { 0 } };
-		int64_t last = INT64_MIN, t;
-		struct ev_it it;
-		uint32_t row;
-		ev_it_init(&it, ord, k, EV_C);
-		while (ev_it_next(&it, &row, &t)) {
-			struct an_io xb;
-			const struct an_io *x = rundata_io(rd, row, &xb);
-			int dir, sc;
-			int64_t from;
-			if (!(x->flags & AN_HEAD) || x->d == AN_NONE || x->c < x->d)
-				continue;
-			from = x->d > last ? x->d : last;
-			if (x->c > last)
-				last = x->c;
-			dir = !!(x->flags & AN_WRITE);
-			sc = size_class(x->dbytes ? x->dbytes : x->bytes);
-			sum[dir][sc] += (double)(x->c - from);
-			n[dir][sc]++;
+static void pass1_ev(void *ctx, const struct fold_ev *e)
+{
+	struct pass1 *p = ctx;
+	struct walk *w = p->w;
+	const struct an_io *x = e->io;
+	int ui;
+
+	if (e->kind == EV_C) {
+		int dir, sc;
+		int64_t from, *last = &p->last[e->devk];
+		if (!(x->flags & AN_HEAD) || x->d == AN_NONE || x->c < x->d)
+			return;
+		from = x->d > *last ? x->d : *last;
+		if (x->c > *last)
+			*last = x->c;
+		dir = !!(x->flags & AN_WRITE);
+		sc = size_class(x->dbytes ? x->dbytes : x->bytes);
+		p->sum[e->devk][dir][sc] += (double)(x->c - from);
+		p->n[e->devk][dir][sc]++;
+		return;
+	}
+	if (x->q != AN_NONE && x->g != AN_NONE && x->g >= x->q)
+		hist_add(&p->q2g[e->devk], (uint64_t)(x->g - x->q));
+	if ((x->flags & AN_WRITE) && !(x->flags & AN_DISCARD) && x->bytes &&
+	    (family_is_workload(&w->cp->fam, x->pid) || w->cp->fam.proxy_writeback))
+		w->cp->workload_wrote = 1;
+	if (x->q != AN_NONE && (ui = unit_of(w, x->pid)) >= 0) {
+		struct unit *u = &w->u[ui];
+		int told = u->told;
+		if ((!told || u->born == INT64_MAX) && x->q < u->born)
+			u->born = x->q;
+		if (!told || u->died == INT64_MIN) {
+			int64_t end = x->c != AN_NONE ? x->c : x->q;
+			if (end > u->died)
+				u->died = end;
 		}
-		for (int dir = 0; dir < 2; dir++)
-			for (int sc = 0; sc < CP_SIZES; sc++)
-				w->svc_mean[k][dir][sc] = n[dir][sc] > 0 ?
-					sum[dir][sc] / n[dir][sc] : 0;
 	}
 }
 
-/* One pass over the rows for what the walk and the findings read whole:
- * each device's usual Q2G (w->q2g_usual, the median over its bios with a
- * G; 0 with none: no wait for a tag told), and how many of the workload's
- * read requests (dispatches with data, swap apart) start where another of
- * its read requests on the device ends (cp->read_reqs, cp->read_contig):
- * the file's blocks laid end to end, read in pieces (a readahead window, a
- * request size) when most do, scattered (a fragmented file, random reads)
- * when few do. In either order, within CONTIG_WINDOW requests (contig.h):
- * two readers taking turns at a disk still read their files contiguously,
- * and the state stays bounded however long the run. */
-static void rows_pass(struct walk *w, struct critpath *cp)
+static void pass1(struct walk *w, const struct evorder *ord)
 {
 	const struct rundata *rd = w->rd;
-	struct hist *h = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*h));
-	struct contig reads;
+	size_t nd = rd->ndevs ? rd->ndevs : 1;
+	struct pass1 p = { .w = w };
 
-	contig_init(&reads, rd->n);
-	w->q2g_usual = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->q2g_usual));
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		uint64_t dk = (uint64_t)rd->row[i].dev << 48;
-		if (x->q != AN_NONE && x->g != AN_NONE && x->g >= x->q)
-			hist_add(&h[rd->row[i].dev], (uint64_t)(x->g - x->q));
-		/* a whole sector at least: a start and an end apart */
-		if ((x->flags & (AN_WRITE | AN_HEAD)) != AN_HEAD || x->dbytes < 512 ||
-		    x->dsector >= (1ull << 47) || is_swap(cp, x->dev) ||
-		    !family_is_workload(&cp->fam, x->pid))
-			continue;
-		contig_add(&reads, dk | x->dsector,
-			   dk | (x->dsector + x->dbytes / 512));
-	}
+	p.sum = xcalloc(nd, sizeof(*p.sum));
+	p.n = xcalloc(nd, sizeof(*p.n));
+	p.last = xmalloc(nd * sizeof(*p.last));
+	p.q2g = xcalloc(nd, sizeof(*p.q2g));
+	for (size_t k = 0; k < nd; k++)
+		p.last[k] = INT64_MIN;
+	fold_run(rd, ord, &(struct fold_sink){ pass1_ev, &p,
+			 1u << FOLD_ROW | 1u << EV_C }, 1);
+	w->svc_mean = xcalloc(nd, sizeof(*w->svc_mean));
+	w->q2g_usual = xcalloc(nd, sizeof(*w->q2g_usual));
 	for (size_t k = 0; k < rd->ndevs; k++) {
-		if (h[k].n)
-			w->q2g_usual[k] = hist_pct(&h[k], 50);
-		hist_free(&h[k]);
+		for (int dir = 0; dir < 2; dir++)
+			for (int sc = 0; sc < CP_SIZES; sc++)
+				w->svc_mean[k][dir][sc] = p.n[k][dir][sc] > 0 ?
+					p.sum[k][dir][sc] / p.n[k][dir][sc] : 0;
+		if (p.q2g[k].n)
+			w->q2g_usual[k] = hist_pct(&p.q2g[k], 50);
+		hist_free(&p.q2g[k]);
 	}
-	free(h);
-	cp->read_reqs = (double)reads.n;
-	cp->read_contig = (double)reads.hit;
-	contig_free(&reads);
+	free(p.sum);
+	free(p.n);
+	free(p.last);
+	free(p.q2g);
+}
+
+/* The second pass before the walk, over each request once, the window
+ * known: the writes in and out of timed commands' windows
+ * (critpath_diff()'s writes_moved: commands' windows only); whether the
+ * workload issued synchronous writes or flushes itself in the window
+ * (fsync, O_SYNC, sync), not its kernel threads, and which units did
+ * (unit.syncs); the workload's buffered reads (cp->buf_read_mb); and how
+ * many of the workload's read requests (dispatches with data, swap apart)
+ * start where another of its read requests on the device ends
+ * (cp->read_reqs, cp->read_contig): the file's blocks laid end to end,
+ * read in pieces (a readahead window, a request size) when most do,
+ * scattered (a fragmented file, random reads) when few do. In either
+ * order, within CONTIG_WINDOW requests (contig.h). */
+struct pass2 {
+	struct walk *w;
+	struct contig reads;
+};
+
+static void pass2_ev(void *ctx, const struct fold_ev *e)
+{
+	struct pass2 *p = ctx;
+	struct walk *w = p->w;
+	struct critpath *cp = w->cp;
+	const struct an_io *x = e->io;
+	uint32_t fl = x->flags;
+	int64_t t = x->q;
+	uint64_t dk = (uint64_t)e->devk << 48;
+	int k = family_of(&cp->fam, x->pid), ui;
+
+	if (cp->from_cmds && (fl & AN_WRITE) && !(fl & AN_DISCARD)) {
+		cp->run_write_bytes += x->bytes;
+		if (t == AN_NONE)
+			t = x->d;
+		if (t != AN_NONE && t >= cp->t0 && t <= cp->t1)
+			cp->win_write_bytes += x->bytes;
+	}
+	if (k >= 0 && cp->fam.f[k].workload && !*cp->fam.f[k].role &&
+	    x->q != AN_NONE && x->q >= cp->t0 && x->q <= cp->t1 &&
+	    ((fl & AN_FLUSH) || ((fl & AN_WRITE) && (fl & (AN_SYNC | AN_FUA))))) {
+		w->user_sync = 1;
+		if ((ui = unit_of(w, x->pid)) >= 0)
+			w->u[ui].syncs = 1;
+	}
+	if (!(fl & (AN_WRITE | AN_SYNC)) && x->bytes && x->q != AN_NONE &&
+	    k >= 0 && cp->fam.f[k].workload)
+		cp->buf_read_mb += x->bytes / 1e6;
+	/* a whole sector at least: a start and an end apart */
+	if ((fl & (AN_WRITE | AN_HEAD)) != AN_HEAD || x->dbytes < 512 ||
+	    x->dsector >= (1ull << 47) || is_swap(cp, x->dev) ||
+	    k < 0 || !cp->fam.f[k].workload)
+		return;
+	contig_add(&p->reads, dk | x->dsector, dk | (x->dsector + x->dbytes / 512));
+}
+
+static void pass2(struct walk *w)
+{
+	struct pass2 p = { .w = w };
+
+	contig_init(&p.reads, w->rd->n);
+	fold_run(w->rd, NULL, &(struct fold_sink){ pass2_ev, &p,
+			 1u << FOLD_ROW }, 1);
+	w->cp->read_reqs = (double)p.reads.n;
+	w->cp->read_contig = (double)p.reads.hit;
+	contig_free(&p.reads);
 }
 
 /* ---- after the walk ---- */
@@ -1554,17 +1611,11 @@ static void settle_measured(struct critpath *cp, const struct rundata *rd,
 /* ---- the build ---- */
 
 /* 1 when the workload's I/O (its families', or the flushers' for it)
- * holds writes with data. */
+ * holds writes with data (pass1()). */
 static int workload_wrote(const struct critpath *cp, const struct rundata *rd)
 {
-	for (size_t i = 0; i < rd->n; i++) {
-		const struct an_row *r = &rd->row[i];
-		if ((r->flags & AN_WRITE) && !(r->flags & AN_DISCARD) && r->bytes &&
-		    (family_is_workload(&cp->fam, r->pid) ||
-		     cp->fam.proxy_writeback))
-			return 1;
-	}
-	return 0;
+	(void)rd;
+	return cp->workload_wrote;
 }
 
 /* Where buffered writing began before t (a trace shows no writer that
@@ -1701,15 +1752,11 @@ static int sleeper(const struct an_task *t)
  * mostly slept (sleeper()) lives from its first Q to its last C, as
  * without delay accounting: a shell that read its script and then waited
  * for its children shares none of their time. */
-static void make_units(struct walk *w, struct life **lives, size_t *nl)
+static void make_units(struct walk *w)
 {
 	const struct rundata *rd = w->rd;
-	struct critpath *cp = w->cp;
-	struct families *fs = &cp->fam;
-	size_t cap = 0;
+	struct families *fs = &w->cp->fam;
 
-	*lives = NULL;
-	*nl = 0;
 	w->u = xcalloc(fs->npid ? fs->npid : 1, sizeof(*w->u));
 	for (size_t i = 0; i < fs->npid; i++) {
 		const struct family *fm = &fs->f[fs->fam[i]];
@@ -1736,22 +1783,17 @@ static void make_units(struct walk *w, struct life **lives, size_t *nl)
 		w->upid[i] = w->u[i].pid;
 		w->uidx[i] = i;
 	}
-	/* first Q and last C where the tasks did not say */
-	for (size_t i = 0; i < rd->n; i++) {
-		int64_t q = rundata_q(rd, i), c = rundata_c(rd, i);
-		int ui = unit_of(w, rundata_pid(rd, i));
-		int told;
-		if (q == AN_NONE || ui < 0)
-			continue;
-		told = w->u[ui].told;
-		if ((!told || w->u[ui].born == INT64_MAX) && q < w->u[ui].born)
-			w->u[ui].born = q;
-		if (!told || w->u[ui].died == INT64_MIN) {
-			int64_t e = c != AN_NONE ? c : q;
-			if (e > w->u[ui].died)
-				w->u[ui].died = e;
-		}
-	}
+}
+
+/* The units' lives in time order (lives, nl of them), the window known:
+ * their first Q and last C (pass1()) where the tasks did not say. */
+static void unit_lives(struct walk *w, struct life **lives, size_t *nl)
+{
+	struct critpath *cp = w->cp;
+	size_t cap = 0;
+
+	*lives = NULL;
+	*nl = 0;
 	w->ualive = xmalloc((w->nu ? w->nu : 1) * sizeof(*w->ualive));
 	for (int i = 0; i < w->nu; i++) {
 		struct unit *u = &w->u[i];
@@ -1768,29 +1810,6 @@ static void make_units(struct walk *w, struct life **lives, size_t *nl)
 	}
 	if (*nl)    /* qsort(NULL, 0, ...) is undefined: a run with no units */
 		qsort(*lives, *nl, sizeof(**lives), cmp_life);
-}
-
-/* 1 when the workload issued synchronous writes or flushes itself in the
- * window (fsync, O_SYNC, sync), not its kernel threads; marks the units
- * of w that did (unit.syncs). */
-static int user_sync(struct walk *w, const struct critpath *cp,
-		     const struct rundata *rd)
-{
-	int any = 0;
-
-	for (size_t i = 0; i < rd->n; i++) {
-		uint32_t fl = rundata_flags(rd, i), pid = rundata_pid(rd, i);
-		int k = family_of(&cp->fam, pid), ui;
-		int64_t q = rundata_q(rd, i);
-		if (k >= 0 && cp->fam.f[k].workload && !*cp->fam.f[k].role &&
-		    q != AN_NONE && q >= cp->t0 && q <= cp->t1 &&
-		    ((fl & AN_FLUSH) || ((fl & AN_WRITE) && (fl & (AN_SYNC | AN_FUA))))) {
-			any = 1;
-			if ((ui = unit_of(w, pid)) >= 0)
-				w->u[ui].syncs = 1;
-		}
-	}
-	return any;
 }
 
 /* The walk: each device's Q, D and C in time order (a heap over the
@@ -1866,35 +1885,22 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 
 	memset(cp, 0, sizeof(*cp));
 	cp->dly_cpu_s = cp->dly_blkio_s = cp->dly_mem_s = cp->dly_swapin_s = NAN;
-	families_build(&cp->fam, rd, focus);
-	window(cp, rd, cmd_mask);
-	/* the writes in and out of timed commands' windows (critpath_diff()'s
-	 * writes_moved: commands' windows only) */
-	for (size_t i = 0; cp->from_cmds && i < rd->n; i++) {
-		uint32_t fl = rundata_flags(rd, i);
-		int64_t t = rundata_q(rd, i);
-		if (!(fl & AN_WRITE) || (fl & AN_DISCARD))
-			continue;
-		cp->run_write_bytes += rundata_bytes(rd, i);
-		if (t == AN_NONE)
-			t = rundata_d(rd, i);
-		if (t != AN_NONE && t >= cp->t0 && t <= cp->t1)
-			cp->win_write_bytes += rundata_bytes(rd, i);
-	}
-	find_swap(cp, rd);
 	w->rd = rd;
 	w->cp = cp;
+	families_build(&cp->fam, rd, focus);
+	make_units(w);
+	pass1(w, ord);
+	window(cp, rd, cmd_mask);
+	find_swap(cp, rd);
 	cp->bin_ns = 100000000;     /* 100 ms, fewer for long windows */
 	if (cp->t1 - cp->t0 > (int64_t)20000 * cp->bin_ns)
 		cp->bin_ns = (cp->t1 - cp->t0) / 20000 + 1;
 	cp->nbin = (size_t)((cp->t1 - cp->t0) / cp->bin_ns) + 1;
 	cp->bin = xcalloc(cp->nbin, sizeof(*cp->bin));
 	w->ds = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->ds));
-	make_units(w, &lives, &nl);
-	w->refault = mark_refaults(rd, cp);
-	w->user_sync = user_sync(w, cp, rd);
-	service_means(w, ord);
-	rows_pass(w, cp);
+	w->read = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*w->read));
+	pass2(w);
+	unit_lives(w, &lives, &nl);
 	/* the walks: Q, D and C of each device */
 	walk_events(w, ord, lives, nl);
 	advance(w, cp->t1);
@@ -1932,7 +1938,9 @@ void critpath_build(struct critpath *cp, const struct rundata *rd,
 	free(w->fly);
 	free(w->dp);
 	free(w->ds);
-	free(w->refault);
+	for (size_t k = 0; k < rd->ndevs; k++)
+		secmap_free(&w->read[k]);
+	free(w->read);
 	free(w->svc_mean);
 	free(w->q2g_usual);
 	free(w);

@@ -110,6 +110,8 @@ struct critpath {
 	int dirtying_first;     /* the window starts where a buffered writer
 				 * dirtied pages before any write went out
 				 * (vmstat, a trace alone) */
+	int workload_wrote;     /* the workload's I/O (its families', or the
+				 * flushers' for it) holds writes with data */
 	double cat[CP_NCAT];    /* seconds; they add up to elapsed_s */
 	double blocked_s, free_s;
 	double run_write_bytes; /* the whole run's writes with data (discards

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/fold.h"
 #include "analyze/timeacct.h"
 #include "lib/util.h"
 
@@ -32,84 +33,94 @@ static int cmp_u32(const void *a, const void *b)
 
 /* Each process's I/O, by pid, and the tasks with none: an open-addressed
  * table of pids (a shell loop has thousands), then sorted. */
+struct pstats {
+	struct pstat *p;
+	uint8_t *used;
+	size_t cap, n;
+};
+
+static struct pstat *pstat_of(struct pstats *ps, uint32_t pid)
+{
+	size_t h;
+
+	if (2 * (ps->n + 1) > ps->cap) {
+		/* grow and rehash */
+		size_t nc = ps->cap ? 2 * ps->cap : 1024;
+		struct pstat *q = xcalloc(nc, sizeof(*q));
+		uint8_t *u = xcalloc(nc, 1);
+		for (size_t k = 0; k < ps->cap; k++) {
+			if (!ps->used[k])
+				continue;
+			h = (ps->p[k].pid * 2654435761u) & (nc - 1);
+			while (u[h])
+				h = (h + 1) & (nc - 1);
+			q[h] = ps->p[k];
+			u[h] = 1;
+		}
+		free(ps->p);
+		free(ps->used);
+		ps->p = q;
+		ps->used = u;
+		ps->cap = nc;
+	}
+	h = (pid * 2654435761u) & (ps->cap - 1);
+	while (ps->used[h] && ps->p[h].pid != pid)
+		h = (h + 1) & (ps->cap - 1);
+	if (!ps->used[h]) {
+		ps->used[h] = 1;
+		ps->p[h] = (struct pstat){ .pid = pid, .first_q = INT64_MAX,
+					    .last_c = INT64_MIN };
+		ps->n++;
+	}
+	return &ps->p[h];
+}
+
+/* Each request with a Q once (a split's tail apart: its bio's Q counted
+ * on the other half). */
+static void pstat_ev(void *ctx, const struct fold_ev *e)
+{
+	const struct an_io *x = e->io;
+	struct pstat *p;
+
+	if (x->q == AN_NONE || (x->flags & AN_SPLIT_TAIL))
+		return;
+	p = pstat_of(ctx, x->pid);
+	p->bytes += x->bytes;
+	p->bios++;
+	if (x->flags & AN_WRITE) {
+		p->wr += x->bytes;
+		if (x->flags & (AN_SYNC | AN_FUA))
+			p->swr += x->bytes;
+	} else
+		p->rd += x->bytes;
+	if (x->q < p->first_q)
+		p->first_q = x->q;
+	if (x->c != AN_NONE && x->c > p->last_c)
+		p->last_c = x->c;
+	else if (x->c == AN_NONE && x->q > p->last_c)
+		p->last_c = x->q;
+}
+
 static struct pstat *proc_stats(const struct rundata *rd, size_t *np)
 {
-	size_t cap = 1024, n = 0;
-	struct pstat *p = xcalloc(cap, sizeof(*p));
-	uint8_t *used = xcalloc(cap, 1);
+	struct pstats ps = { 0 };
 
-	for (size_t i = 0; i <= rd->n + rd->ntask; i++) {
-		uint32_t pid;
-		const struct an_io *x = NULL;
-		struct an_io xb;
-		size_t h;
-		if (i < rd->n) {
-			x = rundata_io(rd, i, &xb);
-			if (x->q == AN_NONE || (x->flags & AN_SPLIT_TAIL))
-				continue;
-			pid = x->pid;
-		} else if (i < rd->n + rd->ntask)
-			pid = rd->tasks[i - rd->n].pid;
-		else
-			break;
-		if (2 * (n + 1) > cap) {
-			/* grow and rehash */
-			size_t nc = 2 * cap;
-			struct pstat *q = xcalloc(nc, sizeof(*q));
-			uint8_t *u = xcalloc(nc, 1);
-			for (size_t k = 0; k < cap; k++) {
-				if (!used[k])
-					continue;
-				h = (p[k].pid * 2654435761u) & (nc - 1);
-				while (u[h])
-					h = (h + 1) & (nc - 1);
-				q[h] = p[k];
-				u[h] = 1;
-			}
-			free(p);
-			free(used);
-			p = q;
-			used = u;
-			cap = nc;
-		}
-		h = (pid * 2654435761u) & (cap - 1);
-		while (used[h] && p[h].pid != pid)
-			h = (h + 1) & (cap - 1);
-		if (!used[h]) {
-			used[h] = 1;
-			p[h] = (struct pstat){ .pid = pid, .first_q = INT64_MAX,
-					       .last_c = INT64_MIN };
-			n++;
-		}
-		if (!x)
-			continue;
-		p[h].bytes += x->bytes;
-		p[h].bios++;
-		if (x->flags & AN_WRITE) {
-			p[h].wr += x->bytes;
-			if (x->flags & (AN_SYNC | AN_FUA))
-				p[h].swr += x->bytes;
-		} else
-			p[h].rd += x->bytes;
-		if (x->q < p[h].first_q)
-			p[h].first_q = x->q;
-		if (x->c != AN_NONE && x->c > p[h].last_c)
-			p[h].last_c = x->c;
-		else if (x->c == AN_NONE && x->q > p[h].last_c)
-			p[h].last_c = x->q;
-	}
+	fold_run(rd, NULL, &(struct fold_sink){ pstat_ev, &ps,
+						1u << FOLD_ROW }, 1);
+	for (size_t i = 0; i < rd->ntask; i++)
+		pstat_of(&ps, rd->tasks[i].pid);
 	/* packed to the front, by pid */
 	{
 		size_t m = 0;
-		for (size_t k = 0; k < cap; k++)
-			if (used[k])
-				p[m++] = p[k];
-		free(used);
+		for (size_t k = 0; k < ps.cap; k++)
+			if (ps.used[k])
+				ps.p[m++] = ps.p[k];
+		free(ps.used);
 		if (m)
-			qsort(p, m, sizeof(*p), cmp_pid);
+			qsort(ps.p, m, sizeof(*ps.p), cmp_pid);
 		*np = m;
 	}
-	return p;
+	return ps.p;
 }
 
 static void family_name(const struct rundata *rd, uint32_t pid, char *out,
@@ -135,13 +146,50 @@ static int cmp_rank(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* workload_span()'s passes over the workload's bios with a Q: their
+ * bytes (and one for each) by Q in bins of w from lo, then the first Q
+ * and last C (Q without) of those queued in [klo, khi) */
+struct span_pass {
+	const struct families *fs;
+	int64_t lo, w;
+	double *bin, total;
+	int64_t klo, khi, t0, t1;
+};
+
+static void span_bins_ev(void *ctx, const struct fold_ev *e)
+{
+	struct span_pass *sp = ctx;
+	const struct an_io *x = e->io;
+
+	if (x->q == AN_NONE || !family_is_workload(sp->fs, x->pid))
+		return;
+	sp->bin[(x->q - sp->lo) / sp->w] += x->bytes + 1;
+	sp->total += x->bytes + 1;
+}
+
+static void span_ends_ev(void *ctx, const struct fold_ev *e)
+{
+	struct span_pass *sp = ctx;
+	const struct an_io *x = e->io;
+	int64_t q = x->q, c = x->c;
+
+	if (q == AN_NONE || q < sp->klo || q >= sp->khi ||
+	    !family_is_workload(sp->fs, x->pid))
+		return;
+	if (q < sp->t0)
+		sp->t0 = q;
+	if ((c != AN_NONE ? c : q) > sp->t1)
+		sp->t1 = c != AN_NONE ? c : q;
+}
+
 /* The workload's span: its bios' first Q to last C, a stretch at either
  * end that holds under 1% of the bytes and is cut off from the rest by
  * empty time of a fifth of the span or more left out. */
 static void workload_span(struct families *fs, const struct rundata *rd)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN, w;
-	double bin[SPAN_BINS] = { 0 }, total = 0, acc;
+	double bin[SPAN_BINS] = { 0 }, total, acc;
+	struct span_pass sp;
 	int a, b, gap;
 
 	for (int i = 0; i < fs->n; i++)
@@ -155,13 +203,10 @@ static void workload_span(struct families *fs, const struct rundata *rd)
 	if (hi <= lo)
 		return;
 	w = (hi - lo) / SPAN_BINS + 1;
-	for (size_t i = 0; i < rd->n; i++) {
-		int64_t q = rundata_q(rd, i);
-		if (q == AN_NONE || !family_is_workload(fs, rundata_pid(rd, i)))
-			continue;
-		bin[(q - lo) / w] += rundata_bytes(rd, i) + 1;
-		total += rundata_bytes(rd, i) + 1;
-	}
+	sp = (struct span_pass){ .fs = fs, .lo = lo, .w = w, .bin = bin };
+	fold_run(rd, NULL, &(struct fold_sink){ span_bins_ev, &sp,
+						1u << FOLD_ROW }, 1);
+	total = sp.total;
 	/* from each end: a small lump before a long empty stretch goes */
 	a = 0;
 	b = SPAN_BINS - 1;
@@ -193,22 +238,14 @@ static void workload_span(struct families *fs, const struct rundata *rd)
 		return;
 	}
 	/* the exact ends within the kept bins */
-	{
-		int64_t klo = lo + a * w, khi = lo + (int64_t)(b + 1) * w;
-		int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-		for (size_t i = 0; i < rd->n; i++) {
-			int64_t q = rundata_q(rd, i), c = rundata_c(rd, i);
-			if (q == AN_NONE || q < klo || q >= khi ||
-			    !family_is_workload(fs, rundata_pid(rd, i)))
-				continue;
-			if (q < t0)
-				t0 = q;
-			if ((c != AN_NONE ? c : q) > t1)
-				t1 = c != AN_NONE ? c : q;
-		}
-		fs->t0 = t1 > t0 ? t0 : lo;
-		fs->t1 = t1 > t0 ? t1 : hi;
-	}
+	sp.klo = lo + a * w;
+	sp.khi = lo + (int64_t)(b + 1) * w;
+	sp.t0 = INT64_MAX;
+	sp.t1 = INT64_MIN;
+	fold_run(rd, NULL, &(struct fold_sink){ span_ends_ev, &sp,
+						1u << FOLD_ROW }, 1);
+	fs->t0 = sp.t1 > sp.t0 ? sp.t0 : lo;
+	fs->t1 = sp.t1 > sp.t0 ? sp.t1 : hi;
 }
 
 void families_build(struct families *fs, const struct rundata *rd,

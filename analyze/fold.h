@@ -53,7 +53,8 @@ struct fold {
 
 /* Opens a walk of rd's events of the kinds in kinds (1 << EV_Q, ...,
  * 1 << FOLD_ROW) from rd's rows and ord (built for those of EV_Q, EV_D,
- * EV_C asked for). Aborts when memory runs out. */
+ * EV_C asked for; NULL when kinds is FOLD_ROW alone). Aborts when memory
+ * runs out. */
 void fold_open(struct fold *f, const struct rundata *rd,
 	       const struct evorder *ord, unsigned kinds);
 
