@@ -1,5 +1,6 @@
 /* The tail of a latency figure (tail.h). */
 #include "analyze/tail.h"
+#include "analyze/fold.h"
 #include "analyze/splitjoin.h"
 
 #include <math.h>
@@ -177,126 +178,157 @@ static int64_t kth_largest(int64_t *v, size_t n, size_t k)
 	return v[want];
 }
 
+/* tail_measure()'s passes over each request once, in the run's order:
+ * the split bios' last pieces, then the figure's latencies and the
+ * flushes and writes, then each request of the figure in or out of the
+ * tail. Requests are numbered as they pass (the same each pass). */
+struct tail_pass {
+	struct tail *t;
+	struct splitjoin sj;
+	uint8_t *last;
+	size_t i, nrows;
+	int64_t *lat;
+	size_t nlat;
+	struct span *f, *w;
+	size_t nf, nw, capf, capw;
+	long (*fmax_k)[2];
+	uint32_t *by_pid;
+	size_t nmet, capm;
+	double fsum;
+};
+
+static void pass_last(void *ctx, const struct fold_ev *e)
+{
+	struct tail_pass *p = ctx;
+
+	splitjoin_add(&p->sj, e->io, p->i++);
+}
+
+static void pass_lat(void *ctx, const struct fold_ev *e)
+{
+	struct tail_pass *p = ctx;
+	struct tail *t = p->t;
+	const struct an_io *x = e->io;
+	size_t i = p->i++;
+	int64_t s = x->d != AN_NONE ? x->d : x->q, a, l;
+
+	if (in_figure(x, i, p->last, t, &a, &l))
+		p->lat[p->nlat++] = l;
+	if (x->c == AN_NONE || s == AN_NONE || x->c < s)
+		return;
+	if (x->flags & (AN_FLUSH | AN_FUA)) {
+		if (p->nf == p->capf) {
+			p->capf = p->capf ? 2 * p->capf : 64;
+			p->f = xrealloc(p->f, p->capf * sizeof(*p->f));
+		}
+		p->f[p->nf++] = (struct span){ x->dev, x->pid, s, x->c, i };
+		if (x->d != AN_NONE) {
+			t->flushes++;
+			p->fsum += (double)(x->c - x->d);
+		}
+	}
+	if ((x->flags & AN_WRITE) && x->bytes && x->d != AN_NONE) {
+		if (p->nw == p->capw) {
+			p->capw = p->capw ? 2 * p->capw : 256;
+			p->w = xrealloc(p->w, p->capw * sizeof(*p->w));
+		}
+		p->w[p->nw++] = (struct span){ x->dev, x->pid, x->d, x->d, i };
+	}
+}
+
+static void pass_tail(void *ctx, const struct fold_ev *e)
+{
+	struct tail_pass *p = ctx;
+	struct tail *t = p->t;
+	const struct an_io *x = e->io;
+	size_t i = p->i++;
+	int64_t a, l;
+	long k;
+	int wr;
+
+	if (!in_figure(x, i, p->last, t, &a, &l))
+		return;
+	k = flush_in(p->f, p->nf, p->fmax_k, x->dev, a, x->c, i);
+	wr = write_in(p->w, p->nw, x->dev, a, x->c, x->pid);
+	if (l >= t->thr_ns) {
+		t->n++;
+		t->flush_n += k >= 0;
+		t->write_n += wr;
+		if (k >= 0) {
+			if (p->nmet == p->capm) {
+				p->capm = p->capm ? 2 * p->capm : 64;
+				p->by_pid = xrealloc(p->by_pid, p->capm *
+						     sizeof(*p->by_pid));
+			}
+			p->by_pid[p->nmet++] = p->f[k].pid;
+		}
+		if (!t->d2c && x->d != AN_NONE && x->d >= x->q) {
+			t->n_d++;
+			t->q2d_s += (double)(x->d - x->q) / 1e9;
+			t->d2c_s += (double)(x->c - x->d) / 1e9;
+		}
+	} else {
+		t->n_rest++;
+		t->flush_rest_n += k >= 0;
+		t->write_rest_n += wr;
+	}
+}
+
 void tail_measure(const struct rundata *rd, struct tail *t)
 {
-	struct span *f = NULL, *w = NULL;
-	size_t nf = 0, nw = 0, capf = 0, capw = 0, nlat = 0;
-	int64_t *lat = NULL;
-	uint8_t *last;
-	struct splitjoin sj;
-	long (*fmax_k)[2] = NULL;       /* flush_maxima() of f */
-	uint32_t *by_pid = NULL;        /* the pid of each flush the tail met */
-	size_t nmet = 0, capm = 0;
-	double fsum = 0;
+	struct tail_pass p = { .t = t };
 
 	t->n = t->n_rest = t->flush_n = t->flush_rest_n = 0;
 	t->write_n = t->write_rest_n = t->n_d = t->flushes = 0;
 	t->q2d_s = t->d2c_s = t->flush_d2c_mean_us = 0;
 	t->flush_pid = 0;
 	t->thr_ns = 0;
-	lat = xmalloc((rd->n ? rd->n : 1) * sizeof(*lat));
+	p.lat = xmalloc((rd->n ? rd->n : 1) * sizeof(*p.lat));
 	/* each split bio's last piece (splitjoin.h), as report counts it */
-	last = xcalloc(rd->n ? rd->n : 1, 1);
-	splitjoin_init(&sj, mark_last, last);
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		splitjoin_add(&sj, rundata_io(rd, i, &xb), i);
-	}
-	splitjoin_end(&sj);
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		int64_t s = x->d != AN_NONE ? x->d : x->q, a, l;
-		if (in_figure(x, i, last, t, &a, &l))
-			lat[nlat++] = l;
-		if (x->c == AN_NONE || s == AN_NONE || x->c < s)
-			continue;
-		if (x->flags & (AN_FLUSH | AN_FUA)) {
-			if (nf == capf) {
-				capf = capf ? 2 * capf : 64;
-				f = xrealloc(f, capf * sizeof(*f));
-			}
-			f[nf++] = (struct span){ x->dev, x->pid, s, x->c, i };
-			if (x->d != AN_NONE) {
-				t->flushes++;
-				fsum += (double)(x->c - x->d);
-			}
-		}
-		if ((x->flags & AN_WRITE) && x->bytes && x->d != AN_NONE) {
-			if (nw == capw) {
-				capw = capw ? 2 * capw : 256;
-				w = xrealloc(w, capw * sizeof(*w));
-			}
-			w[nw++] = (struct span){ x->dev, x->pid, x->d, x->d, i };
-		}
-	}
-	if (!nlat)
+	p.last = xcalloc(rd->n ? rd->n : 1, 1);
+	splitjoin_init(&p.sj, mark_last, p.last);
+	fold_run(rd, NULL, &(struct fold_sink){ pass_last, &p, 1u << FOLD_ROW }, 1);
+	splitjoin_end(&p.sj);
+	p.i = 0;
+	fold_run(rd, NULL, &(struct fold_sink){ pass_lat, &p, 1u << FOLD_ROW }, 1);
+	if (!p.nlat)
 		goto out;
 	/* the tail: the slowest (100 - pct)% of the figure's requests, at
 	 * least one, and any as slow as the last of them */
 	{
-		size_t k = (size_t)ceil((double)nlat * (100 - t->pct) / 100.0);
-		t->thr_ns = kth_largest(lat, nlat, k < 1 ? 1 : k > nlat ? nlat : k);
+		size_t k = (size_t)ceil((double)p.nlat * (100 - t->pct) / 100.0);
+		t->thr_ns = kth_largest(p.lat, p.nlat, k < 1 ? 1 : k > p.nlat ?
+					p.nlat : k);
 	}
-	if (nf) {
-		qsort(f, nf, sizeof(*f), span_cmp);
-		fmax_k = xmalloc(nf * sizeof(*fmax_k));
-		flush_maxima(f, nf, fmax_k);
+	if (p.nf) {
+		qsort(p.f, p.nf, sizeof(*p.f), span_cmp);
+		p.fmax_k = xmalloc(p.nf * sizeof(*p.fmax_k));
+		flush_maxima(p.f, p.nf, p.fmax_k);
 	}
-	if (nw)
-		qsort(w, nw, sizeof(*w), span_cmp);
-	t->flush_d2c_mean_us = t->flushes ? fsum / (double)t->flushes / 1e3 : 0;
-	for (size_t i = 0; i < rd->n; i++) {
-		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		int64_t a, l;
-		long k;
-		int wr;
-		if (!in_figure(x, i, last, t, &a, &l))
-			continue;
-		k = flush_in(f, nf, fmax_k, x->dev, a, x->c, i);
-		wr = write_in(w, nw, x->dev, a, x->c, x->pid);
-		if (l >= t->thr_ns) {
-			t->n++;
-			t->flush_n += k >= 0;
-			t->write_n += wr;
-			if (k >= 0) {
-				if (nmet == capm) {
-					capm = capm ? 2 * capm : 64;
-					by_pid = xrealloc(by_pid, capm * sizeof(*by_pid));
-				}
-				by_pid[nmet++] = f[k].pid;
-			}
-			if (!t->d2c && x->d != AN_NONE && x->d >= x->q) {
-				t->n_d++;
-				t->q2d_s += (double)(x->d - x->q) / 1e9;
-				t->d2c_s += (double)(x->c - x->d) / 1e9;
-			}
-		} else {
-			t->n_rest++;
-			t->flush_rest_n += k >= 0;
-			t->write_rest_n += wr;
-		}
-	}
+	if (p.nw)
+		qsort(p.w, p.nw, sizeof(*p.w), span_cmp);
+	t->flush_d2c_mean_us = t->flushes ? p.fsum / (double)t->flushes / 1e3 : 0;
+	p.i = 0;
+	fold_run(rd, NULL, &(struct fold_sink){ pass_tail, &p, 1u << FOLD_ROW }, 1);
 	/* the process whose flushes the tail met most: the met flushes'
 	 * pids in order, the longest run of one */
-	if (nmet)
-		qsort(by_pid, nmet, sizeof(*by_pid), u32_cmp);
-	for (size_t k = 0, best = 0; k < nmet;) {
+	if (p.nmet)
+		qsort(p.by_pid, p.nmet, sizeof(*p.by_pid), u32_cmp);
+	for (size_t k = 0, best = 0; k < p.nmet;) {
 		size_t j = k;
-		while (j < nmet && by_pid[j] == by_pid[k])
+		while (j < p.nmet && p.by_pid[j] == p.by_pid[k])
 			j++;
 		if (j - k > best) {
 			best = j - k;
-			t->flush_pid = by_pid[k];
+			t->flush_pid = p.by_pid[k];
 		}
 		k = j;
 	}
 out:
-	free(fmax_k);
-	free(last);
-	free(lat);
-	free(by_pid);
-	free(f);
-	free(w);
+	free(p.fmax_k);
+	free(p.last);
+	free(p.lat);
+	free(p.by_pid);
+	free(p.f);
+	free(p.w);
 }
