@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <string.h>
 
+#include "analyze/fold.h"
 #include "trace/blktrace_format.h"
 #include "lib/util.h"
 
@@ -780,9 +781,35 @@ static int load_devices(struct rundata *rd, struct store *st)
  * KiB, 80% of it or more) whose writes are at most three times what
  * vmstat swapped out over the run and its reads at most three times what
  * it swapped in (1 MB more each), and one of them at least half of it. */
+/* infer_swap()'s pass: each device's bios with data queued in the window,
+ * their MB by direction, how many and how many small */
+struct swap_scan {
+	const struct rundata *rd;
+	struct {
+		double wmb, rmb, small, n;
+	} *d;
+};
+
+static void swap_scan_ev(void *ctx, const struct fold_ev *e)
+{
+	struct swap_scan *ss = ctx;
+	const struct an_io *x = e->io;
+	uint32_t b = x->bytes;
+
+	if (x->q == AN_NONE || x->q < ss->rd->t0 || x->q > ss->rd->t1 || !b)
+		return;
+	ss->d[e->devk].n++;
+	if (x->flags & AN_WRITE)
+		ss->d[e->devk].wmb += b / 1e6;
+	else
+		ss->d[e->devk].rmb += b / 1e6;
+	ss->d[e->devk].small += b <= 64 * 1024;
+}
+
 static void infer_swap(struct rundata *rd)
 {
 	double so = 0, si = 0;
+	struct swap_scan ss;
 
 	if (rd->nswap || rd->nvm < 2)
 		return;
@@ -797,20 +824,13 @@ static void infer_swap(struct rundata *rd)
 	}
 	if (so + si < 1)
 		return;
+	ss.rd = rd;
+	ss.d = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*ss.d));
+	fold_run(rd, NULL, &(struct fold_sink){ swap_scan_ev, &ss,
+						1u << FOLD_ROW }, 1);
 	for (size_t k = 0; k < rd->ndevs && rd->nswap < 8; k++) {
-		double wmb = 0, rmb = 0, small = 0, n = 0;
-		for (size_t i = rd->dev_first[k]; i < rd->dev_first[k + 1]; i++) {
-			uint32_t b = rundata_bytes(rd, i);
-			int64_t q = rundata_q(rd, i);
-			if (q == AN_NONE || q < rd->t0 || q > rd->t1 || !b)
-				continue;
-			n++;
-			if (rundata_flags(rd, i) & AN_WRITE)
-				wmb += b / 1e6;
-			else
-				rmb += b / 1e6;
-			small += b <= 64 * 1024;
-		}
+		double wmb = ss.d[k].wmb, rmb = ss.d[k].rmb, small = ss.d[k].small;
+		double n = ss.d[k].n;
 		/* both directions as vmstat says: a data device with 606 MB
 		 * of reads is no swap device because its 4 MB of writes
 		 * match so, when si was 0 */
@@ -821,6 +841,7 @@ static void infer_swap(struct rundata *rd)
 			rd->swap_inferred = 1;
 		}
 	}
+	free(ss.d);
 }
 
 /* The run's settings into rd->settings (by key, start before end).
@@ -920,6 +941,40 @@ static int after(const struct rundata *rd, size_t k)
  * times add up to what it traced (to 2%, or 50 ms), they are placed one
  * after another to end with it, before all this. Times only: what they
  * measured (real_s) stays. */
+/* place_cmds()'s pass over each request once: the first and last times
+ * of the trace (a request's first and last of Q, D, C), and each
+ * command's first Q by its name (a[k], AN_NONE when none) */
+struct cmd_scan {
+	const struct rundata *rd;
+	int64_t *a;
+	char (*name)[16];
+	size_t nc;
+	int64_t first, last;
+};
+
+static void cmd_scan_ev(void *ctx, const struct fold_ev *e)
+{
+	struct cmd_scan *cs = ctx;
+	const struct an_io *x = e->io;
+	int64_t q = x->q, d = x->d, c = x->c;
+	int64_t t0 = q != AN_NONE ? q : d != AN_NONE ? d : c;
+	int64_t t1 = c != AN_NONE ? c : d != AN_NONE ? d : q;
+	const char *comm;
+
+	if (t0 == AN_NONE)
+		return;
+	if (t0 < cs->first)
+		cs->first = t0;
+	if (t1 > cs->last)
+		cs->last = t1;
+	if (q == AN_NONE || !(comm = runview_comm(cs->rd->rv, x->pid)))
+		return;
+	for (size_t k = 0; k < cs->nc; k++)
+		if (cs->name[k][0] && !strncmp(comm, cs->name[k], 15) &&
+		    (cs->a[k] == AN_NONE || q < cs->a[k]))
+			cs->a[k] = q;
+}
+
 static void place_cmds(struct rundata *rd)
 {
 	int64_t first = INT64_MAX, last = INT64_MIN;
@@ -939,25 +994,12 @@ static void place_cmds(struct rundata *rd)
 			 (int64_t)llround(rd->cmds[k].real_s * 1e9) : 0;
 		cmd_comm(&rd->cmds[k], name[k], sizeof(name[k]));
 	}
-	for (size_t i = 0; i < rd->n; i++) {
-		int64_t q = rundata_q(rd, i), d = rundata_d(rd, i);
-		int64_t c = rundata_c(rd, i);
-		int64_t t0 = q != AN_NONE ? q : d != AN_NONE ? d : c;
-		int64_t t1 = c != AN_NONE ? c : d != AN_NONE ? d : q;
-		const char *comm;
-		if (t0 == AN_NONE)
-			continue;
-		if (t0 < first)
-			first = t0;
-		if (t1 > last)
-			last = t1;
-		if (q == AN_NONE ||
-		    !(comm = runview_comm(rd->rv, rundata_pid(rd, i))))
-			continue;
-		for (size_t k = 0; k < nc; k++)
-			if (name[k][0] && !strncmp(comm, name[k], 15) &&
-			    (a[k] == AN_NONE || q < a[k]))
-				a[k] = q;
+	{
+		struct cmd_scan cs = { rd, a, name, nc, INT64_MAX, INT64_MIN };
+		fold_run(rd, NULL, &(struct fold_sink){ cmd_scan_ev, &cs,
+							1u << FOLD_ROW }, 1);
+		first = cs.first;
+		last = cs.last;
 	}
 	for (size_t k = 0; k < nc; k++)
 		anchored += a[k] != AN_NONE;
@@ -1048,15 +1090,12 @@ static void set_window(struct rundata *rd)
 		clip_window(rd);
 		return;
 	}
-	for (size_t i = 0; i < rd->n; i++) {
-		int64_t q = rundata_q(rd, i), d = rundata_d(rd, i);
-		int64_t c = rundata_c(rd, i);
-		int64_t a = q != AN_NONE ? q : d != AN_NONE ? d : c;
-		int64_t b = c != AN_NONE ? c : d != AN_NONE ? d : q;
-		if (a != AN_NONE && a < lo)
-			lo = a;
-		if (b != AN_NONE && b > hi)
-			hi = b;
+	{
+		struct cmd_scan cs = { rd, NULL, NULL, 0, INT64_MAX, INT64_MIN };
+		fold_run(rd, NULL, &(struct fold_sink){ cmd_scan_ev, &cs,
+							1u << FOLD_ROW }, 1);
+		lo = cs.first;
+		hi = cs.last;
 	}
 	if (hi <= lo && rd->nvm) {
 		/* no I/O traced (a vmstat log alone): the time its samples
