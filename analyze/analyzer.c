@@ -167,17 +167,22 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 			rv->model_targets : "a modelled disk");
 		return -1;
 	}
-	if (rundata_load_parts(&r->rd, rv, two ? 2 : 1))
+	/* the rows in a temporary file, read by the folds as streams, unless
+	 * the caller reads them itself after */
+	if (rundata_load_to(&r->rd, rv, two ? 2 : 1, !(o && o->rows_in_memory)))
 		return -1;
-	/* the orders (Q on one thread, D and C on the other), then the
-	 * accounting: a fold over the run's events */
-	evorder_build(&r->ord, &r->rd, 0);
-	started = two && !pthread_create(&th, NULL, q_worker, r);
-	evorder_add(&r->ord, 1u << EV_D | 1u << EV_C);
-	if (started)
-		pthread_join(th, NULL);
-	else
-		q_worker(r);
+	/* rows in memory: their orders (Q on one thread, D and C on the
+	 * other) for the folds; then the accounting, a fold over the run's
+	 * events */
+	if (!r->rd.rows_file) {
+		evorder_build(&r->ord, &r->rd, 0);
+		started = two && !pthread_create(&th, NULL, q_worker, r);
+		evorder_add(&r->ord, 1u << EV_D | 1u << EV_C);
+		if (started)
+			pthread_join(th, NULL);
+		else
+			q_worker(r);
+	}
 	timeacct_begin(&r->ta, &r->rd);
 	fold_run(&r->rd, &r->ord, &(struct fold_sink){ timeacct_ev, &r->ta,
 						      TA_FOLD_KINDS }, 1);

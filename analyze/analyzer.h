@@ -117,6 +117,9 @@ struct an_opts {
 	uint64_t cmd_mask;
 	int focus;                 /* FAM_* (family.h): the workload whose
 				    * figure the question is */
+	int rows_in_memory;        /* keep the rows in memory (rundata_io()
+				    * after the load: plots); else a
+				    * temporary file the folds stream */
 };
 
 /* A fold to run beside the analyzers' (report's and compare's btt

@@ -129,7 +129,7 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 	for (int i = 0; i < n; i++) {
 		struct run_figs *r = &c->rf[i];
 		struct an_opts o = { model, c->q.cmd_mask,
-				     c->q.reads ? FAM_READS : FAM_ALL };
+				     c->q.reads ? FAM_READS : FAM_ALL, keep_rows };
 		struct an_side side;
 		/* the figures built beside the analyzers */
 		report_side(&r->rep, &side);
@@ -774,11 +774,11 @@ static int by_command(struct compare *c, int good, int bad, double diff_s,
 		if (!cx)
 			continue;
 		if (an_run_load_with(&ax, &x->rv, &(struct an_opts){ x->an.model,
-				     1ull << idx, FAM_ALL }, NULL, 2))
+				     1ull << idx, FAM_ALL, 0 }, NULL, 2))
 			break;
 		an_run_drop_rows(&ax);
 		if (an_run_load_with(&ay, &y->rv, &(struct an_opts){ y->an.model,
-				     1ull << idx, FAM_ALL }, NULL, 2)) {
+				     1ull << idx, FAM_ALL, 0 }, NULL, 2)) {
 			an_run_free(&ax);
 			break;
 		}

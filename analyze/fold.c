@@ -1,6 +1,7 @@
 /* A run's requests as one stream of events in time order (fold.h). */
 #include "fold.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,269 @@ static void hdown(struct fold_hnode *h, int n, int i)
 	}
 }
 
+/* ---- from the rows in a file ---- */
+
+/* A held event of a device's stream: its time, row, kind and the slot of
+ * its request. */
+struct fold_pev {
+	int64_t t;
+	uint32_t row;
+	uint8_t kind;
+	uint32_t slot;
+};
+
+struct fold_fdev {
+	struct rf_reader rd;
+	uint32_t next;             /* the global index of its next row */
+	int done;
+	int timed;
+	int64_t maxfirst, w;       /* the latest first time read; events
+				    * at or before w can no longer be
+				    * preceded */
+	struct fold_pev *h;        /* held events, a binary heap */
+	size_t nh, cap;
+};
+
+static int pless(const struct fold_pev *a, const struct fold_pev *b)
+{
+	if (a->t != b->t)
+		return a->t < b->t;
+	if (a->row != b->row)
+		return a->row < b->row;
+	return a->kind < b->kind;
+}
+
+static void pup(struct fold_pev *h, size_t i)
+{
+	while (i) {
+		size_t p = (i - 1) / 2;
+		struct fold_pev t;
+		if (!pless(&h[i], &h[p]))
+			return;
+		t = h[i];
+		h[i] = h[p];
+		h[p] = t;
+		i = p;
+	}
+}
+
+static void pdown(struct fold_pev *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct fold_pev t;
+		if (l < n && pless(&h[l], &h[m]))
+			m = l;
+		if (r < n && pless(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* Reading a temporary file of our own failed: nothing to go on with. */
+static void file_failed(int err)
+{
+	error("reading a run's requests back from its temporary file "
+	      "($TMPDIR, else /tmp): %s", strerror(err));
+	exit(1);
+}
+
+/* Row r of the file, whole, into x. */
+static void file_io(const struct rundata *rd, const struct an_row *r,
+		    struct an_io *x)
+{
+	if (r->flags & AN_R_ESC)
+		*x = rd->esc[r->dg + ((r->flags & AN_R_PART1) ?
+				      rd->rows_file->nesc0 : 0)];
+	else
+		an_row_unpack(r, rd->devs[r->dev], x);
+}
+
+static uint32_t slot_new(struct fold *f)
+{
+	if (f->nfree)
+		return f->slot_free[--f->nfree];
+	if (!(f->nslot & (f->nslot - 1))) {      /* 0, 1, 2, 4...: full */
+		size_t cap = f->nslot ? 2 * f->nslot : 64;
+		f->slot_io = xrealloc(f->slot_io, cap * sizeof(*f->slot_io));
+		f->slot_ref = xrealloc(f->slot_ref, cap * sizeof(*f->slot_ref));
+		f->slot_free = xrealloc(f->slot_free, cap * sizeof(*f->slot_free));
+	}
+	return (uint32_t)f->nslot++;
+}
+
+/* Reads device k's rows until its earliest held event is final (or it
+ * has none left): every row still to come starts at or after w. */
+static void fdev_fill(struct fold *f, size_t k)
+{
+	const struct rundata *rd = f->rd;
+	struct fold_fdev *d = &f->fd[k];
+	int64_t late = rd->rows_file->dev[k].late;
+
+	while (!d->done && (!d->nh || d->h[0].t > d->w)) {
+		struct an_row r;
+		struct an_io *x;
+		uint32_t slot, row;
+		int64_t tm[EV_NKIND], first = INT64_MAX;
+		int got = d->rd.err ? -1 : rf_reader_next(&d->rd, &r), n = 0;
+		if (got < 0)
+			file_failed(d->rd.err);
+		if (!got) {
+			d->done = 1;
+			break;
+		}
+		row = d->next++;
+		slot = slot_new(f);
+		x = &f->slot_io[slot];
+		file_io(rd, &r, x);
+		tm[EV_Q] = x->q;
+		tm[EV_D] = x->d;
+		tm[EV_C] = x->c;
+		for (int kind = 0; kind < EV_NKIND; kind++) {
+			if (tm[kind] == AN_NONE)
+				continue;
+			if (tm[kind] < first)
+				first = tm[kind];
+			if (!(f->kinds & (1u << kind)))
+				continue;
+			if (d->nh == d->cap) {
+				d->cap = d->cap ? 2 * d->cap : 256;
+				d->h = xrealloc(d->h, d->cap * sizeof(*d->h));
+			}
+			d->h[d->nh] = (struct fold_pev){ tm[kind], row,
+							 (uint8_t)kind, slot };
+			pup(d->h, d->nh++);
+			n++;
+		}
+		f->slot_ref[slot] = (uint32_t)n;
+		if (!n)
+			f->slot_free[f->nfree++] = slot;
+		if (first != INT64_MAX && (!d->timed || first > d->maxfirst)) {
+			d->maxfirst = first;
+			d->timed = 1;
+			d->w = first - late;
+		}
+	}
+}
+
+static void file_open(struct fold *f)
+{
+	const struct rundata *rd = f->rd;
+	const struct rowfile *rf = rd->rows_file;
+
+	f->fd = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*f->fd));
+	f->h = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*f->h));
+	if (f->next_row < rd->n) {
+		f->row_rd = xmalloc(sizeof(*f->row_rd));
+		rf_reader_init(f->row_rd, rf, 0);
+	}
+	if (!(f->kinds & (1u << EV_Q | 1u << EV_D | 1u << EV_C)))
+		return;
+	for (size_t k = 0; k < rd->ndevs; k++) {
+		struct fold_fdev *d = &f->fd[k];
+		rf_reader_init(&d->rd, rf, k);
+		d->next = (uint32_t)rd->dev_first[k];
+		d->w = INT64_MIN;
+		fdev_fill(f, k);
+		if (d->nh) {
+			f->h[f->nh++] = (struct fold_hnode){ d->h[0].t, d->h[0].row,
+							     d->h[0].kind, (int)k };
+		}
+	}
+	for (int i = f->nh / 2 - 1; i >= 0; i--)
+		hdown(f->h, f->nh, i);
+}
+
+/* The next FOLD_ROW event from the file: the devices' rows in order. */
+static int file_row(struct fold *f, struct fold_ev *e)
+{
+	const struct rundata *rd = f->rd;
+	struct an_row r;
+	int got;
+
+	while ((got = rf_reader_next(f->row_rd, &r)) == 0) {
+		if (++f->row_dev >= rd->ndevs)
+			return 0;
+		rf_reader_free(f->row_rd);
+		rf_reader_init(f->row_rd, rd->rows_file, f->row_dev);
+	}
+	if (got < 0)
+		file_failed(f->row_rd->err);
+	file_io(rd, &r, &f->buf);
+	e->kind = FOLD_ROW;
+	e->row = (uint32_t)f->next_row++;
+	e->devk = (uint16_t)f->row_dev;
+	e->io = &f->buf;
+	e->t = f->buf.q;
+	if (f->next_row == rd->n) {
+		rf_reader_free(f->row_rd);
+		free(f->row_rd);
+		f->row_rd = NULL;
+	}
+	return 1;
+}
+
+/* The next timed event from the file: the earliest device's. */
+static int file_next(struct fold *f, struct fold_ev *e)
+{
+	struct fold_fdev *d;
+	struct fold_pev p;
+	size_t k;
+
+	if (f->next_row < f->rd->n && file_row(f, e))
+		return 1;
+	f->next_row = f->rd->n;
+	if (!f->nh)
+		return 0;
+	k = (size_t)f->h[0].it;
+	d = &f->fd[k];
+	p = d->h[0];
+	d->h[0] = d->h[--d->nh];
+	pdown(d->h, d->nh, 0);
+	e->kind = p.kind;
+	e->t = p.t;
+	e->row = p.row;
+	e->devk = (uint16_t)k;
+	/* a copy: reading on may move the slots */
+	f->buf = f->slot_io[p.slot];
+	e->io = &f->buf;
+	if (!--f->slot_ref[p.slot])
+		f->slot_free[f->nfree++] = p.slot;
+	fdev_fill(f, k);
+	if (d->nh) {
+		f->h[0] = (struct fold_hnode){ d->h[0].t, d->h[0].row, d->h[0].kind,
+					       (int)k };
+		hdown(f->h, f->nh, 0);
+	} else {
+		f->h[0] = f->h[--f->nh];
+		hdown(f->h, f->nh, 0);
+	}
+	return 1;
+}
+
+static void file_close(struct fold *f)
+{
+	for (size_t k = 0; f->fd && k < f->rd->ndevs; k++) {
+		rf_reader_free(&f->fd[k].rd);
+		free(f->fd[k].h);
+	}
+	free(f->fd);
+	if (f->row_rd) {
+		rf_reader_free(f->row_rd);
+		free(f->row_rd);
+	}
+	free(f->slot_io);
+	free(f->slot_ref);
+	free(f->slot_free);
+}
+
+/* ---- the stream ---- */
+
 void fold_open(struct fold *f, const struct rundata *rd,
 	       const struct evorder *ord, unsigned kinds)
 {
@@ -43,6 +307,10 @@ void fold_open(struct fold *f, const struct rundata *rd,
 	f->rd = rd;
 	f->kinds = kinds;
 	f->next_row = (kinds & (1u << FOLD_ROW)) ? 0 : rd->n;
+	if (rd->rows_file) {
+		file_open(f);
+		return;
+	}
 	f->its = xcalloc(nits ? nits : 1, sizeof(*f->its));
 	f->h = xcalloc(nits ? nits : 1, sizeof(*f->h));
 	for (size_t k = 0; k < rd->ndevs; k++)
@@ -64,6 +332,8 @@ void fold_open(struct fold *f, const struct rundata *rd,
 
 int64_t fold_peek(const struct fold *f)
 {
+	if (f->rd->rows_file && f->next_row < f->rd->n)
+		return INT64_MIN;
 	if (f->next_row < f->rd->n)
 		return INT64_MIN;
 	return f->nh ? f->h[0].t : INT64_MAX;
@@ -73,6 +343,9 @@ int fold_next(struct fold *f, struct fold_ev *e)
 {
 	const struct rundata *rd = f->rd;
 	struct fold_hnode *h = f->h;
+
+	if (rd->rows_file)
+		return file_next(f, e);
 
 	if (f->next_row < rd->n) {
 		size_t i = f->next_row++;
@@ -101,6 +374,8 @@ int fold_next(struct fold *f, struct fold_ev *e)
 
 void fold_close(struct fold *f)
 {
+	if (f->rd && f->rd->rows_file)
+		file_close(f);
 	free(f->its);
 	free(f->h);
 	memset(f, 0, sizeof(*f));

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "analyze/evorder.h"
+#include "analyze/rowfile.h"
 #include "analyze/rundata.h"
 
 /* The kinds of event: EV_Q, EV_D, EV_C (evorder.h), and FOLD_ROW, each
@@ -40,7 +41,14 @@ struct fold_hnode {
 	int kind, it;
 };
 
-/* A walk of the stream (fold_open(), fold_next(), fold_close()). */
+struct fold_fdev;
+
+/* A walk of the stream (fold_open(), fold_next(), fold_close()). From the
+ * rows in memory: each device's walks of each time (evorder) merged. From
+ * the rows in a file (rd->rows_file, rowfile.h): each device's rows read
+ * in order, their events held in a heap per device until no row still to
+ * come can have an earlier one (its time is under the latest first time
+ * read less the device's lateness), the devices merged. */
 struct fold {
 	const struct rundata *rd;
 	unsigned kinds;
@@ -49,6 +57,14 @@ struct fold {
 	struct fold_hnode *h;      /* their next events, a binary heap */
 	int nh;
 	struct an_io buf;
+	/* from the file: FOLD_ROW's reader (device row_dev), the devices'
+	 * streams, and the requests whose events are held (slots) */
+	size_t row_dev;
+	struct rf_reader *row_rd;
+	struct fold_fdev *fd;
+	struct an_io *slot_io;
+	uint32_t *slot_ref, *slot_free;
+	size_t nslot, nfree;
 };
 
 /* Opens a walk of rd's events of the kinds in kinds (1 << EV_Q, ...,

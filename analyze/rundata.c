@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analyze/fold.h"
+#include "analyze/rowfile.h"
 #include "trace/blktrace_format.h"
 #include "lib/util.h"
 
@@ -150,9 +151,13 @@ struct rd_part {
 	size_t *escpos;
 	int grow;                   /* row is rundata's, grown as needed */
 	struct rundata *owner;      /* grow: the rundata whose array it is */
+	struct rf_writer *w;        /* or the rows to a file (row unused) */
+	int part1;                  /* the second part: its escapes count
+				     * from the first's (AN_R_PART1) */
 	int rc;                     /* 0; -1 the store failed (message in
 				     * st); -2 more than AN_MAX_IO rows; -3 a
-				     * device not in the table */
+				     * device not in the table; -4 the file
+				     * could not be written (errno in w) */
 };
 
 /* Adds the row rq to p; the device table is rd's (grown when p->grow:
@@ -179,6 +184,32 @@ static int part_add(struct rd_part *p, const struct store_request *rq,
 		if (k < 0 || k > UINT16_MAX)
 			return p->rc = -3;
 		*last = k;
+	}
+	if (p->w) {
+		struct an_row rr;
+		int64_t first = INT64_MAX;
+		if (p->n == AN_MAX_IO)
+			return p->rc = -2;
+		r = &rr;
+		if (an_row_pack(r, &x, (uint16_t)k)) {
+			if (p->nesc == p->esccap) {
+				p->esccap = p->esccap ? 2 * p->esccap : 64;
+				p->esc = xrealloc(p->esc, p->esccap * sizeof(*p->esc));
+			}
+			p->esc[p->nesc] = x;
+			r->dg = (uint32_t)p->nesc++;
+			r->flags |= AN_R_ESC | (p->part1 ? AN_R_PART1 : 0);
+		}
+		if (x.q != AN_NONE)
+			first = x.q;
+		if (x.d != AN_NONE && x.d < first)
+			first = x.d;
+		if (x.c != AN_NONE && x.c < first)
+			first = x.c;
+		if (rf_writer_add(p->w, r, first == INT64_MAX ? AN_NONE : first))
+			return p->rc = -4;
+		p->n++;
+		return 0;
 	}
 	if (p->n == p->room) {
 		if (!p->grow || p->n == AN_MAX_IO)
@@ -216,6 +247,8 @@ static void *part_read(void *arg)
 			return NULL;
 	if (rc < 0)
 		p->rc = -1;
+	else if (p->w && rf_writer_flush(p->w))
+		p->rc = -4;
 	return NULL;
 }
 
@@ -232,6 +265,13 @@ static int part_error(const struct rundata *rd, const struct rd_part *p)
 	if (p->rc == -3)
 		return error("reading requests: a device not among the run's "
 			     "(the run changed while read)");
+	if (p->rc == -4) {
+		/* rundata_load_to() reads the rows again into memory */
+		warning("no room for run %s's requests in a temporary file "
+			"($TMPDIR, else /tmp: %s): they are read into memory",
+			rd->rv->name, strerror(p->w->err));
+		return -4;
+	}
 	return error("reading requests: %s", store_errmsg(p->st));
 }
 
@@ -241,11 +281,18 @@ static int load_io_cursor(struct rundata *rd)
 {
 	struct rd_part p = { .rd = rd, .st = rd->rv->st, .grow = 1,
 			     .owner = rd };
+	struct rf_writer w;
 
+	if (rd->rows_file) {
+		rf_writer_init(&w, rd->rows_file);
+		p.w = &w;
+	}
 	if (runview_requests_open(rd->rv, STORE_RQ_ALL, RD_COLS, &p.cur))
 		return -1;
 	part_read(&p);
 	store_cursor_close(p.cur);
+	if (p.w)
+		rowfile_join(rd->rows_file, &w, 1, rd->ndevs);
 	rd->row = p.row;
 	rd->n = p.n;
 	rd->esc = p.esc;
@@ -262,6 +309,14 @@ static void order_by_dev(struct rundata *rd)
 {
 	size_t *first = xcalloc(rd->ndevs + 1, sizeof(*first)), sorted = 1;
 	uint32_t *to;
+
+	if (rd->rows_file) {
+		/* the file keeps each device's rows apart already */
+		for (size_t k = 0; k < rd->ndevs; k++)
+			first[k + 1] = first[k] + rd->rows_file->dev[k].rows;
+		rd->dev_first = first;
+		return;
+	}
 
 	for (size_t i = 0; i < rd->n; i++) {
 		first[rd->row[i].dev + 1]++;
@@ -299,6 +354,20 @@ static void drop_empty_devs(struct rundata *rd)
 {
 	size_t *cnt = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*cnt)), m = 0;
 	uint16_t *to = xmalloc((rd->ndevs ? rd->ndevs : 1) * sizeof(*to));
+
+	if (rd->rows_file) {
+		size_t *keep = cnt;
+		for (size_t k = 0; k < rd->ndevs; k++)
+			if (k < rd->rows_file->ndev && rd->rows_file->dev[k].rows) {
+				keep[m] = k;
+				rd->devs[m++] = rd->devs[k];
+			}
+		rowfile_keep(rd->rows_file, keep, m);
+		rd->ndevs = m;
+		free(cnt);
+		free(to);
+		return;
+	}
 
 	for (size_t i = 0; i < rd->n; i++)
 		cnt[rd->row[i].dev]++;
@@ -342,6 +411,38 @@ static int join_parts(struct rundata *rd, struct rd_part *p, int np)
 	return 0;
 }
 
+/* join_parts() for rows written to the file: each device's rows of the
+ * parts in order, the escapes one after the other (the second part's
+ * rows say so: AN_R_PART1). Returns 0 or the first failed part's message
+ * (-1). */
+static int join_file_parts(struct rundata *rd, struct rd_part *p,
+			   struct rf_writer *w, int np)
+{
+	int rc = 0;
+
+	for (int k = 0; k < np && !rc; k++)
+		if (p[k].rc)
+			rc = part_error(rd, &p[k]);
+	rowfile_join(rd->rows_file, w, np, rd->ndevs);
+	if (rc)
+		return rc;
+	rd->n = 0;
+	rd->nesc = 0;
+	for (int k = 0; k < np; k++) {
+		if (p[k].nesc) {
+			rd->esc = xrealloc(rd->esc, (rd->nesc + p[k].nesc) *
+					   sizeof(*rd->esc));
+			memcpy(rd->esc + rd->nesc, p[k].esc,
+			       p[k].nesc * sizeof(*rd->esc));
+		}
+		if (!k)
+			rd->rows_file->nesc0 = p[k].nesc;
+		rd->n += p[k].n;
+		rd->nesc += p[k].nesc;
+	}
+	return 0;
+}
+
 /* Asks for transparent huge pages under the whole pages of [p, p + len)
  * (madvise(2) MADV_HUGEPAGE; THP "madvise" mode, Debian's default): the
  * row array is written once from start to end, and faulting it in 4 KiB
@@ -367,6 +468,7 @@ static int load_io_parts(struct rundata *rd, int nparts)
 {
 	struct store *st = rd->rv->st;
 	struct rd_part p[2];
+	struct rf_writer w[2];
 	pthread_t th[2];
 	int started[2] = { 0, 0 }, rc = 0, np = 1;
 	int64_t lo, hi, span, cut[3];
@@ -393,12 +495,20 @@ static int load_io_parts(struct rundata *rd, int nparts)
 	cut[np] = hi + 1;
 	if (np == 2)
 		cut[1] = lo + span / 2;
-	rd->row = xmalloc((size_t)span * sizeof(*rd->row));
-	hugepages(rd->row, (size_t)span * sizeof(*rd->row));
+	if (!rd->rows_file) {
+		rd->row = xmalloc((size_t)span * sizeof(*rd->row));
+		hugepages(rd->row, (size_t)span * sizeof(*rd->row));
+	}
 	memset(p, 0, sizeof(p));
+	memset(w, 0, sizeof(w));
 	for (int k = 0; k < np; k++) {
 		p[k].rd = rd;
-		p[k].row = rd->row + (cut[k] - lo);
+		if (rd->rows_file) {
+			rf_writer_init(&w[k], rd->rows_file);
+			p[k].w = &w[k];
+			p[k].part1 = k == 1;
+		} else
+			p[k].row = rd->row + (cut[k] - lo);
 		p[k].room = (size_t)(cut[k + 1] - cut[k]);
 		p[k].st = st;
 		if (k && store_open_reader(st, &p[k].st)) {
@@ -430,8 +540,10 @@ static int load_io_parts(struct rundata *rd, int nparts)
 		for (int k = 1; k < np; k++)
 			if (started[k])
 				pthread_join(th[k], NULL);
-		rc = join_parts(rd, p, np);
-	}
+		rc = rd->rows_file ? join_file_parts(rd, p, w, np)
+				   : join_parts(rd, p, np);
+	} else if (rd->rows_file)
+		rowfile_join(rd->rows_file, w, np, rd->ndevs);
 	for (int k = 0; k < np; k++) {
 		store_cursor_close(p[k].cur);
 		if (k && p[k].st)
@@ -456,13 +568,15 @@ static int load_io(struct rundata *rd, int nparts)
 		rd->ndevs = rd->n = 0;
 		rc = load_io_cursor(rd);
 	}
+	if (rc < 0)
+		return rc;
 	if (rc)
 		return rc;
 	drop_empty_devs(rd);
 	order_by_dev(rd);
 	/* the rows read: the room a filter or a gap in the ids left unused
 	 * back to the system */
-	if (rd->n)
+	if (rd->n && rd->row)
 		rd->row = xrealloc(rd->row, rd->n * sizeof(*rd->row));
 	return 0;
 }
@@ -501,6 +615,40 @@ void rundata_of_ios(struct rundata *rd, const struct runview *rv,
 	}
 	rd->n = n;
 	free(at);
+}
+
+int rundata_of_ios_file(struct rundata *rd, const struct runview *rv,
+			const struct an_io *io, size_t n)
+{
+	struct rf_writer w;
+
+	rundata_of_ios(rd, rv, io, n);
+	rd->rows_file = xmalloc(sizeof(*rd->rows_file));
+	if (rowfile_open(rd->rows_file)) {
+		free(rd->rows_file);
+		rd->rows_file = NULL;
+		return -1;
+	}
+	rf_writer_init(&w, rd->rows_file);
+	for (size_t i = 0; i < rd->n; i++) {
+		struct an_io xb;
+		const struct an_io *x = rundata_io(rd, i, &xb);
+		int64_t first = INT64_MAX;
+		if (x->q != AN_NONE)
+			first = x->q;
+		if (x->d != AN_NONE && x->d < first)
+			first = x->d;
+		if (x->c != AN_NONE && x->c < first)
+			first = x->c;
+		if (rf_writer_add(&w, &rd->row[i], first == INT64_MAX ? AN_NONE
+								     : first))
+			break;
+	}
+	rf_writer_flush(&w);
+	rowfile_join(rd->rows_file, &w, 1, rd->ndevs);
+	free(rd->row);
+	rd->row = NULL;
+	return w.err ? -1 : 0;
 }
 
 static void series_push(struct an_series *s, size_t *cap, int64_t t, double v)
@@ -1131,16 +1279,38 @@ int rundata_load(struct rundata *rd, const struct runview *rv)
 int rundata_load_parts(struct rundata *rd, const struct runview *rv,
 		       int nparts)
 {
+	return rundata_load_to(rd, rv, nparts, 0);
+}
+
+int rundata_load_to(struct rundata *rd, const struct runview *rv, int nparts,
+		    int to_file)
+{
 	struct store *db = rv->st;
+	int rc;
 
 	memset(rd, 0, sizeof(*rd));
 	rd->rv = rv;
+	if (to_file) {
+		rd->rows_file = xmalloc(sizeof(*rd->rows_file));
+		if (rowfile_open(rd->rows_file)) {
+			/* no temporary file: the rows in memory, as before */
+			free(rd->rows_file);
+			rd->rows_file = NULL;
+		}
+	}
 	mallopt(M_MMAP_THRESHOLD, RD_MMAP_THRESHOLD);
 	if (store_cache_limit(db, RD_CACHE_KIB)) {
 		error("reading requests: %s", store_errmsg(db));
 		return -1;
 	}
-	if (load_io(rd, nparts) || load_vm(rd, db) || load_raw(rd, db) ||
+	rc = load_io(rd, nparts);
+	if (rc == -4) {
+		/* the file could not hold them: in memory, as before */
+		rundata_free(rd);
+		rd->rv = rv;
+		rc = load_io(rd, nparts);
+	}
+	if (rc || load_vm(rd, db) || load_raw(rd, db) ||
 	    load_cmds(rd, db) || load_devices(rd, db) || load_tasks(rd, db) ||
 	    load_settings(rd, db)) {
 		rundata_free(rd);
@@ -1155,8 +1325,18 @@ int rundata_load_parts(struct rundata *rd, const struct runview *rv,
 	return 0;
 }
 
+static void close_rows_file(struct rundata *rd)
+{
+	if (!rd->rows_file)
+		return;
+	rowfile_close(rd->rows_file);
+	free(rd->rows_file);
+	rd->rows_file = NULL;
+}
+
 void rundata_drop_rows(struct rundata *rd)
 {
+	close_rows_file(rd);
 	free(rd->row);
 	free(rd->esc);
 	rd->row = NULL;
@@ -1174,6 +1354,7 @@ void rundata_free(struct rundata *rd)
 		&rd->psi[3], &rd->anon_kb, &rd->cg_anon_kb, &rd->cg_dirty_kb,
 		&rd->cg_writeback_kb };
 
+	close_rows_file(rd);
 	free(rd->row);
 	free(rd->esc);
 	free(rd->devs);

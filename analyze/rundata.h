@@ -189,6 +189,9 @@ struct rundata {
 	size_t n;
 	struct an_io *esc;           /* the rows kept whole (AN_R_ESC) */
 	size_t nesc;
+	/* or, row NULL, the rows in a temporary file (rowfile.h), read
+	 * through folds (fold.h) only */
+	struct rowfile *rows_file;
 	uint32_t *devs;              /* the device table: numbers, ascending */
 	size_t ndevs;
 	/* device k's rows are row[dev_first[k] .. dev_first[k + 1]) */
@@ -329,6 +332,13 @@ void rundata_drop_rows(struct rundata *rd);
 void rundata_of_ios(struct rundata *rd, const struct runview *rv,
 		    const struct an_io *io, size_t n);
 
+/* rundata_of_ios() with the rows then moved to a temporary file
+ * (rd->rows_file), as rundata_load_to() keeps them: for tests of the
+ * folds' reading of it. Returns 0, or -1 when no file could be written
+ * (rd then holds nothing to fold). */
+int rundata_of_ios_file(struct rundata *rd, const struct runview *rv,
+			const struct an_io *io, size_t n);
+
 /* Reads run rv's requests, samples, commands and settings into rd, the
  * requests on two threads (two handles on the store) where the store can.
  * Returns 0, or -1 after printing one error line (also for a run of more
@@ -339,6 +349,14 @@ int rundata_load(struct rundata *rd, const struct runview *rv);
  * (1: on this thread, through the one handle; the result is the same). */
 int rundata_load_parts(struct rundata *rd, const struct runview *rv,
 		       int nparts);
+
+/* rundata_load_parts() with the rows, to_file 1, written to a temporary
+ * file (rd->rows_file, rowfile.h) instead of kept in memory: a reader of
+ * them through folds (fold.h) alone, whose memory then does not grow
+ * with the run's requests. Where no temporary file can be made, the rows
+ * stay in memory (rows_file NULL). */
+int rundata_load_to(struct rundata *rd, const struct runview *rv, int nparts,
+		    int to_file);
 
 /* One request row as the analyzers see it: x from rq (a row of the
  * requests table, as store_requests_next() reads it and store_request_add()

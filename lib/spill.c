@@ -53,6 +53,13 @@ static int reserve(int fd, size_t from, size_t to)
 	return rc ? -rc : 0;
 }
 
+int spill_tmpfile(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return tmp_file(dir && *dir ? dir : "/tmp");
+}
+
 /* A new unlinked file of cap bytes (blocks reserved) mapped shared into
  * *p; returns its descriptor, or -1. */
 static int map_file(size_t cap, void **p)

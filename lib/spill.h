@@ -66,6 +66,11 @@ static inline void spill_at(struct spill *s, size_t i, size_t sz)
  * released as it goes on). */
 void spill_rewind(struct spill *s);
 
+/* A new unlinked temporary file (O_TMPFILE where it can) in $TMPDIR,
+ * else /tmp, opened for reading and writing (close-on-exec): its
+ * descriptor, or -1 (errno set). */
+int spill_tmpfile(void);
+
 /* Unmaps and closes; s is emptied. Safe on an empty s (zeroed, or after
  * spill_init() failed). */
 void spill_free(struct spill *s);
