@@ -37,15 +37,6 @@ static void hdown(struct fold_hnode *h, int n, int i)
 
 /* ---- from the rows in a file ---- */
 
-/* A held event of a device's stream: its time, row, kind and the slot of
- * its request. */
-struct fold_pev {
-	int64_t t;
-	uint32_t row;
-	uint8_t kind;
-	uint32_t slot;
-};
-
 struct fold_fdev {
 	struct rf_reader rd;
 	uint32_t next;             /* the global index of its next row */
@@ -54,48 +45,22 @@ struct fold_fdev {
 	int64_t maxfirst, w;       /* the latest first time read; events
 				    * at or before w can no longer be
 				    * preceded */
-	struct fold_pev *h;        /* held events, a binary heap */
+	struct fold_hnode *h;      /* held events, a binary heap (it: the
+				    * slot of their request) */
 	size_t nh, cap;
 };
 
-static int pless(const struct fold_pev *a, const struct fold_pev *b)
-{
-	if (a->t != b->t)
-		return a->t < b->t;
-	if (a->row != b->row)
-		return a->row < b->row;
-	return a->kind < b->kind;
-}
-
-static void pup(struct fold_pev *h, size_t i)
+static void hup(struct fold_hnode *h, size_t i)
 {
 	while (i) {
 		size_t p = (i - 1) / 2;
-		struct fold_pev t;
-		if (!pless(&h[i], &h[p]))
+		struct fold_hnode t;
+		if (!hless(&h[i], &h[p]))
 			return;
 		t = h[i];
 		h[i] = h[p];
 		h[p] = t;
 		i = p;
-	}
-}
-
-static void pdown(struct fold_pev *h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		struct fold_pev t;
-		if (l < n && pless(&h[l], &h[m]))
-			m = l;
-		if (r < n && pless(&h[r], &h[m]))
-			m = r;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
 	}
 }
 
@@ -169,9 +134,9 @@ static void fdev_fill(struct fold *f, size_t k)
 				d->cap = d->cap ? 2 * d->cap : 256;
 				d->h = xrealloc(d->h, d->cap * sizeof(*d->h));
 			}
-			d->h[d->nh] = (struct fold_pev){ tm[kind], row,
-							 (uint8_t)kind, slot };
-			pup(d->h, d->nh++);
+			d->h[d->nh] = (struct fold_hnode){ tm[kind], row, kind,
+							   (int)slot };
+			hup(d->h, d->nh++);
 			n++;
 		}
 		f->slot_ref[slot] = (uint32_t)n;
@@ -246,7 +211,7 @@ static int file_row(struct fold *f, struct fold_ev *e)
 static int file_next(struct fold *f, struct fold_ev *e)
 {
 	struct fold_fdev *d;
-	struct fold_pev p;
+	struct fold_hnode p;
 	size_t k;
 
 	if (f->next_row < f->rd->n && file_row(f, e))
@@ -258,16 +223,16 @@ static int file_next(struct fold *f, struct fold_ev *e)
 	d = &f->fd[k];
 	p = d->h[0];
 	d->h[0] = d->h[--d->nh];
-	pdown(d->h, d->nh, 0);
+	hdown(d->h, (int)d->nh, 0);
 	e->kind = p.kind;
 	e->t = p.t;
 	e->row = p.row;
 	e->devk = (uint16_t)k;
 	/* a copy: reading on may move the slots */
-	f->buf = f->slot_io[p.slot];
+	f->buf = f->slot_io[p.it];
 	e->io = &f->buf;
-	if (!--f->slot_ref[p.slot])
-		f->slot_free[f->nfree++] = p.slot;
+	if (!--f->slot_ref[p.it])
+		f->slot_free[f->nfree++] = (uint32_t)p.it;
 	fdev_fill(f, k);
 	if (d->nh) {
 		f->h[0] = (struct fold_hnode){ d->h[0].t, d->h[0].row, d->h[0].kind,
