@@ -19,6 +19,12 @@
 /* Rows a chunk holds: 56 KiB. */
 #define RF_CHUNK 1024
 
+/* The most rows a stream of the file may hold at once (estimated from
+ * the lateness, rundata.c): past it, rows in memory are smaller (56 bytes
+ * a row against some 170 held) and a run read so, a clock stepped back
+ * in it, is read into memory instead: 256 Ki rows, about 43 MiB held. */
+#define RF_HOLD_MAX (256 * 1024)
+
 /* The escape index (an_row.dg) of a row with AN_R_ESC | AN_R_PART1 counts
  * from the second part's escapes (rowfile_join() fixes nothing in the
  * file: the reader adds the first part's count). */

@@ -1276,6 +1276,60 @@ int rundata_load(struct rundata *rd, const struct runview *rv)
 	return rundata_load_parts(rd, rv, 2);
 }
 
+/* The most rows a stream from the file would hold at once, estimated:
+ * each device's rows within its lateness of each other, at its mean rate
+ * (a clock stepped back, two traces of one device run one after the
+ * other: the whole run). */
+static double rows_held(const struct rundata *rd)
+{
+	double most = 0;
+
+	for (size_t k = 0; k < rd->rows_file->ndev; k++) {
+		const struct rf_dev *d = &rd->rows_file->dev[k];
+		double span = (double)(d->maxfirst - d->minfirst), held;
+		if (!d->timed || d->late <= 0)
+			continue;
+		held = span > 0 && d->late < span ? (double)d->rows * (double)d->late
+			/ span : (double)d->rows;
+		if (held > most)
+			most = held;
+	}
+	return most;
+}
+
+/* The rows of the file into memory (rd->row, by device), the file
+ * closed: for a run whose streams would hold most of it anyway
+ * (rows_held()), as compact as memory holds rows. Returns 0, or -1 after
+ * an error line. */
+static int rows_to_memory(struct rundata *rd)
+{
+	struct rowfile *f = rd->rows_file;
+	size_t at = 0;
+
+	rd->row = xmalloc((rd->n ? rd->n : 1) * sizeof(*rd->row));
+	for (size_t k = 0; k < rd->ndevs; k++) {
+		struct rf_reader r;
+		struct an_row *x;
+		int got;
+		rf_reader_init(&r, f, k);
+		while (at < rd->n && (got = rf_reader_next(&r, x = &rd->row[at])) > 0) {
+			if ((x->flags & AN_R_ESC) && (x->flags & AN_R_PART1))
+				x->dg += (uint32_t)f->nesc0;
+			x->flags &= (uint16_t)~AN_R_PART1;
+			at++;
+		}
+		rf_reader_free(&r);
+		if (r.err)
+			return error("reading run %s's requests back from a "
+				     "temporary file: %s", rd->rv->name,
+				     strerror(r.err));
+	}
+	rowfile_close(f);
+	free(f);
+	rd->rows_file = NULL;
+	return 0;
+}
+
 int rundata_load_parts(struct rundata *rd, const struct runview *rv,
 		       int nparts)
 {
@@ -1310,6 +1364,8 @@ int rundata_load_to(struct rundata *rd, const struct runview *rv, int nparts,
 		rd->rv = rv;
 		rc = load_io(rd, nparts);
 	}
+	if (!rc && rd->rows_file && rows_held(rd) > RF_HOLD_MAX)
+		rc = rows_to_memory(rd);
 	if (rc || load_vm(rd, db) || load_raw(rd, db) ||
 	    load_cmds(rd, db) || load_devices(rd, db) || load_tasks(rd, db) ||
 	    load_settings(rd, db)) {
