@@ -154,8 +154,10 @@ struct outcome {
 	struct lat *lat;          /* with run: the replay's latencies */
 };
 
-/* Latencies of run's requests as report pairs them: Q2C of bios with data
- * (split halves apart), D2C of dispatches with data; into *l (zeroed
+/* Latencies of run's requests: Q2C of bios with data (split halves
+ * apart), as report pairs them; D2C of dispatches with data (report's D2C
+ * is btt's, a bio's: a request merged from bios counts once for each),
+ * what a replay issues; into *l (zeroed
  * first). Returns 0, or -1 with a message in err. */
 int replay_lat_load(struct store *st, int64_t run, struct lat *l, char *err,
 		    size_t errlen);

@@ -18,8 +18,10 @@
 
 /* ---- latencies ---- */
 
-/* Latencies of run's requests as report pairs them: Q2C of bios with data
- * (split halves apart), D2C of dispatches with data. */
+/* Latencies of run's requests: Q2C of bios with data (split halves
+ * apart), as report pairs them; D2C of dispatches with data (report's D2C
+ * is btt's, a bio's: a request merged from bios counts once for each),
+ * what a replay issues. */
 int replay_lat_load(struct store *st, int64_t run, struct lat *l, char *err,
 		    size_t errlen)
 {
@@ -200,9 +202,9 @@ static void emit_vs_original(struct ctx *c, const struct fidelity *f)
 		 hist_mean(&f->lat.q2c) / 1e3, 1);
 	emit_row(e, "Q2C p99 us", "q2c_p99_us", hist_pct(&c->src_lat.q2c, 99) / 1e3,
 		 hist_pct(&f->lat.q2c, 99) / 1e3, 1);
-	emit_row(e, "D2C mean us", "d2c_mean_us", hist_mean(&c->src_lat.d2c) / 1e3,
+	emit_row(e, "D2C/req mean us", "d2c_mean_us", hist_mean(&c->src_lat.d2c) / 1e3,
 		 hist_mean(&f->lat.d2c) / 1e3, 1);
-	emit_row(e, "D2C p99 us", "d2c_p99_us", hist_pct(&c->src_lat.d2c, 99) / 1e3,
+	emit_row(e, "D2C/req p99 us", "d2c_p99_us", hist_pct(&c->src_lat.d2c, 99) / 1e3,
 		 hist_pct(&f->lat.d2c, 99) / 1e3, 1);
 }
 
