@@ -272,7 +272,7 @@ static int part_error(const struct rundata *rd, const struct rd_part *p)
 			rd->rv->name, strerror(p->w->err));
 		return -4;
 	}
-	return error("reading requests: %s", store_errmsg(p->st));
+	return error("%s: %s", store_name(rd->rv->st), store_errmsg(p->st));
 }
 
 /* Every row in the order the store gives them (by device, then id), one
@@ -478,7 +478,7 @@ static int load_io_parts(struct rundata *rd, int nparts)
 	if ((rc = store_requests_span(st, rd->rv->id, &devs, &ndev, &lo, &hi))) {
 		if (rc == -ENOTSUP)
 			return 1;
-		return error("reading requests: %s", store_errmsg(st));
+		return error("%s: %s", store_name(st), store_errmsg(st));
 	}
 	span = hi - lo + 1;
 	if (span > AN_MAX_IO || ndev > UINT16_MAX) {
@@ -526,7 +526,7 @@ static int load_io_parts(struct rundata *rd, int nparts)
 		if (store_requests_open_ids(p[k].st, rd->rv->id, cut[k], cut[k + 1],
 					    RD_COLS, rd->rv->filtered ?
 					    &rd->rv->range : NULL, &p[k].cur)) {
-			rc = error("reading requests: %s", store_errmsg(p[k].st));
+			rc = error("%s: %s", store_name(st), store_errmsg(p[k].st));
 			break;
 		}
 	}
@@ -673,7 +673,7 @@ static int load_vm(struct rundata *rd, struct store *st)
 	int rc;
 
 	if (store_vmstat_open(st, rd->rv->id, STORE_VM_ALL, &cur))
-		return error("reading samples: %s", store_errmsg(st));
+		return error("%s: %s", store_name(st), store_errmsg(st));
 	while ((rc = store_vmstat_next(cur, &row)) > 0) {
 		struct an_vm *v;
 		int64_t t0 = prev;
@@ -705,7 +705,7 @@ static int load_vm(struct rundata *rd, struct store *st)
 	}
 	store_cursor_close(cur);
 	if (rc < 0)
-		return error("reading samples: %s", store_errmsg(st));
+		return error("%s: %s", store_name(st), store_errmsg(st));
 	return 0;
 }
 
@@ -745,7 +745,7 @@ static int load_raw(struct rundata *rd, struct store *st)
 		struct store_sample sm;
 		int rc;
 		if (store_samples_open(st, rd->rv->id, sources[k], &cur))
-			return error("reading samples: %s", store_errmsg(st));
+			return error("%s: %s", store_name(st), store_errmsg(st));
 		while ((rc = store_samples_next(cur, &sm)) > 0)
 			for (size_t i = 0; i < ARRAY_SIZE(raw); i++)
 				if (!strcmp(raw[i].source, sm.source) &&
@@ -755,7 +755,7 @@ static int load_raw(struct rundata *rd, struct store *st)
 						    sm.value * raw[i].scale);
 		store_cursor_close(cur);
 		if (rc < 0)
-			return error("reading samples: %s", store_errmsg(st));
+			return error("%s: %s", store_name(st), store_errmsg(st));
 	}
 	return 0;
 }
@@ -798,7 +798,7 @@ static int load_tasks(struct rundata *rd, struct store *st)
 	int rc;
 
 	if (store_samples_open(st, rd->rv->id, "task", &cur))
-		return error("reading samples: %s", store_errmsg(st));
+		return error("%s: %s", store_name(st), store_errmsg(st));
 	while ((rc = store_samples_next(cur, &sm)) > 0) {
 		char *dot;
 		unsigned long pid = strtoul(sm.key, &dot, 10);
@@ -838,7 +838,7 @@ static int load_tasks(struct rundata *rd, struct store *st)
 	}
 	store_cursor_close(cur);
 	if (rc < 0)
-		return error("reading samples: %s", store_errmsg(st));
+		return error("%s: %s", store_name(st), store_errmsg(st));
 	/* a field never stored was 0, unless the task counted delays of its
 	 * kind: then the capture dropped it (a delay longer than the task's
 	 * life: task_delays_dropped) and it stays NAN, not measured */
@@ -895,7 +895,7 @@ static int load_cmds(struct rundata *rd, struct store *st)
 	size_t n;
 
 	if (store_commands_get(st, rd->rv->id, &c, &n))
-		return error("reading commands: %s", store_errmsg(st));
+		return error("%s: %s", store_name(st), store_errmsg(st));
 	rd->cmds = n ? xcalloc(n, sizeof(*rd->cmds)) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct an_cmd *a = &rd->cmds[rd->ncmd++];
@@ -916,7 +916,7 @@ static int load_devices(struct rundata *rd, struct store *st)
 	size_t n;
 
 	if (store_devices_get(st, rd->rv->id, &d, &n))
-		return error("reading devices: %s", store_errmsg(st));
+		return error("%s: %s", store_name(st), store_errmsg(st));
 	for (size_t i = 0; i < n; i++)
 		if (d[i].role && !strcmp(d[i].role, "swap") && rd->nswap < 8)
 			rd->swap_dev[rd->nswap++] = d[i].dev;
@@ -997,7 +997,7 @@ static void infer_swap(struct rundata *rd)
 static int load_settings(struct rundata *rd, struct store *st)
 {
 	if (store_settings_get(st, rd->rv->id, &rd->settings, &rd->nsettings))
-		return error("reading settings: %s", store_errmsg(st));
+		return error("%s: %s", store_name(st), store_errmsg(st));
 	return 0;
 }
 
@@ -1354,7 +1354,7 @@ int rundata_load_to(struct rundata *rd, const struct runview *rv, int nparts,
 	}
 	mallopt(M_MMAP_THRESHOLD, RD_MMAP_THRESHOLD);
 	if (store_cache_limit(db, RD_CACHE_KIB)) {
-		error("reading requests: %s", store_errmsg(db));
+		error("%s: %s", store_name(db), store_errmsg(db));
 		return -1;
 	}
 	rc = load_io(rd, nparts);
