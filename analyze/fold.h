@@ -1,11 +1,14 @@
 /* A run's requests as one stream of events in time order: each request's
  * Q, D and C (when seen), every device's merged, by (time, request,
- * kind). The critical path's walk reads it, and so do the analyzers that
- * fold each request as it passes (analyzer.fold_*): state per process,
- * device and request in flight, not per row. Today the stream is read from
- * the run's rows (rundata) and their orders (evorder); its order is the one
- * a stream of the store's requests gives (store order is by device, then
- * id, so "request" in a tie is (device, id)). */
+ * kind), and each request once (FOLD_ROW). Every analysis of a run reads
+ * it, in one pass or a few (the accounting, the families, the critical
+ * path's passes and walk, the analyzers that fold each request as it
+ * passes: analyzer.fold_*), keeping state per process, device and request
+ * in flight, not per request, so that a run's size is no matter. The
+ * stream is read from the run's rows in a temporary file (rowfile.h:
+ * report and compare) or in memory with their orders (evorder.h: the
+ * plots, tests); the two give the same events in the same order.
+ * "Request" in a tie is its index in the run: by device, then id. */
 #ifndef IOTAPE_FOLD_H
 #define IOTAPE_FOLD_H
 

@@ -1,7 +1,8 @@
-/* One run as the analyzers read it: its stitched requests in one array, its
- * VM samples as time series, its commands and the settings they need. Read
- * once per run by rundata_load(); rundata.c is the only analyze/ file that
- * reads the store for them. */
+/* One run as the analyzers read it: its stitched requests (in one array,
+ * or in a temporary file the folds stream: fold.h), its VM samples as time
+ * series, its commands and the settings they need. Read once per run by
+ * rundata_load(); rundata.c is the only analyze/ file that reads the store
+ * for them. */
 #ifndef IOTAPE_RUNDATA_H
 #define IOTAPE_RUNDATA_H
 
@@ -184,7 +185,8 @@ struct an_cmd {
 struct rundata {
 	const struct runview *rv;
 	/* the requests, n rows by device (ascending), then by id: read them
-	 * with rundata_io() */
+	 * with rundata_io(), or through a fold (fold.h); NULL when they are
+	 * in rows_file (folds only) */
 	struct an_row *row;
 	size_t n;
 	struct an_io *esc;           /* the rows kept whole (AN_R_ESC) */
