@@ -20,13 +20,6 @@ const struct analyzer *const analyzers[] = {
 };
 const int n_analyzers = (int)ARRAY_SIZE(analyzers);
 
-/* The order the builds are handed to the threads: the longest first (on the
- * 5.1M-event bench queue takes 0.13 s, fairness 0.06, seek 0.04), so the
- * two threads end together; analyzers not named follow in table order. */
-static const struct analyzer *const build_first[] = {
-	&an_queue, &an_fairness, &an_seek,
-};
-
 void an_proc_name(const struct an_run *r, uint32_t pid, char *out, size_t len)
 {
 	const char *comm = runview_comm(r->rd.rv, pid);
@@ -65,29 +58,21 @@ void an_dirty_limits(const struct rundata *rd, char *out, size_t len)
 		snprintf(out, len, "dirty limits unknown");
 }
 
-/* The builds of an_run_load_with(), shared by its threads: the tasks in
- * order, each taken by the next free thread; each writes its own part of
- * r (its state[] slot), or the side task its own ctx. */
-struct load_work {
+/* an_run_load_with()'s critical path, on a thread of its own: it reads
+ * the rows (through its folds) and writes r->cp only, which nothing else
+ * reads before the join. */
+struct cp_work {
 	struct an_run *r;
 	uint64_t cmd_mask;
 	int focus;
-	const struct an_side *side;
-	int task[AN_MAX + 2];       /* analyzers[] indices; -3: the critical
-				    * path; -4: the folds and the side */
-	int ntask, next;
-	pthread_mutex_t lock;
 };
 
-/* The next task of w, or -2 when there are none. */
-static int next_task(struct load_work *w)
+static void *cp_worker(void *arg)
 {
-	int t;
+	struct cp_work *w = arg;
 
-	pthread_mutex_lock(&w->lock);
-	t = w->next < w->ntask ? w->task[w->next++] : -2;
-	pthread_mutex_unlock(&w->lock);
-	return t;
+	critpath_build(&w->r->cp, &w->r->rd, &w->r->ord, w->cmd_mask, w->focus);
+	return NULL;
 }
 
 /* The analyzers that fold (analyzer.fold_*): one pass over r's events
@@ -118,23 +103,6 @@ static void run_folds(struct an_run *r, const struct an_side *side)
 		side->end(side->ctx, r);
 }
 
-static void *build_worker(void *arg)
-{
-	struct load_work *w = arg;
-	int t;
-
-	while ((t = next_task(w)) != -2) {
-		if (t == -3)
-			critpath_build(&w->r->cp, &w->r->rd, &w->r->ord,
-				       w->cmd_mask, w->focus);
-		else if (t == -4)
-			run_folds(w->r, w->side);
-		else
-			w->r->state[t] = analyzers[t]->build(w->r);
-	}
-	return NULL;
-}
-
 /* The second thread's part of the orders: Q (which only the accounting
  * and the analyzers read). */
 static void *q_worker(void *arg)
@@ -149,9 +117,8 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 		     const struct an_opts *o,
 		     const struct an_side *side, int threads)
 {
-	struct load_work w = { .r = r, .side = side,
-			       .cmd_mask = o ? o->cmd_mask : 0,
-			       .focus = o ? o->focus : FAM_ALL };
+	struct cp_work w = { .r = r, .cmd_mask = o ? o->cmd_mask : 0,
+			     .focus = o ? o->focus : FAM_ALL };
 	pthread_t th;
 	int two = threads > 1, started;
 
@@ -183,33 +150,23 @@ int an_run_load_with(struct an_run *r, const struct runview *rv,
 		else
 			q_worker(r);
 	}
+	/* the critical path on one thread (its passes need nothing of the
+	 * rest); on this one the accounting, a fold over the run's events,
+	 * then the analyzers' folds (which build on the accounting) and the
+	 * side task's in one more pass, and any analyzer's build */
+	started = two && !pthread_create(&th, NULL, cp_worker, &w);
+	if (!started)
+		cp_worker(&w);
 	timeacct_begin(&r->ta, &r->rd);
 	fold_run(&r->rd, &r->ord, &(struct fold_sink){ timeacct_ev, &r->ta,
 						      TA_FOLD_KINDS }, 1);
 	timeacct_end(&r->ta);
-	/* the critical path and the builds, the longest first, and the side
-	 * task after them: the critical path reads the rows and orders only,
-	 * as the builds do, and its passes keep no array of every row (the
-	 * contiguous reads: contig.c's window) */
-	w.task[w.ntask++] = -3;
-	w.task[w.ntask++] = -4;
-	for (size_t k = 0; k < ARRAY_SIZE(build_first); k++)
-		for (int i = 0; i < n_analyzers && i < AN_MAX; i++)
-			if (analyzers[i] == build_first[k] && analyzers[i]->build)
-				w.task[w.ntask++] = i;
-	for (int i = 0; i < n_analyzers && i < AN_MAX; i++) {
-		int listed = 0;
-		for (size_t k = 0; k < ARRAY_SIZE(build_first); k++)
-			listed |= analyzers[i] == build_first[k];
-		if (!listed && analyzers[i]->build)
-			w.task[w.ntask++] = i;
-	}
-	pthread_mutex_init(&w.lock, NULL);
-	started = two && !pthread_create(&th, NULL, build_worker, &w);
-	build_worker(&w);
+	run_folds(r, side);
+	for (int i = 0; i < n_analyzers && i < AN_MAX; i++)
+		if (analyzers[i]->build)
+			r->state[i] = analyzers[i]->build(r);
 	if (started)
 		pthread_join(th, NULL);
-	pthread_mutex_destroy(&w.lock);
 	/* --model: the workload's I/O at the modelled disk's times */
 	if (r->model)
 		for (int i = 0; i < n_analyzers; i++)
