@@ -159,13 +159,14 @@ static int loop_inode(const char *name,
 	return !loop_file_stat(p, &o) && is(&o, ctx);
 }
 
-/* Whether a loop device is backed by a file that is(stat, ctx) says is
- * the target: 1 with "it backs /dev/loopN" in why, else 0
+/* Whether a loop device (but skip, 0: none) is backed by a file that
+ * is(stat, ctx) says is the target: 1 with "it backs /dev/loopN" in why,
+ * else 0
  * (sys/block/loopN/loop/backing_file, the path the loop device was set up
  * with, " (deleted)" when unlinked). */
 static int loop_backed(const char *sys,
 		       int (*is)(const struct stat *o, const void *ctx),
-		       const void *ctx, char *why, size_t len)
+		       const void *ctx, dev_t skip, char *why, size_t len)
 {
 	char p[PATH_MAX], line[4096];
 	struct stat o;
@@ -178,8 +179,18 @@ static int loop_backed(const char *sys,
 		return 0;
 	while ((de = readdir(d))) {
 		char *nl, *del;
+		unsigned ma, mi;
 		if (strncmp(de->d_name, "loop", 4))
 			continue;
+		/* the loop device written through itself (skip): writing
+		 * through it is what is asked */
+		snprintf(p, sizeof(p), "%s/block/%.200s/dev", sys, de->d_name);
+		if (skip && (fp = fopen(p, "r"))) {
+			int n = fscanf(fp, "%u:%u", &ma, &mi);
+			fclose(fp);
+			if (n == 2 && makedev(ma, mi) == skip)
+				continue;
+		}
 		snprintf(p, sizeof(p), "%s/block/%.200s/loop/backing_file", sys,
 			 de->d_name);
 		if (!(fp = fopen(p, "r")))
@@ -256,7 +267,7 @@ static int file_in_use(const char *sys, const char *proc, const struct stat *sb,
 		}
 		fclose(fp);
 	}
-	return loop_backed(sys, same_file, sb, why, len);
+	return loop_backed(sys, same_file, sb, 0, why, len);
 }
 
 int target_file_busy(const char *path, char *why, size_t len)
@@ -621,10 +632,10 @@ static int on_disk(const struct stat *o, const void *ctx)
 }
 
 /* Why the block device (sysfs folder dir) must not be written: mounted,
- * active swap, backing a loop device (when loops), or held by another
- * device. Returns 1 with a reason. */
+ * active swap, backing a loop device (when loops; loop device skip apart,
+ * 0: none), or held by another device. Returns 1 with a reason. */
 static int in_use_as(const char *sys, const char *proc, const char *dir,
-		     int loops, char *why, size_t len)
+		     int loops, dev_t skip, char *why, size_t len)
 {
 	char path[PATH_MAX], line[4096];
 	FILE *fp;
@@ -668,7 +679,7 @@ static int in_use_as(const char *sys, const char *proc, const char *dir,
 		struct disk_ctx dc = { sys, dir };
 		/* a loop device over this disk, a partition of it or the
 		 * disk it is a partition of (no holders link for a loop) */
-		if (loop_backed(sys, on_disk, &dc, why, len))
+		if (loop_backed(sys, on_disk, &dc, skip, why, len))
 			return 1;
 	}
 	snprintf(path, sizeof(path), "%.4000s/holders", dir);
@@ -690,7 +701,7 @@ static int in_use_as(const char *sys, const char *proc, const char *dir,
 static int in_use(const char *sys, const char *proc, const char *dir,
 		  char *why, size_t len)
 {
-	return in_use_as(sys, proc, dir, 1, why, len);
+	return in_use_as(sys, proc, dir, 1, 0, why, len);
 }
 
 /* 1 when block device path cannot be opened exclusively because another
@@ -710,12 +721,13 @@ static int excl_busy(const char *path)
 
 /* When the device open as dev_path (major:minor rdev) is a loop device:
  * whether its backing file also backs another loop device that is in use
- * (in_use(): mounted, swap, held), which writing through this one would
- * write under (an offset loop over one image, the same file twice). 1
- * with why, else 0. */
+ * (in_use(): mounted, swap, held; a loop device over it counts, but skip,
+ * the target written through: 0 none), which writing through this one
+ * would write under (an offset loop over one image, the same file
+ * twice). 1 with why, else 0. */
 static int loop_sibling_in_use(const char *sys, const char *proc,
-			       const char *dev_path, dev_t rdev, char *why,
-			       size_t len)
+			       const char *dev_path, dev_t rdev, dev_t skip,
+			       char *why, size_t len)
 {
 	struct stat bf, o, nb;
 	struct dirent *de;
@@ -752,7 +764,7 @@ static int loop_sibling_in_use(const char *sys, const char *proc,
 			 "partition of, /dev/%.40s," : "its backing file also "
 			 "backs /dev/%.40s, and", de->d_name);
 		if (!sysfs_dir(sys, major(nb.st_rdev), minor(nb.st_rdev), dir) &&
-		    in_use(sys, proc, dir, w, sizeof(w))) {
+		    in_use_as(sys, proc, dir, 1, skip, w, sizeof(w))) {
 			snprintf(why, len, "%s %.120s", whose, w);
 			found = 1;
 		} else if (excl_busy(p)) {
@@ -796,12 +808,13 @@ static void dev_node(const char *sys, dev_t r, char *out, size_t len)
 /* When the device open as dev_path is a loop device over a block device
  * (LOOP_GET_STATUS64's lo_rdevice, linux/loop.h; 0 for a file): whether
  * that device, or the one it is a loop over in turn (depth levels at most),
- * is in use (mounted, swap, held exclusively, a loop sibling in use):
- * writing through this one writes into it, past any --offset that keeps
- * its signature out of view. 1 with why, else 0. */
+ * is in use (mounted, swap, held exclusively, a loop sibling in use; a
+ * loop device over its disk counts but skip, the target written through
+ * itself): writing through this one writes into it, past any --offset
+ * that keeps its signature out of view. 1 with why, else 0. */
 static int loop_backing_in_use(const char *sys, const char *proc,
-			       const char *dev_path, int depth, char *why,
-			       size_t len)
+			       const char *dev_path, dev_t skip, int depth,
+			       char *why, size_t len)
 {
 	struct loop_info64 li;
 	char dir[PATH_MAX], node[300], w[300];
@@ -822,7 +835,7 @@ static int loop_backing_in_use(const char *sys, const char *proc,
 		return 1;
 	}
 	if (!sysfs_dir(sys, major(r), minor(r), dir) &&
-	    in_use_as(sys, proc, dir, 0, w, sizeof(w))) {
+	    in_use_as(sys, proc, dir, 0, 0, w, sizeof(w))) {
 		snprintf(why, len, "it is a loop device over %.100s, and %.160s",
 			 node, w);
 		return 1;
@@ -833,7 +846,7 @@ static int loop_backing_in_use(const char *sys, const char *proc,
 			 "namespace, or held)", node);
 		return 1;
 	}
-	if (loop_sibling_in_use(sys, proc, node, r, w, sizeof(w))) {
+	if (loop_sibling_in_use(sys, proc, node, r, skip, w, sizeof(w))) {
 		snprintf(why, len, "it is a loop device over %.100s: %.160s",
 			 node, w);
 		return 1;
@@ -843,7 +856,7 @@ static int loop_backing_in_use(const char *sys, const char *proc,
 			 "deep", node, depth);
 		return 1;
 	}
-	if (loop_backing_in_use(sys, proc, node, depth + 1, w, sizeof(w))) {
+	if (loop_backing_in_use(sys, proc, node, skip, depth + 1, w, sizeof(w))) {
 		snprintf(why, len, "it is a loop device over %.100s: %.160s",
 			 node, w);
 		return 1;
@@ -1012,9 +1025,9 @@ static int target_open_blk(struct replay_target *t, const char *path, int pfd,
 	if (want_write && allow_write) {
 		if ((!sysfs_dir(sys, major(sb->st_rdev), minor(sb->st_rdev), dir) &&
 		     in_use(sys, proc, dir, what, sizeof(what))) ||
-		    loop_sibling_in_use(sys, proc, self, sb->st_rdev, what,
+		    loop_sibling_in_use(sys, proc, self, sb->st_rdev, 0, what,
 					sizeof(what)) ||
-		    loop_backing_in_use(sys, proc, self, 0, what,
+		    loop_backing_in_use(sys, proc, self, sb->st_rdev, 0, what,
 					sizeof(what)) ||
 		    open_elsewhere(sys, proc, sb, what, sizeof(what))) {
 			snprintf(err, errlen, "refusing to write to '%s': %s",

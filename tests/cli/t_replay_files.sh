@@ -359,6 +359,36 @@ if [ "$(id -u)" = 0 ] && command -v partx > /dev/null && loop_attach "$t/disk.im
 	check_eq "a disk and its own partition in --map: refused as overlapping" \
 		"1|iotape: '/dev/$LOOPDEV' and '$t/part1' overlap (a disk and one of its partitions): map the devices to targets apart" \
 		"$?|$(cat "$t/err")"
+	# a loop device over the partition, nothing else on its disk: written
+	# (the loop device is the target itself, not another user of the
+	# disk: it was refused as "it backs" itself); with a second loop
+	# device over the partition, refused, naming that one
+	if [ -e "/dev/${LOOPDEV}p1" ] && pl=$(losetup -f --show "$t/part1"); then
+		at_exit "losetup -d '$pl' 2> /dev/null"
+		# (a loop device just set up over a block device may read EIO
+		# for a moment, beside other jobs' loop devices: tried again)
+		for i in 1 2 3; do
+			replay "$pl" overpart --allow-write --wrap
+			rc=$?
+			grep -q "Input/output error" "$t/err" || break
+			sleep 0.5
+		done
+		check_eq "a loop device over a partition of a disk nothing else uses: written" \
+			"0 420 0" "$rc $(writes overpart)"
+		[ "$rc" = 0 ] || diag "$(cat "$t/err")"
+		if pl2=$(losetup -f --show "$t/part1"); then
+			at_exit "losetup -d '$pl2' 2> /dev/null"
+			replay "$pl" overpart2 --allow-write --wrap
+			check_eq "... and with a second loop device over the partition: refused, naming it" \
+				"1|1" "$?|$(grep -c "it backs $pl2\$" "$t/err")"
+			losetup -d "$pl2"
+		else
+			skip "a second loop device over a partition" "losetup failed"
+		fi
+		losetup -d "$pl"
+	else
+		skip "a loop device over a partition" "no /dev node for the partition, or losetup failed"
+	fi
 else
 	skip "a disk and its own partition in --map" "needs root, partx and a loop device"
 fi
