@@ -374,7 +374,8 @@ static void *queue_end(const struct an_run *r, void *state)
 	}
 	/* the processes in the order they were first seen: in a counting
 	 * bio, device by device, then in a Q2G excess alone */
-	qsort(f->p, (size_t)f->np, sizeof(*f->p), cmp_pacc);
+	if (f->np)      /* qsort(NULL, 0, ...) is undefined */
+		qsort(f->p, (size_t)f->np, sizeof(*f->p), cmp_pacc);
 	s->p = xcalloc(f->np ? (size_t)f->np : 1, sizeof(*s->p));
 	for (int i = 0; i < f->np; i++)
 		if (f->p[i].phase < 2)
