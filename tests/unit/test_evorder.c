@@ -16,26 +16,9 @@
 #include "analyze/rundata.h"
 #include "trace/blktrace_format.h"
 #include "lib/util.h"
+#include "tests/unit/ref_ev.h"
 
 #define NROWS 3000
-
-/* an event as the reference sorts them */
-struct ref_ev {
-	int64_t t;
-	uint32_t row;
-	int rank;
-};
-
-static int cmp_ref(const void *a, const void *b)
-{
-	const struct ref_ev *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->row != y->row)
-		return x->row < y->row ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
-}
 
 static uint32_t rnd(uint32_t *s)
 {

@@ -17,26 +17,10 @@
 #include "analyze/rundata.h"
 #include "trace/blktrace_format.h"
 #include "lib/util.h"
+#include "tests/unit/ref_ev.h"
 #include "tests/unit/xorshift.h"
 
 #define NROWS 4000
-
-struct ref_ev {
-	int64_t t;
-	uint32_t row;
-	int kind;
-};
-
-static int cmp_ref(const void *a, const void *b)
-{
-	const struct ref_ev *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->row != y->row)
-		return x->row < y->row ? -1 : 1;
-	return (x->kind > y->kind) - (x->kind < y->kind);
-}
 
 /* x and y the same request, field by field (not their padding) */
 static void same_io(const struct an_io *x, const struct an_io *y)
@@ -121,7 +105,7 @@ static void check_kinds(const struct rundata *rd, const struct evorder *o,
 		assert_true(got < n);
 		assert_int_equal(e.t, ref[got].t);
 		assert_int_equal(e.row, ref[got].row);
-		assert_int_equal(e.kind, ref[got].kind);
+		assert_int_equal(e.kind, ref[got].rank);
 		got++;
 	}
 	assert_int_equal(got, n);
@@ -283,7 +267,7 @@ static void test_run(void **state)
 			if (kinds[k] & (1u << e.kind)) {
 				assert_true(j[k] < r[k].n);
 				assert_int_equal(r[k].ev[j[k]].row, e.row);
-				assert_int_equal(r[k].ev[j[k]].kind, e.kind);
+				assert_int_equal(r[k].ev[j[k]].rank, e.kind);
 				j[k]++;
 			}
 	for (int k = 0; k < 3; k++) {
