@@ -108,8 +108,8 @@ static void fdev_fill(struct fold *f, size_t k)
 		struct an_row r;
 		struct an_io *x;
 		uint32_t slot, row;
-		int64_t tm[EV_NKIND], first = INT64_MAX;
-		int got = d->rd.err ? -1 : rf_reader_next(&d->rd, &r), n = 0;
+		int64_t tm[EV_NKIND], first;
+		int got = rf_reader_next(&d->rd, &r), n = 0;
 		if (got < 0)
 			file_failed(d->rd.err);
 		if (!got) {
@@ -124,11 +124,7 @@ static void fdev_fill(struct fold *f, size_t k)
 		tm[EV_D] = x->d;
 		tm[EV_C] = x->c;
 		for (int kind = 0; kind < EV_NKIND; kind++) {
-			if (tm[kind] == AN_NONE)
-				continue;
-			if (tm[kind] < first)
-				first = tm[kind];
-			if (!(f->kinds & (1u << kind)))
+			if (tm[kind] == AN_NONE || !(f->kinds & (1u << kind)))
 				continue;
 			if (d->nh == d->cap) {
 				d->cap = d->cap ? 2 * d->cap : 256;
@@ -142,7 +138,8 @@ static void fdev_fill(struct fold *f, size_t k)
 		f->slot_ref[slot] = (uint32_t)n;
 		if (!n)
 			f->slot_free[f->nfree++] = slot;
-		if (first != INT64_MAX && (!d->timed || first > d->maxfirst)) {
+		first = an_io_first(x);
+		if (first != AN_NONE && (!d->timed || first > d->maxfirst)) {
 			d->maxfirst = first;
 			d->timed = 1;
 			d->w = first - late;
@@ -297,8 +294,6 @@ void fold_open(struct fold *f, const struct rundata *rd,
 
 int64_t fold_peek(const struct fold *f)
 {
-	if (f->rd->rows_file && f->next_row < f->rd->n)
-		return INT64_MIN;
 	if (f->next_row < f->rd->n)
 		return INT64_MIN;
 	return f->nh ? f->h[0].t : INT64_MAX;

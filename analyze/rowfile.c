@@ -32,27 +32,38 @@ static void chunk_push(struct rf_dev *d, uint64_t off, uint32_t n)
 	d->rows += n;
 }
 
+/* len bytes at off of fd from or into buf, whole (pwrite(2) when out,
+ * else pread(2)); 0, or an errno (EIO: the file ended short). */
+static int whole(int fd, void *buf, size_t len, uint64_t off, int out)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t k = out ? pwrite(fd, (char *)buf + done, len - done,
+					 (off_t)(off + done))
+				: pread(fd, (char *)buf + done, len - done,
+					(off_t)(off + done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? errno : out ? ENOSPC : EIO;
+		done += (size_t)k;
+	}
+	return 0;
+}
+
 /* Writes device k's chunk in the making. */
 static int chunk_write(struct rf_writer *w, size_t k)
 {
 	struct rf_wdev *wd = &w->d[k];
-	size_t len = (size_t)wd->n * sizeof(*wd->buf), done = 0;
+	size_t len = (size_t)wd->n * sizeof(*wd->buf);
 	uint64_t off;
 
 	if (!wd->n)
 		return 0;
 	off = __atomic_fetch_add(&w->f->end, len, __ATOMIC_RELAXED);
-	while (done < len) {
-		ssize_t k2 = pwrite(w->f->fd, (const char *)wd->buf + done,
-				    len - done, (off_t)(off + done));
-		if (k2 < 0 && errno == EINTR)
-			continue;
-		if (k2 <= 0) {
-			w->err = k2 < 0 ? errno : ENOSPC;
-			return -1;
-		}
-		done += (size_t)k2;
-	}
+	if ((w->err = whole(w->f->fd, wd->buf, len, off, 1)))
+		return -1;
 	chunk_push(&wd->d, off, wd->n);
 	wd->n = 0;
 	return 0;
@@ -179,24 +190,14 @@ int rf_reader_next(struct rf_reader *r, struct an_row *out)
 
 	if (r->at == r->n) {
 		const struct rf_chunk *c;
-		size_t len, done = 0;
 		if (r->err || r->chunk == d->nc)
 			return r->err ? -1 : 0;
 		c = &d->c[r->chunk++];
 		if (!r->buf)
 			r->buf = xmalloc(RF_CHUNK * sizeof(*r->buf));
-		len = (size_t)c->n * sizeof(*r->buf);
-		while (done < len) {
-			ssize_t k = pread(r->f->fd, (char *)r->buf + done, len - done,
-					  (off_t)(c->off + done));
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {
-				r->err = k < 0 ? errno : EIO;
-				return -1;
-			}
-			done += (size_t)k;
-		}
+		if ((r->err = whole(r->f->fd, r->buf, (size_t)c->n *
+				    sizeof(*r->buf), c->off, 0)))
+			return -1;
 		r->at = 0;
 		r->n = c->n;
 	}

@@ -187,7 +187,6 @@ static int part_add(struct rd_part *p, const struct store_request *rq,
 	}
 	if (p->w) {
 		struct an_row rr;
-		int64_t first = INT64_MAX;
 		if (p->n == AN_MAX_IO)
 			return p->rc = -2;
 		r = &rr;
@@ -200,13 +199,7 @@ static int part_add(struct rd_part *p, const struct store_request *rq,
 			r->dg = (uint32_t)p->nesc++;
 			r->flags |= AN_R_ESC | (p->part1 ? AN_R_PART1 : 0);
 		}
-		if (x.q != AN_NONE)
-			first = x.q;
-		if (x.d != AN_NONE && x.d < first)
-			first = x.d;
-		if (x.c != AN_NONE && x.c < first)
-			first = x.c;
-		if (rf_writer_add(p->w, r, first == INT64_MAX ? AN_NONE : first))
+		if (rf_writer_add(p->w, r, an_io_first(&x)))
 			return p->rc = -4;
 		p->n++;
 		return 0;
@@ -632,16 +625,8 @@ int rundata_of_ios_file(struct rundata *rd, const struct runview *rv,
 	rf_writer_init(&w, rd->rows_file);
 	for (size_t i = 0; i < rd->n; i++) {
 		struct an_io xb;
-		const struct an_io *x = rundata_io(rd, i, &xb);
-		int64_t first = INT64_MAX;
-		if (x->q != AN_NONE)
-			first = x->q;
-		if (x->d != AN_NONE && x->d < first)
-			first = x->d;
-		if (x->c != AN_NONE && x->c < first)
-			first = x->c;
-		if (rf_writer_add(&w, &rd->row[i], first == INT64_MAX ? AN_NONE
-								     : first))
+		if (rf_writer_add(&w, &rd->row[i],
+				  an_io_first(rundata_io(rd, i, &xb))))
 			break;
 	}
 	rf_writer_flush(&w);

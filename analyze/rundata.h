@@ -115,6 +115,19 @@ static inline void an_row_unpack(const struct an_row *r, uint32_t dev,
 	x->flags = r->flags & AN_FLAGS_ALL;
 }
 
+/* The earliest of x's Q, D and C (the first event a stream gives of it),
+ * AN_NONE when it has none. */
+static inline int64_t an_io_first(const struct an_io *x)
+{
+	int64_t t = x->q;
+
+	if (x->d != AN_NONE && (t == AN_NONE || x->d < t))
+		t = x->d;
+	if (x->c != AN_NONE && (t == AN_NONE || x->c < t))
+		t = x->c;
+	return t;
+}
+
 /* A time series of one sampled value: t[i] ns on the events' clock. */
 struct an_series {
 	int64_t *t;
