@@ -118,6 +118,17 @@ bench_sizes() {
 	say "timing btt and iotape report on size5m..."
 	timeit btt5m btt -i "$BENCH_DIR/size5m.btt"
 	timeit rp5m "$IOTAPE" report --db "$db" s
+	# the store's floor under report: SQLite alone reading the columns of
+	# the run's requests that report reads (analyze/rundata.h RD_COLS), by
+	# id as report's readers do, each summed in SQLite's own VM so that no
+	# row leaves it (one thread; report reads with two)
+	say "timing SQLite alone reading the 5M run's requests..."
+	timeit rfloor5m sqlite3 "$db" "SELECT count(*), sum(id), sum(dev),
+		sum(sector), sum(bytes), sum(cats), sum(pid), sum(q_ns), sum(g_ns),
+		sum(m_ns), sum(i_ns), sum(d_ns), sum(c_ns), sum(d_sector),
+		sum(d_bytes), sum(merged_into), sum(d_head), sum(seek_sectors),
+		sum(split_from), sum(split) FROM requests WHERE +run =
+		(SELECT id FROM runs WHERE name = 's')"
 	# compare of two such runs: one run's rows in memory at a time
 	say "timing iotape compare of two 5M runs..."
 	"$IOTAPE" import --quiet --db "$db" --again --run s2 "$BENCH_DIR/size5m.bin" ||
@@ -136,6 +147,7 @@ bench_sizes() {
 		-v bp5="$(median bp5m 1)" -v im5="$(median im5m 1)" -v fl5="$(median floor5m 1)" \
 		-v bt5="$(median btt5m 1)" -v bt5m="$(median btt5m 2)" \
 		-v rp5="$(median rp5m 1)" -v rp5m="$(median rp5m 2)" \
+		-v rf5="$(median rfloor5m 1)" \
 		-v cp5="$(median cp5m 1)" -v cp5m="$(median cp5m 2)" \
 		-v im50="$( [ "$ev50" != 0 ] && median im50m 1)" \
 		-v bt50="$( [ "$ev50" != 0 ] && median btt50m 1)" \
@@ -156,6 +168,7 @@ bench_sizes() {
 		printf "%-34s %10d %8.2f %9.2f\n", "SQLite alone, the same rows", ev5, fl5, ev5 / fl5 / 1e6
 		line("btt -i DUMP", ev5, bt5, bt5m)
 		line("iotape report", ev5, rp5, rp5m)
+		printf "%-34s %10d %8.2f %9.2f\n", "SQLite alone, reading its requests", ev5, rf5, ev5 / rf5 / 1e6
 		line("iotape compare of two runs", 2 * ev5, cp5, cp5m)
 		if (ev50) {
 			printf "%-34s %10d %8.2f %9.2f\n", "iotape import (fresh db)", ev50, im50, ev50 / im50 / 1e6
@@ -171,6 +184,9 @@ bench_sizes() {
 		print "import floor " ev_s(ev5), sprintf("SQLite alone writing its rows %.2f s", fl5),
 			sprintf("import %.2f s", im5), sprintf("%.2fx the floor; floor %.2fx blkparse",
 			im5 / fl5, bp5 / fl5), "what 8x would need of the store" >> rows
+		print "report floor " ev_s(ev5), sprintf("SQLite alone reading its requests %.2f s; btt %.2f s", rf5, bt5),
+			sprintf("report %.2f s", rp5), sprintf("floor %.2fx btt; report %.2fx the floor",
+			rf5 / bt5, rp5 / rf5), "what 0.2x btt would need of the store" >> rows
 		print "compare 2 runs of " ev_s(ev5), sprintf("report of one %.0f MiB, %.2f s",
 			m(rp5m), rp5), sprintf("%.0f MiB, %.2f s", m(cp5m), cp5),
 			sprintf("RSS %.2fx one report", cp5m / rp5m),
