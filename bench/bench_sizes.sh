@@ -74,14 +74,16 @@ sized() {
 
 # store_floor SRC DST: SQLite alone writing the events and requests rows of
 # SRC's runs into a fresh DST with the same tables, index and settings as
-# iotape's writer (store_sqlite.c: 32 MiB of cache, synchronous NORMAL); run
-# + 0 keeps SQLite from copying the records whole (its transfer shortcut), so
-# each row is made as an INSERT makes it: the floor under import's writes
+# iotape's writer (store_sqlite.c: 16 KiB pages, 32 MiB of cache, synchronous
+# NORMAL); run + 0 keeps SQLite from copying the records whole (its transfer
+# shortcut), so each row is made as an INSERT makes it: the floor under
+# import's writes (its reading of SRC included)
 store_floor() {
 	local src=$1 dst=$2 cols
 	rm -f "$dst" "$dst-journal"
 	cols=$(sqlite3 "$src" "SELECT group_concat(name, ', ') FROM pragma_table_info('requests')")
-	sqlite3 "$dst" "PRAGMA cache_size = -32768; PRAGMA synchronous = NORMAL;
+	sqlite3 "$dst" "PRAGMA page_size = 16384; PRAGMA cache_size = -32768;
+	PRAGMA synchronous = NORMAL;
 	PRAGMA temp_store = MEMORY;
 	$(sqlite3 "$src" ".schema events" ".schema requests")
 	ATTACH '$src' AS s; BEGIN;
