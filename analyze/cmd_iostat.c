@@ -547,8 +547,9 @@ int cmd_iostat(int argc, char **argv)
 			break;
 		case 's':
 			if (strcmp(optarg, "trace") && strcmp(optarg, "log"))
-				return error("invalid value '%s' for --source "
-					     "(trace or log)", optarg);
+				return error_line("invalid value '%s' for "
+						  "--source (trace or log)",
+						  optarg);
 			o.source = optarg;
 			break;
 		case 'x': o.explain = 1; break;

@@ -17,17 +17,6 @@ void emit_init(struct emit *e, FILE *fp, int json)
 }
 
 /* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when invalid. */
-static int utf8_len(const unsigned char *s)
-{
-	int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 :
-		s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : 0;
-
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 static void json_string(FILE *fp, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -44,13 +33,13 @@ static void json_string(FILE *fp, const char *str)
 		else if (c >= 0x80) {
 			/* bytes that are not UTF-8 (a run name, a process
 			 * name) would make the document invalid */
-			int n = utf8_len(s);
+			size_t n = utf8_seq(s);
 			if (!n) {
 				fputs("\\ufffd", fp);
 				s++;
 				continue;
 			}
-			fwrite(s, 1, (size_t)n, fp);
+			fwrite(s, 1, n, fp);
 			s += n;
 			continue;
 		} else

@@ -52,6 +52,16 @@ int error(const char *fmt, ...)
 	return -1;
 }
 
+int error_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", 1, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 void warning(const char *fmt, ...)
 {
 	va_list ap;
@@ -188,7 +198,7 @@ int dec_devnum(const char *s, unsigned *maj, unsigned *min)
 int parse_u64(const char *s, const char *opt, uint64_t *out)
 {
 	if (!s || dec_u64(s, out, NULL))
-		return error("invalid value '%s' for %s", s ? s : "", opt);
+		return error_line("invalid value '%s' for %s", s ? s : "", opt);
 	return 0;
 }
 
@@ -196,9 +206,9 @@ int parse_u64_range(const char *s, const char *opt, uint64_t lo, uint64_t hi,
 		    const char *unit, uint64_t *out)
 {
 	if (!s || dec_u64(s, out, NULL) || *out < lo || *out > hi)
-		return error("invalid value '%s' for %s (%" PRIu64 " to %" PRIu64
-			     "%s%s)", s ? s : "", opt, lo, hi, unit ? " " : "",
-			     unit ? unit : "");
+		return error_line("invalid value '%s' for %s (%" PRIu64 " to %"
+				  PRIu64 "%s%s)", s ? s : "", opt, lo, hi,
+				  unit ? " " : "", unit ? unit : "");
 	return 0;
 }
 
@@ -207,7 +217,7 @@ int parse_seconds(const char *s, const char *opt, double *out)
 	double v;
 
 	if (!s || dec_double(s, DEC_FRAC, &v, NULL) || !(v > 0) || v > 1e9)
-		return error("invalid value '%s' for %s", s ? s : "", opt);
+		return error_line("invalid value '%s' for %s", s ? s : "", opt);
 	*out = v;
 	return 0;
 }
@@ -222,15 +232,54 @@ int run_name_is_id(const char *name)
 	return 1;
 }
 
+size_t utf8_seq(const void *s)
+{
+	const unsigned char *p = s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		n = 3;
+		if (p[0] == 0xe0)
+			lo = 0xa0;         /* no overlong form */
+		else if (p[0] == 0xed)
+			hi = 0x9f;         /* no surrogate */
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		n = 4;
+		if (p[0] == 0xf0)
+			lo = 0x90;
+		else if (p[0] == 0xf4)
+			hi = 0x8f;         /* none past U+10FFFF */
+	} else
+		return 0;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 int run_name_clean(char *name)
 {
 	int n = 0;
 
-	for (unsigned char *p = (unsigned char *)name; *p; p++)
-		if (*p < 0x20 || *p == 0x7f) {
+	for (unsigned char *p = (unsigned char *)name; *p;) {
+		size_t k = utf8_seq(p);
+		if (k > 1) {
+			p += k;
+			continue;
+		}
+		if (!k || *p < 0x20 || *p == 0x7f) {
 			*p = '_';
 			n++;
 		}
+		p++;
+	}
 	return n;
 }
 
@@ -239,14 +288,23 @@ int check_run_name(const char *name)
 	size_t len = strlen(name);
 
 	if (!len || len > 200)
-		return error("invalid run name '%s' (1 to 200 bytes)", name);
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		return error_line("invalid run name '%s' (1 to 200 bytes)",
+				  name);
+	for (const unsigned char *p = (const unsigned char *)name; *p;) {
+		size_t at = (size_t)(p - (const unsigned char *)name), k;
 		if (*p < 0x20 || *p == 0x7f)
 			return error("invalid run name: control character 0x%02x "
-				     "at byte %zu", *p, (size_t)(p - (const unsigned char *)name));
+				     "at byte %zu", *p, at);
+		/* PostgreSQL's text takes UTF-8 only (push would fail),
+		 * and JSON shows other bytes as U+FFFD */
+		if (!(k = utf8_seq(p)))
+			return error("invalid run name: byte 0x%02x at byte %zu "
+				     "is not UTF-8", *p, at);
+		p += k;
+	}
 	if (run_name_is_id(name))
-		return error("invalid run name '%s': digits only would read as a "
-			     "run id", name);
+		return error_line("invalid run name '%s': digits only would "
+				  "read as a run id", name);
 	return 0;
 }
 
@@ -256,17 +314,19 @@ int check_label(const char *kv)
 	size_t kl = eq ? (size_t)(eq - kv) : 0;
 
 	if (!eq || !kl || kl > 95 || !eq[1] || strlen(eq + 1) > 255)
-		return error("invalid label '%s' (KEY=VALUE, such as fs=ext2)", kv);
+		return error_line("invalid label '%s' (KEY=VALUE, such as "
+				  "fs=ext2)", kv);
 	for (size_t i = 0; i < kl; i++)
 		if (!isalnum((unsigned char)kv[i]) && !strchr("_.:/-", kv[i]))
-			return error("invalid label key '%.*s' (letters, digits, "
-				     "_ . : / -)", (int)kl, kv);
+			return error_line("invalid label key '%.*s' (letters, "
+					  "digits, _ . : / -)", (int)kl, kv);
 	if (!strncmp(kv, "capture.", 8))
-		return error("invalid label key '%.*s': capture.* are the "
-			     "capture's own settings", (int)kl, kv);
+		return error_line("invalid label key '%.*s': capture.* are the "
+			          "capture's own settings", (int)kl, kv);
 	for (const unsigned char *p = (const unsigned char *)eq + 1; *p; p++)
 		if (*p < 0x20 || *p == 0x7f)
-			return error("invalid label '%s': control character", kv);
+			return error_line("invalid label '%s': control "
+					  "character", kv);
 	return 0;
 }
 
@@ -539,7 +599,7 @@ static int duration(const char *s, const char *opt, double *out,
 	double v;
 
 	if (dec_double(s, DEC_FRAC, &v, &end) || v > 1e12)
-		return error("invalid duration '%s' for %s", s, opt);
+		return error_line("invalid duration '%s' for %s", s, opt);
 	if (!strcmp(end, "ms"))
 		v /= 1000;
 	else if (!strcmp(end, "m") || !strcmp(end, "min"))
@@ -548,9 +608,9 @@ static int duration(const char *s, const char *opt, double *out,
 		v *= 3600;
 	else if (*end && strcmp(end, "s"))
 		/* a word after the number is a unit; "0x2s" is no number */
-		return error("invalid duration '%s' for %s%s", s, opt,
-			     end[strspn(end, "abcdefghijklmnopqrstuvwxyz")] ? ""
-			     : units);
+		return error_line("invalid duration '%s' for %s%s", s, opt,
+				  end[strspn(end, "abcdefghijklmnopqrstuvwxyz")]
+				  ? "" : units);
 	*out = v;
 	return 0;
 }
@@ -569,7 +629,7 @@ int parse_age(const char *s, const char *opt, double *out)
 	if (len < 2 || s[len - 1] != 'd')
 		return duration(s, opt, out, " (units: ms s m h d)");
 	if (dec_double(s, DEC_FRAC, &d, &end) || end != s + len - 1 || d > 1e7)
-		return error("invalid duration '%s' for %s", s, opt);
+		return error_line("invalid duration '%s' for %s", s, opt);
 	*out = d * 86400;
 	return 0;
 }
@@ -581,18 +641,18 @@ int parse_size(const char *s, const char *opt, uint64_t *out)
 	double mult = 1;
 
 	if (dec_double(s, DEC_FRAC, &v, &end) || !(v > 0))
-		return error("invalid size '%s' for %s", s, opt);
+		return error_line("invalid size '%s' for %s", s, opt);
 	switch (*end) {
 	case 'k': case 'K': mult = 1024.0; end++; break;
 	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
 	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
 	case '\0': break;
-	default: return error("invalid size '%s' for %s", s, opt);
+	default: return error_line("invalid size '%s' for %s", s, opt);
 	}
 	if (*end && strcmp(end, "iB") && strcmp(end, "B"))
-		return error("invalid size '%s' for %s", s, opt);
+		return error_line("invalid size '%s' for %s", s, opt);
 	if (v * mult >= 1.8e19)     /* past UINT64_MAX (and inf) */
-		return error("invalid size '%s' for %s", s, opt);
+		return error_line("invalid size '%s' for %s", s, opt);
 	*out = (uint64_t)(v * mult);
 	return 0;
 }

@@ -13,6 +13,11 @@
  * `return error("cannot open '%s': %s", path, strerror(errno));`. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* error() for a message that quotes what the user gave (an option's value,
+ * a label, a run name): one line, its control characters, newlines too,
+ * shown as <0xNN> as notice() shows them. Returns -1. */
+int error_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Prints "iotape: warning: <message>" on stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -94,8 +99,8 @@ int parse_age(const char *s, const char *opt, double *out);
  * "invalid size 'S' for OPT" and returns -1. */
 int parse_size(const char *s, const char *opt, uint64_t *out);
 
-/* Checks a new run name given by the user: 1 to 200 bytes, no control
- * characters, not digits only (a RUN argument that is a number finds the
+/* Checks a new run name given by the user: 1 to 200 bytes of UTF-8
+ * (utf8_seq()), no control characters, not digits only (a RUN argument that is a number finds the
  * run of that id only when no run has it as its name, so such a name would
  * hide a run: run_name_is_id()). Returns 0, or prints why not and returns
  * -1. */
@@ -104,11 +109,19 @@ int check_run_name(const char *name);
 /* 1 when name is digits only ("12"), so it would read as a run id; else 0. */
 int run_name_is_id(const char *name);
 
-/* Replaces in place each control character of name (below 0x20, and 0x7f:
- * those check_run_name() refuses) by '_', for a name iotape makes from a
- * file's name or contents ("new\nline.bin", an MSR Hostname holding
- * "\e[31m"), which imports under a name a terminal shows as it is.
- * Returns how many it replaced. */
+/* The length in bytes (1 to 4) of the well-formed UTF-8 sequence that
+ * starts at s (a NUL-terminated string), or 0 when none does: a stray
+ * continuation byte, an overlong form, a surrogate, a code point past
+ * U+10FFFF or a sequence cut short (The Unicode Standard, table 3-7,
+ * "Well-Formed UTF-8 Byte Sequences"; RFC 3629). */
+size_t utf8_seq(const void *s);
+
+/* Replaces in place each control character of name (below 0x20, and 0x7f)
+ * and each byte that is not part of well-formed UTF-8 (those
+ * check_run_name() refuses) by '_', for a name iotape makes from a file's
+ * name or contents ("new\nline.bin", "caf\xe9.bin" in Latin-1, an MSR
+ * Hostname holding "\e[31m"), which imports under a name a terminal shows
+ * as it is and PostgreSQL stores. Returns how many it replaced. */
 int run_name_clean(char *name);
 
 /* Checks a run label given by the user (capture --label, iotape label):

@@ -92,12 +92,13 @@ static int parse_align(const char *s, int *out)
 		*out = -1;
 		return 0;
 	}
-	if (!strncmp(s, "cmd:", 4) && s[4] && parse_u64(s + 4, "--align cmd:N", &n) == 0
-	    && n < 1000000) {
+	/* one message for any bad value (parse_u64() would print one more) */
+	if (!strncmp(s, "cmd:", 4) && !dec_u64(s + 4, &n, NULL) && n < 1000000) {
 		*out = (int)n;
 		return 0;
 	}
-	return error("invalid value '%s' for --align (start or cmd:N)", s);
+	return error_line("invalid value '%s' for --align (start or cmd:N)",
+			  s);
 }
 
 /* plot --across: the runs' crosstab (as compare --across reads it) drawn
@@ -161,7 +162,8 @@ int cmd_plot(int argc, char **argv)
 			else if (!strcmp(optarg, "svg")) o.format = PLOT_SVG;
 			else if (!strcmp(optarg, "txt")) o.format = PLOT_TXT;
 			else {
-				error("invalid value '%s' for --format (png, svg, txt)", optarg);
+				error_line("invalid value '%s' for --format "
+					   "(png, svg, txt)", optarg);
 				return 2;
 			}
 			break;

@@ -290,6 +290,19 @@ check_eq "--help improt: exit 2, did you mean 'import'" \
 "$IOTAPE" replay --db "$db" cut --target "$t/x.img" --depth -1 > /dev/null 2> "$t/err"
 check_eq "replay --depth -1: one line with the range" \
 	"2|iotape: invalid value '-1' for --depth (1 to 65536)" "$?|$(cat "$t/err")"
+# an engine there is none of: a usage error, naming the ones there are,
+# before anything is opened (it exited 1, after the source was read)
+"$IOTAPE" replay --db "$db" cut --target "$t/x.img" --engine bogus > /dev/null 2> "$t/err"
+check_eq "replay --engine bogus: exit 2, one line naming the engines" \
+	"2|iotape: unknown --engine 'bogus' (io_uring, sync, null, model)" "$?|$(cat "$t/err")"
+# a newline in what the user gave (a label's key, an option's value) is
+# shown, not written: the message stays one line (it was two)
+"$IOTAPE" label --db "$db" cut "$(printf 'k\nz=1')" > /dev/null 2> "$t/err"
+check_eq "label with a newline in its key: exit 2, one line" \
+	"2|iotape: invalid label key 'k<0x0a>z' (letters, digits, _ . : / -)" "$?|$(cat "$t/err")"
+"$IOTAPE" plot --db "$db" --align "$(printf 'cmd:1\nx')" cut > /dev/null 2> "$t/err"
+check_eq "plot --align with a newline: exit 2, one line" \
+	"2|iotape: invalid value 'cmd:1<0x0a>x' for --align (start or cmd:N)" "$?|$(cat "$t/err")"
 # an option's value forgotten, so the next option would be taken as it (a
 # replay once made a file named --allow-write): refused, nothing made
 (cd "$t" && "$IOTAPE" replay --db "$db" cut --target --allow-write > /dev/null 2> "$t/err")
@@ -305,7 +318,8 @@ check_eq "export -o --quiet: refused, no file made" \
 for a in "iostat --interval 5x" "iostat --interval 0" "report --from 5x" \
 	"dump --to 1y" "export --dev 9x" "plot --from 5x" "runs --since 5x" \
 	"fleet --since 3x" "record --window 5x" "replay --depth -1" \
-	"replay --repeat 0" "capture --buffer-kb 1" "record --buffer-kb 1"; do
+	"replay --repeat 0" "replay --engine bogus" "capture --buffer-kb 1" \
+	"record --buffer-kb 1"; do
 	"$IOTAPE" $a --db "$db" cut > /dev/null 2> "$t/err"
 	rc=$?
 	[ $rc = 2 ] && [ "$(wc -l < "$t/err")" -le 2 ] &&

@@ -162,15 +162,52 @@ static void test_run_name(void **state)
 
 static void test_run_name_clean(void **state)
 {
-	char a[] = "ok name-1.x", b[] = "a\nb\033[31mc\a\177", c[] = "\x80\xff";
+	char a[] = "ok name-1.x", b[] = "a\nb\033[31mc\a\177", c[] = "\x80\xff",
+	     d[] = "caf\xc3\xa9-\xe2\x82\xac-\xf0\x9f\x98\x80",
+	     e[] = "caf\xe9 x\xe2\x82";
 	(void)state;
 	assert_int_equal(run_name_clean(a), 0);
 	assert_string_equal(a, "ok name-1.x");
 	assert_int_equal(run_name_clean(b), 4);
 	assert_string_equal(b, "a_b_[31mc__");
 	assert_int_equal(check_run_name(b), 0);
-	/* bytes of UTF-8 stay */
-	assert_int_equal(run_name_clean(c), 0);
+	/* bytes that are not UTF-8 go (PostgreSQL refuses them), UTF-8's
+	 * stay */
+	assert_int_equal(check_run_name(c), -1);
+	assert_int_equal(run_name_clean(c), 2);
+	assert_string_equal(c, "__");
+	assert_int_equal(check_run_name(c), 0);
+	assert_int_equal(run_name_clean(d), 0);
+	assert_string_equal(d, "caf\xc3\xa9-\xe2\x82\xac-\xf0\x9f\x98\x80");
+	assert_int_equal(check_run_name(d), 0);
+	assert_int_equal(run_name_clean(e), 3);
+	assert_string_equal(e, "caf_ x__");
+}
+
+/* utf8_seq(): the well-formed sequences of table 3-7, and the ill-formed
+ * ones beside each of its bounds */
+static void test_utf8_seq(void **state)
+{
+	static const struct { const char *s; size_t n; } cases[] = {
+		{ "a", 1 }, { "\x7f", 1 },
+		{ "\xc2\x80", 2 }, { "\xdf\xbf", 2 },
+		{ "\xc0\x80", 0 }, { "\xc1\xbf", 0 },     /* overlong */
+		{ "\xe0\xa0\x80", 3 }, { "\xe0\x9f\xbf", 0 },
+		{ "\xed\x9f\xbf", 3 }, { "\xed\xa0\x80", 0 }, /* surrogate */
+		{ "\xee\x80\x80", 3 }, { "\xef\xbf\xbf", 3 },
+		{ "\xf0\x90\x80\x80", 4 }, { "\xf0\x8f\xbf\xbf", 0 },
+		{ "\xf4\x8f\xbf\xbf", 4 }, { "\xf4\x90\x80\x80", 0 },
+		{ "\xf5\x80\x80\x80", 0 }, { "\x80", 0 }, { "\xff", 0 },
+		{ "\xe2\x82", 0 }, { "\xf0\x9f\x98", 0 }, /* cut short */
+		{ "\xe2\x82x", 0 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (utf8_seq(cases[i].s) != cases[i].n) {
+			print_error("case %zu: %zu, want %zu\n", i,
+				    utf8_seq(cases[i].s), cases[i].n);
+			fail();
+		}
 }
 
 static void test_run_name_is_id(void **state)
@@ -316,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_run_name),
 		cmocka_unit_test(test_run_name_is_id),
 		cmocka_unit_test(test_run_name_clean),
+		cmocka_unit_test(test_utf8_seq),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_text_cols),
 		cmocka_unit_test(test_text_wrap),
