@@ -109,6 +109,17 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		return error("%s", err);
 	}
 	free(qr);
+	/* the span chosen for runs none of which traced block I/O (vmstat
+	 * logs alone): their samples' span (critpath's window), not an I/O's */
+	if (c->q.kind == Q_SPAN && !metric) {
+		int io = 0;
+		for (int i = 0; i < n; i++)
+			io |= c->rf[i].rv.last_event != 0;
+		if (!io)
+			snprintf(c->q.why, sizeof(c->q.why), "no timed commands "
+				 "and no block I/O traced: the samples' first "
+				 "to last");
+	}
 	/* --model without a figure: the workload's time with its I/O on the
 	 * modelled disk (critpath_model()) */
 	if (model && !metric) {

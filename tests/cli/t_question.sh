@@ -344,6 +344,12 @@ check_eq "swap_out_mb 50x, the time the same: verdict no time cost, in text and 
 	"no time cost|1" \
 	"$(cmp --metric swap_out_mb sw-lo sw-hi | jq -r '.comparisons[0].verdict')|$("$IOTAPE" compare --db "$db" --metric swap_out_mb sw-lo sw-hi | grep -c '^no time cost: the figure moved')"
 
+# the default question of vmstat logs alone: their samples' span, said so
+# (it read "the time from the workload's first I/O to its last")
+check_eq "vmstat logs alone: the span chosen is the samples', said so" \
+	"workload_span_s|no timed commands and no block I/O traced: the samples' first to last" \
+	"$(cmp sw-lo sw-hi | jq -r '.comparisons[0].question | "\(.figure)|\(.chosen)"')"
+
 # ---- the waterfall adds up ------------------------------------------------------
 # waterfall JSON: the causes and offsets shown plus not_explained_s are the
 # difference; no cause costs more than the difference and the offsets
