@@ -33,7 +33,7 @@ static void json_string(FILE *fp, const char *str)
 		else if (c >= 0x80) {
 			/* bytes that are not UTF-8 (a run name, a process
 			 * name) would make the document invalid */
-			size_t n = utf8_seq(s);
+			size_t n = utf8_seq(s, SIZE_MAX);
 			if (!n) {
 				fputs("\\ufffd", fp);
 				s++;

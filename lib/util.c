@@ -232,7 +232,7 @@ int run_name_is_id(const char *name)
 	return 1;
 }
 
-size_t utf8_seq(const void *s)
+size_t utf8_seq(const void *s, size_t avail)
 {
 	const unsigned char *p = s;
 	unsigned char lo = 0x80, hi = 0xbf;
@@ -256,7 +256,7 @@ size_t utf8_seq(const void *s)
 			hi = 0x8f;         /* none past U+10FFFF */
 	} else
 		return 0;
-	if (p[1] < lo || p[1] > hi)
+	if (avail < n || p[1] < lo || p[1] > hi)
 		return 0;
 	for (size_t i = 2; i < n; i++)
 		if ((p[i] & 0xc0) != 0x80)
@@ -264,12 +264,39 @@ size_t utf8_seq(const void *s)
 	return n;
 }
 
+char *utf8_fixed(const char *s, size_t n, size_t *outn)
+{
+	size_t i = 0, o = 0, k;
+	char *d;
+
+	while (i < n && s[i] && (k = utf8_seq(s + i, n - i)))
+		i += k;
+	if (i == n)
+		return NULL;
+	d = xmalloc(3 * n + 1);     /* each byte at most U+FFFD's three */
+	memcpy(d, s, o = i);
+	while (i < n) {
+		if (s[i] && (k = utf8_seq(s + i, n - i))) {
+			memcpy(d + o, s + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		memcpy(d + o, "\xef\xbf\xbd", 3);
+		o += 3;
+		i++;
+	}
+	d[o] = '\0';
+	*outn = o;
+	return d;
+}
+
 int run_name_clean(char *name)
 {
 	int n = 0;
 
 	for (unsigned char *p = (unsigned char *)name; *p;) {
-		size_t k = utf8_seq(p);
+		size_t k = utf8_seq(p, SIZE_MAX);
 		if (k > 1) {
 			p += k;
 			continue;
@@ -297,7 +324,7 @@ int check_run_name(const char *name)
 				     "at byte %zu", *p, at);
 		/* PostgreSQL's text takes UTF-8 only (push would fail),
 		 * and JSON shows other bytes as U+FFFD */
-		if (!(k = utf8_seq(p)))
+		if (!(k = utf8_seq(p, SIZE_MAX)))
 			return error("invalid run name: byte 0x%02x at byte %zu "
 				     "is not UTF-8", *p, at);
 		p += k;

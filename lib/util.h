@@ -100,21 +100,30 @@ int parse_age(const char *s, const char *opt, double *out);
 int parse_size(const char *s, const char *opt, uint64_t *out);
 
 /* Checks a new run name given by the user: 1 to 200 bytes of UTF-8
- * (utf8_seq()), no control characters, not digits only (a RUN argument that is a number finds the
- * run of that id only when no run has it as its name, so such a name would
- * hide a run: run_name_is_id()). Returns 0, or prints why not and returns
- * -1. */
+ * (utf8_seq()), no control characters, not digits only (a RUN argument
+ * that is a number finds the run of that id only when no run has it as its
+ * name, so such a name would hide a run: run_name_is_id()). Returns 0, or
+ * prints why not and returns -1. */
 int check_run_name(const char *name);
 
 /* 1 when name is digits only ("12"), so it would read as a run id; else 0. */
 int run_name_is_id(const char *name);
 
 /* The length in bytes (1 to 4) of the well-formed UTF-8 sequence that
- * starts at s (a NUL-terminated string), or 0 when none does: a stray
- * continuation byte, an overlong form, a surrogate, a code point past
+ * starts at s, of which n bytes (n >= 1) may be read (SIZE_MAX: s is
+ * NUL-terminated, and a NUL ends any sequence), or 0 when none does: a
+ * stray continuation byte, an overlong form, a surrogate, a code point past
  * U+10FFFF or a sequence cut short (The Unicode Standard, table 3-7,
  * "Well-Formed UTF-8 Byte Sequences"; RFC 3629). */
-size_t utf8_seq(const void *s);
+size_t utf8_seq(const void *s, size_t n);
+
+/* NULL when the n bytes at s are UTF-8 (utf8_seq()) and hold no NUL; else
+ * a copy (malloc'd, NUL-terminated, its length in *outn) with each byte
+ * that is not (or a NUL) as U+FFFD, the replacement character: for a text
+ * that must be UTF-8 where it goes (PostgreSQL's text in a UTF8 database
+ * refuses the whole row: "invalid byte sequence"). Aborts when memory runs
+ * out. */
+char *utf8_fixed(const char *s, size_t n, size_t *outn);
 
 /* Replaces in place each control character of name (below 0x20, and 0x7f)
  * and each byte that is not part of well-formed UTF-8 (those

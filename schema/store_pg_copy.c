@@ -10,6 +10,7 @@
  * is ended before any other statement, or when another table's rows have
  * piled up. */
 #include "schema/store_pg.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -355,7 +356,14 @@ int pg_bulk_add(struct store *st, enum store_bulk t,
 		case STORE_C_F64:
 			f_double(b, v[c].d);
 			break;
-		case STORE_C_TEXT:
+		case STORE_C_TEXT: {
+			/* UTF-8 or the row is refused (pg_bind_text()) */
+			size_t n = 0;
+			char *fx = utf8_fixed(v[c].p, v[c].n, &n);
+			f_bytes(b, fx ? fx : v[c].p, fx ? n : v[c].n);
+			free(fx);
+			break;
+		}
 		case STORE_C_BLOB:
 			f_bytes(b, v[c].p, v[c].n);
 			break;

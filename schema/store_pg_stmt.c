@@ -8,6 +8,7 @@
  * the rest of its rows into memory. A guarded statement runs in a
  * savepoint, so its failure leaves the caller's transaction usable. */
 #include "schema/store_pg.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -149,9 +150,17 @@ void pg_bind_f64(struct store_stmt *q, int i, double v)
 	set_val(q, i, strdup(buf));
 }
 
+/* A text in a UTF8 database (iotape's: its JSON is UTF-8 too) must be
+ * UTF-8, or the server refuses the statement or the COPY's whole row
+ * ("invalid byte sequence for encoding UTF8"): a process's name cut by
+ * the kernel inside a character, a file named in Latin-1. Bytes that are
+ * not go as U+FFFD (utf8_fixed()); the SQLite store keeps them as given. */
 void pg_bind_text(struct store_stmt *q, int i, const char *v)
 {
-	set_val(q, i, strdup(v));
+	size_t n;
+	char *fx = utf8_fixed(v, strlen(v), &n);
+
+	set_val(q, i, fx ? fx : strdup(v));
 }
 
 /* Takes r as q's rows. */

@@ -108,6 +108,19 @@ fi
 if cmp -s a.out b.out && [ -s a.out ]; then ok "dump of the pushed run: the same bytes"
 else not_ok "dump of the pushed run differs" "$(diff a.out b.out | head -n 4)"; fi
 
+# ---- text that is not UTF-8 (a file named in Latin-1): the server's UTF8
+# refused the whole push; its bytes go as U+FFFD, the run's name as '_'
+lat1="$t/caf$(printf '\351')-l1.bin"
+cp "$F" "$lat1"
+"$IOTAPE" import --quiet --again --db "$db" "$lat1" ||
+	{ not_ok "import a file named in Latin-1"; tap_finish; }
+if "$IOTAPE" push --db "$db" --to "$URL" "caf_-l1" > push.out 2> push.err &&
+   [ "$(pg_psql "SELECT source LIKE '%caf' || U&'\\FFFD' || '-l1.bin' FROM runs WHERE name = '$host:caf_-l1'")" = t ]; then
+	ok "push of a run whose file was named in Latin-1: its path stored with U+FFFD"
+else
+	not_ok "push of a run whose file was named in Latin-1" "$(cat push.err)"
+fi
+
 # ---- a name taken: refused, then replaced
 "$IOTAPE" push --db "$db" --to "$URL" "$evil" > /dev/null 2> push.err; rc=$?
 if [ $rc != 0 ] && grep -q "is there already (--replace" push.err; then

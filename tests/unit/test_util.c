@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -203,11 +204,34 @@ static void test_utf8_seq(void **state)
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		if (utf8_seq(cases[i].s) != cases[i].n) {
+		if (utf8_seq(cases[i].s, SIZE_MAX) != cases[i].n) {
 			print_error("case %zu: %zu, want %zu\n", i,
-				    utf8_seq(cases[i].s), cases[i].n);
+				    utf8_seq(cases[i].s, SIZE_MAX), cases[i].n);
 			fail();
 		}
+	/* bounded: a sequence past n bytes is cut short */
+	assert_int_equal(utf8_seq("\xe2\x82\xac", 3), 3);
+	assert_int_equal(utf8_seq("\xe2\x82\xac", 2), 0);
+}
+
+/* utf8_fixed(): NULL for UTF-8, else each bad byte (and a NUL) as U+FFFD */
+static void test_utf8_fixed(void **state)
+{
+	size_t n = 0;
+	char *d;
+	(void)state;
+	assert_null(utf8_fixed("caf\xc3\xa9", 5, &n));
+	assert_null(utf8_fixed("", 0, &n));
+	d = utf8_fixed("caf\xe9 \xe2\x82", 7, &n);
+	assert_non_null(d);
+	assert_int_equal(n, 3 + 3 + 1 + 6);
+	assert_string_equal(d, "caf\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
+	free(d);
+	d = utf8_fixed("a\0b", 3, &n);
+	assert_non_null(d);
+	assert_int_equal(n, 5);
+	assert_memory_equal(d, "a\xef\xbf\xbd" "b", 5);
+	free(d);
 }
 
 static void test_run_name_is_id(void **state)
@@ -354,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_run_name_is_id),
 		cmocka_unit_test(test_run_name_clean),
 		cmocka_unit_test(test_utf8_seq),
+		cmocka_unit_test(test_utf8_fixed),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_text_cols),
 		cmocka_unit_test(test_text_wrap),
