@@ -9,7 +9,10 @@
  * workload's time with no I/O of its own in flight while a journal
  * thread's was, when the workload had issued synchronous writes; between
  * two runs, its difference (a barrier or a device whose cache flushes got
- * slower shows here). */
+ * slower shows here), and the workload's writes' slower service at the
+ * device beside the worse run's journal's many cache flushes when the other
+ * run had few (critpath_diff(): the barriers' flushes drain the device's
+ * cache, so the writes beside them wait for the media). */
 #include <stdlib.h>
 
 #include "analyze/analyzer.h"
@@ -96,5 +99,6 @@ const struct analyzer an_journal = {
 "  workload had issued synchronous writes itself; and its own I/O queued\n"
 "  behind the journal's writes (data=journal: the data written twice).\n"
 "  Between runs, the difference: write barriers (barrier=1), data=journal,\n"
-"  slower cache flushes.\n",
+"  slower cache flushes; and the workload's writes' slower service at the\n"
+"  device beside the journal's cache flushes, when the other run had few.\n",
 };

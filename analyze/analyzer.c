@@ -396,6 +396,9 @@ static void device_how(struct finding *f, const struct an_run *x,
 	       "(this cost), farther seeks %+.3f s (seek), the requests' count "
 	       "and size %+.3f s", dev + seek + q, d->d[CP_DEVICE],
 	       d->d[CP_SEEK], mix);
+	if (d->flush_speed_s > 0)
+		FD_CAT(f, how, ", writes beside the journal's cache flushes "
+		       "%+.3f s (journal)", d->flush_speed_s);
 }
 
 int an_compare_findings(const struct an_run *x, const struct an_run *y,
@@ -473,6 +476,20 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 		}
 		if (a->cats & (1u << CP_DEVICE))
 			device_how(f, x, y, scale, &d);
+		/* critpath_diff() gave the journal the writes' slower
+		 * service beside its cache flushes (write barriers): say so,
+		 * and count it in the worse run's part */
+		if (d.flush_speed_s > 0 && (a->cats & (1u << CP_JOURNAL))) {
+			FD_CAT(f, how, ", and %.3f s of the workload's writes' "
+			       "slower service at the device beside the "
+			       "journal's %.0f cache flushes (%.0f in %s): "
+			       "write barriers have the device put its cache "
+			       "on the media, and the writes beside them wait "
+			       "for it", d.flush_speed_s, d.flushes[1],
+			       d.flushes[0], x->rd.rv->name);
+			f->y_part_s += d.flush_speed_s;
+		} else if (d.flush_speed_s > 0 && (a->cats & (1u << CP_DEVICE)))
+			f->y_part_s -= d.flush_speed_s;
 		/* critpath_diff() gave swap the more work done under memory
 		 * pressure: say so, or the cost is more than the "less" above
 		 * says (17.00 s from "11.000 s less 0.000 s") */

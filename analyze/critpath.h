@@ -238,6 +238,13 @@ void critpath_model(struct critpath *cp, double svc_s, double seq_s,
 struct cp_diff {
 	double d[CP_NCAT];
 	double speed_s;         /* requests of a size took longer (CP_DEVICE) */
+	double speed_w_s;       /* of it, the writes' */
+	double flush_speed_s;   /* of the writes' speed, the part y's journal's
+				 * cache flushes brought (moved from
+				 * d[CP_DEVICE] to d[CP_JOURNAL]: write
+				 * barriers) */
+	double flushes[2];      /* [x (scaled), y]: the journal's cache
+				 * flushes in the window */
 	double seekmix_s;       /* farther dispatches (in CP_SEEK) */
 	double mix_s[2];        /* [read, write]: count and size, beyond bytes */
 	double volume_s[2];     /* more bytes at x's cost per byte */

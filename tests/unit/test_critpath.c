@@ -6,7 +6,8 @@
  * process's was in flight is queueing beyond the unloaded D2C; a shell
  * asleep while its child reads shares none of the child's time; and
  * critpath_diff()'s split adds up to the difference, giving smaller
- * requests for the same bytes to the count-and-size part; a read of
+ * requests for the same bytes to the count-and-size part and writes slowed
+ * beside the journal's cache flushes to the journal; a read of
  * sectors an earlier read covered is a refault; a synchronous writer
  * idle beside another's cache flush waits on the journal, a reader beside
  * it does not, whoever synced later; a wait for a
@@ -424,6 +425,58 @@ static void test_diff_speed(void **state)
 	done(&y, &ry, &oy);
 }
 
+/* a synchronous writer's 40 4 KiB writes, 1 ms each at the device in x;
+ * in y 3 ms each, each commit followed by a cache flush of the journal's
+ * (pid 200, 1 ms) while the writer waits: the writes' slower service is
+ * the barriers' (journal), not the device's, and the split adds up; with 10
+ * flushes (under FLUSH_MIN) it stays the device's */
+static void diff_flush_runs(int nflush, struct cp_diff *d, double *total)
+{
+	struct an_io a[40], b[80];
+	struct critpath x, y;
+	struct rundata rx, ry;
+	struct evorder ox, oy;
+	size_t nb = 0;
+
+	for (int i = 0; i < 40; i++) {
+		int64_t t = i * 6 * MS;
+		a[i] = io_of(100, t, t, t + MS, 4096, (uint64_t)i * 8);
+		a[i].flags |= AN_WRITE | AN_SYNC;
+		b[nb] = io_of(100, t, t, t + 3 * MS, 4096, (uint64_t)i * 8);
+		b[nb++].flags |= AN_WRITE | AN_SYNC;
+		if (i < nflush) {
+			b[nb] = io_of(200, AN_NONE, t + 3 * MS, t + 4 * MS, 0, 0);
+			b[nb++].flags |= AN_FLUSH | AN_WRITE;
+		}
+	}
+	build(&x, &rx, &ox, a, 40);
+	build(&y, &ry, &oy, b, nb);
+	*total = critpath_diff(&x, &y, 1, d);
+	done(&x, &rx, &ox);
+	done(&y, &ry, &oy);
+}
+
+static void test_diff_flushes(void **state)
+{
+	struct cp_diff d;
+	double total, parts = 0;
+
+	(void)state;
+	diff_flush_runs(40, &d, &total);
+	assert_true(fabs(d.flush_speed_s - 0.080) < 1e-6);
+	assert_true(d.flushes[0] == 0 && d.flushes[1] == 40);
+	assert_true(fabs(d.d[CP_DEVICE]) < 1e-6);
+	assert_true(d.d[CP_JOURNAL] >= 0.080 - 1e-6);
+	for (int k = 0; k < CP_NCAT; k++)
+		parts += d.d[k];
+	parts += d.mix_s[0] + d.mix_s[1] + d.volume_s[0] + d.volume_s[1];
+	assert_true(fabs(parts - total) < 1e-6);
+	/* few flushes: the device's */
+	diff_flush_runs(10, &d, &total);
+	assert_true(d.flush_speed_s == 0);
+	assert_true(fabs(d.d[CP_DEVICE] - 0.080) < 1e-6);
+}
+
 /* reads that cover sectors an earlier read covered are re-reads
  * (refaults), whatever else overlaps them: one 8 kB read re-read in part,
  * a read inside a wide earlier one, and a read of part of an earlier one
@@ -633,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_diff_mix),
 		cmocka_unit_test(test_diff_merged),
 		cmocka_unit_test(test_diff_speed),
+		cmocka_unit_test(test_diff_flushes),
 		cmocka_unit_test(test_refault),
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_journal_queue),
