@@ -546,10 +546,11 @@ int cmd_iostat(int argc, char **argv)
 				return 2;
 			break;
 		case 's':
-			if (strcmp(optarg, "trace") && strcmp(optarg, "log"))
-				return error_line("invalid value '%s' for "
-						  "--source (trace or log)",
-						  optarg);
+			if (strcmp(optarg, "trace") && strcmp(optarg, "log")) {
+				error("invalid value '%s' for --source (trace "
+				      "or log)", optarg);
+				return 2;
+			}
 			o.source = optarg;
 			break;
 		case 'x': o.explain = 1; break;

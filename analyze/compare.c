@@ -109,16 +109,21 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		return error("%s", err);
 	}
 	free(qr);
-	/* the span chosen for runs none of which traced block I/O (vmstat
-	 * logs alone): their samples' span (critpath's window), not an I/O's */
+	/* the span chosen for runs that traced no block I/O (vmstat logs
+	 * alone): their samples' span (critpath's window), not an I/O's */
 	if (c->q.kind == Q_SPAN && !metric) {
 		int io = 0;
 		for (int i = 0; i < n; i++)
-			io |= c->rf[i].rv.last_event != 0;
+			io += c->rf[i].rv.last_event != 0;
 		if (!io)
 			snprintf(c->q.why, sizeof(c->q.why), "no timed commands "
 				 "and no block I/O traced: the samples' first "
 				 "to last");
+		else if (io < n)
+			snprintf(c->q.why, sizeof(c->q.why), "no timed commands: "
+				 "the time from the workload's first I/O to its "
+				 "last, and in a run that traced no block I/O "
+				 "its samples' first to last");
 	}
 	/* --model without a figure: the workload's time with its I/O on the
 	 * modelled disk (critpath_model()) */
@@ -174,7 +179,7 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		c->ng = c->n;
 		for (int i = 0; i < c->n; i++) {
 			c->gidx[i] = i;
-			snprintf(c->gname[i], sizeof(c->gname[i]), "%.127s",
+			snprintf(c->gname[i], sizeof(c->gname[i]), "%s",
 				 c->rf[i].rv.name);
 		}
 	}
@@ -1258,7 +1263,7 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 	struct cmp_pair pr;
 	const struct cmp_side *s0, *s1, *good, *bad;
 	const char *bad_name, *good_name;
-	char line[200];
+	char line[600];
 
 	compare_pair(c, g, &pr);
 	emit_obj_begin(e, NULL);

@@ -13,6 +13,9 @@
 #include "lib/emit.h"
 
 #define CMP_MAX_RUNS 64
+/* a group's or run's name as compare shows it: a whole run name (at most
+ * 200 bytes, check_run_name()) */
+#define CMP_NAME_BYTES 256
 #define CMP_MAX_FIG 48
 
 enum { CMP_TEXT, CMP_MARKDOWN, CMP_JSON };
@@ -58,7 +61,7 @@ struct compare {
 	struct figset fs;
 	int grouped;
 	int gidx[CMP_MAX_RUNS], ng;
-	char gname[CMP_MAX_RUNS][128];
+	char gname[CMP_MAX_RUNS][CMP_NAME_BYTES];
 	struct question q;      /* what the findings explain */
 	int unanswered;         /* comparisons emitted with no value of the
 				 * question on a side (compare_emit()) */
@@ -205,7 +208,8 @@ void figures(struct figset *fs, struct run_figs *r);
 
 /* Groups runs rf[0..n) by their group name: returns the number of groups,
  * gidx[run] its group, names[g] the group's name. */
-int make_groups(struct run_figs *rf, int n, int *gidx, char names[][128]);
+int make_groups(struct run_figs *rf, int n, int *gidx,
+		char names[][CMP_NAME_BYTES]);
 
 /* Emits the figures table: runs (or groups with median and min-max when
  * grouped) as columns with the % change against the first; fmt is

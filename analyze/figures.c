@@ -325,7 +325,8 @@ static void fmt_pct(char *out, size_t len, double p)
 
 /* Groups: runs whose group names are equal. Returns the number of groups
  * and fills gidx[run] and names. */
-int make_groups(struct run_figs *rf, int n, int *gidx, char names[][128])
+int make_groups(struct run_figs *rf, int n, int *gidx,
+		char names[][CMP_NAME_BYTES])
 {
 	int ng = 0;
 
@@ -334,7 +335,8 @@ int make_groups(struct run_figs *rf, int n, int *gidx, char names[][128])
 		for (g = 0; g < ng && strcmp(names[g], rf[i].group); g++)
 			;
 		if (g == ng)
-			snprintf(names[ng++], 128, "%s", rf[i].group);
+			snprintf(names[ng++], CMP_NAME_BYTES, "%s",
+				 rf[i].group);
 		gidx[i] = g;
 	}
 	return ng;
@@ -427,7 +429,7 @@ static int figure_order(const struct figset *fs, const struct run_figs *rf,
 
 struct ftable {
 	int ng, gidx[CMP_MAX_RUNS];    /* columns; each run's column */
-	char names[CMP_MAX_RUNS][128];
+	char names[CMP_MAX_RUNS][CMP_NAME_BYTES];
 	double med[CMP_MAX_RUNS][CMP_MAX_FIG], lo[CMP_MAX_RUNS][CMP_MAX_FIG];
 	double hi[CMP_MAX_RUNS][CMP_MAX_FIG];
 	int has[CMP_MAX_RUNS][CMP_MAX_FIG];
@@ -476,7 +478,8 @@ static void table_columns(struct emit *e, int fmt, struct run_figs *rf,
 		cp = 0;
 	for (int i = 0; i < n; i++) {
 		t->gidx[i] = i;
-		snprintf(t->names[i], 128, "%s%s", cp ? "~" : "", rf[i].rv.name + cp);
+		snprintf(t->names[i], sizeof(t->names[i]), "%s%s",
+			 cp ? "~" : "", rf[i].rv.name + cp);
 	}
 	if (cp && fmt == CMP_TEXT) {
 		/* in 80 columns, a long start of the names cut at the margin */

@@ -17,8 +17,11 @@
 #include <time.h>
 
 /* A message's control bytes (an input's own bytes quoted in it: an ESC
- * sequence in a damaged log) as <0xNN>, so they never reach the terminal;
- * newlines and tabs stay but in a message of one_line (notice()). */
+ * sequence in a damaged log) as <0xNN>, so they never reach the terminal.
+ * Newlines and tabs stay only where the format itself has a newline (a
+ * message of several lines by design) and one_line (notice()) is 0: a
+ * newline in what the message quotes (a run name, an option's value, a
+ * path) is no new line of the message. */
 static void vreport(const char *prefix, int one_line, const char *fmt,
 		    va_list ap)
 {
@@ -36,7 +39,8 @@ static void vreport(const char *prefix, int one_line, const char *fmt,
 	fflush(stdout);
 	fprintf(stderr, "iotape: %s", prefix);
 	if (n > 0)
-		fput_shown(stderr, msg, strlen(msg), one_line ? "" : "\n\t");
+		fput_shown(stderr, msg, strlen(msg),
+			   one_line || !strchr(fmt, '\n') ? "" : "\n\t");
 	fputc('\n', stderr);
 	if (msg != buf)
 		free(msg);
@@ -48,16 +52,6 @@ int error(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	vreport("", 0, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int error_line(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vreport("", 1, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -198,7 +192,7 @@ int dec_devnum(const char *s, unsigned *maj, unsigned *min)
 int parse_u64(const char *s, const char *opt, uint64_t *out)
 {
 	if (!s || dec_u64(s, out, NULL))
-		return error_line("invalid value '%s' for %s", s ? s : "", opt);
+		return error("invalid value '%s' for %s", s ? s : "", opt);
 	return 0;
 }
 
@@ -206,9 +200,9 @@ int parse_u64_range(const char *s, const char *opt, uint64_t lo, uint64_t hi,
 		    const char *unit, uint64_t *out)
 {
 	if (!s || dec_u64(s, out, NULL) || *out < lo || *out > hi)
-		return error_line("invalid value '%s' for %s (%" PRIu64 " to %"
-				  PRIu64 "%s%s)", s ? s : "", opt, lo, hi,
-				  unit ? " " : "", unit ? unit : "");
+		return error("invalid value '%s' for %s (%" PRIu64 " to %"
+			     PRIu64 "%s%s)", s ? s : "", opt, lo, hi,
+			     unit ? " " : "", unit ? unit : "");
 	return 0;
 }
 
@@ -217,7 +211,7 @@ int parse_seconds(const char *s, const char *opt, double *out)
 	double v;
 
 	if (!s || dec_double(s, DEC_FRAC, &v, NULL) || !(v > 0) || v > 1e9)
-		return error_line("invalid value '%s' for %s", s ? s : "", opt);
+		return error("invalid value '%s' for %s", s ? s : "", opt);
 	*out = v;
 	return 0;
 }
@@ -264,6 +258,21 @@ size_t utf8_seq(const void *s, size_t avail)
 	return n;
 }
 
+size_t utf8_cut(const char *s, size_t max)
+{
+	size_t i = 0, k;
+
+	while (s[i]) {
+		k = utf8_seq(s + i, SIZE_MAX);
+		if (!k)
+			k = 1;
+		if (i + k > max)
+			break;
+		i += k;
+	}
+	return i;
+}
+
 char *utf8_fixed(const char *s, size_t n, size_t *outn)
 {
 	size_t i = 0, o = 0, k;
@@ -291,21 +300,41 @@ char *utf8_fixed(const char *s, size_t n, size_t *outn)
 	return d;
 }
 
+/* The length of the character at p, a NUL-terminated string, when it is a
+ * UTF-8 character no terminal acts on; else 0 and what it is in *why: a C0
+ * control or DEL, a C1 control (U+0080 to U+009F: U+009B is CSI to an
+ * 8-bit terminal), or a byte that is not UTF-8. */
+static size_t shown_char(const unsigned char *p, const char **why)
+{
+	size_t k = utf8_seq(p, SIZE_MAX);
+
+	if (*p < 0x20 || *p == 0x7f ||
+	    (k == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+		*why = "a control character";
+		return 0;
+	}
+	if (!k)
+		*why = "not UTF-8";
+	return k;
+}
+
 int run_name_clean(char *name)
 {
 	int n = 0;
 
 	for (unsigned char *p = (unsigned char *)name; *p;) {
-		size_t k = utf8_seq(p, SIZE_MAX);
-		if (k > 1) {
+		const char *why;
+		size_t k = shown_char(p, &why);
+		if (k) {
 			p += k;
 			continue;
 		}
-		if (!k || *p < 0x20 || *p == 0x7f) {
-			*p = '_';
-			n++;
+		/* a C1 control's two bytes as one '_' and a removed byte */
+		if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
+			memmove(p + 1, p + 2, strlen((char *)p + 2) + 1);
 		}
-		p++;
+		*p++ = '_';
+		n++;
 	}
 	return n;
 }
@@ -315,23 +344,28 @@ int check_run_name(const char *name)
 	size_t len = strlen(name);
 
 	if (!len || len > 200)
-		return error_line("invalid run name '%s' (1 to 200 bytes)",
-				  name);
+		return error("invalid run name '%s' (1 to 200 bytes)",
+			     name);
 	for (const unsigned char *p = (const unsigned char *)name; *p;) {
-		size_t at = (size_t)(p - (const unsigned char *)name), k;
-		if (*p < 0x20 || *p == 0x7f)
-			return error("invalid run name: control character 0x%02x "
-				     "at byte %zu", *p, at);
+		const char *why;
+		size_t k = shown_char(p, &why);
 		/* PostgreSQL's text takes UTF-8 only (push would fail),
 		 * and JSON shows other bytes as U+FFFD */
-		if (!(k = utf8_seq(p, SIZE_MAX)))
+		/* a C1 control (U+0085) by its code, 0x85 */
+		if (!k && strcmp(why, "not UTF-8"))
+			return error("invalid run name: control character "
+				     "0x%02x at byte %zu",
+				     *p == 0xc2 ? p[1] : *p,
+				     (size_t)(p - (const unsigned char *)name));
+		if (!k)
 			return error("invalid run name: byte 0x%02x at byte %zu "
-				     "is not UTF-8", *p, at);
+				     "is not UTF-8", *p,
+				     (size_t)(p - (const unsigned char *)name));
 		p += k;
 	}
 	if (run_name_is_id(name))
-		return error_line("invalid run name '%s': digits only would "
-				  "read as a run id", name);
+		return error("invalid run name '%s': digits only would "
+			     "read as a run id", name);
 	return 0;
 }
 
@@ -341,19 +375,29 @@ int check_label(const char *kv)
 	size_t kl = eq ? (size_t)(eq - kv) : 0;
 
 	if (!eq || !kl || kl > 95 || !eq[1] || strlen(eq + 1) > 255)
-		return error_line("invalid label '%s' (KEY=VALUE, such as "
-				  "fs=ext2)", kv);
+		return error("invalid label '%s' (KEY=VALUE, such as "
+			     "fs=ext2)", kv);
 	for (size_t i = 0; i < kl; i++)
 		if (!isalnum((unsigned char)kv[i]) && !strchr("_.:/-", kv[i]))
-			return error_line("invalid label key '%.*s' (letters, "
-					  "digits, _ . : / -)", (int)kl, kv);
+			return error("invalid label key '%.*s' (letters, "
+				     "digits, _ . : / -)", (int)kl, kv);
 	if (!strncmp(kv, "capture.", 8))
-		return error_line("invalid label key '%.*s': capture.* are the "
-			          "capture's own settings", (int)kl, kv);
-	for (const unsigned char *p = (const unsigned char *)eq + 1; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return error_line("invalid label '%s': control "
-					  "character", kv);
+		return error("invalid label key '%.*s': capture.* are the "
+			     "capture's own settings", (int)kl, kv);
+	for (const unsigned char *p = (const unsigned char *)eq + 1; *p;) {
+		const char *why;
+		size_t k = shown_char(p, &why);
+		if (!k && strcmp(why, "not UTF-8"))
+			return error("invalid label '%s': control character "
+				     "0x%02x at byte %zu", kv,
+				     *p == 0xc2 ? p[1] : *p,
+				     (size_t)(p - (const unsigned char *)kv));
+		if (!k)
+			return error("invalid label '%s': byte 0x%02x at byte "
+				     "%zu is not UTF-8", kv, *p,
+				     (size_t)(p - (const unsigned char *)kv));
+		p += k;
+	}
 	return 0;
 }
 
@@ -626,7 +670,7 @@ static int duration(const char *s, const char *opt, double *out,
 	double v;
 
 	if (dec_double(s, DEC_FRAC, &v, &end) || v > 1e12)
-		return error_line("invalid duration '%s' for %s", s, opt);
+		return error("invalid duration '%s' for %s", s, opt);
 	if (!strcmp(end, "ms"))
 		v /= 1000;
 	else if (!strcmp(end, "m") || !strcmp(end, "min"))
@@ -635,9 +679,9 @@ static int duration(const char *s, const char *opt, double *out,
 		v *= 3600;
 	else if (*end && strcmp(end, "s"))
 		/* a word after the number is a unit; "0x2s" is no number */
-		return error_line("invalid duration '%s' for %s%s", s, opt,
-				  end[strspn(end, "abcdefghijklmnopqrstuvwxyz")]
-				  ? "" : units);
+		return error("invalid duration '%s' for %s%s", s, opt,
+			     end[strspn(end, "abcdefghijklmnopqrstuvwxyz")]
+			     ? "" : units);
 	*out = v;
 	return 0;
 }
@@ -656,7 +700,7 @@ int parse_age(const char *s, const char *opt, double *out)
 	if (len < 2 || s[len - 1] != 'd')
 		return duration(s, opt, out, " (units: ms s m h d)");
 	if (dec_double(s, DEC_FRAC, &d, &end) || end != s + len - 1 || d > 1e7)
-		return error_line("invalid duration '%s' for %s", s, opt);
+		return error("invalid duration '%s' for %s", s, opt);
 	*out = d * 86400;
 	return 0;
 }
@@ -668,18 +712,18 @@ int parse_size(const char *s, const char *opt, uint64_t *out)
 	double mult = 1;
 
 	if (dec_double(s, DEC_FRAC, &v, &end) || !(v > 0))
-		return error_line("invalid size '%s' for %s", s, opt);
+		return error("invalid size '%s' for %s", s, opt);
 	switch (*end) {
 	case 'k': case 'K': mult = 1024.0; end++; break;
 	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
 	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
 	case '\0': break;
-	default: return error_line("invalid size '%s' for %s", s, opt);
+	default: return error("invalid size '%s' for %s", s, opt);
 	}
 	if (*end && strcmp(end, "iB") && strcmp(end, "B"))
-		return error_line("invalid size '%s' for %s", s, opt);
+		return error("invalid size '%s' for %s", s, opt);
 	if (v * mult >= 1.8e19)     /* past UINT64_MAX (and inf) */
-		return error_line("invalid size '%s' for %s", s, opt);
+		return error("invalid size '%s' for %s", s, opt);
 	*out = (uint64_t)(v * mult);
 	return 0;
 }
@@ -737,8 +781,17 @@ void fput_shown(FILE *fp, const char *s, size_t n, const char *keep)
 
 	for (const char *p = s; p < s + n; p++) {
 		unsigned char c = (unsigned char)*p;
-		if ((c >= 0x20 && c != 0x7f) || (c && strchr(keep, c)))
+		size_t k;
+		if ((c >= 0x20 && c < 0x7f) ||
+		    (c && c < 0x80 && strchr(keep, c)))
 			continue;
+		/* a UTF-8 character whole, but a C1 control (U+0080 to
+		 * U+009F: U+009B is CSI to an 8-bit terminal) */
+		if (c >= 0x80 && (k = utf8_seq(p, (size_t)(s + n - p))) > 1 &&
+		    !(c == 0xc2 && (unsigned char)p[1] < 0xa0)) {
+			p += k - 1;
+			continue;
+		}
 		fwrite(run, 1, (size_t)(p - run), fp);
 		fprintf(fp, "<0x%02x>", c);
 		run = p + 1;

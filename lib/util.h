@@ -10,21 +10,18 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Prints "iotape: <message>" on stderr and returns -1, so a subcommand can
- * `return error("cannot open '%s': %s", path, strerror(errno));`. */
+ * `return error("cannot open '%s': %s", path, strerror(errno));`. One line
+ * unless fmt itself has a newline: the control characters of what it quotes
+ * (a run name, an option's value, a path), newlines too, as <0xNN>. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* error() for a message that quotes what the user gave (an option's value,
- * a label, a run name): one line, its control characters, newlines too,
- * shown as <0xNN> as notice() shows them. Returns -1. */
-int error_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Prints "iotape: warning: <message>" on stderr. */
+/* Prints "iotape: warning: <message>" on stderr, as error() does. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Prints "iotape: <message>" on stderr as one line: every control character
- * in it, newlines too, shown as <0xNN> (error() and warning() keep newlines
- * and tabs for messages of several lines), for a summary that quotes what
- * the user gave ("imported 'a<0x0a>b.bin' as run 'a_b'"). */
+/* Prints "iotape: <message>" on stderr as one line, whatever fmt holds:
+ * every control character in it, newlines too, shown as <0xNN>, for a
+ * summary that quotes what the user gave ("imported 'a<0x0a>b.bin' as run
+ * 'a_b'"). */
 void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* malloc/realloc/strdup that abort with a message when memory runs out. */
@@ -116,6 +113,11 @@ int run_name_is_id(const char *name);
  * U+10FFFF or a sequence cut short (The Unicode Standard, table 3-7,
  * "Well-Formed UTF-8 Byte Sequences"; RFC 3629). */
 size_t utf8_seq(const void *s, size_t n);
+
+/* The length of the longest start of string s of at most max bytes that
+ * ends between two UTF-8 characters (a sequence that is not UTF-8 counts
+ * a byte at a time): where to cut s to fit max bytes. */
+size_t utf8_cut(const char *s, size_t max);
 
 /* NULL when the n bytes at s are UTF-8 (utf8_seq()) and hold no NUL; else
  * a copy (malloc'd, NUL-terminated, its length in *outn) with each byte
@@ -210,7 +212,8 @@ int64_t now_mono_ns(void);
 int64_t now_real_ns(void);
 
 /* Writes the n bytes of s to fp with each control character (below 0x20,
- * and DEL) as <0xNN> but those in keep ("\n\t": newlines and tabs), so an
+ * DEL, and the bytes of a C1 control, U+0080 to U+009F) and each byte that
+ * is not UTF-8 as <0xNN> but those in keep ("\n\t": newlines and tabs), so an
  * escape sequence or bell from an input (a process name, a file name, a
  * pasted line) never reaches the terminal raw: error(), warning() and
  * notice() write their messages so, emit_text() its text. */

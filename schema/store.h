@@ -159,8 +159,13 @@ struct run_info {
  * *id, -STORE_E_EXISTS when the name is taken, or -STORE_E_SQLITE. */
 int store_run_create(struct store *st, const struct run_info *ri, int64_t *id);
 
-/* Picks a free run name "PREFIX", "PREFIX-2", ... into out (outlen bytes).
- * Returns 0, -STORE_E_EXISTS when 100000 are taken, or -STORE_E_SQLITE. */
+/* The longest run name check_run_name() takes, bytes. */
+#define STORE_NAME_MAX 200
+
+/* Picks a free run name "PREFIX", "PREFIX-2", ... into out (outlen bytes),
+ * PREFIX cut (between two UTF-8 characters) so that the name is at most
+ * STORE_NAME_MAX bytes. Returns 0, -STORE_E_EXISTS when 100000 are taken,
+ * or -STORE_E_SQLITE. */
 int store_run_free_name(struct store *st, const char *prefix, char *out,
 			size_t outlen);
 

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "schema/store_driver.h"
+#include "lib/util.h"
 
 /* Column helpers over the driver's getters. */
 static int64_t col_i64_or(struct store *st, struct store_stmt *q, int i,
@@ -167,13 +168,17 @@ int store_runs_counts(struct store *st)
 int store_run_free_name(struct store *st, const char *prefix, char *out,
 			size_t outlen)
 {
+	/* a name made from a long file name: at most STORE_NAME_MAX bytes
+	 * with its "-N", cut between two UTF-8 characters */
+	int keep = (int)utf8_cut(prefix, STORE_NAME_MAX - 6);
+
 	for (int n = 1; n < 100000; n++) {
 		int64_t id;
 		int rc;
 		if (n == 1)
-			snprintf(out, outlen, "%s", prefix);
+			snprintf(out, outlen, "%.*s", keep, prefix);
 		else
-			snprintf(out, outlen, "%s-%d", prefix, n);
+			snprintf(out, outlen, "%.*s-%d", keep, prefix, n);
 		rc = store_run_find(st, out, &id);
 		if (rc == -STORE_E_NOTFOUND)
 			return 0;

@@ -303,6 +303,36 @@ check_eq "label with a newline in its key: exit 2, one line" \
 "$IOTAPE" plot --db "$db" --align "$(printf 'cmd:1\nx')" cut > /dev/null 2> "$t/err"
 check_eq "plot --align with a newline: exit 2, one line" \
 	"2|iotape: invalid value 'cmd:1<0x0a>x' for --align (start or cmd:N)" "$?|$(cat "$t/err")"
+# ... and in any message: a run's name, an option's value (error() keeps a
+# newline only when its own text has one)
+"$IOTAPE" report --db "$db" "$(printf 'no\nsuch')" > /dev/null 2> "$t/err"
+check_eq "report of a run name with a newline: exit 1, one line, the newline shown" \
+	"1|1|1" "$?|$(wc -l < "$t/err")|$(grep -c "'no<0x0a>such'" "$t/err")"
+"$IOTAPE" report --db "$db" --dev "$(printf '1\nx')" cut > /dev/null 2> "$t/err"
+check_eq "report --dev with a newline: exit 2, one line" "2|1" "$?|$(wc -l < "$t/err")"
+# a label's value: UTF-8 without controls, as a run's name (a Latin-1 byte
+# was stored and printed raw; U+009B is CSI to an 8-bit terminal)
+"$IOTAPE" label --db "$db" cut "$(printf 'fs=caf\351')" > /dev/null 2> "$t/err"
+check_eq "label with a Latin-1 value: exit 2, the byte shown" \
+	"2|iotape: invalid label 'fs=caf<0xe9>': byte 0xe9 at byte 6 is not UTF-8" "$?|$(cat "$t/err")"
+"$IOTAPE" label --db "$db" cut "$(printf 'fs=a\302\233b')" > /dev/null 2> "$t/err"
+check_eq "label with a C1 control (U+009B): exit 2, shown, not sent" \
+	"2|iotape: invalid label 'fs=a<0xc2><0x9b>b': control character 0x9b at byte 4" "$?|$(cat "$t/err")"
+# a run named after a file whose name is longer than a run name may be:
+# cut to fit (it was stored with 219 bytes, which mv then refused)
+long=$(head -c 240 /dev/zero | tr '\0' L)
+cp "$FIXTURES/loop-fio-small.bin" "$t/$long.bin"
+"$IOTAPE" import --quiet --again --db "$db" "$t/$long.bin" 2> "$t/err"
+n=$(sqlite3 "$db" "SELECT length(name) FROM runs WHERE name LIKE 'LLLL%'")
+check_eq "a 240-byte file name: the run's name cut to 194 bytes, a name mv takes" \
+	"194|0" "$n|$("$IOTAPE" mv --db "$db" "${long:0:194}" "${long:0:193}y" > /dev/null 2>&1; echo $?)"
+rm -f "$t/$long.bin"
+# compare keeps a run's whole name (it cut it at 127 bytes, inside a
+# character)
+nm="$(head -c 126 /dev/zero | tr '\0' a)é"
+"$IOTAPE" import --quiet --again --db "$db" --run "$nm" "$FIXTURES/loop-fio-small.bin"
+check_eq "compare --json: a 128-byte name whole" "$nm" \
+	"$("$IOTAPE" compare --db "$db" --json "$nm" cut | jq -r '.runs[0].name')"
 # an option's value forgotten, so the next option would be taken as it (a
 # replay once made a file named --allow-write): refused, nothing made
 (cd "$t" && "$IOTAPE" replay --db "$db" cut --target --allow-write > /dev/null 2> "$t/err")
@@ -315,7 +345,8 @@ check_eq "export -o --quiet: refused, no file made" \
 	"$?|$(head -n 1 "$t/err")|$([ -e "$t/--quiet" ] && echo made || echo absent)"
 # a bad value of an option is a usage error too, in every command that
 # takes one (the duration's and the window's options once exited 1)
-for a in "iostat --interval 5x" "iostat --interval 0" "report --from 5x" \
+for a in "iostat --interval 5x" "iostat --interval 0" "iostat --source bogus" \
+	"report --from 5x" \
 	"dump --to 1y" "export --dev 9x" "plot --from 5x" "runs --since 5x" \
 	"fleet --since 3x" "record --window 5x" "replay --depth -1" \
 	"replay --repeat 0" "replay --engine bogus" "capture --buffer-kb 1" \

@@ -350,6 +350,13 @@ check_eq "vmstat logs alone: the span chosen is the samples', said so" \
 	"workload_span_s|no timed commands and no block I/O traced: the samples' first to last" \
 	"$(cmp sw-lo sw-hi | jq -r '.comparisons[0].question | "\(.figure)|\(.chosen)"')"
 
+# a traced run beside a vmstat log alone: each one's span said for what it
+# is (the log's was called its I/O's)
+"$IOTAPE" import --quiet --db "$db" --run vo-lo "$t/sw-lo.log" --interval 1
+check_eq "a trace beside a vmstat log alone: both spans said" \
+	"no timed commands: the time from the workload's first I/O to its last, and in a run that traced no block I/O its samples' first to last" \
+	"$(cmp a vo-lo | jq -r '.comparisons[0].question.chosen')"
+
 # ---- the waterfall adds up ------------------------------------------------------
 # waterfall JSON: the causes and offsets shown plus not_explained_s are the
 # difference; no cause costs more than the difference and the offsets

@@ -165,7 +165,7 @@ static void test_run_name_clean(void **state)
 {
 	char a[] = "ok name-1.x", b[] = "a\nb\033[31mc\a\177", c[] = "\x80\xff",
 	     d[] = "caf\xc3\xa9-\xe2\x82\xac-\xf0\x9f\x98\x80",
-	     e[] = "caf\xe9 x\xe2\x82";
+	     e[] = "caf\xe9 x\xe2\x82", f[] = "a\xc2\x9b" "b";
 	(void)state;
 	assert_int_equal(run_name_clean(a), 0);
 	assert_string_equal(a, "ok name-1.x");
@@ -183,6 +183,23 @@ static void test_run_name_clean(void **state)
 	assert_int_equal(check_run_name(d), 0);
 	assert_int_equal(run_name_clean(e), 3);
 	assert_string_equal(e, "caf_ x__");
+	/* a C1 control (U+009B, CSI to an 8-bit terminal) as one '_' */
+	assert_int_equal(run_name_clean(f), 1);
+	assert_string_equal(f, "a_b");
+	assert_int_equal(check_run_name("a\xc2\x85"), -1);
+	assert_int_equal(check_run_name("a\xc2\xa0"), 0);     /* U+00A0 */
+}
+
+/* utf8_cut(): a cut between two characters, at most max bytes */
+static void test_utf8_cut(void **state)
+{
+	(void)state;
+	assert_int_equal(utf8_cut("abc", 2), 2);
+	assert_int_equal(utf8_cut("abc", 9), 3);
+	assert_int_equal(utf8_cut("a\xc3\xa9" "b", 2), 1);
+	assert_int_equal(utf8_cut("a\xc3\xa9" "b", 3), 3);
+	assert_int_equal(utf8_cut("\xf0\x9f\x98\x80", 3), 0);
+	assert_int_equal(utf8_cut("a\xff" "b", 2), 2);    /* a stray byte alone */
 }
 
 /* utf8_seq(): the well-formed sequences of table 3-7, and the ill-formed
@@ -379,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_run_name_clean),
 		cmocka_unit_test(test_utf8_seq),
 		cmocka_unit_test(test_utf8_fixed),
+		cmocka_unit_test(test_utf8_cut),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_text_cols),
 		cmocka_unit_test(test_text_wrap),
