@@ -1,4 +1,4 @@
-# t_capture_full.sh: a capture whose database is on a full disk (a 640 KiB tmpfs)
+# t_capture_full.sh: a capture whose database is on a full disk (a 1 MiB tmpfs)
 # loses nothing (issue 25): the store fails with the database's message, the raw
 # trace and its rows file (samples, commands, settings) are kept, their paths and
 # the `iotape import` command that stores them are printed, the database's earlier
@@ -12,20 +12,21 @@ tracefs_check || { skip "capture onto a full disk" "$TRACEFS_WHY"; exit 0; }
 
 t=$TEST_TMP
 mkdir -p "$t/full" "$t/tmp"
-mount -t tmpfs -o size=640k none "$t/full" ||
+mount -t tmpfs -o size=1m none "$t/full" ||
 	{ skip "capture onto a full disk" "cannot mount a tmpfs"; exit 0; }
 at_exit "umount '$t/full' 2> /dev/null"
 db=$t/full/t.db
 q() { sqlite3 "$db" "$@"; }
-truncate -s 32M "$t/d.img"
+truncate -s 64M "$t/d.img"
 loop_attach "$t/d.img" || { not_ok "attach loop"; tap_finish; }
 d=$LOOPDEV
 printf '  8,0    0        1     0.000000000  4242  Q   R 2048 + 8 [rd]\n' > "$t/one.txt"
 "$IOTAPE" import --quiet --db "$db" --run earlier "$t/one.txt"
 
-# some 50,000 events (2.4 MB of trace) for a database with 0.5 MB of room
+# some 100,000 events (5 MB of trace) for a database with 0.6 MB of room (a
+# new store is 384 KiB: 24 pages of 16 KiB)
 TMPDIR=$t/tmp "$IOTAPE" capture --db "$db" --run big -d "/dev/$d" --interval 0.1 \
-	--cmd "dd if=/dev/$d of=/dev/null bs=4k count=7000 iflag=direct 2>/dev/null" \
+	--cmd "dd if=/dev/$d of=/dev/null bs=4k count=14000 iflag=direct 2>/dev/null" \
 	> /dev/null 2> "$t/err"
 rc=$?
 check_eq "full disk: exit 1, the database's own message" "1 1" \
