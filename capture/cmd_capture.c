@@ -177,8 +177,10 @@ static int parse_option(struct capture_opts *o, int c, struct capture_cmd **last
 		o->devspecs[o->ndevspec++] = optarg;
 		break;
 	case 'i':
-		if (parse_duration(optarg, "--interval", &o->interval_s) ||
-		    o->interval_s < 0.01 || o->interval_s > 3600)
+		/* one message: the duration's, else the range's */
+		if (parse_duration(optarg, "--interval", &o->interval_s))
+			return 2;
+		if (o->interval_s < 0.01 || o->interval_s > 3600)
 			{ error("--interval takes 0.01 s to 1 h"); return 2; }
 		break;
 	case 'D':

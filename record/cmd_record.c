@@ -124,8 +124,10 @@ static int parse_option(struct record_opts *o, int c)
 	case 'o': return parse_dur(optarg, "--post", &o->post_s);
 	case 'c': return parse_dur(optarg, "--cooldown", &o->cooldown_s);
 	case 'i':
-		if (parse_dur(optarg, "--interval", &o->interval_s) ||
-		    o->interval_s < 0.01 || o->interval_s > 3600)
+		/* one message: the duration's, else the range's */
+		if (parse_dur(optarg, "--interval", &o->interval_s))
+			return -1;
+		if (o->interval_s < 0.01 || o->interval_s > 3600)
 			return error("--interval takes 10ms to 1h");
 		break;
 	case 'K':

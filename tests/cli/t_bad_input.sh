@@ -310,6 +310,11 @@ check_eq "report of a run name with a newline: exit 1, one line, the newline sho
 	"1|1|1" "$?|$(wc -l < "$t/err")|$(grep -c "'no<0x0a>such'" "$t/err")"
 "$IOTAPE" report --db "$db" --dev "$(printf '1\nx')" cut > /dev/null 2> "$t/err"
 check_eq "report --dev with a newline: exit 2, one line" "2|1" "$?|$(wc -l < "$t/err")"
+# a bad --interval: the duration's message alone (the range's followed it)
+for c in capture record; do
+	"$IOTAPE" $c --db "$db" --interval 5x -- true > /dev/null 2> "$t/err"
+	check_eq "$c --interval 5x: exit 2, one message" "2|1" "$?|$(wc -l < "$t/err")"
+done
 # a label's value: UTF-8 without controls, as a run's name (a Latin-1 byte
 # was stored and printed raw; U+009B is CSI to an 8-bit terminal)
 "$IOTAPE" label --db "$db" cut "$(printf 'fs=caf\351')" > /dev/null 2> "$t/err"
