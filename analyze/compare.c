@@ -99,7 +99,8 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		    store_commands_get(st, r->rv.id, &r->cmds, &r->ncmds))
 			return error("reading run '%s': %s", r->rv.name,
 				     store_errmsg(st));
-		r->qr = (struct q_run){ r->wm, r->nwm, r->cmds, r->ncmds };
+		r->qr = (struct q_run){ r->wm, r->nwm, r->cmds, r->ncmds,
+					r->rv.last_event != 0 };
 	}
 	qr = xcalloc((size_t)n, sizeof(*qr));
 	for (int i = 0; i < n; i++)
@@ -109,22 +110,6 @@ int compare_load(struct compare *c, struct store *st, char **names, int n,
 		return error("%s", err);
 	}
 	free(qr);
-	/* the span chosen for runs that traced no block I/O (vmstat logs
-	 * alone): their samples' span (critpath's window), not an I/O's */
-	if (c->q.kind == Q_SPAN && !metric) {
-		int io = 0;
-		for (int i = 0; i < n; i++)
-			io += c->rf[i].rv.last_event != 0;
-		if (!io)
-			snprintf(c->q.why, sizeof(c->q.why), "no timed commands "
-				 "and no block I/O traced: the samples' first "
-				 "to last");
-		else if (io < n)
-			snprintf(c->q.why, sizeof(c->q.why), "no timed commands: "
-				 "the time from the workload's first I/O to its "
-				 "last, and in a run that traced no block I/O "
-				 "its samples' first to last");
-	}
 	/* --model without a figure: the workload's time with its I/O on the
 	 * modelled disk (critpath_model()) */
 	if (model && !metric) {

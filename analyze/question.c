@@ -300,14 +300,30 @@ static void question_default(struct question *q, const struct q_run *r,
 		snprintf(q->terms[0], sizeof(q->terms[0]), "total");
 		q->nterms = 1;
 	} else {
+		size_t traced = 0;
+		for (size_t i = 0; i < n; i++)
+			traced += r[i].traced != 0;
 		q->kind = Q_SPAN;
 		snprintf(q->key, sizeof(q->key), "workload_span_s");
 		snprintf(q->terms[0], sizeof(q->terms[0]),
 			 "workload_span_s");
 		q->nterms = 1;
 		snprintf(q->label, sizeof(q->label), "the workload's span");
-		snprintf(q->why, sizeof(q->why), "no timed commands: the "
-			 "time from the workload's first I/O to its last");
+		/* a run that traced no block I/O (a vmstat log alone): its
+		 * samples' span (critpath's window), not an I/O's */
+		if (!traced)
+			snprintf(q->why, sizeof(q->why), "no timed commands "
+				 "and no block I/O traced: the samples' first "
+				 "to last");
+		else if (traced < n)
+			snprintf(q->why, sizeof(q->why), "no timed commands: "
+				 "the time from the workload's first I/O to its "
+				 "last, and in a run that traced no block I/O "
+				 "its samples' first to last");
+		else
+			snprintf(q->why, sizeof(q->why), "no timed commands: "
+				 "the time from the workload's first I/O to its "
+				 "last");
 	}
 	snprintf(q->unit, sizeof(q->unit), "s");
 	q->lower_better = q->duration = 1;

@@ -57,6 +57,8 @@ struct q_run {
 	size_t nm;
 	const struct store_command *c;
 	size_t nc;
+	int traced;             /* the run has block events (not a vmstat log
+				 * alone): its span is its I/O's */
 };
 
 /* The direction of a figure or metric from its name and unit: 1 when lower
