@@ -548,8 +548,8 @@ int cmd_vmstat(int argc, char **argv)
 		case 'b': o.db = optarg; break;
 		case 's':
 			if (strcmp(optarg, "proc") && strcmp(optarg, "log")) {
-				error("invalid value '%s' for --source "
-				      "(proc or log)", optarg);
+				error("invalid value '%s' for --source (proc or log)",
+				      optarg);
 				return 2;
 			}
 			o.source = optarg;

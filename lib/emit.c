@@ -16,7 +16,6 @@ void emit_init(struct emit *e, FILE *fp, int json)
 	e->first[0] = 1;
 }
 
-/* Length of the valid UTF-8 sequence at s (1 to 4), or 0 when invalid. */
 static void json_string(FILE *fp, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;

@@ -200,9 +200,9 @@ int parse_u64_range(const char *s, const char *opt, uint64_t lo, uint64_t hi,
 		    const char *unit, uint64_t *out)
 {
 	if (!s || dec_u64(s, out, NULL) || *out < lo || *out > hi)
-		return error("invalid value '%s' for %s (%" PRIu64 " to %"
-			     PRIu64 "%s%s)", s ? s : "", opt, lo, hi,
-			     unit ? " " : "", unit ? unit : "");
+		return error("invalid value '%s' for %s (%" PRIu64 " to %" PRIu64
+			     "%s%s)", s ? s : "", opt, lo, hi, unit ? " " : "",
+			     unit ? unit : "");
 	return 0;
 }
 
@@ -300,39 +300,58 @@ char *utf8_fixed(const char *s, size_t n, size_t *outn)
 	return d;
 }
 
-/* The length of the character at p, a NUL-terminated string, when it is a
- * UTF-8 character no terminal acts on; else 0 and what it is in *why: a C0
- * control or DEL, a C1 control (U+0080 to U+009F: U+009B is CSI to an
- * 8-bit terminal), or a byte that is not UTF-8. */
-static size_t shown_char(const unsigned char *p, const char **why)
+/* 1 when p starts a C1 control, U+0080 to U+009F (U+009B is CSI to an
+ * 8-bit terminal). */
+static int is_c1(const unsigned char *p)
 {
-	size_t k = utf8_seq(p, SIZE_MAX);
+	return p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0;
+}
 
-	if (*p < 0x20 || *p == 0x7f ||
-	    (k == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
-		*why = "a control character";
-		return 0;
-	}
-	if (!k)
-		*why = "not UTF-8";
-	return k;
+/* The length of the character at p, a NUL-terminated string, when it is a
+ * UTF-8 character no terminal acts on; else 0 and why not in what (len
+ * bytes), s being the string p is in: "control character 0xNN at byte N"
+ * (C0, DEL or C1, by its code) or "byte 0xNN at byte N is not UTF-8". */
+static size_t shown_char(const unsigned char *s, const unsigned char *p,
+			 char *what, size_t len)
+{
+	size_t k = utf8_seq(p, SIZE_MAX), at = (size_t)(p - s);
+
+	if (*p < 0x20 || *p == 0x7f || is_c1(p))
+		snprintf(what, len, "control character 0x%02x at byte %zu",
+			 is_c1(p) ? p[1] : *p, at);
+	else if (!k)
+		snprintf(what, len, "byte 0x%02x at byte %zu is not UTF-8", *p,
+			 at);
+	else
+		return k;
+	return 0;
+}
+
+/* The first character from from on (in string s, whose offsets what
+ * counts) that shown_char() refuses, why in what (len bytes); NULL when
+ * none is. */
+static const unsigned char *first_unshown(const char *s, const char *from,
+					  char *what, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)from;
+	size_t k;
+
+	while (*p && (k = shown_char((const unsigned char *)s, p, what, len)))
+		p += k;
+	return *p ? p : NULL;
 }
 
 int run_name_clean(char *name)
 {
+	unsigned char *p = (unsigned char *)name;
+	char what[64];
 	int n = 0;
 
-	for (unsigned char *p = (unsigned char *)name; *p;) {
-		const char *why;
-		size_t k = shown_char(p, &why);
-		if (k) {
-			p += k;
-			continue;
-		}
-		/* a C1 control's two bytes as one '_' and a removed byte */
-		if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
+	while ((p = (unsigned char *)first_unshown(name, (char *)p, what,
+						   sizeof(what)))) {
+		/* a C1 control's two bytes as one '_' */
+		if (is_c1(p))
 			memmove(p + 1, p + 2, strlen((char *)p + 2) + 1);
-		}
 		*p++ = '_';
 		n++;
 	}
@@ -342,30 +361,17 @@ int run_name_clean(char *name)
 int check_run_name(const char *name)
 {
 	size_t len = strlen(name);
+	char what[64];
 
 	if (!len || len > 200)
-		return error("invalid run name '%s' (1 to 200 bytes)",
-			     name);
-	for (const unsigned char *p = (const unsigned char *)name; *p;) {
-		const char *why;
-		size_t k = shown_char(p, &why);
-		/* PostgreSQL's text takes UTF-8 only (push would fail),
-		 * and JSON shows other bytes as U+FFFD */
-		/* a C1 control (U+0085) by its code, 0x85 */
-		if (!k && strcmp(why, "not UTF-8"))
-			return error("invalid run name: control character "
-				     "0x%02x at byte %zu",
-				     *p == 0xc2 ? p[1] : *p,
-				     (size_t)(p - (const unsigned char *)name));
-		if (!k)
-			return error("invalid run name: byte 0x%02x at byte %zu "
-				     "is not UTF-8", *p,
-				     (size_t)(p - (const unsigned char *)name));
-		p += k;
-	}
+		return error("invalid run name '%s' (1 to 200 bytes)", name);
+	/* PostgreSQL's text takes UTF-8 only (push would fail), and JSON
+	 * shows other bytes as U+FFFD */
+	if (first_unshown(name, name, what, sizeof(what)))
+		return error("invalid run name: %s", what);
 	if (run_name_is_id(name))
-		return error("invalid run name '%s': digits only would "
-			     "read as a run id", name);
+		return error("invalid run name '%s': digits only would read as a "
+			     "run id", name);
 	return 0;
 }
 
@@ -373,31 +379,19 @@ int check_label(const char *kv)
 {
 	const char *eq = strchr(kv, '=');
 	size_t kl = eq ? (size_t)(eq - kv) : 0;
+	char what[64];
 
 	if (!eq || !kl || kl > 95 || !eq[1] || strlen(eq + 1) > 255)
-		return error("invalid label '%s' (KEY=VALUE, such as "
-			     "fs=ext2)", kv);
+		return error("invalid label '%s' (KEY=VALUE, such as fs=ext2)", kv);
 	for (size_t i = 0; i < kl; i++)
 		if (!isalnum((unsigned char)kv[i]) && !strchr("_.:/-", kv[i]))
-			return error("invalid label key '%.*s' (letters, "
-				     "digits, _ . : / -)", (int)kl, kv);
+			return error("invalid label key '%.*s' (letters, digits, "
+				     "_ . : / -)", (int)kl, kv);
 	if (!strncmp(kv, "capture.", 8))
 		return error("invalid label key '%.*s': capture.* are the "
 			     "capture's own settings", (int)kl, kv);
-	for (const unsigned char *p = (const unsigned char *)eq + 1; *p;) {
-		const char *why;
-		size_t k = shown_char(p, &why);
-		if (!k && strcmp(why, "not UTF-8"))
-			return error("invalid label '%s': control character "
-				     "0x%02x at byte %zu", kv,
-				     *p == 0xc2 ? p[1] : *p,
-				     (size_t)(p - (const unsigned char *)kv));
-		if (!k)
-			return error("invalid label '%s': byte 0x%02x at byte "
-				     "%zu is not UTF-8", kv, *p,
-				     (size_t)(p - (const unsigned char *)kv));
-		p += k;
-	}
+	if (first_unshown(kv, eq + 1, what, sizeof(what)))
+		return error("invalid label '%s': %s", kv, what);
 	return 0;
 }
 
@@ -680,8 +674,8 @@ static int duration(const char *s, const char *opt, double *out,
 	else if (*end && strcmp(end, "s"))
 		/* a word after the number is a unit; "0x2s" is no number */
 		return error("invalid duration '%s' for %s%s", s, opt,
-			     end[strspn(end, "abcdefghijklmnopqrstuvwxyz")]
-			     ? "" : units);
+			     end[strspn(end, "abcdefghijklmnopqrstuvwxyz")] ? ""
+			     : units);
 	*out = v;
 	return 0;
 }
@@ -785,10 +779,9 @@ void fput_shown(FILE *fp, const char *s, size_t n, const char *keep)
 		if ((c >= 0x20 && c < 0x7f) ||
 		    (c && c < 0x80 && strchr(keep, c)))
 			continue;
-		/* a UTF-8 character whole, but a C1 control (U+0080 to
-		 * U+009F: U+009B is CSI to an 8-bit terminal) */
+		/* a UTF-8 character whole, but a C1 control */
 		if (c >= 0x80 && (k = utf8_seq(p, (size_t)(s + n - p))) > 1 &&
-		    !(c == 0xc2 && (unsigned char)p[1] < 0xa0)) {
+		    !is_c1((const unsigned char *)p)) {
 			p += k - 1;
 			continue;
 		}

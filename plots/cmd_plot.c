@@ -97,8 +97,7 @@ static int parse_align(const char *s, int *out)
 		*out = (int)n;
 		return 0;
 	}
-	return error("invalid value '%s' for --align (start or cmd:N)",
-		     s);
+	return error("invalid value '%s' for --align (start or cmd:N)", s);
 }
 
 /* plot --across: the runs' crosstab (as compare --across reads it) drawn
@@ -162,8 +161,7 @@ int cmd_plot(int argc, char **argv)
 			else if (!strcmp(optarg, "svg")) o.format = PLOT_SVG;
 			else if (!strcmp(optarg, "txt")) o.format = PLOT_TXT;
 			else {
-				error("invalid value '%s' for --format "
-				      "(png, svg, txt)", optarg);
+				error("invalid value '%s' for --format (png, svg, txt)", optarg);
 				return 2;
 			}
 			break;

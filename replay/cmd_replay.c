@@ -247,8 +247,7 @@ static int env_switch(const char *name, int *on)
 	if (!v || !*v)
 		return 0;
 	if (strcmp(v, "0") && strcmp(v, "1"))
-		return error("invalid value '%s' for %s (0 or 1)", v,
-			     name);
+		return error("invalid value '%s' for %s (0 or 1)", v, name);
 	*on = v[0] == '1';
 	return 0;
 }
@@ -268,8 +267,8 @@ static int parse_tuning_env(struct replay_opts *o)
 
 	if (spin) {
 		if (dec_double(spin, DEC_FRAC, &us, NULL) || us > 1e9)
-			return error("invalid value '%s' for "
-				     "IOTAPE_REPLAY_SPIN_US", spin);
+			return error("invalid value '%s' for IOTAPE_REPLAY_SPIN_US",
+				     spin);
 		o->spin_ns = (int64_t)(us * 1000);
 	}
 	if (env_switch("IOTAPE_REPLAY_FIFO", &fifo) ||
@@ -279,9 +278,8 @@ static int parse_tuning_env(struct replay_opts *o)
 	o->mlock = mlk;
 	if (cpu && *cpu) {
 		if (dec_u64(cpu, &v, NULL) || v >= 4096)
-			return error("invalid value '%s' for "
-				     "IOTAPE_REPLAY_CPU (a CPU number)",
-				     cpu);
+			return error("invalid value '%s' for IOTAPE_REPLAY_CPU "
+				     "(a CPU number)", cpu);
 		o->cpu1 = (int)v + 1;
 	}
 	return 0;
