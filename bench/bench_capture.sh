@@ -32,7 +32,7 @@ bench_capture() {
 		local out T=$TRACEFS mnt=0 cat=
 		out=$(mktemp "$TEST_TMP/bare.XXXXXX")
 		(
-			exec 9>>"$TRACER_LOCK"; flock 9
+			capture_lock || { echo 0 > "$out"; exit 0; }
 			# as a capture does: mounted for the run when absent
 			if [ ! -e "$T/current_tracer" ]; then
 				mount -t tracefs none "$T" && mnt=1
@@ -41,7 +41,7 @@ bench_capture() {
 			   { [ "$1" = text ] || echo 1 > "$T/options/bin"; } &&
 			   echo 1 > "/sys/block/$LOOPDEV/trace/enable"; then
 				if [ "$1" = text ]; then
-					cat "$T/trace_pipe" > /dev/null & cat=$!
+					cat "$T/trace_pipe" > /dev/null 8<&- 9>&- & cat=$!
 				fi
 				fio_job "$2" > "$out"
 				echo 0 > "/sys/block/$LOOPDEV/trace/enable"

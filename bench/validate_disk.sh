@@ -41,7 +41,7 @@ lab() {
 	for i in 1 2 3 4 5 6; do
 		"$@" 2> "$V/lab.err" && return 0
 		grep -q "left the machine changed" "$V/lab.err" || { cat "$V/lab.err" >&2; return 1; }
-		( exec 9>> "$TRACER_LOCK"; flock -w 1800 9 )
+		TRACEFS_LOCK_WAIT=1800 locked true
 	done
 	return 1
 }

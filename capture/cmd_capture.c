@@ -99,7 +99,8 @@ static void capture_usage(FILE *fp)
 "and the settings at start and end into one run; puts back every setting it\n"
 "changed (also on Ctrl-C and SIGTERM).\n");
 	opt_usage(fp, options, ARRAY_SIZE(options), HELP_COL, SHORT_OPTS);
-	fprintf(fp, "Needs root. Captures never overlap (a lock in /run/iotape).\n");
+	fprintf(fp, "Needs root. Captures never overlap (a lock in /run/iotape, and one on\n"
+		"tracefs for captures in other containers).\n");
 }
 
 /* ---- option values ---- */

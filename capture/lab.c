@@ -199,6 +199,42 @@ static void left_changed(const char *path, char *err, size_t errlen)
 			 reset);
 }
 
+/* An fd on tracefs's current_tracer, opened through a mount of tracefs of
+ * its own that is in no mount namespace (fsopen(2), fsmount(2), Linux 5.2),
+ * or -1 (no tracefs in the kernel, or the calls refused). tracefs has one
+ * superblock per kernel, so a flock on this file is seen by every capture
+ * on the machine, in whatever container or mount namespace it runs, where
+ * dir's lock file is seen only by those sharing dir; and holding it pins
+ * no mount of ours, so a capture that mounted /sys/kernel/tracing can
+ * unmount it while another waits. */
+static int tracer_lock_open(void)
+{
+	int fs, mnt, fd = -1;
+
+	if ((fs = fsopen("tracefs", FSOPEN_CLOEXEC)) < 0)
+		return -1;
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0 &&
+	    (mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY)) >= 0) {
+		fd = openat(mnt, "current_tracer", O_RDONLY | O_CLOEXEC);
+		close(mnt);
+	}
+	close(fs);
+	return fd;
+}
+
+/* 1 when a capture (any mount namespace's) holds the machine-wide tracer
+ * lock now (taken and let go at once when free). */
+static int tracer_lock_held(void)
+{
+	int fd = tracer_lock_open(), held;
+
+	if (fd < 0)
+		return 0;
+	held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
 /* dir/name (the lock or the state file) into buf of len bytes. */
 static void lab_path(char *buf, size_t len, const char *dir, const char *name)
 {
@@ -250,7 +286,7 @@ int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen)
 	struct stat sb;
 
 	memset(lab, 0, sizeof(*lab));
-	lab->lock_fd = lab->state_fd = -1;
+	lab->lock_fd = lab->state_fd = lab->tracer_fd = -1;
 	snprintf(lab->dir, sizeof(lab->dir), "%s", dir);
 	lab_path(lab->state, sizeof(lab->state), dir, "capture.state");
 	lab_path(lockp, sizeof(lockp), dir, "capture.lock");
@@ -267,30 +303,40 @@ int lab_begin(struct lab *lab, const char *dir, char *err, size_t errlen)
 		/* The block tracer is one per machine: wait for the other. */
 		fprintf(stderr, "iotape: waiting for another capture to finish "
 			"(it holds '%s')\n", lockp);
-		if (wait_lock(lab->lock_fd, lockp, err, errlen) < 0) {
-			close(lab->lock_fd);
-			lab->lock_fd = -1;
-			return -1;
-		}
+		if (wait_lock(lab->lock_fd, lockp, err, errlen) < 0)
+			goto fail;
+	}
+	/* then the machine's: a capture in another container or mount
+	 * namespace has a lock file of its own but the same tracer */
+	lab->tracer_fd = tracer_lock_open();
+	if (lab->tracer_fd >= 0 && flock(lab->tracer_fd, LOCK_EX | LOCK_NB) < 0) {
+		fprintf(stderr, "iotape: waiting for another capture to finish "
+			"(one in another container or mount namespace holds "
+			"the tracer)\n");
+		if (wait_lock(lab->tracer_fd, "the tracer", err, errlen) < 0)
+			goto fail;
 	}
 	if (stat(lab->state, &sb) == 0) {
 		left_changed(lab->state, err, errlen);
-		close(lab->lock_fd);
-		lab->lock_fd = -1;
-		return -1;
+		goto fail;
 	}
 	lab->state_fd = open(lab->state, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 			     0644);
 	if (lab->state_fd < 0) {
 		snprintf(err, errlen, "cannot make '%s': %s", lab->state,
 			 strerror(errno));
-		close(lab->lock_fd);
-		lab->lock_fd = -1;
-		return -1;
+		goto fail;
 	}
 	snprintf(left, sizeof(left), "pid\t%d\n", (int)getpid());
 	record(lab, left);
 	return 0;
+fail:
+	close(lab->lock_fd);
+	lab->lock_fd = -1;
+	if (lab->tracer_fd >= 0)
+		close(lab->tracer_fd);
+	lab->tracer_fd = -1;
+	return -1;
 }
 
 /* The vm sysctls the kernel keeps in pairs (Documentation/admin-guide/
@@ -792,6 +838,9 @@ int lab_end(struct lab *lab)
 			"command that puts it back); '%s' keeps them for '%s'",
 			failed, lab->state, reset);
 	}
+	if (lab->tracer_fd >= 0)
+		close(lab->tracer_fd);
+	lab->tracer_fd = -1;
 	if (lab->lock_fd >= 0)
 		close(lab->lock_fd);
 	lab->lock_fd = -1;
@@ -822,6 +871,14 @@ int lab_reset(const char *dir)
 		if (fd >= 0)
 			close(fd);
 		return 0;
+	}
+	/* the state file is this namespace's, the tracer the machine's: one
+	 * running elsewhere would have its tracer switched off under it */
+	if (fd >= 0 && tracer_lock_held()) {
+		close(fd);
+		return error("a capture or replay in another container or mount "
+			     "namespace holds the tracer; not resetting until it "
+			     "ends");
 	}
 	failed = restore_file(state, 1);
 	if (fd >= 0)

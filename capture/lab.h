@@ -14,12 +14,16 @@ struct lab {
 	char dir[256];        /* state folder, e.g. /run/iotape */
 	char state[300];      /* dir/capture.state */
 	int lock_fd;          /* flock held while a capture runs */
+	int tracer_fd;        /* flock on tracefs itself, machine-wide */
 	int state_fd;         /* the state file, appended to and fsynced */
 	char umount[256];     /* a tracefs mount we made, to undo last */
 };
 
-/* Takes the capture lock in dir (creating dir), waiting while another
- * capture holds it, so captures never overlap (the tracer is one per
+/* Takes the capture lock in dir (creating dir), then the machine's (a
+ * flock on tracefs's current_tracer, through a mount of its own: seen by
+ * captures in other containers and mount namespaces, whose dir is another
+ * file; skipped where tracefs cannot be mounted), waiting while another
+ * capture holds either, so captures never overlap (the tracer is one per
  * machine). Fails with a message in err when a state file from a killed
  * capture is there (naming what it left and pointing at --reset). Returns 0
  * or -1. */
@@ -93,7 +97,8 @@ int lab_end(struct lab *lab);
  * Prints what it did to stdout and what failed, with the command that puts
  * it back by hand, on stderr; may be run again until the file is gone.
  * Returns 0, or -1 when a capture or replay is running (lock held: its
- * pid named) or something could not be restored. */
+ * pid named; or, with a state file to restore, the machine's lock held by
+ * one in another container) or something could not be restored. */
 int lab_reset(const char *dir);
 
 /* Reads the first line of the file at path into out (outlen bytes),

@@ -1072,7 +1072,7 @@ static int replay_one(struct ctx *c, const int *pick, const char *name,
 		      const char *tag)
 {
 	const struct replay_opts *o = c->o;
-	struct lab lab = { .lock_fd = -1, .state_fd = -1 };
+	struct lab lab = { .lock_fd = -1, .state_fd = -1, .tracer_fd = -1 };
 	int lab_on = 0, rc = -1, ncpu = 0, traced = 0;
 	char err[2048] = "", raw[600] = "";
 	struct setting *set0 = NULL, *set1 = NULL;

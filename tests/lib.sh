@@ -213,27 +213,59 @@ tracefs_state() {
 		"context-info=$(cat "$TRACEFS/options/context-info")"
 }
 
+# tracer_fd: opens fd 8 on tracefs's current_tracer, through a tracefs mount of a
+# mount namespace of its own (unshare(1)), so that holding it keeps no mount of this
+# one busy; 1, and no fd 8, when that cannot be done (no tracefs in the kernel). A
+# flock on it is the machine-wide half of the capture lock, as iotape takes it
+# (capture/lab.c): the kernel has one tracefs, seen by a capture in another
+# container, where $TRACER_LOCK is that container's own file.
+tracer_fd() {
+	local p i
+	command -v unshare > /dev/null || return 1
+	unshare -m --propagation private sh -c \
+		'mount -t tracefs none "$1" 2> /dev/null && exec 8< "$1/current_tracer" &&
+		 exec sleep 30' sh "$TRACEFS" 8>&- 9>&- &
+	p=$!
+	for i in $(seq 200); do
+		[ -e "/proc/$p/fd/8" ] && break
+		kill -0 $p 2> /dev/null || break
+		sleep 0.01
+	done
+	exec 8< "/proc/$p/fd/8" 2> /dev/null
+	i=$?
+	kill $p 2> /dev/null; wait $p 2> /dev/null
+	return $i
+}
+
+# capture_lock: in the calling (sub)shell, takes the capture lock as iotape does:
+# $TRACER_LOCK on fd 9, then the machine's on fd 8 (tracer_fd); held until the shell
+# ends or closes them (a command started in the background must get 8>&- 9>&-). 1
+# when either was not had within $TRACEFS_LOCK_WAIT seconds (900).
+capture_lock() {
+	mkdir -p "$(dirname "$TRACER_LOCK")"
+	exec 9>> "$TRACER_LOCK" || return 1
+	flock -w "${TRACEFS_LOCK_WAIT:-900}" 9 || return 1
+	if tracer_fd; then flock -w "${TRACEFS_LOCK_WAIT:-900}" 8 || return 1; fi
+	return 0
+}
+
 # tracefs_state_locked: tracefs_state read under the capture lock, so never in the
 # middle of another capture
-tracefs_state_locked() {
-	mkdir -p "$(dirname "$TRACER_LOCK")"
-	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; tracefs_state )
-}
+tracefs_state_locked() { locked tracefs_state; }
 
 # lab_state_left: the lab's state file (/run/iotape/capture.state) as it is once no
 # capture or replay holds the capture lock (read under the lock), or nothing: one a
 # capture running beside the test holds is its own, not something the test left
-lab_state_left() {
-	mkdir -p "$(dirname "$TRACER_LOCK")"
-	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; cat "$(dirname "$TRACER_LOCK")/capture.state" 2> /dev/null )
-}
+lab_state_left() { locked cat "$(dirname "$TRACER_LOCK")/capture.state" 2> /dev/null; }
 
 # locked CMD...: CMD run under the capture lock, so never in the middle of a capture
 # (this test's or another job's on the machine): for reading what captures change
-# (sysctls, tracefs) before and after a test's own
+# (sysctls, tracefs) before and after a test's own. `locked true` waits for the
+# captures running now to end.
 locked() {
-	mkdir -p "$(dirname "$TRACER_LOCK")"
-	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; "$@" )
+	( capture_lock || { echo "locked: no capture lock in ${TRACEFS_LOCK_WAIT:-900} s" >&2
+		exit 125; }
+	  "$@" 8<&- 9>&- )
 }
 
 # dead_pid: a pid no process has now (a background true, waited for)
@@ -318,10 +350,8 @@ _tracefs_capture_sub() {
 	trap - EXIT HUP INT TERM
 	_CLEANUP=()
 
-	mkdir -p "$(dirname "$TRACER_LOCK")"
-	exec 9>>"$TRACER_LOCK" || { echo "tracefs_capture: cannot open $TRACER_LOCK" >&2; exit 125; }
-	if ! flock -w "${TRACEFS_LOCK_WAIT:-900}" 9; then
-		echo "tracefs_capture: timed out waiting for $TRACER_LOCK" >&2; exit 125
+	if ! capture_lock; then
+		echo "tracefs_capture: timed out waiting for the capture lock" >&2; exit 125
 	fi
 
 	# From here on every change is undone by _tracefs_restore, in reverse order.
@@ -353,14 +383,14 @@ _tracefs_capture_sub() {
 	: > "$T/trace"                                # drop anything already buffered
 	_tracefs_set "$T/tracing_on" 1 || exit 125
 
-	cat "$T/trace_pipe" > "$out" 9>&- &
+	cat "$T/trace_pipe" > "$out" 8<&- 9>&- &
 	_TR_CATPID=$!
 	for d in "${devs[@]}"; do
 		_tracefs_set "/sys/block/$d/trace/enable" 1 || exit 125
 	done
 
 	local rc=0
-	"$@" 9>&- || rc=$?
+	"$@" 8<&- 9>&- || rc=$?
 	sync
 
 	# Stop tracing the devices, then let the reader drain the ring buffer.

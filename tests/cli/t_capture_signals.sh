@@ -17,10 +17,7 @@ ratio0=$(locked cat /proc/sys/vm/dirty_ratio)
 ra0=$(cat /sys/block/$d/queue/read_ahead_kb)
 # tracefs as it is with no capture running (other tests' captures run
 # beside this one): read under the capture lock
-mkdir -p "$(dirname "$TRACER_LOCK")"
-locked_state() {
-	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; tracefs_state )
-}
+locked_state() { locked tracefs_state; }
 # wait_capturing ERRFILE PID: until the capture has the lock and traces (or
 # has ended)
 wait_capturing() {
@@ -129,7 +126,7 @@ pgrep -x -f "sleep 60.125" > /dev/null && not_ok "--reset ended the cgroup's tas
 for i in 1 2 3 4 5; do
 	"$IOTAPE" capture --reset > "$t/reset2" 2>&1
 	grep -q "a capture or replay is running" "$t/reset2" || break
-	( exec 9>> "$TRACER_LOCK"; flock -w 900 9 )
+	locked true
 done
 grep -q "nothing to reset" "$t/reset2" && ok "a second --reset has nothing to do" ||
 	not_ok "a second --reset has nothing to do" "$(cat "$t/reset2")"

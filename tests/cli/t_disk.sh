@@ -45,7 +45,7 @@ lab_retry() {
 	for i in 1 2 3 4 5; do
 		"$@" > "$out" 2> "$t/err" && return 0
 		grep -q "left the machine changed" "$t/err" || return 1
-		( exec 9>> "$TRACER_LOCK"; flock -w 900 9 )
+		locked true
 	done
 	return 1
 }

@@ -2,7 +2,8 @@
 # running, a replay that changes no shared setting runs beside it (no false "was
 # killed" message), `capture --reset` refuses naming the running capture's pid and
 # leaves its state alone, and a replay with --set waits for the capture lock, as a
-# second capture does, then runs; everything is put back. Needs root.
+# second capture does, then runs; everything is put back. A capture in a mount
+# namespace of its own (a container's /run) waits for one here. Needs root.
 . "$(dirname "$0")/../lib.sh"
 
 need_iotape "replay beside a capture"
@@ -67,4 +68,36 @@ fi
 check_eq "the capture's run is stored" "1" \
 	"$(sqlite3 "$cdb" "SELECT count(*) FROM runs WHERE name = 'beside' AND status = 'complete'")"
 check_eq "everything put back: the scheduler, no state file" "$sched0|" "$(sched)|$(lab_state_left)"
+
+# a capture in a container of its own (a mount namespace with its own /run: its
+# own lock file) shares the tracer with this one's: it waits, then both run
+if command -v unshare > /dev/null; then
+	"$IOTAPE" capture --db "$cdb" --run here -d "/dev/$A" --interval 0.2 --duration 3 \
+		> /dev/null 2> "$t/here.err" &
+	cap=$!
+	for i in $(seq 600); do
+		grep -q "iotape: capturing" "$t/here.err" && break
+		kill -0 $cap 2> /dev/null || break
+		sleep 0.1
+	done
+	# its --reset of a state file its own killed capture left would put the
+	# tracer back under this one's feet: it refuses
+	unshare -m --propagation private sh -c 'mount -t tmpfs none /run &&
+		mkdir /run/iotape && printf "pid\t%s\n" "$1" > /run/iotape/capture.state &&
+		"$0" capture --reset' "$IOTAPE" "$(dead_pid)" > /dev/null 2> "$t/reset.err"
+	check_eq "another container's --reset refuses while this one's capture runs" "1 1" \
+		"$? $(grep -c "another container or mount namespace holds the tracer" "$t/reset.err")"
+	unshare -m --propagation private sh -c 'mount -t tmpfs none /run &&
+		exec "$0" capture --db "$1" --run there -d "/dev/$2" --interval 0.2 --duration 1' \
+		"$IOTAPE" "$cdb" "$B" > /dev/null 2> "$t/there.err"
+	trc=$?
+	kill -0 $cap 2> /dev/null; alive=$?
+	wait $cap; crc=$?
+	check_eq "another container's capture waits for this one's, then both complete" \
+		"0 0 1 1 2" "$trc $crc $alive $(grep -c "waiting for another capture to finish (one in another container" "$t/there.err") $(sqlite3 "$cdb" "SELECT count(*) FROM runs WHERE name IN ('here', 'there') AND status = 'complete'")"
+	[ "$trc" = 0 ] || diag "$(cat "$t/there.err")"
+	check_eq "... and everything is put back" "$sched0|" "$(sched)|$(lab_state_left)"
+else
+	skip "another container's capture waits" "no unshare"
+fi
 tap_finish

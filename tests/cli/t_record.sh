@@ -191,16 +191,19 @@ diag "small ring: dropped until $until, first kept $first"
 
 # ---- a tracer in use is refused ------------------------------------------------
 # hold the real lock, so no capture runs meanwhile; the recorder uses its own.
+# The machine-wide half is let go once the tracer is set, for the recorder to
+# take: one in another container that takes it meanwhile finds it in use too.
 # tracefs mounted here when it is not (and unmounted again), so the check
 # runs on a machine where nothing mounted it
 (
-	exec 9>> "$TRACER_LOCK"; flock -w 900 9 || exit 1
+	capture_lock || exit 1
 	T=$TRACEFS mounted=0
 	if [ ! -e "$T/current_tracer" ]; then
 		mount -t tracefs none "$T" || exit 1
 		mounted=1
 	fi
 	echo blk > "$T/current_tracer"
+	exec 8<&-
 	"$IOTAPE" record --db "$db" -d "/dev/$d" --state-dir "$t/state" > /dev/null 2> "$t/busy"
 	echo $? > "$t/busy.rc"
 	echo nop > "$T/current_tracer"

@@ -35,10 +35,7 @@ pids() { q "SELECT p.pid FROM processes p JOIN runs r ON r.id = p.run
 	ORDER BY p.pid"; }
 # delayacct: kernel.task_delayacct read under the capture lock (another job's
 # capture turns it on for its run)
-delayacct() {
-	mkdir -p "$(dirname "$TRACER_LOCK")"
-	( exec 9>> "$TRACER_LOCK"; flock -w 900 9; cat /proc/sys/kernel/task_delayacct )
-}
+delayacct() { locked cat /proc/sys/kernel/task_delayacct; }
 acct0=$(delayacct)
 
 truncate -s 256M "$t/lower.img"
