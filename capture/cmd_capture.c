@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "capture/capture.h"
+#include "capture/wlmetric.h"
 #include "capture/lab.h"
 #include "capture/machine.h"
 #include "commands.h"
@@ -221,6 +222,14 @@ static int parse_option(struct capture_opts *o, int c, struct capture_cmd **last
 		if (o->nmetric >= CAPTURE_MAX_METRICS)
 			{ error("too many --metric options (at most %d)",
 				CAPTURE_MAX_METRICS); return 2; }
+		{
+			/* a usage error, before the root check and the lock */
+			struct wlm_regex re;
+			char err[400];
+			if (wlm_regex_compile(&re, optarg, err, sizeof(err)))
+				{ error("%s", err); return 2; }
+			wlm_regex_free(&re);
+		}
 		o->metrics[o->nmetric++] = optarg;
 		break;
 	case 'L':

@@ -355,7 +355,7 @@ for a in "iostat --interval 5x" "iostat --interval 0" "iostat --source bogus" \
 	"dump --to 1y" "export --dev 9x" "plot --from 5x" "runs --since 5x" \
 	"fleet --since 3x" "record --window 5x" "replay --depth -1" \
 	"replay --repeat 0" "replay --engine bogus" "capture --buffer-kb 1" \
-	"record --buffer-kb 1"; do
+	"record --buffer-kb 1" "capture --metric bad" "capture --metric x=("; do
 	"$IOTAPE" $a --db "$db" cut > /dev/null 2> "$t/err"
 	rc=$?
 	[ $rc = 2 ] && [ "$(wc -l < "$t/err")" -le 2 ] &&
