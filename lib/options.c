@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lib/options.h"
+#include "lib/util.h"
 
 void opt_longopts(const struct opt_def *defs, size_t n, struct option *longopts)
 {
@@ -90,14 +91,70 @@ int opt_bad(const char *cmd)
 }
 
 
+/* The long option of longopts whose val is c, or NULL. */
+static const char *long_name(const struct option *longopts, int c)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return NULL;
+}
+
+/* What getopt_long() (opterr 0) found wrong with the word at argv[optind -
+ * 1], said on one line (argv[0] names the command): the word quoted, its
+ * control bytes shown (fput_shown()), so that a newline in it starts no
+ * second line. The cases are getopt(3)'s: an unknown or ambiguous option,
+ * an option's value missing, a value given to one that takes none. */
+static void bad_option(char **argv, const char *shorts,
+		       const struct option *longopts)
+{
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	const char *lname = optopt ? long_name(longopts, optopt) : NULL;
+	char what[64];
+
+	if (!strncmp(word, "--", 2)) {
+		size_t l = strcspn(word + 2, "=");
+		if (!optopt || !lname) {
+			int n = 0;
+			for (const struct option *o = longopts; o->name; o++)
+				n += l && !strncmp(o->name, word + 2, l);
+			snprintf(what, sizeof(what), "%s option", n > 1 ?
+				 "ambiguous" : "unknown");
+		} else if (word[2 + l] == '=')
+			snprintf(what, sizeof(what), "option '--%s' takes no value",
+				 lname);
+		else
+			snprintf(what, sizeof(what), "option '--%s' needs a value",
+				 lname);
+		fprintf(stderr, "%s: %s: '", argv[0], what);
+		fput_shown(stderr, word, strlen(word), "");
+		fputs("'\n", stderr);
+		return;
+	}
+	if (optopt > 0 && optopt < 128 && optopt != ':' && strchr(shorts, optopt))
+		fprintf(stderr, "%s: option '-%c' needs a value\n", argv[0],
+			optopt);
+	else if (optopt > 0x20 && optopt < 0x7f)
+		fprintf(stderr, "%s: unknown option '-%c'\n", argv[0], optopt);
+	else
+		fprintf(stderr, "%s: unknown option '-<0x%02x>'\n", argv[0],
+			(unsigned char)optopt);
+}
+
 int opt_next(int argc, char **argv, const char *shorts,
 	     const struct option *longopts)
 {
-	int c = getopt_long(argc, argv, shorts, longopts, NULL);
+	int c;
 	const char *name = NULL;
 	size_t l;
 
-	if (c == -1 || c == '?' || c == ':' || !optarg || strncmp(optarg, "--", 2))
+	opterr = 0;
+	c = getopt_long(argc, argv, shorts, longopts, NULL);
+	if (c == '?' || c == ':') {
+		bad_option(argv, shorts, longopts);
+		return '?';
+	}
+	if (c == -1 || !optarg || strncmp(optarg, "--", 2))
 		return c;
 	l = strcspn(optarg + 2, "=");
 	for (const struct option *o = longopts; o->name && !name; o++)

@@ -41,11 +41,15 @@ void opt_usage(FILE *fp, const struct opt_def *defs, size_t n, int col,
  * takes a value, not the option '--allow-write'" (argv[0] names the
  * command) and '?', which the commands answer with opt_bad(). A value
  * meant to start so is given with the option's '=' form and a path
- * (--target=./--allow-write). Returns what getopt_long() returns. */
+ * (--target=./--allow-write). getopt's own messages are off (opterr 0):
+ * an unknown, ambiguous or valueless option, or a value given to one that
+ * takes none, is said on one line here, the word quoted with its control
+ * bytes shown as <0xNN>, and '?' returned. Returns what getopt_long()
+ * returns. */
 int opt_next(int argc, char **argv, const char *shorts,
 	     const struct option *longopts);
 
-/* After getopt_long() printed what was wrong with an option (unknown,
+/* After opt_next() printed what was wrong with an option (unknown,
  * missing its argument): prints "see 'iotape CMD --help'" on stderr, not
  * the whole help, and returns 2, the usage error's exit status. */
 int opt_bad(const char *cmd);

@@ -362,6 +362,15 @@ for a in "iostat --interval 5x" "iostat --interval 0" "iostat --source bogus" \
 		ok "$a: exits 2 with its message" ||
 		not_ok "$a: exits 2 with its message" "exit $rc: $(head -n 2 "$t/err")"
 done
+# an option's name or value holding a newline: getopt's cases said by iotape,
+# each one line and the pointer at --help (getopt's own printed the newline)
+for a in $'--no\nsuch' $'--db\n=x' $'--help=a\nb' $'-\n'; do
+	"$IOTAPE" report "$a" > /dev/null 2> "$t/err"
+	rc=$?
+	check_eq "report $(printf %q "$a"): exit 2, two lines" "2 2" "$rc $(wc -l < "$t/err")"
+done
+"$IOTAPE" report --d > /dev/null 2> "$t/err"
+check_eq "report --d: ambiguous, said so" "1" "$(grep -c "ambiguous option: '--d'" "$t/err")"
 # a database whose schema version someone set below 0: not taken for a
 # fresh one ("table runs already exists")
 "$IOTAPE" import --quiet --db "$t/neg.db" --run n "$FIXTURES/quick/before.bin.gz"

@@ -49,7 +49,7 @@ check "the command table lists capture ... model" test "$(printf '%s\n' "$cmds" 
 for c in $cmds; do
 	"$IOTAPE" "$c" --db "$db" --no-such-option lf > "$t/out" 2> "$t/err" < /dev/null; rc=$?
 	if [ $rc = 2 ] && [ "$(wc -l < "$t/err")" = 2 ] &&
-	   grep -q "unrecognized option '--no-such-option'" "$t/err" &&
+	   grep -q "unknown option: '--no-such-option'" "$t/err" &&
 	   [ "$(sed -n 2p "$t/err")" = "iotape: see 'iotape $c --help'" ] &&
 	   ! grep -q "usage:" "$t/err" "$t/out"; then
 		ok "$c --no-such-option: two lines, exit 2"
