@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 	if (!cmd)
 		return unknown_command(argv[1]);
 	{
-		/* "iotape CMD" in getopt_long()'s messages */
+		/* "iotape CMD" in opt_next()'s messages */
 		char self[64];
 		snprintf(self, sizeof(self), "iotape %s", cmd->name);
 		argv[1] = self;
