@@ -347,6 +347,10 @@ int run_name_clean(char *name)
 	char what[64];
 	int n = 0;
 
+	if (*p == '-') {            /* check_run_name()'s leading '-' */
+		*p++ = '_';
+		n++;
+	}
 	while ((p = (unsigned char *)first_unshown(name, (char *)p, what,
 						   sizeof(what)))) {
 		/* a C1 control's two bytes as one '_' */
@@ -372,6 +376,10 @@ int check_run_name(const char *name)
 	if (run_name_is_id(name))
 		return error("invalid run name '%s': digits only would read as a "
 			     "run id", name);
+	/* `iotape report -x` is an option; the run would need `--` */
+	if (name[0] == '-')
+		return error("invalid run name '%s': a leading '-' would read as "
+			     "an option", name);
 	return 0;
 }
 

@@ -99,7 +99,8 @@ int parse_size(const char *s, const char *opt, uint64_t *out);
 /* Checks a new run name given by the user: 1 to 200 bytes of UTF-8
  * (utf8_seq()), no control characters, not digits only (a RUN argument
  * that is a number finds the run of that id only when no run has it as its
- * name, so such a name would hide a run: run_name_is_id()). Returns 0, or
+ * name, so such a name would hide a run: run_name_is_id()), no leading '-'
+ * (read as an option where a RUN is an argument). Returns 0, or
  * prints why not and returns -1. */
 int check_run_name(const char *name);
 
@@ -127,9 +128,9 @@ size_t utf8_cut(const char *s, size_t max);
  * out. */
 char *utf8_fixed(const char *s, size_t n, size_t *outn);
 
-/* Replaces in place each control character of name (below 0x20, and 0x7f)
- * and each byte that is not part of well-formed UTF-8 (those
- * check_run_name() refuses) by '_', for a name iotape makes from a file's
+/* Replaces in place a leading '-', each control character of name (below
+ * 0x20, and 0x7f) and each byte that is not part of well-formed UTF-8
+ * (those check_run_name() refuses) by '_', for a name iotape makes from a file's
  * name or contents ("new\nline.bin", "caf\xe9.bin" in Latin-1, an MSR
  * Hostname holding "\e[31m"), which imports under a name a terminal shows
  * as it is and PostgreSQL stores. Returns how many it replaced. */

@@ -371,6 +371,15 @@ for a in $'--no\nsuch' $'--db\n=x' $'--help=a\nb' $'-\n'; do
 done
 "$IOTAPE" report --d > /dev/null 2> "$t/err"
 check_eq "report --d: ambiguous, said so" "1" "$(grep -c "ambiguous option: '--d'" "$t/err")"
+# a run name with a leading '-' reads as an option: refused when given,
+# '_' when made from a file's name
+"$IOTAPE" import --db "$t/dash.db" --run -x "$FIXTURES/quick/before.bin.gz" > /dev/null 2> "$t/err"
+check_eq "import --run -x: refused (exit 2), saying why" "2 1" \
+	"$? $(grep -c "a leading '-' would read as an option" "$t/err")"
+cp "$FIXTURES/quick/before.bin.gz" "$t/-dash.bin.gz"
+(cd "$t" && "$IOTAPE" import --quiet --db dash.db -- -dash.bin.gz)
+check_eq "a file named -dash.bin.gz imports as _dash" "_dash" \
+	"$(sqlite3 "$t/dash.db" "SELECT name FROM runs")"
 # a database whose schema version someone set below 0: not taken for a
 # fresh one ("table runs already exists")
 "$IOTAPE" import --quiet --db "$t/neg.db" --run n "$FIXTURES/quick/before.bin.gz"

@@ -188,6 +188,16 @@ static void test_run_name_clean(void **state)
 	assert_string_equal(f, "a_b");
 	assert_int_equal(check_run_name("a\xc2\x85"), -1);
 	assert_int_equal(check_run_name("a\xc2\xa0"), 0);     /* U+00A0 */
+	/* a leading '-' reads as an option: refused, made '_'; inside, kept */
+	{
+		char g[] = "-x-1", h[] = "--\n";
+		assert_int_equal(check_run_name(g), -1);
+		assert_int_equal(run_name_clean(g), 1);
+		assert_string_equal(g, "_x-1");
+		assert_int_equal(check_run_name(g), 0);
+		assert_int_equal(run_name_clean(h), 2);
+		assert_string_equal(h, "_-_");
+	}
 }
 
 /* utf8_cut(): a cut between two characters, at most max bytes */
