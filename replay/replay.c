@@ -1265,9 +1265,9 @@ int replay_run(const struct replay_opts *o_in)
 			if (c->tg[i].lease_lost && (c->tg[i].lease_said = 1))
 				error("stopped: another process opened '%s' while "
 				      "the replay wrote it; nothing more was written "
-				      "(it waited for the writes in flight), and the "
-				      "file is no longer taken for a replay's own",
-				      c->tg[i].path);
+				      "(it waited for the writes in flight)%s",
+				      c->tg[i].path, c->tg[i].owned ? ", and the "
+				      "file is no longer taken for a replay's own" : "");
 		rc = -1;
 	} else if (rc == 1 && !o.quiet)
 		fprintf(stderr, "iotape: interrupted (%s)\n",

@@ -242,6 +242,25 @@ static int swaps_path(const char *line, char *out, size_t len)
 	return n > 0;
 }
 
+/* 1 when the regular file sb is active swap (proc/swaps), else 0. */
+static int file_is_swap(const char *proc, const struct stat *sb)
+{
+	char p[PATH_MAX], line[4096], f[2048];
+	struct stat o;
+	FILE *fp;
+	int found = 0;
+
+	snprintf(p, sizeof(p), "%s/swaps", proc);
+	if (!(fp = fopen(p, "r")))
+		return 0;
+	while (!found && fgets(line, sizeof(line), fp))
+		found = swaps_path(line, f, sizeof(f)) && f[0] == '/' &&
+			!stat(f, &o) && o.st_dev == sb->st_dev &&
+			o.st_ino == sb->st_ino;
+	fclose(fp);
+	return found;
+}
+
 /* Whether the regular file sb (at path) is in use so that writing it
  * would destroy what uses it: active swap (proc/swaps), or the backing
  * file of a loop device (sys/block/loopN/loop/backing_file). Returns 1
@@ -249,23 +268,9 @@ static int swaps_path(const char *line, char *out, size_t len)
 static int file_in_use(const char *sys, const char *proc, const struct stat *sb,
 		       char *why, size_t len)
 {
-	char p[PATH_MAX], line[4096];
-	struct stat o;
-	FILE *fp;
-
-	snprintf(p, sizeof(p), "%s/swaps", proc);
-	if ((fp = fopen(p, "r"))) {
-		while (fgets(line, sizeof(line), fp)) {
-			char f[2048];
-			if (swaps_path(line, f, sizeof(f)) && f[0] == '/' &&
-			    !stat(f, &o) && o.st_dev == sb->st_dev &&
-			    o.st_ino == sb->st_ino) {
-				snprintf(why, len, "it is active swap");
-				fclose(fp);
-				return 1;
-			}
-		}
-		fclose(fp);
+	if (file_is_swap(proc, sb)) {
+		snprintf(why, len, "it is active swap");
+		return 1;
 	}
 	return loop_backed(sys, same_file, sb, 0, why, len);
 }
@@ -525,6 +530,24 @@ int target_blk_nested(const char *sys, dev_t a, dev_t b)
 	       same_disk(sys, db, major(a), minor(a));
 }
 
+/* 1 when process pid runs udev's program (proc's PID/exe names a file
+ * called systemd-udevd or udevd: its workers are forks of it), else 0. */
+static int is_udevd(const char *proc, long pid)
+{
+	char p[PATH_MAX], exe[PATH_MAX], *base;
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "%s/%ld/exe", proc, pid);
+	if ((n = readlink(p, exe, sizeof(exe) - 1)) <= 0)
+		return 0;
+	exe[n] = '\0';
+	if ((base = strstr(exe, " (deleted)")))     /* upgraded since */
+		*base = '\0';
+	base = strrchr(exe, '/');
+	base = base ? base + 1 : exe;
+	return !strcmp(base, "systemd-udevd") || !strcmp(base, "udevd");
+}
+
 /* Whether another process has the target open: a regular file (*sb: its
  * device and inode), or a block device (*sb's rdev) or its disk or one of
  * its partitions; also a file mounted as an image with no loop device
@@ -575,9 +598,11 @@ static int open_elsewhere(const char *sys, const char *proc,
 				fclose(fp);
 			}
 			/* udev's probe after a device is written (blkid,
-			 * read only, a moment) is no user of it */
-			if (!strcmp(comm, "systemd-udevd") ||
-			    !strcmp(comm, "(udev-worker)"))
+			 * read only, a moment) is no user of it; told by its
+			 * program, not by the name any process may take
+			 * (prctl PR_SET_NAME) */
+			if ((!strcmp(comm, "systemd-udevd") ||
+			     !strcmp(comm, "(udev-worker)")) && is_udevd(proc, pid))
 				found = 0;
 			else
 				snprintf(why, len, "it is open in process %ld "
@@ -864,6 +889,98 @@ static int loop_backing_in_use(const char *sys, const char *proc,
 	return 0;
 }
 
+/* The regular file at the bottom of block device dev_path's loop chain (a
+ * loop device over a file; over a loop device, or a partition of one, in
+ * turn; LOOP_GET_STATUS64's lo_rdevice says a device, linux/loop.h): its
+ * device and inode as the kernel holds them in *st (S_IFREG, the rest 0)
+ * and the path the last loop device was set up with in file (flen bytes:
+ * sys's loop/backing_file, "" when unread). 0, or -1 when dev_path is no
+ * loop device (nor a partition of one), the chain ends at another kind of
+ * device, or it is over 8 deep. */
+static int loop_bottom_file(const char *sys, const char *dev_path,
+			    struct stat *st, char *file, size_t flen)
+{
+	char node[300], dir[PATH_MAX], p[PATH_MAX + 32];
+	struct loop_info64 li;
+	struct stat nb;
+	FILE *fp;
+	int fd, rc;
+
+	snprintf(node, sizeof(node), "%.299s", dev_path);
+	for (int depth = 0; depth < 8; depth++) {
+		if (stat(node, &nb) < 0 || !S_ISBLK(nb.st_mode) ||
+		    sysfs_dir(sys, major(nb.st_rdev), minor(nb.st_rdev), dir))
+			return -1;
+		snprintf(p, sizeof(p), "%s/partition", dir);
+		if (!access(p, F_OK)) {
+			/* a partition: its disk's chain */
+			unsigned ma, mi;
+			int n;
+			snprintf(p, sizeof(p), "%s/../dev", dir);
+			if (!(fp = fopen(p, "r")))
+				return -1;
+			n = fscanf(fp, "%u:%u", &ma, &mi);
+			fclose(fp);
+			if (n != 2)
+				return -1;
+			dev_node(sys, makedev(ma, mi), node, sizeof(node));
+			if (!node[0])
+				return -1;
+			continue;
+		}
+		if ((fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+			return -1;
+		rc = ioctl(fd, LOOP_GET_STATUS64, &li);
+		close(fd);
+		if (rc)
+			return -1;
+		if (li.lo_rdevice) {
+			dev_node(sys, (dev_t)li.lo_rdevice, node, sizeof(node));
+			if (!node[0])
+				return -1;
+			continue;
+		}
+		memset(st, 0, sizeof(*st));
+		st->st_mode = S_IFREG;
+		st->st_dev = (dev_t)li.lo_device;
+		st->st_ino = (ino_t)li.lo_inode;
+		file[0] = '\0';
+		snprintf(p, sizeof(p), "%s/loop/backing_file", dir);
+		if ((fp = fopen(p, "r"))) {
+			if (fgets(file, (int)flen, fp))
+				file[strcspn(file, "\n")] = '\0';
+			fclose(fp);
+		}
+		return 0;
+	}
+	return -1;
+}
+
+/* When block device dev_path is a loop device over a regular file, at the
+ * bottom of a chain of loops (loop_bottom_file()): whether that file is in
+ * use so that writing through the chain would destroy what uses it: the
+ * database this process writes (out_file_guarded()), active swap, open in
+ * another process or mounted as an image (open_elsewhere()). 1 with why,
+ * else 0. */
+static int loop_file_busy(const char *sys, const char *proc,
+			  const char *dev_path, char *why, size_t len)
+{
+	struct stat st;
+	char file[PATH_MAX], w[256];
+
+	if (loop_bottom_file(sys, dev_path, &st, file, sizeof(file)))
+		return 0;
+	if (out_file_guarded(&st))
+		snprintf(w, sizeof(w), "the database this replay is stored in");
+	else if (file_is_swap(proc, &st))
+		snprintf(w, sizeof(w), "it is active swap");
+	else if (!open_elsewhere(sys, proc, &st, w, sizeof(w)))
+		return 0;
+	snprintf(why, len, "it is a loop device over %.80s: %.120s",
+		 file[0] ? file : "a file", w);
+	return 1;
+}
+
 /* Fills t->disk from device maj:min (a partition maps to its disk). */
 static void disk_name(const char *sys, struct replay_target *t, unsigned maj,
 		      unsigned min)
@@ -1029,6 +1146,7 @@ static int target_open_blk(struct replay_target *t, const char *path, int pfd,
 					sizeof(what)) ||
 		    loop_backing_in_use(sys, proc, self, sb->st_rdev, 0, what,
 					sizeof(what)) ||
+		    loop_file_busy(sys, proc, self, what, sizeof(what)) ||
 		    open_elsewhere(sys, proc, sb, what, sizeof(what))) {
 			snprintf(err, errlen, "refusing to write to '%s': %s",
 				 path, what);
@@ -1238,7 +1356,8 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 			  (fcntl(t->fd, F_GETFL) & O_ACCMODE) == O_RDWR;
 		t->owned = t->leased && !t->stacked &&
 			   (cur.st_size == 0 || replay_made(t->fd, &cur));
-		/* not ours: no lease kept (the checks below open it again) */
+		/* not ours: no lease kept (the checks below open it again;
+		 * one to be written on request takes it again after them) */
 		if (!t->owned)
 			target_lease_release(t);
 	} else {
@@ -1255,6 +1374,16 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 				 what);
 			return -1;
 		}
+		/* another open of it none of the above names: a process's
+		 * shared mapping whose descriptor is closed, an overlayfs
+		 * file over it, a descriptor of this process's own (fcntl(2):
+		 * a write lease is refused while the file is open elsewhere) */
+		if (t->lease_errno == EAGAIN || t->lease_errno == EBUSY) {
+			snprintf(err, errlen, "refusing to write to '%s': it is "
+				 "open elsewhere (a mapping, an overlayfs file over "
+				 "it, or a descriptor: fuser -v names who)", path);
+			return -1;
+		}
 		if ((fcntl(t->fd, F_GETFL) & O_ACCMODE) != O_RDWR) {
 			snprintf(err, errlen, "cannot open target '%s' for writing",
 				 path);
@@ -1262,9 +1391,23 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 		}
 		if (check_signature(t->fd, path, sig_ok, err, errlen))
 			return -1;
+		/* watched while written, as a file of its own is: one who
+		 * opens it meanwhile stops the replay's writes */
+		{
+			int l = take_lease(t->fd);
+			t->leased = l > 0;
+			if (l == -EAGAIN || l == -EBUSY) {
+				snprintf(err, errlen, "refusing to write to '%s': it "
+					 "was opened elsewhere while being checked",
+					 path);
+				return -1;
+			}
+		}
 	}
 	t->writable = t->owned || (want_write && allow_write);
-	t->may_extend = t->writable;
+	/* a file of the user's keeps its size: a run reaching past its end
+	 * is refused or wrapped (--wrap) as on a device */
+	t->may_extend = t->owned;
 	if (!t->writable && (fcntl(t->fd, F_GETFL) & O_ACCMODE) == O_RDWR) {
 		/* not to be written: held read-only from here on */
 		int fd = open(self, O_RDONLY | O_DIRECT | O_CLOEXEC);
@@ -1294,15 +1437,18 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 	return file_dio_align(t, path, err, errlen);
 }
 
-/* 1 when block device path is a loop device whose file is a guarded one
- * (out_file_guard(): the database this process has open), told by the
- * device and inode the kernel holds (LOOP_GET_STATUS64, linux/loop.h);
- * else 0. */
-static int loop_of_guarded(const char *path)
+/* 1 when block device path is a loop device whose file, at the bottom of
+ * a chain of loops over loops or their partitions (loop_bottom_file()), is
+ * a guarded one (out_file_guard(): the database this process has open),
+ * told by the device and inode the kernel holds (LOOP_GET_STATUS64,
+ * linux/loop.h); else 0. */
+static int loop_of_guarded(const char *sys, const char *path)
 {
 	struct stat o;
+	char file[PATH_MAX];
 
-	return !loop_file_stat(path, &o) && out_file_guarded(&o);
+	return !loop_bottom_file(sys, path, &o, file, sizeof(file)) &&
+	       out_file_guarded(&o);
 }
 
 int target_open(struct replay_target *t, const char *path, int want_write,
@@ -1342,7 +1488,7 @@ int target_open(struct replay_target *t, const char *path, int want_write,
 	}
 	if (pfd >= 0)
 		fd_path(pfd, self, sizeof(self));
-	if (S_ISBLK(sb.st_mode) && loop_of_guarded(self)) {
+	if (S_ISBLK(sb.st_mode) && loop_of_guarded(sys, self)) {
 		/* whatever --overwrite-signature says: the file behind it is
 		 * the store this replay writes its rows to */
 		snprintf(err, errlen, "refusing to replay on '%s': it is a loop "

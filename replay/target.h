@@ -75,8 +75,10 @@ struct replay_target {
 	"they are replayed as reads (discards skipped) unless --allow-write, " \
 	"and even then a target that is mounted (a file also as an image " \
 	"with no loop device), active swap, held by another device, open in " \
-	"another process, backing a loop device, a loop device over a device " \
-	"in such use, or the database itself is refused, as " \
+	"another process (a file also when the kernel refuses a write lease " \
+	"on it), backing a loop device, a loop device over a device or a " \
+	"file in such use (down its chain of loops), or the database itself " \
+	"is refused, as " \
 	"is one holding a filesystem, RAID, LVM, swap or partition-table " \
 	"signature (libblkid) or an SQLite database unless " \
 	"--overwrite-signature names it"

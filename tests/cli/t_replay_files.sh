@@ -529,6 +529,103 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip "a loop device over the database" "needs root"
 fi
+# ... and one loop further down: a loop over a loop at an offset that hides
+# the database's header (the check looked one loop down)
+if [ "$(id -u)" = 0 ]; then
+	sum=$(md5sum < "$db")
+	if L1=$(losetup -f --show -o 16384 "$db") && L2=$(losetup -f --show "$L1"); then
+		at_exit "losetup -d $L2 2> /dev/null; losetup -d $L1 2> /dev/null"
+		replay "$L2" selfloop2 --allow-write --overwrite-signature sqlite --wrap
+		check_eq "a loop over a loop at an offset over the database: refused, untouched" \
+			"1|1|$sum" "$?|$(grep -c "it is a loop device over the database this replay is stored in" "$t/err")|$(md5sum < "$db")"
+		losetup -d "$L2"; losetup -d "$L1"
+	else
+		skip "a loop over a loop over the database" "cannot attach loop devices"
+	fi
+fi
+
+# ---- a file open elsewhere, however it is open ----------------------------------
+# held by a process's descriptor, under a loop device: the loop's file checked too
+if [ "$(id -u)" = 0 ]; then
+	head -c 8M /dev/urandom > "$t/held.img"
+	sum=$(md5sum < "$t/held.img")
+	sleep 300 7<> "$t/held.img" &
+	holder=$!
+	at_exit "kill $holder 2> /dev/null"
+	if loop_attach "$t/held.img"; then
+		replay "/dev/$LOOPDEV" heldloop --allow-write --wrap
+		check_eq "a loop device over a file open in another process: refused, untouched" \
+			"1|1|$sum" "$?|$(grep -c "it is a loop device over $t/held.img: it is open in process $holder (sleep)" "$t/err")|$(md5sum < "$t/held.img")"
+		loop_detach_file "$t/held.img"
+	else
+		skip "a loop device over a file open elsewhere" "cannot attach a loop device"
+	fi
+	kill $holder; wait $holder 2> /dev/null
+fi
+# mapped shared by a process that closed its descriptor: no /proc/PID/fd
+# shows it, the kernel's refusal of a write lease does
+if command -v python3 > /dev/null; then
+	head -c 8M /dev/urandom > "$t/mapped.img"
+	sum=$(md5sum < "$t/mapped.img")
+	# (libc's mmap: Python's mmap keeps a descriptor of its own)
+	python3 -c 'import ctypes, os, sys, time
+libc = ctypes.CDLL(None)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+fd = os.open(sys.argv[1], os.O_RDWR)
+p = libc.mmap(None, os.fstat(fd).st_size, 3, 1, fd, 0)   # PROT_READ|WRITE, MAP_SHARED
+os.close(fd)
+print("mapped" if p and p != ctypes.c_void_p(-1).value else "failed", flush=True)
+time.sleep(300)' "$t/mapped.img" > "$t/mapped.out" &
+	mapper=$!
+	at_exit "kill $mapper 2> /dev/null"
+	for i in $(seq 100); do grep -q mapped "$t/mapped.out" && break; sleep 0.1; done
+	replay "$t/mapped.img" mapped --allow-write --wrap
+	check_eq "a file mapped by a process whose descriptor is closed: refused, untouched" \
+		"1|1|$sum" "$?|$(grep -c "refusing to write to '$t/mapped.img': it is open elsewhere" "$t/err")|$(md5sum < "$t/mapped.img")"
+	kill $mapper; wait $mapper 2> /dev/null
+	# a process that calls itself udev is no udev
+	head -c 8M /dev/urandom > "$t/udev.img"
+	sum=$(md5sum < "$t/udev.img")
+	python3 -c 'import ctypes, os, sys, time
+ctypes.CDLL(None).prctl(15, b"systemd-udevd", 0, 0, 0)
+fd = os.open(sys.argv[1], os.O_RDWR); print("open", flush=True); time.sleep(300)' \
+		"$t/udev.img" > "$t/udev.out" &
+	fake=$!
+	at_exit "kill $fake 2> /dev/null"
+	for i in $(seq 100); do grep -q open "$t/udev.out" && break; sleep 0.1; done
+	replay "$t/udev.img" fakeudev --allow-write --wrap
+	check_eq "a process named systemd-udevd that is not udev's program: its open file refused, untouched" \
+		"1|1|$sum" "$?|$(grep -c "it is open in process $fake (systemd-udevd)" "$t/err")|$(md5sum < "$t/udev.img")"
+	kill $fake; wait $fake 2> /dev/null
+	# one who opens a file of the user's while --allow-write writes it stops
+	# the writes, and what it wrote stays (its open waits for the lease)
+	head -c 8M /dev/urandom > "$t/opened.img"
+	"$IOTAPE" replay --db "$db" src --target "$t/opened.img" --timing scale:0.1 \
+		--run opened --allow-write --wrap > /dev/null 2> "$t/err" &
+	rp=$!
+	at_exit "kill $rp 2> /dev/null"
+	# once it holds its lease (proc/locks: LEASE ... PID MAJ:MIN:INODE); a
+	# reader watching the file's bytes was itself refused as an opener
+	ino=$(stat -c %i "$t/opened.img")
+	for i in $(seq 600); do
+		grep -q "LEASE.*WRITE $rp [0-9a-f]*:[0-9a-f]*:$ino " /proc/locks && break
+		kill -0 $rp 2> /dev/null || break
+		sleep 0.05
+	done
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR); os.pwrite(fd, b"U" * 262144, 0); os.fsync(fd)' "$t/opened.img"
+	wait $rp
+	check_eq "a file of the user's opened while --allow-write writes it: the replay stops, the opener's 256 KiB intact" \
+		"1|1|262144" "$?|$(grep -c "stopped: another process opened '$t/opened.img'" "$t/err")|$(head -c 262144 "$t/opened.img" | tr -cd U | wc -c)"
+fi
+# a file of the user's keeps its size: a run past its end is refused, as on
+# a device (it grew silently), unless --wrap
+head -c 64K /dev/urandom > "$t/small.img"
+replay "$t/small.img" small --allow-write
+check_eq "--allow-write on a 64 KiB file the run reaches past: refused, its size kept" \
+	"1|1|65536" "$?|$(grep -c "use --wrap or a larger target" "$t/err")|$(stat -c %s "$t/small.img")"
 
 # ---- a run name already taken: refused before the target is made ----------------
 replay "$t/fresh.img" new1
@@ -660,7 +757,7 @@ else
 	skip "ext4 and a stale xfs superblock in a partition" "no mkfs.xfs"
 fi
 mbr "$t/table.img"
-replay "$t/table.img" table --allow-write --overwrite-signature dos
+replay "$t/table.img" table --allow-write --overwrite-signature dos --wrap
 check_eq "a dos table with empty partitions, --overwrite-signature dos: written" \
 	"0|0" "$?|$(grep -c refusing "$t/err")"
 
