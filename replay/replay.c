@@ -308,12 +308,23 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 					"(no write lease: %s): its writes are replayed "
 					"as reads (--allow-write writes them)", paths[i],
 					strerror(c->tg[i].lease_errno));
-			else
-				warning(c->tg[i].busy ? "'%s' is open in another "
-					"process: its writes are replayed as reads "
-					"(--allow-write writes them)" : "'%s' holds "
-					"data: its writes are replayed as reads "
-					"(--allow-write writes them)", paths[i]);
+			else {
+				/* busy: the lease was refused; a loop device or
+				 * swap over it is said as that, not as a process */
+				char why[300];
+				if (c->tg[i].busy &&
+				    target_file_busy(paths[i], why, sizeof(why)))
+					warning("'%s': %s: its writes are replayed as "
+						"reads", paths[i], why);
+				else
+					warning(c->tg[i].busy ? "'%s' is open "
+						"elsewhere (another process, or a "
+						"descriptor of this one): its writes are "
+						"replayed as reads (--allow-write writes "
+						"them)" : "'%s' holds data: its writes are "
+						"replayed as reads (--allow-write writes "
+						"them)", paths[i]);
+			}
 		}
 	}
 	for (int i = 0; c->own_ops && i < c->ntg; i++)

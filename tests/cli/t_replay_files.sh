@@ -131,7 +131,14 @@ replay "$t/held.img" held2
 rc=$?
 exec 7>&-
 check_eq "a replay-made file another process holds open: its writes as reads, said so" \
-	"0 0 420 1" "$rc $(writes held2) $(grep -c "'$t/held.img' is open in another process: its writes are replayed as reads" "$t/err")"
+	"0 0 420 1" "$rc $(writes held2) $(grep -c "'$t/held.img' is open elsewhere (another process, or a descriptor of this one): its writes are replayed as reads" "$t/err")"
+# one a loop device is over: said as that, not as another process's
+if [ "$(id -u)" = 0 ] && loop_attach "$t/held.img"; then
+	replay "$t/held.img" held3
+	check_eq "a replay-made file a loop device is over: its writes as reads, the loop device named" \
+		"0 0 420 1" "$? $(writes held3) $(grep -c "'$t/held.img': it backs /dev/$LOOPDEV: its writes are replayed as reads" "$t/err")"
+	loop_detach_file "$t/held.img"
+fi
 # a file of 300 bytes (under a sector): refused in bytes, not as "holds 0
 # sectors; use --wrap" (no sector of it to wrap over)
 printf '%300s' "" > "$t/tiny.img"
