@@ -759,16 +759,22 @@ int mkdir_p(const char *dir, unsigned mode, char *err, size_t errlen)
 	return 0;
 }
 
-int loop_file_stat(const char *dev_path, struct stat *st)
+int loop_status(const char *dev_path, struct loop_info64 *li)
 {
-	struct loop_info64 li;
 	int fd, rc;
 
 	if ((fd = open(dev_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return -1;
-	rc = ioctl(fd, LOOP_GET_STATUS64, &li);
+	rc = ioctl(fd, LOOP_GET_STATUS64, li);
 	close(fd);
-	if (rc)
+	return rc ? -1 : 0;
+}
+
+int loop_file_stat(const char *dev_path, struct stat *st)
+{
+	struct loop_info64 li;
+
+	if (loop_status(dev_path, &li))
 		return -1;
 	memset(st, 0, sizeof(*st));
 	st->st_mode = S_IFREG;

@@ -200,6 +200,14 @@ char *text_wrap(const char *text, int width, int indent, char *out, size_t len);
 int fprintf_wrapped(FILE *fp, int width, int indent, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+struct loop_info64;
+/* LOOP_GET_STATUS64 (linux/loop.h) of block device dev_path into *li:
+ * what a loop device is over (lo_rdevice: a device, 0 for a file; lo_device
+ * and lo_inode: the file or node). Opened read-only and non-blocking, no
+ * side effect. Returns 0, or -1 when it cannot be opened or is no loop
+ * device. */
+int loop_status(const char *dev_path, struct loop_info64 *li);
+
 struct stat;
 /* The file behind loop device dev_path (/dev/loopN) as the kernel holds it
  * (LOOP_GET_STATUS64's lo_device and lo_inode, linux/loop.h: right however

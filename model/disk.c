@@ -189,14 +189,11 @@ static int loop_is_ours(const struct disk_info *d)
 {
 	struct loop_info64 li;
 	char want[LO_NAME_SIZE];
-	int fd, ok;
 
-	if (strncmp(d->loop, "/dev/loop", 9) || (fd = open(d->loop, O_RDONLY | O_CLOEXEC)) < 0)
+	if (strncmp(d->loop, "/dev/loop", 9) || loop_status(d->loop, &li))
 		return 0;
-	ok = ioctl(fd, LOOP_GET_STATUS64, &li) == 0;
-	close(fd);
 	snprintf(want, sizeof(want), "iotape-disk-%s", d->name);
-	return ok && !strncmp((const char *)li.lo_file_name, want, LO_NAME_SIZE) &&
+	return !strncmp((const char *)li.lo_file_name, want, LO_NAME_SIZE) &&
 	       (!d->fuse_dev || li.lo_device == d->fuse_dev);
 }
 

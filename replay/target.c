@@ -843,14 +843,9 @@ static int loop_backing_in_use(const char *sys, const char *proc,
 {
 	struct loop_info64 li;
 	char dir[PATH_MAX], node[300], w[300];
-	int fd, rc;
 	dev_t r;
 
-	if ((fd = open(dev_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-		return 0;
-	rc = ioctl(fd, LOOP_GET_STATUS64, &li);
-	close(fd);
-	if (rc || !li.lo_rdevice)
+	if (loop_status(dev_path, &li) || !li.lo_rdevice)
 		return 0;   /* not a loop device, or over a file */
 	r = (dev_t)li.lo_rdevice;
 	dev_node(sys, r, node, sizeof(node));
@@ -904,7 +899,6 @@ static int loop_bottom_file(const char *sys, const char *dev_path,
 	struct loop_info64 li;
 	struct stat nb;
 	FILE *fp;
-	int fd, rc;
 
 	snprintf(node, sizeof(node), "%.299s", dev_path);
 	for (int depth = 0; depth < 8; depth++) {
@@ -928,11 +922,7 @@ static int loop_bottom_file(const char *sys, const char *dev_path,
 				return -1;
 			continue;
 		}
-		if ((fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-			return -1;
-		rc = ioctl(fd, LOOP_GET_STATUS64, &li);
-		close(fd);
-		if (rc)
+		if (loop_status(node, &li))
 			return -1;
 		if (li.lo_rdevice) {
 			dev_node(sys, (dev_t)li.lo_rdevice, node, sizeof(node));
