@@ -117,20 +117,26 @@ static int has_signature(const char *path)
 	return rc == 0 || rc == -2;
 }
 
-int out_file_sqlite(const char *path)
+int out_fd_sqlite(int fd)
 {
 	static const char magic[16] = "SQLite format 3";
 	char head[16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n;
+	ssize_t n = pread(fd, head, sizeof(head), 0);
 
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, head, sizeof(head), 0);
-	close(fd);
 	if (n < 0)
 		return -EIO;
 	return n == (ssize_t)sizeof(head) && !memcmp(head, magic, sizeof(head));
+}
+
+int out_file_sqlite(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = out_fd_sqlite(fd);
+	close(fd);
+	return rc;
 }
 
 int out_file_check(const char *path)

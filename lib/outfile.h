@@ -36,6 +36,10 @@ struct out_file {
  * bytes; symlinks followed. */
 int out_file_sqlite(const char *path);
 
+/* out_file_sqlite() of the file open as fd (read with pread(2) at 0, not
+ * buffered: no O_DIRECT on fd), without opening it again. */
+int out_fd_sqlite(int fd);
+
 /* Whether a command may write path (any output: export -o, a capture's
  * --raw trace): 0, or OUT_FILE_GUARDED (the database this process has
  * open or a journal name beside it), OUT_FILE_SQLITE, OUT_FILE_BLOCKDEV or

@@ -294,6 +294,12 @@ static int open_targets(struct ctx *c, char *err, size_t errlen)
 				return -1;
 			}
 		}
+		if (want[i] && c->tg[i].writable && !c->tg[i].owned &&
+		    c->tg[i].stacked && !o->quiet)
+			warning("'%s' is on %s, where another name may write it "
+				"unseen: its writes are written as asked (--allow-"
+				"write), but one writing it by another name meanwhile "
+				"does not stop them", paths[i], c->tg[i].stacked);
 		if (want[i] && !c->tg[i].writable && !c->tg[i].blkdev && !o->quiet)
 		{
 			if (c->tg[i].stacked)

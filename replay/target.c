@@ -41,11 +41,10 @@ static void fd_path(int fd, char *out, size_t len)
 static int sqlite_signature(int fd, char *what, size_t len, char *type,
 			    size_t tlen)
 {
-	char p[64];
 	int rc;
 
-	fd_path(fd, p, sizeof(p));
-	if ((rc = out_file_sqlite(p)) <= 0)
+	/* through fd: an open of its own would break the replay's lease */
+	if ((rc = out_fd_sqlite(fd)) <= 0)
 		return rc;
 	snprintf(what, len, "an SQLite database (its file header)");
 	snprintf(type, tlen, "sqlite");
@@ -449,17 +448,19 @@ static int signature_at(int fd, int64_t off, char *type, size_t tlen)
 static int check_signature(int dfd, const char *path, const char *sig_ok,
 			   char *err, size_t errlen)
 {
-	char what[256], type[64], self[64];
-	int fd, rc;
+	char what[256], type[64];
+	int fd = dfd, rc, fl = fcntl(dfd, F_GETFL);
 
-	fd_path(dfd, self, sizeof(self));
-	if ((fd = open(self, O_RDONLY | O_CLOEXEC)) < 0) {
+	/* through the target's own descriptor, buffered meanwhile (libblkid
+	 * reads unaligned): an open of its own would break the write lease
+	 * the replay holds on a file from its first check to its last write */
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_DIRECT) < 0) {
 		rc = -errno;
 		goto probe_failed;
 	}
 	rc = signature_fd(fd, what, sizeof(what), type, sizeof(type));
 	if (rc < 0) {
-		close(fd);
+		fcntl(fd, F_SETFL, fl);
 		goto probe_failed;
 	}
 	/* nothing at the start: a partition's contents whose table is gone
@@ -489,7 +490,11 @@ static int check_signature(int dfd, const char *path, const char *sig_ok,
 		rc = -1;
 	} else
 		rc = 0;
-	close(fd);
+	if (fcntl(fd, F_SETFL, fl) < 0 && !rc) {
+		snprintf(err, errlen, "cannot use '%s' with O_DIRECT again: %s",
+			 path, strerror(errno));
+		rc = -1;
+	}
 	return rc;
 probe_failed:
 	snprintf(err, errlen, "refusing to write to '%s': cannot probe it "
@@ -530,39 +535,60 @@ int target_blk_nested(const char *sys, dev_t a, dev_t b)
 	       same_disk(sys, db, major(a), minor(a));
 }
 
-/* 1 when process pid runs udev's program (proc's PID/exe names a file
- * called systemd-udevd or udevd: its workers are forks of it), else 0. */
-static int is_udevd(const char *proc, long pid)
+/* 1 when o, what a process has open or mapped, is the target sb: the same
+ * regular file, or a block device that is it, its disk or a partition of
+ * it. */
+static int is_target(const char *sys, const struct stat *o,
+		     const struct stat *sb)
 {
-	char p[PATH_MAX], exe[PATH_MAX], *base;
-	ssize_t n;
-
-	snprintf(p, sizeof(p), "%s/%ld/exe", proc, pid);
-	if ((n = readlink(p, exe, sizeof(exe) - 1)) <= 0)
-		return 0;
-	exe[n] = '\0';
-	if ((base = strstr(exe, " (deleted)")))     /* upgraded since */
-		*base = '\0';
-	base = strrchr(exe, '/');
-	base = base ? base + 1 : exe;
-	return !strcmp(base, "systemd-udevd") || !strcmp(base, "udevd");
+	if (S_ISBLK(sb->st_mode))
+		return S_ISBLK(o->st_mode) &&
+		       (o->st_rdev == sb->st_rdev ||
+			target_blk_nested(sys, o->st_rdev, sb->st_rdev));
+	return S_ISREG(o->st_mode) && o->st_dev == sb->st_dev &&
+	       o->st_ino == sb->st_ino;
 }
 
-/* Whether another process has the target open: a regular file (*sb: its
- * device and inode), or a block device (*sb's rdev) or its disk or one of
- * its partitions; also a file mounted as an image with no loop device
- * (an erofs or ext4 file-backed mount: mountinfo's source). Read from
- * proc's PID/fd links (proc(5)) and PID/comm, this process left out. 1 with
- * "it is open in process PID (COMM)" in why, else 0. */
-static int open_elsewhere(const char *sys, const char *proc,
-			  const struct stat *sb, char *why, size_t len)
+/* 1 when process pid holds the target sb: through a descriptor (proc's
+ * PID/fd) or a mapping (PID/map_files, proc(5): a shared mapping outlives
+ * the descriptor it was made with). */
+static int pid_holds(const char *sys, const char *proc, long pid,
+		     const struct stat *sb)
 {
-	int blk = S_ISBLK(sb->st_mode), found = 0;
-	char p[PATH_MAX], line[4096];
-	struct dirent *de, *fe;
+	static const char *const dirs[] = { "fd", "map_files" };
+	char p[PATH_MAX];
+	struct dirent *fe;
+	int found = 0;
+	DIR *fd;
+
+	for (size_t k = 0; !found && k < 2; k++) {
+		snprintf(p, sizeof(p), "%s/%ld/%s", proc, pid, dirs[k]);
+		if (!(fd = opendir(p)))
+			continue;
+		while (!found && (fe = readdir(fd))) {
+			struct stat o;
+			if (fe->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "%s/%ld/%s/%.64s", proc, pid,
+				 dirs[k], fe->d_name);
+			found = !stat(p, &o) && is_target(sys, &o, sb);
+		}
+		closedir(fd);
+	}
+	return found;
+}
+
+/* The first process but this one holding the target sb (pid_holds()), its
+ * name (proc's PID/comm) in comm (clen bytes); 0 when none does. */
+static long holder(const char *sys, const char *proc, const struct stat *sb,
+		   char *comm, size_t clen)
+{
+	char p[PATH_MAX];
+	struct dirent *de;
 	pid_t self = getpid();
-	DIR *d, *fd;
+	long found = 0;
 	FILE *fp;
+	DIR *d;
 
 	if (!(d = opendir(proc)))
 		return 0;
@@ -571,47 +597,54 @@ static int open_elsewhere(const char *sys, const char *proc,
 		long pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0 || pid == self)
 			continue;
-		snprintf(p, sizeof(p), "%s/%ld/fd", proc, pid);
-		if (!(fd = opendir(p)))
-			continue;
-		while (!found && (fe = readdir(fd))) {
-			struct stat o;
-			if (fe->d_name[0] == '.')
-				continue;
-			snprintf(p, sizeof(p), "%s/%ld/fd/%.20s", proc, pid,
-				 fe->d_name);
-			if (stat(p, &o) < 0)
-				continue;
-			found = blk ? S_ISBLK(o.st_mode) &&
-				      (o.st_rdev == sb->st_rdev ||
-				       target_blk_nested(sys, o.st_rdev, sb->st_rdev))
-				    : S_ISREG(o.st_mode) && o.st_dev == sb->st_dev &&
-				      o.st_ino == sb->st_ino;
-		}
-		closedir(fd);
-		if (found) {
-			char comm[64] = "?";
-			snprintf(p, sizeof(p), "%s/%ld/comm", proc, pid);
-			if ((fp = fopen(p, "r"))) {
-				if (fgets(comm, sizeof(comm), fp))
-					comm[strcspn(comm, "\n")] = '\0';
-				fclose(fp);
-			}
-			/* udev's probe after a device is written (blkid,
-			 * read only, a moment) is no user of it; told by its
-			 * program, not by the name any process may take
-			 * (prctl PR_SET_NAME) */
-			if ((!strcmp(comm, "systemd-udevd") ||
-			     !strcmp(comm, "(udev-worker)")) && is_udevd(proc, pid))
-				found = 0;
-			else
-				snprintf(why, len, "it is open in process %ld "
-					 "(%.60s): stop it first", pid, comm);
-		}
+		if (pid_holds(sys, proc, pid, sb))
+			found = pid;
 	}
 	closedir(d);
-	if (found || blk)
-		return found;
+	snprintf(comm, clen, "?");
+	if (found) {
+		snprintf(p, sizeof(p), "%s/%ld/comm", proc, found);
+		if ((fp = fopen(p, "r"))) {
+			if (fgets(comm, (int)clen, fp))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(fp);
+		}
+	}
+	return found;
+}
+
+/* Whether another process has the target open or mapped: a regular file
+ * (*sb: its device and inode), or a block device (*sb's rdev) or its disk
+ * or one of its partitions (holder()); also a file mounted as an image
+ * with no loop device (an erofs or ext4 file-backed mount: mountinfo's
+ * source). A holder udev names is waited for (2 s at most). 1 with "it is
+ * open in process PID (COMM)" in why, else 0. A file held only through an
+ * io_uring's registered files or a descriptor in flight on a socket shows
+ * in no proc file: for a file target the write lease sees it. */
+static int open_elsewhere(const char *sys, const char *proc,
+			  const struct stat *sb, char *why, size_t len)
+{
+	int blk = S_ISBLK(sb->st_mode), found = 0;
+	char line[4096], comm[64], p[PATH_MAX];
+	long pid;
+	FILE *fp;
+
+	/* udev's probe after a device is written (blkid, read only) holds
+	 * it a moment: waited for, up to 2 s, rather than passed by its name
+	 * or its program, which any process can take */
+	for (int tries = 0; (pid = holder(sys, proc, sb, comm, sizeof(comm)));
+	     tries++) {
+		if (tries < 40 && (!strcmp(comm, "systemd-udevd") ||
+				   !strcmp(comm, "(udev-worker)"))) {
+			usleep(50000);
+			continue;
+		}
+		snprintf(why, len, "it is open in process %ld (%.60s): stop it "
+			 "first", pid, comm);
+		return 1;
+	}
+	if (blk)
+		return 0;
 	/* an image mounted straight from the file (no loop device) */
 	snprintf(p, sizeof(p), "%s/self/mountinfo", proc);
 	if (!(fp = fopen(p, "r")))
@@ -1346,9 +1379,10 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 			  (fcntl(t->fd, F_GETFL) & O_ACCMODE) == O_RDWR;
 		t->owned = t->leased && !t->stacked &&
 			   (cur.st_size == 0 || replay_made(t->fd, &cur));
-		/* not ours: no lease kept (the checks below open it again;
-		 * one to be written on request takes it again after them) */
-		if (!t->owned)
+		/* not ours: no lease kept, but on one to be written on
+		 * request, held from here to the last write (the checks below
+		 * open it no more): whoever opens it meanwhile is seen */
+		if (!t->owned && !(want_write && allow_write))
 			target_lease_release(t);
 	} else {
 		t->owned = 1;
@@ -1371,7 +1405,8 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 		if (t->lease_errno == EAGAIN || t->lease_errno == EBUSY) {
 			snprintf(err, errlen, "refusing to write to '%s': it is "
 				 "open elsewhere (a mapping, an overlayfs file over "
-				 "it, or a descriptor: fuser -v names who)", path);
+				 "it, a registered or passed descriptor: the kernel "
+				 "refused a write lease)", path);
 			return -1;
 		}
 		if ((fcntl(t->fd, F_GETFL) & O_ACCMODE) != O_RDWR) {
@@ -1381,17 +1416,10 @@ static int target_open_file(struct replay_target *t, const char *path, int pfd,
 		}
 		if (check_signature(t->fd, path, sig_ok, err, errlen))
 			return -1;
-		/* watched while written, as a file of its own is: one who
-		 * opens it meanwhile stops the replay's writes */
-		{
-			int l = take_lease(t->fd);
-			t->leased = l > 0;
-			if (l == -EAGAIN || l == -EBUSY) {
-				snprintf(err, errlen, "refusing to write to '%s': it "
-					 "was opened elsewhere while being checked",
-					 path);
-				return -1;
-			}
+		if (target_lease_broken()) {
+			snprintf(err, errlen, "refusing to write to '%s': another "
+				 "process opened it while it was checked", path);
+			return -1;
 		}
 	}
 	t->writable = t->owned || (want_write && allow_write);

@@ -575,24 +575,60 @@ if command -v python3 > /dev/null; then
 	head -c 8M /dev/urandom > "$t/mapped.img"
 	sum=$(md5sum < "$t/mapped.img")
 	# (libc's mmap: Python's mmap keeps a descriptor of its own)
-	python3 -c 'import ctypes, os, sys, time
+	MAPPER='import ctypes, os, sys, time
 libc = ctypes.CDLL(None)
 libc.mmap.restype = ctypes.c_void_p
 libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                       ctypes.c_int, ctypes.c_long]
 fd = os.open(sys.argv[1], os.O_RDWR)
-p = libc.mmap(None, os.fstat(fd).st_size, 3, 1, fd, 0)   # PROT_READ|WRITE, MAP_SHARED
+p = libc.mmap(None, 1 << 20, 3, 1, fd, 0)   # PROT_READ|WRITE, MAP_SHARED
 os.close(fd)
 print("mapped" if p and p != ctypes.c_void_p(-1).value else "failed", flush=True)
-time.sleep(300)' "$t/mapped.img" > "$t/mapped.out" &
+time.sleep(300)'
+	python3 -c "$MAPPER" "$t/mapped.img" > "$t/mapped.out" &
 	mapper=$!
 	at_exit "kill $mapper 2> /dev/null"
 	for i in $(seq 100); do grep -q mapped "$t/mapped.out" && break; sleep 0.1; done
 	replay "$t/mapped.img" mapped --allow-write --wrap
 	check_eq "a file mapped by a process whose descriptor is closed: refused, untouched" \
-		"1|1|$sum" "$?|$(grep -c "refusing to write to '$t/mapped.img': it is open elsewhere" "$t/err")|$(md5sum < "$t/mapped.img")"
-	kill $mapper; wait $mapper 2> /dev/null
-	# a process that calls itself udev is no udev
+		"1|1|$sum" "$?|$(grep -c "refusing to write to '$t/mapped.img': it is open in process $mapper (python3)" "$t/err")|$(md5sum < "$t/mapped.img")"
+	# ... under a loop device: the loop driver's own open defeats the
+	# lease, proc's PID/map_files shows the mapping
+	if [ "$(id -u)" = 0 ] && loop_attach "$t/mapped.img"; then
+		replay "/dev/$LOOPDEV" mappedloop --allow-write --wrap
+		check_eq "a loop device over a file mapped with its descriptor closed: refused, untouched" \
+			"1|1|$sum" "$?|$(grep -c "it is a loop device over $t/mapped.img: it is open in process $mapper (python3)" "$t/err")|$(md5sum < "$t/mapped.img")"
+		kill $mapper; wait $mapper 2> /dev/null
+		# the loop device itself mapped so
+		python3 -c "$MAPPER" "/dev/$LOOPDEV" > "$t/mapped.out" &
+		mapper=$!
+		at_exit "kill $mapper 2> /dev/null"
+		for i in $(seq 100); do grep -q mapped "$t/mapped.out" && break; sleep 0.1; done
+		replay "/dev/$LOOPDEV" mappeddev --allow-write --wrap
+		check_eq "a loop device mapped by a process whose descriptor is closed: refused, untouched" \
+			"1|1|$sum" "$?|$(grep -c "it is open in process $mapper (python3)" "$t/err")|$(md5sum < "$t/mapped.img")"
+		kill $mapper; wait $mapper 2> /dev/null
+		loop_detach_file "$t/mapped.img"
+	fi
+	kill $mapper 2> /dev/null; wait $mapper 2> /dev/null
+	# open through overlayfs: the process's descriptor is the overlay's
+	# file, not the upper one; the kernel's refusal of a write lease tells
+	mkdir -p "$t/ov/l" "$t/ov/u" "$t/ov/w" "$t/ov/m"
+	if [ "$(id -u)" = 0 ] && mount -t overlay none \
+		-o "lowerdir=$t/ov/l,upperdir=$t/ov/u,workdir=$t/ov/w" "$t/ov/m" 2> /dev/null; then
+		at_exit "umount '$t/ov/m' 2> /dev/null"
+		head -c 8M /dev/urandom > "$t/ov/m/a"
+		sum=$(md5sum < "$t/ov/u/a")
+		sleep 300 7<> "$t/ov/m/a" &
+		ovh=$!
+		replay "$t/ov/u/a" overlay --allow-write --wrap
+		check_eq "an overlayfs upper file held open through the overlay: refused (a write lease refused), untouched" \
+			"1|1|$sum" "$?|$(grep -c "it is open elsewhere (a mapping, an overlayfs file over it" "$t/err")|$(md5sum < "$t/ov/u/a")"
+		kill $ovh; wait $ovh 2> /dev/null
+		umount "$t/ov/m"
+	fi
+	# a process that calls itself udev and keeps the file: udev's probe is
+	# waited for (2 s), this one then refused
 	head -c 8M /dev/urandom > "$t/udev.img"
 	sum=$(md5sum < "$t/udev.img")
 	python3 -c 'import ctypes, os, sys, time
@@ -603,7 +639,7 @@ fd = os.open(sys.argv[1], os.O_RDWR); print("open", flush=True); time.sleep(300)
 	at_exit "kill $fake 2> /dev/null"
 	for i in $(seq 100); do grep -q open "$t/udev.out" && break; sleep 0.1; done
 	replay "$t/udev.img" fakeudev --allow-write --wrap
-	check_eq "a process named systemd-udevd that is not udev's program: its open file refused, untouched" \
+	check_eq "a process named systemd-udevd holding the file: waited for, then refused, untouched" \
 		"1|1|$sum" "$?|$(grep -c "it is open in process $fake (systemd-udevd)" "$t/err")|$(md5sum < "$t/udev.img")"
 	kill $fake; wait $fake 2> /dev/null
 	# one who opens a file of the user's while --allow-write writes it stops
@@ -783,7 +819,8 @@ done
 # machine's other disks, to the backing device info): refused, the other
 # disk's setting as it was
 if [ "$(id -u)" = 0 ] && head -c 16M /dev/zero > "$t/setdev.img" && loop_attach "$t/setdev.img"; then
-	other=$(ls /sys/class/block | grep -vx "$LOOPDEV" | head -n 1)
+	# a whole disk, not a loop device: another job's come and go
+	other=$( (ls /sys/block | grep -v '^loop'; ls /sys/block | grep -vx "$LOOPDEV") | head -n 1)
 	before=$(cat "/sys/class/block/$other/queue/read_ahead_kb" 2> /dev/null)
 	for k in "subsystem/$other/queue/read_ahead_kb" "bdi/read_ahead_kb"; do
 		"$IOTAPE" replay --db "$db" src --target "/dev/$LOOPDEV" --run setout --wrap \
