@@ -34,6 +34,10 @@ stop_all() {
 	return 0
 }
 at_exit stop_all
+# ours_left DEV: 1 when loop device DEV is still one of this test's disks (its
+# backing file under a folder named $pre-...), else 0: a detached one's number
+# may be another job's loop device at once
+ours_left() { losetup -l -n -O NAME,BACK-FILE | grep -c "^$1 .*$pre"; }
 pid_of() { awk -F= '$1 == "pid" { print $2 }' "/run/iotape/disk/$1/state" 2> /dev/null; }
 gpid_of() { awk -F= '$1 == "guardian" { print $2 }' "/run/iotape/disk/$1/state" 2> /dev/null; }
 stat_js() { "$IOTAPE" disk stats --json "$1"; }
@@ -223,7 +227,7 @@ umount "$t/mnt"
 bb=$(awk -F= '$1 == "backing" { print $2 }' "/run/iotape/disk/$pre-b/state")
 "$IOTAPE" disk stop "$pre-b" 2> "$t/err"
 check_eq "stop after unmounting: folder, loop device and backing file gone" "0 0 0 0" \
-	"$? $(ls -d "/run/iotape/disk/$pre-b" 2> /dev/null | wc -l) $(losetup -l -n -O NAME | grep -cx "$B") $(ls "$bb" 2> /dev/null | wc -l)"
+	"$? $(ls -d "/run/iotape/disk/$pre-b" 2> /dev/null | wc -l) $(ours_left "$B") $(ls "$bb" 2> /dev/null | wc -l)"
 
 # ---- SIGTERM to the daemon ---------------------------------------------------------------
 ab=$(awk -F= '$1 == "backing" { print $2 }' "/run/iotape/disk/$pre-a/state")
@@ -237,7 +241,7 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 check_eq "SIGTERM: the daemon and its guardian end, the disk cleaned up" "0 0 0 0" \
-	"$(kill -0 "$p" 2> /dev/null && echo 1 || echo 0) $(ls -d "/run/iotape/disk/$pre-a" 2> /dev/null | wc -l) $(losetup -l -n -O NAME | grep -cx "$A") $(ls "$ab" 2> /dev/null | wc -l)"
+	"$(kill -0 "$p" 2> /dev/null && echo 1 || echo 0) $(ls -d "/run/iotape/disk/$pre-a" 2> /dev/null | wc -l) $(ours_left "$A") $(ls "$ab" 2> /dev/null | wc -l)"
 
 # ---- SIGINT in the foreground ------------------------------------------------------------
 "$IOTAPE" disk start --name "$pre-f" --size 64M --foreground > "$t/fg.out" 2> "$t/fg.err" &
@@ -248,7 +252,7 @@ dd if="$F" of=/dev/null bs=4k count=4 iflag=direct status=none &&
 	ok "a disk in the foreground serves ($F)" || not_ok "a disk in the foreground serves" "$(cat "$t/fg.err")"
 kill -INT $fgp; wait $fgp; rc=$?
 check_eq "SIGINT ends it with status 0, cleaned up" "0 0 0" \
-	"$rc $(ls -d "/run/iotape/disk/$pre-f" 2> /dev/null | wc -l) $(losetup -l -n -O NAME | grep -cx "$F")"
+	"$rc $(ls -d "/run/iotape/disk/$pre-f" 2> /dev/null | wc -l) $(ours_left "$F")"
 
 # ---- SIGKILL: I/O fails at once, the guardian cleans up -----------------------------------
 C=$("$IOTAPE" disk start --name "$pre-c" --size 256M) || not_ok "start disk c"
@@ -270,13 +274,13 @@ else
 fi
 for i in $(seq 100); do kill -0 "$g" 2> /dev/null || break; sleep 0.1; done
 check_eq "the guardian detaches the loop device and removes the disk's files" "0 0 0 0" \
-	"$(kill -0 "$g" 2> /dev/null && echo 1 || echo 0) $(losetup -l -n -O NAME | grep -cx "$C") $(ls -d "/run/iotape/disk/$pre-c" 2> /dev/null | wc -l) $(ls "$cb" 2> /dev/null | wc -l)"
+	"$(kill -0 "$g" 2> /dev/null && echo 1 || echo 0) $(ours_left "$C") $(ls -d "/run/iotape/disk/$pre-c" 2> /dev/null | wc -l) $(ls "$cb" 2> /dev/null | wc -l)"
 
 # ---- capture --reset stops the disks ---------------------------------------------------
 R=$("$IOTAPE" disk start --state-dir "$lab" --name "$pre-r" --size 64M) || not_ok "start disk r"
 "$IOTAPE" capture --reset --state-dir "$lab" > "$t/reset" 2> "$t/err"
 check_eq "capture --reset stops every disk" "0 stopped disk '$pre-r' ($R) 0" \
-	"$? $(grep stopped "$t/reset") $(losetup -l -n -O NAME | grep -cx "$R")"
+	"$? $(grep stopped "$t/reset") $(ours_left "$R")"
 
 gone=0
 for d in "$A" "$B" "$C" "$F" "$R"; do
