@@ -237,7 +237,7 @@ kill -TERM "$p"
 # goes when that one closes: its listing is waited for too)
 for i in $(seq 100); do
 	kill -0 "$p" 2> /dev/null || kill -0 "$g" 2> /dev/null ||
-		losetup -l -n -O NAME | grep -qx "$A" || break
+		[ "$(ours_left "$A")" != 0 ] || break
 	sleep 0.1
 done
 check_eq "SIGTERM: the daemon and its guardian end, the disk cleaned up" "0 0 0 0" \
