@@ -981,10 +981,10 @@ static int loop_bottom_file(const char *sys, const char *dev_path,
 
 /* When block device dev_path is a loop device over a regular file, at the
  * bottom of a chain of loops (loop_bottom_file()): whether that file is in
- * use so that writing through the chain would destroy what uses it: the
- * database this process writes (out_file_guarded()), active swap, open in
- * another process or mounted as an image (open_elsewhere()). 1 with why,
- * else 0. */
+ * use so that writing through the chain would destroy what uses it: active
+ * swap, open in another process or mounted as an image (open_elsewhere());
+ * the database is target_open()'s (loop_of_guarded(), whatever the
+ * replay writes). 1 with why, else 0. */
 static int loop_file_busy(const char *sys, const char *proc,
 			  const char *dev_path, char *why, size_t len)
 {
@@ -993,9 +993,7 @@ static int loop_file_busy(const char *sys, const char *proc,
 
 	if (loop_bottom_file(sys, dev_path, &st, file, sizeof(file)))
 		return 0;
-	if (out_file_guarded(&st))
-		snprintf(w, sizeof(w), "the database this replay is stored in");
-	else if (file_is_swap(proc, &st))
+	if (file_is_swap(proc, &st))
 		snprintf(w, sizeof(w), "it is active swap");
 	else if (!open_elsewhere(sys, proc, &st, w, sizeof(w)))
 		return 0;
