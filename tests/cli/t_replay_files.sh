@@ -23,6 +23,15 @@ replay() {
 	"$IOTAPE" replay --db "$db" src --target "$tgt" --timing afap --run "$run" \
 		"$@" > /dev/null 2> "$t/err"
 }
+# holder WORD CMD...: CMD in the background (HOLDER its pid, killed at exit),
+# back once it printed WORD on stdout (it holds what it opened), 10 s at most
+holder() {
+	local word=$1 i; shift
+	"$@" > "$t/holder.out" &
+	HOLDER=$!
+	at_exit "kill $HOLDER 2> /dev/null"
+	for i in $(seq 100); do grep -q "$word" "$t/holder.out" && break; sleep 0.1; done
+}
 writes() { q "SELECT sum(op = 'write'), sum(as_read) FROM replays r JOIN runs n ON n.id = r.run
 	WHERE n.name = '$1'" | tr '|' ' '; }
 
@@ -585,10 +594,8 @@ p = libc.mmap(None, 1 << 20, 3, 1, fd, 0)   # PROT_READ|WRITE, MAP_SHARED
 os.close(fd)
 print("mapped" if p and p != ctypes.c_void_p(-1).value else "failed", flush=True)
 time.sleep(300)'
-	python3 -c "$MAPPER" "$t/mapped.img" > "$t/mapped.out" &
-	mapper=$!
-	at_exit "kill $mapper 2> /dev/null"
-	for i in $(seq 100); do grep -q mapped "$t/mapped.out" && break; sleep 0.1; done
+	holder mapped python3 -c "$MAPPER" "$t/mapped.img"
+	mapper=$HOLDER
 	replay "$t/mapped.img" mapped --allow-write --wrap
 	check_eq "a file mapped by a process whose descriptor is closed: refused, untouched" \
 		"1|1|$sum" "$?|$(grep -c "refusing to write to '$t/mapped.img': it is open in process $mapper (python3)" "$t/err")|$(md5sum < "$t/mapped.img")"
@@ -600,10 +607,8 @@ time.sleep(300)'
 			"1|1|$sum" "$?|$(grep -c "it is a loop device over $t/mapped.img: it is open in process $mapper (python3)" "$t/err")|$(md5sum < "$t/mapped.img")"
 		kill $mapper; wait $mapper 2> /dev/null
 		# the loop device itself mapped so
-		python3 -c "$MAPPER" "/dev/$LOOPDEV" > "$t/mapped.out" &
-		mapper=$!
-		at_exit "kill $mapper 2> /dev/null"
-		for i in $(seq 100); do grep -q mapped "$t/mapped.out" && break; sleep 0.1; done
+		holder mapped python3 -c "$MAPPER" "/dev/$LOOPDEV"
+		mapper=$HOLDER
 		replay "/dev/$LOOPDEV" mappeddev --allow-write --wrap
 		check_eq "a loop device mapped by a process whose descriptor is closed: refused, untouched" \
 			"1|1|$sum" "$?|$(grep -c "it is open in process $mapper (python3)" "$t/err")|$(md5sum < "$t/mapped.img")"
@@ -631,13 +636,11 @@ time.sleep(300)'
 	# waited for (2 s), this one then refused
 	head -c 8M /dev/urandom > "$t/udev.img"
 	sum=$(md5sum < "$t/udev.img")
-	python3 -c 'import ctypes, os, sys, time
+	holder open python3 -c 'import ctypes, os, sys, time
 ctypes.CDLL(None).prctl(15, b"systemd-udevd", 0, 0, 0)
 fd = os.open(sys.argv[1], os.O_RDWR); print("open", flush=True); time.sleep(300)' \
-		"$t/udev.img" > "$t/udev.out" &
-	fake=$!
-	at_exit "kill $fake 2> /dev/null"
-	for i in $(seq 100); do grep -q open "$t/udev.out" && break; sleep 0.1; done
+		"$t/udev.img"
+	fake=$HOLDER
 	replay "$t/udev.img" fakeudev --allow-write --wrap
 	check_eq "a process named systemd-udevd holding the file: waited for, then refused, untouched" \
 		"1|1|$sum" "$?|$(grep -c "it is open in process $fake (systemd-udevd)" "$t/err")|$(md5sum < "$t/udev.img")"
