@@ -636,12 +636,22 @@ pg_start() {
 	"${run[@]}" "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust \
 		--encoding=UTF8 --locale=C.UTF-8 > "$PG_DIR/initdb.out" 2>&1 ||
 		{ cat "$PG_DIR/initdb.out" >&2; return 1; }
+	PG_SERVER_OPTS="-k $PG_DIR -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40 ${PG_OPTS:-}"
 	"${run[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$log" -w -t 60 \
-		-o "-k $PG_DIR -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40 ${PG_OPTS:-}" \
-		start > /dev/null 2>&1 || { cat "$log" >&2; return 1; }
+		-o "$PG_SERVER_OPTS" start > /dev/null 2>&1 || { cat "$log" >&2; return 1; }
 	"$PG_BIN/psql" -q -X -h "$PG_DIR" -U postgres -d postgres \
 		-c "CREATE DATABASE iotape" > /dev/null || return 1
 	PG_URL="postgresql:///iotape?host=$PG_DIR&user=postgres"
+}
+
+# pg_restart OPTS: restart pg_start's server with its options and OPTS (-c
+# name=value ...; a setting read only at start, such as huge_pages). Returns 1
+# (with the server's log on stderr) when it does not come back.
+pg_restart() {
+	local run=()
+	[ "$(id -u)" = 0 ] && run=(runuser -u nobody --)
+	"${run[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w -t 60 -m fast \
+		-o "$PG_SERVER_OPTS $1" restart > /dev/null 2>&1 || { tail -5 "$PG_DIR/log" >&2; return 1; }
 }
 
 # pg_psql SQL: run SQL in the private server's database iotape; prints rows
