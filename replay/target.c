@@ -445,11 +445,11 @@ static int signature_at(int fd, int64_t off, char *type, size_t tlen)
 	return found;
 }
 
-static int check_signature(int dfd, const char *path, const char *sig_ok,
+static int check_signature(int fd, const char *path, const char *sig_ok,
 			   char *err, size_t errlen)
 {
 	char what[256], type[64];
-	int fd = dfd, rc, fl = fcntl(dfd, F_GETFL);
+	int rc, fl = fcntl(fd, F_GETFL);
 
 	/* through the target's own descriptor, buffered meanwhile (libblkid
 	 * reads unaligned): an open of its own would break the write lease
