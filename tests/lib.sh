@@ -618,6 +618,12 @@ need_pg() {
 	exit 0
 }
 
+# pg_as CMD...: CMD as the private server's user (nobody when run as root:
+# the server refuses root), else as this user
+pg_as() {
+	if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi
+}
+
 # pg_start: initdb and start a private server in a new directory (as `nobody` when
 # run as root: the server refuses root), listening only on a Unix socket in that
 # directory, trusting local connections; sets PG_DIR and PG_URL (a libpq URI for
@@ -625,19 +631,18 @@ need_pg() {
 # on failure and signals. Returns 1 (with the server's log on stderr) when it fails.
 # PG_OPTS: more server options (-c name=value ...).
 pg_start() {
-	local run=() log
+	local log
 	PG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/iotape-pg.XXXXXX") || return 1
 	at_exit "pg_stop '$PG_DIR'"
 	if [ "$(id -u)" = 0 ]; then
 		chown nobody: "$PG_DIR" || return 1
-		run=(runuser -u nobody --)
 	fi
 	log=$PG_DIR/log
-	"${run[@]}" "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust \
+	pg_as "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust \
 		--encoding=UTF8 --locale=C.UTF-8 > "$PG_DIR/initdb.out" 2>&1 ||
 		{ cat "$PG_DIR/initdb.out" >&2; return 1; }
 	PG_SERVER_OPTS="-k $PG_DIR -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=40 ${PG_OPTS:-}"
-	"${run[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$log" -w -t 60 \
+	pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$log" -w -t 60 \
 		-o "$PG_SERVER_OPTS" start > /dev/null 2>&1 || { cat "$log" >&2; return 1; }
 	"$PG_BIN/psql" -q -X -h "$PG_DIR" -U postgres -d postgres \
 		-c "CREATE DATABASE iotape" > /dev/null || return 1
@@ -648,9 +653,7 @@ pg_start() {
 # name=value ...; a setting read only at start, such as huge_pages). Returns 1
 # (with the server's log on stderr) when it does not come back.
 pg_restart() {
-	local run=()
-	[ "$(id -u)" = 0 ] && run=(runuser -u nobody --)
-	"${run[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w -t 60 -m fast \
+	pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w -t 60 -m fast \
 		-o "$PG_SERVER_OPTS $1" restart > /dev/null 2>&1 || { tail -5 "$PG_DIR/log" >&2; return 1; }
 }
 
@@ -663,11 +666,10 @@ pg_psql() {
 
 # pg_stop DIR: stop the server of DIR (when running) and remove DIR
 pg_stop() {
-	local d=$1 run=()
+	local d=$1
 	[ -d "$d" ] || return 0
-	[ "$(id -u)" = 0 ] && run=(runuser -u nobody --)
 	if [ -f "$d/data/postmaster.pid" ]; then
-		"${run[@]}" "$PG_BIN/pg_ctl" -D "$d/data" -m immediate -w -t 30 stop \
+		pg_as "$PG_BIN/pg_ctl" -D "$d/data" -m immediate -w -t 30 stop \
 			> /dev/null 2>&1
 	fi
 	rm -rf "$d"

@@ -18,8 +18,7 @@ pg_psql "CREATE ROLE carol LOGIN PASSWORD 'right-one' IN ROLE pg_read_all_data" 
 # the server asks carol for her password; everyone else is trusted as before
 hba=$PG_DIR/data/pg_hba.conf
 { echo "local all carol scram-sha-256"; cat "$hba"; } > "$t/hba" && cat "$t/hba" > "$hba"
-run=(); [ "$(id -u)" = 0 ] && run=(runuser -u nobody --)
-"${run[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" reload > /dev/null 2>&1 ||
+pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" reload > /dev/null 2>&1 ||
 	{ not_ok "reload the server"; tap_finish; }
 sleep 1
 
