@@ -46,13 +46,15 @@ wall() {
 	t1=$(date +%s.%N)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
 }
-# cpu NAME CMD...: the wall time of CMD (as wall), its CPU time (user +
-# system) appended to $TEST_TMP/NAME.cpu
+# cpu NAME CMD...: CMD run (its output dropped); its wall time in seconds
+# appended to $TEST_TMP/NAME.w, its CPU time (user + system) to
+# $TEST_TMP/NAME.cpu
 cpu() {
 	local name=$1; shift
 	/usr/bin/time -f '%e %U %S' -o "$TEST_TMP/t" "$@" > /dev/null 2> "$TEST_TMP/err" ||
 		{ cat "$TEST_TMP/err" >&2; return 1; }
-	awk '{ printf "%.3f\n", $2 + $3 >> "'"$TEST_TMP/$name.cpu"'"; printf "%.3f\n", $1 }' "$TEST_TMP/t"
+	awk '{ printf "%.3f\n", $2 + $3 >> "'"$TEST_TMP/$name.cpu"'"
+		printf "%.3f\n", $1 >> "'"$TEST_TMP/$name.w"'" }' "$TEST_TMP/t"
 }
 # med V...: the median
 med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -109,20 +111,19 @@ rid=$(pg_psql "SELECT id FROM runs WHERE name = '$host:b'")   # pushed again abo
 # partition, where it would scan and sort rather than read the key's index
 pg_psql "VACUUM ANALYZE" > /dev/null || exit 1
 # reads P: report, dump and compare from SQLite and from the server, each
-# REPS times, interleaved; wall times into $TEST_TMP/P-NAME.w, iotape's CPU
-# into $TEST_TMP/P-NAME.cpu (NAME: rsq rpg dsq dpg csq cpg, srq and sev for
-# the server alone)
+# REPS times, interleaved; as cpu() into $TEST_TMP/P-NAME.w and .cpu (NAME:
+# rsq rpg dsq dpg csq cpg; srq and sev, the server alone: wall time only)
 reads() {
 	local p=$1 i
 	for ((i = 0; i < REPS; i++)); do
-		cpu "$p-rsq" "$IOTAPE" report --db "$DB" b >> "$TEST_TMP/$p-rsq.w" || return 1
-		cpu "$p-rpg" "$IOTAPE" report --db "$PG_URL" "$host:b" >> "$TEST_TMP/$p-rpg.w" || return 1
+		cpu "$p-rsq" "$IOTAPE" report --db "$DB" b || return 1
+		cpu "$p-rpg" "$IOTAPE" report --db "$PG_URL" "$host:b" || return 1
 		wall srv_rq >> "$TEST_TMP/$p-srq.w" || return 1
-		cpu "$p-dsq" "$IOTAPE" dump --db "$DB" b >> "$TEST_TMP/$p-dsq.w" || return 1
-		cpu "$p-dpg" "$IOTAPE" dump --db "$PG_URL" "$host:b" >> "$TEST_TMP/$p-dpg.w" || return 1
+		cpu "$p-dsq" "$IOTAPE" dump --db "$DB" b || return 1
+		cpu "$p-dpg" "$IOTAPE" dump --db "$PG_URL" "$host:b" || return 1
 		wall srv_ev >> "$TEST_TMP/$p-sev.w" || return 1
-		cpu "$p-csq" "$IOTAPE" compare --db "$DB" b b >> "$TEST_TMP/$p-csq.w" || return 1
-		cpu "$p-cpg" "$IOTAPE" compare --db "$PG_URL" "$host:b" "$host:b" >> "$TEST_TMP/$p-cpg.w" || return 1
+		cpu "$p-csq" "$IOTAPE" compare --db "$DB" b b || return 1
+		cpu "$p-cpg" "$IOTAPE" compare --db "$PG_URL" "$host:b" "$host:b" || return 1
 	done
 }
 # medw NAME: the median of $TEST_TMP/NAME.w
@@ -202,9 +203,9 @@ pass 4k "reads, the server's shared memory in 4 KiB pages"
 if [ -n "${BENCH_ROWS:-}" ]; then
 	awk -v OFS='\t' $(readvars $main) -v rows="$rows" -v cp="$(med "${copy[@]}")" \
 		-v ps="$(med "${push[@]}")" -v wp="$(med "${wpush[@]}")" -v ncpu="$(nproc)" \
-		-v pages="$([ -n "$huge" ] && echo "huge pages" || echo "4 KiB pages")" \
-		-v r4="$(awk -v a="$(medw 4k-rpg)" -v b="$(medw 4k-rsq)" 'BEGIN { printf "%.2f", a / b }')" \
-		-v c4="$(awk -v a="$(medw 4k-cpg)" -v b="$(medw 4k-csq)" 'BEGIN { printf "%.2f", a / b }')" '
+		-v pages="$([ $main = huge ] && echo "huge pages" || echo "4 KiB pages")" \
+		-v rpg4="$(medw 4k-rpg)" -v rsq4="$(medw 4k-rsq)" \
+		-v cpg4="$(medw 4k-cpg)" -v csq4="$(medw 4k-csq)" '
 	BEGIN {
 		print sprintf("PG push %.1fM rows", rows / 1e6),
 			sprintf("psql \\copy binary %.2f s, %.0fk rows/s", cp, rows / cp / 1e3),
@@ -212,10 +213,10 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 			sprintf("rate %.2fx / %.2fx psql", cp / ps, cp / wp), ">= 0.9x psql"
 		print "PG report / dump (" pages ")", sprintf("SQLite %.2f / %.2f s", rsq, dsq),
 			sprintf("%.2f / %.2f s (server alone %.2f / %.2f)", rpg, dpg, srq, sev),
-			sprintf("%.2fx / %.2fx SQLite (4 KiB pages: report %sx); floor on %d CPUs %.2fx",
-				rpg / rsq, dpg / dsq, r4, ncpu, (srq + rpgc) / ncpu / rsq), "<= 2x SQLite"
+			sprintf("%.2fx / %.2fx SQLite (4 KiB pages: report %.2fx); floor on %d CPUs %.2fx",
+				rpg / rsq, dpg / dsq, rpg4 / rsq4, ncpu, (srq + rpgc) / ncpu / rsq), "<= 2x SQLite"
 		print "PG compare (" pages ")", sprintf("SQLite %.2f s", csq), sprintf("%.2f s", cpg),
-			sprintf("%.2fx SQLite (4 KiB pages: %sx); floor on %d CPUs %.2fx", cpg / csq, c4,
+			sprintf("%.2fx SQLite (4 KiB pages: %.2fx); floor on %d CPUs %.2fx", cpg / csq, cpg4 / csq4,
 				ncpu, (2 * srq + cpgc) / ncpu / csq), "<= 2x SQLite"
 	}' >> "$BENCH_ROWS"
 fi
