@@ -37,6 +37,16 @@ static void hdown(struct fold_hnode *h, int n, int i)
 
 /* ---- from the rows in a file ---- */
 
+/* A row held while its events are given: the request, and its events of
+ * the kinds asked for in stream order (by time, then kind), at the next. */
+struct fold_slot {
+	struct an_io io;
+	int64_t t[EV_NKIND];
+	unsigned char kind[EV_NKIND], n, at;
+};
+
+#define FOLD_SLOTS_CHUNK 256
+
 struct fold_fdev {
 	struct rf_reader rd;
 	uint32_t next;             /* the global index of its next row */
@@ -45,8 +55,8 @@ struct fold_fdev {
 	int64_t maxfirst, w;       /* the latest first time read; events
 				    * at or before w can no longer be
 				    * preceded */
-	struct fold_hnode *h;      /* held events, a binary heap (it: the
-				    * slot of their request) */
+	struct fold_hnode *h;      /* held rows by their next event, a
+				    * binary heap (it: the row's slot) */
 	size_t nh, cap;
 };
 
@@ -83,15 +93,25 @@ static void file_io(const struct rundata *rd, const struct an_row *r,
 		an_row_unpack(r, rd->devs[r->dev], x);
 }
 
+static struct fold_slot *slot_at(const struct fold *f, uint32_t i)
+{
+	return &f->slot[i / FOLD_SLOTS_CHUNK][i % FOLD_SLOTS_CHUNK];
+}
+
 static uint32_t slot_new(struct fold *f)
 {
 	if (f->nfree)
 		return f->slot_free[--f->nfree];
-	if (!(f->nslot & (f->nslot - 1))) {      /* 0, 1, 2, 4...: full */
-		size_t cap = f->nslot ? 2 * f->nslot : 64;
-		f->slot_io = xrealloc(f->slot_io, cap * sizeof(*f->slot_io));
-		f->slot_ref = xrealloc(f->slot_ref, cap * sizeof(*f->slot_ref));
-		f->slot_free = xrealloc(f->slot_free, cap * sizeof(*f->slot_free));
+	if (!(f->nslot % FOLD_SLOTS_CHUNK)) {
+		size_t c = f->nslot / FOLD_SLOTS_CHUNK;
+		if (!(c & (c - 1))) {             /* 0, 1, 2, 4...: full */
+			size_t cap = c ? 2 * c : 1;
+			f->slot = xrealloc(f->slot, cap * sizeof(*f->slot));
+			f->slot_free = xrealloc(f->slot_free, cap *
+						FOLD_SLOTS_CHUNK *
+						sizeof(*f->slot_free));
+		}
+		f->slot[c] = xmalloc(FOLD_SLOTS_CHUNK * sizeof(**f->slot));
 	}
 	return (uint32_t)f->nslot++;
 }
@@ -106,7 +126,7 @@ static void fdev_fill(struct fold *f, size_t k)
 
 	while (!d->done && (!d->nh || d->h[0].t > d->w)) {
 		struct an_row r;
-		struct an_io *x;
+		struct fold_slot *s;
 		uint32_t slot, row;
 		int64_t tm[EV_NKIND], first;
 		int got = rf_reader_next(&d->rd, &r), n = 0;
@@ -118,27 +138,37 @@ static void fdev_fill(struct fold *f, size_t k)
 		}
 		row = d->next++;
 		slot = slot_new(f);
-		x = &f->slot_io[slot];
-		file_io(rd, &r, x);
-		tm[EV_Q] = x->q;
-		tm[EV_D] = x->d;
-		tm[EV_C] = x->c;
+		s = slot_at(f, slot);
+		file_io(rd, &r, &s->io);
+		tm[EV_Q] = s->io.q;
+		tm[EV_D] = s->io.d;
+		tm[EV_C] = s->io.c;
+		/* the row's events by (time, kind): an insertion sort of 3 */
 		for (int kind = 0; kind < EV_NKIND; kind++) {
+			int j;
 			if (tm[kind] == AN_NONE || !(f->kinds & (1u << kind)))
 				continue;
+			for (j = n++; j > 0 && s->t[j - 1] > tm[kind]; j--) {
+				s->t[j] = s->t[j - 1];
+				s->kind[j] = s->kind[j - 1];
+			}
+			s->t[j] = tm[kind];
+			s->kind[j] = (unsigned char)kind;
+		}
+		s->n = (unsigned char)n;
+		s->at = 0;
+		if (!n) {
+			f->slot_free[f->nfree++] = slot;
+		} else {
 			if (d->nh == d->cap) {
 				d->cap = d->cap ? 2 * d->cap : 256;
 				d->h = xrealloc(d->h, d->cap * sizeof(*d->h));
 			}
-			d->h[d->nh] = (struct fold_hnode){ tm[kind], row, kind,
+			d->h[d->nh] = (struct fold_hnode){ s->t[0], row, s->kind[0],
 							   (int)slot };
 			hup(d->h, d->nh++);
-			n++;
 		}
-		f->slot_ref[slot] = (uint32_t)n;
-		if (!n)
-			f->slot_free[f->nfree++] = slot;
-		first = an_io_first(x);
+		first = an_io_first(&s->io);
 		if (first != AN_NONE && (!d->timed || first > d->maxfirst)) {
 			d->maxfirst = first;
 			d->timed = 1;
@@ -152,6 +182,7 @@ static void file_open(struct fold *f)
 	const struct rundata *rd = f->rd;
 	const struct rowfile *rf = rd->rows_file;
 
+	f->done_slot = -1;
 	f->fd = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*f->fd));
 	f->h = xcalloc(rd->ndevs ? rd->ndevs : 1, sizeof(*f->h));
 	if (f->next_row < rd->n) {
@@ -204,13 +235,20 @@ static int file_row(struct fold *f, struct fold_ev *e)
 	return 1;
 }
 
-/* The next timed event from the file: the earliest device's. */
+/* The next timed event from the file: the earliest device's, its row's
+ * next event (the row's slot is let go at the next call, when its last
+ * event was given: e->io points into it). */
 static int file_next(struct fold *f, struct fold_ev *e)
 {
 	struct fold_fdev *d;
-	struct fold_hnode p;
+	struct fold_hnode *p;
+	struct fold_slot *s;
 	size_t k;
 
+	if (f->done_slot >= 0) {
+		f->slot_free[f->nfree++] = (uint32_t)f->done_slot;
+		f->done_slot = -1;
+	}
 	if (f->next_row < f->rd->n && file_row(f, e))
 		return 1;
 	f->next_row = f->rd->n;
@@ -218,18 +256,22 @@ static int file_next(struct fold *f, struct fold_ev *e)
 		return 0;
 	k = (size_t)f->h[0].it;
 	d = &f->fd[k];
-	p = d->h[0];
-	d->h[0] = d->h[--d->nh];
-	hdown(d->h, (int)d->nh, 0);
-	e->kind = p.kind;
-	e->t = p.t;
-	e->row = p.row;
+	p = &d->h[0];
+	s = slot_at(f, (uint32_t)p->it);
+	e->kind = p->kind;
+	e->t = p->t;
+	e->row = p->row;
 	e->devk = (uint16_t)k;
-	/* a copy: reading on may move the slots */
-	f->buf = f->slot_io[p.it];
-	e->io = &f->buf;
-	if (!--f->slot_ref[p.it])
-		f->slot_free[f->nfree++] = (uint32_t)p.it;
+	e->io = &s->io;
+	if (++s->at < s->n) {
+		/* the row's next event: the same node, later */
+		p->t = s->t[s->at];
+		p->kind = s->kind[s->at];
+	} else {
+		f->done_slot = p->it;
+		d->h[0] = d->h[--d->nh];
+	}
+	hdown(d->h, (int)d->nh, 0);
 	fdev_fill(f, k);
 	if (d->nh) {
 		f->h[0] = (struct fold_hnode){ d->h[0].t, d->h[0].row, d->h[0].kind,
@@ -253,8 +295,9 @@ static void file_close(struct fold *f)
 		rf_reader_free(f->row_rd);
 		free(f->row_rd);
 	}
-	free(f->slot_io);
-	free(f->slot_ref);
+	for (size_t c = 0; c * FOLD_SLOTS_CHUNK < f->nslot; c++)
+		free(f->slot[c]);
+	free(f->slot);
 	free(f->slot_free);
 }
 

@@ -46,10 +46,13 @@ struct fold_hnode {
 
 struct fold_fdev;
 
+struct fold_slot;
+
 /* A walk of the stream (fold_open(), fold_next(), fold_close()). From the
  * rows in memory: each device's walks of each time (evorder) merged. From
  * the rows in a file (rd->rows_file, rowfile.h): each device's rows read
- * in order, their events held in a heap per device until no row still to
+ * in order, each held (a slot) with its events sorted while any is to
+ * come, the row's next event in a heap per device, until no row still to
  * come can have an earlier one (its time is under the latest first time
  * read less the device's lateness), the devices merged. */
 struct fold {
@@ -65,9 +68,13 @@ struct fold {
 	size_t row_dev;
 	struct rf_reader *row_rd;
 	struct fold_fdev *fd;
-	struct an_io *slot_io;
-	uint32_t *slot_ref, *slot_free;
+	struct fold_slot **slot;   /* chunks of FOLD_SLOTS_CHUNK: a slot
+				    * stays where it is while held */
+	uint32_t *slot_free;
 	size_t nslot, nfree;
+	int64_t done_slot;         /* the slot of the row whose last event
+				    * was given last (-1: none): freed at
+				    * the next, its request still read */
 };
 
 /* Opens a walk of rd's events of the kinds in kinds (1 << EV_Q, ...,

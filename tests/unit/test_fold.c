@@ -144,7 +144,7 @@ static void test_order(void **state)
 /* The same events, in the same order, with the same requests, from the
  * rows in memory and from the rows in a file, for every mix of kinds:
  * rows out of order on their device (a split's tail with an earlier Q, a
- * clock stepped back) included. */
+ * clock stepped back) and a row's own events out of order included. */
 static void same_events(const struct rundata *a, const struct evorder *o,
 			const struct rundata *b, unsigned kinds)
 {
@@ -207,6 +207,17 @@ static void test_file(void **state)
 			}
 			if (xorshift64(&s) % 50 == 0)
 				io[i].dsector = io[i].sector + (1ull << 40);
+			/* a row's own events out of their usual order (CPUs'
+			 * clocks apart): D before Q, C before D */
+			if (xorshift64(&s) % 61 == 0 && io[i].q != AN_NONE &&
+			    io[i].d != AN_NONE) {
+				int64_t t = io[i].q;
+				io[i].q = io[i].d;
+				io[i].d = t - 300;
+			}
+			if (xorshift64(&s) % 67 == 0 && io[i].d != AN_NONE &&
+			    io[i].c != AN_NONE)
+				io[i].c = io[i].d - 700;
 		}
 		rundata_of_ios(&a, NULL, io, NROWS);
 		assert_true(a.nesc > 0);
