@@ -16,7 +16,7 @@
  * tables' cache misses cost a report of 43M events seconds). */
 #define CONTIG_WINDOW (1u << 12)
 
-struct contig_slot;
+struct contig_key;
 
 struct contig {
 	size_t n;                  /* requests added */
@@ -24,11 +24,15 @@ struct contig {
 	size_t cap;                /* the window's slots (ring) in use */
 	struct contig_ring *ring;  /* the last cap requests, oldest at
 				    * n % cap once full */
-	struct contig_slot *ends;  /* end key -> requests ending there */
-	struct contig_slot *open;  /* start key -> requests starting there
-				    * not matched yet */
-	size_t mask;               /* of both tables (2 * cap slots) */
-	int shift;                 /* 64 - log2(2 * cap): a key's slot is the
+	struct contig_key *ends;   /* end key -> the latest request ending
+				    * there */
+	struct contig_key *open;   /* start key -> the latest request
+				    * starting there that nothing before it
+				    * continued (the ring chains the rest) */
+	size_t mask;               /* of both tables (4 * cap slots, made
+				    * again from the ring every cap requests:
+				    * never emptied one by one) */
+	int shift;                 /* 64 - log2(4 * cap): a key's slot is the
 				    * top bits of its hash */
 };
 

@@ -129,11 +129,58 @@ static void test_beyond_window(void **state)
 	contig_free(&c);
 }
 
+/* The window slides: with a window of w (a small hint), a request counts
+ * when a request at most w - 1 places before or after it in the order
+ * ends at its start, counted one by one over streams many windows long
+ * (runs read in order, backwards, shuffled, re-reads; and few keys, so
+ * that ends and starts repeat within a window). */
+static void test_sliding(void **state)
+{
+	size_t hints[] = { 16, 100 }, n = 20000;
+	uint64_t *st = malloc(n * sizeof(*st)), *en = malloc(n * sizeof(*en));
+
+	(void)state;
+	for (int kind = 0; kind < 4; kind++)
+		for (size_t h = 0; h < sizeof(hints) / sizeof(*hints); h++) {
+			struct contig c;
+			size_t want = 0, w;
+			if (kind < 3) {
+				make(st, en, n, kind);
+			} else {
+				/* 40 sectors, pieces of 1 to 3: many repeats */
+				for (size_t i = 0; i < n; i++) {
+					st[i] = next_rand() % 40;
+					en[i] = st[i] + 1 + next_rand() % 3;
+				}
+			}
+			contig_init(&c, hints[h]);
+			w = c.cap;
+			assert_true(w < n / 10);
+			for (size_t i = 0; i < n; i++)
+				contig_add(&c, st[i], en[i]);
+			for (size_t i = 0; i < n; i++) {
+				size_t lo = i >= w - 1 ? i - (w - 1) : 0;
+				size_t hi = i + (w - 1) < n ? i + (w - 1) : n - 1;
+				for (size_t j = lo; j <= hi; j++)
+					if (j != i && en[j] == st[i]) {
+						want++;
+						break;
+					}
+			}
+			assert_int_equal(c.n, n);
+			assert_int_equal(c.hit, want);
+			contig_free(&c);
+		}
+	free(st);
+	free(en);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_within_window),
 		cmocka_unit_test(test_beyond_window),
+		cmocka_unit_test(test_sliding),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
