@@ -268,9 +268,9 @@ part disk && IOTAPE=$IOTAPE bash "$(dirname "$0")/bench_disk.sh"
 part pg && BENCH_DIR=$BENCH_DIR IOTAPE=$IOTAPE BENCH_REPS=$REPS bash "$(dirname "$0")/bench_pg.sh"
 
 # issue 16's table: every row beside its peer from this same run
-awk -F'\t' -v load="$(cut -d' ' -f1-3 /proc/loadavg)" '
+awk -F'\t' -v loadavg="$(cut -d' ' -f1-3 /proc/loadavg)" '
 BEGIN {
-	printf "\nissue 16: iotape against its peers, measured in this run (load %s;\n", load
+	printf "\nissue 16: iotape against its peers, measured in this run (load %s;\n", loadavg
 	printf "on a shared machine compare the ratios, not the seconds)\n"
 	printf "%-26s | %-40s | %-36s | %-18s | %s\n", "work", "peer (median)", "iotape (median)", "ratio", "target"
 }

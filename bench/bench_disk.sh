@@ -97,9 +97,9 @@ for iops in 100 1000 10000 100s0; do
 done
 "$IOTAPE" disk stop --force "$name" > /dev/null 2>&1
 
-awk -F'\t' -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v ver="$("$IOTAPE" --version)" '
+awk -F'\t' -v loadavg="$(cut -d' ' -f1-3 /proc/loadavg)" -v ver="$("$IOTAPE" --version)" '
 BEGIN {
-	printf "\nissue 29: the modelled disk in real time (%s, %d s fio runs, load %s)\n", ver, '"$SECS"', load
+	printf "\nissue 29: the modelled disk in real time (%s, %d s fio runs, load %s)\n", ver, '"$SECS"', loadavg
 	printf "%-37s | %-28s | %-30s | %s\n", "work", "peer, same run", "iotape disk", "ratio / note"
 }
 { printf "%-37s | %-28s | %-30s | %s\n", $1, $2, $3, $4 }

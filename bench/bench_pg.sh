@@ -164,13 +164,13 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 main=4k
 [ -n "$huge" ] && main=huge
 awk -v events="$(sed -n 's/^events=//p' "$BENCH_DIR/trace.meta" 2> /dev/null)" -v rows="$rows" \
-	-v reps="$REPS" -v pgv="$("$PG_BIN/postgres" -V)" -v load="$load" \
+	-v reps="$REPS" -v pgv="$("$PG_BIN/postgres" -V)" -v loadavg="$load" \
 	-v cp="$(med "${copy[@]}")" -v ps="$(med "${push[@]}")" -v wp="$(med "${wpush[@]}")" \
 	-v isq="$(med "${isq[@]}")" -v ipg="$(med "${ipg[@]}")" \
 	-v nrq="$nrq" -v nev="$nev" -v ncpu="$(nproc)" '
 BEGIN {
 	printf "\nPostgreSQL store (%s, private server, fsync off), median of %d runs, load %s:\n",
-		pgv, reps, load
+		pgv, reps, loadavg
 	printf "%-46s %8s %12s\n", "task", "wall s", "rows/s"
 	printf "%-46s %8.2f %12.0f\n", "psql \\copy (format binary), the same rows", cp, rows / cp
 	printf "%-46s %8.2f %12.0f  %.2fx psql (rate %.2f)\n", "iotape push, as the owner", ps, rows / ps, ps / cp, cp / ps
