@@ -45,7 +45,8 @@ void contig_init(struct contig *c, size_t n_hint);
  * the high bits, the first sector and the sector after the last in the
  * low ones), end != start. A request counts as contiguous (c->hit) when
  * another within the window ends at its start, whichever came first.
- * Aborts when memory runs out. */
+ * At most 2^32 - 2 requests in all (a run has at most AN_MAX_IO). Aborts
+ * when memory runs out. */
 void contig_add(struct contig *c, uint64_t start, uint64_t end);
 
 void contig_free(struct contig *c);
