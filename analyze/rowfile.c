@@ -109,45 +109,107 @@ int rf_writer_flush(struct rf_writer *w)
 	return w->err ? -1 : 0;
 }
 
+/* Writes w's partial chunks and keeps each device's rows of the range
+ * (those it has) as a segment. */
+static int range_end(struct rf_writer *w)
+{
+	if (rf_writer_flush(w))
+		return -1;
+	for (size_t k = 0; k < w->ndev; k++) {
+		struct rf_wdev *wd = &w->d[k];
+		if (!wd->d.nc)
+			continue;
+		if (w->nseg == w->segcap) {
+			w->segcap = w->segcap ? 2 * w->segcap : 16;
+			w->seg = xrealloc(w->seg, w->segcap * sizeof(*w->seg));
+		}
+		w->seg[w->nseg++] = (struct rf_seg){ w->range, k, wd->d };
+		memset(&wd->d, 0, sizeof(wd->d));
+	}
+	return 0;
+}
+
+int rf_writer_range(struct rf_writer *w, int range)
+{
+	if (range_end(w))
+		return -1;
+	w->range = range;
+	return 0;
+}
+
+/* Segments by range, then writer (the order they were gathered in, which
+ * qsort(3) may not keep: pos) */
+struct seg_at {
+	const struct rf_seg *s;
+	size_t pos;
+};
+
+static int cmp_seg(const void *a, const void *b)
+{
+	const struct seg_at *x = a, *y = b;
+
+	if (x->s->dk != y->s->dk)
+		return x->s->dk < y->s->dk ? -1 : 1;
+	if (x->s->range != y->s->range)
+		return x->s->range < y->s->range ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 void rowfile_join(struct rowfile *f, struct rf_writer *w, int nw, size_t ndev)
 {
+	struct seg_at *at;
+	size_t n = 0, i = 0;
+
+	for (int p = 0; p < nw; p++) {
+		range_end(&w[p]);      /* flushed already: no write fails */
+		n += w[p].nseg;
+	}
+	at = xmalloc((n ? n : 1) * sizeof(*at));
+	for (int p = 0; p < nw; p++)
+		for (size_t j = 0; j < w[p].nseg; j++, i++)
+			at[i] = (struct seg_at){ &w[p].seg[j], i };
+	if (n)
+		qsort(at, n, sizeof(*at), cmp_seg);
 	f->dev = xcalloc(ndev ? ndev : 1, sizeof(*f->dev));
 	f->ndev = ndev;
-	for (size_t k = 0; k < ndev; k++) {
-		struct rf_dev *d = &f->dev[k];
-		for (int p = 0; p < nw; p++) {
-			struct rf_dev *s;
-			if (k >= w[p].ndev)
-				continue;
-			s = &w[p].d[k].d;
-			for (size_t c = 0; c < s->nc; c++)
-				chunk_push(d, s->c[c].off, s->c[c].n);
-			if (!s->timed)
-				continue;
-			if (!d->timed) {
-				d->maxfirst = s->maxfirst;
-				d->minfirst = s->minfirst;
-				d->late = s->late;
-				d->timed = 1;
-				continue;
-			}
-			/* the later part's rows behind the earlier's latest */
-			if (d->maxfirst - s->minfirst > d->late)
-				d->late = d->maxfirst - s->minfirst;
-			if (s->late > d->late)
-				d->late = s->late;
-			if (s->maxfirst > d->maxfirst)
-				d->maxfirst = s->maxfirst;
+	for (i = 0; i < n; i++) {
+		const struct rf_dev *s = &at[i].s->d;
+		struct rf_dev *d;
+		if (at[i].s->dk >= ndev)
+			continue;
+		d = &f->dev[at[i].s->dk];
+		for (size_t c = 0; c < s->nc; c++)
+			chunk_push(d, s->c[c].off, s->c[c].n);
+		if (!s->timed)
+			continue;
+		if (!d->timed) {
+			d->maxfirst = s->maxfirst;
+			d->minfirst = s->minfirst;
+			d->late = s->late;
+			d->timed = 1;
+			continue;
 		}
+		/* the later range's rows behind the earlier's latest */
+		if (d->maxfirst - s->minfirst > d->late)
+			d->late = d->maxfirst - s->minfirst;
+		if (s->late > d->late)
+			d->late = s->late;
+		if (s->maxfirst > d->maxfirst)
+			d->maxfirst = s->maxfirst;
 	}
+	free(at);
 	for (int p = 0; p < nw; p++) {
 		for (size_t k = 0; k < w[p].ndev; k++) {
 			free(w[p].d[k].buf);
 			free(w[p].d[k].d.c);
 		}
+		for (size_t j = 0; j < w[p].nseg; j++)
+			free(w[p].seg[j].d.c);
 		free(w[p].d);
+		free(w[p].seg);
 		w[p].d = NULL;
-		w[p].ndev = 0;
+		w[p].seg = NULL;
+		w[p].ndev = w[p].nseg = 0;
 	}
 }
 

@@ -54,7 +54,16 @@ struct rowfile {
 	size_t nesc0;              /* the first part's escapes (AN_R_PART1) */
 };
 
-/* One thread's writer: a chunk in the making per device. */
+/* A device's rows of one range of ids that a writer wrote: its chunks and
+ * their first times (rowfile_join() puts the ranges in order). */
+struct rf_seg {
+	int range;
+	size_t dk;
+	struct rf_dev d;
+};
+
+/* One thread's writer: a chunk in the making per device, in the range of
+ * ids it reads now (rf_writer_range()); the ranges it read before. */
 struct rf_writer {
 	struct rowfile *f;
 	struct rf_wdev {
@@ -63,6 +72,9 @@ struct rf_writer {
 		struct rf_dev d;
 	} *d;
 	size_t ndev;
+	int range;                 /* 0 until rf_writer_range() */
+	struct rf_seg *seg;        /* the ranges ended */
+	size_t nseg, segcap;
 	int err;                   /* errno of a failed write, else 0 */
 };
 
@@ -79,9 +91,14 @@ int rf_writer_add(struct rf_writer *w, const struct an_row *r, int64_t first);
 /* Writes w's partial chunks. Returns 0 or -1 (w->err). */
 int rf_writer_flush(struct rf_writer *w);
 
-/* Each device's rows of the writers w[0..nw) one after the other in that
- * order (their ids in order) into f; frees the writers. ndev: the
- * devices. */
+/* Ends the range of ids w wrote (its partial chunks written) and begins
+ * range (a number that orders the ranges of all writers: the range of
+ * smaller ids first). Returns 0 or -1 (w->err). */
+int rf_writer_range(struct rf_writer *w, int range);
+
+/* Each device's rows of the writers w[0..nw) into f, their ranges in
+ * order (ranges of one number: writer by writer, as in w), as the ids
+ * are; frees the writers. ndev: the devices. */
 void rowfile_join(struct rowfile *f, struct rf_writer *w, int nw, size_t ndev);
 
 /* Keeps devices keep[k] (new index k, old keep[k]) of f, n of them: the
