@@ -12,7 +12,7 @@
 /* How many requests on either side of one are looked at for the one it
  * continues: a reader's next piece follows within it however many other
  * readers take turns at the device (4 Ki requests), while the state stays
- * under 400 KiB, in the CPU's caches, however long the run (at 64 Ki the
+ * at 480 KiB, in the CPU's caches, however long the run (at 64 Ki the
  * tables' cache misses cost a report of 43M events seconds). */
 #define CONTIG_WINDOW (1u << 12)
 

@@ -231,9 +231,10 @@ static int part_add(struct rd_part *p, const struct store_request *rq,
 }
 
 /* The ids of a run cut in n ranges that the parts take in turn, each
- * the next not taken, so that a part on a slower CPU (a virtual machine's
- * second CPU ran the same half of a run's rows in 0.33 s to the first's
- * 0.20 s) reads fewer of them rather than keep the other waiting. */
+ * the next not taken, so that a part on a slower CPU reads fewer of them
+ * rather than keep the other waiting (on a virtual machine here, one half
+ * of a run's rows took 0.27 to 0.34 s of CPU and the other 0.20 s, on
+ * either thread from run to run). */
 struct rd_ranges {
 	int64_t run, lo, span;
 	const struct store_range *range;
@@ -510,8 +511,9 @@ static void hugepages(void *p, size_t len)
 /* Every row, read by id in up to nparts parts at once (each on a handle
  * of its own: the first on rd's, the others on store_open_reader()'s):
  * into memory, a half of the ids each; to a file, RD_RANGES ranges of
- * them that the parts take in turn; then put by device. Returns 0, -1 after an error line, or 1 when the
- * store cannot read in parts (load_io_cursor() then). */
+ * them that the parts take in turn; then put by device. Returns 0, -1
+ * after an error line, or 1 when the store cannot read in parts
+ * (load_io_cursor() then). */
 static int load_io_parts(struct rundata *rd, int nparts)
 {
 	struct store *st = rd->rv->st;
