@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "analyze/fold.h"
 #include "analyze/rundata.h"
 #include "analyze/runview.h"
 #include "trace/blktrace_format.h"
@@ -185,7 +186,9 @@ static void test_of_ios(void **state)
 
 /* A run of NRQ requests on three devices, interleaved, some that escape:
  * rundata_load_parts() with one part and with two must give the rows of
- * the store's cursor by device (STORE_RQ_ALL), in its order. */
+ * the store's cursor by device (STORE_RQ_ALL), in its order; and so must
+ * the rows read into a temporary file by two readers taking ranges of
+ * ids in turn (rundata_load_to()), walked as a stream (FOLD_ROW). */
 #define NRQ 60000
 
 static void test_load_parts(void **state)
@@ -197,8 +200,10 @@ static void test_load_parts(void **state)
 	struct store_cursor *cur;
 	struct store_request rq;
 	struct runview rv;
-	struct rundata one, two;
+	struct rundata one, two, file;
 	struct an_io want, xa, xb;
+	struct fold f;
+	struct fold_ev fe;
 	char path[4096];
 	int64_t run, id;
 	size_t i = 0;
@@ -250,6 +255,29 @@ static void test_load_parts(void **state)
 	assert_int_equal(runview_open(&rv, path, "r"), 0);
 	assert_int_equal(rundata_load_parts(&one, &rv, 1), 0);
 	assert_int_equal(rundata_load_parts(&two, &rv, 2), 0);
+	assert_int_equal(rundata_load_to(&file, &rv, 2, 1), 0);
+	if (file.rows_file) {
+		fold_open(&f, &file, NULL, 1u << FOLD_ROW);
+		assert_int_equal(file.n, NRQ);
+		assert_true(file.nesc > 0);
+		assert_int_equal(store_requests_open(rv.st, rv.id, STORE_RQ_ALL,
+						     STORE_RQ_COLS_ALL, &cur), 0);
+		while (store_requests_next(cur, &rq, NULL) > 0) {
+			rundata_io_of(&want, &rq);
+			assert_int_equal(fold_next(&f, &fe), 1);
+			assert_int_equal(fe.row, i);
+			assert_io_equal(fe.io, &want);
+			i++;
+		}
+		store_cursor_close(cur);
+		assert_int_equal(fold_next(&f, &fe), 0);
+		assert_int_equal(i, NRQ);
+		fold_close(&f);
+		for (size_t k = 0; k < 3; k++)
+			assert_int_equal(one.dev_first[k + 1], file.dev_first[k + 1]);
+		i = 0;
+	}
+	rundata_free(&file);
 	assert_int_equal(one.n, NRQ);
 	assert_int_equal(two.n, NRQ);
 	assert_int_equal(one.ndevs, 3);
