@@ -245,57 +245,48 @@ struct rd_ranges {
 /* Ranges of ids to a file: 16, a few thousand ids each at least */
 #define RD_RANGES 16
 
-/* Reads the ranges p takes (rf_writer_range()), each through a cursor
- * of its own; p->rc as part_read() sets it. */
-static void part_read_ranges(struct rd_part *p)
+/* Reads p's cursor to its end into p, the device of its last row in
+ * *last; sets p->rc when the store (-1) or part_add() fails. */
+static void cursor_read(struct rd_part *p, int *last)
 {
-	struct rd_ranges *g = p->ranges;
 	struct store_request rq;
-	int r, rc = 0, last = -1;
+	int rc;
 
-	while (!p->rc && (r = __atomic_fetch_add(&g->next, 1,
-						 __ATOMIC_RELAXED)) < g->n) {
-		int64_t a = g->lo + g->span * r / g->n;
-		int64_t b = g->lo + g->span * (r + 1) / g->n;
+	while ((rc = store_requests_next(p->cur, &rq, NULL)) > 0)
+		if (part_add(p, &rq, last))
+			return;
+	if (rc < 0)
+		p->rc = -1;
+}
+
+/* Reads p's cursor to its end, or the ranges p takes (rf_writer_range()),
+ * each through a cursor of its own; then writes the file's partial
+ * chunks. */
+static void *part_read(void *arg)
+{
+	struct rd_part *p = arg;
+	struct rd_ranges *g = p->ranges;
+	int r, last = -1;
+
+	if (!g)
+		cursor_read(p, &last);
+	while (g && !p->rc && (r = __atomic_fetch_add(&g->next, 1,
+						      __ATOMIC_RELAXED)) < g->n) {
 		if (rf_writer_range(p->w, r)) {
 			p->rc = -4;
 			break;
 		}
-		if (store_requests_open_ids(p->st, g->run, a, b, RD_COLS, g->range,
-					    &p->cur)) {
+		if (store_requests_open_ids(p->st, g->run, g->lo + g->span * r / g->n,
+					    g->lo + g->span * (r + 1) / g->n,
+					    RD_COLS, g->range, &p->cur)) {
 			p->rc = -1;
 			break;
 		}
-		while ((rc = store_requests_next(p->cur, &rq, NULL)) > 0)
-			if (part_add(p, &rq, &last))
-				break;
-		if (rc < 0)
-			p->rc = -1;
+		cursor_read(p, &last);
 		store_cursor_close(p->cur);
 		p->cur = NULL;
 	}
-	if (!p->rc && rf_writer_flush(p->w))
-		p->rc = -4;
-}
-
-/* Reads p's cursor to its end (or p's share of the ranges). */
-static void *part_read(void *arg)
-{
-	struct rd_part *p = arg;
-	struct store_request rq;
-	int rc, last = -1;
-
-	if (p->ranges) {
-		part_read_ranges(p);
-		return NULL;
-	}
-
-	while ((rc = store_requests_next(p->cur, &rq, NULL)) > 0)
-		if (part_add(p, &rq, &last))
-			return NULL;
-	if (rc < 0)
-		p->rc = -1;
-	else if (p->w && rf_writer_flush(p->w))
+	if (!p->rc && p->w && rf_writer_flush(p->w))
 		p->rc = -4;
 	return NULL;
 }
