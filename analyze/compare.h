@@ -40,6 +40,9 @@ struct run_figs {
 	struct an_run an;
 	double v[CMP_MAX_FIG];
 	int has[CMP_MAX_FIG];
+	/* v[i] is a workload metric's (fio's, one set by hand): the
+	 * trace's figure of that name, as the question, gives way to it */
+	unsigned char wm_set[CMP_MAX_FIG];
 	char group[128];
 	/* the workload's metrics and commands (the question's values) */
 	struct store_metric *wm;

@@ -539,6 +539,17 @@ int question_choose(struct question *q, const char *expr,
 	return 0;
 }
 
+const char *question_term_source(const struct question *q,
+				 const struct q_run *r, int k)
+{
+	const struct store_metric *m;
+
+	if (k < 0 || k >= q->nterms || !strcmp(q->terms[k], "total"))
+		return NULL;
+	m = metric_named(r, q->terms[k]);
+	return m ? (m->source ? m->source : "?") : NULL;
+}
+
 double question_value(const struct question *q, const struct q_run *r,
 		      double (*fig)(void *ctx, const char *key), void *ctx)
 {

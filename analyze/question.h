@@ -81,6 +81,14 @@ int question_choose(struct question *q, const char *expr,
 double question_value(const struct question *q, const struct q_run *r,
 		      double (*fig)(void *ctx, const char *key), void *ctx);
 
+/* Where run r's value of q's term k comes from: a workload metric's
+ * source ("fio", "manual", ...) when question_value() reads one, else NULL
+ * (the trace's figure, a command's time). Compare says so when the runs'
+ * sources differ: a value set by hand against the trace's figure of the
+ * same name is two measures, not one. */
+const char *question_term_source(const struct question *q,
+				 const struct q_run *r, int k);
+
 /* Run r's real time of the commands of q's cmd_mask (or every command),
  * seconds: their first start to last end, or the sum of their real times
  * when they carry no times. NAN when none. */

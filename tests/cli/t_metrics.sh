@@ -132,6 +132,36 @@ check_eq "metric: a manual real_s wins over the command's" "7 manual" \
 check_eq "rm takes the run's metrics with it" 0 \
 	"$(sqlite3 "$db" "SELECT count(*) FROM metrics WHERE run NOT IN (SELECT id FROM runs)")"
 
+# ---- a metric named as a figure: one value in the table and the question ----
+# before's read Q2C p99 set by hand (5 us) against after's from the trace: the
+# table showed the trace's 72.19 beside the question's 5.0 ("619x" against
+# "+43x"); now both show the metric, and compare says the sources differ
+q=$t/q.db
+if command -v jq > /dev/null; then
+	"$IOTAPE" import --quiet --db "$q" "$FIXTURES"/quick/before.bin.gz \
+		"$FIXTURES"/quick/after.bin.gz &&
+		"$IOTAPE" compare --db "$q" --json --metric read_q2c_p99_us before after \
+			> "$t/q0.json" &&
+		"$IOTAPE" metric --db "$q" before read_q2c_p99_us=5 > /dev/null &&
+		"$IOTAPE" compare --db "$q" --json --metric read_q2c_p99_us before after \
+			> "$t/q1.json" &&
+		"$IOTAPE" compare --db "$q" --metric read_q2c_p99_us before after \
+			> "$t/q1.txt"
+	check_eq "metric over a figure: runs imported, metric set, compared" 0 $?
+	check_eq "metric over a figure: one source, no note" "null" \
+		"$(jq -c '.comparisons[0].question.two_sources' "$t/q0.json")"
+	check_eq "metric over a figure: the table's value is the question's (5 against the trace's)" \
+		"5 5 $(jq '.runs[1].figures.read_q2c_p99_us' "$t/q0.json")" \
+		"$(jq -r '"\(.runs[0].figures.read_q2c_p99_us) \(.comparisons[0].base_value) \(.runs[1].figures.read_q2c_p99_us)"' "$t/q1.json")"
+	check_eq "metric over a figure: JSON says which run's is the metric" \
+		"two sources: read_q2c_p99_us is a workload metric (manual) in before and the trace's figure in after" \
+		"$(jq -r '.comparisons[0].question.two_sources' "$t/q1.json" | sed 's/, not one.*//')"
+	check_eq "metric over a figure: the text says so under the question" 1 \
+		"$(grep -c '^two sources: read_q2c_p99_us is a workload metric (manual) in before and the$' "$t/q1.txt")"
+else
+	skip "metric over a figure" "no jq"
+fi
+
 # ---- capture: dd, fio and --metric read from the output passed through ----
 if [ "$(id -u)" != 0 ]; then skip "capture metrics" "needs root"; tap_finish; fi
 tracefs_check || { skip "capture metrics" "$TRACEFS_WHY"; tap_finish; }
