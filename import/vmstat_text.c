@@ -694,6 +694,12 @@ int vmstat_text_read(FILE *fp, const char *path,
 		}
 		if (tok[0][0] == '#')
 			continue;
+		/* the terminal's echo of the Ctrl-C that stopped `vmstat 1`,
+		 * the last line of most pasted logs */
+		if (n == 1 && !strcmp(tok[0], "^C")) {
+			info->skipped_lines++;
+			continue;
+		}
 		if (n <= MAX_TOKENS && is_group_line(tok, n, raw)) {
 			if (p.group_pending) {
 				rc = fail(&p, line, "expected vmstat's column names "

@@ -497,6 +497,31 @@ static void test_cut_last_line_and_stop(void **state)
 	free(c);
 }
 
+/* a log pasted from the terminal that ran `vmstat 1` ends in the echo of
+ * the Ctrl-C that stopped it: its rows are read, the ^C line skipped */
+static void test_ctrl_c(void **state)
+{
+	static const char text[] =
+		" r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
+		" 1  0      0   1000    100   2000    0    0     0     0   10   10  1  1 98  0  0\n"
+		" 1  0      0   1000    100   2000    0    0     0     0   10   10  1  1 98  0  0\n"
+		"^C\n";
+	struct collector *c = calloc(1, sizeof(*c));
+	struct vmstat_text_info in;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse_text(text, NULL, c, &in, err, sizeof(err)), 0);
+	assert_int_equal(in.rows, 2);
+	assert_int_equal(in.skipped_lines, 1);
+	/* a ^C with more after it on the line is still no vmstat line */
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(parse_text(" r  b   swpd   free   buff  cache   si   so    bi"
+				    "    bo   in   cs us sy id wa st\n^C 1 0\n", NULL, c,
+				    &in, err, sizeof(err)), -EINVAL);
+	free(c);
+}
+
 static void test_dates(void **state)
 {
 	int64_t ns, want = 1567008121LL * 1000000000;   /* 2019-08-28 16:02:01 */
@@ -790,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_paste_with_time),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cut_last_line_and_stop),
+		cmocka_unit_test(test_ctrl_c),
 		cmocka_unit_test(test_dates),
 		cmocka_unit_test(test_dates_out_of_range),
 		cmocka_unit_test(test_value_ranges),
