@@ -569,6 +569,17 @@ static int wb_finding(const struct an_run *r, const void *state,
 		       "them and their wait, times the share of their bytes the "
 		       "dirty total had risen by before them (O_DIRECT writes "
 		       "leave nothing dirty)");
+	/* report's cost is the critical path's category: its part off the
+	 * traced I/O, when there is one, is said too, or the cost is more
+	 * than the sentence above gives */
+	if (!waited && r->cp.cat[CP_WRITEBACK] - r->cp.wb_sync_s >= FD_MIN_S)
+		FD_CAT(f, how, "; and %.2f s of the workload's time off its "
+		       "traced I/O that it was held (%s) while the flushers "
+		       "wrote or its syncs waited, up to the %.2f s the devices "
+		       "idled with dirty data before",
+		       r->cp.cat[CP_WRITEBACK] - r->cp.wb_sync_s, r->cp.measured ?
+		       "the kernel's delay accounting" : "vmstat's blocked tasks",
+		       r->cp.idle_dirty_s);
 	if (s->throttle_s > 0)
 		FD_CAT(f, how, "; plus %.2f s with dirty data over the throttling "
 		       "point (writers sleep in balance_dirty_pages)", s->throttle_s);
