@@ -367,8 +367,10 @@ int check_run_name(const char *name)
 	size_t len = strlen(name);
 	char what[64];
 
+	/* a name too long is shown cut: a 5000-byte one filled the screen */
 	if (!len || len > 200)
-		return error("invalid run name '%s' (1 to 200 bytes)", name);
+		return error("invalid run name '%.60s%s' (%zu bytes: 1 to 200)",
+			     name, len > 60 ? "..." : "", len);
 	/* PostgreSQL's text takes UTF-8 only (push would fail), and JSON
 	 * shows other bytes as U+FFFD */
 	if (first_unshown(name, name, what, sizeof(what)))

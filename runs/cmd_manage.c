@@ -88,9 +88,16 @@ int cmd_rm(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!rc)
-		rc = manage_rm(st, runs, n, &kept, err, sizeof(err));
-	if (rc)
+	if (!rc && (rc = manage_rm(st, runs, n, &kept, err, sizeof(err)))) {
+		/* the store and the runs a failed delete left as they were
+		 * ("deleting run: attempt to write a readonly database" said
+		 * neither) */
+		if (n == 1)
+			error("%s: run '%.60s' not deleted: %s", store_shown(db),
+			      runs[0].name, err);
+		else
+			error("%s: %zu runs not deleted: %s", store_shown(db), n, err);
+	} else if (rc)
 		error("%s", err);
 	for (size_t i = 0; i < n && !rc; i++)
 		fprintf_wrapped(stdout, 80, 2, "deleted run '%s' (id %" PRId64 ")",
@@ -148,7 +155,7 @@ int cmd_mv(int argc, char **argv)
 	}
 	rc = manage_mv(st, argv[optind], argv[optind + 1], err, sizeof(err));
 	if (rc)
-		error("%s", err);
+		error("%s: %s", store_shown(db), err);
 	store_close(st);
 	return rc ? -1 : 0;
 }

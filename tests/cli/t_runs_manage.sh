@@ -69,6 +69,26 @@ if "$IOTAPE" rm --db "$db" no-such 2> "$t/err"; then not_ok "rm of no run fails"
 else check_eq "rm of no run: names it" 1 "$(grep -c "no run named 'no-such'" "$t/err")"; fi
 if "$IOTAPE" rm --db "$db" 'zz*' 2> "$t/err"; then not_ok "rm of a glob matching nothing fails"
 else check_eq "rm of a glob matching nothing: says so" 1 "$(grep -c "no run matches 'zz\*'" "$t/err")"; fi
+# a store the user may not write (immutable: root writes a mode 444 file):
+# the error names the store and the run, which stays
+ro=$t/ro.db
+cp "$db" "$ro"
+if chattr +i "$ro" 2> /dev/null; then
+	"$IOTAPE" rm --db "$ro" keep 2> "$t/err"
+	rc=$?
+	chattr -i "$ro"
+	check_eq "rm on a store it cannot write: fails, naming the store and the run, run kept" \
+		"1|1|keep" "$((rc != 0))|$(grep -c "^iotape: $ro: run 'keep' not deleted: .*readonly" "$t/err")|$(sqlite3 "$ro" 'SELECT name FROM runs')"
+else
+	skip "rm on a store it cannot write" "no chattr +i on $t"
+fi
+rm -f "$ro"
+long=$(printf 'x%.0s' $(seq 300))
+"$IOTAPE" mv --db "$db" keep "$long" 2> "$t/err"
+rc=$?
+check_eq "mv to a 300-byte name: refused, the name shown cut" \
+	"1|iotape: invalid run name 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (300 bytes: 1 to 200)" \
+	"$((rc != 0))|$(cat "$t/err")"
 
 # ---- vacuum ----
 if "$IOTAPE" vacuum --db "$db" > "$t/out" 2> "$t/err"; then
@@ -91,7 +111,7 @@ else
 fi
 "$IOTAPE" mv --db "$db" kept kept 2> "$t/err"
 check_eq "mv to the name it has: refused, said so, as mv(1) does" \
-	"1|iotape: run 'kept' is already named 'kept'; nothing changed|kept other" \
+	"1|iotape: $db: run 'kept' is already named 'kept'; nothing changed|kept other" \
 	"$?|$(cat "$t/err")|$(q 'SELECT name FROM runs ORDER BY id' | xargs)"
 if "$IOTAPE" mv --db "$db" kept "$(printf 'a\tb')" 2> "$t/err"; then not_ok "mv to a name with a control character is refused"
 else ok "mv to a name with a control character is refused"; fi
