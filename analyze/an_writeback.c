@@ -575,8 +575,9 @@ static int wb_finding(const struct an_run *r, const void *state,
 	if (!waited && r->cp.cat[CP_WRITEBACK] - r->cp.wb_sync_s >= FD_MIN_S)
 		FD_CAT(f, how, "; and %.2f s of the workload's time off its "
 		       "traced I/O that it was held (%s) while the flushers "
-		       "wrote or its syncs waited, up to the %.2f s the devices "
-		       "idled with dirty data before",
+		       "wrote or its syncs waited, up to the devices' idle time "
+		       "with dirty data that the synchronous writes' part left "
+		       "(%.2f s)",
 		       r->cp.cat[CP_WRITEBACK] - r->cp.wb_sync_s, r->cp.measured ?
 		       "the kernel's delay accounting" : "vmstat's blocked tasks",
 		       r->cp.idle_dirty_s);
