@@ -1217,6 +1217,14 @@ static void question_text(struct compare *c, struct emit *e, int g,
 		snprintf(line, sizeof(line), "no time cost: the figure moved, but "
 			 "not the workload's time, so no cause is costed in "
 			 "seconds; what the runs show is below, and %s", pr->test);
+	else if (!q->duration)
+		/* the figure moved (19x, a reader's p99 beside a writer's
+		 * flushes): what is not significant is the time, which the
+		 * causes are of; "no significant difference" under "worse by
+		 * 19x" read as a contradiction */
+		snprintf(line, sizeof(line), "no significant difference in its "
+			 "time: no cause accounts for %s's %+.3f s, and %s",
+			 bad_name, pr->dtime, pr->test);
 	else
 		snprintf(line, sizeof(line), "no significant difference: no cause "
 			 "accounts for it, and %s", pr->test);
