@@ -474,13 +474,14 @@ static void test_value_ranges(void **state)
 	free(c);
 }
 
+/* vmstat's header and a row of it */
+#define VM_HDR " r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
+#define VM_ROW " 1  0      0   1000    100   2000    0    0     0     0   10   10  1  1 98  0  0\n"
+
 static void test_cut_last_line_and_stop(void **state)
 {
 	static const char text[] =
-		" r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
-		" 1  0      0   1000    100   2000    0    0     0     0   10   10  1  1 98  0  0\n"
-		" 1  0      0   1000    100   2000    0    0     0     0   10   10  1  1 98  0  0\n"
-		" 1  0      0   1000    100   20";
+		VM_HDR VM_ROW VM_ROW " 1  0      0   1000    100   20";
 	struct collector *c = calloc(1, sizeof(*c));
 	struct vmstat_text_info in;
 	char err[256];
@@ -501,11 +502,7 @@ static void test_cut_last_line_and_stop(void **state)
  * the Ctrl-C that stopped it: its rows are read, the ^C line skipped */
 static void test_ctrl_c(void **state)
 {
-	static const char text[] =
-		" r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st\n"
-		" 1  0      0   1000    100   2000    0    0     0     0   10   10  1  1 98  0  0\n"
-		" 1  0      0   1000    100   2000    0    0     0     0   10   10  1  1 98  0  0\n"
-		"^C\n";
+	static const char text[] = VM_HDR VM_ROW VM_ROW "^C\n";
 	struct collector *c = calloc(1, sizeof(*c));
 	struct vmstat_text_info in;
 	char err[256];
@@ -516,8 +513,7 @@ static void test_ctrl_c(void **state)
 	assert_int_equal(in.skipped_lines, 1);
 	/* a ^C with more after it on the line is still no vmstat line */
 	memset(c, 0, sizeof(*c));
-	assert_int_equal(parse_text(" r  b   swpd   free   buff  cache   si   so    bi"
-				    "    bo   in   cs us sy id wa st\n^C 1 0\n", NULL, c,
+	assert_int_equal(parse_text(VM_HDR "^C 1 0\n", NULL, c,
 				    &in, err, sizeof(err)), -EINVAL);
 	free(c);
 }
