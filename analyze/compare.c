@@ -646,6 +646,30 @@ static void where_sentence(struct emit *e, const struct pdiff *d)
 	emit_text(e, "%s\n", buf);
 }
 
+/* Column names of runs a and b, 6 bytes at most each, that tell them
+ * apart: their first 6 bytes, else their last 6, else "1st" and "2nd" (and
+ * those for a name not all ASCII, which a cut could split). */
+static void col_names(const char *a, const char *b, char ca[8], char cb[8])
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int ascii = 1;
+
+	for (const char *p = a; *p; p++)
+		ascii &= !((unsigned char)*p & 0x80);
+	for (const char *p = b; *p; p++)
+		ascii &= !((unsigned char)*p & 0x80);
+	snprintf(ca, 8, "%.6s", a);
+	snprintf(cb, 8, "%.6s", b);
+	if (ascii && strcmp(ca, cb))
+		return;
+	snprintf(ca, 8, "%s", la > 6 ? a + la - 6 : a);
+	snprintf(cb, 8, "%s", lb > 6 ? b + lb - 6 : b);
+	if (ascii && strcmp(ca, cb))
+		return;
+	snprintf(ca, 8, "1st");
+	snprintf(cb, 8, "2nd");
+}
+
 /* Where the time went: matched processes' waited time in x and y. */
 static void emit_where(struct emit *e, const struct an_run *x,
 		       const struct an_run *y)
@@ -689,8 +713,16 @@ static void emit_where(struct emit *e, const struct an_run *x,
 			kw = (int)strlen(pd[i].key);
 	if (kw > 80 - 8 * 7)
 		kw = 80 - 8 * 7;
-	emit_text(e, "%-*s %6s %6s %6s %6s %6s %6s %6s %6s\n", kw, "process",
-		  "span", "this", "waited", "this", "Q2G+M", "G2I", "I2D+M", "D2C");
+	/* the two runs' columns by name (their first 6 bytes, else their
+	 * last, else 1st and 2nd): "span this waited this" read as a puzzle */
+	{
+		char cx[8], cy[8];
+		col_names(x->rd.rv->name, y->rd.rv->name, cx, cy);
+		emit_text(e, "%-*s %-13s %-13s %s\n", kw, "", " ---- span, s",
+			  " -- waited, s", " change in waiting, s");
+		emit_text(e, "%-*s %6s %6s %6s %6s %6s %6s %6s %6s\n", kw, "process",
+			  cx, cy, cx, cy, "Q2G+M", "G2I", "I2D+M", "D2C");
+	}
 	for (int i = 0; i < nd; i++)
 		where_row(e, &pd[i], i, kw, staged);
 	emit_arr_end(e);
