@@ -34,8 +34,11 @@ static void refault_ctx(const struct an_run *r, struct refault_ctx *s)
 	for (size_t i = 0; i < rd->nvm; i++)
 		if (isfinite(rd->vm[i].cache) && rd->vm[i].t >= r->cp.t0 &&
 		    rd->vm[i].t <= r->cp.t1 + 1000000000ll &&
-		    !(rd->vm[i].cache / 1e3 <= s->cache_mb))
-			s->cache_mb = rd->vm[i].cache / 1e3;
+		    !(rd->vm[i].cache * 1024 / 1e6 <= s->cache_mb))
+			/* vmstat's kB are KiB; MB here is 10^6 bytes, as
+			 * the read MB it is set beside (185344 kB: 189.8
+			 * MB, not 185.3) */
+			s->cache_mb = rd->vm[i].cache * 1024 / 1e6;
 }
 
 static void *refault_build(const struct an_run *r)

@@ -463,11 +463,14 @@ static void emit_device(struct emit *e, const struct report *r,
 	}
 	emit_u64(e, "split_bios", d->split_bios);
 	emit_num(e, "split_q2c_mean_us", us_or_nan(&d->q2c_split, 0));
-	if (d->split_bios && d->q2c_split.n)
-		emit_text(e, "  split bios (X halves) %" PRIu64 ", Q2C mean %.1f"
-			  " us, are left out above as by btt\n", d->split_bios,
-			  hist_mean(&d->q2c_split) / 1e3);
-	else if (d->split_bios)
+	/* wrapped: with large figures these ran past 80 columns (83) */
+	if (d->split_bios && d->q2c_split.n) {
+		char line[200];
+		snprintf(line, sizeof(line), "split bios (X halves) %" PRIu64
+			 ", Q2C mean %.1f us, are left out above as by btt",
+			 d->split_bios, hist_mean(&d->q2c_split) / 1e3);
+		emit_wrapped(e, line);
+	} else if (d->split_bios)
 		emit_text(e, "  split bios (X halves) %" PRIu64 ", none "
 			  "completed, are left out above as by btt\n",
 			  d->split_bios);
@@ -476,11 +479,14 @@ static void emit_device(struct emit *e, const struct report *r,
 	emit_u64(e, "split_whole_bios", d->q2c_whole.n);
 	emit_num(e, "split_whole_q2c_p50_us", us_or_nan(&d->q2c_whole, 50));
 	emit_num(e, "split_whole_q2c_p99_us", us_or_nan(&d->q2c_whole, 99));
-	if (d->q2c_whole.n)
-		emit_text(e, "  as %" PRIu64 " whole bios (Q to the last piece's "
-			  "C): Q2C p50 %.1f us, p99 %.1f us\n", d->q2c_whole.n,
-			  hist_pct(&d->q2c_whole, 50) / 1e3,
-			  hist_pct(&d->q2c_whole, 99) / 1e3);
+	if (d->q2c_whole.n) {
+		char line[200];
+		snprintf(line, sizeof(line), "as %" PRIu64 " whole bios (Q to "
+			 "the last piece's C): Q2C p50 %.1f us, p99 %.1f us",
+			 d->q2c_whole.n, hist_pct(&d->q2c_whole, 50) / 1e3,
+			 hist_pct(&d->q2c_whole, 99) / 1e3);
+		emit_wrapped(e, line);
+	}
 	emit_obj_end(e);
 }
 

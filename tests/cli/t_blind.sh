@@ -275,6 +275,13 @@ s=$(share "$t/ds.json" writeback)
 [ "$s" -ge 70 ] && [ "$s" -le 105 ] && ok "dd then sync: writeback costs ${s}% of the difference" ||
 	not_ok "dd then sync: writeback costs within the difference" "${s}%"
 check_eq "dd then sync: the waterfall adds up" sum "$(sums "$t/ds.json")"
+# no Dirty in a vmstat log: the idle time with dirty data is inferred, and the
+# title says so ("while over 8 MB was dirty" said what no sample showed)
+"$IOTAPE" report --db "$db" ddsync-changed > "$t/dsr.txt"
+check_eq "dd then sync: writeback's title says its dirty data was inferred" 1 \
+	"$(grep -c '^1\. writeback: the devices idled [0-9.]* s with dirty data pending, inferred (no$' "$t/dsr.txt")"
+check_eq "dd then sync: report fits 80 columns (a split bios' line ran to 83)" "" \
+	"$(awk 'length($0) > 80' "$t/dsr.txt")"
 
 # a fragmented file: the same bytes in 17x more, smaller requests that do
 # not follow each other: the layout (seek), costed within the difference;
@@ -287,6 +294,13 @@ for r in frag-base frag-changed refault-base refault-changed; do
 	done
 done
 cmp frag-base frag-changed > "$t/fr.json"
+# vmstat's kB are KiB: its cache column's peak as MB of 10^6 bytes, as the
+# read MB beside it (48444 kB read as 48.4 MB, not 49.6)
+check_eq "refault: the page cache's peak in MB from vmstat's kB (KiB)" \
+	"$(awk 'NR > 2 && $6 + 0 > m { m = $6 } END { printf "%.1f", m * 1024 / 1e6 }' "$F/refault-changed.vmstat")" \
+	"$("$IOTAPE" report --db "$db" --json refault-changed |
+		jq -r '.findings[] | select(.analyzer == "refault") | .evidence' |
+		sed -n 's/.*page cache at most \([0-9.]*\) MB.*/\1/p')"
 check_eq "fragmented file: the fragmented run is the worse" frag-changed \
 	"$(jq -r '.comparisons[0].worse' "$t/fr.json")"
 check_eq "fragmented file: the layout (seek) is the first cause" seek "$(first "$t/fr.json")"
