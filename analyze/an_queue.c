@@ -544,9 +544,11 @@ static int queue_finding(const struct an_run *r, const void *state,
 	FD_CAT(f, why, "in one run sharing the device is the workload (an "
 	       "unequal share while all had I/O queued is fairness's finding); "
 	       "compare runs to see a process's contention grow. Unequal part "
-	       "%.3f s, its mean extra per bio %.1f standard errors above the "
+	       "%.3f s, its mean extra per bio %.1f standard errors %s the "
 	       "others' (Welch's t); baselines from %s bios that found the "
-	       "device free of others", cost > 0 ? cost : 0, tval,
+	       "device free of others", cost > 0 ? cost : 0, fabs(tval),
+	       /* "-49.0 standard errors above" read as a contradiction */
+	       tval < 0 ? "below" : "above",
 	       s->d[0].base_low ? "few (the fastest tenth stood in)" :
 	       "the run's own");
 	f->conf = FD_NONE;
@@ -635,12 +637,15 @@ const struct analyzer an_queue = {
 "  Contention of a process: for each of its bios that met other\n"
 "  processes' I/O in flight at its Q or D, its Q2D and D2C above the\n"
 "  median of bios that found the device free of others (same direction\n"
-"  and size), scaled to its waited time. Cost in one run: none (sharing\n"
-"  is the workload; the most contended process's contention less the\n"
-"  others' mean is shown; an unequal share while all had I/O queued is\n"
-"  fairness's cost). Between runs: how much its contention and Q2G grew\n"
-"  for the process they grew most for (matched by name and start order),\n"
-"  counted when its mean extra per bio is 3.3 standard errors (Welch's t)\n"
-"  above its own in the first run, and the growth is half its contention\n"
-"  and a quarter of its time waiting on I/O.\n",
+"  and size), scaled to its waited time. Cost in one run: the workload's\n"
+"  time the accounting counts as queueing (before dispatch while other\n"
+"  processes' I/O was queued or in flight, and at the device the others'\n"
+"  share of the I/O ahead of its own); the most contended process's\n"
+"  contention less the others' mean is its evidence; an unequal share\n"
+"  while all had I/O queued is fairness's cost. Between runs: how much\n"
+"  its contention and Q2G grew for the process they grew most for\n"
+"  (matched by name and start order), counted when its mean extra per bio\n"
+"  is 3.3 standard errors (Welch's t) above its own in the first run, and\n"
+"  the growth is half its contention and a quarter of its time waiting on\n"
+"  I/O.\n",
 };
