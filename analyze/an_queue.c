@@ -478,7 +478,11 @@ static int queue_finding(const struct an_run *r, const void *state,
 		if (s->p[i].bios >= 100 &&
 		    (!v || s->p[i].contention_s > v->contention_s))
 			v = &s->p[i];
-	if (!v)
+	/* none of them contended: naming the first ("jbd2 waited 0.00 s
+	 * behind other processes' I/O", a process of fewer bios the one
+	 * that waited 0.17 s) says nothing; the categories' own finding
+	 * says what the accounting gave queueing */
+	if (!v || v->contention_s <= 0)
 		return 0;
 	for (int i = 0; i < s->np; i++)
 		if (&s->p[i] != v && s->p[i].bios >= 100) {

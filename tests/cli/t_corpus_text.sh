@@ -54,6 +54,11 @@ for ((i = 0; i < n; i++)); do
 	fi
 done
 
+# queue names the most contended process: never one that waited nothing
+# (apress named jbd2 at 0.00 s while a java process of fewer bios waited 0.17 s)
+check_eq "report: queue never names a process that waited 0.00 s behind others" "" \
+	"$(grep -l "waited 0.00 s behind other processes' I/O" "$t"/*.report)"
+
 # compare's "where the time went": one row per process family, so the seed
 # pair's two md5sum processes are one row (not two rows with zeros where a
 # process of the other run did not match); a 15-character name whole
