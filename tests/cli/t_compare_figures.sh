@@ -182,6 +182,13 @@ rep=$("$IOTAPE" report --db "$db" before | sed -n '/- seek:/,/loop devices/p' | 
 cmp=$("$IOTAPE" compare --db "$db" before after | sed -n '/- before: seek/,/to know/p' | seekwhy)
 check_eq "compare's 'before: seek' finding gives before's dispatch counts, as report before does" \
 	"$rep" "${cmp:-none}"
+# queue's how adds up to its cost: its categories' difference less the
+# queueing after's slower service brought, which is the device's (the how
+# said "0.106 s ... less 0.000 s" beside a cost of 0.07 s)
+check_eq "compare's queue how: the categories less the device's part make its cost" 1 \
+	"$("$IOTAPE" compare --db "$db" --json before after | jq -r '.comparisons[0].findings[] |
+		select(.analyzer == "queue") | [.cost_s, (.how | capture("^(?<y>[0-9.]+) s .* less (?<x>[0-9.]+) s .*of that, (?<m>[-+0-9.]+) s of queueing")
+		| (.y | tonumber) - (.x | tonumber) - (.m | tonumber))] | if (.[0] - .[1] | fabs) < 0.002 then 1 else 0 end')"
 check_eq "compare's evidence has no run's name with nothing after it" 0 \
 	"$("$IOTAPE" compare --db "$db" before after | grep -cE '^ *(before|after): *$')"
 # the merge ratio is btt's (#Q / #D, the empty flushes in neither)
