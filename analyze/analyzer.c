@@ -487,6 +487,20 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 				       "slower service brought is the device's "
 				       "(device)", q);
 		}
+		/* critpath_diff() split the wait for a CPU: the cost is the
+		 * contention's change, the rest came with more or less work
+		 * at x's contention ("0.326 s ... less 0.863 s" beside a
+		 * cost of -0.04 s, said nowhere) */
+		if ((a->cats & (1u << CP_CPU)) && f->cost_s == d.d[CP_CPU]) {
+			double w = (y->cp.cat[CP_CPU] - scale * x->cp.cat[CP_CPU]) -
+				   d.d[CP_CPU];
+			if (fabs(w) >= 0.0005)
+				FD_CAT(f, how, "; the cost is the change in its wait "
+				       "per second of its work on a CPU (contention); "
+				       "the other %+.3f s came with %s work at %s's "
+				       "wait per second, the workload's own", w,
+				       w > 0 ? "more" : "less", x->rd.rv->name);
+		}
 		/* critpath_diff() gave the journal the writes' slower
 		 * service beside its cache flushes (write barriers): say so,
 		 * and count it in the worse run's part */

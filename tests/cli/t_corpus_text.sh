@@ -59,6 +59,20 @@ done
 check_eq "report: queue never names a process that waited 0.00 s behind others" "" \
 	"$(grep -l "waited 0.00 s behind other processes' I/O" "$t"/*.report)"
 
+# cpu's how adds up to its cost: the categories' difference less what came
+# with less work at the other run's wait per second ("0.326 s ... less 0.863
+# s" beside a cost of -0.04 s, said nowhere)
+for v in one-disk two-disks; do
+	"$IOTAPE" import --quiet --db "$t/cpu.db" --run $v --names "$S/$v/saved_cmdlines.txt" "$S/$v/trace.bin" &&
+	"$IOTAPE" import --quiet --db "$t/cpu.db" --run $v --no-boot-row "$S/$v/vmstat.log" &&
+	"$IOTAPE" import --quiet --db "$t/cpu.db" --run $v "$S/$v/times.txt" ||
+		not_ok "import the seed's $v with its vmstat log and times"
+done
+check_eq "compare two-disks one-disk: cpu's how adds up to its cost" 1 \
+	"$("$IOTAPE" compare --db "$t/cpu.db" --json two-disks one-disk | jq -r '.comparisons[0].findings[] |
+		select(.analyzer == "cpu") | [.cost_s, (.how | capture("^(?<y>[0-9.]+) s .* less (?<x>[0-9.]+) s .*the other (?<w>[-+0-9.]+) s came")
+		| (.y | tonumber) - (.x | tonumber) - (.w | tonumber))] | if (.[0] - .[1] | fabs) < 0.002 then 1 else 0 end')"
+
 # compare's "where the time went": one row per process family, so the seed
 # pair's two md5sum processes are one row (not two rows with zeros where a
 # process of the other run did not match); a 15-character name whole
