@@ -1068,10 +1068,6 @@ static void cmds_named(uint64_t mask, const char *suffix, char *out,
 		snprintf(out + o, len - o, "%s", suffix);
 }
 
-/* The question's lines of pair pr (side g against side 0): the figure in
- * both, which is worse and by how much (for a rate, also in the worse
- * run's time), why this figure, and whether the difference is beyond
- * noise. */
 /* For each of the question's terms whose value is a workload metric in
  * some runs and the trace's figure (or another source's metric) in
  * others, a sentence into out (len bytes), "; " between them: `iotape
@@ -1105,6 +1101,10 @@ static int sources_line(const struct compare *c, char *out, size_t len)
 	return out[0] != 0;
 }
 
+/* The question's lines of pair pr (side g against side 0): the figure in
+ * both, which is worse and by how much (for a rate, also in the worse
+ * run's time), why this figure, and whether the difference is beyond
+ * noise. */
 static void question_text(struct compare *c, struct emit *e, int g,
 			  const struct cmp_pair *pr, const char *bad_name)
 {
