@@ -3,9 +3,9 @@
 # a loop device over a 512 MiB file and two real captures on it, 'before' (a
 # 4k random reader alone) and 'after' (the same reader beside a writer that
 # fsyncs), then compare's answer to why the reader's p99 latency grew and
-# pictures of both (gnuplot). Without
-# root or tracefs: the committed captures of the same two workloads
-# (tests/fixtures/quick, the README's quick start) imported instead.
+# pictures of both (gnuplot). Without root or tracefs: the committed
+# captures of the same two workloads (tests/fixtures/quick, the README's
+# quick start) imported instead.
 # Leaves demo/demo.db and demo/*.png and ends saying how to read them
 # (`./iotape compare --db demo/demo.db before after`): a plain `iotape
 # report` opens iotape.db. `capture/demo.sh --export DIR` also writes both
