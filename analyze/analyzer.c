@@ -367,6 +367,16 @@ static int both_findings(const struct analyzer *a, const struct an_run *x,
 	return 1;
 }
 
+/* What critpath_diff() moved out of category k between runs x and y (x
+ * scaled by scale): the categories' own difference less d's, s (the
+ * queueing y's slower service brought, given the device; the wait for a
+ * CPU that came with more or less work, given the workload's own time). */
+static double diff_moved_s(const struct an_run *x, const struct an_run *y,
+			   double scale, const struct cp_diff *d, int k)
+{
+	return (y->cp.cat[k] - scale * x->cp.cat[k]) - d->d[k];
+}
+
 /* The device finding's "how" in compare: how its cost comes from the
  * categories, so the figures it shows add up (critpath_diff()): the device
  * and seek categories' differences, and the queueing y's slower service
@@ -379,8 +389,7 @@ static void device_how(struct finding *f, const struct an_run *x,
 {
 	double dev = y->cp.cat[CP_DEVICE] - scale * x->cp.cat[CP_DEVICE];
 	double seek = y->cp.cat[CP_SEEK] - scale * x->cp.cat[CP_SEEK];
-	double q = (y->cp.cat[CP_QUEUE] - scale * x->cp.cat[CP_QUEUE]) -
-		   d->d[CP_QUEUE];
+	double q = diff_moved_s(x, y, scale, d, CP_QUEUE);
 	double mix = d->mix_s[0] + d->mix_s[1] + d->volume_s[0] + d->volume_s[1];
 
 	/* nothing split: the category's difference is the cost */
@@ -480,8 +489,7 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 		 * (device_how()): the cost is less than the line above by it
 		 * ("0.106 s ... less 0.000 s", cost 0.07 s, said nowhere) */
 		if (a->cats & (1u << CP_QUEUE)) {
-			double q = (y->cp.cat[CP_QUEUE] - scale * x->cp.cat[CP_QUEUE]) -
-				   d.d[CP_QUEUE];
+			double q = diff_moved_s(x, y, scale, &d, CP_QUEUE);
 			if (fabs(q) >= 0.0005)
 				FD_CAT(f, how, "; of that, %+.3f s of queueing that "
 				       "slower service brought is the device's "
@@ -491,9 +499,8 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 		 * contention's change, the rest came with more or less work
 		 * at x's contention ("0.326 s ... less 0.863 s" beside a
 		 * cost of -0.04 s, said nowhere) */
-		if ((a->cats & (1u << CP_CPU)) && f->cost_s == d.d[CP_CPU]) {
-			double w = (y->cp.cat[CP_CPU] - scale * x->cp.cat[CP_CPU]) -
-				   d.d[CP_CPU];
+		if (a->cats == 1u << CP_CPU && !fell && !a->mix_cost) {
+			double w = diff_moved_s(x, y, scale, &d, CP_CPU);
 			if (fabs(w) >= 0.0005)
 				FD_CAT(f, how, "; the cost is the change in its wait "
 				       "per second of its work on a CPU (contention); "

@@ -539,15 +539,26 @@ int question_choose(struct question *q, const char *expr,
 	return 0;
 }
 
+/* The workload metric of r that q's term k reads, or NULL ("total" is
+ * the commands' time, another term a command's or a figure): the one place
+ * that says which comes first, for question_value() and
+ * question_term_source() alike. */
+static const struct store_metric *term_metric(const struct question *q,
+					      const struct q_run *r, int k)
+{
+	if (!strcmp(q->terms[k], "total"))
+		return NULL;
+	return metric_named(r, q->terms[k]);
+}
+
 const char *question_term_source(const struct question *q,
 				 const struct q_run *r, int k)
 {
 	const struct store_metric *m;
 
-	if (k < 0 || k >= q->nterms || !strcmp(q->terms[k], "total"))
+	if (k < 0 || k >= q->nterms || !(m = term_metric(q, r, k)))
 		return NULL;
-	m = metric_named(r, q->terms[k]);
-	return m ? (m->source ? m->source : "?") : NULL;
+	return m->source ? m->source : "?";
 }
 
 double question_value(const struct question *q, const struct q_run *r,
@@ -557,7 +568,7 @@ double question_value(const struct question *q, const struct q_run *r,
 
 	for (int k = 0; k < q->nterms; k++) {
 		const char *t = q->terms[k];
-		const struct store_metric *m = metric_named(r, t);
+		const struct store_metric *m = term_metric(q, r, k);
 		int idx;
 		double v = NAN;
 		double f;
