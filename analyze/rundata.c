@@ -1118,8 +1118,11 @@ static int after(const struct rundata *rd, size_t k)
 }
 
 /* Pasted commands (`time` reports: import placed them one after another
- * from the first event, rv->cmds_placed) placed by the trace instead: a
- * command whose processes (by name) queued I/O started at their first Q
+ * from the first event, rv->cmds_placed) placed by the trace instead: ones
+ * the paste measured apart on its own clock (rv->cmds_offset) all moved
+ * together, so the anchored one with its first Q soonest after its start
+ * starts there (none anchored: the first at the trace's first event).
+ * Otherwise a command whose processes (by name) queued I/O started at their first Q
  * (a program's first I/O comes with its start: dd opening its file, sync
  * writing); one with none, after the command before it, or when none
  * anchored comes before it, ending where the next one starts; the last
@@ -1174,7 +1177,8 @@ static void place_cmds(struct rundata *rd)
 	size_t nc = rd->ncmd;
 	int anchored = 0;
 
-	if (!rd->rv || rd->rv->cmds_placed != (int)nc || !nc || !rd->n)
+	if (!rd->rv || !nc || !rd->n || (rd->rv->cmds_placed != (int)nc &&
+					 rd->rv->cmds_offset != (int)nc))
 		return;
 	a = xcalloc(nc, sizeof(*a));
 	len = xcalloc(nc, sizeof(*len));
@@ -1196,6 +1200,27 @@ static void place_cmds(struct rundata *rd)
 		anchored += a[k] != AN_NONE;
 	if (first == INT64_MAX)
 		goto out;
+	if (rd->rv->cmds_offset == (int)nc) {
+		/* measured apart on the paste's clock: all moved by one shift,
+		 * the largest that starts no anchored command after its first
+		 * Q (a process's first I/O comes at its start or after it) */
+		int64_t shift = INT64_MAX, lo = INT64_MAX;
+		for (size_t k = 0; k < nc; k++) {
+			if (rd->cmds[k].start == AN_NONE || rd->cmds[k].end == AN_NONE)
+				goto out;
+			if (rd->cmds[k].start < lo)
+				lo = rd->cmds[k].start;
+			if (a[k] != AN_NONE && a[k] - rd->cmds[k].start < shift)
+				shift = a[k] - rd->cmds[k].start;
+		}
+		if (shift == INT64_MAX)
+			shift = first - lo;
+		for (size_t k = 0; k < nc; k++) {
+			rd->cmds[k].start += shift;
+			rd->cmds[k].end += shift;
+		}
+		goto out;
+	}
 	{
 		/* the trace says when it began (a start-time record before its
 		 * first I/O) and the commands' times fill what it traced: they

@@ -196,13 +196,16 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 				      : !strcmp(ss[i].key, "completions") ? &rv->completions
 				      : NULL;
 			{
-				/* command.N.KEY: placed, dd_bytes_per_s, follows */
+				/* command.N.KEY: placed, offset, dd_bytes_per_s,
+				 * follows */
 				int k;
 				char tail[24];
 				if (sscanf(ss[i].key, "command.%d.%23s", &k, tail) == 2 &&
 				    k >= 0) {
 					if (!strcmp(tail, "placed"))
 						rv->cmds_placed++;
+					else if (!strcmp(tail, "offset"))
+						rv->cmds_offset++;
 					else if (!strcmp(tail, "dd_bytes_per_s") &&
 						 k < 8 && ss[i].value)
 						rv->dd_bytes_per_s[k] =

@@ -67,6 +67,10 @@ struct runview {
 	/* commands whose start and end import placed one after another (a
 	 * pasted `time`: run_stats command.N.placed), not measured */
 	int cmds_placed;
+	/* commands whose start and end a pasted `time` output measured on
+	 * its own clock (run_stats command.N.offset): apart as measured, the
+	 * whole set still to be put on the trace's clock */
+	int cmds_offset;
 	/* of them (bit idx), those the pasted command line showed right
 	 * after the one before, nothing between ("time a; time b": run_stats
 	 * command.N.follows "after") */

@@ -6,7 +6,10 @@
  * command of its own, timed by dd); command lines such as "time dd ...;
  * time sync" name them in order, and a report that names its command
  * itself (-v's "Command being timed", zsh's job) takes that name and the
- * queued line of it. Source: coreutils dd(1). Pure. */
+ * queued line of it; "[label] command line" names the next one too, and
+ * "start_s=" / "end_s=" lines before a report give its measured start and
+ * end on the paste's clock (the corpus's seed captures write both).
+ * Source: coreutils dd(1). Pure. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -39,6 +42,8 @@ struct tparse {
 	 * `time (for ...; do dd ...; done)`: fold_dd()) */
 	struct fmt_command ddq[MAX_DDQ];
 	int nddq;
+	/* "start_s=" and "end_s=" lines for the next report (NAN: none) */
+	double start_s, end_s;
 	int n;
 };
 
@@ -48,6 +53,7 @@ static void cmd_init(struct fmt_command *c)
 	c->real_s = c->user_s = c->sys_s = c->dd_s = c->dd_rate = NAN;
 	c->dd_bytes = c->dd_in_full = c->dd_in_partial = -1;
 	c->dd_out_full = c->dd_out_partial = -1;
+	c->start_s = c->end_s = NAN;
 }
 
 /* The plain decimal number (dec_double() with flags) at s into *v; returns
@@ -275,6 +281,13 @@ static int take_report(void *ctx, const struct time_report *r)
 	c.user_s = r->user_s;
 	c.sys_s = r->sys_s;
 	c.status = r->status;
+	/* the start and end measured before it, when both were given and
+	 * in order */
+	if (p->start_s >= 0 && p->end_s >= p->start_s) {
+		c.start_s = p->start_s;
+		c.end_s = p->end_s;
+	}
+	p->start_s = p->end_s = NAN;
 	return emit(p, &c, r->argv);
 }
 
@@ -328,6 +341,15 @@ static void queue_commands(struct tparse *p, char *s)
 		next = command_end(seg);
 		if (next)
 			*next++ = '\0';
+		if (seg == s) {
+			/* a prompt before it: "[root@box ~]# time sync",
+			 * "user@host:~$ time dd ..." */
+			char *pr = strstr(seg, "# time ");
+			if (!pr)
+				pr = strstr(seg, "$ time ");
+			if (pr)
+				seg = pr + 2;
+		}
 		while (*seg == ' ' || *seg == '\t' || *seg == '$' || *seg == '#' ||
 		       *seg == '>')
 			seg++;
@@ -461,6 +483,56 @@ static int dd_line(struct tparse *p, uint64_t line, char *s)
 	return 0;
 }
 
+/* "start_s=1.017" or "end_s=4.095" (seconds, from a zero the paste's
+ * commands share: iotape's unit-suffixed key=value, as the corpus's seed
+ * captures write them before each report) for the next report. Returns 1
+ * when s was one, 0 when not, -EINVAL for a bad value. */
+static int offset_line(struct tparse *p, uint64_t line, const char *s)
+{
+	const char *v = lit(s, "start_s="), *e;
+	double *to = &p->start_s, x;
+	char what[96];
+
+	if (!v && (v = lit(s, "end_s=")))
+		to = &p->end_s;
+	if (!v)
+		return 0;
+	if (dec_double(v, DEC_FRAC, &x, &e) || e[strspn(e, " \t")] ||
+	    !isfinite(x) || x < 0 || x > 1e9) {
+		snprintf(what, sizeof(what), "bad %.*s value '%.40s'",
+			 (int)(v - s - 1), s, v);
+		return fail(p, line, what);
+	}
+	*to = x;
+	return 1;
+}
+
+/* "[debsums] find /usr -type f ..." (a label in brackets, a letter first,
+ * then the command line; not a dmesg time "[  12.3]" nor a prompt
+ * "[root@host ~]# time ..."): the command line of the next report.
+ * Returns 1 when s was one (queued), 0 when not. */
+static int label_line(struct tparse *p, const char *s)
+{
+	const char *e;
+
+	if (s[0] != '[' || !isalpha((unsigned char)s[1]))
+		return 0;
+	for (e = s + 1; isalnum((unsigned char)*e) || strchr("_.-", *e); e++)
+		;
+	if (*e != ']' || (e[1] != ' ' && e[1] != '\t'))
+		return 0;
+	e += 1 + strspn(e + 1, " \t");
+	if (!*e || strstr(e, "time ") || p->nq == MAX_QUEUE)
+		return 0;
+	p->qfollows[p->nq] = FMT_NEXT_UNKNOWN;
+	p->queue[p->nq] = xstrdup(e);
+	for (char *q = p->queue[p->nq] + strlen(p->queue[p->nq]);
+	     q > p->queue[p->nq] && isspace((unsigned char)q[-1]); )
+		*--q = '\0';
+	p->nq++;
+	return 1;
+}
+
 static int scan_line(struct tparse *p, uint64_t line, char *raw)
 {
 	char *s = raw;
@@ -474,6 +546,10 @@ static int scan_line(struct tparse *p, uint64_t line, char *raw)
 		return k < 0 ? k : 0;
 	if ((k = time_report_line(&p->tr, line, s)))
 		return k < 0 ? k : 0;
+	if ((k = offset_line(p, line, s)))
+		return k < 0 ? k : 0;
+	if ((k = label_line(p, s)))
+		return 0;
 	if (strstr(s, "time ") && (strncmp(s, "time ", 5) == 0 ||
 				   strstr(s, "$ time ") || strstr(s, "# time ") ||
 				   strstr(s, "; time ") || strstr(s, "/usr/bin/time ")))
@@ -549,6 +625,7 @@ int fmt_time_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 	long len;
 
 	err[0] = '\0';
+	p.start_s = p.end_s = NAN;
 	time_report_init(&p.tr, 1, take_report, &p, path, err, errlen);
 	while (!rc && (len = fmt_getline(fp, &buf, &cap, &cut)) >= 0) {
 		if ((rc = fmt_line_nul(buf, len, path, line + 1, err, errlen)))

@@ -92,6 +92,11 @@ struct fmt_command {
 	 * FMT_NEXT_AFTER (nothing: "time a; time b"), FMT_NEXT_PAUSE (an
 	 * untimed command: "time a; sleep 2; time b") */
 	int follows;
+	/* when the paste measured them ("start_s=1.017", "end_s=4.095" lines
+	 * before the report): its start and end, seconds from the paste's
+	 * own zero (one clock for all its commands, not the trace's); NAN
+	 * when not given */
+	double start_s, end_s;
 };
 
 enum { FMT_NEXT_UNKNOWN, FMT_NEXT_AFTER, FMT_NEXT_PAUSE };

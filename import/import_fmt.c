@@ -669,7 +669,10 @@ out:
 struct commands {
 	struct common c;
 	int64_t at;          /* where the next command starts */
-	int idx, n;
+	/* the paste's zero on the run's clock, set by its first command
+	 * with a measured start (INT64_MIN before) */
+	int64_t base;
+	int idx, n, measured;
 	uint64_t untimed_line; /* the first report with no real time, or 0 */
 };
 
@@ -726,6 +729,14 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	sc.argv = argv;
 	sc.start_ns = x->at;
 	sc.end_ns = x->at + (int64_t)llround(real * 1e9);
+	if (k->start_s >= 0 && k->end_s >= k->start_s) {
+		/* measured on the paste's clock: kept apart as measured (at
+		 * once, or with a pause), the first from where it would go */
+		if (x->base == INT64_MIN)
+			x->base = x->at - (int64_t)llround(k->start_s * 1e9);
+		sc.start_ns = x->base + (int64_t)llround(k->start_s * 1e9);
+		sc.end_ns = x->base + (int64_t)llround(k->end_s * 1e9);
+	}
 	sc.real_s = real;
 	/* a time the report had not (its cut last line left out): unknown,
 	 * not 0 s */
@@ -733,8 +744,12 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	sc.sys_s = k->sys_s;
 	sc.status = k->status;
 	/* its start and end are placed here, after the one before it, not
-	 * measured: compare says so when they add up past the trace */
-	snprintf(key, sizeof(key), "command.%d.placed", x->idx);
+	 * measured: compare says so when they add up past the trace; or
+	 * measured on the paste's clock, which the trace's is not ("offset":
+	 * analyses move them all together onto it, rundata.c) */
+	snprintf(key, sizeof(key), "command.%d.%s", x->idx,
+		 x->base != INT64_MIN && k->start_s >= 0 ? "offset" : "placed");
+	x->measured += x->base != INT64_MIN && k->start_s >= 0;
 	if ((rc = store_command_add(x->c.st, x->c.run, &sc)) ||
 	    (rc = store_stat_set(x->c.st, x->c.run, key, "1")) ||
 	    (rc = put_dd(x, x->idx, k))) {
@@ -752,7 +767,8 @@ static int put_command(void *vctx, const struct fmt_command *k)
 			return rc;
 		}
 	}
-	x->at = sc.end_ns;
+	if (sc.end_ns > x->at)
+		x->at = sc.end_ns;
 	x->idx++;
 	x->n++;
 	return 0;
@@ -781,7 +797,7 @@ static int import_commands(struct common *c, FILE *fp, const char *name,
 			   const char *sha, const struct import_opts *o)
 {
 	struct fmt_opts fo = { 0 };
-	struct commands x = { .c = *c };
+	struct commands x = { .c = *c, .base = INT64_MIN };
 	struct fmt_sink sink = { .command = put_command, .note = c_note,
 				 .stat = c_stat, .ctx = &x };
 	char runname[256];
@@ -830,9 +846,12 @@ static int import_commands(struct common *c, FILE *fp, const char *name,
 		rc = -EINVAL;
 		goto out;
 	}
-	c_note(&x.c, "commands from a pasted time/dd output: each starts when "
-	       "the one before ended (start and end are estimates from their "
-	       "real seconds)");
+	c_note(&x.c, x.measured == x.n ? "commands from a pasted time output "
+	       "with their start and end (start_s=, end_s=): kept apart as "
+	       "measured, placed together on the trace by their processes' "
+	       "first I/O" : "commands from a pasted time/dd output: each "
+	       "starts when the one before ended (start and end are estimates "
+	       "from their real seconds)");
 	if (!attach && ((rc = put_notes(&x.c)) ||
 			(rc = store_run_finish(c->st, x.c.run, "complete", 0))))
 		goto store;

@@ -73,6 +73,13 @@ check_eq "compare two-disks one-disk: cpu's how adds up to its cost" 1 \
 		select(.analyzer == "cpu") | [.cost_s, (.how | capture("^(?<y>[0-9.]+) s .* less (?<x>[0-9.]+) s .*the other (?<w>[-+0-9.]+) s came")
 		| (.y | tonumber) - (.x | tonumber) - (.w | tonumber))] | if (.[0] - .[1] | fabs) < 0.002 then 1 else 0 end')"
 
+# the seed's times.txt measured each command's start and end: debsums and
+# patch ran at once, so the elapsed time is the first start to the last end,
+# about the trace's span (their sum, 5.8 s against a 3.5 s trace, before)
+check_eq "compare two-disks one-disk: the seed's concurrent commands' elapsed time within 3% of the trace's span" "1 1 0" \
+	"$("$IOTAPE" compare --db "$t/cpu.db" --json two-disks one-disk | jq -r '.runs[] |
+		.figures | if ((.elapsed_s / .span_s) - 1 | fabs) < 0.03 then 1 else 0 end' | paste -sd' ') $("$IOTAPE" compare --db "$t/cpu.db" two-disks one-disk | grep -c 'longer than its trace')"
+
 # compare's "where the time went": one row per process family, so the seed
 # pair's two md5sum processes are one row (not two rows with zeros where a
 # process of the other run did not match); a 15-character name whole

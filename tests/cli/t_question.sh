@@ -185,6 +185,15 @@ check_eq "... of that run alone, and in JSON" "0 p1" \
 	"$(grep -c '^p2: its' "$t/p12.txt") $(cmp p1 p2 | jq -r '.comparisons[0].commands_past_trace | join(",")')"
 check_eq "... also asked as --metric total and cmd1_real_s+cmd2_real_s, not of cmd1 alone" "1 1 0" \
 	"$(for m in total cmd1_real_s+cmd2_real_s cmd1_real_s; do "$IOTAPE" compare --db "$db" --metric $m p1 p2 | grep -c "^p1: its"; done | paste -sd' ')"
+# the same two with their start and end measured on the paste's clock (as
+# the seed captures' times.txt gives them): at once, so the elapsed time is
+# the first start to the last end, 0.9 s, within the trace, and no word of
+# adding up past it (5.4 s "elapsed" for the seed's 3.05 s trace, before)
+printf '[a] fio a\nstart_s=7.000\nend_s=7.900\nreal\t0m0.900s\nuser\t0m0.001s\nsys\t0m0.010s\n\n[b] fio b\nstart_s=7.050\nend_s=7.850\nreal\t0m0.800s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/p3.txt"
+"$IOTAPE" import --quiet --db "$db" --again --run p3 "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" import --quiet --db "$db" --run p3 "$t/p3.txt"
+check_eq "pasted times with their start and end: first start to last end, no word of the trace" "900 0" \
+	"$(cmp p3 p2 | jq -r '.runs[0].figures.elapsed_s * 1000 | round') $("$IOTAPE" compare --db "$db" p3 p2 | grep -c '^p3: its')"
 # the same times as a capture stores them (a start and end each, measured:
 # a sleep before the trace, then the workload): no word of it
 s0=$(sqlite3 "$db" "SELECT start_ns FROM commands c JOIN runs r ON r.id = c.run WHERE r.name = 'p1' AND idx = 0")

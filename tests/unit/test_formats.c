@@ -687,6 +687,39 @@ static void test_time(void **state)
 	assert_int_equal(g->nc_cmd, 3);
 	assert_true(isnan(g->c[0].real_s));
 	assert_true(fabs(g->c[2].real_s - 3.816) < 1e-9);
+	assert_true(isnan(g->c[2].start_s));
+
+	/* two commands at once, each labelled, its start and end measured
+	 * on the paste's clock (the seed captures' times.txt): the labels'
+	 * command lines name them, the offsets go to the report after them;
+	 * a dmesg time and a prompt in brackets are no labels */
+	assert_int_equal(parse_text("time-text",
+		"[  12.345] loop0: detected capacity change\n"
+		"[debsums] find /usr -type f | xargs md5sum\n"
+		"start_s=1.017\nend_s=4.095\n"
+		"real\t0m3.055s\nuser\t0m1.012s\nsys\t0m0.573s\nrc=0\n\n"
+		"[patch] bzcat p.bz2 | patch -p1\n"
+		"start_s=1.764\nend_s=4.498\n"
+		"real\t0m2.713s\nuser\t0m1.108s\nsys\t0m0.518s\n\n"
+		"[root@box ~]# time sync\n"
+		"real\t0m0.026s\nuser\t0m0.000s\nsys\t0m0.006s\n",
+		g, err, sizeof(err)), 0);
+	assert_int_equal(g->nc_cmd, 3);
+	assert_string_equal(g->argv[0], "find /usr -type f | xargs md5sum");
+	assert_true(fabs(g->c[0].start_s - 1.017) < 1e-9);
+	assert_true(fabs(g->c[0].end_s - 4.095) < 1e-9);
+	assert_string_equal(g->argv[1], "bzcat p.bz2 | patch -p1");
+	assert_true(fabs(g->c[1].start_s - 1.764) < 1e-9);
+	assert_true(fabs(g->c[1].end_s - 4.498) < 1e-9);
+	assert_string_equal(g->argv[2], "sync");
+	assert_true(isnan(g->c[2].start_s) && isnan(g->c[2].end_s));
+	/* a bad offset names its line; an end before the start is none */
+	assert_int_equal(parse_text("time-text", "start_s=1.0x\nreal\t0m1.000s\n"
+		"user\t0m0.000s\nsys\t0m0.000s\n", g, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "test: line 1: bad start_s value '1.0x'");
+	assert_int_equal(parse_text("time-text", "start_s=3\nend_s=2\nreal\t0m1.000s\n"
+		"user\t0m0.000s\nsys\t0m0.000s\n", g, err, sizeof(err)), 0);
+	assert_true(isnan(g->c[0].start_s));
 	free(g);
 }
 
