@@ -19,9 +19,13 @@ struct swap_state {
 	double psi_some_s, psi_full_s;
 	double io_some_s;           /* PSI io some, for the evidence */
 	double swapin_wait_s;       /* union of processes' swap reads */
-	double direct_wait_s;       /* swap writes issued by non-kswapd */
+	double direct_wait_s;       /* synchronous swap writes issued by
+				     * processes (not kswapd): waited for */
 	double trace_wait_s;        /* union of both */
 	uint64_t swap_reads, swap_writes;
+	/* of the writes, those processes issued (direct reclaim), and of
+	 * them the synchronous ones */
+	uint64_t direct_writes, direct_sync;
 	double min_free_mb;
 	int mem_frozen;             /* vmstat's swpd, free and cache never
 				     * moved while pages were swapped (1 MB
@@ -170,7 +174,10 @@ static void *swap_begin(const struct an_run *r)
 
 /* Each bio with data on a swap device, at its Q: a read's Q to C is a
  * task waiting for a swap-in; a write's, one issued in direct reclaim
- * (by a process, not kswapd) */
+ * (by a process, not kswapd) when it is synchronous (S, FUA or a flush).
+ * Reclaim writes pages out asynchronously (pageout(): WB_SYNC_NONE, no
+ * S in RWBS) and does not wait for each one, as the critical path counts
+ * no wait on an asynchronous write. */
 static void swap_ev(void *state, const struct fold_ev *e)
 {
 	struct swap_fold *sf = state;
@@ -188,6 +195,10 @@ static void swap_ev(void *state, const struct fold_ev *e)
 		const char *comm = runview_comm(sf->rd->rv, x->pid);
 		sf->s.swap_writes++;
 		if (!comm || !strcmp(ta_role(comm), "")) {
+			sf->s.direct_writes++;
+			if (!(x->flags & (AN_SYNC | AN_FUA | AN_FLUSH)))
+				return;
+			sf->s.direct_sync++;
 			ta_run_add(&sf->direct, x->q, c);
 			ta_run_add(&sf->both, x->q, c);
 		}
@@ -228,15 +239,6 @@ static int swap_finding(const struct an_run *r, const void *state,
 			f->cost_s = fmax(p, trace_s);
 		snprintf(f->cost_of, sizeof(f->cost_of), "time tasks were stalled "
 			 "on memory");
-		FD_CAT(f, how, "the union of PSI memory \"some\" (%.2f s: time at "
-		       "least one task waited in reclaim or on refaulting "
-		       "recently evicted pages, Documentation/accounting/psi.rst; "
-		       "%.2f s of it with every task stalled, \"full\") and of "
-		       "the Q to C of swap reads (the faulting task waits) and of "
-		       "swap writes processes issued in direct reclaim, from the "
-		       "trace (%.2f s); PSI says how long, not when, so their "
-		       "overlap is taken as if independent: P + T - P T / "
-		       "elapsed.", s->psi_some_s, s->psi_full_s, trace_s);
 		f->conf = s->out_mb + s->in_mb >= 1 || trace_s > 0 ? FD_HIGH
 								  : FD_MEDIUM;
 		FD_CAT(f, why, "PSI and the trace count the stalls themselves; "
@@ -247,10 +249,6 @@ static int swap_finding(const struct an_run *r, const void *state,
 		f->cost_s = trace_s;
 		snprintf(f->cost_of, sizeof(f->cost_of), "time processes waited on "
 			 "swap I/O");
-		FD_CAT(f, how, "the union of the Q to C of reads from the swap "
-		       "devices (swap-in: the faulting task waits) and of swap "
-		       "writes issued by processes themselves (direct reclaim), "
-		       "from the trace.");
 		f->conf = r->rd.nswap > 0 ? FD_MEDIUM : FD_NONE;
 		FD_CAT(f, why, "%s", f->conf ? "the trace shows the waits on the "
 		       "swap device; reclaim without I/O (dropping clean pages) is "
@@ -269,13 +267,38 @@ static int swap_finding(const struct an_run *r, const void *state,
 			       "(-d SWAPDEV), or PSI (kernel 4.20+)");
 	}
 	/* the cost is the workload's time the accounting gave swap
-	 * (critpath: these waits, and blocked tasks while vmstat counted
-	 * pages swapped); the title says that, not the trace's part alone */
-	if (r->cp.cat[CP_SWAP] > f->cost_s + 0.005 && !r->cp.measured)
-		FD_CAT(f, how, " Beside them, the workload's time not waiting on "
-		       "its own I/O while vmstat counted blocked tasks (b) and "
-		       "pages swapped (si + so of 100 kB/s or more): %.2f s in "
-		       "all.", r->cp.cat[CP_SWAP]);
+	 * (critpath's CP_SWAP: its waits on the swap devices, and the part
+	 * of its free time stalled on memory, swap_stall_s); the how says
+	 * that sum, with the machine's own figures beside it (a how of PSI's
+	 * and the trace's union said 0.03 s beside a cost of 0.00 s) */
+	{
+		double all = r->cp.cat[CP_SWAP], stall = r->cp.swap_stall_s;
+		double io = all - stall > 0 ? all - stall : 0;
+		FD_CAT(f, how, "the workload's time the accounting gave swap, "
+		       "%.2f s: its waits on I/O to the swap devices while "
+		       "nothing else of it was under way, %.2f s (swap-in reads, "
+		       "synchronous writes in direct reclaim; reclaim does not "
+		       "wait for its asynchronous writes), and %.2f s of its time "
+		       "off I/O stalled on memory, %s.", all, io, stall,
+		       r->cp.measured ? "from its tasks' memory delays (the "
+		       "kernel's delay accounting: reclaim, swap-in, thrashing)"
+		       : s->has_psi ? "the share of each moment PSI memory "
+		       "\"some\" says a task stalled (reclaim, refaulting "
+		       "recently evicted pages; Documentation/accounting/psi.rst)"
+		       : "while vmstat counted blocked tasks (b) and pages "
+		       "swapped (si + so of 100 kB/s or more)");
+		if (s->has_psi)
+			FD_CAT(f, how, " Machine-wide, PSI memory some was %.2f s "
+			       "(full %.2f s) and every process's waits on the "
+			       "swap devices %.2f s.", s->psi_some_s,
+			       s->psi_full_s, trace_s);
+		else if (r->rd.n)
+			FD_CAT(f, how, " Every process's waits on the swap "
+			       "devices: %.2f s.", trace_s);
+		else
+			FD_CAT(f, how, " No block trace: waits on the swap "
+			       "devices are not seen.");
+	}
 	snprintf(f->title, sizeof(f->title), "swap: %.1f MB swapped out, %.1f MB "
 		 "in; the workload stalled %.2f s", s->out_mb, s->in_mb,
 		 r->cp.cat[CP_SWAP]);
@@ -302,9 +325,19 @@ static int swap_finding(const struct an_run *r, const void *state,
 	if (s->min_free_mb >= 0 && !s->mem_frozen)
 		FD_CAT(f, evidence, "; free memory down to %.1f MB", s->min_free_mb);
 	FD_CAT(f, evidence, "; swap device: %llu reads (waited %.2f s), %llu "
-	       "writes (%.2f s by processes in direct reclaim)",
-	       (unsigned long long)s->swap_reads, s->swapin_wait_s,
-	       (unsigned long long)s->swap_writes, s->direct_wait_s);
+	       "writes", (unsigned long long)s->swap_reads, s->swapin_wait_s,
+	       (unsigned long long)s->swap_writes);
+	if (!s->direct_writes)
+		FD_CAT(f, evidence, "%s", s->swap_writes ? " (all by kswapd)" : "");
+	else if (!s->direct_sync)
+		FD_CAT(f, evidence, " (%llu by processes in direct reclaim, none "
+		       "synchronous: reclaim does not wait for each)",
+		       (unsigned long long)s->direct_writes);
+	else
+		FD_CAT(f, evidence, " (%llu by processes in direct reclaim, %llu "
+		       "synchronous: waited %.2f s)",
+		       (unsigned long long)s->direct_writes,
+		       (unsigned long long)s->direct_sync, s->direct_wait_s);
 	if (s->has_psi)
 		FD_CAT(f, evidence, "; PSI memory some %.2f s, full %.2f s, io "
 		       "some %.2f s", s->psi_some_s, s->psi_full_s, s->io_some_s);
@@ -338,6 +371,8 @@ static void swap_emit(struct emit *e, const void *state)
 	emit_num(e, "psi_memory_full_s", s->has_psi ? s->psi_full_s : NAN);
 	emit_u64(e, "swap_reads", s->swap_reads);
 	emit_u64(e, "swap_writes", s->swap_writes);
+	emit_u64(e, "direct_reclaim_writes", s->direct_writes);
+	emit_u64(e, "direct_reclaim_sync_writes", s->direct_sync);
 	emit_num(e, "swapin_wait_s", s->swapin_wait_s);
 	emit_num(e, "direct_reclaim_wait_s", s->direct_wait_s);
 	emit_num(e, "swap_io_wait_s", s->trace_wait_s);
@@ -362,8 +397,11 @@ const struct analyzer an_swap = {
 	.cats = 1u << CP_SWAP,
 	.definitions =
 "swap: swapped out/in MB integrate vmstat so/si over the samples. Cost:\n"
-"  the time tasks were stalled on memory: the union of processes' waits\n"
-"  on reads from the swap devices and on swap writes they issued (direct\n"
-"  reclaim), T, and PSI memory \"some\" over the elapsed time E when\n"
-"  sampled, P (reclaim, refaults), taken as independent: P + T - P T / E.\n",
+"  the workload's time stalled on memory: its waits on reads from the\n"
+"  swap devices and on synchronous swap writes it issued (direct reclaim;\n"
+"  reclaim's asynchronous writes are not waited for) while nothing else\n"
+"  of it was under way, and of its time off I/O the share PSI memory\n"
+"  \"some\" gives each moment, its tasks' memory delays (delay\n"
+"  accounting), or else the time vmstat saw tasks blocked with pages\n"
+"  swapped.\n",
 };

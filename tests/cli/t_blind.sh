@@ -253,6 +253,14 @@ check_eq "swap from vmstat alone: inferred, not measured; the how names the more
 	"counterfactual 1 1" "$(jq -r '[.comparisons[0].findings[] | select(.analyzer == "swap")][0] |
 	"\(.method) \(.how | test("more of the workload.s own time") | if . then 1 else 0 end) \(.evidence |
 	test("never moved") | if . then 1 else 0 end)"' "$t/sw.json")"
+# report's how of swap gives its cost and adds up: the accounting's swap,
+# its waits on the swap devices plus its time off I/O stalled on memory (a
+# how of PSI's and the trace's union, not the cost, before)
+check_eq "report swap-tight: swap's how gives its cost as the sum of its parts" 1 \
+	"$("$IOTAPE" report --db "$db" --json swap-tight | jq -r '.. | objects | select(.analyzer? == "swap") |
+	(.how | capture("gave swap, (?<a>[0-9.]+) s: .*way, (?<b>[0-9.]+) s .* and (?<c>[0-9.]+) s of its time off")) as $h |
+	[$h.a, $h.b, $h.c | tonumber] as [$a, $b, $c] |
+	if ((.cost_s - $a) | fabs) < 0.006 and (($a - $b - $c) | fabs) < 0.011 and $a > 1 then 1 else 0 end')"
 
 # dd then sync: in changed the trace ran 1.15 s (its start-time record)
 # with no I/O while dd wrote 160 MiB into the page cache, then sync waited
