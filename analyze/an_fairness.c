@@ -329,6 +329,15 @@ static int fair_finding(const struct an_run *r, const void *state,
 	if (d->nbound < 2 || d->w1_s <= d->w0_s) {
 		snprintf(f->title, sizeof(f->title), "fairness: fewer than two "
 			 "processes kept I/O queued on %s at once", dev);
+		/* the accounting's own test (a process's Q2D mean over twice
+		 * the other processes') may still give it time: said, so a
+		 * cost never stands without a word */
+		if (r->cp.cat[CP_FAIRNESS] >= 0.0005)
+			FD_CAT(f, why, "the accounting gave %.3f s to a process's "
+			       "waits before dispatch beyond the other processes' "
+			       "(its Q2D mean over twice theirs), but no two kept "
+			       "I/O queued half their time to compare their shares",
+			       r->cp.cat[CP_FAIRNESS]);
 		return 1;          /* not present */
 	}
 	f->present = d->slow >= 0 && d->jain < 0.85;

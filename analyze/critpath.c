@@ -120,8 +120,6 @@ struct dstate {
 	int jqueued, jdisp;     /* of them, the journal's (journal_io()) */
 	uint64_t ndisp;
 	int64_t last_c;         /* the device's latest completion */
-	double q2d_sum_ns;      /* every process's, for fairness */
-	uint64_t q2d_n;
 };
 
 struct walk {
@@ -585,8 +583,6 @@ static void on_d(struct walk *w, uint32_t row, const struct an_io *x)
 		if (x->d >= x->q && !(x->flags & AN_SPLIT_TAIL)) {
 			own->q2d_sum_ns += (double)(x->d - x->q);
 			own->q2d_n++;
-			d->q2d_sum_ns += (double)(x->d - x->q);
-			d->q2d_n++;
 		}
 	}
 	if (f) {
@@ -1036,27 +1032,47 @@ static void settle_cells(struct walk *w)
 		}
 }
 
-/* A process's wait before dispatch beyond what the others on its device
- * waited (Q2D means), from its waits while others were present: fairness;
- * the rest of those waits: queueing (of it, the waits for a tag in
- * queue_tag_s). */
+/* 1 when pid is a user process (no kernel thread's role: ta_role()). */
+static int user_pid(const struct rundata *rd, uint32_t pid)
+{
+	const char *comm = runview_comm(rd->rv, pid);
+
+	return !comm || !*ta_role(comm);
+}
+
+/* A user process's wait before dispatch beyond what the other user
+ * processes on its device waited (Q2D means), from its waits while others
+ * were present: fairness, as an_fairness.c judges it (kernel threads left
+ * out: a reader's wait behind the flushers' writes is queueing); the rest
+ * of those waits: queueing (of it, the waits for a tag in queue_tag_s). */
 static void settle_queue(struct walk *w)
 {
 	struct critpath *cp = w->cp;
+	size_t nd = w->rd->ndevs ? w->rd->ndevs : 1;
+	double *usum = xcalloc(nd, sizeof(*usum));
+	uint64_t *un = xcalloc(nd, sizeof(*un));
+	char *user = xcalloc(w->dpcap ? w->dpcap : 1, 1);
 
 	for (size_t i = 0; i < w->dpcap; i++) {
+		const struct devpid *p = &w->dp[i];
+		int dk;
+		if (!p->used || !(user[i] = (char)user_pid(w->rd, p->pid)))
+			continue;
+		dk = rundata_dev_index(w->rd, p->dev);
+		usum[dk] += p->q2d_sum_ns;
+		un[dk] += p->q2d_n;
+	}
+	for (size_t i = 0; i < w->dpcap; i++) {
 		struct devpid *p = &w->dp[i];
-		const struct dstate *d;
 		double mine, others, unfair = 0;
 		int dk;
 		if (!p->used || p->sq_shared <= 0)
 			continue;
 		dk = rundata_dev_index(w->rd, p->dev);
-		d = &w->ds[dk];
 		mine = p->q2d_n ? p->q2d_sum_ns / (double)p->q2d_n : 0;
-		others = d->q2d_n > p->q2d_n ? (d->q2d_sum_ns - p->q2d_sum_ns) /
-			 (double)(d->q2d_n - p->q2d_n) : 0;
-		if (p->q2d_n >= MIN_BASE && d->q2d_n - p->q2d_n >= MIN_BASE &&
+		others = user[i] && un[dk] > p->q2d_n ? (usum[dk] - p->q2d_sum_ns) /
+			 (double)(un[dk] - p->q2d_n) : 0;
+		if (user[i] && p->q2d_n >= MIN_BASE && un[dk] - p->q2d_n >= MIN_BASE &&
 		    mine > 2 * others && mine - others > 50e3)
 			unfair = p->sq_shared * (1 - others / mine);
 		cp->cat[CP_FAIRNESS] += unfair;
@@ -1064,6 +1080,9 @@ static void settle_queue(struct walk *w)
 		/* the waits for a tag, in the queue's part as in the whole */
 		cp->queue_tag_s += p->sq_tag * (1 - unfair / p->sq_shared);
 	}
+	free(usum);
+	free(un);
+	free(user);
 }
 
 /* vmstat's row whose interval holds t, or NULL. */

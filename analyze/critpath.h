@@ -33,8 +33,9 @@ enum cp_cat {
 			 * other processes' I/O was queued or in flight, and at
 			 * the device before its own service began, the other
 			 * processes' share of the I/O then ahead of it */
-	CP_FAIRNESS,    /* a process's wait before dispatch beyond what the
-			 * other processes on the device waited */
+	CP_FAIRNESS,    /* a user process's wait before dispatch beyond
+			 * what the other user processes on the device
+			 * waited (kernel threads left out) */
 	CP_SWAP,        /* I/O on a swap device (swap-in), and memory stalls
 			 * (reclaim, refaults of evicted pages) */
 	CP_REFAULT,     /* reads of sectors the run had read before */
