@@ -96,7 +96,10 @@ int cmp_cmds_past_trace(const struct question *q, const struct run_figs *r,
 	int n;
 
 	out->n = 0;
-	if (!r->rv.last_event || r->rv.cmds_placed < 2 || !cmp_commands_sum(q))
+	/* not when the command line showed which ran at once ("time a &
+	 * time b"): the total is then their first start to last end */
+	if (!r->rv.last_event || r->rv.cmds_placed < 2 || r->rv.cmds_at_once ||
+	    !cmp_commands_sum(q))
 		return 0;
 	n = cmp_cmds_real_s(q, &r->an.rd, &sum);
 	span = (double)runview_span_ns(&r->rv) / 1e9;

@@ -1117,6 +1117,16 @@ static int after(const struct rundata *rd, size_t k)
 	return idx >= 0 && idx < 64 && ((rd->rv->cmds_after >> idx) & 1);
 }
 
+/* 1 when it said command k ran beside the one before it, which ran in the
+ * background ("time a & time b": rv->cmds_at_once) */
+static int at_once(const struct rundata *rd, size_t k)
+{
+	int idx = rd->cmds[k].idx;
+
+	return k > 0 && idx >= 0 && idx < 64 &&
+	       ((rd->rv->cmds_at_once >> idx) & 1);
+}
+
 /* Pasted commands (`time` reports: import placed them one after another
  * from the first event, rv->cmds_placed) placed by the trace instead: ones
  * the paste measured apart on its own clock (rv->cmds_offset) all moved
@@ -1129,7 +1139,8 @@ static int after(const struct rundata *rd, size_t k)
  * ones with none end at the trace's last event (the capture stopped
  * after them: a sync's journal commit, the final writeback), unless the
  * pasted command line says each came right after the one before ("time
- * a; time b", with no "sleep 2" between). With no command anchored, the
+ * a; time b", with no "sleep 2" between); one it shows beside the one
+ * before ("time a & time b") starts with it. With no command anchored, the
  * first starts at the trace's first event. Where the trace says when it
  * began (rv->traced_from_ns, before its first event) and the commands'
  * times add up to what it traced (to 2%, or 50 ms), they are placed one
@@ -1232,7 +1243,10 @@ static void place_cmds(struct rundata *rd)
 		for (size_t k = 0; k < nc; k++)
 			sum += len[k];
 		span = last - from;
-		if (from < first && sum > 0 && llabs(span - sum) <=
+		int beside = 0;
+		for (size_t k = 0; k < nc; k++)
+			beside |= at_once(rd, k);
+		if (!beside && from < first && sum > 0 && llabs(span - sum) <=
 		    (sum / 50 > 50000000 ? sum / 50 : 50000000)) {
 			at = sum <= span ? last - sum : from;
 			for (size_t k = 0; k < nc; at += len[k], k++)
@@ -1244,14 +1258,20 @@ static void place_cmds(struct rundata *rd)
 		a[0] = first;
 	/* after the one before (forwards), or before the next (backwards) */
 	for (size_t k = 1; k < nc; k++)
-		if (a[k] == AN_NONE && a[k - 1] != AN_NONE) {
+		if (a[k] == AN_NONE && a[k - 1] != AN_NONE && at_once(rd, k))
+			a[k] = a[k - 1];      /* beside the one before */
+		else if (a[k] == AN_NONE && a[k - 1] != AN_NONE) {
 			size_t j = k;
 			int tail = 1;
 			while (j < nc && a[j] == AN_NONE)
 				j++;
 			/* the last ones, unless the command line says each
-			 * came right after the one before */
+			 * came right after the one before, or one of them
+			 * ran beside another */
 			tail = j == nc;
+			for (size_t m = k; tail && m < nc; m++)
+				if (at_once(rd, m))
+					tail = 0;
 			for (size_t m = k; tail && m < nc; m++)
 				if (!after(rd, m))
 					break;
@@ -1274,7 +1294,7 @@ static void place_cmds(struct rundata *rd)
 		}
 	for (size_t k = nc - 1; k > 0; k--)
 		if (a[k - 1] == AN_NONE && a[k] != AN_NONE)
-			a[k - 1] = a[k] - len[k - 1];
+			a[k - 1] = at_once(rd, k) ? a[k] : a[k] - len[k - 1];
 set:
 	for (size_t k = 0; k < nc; k++) {
 		rd->cmds[k].start = a[k];

@@ -75,6 +75,10 @@ struct runview {
 	 * after the one before, nothing between ("time a; time b": run_stats
 	 * command.N.follows "after") */
 	uint64_t cmds_after;
+	/* of them (bit idx), those the pasted command line showed beside
+	 * the one before, which ran in the background ("time a & time b":
+	 * run_stats command.N.follows "at_once") */
+	uint64_t cmds_at_once;
 	/* dd's own rate of command N (run_stats command.N.dd_bytes_per_s,
 	 * a pasted dd report), bytes/s; NAN when none */
 	double dd_bytes_per_s[8];

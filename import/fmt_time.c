@@ -44,6 +44,9 @@ struct tparse {
 	int nddq;
 	/* "start_s=" and "end_s=" lines for the next report (NAN: none) */
 	double start_s, end_s;
+	int bg;                     /* the last command line queued ended
+				     * with a timed command in the background
+				     * ("time A &"): the next runs beside it */
 	int n;
 };
 
@@ -307,14 +310,18 @@ static int flush_dd(struct tparse *p)
 	return emit(p, &c, NULL);
 }
 
-/* The first ';' of s that ends a command: outside quotes, parentheses and
- * braces (`time (for i in 1 2; do dd ...; done)` is one command); NULL
- * when there is none. */
-static char *command_end(char *s)
+/* The first ';' or lone '&' of s that ends a command: outside quotes,
+ * parentheses and braces (`time (for i in 1 2; do dd ...; done)` is one
+ * command); not "&&", nor the '&' of a redirection ("2>&1", "&>f", "<&3").
+ * *bg is set to 1 when it is '&' (the command before it ran in the
+ * background), else 0. NULL when there is none. */
+static char *command_end(char *s, int *bg)
 {
+	const char *start = s;
 	int depth = 0;
 	char quote = 0;
 
+	*bg = 0;
 	for (; *s; s++)
 		if (quote)
 			quote = *s == quote ? 0 : quote;
@@ -326,19 +333,33 @@ static char *command_end(char *s)
 			depth--;
 		else if (*s == ';' && !depth)
 			return s;
+		else if (*s == '&' && !depth) {
+			if (s[1] == '&' || s[1] == '>' ||
+			    (s > start && strchr("&<>", s[-1]))) {
+				s += s[1] == '&';
+				continue;
+			}
+			*bg = 1;
+			return s;
+		}
 	return NULL;
 }
 
-/* "time A; time B && C" or "$ /usr/bin/time -v dd ...": queue the timed
- * commands' text. */
+/* "time A; time B && C", "time A & time B" or "$ /usr/bin/time -v dd
+ * ...": queue the timed commands' text, each with what came between it
+ * and the timed one before (a line that ended with "time A &" runs A
+ * beside the next line's). */
 static void queue_commands(struct tparse *p, char *s)
 {
 	char *seg = s, *next;
 	int timed = 0, pause = 0;   /* on this line so far */
+	int bg = p->bg, ended_bg;   /* the timed one before ran in the
+				     * background, nothing untimed since */
 
+	p->bg = 0;
 	for (; seg; seg = next) {
 		char *q;
-		next = command_end(seg);
+		next = command_end(seg, &ended_bg);
 		if (next)
 			*next++ = '\0';
 		if (seg == s) {
@@ -359,8 +380,10 @@ static void queue_commands(struct tparse *p, char *s)
 			seg += 14;
 		else {
 			/* an untimed command between two timed ones */
-			if (timed && seg[strspn(seg, " \t")])
+			if (timed && seg[strspn(seg, " \t")]) {
 				pause = 1;
+				bg = p->bg = 0;
+			}
 			continue;
 		}
 		seg += strspn(seg, " \t");
@@ -371,11 +394,14 @@ static void queue_commands(struct tparse *p, char *s)
 		for (q = seg + strlen(seg); q > seg && isspace((unsigned char)q[-1]); )
 			*--q = '\0';
 		if (*seg && p->nq < MAX_QUEUE) {
-			p->qfollows[p->nq] = !timed ? FMT_NEXT_UNKNOWN :
+			p->qfollows[p->nq] = bg ? FMT_NEXT_AT_ONCE :
+					     !timed ? FMT_NEXT_UNKNOWN :
 					     pause ? FMT_NEXT_PAUSE : FMT_NEXT_AFTER;
-			p->queue[p->nq++] = strdup(seg);
+			p->queue[p->nq++] = xstrdup(seg);
 			timed = 1;
 			pause = 0;
+			bg = ended_bg;
+			p->bg = ended_bg;
 		}
 	}
 }

@@ -672,6 +672,7 @@ struct commands {
 	/* the paste's zero on the run's clock, set by its first command
 	 * with a measured start (INT64_MIN before) */
 	int64_t base;
+	int64_t prev_start;  /* the command before's start */
 	int idx, n, measured;
 	uint64_t untimed_line; /* the first report with no real time, or 0 */
 };
@@ -727,8 +728,11 @@ static int put_command(void *vctx, const struct fmt_command *k)
 			 ")", x->c.path, k->line);
 	sc.idx = x->idx;
 	sc.argv = argv;
-	sc.start_ns = x->at;
-	sc.end_ns = x->at + (int64_t)llround(real * 1e9);
+	/* after the one before, or beside it when that one ran in the
+	 * background ("time a & time b") */
+	sc.start_ns = k->follows == FMT_NEXT_AT_ONCE && x->n ? x->prev_start
+							     : x->at;
+	sc.end_ns = sc.start_ns + (int64_t)llround(real * 1e9);
 	if (k->start_s >= 0 && k->end_s >= k->start_s) {
 		/* measured on the paste's clock: kept apart as measured (at
 		 * once, or with a pause), the first from where it would go */
@@ -762,13 +766,18 @@ static int put_command(void *vctx, const struct fmt_command *k)
 		snprintf(key, sizeof(key), "command.%d.follows", x->idx);
 		if ((rc = store_stat_set(x->c.st, x->c.run, key,
 					 k->follows == FMT_NEXT_AFTER ? "after"
-								      : "pause"))) {
+					 : k->follows == FMT_NEXT_AT_ONCE ? "at_once"
+					 : "pause"))) {
 			x->c.store_failed = 1;
 			return rc;
 		}
 	}
-	if (sc.end_ns > x->at)
+	/* the next starts when this one ended (a shell runs the next line
+	 * after its foreground command, whatever ran in the background), or
+	 * after the last end when the paste measured them */
+	if (!(k->start_s >= 0) || sc.end_ns > x->at)
 		x->at = sc.end_ns;
+	x->prev_start = sc.start_ns;
 	x->idx++;
 	x->n++;
 	return 0;

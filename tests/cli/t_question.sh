@@ -194,6 +194,13 @@ printf '[a] fio a\nstart_s=7.000\nend_s=7.900\nreal\t0m0.900s\nuser\t0m0.001s\ns
 "$IOTAPE" import --quiet --db "$db" --run p3 "$t/p3.txt"
 check_eq "pasted times with their start and end: first start to last end, no word of the trace" "900 0" \
 	"$(cmp p3 p2 | jq -r '.runs[0].figures.elapsed_s * 1000 | round') $("$IOTAPE" compare --db "$db" p3 p2 | grep -c '^p3: its')"
+# the same two with the command line that ran them at once ("time a &
+# time b"): beside each other, 0.9 s, no word of the trace either
+printf '$ time fio a & time fio b\nreal\t0m0.900s\nuser\t0m0.001s\nsys\t0m0.010s\n\nreal\t0m0.800s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/p4.txt"
+"$IOTAPE" import --quiet --db "$db" --again --run p4 "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" import --quiet --db "$db" --run p4 "$t/p4.txt"
+check_eq "pasted times of 'time a & time b': at once, first start to last end, no word of the trace" "900 0" \
+	"$(cmp p4 p2 | jq -r '.runs[0].figures.elapsed_s * 1000 | round') $("$IOTAPE" compare --db "$db" p4 p2 | grep -c '^p4: its')"
 # the same times as a capture stores them (a start and end each, measured:
 # a sleep before the trace, then the workload): no word of it
 s0=$(sqlite3 "$db" "SELECT start_ns FROM commands c JOIN runs r ON r.id = c.run WHERE r.name = 'p1' AND idx = 0")

@@ -713,6 +713,29 @@ static void test_time(void **state)
 	assert_true(fabs(g->c[1].end_s - 4.498) < 1e-9);
 	assert_string_equal(g->argv[2], "sync");
 	assert_true(isnan(g->c[2].start_s) && isnan(g->c[2].end_s));
+	/* "time a & time b": b beside a (a ran in the background); "2>&1"
+	 * and "&&" end no command; a line ending "time c &" puts the next
+	 * line's command beside c */
+	assert_int_equal(parse_text("time-text",
+		"$ time dd if=/dev/zero of=a 2>&1 & time dd if=/dev/zero of=b\n"
+		"real\t0m0.600s\nuser\t0m0.001s\nsys\t0m0.010s\n"
+		"real\t0m0.800s\nuser\t0m0.001s\nsys\t0m0.010s\n"
+		"$ time tar xf x.tar &\n$ time sync\n"
+		"real\t0m0.100s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"real\t0m0.900s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"$ time true && sync\n"
+		"real\t0m0.001s\nuser\t0m0.000s\nsys\t0m0.001s\n",
+		g, err, sizeof(err)), 0);
+	assert_int_equal(g->nc_cmd, 5);
+	assert_string_equal(g->argv[0], "dd if=/dev/zero of=a 2>&1");
+	assert_string_equal(g->argv[1], "dd if=/dev/zero of=b");
+	assert_int_equal(g->c[1].follows, FMT_NEXT_AT_ONCE);
+	assert_string_equal(g->argv[2], "tar xf x.tar");
+	assert_int_equal(g->c[2].follows, FMT_NEXT_UNKNOWN);
+	assert_string_equal(g->argv[3], "sync");
+	assert_int_equal(g->c[3].follows, FMT_NEXT_AT_ONCE);
+	assert_string_equal(g->argv[4], "true && sync");
+	assert_int_equal(g->c[4].follows, FMT_NEXT_UNKNOWN);
 	/* a bad offset names its line; an end before the start is none */
 	assert_int_equal(parse_text("time-text", "start_s=1.0x\nreal\t0m1.000s\n"
 		"user\t0m0.000s\nsys\t0m0.000s\n", g, err, sizeof(err)), -EINVAL);
