@@ -622,7 +622,7 @@ static void where_row(struct emit *e, const struct pdiff *d, int i, int kw,
 	emit_text(e, "\n");
 }
 
-/* The sentence under the table of the family that moved most (d): how
+/* The sentence under the table of a family that moved (d): how
  * much of its span's change was waiting on I/O, in which stage, and how
  * much was outside the block layer. */
 static void where_sentence(struct emit *e, const struct pdiff *d)
@@ -670,9 +670,60 @@ static void col_names(const char *a, const char *b, char ca[8], char cb[8])
 	snprintf(cb, 8, "2nd");
 }
 
-/* Where the time went: matched processes' waited time in x and y. */
+/* 1 when word (a family's name) is a word of argv: after its start, a
+ * blank, '/', '(' or '|', before its end, a blank, ')', ';', '|' or '&'
+ * ("patch" of "bzcat p.bz2 | patch -p1"). */
+static int argv_word(const char *argv, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (!n)
+		return 0;
+	for (const char *w = argv; (w = strstr(w, word)); w++)
+		if ((w == argv || strchr(" \t/(|", w[-1])) &&
+		    (!w[n] || strchr(" \t);|&", w[n])))
+			return 1;
+	return 0;
+}
+
+/* The row of pd (nd, sorted by how much each moved) the sentence under
+ * the table is about: the first that moved of a family of the commands
+ * the question asks about (its cmd_mask: by name in their command lines),
+ * else of a user process (a kernel thread's span is no one's time: the
+ * flushers' grows when the dirty data comes later), else the first.
+ * -1 when none moved in both runs. */
+static int where_pick(const struct pdiff *pd, int nd, const struct question *q,
+		      const struct an_run *y)
+{
+	int first = -1, user = -1, asked = -1;
+
+	for (int i = 0; i < nd; i++) {
+		const struct pdiff *d = &pd[i];
+		int k;
+		if (!d->both || !isfinite(d->sx) || !isfinite(d->sy) ||
+		    fmax(fabs(d->wy - d->wx), fabs(d->sy - d->sx)) < 0.001)
+			continue;
+		if (first < 0)
+			first = i;
+		for (k = 0; k < y->cp.fam.n && strcmp(y->cp.fam.f[k].name, d->key); k++)
+			;
+		if (user < 0 && k < y->cp.fam.n && y->cp.fam.f[k].role &&
+		    !*y->cp.fam.f[k].role)
+			user = i;
+		for (size_t c = 0; asked < 0 && q->cmd_mask && c < y->rd.ncmd; c++) {
+			int idx = y->rd.cmds[c].idx;
+			if (idx >= 0 && idx < 64 && ((q->cmd_mask >> idx) & 1) &&
+			    argv_word(y->rd.cmds[c].argv, d->key))
+				asked = i;
+		}
+	}
+	return asked >= 0 ? asked : user >= 0 ? user : first;
+}
+
+/* Where the time went: matched processes' waited time in x and y; the
+ * sentence under it of the family where_pick() chooses for question q. */
 static void emit_where(struct emit *e, const struct an_run *x,
-		       const struct an_run *y)
+		       const struct an_run *y, const struct question *q)
 {
 	struct pwait *px = xcalloc(256, sizeof(*px)), *py = xcalloc(256, sizeof(*py));
 	struct pdiff *pd = xcalloc(512, sizeof(*pd));
@@ -726,9 +777,11 @@ static void emit_where(struct emit *e, const struct an_run *x,
 	for (int i = 0; i < nd; i++)
 		where_row(e, &pd[i], i, kw, staged);
 	emit_arr_end(e);
-	if (pd[0].both && staged && isfinite(pd[0].sx) && isfinite(pd[0].sy) &&
-	    fmax(fabs(pd[0].wy - pd[0].wx), fabs(pd[0].sy - pd[0].sx)) >= 0.001)
-		where_sentence(e, &pd[0]);
+	if (staged) {
+		int i = where_pick(pd, nd, q, y);
+		if (i >= 0)
+			where_sentence(e, &pd[i]);
+	}
 out:
 	free(px);
 	free(py);
@@ -1391,7 +1444,7 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 		emit_str(e, "request_size", NULL);
 	question_text(c, e, g, &pr, bad_name);
 	emit_cmd_times(e, &c->rf[s0->rep].an.rd, &c->rf[s1->rep].an.rd);
-	emit_where(e, &c->rf[s0->rep].an, &c->rf[s1->rep].an);
+	emit_where(e, &c->rf[s0->rep].an, &c->rf[s1->rep].an, q);
 	if (pr.tie)
 		snprintf(line, sizeof(line), "why: causes by cost");
 	else

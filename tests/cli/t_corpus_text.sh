@@ -80,6 +80,13 @@ check_eq "compare two-disks one-disk: the seed's concurrent commands' elapsed ti
 	"$("$IOTAPE" compare --db "$t/cpu.db" --json two-disks one-disk | jq -r '.runs[] |
 		.figures | if ((.elapsed_s / .span_s) - 1 | fabs) < 0.03 then 1 else 0 end' | paste -sd' ') $("$IOTAPE" compare --db "$t/cpu.db" two-disks one-disk | grep -c 'longer than its trace')"
 
+# the sentence under "where the time went" is of the command asked about
+# (patch's, for cmd2 "bzcat ... | patch -p1"), or else of a user process,
+# never the flushers' span (writeback's, which moved most, before)
+check_eq "compare --metric cmd2_real_s and the default: the sentence under the table is patch's" "1 1" \
+	"$(for m in cmd2_real_s total; do "$IOTAPE" compare --db "$t/cpu.db" --metric $m two-disks one-disk |
+		grep -c "^patch's span shrank"; done | paste -sd' ')"
+
 # compare's "where the time went": one row per process family, so the seed
 # pair's two md5sum processes are one row (not two rows with zeros where a
 # process of the other run did not match); a 15-character name whole
