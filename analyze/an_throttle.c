@@ -58,8 +58,9 @@ static int thr_finding(const struct an_run *r, const void *state,
 			 "sampled; %.60s)", c, s->limits);
 	else
 		snprintf(f->title, sizeof(f->title), "throttle: the workload was "
-			 "blocked %.2f s with no I/O traced (held above the block "
-			 "layer: blk-throttle, a cgroup I/O limit)", c);
+			 "blocked %.2f s with no I/O traced (on an untraced "
+			 "device, or held above the block layer: blk-throttle, a "
+			 "cgroup I/O limit)", c);
 	f->counterfactual = !cp->measured;
 	if (cp->measured)
 		FD_CAT(f, how, "the workload's tasks' "
@@ -127,6 +128,7 @@ const struct analyzer an_throttle = {
 "throttle: the workload blocked (vmstat b) while issuing no I/O of its own:\n"
 "  with the flushers writing and dirty data over (background + dirty\n"
 "  threshold) / 2, dirty throttling (balance_dirty_pages); with no I/O on\n"
-"  the traced devices, I/O held above the block layer (blk-throttle). With\n"
-"  delay accounting: the block I/O delay beyond the traced waits.\n",
+"  the traced devices, I/O on a device not traced or held above the block\n"
+"  layer (blk-throttle). With delay accounting: the block I/O delay beyond\n"
+"  the traced waits.\n",
 };
