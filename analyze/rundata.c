@@ -1199,6 +1199,12 @@ static void place_cmds(struct rundata *rd)
 		len[k] = isfinite(rd->cmds[k].real_s) && rd->cmds[k].real_s > 0 ?
 			 (int64_t)llround(rd->cmds[k].real_s * 1e9) : 0;
 		cmd_comm(&rd->cmds[k], name[k], sizeof(name[k]));
+		/* a name an earlier command has ("time fio w.fio; time fio
+		 * r.fio"): its processes' first Q is the earlier one's, so it
+		 * is placed from the commands around it */
+		for (size_t j = 0; j < k; j++)
+			if (!strcmp(name[j], name[k]))
+				name[k][0] = '\0';
 	}
 	{
 		struct cmd_scan cs = { rd, a, name, nc, INT64_MAX, INT64_MIN };

@@ -6,9 +6,10 @@
  * command of its own, timed by dd); command lines such as "time dd ...;
  * time sync" name them in order, and a report that names its command
  * itself (-v's "Command being timed", zsh's job) takes that name and the
- * queued line of it; "[label] command line" names the next one too, and
- * "start_s=" / "end_s=" lines before a report give its measured start and
- * end on the paste's clock (the corpus's seed captures write both).
+ * queued line of it; "start_s=" / "end_s=" lines before a report give
+ * its measured start and end on the paste's clock, and a "[label] command
+ * line" just before them names it (the corpus's seed captures write
+ * both).
  * Source: coreutils dd(1). Pure. */
 #include <ctype.h>
 #include <errno.h>
@@ -42,8 +43,19 @@ struct tparse {
 	 * `time (for ...; do dd ...; done)`: fold_dd()) */
 	struct fmt_command ddq[MAX_DDQ];
 	int nddq;
-	/* "start_s=" and "end_s=" lines for the next report (NAN: none) */
+	/* "start_s=" and "end_s=" lines for the next report (NAN: none),
+	 * the line of the first of them (0: none pending) */
 	double start_s, end_s;
+	uint64_t off_line;
+	/* reports with both and without them: all or none (offsets on some
+	 * commands alone put a later one before an earlier one); the first
+	 * report without them */
+	int n_off, n_plain;
+	uint64_t plain_line;
+	/* a "[label] command line" seen, queued when start_s= or end_s=
+	 * follows it: its line, else "" (a bracketed line of a program's own
+	 * output, "[INFO] BUILD SUCCESS", names nothing) */
+	char label[512];
 	int bg;                     /* the last command line queued ended
 				     * with a timed command in the background
 				     * ("time A &"): the next runs beside it */
@@ -143,6 +155,10 @@ static int emit(struct tparse *p, struct fmt_command *c, const char *named)
 			(size_t)(p->nq - 1) * sizeof(*p->qfollows));
 		p->nq--;
 		c->argv = name;
+		/* the last command queued has ended: nothing runs in the
+		 * background beside the next */
+		if (!p->nq)
+			p->bg = 0;
 	}
 	if (p->have_dd) {
 		c->dd_bytes = p->dd.dd_bytes;
@@ -284,13 +300,34 @@ static int take_report(void *ctx, const struct time_report *r)
 	c.user_s = r->user_s;
 	c.sys_s = r->sys_s;
 	c.status = r->status;
-	/* the start and end measured before it, when both were given and
-	 * in order */
-	if (p->start_s >= 0 && p->end_s >= p->start_s) {
+	/* the start and end measured before it: both, in order, their span
+	 * its real time (to 5% and 50 ms: the seed captures' end_s - start_s
+	 * is real within 25 ms) */
+	if (p->off_line && r->real_s >= 0) {
+		char what[200];
+		if (!(p->start_s >= 0) || !(p->end_s >= 0))
+			return fail(p, p->off_line, !(p->start_s >= 0) ?
+				    "end_s without start_s before its report" :
+				    "start_s without end_s before its report");
+		if (p->end_s < p->start_s) {
+			snprintf(what, sizeof(what), "end_s %.9g before start_s %.9g",
+				 p->end_s, p->start_s);
+			return fail(p, p->off_line, what);
+		}
+		if (fabs(p->end_s - p->start_s - r->real_s) > 0.05 * r->real_s + 0.05) {
+			snprintf(what, sizeof(what), "start_s %.9g to end_s %.9g is "
+				 "%.9g s, not its report's real time %.3f s",
+				 p->start_s, p->end_s, p->end_s - p->start_s,
+				 r->real_s);
+			return fail(p, p->off_line, what);
+		}
 		c.start_s = p->start_s;
 		c.end_s = p->end_s;
-	}
-	p->start_s = p->end_s = NAN;
+		p->start_s = p->end_s = NAN;
+		p->off_line = 0;
+		p->n_off++;
+	} else if (r->real_s >= 0 && !p->n_plain++)
+		p->plain_line = r->line;
 	return emit(p, &c, r->argv);
 }
 
@@ -310,18 +347,21 @@ static int flush_dd(struct tparse *p)
 	return emit(p, &c, NULL);
 }
 
-/* The first ';' or lone '&' of s that ends a command: outside quotes,
- * parentheses and braces (`time (for i in 1 2; do dd ...; done)` is one
- * command); not "&&", nor the '&' of a redirection ("2>&1", "&>f", "<&3").
- * *bg is set to 1 when it is '&' (the command before it ran in the
- * background), else 0. NULL when there is none. */
-static char *command_end(char *s, int *bg)
+/* The first ';', "&&", "||" or lone '&' of s that ends a command: outside
+ * quotes, parentheses and braces (`time (for i in 1 2; do dd ...; done)` is
+ * one command; bash's `time` times one pipeline, so `time a && b` times
+ * a); not a pipe's "|&", nor the '&' of a redirection ("2>&1", "&>f",
+ * "<&3"). *len is the separator's length (1 or 2); *bg is set to 1 when it
+ * is '&' (the command before it ran in the background), else 0. NULL when
+ * there is none. */
+static char *command_end(char *s, int *len, int *bg)
 {
 	const char *start = s;
 	int depth = 0;
 	char quote = 0;
 
 	*bg = 0;
+	*len = 1;
 	for (; *s; s++)
 		if (quote)
 			quote = *s == quote ? 0 : quote;
@@ -331,18 +371,39 @@ static char *command_end(char *s, int *bg)
 			depth++;
 		else if ((*s == ')' || *s == '}') && depth)
 			depth--;
-		else if (*s == ';' && !depth)
+		else if (depth)
+			continue;
+		else if (*s == ';')
 			return s;
-		else if (*s == '&' && !depth) {
-			if (s[1] == '&' || s[1] == '>' ||
-			    (s > start && strchr("&<>", s[-1]))) {
-				s += s[1] == '&';
+		else if ((*s == '&' && s[1] == '&') || (*s == '|' && s[1] == '|')) {
+			*len = 2;
+			return s;
+		} else if (*s == '&') {
+			if (s[1] == '>' || (s > start && strchr("|<>", s[-1])))
 				continue;
-			}
 			*bg = 1;
 			return s;
 		}
 	return NULL;
+}
+
+/* s after a shell prompt before `time` or `/usr/bin/time` ("[root@box
+ * ~]# time sync", "user@host:~$ time dd ...", zsh's "host% time ..."),
+ * looked for before any quote (not "# time " inside an argument); s when
+ * there is none. */
+static char *after_prompt(char *s)
+{
+	static const char *const marks[] = { "# time ", "$ time ", "% time ",
+		"# /usr/bin/time ", "$ /usr/bin/time ", "% /usr/bin/time " };
+	size_t lim = strcspn(s, "'\"");
+	char *best = NULL;
+
+	for (size_t k = 0; k < sizeof(marks) / sizeof(marks[0]); k++) {
+		char *m = strstr(s, marks[k]);
+		if (m && (size_t)(m - s) < lim && (!best || m < best))
+			best = m;
+	}
+	return best ? best + 2 : s;
 }
 
 /* "time A; time B && C", "time A & time B" or "$ /usr/bin/time -v dd
@@ -359,18 +420,14 @@ static void queue_commands(struct tparse *p, char *s)
 	p->bg = 0;
 	for (; seg; seg = next) {
 		char *q;
-		next = command_end(seg, &ended_bg);
-		if (next)
-			*next++ = '\0';
-		if (seg == s) {
-			/* a prompt before it: "[root@box ~]# time sync",
-			 * "user@host:~$ time dd ..." */
-			char *pr = strstr(seg, "# time ");
-			if (!pr)
-				pr = strstr(seg, "$ time ");
-			if (pr)
-				seg = pr + 2;
+		int sep;
+		next = command_end(seg, &sep, &ended_bg);
+		if (next) {
+			*next = '\0';
+			next += sep;
 		}
+		if (seg == s)
+			seg = after_prompt(seg);
 		while (*seg == ' ' || *seg == '\t' || *seg == '$' || *seg == '#' ||
 		       *seg == '>')
 			seg++;
@@ -511,35 +568,58 @@ static int dd_line(struct tparse *p, uint64_t line, char *s)
 
 /* "start_s=1.017" or "end_s=4.095" (seconds, from a zero the paste's
  * commands share: iotape's unit-suffixed key=value, as the corpus's seed
- * captures write them before each report) for the next report. Returns 1
- * when s was one, 0 when not, -EINVAL for a bad value. */
+ * captures write them before each report; blanks around '=' allowed) for
+ * the next report, which take_report() checks them against. Returns 1
+ * when s was one, 0 when not, -EINVAL for a bad value or a second one
+ * before a report. */
 static int offset_line(struct tparse *p, uint64_t line, const char *s)
 {
-	const char *v = lit(s, "start_s="), *e;
+	const char *v = lit(s, "start_s"), *e;
 	double *to = &p->start_s, x;
 	char what[96];
+	int klen = 7;
 
-	if (!v && (v = lit(s, "end_s=")))
+	if (!v && (v = lit(s, "end_s"))) {
 		to = &p->end_s;
+		klen = 5;
+	}
 	if (!v)
 		return 0;
+	v += strspn(v, " \t");
+	if (*v++ != '=')
+		return 0;
+	v += strspn(v, " \t");
 	if (dec_double(v, DEC_FRAC, &x, &e) || e[strspn(e, " \t")] ||
 	    !isfinite(x) || x < 0 || x > 1e9) {
-		snprintf(what, sizeof(what), "bad %.*s value '%.40s'",
-			 (int)(v - s - 1), s, v);
+		snprintf(what, sizeof(what), "bad %.*s value '%.40s'", klen, s, v);
+		return fail(p, line, what);
+	}
+	if (!isnan(*to)) {
+		snprintf(what, sizeof(what), "a second %.*s before its report",
+			 klen, s);
 		return fail(p, line, what);
 	}
 	*to = x;
+	if (!p->off_line)
+		p->off_line = line;
+	/* the label just before names it */
+	if (p->label[0] && p->nq < MAX_QUEUE) {
+		p->qfollows[p->nq] = FMT_NEXT_UNKNOWN;
+		p->queue[p->nq++] = xstrdup(p->label);
+	}
+	p->label[0] = '\0';
 	return 1;
 }
 
 /* "[debsums] find /usr -type f ..." (a label in brackets, a letter first,
  * then the command line; not a dmesg time "[  12.3]" nor a prompt
- * "[root@host ~]# time ..."): the command line of the next report.
- * Returns 1 when s was one (queued), 0 when not. */
+ * "[root@host ~]# time ..."): kept, and the command line of the next
+ * report when start_s= or end_s= follows it (offset_line()). Returns 1
+ * when s was one, 0 when not. */
 static int label_line(struct tparse *p, const char *s)
 {
 	const char *e;
+	size_t n;
 
 	if (s[0] != '[' || !isalpha((unsigned char)s[1]))
 		return 0;
@@ -548,14 +628,12 @@ static int label_line(struct tparse *p, const char *s)
 	if (*e != ']' || (e[1] != ' ' && e[1] != '\t'))
 		return 0;
 	e += 1 + strspn(e + 1, " \t");
-	if (!*e || strstr(e, "time ") || p->nq == MAX_QUEUE)
+	for (n = strlen(e); n && isspace((unsigned char)e[n - 1]); n--)
+		;
+	if (!n || n >= sizeof(p->label))
 		return 0;
-	p->qfollows[p->nq] = FMT_NEXT_UNKNOWN;
-	p->queue[p->nq] = xstrdup(e);
-	for (char *q = p->queue[p->nq] + strlen(p->queue[p->nq]);
-	     q > p->queue[p->nq] && isspace((unsigned char)q[-1]); )
-		*--q = '\0';
-	p->nq++;
+	memcpy(p->label, e, n);
+	p->label[n] = '\0';
 	return 1;
 }
 
@@ -574,12 +652,26 @@ static int scan_line(struct tparse *p, uint64_t line, char *raw)
 		return k < 0 ? k : 0;
 	if ((k = offset_line(p, line, s)))
 		return k < 0 ? k : 0;
-	if ((k = label_line(p, s)))
+	if (label_line(p, s))
 		return 0;
+	p->label[0] = '\0';
 	if (strstr(s, "time ") && (strncmp(s, "time ", 5) == 0 ||
-				   strstr(s, "$ time ") || strstr(s, "# time ") ||
-				   strstr(s, "; time ") || strstr(s, "/usr/bin/time ")))
+				   after_prompt(s) != s || strstr(s, "; time ") ||
+				   strstr(s, "& time ") || strstr(s, "| time ") ||
+				   strstr(s, "/usr/bin/time "))) {
+		int nq = p->nq;
 		queue_commands(p, s);
+		if (p->nq > nq)
+			return 0;
+	}
+	/* a command line that timed nothing ("$ sleep 5"): the shell waited
+	 * for it, so what ran in the background before is no longer known
+	 * to run beside the next timed one */
+	{
+		size_t lim = strcspn(s, "'\""), at = strcspn(s, "$#%");
+		if (at < lim && at < 80 && s[at + 1] == ' ')
+			p->bg = 0;
+	}
 	return 0;
 }
 
@@ -668,6 +760,13 @@ int fmt_time_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 		rc = flush_dd(&p);
 	if (!rc && !p.n)
 		rc = fail(&p, line, "no time or dd report");
+	if (!rc && p.off_line)
+		rc = fail(&p, p.off_line, "start_s or end_s after the last report "
+			  "(they go before the report they time)");
+	if (!rc && p.n_off && p.n_plain)
+		rc = fail(&p, p.plain_line, "a report without start_s and end_s "
+			  "where others have them (give them for every report or "
+			  "none)");
 	for (int i = 0; i < p.nq; i++)
 		free(p.queue[i]);
 	free(buf);

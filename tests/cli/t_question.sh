@@ -201,6 +201,14 @@ printf '$ time fio a & time fio b\nreal\t0m0.900s\nuser\t0m0.001s\nsys\t0m0.010s
 "$IOTAPE" import --quiet --db "$db" --run p4 "$t/p4.txt"
 check_eq "pasted times of 'time a & time b': at once, first start to last end, no word of the trace" "900 0" \
 	"$(cmp p4 p2 | jq -r '.runs[0].figures.elapsed_s * 1000 | round') $("$IOTAPE" compare --db "$db" p4 p2 | grep -c '^p4: its')"
+# "time fio a; time fio b": the second fio's processes' first Q is the
+# first's, so it is placed after the first, not at once with it (0.500 s
+# elapsed for 0.5 s + 0.4 s one after another, before)
+printf '$ time fio a; time fio b\nreal\t0m0.500s\nuser\t0m0.001s\nsys\t0m0.010s\n\nreal\t0m0.400s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/p5.txt"
+"$IOTAPE" import --quiet --db "$t/p5.db" --run p5 "$FIXTURES/quick/after.bin.gz"
+"$IOTAPE" import --quiet --db "$t/p5.db" --run p5 "$t/p5.txt"
+check_eq "two commands of one name one after the other: the second after the first" "900" \
+	"$("$IOTAPE" report --db "$t/p5.db" --json p5 | jq -r '.analysis.time.elapsed_s * 1000 | round')"
 # the same times as a capture stores them (a start and end each, measured:
 # a sleep before the trace, then the workload): no word of it
 s0=$(sqlite3 "$db" "SELECT start_ns FROM commands c JOIN runs r ON r.id = c.run WHERE r.name = 'p1' AND idx = 0")

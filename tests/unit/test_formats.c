@@ -690,19 +690,22 @@ static void test_time(void **state)
 	assert_true(isnan(g->c[2].start_s));
 
 	/* two commands at once, each labelled, its start and end measured
-	 * on the paste's clock (the seed captures' times.txt): the labels'
-	 * command lines name them, the offsets go to the report after them;
-	 * a dmesg time and a prompt in brackets are no labels */
+	 * on the paste's clock (the seed captures' times.txt): a label names
+	 * the report when start_s= follows it, the offsets go to the report
+	 * after them; a dmesg time, a program's "[INFO] ..." and a prompt in
+	 * brackets name nothing */
 	assert_int_equal(parse_text("time-text",
 		"[  12.345] loop0: detected capacity change\n"
+		"[INFO] BUILD SUCCESS\n"
 		"[debsums] find /usr -type f | xargs md5sum\n"
-		"start_s=1.017\nend_s=4.095\n"
+		"start_s=1.017\nend_s = 4.095\n"
 		"real\t0m3.055s\nuser\t0m1.012s\nsys\t0m0.573s\nrc=0\n\n"
-		"[patch] bzcat p.bz2 | patch -p1\n"
+		"[patch] bzcat p.bz2 | patch -p1\n\n"
 		"start_s=1.764\nend_s=4.498\n"
 		"real\t0m2.713s\nuser\t0m1.108s\nsys\t0m0.518s\n\n"
-		"[root@box ~]# time sync\n"
-		"real\t0m0.026s\nuser\t0m0.000s\nsys\t0m0.006s\n",
+		"[sync] sync\nstart_s=4.504\nend_s=4.533\n"
+		"real\t0m0.026s\nuser\t0m0.000s\nsys\t0m0.006s\n"
+		"[run] tracing stopped at end_s=6.550\n",
 		g, err, sizeof(err)), 0);
 	assert_int_equal(g->nc_cmd, 3);
 	assert_string_equal(g->argv[0], "find /usr -type f | xargs md5sum");
@@ -712,10 +715,49 @@ static void test_time(void **state)
 	assert_true(fabs(g->c[1].start_s - 1.764) < 1e-9);
 	assert_true(fabs(g->c[1].end_s - 4.498) < 1e-9);
 	assert_string_equal(g->argv[2], "sync");
-	assert_true(isnan(g->c[2].start_s) && isnan(g->c[2].end_s));
+	/* a program's bracketed output before a report names nothing */
+	assert_int_equal(parse_text("time-text", "$ time make -j4\n"
+		"[INFO] Building foo 1.0\n[INFO] BUILD SUCCESS\n"
+		"real\t0m1.000s\nuser\t0m0.000s\nsys\t0m0.000s\n$ time sync\n"
+		"real\t0m2.000s\nuser\t0m0.000s\nsys\t0m0.000s\n", g, err,
+		sizeof(err)), 0);
+	assert_string_equal(g->argv[0], "make -j4");
+	assert_string_equal(g->argv[1], "sync");
+	assert_true(isnan(g->c[0].start_s));
+
+	/* offsets wrong or on some reports only: one line naming where */
+	static const char *const bad[][2] = {
+		{ "start_s=1.0x\nend_s=2\n", "test: line 1: bad start_s value '1.0x'" },
+		{ "start_s=3\nend_s=2\n", "test: line 1: end_s 2 before start_s 3" },
+		{ "start_s=1\n", "test: line 1: start_s without end_s before its report" },
+		{ "start_s=1\nstart_s=2\n", "test: line 2: a second start_s before its report" },
+		{ "start_s=0\nend_s=10\n", "test: line 1: start_s 0 to end_s 10 is 10 s, "
+		  "not its report's real time 1.000 s" },
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		snprintf(text, sizeof(text), "%sreal\t0m1.000s\nuser\t0m0.000s\n"
+			 "sys\t0m0.000s\n", bad[k][0]);
+		assert_int_equal(parse_text("time-text", text, g, err, sizeof(err)),
+				 -EINVAL);
+		assert_string_equal(err, bad[k][1]);
+	}
+	assert_int_equal(parse_text("time-text", "start_s=0\nend_s=1\nreal\t0m1.000s\n"
+		"user\t0m0.000s\nsys\t0m0.000s\nreal\t0m1.000s\nuser\t0m0.000s\n"
+		"sys\t0m0.000s\n", g, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "test: line 6: a report without start_s and "
+			    "end_s where others have them (give them for every "
+			    "report or none)");
+	assert_int_equal(parse_text("time-text", "real\t0m1.000s\nuser\t0m0.000s\n"
+		"sys\t0m0.000s\nstart_s=0\nend_s=1\n", g, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "test: line 4: start_s or end_s after the last "
+			    "report (they go before the report they time)");
+
 	/* "time a & time b": b beside a (a ran in the background); "2>&1"
-	 * and "&&" end no command; a line ending "time c &" puts the next
-	 * line's command beside c */
+	 * and "|&" end no command, "&&" and "||" end one (bash's time times
+	 * one pipeline); a line ending "time c &" puts the next line's
+	 * command beside c, unless c's report came first or a command line
+	 * between timed nothing; prompts: "[root@box ~]#", "host%", with
+	 * /usr/bin/time, a "# time " inside quotes is none */
 	assert_int_equal(parse_text("time-text",
 		"$ time dd if=/dev/zero of=a 2>&1 & time dd if=/dev/zero of=b\n"
 		"real\t0m0.600s\nuser\t0m0.001s\nsys\t0m0.010s\n"
@@ -724,9 +766,22 @@ static void test_time(void **state)
 		"real\t0m0.100s\nuser\t0m0.000s\nsys\t0m0.001s\n"
 		"real\t0m0.900s\nuser\t0m0.000s\nsys\t0m0.001s\n"
 		"$ time true && sync\n"
+		"real\t0m0.001s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"$ time make |& tee log ; time dd if=a of=b && time sync\n"
+		"real\t0m0.001s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"real\t0m0.001s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"real\t0m0.001s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"[root@box ~]# time a &\n[1] 4242\n"
+		"real\t0m0.001s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"[1]+  Done                    time a\n"
+		"host% time b &\n$ sleep 5\nuser@host:~$ /usr/bin/time c\n"
+		"real\t0m0.001s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"real\t0m0.001s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"$ time grep '# time ' f; time sync\n"
+		"real\t0m0.001s\nuser\t0m0.000s\nsys\t0m0.001s\n"
 		"real\t0m0.001s\nuser\t0m0.000s\nsys\t0m0.001s\n",
 		g, err, sizeof(err)), 0);
-	assert_int_equal(g->nc_cmd, 5);
+	assert_int_equal(g->nc_cmd, 13);
 	assert_string_equal(g->argv[0], "dd if=/dev/zero of=a 2>&1");
 	assert_string_equal(g->argv[1], "dd if=/dev/zero of=b");
 	assert_int_equal(g->c[1].follows, FMT_NEXT_AT_ONCE);
@@ -734,15 +789,21 @@ static void test_time(void **state)
 	assert_int_equal(g->c[2].follows, FMT_NEXT_UNKNOWN);
 	assert_string_equal(g->argv[3], "sync");
 	assert_int_equal(g->c[3].follows, FMT_NEXT_AT_ONCE);
-	assert_string_equal(g->argv[4], "true && sync");
+	assert_string_equal(g->argv[4], "true");
 	assert_int_equal(g->c[4].follows, FMT_NEXT_UNKNOWN);
-	/* a bad offset names its line; an end before the start is none */
-	assert_int_equal(parse_text("time-text", "start_s=1.0x\nreal\t0m1.000s\n"
-		"user\t0m0.000s\nsys\t0m0.000s\n", g, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "test: line 1: bad start_s value '1.0x'");
-	assert_int_equal(parse_text("time-text", "start_s=3\nend_s=2\nreal\t0m1.000s\n"
-		"user\t0m0.000s\nsys\t0m0.000s\n", g, err, sizeof(err)), 0);
-	assert_true(isnan(g->c[0].start_s));
+	assert_string_equal(g->argv[5], "make |& tee log");
+	assert_string_equal(g->argv[6], "dd if=a of=b");
+	assert_int_equal(g->c[6].follows, FMT_NEXT_AFTER);
+	assert_string_equal(g->argv[7], "sync");
+	assert_int_equal(g->c[7].follows, FMT_NEXT_AFTER);
+	assert_string_equal(g->argv[8], "a");
+	assert_string_equal(g->argv[9], "b");
+	assert_int_equal(g->c[9].follows, FMT_NEXT_UNKNOWN);
+	assert_string_equal(g->argv[10], "c");
+	assert_int_equal(g->c[10].follows, FMT_NEXT_UNKNOWN);
+	assert_string_equal(g->argv[11], "grep '# time ' f");
+	assert_string_equal(g->argv[12], "sync");
+	assert_int_equal(g->c[12].follows, FMT_NEXT_AFTER);
 	free(g);
 }
 
