@@ -35,6 +35,11 @@ struct q_proc {
 	double s1, s2;            /* sum and sum of squares of each bio's extra
 				   * (contention and Q2G, unscaled, s; 0 for a
 				   * bio that met no one): for the noise test */
+	double wscale;            /* contention_s's scale to the time it
+				   * waited (its waited over its Q2C, 1 when
+				   * it waited all of it; 0 for a flusher no
+				   * one waited on): its extras too, so the
+				   * test compares what contention_s does */
 };
 
 struct q_dev {
@@ -396,7 +401,9 @@ static void *queue_end(const struct an_run *r, void *state)
 		}
 		if (p->contention_s < 0)
 			p->contention_s = 0;
+		p->wscale = 1;
 		if (q2c > 0 && waited < q2c) {
+			p->wscale = waited / q2c;
 			p->contention_s *= waited / q2c;
 			p->q2g_s *= waited / q2c;
 			p->q2g_shared_s *= waited / q2c;
@@ -499,14 +506,19 @@ static int queue_finding(const struct an_run *r, const void *state,
 	others /= nothers;
 	cost = v->contention_s - others;
 	{
-		double n2 = 0, t1 = 0, t2 = 0;
+		/* each one's extras at the scale its contention_s has (a
+		 * flusher's writes, waited on by no one, are no contention:
+		 * their raw extras made a reader that waited 6.08 s read "8.4
+		 * standard errors below" a flusher that added 0.000 s) */
+		double n2 = 0, t1 = 0, t2 = 0, c = v->wscale;
 		for (int i = 0; i < s->np; i++)
 			if (&s->p[i] != v && s->p[i].bios >= 100) {
+				double w = s->p[i].wscale;
 				n2 += (double)s->p[i].bios;
-				t1 += s->p[i].s1;
-				t2 += s->p[i].s2;
+				t1 += w * s->p[i].s1;
+				t2 += w * w * s->p[i].s2;
 			}
-		tval = welch_t((double)v->bios, v->s1, v->s2, n2, t1, t2);
+		tval = welch_t((double)v->bios, c * v->s1, c * c * v->s2, n2, t1, t2);
 	}
 	an_proc_name(r, v->pid, who, sizeof(who));
 	f->present = v->bios_shared * 10 >= v->bios;

@@ -245,6 +245,12 @@ check_eq "... a latency of that command: the time cmd2 took longer (6.177 s)" "6
 check_eq "reads behind the flushers' writes: queue's time, none of it fairness's" "0 1" \
 	"$("$IOTAPE" report --db "$db" --json nrreq-changed | jq -r '[.. | objects | select(.analyzer? == "fairness" or .analyzer? == "queue")] |
 	"\(map(select(.analyzer == "fairness"))[0].cost_s) \(map(select(.analyzer == "queue"))[0] | if .cost_s > 4 and .cause == 1 then 1 else 0 end)"')"
+# ... and fio, which waited 6.08 s, is above the flusher, which added
+# nothing, by Welch's t of their extras at the scale of their waits (the
+# flusher's raw extras, waited on by no one, read "8.4 standard errors
+# below", before)
+check_eq "reads behind the flushers' writes: fio's extra per bio above the flusher's" "1" \
+	"$("$IOTAPE" report --db "$db" nrreq-changed | tr '\n' ' ' | grep -c 'per bio [0-9.]* standard errors above')"
 # the whole run's figure (the trace's read IOPS) stays the whole run's
 check_eq "the trace's read IOPS, of the whole run: costed over the run's window" \
 	"7.622|the timed commands' first start to last end" \
