@@ -600,6 +600,17 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		for (int i = 0; i < nf; i++)
 			if (f[i].cause)
 				own -= f[i].cost_s;
+		/* the workload's time is not the span shown above (buffered
+		 * writes before the first event, its own first Q to last C):
+		 * said, or "1.83 s of workload's time" reads against "elapsed
+		 * 1.225 s" */
+		if (fabs(an->cp.elapsed_s - an->ta.elapsed_s) >= 0.0005) {
+			char line[700], buf[800];
+			snprintf(line, sizeof(line), "the workload's time below: "
+				 "%.3f s, %s", an->cp.elapsed_s, an->cp.window_why);
+			wrap_indent(line, 80, 2, buf, sizeof(buf));
+			emit_text(e, "\n%s\n", buf);
+		}
 		finding_emit_waterfall(e, f, nf, "why: causes by what they cost",
 				       an->cp.elapsed_s, own, "workload's time",
 				       "the workload's own time: its I/O at the "
