@@ -629,9 +629,9 @@ static int wb_finding(const struct an_run *r, const void *state,
 	FD_CAT(f, why, "%s", s->has_meminfo ? "Dirty and Writeback are sampled "
 	       "system-wide (other processes' dirty data counts) every sample "
 	       "interval" : waited ? "without meminfo samples the dirty data is "
-	       "inferred: the writer's pages went into the page cache (vmstat: "
-	       "nothing read, no bo) and out only when the workload waited for "
-	       "them" : "without meminfo samples the dirty data is inferred: "
+	       "inferred: the writer's pages went into the page cache before "
+	       "the first write-back (vmstat: nothing read then) and out only "
+	       "when the workload waited for them" : "without meminfo samples the dirty data is inferred: "
 	       "what a burst wrote waited dirty in the gap before it");
 	if (f->present && s->cost_s < 0.001 && !waited)
 		FD_CAT(f, why, "; no process then waited writing that data in the "
