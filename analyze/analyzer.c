@@ -534,6 +534,14 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 			       "dispatches seeking farther (each class's time at "
 			       "the other run's seek distances, btt's bands)",
 			       d.seekmix_s);
+		/* and its share of the queueing that more time at the device
+		 * brought (critpath_diff(): as many processes sharing), or the
+		 * cost is more than the how says (0.95 s beside 0.429 s) */
+		if ((a->cats & (1u << CP_SEEK)) &&
+		    fabs(d.d[CP_SEEK] - d.seekmix_s) >= 0.0005)
+			FD_CAT(f, how, ", and %+.3f s of the queueing that the "
+			       "longer time at the device brought (as many "
+			       "processes sharing it)", d.d[CP_SEEK] - d.seekmix_s);
 		/* an analyzer of categories claims the mix only at times
 		 * (seek: a layout's): its how says so only then */
 		if (a->mix_cost && a->mix_how &&
@@ -565,9 +573,19 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 		 * enough to count, whatever one run alone could say */
 		if (fabs(f->cost_s) >= FD_MIN_S) {
 			f->present = 1;
-			if (f->conf == FD_NONE && (a->cats || a->mix_cost))
+			if (f->conf == FD_NONE && (a->cats || a->mix_cost)) {
+				/* the one-run reason ("what seeking cost here
+				 * cannot be told") is not this cost's: said as
+				 * what one run alone could not say */
+				char one[sizeof(f->why)];
+				snprintf(one, sizeof(one), "%s", f->why);
 				f->conf = x->cp.measured && y->cp.measured ? FD_HIGH
 									   : FD_MEDIUM;
+				snprintf(f->why, sizeof(f->why), "its part of the "
+					 "difference, from both runs' accounting%s%.*s%s",
+					 one[0] ? " (of one run alone: " : "",
+					 (int)sizeof(one) - 80, one, one[0] ? ")" : "");
+			}
 		}
 		sum += f->cost_s;
 		n++;

@@ -251,6 +251,14 @@ check_eq "reads behind the flushers' writes: queue's time, none of it fairness's
 # below", before)
 check_eq "reads behind the flushers' writes: fio's extra per bio above the flusher's" "1" \
 	"$("$IOTAPE" report --db "$db" nrreq-changed | tr '\n' ' ' | grep -c 'per bio [0-9.]* standard errors above')"
+# seek's cost is its far dispatches' part and its share of the queueing
+# the longer device time brought: its how gives both (0.95 s beside "0.429
+# s from dispatches seeking farther" alone, before); its reason is the two
+# runs' accounting, not one run's "cannot be told" alone
+check_eq "compare --metric cmd2_real_s: seek's how adds up to its cost; its reason is both runs'" "1 1" \
+	"$(cmp --metric cmd2_real_s nrreq-base nrreq-changed | jq -r '.comparisons[0].findings[] | select(.analyzer == "seek") |
+	(.how | capture("less (?<x>[0-9.]+) s in.* (?<m>[0-9.]+) s from dispatches seeking farther.*, and (?<q>[-+0-9.]+) s of the queueing")) as $h |
+	"\(if ((($h.m | tonumber) + ($h.q | tonumber) - .cost_s) | fabs) < 0.002 then 1 else 0 end) \(.confidence_why | startswith("its part of the difference, from both runs") | if . then 1 else 0 end)"')"
 # the whole run's figure (the trace's read IOPS) stays the whole run's
 check_eq "the trace's read IOPS, of the whole run: costed over the run's window" \
 	"7.622|the timed commands' first start to last end" \
