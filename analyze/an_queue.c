@@ -541,15 +541,21 @@ static int queue_finding(const struct an_run *r, const void *state,
 	       "less what the other processes met in turn (%.3f s on average): "
 	       "the unequal part of sharing the device.", others);
 	dev_evidence(f, s);
-	for (int i = 0; i < s->np && i < 4; i++) {
+	/* the process the title names first, then three others (the title
+	 * named patch while the evidence listed four md5sums) */
+	for (int i = -1, shown = 0; i < s->np && shown < 4; i++) {
+		const struct q_proc *p = i < 0 ? v : &s->p[i];
 		char nm[48];
-		an_proc_name(r, s->p[i].pid, nm, sizeof(nm));
+		if (i >= 0 && p == v)
+			continue;
+		shown++;
+		an_proc_name(r, p->pid, nm, sizeof(nm));
 		FD_CAT(f, evidence, "%s: %llu of %llu bios met other processes' "
 		       "I/O in flight, adding %.3f s; Q2G over the usual %.3f s, "
 		       "%.3f s of it with others' I/O in flight. ", nm,
-		       (unsigned long long)s->p[i].bios_shared,
-		       (unsigned long long)s->p[i].bios, s->p[i].contention_s,
-		       s->p[i].q2g_s, s->p[i].q2g_shared_s);
+		       (unsigned long long)p->bios_shared,
+		       (unsigned long long)p->bios, p->contention_s,
+		       p->q2g_s, p->q2g_shared_s);
 	}
 	FD_CAT(f, evidence, "(Q2G over the usual with others' I/O in flight: "
 	       "waiting for a tag their requests held, queueing; behind its own "
