@@ -61,6 +61,7 @@ static void mark(struct finding *f, int n, double ref_s, double min_cost_s)
 		f[i].cause = f[i].present && f[i].conf > FD_NONE &&
 			     f[i].cost_s >= FD_MIN_S &&
 			     f[i].cost_s >= min_cost_s;
+		f[i].cause_min_s = fmax(min_cost_s, FD_MIN_S);
 	}
 }
 
@@ -230,18 +231,28 @@ static void list_item(struct emit *e, const struct finding *f,
 {
 	char line[600];
 
+	char why[700];
+
 	if (!(*count)++)
 		emit_text(e, "\n%s:\n", heading);
 	snprintf(line, sizeof(line), "- %s (%+.2f s): ", f->title, f->cost_s);
-	put_par(e, line, f->why);
+	/* a cost under what a cause needed: said, or "+216.32 s" under a
+	 * heading of no cost reads as a contradiction */
+	if (f->conf > FD_NONE && f->cost_s > 0 && f->cost_s < f->cause_min_s)
+		snprintf(why, sizeof(why), "under the %.2f s a cause needs here; %s",
+			 f->cause_min_s, f->why);
+	else
+		snprintf(why, sizeof(why), "%s", f->why);
+	put_par(e, line, why);
 	if (f->needs[0])
 		put_par(e, "  to know: ", f->needs);
 }
 
 /* The details of each cause (numbered as in the waterfall), then the
  * offsets the waterfall shows in the other run's favour (present, no
- * cause, costing off_s or less), then the patterns present at no
- * measurable cost, then the ones not seen. */
+ * cause, costing off_s or less), then the patterns present and not named
+ * (their cost not measurable, under a cause's share, or told apart from
+ * no noise), then the ones not seen. */
 static void emit_details(struct emit *e, const struct finding *f, int n,
 			 int numbered_only, double off_s)
 {
@@ -281,7 +292,7 @@ static void emit_details(struct emit *e, const struct finding *f, int n,
 	for (int i = 0; i < n; i++)
 		if (!f[i].cause && f[i].present && f[i].cost_s > off_s &&
 		    !unmeasured_cost(&f[i]))
-			list_item(e, &f[i], "present, no measurable cost here",
+			list_item(e, &f[i], "present, not named as a cause",
 				  &present);
 	{
 		char list[600] = "not seen:", buf[800];

@@ -65,6 +65,7 @@ struct finding {
 	/* filled by finding_rank() */
 	double score;           /* cost_s over the time it is measured against */
 	int cause;
+	double cause_min_s;     /* the least cost a cause needed here */
 	char overlap[200];
 };
 

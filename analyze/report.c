@@ -600,6 +600,12 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 		for (int i = 0; i < nf; i++)
 			if (f[i].cause)
 				own -= f[i].cost_s;
+		/* a run of samples alone (a vmstat log, with a `time` paste
+		 * or not): its device sections were left out, its causes are
+		 * judged over the time the samples or commands cover, as the
+		 * JSON has them (the text stopped at "see iotape vmstat") */
+		if (!rv->last_event && an->cp.elapsed_s > 0)
+			emit_text_resume(e);
 		/* the workload's time is not the span shown above (buffered
 		 * writes before the first event, its own first Q to last C):
 		 * said, or "1.83 s of workload's time" reads against "elapsed
@@ -617,7 +623,9 @@ void report_emit(struct report *r, struct emit *e, size_t max_procs,
 				       "device's speed, its CPU and think time",
 				       NULL, 0);
 	}
-	emit_text(e, "\n%s", report_footer);
+	/* the terms of the tables a run of samples alone has none of */
+	if (rv->last_event)
+		emit_text(e, "\n%s", report_footer);
 	emit_str(e, "definitions", report_footer);
 	emit_obj_end(e);
 	emit_finish(e);

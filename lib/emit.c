@@ -169,6 +169,11 @@ void emit_text_stop(struct emit *e)
 	e->text_done = 1;
 }
 
+void emit_text_resume(struct emit *e)
+{
+	e->text_done = 0;
+}
+
 void emit_finish(struct emit *e)
 {
 	if (e->json)

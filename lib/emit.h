@@ -43,6 +43,9 @@ void emit_more(struct emit *e, size_t n, size_t max, const char *what);
  * members go on (a report of an empty window says why and stops, its JSON
  * keeps every section, empty). */
 void emit_text_stop(struct emit *e);
+/* Writes text again after emit_text_stop() (a run of samples alone: its
+ * empty device sections left out, its causes shown). */
+void emit_text_resume(struct emit *e);
 /* Ends the document (a newline after JSON). */
 void emit_finish(struct emit *e);
 

@@ -87,6 +87,17 @@ check_eq "compare --metric cmd2_real_s and the default: the sentence under the t
 	"$(for m in cmd2_real_s total; do "$IOTAPE" compare --db "$t/cpu.db" --metric $m two-disks one-disk |
 		grep -c "^patch's span shrank"; done | paste -sd' ')"
 
+# a vmstat log alone (2.2 hours): report shows its causes as its JSON has
+# them (it stopped at "see iotape vmstat"), in 80 columns; cpu's 216 s is
+# under the share a cause needs, and it says so (it was listed as of "no
+# measurable cost")
+"$IOTAPE" import --quiet --db "$t/vm.db" --run vmm "$CORPUS/vmstat-marionavarra-timestamped/vmstat.log"
+"$IOTAPE" report --db "$t/vm.db" vmm > "$t/vmm.report"
+wide "report of a vmstat log alone" "$t/vmm.report"
+check_eq "report of a vmstat log alone: cpu listed as not a cause, under the share a cause needs" 1 \
+	"$(sed -n '/^present, not named as a cause:/,/^$/p' "$t/vmm.report" | tr -s ' \n' ' ' |
+		grep -c 'cpu: .* (+216.32 s): under the [0-9.]* s a cause needs here')"
+
 # compare's "where the time went": one row per process family, so the seed
 # pair's two md5sum processes are one row (not two rows with zeros where a
 # process of the other run did not match); a 15-character name whole

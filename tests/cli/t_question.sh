@@ -520,7 +520,7 @@ if [ -d "$S" ]; then
 			grep -c '(for the other)' "$t/qsmail/t2q-vs-swapped.mail.txt")"
 	# the better run throttled (t2q), the worse with causes of its own: an
 	# offset the waterfall shows (in the other run's favour) is listed
-	# under its own heading, not as "present, no measurable cost here";
+	# under its own heading, not as "present, not named as a cause";
 	# the verdict says the offset leaves most of it not explained (it said
 	# "the causes below account for it" over 221% not explained); mail
 	# names the offset's cause, not the better run's name cut short
@@ -530,7 +530,7 @@ if [ -d "$S" ]; then
 	check_eq "offsets: one in the waterfall, listed as such, not as of no measurable cost" \
 		"1 1 1 0" "$offs $(grep -c "in the other run's favour: " "$t/seed2.txt") $(
 			sed -n '/^in the other run.s favour (in the waterfall):/,/^$/p' "$t/seed2.txt" | grep -c '^   - ') $(
-			sed -n '/^present, no measurable cost here:/,/^$/p' "$t/seed2.txt" | grep -c 'throttle')"
+			sed -n '/^present, not named as a cause:/,/^$/p' "$t/seed2.txt" | grep -c 'throttle')"
 	check_eq "offsets: the verdict says they leave most of it not explained" 1 \
 		"$(tr -s ' \n' ' ' < "$t/seed2.txt" | grep -c "in the other run's favour they leave most of it not explained")"
 	"$IOTAPE" mail --db "$db" -o "$t/q2mail" t2q one-disk > /dev/null 2>&1

@@ -56,8 +56,10 @@ out=$("$IOTAPE" ${hint#see iotape } --db "$db")
 hint=$("$IOTAPE" report --db "$db" vm | tr -s ' \n' ' ' | grep -oE 'see iotape [a-z]+ [^ )]+')
 check_eq "report of a vmstat log: points at iotape vmstat" "see iotape vmstat vm" "$hint"
 check "the command it names shows the samples" "$IOTAPE" ${hint#see iotape } --db "$db"
-check_eq "report of a vmstat log: its two lines, no empty tables or elapsed of 0 s" 2 \
-	"$("$IOTAPE" report --db "$db" vm | wc -l)"
+# ... then its causes, as its JSON has them (the text stopped after those
+# two lines), with no table's terms under them
+check_eq "report of a vmstat log: its two lines, its causes, no empty tables, elapsed of 0 s or terms" "2 1 0" \
+	"$("$IOTAPE" report --db "$db" vm | sed -n '1,2p' | grep -c .) $("$IOTAPE" report --db "$db" vm | grep -c '^== why') $("$IOTAPE" report --db "$db" vm | grep -c '^== device\|elapsed\|^Q2C: queue')"
 # the time its three rows 1 s apart cover, as iotape runs lists it (once
 # "0.000 s"), and windows on the samples' clock (once from -1.8e9 s)
 check_eq "report of a vmstat log: the header gives the samples' span" \
