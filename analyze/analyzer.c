@@ -579,6 +579,9 @@ int an_compare_findings(const struct an_run *x, const struct an_run *y,
 				 * what one run alone could not say */
 				char one[sizeof(f->why)];
 				snprintf(one, sizeof(one), "%s", f->why);
+				/* a compare-only analyzer's is already this */
+				if (!strncmp(one, "its part of the difference", 26))
+					one[0] = '\0';
 				f->conf = x->cp.measured && y->cp.measured ? FD_HIGH
 									   : FD_MEDIUM;
 				snprintf(f->why, sizeof(f->why), "its part of the "
