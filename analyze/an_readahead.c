@@ -340,20 +340,28 @@ static int ra_finding(const struct an_run *r, const void *state,
 	snprintf(f->cost_of, sizeof(f->cost_of), "%s", s->nsmall > 1 ?
 		 "the readers' elapsed time" : "the reader's elapsed time");
 	f->counterfactual = 1;
-	FD_CAT(f, how, "for a sequential stream in small requests laid end to "
-	       "end, the time the reader waited on its reads (%.3f s, overlapping ones once) less what "
-	       "the %.0f requests of 128 KiB (the default read_ahead_kb) its "
-	       "bytes need would have waited, each at a request's fixed cost "
-	       "on this device (%.1f us: %s)", s->s.waited_s,
-	       s->s.need, s->s.per_req_us, s->s.fit ? "the intercept of D2C "
-	       "against size over the device's reads" : "the median D2C of its "
-	       "requests, an upper bound");
-	if (s->s.fit)
+	/* none in small requests laid end to end: no estimate to describe
+	 * (its how read "the 0 requests of 128 KiB ... at 0.0 us") */
+	if (!s->nsmall)
+		FD_CAT(f, how, "no sequential stream of buffered reads in small "
+		       "requests laid end to end: no time estimated.");
+	else
+		FD_CAT(f, how, "for a sequential stream in small requests laid "
+		       "end to end, the time the reader waited on its reads "
+		       "(%.3f s, overlapping ones once) less what the %.0f "
+		       "requests of 128 KiB (the default read_ahead_kb) its bytes "
+		       "need would have waited, each at a request's fixed cost "
+		       "on this device (%.1f us: %s)", s->s.waited_s, s->s.need,
+		       s->s.per_req_us, s->s.fit ? "the intercept of D2C "
+		       "against size over the device's reads" : "the median D2C "
+		       "of its requests, an upper bound");
+	if (s->nsmall && s->s.fit)
 		FD_CAT(f, how, ", and the transfer of its bytes (%.2f us a "
 		       "KiB: the slope)", s->s.per_kib_us);
-	FD_CAT(f, how, " (%.3f s). The reader's own time between its reads "
-	       "(mean %.1f us from a completion to its next Q) stays.",
-	       s->s.small_cost_s, s->s.gap_us);
+	if (s->nsmall)
+		FD_CAT(f, how, " (%.3f s). The reader's own time between its "
+		       "reads (mean %.1f us from a completion to its next Q) "
+		       "stays.", s->s.small_cost_s, s->s.gap_us);
 	if (s->nsmall > 1)
 		FD_CAT(f, how, " The same for each of the %d streams in "
 		       "small requests: %.3f s in all.", s->nsmall,

@@ -87,6 +87,12 @@ check_eq "compare --metric cmd2_real_s and the default: the sentence under the t
 	"$(for m in cmd2_real_s total; do "$IOTAPE" compare --db "$t/cpu.db" --metric $m two-disks one-disk |
 		grep -c "^patch's span shrank"; done | paste -sd' ')"
 
+# readahead not present (find's reads: 6% of its requests end to end): its
+# how estimates nothing ("the 0 requests of 128 KiB ... at 0.0 us", before)
+check_eq "report one-disk: readahead not present, its how estimates nothing" "0 1" \
+	"$("$IOTAPE" report --db "$db" --json one-disk | jq -r '.. | objects | select(.analyzer? == "readahead") |
+		"\(.present) \(.how | test("^no sequential stream") | if . then 1 else 0 end)"')"
+
 # a vmstat log alone (2.2 hours): report shows its causes as its JSON has
 # them (it stopped at "see iotape vmstat"), in 80 columns; cpu's 216 s is
 # under the share a cause needs, and it says so (it was listed as of "no
