@@ -1081,15 +1081,18 @@ void compare_pair_free(struct cmp_pair *p)
 static void overlap_note(struct emit *e, const struct run_figs *r,
 			 const struct cmp_past *pt)
 {
-	char line[600];
+	char line[1000];
 
 	if (!pt->n)
 		return;
 	snprintf(line, sizeof(line), "%s: its %d commands' real times add up to "
-		 "%.3f s, longer than its trace (%.3f s); if they ran at the "
-		 "same time, the total counts that time more than once (times "
-		 "with their start and end, as capture --cmd takes them, would "
-		 "show it)", r->rv.name, pt->n, pt->sum_s, pt->span_s);
+		 "%.3f s, longer than its trace (%.3f s): they ran at the "
+		 "same time (the total then counts that time more than once), "
+		 "or the trace missed part of them (a buffered writer's data "
+		 "goes to disk later; tracing began after them); times with "
+		 "their start and end (capture --cmd, start_s= and end_s= "
+		 "lines, `time a & time b`) would tell", r->rv.name, pt->n,
+		 pt->sum_s, pt->span_s);
 	emit_wrapped(e, line, 2);
 }
 
