@@ -19,6 +19,43 @@ static void *dev_build(const struct an_run *r)
 	return xcalloc(1, 1);
 }
 
+/* The evidence of the classes compare's speed is told by (critpath_diff():
+ * each direction and size's device time per request), the two with the
+ * most of it: an overall D2C mean moves with the mix (a reader's 4 KiB
+ * reads slower beside another run's big writes read as a device 5x
+ * faster). Size classes as critpath's: up to 4 KiB, 8, ..., 512, over. */
+static void class_evidence(struct finding *f, const struct critpath *cp)
+{
+	int pick[2] = { -1, -1 };
+
+	for (int k = 0; k < 2; k++) {
+		double best = 0;
+		for (int c = 0; c < 2 * CP_SIZES; c++) {
+			const struct cp_class *x = &cp->cls[c / CP_SIZES][c % CP_SIZES];
+			if (x->nreq >= 1 && c != pick[0] &&
+			    x->dev_s + x->seek_s > best) {
+				best = x->dev_s + x->seek_s;
+				pick[k] = c;
+			}
+		}
+		if (pick[k] < 0)
+			return;
+		{
+			int dir = pick[k] / CP_SIZES, sc = pick[k] % CP_SIZES;
+			const struct cp_class *x = &cp->cls[dir][sc];
+			char size[16];
+			if (sc == CP_SIZES - 1)
+				snprintf(size, sizeof(size), ">%uK", 4u << (CP_SIZES - 2));
+			else
+				snprintf(size, sizeof(size), "<=%uK", 4u << sc);
+			FD_CAT(f, evidence, "%s %s %s %.0f requests, %.1f us each",
+			       k ? "," : "; at the device's own speed:",
+			       dir ? "writes" : "reads", size, x->nreq,
+			       (x->dev_s + x->seek_s) / x->nreq * 1e6);
+		}
+	}
+}
+
 static int dev_finding(const struct an_run *r, const void *state,
 		       struct finding *f)
 {
@@ -40,49 +77,7 @@ static int dev_finding(const struct an_run *r, const void *state,
 	       "or setting).");
 	FD_CAT(f, evidence, "%.0f I/Os, D2C mean %.1f us", n,
 	       n > 0 ? d2c / n / 1e3 : 0);
-	/* the classes compare's speed is told by (critpath_diff(): each
-	 * direction and size's device time per request), the two with the
-	 * most of it: an overall D2C mean moves with the mix (a reader's
-	 * 4 KiB reads slower beside another run's big writes read as a
-	 * device 5x faster) */
-	{
-		int top[2][2] = { { -1, -1 }, { -1, -1 } }, nt = 0;
-		double best[2] = { 0, 0 };
-		for (int dir = 0; dir < 2; dir++)
-			for (int sc = 0; sc < CP_SIZES; sc++) {
-				const struct cp_class *c = &cp->cls[dir][sc];
-				double t = c->dev_s + c->seek_s;
-				if (c->nreq < 1 || t <= best[1])
-					continue;
-				if (t > best[0]) {
-					best[1] = best[0];
-					top[1][0] = top[0][0];
-					top[1][1] = top[0][1];
-					best[0] = t;
-					top[0][0] = dir;
-					top[0][1] = sc;
-				} else {
-					best[1] = t;
-					top[1][0] = dir;
-					top[1][1] = sc;
-				}
-			}
-		for (int k = 0; k < 2; k++) {
-			const struct cp_class *c;
-			char size[16];
-			if (top[k][0] < 0)
-				continue;
-			c = &cp->cls[top[k][0]][top[k][1]];
-			if (top[k][1] == CP_SIZES - 1)
-				snprintf(size, sizeof(size), ">%uK", 4u << (CP_SIZES - 2));
-			else
-				snprintf(size, sizeof(size), "<=%uK", 4u << top[k][1]);
-			FD_CAT(f, evidence, "%s %s %s %.0f requests, %.1f us each", nt++ ?
-			       "," : "; at the device's own speed:", top[k][0] ?
-			       "writes" : "reads", size, c->nreq,
-			       (c->dev_s + c->seek_s) / c->nreq * 1e6);
-		}
-	}
+	class_evidence(f, cp);
 	f->conf = FD_NONE;
 	FD_CAT(f, why, "the workload's own I/O time: a cause only against "
 	       "another run");
