@@ -563,12 +563,14 @@ static int queue_finding(const struct an_run *r, const void *state,
 	f->lo_s = 0;
 	f->hi_s = rundata_elapsed_s(&r->rd);
 	f->conf = v->bios_shared >= 100 && !s->d[0].base_low ? FD_HIGH : FD_MEDIUM;
-	FD_CAT(f, why, "in one run sharing the device is the workload (an "
-	       "unequal share while all had I/O queued is fairness's finding); "
-	       "compare runs to see a process's contention grow. Unequal part "
-	       "%.3f s, its mean extra per bio %.1f standard errors %s the "
-	       "others' (Welch's t); baselines from %s bios that found the "
-	       "device free of others", cost > 0 ? cost : 0, fabs(tval),
+	snprintf(f->solo, sizeof(f->solo), "in one run sharing the device is "
+		 "the workload (an unequal share while all had I/O queued is "
+		 "fairness's finding); compare runs to see a process's "
+		 "contention grow");
+	FD_CAT(f, why, "the unequal part %.3f s, its mean extra per bio %.1f "
+	       "standard errors %s the others' (Welch's t); baselines from %s "
+	       "bios that found the device free of others", cost > 0 ? cost : 0,
+	       fabs(tval),
 	       /* "-49.0 standard errors above" read as a contradiction */
 	       tval < 0 ? "below" : "above",
 	       s->d[0].base_low ? "few (the fastest tenth stood in)" :

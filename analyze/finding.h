@@ -46,6 +46,10 @@ struct finding {
 	double lo_s, hi_s;      /* the window, s from the run's first event */
 	enum fd_conf conf;
 	char why[400];          /* why that confidence */
+	/* what only a run judged alone says (report puts it before why;
+	 * compare, which judges two runs, leaves it out): "in one run
+	 * sharing the device is the workload ..." */
+	char solo[200];
 	char needs[300];        /* what would be needed to know the cost */
 	double mb;              /* MB swapped (swap), < 0 when not its unit */
 	/* who paid, so overlapping costs can be told apart: a pid (0: the

@@ -87,6 +87,13 @@ check_eq "compare --metric cmd2_real_s and the default: the sentence under the t
 	"$(for m in cmd2_real_s total; do "$IOTAPE" compare --db "$t/cpu.db" --metric $m two-disks one-disk |
 		grep -c "^patch's span shrank"; done | paste -sd' ')"
 
+# queue's one-run words ("in one run sharing the device is the workload
+# ...; compare runs to see ...") are report's, not compare's, which has two
+check_eq "queue: its one-run words in report, not in compare" "1 0" \
+	"$("$IOTAPE" report --db "$db" --json one-disk | jq -r '.. | objects | select(.analyzer? == "queue") | .confidence_why' |
+		grep -c '^in one run sharing the device') $("$IOTAPE" compare --db "$db" --json two-disks one-disk |
+		jq -r '.comparisons[0].findings[] | select(.analyzer == "queue") | .confidence_why' | grep -c 'in one run sharing')"
+
 # readahead not present (find's reads: 6% of its requests end to end): its
 # how estimates nothing ("the 0 requests of 128 KiB ... at 0.0 us", before)
 check_eq "report one-disk: readahead not present, its how estimates nothing" "0 1" \
