@@ -146,9 +146,18 @@ static int list(struct store *st, int64_t run, const char *name)
 		if ((int)strlen(m[i].name) > w)
 			w = (int)strlen(m[i].name);
 	printf("%-*s  %14s  %-8s  %s\n", w, "name", "value", "unit", "source");
-	for (size_t i = 0; i < n; i++)
-		printf("%-*s  %14.6g  %-8s  %s\n", w, m[i].name, m[i].value,
+	for (size_t i = 0; i < n; i++) {
+		/* a whole number whole (dd's 104857600 bytes read as
+		 * 1.04858e+08 at six digits), any other at six */
+		char v[32];
+		double x = m[i].value;
+		if (x == floor(x) && fabs(x) < 1e14)
+			snprintf(v, sizeof(v), "%.0f", x);
+		else
+			snprintf(v, sizeof(v), "%.6g", x);
+		printf("%-*s  %14s  %-8s  %s\n", w, m[i].name, v,
 		       m[i].unit && m[i].unit[0] ? m[i].unit : "-", m[i].source);
+	}
 	free(m);
 	return 0;
 }
