@@ -1372,6 +1372,16 @@ static void emit_cmd_times(struct emit *e, const struct rundata *dx,
 					  label, dx->cmds[k].real_s,
 					  dy->cmds[i].real_s,
 					  dy->cmds[i].real_s - dx->cmds[k].real_s);
+				/* paired by their place: another command in
+				 * the first run says so ("fio r.fio" beside
+				 * "fio w.fio" read as one command) */
+				if (strcmp(dx->cmds[k].argv, dy->cmds[i].argv)) {
+					/* 8 + 4 + 20 + 2 + 44 + 1 columns */
+					char xl[56];
+					cmd_label(dx->cmds[k].argv, xl, 44);
+					emit_text(e, "        (in %.20s: %s)\n",
+						  dx->rv->name, xl);
+				}
 			}
 }
 

@@ -209,6 +209,14 @@ printf '$ time fio a; time fio b\nreal\t0m0.500s\nuser\t0m0.001s\nsys\t0m0.010s\
 "$IOTAPE" import --quiet --db "$t/p5.db" --run p5 "$t/p5.txt"
 check_eq "two commands of one name one after the other: the second after the first" "900" \
 	"$("$IOTAPE" report --db "$t/p5.db" --json p5 | jq -r '.analysis.time.elapsed_s * 1000 | round')"
+# commands paired by their place whose lines differ: the first run's line
+# under the row ("fio r.fio" beside "fio w.fio" read as one command)
+printf '$ time fio w.fio; time fio r.fio\nreal\t0m0.700s\nuser\t0m0.001s\nsys\t0m0.010s\n\nreal\t0m0.700s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/q1.txt"
+printf '$ time fio r.fio; time fio w.fio\nreal\t0m0.700s\nuser\t0m0.001s\nsys\t0m0.010s\n\nreal\t0m0.800s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/q2.txt"
+"$IOTAPE" import --quiet --db "$t/q.db" --run q1 "$t/q1.txt"
+"$IOTAPE" import --quiet --db "$t/q.db" --run q2 "$t/q2.txt"
+check_eq "commands paired by place with other lines: the first run's line under each row" "2" \
+	"$("$IOTAPE" compare --db "$t/q.db" q1 q2 | grep -c '^        (in q1: fio [rw].fio)$')"
 # the same times as a capture stores them (a start and end each, measured:
 # a sleep before the trace, then the workload): no word of it
 s0=$(sqlite3 "$db" "SELECT start_ns FROM commands c JOIN runs r ON r.id = c.run WHERE r.name = 'p1' AND idx = 0")
