@@ -1035,7 +1035,7 @@ static void settle_cells(struct walk *w)
 /* 1 when pid is a user process (no kernel thread's role: ta_role()). */
 static int user_pid(const struct rundata *rd, uint32_t pid)
 {
-	const char *comm = runview_comm(rd->rv, pid);
+	const char *comm = rd->rv ? runview_comm(rd->rv, pid) : NULL;
 
 	return !comm || !*ta_role(comm);
 }

@@ -300,20 +300,25 @@ rec_stop() {
 # tracefs_check DEV...: true when the tracefs blk tracer can trace these devices; else
 # sets TRACEFS_WHY to the reason (for a skip line)
 tracefs_check() {
-	local d mounted=0
+	local d tracers
 	TRACEFS_WHY=
 	if [ "$(id -u)" != 0 ]; then TRACEFS_WHY="needs root"; return 1; fi
-	if [ ! -e "$TRACEFS/available_tracers" ]; then
-		if ! mount -t tracefs none "$TRACEFS" 2>/dev/null; then
+	if [ -e "$TRACEFS/available_tracers" ]; then
+		tracers=$(cat "$TRACEFS/available_tracers")
+	else
+		# not mounted: looked at through a mount of a namespace of its
+		# own, so that the machine's stays unmounted (a mount and umount
+		# here made another job's "tracefs as it was" see it mounted)
+		if ! tracers=$(unshare -m --propagation private sh -c \
+			'mount -t tracefs none "$1" 2> /dev/null && cat "$1/available_tracers"' \
+			sh "$TRACEFS" 8>&- 9>&-); then
 			TRACEFS_WHY="cannot mount tracefs"; return 1
 		fi
-		mounted=1
 	fi
-	if ! grep -qw blk "$TRACEFS/available_tracers"; then
+	if ! grep -qw blk <<< "$tracers"; then
 		TRACEFS_WHY="no blk tracer in $TRACEFS/available_tracers"
+		return 1
 	fi
-	[ $mounted = 1 ] && umount "$TRACEFS" 2>/dev/null
-	[ -n "$TRACEFS_WHY" ] && return 1
 	for d in "$@"; do
 		if [ ! -w "/sys/block/$d/trace/enable" ]; then
 			TRACEFS_WHY="no /sys/block/$d/trace/enable"; return 1
