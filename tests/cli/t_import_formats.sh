@@ -774,7 +774,7 @@ check_eq "time paste: 'dd; dd; dd; time sync' stays three commands, the sync's r
 # cmd1_dd_bytes_per_s` found no figure): the loop's one command, then the
 # dd-sync paste's three (cmdN_ before them)
 check_eq "time paste: iotape metric lists dd's bytes, seconds and rate (source dd)" \
-	"dd_bytes 6.29146e+07 bytes dd|dd_bytes_per_s 4.93598e+07 bytes/s dd|dd_s 1.27461 s dd" \
+	"dd_bytes 62914560 bytes dd|dd_bytes_per_s 49359797 bytes/s dd|dd_s 1.27461 s dd" \
 	"$("$IOTAPE" metric --db "$db" ldd | awk '$NF == "dd" { print $1, $2, $3, $4 }' | paste -sd'|')"
 check_eq "time paste of several commands: cmdN_dd_... as capture names them" \
 	"cmd1_dd_bytes_per_s cmd1_dd_s cmd2_dd_bytes_per_s cmd2_dd_s cmd3_dd_bytes_per_s cmd3_dd_s" \
