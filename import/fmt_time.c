@@ -294,6 +294,24 @@ static int take_report(void *ctx, const struct time_report *r)
 
 	if (!fold_dd(p, r) && (rc = flush_ddq(p)))
 		return rc;
+	/* one dd block before a report that is not its own: the report's
+	 * command line runs no dd ("$ dd ...", its output, "$ time sync"), or
+	 * dd took longer than the report's real time (it ran before): a
+	 * command timed by dd, not sync's bytes and rate */
+	if (p->have_dd && p->dd_out && r->real_s > 0) {
+		const char *cmd = report_command(p, r);
+		if ((cmd && !has_word(cmd, "dd")) ||
+		    p->dd.dd_s > 1.05 * r->real_s) {
+			int nq = p->nq;
+			cmd_init(&c);
+			c.line = p->dd.line;
+			p->nq = 0;          /* the queue's next is the report's */
+			rc = emit(p, &c, NULL);
+			p->nq = nq;
+			if (rc)
+				return rc;
+		}
+	}
 	cmd_init(&c);
 	c.line = r->line;
 	c.real_s = r->real_s;

@@ -734,8 +734,7 @@ check_eq "capture rows: a bad row refused with its line, nothing stored" \
 # four dd run at once under one time (`time ls ... | xargs -P4 dd`): their
 # seconds add up past the report's real time, so they are its output, one
 # command, not four timed by dd and summed; two dd, each longer than the
-# report after them, ran before it: the first a command timed by dd, the
-# second the report's (dd's lines before a report are its)
+# report after them, ran before it: each a command timed by dd
 dd_out() { printf '1280+0 records in\n1280+0 records out\n20971520 bytes (21 MB, 20 MiB) copied, %s s, 8.4 MB/s\n' "$1"; }
 { for s in 2.41561 2.50067 2.50665 2.5102; do dd_out $s; done
   printf '\nreal\t0m2.527s\nuser\t0m0.045s\nsys\t0m0.062s\n'; } > "$t/xargs-dd.txt"
@@ -747,8 +746,11 @@ check_eq "time paste: four dd at once under one time are one command (their byte
 	"$(q "SELECT count(*), max(real_s) FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'xdd')")|$(q "SELECT
 		value FROM run_stats WHERE run = (SELECT id FROM runs WHERE name = 'xdd') AND key = 'command.0.dd_bytes'")|$(q "SELECT
 		value FROM run_stats WHERE run = (SELECT id FROM runs WHERE name = 'xdd') AND key = 'command.0.dd_bytes_per_s'")"
-check_eq "time paste: two dd one after another, then a report: the first timed by dd, the second the report's" \
-	"0.61;0.1" "$(q "SELECT real_s FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'sdd') ORDER BY idx" | paste -sd';')"
+# (each longer than the report: neither ran under it, so each is a command
+# timed by dd and the report one of its own; the second was the report's,
+# its 0.62 s of dd within a real time of 0.1 s, before)
+check_eq "time paste: two dd one after another, then a shorter report: two timed by dd, then the report's" \
+	"0.61;0.62;0.1" "$(q "SELECT real_s FROM commands WHERE run = (SELECT id FROM runs WHERE name = 'sdd') ORDER BY idx" | paste -sd';')"
 # three dd one after another under one time (`time (for i in 1 2 3; do dd
 # ...; done)`, a trial's refault loop): their seconds (1.275 s) add up to
 # about its real time (1.291 s), so they are the loop's output, one command

@@ -725,6 +725,20 @@ static void test_time(void **state)
 	assert_string_equal(g->argv[1], "sync");
 	assert_true(isnan(g->c[0].start_s));
 
+	/* "$ dd ...", its output, "$ time sync": the dd is a command timed
+	 * by dd, not sync's bytes and rate (one dd block before a report
+	 * was always the report's) */
+	assert_int_equal(parse_text("time-text", "$ dd if=/dev/zero of=a bs=1M count=10\n"
+		"10+0 records in\n10+0 records out\n10485760 bytes (10 MB, 10 MiB) "
+		"copied, 0.98 s, 10.7 MB/s\n$ time sync\n\nreal\t0m0.200s\n"
+		"user\t0m0.000s\nsys\t0m0.001s\n", g, err, sizeof(err)), 0);
+	assert_int_equal(g->nc_cmd, 2);
+	assert_true(isnan(g->c[0].real_s));
+	assert_int_equal(g->c[0].dd_bytes, 10485760);
+	assert_string_equal(g->argv[1], "sync");
+	assert_int_equal(g->c[1].dd_bytes, -1);
+	assert_true(fabs(g->c[1].real_s - 0.2) < 1e-9);
+
 	/* offsets wrong or on some reports only: one line naming where */
 	static const char *const bad[][2] = {
 		{ "start_s=1.0x\nend_s=2\n", "test: line 1: bad start_s value '1.0x'" },
