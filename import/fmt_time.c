@@ -412,7 +412,9 @@ static char *command_end(char *s, int *len, int *bg)
 static char *after_prompt(char *s)
 {
 	static const char *const marks[] = { "# time ", "$ time ", "% time ",
-		"# /usr/bin/time ", "$ /usr/bin/time ", "% /usr/bin/time " };
+		"# /usr/bin/time ", "$ /usr/bin/time ", "% /usr/bin/time ",
+		"# (time ", "$ (time ", "% (time ", "# { time ", "$ { time ",
+		"% { time " };
 	size_t lim = strcspn(s, "'\"");
 	char *best = NULL;
 
@@ -428,15 +430,49 @@ static char *after_prompt(char *s)
  * ...": queue the timed commands' text, each with what came between it
  * and the timed one before (a line that ended with "time A &" runs A
  * beside the next line's). */
+/* Cuts s at a shell comment: a '#' at its start or after a blank,
+ * outside quotes ("time sync # flush; time dd" times sync alone). */
+static void cut_comment(char *s)
+{
+	char quote = 0;
+
+	for (char *c = s; *c; c++)
+		if (quote)
+			quote = *c == quote ? 0 : quote;
+		else if (*c == '\'' || *c == '"')
+			quote = *c;
+		else if (*c == '#' && (c == s || c[-1] == ' ' || c[-1] == '\t')) {
+			*c = '\0';
+			return;
+		}
+}
+
+/* 1 when GNU time's options at s send its report elsewhere or in a form
+ * of the caller's (-o FILE, -f FORMAT, --output, --format): no report of
+ * the usual shape comes for that command. */
+static int report_elsewhere(const char *s)
+{
+	while (*s == '-') {
+		if (!strncmp(s, "-o", 2) || !strncmp(s, "-f", 2) ||
+		    !strncmp(s, "--output", 8) || !strncmp(s, "--format", 8))
+			return 1;
+		s += strcspn(s, " \t");
+		s += strspn(s, " \t");
+	}
+	return 0;
+}
+
 static void queue_commands(struct tparse *p, char *s)
 {
-	char *seg = s, *next;
+	char *seg, *next;
 	int timed = 0, pause = 0;   /* on this line so far */
 	int bg = p->bg, ended_bg;   /* the timed one before ran in the
 				     * background, nothing untimed since */
 
 	p->bg = 0;
-	for (; seg; seg = next) {
+	s = after_prompt(s);
+	cut_comment(s);
+	for (seg = s; seg; seg = next) {
 		char *q;
 		int sep;
 		next = command_end(seg, &sep, &ended_bg);
@@ -444,11 +480,38 @@ static void queue_commands(struct tparse *p, char *s)
 			*next = '\0';
 			next += sep;
 		}
-		if (seg == s)
-			seg = after_prompt(seg);
 		while (*seg == ' ' || *seg == '\t' || *seg == '$' || *seg == '#' ||
 		       *seg == '>')
 			seg++;
+		/* a time in a loop reports once a pass, how many unknown; in a
+		 * subshell or group of several commands, for any of them: the
+		 * reports from here on are not named by this line (the first
+		 * pass's report took the command after the loop, before) */
+		if (!strncmp(seg, "for ", 4) || !strncmp(seg, "while ", 6) ||
+		    !strncmp(seg, "until ", 6)) {
+			if (strstr(seg, "time ") || (next && strstr(next, "time ")))
+				return;
+			continue;
+		}
+		if ((*seg == '(' || *seg == '{') && strstr(seg, "time ")) {
+			/* "(time dd ...)", "{ time dd ...; }": one command in
+			 * it, timed */
+			char close = *seg == '(' ? ')' : '}';
+			size_t n = strlen(seg);
+			while (n && isspace((unsigned char)seg[n - 1]))
+				n--;
+			if (n < 2 || seg[n - 1] != close)
+				return;
+			seg[--n] = '\0';
+			while (n && isspace((unsigned char)seg[n - 1]))
+				seg[--n] = '\0';
+			if (n && seg[n - 1] == ';')
+				seg[--n] = '\0';
+			if (strchr(seg, ';') || strstr(seg, "&&") || strstr(seg, "||"))
+				return;
+			seg++;
+			seg += strspn(seg, " \t");
+		}
 		if (!strncmp(seg, "time ", 5))
 			seg += 5;             /* bash's, zsh's keyword */
 		else if (!strncmp(seg, "/usr/bin/time ", 14))
@@ -462,6 +525,16 @@ static void queue_commands(struct tparse *p, char *s)
 			continue;
 		}
 		seg += strspn(seg, " \t");
+		/* GNU time writing its report to a file or in a format of the
+		 * caller's: none of the usual shape follows (its command took
+		 * the next report, before); an untimed command here */
+		if (report_elsewhere(seg)) {
+			if (timed) {
+				pause = 1;
+				bg = p->bg = 0;
+			}
+			continue;
+		}
 		while (*seg == '-') {         /* options: bash's -p, GNU time's -v */
 			seg += strcspn(seg, " \t");
 			seg += strspn(seg, " \t");
@@ -676,6 +749,7 @@ static int scan_line(struct tparse *p, uint64_t line, char *raw)
 	if (strstr(s, "time ") && (strncmp(s, "time ", 5) == 0 ||
 				   after_prompt(s) != s || strstr(s, "; time ") ||
 				   strstr(s, "& time ") || strstr(s, "| time ") ||
+				   strstr(s, "(time ") || strstr(s, "{ time ") ||
 				   strstr(s, "/usr/bin/time "))) {
 		int nq = p->nq;
 		queue_commands(p, s);

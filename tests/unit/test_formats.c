@@ -739,6 +739,29 @@ static void test_time(void **state)
 	assert_int_equal(g->c[1].dd_bytes, -1);
 	assert_true(fabs(g->c[1].real_s - 0.2) < 1e-9);
 
+	/* a time in a subshell or group of one command is that command's; in
+	 * a loop (reports once a pass) the line names nothing after it; GNU
+	 * time writing elsewhere (-o, -f) gives no usual report; a comment
+	 * ends the line */
+	assert_int_equal(parse_text("time-text",
+		"$ (time dd if=/dev/zero of=b bs=1M count=100); { time cp a b; }\n"
+		"real\t0m1.000s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"real\t0m0.300s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"$ /usr/bin/time -o t.log dd if=/dev/zero of=a; time sync # flush; time dd\n"
+		"real\t0m0.200s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"$ for f in a b; do time cat $f; done; time sync\n"
+		"real\t0m0.010s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"real\t0m0.010s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"real\t0m0.100s\nuser\t0m0.000s\nsys\t0m0.001s\n",
+		g, err, sizeof(err)), 0);
+	assert_int_equal(g->nc_cmd, 6);
+	assert_string_equal(g->argv[0], "dd if=/dev/zero of=b bs=1M count=100");
+	assert_string_equal(g->argv[1], "cp a b");
+	assert_string_equal(g->argv[2], "sync");
+	assert_int_equal(g->c[2].follows, FMT_NEXT_UNKNOWN);
+	for (int k = 3; k < 6; k++)
+		assert_string_equal(g->argv[k], "");
+
 	/* offsets wrong or on some reports only: one line naming where */
 	static const char *const bad[][2] = {
 		{ "start_s=1.0x\nend_s=2\n", "test: line 1: bad start_s value '1.0x'" },
