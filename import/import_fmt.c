@@ -855,6 +855,34 @@ static int import_commands(struct common *c, FILE *fp, const char *name,
 		rc = -EINVAL;
 		goto out;
 	}
+	/* measured starts and ends for all of a run's commands or none: the
+	 * analyses move a measured set onto the trace as one, and place
+	 * unmeasured ones by the trace; a mix is neither (a dd timed by dd
+	 * has none beside a report with them; a second paste without them
+	 * into a run with them) */
+	{
+		struct store_stat *ss;
+		size_t ns;
+		int off = 0, placed = 0;
+		if ((rc = store_stats_get(c->st, x.c.run, &ss, &ns)))
+			goto store;
+		for (size_t k = 0; k < ns; k++) {
+			size_t l = strlen(ss[k].key);
+			if (strncmp(ss[k].key, "command.", 8) || l < 16)
+				continue;
+			off += !strcmp(ss[k].key + l - 7, ".offset");
+			placed += !strcmp(ss[k].key + l - 7, ".placed");
+		}
+		free(ss);
+		if (off && placed) {
+			snprintf(c->err, c->errlen, "%s: start_s and end_s given for "
+				 "some commands of run '%s', not for others (a dd "
+				 "timed by dd, another paste): give them for every "
+				 "command or none", c->path, runname);
+			rc = -EINVAL;
+			goto out;
+		}
+	}
 	c_note(&x.c, x.measured == x.n ? "commands from a pasted time output "
 	       "with their start and end (start_s=, end_s=): kept apart as "
 	       "measured, placed together on the trace by their processes' "

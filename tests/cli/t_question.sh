@@ -201,6 +201,19 @@ printf '$ time fio a & time fio b\nreal\t0m0.900s\nuser\t0m0.001s\nsys\t0m0.010s
 "$IOTAPE" import --quiet --db "$db" --run p4 "$t/p4.txt"
 check_eq "pasted times of 'time a & time b': at once, first start to last end, no word of the trace" "900 0" \
 	"$(cmp p4 p2 | jq -r '.runs[0].figures.elapsed_s * 1000 | round') $("$IOTAPE" compare --db "$db" p4 p2 | grep -c '^p4: its')"
+# offsets for some of a run's commands only: a dd timed by dd beside a
+# report with them, or a second paste without them into the run: refused,
+# one line, nothing kept (a mix was stored and never placed, before)
+printf 'start_s=0\nend_s=0.6\n$ time dd if=/dev/zero of=a\nreal\t0m0.600s\nuser\t0m0.000s\nsys\t0m0.001s\n$ dd if=/dev/zero of=b\n1+0 records in\n1+0 records out\n512 bytes copied, 0.5 s, 1 kB/s\n' > "$t/mix.txt"
+"$IOTAPE" import --db "$t/mix.db" --run p3 "$t/p3.txt" 2> /dev/null
+"$IOTAPE" import --db "$t/mix.db" --run mx "$t/mix.txt" 2> "$t/mix.err"
+rc1=$?
+"$IOTAPE" import --db "$t/mix.db" --run p3 "$t/p2.txt" 2> "$t/mix2.err"
+rc2=$?
+check_eq "offsets on some commands only (a dd, another paste): refused, one line each, nothing kept" "1 1 1 1 2" \
+	"$rc1 $rc2 $(grep -c "mix.txt: start_s and end_s given for some commands of run 'mx', not for others" "$t/mix.err") $(
+		grep -c "p2.txt: start_s and end_s given for some commands of run 'p3'" "$t/mix2.err") $(
+		sqlite3 "$t/mix.db" "SELECT count(*) FROM commands")"
 # "time fio a; time fio b": the second fio's processes' first Q is the
 # first's, so it is placed after the first, not at once with it (0.500 s
 # elapsed for 0.5 s + 0.4 s one after another, before)
