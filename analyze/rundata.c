@@ -1127,6 +1127,15 @@ static int at_once(const struct rundata *rd, size_t k)
 	       ((rd->rv->cmds_at_once >> idx) & 1);
 }
 
+/* 1 when it said command k came after a `wait`: once every one before it
+ * ended ("time a & time b; wait; time c": rv->cmds_wait) */
+static int after_wait(const struct rundata *rd, size_t k)
+{
+	int idx = rd->cmds[k].idx;
+
+	return k > 0 && idx >= 0 && idx < 64 && ((rd->rv->cmds_wait >> idx) & 1);
+}
+
 /* Pasted commands (`time` reports: import placed them one after another
  * from the first event, rv->cmds_placed) placed by the trace instead: ones
  * the paste measured apart on its own clock (rv->cmds_offset) all moved
@@ -1140,7 +1149,8 @@ static int at_once(const struct rundata *rd, size_t k)
  * after them: a sync's journal commit, the final writeback), unless the
  * pasted command line says each came right after the one before ("time
  * a; time b", with no "sleep 2" between); one it shows beside the one
- * before ("time a & time b") starts with it. With no command anchored, the
+ * before ("time a & time b") starts with it, one after a `wait` once all
+ * before it ended. With no command anchored, the
  * first starts at the trace's first event. Where the trace says when it
  * began (rv->traced_from_ns, before its first event) and the commands'
  * times add up to what it traced (to 2%, or 50 ms), they are placed one
@@ -1266,7 +1276,13 @@ static void place_cmds(struct rundata *rd)
 	for (size_t k = 1; k < nc; k++)
 		if (a[k] == AN_NONE && a[k - 1] != AN_NONE && at_once(rd, k))
 			a[k] = a[k - 1];      /* beside the one before */
-		else if (a[k] == AN_NONE && a[k - 1] != AN_NONE) {
+		else if (a[k] == AN_NONE && a[k - 1] != AN_NONE && after_wait(rd, k)) {
+			/* once every one before it ended */
+			a[k] = a[k - 1] + len[k - 1];
+			for (size_t j = 0; j < k; j++)
+				if (a[j] != AN_NONE && a[j] + len[j] > a[k])
+					a[k] = a[j] + len[j];
+		} else if (a[k] == AN_NONE && a[k - 1] != AN_NONE) {
 			size_t j = k;
 			int tail = 1;
 			while (j < nc && a[j] == AN_NONE)

@@ -218,6 +218,10 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 						 ss[i].value &&
 						 !strcmp(ss[i].value, "at_once"))
 						rv->cmds_at_once |= 1ull << k;
+					else if (!strcmp(tail, "follows") && k < 64 &&
+						 ss[i].value &&
+						 !strcmp(ss[i].value, "wait"))
+						rv->cmds_wait |= 1ull << k;
 				}
 			}
 			if (!strcmp(ss[i].key, "replay.engine") && ss[i].value &&

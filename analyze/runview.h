@@ -79,6 +79,9 @@ struct runview {
 	 * the one before, which ran in the background ("time a & time b":
 	 * run_stats command.N.follows "at_once") */
 	uint64_t cmds_at_once;
+	/* of them (bit idx), those after a `wait`: once every one before it
+	 * ended (run_stats command.N.follows "wait") */
+	uint64_t cmds_wait;
 	/* dd's own rate of command N (run_stats command.N.dd_bytes_per_s,
 	 * a pasted dd report), bytes/s; NAN when none */
 	double dd_bytes_per_s[8];

@@ -59,6 +59,8 @@ struct tparse {
 	int bg;                     /* the last command line queued ended
 				     * with a timed command in the background
 				     * ("time A &"): the next runs beside it */
+	int waited;                 /* a `wait` since the last command
+				     * queued: the next starts after all */
 	int n;
 };
 
@@ -430,6 +432,13 @@ static char *after_prompt(char *s)
  * ...": queue the timed commands' text, each with what came between it
  * and the timed one before (a line that ended with "time A &" runs A
  * beside the next line's). */
+/* 1 when command s is the shell's `wait` (for every background job). */
+static int is_wait(const char *s)
+{
+	s += strspn(s, " \t");
+	return !strncmp(s, "wait", 4) && (!s[4] || isspace((unsigned char)s[4]));
+}
+
 /* Cuts s at a shell comment: a '#' at its start or after a blank,
  * outside quotes ("time sync # flush; time dd" times sync alone). */
 static void cut_comment(char *s)
@@ -517,7 +526,10 @@ static void queue_commands(struct tparse *p, char *s)
 		else if (!strncmp(seg, "/usr/bin/time ", 14))
 			seg += 14;
 		else {
-			/* an untimed command between two timed ones */
+			/* an untimed command between two timed ones; `wait`:
+			 * the next starts once all before it ended */
+			if (is_wait(seg))
+				p->waited = 1;
 			if (timed && seg[strspn(seg, " \t")]) {
 				pause = 1;
 				bg = p->bg = 0;
@@ -543,8 +555,10 @@ static void queue_commands(struct tparse *p, char *s)
 			*--q = '\0';
 		if (*seg && p->nq < MAX_QUEUE) {
 			p->qfollows[p->nq] = bg ? FMT_NEXT_AT_ONCE :
+					     p->waited ? FMT_NEXT_WAIT :
 					     !timed ? FMT_NEXT_UNKNOWN :
 					     pause ? FMT_NEXT_PAUSE : FMT_NEXT_AFTER;
+			p->waited = 0;
 			p->queue[p->nq++] = xstrdup(seg);
 			timed = 1;
 			pause = 0;
@@ -761,8 +775,11 @@ static int scan_line(struct tparse *p, uint64_t line, char *raw)
 	 * to run beside the next timed one */
 	{
 		size_t lim = strcspn(s, "'\""), at = strcspn(s, "$#%");
-		if (at < lim && at < 80 && s[at + 1] == ' ')
+		if (at < lim && at < 80 && s[at + 1] == ' ') {
 			p->bg = 0;
+			if (is_wait(s + at + 2))
+				p->waited = 1;
+		}
 	}
 	return 0;
 }

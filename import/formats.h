@@ -91,7 +91,9 @@ struct fmt_command {
 	 * command before it: FMT_NEXT_UNKNOWN (no line shows both),
 	 * FMT_NEXT_AFTER (nothing: "time a; time b"), FMT_NEXT_PAUSE (an
 	 * untimed command: "time a; sleep 2; time b"), FMT_NEXT_AT_ONCE (the
-	 * one before ran in the background: "time a & time b") */
+	 * one before ran in the background: "time a & time b"),
+	 * FMT_NEXT_WAIT (after every one before it ended: "time a & time b;
+	 * wait; time c") */
 	int follows;
 	/* when the paste measured them ("start_s=1.017", "end_s=4.095" lines
 	 * before the report): its start and end, seconds from the paste's
@@ -100,7 +102,8 @@ struct fmt_command {
 	double start_s, end_s;
 };
 
-enum { FMT_NEXT_UNKNOWN, FMT_NEXT_AFTER, FMT_NEXT_PAUSE, FMT_NEXT_AT_ONCE };
+enum { FMT_NEXT_UNKNOWN, FMT_NEXT_AFTER, FMT_NEXT_PAUSE, FMT_NEXT_AT_ONCE,
+       FMT_NEXT_WAIT };
 
 /* Where a parser's records go. Each callback returns 0, or a negative code
  * that stops the parse and is returned by it. Callbacks a kind does not use

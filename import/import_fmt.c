@@ -673,6 +673,7 @@ struct commands {
 	 * with a measured start (INT64_MIN before) */
 	int64_t base;
 	int64_t prev_start;  /* the command before's start */
+	int64_t last_end;    /* the latest end of all before (`wait`) */
 	int idx, n, measured;
 	uint64_t untimed_line; /* the first report with no real time, or 0 */
 };
@@ -731,7 +732,7 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	/* after the one before, or beside it when that one ran in the
 	 * background ("time a & time b") */
 	sc.start_ns = k->follows == FMT_NEXT_AT_ONCE && x->n ? x->prev_start
-							     : x->at;
+		      : k->follows == FMT_NEXT_WAIT && x->n ? x->last_end : x->at;
 	sc.end_ns = sc.start_ns + (int64_t)llround(real * 1e9);
 	if (k->start_s >= 0 && k->end_s >= k->start_s) {
 		/* measured on the paste's clock: kept apart as measured (at
@@ -767,6 +768,7 @@ static int put_command(void *vctx, const struct fmt_command *k)
 		if ((rc = store_stat_set(x->c.st, x->c.run, key,
 					 k->follows == FMT_NEXT_AFTER ? "after"
 					 : k->follows == FMT_NEXT_AT_ONCE ? "at_once"
+					 : k->follows == FMT_NEXT_WAIT ? "wait"
 					 : "pause"))) {
 			x->c.store_failed = 1;
 			return rc;
@@ -778,6 +780,8 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	if (!(k->start_s >= 0) || sc.end_ns > x->at)
 		x->at = sc.end_ns;
 	x->prev_start = sc.start_ns;
+	if (!x->n || sc.end_ns > x->last_end)
+		x->last_end = sc.end_ns;
 	x->idx++;
 	x->n++;
 	return 0;

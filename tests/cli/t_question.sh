@@ -201,6 +201,13 @@ printf '$ time fio a & time fio b\nreal\t0m0.900s\nuser\t0m0.001s\nsys\t0m0.010s
 "$IOTAPE" import --quiet --db "$db" --run p4 "$t/p4.txt"
 check_eq "pasted times of 'time a & time b': at once, first start to last end, no word of the trace" "900 0" \
 	"$(cmp p4 p2 | jq -r '.runs[0].figures.elapsed_s * 1000 | round') $("$IOTAPE" compare --db "$db" p4 p2 | grep -c '^p4: its')"
+# "time a & time b; wait; time c": c once both ended (after b, 0.5 s into
+# a's 1 s, before): 1.2 s from the first start to the last end
+printf '$ time fio a & time fio b; wait; time sync\nreal\t0m1.000s\nuser\t0m0.001s\nsys\t0m0.010s\nreal\t0m0.500s\nuser\t0m0.001s\nsys\t0m0.010s\nreal\t0m0.200s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/w.txt"
+"$IOTAPE" import --quiet --db "$t/w.db" --run w "$FIXTURES/loop-fio-small.bin"
+"$IOTAPE" import --quiet --db "$t/w.db" --run w "$t/w.txt"
+check_eq "'time a & time b; wait; time c': c once both ended" "1200" \
+	"$("$IOTAPE" report --db "$t/w.db" --json w | jq -r '.analysis.time.elapsed_s * 1000 | round')"
 # offsets for some of a run's commands only: a dd timed by dd beside a
 # report with them, or a second paste without them into the run: refused,
 # one line, nothing kept (a mix was stored and never placed, before)

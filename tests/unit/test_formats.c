@@ -762,6 +762,21 @@ static void test_time(void **state)
 	for (int k = 3; k < 6; k++)
 		assert_string_equal(g->argv[k], "");
 
+	/* `wait` after background jobs: the next starts once all ended */
+	assert_int_equal(parse_text("time-text", "$ time a & time b; wait; time c\n"
+		"real\t0m1.000s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"real\t0m0.500s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"real\t0m0.200s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"$ time d &\n$ wait\n$ time e\n"
+		"real\t0m1.000s\nuser\t0m0.000s\nsys\t0m0.001s\n"
+		"real\t0m0.200s\nuser\t0m0.000s\nsys\t0m0.001s\n",
+		g, err, sizeof(err)), 0);
+	assert_int_equal(g->nc_cmd, 5);
+	assert_int_equal(g->c[1].follows, FMT_NEXT_AT_ONCE);
+	assert_int_equal(g->c[2].follows, FMT_NEXT_WAIT);
+	assert_string_equal(g->argv[4], "e");
+	assert_int_equal(g->c[4].follows, FMT_NEXT_WAIT);
+
 	/* offsets wrong or on some reports only: one line naming where */
 	static const char *const bad[][2] = {
 		{ "start_s=1.0x\nend_s=2\n", "test: line 1: bad start_s value '1.0x'" },
