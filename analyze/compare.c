@@ -1382,6 +1382,18 @@ static void emit_cmd_times(struct emit *e, const struct rundata *dx,
 					emit_text(e, "        (in %.20s: %s)\n",
 						  dx->rv->name, xl);
 				}
+				/* a command that failed: its time is no
+				 * comparable run of it (a dd that exited 1
+				 * at 0.01 s read as 100x faster) */
+				for (int side = 0; side < 2; side++) {
+					const struct rundata *d = side ? dy : dx;
+					int st = side ? dy->cmds[i].status
+						      : dx->cmds[k].status;
+					if (st)
+						emit_text(e, "        (it exited with "
+							  "status %d in %.30s: a failed "
+							  "run of it)\n", st, d->rv->name);
+				}
 			}
 }
 

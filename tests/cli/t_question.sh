@@ -208,6 +208,14 @@ printf '$ time fio a & time fio b; wait; time sync\nreal\t0m1.000s\nuser\t0m0.00
 "$IOTAPE" import --quiet --db "$t/w.db" --run w "$t/w.txt"
 check_eq "'time a & time b; wait; time c': c once both ended" "1200" \
 	"$("$IOTAPE" report --db "$t/w.db" --json w | jq -r '.analysis.time.elapsed_s * 1000 | round')"
+# a command that failed in one run: said under its row (a dd that exited
+# 1 at 0.01 s read as 100x faster, without a word, before)
+printf '$ /usr/bin/time dd if=/dev/zero of=a\n0.00user 0.01system 0:01.00elapsed 1%%CPU (0avgtext+0avgdata 1000maxresident)k\n0inputs+0outputs (0major+100minor)pagefaults 0swaps\n' > "$t/ok.txt"
+printf '$ /usr/bin/time dd if=/dev/zero of=a\nCommand exited with non-zero status 1\n0.00user 0.00system 0:00.01elapsed 1%%CPU (0avgtext+0avgdata 1000maxresident)k\n0inputs+0outputs (0major+100minor)pagefaults 0swaps\n' > "$t/bad.txt"
+"$IOTAPE" import --quiet --db "$t/st.db" --run ok "$t/ok.txt"
+"$IOTAPE" import --quiet --db "$t/st.db" --run bad "$t/bad.txt"
+check_eq "a command that failed in one run: said under its row" 1 \
+	"$("$IOTAPE" compare --db "$t/st.db" ok bad | grep -c '^        (it exited with status 1 in bad: a failed run of it)$')"
 # offsets for some of a run's commands only: a dd timed by dd beside a
 # report with them, or a second paste without them into the run: refused,
 # one line, nothing kept (a mix was stored and never placed, before)
