@@ -61,6 +61,11 @@ struct tparse {
 				     * ("time A &"): the next runs beside it */
 	int waited;                 /* a `wait` since the last command
 				     * queued: the next starts after all */
+	/* untimed command lines that run dd ("$ dd if=... of=..."), kept to
+	 * the end: the next dd block's name (last_dd, NULL once taken) */
+	char *ddlines[MAX_QUEUE];
+	int nddlines;
+	const char *last_dd;
 	int n;
 };
 
@@ -193,7 +198,7 @@ static int flush_ddq(struct tparse *p)
 		p->have_dd = 1;
 		cmd_init(&c);
 		c.line = p->ddq[i].line;
-		rc = emit(p, &c, NULL);
+		rc = emit(p, &c, p->ddq[i].argv);
 	}
 	p->nddq = 0;
 	p->dd = cur;
@@ -308,7 +313,7 @@ static int take_report(void *ctx, const struct time_report *r)
 			cmd_init(&c);
 			c.line = p->dd.line;
 			p->nq = 0;          /* the queue's next is the report's */
-			rc = emit(p, &c, NULL);
+			rc = emit(p, &c, p->dd.argv);
 			p->nq = nq;
 			if (rc)
 				return rc;
@@ -364,7 +369,7 @@ static int flush_dd(struct tparse *p)
 		return 0;
 	cmd_init(&c);
 	c.line = p->dd.line;
-	return emit(p, &c, NULL);
+	return emit(p, &c, p->dd.argv);
 }
 
 /* The first ';', "&&", "||" or lone '&' of s that ends a command: outside
@@ -610,6 +615,8 @@ static int dd_line(struct tparse *p, uint64_t line, char *s)
 				cmd_init(&p->dd);
 			p->have_dd = 1;
 			p->dd.line = line;
+			p->dd.argv = p->last_dd;   /* "$ dd ..." above it */
+			p->last_dd = NULL;
 			p->dd.dd_in_full = (int64_t)full;
 			p->dd.dd_in_partial = (int64_t)part;
 		} else {
@@ -735,7 +742,8 @@ static int label_line(struct tparse *p, const char *s)
 	e += 1 + strspn(e + 1, " \t");
 	for (n = strlen(e); n && isspace((unsigned char)e[n - 1]); n--)
 		;
-	if (!n || n >= sizeof(p->label))
+	/* "[sudo] password for alice:" asks; it runs nothing */
+	if (!n || n >= sizeof(p->label) || e[n - 1] == ':')
 		return 0;
 	memcpy(p->label, e, n);
 	p->label[n] = '\0';
@@ -779,6 +787,16 @@ static int scan_line(struct tparse *p, uint64_t line, char *raw)
 			p->bg = 0;
 			if (is_wait(s + at + 2))
 				p->waited = 1;
+			/* "$ dd if=... of=...": the name of the dd block
+			 * after it, a command timed by dd */
+			if (has_word(s + at + 2, "dd") && p->nddlines < MAX_QUEUE) {
+				char *d = xstrdup(s + at + 2 + strspn(s + at + 2, " \t"));
+				for (char *q = d + strlen(d); q > d &&
+				     isspace((unsigned char)q[-1]); )
+					*--q = '\0';
+				p->ddlines[p->nddlines++] = d;
+				p->last_dd = d;
+			}
 		}
 	}
 	return 0;
@@ -878,6 +896,8 @@ int fmt_time_parse(FILE *fp, const char *path, const struct fmt_opts *o,
 			  "none)");
 	for (int i = 0; i < p.nq; i++)
 		free(p.queue[i]);
+	for (int i = 0; i < p.nddlines; i++)
+		free(p.ddlines[i]);
 	free(buf);
 	return rc;
 }

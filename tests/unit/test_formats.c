@@ -715,6 +715,11 @@ static void test_time(void **state)
 	assert_true(fabs(g->c[1].start_s - 1.764) < 1e-9);
 	assert_true(fabs(g->c[1].end_s - 4.498) < 1e-9);
 	assert_string_equal(g->argv[2], "sync");
+	/* sudo's question before offsets names nothing */
+	assert_int_equal(parse_text("time-text", "[sudo] password for alice:\n"
+		"start_s=0\nend_s=1\nreal\t0m1.000s\nuser\t0m0.000s\nsys\t0m0.000s\n",
+		g, err, sizeof(err)), 0);
+	assert_string_equal(g->argv[0], "");
 	/* a program's bracketed output before a report names nothing */
 	assert_int_equal(parse_text("time-text", "$ time make -j4\n"
 		"[INFO] Building foo 1.0\n[INFO] BUILD SUCCESS\n"
@@ -735,6 +740,7 @@ static void test_time(void **state)
 	assert_int_equal(g->nc_cmd, 2);
 	assert_true(isnan(g->c[0].real_s));
 	assert_int_equal(g->c[0].dd_bytes, 10485760);
+	assert_string_equal(g->argv[0], "dd if=/dev/zero of=a bs=1M count=10");
 	assert_string_equal(g->argv[1], "sync");
 	assert_int_equal(g->c[1].dd_bytes, -1);
 	assert_true(fabs(g->c[1].real_s - 0.2) < 1e-9);
