@@ -1397,6 +1397,55 @@ static void emit_cmd_times(struct emit *e, const struct rundata *dx,
 			}
 }
 
+/* Under the command table of a question of all the commands' time (the
+ * default, or --metric total): the one command whose time moved most, when
+ * it moved far more than the total did (tx in dx, ty in dy: the question's
+ * values), with the question that asks of it (nrreq's reader took 16x as
+ * long while the total, the writer's, moved 0.1%: "no significant
+ * difference"). JSON: "command_hint" (its --metric name), or null. */
+static void emit_cmd_hint(struct emit *e, const struct question *q,
+			  const struct rundata *dx, const struct rundata *dy,
+			  double tx, double ty)
+{
+	double best = 0;
+	int bi = -1, bk = -1;
+	char name[32] = "";
+
+	if (!cmp_commands_sum(q) || q->cmd_mask || dy->ncmd < 2) {
+		emit_str(e, "command_hint", NULL);
+		return;
+	}
+	for (size_t i = 0; i < dy->ncmd; i++)
+		for (size_t k = 0; k < dx->ncmd; k++) {
+			double a = dx->cmds[k].real_s, b = dy->cmds[i].real_s;
+			if (dx->cmds[k].idx != dy->cmds[i].idx || !isfinite(a) ||
+			    !isfinite(b))
+				continue;
+			if (a > 0 && fabs(b - a) >= 0.1 && fabs(b - a) / a > best) {
+				best = fabs(b - a) / a;
+				bi = (int)i;
+				bk = (int)k;
+			}
+		}
+	/* half its own time or more, and five times the total's change */
+	if (bi < 0 || best < 0.5 || !(tx > 0) || !isfinite(ty) ||
+	    best < 5 * fabs(ty - tx) / tx) {
+		emit_str(e, "command_hint", NULL);
+		return;
+	}
+	snprintf(name, sizeof(name), "cmd%d_real_s", dy->cmds[bi].idx + 1);
+	emit_str(e, "command_hint", name);
+	{
+		char line[300];
+		double a = dx->cmds[bk].real_s, b = dy->cmds[bi].real_s;
+		snprintf(line, sizeof(line), "cmd%d's time moved %+.3f s (%+.0f%%) "
+			 "while the total moved %+.1f%%: to ask of it, --metric %s",
+			 dy->cmds[bi].idx + 1, b - a, 100 * (b - a) / a,
+			 100 * (ty - tx) / tx, name);
+		emit_wrapped(e, line, 2);
+	}
+}
+
 /* One comparison of side g against side 0: the question and which side is
  * worse, where the time went, and why (the waterfall of causes). */
 static void emit_pair(struct compare *c, struct emit *e, int g)
@@ -1473,6 +1522,8 @@ static void emit_pair(struct compare *c, struct emit *e, int g)
 		emit_str(e, "request_size", NULL);
 	question_text(c, e, g, &pr, bad_name);
 	emit_cmd_times(e, &c->rf[s0->rep].an.rd, &c->rf[s1->rep].an.rd);
+	emit_cmd_hint(e, q, &c->rf[s0->rep].an.rd, &c->rf[s1->rep].an.rd,
+		      s0->med, s1->med);
 	emit_where(e, &c->rf[s0->rep].an, &c->rf[s1->rep].an, q);
 	if (pr.tie)
 		snprintf(line, sizeof(line), "why: causes by cost");
