@@ -631,8 +631,9 @@ static int wb_finding(const struct an_run *r, const void *state,
 	       "interval" : waited ? "without meminfo samples the dirty data is "
 	       "inferred: the writer's pages went into the page cache before "
 	       "the first write-back (vmstat: nothing read then) and out only "
-	       "when the workload waited for them" : "without meminfo samples the dirty data is inferred: "
-	       "what a burst wrote waited dirty in the gap before it");
+	       "when the workload waited for them" : "without meminfo samples "
+	       "the dirty data is inferred: what a burst wrote waited dirty in "
+	       "the gap before it");
 	if (f->present && s->cost_s < 0.001 && !waited)
 		FD_CAT(f, why, "; no process then waited writing that data in the "
 		       "run (it was written later, or not by a waiting process)");

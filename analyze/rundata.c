@@ -1141,9 +1141,10 @@ static int after_wait(const struct rundata *rd, size_t k)
  * the paste measured apart on its own clock (rv->cmds_offset) all moved
  * together, so the anchored one with its first Q soonest after its start
  * starts there (none anchored: the first at the trace's first event).
- * Otherwise a command whose processes (by name) queued I/O started at their first Q
- * (a program's first I/O comes with its start: dd opening its file, sync
- * writing); one with none, after the command before it, or when none
+ * Otherwise a command whose processes (by name) queued I/O started at
+ * their first Q (a program's first I/O comes with its start: dd opening
+ * its file, sync writing; a name an earlier command has anchors nothing);
+ * one with none, after the command before it, or when none
  * anchored comes before it, ending where the next one starts; the last
  * ones with none end at the trace's last event (the capture stopped
  * after them: a sync's journal commit, the final writeback), unless the
