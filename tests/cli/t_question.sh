@@ -185,33 +185,41 @@ check_eq "... of that run alone, and in JSON" "0 p1" \
 	"$(grep -c '^p2: its' "$t/p12.txt") $(cmp p1 p2 | jq -r '.comparisons[0].commands_past_trace | join(",")')"
 check_eq "... also asked as --metric total and cmd1_real_s+cmd2_real_s, not of cmd1 alone" "1 1 0" \
 	"$(for m in total cmd1_real_s+cmd2_real_s cmd1_real_s; do "$IOTAPE" compare --db "$db" --metric $m p1 p2 | grep -c "^p1: its"; done | paste -sd' ')"
+# rep S: a bash `time` report of S seconds real
+rep() { printf 'real\t0m%ss\nuser\t0m0.001s\nsys\t0m0.010s\n' "$1"; }
+# pasted DB RUN TRACE PASTE: RUN of TRACE with PASTE joined to it
+pasted() {
+	"$IOTAPE" import --quiet --db "$1" --again --run "$2" "$3"
+	"$IOTAPE" import --quiet --db "$1" --run "$2" "$4"
+}
+# elapsed_ms DB RUN: report's elapsed time of RUN, ms
+elapsed_ms() { "$IOTAPE" report --db "$1" --json "$2" | jq -r '.analysis.time.elapsed_s * 1000 | round'; }
+
 # the same two with their start and end measured on the paste's clock (as
 # the seed captures' times.txt gives them): at once, so the elapsed time is
 # the first start to the last end, 0.9 s, within the trace, and no word of
 # adding up past it (5.4 s "elapsed" for the seed's 3.05 s trace, before)
-printf '[a] fio a\nstart_s=7.000\nend_s=7.900\nreal\t0m0.900s\nuser\t0m0.001s\nsys\t0m0.010s\n\n[b] fio b\nstart_s=7.050\nend_s=7.850\nreal\t0m0.800s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/p3.txt"
-"$IOTAPE" import --quiet --db "$db" --again --run p3 "$FIXTURES/loop-fio-small.bin"
-"$IOTAPE" import --quiet --db "$db" --run p3 "$t/p3.txt"
+{ printf '[a] fio a\nstart_s=7.000\nend_s=7.900\n'; rep 0.900
+  printf '\n[b] fio b\nstart_s=7.050\nend_s=7.850\n'; rep 0.800; } > "$t/p3.txt"
+pasted "$db" p3 "$FIXTURES/loop-fio-small.bin" "$t/p3.txt"
 check_eq "pasted times with their start and end: first start to last end, no word of the trace" "900 0" \
 	"$(cmp p3 p2 | jq -r '.runs[0].figures.elapsed_s * 1000 | round') $("$IOTAPE" compare --db "$db" p3 p2 | grep -c '^p3: its')"
 # the same two with the command line that ran them at once ("time a &
 # time b"): beside each other, 0.9 s, no word of the trace either
-printf '$ time fio a & time fio b\nreal\t0m0.900s\nuser\t0m0.001s\nsys\t0m0.010s\n\nreal\t0m0.800s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/p4.txt"
-"$IOTAPE" import --quiet --db "$db" --again --run p4 "$FIXTURES/loop-fio-small.bin"
-"$IOTAPE" import --quiet --db "$db" --run p4 "$t/p4.txt"
+{ printf '$ time fio a & time fio b\n'; rep 0.900; rep 0.800; } > "$t/p4.txt"
+pasted "$db" p4 "$FIXTURES/loop-fio-small.bin" "$t/p4.txt"
 check_eq "pasted times of 'time a & time b': at once, first start to last end, no word of the trace" "900 0" \
 	"$(cmp p4 p2 | jq -r '.runs[0].figures.elapsed_s * 1000 | round') $("$IOTAPE" compare --db "$db" p4 p2 | grep -c '^p4: its')"
 # "time a & time b; wait; time c": c once both ended (after b, 0.5 s into
 # a's 1 s, before): 1.2 s from the first start to the last end
-printf '$ time fio a & time fio b; wait; time sync\nreal\t0m1.000s\nuser\t0m0.001s\nsys\t0m0.010s\nreal\t0m0.500s\nuser\t0m0.001s\nsys\t0m0.010s\nreal\t0m0.200s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/w.txt"
-"$IOTAPE" import --quiet --db "$t/w.db" --run w "$FIXTURES/loop-fio-small.bin"
-"$IOTAPE" import --quiet --db "$t/w.db" --run w "$t/w.txt"
-check_eq "'time a & time b; wait; time c': c once both ended" "1200" \
-	"$("$IOTAPE" report --db "$t/w.db" --json w | jq -r '.analysis.time.elapsed_s * 1000 | round')"
+{ printf '$ time fio a & time fio b; wait; time sync\n'; rep 1.000; rep 0.500; rep 0.200; } > "$t/w.txt"
+pasted "$t/w.db" w "$FIXTURES/loop-fio-small.bin" "$t/w.txt"
+check_eq "'time a & time b; wait; time c': c once both ended" "1200" "$(elapsed_ms "$t/w.db" w)"
 # a command that failed in one run: said under its row (a dd that exited
 # 1 at 0.01 s read as 100x faster, without a word, before)
-printf '$ /usr/bin/time dd if=/dev/zero of=a\n0.00user 0.01system 0:01.00elapsed 1%%CPU (0avgtext+0avgdata 1000maxresident)k\n0inputs+0outputs (0major+100minor)pagefaults 0swaps\n' > "$t/ok.txt"
-printf '$ /usr/bin/time dd if=/dev/zero of=a\nCommand exited with non-zero status 1\n0.00user 0.00system 0:00.01elapsed 1%%CPU (0avgtext+0avgdata 1000maxresident)k\n0inputs+0outputs (0major+100minor)pagefaults 0swaps\n' > "$t/bad.txt"
+gnu='0:0%selapsed 1%%CPU (0avgtext+0avgdata 1000maxresident)k\n0inputs+0outputs (0major+100minor)pagefaults 0swaps\n'
+printf "\$ /usr/bin/time dd if=/dev/zero of=a\n0.00user 0.01system $gnu" 1.00 > "$t/ok.txt"
+printf "\$ /usr/bin/time dd if=/dev/zero of=a\nCommand exited with non-zero status 1\n0.00user 0.00system $gnu" 0.01 > "$t/bad.txt"
 "$IOTAPE" import --quiet --db "$t/st.db" --run ok "$t/ok.txt"
 "$IOTAPE" import --quiet --db "$t/st.db" --run bad "$t/bad.txt"
 check_eq "a command that failed in one run: said under its row" 1 \
@@ -219,7 +227,8 @@ check_eq "a command that failed in one run: said under its row" 1 \
 # offsets for some of a run's commands only: a dd timed by dd beside a
 # report with them, or a second paste without them into the run: refused,
 # one line, nothing kept (a mix was stored and never placed, before)
-printf 'start_s=0\nend_s=0.6\n$ time dd if=/dev/zero of=a\nreal\t0m0.600s\nuser\t0m0.000s\nsys\t0m0.001s\n$ dd if=/dev/zero of=b\n1+0 records in\n1+0 records out\n512 bytes copied, 0.5 s, 1 kB/s\n' > "$t/mix.txt"
+{ printf 'start_s=0\nend_s=0.6\n$ time dd if=/dev/zero of=a\n'; rep 0.600
+  printf '$ dd if=/dev/zero of=b\n1+0 records in\n1+0 records out\n512 bytes copied, 0.5 s, 1 kB/s\n'; } > "$t/mix.txt"
 "$IOTAPE" import --db "$t/mix.db" --run p3 "$t/p3.txt" 2> /dev/null
 "$IOTAPE" import --db "$t/mix.db" --run mx "$t/mix.txt" 2> "$t/mix.err"
 rc1=$?
@@ -232,15 +241,13 @@ check_eq "offsets on some commands only (a dd, another paste): refused, one line
 # "time fio a; time fio b": the second fio's processes' first Q is the
 # first's, so it is placed after the first, not at once with it (0.500 s
 # elapsed for 0.5 s + 0.4 s one after another, before)
-printf '$ time fio a; time fio b\nreal\t0m0.500s\nuser\t0m0.001s\nsys\t0m0.010s\n\nreal\t0m0.400s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/p5.txt"
-"$IOTAPE" import --quiet --db "$t/p5.db" --run p5 "$FIXTURES/quick/after.bin.gz"
-"$IOTAPE" import --quiet --db "$t/p5.db" --run p5 "$t/p5.txt"
-check_eq "two commands of one name one after the other: the second after the first" "900" \
-	"$("$IOTAPE" report --db "$t/p5.db" --json p5 | jq -r '.analysis.time.elapsed_s * 1000 | round')"
+{ printf '$ time fio a; time fio b\n'; rep 0.500; rep 0.400; } > "$t/p5.txt"
+pasted "$t/p5.db" p5 "$FIXTURES/quick/after.bin.gz" "$t/p5.txt"
+check_eq "two commands of one name one after the other: the second after the first" "900" "$(elapsed_ms "$t/p5.db" p5)"
 # commands paired by their place whose lines differ: the first run's line
 # under the row ("fio r.fio" beside "fio w.fio" read as one command)
-printf '$ time fio w.fio; time fio r.fio\nreal\t0m0.700s\nuser\t0m0.001s\nsys\t0m0.010s\n\nreal\t0m0.700s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/q1.txt"
-printf '$ time fio r.fio; time fio w.fio\nreal\t0m0.700s\nuser\t0m0.001s\nsys\t0m0.010s\n\nreal\t0m0.800s\nuser\t0m0.001s\nsys\t0m0.010s\n' > "$t/q2.txt"
+{ printf '$ time fio w.fio; time fio r.fio\n'; rep 0.700; rep 0.700; } > "$t/q1.txt"
+{ printf '$ time fio r.fio; time fio w.fio\n'; rep 0.700; rep 0.800; } > "$t/q2.txt"
 "$IOTAPE" import --quiet --db "$t/q.db" --run q1 "$t/q1.txt"
 "$IOTAPE" import --quiet --db "$t/q.db" --run q2 "$t/q2.txt"
 check_eq "commands paired by place with other lines: the first run's line under each row" "2" \
