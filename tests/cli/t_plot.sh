@@ -312,10 +312,12 @@ else
 	not_ok "mail small small2" "$(cat "$t/err")"
 fi
 
-# a command line longer than a line (the demo's fio): wrapped under its
-# "command N:", every line in 80 columns, no word lost
-long="fio --output=/dev/null --filename=/dev/loop0 --direct=1 --runtime=5"
-long="$long --time_based --ioengine=psync --name=reader --rw=randread --bs=4k"
+# a command line longer than a line (dd of a disk by its id): wrapped under
+# its "command N:", every line in 80 columns, no word lost (the dd's output
+# before the report is its own: a command line that runs no dd would have
+# made it a command timed by dd)
+long="dd if=/dev/disk/by-id/nvme-SAMSUNG_MZVL21T0HCLR-00BL2_S64NNF0R123456"
+long="$long of=/dev/null bs=4k count=262144 iflag=direct status=none"
 # the fixture's GNU time -v report of dd, the command made long
 sed "s|Command being timed: \"dd if=/dev/nvme0n1 [^\"]*\"|Command being timed: \"$long\"|" \
 	"$FIXTURES/import/time-gnu-zsh-dd.txt" > "$t/long.txt"
