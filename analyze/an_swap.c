@@ -225,20 +225,14 @@ static int swap_finding(const struct an_run *r, const void *state,
 	f->present = s->out_mb + s->in_mb >= 1 || s->swap_reads + s->swap_writes
 		     >= 100 || (s->has_psi && s->psi_some_s >= 0.01);
 	f->mb = s->out_mb;
+	/* the cost is the accounting's (an_run_findings(): CP_SWAP), which
+	 * the how below gives; without PSI the trace's waits stand here for
+	 * what one run measured (compare's sureness of a side with none) */
 	if (s->has_psi) {
 		/* PSI's memory stall counts reclaim and the refault of pages
 		 * evicted recently (the workingset), not a swap-in of other
 		 * pages (that waits as I/O); the trace counts every wait on the
-		 * swap device, not reclaim without I/O. PSI gives a total, not
-		 * when: the union of the two is estimated as if the stalls fell
-		 * independently of the I/O waits over the elapsed time,
-		 * P + T - P T / E (inclusion-exclusion) */
-		double el = rundata_elapsed_s(&r->rd), p = s->psi_some_s;
-		f->cost_s = p + trace_s - (el > 0 ? p * trace_s / el : 0);
-		if (f->cost_s < fmax(p, trace_s))
-			f->cost_s = fmax(p, trace_s);
-		snprintf(f->cost_of, sizeof(f->cost_of), "time tasks were stalled "
-			 "on memory");
+		 * swap device, not reclaim without I/O */
 		f->conf = s->out_mb + s->in_mb >= 1 || trace_s > 0 ? FD_HIGH
 								  : FD_MEDIUM;
 		FD_CAT(f, why, "PSI and the trace count the stalls themselves; "
@@ -247,8 +241,6 @@ static int swap_finding(const struct an_run *r, const void *state,
 		       "outside reclaim is not a stall and is not counted");
 	} else {
 		f->cost_s = trace_s;
-		snprintf(f->cost_of, sizeof(f->cost_of), "time processes waited on "
-			 "swap I/O");
 		f->conf = r->rd.nswap > 0 ? FD_MEDIUM : FD_NONE;
 		FD_CAT(f, why, "%s", f->conf ? "the trace shows the waits on the "
 		       "swap device; reclaim without I/O (dropping clean pages) is "

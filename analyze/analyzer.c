@@ -311,18 +311,10 @@ int an_run_findings(const struct an_run *r, struct finding *out, int max,
 			/* what only a run alone says goes before its why */
 			if (f->solo[0]) {
 				char why[sizeof(f->why)];
-				size_t k = strlen(f->solo), w;
 				memcpy(why, f->why, sizeof(why));
-				memcpy(f->why, f->solo, k);
-				if (why[0] && k + 2 < sizeof(f->why)) {
-					memcpy(f->why + k, "; ", 2);
-					k += 2;
-				}
-				w = strlen(why);
-				if (w > sizeof(f->why) - 1 - k)
-					w = sizeof(f->why) - 1 - k;
-				memcpy(f->why + k, why, w);
-				f->why[k + w] = '\0';
+				f->why[0] = '\0';
+				FD_CAT(f, why, "%s%s%s", f->solo, why[0] ? "; " : "",
+				       why);
 			}
 			an[n++] = a;
 		}

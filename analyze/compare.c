@@ -670,22 +670,6 @@ static void col_names(const char *a, const char *b, char ca[8], char cb[8])
 	snprintf(cb, 8, "2nd");
 }
 
-/* 1 when word (a family's name) is a word of argv: after its start, a
- * blank, '/', '(' or '|', before its end, a blank, ')', ';', '|' or '&'
- * ("patch" of "bzcat p.bz2 | patch -p1"). */
-static int argv_word(const char *argv, const char *word)
-{
-	size_t n = strlen(word);
-
-	if (!n)
-		return 0;
-	for (const char *w = argv; (w = strstr(w, word)); w++)
-		if ((w == argv || strchr(" \t/(|", w[-1])) &&
-		    (!w[n] || strchr(" \t);|&", w[n])))
-			return 1;
-	return 0;
-}
-
 /* The row of pd (nd, sorted by how much each moved) the sentence under
  * the table is about: the first that moved of a family of the commands
  * the question asks about (its cmd_mask: by name in their command lines),
@@ -713,7 +697,7 @@ static int where_pick(const struct pdiff *pd, int nd, const struct question *q,
 		for (size_t c = 0; asked < 0 && q->cmd_mask && c < y->rd.ncmd; c++) {
 			int idx = y->rd.cmds[c].idx;
 			if (idx >= 0 && idx < 64 && ((q->cmd_mask >> idx) & 1) &&
-			    argv_word(y->rd.cmds[c].argv, d->key))
+			    shell_has_word(y->rd.cmds[c].argv, d->key))
 				asked = i;
 		}
 	}

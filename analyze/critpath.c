@@ -1032,12 +1032,13 @@ static void settle_cells(struct walk *w)
 		}
 }
 
-/* 1 when pid is a user process (no kernel thread's role: ta_role()). */
-static int user_pid(const struct rundata *rd, uint32_t pid)
+/* 1 when pid is a user process: its family has no kernel thread's role
+ * (family.c, ta_role()), or it has none. */
+static int user_pid(const struct critpath *cp, uint32_t pid)
 {
-	const char *comm = rd->rv ? runview_comm(rd->rv, pid) : NULL;
+	int k = family_of(&cp->fam, pid);
 
-	return !comm || !*ta_role(comm);
+	return k < 0 || !*cp->fam.f[k].role;
 }
 
 /* A user process's wait before dispatch beyond what the other user
@@ -1056,7 +1057,7 @@ static void settle_queue(struct walk *w)
 	for (size_t i = 0; i < w->dpcap; i++) {
 		const struct devpid *p = &w->dp[i];
 		int dk;
-		if (!p->used || !(user[i] = (char)user_pid(w->rd, p->pid)))
+		if (!p->used || !(user[i] = (char)user_pid(cp, p->pid)))
 			continue;
 		dk = rundata_dev_index(w->rd, p->dev);
 		usum[dk] += p->q2d_sum_ns;

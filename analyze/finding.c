@@ -229,9 +229,7 @@ static int unmeasured_cost(const struct finding *f)
 static void list_item(struct emit *e, const struct finding *f,
 		      const char *heading, int *count)
 {
-	char line[600];
-
-	char why[700];
+	char line[600], why[700];
 
 	if (!(*count)++)
 		emit_text(e, "\n%s:\n", heading);

@@ -1108,32 +1108,32 @@ static void cmd_comm(const struct an_cmd *c, char *out, size_t len)
 	out[n] = '\0';
 }
 
-/* 1 when the pasted command line said command k came right after the
- * one before it ("time a; time b": rv->cmds_after) */
+/* 1 when command k's bit (its idx) is set in mask, one of the runview's
+ * masks of what the pasted command line said came before it. */
+static int cmd_bit(const struct rundata *rd, size_t k, uint64_t mask)
+{
+	int idx = rd->cmds[k].idx;
+
+	return idx >= 0 && idx < 64 && ((mask >> idx) & 1);
+}
+
+/* Command k came right after the one before it ("time a; time b":
+ * rv->cmds_after); ran beside it, which ran in the background ("time a &
+ * time b": rv->cmds_at_once); came after a `wait`, once every one before
+ * it ended ("time a & time b; wait; time c": rv->cmds_wait). */
 static int after(const struct rundata *rd, size_t k)
 {
-	int idx = rd->cmds[k].idx;
-
-	return idx >= 0 && idx < 64 && ((rd->rv->cmds_after >> idx) & 1);
+	return cmd_bit(rd, k, rd->rv->cmds_after);
 }
 
-/* 1 when it said command k ran beside the one before it, which ran in the
- * background ("time a & time b": rv->cmds_at_once) */
 static int at_once(const struct rundata *rd, size_t k)
 {
-	int idx = rd->cmds[k].idx;
-
-	return k > 0 && idx >= 0 && idx < 64 &&
-	       ((rd->rv->cmds_at_once >> idx) & 1);
+	return k > 0 && cmd_bit(rd, k, rd->rv->cmds_at_once);
 }
 
-/* 1 when it said command k came after a `wait`: once every one before it
- * ended ("time a & time b; wait; time c": rv->cmds_wait) */
 static int after_wait(const struct rundata *rd, size_t k)
 {
-	int idx = rd->cmds[k].idx;
-
-	return k > 0 && idx >= 0 && idx < 64 && ((rd->rv->cmds_wait >> idx) & 1);
+	return k > 0 && cmd_bit(rd, k, rd->rv->cmds_wait);
 }
 
 /* Pasted commands (`time` reports: import placed them one after another

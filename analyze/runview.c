@@ -211,17 +211,14 @@ int runview_load(struct runview *rv, struct store *st, const char *run)
 						rv->dd_bytes_per_s[k] =
 							strtod(ss[i].value, NULL);
 					else if (!strcmp(tail, "follows") && k < 64 &&
-						 ss[i].value &&
-						 !strcmp(ss[i].value, "after"))
-						rv->cmds_after |= 1ull << k;
-					else if (!strcmp(tail, "follows") && k < 64 &&
-						 ss[i].value &&
-						 !strcmp(ss[i].value, "at_once"))
-						rv->cmds_at_once |= 1ull << k;
-					else if (!strcmp(tail, "follows") && k < 64 &&
-						 ss[i].value &&
-						 !strcmp(ss[i].value, "wait"))
-						rv->cmds_wait |= 1ull << k;
+						 ss[i].value) {
+						const char *v = ss[i].value;
+						uint64_t *m = !strcmp(v, "after") ? &rv->cmds_after
+							: !strcmp(v, "at_once") ? &rv->cmds_at_once
+							: !strcmp(v, "wait") ? &rv->cmds_wait : NULL;
+						if (m)
+							*m |= 1ull << k;
+					}
 				}
 			}
 			if (!strcmp(ss[i].key, "replay.engine") && ss[i].value &&

@@ -214,20 +214,6 @@ static void add_count(int64_t *a, int64_t b)
 		*a = *a < 0 ? b : *a + b;
 }
 
-/* Whether word (a command's name: "dd") is a word of s: after its start, a
- * blank, '/', '(', ';', '|' or '&', before its end, a blank, ')', ';', '|'
- * or '&'. */
-static int has_word(const char *s, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *w = s; (w = strstr(w, word)); w++)
-		if ((w == s || strchr(" \t/(;|&", w[-1])) &&
-		    (!w[n] || strchr(" \t);|&", w[n])))
-			return 1;
-	return 0;
-}
-
 /* The command line report r will take (its own name, else the queue's
  * next line), NULL when the paste gives none. */
 static const char *report_command(const struct tparse *p,
@@ -272,7 +258,8 @@ static int fold_dd(struct tparse *p, const struct time_report *r)
 	at_once = sum > 1.05 * r->real_s;
 	slack = 0.1 * r->real_s + 0.005 * (p->nddq + 1);
 	cmd = report_command(p, r);
-	if (!at_once && (sum < r->real_s - slack || (cmd && !has_word(cmd, "dd"))))
+	if (!at_once && (sum < r->real_s - slack ||
+			 (cmd && !shell_has_word(cmd, "dd"))))
 		return 0;
 	p->dd.line = p->ddq[0].line;
 	for (int i = 0; i < p->nddq; i++) {
@@ -307,7 +294,7 @@ static int take_report(void *ctx, const struct time_report *r)
 	 * command timed by dd, not sync's bytes and rate */
 	if (p->have_dd && p->dd_out && r->real_s > 0) {
 		const char *cmd = report_command(p, r);
-		if ((cmd && !has_word(cmd, "dd")) ||
+		if ((cmd && !shell_has_word(cmd, "dd")) ||
 		    p->dd.dd_s > 1.05 * r->real_s) {
 			int nq = p->nq;
 			cmd_init(&c);
@@ -433,10 +420,6 @@ static char *after_prompt(char *s)
 	return best ? best + 2 : s;
 }
 
-/* "time A; time B && C", "time A & time B" or "$ /usr/bin/time -v dd
- * ...": queue the timed commands' text, each with what came between it
- * and the timed one before (a line that ended with "time A &" runs A
- * beside the next line's). */
 /* 1 when command s is the shell's `wait` (for every background job). */
 static int is_wait(const char *s)
 {
@@ -476,6 +459,10 @@ static int report_elsewhere(const char *s)
 	return 0;
 }
 
+/* "time A; time B && C", "time A & time B" or "$ /usr/bin/time -v dd
+ * ...": queue the timed commands' text, each with what came between it
+ * and the timed one before (a line that ended with "time A &" runs A
+ * beside the next line's). */
 static void queue_commands(struct tparse *p, char *s)
 {
 	char *seg, *next;
@@ -789,7 +776,7 @@ static int scan_line(struct tparse *p, uint64_t line, char *raw)
 				p->waited = 1;
 			/* "$ dd if=... of=...": the name of the dd block
 			 * after it, a command timed by dd */
-			if (has_word(s + at + 2, "dd") && p->nddlines < MAX_QUEUE) {
+			if (shell_has_word(s + at + 2, "dd") && p->nddlines < MAX_QUEUE) {
 				char *d = xstrdup(s + at + 2 + strspn(s + at + 2, " \t"));
 				for (char *q = d + strlen(d); q > d &&
 				     isspace((unsigned char)q[-1]); )

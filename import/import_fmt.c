@@ -714,6 +714,8 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	struct store_command sc = { 0 };
 	char argv[600];
 	double real = isnan(k->real_s) ? k->dd_s : k->real_s;
+	/* the paste measured its start and end (start_s=, end_s=) */
+	int measured = k->start_s >= 0 && k->end_s >= k->start_s;
 	char key[48];
 	int rc;
 
@@ -734,7 +736,7 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	sc.start_ns = k->follows == FMT_NEXT_AT_ONCE && x->n ? x->prev_start
 		      : k->follows == FMT_NEXT_WAIT && x->n ? x->last_end : x->at;
 	sc.end_ns = sc.start_ns + (int64_t)llround(real * 1e9);
-	if (k->start_s >= 0 && k->end_s >= k->start_s) {
+	if (measured) {
 		/* measured on the paste's clock: kept apart as measured (at
 		 * once, or with a pause), the first from where it would go */
 		if (x->base == INT64_MIN)
@@ -753,8 +755,8 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	 * measured on the paste's clock, which the trace's is not ("offset":
 	 * analyses move them all together onto it, rundata.c) */
 	snprintf(key, sizeof(key), "command.%d.%s", x->idx,
-		 x->base != INT64_MIN && k->start_s >= 0 ? "offset" : "placed");
-	x->measured += x->base != INT64_MIN && k->start_s >= 0;
+		 measured ? "offset" : "placed");
+	x->measured += measured;
 	if ((rc = store_command_add(x->c.st, x->c.run, &sc)) ||
 	    (rc = store_stat_set(x->c.st, x->c.run, key, "1")) ||
 	    (rc = put_dd(x, x->idx, k))) {
@@ -777,7 +779,7 @@ static int put_command(void *vctx, const struct fmt_command *k)
 	/* the next starts when this one ended (a shell runs the next line
 	 * after its foreground command, whatever ran in the background), or
 	 * after the last end when the paste measured them */
-	if (!(k->start_s >= 0) || sc.end_ns > x->at)
+	if (!measured || sc.end_ns > x->at)
 		x->at = sc.end_ns;
 	x->prev_start = sc.start_ns;
 	if (!x->n || sc.end_ns > x->last_end)

@@ -589,6 +589,19 @@ int fprintf_wrapped(FILE *fp, int width, int indent, const char *fmt, ...)
 					     sizeof(wrapped)));
 }
 
+int shell_has_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (!n)
+		return 0;
+	for (const char *w = s; (w = strstr(w, word)); w++)
+		if ((w == s || strchr(" \t/(;|&", w[-1])) &&
+		    (!w[n] || strchr(" \t);|&", w[n])))
+			return 1;
+	return 0;
+}
+
 const char *shell_quote(const char *s, char *buf, size_t len)
 {
 	size_t o = 0;

@@ -161,6 +161,12 @@ int str_distance(const char *a, const char *b);
  * (len bytes, cut short when too small). Returns buf. */
 const char *shell_quote(const char *s, char *buf, size_t len);
 
+/* 1 when word (a program's name: "dd") is a word of shell command text s:
+ * at its start or after a blank, '/', '(', ';', '|' or '&', and at its end
+ * or before a blank, ')', ';', '|' or '&' ("patch" of "bzcat p.bz2 |
+ * patch -p1"); 0 for an empty word. */
+int shell_has_word(const char *s, const char *word);
+
 /* The hint after storing run, runnable as printed: "see 'iotape report
  * RUN'", with "--db FILE" when the store was named by --db (db_opt not
  * NULL: a plain 'iotape report' opens $IOTAPE_DB or iotape.db), each word

@@ -395,6 +395,21 @@ static void test_fput_cut(void **state)
 	assert_int_equal(w, 6);
 }
 
+/* shell_has_word(): a program's name as a word of a command line, not
+ * inside another word */
+static void test_shell_has_word(void **state)
+{
+	(void)state;
+	assert_true(shell_has_word("bzcat p.bz2 | patch -p1", "patch"));
+	assert_true(shell_has_word("time dd if=a of=b", "dd"));
+	assert_true(shell_has_word("/bin/dd if=a", "dd"));
+	assert_true(shell_has_word("(dd if=a);sync", "dd"));
+	assert_true(shell_has_word("x;dd&", "dd"));
+	assert_false(shell_has_word("ddrescue a b", "dd"));
+	assert_false(shell_has_word("add if=a", "dd"));
+	assert_false(shell_has_word("dd", ""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_text_wrap),
 		cmocka_unit_test(test_fput_cut),
 		cmocka_unit_test(test_unit_factor),
+		cmocka_unit_test(test_shell_has_word),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
